@@ -1,0 +1,66 @@
+"""Replay the scenario suite on every variant and compare with the expected violations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model_checks.scenarios import SCENARIOS, Scenario, violated
+from spec import VARIANTS
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioVerdict:
+    scenario: str
+    drift: tuple[str, ...]
+    variant: str
+    expected: frozenset[str]
+    found: frozenset[str]
+    steps: int
+
+    @property
+    def as_expected(self) -> bool:
+        return self.expected == self.found
+
+
+def replay(scenario: Scenario) -> list[ScenarioVerdict]:
+    verdicts = []
+    for variant in VARIANTS:
+        trace = scenario.run(variant)
+        verdicts.append(
+            ScenarioVerdict(
+                scenario.name,
+                scenario.drift,
+                variant.name,
+                scenario.expected[variant.name],
+                violated(trace),
+                len(trace.steps),
+            )
+        )
+    return verdicts
+
+
+def replay_all() -> list[ScenarioVerdict]:
+    return [v for scenario in SCENARIOS for v in replay(scenario)]
+
+
+def _cell(verdict: ScenarioVerdict) -> str:
+    found = " ".join(sorted(verdict.found)) or "ok"
+    if verdict.as_expected:
+        return found
+    return f"{found} (expected {' '.join(sorted(verdict.expected)) or 'ok'})!"
+
+
+def table(verdicts: list[ScenarioVerdict]) -> str:
+    """One row per scenario, one column per variant: the properties the run violated."""
+    names = [v.name for v in VARIANTS]
+    rows: dict[str, dict[str, str]] = {}
+    drift: dict[str, str] = {}
+    for verdict in verdicts:
+        rows.setdefault(verdict.scenario, {})[verdict.variant] = _cell(verdict)
+        drift[verdict.scenario] = "+".join(verdict.drift) or "none"
+    header = ["scenario", "drift", *names]
+    body = [[name, drift[name], *(cells[n] for n in names)] for name, cells in rows.items()]
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [header, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

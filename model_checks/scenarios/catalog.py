@@ -1,0 +1,239 @@
+"""The scenario suite: one or more hand-written traces per drift source, with the properties
+each variant must break. Expectations are reasoned out from the protocol (see each story), not
+copied from a run; `tests/test_scenarios.py` asserts them.
+
+Defaults: identities a, b, c; budget 2; every item 1 byte on both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from model_checks.scenarios.base import (
+    Scenario,
+    every_variant,
+    item,
+    per_variant,
+    submit,
+    uuid_only,
+)
+from spec import Config, Content, ItemSize, Variant, environment
+from spec.state import ClientItem
+from spec.transitions import (
+    Action,
+    ClearBoth,
+    P0Clear,
+    P0ClearForReset,
+    P0Handle,
+    P0HandleRejected,
+    P0Process,
+    P0ReceiveReply,
+    P0Restart,
+    P0UpdateItem,
+    P1Clear,
+    P1Receive,
+    P1Reset,
+    P1Restart,
+)
+
+
+def configured(*drift: str, **fields: object) -> Callable[[Variant], Config]:
+    """A config factory: the given drift sources and fields, for whichever variant."""
+
+    def make(variant: Variant) -> Config:
+        return Config(variant=variant, environment=environment(*drift), **fields)  # type: ignore[arg-type]
+
+    return make
+
+
+def round_trip(rid: int, *items: ClientItem, front_end: int = 0) -> tuple[Action, ...]:
+    """Submit, handle, deliver, take the reply: one request end to end, nothing interleaved."""
+    return (submit(*items, front_end=front_end), P0Handle(rid), P1Receive(0), P0ReceiveReply())
+
+
+CRASH = "S3 H1 L4"  # V0 on a reference P1 cannot serve: the engine's input thread dies
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "no-drift-baseline",
+        (),
+        "Hits, misses and evictions with nothing drifting: the two LRUs mirror, every "
+        "reference is served, nothing breaks in any variant.",
+        configured(),
+        (
+            *round_trip(0, item("a")),
+            *round_trip(1, item("a")),
+            *round_trip(2, item("b"), item("c")),
+            *round_trip(3, item("a")),
+        ),
+        every_variant(""),
+    ),
+    Scenario(
+        "clear-both-when-idle",
+        (),
+        "The protocol's own clear of both sides while nothing is in flight is safe: the next "
+        "request misses on P0 and sends its data.",
+        configured(),
+        (*round_trip(0, item("a")), ClearBoth(), *round_trip(1, item("a"))),
+        every_variant(""),
+    ),
+    Scenario(
+        "reordered-delivery",
+        ("D1",),
+        "P0 sends a's payload, then a reference to a; P1 takes the reference first and has "
+        "nothing for it. V0 crashes; V1-V3 report the miss and the retry succeeds.",
+        configured("D1"),
+        (submit(item("a")), P0Handle(0), submit(item("a")), P0Handle(1), P1Receive(1)),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "rejected-after-update",
+        ("D2",),
+        "P0 records a, then the request is rejected before it is sent; the next request for "
+        "a is a shadow hit that P1 never saw.",
+        configured("D2"),
+        (submit(item("a")), P0HandleRejected(0), *round_trip(1, item("a"))),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "engine-cleared-alone",
+        ("D3",),
+        "P1's cache is cleared alone (sleep); P0 still sends a reference to a. The recovery "
+        "path: miss, invalidation, retry with data, success (L1).",
+        configured("D3"),
+        (*round_trip(0, item("a")), P1Clear(), *round_trip(1, item("a"))),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "front-end-cleared-alone",
+        ("D3",),
+        "Only P0's shadow is cleared: removing keys from P0 is always safe; the next request "
+        "sends a's data again.",
+        configured("D3"),
+        (*round_trip(0, item("a")), P0Clear(0), *round_trip(1, item("a"))),
+        every_variant(""),
+    ),
+    Scenario(
+        "clear-races-in-flight",
+        ("D4",),
+        "P0 clears and asks for P1's reset; a request handled before the reset arrives is "
+        "cached by P1, then wiped, while P0 still records it.",
+        configured("D4"),
+        (
+            P0ClearForReset(0),
+            *round_trip(0, item("a")),
+            P1Reset(),
+            *round_trip(1, item("a")),
+        ),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "two-front-ends-evict",
+        ("D5",),
+        "Two front ends share P1 (budget 1): front end 1's b evicts front end 0's a from P1, "
+        "but not from front end 0's shadow.",
+        configured("D5", front_ends=2, budget=1),
+        (
+            *round_trip(0, item("a")),
+            *round_trip(1, item("b"), front_end=1),
+            *round_trip(2, item("a")),
+        ),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "two-front-ends-reuse-identity",
+        ("D5", "D7"),
+        "Front end 0 sends a (version 0), front end 1 sends a (version 1), front end 0 then "
+        "references a. Cache-wins variants pair the old tensor with the new placeholders at "
+        "once; V2 pairs the new tensor with front end 0's old placeholders (vllm#55546); V3's "
+        "tag mismatch turns it into a miss and the retry resends.",
+        configured("D5", "D7", front_ends=2, versions=2),
+        (
+            *round_trip(0, item("a", 0)),
+            *round_trip(1, item("a", 1), front_end=1),
+            *round_trip(2, item("a", 0)),
+        ),
+        per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1"),
+    ),
+    Scenario(
+        "probed-hit-lost-before-update",
+        ("D6",),
+        "Request 1 probes a as a hit; while it is processed, request 2's b evicts a from the "
+        "shadow (budget 1); request 1's update finds no a and has no data: the real front "
+        "end's assertion. V3 processes a then and sends it.",
+        configured("D6", budget=1),
+        (
+            *round_trip(0, item("a")),
+            submit(item("a")),
+            P0Process(1),
+            submit(item("b")),
+            P0Handle(2),
+            P0UpdateItem(1),
+        ),
+        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+    ),
+    Scenario(
+        "identity-reuse-serves-old-content",
+        ("D7",),
+        "The client reuses identity a for new content; P0's shadow hits and P1 serves the old "
+        "content, consistently paired (S1 holds) but not what the client sent: S4 is a "
+        "documented limit under D7 in every variant.",
+        configured("D7", versions=2),
+        (*round_trip(0, item("a", 0)), *round_trip(1, item("a", 1))),
+        every_variant("S4"),
+    ),
+    Scenario(
+        "identity-reuse-after-front-end-restart",
+        ("D7", "D10"),
+        "P0 restarts and forgets a; the client sends a with new content; P0 sends the payload. "
+        "Cache-wins variants (V0, V1) use P1's old tensor with the new placeholders; the "
+        "payload wins in V2 and V3.",
+        configured("D7", "D10", versions=2),
+        (*round_trip(0, item("a", 0)), P0Restart(0), *round_trip(1, item("a", 1))),
+        per_variant(V0="S1 S4", V1="S1 S4", V2="", V3=""),
+    ),
+    Scenario(
+        "request-over-budget",
+        ("D8",),
+        "a is cached; the request [b, c, a] needs 3 bytes of a 2-byte budget. In request order "
+        "c's insert evicts a before P0 reaches it, with no data for a: the P0 assertion. V3 "
+        "resolves references first on both sides.",
+        configured("D8", max_items=3),
+        (*round_trip(0, item("a")), *round_trip(1, item("b"), item("c"), item("a"))),
+        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+    ),
+    Scenario(
+        "size-skew",
+        ("D9",),
+        "P1 sizes b at 2 bytes, P0 at 1: caching b evicts a from P1 only; the next reference "
+        "to a misses.",
+        configured("D9", sizes=(ItemSize(Content("b"), 1, 2),)),
+        (*round_trip(0, item("a")), *round_trip(1, item("b")), *round_trip(2, item("a"))),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "engine-restart",
+        ("D10",),
+        "The engine restarts and loses its cache; P0 still references a.",
+        configured("D10"),
+        (*round_trip(0, item("a")), P1Restart(), *round_trip(1, item("a"))),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+    ),
+    Scenario(
+        "front-end-restart",
+        ("D10",),
+        "The front end restarts and loses its shadow: safe, it sends a's data again.",
+        configured("D10"),
+        (*round_trip(0, item("a")), P0Restart(0), *round_trip(1, item("a"))),
+        every_variant(""),
+    ),
+    Scenario(
+        "oversize-item",
+        ("D11",),
+        "c (3 bytes) is over the 2-byte budget: neither side caches it, the request is still "
+        "served; a later UUID-only request for c is a clear client error at P0, not a crash.",
+        configured("D11", sizes=(ItemSize(Content("c"), 3, 3),)),
+        (*round_trip(0, item("c")), submit(uuid_only("c")), P0Handle(1)),
+        every_variant(""),
+    ),
+)

@@ -1,0 +1,54 @@
+"""Input checks shared by the boundaries. Each raises before anything is mutated."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from reference.errors import (
+    BadInputTypeError,
+    BadInputValueError,
+    DuplicateIdentityError,
+    describe,
+)
+
+
+def check_identity(identity: object) -> str:
+    """An identity is a non-empty str (the mm_hash)."""
+    if not isinstance(identity, str):
+        raise BadInputTypeError(f"got identity {describe(identity)}, expected a str (mm_hash)")
+    if not identity:
+        raise BadInputValueError("got an empty identity, expected a non-empty str (mm_hash)")
+    return identity
+
+
+def check_identities(identities: Iterable[object]) -> tuple[str, ...]:
+    """Every identity valid, and none twice (one request names each item once)."""
+    checked = tuple(check_identity(identity) for identity in identities)
+    if len(set(checked)) != len(checked):
+        twice = sorted({i for i in checked if checked.count(i) > 1})
+        raise DuplicateIdentityError(
+            f"got identities {', '.join(twice)} more than once in one request, "
+            "expected each identity at most once"
+        )
+    return checked
+
+
+def check_instance(name: str, value: object, expected: type) -> None:
+    if not isinstance(value, expected):
+        raise BadInputTypeError(f"got {name} {describe(value)}, expected {expected.__name__}")
+
+
+def check_tag(tag: object, tagged: bool, identity: str) -> None:
+    """Tagged variants need a 64-bit int tag on every item; untagged ones need None."""
+    if not tagged:
+        if tag is not None:
+            raise BadInputValueError(
+                f"got tag {describe(tag)} for {identity!r}, expected None (untagged variant)"
+            )
+        return
+    if isinstance(tag, bool) or not isinstance(tag, int):
+        raise BadInputTypeError(
+            f"got tag {describe(tag)} for {identity!r}, expected an int (tagged variant)"
+        )
+    if not 0 <= tag < 1 << 64:
+        raise BadInputValueError(f"got tag {tag} for {identity!r}, expected a 64-bit unsigned int")

@@ -1,0 +1,41 @@
+"""The client's retry helper (vLLM never retries; the client does, vllm#46747)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from reference.errors import BadInputTypeError, BadInputValueError, MultiModalCacheMissError
+from reference.errors import describe as _describe
+from reference.messages import Request
+
+__all__ = ["retry"]
+
+T = TypeVar("T")
+
+
+def retry(
+    send: Callable[[Request], T],
+    request: Request,
+    *,
+    max_retries: int = 3,
+    media: Mapping[str, object] | None = None,
+) -> T:
+    """Send ``request``; on ``MultiModalCacheMissError`` resend it, at most ``max_retries`` times.
+
+    Every resend carries the data: ``request.with_media(media)`` (the request's own content,
+    plus ``media[identity]`` for the items ``media`` names, UUID-only ones included). Only the
+    miss error is retried; any other error propagates at once. After the last retry the last
+    miss error propagates.
+    """
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int):
+        raise BadInputTypeError(f"got max_retries {_describe(max_retries)}, expected an int")
+    if max_retries < 0:
+        raise BadInputValueError(f"got max_retries {max_retries}, expected an int >= 0")
+    attempt = request
+    for _ in range(max_retries):
+        try:
+            return send(attempt)
+        except MultiModalCacheMissError:
+            attempt = request.with_media(media)
+    return send(attempt)

@@ -1,0 +1,165 @@
+"""Every error this package raises on purpose, in one small hierarchy.
+
+Callers catch by meaning, and the builtin base says the kind of fault:
+
+- ``CacheError``: the root; ``retryable`` says whether resending the request can help.
+- ``BadInputError`` (with ``BadInputTypeError``/``BadInputValueError``): a call was rejected
+  because of what it was given. A rejected call changes nothing: every method validates its
+  whole input before it mutates anything.
+- ``MultiModalCacheMissError`` (also a ``KeyError``): the engine lacked the tensor behind a
+  reference. Retryable: the front end drops the listed identities and the client resends.
+- ``ClientError``: the request cannot be served as sent and retrying it unchanged cannot help
+  (``MissingMediaError``: a UUID-only item that P0 does not hold).
+- ``SenderCacheAssertionError``/``ReceiverCacheAssertionError`` (also ``AssertionError``): the
+  analogues of the real system's assertions, raised only by the legacy variants (V0-V2).
+- ``InvariantViolationError``: ``check_invariants()`` found a corrupted cache.
+
+Messages read "got X, expected Y".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+__all__ = [
+    "BadInputError",
+    "BadInputTypeError",
+    "BadInputValueError",
+    "CacheError",
+    "ClientError",
+    "DuplicateIdentityError",
+    "InvalidBudgetError",
+    "InvalidPayloadError",
+    "InvariantViolationError",
+    "MissingMediaError",
+    "MultiModalCacheMissError",
+    "ReceiverCacheAssertionError",
+    "SenderCacheAssertionError",
+    "UnknownIdentityError",
+    "UnknownRequestError",
+]
+
+
+def describe(value: object) -> str:
+    """Render a rejected value for a message: its repr (shortened) and its type."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+class CacheError(Exception):
+    """Root of this package's errors. ``retryable``: can resending the request help?"""
+
+    retryable: ClassVar[bool] = False
+
+
+class BadInputError(CacheError):
+    """A call was rejected because of its arguments; the callee is exactly unchanged."""
+
+
+class BadInputTypeError(BadInputError, TypeError):
+    """An argument has the wrong type (a key that is not a str, a budget that is a float...)."""
+
+
+class BadInputValueError(BadInputError, ValueError):
+    """An argument has the right type but a wrong value."""
+
+
+class InvalidBudgetError(BadInputValueError):
+    """A byte budget that is not a positive, finite number of bytes."""
+
+
+class InvalidPayloadError(BadInputTypeError):
+    """A payload with a leaf that is not a tensor, or a key that is not a str."""
+
+
+class DuplicateIdentityError(BadInputValueError):
+    """One request names the same identity twice."""
+
+
+class UnknownRequestError(BadInputValueError):
+    """A reply or an update names a request this front end has no record of."""
+
+
+class UnknownIdentityError(BadInputValueError):
+    """A reply names identities that were never sent in the request it answers."""
+
+
+class MultiModalCacheMissError(CacheError, KeyError):
+    """The engine found neither data nor a usable cache entry for some items of a request.
+
+    ``identities`` lists EVERY missed identity of the request, in request order, so that the
+    front end can invalidate them all at once and one retry suffices (vllm#46747). Items that
+    did not miss were still cached. Picklable, as it crosses the process boundary.
+    """
+
+    retryable: ClassVar[bool] = True
+
+    def __init__(self, identities: Iterable[str], *, request_id: int | None = None) -> None:
+        self.identities: tuple[str, ...] = tuple(identities)
+        self.request_id = request_id
+        super().__init__(self.identities)
+
+    def __str__(self) -> str:
+        where = "" if self.request_id is None else f" in request {self.request_id}"
+        return (
+            f"the engine has no cached tensor for {len(self.identities)} item(s){where}: "
+            f"{', '.join(self.identities)}; drop them from the sender cache and resend the data"
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_miss, (self.identities, self.request_id))
+
+
+def _rebuild_miss(identities: tuple[str, ...], request_id: int | None) -> MultiModalCacheMissError:
+    return MultiModalCacheMissError(identities, request_id=request_id)
+
+
+class ClientError(CacheError):
+    """The request cannot be served as sent; resending it unchanged cannot help."""
+
+
+class MissingMediaError(ClientError, ValueError):
+    """UUID-only items (no media attached) that P0 does not hold: the client must send media."""
+
+    def __init__(self, identities: Iterable[str]) -> None:
+        self.identities: tuple[str, ...] = tuple(identities)
+        super().__init__(
+            f"got UUID-only item(s) {', '.join(self.identities)} that are not cached, "
+            "expected the media to be attached"
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (MissingMediaError, (self.identities,))
+
+
+class SenderCacheAssertionError(CacheError, AssertionError):
+    """V1/V2 only: an identity hit at probe time was gone from the shadow at update time.
+
+    The analogue of the real sender's ``assert mm_item is not None``: P0 has neither the data
+    nor a shadow entry. V3 reprocesses the item instead.
+    """
+
+    def __init__(self, identity: str) -> None:
+        self.identity = identity
+        super().__init__(f"expected a cached item for mm_hash={identity!r}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SenderCacheAssertionError, (self.identity,))
+
+
+class ReceiverCacheAssertionError(CacheError, AssertionError):
+    """V0 only: the legacy receiver asserted on a miss (the engine's input thread died)."""
+
+    def __init__(self, identities: Iterable[str]) -> None:
+        self.identities: tuple[str, ...] = tuple(identities)
+        super().__init__(f"expected cached items for {', '.join(self.identities)}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (ReceiverCacheAssertionError, (self.identities,))
+
+
+class InvariantViolationError(CacheError, AssertionError):
+    """``check_invariants()`` found a cache whose internal state is inconsistent."""

@@ -1,0 +1,172 @@
+"""The front end (P0): request-level wiring around the sender cache.
+
+A request goes through two calls, as in the real front end, whose awaits let other requests
+interleave between them (D1):
+
+1. ``probe(request)``: validate, probe the shadow (no reordering), reject UUID-only items that
+   miss (``MissingMediaError``, nothing changed), run the processor on the missed items only.
+2. ``update(probed)``: the sender cache's update (touch all, per item), then the message.
+
+``prepare(request)`` does both at once. ``handle_reply`` closes a request: on a miss reply it
+invalidates exactly the reported identities (vllm#46747). ``abandon`` closes a request that
+was prepared but never reached the engine (D2).
+
+Thread safety: the request counter and the records of probed and outstanding requests are
+guarded by ``_lock``; the sender cache guards itself. Between ``probe`` and ``update`` the
+shadow may change; that window is the protocol's (late misses), not a race in this class.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass
+
+from reference._validate import check_identities, check_instance
+from reference.errors import (
+    BadInputTypeError,
+    MissingMediaError,
+    UnknownIdentityError,
+    UnknownRequestError,
+    describe,
+)
+from reference.items import ProcessedItem, Processor, run_processor
+from reference.lru import CacheStats
+from reference.messages import Message, Outgoing, Reply, Request, RequestItem
+from reference.sender import SenderCache
+from reference.tags import TagSource
+from reference.variants import DEFAULT_VARIANT, Variant
+
+__all__ = ["FrontEnd", "ProbedRequest"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ProbedRequest:
+    """A request between ``probe`` and ``update``: its id, what hit, what was processed."""
+
+    request_id: int
+    request: Request
+    hits: frozenset[str]
+    processed: dict[str, ProcessedItem]
+
+
+class FrontEnd:
+    """P0: one sender cache, one processor. Several front ends may share one engine (D5)."""
+
+    def __init__(
+        self,
+        budget: int,
+        processor: Processor,
+        *,
+        variant: Variant = DEFAULT_VARIANT,
+        tags: TagSource | None = None,
+    ) -> None:
+        if not callable(processor):
+            raise BadInputTypeError(
+                f"got processor {describe(processor)}, expected a callable content -> ProcessedItem"
+            )
+        self._sender = SenderCache(budget, variant=variant, tags=tags)
+        self._processor = processor
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._probed: set[int] = set()
+        self._outstanding: dict[int, frozenset[str]] = {}
+
+    @property
+    def sender(self) -> SenderCache:
+        return self._sender
+
+    @property
+    def variant(self) -> Variant:
+        return self._sender.variant
+
+    def probe(self, request: Request) -> ProbedRequest:
+        """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
+        check_instance("request", request, Request)
+        check_instance("request items", request.items, tuple)
+        for item in request.items:
+            check_instance("request item", item, RequestItem)
+        hits = self._sender.probe(request.identities)
+        uuid_only = [i.identity for i in request.items if i.identity not in hits and i.uuid_only]
+        if uuid_only:
+            raise MissingMediaError(uuid_only)
+        processed = {
+            item.identity: run_processor(self._processor, item.content)
+            for item in request.items if item.identity not in hits
+        }
+        with self._lock:
+            request_id = next(self._ids)
+            self._probed.add(request_id)
+        return ProbedRequest(request_id, request, hits, processed)
+
+    def update(self, probed: ProbedRequest) -> Message:
+        """Step 3 of P0: update the shadow and build the message for the engine."""
+        check_instance("probed request", probed, ProbedRequest)
+        with self._lock:
+            if probed.request_id not in self._probed:
+                raise UnknownRequestError(
+                    f"got probed request {probed.request_id}, expected one probed by this "
+                    "front end and not yet updated"
+                )
+            self._probed.discard(probed.request_id)
+        outgoing = [
+            Outgoing(item.identity, probed.processed.get(item.identity), item.content)
+            for item in probed.request.items
+        ]
+        wire = self._sender.update(outgoing, self._processor)
+        with self._lock:
+            self._outstanding[probed.request_id] = frozenset(item.identity for item in wire)
+        return Message(probed.request_id, wire)
+
+    def prepare(self, request: Request) -> Message:
+        """``probe`` then ``update``, with nothing in between."""
+        return self.update(self.probe(request))
+
+    def handle_reply(self, reply: Reply) -> None:
+        """Close an outstanding request; on a miss, invalidate exactly ``reply.missed``.
+
+        A reply to an unknown request, or naming identities that request did not send, is
+        rejected and changes nothing.
+        """
+        check_instance("reply", reply, Reply)
+        check_instance("missed identities", reply.missed, tuple)
+        missed = check_identities(reply.missed)
+        with self._lock:
+            sent = self._outstanding.get(reply.request_id)
+            if sent is None:
+                raise UnknownRequestError(
+                    f"got a reply to request {reply.request_id!r}, expected one of the "
+                    f"{len(self._outstanding)} outstanding requests"
+                )
+            unknown = [identity for identity in missed if identity not in sent]
+            if unknown:
+                raise UnknownIdentityError(
+                    f"got missed identities {', '.join(unknown)} in the reply to request "
+                    f"{reply.request_id}, expected identities that request sent"
+                )
+            del self._outstanding[reply.request_id]
+            self._sender.invalidate(missed)
+
+    def abandon(self, request_id: int) -> None:
+        """Forget a request that will never get a reply (rejected after update, aborted)."""
+        with self._lock:
+            if request_id in self._outstanding:
+                del self._outstanding[request_id]
+            elif request_id in self._probed:
+                self._probed.discard(request_id)
+            else:
+                raise UnknownRequestError(
+                    f"got request {request_id!r}, expected a probed or outstanding request"
+                )
+
+    def outstanding(self) -> tuple[int, ...]:
+        """Ids of requests sent and not yet replied to or abandoned, oldest first."""
+        with self._lock:
+            return tuple(self._outstanding)
+
+    def clear(self) -> None:
+        """Clear the shadow (always safe: removing keys from P0 only causes resends)."""
+        self._sender.clear()
+
+    def stats(self) -> CacheStats:
+        return self._sender.stats()

@@ -1,0 +1,248 @@
+"""A byte-budget LRU: the one eviction loop both caches share.
+
+Shape borrowed from cachetools (an ordered mapping, a size per key, a running total), with
+``_single`` underscores so that a conformance adapter can read ``_order``, ``_sizes``,
+``_bytes_in_use`` and ``_budget``, and with ``check_invariants()``.
+
+Decisions, stated once:
+
+- Sizes are given by the caller at insert and stored; they are never recomputed. An in-place
+  edit of a cached tensor is therefore not re-measured.
+- ``put`` of a key already present drops the old entry first (a *replacement*, not counted as
+  an eviction, even when the old entry was the least recent), then evicts least-recent
+  entries until the new item fits, then inserts it as most recent. An item larger than the
+  whole budget is not cached (``put`` returns False); since the old entry was dropped first,
+  a too-large replacement leaves nothing behind (vllm#57833).
+- ``touch`` of an absent key does nothing: recording a key in the order only ("ghost key")
+  once made eviction spin forever with the lock held (vllm#43941).
+- Eviction always terminates: each pass removes one entry, and an empty cache fits any item
+  no larger than the budget, which ``put`` checks before evicting.
+
+Not thread-safe by itself: ``SenderCache`` and ``ReceiverCache`` hold a lock around every use.
+Every operation is O(1) (amortised) except ``entries``/``items``/``check_invariants``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from reference.errors import (
+    BadInputTypeError,
+    BadInputValueError,
+    InvalidBudgetError,
+    InvariantViolationError,
+    describe,
+)
+
+__all__ = ["ByteLru", "CacheStats", "validate_budget"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """A snapshot of a cache's counters (cumulative since construction) and of its size.
+
+    hits/lookups count ``get`` only (a probe with ``in`` is not a lookup); evictions count
+    entries removed to make room; replacements count entries dropped by a ``put`` of the same
+    key; oversize counts items not cached because they exceed the whole budget;
+    invalidations count entries removed by ``pop``; clears count ``clear`` calls.
+    """
+
+    hits: int
+    lookups: int
+    evictions: int
+    replacements: int
+    oversize: int
+    invalidations: int
+    clears: int
+    entries: int
+    bytes_in_use: int
+    budget: int
+
+    @property
+    def hit_rate(self) -> float:
+        """hits / lookups, 0.0 before the first lookup."""
+        return self.hits / self.lookups if self.lookups else 0.0
+
+
+def validate_budget(budget: object) -> int:
+    """Return ``budget`` as an int number of bytes > 0, or raise saying what is wrong.
+
+    Rejected: bool, non-integers (floats included: NaN and infinities are value errors, other
+    floats type errors), zero and negative numbers.
+    """
+    expected = "expected a positive int number of bytes"
+    if isinstance(budget, float) and not math.isfinite(budget):
+        raise InvalidBudgetError(f"got budget {describe(budget)}, {expected}")
+    if isinstance(budget, bool):
+        raise BadInputTypeError(f"got budget {describe(budget)}, {expected}")
+    try:
+        value = operator.index(budget)  # type: ignore[arg-type]  # any __index__ will do
+    except TypeError:
+        raise BadInputTypeError(f"got budget {describe(budget)}, {expected}") from None
+    if value <= 0:
+        raise InvalidBudgetError(f"got budget {describe(budget)}, {expected}")
+    return value
+
+
+def _validate_size(size: object) -> int:
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise BadInputTypeError(f"got size {describe(size)}, expected an int number of bytes")
+    if size < 0:
+        raise BadInputValueError(f"got size {size}, expected a number of bytes >= 0")
+    return size
+
+
+class ByteLru(Generic[K, V]):
+    """Least-recently-used map bounded by a byte budget. Values must not be None.
+
+    Invariants (``check_invariants``): ``_order`` and ``_sizes`` have the same keys;
+    ``_bytes_in_use`` is the sum of ``_sizes``; ``_bytes_in_use <= _budget``; every size is an
+    int in ``[0, _budget]``.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self._budget = validate_budget(budget)
+        self._order: OrderedDict[K, V] = OrderedDict()  # oldest first
+        self._sizes: dict[K, int] = {}
+        self._bytes_in_use = 0
+        self._hits = 0
+        self._misses = 0
+        self._evictions = 0
+        self._replacements = 0
+        self._oversize = 0
+        self._invalidations = 0
+        self._clears = 0
+
+    @property
+    def budget(self) -> int:
+        return self._budget
+
+    @property
+    def bytes_in_use(self) -> int:
+        return self._bytes_in_use
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, key: object) -> bool:
+        """Probe: no reordering, not counted as a lookup."""
+        return key in self._order
+
+    def get(self, key: K) -> V | None:
+        """The value for ``key``, made most recent; None (a miss) if absent."""
+        value = self._order.get(key)
+        if value is None:
+            self._misses += 1
+            return None
+        self._order.move_to_end(key)
+        self._hits += 1
+        return value
+
+    def size_of(self, key: K) -> int | None:
+        """The size recorded at insert, without reordering; None if absent."""
+        return self._sizes.get(key)
+
+    def touch(self, key: K) -> bool:
+        """Make a present key most recent and return True; an absent key: nothing, False."""
+        if key not in self._order:
+            return False
+        self._order.move_to_end(key)
+        return True
+
+    def put(self, key: K, value: V, size: int) -> bool:
+        """Insert ``key`` as most recent if it fits; return whether it is now cached.
+
+        Drops any old entry for ``key`` first (a replacement), then evicts least-recent
+        entries until ``size`` fits. ``size > budget``: nothing cached, no old entry left.
+        """
+        _validate_size(size)
+        if value is None:
+            raise BadInputValueError("got value None, expected a cacheable value")
+        self._drop_existing(key)
+        if size > self._budget:
+            self._oversize += 1
+            return False
+        while self._bytes_in_use + size > self._budget:
+            self._evict_one()
+        self._order[key] = value
+        self._sizes[key] = size
+        self._bytes_in_use += size
+        return True
+
+    def pop(self, key: K) -> V | None:
+        """Remove ``key`` (an invalidation) and return its value; None if absent."""
+        value = self._order.pop(key, None)
+        if value is None:
+            return None
+        self._bytes_in_use -= self._sizes.pop(key)
+        self._invalidations += 1
+        return value
+
+    def clear(self) -> None:
+        """Drop every entry; counters are kept."""
+        self._order.clear()
+        self._sizes.clear()
+        self._bytes_in_use = 0
+        self._clears += 1
+
+    def entries(self) -> list[tuple[K, int]]:
+        """(key, size) for every entry, least recent first."""
+        sizes = self._sizes
+        return [(key, sizes[key]) for key in self._order]
+
+    def items(self) -> list[tuple[K, V]]:
+        """(key, value) for every entry, least recent first."""
+        return list(self._order.items())
+
+    def stats(self) -> CacheStats:
+        return CacheStats(
+            hits=self._hits,
+            lookups=self._hits + self._misses,
+            evictions=self._evictions,
+            replacements=self._replacements,
+            oversize=self._oversize,
+            invalidations=self._invalidations,
+            clears=self._clears,
+            entries=len(self._order),
+            bytes_in_use=self._bytes_in_use,
+            budget=self._budget,
+        )
+
+    def check_invariants(self) -> None:
+        """Raise ``InvariantViolationError`` if the internal state is inconsistent."""
+        problems: list[str] = []
+        if self._order.keys() != self._sizes.keys():
+            problems.append("the order and the sizes hold different keys")
+        bad = [(k, s) for k, s in self._sizes.items()
+               if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= self._budget]
+        if bad:
+            problems.append(f"sizes out of [0, budget]: {bad[:3]}")
+        if sum(self._sizes.values()) != self._bytes_in_use:
+            problems.append(f"bytes_in_use {self._bytes_in_use} != sum of sizes")
+        if self._bytes_in_use > self._budget:
+            problems.append(f"bytes_in_use {self._bytes_in_use} > budget {self._budget}")
+        if any(value is None for value in self._order.values()):
+            problems.append("a None value is cached")
+        if problems:
+            raise InvariantViolationError("; ".join(problems))
+
+    def _drop_existing(self, key: K) -> None:
+        old = self._sizes.pop(key, None)
+        if old is not None:
+            del self._order[key]
+            self._bytes_in_use -= old
+            self._replacements += 1
+
+    def _evict_one(self) -> None:
+        """Remove the least recent entry (the eviction policy; callers ensure non-empty)."""
+        key, _ = self._order.popitem(last=False)
+        self._bytes_in_use -= self._sizes.pop(key)
+        self._evictions += 1

@@ -1,0 +1,120 @@
+"""The values that move between client, front end (P0) and engine (P1).
+
+All are frozen, slotted dataclasses; none validates itself (they are plain data, built in hot
+paths). The boundaries validate what they receive: ``FrontEnd.probe``, ``FrontEnd.handle_reply``,
+``SenderCache.update``, ``ReceiverCache.resolve`` and ``Engine.receive``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from reference.items import Placeholders, ProcessedItem, TensorTree
+
+__all__ = [
+    "Message",
+    "ModelInput",
+    "Outgoing",
+    "Reply",
+    "Request",
+    "RequestItem",
+    "WireItem",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestItem:
+    """One multimodal item as the client sends it.
+
+    ``identity`` is the item's mm_hash (a content hash, or a client UUID used verbatim).
+    ``content`` is the raw media given to the processor; None means UUID-only: the client
+    trusts that the server still holds the item.
+    """
+
+    identity: str
+    content: object | None = None
+
+    @property
+    def uuid_only(self) -> bool:
+        return self.content is None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A client request: its multimodal items, in prompt order."""
+
+    items: tuple[RequestItem, ...]
+
+    @property
+    def identities(self) -> tuple[str, ...]:
+        return tuple(item.identity for item in self.items)
+
+    def with_media(self, media: Mapping[str, object] | None = None) -> Request:
+        """This request with ``media[identity]`` attached to every item ``media`` names.
+
+        Items that already carry content keep it unless ``media`` names them.
+        """
+        if not media:
+            return self
+        return Request(tuple(
+            replace(item, content=media[item.identity]) if item.identity in media else item
+            for item in self.items
+        ))
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One item of a request on its way through P0's update (front end to sender cache).
+
+    ``item``: the processed item if the identity missed at probe time, else None.
+    ``content``: the raw media, for a late miss (None: UUID-only).
+    """
+
+    identity: str
+    item: ProcessedItem | None
+    content: object | None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WireItem:
+    """One item of a message from P0 to P1.
+
+    ``payload`` None is a *reference*: P0 trusts that P1 caches the identity. ``tag`` is the
+    processing the payload comes from, or the shadow entry a reference trusts (tagged
+    variants only; None otherwise).
+    """
+
+    identity: str
+    payload: TensorTree | None
+    placeholders: Placeholders
+    tag: int | None = None
+
+    @property
+    def is_reference(self) -> bool:
+        return self.payload is None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Message:
+    """What P0 sends to P1 for one request."""
+
+    request_id: int
+    items: tuple[WireItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """P1's answer to a message, as P0 handles it: ``missed`` empty means success."""
+
+    request_id: int
+    missed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ModelInput:
+    """What the engine hands to the model for one item: a tensor and its placeholders."""
+
+    identity: str
+    payload: TensorTree
+    placeholders: Placeholders

@@ -1,0 +1,207 @@
+"""P0's sender cache: a shadow of the receiver's LRU that holds metadata only.
+
+A shadow entry is an item's size (in the LRU), its placeholders and, in tagged variants, the
+tag of the processing it describes. It never holds tensors. A hit means "P1 should still hold
+this item": P0 then sends a reference (``payload=None``) with the cached placeholders and tag.
+
+Thread safety: the front end serves requests from several threads, and one update is a
+sequence of LRU steps (touch, get, evict, insert) that keep an order, a size map and a byte
+total in step. Interleaved without a lock they corrupt each other (D6: lost entries, a byte
+total that no longer matches, eviction of a key that another thread just removed). Every
+public method therefore holds ``_lock`` for its whole duration, so that each call is atomic.
+Late-miss reprocessing (V3) calls the processor under the lock: it is the rare path, and it
+keeps the request's update atomic; the processor must not call back into this cache.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from reference._validate import check_identities, check_identity, check_instance
+from reference.errors import (
+    BadInputValueError,
+    InvariantViolationError,
+    MissingMediaError,
+    SenderCacheAssertionError,
+)
+from reference.items import Placeholders, ProcessedItem, Processor, run_processor
+from reference.lru import ByteLru, CacheStats
+from reference.messages import Outgoing, WireItem
+from reference.tags import TagSource
+from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
+
+__all__ = ["SenderCache", "ShadowEntry"]
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowEntry:
+    """What P0 remembers of an item it sent: its placeholders and (tagged) its tag."""
+
+    placeholders: Placeholders
+    tag: int | None
+
+
+class SenderCache:
+    """The shadow (P0). ``budget`` in bytes, as P1's; ``tags`` defaults to a random nonce."""
+
+    def __init__(
+        self,
+        budget: int,
+        *,
+        variant: Variant = DEFAULT_VARIANT,
+        tags: TagSource | None = None,
+    ) -> None:
+        check_instance("variant", variant, Variant)
+        self._lru: ByteLru[str, ShadowEntry] = ByteLru(budget)
+        self._variant = variant
+        self._tags = tags if tags is not None else TagSource()
+        self._lock = threading.Lock()
+
+    @property
+    def variant(self) -> Variant:
+        return self._variant
+
+    @property
+    def budget(self) -> int:
+        return self._lru.budget
+
+    def __contains__(self, identity: object) -> bool:
+        """Probe one identity: no reordering, not counted as a lookup."""
+        with self._lock:
+            return identity in self._lru
+
+    def probe(self, identities: Iterable[str]) -> frozenset[str]:
+        """The identities (of one request) that the shadow holds; nothing is reordered."""
+        checked = check_identities(identities)
+        with self._lock:
+            return frozenset(i for i in checked if i in self._lru)
+
+    def touch(self, identity: str) -> bool:
+        """Make a present identity most recent (True); an absent one: nothing (False)."""
+        check_identity(identity)
+        with self._lock:
+            return self._lru.touch(identity)
+
+    def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
+        """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
+
+        A miss with ``item`` None is a late miss: the assertion in V1/V2, a
+        ``MissingMediaError`` in V3 (there is no content to reprocess here).
+        """
+        check_identity(identity)
+        if item is not None:
+            check_instance("item", item, ProcessedItem)
+        with self._lock:
+            return self._update_one(Outgoing(identity, item, None), None)
+
+    def update(
+        self, outgoing: Sequence[Outgoing], process: Processor | None = None
+    ) -> tuple[WireItem, ...]:
+        """P0's update for one request (BRIEF section 3, step 3); returns the wire items.
+
+        Touches every identity, then resolves each item (``resolution_order``): a hit becomes a
+        reference; a miss records its metadata if it fits and sends its payload. ``process``
+        is used for late misses in V3. Atomic with respect to other calls.
+        """
+        outgoing = tuple(outgoing)
+        for each in outgoing:
+            check_instance("outgoing item", each, Outgoing)
+            if each.item is not None:
+                check_instance("item", each.item, ProcessedItem)
+        check_identities(each.identity for each in outgoing)
+        with self._lock:
+            self._reject_unprocessable_late_misses(outgoing, process)
+            for each in outgoing:
+                self._lru.touch(each.identity)
+            order = resolution_order(self._variant, [o.identity in self._lru for o in outgoing])
+            wire: dict[int, WireItem] = {}
+            for index in order:
+                wire[index] = self._update_one(outgoing[index], process)
+        return tuple(wire[index] for index in range(len(outgoing)))
+
+    def invalidate(self, identities: Iterable[str]) -> int:
+        """Drop exactly these identities (absent ones are ignored); return how many were held."""
+        checked = check_identities(identities)
+        with self._lock:
+            return sum(self._lru.pop(identity) is not None for identity in checked)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._lru.clear()
+
+    def stats(self) -> CacheStats:
+        with self._lock:
+            return self._lru.stats()
+
+    def entries(self) -> list[tuple[str, int]]:
+        """(identity, recorded size), least recent first."""
+        with self._lock:
+            return self._lru.entries()
+
+    def items(self) -> list[tuple[str, ShadowEntry]]:
+        """(identity, shadow entry), least recent first."""
+        with self._lock:
+            return self._lru.items()
+
+    def check_invariants(self) -> None:
+        """The LRU's invariants, plus: entries hold metadata only, tagged iff the variant is."""
+        with self._lock:
+            self._lru.check_invariants()
+            for identity, entry in self._lru.items():
+                check_instance(f"shadow entry of {identity!r}", entry, ShadowEntry)
+                if (entry.tag is not None) != self._variant.tagged:
+                    raise InvariantViolationError(
+                        f"got tag {entry.tag!r} for {identity!r} in variant {self._variant}"
+                    )
+
+    # Variation points: each knob of ``Variant`` is read by exactly one method below.
+
+    def _update_one(self, outgoing: Outgoing, process: Processor | None) -> WireItem:
+        entry = self._lru.get(outgoing.identity)
+        if entry is not None:
+            return self._reference(outgoing.identity, entry)
+        item = outgoing.item if outgoing.item is not None else self._late_miss(outgoing, process)
+        return self._insert(outgoing.identity, item)
+
+    def _reference(self, identity: str, entry: ShadowEntry) -> WireItem:
+        return WireItem(identity, None, entry.placeholders, entry.tag)
+
+    def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
+        tag = self._new_tag()
+        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.nbytes)
+        return WireItem(identity, item.payload, item.placeholders, tag)
+
+    def _new_tag(self) -> int | None:
+        return self._tags.next() if self._variant.tagged else None
+
+    def _late_miss(self, outgoing: Outgoing, process: Processor | None) -> ProcessedItem:
+        """Hit at probe time, gone now: reprocess (V3) or the P0-side assertion (V1/V2)."""
+        if not self._variant.late_miss_reprocess:
+            raise SenderCacheAssertionError(outgoing.identity)
+        if outgoing.content is None:
+            raise MissingMediaError([outgoing.identity])
+        if process is None:
+            raise _no_processor([outgoing.identity])
+        return run_processor(process, outgoing.content)
+
+    def _reject_unprocessable_late_misses(
+        self, outgoing: Sequence[Outgoing], process: Processor | None
+    ) -> None:
+        """V3: a late miss that cannot be reprocessed fails the request before any change."""
+        if not self._variant.late_miss_reprocess:
+            return
+        late = [o for o in outgoing if o.item is None and o.identity not in self._lru]
+        uuid_only = [o.identity for o in late if o.content is None]
+        if uuid_only:
+            raise MissingMediaError(uuid_only)
+        if late and process is None:
+            raise _no_processor([o.identity for o in late])
+
+
+def _no_processor(identities: list[str]) -> BadInputValueError:
+    return BadInputValueError(
+        f"got late misses {', '.join(identities)} and no processor, "
+        "expected a processor to reprocess them"
+    )

@@ -1,0 +1,59 @@
+"""The executable specification of the paired caches: the single source of truth.
+
+A configuration (`Config`) fixes the identities, budget, sizes, variant and environment; `step`
+is the pure transition function and `enabled` lists what may happen next; `registry()` lists
+the properties S1-S4, H1 and L1-L4 that checkers evaluate.
+"""
+
+from spec.config import Config, Content, InvalidConfiguration, ItemSize
+from spec.drift import ALL_DRIFT, Drift, describe_environment, environment
+from spec.fairness import drive_to_quiescence, is_quiescent
+from spec.machine import enabled, initial, is_enabled, step
+from spec.properties.registry import InvalidDefinition, Kind, Property, Violation, by_id, registry
+from spec.state import ClientItem, Outcome, Stage, State
+from spec.trace import Step, Trace, TraceError, run
+from spec.transitions import ACTION_TYPES, Action, InvalidAction
+from spec.variants import V0, V1, V2, V3, VARIANTS, LruFlaw, MissHandling, Variant, variant_named
+
+__all__ = [
+    "ACTION_TYPES",
+    "ALL_DRIFT",
+    "V0",
+    "V1",
+    "V2",
+    "V3",
+    "VARIANTS",
+    "Action",
+    "ClientItem",
+    "Config",
+    "Content",
+    "Drift",
+    "InvalidAction",
+    "InvalidConfiguration",
+    "InvalidDefinition",
+    "ItemSize",
+    "Kind",
+    "LruFlaw",
+    "MissHandling",
+    "Outcome",
+    "Property",
+    "Stage",
+    "State",
+    "Step",
+    "Trace",
+    "TraceError",
+    "Variant",
+    "Violation",
+    "by_id",
+    "describe_environment",
+    "drive_to_quiescence",
+    "enabled",
+    "environment",
+    "initial",
+    "is_enabled",
+    "is_quiescent",
+    "registry",
+    "run",
+    "step",
+    "variant_named",
+]

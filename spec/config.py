@@ -1,0 +1,153 @@
+"""The configuration of one model instance: finite, validated at construction.
+
+Every configuration error names the fix (STYLE.md: definition errors name the fix), and a
+configuration that needs a drift source to be meaningful (two front ends, a second content for
+an identity, unequal sizes, an item over the budget) is rejected unless that source is enabled,
+so that an environment says exactly which drift a run contains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spec.drift import Drift
+from spec.variants import V3, Variant
+
+
+class InvalidConfiguration(ValueError):
+    """A configuration that cannot describe a run; the message says how to fix it."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Content:
+    """One content of an identity. Version 0 is the content the identity's hash names; higher
+    versions exist only under identity reuse (D7)."""
+
+    identity: str
+    version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSize:
+    """The bytes each side accounts for one content: P0 before sending, P1 after receiving."""
+
+    content: Content
+    shadow_bytes: int
+    receiver_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A finite instance of the system.
+
+    identities: the identities clients may name.
+    budget: the byte budget of every cache (shadow and receiver alike).
+    sizes: bytes per content and side; a content not listed has size 1 on both sides.
+    versions: contents per identity (1 unless D7).
+    variant: the protocol variant under check.
+    environment: the drift sources enabled.
+    max_retries: R, how often the client retries a request that failed with a miss error.
+    max_in_flight: how many client requests may be unfinished at once.
+    max_requests: how many requests the client submits in a run (bounds the state space).
+    max_items: the most items one request carries.
+    front_ends: how many front ends share the engine (2 only under D5).
+    """
+
+    identities: tuple[str, ...] = ("a", "b", "c")
+    budget: int = 2
+    sizes: tuple[ItemSize, ...] = ()
+    versions: int = 1
+    variant: Variant = V3
+    environment: frozenset[Drift] = frozenset()
+    max_retries: int = 2
+    max_in_flight: int = 2
+    max_requests: int = 4
+    max_items: int = 2
+    front_ends: int = 1
+    _size_table: dict[Content, ItemSize] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self)
+        for item in self.sizes:
+            self._size_table[item.content] = item
+
+    def enables(self, drift: Drift) -> bool:
+        return drift in self.environment
+
+    def contents(self) -> tuple[Content, ...]:
+        """Every content a client may send, in a fixed order."""
+        return tuple(Content(i, v) for i in self.identities for v in range(self.versions))
+
+    def shadow_bytes(self, content: Content) -> int:
+        item = self._size_table.get(content)
+        return 1 if item is None else item.shadow_bytes
+
+    def receiver_bytes(self, content: Content) -> int:
+        item = self._size_table.get(content)
+        return 1 if item is None else item.receiver_bytes
+
+    def fits_budget(self, content: Content) -> bool:
+        """True when the content fits the budget on P0's accounting."""
+        return self.shadow_bytes(content) <= self.budget
+
+
+def _validate(config: Config) -> None:
+    _require(bool(config.identities), "identities is empty; give at least one identity")
+    _require(
+        len(set(config.identities)) == len(config.identities),
+        f"identities {config.identities!r} repeat a name; list each identity once",
+    )
+    _require(
+        type(config.budget) is int and config.budget > 0,
+        f"budget must be a positive int, got {config.budget!r}",
+    )
+    for name in ("max_retries", "max_in_flight", "max_requests", "max_items", "versions"):
+        value = getattr(config, name)
+        minimum = 0 if name == "max_retries" else 1
+        _require(
+            type(value) is int and value >= minimum,
+            f"{name} must be an int >= {minimum}, got {value!r}",
+        )
+    _require(
+        config.versions == 1 or config.enables(Drift.D7),
+        f"versions={config.versions} reuses identities for new content; enable D7 or set "
+        "versions=1",
+    )
+    _require(
+        config.front_ends in (1, 2) and (config.front_ends == 1 or config.enables(Drift.D5)),
+        f"front_ends={config.front_ends}: two front ends need D5 enabled; at most 2 supported",
+    )
+    _validate_sizes(config)
+
+
+def _validate_sizes(config: Config) -> None:
+    seen: set[Content] = set()
+    for item in config.sizes:
+        content = item.content
+        _require(content not in seen, f"sizes lists {content!r} twice; list each content once")
+        seen.add(content)
+        _require(
+            content.identity in config.identities and 0 <= content.version < config.versions,
+            f"sizes names {content!r}, which is not one of the configuration's contents",
+        )
+        for side in ("shadow_bytes", "receiver_bytes"):
+            value = getattr(item, side)
+            _require(type(value) is int and value > 0, f"{side} of {content!r} must be > 0")
+        _require(
+            item.shadow_bytes == item.receiver_bytes or config.enables(Drift.D9),
+            f"{content!r} has shadow_bytes={item.shadow_bytes} and receiver_bytes="
+            f"{item.receiver_bytes}; unequal sizes are size skew: enable D9 or make them equal",
+        )
+        largest = max(item.shadow_bytes, item.receiver_bytes)
+        _require(
+            largest <= config.budget or config.enables(Drift.D11),
+            f"{content!r} takes {largest} bytes, over the budget {config.budget}; "
+            "enable D11 or shrink the item",
+        )
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise InvalidConfiguration(message)

@@ -1,0 +1,51 @@
+"""The transition system: which actions are enabled, and the step function.
+
+`step(config, state, action)` is pure and deterministic. A faulted state (crash, P0 assertion,
+hang) is absorbing: nothing is enabled after a fault, as after the real engine's input thread
+died. Every step clears `last_delivery`; only P1's receive sets it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from spec.config import Config
+from spec.state import State, initial_state
+from spec.transitions import ACTION_TYPES, Action, InvalidAction
+
+
+def initial(config: Config) -> State:
+    """The state every run starts from: empty caches, no requests."""
+    return initial_state(config.front_ends)
+
+
+def is_enabled(config: Config, state: State, action: Action) -> bool:
+    return state.fault is None and action.available(config) and action.guard(config, state)
+
+
+def enabled(config: Config, state: State) -> list[Action]:
+    """Every enabled action, in a fixed order (action class order, then candidate order)."""
+    if state.fault is not None:
+        return []
+    found: list[Action] = []
+    for action_type in ACTION_TYPES:
+        for action in action_type.candidates(config, state):
+            if action.available(config) and action.guard(config, state):
+                found.append(action)
+    return found
+
+
+def step(config: Config, state: State, action: Action) -> State:
+    """The next state. Raises InvalidAction (and changes nothing) if `action` is not enabled."""
+    if not is_enabled(config, state, action):
+        why = _why_not(config, state, action)
+        raise InvalidAction(f"{action!r} is not enabled in this state ({why})")
+    return action.apply(config, replace(state, last_delivery=None))
+
+
+def _why_not(config: Config, state: State, action: Action) -> str:
+    if state.fault is not None:
+        return f"the system has faulted: {state.fault.kind.value}"
+    if not action.available(config):
+        return f"it needs drift source {action.requires.value if action.requires else '?'} enabled"
+    return "its guard is false"

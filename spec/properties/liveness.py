@@ -1,0 +1,120 @@
+"""Trace properties L1-L4, as bounded-response monitors over a finite trace.
+
+Each is checked under the fairness assumption it states. L4 only judges a trace that ends
+quiescent (see `spec.fairness`): before that, its obligations are not yet due.
+"""
+
+from __future__ import annotations
+
+from spec.fairness import is_quiescent
+from spec.properties.registry import Violation, trace_property
+from spec.state import Message, Outcome, Stage, State
+from spec.trace import Trace
+from spec.transitions import P0ReceiveReply, P1Receive
+
+FAIR_DELIVERY = (
+    "every message and reply is eventually delivered and P0 eventually handles every submitted "
+    "attempt"
+)
+
+
+def _sent(before: State, after: State) -> Message | None:
+    """The message a step put on the channel to P1, if it sent one."""
+    for request in after.requests:
+        old = before.requests[request.rid] if request.rid < len(before.requests) else None
+        if request.stage is Stage.IN_FLIGHT and (old is None or old.stage is not Stage.IN_FLIGHT):
+            return after.to_engine[-1]
+    return None
+
+
+def _miss_reply(before: State, action: object) -> tuple[int, int, tuple[str, ...]] | None:
+    """(rid, front end, identities) when the step is P0 taking a miss reply."""
+    if isinstance(action, P0ReceiveReply) and before.to_front_end[0].missed:
+        reply = before.to_front_end[0]
+        return reply.rid, reply.front_end, reply.missed
+    return None
+
+
+@trace_property("L1", "miss leads to resend", FAIR_DELIVERY)
+def miss_leads_to_resend(trace: Trace) -> Violation | None:
+    """After P0 takes a miss reply naming identity h, P0 has dropped h: the next message that
+    front end sends with h carries h's data (and the client's retry attaches it)."""
+    owed: dict[tuple[int, str], int] = {}
+    for number, before, action, after in trace.transitions():
+        reply = _miss_reply(before, action)
+        if reply is not None:
+            _, front_end, missed = reply
+            owed.update({(front_end, h): number for h in missed})
+        message = _sent(before, after)
+        if message is None:
+            continue
+        for item in message.items:
+            since = owed.pop((message.front_end, item.identity), None)
+            if since is not None and item.data is None:
+                return Violation(
+                    "L1", number,
+                    f"front end {message.front_end} sent {item.identity!r} as a reference "
+                    f"after the miss reported at step {since}",
+                )
+    return None
+
+
+@trace_property("L2", "a resend never misses", FAIR_DELIVERY)
+def resend_never_misses(trace: Trace) -> Violation | None:
+    """An item that carries data is never reported missing."""
+    for number, state in enumerate(trace.states()):
+        delivery = state.last_delivery
+        if delivery is None:
+            continue
+        with_data = {w.identity for w in delivery.message.items if w.data is not None}
+        wrong = sorted(with_data.intersection(delivery.missed))
+        if wrong:
+            return Violation("L2", number, f"items sent with data reported missing: {wrong}")
+    return None
+
+
+@trace_property(
+    "L3", "bounded recovery",
+    FAIR_DELIVERY + "; no drift event happens between the miss and the retry's delivery",
+)
+def bounded_recovery(trace: Trace) -> Violation | None:
+    """If no new drift event happens after P0 takes a miss reply for a request, the first
+    retry of that request succeeds at P1."""
+    watching: dict[int, int] = {}  # rid -> step of the miss reply, while no drift has happened
+    for number, before, action, after in trace.transitions():
+        if action.drift_event() is not None:
+            watching.clear()
+        reply = _miss_reply(before, action)
+        if reply is not None:
+            watching[reply[0]] = number
+        if isinstance(action, P1Receive) and after.last_delivery is not None:
+            rid = after.last_delivery.message.rid
+            since = watching.pop(rid, None)
+            if since is not None and after.last_delivery.missed:
+                return Violation(
+                    "L3", number,
+                    f"request {rid}: the retry after the miss at step {since} missed again "
+                    f"({', '.join(after.last_delivery.missed)}) with no drift event in between",
+                )
+    return None
+
+
+@trace_property(
+    "L4", "eventual completion",
+    FAIR_DELIVERY + "; finitely many drift events; the client retries a miss up to R times",
+)
+def eventual_completion(trace: Trace) -> Violation | None:
+    """Once the system is quiescent, every request has ended in success or in a clear,
+    non-retryable client error: none crashed, hung, or ran out of retries."""
+    final = trace.final
+    if not is_quiescent(trace.config, final):
+        return None
+    number = len(trace.steps)
+    if final.fault is not None:
+        return Violation("L4", number, f"the system stopped with {final.fault.kind.value}")
+    for request in final.requests:
+        if request.outcome is None or not request.outcome.final_for_client:
+            how = request.outcome.value if request.outcome else request.stage.value
+            extra = f" after {request.retries} retries" if request.outcome is Outcome.MISS else ""
+            return Violation("L4", number, f"request {request.rid} ended as {how}{extra}")
+    return None

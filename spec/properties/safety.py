@@ -1,0 +1,77 @@
+"""State properties: S1-S4 and the diagnostic H1. Each returns the reasons a state violates it."""
+
+from __future__ import annotations
+
+from spec import lru
+from spec.config import Config
+from spec.properties.registry import Kind, state_property
+from spec.state import State
+
+
+@state_property("S1", "consistent pairing", Kind.SAFETY)
+def consistent_pairing(config: Config, state: State) -> list[str]:
+    """Every item P1 hands to the model pairs a tensor and placeholders that come from the
+    processing of the same content: no stale tensor is ever paired with fresh placeholders."""
+    reasons = []
+    for served in state.last_delivery.served if state.last_delivery else ():
+        tensor = state.processings[served.tensor].content
+        placeholders = state.processings[served.placeholders].content
+        if tensor != placeholders:
+            reasons.append(
+                f"request {served.rid} item {served.identity!r}: tensor of version "
+                f"{tensor.version} paired with placeholders of version {placeholders.version}"
+            )
+    return reasons
+
+
+@state_property("S2", "budget", Kind.SAFETY)
+def within_budget(config: Config, state: State) -> list[str]:
+    """P1's cached bytes never exceed the budget, and neither do any shadow's recorded sizes."""
+    reasons = []
+    used = lru.bytes_used(state.receiver)
+    if used > config.budget:
+        reasons.append(f"P1 holds {used} bytes, over the budget {config.budget}")
+    for front_end, shadow in enumerate(state.shadows):
+        used = lru.bytes_used(shadow)
+        if used > config.budget:
+            reasons.append(f"shadow {front_end} records {used} bytes, over the budget")
+    return reasons
+
+
+@state_property("S3", "no crash", Kind.SAFETY)
+def no_crash(config: Config, state: State) -> list[str]:
+    """No assertion fires, no error goes unhandled and eviction always terminates: neither
+    side crashes or hangs."""
+    if state.fault is None:
+        return []
+    return [f"{state.fault.kind.value}: {state.fault.detail}"]
+
+
+@state_property("S4", "freshness", Kind.LIMIT)
+def freshness(config: Config, state: State) -> list[str]:
+    """The content served for an item equals the content the client sent for it in this
+    request. Cannot hold under identity reuse (D7) unless identities are bound to content:
+    a reference names an identity, and the identity no longer determines the content."""
+    reasons = []
+    for served in state.last_delivery.served if state.last_delivery else ():
+        for role, pid in (("tensor", served.tensor), ("placeholders", served.placeholders)):
+            version = state.processings[pid].version
+            if version != served.sent_version:
+                reasons.append(
+                    f"request {served.rid} item {served.identity!r}: client sent version "
+                    f"{served.sent_version}, {role} are of version {version}"
+                )
+    return reasons
+
+
+@state_property("H1", "hit coverage", Kind.DIAGNOSTIC)
+def hit_coverage(config: Config, state: State) -> list[str]:
+    """Every identity P0 sends as a reference (a shadow hit) is cached in P1, with the trusted
+    tag where the variant has tags, when P1 handles that request. Expected to fail under
+    drift: removing keys from P0 is always safe; adding keys P1 never sees, or removing keys
+    from P1 alone, is not."""
+    delivery = state.last_delivery
+    if delivery is None or not delivery.missed:
+        return []
+    missed = ", ".join(repr(i) for i in delivery.missed)
+    return [f"request {delivery.message.rid}: P1 has no usable entry for {missed}"]

@@ -1,0 +1,206 @@
+"""The system's state: frozen, hashable values whose reprs are valid Python.
+
+Processings are identified by their index in `State.processings` (a processing id, "pid"). A
+shadow entry holding pid x records x's placeholders; a receiver entry holding pid x holds x's
+tensor; a wire item names the pid of its payload (if any) and of its placeholders. Two pids
+describe the same content when their processings have equal `content` (processing is
+deterministic), which is what S1 compares.
+
+The state keeps only the last delivery to the model, not a history: safety properties are
+checked after every step, so the last delivery is all they need, and states stay small enough
+for checkers to deduplicate.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+
+from spec.config import Content
+from spec.lru import Lru
+
+
+class Stage(enum.Enum):
+    """Where a request's current attempt is."""
+
+    SUBMITTED = "submitted"  # waiting for P0
+    PROCESSED = "processed"  # probed and processed, not yet updated (D6 only)
+    UPDATING = "updating"  # some items updated, the rest pending (D6 only)
+    IN_FLIGHT = "in-flight"  # sent; P1 or the reply has not come back yet
+    DONE = "done"  # an outcome is set
+
+    def __repr__(self) -> str:
+        return f"Stage.{self.name}"
+
+
+class Outcome(enum.Enum):
+    """How a request attempt ended."""
+
+    SUCCESS = "success"
+    MISS = "miss"  # retryable: P1 reported missed identities
+    CLIENT_ERROR = "client-error"  # non-retryable: a UUID-only item missed at P0
+    REJECTED = "rejected"  # non-retryable: rejected or aborted after P0 updated (D2)
+    LOST = "lost"  # the front end restarted with the request inside it (D10)
+
+    def __repr__(self) -> str:
+        return f"Outcome.{self.name}"
+
+    @property
+    def final_for_client(self) -> bool:
+        """True for outcomes L4 accepts as an end: success or a clear client error."""
+        return self in (Outcome.SUCCESS, Outcome.CLIENT_ERROR, Outcome.REJECTED)
+
+
+class FaultKind(enum.Enum):
+    ENGINE_CRASH = "engine-crash"  # P1 found neither data nor entry (V0's assertion)
+    P0_ASSERT = "p0-assert"  # a probed hit vanished before P0's update, no data to send
+    HANG = "hang"  # eviction made no progress (ghost keys)
+
+    def __repr__(self) -> str:
+        return f"FaultKind.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    kind: FaultKind
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientItem:
+    """One item as the client sends it: identity, which content, and whether media is attached
+    (False: UUID only, trusting the server to have it)."""
+
+    identity: str
+    version: int = 0
+    has_data: bool = True
+
+    @property
+    def content(self) -> Content:
+        return Content(self.identity, self.version)
+
+
+@dataclass(frozen=True, slots=True)
+class WireItem:
+    """One item of a message P0 -> P1: the payload's pid or None, the placeholders' pid, tag."""
+
+    identity: str
+    data: int | None
+    placeholders: int
+    tag: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    rid: int
+    front_end: int
+    items: tuple[WireItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """P1 -> P0: empty `missed` is success; otherwise the retryable miss error's identities."""
+
+    rid: int
+    front_end: int
+    missed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class P0Work:
+    """P0's working record for a request attempt between probe and send.
+
+    hits: identities the probe found in the shadow (not processed).
+    processed: pid per item (None for probed hits).
+    order: item indices in update order (request order, or references first).
+    done: how many of `order` are updated; wire: wire items built so far, in request order
+    once complete.
+    """
+
+    hits: frozenset[str]
+    processed: tuple[int | None, ...]
+    order: tuple[int, ...]
+    done: int = 0
+    wire: tuple[tuple[int, WireItem], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    rid: int
+    front_end: int
+    items: tuple[ClientItem, ...]
+    retries: int = 0
+    stage: Stage = Stage.SUBMITTED
+    outcome: Outcome | None = None
+    missed: tuple[str, ...] = ()
+    work: P0Work | None = None
+
+    def version_of(self, identity: str) -> int:
+        for item in self.items:
+            if item.identity == identity:
+                return item.version
+        raise KeyError(identity)
+
+
+@dataclass(frozen=True, slots=True)
+class Processing:
+    """One run of P0's processor: identity, content version, and the pid is its index."""
+
+    identity: str
+    version: int
+
+    @property
+    def content(self) -> Content:
+        return Content(self.identity, self.version)
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """One item P1 handed to the model: tensor of pid `tensor`, placeholders of pid
+    `placeholders`, for a request whose client sent content version `sent_version`."""
+
+    rid: int
+    identity: str
+    tensor: int
+    placeholders: int
+    sent_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """What the last P1 step did with one message: served items, or the identities that missed
+    (all of them, before the variant decides how many to report)."""
+
+    message: Message
+    served: tuple[Served, ...]
+    missed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    shadows: tuple[Lru, ...]
+    receiver: Lru = ()
+    processings: tuple[Processing, ...] = ()
+    requests: tuple[Request, ...] = ()
+    to_engine: tuple[Message, ...] = ()
+    to_front_end: tuple[Reply, ...] = ()
+    reset_pending: bool = False
+    last_delivery: Delivery | None = None
+    fault: Fault | None = None
+
+    def with_request(self, request: Request) -> State:
+        requests = list(self.requests)
+        requests[request.rid] = request
+        return replace(self, requests=tuple(requests))
+
+    def with_shadow(self, front_end: int, shadow: Lru) -> State:
+        shadows = list(self.shadows)
+        shadows[front_end] = shadow
+        return replace(self, shadows=tuple(shadows))
+
+    def unfinished(self) -> int:
+        return sum(1 for r in self.requests if r.stage is not Stage.DONE)
+
+
+def initial_state(front_ends: int) -> State:
+    return State(shadows=((),) * front_ends)

@@ -1,0 +1,56 @@
+"""The shape every transition has: a frozen action value with a guard and a pure step.
+
+An action class states, as class attributes, the drift source it represents (None for the
+protocol's own steps) and its label; `candidates` enumerates the instances worth asking about in
+a state (the guard still decides), so checkers can list every enabled action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from spec.config import Config
+from spec.drift import Drift
+from spec.state import State
+
+
+class InvalidAction(ValueError):
+    """`step` was called with an action whose guard is false in that state."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Base of all actions. Subclasses are frozen dataclasses whose fields are the arguments."""
+
+    label: ClassVar[str] = "action"
+    drift: ClassVar[Drift | None] = None
+    # The drift source whose environment membership enables this action at all.
+    requires: ClassVar[Drift | None] = None
+
+    def guard(self, config: Config, state: State) -> bool:
+        raise NotImplementedError
+
+    def apply(self, config: Config, state: State) -> State:
+        """The next state; only called when `guard` holds."""
+        raise NotImplementedError
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        raise NotImplementedError
+
+    def drift_event(self) -> Drift | None:
+        """The drift source this particular step exercises, if any (used by L3's monitor)."""
+        return self.drift
+
+    def is_obligation(self) -> bool:
+        """True when fairness requires this step to be taken eventually once enabled: protocol
+        work in progress. New requests, optional clears and drift events are never owed."""
+        return self.drift_event() is None
+
+    def arguments(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def available(self, config: Config) -> bool:
+        return self.requires is None or config.enables(self.requires)

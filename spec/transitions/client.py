@@ -1,0 +1,111 @@
+"""The client: submits requests and retries those that failed with the miss error.
+
+The retry is the client's (vLLM never retries): it resends the same contents with the media
+attached to every item, at most `max_retries` times per request.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from spec.config import Config
+from spec.drift import Drift
+from spec.state import ClientItem, Outcome, Request, State
+from spec.transitions.base import Action
+
+
+def request_fits_unless_d8(config: Config, items: tuple[ClientItem, ...]) -> bool:
+    """Without D8, the items of one request that fit the budget together fit it too."""
+    if config.enables(Drift.D8):
+        return True
+    sizes = (config.shadow_bytes(i.content) for i in items)
+    return sum(s for s in sizes if s <= config.budget) <= config.budget
+
+
+def well_formed(config: Config, items: tuple[ClientItem, ...]) -> bool:
+    """Distinct, known identities; known versions; between 1 and max_items items."""
+    identities = [i.identity for i in items]
+    return (
+        1 <= len(items) <= config.max_items
+        and len(set(identities)) == len(identities)
+        and all(i in config.identities for i in identities)
+        and all(0 <= i.version < config.versions for i in items)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Submit(Action):
+    """The client submits a new request to front end `front_end` (protocol, no drift; a
+    version > 0 is identity reuse, D7, and exists only when the configuration allows it)."""
+
+    label = "submit"
+    items: tuple[ClientItem, ...]
+    front_end: int = 0
+
+    def guard(self, config: Config, state: State) -> bool:
+        return (
+            0 <= self.front_end < config.front_ends
+            and len(state.requests) < config.max_requests
+            and state.unfinished() < config.max_in_flight
+            and well_formed(config, self.items)
+            and request_fits_unless_d8(config, self.items)
+        )
+
+    def apply(self, config: Config, state: State) -> State:
+        request = Request(len(state.requests), self.front_end, self.items)
+        return replace(state, requests=(*state.requests, request))
+
+    def drift_event(self) -> Drift | None:
+        return Drift.D7 if any(i.version > 0 for i in self.items) else None
+
+    def is_obligation(self) -> bool:
+        return False
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        full = len(state.requests) >= config.max_requests
+        if full or state.unfinished() >= config.max_in_flight:
+            return
+        for items in all_requests(config):
+            for front_end in range(config.front_ends):
+                yield cls(items, front_end)
+
+
+def all_requests(config: Config) -> Iterator[tuple[ClientItem, ...]]:
+    """Every well-formed item tuple the client may send, in a fixed order."""
+    for length in range(1, config.max_items + 1):
+        for identities in itertools.permutations(config.identities, length):
+            versions = itertools.product(range(config.versions), repeat=length)
+            for version_choice in versions:
+                for data_choice in itertools.product((True, False), repeat=length):
+                    yield tuple(
+                        ClientItem(i, v, d)
+                        for i, v, d in zip(identities, version_choice, data_choice, strict=True)
+                    )
+
+
+@dataclass(frozen=True, slots=True)
+class Retry(Action):
+    """The client retries a request that failed with the miss error, media attached to every
+    item (recovery path, vllm#46747); at most `max_retries` times."""
+
+    label = "retry"
+    rid: int
+
+    def guard(self, config: Config, state: State) -> bool:
+        if not 0 <= self.rid < len(state.requests):
+            return False
+        request = state.requests[self.rid]
+        return request.outcome is Outcome.MISS and request.retries < config.max_retries
+
+    def apply(self, config: Config, state: State) -> State:
+        request = state.requests[self.rid]
+        items = tuple(replace(i, has_data=True) for i in request.items)
+        attempt = Request(request.rid, request.front_end, items, request.retries + 1)
+        return state.with_request(attempt)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(r.rid) for r in state.requests if r.outcome is Outcome.MISS)

@@ -1,0 +1,168 @@
+"""Clears, resets and restarts: one-sided (D3), racing in-flight requests (D4), restarts (D10),
+and the protocol's own synchronised clear of both sides."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from spec.config import Config
+from spec.drift import Drift
+from spec.state import Stage, State
+from spec.transitions.base import Action
+
+_MID_PIPELINE = (Stage.PROCESSED, Stage.UPDATING)
+
+
+def _front_end_idle(state: State, front_end: int) -> bool:
+    return not any(r.front_end == front_end and r.stage in _MID_PIPELINE for r in state.requests)
+
+
+def _clear_shadow(state: State, front_end: int) -> State:
+    return state.with_shadow(front_end, ())
+
+
+@dataclass(frozen=True, slots=True)
+class ClearBoth(Action):
+    """Protocol: clear every shadow and P1 together, while nothing is in flight (no message to
+    P1, no attempt between probe and send). Safe: both sides end empty."""
+
+    label = "clear_both"
+
+    def is_obligation(self) -> bool:
+        return False
+
+    def guard(self, config: Config, state: State) -> bool:
+        idle = all(_front_end_idle(state, fe) for fe in range(config.front_ends))
+        return idle and not state.to_engine and not state.reset_pending
+
+    def apply(self, config: Config, state: State) -> State:
+        return replace(state, shadows=((),) * config.front_ends, receiver=())
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        yield cls()
+
+
+@dataclass(frozen=True, slots=True)
+class P1Clear(Action):
+    """D3: P1's cache is cleared alone (sleep, pause with cache clear, reset of P1 only):
+    P1 empty, P0 full. Unsafe: P0 keeps sending references."""
+
+    label = "p1_clear"
+    drift = Drift.D3
+    requires = Drift.D3
+
+    def guard(self, config: Config, state: State) -> bool:
+        return True
+
+    def apply(self, config: Config, state: State) -> State:
+        return replace(state, receiver=())
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        yield cls()
+
+
+@dataclass(frozen=True, slots=True)
+class P0Clear(Action):
+    """D3: one front end's shadow is cleared alone. Safe: removing keys from P0 only ever turns
+    references into payloads."""
+
+    label = "p0_clear"
+    drift = Drift.D3
+    requires = Drift.D3
+    front_end: int = 0
+
+    def guard(self, config: Config, state: State) -> bool:
+        return 0 <= self.front_end < config.front_ends
+
+    def apply(self, config: Config, state: State) -> State:
+        return _clear_shadow(state, self.front_end)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(fe) for fe in range(config.front_ends))
+
+
+@dataclass(frozen=True, slots=True)
+class P0ClearForReset(Action):
+    """D4, first half: P0 clears its shadow and asks for P1's reset, which travels apart from
+    the data messages and is applied later (`P1Reset`); requests P0 handles in between are
+    cached by P1 and then wiped, while P0 still holds their keys."""
+
+    label = "p0_clear_for_reset"
+    drift = Drift.D4
+    requires = Drift.D4
+    front_end: int = 0
+
+    def guard(self, config: Config, state: State) -> bool:
+        return 0 <= self.front_end < config.front_ends and not state.reset_pending
+
+    def apply(self, config: Config, state: State) -> State:
+        return replace(_clear_shadow(state, self.front_end), reset_pending=True)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(fe) for fe in range(config.front_ends))
+
+
+@dataclass(frozen=True, slots=True)
+class P1Reset(Action):
+    """D4, second half: the pending reset reaches P1 and wipes its cache."""
+
+    label = "p1_reset"
+    drift = Drift.D4
+    requires = Drift.D4
+
+    def guard(self, config: Config, state: State) -> bool:
+        return state.reset_pending
+
+    def apply(self, config: Config, state: State) -> State:
+        return replace(state, receiver=(), reset_pending=False)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        yield cls()
+
+
+@dataclass(frozen=True, slots=True)
+class P1Restart(Action):
+    """D10: the engine process restarts and loses its cache (messages already queued to it
+    survive). Unsafe, like a one-sided clear."""
+
+    label = "p1_restart"
+    drift = Drift.D10
+    requires = Drift.D10
+
+    def guard(self, config: Config, state: State) -> bool:
+        return True
+
+    def apply(self, config: Config, state: State) -> State:
+        return replace(state, receiver=())
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        yield cls()
+
+
+@dataclass(frozen=True, slots=True)
+class P0Restart(Action):
+    """D10: a front end restarts while it holds no attempt between probe and send, and loses its
+    shadow. Safe: P0 then sends payloads for everything."""
+
+    label = "p0_restart"
+    drift = Drift.D10
+    requires = Drift.D10
+    front_end: int = 0
+
+    def guard(self, config: Config, state: State) -> bool:
+        in_range = 0 <= self.front_end < config.front_ends
+        return in_range and _front_end_idle(state, self.front_end)
+
+    def apply(self, config: Config, state: State) -> State:
+        return _clear_shadow(state, self.front_end)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(fe) for fe in range(config.front_ends))

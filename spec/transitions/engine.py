@@ -1,0 +1,129 @@
+"""P1, the engine: one message at a time, in arrival order (any order under D1).
+
+Per message (BRIEF section 3, P1 steps 1-3): touch every identity; resolve each item (payload:
+per the variant's payload rule; reference: the cached entry, if present and, where tagged, with
+the reference's tag); if anything missed, the request is not scheduled and one reply lists the
+missed identities (or, in V0, the engine crashes); otherwise every item is handed to the model.
+Items that did not miss stay cached either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from spec import lru
+from spec.config import Config
+from spec.drift import Drift
+from spec.state import Delivery, Fault, FaultKind, Message, Reply, Served, State, WireItem
+from spec.transitions.base import Action
+
+
+def resolution_order(config: Config, message: Message) -> tuple[int, ...]:
+    """Request order, or (references_first) references before payloads, each stable."""
+    indices = tuple(range(len(message.items)))
+    if not config.variant.references_first:
+        return indices
+    return tuple(sorted(indices, key=lambda i: message.items[i].data is not None))
+
+
+def resolve_reference(
+    config: Config, receiver: lru.Lru, item: WireItem
+) -> tuple[lru.Lru, int | None]:
+    """An item sent as a reference; returns (receiver, pid of the cached tensor or None)."""
+    cached, receiver = lru.get(receiver, item.identity)
+    if cached is None:
+        return receiver, None
+    if config.variant.tagged and cached.tag != item.tag:
+        return receiver, None
+    return receiver, cached.processing
+
+
+def deliver(config: Config, state: State, message: Message) -> State:
+    """P1's whole handling of one message."""
+    receiver = state.receiver
+    if config.variant.touches_first:
+        for item in message.items:
+            receiver = lru.touch(receiver, item.identity, config.variant.receiver_lru)
+    tensors: dict[int, int] = {}
+    for index in resolution_order(config, message):
+        item = message.items[index]
+        if item.data is not None:
+            receiver, tensors[index] = resolve_payload(config, state, receiver, item)
+        else:
+            receiver, tensor = resolve_reference(config, receiver, item)
+            if tensor is not None:
+                tensors[index] = tensor
+    state = replace(state, receiver=receiver)
+    missed = tuple(w.identity for i, w in enumerate(message.items) if i not in tensors)
+    if missed:
+        return _report_miss(config, state, message, missed)
+    request = state.requests[message.rid]
+    served = tuple(
+        Served(message.rid, w.identity, tensors[i], w.placeholders, request.version_of(w.identity))
+        for i, w in enumerate(message.items)
+    )
+    reply = Reply(message.rid, message.front_end, ())
+    return replace(
+        state,
+        to_front_end=(*state.to_front_end, reply),
+        last_delivery=Delivery(message, served, ()),
+    )
+
+
+def resolve_payload(
+    config: Config, state: State, receiver: lru.Lru, item: WireItem
+) -> tuple[lru.Lru, int]:
+    """An item that carries data; returns (receiver, pid of the tensor handed to the model)."""
+    assert item.data is not None
+    content = state.processings[item.data].content
+    variant = config.variant
+    if not variant.payload_wins:
+        cached, receiver = lru.get(receiver, item.identity)
+        if cached is not None:
+            return receiver, cached.processing  # "the cache wins": the payload is ignored
+    entry = lru.Entry(item.identity, config.receiver_bytes(content), item.data, item.tag)
+    if not variant.drop_before_replace and entry.size > config.budget:
+        return receiver, item.data  # pre-#57833: a too-large replacement leaves the old entry
+    receiver, _ = lru.put(receiver, entry, config.budget, variant.receiver_lru)
+    return receiver, item.data
+
+
+def _report_miss(config: Config, state: State, message: Message, missed: tuple[str, ...]) -> State:
+    delivery = Delivery(message, (), missed)
+    state = replace(state, last_delivery=delivery)
+    if not config.variant.reports_misses:
+        detail = f"P1: no data and no cached item for {', '.join(map(repr, missed))}"
+        return replace(state, fault=Fault(FaultKind.ENGINE_CRASH, detail))
+    reply = Reply(message.rid, message.front_end, config.variant.reported(missed))
+    return replace(state, to_front_end=(*state.to_front_end, reply))
+
+
+@dataclass(frozen=True, slots=True)
+class P1Receive(Action):
+    """P1 takes the in-flight message at `index` and handles it. Index 0 (the oldest) is the
+    protocol's FIFO delivery; any other index is reordering (D1)."""
+
+    label = "p1_receive"
+    index: int = 0
+
+    def guard(self, config: Config, state: State) -> bool:
+        if not 0 <= self.index < len(state.to_engine):
+            return False
+        return self.index == 0 or config.enables(Drift.D1)
+
+    def apply(self, config: Config, state: State) -> State:
+        message = state.to_engine[self.index]
+        rest = state.to_engine[: self.index] + state.to_engine[self.index + 1 :]
+        state = replace(state, to_engine=rest)
+        try:
+            return deliver(config, state, message)
+        except lru.EvictionHang as hang:
+            return replace(state, fault=Fault(FaultKind.HANG, f"P1: {hang}"))
+
+    def drift_event(self) -> Drift | None:
+        return Drift.D1 if self.index > 0 else None
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(i) for i in range(len(state.to_engine)))

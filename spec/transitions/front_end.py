@@ -1,0 +1,271 @@
+"""P0, the front end: probe, process, touch, per-item update, send; and the miss reply.
+
+The per-request pipeline (BRIEF section 3, steps 1-3) is split into `process_attempt` (probe and
+processor) and `update_next_item` (one item's shadow update; the first call touches every
+identity, the last one sends). `P0Handle` runs the whole pipeline as one step, which is what a
+front end that serialises its requests does; under D6 the parts are separate steps so that other
+requests interleave between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from spec import lru
+from spec.config import Config, Content
+from spec.drift import Drift
+from spec.state import (
+    ClientItem,
+    Fault,
+    FaultKind,
+    Message,
+    Outcome,
+    P0Work,
+    Processing,
+    Request,
+    Stage,
+    State,
+    WireItem,
+)
+from spec.transitions.base import Action
+
+
+def new_processing(state: State, content: Content) -> tuple[State, int]:
+    """Run the processor once: a fresh pid whose tensor and placeholders describe `content`."""
+    pid = len(state.processings)
+    processing = Processing(content.identity, content.version)
+    return replace(state, processings=(*state.processings, processing)), pid
+
+
+def process_attempt(config: Config, state: State, rid: int) -> State:
+    """Probe the shadow (no reordering) and run the processor on the missed items only.
+
+    A missed item that came without data is a client error: the attempt ends, nothing else
+    changes.
+    """
+    request = state.requests[rid]
+    shadow = state.shadows[request.front_end]
+    hits = frozenset(i.identity for i in request.items if lru.probe(shadow, i.identity))
+    if any(i.identity not in hits and not i.has_data for i in request.items):
+        return state.with_request(
+            replace(request, stage=Stage.DONE, outcome=Outcome.CLIENT_ERROR)
+        )
+    processed: list[int | None] = []
+    for item in request.items:
+        if item.identity in hits:
+            processed.append(None)
+        else:
+            state, pid = new_processing(state, item.content)
+            processed.append(pid)
+    work = P0Work(hits, tuple(processed), update_order(config, request.items, hits))
+    return state.with_request(replace(request, stage=Stage.PROCESSED, work=work))
+
+
+def update_order(
+    config: Config, items: tuple[ClientItem, ...], hits: frozenset[str]
+) -> tuple[int, ...]:
+    """Request order, or (references_first) probed hits before probed misses, each stable."""
+    indices = tuple(range(len(items)))
+    if not config.variant.references_first:
+        return indices
+    return tuple(sorted(indices, key=lambda i: items[i].identity not in hits))
+
+
+def update_next_item(config: Config, state: State, rid: int) -> State:
+    """Update the shadow for the next item in update order; send after the last one."""
+    request = state.requests[rid]
+    work = request.work
+    assert work is not None, "update_next_item needs a processed attempt"
+    fe = request.front_end
+    if work.done == 0 and config.variant.touches_first:
+        state = _touch_all(config, state, request)
+    index = work.order[work.done]
+    try:
+        state, wire = _update_item(config, state, request, index)
+    except lru.EvictionHang as hang:
+        return replace(state, fault=Fault(FaultKind.HANG, f"P0 (front end {fe}): {hang}"))
+    except _LateMiss as late:
+        return replace(state, fault=Fault(FaultKind.P0_ASSERT, str(late)))
+    work = replace(work, done=work.done + 1, wire=(*work.wire, (index, wire)))
+    if work.done < len(work.order):
+        return state.with_request(replace(request, stage=Stage.UPDATING, work=work))
+    items = tuple(w for _, w in sorted(work.wire, key=lambda pair: pair[0]))
+    message = Message(rid, fe, items)
+    state = replace(state, to_engine=(*state.to_engine, message))
+    return state.with_request(replace(request, stage=Stage.IN_FLIGHT, work=None))
+
+
+class _LateMiss(Exception):
+    """A probed hit is gone from the shadow and there is no processed data to send."""
+
+
+def _touch_all(config: Config, state: State, request: Request) -> State:
+    shadow = state.shadows[request.front_end]
+    for item in request.items:
+        shadow = lru.touch(shadow, item.identity, config.variant.shadow_lru)
+    return state.with_shadow(request.front_end, shadow)
+
+
+def _update_item(
+    config: Config, state: State, request: Request, index: int
+) -> tuple[State, WireItem]:
+    """The sender's get-and-update for one item (the seed's `get_and_update_item`)."""
+    assert request.work is not None
+    item = request.items[index]
+    entry, shadow = lru.get(state.shadows[request.front_end], item.identity)
+    if entry is not None:
+        wire = WireItem(item.identity, None, entry.processing, entry.tag)
+        return state.with_shadow(request.front_end, shadow), wire
+    pid = request.work.processed[index]
+    if pid is None:
+        if not config.variant.late_miss_reprocess:
+            raise _LateMiss(
+                f"P0 (front end {request.front_end}): expected a cached item for "
+                f"{item.identity!r} (probed as a hit), found none and have no data"
+            )
+        state, pid = new_processing(state, item.content)
+    return _record_and_send(config, state, request.front_end, item, pid)
+
+
+def _record_and_send(
+    config: Config, state: State, front_end: int, item: ClientItem, pid: int
+) -> tuple[State, WireItem]:
+    tag = config.variant.tag_for(pid)
+    entry = lru.Entry(item.identity, config.shadow_bytes(item.content), pid, tag)
+    shadow, _ = lru.put(state.shadows[front_end], entry, config.budget, config.variant.shadow_lru)
+    return state.with_shadow(front_end, shadow), WireItem(item.identity, pid, pid, tag)
+
+
+def handle_attempt(config: Config, state: State, rid: int) -> State:
+    """The whole pipeline for one attempt, as one step."""
+    state = process_attempt(config, state, rid)
+    while state.fault is None and state.requests[rid].stage in (Stage.PROCESSED, Stage.UPDATING):
+        state = update_next_item(config, state, rid)
+    return state
+
+
+def _submitted(state: State) -> Iterator[int]:
+    return (r.rid for r in state.requests if r.stage is Stage.SUBMITTED)
+
+
+@dataclass(frozen=True, slots=True)
+class P0Handle(Action):
+    """P0 handles a submitted attempt from probe to send in one step (protocol, no drift)."""
+
+    label = "p0_handle"
+    rid: int
+
+    def guard(self, config: Config, state: State) -> bool:
+        return _stage_is(state, self.rid, Stage.SUBMITTED)
+
+    def apply(self, config: Config, state: State) -> State:
+        return handle_attempt(config, state, self.rid)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(rid) for rid in _submitted(state))
+
+
+@dataclass(frozen=True, slots=True)
+class P0HandleRejected(Action):
+    """D2: P0 handles the attempt and updates its shadow, then the request is rejected (prompt
+    too long, client gone) and never sent: P0 holds keys P1 never saw."""
+
+    label = "p0_handle_rejected"
+    drift = Drift.D2
+    requires = Drift.D2
+    rid: int
+
+    def guard(self, config: Config, state: State) -> bool:
+        return _stage_is(state, self.rid, Stage.SUBMITTED)
+
+    def apply(self, config: Config, state: State) -> State:
+        after = handle_attempt(config, state, self.rid)
+        request = after.requests[self.rid]
+        if after.fault is not None or request.stage is not Stage.IN_FLIGHT:
+            return after
+        after = replace(after, to_engine=after.to_engine[:-1])
+        return after.with_request(replace(request, stage=Stage.DONE, outcome=Outcome.REJECTED))
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(rid) for rid in _submitted(state))
+
+
+@dataclass(frozen=True, slots=True)
+class P0Process(Action):
+    """D6: P0 probes and runs the processor for an attempt; its update comes later, after other
+    requests may have changed the shadow."""
+
+    label = "p0_process"
+    drift = Drift.D6
+    requires = Drift.D6
+    rid: int
+
+    def guard(self, config: Config, state: State) -> bool:
+        return _stage_is(state, self.rid, Stage.SUBMITTED)
+
+    def apply(self, config: Config, state: State) -> State:
+        return process_attempt(config, state, self.rid)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        return (cls(rid) for rid in _submitted(state))
+
+
+@dataclass(frozen=True, slots=True)
+class P0UpdateItem(Action):
+    """D6: P0 updates the shadow for one item of a processed attempt (the first also touches all
+    the request's identities; the last sends): two requests' updates interleave item by item."""
+
+    label = "p0_update_item"
+    requires = Drift.D6  # continuing an attempt is no new drift event; P0Process was
+    rid: int
+
+    def guard(self, config: Config, state: State) -> bool:
+        return _stage_is(state, self.rid, Stage.PROCESSED) or _stage_is(
+            state, self.rid, Stage.UPDATING
+        )
+
+    def apply(self, config: Config, state: State) -> State:
+        return update_next_item(config, state, self.rid)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        stages = (Stage.PROCESSED, Stage.UPDATING)
+        return (cls(r.rid) for r in state.requests if r.stage in stages)
+
+
+@dataclass(frozen=True, slots=True)
+class P0ReceiveReply(Action):
+    """P0 takes the oldest reply. Success ends the attempt; a miss error ends it as retryable
+    and (where the variant invalidates) drops exactly the reported identities from the shadow
+    that sent it, before P0 handles anything else (vllm#46747)."""
+
+    label = "p0_receive_reply"
+
+    def guard(self, config: Config, state: State) -> bool:
+        return bool(state.to_front_end)
+
+    def apply(self, config: Config, state: State) -> State:
+        reply, rest = state.to_front_end[0], state.to_front_end[1:]
+        state = replace(state, to_front_end=rest)
+        request = state.requests[reply.rid]
+        if not reply.missed:
+            return state.with_request(replace(request, stage=Stage.DONE, outcome=Outcome.SUCCESS))
+        if config.variant.invalidates:
+            shadow = state.shadows[reply.front_end]
+            for identity in reply.missed:
+                shadow = lru.pop(shadow, identity)
+            state = state.with_shadow(reply.front_end, shadow)
+        done = replace(request, stage=Stage.DONE, outcome=Outcome.MISS, missed=reply.missed)
+        return state.with_request(done)
+
+    @classmethod
+    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
+        yield cls()
+
+
+def _stage_is(state: State, rid: int, stage: Stage) -> bool:
+    return 0 <= rid < len(state.requests) and state.requests[rid].stage is stage

@@ -1,0 +1,136 @@
+"""The transition system: pure, deterministic steps; guards; absorbing faults; valid reprs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import spec
+from model_checks.scenarios import SCENARIOS
+from spec import (
+    ALL_DRIFT,
+    V2,
+    V3,
+    VARIANTS,
+    ClientItem,
+    Config,
+    Content,
+    InvalidAction,
+    ItemSize,
+    State,
+    enabled,
+    initial,
+    step,
+)
+from spec.drift import Drift
+from spec.fairness import drive_to_quiescence
+from spec.properties.registry import registry
+from spec.state import Fault, FaultKind
+from spec.trace import Step, Trace
+from spec.transitions import ACTION_TYPES, P0Handle, P1Receive, Submit
+
+
+def all_drift_config(variant: spec.Variant = V3) -> Config:
+    return Config(
+        variant=variant,
+        environment=ALL_DRIFT,
+        versions=2,
+        front_ends=2,
+        max_items=3,
+        sizes=(ItemSize(Content("b"), 1, 2), ItemSize(Content("c", 1), 3, 3)),
+    )
+
+
+def random_walk(config: Config, seed: int, length: int = 30) -> Trace:
+    rng = random.Random(seed)
+    state = initial(config)
+    steps = []
+    for _ in range(length):
+        actions = enabled(config, state)
+        if not actions:
+            break
+        action = rng.choice(actions)
+        state = step(config, state, action)
+        steps.append(Step(action, state))
+    steps.extend(Step(a, s) for a, s in drive_to_quiescence(config, state))
+    return Trace(config, initial(config), tuple(steps))
+
+
+def test_step_is_pure_and_deterministic() -> None:
+    config = Config()
+    before = initial(config)
+    action = Submit((ClientItem("a"),))
+    first, second = step(config, before, action), step(config, before, action)
+    assert first == second and hash(first) == hash(second)
+    assert before == initial(config)  # the input state is untouched
+
+
+def test_disabled_action_is_rejected_and_changes_nothing() -> None:
+    config = Config()
+    state = initial(config)
+    with pytest.raises(InvalidAction, match="guard is false"):
+        step(config, state, P1Receive(0))
+    with pytest.raises(InvalidAction, match="needs drift source D3"):
+        step(config, state, spec.transitions.P1Clear())
+    assert state == initial(config)
+
+
+def test_reordering_needs_d1() -> None:
+    config = Config()
+    state = initial(config)
+    script = (Submit((ClientItem("a"),)), P0Handle(0), Submit((ClientItem("b"),)), P0Handle(1))
+    for action in script:
+        state = step(config, state, action)
+    assert P1Receive(1) not in enabled(config, state)
+    reordering = Config(environment=frozenset({Drift.D1}))
+    assert P1Receive(1) in enabled(reordering, state)
+
+
+def test_a_fault_is_absorbing() -> None:
+    config = Config()
+    faulted = State(shadows=((),), fault=Fault(FaultKind.HANG, "test"))
+    assert enabled(config, faulted) == []
+    with pytest.raises(InvalidAction, match="faulted"):
+        step(config, faulted, Submit((ClientItem("a"),)))
+
+
+def test_reprs_are_valid_python_that_round_trips() -> None:
+    namespace = {name: getattr(spec, name) for name in spec.__all__}
+    for module in (spec.state, spec.lru, spec.config, spec.transitions):
+        namespace.update(vars(module))
+    namespace.update(V0=spec.V0, V1=spec.V1, V2=spec.V2, V3=V3)
+    for scenario in SCENARIOS:
+        trace = scenario.run(V2)
+        assert eval(repr(trace.config), namespace) == trace.config
+        for s in trace.steps:
+            assert eval(repr(s.action), namespace) == s.action
+            assert eval(repr(s.state), namespace) == s.state
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_random_walks_under_all_drift_evaluate_every_property(variant: spec.Variant) -> None:
+    config = all_drift_config(variant)
+    for seed in range(25):
+        trace = random_walk(config, seed)
+        for prop in registry():
+            prop.check_trace(trace)  # must not raise
+
+
+def test_v3_keeps_s1_s2_s3_on_random_walks_under_all_drift() -> None:
+    config = all_drift_config(V3)
+    safety = [p for p in registry() if p.id in ("S1", "S2", "S3")]
+    for seed in range(150):
+        trace = random_walk(config, seed)
+        for prop in safety:
+            assert prop.check_trace(trace) is None, (seed, prop.id)
+
+
+def test_every_action_type_has_a_label_and_a_docstring_naming_its_role() -> None:
+    labels = [t.label for t in ACTION_TYPES]
+    assert len(set(labels)) == len(labels)
+    for action_type in ACTION_TYPES:
+        doc = action_type.__doc__ or ""
+        assert doc.strip(), action_type
+        if action_type.drift is not None:
+            assert action_type.drift.value in doc, action_type
