@@ -1,17 +1,63 @@
 """Command line of the model checks.
 
+Each subcommand lives in its own module and registers itself through a `Command`: a name, a
+function adding its arguments, and a function running it. Adding a checker is one entry in
+`COMMANDS`.
+
 Exit codes: 0 every verdict matched its expectation; 1 some verdict differed (a finding or a
-regression: the table marks it with "!"); 2 usage or input error (one line on stderr).
+regression: the output marks it); 2 usage or input error (one line on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from model_checks.scenario_run import replay_all, table
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: printed as one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    del parser
+
+
+def run_scenarios(args: argparse.Namespace) -> int:
+    verdicts = replay_all()
+    print("Scenario suite: properties violated per scenario and variant (ok: none)")
+    print(table(verdicts))
+    wrong = [v for v in verdicts if not v.as_expected]
+    print(f"\n{len(verdicts) - len(wrong)} of {len(verdicts)} verdicts as expected")
+    return EXIT_MISMATCH if wrong else EXIT_OK
+
+
+COMMANDS: list[Command] = [
+    Command(
+        "scenarios",
+        "replay the hand-written scenario suite on every variant",
+        _no_arguments,
+        run_scenarios,
+    ),
+]
+
+
+def main_job(args: argparse.Namespace) -> int:
+    """The main job (no subcommand): every checker that is part of it, worst exit code wins."""
+    return run_scenarios(args)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,27 +67,18 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error",
     )
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser(
-        "scenarios",
-        help="replay the hand-written scenario suite on every variant",
-        description="Replay every scenario on V0-V3; print which properties each run "
-        "violated. A cell ending in '!' differs from the expectation.",
-    )
+    for command in COMMANDS:
+        child = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.add_arguments(child)
+        child.set_defaults(run=command.run)
     return parser
-
-
-def run_scenarios() -> int:
-    verdicts = replay_all()
-    print("Scenario suite: properties violated per scenario and variant (ok: none)")
-    print(table(verdicts))
-    wrong = [v for v in verdicts if not v.as_expected]
-    print(f"\n{len(verdicts) - len(wrong)} of {len(verdicts)} verdicts as expected")
-    return EXIT_MISMATCH if wrong else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command in (None, "scenarios"):
-        return run_scenarios()
-    print(f"unknown command {args.command!r}", file=sys.stderr)
-    return EXIT_USAGE
+    run: Callable[[argparse.Namespace], int] = getattr(args, "run", main_job)
+    try:
+        return run(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
