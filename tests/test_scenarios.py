@@ -63,3 +63,12 @@ def test_every_mutant_is_caught_by_its_witness(mutant: Mutant) -> None:
 
 def test_v2_is_the_base_of_the_mutants_unless_stated() -> None:
     assert all(m.base in (V2, V3) for m in MUTANTS)
+
+
+def test_v3_uuid_only_late_miss_is_a_client_error_that_changes_nothing() -> None:
+    scenario = next(s for s in SCENARIOS if s.name == "uuid-only-hit-lost-before-update")
+    trace = scenario.run(V3)
+    last_update = max(i for i, s in enumerate(trace.steps) if s.action.label == "p0_update_item")
+    before, after = trace.steps[last_update - 1].state, trace.steps[last_update].state
+    assert after.requests[1].outcome is Outcome.CLIENT_ERROR
+    assert after.shadows == before.shadows and after.processings == before.processings

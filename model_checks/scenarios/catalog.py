@@ -173,6 +173,22 @@ SCENARIOS: tuple[Scenario, ...] = (
         per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
     ),
     Scenario(
+        "uuid-only-hit-lost-before-update",
+        ("D6",),
+        "As above, but request 1 sent a UUID only: V3 has no media to reprocess, so the "
+        "attempt ends as a clear client error before anything changes; V0-V2 assert.",
+        configured("D6", budget=1),
+        (
+            *round_trip(0, item("a")),
+            submit(uuid_only("a")),
+            P0Process(1),
+            submit(item("b")),
+            P0Handle(2),
+            P0UpdateItem(1),
+        ),
+        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+    ),
+    Scenario(
         "identity-reuse-serves-old-content",
         ("D7",),
         "The client reuses identity a for new content; P0's shadow hits and P1 serves the old "

@@ -78,6 +78,8 @@ def update_next_item(config: Config, state: State, rid: int) -> State:
     work = request.work
     assert work is not None, "update_next_item needs a processed attempt"
     fe = request.front_end
+    if work.done == 0 and _unprocessable_late_miss(config, state, request):
+        return state.with_request(replace(request, stage=Stage.DONE, outcome=Outcome.CLIENT_ERROR))
     if work.done == 0 and config.variant.touches_first:
         state = _touch_all(config, state, request)
     index = work.order[work.done]
@@ -87,6 +89,8 @@ def update_next_item(config: Config, state: State, rid: int) -> State:
         return replace(state, fault=Fault(FaultKind.HANG, f"P0 (front end {fe}): {hang}"))
     except _LateMiss as late:
         return replace(state, fault=Fault(FaultKind.P0_ASSERT, str(late)))
+    except _MissingMedia:
+        return state.with_request(replace(request, stage=Stage.DONE, outcome=Outcome.CLIENT_ERROR))
     work = replace(work, done=work.done + 1, wire=(*work.wire, (index, wire)))
     if work.done < len(work.order):
         return state.with_request(replace(request, stage=Stage.UPDATING, work=work))
@@ -96,8 +100,24 @@ def update_next_item(config: Config, state: State, rid: int) -> State:
     return state.with_request(replace(request, stage=Stage.IN_FLIGHT, work=None))
 
 
+def _unprocessable_late_miss(config: Config, state: State, request: Request) -> bool:
+    """V3: a probed hit, sent UUID-only, is gone before the update: there is no media to
+    reprocess, so the attempt is a client error, decided before anything changes."""
+    if not config.variant.late_miss_reprocess or request.work is None:
+        return False
+    shadow = state.shadows[request.front_end]
+    return any(
+        pid is None and not item.has_data and not lru.probe(shadow, item.identity)
+        for item, pid in zip(request.items, request.work.processed, strict=True)
+    )
+
+
 class _LateMiss(Exception):
     """A probed hit is gone from the shadow and there is no processed data to send."""
+
+
+class _MissingMedia(Exception):
+    """V3: a late miss on an item sent UUID-only (nothing to reprocess): a client error."""
 
 
 def _touch_all(config: Config, state: State, request: Request) -> State:
@@ -119,6 +139,8 @@ def _update_item(
         return state.with_shadow(request.front_end, shadow), wire
     pid = request.work.processed[index]
     if pid is None:
+        if config.variant.late_miss_reprocess and not item.has_data:
+            raise _MissingMedia(item.identity)
         if not config.variant.late_miss_reprocess:
             raise _LateMiss(
                 f"P0 (front end {request.front_end}): expected a cached item for "
