@@ -112,7 +112,7 @@ class P0Work:
 
     hits: identities the probe found in the shadow (not processed).
     processed: pid per item (None for probed hits).
-    order: item indices in update order (request order, or references first).
+    order: item indices in update order, fixed when the update starts (empty before).
     done: how many of `order` are updated; wire: wire items built so far, in request order
     once complete.
     """

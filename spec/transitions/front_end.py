@@ -58,18 +58,19 @@ def process_attempt(config: Config, state: State, rid: int) -> State:
         else:
             state, pid = new_processing(state, item.content)
             processed.append(pid)
-    work = P0Work(hits, tuple(processed), update_order(config, request.items, hits))
+    work = P0Work(hits, tuple(processed), ())
     return state.with_request(replace(request, stage=Stage.PROCESSED, work=work))
 
 
-def update_order(
-    config: Config, items: tuple[ClientItem, ...], hits: frozenset[str]
-) -> tuple[int, ...]:
-    """Request order, or (references_first) probed hits before probed misses, each stable."""
+def update_order(config: Config, items: tuple[ClientItem, ...], shadow: lru.Lru) -> tuple[int, ...]:
+    """Request order, or (references_first) the items the shadow holds when the update starts
+    before the others, each group stable. Deciding by presence at update time, not at probe
+    time, keeps every insert (payloads, and late misses reprocessed) after every reference,
+    which is also the order P1 will resolve the wire items in."""
     indices = tuple(range(len(items)))
     if not config.variant.references_first:
         return indices
-    return tuple(sorted(indices, key=lambda i: items[i].identity not in hits))
+    return tuple(sorted(indices, key=lambda i: not lru.probe(shadow, items[i].identity)))
 
 
 def update_next_item(config: Config, state: State, rid: int) -> State:
@@ -80,8 +81,12 @@ def update_next_item(config: Config, state: State, rid: int) -> State:
     fe = request.front_end
     if work.done == 0 and _unprocessable_late_miss(config, state, request):
         return state.with_request(replace(request, stage=Stage.DONE, outcome=Outcome.CLIENT_ERROR))
-    if work.done == 0 and config.variant.touches_first:
-        state = _touch_all(config, state, request)
+    if work.done == 0:
+        if config.variant.touches_first:
+            state = _touch_all(config, state, request)
+        order = update_order(config, request.items, state.shadows[fe])
+        work = replace(work, order=order)
+        request = replace(request, work=work)
     index = work.order[work.done]
     try:
         state, wire = _update_item(config, state, request, index)
