@@ -14,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from model_checks.scenario_run import replay_all, table
 
@@ -45,12 +46,38 @@ def run_scenarios(args: argparse.Namespace) -> int:
     return EXIT_MISMATCH if wrong else EXIT_OK
 
 
+def _docs_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", action="store_true", help="fail (exit 1) if docs/ is stale")
+    parser.add_argument("--out", type=Path, default=Path("docs"), help="output folder")
+
+
+def run_docs(args: argparse.Namespace) -> int:
+    from model_checks.docs.generate import stale, write
+
+    if args.check:
+        outdated = stale(args.out)
+        for name in outdated:
+            print(f"stale: {args.out / name} (run `python -m model_checks docs`)")
+        if not outdated:
+            print(f"{args.out}: generated pages are fresh")
+        return EXIT_MISMATCH if outdated else EXIT_OK
+    for path in write(args.out):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
 COMMANDS: list[Command] = [
     Command(
         "scenarios",
         "replay the hand-written scenario suite on every variant",
         _no_arguments,
         run_scenarios,
+    ),
+    Command(
+        "docs",
+        "generate docs/ from the registry and real runs (--check: fail if stale)",
+        _docs_arguments,
+        run_docs,
     ),
 ]
 

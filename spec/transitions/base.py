@@ -7,6 +7,7 @@ a state (the guard still decides), so checkers can list every enabled action.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
@@ -28,6 +29,8 @@ class Action:
     drift: ClassVar[Drift | None] = None
     # The drift source whose environment membership enables this action at all.
     requires: ClassVar[Drift | None] = None
+    # Drift sources that particular instances exercise (e.g. a reordered delivery, D1).
+    exercises: ClassVar[tuple[Drift, ...]] = ()
 
     def guard(self, config: Config, state: State) -> bool:
         raise NotImplementedError
@@ -50,7 +53,14 @@ class Action:
         return self.drift_event() is None
 
     def arguments(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        """The action's own fields (its arguments), by name."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def exercised_drift(cls) -> frozenset[Drift]:
+        """Every drift source some instance of this action can exercise."""
+        own = {d for d in (cls.drift, cls.requires) if d is not None}
+        return frozenset(own) | frozenset(cls.exercises)
 
     def available(self, config: Config) -> bool:
         return self.requires is None or config.enables(self.requires)

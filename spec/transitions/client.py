@@ -38,9 +38,11 @@ def well_formed(config: Config, items: tuple[ClientItem, ...]) -> bool:
 @dataclass(frozen=True, slots=True)
 class Submit(Action):
     """The client submits a new request to front end `front_end` (protocol, no drift; a
-    version > 0 is identity reuse, D7, and exists only when the configuration allows it)."""
+    version > 0 is identity reuse, D7; front end 1 exists only under D5; items over the budget
+    together only under D8)."""
 
     label = "submit"
+    exercises = (Drift.D5, Drift.D7, Drift.D8)
     items: tuple[ClientItem, ...]
     front_end: int = 0
 

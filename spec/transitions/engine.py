@@ -105,6 +105,7 @@ class P1Receive(Action):
     protocol's FIFO delivery; any other index is reordering (D1)."""
 
     label = "p1_receive"
+    exercises = (Drift.D1,)
     index: int = 0
 
     def guard(self, config: Config, state: State) -> bool:

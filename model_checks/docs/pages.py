@@ -1,0 +1,118 @@
+"""The generated pages. Each function returns one page's Markdown; nothing here restates a
+property, a drift source or an expectation: all of it is read from the registry, the spec's
+transitions and the scenario suite, and every table of results comes from a run made now."""
+
+from __future__ import annotations
+
+from model_checks import render
+from model_checks.docs.markdown import GENERATED, table
+from model_checks.scenario_run import ScenarioVerdict
+from model_checks.scenarios import SCENARIOS, Scenario
+from spec import ACTION_TYPES, VARIANTS, Drift, registry
+from spec.trace import Trace
+
+
+def _violated_in(verdicts: list[ScenarioVerdict], prop: str, variant: str) -> list[str]:
+    return [v.scenario for v in verdicts if v.variant == variant and prop in v.found]
+
+
+def invariants_page(verdicts: list[ScenarioVerdict]) -> str:
+    parts = [GENERATED, "", "# Properties", ""]
+    parts.append(
+        "Every property of `spec.registry()`, with its statement, kind and the evidence for "
+        "each variant from the scenario suite (`docs/scenarios.md`)."
+    )
+    scenario_count = len(SCENARIOS)
+    for prop in registry():
+        parts += ["", f"## {prop.id}: {prop.title}", "", f"*Kind:* {prop.kind.value}.", ""]
+        parts.append(prop.statement)
+        if prop.fairness:
+            parts += ["", f"*Fairness assumption:* {prop.fairness}."]
+        rows = []
+        for variant in VARIANTS:
+            broken = _violated_in(verdicts, prop.id, variant.name)
+            result = (
+                "violated in " + ", ".join(f"`{s}`" for s in broken)
+                if broken
+                else f"held in all {scenario_count} scenarios"
+            )
+            rows.append((variant.name, result))
+        parts += ["", "Checked by: scenario suite.", "", table(("variant", "scenarios"), rows)]
+    return "\n".join(parts) + "\n"
+
+
+def drift_page(verdicts: list[ScenarioVerdict]) -> str:
+    parts = [GENERATED, "", "# Drift sources", ""]
+    parts.append(
+        "What each drift source does, which transitions represent it, and which variants keep "
+        "S1-S3 (no stale pairing, budget, no crash) in the scenarios that exercise it."
+    )
+    safety = {"S1", "S2", "S3"}
+    for drift in sorted(Drift, key=lambda d: int(d.value[1:])):
+        actions = [t.label for t in ACTION_TYPES if drift in t.exercised_drift()]
+        scenarios = [s for s in SCENARIOS if drift.value in s.drift]
+        survivors = [
+            v.name for v in VARIANTS
+            if not any(
+                safety & x.found for x in verdicts
+                if x.variant == v.name and drift.value in x.drift
+            )
+        ]
+        effect = drift.effect[0].upper() + drift.effect[1:] + "."
+        parts += ["", f"## {drift.value}: {drift.title}", "", effect]
+        parts += [
+            "",
+            f"- transitions: {', '.join(f'`{a}`' for a in actions) or 'none'}"
+            + ("" if drift not in _CONFIGURED else f"; configuration: {_CONFIGURED[drift]}"),
+            f"- scenarios: {', '.join(f'[`{s.name}`](scenarios.md#{s.name})' for s in scenarios)}",
+            f"- variants keeping S1-S3 there: {', '.join(survivors) or 'none'}",
+        ]
+    return "\n".join(parts) + "\n"
+
+
+_CONFIGURED = {
+    Drift.D5: "`front_ends=2`",
+    Drift.D7: "`versions` > 1",
+    Drift.D9: "`sizes` with `shadow_bytes` != `receiver_bytes`",
+    Drift.D11: "`sizes` over the `budget`",
+}
+
+
+def step_table(trace: Trace) -> str:
+    """A labelled step table: action, then the state after it."""
+    rows = []
+    for number, _, action, after in trace.transitions():
+        cols = render.columns(after)
+        rows.append((number, render.action(action), *cols.values()))
+    headers = ("#", "action", *render.columns(trace.initial).keys())
+    return table(headers, rows)
+
+
+def _scenario_section(scenario: Scenario, verdicts: list[ScenarioVerdict]) -> list[str]:
+    mine = [v for v in verdicts if v.scenario == scenario.name]
+    shown = next((v for v in VARIANTS if v.name == "V2"), VARIANTS[0])
+    rows = [(v.variant, " ".join(sorted(v.found)) or "none", v.steps) for v in mine]
+    return [
+        "",
+        f"## {scenario.name}",
+        "",
+        f"Drift: {'+'.join(scenario.drift) or 'none'}. {scenario.story}",
+        "",
+        table(("variant", "violated", "steps"), rows),
+        "",
+        f"The run on {shown.name}:",
+        "",
+        step_table(scenario.run(shown)),
+    ]
+
+
+def scenarios_page(verdicts: list[ScenarioVerdict]) -> str:
+    parts = [GENERATED, "", "# Scenario suite", ""]
+    parts.append(
+        "Hand-written traces, one or more per drift source, run on every variant; the "
+        "expectations are in `model_checks/scenarios/catalog.py` and `python -m model_checks "
+        "scenarios` fails when a run differs from them. Notation: " + render.NOTATION
+    )
+    for scenario in SCENARIOS:
+        parts += _scenario_section(scenario, verdicts)
+    return "\n".join(parts) + "\n"
