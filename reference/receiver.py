@@ -14,20 +14,18 @@ the lock costs tens of nanoseconds per call.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from reference._validate import check_identities, check_identity, check_instance, check_tag
+from reference._validate import check_identities, check_instance, check_tag
 from reference.errors import (
     CacheError,
-    InvariantViolationError,
     MultiModalCacheMissError,
     ReceiverCacheAssertionError,
 )
+from reference.guarded import GuardedCache
 from reference.items import Placeholders, TensorTree, tree_nbytes
-from reference.lru import ByteLru, CacheStats
 from reference.messages import ModelInput, WireItem
 from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
 
@@ -50,33 +48,11 @@ class Resolution(NamedTuple):
     missed: tuple[str, ...]
 
 
-class ReceiverCache:
+class ReceiverCache(GuardedCache[ReceiverEntry]):
     """The receiver (P1). ``budget`` in bytes, the same as the sender's."""
 
     def __init__(self, budget: int, *, variant: Variant = DEFAULT_VARIANT) -> None:
-        check_instance("variant", variant, Variant)
-        self._lru: ByteLru[str, ReceiverEntry] = ByteLru(budget)
-        self._variant = variant
-        self._lock = threading.Lock()
-
-    @property
-    def variant(self) -> Variant:
-        return self._variant
-
-    @property
-    def budget(self) -> int:
-        return self._lru.budget
-
-    def __contains__(self, identity: object) -> bool:
-        """Probe: no reordering, not counted as a lookup."""
-        with self._lock:
-            return identity in self._lru
-
-    def touch(self, identity: str) -> bool:
-        """Make a present identity most recent (True); an absent one: nothing (False)."""
-        check_identity(identity)
-        with self._lock:
-            return self._lru.touch(identity)
+        super().__init__(budget, variant)
 
     def get_and_update(self, item: WireItem) -> TensorTree:
         """One item, the seed's per-item step; raises the miss error if it cannot be served."""
@@ -114,34 +90,6 @@ class ReceiverCache:
         if not self._variant.recovers:
             return ReceiverCacheAssertionError(identities)
         return MultiModalCacheMissError(identities, request_id=request_id)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._lru.clear()
-
-    def stats(self) -> CacheStats:
-        with self._lock:
-            return self._lru.stats()
-
-    def entries(self) -> list[tuple[str, int]]:
-        """(identity, size), least recent first."""
-        with self._lock:
-            return self._lru.entries()
-
-    def items(self) -> list[tuple[str, ReceiverEntry]]:
-        """(identity, entry), least recent first."""
-        with self._lock:
-            return self._lru.items()
-
-    def check_invariants(self) -> None:
-        """The LRU's invariants, plus: entries are tagged iff the variant is."""
-        with self._lock:
-            self._lru.check_invariants()
-            for identity, entry in self._lru.items():
-                if (entry.tag is not None) != self._variant.tagged:
-                    raise InvariantViolationError(
-                        f"got tag {entry.tag!r} for {identity!r} in variant {self._variant}"
-                    )
 
     def _validate(self, items: tuple[WireItem, ...]) -> list[int]:
         """Check every item; return each payload's size (0 for references)."""

@@ -15,19 +15,17 @@ keeps the request's update atomic; the processor must not call back into this ca
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reference._validate import check_identities, check_identity, check_instance
 from reference.errors import (
     BadInputValueError,
-    InvariantViolationError,
     MissingMediaError,
     SenderCacheAssertionError,
 )
+from reference.guarded import GuardedCache
 from reference.items import Placeholders, ProcessedItem, Processor, run_processor
-from reference.lru import ByteLru, CacheStats
 from reference.messages import Outgoing, WireItem
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
@@ -43,7 +41,7 @@ class ShadowEntry:
     tag: int | None
 
 
-class SenderCache:
+class SenderCache(GuardedCache[ShadowEntry]):
     """The shadow (P0). ``budget`` in bytes, as P1's; ``tags`` defaults to a random nonce."""
 
     def __init__(
@@ -53,36 +51,14 @@ class SenderCache:
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
-        check_instance("variant", variant, Variant)
-        self._lru: ByteLru[str, ShadowEntry] = ByteLru(budget)
-        self._variant = variant
+        super().__init__(budget, variant)
         self._tags = tags if tags is not None else TagSource()
-        self._lock = threading.Lock()
-
-    @property
-    def variant(self) -> Variant:
-        return self._variant
-
-    @property
-    def budget(self) -> int:
-        return self._lru.budget
-
-    def __contains__(self, identity: object) -> bool:
-        """Probe one identity: no reordering, not counted as a lookup."""
-        with self._lock:
-            return identity in self._lru
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
         """The identities (of one request) that the shadow holds; nothing is reordered."""
         checked = check_identities(identities)
         with self._lock:
             return frozenset(i for i in checked if i in self._lru)
-
-    def touch(self, identity: str) -> bool:
-        """Make a present identity most recent (True); an absent one: nothing (False)."""
-        check_identity(identity)
-        with self._lock:
-            return self._lru.touch(identity)
 
     def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
@@ -127,34 +103,10 @@ class SenderCache:
         with self._lock:
             return sum(self._lru.pop(identity) is not None for identity in checked)
 
-    def clear(self) -> None:
-        with self._lock:
-            self._lru.clear()
-
-    def stats(self) -> CacheStats:
-        with self._lock:
-            return self._lru.stats()
-
-    def entries(self) -> list[tuple[str, int]]:
-        """(identity, recorded size), least recent first."""
-        with self._lock:
-            return self._lru.entries()
-
-    def items(self) -> list[tuple[str, ShadowEntry]]:
-        """(identity, shadow entry), least recent first."""
-        with self._lock:
-            return self._lru.items()
-
-    def check_invariants(self) -> None:
-        """The LRU's invariants, plus: entries hold metadata only, tagged iff the variant is."""
-        with self._lock:
-            self._lru.check_invariants()
-            for identity, entry in self._lru.items():
-                check_instance(f"shadow entry of {identity!r}", entry, ShadowEntry)
-                if (entry.tag is not None) != self._variant.tagged:
-                    raise InvariantViolationError(
-                        f"got tag {entry.tag!r} for {identity!r} in variant {self._variant}"
-                    )
+    def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
+        """Entries hold metadata only, tagged iff the variant is."""
+        check_instance(f"shadow entry of {identity!r}", entry, ShadowEntry)
+        super()._check_entry(identity, entry)
 
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
 

@@ -51,6 +51,19 @@ def round_trip(rid: int, *items: ClientItem, front_end: int = 0) -> tuple[Action
     return (submit(*items, front_end=front_end), P0Handle(rid), P1Receive(0), P0ReceiveReply())
 
 
+def probed_hit_evicted(again: ClientItem) -> tuple[Action, ...]:
+    """a is cached; request 1 (`again`, naming a) is probed, then request 2's b evicts a from
+    a 1-byte shadow before request 1's update."""
+    return (
+        *round_trip(0, item("a")),
+        submit(again),
+        P0Process(1),
+        submit(item("b")),
+        P0Handle(2),
+        P0UpdateItem(1),
+    )
+
+
 CRASH = "S3 H1 L4"  # V0 on a reference P1 cannot serve: the engine's input thread dies
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -162,14 +175,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "shadow (budget 1); request 1's update finds no a and has no data: the real front "
         "end's assertion. V3 processes a then and sends it.",
         configured("D6", budget=1),
-        (
-            *round_trip(0, item("a")),
-            submit(item("a")),
-            P0Process(1),
-            submit(item("b")),
-            P0Handle(2),
-            P0UpdateItem(1),
-        ),
+        probed_hit_evicted(item("a")),
         per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
     ),
     Scenario(
@@ -178,14 +184,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "As above, but request 1 sent a UUID only: V3 has no media to reprocess, so the "
         "attempt ends as a clear client error before anything changes; V0-V2 assert.",
         configured("D6", budget=1),
-        (
-            *round_trip(0, item("a")),
-            submit(uuid_only("a")),
-            P0Process(1),
-            submit(item("b")),
-            P0Handle(2),
-            P0UpdateItem(1),
-        ),
+        probed_hit_evicted(uuid_only("a")),
         per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
     ),
     Scenario(

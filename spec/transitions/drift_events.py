@@ -45,13 +45,8 @@ class ClearBoth(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class P1Clear(Action):
-    """D3: P1's cache is cleared alone (sleep, pause with cache clear, reset of P1 only):
-    P1 empty, P0 full. Unsafe: P0 keeps sending references."""
-
-    label = "p1_clear"
-    drift = Drift.D3
-    requires = Drift.D3
+class _ReceiverWipe(Action):
+    """P1 loses its whole cache, at any time; the subclass says why (its drift source)."""
 
     def guard(self, config: Config, state: State) -> bool:
         return True
@@ -62,6 +57,16 @@ class P1Clear(Action):
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         yield cls()
+
+
+@dataclass(frozen=True, slots=True)
+class P1Clear(_ReceiverWipe):
+    """D3: P1's cache is cleared alone (sleep, pause with cache clear, reset of P1 only):
+    P1 empty, P0 full. Unsafe: P0 keeps sending references."""
+
+    label = "p1_clear"
+    drift = Drift.D3
+    requires = Drift.D3
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,23 +132,13 @@ class P1Reset(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class P1Restart(Action):
+class P1Restart(_ReceiverWipe):
     """D10: the engine process restarts and loses its cache (messages already queued to it
     survive). Unsafe, like a one-sided clear."""
 
     label = "p1_restart"
     drift = Drift.D10
     requires = Drift.D10
-
-    def guard(self, config: Config, state: State) -> bool:
-        return True
-
-    def apply(self, config: Config, state: State) -> State:
-        return replace(state, receiver=())
-
-    @classmethod
-    def candidates(cls, config: Config, state: State) -> Iterator[Action]:
-        yield cls()
 
 
 @dataclass(frozen=True, slots=True)
