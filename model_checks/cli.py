@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.conform import command as conform_command
 from model_checks.scenario_run import replay_all, table
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
@@ -78,6 +79,12 @@ COMMANDS: list[Command] = [
         "generate docs/ from the registry and real runs (--check: fail if stale)",
         _docs_arguments,
         run_docs,
+    ),
+    Command(
+        "conform",
+        "lockstep conformance of an implementation (--adapter module:factory) to the spec",
+        conform_command.add_arguments,
+        conform_command.run,
     ),
 ]
 

@@ -1,0 +1,695 @@
+"""Lockstep: the spec and an implementation driven side by side, action for action.
+
+The driver owns the client and the channel between the sides: it picks spec actions, applies
+each to the spec (`spec.step`) and, through the adapter, to the implementation, then compares
+everything observable (`_compare`). The first difference raises `Disagreement`, labelled with
+the step, the action and both observations.
+
+Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
+
+- Submit -> a client request: media for items sent with data, UUID only otherwise.
+- P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2).
+- P0Process -> probe (D6); P0UpdateItem -> update. The implementation's update is atomic per
+  request, so P0UpdateItem is a macro step: the spec takes per-item steps until the attempt
+  leaves PROCESSED/UPDATING (or faults), while the implementation does one update.
+- P1Receive(i) -> the engine receives the i-th message of the channel (i > 0: D1).
+- P0ReceiveReply -> the front end takes the oldest reply.
+- Retry -> the client resends with media on every item (the retry helper's semantics).
+- ClearBoth, P0Clear, P1Clear, P0ClearForReset, P1Reset, P0Restart, P1Restart -> clear()
+  or restart() of the matching side at that moment.
+- D9: the channel re-encodes each payload to the spec's P1 size (`codec.resize_payload`).
+
+Tags: the spec's tags are processing ids, the implementation's are its own values; a bijection
+is learnt whenever both sides create a payload for the same item, and every tag is compared
+through it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from model_checks.conform import adapter as api
+from model_checks.conform import codec
+from spec import Config, Drift, Outcome, Stage, State, registry
+from spec import lru as spec_lru
+from spec.fairness import fair_choice, is_quiescent, pending
+from spec.machine import initial, is_enabled, step
+from spec.state import ClientItem
+from spec.trace import Step, Trace
+from spec.transitions import (
+    ACTION_TYPES,
+    Action,
+    ClearBoth,
+    P0Clear,
+    P0ClearForReset,
+    P0Handle,
+    P0HandleRejected,
+    P0Process,
+    P0ReceiveReply,
+    P0Restart,
+    P0UpdateItem,
+    P1Clear,
+    P1Receive,
+    P1Reset,
+    P1Restart,
+    Retry,
+    Submit,
+)
+
+EngineFactory = Callable[[api.Setup], api.EngineSide]
+
+
+class Disagreement(Exception):
+    """The spec and the implementation disagree, or the implementation broke a property the
+    spec keeps. `caught_by` is the property id (S1-S3, L1-L4) or the observation's name."""
+
+    def __init__(
+        self, step: int, action: Action, caught_by: str, spec_side: object, impl_side: object
+    ) -> None:
+        self.step = step
+        self.action = action
+        self.caught_by = caught_by
+        self.spec_side = spec_side
+        self.impl_side = impl_side
+        self.actions: tuple[Action, ...] = ()
+        super().__init__(
+            f"step {step} ({action!r}): {caught_by}: spec {spec_side!r} / impl {impl_side!r}"
+        )
+
+    def report(self) -> str:
+        lines = [f"disagreement at step {self.step}, caught by {self.caught_by}"]
+        for number, action in enumerate(self.actions, start=1):
+            marker = "  <-- here" if number == self.step else ""
+            lines.append(f"  {number:3d}. {action!r}{marker}")
+        lines.append(f"  spec: {self.spec_side!r}")
+        lines.append(f"  impl: {self.impl_side!r}")
+        return "\n".join(lines)
+
+
+@dataclass
+class _Attempt:
+    """The implementation's side of one spec request (rid): the current attempt."""
+
+    front_end: int
+    items: tuple[ClientItem, ...]
+    stage: Stage = Stage.SUBMITTED
+    outcome: Outcome | None = None
+    probed: object | None = None
+    request_id: int | None = None
+    retries: int = 0
+
+
+@dataclass
+class _Sent:
+    rid: int
+    front_end: int
+    message: api.WireMessage  # as P0 built it
+    delivered: api.WireMessage  # as P1 will receive it (after the channel's D9 re-encoding)
+
+
+@dataclass
+class _Monitors:
+    """Liveness monitors over the implementation's own observations (L1-L3)."""
+
+    owed: dict[tuple[int, str], int] = field(default_factory=dict)  # (fe, identity) -> step
+    watching: dict[int, int] = field(default_factory=dict)  # rid -> step of the miss reply
+
+
+def _stage(stage: Stage) -> Stage:
+    # UPDATING is invisible on an implementation whose update is atomic.
+    return Stage.PROCESSED if stage is Stage.UPDATING else stage
+
+
+class Lockstep:
+    """One lockstep run from the initial state. `apply` raises `Disagreement`."""
+
+    def __init__(
+        self,
+        config: Config,
+        adapter: api.Adapter,
+        engine_factory: EngineFactory | None = None,
+    ) -> None:
+        self.config = config
+        setup = api.Setup(config.budget, config.variant.name, config.front_ends,
+                          codec.process_media)
+        self.front_ends = [adapter.front_end(setup, i) for i in range(config.front_ends)]
+        self.engine = (engine_factory or adapter.engine)(setup)
+        self.state: State = initial(config)
+        self.steps: list[Step] = []
+        self.actions: list[Action] = []
+        self.attempts: list[_Attempt] = []
+        self.channel: list[_Sent] = []
+        self.replies: list[tuple[int, int, tuple[str, ...]]] = []  # rid, request id, missed
+        self.fault: api.Fault | None = None
+        self.delivery: tuple[int, api.Delivered] | None = None
+        self.tag_to_pid: dict[int, int] = {}
+        self.pid_to_tag: dict[int, int] = {}
+        self.monitors = _Monitors()
+
+    def close(self) -> None:
+        self.engine.close()
+
+    # -- driving ---------------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply `action` (enabled in the spec) to both sides and compare."""
+        number = len(self.actions) + 1
+        self.actions.append(action)
+        self.state = step(self.config, self.state, action)
+        self.steps.append(Step(action, self.state))
+        if isinstance(action, P0UpdateItem):
+            while self.state.fault is None and self.state.requests[action.rid].stage in (
+                Stage.PROCESSED, Stage.UPDATING
+            ):
+                self.state = step(self.config, self.state, action)
+                self.steps.append(Step(action, self.state))
+        self.delivery = None
+        if action.drift_event() is not None:
+            self.monitors.watching.clear()  # L3 assumes no drift between the miss and the retry
+        try:
+            self._impl(action)
+        except Disagreement:
+            raise
+        except Exception as error:  # the harness itself must not hide an adapter's crash
+            self.fault = api.Fault("crash", f"{type(error).__name__}: {error}")
+        self._compare(number, action)
+
+    def _impl(self, action: Action) -> None:
+        if isinstance(action, Submit):
+            self.attempts.append(_Attempt(action.front_end, action.items))
+        elif isinstance(action, P0Handle | P0HandleRejected):
+            if self._probe(action.rid):
+                self._update(action.rid, rejected=isinstance(action, P0HandleRejected))
+        elif isinstance(action, P0Process):
+            self._probe(action.rid)
+        elif isinstance(action, P0UpdateItem):
+            self._update(action.rid, rejected=False)
+        elif isinstance(action, P1Receive):
+            self._receive(action.index)
+        elif isinstance(action, P0ReceiveReply):
+            self._take_reply()
+        elif isinstance(action, Retry):
+            attempt = self.attempts[action.rid]
+            items = tuple(ClientItem(i.identity, i.version, True) for i in attempt.items)
+            self.attempts[action.rid] = _Attempt(
+                attempt.front_end, items, retries=attempt.retries + 1
+            )
+        elif isinstance(action, ClearBoth):
+            for front_end in self.front_ends:
+                front_end.clear()
+            self.engine.clear()
+        elif isinstance(action, P0Clear | P0ClearForReset):
+            self.front_ends[action.front_end].clear()
+        elif isinstance(action, P1Clear | P1Reset):
+            self.engine.clear()
+        elif isinstance(action, P0Restart):
+            self.front_ends[action.front_end].restart()
+        elif isinstance(action, P1Restart):
+            self.engine.restart()
+        else:
+            raise TypeError(f"no implementation mapping for {action!r}")
+
+    def _items(self, attempt: _Attempt) -> tuple[api.ItemIn, ...]:
+        return tuple(
+            api.ItemIn(i.identity, codec.media_for(self.config, i.content) if i.has_data else None)
+            for i in attempt.items
+        )
+
+    def _probe(self, rid: int) -> bool:
+        attempt = self.attempts[rid]
+        probed = self.front_ends[attempt.front_end].probe(self._items(attempt))
+        if isinstance(probed, api.ClientRejected):
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            return False
+        attempt.stage, attempt.probed = Stage.PROCESSED, probed
+        return True
+
+    def _update(self, rid: int, rejected: bool) -> None:
+        attempt = self.attempts[rid]
+        front_end = self.front_ends[attempt.front_end]
+        result = front_end.update(attempt.probed)
+        attempt.probed = None
+        if isinstance(result, api.Fault):
+            self.fault = result
+            return
+        if isinstance(result, api.ClientRejected):
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            return
+        attempt.request_id = result.request_id
+        if rejected:
+            self._learn_from_shadow(attempt.front_end)
+            front_end.abandon(result.request_id)
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.REJECTED
+            return
+        attempt.stage = Stage.IN_FLIGHT
+        self._sent(rid, attempt.front_end, result)
+        self._learn_from_shadow(attempt.front_end)
+
+    def _sent(self, rid: int, front_end: int, message: api.WireMessage) -> None:
+        """A message enters the channel: learn tags, run L1, re-encode sizes (D9)."""
+        spec_message = self.state.to_engine[-1] if self.state.to_engine else None
+        number = len(self.actions)
+        if spec_message is not None and spec_message.rid == rid:
+            for spec_item, item in zip(spec_message.items, message.items, strict=False):
+                tags = (spec_item.tag, item.tag)
+                if spec_item.data is not None and tags[0] is not None and tags[1] is not None:
+                    self._learn(number, tags[0], tags[1])
+        for item in message.items:
+            since = self.monitors.owed.pop((front_end, item.identity), None)
+            if since is not None and item.payload is None:
+                self._fail_property(
+                    "L1", f"front end {front_end} sent {item.identity!r} as a reference after "
+                    f"the miss reply taken at step {since}",
+                )
+        delivered = api.WireMessage(message.request_id, tuple(
+            item if item.payload is None else api.WireItem(
+                item.identity, self._reencode(item), item.placeholders, item.tag
+            )
+            for item in message.items
+        ))
+        self.channel.append(_Sent(rid, front_end, message, delivered))
+
+    def _reencode(self, item: api.WireItem) -> api.Payload:
+        assert item.payload is not None
+        code = codec.payload_code(item.payload)
+        content = None if code is None else codec.content_of(self.config, code)
+        if content is None or not self.config.enables(Drift.D9):
+            return item.payload
+        return codec.resize_payload(item.payload, self.config.receiver_bytes(content))
+
+    def _learn_from_shadow(self, front_end: int) -> None:
+        """Pair the new shadow entries of both sides by identity (a request rejected after its
+        update (D2) sends no message, but its entries are referenced later)."""
+        impl = {e.identity: e.tag for e in self.front_ends[front_end].shadow()}
+        for entry in spec_lru.entries(self.state.shadows[front_end]):
+            tag = impl.get(entry.identity)
+            if entry.tag is None or tag is None:
+                continue
+            if entry.tag not in self.pid_to_tag and tag not in self.tag_to_pid:
+                self._learn(len(self.actions), entry.tag, tag)
+
+    def _learn(self, number: int, pid: int, tag: int) -> None:
+        known_tag, known_pid = self.pid_to_tag.get(pid), self.tag_to_pid.get(tag)
+        if known_tag is None and known_pid is None:
+            self.pid_to_tag[pid], self.tag_to_pid[tag] = tag, pid
+        elif known_tag != tag or known_pid != pid:
+            raise Disagreement(
+                number, self.actions[-1], "tags",
+                f"processing {pid} (tag {self.pid_to_tag.get(pid)!r})",
+                f"tag {tag:#x} (processing {known_pid!r})",
+            )
+
+    def _receive(self, index: int) -> None:
+        sent = self.channel.pop(index)
+        result = self.engine.receive(sent.delivered)
+        self.delivery = (sent.rid, result)
+        attempt = self.attempts[sent.rid]
+        if isinstance(result, api.Fault):
+            self.fault = result
+            return
+        missed = result.identities if isinstance(result, api.Missed) else ()
+        with_data = {i.identity for i in sent.delivered.items if i.payload is not None}
+        wrong = sorted(with_data.intersection(missed))
+        if wrong:
+            self._fail_property("L2", f"items sent with data reported missing: {wrong}")
+        since = self.monitors.watching.pop(sent.rid, None)
+        if since is not None and missed:
+            self._fail_property(
+                "L3", f"request {sent.rid}: the retry after the miss at step {since} missed "
+                f"again ({', '.join(missed)}) with no drift event in between",
+            )
+        assert attempt.request_id is not None
+        self.replies.append((sent.rid, attempt.request_id, missed))
+
+    def _take_reply(self) -> None:
+        rid, request_id, missed = self.replies.pop(0)
+        attempt = self.attempts[rid]
+        self.front_ends[attempt.front_end].handle_reply(request_id, missed)
+        attempt.stage = Stage.DONE
+        attempt.outcome = Outcome.MISS if missed else Outcome.SUCCESS
+        if missed:
+            number = len(self.actions)
+            self.monitors.owed.update({(attempt.front_end, h): number for h in missed})
+            self.monitors.watching[rid] = number
+
+    def _fail_property(self, prop: str, reason: str) -> None:
+        """An implementation-side property broke; a disagreement unless the spec breaks it
+        at the same step too (then the implementation conforms, and the verdict is the
+        spec's business)."""
+        spec_reason = _spec_violation(self.config, self.steps, prop, self._at)
+        if spec_reason is None:
+            raise Disagreement(len(self.actions), self.actions[-1], prop, "holds", reason)
+
+    @property
+    def _at(self) -> int:
+        return len(self.steps)
+
+    # -- comparing -------------------------------------------------------------------------
+
+    def _compare(self, number: int, action: Action) -> None:
+        pairs: list[tuple[str, object, object]] = [
+            ("fault", self._spec_fault(), None if self.fault is None else self.fault.kind),
+        ]
+        if (self.state.fault is None and self.fault is None) or self.delivery is not None:
+            pairs.append(("delivery", self._spec_delivery(), self._impl_delivery()))
+        if self.state.fault is None and self.fault is None:
+            pairs += [
+                ("requests", self._spec_requests(), self._impl_requests()),
+                ("channel", self._spec_channel(), self._impl_channel()),
+                ("replies", self._spec_replies(), self._impl_replies()),
+                *(
+                    (f"shadow {fe}", self._spec_shadow(fe), self._impl_shadow(fe))
+                    for fe in range(self.config.front_ends)
+                ),
+                ("receiver", self._spec_receiver(), self._impl_receiver()),
+            ]
+        impl_props = self._impl_state_properties()
+        for prop, reason in impl_props:
+            self._fail_property(prop, reason)
+        for label, spec_side, impl_side in pairs:
+            if spec_side != impl_side:
+                raise Disagreement(number, action, label, spec_side, impl_side)
+
+    def _content(self, pid: int) -> object:
+        return self.state.processings[pid].content
+
+    def _spec_fault(self) -> str | None:
+        return None if self.state.fault is None else self.state.fault.kind.value
+
+    def _spec_delivery(self) -> object:
+        delivery = self.state.last_delivery
+        if delivery is None:
+            if self.state.fault is not None and self.delivery is not None:
+                return ("fault", self.state.fault.kind.value)
+            return None
+        rid = delivery.message.rid
+        if delivery.missed:
+            if not self.config.variant.reports_misses:
+                return ("fault", "engine-crash")
+            return (rid, "missed", self.config.variant.reported(delivery.missed))
+        return (rid, "served", tuple(
+            (s.identity, self._content(s.tensor), self._content(s.placeholders))
+            for s in delivery.served
+        ))
+
+    def _impl_delivery(self) -> object:
+        if self.delivery is None:
+            return None
+        rid, result = self.delivery
+        if isinstance(result, api.Fault):
+            return ("fault", result.kind)
+        if isinstance(result, api.Missed):
+            return (rid, "missed", result.identities)
+        return (rid, "served", tuple(
+            (i.identity, self._payload_content(i.payload), self._placeholders_content(
+                i.placeholders))
+            for i in result.inputs
+        ))
+
+    def _payload_content(self, payload: api.Payload) -> object:
+        code = codec.payload_code(payload)
+        content = None if code is None else codec.content_of(self.config, code)
+        return ("garbled", tuple(sorted(payload))) if content is None else content
+
+    def _placeholders_content(self, placeholders: tuple[int, int]) -> object:
+        content = codec.content_of(self.config, placeholders[0])
+        if content is None or placeholders[1] != self.config.shadow_bytes(content):
+            return ("garbled", placeholders)
+        return content
+
+    def _impl_tag(self, tag: int | None) -> object:
+        if tag is None:
+            return None
+        return self.tag_to_pid.get(tag, ("unmapped", tag))
+
+    def _spec_requests(self) -> object:
+        return tuple((r.rid, _stage(r.stage), r.outcome, r.retries) for r in self.state.requests)
+
+    def _impl_requests(self) -> object:
+        return tuple(
+            (rid, a.stage, a.outcome, a.retries) for rid, a in enumerate(self.attempts)
+        )
+
+    def _spec_channel(self) -> object:
+        return tuple(
+            (m.rid, m.front_end, tuple(
+                (w.identity, None if w.data is None else self._content(w.data),
+                 None if w.data is None else self.config.shadow_bytes(
+                     self.state.processings[w.data].content),
+                 self._content(w.placeholders), w.tag)
+                for w in m.items
+            ))
+            for m in self.state.to_engine
+        )
+
+    def _impl_channel(self) -> object:
+        return tuple(
+            (s.rid, s.front_end, tuple(
+                (w.identity,
+                 None if w.payload is None else self._payload_content(w.payload),
+                 None if w.payload is None else codec.payload_nbytes(w.payload),
+                 self._placeholders_content(w.placeholders), self._impl_tag(w.tag))
+                for w in s.message.items
+            ))
+            for s in self.channel
+        )
+
+    def _spec_replies(self) -> object:
+        return tuple((r.rid, r.missed) for r in self.state.to_front_end)
+
+    def _impl_replies(self) -> object:
+        return tuple((rid, missed) for rid, _, missed in self.replies)
+
+    def _spec_shadow(self, front_end: int) -> object:
+        return tuple(
+            (e.identity, e.size, self._content(e.processing), e.tag)
+            if isinstance(e, spec_lru.Entry) else ("ghost", e.identity)
+            for e in self.state.shadows[front_end]
+        )
+
+    def _impl_shadow(self, front_end: int) -> object:
+        return tuple(
+            (e.identity, e.size, self._placeholders_content(e.placeholders), self._impl_tag(e.tag))
+            for e in self.front_ends[front_end].shadow()
+        )
+
+    def _spec_receiver(self) -> object:
+        return tuple(
+            (e.identity, e.size, self._content(e.processing), e.tag)
+            if isinstance(e, spec_lru.Entry) else ("ghost", e.identity)
+            for e in self.state.receiver
+        )
+
+    def _impl_receiver(self) -> object:
+        return tuple(
+            (e.identity, e.size, self._payload_content(e.payload), self._impl_tag(e.tag))
+            for e in self.engine.receiver()
+        )
+
+    def _impl_state_properties(self) -> list[tuple[str, str]]:
+        """S1 on tensor values, S2 on real byte counts, S3 on the implementation's faults."""
+        found: list[tuple[str, str]] = []
+        if self.fault is not None:
+            found.append(("S3", f"{self.fault.kind}: {self.fault.detail}"))
+            return found
+        if self.delivery is not None and isinstance(self.delivery[1], api.Served):
+            for model_input in self.delivery[1].inputs:
+                tensor = self._payload_content(model_input.payload)
+                placeholders = self._placeholders_content(model_input.placeholders)
+                if tensor != placeholders:
+                    found.append(("S1", f"{model_input.identity!r}: tensor of {tensor!r} "
+                                        f"paired with placeholders of {placeholders!r}"))
+        entries = self.engine.receiver()
+        real = sum(codec.payload_nbytes(e.payload) for e in entries)
+        recorded = sum(e.size for e in entries)
+        if max(real, recorded) > self.config.budget:
+            found.append(("S2", f"P1 holds {real} bytes of tensors ({recorded} recorded), "
+                                f"budget {self.config.budget}"))
+        for index, front_end in enumerate(self.front_ends):
+            used = sum(e.size for e in front_end.shadow())
+            if used > self.config.budget:
+                found.append(("S2", f"shadow {index} records {used} bytes"))
+        return found
+
+    # -- the end of a run --------------------------------------------------------------------
+
+    def settle(self, max_steps: int = 200) -> None:
+        """Drive both sides to quiescence under fairness, then check L4 on the implementation."""
+        for _ in range(max_steps):
+            owed = pending(self.config, self.state)
+            if self.state.fault is not None or not owed:
+                break
+            self.apply(fair_choice(owed))
+        if self.state.fault is not None or pending(self.config, self.state):
+            return
+        for rid, attempt in enumerate(self.attempts):
+            if attempt.outcome is None or not attempt.outcome.final_for_client:
+                how = attempt.outcome.value if attempt.outcome else attempt.stage.value
+                if self.state.requests[rid].outcome is attempt.outcome:
+                    continue  # the spec ends the same way: its L4 verdict, not a disagreement
+                raise Disagreement(len(self.actions), self.actions[-1], "L4", "final",
+                                   f"request {rid} ended as {how}")
+
+    def trace(self) -> Trace:
+        return Trace(self.config, initial(self.config), tuple(self.steps))
+
+
+def _spec_violation(
+    config: Config, steps: Sequence[Step], prop: str, at: int
+) -> str | None:
+    """The spec's own violation of `prop` at step `at` of its trace, if any."""
+    trace = Trace(config, initial(config), tuple(steps[:at]))
+    for candidate in registry():
+        if candidate.id == prop:
+            violation = candidate.check_trace(trace)
+            return None if violation is None else violation.reason
+    return None
+
+
+def run_actions(
+    config: Config,
+    adapter: api.Adapter,
+    actions: Iterable[Action],
+    *,
+    settle: bool = True,
+    engine_factory: EngineFactory | None = None,
+) -> Lockstep:
+    """Run a script in lockstep; actions the spec does not enable (after a macro step or a
+    fault) are skipped. Raises `Disagreement` with `actions` set to the steps taken."""
+    run = Lockstep(config, adapter, engine_factory)
+    try:
+        for action in actions:
+            if is_enabled(config, run.state, action):
+                run.apply(action)
+        if settle:
+            run.settle()
+    except Disagreement as found:
+        found.actions = tuple(run.actions)
+        raise
+    finally:
+        run.close()
+    return run
+
+
+def choose(config: Config, state: State, rng: random.Random) -> Action | None:
+    """A random enabled action: first a kind of action, then one of its instances.
+
+    Submit is sampled instead of enumerated (a wide configuration has thousands of possible
+    requests): mostly requests with media on every item, since a UUID-only item P0 does not
+    hold ends the request at once as a client error.
+    """
+    if state.fault is not None:
+        return None
+    by_label: dict[str, list[Action]] = {}
+    for action_type in ACTION_TYPES:
+        if action_type is Submit:
+            continue
+        for action in action_type.candidates(config, state):
+            if is_enabled(config, state, action):
+                by_label.setdefault(action.label, []).append(action)
+    submit = _sample_submit(config, state, rng)
+    if submit is not None:
+        by_label[Submit.label] = [submit]
+    if not by_label:
+        return None
+    return rng.choice(by_label[rng.choice(sorted(by_label))])
+
+
+def _sample_submit(config: Config, state: State, rng: random.Random) -> Submit | None:
+    if len(state.requests) >= config.max_requests or state.unfinished() >= config.max_in_flight:
+        return None
+    for _ in range(20):
+        count = rng.randint(1, min(config.max_items, len(config.identities)))
+        identities = rng.sample(config.identities, count)
+        all_media = rng.random() < 0.8
+        items = tuple(
+            ClientItem(i, rng.randrange(config.versions), all_media or rng.random() < 0.5)
+            for i in identities
+        )
+        action = Submit(items, rng.randrange(config.front_ends))
+        if is_enabled(config, state, action):
+            return action
+    return None
+
+
+def random_walk(
+    config: Config,
+    adapter: api.Adapter,
+    seed: int,
+    length: int,
+    *,
+    engine_factory: EngineFactory | None = None,
+) -> Lockstep:
+    """`length` random steps in lockstep, then settle. Raises `Disagreement`."""
+    rng = random.Random(seed)
+    run = Lockstep(config, adapter, engine_factory)
+    try:
+        for _ in range(length):
+            if len(run.state.requests) >= config.max_requests and is_quiescent(config, run.state):
+                break  # only clears and drift are left: nothing more to compare
+            action = choose(config, run.state, rng)
+            if action is None:
+                break
+            run.apply(action)
+        run.settle()
+    except Disagreement as found:
+        found.actions = tuple(run.actions)
+        raise
+    finally:
+        run.close()
+    return run
+
+
+def shrink(
+    config: Config,
+    adapter: api.Adapter,
+    found: Disagreement,
+    *,
+    engine_factory: EngineFactory | None = None,
+    budget: int = 300,
+) -> Disagreement:
+    """A shorter script with a disagreement caught by the same check: greedy deletion of
+    single actions, then blocks of 2, then of 4 (a round trip), until nothing goes."""
+    best = found
+    actions = list(found.actions[: found.step])
+    tries = 0
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        for width in (1, 2, 4):
+            for index in range(len(actions) - width, -1, -1):
+                if tries >= budget or index + width > len(actions):
+                    continue
+                candidate = actions[:index] + actions[index + width :]
+                tries += 1
+                again = _replay(config, adapter, candidate, engine_factory)
+                if again is not None and again.caught_by == best.caught_by and (
+                    again.step < best.step
+                ):
+                    best, actions, changed = again, list(again.actions[: again.step]), True
+    return best
+
+
+def _replay(
+    config: Config,
+    adapter: api.Adapter,
+    actions: Sequence[Action],
+    engine_factory: EngineFactory | None,
+) -> Disagreement | None:
+    state = initial(config)
+    for action in actions:  # a candidate must be a valid spec trace as written
+        if not is_enabled(config, state, action):
+            return None
+        state = step(config, state, action)
+        if isinstance(action, P0UpdateItem):
+            while state.fault is None and state.requests[action.rid].stage in (
+                Stage.PROCESSED, Stage.UPDATING
+            ):
+                state = step(config, state, action)
+    try:
+        run_actions(config, adapter, actions, engine_factory=engine_factory)
+    except Disagreement as found:
+        return found
+    return None

@@ -1,0 +1,241 @@
+"""Mutants of the reference implementation, each a known bug of the system's history.
+
+Every mutant is a subclass of a reference class (reference/ is never edited) wired into the
+reference adapter, so the conformance run checks it exactly as it checks the reference. Each
+names the variant it mutates (`base`): the spec of that variant is what it must disagree with.
+`--adapter model_checks.conform.mutants:<factory name>` puts one under the command line.
+`kill_matrix()` runs them all and `write_kill_matrix()` writes docs/kill-matrix.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from model_checks.conform.adapter import EvictionHang
+from model_checks.conform.reference_adapter import ReferenceAdapter
+from reference import (
+    CacheError,
+    Engine,
+    FrontEnd,
+    MultiModalCacheMissError,
+    ReceiverCache,
+    ReceiverCacheAssertionError,
+    Reply,
+    SenderCache,
+    WireItem,
+)
+from reference.lru import ByteLru
+from reference.messages import Outgoing
+from reference.variants import resolution_order
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+_GHOST: Any = object()
+_HANG_BOUND = 1000
+
+
+class GhostTouchLru(ByteLru[K, V]):
+    """vllm#43941: touching an absent key records it in the order only; eviction that reaches
+    the ghost makes no progress (the real loop spun with the lock held; this one gives up after
+    a bound and raises `EvictionHang`)."""
+
+    def touch(self, key: K) -> bool:
+        if key not in self._order:
+            self._order[key] = _GHOST
+            return False
+        return super().touch(key)
+
+    def __contains__(self, key: object) -> bool:
+        value = self._order.get(key, None)  # type: ignore[arg-type]
+        return value is not None and value is not _GHOST
+
+    def get(self, key: K) -> V | None:
+        if self._order.get(key) is _GHOST:
+            self._misses += 1
+            return None
+        return super().get(key)
+
+    def items(self) -> list[tuple[K, V]]:
+        return [(k, v) for k, v in self._order.items() if v is not _GHOST]
+
+    def entries(self) -> list[tuple[K, int]]:
+        return [(k, self._sizes[k]) for k, v in self._order.items() if v is not _GHOST]
+
+    def put(self, key: K, value: V, size: int) -> bool:
+        if self._order.get(key) is _GHOST:
+            del self._order[key]
+        spins = 0
+        while key not in self._sizes and size <= self._budget and (
+            self._bytes_in_use + size > self._budget
+        ):
+            oldest = next(iter(self._order))
+            if self._order[oldest] is _GHOST:
+                spins += 1  # the flawed loop "evicts" a key it cannot find: no progress
+                if spins > _HANG_BOUND:
+                    raise EvictionHang(f"eviction made no progress after {spins} steps")
+                continue
+            self._evict_one()
+        return super().put(key, value, size)
+
+
+class MostRecentEvictingLru(ByteLru[K, V]):
+    """Eviction from the wrong end: the most recent entry goes first."""
+
+    def _evict_one(self) -> None:
+        key, _ = self._order.popitem(last=True)
+        self._bytes_in_use -= self._sizes.pop(key)
+        self._evictions += 1
+
+
+def _receiver_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[ReceiverCache]:
+    class Receiver(ReceiverCache):
+        def __init__(self, budget: int, **kwargs: Any) -> None:
+            super().__init__(budget, **kwargs)
+            self._lru = lru_class(budget)
+
+    return Receiver
+
+
+class AssertingReceiver(ReceiverCache):
+    """Before vllm#46747: an assertion instead of the retryable miss error."""
+
+    def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
+        return ReceiverCacheAssertionError(identities)
+
+
+class FirstMissReceiver(ReceiverCache):
+    """Only the first missed identity is reported: one retry per missed item."""
+
+    def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
+        if not self._variant.recovers:
+            return super().miss_error(identities, request_id)
+        return MultiModalCacheMissError(identities[:1], request_id=request_id)
+
+
+class StaleKeepingReceiver(ReceiverCache):
+    """Before vllm#57833: a payload too large to cache leaves the old entry in place, so a
+    later reference is served the stale tensor."""
+
+    def _accept_payload(self, item: WireItem, payload: Any, size: int) -> Any:
+        if self._variant.payload_wins and size > self._lru.budget:
+            return payload
+        return super()._accept_payload(item, payload, size)
+
+
+class SkewedSizeReceiver(ReceiverCache):
+    """The receiver sizes items differently from the sender: it counts one byte of framing
+    per payload on top of the tensors' nbytes."""
+
+    def _validate(self, items: tuple[WireItem, ...]) -> list[int]:
+        sizes = super()._validate(items)
+        return [size + (item.payload is not None) for size, item in zip(sizes, items, strict=True)]
+
+
+class NoTouchSender(SenderCache):
+    """P0 updates a request's items without touching them all first: an early insert can
+    evict a later hit of the same request."""
+
+    def update(self, outgoing: Sequence[Outgoing], process: Any = None) -> tuple[WireItem, ...]:
+        outgoing = tuple(outgoing)
+        with self._lock:
+            self._reject_unprocessable_late_misses(outgoing, process)
+            order = resolution_order(self._variant, [o.identity in self._lru for o in outgoing])
+            wire = {index: self._update_one(outgoing[index], process) for index in order}
+        return tuple(wire[index] for index in range(len(outgoing)))
+
+
+def _engine_with(receiver_class: type[ReceiverCache]) -> Callable[..., Engine]:
+    class MutantEngine(Engine):
+        def __init__(self, budget: int, **kwargs: Any) -> None:
+            super().__init__(budget, **kwargs)
+            self._receiver = receiver_class(budget, **kwargs)
+
+    return MutantEngine
+
+
+def _front_end_with(sender_class: type[SenderCache]) -> Callable[..., FrontEnd]:
+    class MutantFrontEnd(FrontEnd):
+        def __init__(self, budget: int, processor: Any, **kwargs: Any) -> None:
+            super().__init__(budget, processor, **kwargs)
+            self._sender = sender_class(budget, **kwargs)
+
+    return MutantFrontEnd
+
+
+class NeverInvalidatingFrontEnd(FrontEnd):
+    """No invalidation on a miss reply: P0 keeps sending the reference that missed."""
+
+    def handle_reply(self, reply: Reply) -> None:
+        super().handle_reply(Reply(reply.request_id, ()))
+
+
+@dataclass(frozen=True)
+class ImplMutant:
+    """name: stable id; base: the variant it mutates; story: the bug it mirrors."""
+
+    name: str
+    base: str
+    story: str
+    adapter: ReferenceAdapter
+
+
+def _mutant(
+    name: str,
+    base: str,
+    story: str,
+    *,
+    front_end: Callable[..., FrontEnd] = FrontEnd,
+    engine: Callable[..., Engine] = Engine,
+) -> ImplMutant:
+    adapter = ReferenceAdapter(f"reference-{name}", front_end, engine, (base,))
+    return ImplMutant(name, base, story, adapter)
+
+
+MUTANTS: tuple[ImplMutant, ...] = (
+    _mutant("engine-asserts", "V3", "an assertion instead of the miss error (vllm#31404)",
+            engine=_engine_with(AssertingReceiver)),
+    _mutant("never-invalidates", "V3", "no invalidation on a miss reply",
+            front_end=NeverInvalidatingFrontEnd),
+    _mutant("keeps-stale-on-resend", "V2",
+            "a resent payload too large to cache leaves the stale entry (before vllm#57833)",
+            engine=_engine_with(StaleKeepingReceiver)),
+    _mutant("ghost-touch", "V3", "touch of an absent key recorded in P1's order (vllm#43941)",
+            engine=_engine_with(_receiver_with_lru(GhostTouchLru))),
+    _mutant("evicts-most-recent", "V3", "P1 evicts from the wrong end",
+            engine=_engine_with(_receiver_with_lru(MostRecentEvictingLru))),
+    _mutant("receiver-sizes-differently", "V3",
+            "P1 sizes an item one byte larger than P0 (framing counted)",
+            engine=_engine_with(SkewedSizeReceiver)),
+    _mutant("reports-first-miss", "V3", "the miss error lists only the first missed identity",
+            engine=_engine_with(FirstMissReceiver)),
+    _mutant("no-touch-before-update", "V2",
+            "P0 does not touch the request's items before updating them",
+            front_end=_front_end_with(NoTouchSender)),
+)
+
+
+def by_name(name: str) -> ImplMutant:
+    for mutant in MUTANTS:
+        if mutant.name == name:
+            return mutant
+    known = ", ".join(m.name for m in MUTANTS)
+    raise KeyError(f"unknown mutant {name!r}, expected one of {known}")
+
+
+def adapter_path(mutant: ImplMutant) -> str:
+    """The `module:factory` path of a mutant's adapter (for the CLI and the engine process)."""
+    return f"{__name__}:mutant_{mutant.name.replace('-', '_')}"
+
+
+def __getattr__(name: str) -> Callable[[], ReferenceAdapter]:
+    """`mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
+    prefix = "mutant_"
+    if name.startswith(prefix):
+        wanted = name[len(prefix):].replace("_", "-")
+        for mutant in MUTANTS:
+            if mutant.name == wanted:
+                return lambda: mutant.adapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

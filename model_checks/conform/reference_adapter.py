@@ -1,0 +1,222 @@
+"""The reference implementation's adapter: the first implementation put under the checks.
+
+`factory()` is the entry point (``--adapter model_checks.conform.reference_adapter:factory``).
+`ReferenceAdapter` takes the front-end and engine classes to build, so that implementation
+mutants (`model_checks.conform.mutants`) are the same adapter over subclasses.
+
+Glue decisions (each also in docs/conformance.md):
+- request ids: the reference numbers attempts per `FrontEnd` from 1; a restart builds a new
+  `FrontEnd`, so the adapter's id is ``epoch << 32 | id``. A reply to an attempt of an earlier
+  life of the front end cannot be closed by the new object (it never sent it); the adapter then
+  does what the spec does with it: drop the listed identities from the current shadow.
+- tags: every front end gets a deterministic nonce (``1 + 64 * epoch + index``) so runs replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+from model_checks.conform import adapter as api
+from reference import (
+    Engine,
+    FrontEnd,
+    Message,
+    MissingMediaError,
+    MultiModalCacheMissError,
+    Placeholders,
+    ProcessedItem,
+    ReceiverCacheAssertionError,
+    Reply,
+    Request,
+    RequestItem,
+    SenderCacheAssertionError,
+    TagSource,
+    WireItem,
+)
+from reference import variants as ref_variants
+from reference.items import TensorTree
+
+_EPOCH_SHIFT = 32
+
+
+def variant_of(name: str) -> ref_variants.Variant:
+    for variant in (ref_variants.V0, ref_variants.V1, ref_variants.V2, ref_variants.V3):
+        if variant.name == name:
+            return variant
+    raise ValueError(f"unknown variant {name!r}, expected one of V0, V1, V2, V3")
+
+
+def _flat(tree: TensorTree) -> dict[str, torch.Tensor]:
+    flat: dict[str, torch.Tensor] = {}
+    for key, value in tree.items():
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"got a nested payload under {key!r}, expected flat tensors")
+        flat[key] = value
+    return flat
+
+
+def _placeholders(value: Placeholders) -> tuple[int, int]:
+    return (value.offset, value.length)
+
+
+def _fault(error: BaseException) -> api.Fault:
+    if isinstance(error, SenderCacheAssertionError):
+        return api.Fault("p0-assert", str(error))
+    if isinstance(error, ReceiverCacheAssertionError):
+        return api.Fault("engine-crash", str(error))
+    if isinstance(error, api.EvictionHang):
+        return api.Fault("hang", str(error))
+    return api.Fault("crash", f"{type(error).__name__}: {error}")
+
+
+@dataclass
+class ReferenceFrontEnd:
+    """`FrontEndSide` over `reference.FrontEnd` (or a subclass)."""
+
+    setup: api.Setup
+    index: int
+    make: Callable[..., FrontEnd]
+    epoch: int = 0
+    front_end: FrontEnd = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.front_end = self._build()
+
+    def _build(self) -> FrontEnd:
+        process = self.setup.process
+
+        def processor(content: object) -> ProcessedItem:
+            assert isinstance(content, torch.Tensor)
+            payload, (offset, length) = process(content)
+            return ProcessedItem(payload, Placeholders(offset, length))
+
+        nonce = 1 + 64 * self.epoch + self.index
+        return self.make(
+            self.setup.budget,
+            processor,
+            variant=variant_of(self.setup.variant),
+            tags=TagSource(nonce),
+        )
+
+    def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
+        request = Request(tuple(RequestItem(i.identity, i.media) for i in items))
+        try:
+            return self.front_end.probe(request)
+        except MissingMediaError as error:
+            return api.ClientRejected(error.identities)
+
+    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
+        try:
+            message = self.front_end.update(probed)  # type: ignore[arg-type]
+        except MissingMediaError as error:
+            return api.ClientRejected(error.identities)
+        except Exception as error:  # an assertion or a crash: reported, the harness compares
+            return _fault(error)
+        items = tuple(
+            api.WireItem(
+                w.identity,
+                None if w.payload is None else _flat(w.payload),
+                _placeholders(w.placeholders),
+                w.tag,
+            )
+            for w in message.items
+        )
+        return api.WireMessage(self.epoch << _EPOCH_SHIFT | message.request_id, items)
+
+    def abandon(self, request_id: int) -> None:
+        self.front_end.abandon(request_id & ((1 << _EPOCH_SHIFT) - 1))
+
+    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
+        if request_id >> _EPOCH_SHIFT != self.epoch:
+            self.front_end.sender.invalidate(missed)  # a reply to an earlier life: see above
+            return
+        own_id = request_id & ((1 << _EPOCH_SHIFT) - 1)
+        self.front_end.handle_reply(Reply(own_id, missed))
+
+    def clear(self) -> None:
+        self.front_end.clear()
+
+    def restart(self) -> None:
+        self.epoch += 1
+        self.front_end = self._build()
+
+    def shadow(self) -> tuple[api.ShadowEntry, ...]:
+        sizes = dict(self.front_end.sender.entries())
+        return tuple(
+            api.ShadowEntry(identity, sizes[identity], _placeholders(e.placeholders), e.tag)
+            for identity, e in self.front_end.sender.items()
+        )
+
+
+@dataclass
+class ReferenceEngine:
+    """`EngineSide` over `reference.Engine` (or a subclass)."""
+
+    setup: api.Setup
+    make: Callable[..., Engine]
+    engine: Engine = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.engine = self.make(self.setup.budget, variant=variant_of(self.setup.variant))
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        wire = tuple(
+            WireItem(i.identity, i.payload, Placeholders(*i.placeholders), i.tag)
+            for i in message.items
+        )
+        try:
+            inputs = self.engine.receive(Message(message.request_id, wire))
+        except MultiModalCacheMissError as error:
+            return api.Missed(error.identities)
+        except Exception as error:
+            return _fault(error)
+        return api.Served(
+            tuple(
+                api.ModelInput(i.identity, _flat(i.payload), _placeholders(i.placeholders))
+                for i in inputs
+            )
+        )
+
+    def clear(self) -> None:
+        self.engine.clear()
+
+    def restart(self) -> None:
+        self.engine = self.make(self.setup.budget, variant=variant_of(self.setup.variant))
+
+    def receiver(self) -> tuple[api.ReceiverEntry, ...]:
+        sizes = dict(self.engine.receiver.entries())
+        return tuple(
+            api.ReceiverEntry(identity, sizes[identity], _flat(e.payload), e.tag)
+            for identity, e in self.engine.receiver.items()
+        )
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class ReferenceAdapter:
+    """`Adapter` for the reference implementation; `front_end_class`/`engine_class` may be
+    subclasses (mutants). `variants` limits the variants it claims to support."""
+
+    name: str = "reference"
+    front_end_class: Callable[..., FrontEnd] = FrontEnd
+    engine_class: Callable[..., Engine] = Engine
+    variants: tuple[str, ...] = ("V0", "V1", "V2", "V3")
+
+    def supports(self, variant: str) -> bool:
+        return variant in self.variants
+
+    def front_end(self, setup: api.Setup, index: int) -> ReferenceFrontEnd:
+        return ReferenceFrontEnd(setup, index, self.front_end_class)
+
+    def engine(self, setup: api.Setup) -> ReferenceEngine:
+        return ReferenceEngine(setup, self.engine_class)
+
+
+def factory() -> ReferenceAdapter:
+    """The reference implementation, every variant."""
+    return ReferenceAdapter()

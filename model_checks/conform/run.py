@@ -1,0 +1,258 @@
+"""A conformance run: the scenario corpus, then random lockstep walks, per variant and
+environment, within a profile's budget; typed results and verdict records.
+
+Order of work, per variant the adapter supports: (1) every hand-written scenario of
+`model_checks.scenarios` and every witness of `model_checks.mutants`, in lockstep, settled;
+(2) `walks` random walks of `length` steps on each configuration of `configurations`, each
+settled. The first disagreement stops the run; it is shrunk and reported with its trace.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.conform.adapter import Adapter
+from model_checks.conform.lockstep import (
+    Disagreement,
+    EngineFactory,
+    Lockstep,
+    random_walk,
+    run_actions,
+    shrink,
+)
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.scenarios.base import Scenario, every_variant, item
+from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
+from spec import (
+    ALL_DRIFT,
+    VARIANTS,
+    Config,
+    Content,
+    Drift,
+    ItemSize,
+    Variant,
+    describe_environment,
+    registry,
+)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """walks per configuration, steps per walk, and whether the scenario corpus runs."""
+
+    name: str
+    walks: int
+    length: int
+    corpus: bool = True
+    wide: bool = False  # also the wide configuration (4 identities, budget 4): slower steps
+
+
+PROFILES: dict[str, Profile] = {
+    "ci": Profile("ci", walks=2, length=20),
+    "dev": Profile("dev", walks=12, length=30, wide=True),
+    "nightly": Profile("nightly", walks=150, length=40, wide=True),
+}
+
+_SKEW = (ItemSize(Content("b"), 1, 2), ItemSize(Content("c"), 2, 1))
+_OVERSIZE = (ItemSize(Content("c"), 3, 3),)
+_ALL_SIZES = (
+    ItemSize(Content("a", 1), 1, 3),
+    ItemSize(Content("b"), 1, 2),
+    ItemSize(Content("c"), 3, 3),
+)
+
+
+_WIDE_SIZES = (
+    ItemSize(Content("b"), 2, 2),
+    ItemSize(Content("b", 1), 1, 1),
+    ItemSize(Content("c"), 1, 2),
+    ItemSize(Content("d"), 5, 5),
+)
+
+
+def configurations(variant: Variant, wide: bool = False) -> Iterator[tuple[str, Config]]:
+    """No drift, each drift source alone (with the configuration it needs), all at once, and
+    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget."""
+    yield "none", Config(variant=variant, max_requests=6)
+    extra: dict[Drift, dict[str, object]] = {
+        Drift.D5: {"front_ends": 2, "budget": 1},
+        Drift.D7: {"versions": 2},
+        Drift.D8: {"max_items": 3},
+        Drift.D9: {"sizes": _SKEW},
+        Drift.D11: {"sizes": _OVERSIZE},
+    }
+    for drift in Drift:
+        fields = extra.get(drift, {})
+        yield drift.value, Config(
+            variant=variant, environment=frozenset({drift}), max_requests=6,
+            **fields,  # type: ignore[arg-type]
+        )
+    yield "all", Config(
+        variant=variant, environment=ALL_DRIFT, front_ends=2, versions=2, max_items=3,
+        sizes=_ALL_SIZES, max_requests=7, max_in_flight=3,
+    )
+    if wide:
+        yield "all-wide", Config(
+            identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
+            front_ends=2, versions=2, max_items=3, sizes=_WIDE_SIZES, max_requests=8,
+            max_in_flight=3,
+        )
+
+
+_HIT_AFTER_MISS = Scenario(
+    "hit-after-miss-in-one-request",
+    (),
+    "P0 holds a and c (a least recent); the request [b, a] misses b and hits a. Touching the "
+    "request's identities first makes a most recent, so b's insert evicts c; without the "
+    "touch, in request order, b's insert evicts a before P0 reaches it.",
+    configured(),
+    (
+        *round_trip(0, item("a")),
+        *round_trip(1, item("c")),
+        *round_trip(2, item("b"), item("a")),
+    ),
+    every_variant(""),
+)
+"""Conformance's own addition to the corpus (nothing drifts; every variant must agree)."""
+
+
+def corpus() -> tuple[Scenario, ...]:
+    """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
+    all run on the real variants."""
+    from model_checks.mutants import MUTANTS
+
+    seen = {s.name for s in SCENARIOS}
+    extra = [_HIT_AFTER_MISS]
+    for mutant in MUTANTS:
+        if mutant.witness.name not in seen:
+            seen.add(mutant.witness.name)
+            extra.append(mutant.witness)
+    return (*SCENARIOS, *extra)
+
+
+@dataclass
+class Outcome:
+    """What a run found: steps taken, seconds, the first disagreement (shrunk) if any, where
+    it was found, and the verdict records."""
+
+    adapter: str
+    steps: int = 0
+    seconds: float = 0.0
+    failure: Disagreement | None = None
+    where: str = ""
+    records: list[VerdictRecord] = field(default_factory=list)
+
+    @property
+    def conforms(self) -> bool:
+        return self.failure is None
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.seconds if self.seconds else 0.0
+
+
+def conform(
+    adapter: Adapter,
+    profile: Profile,
+    *,
+    variants: tuple[str, ...] | None = None,
+    engine_factory: EngineFactory | None = None,
+    seed: int = 0,
+    shrink_failure: bool = True,
+) -> Outcome:
+    """Run the profile's checks on `adapter`; stop at the first disagreement."""
+    outcome = Outcome(adapter.name)
+    start = time.perf_counter()
+    for variant in VARIANTS:
+        if variants is not None and variant.name not in variants:
+            continue
+        if not adapter.supports(variant.name):
+            continue
+        for label, config, runs in _jobs(variant, profile, seed):
+            t0 = time.perf_counter()
+            verdicts: dict[str, int | None] = {p.id: None for p in registry()}
+            steps = 0
+            try:
+                for run in runs(adapter, engine_factory):
+                    steps += len(run.actions)
+                    _spec_verdicts(run, verdicts)
+            except Disagreement as found:
+                steps += len(found.actions)
+                if shrink_failure:
+                    found = shrink(config, adapter, found, engine_factory=engine_factory)
+                outcome.failure, outcome.where = found, f"{variant.name} {label}"
+            outcome.steps += steps
+            outcome.records += _records(adapter, variant, config, label, verdicts, steps,
+                                        time.perf_counter() - t0, outcome.failure)
+            if outcome.failure is not None:
+                outcome.seconds = time.perf_counter() - start
+                return outcome
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def _jobs(variant: Variant, profile: Profile, seed: int) -> Iterator[tuple[str, Config, Any]]:
+    if profile.corpus:
+        for scenario in corpus():
+            if variant in scenario.variants:
+                config = scenario.config(variant)
+
+                def scripted(adapter: Adapter, factory: EngineFactory | None,
+                             s: Scenario = scenario, c: Config = config) -> Iterator[Lockstep]:
+                    yield run_actions(c, adapter, s.script, settle=s.settle,
+                                      engine_factory=factory)
+
+                yield f"scenario {scenario.name}", config, scripted
+    for label, config in configurations(variant, profile.wide):
+
+        def walks(adapter: Adapter, factory: EngineFactory | None,
+                  c: Config = config, name: str = label) -> Iterator[Lockstep]:
+            for walk in range(profile.walks):
+                key = f"{seed}:{variant.name}:{name}:{walk}".encode()
+                yield random_walk(c, adapter, zlib.crc32(key), profile.length,
+                                  engine_factory=factory)
+
+        yield f"walks {label}", config, walks
+
+
+def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:
+    trace = run.trace()
+    for prop in registry():
+        if verdicts[prop.id] is None and prop.check_trace(trace) is not None:
+            verdicts[prop.id] = len(trace.steps)
+
+
+def _records(
+    adapter: Adapter,
+    variant: Variant,
+    config: Config,
+    label: str,
+    verdicts: dict[str, int | None],
+    steps: int,
+    seconds: float,
+    failure: Disagreement | None,
+) -> list[VerdictRecord]:
+    env = tuple(describe_environment(config.environment).split("+")) if config.environment else ()
+    detail = f"{adapter.name}, {label}"
+    records = [
+        VerdictRecord(
+            "conformance", variant.name, env, "lockstep",
+            Verdict.COUNTEREXAMPLE if failure else Verdict.HOLDS, steps, "steps", seconds,
+            counterexample_length=len(failure.actions) if failure else None,
+            detail=detail + (f": {failure}" if failure else ""),
+        )
+    ]
+    if failure is None:
+        for prop_id, length in verdicts.items():
+            records.append(VerdictRecord(
+                "conformance", variant.name, env, prop_id,
+                Verdict.HOLDS if length is None else Verdict.COUNTEREXAMPLE, steps, "steps",
+                seconds, counterexample_length=length,
+                detail=detail + "; the implementation agreed at every step",
+            ))
+    return records
+

@@ -1,0 +1,26 @@
+"""Every implementation mutant is caught by the conformance run, and docs/kill-matrix.md is
+exactly what a fresh run of both modes produces."""
+
+from __future__ import annotations
+
+from model_checks.conform.adapter import load_adapter
+from model_checks.conform.killmatrix import DEFAULT_PATH, kill_matrix, render
+from model_checks.conform.mutants import MUTANTS, adapter_path
+
+
+def test_conform_at_least_eight_mutants_each_loadable_by_path() -> None:
+    assert len(MUTANTS) >= 8
+    for mutant in MUTANTS:
+        assert load_adapter(adapter_path(mutant)).name == mutant.adapter.name
+
+
+def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
+    rows = kill_matrix()
+    survivors = [r.mutant.name for r in rows if r.in_process.caught_by is None]
+    assert not survivors, f"mutants not caught in one process: {survivors}"
+    for row in rows:
+        assert row.in_process.length is not None and row.in_process.length > 0
+    text = render(rows)
+    assert DEFAULT_PATH.read_text() == text, (
+        "docs/kill-matrix.md is stale: run python -m model_checks.conform.killmatrix"
+    )

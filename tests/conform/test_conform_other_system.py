@@ -1,0 +1,175 @@
+"""The harness on a system that is not ours: a small V1/V2 pair written from scratch on
+`cachetools.LRUCache`, put under the same checks through its own adapter (docs/conformance.md,
+"Writing an adapter for another system"). It conforms; with one of its knobs wrong it does not.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from cachetools import LRUCache
+
+from model_checks.conform import adapter as api
+from model_checks.conform import codec
+from model_checks.conform.run import Profile, conform
+
+
+def _order(cache: LRUCache[str, Any]) -> list[str]:
+    # cachetools keeps the LRU order name-mangled; an adapter has to read it somehow.
+    order: dict[str, None] = cache._LRUCache__order  # type: ignore[attr-defined]
+    return list(order)
+
+
+def _put(cache: LRUCache[str, Any], key: str, value: Any) -> None:
+    """Drop the old entry first, then cache if it fits (the spec's semantics)."""
+    cache.pop(key, None)
+    if cache.getsizeof(value) <= cache.maxsize:
+        cache[key] = value
+
+
+@dataclass
+class _Shadow:
+    size: int
+    placeholders: tuple[int, int]
+
+
+@dataclass
+class ToyFrontEnd:
+    setup: api.Setup
+    index: int
+    epoch: int = 0
+    cache: LRUCache[str, _Shadow] = field(init=False)
+    ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def __post_init__(self) -> None:
+        self.cache = LRUCache(self.setup.budget, getsizeof=lambda e: e.size)
+
+    def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
+        hits = {i.identity for i in items if i.identity in self.cache}
+        missing = tuple(i.identity for i in items if i.identity not in hits and i.media is None)
+        if missing:
+            return api.ClientRejected(missing)
+        processed = {i.identity: self.setup.process(i.media)
+                     for i in items if i.identity not in hits and i.media is not None}
+        return items, processed
+
+    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
+        items, processed = probed  # type: ignore[misc]
+        for item in items:
+            if item.identity in self.cache:
+                self.cache[item.identity]  # a get makes it most recent
+        wire = []
+        for item in items:
+            entry = self.cache.get(item.identity)
+            if entry is not None:
+                wire.append(api.WireItem(item.identity, None, entry.placeholders, None))
+                continue
+            if item.identity not in processed:
+                return api.Fault("p0-assert", f"no cached item for {item.identity!r}")
+            payload, placeholders = processed[item.identity]
+            _put(self.cache, item.identity, _Shadow(codec.payload_nbytes(payload), placeholders))
+            wire.append(api.WireItem(item.identity, payload, placeholders, None))
+        return api.WireMessage(self.epoch << 32 | next(self.ids), tuple(wire))
+
+    def abandon(self, request_id: int) -> None:
+        pass
+
+    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
+        for identity in missed:
+            self.cache.pop(identity, None)
+
+    def clear(self) -> None:
+        self.cache.clear()
+
+    def restart(self) -> None:
+        self.epoch += 1
+        self.__post_init__()
+
+    def shadow(self) -> tuple[api.ShadowEntry, ...]:
+        return tuple(
+            api.ShadowEntry(k, self.cache[k].size, self.cache[k].placeholders, None)
+            for k in _order(self.cache)
+        )
+
+
+@dataclass
+class ToyEngine:
+    setup: api.Setup
+    payload_wins: bool
+    cache: LRUCache[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cache = LRUCache(self.setup.budget, getsizeof=codec.payload_nbytes)
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        for item in message.items:
+            if item.identity in self.cache:
+                self.cache[item.identity]  # a get makes it most recent
+        inputs, missed = [], []
+        for item in message.items:
+            cached = self.cache.get(item.identity)
+            if item.payload is None:
+                tensor = cached
+            elif cached is not None and not self.payload_wins:
+                tensor = cached  # V1: the cache wins
+            else:
+                _put(self.cache, item.identity, item.payload)
+                tensor = item.payload
+            if tensor is None:
+                missed.append(item.identity)
+            else:
+                inputs.append(api.ModelInput(item.identity, tensor, item.placeholders))
+        if missed:
+            return api.Missed(tuple(missed))
+        return api.Served(tuple(inputs))
+
+    def clear(self) -> None:
+        self.cache.clear()
+
+    def restart(self) -> None:
+        self.__post_init__()
+
+    def receiver(self) -> tuple[api.ReceiverEntry, ...]:
+        return tuple(
+            api.ReceiverEntry(k, codec.payload_nbytes(self.cache[k]), self.cache[k], None)
+            for k in _order(self.cache)
+        )
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class ToyAdapter:
+    name: str = "toy-cachetools"
+    wrong_payload_rule: bool = False
+
+    def supports(self, variant: str) -> bool:
+        return variant in ("V1", "V2")
+
+    def front_end(self, setup: api.Setup, index: int) -> ToyFrontEnd:
+        return ToyFrontEnd(setup, index)
+
+    def engine(self, setup: api.Setup) -> ToyEngine:
+        wins = setup.variant == "V2"
+        return ToyEngine(setup, wins != self.wrong_payload_rule)
+
+
+PROFILE = Profile("test", walks=2, length=20)
+
+
+def test_conform_another_system_conforms_on_the_variants_it_has() -> None:
+    adapter = ToyAdapter()
+    assert isinstance(adapter, api.Adapter)
+    outcome = conform(adapter, PROFILE)
+    assert outcome.conforms, outcome.failure.report() if outcome.failure else ""
+    assert {r.variant for r in outcome.records} == {"V1", "V2"}
+
+
+@pytest.mark.parametrize("variant", ["V1", "V2"])
+def test_conform_another_system_with_the_wrong_payload_rule_is_caught(variant: str) -> None:
+    outcome = conform(ToyAdapter(wrong_payload_rule=True), PROFILE, variants=(variant,))
+    assert outcome.failure is not None

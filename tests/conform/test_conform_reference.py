@@ -1,0 +1,140 @@
+"""The reference implementation in lockstep with the spec, in one process.
+
+Every hand-written scenario (and every spec mutant's witness) runs in lockstep on every
+variant; then the command line's `ci` profile; then the command's usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from model_checks.cli import main
+from model_checks.conform import adapter as api
+from model_checks.conform import codec
+from model_checks.conform.lockstep import Disagreement, run_actions, shrink
+from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine, factory
+from model_checks.conform.run import corpus
+from model_checks.records import Verdict, read_records
+from model_checks.scenarios.base import Scenario
+from spec import V3, Config, Content
+
+REFERENCE = "model_checks.conform.reference_adapter:factory"
+
+
+def _cases() -> list[tuple[Scenario, str]]:
+    return [(s, v.name) for s in corpus() for v in s.variants]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "variant"), _cases(), ids=[f"{s.name}-{v}" for s, v in _cases()]
+)
+def test_conform_scenario_runs_in_lockstep(scenario: Scenario, variant: str) -> None:
+    config = scenario.config(next(v for v in scenario.variants if v.name == variant))
+    run = run_actions(config, factory(), scenario.script, settle=scenario.settle)
+    assert run.actions, "the script ran"
+
+
+def test_conform_reference_passes_the_ci_profile(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    assert main(["conform", "--adapter", REFERENCE, "--json", str(out)]) == 0
+    records = read_records(out)
+    lockstep = [r for r in records if r.property == "lockstep"]
+    assert lockstep and all(r.verdict is Verdict.HOLDS for r in lockstep)
+    assert {r.variant for r in records} == {"V0", "V1", "V2", "V3"}
+    assert {r.checker for r in records} == {"conformance"}
+    # the spec's own verdicts, judged on the lockstep traces, are recorded too
+    assert any(r.property == "H1" and r.verdict is Verdict.COUNTEREXAMPLE for r in records)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("nope", "expected module:factory"),
+        ("no_such_module_xyz:factory", "cannot import"),
+        ("model_checks.conform.reference_adapter:missing", "no callable"),
+        ("model_checks.conform.codec:payload_nbytes", "payload_nbytes"),
+    ],
+)
+def test_conform_bad_adapter_is_a_usage_error(
+    path: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["conform", "--adapter", path]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and expected in err and "Traceback" not in err
+
+
+def test_conform_reference_sides_satisfy_the_protocols() -> None:
+    adapter = factory()
+    setup = api.Setup(2, "V3", 1, codec.process_media)
+    assert isinstance(adapter, api.Adapter)
+    assert isinstance(adapter.front_end(setup, 0), api.FrontEndSide)
+    assert isinstance(adapter.engine(setup), api.EngineSide)
+
+
+def test_conform_codec_round_trip_and_size_skew() -> None:
+    config = Config(versions=1)
+    media = codec.media_for(config, Content("b"))
+    payload, placeholders = codec.process_media(media)
+    assert codec.payload_nbytes(payload) == config.shadow_bytes(Content("b"))
+    assert codec.content_of(config, placeholders[0]) == Content("b")
+    code = codec.payload_code(payload)
+    assert code is not None and codec.content_of(config, code) == Content("b")
+    padded = codec.resize_payload(payload, 5)
+    assert codec.payload_nbytes(padded) == 5 and codec.payload_code(padded) == code
+    assert codec.content_of(config, 999) is None
+    assert codec.payload_code({codec.KEY: torch.tensor([1, 2], dtype=torch.uint8)}) is None
+
+
+class _GarblingEngine(ReferenceEngine):
+    """Hands the model a tensor of another content than its placeholders (breaks S1)."""
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        result = super().receive(message)
+        if not isinstance(result, api.Served):
+            return result
+        inputs = tuple(
+            api.ModelInput(i.identity, {codec.KEY: i.payload[codec.KEY] + 16}, i.placeholders)
+            for i in result.inputs
+        )
+        return api.Served(inputs)
+
+
+def test_conform_s1_is_checked_on_tensor_values() -> None:
+    garbling = ReferenceAdapter("garbling")
+    baseline = next(s for s in corpus() if s.name == "no-drift-baseline")
+    with pytest.raises(Disagreement) as caught:
+        run_actions(baseline.config(V3), garbling, baseline.script,
+                    engine_factory=lambda s: _GarblingEngine(s, garbling.engine_class))
+    assert caught.value.caught_by == "S1"
+    assert "paired with placeholders" in str(caught.value.impl_side)
+
+
+def test_conform_shrink_keeps_the_check_and_shortens() -> None:
+    garbling = ReferenceAdapter("garbling")
+
+    def engines(setup: api.Setup) -> api.EngineSide:
+        return _GarblingEngine(setup, garbling.engine_class)
+
+    config = Config(variant=V3, max_requests=8)
+    script = next(s for s in corpus() if s.name == "no-drift-baseline").script
+    with pytest.raises(Disagreement) as caught:
+        run_actions(config, garbling, (*script, *script[:4]), engine_factory=engines)
+    found = caught.value
+    small = shrink(config, garbling, found, engine_factory=engines)
+    assert small.caught_by == found.caught_by
+    assert small.step <= found.step
+    assert "<-- here" in small.report()
+
+
+def test_conform_json_records_name_the_failing_trace(tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    code = main(["conform", "--adapter",
+                 "model_checks.conform.mutants:mutant_reports_first_miss", "--json", str(out)])
+    assert code == 1
+    data = json.loads(out.read_text())["records"]
+    failing = [r for r in data if r["verdict"] == "counterexample" and r["property"] == "lockstep"]
+    assert failing and Path(failing[0]["counterexample_path"]).exists()

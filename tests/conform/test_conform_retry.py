@@ -1,0 +1,82 @@
+"""L1-L4 through the reference's own client retry helper: the lockstep's `Retry` (media on
+every item) is what `reference.retry(..., media=...)` sends, and a settled lockstep trace needs
+exactly as many retries as the helper does on the real objects."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from model_checks.conform import codec
+from model_checks.conform.lockstep import run_actions
+from model_checks.conform.reference_adapter import factory, variant_of
+from model_checks.conform.run import corpus
+from reference import (
+    Engine,
+    FrontEnd,
+    MultiModalCacheMissError,
+    Placeholders,
+    ProcessedItem,
+    Request,
+    RequestItem,
+    retry,
+    serve,
+)
+from spec import V3, Content
+
+
+def _processor(media: object) -> ProcessedItem:
+    assert isinstance(media, torch.Tensor)
+    payload, (offset, length) = codec.process_media(media)
+    return ProcessedItem(payload, Placeholders(offset, length))
+
+
+def test_conform_retry_helper_recovers_as_the_lockstep_does() -> None:
+    scenario = next(s for s in corpus() if s.name == "engine-cleared-alone")
+    config = scenario.config(V3)
+    run = run_actions(config, factory(), scenario.script, settle=True)
+    spec_retries = run.state.requests[1].retries
+    assert run.state.requests[1].outcome is not None
+    assert run.state.requests[1].outcome.value == "success"
+
+    media = {"a": codec.media_for(config, Content("a"))}
+    front_end = FrontEnd(config.budget, _processor, variant=variant_of("V3"))
+    engine = Engine(config.budget, variant=variant_of("V3"))
+    attempts: list[Request] = []
+
+    def send(request: Request) -> object:
+        attempts.append(request)
+        return serve(front_end, engine, request)
+
+    request = Request((RequestItem("a", media["a"]),))
+    retry(send, request, max_retries=config.max_retries, media=media)
+    engine.clear()  # the scenario's P1Clear (D3)
+    inputs = retry(send, request, max_retries=config.max_retries, media=media)
+    assert len(attempts) - 2 == spec_retries == 1  # one miss, one retry (L3)
+    assert all(item.content is not None for item in attempts[-1].items)  # L1: data resent
+    served = inputs[0]  # type: ignore[index]
+    assert codec.content_of(config, int(served.payload[codec.KEY][0])) == Content("a")
+
+
+def test_conform_retry_helper_gives_up_after_max_retries() -> None:
+    """With drift before every delivery (L3's assumption never holds), the helper stops after
+    max_retries and the miss error reaches the client: L4 needs finitely many drift events."""
+    config = next(s for s in corpus() if s.name == "engine-cleared-alone").config(V3)
+    front_end = FrontEnd(config.budget, _processor, variant=variant_of("V3"))
+    engine = Engine(config.budget, variant=variant_of("V3"))
+    media = {"a": codec.media_for(config, Content("a"))}
+    request = Request((RequestItem("a", media["a"]),))
+    serve(front_end, engine, request)
+    calls = 0
+
+    def send(request: Request) -> object:
+        nonlocal calls
+        calls += 1
+        message = front_end.prepare(request)
+        engine.clear()  # a one-sided clear (D3) racing every attempt
+        front_end.abandon(message.request_id)
+        raise MultiModalCacheMissError(["a"])
+
+    with pytest.raises(MultiModalCacheMissError):
+        retry(send, Request((RequestItem("a", None),)), max_retries=2, media=media)
+    assert calls == 3
