@@ -18,6 +18,7 @@ from pathlib import Path
 
 from model_checks.conform import command as conform_command
 from model_checks.scenario_run import replay_all, table
+from model_checks.simulate import cli as simulate_cli
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -86,12 +87,27 @@ COMMANDS: list[Command] = [
         conform_command.add_arguments,
         conform_command.run,
     ),
+    Command(
+        "simulate",
+        "Hypothesis state machines over the verdict matrix and the mutants (--profile)",
+        simulate_cli.add_simulate_arguments,
+        simulate_cli.run_simulate,
+    ),
+    Command(
+        "replay",
+        "re-run a counterexample trace file on the spec and print its step table",
+        simulate_cli.add_replay_arguments,
+        simulate_cli.run_replay,
+    ),
 ]
 
 
 def main_job(args: argparse.Namespace) -> int:
     """The main job (no subcommand): every checker that is part of it, worst exit code wins."""
-    return run_scenarios(args)
+    codes = [run_scenarios(args)]
+    print()
+    codes.append(simulate_cli.run_simulate(simulate_cli.ci_arguments()))
+    return max(codes)
 
 
 def _parser() -> argparse.ArgumentParser:

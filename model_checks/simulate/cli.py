@@ -1,0 +1,161 @@
+"""`python -m model_checks simulate` and `python -m model_checks replay FILE`.
+
+simulate: run the Hypothesis machines over the expected matrix and the mutants, print the
+verdict matrix (the properties found broken per cell; `!` marks a cell that differs from its
+expectation), the mutants with their counterexample lengths, and per-rule statistics; write
+the verdict records (`--json`) and one JSON trace per counterexample (`--out`). Exit code 0
+when every verdict is as expected and every enabled rule fired, 1 otherwise.
+
+replay: re-run a counterexample file on the spec and print its step table. Exit code 0 when
+the property breaks where the file says, 1 when it does not, 2 for a file that cannot be read
+(one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
+from model_checks.records import Verdict, write_records
+from model_checks.simulate.counterexample import BadTraceFile, replay_file, table
+from model_checks.simulate.run import PROFILES, CellResult, run_matrix, run_mutants
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
+
+
+def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
+                        help="search budget (default: ci, derandomized)")
+    parser.add_argument("--json", type=Path, default=Path("build/simulate/records.json"),
+                        help="where to write the verdict records")
+    parser.add_argument("--out", type=Path, default=Path("build/simulate/counterexamples"),
+                        help="folder for the counterexample traces")
+    parser.add_argument("--only", default="",
+                        help="run only cells whose label contains this text (e.g. V2_D1)")
+    parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
+    parser.add_argument("--tables", action="store_true",
+                        help="print the step table of every counterexample")
+
+
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="a counterexample trace written by simulate")
+
+
+def ci_arguments() -> argparse.Namespace:
+    """`simulate --profile ci` with its defaults: the main job's part."""
+    parser = argparse.ArgumentParser()
+    add_simulate_arguments(parser)
+    return parser.parse_args([])
+
+
+def matrix_table(results: Sequence[CellResult]) -> str:
+    """Rows: environments; columns: variants; a cell lists the properties found broken, with
+    `!` and the expectation where they differ from it."""
+    variants = sorted({r.variant for r in results})
+    rows: dict[tuple[str, ...], dict[str, str]] = {}
+    for r in results:
+        found = {rec.property for rec in r.records if rec.verdict is Verdict.COUNTEREXAMPLE}
+        expected = {p for p, e in r.expectations.items() if e is Expectation.BREAKS}
+        text = " ".join(p for p in PROPERTIES if p in found) or "ok"
+        if found != expected or r.mismatches:
+            want = " ".join(p for p in PROPERTIES if p in expected) or "ok"
+            text += f" (expected {want})!"
+        rows.setdefault(r.environment, {})[r.variant] = text
+    header = ["environment", *variants]
+    body = [["+".join(env) or "none", *(cells.get(v, "") for v in variants)]
+            for env, cells in rows.items()]
+    return _grid(header, body)
+
+
+def _grid(header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in [header, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def lengths_table(results: Sequence[CellResult]) -> str:
+    body = []
+    for r in results:
+        for prop, finding in sorted(r.findings.items()):
+            expected = r.expectations.get(prop) is Expectation.BREAKS
+            body.append([r.label, prop, str(finding.length), "yes" if expected else "NO",
+                         str(finding.path or "")])
+    return _grid(["cell", "property", "length", "expected", "trace"], body)
+
+
+def stats_table(results: Sequence[CellResult]) -> str:
+    names = sorted({name for r in results for name in r.rules})
+    body = []
+    for r in results:
+        row = [r.label]
+        for name in names:
+            if name not in r.rules:
+                row.append("")
+                continue
+            fired, enabled = r.stats.fired[name], r.stats.enabled[name]
+            mark = "!" if enabled >= 10 and not fired else "?" if enabled and not fired else ""
+            row.append(f"{fired}/{enabled}{mark}")
+        body.append(row)
+    return _grid(["cell (fired/enabled)", *names], body)
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    profile = PROFILES[args.profile]
+    start = time.perf_counter()
+    cells = [c for c in EXPECTED if args.only in f"{c.variant}_{'_'.join(c.environment)}"]
+    if not cells and not args.only.startswith("mutant"):
+        print(f"error: no cell matches {args.only!r}", file=sys.stderr)
+        return EXIT_USAGE
+    results = run_matrix(profile, args.out, cells, progress=True)
+    mutants = [] if args.no_mutants else [
+        m for m in run_mutants(profile, args.out) if args.only in f"mutant_{m.label}"
+    ] if not args.only or args.only.startswith("mutant") else []
+    seconds = time.perf_counter() - start
+    print(f"Hypothesis simulation, profile {profile.name}: {len(results)} cells, "
+          f"{len(mutants)} mutants, {seconds:.0f} s")
+    print("\nVerdict matrix: properties found broken (ok: none; ! differs from EXPECTED)")
+    print(matrix_table(results))
+    if mutants:
+        print("\nMutants: minimal (shrunk) counterexample length per property")
+        print(lengths_table(mutants))
+    print("\nCounterexamples in the matrix (length = steps to the violation)")
+    print(lengths_table(results))
+    everything = [*results, *mutants]
+    print("\nRule statistics: fired/enabled steps per rule (! enabled in 10+ steps but never "
+          "fired: a failure; ? enabled in fewer steps, never fired)")
+    print(stats_table(everything))
+    if args.tables:
+        for r in everything:
+            for finding in r.findings.values():
+                print(f"\n{r.label}: {finding.property_id}")
+                print(table(finding.trace, finding.property_id, finding.step, finding.reason,
+                            finding.fair_from))
+    write_records(args.json, [rec for r in everything for rec in r.records])
+    print(f"\nrecords: {args.json}; traces: {args.out}/")
+    problems = [m for r in everything for m in r.mismatches]
+    problems += [f"{r.label}: rule {name} was enabled but never fired"
+                 for r in everything for name in r.coverage_failures()]
+    for problem in problems:
+        print(f"MISMATCH {problem}")
+    print(f"{len(problems)} problem(s)")
+    return EXIT_MISMATCH if problems else EXIT_OK
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    try:
+        replayed = replay_file(args.file)
+    except BadTraceFile as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(table(replayed.trace, replayed.property_id, replayed.step, replayed.reason,
+                replayed.fair_from))
+    if replayed.step != replayed.recorded_step:
+        print(f"the file says {replayed.property_id} breaks at step {replayed.recorded_step}")
+        return EXIT_MISMATCH
+    return EXIT_OK

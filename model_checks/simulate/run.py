@@ -1,0 +1,319 @@
+"""Run the Hypothesis machines over the verdict matrix and the mutants.
+
+Per cell (variant x environment of `model_checks.matrix.EXPECTED`): one search checks every
+must-hold property at once (if one breaks, that is a mismatch; it is recorded and the search
+runs again without it), then one search per must-break property checks that property alone,
+so that Hypothesis shrinks towards a minimal counterexample of exactly that property. Every
+counterexample is written as a JSON trace and re-played on the spec before it is reported.
+Mutants (`model_checks.mutants`) run the same way in their witness's configuration, with the
+properties their witness breaks as must-break.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import Flaky
+from hypothesis.internal.conjecture import engine
+from hypothesis.reporting import with_reporter
+from hypothesis.stateful import run_state_machine_as_test
+
+from model_checks.matrix import EXPECTED, Cell, Expectation, config_for
+from model_checks.mutants import MUTANTS, Mutant
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.simulate.counterexample import replay_data, trace_to_json, write_trace
+from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
+from model_checks.simulate.witnesses import Witness, shortest_witness
+from spec import Config, Trace, variant_named
+
+CHECKER = "hypothesis"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A search budget. `holds_examples`: examples for the search over must-hold properties;
+    `break_examples`: the most examples a must-break search may take to find its
+    counterexample; `steps`: the most rule steps per example."""
+
+    name: str
+    holds_examples: int
+    break_examples: int
+    steps: int
+    derandomize: bool
+    use_database: bool
+    shrink_seconds: int
+    jobs: int = 2
+
+    def settings(self, examples: int) -> settings:
+        return settings(
+            max_examples=examples,
+            stateful_step_count=self.steps,
+            derandomize=self.derandomize,
+            database=DirectoryBasedExampleDatabase(".hypothesis/examples")
+            if self.use_database
+            else None,
+            deadline=None,
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+            print_blob=False,
+        )
+
+
+PROFILES: dict[str, Profile] = {
+    "ci": Profile("ci", holds_examples=30, break_examples=100, steps=20, derandomize=True,
+                  use_database=False, shrink_seconds=1),
+    "dev": Profile("dev", holds_examples=300, break_examples=2000, steps=30, derandomize=False,
+                   use_database=True, shrink_seconds=30),
+    "nightly": Profile("nightly", holds_examples=3000, break_examples=20000, steps=40,
+                       derandomize=False, use_database=False, shrink_seconds=300),
+}
+
+
+@contextlib.contextmanager
+def shrink_deadline(seconds: int) -> Iterator[None]:
+    """Hypothesis stops shrinking after `engine.MAX_SHRINKING_SECONDS` (300 s), a module
+    constant with no setting; the ci profile lowers it so that 68 cells fit the CI budget. A
+    counterexample shrunk for a shorter time may be longer than minimal: the reported length
+    is an upper bound (the dev and nightly profiles shrink longer)."""
+    saved = engine.MAX_SHRINKING_SECONDS
+    engine.MAX_SHRINKING_SECONDS = seconds
+    try:
+        yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = saved
+
+
+@dataclass(frozen=True)
+class Finding:
+    property_id: str
+    step: int  # the step the property broke at: the counterexample's length
+    reason: str
+    trace: Trace
+    fair_from: int
+    hypothesis_trace: str  # the trace as Hypothesis printed it (replayable Python)
+    path: Path | None = None
+    detail: str = ""  # set for an explicit witness
+
+    @property
+    def length(self) -> int:
+        return self.step
+
+
+@dataclass
+class Search:
+    machine: str
+    checked: tuple[str, ...]
+    examples: int
+    steps: int
+    seconds: float
+    finding: Finding | None
+
+
+@dataclass
+class CellResult:
+    label: str
+    variant: str
+    environment: tuple[str, ...]
+    expectations: Mapping[str, Expectation]
+    records: list[VerdictRecord] = field(default_factory=list)
+    stats: RuleStats = field(default_factory=RuleStats)
+    rules: tuple[str, ...] = ()
+    findings: dict[str, Finding] = field(default_factory=dict)
+    mismatches: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def coverage_failures(self) -> list[str]:
+        return self.stats.never_fired()
+
+
+def identifier(text: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")
+
+
+def cell_label(variant: str, environment: Sequence[str]) -> str:
+    return identifier(f"{variant}_{'_'.join(environment) or 'none'}")
+
+
+def search(
+    label: str,
+    config: Config,
+    checked: Sequence[str],
+    profile: Profile,
+    examples: int,
+    stats: RuleStats,
+) -> Search:
+    """One Hypothesis run of the machine for `config` checking `checked`."""
+    name = f"{label}__{'_'.join(checked)}"
+    cls = machine_class(name, config, checked)
+    cls.stats = RuleStats()
+    start = time.perf_counter()
+    finding = None
+    try:
+        with shrink_deadline(profile.shrink_seconds), with_reporter(_discard):
+            run_state_machine_as_test(cls, settings=profile.settings(examples))
+    except PropertyViolated as error:
+        notes = getattr(error, "__notes__", [])
+        printed = "\n".join(n for n in notes if n.startswith(("state", "Failing")))
+        printed = printed.replace("Failing test case: <state machine>\n", "")
+        printed = printed.replace("Failing test case: <state machine>", "")
+        finding = Finding(
+            error.property_id, error.step_number, error.reason, error.trace,
+            error.prefix, printed.strip(),
+        )
+    except Flaky as error:  # pragma: no cover - the spec is deterministic
+        raise RuntimeError(f"{name}: Hypothesis reports a flaky failure: {error}") from None
+    seconds = time.perf_counter() - start
+    stats.merge(cls.stats)
+    return Search(name, tuple(checked), examples, cls.stats.steps, seconds, finding)
+
+
+def _from_witness(
+    config: Config, env: tuple[str, ...], prop: str, s: Search, extra: Sequence[Witness]
+) -> Search:
+    """The search found nothing: fall back on the explicit witnesses (see `witnesses`)."""
+    found = shortest_witness(config, env, prop, extra)
+    if found is None:
+        return s
+    name, trace, step, script_length, reason = found
+    finding = Finding(prop, step, reason, trace, script_length, "",
+                      detail=f"explicit witness {name} (search: none in {s.examples} "
+                      f"examples): {reason}")
+    return Search(s.machine, s.checked, s.examples, s.steps, s.seconds, finding)
+
+
+def _discard(text: object) -> None:
+    """Hypothesis's own reports (its shrinking warnings among them): the findings carry the
+    printed trace as exception notes, and the tables say the rest."""
+    del text
+
+
+def _record(
+    cell: CellResult, prop: str, s: Search, out: Path | None, detail: str = ""
+) -> VerdictRecord:
+    finding = s.finding if s.finding and s.finding.property_id == prop else None
+    path = None
+    if finding is not None and out is not None:
+        path = out / f"{cell.label}__{prop}.json"
+        data = trace_to_json(
+            finding.trace, property_id=prop, step=finding.step, reason=finding.reason,
+            fair_from=finding.fair_from,
+        )
+        replayed = replay_data(data)  # every counterexample is replayed before it is reported
+        if replayed.step != finding.step:
+            where = f"{replayed.step}, not {finding.step}"
+            raise RuntimeError(f"{path}: replay broke {prop} at {where}")
+        write_trace(path, data)
+        finding = Finding(**{**finding.__dict__, "path": path})
+    if finding is not None:
+        cell.findings[prop] = finding
+    return VerdictRecord(
+        checker=CHECKER,
+        variant=cell.variant,
+        environment=cell.environment,
+        property=prop,
+        verdict=Verdict.COUNTEREXAMPLE if finding else Verdict.HOLDS,
+        bound=s.steps,
+        bound_unit="steps",
+        seconds=round(s.seconds, 3),
+        counterexample_length=finding.length if finding else None,
+        counterexample_path=str(path) if path else None,
+        detail=detail or (finding.reason if finding else f"{s.examples} examples"),
+    )
+
+
+def run_cell(
+    label: str,
+    variant_name: str,
+    env: tuple[str, ...],
+    config: Config,
+    expectations: Mapping[str, Expectation],
+    profile: Profile,
+    out: Path | None,
+    witnesses: Sequence[Witness] = (),
+) -> CellResult:
+    start = time.perf_counter()
+    cell = CellResult(label, variant_name, env, expectations, rules=rule_names(config))
+    holds = [p for p, e in expectations.items() if e is Expectation.HOLDS]
+    breaks = [p for p, e in expectations.items() if e is Expectation.BREAKS]
+    while holds:
+        s = search(label, config, holds, profile, profile.holds_examples, cell.stats)
+        if s.finding is None:
+            cell.records.extend(_record(cell, p, s, out) for p in holds)
+            break
+        broken = s.finding.property_id
+        if broken not in holds:  # a deadlock: nothing else can be judged past it
+            cell.mismatches.append(f"{label}: {broken}: {s.finding.reason}")
+            cell.records.append(_record(cell, broken, s, out))
+            break
+        cell.records.append(_record(cell, broken, s, out))
+        cell.mismatches.append(f"{label}: {broken} must hold, counterexample of length "
+                               f"{s.finding.length}")
+        holds.remove(broken)
+    for prop in breaks:
+        s = search(label, config, [prop], profile, profile.break_examples, cell.stats)
+        if s.finding is None or s.finding.property_id != prop:
+            s = _from_witness(config, env, prop, s, witnesses)
+        record = _record(cell, prop, s, out, s.finding.detail if s.finding else "")
+        cell.records.append(record)
+        if record.verdict is not Verdict.COUNTEREXAMPLE:
+            found = s.finding.property_id if s.finding else "nothing"
+            cell.mismatches.append(f"{label}: {prop} must break, found {found} in "
+                                   f"{s.examples} examples")
+    cell.seconds = time.perf_counter() - start
+    return cell
+
+
+def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
+    cell = EXPECTED[index]
+    config = config_for(variant_named(cell.variant), cell.environment)
+    label = cell_label(cell.variant, cell.environment)
+    return run_cell(label, cell.variant, cell.environment, config, cell.expectations,
+                    profile, out)
+
+
+def run_matrix(
+    profile: Profile, out: Path | None, cells: Sequence[Cell] = EXPECTED, progress: bool = False
+) -> list[CellResult]:
+    """Every cell, `profile.jobs` at a time (each cell is independent and deterministic)."""
+    indices = [EXPECTED.index(c) for c in cells]
+    with ProcessPoolExecutor(max_workers=profile.jobs) as pool:
+        futures = [pool.submit(_run_expected, i, profile, out) for i in indices]
+        results = []
+        for future in futures:
+            result = future.result()
+            results.append(result)
+            if progress:
+                found = sorted(result.findings)
+                print(f"  {result.label}: {result.seconds:.1f} s, broken: "
+                      f"{' '.join(found) or 'none'}{' MISMATCH' if result.mismatches else ''}",
+                      flush=True)
+    return results
+
+
+def run_mutant(mutant: Mutant, profile: Profile, out: Path | None) -> CellResult:
+    config = mutant.witness.config(mutant.variant)
+    expectations = {p: Expectation.BREAKS for p in sorted(mutant.breaks)}
+    label = identifier(f"mutant_{mutant.name}")
+    own = Witness(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
+                  mutant.witness.script)
+    return run_cell(label, mutant.variant.name, mutant.witness.drift, config, expectations,
+                    profile, out, (own,))
+
+
+def _run_mutant_at(index: int, profile: Profile, out: Path | None) -> CellResult:
+    return run_mutant(MUTANTS[index], profile, out)
+
+
+def run_mutants(profile: Profile, out: Path | None) -> list[CellResult]:
+    with ProcessPoolExecutor(max_workers=profile.jobs) as pool:
+        futures = [pool.submit(_run_mutant_at, i, profile, out) for i in range(len(MUTANTS))]
+        return [f.result() for f in futures]

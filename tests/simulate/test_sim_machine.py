@@ -1,0 +1,116 @@
+"""The Hypothesis machines: printed traces replay, findings are real, fair tails match spec."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import settings
+from hypothesis.stateful import run_state_machine_as_test
+
+import spec
+from model_checks.matrix import config_for
+from model_checks.simulate import machine as machines
+from model_checks.simulate.machine import (
+    PropertyViolated,
+    RuleStats,
+    fair_tail,
+    machine_class,
+    machine_named,
+    rule_names,
+)
+from model_checks.simulate.run import PROFILES, search
+from model_checks.simulate.witnesses import shortest_witness
+from spec import V0, V1, V2, V3, enabled, initial, step
+from spec.fairness import drive_to_quiescence
+
+
+def _find(name: str, variant: spec.Variant, env: tuple[str, ...], prop: str) -> PropertyViolated:
+    cls = machine_class(name, config_for(variant, env), [prop])
+    with pytest.raises(PropertyViolated) as caught:
+        run_state_machine_as_test(cls, settings=PROFILES["ci"].settings(300))
+    return caught.value
+
+
+def test_a_printed_trace_executed_fails() -> None:
+    """Hypothesis prints `state = Name()` without constructor arguments: the configuration
+    must live in the class, so that the printed trace, executed as is, fails again."""
+    found = search("test_V0_D1", config_for(V0, ("D1",)), ["S3"], PROFILES["ci"], 300,
+                   RuleStats()).finding
+    assert found is not None and found.property_id == "S3"
+    printed = found.hypothesis_trace
+    assert printed.startswith("state = test_V0_D1__S3()")
+    namespace = {**vars(machines), **{n: getattr(spec, n) for n in spec.__all__}}
+    with pytest.raises(PropertyViolated, match="S3 violated"):
+        exec(printed, namespace)  # the exact text Hypothesis reported
+
+
+def test_the_same_name_gives_the_same_class() -> None:
+    config = config_for(V2, ())
+    first = machine_class("test_same", config, ["S1"])
+    assert machine_class("test_same", config, ["S1"]) is first
+    assert machine_named("test_same") is first
+    with pytest.raises(ValueError, match="another configuration"):
+        machine_class("test_same", config, ["S2"])
+    with pytest.raises(KeyError, match="no machine named"):
+        machine_named("test_never_built")
+
+
+def test_a_finding_is_a_real_trace_of_the_spec() -> None:
+    error = _find("test_V2_D1_H1", V2, ("D1",), "H1")
+    trace = error.trace
+    replayed = spec.run(trace.config, [s.action for s in trace.steps])
+    assert replayed == trace
+    assert spec.by_id("H1").check_trace(trace) is not None
+    assert error.step_number <= len(trace.steps)
+
+
+def test_no_drift_v3_holds_everything_on_a_small_budget() -> None:
+    props = ["S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4"]
+    cls = machine_class("test_V3_none_all", config_for(V3, ()), props)
+    cls.stats = RuleStats()
+    run_state_machine_as_test(cls, settings=settings(PROFILES["ci"].settings(30)))
+    assert cls.stats.steps > 0
+    assert not cls.stats.never_fired()
+
+
+def test_rules_are_the_actions_the_configuration_allows() -> None:
+    assert "p1_clear" not in rule_names(config_for(V2, ()))
+    assert "p1_clear" in rule_names(config_for(V2, ("D3",)))
+    assert {"submit", "p0_handle", "p1_receive", "p0_receive_reply", "retry"} <= set(
+        rule_names(config_for(V2, ()))
+    )
+
+
+def test_fair_tail_is_drive_to_quiescence() -> None:
+    config = config_for(V2, tuple(d.value for d in spec.ALL_DRIFT))
+    rng = random.Random(7)
+    for _ in range(40):
+        state = initial(config)
+        for _ in range(rng.randrange(12)):
+            actions = enabled(config, state)
+            if not actions:
+                break
+            state = step(config, state, rng.choice(actions))
+        assert fair_tail(config, state) == drive_to_quiescence(config, state)
+
+
+def test_rule_stats_report_rules_enabled_but_never_fired() -> None:
+    stats = RuleStats()
+    stats.enabled.update({"submit": 30, "retry": 20, "p1_clear": 0, "p1_reset": 2})
+    stats.fired.update({"submit": 1})
+    assert stats.never_fired() == ["retry"]
+
+
+@pytest.mark.parametrize(
+    ("env", "prop"),
+    [(("D3",), "L4"), (("D10",), "L4"), (("D4",), "L4"), (("D2",), "L1"), (("D6",), "L1"),
+     (("D5",), "L3"), (("D9",), "L3"), (("D1",), "L3")],
+)
+def test_explicit_witnesses_break_what_they_are_for(env: tuple[str, ...], prop: str) -> None:
+    for variant in (V1, V2, V3):
+        found = shortest_witness(config_for(variant, env), env, prop)
+        assert found is not None, (variant.name, env, prop)
+        name, trace, step, _, _ = found
+        violation = spec.by_id(prop).check_trace(trace)
+        assert violation is not None and violation.step == step, name
