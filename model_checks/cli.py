@@ -19,6 +19,7 @@ from pathlib import Path
 from model_checks.conform import command as conform_command
 from model_checks.scenario_run import replay_all, table
 from model_checks.simulate import cli as simulate_cli
+from model_checks.smt import cli as smt_cli
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -99,15 +100,40 @@ COMMANDS: list[Command] = [
         simulate_cli.add_replay_arguments,
         simulate_cli.run_replay,
     ),
+    Command(
+        "prove",
+        "decide the matrix's safety cells with Z3 (bounded model checking, V3 for all depths)",
+        smt_cli.add_arguments,
+        smt_cli.run_checked,
+    ),
 ]
 
 
+REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
+
+MAIN_JOB: tuple[tuple[str, ...], ...] = (
+    ("scenarios",),
+    ("simulate", "--profile", "ci"),
+    ("prove",),
+    ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
+    ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2"),
+)
+"""The main job: every checker at its CI budget, in this order."""
+
+
 def main_job(args: argparse.Namespace) -> int:
-    """The main job (no subcommand): every checker that is part of it, worst exit code wins."""
-    codes = [run_scenarios(args)]
-    print()
-    codes.append(simulate_cli.run_simulate(simulate_cli.ci_arguments()))
-    return max(codes)
+    """The main job (no subcommand): every part of MAIN_JOB, worst exit code wins."""
+    parser = _parser()
+    codes: list[tuple[str, int]] = []
+    for argv in MAIN_JOB:
+        command = "python -m model_checks " + " ".join(argv)
+        print(f"\n== {command}", flush=True)
+        part = parser.parse_args(list(argv))
+        codes.append((command, part.run(part)))
+    print("\n== main job verdicts")
+    for command, code in codes:
+        print(f"  exit {code}: {command}")
+    return max(code for _, code in codes)
 
 
 def _parser() -> argparse.ArgumentParser:

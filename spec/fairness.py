@@ -10,9 +10,9 @@ retries), with no new drift, until the state is quiescent.
 from __future__ import annotations
 
 from spec.config import Config
-from spec.machine import enabled, step
+from spec.machine import is_enabled, step
 from spec.state import State
-from spec.transitions import Action
+from spec.transitions import ACTION_TYPES, Action
 
 
 class FairnessBoundExceeded(Exception):
@@ -20,8 +20,17 @@ class FairnessBoundExceeded(Exception):
 
 
 def pending(config: Config, state: State) -> list[Action]:
-    """Enabled steps that fairness owes: protocol work in progress (see `is_obligation`)."""
-    return [a for a in enabled(config, state) if a.is_obligation()]
+    """Enabled steps that fairness owes: protocol work in progress (see `is_obligation`), in
+    `enabled`'s order. Classes whose instances are never owed are not enumerated at all."""
+    if state.fault is not None:
+        return []
+    return [
+        action
+        for action_type in ACTION_TYPES
+        if action_type.may_be_owed()
+        for action in action_type.candidates(config, state)
+        if is_enabled(config, state, action) and action.is_obligation()
+    ]
 
 
 def is_quiescent(config: Config, state: State) -> bool:

@@ -40,7 +40,6 @@ class Outcome(enum.Enum):
     MISS = "miss"  # retryable: P1 reported missed identities
     CLIENT_ERROR = "client-error"  # non-retryable: a UUID-only item missed at P0
     REJECTED = "rejected"  # non-retryable: rejected or aborted after P0 updated (D2)
-    LOST = "lost"  # the front end restarted with the request inside it (D10)
 
     def __repr__(self) -> str:
         return f"Outcome.{self.name}"

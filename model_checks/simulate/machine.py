@@ -43,7 +43,7 @@ from hypothesis.stateful import (
 )
 
 from spec import Config, Drift, Kind, State, Trace, by_id, initial, is_enabled, step
-from spec.fairness import FairnessBoundExceeded, fair_choice
+from spec.fairness import FairnessBoundExceeded, drive_to_quiescence
 from spec.state import ClientItem
 from spec.trace import Step
 from spec.transitions import ACTION_TYPES, Action, ClearBoth, Submit
@@ -215,7 +215,7 @@ class SpecMachine(RuleBasedStateMachine):
         if self.failed or self.state.fault is not None or not self.checked:
             return
         try:
-            tail = fair_tail(self.config, self.state)
+            tail = drive_to_quiescence(self.config, self.state)
         except FairnessBoundExceeded as error:
             self._fail(PropertyViolated("L4", len(self.steps), str(error), self.trace()))
         self.fair_steps = [Step(a, s) for a, s in tail]
@@ -252,23 +252,6 @@ class SpecMachine(RuleBasedStateMachine):
                 found = prop.check_trace(trace)  # the fair tail's states too
                 if found is not None:
                     self._fail(PropertyViolated(prop_id, found.step, found.reason, trace))
-
-
-def fair_tail(config: Config, state: State, max_steps: int = 1000) -> list[tuple[Action, State]]:
-    """`spec.fairness.drive_to_quiescence`, step for step (a test asserts it), but listing
-    only the first enabled `Submit`: a new request is never owed, so the fair choice is the
-    same, and enumerating every request shape at every fair step is what made teardown slow."""
-    taken: list[tuple[Action, State]] = []
-    while state.fault is None:
-        owed = [a for a in _enabled_cheaply(config, state) if a.is_obligation()]
-        if not owed:
-            break
-        if len(taken) >= max_steps:
-            raise FairnessBoundExceeded(f"not quiescent after {max_steps} fair steps")
-        action = fair_choice(owed)
-        state = step(config, state, action)
-        taken.append((action, state))
-    return taken
 
 
 def _enabled_cheaply(config: Config, state: State) -> list[Action]:

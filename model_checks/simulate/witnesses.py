@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
-from model_checks.simulate.machine import fair_tail
 from spec import Config, Trace, by_id, initial, is_enabled, step
+from spec.fairness import drive_to_quiescence
 from spec.trace import Step
 from spec.transitions import (
     Action,
@@ -181,7 +181,7 @@ def _run_settled(config: Config, script: Sequence[Action]) -> Trace | None:
             return None
         state = step(config, state, action)
         steps.append(Step(action, state))
-    steps.extend(Step(a, s) for a, s in fair_tail(config, state))
+    steps.extend(Step(a, s) for a, s in drive_to_quiescence(config, state))
     return Trace(config, initial(config), tuple(steps))
 
 

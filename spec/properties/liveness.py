@@ -79,7 +79,10 @@ def resend_never_misses(trace: Trace) -> Violation | None:
 )
 def bounded_recovery(trace: Trace) -> Violation | None:
     """If no new drift event happens after P0 takes a miss reply for a request, the first
-    retry of that request succeeds at P1."""
+    retry of that request succeeds at P1. Drift events are the steps that exercise a drift
+    source (a clear, a reset, a restart, a rejection, a reordered delivery, an interleaved
+    P0 step, a reused identity); standing drift (a second front end, size skew, oversized
+    items, a request over the budget) is no event, so under it L3 can fail without one."""
     watching: dict[int, int] = {}  # rid -> step of the miss reply, while no drift has happened
     for number, before, action, after in trace.transitions():
         if action.drift_event() is not None:

@@ -52,6 +52,11 @@ class Action:
         work in progress. New requests, optional clears and drift events are never owed."""
         return self.drift_event() is None
 
+    @classmethod
+    def may_be_owed(cls) -> bool:
+        """False when no instance is ever an obligation, so fairness can skip the class."""
+        return cls.drift is None
+
     def arguments(self) -> dict[str, object]:
         """The action's own fields (its arguments), by name."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -66,6 +66,10 @@ class Submit(Action):
         return False
 
     @classmethod
+    def may_be_owed(cls) -> bool:
+        return False
+
+    @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         full = len(state.requests) >= config.max_requests
         if full or state.unfinished() >= config.max_in_flight:
@@ -91,7 +95,8 @@ def all_requests(config: Config) -> Iterator[tuple[ClientItem, ...]]:
 @dataclass(frozen=True, slots=True)
 class Retry(Action):
     """The client retries a request that failed with the miss error, media attached to every
-    item (recovery path, vllm#46747); at most `max_retries` times."""
+    item (recovery path, vllm#46747); at most `max_retries` times. A retry continues an
+    existing request, so `max_in_flight` (a bound on new requests) does not apply to it."""
 
     label = "retry"
     rid: int

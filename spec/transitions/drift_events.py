@@ -32,6 +32,10 @@ class ClearBoth(Action):
     def is_obligation(self) -> bool:
         return False
 
+    @classmethod
+    def may_be_owed(cls) -> bool:
+        return False
+
     def guard(self, config: Config, state: State) -> bool:
         idle = all(_front_end_idle(state, fe) for fe in range(config.front_ends))
         return idle and not state.to_engine and not state.reset_pending

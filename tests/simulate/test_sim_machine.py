@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
@@ -14,15 +12,13 @@ from model_checks.simulate import machine as machines
 from model_checks.simulate.machine import (
     PropertyViolated,
     RuleStats,
-    fair_tail,
     machine_class,
     machine_named,
     rule_names,
 )
 from model_checks.simulate.run import PROFILES, search
 from model_checks.simulate.witnesses import shortest_witness
-from spec import V0, V1, V2, V3, enabled, initial, step
-from spec.fairness import drive_to_quiescence
+from spec import V0, V1, V2, V3
 
 
 def _find(name: str, variant: spec.Variant, env: tuple[str, ...], prop: str) -> PropertyViolated:
@@ -80,19 +76,6 @@ def test_rules_are_the_actions_the_configuration_allows() -> None:
     assert {"submit", "p0_handle", "p1_receive", "p0_receive_reply", "retry"} <= set(
         rule_names(config_for(V2, ()))
     )
-
-
-def test_fair_tail_is_drive_to_quiescence() -> None:
-    config = config_for(V2, tuple(d.value for d in spec.ALL_DRIFT))
-    rng = random.Random(7)
-    for _ in range(40):
-        state = initial(config)
-        for _ in range(rng.randrange(12)):
-            actions = enabled(config, state)
-            if not actions:
-                break
-            state = step(config, state, rng.choice(actions))
-        assert fair_tail(config, state) == drive_to_quiescence(config, state)
 
 
 def test_rule_stats_report_rules_enabled_but_never_fired() -> None:

@@ -134,3 +134,18 @@ def test_every_action_type_has_a_label_and_a_docstring_naming_its_role() -> None
         assert doc.strip(), action_type
         if action_type.drift is not None:
             assert action_type.drift.value in doc, action_type
+
+
+def test_pending_is_exactly_the_owed_enabled_actions() -> None:
+    from spec.fairness import pending
+
+    config = all_drift_config(V2)
+    rng = random.Random(3)
+    for _ in range(40):
+        state = initial(config)
+        for _ in range(rng.randrange(15)):
+            actions = enabled(config, state)
+            if not actions:
+                break
+            state = step(config, state, rng.choice(actions))
+        assert pending(config, state) == [a for a in enabled(config, state) if a.is_obligation()]

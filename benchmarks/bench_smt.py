@@ -1,0 +1,96 @@
+"""Benchmark of the Z3 checker: depth reached and solve time, per variant.
+
+    .venv/bin/python benchmarks/bench_smt.py [--max-depth 12] [--budget 60] [--env all|none]
+
+For each variant, bounded model checking of S1, S2, S3 and H1 on one incremental solver, for
+K=3 identities, R=4 requests (at most Q=2 unfinished), M=1 item, every budget in 1..4 and every
+size in 1..3 at once. A property is dropped from the query once a counterexample is found. The
+table gives, per depth, the cumulative solve time; deepening stops when the variant's time
+budget is spent. Then the all-depth proof of V3 (inductive invariant, three checks) and, for
+comparison, V3's BMC with the proved invariant added at every step. Progress is printed as
+each depth completes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import z3
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from model_checks.smt.actions import args_at, initial, transition
+from model_checks.smt.bmc import new_solver
+from model_checks.smt.invariant import V3_INVARIANTS, conjunction, prove
+from model_checks.smt.properties import BAD
+from model_checks.smt.symbols import (
+    Encoding,
+    params,
+    params_constraint,
+    state_at,
+)
+from spec import ALL_DRIFT, V0, V1, V2, V3, Variant
+
+PROPS = ("S1", "S2", "S3", "H1")
+
+
+def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False) -> list[str]:
+    """Rows "depth, seconds, open properties" until max_depth or the time budget."""
+    p = params(enc)
+    solver = new_solver(600_000)
+    states = [state_at(enc, 0)]
+    solver.add(params_constraint(enc, p), initial(enc, states[0]))
+    open_props = list(PROPS)
+    rows = []
+    start = time.perf_counter()
+    for depth in range(max_depth + 1):
+        if depth:
+            states.append(state_at(enc, depth))
+            solver.add(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
+            if lemmas:
+                solver.add(conjunction(enc, p, states[depth], V3_INVARIANTS))
+        for prop in list(open_props):
+            if solver.check(BAD[prop](enc, p, states[depth])) == z3.sat:
+                open_props.remove(prop)
+                print(f"    {enc.variant.name}: {prop} broken at depth {depth}", flush=True)
+        elapsed = time.perf_counter() - start
+        row = f"{depth:>5}  {elapsed:>8.2f}  {' '.join(open_props) or '-'}"
+        print(f"  {enc.variant.name}{' +lemmas' if lemmas else ''} {row}", flush=True)
+        rows.append(row)
+        if elapsed > budget:
+            break
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-depth", type=int, default=12)
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds per variant")
+    parser.add_argument("--env", choices=("all", "none"), default="all")
+    args = parser.parse_args()
+    env = ALL_DRIFT if args.env == "all" else frozenset()
+    tables: list[tuple[str, list[str]]] = []
+    variants: tuple[Variant, ...] = (V0, V1, V2, V3)
+    for variant in variants:
+        enc = Encoding(variant, env)
+        print(f"{enc.describe()} (encoded: "
+              f"{'+'.join(sorted(d.value for d in enc.encoded_environment)) or 'none'})")
+        tables.append((variant.name, deepen(enc, args.max_depth, args.budget)))
+    enc = Encoding(V3, env)
+    print("V3 with the proved invariant as a lemma at every step")
+    tables.append(("V3+lemmas", deepen(enc, args.max_depth, args.budget, lemmas=True)))
+    start = time.perf_counter()
+    prove(enc, V3_INVARIANTS, ("S1", "S2", "S3"))
+    proof = time.perf_counter() - start
+    print("\nvariant    depth   seconds  still open (no counterexample yet)")
+    for name, rows in tables:
+        for row in rows:
+            print(f"{name:<9} {row}")
+    print(f"\nV3 all-depth proof of S1, S2, S3 (inductive invariant, 3 checks): {proof:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""Which cells the SMT checker decides, and what it expects of each.
+
+The expected matrix (`model_checks.matrix.EXPECTED`) is the authority once it is filled; the
+SMT checker reads its safety cells (S1, S2, S3, H1). Until then it uses `own_expectation`, a
+rule reasoned out from the protocol for this encoding's bounded configuration (one front end,
+one item per request, budget 1..4, sizes 1..3), stated property by property below.
+
+Mutants: every mutant of `model_checks.mutants` that breaks a state property under its
+witness's environment must yield a Z3 counterexample there too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model_checks import matrix
+from model_checks.matrix import Expectation
+from model_checks.mutants import MUTANTS
+from spec import VARIANTS, Drift, Variant
+
+SAFETY = ("S1", "S2", "S3", "H1")
+"""The state properties the SMT checker decides (S4 is a documented limit; L1-L4 are traces)."""
+
+_ALL = tuple(d.value for d in sorted(Drift, key=lambda d: int(d.value[1:])))
+
+DEFAULT_ENVIRONMENTS: tuple[tuple[str, ...], ...] = (
+    (),
+    *((d,) for d in _ALL),
+    ("D5", "D7"),
+    ("D7", "D10"),
+    ("D3", "D7", "D9", "D11"),
+    ("D3", "D4", "D5", "D7", "D8", "D9", "D10", "D11"),
+    _ALL,
+)
+
+
+def environments() -> tuple[tuple[str, ...], ...]:
+    """The matrix's environments (the expected matrix's own list when it defines one)."""
+    listed = getattr(matrix, "ENVIRONMENTS", None)
+    return tuple(listed) if listed else DEFAULT_ENVIRONMENTS
+
+
+@dataclass(frozen=True)
+class SmtCell:
+    """One query: a variant (or mutant), an environment, a property, what must come out."""
+
+    variant: Variant
+    environment: tuple[str, ...]
+    property: str
+    expected: Expectation
+    source: str  # "matrix", "smt-own" or "mutant"
+
+
+_LOSES_KEYS = {"D1", "D2", "D3", "D4", "D9", "D10"}
+"""Drift that, in the encoding, leaves P0 trusting a key P1 lacks (D5, D6, D8 not encoded)."""
+_CACHE_WINS_STALE = {"D1", "D2", "D3", "D4", "D9", "D10"}
+"""With D7: drift that lets P0 send a new payload for a key P1 still holds (cache wins)."""
+_PAYLOAD_WINS_STALE = {"D1", "D2", "D5"}
+"""With D7: drift that lets P1 hold another processing than P0's entry under the same key
+when P0 sends a reference (payload lost or overtaken, or another front end's payload)."""
+
+
+def own_expectation(variant: Variant, env: tuple[str, ...], prop: str) -> Expectation:
+    """The rule used until the expected matrix is filled.
+
+    H1 breaks when some drift leaves P0 trusting a key P1 lacks. S3 breaks in V0 exactly
+    then (the engine asserts on the miss); V1-V3 never fault with one item per request (the
+    P0-side assertion needs D6 or D8). S2 holds in every variant (correct LRUs). S1 needs D7
+    (otherwise an identity names one content): cache-wins variants break it as soon as P0 can
+    miss a key P1 still holds; V2 when P1 can hold another processing than P0's entry; V3 never
+    (tags).
+    """
+    drift = set(env)
+    if prop == "H1":
+        broken = bool(drift & (_LOSES_KEYS | {"D5"}))
+    elif prop == "S3":
+        broken = not variant.reports_misses and bool(drift & (_LOSES_KEYS | {"D5"}))
+        broken = broken or (not variant.late_miss_reprocess and bool(drift & {"D6", "D8"}))
+    elif prop == "S2":
+        broken = False
+    elif prop == "S1":
+        if "D7" not in drift or variant.tagged:
+            broken = False
+        elif variant.payload_wins:
+            broken = bool(drift & _PAYLOAD_WINS_STALE)
+        else:
+            broken = bool(drift & (_CACHE_WINS_STALE | {"D5"}))
+    else:
+        raise KeyError(prop)
+    return Expectation.BREAKS if broken else Expectation.HOLDS
+
+
+def _from_matrix() -> list[SmtCell]:
+    cells = []
+    for cell in matrix.EXPECTED:
+        variant = next(v for v in VARIANTS if v.name == cell.variant)
+        for prop in SAFETY:
+            expected = cell.expectations.get(prop)
+            if expected is not None and expected is not Expectation.NOT_JUDGED:
+                cells.append(SmtCell(variant, tuple(cell.environment), prop, expected, "matrix"))
+    return cells
+
+
+def matrix_cells() -> list[SmtCell]:
+    """The safety cells: from the expected matrix when filled, else from `own_expectation`."""
+    if matrix.EXPECTED:
+        return _from_matrix()
+    return [
+        SmtCell(v, env, prop, own_expectation(v, env, prop), "smt-own")
+        for v in VARIANTS for env in environments() for prop in SAFETY
+    ]
+
+
+def mutant_cells() -> list[SmtCell]:
+    """Each mutant, under its witness's environment, for every state property it breaks."""
+    return [
+        SmtCell(m.variant, tuple(m.witness.drift), prop, Expectation.BREAKS, "mutant")
+        for m in MUTANTS for prop in sorted(m.breaks & set(SAFETY))
+    ]

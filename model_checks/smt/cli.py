@@ -1,0 +1,128 @@
+"""`python -m model_checks prove`: the matrix's safety cells through Z3.
+
+Prints one line per (variant, environment) group as it finishes, then the cells that differ
+from their expectation, and writes verdict records (--json). Exit codes: 0 every decided cell
+matches its expectation; 1 some cell differs; 2 usage error. A cell the encoding leaves
+undecided (a drift source it does not encode, or a solver timeout) is listed, not failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from model_checks.records import write_records
+from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
+from model_checks.smt.results import Violated
+from model_checks.smt.runner import CellOutcome, run_cells
+from spec import Drift
+
+DEFAULT_DEPTH = 6
+DEFAULT_SEARCH_DEPTH = 10
+
+
+class ProveUsageError(ValueError):
+    """A bad argument of `prove`; the CLI prints it and exits with 2."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH,
+                        help=f"bound to which holding properties are proved "
+                             f"(default {DEFAULT_DEPTH})")
+    parser.add_argument("--search-depth", type=int, default=DEFAULT_SEARCH_DEPTH,
+                        help="bound to which a counterexample is searched for properties "
+                             f"expected to break (default {DEFAULT_SEARCH_DEPTH})")
+    parser.add_argument("--json", type=Path, default=None, help="write verdict records here")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds per solver query")
+    parser.add_argument("--variant", action="append", default=None,
+                        help="only this variant (repeatable)")
+    parser.add_argument("--environment", action="append", default=None,
+                        help='only this environment, ids joined by "+", "none" for none')
+    parser.add_argument("--property", action="append", default=None, choices=SAFETY,
+                        help="only this property (repeatable)")
+
+
+def _selected(args: argparse.Namespace) -> list[SmtCell]:
+    if args.depth < 0 or args.search_depth < 0 or args.jobs < 1 or args.timeout < 1:
+        raise ProveUsageError("--depth and --search-depth must be >= 0, --jobs and --timeout >= 1")
+    envs = None
+    if args.environment is not None:
+        envs = set()
+        for text in args.environment:
+            ids = () if text == "none" else tuple(text.split("+"))
+            for drift_id in ids:
+                if drift_id not in {d.value for d in Drift}:
+                    raise ProveUsageError(f"unknown drift source {drift_id!r} in {text!r}")
+            envs.add(ids)
+    cells = [
+        c for c in matrix_cells()
+        if (args.variant is None or c.variant.name in args.variant)
+        and (envs is None or c.environment in envs)
+        and (args.property is None or c.property in args.property)
+    ]
+    if not cells:
+        raise ProveUsageError("no cell matches the selection")
+    return cells
+
+
+def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
+    result = outcome.result
+    if not isinstance(result, Violated):
+        return None
+    env = "+".join(outcome.cell.environment) or "none"
+    path = directory / f"{outcome.cell.variant.name}-{env}-{outcome.cell.property}.json"
+    steps = [
+        {"step": n, "action": s.action.label, "arguments": repr(s.action)}
+        for n, s in enumerate(result.trace.steps, start=1)
+    ]
+    payload = {"config": repr(result.config), "property": result.property, "steps": steps}
+    directory.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2) + "\n")
+    return str(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected cells; 0 all decided cells as expected, 1 otherwise."""
+    cells = _selected(args)
+    print(f"Z3: {len(cells)} cells; holding properties to depth {args.depth}, "
+          f"counterexamples searched to depth {max(args.depth, args.search_depth)}")
+    start = time.perf_counter()
+    outcomes = run_cells(cells, args.depth, args.timeout * 1000, print, args.jobs,
+                         args.search_depth)
+    records = []
+    directory = args.json.with_suffix("") if args.json is not None else None
+    for outcome in outcomes:
+        path = _counterexample_file(directory, outcome) if directory is not None else None
+        record = outcome.record
+        if path is not None:
+            from dataclasses import replace
+
+            record = replace(record, counterexample_path=path)
+        records.append(record)
+    if args.json is not None:
+        write_records(args.json, records)
+    wrong = [o for o in outcomes if o.status == "mismatch"]
+    undecided = [o for o in outcomes if o.status == "undecided"]
+    for label, group in (("MISMATCH", wrong), ("undecided", undecided)):
+        for o in group:
+            print(f"{label}: {o.cell.variant.name} {'+'.join(o.cell.environment) or 'none'} "
+                  f"{o.cell.property}: expected {o.cell.expected.value}, got "
+                  f"{o.record.verdict.value} ({o.record.detail})")
+    print(f"\n{len(outcomes) - len(wrong) - len(undecided)} of {len(outcomes)} cells as "
+          f"expected, {len(undecided)} undecided, {len(wrong)} differ "
+          f"({time.perf_counter() - start:.1f} s)")
+    return 1 if wrong else 0
+
+
+def run_checked(args: argparse.Namespace) -> int:
+    """`run`, with a usage error printed as one line and exit code 2."""
+    import sys
+
+    try:
+        return run(args)
+    except ProveUsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

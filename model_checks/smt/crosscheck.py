@@ -1,0 +1,283 @@
+"""Spec -> SMT: is every step of a spec trace a step of the SMT relation, and the only one?
+
+For each step, the state before is pinned to the spec's state (`matches` plus concrete stamps),
+the arguments to the spec action's, and two questions are asked: does the relation allow the
+spec's next state (accepted), and does it allow any other (determinism)? Orders (LRU recency,
+channel order) are compared as orders, not as stamp values. A faulted next state is compared on
+its fault kind only: it is absorbing, and its other fields are the spec's partial work.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from model_checks.smt.actions import args_at, code_of, transition
+from model_checks.smt.symbols import (
+    NONE_PID,
+    DeliveryCode,
+    Encoding,
+    FaultCode,
+    OutcomeCode,
+    Params,
+    StageCode,
+    SymState,
+    lru_name,
+    msg_name,
+    params,
+    rep_name,
+    req_name,
+    state_at,
+)
+from spec import Config, State, Trace
+from spec import lru as spec_lru
+from spec.state import Stage
+from spec.transitions import (
+    Action,
+    P0Handle,
+    P0HandleRejected,
+    P0ReceiveReply,
+    P1Receive,
+    Retry,
+    Submit,
+)
+
+_CLOCK = 1000
+
+
+class NotEncodable(ValueError):
+    """A spec state or action outside the bounded encoding (M > 1, two front ends, D6)."""
+
+
+def _tag(value: int | None) -> int:
+    return NONE_PID if value is None else value
+
+
+def _ordered(stamps: list[z3.ArithRef]) -> list[z3.BoolRef]:
+    return [stamps[i] < stamps[j] for i in range(len(stamps)) for j in range(i + 1, len(stamps))]
+
+
+def _version(state: State, pid: int, identity: str) -> int:
+    """The version of processing pid, which must be a processing of `identity`."""
+    processing = state.processings[pid]
+    if processing.identity != identity:
+        raise NotEncodable(f"pid {pid} is a processing of {processing.identity!r}, held for "
+                           f"{identity!r}: the encoding assumes a slot's own identity")
+    return processing.version
+
+
+def _side(
+    enc: Encoding, s: SymState, side: str, slots: spec_lru.Lru, state: State
+) -> list[z3.BoolRef]:
+    ids = enc.bounds.identities
+    facts: list[z3.BoolRef] = []
+    by_id = {slot.identity: slot for slot in slots}
+    for k, ident in enumerate(ids):
+        slot = by_id.get(ident)
+        is_entry = isinstance(slot, spec_lru.Entry)
+        facts += [s[lru_name(side, "in", k)] == is_entry,
+                  s[lru_name(side, "ghost", k)] == isinstance(slot, spec_lru.Ghost)]
+        if isinstance(slot, spec_lru.Entry):
+            facts += [s[lru_name(side, "ver", k)] == _version(state, slot.processing, ident),
+                      s[lru_name(side, "size", k)] == slot.size,
+                      s[lru_name(side, "pid", k)] == slot.processing,
+                      s[lru_name(side, "tag", k)] == _tag(slot.tag)]
+    facts += _ordered([s[lru_name(side, "ts", ids.index(slot.identity))] for slot in slots])
+    return facts
+
+
+_STAGES = {Stage.SUBMITTED: StageCode.SUBMITTED, Stage.IN_FLIGHT: StageCode.IN_FLIGHT,
+           Stage.DONE: StageCode.DONE}
+
+
+def _requests(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
+    ids = enc.bounds.identities
+    facts: list[z3.BoolRef] = [s["nreq"] == len(state.requests)]
+    for request in state.requests:
+        if len(request.items) != 1 or request.front_end != 0 or request.stage not in _STAGES:
+            raise NotEncodable(f"request {request!r} is outside the encoding")
+        item = request.items[0]
+        outcome = OutcomeCode[request.outcome.name] if request.outcome else OutcomeCode.NONE
+        r = request.rid
+        facts += [s[req_name(r, "id")] == ids.index(item.identity),
+                  s[req_name(r, "ver")] == item.version,
+                  s[req_name(r, "data")] == item.has_data,
+                  s[req_name(r, "retries")] == request.retries,
+                  s[req_name(r, "stage")] == _STAGES[request.stage],
+                  s[req_name(r, "outcome")] == outcome,
+                  s[req_name(r, "missed")] == bool(request.missed)]
+    return facts
+
+
+def _channels(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
+    facts: list[z3.BoolRef] = []
+    sent = {m.rid: m for m in state.to_engine}
+    replied = {r.rid: r for r in state.to_front_end}
+    for r in range(enc.r):
+        facts.append(s[msg_name(r, "pend")] == (r in sent))
+        facts.append(s[rep_name(r, "pend")] == (r in replied))
+        if r in sent:
+            (wire,) = sent[r].items
+            if wire.data is not None and wire.data != wire.placeholders:
+                raise NotEncodable(f"{wire!r}: a payload whose placeholders are another pid")
+            facts += [s[msg_name(r, "data")] == (NONE_PID if wire.data is None else wire.data),
+                      s[msg_name(r, "ph")] == wire.placeholders,
+                      s[msg_name(r, "ver")] == _version(state, wire.placeholders, wire.identity),
+                      s[msg_name(r, "tag")] == _tag(wire.tag)]
+        if r in replied:
+            facts.append(s[rep_name(r, "missed")] == bool(replied[r].missed))
+    facts += _ordered([s[msg_name(m.rid, "seq")] for m in state.to_engine])
+    facts += _ordered([s[rep_name(m.rid, "seq")] for m in state.to_front_end])
+    return facts
+
+
+def _globals(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
+    facts: list[z3.BoolRef] = [s["nproc"] == len(state.processings),
+                               s["reset"] == state.reset_pending]
+    fault = FaultCode.NONE if state.fault is None else FaultCode[state.fault.kind.name]
+    facts.append(s["fault"] == fault)
+    delivery = state.last_delivery
+    if delivery is None:
+        facts.append(s["ld_kind"] == DeliveryCode.NONE)
+    elif delivery.missed:
+        facts += [s["ld_kind"] == DeliveryCode.MISSED, s["ld_rid"] == delivery.message.rid]
+    else:
+        (served,) = delivery.served
+        facts += [s["ld_kind"] == DeliveryCode.SERVED, s["ld_rid"] == served.rid,
+                  s["ld_tensor"] == served.tensor, s["ld_ph"] == served.placeholders,
+                  s["ld_tver"] == _version(state, served.tensor, served.identity),
+                  s["ld_pver"] == _version(state, served.placeholders, served.identity),
+                  s["ld_sent"] == served.sent_version]
+    return facts
+
+
+def matches(enc: Encoding, s: SymState, state: State) -> z3.BoolRef:
+    """The symbolic state s represents the spec state (orders compared as orders)."""
+    if state.fault is not None:
+        return s["fault"] == FaultCode[state.fault.kind.name]
+    if len(state.shadows) != 1:
+        raise NotEncodable("two front ends (D5) are not encoded")
+    facts = _side(enc, s, "p0", state.shadows[0], state) + _side(enc, s, "p1", state.receiver,
+                                                                  state)
+    facts += _requests(enc, s, state) + _channels(enc, s, state) + _globals(enc, s, state)
+    return z3.And(facts)
+
+
+def _below_clock(enc: Encoding, s: SymState) -> list[z3.BoolRef]:
+    stamps = [s[lru_name(side, "ts", k)] for side in ("p0", "p1") for k in range(enc.k)]
+    stamps += [s[name(r, "seq")] for name in (msg_name, rep_name) for r in range(enc.r)]
+    return [s["clock"] == _CLOCK, *[z3.And(x > 0, x < _CLOCK) for x in stamps]]
+
+
+def _params_of(enc: Encoding, p: Params, config: Config) -> list[z3.BoolRef]:
+    from spec import Content
+
+    ids = enc.bounds.identities
+    facts: list[z3.BoolRef] = [p.budget == config.budget]
+    for (k, v), shadow in p.shadow_bytes.items():
+        content = Content(ids[k], v)
+        facts += [shadow == config.shadow_bytes(content),
+                  p.receiver_bytes[(k, v)] == config.receiver_bytes(content)]
+    return facts
+
+
+def _arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]:
+    a = args_at(0)
+    facts: list[z3.BoolRef] = [a.act == code_of(type(action))]
+    if isinstance(action, Submit):
+        if len(action.items) != 1 or action.front_end != 0:
+            raise NotEncodable(f"{action!r}: only one item and front end 0 are encoded")
+        (item,) = action.items
+        facts += [a.sid == enc.bounds.identities.index(item.identity), a.sver == item.version,
+                  a.sdata == item.has_data]
+    elif isinstance(action, P1Receive):
+        facts.append(a.rid == before.to_engine[action.index].rid)
+    elif isinstance(action, P0ReceiveReply):
+        facts.append(a.rid == before.to_front_end[0].rid)
+    elif isinstance(action, Retry | P0Handle | P0HandleRejected):
+        facts.append(a.rid == action.rid)
+    elif getattr(action, "front_end", 0) != 0:
+        raise NotEncodable(f"{action!r}: only front end 0 is encoded")
+    return facts
+
+
+class StepChecker:
+    """One solver holding the transition relation of a configuration; each step is checked in
+    its own push/pop scope."""
+
+    def __init__(self, enc: Encoding, config: Config) -> None:
+        self.enc = enc
+        p = params(enc)
+        self.s, self.n = state_at(enc, 0), state_at(enc, 1)
+        self.solver = z3.Solver()
+        self.solver.add(*_params_of(enc, p, config), *_below_clock(enc, self.s))
+        self.solver.add(transition(enc, p, self.s, self.n, args_at(0)))
+
+    def check(self, before: State, action: Action, after: State) -> str | None:
+        """None when the SMT relation takes exactly the spec's step; otherwise what differs."""
+        solver = self.solver
+        solver.push()
+        try:
+            solver.add(matches(self.enc, self.s, before))
+            solver.add(*_arguments(self.enc, before, action))
+            target = matches(self.enc, self.n, after)
+            if solver.check(target) != z3.sat:
+                return f"the SMT relation refuses {action!r} or its spec successor"
+            if solver.check(z3.Not(target)) != z3.unsat:
+                return (f"the SMT relation allows another successor for {action!r}: "
+                        f"{_diff(solver, self.n)}")
+            return None
+        finally:
+            solver.pop()
+
+
+def check_step(
+    enc: Encoding, config: Config, before: State, action: Action, after: State
+) -> str | None:
+    """None when the SMT relation takes exactly the spec's step; otherwise what differs."""
+    return StepChecker(enc, config).check(before, action, after)
+
+
+def _diff(solver: z3.Solver, n: SymState) -> str:
+    model = solver.model()
+    shown = [f"{k}={model.eval(v, model_completion=True)}" for k, v in n.items()
+             if not k.startswith("procs")]
+    return ", ".join(shown)
+
+
+def first_disagreement(enc: Encoding, trace: Trace) -> str | None:
+    """The first step of `trace` where the spec and the SMT relation disagree, or None."""
+    checker = StepChecker(enc, trace.config)
+    for number, before, action, after in trace.transitions():
+        problem = checker.check(before, action, after)
+        if problem is not None:
+            return f"step {number} ({action!r}): {problem}"
+    return None
+
+
+__all__ = ["NotEncodable", "check_step", "first_disagreement", "matches"]
+
+
+
+
+def random_walk(config: Config, steps: int, seed: int) -> Trace:
+    """A spec trace of up to `steps` uniformly chosen enabled actions (stops at a fault)."""
+    import random
+
+    from spec import enabled
+    from spec.trace import Step
+
+    rng = random.Random(seed)
+    trace = Trace(config, _initial(config))
+    for _ in range(steps):
+        choices = enabled(config, trace.final)
+        if not choices:
+            break
+        trace = trace.extended(rng.choice(choices))
+    del Step
+    return trace
+
+
+def _initial(config: Config) -> State:
+    from spec import initial
+
+    return initial(config)

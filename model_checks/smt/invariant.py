@@ -1,0 +1,244 @@
+"""Proofs for all depths: an inductive invariant, checked in three steps with fresh solvers.
+
+The invariant is a conjunction of named, documented invariants (`Invariant`). `prove` checks,
+each with a new solver and the parameter ranges as the only background:
+  1. initiation: every initial state satisfies the invariant;
+  2. consecution: from any state satisfying it, every enabled action leads to a state that
+     satisfies it (checked per named invariant, so a failure names the one that broke);
+  3. the invariant implies each property proved;
+and rejects the certificate if the invariant is unsatisfiable together with the initial state
+(a vacuous invariant proves anything).
+
+`V3_INVARIANTS` is the certificate of S1, S2 and S3 for V3 under every encoded drift source.
+These are strengthening invariants of the spec's V3; they belong in the spec's registry
+(see the report of issue 4) and are kept here, with their statements, until they move.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import z3
+
+from model_checks.smt.actions import args_at, initial, transition
+from model_checks.smt.properties import BAD
+from model_checks.smt.results import ProvedAllDepths
+from model_checks.smt.symbols import (
+    NONE_PID,
+    DeliveryCode,
+    Encoding,
+    FaultCode,
+    Params,
+    SymState,
+    lru_name,
+    msg_name,
+    params,
+    params_constraint,
+    req_name,
+    state_at,
+)
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A named state predicate; `statement` says what it asserts, in words."""
+
+    name: str
+    statement: str
+    holds: Callable[[Encoding, Params, SymState], z3.BoolRef]
+
+
+class CertificateRejected(AssertionError):
+    """An invariant that is not inductive, does not imply the property, or is vacuous."""
+
+
+def _entries(enc: Encoding, s: SymState) -> list[tuple[str, int]]:
+    return [(side, k) for side in ("p0", "p1") for k in range(enc.k)]
+
+
+def _entry_tags(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.And([
+        z3.Implies(s[lru_name(side, "in", k)],
+                   s[lru_name(side, "tag", k)] == s[lru_name(side, "pid", k)])
+        for side, k in _entries(enc, s)
+    ])
+
+
+def _wire_tags(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    facts = []
+    for r in range(enc.r):
+        data, ph, tag = (s[msg_name(r, f)] for f in ("data", "ph", "tag"))
+        facts.append(z3.Implies(s[msg_name(r, "pend")],
+                                z3.And(tag == ph, z3.Or(data == NONE_PID, data == ph))))
+    return z3.And(facts)
+
+
+def _served_one_processing(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    same = z3.And(s["ld_tensor"] == s["ld_ph"], s["ld_tver"] == s["ld_pver"])
+    return z3.Implies(s["ld_kind"] == DeliveryCode.SERVED, same)
+
+
+def _pid_slots(enc: Encoding, s: SymState) -> list[tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef]]:
+    """(held, pid, version) of every slot that holds a processing: entries and messages."""
+    slots = [(s[lru_name(side, "in", k)], s[lru_name(side, "pid", k)],
+              s[lru_name(side, "ver", k)]) for side, k in _entries(enc, s)]
+    slots += [(s[msg_name(r, "pend")], s[msg_name(r, "ph")], s[msg_name(r, "ver")])
+              for r in range(enc.r)]
+    return slots
+
+
+def _one_version_per_pid(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    slots = _pid_slots(enc, s)
+    return z3.And([
+        z3.Implies(z3.And(a[0], b[0], a[1] == b[1]), a[2] == b[2])
+        for i, a in enumerate(slots) for b in slots[i + 1:]
+    ])
+
+
+def _pids_issued(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.And(s["nproc"] >= 0, *[z3.Implies(held, z3.And(pid >= 0, pid < s["nproc"]))
+                                     for held, pid, _ in _pid_slots(enc, s)])
+
+
+def _known_contents(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.And([
+        z3.Implies(r < s["nreq"], z3.And(s[req_name(r, "id")] >= 0, s[req_name(r, "id")] < enc.k,
+                                         s[req_name(r, "ver")] >= 0,
+                                         s[req_name(r, "ver")] < enc.versions))
+        for r in range(enc.r)
+    ])
+
+
+def _within_budget(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.Not(BAD["S2"](enc, p, s))
+
+
+def _positive_sizes(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.And([z3.Implies(s[lru_name(side, "in", k)], s[lru_name(side, "size", k)] >= 1)
+                   for side, k in _entries(enc, s)])
+
+
+def _no_ghosts(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.And([z3.Not(s[lru_name(side, "ghost", k)]) for side, k in _entries(enc, s)])
+
+
+def _no_fault(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return s["fault"] == FaultCode.NONE
+
+
+V3_INVARIANTS: tuple[Invariant, ...] = (
+    Invariant(
+        "entry-tag-is-its-processing",
+        "Every shadow entry and every receiver entry carries as tag the pid of the processing "
+        "it holds (tags are processing ids, and an entry is only ever written whole).",
+        _entry_tags,
+    ),
+    Invariant(
+        "wire-tag-is-its-placeholders",
+        "Every message item in flight carries as tag the pid of its placeholders, and a "
+        "payload's data is the same processing as its placeholders (P0 sends a fresh "
+        "processing whole, or a reference copied from an entry with its tag).",
+        _wire_tags,
+    ),
+    Invariant(
+        "served-from-one-processing",
+        "The item last handed to the model takes its tensor and its placeholders from the same "
+        "processing, hence the same version (a payload: the one sent; a reference: served only "
+        "on a tag match, and the tag names both the entry's and the reference's processing). "
+        "S1 follows.",
+        _served_one_processing,
+    ),
+    Invariant(
+        "one-version-per-processing",
+        "Two entries or messages that hold the same pid hold the same content version (a "
+        "processing is one content; every copy of a pid is copied with its version).",
+        _one_version_per_pid,
+    ),
+    Invariant(
+        "pids-already-issued",
+        "Every pid held by an entry or a message is below the next pid to issue, so a fresh "
+        "processing never collides with one already held.",
+        _pids_issued,
+    ),
+    Invariant(
+        "requests-name-known-contents",
+        "Every submitted request's item names one of the K identities and one of its versions.",
+        _known_contents,
+    ),
+    Invariant(
+        "within-budget",
+        "S2 itself: neither side holds more bytes than the budget (eviction runs until the new "
+        "entry fits, and an entry over the budget is not cached).",
+        _within_budget,
+    ),
+    Invariant(
+        "entries-have-positive-size",
+        "Every entry has size at least 1, so dropping entries never adds bytes.",
+        _positive_sizes,
+    ),
+    Invariant(
+        "no-ghost-slots",
+        "No LRU holds a ghost slot: a correct touch of an absent key changes nothing.",
+        _no_ghosts,
+    ),
+    Invariant(
+        "no-fault",
+        "No fault has happened: V3 reports misses instead of asserting, and without ghost slots "
+        "eviction always terminates (S3; the P0-side late miss needs D6, not encoded).",
+        _no_fault,
+    ),
+)
+
+
+def conjunction(
+    enc: Encoding, p: Params, s: SymState, invariants: tuple[Invariant, ...]
+) -> z3.BoolRef:
+    return z3.And([inv.holds(enc, p, s) for inv in invariants])
+
+
+def _fresh(p_constraint: z3.BoolRef, timeout_ms: int) -> z3.Solver:
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(p_constraint)
+    return solver
+
+
+def _must_be(solver: z3.Solver, expected: z3.CheckSatResult, what: str) -> None:
+    answer = solver.check()
+    if answer != expected:
+        raise CertificateRejected(f"{what}: expected {expected}, got {answer}")
+
+
+def prove(
+    enc: Encoding,
+    invariants: tuple[Invariant, ...],
+    properties: tuple[str, ...],
+    timeout_ms: int = 120_000,
+) -> list[ProvedAllDepths]:
+    """Check the certificate in three steps (plus non-vacuity); one result per property."""
+    start = time.perf_counter()
+    p = params(enc)
+    background = params_constraint(enc, p)
+    s, n = state_at(enc, 0), state_at(enc, 1)
+    inv_s = conjunction(enc, p, s, invariants)
+    solver = _fresh(background, timeout_ms)
+    solver.add(initial(enc, s), z3.Not(inv_s))
+    _must_be(solver, z3.unsat, "initiation (init implies the invariant)")
+    solver = _fresh(background, timeout_ms)
+    solver.add(initial(enc, s), inv_s)
+    _must_be(solver, z3.sat, "non-vacuity (the invariant holds in some initial state)")
+    step = z3.And(inv_s, transition(enc, p, s, n, args_at(0)))
+    for inv in invariants:
+        solver = _fresh(background, timeout_ms)
+        solver.add(step, z3.Not(inv.holds(enc, p, n)))
+        _must_be(solver, z3.unsat, f"consecution of {inv.name}")
+    for prop in properties:
+        solver = _fresh(background, timeout_ms)
+        solver.add(inv_s, BAD[prop](enc, p, s))
+        _must_be(solver, z3.unsat, f"the invariant implies {prop}")
+    elapsed = time.perf_counter() - start
+    names = " & ".join(inv.name for inv in invariants)
+    return [ProvedAllDepths(prop, "inductive invariant (3-step check)", names, elapsed)
+            for prop in properties]

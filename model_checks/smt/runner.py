@@ -1,0 +1,156 @@
+"""Run the SMT checker over the cells of the matrix and compare with the expectations.
+
+Cells are grouped by (variant, environment) so that one unrolling serves every property of the
+group. For V3, S1-S3 are first proved for all depths by the inductive invariant
+(`invariant.V3_INVARIANTS`, re-checked for the group's own environment); the remaining
+properties go through bounded model checking with iterative deepening.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from model_checks.matrix import Expectation
+from model_checks.records import VerdictRecord
+from model_checks.smt.bmc import bmc_many
+from model_checks.smt.cells import SmtCell, own_expectation
+from model_checks.smt.invariant import V3_INVARIANTS, CertificateRejected, prove
+from model_checks.smt.results import (
+    ProvedAllDepths,
+    ProvedToBound,
+    Result,
+    Unknown,
+    Violated,
+    to_record,
+)
+from model_checks.smt.symbols import Encoding
+from spec import V3, Drift
+
+PROVED_BY_INVARIANT = ("S1", "S2", "S3")
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    cell: SmtCell
+    result: Result
+    record: VerdictRecord
+
+    @property
+    def status(self) -> str:
+        """"match", "mismatch" (a finding), or "undecided" (outside the encoding or budget)."""
+        decided_holds = isinstance(self.result, ProvedToBound | ProvedAllDepths)
+        if isinstance(self.result, Violated):
+            return "match" if self.cell.expected is Expectation.BREAKS else "mismatch"
+        if decided_holds:
+            return "match" if self.cell.expected is Expectation.HOLDS else "mismatch"
+        return "undecided"
+
+
+def _encoding(cell: SmtCell) -> Encoding:
+    return Encoding(cell.variant, frozenset(Drift(d) for d in cell.environment))
+
+
+def _proved(enc: Encoding, props: tuple[str, ...]) -> dict[str, Result]:
+    """V3's all-depth proof, re-checked for this environment. Where drift sources are left
+    out, the proof covers the encoded part only: reported as unknown, with what was proved."""
+    if enc.variant != V3 or not props:
+        return {}
+    try:
+        proofs = prove(enc, V3_INVARIANTS, props)
+    except CertificateRejected:
+        return {}
+    if not enc.left_out:
+        return dict(zip(props, proofs, strict=True))
+    encoded = "+".join(sorted((d.value for d in enc.encoded_environment),
+                              key=lambda x: int(x[1:]))) or "none"
+    return {
+        proof.property: Unknown(proof.property, 0, f"proved for all depths under {encoded} "
+                                f"({proof.certificate}), not for the sources left out",
+                                proof.seconds)
+        for proof in proofs
+    }
+
+
+def run_group(
+    group: list[SmtCell], depth: int, timeout_ms: int, search_depth: int | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[CellOutcome], str]:
+    """Decide every cell of one (variant, environment) group; returns a summary line too.
+
+    Properties expected to hold are proved to `depth`; a counterexample to a property expected
+    to break is searched to `search_depth` (default: `depth`); satisfiable queries are cheap,
+    proofs of deep bounds are not."""
+    enc = _encoding(group[0])
+    props = tuple(dict.fromkeys(c.property for c in group))
+    start = time.perf_counter()
+    results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT))
+    rest = tuple(p for p in props if p not in results)
+    if rest:
+        deepest = max(depth, search_depth or depth)
+        limits = {c.property: deepest if _findable(enc, c) else depth for c in group}
+        results.update(bmc_many(enc, rest, deepest, timeout_ms, progress, limits))
+    summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
+    line = f"{enc.describe()}: {summary} ({time.perf_counter() - start:.1f} s)"
+    outcomes = [CellOutcome(c, results[c.property], to_record(enc, results[c.property]))
+                for c in group]
+    return outcomes, line
+
+
+def _run_group_quietly(
+    args: tuple[list[SmtCell], int, int, int | None]
+) -> tuple[list[CellOutcome], str]:
+    return run_group(*args)
+
+
+def run_cells(
+    cells: list[SmtCell],
+    depth: int,
+    timeout_ms: int = 60_000,
+    progress: Progress | None = None,
+    jobs: int = 1,
+    search_depth: int | None = None,
+) -> list[CellOutcome]:
+    """Decide every cell; groups run in `jobs` processes (progress: one line per group)."""
+    groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
+    for cell in cells:
+        groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
+    outcomes: list[CellOutcome] = []
+    work = [(group, depth, timeout_ms, search_depth) for group in groups.values()]
+    if jobs <= 1:
+        for group in groups.values():
+            found, line = run_group(group, depth, timeout_ms, search_depth)
+            outcomes += found
+            if progress is not None:
+                progress(line)
+        return outcomes
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for found, line in pool.map(_run_group_quietly, work):
+            outcomes += found
+            if progress is not None:
+                progress(line)
+    return outcomes
+
+
+def _findable(enc: Encoding, cell: SmtCell) -> bool:
+    """Worth a deep search: expected to break, and (where drift sources are left out) expected
+    to break in the encoded part of the environment too."""
+    if cell.expected is not Expectation.BREAKS:
+        return False
+    encoded = tuple(d.value for d in enc.encoded_environment)
+    return own_expectation(enc.variant, encoded, cell.property) is Expectation.BREAKS
+
+
+def _short(result: Result) -> str:
+    if isinstance(result, Violated):
+        return f"cex@{result.depth}"
+    if isinstance(result, ProvedToBound):
+        return f"ok<={result.bound}"
+    if isinstance(result, ProvedAllDepths):
+        return "proved"
+    if result.bound == 0 and result.reason.startswith("proved for all depths"):
+        return "proved(encoded part)"
+    return f"unknown<={result.bound}"

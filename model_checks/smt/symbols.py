@@ -1,0 +1,275 @@
+"""The symbolic state of one bounded configuration, named by time step.
+
+`Encoding` fixes what is symbolic and what is not: K identities, R request slots (the spec's
+`max_requests`), at most Q unfinished requests (`max_in_flight`), M=1 item per request, the
+variant and the drift sources. The byte budget and each side's item sizes are not fixed: they are
+symbolic parameters (`params`) ranging over `Bounds`, so one query covers every budget and size.
+
+Representation (each choice mirrors a field of `spec.state.State`):
+- an LRU side ("p0" the shadow, "p1" the receiver) is, per identity k: `in` (an entry is
+  present), `ghost` (a ghost slot, only under LruFlaw.GHOST_TOUCH), `ts` (recency: the slot with
+  the smallest ts is the least recent), `size`, `pid` (the processing held), `ver` (that
+  processing's content version) and `tag` (-1: none);
+- request slot r: its item's identity index, content version and whether media is attached,
+  retries, stage, outcome and whether its last reply was a miss; `nreq` requests exist;
+- each request has at most one message to P1 and one reply to P0 at a time, so the channels are
+  stored per request with a sequence number (`seq`) giving their order; the payload pid (-1: a
+  reference), the placeholders' pid, their content version and the tag of the message item;
+- processings: `nproc`, the next pid. A processing's content is not looked up by pid: every slot
+  that holds a pid also holds that processing's version, and its identity is the slot's own (an
+  entry's key, a message's request item). The spec builds every slot that way; the cross-check
+  (`crosscheck.matches`) confirms it on every spec state it maps, and arrays from pid to content
+  made S1 queries an order of magnitude slower;
+- the last delivery to the model (none / served / missed) with its rid, tensor and placeholder
+  pids and versions and the version the client sent; the fault; D4's pending reset; a clock
+  that stamps `ts` and `seq`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import z3
+
+from spec import Drift, Variant
+from spec.drift import describe_environment
+
+NONE_PID = -1
+"""The pid stored where the spec has None (a reference's payload, an untagged entry's tag)."""
+
+
+class StageCode(enum.IntEnum):
+    SUBMITTED = 0
+    IN_FLIGHT = 1
+    DONE = 2
+
+
+class OutcomeCode(enum.IntEnum):
+    NONE = 0
+    SUCCESS = 1
+    MISS = 2
+    CLIENT_ERROR = 3
+    REJECTED = 4
+
+
+class FaultCode(enum.IntEnum):
+    NONE = 0
+    ENGINE_CRASH = 1
+    P0_ASSERT = 2
+    HANG = 3
+
+
+class DeliveryCode(enum.IntEnum):
+    NONE = 0
+    SERVED = 1
+    MISSED = 2
+
+
+NOT_ENCODED: Mapping[Drift, str] = {
+    Drift.D5: "two front ends sharing P1 are not encoded (one front end only)",
+    Drift.D6: "P0's per-item interleaving (P0Process/P0UpdateItem) is not encoded",
+    Drift.D8: "a request over the budget needs M >= 2 items per request; the encoding has M = 1",
+}
+"""Drift sources the SMT encoding leaves out, and why. A query for an environment that contains
+them runs on the rest of the environment: a counterexample found is still one (every guard of the
+spec is monotone in the environment), but 'no counterexample' is reported as unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """The finite instance: identities, request slots, concurrency, retries, and the ranges of
+    the symbolic budget and sizes."""
+
+    identities: tuple[str, ...] = ("a", "b", "c")
+    max_requests: int = 4
+    max_in_flight: int = 2
+    max_retries: int = 2
+    budget_range: tuple[int, int] = (1, 4)
+    size_range: tuple[int, int] = (1, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    """What one SMT query is about: a variant, the environment asked for, and the bounds."""
+
+    variant: Variant
+    environment: frozenset[Drift]
+    bounds: Bounds = field(default_factory=Bounds)
+
+    @property
+    def encoded_environment(self) -> frozenset[Drift]:
+        return frozenset(d for d in self.environment if d not in NOT_ENCODED)
+
+    @property
+    def left_out(self) -> frozenset[Drift]:
+        return frozenset(d for d in self.environment if d in NOT_ENCODED)
+
+    def enables(self, drift: Drift) -> bool:
+        return drift in self.encoded_environment
+
+    @property
+    def versions(self) -> int:
+        return 2 if self.enables(Drift.D7) else 1
+
+    @property
+    def k(self) -> int:
+        return len(self.bounds.identities)
+
+    @property
+    def r(self) -> int:
+        return self.bounds.max_requests
+
+    def describe(self) -> str:
+        return f"{self.variant.name} under {describe_environment(self.environment)}"
+
+
+def at(name: str, t: int) -> str:
+    """The solver name of state variable `name` at time step `t`: at("p1_in_k1", 3) is
+    "p1_in_k1@3"."""
+    return f"{name}@{t}"
+
+
+SymState = dict[str, z3.ExprRef]
+"""A state: every state variable's name (without the time step) to its expression."""
+
+
+def side_fields() -> tuple[tuple[str, str], ...]:
+    return (("in", "bool"), ("ghost", "bool"), ("ts", "int"), ("size", "int"),
+            ("pid", "int"), ("ver", "int"), ("tag", "int"))
+
+
+def lru_name(side: str, field_name: str, k: int) -> str:
+    return f"{side}_{field_name}_k{k}"
+
+
+REQUEST_FIELDS = (("id", "int"), ("ver", "int"), ("data", "bool"), ("retries", "int"),
+                  ("stage", "int"), ("outcome", "int"), ("missed", "bool"))
+MESSAGE_FIELDS = (("pend", "bool"), ("seq", "int"), ("data", "int"), ("ph", "int"),
+                  ("ver", "int"), ("tag", "int"))
+REPLY_FIELDS = (("pend", "bool"), ("seq", "int"), ("missed", "bool"))
+GLOBAL_FIELDS = (("clock", "int"), ("nproc", "int"), ("nreq", "int"), ("reset", "bool"),
+                 ("fault", "int"), ("ld_kind", "int"), ("ld_rid", "int"), ("ld_tensor", "int"),
+                 ("ld_ph", "int"), ("ld_tver", "int"), ("ld_pver", "int"), ("ld_sent", "int"))
+
+
+def req_name(r: int, field_name: str) -> str:
+    return f"req{r}_{field_name}"
+
+
+def msg_name(r: int, field_name: str) -> str:
+    return f"msg{r}_{field_name}"
+
+
+def rep_name(r: int, field_name: str) -> str:
+    return f"rep{r}_{field_name}"
+
+
+def schema(enc: Encoding) -> tuple[tuple[str, str], ...]:
+    """Every state variable (name, sort) of the encoding."""
+    names: list[tuple[str, str]] = []
+    for side in ("p0", "p1"):
+        for k in range(enc.k):
+            names += [(lru_name(side, f, k), sort) for f, sort in side_fields()]
+    for r in range(enc.r):
+        names += [(req_name(r, f), sort) for f, sort in REQUEST_FIELDS]
+        names += [(msg_name(r, f), sort) for f, sort in MESSAGE_FIELDS]
+        names += [(rep_name(r, f), sort) for f, sort in REPLY_FIELDS]
+    names += list(GLOBAL_FIELDS)
+    return tuple(names)
+
+
+def _declare(name: str, sort: str) -> z3.ExprRef:
+    if sort == "bool":
+        return z3.Bool(name)
+    return z3.Int(name)
+
+
+def constants(enc: Encoding) -> dict[str, z3.ExprRef]:
+    """State variables that cannot change in this encoding, as their constant value: ghost slots
+    on a side whose LRU has no ghost flaw, tags of an untagged variant, content versions without
+    D7. Declaring them as constants instead of variables makes the queries markedly smaller
+    (S1 without D7 becomes trivially unsatisfiable, for instance)."""
+    from spec import LruFlaw
+
+    fixed: dict[str, z3.ExprRef] = {}
+    flaws = {"p0": enc.variant.shadow_lru, "p1": enc.variant.receiver_lru}
+    for side, flaw in flaws.items():
+        for k in range(enc.k):
+            if flaw is not LruFlaw.GHOST_TOUCH:
+                fixed[lru_name(side, "ghost", k)] = z3.BoolVal(False)
+            if not enc.variant.tagged:
+                fixed[lru_name(side, "tag", k)] = z3.IntVal(NONE_PID)
+            if enc.versions == 1:
+                fixed[lru_name(side, "ver", k)] = z3.IntVal(0)
+    for r in range(enc.r):
+        if not enc.variant.tagged:
+            fixed[msg_name(r, "tag")] = z3.IntVal(NONE_PID)
+        if enc.versions == 1:
+            fixed[msg_name(r, "ver")] = z3.IntVal(0)
+            fixed[req_name(r, "ver")] = z3.IntVal(0)
+    if enc.versions == 1:
+        for name in ("ld_tver", "ld_pver", "ld_sent"):
+            fixed[name] = z3.IntVal(0)
+    return fixed
+
+
+def state_at(enc: Encoding, t: int) -> SymState:
+    """Fresh variables for the state at step t (constants where `constants` fixes them)."""
+    fixed = constants(enc)
+    return {name: fixed[name] if name in fixed else _declare(at(name, t), sort)
+            for name, sort in schema(enc)}
+
+
+@dataclass(frozen=True)
+class Params:
+    """The symbolic budget and per-content sizes, shared by every step of a query."""
+
+    budget: z3.ArithRef
+    shadow_bytes: Mapping[tuple[int, int], z3.ArithRef]
+    receiver_bytes: Mapping[tuple[int, int], z3.ArithRef]
+
+
+def params(enc: Encoding) -> Params:
+    contents = [(k, v) for k in range(enc.k) for v in range(enc.versions)]
+    return Params(
+        z3.Int("budget"),
+        {c: z3.Int(f"p0_bytes_k{c[0]}_v{c[1]}") for c in contents},
+        {c: z3.Int(f"p1_bytes_k{c[0]}_v{c[1]}") for c in contents},
+    )
+
+
+def params_constraint(enc: Encoding, p: Params) -> z3.BoolRef:
+    """The ranges of the parameters, and the spec's configuration rules: sizes equal on both
+    sides unless D9, no item over the budget unless D11."""
+    low, high = enc.bounds.budget_range
+    smin, smax = enc.bounds.size_range
+    facts: list[z3.BoolRef] = [p.budget >= low, p.budget <= high]
+    for c, shadow in p.shadow_bytes.items():
+        receiver = p.receiver_bytes[c]
+        facts += [shadow >= smin, shadow <= smax, receiver >= smin, receiver <= smax]
+        if not enc.enables(Drift.D9):
+            facts.append(shadow == receiver)
+        if not enc.enables(Drift.D11):
+            facts += [shadow <= p.budget, receiver <= p.budget]
+    return z3.And(facts)
+
+
+def pick(values: list[z3.ExprRef], index: z3.ArithRef) -> z3.ExprRef:
+    """values[index] for a symbolic index (the last value when out of range)."""
+    result = values[-1]
+    for i in range(len(values) - 2, -1, -1):
+        result = z3.If(index == i, values[i], result)
+    return result
+
+
+def content_bytes(
+    table: Mapping[tuple[int, int], z3.ArithRef], ident: z3.ArithRef, ver: z3.ArithRef
+) -> z3.ArithRef:
+    """The size of content (ident, ver) from a parameter table, for symbolic ident and ver."""
+    keys = sorted(table)
+    result: z3.ArithRef = table[keys[-1]]
+    for k, v in reversed(keys[:-1]):
+        result = z3.If(z3.And(ident == k, ver == v), table[(k, v)], result)
+    return result

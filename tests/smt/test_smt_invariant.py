@@ -1,0 +1,46 @@
+"""The all-depth proof of V3 and the checks that keep a certificate honest."""
+
+from __future__ import annotations
+
+import pytest
+import z3
+
+from model_checks.smt.invariant import V3_INVARIANTS, CertificateRejected, Invariant, prove
+from model_checks.smt.results import ProvedAllDepths
+from model_checks.smt.symbols import Encoding
+from spec import ALL_DRIFT, V2, V3, environment
+
+
+def test_v3_is_safe_for_all_depths_under_every_encoded_drift_source() -> None:
+    results = prove(Encoding(V3, ALL_DRIFT), V3_INVARIANTS, ("S1", "S2", "S3"))
+    assert [r.property for r in results] == ["S1", "S2", "S3"]
+    assert all(isinstance(r, ProvedAllDepths) for r in results)
+
+
+def test_the_certificate_does_not_prove_v2() -> None:
+    with pytest.raises(CertificateRejected, match="consecution"):
+        prove(Encoding(V2, ALL_DRIFT), V3_INVARIANTS, ("S1",))
+
+
+def test_a_false_invariant_is_rejected() -> None:
+    false = Invariant("false", "Nothing holds.", lambda enc, p, s: z3.BoolVal(False))
+    with pytest.raises(CertificateRejected, match="initiation"):
+        prove(Encoding(V3, environment("D3")), (*V3_INVARIANTS, false), ("S1",))
+
+
+def test_a_non_inductive_invariant_is_rejected() -> None:
+    budget_only = tuple(i for i in V3_INVARIANTS if i.name == "within-budget")
+    with pytest.raises(CertificateRejected, match="consecution of within-budget"):
+        prove(Encoding(V3, environment("D3")), budget_only, ("S2",))
+
+
+def test_an_invariant_too_weak_for_the_property_is_rejected() -> None:
+    weak = tuple(i for i in V3_INVARIANTS if i.name in ("no-ghost-slots",))
+    with pytest.raises(CertificateRejected):
+        prove(Encoding(V3, environment("D3")), weak, ("S2",))
+
+
+def test_every_invariant_states_what_it_asserts() -> None:
+    names = [i.name for i in V3_INVARIANTS]
+    assert len(set(names)) == len(names)
+    assert all(len(i.statement) > 30 for i in V3_INVARIANTS)

@@ -1,0 +1,72 @@
+"""Unrolling and iterative deepening: exactly k transitions, shortest counterexamples, and a
+faulted state with no successor (the off-by-one trap of STYLE.md)."""
+
+from __future__ import annotations
+
+import z3
+
+from model_checks.smt.actions import args_at, initial, transition
+from model_checks.smt.bmc import bmc, unroll
+from model_checks.smt.results import ProvedToBound, Violated
+from model_checks.smt.symbols import Encoding, FaultCode, at, params, params_constraint, state_at
+from spec import V0, V3, environment
+
+
+def _acts(formula: z3.ExprRef) -> set[str]:
+    found: set[str] = set()
+    todo = [formula]
+    seen: set[int] = set()
+    while todo:
+        expr = todo.pop()
+        if expr.get_id() in seen:
+            continue
+        seen.add(expr.get_id())
+        if z3.is_const(expr) and expr.decl().name().startswith("act@"):
+            found.add(expr.decl().name())
+        todo.extend(expr.children())
+    return found
+
+
+def test_unroll_builds_exactly_k_transitions() -> None:
+    enc = Encoding(V3, environment("D3"))
+    p = params(enc)
+    for k in (0, 1, 3):
+        unrolled = unroll(enc, p, k)
+        assert unrolled.transitions == k
+        assert len(unrolled.states) == k + 1
+        assert _acts(unrolled.formula) == {at("act", t) for t in range(k)}
+
+
+def test_a_depth_k_violation_is_not_found_at_k_minus_1_but_at_k() -> None:
+    enc = Encoding(V0, environment("D1"))  # the reordered-delivery crash takes 5 steps
+    assert isinstance(bmc(enc, "S3", 4), ProvedToBound)
+    found = bmc(enc, "S3", 5)
+    assert isinstance(found, Violated)
+    assert found.depth == len(found.trace.steps) == 5
+
+
+def test_an_unrolling_reaches_the_violation_at_its_last_state() -> None:
+    enc = Encoding(V0, environment("D1"))
+    p = params(enc)
+    unrolled = unroll(enc, p, 5)
+    solver = z3.Solver()
+    solver.add(unrolled.formula, unrolled.states[-1]["fault"] != FaultCode.NONE)
+    assert solver.check() == z3.sat
+
+
+def test_a_faulted_state_has_no_successor() -> None:
+    enc = Encoding(V0, environment("D3", "D4", "D10"))
+    p = params(enc)
+    s, n = state_at(enc, 0), state_at(enc, 1)
+    solver = z3.Solver()
+    solver.add(params_constraint(enc, p), s["fault"] == FaultCode.ENGINE_CRASH)
+    solver.add(transition(enc, p, s, n, args_at(0)))
+    assert solver.check() == z3.unsat
+
+
+def test_the_initial_state_is_the_specs() -> None:
+    enc = Encoding(V3, environment())
+    s = state_at(enc, 0)
+    solver = z3.Solver()
+    solver.add(initial(enc, s), s["nreq"] != 0)
+    assert solver.check() == z3.unsat
