@@ -188,6 +188,31 @@ SCENARIOS: tuple[Scenario, ...] = (
         per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
     ),
     Scenario(
+        "rejected-record-over-a-skewed-payload",
+        ("D2", "D7", "D9", "D11"),
+        "Found by Z3 (1-byte budget): P0 sends a's new content without recording it (2 bytes "
+        "on P0's side, 1 on P1's), then records a's old content for a request that is rejected "
+        "before it is sent; P1 caches the new content; a UUID-only reference to a carries the "
+        "old placeholders. Every untagged variant pairs them with the new tensor (S1 breaks "
+        "without a second front end); V3's tag mismatch makes it a miss.",
+        configured(
+            "D2", "D7", "D9", "D11", budget=1, versions=2,
+            sizes=(ItemSize(Content("a", 1), 2, 1),),
+        ),
+        (
+            submit(item("a", 1)),
+            P0Handle(0),
+            submit(item("a", 0)),
+            P0HandleRejected(1),
+            P1Receive(0),
+            P0ReceiveReply(),
+            submit(uuid_only("a", 0)),
+            P0Handle(2),
+            P1Receive(0),
+        ),
+        per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1"),
+    ),
+    Scenario(
         "identity-reuse-serves-old-content",
         ("D7",),
         "The client reuses identity a for new content; P0's shadow hits and P1 serves the old "

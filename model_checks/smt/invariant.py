@@ -10,8 +10,10 @@ and rejects the certificate if the invariant is unsatisfiable together with the 
 (a vacuous invariant proves anything).
 
 `V3_INVARIANTS` is the certificate of S1, S2 and S3 for V3 under every encoded drift source.
-These are strengthening invariants of the spec's V3; they belong in the spec's registry
-(see the report of issue 4) and are kept here, with their statements, until they move.
+Its parts are the spec registry's strengthening invariants (`spec.lemmas()`, I1-I7) and S2 and
+S3 themselves, each encoded here under the registry's id and statement; one more fact
+(one version per processing) is needed only because this encoding copies a processing's
+version into every slot that holds it, where the spec keeps one table.
 """
 
 from __future__ import annotations
@@ -39,15 +41,26 @@ from model_checks.smt.symbols import (
     req_name,
     state_at,
 )
+from spec.properties.registry import by_id
 
 
 @dataclass(frozen=True)
 class Invariant:
-    """A named state predicate; `statement` says what it asserts, in words."""
+    """A named state predicate; `statement` says what it asserts, in words. `lemma` is the id
+    of the spec registry's strengthening invariant it encodes (`spec.lemmas()`), or the
+    property it is (S2, S3), or None for a fact of this encoding only."""
 
     name: str
     statement: str
     holds: Callable[[Encoding, Params, SymState], z3.BoolRef]
+    lemma: str | None = None
+
+    @classmethod
+    def of(
+        cls, lemma: str, name: str, holds: Callable[[Encoding, Params, SymState], z3.BoolRef]
+    ) -> Invariant:
+        """The encoding of a registry property; its statement is the registry's."""
+        return cls(name, by_id(lemma).statement, holds, lemma)
 
 
 class CertificateRejected(AssertionError):
@@ -129,66 +142,21 @@ def _no_fault(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 
 V3_INVARIANTS: tuple[Invariant, ...] = (
-    Invariant(
-        "entry-tag-is-its-processing",
-        "Every shadow entry and every receiver entry carries as tag the pid of the processing "
-        "it holds (tags are processing ids, and an entry is only ever written whole).",
-        _entry_tags,
-    ),
-    Invariant(
-        "wire-tag-is-its-placeholders",
-        "Every message item in flight carries as tag the pid of its placeholders, and a "
-        "payload's data is the same processing as its placeholders (P0 sends a fresh "
-        "processing whole, or a reference copied from an entry with its tag).",
-        _wire_tags,
-    ),
-    Invariant(
-        "served-from-one-processing",
-        "The item last handed to the model takes its tensor and its placeholders from the same "
-        "processing, hence the same version (a payload: the one sent; a reference: served only "
-        "on a tag match, and the tag names both the entry's and the reference's processing). "
-        "S1 follows.",
-        _served_one_processing,
-    ),
+    Invariant.of("I1", "entry-tag-is-its-processing", _entry_tags),
+    Invariant.of("I2", "wire-tag-is-its-placeholders", _wire_tags),
+    Invariant.of("I3", "served-from-one-processing", _served_one_processing),
     Invariant(
         "one-version-per-processing",
         "Two entries or messages that hold the same pid hold the same content version (a "
         "processing is one content; every copy of a pid is copied with its version).",
         _one_version_per_pid,
     ),
-    Invariant(
-        "pids-already-issued",
-        "Every pid held by an entry or a message is below the next pid to issue, so a fresh "
-        "processing never collides with one already held.",
-        _pids_issued,
-    ),
-    Invariant(
-        "requests-name-known-contents",
-        "Every submitted request's item names one of the K identities and one of its versions.",
-        _known_contents,
-    ),
-    Invariant(
-        "within-budget",
-        "S2 itself: neither side holds more bytes than the budget (eviction runs until the new "
-        "entry fits, and an entry over the budget is not cached).",
-        _within_budget,
-    ),
-    Invariant(
-        "entries-have-positive-size",
-        "Every entry has size at least 1, so dropping entries never adds bytes.",
-        _positive_sizes,
-    ),
-    Invariant(
-        "no-ghost-slots",
-        "No LRU holds a ghost slot: a correct touch of an absent key changes nothing.",
-        _no_ghosts,
-    ),
-    Invariant(
-        "no-fault",
-        "No fault has happened: V3 reports misses instead of asserting, and without ghost slots "
-        "eviction always terminates (S3; the P0-side late miss needs D6, not encoded).",
-        _no_fault,
-    ),
+    Invariant.of("I4", "pids-already-issued", _pids_issued),
+    Invariant.of("I5", "requests-name-known-contents", _known_contents),
+    Invariant.of("S2", "within-budget", _within_budget),
+    Invariant.of("I6", "entries-have-positive-size", _positive_sizes),
+    Invariant.of("I7", "no-ghost-slots", _no_ghosts),
+    Invariant.of("S3", "no-fault", _no_fault),
 )
 
 

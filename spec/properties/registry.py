@@ -24,6 +24,7 @@ class Kind(enum.Enum):
     DIAGNOSTIC = "diagnostic"  # expected to fail under drift; shows where drift bites
     LIVENESS = "liveness"  # bounded response over a trace, under a fairness assumption
     LIMIT = "documented limit"  # cannot hold in some environments; the docs say which
+    LEMMA = "strengthening invariant"  # holds in every reachable state; proofs rely on it
 
     def __repr__(self) -> str:
         return f"Kind.{self.name}"
@@ -74,6 +75,7 @@ class Property:
 
 
 _DECLARED: dict[str, Property] = {}
+_LEMMAS: dict[str, Property] = {}
 
 
 def _statement(function: Callable[..., object], prop_id: str) -> str:
@@ -87,15 +89,18 @@ def _statement(function: Callable[..., object], prop_id: str) -> str:
 
 
 def _record(prop: Property) -> None:
-    if prop.id in _DECLARED:
+    table = _LEMMAS if prop.kind is Kind.LEMMA else _DECLARED
+    if prop.id in table:
         raise InvalidDefinition(f"property id {prop.id} is declared twice; give each an own id")
-    _DECLARED[prop.id] = prop
+    table[prop.id] = prop
 
 
 def state_property(prop_id: str, title: str, kind: Kind) -> Callable[[StateCheck], StateCheck]:
     """Declare a property checked on every state (safety, diagnostic or documented limit)."""
     if kind is Kind.LIVENESS:
         raise InvalidDefinition(f"{prop_id}: a liveness property is declared with trace_property")
+    if (kind is Kind.LEMMA) != prop_id.startswith("I"):
+        raise InvalidDefinition(f"{prop_id}: strengthening invariants, and only they, use I ids")
 
     def declare(check: StateCheck) -> StateCheck:
         _record(Property(prop_id, title, kind, _statement(check, prop_id), None, check, None))
@@ -125,8 +130,18 @@ def registry() -> tuple[Property, ...]:
     return tuple(sorted(_DECLARED.values(), key=lambda p: (order[p.id[0]], int(p.id[1:]))))
 
 
+def lemmas() -> tuple[Property, ...]:
+    """The strengthening invariants (I1, I2, ...): state predicates that hold in every reachable
+    state of the variants they name, proved by the Z3 checker and checked on every state the
+    tests and the Hypothesis machines visit. They are the steps of the proofs of S1-S3 for V3;
+    `registry()` lists the properties themselves."""
+    from spec.properties import lemmas as _  # noqa: F401  (declaring import)
+
+    return tuple(sorted(_LEMMAS.values(), key=lambda p: int(p.id[1:])))
+
+
 def by_id(prop_id: str) -> Property:
-    for prop in registry():
+    for prop in (*registry(), *lemmas()):
         if prop.id == prop_id:
             return prop
     known = ", ".join(p.id for p in registry())
