@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model_checks.conform import command as conform_command
-from model_checks.scenario_run import replay_all, table
+from model_checks.records import read_records, write_records
+from model_checks.scenario_run import ScenarioVerdict, replay_all, table
+from model_checks.scenario_run import records as scenario_records
 from model_checks.simulate import cli as simulate_cli
 from model_checks.smt import cli as smt_cli
+from model_checks.summary import matrix_summary
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -41,7 +44,10 @@ def _no_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_scenarios(args: argparse.Namespace) -> int:
-    verdicts = replay_all()
+    return report_scenarios(replay_all())
+
+
+def report_scenarios(verdicts: list[ScenarioVerdict]) -> int:
     print("Scenario suite: properties violated per scenario and variant (ok: none)")
     print(table(verdicts))
     wrong = [v for v in verdicts if not v.as_expected]
@@ -112,27 +118,39 @@ COMMANDS: list[Command] = [
 REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
 
 MAIN_JOB: tuple[tuple[str, ...], ...] = (
-    ("scenarios",),
     ("simulate", "--profile", "ci"),
     ("prove",),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2"),
 )
-"""The main job: every checker at its CI budget, in this order."""
+"""The main job after the scenario suite: every checker at its CI budget, in this order."""
 
 
 def main_job(args: argparse.Namespace) -> int:
-    """The main job (no subcommand): every part of MAIN_JOB, worst exit code wins."""
+    """The main job (no subcommand): the scenarios, then every part of MAIN_JOB, each writing
+    its records; then one summary table and one JSON file of all records. Worst exit wins."""
+    out: Path = args.json
+    parts = out.parent / "parts"
     parser = _parser()
-    codes: list[tuple[str, int]] = []
-    for argv in MAIN_JOB:
+    print("== python -m model_checks scenarios", flush=True)
+    verdicts = replay_all()
+    codes = [("python -m model_checks scenarios", report_scenarios(verdicts))]
+    records = scenario_records(verdicts)
+    for number, argv in enumerate(MAIN_JOB, start=1):
         command = "python -m model_checks " + " ".join(argv)
         print(f"\n== {command}", flush=True)
-        part = parser.parse_args(list(argv))
+        part_json = parts / f"{number}-{argv[0]}.json"
+        part = parser.parse_args([*argv, "--json", str(part_json)])
         codes.append((command, part.run(part)))
+        if part_json.exists():
+            records += read_records(part_json)
+    write_records(out, records)
+    print("\n== summary: strongest result per variant, environment and property")
+    print(matrix_summary(records))
     print("\n== main job verdicts")
     for command, code in codes:
         print(f"  exit {code}: {command}")
+    print(f"{len(records)} verdict records written to {out}")
     return max(code for _, code in codes)
 
 
@@ -141,6 +159,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m model_checks",
         description="Model checks of the paired caches. Without a subcommand: the main job.",
         epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error",
+    )
+    parser.add_argument(
+        "--json", type=Path, default=Path("build/main-job/records.json"),
+        help="main job only: where to write every checker's verdict records",
     )
     sub = parser.add_subparsers(dest="command")
     for command in COMMANDS:

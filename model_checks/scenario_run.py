@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenarios import SCENARIOS, Scenario, violated
-from spec import VARIANTS
+from spec import VARIANTS, registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,20 @@ def replay(scenario: Scenario) -> list[ScenarioVerdict]:
 
 def replay_all() -> list[ScenarioVerdict]:
     return [v for scenario in SCENARIOS for v in replay(scenario)]
+
+
+def records(verdicts: list[ScenarioVerdict]) -> list[VerdictRecord]:
+    """One record per scenario, variant and property: broken (with the run's length) or not."""
+    return [
+        VerdictRecord(
+            "scenarios", v.variant, v.drift, prop.id,
+            Verdict.COUNTEREXAMPLE if prop.id in v.found else Verdict.HOLDS,
+            v.steps, "steps", 0.0,
+            counterexample_length=v.steps if prop.id in v.found else None,
+            detail=f"scenario {v.scenario}",
+        )
+        for v in verdicts for prop in registry()
+    ]
 
 
 def _cell(verdict: ScenarioVerdict) -> str:

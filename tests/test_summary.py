@@ -1,0 +1,37 @@
+"""The main job's summary table: strongest result per cell, and contradictions marked."""
+
+from __future__ import annotations
+
+from model_checks.matrix import EXPECTED, Expectation
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.scenario_run import records, replay_all
+from model_checks.summary import matrix_summary
+
+
+def _row(table: str, variant: str, env: str) -> str:
+    return next(
+        line for line in table.splitlines() if line.split()[:2] == [variant, env]
+    )
+
+
+def test_summary_orders_results_and_marks_contradictions() -> None:
+    cell = next(c for c in EXPECTED if c.variant == "V3" and c.environment == ())
+    assert cell.expectations["S1"] is Expectation.HOLDS
+    found = [
+        VerdictRecord("z3-induction", "V3", (), "S1", Verdict.PROVED, None, "depth", 1.0),
+        VerdictRecord("hypothesis", "V3", (), "S1", Verdict.HOLDS, 300, "examples", 1.0),
+        VerdictRecord("hypothesis", "V3", (), "H1", Verdict.COUNTEREXAMPLE, 9, "steps", 1.0,
+                      counterexample_length=9),
+    ]
+    row = _row(matrix_summary(found), "V3", "none")
+    assert "P* ok" in row and "x9H!" in row  # H1 is expected to hold with nothing drifting
+    assert "!" not in row.split("x9H")[0]
+
+
+def test_scenario_records_cover_every_property_of_every_run() -> None:
+    verdicts = replay_all()
+    made = records(verdicts)
+    assert len(made) == len(verdicts) * 9
+    broken = {(r.detail, r.variant, r.property) for r in made
+              if r.verdict is Verdict.COUNTEREXAMPLE}
+    assert ("scenario engine-cleared-alone", "V0", "S3") in broken
