@@ -21,6 +21,7 @@ def test_generation_is_deterministic() -> None:
 
 def test_a_stale_or_missing_page_is_reported(tmp_path: Path) -> None:
     for name in pages():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(DOCS / name, tmp_path / name)
     (tmp_path / "drift.md").write_text("edited by hand\n")
     (tmp_path / "scenarios.md").unlink()
@@ -28,3 +29,13 @@ def test_a_stale_or_missing_page_is_reported(tmp_path: Path) -> None:
     assert main(["docs", "--check", "--out", str(tmp_path)]) == 1
     assert main(["docs", "--out", str(tmp_path)]) == 0
     assert main(["docs", "--check", "--out", str(tmp_path)]) == 0
+
+
+def test_counterexample_pages_carry_a_step_table_and_a_sequence_diagram() -> None:
+    generated = pages()
+    index = "counterexamples/README.md"
+    names = [n for n in generated if n.startswith("counterexamples/") and n != index]
+    assert names, "no counterexample pages"
+    for name in names:
+        assert "| # | action |" in generated[name] and "sequenceDiagram" in generated[name]
+        assert name.split("/")[1] in generated[index]

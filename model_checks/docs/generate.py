@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model_checks.docs.pages import drift_page, invariants_page, scenarios_page
+from model_checks.docs.pages import (
+    counterexample_pages,
+    drift_page,
+    invariants_page,
+    scenarios_page,
+)
 from model_checks.scenario_run import replay_all
 
 
@@ -15,6 +20,7 @@ def pages() -> dict[str, str]:
         "invariants.md": invariants_page(verdicts),
         "drift.md": drift_page(verdicts),
         "scenarios.md": scenarios_page(verdicts),
+        **counterexample_pages(verdicts),
     }
 
 

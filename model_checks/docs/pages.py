@@ -5,6 +5,7 @@ transitions and the scenario suite, and every table of results comes from a run 
 from __future__ import annotations
 
 from model_checks import render
+from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.scenario_run import ScenarioVerdict
 from model_checks.scenarios import SCENARIOS, Scenario
@@ -125,3 +126,33 @@ def scenarios_page(verdicts: list[ScenarioVerdict]) -> str:
     for scenario in SCENARIOS:
         parts += _scenario_section(scenario, verdicts)
     return "\n".join(parts) + "\n"
+
+
+def counterexample_pages(verdicts: list[ScenarioVerdict]) -> dict[str, str]:
+    """One page per scenario that breaks a property on some variant: for each such variant,
+    where each property broke, the labelled step table and a Mermaid sequence diagram."""
+    pages: dict[str, str] = {}
+    index = [GENERATED, "", "# Counterexamples", "",
+             "Every scenario run that breaks a property, as a step table and a sequence "
+             "diagram. Notation: " + render.NOTATION, ""]
+    for scenario in SCENARIOS:
+        broken = [v for v in verdicts if v.scenario == scenario.name and v.found]
+        if not broken:
+            continue
+        parts = [GENERATED, "", f"# {scenario.name}", "", scenario.story]
+        for verdict in broken:
+            variant = next(v for v in VARIANTS if v.name == verdict.variant)
+            trace = scenario.run(variant)
+            where = [
+                f"{prop.id} at step {violation.step}: {violation.reason}"
+                for prop in registry()
+                if (violation := prop.check_trace(trace)) is not None
+            ]
+            parts += ["", f"## {variant.name}", ""]
+            parts += [f"- {line}" for line in where]
+            parts += ["", step_table(trace), "", mermaid.sequence_diagram(trace)]
+        pages[f"counterexamples/{scenario.name}.md"] = "\n".join(parts) + "\n"
+        found = ", ".join(f"{v.variant}: {' '.join(sorted(v.found))}" for v in broken)
+        index.append(f"- [`{scenario.name}`]({scenario.name}.md): {found}")
+    pages["counterexamples/README.md"] = "\n".join(index) + "\n"
+    return pages
