@@ -26,8 +26,9 @@ through it.
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from model_checks.conform import adapter as api
@@ -558,19 +559,28 @@ def run_actions(
 ) -> Lockstep:
     """Run a script in lockstep; actions the spec does not enable (after a macro step or a
     fault) are skipped. Raises `Disagreement` with `actions` set to the steps taken."""
-    run = Lockstep(config, adapter, engine_factory)
-    try:
+    with _session(config, adapter, engine_factory) as run:
         for action in actions:
             if is_enabled(config, run.state, action):
                 run.apply(action)
         if settle:
             run.settle()
+    return run
+
+
+@contextlib.contextmanager
+def _session(
+    config: Config, adapter: api.Adapter, engine_factory: EngineFactory | None
+) -> Iterator[Lockstep]:
+    """A lockstep run that is always closed, and whose `Disagreement` carries its steps."""
+    run = Lockstep(config, adapter, engine_factory)
+    try:
+        yield run
     except Disagreement as found:
         found.actions = tuple(run.actions)
         raise
     finally:
         run.close()
-    return run
 
 
 def choose(config: Config, state: State, rng: random.Random) -> Action | None:
@@ -624,8 +634,7 @@ def random_walk(
 ) -> Lockstep:
     """`length` random steps in lockstep, then settle. Raises `Disagreement`."""
     rng = random.Random(seed)
-    run = Lockstep(config, adapter, engine_factory)
-    try:
+    with _session(config, adapter, engine_factory) as run:
         for _ in range(length):
             if len(run.state.requests) >= config.max_requests and is_quiescent(config, run.state):
                 break  # only clears and drift are left: nothing more to compare
@@ -634,11 +643,6 @@ def random_walk(
                 break
             run.apply(action)
         run.settle()
-    except Disagreement as found:
-        found.actions = tuple(run.actions)
-        raise
-    finally:
-        run.close()
     return run
 
 
