@@ -14,6 +14,7 @@ import z3
 from model_checks.smt.actions import args_at, code_of, transition
 from model_checks.smt.symbols import (
     NONE_PID,
+    STAMPS_PER_STEP,
     DeliveryCode,
     Encoding,
     FaultCode,
@@ -21,6 +22,7 @@ from model_checks.smt.symbols import (
     Params,
     StageCode,
     SymState,
+    item,
     lru_name,
     msg_name,
     params,
@@ -30,12 +32,14 @@ from model_checks.smt.symbols import (
 )
 from spec import Config, State, Trace
 from spec import lru as spec_lru
-from spec.state import Stage
+from spec.state import Request, Stage, WireItem
 from spec.transitions import (
     Action,
     P0Handle,
     P0HandleRejected,
+    P0Process,
     P0ReceiveReply,
+    P0UpdateItem,
     P1Receive,
     Retry,
     Submit,
@@ -45,7 +49,7 @@ _CLOCK = 1000
 
 
 class NotEncodable(ValueError):
-    """A spec state or action outside the bounded encoding (M > 1, two front ends, D6)."""
+    """A spec state or action outside the bounded encoding (more items or front ends)."""
 
 
 def _tag(value: int | None) -> int:
@@ -86,25 +90,56 @@ def _side(
 
 
 _STAGES = {Stage.SUBMITTED: StageCode.SUBMITTED, Stage.IN_FLIGHT: StageCode.IN_FLIGHT,
-           Stage.DONE: StageCode.DONE}
+           Stage.DONE: StageCode.DONE, Stage.PROCESSED: StageCode.PROCESSED,
+           Stage.UPDATING: StageCode.UPDATING}
+
+
+def _wire(enc: Encoding, s: SymState, state: State, r: int, j: int,
+          wire: WireItem) -> list[z3.BoolRef]:
+    """Message r's item j holds `wire`."""
+    if wire.data is not None and wire.data != wire.placeholders:
+        raise NotEncodable(f"{wire!r}: a payload whose placeholders are another pid")
+    return [s[msg_name(r, item("data", j))] == (NONE_PID if wire.data is None else wire.data),
+            s[msg_name(r, item("ph", j))] == wire.placeholders,
+            s[msg_name(r, item("ver", j))] == _version(state, wire.placeholders, wire.identity),
+            s[msg_name(r, item("tag", j))] == _tag(wire.tag)]
+
+
+def _work(enc: Encoding, s: SymState, state: State, request: Request) -> list[z3.BoolRef]:
+    """D6: an attempt between probe and send, its pids, progress, order and wire items."""
+    work = request.work
+    if work is None:
+        return []
+    r = request.rid
+    facts = [s[req_name(r, item("proc", j))] == _tag(pid) for j, pid in enumerate(work.processed)]
+    if enc.m > 1:
+        facts.append(s[req_name(r, "done")] == work.done)
+    if work.order and enc.m > 1:
+        facts.append(s[req_name(r, "swap")] == (work.order[0] == 1))
+    for index, wire in work.wire:
+        facts += _wire(enc, s, state, r, index, wire)
+    return facts
 
 
 def _requests(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
     ids = enc.bounds.identities
     facts: list[z3.BoolRef] = [s["nreq"] == len(state.requests)]
     for request in state.requests:
-        if len(request.items) != 1 or request.front_end != 0 or request.stage not in _STAGES:
+        if len(request.items) > enc.m or request.front_end >= enc.front_ends:
             raise NotEncodable(f"request {request!r} is outside the encoding")
-        item = request.items[0]
         outcome = OutcomeCode[request.outcome.name] if request.outcome else OutcomeCode.NONE
         r = request.rid
-        facts += [s[req_name(r, "id")] == ids.index(item.identity),
-                  s[req_name(r, "ver")] == item.version,
-                  s[req_name(r, "data")] == item.has_data,
+        facts += [s[req_name(r, "fe")] == request.front_end,
+                  s[req_name(r, "n")] == len(request.items),
                   s[req_name(r, "retries")] == request.retries,
                   s[req_name(r, "stage")] == _STAGES[request.stage],
-                  s[req_name(r, "outcome")] == outcome,
-                  s[req_name(r, "missed")] == bool(request.missed)]
+                  s[req_name(r, "outcome")] == outcome]
+        for j, client_item in enumerate(request.items):
+            facts += [s[req_name(r, item("id", j))] == ids.index(client_item.identity),
+                      s[req_name(r, item("ver", j))] == client_item.version,
+                      s[req_name(r, item("data", j))] == client_item.has_data,
+                      s[req_name(r, item("missed", j))] == (client_item.identity in request.missed)]
+        facts += _work(enc, s, state, request)
     return facts
 
 
@@ -116,15 +151,12 @@ def _channels(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
         facts.append(s[msg_name(r, "pend")] == (r in sent))
         facts.append(s[rep_name(r, "pend")] == (r in replied))
         if r in sent:
-            (wire,) = sent[r].items
-            if wire.data is not None and wire.data != wire.placeholders:
-                raise NotEncodable(f"{wire!r}: a payload whose placeholders are another pid")
-            facts += [s[msg_name(r, "data")] == (NONE_PID if wire.data is None else wire.data),
-                      s[msg_name(r, "ph")] == wire.placeholders,
-                      s[msg_name(r, "ver")] == _version(state, wire.placeholders, wire.identity),
-                      s[msg_name(r, "tag")] == _tag(wire.tag)]
+            for j, wire in enumerate(sent[r].items):
+                facts += _wire(enc, s, state, r, j, wire)
         if r in replied:
-            facts.append(s[rep_name(r, "missed")] == bool(replied[r].missed))
+            identities = [i.identity for i in state.requests[r].items]
+            facts += [s[rep_name(r, item("missed", j))] == (identity in replied[r].missed)
+                      for j, identity in enumerate(identities)]
     facts += _ordered([s[msg_name(m.rid, "seq")] for m in state.to_engine])
     facts += _ordered([s[rep_name(m.rid, "seq")] for m in state.to_front_end])
     return facts
@@ -141,12 +173,14 @@ def _globals(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
     elif delivery.missed:
         facts += [s["ld_kind"] == DeliveryCode.MISSED, s["ld_rid"] == delivery.message.rid]
     else:
-        (served,) = delivery.served
-        facts += [s["ld_kind"] == DeliveryCode.SERVED, s["ld_rid"] == served.rid,
-                  s["ld_tensor"] == served.tensor, s["ld_ph"] == served.placeholders,
-                  s["ld_tver"] == _version(state, served.tensor, served.identity),
-                  s["ld_pver"] == _version(state, served.placeholders, served.identity),
-                  s["ld_sent"] == served.sent_version]
+        facts += [s["ld_kind"] == DeliveryCode.SERVED, s["ld_rid"] == delivery.message.rid]
+        for j, served in enumerate(delivery.served):
+            facts += [s[item("ld_tensor", j)] == served.tensor,
+                      s[item("ld_ph", j)] == served.placeholders,
+                      s[item("ld_tver", j)] == _version(state, served.tensor, served.identity),
+                      s[item("ld_pver", j)] == _version(state, served.placeholders,
+                                                        served.identity),
+                      s[item("ld_sent", j)] == served.sent_version]
     return facts
 
 
@@ -154,18 +188,22 @@ def matches(enc: Encoding, s: SymState, state: State) -> z3.BoolRef:
     """The symbolic state s represents the spec state (orders compared as orders)."""
     if state.fault is not None:
         return s["fault"] == FaultCode[state.fault.kind.name]
-    if len(state.shadows) != 1:
-        raise NotEncodable("two front ends (D5) are not encoded")
-    facts = _side(enc, s, "p0", state.shadows[0], state) + _side(enc, s, "p1", state.receiver,
-                                                                  state)
+    if len(state.shadows) > enc.front_ends:
+        raise NotEncodable(f"{len(state.shadows)} front ends; the encoding has {enc.front_ends}")
+    facts: list[z3.BoolRef] = []
+    for fe, side in enumerate(enc.shadows):
+        shadow = state.shadows[fe] if fe < len(state.shadows) else ()
+        facts += _side(enc, s, side, shadow, state)
+    facts += _side(enc, s, "p1", state.receiver, state)
     facts += _requests(enc, s, state) + _channels(enc, s, state) + _globals(enc, s, state)
     return z3.And(facts)
 
 
 def _below_clock(enc: Encoding, s: SymState) -> list[z3.BoolRef]:
-    stamps = [s[lru_name(side, "ts", k)] for side in ("p0", "p1") for k in range(enc.k)]
-    stamps += [s[name(r, "seq")] for name in (msg_name, rep_name) for r in range(enc.r)]
-    return [s["clock"] == _CLOCK, *[z3.And(x > 0, x < _CLOCK) for x in stamps]]
+    recency = [s[lru_name(side, "ts", k)] for side in enc.sides for k in range(enc.k)]
+    seqs = [s[name(r, "seq")] for name in (msg_name, rep_name) for r in range(enc.r)]
+    return [s["clock"] == _CLOCK, *[z3.And(x > 0, x < _CLOCK) for x in seqs],
+            *[z3.And(x > 0, x < _CLOCK * STAMPS_PER_STEP) for x in recency]]
 
 
 def _params_of(enc: Encoding, p: Params, config: Config) -> list[z3.BoolRef]:
@@ -182,21 +220,28 @@ def _params_of(enc: Encoding, p: Params, config: Config) -> list[z3.BoolRef]:
 
 def _arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]:
     a = args_at(0)
-    facts: list[z3.BoolRef] = [a.act == code_of(type(action))]
+    front_end = getattr(action, "front_end", 0)
+    if isinstance(action, P0Handle | P0HandleRejected | P0Process | P0UpdateItem):
+        front_end = before.requests[action.rid].front_end
+    elif isinstance(action, P0ReceiveReply):
+        front_end = before.to_front_end[0].front_end
+    elif isinstance(action, Submit):
+        front_end = 0
+    facts: list[z3.BoolRef] = [a.act == code_of(type(action), front_end)]
     if isinstance(action, Submit):
-        if len(action.items) != 1 or action.front_end != 0:
-            raise NotEncodable(f"{action!r}: only one item and front end 0 are encoded")
-        (item,) = action.items
-        facts += [a.sid == enc.bounds.identities.index(item.identity), a.sver == item.version,
-                  a.sdata == item.has_data]
+        if len(action.items) > enc.m or action.front_end >= enc.front_ends:
+            raise NotEncodable(f"{action!r}: at most {enc.m} items and {enc.front_ends} "
+                               "front ends are encoded")
+        facts += [a.sfe == action.front_end, a.sn == len(action.items)]
+        for j, client_item in enumerate(action.items):
+            facts += [a.sid[j] == enc.bounds.identities.index(client_item.identity),
+                      a.sver[j] == client_item.version, a.sdata[j] == client_item.has_data]
     elif isinstance(action, P1Receive):
         facts.append(a.rid == before.to_engine[action.index].rid)
     elif isinstance(action, P0ReceiveReply):
         facts.append(a.rid == before.to_front_end[0].rid)
-    elif isinstance(action, Retry | P0Handle | P0HandleRejected):
+    elif isinstance(action, Retry | P0Handle | P0HandleRejected | P0Process | P0UpdateItem):
         facts.append(a.rid == action.rid)
-    elif getattr(action, "front_end", 0) != 0:
-        raise NotEncodable(f"{action!r}: only front end 0 is encoded")
     return facts
 
 

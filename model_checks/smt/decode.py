@@ -19,7 +19,9 @@ from spec.transitions import (
     P0ClearForReset,
     P0Handle,
     P0HandleRejected,
+    P0Process,
     P0Restart,
+    P0UpdateItem,
     P1Receive,
     Retry,
     Submit,
@@ -54,19 +56,25 @@ def config_of(enc: Encoding, model: z3.ModelRef, p: Params) -> Config:
         max_retries=enc.bounds.max_retries,
         max_in_flight=enc.bounds.max_in_flight,
         max_requests=enc.bounds.max_requests,
-        max_items=1,
+        max_items=enc.m,
+        front_ends=enc.front_ends,
     )
 
 
 def decode_action(enc: Encoding, model: z3.ModelRef, before: SymState, t: int) -> Action:
     """The spec action of step t (from state t to t+1)."""
     a = args_at(t)
-    spec_class = ACTIONS[_int(model, a.act)].spec_class
+    action = ACTIONS[_int(model, a.act)]
+    spec_class = action.spec_class
     rid = _int(model, a.rid)
     if spec_class is Submit:
-        ident = enc.bounds.identities[_int(model, a.sid)]
-        return Submit((ClientItem(ident, _int(model, a.sver), _bool(model, a.sdata)),), 0)
-    if spec_class in (P0Handle, P0HandleRejected, Retry):
+        items = tuple(
+            ClientItem(enc.bounds.identities[_int(model, a.sid[j])], _int(model, a.sver[j]),
+                       _bool(model, a.sdata[j]))
+            for j in range(_int(model, a.sn))
+        )
+        return Submit(items, _int(model, a.sfe))
+    if spec_class in (P0Handle, P0HandleRejected, P0Process, P0UpdateItem, Retry):
         return spec_class(rid)
     if spec_class is P1Receive:
         mine = _int(model, before[msg_name(rid, "seq")])
@@ -77,7 +85,7 @@ def decode_action(enc: Encoding, model: z3.ModelRef, before: SymState, t: int) -
         )
         return P1Receive(older)
     if spec_class in (P0Clear, P0ClearForReset, P0Restart):
-        return spec_class(0)
+        return spec_class(action.front_end or 0)
     return spec_class()
 
 

@@ -27,17 +27,21 @@ import z3
 from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.properties import BAD
 from model_checks.smt.results import ProvedAllDepths
+from model_checks.smt.slots import item_exists
 from model_checks.smt.symbols import (
     NONE_PID,
     DeliveryCode,
     Encoding,
     FaultCode,
     Params,
+    StageCode,
     SymState,
+    item,
     lru_name,
     msg_name,
     params,
     params_constraint,
+    rep_name,
     req_name,
     state_at,
 )
@@ -68,7 +72,7 @@ class CertificateRejected(AssertionError):
 
 
 def _entries(enc: Encoding, s: SymState) -> list[tuple[str, int]]:
-    return [(side, k) for side in ("p0", "p1") for k in range(enc.k)]
+    return [(side, k) for side in enc.sides for k in range(enc.k)]
 
 
 def _entry_tags(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
@@ -79,26 +83,59 @@ def _entry_tags(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
     ])
 
 
+def _exists(enc: Encoding, s: SymState, r: int, j: int) -> z3.BoolRef:
+    return z3.BoolVal(True) if j == 0 else s[req_name(r, "n")] > j
+
+
+def _wire_items(enc: Encoding, s: SymState) -> list[tuple[z3.BoolRef, int, int]]:
+    """(live, r, j) for every wire item slot: live when it is an item of a pending message,
+    or (D6) the item already updated of an attempt half-way through its update."""
+    slots = []
+    for r in range(enc.r):
+        first_updated = z3.If(s[req_name(r, "swap")], 1, 0)
+        updating = z3.And(r < s["nreq"], s[req_name(r, "stage")] == StageCode.UPDATING)
+        for j in range(enc.m):
+            pending = z3.And(s[msg_name(r, "pend")], _exists(enc, s, r, j))
+            written = z3.And(updating, first_updated == j) if enc.split else z3.BoolVal(False)
+            slots.append((z3.Or(pending, written), r, j))
+    return slots
+
+
 def _wire_tags(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
     facts = []
-    for r in range(enc.r):
-        data, ph, tag = (s[msg_name(r, f)] for f in ("data", "ph", "tag"))
-        facts.append(z3.Implies(s[msg_name(r, "pend")],
-                                z3.And(tag == ph, z3.Or(data == NONE_PID, data == ph))))
+    for live, r, j in _wire_items(enc, s):
+        data, ph, tag = (s[msg_name(r, item(f, j))] for f in ("data", "ph", "tag"))
+        facts.append(z3.Implies(live, z3.And(tag == ph, z3.Or(data == NONE_PID, data == ph))))
     return z3.And(facts)
 
 
 def _served_one_processing(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    same = z3.And(s["ld_tensor"] == s["ld_ph"], s["ld_tver"] == s["ld_pver"])
-    return z3.Implies(s["ld_kind"] == DeliveryCode.SERVED, same)
+    served = s["ld_kind"] == DeliveryCode.SERVED
+    facts = []
+    for j in range(enc.m):
+        exists = item_exists(enc, s, s["ld_rid"], j)
+        same = z3.And(s[item("ld_tensor", j)] == s[item("ld_ph", j)],
+                      s[item("ld_tver", j)] == s[item("ld_pver", j)])
+        facts.append(z3.Implies(z3.And(served, exists), same))
+    return z3.And(facts)
 
 
 def _pid_slots(enc: Encoding, s: SymState) -> list[tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef]]:
-    """(held, pid, version) of every slot that holds a processing: entries and messages."""
+    """(held, pid, version) of every slot that holds a processing: entries, wire items, and
+    (D6) the pids processed for an attempt not yet sent."""
     slots = [(s[lru_name(side, "in", k)], s[lru_name(side, "pid", k)],
               s[lru_name(side, "ver", k)]) for side, k in _entries(enc, s)]
-    slots += [(s[msg_name(r, "pend")], s[msg_name(r, "ph")], s[msg_name(r, "ver")])
-              for r in range(enc.r)]
+    slots += [(live, s[msg_name(r, item("ph", j))], s[msg_name(r, item("ver", j))])
+              for live, r, j in _wire_items(enc, s)]
+    if enc.split:
+        for r in range(enc.r):
+            stage = s[req_name(r, "stage")]
+            mid = z3.And(r < s["nreq"],
+                         z3.Or(stage == StageCode.PROCESSED, stage == StageCode.UPDATING))
+            for j in range(enc.m):
+                pid = s[req_name(r, item("proc", j))]
+                slots.append((z3.And(mid, _exists(enc, s, r, j), pid != NONE_PID), pid,
+                              s[req_name(r, item("ver", j))]))
     return slots
 
 
@@ -116,12 +153,36 @@ def _pids_issued(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 
 def _known_contents(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    return z3.And([
-        z3.Implies(r < s["nreq"], z3.And(s[req_name(r, "id")] >= 0, s[req_name(r, "id")] < enc.k,
-                                         s[req_name(r, "ver")] >= 0,
-                                         s[req_name(r, "ver")] < enc.versions))
-        for r in range(enc.r)
-    ])
+    facts = []
+    for r in range(enc.r):
+        ids = [s[req_name(r, item("id", j))] for j in range(enc.m)]
+        request = [s[req_name(r, "n")] >= 1, s[req_name(r, "n")] <= enc.m,
+                   s[req_name(r, "fe")] >= 0, s[req_name(r, "fe")] < enc.front_ends]
+        for j in range(enc.m):
+            ver = s[req_name(r, item("ver", j))]
+            known = z3.And(ids[j] >= 0, ids[j] < enc.k, ver >= 0, ver < enc.versions,
+                           *[ids[i] != ids[j] for i in range(j)])
+            request.append(z3.Implies(_exists(enc, s, r, j), known))
+        facts.append(z3.Implies(r < s["nreq"], z3.And(request)))
+    return z3.And(facts)
+
+
+def _channel_slots_used(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    return z3.And([z3.Implies(z3.Or(s[msg_name(r, "pend")], s[rep_name(r, "pend")]),
+                              r < s["nreq"]) for r in range(enc.r)])
+
+
+def _update_progress(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
+    """D6: an attempt half-way through its update has updated exactly one of its two items;
+    one just processed has updated none."""
+    facts = []
+    for r in range(enc.r):
+        stage, done = s[req_name(r, "stage")], s[req_name(r, "done")]
+        facts.append(z3.Implies(r < s["nreq"], z3.And(
+            z3.Implies(stage == StageCode.PROCESSED, done == 0),
+            z3.Implies(stage == StageCode.UPDATING, z3.And(done == 1, s[req_name(r, "n")] == 2)),
+        )))
+    return z3.And(facts)
 
 
 def _within_budget(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
@@ -153,6 +214,19 @@ V3_INVARIANTS: tuple[Invariant, ...] = (
     ),
     Invariant.of("I4", "pids-already-issued", _pids_issued),
     Invariant.of("I5", "requests-name-known-contents", _known_contents),
+    Invariant(
+        "channel-slots-of-existing-requests",
+        "A pending message or reply is in the slot of an existing request (the encoding stores "
+        "channels per request slot; the spec's channels hold only what was sent).",
+        _channel_slots_used,
+    ),
+    Invariant(
+        "update-progress",
+        "Under D6, an attempt between probe and send has updated no item (processed) or one of "
+        "its two items (updating): the encoding keeps this count in a slot, the spec in the "
+        "attempt's work record.",
+        _update_progress,
+    ),
     Invariant.of("S2", "within-budget", _within_budget),
     Invariant.of("I6", "entries-have-positive-size", _positive_sizes),
     Invariant.of("I7", "no-ghost-slots", _no_ghosts),

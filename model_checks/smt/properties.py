@@ -11,19 +11,27 @@ from collections.abc import Callable
 import z3
 
 from model_checks.smt import lru
-from model_checks.smt.symbols import DeliveryCode, Encoding, FaultCode, Params, SymState
+from model_checks.smt.slots import item_exists
+from model_checks.smt.symbols import DeliveryCode, Encoding, FaultCode, Params, SymState, item
 
 Bad = Callable[[Encoding, Params, SymState], z3.BoolRef]
 
 
+def _some_served_item(enc: Encoding, s: SymState,
+                      broken: Callable[[int], z3.BoolRef]) -> z3.BoolRef:
+    """The last delivery served its items and `broken(j)` holds for one of them."""
+    items = [z3.And(item_exists(enc, s, s["ld_rid"], j), broken(j)) for j in range(enc.m)]
+    return z3.And(s["ld_kind"] == DeliveryCode.SERVED, z3.Or(items))
+
+
 def bad_s1(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    """S1 broken: the item served pairs a tensor and placeholders of different contents."""
-    return z3.And(s["ld_kind"] == DeliveryCode.SERVED, s["ld_tver"] != s["ld_pver"])
+    """S1 broken: an item served pairs a tensor and placeholders of different contents."""
+    return _some_served_item(enc, s, lambda j: s[item("ld_tver", j)] != s[item("ld_pver", j)])
 
 
 def bad_s2(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    """S2 broken: P1's or P0's cached bytes exceed the budget."""
-    return z3.Or(lru.used(s, "p1", enc.k) > p.budget, lru.used(s, "p0", enc.k) > p.budget)
+    """S2 broken: P1's or a shadow's cached bytes exceed the budget."""
+    return z3.Or([lru.used(s, side, enc.k) > p.budget for side in enc.sides])
 
 
 def bad_s3(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
@@ -33,9 +41,11 @@ def bad_s3(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 def bad_s4(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
     """S4 broken: the tensor or the placeholders served are not of the version sent."""
-    sent = s["ld_sent"]
-    stale = z3.Or(s["ld_tver"] != sent, s["ld_pver"] != sent)
-    return z3.And(s["ld_kind"] == DeliveryCode.SERVED, stale)
+    def stale(j: int) -> z3.BoolRef:
+        sent = s[item("ld_sent", j)]
+        return z3.Or(s[item("ld_tver", j)] != sent, s[item("ld_pver", j)] != sent)
+
+    return _some_served_item(enc, s, stale)
 
 
 def bad_h1(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:

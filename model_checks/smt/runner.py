@@ -140,6 +140,8 @@ def _findable(enc: Encoding, cell: SmtCell) -> bool:
     to break in the encoded part of the environment too."""
     if cell.expected is not Expectation.BREAKS:
         return False
+    if not enc.left_out:
+        return True
     encoded = tuple(d.value for d in enc.encoded_environment)
     return own_expectation(enc.variant, encoded, cell.property) is Expectation.BREAKS
 

@@ -44,6 +44,8 @@ class StageCode(enum.IntEnum):
     SUBMITTED = 0
     IN_FLIGHT = 1
     DONE = 2
+    PROCESSED = 3  # D6 only
+    UPDATING = 4  # D6 with two items only
 
 
 class OutcomeCode(enum.IntEnum):
@@ -67,20 +69,19 @@ class DeliveryCode(enum.IntEnum):
     MISSED = 2
 
 
-NOT_ENCODED: Mapping[Drift, str] = {
-    Drift.D5: "two front ends sharing P1 are not encoded (one front end only)",
-    Drift.D6: "P0's per-item interleaving (P0Process/P0UpdateItem) is not encoded",
-    Drift.D8: "a request over the budget needs M >= 2 items per request; the encoding has M = 1",
-}
-"""Drift sources the SMT encoding leaves out, and why. A query for an environment that contains
-them runs on the rest of the environment: a counterexample found is still one (every guard of the
-spec is monotone in the environment), but 'no counterexample' is reported as unknown."""
+NOT_ENCODED: Mapping[Drift, str] = {}
+"""Drift sources the SMT encoding leaves out, and why (none today: D5 is two shadows, D6 the
+split P0Process/P0UpdateItem steps, D8 two items per request). A query for an environment that
+contains a left-out source runs on the rest of the environment: a counterexample found is still
+one (every guard of the spec is monotone in the environment), but 'no counterexample' is
+reported as unknown."""
 
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
-    """The finite instance: identities, request slots, concurrency, retries, and the ranges of
-    the symbolic budget and sizes."""
+    """The finite instance: identities, request slots, concurrency, retries, items per request
+    (`max_items`, and `max_items_under_d8` where a request over the budget must exist), and the
+    ranges of the symbolic budget and sizes."""
 
     identities: tuple[str, ...] = ("a", "b", "c")
     max_requests: int = 4
@@ -88,6 +89,8 @@ class Bounds:
     max_retries: int = 2
     budget_range: tuple[int, int] = (1, 4)
     size_range: tuple[int, int] = (1, 3)
+    max_items: int = 1
+    max_items_under_d8: int = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +124,48 @@ class Encoding:
     def r(self) -> int:
         return self.bounds.max_requests
 
+    @property
+    def m(self) -> int:
+        """Items per request at most: two under D8 (a request over the budget), else one."""
+        if self.enables(Drift.D8):
+            return max(self.bounds.max_items, self.bounds.max_items_under_d8)
+        return self.bounds.max_items
+
+    @property
+    def front_ends(self) -> int:
+        return 2 if self.enables(Drift.D5) else 1
+
+    @property
+    def split(self) -> bool:
+        """D6: P0's probe-and-process and its per-item updates are separate steps."""
+        return self.enables(Drift.D6)
+
+    @property
+    def shadows(self) -> tuple[str, ...]:
+        return tuple(shadow_side(fe) for fe in range(self.front_ends))
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        return (*self.shadows, "p1")
+
     def describe(self) -> str:
         return f"{self.variant.name} under {describe_environment(self.environment)}"
+
+
+def shadow_side(front_end: int) -> str:
+    """The LRU side of front end `front_end`'s shadow: "p0" for front end 0, "p0f1" for 1."""
+    return "p0" if front_end == 0 else f"p0f{front_end}"
+
+
+STAMPS_PER_STEP = 8
+"""LRU recency stamps per step: one step may touch or insert several entries (up to 2M), each
+needs its own stamp so that the order among them is the spec's."""
+
+
+def stamp(clock: z3.ArithRef, index: int) -> z3.ArithRef:
+    """The index-th recency stamp of the step taken at `clock` (index < STAMPS_PER_STEP)."""
+    assert 0 <= index < STAMPS_PER_STEP
+    return clock * STAMPS_PER_STEP + index
 
 
 def at(name: str, t: int) -> str:
@@ -144,14 +187,27 @@ def lru_name(side: str, field_name: str, k: int) -> str:
     return f"{side}_{field_name}_k{k}"
 
 
-REQUEST_FIELDS = (("id", "int"), ("ver", "int"), ("data", "bool"), ("retries", "int"),
-                  ("stage", "int"), ("outcome", "int"), ("missed", "bool"))
-MESSAGE_FIELDS = (("pend", "bool"), ("seq", "int"), ("data", "int"), ("ph", "int"),
-                  ("ver", "int"), ("tag", "int"))
-REPLY_FIELDS = (("pend", "bool"), ("seq", "int"), ("missed", "bool"))
+REQUEST_FIELDS = (("fe", "int"), ("n", "int"), ("retries", "int"), ("stage", "int"),
+                  ("outcome", "int"), ("done", "int"), ("swap", "bool"))
+"""Per request: front end, item count, retries, stage, outcome; under D6 the update's progress
+(`done` items updated) and order (`swap`: the second item is updated first)."""
+REQUEST_ITEM_FIELDS = (("id", "int"), ("ver", "int"), ("data", "bool"), ("missed", "bool"),
+                       ("proc", "int"))
+"""Per request item: identity index, content version, media attached, reported missed, and
+under D6 the pid processed for it (-1: a probed hit)."""
+MESSAGE_FIELDS = (("pend", "bool"), ("seq", "int"))
+MESSAGE_ITEM_FIELDS = (("data", "int"), ("ph", "int"), ("ver", "int"), ("tag", "int"))
+REPLY_FIELDS = (("pend", "bool"), ("seq", "int"))
+REPLY_ITEM_FIELDS = (("missed", "bool"),)
 GLOBAL_FIELDS = (("clock", "int"), ("nproc", "int"), ("nreq", "int"), ("reset", "bool"),
-                 ("fault", "int"), ("ld_kind", "int"), ("ld_rid", "int"), ("ld_tensor", "int"),
-                 ("ld_ph", "int"), ("ld_tver", "int"), ("ld_pver", "int"), ("ld_sent", "int"))
+                 ("fault", "int"), ("ld_kind", "int"), ("ld_rid", "int"))
+DELIVERY_ITEM_FIELDS = (("ld_tensor", "int"), ("ld_ph", "int"), ("ld_tver", "int"),
+                        ("ld_pver", "int"), ("ld_sent", "int"))
+
+
+def item(field_name: str, j: int) -> str:
+    """The field of item j: item("id", 1) is "id1"."""
+    return f"{field_name}{j}"
 
 
 def req_name(r: int, field_name: str) -> str:
@@ -169,14 +225,19 @@ def rep_name(r: int, field_name: str) -> str:
 def schema(enc: Encoding) -> tuple[tuple[str, str], ...]:
     """Every state variable (name, sort) of the encoding."""
     names: list[tuple[str, str]] = []
-    for side in ("p0", "p1"):
+    for side in enc.sides:
         for k in range(enc.k):
             names += [(lru_name(side, f, k), sort) for f, sort in side_fields()]
+    items = range(enc.m)
     for r in range(enc.r):
         names += [(req_name(r, f), sort) for f, sort in REQUEST_FIELDS]
+        names += [(req_name(r, item(f, j)), sort) for j in items for f, sort in REQUEST_ITEM_FIELDS]
         names += [(msg_name(r, f), sort) for f, sort in MESSAGE_FIELDS]
+        names += [(msg_name(r, item(f, j)), sort) for j in items for f, sort in MESSAGE_ITEM_FIELDS]
         names += [(rep_name(r, f), sort) for f, sort in REPLY_FIELDS]
+        names += [(rep_name(r, item(f, j)), sort) for j in items for f, sort in REPLY_ITEM_FIELDS]
     names += list(GLOBAL_FIELDS)
+    names += [(item(f, j), sort) for j in items for f, sort in DELIVERY_ITEM_FIELDS]
     return tuple(names)
 
 
@@ -189,13 +250,14 @@ def _declare(name: str, sort: str) -> z3.ExprRef:
 def constants(enc: Encoding) -> dict[str, z3.ExprRef]:
     """State variables that cannot change in this encoding, as their constant value: ghost slots
     on a side whose LRU has no ghost flaw, tags of an untagged variant, content versions without
-    D7. Declaring them as constants instead of variables makes the queries markedly smaller
+    D7, the front end without D5, the item count with one item, the update's progress without
+    D6. Declaring them as constants instead of variables makes the queries markedly smaller
     (S1 without D7 becomes trivially unsatisfiable, for instance)."""
     from spec import LruFlaw
 
     fixed: dict[str, z3.ExprRef] = {}
-    flaws = {"p0": enc.variant.shadow_lru, "p1": enc.variant.receiver_lru}
-    for side, flaw in flaws.items():
+    for side in enc.sides:
+        flaw = enc.variant.receiver_lru if side == "p1" else enc.variant.shadow_lru
         for k in range(enc.k):
             if flaw is not LruFlaw.GHOST_TOUCH:
                 fixed[lru_name(side, "ghost", k)] = z3.BoolVal(False)
@@ -204,14 +266,25 @@ def constants(enc: Encoding) -> dict[str, z3.ExprRef]:
             if enc.versions == 1:
                 fixed[lru_name(side, "ver", k)] = z3.IntVal(0)
     for r in range(enc.r):
-        if not enc.variant.tagged:
-            fixed[msg_name(r, "tag")] = z3.IntVal(NONE_PID)
-        if enc.versions == 1:
-            fixed[msg_name(r, "ver")] = z3.IntVal(0)
-            fixed[req_name(r, "ver")] = z3.IntVal(0)
+        if enc.front_ends == 1:
+            fixed[req_name(r, "fe")] = z3.IntVal(0)
+        if enc.m == 1:
+            fixed[req_name(r, "n")] = z3.IntVal(1)
+        if not enc.split or enc.m == 1:
+            fixed[req_name(r, "done")] = z3.IntVal(0)
+            fixed[req_name(r, "swap")] = z3.BoolVal(False)
+        for j in range(enc.m):
+            if not enc.split:
+                fixed[req_name(r, item("proc", j))] = z3.IntVal(NONE_PID)
+            if not enc.variant.tagged:
+                fixed[msg_name(r, item("tag", j))] = z3.IntVal(NONE_PID)
+            if enc.versions == 1:
+                fixed[msg_name(r, item("ver", j))] = z3.IntVal(0)
+                fixed[req_name(r, item("ver", j))] = z3.IntVal(0)
     if enc.versions == 1:
-        for name in ("ld_tver", "ld_pver", "ld_sent"):
-            fixed[name] = z3.IntVal(0)
+        for j in range(enc.m):
+            for name in ("ld_tver", "ld_pver", "ld_sent"):
+                fixed[item(name, j)] = z3.IntVal(0)
     return fixed
 
 
