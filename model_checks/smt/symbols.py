@@ -80,8 +80,8 @@ reported as unknown."""
 @dataclass(frozen=True, slots=True)
 class Bounds:
     """The finite instance: identities, request slots, concurrency, retries, items per request
-    (`max_items`, and `max_items_under_d8` where a request over the budget must exist), and the
-    ranges of the symbolic budget and sizes."""
+    (`max_items`, and `max_items_under_d8` where the drift needs two: D6, D8), and the ranges
+    of the symbolic budget and sizes."""
 
     identities: tuple[str, ...] = ("a", "b", "c")
     max_requests: int = 4
@@ -126,8 +126,9 @@ class Encoding:
 
     @property
     def m(self) -> int:
-        """Items per request at most: two under D8 (a request over the budget), else one."""
-        if self.enables(Drift.D8):
+        """Items per request at most: two where the drift needs them (D6: updates interleaved
+        item by item; D8: a request over the budget), else one."""
+        if self.enables(Drift.D6) or self.enables(Drift.D8):
             return max(self.bounds.max_items, self.bounds.max_items_under_d8)
         return self.bounds.max_items
 
