@@ -13,6 +13,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.mutant_run import checkers
 from model_checks.mutant_run.outcome import Catch, Outcome
+from model_checks.mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.records import Verdict, read_records
 
 
@@ -163,3 +164,28 @@ def test_applies_follows_what_each_checker_covers() -> None:
     assert not checkers.applies("z3", "never-invalidates")  # L1 L3 L4 only
     assert not checkers.applies("conformance", "ignores-new-size")  # spec only
     assert not checkers.applies("scenario", "no-touch-before-update")  # implementation only
+
+
+def test_z3_searches_again_with_the_witness_bounds_and_reports_a_real_survivor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Too shallow a first search: engine-asserts (7 steps) is found by the second search,
+    with its witness's budget and sizes; ignores-new-size is not (with the witness's sizes,
+    all 1, its S2 takes more than 8 steps; the whole range breaks it in 6 with larger items),
+    so it survives, with what Z3 proved, and exit is 1."""
+    code, out, _ = _run(capsys, "--checkers", "z3", "--mutant", "engine-asserts",
+                        "--mutant", "ignores-new-size", "--z3-depth", "3",
+                        "--z3-deep-depth", "8")
+    assert code == 1
+    assert "caught: S3 (7 steps, budget 2, sizes 1)" in _row(out, "engine-asserts")
+    assert ("SURVIVED (S2: proved to 8 steps with budget 2, sizes 1)"
+            in _row(out, "ignores-new-size"))
+    assert "SURVIVED: ignores-new-size (z3)" in out
+
+
+def test_witness_bounds_are_the_witness_configuration_s() -> None:
+    by_name = {m.name: m for m in SPEC_MUTANTS}
+    ghost = checkers.witness_bounds(by_name["ghost-touch"])
+    assert (ghost.budget_range, ghost.size_range) == ((1, 1), (1, 1))
+    stale = checkers.witness_bounds(by_name["keeps-stale-on-resend"])
+    assert (stale.budget_range, stale.size_range) == ((2, 2), (1, 3))

@@ -212,10 +212,14 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
         props = sorted(required("z3", mutant))
         found = [(p, *results[(mutant.variant.name, p)]) for p in props]
         catches = [Catch(p, r.depth, via) for p, r, _, via in found if isinstance(r, Violated)]
+        note = "; ".join(
+            f"{p}: {rec.verdict.value} to {rec.bound} steps" + (f" with {via}" if via else "")
+            for p, r, rec, via in found if not isinstance(r, Violated)
+        )
         outcomes.append(_report(progress, Outcome(
             mutant.name, "z3", required("z3", mutant), _ordered(catches),
             tuple(rec for _, _, rec, _ in found),
-            sum(spent[(mutant.variant.name, p)] for p in props),
+            sum(spent[(mutant.variant.name, p)] for p in props), note=note,
         )))
     return outcomes
 
@@ -253,8 +257,9 @@ def _conformance(mutant: ImplMutant, processes: int) -> Outcome:
             catches.append(Catch(name, kill.length, "" if mode == "one process" else mode))
     unmet = tuple(mode for mode, k in modes if k.caught_by is None)
     records = tuple(_kill_record(mutant, k, mode, seconds) for mode, k in modes)
+    note = f"no disagreement in the {killmatrix.PROFILE.name} profile" if unmet else ""
     return Outcome(mutant.name, "conformance", frozenset(), tuple(catches), records, seconds,
-                   unmet=unmet)
+                   unmet=unmet, note=note)
 
 
 def run_conformance(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:

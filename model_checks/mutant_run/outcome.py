@@ -43,6 +43,7 @@ class Outcome:
     records: tuple[VerdictRecord, ...] = field(default=())
     seconds: float = 0.0
     unmet: tuple[str, ...] = ()
+    note: str = ""  # why it survived, when the checker can say (e.g. "S2: proved to 8 steps")
 
     @property
     def missed(self) -> frozenset[str]:
@@ -57,12 +58,14 @@ class Outcome:
     def text(self) -> str:
         """`caught: PROP (N steps), ...`, `SURVIVED`, or the catches with what was missed."""
         if not self.caught:
-            return "SURVIVED"
+            return f"SURVIVED ({self.note})" if self.note else "SURVIVED"
         text = "caught: " + ", ".join(c.text() for c in self.caught)
         if self.missed:
             text += "; SURVIVED " + " ".join(sorted(self.missed))
+            text += f" ({self.note})" if self.note else ""
         if self.unmet:
             text += "; SURVIVED in " + ", ".join(self.unmet)
+            text += f" ({self.note})" if self.note else ""
         return text
 
 
