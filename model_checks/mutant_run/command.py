@@ -28,9 +28,10 @@ DESCRIPTION = (
     "cells (z3); every implementation mutant (model_checks/conform/mutants.py) through the "
     "conformance run (conformance). A checker that applies must catch the mutant: every "
     "property the mutant must break (z3: its safety properties; conformance: any "
-    "disagreement). Not part of the main job: its simulate and conform parts already run "
-    "the spec and implementation mutants (Z3's mutant cells are checked by "
-    "tests/smt/test_smt_mutants.py)."
+    "disagreement). Not part of the main job, which already covers the mutants: its "
+    "simulate part runs the spec mutants' Hypothesis cells, and its test command runs the "
+    "implementation mutants' kill matrix (tests/conform/test_conform_mutants.py) and Z3's "
+    "shallow mutant cells (tests/smt/test_smt_mutants.py)."
 )
 EPILOG = ("exit codes: 0 every mutant caught by every checker that must catch it, "
           "1 a mutant survived such a checker, 2 usage error")
