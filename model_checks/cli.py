@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model_checks.conform import command as conform_command
+from model_checks.mutant_run import command as mutants_command
 from model_checks.records import read_records, write_records
 from model_checks.scenario_run import ScenarioVerdict, replay_all, table
 from model_checks.scenario_run import records as scenario_records
@@ -111,6 +112,12 @@ COMMANDS: list[Command] = [
         "decide the matrix's safety cells with Z3 (bounded model checking, V3 for all depths)",
         smt_cli.add_arguments,
         smt_cli.run_checked,
+    ),
+    Command(
+        "mutants",
+        mutants_command.HELP + " (not in the main job)",
+        mutants_command.add_arguments,
+        mutants_command.run_checked,
     ),
 ]
 

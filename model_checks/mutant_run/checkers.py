@@ -1,0 +1,296 @@
+"""The four checkers, each run over the selected mutants, each returning one `Outcome` per
+mutant it applies to.
+
+scenario: the spec mutant's witness scenario, run on the mutant and on its base variant; a
+property counts as caught when the mutant breaks it and the base does not.
+hypothesis: the mutant's Hypothesis cell at the ci profile (`simulate.run.run_mutant`), which
+falls back on the witness script when the search finds nothing (marked "witness").
+z3: the mutant's Z3 cells (`smt.cells.mutant_cells`, safety properties only) through
+`smt.runner.run_cells` over the whole budget and size range to `z3_depth` steps; a cell left
+without a counterexample is searched again to `z3_deep_depth` steps with the budget and item
+sizes of the mutant's witness configuration (the deep counterexamples are out of reach of the
+whole range within the solver timeout).
+conformance: the implementation mutant through `conform.killmatrix.kill_matrix` in one
+process and, with `processes` 2, across two as well; it is caught by a property the
+implementation broke while the spec kept it, or else by the first observation that differed
+(shown as "<observation> differs").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from model_checks.conform import killmatrix
+from model_checks.conform.killmatrix import Kill
+from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
+from model_checks.conform.mutants import ImplMutant
+from model_checks.mutant_run.outcome import Catch, Outcome
+from model_checks.mutants import MUTANTS as SPEC_MUTANTS
+from model_checks.mutants import Mutant
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.simulate.run import PROFILES, CellResult, run_mutant
+from model_checks.smt.bmc import bmc
+from model_checks.smt.cells import SAFETY, mutant_cells
+from model_checks.smt.results import Result, Violated, to_record
+from model_checks.smt.runner import run_cells
+from model_checks.smt.symbols import Bounds, Encoding
+from spec import Drift, registry
+
+Progress = Callable[[str], None]
+HYPOTHESIS_PROFILE = PROFILES["ci"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """Budgets: Z3's two depths (steps), its per-query timeout, worker processes for the
+    Hypothesis and Z3 checkers, conformance's process count (1 or 2), and where Hypothesis
+    writes its counterexample traces (None: nowhere)."""
+
+    z3_depth: int = 10
+    z3_deep_depth: int = 16
+    z3_timeout_ms: int = 300_000
+    jobs: int = 2
+    processes: int = 1
+    traces: Path | None = None
+
+
+@dataclass(frozen=True)
+class Selection:
+    spec: tuple[Mutant, ...]
+    impl: tuple[ImplMutant, ...]
+
+
+Runner = Callable[[Selection, Options, Progress], list[Outcome]]
+
+
+def required(checker: str, mutant: Mutant) -> frozenset[str]:
+    """What a spec checker must find broken for `mutant` (empty: the checker does not apply)."""
+    if checker == "z3":
+        return mutant.breaks & frozenset(SAFETY)
+    return mutant.breaks
+
+
+def _ordered(catches: Sequence[Catch]) -> tuple[Catch, ...]:
+    order = {p.id: n for n, p in enumerate(registry())}
+    return tuple(sorted(catches, key=lambda c: order.get(c.property, len(order))))
+
+
+def _report(progress: Progress, outcome: Outcome) -> Outcome:
+    progress(f"  {outcome.checker} {outcome.mutant}: {outcome.text()} ({outcome.seconds:.1f} s)")
+    return outcome
+
+
+# scenario ------------------------------------------------------------------------------------
+
+
+def _scenario(mutant: Mutant) -> Outcome:
+    start = time.perf_counter()
+    trace = mutant.witness.run(mutant.variant)
+    base = mutant.witness.run(mutant.base)
+    seconds = time.perf_counter() - start
+    catches, records = [], []
+    for prop in registry():
+        found = prop.check_trace(trace)
+        on_base = prop.check_trace(base)
+        detail = f"witness scenario {mutant.witness.name}"
+        if found is not None and on_base is not None:
+            detail += f"; the base {mutant.base.name} breaks it too (not a kill)"
+        elif found is not None:
+            detail += f"; the base {mutant.base.name} keeps it: {found.reason}"
+        records.append(VerdictRecord(
+            "scenarios", mutant.variant.name, mutant.witness.drift, prop.id,
+            Verdict.COUNTEREXAMPLE if found else Verdict.HOLDS, len(trace.steps), "steps",
+            round(seconds, 3), counterexample_length=found.step if found else None,
+            detail=detail,
+        ))
+        if prop.id in mutant.breaks and found is not None and on_base is None:
+            catches.append(Catch(prop.id, found.step))
+    return Outcome(mutant.name, "scenario", mutant.breaks, _ordered(catches), tuple(records),
+                   seconds)
+
+
+def run_scenario(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
+    del options
+    return [_report(progress, _scenario(m)) for m in selection.spec]
+
+
+# hypothesis ----------------------------------------------------------------------------------
+
+
+def _hypothesis_at(index: int, traces: Path | None) -> CellResult:
+    return run_mutant(SPEC_MUTANTS[index], HYPOTHESIS_PROFILE, traces)
+
+
+def _hypothesis_outcome(mutant: Mutant, result: CellResult) -> Outcome:
+    catches = [
+        Catch(prop, finding.length,
+              "witness" if finding.detail.startswith("explicit witness") else "")
+        for prop, finding in result.findings.items() if prop in mutant.breaks
+    ]
+    return Outcome(mutant.name, "hypothesis", mutant.breaks, _ordered(catches),
+                   tuple(result.records), result.seconds)
+
+
+def run_hypothesis(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
+    """Each mutant's cell at the ci profile, `options.jobs` at a time."""
+    outcomes = []
+    with ProcessPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        futures = [(m, pool.submit(_hypothesis_at, SPEC_MUTANTS.index(m), options.traces))
+                   for m in selection.spec]
+        for mutant, future in futures:
+            outcomes.append(_report(progress, _hypothesis_outcome(mutant, future.result())))
+    return outcomes
+
+
+# z3 ------------------------------------------------------------------------------------------
+
+
+def witness_bounds(mutant: Mutant) -> Bounds:
+    """The budget and the range of item sizes of the mutant's witness configuration (a
+    content the configuration does not size has size 1 on both sides)."""
+    config = mutant.witness.config(mutant.variant)
+    sizes = [1, *(n for s in config.sizes for n in (s.shadow_bytes, s.receiver_bytes))]
+    return Bounds(budget_range=(config.budget, config.budget),
+                  size_range=(min(sizes), max(sizes)))
+
+
+def _encoding(mutant: Mutant, bounds: Bounds) -> Encoding:
+    return Encoding(mutant.variant, frozenset(Drift(d) for d in mutant.witness.drift), bounds)
+
+
+def _deep(index: int, prop: str, depth: int, timeout_ms: int) -> Result:
+    mutant = SPEC_MUTANTS[index]
+    return bmc(_encoding(mutant, witness_bounds(mutant)), prop, depth, timeout_ms)
+
+
+def _bounds_text(bounds: Bounds) -> str:
+    lo, hi = bounds.size_range
+    return f"budget {bounds.budget_range[0]}, sizes {lo}" + (f"..{hi}" if hi != lo else "")
+
+
+def run_z3(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
+    """The mutant cells over the whole range, then the witness's bounds for those left."""
+    mutants = [m for m in selection.spec if required("z3", m)]
+    names = {m.variant.name: m for m in mutants}
+    cells = [c for c in mutant_cells() if c.variant.name in names]
+    first = run_cells(cells, options.z3_depth, options.z3_timeout_ms,
+                      lambda line: progress(f"  z3 {line}"), options.jobs, options.z3_depth)
+    results: dict[tuple[str, str], tuple[Result, VerdictRecord, str]] = {
+        (o.cell.variant.name, o.cell.property): (o.result, o.record, "") for o in first
+    }
+    spent = {key: result.seconds for key, (result, _, _) in results.items()}
+    again = [key for key, (result, _, _) in results.items() if not isinstance(result, Violated)]
+    if again:
+        progress(f"  z3: {len(again)} cell(s) without a counterexample to depth "
+                 f"{options.z3_depth}; searching to depth {options.z3_deep_depth} with each "
+                 "witness's budget and sizes")
+    with ProcessPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        futures = [
+            (key, pool.submit(_deep, SPEC_MUTANTS.index(names[key[0]]), key[1],
+                              options.z3_deep_depth, options.z3_timeout_ms))
+            for key in again
+        ]
+        for (name, prop), future in futures:
+            mutant = names[name]
+            bounds = witness_bounds(mutant)
+            result = future.result()
+            before = results[(name, prop)][1]
+            record = to_record(_encoding(mutant, bounds), result)
+            record = replace(record, detail=f"{_bounds_text(bounds)} (the witness's); whole "
+                             f"range: {before.verdict.value} to {before.bound} steps; "
+                             + record.detail)
+            results[(name, prop)] = (result, record, _bounds_text(bounds))
+            spent[(name, prop)] += result.seconds
+            progress(f"  z3 {name} {prop} with {_bounds_text(bounds)}: "
+                     f"{record.verdict.value} ({result.seconds:.1f} s)")
+    outcomes = []
+    for mutant in mutants:
+        props = sorted(required("z3", mutant))
+        found = [(p, *results[(mutant.variant.name, p)]) for p in props]
+        catches = [Catch(p, r.depth, via) for p, r, _, via in found if isinstance(r, Violated)]
+        note = "; ".join(
+            f"{p}: {rec.verdict.value} to {rec.bound} steps" + (f" with {via}" if via else "")
+            for p, r, rec, via in found if not isinstance(r, Violated)
+        )
+        outcomes.append(_report(progress, Outcome(
+            mutant.name, "z3", required("z3", mutant), _ordered(catches),
+            tuple(rec for _, _, rec, _ in found),
+            sum(spent[(mutant.variant.name, p)] for p in props), note=note,
+        )))
+    return outcomes
+
+
+# conformance ---------------------------------------------------------------------------------
+
+
+def _kill_record(mutant: ImplMutant, kill: Kill, mode: str, seconds: float) -> VerdictRecord:
+    caught = kill.caught_by is not None
+    return VerdictRecord(
+        "conformance", mutant.adapter.name, (), kill.caught_by or "lockstep",
+        Verdict.COUNTEREXAMPLE if caught else Verdict.HOLDS, kill.length, "steps",
+        round(seconds, 3), counterexample_length=kill.length,
+        detail=f"implementation mutant of {mutant.base}, {mode}: "
+        + (f"caught in {kill.where}" if caught else "no disagreement in the ci profile"),
+    )
+
+
+def _conformance(mutant: ImplMutant, processes: int) -> Outcome:
+    start = time.perf_counter()
+    (row,) = killmatrix.kill_matrix(processes=processes > 1, mutants=(mutant,))
+    seconds = time.perf_counter() - start
+    modes: list[tuple[str, Kill]] = [("one process", row.in_process)]
+    if row.two_processes is not None:
+        modes.append(("two processes", row.two_processes))
+    props = {p.id for p in registry()}
+    catches: list[Catch] = []
+    for mode, kill in modes:
+        if kill.caught_by is None:
+            continue
+        name = kill.caught_by if kill.caught_by in props else f"{kill.caught_by} differs"
+        if catches and (catches[0].property, catches[0].steps) == (name, kill.length):
+            catches[0] = Catch(name, kill.length, "the same across two processes")
+        else:
+            catches.append(Catch(name, kill.length, "" if mode == "one process" else mode))
+    unmet = tuple(mode for mode, k in modes if k.caught_by is None)
+    records = tuple(_kill_record(mutant, k, mode, seconds) for mode, k in modes)
+    note = f"no disagreement in the {killmatrix.PROFILE.name} profile" if unmet else ""
+    return Outcome(mutant.name, "conformance", frozenset(), tuple(catches), records, seconds,
+                   unmet=unmet, note=note)
+
+
+def run_conformance(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
+    return [_report(progress, _conformance(m, options.processes)) for m in selection.impl]
+
+
+RUNNERS: dict[str, Runner] = {
+    "scenario": run_scenario,
+    "hypothesis": run_hypothesis,
+    "z3": run_z3,
+    "conformance": run_conformance,
+}
+"""Checker name -> its runner (looked up at run time, so a test can replace one)."""
+
+
+def mutant_names() -> tuple[str, ...]:
+    """Every mutant name: the spec mutants, then the implementation-only ones."""
+    names = [m.name for m in SPEC_MUTANTS]
+    return (*names, *(m.name for m in IMPL_MUTANTS if m.name not in names))
+
+
+def select(names: Sequence[str] | None) -> Selection:
+    """The spec and implementation mutants of these names (None: all of them)."""
+    return Selection(
+        tuple(m for m in SPEC_MUTANTS if names is None or m.name in names),
+        tuple(m for m in IMPL_MUTANTS if names is None or m.name in names),
+    )
+
+
+def applies(checker: str, name: str) -> bool:
+    """Whether `checker` has something to check the mutant `name` with."""
+    if checker == "conformance":
+        return any(m.name == name for m in IMPL_MUTANTS)
+    return any(m.name == name and required(checker, m) for m in SPEC_MUTANTS)
