@@ -133,3 +133,13 @@ def test_a_missing_snapshot_is_exit_2_one_line(
     assert main(["docs", "--check", "--out", str(tmp_path / "empty")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert not (tmp_path / "empty").exists()
+
+
+@pytest.mark.parametrize("content", ["{", "{}", '{"#meta": {"format": "other"}}'])
+def test_a_broken_snapshot_trace_is_exit_2_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    docs = _copy(tmp_path)
+    next((docs / TRACES).glob("*.json")).write_text(content)
+    assert main(["docs", "--check", "--out", str(docs)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -22,6 +22,7 @@ from model_checks.docs.snapshot import (
     TRACES,
     Key,
     Snapshot,
+    SnapshotError,
     key,
     label,
     trace_name,
@@ -47,7 +48,7 @@ class Results:
         for record in snapshot.records:
             by_cell[key(record)].append(record)
         replayed = {
-            key(r): replay_data(snapshot.traces[Path(r.counterexample_path).name])
+            key(r): _replay(snapshot, Path(r.counterexample_path).name)
             for r in snapshot.records if r.counterexample_path is not None
         }
         return cls(snapshot, dict(by_cell), replayed)
@@ -65,6 +66,13 @@ class Results:
     def page(self, cell: Key) -> str | None:
         """The counterexample page of a cell (relative to docs/), if the snapshot has one."""
         return f"counterexamples/{trace_name(cell)}.md" if cell in self.replayed else None
+
+
+def _replay(snapshot: Snapshot, name: str) -> Replayed:
+    try:
+        return replay_data(snapshot.traces[name])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:  # BadTraceFile too
+        raise SnapshotError(f"snapshot trace {TRACES}/{name} does not replay: {error}") from None
 
 
 # -- wording ---------------------------------------------------------------------------------
@@ -125,7 +133,8 @@ def _scenarios(results: Results, cell: Key) -> str:
 
 
 def _contradiction(results: Results, cell: Key, expected: Expectation | None) -> bool:
-    return contradicts(expected, results.checked(cell))
+    """Whether any checker's records of the cell (the scenarios included) contradict it."""
+    return contradicts(expected, results.by_cell.get(cell, []))
 
 
 # -- verdicts.md -----------------------------------------------------------------------------
@@ -254,7 +263,7 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
     parts += [
         f"- property: {prop} ({by_id(prop).title}), broken at step {replayed.step}: "
         f"{replayed.reason}",
-        f"- found by: {record.checker}, {record.counterexample_length} steps"
+        f"- found by: {record.checker}, {record.counterexample_length} steps to the violation"
         + (f" (also: {'; '.join(others)})" if others else ""),
         f"- expected: {expected.value if expected else 'not in the matrix'}",
         f"- configuration: {_config_text(replayed)}",
