@@ -94,7 +94,8 @@ def describe(record: VerdictRecord, page: str | None, up: str = "") -> str:
     if record.verdict is Verdict.HOLDS:
         extra = f" ({record.detail})" if record.checker == "hypothesis" and record.detail else ""
         return f"no violation in {record.bound} {record.bound_unit}{extra}"
-    return f"undecided after {record.bound} {record.bound_unit}: {record.detail}"
+    detail = record.detail if len(record.detail) <= 120 else record.detail[:119] + "…"
+    return f"undecided ({record.bound} {record.bound_unit} explored): {detail}"
 
 
 def short(record: VerdictRecord | None, page: str | None, up: str = "") -> str:
@@ -129,7 +130,8 @@ def _scenarios(results: Results, cell: Key) -> str:
             f"[`{name}`](counterexamples/{name}.md) ({r.counterexample_length} steps)"
             for r in broken if (name := r.detail.removeprefix("scenario "))
         )
-    return f"held in {len(found)}" if found else "-"
+    count = len(found)
+    return f"held in {count} scenario{'' if count == 1 else 's'}" if found else "-"
 
 
 def _contradiction(results: Results, cell: Key, expected: Expectation | None) -> bool:
