@@ -132,7 +132,10 @@ def test_a_missing_snapshot_is_exit_2_one_line(
 ) -> None:
     assert main(["docs", "--check", "--out", str(tmp_path / "empty")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["docs", "--out", str(tmp_path / "empty")]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert not (tmp_path / "empty").exists()
+    assert main(["docs", "--check", "--from-run", str(DOCS / RECORDS)]) == 2
 
 
 @pytest.mark.parametrize("content", ["{", "{}", '{"#meta": {"format": "other"}}'])

@@ -82,7 +82,7 @@ def _env_text(env: tuple[str, ...]) -> str:
     return "+".join(env) or "none"
 
 
-def describe(record: VerdictRecord, page: str | None, up: str = "") -> str:
+def describe(record: VerdictRecord, page: str | None) -> str:
     """A record in words: verdict, bound and unit, or the counterexample's length and link."""
     if record.verdict is Verdict.PROVED:
         if record.bound is None:
@@ -90,7 +90,7 @@ def describe(record: VerdictRecord, page: str | None, up: str = "") -> str:
         return f"proved to depth {record.bound} ({record.bound_unit})"
     if record.verdict is Verdict.COUNTEREXAMPLE:
         text = f"counterexample of {record.counterexample_length} steps"
-        return f"[{text}]({up}{page})" if page else text
+        return f"[{text}]({page})" if page else text
     if record.verdict is Verdict.HOLDS:
         extra = f" ({record.detail})" if record.checker == "hypothesis" and record.detail else ""
         return f"no violation in {record.bound} {record.bound_unit}{extra}"
@@ -98,7 +98,7 @@ def describe(record: VerdictRecord, page: str | None, up: str = "") -> str:
     return f"undecided ({record.bound} {record.bound_unit} explored): {detail}"
 
 
-def short(record: VerdictRecord | None, page: str | None, up: str = "") -> str:
+def short(record: VerdictRecord | None, page: str | None) -> str:
     """A record in a few words, for the per-property tables."""
     if record is None:
         return "-"
@@ -106,7 +106,7 @@ def short(record: VerdictRecord | None, page: str | None, up: str = "") -> str:
         return "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
     if record.verdict is Verdict.COUNTEREXAMPLE:
         text = f"counterexample, {record.counterexample_length} steps"
-        return f"[{text}]({up}{page})" if page else text
+        return f"[{text}]({page})" if page else text
     if record.verdict is Verdict.HOLDS:
         return f"no violation, {record.detail or f'{record.bound} {record.bound_unit}'}"
     return "undecided"
