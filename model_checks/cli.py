@@ -18,7 +18,7 @@ from pathlib import Path
 
 from model_checks.conform import command as conform_command
 from model_checks.mutant_run import command as mutants_command
-from model_checks.records import read_records, write_records
+from model_checks.records import VerdictRecord, read_records, write_records
 from model_checks.scenario_run import ScenarioVerdict, replay_all, table
 from model_checks.scenario_run import records as scenario_records
 from model_checks.simulate import cli as simulate_cli
@@ -57,23 +57,47 @@ def report_scenarios(verdicts: list[ScenarioVerdict]) -> int:
 
 
 def _docs_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--check", action="store_true", help="fail (exit 1) if docs/ is stale")
+    parser.add_argument("--check", action="store_true",
+                        help="fail (exit 1) if a generated page is stale, missing or extra")
     parser.add_argument("--out", type=Path, default=Path("docs"), help="output folder")
+    parser.add_argument("--from-run", type=Path, default=None, metavar="RECORDS",
+                        help="first refresh the results snapshot (OUT/results/) from a run's "
+                             "records file, e.g. build/main-job/records.json")
 
 
 def run_docs(args: argparse.Namespace) -> int:
-    from model_checks.docs.generate import stale, write
+    """Render docs/ from the committed results snapshot; --from-run refreshes the snapshot
+    first; --check compares instead of writing. A snapshot or run file that cannot be read is
+    a usage error (exit 2), and nothing is written."""
+    from model_checks.docs import generate, snapshot
 
-    if args.check:
-        outdated = stale(args.out)
-        for name in outdated:
-            print(f"stale: {args.out / name} (run `python -m model_checks docs`)")
-        if not outdated:
-            print(f"{args.out}: generated pages are fresh")
-        return EXIT_MISMATCH if outdated else EXIT_OK
-    for path in write(args.out):
-        print(f"wrote {path}")
+    try:
+        if args.check:
+            if args.from_run is not None:
+                raise UsageError("--check renders from the committed snapshot: drop --from-run")
+            return _check_docs(args.out)
+        if args.from_run is not None:
+            command = f"python -m model_checks docs --from-run {args.from_run}"
+            fresh = snapshot.from_run(args.from_run, args.out, command)
+            snapshot.write(fresh, args.out)
+            print(f"snapshot: {len(fresh.records)} records, {len(fresh.traces)} traces "
+                  f"in {args.out / snapshot.RESULTS}")
+        for path in generate.write(args.out):
+            print(f"wrote {path}")
+    except snapshot.SnapshotError as error:
+        raise UsageError(str(error)) from None
     return EXIT_OK
+
+
+def _check_docs(root: Path) -> int:
+    from model_checks.docs.generate import check
+
+    problems = check(root)
+    for problem in problems:
+        print(f"{problem.kind}: {root / problem.name} (run `python -m model_checks docs`)")
+    if not problems:
+        print(f"{root}: generated pages are fresh")
+    return EXIT_MISMATCH if problems else EXIT_OK
 
 
 COMMANDS: list[Command] = [
@@ -158,7 +182,24 @@ def main_job(args: argparse.Namespace) -> int:
     for command, code in codes:
         print(f"  exit {code}: {command}")
     print(f"{len(records)} verdict records written to {out}")
+    print(snapshot_status(records, out))
     return max(code for _, code in codes)
+
+
+def snapshot_status(records: list[VerdictRecord], out: Path) -> str:
+    """One line: whether docs/results/ (the docs' snapshot) has this run's verdict kinds."""
+    from model_checks.docs import snapshot
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    try:
+        committed = snapshot.read_run(docs / snapshot.RECORDS)
+    except snapshot.SnapshotError as error:
+        return f"docs snapshot: {error}"
+    differ = snapshot.differing_cells(records, committed)
+    if not differ:
+        return "docs snapshot is current: its verdicts are this run's"
+    return (f"docs snapshot differs from this run in {differ} (checker, cell) verdicts; "
+            f"refresh it: python -m model_checks docs --from-run {out}")
 
 
 def _parser() -> argparse.ArgumentParser:

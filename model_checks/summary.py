@@ -21,8 +21,8 @@ PROPERTIES = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
 Key = tuple[str, tuple[str, ...], str]
 
 
-def _code(record: VerdictRecord) -> tuple[int, str]:
-    """(rank, code): lower rank is more decisive."""
+def code(record: VerdictRecord) -> tuple[int, str]:
+    """(rank, code) of a hypothesis or Z3 record: lower rank is more decisive."""
     letter = LETTER.get(record.checker, "?")
     if record.verdict is Verdict.PROVED and record.bound is None:
         return 0, "P*"
@@ -35,7 +35,9 @@ def _code(record: VerdictRecord) -> tuple[int, str]:
     return 4, "?"
 
 
-def _contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> bool:
+def contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> bool:
+    """Whether a cell's records contradict its expectation: a counterexample where the
+    property must hold, or a proof (and no counterexample) where it must break."""
     broke = any(r.verdict is Verdict.COUNTEREXAMPLE for r in records)
     proved = any(r.verdict is Verdict.PROVED for r in records)
     return (expected is Expectation.HOLDS and broke) or (
@@ -44,9 +46,9 @@ def _contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> 
 
 
 def _cell(records: list[VerdictRecord], expected: Expectation | None) -> str:
-    codes = sorted({_code(r) for r in records})
-    text = " ".join(code for _, code in codes) or "-"
-    return text + ("!" if _contradicts(expected, records) else "")
+    codes = sorted({code(r) for r in records})
+    text = " ".join(text for _, text in codes) or "-"
+    return text + ("!" if contradicts(expected, records) else "")
 
 
 def matrix_summary(records: Iterable[VerdictRecord]) -> str:

@@ -1,9 +1,19 @@
-"""Write the generated pages, or check that the committed ones are fresh."""
+"""Write the generated pages, or check that the committed ones are fresh.
+
+Every page comes from the registry, the scenario suite (deterministic runs made now), the
+results snapshot under `docs/results/` (see `snapshot`) and the kill matrix (the conformance
+mutants, run now: about 15 s, derandomized). `check` reports stale, missing and extra pages:
+an extra page is a counterexample page or a snapshot trace that nothing generates any more.
+"""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.docs import results as res
+from model_checks.docs import snapshot as snap
 from model_checks.docs.pages import (
     counterexample_pages,
     drift_page,
@@ -11,32 +21,79 @@ from model_checks.docs.pages import (
     scenarios_page,
 )
 from model_checks.scenario_run import replay_all
+from spec import Drift
+
+MANAGED = "counterexamples"
+"""The folder whose every page is generated: anything else in it is extra."""
 
 
-def pages() -> dict[str, str]:
-    """Relative path -> content of every generated page; deterministic."""
+@functools.cache
+def kill_matrix_page() -> str:
+    """docs/kill-matrix.md from a fresh run of the conformance mutants (once per process)."""
+    from model_checks.conform.killmatrix import kill_matrix, render
+
+    return render(kill_matrix())
+
+
+def pages(root: Path) -> dict[str, str]:
+    """Relative path -> content of every generated page, from the snapshot under `root`;
+    deterministic. Raises snapshot.SnapshotError if the snapshot cannot be read."""
+    results = res.Results.of(snap.load(root))
     verdicts = replay_all()
+    links = {drift: res.drift_links(results, drift) for drift in Drift}
     return {
-        "invariants.md": invariants_page(verdicts),
-        "drift.md": drift_page(verdicts),
+        "verdicts.md": res.verdicts_page(results),
+        "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
+        "drift.md": drift_page(verdicts, links),
         "scenarios.md": scenarios_page(verdicts),
-        **counterexample_pages(verdicts),
+        "kill-matrix.md": kill_matrix_page(),
+        **counterexample_pages(verdicts, res.trace_index(results)),
+        **res.trace_pages(results),
     }
 
 
+@dataclass(frozen=True)
+class Problem:
+    kind: str  # "stale", "missing" or "extra"
+    name: str  # relative to the docs folder
+
+
+def _extra(root: Path, generated: dict[str, str]) -> list[str]:
+    folder = root / MANAGED
+    found = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    names = [f"{MANAGED}/{p.name}" for p in found]
+    return [n for n in names if n not in generated] + snap.orphans(root, snap.load(root))
+
+
+def check(root: Path) -> list[Problem]:
+    """Pages that differ from what the code generates now, are missing, or are extra."""
+    generated = pages(root)
+    problems = []
+    for name, text in generated.items():
+        path = root / name
+        if not path.exists():
+            problems.append(Problem("missing", name))
+        elif path.read_text() != text:
+            problems.append(Problem("stale", name))
+    problems += [Problem("extra", name) for name in _extra(root, generated)]
+    return problems
+
+
+def stale(root: Path) -> list[str]:
+    """The names of every stale, missing or extra page (see `check`)."""
+    return [p.name for p in check(root)]
+
+
 def write(root: Path) -> list[Path]:
+    """Write every page under `root`, and remove the extra ones: regenerating twice gives an
+    identical tree."""
+    generated = pages(root)
+    for name in _extra(root, generated):
+        (root / name).unlink()
     written = []
-    for name, text in pages().items():
+    for name, text in generated.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         written.append(path)
     return written
-
-
-def stale(root: Path) -> list[str]:
-    """Pages that are missing or differ from what the code generates now."""
-    return [
-        name for name, text in pages().items()
-        if not (root / name).exists() or (root / name).read_text() != text
-    ]

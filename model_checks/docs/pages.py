@@ -4,6 +4,8 @@ transitions and the scenario suite, and every table of results comes from a run 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from model_checks import render
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
@@ -17,11 +19,16 @@ def _violated_in(verdicts: list[ScenarioVerdict], prop: str, variant: str) -> li
     return [v.scenario for v in verdicts if v.variant == variant and prop in v.found]
 
 
-def invariants_page(verdicts: list[ScenarioVerdict]) -> str:
+def invariants_page(
+    verdicts: list[ScenarioVerdict], evidence: Mapping[str, list[str]] | None = None
+) -> str:
+    """Every property with the scenario suite's evidence, then `evidence[property id]` (the
+    lines the results snapshot adds: strongest results, checkers)."""
     parts = [GENERATED, "", "# Properties", ""]
     parts.append(
-        "Every property of `spec.registry()`, with its statement, kind and the evidence for "
-        "each variant from the scenario suite (`docs/scenarios.md`)."
+        "Every property of `spec.registry()`, with its statement, kind, the evidence for "
+        "each variant from the scenario suite (`docs/scenarios.md`) and the strongest result "
+        "of the checkers for each variant and environment (`docs/verdicts.md`)."
     )
     scenario_count = len(SCENARIOS)
     for prop in registry():
@@ -38,7 +45,8 @@ def invariants_page(verdicts: list[ScenarioVerdict]) -> str:
                 else f"held in all {scenario_count} scenarios"
             )
             rows.append((variant.name, result))
-        parts += ["", "Checked by: scenario suite.", "", table(("variant", "scenarios"), rows)]
+        parts += ["", "Scenario suite:", "", table(("variant", "scenarios"), rows)]
+        parts += (evidence or {}).get(prop.id, [])
     parts += ["", "# Strengthening invariants", ""]
     parts.append(
         "The steps of the all-depth proof of S1-S3 for V3 (`spec.lemmas()`). The Z3 checker "
@@ -51,7 +59,11 @@ def invariants_page(verdicts: list[ScenarioVerdict]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def drift_page(verdicts: list[ScenarioVerdict]) -> str:
+def drift_page(
+    verdicts: list[ScenarioVerdict], links: Mapping[Drift, str] | None = None
+) -> str:
+    """Each drift source: transitions, scenarios, surviving variants, and `links[drift]` (the
+    checker counterexamples of the environment with that source alone)."""
     parts = [GENERATED, "", "# Drift sources", ""]
     parts.append(
         "What each drift source does, which transitions represent it, and which variants keep "
@@ -77,6 +89,8 @@ def drift_page(verdicts: list[ScenarioVerdict]) -> str:
             f"- scenarios: {', '.join(f'[`{s.name}`](scenarios.md#{s.name})' for s in scenarios)}",
             f"- variants keeping S1-S3 there: {', '.join(survivors) or 'none'}",
         ]
+        if links is not None:
+            parts.append(f"- checker counterexamples ({drift.value} alone): {links[drift]}")
     return "\n".join(parts) + "\n"
 
 
@@ -128,13 +142,17 @@ def scenarios_page(verdicts: list[ScenarioVerdict]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def counterexample_pages(verdicts: list[ScenarioVerdict]) -> dict[str, str]:
+def counterexample_pages(
+    verdicts: list[ScenarioVerdict], more_index: list[str] | None = None
+) -> dict[str, str]:
     """One page per scenario that breaks a property on some variant: for each such variant,
-    where each property broke, the labelled step table and a Mermaid sequence diagram."""
+    where each property broke, the labelled step table and a Mermaid sequence diagram; and
+    the README indexing them, followed by `more_index` (the checker counterexamples)."""
     pages: dict[str, str] = {}
     index = [GENERATED, "", "# Counterexamples", "",
-             "Every scenario run that breaks a property, as a step table and a sequence "
-             "diagram. Notation: " + render.NOTATION, ""]
+             "Every scenario run that breaks a property, and every counterexample trace of "
+             "the checkers' results snapshot, as a step table and a sequence diagram. "
+             "Notation: " + render.NOTATION, "", "## Scenarios", ""]
     for scenario in SCENARIOS:
         broken = [v for v in verdicts if v.scenario == scenario.name and v.found]
         if not broken:
@@ -154,5 +172,6 @@ def counterexample_pages(verdicts: list[ScenarioVerdict]) -> dict[str, str]:
         pages[f"counterexamples/{scenario.name}.md"] = "\n".join(parts) + "\n"
         found = ", ".join(f"{v.variant}: {' '.join(sorted(v.found))}" for v in broken)
         index.append(f"- [`{scenario.name}`]({scenario.name}.md): {found}")
+    index += more_index or []
     pages["counterexamples/README.md"] = "\n".join(index) + "\n"
     return pages

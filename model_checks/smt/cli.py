@@ -9,15 +9,15 @@ undecided (a drift source it does not encode, or a solver timeout) is listed, no
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 from model_checks.records import write_records
+from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
 from model_checks.smt.results import Violated
 from model_checks.smt.runner import CellOutcome, run_cells
-from spec import Drift
+from spec import Drift, by_id
 
 DEFAULT_DEPTH = 6
 DEFAULT_SEARCH_DEPTH = 10
@@ -69,18 +69,19 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
 
 
 def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
+    """Write a Violated cell's trace as a replayable `paired-caches-trace/1` file (the format
+    of `simulate`, read by `python -m model_checks replay`); return its path, else None."""
     result = outcome.result
     if not isinstance(result, Violated):
         return None
     env = "+".join(outcome.cell.environment) or "none"
     path = directory / f"{outcome.cell.variant.name}-{env}-{outcome.cell.property}.json"
-    steps = [
-        {"step": n, "action": s.action.label, "arguments": repr(s.action)}
-        for n, s in enumerate(result.trace.steps, start=1)
-    ]
-    payload = {"config": repr(result.config), "property": result.property, "steps": steps}
-    directory.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2) + "\n")
+    violation = by_id(result.property).check_trace(result.trace)
+    step, reason = (len(result.trace.steps), "not reproduced") if violation is None else (
+        violation.step, violation.reason)
+    data = trace_to_json(result.trace, property_id=result.property, step=step, reason=reason,
+                         checker=outcome.record.checker)
+    write_trace(path, data)
     return str(path)
 
 

@@ -1,0 +1,327 @@
+"""Pages and page parts rendered from the results snapshot (`snapshot.Snapshot`): the verdict
+matrix, each property's strongest results, and one page per snapshot counterexample trace.
+
+Nothing here runs a checker; every result is a record of the snapshot, every expectation comes
+from `matrix.EXPECTED`, every property from `spec.registry()`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from model_checks import render
+from model_checks.docs import mermaid
+from model_checks.docs.markdown import GENERATED, table
+from model_checks.docs.pages import step_table
+from model_checks.docs.snapshot import (
+    RECORDS,
+    REFRESH,
+    TRACE_CHECKERS,
+    TRACES,
+    Key,
+    Snapshot,
+    SnapshotError,
+    key,
+    label,
+    trace_name,
+)
+from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.simulate.counterexample import Replayed, replay_data
+from model_checks.summary import code, contradicts, matrix_summary
+from spec import Drift, by_id
+
+
+@dataclass(frozen=True)
+class Results:
+    """The snapshot indexed by cell, with its traces replayed on the spec."""
+
+    snapshot: Snapshot
+    by_cell: dict[Key, list[VerdictRecord]]
+    replayed: dict[Key, Replayed]
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> Results:
+        by_cell: dict[Key, list[VerdictRecord]] = defaultdict(list)
+        for record in snapshot.records:
+            by_cell[key(record)].append(record)
+        replayed = {
+            key(r): _replay(snapshot, Path(r.counterexample_path).name)
+            for r in snapshot.records if r.counterexample_path is not None
+        }
+        return cls(snapshot, dict(by_cell), replayed)
+
+    def checked(
+        self, cell: Key, checkers: tuple[str, ...] = TRACE_CHECKERS
+    ) -> list[VerdictRecord]:
+        return [r for r in self.by_cell.get(cell, []) if r.checker in checkers]
+
+    def strongest(self, cell: Key) -> VerdictRecord | None:
+        """The most decisive Hypothesis or Z3 record of a cell (the main job's summary rule)."""
+        found = self.checked(cell)
+        return min(found, key=lambda r: (code(r), r.checker)) if found else None
+
+    def page(self, cell: Key) -> str | None:
+        """The counterexample page of a cell (relative to docs/), if the snapshot has one."""
+        return f"counterexamples/{trace_name(cell)}.md" if cell in self.replayed else None
+
+
+def _replay(snapshot: Snapshot, name: str) -> Replayed:
+    try:
+        return replay_data(snapshot.traces[name])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:  # BadTraceFile too
+        raise SnapshotError(f"snapshot trace {TRACES}/{name} does not replay: {error}") from None
+
+
+# -- wording ---------------------------------------------------------------------------------
+
+
+def _env_text(env: tuple[str, ...]) -> str:
+    return "+".join(env) or "none"
+
+
+def describe(record: VerdictRecord, page: str | None) -> str:
+    """A record in words: verdict, bound and unit, or the counterexample's length and link."""
+    if record.verdict is Verdict.PROVED:
+        if record.bound is None:
+            return "proved for all depths"
+        return f"proved to depth {record.bound} ({record.bound_unit})"
+    if record.verdict is Verdict.COUNTEREXAMPLE:
+        text = f"counterexample of {record.counterexample_length} steps"
+        return f"[{text}]({page})" if page else text
+    if record.verdict is Verdict.HOLDS:
+        extra = f" ({record.detail})" if record.checker == "hypothesis" and record.detail else ""
+        return f"no violation in {record.bound} {record.bound_unit}{extra}"
+    detail = record.detail if len(record.detail) <= 120 else record.detail[:119] + "…"
+    return f"undecided ({record.bound} {record.bound_unit} explored): {detail}"
+
+
+def short(record: VerdictRecord | None, page: str | None) -> str:
+    """A record in a few words, for the per-property tables."""
+    if record is None:
+        return "-"
+    if record.verdict is Verdict.PROVED:
+        return "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
+    if record.verdict is Verdict.COUNTEREXAMPLE:
+        text = f"counterexample, {record.counterexample_length} steps"
+        return f"[{text}]({page})" if page else text
+    if record.verdict is Verdict.HOLDS:
+        return f"no violation, {record.detail or f'{record.bound} {record.bound_unit}'}"
+    return "undecided"
+
+
+def _z3(results: Results, cell: Key) -> str:
+    found = results.checked(cell, ("z3-induction", "z3-bmc"))
+    return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
+
+
+def _hypothesis(results: Results, cell: Key) -> str:
+    found = results.checked(cell, ("hypothesis",))
+    return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
+
+
+def _scenarios(results: Results, cell: Key) -> str:
+    found = results.checked(cell, ("scenarios",))
+    broken = [r for r in found if r.verdict is Verdict.COUNTEREXAMPLE]
+    if broken:
+        return ", ".join(
+            f"[`{name}`](counterexamples/{name}.md) ({r.counterexample_length} steps)"
+            for r in broken if (name := r.detail.removeprefix("scenario "))
+        )
+    count = len(found)
+    return f"held in {count} scenario{'' if count == 1 else 's'}" if found else "-"
+
+
+def _contradiction(results: Results, cell: Key, expected: Expectation | None) -> bool:
+    """Whether any checker's records of the cell (the scenarios included) contradict it."""
+    return contradicts(expected, results.by_cell.get(cell, []))
+
+
+# -- verdicts.md -----------------------------------------------------------------------------
+
+
+def _legend() -> list[str]:
+    return [
+        "How to read: each row is one cell of the expected matrix (`model_checks/matrix.py`): a "
+        "variant, an environment (the drift sources enabled) and a property. *expected* is "
+        "what the matrix requires (holds: no checker may find a violation; breaks: a "
+        "counterexample must be found; not judged: no claim). Each checker's column gives its "
+        "verdict with how far it looked: Hypothesis explores random runs (steps and examples), "
+        "Z3 bounded model checking proves a property for every trace up to a depth or finds "
+        "the shortest counterexample, Z3 induction proves it for all depths; the scenario "
+        "suite replays hand-written traces. A counterexample links to its page (the shortest "
+        "trace across checkers, Z3 first on ties). *strongest* is the most decisive Hypothesis "
+        "or Z3 result (proved for all depths, then a counterexample, then a bounded proof, "
+        "then no violation found, then undecided). **!** marks a cell whose results "
+        "contradict its expectation.",
+    ]
+
+
+def _rows(results: Results, cell: Cell) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for prop in PROPERTIES:
+        at: Key = (cell.variant, cell.environment, prop)
+        expected = cell.expectations.get(prop)
+        best = results.strongest(at)
+        mark = " **!**" if _contradiction(results, at, expected) else ""
+        rows.append((
+            cell.variant, prop, expected.value if expected else "-",
+            _scenarios(results, at), _hypothesis(results, at), _z3(results, at),
+            (describe(best, results.page(at)) if best else "-") + mark,
+        ))
+    return rows
+
+
+def contradictions(results: Results) -> list[str]:
+    return [
+        label((c.variant, c.environment, p)) for c in EXPECTED for p in PROPERTIES
+        if _contradiction(results, (c.variant, c.environment, p), c.expectations.get(p))
+    ]
+
+
+def verdicts_page(results: Results) -> str:
+    parts = [GENERATED, "", "# Verdicts: every checker on every cell", ""]
+    parts += [
+        "Rendered from the results snapshot `docs/" + RECORDS + "` (the verdict records of "
+        "one main-job run, `python -m model_checks`), taken with `"
+        + (results.snapshot.command or REFRESH) + "`. Solver times and Hypothesis shrinking "
+        "vary from run to run; the snapshot keeps the pages deterministic. The main job "
+        "prints whether the snapshot still matches its verdicts.", "",
+    ]
+    parts += _legend()
+    wrong = contradictions(results)
+    parts += ["", "Cells contradicting their expectation: "
+              + (", ".join(wrong) if wrong else "none") + "."]
+    parts += ["", "## Overview", "",
+              "The main job's summary of the snapshot: `P*` proved for all depths, `xN` a "
+              "counterexample of N steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k, "
+              "`ok` no violation found, `?` undecided, `-` not checked, `!` contradicts the "
+              "expectation.", "", "```text", matrix_summary(results.snapshot.records), "```"]
+    headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "strongest")
+    for env in dict.fromkeys(c.environment for c in EXPECTED):
+        titles = ", ".join(Drift(d).title for d in env) if len(env) <= 2 else ""
+        heading = _env_text(env) + (f" ({titles})" if titles else "")
+        rows = [row for c in EXPECTED if c.environment == env for row in _rows(results, c)]
+        parts += ["", f"## {heading}", "", table(headers, rows)]
+    return "\n".join(parts) + "\n"
+
+
+# -- per-property parts (invariants.md) ------------------------------------------------------
+
+
+def checkers_of(results: Results, prop: str) -> list[str]:
+    names = {r.checker for r in results.snapshot.records if r.property == prop}
+    order = ("scenarios", "hypothesis", "z3-bmc", "z3-induction")
+    return [n for n in order if n in names]
+
+
+def strongest_table(results: Results, prop: str) -> str:
+    """Rows: environments; columns: variants; each cell the strongest result, linked."""
+    variants = sorted(dict.fromkeys(c.variant for c in EXPECTED))
+    rows = []
+    for env in dict.fromkeys(c.environment for c in EXPECTED):
+        row = [_env_text(env)]
+        for variant in variants:
+            at: Key = (variant, env, prop)
+            cell = next(c for c in EXPECTED if c.variant == variant and c.environment == env)
+            mark = " **!**" if _contradiction(results, at, cell.expectations.get(prop)) else ""
+            row.append(short(results.strongest(at), results.page(at)) + mark)
+        rows.append(row)
+    return table(("environment", *variants), rows)
+
+
+# -- one page per snapshot trace -------------------------------------------------------------
+
+
+def _config_text(replayed: Replayed) -> str:
+    config = replayed.trace.config
+    sizes = ", ".join(
+        f"{s.content.identity}{'@' + str(s.content.version) if s.content.version else ''}: "
+        f"{s.shadow_bytes} B at P0, {s.receiver_bytes} B at P1" for s in config.sizes
+    )
+    return (
+        f"identities {', '.join(config.identities)}; budget {config.budget} B; sizes: "
+        f"{sizes or 'every item 1 B'}; versions {config.versions}; front ends "
+        f"{config.front_ends}; at most {config.max_requests} requests, {config.max_in_flight} "
+        f"unfinished, {config.max_items} items each, {config.max_retries} retries"
+    )
+
+
+def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
+    replayed = results.replayed[cell]
+    variant, env, prop = cell
+    expected = next(
+        (c.expectations.get(prop) for c in EXPECTED
+         if c.variant == variant and c.environment == env), None,
+    )
+    others = [
+        f"{r.checker}: {r.counterexample_length} steps" for r in results.checked(cell)
+        if r.verdict is Verdict.COUNTEREXAMPLE and r is not record
+    ]
+    path = f"docs/{TRACES}/{trace_name(cell)}.json"
+    parts = [GENERATED, "", f"# {variant} under {_env_text(env)}: {prop} breaks", ""]
+    parts += [
+        f"- property: {prop} ({by_id(prop).title}), broken at step {replayed.step}: "
+        f"{replayed.reason}",
+        f"- found by: {record.checker}, {record.counterexample_length} steps to the violation"
+        + (f" (also: {'; '.join(others)})" if others else ""),
+        f"- expected: {expected.value if expected else 'not in the matrix'}",
+        f"- configuration: {_config_text(replayed)}",
+        f"- replay: `python -m model_checks replay {path}`",
+    ]
+    if replayed.fair_from is not None:
+        parts.append(f"- steps after {replayed.fair_from} were taken by the fair scheduler")
+    parts += ["", "Notation: " + render.NOTATION, "", step_table(replayed.trace), "",
+              mermaid.sequence_diagram(replayed.trace)]
+    return "\n".join(parts) + "\n"
+
+
+def trace_pages(results: Results) -> dict[str, str]:
+    """counterexamples/<variant>-<environment>-<property>.md for every snapshot trace."""
+    pages = {}
+    for record in results.snapshot.records:
+        if record.counterexample_path is not None:
+            cell = key(record)
+            pages[f"counterexamples/{trace_name(cell)}.md"] = trace_page(results, cell, record)
+    return pages
+
+
+def trace_index(results: Results) -> list[str]:
+    """The README's section listing the checker counterexamples."""
+    rows = [
+        (r.variant, _env_text(r.environment), r.property, r.checker, r.counterexample_length,
+         f"[{trace_name(key(r))}]({trace_name(key(r))}.md)")
+        for r in results.snapshot.records if r.counterexample_path is not None
+    ]
+    return ["", "## Checker counterexamples", "",
+            "Per cell of the matrix, the shortest trace Hypothesis or Z3 found (Z3 first on "
+            "ties), from the results snapshot (`../verdicts.md`).", "",
+            table(("variant", "environment", "property", "checker", "steps", "page"), rows)]
+
+
+def drift_links(results: Results, drift: Drift) -> str:
+    """The checker counterexamples of the environment with this drift source alone."""
+    env = (drift.value,)
+    links = []
+    for variant in sorted(dict.fromkeys(c.variant for c in EXPECTED)):
+        props = [p for p in PROPERTIES if (variant, env, p) in results.replayed]
+        if props:
+            pages = " ".join(f"[{p}](counterexamples/{trace_name((variant, env, p))}.md)"
+                             for p in props)
+            links.append(f"{variant} {pages}")
+    return "; ".join(links) or "none"
+
+
+def property_evidence(results: Results) -> dict[str, list[str]]:
+    """Per property id, the lines invariants.md adds after the scenario evidence."""
+    evidence = {}
+    for prop in PROPERTIES:
+        checkers = ", ".join(checkers_of(results, prop)) or "none"
+        evidence[prop] = [
+            "", f"Checked by: {checkers}. Strongest result of Hypothesis and Z3 for each "
+            "variant (columns) and environment (rows), from the results snapshot "
+            "(`verdicts.md`):", "", strongest_table(results, prop),
+        ]
+    return evidence

@@ -1,0 +1,241 @@
+"""The results snapshot the generated pages are rendered from: `docs/results/`.
+
+Hypothesis shrinking and solver times are not deterministic, so the pages never read a live
+run: they read `results/records.json` (the verdict records of one main-job run, restricted to
+the cells of the expected matrix) and `results/traces/*.json` (per cell with a counterexample,
+the shortest trace across checkers, Z3 preferred on ties, in the replayable
+`paired-caches-trace/1` format). `refresh` builds a new snapshot from a run's records file,
+checking every trace it copies, and writes nothing unless all of it can be read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from model_checks.matrix import EXPECTED, PROPERTIES
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.simulate.counterexample import BadTraceFile, replay_data
+
+RESULTS = "results"
+RECORDS = f"{RESULTS}/records.json"
+TRACES = f"{RESULTS}/traces"
+CHECKERS = ("scenarios", "hypothesis", "z3-bmc", "z3-induction")
+"""The checkers whose records judge cells of the matrix (conformance judges implementations
+against the spec, the mutants are not cells: neither is kept)."""
+TRACE_CHECKERS = ("hypothesis", "z3-bmc", "z3-induction")
+REFRESH = "python -m model_checks docs --from-run build/main-job/records.json"
+
+Key = tuple[str, tuple[str, ...], str]
+
+
+class SnapshotError(Exception):
+    """A snapshot or run file that cannot be used; the message is one line saying why."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The verdict records, and per trace file name its parsed JSON."""
+
+    command: str
+    records: tuple[VerdictRecord, ...]
+    traces: dict[str, dict[str, Any]]
+
+
+_VARIANT_ORDER = {v: i for i, v in enumerate(sorted({c.variant for c in EXPECTED}))}
+_ENV_ORDER = {c.environment: i for i, c in enumerate(EXPECTED)}
+
+
+def in_matrix(record: VerdictRecord) -> bool:
+    """Whether a record judges a cell of the expected matrix with a checker the pages show."""
+    return (
+        record.checker in CHECKERS
+        and record.variant in _VARIANT_ORDER
+        and tuple(record.environment) in _ENV_ORDER
+        and record.property in PROPERTIES
+    )
+
+
+def key(record: VerdictRecord) -> Key:
+    return record.variant, tuple(record.environment), record.property
+
+
+def _order(record: VerdictRecord) -> tuple[int, int, int, str, str]:
+    return (
+        _ENV_ORDER[tuple(record.environment)], _VARIANT_ORDER[record.variant],
+        PROPERTIES.index(record.property), record.checker, record.detail,
+    )
+
+
+def trace_name(cell: Key) -> str:
+    """The file name (without suffix) of a cell's trace and its counterexample page."""
+    variant, env, prop = cell
+    return f"{variant}-{'+'.join(env) or 'none'}-{prop}"
+
+
+def label(cell: Key) -> str:
+    """`V0 D1 S3`: a cell as text."""
+    variant, env, prop = cell
+    return f"{variant} {'+'.join(env) or 'none'} {prop}"
+
+
+def _shortest(records: Iterable[VerdictRecord]) -> dict[Key, VerdictRecord]:
+    """Per cell, the record of its shortest counterexample trace, Z3 first on ties."""
+    best: dict[Key, VerdictRecord] = {}
+    for r in records:
+        if r.verdict is not Verdict.COUNTEREXAMPLE or r.counterexample_path is None:
+            continue
+        if r.checker not in TRACE_CHECKERS:
+            continue
+        rank = (r.counterexample_length or 0, not r.checker.startswith("z3"), r.checker)
+        old = best.get(key(r))
+        if old is None or rank < (
+            old.counterexample_length or 0, not old.checker.startswith("z3"), old.checker
+        ):
+            best[key(r)] = r
+    return best
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _load_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except OSError as error:
+        raise SnapshotError(f"cannot read {what} {path}: {error.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise SnapshotError(f"{what} {path} is not JSON: {error}") from None
+
+
+def read_run(path: Path) -> list[VerdictRecord]:
+    """The records of a run's records file (`{"records": [...]}`); SnapshotError if unusable."""
+    data = _load_json(path, "records file")
+    try:
+        return [VerdictRecord.from_json(r) for r in data["records"]]
+    except (KeyError, TypeError, ValueError) as error:
+        why = f"{type(error).__name__}: {error}"
+        raise SnapshotError(f"{path} is not a verdict records file: {why}") from None
+
+
+def load(root: Path) -> Snapshot:
+    """The committed snapshot under `root` (the docs folder)."""
+    path = root / RECORDS
+    data = _load_json(path, "results snapshot")
+    records = tuple(read_run(path))
+    traces: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if record.counterexample_path is not None:
+            name = Path(record.counterexample_path).name
+            traces[name] = _load_json(root / TRACES / name, "snapshot trace")
+    command = data.get("command", "") if isinstance(data, dict) else ""
+    return Snapshot(str(command), records, traces)
+
+
+# -- refreshing ------------------------------------------------------------------------------
+
+
+def _locate(recorded: str, run: Path) -> Path:
+    """A trace path as the run recorded it: absolute, or relative to the folder the run ran
+    in, which is searched for upwards from the records file, then the working directory."""
+    path = Path(recorded)
+    candidates = [path] if path.is_absolute() else [
+        *(parent / path for parent in run.resolve().parents), Path.cwd() / path
+    ]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise SnapshotError(f"trace {recorded} referenced by {run} not found")
+
+
+def _checked_trace(record: VerdictRecord, run: Path) -> dict[str, Any]:
+    """The trace a record references, replayed on the spec: it must break its property at the
+    step the file says, which is the record's counterexample length (steps to the violation;
+    a liveness trace goes on with the fair scheduler's steps)."""
+    path = _locate(record.counterexample_path or "", run)
+    data = _load_json(path, "trace")
+    try:
+        replayed = replay_data(data)
+    except BadTraceFile as error:
+        raise SnapshotError(f"{path}: {error}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise SnapshotError(
+            f"{path} is not a replayable trace ({type(error).__name__}: {error})") from None
+    cell = label(key(record))
+    if replayed.property_id != record.property or replayed.step != replayed.recorded_step:
+        raise SnapshotError(f"{path} does not reproduce {cell} on the spec")
+    if replayed.step != record.counterexample_length:
+        raise SnapshotError(f"{path} breaks {record.property} at step {replayed.step}, the "
+                            f"record of {cell} says {record.counterexample_length}")
+    return dict(data)
+
+
+def from_run(run: Path, root: Path, command: str) -> Snapshot:
+    """The snapshot of a run's records file: the matrix records, sorted; the chosen traces
+    checked and renamed under `TRACES`; the other records' trace paths dropped."""
+    records = sorted((r for r in read_run(run) if in_matrix(r)), key=_order)
+    if not records:
+        raise SnapshotError(f"{run} has no verdict records of the matrix's cells")
+    chosen = _shortest(records)
+    traces = {f"{trace_name(k)}.json": _checked_trace(r, run) for k, r in chosen.items()}
+    stored = f"{root.name}/{TRACES}/"
+    kept = tuple(
+        replace(r, counterexample_path=stored + f"{trace_name(key(r))}.json")
+        if chosen.get(key(r)) is r else replace(r, counterexample_path=None)
+        for r in records
+    )
+    return Snapshot(command, kept, traces)
+
+
+def write(snapshot: Snapshot, root: Path) -> list[Path]:
+    """Write the snapshot under `root`, removing trace files it no longer references."""
+    payload = {"command": snapshot.command, "records": [r.to_json() for r in snapshot.records]}
+    path = root / RECORDS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    written = [path]
+    folder = root / TRACES
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in sorted(folder.glob("*.json")):
+        if old.name not in snapshot.traces:
+            old.unlink()
+    for name, data in sorted(snapshot.traces.items()):
+        (folder / name).write_text(_trace_text(data))
+        written.append(folder / name)
+    return written
+
+
+def _trace_text(data: dict[str, Any]) -> str:
+    """A trace as JSON with one line per state: compact, and diffs read step by step."""
+    head = {k: v for k, v in data.items() if k != "states"}
+    lines = [json.dumps(k) + ": " + json.dumps(v) + "," for k, v in head.items()]
+    states = ",\n  ".join(json.dumps(s) for s in data.get("states", []))
+    return "{\n" + "\n".join(lines) + '\n"states": [\n  ' + states + "\n]}\n"
+
+
+def orphans(root: Path, snapshot: Snapshot) -> list[str]:
+    """Trace files under `root` the snapshot's records do not reference."""
+    folder = root / TRACES
+    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return [f"{TRACES}/{p.name}" for p in found if p.name not in snapshot.traces]
+
+
+# -- comparing a run with the snapshot -------------------------------------------------------
+
+
+def _verdicts(records: Iterable[VerdictRecord]) -> dict[tuple[str, Key], list[str]]:
+    kinds: dict[tuple[str, Key], list[str]] = {}
+    for r in records:
+        if in_matrix(r):
+            kinds.setdefault((r.checker, key(r)), []).append(r.verdict.value)
+    return {k: sorted(v) for k, v in kinds.items()}
+
+
+def differing_cells(run: Iterable[VerdictRecord], snapshot: Iterable[VerdictRecord]) -> int:
+    """How many (checker, variant, environment, property) cells have other verdict kinds in
+    the run than in the snapshot (times and lengths are not compared)."""
+    mine, theirs = _verdicts(run), _verdicts(snapshot)
+    return sum(mine.get(k) != theirs.get(k) for k in mine.keys() | theirs.keys())

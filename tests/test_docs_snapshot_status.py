@@ -1,0 +1,31 @@
+"""The main job's line about the docs snapshot: current, or how many verdicts differ."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from model_checks.cli import snapshot_status
+from model_checks.docs.snapshot import RECORDS, differing_cells, read_run
+from model_checks.records import Verdict
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_the_snapshot_is_current_for_its_own_records() -> None:
+    records = read_run(DOCS / RECORDS)
+    line = snapshot_status(records, Path("build/main-job/records.json"))
+    assert "current" in line and "\n" not in line
+
+
+def test_changed_verdicts_are_counted_but_times_and_lengths_are_not() -> None:
+    records = read_run(DOCS / RECORDS)
+    retimed = [replace(r, seconds=r.seconds + 1.0, counterexample_length=None) for r in records]
+    assert differing_cells(retimed, records) == 0
+    first = next(i for i, r in enumerate(records) if r.checker == "hypothesis")
+    changed = list(records)
+    changed[first] = replace(records[first], verdict=Verdict.UNKNOWN)
+    assert differing_cells(changed, records) == 1
+    line = snapshot_status(changed, Path("build/main-job/records.json"))
+    assert "differs" in line and "1 " in line
+    assert "docs --from-run build/main-job/records.json" in line
