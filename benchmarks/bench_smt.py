@@ -1,10 +1,13 @@
 """Benchmark of the Z3 checker: depth reached and solve time, per variant.
 
     .venv/bin/python benchmarks/bench_smt.py [--max-depth 12] [--budget 60] [--env all|none]
+                                             [--items 1|2]
 
 For each variant, bounded model checking of S1, S2, S3 and H1 on one incremental solver, for
-K=3 identities, R=4 requests (at most Q=2 unfinished), M=1 item, every budget in 1..4 and every
-size in 1..3 at once. A property is dropped from the query once a counterexample is found. The
+K=3 identities, R=4 requests (at most Q=2 unfinished), M items per request (`--items`, default
+1; the checker itself uses 2 under D6 and D8), every budget in 1..4 and every size in 1..3 at
+once; under `--env all` every drift source is on, two front ends and the split P0 steps
+included. A property is dropped from the query once a counterexample is found. The
 table gives, per depth, the cumulative solve time; deepening stops when the variant's time
 budget is spent. Then the all-depth proof of V3 (inductive invariant, three checks) and, for
 comparison, V3's BMC with the proved invariant added at every step. Progress is printed as
@@ -27,6 +30,7 @@ from model_checks.smt.bmc import new_solver
 from model_checks.smt.invariant import V3_INVARIANTS, conjunction, prove
 from model_checks.smt.properties import BAD
 from model_checks.smt.symbols import (
+    Bounds,
     Encoding,
     params,
     params_constraint,
@@ -70,16 +74,19 @@ def main() -> None:
     parser.add_argument("--max-depth", type=int, default=12)
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per variant")
     parser.add_argument("--env", choices=("all", "none"), default="all")
+    parser.add_argument("--items", type=int, choices=(1, 2), default=1,
+                        help="items per request (M), whatever the drift")
     args = parser.parse_args()
     env = ALL_DRIFT if args.env == "all" else frozenset()
+    bounds = Bounds(max_items=args.items, max_items_under_d8=args.items)
     tables: list[tuple[str, list[str]]] = []
     variants: tuple[Variant, ...] = (V0, V1, V2, V3)
     for variant in variants:
-        enc = Encoding(variant, env)
-        print(f"{enc.describe()} (encoded: "
+        enc = Encoding(variant, env, bounds)
+        print(f"{enc.describe()}, M={enc.m} (encoded: "
               f"{'+'.join(sorted(d.value for d in enc.encoded_environment)) or 'none'})")
         tables.append((variant.name, deepen(enc, args.max_depth, args.budget)))
-    enc = Encoding(V3, env)
+    enc = Encoding(V3, env, bounds)
     print("V3 with the proved invariant as a lemma at every step")
     tables.append(("V3+lemmas", deepen(enc, args.max_depth, args.budget, lemmas=True)))
     start = time.perf_counter()

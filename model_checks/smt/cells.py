@@ -2,8 +2,9 @@
 
 The expected matrix (`model_checks.matrix.EXPECTED`) is the authority once it is filled; the
 SMT checker reads its safety cells (S1, S2, S3, H1). Until then it uses `own_expectation`, a
-rule reasoned out from the protocol for this encoding's bounded configuration (one front end,
-one item per request, budget 1..4, sizes 1..3), stated property by property below.
+rule reasoned out from the protocol for a bounded configuration with one front end and one item
+per request (budget 1..4, sizes 1..3), stated property by property below; it also decides how
+deep to search a cell whose environment has drift sources the encoding leaves out.
 
 Mutants: every mutant of `model_checks.mutants` that breaks a state property under its
 witness's environment must yield a Z3 counterexample there too.
@@ -52,7 +53,8 @@ class SmtCell:
 
 
 _LOSES_KEYS = {"D1", "D2", "D3", "D4", "D9", "D10"}
-"""Drift that, in the encoding, leaves P0 trusting a key P1 lacks (D5, D6, D8 not encoded)."""
+"""Drift that, with one front end and one item per request, leaves P0 trusting a key P1 lacks
+(D5's is listed apart; D6 and D8 need two items)."""
 _CACHE_WINS_STALE = {"D1", "D2", "D3", "D4", "D9", "D10"}
 """With D7: drift that lets P0 send a new payload for a key P1 still holds (cache wins)."""
 _PAYLOAD_WINS_STALE = {"D1", "D2", "D5"}

@@ -39,7 +39,7 @@ def _bool(model: z3.ModelRef, expr: z3.ExprRef) -> bool:
 
 def config_of(enc: Encoding, model: z3.ModelRef, p: Params) -> Config:
     """The concrete configuration the model chose: its budget and sizes, the environment asked
-    for (left-out drift sources included: they only add behaviours), M = 1."""
+    for (left-out drift sources included: they only add behaviours), M items per request."""
     ids = enc.bounds.identities
     sizes = tuple(
         ItemSize(Content(ids[k], v), _int(model, p.shadow_bytes[(k, v)]),

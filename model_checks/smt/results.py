@@ -19,6 +19,7 @@ class Violated:
     config: Config
     trace: Trace
     seconds: float
+    scope: str = ""  # where it is shortest, when not in the query's whole instance
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def to_record(enc: Encoding, result: Result, path: str | None = None) -> Verdict
         return VerdictRecord(
             "z3-bmc", variant, env, result.property, Verdict.COUNTEREXAMPLE, result.depth,
             "steps", round(result.seconds, 3), result.depth, path,
-            note + "shortest counterexample, replayed on the spec",
+            note + (result.scope or "shortest counterexample") + ", replayed on the spec",
         )
     if isinstance(result, ProvedToBound):
         return VerdictRecord(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord
@@ -93,11 +93,45 @@ def run_group(
         deepest = max(depth, search_depth or depth)
         limits = {c.property: deepest if _findable(enc, c) else depth for c in group}
         results.update(bmc_many(enc, rest, deepest, timeout_ms, progress, limits))
+    results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
+                                        timeout_ms))
     summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
     line = f"{enc.describe()}: {summary} ({time.perf_counter() - start:.1f} s)"
     outcomes = [CellOutcome(c, results[c.property], to_record(enc, results[c.property]))
                 for c in group]
     return outcomes, line
+
+
+def deepest_of(depth: int, search_depth: int | None) -> int:
+    return max(depth, search_depth or depth)
+
+
+def _in_smaller_instance(
+    enc: Encoding, group: list[SmtCell], results: dict[str, Result], depth: int,
+    timeout_ms: int,
+) -> dict[str, Result]:
+    """Counterexamples the whole instance could not reach in time, searched again with one item
+    per request (a cheaper query over a sub-instance: what it finds is a counterexample of the
+    whole one, replayed on the spec, shortest among one-item traces; the whole instance has
+    none shorter than the depth it reached)."""
+    if enc.m == 1:
+        return {}
+    wanted = tuple(
+        c.property for c in group
+        if c.expected is Expectation.BREAKS and isinstance(results[c.property], Unknown)
+    )
+    if not wanted:
+        return {}
+    small = replace(enc, bounds=replace(enc.bounds, max_items=1, max_items_under_d8=1))
+    found: dict[str, Result] = {}
+    for prop, result in bmc_many(small, wanted, depth, timeout_ms).items():
+        if isinstance(result, Violated):
+            before = results[prop]
+            reached = before.bound if isinstance(before, Unknown) else 0
+            scope = (f"shortest with one item per request (with two: none within "
+                     f"{reached} steps, then the solver timed out)")
+            found[prop] = replace(result, scope=scope)
+    return found
 
 
 def _run_group_quietly(

@@ -1,28 +1,33 @@
 """The symbolic state of one bounded configuration, named by time step.
 
 `Encoding` fixes what is symbolic and what is not: K identities, R request slots (the spec's
-`max_requests`), at most Q unfinished requests (`max_in_flight`), M=1 item per request, the
-variant and the drift sources. The byte budget and each side's item sizes are not fixed: they are
-symbolic parameters (`params`) ranging over `Bounds`, so one query covers every budget and size.
+`max_requests`), at most Q unfinished requests (`max_in_flight`), M items per request (1; 2 under
+D6 and D8, whose behaviours need two), one front end (two under D5), the variant and the drift
+sources. The byte budget and each side's item sizes are not fixed: they are symbolic parameters
+(`params`) ranging over `Bounds`, so one query covers every budget and size.
 
 Representation (each choice mirrors a field of `spec.state.State`):
-- an LRU side ("p0" the shadow, "p1" the receiver) is, per identity k: `in` (an entry is
-  present), `ghost` (a ghost slot, only under LruFlaw.GHOST_TOUCH), `ts` (recency: the slot with
-  the smallest ts is the least recent), `size`, `pid` (the processing held), `ver` (that
-  processing's content version) and `tag` (-1: none);
-- request slot r: its item's identity index, content version and whether media is attached,
-  retries, stage, outcome and whether its last reply was a miss; `nreq` requests exist;
+- an LRU side ("p0" front end 0's shadow, "p0f1" front end 1's, "p1" the receiver) is, per
+  identity k: `in` (an entry is present), `ghost` (a ghost slot, only under
+  LruFlaw.GHOST_TOUCH), `ts` (recency: the slot with the smallest stamp is the least recent;
+  `STAMPS_PER_STEP` stamps per step keep the order of several updates in one step), `size`,
+  `pid` (the processing held), `ver` (that processing's content version) and `tag` (-1: none);
+- request slot r: its front end, item count, retries, stage and outcome, and per item j the
+  identity index, content version, whether media is attached and whether the last reply listed
+  it; under D6 the attempt's work between probe and send (pid processed per item, items
+  updated, their order); `nreq` requests exist;
 - each request has at most one message to P1 and one reply to P0 at a time, so the channels are
-  stored per request with a sequence number (`seq`) giving their order; the payload pid (-1: a
-  reference), the placeholders' pid, their content version and the tag of the message item;
+  stored per request with a sequence number (`seq`) giving their order; per message item the
+  payload pid (-1: a reference), the placeholders' pid, their content version and the tag; per
+  reply item whether it is reported missed;
 - processings: `nproc`, the next pid. A processing's content is not looked up by pid: every slot
   that holds a pid also holds that processing's version, and its identity is the slot's own (an
   entry's key, a message's request item). The spec builds every slot that way; the cross-check
   (`crosscheck.matches`) confirms it on every spec state it maps, and arrays from pid to content
   made S1 queries an order of magnitude slower;
-- the last delivery to the model (none / served / missed) with its rid, tensor and placeholder
-  pids and versions and the version the client sent; the fault; D4's pending reset; a clock
-  that stamps `ts` and `seq`.
+- the last delivery to the model (none / served / missed) with its rid and, per item, the
+  tensor and placeholder pids and versions and the version the client sent; the fault; D4's
+  pending reset; a clock that stamps `ts` and `seq`.
 """
 
 from __future__ import annotations

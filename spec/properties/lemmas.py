@@ -81,13 +81,20 @@ def pids_issued(config: Config, state: State) -> list[str]:
 
 @state_property("I5", "requests name known contents", Kind.LEMMA)
 def requests_name_known_contents(config: Config, state: State) -> list[str]:
-    """Every item of every request names one of the configuration's identities and one of its
-    content versions."""
-    return [
+    """Every request is on one of the configuration's front ends and has between one and
+    max_items items, with distinct identities of the configuration and known content versions."""
+    found = [
         f"request {r.rid} names {i.identity!r} version {i.version}"
         for r in state.requests for i in r.items
         if i.identity not in config.identities or not 0 <= i.version < config.versions
     ]
+    for r in state.requests:
+        identities = [i.identity for i in r.items]
+        if not 1 <= len(identities) <= config.max_items or len(set(identities)) < len(identities):
+            found.append(f"request {r.rid} has items {identities}")
+        if not 0 <= r.front_end < config.front_ends:
+            found.append(f"request {r.rid} is on front end {r.front_end}")
+    return found
 
 
 @state_property("I6", "entries have positive size", Kind.LEMMA)
