@@ -56,7 +56,10 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False) -
             solver.add(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
             if lemmas:
                 solver.add(conjunction(enc, p, states[depth], V3_INVARIANTS))
-        for prop in list(open_props):
+        # as `bmc_many` does: one query for every open property, one each only if it is sat
+        either = z3.Or([BAD[prop](enc, p, states[depth]) for prop in open_props])
+        maybe = open_props if open_props and solver.check(either) == z3.sat else []
+        for prop in list(maybe):
             if solver.check(BAD[prop](enc, p, states[depth])) == z3.sat:
                 open_props.remove(prop)
                 print(f"    {enc.variant.name}: {prop} broken at depth {depth}", flush=True)

@@ -100,6 +100,7 @@ def bmc_many(
         if depth:
             states.append(state_at(enc, depth))
             solver.add(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
+        asked = []
         for prop in props:
             if prop in results:
                 continue
@@ -108,13 +109,8 @@ def bmc_many(
                 continue
             literal = z3.Bool(at(f"bad_{prop}", depth))
             solver.add(z3.Implies(literal, BAD[prop](enc, p, states[depth])))
-            answer = solver.check(literal)
-            elapsed = time.perf_counter() - start
-            if answer == z3.sat:
-                results[prop] = _violation(enc, prop, solver.model(), p, tuple(states), elapsed)
-            elif answer == z3.unknown:
-                reason = f"solver: {solver.reason_unknown()}"
-                results[prop] = Unknown(prop, depth - 1, reason, elapsed)
+            asked.append((prop, literal))
+        results.update(_check_depth(enc, solver, p, tuple(states), asked, start))
         if progress is not None:
             open_props = " ".join(q for q in props if q not in results) or "-"
             elapsed = time.perf_counter() - start
@@ -126,6 +122,30 @@ def bmc_many(
         if prop not in results:
             results[prop] = _bound_reached(enc, prop, bound[prop], elapsed)
     return results
+
+
+def _check_depth(
+    enc: Encoding, solver: z3.Solver, p: Params, states: tuple[SymState, ...],
+    asked: list[tuple[str, z3.BoolRef]], start: float,
+) -> dict[str, Result]:
+    """Decide the properties asked at this depth. One query for all of them first: when none
+    can break here (the common case), that is one solver call instead of one per property;
+    otherwise each is asked alone under its own literal."""
+    if len(asked) > 1:
+        either = z3.Bool(at("bad_any_" + "_".join(prop for prop, _ in asked), len(states) - 1))
+        solver.add(z3.Implies(either, z3.Or([literal for _, literal in asked])))
+        if solver.check(either) == z3.unsat:
+            return {}
+    found: dict[str, Result] = {}
+    for prop, literal in asked:
+        answer = solver.check(literal)
+        elapsed = time.perf_counter() - start
+        if answer == z3.sat:
+            found[prop] = _violation(enc, prop, solver.model(), p, states, elapsed)
+        elif answer == z3.unknown:
+            found[prop] = Unknown(prop, len(states) - 2, f"solver: {solver.reason_unknown()}",
+                                  elapsed)
+    return found
 
 
 def _bound_reached(enc: Encoding, prop: str, depth: int, elapsed: float) -> Result:

@@ -234,6 +234,28 @@ V3_INVARIANTS: tuple[Invariant, ...] = (
 )
 
 
+BUDGET_INVARIANTS: tuple[Invariant, ...] = tuple(
+    inv for inv in V3_INVARIANTS if inv.name in ("within-budget", "entries-have-positive-size",
+                                                 "no-ghost-slots")
+)
+"""The certificate of S2 alone, for every variant whose LRUs are not flawed: eviction stops only
+when the new entry fits, an entry larger than the budget is never inserted, and no slot without
+bytes can stall the eviction."""
+
+
+def certificates(enc: Encoding) -> tuple[tuple[tuple[Invariant, ...], tuple[str, ...]], ...]:
+    """The certificates that apply to an encoding's variant, each with the properties it
+    proves, strongest first."""
+    from spec import V3, LruFlaw
+
+    found: list[tuple[tuple[Invariant, ...], tuple[str, ...]]] = []
+    if enc.variant == V3:
+        found.append((V3_INVARIANTS, ("S1", "S2", "S3")))
+    if enc.variant.shadow_lru is LruFlaw.NONE and enc.variant.receiver_lru is LruFlaw.NONE:
+        found.append((BUDGET_INVARIANTS, ("S2",)))
+    return tuple(found)
+
+
 def conjunction(
     enc: Encoding, p: Params, s: SymState, invariants: tuple[Invariant, ...]
 ) -> z3.BoolRef:

@@ -2,7 +2,8 @@
 
 Cells are grouped by (variant, environment) so that one unrolling serves every property of the
 group. For V3, S1-S3 are first proved for all depths by the inductive invariant
-(`invariant.V3_INVARIANTS`, re-checked for the group's own environment); the remaining
+(`invariant.V3_INVARIANTS`, re-checked for the group's own environment), and S2 for every
+variant with unflawed LRUs by the budget's certificate; the remaining
 properties go through bounded model checking with iterative deepening.
 """
 
@@ -17,7 +18,7 @@ from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
 from model_checks.smt.cells import SmtCell, own_expectation
-from model_checks.smt.invariant import V3_INVARIANTS, CertificateRejected, prove
+from model_checks.smt.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -27,7 +28,7 @@ from model_checks.smt.results import (
     to_record,
 )
 from model_checks.smt.symbols import Encoding
-from spec import V3, Drift
+from spec import Drift
 
 PROVED_BY_INVARIANT = ("S1", "S2", "S3")
 Progress = Callable[[str], None]
@@ -55,24 +56,29 @@ def _encoding(cell: SmtCell) -> Encoding:
 
 
 def _proved(enc: Encoding, props: tuple[str, ...]) -> dict[str, Result]:
-    """V3's all-depth proof, re-checked for this environment. Where drift sources are left
-    out, the proof covers the encoded part only: reported as unknown, with what was proved."""
-    if enc.variant != V3 or not props:
-        return {}
-    try:
-        proofs = prove(enc, V3_INVARIANTS, props)
-    except CertificateRejected:
-        return {}
+    """All-depth proofs by the certificates that apply (`invariant.certificates`: V3's for
+    S1-S3, the budget's for S2), each re-checked for this environment. Where drift sources are
+    left out, a proof covers the encoded part only: reported as unknown, with what was proved."""
+    results: dict[str, Result] = {}
+    for invariants, proves in certificates(enc):
+        wanted = tuple(p for p in props if p in proves and p not in results)
+        if not wanted:
+            continue
+        try:
+            proofs = prove(enc, invariants, wanted)
+        except CertificateRejected:
+            continue
+        results.update({proof.property: _scoped(enc, proof) for proof in proofs})
+    return results
+
+
+def _scoped(enc: Encoding, proof: ProvedAllDepths) -> Result:
     if not enc.left_out:
-        return dict(zip(props, proofs, strict=True))
+        return proof
     encoded = "+".join(sorted((d.value for d in enc.encoded_environment),
                               key=lambda x: int(x[1:]))) or "none"
-    return {
-        proof.property: Unknown(proof.property, 0, f"proved for all depths under {encoded} "
-                                f"({proof.certificate}), not for the sources left out",
-                                proof.seconds)
-        for proof in proofs
-    }
+    return Unknown(proof.property, 0, f"proved for all depths under {encoded} "
+                   f"({proof.certificate}), not for the sources left out", proof.seconds)
 
 
 def run_group(

@@ -5,16 +5,46 @@ from __future__ import annotations
 import pytest
 import z3
 
-from model_checks.smt.invariant import V3_INVARIANTS, CertificateRejected, Invariant, prove
+from model_checks.mutants import MUTANTS
+from model_checks.smt.invariant import (
+    BUDGET_INVARIANTS,
+    V3_INVARIANTS,
+    CertificateRejected,
+    Invariant,
+    certificates,
+    prove,
+)
 from model_checks.smt.results import ProvedAllDepths
 from model_checks.smt.symbols import Encoding
-from spec import ALL_DRIFT, V2, V3, environment
+from spec import ALL_DRIFT, V0, V2, V3, environment
 
 
-def test_v3_is_safe_for_all_depths_under_every_encoded_drift_source() -> None:
+@pytest.mark.slow
+def test_v3_is_safe_for_all_depths_under_every_drift_source_at_once() -> None:
+    """About 40 s; the main job's `prove` checks the same certificate on the same cell."""
     results = prove(Encoding(V3, ALL_DRIFT), V3_INVARIANTS, ("S1", "S2", "S3"))
     assert [r.property for r in results] == ["S1", "S2", "S3"]
     assert all(isinstance(r, ProvedAllDepths) for r in results)
+
+
+def test_v3_is_safe_for_all_depths_with_two_front_ends_split_updates_and_two_items() -> None:
+    enc = Encoding(V3, environment("D5", "D6", "D8"))
+    assert enc.front_ends == 2 and enc.split and enc.m == 2
+    results = prove(enc, V3_INVARIANTS, ("S1", "S2", "S3"))
+    assert all(isinstance(r, ProvedAllDepths) for r in results)
+
+
+def test_the_budget_certificate_proves_s2_for_every_variant() -> None:
+    enc = Encoding(V0, ALL_DRIFT)
+    assert [invariants for invariants, _ in certificates(enc)] == [BUDGET_INVARIANTS]
+    (result,) = prove(enc, BUDGET_INVARIANTS, ("S2",))
+    assert isinstance(result, ProvedAllDepths)
+
+
+def test_the_budget_certificate_does_not_prove_a_mutant_that_ignores_the_new_size() -> None:
+    mutant = next(m for m in MUTANTS if m.name == "ignores-new-size")
+    with pytest.raises(CertificateRejected, match="consecution of within-budget"):
+        prove(Encoding(mutant.variant, environment()), BUDGET_INVARIANTS, ("S2",))
 
 
 def test_the_certificate_does_not_prove_v2() -> None:
