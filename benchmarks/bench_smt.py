@@ -1,7 +1,7 @@
 """Benchmark of the Z3 checker: depth reached and solve time, per variant.
 
     .venv/bin/python benchmarks/bench_smt.py [--max-depth 12] [--budget 60] [--env all|none]
-                                             [--items 1|2] [--proof-only]
+                                             [--items 1|2] [--incremental] [--proof-only]
 
 For each variant, bounded model checking of S1, S2, S3 and H1 on one incremental solver, for
 K=3 identities, R=4 requests (at most Q=2 unfinished), M items per request (`--items`, default
@@ -41,31 +41,45 @@ from spec import ALL_DRIFT, V0, V1, V2, V3, Variant
 PROPS = ("S1", "S2", "S3", "H1")
 
 
-def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False) -> list[str]:
-    """Rows "depth, seconds, open properties" until max_depth or the time budget."""
+def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
+           incremental: bool = False) -> list[str]:
+    """Rows "depth, seconds, open properties" until max_depth or the time budget; a fresh
+    solver per depth, as `bmc_many` does, unless `incremental` (the baseline)."""
     p = params(enc)
     solver = new_solver(600_000)
     states = [state_at(enc, 0)]
-    solver.add(params_constraint(enc, p), initial(enc, states[0]))
+    facts = [params_constraint(enc, p), initial(enc, states[0])]
+    solver.add(*facts)
     open_props = list(PROPS)
     rows = []
     start = time.perf_counter()
     for depth in range(max_depth + 1):
         if depth:
             states.append(state_at(enc, depth))
-            solver.add(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
+            facts.append(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
             if lemmas:
-                solver.add(conjunction(enc, p, states[depth], V3_INVARIANTS))
-        # as `bmc_many` does: one query for every open property, one each only if it is sat
+                facts.append(conjunction(enc, p, states[depth], V3_INVARIANTS))
+            if incremental:
+                solver.add(*facts[-2 if lemmas else -1:])
+            else:
+                solver = new_solver(600_000)
+                solver.add(*facts)
+        # as `bmc_many` does: one query for every open property, one each only if it is sat;
+        # a fresh solver is given it as an assertion (its preprocessing then sees all of it)
         either = z3.Or([BAD[prop](enc, p, states[depth]) for prop in open_props])
-        maybe = open_props if open_props and solver.check(either) == z3.sat else []
+        if incremental:
+            maybe = open_props if open_props and solver.check(either) == z3.sat else []
+        else:
+            solver.add(either)
+            maybe = open_props if open_props and solver.check() == z3.sat else []
         for prop in list(maybe):
             if solver.check(BAD[prop](enc, p, states[depth])) == z3.sat:
                 open_props.remove(prop)
                 print(f"    {enc.variant.name}: {prop} broken at depth {depth}", flush=True)
         elapsed = time.perf_counter() - start
         row = f"{depth:>5}  {elapsed:>8.2f}  {' '.join(open_props) or '-'}"
-        print(f"  {enc.variant.name}{' +lemmas' if lemmas else ''} {row}", flush=True)
+        label = enc.variant.name + (" +lemmas" if lemmas else "") + (" inc" if incremental else "")
+        print(f"  {label} {row}", flush=True)
         rows.append(row)
         if elapsed > budget:
             break
@@ -79,6 +93,8 @@ def main() -> None:
     parser.add_argument("--env", choices=("all", "none"), default="all")
     parser.add_argument("--items", type=int, choices=(1, 2), default=1,
                         help="items per request (M), whatever the drift")
+    parser.add_argument("--incremental", action="store_true",
+                        help="also run each variant on one incremental solver (the baseline)")
     parser.add_argument("--proof-only", action="store_true",
                         help="only V3's all-depth proof (skip the depth tables)")
     args = parser.parse_args()
@@ -91,6 +107,9 @@ def main() -> None:
         print(f"{enc.describe()}, M={enc.m} (encoded: "
               f"{'+'.join(sorted(d.value for d in enc.encoded_environment)) or 'none'})")
         tables.append((variant.name, deepen(enc, args.max_depth, args.budget)))
+        if args.incremental:
+            tables.append((variant.name + " inc",
+                           deepen(enc, args.max_depth, args.budget, incremental=True)))
     enc = Encoding(V3, env, bounds)
     if not args.proof_only:
         print("V3 with the proved invariant as a lemma at every step")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import z3
 
 from model_checks.smt.actions import args_at, initial, transition
-from model_checks.smt.bmc import bmc, unroll
+from model_checks.smt.bmc import bmc, bmc_many, unroll
 from model_checks.smt.results import ProvedToBound, Violated
 from model_checks.smt.symbols import Encoding, FaultCode, at, params, params_constraint, state_at
-from spec import V0, V3, environment
+from spec import V0, V2, V3, environment
 
 
 def _acts(formula: z3.ExprRef) -> set[str]:
@@ -70,3 +70,15 @@ def test_the_initial_state_is_the_specs() -> None:
     solver = z3.Solver()
     solver.add(initial(enc, s), s["nreq"] != 0)
     assert solver.check() == z3.unsat
+
+
+def test_fresh_and_incremental_deepening_agree() -> None:
+    """A fresh solver per depth finds the same shortest counterexample and proves the same
+    bound as one incremental solver."""
+    for incremental in (True, False):
+        broken = bmc_many(Encoding(V0, environment("D1")), ("S3", "S1"), 5,
+                          incremental=incremental)
+        assert isinstance(broken["S3"], Violated) and broken["S3"].depth == 5
+        assert isinstance(broken["S1"], ProvedToBound) and broken["S1"].bound == 5
+        held = bmc_many(Encoding(V2, environment()), ("H1",), 4, incremental=incremental)
+        assert isinstance(held["H1"], ProvedToBound) and held["H1"].bound == 4
