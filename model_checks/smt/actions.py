@@ -38,6 +38,7 @@ from model_checks.smt.slots import (
     req_item,
     set_req,
     step_base,
+    store_req,
     unfinished,
     valid_rid,
     write,
@@ -54,7 +55,6 @@ from model_checks.smt.symbols import (
     content_bytes,
     item,
     rep_name,
-    req_name,
     shadow_side,
 )
 from spec import Drift
@@ -118,8 +118,7 @@ def submit(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
     for j in range(enc.m):
         fields |= {item("id", j): a.sid[j], item("ver", j): a.sver[j],
                    item("data", j): a.sdata[j], item("missed", j): z3.BoolVal(False)}
-    fixed = constants(enc)
-    set_req(n, enc, s["nreq"], **{f: v for f, v in fields.items() if req_name(0, f) not in fixed})
+    store_req(n, enc, s["nreq"], **fields)
     n["nreq"] = s["nreq"] + 1
     return guard, n
 

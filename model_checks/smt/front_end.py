@@ -28,6 +28,7 @@ from model_checks.smt.slots import (
     set_req,
     stage_is,
     step_base,
+    store_req,
     write,
 )
 from model_checks.smt.symbols import (
@@ -42,6 +43,7 @@ from model_checks.smt.symbols import (
     content_bytes,
     item,
     msg_name,
+    pick,
     req_name,
     shadow_side,
     stamp,
@@ -80,13 +82,6 @@ def _client_error(enc: Encoding, s: SymState, rid: z3.ArithRef) -> SymState:
                          outcome=z3.IntVal(OutcomeCode.CLIENT_ERROR))
 
 
-def _store(enc: Encoding, s: SymState, rid: z3.ArithRef, **fields: z3.ExprRef) -> None:
-    """Set request fields in place, skipping those this encoding keeps constant."""
-    fixed = constants(enc)
-    kept = {f: v for f, v in fields.items() if req_name(0, f) not in fixed}
-    set_req(s, enc, rid, **kept)
-
-
 def process(enc: Encoding, s: SymState, rid: z3.ArithRef, fe: int) -> tuple[SymState, Work]:
     """Probe, and process the missed items; a missed item without media is a client error."""
     side = shadow_side(fe)
@@ -103,7 +98,7 @@ def process(enc: Encoding, s: SymState, rid: z3.ArithRef, fe: int) -> tuple[SymS
         nproc = z3.If(missed[j], nproc + 1, nproc)
     ok = dict(s)
     ok["nproc"] = nproc
-    _store(enc, ok, rid, stage=z3.IntVal(StageCode.PROCESSED), done=z3.IntVal(0),
+    store_req(ok, enc, rid, stage=z3.IntVal(StageCode.PROCESSED), done=z3.IntVal(0),
            **{item("proc", j): procs[j] for j in range(enc.m)})
     work = Work(tuple(procs), 0, z3.BoolVal(False))
     return lru.merge(error, _client_error(enc, s, rid), ok), work
@@ -149,21 +144,6 @@ def _index(enc: Encoding, work: Work, swap: z3.BoolRef) -> z3.ArithRef:
     return z3.If(_is_first(work), first, 1 - first)
 
 
-def _pick_item(s: SymState, enc: Encoding, field_name: str, rid: z3.ArithRef,
-               index: z3.ArithRef) -> z3.ExprRef:
-    value = req_item(s, enc, field_name, rid, enc.m - 1)
-    for j in range(enc.m - 2, -1, -1):
-        value = z3.If(index == j, req_item(s, enc, field_name, rid, j), value)
-    return value
-
-
-def _pick_proc(enc: Encoding, work: Work, index: z3.ArithRef) -> z3.ArithRef:
-    value = work.procs[-1]
-    for j in range(enc.m - 2, -1, -1):
-        value = z3.If(index == j, work.procs[j], value)
-    return value
-
-
 def update_next(
     enc: Encoding, p: Params, s: SymState, rid: z3.ArithRef, fe: int, work: Work
 ) -> tuple[SymState, Work]:
@@ -176,12 +156,13 @@ def update_next(
         t = lru.merge(first, _touch_all(enc, s, rid, side), s)
     swap = _order(enc, t, rid, side, work)
     index = _index(enc, work, swap)
-    ident = _pick_item(s, enc, "id", rid, index)
-    ver = _pick_item(s, enc, "ver", rid, index)
-    has_data = _pick_item(s, enc, "data", rid, index)
+    def of_item(field_name: str) -> z3.ExprRef:
+        return pick([req_item(s, enc, field_name, rid, j) for j in range(enc.m)], index)
+
+    ident, ver, has_data = of_item("id"), of_item("ver"), of_item("data")
     when = stamp(s["clock"], enc.m + (work.done if isinstance(work.done, int) else 0))
     cached, after_hit = lru.get(t, side, ident, when, enc.k)
-    processed = _pick_proc(enc, work, index)
+    processed = pick(list(work.procs), index)
     lost = z3.And(z3.Not(cached.present), processed == NONE_PID)
     reprocess = z3.And(lost, z3.BoolVal(variant.late_miss_reprocess))
     pid = z3.If(reprocess, t["nproc"], processed)
@@ -232,7 +213,7 @@ def _advance(
     write(sent, enc, msg_name, rid, pend=z3.BoolVal(True), seq=s["clock"])
     set_req(sent, enc, rid, stage=z3.IntVal(StageCode.IN_FLIGHT))
     updating = dict(s)
-    _store(enc, updating, rid, stage=z3.IntVal(StageCode.UPDATING),
+    store_req(updating, enc, rid, stage=z3.IntVal(StageCode.UPDATING),
            done=z3.IntVal(done) if isinstance(done, int) else done, swap=swap)
     return lru.merge(finished, sent, updating), Work(work.procs, done, swap)
 

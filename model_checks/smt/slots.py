@@ -17,6 +17,7 @@ from model_checks.smt.symbols import (
     Encoding,
     StageCode,
     SymState,
+    constants,
     item,
     msg_name,
     pick,
@@ -52,6 +53,12 @@ def write(s: SymState, enc: Encoding, name: SlotName, rid: z3.ArithRef,
 
 def set_req(s: SymState, enc: Encoding, rid: z3.ArithRef, **values: z3.ExprRef) -> None:
     write(s, enc, req_name, rid, **values)
+
+
+def store_req(s: SymState, enc: Encoding, rid: z3.ArithRef, **values: z3.ExprRef) -> None:
+    """`set_req`, skipping the fields this encoding keeps constant (`symbols.constants`)."""
+    fixed = constants(enc)
+    set_req(s, enc, rid, **{f: v for f, v in values.items() if req_name(0, f) not in fixed})
 
 
 def valid_rid(enc: Encoding, s: SymState, rid: z3.ArithRef) -> z3.BoolRef:
