@@ -99,7 +99,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _mutant("engine-asserts", "S3 L4", _scenario("engine-cleared-alone"),
             miss_handling=MissHandling.CRASH),
     _mutant("keeps-stale-on-resend", "S1", _STALE_ON_RESEND, drop_before_replace=False),
-    _mutant("never-invalidates", "L1 L3 L4", _scenario("engine-cleared-alone"),
+    _mutant("never-invalidates", "L1 L2 L3 L4", _scenario("engine-cleared-alone"),
             invalidates=False),
     _mutant("ghost-touch", "S3", _GHOST, receiver_lru=LruFlaw.GHOST_TOUCH),
     _mutant("evicts-most-recent", "H1", _NO_DRIFT_EVICTIONS,

@@ -40,19 +40,20 @@ class Outcome(enum.Enum):
     MISS = "miss"  # retryable: P1 reported missed identities
     CLIENT_ERROR = "client-error"  # non-retryable: a UUID-only item missed at P0
     REJECTED = "rejected"  # non-retryable: rejected or aborted after P0 updated (D2)
+    P0_ASSERT = "p0-assert"  # non-retryable server error: P0's assertion fired for this request
 
     def __repr__(self) -> str:
         return f"Outcome.{self.name}"
 
     @property
     def final_for_client(self) -> bool:
-        """True for outcomes L4 accepts as an end: success or a clear client error."""
+        """True for outcomes L4 accepts as an end: success or a clear client error. P0's
+        assertion is an internal server error, neither: it fails L4 for that request."""
         return self in (Outcome.SUCCESS, Outcome.CLIENT_ERROR, Outcome.REJECTED)
 
 
 class FaultKind(enum.Enum):
     ENGINE_CRASH = "engine-crash"  # P1 found neither data nor entry (V0's assertion)
-    P0_ASSERT = "p0-assert"  # a probed hit vanished before P0's update, no data to send
     HANG = "hang"  # eviction made no progress (ghost keys)
 
     def __repr__(self) -> str:

@@ -129,8 +129,9 @@ class Missed:
 @dataclass(frozen=True, slots=True)
 class Fault:
     """A side stopped: kind is "engine-crash" (P1's assertion on a miss), "p0-assert" (a
-    probed hit gone at update time, no data), "hang" (eviction made no progress) or "crash"
-    (anything else, e.g. an unexpected exception)."""
+    probed hit gone at update time, no data; it fails that request only, the front end goes
+    on with its shadow as the failed update left it), "hang" (eviction made no progress) or
+    "crash" (anything else, e.g. an unexpected exception)."""
 
     kind: str
     detail: str

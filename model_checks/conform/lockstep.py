@@ -100,6 +100,7 @@ class _Attempt:
     probed: object | None = None
     request_id: int | None = None
     retries: int = 0
+    failure: str = ""  # the front end's assertion that failed this attempt, if one did
 
 
 @dataclass
@@ -114,7 +115,9 @@ class _Sent:
 class _Monitors:
     """Liveness monitors over the implementation's own observations (L1-L3)."""
 
-    owed: dict[tuple[int, str], int] = field(default_factory=dict)  # (fe, identity) -> step
+    owed: dict[tuple[int, str], int] = field(default_factory=dict)  # (rid, identity) -> step
+    resent: set[tuple[int, str]] = field(default_factory=set)  # owed, payload sent since
+    listed: dict[int, tuple[str, ...]] = field(default_factory=dict)  # rid -> last miss
     watching: dict[int, int] = field(default_factory=dict)  # rid -> step of the miss reply
 
 
@@ -232,6 +235,12 @@ class Lockstep:
         front_end = self.front_ends[attempt.front_end]
         result = front_end.update(attempt.probed)
         attempt.probed = None
+        if isinstance(result, api.Fault) and result.kind == "p0-assert":
+            # P0's assertion fails this request only; the front end goes on (as in the spec).
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.P0_ASSERT
+            attempt.failure = f"{result.kind}: {result.detail}"
+            self._learn_from_shadow(attempt.front_end)
+            return
         if isinstance(result, api.Fault):
             self.fault = result
             return
@@ -257,13 +266,21 @@ class Lockstep:
                 tags = (spec_item.tag, item.tag)
                 if spec_item.data is not None and tags[0] is not None and tags[1] is not None:
                     self._learn(number, tags[0], tags[1])
+        monitors = self.monitors
         for item in message.items:
-            since = self.monitors.owed.pop((front_end, item.identity), None)
-            if since is not None and item.payload is None:
+            key = (rid, item.identity)
+            since = monitors.owed.pop(key, None)
+            if since is not None and item.payload is None and key not in monitors.resent:
                 self._fail_property(
-                    "L1", f"front end {front_end} sent {item.identity!r} as a reference after "
-                    f"the miss reply taken at step {since}",
+                    "L1", f"the retry of request {rid} sent {item.identity!r} as a reference "
+                    f"after the miss reply taken at step {since}",
                 )
+            monitors.resent.discard(key)
+        payloads = {item.identity for item in message.items if item.payload is not None}
+        for owed_rid, identity in monitors.owed:
+            same_front_end = self.attempts[owed_rid].front_end == front_end
+            if owed_rid != rid and same_front_end and identity in payloads:
+                monitors.resent.add((owed_rid, identity))
         delivered = api.WireMessage(message.request_id, tuple(
             item if item.payload is None else api.WireItem(
                 item.identity, self._reencode(item), item.placeholders, item.tag
@@ -311,10 +328,6 @@ class Lockstep:
             self.fault = result
             return
         missed = result.identities if isinstance(result, api.Missed) else ()
-        with_data = {i.identity for i in sent.delivered.items if i.payload is not None}
-        wrong = sorted(with_data.intersection(missed))
-        if wrong:
-            self._fail_property("L2", f"items sent with data reported missing: {wrong}")
         since = self.monitors.watching.pop(sent.rid, None)
         if since is not None and missed:
             self._fail_property(
@@ -331,9 +344,17 @@ class Lockstep:
         attempt.stage = Stage.DONE
         attempt.outcome = Outcome.MISS if missed else Outcome.SUCCESS
         if missed:
-            number = len(self.actions)
-            self.monitors.owed.update({(attempt.front_end, h): number for h in missed})
-            self.monitors.watching[rid] = number
+            number, monitors = len(self.actions), self.monitors
+            again = sorted(set(monitors.listed.get(rid, ())).intersection(missed))
+            if again:
+                self._fail_property(
+                    "L2", f"request {rid}: its retry, which carried data for "
+                    f"{', '.join(again)}, was answered with a miss for them",
+                )
+            monitors.listed[rid] = missed
+            monitors.owed.update({(rid, h): number for h in missed})
+            monitors.resent.difference_update((rid, h) for h in missed)
+            monitors.watching[rid] = number
 
     def _fail_property(self, prop: str, reason: str) -> None:
         """An implementation-side property broke; a disagreement unless the spec breaks it
@@ -490,11 +511,13 @@ class Lockstep:
         )
 
     def _impl_state_properties(self) -> list[tuple[str, str]]:
-        """S1 on tensor values, S2 on real byte counts, S3 on the implementation's faults."""
+        """S1 on tensor values, S2 on real byte counts, S3 on the implementation's faults and
+        on requests its front end's assertion failed."""
         found: list[tuple[str, str]] = []
         if self.fault is not None:
             found.append(("S3", f"{self.fault.kind}: {self.fault.detail}"))
             return found
+        found += [("S3", a.failure) for a in self.attempts if a.outcome is Outcome.P0_ASSERT]
         if self.delivery is not None and isinstance(self.delivery[1], api.Served):
             for model_input in self.delivery[1].inputs:
                 tensor = self._payload_content(model_input.payload)

@@ -236,11 +236,21 @@ SCENARIOS: tuple[Scenario, ...] = (
         "request-over-budget",
         ("D8",),
         "a is cached; the request [b, c, a] needs 3 bytes of a 2-byte budget. In request order "
-        "c's insert evicts a before P0 reaches it, with no data for a: the P0 assertion. V3 "
-        "resolves references first on both sides.",
+        "c's insert evicts a before P0 reaches it, with no data for a: the P0 assertion fails "
+        "that request (S3, and L4: an internal error is no clear client error), and leaves b "
+        "and c recorded in the shadow, never sent. The system goes on: the next request's "
+        "reference to b misses at P1 (H1; V0's engine crashes). V3 resolves references first "
+        "on both sides: both sides hold b and c, and the reference is served.",
         configured("D8", max_items=3),
-        (*round_trip(0, item("a")), *round_trip(1, item("b"), item("c"), item("a"))),
-        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+        (
+            *round_trip(0, item("a")),
+            submit(item("b"), item("c"), item("a")),
+            P0Handle(1),
+            submit(item("b")),
+            P0Handle(2),
+            P1Receive(0),
+        ),
+        per_variant(V0="S3 H1 L4", V1="S3 H1 L4", V2="S3 H1 L4", V3=""),
     ),
     Scenario(
         "size-skew",

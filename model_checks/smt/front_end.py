@@ -182,7 +182,10 @@ def update_next(
         failed = _client_error(enc, t, rid)
         missing = z3.And(lost, z3.Not(has_data))
     else:
-        failed = _faulted(t, FaultCode.P0_ASSERT)
+        # P0's assertion fails this request only: the touches and the items updated before
+        # it stay in the shadow (`t`), and nothing is sent.
+        failed = _with_request(enc, t, rid, stage=z3.IntVal(StageCode.DONE),
+                               outcome=z3.IntVal(OutcomeCode.P0_ASSERT))
         missing = lost
     result = lru.merge(z3.And(z3.Not(hit), hang), _faulted(t, FaultCode.HANG), sent)
     result = lru.merge(missing, failed, result)

@@ -32,7 +32,6 @@ from model_checks.smt.symbols import (
     NONE_PID,
     DeliveryCode,
     Encoding,
-    FaultCode,
     Params,
     StageCode,
     SymState,
@@ -199,7 +198,8 @@ def _no_ghosts(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 
 def _no_fault(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    return s["fault"] == FaultCode.NONE
+    """No fault, and no request failed by P0's assertion (S3 itself)."""
+    return z3.Not(BAD["S3"](enc, p, s))
 
 
 V3_INVARIANTS: tuple[Invariant, ...] = (

@@ -12,7 +12,16 @@ import z3
 
 from model_checks.smt import lru
 from model_checks.smt.slots import item_exists
-from model_checks.smt.symbols import DeliveryCode, Encoding, FaultCode, Params, SymState, item
+from model_checks.smt.symbols import (
+    DeliveryCode,
+    Encoding,
+    FaultCode,
+    OutcomeCode,
+    Params,
+    SymState,
+    item,
+    req_name,
+)
 
 Bad = Callable[[Encoding, Params, SymState], z3.BoolRef]
 
@@ -35,8 +44,10 @@ def bad_s2(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 
 def bad_s3(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    """S3 broken: a fault (engine crash, P0 assertion, hang)."""
-    return s["fault"] != FaultCode.NONE
+    """S3 broken: a fault (engine crash, hang), or P0's assertion failed a request."""
+    asserted = [z3.And(r < s["nreq"], s[req_name(r, "outcome")] == OutcomeCode.P0_ASSERT)
+                for r in range(enc.r)]
+    return z3.Or(s["fault"] != FaultCode.NONE, *asserted)
 
 
 def bad_s4(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:

@@ -59,12 +59,12 @@ class OutcomeCode(enum.IntEnum):
     MISS = 2
     CLIENT_ERROR = 3
     REJECTED = 4
+    P0_ASSERT = 5  # P0's assertion failed this request (V0-V2 under D6, D8)
 
 
 class FaultCode(enum.IntEnum):
     NONE = 0
     ENGINE_CRASH = 1
-    P0_ASSERT = 2
     HANG = 3
 
 

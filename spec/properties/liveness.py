@@ -37,39 +37,70 @@ def _miss_reply(before: State, action: object) -> tuple[int, int, tuple[str, ...
 
 @trace_property("L1", "miss leads to resend", FAIR_DELIVERY)
 def miss_leads_to_resend(trace: Trace) -> Violation | None:
-    """After P0 takes a miss reply naming identity h, P0 has dropped h: the next message that
-    front end sends with h carries h's data (and the client's retry attaches it)."""
-    owed: dict[tuple[int, str], int] = {}
+    """After P0 takes a miss reply naming identity h for a request, the retry of that request
+    (the message that resends h) carries h's data; it may send h as a reference only if a
+    message that front end sent after the miss, before the retry's, carried h's data (P0
+    then re-recorded h with its payload). A retry that is never sent owes nothing here (L4
+    judges how it ended)."""
+    owed: dict[tuple[int, str], int] = {}  # (rid, h) -> step of the miss reply
+    resent: set[tuple[int, str]] = set()  # (rid, h) whose data another message carried since
     for number, before, action, after in trace.transitions():
         reply = _miss_reply(before, action)
         if reply is not None:
-            _, front_end, missed = reply
-            owed.update({(front_end, h): number for h in missed})
+            rid, _, missed = reply
+            owed.update({(rid, h): number for h in missed})
+            resent.difference_update((rid, h) for h in missed)
         message = _sent(before, after)
         if message is None:
             continue
         for item in message.items:
-            since = owed.pop((message.front_end, item.identity), None)
-            if since is not None and item.data is None:
+            key = (message.rid, item.identity)
+            since = owed.pop(key, None)
+            if since is not None and item.data is None and key not in resent:
                 return Violation(
                     "L1", number,
-                    f"front end {message.front_end} sent {item.identity!r} as a reference "
-                    f"after the miss reported at step {since}",
+                    f"the retry of request {message.rid} sent {item.identity!r} as a "
+                    f"reference after the miss reported at step {since}, and no payload for "
+                    "it was sent in between",
                 )
+            resent.discard(key)
+        _note_payloads(trace, message, owed, resent)
     return None
+
+
+def _note_payloads(
+    trace: Trace, message: Message, owed: dict[tuple[int, str], int],
+    resent: set[tuple[int, str]],
+) -> None:
+    """Another request's payload for an owed identity, from the same front end, excuses the
+    retry's reference to it."""
+    front_end_of = {r.rid: r.front_end for r in trace.final.requests}
+    payloads = {item.identity for item in message.items if item.data is not None}
+    for rid, identity in owed:
+        if rid != message.rid and identity in payloads:
+            if front_end_of.get(rid) == message.front_end:
+                resent.add((rid, identity))
 
 
 @trace_property("L2", "a resend never misses", FAIR_DELIVERY)
 def resend_never_misses(trace: Trace) -> Violation | None:
-    """An item that carries data is never reported missing."""
-    for number, state in enumerate(trace.states()):
-        delivery = state.last_delivery
-        if delivery is None:
+    """A retry carries data for every item, so it is never answered with a miss for an
+    identity the miss it retries listed (judged where P0 takes the reply, as the client sees
+    it). It fails when P0 turns the resent item back into a reference that P1 cannot serve."""
+    listed: dict[int, tuple[str, ...]] = {}  # rid -> identities its last miss reply listed
+    for number, before, action, _ in trace.transitions():
+        reply = _miss_reply(before, action)
+        if reply is None:
             continue
-        with_data = {w.identity for w in delivery.message.items if w.data is not None}
-        wrong = sorted(with_data.intersection(delivery.missed))
-        if wrong:
-            return Violation("L2", number, f"items sent with data reported missing: {wrong}")
+        rid, _, missed = reply
+        again = sorted(set(listed.get(rid, ())).intersection(missed))
+        if again:
+            return Violation(
+                "L2", number,
+                f"request {rid}: its retry, which carried data for {', '.join(again)}, was "
+                "answered with a miss for them",
+            )
+        listed[rid] = missed
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from spec import lru
 from spec.config import Config
 from spec.properties.registry import Kind, state_property
-from spec.state import State
+from spec.state import Outcome, State
 
 
 @state_property("S1", "consistent pairing", Kind.SAFETY)
@@ -41,10 +41,17 @@ def within_budget(config: Config, state: State) -> list[str]:
 @state_property("S3", "no crash", Kind.SAFETY)
 def no_crash(config: Config, state: State) -> list[str]:
     """No assertion fires, no error goes unhandled and eviction always terminates: neither
-    side crashes or hangs."""
-    if state.fault is None:
-        return []
-    return [f"{state.fault.kind.value}: {state.fault.detail}"]
+    side crashes or hangs, and P0's assertion (a probed hit gone at update time, no data to
+    send) never fails a request."""
+    reasons = [
+        f"p0-assert: request {r.rid}: a probed hit was gone at P0's update and there was no "
+        "data to send"
+        for r in state.requests
+        if r.outcome is Outcome.P0_ASSERT
+    ]
+    if state.fault is not None:
+        reasons.append(f"{state.fault.kind.value}: {state.fault.detail}")
+    return reasons
 
 
 @state_property("S4", "freshness", Kind.LIMIT)
