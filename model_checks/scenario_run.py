@@ -17,6 +17,7 @@ class ScenarioVerdict:
     expected: frozenset[str]
     found: frozenset[str]
     steps: int
+    judges_cell: bool = True
 
     @property
     def as_expected(self) -> bool:
@@ -35,6 +36,7 @@ def replay(scenario: Scenario) -> list[ScenarioVerdict]:
                 scenario.expected[variant.name],
                 violated(trace),
                 len(trace.steps),
+                scenario.judges_cell,
             )
         )
     return verdicts
@@ -45,7 +47,8 @@ def replay_all() -> list[ScenarioVerdict]:
 
 
 def records(verdicts: list[ScenarioVerdict]) -> list[VerdictRecord]:
-    """One record per scenario, variant and property: broken (with the run's length) or not."""
+    """One record per scenario, variant and property: broken (with the run's length) or not;
+    none for a scenario on a larger instance than the matrix's (`Scenario.judges_cell`)."""
     return [
         VerdictRecord(
             "scenarios", v.variant, v.drift, prop.id,
@@ -54,7 +57,7 @@ def records(verdicts: list[ScenarioVerdict]) -> list[VerdictRecord]:
             counterexample_length=v.steps if prop.id in v.found else None,
             detail=f"scenario {v.scenario}",
         )
-        for v in verdicts for prop in registry()
+        for v in verdicts if v.judges_cell for prop in registry()
     ]
 
 

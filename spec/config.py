@@ -141,10 +141,14 @@ def _validate_sizes(config: Config) -> None:
             f"{item.receiver_bytes}; unequal sizes are size skew: enable D9 or make them equal",
         )
         largest = max(item.shadow_bytes, item.receiver_bytes)
+        one_side_fits = min(item.shadow_bytes, item.receiver_bytes) <= config.budget
         _require(
-            largest <= config.budget or config.enables(Drift.D11),
+            largest <= config.budget
+            or config.enables(Drift.D11)
+            or (config.enables(Drift.D9) and one_side_fits),
             f"{content!r} takes {largest} bytes, over the budget {config.budget}; "
-            "enable D11 or shrink the item",
+            "enable D11 (over the budget on both sides), D9 (on one side only) or shrink "
+            "the item",
         )
 
 

@@ -48,6 +48,9 @@ class Scenario:
     expected: Mapping[str, frozenset[str]]
     settle: bool = True
     variants: tuple[Variant, ...] = field(default=VARIANTS)
+    judges_cell: bool = True
+    """False for a scenario on a larger instance than the matrix's (more unfinished requests):
+    its verdicts are printed and tested, but are no records of the matrix's cells."""
 
     def run(self, variant: Variant) -> Trace:
         config = self.config(variant)

@@ -34,6 +34,7 @@ from spec.transitions import (
     P1Receive,
     P1Reset,
     P1Restart,
+    Retry,
 )
 
 
@@ -177,6 +178,30 @@ SCENARIOS: tuple[Scenario, ...] = (
         configured("D6", budget=1),
         probed_hit_evicted(item("a")),
         per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+    ),
+    Scenario(
+        "three-unfinished-split-updates",
+        ("D6",),
+        "L3 at 3 unfinished requests (the matrix's instance allows 2): request 0 records a "
+        "and has b still to update when request 1 references a and is sent first: P1 misses "
+        "a and P0 drops it. Request 2 was processed before that miss (its drift event, "
+        "P0Process, comes before the miss) and records a after it, unsent; the client's "
+        "retry of request 1, handled in one step, finds a and sends it as a reference (L1), "
+        "which P1 misses again (L2) with no drift event since the miss (L3). 13 steps; V0's "
+        "engine crashes at the first miss.",
+        configured("D6", max_in_flight=3),
+        (
+            submit(item("a"), item("b")), P0Process(0),
+            submit(item("a")), P0Process(1),
+            submit(item("a"), item("c")), P0Process(2),
+            P0UpdateItem(0),  # request 0 records a (payload), b still to do
+            P0UpdateItem(1),  # request 1 finds a: a reference, sent before a's payload
+            P1Receive(0), P0ReceiveReply(),  # the miss: P0 drops a
+            P0UpdateItem(2),  # request 2, processed before the miss, records a unsent
+            Retry(1), P0Handle(1),  # the retry finds a: a reference again
+        ),
+        per_variant(V0=CRASH, V1="H1 L1 L2 L3", V2="H1 L1 L2 L3", V3="H1 L1 L2 L3"),
+        judges_cell=False,
     ),
     Scenario(
         "uuid-only-hit-lost-before-update",

@@ -19,10 +19,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
+from model_checks.matrix import EXPECTED, PROPERTIES, WIDER_IN_FLIGHT, Expectation
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.counterexample import BadTraceFile, replay_file, table
-from model_checks.simulate.run import PROFILES, CellResult, run_matrix, run_mutants
+from model_checks.simulate.run import PROFILES, CellResult, run_matrix, run_mutants, run_wider
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -113,6 +113,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         print(f"error: no cell matches {args.only!r}", file=sys.stderr)
         return EXIT_USAGE
     results = run_matrix(profile, args.out, cells, progress=True)
+    wider = run_wider(profile, args.out, cells, progress=True)
     mutants = [] if args.no_mutants else [
         m for m in run_mutants(profile, args.out) if args.only in f"mutant_{m.label}"
     ] if not args.only or args.only.startswith("mutant") else []
@@ -126,7 +127,10 @@ def run_simulate(args: argparse.Namespace) -> int:
         print(lengths_table(mutants))
     print("\nCounterexamples in the matrix (length = steps to the violation)")
     print(lengths_table(results))
-    everything = [*results, *mutants]
+    print(f"\nL3 and L4 at {WIDER_IN_FLIGHT} unfinished requests (the matrix's instance "
+          "allows 2)")
+    print(matrix_table(wider))
+    everything = [*results, *wider, *mutants]
     print("\nRule statistics: fired/enabled steps per rule (! enabled in 10+ steps but never "
           "fired: a failure; ? enabled in fewer steps, never fired)")
     print(stats_table(everything))

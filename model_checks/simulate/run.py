@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, settings
@@ -26,7 +26,7 @@ from hypothesis.internal.conjecture import engine
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
-from model_checks.matrix import EXPECTED, Cell, Expectation, config_for
+from model_checks.matrix import EXPECTED, WIDER_IN_FLIGHT, Cell, Expectation, config_for
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import replay_data, trace_to_json, write_trace
@@ -296,6 +296,36 @@ def run_matrix(
                 print(f"  {result.label}: {result.seconds:.1f} s, broken: "
                       f"{' '.join(found) or 'none'}{' MISMATCH' if result.mismatches else ''}",
                       flush=True)
+    return results
+
+
+WIDER_CHECKER = f"hypothesis-{WIDER_IN_FLIGHT}-unfinished"
+"""The checker name of the records judging L3/L4 at the wider instance (kept apart from the
+cell's records, whose instance is `IN_FLIGHT` unfinished requests)."""
+
+
+def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
+    """L3 and L4 of one cell at `WIDER_IN_FLIGHT` unfinished requests, against `Cell.wider`."""
+    cell = EXPECTED[index]
+    config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
+    label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
+    result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out)
+    result.records = [replace(r, checker=WIDER_CHECKER) for r in result.records]
+    return result
+
+
+def run_wider(
+    profile: Profile, out: Path | None, cells: Sequence[Cell] = EXPECTED, progress: bool = False
+) -> list[CellResult]:
+    """Every cell's L3 and L4 at the wider instance, `profile.jobs` at a time."""
+    indices = [EXPECTED.index(c) for c in cells]
+    with ProcessPoolExecutor(max_workers=profile.jobs) as pool:
+        futures = [pool.submit(_run_wider, i, profile, out) for i in indices]
+        results = [future.result() for future in futures]
+    if progress:
+        bad = [r.label for r in results if r.mismatches]
+        print(f"  L3/L4 at {WIDER_IN_FLIGHT} unfinished requests: {len(results)} cells, "
+              f"{len(bad)} mismatching{': ' + ' '.join(bad) if bad else ''}", flush=True)
     return results
 
 

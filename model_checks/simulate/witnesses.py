@@ -149,6 +149,74 @@ _HAND: tuple[Witness, ...] = (
         ),
     ),
     Witness(
+        # L2: the retry's reference to a overtakes the payload of a that request 2 sent after
+        # the miss.
+        "reordered-retry-overtakes-re-sent-payload", frozenset({"D1"}),
+        (
+            submit(item("a")), P0Handle(0), submit(item("a")), P0Handle(1),
+            P1Receive(1), P0ReceiveReply(),  # request 1's reference first: the miss, a dropped
+            submit(item("a")), P0Handle(2),  # request 2 re-sends a's payload
+            Retry(1), P0Handle(1), P1Receive(2), P0ReceiveReply(),
+        ),
+    ),
+    *(
+        Witness(
+            f"{name}-after-re-sent-payload", frozenset({drift}),
+            (*prefix, *_round_trip(0), *wipe, *_round_trip(1), *_round_trip(2), *wipe,
+             *_retry(1)),
+        )
+        for name, drift, prefix, wipe in (
+            ("p1-clear", "D3", (), (P1Clear(),)),
+            ("p1-restart", "D10", (), (P1Restart(),)),
+            ("reset", "D4", (P0ClearForReset(0),), (P1Reset(), P0ClearForReset(0))),
+        )
+    ),
+    Witness(
+        # D8, V1/V2: P0's assertion fails request 1 and leaves b and c recorded, never sent;
+        # request 2's reference to b misses; request 3 re-records b unsent and asserts; the
+        # retry sends b as a reference and misses again (L1, L2, L3: no drift event).
+        "asserting-requests-re-record-dropped-key", frozenset({"D8"}),
+        (
+            *_round_trip(0),
+            submit(item("b"), item("c"), item("a")), P0Handle(1),
+            *_round_trip(2, "b"),
+            submit(item("b"), item("a"), item("c")), P0Handle(3),
+            *_retry(2),
+        ),
+    ),
+    Witness(
+        # The same where c's first content is over the budget (D11) and a second one is not.
+        "asserting-requests-re-record-dropped-key-second-content", frozenset({"D7", "D8"}),
+        (
+            *_round_trip(0),
+            submit(item("b"), item("c", 1), item("a")), P0Handle(1),
+            *_round_trip(2, "b"),
+            submit(item("b"), item("a"), item("c", 1)), P0Handle(3),
+            *_retry(2),
+        ),
+    ),
+    Witness(
+        # D9 with c cached by P0 only: every reference to c misses; two other requests
+        # re-record c before each retry, so request 1 misses c three times (L2, L3, L4).
+        "one-sided-item-re-recorded-before-each-retry", frozenset({"D9"}),
+        (
+            *_round_trip(0, "c"), *_round_trip(1, "c"),
+            *_round_trip(2, "c"), *_retry(1),
+            *_round_trip(3, "c"), *_retry(1),
+        ),
+    ),
+    Witness(
+        # D9: skewed payloads (b 2 bytes on P1) evict the b that request 3 re-sent after the
+        # miss, so the retry's reference to b misses again (L2), in V3 too.
+        "skewed-payloads-evict-re-sent-item", frozenset({"D9"}),
+        (
+            submit(item("a"), item("b")), P0Handle(0), P1Receive(0), P0ReceiveReply(),
+            *_round_trip(1, "c"), *_round_trip(2, "b"),
+            submit(item("b"), item("a")), P0Handle(3), P1Receive(0), P0ReceiveReply(),
+            *_retry(2),
+        ),
+    ),
+    Witness(
         "front-end-cleared-then-identity-reused", frozenset({"D3", "D7"}),
         (*_round_trip(0), P0Clear(0), submit(item("a", 1)), P0Handle(1), P1Receive(0)),
     ),

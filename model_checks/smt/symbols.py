@@ -321,7 +321,8 @@ def params(enc: Encoding) -> Params:
 
 def params_constraint(enc: Encoding, p: Params) -> z3.BoolRef:
     """The ranges of the parameters, and the spec's configuration rules: sizes equal on both
-    sides unless D9, no item over the budget unless D11."""
+    sides unless D9, no item over the budget unless D11 (under D9, over it on one side
+    only)."""
     low, high = enc.bounds.budget_range
     smin, smax = enc.bounds.size_range
     facts: list[z3.BoolRef] = [p.budget >= low, p.budget <= high]
@@ -330,7 +331,11 @@ def params_constraint(enc: Encoding, p: Params) -> z3.BoolRef:
         facts += [shadow >= smin, shadow <= smax, receiver >= smin, receiver <= smax]
         if not enc.enables(Drift.D9):
             facts.append(shadow == receiver)
-        if not enc.enables(Drift.D11):
+        if enc.enables(Drift.D11):
+            continue
+        if enc.enables(Drift.D9):  # one side may skip what the other caches
+            facts.append(z3.Or(shadow <= p.budget, receiver <= p.budget))
+        else:
             facts += [shadow <= p.budget, receiver <= p.budget]
     return z3.And(facts)
 

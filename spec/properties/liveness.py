@@ -77,9 +77,9 @@ def _note_payloads(
     front_end_of = {r.rid: r.front_end for r in trace.final.requests}
     payloads = {item.identity for item in message.items if item.data is not None}
     for rid, identity in owed:
-        if rid != message.rid and identity in payloads:
-            if front_end_of.get(rid) == message.front_end:
-                resent.add((rid, identity))
+        same_front_end = front_end_of.get(rid) == message.front_end
+        if rid != message.rid and identity in payloads and same_front_end:
+            resent.add((rid, identity))
 
 
 @trace_property("L2", "a resend never misses", FAIR_DELIVERY)

@@ -43,6 +43,16 @@ def test_drift_enables_the_matching_configuration() -> None:
     assert config.receiver_bytes(Content("a", 1)) == 5 and config.shadow_bytes(Content("a")) == 1
 
 
+def test_size_skew_alone_lets_one_side_skip_what_the_other_caches() -> None:
+    # D9 alone: c fits P0's accounting and exceeds the budget on P1's, so P0 caches it and P1
+    # skips it; over the budget on both sides is D11's.
+    skew = environment("D9")
+    config = Config(environment=skew, sizes=(ItemSize(Content("c"), 1, 3),))
+    assert config.fits_budget(Content("c")) and config.receiver_bytes(Content("c")) == 3
+    with pytest.raises(InvalidConfiguration, match="enable D11"):
+        Config(environment=skew, sizes=(ItemSize(Content("c"), 3, 3),))
+
+
 def test_unknown_names_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="unknown drift source 'D12'"):
         environment("D12")
