@@ -61,13 +61,14 @@ _EFFECTS: dict[Drift, str] = {
     "between were cached by P1: P0 holds keys P1 lost",
     Drift.D5: "two front ends, each with its own shadow, feed one P1: shadows cannot mirror",
     Drift.D6: "a request's probe, and its per-item updates, interleave with other requests' "
-    "updates: a probed hit can be gone at update time",
+    "updates: a probed hit can be gone at update time (whole LRU operations interleave; the "
+    "corrupted order of a torn update is an LRU flaw, the ghost-touch mutant)",
     Drift.D7: "a client reuses an identity (UUID) for different content: one identity names "
     "different tensors and placeholders over time",
     Drift.D8: "a request's items together exceed the budget: its own inserts evict its "
     "earlier hits",
-    Drift.D9: "P0 and P1 size the same item differently: one side evicts or skips, "
-    "the other does not",
+    Drift.D9: "P0 and P1 size the same item differently: one side evicts, or skips an item "
+    "over the budget on its side only, where the other does not",
     Drift.D10: "P1 restarts (cache lost: unsafe) or P0 restarts (shadow lost: safe)",
     Drift.D11: "an item larger than the whole budget is cached by neither side; a later "
     "reference to it misses",

@@ -182,7 +182,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "three-unfinished-split-updates",
         ("D6",),
-        "L3 at 3 unfinished requests (the matrix's instance allows 2): request 0 records a "
+        "With 3 unfinished requests (the matrix's instance allows 2): request 0 records a "
         "and has b still to update when request 1 references a and is sent first: P1 misses "
         "a and P0 drops it. Request 2 was processed before that miss (its drift event, "
         "P0Process, comes before the miss) and records a after it, unsent; the client's "

@@ -104,6 +104,18 @@ _HAND: tuple[Witness, ...] = (
         ),
     ),
     Witness(
+        # L3 with 2 unfinished requests: request 0 is processed (the drift event) before the
+        # miss and updated after it; its insert of c evicts b on P0 but a on P1, which took
+        # the requests in another order, so the retry's reference to a misses again.
+        "split-update-evicts-retry-reference", frozenset({"D6"}),
+        (
+            submit(item("b"), item("c")), P0Process(0),
+            submit(item("b"), item("a")), P0UpdateItem(0), P0Handle(1),
+            P1Receive(0), P0UpdateItem(0), P0ReceiveReply(),  # the miss on b
+            Retry(1), P0Handle(1),  # [b payload, a reference], sent after request 0's b, c
+        ),
+    ),
+    Witness(
         "probed-hit-evicted-before-update", frozenset({"D6"}),
         (*_round_trip(0), submit(item("a")), P0Process(1), submit(item("b"), item("c")),
          P0Handle(2), P0UpdateItem(1)),

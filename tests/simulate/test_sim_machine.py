@@ -97,3 +97,18 @@ def test_explicit_witnesses_break_what_they_are_for(env: tuple[str, ...], prop: 
         name, trace, step, _, _ = found
         violation = spec.by_id(prop).check_trace(trace)
         assert violation is not None and violation.step == step, name
+
+
+@pytest.mark.parametrize(
+    ("env", "prop", "variants"),
+    [(("D1",), "L2", (V1, V2, V3)), (("D3",), "L2", (V1, V2, V3)), (("D4",), "L2", (V1, V2, V3)),
+     (("D10",), "L2", (V1, V2, V3)), (("D9",), "L2", (V1, V2, V3)), (("D9",), "L4", (V1, V2, V3)),
+     (("D8",), "L1", (V1, V2)), (("D8",), "L2", (V1, V2)), (("D8",), "L3", (V1, V2)),
+     (("D6",), "L3", (V1, V2, V3))],
+)
+def test_witnesses_of_l2_and_of_request_level_assertions(
+    env: tuple[str, ...], prop: str, variants: tuple[spec.Variant, ...]
+) -> None:
+    for variant in variants:
+        found = shortest_witness(config_for(variant, env), env, prop)
+        assert found is not None, (variant.name, env, prop)

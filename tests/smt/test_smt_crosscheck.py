@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from model_checks.mutants import MUTANTS
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.crosscheck import first_disagreement, random_walk
-from model_checks.smt.symbols import Encoding
+from model_checks.smt.symbols import Bounds, Encoding
 from spec import V0, V1, V2, V3, Config, Content, Drift, ItemSize, Variant, environment
 
 ENCODED = ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8", "D9", "D10", "D11")
@@ -67,7 +67,9 @@ def test_encodable_scenarios_are_accepted() -> None:
             continue
         for variant in (V0, V2, V3):
             trace = scenario.run(variant)
-            assert first_disagreement(Encoding(variant, trace.config.environment), trace) is None
+            bounds = Bounds(max_in_flight=trace.config.max_in_flight)  # 3 in one scenario
+            encoding = Encoding(variant, trace.config.environment, bounds)
+            assert first_disagreement(encoding, trace) is None
 
 
 def test_a_disagreement_names_its_step() -> None:

@@ -19,6 +19,7 @@ from spec import (
     InvalidAction,
     ItemSize,
     State,
+    by_id,
     enabled,
     initial,
     step,
@@ -26,9 +27,9 @@ from spec import (
 from spec.drift import Drift
 from spec.fairness import drive_to_quiescence
 from spec.properties.registry import registry
-from spec.state import Fault, FaultKind
+from spec.state import Fault, FaultKind, Outcome
 from spec.trace import Step, Trace
-from spec.transitions import ACTION_TYPES, P0Handle, P1Receive, Submit
+from spec.transitions import ACTION_TYPES, P0Handle, P0ReceiveReply, P1Receive, Submit
 
 
 def all_drift_config(variant: spec.Variant = V3) -> Config:
@@ -149,3 +150,18 @@ def test_pending_is_exactly_the_owed_enabled_actions() -> None:
                 break
             state = step(config, state, rng.choice(actions))
         assert pending(config, state) == [a for a in enabled(config, state) if a.is_obligation()]
+
+
+def test_p0_assertion_fails_its_request_only_and_the_system_goes_on() -> None:
+    # a is cached; [b, c, a] needs 3 bytes of 2: c's insert evicts the probed hit a before P0
+    # reaches it. The request ends as p0-assert, b and c stay recorded (never sent), and the
+    # front end handles the next request.
+    config = Config(variant=V2, environment=frozenset({Drift.D8}), max_items=3)
+    a, b, c = ClientItem("a"), ClientItem("b"), ClientItem("c")
+    state = spec.run(config, [Submit((a,)), P0Handle(0), P1Receive(0), P0ReceiveReply(),
+                              Submit((b, c, a)), P0Handle(1)]).final
+    assert state.fault is None and state.requests[1].outcome is Outcome.P0_ASSERT
+    assert [e.identity for e in spec.lru.entries(state.shadows[0])] == ["b", "c"]
+    assert not state.to_engine and [e.identity for e in state.receiver] == ["a"]
+    assert by_id("S3").check_state(config, state)
+    assert Submit((b,)) in enabled(config, state)
