@@ -184,9 +184,9 @@ def _from_witness(
     if found is None:
         return s
     name, trace, step, script_length, reason = found
+    searched = f"none in {s.examples} examples" if s.examples else "tried before a search"
     finding = Finding(prop, step, reason, trace, script_length, "",
-                      detail=f"explicit witness {name} (search: none in {s.examples} "
-                      f"examples): {reason}")
+                      detail=f"explicit witness {name} (search: {searched}): {reason}")
     return Search(s.machine, s.checked, s.examples, s.steps, s.seconds, finding)
 
 
@@ -239,6 +239,7 @@ def run_cell(
     profile: Profile,
     out: Path | None,
     witnesses: Sequence[Witness] = (),
+    witness_first: bool = False,
 ) -> CellResult:
     start = time.perf_counter()
     cell = CellResult(label, variant_name, env, expectations, rules=rule_names(config))
@@ -259,7 +260,11 @@ def run_cell(
                                f"{s.finding.length}")
         holds.remove(broken)
     for prop in breaks:
-        s = search(label, config, [prop], profile, profile.break_examples, cell.stats)
+        s = Search(label, (prop,), 0, 0, 0.0, None)
+        if witness_first:  # a verdict is enough here, not the shortest counterexample
+            s = _from_witness(config, env, prop, s, witnesses)
+        if s.finding is None or s.finding.property_id != prop:
+            s = search(label, config, [prop], profile, profile.break_examples, cell.stats)
         if s.finding is None or s.finding.property_id != prop:
             s = _from_witness(config, env, prop, s, witnesses)
         record = _record(cell, prop, s, out, s.finding.detail if s.finding else "")
@@ -309,7 +314,8 @@ def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
     cell = EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
     label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
-    result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out)
+    result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out,
+                      witness_first=True)
     result.records = [replace(r, checker=WIDER_CHECKER) for r in result.records]
     return result
 
