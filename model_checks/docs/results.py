@@ -11,10 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from model_checks import render
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
-from model_checks.docs.pages import step_table
+from model_checks.docs.pages import NOTATION_LINK, step_table
 from model_checks.docs.snapshot import (
     RECORDS,
     REFRESH,
@@ -273,7 +272,8 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
     ]
     if replayed.fair_from is not None:
         parts.append(f"- steps after {replayed.fair_from} were taken by the fair scheduler")
-    parts += ["", "Notation: " + render.NOTATION, "", step_table(replayed.trace), "",
+    parts += ["", NOTATION_LINK.format(prefix="../"), "",
+              step_table(replayed.trace, replayed.fair_from), "",
               mermaid.sequence_diagram(replayed.trace)]
     return "\n".join(parts) + "\n"
 
