@@ -1,6 +1,7 @@
 """One executor for every sweep of independent jobs (matrix cells, mutants, lattice points).
 
-Contract: `run(jobs, backend, progress)` takes a list of picklable `Job`s (a module-level
+Contract: `run(jobs, backend, progress)` (or, in one call, `sweep(jobs, dask=ADDRESS or None,
+processes=N, title=...)`) takes a list of picklable `Job`s (a module-level
 function and its arguments, a pure function of them) and returns one result per job, in
 submission order, whatever ran where: `Done` with the job's value, or `Failed` with its error
 (the other jobs' results are kept). Backends: `LocalProcesses` (the default: this machine's
@@ -17,7 +18,7 @@ from model_checks.executor.backends import Backend, LocalProcesses, backend_for
 from model_checks.executor.errors import ClusterError
 from model_checks.executor.jobs import Done, Failed, Job, JobFailed, Result, values
 from model_checks.executor.progress import LineProgress, Progress
-from model_checks.executor.sweep import run
+from model_checks.executor.sweep import run, sweep
 
 __all__ = [
     "DASK_HELP",
@@ -35,5 +36,6 @@ __all__ = [
     "backend_for",
     "backend_from",
     "run",
+    "sweep",
     "values",
 ]

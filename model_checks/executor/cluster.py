@@ -26,7 +26,8 @@ EXTRA = "pip install 'paired-caches[cluster]'"
 
 
 class DaskCluster:
-    def __init__(self, address: str, connect_seconds: float = CONNECT_SECONDS) -> None:
+    def __init__(self, address: str, connect_seconds: float | None = None) -> None:
+        connect_seconds = CONNECT_SECONDS if connect_seconds is None else connect_seconds
         try:
             from distributed import Client
         except ImportError:
@@ -78,7 +79,7 @@ class DaskCluster:
         ]
         index = {future.key: n for n, future in enumerate(futures)}
         try:
-            for future in as_completed(futures):
+            for future in as_completed(futures, loop=self.client.loop):
                 n = index[future.key]
                 try:
                     yield n, future.result()

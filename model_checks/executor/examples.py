@@ -4,6 +4,7 @@ must be): no checker behind them, so a test of the executor tests the executor a
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 
@@ -19,11 +20,20 @@ def fail_on(n: int, bad: int) -> int:
     return n
 
 
-def die_once(n: int, marker: str) -> int:
-    """Kills its own process the first time any job sees `marker` missing (then creates it):
-    the job that was running there must be run again, and give the same value."""
+def exit_on(n: int, bad: int) -> int:
+    """Ends its own process (exit code 9) on `bad`: the job fails, the others do not."""
+    if n == bad:
+        os._exit(9)
+    return n
+
+
+def kill_worker_once(n: int, marker: str) -> int:
+    """The first job to find `marker` missing creates it and kills the worker process that runs
+    it (the parent of the job's own process): that worker's jobs must be run again elsewhere and
+    give the same values. Only for a pool of worker processes, never this process."""
     if not os.path.exists(marker):
         with open(marker, "w") as file:
             file.write(str(n))
+        os.kill(os.getppid(), signal.SIGKILL)
         os._exit(9)
     return n * 10

@@ -8,6 +8,8 @@ written, and the submitting process writes it (a cluster worker's disk is not ou
 
 from __future__ import annotations
 
+import os
+import pickle
 import threading
 import time
 import traceback
@@ -55,24 +57,64 @@ time per process."""
 
 
 def call(job: Job[T], source: str | None = None) -> Done[T] | Failed:
-    """Run `job` on this worker; an exception becomes `Failed`. With `source` (the submitting
+    """Run `job` in a child forked from this process for the job alone, and return its result.
+    Why: a solver's answer can depend on what ran before it in the same process (z3's models
+    differ with the terms earlier queries created), so every job starts from the state of a
+    process that has run no job, wherever it runs and whatever ran there before. (`os.fork`,
+    not `multiprocessing`: a Dask worker under a nanny is a daemon, which multiprocessing
+    forbids to have children.)"""
+    with _ONE_JOB_AT_A_TIME:
+        readable, writable = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child's coverage is not collected
+            try:
+                os.close(readable)
+                with os.fdopen(writable, "wb") as out:
+                    out.write(_pickled(run_here(job, source)))
+            finally:
+                os._exit(0)
+        os.close(writable)
+        with os.fdopen(readable, "rb") as received:
+            data = received.read()
+        _, status = os.waitpid(child, 0)
+        if not data:
+            return Failed(job.label, f"the job's process died ({_status(status)})")
+        result: Done[T] | Failed = pickle.loads(data)
+        return result
+
+
+def _pickled(result: Done[T] | Failed) -> bytes:
+    try:
+        return pickle.dumps(result)
+    except Exception as error:
+        return pickle.dumps(Failed(result.label, f"the job's value cannot be sent back: "
+                                   f"{one_line(error)}"))
+
+
+def _status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit code {os.waitstatus_to_exitcode(status)}"
+
+
+def run_here(job: Job[T], source: str | None = None) -> Done[T] | Failed:
+    """Run `job` in this process; an exception becomes `Failed`. With `source` (the submitting
     process's source digest), a worker whose sources differ refuses the job: its results could
     differ from a local run's."""
-    with _ONE_JOB_AT_A_TIME:
-        if source is not None:
-            from model_checks.executor.sources import source_digest
+    if source is not None:
+        from model_checks.executor.sources import source_digest
 
-            mine = source_digest()
-            if mine != source:
-                return Failed(job.label, f"this worker's sources differ from the submitter's "
-                              f"(digest {mine[:12]}, expected {source[:12]})")
-        start = time.perf_counter()
-        try:
-            value = job.function(*job.arguments)
-        except Exception as error:  # reported as the job's result, the others go on
-            return Failed(job.label, one_line(error), traceback.format_exc(),
-                          time.perf_counter() - start)
-        return Done(job.label, value, time.perf_counter() - start)
+        mine = source_digest()
+        if mine != source:
+            return Failed(job.label, f"this worker's sources differ from the submitter's "
+                          f"(digest {mine[:12]}, expected {source[:12]})")
+    start = time.perf_counter()
+    try:
+        value = job.function(*job.arguments)
+    except Exception as error:  # reported as the job's result, the others go on
+        return Failed(job.label, one_line(error), traceback.format_exc(),
+                      time.perf_counter() - start)
+    return Done(job.label, value, time.perf_counter() - start)
 
 
 def one_line(error: BaseException) -> str:

@@ -50,7 +50,7 @@ class LineProgress:
 
     def started(self, total: int, where: str) -> None:
         self.total, self.start = total, time.perf_counter()
-        self._line(f"{self.title}: {total} jobs on {where}")
+        self._line(f"{self.title}: {total} job{'' if total == 1 else 's'} on {where}")
 
     def counters(self) -> str:
         elapsed = time.perf_counter() - self.start

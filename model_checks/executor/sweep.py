@@ -31,3 +31,20 @@ def run(
     if lost:
         raise RuntimeError(f"{backend.where} lost {len(lost)} job(s): {', '.join(lost)}")
     return [r for r in results if r is not None]
+
+
+def sweep(
+    jobs: Sequence[Job[T]], *, dask: str | None = None, processes: int = 2,
+    title: str | None = None,
+) -> list[Done[T] | Failed]:
+    """The one-call form: `jobs` on the Dask scheduler at `dask` (a `ClusterError` if it cannot
+    be used) or on `processes` local processes, with a progress line per job under `title`
+    (None: silent); results in submission order, as `run`."""
+    from model_checks.executor.backends import backend_for
+    from model_checks.executor.progress import LineProgress
+
+    backend = backend_for(dask, processes)
+    try:
+        return run(jobs, backend, LineProgress(title) if title is not None else None)
+    finally:
+        backend.close()

@@ -11,7 +11,7 @@ import pytest
 
 from model_checks import executor
 from model_checks.executor import Done, Failed, Job, LineProgress, LocalProcesses
-from model_checks.executor.examples import die_once, fail_on, square_after
+from model_checks.executor.examples import exit_on, fail_on, kill_worker_once, square_after
 
 
 def _jobs() -> list[Job[int]]:
@@ -38,9 +38,19 @@ def test_a_failing_job_keeps_the_others_results() -> None:
         executor.values(results)
 
 
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_job_that_ends_its_process_fails_alone(processes: int) -> None:
+    jobs = [Job(f"n{n}", exit_on, (n, 1)) for n in range(3)]
+    results = executor.run(jobs, LocalProcesses(processes))
+    failed = results[1]
+    assert isinstance(failed, Failed)
+    assert failed.error == "the job's process died (exit code 9)"
+    assert [r.value for r in results if isinstance(r, Done)] == [0, 2]
+
+
 def test_a_killed_worker_process_loses_no_job(tmp_path: Path) -> None:
     marker = str(tmp_path / "died")
-    jobs = [Job(f"n{n}", die_once, (n, marker)) for n in range(5)]
+    jobs = [Job(f"n{n}", kill_worker_once, (n, marker)) for n in range(5)]
     results = executor.run(jobs, LocalProcesses(2))
     assert Path(marker).exists()  # a worker process did die
     assert executor.values(results) == [n * 10 for n in range(5)]
@@ -75,3 +85,10 @@ def test_a_failed_job_is_a_progress_line_too() -> None:
 def test_no_processes_is_refused() -> None:
     with pytest.raises(ValueError, match="got 0 processes, expected at least 1"):
         LocalProcesses(0)
+
+
+def test_sweep_is_the_one_call_form(capsys: pytest.CaptureFixture[str]) -> None:
+    results = executor.sweep(_jobs()[:3], processes=2, title="squares")
+    assert executor.values(results) == [0, 1, 4]
+    out = capsys.readouterr().out
+    assert out.startswith("squares: 3 jobs on 2 local processes\n") and "[3/3, " in out
