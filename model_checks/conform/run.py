@@ -9,11 +9,11 @@ settled. The first disagreement stops the run; it is shrunk and reported with it
 
 from __future__ import annotations
 
+import re
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from model_checks.conform.adapter import Adapter, HarnessFailure
 from model_checks.conform.lockstep import (
@@ -21,10 +21,10 @@ from model_checks.conform.lockstep import (
     Disagreement,
     EngineFactory,
     Lockstep,
-    random_walk,
     run_actions,
     shrink,
 )
+from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenarios.base import Scenario, every_variant, item
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
@@ -43,13 +43,15 @@ from spec import (
 
 @dataclass(frozen=True)
 class Profile:
-    """walks per configuration, steps per walk, and whether the scenario corpus runs."""
+    """Hypothesis examples per configuration (`walks`), the most steps per example
+    (`length`), whether the scenario corpus runs, and an example database (None: none)."""
 
     name: str
     walks: int
     length: int
     corpus: bool = True
     wide: bool = False  # also the wide configuration (4 identities, budget 4): slower steps
+    database: str | None = None
 
 
 PROFILES: dict[str, Profile] = {
@@ -248,9 +250,9 @@ def conform(
             outcome.not_checked.append(variant.name)
             continue
         outcome.checked.append(variant.name)
-        for label, config, runs in _jobs(variant, profile, seed):
-            if not _job(outcome, adapter, variant, label, config, runs, engine_factory,
-                        shrink_failure):
+        for label, config, job, scripted in _jobs(variant, profile, seed):
+            if not _job(outcome, adapter, variant, label, config, job, scripted,
+                        engine_factory, shrink_failure):
                 outcome.seconds = time.perf_counter() - start
                 return outcome
             if outcome.findings and not keep_going:
@@ -266,7 +268,8 @@ def _job(
     variant: Variant,
     label: str,
     config: Config,
-    runs: Any,
+    job: Job,
+    scripted: bool,
     engine_factory: EngineFactory | None,
     shrink_failure: bool,
 ) -> bool:
@@ -276,16 +279,21 @@ def _job(
     verdicts: dict[str, int | None] = {p.id: None for p in registry()}
     steps = 0
     failure: Disagreement | None = None
+
+    def sink(run: Lockstep) -> None:
+        nonlocal steps
+        steps += len(run.actions)
+        _spec_verdicts(run, verdicts)
+        outcome.note_broken(where, config, run.broken)
+
     try:
-        for run in runs(adapter, engine_factory):
-            steps += len(run.actions)
-            _spec_verdicts(run, verdicts)
-            outcome.note_broken(where, config, run.broken)
+        job(adapter, engine_factory, sink)
     except Disagreement as found:
-        steps += len(found.actions)
+        if scripted:
+            steps += len(found.actions)
         outcome.note_broken(where, config, found.broken)
         try:
-            if shrink_failure:
+            if shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
                 found = shrink(config, adapter, found, engine_factory=engine_factory)
                 outcome.note_broken(where, config, found.broken)
         except HarnessFailure as error:
@@ -308,28 +316,40 @@ def _job(
     return True
 
 
-def _jobs(variant: Variant, profile: Profile, seed: int) -> Iterator[tuple[str, Config, Any]]:
+Job = Callable[[Adapter, "EngineFactory | None", Callable[[Lockstep], None]], None]
+"""Runs one job's lockstep runs, handing each finished run to the sink; raises the job's
+`Disagreement` (shrunk already, for a generated job)."""
+
+
+def _jobs(
+    variant: Variant, profile: Profile, seed: int
+) -> Iterator[tuple[str, Config, Job, bool]]:
+    """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
+    it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis)."""
     if profile.corpus:
         for scenario in corpus():
             if variant in scenario.variants:
                 config = scenario.config(variant)
 
                 def scripted(adapter: Adapter, factory: EngineFactory | None,
-                             s: Scenario = scenario, c: Config = config) -> Iterator[Lockstep]:
-                    yield run_actions(c, adapter, s.script, settle=s.settle,
-                                      engine_factory=factory)
+                             sink: Callable[[Lockstep], None],
+                             s: Scenario = scenario, c: Config = config) -> None:
+                    sink(run_actions(c, adapter, s.script, settle=s.settle,
+                                     engine_factory=factory))
 
-                yield f"scenario {scenario.name}", config, scripted
+                yield f"scenario {scenario.name}", config, scripted, True
     for label, config in configurations(variant, profile.wide):
 
-        def walks(adapter: Adapter, factory: EngineFactory | None,
-                  c: Config = config, name: str = label) -> Iterator[Lockstep]:
-            for walk in range(profile.walks):
-                key = f"{seed}:{variant.name}:{name}:{walk}".encode()
-                yield random_walk(c, adapter, zlib.crc32(key), profile.length,
-                                  engine_factory=factory)
+        def generated(adapter: Adapter, factory: EngineFactory | None,
+                      sink: Callable[[Lockstep], None],
+                      c: Config = config, name: str = label) -> None:
+            ident = re.sub(r"\W", "_", f"{variant.name}_{name}")
+            machine = lockstep_machine(ident, c, adapter, factory, sink)
+            key = f"{seed}:{variant.name}:{name}".encode()
+            run_machine(machine, profile.walks, profile.length, zlib.crc32(key),
+                        database=profile.database)
 
-        yield f"walks {label}", config, walks
+        yield f"generated {label}", config, generated, False
 
 
 def _environment(config: Config) -> tuple[str, ...]:
