@@ -465,7 +465,9 @@ class Lockstep:
         spec_tags += [e.tag for s in self.state.shadows for e in spec_lru.entries(s)]
         impl_tags = [w.tag for s in self.channel for w in s.message.items]
         impl_tags += [e.tag for shadow in shadows for e in shadow]
-        if any(t is not None for t in spec_tags) and all(t is None for t in impl_tags):
+        if any(t is not None for t in spec_tags) and impl_tags and all(
+            t is None for t in impl_tags
+        ):
             raise Disagreement(
                 number, action, "tags", "tagged", "untagged",
                 sentence=f"the implementation sends and records no tags, but "

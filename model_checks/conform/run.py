@@ -26,8 +26,9 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.records import Verdict, VerdictRecord
-from model_checks.scenarios.base import Scenario, every_variant, item
+from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
+from spec.transitions import P0HandleRejected
 from spec import (
     ALL_DRIFT,
     VARIANTS,
@@ -122,6 +123,23 @@ _HIT_AFTER_MISS = Scenario(
 )
 """Conformance's own addition to the corpus (nothing drifts; every variant must agree)."""
 
+_PARTIAL_MISS = Scenario(
+    "miss-reply-names-some-items",
+    ("D2",),
+    "P0 holds a (served) and b (recorded by a request rejected after its update, D2: P1 "
+    "never saw it). The request [a, b] is served a and misses b: the reply names b alone, "
+    "and P0 must drop exactly b, keeping a (vllm#46747: invalidate exactly the missed).",
+    configured("D2"),
+    (
+        *round_trip(0, item("a")),
+        submit(item("b")),
+        P0HandleRejected(1),
+        *round_trip(2, item("a"), item("b")),
+    ),
+    {**every_variant("H1"), "V0": frozenset({"S3", "H1", "L4"})},
+)
+"""A miss reply that names some of a request's items, not all (no scenario had one)."""
+
 
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
@@ -129,7 +147,7 @@ def corpus() -> tuple[Scenario, ...]:
     from model_checks.mutants import MUTANTS
 
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
