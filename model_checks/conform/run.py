@@ -28,7 +28,6 @@ from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
-from spec.transitions import P0HandleRejected
 from spec import (
     ALL_DRIFT,
     VARIANTS,
@@ -40,6 +39,7 @@ from spec import (
     describe_environment,
     registry,
 )
+from spec.transitions import P0HandleRejected
 
 
 @dataclass(frozen=True)
