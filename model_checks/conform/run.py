@@ -356,7 +356,7 @@ def _jobs(
                                      engine_factory=factory))
 
                 yield f"scenario {scenario.name}", config, scripted, True
-    for label, config in configurations(variant, profile.wide):
+    for label, config in configurations(variant, profile.wide) if profile.walks else ():
 
         def generated(adapter: Adapter, factory: EngineFactory | None,
                       sink: Callable[[Lockstep], None],
