@@ -53,7 +53,6 @@ def _kill(mutant: ImplMutant, profile: Profile, remote: RemoteEngines | None) ->
     return Kill(found.caught_by, found.step, outcome.where, found.report())
 
 
-@functools.cache
 def kill_matrix(
     profile: Profile = PROFILE,
     *,
@@ -61,7 +60,7 @@ def kill_matrix(
     mutants: Sequence[ImplMutant] = MUTANTS,
 ) -> list[Row]:
     """One row per mutant of `mutants` (default: all), in their order: the conformance run in
-    one process and (`processes`) across two. Cached per process (docs and tests share it)."""
+    one process and (`processes`) across two."""
     rows: list[Row] = []
     if not mutants:
         return rows
@@ -91,9 +90,16 @@ def kill_rate(rows: Sequence[Row]) -> tuple[int, int]:
     return sum(r.in_process.caught_by is not None for r in rows), len(rows)
 
 
+@functools.cache
+def default_rows(profile: Profile = PROFILE) -> list[Row]:
+    """`kill_matrix` of every mutant in both modes, cached per process (docs and tests share
+    it)."""
+    return kill_matrix(profile)
+
+
 def page(profile: Profile = PROFILE) -> str:
     """The whole page, from fresh runs."""
-    return render(kill_matrix(profile), profile, independent_rows(profile))
+    return render(default_rows(profile), profile, independent_rows(profile))
 
 
 def _cell(kill: Kill | None) -> str:
