@@ -135,6 +135,7 @@ class _Attempt:
     request_id: int | None = None
     retries: int = 0
     failure: str = ""  # the front end's assertion that failed this attempt, if one did
+    resent: tuple[api.ItemIn, ...] | None = None  # what the implementation's client resends
 
 
 @dataclass
@@ -150,7 +151,7 @@ class _Monitors:
     """Liveness monitors over the implementation's own observations (L1-L3)."""
 
     owed: dict[tuple[int, str], int] = field(default_factory=dict)  # (rid, identity) -> step
-    resent: set[tuple[int, str]] = field(default_factory=set)  # owed, payload sent since
+    excused: set[tuple[int, str]] = field(default_factory=set)  # owed, payload sent since
     listed: dict[int, tuple[str, ...]] = field(default_factory=dict)  # rid -> last miss
     watching: dict[int, int] = field(default_factory=dict)  # rid -> step of the miss reply
 
@@ -249,7 +250,8 @@ class Lockstep:
             attempt = self.attempts[action.rid]
             items = tuple(ClientItem(i.identity, i.version, True) for i in attempt.items)
             self.attempts[action.rid] = _Attempt(
-                attempt.front_end, items, retries=attempt.retries + 1
+                attempt.front_end, items, retries=attempt.retries + 1,
+                resent=self._client_retry(attempt),
             )
         elif isinstance(action, ClearBoth):
             for front_end in self.front_ends:
@@ -266,7 +268,18 @@ class Lockstep:
         else:
             raise TypeError(f"no implementation mapping for {action!r}")
 
+    def _client_retry(self, attempt: _Attempt) -> tuple[api.ItemIn, ...] | None:
+        """The items the implementation's own client resends (`api.ClientRetry`), or None
+        where the adapter has no client: the harness then attaches media to every item."""
+        front_end = self.front_ends[attempt.front_end]
+        if not isinstance(front_end, api.ClientRetry):
+            return None
+        media = {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
+        return front_end.retry_items(self._items(attempt), media)
+
     def _items(self, attempt: _Attempt) -> tuple[api.ItemIn, ...]:
+        if attempt.resent is not None:
+            return attempt.resent
         return tuple(
             api.ItemIn(i.identity, codec.media_for(self.config, i.content) if i.has_data else None)
             for i in attempt.items
@@ -321,17 +334,17 @@ class Lockstep:
         for item in message.items:
             key = (rid, item.identity)
             since = monitors.owed.pop(key, None)
-            if since is not None and item.payload is None and key not in monitors.resent:
+            if since is not None and item.payload is None and key not in monitors.excused:
                 self._fail_property(
                     "L1", f"the retry of request {rid} sent {item.identity!r} as a reference "
                     f"after the miss reply taken at step {since}",
                 )
-            monitors.resent.discard(key)
+            monitors.excused.discard(key)
         payloads = {item.identity for item in message.items if item.payload is not None}
         for owed_rid, identity in monitors.owed:
             same_front_end = self.attempts[owed_rid].front_end == front_end
             if owed_rid != rid and same_front_end and identity in payloads:
-                monitors.resent.add((owed_rid, identity))
+                monitors.excused.add((owed_rid, identity))
         delivered = api.WireMessage(message.request_id, tuple(
             item if item.payload is None else api.WireItem(
                 item.identity, self._reencode(item), item.placeholders, item.tag
@@ -404,7 +417,7 @@ class Lockstep:
                 )
             monitors.listed[rid] = missed
             monitors.owed.update({(rid, h): number for h in missed})
-            monitors.resent.difference_update((rid, h) for h in missed)
+            monitors.excused.difference_update((rid, h) for h in missed)
             monitors.watching[rid] = number
 
     def _fail_property(self, prop: str, reason: str) -> None:
@@ -473,7 +486,9 @@ class Lockstep:
         spec_tags += [e.tag for s in self.state.shadows for e in spec_lru.entries(s)]
         impl_tags = [w.tag for s in self.channel for w in s.message.items]
         impl_tags += [e.tag for shadow in shadows for e in shadow]
-        if any(t is not None for t in spec_tags) and all(t is None for t in impl_tags):
+        if any(t is not None for t in spec_tags) and impl_tags and all(
+            t is None for t in impl_tags
+        ):
             raise Disagreement(
                 number, action, "tags", "tagged", "untagged",
                 sentence=f"the implementation sends and records no tags, but "
@@ -525,7 +540,9 @@ class Lockstep:
 
     def _placeholders_content(self, placeholders: tuple[int, int]) -> object:
         content = codec.content_of(self.config, placeholders[0])
-        if content is None or placeholders[1] != self.config.shadow_bytes(content):
+        if content is None or placeholders[1] != codec.placeholder_length(
+            self.config.shadow_bytes(content)
+        ):
             return ("garbled", placeholders)
         return content
 
