@@ -153,7 +153,7 @@ class _Monitors:
     owed: dict[tuple[int, str], int] = field(default_factory=dict)  # (rid, identity) -> step
     excused: set[tuple[int, str]] = field(default_factory=set)  # owed, payload sent since
     listed: dict[int, tuple[str, ...]] = field(default_factory=dict)  # rid -> last miss
-    watching: dict[int, int] = field(default_factory=dict)  # rid -> step of the miss reply
+    watching: dict[int, int] = field(default_factory=dict)  # rid -> step of P1's miss
 
 
 def _stage(stage: Stage) -> Stage:
@@ -398,6 +398,8 @@ class Lockstep:
                 "L3", f"request {sent.rid}: the retry after the miss at step {since} missed "
                 f"again ({', '.join(missed)}) with no drift event in between",
             )
+        if missed:  # L3 watches from P1's miss (as the spec's monitor)
+            self.monitors.watching[sent.rid] = len(self.actions)
         assert attempt.request_id is not None
         self.replies.append((sent.rid, attempt.request_id, missed))
 
@@ -418,7 +420,6 @@ class Lockstep:
             monitors.listed[rid] = missed
             monitors.owed.update({(rid, h): number for h in missed})
             monitors.excused.difference_update((rid, h) for h in missed)
-            monitors.watching[rid] = number
 
     def _fail_property(self, prop: str, reason: str) -> None:
         """An implementation-side property broke: recorded in `broken` (its first time), and a

@@ -109,27 +109,29 @@ def resend_never_misses(trace: Trace) -> Violation | None:
     FAIR_DELIVERY + "; no drift event happens between the miss and the retry's delivery",
 )
 def bounded_recovery(trace: Trace) -> Violation | None:
-    """If no new drift event happens after P0 takes a miss reply for a request, the first
-    retry of that request succeeds at P1. Drift events are the steps that exercise a drift
-    source (a clear, a reset, a restart, a rejection, a reordered delivery, an interleaved
-    P0 step, a reused identity); standing drift (a second front end, size skew, oversized
-    items, a request over the budget) is no event, so under it L3 can fail without one."""
-    watching: dict[int, int] = {}  # rid -> step of the miss reply, while no drift has happened
-    for number, before, action, after in trace.transitions():
+    """If no new drift event happens after P1 reports a miss for a request, the first retry
+    of that request succeeds at P1. Drift events are the steps that exercise a drift source
+    (a clear, a reset, a restart, a rejection, a reordered delivery, an interleaved P0 step, a
+    reused identity); standing drift (a second front end, size skew, oversized items, a
+    request over the budget) is no event, so under it L3 can fail without one. The watch
+    starts at P1's miss, not when P0 takes the reply: an event in between is after the
+    miss."""
+    watching: dict[int, int] = {}  # rid -> step of P1's miss, while no drift has happened
+    for number, _, action, after in trace.transitions():
         if action.drift_event() is not None:
             watching.clear()
-        reply = _miss_reply(before, action)
-        if reply is not None:
-            watching[reply[0]] = number
         if isinstance(action, P1Receive) and after.last_delivery is not None:
-            rid = after.last_delivery.message.rid
+            delivery = after.last_delivery
+            rid = delivery.message.rid
             since = watching.pop(rid, None)
-            if since is not None and after.last_delivery.missed:
+            if since is not None and delivery.missed:
                 return Violation(
                     "L3", number,
                     f"request {rid}: the retry after the miss at step {since} missed again "
-                    f"({', '.join(after.last_delivery.missed)}) with no drift event in between",
+                    f"({', '.join(delivery.missed)}) with no drift event in between",
                 )
+            if delivery.missed:
+                watching[rid] = number
     return None
 
 
