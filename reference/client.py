@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from reference.errors import BadInputTypeError, BadInputValueError, MultiModalCacheMissError
+from reference.errors import (
+    BadInputTypeError,
+    BadInputValueError,
+    MissingMediaError,
+    MultiModalCacheMissError,
+)
 from reference.errors import describe as _describe
 from reference.messages import Request
 
@@ -24,9 +29,11 @@ def retry(
     """Send ``request``; on ``MultiModalCacheMissError`` resend it, at most ``max_retries`` times.
 
     Every resend carries the data: ``request.with_media(media)`` (the request's own content,
-    plus ``media[identity]`` for the items ``media`` names, UUID-only ones included). Only the
-    miss error is retried; any other error propagates at once. After the last retry the last
-    miss error propagates.
+    plus ``media[identity]`` for the items ``media`` names, UUID-only ones included). Retried:
+    the miss error, and a ``MissingMediaError`` (P0 lost a UUID-only item) when ``media``
+    holds every identity it names and the attempt did not carry them yet; a resend counts
+    against ``max_retries`` either way. Any other error propagates at once. After the last
+    retry the last error propagates.
     """
     if isinstance(max_retries, bool) or not isinstance(max_retries, int):
         raise BadInputTypeError(f"got max_retries {_describe(max_retries)}, expected an int")
@@ -37,5 +44,9 @@ def retry(
         try:
             return send(attempt)
         except MultiModalCacheMissError:
+            attempt = request.with_media(media)
+        except MissingMediaError as error:
+            if attempt is not request or not media or any(i not in media for i in error.identities):
+                raise
             attempt = request.with_media(media)
     return send(attempt)
