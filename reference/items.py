@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TypeAlias, Union
 
 import torch
@@ -54,6 +55,7 @@ __all__ = [
     "TensorTree",
     "compact_payload",
     "entry_charge",
+    "freeze_payload",
     "run_processor",
     "tensor_leaves",
     "tree_nbytes",
@@ -161,6 +163,16 @@ def compact_payload(tree: TensorTree) -> TensorTree:
     if not changed:
         return tree
     return {key: changed.get(key, value) for key, value in tree.items()}
+
+
+def freeze_payload(tree: TensorTree) -> TensorTree:
+    """A read-only copy of the mapping structure (``MappingProxyType`` at every level); the
+    tensors are the same objects. What the receiver caches and serves: a consumer cannot add,
+    drop or replace a cached entry's tensors, and the sender's dict cannot change it later."""
+    return MappingProxyType({
+        key: value if isinstance(value, torch.Tensor) else freeze_payload(value)
+        for key, value in tree.items()
+    })
 
 
 def tensor_leaves(tree: TensorTree) -> tuple[torch.Tensor, ...]:

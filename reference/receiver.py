@@ -10,7 +10,9 @@ Memory: a cached payload is kept compact and detached and charged what it keeps 
 (``reference.items``: the decisions and the minimum charge per entry).
 
 Served tensors cannot corrupt the cache (decided once): the engine hands the model the cached
-tensors themselves (no copy on the hit path), and each entry records a *version stamp*, the
+tensors themselves (no copy on the hit path) in a read-only mapping (``freeze_payload``, made
+once when the payload is cached: keys cannot be added, dropped or replaced), and each entry
+records a *version stamp*, the
 sum of its tensors' ``_version`` counters, which torch bumps on every in-place operation
 (``add_``, ``copy_``, ``resize_``..., through any view). A reference to an entry whose stamp
 changed is a miss: the entry is dropped and reported, the front end invalidates it and the
@@ -47,6 +49,7 @@ from reference.items import (
     TensorTree,
     compact_payload,
     entry_charge,
+    freeze_payload,
     tensor_leaves,
     tree_nbytes,
 )
@@ -203,7 +206,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             cached = self._lru.get(item.identity)
             if cached is not None and not cached.edited():
                 return cached.payload
-        kept = compact_payload(payload)
+        kept = freeze_payload(compact_payload(payload))
         self._lru.put(item.identity, ReceiverEntry.of(kept, item.tag), size)
         return kept
 
