@@ -86,10 +86,8 @@ class ReceiverEntry:
 
 
 def _stamp(leaves: tuple[torch.Tensor, ...]) -> int:
-    stamp = 0
-    for tensor in leaves:
-        stamp += tensor._version
-    return stamp
+    """The sum of the tensors' version counters (each only ever grows)."""
+    return sum([tensor._version for tensor in leaves])
 
 
 class Resolution(NamedTuple):
@@ -131,7 +129,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             for item in items:
                 touch(item.identity)
             resolve_one = self._resolve_one
-            for index in self._order(items):
+            for index in self._order(items, sizes):
                 served[index] = resolve_one(items[index], sizes[index])
         inputs = tuple(
             _new_input(ModelInput, (item.identity, payload, item.placeholders))
@@ -144,9 +142,10 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         )
         return Resolution(inputs, missed)
 
-    def _order(self, items: tuple[WireItem, ...]) -> Sequence[int]:
-        """``resolution_order``, without building the partition when it is the identity."""
-        references = sum(item.payload is None for item in items)
+    def _order(self, items: tuple[WireItem, ...], sizes: list[int]) -> Sequence[int]:
+        """``resolution_order``, without building the partition when it is the identity
+        (references are the items of size 0: a payload is charged at least 1 byte)."""
+        references = sizes.count(0)
         if references in (0, len(items)) or not self._variant.references_first:
             return range(len(items))
         return resolution_order(self._variant, [item.payload is None for item in items])

@@ -71,7 +71,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """The identities (of one request) that the shadow holds; nothing is reordered."""
         checked = check_identities(identities)
         with self._lock:
-            return frozenset(i for i in checked if i in self._lru)
+            return frozenset(filter(self._lru.__contains__, checked))
 
     def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
@@ -103,18 +103,22 @@ class SenderCache(GuardedCache[ShadowEntry]):
             outgoing = tuple(outgoing)
         _validate_outgoing(outgoing)
         with self._lock:
-            self._reject_unprocessable_late_misses(outgoing, process)
-            outgoing = self._reprocess_late_misses(outgoing, process)
             lru = self._lru
+            present = list(map(lru.__contains__, [each.identity for each in outgoing]))
+            if not all(present) and any(
+                each.item is None for each, held in zip(outgoing, present, strict=True)
+                if not held
+            ):
+                self._reject_unprocessable_late_misses(outgoing, process)
+                outgoing = self._reprocess_late_misses(outgoing, process)
             touch = lru.touch
             for each in outgoing:
                 touch(each.identity)
             update_one = self._update_one
-            if not self._variant.references_first:
-                return tuple(update_one(each, process) for each in outgoing)
-            order = resolution_order(self._variant, [o.identity in lru for o in outgoing])
+            if not self._variant.references_first or all(present) or not any(present):
+                return tuple([update_one(each, process) for each in outgoing])
             wire: list[WireItem | None] = [None] * len(outgoing)
-            for index in order:
+            for index in resolution_order(self._variant, present):
                 wire[index] = update_one(outgoing[index], process)
         return tuple(wire)  # type: ignore[arg-type]  # every index was resolved
 
