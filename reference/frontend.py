@@ -91,6 +91,18 @@ class FrontEnd:
 
     def probe(self, request: Request) -> ProbedRequest:
         """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
+        hits = self.probe_shadow(request)
+        processor = self._processor
+        processed = {
+            item.identity: run_processor(processor, item.content)
+            for item in request.items if item.identity not in hits
+        } if len(hits) != len(request.items) else {}
+        return self.record_probed(request, hits, processed)
+
+    # The steps of ``probe``, for a front end that awaits between them (``AsyncFrontEnd``).
+
+    def probe_shadow(self, request: Request) -> frozenset[str]:
+        """Validate ``request``, probe the shadow, reject UUID-only misses; changes nothing."""
         if type(request) is not Request:
             check_instance("request", request, Request)
         items = request.items
@@ -100,19 +112,24 @@ class FrontEnd:
             if type(item) is not RequestItem:
                 check_instance("request item", item, RequestItem)
         hits = self._sender.probe([item.identity for item in items])
-        processed: dict[str, ProcessedItem] = {}
         if len(hits) != len(items):
             uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
             if uuid_only:
                 raise MissingMediaError(uuid_only)
-            processor = self._processor
-            for item in items:
-                if item.identity not in hits:
-                    processed[item.identity] = run_processor(processor, item.content)
+        return hits
+
+    def record_probed(
+        self, request: Request, hits: frozenset[str], processed: dict[str, ProcessedItem]
+    ) -> ProbedRequest:
+        """Give the probed request its id and record it (the only change ``probe`` makes)."""
         with self._lock:
             request_id = next(self._ids)
             self._probed.add(request_id)
         return ProbedRequest(request_id, request, hits, processed)
+
+    @property
+    def processor(self) -> Processor:
+        return self._processor
 
     def update(self, probed: ProbedRequest) -> Message:
         """Step 3 of P0: update the shadow and build the message for the engine."""
