@@ -4,8 +4,9 @@ All are immutable; none validates itself (they are plain data, built in hot path
 boundaries validate what they receive: ``FrontEnd.probe``, ``FrontEnd.handle_reply``,
 ``SenderCache.update``, ``ReceiverCache.resolve`` and ``Engine.receive``.
 
-The three built once per item per request (``Outgoing``, ``WireItem``, ``ModelInput``) are
-named tuples, not frozen dataclasses: a frozen dataclass's ``__init__`` sets each field with
+The ones built once per item or per request on the hit path (``Outgoing``, ``WireItem``,
+``ModelInput``, ``Message``; ``ProbedRequest`` in the front end) are named tuples, not frozen
+dataclasses: a frozen dataclass's ``__init__`` sets each field with
 ``object.__setattr__`` and costs 4-5x a tuple's construction, which was a third of the whole
 hit path (``benchmarks/bench_reference.py``). They compare and hash by identity, as the
 dataclasses did (``eq=False``): a payload's tensors have no boolean equality.
@@ -118,12 +119,20 @@ class WireItem(NamedTuple):
         return id(self)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Message:
+class Message(NamedTuple):
     """What P0 sends to P1 for one request."""
 
     request_id: int
     items: tuple[WireItem, ...]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ request's resolution.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -57,6 +58,7 @@ from reference.messages import ModelInput, WireItem
 from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
 
 _TAG_LIMIT = 1 << 64
+_version_of = operator.attrgetter("_version")  # torch bumps it on every in-place operation
 _new_input = tuple.__new__  # ModelInput(...) without the Python-level __new__ frame
 
 __all__ = ["ReceiverCache", "ReceiverEntry", "Resolution"]
@@ -87,7 +89,7 @@ class ReceiverEntry:
 
 def _stamp(leaves: tuple[torch.Tensor, ...]) -> int:
     """The sum of the tensors' version counters (each only ever grows)."""
-    return sum([tensor._version for tensor in leaves])
+    return sum(map(_version_of, leaves))
 
 
 class Resolution(NamedTuple):
@@ -123,20 +125,26 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             items = tuple(items)
         sizes = self._validate(items)
         count = len(items)
-        served: list[TensorTree | None] = [None] * count
         with self._lock:
             touch = self._lru.touch
             for item in items:
                 touch(item.identity)
-            resolve_one = self._resolve_one
-            for index in self._order(items, sizes):
-                served[index] = resolve_one(items[index], sizes[index])
+            if sizes.count(0) == count:  # all references (the hit path): request order
+                served = list(map(self._lookup_reference, items))
+            else:
+                served = [None] * count
+                resolve_one = self._resolve_one
+                for index in self._order(items, sizes):
+                    served[index] = resolve_one(items[index], sizes[index])
+        if None not in served:
+            return Resolution(tuple([
+                _new_input(ModelInput, (item[0], payload, item[2]))
+                for item, payload in zip(items, served, strict=True)
+            ]), ())
         inputs = tuple(
             _new_input(ModelInput, (item.identity, payload, item.placeholders))
             for item, payload in zip(items, served, strict=True) if payload is not None
         )
-        if len(inputs) == count:
-            return Resolution(inputs, ())
         missed = tuple(
             item.identity for item, payload in zip(items, served, strict=True) if payload is None
         )

@@ -111,11 +111,23 @@ class SenderCache(GuardedCache[ShadowEntry]):
             ):
                 self._reject_unprocessable_late_misses(outgoing, process)
                 outgoing = self._reprocess_late_misses(outgoing, process)
+            update_one = self._update_one
+            if all(present):  # every item hit (the hit path): references, in request order.
+                # No touch pass: with nothing inserted, nothing is evicted, and the gets in
+                # request order leave the LRU order that "touch all, then get each" leaves.
+                get = lru.get
+                wire_items: list[WireItem] = []
+                for identity, _, _ in outgoing:
+                    entry = get(identity)
+                    wire_items.append(
+                        _new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
+                        if entry is not None else update_one(outgoing[len(wire_items)], process)
+                    )
+                return tuple(wire_items)
             touch = lru.touch
             for each in outgoing:
                 touch(each.identity)
-            update_one = self._update_one
-            if not self._variant.references_first or all(present) or not any(present):
+            if not self._variant.references_first or not any(present):
                 return tuple([update_one(each, process) for each in outgoing])
             wire: list[WireItem | None] = [None] * len(outgoing)
             for index in resolution_order(self._variant, present):
