@@ -200,7 +200,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         entry = self._lru.get(item.identity)
         if entry is None or not self._tag_matches(entry, item.tag):
             return None
-        if entry.edited():  # served, then edited in place: never serve it again
+        if sum(map(_version_of, entry.leaves)) != entry.stamp:  # entry.edited(), inlined:
+            # served, then edited in place: never serve it again
             self._lru.pop(item.identity)
             return None
         return entry.payload
