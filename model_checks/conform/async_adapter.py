@@ -136,12 +136,20 @@ class AsyncFrontEndSide:
         own_id = request_id & ((1 << _EPOCH_SHIFT) - 1)
         self.front_end.handle_reply(Reply(own_id, missed))
 
-    def clear(self) -> None:
-        self.front_end.clear()
+    def clear(self) -> api.Fault | None:
+        try:
+            self.front_end.clear()
+        except Exception as error:  # a side's fault, reported as the reference adapter does
+            return _fault(error)
+        return None
 
-    def restart(self) -> None:
+    def restart(self) -> api.Fault | None:
         self.epoch += 1
-        self.front_end = self._build()
+        try:
+            self.front_end = self._build()
+        except Exception as error:
+            return _fault(error)
+        return None
 
     def shadow(self) -> tuple[api.ShadowEntry, ...]:
         sender = self.front_end.sender
