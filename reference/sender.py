@@ -184,9 +184,10 @@ class SenderCache(GuardedCache[ShadowEntry]):
         lru = self._lru
         if all(o.item is not None or o.identity in lru for o in outgoing):
             return outgoing
+        late_miss = self._late_miss  # the one method that reads the knob
         return tuple(
             o if o.item is not None or o.identity in lru
-            else Outgoing(o.identity, run_processor(process, o.content), o.content)
+            else Outgoing(o.identity, late_miss(o, process), o.content)
             for o in outgoing
         )
 
