@@ -312,6 +312,18 @@ def drift_links(results: Results, drift: Drift) -> str:
     return "; ".join(links) or "none"
 
 
+def kept_alone(results: Results, drift: Drift) -> list[str]:
+    """The variants with no counterexample to S1, S2 or S3 under this drift source alone, in
+    any checker's records of the snapshot (scenarios included)."""
+    env = (drift.value,)
+    variants = sorted(dict.fromkeys(c.variant for c in EXPECTED if c.environment == env))
+    return [
+        v for v in variants
+        if not any(r.verdict is Verdict.COUNTEREXAMPLE
+                   for p in ("S1", "S2", "S3") for r in results.by_cell.get((v, env, p), []))
+    ]
+
+
 def property_evidence(results: Results) -> dict[str, list[str]]:
     """Per property id, the lines invariants.md adds after the scenario evidence."""
     evidence = {}
