@@ -94,8 +94,8 @@ def drift_page(
             f"- scenarios: {', '.join(f'[`{s.name}`](scenarios.md#{s.name})' for s in scenarios)}",
         ]
         if kept_alone is not None:
-            parts.append(f"- variants keeping S1-S3 under {drift.value} alone (no checker found a violation): "
-                         f"{', '.join(kept_alone[drift]) or 'none'}")
+            parts.append(f"- variants keeping S1-S3 under {drift.value} alone (no checker "
+                         f"found a violation): {', '.join(kept_alone[drift]) or 'none'}")
         parts.append(f"- variants keeping S1-S3 in every scenario exercising it: "
                      f"{', '.join(survivors) or 'none'}")
         if links is not None:
