@@ -34,18 +34,18 @@ MANAGED = "counterexamples"
 
 
 @functools.cache
-def _kill_rows() -> list[Row]:
-    """The kill matrix: a fresh run of the conformance mutants (once per process)."""
-    from model_checks.conform.killmatrix import kill_matrix
-
-    return kill_matrix()
-
-
 def kill_matrix_page() -> str:
-    """docs/kill-matrix.md from the kill matrix."""
-    from model_checks.conform.killmatrix import render
+    """docs/kill-matrix.md from a fresh run of the conformance mutants (once per process)."""
+    from model_checks.conform.killmatrix import page
 
-    return render(_kill_rows())
+    return page()
+
+
+def _kill_rows() -> list[Row]:
+    """The kill matrix's rows (the same cached run as kill-matrix.md)."""
+    from model_checks.conform.killmatrix import default_rows
+
+    return default_rows()
 
 
 def pages(root: Path) -> dict[str, str]:
