@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model_checks.conform import command as conform_command
+from model_checks.explore import command as explore_command
 from model_checks.mutant_run import command as mutants_command
 from model_checks.records import VerdictRecord, read_records, write_records
 from model_checks.scenario_run import ScenarioVerdict, replay_all, table
@@ -138,6 +139,12 @@ COMMANDS: list[Command] = [
         smt_cli.run_checked,
     ),
     Command(
+        "explore",
+        explore_command.HELP,
+        explore_command.add_arguments,
+        explore_command.run,
+    ),
+    Command(
         "mutants",
         mutants_command.HELP + " (not in the main job)",
         mutants_command.add_arguments,
@@ -151,6 +158,7 @@ REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
 MAIN_JOB: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "ci"),
     ("prove",),
+    ("explore", "--profile", "ci"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2"),
 )
@@ -171,7 +179,8 @@ def main_job(args: argparse.Namespace) -> int:
         command = "python -m model_checks " + " ".join(argv)
         print(f"\n== {command}", flush=True)
         part_json = parts / f"{number}-{argv[0]}.json"
-        part = parser.parse_args([*argv, "--json", str(part_json)])
+        extra = ["--cross-check", str(parts)] if argv[0] == "explore" else []
+        part = parser.parse_args([*argv, *extra, "--json", str(part_json)])
         codes.append((command, part.run(part)))
         if part_json.exists():
             records += read_records(part_json)

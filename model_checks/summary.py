@@ -4,7 +4,11 @@ One row per (variant, environment) of the matrix, one column per property. A cel
 checker's strongest result, most decisive first: `P*` proved for all depths (Z3 induction),
 `xN` a counterexample of N steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k (Z3 BMC),
 `ok` no violation in the examples explored (Hypothesis), `?` undecided (Z3, not encoded or
-timed out), `-` not checked. A `!` marks a cell whose results contradict the expected matrix.
+timed out), `-` not checked. The explorer (`E`) adds `xNE` (a shortest counterexample in its
+instance), `Pi` (proved for its instance, all depths: every reachable state judged) and `vac`
+(vacuous: the property cannot fail there); where it has `Pi` or `vac`, the bounded `Pk` and
+sampled `ok` are left out. A `!` marks a cell whose results contradict the expected matrix
+(a proof by the explorer, whose instance is smaller than the matrix's, contradicts nothing).
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from collections.abc import Iterable
 from model_checks.matrix import EXPECTED, Expectation
 from model_checks.records import Verdict, VerdictRecord
 
-LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z"}
+LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z", "explore": "E"}
+EXPLORE = "explore"
 PROPERTIES = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
 
 Key = tuple[str, tuple[str, ...], str]
@@ -24,6 +29,10 @@ Key = tuple[str, tuple[str, ...], str]
 def code(record: VerdictRecord) -> tuple[int, str]:
     """(rank, code) of a hypothesis or Z3 record: lower rank is more decisive."""
     letter = LETTER.get(record.checker, "?")
+    if record.checker == EXPLORE and record.verdict is Verdict.PROVED:
+        return 0, "Pi"
+    if record.verdict is Verdict.VACUOUS:
+        return 0, "vac"
     if record.verdict is Verdict.PROVED and record.bound is None:
         return 0, "P*"
     if record.verdict is Verdict.COUNTEREXAMPLE:
@@ -39,7 +48,7 @@ def contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> b
     """Whether a cell's records contradict its expectation: a counterexample where the
     property must hold, or a proof (and no counterexample) where it must break."""
     broke = any(r.verdict is Verdict.COUNTEREXAMPLE for r in records)
-    proved = any(r.verdict is Verdict.PROVED for r in records)
+    proved = any(r.verdict is Verdict.PROVED and r.checker != EXPLORE for r in records)
     return (expected is Expectation.HOLDS and broke) or (
         expected is Expectation.BREAKS and proved and not broke
     )
@@ -47,6 +56,9 @@ def contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> b
 
 def _cell(records: list[VerdictRecord], expected: Expectation | None) -> str:
     codes = sorted({code(r) for r in records})
+    if any(r.checker == EXPLORE and r.verdict in (Verdict.PROVED, Verdict.VACUOUS)
+           for r in records):
+        codes = [(rank, text) for rank, text in codes if rank not in (2, 3)]
     text = " ".join(text for _, text in codes) or "-"
     return text + ("!" if contradicts(expected, records) else "")
 
