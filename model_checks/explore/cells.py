@@ -10,12 +10,12 @@ come back in submission order, so a parallel run prints what a serial one prints
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
@@ -25,20 +25,6 @@ from spec import Variant
 
 CHECKER = "explore"
 DEFAULT_MAX_STATES = 2_000_000
-
-Job = TypeVar("Job")
-Result = TypeVar("Result")
-
-
-def run_jobs(
-    function: Callable[[Job], Result], jobs: Sequence[Job], processes: int
-) -> list[Result]:
-    """`function` over `jobs`, results in submission order; `processes` <= 1 runs inline."""
-    if processes <= 1 or len(jobs) <= 1:
-        return [function(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=processes) as pool:
-        return list(pool.map(function, jobs))
-
 
 @dataclass(frozen=True)
 class CellJob:
@@ -130,3 +116,10 @@ def _write(job: CellJob, judgement: Judgement) -> Path:
         data["#meta"]["cycle_from"] = judgement.cycle_from
     write_trace(path, data)
     return path
+
+
+def run_jobs(jobs: Sequence[CellJob], processes: int, dask: str | None = None) -> list[CellOutcome]:
+    """`explore_cell` over `jobs` through the shared executor (local processes, or the Dask
+    scheduler at `dask`), results in submission order; a failed job raises `JobFailed`."""
+    labelled = [Job(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
+    return values(sweep(labelled, dask=dask, processes=processes))

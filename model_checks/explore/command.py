@@ -25,11 +25,11 @@ import sys
 import time
 from pathlib import Path
 
+from model_checks.executor import ClusterError, add_dask_argument
 from model_checks.explore.agreement import disagreements
 from model_checks.explore.cells import (
     CellJob,
     CellOutcome,
-    explore_cell,
     run_jobs,
 )
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES
@@ -64,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where to write the verdict records")
     parser.add_argument("--out", type=Path, default=Path("build/explore/counterexamples"),
                         help="folder for the counterexample traces")
+    add_dask_argument(parser)
     parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
                         help="a records file (or a folder of them) of Hypothesis and Z3: fail "
                              "where a verdict contradicts the explorer's within one instance")
@@ -100,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return explore_matrix(cells, args, others)
+    try:
+        return explore_matrix(cells, args, others)
+    except ClusterError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _other_records(path: Path | None) -> list[VerdictRecord] | None:
@@ -123,7 +128,7 @@ def explore_matrix(
     limit, shapes = PROFILES[args.profile]
     jobs = [CellJob(variant_named(v), e, args.out, limit, shapes) for v, e in cells]
     started = time.perf_counter()
-    outcomes = run_jobs(explore_cell, jobs, args.processes)
+    outcomes = run_jobs(jobs, args.processes, args.dask)
     records = [r for o in outcomes for r in o.records]
     write_records(args.json, records)
     print(table(outcomes))

@@ -11,13 +11,16 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
-from model_checks.smt.results import Violated
-from model_checks.smt.runner import CellOutcome, run_cells
-from spec import Drift, by_id
+from spec import VARIANTS, Drift, by_id
+
+if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
+    from model_checks.smt.runner import CellOutcome
 
 DEFAULT_DEPTH = 6
 DEFAULT_SEARCH_DEPTH = 10
@@ -43,11 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='only this environment, ids joined by "+", "none" for none')
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
                         help="only this property (repeatable)")
+    add_dask_argument(parser)
 
 
 def _selected(args: argparse.Namespace) -> list[SmtCell]:
     if args.depth < 0 or args.search_depth < 0 or args.jobs < 1 or args.timeout < 1:
         raise ProveUsageError("--depth and --search-depth must be >= 0, --jobs and --timeout >= 1")
+    names = [v.name for v in VARIANTS]
+    for name in args.variant or ():
+        if name not in names:
+            raise ProveUsageError(f"unknown variant {name!r}; expected one of {', '.join(names)}")
     envs = None
     if args.environment is not None:
         envs = set()
@@ -71,6 +79,8 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
 def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
     """Write a Violated cell's trace as a replayable `paired-caches-trace/1` file (the format
     of `simulate`, read by `python -m model_checks replay`); return its path, else None."""
+    from model_checks.smt.results import Violated
+
     result = outcome.result
     if not isinstance(result, Violated):
         return None
@@ -88,11 +98,20 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Run the selected cells; 0 all decided cells as expected, 1 otherwise."""
     cells = _selected(args)
+    try:
+        backend = backend_from(args, args.jobs)
+    except ClusterError as error:
+        raise ProveUsageError(str(error)) from None
+    from model_checks.smt.runner import run_cells
+
     print(f"Z3: {len(cells)} cells; holding properties to depth {args.depth}, "
           f"counterexamples searched to depth {max(args.depth, args.search_depth)}")
     start = time.perf_counter()
-    outcomes = run_cells(cells, args.depth, args.timeout * 1000, print, args.jobs,
-                         args.search_depth)
+    try:
+        outcomes = run_cells(cells, args.depth, args.timeout * 1000, print, args.jobs,
+                             args.search_depth, backend=backend)
+    finally:
+        backend.close()
     records = []
     directory = args.json.with_suffix("") if args.json is not None else None
     for outcome in outcomes:
@@ -105,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         records.append(record)
     if args.json is not None:
         write_records(args.json, records)
-    wrong = [o for o in outcomes if o.status == "mismatch"]
+    wrong = [o for o in outcomes if o.status in ("mismatch", "failed")]
     undecided = [o for o in outcomes if o.status == "undecided"]
     for label, group in (("MISMATCH", wrong), ("undecided", undecided)):
         for o in group:

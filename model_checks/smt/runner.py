@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
+from model_checks import executor
 from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
@@ -39,10 +39,14 @@ class CellOutcome:
     cell: SmtCell
     result: Result
     record: VerdictRecord
+    error: str = ""  # the group's job failed with this error (its result is Unknown)
 
     @property
     def status(self) -> str:
-        """"match", "mismatch" (a finding), or "undecided" (outside the encoding or budget)."""
+        """"match", "mismatch" (a finding), "undecided" (outside the encoding or budget), or
+        "failed" (the job raised: a defect, not a verdict)."""
+        if self.error:
+            return "failed"
         decided_holds = isinstance(self.result, ProvedToBound | ProvedAllDepths)
         if isinstance(self.result, Violated):
             return "match" if self.cell.expected is Expectation.BREAKS else "mismatch"
@@ -140,12 +144,6 @@ def _in_smaller_instance(
     return found
 
 
-def _run_group_quietly(
-    args: tuple[list[SmtCell], int, int, int | None]
-) -> tuple[list[CellOutcome], str]:
-    return run_group(*args)
-
-
 def run_cells(
     cells: list[SmtCell],
     depth: int,
@@ -153,26 +151,32 @@ def run_cells(
     progress: Progress | None = None,
     jobs: int = 1,
     search_depth: int | None = None,
+    backend: executor.Backend | None = None,
 ) -> list[CellOutcome]:
-    """Decide every cell; groups run in `jobs` processes (progress: one line per group)."""
+    """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
+    local processes); progress: one line per group. A group whose job failed gives its cells
+    the status "failed", the other groups' results are kept."""
     groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
+    work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
+                         (group, depth, timeout_ms, search_depth))
+            for (variant, env), group in groups.items()]
+    report = None if progress is None else executor.LineProgress(
+        "Z3 groups", lambda done: done.value[1], progress)
+    results = executor.run(work, backend or executor.LocalProcesses(jobs), report)
     outcomes: list[CellOutcome] = []
-    work = [(group, depth, timeout_ms, search_depth) for group in groups.values()]
-    if jobs <= 1:
-        for group in groups.values():
-            found, line = run_group(group, depth, timeout_ms, search_depth)
-            outcomes += found
-            if progress is not None:
-                progress(line)
-        return outcomes
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for found, line in pool.map(_run_group_quietly, work):
-            outcomes += found
-            if progress is not None:
-                progress(line)
+    for group, result in zip(groups.values(), results, strict=True):
+        if isinstance(result, executor.Failed):
+            outcomes += [_failed(cell, result) for cell in group]
+        else:
+            outcomes += result.value[0]
     return outcomes
+
+
+def _failed(cell: SmtCell, failed: executor.Failed) -> CellOutcome:
+    unknown = Unknown(cell.property, 0, f"the job failed: {failed.error}", failed.seconds)
+    return CellOutcome(cell, unknown, to_record(_encoding(cell), unknown), failed.error)
 
 
 def _findable(enc: Encoding, cell: SmtCell) -> bool:
