@@ -155,6 +155,13 @@ COMMANDS: list[Command] = [
         lazy("model_checks.smt.cli", "run_checked"),
     ),
     Command(
+        "explore",
+        "explore every reachable state of a small instance per matrix cell: shortest "
+        "counterexamples, proofs for the instance at all depths, vacuous properties",
+        lazy("model_checks.explore.command", "add_arguments"),
+        lazy("model_checks.explore.command", "run"),
+    ),
+    Command(
         "mutants",
         MUTANTS_HELP + " (not in the main job)",
         lazy("model_checks.mutant_run.command", "add_arguments"),
@@ -171,6 +178,7 @@ REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
 MAIN_JOB: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "ci"),
     ("prove",),
+    ("explore", "--profile", "ci"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2"),
 )
@@ -240,7 +248,9 @@ def _run_phase(phase: Phase, parser: argparse.ArgumentParser, parts: Path,
                 verdicts = replay_all()
                 return report_scenarios(verdicts), scenario_records(verdicts)
             part_json = parts / f"{phase.number}-{phase.argv[0]}.json"
-            part = parser.parse_args([*phase.argv, "--json", str(part_json)])
+            # explore cross-checks the records of the phases before it (Hypothesis, Z3)
+            extra = ["--cross-check", str(parts)] if phase.argv[0] == "explore" else []
+            part = parser.parse_args([*phase.argv, *extra, "--json", str(part_json)])
             code = part.run(part)
     return code, read_records(part_json) if part_json.exists() else []
 
