@@ -100,7 +100,7 @@ def _free_port() -> int:
     return port
 
 
-@pytest.mark.parametrize("argv", [SWEEP, ["simulate", "--only", "V0_D1"],
+@pytest.mark.parametrize("argv", [SWEEP, ["simulate", "--only", "V0_D1"], ["nightly"],
                                   ["mutants", "--checkers", "z3"], []])
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(
     argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
