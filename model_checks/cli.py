@@ -179,8 +179,10 @@ COMMANDS.append(Command(
     lambda args: run_nightly(args),
 ))
 
-SWEEPS = frozenset({"simulate", "prove", "explore", "mutants"})
-"""Commands whose jobs go through the executor: they take `--dask ADDRESS`."""
+SWEEPS = frozenset({"simulate", "prove", "mutants"})
+"""Commands whose jobs go through the executor and that take `--dask ADDRESS` (the main and
+nightly jobs pass it on to them). A new sweep joins here when it takes the flag
+(`executor.add_dask_argument`, `executor.sweep(jobs, dask=args.dask)`)."""
 
 
 REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
