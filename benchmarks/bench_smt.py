@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.bmc import new_solver
+from model_checks.smt.budget import DEEP_RLIMIT
 from model_checks.smt.invariant import V3_INVARIANTS, conjunction, prove
 from model_checks.smt.properties import BAD
 from model_checks.smt.symbols import (
@@ -46,7 +47,7 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
     """Rows "depth, seconds, open properties" until max_depth or the time budget; a fresh
     solver per depth, as `bmc_many` does, unless `incremental` (the baseline)."""
     p = params(enc)
-    solver = new_solver(600_000)
+    solver = new_solver(DEEP_RLIMIT)
     states = [state_at(enc, 0)]
     facts = [params_constraint(enc, p), initial(enc, states[0])]
     solver.add(*facts)
@@ -62,18 +63,18 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
             if incremental:
                 solver.add(*facts[-2 if lemmas else -1:])
             else:
-                solver = new_solver(600_000)
+                solver = new_solver(DEEP_RLIMIT)
                 solver.add(*facts)
         # as `bmc_many` does: one query for every open property, one each only if it is sat;
         # a fresh solver is given it as an assertion (its preprocessing then sees all of it)
         either = z3.Or([BAD[prop](enc, p, states[depth]) for prop in open_props])
         if incremental:
-            maybe = open_props if open_props and solver.check(either) == z3.sat else []
+            maybe = open_props if open_props and solver.check(either).result == z3.sat else []
         else:
             solver.add(either)
-            maybe = open_props if open_props and solver.check() == z3.sat else []
+            maybe = open_props if open_props and solver.check().result == z3.sat else []
         for prop in list(maybe):
-            if solver.check(BAD[prop](enc, p, states[depth])) == z3.sat:
+            if solver.check(BAD[prop](enc, p, states[depth])).result == z3.sat:
                 open_props.remove(prop)
                 print(f"    {enc.variant.name}: {prop} broken at depth {depth}", flush=True)
         elapsed = time.perf_counter() - start

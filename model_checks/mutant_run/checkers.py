@@ -9,7 +9,7 @@ z3: the mutant's Z3 cells (`smt.cells.mutant_cells`, safety properties only) thr
 `smt.runner.run_cells` over the whole budget and size range to `z3_depth` steps; a cell left
 without a counterexample is searched again to `z3_deep_depth` steps with the budget and item
 sizes of the mutant's witness configuration (the deep counterexamples are out of reach of the
-whole range within the solver timeout).
+whole range within the per-query rlimit).
 conformance: the implementation mutant through `conform.killmatrix.kill_matrix` in one
 process and, with `processes` 2, across two as well; it is caught by a property the
 implementation broke while the spec kept it, or else by the first observation that differed
@@ -34,6 +34,7 @@ from model_checks.mutants import Mutant
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.run import PROFILES, CellResult, run_mutant
 from model_checks.smt.bmc import bmc
+from model_checks.smt.budget import DEEP_RLIMIT
 from model_checks.smt.cells import SAFETY, mutant_cells
 from model_checks.smt.results import Result, Violated, to_record
 from model_checks.smt.runner import run_cells
@@ -46,13 +47,14 @@ HYPOTHESIS_PROFILE = PROFILES["ci"]
 
 @dataclass(frozen=True)
 class Options:
-    """Budgets: Z3's two depths (steps), its per-query timeout, worker processes for the
+    """Budgets: Z3's two depths (steps), its per-query resource limit (rlimit units, the
+    same on every machine: `smt.budget`), worker processes for the
     Hypothesis and Z3 checkers, conformance's process count (1 or 2), and where Hypothesis
     writes its counterexample traces (None: nowhere)."""
 
     z3_depth: int = 10
     z3_deep_depth: int = 16
-    z3_timeout_ms: int = 300_000
+    z3_rlimit: int = DEEP_RLIMIT
     jobs: int = 2
     processes: int = 1
     traces: Path | None = None
@@ -162,9 +164,9 @@ def _encoding(mutant: Mutant, bounds: Bounds) -> Encoding:
     return Encoding(mutant.variant, frozenset(Drift(d) for d in mutant.witness.drift), bounds)
 
 
-def _deep(index: int, prop: str, depth: int, timeout_ms: int) -> Result:
+def _deep(index: int, prop: str, depth: int, rlimit: int) -> Result:
     mutant = SPEC_MUTANTS[index]
-    return bmc(_encoding(mutant, witness_bounds(mutant)), prop, depth, timeout_ms)
+    return bmc(_encoding(mutant, witness_bounds(mutant)), prop, depth, rlimit)
 
 
 def _bounds_text(bounds: Bounds) -> str:
@@ -177,7 +179,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
     mutants = [m for m in selection.spec if required("z3", m)]
     names = {m.variant.name: m for m in mutants}
     cells = [c for c in mutant_cells() if c.variant.name in names]
-    first = run_cells(cells, options.z3_depth, options.z3_timeout_ms,
+    first = run_cells(cells, options.z3_depth, options.z3_rlimit,
                       lambda line: progress(f"  z3 {line}"), options.jobs, options.z3_depth)
     results: dict[tuple[str, str], tuple[Result, VerdictRecord, str]] = {
         (o.cell.variant.name, o.cell.property): (o.result, o.record, "") for o in first
@@ -191,7 +193,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
     with ProcessPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = [
             (key, pool.submit(_deep, SPEC_MUTANTS.index(names[key[0]]), key[1],
-                              options.z3_deep_depth, options.z3_timeout_ms))
+                              options.z3_deep_depth, options.z3_rlimit))
             for key in again
         ]
         for (name, prop), future in futures:
