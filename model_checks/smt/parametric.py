@@ -45,13 +45,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import z3
 
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.results import ProvedAllDepths
-from spec import V3, Drift, LruFlaw, Variant
+from spec import V3, Config, Drift, LruFlaw, State, Variant
+from spec import lru as spec_lru
 
 IDENTITY = z3.DeclareSort("Identity")
 FRONT_END = z3.DeclareSort("FrontEnd")
@@ -497,3 +499,98 @@ def records(rlimit: int = CERTIFICATE_RLIMIT, model: PModel = PModel()) -> list[
                           detail=f"{proof.method}: {proof.certificate}; peak rlimit "
                                  f"{proof.peak}", instance=proof.instance)
             for proof in proofs]
+
+
+# -- the certificate on concrete spec states -------------------------------------------------
+
+
+def _closed(sort: z3.SortRef, elements: list[z3.ExprRef]) -> z3.BoolRef:
+    """The sort has exactly these (distinct) elements."""
+    x = z3.Const(f"every_{sort}", sort)
+    distinct = z3.Distinct(*elements) if len(elements) > 1 else z3.BoolVal(True)
+    return z3.And(distinct, z3.ForAll([x], z3.Or([x == e for e in elements])))
+
+
+def _side(in_: z3.ArrayRef, pid: z3.ArrayRef, tag: z3.ArrayRef, size: z3.ArrayRef,
+          used: z3.ArithRef, key: Callable[[str], tuple[z3.ExprRef, ...]],
+          identities: tuple[str, ...], entries: dict[str, Any],
+          pids: Callable[[int | None], z3.ExprRef]) -> list[z3.BoolRef]:
+    facts: list[z3.BoolRef] = [used == sum(e.size for e in entries.values())]
+    for ident in identities:
+        entry = entries.get(ident)
+        facts.append(z3.Select(in_, *key(ident)) == (entry is not None))
+        if entry is not None:
+            facts += [z3.Select(pid, *key(ident)) == pids(entry.processing),
+                      z3.Select(tag, *key(ident)) == pids(entry.tag),
+                      z3.Select(size, *key(ident)) == entry.size]
+    return facts
+
+
+def _keyed(fe: z3.ExprRef, ids: dict[str, z3.ExprRef]) -> Callable[[str], tuple[z3.ExprRef, ...]]:
+    return lambda ident: (fe, ids[ident])
+
+
+def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
+        PState, Params, z3.BoolRef]:
+    """A model state pinned to a spec state (its `served`-th served item as the last
+    delivery, none if None): the sorts closed over the state's identities, front ends, wire
+    items (the channel's and, under D6, those built but not yet sent) and processings."""
+    s, p = state("@spec"), params()
+    ids = {i: z3.Const(f"id_{i}", IDENTITY) for i in config.identities}
+    fes = [z3.Const(f"fe_{f}", FRONT_END) for f in range(len(concrete.shadows))]
+    pid_consts = [z3.Const(f"pid_{n}", PROCESSING) for n in range(len(concrete.processings))]
+
+    def pids(value: int | None) -> z3.ExprRef:
+        return NO_TAG if value is None else pid_consts[value]
+
+    wires = [item for message in concrete.to_engine for item in enumerate(message.items)]
+    wires += [(index, item) for request in concrete.requests if request.work is not None
+              for index, item in request.work.wire]
+    slots = [z3.Const(f"wire_{n}", WIRE) for n in range(len(wires) + 1)]  # one dead slot
+    facts: list[z3.BoolRef] = [
+        _closed(IDENTITY, list(ids.values())), _closed(FRONT_END, fes),
+        _closed(PROCESSING, [*pid_consts, NO_TAG]), _closed(WIRE, slots),
+        p.budget == config.budget,
+    ]
+    for n, processing in enumerate(concrete.processings):
+        facts += [p.p0_bytes(pid_consts[n]) == config.shadow_bytes(processing.content),
+                  p.p1_bytes(pid_consts[n]) == config.receiver_bytes(processing.content)]
+    receiver = {e.identity: e for e in concrete.receiver if isinstance(e, spec_lru.Entry)}
+    facts += _side(s.p1_in, s.p1_pid, s.p1_tag, s.p1_size, s.p1_used, lambda i: (ids[i],),
+                   config.identities, receiver, pids)
+    for fe, shadow in zip(fes, concrete.shadows, strict=True):
+        entries = {e.identity: e for e in shadow if isinstance(e, spec_lru.Entry)}
+        facts += _side(s.sh_in, s.sh_pid, s.sh_tag, s.sh_size, z3.Select(s.sh_used, fe),
+                       _keyed(fe, ids), config.identities, entries, pids)
+    for slot, (index, item) in zip(slots, wires, strict=False):
+        facts += [z3.Select(s.w_live, slot), z3.Select(s.w_id, slot) == ids[item.identity],
+                  z3.Select(s.w_data, slot) == (item.data is not None),
+                  z3.Select(s.w_ph, slot) == pids(item.placeholders),
+                  z3.Select(s.w_tag, slot) == pids(item.tag),
+                  z3.Select(s.w_pos, slot) == index]
+    facts.append(z3.Not(z3.Select(s.w_live, slots[-1])))
+    delivered = concrete.last_delivery.served if concrete.last_delivery else ()
+    if served is None:
+        facts.append(z3.Not(s.ld_live))
+    else:
+        pairing = delivered[served]
+        facts += [s.ld_live, s.ld_tensor == pids(pairing.tensor),
+                  s.ld_ph == pids(pairing.placeholders)]
+    facts.append(s.fault == (concrete.fault is not None))
+    return s, p, z3.And(facts)
+
+
+def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
+    """None when every abstraction of the spec state (one per served item) satisfies the
+    certificate; otherwise the part that fails (or an abstraction that is inconsistent)."""
+    delivered = concrete.last_delivery.served if concrete.last_delivery else ()
+    for served in [None, *range(len(delivered))]:
+        s, p, pinned = abstraction(config, concrete, served)
+        result, why, _ = _ask(rlimit, pinned)
+        if result != z3.sat:
+            return f"the abstraction is not satisfiable ({result} {why})"
+        for part in CERTIFICATE:
+            result, why, _ = _ask(rlimit, pinned, z3.Not(part.holds(s, p)))
+            if result != z3.unsat:
+                return f"{part.name} fails on the abstraction ({result} {why})"
+    return None

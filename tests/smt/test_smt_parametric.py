@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,15 +11,18 @@ import z3
 
 from model_checks.cli import main
 from model_checks.records import Verdict, read_records
+from model_checks.smt.crosscheck import random_walk
 from model_checks.smt.parametric import (
     CERTIFICATE,
     UNCHECKED_LATER_ITEMS,
     ParametricRejected,
     PInvariant,
     PModel,
+    check_state,
     prove,
 )
 from spec import V2, V3, LruFlaw, MissHandling
+from tests.smt.test_smt_crosscheck import _config
 
 
 def test_v3_is_proved_for_any_instance() -> None:
@@ -63,3 +67,22 @@ def test_prove_parametric_writes_one_record_per_property(tmp_path: Path) -> None
 def test_prove_parametric_refuses_a_cell_selection() -> None:
     assert main(["prove", "--parametric", "--variant", "V0"]) == 2
     assert main(["prove", "--parametric", "--rlimit-certificate", "0"]) == 2
+
+
+@pytest.mark.parametrize("drift", [("D1", "D7"), ("D5", "D7", "D3"),
+                                   ("D6", "D8", "D7", "D9", "D11"), ("D2", "D4", "D10", "D7")])
+def test_sampled_reachable_v3_states_satisfy_the_certificate(drift: tuple[str, ...]) -> None:
+    """The abstraction of every state of a V3 random walk satisfies the certificate: it states
+    what the spec's states are, not only what the abstract model's are."""
+    config = _config(V3, drift, random.Random(len(drift)))
+    trace = random_walk(config, 20, len(drift))
+    assert len(trace.steps) == 20
+    assert [check_state(config, s) for s in trace.states()] == [None] * 21
+
+
+def test_the_state_check_can_fail() -> None:
+    """V2 keeps no tags: its entries are not tagged with their processing."""
+    config = _config(V2, ("D1", "D7"), random.Random(0))
+    trace = random_walk(config, 30, 0)
+    problems = [p for s in trace.states() if (p := check_state(config, s)) is not None]
+    assert problems and problems[0].startswith("entry-tag-is-its-processing fails")
