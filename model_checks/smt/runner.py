@@ -26,6 +26,7 @@ from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
+from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.results import (
     ProvedAllDepths,
@@ -110,6 +111,7 @@ def run_group(
         results.update(bmc_many(enc, rest, deepest, rlimit, progress, limits))
     results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
                                         rlimit))
+    results.update(_by_induction(enc, results, certificate_rlimit))
     summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
     searched = [r.peak for r in results.values() if not isinstance(r, ProvedAllDepths)]
     proved = [r.peak for r in results.values() if isinstance(r, ProvedAllDepths)]
@@ -150,6 +152,25 @@ def _in_smaller_instance(
                      f"{reached} steps, then a query ran out of its rlimit)")
             found[prop] = replace(result, scope=scope)
     return found
+
+
+BY_INDUCTION = ("S1",)
+"""Properties whose bounded proofs `_by_induction` tries to lift to all depths. Measured
+(report of issue 12): 1-induction without lemmas proves S1 wherever one identity names one
+content (no D7) in about a second; S3 and H1 fail k-induction for k = 1..3 with or without
+the inductive lemmas (the counterexamples to induction are unreachable states that no
+existing lemma excludes), so they are not tried."""
+
+
+def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dict[str, Result]:
+    """Bounded proofs lifted to all depths by 1-induction (BMC's bound is the base case)."""
+    lifted: dict[str, Result] = {}
+    for prop, result in results.items():
+        if prop in BY_INDUCTION and isinstance(result, ProvedToBound) and result.bound >= 0:
+            proof = k_induction(enc, prop, 1, (), result.bound, rlimit)
+            if proof is not None:
+                lifted[prop] = proof
+    return lifted
 
 
 def _run_group_quietly(
