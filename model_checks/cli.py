@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module and registers itself through a `Command`: a name, a
 function adding its arguments, and a function running it. Adding a checker is one entry in
-`COMMANDS`.
+`COMMANDS`. Start-up is cheap: a checker's module (and torch, z3 or Hypothesis behind it) is
+imported only when its command is the one chosen (`lazy`), and only the chosen command's
+arguments are built, so a usage error answers before any of them is imported.
 
 Exit codes: 0 every verdict matched its expectation; 1 some verdict differed (a finding or a
 regression: the output marks it); 2 usage or input error (one line on stderr).
@@ -11,19 +13,23 @@ regression: the output marks it); 2 usage or input error (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
+import io
 import sys
-from collections.abc import Callable
+import textwrap
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO, cast
 
-from model_checks.conform import command as conform_command
-from model_checks.mutant_run import command as mutants_command
+from model_checks.executor import DASK_HELP, ClusterError, backend_for
+from model_checks.mutant_run.command import HELP as MUTANTS_HELP
 from model_checks.records import VerdictRecord, read_records, write_records
 from model_checks.scenario_run import ScenarioVerdict, replay_all, table
 from model_checks.scenario_run import records as scenario_records
-from model_checks.simulate import cli as simulate_cli
-from model_checks.smt import cli as smt_cli
-from model_checks.summary import matrix_summary
+from model_checks.summary import LEGEND, contradiction_count, matrix_summary, summary
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -38,6 +44,17 @@ class Command:
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+
+
+def lazy(module: str, name: str) -> Callable[[Any], Any]:
+    """`module.name`, imported when first called (the command line imports a checker only when
+    its command runs)."""
+
+    def call(argument: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(argument)
+
+    call.__qualname__ = call.__name__ = f"{module}.{name}"
+    return call
 
 
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,34 +133,37 @@ COMMANDS: list[Command] = [
     Command(
         "conform",
         "lockstep conformance of an implementation (--adapter module:factory) to the spec",
-        conform_command.add_arguments,
-        conform_command.run,
+        lazy("model_checks.conform.command", "add_arguments"),
+        lazy("model_checks.conform.command", "run"),
     ),
     Command(
         "simulate",
         "Hypothesis state machines over the verdict matrix and the mutants (--profile)",
-        simulate_cli.add_simulate_arguments,
-        simulate_cli.run_simulate,
+        lazy("model_checks.simulate.cli", "add_simulate_arguments"),
+        lazy("model_checks.simulate.cli", "run_simulate"),
     ),
     Command(
         "replay",
         "re-run a counterexample trace file on the spec and print its step table",
-        simulate_cli.add_replay_arguments,
-        simulate_cli.run_replay,
+        lazy("model_checks.simulate.cli", "add_replay_arguments"),
+        lazy("model_checks.simulate.cli", "run_replay"),
     ),
     Command(
         "prove",
         "decide the matrix's safety cells with Z3 (bounded model checking, V3 for all depths)",
-        smt_cli.add_arguments,
-        smt_cli.run_checked,
+        lazy("model_checks.smt.cli", "add_arguments"),
+        lazy("model_checks.smt.cli", "run_checked"),
     ),
     Command(
         "mutants",
-        mutants_command.HELP + " (not in the main job)",
-        mutants_command.add_arguments,
-        mutants_command.run_checked,
+        MUTANTS_HELP + " (not in the main job)",
+        lazy("model_checks.mutant_run.command", "add_arguments"),
+        lazy("model_checks.mutant_run.command", "run_checked"),
     ),
 ]
+
+SWEEPS = frozenset({"simulate", "prove", "explore", "mutants"})
+"""Commands whose jobs go through the executor: they take `--dask ADDRESS`."""
 
 
 REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
@@ -157,33 +177,139 @@ MAIN_JOB: tuple[tuple[str, ...], ...] = (
 """The main job after the scenario suite: every checker at its CI budget, in this order."""
 
 
+WIDTH = 100
+"""The main job's default output stays within this many columns."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One part of the main job: its command line, a short label, and its details file."""
+
+    number: int
+    argv: tuple[str, ...]
+    folder: Path
+
+    @property
+    def command(self) -> str:
+        return "python -m model_checks " + " ".join(self.argv)
+
+    @property
+    def label(self) -> str:
+        return " ".join(self.argv).replace(f"--adapter {REFERENCE_ADAPTER}", "(reference)")
+
+    @property
+    def details(self) -> Path:
+        return self.folder / f"{self.number}-{self.argv[0]}.txt"
+
+
+class _Tee(io.TextIOBase):
+    """Writes to several text streams: the details file, and the terminal with --verbose."""
+
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+def _progress(text: str) -> None:
+    """A progress line (stderr, so the standard output leads with the summary)."""
+    print(text[:WIDTH], file=sys.stderr, flush=True)
+
+
+def _elapsed(seconds: float) -> str:
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
+def _run_phase(phase: Phase, parser: argparse.ArgumentParser, parts: Path,
+               verbose: bool) -> tuple[int, list[VerdictRecord]]:
+    """Run one phase with its output in its details file (and on the terminal if verbose);
+    return its exit code and verdict records."""
+    phase.details.parent.mkdir(parents=True, exist_ok=True)
+    with phase.details.open("w") as details:
+        stream = cast(TextIO, _Tee(details, sys.stdout)) if verbose else details
+        with contextlib.redirect_stdout(stream):
+            print(f"$ {phase.command}", flush=True)
+            if phase.argv == ("scenarios",):
+                verdicts = replay_all()
+                return report_scenarios(verdicts), scenario_records(verdicts)
+            part_json = parts / f"{phase.number}-{phase.argv[0]}.json"
+            part = parser.parse_args([*phase.argv, "--json", str(part_json)])
+            code = part.run(part)
+    return code, read_records(part_json) if part_json.exists() else []
+
+
+def _tail(path: Path, lines: int = 8) -> list[str]:
+    text = path.read_text().splitlines() if path.exists() else []
+    return ["    " + line[: WIDTH - 4] for line in text[-lines:]]
+
+
+def _wrapped(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="  ",
+                                   break_on_hyphens=False, break_long_words=False))
+
+
 def main_job(args: argparse.Namespace) -> int:
-    """The main job (no subcommand): the scenarios, then every part of MAIN_JOB, each writing
-    its records; then one summary table and one JSON file of all records. Worst exit wins."""
+    """The main job (no subcommand): the scenarios, then every part of MAIN_JOB, each with its
+    output in a details file under the records' folder (`--verbose`: also on the terminal) and
+    one progress line with its elapsed time on stderr; then the summary with its legend, the
+    phases' exit codes and the records file, within WIDTH columns. Worst exit wins."""
     out: Path = args.json
-    parts = out.parent / "parts"
-    parser = _parser()
-    print("== python -m model_checks scenarios", flush=True)
-    verdicts = replay_all()
-    codes = [("python -m model_checks scenarios", report_scenarios(verdicts))]
-    records = scenario_records(verdicts)
-    for number, argv in enumerate(MAIN_JOB, start=1):
-        command = "python -m model_checks " + " ".join(argv)
-        print(f"\n== {command}", flush=True)
-        part_json = parts / f"{number}-{argv[0]}.json"
-        part = parser.parse_args([*argv, "--json", str(part_json)])
-        codes.append((command, part.run(part)))
-        if part_json.exists():
-            records += read_records(part_json)
+    folder = out.parent
+    if args.dask is not None:  # an unreachable cluster is a usage error before any work
+        backend_for(args.dask, 1).close()
+    phases = [Phase(n, _with_dask(argv, args.dask), folder)
+              for n, argv in enumerate((("scenarios",), *MAIN_JOB), start=1)]
+    records: list[VerdictRecord] = []
+    codes: list[tuple[Phase, int, float]] = []
+    _progress(f"main job: {len(phases)} phases, each one's output in {folder}/N-NAME.txt"
+              + ("" if args.verbose else " (--verbose prints it)"))
+    start = time.perf_counter()
+    for phase in phases:
+        began = time.perf_counter()
+        code, found = _run_phase(phase, _parser(phase.argv[0]), folder / "parts", args.verbose)
+        records += found
+        codes.append((phase, code, time.perf_counter() - began))
+        _progress(f"[{phase.number}/{len(phases)}] {phase.label}: exit {code}, "
+                  f"{_elapsed(time.perf_counter() - began)} "
+                  f"(total {_elapsed(time.perf_counter() - start)})")
     write_records(out, records)
-    print("\n== summary: strongest result per variant, environment and property")
-    print(matrix_summary(records))
-    print("\n== main job verdicts")
-    for command, code in codes:
-        print(f"  exit {code}: {command}")
-    print(f"{len(records)} verdict records written to {out}")
-    print(snapshot_status(records, out))
-    return max(code for _, code in codes)
+    (folder / "summary-by-checker.txt").write_text(matrix_summary(records) + "\n")
+    print(report(records, codes, out))
+    return max(code for _, code, _ in codes)
+
+
+def _with_dask(argv: tuple[str, ...], dask: str | None) -> tuple[str, ...]:
+    """A sweep's command line sent to the cluster at `dask` (others run here)."""
+    return (*argv, "--dask", dask) if dask is not None and argv[0] in SWEEPS else argv
+
+
+def report(records: list[VerdictRecord], codes: list[tuple[Phase, int, float]],
+           out: Path) -> str:
+    """The main job's standard output: the summary and its legend first, then each phase's
+    exit code (with the tail of its details where it failed), then the files written."""
+    wrong, judged = contradiction_count(records)
+    lines = ["== summary: most decisive result per environment, variant and property", *LEGEND,
+             "", summary(records), "",
+             f"{judged} cells judged; {wrong} contradict the expected matrix"
+             + (" (marked !)" if wrong else ""), "", "== phases"]
+    for phase, code, seconds in codes:
+        lines.append(f"  exit {code}  {_elapsed(seconds):>5}  {phase.label}")
+        if code != 0:
+            lines += [f"  the end of {phase.details}:", *_tail(phase.details)]
+    lines += [
+        _wrapped(f"{len(records)} verdict records in {out}; each checker's results per cell "
+                 f"in {out.parent / 'summary-by-checker.txt'}; each phase's output in "
+                 f"{out.parent}/N-NAME.txt"),
+        _wrapped(snapshot_status(records, out)),
+    ]
+    return "\n".join(lines)
 
 
 def snapshot_status(records: list[VerdictRecord], out: Path) -> str:
@@ -207,7 +333,26 @@ def snapshot_status(records: list[VerdictRecord], out: Path) -> str:
             f"refresh it: python -m model_checks docs --from-run {out}")
 
 
-def _parser() -> argparse.ArgumentParser:
+TOP_LEVEL_VALUES = ("--json", "--dask")
+"""The main job's options that take a value (skipped when looking for the command's name)."""
+
+
+def chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named in `argv`, if any (None: the main job, or a name argparse will
+    reject)."""
+    names = {c.name for c in COMMANDS}
+    tokens = iter(argv)
+    for token in tokens:
+        if token in TOP_LEVEL_VALUES:
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token if token in names else None
+    return None
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every subcommand is listed; only `command`'s arguments are built (importing its
+    module), so that parsing never imports the checkers of the others."""
     parser = argparse.ArgumentParser(
         prog="python -m model_checks",
         description="Model checks of the paired caches. Without a subcommand: the main job.",
@@ -215,21 +360,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--json", type=Path, default=Path("build/main-job/records.json"),
-        help="main job only: where to write every checker's verdict records",
+        help="main job only: where to write every checker's verdict records (each phase's "
+             "output goes to the same folder)",
     )
+    parser.add_argument(
+        "--verbose", action="store_true",
+        help="main job only: print each phase's full output too, not only the summary",
+    )
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="main job only: " + DASK_HELP)
     sub = parser.add_subparsers(dest="command")
-    for command in COMMANDS:
-        child = sub.add_parser(command.name, help=command.help, description=command.help)
-        command.add_arguments(child)
-        child.set_defaults(run=command.run)
+    for entry in COMMANDS:
+        child = sub.add_parser(entry.name, help=entry.help, description=entry.help)
+        if entry.name == command:
+            entry.add_arguments(child)
+        child.set_defaults(run=entry.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    args = _parser(chosen(arguments)).parse_args(arguments)
     run: Callable[[argparse.Namespace], int] = getattr(args, "run", main_job)
     try:
         return run(args)
-    except UsageError as error:
+    except (UsageError, ClusterError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

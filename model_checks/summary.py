@@ -1,10 +1,13 @@
 """The main job's summary: every checker's verdict records merged into one table and one file.
 
-One row per (variant, environment) of the matrix, one column per property. A cell lists each
-checker's strongest result, most decisive first: `P*` proved for all depths (Z3 induction),
-`xN` a counterexample of N steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k (Z3 BMC),
-`ok` no violation in the examples explored (Hypothesis), `?` undecided (Z3, not encoded or
-timed out), `-` not checked. A `!` marks a cell whose results contradict the expected matrix.
+One row per (environment, variant) of the matrix, one column per property. `summary` (what
+the main job prints, at most 100 columns wide) gives each cell the most decisive result of
+any checker; `matrix_summary` (the details file) lists each checker's strongest result, most
+decisive first. Codes: `P*` proved for all depths (Z3 induction), `xN` a counterexample of N
+steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k (Z3 BMC), `ok` no violation in the
+examples explored (Hypothesis), `?` undecided (Z3, not encoded or timed out), `-` not
+checked. A `!` marks a cell whose results contradict the expected matrix; an `x` without `!`
+is a property the matrix expects to break, found broken: the check passed.
 """
 
 from __future__ import annotations
@@ -35,6 +38,17 @@ def code(record: VerdictRecord) -> tuple[int, str]:
     return 4, "?"
 
 
+def order(record: VerdictRecord) -> tuple[int, int, int, str]:
+    """Sort key, most decisive first: `code`'s rank, then the shorter counterexample (x5
+    before x14) or the deeper bound (P12 before P6), then Z3 before Hypothesis."""
+    rank, text = code(record)
+    if record.verdict is Verdict.COUNTEREXAMPLE:
+        size = record.counterexample_length or 0
+    else:
+        size = -(record.bound or 0) if record.verdict is Verdict.PROVED else 0
+    return rank, size, 0 if record.checker.startswith("z3") else 1, text
+
+
 def contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> bool:
     """Whether a cell's records contradict its expectation: a counterexample where the
     property must hold, or a proof (and no counterexample) where it must break."""
@@ -46,16 +60,22 @@ def contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> b
 
 
 def _cell(records: list[VerdictRecord], expected: Expectation | None) -> str:
-    codes = sorted({code(r) for r in records})
-    text = " ".join(text for _, text in codes) or "-"
+    codes = dict.fromkeys(code(r)[1] for r in sorted(records, key=order))
+    text = " ".join(codes) or "-"
     return text + ("!" if contradicts(expected, records) else "")
 
 
-def matrix_summary(records: Iterable[VerdictRecord]) -> str:
+def _by_key(records: Iterable[VerdictRecord]) -> dict[Key, list[VerdictRecord]]:
     by_key: dict[Key, list[VerdictRecord]] = defaultdict(list)
     for record in records:
         if record.checker in LETTER:
             by_key[(record.variant, tuple(record.environment), record.property)].append(record)
+    return by_key
+
+
+def matrix_summary(records: Iterable[VerdictRecord]) -> str:
+    """Every checker's strongest result per cell (the details file: wide)."""
+    by_key = _by_key(records)
     header = ["variant", "environment", *PROPERTIES]
     rows = [header]
     for cell in EXPECTED:
@@ -67,5 +87,70 @@ def matrix_summary(records: Iterable[VerdictRecord]) -> str:
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+LEGEND = (
+    "legend: each cell is the most decisive result of any checker (Z3, Hypothesis):",
+    "  P*   proved for all depths        Pk   proved to depth k (Z3 bounded model checking)",
+    "  xNZ  counterexample of N steps found by Z3, xNH by Hypothesis",
+    "  ok   no violation in the examples explored   ?  undecided   -  not checked",
+    "  !    contradicts the expected matrix (model_checks/matrix.py): the only failure mark.",
+    "  An x without ! is a property the matrix expects to break, found broken: as expected.",
+)
+"""The summary's legend, printed with it (every line under 100 columns)."""
+
+
+def short_environment(env: tuple[str, ...]) -> str:
+    """`none`, `D1`, `D5,7`, `D3-5,7-11`: drift ids with runs of consecutive ids as ranges."""
+    numbers = sorted(int(d[1:]) for d in env)
+    if not numbers:
+        return "none"
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [f"{r[0]}-{r[-1]}" if len(r) > 2 else ",".join(map(str, r)) for r in runs]
+    return "D" + ",".join(parts)
+
+
+def _strongest(records: list[VerdictRecord], expected: Expectation | None) -> str:
+    if not records:
+        return "-"
+    best = code(min(records, key=order))[1]
+    return best + ("!" if contradicts(expected, records) else "")
+
+
+def contradiction_count(records: Iterable[VerdictRecord]) -> tuple[int, int]:
+    """(cells contradicting the expected matrix, cells with a result)."""
+    by_key = _by_key(records)
+    judged = wrong = 0
+    for cell in EXPECTED:
+        for prop in PROPERTIES:
+            found = by_key.get((cell.variant, tuple(cell.environment), prop), [])
+            judged += bool(found)
+            wrong += contradicts(cell.expectations.get(prop), found)
+    return wrong, judged
+
+
+def summary(records: Iterable[VerdictRecord]) -> str:
+    """The main job's table: one row per environment and variant, one short code per
+    property (the most decisive result), `!` on a contradiction; under 100 columns."""
+    by_key = _by_key(records)
+    header = ["environment", "var", *PROPERTIES]
+    rows = [header]
+    for env in dict.fromkeys(tuple(c.environment) for c in EXPECTED):
+        for cell in (c for c in EXPECTED if tuple(c.environment) == env):
+            row = [short_environment(env), cell.variant]
+            for prop in PROPERTIES:
+                found = by_key.get((cell.variant, env, prop), [])
+                row.append(_strongest(found, cell.expectations.get(prop)))
+            rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

@@ -16,7 +16,14 @@ serialise it across a process boundary (`model_checks.conform.remote`).
 Failures are values too: `ClientRejected` (a non-retryable client error, e.g. a UUID-only item
 P0 does not hold), `Missed` (the retryable miss error and the identities it lists) and `Fault`
 (an assertion, a crash or a hang). An exception that escapes an adapter is treated by the
-harness as a crash of that side. See docs/conformance.md for how to write an adapter.
+harness as a crash of that side. `clear` and `restart` may return a `Fault` too (a livelock
+inside them is a hang: across processes the harness's timeout reports it; in one process the
+adapter must bound it and return `Fault("hang", ...)`).
+
+`HarnessFailure` is the one exception that is never the implementation's: the harness itself
+could not do its work (the engine process died, was stopped, never started, or broke the
+wire protocol). A run that meets one stops with its own outcome and exit code (3), never an
+S3 of the implementation. See docs/conformance.md for how to write an adapter.
 """
 
 from __future__ import annotations
@@ -38,6 +45,20 @@ Process: TypeAlias = Callable[[torch.Tensor], tuple[dict[str, torch.Tensor], tup
 class EvictionHang(RuntimeError):
     """Raised by an implementation (or a mutant) whose eviction loop stopped making progress;
     adapters report it as `Fault("hang", ...)`."""
+
+
+class HarnessFailure(RuntimeError):
+    """The harness could not run the check (not the implementation's fault): a dead, stopped
+    or never-started engine process, or a broken wire protocol between the processes."""
+
+
+class SideFault(Exception):
+    """Raised by a side's view (`receiver`, `shadow`) whose implementation faulted while the
+    harness read it (across processes: a crash or a hang in the child); carries the `Fault`."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(f"{fault.kind}: {fault.detail}")
+        self.fault = fault
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +189,11 @@ class FrontEndSide(Protocol):
         """The engine's reply: empty `missed` is success; otherwise invalidate `missed`."""
         ...
 
-    def clear(self) -> None: ...
+    def clear(self) -> Fault | None:
+        """Clear the shadow; a `Fault` (or None) says how it went."""
+        ...
 
-    def restart(self) -> None:
+    def restart(self) -> Fault | None:
         """The process restarts: the shadow is lost; replies to earlier requests may still
         arrive and are handled as the spec says (invalidate what they list)."""
         ...
@@ -184,9 +207,11 @@ class EngineSide(Protocol):
 
     def receive(self, message: WireMessage) -> Delivered: ...
 
-    def clear(self) -> None: ...
+    def clear(self) -> Fault | None:
+        """Drop every cached payload; a `Fault` (or None) says how it went."""
+        ...
 
-    def restart(self) -> None:
+    def restart(self) -> Fault | None:
         """The process restarts: the cache is lost."""
         ...
 

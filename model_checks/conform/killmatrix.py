@@ -30,6 +30,7 @@ class Kill:
     length: int | None
     where: str
     trace: str
+    harness: str | None = None  # a harness failure stopped the run: neither kill nor survival
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Row:
 
 def _kill(mutant: ImplMutant, profile: Profile, remote: RemoteEngines | None) -> Kill:
     outcome = conform(mutant.adapter, profile, engine_factory=remote)
+    if outcome.harness is not None:
+        return Kill(None, None, "", "", outcome.harness)
     found = outcome.failure
     if found is None:
         return Kill(None, None, "", "")
@@ -76,6 +79,8 @@ def kill_matrix(
 def _cell(kill: Kill | None) -> str:
     if kill is None:
         return "not run"
+    if kill.harness is not None:
+        return "**harness failure**"
     if kill.caught_by is None:
         return "**survived**"
     return f"{kill.caught_by} ({kill.length} steps)"

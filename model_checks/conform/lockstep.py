@@ -31,6 +31,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from model_checks import render
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from spec import Config, Drift, Outcome, Stage, State, registry
@@ -61,32 +62,65 @@ from spec.transitions import (
 
 EngineFactory = Callable[[api.Setup], api.EngineSide]
 
+SPEC_JUDGED = ("S4", "H1")
+"""Properties judged on the agreed lockstep trace (`Lockstep.judge_agreed_trace`); every other
+property has a monitor on the implementation's own observations."""
+
 
 class Disagreement(Exception):
     """The spec and the implementation disagree, or the implementation broke a property the
-    spec keeps. `caught_by` is the property id (S1-S3, L1-L4) or the observation's name."""
+    spec keeps. `caught_by` is the property id (S1-S3, L1-L4) or the observation's name;
+    `sentence`, where set, says in one line what the difference means (e.g. a tagless
+    implementation checked against a tagged variant)."""
 
     def __init__(
-        self, step: int, action: Action, caught_by: str, spec_side: object, impl_side: object
+        self, step: int, action: Action, caught_by: str, spec_side: object, impl_side: object,
+        sentence: str = "",
     ) -> None:
         self.step = step
         self.action = action
         self.caught_by = caught_by
         self.spec_side = spec_side
         self.impl_side = impl_side
+        self.sentence = sentence
         self.actions: tuple[Action, ...] = ()
+        self.broken: dict[str, Broken] = {}
         super().__init__(
-            f"step {step} ({action!r}): {caught_by}: spec {spec_side!r} / impl {impl_side!r}"
+            sentence or f"step {step} ({render.action(action)}): {caught_by}: "
+            f"spec {spec_side!r} / impl {impl_side!r}"
         )
 
     def report(self) -> str:
         lines = [f"disagreement at step {self.step}, caught by {self.caught_by}"]
-        for number, action in enumerate(self.actions, start=1):
-            marker = "  <-- here" if number == self.step else ""
-            lines.append(f"  {number:3d}. {action!r}{marker}")
-        lines.append(f"  spec: {self.spec_side!r}")
-        lines.append(f"  impl: {self.impl_side!r}")
+        if self.sentence:
+            lines.append(f"  {self.sentence}")
+        lines += steps_text(self.actions, self.step)
+        if not self.sentence:
+            lines.append(f"  spec: {self.spec_side!r}")
+            lines.append(f"  impl: {self.impl_side!r}")
         return "\n".join(lines)
+
+
+def steps_text(actions: Sequence[Action], at: int) -> list[str]:
+    """The actions as numbered lines in the replay notation (`model_checks.render`), the
+    step `at` marked."""
+    return [
+        f"  {number:3d}. {render.action(action)}{'  <-- here' if number == at else ''}"
+        for number, action in enumerate(actions, start=1)
+    ]
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A property the implementation broke, judged on its own observations: at lockstep step
+    `step` (the first `step` actions replay it), why, and whether the spec breaks it at that
+    step too (then it is the variant's weakness, not a disagreement)."""
+
+    property_id: str
+    step: int
+    reason: str
+    spec_too: bool
+    actions: tuple[Action, ...]
 
 
 @dataclass
@@ -148,6 +182,8 @@ class Lockstep:
         self.tag_to_pid: dict[int, int] = {}
         self.pid_to_tag: dict[int, int] = {}
         self.monitors = _Monitors()
+        self.broken: dict[str, Broken] = {}
+        self.action_of_step: list[int] = []  # spec step index -> lockstep action number
 
     def close(self) -> None:
         self.engine.close()
@@ -160,22 +196,37 @@ class Lockstep:
         self.actions.append(action)
         self.state = step(self.config, self.state, action)
         self.steps.append(Step(action, self.state))
+        self.action_of_step.append(number)
         if isinstance(action, P0UpdateItem):
             while self.state.fault is None and self.state.requests[action.rid].stage in (
                 Stage.PROCESSED, Stage.UPDATING
             ):
                 self.state = step(self.config, self.state, action)
                 self.steps.append(Step(action, self.state))
+                self.action_of_step.append(number)
         self.delivery = None
         if action.drift_event() is not None:
             self.monitors.watching.clear()  # L3 assumes no drift between the miss and the retry
+        self._guarded(lambda: self._impl(action))
+        self._compare(number, action)
+
+    def _guarded(self, call: Callable[[], object]) -> object:
+        """Run a call into the adapter: an exception escaping it is the implementation's
+        crash (a `Fault`), except a `HarnessFailure` or a `Disagreement`, which pass."""
         try:
-            self._impl(action)
-        except Disagreement:
+            return call()
+        except (Disagreement, api.HarnessFailure):
             raise
+        except api.SideFault as error:
+            self.fault = error.fault
         except Exception as error:  # the harness itself must not hide an adapter's crash
             self.fault = api.Fault("crash", f"{type(error).__name__}: {error}")
-        self._compare(number, action)
+        return None
+
+    def _side_event(self, fault: api.Fault | None) -> None:
+        """A clear or restart returned: a `Fault` from it stops the side, as any other."""
+        if fault is not None and self.fault is None:
+            self.fault = fault
 
     def _impl(self, action: Action) -> None:
         if isinstance(action, Submit):
@@ -199,16 +250,16 @@ class Lockstep:
             )
         elif isinstance(action, ClearBoth):
             for front_end in self.front_ends:
-                front_end.clear()
-            self.engine.clear()
+                self._side_event(front_end.clear())
+            self._side_event(self.engine.clear())
         elif isinstance(action, P0Clear | P0ClearForReset):
-            self.front_ends[action.front_end].clear()
+            self._side_event(self.front_ends[action.front_end].clear())
         elif isinstance(action, P1Clear | P1Reset):
-            self.engine.clear()
+            self._side_event(self.engine.clear())
         elif isinstance(action, P0Restart):
-            self.front_ends[action.front_end].restart()
+            self._side_event(self.front_ends[action.front_end].restart())
         elif isinstance(action, P1Restart):
-            self.engine.restart()
+            self._side_event(self.engine.restart())
         else:
             raise TypeError(f"no implementation mapping for {action!r}")
 
@@ -336,12 +387,16 @@ class Lockstep:
             self.monitors.watching[rid] = number
 
     def _fail_property(self, prop: str, reason: str) -> None:
-        """An implementation-side property broke; a disagreement unless the spec breaks it
-        at the same step too (then the implementation conforms, and the verdict is the
-        spec's business)."""
+        """An implementation-side property broke: recorded in `broken` (its first time), and a
+        disagreement unless the spec breaks it at the same step too (then the implementation
+        conforms, and the property is the variant's weakness)."""
         spec_reason = _spec_violation(self.config, self.steps, prop, self._at)
+        number = len(self.actions)
+        if prop not in self.broken:
+            self.broken[prop] = Broken(prop, number, reason, spec_reason is not None,
+                                       tuple(self.actions))
         if spec_reason is None:
-            raise Disagreement(len(self.actions), self.actions[-1], prop, "holds", reason)
+            raise Disagreement(number, self.actions[-1], prop, "holds", reason)
 
     @property
     def _at(self) -> int:
@@ -350,28 +405,61 @@ class Lockstep:
     # -- comparing -------------------------------------------------------------------------
 
     def _compare(self, number: int, action: Action) -> None:
+        views = self._guarded(self._impl_views) if self.fault is None else None
         pairs: list[tuple[str, object, object]] = [
             ("fault", self._spec_fault(), None if self.fault is None else self.fault.kind),
         ]
         if (self.state.fault is None and self.fault is None) or self.delivery is not None:
             pairs.append(("delivery", self._spec_delivery(), self._impl_delivery()))
-        if self.state.fault is None and self.fault is None:
+        if self.state.fault is None and self.fault is None and isinstance(views, dict):
+            self._check_tagless(number, action, views["shadows"])
             pairs += [
                 ("requests", self._spec_requests(), self._impl_requests()),
                 ("channel", self._spec_channel(), self._impl_channel()),
                 ("replies", self._spec_replies(), self._impl_replies()),
                 *(
-                    (f"shadow {fe}", self._spec_shadow(fe), self._impl_shadow(fe))
+                    (f"shadow {fe}", self._spec_shadow(fe), views[f"shadow {fe}"])
                     for fe in range(self.config.front_ends)
                 ),
-                ("receiver", self._spec_receiver(), self._impl_receiver()),
+                ("receiver", self._spec_receiver(), views["receiver"]),
             ]
-        impl_props = self._impl_state_properties()
-        for prop, reason in impl_props:
+        for prop, reason in self._impl_state_properties(views):
             self._fail_property(prop, reason)
         for label, spec_side, impl_side in pairs:
             if spec_side != impl_side:
                 raise Disagreement(number, action, label, spec_side, impl_side)
+
+    def _impl_views(self) -> dict[str, object]:
+        """The implementation's caches as the comparison sees them, read once per step."""
+        shadows = [front_end.shadow() for front_end in self.front_ends]
+        views: dict[str, object] = {
+            f"shadow {fe}": self._impl_shadow(shadow) for fe, shadow in enumerate(shadows)
+        }
+        entries = self.engine.receiver()
+        views["receiver"] = self._impl_receiver(entries)
+        views["receiver entries"] = entries
+        views["shadows"] = shadows
+        return views
+
+    def _check_tagless(
+        self, number: int, action: Action, shadows: Sequence[Sequence[api.ShadowEntry]]
+    ) -> None:
+        """One sentence, not a tag-column diff, when the implementation has no tags at all and
+        the variant tags everything."""
+        if not self.config.variant.tagged:
+            return
+        spec_tags = [w.tag for m in self.state.to_engine for w in m.items]
+        spec_tags += [e.tag for s in self.state.shadows for e in spec_lru.entries(s)]
+        impl_tags = [w.tag for s in self.channel for w in s.message.items]
+        impl_tags += [e.tag for shadow in shadows for e in shadow]
+        if any(t is not None for t in spec_tags) and all(t is None for t in impl_tags):
+            raise Disagreement(
+                number, action, "tags", "tagged", "untagged",
+                sentence=f"the implementation sends and records no tags, but "
+                f"{self.config.variant.name} tags every shadow entry and wire item: it cannot "
+                f"conform to {self.config.variant.name}; check it against an untagged variant "
+                f"(V0-V2) or give it tags",
+            )
 
     def _content(self, pid: int) -> object:
         return self.state.processings[pid].content
@@ -470,10 +558,10 @@ class Lockstep:
             for e in self.state.shadows[front_end]
         )
 
-    def _impl_shadow(self, front_end: int) -> object:
+    def _impl_shadow(self, shadow: Sequence[api.ShadowEntry]) -> object:
         return tuple(
             (e.identity, e.size, self._placeholders_content(e.placeholders), self._impl_tag(e.tag))
-            for e in self.front_ends[front_end].shadow()
+            for e in shadow
         )
 
     def _spec_receiver(self) -> object:
@@ -483,17 +571,18 @@ class Lockstep:
             for e in self.state.receiver
         )
 
-    def _impl_receiver(self) -> object:
+    def _impl_receiver(self, entries: Sequence[api.ReceiverEntry]) -> object:
         return tuple(
             (e.identity, e.size, self._payload_content(e.payload), self._impl_tag(e.tag))
-            for e in self.engine.receiver()
+            for e in entries
         )
 
-    def _impl_state_properties(self) -> list[tuple[str, str]]:
+    def _impl_state_properties(self, views: object) -> list[tuple[str, str]]:
         """S1 on tensor values, S2 on real byte counts, S3 on the implementation's faults."""
         found: list[tuple[str, str]] = []
-        if self.fault is not None:
-            found.append(("S3", f"{self.fault.kind}: {self.fault.detail}"))
+        if self.fault is not None or not isinstance(views, dict):
+            fault = self.fault or api.Fault("crash", "no cache views")
+            found.append(("S3", f"{fault.kind}: {fault.detail}"))
             return found
         if self.delivery is not None and isinstance(self.delivery[1], api.Served):
             for model_input in self.delivery[1].inputs:
@@ -502,14 +591,15 @@ class Lockstep:
                 if tensor != placeholders:
                     found.append(("S1", f"{model_input.identity!r}: tensor of {tensor!r} "
                                         f"paired with placeholders of {placeholders!r}"))
-        entries = self.engine.receiver()
+        entries: Sequence[api.ReceiverEntry] = views["receiver entries"]
         real = sum(codec.payload_nbytes(e.payload) for e in entries)
         recorded = sum(e.size for e in entries)
         if max(real, recorded) > self.config.budget:
             found.append(("S2", f"P1 holds {real} bytes of tensors ({recorded} recorded), "
                                 f"budget {self.config.budget}"))
-        for index, front_end in enumerate(self.front_ends):
-            used = sum(e.size for e in front_end.shadow())
+        shadows: Sequence[Sequence[api.ShadowEntry]] = views["shadows"]
+        for index, shadow in enumerate(shadows):
+            used = sum(e.size for e in shadow)
             if used > self.config.budget:
                 found.append(("S2", f"shadow {index} records {used} bytes"))
         return found
@@ -535,6 +625,20 @@ class Lockstep:
 
     def trace(self) -> Trace:
         return Trace(self.config, initial(self.config), tuple(self.steps))
+
+    def judge_agreed_trace(self) -> None:
+        """S4 and H1 have no monitor of their own on the implementation: they are judged on
+        the spec's trace, which the implementation matched observation for observation, so
+        the spec's verdict on it is the implementation's."""
+        trace = self.trace()
+        for prop in registry():
+            if prop.id not in SPEC_JUDGED or prop.id in self.broken:
+                continue
+            violation = prop.check_trace(trace)
+            if violation is not None:
+                number = self.action_of_step[max(violation.step, 1) - 1]
+                self.broken[prop.id] = Broken(prop.id, number, violation.reason, True,
+                                              tuple(self.actions[:number]))
 
 
 def _spec_violation(
@@ -576,8 +680,10 @@ def _session(
     run = Lockstep(config, adapter, engine_factory)
     try:
         yield run
+        run.judge_agreed_trace()
     except Disagreement as found:
         found.actions = tuple(run.actions)
+        found.broken = dict(run.broken)
         raise
     finally:
         run.close()
@@ -676,22 +782,33 @@ def shrink(
     return best
 
 
+def spec_trace(config: Config, actions: Sequence[Action]) -> Trace | None:
+    """The spec's trace of a lockstep script (P0UpdateItem as its macro step), or None if
+    the script is not a valid spec trace as written."""
+    state = initial(config)
+    steps: list[Step] = []
+    for action in actions:
+        if not is_enabled(config, state, action):
+            return None
+        state = step(config, state, action)
+        steps.append(Step(action, state))
+        if isinstance(action, P0UpdateItem):
+            while state.fault is None and state.requests[action.rid].stage in (
+                Stage.PROCESSED, Stage.UPDATING
+            ):
+                state = step(config, state, action)
+                steps.append(Step(action, state))
+    return Trace(config, initial(config), tuple(steps))
+
+
 def _replay(
     config: Config,
     adapter: api.Adapter,
     actions: Sequence[Action],
     engine_factory: EngineFactory | None,
 ) -> Disagreement | None:
-    state = initial(config)
-    for action in actions:  # a candidate must be a valid spec trace as written
-        if not is_enabled(config, state, action):
-            return None
-        state = step(config, state, action)
-        if isinstance(action, P0UpdateItem):
-            while state.fault is None and state.requests[action.rid].stage in (
-                Stage.PROCESSED, Stage.UPDATING
-            ):
-                state = step(config, state, action)
+    if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
+        return None
     try:
         run_actions(config, adapter, actions, engine_factory=engine_factory)
     except Disagreement as found:

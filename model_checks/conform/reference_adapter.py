@@ -72,6 +72,15 @@ def _fault(error: BaseException) -> api.Fault:
     return api.Fault("crash", f"{type(error).__name__}: {error}")
 
 
+def _reported(call: Callable[[], object]) -> api.Fault | None:
+    """Run a clear: an error in it (an eviction hang, an assertion) is the side's `Fault`."""
+    try:
+        call()
+    except Exception as error:
+        return _fault(error)
+    return None
+
+
 @dataclass
 class ReferenceFrontEnd:
     """`FrontEndSide` over `reference.FrontEnd` (or a subclass)."""
@@ -136,12 +145,16 @@ class ReferenceFrontEnd:
         own_id = request_id & ((1 << _EPOCH_SHIFT) - 1)
         self.front_end.handle_reply(Reply(own_id, missed))
 
-    def clear(self) -> None:
-        self.front_end.clear()
+    def clear(self) -> api.Fault | None:
+        return _reported(self.front_end.clear)
 
-    def restart(self) -> None:
+    def restart(self) -> api.Fault | None:
         self.epoch += 1
-        self.front_end = self._build()
+        try:
+            self.front_end = self._build()
+        except Exception as error:
+            return _fault(error)
+        return None
 
     def shadow(self) -> tuple[api.ShadowEntry, ...]:
         sizes = dict(self.front_end.sender.entries())
@@ -180,11 +193,15 @@ class ReferenceEngine:
             )
         )
 
-    def clear(self) -> None:
-        self.engine.clear()
+    def clear(self) -> api.Fault | None:
+        return _reported(self.engine.clear)
 
-    def restart(self) -> None:
-        self.engine = self.make(self.setup.budget, variant=variant_of(self.setup.variant))
+    def restart(self) -> api.Fault | None:
+        try:
+            self.engine = self.make(self.setup.budget, variant=variant_of(self.setup.variant))
+        except Exception as error:
+            return _fault(error)
+        return None
 
     def receiver(self) -> tuple[api.ReceiverEntry, ...]:
         sizes = dict(self.engine.receiver.entries())

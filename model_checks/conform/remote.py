@@ -10,10 +10,21 @@ and the size accounting after deserialisation are all part of what the lockstep 
 One child serves a whole conformance run: `RemoteEngines` starts it, and each lockstep run
 asks it to build a fresh engine side (`start`, naming the adapter: setting
 `RemoteEngines.adapter_path` switches implementations without a new process). A P1 restart
-rebuilds the engine side in the child. A reply that does not come within `timeout` seconds
-is reported as a hang (S3) and the child is killed; the next run starts a new one. The
-child exits when its parent dies, and `RemoteEngines.close` (also called on failure, and at
-interpreter exit) always reaps it.
+rebuilds the engine side in the child.
+
+Who is to blame when no reply comes: the parent waits in slices of `_SLICE` seconds and looks
+at the child between them. A child that exited, or that is stopped (SIGSTOP; read from
+/proc on Linux), is a `HarnessFailure`, noticed within a slice (well under a second), never
+the implementation's S3. A running child that does not answer within `timeout` seconds is
+the implementation's hang (S3) and is killed; the next run starts a new one. A child that
+does not start within four timeouts is a harness failure. Exceptions raised by the adapter's
+engine side inside the child come back as its crash (`Fault("crash", ...)`); only the wire
+protocol's own errors are harness failures. The child exits when its parent dies, and
+`RemoteEngines.close` (also called on failure, and at interpreter exit) always reaps it.
+
+Bytes without numpy: a tensor's bytes are read through torch itself
+(`Tensor.untyped_storage()`), so two-process mode needs only torch, pyzmq and msgspec (the
+dev extra), not numpy.
 
 Child entry point: ``python -m model_checks.conform.remote ADDRESS ADAPTER``.
 """
@@ -25,6 +36,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,14 +95,20 @@ _command_decoder = msgspec.msgpack.Decoder(Command)
 _result_decoder = msgspec.msgpack.Decoder(Result)
 
 
+def tensor_bytes(tensor: torch.Tensor) -> bytes:
+    """The tensor's elements as raw bytes in row-major order, read by torch itself (no numpy):
+    a view, a slice or a non-contiguous tensor is first copied into a storage of its own."""
+    compact = tensor.detach().contiguous()
+    if compact.storage_offset() != 0 or compact.untyped_storage().nbytes() != compact.nbytes:
+        compact = compact.clone()
+    return bytes(compact.untyped_storage())
+
+
 def _pack_payload(payload: api.Payload, frames: list[memoryview]) -> list[TensorRef]:
     refs = []
     for name, tensor in payload.items():
-        contiguous = tensor.detach().contiguous()
-        raw: Any = contiguous.view(torch.uint8).reshape(-1).numpy()  # shares the memory
-        frames.append(memoryview(raw))
-        refs.append(TensorRef(name, str(contiguous.dtype), list(contiguous.shape),
-                              len(frames) - 1))
+        frames.append(memoryview(tensor_bytes(tensor)))
+        refs.append(TensorRef(name, str(tensor.dtype), list(tensor.shape), len(frames) - 1))
     return refs
 
 
@@ -111,8 +129,18 @@ def _send(socket: zmq.Socket[bytes], header: msgspec.Struct, frames: list[memory
 # -- the parent's side ---------------------------------------------------------------------------
 
 
-class RemoteError(RuntimeError):
-    """The child reported an error outside the engine's own results."""
+_SLICE = 0.1
+"""Seconds between two looks at the child while waiting for its reply."""
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP, a debugger); False where /proc is missing."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            state = stat.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in ("T", "t")
 
 
 class RemoteEngines:
@@ -143,25 +171,48 @@ class RemoteEngines:
     def request(self, command: Command, frames: list[memoryview] | None = None) -> tuple[
         Result, list[Any]
     ]:
+        """Send one command and wait for its reply. No reply from a running child within the
+        timeout: `Result("fault", "hang: ...")` (the child is killed). A dead or stopped child,
+        or a child that never starts: `HarnessFailure`."""
         if self.socket is None or self.process is None or self.process.poll() is not None:
             self._kill()
             self._spawn()
         assert self.socket is not None
         _send(self.socket, command, frames or [])
         timeout = self.timeout * (4 if command.op == "start" else 1)  # start: child imports
-        if not self.socket.poll(int(timeout * 1000)):
+        if not self._await_reply(timeout):
             self._kill()
-            return Result("fault", detail=f"no reply from the engine process in {timeout:.0f}s"
-                          ), []
+            if command.op == "start":
+                raise api.HarnessFailure(
+                    f"the engine process did not start within {timeout:.0f}s")
+            return Result("fault", detail=f"hang: no reply from the engine process in "
+                          f"{timeout:.0f}s (op {command.op})"), []
         header, *rest = self.socket.recv_multipart(copy=False)
         return _result_decoder.decode(header.buffer), [f.buffer for f in rest]
+
+    def _await_reply(self, timeout: float) -> bool:
+        """True once a reply is ready; False after `timeout` seconds of a running child."""
+        assert self.socket is not None and self.process is not None
+        deadline = time.monotonic() + timeout
+        while not self.socket.poll(int(_SLICE * 1000)):
+            code = self.process.poll()
+            if code is not None:
+                self._kill()
+                how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+                raise api.HarnessFailure(f"the engine process {how}")
+            if _stopped(self.process.pid):
+                self._kill()
+                raise api.HarnessFailure("the engine process is stopped (SIGSTOP or a debugger)")
+            if time.monotonic() >= deadline:
+                return False
+        return True
 
     def __call__(self, setup: api.Setup) -> RemoteEngine:
         start = Command("start", SetupMsg(setup.budget, setup.variant, setup.front_ends),
                         adapter=self.adapter_path)
         result, _ = self.request(start)
         if result.kind != "ok":
-            raise RemoteError(f"the engine process could not start: {result.detail}")
+            raise api.HarnessFailure(f"the engine process could not start: {result.detail}")
         return RemoteEngine(self)
 
     def _kill(self) -> None:
@@ -184,6 +235,11 @@ class RemoteEngines:
                 self.process.wait(timeout=5)
         self._kill()
         atexit.unregister(self.close)
+
+
+def _fault(detail: str) -> api.Fault:
+    kind, _, rest = detail.partition(": ")
+    return api.Fault(kind, rest) if rest else api.Fault("hang", detail)
 
 
 class RemoteEngine:
@@ -209,25 +265,32 @@ class RemoteEngine:
         if result.kind == "missed":
             return api.Missed(tuple(result.identities))
         if result.kind == "fault":
-            kind, _, detail = result.detail.partition(": ")
-            return api.Fault(kind if detail else "hang", detail or result.detail)
-        raise RemoteError(result.detail)
+            return _fault(result.detail)
+        raise api.HarnessFailure(f"the engine process answered receive with {result.kind}: "
+                                 f"{result.detail}")
 
-    def _simple(self, op: str) -> None:
+    def _simple(self, op: str) -> api.Fault | None:
         result, _ = self.owner.request(Command(op))
+        if result.kind == "fault":
+            return _fault(result.detail)
         if result.kind != "ok":
-            raise RemoteError(result.detail)
+            raise api.HarnessFailure(f"the engine process answered {op} with {result.kind}: "
+                                     f"{result.detail}")
+        return None
 
-    def clear(self) -> None:
-        self._simple("clear")
+    def clear(self) -> api.Fault | None:
+        return self._simple("clear")
 
-    def restart(self) -> None:
-        self._simple("restart")
+    def restart(self) -> api.Fault | None:
+        return self._simple("restart")
 
     def receiver(self) -> tuple[api.ReceiverEntry, ...]:
         result, rest = self.owner.request(Command("receiver"))
+        if result.kind == "fault":
+            raise api.SideFault(_fault(result.detail))
         if result.kind != "entries":
-            raise RemoteError(result.detail)
+            raise api.HarnessFailure(f"the engine process answered receiver with "
+                                     f"{result.kind}: {result.detail}")
         return tuple(
             api.ReceiverEntry(i.identity, size, _unpack_payload(i.payload or [], rest), i.tag)
             for i, size in zip(result.items, result.sizes, strict=True)
@@ -258,6 +321,18 @@ def _handle(engine: api.EngineSide | None, command: Command,
                                         codec.process_media)), Result("ok"), out
     if engine is None:
         return engine, Result("error", detail="no engine: send start first"), out
+    try:
+        result = _engine_op(engine, command, frames, out)
+    except api.SideFault as error:
+        result = Result("fault", detail=str(error))
+    except Exception as error:  # the implementation's crash, not the harness's
+        result = Result("fault", detail=f"crash: {type(error).__name__}: {error}")
+    return engine, result, out
+
+
+def _engine_op(engine: api.EngineSide, command: Command, frames: Sequence[Any],
+               out: list[memoryview]) -> Result:
+    """One call of the adapter's engine side; exceptions are the implementation's."""
     if command.op == "receive":
         wire = tuple(
             api.WireItem(i.identity, None if i.payload is None else _unpack_payload(i.payload,
@@ -269,19 +344,21 @@ def _handle(engine: api.EngineSide | None, command: Command,
         if isinstance(result, api.Served):
             served = [ItemMsg(m.identity, _pack_payload(m.payload, out), m.placeholders, None)
                       for m in result.inputs]
-            return engine, Result("served", items=served), out
+            return Result("served", items=served)
         if isinstance(result, api.Missed):
-            return engine, Result("missed", identities=list(result.identities)), out
-        return engine, Result("fault", detail=f"{result.kind}: {result.detail}"), out
+            return Result("missed", identities=list(result.identities))
+        return Result("fault", detail=f"{result.kind}: {result.detail}")
     if command.op in ("clear", "restart"):
-        engine.clear() if command.op == "clear" else engine.restart()
-        return engine, Result("ok"), out
+        fault = engine.clear() if command.op == "clear" else engine.restart()
+        if fault is not None:
+            return Result("fault", detail=f"{fault.kind}: {fault.detail}")
+        return Result("ok")
     if command.op == "receiver":
         entries = engine.receiver()
         items = [ItemMsg(e.identity, _pack_payload(e.payload, out), (0, 0), e.tag)
                  for e in entries]
-        return engine, Result("entries", items=items, sizes=[e.size for e in entries]), out
-    return engine, Result("error", detail=f"unknown op {command.op!r}"), out
+        return Result("entries", items=items, sizes=[e.size for e in entries])
+    return Result("error", detail=f"unknown op {command.op!r}")
 
 
 def child_main(address: str, adapter_path: str) -> int:

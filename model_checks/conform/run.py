@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conform.adapter import Adapter
+from model_checks.conform.adapter import Adapter, HarnessFailure
 from model_checks.conform.lockstep import (
+    Broken,
     Disagreement,
     EngineFactory,
     Lockstep,
@@ -134,25 +135,95 @@ def corpus() -> tuple[Scenario, ...]:
     return (*SCENARIOS, *extra)
 
 
+@dataclass(frozen=True)
+class Finding:
+    """One disagreement, shrunk, and the job it was found in (e.g. "V3 walks D7")."""
+
+    where: str
+    disagreement: Disagreement
+    config: Config
+
+
+@dataclass(frozen=True)
+class PropertyBroken:
+    """A property the implementation broke (its first and shortest trace over the run): the
+    job, its configuration, and the lockstep evidence (`Broken`)."""
+
+    where: str
+    config: Config
+    broken: Broken
+
+
 @dataclass
 class Outcome:
-    """What a run found: steps taken, seconds, the first disagreement (shrunk) if any, where
-    it was found, and the verdict records."""
+    """What a run found: steps taken, seconds, the variants checked and not checked (the
+    adapter does not support them), the disagreements (one per job with `keep_going`, else
+    the first), a harness failure if one stopped the run, the properties the implementation
+    broke, and the verdict records."""
 
     adapter: str
     steps: int = 0
     seconds: float = 0.0
-    failure: Disagreement | None = None
-    where: str = ""
+    checked: list[str] = field(default_factory=list)
+    not_checked: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    harness: str | None = None  # "where: what" of a harness failure
+    broken: dict[tuple[str, str], PropertyBroken] = field(default_factory=dict)
+    """(variant, property) -> the shortest trace on which the implementation broke it."""
     records: list[VerdictRecord] = field(default_factory=list)
 
     @property
+    def failure(self) -> Disagreement | None:
+        return self.findings[0].disagreement if self.findings else None
+
+    @property
+    def where(self) -> str:
+        return self.findings[0].where if self.findings else ""
+
+    @property
     def conforms(self) -> bool:
-        return self.failure is None
+        """Only a run that did work and found nothing conforms (0 steps never does)."""
+        return self.steps > 0 and not self.findings and self.harness is None
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.seconds if self.seconds else 0.0
+
+    def note_broken(self, where: str, config: Config, found: dict[str, Broken]) -> None:
+        """Keep, per variant and property, the shortest trace on which the implementation
+        broke it."""
+        for prop, broken in found.items():
+            key = (config.variant.name, prop)
+            known = self.broken.get(key)
+            if known is None or broken.step < known.broken.step:
+                self.broken[key] = PropertyBroken(where, config, broken)
+
+    def broken_properties(self) -> dict[str, PropertyBroken]:
+        """Per property, the shortest trace over every variant checked."""
+        shortest: dict[str, PropertyBroken] = {}
+        for (_, prop), found in sorted(self.broken.items()):
+            known = shortest.get(prop)
+            if known is None or found.broken.step < known.broken.step:
+                shortest[prop] = found
+        return shortest
+
+    def safety_records(self, seconds: float) -> list[VerdictRecord]:
+        """Checker `conformance-safety`: per variant checked and property, whether the
+        implementation broke it (its own observations; S4 and H1 through the agreed trace)."""
+        records = []
+        for variant in self.checked:
+            for prop in registry():
+                found = self.broken.get((variant, prop.id))
+                records.append(VerdictRecord(
+                    "conformance-safety", variant, () if found is None else _environment(
+                        found.config), prop.id,
+                    Verdict.HOLDS if found is None else Verdict.COUNTEREXAMPLE,
+                    self.steps, "steps", seconds,
+                    counterexample_length=None if found is None else found.broken.step,
+                    detail=f"{self.adapter}" + ("" if found is None else
+                                                f", {found.where}: {found.broken.reason}"),
+                ))
+        return records
 
 
 def conform(
@@ -163,36 +234,78 @@ def conform(
     engine_factory: EngineFactory | None = None,
     seed: int = 0,
     shrink_failure: bool = True,
+    keep_going: bool = False,
 ) -> Outcome:
-    """Run the profile's checks on `adapter`; stop at the first disagreement."""
+    """Run the profile's checks on `adapter`. A variant the adapter does not support is
+    listed as not checked. The first disagreement stops the run (`keep_going`: the job, and
+    the run goes on with the next job); a `HarnessFailure` always stops it."""
     outcome = Outcome(adapter.name)
     start = time.perf_counter()
     for variant in VARIANTS:
         if variants is not None and variant.name not in variants:
             continue
         if not adapter.supports(variant.name):
+            outcome.not_checked.append(variant.name)
             continue
+        outcome.checked.append(variant.name)
         for label, config, runs in _jobs(variant, profile, seed):
-            t0 = time.perf_counter()
-            verdicts: dict[str, int | None] = {p.id: None for p in registry()}
-            steps = 0
-            try:
-                for run in runs(adapter, engine_factory):
-                    steps += len(run.actions)
-                    _spec_verdicts(run, verdicts)
-            except Disagreement as found:
-                steps += len(found.actions)
-                if shrink_failure:
-                    found = shrink(config, adapter, found, engine_factory=engine_factory)
-                outcome.failure, outcome.where = found, f"{variant.name} {label}"
-            outcome.steps += steps
-            outcome.records += _records(adapter, variant, config, label, verdicts, steps,
-                                        time.perf_counter() - t0, outcome.failure)
-            if outcome.failure is not None:
+            if not _job(outcome, adapter, variant, label, config, runs, engine_factory,
+                        shrink_failure):
+                outcome.seconds = time.perf_counter() - start
+                return outcome
+            if outcome.findings and not keep_going:
                 outcome.seconds = time.perf_counter() - start
                 return outcome
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _job(
+    outcome: Outcome,
+    adapter: Adapter,
+    variant: Variant,
+    label: str,
+    config: Config,
+    runs: Any,
+    engine_factory: EngineFactory | None,
+    shrink_failure: bool,
+) -> bool:
+    """Run one job into `outcome`; False if a harness failure stopped it."""
+    where = f"{variant.name} {label}"
+    t0 = time.perf_counter()
+    verdicts: dict[str, int | None] = {p.id: None for p in registry()}
+    steps = 0
+    failure: Disagreement | None = None
+    try:
+        for run in runs(adapter, engine_factory):
+            steps += len(run.actions)
+            _spec_verdicts(run, verdicts)
+            outcome.note_broken(where, config, run.broken)
+    except Disagreement as found:
+        steps += len(found.actions)
+        outcome.note_broken(where, config, found.broken)
+        try:
+            if shrink_failure:
+                found = shrink(config, adapter, found, engine_factory=engine_factory)
+                outcome.note_broken(where, config, found.broken)
+        except HarnessFailure as error:
+            outcome.harness = f"{where}: {error}"
+        failure = found
+        outcome.findings.append(Finding(where, found, config))
+    except HarnessFailure as error:
+        outcome.harness = f"{where}: {error}"
+    outcome.steps += steps
+    seconds = time.perf_counter() - t0
+    if outcome.harness is not None:
+        env = _environment(config)
+        outcome.records.append(VerdictRecord(
+            "conformance", variant.name, env, "lockstep", Verdict.UNKNOWN, steps, "steps",
+            seconds, detail=f"{adapter.name}, {label}: harness failure: {outcome.harness}",
+        ))
+        return False
+    outcome.records += _records(adapter, variant, config, label, verdicts, steps, seconds,
+                                failure)
+    return True
 
 
 def _jobs(variant: Variant, profile: Profile, seed: int) -> Iterator[tuple[str, Config, Any]]:
@@ -219,6 +332,12 @@ def _jobs(variant: Variant, profile: Profile, seed: int) -> Iterator[tuple[str, 
         yield f"walks {label}", config, walks
 
 
+def _environment(config: Config) -> tuple[str, ...]:
+    if not config.environment:
+        return ()
+    return tuple(describe_environment(config.environment).split("+"))
+
+
 def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:
     trace = run.trace()
     for prop in registry():
@@ -236,7 +355,7 @@ def _records(
     seconds: float,
     failure: Disagreement | None,
 ) -> list[VerdictRecord]:
-    env = tuple(describe_environment(config.environment).split("+")) if config.environment else ()
+    env = _environment(config)
     detail = f"{adapter.name}, {label}"
     records = [
         VerdictRecord(

@@ -18,6 +18,7 @@ from model_checks.docs.pages import (
     counterexample_pages,
     drift_page,
     invariants_page,
+    notation_page,
     scenarios_page,
 )
 from model_checks.scenario_run import replay_all
@@ -46,6 +47,7 @@ def pages(root: Path) -> dict[str, str]:
         "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
         "drift.md": drift_page(verdicts, links),
         "scenarios.md": scenarios_page(verdicts),
+        "notation.md": notation_page(),
         "kill-matrix.md": kill_matrix_page(),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),

@@ -102,14 +102,34 @@ _CONFIGURED = {
 }
 
 
-def step_table(trace: Trace) -> str:
-    """A labelled step table: action, then the state after it."""
-    rows = []
-    for number, _, action, after in trace.transitions():
-        cols = render.columns(after)
-        rows.append((number, render.action(action), *cols.values()))
-    headers = ("#", "action", *render.columns(trace.initial).keys())
-    return table(headers, rows)
+def step_table(trace: Trace, fair_from: int | None = None) -> str:
+    """A labelled step table in the trace notation (`render`), then the processings line."""
+    text = table(render.HEADERS, render.step_rows(trace, fair_from))
+    line = render.processings(trace.final)
+    return text + (f"\n\n{line}" if line else "")
+
+
+NOTATION_LINK = "Notation: see [notation.md]({prefix}notation.md)."
+
+
+def notation_page() -> str:
+    """docs/notation.md: the legend of the one trace notation, with a worked example."""
+    example = next(s for s in SCENARIOS if s.expected.get("V2"))
+    shown = next(v for v in VARIANTS if v.name == "V2")
+    return "\n".join([
+        GENERATED, "", "# Trace notation", "",
+        "Every trace this project shows is written in one notation: the step tables and "
+        "sequence diagrams of the generated pages, `python -m model_checks replay FILE`, and "
+        "conformance failures. It is defined once, in `model_checks/render.py`; this is its "
+        "legend.", "", render.LEGEND, "",
+        "Columns of a step table: `#` the step, `action` the transition taken (its label and "
+        "arguments), then the state after it: `shadow` P0's shadow (one per front end), `P1` "
+        "the receiver cache, `to P1` the messages in flight to P1, `to P0` the replies in "
+        "flight to P0, `P1 did` what P1's last step did with a message. `(fair)` marks a "
+        "step the fair scheduler took after the counterexample's prefix.", "",
+        f"Example: the scenario [`{example.name}`](scenarios.md#{example.name}) on "
+        f"{shown.name}.", "", step_table(example.run(shown)), "",
+    ])
 
 
 def _scenario_section(scenario: Scenario, verdicts: list[ScenarioVerdict]) -> list[str]:
@@ -135,7 +155,7 @@ def scenarios_page(verdicts: list[ScenarioVerdict]) -> str:
     parts.append(
         "Hand-written traces, one or more per drift source, run on every variant; the "
         "expectations are in `model_checks/scenarios/catalog.py` and `python -m model_checks "
-        "scenarios` fails when a run differs from them. Notation: " + render.NOTATION
+        "scenarios` fails when a run differs from them. " + NOTATION_LINK.format(prefix="")
     )
     for scenario in SCENARIOS:
         parts += _scenario_section(scenario, verdicts)
@@ -151,13 +171,14 @@ def counterexample_pages(
     pages: dict[str, str] = {}
     index = [GENERATED, "", "# Counterexamples", "",
              "Every scenario run that breaks a property, and every counterexample trace of "
-             "the checkers' results snapshot, as a step table and a sequence diagram. "
-             "Notation: " + render.NOTATION, "", "## Scenarios", ""]
+             "the checkers' results snapshot, as a step table and a sequence diagram. " +
+             NOTATION_LINK.format(prefix="../"), "", "## Scenarios", ""]
     for scenario in SCENARIOS:
         broken = [v for v in verdicts if v.scenario == scenario.name and v.found]
         if not broken:
             continue
-        parts = [GENERATED, "", f"# {scenario.name}", "", scenario.story]
+        parts = [GENERATED, "", f"# {scenario.name}", "", scenario.story, "",
+                 NOTATION_LINK.format(prefix="../")]
         for verdict in broken:
             variant = next(v for v in VARIANTS if v.name == verdict.variant)
             trace = scenario.run(variant)

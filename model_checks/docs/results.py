@@ -11,10 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from model_checks import render
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
-from model_checks.docs.pages import step_table
+from model_checks.docs.pages import NOTATION_LINK, step_table
 from model_checks.docs.snapshot import (
     RECORDS,
     REFRESH,
@@ -30,7 +29,7 @@ from model_checks.docs.snapshot import (
 from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import Replayed, replay_data
-from model_checks.summary import code, contradicts, matrix_summary
+from model_checks.summary import LEGEND, contradicts, order, summary
 from spec import Drift, by_id
 
 
@@ -61,7 +60,7 @@ class Results:
     def strongest(self, cell: Key) -> VerdictRecord | None:
         """The most decisive Hypothesis or Z3 record of a cell (the main job's summary rule)."""
         found = self.checked(cell)
-        return min(found, key=lambda r: (code(r), r.checker)) if found else None
+        return min(found, key=lambda r: (order(r), r.checker)) if found else None
 
     def page(self, cell: Key) -> str | None:
         """The counterexample page of a cell (relative to docs/), if the snapshot has one."""
@@ -202,10 +201,8 @@ def verdicts_page(results: Results) -> str:
     parts += ["", "Cells contradicting their expectation: "
               + (", ".join(wrong) if wrong else "none") + "."]
     parts += ["", "## Overview", "",
-              "The main job's summary of the snapshot: `P*` proved for all depths, `xN` a "
-              "counterexample of N steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k, "
-              "`ok` no violation found, `?` undecided, `-` not checked, `!` contradicts the "
-              "expectation.", "", "```text", matrix_summary(results.snapshot.records), "```"]
+              "The main job's summary of the snapshot, as it prints it:", "", "```text",
+              *LEGEND, "", summary(results.snapshot.records), "```"]
     headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "strongest")
     for env in dict.fromkeys(c.environment for c in EXPECTED):
         titles = ", ".join(Drift(d).title for d in env) if len(env) <= 2 else ""
@@ -280,7 +277,8 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
     ]
     if replayed.fair_from is not None:
         parts.append(f"- steps after {replayed.fair_from} were taken by the fair scheduler")
-    parts += ["", "Notation: " + render.NOTATION, "", step_table(replayed.trace), "",
+    parts += ["", NOTATION_LINK.format(prefix="../"), "",
+              step_table(replayed.trace, replayed.fair_from), "",
               mermaid.sequence_diagram(replayed.trace)]
     return "\n".join(parts) + "\n"
 

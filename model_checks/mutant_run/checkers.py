@@ -20,21 +20,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from model_checks import executor
 from model_checks.conform import killmatrix
 from model_checks.conform.killmatrix import Kill
 from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
 from model_checks.conform.mutants import ImplMutant
+from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import Catch, Outcome
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.mutants import Mutant
 from model_checks.records import Verdict, VerdictRecord
-from model_checks.simulate.run import PROFILES, CellResult, run_mutant
+from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
 from model_checks.smt.bmc import bmc
-from model_checks.smt.budget import DEEP_RLIMIT
 from model_checks.smt.cells import SAFETY, mutant_cells
 from model_checks.smt.results import Result, Violated, to_record
 from model_checks.smt.runner import run_cells
@@ -43,21 +43,6 @@ from spec import Drift, registry
 
 Progress = Callable[[str], None]
 HYPOTHESIS_PROFILE = PROFILES["ci"]
-
-
-@dataclass(frozen=True)
-class Options:
-    """Budgets: Z3's two depths (steps), its per-query resource limit (rlimit units, the
-    same on every machine: `smt.budget`), worker processes for the
-    Hypothesis and Z3 checkers, conformance's process count (1 or 2), and where Hypothesis
-    writes its counterexample traces (None: nowhere)."""
-
-    z3_depth: int = 10
-    z3_deep_depth: int = 16
-    z3_rlimit: int = DEEP_RLIMIT
-    jobs: int = 2
-    processes: int = 1
-    traces: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -137,14 +122,28 @@ def _hypothesis_outcome(mutant: Mutant, result: CellResult) -> Outcome:
                    tuple(result.records), result.seconds)
 
 
+def _backend(options: Options) -> executor.Backend:
+    return options.backend or executor.LocalProcesses(max(1, options.jobs))
+
+
+def _failed_outcome(mutant: Mutant, checker: str, failed: executor.Failed) -> Outcome:
+    """A job that raised: nothing caught, the error in the note (the table shows SURVIVED)."""
+    return Outcome(mutant.name, checker, required(checker, mutant), (), (), failed.seconds,
+                   note=f"the job failed: {failed.error}")
+
+
 def run_hypothesis(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
-    """Each mutant's cell at the ci profile, `options.jobs` at a time."""
+    """Each mutant's cell at the ci profile, one executor job per mutant."""
+    jobs = [executor.Job(m.name, _hypothesis_at, (SPEC_MUTANTS.index(m), options.traces))
+            for m in selection.spec]
     outcomes = []
-    with ProcessPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = [(m, pool.submit(_hypothesis_at, SPEC_MUTANTS.index(m), options.traces))
-                   for m in selection.spec]
-        for mutant, future in futures:
-            outcomes.append(_report(progress, _hypothesis_outcome(mutant, future.result())))
+    for mutant, result in zip(selection.spec, executor.run(jobs, _backend(options)),
+                              strict=True):
+        if isinstance(result, executor.Failed):
+            outcomes.append(_report(progress, _failed_outcome(mutant, "hypothesis", result)))
+            continue
+        write_traces(result.value)
+        outcomes.append(_report(progress, _hypothesis_outcome(mutant, result.value)))
     return outcomes
 
 
@@ -180,7 +179,8 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
     names = {m.variant.name: m for m in mutants}
     cells = [c for c in mutant_cells() if c.variant.name in names]
     first = run_cells(cells, options.z3_depth, options.z3_rlimit,
-                      lambda line: progress(f"  z3 {line}"), options.jobs, options.z3_depth)
+                      lambda line: progress(f"  z3 {line}"), options.jobs, options.z3_depth,
+                      backend=_backend(options))
     results: dict[tuple[str, str], tuple[Result, VerdictRecord, str]] = {
         (o.cell.variant.name, o.cell.property): (o.result, o.record, "") for o in first
     }
@@ -190,25 +190,26 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
         progress(f"  z3: {len(again)} cell(s) without a counterexample to depth "
                  f"{options.z3_depth}; searching to depth {options.z3_deep_depth} with each "
                  "witness's budget and sizes")
-    with ProcessPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = [
-            (key, pool.submit(_deep, SPEC_MUTANTS.index(names[key[0]]), key[1],
-                              options.z3_deep_depth, options.z3_rlimit))
-            for key in again
-        ]
-        for (name, prop), future in futures:
-            mutant = names[name]
-            bounds = witness_bounds(mutant)
-            result = future.result()
-            before = results[(name, prop)][1]
-            record = to_record(_encoding(mutant, bounds), result)
-            record = replace(record, detail=f"{_bounds_text(bounds)} (the witness's); whole "
-                             f"range: {before.verdict.value} to {before.bound} steps; "
-                             + record.detail)
-            results[(name, prop)] = (result, record, _bounds_text(bounds))
-            spent[(name, prop)] += result.seconds
-            progress(f"  z3 {name} {prop} with {_bounds_text(bounds)}: "
-                     f"{record.verdict.value} ({result.seconds:.1f} s)")
+    deep = [executor.Job(f"{name}_{prop}", _deep, (SPEC_MUTANTS.index(names[name]), prop,
+                                                    options.z3_deep_depth, options.z3_rlimit))
+            for name, prop in again]
+    for (name, prop), done in zip(again, executor.run(deep, _backend(options)), strict=True):
+        mutant = names[name]
+        bounds = witness_bounds(mutant)
+        if isinstance(done, executor.Failed):
+            progress(f"  z3 {name} {prop} with {_bounds_text(bounds)}: the job failed: "
+                     f"{done.error}")
+            continue
+        result = done.value
+        before = results[(name, prop)][1]
+        record = to_record(_encoding(mutant, bounds), result)
+        record = replace(record, detail=f"{_bounds_text(bounds)} (the witness's); whole "
+                         f"range: {before.verdict.value} to {before.bound} steps; "
+                         + record.detail)
+        results[(name, prop)] = (result, record, _bounds_text(bounds))
+        spent[(name, prop)] += result.seconds
+        progress(f"  z3 {name} {prop} with {_bounds_text(bounds)}: "
+                 f"{record.verdict.value} ({result.seconds:.1f} s)")
     outcomes = []
     for mutant in mutants:
         props = sorted(required("z3", mutant))

@@ -13,9 +13,11 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from model_checks.mutant_run import checkers
+from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import CHECKERS, NOT_APPLICABLE, Outcome
 from model_checks.records import write_records
 
@@ -55,16 +57,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="conformance: 1 (in process) or 2 (also across two processes)")
     parser.add_argument("--jobs", type=int, default=2,
                         help="worker processes for Hypothesis and Z3 (default 2)")
-    parser.add_argument("--z3-depth", type=int, default=checkers.Options.z3_depth,
+    parser.add_argument("--z3-depth", type=int, default=Options.z3_depth,
                         help="Z3: steps searched over the whole budget and size range "
-                             f"(default {checkers.Options.z3_depth})")
-    deep = checkers.Options.z3_deep_depth
+                             f"(default {Options.z3_depth})")
+    deep = Options.z3_deep_depth
     parser.add_argument("--z3-deep-depth", type=int, default=deep,
                         help="Z3: steps searched with the witness's budget and sizes when the "
                              f"first search found nothing (default {deep})")
-    parser.add_argument("--z3-rlimit", type=int, default=checkers.Options.z3_rlimit,
+    parser.add_argument("--z3-rlimit", type=int, default=Options.z3_rlimit,
                         help="Z3: resource units per solver query, the same on every machine "
-                             f"(default {checkers.Options.z3_rlimit})")
+                             f"(default {Options.z3_rlimit})")
+    add_dask_argument(parser)
 
 
 def _checkers(text: str) -> tuple[str, ...]:
@@ -77,6 +80,8 @@ def _checkers(text: str) -> tuple[str, ...]:
 
 
 def _mutants(names: Sequence[str] | None) -> tuple[str, ...]:
+    from model_checks.mutant_run import checkers
+
     known = checkers.mutant_names()
     if names is None:
         return known
@@ -87,15 +92,23 @@ def _mutants(names: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(n for n in known if n in names)
 
 
-def _options(args: argparse.Namespace) -> checkers.Options:
+def _options(args: argparse.Namespace) -> Options:
+    """The budgets, checked (before the mutant names, which load the checkers)."""
     if args.processes not in (1, 2):
         raise MutantsUsageError("--processes must be 1 or 2")
     if min(args.jobs, args.z3_depth, args.z3_deep_depth, args.z3_rlimit) < 1:
         raise MutantsUsageError("--jobs, --z3-depth, --z3-deep-depth and --z3-rlimit must "
                                 "be >= 1")
     traces = args.json.with_suffix("") / "hypothesis" if args.json is not None else None
-    return checkers.Options(args.z3_depth, args.z3_deep_depth, args.z3_rlimit,
-                            args.jobs, args.processes, traces)
+    return Options(args.z3_depth, args.z3_deep_depth, args.z3_rlimit,
+                   args.jobs, args.processes, traces)
+
+
+def _with_backend(options: Options, args: argparse.Namespace) -> Options:
+    try:
+        return replace(options, backend=backend_from(args, options.jobs))
+    except ClusterError as error:
+        raise MutantsUsageError(str(error)) from None
 
 
 def _grid(header: list[str], body: list[list[str]]) -> str:
@@ -110,6 +123,8 @@ def table(names: Sequence[str], columns: Sequence[str],
           outcomes: dict[tuple[str, str], Outcome]) -> str:
     """Rows: mutants; columns: checkers; a cell is the outcome's text, `-` where the checker
     does not apply, `SURVIVED` where it applies and reported nothing."""
+    from model_checks.mutant_run import checkers
+
     body = []
     for name in names:
         row = [name]
@@ -126,6 +141,8 @@ def table(names: Sequence[str], columns: Sequence[str],
 def survivors(names: Sequence[str], columns: Sequence[str],
               outcomes: dict[tuple[str, str], Outcome]) -> list[tuple[str, str]]:
     """The (mutant, checker) cells where a checker that must catch the mutant did not."""
+    from model_checks.mutant_run import checkers
+
     return [
         (name, checker) for name in names for checker in columns
         if checkers.applies(checker, name)
@@ -136,8 +153,20 @@ def survivors(names: Sequence[str], columns: Sequence[str],
 def run(args: argparse.Namespace) -> int:
     """Run the selection, print the table and the verdict; 0 all caught, 1 a survivor."""
     columns = _checkers(args.checkers)
-    names = _mutants(args.mutant)
     options = _options(args)
+    names = _mutants(args.mutant)
+    options = _with_backend(options, args)
+    try:
+        return _run(args, columns, names, options)
+    finally:
+        if options.backend is not None:
+            options.backend.close()
+
+
+def _run(args: argparse.Namespace, columns: tuple[str, ...], names: tuple[str, ...],
+         options: Options) -> int:
+    from model_checks.mutant_run import checkers
+
     selection = checkers.select(names)
     print(f"Mutants: {len(selection.spec)} spec, {len(selection.impl)} implementation; "
           f"checkers: {', '.join(columns)}", flush=True)

@@ -18,11 +18,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.counterexample import BadTraceFile, replay_file, table
-from model_checks.simulate.run import PROFILES, CellResult, run_matrix, run_mutants
+from model_checks.simulate.profiles import PROFILES
+
+if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
+    from model_checks.simulate.run import CellResult
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -39,6 +44,9 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
                         help="print the step table of every counterexample")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="local worker processes (default: the profile's, 2)")
+    add_dask_argument(parser)
 
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,10 +120,24 @@ def run_simulate(args: argparse.Namespace) -> int:
     if not cells and not args.only.startswith("mutant"):
         print(f"error: no cell matches {args.only!r}", file=sys.stderr)
         return EXIT_USAGE
-    results = run_matrix(profile, args.out, cells, progress=True)
-    mutants = [] if args.no_mutants else [
-        m for m in run_mutants(profile, args.out) if args.only in f"mutant_{m.label}"
-    ] if not args.only or args.only.startswith("mutant") else []
+    if args.jobs is not None and args.jobs < 1:
+        print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        backend = backend_from(args, args.jobs or profile.jobs)
+    except ClusterError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    from model_checks.simulate.run import run_matrix, run_mutants
+
+    try:
+        results = run_matrix(profile, args.out, cells, progress=True, backend=backend)
+        mutants = [] if args.no_mutants else [
+            m for m in run_mutants(profile, args.out, progress=True, backend=backend)
+            if args.only in f"mutant_{m.label}"
+        ] if not args.only or args.only.startswith("mutant") else []
+    finally:
+        backend.close()
     seconds = time.perf_counter() - start
     print(f"Hypothesis simulation, profile {profile.name}: {len(results)} cells, "
           f"{len(mutants)} mutants, {seconds:.0f} s")

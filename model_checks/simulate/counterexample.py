@@ -19,10 +19,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from model_checks import render
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.drift import describe_environment, environment
-from spec.lru import Entry, Ghost, Lru
-from spec.state import ClientItem, Message, Reply, State
+from spec.lru import Entry, Ghost
+from spec.state import ClientItem
 from spec.transitions import ACTION_TYPES, Action
 
 FORMAT = "paired-caches-trace/1"
@@ -218,54 +219,6 @@ def replay_data(data: Mapping[str, Any]) -> Replayed:
 # -- the step table -------------------------------------------------------------------------
 
 
-def _entry(slot: Entry | Ghost, state: State) -> str:
-    if isinstance(slot, Ghost):
-        return f"{slot.identity}?"
-    version = state.processings[slot.processing].version
-    text = f"{slot.identity}{'v' + str(version) if version else ''}@{slot.processing}"
-    return text if slot.size == 1 else f"{text}:{slot.size}B"
-
-
-def _lru(lru: Lru, state: State) -> str:
-    return " ".join(_entry(slot, state) for slot in lru) or "-"
-
-
-def _message(message: Message, state: State) -> str:
-    items = []
-    for w in message.items:
-        version = state.processings[w.placeholders].version
-        name = f"{w.identity}{'v' + str(version) if version else ''}"
-        sent = f"data@{w.data}" if w.data is not None else f"ref@{w.placeholders}"
-        items.append(f"{name}={sent}")
-    fe = f"fe{message.front_end} " if message.front_end else ""
-    return f"{fe}r{message.rid}[{' '.join(items)}]"
-
-
-def _reply(reply: Reply) -> str:
-    return f"r{reply.rid} " + ("ok" if not reply.missed else "miss " + ",".join(reply.missed))
-
-
-def _channel(state: State) -> str:
-    to_p1 = " ".join(_message(m, state) for m in state.to_engine) or "-"
-    to_p0 = " ".join(_reply(r) for r in state.to_front_end) or "-"
-    reset = " reset-pending" if state.reset_pending else ""
-    return f"to P1: {to_p1} | to P0: {to_p0}{reset}"
-
-
-def _args(action: Action) -> str:
-    parts = []
-    for f in dataclasses.fields(action):
-        value = getattr(action, f.name)
-        if f.name == "items":
-            value = " ".join(
-                f"{i.identity}{'v' + str(i.version) if i.version else ''}"
-                f"{'' if i.has_data else '(uuid)'}"
-                for i in value
-            )
-        parts.append(f"{f.name}={value}")
-    return ", ".join(parts)
-
-
 def table(
     trace: Trace,
     property_id: str,
@@ -273,30 +226,10 @@ def table(
     reason: str,
     fair_from: int | None = None,
 ) -> str:
-    """One row per step: number, action, arguments, shadow(s), P1 cache, channel, and the
-    property broken at that step. Entries read `identity[vN]@pid[:size]`, oldest first."""
-    fes = len(trace.initial.shadows)
-    header = ["#", "action", "args", *[f"shadow{f}" if fes > 1 else "shadow" for f in range(fes)],
-              "P1 cache", "channel", "broken"]
-    rows = []
-    for number, state in enumerate(trace.states()):
-        if number == 0:
-            label, args = "(initial)", ""
-        else:
-            action = trace.steps[number - 1].action
-            fair = fair_from is not None and number > fair_from
-            label, args = action.label + (" (fair)" if fair else ""), _args(action)
-        broken = property_id if number == step else ""
-        if state.fault is not None and number == step:
-            broken += f" ({state.fault.kind.value})"
-        rows.append(
-            [str(number), label, args, *[_lru(s, state) for s in state.shadows],
-             _lru(state.receiver, state), _channel(state), broken]
-        )
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-             for r in [header, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    """The step table in the one trace notation (`model_checks.render`, legend in
+    docs/notation.md), then where the property broke."""
     where = f"at step {step}" if step is not None else "NOT reproduced"
-    lines.append(f"{property_id} broken {where}: {reason}")
-    return "\n".join(lines)
+    fault = list(trace.states())[step].fault if step is not None else None
+    kind = f" ({fault.kind.value})" if fault is not None else ""
+    return (render.step_text(trace, fair_from)
+            + f"\n{property_id}{kind} broken {where}: {reason}\nnotation: docs/notation.md")

@@ -15,67 +15,29 @@ import contextlib
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from hypothesis import HealthCheck, Phase, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky
 from hypothesis.internal.conjecture import engine
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
+from model_checks import executor
+from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
 from model_checks.matrix import EXPECTED, Cell, Expectation, config_for
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import replay_data, trace_to_json, write_trace
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
+from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.simulate.witnesses import Witness, shortest_witness
 from spec import Config, Trace, variant_named
 
 CHECKER = "hypothesis"
-
-
-@dataclass(frozen=True)
-class Profile:
-    """A search budget. `holds_examples`: examples for the search over must-hold properties;
-    `break_examples`: the most examples a must-break search may take to find its
-    counterexample; `steps`: the most rule steps per example."""
-
-    name: str
-    holds_examples: int
-    break_examples: int
-    steps: int
-    derandomize: bool
-    use_database: bool
-    shrink_seconds: int
-    jobs: int = 2
-
-    def settings(self, examples: int) -> settings:
-        return settings(
-            max_examples=examples,
-            stateful_step_count=self.steps,
-            derandomize=self.derandomize,
-            database=DirectoryBasedExampleDatabase(".hypothesis/examples")
-            if self.use_database
-            else None,
-            deadline=None,
-            report_multiple_bugs=False,
-            suppress_health_check=list(HealthCheck),
-            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
-            print_blob=False,
-        )
-
-
-PROFILES: dict[str, Profile] = {
-    "ci": Profile("ci", holds_examples=30, break_examples=100, steps=20, derandomize=True,
-                  use_database=False, shrink_seconds=1),
-    "dev": Profile("dev", holds_examples=300, break_examples=2000, steps=30, derandomize=False,
-                   use_database=True, shrink_seconds=30),
-    "nightly": Profile("nightly", holds_examples=3000, break_examples=20000, steps=40,
-                       derandomize=False, use_database=False, shrink_seconds=300),
-}
+__all__ = ["PROFILES", "CellResult", "Profile", "run_cell", "run_matrix", "run_mutant",
+           "run_mutants"]
 
 
 @contextlib.contextmanager
@@ -130,6 +92,9 @@ class CellResult:
     findings: dict[str, Finding] = field(default_factory=dict)
     mismatches: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    traces: dict[Path, dict[str, Any]] = field(default_factory=dict)
+    """Counterexample files to write (path: content): written by the process that gathers the
+    results (`write_traces`), since a cluster worker's disk is not the submitter's."""
 
     def coverage_failures(self) -> list[str]:
         return self.stats.never_fired()
@@ -211,7 +176,7 @@ def _record(
         if replayed.step != finding.step:
             where = f"{replayed.step}, not {finding.step}"
             raise RuntimeError(f"{path}: replay broke {prop} at {where}")
-        write_trace(path, data)
+        cell.traces[path] = data
         finding = Finding(**{**finding.__dict__, "path": path})
     if finding is not None:
         cell.findings[prop] = finding
@@ -281,22 +246,50 @@ def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
 
 
 def run_matrix(
-    profile: Profile, out: Path | None, cells: Sequence[Cell] = EXPECTED, progress: bool = False
+    profile: Profile, out: Path | None, cells: Sequence[Cell] = EXPECTED, progress: bool = False,
+    backend: Backend | None = None,
 ) -> list[CellResult]:
-    """Every cell, `profile.jobs` at a time (each cell is independent and deterministic)."""
-    indices = [EXPECTED.index(c) for c in cells]
-    with ProcessPoolExecutor(max_workers=profile.jobs) as pool:
-        futures = [pool.submit(_run_expected, i, profile, out) for i in indices]
-        results = []
-        for future in futures:
-            result = future.result()
-            results.append(result)
-            if progress:
-                found = sorted(result.findings)
-                print(f"  {result.label}: {result.seconds:.1f} s, broken: "
-                      f"{' '.join(found) or 'none'}{' MISMATCH' if result.mismatches else ''}",
-                      flush=True)
-    return results
+    """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
+    an independent, deterministic job. Results in the order of `cells`."""
+    jobs = [Job(cell_label(c.variant, c.environment), _run_expected,
+                (EXPECTED.index(c), profile, out)) for c in cells]
+    failed = [(c.variant, c.environment, c.expectations) for c in cells]
+    return _gathered(jobs, failed, profile, backend, "Hypothesis cells" if progress else None)
+
+
+def _gathered(
+    jobs: Sequence[Job[CellResult]],
+    cells: Sequence[tuple[str, tuple[str, ...], Mapping[str, Expectation]]],
+    profile: Profile,
+    backend: Backend | None,
+    title: str | None,
+) -> list[CellResult]:
+    """Run the jobs, write their counterexample files here; a failed job becomes a cell with
+    no records and one mismatch naming the error (the other cells are kept)."""
+    report = LineProgress(title, _cell_line) if title is not None else None
+    results = executor.run(jobs, backend or LocalProcesses(profile.jobs), report)
+    gathered = []
+    for result, (variant, env, expectations) in zip(results, cells, strict=True):
+        if isinstance(result, Failed):
+            cell = CellResult(result.label, variant, env, expectations)
+            cell.mismatches.append(f"{result.label}: the job failed: {result.error}")
+        else:
+            cell = result.value
+        write_traces(cell)
+        gathered.append(cell)
+    return gathered
+
+
+def write_traces(cell: CellResult) -> None:
+    for path, data in cell.traces.items():
+        write_trace(path, data)
+
+
+def _cell_line(done: Done[CellResult]) -> str:
+    cell = done.value
+    broken = " ".join(sorted(cell.findings)) or "none"
+    return (f"{cell.label}: {cell.seconds:.1f} s, broken: {broken}"
+            f"{' MISMATCH' if cell.mismatches else ''}")
 
 
 def run_mutant(mutant: Mutant, profile: Profile, out: Path | None) -> CellResult:
@@ -313,7 +306,11 @@ def _run_mutant_at(index: int, profile: Profile, out: Path | None) -> CellResult
     return run_mutant(MUTANTS[index], profile, out)
 
 
-def run_mutants(profile: Profile, out: Path | None) -> list[CellResult]:
-    with ProcessPoolExecutor(max_workers=profile.jobs) as pool:
-        futures = [pool.submit(_run_mutant_at, i, profile, out) for i in range(len(MUTANTS))]
-        return [f.result() for f in futures]
+def run_mutants(
+    profile: Profile, out: Path | None, progress: bool = False, backend: Backend | None = None,
+) -> list[CellResult]:
+    jobs = [Job(identifier(f"mutant_{m.name}"), _run_mutant_at, (i, profile, out))
+            for i, m in enumerate(MUTANTS)]
+    cells = [(m.variant.name, m.witness.drift, {p: Expectation.BREAKS for p in sorted(m.breaks)})
+             for m in MUTANTS]
+    return _gathered(jobs, cells, profile, backend, "Hypothesis mutants" if progress else None)

@@ -14,15 +14,18 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import Expectation
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
-from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
-from model_checks.smt.results import Violated
-from model_checks.smt.runner import CellOutcome, run_cells
-from spec import Drift, by_id
+from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT
+from spec import VARIANTS, Drift, by_id
+
+if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
+    from model_checks.smt.runner import CellOutcome
 
 DEFAULT_DEPTH = 6
 DEFAULT_SEARCH_DEPTH = 10
@@ -58,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="instead of the matrix: prove V3's S1-S3 for every instance size "
                              "(any number of identities, requests, items, front ends, any "
                              "budget and sizes; `smt.parametric`)")
+    add_dask_argument(parser)
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -68,6 +72,10 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _selected(args: argparse.Namespace) -> list[SmtCell]:
+    names = [v.name for v in VARIANTS]
+    for name in args.variant or ():
+        if name not in names:
+            raise ProveUsageError(f"unknown variant {name!r}; expected one of {', '.join(names)}")
     envs = None
     if args.environment is not None:
         envs = set()
@@ -91,6 +99,8 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
 def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
     """Write a Violated cell's trace as a replayable `paired-caches-trace/1` file (the format
     of `simulate`, read by `python -m model_checks replay`); return its path, else None."""
+    from model_checks.smt.results import Violated
+
     result = outcome.result
     if not isinstance(result, Violated):
         return None
@@ -129,11 +139,20 @@ def run(args: argparse.Namespace) -> int:
     if args.parametric:
         return run_parametric(args)
     cells = _selected(args)
+    try:
+        backend = backend_from(args, args.jobs)
+    except ClusterError as error:
+        raise ProveUsageError(str(error)) from None
+    from model_checks.smt.runner import run_cells
+
     print(f"Z3: {len(cells)} cells; holding properties to depth {args.depth}, "
           f"counterexamples searched to depth {max(args.depth, args.search_depth)}")
     start = time.perf_counter()
-    outcomes = run_cells(cells, args.depth, args.rlimit, print, args.jobs, args.search_depth,
-                         args.rlimit_certificate)
+    try:
+        outcomes = run_cells(cells, args.depth, args.rlimit, print, args.jobs,
+                             args.search_depth, args.rlimit_certificate, backend=backend)
+    finally:
+        backend.close()
     records = []
     directory = args.json.with_suffix("") if args.json is not None else None
     for outcome in outcomes:
@@ -146,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         records.append(record)
     if args.json is not None:
         write_records(args.json, records)
-    wrong = [o for o in outcomes if o.status == "mismatch"]
+    wrong = [o for o in outcomes if o.status in ("mismatch", "failed")]
     undecided = [o for o in outcomes if o.status == "undecided"]
     missing = [o for o in undecided if o.cell.expected is Expectation.BREAKS]
     for label, group in (("MISMATCH", wrong), ("MISSING COUNTEREXAMPLE", missing),

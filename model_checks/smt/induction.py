@@ -70,7 +70,7 @@ def _holds(rlimit: int, *facts: z3.BoolRef) -> bool:
     """Whether the facts are unsatisfiable (undecided counts as not)."""
     solver = Bounded(rlimit)
     solver.add(*facts)
-    return solver.check().result == z3.unsat
+    return bool(solver.check().result == z3.unsat)
 
 
 def k_induction(

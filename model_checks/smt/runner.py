@@ -15,12 +15,11 @@ the same on an idle and on a loaded machine.
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
+from model_checks import executor
 from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
@@ -48,10 +47,14 @@ class CellOutcome:
     cell: SmtCell
     result: Result
     record: VerdictRecord
+    error: str = ""  # the group's job failed with this error (its result is Unknown)
 
     @property
     def status(self) -> str:
-        """"match", "mismatch" (a finding), or "undecided" (outside the encoding or budget)."""
+        """"match", "mismatch" (a finding), "undecided" (outside the encoding or budget), or
+        "failed" (the job raised: a defect, not a verdict)."""
+        if self.error:
+            return "failed"
         decided_holds = isinstance(self.result, ProvedToBound | ProvedAllDepths)
         if isinstance(self.result, Violated):
             return "match" if self.cell.expected is Expectation.BREAKS else "mismatch"
@@ -173,13 +176,6 @@ def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dic
     return lifted
 
 
-def _run_group_quietly(
-    args: tuple[list[SmtCell], int, int, int | None, int]
-) -> tuple[list[CellOutcome], str]:
-    group, depth, rlimit, search_depth, certificate_rlimit = args
-    return run_group(group, depth, rlimit, search_depth, None, certificate_rlimit)
-
-
 def run_cells(
     cells: list[SmtCell],
     depth: int,
@@ -188,30 +184,33 @@ def run_cells(
     jobs: int = 1,
     search_depth: int | None = None,
     certificate_rlimit: int = CERTIFICATE_RLIMIT,
+    backend: executor.Backend | None = None,
 ) -> list[CellOutcome]:
-    """Decide every cell; groups run in up to `jobs` processes at once, each group in a
-    process of its own (progress: one line per group, in submission order)."""
+    """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
+    local processes), in a process forked for it alone (the units a z3 query spends depend on
+    what its context built before); progress: one line per group. A group whose job failed
+    gives its cells the status "failed", the other groups' results are kept."""
     groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
+    work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
+                         (group, depth, rlimit, search_depth, None, certificate_rlimit))
+            for (variant, env), group in groups.items()]
+    report = None if progress is None else executor.LineProgress(
+        "Z3 groups", lambda done: done.value[1], progress)
+    results = executor.run(work, backend or executor.LocalProcesses(jobs), report)
     outcomes: list[CellOutcome] = []
-    work = [(group, depth, rlimit, search_depth, certificate_rlimit)
-            for group in groups.values()]
-    with fresh_processes(jobs) as pool:
-        for found, line in pool.map(_run_group_quietly, work):
-            outcomes += found
-            if progress is not None:
-                progress(line)
+    for group, result in zip(groups.values(), results, strict=True):
+        if isinstance(result, executor.Failed):
+            outcomes += [_failed(cell, result) for cell in group]
+        else:
+            outcomes += result.value[0]
     return outcomes
 
 
-def fresh_processes(jobs: int) -> ProcessPoolExecutor:
-    """A pool of `jobs` workers that runs each task in a process of its own, forked from a
-    server that has imported this module and created nothing in z3 (so no task inherits
-    another's z3 context, nor the parent's)."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
+def _failed(cell: SmtCell, failed: executor.Failed) -> CellOutcome:
+    unknown = Unknown(cell.property, 0, f"the job failed: {failed.error}", failed.seconds)
+    return CellOutcome(cell, unknown, to_record(_encoding(cell), unknown), failed.error)
 
 
 def _findable(enc: Encoding, cell: SmtCell) -> bool:

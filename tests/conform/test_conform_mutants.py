@@ -20,6 +20,10 @@ def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
     assert not survivors, f"mutants not caught in one process: {survivors}"
     for row in rows:
         assert row.in_process.length is not None and row.in_process.length > 0
+        assert row.two_processes is not None and row.two_processes.harness is None
+        # the same bug is caught the same way across the process boundary (a false kill,
+        # e.g. a serialisation error blamed on the implementation as S3, would differ)
+        assert row.two_processes.caught_by == row.in_process.caught_by, row.mutant.name
     text = render(rows)
     assert DEFAULT_PATH.read_text() == text, (
         "docs/kill-matrix.md is stale: run python -m model_checks.conform.killmatrix"

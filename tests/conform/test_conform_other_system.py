@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cachetools import LRUCache
 
+from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.run import Profile, conform
+from model_checks.records import Verdict, read_records
 
 
 def _order(cache: LRUCache[str, Any]) -> list[str]:
@@ -146,9 +149,10 @@ class ToyEngine:
 class ToyAdapter:
     name: str = "toy-cachetools"
     wrong_payload_rule: bool = False
+    variants: tuple[str, ...] = ("V1", "V2")
 
     def supports(self, variant: str) -> bool:
-        return variant in ("V1", "V2")
+        return variant in self.variants
 
     def front_end(self, setup: api.Setup, index: int) -> ToyFrontEnd:
         return ToyFrontEnd(setup, index)
@@ -173,3 +177,52 @@ def test_conform_another_system_conforms_on_the_variants_it_has() -> None:
 def test_conform_another_system_with_the_wrong_payload_rule_is_caught(variant: str) -> None:
     outcome = conform(ToyAdapter(wrong_payload_rule=True), PROFILE, variants=(variant,))
     assert outcome.failure is not None
+
+
+def toy() -> ToyAdapter:
+    """The untagged pair, for the command line (`--adapter ...:toy`)."""
+    return ToyAdapter()
+
+
+def toy_claiming_v3() -> ToyAdapter:
+    """The untagged pair claiming V3 as well (engine as V2's)."""
+    return ToyAdapter(variants=("V1", "V2", "V3"))
+
+
+TOY = "tests.conform.test_conform_other_system"
+
+
+def test_conform_require_s1_fails_an_untagged_pair_that_conforms_to_v2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It conforms to V2 (exit 0 without --require), yet pairs a stale tensor exactly as V2
+    does: --require S1 makes the command fail and prints the stale pairing, replayable."""
+    assert main(["conform", "--adapter", f"{TOY}:toy", "--variant", "V2"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "r.json"
+    code = main(["conform", "--adapter", f"{TOY}:toy", "--variant", "V2", "--require", "S1",
+                 "--json", str(out)])
+    text = capsys.readouterr().out
+    assert code == 1
+    assert "every step agreed" in text  # it does conform...
+    assert "S1 consistent pairing: BROKEN [required]" in text  # ...and is unsafe
+    assert "paired with placeholders" in text and "the spec breaks it too" in text
+    trace = out.with_name("r.S1.trace.json")
+    assert trace.exists()
+    # the trace replays against the implementation and breaks S1 there again
+    assert main(["conform", "--adapter", f"{TOY}:toy", "--replay", str(trace),
+                 "--require", "S1"]) == 1
+    assert "S1: BROKEN by the implementation" in capsys.readouterr().out
+    safety = [r for r in read_records(out) if r.checker == "conformance-safety"
+              and r.property == "S1"]
+    assert safety and safety[0].verdict is Verdict.COUNTEREXAMPLE
+
+
+def test_conform_an_untagged_pair_against_v3_gets_one_sentence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["conform", "--adapter", f"{TOY}:toy_claiming_v3", "--variant", "V3"]) == 1
+    text = capsys.readouterr().out
+    assert "caught by tags" in text
+    assert "the implementation sends and records no tags, but V3 tags every" in text
+    assert "spec:" not in text.split("safety")[0]  # no tag-column diff

@@ -45,7 +45,7 @@ def test_conform_reference_passes_the_ci_profile(tmp_path: Path) -> None:
     lockstep = [r for r in records if r.property == "lockstep"]
     assert lockstep and all(r.verdict is Verdict.HOLDS for r in lockstep)
     assert {r.variant for r in records} == {"V0", "V1", "V2", "V3"}
-    assert {r.checker for r in records} == {"conformance"}
+    assert {r.checker for r in records} == {"conformance", "conformance-safety"}
     # the spec's own verdicts, judged on the lockstep traces, are recorded too
     assert any(r.property == "H1" and r.verdict is Verdict.COUNTEREXAMPLE for r in records)
 

@@ -1,0 +1,41 @@
+"""One executor for every sweep of independent jobs (matrix cells, mutants, lattice points).
+
+Contract: `run(jobs, backend, progress)` (or, in one call, `sweep(jobs, dask=ADDRESS or None,
+processes=N, title=...)`) takes a list of picklable `Job`s (a module-level
+function and its arguments, a pure function of them) and returns one result per job, in
+submission order, whatever ran where: `Done` with the job's value, or `Failed` with its error
+(the other jobs' results are kept). Backends: `LocalProcesses` (the default: this machine's
+processes, or this process for one worker) and `DaskCluster` (a running `dask.distributed`
+scheduler, the optional `paired-caches[cluster]` extra). Progress: jobs done / total, elapsed
+time and an estimate, a line per finished job.
+
+Nothing here imports a checker: a job names its own function, so the executor is as cheap to
+import as the command line that parses arguments before it.
+"""
+
+from model_checks.executor.arguments import DASK_HELP, add_dask_argument, backend_from
+from model_checks.executor.backends import Backend, LocalProcesses, backend_for
+from model_checks.executor.errors import ClusterError
+from model_checks.executor.jobs import Done, Failed, Job, JobFailed, Result, values
+from model_checks.executor.progress import LineProgress, Progress
+from model_checks.executor.sweep import run, sweep
+
+__all__ = [
+    "DASK_HELP",
+    "Backend",
+    "ClusterError",
+    "Done",
+    "Failed",
+    "Job",
+    "JobFailed",
+    "LineProgress",
+    "LocalProcesses",
+    "Progress",
+    "Result",
+    "add_dask_argument",
+    "backend_for",
+    "backend_from",
+    "run",
+    "sweep",
+    "values",
+]

@@ -1,0 +1,92 @@
+"""Where jobs run. A backend yields (submission index, result) as each job finishes, every
+index exactly once; `executor.run` puts them back in submission order.
+
+`LocalProcesses(n)`: n processes of this machine (one: this process, no pool). A pool whose
+worker process dies (killed, out of memory) is restarted with the unfinished jobs, at most
+`RESTARTS` times, like a cluster rescheduling a dead worker's tasks; after that they fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol
+
+from model_checks.executor.jobs import Done, Failed, Job, call
+
+Indexed = tuple[int, Done[Any] | Failed]
+
+
+class Backend(Protocol):
+    @property
+    def where(self) -> str:
+        """Where the jobs run, for progress lines: "2 local processes", a scheduler address."""
+        ...
+
+    def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalProcesses:
+    RESTARTS = 3
+
+    def __init__(self, processes: int = 2) -> None:
+        if processes < 1:
+            raise ValueError(f"got {processes} processes, expected at least 1")
+        self.processes = processes
+
+    @property
+    def where(self) -> str:
+        n = self.processes
+        return "this process" if n == 1 else f"{n} local processes"
+
+    def close(self) -> None:
+        """Nothing to release: each sweep's pool is closed when the sweep ends."""
+
+    def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]:
+        if self.processes == 1 or len(jobs) <= 1:
+            for index, job in enumerate(jobs):
+                yield index, call(job)
+            return
+        waiting = dict(enumerate(jobs))
+        for _ in range(self.RESTARTS + 1):
+            yield from self._pool(waiting)
+            if not waiting:
+                return
+        for index, job in sorted(waiting.items()):
+            yield index, Failed(job.label, f"a worker process died {self.RESTARTS + 1} times "
+                                "while this job was unfinished")
+
+    def _pool(self, waiting: dict[int, Job[Any]]) -> Iterator[Indexed]:
+        """Run `waiting` in one pool, removing each job as it finishes; returns early (jobs
+        left in `waiting`) if the pool breaks."""
+        workers = min(self.processes, len(waiting))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures: dict[Future[Done[Any] | Failed], int] = {
+                pool.submit(call, job): index for index, job in waiting.items()
+            }
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(finished, key=futures.__getitem__):
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        continue
+                    index = futures[future]
+                    del waiting[index]
+                    yield index, result
+                if any(isinstance(f.exception(), BrokenProcessPool) for f in finished):
+                    return
+
+
+def backend_for(dask: str | None, processes: int) -> Backend:
+    """The cluster at `dask` if given (connected and checked now: `ClusterError` if it cannot
+    be used), else `processes` local processes."""
+    if dask is None:
+        return LocalProcesses(processes)
+    from model_checks.executor.cluster import DaskCluster
+
+    return DaskCluster(dask)

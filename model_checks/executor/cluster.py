@@ -1,0 +1,92 @@
+"""The Dask backend: jobs go to a running `dask.distributed` scheduler (`dask scheduler`,
+`dask worker ADDRESS --nthreads 1`, started as users start them).
+
+Connecting checks, before any job is sent, that the scheduler answers, that a worker has
+joined it, and that every worker imports this checkout's sources (the same digest as here),
+so that the cluster's results are the local run's. Each job carries the digest too, for a
+worker that joins later. A worker that dies mid-sweep loses no job: the scheduler runs its
+jobs again elsewhere (jobs are pure, see `jobs`); results are gathered in submission order.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from model_checks.executor.backends import Indexed
+from model_checks.executor.errors import ClusterError
+from model_checks.executor.jobs import Failed, Job, call, one_line
+from model_checks.executor.sources import source_digest
+
+CONNECT_SECONDS = 10
+"""How long to wait for the scheduler to answer and for a first worker to join it."""
+
+EXTRA = "pip install 'paired-caches[cluster]'"
+
+
+class DaskCluster:
+    def __init__(self, address: str, connect_seconds: float | None = None) -> None:
+        connect_seconds = CONNECT_SECONDS if connect_seconds is None else connect_seconds
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ClusterError(f"--dask needs dask.distributed: {EXTRA}") from None
+        self.address = address
+        try:
+            self.client = Client(address, timeout=connect_seconds, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
+                               f"{one_line(error)}") from None
+        try:
+            self._check_workers(connect_seconds)
+        except ClusterError:
+            self.client.close()
+            raise
+
+    @property
+    def where(self) -> str:
+        workers = len(self.client.scheduler_info(n_workers=-1)["workers"])
+        return f"the Dask cluster at {self.address} ({workers} workers)"
+
+    def _check_workers(self, seconds: float) -> None:
+        try:
+            self.client.wait_for_workers(1, timeout=seconds)
+        except TimeoutError:
+            raise ClusterError(f"no Dask worker joined the scheduler at {self.address} within "
+                               f"{seconds:g} s (start one: dask worker {self.address} "
+                               "--nthreads 1)") from None
+        try:
+            digests: dict[str, str] = self.client.run(source_digest)
+        except Exception as error:
+            raise ClusterError(f"a Dask worker at {self.address} cannot import model_checks "
+                               f"({one_line(error)}): start workers with this checkout on "
+                               "PYTHONPATH or the package installed") from None
+        mine = source_digest()
+        other = sorted(worker for worker, digest in digests.items() if digest != mine)
+        if other:
+            raise ClusterError(f"Dask worker(s) {', '.join(other)} run other sources than "
+                               "this checkout: restart them from it")
+
+    def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]:
+        from distributed import as_completed
+
+        digest = source_digest()
+        run_id = uuid.uuid4().hex[:8]
+        futures = [
+            self.client.submit(call, job, digest, key=f"{job.label}-{run_id}-{n}", pure=False)
+            for n, job in enumerate(jobs)
+        ]
+        index = {future.key: n for n, future in enumerate(futures)}
+        try:
+            for future in as_completed(futures, loop=self.client.loop):
+                n = index[future.key]
+                try:
+                    yield n, future.result()
+                except Exception as error:  # the scheduler gave up on it (e.g. KilledWorker)
+                    yield n, Failed(jobs[n].label, one_line(error))
+        finally:
+            self.client.cancel(futures)
+
+    def close(self) -> None:
+        self.client.close()

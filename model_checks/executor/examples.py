@@ -1,0 +1,39 @@
+"""Small pure jobs for the executor's own tests (importable by name on any worker, as jobs
+must be): no checker behind them, so a test of the executor tests the executor alone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+
+def square_after(n: int, seconds: float = 0.0) -> int:
+    """n * n, after sleeping `seconds` (to keep a worker busy in a test)."""
+    time.sleep(seconds)
+    return n * n
+
+
+def fail_on(n: int, bad: int) -> int:
+    if n == bad:
+        raise ValueError(f"got {n}, expected anything but {bad}")
+    return n
+
+
+def exit_on(n: int, bad: int) -> int:
+    """Ends its own process (exit code 9) on `bad`: the job fails, the others do not."""
+    if n == bad:
+        os._exit(9)
+    return n
+
+
+def kill_worker_once(n: int, marker: str) -> int:
+    """The first job to find `marker` missing creates it and kills the worker process that runs
+    it (the parent of the job's own process): that worker's jobs must be run again elsewhere and
+    give the same values. Only for a pool of worker processes, never this process."""
+    if not os.path.exists(marker):
+        with open(marker, "w") as file:
+            file.write(str(n))
+        os.kill(os.getppid(), signal.SIGKILL)
+        os._exit(9)
+    return n * 10

@@ -1,0 +1,140 @@
+"""A job, its two kinds of result, and the call that turns one into the other on a worker.
+
+A job must be a pure function of its arguments: a backend may run it anywhere, and run it
+again when the worker that had it died (Dask reschedules it), so the same job must give the
+same value wherever and however often it runs. Jobs write no files: they return what is to be
+written, and the submitting process writes it (a cluster worker's disk is not ours).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Job(Generic[T]):
+    """`function(*arguments)`, named `label` in progress lines and errors. `function` must be
+    importable by name (module level) and `arguments` picklable."""
+
+    label: str
+    function: Callable[..., T]
+    arguments: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Done(Generic[T]):
+    label: str
+    value: T
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A job that raised (or whose worker could not run it): `error` is one line, `detail`
+    the traceback as the worker printed it."""
+
+    label: str
+    error: str
+    detail: str = ""
+    seconds: float = 0.0
+
+
+Result = Done[T] | Failed
+
+_ONE_JOB_AT_A_TIME = threading.Lock()
+"""Hypothesis and z3 keep process-wide state (shrink deadlines, z3's main context): a worker
+that runs tasks in several threads (`dask worker --nthreads N`) still runs our jobs one at a
+time per process."""
+
+
+def call(job: Job[T], source: str | None = None) -> Done[T] | Failed:
+    """Run `job` in a child forked from this process for the job alone, and return its result.
+    Why: a solver's answer can depend on what ran before it in the same process (z3's models
+    differ with the terms earlier queries created), so every job starts from the state of a
+    process that has run no job, wherever it runs and whatever ran there before. (`os.fork`,
+    not `multiprocessing`: a Dask worker under a nanny is a daemon, which multiprocessing
+    forbids to have children.)"""
+    with _ONE_JOB_AT_A_TIME:
+        readable, writable = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child's coverage is not collected
+            try:
+                os.close(readable)
+                with os.fdopen(writable, "wb") as out:
+                    out.write(_pickled(run_here(job, source)))
+            finally:
+                os._exit(0)
+        os.close(writable)
+        with os.fdopen(readable, "rb") as received:
+            data = received.read()
+        _, status = os.waitpid(child, 0)
+        if not data:
+            return Failed(job.label, f"the job's process died ({_status(status)})")
+        result: Done[T] | Failed = pickle.loads(data)
+        return result
+
+
+def _pickled(result: Done[T] | Failed) -> bytes:
+    try:
+        return pickle.dumps(result)
+    except Exception as error:
+        return pickle.dumps(Failed(result.label, f"the job's value cannot be sent back: "
+                                   f"{one_line(error)}"))
+
+
+def _status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit code {os.waitstatus_to_exitcode(status)}"
+
+
+def run_here(job: Job[T], source: str | None = None) -> Done[T] | Failed:
+    """Run `job` in this process; an exception becomes `Failed`. With `source` (the submitting
+    process's source digest), a worker whose sources differ refuses the job: its results could
+    differ from a local run's."""
+    if source is not None:
+        from model_checks.executor.sources import source_digest
+
+        mine = source_digest()
+        if mine != source:
+            return Failed(job.label, f"this worker's sources differ from the submitter's "
+                          f"(digest {mine[:12]}, expected {source[:12]})")
+    start = time.perf_counter()
+    try:
+        value = job.function(*job.arguments)
+    except Exception as error:  # reported as the job's result, the others go on
+        return Failed(job.label, one_line(error), traceback.format_exc(),
+                      time.perf_counter() - start)
+    return Done(job.label, value, time.perf_counter() - start)
+
+
+def one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def values(results: Sequence[Done[T] | Failed]) -> list[T]:
+    """The values of jobs that all succeeded; the first failure raises `JobFailed`."""
+    out = []
+    for result in results:
+        if isinstance(result, Failed):
+            raise JobFailed(result)
+        out.append(result.value)
+    return out
+
+
+class JobFailed(RuntimeError):
+    """A job failed where the caller needs every value."""
+
+    def __init__(self, failed: Failed) -> None:
+        super().__init__(f"job {failed.label} failed: {failed.error}")
+        self.failed = failed

@@ -1,0 +1,81 @@
+"""Progress of a sweep: jobs done / total, elapsed time, an estimate of the time left.
+
+`LineProgress` prints one plain line per finished job (what a log or CI keeps); on a terminal
+it also keeps a status line under them, rewritten in place. The estimate assumes the jobs left
+take as long on average as the jobs done; it is labelled "about".
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+from model_checks.executor.jobs import Done, Failed
+
+
+class Progress(Protocol):
+    def started(self, total: int, where: str) -> None: ...
+
+    def finished(self, result: Done[Any] | Failed) -> None: ...
+
+    def closed(self) -> None: ...
+
+
+def clock(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}:{rest:02d}" if minutes else f"{rest} s"
+
+
+class LineProgress:
+    """`describe(done)` is the text of a finished job's line (default: its label and time);
+    a failed job's line is `FAILED label: error`. Lines go to `write` (default: print)."""
+
+    def __init__(
+        self,
+        title: str,
+        describe: Callable[[Done[Any]], str] | None = None,
+        write: Callable[[str], None] | None = None,
+        terminal: TextIO | None = None,
+    ) -> None:
+        self.title = title
+        self.describe = describe or (lambda d: f"{d.label}: {d.seconds:.1f} s")
+        self.write = write or (lambda line: print(line, flush=True))
+        stdout = sys.stdout
+        self.terminal = terminal if terminal is not None else (
+            stdout if write is None and stdout.isatty() else None)
+        self.total = self.done = self.failed = 0
+        self.start = time.perf_counter()
+
+    def started(self, total: int, where: str) -> None:
+        self.total, self.start = total, time.perf_counter()
+        self._line(f"{self.title}: {total} job{'' if total == 1 else 's'} on {where}")
+
+    def counters(self) -> str:
+        elapsed = time.perf_counter() - self.start
+        text = f"{self.done}/{self.total}, {clock(elapsed)} elapsed"
+        if 0 < self.done < self.total:
+            text += f", about {clock(elapsed / self.done * (self.total - self.done))} left"
+        return text + (f", {self.failed} failed" if self.failed else "")
+
+    def finished(self, result: Done[Any] | Failed) -> None:
+        self.done += 1
+        if isinstance(result, Failed):
+            self.failed += 1
+            text = f"FAILED {result.label}: {result.error}"
+        else:
+            text = self.describe(result)
+        self._line(f"  [{self.counters()}] {text}" if self.terminal is None else f"  {text}")
+
+    def closed(self) -> None:
+        self._line(f"{self.title}: {self.counters()}")
+
+    def _line(self, text: str) -> None:
+        if self.terminal is None:
+            self.write(text)
+            return
+        self.terminal.write(f"\r\x1b[K{text}\n")
+        if self.done < self.total:
+            self.terminal.write(f"{self.title}: {self.counters()}")
+        self.terminal.flush()

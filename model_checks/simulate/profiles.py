@@ -1,0 +1,55 @@
+"""Search budgets of the Hypothesis machines, importable without Hypothesis (the command line
+lists them before it imports any checker)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hypothesis import settings as Settings
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A search budget. `holds_examples`: examples for the search over must-hold properties;
+    `break_examples`: the most examples a must-break search may take to find its
+    counterexample; `steps`: the most rule steps per example; `jobs`: local worker processes
+    (a cluster run uses the cluster's workers instead)."""
+
+    name: str
+    holds_examples: int
+    break_examples: int
+    steps: int
+    derandomize: bool
+    use_database: bool
+    shrink_seconds: int
+    jobs: int = 2
+
+    def settings(self, examples: int) -> Settings:
+        from hypothesis import HealthCheck, Phase, settings
+        from hypothesis.database import DirectoryBasedExampleDatabase
+
+        return settings(
+            max_examples=examples,
+            stateful_step_count=self.steps,
+            derandomize=self.derandomize,
+            database=DirectoryBasedExampleDatabase(".hypothesis/examples")
+            if self.use_database
+            else None,
+            deadline=None,
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+            print_blob=False,
+        )
+
+
+PROFILES: dict[str, Profile] = {
+    "ci": Profile("ci", holds_examples=30, break_examples=100, steps=20, derandomize=True,
+                  use_database=False, shrink_seconds=1),
+    "dev": Profile("dev", holds_examples=300, break_examples=2000, steps=30, derandomize=False,
+                   use_database=True, shrink_seconds=30),
+    "nightly": Profile("nightly", holds_examples=3000, break_examples=20000, steps=40,
+                       derandomize=False, use_database=False, shrink_seconds=300),
+}

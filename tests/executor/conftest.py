@@ -1,0 +1,86 @@
+"""A real dask.distributed cluster on this machine (127.0.0.1 only): a scheduler per module,
+worker processes per test, every process killed when its fixture ends."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+START_SECONDS = 90  # loaded 2-core machines start a Python process slowly; a bound, not a figure
+
+
+def _environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+def _start(argv: list[str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "dask", *argv], cwd=cwd, stdout=out,
+                                stderr=subprocess.STDOUT, env=_environment(),
+                                start_new_session=True)
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a running `dask scheduler` on 127.0.0.1."""
+    pytest.importorskip("distributed")
+    folder = tmp_path_factory.mktemp("dask")
+    file = folder / "scheduler.json"
+    process = _start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                      "--scheduler-file", str(file)], folder / "scheduler.log", folder)
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while not file.exists():
+            assert process.poll() is None, (folder / "scheduler.log").read_text()
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.2)
+        yield str(json.loads(file.read_text())["address"])
+    finally:
+        _stop(process)
+
+
+Workers = Callable[[int], list[subprocess.Popen[bytes]]]
+
+
+@pytest.fixture
+def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
+    """`workers(n)` starts n single-threaded worker processes (no nanny: killing one kills
+    the worker) and waits until the scheduler has them all."""
+    from distributed import Client
+
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(n: int) -> list[subprocess.Popen[bytes]]:
+        new = [_start(["worker", scheduler, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                       "--host", "127.0.0.1", "--name", f"w{len(started) + i}",
+                       "--local-directory", str(tmp_path)],
+                      tmp_path / f"worker{len(started) + i}.log", tmp_path) for i in range(n)]
+        started.extend(new)
+        with Client(scheduler, timeout=START_SECONDS, set_as_default=False) as client:
+            client.wait_for_workers(len(started), timeout=START_SECONDS)
+        return new
+
+    try:
+        yield start
+    finally:
+        for process in started:
+            _stop(process)

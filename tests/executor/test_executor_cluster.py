@@ -1,0 +1,127 @@
+"""The Dask backend against a real scheduler and worker processes on 127.0.0.1: a sweep sent
+with `--dask` gives the local run's records, job for job; a worker killed mid-sweep loses no
+job and changes no result; an unreachable scheduler or a cluster without workers is one
+error line and exit code 2."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Workers
+
+from model_checks.cli import main
+from model_checks.executor import cluster
+from model_checks.records import VerdictRecord, read_records
+
+SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "none",
+         "--environment", "D1", "--environment", "D2", "--depth", "3", "--search-depth", "5"]
+"""Six (variant, environment) groups, six jobs: small, and decided well within the solver's
+rlimit (a verdict is a function of the query)."""
+
+
+def _comparable(record: VerdictRecord) -> dict[str, Any]:
+    """A record without what legitimately differs between runs: its time and file location."""
+    fields = dataclasses.asdict(record)
+    del fields["seconds"], fields["counterexample_path"]
+    return fields
+
+
+def _trace(path: str | None) -> Any:
+    return None if path is None else json.loads(Path(path).read_text())
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory: pytest.TempPathFactory) -> list[VerdictRecord]:
+    out = tmp_path_factory.mktemp("local") / "records.json"
+    assert main([*SWEEP, "--jobs", "2", "--json", str(out)]) == 0
+    return read_records(out)
+
+
+def test_a_sweep_through_dask_equals_the_local_run(
+    scheduler: str, workers: Workers, local_run: list[VerdictRecord], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    workers(2)
+    out = tmp_path / "records.json"
+    assert main([*SWEEP, "--dask", scheduler, "--json", str(out)]) == 0
+    assert f"6 jobs on the Dask cluster at {scheduler} (2 workers)" in capsys.readouterr().out
+    remote = read_records(out)
+    assert [_comparable(r) for r in remote] == [_comparable(r) for r in local_run]
+    traces = [_trace(r.counterexample_path) for r in remote]
+    assert any(traces), "the sweep must find counterexamples, written here by the submitter"
+    assert traces == [_trace(r.counterexample_path) for r in local_run]
+
+
+def test_a_worker_killed_mid_sweep_loses_no_job(
+    scheduler: str, workers: Workers, local_run: list[VerdictRecord],
+) -> None:
+    from model_checks.smt.cli import _selected, add_arguments
+    from model_checks.smt.runner import run_cells
+
+    victim, _ = workers(2)
+    parser = __import__("argparse").ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(SWEEP[1:])
+    lines: list[str] = []
+    busy: list[object] = []
+    backend = cluster.DaskCluster(scheduler)
+
+    def progress(line: str) -> None:
+        lines.append(line)
+        if victim.poll() is None and line.startswith("  ["):  # the first job is done
+            workers = backend.client.scheduler_info()["workers"]
+            (address,) = [a for a, w in workers.items() if w["name"] == "w0"]
+            busy.extend(backend.client.processing()[address])
+            victim.kill()
+            victim.wait(timeout=30)
+
+    try:
+        outcomes = run_cells(_selected(args), args.depth, args.rlimit, progress,
+                             search_depth=args.search_depth, backend=backend)
+        left = len(backend.client.scheduler_info()["workers"])
+    finally:
+        backend.close()
+    assert victim.returncode is not None and left == 1, "a worker was killed"
+    assert busy, "the killed worker had jobs in hand"
+    assert sum(line.startswith("  [") for line in lines) == 6
+    assert all(o.status != "failed" for o in outcomes)
+    assert [_comparable(o.record) for o in outcomes] == [_comparable(r) for r in local_run]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize("argv", [SWEEP, ["simulate", "--only", "V0_D1"],
+                                  ["mutants", "--checkers", "z3"], []])
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
+    monkeypatch.chdir(tmp_path)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    assert main([*argv, "--dask", address]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: cannot reach the Dask scheduler at {address}: ")
+    assert captured.err.count("\n") == 1
+    assert not list(tmp_path.iterdir()), "nothing ran, nothing was written"
+
+
+def test_a_scheduler_without_workers_is_one_line_and_exit_2(
+    scheduler: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
+    assert main([*SWEEP, "--dask", scheduler]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: no Dask worker joined the scheduler at {scheduler}")
+    assert err.count("\n") == 1

@@ -1,0 +1,94 @@
+"""The executor with the local backend: results in submission order whatever finished first,
+a failing job reported without losing the others, a dead worker process's jobs run again, and
+progress lines (done/total, elapsed, estimate) per job."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from model_checks import executor
+from model_checks.executor import Done, Failed, Job, LineProgress, LocalProcesses
+from model_checks.executor.examples import exit_on, fail_on, kill_worker_once, square_after
+
+
+def _jobs() -> list[Job[int]]:
+    # the first job is the slowest: finishing order differs from submission order
+    return [Job(f"n{n}", square_after, (n, 0.3 if n == 0 else 0.0)) for n in range(6)]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_results_come_back_in_submission_order(processes: int) -> None:
+    results = executor.run(_jobs(), LocalProcesses(processes))
+    assert [r.label for r in results] == [f"n{n}" for n in range(6)]
+    assert executor.values(results) == [n * n for n in range(6)]
+
+
+def test_a_failing_job_keeps_the_others_results() -> None:
+    jobs = [Job(f"n{n}", fail_on, (n, 2)) for n in range(4)]
+    results = executor.run(jobs, LocalProcesses(2))
+    failed = results[2]
+    assert isinstance(failed, Failed)
+    assert failed.error == "ValueError: got 2, expected anything but 2"
+    assert "Traceback" in failed.detail
+    assert [r.value for r in results if isinstance(r, Done)] == [0, 1, 3]
+    with pytest.raises(executor.JobFailed, match="job n2 failed: ValueError"):
+        executor.values(results)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_job_that_ends_its_process_fails_alone(processes: int) -> None:
+    jobs = [Job(f"n{n}", exit_on, (n, 1)) for n in range(3)]
+    results = executor.run(jobs, LocalProcesses(processes))
+    failed = results[1]
+    assert isinstance(failed, Failed)
+    assert failed.error == "the job's process died (exit code 9)"
+    assert [r.value for r in results if isinstance(r, Done)] == [0, 2]
+
+
+def test_a_killed_worker_process_loses_no_job(tmp_path: Path) -> None:
+    marker = str(tmp_path / "died")
+    jobs = [Job(f"n{n}", kill_worker_once, (n, marker)) for n in range(5)]
+    results = executor.run(jobs, LocalProcesses(2))
+    assert Path(marker).exists()  # a worker process did die
+    assert executor.values(results) == [n * 10 for n in range(5)]
+
+
+def test_progress_prints_a_plain_line_per_job_with_counters() -> None:
+    lines: list[str] = []
+    executor.run(_jobs()[:3], LocalProcesses(1), LineProgress("squares", write=lines.append))
+    assert lines[0] == "squares: 3 jobs on this process"
+    assert lines[1].startswith("  [1/3, ") and "about" in lines[1] and "n0:" in lines[1]
+    assert lines[3].startswith("  [3/3, ") and "left" not in lines[3]
+    assert lines[-1].startswith("squares: 3/3, ")
+
+
+def test_progress_on_a_terminal_keeps_a_status_line() -> None:
+    screen = io.StringIO()
+    progress = LineProgress("squares", terminal=screen)
+    executor.run(_jobs()[:2], LocalProcesses(1), progress)
+    text = screen.getvalue()
+    assert "\r\x1b[K  n0: " in text and "squares: 1/2, " in text
+    assert text.endswith("\n")
+
+
+def test_a_failed_job_is_a_progress_line_too() -> None:
+    lines: list[str] = []
+    jobs = [Job(f"n{n}", fail_on, (n, 1)) for n in range(2)]
+    executor.run(jobs, LocalProcesses(1), LineProgress("t", write=lines.append))
+    assert any("FAILED n1: ValueError: got 1" in line for line in lines)
+    assert lines[-1].endswith("1 failed")
+
+
+def test_no_processes_is_refused() -> None:
+    with pytest.raises(ValueError, match="got 0 processes, expected at least 1"):
+        LocalProcesses(0)
+
+
+def test_sweep_is_the_one_call_form(capsys: pytest.CaptureFixture[str]) -> None:
+    results = executor.sweep(_jobs()[:3], processes=2, title="squares")
+    assert executor.values(results) == [0, 1, 4]
+    out = capsys.readouterr().out
+    assert out.startswith("squares: 3 jobs on 2 local processes\n") and "[3/3, " in out
