@@ -76,7 +76,7 @@ def test_verdicts_are_the_same_under_load(tmp_path: Path) -> None:
     """The same selection, alone and beside two CPU-bound processes: identical records
     (times aside), undecided cells included (a small rlimit leaves some undecided)."""
     argv = ["prove", "--variant", "V0", "--variant", "V2", "--environment", "D3",
-            "--depth", "4", "--search-depth", "7", "--rlimit", "380000", "--jobs", "2"]
+            "--depth", "4", "--search-depth", "7", "--rlimit", "200000", "--jobs", "2"]
     main([*argv, "--json", str(tmp_path / "idle.json")])
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
