@@ -19,6 +19,7 @@ class Verdict(enum.Enum):
     PROVED = "proved"  # proved, to `bound` or for all depths (bound = None)
     COUNTEREXAMPLE = "counterexample"  # a violating trace was found and replayed
     UNKNOWN = "unknown"  # the checker could not decide (timeout, unsupported); see detail
+    VACUOUS = "vacuous"  # cannot fail in this instance (its premise is unreachable); see detail
 
     def __repr__(self) -> str:
         return f"Verdict.{self.name}"

@@ -56,9 +56,17 @@ from reference.errors import (
     SenderCacheAssertionError,
     UnknownIdentityError,
     UnknownRequestError,
+    UnsupportedTensorError,
 )
 from reference.frontend import FrontEnd, ProbedRequest
-from reference.items import Placeholders, ProcessedItem, Processor, TensorTree, tree_nbytes
+from reference.items import (
+    MIN_ENTRY_BYTES,
+    Placeholders,
+    ProcessedItem,
+    Processor,
+    TensorTree,
+    tree_nbytes,
+)
 from reference.lru import ByteLru, CacheStats, validate_budget
 from reference.messages import Message, ModelInput, Outgoing, Reply, Request, RequestItem, WireItem
 from reference.pipeline import serve
@@ -69,6 +77,7 @@ from reference.variants import DEFAULT_VARIANT, V0, V1, V2, V3, Variant, resolut
 
 __all__ = [
     "DEFAULT_VARIANT",
+    "MIN_ENTRY_BYTES",
     "V0",
     "V1",
     "V2",
@@ -109,6 +118,7 @@ __all__ = [
     "TensorTree",
     "UnknownIdentityError",
     "UnknownRequestError",
+    "UnsupportedTensorError",
     "Variant",
     "WireItem",
     "resolution_order",

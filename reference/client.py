@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from reference.errors import BadInputTypeError, BadInputValueError, MultiModalCacheMissError
+from reference.errors import (
+    BadInputTypeError,
+    BadInputValueError,
+    MissingMediaError,
+    MultiModalCacheMissError,
+)
 from reference.errors import describe as _describe
 from reference.messages import Request
 
-__all__ = ["retry"]
+__all__ = ["next_attempt", "retry", "validate_max_retries"]
 
 T = TypeVar("T")
 
@@ -24,18 +29,39 @@ def retry(
     """Send ``request``; on ``MultiModalCacheMissError`` resend it, at most ``max_retries`` times.
 
     Every resend carries the data: ``request.with_media(media)`` (the request's own content,
-    plus ``media[identity]`` for the items ``media`` names, UUID-only ones included). Only the
-    miss error is retried; any other error propagates at once. After the last retry the last
-    miss error propagates.
+    plus ``media[identity]`` for the items ``media`` names, UUID-only ones included). Retried:
+    the miss error, and a ``MissingMediaError`` (P0 lost a UUID-only item) when ``media``
+    holds every identity it names and the attempt did not carry them yet; a resend counts
+    against ``max_retries`` either way. Any other error propagates at once. After the last
+    retry the last error propagates.
     """
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int):
-        raise BadInputTypeError(f"got max_retries {_describe(max_retries)}, expected an int")
-    if max_retries < 0:
-        raise BadInputValueError(f"got max_retries {max_retries}, expected an int >= 0")
+    validate_max_retries(max_retries)
     attempt = request
     for _ in range(max_retries):
         try:
             return send(attempt)
-        except MultiModalCacheMissError:
-            attempt = request.with_media(media)
+        except (MultiModalCacheMissError, MissingMediaError) as error:
+            attempt = next_attempt(request, attempt, error, media)
     return send(attempt)
+
+
+def validate_max_retries(max_retries: object) -> None:
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int):
+        raise BadInputTypeError(f"got max_retries {_describe(max_retries)}, expected an int")
+    if max_retries < 0:
+        raise BadInputValueError(f"got max_retries {max_retries}, expected an int >= 0")
+
+
+def next_attempt(
+    request: Request,
+    attempt: Request,
+    error: MultiModalCacheMissError | MissingMediaError,
+    media: Mapping[str, object] | None,
+) -> Request:
+    """The request to resend after ``error``, or re-raise ``error`` if resending cannot help
+    (a ``MissingMediaError`` that ``media`` does not cover, or that already carried it)."""
+    if isinstance(error, MissingMediaError) and (
+        attempt is not request or not media or any(i not in media for i in error.identities)
+    ):
+        raise error
+    return request.with_media(media)

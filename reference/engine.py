@@ -33,9 +33,12 @@ class Engine:
 
     def receive(self, message: Message) -> tuple[ModelInput, ...]:
         """What the model gets for this request; raises if any item missed."""
-        check_instance("message", message, Message)
-        check_instance("message items", message.items, tuple)
-        resolution = self._receiver.resolve(message.items)
+        if type(message) is not Message:
+            check_instance("message", message, Message)
+        items = message.items
+        if type(items) is not tuple:
+            check_instance("message items", items, tuple)
+        resolution = self._receiver.resolve(items)
         if resolution.missed:
             raise self._receiver.miss_error(resolution.missed, request_id=message.request_id)
         return resolution.inputs

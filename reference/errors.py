@@ -38,6 +38,7 @@ __all__ = [
     "SenderCacheAssertionError",
     "UnknownIdentityError",
     "UnknownRequestError",
+    "UnsupportedTensorError",
 ]
 
 
@@ -73,6 +74,11 @@ class InvalidBudgetError(BadInputValueError):
 
 class InvalidPayloadError(BadInputTypeError):
     """A payload with a leaf that is not a tensor, or a key that is not a str."""
+
+
+class UnsupportedTensorError(InvalidPayloadError):
+    """A payload tensor the caches cannot bound or serve: without data (meta), or of a layout
+    other than dense strided (sparse, nested, quantized, mkldnn)."""
 
 
 class DuplicateIdentityError(BadInputValueError):

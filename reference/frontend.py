@@ -11,6 +11,12 @@ interleave between them (D1):
 invalidates exactly the reported identities (vllm#46747). ``abandon`` closes a request that
 was prepared but never reached the engine (D2).
 
+Failure atomicity: a call that raises changes nothing. ``probe`` runs the processor before
+it records the request; ``update`` keeps the request probed until the sender cache's update
+has succeeded (a processor raising on a late miss, V3, leaves the shadow and the records as
+they were, and the request can be updated again or abandoned); ``prepare`` abandons the
+request it probed if its update raises.
+
 Thread safety: the request counter and the records of probed and outstanding requests are
 guarded by ``_lock``; the sender cache guards itself. Between ``probe`` and ``update`` the
 shadow may change; that window is the protocol's (late misses), not a race in this class.
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reference._validate import check_identities, check_instance
 from reference.errors import (
@@ -39,15 +45,26 @@ from reference.variants import DEFAULT_VARIANT, Variant
 
 __all__ = ["FrontEnd", "ProbedRequest"]
 
+_new_tuple = _new_outgoing = tuple.__new__  # named tuples without their __new__ frame
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ProbedRequest:
-    """A request between ``probe`` and ``update``: its id, what hit, what was processed."""
+
+class ProbedRequest(NamedTuple):
+    """A request between ``probe`` and ``update``: its id, what hit, what was processed.
+    (A named tuple for speed, compared by identity: see ``reference.messages``.)"""
 
     request_id: int
     request: Request
     hits: frozenset[str]
     processed: dict[str, ProcessedItem]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
 
 
 class FrontEnd:
@@ -70,6 +87,7 @@ class FrontEnd:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._probed: set[int] = set()
+        self._updating: set[int] = set()
         self._outstanding: dict[int, frozenset[str]] = {}
 
     @property
@@ -82,45 +100,89 @@ class FrontEnd:
 
     def probe(self, request: Request) -> ProbedRequest:
         """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
-        check_instance("request", request, Request)
-        check_instance("request items", request.items, tuple)
-        for item in request.items:
-            check_instance("request item", item, RequestItem)
-        hits = self._sender.probe(request.identities)
-        uuid_only = [i.identity for i in request.items if i.identity not in hits and i.uuid_only]
-        if uuid_only:
-            raise MissingMediaError(uuid_only)
+        hits = self.probe_shadow(request)
+        processor = self._processor
         processed = {
-            item.identity: run_processor(self._processor, item.content)
+            item.identity: run_processor(processor, item.content)
             for item in request.items if item.identity not in hits
-        }
+        } if len(hits) != len(request.items) else {}
+        return self.record_probed(request, hits, processed)
+
+    # The steps of ``probe``, for a front end that awaits between them (``AsyncFrontEnd``).
+
+    def probe_shadow(self, request: Request) -> frozenset[str]:
+        """Validate ``request``, probe the shadow, reject UUID-only misses; changes nothing."""
+        if type(request) is not Request:
+            check_instance("request", request, Request)
+        items = request.items
+        if type(items) is not tuple:
+            check_instance("request items", items, tuple)
+        for item in items:
+            if type(item) is not RequestItem:
+                check_instance("request item", item, RequestItem)
+        hits = self._sender.probe([item.identity for item in items])
+        if len(hits) != len(items):
+            uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
+            if uuid_only:
+                raise MissingMediaError(uuid_only)
+        return hits
+
+    def record_probed(
+        self, request: Request, hits: frozenset[str], processed: dict[str, ProcessedItem]
+    ) -> ProbedRequest:
+        """Give the probed request its id and record it (the only change ``probe`` makes)."""
         with self._lock:
             request_id = next(self._ids)
             self._probed.add(request_id)
-        return ProbedRequest(request_id, request, hits, processed)
+        return _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+
+    @property
+    def processor(self) -> Processor:
+        return self._processor
 
     def update(self, probed: ProbedRequest) -> Message:
         """Step 3 of P0: update the shadow and build the message for the engine."""
-        check_instance("probed request", probed, ProbedRequest)
+        if type(probed) is not ProbedRequest:
+            check_instance("probed request", probed, ProbedRequest)
+        request_id = probed.request_id
         with self._lock:
-            if probed.request_id not in self._probed:
+            if request_id not in self._probed:
                 raise UnknownRequestError(
-                    f"got probed request {probed.request_id}, expected one probed by this "
+                    f"got probed request {request_id}, expected one probed by this "
                     "front end and not yet updated"
                 )
-            self._probed.discard(probed.request_id)
-        outgoing = [
-            Outgoing(item.identity, probed.processed.get(item.identity), item.content)
+            self._probed.discard(request_id)
+            self._updating.add(request_id)
+        processed = probed.processed
+        get = processed.get
+        outgoing = tuple(
+            _new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
             for item in probed.request.items
-        ]
-        wire = self._sender.update(outgoing, self._processor)
+        ) if processed else tuple(
+            _new_outgoing(Outgoing, (item.identity, None, item.content))
+            for item in probed.request.items
+        )
+        try:
+            wire = self._sender.update(outgoing, self._processor)
+        except BaseException:
+            with self._lock:  # nothing changed: the request is probed again
+                self._updating.discard(request_id)
+                self._probed.add(request_id)
+            raise
         with self._lock:
-            self._outstanding[probed.request_id] = frozenset(item.identity for item in wire)
-        return Message(probed.request_id, wire)
+            self._updating.discard(request_id)
+            self._outstanding[request_id] = frozenset([item.identity for item in wire])
+        return _new_tuple(Message, (request_id, wire))
 
     def prepare(self, request: Request) -> Message:
-        """``probe`` then ``update``, with nothing in between."""
-        return self.update(self.probe(request))
+        """``probe`` then ``update``, with nothing in between; if the update raises, the
+        request is abandoned (nothing recorded, nothing changed) and the error propagates."""
+        probed = self.probe(request)
+        try:
+            return self.update(probed)
+        except BaseException:
+            self.abandon(probed.request_id)
+            raise
 
     def handle_reply(self, reply: Reply) -> None:
         """Close an outstanding request; on a miss, invalidate exactly ``reply.missed``.
@@ -163,6 +225,11 @@ class FrontEnd:
         """Ids of requests sent and not yet replied to or abandoned, oldest first."""
         with self._lock:
             return tuple(self._outstanding)
+
+    def probed(self) -> tuple[int, ...]:
+        """Ids of requests probed and not yet updated or abandoned, in increasing order."""
+        with self._lock:
+            return tuple(sorted(self._probed))
 
     def clear(self) -> None:
         """Clear the shadow (always safe: removing keys from P0 only causes resends)."""

@@ -2,6 +2,8 @@
 
 Every public method holds ``_lock`` for its whole duration, so each call is atomic with respect
 to every other call on the same cache (see each subclass for why its callers need that).
+``tests/reference/test_ref_threads.py`` checks it: an LRU that asserts its cache's lock is
+held by the calling thread in every method, and yields inside every one of them.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ class GuardedCache(Generic[E]):
 
     def touch(self, identity: str) -> bool:
         """Make a present identity most recent (True); an absent one: nothing (False)."""
-        check_identity(identity)
+        if type(identity) is not str or not identity:
+            check_identity(identity)
         with self._lock:
             return self._lru.touch(identity)
 

@@ -1,9 +1,29 @@
 """Processed items: a payload of real torch tensors plus the placeholders it fills.
 
-A *payload* is a mapping of names to tensors, possibly nested (``TensorTree``). Its size is
-the sum of its tensors' ``nbytes`` (``numel * element_size``: a view counts its own elements,
-not its storage), computed once, when a ``ProcessedItem`` is built or when the receiver
-caches a payload. An in-place edit of a tensor afterwards is not re-measured.
+A *payload* is a mapping of names to tensors, possibly nested (``TensorTree``).
+
+Memory, decided once (both sides apply the same rules, so their charges stay equal, D9):
+
+- **What is charged is what is kept alive.** A tensor is kept as given only if it owns its
+  storage exactly (offset 0, storage bytes == its ``nbytes``). Any other tensor (a slice of a
+  larger tensor, an ``expand``ed one, a tensor that shrank with ``resize_``) is replaced by a
+  compact copy (``clone``), which owns exactly its ``nbytes``. So a 10-byte view of a 5 MB
+  tensor is charged 10 bytes and keeps 10 bytes alive, and an expanded tensor is charged the
+  bytes it will take on the wire and in P1, where it arrives materialised. Copying, not
+  charging the storage, keeps P0's and P1's charges equal whatever the serialisation does.
+- **Detached.** A tensor that requires grad is stored ``detach()``ed: the cache never keeps an
+  autograd graph alive.
+- **Rejected** (``UnsupportedTensorError``, nothing changed): tensors without data (``meta``)
+  and layouts other than dense strided (sparse COO/CSR/..., nested, quantized, mkldnn).
+- **A minimum charge per entry** (``MIN_ENTRY_BYTES``, 1 byte): an entry's charge is
+  ``max(sum of nbytes, MIN_ENTRY_BYTES)``, so a cache of budget B holds at most B entries,
+  zero-byte ones included. Per-entry bookkeeping (the key, the entry object, the order's
+  node: about 200-300 bytes, see ``benchmarks/bench_reference.py``) is not charged: retained
+  memory is at most the budget plus that constant per entry.
+
+The charge is computed once, when a ``ProcessedItem`` is built or when the receiver caches a
+payload. An in-place edit of a tensor afterwards is not re-measured; the receiver detects it
+(``ReceiverCache``: version stamps) and never serves an edited tensor.
 
 *Placeholders* say which token positions of the prompt the item fills; they depend on the
 content, so a tensor must only ever be paired with the placeholders of the same processing
@@ -14,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TypeAlias, Union
 
 import torch
@@ -22,17 +43,27 @@ from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
     InvalidPayloadError,
+    UnsupportedTensorError,
     describe,
 )
 
 __all__ = [
+    "MIN_ENTRY_BYTES",
     "Placeholders",
     "ProcessedItem",
     "Processor",
     "TensorTree",
+    "compact_payload",
+    "entry_charge",
+    "freeze_payload",
     "run_processor",
+    "tensor_leaves",
     "tree_nbytes",
 ]
+
+MIN_ENTRY_BYTES = 1
+"""The least an entry is charged, so that a budget of B bytes bounds the number of entries
+by B. One byte: the spec's sizes are >= 1, so the charge of every item it models is its size."""
 
 TensorTree: TypeAlias = Mapping[str, Union[torch.Tensor, "TensorTree"]]
 
@@ -41,7 +72,8 @@ def tree_nbytes(tree: object, path: str = "") -> int:
     """Sum of the ``nbytes`` of every tensor in ``tree``; validates the whole tree.
 
     Raises ``InvalidPayloadError`` naming the first offending path: a root that is not a
-    mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping.
+    mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping;
+    ``UnsupportedTensorError`` for a meta tensor or a layout other than dense strided.
     """
     if type(tree) is not dict and not isinstance(tree, Mapping):
         where = f"payload entry {path!r}" if path else "payload"
@@ -50,8 +82,8 @@ def tree_nbytes(tree: object, path: str = "") -> int:
         )
     total = 0
     for key, value in tree.items():
-        if isinstance(value, torch.Tensor) and type(key) is str:  # the common case, first
-            total += value.nbytes
+        if type(value) is torch.Tensor and type(key) is str and _supported(value):
+            total += value.nbytes  # the common case, first
         else:
             total += _entry_nbytes(key, value, path)
     return total
@@ -65,6 +97,7 @@ def _entry_nbytes(key: object, value: object, path: str) -> int:
         )
     child = f"{path}.{key}" if path else key
     if isinstance(value, torch.Tensor):
+        _check_supported(value, child)
         return value.nbytes
     if isinstance(value, Mapping):
         return tree_nbytes(value, child)
@@ -72,6 +105,85 @@ def _entry_nbytes(key: object, value: object, path: str) -> int:
         f"got payload leaf {child!r} = {describe(value)}, "
         "expected a torch.Tensor or a nested mapping of them"
     )
+
+
+def _supported(tensor: torch.Tensor) -> bool:
+    """A dense strided tensor with data (not meta, sparse, nested, quantized, mkldnn)."""
+    return (tensor.layout is torch.strided and not tensor.is_meta and not tensor.is_nested
+            and not tensor.is_quantized)
+
+
+def _check_supported(tensor: torch.Tensor, path: str) -> None:
+    if _supported(tensor):
+        return
+    kind = "meta" if tensor.is_meta else "nested" if tensor.is_nested else (
+        "quantized" if tensor.is_quantized else str(tensor.layout).removeprefix("torch."))
+    raise UnsupportedTensorError(
+        f"got payload leaf {path!r} = a {kind} tensor, "
+        "expected a dense strided tensor with data (torch.strided, not meta)"
+    )
+
+
+def entry_charge(nbytes: int) -> int:
+    """What the caches charge an entry whose tensors take ``nbytes``: at least 1 byte."""
+    return nbytes if nbytes >= MIN_ENTRY_BYTES else MIN_ENTRY_BYTES
+
+
+def _owns_exactly(tensor: torch.Tensor) -> bool:
+    """True if the tensor keeps alive exactly its own bytes (no larger or shared storage)."""
+    return (tensor.storage_offset() == 0
+            and tensor.untyped_storage().nbytes() == tensor.nbytes)
+
+
+def _compact(tensor: torch.Tensor) -> torch.Tensor:
+    if tensor.requires_grad:
+        tensor = tensor.detach()
+    if not _owns_exactly(tensor):
+        tensor = tensor.clone(memory_format=torch.contiguous_format)
+    return tensor
+
+
+def compact_payload(tree: TensorTree) -> TensorTree:
+    """``tree`` with every tensor detached and owning exactly its bytes (see the module).
+
+    Returns ``tree`` itself when nothing needed changing (no allocation on the common path);
+    otherwise a new dict with the changed leaves replaced. ``tree`` must be valid
+    (``tree_nbytes`` first).
+    """
+    changed: dict[str, torch.Tensor | TensorTree] = {}
+    for key, value in tree.items():
+        if isinstance(value, torch.Tensor):
+            kept = _compact(value)
+            if kept is not value:
+                changed[key] = kept
+        else:
+            nested = compact_payload(value)
+            if nested is not value:
+                changed[key] = nested
+    if not changed:
+        return tree
+    return {key: changed.get(key, value) for key, value in tree.items()}
+
+
+def freeze_payload(tree: TensorTree) -> TensorTree:
+    """A read-only copy of the mapping structure (``MappingProxyType`` at every level); the
+    tensors are the same objects. What the receiver caches and serves: a consumer cannot add,
+    drop or replace a cached entry's tensors, and the sender's dict cannot change it later."""
+    return MappingProxyType({
+        key: value if isinstance(value, torch.Tensor) else freeze_payload(value)
+        for key, value in tree.items()
+    })
+
+
+def tensor_leaves(tree: TensorTree) -> tuple[torch.Tensor, ...]:
+    """Every tensor of a (valid) tree, depth first, in mapping order."""
+    leaves: list[torch.Tensor] = []
+    for value in tree.values():
+        if isinstance(value, torch.Tensor):
+            leaves.append(value)
+        else:
+            leaves.extend(tensor_leaves(value))
+    return tuple(leaves)
 
 
 def _check_count(name: str, value: object) -> None:
@@ -95,10 +207,12 @@ class Placeholders:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ProcessedItem:
-    """What the processor makes of one multimodal item: payload, placeholders, size.
+    """What the processor makes of one multimodal item: payload, placeholders, charge.
 
-    ``nbytes`` is computed once here from the payload (which is validated at the same time)
-    and never recomputed. Compared by identity: tensors have no boolean equality.
+    The payload is validated, then stored compact and detached (``compact_payload``: the
+    given mapping itself when nothing needed changing). ``nbytes`` is the entry's charge,
+    ``entry_charge`` of the tensors' bytes, computed once here and never recomputed.
+    Compared by identity: tensors have no boolean equality.
     """
 
     payload: TensorTree
@@ -110,7 +224,9 @@ class ProcessedItem:
             raise BadInputTypeError(
                 f"got placeholders {describe(self.placeholders)}, expected Placeholders"
             )
-        object.__setattr__(self, "nbytes", tree_nbytes(self.payload))
+        nbytes = tree_nbytes(self.payload)
+        object.__setattr__(self, "payload", compact_payload(self.payload))
+        object.__setattr__(self, "nbytes", entry_charge(nbytes))
 
 
 Processor: TypeAlias = Callable[[object], ProcessedItem]

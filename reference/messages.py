@@ -1,14 +1,22 @@
 """The values that move between client, front end (P0) and engine (P1).
 
-All are frozen, slotted dataclasses; none validates itself (they are plain data, built in hot
-paths). The boundaries validate what they receive: ``FrontEnd.probe``, ``FrontEnd.handle_reply``,
+All are immutable; none validates itself (they are plain data, built in hot paths). The
+boundaries validate what they receive: ``FrontEnd.probe``, ``FrontEnd.handle_reply``,
 ``SenderCache.update``, ``ReceiverCache.resolve`` and ``Engine.receive``.
+
+The ones built once per item or per request on the hit path (``Outgoing``, ``WireItem``,
+``ModelInput``, ``Message``; ``ProbedRequest`` in the front end) are named tuples, not frozen
+dataclasses: a frozen dataclass's ``__init__`` sets each field with
+``object.__setattr__`` and costs 4-5x a tuple's construction, which was a third of the whole
+hit path (``benchmarks/bench_reference.py``). They compare and hash by identity, as the
+dataclasses did (``eq=False``): a payload's tensors have no boolean equality.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from reference.items import Placeholders, ProcessedItem, TensorTree
 
@@ -63,8 +71,7 @@ class Request:
         ))
 
 
-@dataclass(frozen=True, slots=True)
-class Outgoing:
+class Outgoing(NamedTuple):
     """One item of a request on its way through P0's update (front end to sender cache).
 
     ``item``: the processed item if the identity missed at probe time, else None.
@@ -75,9 +82,17 @@ class Outgoing:
     item: ProcessedItem | None
     content: object | None
 
+    def __eq__(self, other: object) -> bool:
+        return self is other
 
-@dataclass(frozen=True, slots=True, eq=False)
-class WireItem:
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+class WireItem(NamedTuple):
     """One item of a message from P0 to P1.
 
     ``payload`` None is a *reference*: P0 trusts that P1 caches the identity. ``tag`` is the
@@ -94,13 +109,30 @@ class WireItem:
     def is_reference(self) -> bool:
         return self.payload is None
 
+    def __eq__(self, other: object) -> bool:
+        return self is other
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Message:
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+class Message(NamedTuple):
     """What P0 sends to P1 for one request."""
 
     request_id: int
     items: tuple[WireItem, ...]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +143,18 @@ class Reply:
     missed: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ModelInput:
+class ModelInput(NamedTuple):
     """What the engine hands to the model for one item: a tensor and its placeholders."""
 
     identity: str
     payload: TensorTree
     placeholders: Placeholders
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)

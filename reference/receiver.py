@@ -6,38 +6,90 @@ a cached entry (the cache wins); a reference is served from the cache if the ent
 and, in tagged variants, carries the reference's tag; otherwise the item is a miss. Items that
 did not miss stay cached; the caller reports every miss at once.
 
+Memory: a cached payload is kept compact and detached and charged what it keeps alive
+(``reference.items``: the decisions and the minimum charge per entry).
+
+Served tensors cannot corrupt the cache (decided once): the engine hands the model the cached
+tensors themselves (no copy on the hit path) in a read-only mapping (``freeze_payload``, made
+once when the payload is cached: keys cannot be added, dropped or replaced), and each entry
+records a *version stamp*, the
+sum of its tensors' ``_version`` counters, which torch bumps on every in-place operation
+(``add_``, ``copy_``, ``resize_``..., through any view). A reference to an entry whose stamp
+changed is a miss: the entry is dropped and reported, the front end invalidates it and the
+client resends the data, so an edited tensor is never served and never paired again (S1).
+``check_invariants()`` reports an edited entry too, and re-measures each entry's charge (a
+``resize_`` can no longer leave a wrong recorded size unnoticed). Cost: one counter read per
+tensor per hit (``benchmarks/bench_reference.py``: "version stamp"). Not detected: writes
+that bypass torch's version counter (``tensor.data``, ``numpy()`` views, raw pointers).
+
 Thread safety: the engine's input thread is the only one that resolves requests, but a clear
 (sleep, reset, pause) comes from another thread; every public method holds ``_lock`` for its
-whole duration, so a clear never lands in the middle of a request's resolution. Uncontended,
-the lock costs tens of nanoseconds per call.
+whole duration (one acquisition per request), so a clear never lands in the middle of a
+request's resolution.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from reference._validate import check_identities, check_instance, check_tag
+import torch
+
+from reference._validate import check_identities, check_identity, check_instance, check_tag
 from reference.errors import (
     CacheError,
+    InvariantViolationError,
     MultiModalCacheMissError,
     ReceiverCacheAssertionError,
 )
 from reference.guarded import GuardedCache
-from reference.items import Placeholders, TensorTree, tree_nbytes
+from reference.items import (
+    Placeholders,
+    TensorTree,
+    compact_payload,
+    entry_charge,
+    freeze_payload,
+    tensor_leaves,
+    tree_nbytes,
+)
 from reference.messages import ModelInput, WireItem
 from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
+
+_TAG_LIMIT = 1 << 64
+_version_of = operator.attrgetter("_version")  # torch bumps it on every in-place operation
+_new_input = tuple.__new__  # ModelInput(...) without the Python-level __new__ frame
 
 __all__ = ["ReceiverCache", "ReceiverEntry", "Resolution"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ReceiverEntry:
-    """A cached payload and (tagged variants) the tag of the processing it came from."""
+    """A cached payload and (tagged variants) the tag of the processing it came from.
+
+    ``leaves`` are the payload's tensors and ``stamp`` the sum of their version counters when
+    cached (``ReceiverEntry.of`` fills both); ``edited()`` says whether any was edited since.
+    """
 
     payload: TensorTree
     tag: int | None
+    leaves: tuple[torch.Tensor, ...] = ()
+    stamp: int = 0
+
+    @classmethod
+    def of(cls, payload: TensorTree, tag: int | None) -> ReceiverEntry:
+        leaves = tensor_leaves(payload)
+        return cls(payload, tag, leaves, _stamp(leaves))
+
+    def edited(self) -> bool:
+        """True if a tensor of the entry was edited in place since it was cached."""
+        return _stamp(self.leaves) != self.stamp
+
+
+def _stamp(leaves: tuple[torch.Tensor, ...]) -> int:
+    """The sum of the tensors' version counters (each only ever grows)."""
+    return sum(map(_version_of, leaves))
 
 
 class Resolution(NamedTuple):
@@ -66,24 +118,45 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
     def resolve(self, items: Sequence[WireItem]) -> Resolution:
         """Resolve one request's items (touch all, then per item); see the module docstring.
 
-        The whole input is validated (and payloads sized) before anything changes.
+        The whole input is validated (and payloads sized) once, before anything changes; then
+        one lock acquisition covers the whole request.
         """
-        items = tuple(items)
+        if type(items) is not tuple:
+            items = tuple(items)
         sizes = self._validate(items)
-        resolved: dict[int, TensorTree] = {}
+        count = len(items)
         with self._lock:
+            touch = self._lru.touch
             for item in items:
-                self._lru.touch(item.identity)
-            for index in resolution_order(self._variant, [i.is_reference for i in items]):
-                payload = self._resolve_one(items[index], sizes[index])
-                if payload is not None:
-                    resolved[index] = payload
+                touch(item.identity)
+            if sizes.count(0) == count:  # all references (the hit path): request order
+                served = list(map(self._lookup_reference, items))
+            else:
+                served = [None] * count
+                resolve_one = self._resolve_one
+                for index in self._order(items, sizes):
+                    served[index] = resolve_one(items[index], sizes[index])
+        if None not in served:
+            return Resolution(tuple([
+                _new_input(ModelInput, (item[0], payload, item[2]))
+                for item, payload in zip(items, served, strict=True)
+            ]), ())
         inputs = tuple(
-            ModelInput(item.identity, resolved[index], item.placeholders)
-            for index, item in enumerate(items) if index in resolved
+            _new_input(ModelInput, (item.identity, payload, item.placeholders))
+            for item, payload in zip(items, served, strict=True) if payload is not None
         )
-        missed = tuple(item.identity for index, item in enumerate(items) if index not in resolved)
+        missed = tuple(
+            item.identity for item, payload in zip(items, served, strict=True) if payload is None
+        )
         return Resolution(inputs, missed)
+
+    def _order(self, items: tuple[WireItem, ...], sizes: list[int]) -> Sequence[int]:
+        """``resolution_order``, without building the partition when it is the identity
+        (references are the items of size 0: a payload is charged at least 1 byte)."""
+        references = sizes.count(0)
+        if references in (0, len(items)) or not self._variant.references_first:
+            return range(len(items))
+        return resolution_order(self._variant, [item.payload is None for item in items])
 
     def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
         """The error for these missed identities: retryable, or V0's assertion."""
@@ -92,14 +165,28 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         return MultiModalCacheMissError(identities, request_id=request_id)
 
     def _validate(self, items: tuple[WireItem, ...]) -> list[int]:
-        """Check every item; return each payload's size (0 for references)."""
-        check_identities(item.identity for item in items if isinstance(item, WireItem))
-        sizes = []
+        """Check every item in one pass; return each payload's charge (0 for references).
+
+        The common case costs a few ``type() is`` tests per item; anything unusual goes
+        through the full checks, which raise the clear error.
+        """
+        tagged = self._variant.tagged
+        sizes: list[int] = []
+        seen: set[str] = set()
         for item in items:
-            check_instance("wire item", item, WireItem)
-            check_instance(f"placeholders of {item.identity!r}", item.placeholders, Placeholders)
-            check_tag(item.tag, self._variant.tagged, item.identity)
-            sizes.append(0 if item.payload is None else tree_nbytes(item.payload))
+            if type(item) is not WireItem:
+                check_instance("wire item", item, WireItem)
+            identity, payload, placeholders, tag = item
+            if type(identity) is not str or not identity:
+                check_identity(identity)
+            if type(placeholders) is not Placeholders:
+                check_instance(f"placeholders of {identity!r}", placeholders, Placeholders)
+            if not (type(tag) is int and 0 <= tag < _TAG_LIMIT if tagged else tag is None):
+                check_tag(tag, tagged, identity)
+            seen.add(identity)
+            sizes.append(0 if payload is None else entry_charge(tree_nbytes(payload)))
+        if len(seen) != len(items):
+            check_identities(item.identity for item in items)
         return sizes
 
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
@@ -113,6 +200,10 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         entry = self._lru.get(item.identity)
         if entry is None or not self._tag_matches(entry, item.tag):
             return None
+        if sum(map(_version_of, entry.leaves)) != entry.stamp:  # entry.edited(), inlined:
+            # served, then edited in place: never serve it again
+            self._lru.pop(item.identity)
+            return None
         return entry.payload
 
     def _tag_matches(self, entry: ReceiverEntry, tag: int | None) -> bool:
@@ -121,7 +212,24 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
     def _accept_payload(self, item: WireItem, payload: TensorTree, size: int) -> TensorTree:
         if not self._variant.payload_wins:
             cached = self._lru.get(item.identity)
-            if cached is not None:
+            if cached is not None and not cached.edited():
                 return cached.payload
-        self._lru.put(item.identity, ReceiverEntry(payload, item.tag), size)
-        return payload
+        kept = freeze_payload(compact_payload(payload))
+        self._lru.put(item.identity, ReceiverEntry.of(kept, item.tag), size)
+        return kept
+
+    def _check_entry(self, identity: str, entry: ReceiverEntry) -> None:
+        """Entries hold payloads whose tensors were not edited and whose charge is recorded."""
+        super()._check_entry(identity, entry)
+        if entry.edited():
+            raise InvariantViolationError(
+                f"got a tensor of {identity!r} edited in place after caching, expected the "
+                "cached tensors unchanged"
+            )
+        recorded = self._lru.size_of(identity)
+        charge = entry_charge(tree_nbytes(entry.payload))
+        if recorded != charge:
+            raise InvariantViolationError(
+                f"got {charge} bytes in the tensors of {identity!r}, expected its recorded "
+                f"charge {recorded}"
+            )

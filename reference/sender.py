@@ -11,6 +11,17 @@ total that no longer matches, eviction of a key that another thread just removed
 public method therefore holds ``_lock`` for its whole duration, so that each call is atomic.
 Late-miss reprocessing (V3) calls the processor under the lock: it is the rare path, and it
 keeps the request's update atomic; the processor must not call back into this cache.
+
+Failure atomicity: ``update`` validates its whole input, then, under the lock and before
+touching anything, runs the processor on every late miss (V3: with references first, the
+late misses are exactly the probed hits absent when the lock is taken). A processor that
+raises, or returns something that is not a ``ProcessedItem``, therefore leaves the shadow
+exactly as it was. (A variant that reprocesses late misses but resolves in request order can
+also lose a hit to the request's own inserts; that late miss is processed where it is met.)
+
+Cost: one lock acquisition per call (``update`` covers a whole request); the per-item hit
+path (``in``, ``touch``, ``get_and_update``) validates with ``type() is`` tests and builds
+nothing but the wire item.
 """
 
 from __future__ import annotations
@@ -31,6 +42,8 @@ from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
 
 __all__ = ["SenderCache", "ShadowEntry"]
+
+_new_tuple = tuple.__new__  # WireItem/Outgoing(...) without the Python-level __new__ frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +71,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """The identities (of one request) that the shadow holds; nothing is reordered."""
         checked = check_identities(identities)
         with self._lock:
-            return frozenset(i for i in checked if i in self._lru)
+            return frozenset(filter(self._lru.__contains__, checked))
 
     def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
@@ -66,11 +79,15 @@ class SenderCache(GuardedCache[ShadowEntry]):
         A miss with ``item`` None is a late miss: the assertion in V1/V2, a
         ``MissingMediaError`` in V3 (there is no content to reprocess here).
         """
-        check_identity(identity)
-        if item is not None:
+        if type(identity) is not str or not identity:
+            check_identity(identity)
+        if item is not None and type(item) is not ProcessedItem:
             check_instance("item", item, ProcessedItem)
         with self._lock:
-            return self._update_one(Outgoing(identity, item, None), None)
+            entry = self._lru.get(identity)
+            if entry is not None:
+                return self._reference(identity, entry)
+            return self._update_one(_new_tuple(Outgoing, (identity, item, None)), None)
 
     def update(
         self, outgoing: Sequence[Outgoing], process: Processor | None = None
@@ -79,23 +96,43 @@ class SenderCache(GuardedCache[ShadowEntry]):
 
         Touches every identity, then resolves each item (``resolution_order``): a hit becomes a
         reference; a miss records its metadata if it fits and sends its payload. ``process``
-        is used for late misses in V3. Atomic with respect to other calls.
+        is used for late misses in V3, before anything changes (see the module docstring).
+        Atomic with respect to other calls; one lock acquisition.
         """
-        outgoing = tuple(outgoing)
-        for each in outgoing:
-            check_instance("outgoing item", each, Outgoing)
-            if each.item is not None:
-                check_instance("item", each.item, ProcessedItem)
-        check_identities(each.identity for each in outgoing)
+        if type(outgoing) is not tuple:
+            outgoing = tuple(outgoing)
+        _validate_outgoing(outgoing)
         with self._lock:
-            self._reject_unprocessable_late_misses(outgoing, process)
+            lru = self._lru
+            present = list(map(lru.__contains__, [each.identity for each in outgoing]))
+            if not all(present) and any(
+                each.item is None for each, held in zip(outgoing, present, strict=True)
+                if not held
+            ):
+                self._reject_unprocessable_late_misses(outgoing, process)
+                outgoing = self._reprocess_late_misses(outgoing, process)
+            update_one = self._update_one
+            if all(present):  # every item hit (the hit path): references, in request order.
+                # No touch pass: with nothing inserted, nothing is evicted, and the gets in
+                # request order leave the LRU order that "touch all, then get each" leaves.
+                get = lru.get
+                wire_items: list[WireItem] = []
+                for identity, _, _ in outgoing:
+                    entry = get(identity)
+                    wire_items.append(
+                        _new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
+                        if entry is not None else update_one(outgoing[len(wire_items)], process)
+                    )
+                return tuple(wire_items)
+            touch = lru.touch
             for each in outgoing:
-                self._lru.touch(each.identity)
-            order = resolution_order(self._variant, [o.identity in self._lru for o in outgoing])
-            wire: dict[int, WireItem] = {}
-            for index in order:
-                wire[index] = self._update_one(outgoing[index], process)
-        return tuple(wire[index] for index in range(len(outgoing)))
+                touch(each.identity)
+            if not self._variant.references_first or not any(present):
+                return tuple([update_one(each, process) for each in outgoing])
+            wire: list[WireItem | None] = [None] * len(outgoing)
+            for index in resolution_order(self._variant, present):
+                wire[index] = update_one(outgoing[index], process)
+        return tuple(wire)  # type: ignore[arg-type]  # every index was resolved
 
     def invalidate(self, identities: Iterable[str]) -> int:
         """Drop exactly these identities (absent ones are ignored); return how many were held."""
@@ -118,12 +155,12 @@ class SenderCache(GuardedCache[ShadowEntry]):
         return self._insert(outgoing.identity, item)
 
     def _reference(self, identity: str, entry: ShadowEntry) -> WireItem:
-        return WireItem(identity, None, entry.placeholders, entry.tag)
+        return _new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
 
     def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
         tag = self._new_tag()
         self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.nbytes)
-        return WireItem(identity, item.payload, item.placeholders, tag)
+        return _new_tuple(WireItem, (identity, item.payload, item.placeholders, tag))
 
     def _new_tag(self) -> int | None:
         return self._tags.next() if self._variant.tagged else None
@@ -138,6 +175,22 @@ class SenderCache(GuardedCache[ShadowEntry]):
             raise _no_processor([outgoing.identity])
         return run_processor(process, outgoing.content)
 
+    def _reprocess_late_misses(
+        self, outgoing: tuple[Outgoing, ...], process: Processor | None
+    ) -> tuple[Outgoing, ...]:
+        """V3: process every late miss now, before any change; a raise changes nothing."""
+        if not self._variant.late_miss_reprocess or process is None:
+            return outgoing
+        lru = self._lru
+        if all(o.item is not None or o.identity in lru for o in outgoing):
+            return outgoing
+        late_miss = self._late_miss  # the one method that reads the knob
+        return tuple(
+            o if o.item is not None or o.identity in lru
+            else Outgoing(o.identity, late_miss(o, process), o.content)
+            for o in outgoing
+        )
+
     def _reject_unprocessable_late_misses(
         self, outgoing: Sequence[Outgoing], process: Processor | None
     ) -> None:
@@ -150,6 +203,22 @@ class SenderCache(GuardedCache[ShadowEntry]):
             raise MissingMediaError(uuid_only)
         if late and process is None:
             raise _no_processor([o.identity for o in late])
+
+
+def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> None:
+    """Every element an ``Outgoing`` with a valid identity and item, no identity twice."""
+    seen: set[str] = set()
+    for each in outgoing:
+        if type(each) is not Outgoing:
+            check_instance("outgoing item", each, Outgoing)
+        identity, item, _ = each
+        if type(identity) is not str or not identity:
+            check_identity(identity)
+        if item is not None and type(item) is not ProcessedItem:
+            check_instance("item", item, ProcessedItem)
+        seen.add(identity)
+    if len(seen) != len(outgoing):
+        check_identities(each.identity for each in outgoing)
 
 
 def _no_processor(identities: list[str]) -> BadInputValueError:

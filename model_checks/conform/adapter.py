@@ -202,6 +202,17 @@ class FrontEndSide(Protocol):
 
 
 @runtime_checkable
+class ClientRetry(Protocol):
+    """Optional, on a front-end side: the implementation's own client retry. Given the items
+    of the attempt that missed and the media of every identity, return the items the client
+    resends. Without it the harness resends media on every item itself."""
+
+    def retry_items(
+        self, items: tuple[ItemIn, ...], media: Mapping[str, torch.Tensor]
+    ) -> tuple[ItemIn, ...]: ...
+
+
+@runtime_checkable
 class EngineSide(Protocol):
     """P1 as the harness sees it."""
 

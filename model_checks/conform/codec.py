@@ -2,14 +2,18 @@
 
 A spec `Content(identity, version)` gets a code: ``1 + 16 * index(identity) + version``. Its
 raw media is the int64 tensor ``[code, shadow_bytes]``; the harness's processor turns it into
-one uint8 tensor of ``shadow_bytes`` elements, every element equal to the code, and the
-placeholders ``(offset=code, length=shadow_bytes)``. So a payload's ``nbytes`` is exactly the
-spec's P0 size, and both the tensor and the placeholders say which content they come from:
-S1 is checked on tensor values, not on bookkeeping.
+a payload of **several tensors of different dtypes and shapes** (`layout`: a 2-D float32
+``pixel_values``, an int16 ``patch_ids``, a uint8 ``image_grid``, as many of them as the byte
+count allows), every element equal to the code, whose ``nbytes`` sum to ``shadow_bytes``, and
+the placeholders ``(offset=code, length=placeholder_length(shadow_bytes))``, a length that is
+neither the byte count nor the element count. So the processed item's size is exactly the
+spec's P0 size, an implementation that sizes an item by its element count, by its first
+tensor or by its placeholder length disagrees, and both the tensors and the placeholders say
+which content they come from: S1 is checked on tensor values, not on bookkeeping.
 
 Size skew (D9) is a real event on the channel: `resize_payload` re-encodes a payload to the
-spec's P1 size (padding or truncating, values unchanged), as a serialisation that changes the
-size would; P1 then measures what it received.
+spec's P1 size (the layout of that byte count, values unchanged), as a serialisation that
+changes the size would; P1 then measures what it received.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ import torch
 from model_checks.conform.adapter import Payload
 from spec import Config, Content
 
-KEY = "pixel_values"
 _IDENTITY_STRIDE = 16
 
 
@@ -42,21 +45,53 @@ def media_for(config: Config, content: Content) -> torch.Tensor:
     return torch.tensor([code_of(config, content), config.shadow_bytes(content)], dtype=torch.int64)
 
 
+_FLOAT, _SHORT, _BYTE = "pixel_values", "patch_ids", "image_grid"
+NAMES = (_FLOAT, _SHORT, _BYTE)
+
+
+def layout(nbytes: int) -> list[tuple[str, torch.dtype, tuple[int, ...]]]:
+    """The tensors of a payload of `nbytes` bytes: float32 rows of one element, then int16,
+    then uint8 (1 byte: one uint8; 3 bytes: int16 + uint8; 7 bytes: all three)."""
+    floats, rest = divmod(nbytes, 4)
+    shorts, single = divmod(rest, 2)
+    parts: list[tuple[str, torch.dtype, tuple[int, ...]]] = []
+    if floats:
+        parts.append((_FLOAT, torch.float32, (floats, 1)))
+    if shorts:
+        parts.append((_SHORT, torch.int16, (shorts,)))
+    if single:
+        parts.append((_BYTE, torch.uint8, (single,)))
+    return parts
+
+
+def placeholder_length(nbytes: int) -> int:
+    """Tokens an item of `nbytes` bytes takes: neither its byte nor its element count."""
+    return 2 * nbytes + 1
+
+
+def encode(code: int, nbytes: int) -> dict[str, torch.Tensor]:
+    """The payload of `nbytes` bytes whose every element is `code`."""
+    return {name: torch.full(shape, code, dtype=dtype) for name, dtype, shape in layout(nbytes)}
+
+
 def process_media(media: torch.Tensor) -> tuple[dict[str, torch.Tensor], tuple[int, int]]:
     """The harness's processor (deterministic): media -> (payload, placeholders)."""
     code, size = (int(v) for v in media.tolist())
-    return {KEY: torch.full((size,), code, dtype=torch.uint8)}, (code, size)
+    return encode(code, size), (code, placeholder_length(size))
 
 
 def payload_code(payload: Payload) -> int | None:
-    """The code every element of the payload holds, or None if it holds none uniformly."""
-    if set(payload) != {KEY}:
+    """The code every element of every tensor holds, or None: no tensor, a name or dtype the
+    layout of its byte count does not have, or values that are not one code (garbled)."""
+    expected = {name: (dtype, shape) for name, dtype, shape in layout(payload_nbytes(payload))}
+    if not payload or set(payload) != set(expected):
         return None
-    tensor = payload[KEY]
-    if tensor.numel() == 0 or tensor.dtype != torch.uint8:
-        return None
-    first = int(tensor[0])
-    return first if bool((tensor == first).all()) else None
+    codes: set[int] = set()
+    for name, tensor in payload.items():
+        if tensor.numel() == 0 or (tensor.dtype, tuple(tensor.shape)) != expected[name]:
+            return None
+        codes.update(int(v) for v in tensor.reshape(-1).tolist())
+    return codes.pop() if len(codes) == 1 else None
 
 
 def payload_nbytes(payload: Payload) -> int:
@@ -68,4 +103,4 @@ def resize_payload(payload: Payload, nbytes: int) -> dict[str, torch.Tensor]:
     code = payload_code(payload)
     if code is None or payload_nbytes(payload) == nbytes:
         return dict(payload)
-    return {KEY: torch.full((nbytes,), code, dtype=torch.uint8)}
+    return encode(code, nbytes)

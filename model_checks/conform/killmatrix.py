@@ -1,5 +1,6 @@
 """The kill matrix: every implementation mutant under the conformance run, in one process and
-across two, with what caught it and the length of the shrunk trace.
+across two, with what caught it and the length of the shrunk trace; then the independent
+mutant set (`model_checks.conform.reference_mutants`, one process), with its kill rate.
 
 ``python -m model_checks.conform.killmatrix`` rewrites docs/kill-matrix.md; ``--check`` exits
 1 if the file differs from a fresh run (the test suite asserts it does not). Everything in the
@@ -9,12 +10,14 @@ page comes from the runs: nothing is typed in by hand.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from model_checks.conform.mutants import MUTANTS, ImplMutant, adapter_path
+from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
 from model_checks.conform.remote import RemoteEngines
 from model_checks.conform.run import PROFILES, Profile, conform
 
@@ -76,6 +79,29 @@ def kill_matrix(
     return rows
 
 
+@functools.cache
+def independent_rows(profile: Profile = PROFILE) -> list[Row]:
+    """The independent mutant set, conformance alone, in one process (cached per process)."""
+    return [Row(m, _kill(m, profile, None), None) for m in REFERENCE_MUTANTS]
+
+
+def kill_rate(rows: Sequence[Row]) -> tuple[int, int]:
+    """(killed, total) in one process."""
+    return sum(r.in_process.caught_by is not None for r in rows), len(rows)
+
+
+@functools.cache
+def default_rows(profile: Profile = PROFILE) -> list[Row]:
+    """`kill_matrix` of every mutant in both modes, cached per process (docs and tests share
+    it)."""
+    return kill_matrix(profile)
+
+
+def page(profile: Profile = PROFILE) -> str:
+    """The whole page, from fresh runs."""
+    return render(default_rows(profile), profile, independent_rows(profile))
+
+
 def _cell(kill: Kill | None) -> str:
     if kill is None:
         return "not run"
@@ -86,7 +112,8 @@ def _cell(kill: Kill | None) -> str:
     return f"{kill.caught_by} ({kill.length} steps)"
 
 
-def render(rows: list[Row], profile: Profile = PROFILE) -> str:
+def render(rows: list[Row], profile: Profile = PROFILE,
+           independent: Sequence[Row] = ()) -> str:
     lines = [
         "# Kill matrix: mutants of the reference implementation",
         "",
@@ -110,7 +137,35 @@ def render(rows: list[Row], profile: Profile = PROFILE) -> str:
     for row in rows:
         lines += [f"### `{row.mutant.name}`", "", f"Found in: {row.in_process.where}.", "",
                   "```", row.in_process.trace, "```", ""]
+    if independent:
+        lines += _independent(independent)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _independent(rows: Sequence[Row]) -> list[str]:
+    killed, total = kill_rate(rows)
+    lines = [
+        "## An independent mutant set: what conformance alone catches",
+        "",
+        "Single-change slips in the reference (`model_checks/conform/reference_mutants.py`: "
+        "one comparison, one forgotten line, one wrong size, one wrong call each), none of "
+        "them a mutant above, each checked by the same conformance run (one process). "
+        f"**{killed} of {total} killed ({100 * killed // total} %).** A survivor is listed "
+        "with the argument that no observation can tell it from the reference.",
+        "",
+        "| mutant | base | the slip | caught by | found in |",
+        "|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(f"| `{row.mutant.name}` | {row.mutant.base} | {row.mutant.story} | "
+                     f"{_cell(row.in_process)} | {row.in_process.where or '-'} |")
+    survivors = [r.mutant.name for r in rows if r.in_process.caught_by is None]
+    if survivors:
+        lines += ["", "Survivors:", ""]
+        for name in survivors:
+            why = KNOWN_EQUIVALENT.get(name, "**not argued: a blind spot of conformance**")
+            lines.append(f"- `{name}`: {why}.")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail if the page is stale")
     parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
     args = parser.parse_args(argv)
-    text = render(kill_matrix())
+    text = page()
     if args.check:
         current = args.path.read_text() if args.path.exists() else ""
         if current != text:

@@ -134,6 +134,7 @@ class _Attempt:
     probed: object | None = None
     request_id: int | None = None
     retries: int = 0
+    resent: tuple[api.ItemIn, ...] | None = None  # what the implementation's client resends
 
 
 @dataclass
@@ -246,7 +247,8 @@ class Lockstep:
             attempt = self.attempts[action.rid]
             items = tuple(ClientItem(i.identity, i.version, True) for i in attempt.items)
             self.attempts[action.rid] = _Attempt(
-                attempt.front_end, items, retries=attempt.retries + 1
+                attempt.front_end, items, retries=attempt.retries + 1,
+                resent=self._client_retry(attempt),
             )
         elif isinstance(action, ClearBoth):
             for front_end in self.front_ends:
@@ -263,7 +265,18 @@ class Lockstep:
         else:
             raise TypeError(f"no implementation mapping for {action!r}")
 
+    def _client_retry(self, attempt: _Attempt) -> tuple[api.ItemIn, ...] | None:
+        """The items the implementation's own client resends (`api.ClientRetry`), or None
+        where the adapter has no client: the harness then attaches media to every item."""
+        front_end = self.front_ends[attempt.front_end]
+        if not isinstance(front_end, api.ClientRetry):
+            return None
+        media = {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
+        return front_end.retry_items(self._items(attempt), media)
+
     def _items(self, attempt: _Attempt) -> tuple[api.ItemIn, ...]:
+        if attempt.resent is not None:
+            return attempt.resent
         return tuple(
             api.ItemIn(i.identity, codec.media_for(self.config, i.content) if i.has_data else None)
             for i in attempt.items
@@ -452,7 +465,9 @@ class Lockstep:
         spec_tags += [e.tag for s in self.state.shadows for e in spec_lru.entries(s)]
         impl_tags = [w.tag for s in self.channel for w in s.message.items]
         impl_tags += [e.tag for shadow in shadows for e in shadow]
-        if any(t is not None for t in spec_tags) and all(t is None for t in impl_tags):
+        if any(t is not None for t in spec_tags) and impl_tags and all(
+            t is None for t in impl_tags
+        ):
             raise Disagreement(
                 number, action, "tags", "tagged", "untagged",
                 sentence=f"the implementation sends and records no tags, but "
@@ -504,7 +519,9 @@ class Lockstep:
 
     def _placeholders_content(self, placeholders: tuple[int, int]) -> object:
         content = codec.content_of(self.config, placeholders[0])
-        if content is None or placeholders[1] != self.config.shadow_bytes(content):
+        if content is None or placeholders[1] != codec.placeholder_length(
+            self.config.shadow_bytes(content)
+        ):
             return ("garbled", placeholders)
         return content
 

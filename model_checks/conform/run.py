@@ -9,11 +9,11 @@ settled. The first disagreement stops the run; it is shrunk and reported with it
 
 from __future__ import annotations
 
+import re
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from model_checks.conform.adapter import Adapter, HarnessFailure
 from model_checks.conform.lockstep import (
@@ -21,12 +21,12 @@ from model_checks.conform.lockstep import (
     Disagreement,
     EngineFactory,
     Lockstep,
-    random_walk,
     run_actions,
     shrink,
 )
+from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.records import Verdict, VerdictRecord
-from model_checks.scenarios.base import Scenario, every_variant, item
+from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import (
     ALL_DRIFT,
@@ -39,17 +39,20 @@ from spec import (
     describe_environment,
     registry,
 )
+from spec.transitions import P0HandleRejected
 
 
 @dataclass(frozen=True)
 class Profile:
-    """walks per configuration, steps per walk, and whether the scenario corpus runs."""
+    """Hypothesis examples per configuration (`walks`), the most steps per example
+    (`length`), whether the scenario corpus runs, and an example database (None: none)."""
 
     name: str
     walks: int
     length: int
     corpus: bool = True
     wide: bool = False  # also the wide configuration (4 identities, budget 4): slower steps
+    database: str | None = None
 
 
 PROFILES: dict[str, Profile] = {
@@ -120,6 +123,23 @@ _HIT_AFTER_MISS = Scenario(
 )
 """Conformance's own addition to the corpus (nothing drifts; every variant must agree)."""
 
+_PARTIAL_MISS = Scenario(
+    "miss-reply-names-some-items",
+    ("D2",),
+    "P0 holds a (served) and b (recorded by a request rejected after its update, D2: P1 "
+    "never saw it). The request [a, b] is served a and misses b: the reply names b alone, "
+    "and P0 must drop exactly b, keeping a (vllm#46747: invalidate exactly the missed).",
+    configured("D2"),
+    (
+        *round_trip(0, item("a")),
+        submit(item("b")),
+        P0HandleRejected(1),
+        *round_trip(2, item("a"), item("b")),
+    ),
+    {**every_variant("H1"), "V0": frozenset({"S3", "H1", "L4"})},
+)
+"""A miss reply that names some of a request's items, not all (no scenario had one)."""
+
 
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
@@ -127,7 +147,7 @@ def corpus() -> tuple[Scenario, ...]:
     from model_checks.mutants import MUTANTS
 
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
@@ -248,9 +268,9 @@ def conform(
             outcome.not_checked.append(variant.name)
             continue
         outcome.checked.append(variant.name)
-        for label, config, runs in _jobs(variant, profile, seed):
-            if not _job(outcome, adapter, variant, label, config, runs, engine_factory,
-                        shrink_failure):
+        for label, config, job, scripted in _jobs(variant, profile, seed):
+            if not _job(outcome, adapter, variant, label, config, job, scripted,
+                        engine_factory, shrink_failure):
                 outcome.seconds = time.perf_counter() - start
                 return outcome
             if outcome.findings and not keep_going:
@@ -266,7 +286,8 @@ def _job(
     variant: Variant,
     label: str,
     config: Config,
-    runs: Any,
+    job: Job,
+    scripted: bool,
     engine_factory: EngineFactory | None,
     shrink_failure: bool,
 ) -> bool:
@@ -276,16 +297,21 @@ def _job(
     verdicts: dict[str, int | None] = {p.id: None for p in registry()}
     steps = 0
     failure: Disagreement | None = None
+
+    def sink(run: Lockstep) -> None:
+        nonlocal steps
+        steps += len(run.actions)
+        _spec_verdicts(run, verdicts)
+        outcome.note_broken(where, config, run.broken)
+
     try:
-        for run in runs(adapter, engine_factory):
-            steps += len(run.actions)
-            _spec_verdicts(run, verdicts)
-            outcome.note_broken(where, config, run.broken)
+        job(adapter, engine_factory, sink)
     except Disagreement as found:
-        steps += len(found.actions)
+        if scripted:
+            steps += len(found.actions)
         outcome.note_broken(where, config, found.broken)
         try:
-            if shrink_failure:
+            if shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
                 found = shrink(config, adapter, found, engine_factory=engine_factory)
                 outcome.note_broken(where, config, found.broken)
         except HarnessFailure as error:
@@ -308,28 +334,40 @@ def _job(
     return True
 
 
-def _jobs(variant: Variant, profile: Profile, seed: int) -> Iterator[tuple[str, Config, Any]]:
+Job = Callable[[Adapter, "EngineFactory | None", Callable[[Lockstep], None]], None]
+"""Runs one job's lockstep runs, handing each finished run to the sink; raises the job's
+`Disagreement` (shrunk already, for a generated job)."""
+
+
+def _jobs(
+    variant: Variant, profile: Profile, seed: int
+) -> Iterator[tuple[str, Config, Job, bool]]:
+    """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
+    it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis)."""
     if profile.corpus:
         for scenario in corpus():
             if variant in scenario.variants:
                 config = scenario.config(variant)
 
                 def scripted(adapter: Adapter, factory: EngineFactory | None,
-                             s: Scenario = scenario, c: Config = config) -> Iterator[Lockstep]:
-                    yield run_actions(c, adapter, s.script, settle=s.settle,
-                                      engine_factory=factory)
+                             sink: Callable[[Lockstep], None],
+                             s: Scenario = scenario, c: Config = config) -> None:
+                    sink(run_actions(c, adapter, s.script, settle=s.settle,
+                                     engine_factory=factory))
 
-                yield f"scenario {scenario.name}", config, scripted
-    for label, config in configurations(variant, profile.wide):
+                yield f"scenario {scenario.name}", config, scripted, True
+    for label, config in configurations(variant, profile.wide) if profile.walks else ():
 
-        def walks(adapter: Adapter, factory: EngineFactory | None,
-                  c: Config = config, name: str = label) -> Iterator[Lockstep]:
-            for walk in range(profile.walks):
-                key = f"{seed}:{variant.name}:{name}:{walk}".encode()
-                yield random_walk(c, adapter, zlib.crc32(key), profile.length,
-                                  engine_factory=factory)
+        def generated(adapter: Adapter, factory: EngineFactory | None,
+                      sink: Callable[[Lockstep], None],
+                      c: Config = config, name: str = label) -> None:
+            ident = re.sub(r"\W", "_", f"{variant.name}_{name}")
+            machine = lockstep_machine(ident, c, adapter, factory, sink)
+            key = f"{seed}:{variant.name}:{name}".encode()
+            run_machine(machine, profile.walks, profile.length, zlib.crc32(key),
+                        database=profile.database)
 
-        yield f"walks {label}", config, walks
+        yield f"generated {label}", config, generated, False
 
 
 def _environment(config: Config) -> tuple[str, ...]:

@@ -31,9 +31,9 @@ MANAGED = "counterexamples"
 @functools.cache
 def kill_matrix_page() -> str:
     """docs/kill-matrix.md from a fresh run of the conformance mutants (once per process)."""
-    from model_checks.conform.killmatrix import kill_matrix, render
+    from model_checks.conform.killmatrix import page
 
-    return render(kill_matrix())
+    return page()
 
 
 def pages(root: Path) -> dict[str, str]:

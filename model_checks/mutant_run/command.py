@@ -153,11 +153,9 @@ def survivors(names: Sequence[str], columns: Sequence[str],
 def run(args: argparse.Namespace) -> int:
     """Run the selection, print the table and the verdict; 0 all caught, 1 a survivor."""
     columns = _checkers(args.checkers)
-    options = _options(args)
-    names = _mutants(args.mutant)
-    options = _with_backend(options, args)
+    options = _with_backend(_options(args), args)  # before the checkers load: fail fast
     try:
-        return _run(args, columns, names, options)
+        return _run(args, columns, _mutants(args.mutant), options)
     finally:
         if options.backend is not None:
             options.backend.close()

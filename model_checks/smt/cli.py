@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
           f"counterexamples searched to depth {max(args.depth, args.search_depth)}")
     start = time.perf_counter()
     try:
-        outcomes = run_cells(cells, args.depth, args.rlimit, print, args.jobs,
+        outcomes = run_cells(cells, args.depth, args.rlimit, _print, args.jobs,
                              args.search_depth, args.rlimit_certificate, backend=backend)
     finally:
         backend.close()
@@ -189,3 +189,8 @@ def run_checked(args: argparse.Namespace) -> int:
     except ProveUsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+def _print(line: str) -> None:
+    """A progress line, flushed (the main job sends it to a details file)."""
+    print(line, flush=True)

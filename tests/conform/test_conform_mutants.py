@@ -4,8 +4,15 @@ exactly what a fresh run of both modes produces."""
 from __future__ import annotations
 
 from model_checks.conform.adapter import load_adapter
-from model_checks.conform.killmatrix import DEFAULT_PATH, kill_matrix, render
+from model_checks.conform.killmatrix import (
+    DEFAULT_PATH,
+    default_rows,
+    independent_rows,
+    kill_rate,
+    render,
+)
 from model_checks.conform.mutants import MUTANTS, adapter_path
+from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
 
 
 def test_conform_at_least_eight_mutants_each_loadable_by_path() -> None:
@@ -15,7 +22,7 @@ def test_conform_at_least_eight_mutants_each_loadable_by_path() -> None:
 
 
 def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
-    rows = kill_matrix()
+    rows = default_rows()
     survivors = [r.mutant.name for r in rows if r.in_process.caught_by is None]
     assert not survivors, f"mutants not caught in one process: {survivors}"
     for row in rows:
@@ -24,7 +31,20 @@ def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
         # the same bug is caught the same way across the process boundary (a false kill,
         # e.g. a serialisation error blamed on the implementation as S3, would differ)
         assert row.two_processes.caught_by == row.in_process.caught_by, row.mutant.name
-    text = render(rows)
+    independent = independent_rows()
+    killed, total = kill_rate(independent)
+    assert total >= 20 and killed >= 0.95 * total, f"{killed} of {total}"
+    survivors = {r.mutant.name for r in independent if r.in_process.caught_by is None}
+    assert survivors == set(KNOWN_EQUIVALENT), "every survivor is argued equivalent, and "
+    "every mutant argued equivalent survives"
+    text = render(rows, independent=independent)
     assert DEFAULT_PATH.read_text() == text, (
         "docs/kill-matrix.md is stale: run python -m model_checks.conform.killmatrix"
     )
+
+
+def test_conform_the_independent_set_is_disjoint_from_the_history_mutants() -> None:
+    names = [m.name for m in REFERENCE_MUTANTS]
+    assert len(set(names)) == len(names)
+    assert not set(names) & {m.name for m in MUTANTS}
+    assert not {m.story for m in REFERENCE_MUTANTS} & {m.story for m in MUTANTS}

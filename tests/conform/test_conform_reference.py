@@ -86,7 +86,18 @@ def test_conform_codec_round_trip_and_size_skew() -> None:
     padded = codec.resize_payload(payload, 5)
     assert codec.payload_nbytes(padded) == 5 and codec.payload_code(padded) == code
     assert codec.content_of(config, 999) is None
-    assert codec.payload_code({codec.KEY: torch.tensor([1, 2], dtype=torch.uint8)}) is None
+    assert codec.payload_code({"image_grid": torch.tensor([1, 2], dtype=torch.uint8)}) is None
+
+
+def test_conform_payloads_have_several_dtypes_and_placeholders_are_not_byte_counts() -> None:
+    payload, (_, length) = codec.process_media(torch.tensor([7, 7]))
+    assert {t.dtype for t in payload.values()} == {torch.float32, torch.int16, torch.uint8}
+    assert payload["pixel_values"].dim() == 2
+    assert codec.payload_nbytes(payload) == 7 and length != 7
+    assert sum(t.numel() for t in payload.values()) != 7  # element count != byte count
+    assert codec.payload_code(payload) == 7
+    payload["patch_ids"] = payload["patch_ids"] + 1  # one tensor of another content: garbled
+    assert codec.payload_code(payload) is None
 
 
 class _GarblingEngine(ReferenceEngine):
@@ -97,7 +108,7 @@ class _GarblingEngine(ReferenceEngine):
         if not isinstance(result, api.Served):
             return result
         inputs = tuple(
-            api.ModelInput(i.identity, {codec.KEY: i.payload[codec.KEY] + 16}, i.placeholders)
+            api.ModelInput(i.identity, {k: t + 16 for k, t in i.payload.items()}, i.placeholders)
             for i in result.inputs
         )
         return api.Served(inputs)

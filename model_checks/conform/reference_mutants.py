@@ -1,0 +1,428 @@
+"""An independent set of single-change mutants of the reference implementation, to measure
+what conformance alone catches (issue 13's "done when": at least 20, killed at least 95 %).
+
+None of them is in `model_checks.conform.mutants` (the bugs of the system's history, each
+named by the check it motivated). These are the slips an implementer makes: one changed
+comparison, one forgotten line, one wrong size, one call to the wrong method. Each is a
+subclass of a reference class (reference/ is never edited) changing exactly one method by
+one decision, wired into the reference adapter and checked against the spec of `base`.
+`KNOWN_EQUIVALENT` names the mutants conformance cannot catch because no observation can
+tell them from the reference, each with the argument (also in docs/conformance.md).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import torch
+
+from model_checks.conform import adapter as api
+from model_checks.conform.mutants import (
+    ImplMutant,
+    _engine_with,
+    _front_end_with,
+    _receiver_with_lru,
+)
+from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
+from reference import (
+    CacheError,
+    Engine,
+    FrontEnd,
+    MultiModalCacheMissError,
+    ReceiverCache,
+    Reply,
+    Request,
+    RequestItem,
+    SenderCache,
+    WireItem,
+)
+from reference.lru import ByteLru
+from reference.messages import Outgoing
+from reference.sender import ShadowEntry
+from reference.variants import V3
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+# -- the byte-budget LRU ---------------------------------------------------------------------
+
+
+class GetWithoutRefresh(ByteLru[K, V]):
+    """`get` returns the value but forgets to make it most recent."""
+
+    def get(self, key: K) -> V | None:
+        value = self._order.get(key)
+        if value is None:
+            self._misses += 1
+            return None
+        self._hits += 1
+        return value
+
+
+class TouchDoesNothing(ByteLru[K, V]):
+    """`touch` checks the key and returns, without moving it."""
+
+    def touch(self, key: K) -> bool:
+        return key in self._order
+
+
+class EvictsUntilStrictlyBelow(ByteLru[K, V]):
+    """Off by one: evicts while `bytes + size >= budget` (an exact fit evicts one more)."""
+
+    def put(self, key: K, value: V, size: int) -> bool:
+        self._drop_existing(key)
+        if size > self._budget:
+            self._oversize += 1
+            return False
+        while self._order and self._bytes_in_use + size >= self._budget:
+            self._evict_one()
+        self._order[key] = value
+        self._sizes[key] = size
+        self._bytes_in_use += size
+        return True
+
+
+class OversizeKeepsOld(ByteLru[K, V]):
+    """A value larger than the budget is refused before the old entry is dropped."""
+
+    def put(self, key: K, value: V, size: int) -> bool:
+        if size > self._budget:
+            self._oversize += 1
+            return False
+        return super().put(key, value, size)
+
+
+class PopKeepsBytes(ByteLru[K, V]):
+    """An invalidation removes the entry but not its bytes from the total."""
+
+    def pop(self, key: K) -> V | None:
+        value = self._order.pop(key, None)
+        if value is None:
+            return None
+        self._sizes.pop(key)
+        self._invalidations += 1
+        return value
+
+
+class ClearKeepsBytes(ByteLru[K, V]):
+    """`clear` empties the maps but leaves the byte total."""
+
+    def clear(self) -> None:
+        self._order.clear()
+        self._sizes.clear()
+        self._clears += 1
+
+
+class ReplacementKeepsOldBytes(ByteLru[K, V]):
+    """A replacement drops the old entry but not its bytes from the total."""
+
+    def _drop_existing(self, key: K) -> None:
+        old = self._sizes.pop(key, None)
+        if old is not None:
+            del self._order[key]
+            self._replacements += 1
+
+
+def _sender_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[SenderCache]:
+    class Sender(SenderCache):
+        def __init__(self, budget: int, **kwargs: Any) -> None:
+            super().__init__(budget, **kwargs)
+            self._lru = lru_class(budget)
+
+    return Sender
+
+
+# -- the sender cache (P0) ----------------------------------------------------------------------
+
+
+class SizesByElementCount(SenderCache):
+    """Records an item's size as its number of elements, not its bytes."""
+
+    def _insert(self, identity: str, item: Any) -> WireItem:
+        tag = self._new_tag()
+        elements = sum(t.numel() for t in _leaves(item.payload))
+        self._lru.put(identity, ShadowEntry(item.placeholders, tag), elements)
+        return WireItem(identity, item.payload, item.placeholders, tag)
+
+
+class SizesByPlaceholders(SenderCache):
+    """Records an item's size as its placeholder length (tokens), not its bytes."""
+
+    def _insert(self, identity: str, item: Any) -> WireItem:
+        tag = self._new_tag()
+        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.placeholders.length)
+        return WireItem(identity, item.payload, item.placeholders, tag)
+
+
+class SizesByFirstTensor(SenderCache):
+    """Records an item's size as the bytes of its first tensor only."""
+
+    def _insert(self, identity: str, item: Any) -> WireItem:
+        tag = self._new_tag()
+        first = _leaves(item.payload)[0]
+        self._lru.put(identity, ShadowEntry(item.placeholders, tag), int(first.nbytes))
+        return WireItem(identity, item.payload, item.placeholders, tag)
+
+
+class ProbeRefreshes(SenderCache):
+    """The probe uses `get` (a lookup that reorders) instead of `in`."""
+
+    def probe(self, identities: Iterable[str]) -> frozenset[str]:
+        with self._lock:
+            return frozenset(i for i in identities if self._lru.get(i) is not None)
+
+
+class InvalidatesFirstOnly(SenderCache):
+    """Drops only the first of the identities a miss reply lists."""
+
+    def invalidate(self, identities: Iterable[str]) -> int:
+        return super().invalidate(list(identities)[:1])
+
+
+class TagPerIdentity(SenderCache):
+    """The tag names the identity instead of the processing: a reprocessed identity gets the
+    tag it had before."""
+
+    def _insert(self, identity: str, item: Any) -> WireItem:
+        tag = zlib.crc32(identity.encode()) if self._variant.tagged else None
+        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.nbytes)
+        return WireItem(identity, item.payload, item.placeholders, tag)
+
+
+class LateMissAsserts(SenderCache):
+    """V3's late-miss reprocessing forgotten: a probed hit gone at update time asserts."""
+
+    def _reject_unprocessable_late_misses(self, outgoing: Sequence[Outgoing],
+                                          process: Any) -> None:
+        return None
+
+    def _late_miss(self, outgoing: Outgoing, process: Any) -> Any:
+        from reference import SenderCacheAssertionError
+
+        raise SenderCacheAssertionError(outgoing.identity)
+
+
+# -- the receiver cache (P1) --------------------------------------------------------------------
+
+
+class IgnoresTags(ReceiverCache):
+    """V3's tag check forgotten: any cached entry serves a reference."""
+
+    def _lookup_reference(self, item: WireItem) -> Any:
+        entry = self._lru.get(item.identity)
+        return None if entry is None else entry.payload
+
+
+class CacheAlwaysWins(ReceiverCache):
+    """A payload for a cached identity is ignored, whatever the variant says."""
+
+    def _accept_payload(self, item: WireItem, payload: Any, size: int) -> Any:
+        cached = self._lru.get(item.identity)
+        if cached is not None:
+            return cached.payload
+        return super()._accept_payload(item, payload, size)
+
+
+class PayloadUsedNotCached(ReceiverCache):
+    """A payload replacing a cached entry is used, the old entry dropped, the new not cached."""
+
+    def _accept_payload(self, item: WireItem, payload: Any, size: int) -> Any:
+        if self._variant.payload_wins and item.identity in self._lru:
+            self._lru.pop(item.identity)
+            return payload
+        return super()._accept_payload(item, payload, size)
+
+
+class ReportsMissesReversed(ReceiverCache):
+    """The miss error lists the missed identities last first."""
+
+    def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
+        return super().miss_error(tuple(reversed(identities)), request_id)
+
+
+def _receiver_in_request_order() -> type[ReceiverCache]:
+    class InRequestOrder(ReceiverCache):
+        """V3's receiver resolving in request order (references_first forgotten on P1)."""
+
+        def __init__(self, budget: int, **kwargs: Any) -> None:
+            kwargs["variant"] = replace(kwargs.get("variant", V3), references_first=False)
+            super().__init__(budget, **kwargs)
+
+    return InRequestOrder
+
+
+class EngineClearDoesNothing(Engine):
+    """The engine's clear forgets to clear its cache."""
+
+    def clear(self) -> None:
+        return None
+
+
+# -- the front end and the client ---------------------------------------------------------------
+
+
+class InvalidatesWholeRequest(FrontEnd):
+    """On a miss reply, invalidates every identity the request sent, not only the missed."""
+
+    def handle_reply(self, reply: Reply) -> None:
+        if not reply.missed:
+            super().handle_reply(reply)
+            return
+        sent = self._outstanding.get(reply.request_id, frozenset(reply.missed))
+        super().handle_reply(reply)
+        self._sender.invalidate(sorted(sent))
+
+
+class AbandonInvalidates(FrontEnd):
+    """A request rejected after its update (D2) is also dropped from the shadow."""
+
+    def abandon(self, request_id: int) -> None:
+        sent = self._outstanding.get(request_id, frozenset())
+        super().abandon(request_id)
+        self._sender.invalidate(sorted(sent))
+
+
+class ClearForgetsOutstanding(FrontEnd):
+    """`clear` also forgets the requests in flight: their replies are then unknown."""
+
+    def clear(self) -> None:
+        super().clear()
+        with self._lock:
+            self._outstanding.clear()
+
+
+def retry_without_media(send: Callable[[Request], Any], request: Request, *,
+                        max_retries: int = 3,
+                        media: Mapping[str, object] | None = None) -> Any:
+    """`reference.retry` with one change: the resend does not attach the media."""
+    attempt = request
+    for _ in range(max_retries):
+        try:
+            return send(attempt)
+        except MultiModalCacheMissError:
+            attempt = request  # the change: `request.with_media(media)` forgotten
+    return send(attempt)
+
+
+class _ClientAdapter(ReferenceAdapter):
+    """The reference adapter whose front ends resend through another retry helper."""
+
+    retry_helper: Callable[..., Any] = staticmethod(retry_without_media)
+
+    def front_end(self, setup: api.Setup, index: int) -> ReferenceFrontEnd:
+        side = _MutantClientFrontEnd(setup, index, self.front_end_class)
+        side.helper = self.retry_helper
+        return side
+
+
+class _MutantClientFrontEnd(ReferenceFrontEnd):
+    helper: Callable[..., Any] = staticmethod(retry_without_media)
+
+    def retry_items(self, items: tuple[api.ItemIn, ...],
+                    media: Mapping[str, torch.Tensor]) -> tuple[api.ItemIn, ...]:
+        request = Request(tuple(RequestItem(i.identity, i.media) for i in items))
+        attempts: list[Request] = []
+
+        def send(attempt: Request) -> None:
+            attempts.append(attempt)
+            if len(attempts) == 1:
+                raise MultiModalCacheMissError([i.identity for i in items])
+
+        self.helper(send, request, max_retries=1, media=media)
+        return tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
+                     for i in attempts[-1].items)
+
+
+# -- the set -------------------------------------------------------------------------------------
+
+
+def _leaves(tree: Any) -> list[torch.Tensor]:
+    found: list[torch.Tensor] = []
+    for value in tree.values():
+        found.extend([value] if isinstance(value, torch.Tensor) else _leaves(value))
+    return found
+
+
+def _m(name: str, base: str, story: str, *, front_end: Callable[..., FrontEnd] = FrontEnd,
+       engine: Callable[..., Engine] = Engine,
+       adapter_class: type[ReferenceAdapter] = ReferenceAdapter) -> ImplMutant:
+    adapter = adapter_class(f"reference-{name}", front_end, engine, (base,))
+    return ImplMutant(name, base, story, adapter)
+
+
+_P1 = _engine_with
+_P0 = _front_end_with
+
+REFERENCE_MUTANTS: tuple[ImplMutant, ...] = (
+    _m("p1-get-without-refresh", "V2", "P1's LRU get does not make the entry most recent",
+       engine=_P1(_receiver_with_lru(GetWithoutRefresh))),
+    _m("p1-touch-does-nothing", "V2", "P1's LRU touch does not move the key",
+       engine=_P1(_receiver_with_lru(TouchDoesNothing))),
+    _m("p1-evicts-on-exact-fit", "V3", "P1 evicts while bytes + size >= budget (off by one)",
+       engine=_P1(_receiver_with_lru(EvictsUntilStrictlyBelow))),
+    _m("p1-clear-keeps-bytes", "V3", "P1's clear leaves the byte total",
+       engine=_P1(_receiver_with_lru(ClearKeepsBytes))),
+    _m("p1-replacement-keeps-bytes", "V2", "P1's replacement leaves the old entry's bytes",
+       engine=_P1(_receiver_with_lru(ReplacementKeepsOldBytes))),
+    _m("p0-get-without-refresh", "V2", "P0's LRU get does not make the entry most recent",
+       front_end=_P0(_sender_with_lru(GetWithoutRefresh))),
+    _m("p0-oversize-keeps-old", "V3", "P0 refuses an oversized item before dropping the old "
+       "entry", front_end=_P0(_sender_with_lru(OversizeKeepsOld))),
+    _m("p0-invalidation-keeps-bytes", "V3", "P0's invalidation leaves the entry's bytes",
+       front_end=_P0(_sender_with_lru(PopKeepsBytes))),
+    _m("p0-sizes-by-elements", "V3", "P0 records an item's element count as its size",
+       front_end=_P0(SizesByElementCount)),
+    _m("p0-sizes-by-placeholders", "V3", "P0 records the placeholder length as the size",
+       front_end=_P0(SizesByPlaceholders)),
+    _m("p0-sizes-by-first-tensor", "V3", "P0 records the first tensor's bytes as the size",
+       front_end=_P0(SizesByFirstTensor)),
+    _m("p0-probe-refreshes", "V3", "P0's probe reorders the shadow (get instead of in)",
+       front_end=_P0(ProbeRefreshes)),
+    _m("p0-invalidates-first-only", "V3", "P0 drops only the first missed identity",
+       front_end=_P0(InvalidatesFirstOnly)),
+    _m("p0-tag-per-identity", "V3", "the tag names the identity, not the processing",
+       front_end=_P0(TagPerIdentity)),
+    _m("p0-late-miss-asserts", "V3", "V3's late-miss reprocessing forgotten",
+       front_end=_P0(LateMissAsserts)),
+    _m("p1-ignores-tags", "V3", "P1 serves a reference whatever its tag",
+       engine=_P1(IgnoresTags)),
+    _m("p1-cache-always-wins", "V2", "P1 ignores a payload for a cached identity",
+       engine=_P1(CacheAlwaysWins)),
+    _m("p1-replacing-payload-not-cached", "V2", "P1 uses a replacing payload without caching "
+       "it", engine=_P1(PayloadUsedNotCached)),
+    _m("p1-misses-reversed", "V3", "the miss error lists the identities last first",
+       engine=_P1(ReportsMissesReversed)),
+    _m("p1-request-order", "V3", "P1 resolves in request order (references first forgotten)",
+       engine=_P1(_receiver_in_request_order())),
+    _m("engine-clear-does-nothing", "V3", "the engine's clear does not clear its cache",
+       engine=EngineClearDoesNothing),
+    _m("invalidates-whole-request", "V3", "a miss reply invalidates every identity sent",
+       front_end=InvalidatesWholeRequest),
+    _m("abandon-invalidates", "V3", "a request rejected after its update is dropped from "
+       "the shadow", front_end=AbandonInvalidates),
+    _m("clear-forgets-in-flight", "V3", "P0's clear forgets the requests in flight",
+       front_end=ClearForgetsOutstanding),
+    _m("retry-without-media", "V3", "the client's retry helper resends without the media",
+       adapter_class=_ClientAdapter),
+)
+
+KNOWN_EQUIVALENT: dict[str, str] = {
+    "p0-oversize-keeps-old": (
+        "the sender inserts an identity only after its lookup missed (`_update_one`), so no "
+        "old entry exists when an oversized item is refused: dropping it first or not leaves "
+        "the same shadow"
+    ),
+}
+"""Mutants no observation of conformance can tell from the reference, and why."""
+
+
+def by_name(name: str) -> ImplMutant:
+    for mutant in REFERENCE_MUTANTS:
+        if mutant.name == name:
+            return mutant
+    known = ", ".join(m.name for m in REFERENCE_MUTANTS)
+    raise KeyError(f"unknown mutant {name!r}, expected one of {known}")

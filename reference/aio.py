@@ -1,0 +1,203 @@
+"""An asyncio front end: P0 for servers whose front end is a coroutine.
+
+``AsyncFrontEnd`` is the threaded ``FrontEnd`` with its two steps awaited separately, as a
+serving front end does (BRIEF section 3):
+
+1. ``await probe(request)``: validate, probe the shadow (no reordering), reject UUID-only
+   misses, then process the missed items, each awaited in an executor (the event loop serves
+   other requests meanwhile: this is D1, other requests' probes and updates interleave here);
+   then the request is recorded as probed.
+2. ``await update(probed)``: probed hits the shadow lost meanwhile (late misses, V3) are
+   processed first, awaited in the executor; then the sender cache's update (touch all, per
+   item, one lock) builds the message. Nothing is awaited inside the update itself, so one
+   request's update is atomic with respect to every other coroutine and thread.
+
+``await prepare(request)`` does both. ``handle_reply``, ``abandon``, ``clear``, ``stats`` and
+``outstanding`` do not await (they never wait for anything) and are plain methods.
+
+Failure atomicity is the threaded front end's: a processor that raises, in either step,
+leaves the shadow and the request records as they were (``prepare`` abandons the request it
+probed). A late miss that appears after the awaited processing (the shadow changed again
+during it) is processed by the sender cache itself, synchronously: still correct, rarely met.
+
+The processor is a plain callable (content -> ``ProcessedItem``), run by ``executor``: the
+loop's default thread pool if None; ``InlineExecutor`` runs it in the loop's thread (tests,
+conformance: deterministic, no threads).
+
+Usage, the README's example with the asyncio front end::
+
+    >>> import asyncio, torch
+    >>> from reference import Engine, Placeholders, ProcessedItem, Request, RequestItem
+    >>> from reference.aio import AsyncFrontEnd, retry_async, serve_async
+    >>> def processor(content: object) -> ProcessedItem:
+    ...     pixels = torch.tensor(content, dtype=torch.float32)
+    ...     return ProcessedItem({"pixel_values": pixels}, Placeholders(0, len(pixels)))
+    >>> async def main() -> list[float]:
+    ...     front_end = AsyncFrontEnd(budget=1 << 20, processor=processor)   # P0, V3
+    ...     engine = Engine(budget=1 << 20)                                   # P1
+    ...     async def send(request: Request):
+    ...         return await serve_async(front_end, engine, request)
+    ...     request = Request((RequestItem("img-1", [1.0, 2.0, 3.0]),))
+    ...     await retry_async(send, request, max_retries=2)   # miss on P0: sent and cached
+    ...     engine.clear()                                    # P1 loses its cache (D3)
+    ...     inputs = await retry_async(send, request, max_retries=2)  # miss, invalidate, resend
+    ...     return inputs[0].payload["pixel_values"].tolist()
+    >>> asyncio.run(main())
+    [1.0, 2.0, 3.0]
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import Executor, Future
+from typing import Any, TypeVar
+
+from reference.client import next_attempt, validate_max_retries
+from reference.engine import Engine
+from reference.errors import MissingMediaError, MultiModalCacheMissError
+from reference.frontend import FrontEnd, ProbedRequest
+from reference.items import ProcessedItem, Processor, run_processor
+from reference.lru import CacheStats
+from reference.messages import Message, ModelInput, Reply, Request
+from reference.sender import SenderCache
+from reference.tags import TagSource
+from reference.variants import DEFAULT_VARIANT, Variant
+
+__all__ = ["AsyncFrontEnd", "InlineExecutor", "retry_async", "serve_async"]
+
+T = TypeVar("T")
+
+
+class InlineExecutor(Executor):
+    """Runs each submitted call at once, in the submitting thread (no threads at all)."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # handed to the awaiting coroutine
+            future.set_exception(error)
+        return future
+
+
+class AsyncFrontEnd:
+    """P0 with awaitable ``probe``/``update``/``prepare``; see the module docstring."""
+
+    def __init__(
+        self,
+        budget: int,
+        processor: Processor,
+        *,
+        variant: Variant = DEFAULT_VARIANT,
+        tags: TagSource | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self._front_end = FrontEnd(budget, processor, variant=variant, tags=tags)
+        self._executor = executor
+
+    @property
+    def front_end(self) -> FrontEnd:
+        """The threaded front end underneath (its records and its sender cache)."""
+        return self._front_end
+
+    @property
+    def sender(self) -> SenderCache:
+        return self._front_end.sender
+
+    @property
+    def variant(self) -> Variant:
+        return self._front_end.variant
+
+    async def probe(self, request: Request) -> ProbedRequest:
+        """Steps 1-2 of P0; other requests run while the missed items are processed."""
+        hits = self._front_end.probe_shadow(request)
+        processed = {}
+        for item in request.items:
+            if item.identity not in hits:
+                processed[item.identity] = await self._process(item.content)
+        return self._front_end.record_probed(request, hits, processed)
+
+    async def update(self, probed: ProbedRequest) -> Message:
+        """Step 3 of P0: process late misses (awaited), then update the shadow atomically."""
+        if not self.variant.late_miss_reprocess:  # V0-V2: the update asserts, as modelled
+            return self._front_end.update(probed)
+        late = [
+            item for item in probed.request.items
+            if item.identity in probed.hits and item.identity not in self.sender
+            and item.content is not None
+        ]
+        if late:
+            processed = dict(probed.processed)
+            for item in late:
+                processed[item.identity] = await self._process(item.content)
+            probed = ProbedRequest(probed.request_id, probed.request,
+                                   probed.hits - processed.keys(), processed)
+        return self._front_end.update(probed)
+
+    async def prepare(self, request: Request) -> Message:
+        """``probe`` then ``update``; if the update raises, the request is abandoned."""
+        probed = await self.probe(request)
+        try:
+            return await self.update(probed)
+        except BaseException:
+            self._front_end.abandon(probed.request_id)
+            raise
+
+    def handle_reply(self, reply: Reply) -> None:
+        self._front_end.handle_reply(reply)
+
+    def abandon(self, request_id: int) -> None:
+        self._front_end.abandon(request_id)
+
+    def outstanding(self) -> tuple[int, ...]:
+        return self._front_end.outstanding()
+
+    def probed(self) -> tuple[int, ...]:
+        return self._front_end.probed()
+
+    def clear(self) -> None:
+        self._front_end.clear()
+
+    def stats(self) -> CacheStats:
+        return self._front_end.stats()
+
+    async def _process(self, content: object) -> ProcessedItem:
+        loop = asyncio.get_running_loop()
+        processor = self._front_end.processor
+        return await loop.run_in_executor(self._executor, run_processor, processor, content)
+
+
+async def serve_async(
+    front_end: AsyncFrontEnd, engine: Engine, request: Request
+) -> tuple[ModelInput, ...]:
+    """``reference.serve`` with the asyncio front end: prepare (awaited), the engine, reply."""
+    message = await front_end.prepare(request)
+    try:
+        inputs = engine.receive(message)
+    except MultiModalCacheMissError as error:
+        front_end.handle_reply(Reply(message.request_id, error.identities))
+        raise
+    except BaseException:
+        front_end.abandon(message.request_id)
+        raise
+    front_end.handle_reply(Reply(message.request_id))
+    return inputs
+
+
+async def retry_async(
+    send: Callable[[Request], Awaitable[T]],
+    request: Request,
+    *,
+    max_retries: int = 3,
+    media: Mapping[str, object] | None = None,
+) -> T:
+    """``reference.retry`` for a coroutine ``send``: the same resends, awaited."""
+    validate_max_retries(max_retries)
+    attempt = request
+    for _ in range(max_retries):
+        try:
+            return await send(attempt)
+        except (MultiModalCacheMissError, MissingMediaError) as error:
+            attempt = next_attempt(request, attempt, error, media)
+    return await send(attempt)
