@@ -205,7 +205,7 @@ MAIN_JOB: tuple[tuple[str, ...], ...] = (
 
 NIGHTLY: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "nightly"),
-    ("prove", "--depth", "8", "--search-depth", "14", "--timeout", "600"),
+    ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000"),
     ("explore", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
