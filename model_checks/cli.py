@@ -205,7 +205,7 @@ MAIN_JOB: tuple[tuple[str, ...], ...] = (
 
 NIGHTLY: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "nightly"),
-    ("prove", "--depth", "8", "--search-depth", "14", "--timeout", "600"),
+    ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000"),
     ("explore", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
@@ -375,6 +375,11 @@ def snapshot_status(records: list[VerdictRecord], out: Path) -> str:
         committed = snapshot.read_run(docs / snapshot.RECORDS)
     except snapshot.SnapshotError as error:
         return f"docs snapshot: {error}"
+    lost = snapshot.undecided_here(records, committed)
+    if lost:
+        return (f"docs snapshot kept: this run leaves {len(lost)} cell(s) undecided that the "
+                f"snapshot decides ({snapshot.label(lost[0])} first); do not refresh it from "
+                "this run")
     differ = snapshot.differing_cells(records, committed)
     if not differ:
         return "docs snapshot is current: its verdicts are this run's"

@@ -38,6 +38,7 @@ class VerdictRecord:
     counterexample_length: int | None = None
     counterexample_path: str | None = None
     detail: str = ""
+    instance: str = ""  # the instance a proof holds for ("any": every instance size)
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -50,6 +51,7 @@ class VerdictRecord:
         fields = dict(data)
         fields["environment"] = tuple(fields["environment"])  # type: ignore[arg-type]
         fields["verdict"] = Verdict(fields["verdict"])
+        fields.setdefault("instance", "")  # records written before the field existed
         return cls(**fields)  # type: ignore[arg-type]
 
 

@@ -21,8 +21,7 @@ from model_checks.records import VerdictRecord, read_records
 SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "D1",
          "--environment", "D2", "--depth", "3", "--search-depth", "5"]
 """Four (variant, environment) groups, four jobs, each with counterexamples: small, and
-decided well within the solver's timeout (so that the verdicts are a function of the
-query)."""
+decided well within the solver's rlimit (a verdict is a function of the query)."""
 
 
 def _comparable(record: VerdictRecord) -> dict[str, Any]:
@@ -82,7 +81,7 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
             victim.wait(timeout=30)
 
     try:
-        outcomes = run_cells(_selected(args), args.depth, args.timeout * 1000, progress,
+        outcomes = run_cells(_selected(args), args.depth, args.rlimit, progress,
                              search_depth=args.search_depth, backend=backend)
         left = len(backend.client.scheduler_info()["workers"])
     finally:
