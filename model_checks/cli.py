@@ -73,6 +73,15 @@ def report_scenarios(verdicts: list[ScenarioVerdict]) -> int:
     return EXIT_MISMATCH if wrong else EXIT_OK
 
 
+def _nightly_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", type=Path, default=Path("build/nightly/records.json"),
+                        help="where to write every checker's verdict records (each phase's "
+                             "output goes to the same folder)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print each phase's full output too, not only the summary")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None, help=DASK_HELP)
+
+
 def _docs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true",
                         help="fail (exit 1) if a generated page is stale, missing or extra")
@@ -155,6 +164,13 @@ COMMANDS: list[Command] = [
         lazy("model_checks.smt.cli", "run_checked"),
     ),
     Command(
+        "explore",
+        "explore every reachable state of a small instance per matrix cell: shortest "
+        "counterexamples, proofs for the instance at all depths, vacuous properties",
+        lazy("model_checks.explore.command", "add_arguments"),
+        lazy("model_checks.explore.command", "run"),
+    ),
+    Command(
         "mutants",
         MUTANTS_HELP + " (not in the main job)",
         lazy("model_checks.mutant_run.command", "add_arguments"),
@@ -162,8 +178,18 @@ COMMANDS: list[Command] = [
     ),
 ]
 
+COMMANDS.append(Command(
+    "nightly",
+    "the nightly job: the main job's checkers at their deep budgets, and every mutant "
+    "(--dask ADDRESS: on a cluster)",
+    lambda parser: _nightly_arguments(parser),
+    lambda args: run_nightly(args),
+))
+
 SWEEPS = frozenset({"simulate", "prove", "explore", "mutants"})
-"""Commands whose jobs go through the executor: they take `--dask ADDRESS`."""
+"""Commands whose jobs go through the executor and that take `--dask ADDRESS` (the main and
+nightly jobs pass it on to them). A new sweep joins here when it takes the flag
+(`executor.add_dask_argument`, `executor.sweep(jobs, dask=args.dask)`)."""
 
 
 REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
@@ -171,10 +197,25 @@ REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
 MAIN_JOB: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "ci"),
     ("prove",),
+    ("explore", "--profile", "ci"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2"),
 )
 """The main job after the scenario suite: every checker at its CI budget, in this order."""
+
+NIGHTLY: tuple[tuple[str, ...], ...] = (
+    ("simulate", "--profile", "nightly"),
+    ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000"),
+    ("explore", "--profile", "nightly"),
+    ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
+    ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
+    ("mutants", "--processes", "2"),
+)
+"""The nightly job after the scenario suite: every checker at its deep budget (Hypothesis's
+nightly profile, Z3 two steps deeper than the main job and counterexamples to 14 steps, the
+explorer's nightly profile: 3 requests, 2M states per graph, conformance's nightly profile),
+and every mutant through every checker (Z3's deep searches included). Not yet in it: the
+drift lattice (`explore --lattice` does not exist yet); it joins here when it lands."""
 
 
 WIDTH = 100
@@ -240,7 +281,9 @@ def _run_phase(phase: Phase, parser: argparse.ArgumentParser, parts: Path,
                 verdicts = replay_all()
                 return report_scenarios(verdicts), scenario_records(verdicts)
             part_json = parts / f"{phase.number}-{phase.argv[0]}.json"
-            part = parser.parse_args([*phase.argv, "--json", str(part_json)])
+            # explore cross-checks the records of the phases before it (Hypothesis, Z3)
+            extra = ["--cross-check", str(parts)] if phase.argv[0] == "explore" else []
+            part = parser.parse_args([*phase.argv, *extra, "--json", str(part_json)])
             code = part.run(part)
     return code, read_records(part_json) if part_json.exists() else []
 
@@ -260,15 +303,26 @@ def main_job(args: argparse.Namespace) -> int:
     output in a details file under the records' folder (`--verbose`: also on the terminal) and
     one progress line with its elapsed time on stderr; then the summary with its legend, the
     phases' exit codes and the records file, within WIDTH columns. Worst exit wins."""
+    return run_phases("main job", MAIN_JOB, args)
+
+
+def run_nightly(args: argparse.Namespace) -> int:
+    """`nightly`: the main job's shape over NIGHTLY, the deep budgets (its own records file)."""
+    return run_phases("nightly", NIGHTLY, args)
+
+
+def run_phases(name: str, parts: Sequence[tuple[str, ...]], args: argparse.Namespace) -> int:
+    """The scenarios, then `parts`, each a phase (see `main_job`); `args.dask` sends the sweeps'
+    jobs to that cluster (checked before any phase runs). Worst exit wins."""
     out: Path = args.json
     folder = out.parent
     if args.dask is not None:  # an unreachable cluster is a usage error before any work
         backend_for(args.dask, 1).close()
     phases = [Phase(n, _with_dask(argv, args.dask), folder)
-              for n, argv in enumerate((("scenarios",), *MAIN_JOB), start=1)]
+              for n, argv in enumerate((("scenarios",), *parts), start=1)]
     records: list[VerdictRecord] = []
     codes: list[tuple[Phase, int, float]] = []
-    _progress(f"main job: {len(phases)} phases, each one's output in {folder}/N-NAME.txt"
+    _progress(f"{name}: {len(phases)} phases, each one's output in {folder}/N-NAME.txt"
               + ("" if args.verbose else " (--verbose prints it)"))
     start = time.perf_counter()
     for phase in phases:
@@ -321,6 +375,11 @@ def snapshot_status(records: list[VerdictRecord], out: Path) -> str:
         committed = snapshot.read_run(docs / snapshot.RECORDS)
     except snapshot.SnapshotError as error:
         return f"docs snapshot: {error}"
+    lost = snapshot.undecided_here(records, committed)
+    if lost:
+        return (f"docs snapshot kept: this run leaves {len(lost)} cell(s) undecided that the "
+                f"snapshot decides ({snapshot.label(lost[0])} first); do not refresh it from "
+                "this run")
     differ = snapshot.differing_cells(records, committed)
     if not differ:
         return "docs snapshot is current: its verdicts are this run's"

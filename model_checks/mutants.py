@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
-from spec import V2, Content, ItemSize, LruFlaw, MissHandling, Variant
+from spec import V2, V3, Content, ItemSize, LruFlaw, MissHandling, Variant
 from spec.transitions import P0Clear, P1Clear
 
 
@@ -106,4 +106,8 @@ MUTANTS: tuple[Mutant, ...] = (
             receiver_lru=LruFlaw.EVICT_MOST_RECENT),
     _mutant("ignores-new-size", "S2", _NO_DRIFT_EVICTIONS, receiver_lru=LruFlaw.IGNORE_NEW_SIZE),
     _mutant("reports-first-miss", "L3", _TWO_MISSES, miss_handling=MissHandling.REPORT_FIRST),
+    _mutant("untagged", "S1 S4", _scenario("two-front-ends-reuse-identity"), base=V3,
+            tagged=False),
+    _mutant("no-late-miss-reprocess", "S3 L4", _scenario("probed-hit-lost-before-update"),
+            base=V3, late_miss_reprocess=False),
 )

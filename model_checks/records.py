@@ -19,6 +19,7 @@ class Verdict(enum.Enum):
     PROVED = "proved"  # proved, to `bound` or for all depths (bound = None)
     COUNTEREXAMPLE = "counterexample"  # a violating trace was found and replayed
     UNKNOWN = "unknown"  # the checker could not decide (timeout, unsupported); see detail
+    VACUOUS = "vacuous"  # cannot fail in this instance (its premise is unreachable); see detail
 
     def __repr__(self) -> str:
         return f"Verdict.{self.name}"
@@ -37,6 +38,7 @@ class VerdictRecord:
     counterexample_length: int | None = None
     counterexample_path: str | None = None
     detail: str = ""
+    instance: str = ""  # the instance a proof holds for ("any": every instance size)
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -49,6 +51,7 @@ class VerdictRecord:
         fields = dict(data)
         fields["environment"] = tuple(fields["environment"])  # type: ignore[arg-type]
         fields["verdict"] = Verdict(fields["verdict"])
+        fields.setdefault("instance", "")  # records written before the field existed
         return cls(**fields)  # type: ignore[arg-type]
 
 

@@ -6,8 +6,12 @@ any checker; `matrix_summary` (the details file) lists each checker's strongest 
 decisive first. Codes: `P*` proved for all depths (Z3 induction), `xN` a counterexample of N
 steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k (Z3 BMC), `ok` no violation in the
 examples explored (Hypothesis), `?` undecided (Z3, not encoded or timed out), `-` not
-checked. A `!` marks a cell whose results contradict the expected matrix; an `x` without `!`
-is a property the matrix expects to break, found broken: the check passed.
+checked. The explorer (`E`) adds `xNE` (a shortest counterexample in its instance), `Pi`
+(proved for its instance, all depths: every reachable state judged) and `vac` (vacuous: the
+property cannot fail there); where it has `Pi` or `vac`, the bounded `Pk` and sampled `ok`
+are left out. A `!` marks a cell whose results contradict the expected matrix (a proof by the
+explorer, whose instance is smaller than the matrix's, contradicts nothing); an `x` without
+`!` is a property the matrix expects to break, found broken: the check passed.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from collections.abc import Iterable
 from model_checks.matrix import EXPECTED, Expectation
 from model_checks.records import Verdict, VerdictRecord
 
-LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z"}
+LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z", "explore": "E"}
+EXPLORE = "explore"
 PROPERTIES = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
 
 Key = tuple[str, tuple[str, ...], str]
@@ -27,6 +32,10 @@ Key = tuple[str, tuple[str, ...], str]
 def code(record: VerdictRecord) -> tuple[int, str]:
     """(rank, code) of a hypothesis or Z3 record: lower rank is more decisive."""
     letter = LETTER.get(record.checker, "?")
+    if record.checker == EXPLORE and record.verdict is Verdict.PROVED:
+        return 0, "Pi"
+    if record.verdict is Verdict.VACUOUS:
+        return 0, "vac"
     if record.verdict is Verdict.PROVED and record.bound is None:
         return 0, "P*"
     if record.verdict is Verdict.COUNTEREXAMPLE:
@@ -53,14 +62,18 @@ def contradicts(expected: Expectation | None, records: list[VerdictRecord]) -> b
     """Whether a cell's records contradict its expectation: a counterexample where the
     property must hold, or a proof (and no counterexample) where it must break."""
     broke = any(r.verdict is Verdict.COUNTEREXAMPLE for r in records)
-    proved = any(r.verdict is Verdict.PROVED for r in records)
+    proved = any(r.verdict is Verdict.PROVED and r.checker != EXPLORE for r in records)
     return (expected is Expectation.HOLDS and broke) or (
         expected is Expectation.BREAKS and proved and not broke
     )
 
 
 def _cell(records: list[VerdictRecord], expected: Expectation | None) -> str:
-    codes = dict.fromkeys(code(r)[1] for r in sorted(records, key=order))
+    ranked = sorted(records, key=order)
+    if any(r.checker == EXPLORE and r.verdict in (Verdict.PROVED, Verdict.VACUOUS)
+           for r in records):  # a complete verdict: bounded and sampled ones add nothing
+        ranked = [r for r in ranked if code(r)[0] not in (2, 3)]
+    codes = dict.fromkeys(code(r)[1] for r in ranked)
     text = " ".join(codes) or "-"
     return text + ("!" if contradicts(expected, records) else "")
 
@@ -92,9 +105,11 @@ def matrix_summary(records: Iterable[VerdictRecord]) -> str:
 
 
 LEGEND = (
-    "legend: each cell is the most decisive result of any checker (Z3, Hypothesis):",
+    "legend: each cell is the most decisive result of any checker (Z3, Hypothesis, explore):",
     "  P*   proved for all depths        Pk   proved to depth k (Z3 bounded model checking)",
     "  xNZ  counterexample of N steps found by Z3, xNH by Hypothesis",
+    "  xNE  shortest counterexample in the explorer's instance (docs/explore.md)",
+    "  Pi   proved for the explorer's instance, all depths   vac  vacuous: cannot fail there",
     "  ok   no violation in the examples explored   ?  undecided   -  not checked",
     "  !    contradicts the expected matrix (model_checks/matrix.py): the only failure mark.",
     "  An x without ! is a property the matrix expects to break, found broken: as expected.",

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.cli import snapshot_status
-from model_checks.docs.snapshot import RECORDS, differing_cells, read_run
+from model_checks.docs.snapshot import RECORDS, differing_cells, key, read_run, undecided_here
 from model_checks.records import Verdict
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -24,8 +24,21 @@ def test_changed_verdicts_are_counted_but_times_and_lengths_are_not() -> None:
     assert differing_cells(retimed, records) == 0
     first = next(i for i, r in enumerate(records) if r.checker == "hypothesis")
     changed = list(records)
-    changed[first] = replace(records[first], verdict=Verdict.UNKNOWN)
+    other = Verdict.HOLDS if records[first].verdict is Verdict.COUNTEREXAMPLE else (
+        Verdict.COUNTEREXAMPLE)
+    changed[first] = replace(records[first], verdict=other)
     assert differing_cells(changed, records) == 1
     line = snapshot_status(changed, Path("build/main-job/records.json"))
     assert "differs" in line and "1 " in line
     assert "docs --from-run build/main-job/records.json" in line
+
+
+def test_a_run_with_undecided_cells_the_snapshot_decides_is_never_advised_as_a_refresh() -> None:
+    records = read_run(DOCS / RECORDS)
+    first = next(i for i, r in enumerate(records)
+                 if r.checker == "z3-bmc" and r.verdict is Verdict.COUNTEREXAMPLE)
+    changed = list(records)
+    changed[first] = replace(records[first], verdict=Verdict.UNKNOWN)
+    assert undecided_here(changed, records) == [key(records[first])]
+    line = snapshot_status(changed, Path("build/main-job/records.json"))
+    assert "kept" in line and "--from-run" not in line and "\n" not in line

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
@@ -21,8 +22,12 @@ from model_checks.docs.pages import (
     notation_page,
     scenarios_page,
 )
+from model_checks.docs.requirements_page import requirements_page
 from model_checks.scenario_run import replay_all
 from spec import Drift
+
+if TYPE_CHECKING:
+    from model_checks.conform.killmatrix import Row
 
 MANAGED = "counterexamples"
 """The folder whose every page is generated: anything else in it is extra."""
@@ -36,6 +41,13 @@ def kill_matrix_page() -> str:
     return page()
 
 
+def _kill_rows() -> list[Row]:
+    """The kill matrix's rows (the same cached run as kill-matrix.md)."""
+    from model_checks.conform.killmatrix import default_rows
+
+    return default_rows()
+
+
 def pages(root: Path) -> dict[str, str]:
     """Relative path -> content of every generated page, from the snapshot under `root`;
     deterministic. Raises snapshot.SnapshotError if the snapshot cannot be read."""
@@ -45,10 +57,12 @@ def pages(root: Path) -> dict[str, str]:
     return {
         "verdicts.md": res.verdicts_page(results),
         "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
-        "drift.md": drift_page(verdicts, links),
+        "drift.md": drift_page(verdicts, links,
+                               {drift: res.kept_alone(results, drift) for drift in Drift}),
         "scenarios.md": scenarios_page(verdicts),
         "notation.md": notation_page(),
         "kill-matrix.md": kill_matrix_page(),
+        "requirements.md": requirements_page(_kill_rows()),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
     }

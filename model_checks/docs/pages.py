@@ -60,14 +60,19 @@ def invariants_page(
 
 
 def drift_page(
-    verdicts: list[ScenarioVerdict], links: Mapping[Drift, str] | None = None
+    verdicts: list[ScenarioVerdict], links: Mapping[Drift, str] | None = None,
+    kept_alone: Mapping[Drift, list[str]] | None = None,
 ) -> str:
-    """Each drift source: transitions, scenarios, surviving variants, and `links[drift]` (the
-    checker counterexamples of the environment with that source alone)."""
+    """Each drift source: transitions, scenarios, the variants keeping S1-S3 under it alone
+    (`kept_alone[drift]`, from the results snapshot) and in every scenario exercising it, and
+    `links[drift]` (the checker counterexamples of the environment with that source alone)."""
     parts = [GENERATED, "", "# Drift sources", ""]
     parts.append(
         "What each drift source does, which transitions represent it, and which variants keep "
-        "S1-S3 (no stale pairing, budget, no crash) in the scenarios that exercise it."
+        "S1-S3 (no stale pairing, budget, no crash): under the source alone, by every checker "
+        "of the results snapshot (`verdicts.md`), and in every scenario that exercises it, "
+        "alone or with other sources (a scenario combining it with identity reuse can break "
+        "S1 where the source alone cannot)."
     )
     safety = {"S1", "S2", "S3"}
     for drift in sorted(Drift, key=lambda d: int(d.value[1:])):
@@ -87,8 +92,12 @@ def drift_page(
             f"- transitions: {', '.join(f'`{a}`' for a in actions) or 'none'}"
             + ("" if drift not in _CONFIGURED else f"; configuration: {_CONFIGURED[drift]}"),
             f"- scenarios: {', '.join(f'[`{s.name}`](scenarios.md#{s.name})' for s in scenarios)}",
-            f"- variants keeping S1-S3 there: {', '.join(survivors) or 'none'}",
         ]
+        if kept_alone is not None:
+            parts.append(f"- variants keeping S1-S3 under {drift.value} alone (no checker "
+                         f"found a violation): {', '.join(kept_alone[drift]) or 'none'}")
+        parts.append(f"- variants keeping S1-S3 in every scenario exercising it: "
+                     f"{', '.join(survivors) or 'none'}")
         if links is not None:
             parts.append(f"- checker counterexamples ({drift.value} alone): {links[drift]}")
     return "\n".join(parts) + "\n"

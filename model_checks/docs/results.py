@@ -84,9 +84,10 @@ def _env_text(env: tuple[str, ...]) -> str:
 def describe(record: VerdictRecord, page: str | None) -> str:
     """A record in words: verdict, bound and unit, or the counterexample's length and link."""
     if record.verdict is Verdict.PROVED:
+        scope = f", for {_instance(record)}" if record.instance else ""
         if record.bound is None:
-            return "proved for all depths"
-        return f"proved to depth {record.bound} ({record.bound_unit})"
+            return f"proved for all depths{scope}"
+        return f"proved to depth {record.bound} ({record.bound_unit}){scope}"
     if record.verdict is Verdict.COUNTEREXAMPLE:
         text = f"counterexample of {record.counterexample_length} steps"
         return f"[{text}]({page})" if page else text
@@ -97,12 +98,18 @@ def describe(record: VerdictRecord, page: str | None) -> str:
     return f"undecided ({record.bound} {record.bound_unit} explored): {detail}"
 
 
+def _instance(record: VerdictRecord) -> str:
+    """The instance a proof holds for, in words ("any instance" for a parametric proof)."""
+    return "any instance" if record.instance == "any" else record.instance
+
+
 def short(record: VerdictRecord | None, page: str | None) -> str:
     """A record in a few words, for the per-property tables."""
     if record is None:
         return "-"
     if record.verdict is Verdict.PROVED:
-        return "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
+        text = "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
+        return f"{text} ({_instance(record)})" if record.instance else text
     if record.verdict is Verdict.COUNTEREXAMPLE:
         text = f"counterexample, {record.counterexample_length} steps"
         return f"[{text}]({page})" if page else text
@@ -310,6 +317,18 @@ def drift_links(results: Results, drift: Drift) -> str:
                              for p in props)
             links.append(f"{variant} {pages}")
     return "; ".join(links) or "none"
+
+
+def kept_alone(results: Results, drift: Drift) -> list[str]:
+    """The variants with no counterexample to S1, S2 or S3 under this drift source alone, in
+    any checker's records of the snapshot (scenarios included)."""
+    env = (drift.value,)
+    variants = sorted(dict.fromkeys(c.variant for c in EXPECTED if c.environment == env))
+    return [
+        v for v in variants
+        if not any(r.verdict is Verdict.COUNTEREXAMPLE
+                   for p in ("S1", "S2", "S3") for r in results.by_cell.get((v, env, p), []))
+    ]
 
 
 def property_evidence(results: Results) -> dict[str, list[str]]:

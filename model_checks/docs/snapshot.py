@@ -239,3 +239,14 @@ def differing_cells(run: Iterable[VerdictRecord], snapshot: Iterable[VerdictReco
     the run than in the snapshot (times and lengths are not compared)."""
     mine, theirs = _verdicts(run), _verdicts(snapshot)
     return sum(mine.get(k) != theirs.get(k) for k in mine.keys() | theirs.keys())
+
+
+def undecided_here(run: Iterable[VerdictRecord], snapshot: Iterable[VerdictRecord]) -> list[Key]:
+    """The cells a checker leaves undecided in the run but decides in the snapshot: a run that
+    has any must not replace the snapshot (it would turn decided verdicts into `?`)."""
+    decided = {(r.checker, key(r)) for r in snapshot
+               if in_matrix(r) and r.verdict is not Verdict.UNKNOWN}
+    lost = {key(r) for r in run
+            if in_matrix(r) and r.verdict is Verdict.UNKNOWN and (r.checker, key(r)) in decided}
+    return sorted(lost, key=lambda k: (_ENV_ORDER[k[1]], _VARIANT_ORDER[k[0]],
+                                       PROPERTIES.index(k[2])))

@@ -13,7 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from model_checks.executor.jobs import Done, Failed, Job, call
+from model_checks.executor.jobs import Done, Failed, Job, call, preload
 
 Indexed = tuple[int, Done[Any] | Failed]
 
@@ -50,6 +50,7 @@ class LocalProcesses:
             for index, job in enumerate(jobs):
                 yield index, call(job)
             return
+        preload()  # here, so that every worker process of every pool inherits it
         waiting = dict(enumerate(jobs))
         for _ in range(self.RESTARTS + 1):
             yield from self._pool(waiting)

@@ -9,7 +9,7 @@ z3: the mutant's Z3 cells (`smt.cells.mutant_cells`, safety properties only) thr
 `smt.runner.run_cells` over the whole budget and size range to `z3_depth` steps; a cell left
 without a counterexample is searched again to `z3_deep_depth` steps with the budget and item
 sizes of the mutant's witness configuration (the deep counterexamples are out of reach of the
-whole range within the solver timeout).
+whole range within the per-query rlimit).
 conformance: the implementation mutant through `conform.killmatrix.kill_matrix` in one
 process and, with `processes` 2, across two as well; it is caught by a property the
 implementation broke while the spec kept it, or else by the first observation that differed
@@ -163,9 +163,9 @@ def _encoding(mutant: Mutant, bounds: Bounds) -> Encoding:
     return Encoding(mutant.variant, frozenset(Drift(d) for d in mutant.witness.drift), bounds)
 
 
-def _deep(index: int, prop: str, depth: int, timeout_ms: int) -> Result:
+def _deep(index: int, prop: str, depth: int, rlimit: int) -> Result:
     mutant = SPEC_MUTANTS[index]
-    return bmc(_encoding(mutant, witness_bounds(mutant)), prop, depth, timeout_ms)
+    return bmc(_encoding(mutant, witness_bounds(mutant)), prop, depth, rlimit)
 
 
 def _bounds_text(bounds: Bounds) -> str:
@@ -178,7 +178,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
     mutants = [m for m in selection.spec if required("z3", m)]
     names = {m.variant.name: m for m in mutants}
     cells = [c for c in mutant_cells() if c.variant.name in names]
-    first = run_cells(cells, options.z3_depth, options.z3_timeout_ms,
+    first = run_cells(cells, options.z3_depth, options.z3_rlimit,
                       lambda line: progress(f"  z3 {line}"), options.jobs, options.z3_depth,
                       backend=_backend(options))
     results: dict[tuple[str, str], tuple[Result, VerdictRecord, str]] = {
@@ -191,7 +191,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
                  f"{options.z3_depth}; searching to depth {options.z3_deep_depth} with each "
                  "witness's budget and sizes")
     deep = [executor.Job(f"{name}_{prop}", _deep, (SPEC_MUTANTS.index(names[name]), prop,
-                                                    options.z3_deep_depth, options.z3_timeout_ms))
+                                                    options.z3_deep_depth, options.z3_rlimit))
             for name, prop in again]
     for (name, prop), done in zip(again, executor.run(deep, _backend(options)), strict=True):
         mutant = names[name]

@@ -64,10 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--z3-deep-depth", type=int, default=deep,
                         help="Z3: steps searched with the witness's budget and sizes when the "
                              f"first search found nothing (default {deep})")
-    parser.add_argument("--z3-timeout", type=int,
-                        default=Options.z3_timeout_ms // 1000,
-                        help="Z3: seconds per solver query "
-                             f"(default {Options.z3_timeout_ms // 1000})")
+    parser.add_argument("--z3-rlimit", type=int, default=Options.z3_rlimit,
+                        help="Z3: resource units per solver query, the same on every machine "
+                             f"(default {Options.z3_rlimit})")
     add_dask_argument(parser)
 
 
@@ -97,11 +96,11 @@ def _options(args: argparse.Namespace) -> Options:
     """The budgets, checked (before the mutant names, which load the checkers)."""
     if args.processes not in (1, 2):
         raise MutantsUsageError("--processes must be 1 or 2")
-    if min(args.jobs, args.z3_depth, args.z3_deep_depth, args.z3_timeout) < 1:
-        raise MutantsUsageError("--jobs, --z3-depth, --z3-deep-depth and --z3-timeout must "
+    if min(args.jobs, args.z3_depth, args.z3_deep_depth, args.z3_rlimit) < 1:
+        raise MutantsUsageError("--jobs, --z3-depth, --z3-deep-depth and --z3-rlimit must "
                                 "be >= 1")
     traces = args.json.with_suffix("") / "hypothesis" if args.json is not None else None
-    return Options(args.z3_depth, args.z3_deep_depth, args.z3_timeout * 1000,
+    return Options(args.z3_depth, args.z3_deep_depth, args.z3_rlimit,
                    args.jobs, args.processes, traces)
 
 
@@ -154,11 +153,9 @@ def survivors(names: Sequence[str], columns: Sequence[str],
 def run(args: argparse.Namespace) -> int:
     """Run the selection, print the table and the verdict; 0 all caught, 1 a survivor."""
     columns = _checkers(args.checkers)
-    options = _options(args)
-    names = _mutants(args.mutant)
-    options = _with_backend(options, args)
+    options = _with_backend(_options(args), args)  # before the checkers load: fail fast
     try:
-        return _run(args, columns, names, options)
+        return _run(args, columns, _mutants(args.mutant), options)
     finally:
         if options.backend is not None:
             options.backend.close()

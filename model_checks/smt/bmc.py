@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
 from model_checks.smt.actions import args_at, initial, transition
+from model_checks.smt.budget import BMC_RLIMIT, Bounded
 from model_checks.smt.crosscheck import first_disagreement
 from model_checks.smt.decode import decode_trace
 from model_checks.smt.properties import BAD
@@ -49,13 +50,12 @@ class Unrolling:
         return len(self.states) - 1
 
 
-def new_solver(timeout_ms: int) -> z3.Solver:
-    """An incremental solver with z3's default configuration. On these queries it is 1.5 to 4
-    times faster than the solver for the QF_LIA logic (`benchmarks/bench_smt.py --logic`), which
-    this module used while every query had one front end and one item per request."""
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    return solver
+def new_solver(rlimit: int) -> Bounded:
+    """An incremental solver with z3's default configuration, each check bounded by `rlimit`
+    resource units (`budget`). On these queries z3's default solver is 1.5 to 4 times faster
+    than the solver for the QF_LIA logic, which this module used while every query had one
+    front end and one item per request."""
+    return Bounded(rlimit)
 
 
 def unroll(enc: Encoding, p: Params, k: int) -> Unrolling:
@@ -70,18 +70,18 @@ def bmc(
     enc: Encoding,
     prop: str,
     max_depth: int,
-    timeout_ms: int = 60_000,
+    rlimit: int = BMC_RLIMIT,
     progress: Progress | None = None,
 ) -> Result:
     """The shortest violation of `prop` within max_depth steps, or the bound reached."""
-    return bmc_many(enc, (prop,), max_depth, timeout_ms, progress)[prop]
+    return bmc_many(enc, (prop,), max_depth, rlimit, progress)[prop]
 
 
 def bmc_many(
     enc: Encoding,
     props: tuple[str, ...],
     max_depth: int,
-    timeout_ms: int = 60_000,
+    rlimit: int = BMC_RLIMIT,
     progress: Progress | None = None,
     limits: dict[str, int] | None = None,
     incremental: bool = True,
@@ -89,7 +89,8 @@ def bmc_many(
     """`bmc` for several properties on one shared unrolling: at each depth, each property not
     yet decided is asked under its own assumption literal. `limits` lowers the bound of some
     properties (a property expected to hold is proved to a cheaper bound than the depth to
-    which a counterexample is searched).
+    which a counterexample is searched). Every check is bounded by `rlimit` resource units; a
+    property whose check runs out is Unknown at the depth before, with the units spent.
 
     One incremental solver serves every depth unless `incremental` is False, which gives each
     depth a fresh solver over the whole unrolling with "some property breaks here" asserted.
@@ -99,12 +100,13 @@ def bmc_many(
     bound = {prop: min(max_depth, (limits or {}).get(prop, max_depth)) for prop in props}
     p = params(enc)
     facts: list[z3.BoolRef] = []
-    solver = new_solver(timeout_ms)
+    solver = new_solver(rlimit)
     states = [state_at(enc, 0)]
     facts += [params_constraint(enc, p), initial(enc, states[0])]
     solver.add(*facts)
     start = time.perf_counter()
     results: dict[str, Result] = {}
+    peak = 0  # the most units one check has spent so far: how close the limit came
     for depth in range(max_depth + 1):
         if depth:
             states.append(state_at(enc, depth))
@@ -112,14 +114,15 @@ def bmc_many(
             if incremental:
                 solver.add(facts[-1])
             else:
-                solver = new_solver(timeout_ms)
+                solver = new_solver(rlimit)
                 solver.add(*facts)
         asked = []
         for prop in props:
             if prop in results:
                 continue
             if depth > bound[prop]:
-                results[prop] = _bound_reached(enc, prop, bound[prop], time.perf_counter() - start)
+                results[prop] = _bound_reached(enc, prop, bound[prop],
+                                               time.perf_counter() - start, peak)
                 continue
             literal = z3.Bool(at(f"bad_{prop}", depth))
             solver.add(z3.Implies(literal, BAD[prop](enc, p, states[depth])))
@@ -128,7 +131,9 @@ def bmc_many(
             # this depth's own solver: the disjunction is asserted, so z3's preprocessing sees
             # the whole query (as an assumption it does not, and deep proofs are 3x slower)
             solver.add(z3.Or([BAD[prop](enc, p, states[depth]) for prop, _ in asked]))
-        results.update(_check_depth(enc, solver, p, tuple(states), asked, start))
+        decided = _check_depth(enc, solver, p, tuple(states), asked, start)
+        peak = max(peak, solver.peak)
+        results.update({prop: replace(found, peak=peak) for prop, found in decided.items()})
         if progress is not None:
             open_props = " ".join(q for q in props if q not in results) or "-"
             elapsed = time.perf_counter() - start
@@ -138,12 +143,12 @@ def bmc_many(
     elapsed = time.perf_counter() - start
     for prop in props:
         if prop not in results:
-            results[prop] = _bound_reached(enc, prop, bound[prop], elapsed)
+            results[prop] = _bound_reached(enc, prop, bound[prop], elapsed, peak)
     return results
 
 
 def _check_depth(
-    enc: Encoding, solver: z3.Solver, p: Params, states: tuple[SymState, ...],
+    enc: Encoding, solver: Bounded, p: Params, states: tuple[SymState, ...],
     asked: list[tuple[str, z3.BoolRef]], start: float,
 ) -> dict[str, Result]:
     """Decide the properties asked at this depth. One query for all of them first: when none
@@ -152,25 +157,25 @@ def _check_depth(
     if len(asked) > 1:
         either = z3.Bool(at("bad_any_" + "_".join(prop for prop, _ in asked), len(states) - 1))
         solver.add(z3.Implies(either, z3.Or([literal for _, literal in asked])))
-        if solver.check(either) == z3.unsat:
+        if solver.check(either).result == z3.unsat:
             return {}
     found: dict[str, Result] = {}
     for prop, literal in asked:
         answer = solver.check(literal)
         elapsed = time.perf_counter() - start
-        if answer == z3.sat:
+        if answer.result == z3.sat:
             found[prop] = _violation(enc, prop, solver.model(), p, states, elapsed)
-        elif answer == z3.unknown:
-            found[prop] = Unknown(prop, len(states) - 2, f"solver: {solver.reason_unknown()}",
-                                  elapsed)
+        elif answer.result == z3.unknown:
+            found[prop] = Unknown(prop, len(states) - 2, answer.why_unknown(), elapsed,
+                                  answer.used)
     return found
 
 
-def _bound_reached(enc: Encoding, prop: str, depth: int, elapsed: float) -> Result:
+def _bound_reached(enc: Encoding, prop: str, depth: int, elapsed: float, peak: int) -> Result:
     if enc.left_out:
         reason = "no violation within the bound in the encoded part of the environment"
-        return Unknown(prop, depth, reason, elapsed)
-    return ProvedToBound(prop, depth, elapsed)
+        return Unknown(prop, depth, reason, elapsed, peak=peak)
+    return ProvedToBound(prop, depth, elapsed, peak)
 
 
 def _violation(

@@ -1,9 +1,12 @@
 """`python -m model_checks prove`: the matrix's safety cells through Z3.
 
 Prints one line per (variant, environment) group as it finishes, then the cells that differ
-from their expectation, and writes verdict records (--json). Exit codes: 0 every decided cell
-matches its expectation; 1 some cell differs; 2 usage error. A cell the encoding leaves
-undecided (a drift source it does not encode, or a solver timeout) is listed, not failed.
+from their expectation, and writes verdict records (--json). Every solver query is bounded by
+z3's resource limit (`--rlimit`, units per query), so the verdicts are the same on any machine
+under any load. Exit codes: 0 every decided cell matches its expectation and every expected
+counterexample was found; 1 some cell differs, or a cell expected to break is undecided (its
+counterexample was not found within the depth and rlimit); 2 usage error. A cell expected to
+hold that is left undecided is listed, not failed.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.matrix import Expectation
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
+from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from spec import VARIANTS, Drift, by_id
 
 if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
@@ -24,6 +29,7 @@ if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
 
 DEFAULT_DEPTH = 6
 DEFAULT_SEARCH_DEPTH = 10
+DEFAULT_RLIMIT = BMC_RLIMIT
 
 
 class ProveUsageError(ValueError):
@@ -39,19 +45,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"expected to break (default {DEFAULT_SEARCH_DEPTH})")
     parser.add_argument("--json", type=Path, default=None, help="write verdict records here")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per solver query")
+    parser.add_argument("--rlimit", type=int, default=DEFAULT_RLIMIT,
+                        help="z3 resource units per BMC query, the same on every machine "
+                             f"(default {DEFAULT_RLIMIT})")
+    parser.add_argument("--rlimit-certificate", type=int, default=CERTIFICATE_RLIMIT,
+                        help="z3 resource units per query of a certificate's check "
+                             f"(default {CERTIFICATE_RLIMIT})")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")
     parser.add_argument("--environment", action="append", default=None,
                         help='only this environment, ids joined by "+", "none" for none')
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
                         help="only this property (repeatable)")
+    parser.add_argument("--parametric", action="store_true",
+                        help="instead of the matrix: prove V3's S1-S3 for every instance size "
+                             "(any number of identities, requests, items, front ends, any "
+                             "budget and sizes; `smt.parametric`)")
     add_dask_argument(parser)
 
 
+def _check_numbers(args: argparse.Namespace) -> None:
+    if args.depth < 0 or args.search_depth < 0 or min(args.jobs, args.rlimit,
+                                                      args.rlimit_certificate) < 1:
+        raise ProveUsageError("--depth and --search-depth must be >= 0, --jobs, --rlimit and "
+                              "--rlimit-certificate >= 1")
+
+
 def _selected(args: argparse.Namespace) -> list[SmtCell]:
-    if args.depth < 0 or args.search_depth < 0 or args.jobs < 1 or args.timeout < 1:
-        raise ProveUsageError("--depth and --search-depth must be >= 0, --jobs and --timeout >= 1")
     names = [v.name for v in VARIANTS]
     for name in args.variant or ():
         if name not in names:
@@ -95,8 +115,29 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
     return str(path)
 
 
+def run_parametric(args: argparse.Namespace) -> int:
+    """V3's S1-S3 for every instance: 0 proved, 1 the certificate was rejected (a finding:
+    the record is unknown and says which query failed)."""
+    from model_checks.smt import parametric
+
+    if args.variant or args.environment or args.property:
+        raise ProveUsageError("--parametric proves V3's S1-S3 for every instance: drop "
+                              "--variant, --environment and --property")
+    print("Z3: V3's S1-S3 for every instance size (quantified invariant, MBQI)")
+    records = parametric.records(args.rlimit_certificate)
+    for record in records:
+        print(f"  V3 {record.property}: {record.verdict.value} for instance "
+              f"{record.instance!r} ({record.detail}; {record.seconds:.1f} s)")
+    if args.json is not None:
+        write_records(args.json, records)
+    return 0 if all(r.bound is None and r.verdict.value == "proved" for r in records) else 1
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the selected cells; 0 all decided cells as expected, 1 otherwise."""
+    _check_numbers(args)
+    if args.parametric:
+        return run_parametric(args)
     cells = _selected(args)
     try:
         backend = backend_from(args, args.jobs)
@@ -108,8 +149,8 @@ def run(args: argparse.Namespace) -> int:
           f"counterexamples searched to depth {max(args.depth, args.search_depth)}")
     start = time.perf_counter()
     try:
-        outcomes = run_cells(cells, args.depth, args.timeout * 1000, print, args.jobs,
-                             args.search_depth, backend=backend)
+        outcomes = run_cells(cells, args.depth, args.rlimit, _print, args.jobs,
+                             args.search_depth, args.rlimit_certificate, backend=backend)
     finally:
         backend.close()
     records = []
@@ -126,15 +167,17 @@ def run(args: argparse.Namespace) -> int:
         write_records(args.json, records)
     wrong = [o for o in outcomes if o.status in ("mismatch", "failed")]
     undecided = [o for o in outcomes if o.status == "undecided"]
-    for label, group in (("MISMATCH", wrong), ("undecided", undecided)):
+    missing = [o for o in undecided if o.cell.expected is Expectation.BREAKS]
+    for label, group in (("MISMATCH", wrong), ("MISSING COUNTEREXAMPLE", missing),
+                         ("undecided", [o for o in undecided if o not in missing])):
         for o in group:
             print(f"{label}: {o.cell.variant.name} {'+'.join(o.cell.environment) or 'none'} "
                   f"{o.cell.property}: expected {o.cell.expected.value}, got "
                   f"{o.record.verdict.value} ({o.record.detail})")
     print(f"\n{len(outcomes) - len(wrong) - len(undecided)} of {len(outcomes)} cells as "
-          f"expected, {len(undecided)} undecided, {len(wrong)} differ "
-          f"({time.perf_counter() - start:.1f} s)")
-    return 1 if wrong else 0
+          f"expected, {len(undecided)} undecided ({len(missing)} expected counterexamples "
+          f"not found), {len(wrong)} differ ({time.perf_counter() - start:.1f} s)")
+    return 1 if wrong or missing else 0
 
 
 def run_checked(args: argparse.Namespace) -> int:
@@ -146,3 +189,8 @@ def run_checked(args: argparse.Namespace) -> int:
     except ProveUsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+def _print(line: str) -> None:
+    """A progress line, flushed (the main job sends it to a details file)."""
+    print(line, flush=True)

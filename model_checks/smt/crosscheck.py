@@ -1,10 +1,16 @@
-"""Spec -> SMT: is every step of a spec trace a step of the SMT relation, and the only one?
+"""Spec <-> SMT: is every step of a spec trace a step of the SMT relation, and the only one; and
+at a spec state, does the relation enable exactly the spec's actions?
 
 For each step, the state before is pinned to the spec's state (`matches` plus concrete stamps),
 the arguments to the spec action's, and two questions are asked: does the relation allow the
 spec's next state (accepted), and does it allow any other (determinism)? Orders (LRU recency,
 channel order) are compared as orders, not as stamp values. A faulted next state is compared on
 its fault kind only: it is absorbing, and its other fields are the spec's partial work.
+
+The other direction (`enabled_disagreement`, on sampled reachable states): the relation, from
+the state pinned, takes no step whose arguments are not those of an action the spec enables
+there; with the first direction for every enabled action, the two enable the same set of
+actions and agree on each successor. Every query is bounded by `budget.STEP_RLIMIT`.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import z3
 
 from model_checks.smt.actions import args_at, code_of, transition
+from model_checks.smt.budget import STEP_RLIMIT, Bounded
 from model_checks.smt.symbols import (
     NONE_PID,
     STAMPS_PER_STEP,
@@ -253,9 +260,17 @@ class StepChecker:
         self.enc = enc
         p = params(enc)
         self.s, self.n = state_at(enc, 0), state_at(enc, 1)
-        self.solver = z3.Solver()
+        self.config = config
+        self.bounded = Bounded(STEP_RLIMIT)
+        self.solver = self.bounded.solver
         self.solver.add(*_params_of(enc, p, config), *_below_clock(enc, self.s))
         self.solver.add(transition(enc, p, self.s, self.n, args_at(0)))
+
+    def _ask(self, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
+        answer = self.bounded.check(*assumptions)
+        if answer.result == z3.unknown:
+            raise NotEncodable(f"a cross-check query was undecided: {answer.why_unknown()}")
+        return answer.result
 
     def check(self, before: State, action: Action, after: State) -> str | None:
         """None when the SMT relation takes exactly the spec's step; otherwise what differs."""
@@ -265,12 +280,34 @@ class StepChecker:
             solver.add(matches(self.enc, self.s, before))
             solver.add(*_arguments(self.enc, before, action))
             target = matches(self.enc, self.n, after)
-            if solver.check(target) != z3.sat:
+            if self._ask(target) != z3.sat:
                 return f"the SMT relation refuses {action!r} or its spec successor"
-            if solver.check(z3.Not(target)) != z3.unsat:
+            if self._ask(z3.Not(target)) != z3.unsat:
                 return (f"the SMT relation allows another successor for {action!r}: "
                         f"{_diff(solver, self.n)}")
             return None
+        finally:
+            solver.pop()
+
+    def extra_step(self, before: State, actions: list[Action]) -> str | None:
+        """None when, from `before`, the relation takes no step whose arguments are not those
+        of one of `actions` (the spec's enabled actions there); otherwise the step it takes."""
+        solver = self.solver
+        solver.push()
+        try:
+            solver.add(matches(self.enc, self.s, before))
+            spec_steps = [z3.And(_arguments(self.enc, before, a)) for a in actions]
+            if self._ask(z3.Not(z3.Or(spec_steps))) == z3.unsat:
+                return None
+            from model_checks.smt.actions import ACTIONS
+
+            model = solver.model()
+            code = model.eval(args_at(0).act, model_completion=True).as_long()
+            taken = ACTIONS[code]
+            chosen = {k: model.eval(v, model_completion=True)
+                      for k, v in vars(args_at(0)).items() if not isinstance(v, tuple)}
+            return (f"the SMT relation takes a step the spec does not enable: "
+                    f"{taken.spec_class.__name__} (front end {taken.front_end}), {chosen}")
         finally:
             solver.pop()
 
@@ -289,6 +326,29 @@ def _diff(solver: z3.Solver, n: SymState) -> str:
     return ", ".join(shown)
 
 
+def enabled_disagreement(checker: StepChecker, state: State) -> str | None:
+    """Both directions at one spec state: every action the spec enables is a step of the
+    relation to the spec's successor, and only one; the relation enables nothing else."""
+    from spec import enabled, step
+
+    actions = list(enabled(checker.config, state))
+    for action in actions:
+        problem = checker.check(state, action, step(checker.config, state, action))
+        if problem is not None:
+            return problem
+    return checker.extra_step(state, actions)
+
+
+def both_directions(enc: Encoding, trace: Trace) -> str | None:
+    """`enabled_disagreement` at every state of `trace` (a sample of reachable states)."""
+    checker = StepChecker(enc, trace.config)
+    for number, state in enumerate(trace.states()):
+        problem = enabled_disagreement(checker, state)
+        if problem is not None:
+            return f"state {number}: {problem}"
+    return None
+
+
 def first_disagreement(enc: Encoding, trace: Trace) -> str | None:
     """The first step of `trace` where the spec and the SMT relation disagree, or None."""
     checker = StepChecker(enc, trace.config)
@@ -299,7 +359,8 @@ def first_disagreement(enc: Encoding, trace: Trace) -> str | None:
     return None
 
 
-__all__ = ["NotEncodable", "check_step", "first_disagreement", "matches"]
+__all__ = ["NotEncodable", "both_directions", "check_step", "enabled_disagreement",
+           "first_disagreement", "matches"]
 
 
 

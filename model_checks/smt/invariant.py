@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import z3
 
 from model_checks.smt.actions import args_at, initial, transition
+from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.properties import BAD
 from model_checks.smt.results import ProvedAllDepths
 from model_checks.smt.slots import item_exists
@@ -262,47 +263,47 @@ def conjunction(
     return z3.And([inv.holds(enc, p, s) for inv in invariants])
 
 
-def _fresh(p_constraint: z3.BoolRef, timeout_ms: int) -> z3.Solver:
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    solver.add(p_constraint)
-    return solver
+class _Checks:
+    """Fresh solvers, each bounded by `rlimit` units per check; `peak` is the most units one
+    of them spent."""
 
+    def __init__(self, background: z3.BoolRef, rlimit: int) -> None:
+        self.background, self.rlimit, self.peak = background, rlimit, 0
 
-def _must_be(solver: z3.Solver, expected: z3.CheckSatResult, what: str) -> None:
-    answer = solver.check()
-    if answer != expected:
-        raise CertificateRejected(f"{what}: expected {expected}, got {answer}")
+    def must_be(self, expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
+        solver = Bounded(self.rlimit)
+        solver.add(self.background, *facts)
+        answer = solver.check()
+        self.peak = max(self.peak, answer.used)
+        if answer.result == z3.unknown:
+            raise CertificateRejected(f"{what}: undecided, {answer.why_unknown()}")
+        if answer.result != expected:
+            raise CertificateRejected(f"{what}: expected {expected}, got {answer.result}")
 
 
 def prove(
     enc: Encoding,
     invariants: tuple[Invariant, ...],
     properties: tuple[str, ...],
-    timeout_ms: int = 120_000,
+    rlimit: int = CERTIFICATE_RLIMIT,
 ) -> list[ProvedAllDepths]:
-    """Check the certificate in three steps (plus non-vacuity); one result per property."""
+    """Check the certificate in three steps (plus non-vacuity); one result per property. A
+    query that runs out of `rlimit` units rejects the certificate, saying so."""
     start = time.perf_counter()
     p = params(enc)
-    background = params_constraint(enc, p)
+    checks = _Checks(params_constraint(enc, p), rlimit)
     s, n = state_at(enc, 0), state_at(enc, 1)
     inv_s = conjunction(enc, p, s, invariants)
-    solver = _fresh(background, timeout_ms)
-    solver.add(initial(enc, s), z3.Not(inv_s))
-    _must_be(solver, z3.unsat, "initiation (init implies the invariant)")
-    solver = _fresh(background, timeout_ms)
-    solver.add(initial(enc, s), inv_s)
-    _must_be(solver, z3.sat, "non-vacuity (the invariant holds in some initial state)")
+    checks.must_be(z3.unsat, "initiation (init implies the invariant)",
+                   initial(enc, s), z3.Not(inv_s))
+    checks.must_be(z3.sat, "non-vacuity (the invariant holds in some initial state)",
+                   initial(enc, s), inv_s)
     step = z3.And(inv_s, transition(enc, p, s, n, args_at(0)))
     for inv in invariants:
-        solver = _fresh(background, timeout_ms)
-        solver.add(step, z3.Not(inv.holds(enc, p, n)))
-        _must_be(solver, z3.unsat, f"consecution of {inv.name}")
+        checks.must_be(z3.unsat, f"consecution of {inv.name}", step, z3.Not(inv.holds(enc, p, n)))
     for prop in properties:
-        solver = _fresh(background, timeout_ms)
-        solver.add(inv_s, BAD[prop](enc, p, s))
-        _must_be(solver, z3.unsat, f"the invariant implies {prop}")
+        checks.must_be(z3.unsat, f"the invariant implies {prop}", inv_s, BAD[prop](enc, p, s))
     elapsed = time.perf_counter() - start
     names = " & ".join(inv.name for inv in invariants)
-    return [ProvedAllDepths(prop, "inductive invariant (3-step check)", names, elapsed)
-            for prop in properties]
+    return [ProvedAllDepths(prop, "inductive invariant (3-step check)", names, elapsed,
+                            peak=checks.peak) for prop in properties]

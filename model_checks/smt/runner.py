@@ -5,6 +5,12 @@ group. For V3, S1-S3 are first proved for all depths by the inductive invariant
 (`invariant.V3_INVARIANTS`, re-checked for the group's own environment), and S2 for every
 variant with unflawed LRUs by the budget's certificate; the remaining
 properties go through bounded model checking with iterative deepening.
+
+Every solver query is bounded by z3's resource limit (`budget`), never by seconds, and every
+group runs in a process of its own, started fresh for it: the units a query spends depend on
+what the z3 context built before it, so a group's verdicts must not depend on which groups a
+worker happened to run first. The verdicts are then a function of the cells and the limits,
+the same on an idle and on a loaded machine.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from model_checks import executor
 from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
+from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
+from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.results import (
     ProvedAllDepths,
@@ -59,7 +67,7 @@ def _encoding(cell: SmtCell) -> Encoding:
     return Encoding(cell.variant, frozenset(Drift(d) for d in cell.environment))
 
 
-def _proved(enc: Encoding, props: tuple[str, ...]) -> dict[str, Result]:
+def _proved(enc: Encoding, props: tuple[str, ...], rlimit: int) -> dict[str, Result]:
     """All-depth proofs by the certificates that apply (`invariant.certificates`: V3's for
     S1-S3, the budget's for S2), each re-checked for this environment. Where drift sources are
     left out, a proof covers the encoded part only: reported as unknown, with what was proved."""
@@ -69,7 +77,7 @@ def _proved(enc: Encoding, props: tuple[str, ...]) -> dict[str, Result]:
         if not wanted:
             continue
         try:
-            proofs = prove(enc, invariants, wanted)
+            proofs = prove(enc, invariants, wanted, rlimit)
         except CertificateRejected:
             continue
         results.update({proof.property: _scoped(enc, proof) for proof in proofs})
@@ -86,27 +94,32 @@ def _scoped(enc: Encoding, proof: ProvedAllDepths) -> Result:
 
 
 def run_group(
-    group: list[SmtCell], depth: int, timeout_ms: int, search_depth: int | None = None,
-    progress: Progress | None = None,
+    group: list[SmtCell], depth: int, rlimit: int, search_depth: int | None = None,
+    progress: Progress | None = None, certificate_rlimit: int = CERTIFICATE_RLIMIT,
 ) -> tuple[list[CellOutcome], str]:
     """Decide every cell of one (variant, environment) group; returns a summary line too.
 
     Properties expected to hold are proved to `depth`; a counterexample to a property expected
     to break is searched to `search_depth` (default: `depth`); satisfiable queries are cheap,
-    proofs of deep bounds are not."""
+    proofs of deep bounds are not. Each BMC query is bounded by `rlimit` resource units."""
     enc = _encoding(group[0])
     props = tuple(dict.fromkeys(c.property for c in group))
     start = time.perf_counter()
-    results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT))
+    results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT),
+                      certificate_rlimit)
     rest = tuple(p for p in props if p not in results)
     if rest:
         deepest = max(depth, search_depth or depth)
         limits = {c.property: deepest if _findable(enc, c) else depth for c in group}
-        results.update(bmc_many(enc, rest, deepest, timeout_ms, progress, limits))
+        results.update(bmc_many(enc, rest, deepest, rlimit, progress, limits))
     results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
-                                        timeout_ms))
+                                        rlimit))
+    results.update(_by_induction(enc, results, certificate_rlimit))
     summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
-    line = f"{enc.describe()}: {summary} ({time.perf_counter() - start:.1f} s)"
+    searched = [r.peak for r in results.values() if not isinstance(r, ProvedAllDepths)]
+    proved = [r.peak for r in results.values() if isinstance(r, ProvedAllDepths)]
+    peaks = f"peak rlimit: BMC {max(searched, default=0)}, certificate {max(proved, default=0)}"
+    line = f"{enc.describe()}: {summary} ({time.perf_counter() - start:.1f} s, {peaks})"
     outcomes = [CellOutcome(c, results[c.property], to_record(enc, results[c.property]))
                 for c in group]
     return outcomes, line
@@ -118,7 +131,7 @@ def deepest_of(depth: int, search_depth: int | None) -> int:
 
 def _in_smaller_instance(
     enc: Encoding, group: list[SmtCell], results: dict[str, Result], depth: int,
-    timeout_ms: int,
+    rlimit: int,
 ) -> dict[str, Result]:
     """Counterexamples the whole instance could not reach in time, searched again with one item
     per request (a cheaper query over a sub-instance: what it finds is a counterexample of the
@@ -134,33 +147,54 @@ def _in_smaller_instance(
         return {}
     small = replace(enc, bounds=replace(enc.bounds, max_items=1, max_items_under_d8=1))
     found: dict[str, Result] = {}
-    for prop, result in bmc_many(small, wanted, depth, timeout_ms).items():
+    for prop, result in bmc_many(small, wanted, depth, rlimit).items():
         if isinstance(result, Violated):
             before = results[prop]
             reached = before.bound if isinstance(before, Unknown) else 0
             scope = (f"shortest with one item per request (with two: none within "
-                     f"{reached} steps, then the solver timed out)")
+                     f"{reached} steps, then a query ran out of its rlimit)")
             found[prop] = replace(result, scope=scope)
     return found
+
+
+BY_INDUCTION = ("S1",)
+"""Properties whose bounded proofs `_by_induction` tries to lift to all depths. Measured
+(report of issue 12): 1-induction without lemmas proves S1 wherever one identity names one
+content (no D7) in about a second; S3 and H1 fail k-induction for k = 1..3 with or without
+the inductive lemmas (the counterexamples to induction are unreachable states that no
+existing lemma excludes), so they are not tried."""
+
+
+def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dict[str, Result]:
+    """Bounded proofs lifted to all depths by 1-induction (BMC's bound is the base case)."""
+    lifted: dict[str, Result] = {}
+    for prop, result in results.items():
+        if prop in BY_INDUCTION and isinstance(result, ProvedToBound) and result.bound >= 0:
+            proof = k_induction(enc, prop, 1, (), result.bound, rlimit)
+            if proof is not None:
+                lifted[prop] = proof
+    return lifted
 
 
 def run_cells(
     cells: list[SmtCell],
     depth: int,
-    timeout_ms: int = 60_000,
+    rlimit: int = BMC_RLIMIT,
     progress: Progress | None = None,
     jobs: int = 1,
     search_depth: int | None = None,
+    certificate_rlimit: int = CERTIFICATE_RLIMIT,
     backend: executor.Backend | None = None,
 ) -> list[CellOutcome]:
     """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
-    local processes); progress: one line per group. A group whose job failed gives its cells
-    the status "failed", the other groups' results are kept."""
+    local processes), in a process forked for it alone (the units a z3 query spends depend on
+    what its context built before); progress: one line per group. A group whose job failed
+    gives its cells the status "failed", the other groups' results are kept."""
     groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
     work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
-                         (group, depth, timeout_ms, search_depth))
+                         (group, depth, rlimit, search_depth, None, certificate_rlimit))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
         "Z3 groups", lambda done: done.value[1], progress)

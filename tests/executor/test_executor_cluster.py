@@ -18,10 +18,10 @@ from model_checks.cli import main
 from model_checks.executor import cluster
 from model_checks.records import VerdictRecord, read_records
 
-SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "none",
-         "--environment", "D1", "--environment", "D2", "--depth", "3", "--search-depth", "5"]
-"""Six (variant, environment) groups, six jobs: small, and decided well within the solver's
-timeout (so that the verdicts are a function of the query)."""
+SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "D1",
+         "--environment", "D2", "--depth", "3", "--search-depth", "5"]
+"""Four (variant, environment) groups, four jobs, each with counterexamples: small, and
+decided well within the solver's rlimit (a verdict is a function of the query)."""
 
 
 def _comparable(record: VerdictRecord) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def test_a_sweep_through_dask_equals_the_local_run(
     workers(2)
     out = tmp_path / "records.json"
     assert main([*SWEEP, "--dask", scheduler, "--json", str(out)]) == 0
-    assert f"6 jobs on the Dask cluster at {scheduler} (2 workers)" in capsys.readouterr().out
+    assert f"4 jobs on the Dask cluster at {scheduler} (2 workers)" in capsys.readouterr().out
     remote = read_records(out)
     assert [_comparable(r) for r in remote] == [_comparable(r) for r in local_run]
     traces = [_trace(r.counterexample_path) for r in remote]
@@ -81,14 +81,14 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
             victim.wait(timeout=30)
 
     try:
-        outcomes = run_cells(_selected(args), args.depth, args.timeout * 1000, progress,
+        outcomes = run_cells(_selected(args), args.depth, args.rlimit, progress,
                              search_depth=args.search_depth, backend=backend)
         left = len(backend.client.scheduler_info()["workers"])
     finally:
         backend.close()
     assert victim.returncode is not None and left == 1, "a worker was killed"
     assert busy, "the killed worker had jobs in hand"
-    assert sum(line.startswith("  [") for line in lines) == 6
+    assert sum(line.startswith("  [") for line in lines) == 4
     assert all(o.status != "failed" for o in outcomes)
     assert [_comparable(o.record) for o in outcomes] == [_comparable(r) for r in local_run]
 
@@ -100,7 +100,7 @@ def _free_port() -> int:
     return port
 
 
-@pytest.mark.parametrize("argv", [SWEEP, ["simulate", "--only", "V0_D1"],
+@pytest.mark.parametrize("argv", [SWEEP, ["simulate", "--only", "V0_D1"], ["nightly"],
                                   ["mutants", "--checkers", "z3"], []])
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(
     argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

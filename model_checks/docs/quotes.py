@@ -1,0 +1,127 @@
+"""Verdicts quoted by hand-written pages, checked against the results snapshot.
+
+A hand-written page (any `docs/*.md` without the generated header, and README.md) quotes a
+verdict as an inline code span: `` `V1-V3 D2 L1 breaks` `` (variants: `V2`, `V0-V2`, `V1,V3`
+or `all`; environment: `none` or drift ids joined by `+`; a property id; `holds` or
+`breaks`). A quote holds when, for every variant named, the snapshot has a counterexample in
+that cell (`breaks`), or has records there and none is a counterexample (`holds`). A span that
+starts like a quote (a variant, then an environment) but does not parse is a problem too, so
+a typo cannot hide a quote from the check. `docs --check` reports every failing quote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from model_checks.docs.markdown import GENERATED
+from model_checks.records import Verdict, VerdictRecord
+
+VARIANT_NAMES = ("V0", "V1", "V2", "V3")
+PROPERTY_IDS = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
+_SPAN = re.compile(r"`([^`\n]+)`")
+_LOOKS_LIKE = re.compile(r"^(all|V\d[-,V\d]*) (none|D\d+(\+D\d+)*)\b")
+_QUOTE = re.compile(
+    r"^(?P<variants>all|V[0-3](-V[0-3]|(,V[0-3])+)?) (?P<env>none|D\d+(\+D\d+)*) "
+    r"(?P<prop>[SHL]\d) (?P<verdict>holds|breaks)$"
+)
+
+
+@dataclass(frozen=True)
+class Quote:
+    page: str
+    line: int
+    text: str
+    variants: tuple[str, ...]
+    environment: tuple[str, ...]
+    property: str
+    breaks: bool
+
+
+@dataclass(frozen=True)
+class BadQuote:
+    page: str
+    line: int
+    text: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: `{self.text}`: {self.why}"
+
+
+def _variants(text: str) -> tuple[str, ...]:
+    if text == "all":
+        return VARIANT_NAMES
+    if "-" in text:
+        first, last = (int(v[1:]) for v in text.split("-"))
+        return tuple(f"V{n}" for n in range(first, last + 1))
+    return tuple(text.split(","))
+
+
+def hand_written(root: Path) -> list[Path]:
+    """The hand-written pages: docs/*.md without the generated header, and README.md."""
+    pages = [p for p in sorted(root.glob("*.md")) if not p.read_text().startswith(GENERATED)]
+    readme = root.parent / "README.md"
+    return pages + ([readme] if readme.exists() else [])
+
+
+def quotes_in(page: str, text: str) -> tuple[list[Quote], list[BadQuote]]:
+    found: list[Quote] = []
+    bad: list[BadQuote] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for span in _SPAN.findall(line):
+            match = _QUOTE.match(span)
+            if match is None:
+                if _LOOKS_LIKE.match(span) and re.search(r"\b(holds|breaks)$", span):
+                    bad.append(BadQuote(page, number, span, "not a verdict quote: write "
+                                        "`VARIANTS ENV PROPERTY holds|breaks`"))
+                continue
+            variants = _variants(match["variants"])
+            if not variants or any(v not in VARIANT_NAMES for v in variants):
+                bad.append(BadQuote(page, number, span, "unknown variant"))
+                continue
+            if match["prop"] not in PROPERTY_IDS:
+                bad.append(BadQuote(page, number, span, "unknown property"))
+                continue
+            env = () if match["env"] == "none" else tuple(match["env"].split("+"))
+            found.append(Quote(page, number, span, variants, env, match["prop"],
+                               match["verdict"] == "breaks"))
+    return found, bad
+
+
+def judge(quote: Quote, records: Iterable[VerdictRecord]) -> list[BadQuote]:
+    """Why the snapshot does not hold the quote (empty: it does)."""
+    by_variant: dict[str, list[VerdictRecord]] = {}
+    for r in records:
+        if tuple(r.environment) == quote.environment and r.property == quote.property:
+            by_variant.setdefault(r.variant, []).append(r)
+    problems = []
+    for variant in quote.variants:
+        found = by_variant.get(variant, [])
+        broke = any(r.verdict is Verdict.COUNTEREXAMPLE for r in found)
+        if not found:
+            why = f"the snapshot has no record of {variant} there"
+        elif quote.breaks and not broke:
+            why = f"the snapshot has no counterexample for {variant}"
+        elif not quote.breaks and broke:
+            why = f"the snapshot has a counterexample for {variant}"
+        else:
+            continue
+        problems.append(BadQuote(quote.page, quote.line, quote.text, why))
+    return problems
+
+
+def check_quotes(root: Path, records: Iterable[VerdictRecord]) -> tuple[int, list[BadQuote]]:
+    """(quotes checked, problems) over every hand-written page under `root`."""
+    kept = list(records)
+    count, problems = 0, []
+    for path in hand_written(root):
+        name = path.name if path.parent == root else f"../{path.name}"
+        found, bad = quotes_in(name, path.read_text())
+        count += len(found)
+        problems += bad
+        for quote in found:
+            problems += judge(quote, kept)
+    return count, problems

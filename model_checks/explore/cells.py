@@ -1,0 +1,125 @@
+"""Exploring cells: one (variant, environment) per job, judged completely, as verdict records.
+
+A job builds one graph and judges every property on it (`explore_cell`), so the graph is
+built once per cell. Jobs are pure functions of their arguments and return plain values, so
+they run in any process; `run_jobs` is the one place that decides where (a local process
+pool for now; the shared executor can replace it without touching the callers). Results
+come back in submission order, so a parallel run prints what a serial one prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from model_checks.executor import Job, sweep, values
+from model_checks.explore.graph import build
+from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
+from model_checks.explore.judge import Judgement, Status, judge_all
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.simulate.counterexample import config_to_json, trace_to_json, write_trace
+from spec import Variant
+
+CHECKER = "explore"
+DEFAULT_MAX_STATES = 2_000_000
+
+@dataclass(frozen=True)
+class CellJob:
+    variant: Variant
+    environment: tuple[str, ...]
+    out: Path
+    max_states: int = DEFAULT_MAX_STATES
+    shapes: tuple[Shape, ...] = CI_SHAPES
+    with_lemmas: bool = True
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """What one cell's exploration found: the records, and the figures the bench quotes."""
+
+    variant: str
+    environment: tuple[str, ...]
+    instance: str
+    states: int
+    edges: int
+    diameter: int
+    complete: bool
+    seconds: float
+    records: tuple[VerdictRecord, ...]
+    config: dict[str, Any]  # the instance, as a trace file writes a configuration
+
+
+def cell_label(variant: str, env: Iterable[str]) -> str:
+    return "_".join([variant, *env]) if env else f"{variant}_none"
+
+
+def explore_cell(job: CellJob) -> CellOutcome:
+    """Build the cell's graph, judge every property, write each counterexample trace."""
+    started = time.perf_counter()
+    for shape in job.shapes:
+        config = explore_config(job.variant, job.environment, max_requests=shape.max_requests,
+                                max_items=shape.max_items)
+        graph = build(config, max_states=job.max_states)
+        if graph.complete:
+            break
+    judgements = judge_all(graph, job.with_lemmas)
+    seconds = time.perf_counter() - started
+    instance = describe(config)
+    figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
+               + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
+    records = tuple(
+        _record(job, j, instance, figures, seconds / len(judgements)) for j in judgements
+    )
+    return CellOutcome(job.variant.name, job.environment, instance, len(graph.states),
+                       graph.steps_taken, graph.diameter, graph.complete, seconds, records,
+                       config_to_json(config))
+
+
+def _record(
+    job: CellJob, judgement: Judgement, instance: str, figures: str, seconds: float
+) -> VerdictRecord:
+    env = tuple(job.environment)
+    base = dict(checker=CHECKER, variant=job.variant.name, environment=env,
+                property=judgement.property_id, seconds=round(seconds, 3))
+    where = f"instance: {instance}; {figures}"
+    if judgement.status is Status.COUNTEREXAMPLE:
+        path = _write(job, judgement)
+        lasso = ("" if judgement.cycle_from is None
+                 else f"; a lasso: the cycle starts after step {judgement.cycle_from}")
+        return VerdictRecord(
+            **base, verdict=Verdict.COUNTEREXAMPLE, bound=len(judgement.actions),  # type: ignore[arg-type]
+            bound_unit="steps", counterexample_length=len(judgement.actions),
+            counterexample_path=str(path),
+            detail=f"shortest counterexample: {judgement.reason}{lasso}; {where}",
+        )
+    if judgement.status is Status.PROVED:
+        return VerdictRecord(**base, verdict=Verdict.PROVED, bound=None,  # type: ignore[arg-type]
+                             bound_unit="depth",
+                             detail=f"proved for this instance, all depths; {where}")
+    if judgement.status is Status.VACUOUS:
+        return VerdictRecord(**base, verdict=Verdict.VACUOUS, bound=None,  # type: ignore[arg-type]
+                             bound_unit="depth",
+                             detail=f"vacuous: {judgement.reason}; {where}")
+    return VerdictRecord(**base, verdict=Verdict.UNKNOWN, bound=None,  # type: ignore[arg-type]
+                         bound_unit="states", detail=f"undecided: {judgement.reason}; {where}")
+
+
+def _write(job: CellJob, judgement: Judgement) -> Path:
+    assert judgement.trace is not None
+    path = job.out / f"{cell_label(job.variant.name, job.environment)}_{judgement.property_id}.json"
+    data = trace_to_json(judgement.trace, property_id=judgement.property_id,
+                         step=len(judgement.actions), reason=judgement.reason, checker=CHECKER)
+    if judgement.cycle_from is not None:
+        data["#meta"]["cycle_from"] = judgement.cycle_from
+    write_trace(path, data)
+    return path
+
+
+def run_jobs(jobs: Sequence[CellJob], processes: int, dask: str | None = None) -> list[CellOutcome]:
+    """`explore_cell` over `jobs` through the shared executor (local processes, or the Dask
+    scheduler at `dask`), results in submission order; a failed job raises `JobFailed`."""
+    labelled = [Job(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
+    return values(sweep(labelled, dask=dask, processes=processes))

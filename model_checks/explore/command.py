@@ -1,0 +1,197 @@
+"""`python -m model_checks explore`: the exhaustive explicit-state checker of the spec.
+
+Explores every reachable state of the small instance (`model_checks.explore.instance`) for
+each cell of the expected matrix (or the cells `--variant`/`--env` pick) and judges every
+property and lemma completely: a shortest counterexample (written as a replayable trace and
+replayed on the spec before it is reported), proved for the instance at all depths (with the
+number of states and the diameter), vacuous (with the reason), or undecided (the state limit
+cut the graph). Prints one line per cell and property verdicts; writes the verdict records.
+
+With `--cross-check RECORDS` (the main job passes its Hypothesis and Z3 records) it also
+fails where another checker's verdict contradicts its own within one instance
+(`model_checks.explore.agreement`).
+
+Exit codes: 0 every verdict agrees with the expected matrix where the two can be compared (a
+counterexample where the matrix expects the property to hold is a mismatch; a proof where it
+expects a break is not, since the explorer's instance is smaller) and with the cross-checked
+records; 1 a mismatch, a disagreement, or nothing explored; 2 usage error. A cell the state
+limit leaves undecided is listed (`UNDECIDED`) and its records say `unknown`, like Z3's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from model_checks.executor import ClusterError, add_dask_argument
+from model_checks.explore.agreement import disagreements
+from model_checks.explore.cells import (
+    CellJob,
+    CellOutcome,
+    run_jobs,
+)
+from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES
+from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
+from model_checks.records import Verdict, VerdictRecord, read_records, write_records
+from spec import VARIANTS, environment, variant_named
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
+
+HELP = ("explore every reachable state of a small instance per matrix cell: shortest "
+        "counterexamples, proofs for the instance at all depths, vacuous properties")
+
+PROFILES = {"ci": (30_000, CI_SHAPES), "nightly": (2_000_000, NIGHTLY_SHAPES)}
+"""Per profile: the state limit per graph (a resource limit: verdicts never depend on the
+clock) and the instances to try, largest first."""
+
+MARK = {Verdict.COUNTEREXAMPLE: "x", Verdict.PROVED: "P", Verdict.VACUOUS: "v",
+        Verdict.UNKNOWN: "?", Verdict.HOLDS: "ok"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
+                        help="ci: 30k states per graph, 2 requests; nightly: 2M states, "
+                             "3 requests (default: ci)")
+    parser.add_argument("--variant", action="append", default=None,
+                        help="only this variant (V0..V3; repeatable)")
+    parser.add_argument("--env", action="append", default=None,
+                        help="only this environment, drift ids joined by + or 'none' "
+                             "(repeatable; default: every environment of the matrix)")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--json", type=Path, default=Path("build/explore/records.json"),
+                        help="where to write the verdict records")
+    parser.add_argument("--out", type=Path, default=Path("build/explore/counterexamples"),
+                        help="folder for the counterexample traces")
+    add_dask_argument(parser)
+    parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
+                        help="a records file (or a folder of them) of Hypothesis and Z3: fail "
+                             "where a verdict contradicts the explorer's within one instance")
+
+
+class ExploreUsageError(ValueError):
+    """Bad arguments: one line on stderr, exit 2."""
+
+
+def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
+    variants = args.variant or [v.name for v in VARIANTS]
+    for name in variants:
+        variant_named(name)
+    if args.env is None:
+        envs = list(dict.fromkeys(cell.environment for cell in EXPECTED))
+    else:
+        envs = [_environment(text) for text in args.env]
+    return [(v, e) for e in envs for v in variants]
+
+
+def _environment(text: str) -> tuple[str, ...]:
+    if text == "none":
+        return ()
+    members = environment(*text.split("+"))
+    return tuple(d.value for d in sorted(members, key=lambda d: int(d.value[1:])))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.processes < 1:
+            raise ExploreUsageError(f"--processes must be >= 1, got {args.processes}")
+        cells = _cells(args)
+        others = _other_records(args.cross_check)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return explore_matrix(cells, args, others)
+    except ClusterError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _other_records(path: Path | None) -> list[VerdictRecord] | None:
+    if path is None:
+        return None
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    if not path.exists():
+        raise ExploreUsageError(f"--cross-check {path}: no such file or folder")
+    try:
+        return [r for f in files for r in read_records(f)]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ExploreUsageError(f"--cross-check {path}: unreadable records ({error})") from None
+
+
+def explore_matrix(
+    cells: list[tuple[str, tuple[str, ...]]],
+    args: argparse.Namespace,
+    others: list[VerdictRecord] | None = None,
+) -> int:
+    limit, shapes = PROFILES[args.profile]
+    jobs = [CellJob(variant_named(v), e, args.out, limit, shapes) for v, e in cells]
+    started = time.perf_counter()
+    outcomes = run_jobs(jobs, args.processes, args.dask)
+    records = [r for o in outcomes for r in o.records]
+    write_records(args.json, records)
+    print(table(outcomes))
+    wrong = mismatches(records)
+    undecided = [o for o in outcomes if not o.complete]
+    for line in wrong:
+        print(f"MISMATCH {line}")
+    for o in undecided:
+        print(f"UNDECIDED {o.variant} {'+'.join(o.environment) or 'none'}: state limit reached")
+    contradictions: list[str] = []
+    if others is not None:
+        instances = {(o.variant, o.environment): o.config for o in outcomes}
+        contradictions = disagreements(records, instances, others)
+        for line in contradictions:
+            print(f"DISAGREE {line}")
+        checked = sum(r.checker in ("hypothesis", "z3-bmc", "z3-induction") for r in others)
+        print(f"cross-check with {checked} Hypothesis/Z3 records: "
+              f"{len(contradictions)} disagreement(s)")
+    states = sum(o.states for o in outcomes)
+    seconds = time.perf_counter() - started
+    print(f"{len(outcomes)} cells, {states} states in {seconds:.1f} s "
+          f"({states / max(seconds, 1e-9):.0f} states/s with {args.processes} process(es)); "
+          f"records in {args.json}, traces in {args.out}")
+    if not outcomes or states == 0:
+        print("no state explored: nothing was checked")
+        return EXIT_MISMATCH
+    return EXIT_MISMATCH if wrong or contradictions else EXIT_OK
+
+
+def table(outcomes: list[CellOutcome]) -> str:
+    """One row per cell: states, diameter, and per property x<steps>, P (proved for the
+    instance), v (vacuous), ? (undecided)."""
+    header = ["variant", "environment", "states", "diam", *PROPERTIES]
+    rows = [header]
+    for o in outcomes:
+        by_prop = {r.property: r for r in o.records}
+        marks = []
+        for prop in PROPERTIES:
+            r = by_prop.get(prop)
+            mark = "-" if r is None else MARK[r.verdict]
+            if r is not None and r.verdict is Verdict.COUNTEREXAMPLE:
+                mark += str(r.counterexample_length)
+            marks.append(mark)
+        rows.append([o.variant, "+".join(o.environment) or "none", str(o.states),
+                     str(o.diameter), *marks])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def mismatches(records: list[VerdictRecord]) -> list[str]:
+    """Counterexamples where the expected matrix says the property holds. (Every trace of the
+    explorer's instance is a trace of the matrix's, so such a counterexample is a real one
+    there.) A proof where the matrix expects a break is no mismatch: the instance is smaller."""
+    expected = {(c.variant, c.environment): c.expectations for c in EXPECTED}
+    found = []
+    for r in records:
+        cell = expected.get((r.variant, r.environment))
+        if cell is None or r.verdict is not Verdict.COUNTEREXAMPLE:
+            continue
+        if cell.get(r.property) is Expectation.HOLDS:
+            found.append(f"{r.variant} {'+'.join(r.environment) or 'none'} {r.property}: "
+                         f"a {r.counterexample_length}-step counterexample where the matrix "
+                         f"expects it to hold ({r.counterexample_path})")
+    return found

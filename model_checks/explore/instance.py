@@ -1,0 +1,75 @@
+"""The small instance the explorer decides exhaustively, per variant and environment.
+
+A restriction of the Hypothesis and Z3 instance (`model_checks.matrix.config_for`): the same
+budget, sizes, contents, front ends and retries, with fewer identities, requests and items,
+so that every matrix cell's graph is complete within the CI budget. Identities a and b (and
+c where the matrix needs it: D8's three-item request, D11's item over the budget), at most 3
+requests of which 2 unfinished, one item per request (two under D6, whose updates interleave
+item by item; three under D8, whose request must exceed the budget), 2 retries. Because it is
+a restriction, every trace of this instance is a trace of the matrix's instance (a test
+replays each explorer counterexample there), so a counterexample here is one there; a proof
+here is for this instance only, and says so (`describe`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from model_checks.matrix import config_for
+from spec import Config, Variant
+
+MAX_REQUESTS = 3
+MAX_IN_FLIGHT = 2
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How far an instance is cut down from the matrix's: at most this many requests, and
+    (where set) at most this many items per request."""
+
+    max_requests: int
+    max_items: int | None = None
+
+
+CI_SHAPES = (Shape(2), Shape(2, 2), Shape(2, 1))
+"""The CI profile's instances, largest first: a cell is decided on the first whose graph is
+complete within the state limit (the record names it)."""
+NIGHTLY_SHAPES = (Shape(3), Shape(3, 2), Shape(2), Shape(2, 2), Shape(2, 1))
+
+
+def explore_config(
+    variant: Variant,
+    env: tuple[str, ...],
+    *,
+    max_requests: int = MAX_REQUESTS,
+    max_in_flight: int = MAX_IN_FLIGHT,
+    max_items: int | None = None,
+) -> Config:
+    """The explorer's configuration for one variant and environment (drift ids)."""
+    matrix = config_for(variant, env)
+    drift = set(env)
+    identities = matrix.identities if drift & {"D8", "D11"} else matrix.identities[:2]
+    items = 3 if "D8" in drift else 2 if "D6" in drift else 1
+    return replace(
+        matrix,
+        identities=identities,
+        max_requests=min(max_requests, matrix.max_requests),
+        max_in_flight=min(max_in_flight, matrix.max_in_flight),
+        max_items=min(items, matrix.max_items, max_items or items),
+    )
+
+
+def describe(config: Config) -> str:
+    """The instance in one line, as every verdict record quotes it."""
+    sizes = ", ".join(
+        f"{s.content.identity}{'@' + str(s.content.version) if s.content.version else ''}"
+        f"={s.shadow_bytes}/{s.receiver_bytes}B"
+        for s in config.sizes
+    )
+    return (
+        f"identities {','.join(config.identities)}; budget {config.budget}; "
+        f"{config.max_requests} requests, {config.max_in_flight} unfinished, "
+        f"{config.max_items} item(s) each, {config.max_retries} retries; "
+        f"{config.front_ends} front end(s); {config.versions} content(s) per identity"
+        + (f"; sizes P0/P1 {sizes}" if sizes else "")
+    )

@@ -1,0 +1,176 @@
+"""Judging every property of the registry (and the lemmas) on one complete state graph.
+
+Outcomes are typed: a counterexample (the actions of a shortest path, replayed on the
+unreduced spec and re-checked by the property's own check before it is returned), proved
+for this instance at all depths (the graph is complete and no reachable state or product
+state violates it), vacuous (the property cannot fail in this instance, with the reason),
+or undecided (the state limit cut the graph, or no monitor exists for the property).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass
+
+from model_checks.explore.graph import Graph
+from model_checks.explore.liveness import fair_lasso, stuck_state
+from model_checks.explore.monitors import MONITORS, Monitor
+from spec import Action, Property, Trace, lemmas, registry, run
+
+
+class Status(enum.Enum):
+    COUNTEREXAMPLE = "counterexample"
+    PROVED = "proved"
+    VACUOUS = "vacuous"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One property's outcome on one graph. `actions`: the counterexample's steps (for a
+    lasso, the prefix followed by the cycle; `cycle_from` is where the cycle starts)."""
+
+    property_id: str
+    status: Status
+    reason: str
+    actions: tuple[Action, ...] = ()
+    cycle_from: int | None = None
+    trace: Trace | None = None
+
+
+class ReplayDisagrees(AssertionError):
+    """A path the explorer found does not break the property when replayed on the spec: a
+    defect of the explorer, never reported as a verdict."""
+
+
+def judge_all(graph: Graph, with_lemmas: bool = True) -> list[Judgement]:
+    """Every property of the registry, then (optionally) every lemma, in registry order."""
+    props = [*registry(), *(lemmas() if with_lemmas else ())]
+    return [judge(graph, prop) for prop in props]
+
+
+def judge(graph: Graph, prop: Property) -> Judgement:
+    vacuous = _vacuous_by_construction(graph, prop)
+    if vacuous is not None:
+        return Judgement(prop.id, Status.VACUOUS, vacuous)
+    if prop.state_check is not None:
+        return _state_property(graph, prop)
+    if prop.id == "L4":
+        return _eventual_completion(graph, prop)
+    monitor = MONITORS.get(prop.id)
+    if monitor is None:
+        return Judgement(prop.id, Status.UNDECIDED, "the explorer has no monitor for it")
+    return _monitored(graph, prop, monitor)
+
+
+def _vacuous_by_construction(graph: Graph, prop: Property) -> str | None:
+    """S1 and S4 compare contents of one identity: with one content per identity (no D7 in
+    the instance) every processing of an identity describes the same content."""
+    if prop.id in ("S1", "S4") and graph.config.versions == 1:
+        return ("one content per identity (versions=1, no identity reuse): a tensor and "
+                "placeholders of one identity always describe the same content")
+    return None
+
+
+def _complete_or_undecided(graph: Graph, prop: Property, proved: Judgement) -> Judgement:
+    if graph.complete:
+        return proved
+    return Judgement(prop.id, Status.UNDECIDED,
+                     f"state limit reached after {len(graph.states)} states")
+
+
+def _state_property(graph: Graph, prop: Property) -> Judgement:
+    for index, state in enumerate(graph.states):
+        reasons = prop.check_state(graph.config, state)
+        if reasons:
+            return _replayed(graph, prop, graph.path_to(index), "; ".join(reasons))
+    return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
+
+
+def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
+    stuck = stuck_state(graph)
+    if stuck is not None:
+        index, reason = stuck
+        return _replayed(graph, prop, graph.path_to(index), reason)
+    if not graph.complete:
+        return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
+    lasso = fair_lasso(graph)
+    if lasso is not None:
+        trace = run(graph.config, (*lasso.prefix, *lasso.cycle))
+        return Judgement(prop.id, Status.COUNTEREXAMPLE, lasso.reason,
+                         (*lasso.prefix, *lasso.cycle), len(lasso.prefix), trace)
+    return Judgement(prop.id, Status.PROVED, "")
+
+
+def _monitored(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
+    """Breadth-first search of the product of the graph with the monitor."""
+    config = graph.config
+    if monitor.state_local:
+        return _state_local(graph, prop, monitor)
+    start = (0, monitor.start)
+    came: dict[tuple[int, object], tuple[tuple[int, object], Action] | None] = {start: None}
+    queue = deque([start])
+    premise_met = False
+    while queue:
+        node = queue.popleft()
+        index, memory = node
+        before = graph.states[index]
+        for action, target in graph.edges[index]:
+            after = graph.states[target]
+            premise_met = premise_met or monitor.premise(before, action, after)
+            memory_after, reason = monitor.advance(config, before, action, after, memory)
+            if reason is not None:
+                return _replayed(graph, prop, [*_product_path(came, node), action], reason)
+            successor = (target, memory_after)
+            if successor not in came:
+                came[successor] = (node, action)
+                queue.append(successor)
+    if not premise_met and graph.complete:
+        return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
+    return _complete_or_undecided(graph, prop, Judgement(
+        prop.id, Status.PROVED, f"{len(came)} states in the product with its monitor"))
+
+
+def _state_local(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
+    premise_met = False
+    for index, state in enumerate(graph.states):
+        violation = prop.check_trace(Trace(graph.config, state))
+        if violation is not None:
+            return _replayed(graph, prop, graph.path_to(index), violation.reason)
+        if index > 0 and not premise_met:
+            before = graph.states[graph.parent[index]]
+            action = graph.via[index]
+            assert action is not None
+            premise_met = monitor.premise(before, action, state)
+    if not premise_met and graph.complete:
+        return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
+    return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
+
+
+def _product_path(
+    came: dict[tuple[int, object], tuple[tuple[int, object], Action] | None],
+    node: tuple[int, object],
+) -> list[Action]:
+    actions: list[Action] = []
+    link = came[node]
+    while link is not None:
+        node, action = link
+        actions.append(action)
+        link = came[node]
+    return actions[::-1]
+
+
+def _replayed(graph: Graph, prop: Property, actions: list[Action], reason: str) -> Judgement:
+    """Replay the path on the unreduced spec; the property's own check must break at its
+    last step (a shortest path breaks nowhere earlier)."""
+    trace = run(graph.config, actions)
+    violation = prop.check_trace(trace)
+    if violation is None or violation.step != len(actions):
+        where = "nowhere" if violation is None else f"at step {violation.step}"
+        raise ReplayDisagrees(
+            f"{prop.id}: the explorer's {len(actions)}-step path breaks it {where} on replay"
+        )
+    return Judgement(prop.id, Status.COUNTEREXAMPLE, violation.reason, tuple(actions),
+                     None, trace)
+

@@ -1,0 +1,86 @@
+"""Deterministic solver budgets: every query is bounded by z3's resource limit, never by seconds.
+
+How the pinned z3 (5.4.1) counts it, as `tests/smt/test_smt_budget.py` shows:
+- `solver.set("rlimit", N)` bounds each `check` on its own: a check may spend N units of the
+  context's resource counter from where the counter stood when the check began. Repeated checks
+  on one solver (incremental BMC) each get N again; the limit is not cumulative.
+- The statistic "rlimit count" is the context's counter, cumulative over every solver of the
+  context; the units one check spent are its difference across that check (`Bounded.check`).
+- The units a query spends depend on the query and on what the context built before it (the
+  ids z3 gives new terms): the same query after another one may spend a few hundred more.
+  So a verdict is a function of the query only when each group of queries runs in a fresh
+  process (`runner.run_cells` does that), whatever the machine's load or the worker that runs it.
+
+A query that runs out answers unknown; `Bounded.check` says so with the units it spent, and the
+checkers report the cell undecided with that figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT, STEP_RLIMIT
+
+__all__ = ["BMC_RLIMIT", "CERTIFICATE_RLIMIT", "DEEP_RLIMIT", "STEP_RLIMIT", "Answer", "Bounded",
+           "counter"]
+
+RLIMIT_STATISTIC = "rlimit count"
+
+
+def counter(solver: z3.Solver) -> int:
+    """The context's cumulative resource counter (0 before z3 counted anything)."""
+    stats = solver.statistics()
+    names = stats.keys()  # a z3 Statistics object is not a mapping
+    if RLIMIT_STATISTIC not in names:
+        return 0
+    return int(stats.get_key_value(RLIMIT_STATISTIC))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One check's result and the resource units it spent (`used`) out of `rlimit`."""
+
+    result: z3.CheckSatResult
+    used: int
+    rlimit: int
+    reason: str = ""
+
+    @property
+    def exhausted(self) -> bool:
+        """Unknown because the query ran out of its resource limit."""
+        return self.result == z3.unknown and self.used >= self.rlimit
+
+    def why_unknown(self) -> str:
+        """The reason of an unknown answer in words, with the units spent."""
+        if self.exhausted:
+            return f"rlimit {self.rlimit} exhausted (used {self.used})"
+        return f"solver: {self.reason or 'unknown'} (used {self.used} of rlimit {self.rlimit})"
+
+
+class Bounded:
+    """A z3 solver whose every check is bounded by `rlimit` resource units; it remembers the
+    most units one of its checks spent (`peak`), the figure to calibrate limits by."""
+
+    def __init__(self, rlimit: int) -> None:
+        if rlimit < 1:
+            raise ValueError(f"got rlimit {rlimit}, expected at least 1")
+        self.rlimit = rlimit
+        self.solver = z3.Solver()
+        self.solver.set("rlimit", rlimit)
+        self.peak = 0
+
+    def add(self, *facts: z3.BoolRef) -> None:
+        self.solver.add(*facts)
+
+    def check(self, *assumptions: z3.BoolRef) -> Answer:
+        before = counter(self.solver)
+        result = self.solver.check(*assumptions)
+        used = counter(self.solver) - before
+        self.peak = max(self.peak, used)
+        reason = self.solver.reason_unknown() if result == z3.unknown else ""
+        return Answer(result, used, self.rlimit, reason)
+
+    def model(self) -> z3.ModelRef:
+        return self.solver.model()

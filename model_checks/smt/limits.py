@@ -1,0 +1,24 @@
+"""The resource limits (z3 rlimit units per query) of the SMT checkers, as plain numbers: the
+command lines read them as defaults without importing z3. `budget` says how z3 counts them.
+"""
+
+BMC_RLIMIT = 200_000_000
+"""Per BMC query (one depth of one cell group). Calibrated on the main job's `prove` with no
+limit (issue 12's report): the costliest query of the first 48 groups spent 109 million
+units (V1 under D6, the depth of S3's 8-step counterexample), about 60 s of CPU at the 1.8
+million units per CPU-second measured here, which is the 60 s timeout this limit replaces;
+every other group stayed under 50 million. 200 million leaves that query a margin of 1.8."""
+
+CERTIFICATE_RLIMIT = 300_000_000
+"""Per query of an inductive certificate (initiation, consecution of one invariant,
+implication) and of k-induction: V3's certificate under every drift source at once, the
+largest, took 39 s (about 70 million units); single-source certificates spend under 10
+million."""
+
+DEEP_RLIMIT = 1_200_000_000
+"""Per query of the deep searches outside the main job (the mutants' 14-15 step
+counterexamples: `python -m model_checks mutants`, the slow mutant tests), which used to get
+300 to 600 s per query."""
+
+STEP_RLIMIT = 20_000_000
+"""Per cross-check query (one concrete step of the spec against the relation): small, ground."""

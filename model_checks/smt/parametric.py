@@ -1,0 +1,596 @@
+"""S1-S3 of V3 for every instance size: an abstract model over uninterpreted sorts, proved by a
+quantified inductive invariant (z3's model-based quantifier instantiation, MBQI).
+
+The bounded encoding (`symbols`) fixes 3 identities, 4 requests, 1-2 items, 1-2 front ends,
+budget 1..4 and sizes 1..3. Here nothing is bounded: identities, front ends, wire items and
+processings are uninterpreted sorts (any number of each, finite or not), the budget and every
+size are unbounded integers, and there is no limit on requests, unfinished requests, retries or
+items per request.
+
+The model over-approximates the spec, item by item (module `PModel`; every drift source is in
+it at once):
+- P0 (any front end) sends an item of any identity either as a reference to its shadow entry
+  (placeholders and tag are the entry's) or as a payload of any processing, which it may record
+  in its shadow (the old entry of the identity dropped first, and only if the new one fits) or
+  not. Requests, probes, touches and LRU order are abstracted away: any item of any request, in
+  any order, under any interleaving (D1, D5, D6, D8), with any retry.
+- Any entry of any side may be dropped at any time (eviction in any order, clears, resets,
+  restarts, invalidation: D3, D4, D10), any wire item may be lost (D2).
+- P1 takes any wire item: a payload is used and cached per the variant's payload rule (if it
+  fits, the old entry dropped first); a reference is served from the entry of its identity
+  if present and, where tagged, if the tags agree; otherwise it is a miss (a crash without
+  reported misses). One served item at a time is the "last delivery".
+- Sizes: each side's size of a processing is any positive integer (D9), possibly over the
+  budget (D11); identities may name several processings (D7).
+- A cache side is its entries plus its byte total `used`, which every step changes by exactly
+  the sizes it adds and removes (so `used` is the sum of the entries' sizes by construction;
+  first-order logic cannot state a sum over an unbounded set). The LRU's eviction loop is its
+  contract: entries are evicted one step at a time, and an insert happens only once the entry
+  fits (`used + size <= budget`; the ignore-new-size flaw checks `used <= budget`).
+- Faults: P1's assertion on a miss (variants without reported misses), P0's assertion on a
+  probed hit gone at update time (without late-miss reprocessing: any time), a hang (an LRU with
+  the ghost flaw: any time).
+
+The certificate (`CERTIFICATE`) is per identity, per front end and per wire item; `prove`
+checks it with fresh solvers: init => I, I and each action => I', I => each property, and
+rejects an I that is unsatisfiable. `check_state` evaluates I on the abstraction of a concrete
+spec state, which the tests do on sampled reachable V3 states.
+
+A mutant of V3 (`UNCHECKED_LATER_ITEMS`: P1 checks the tag of a message's first item only) makes
+the proof fail: S1's consecution breaks on the path of a later reference.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import z3
+
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
+from model_checks.smt.results import ProvedAllDepths
+from spec import V3, Config, Drift, LruFlaw, State, Variant
+from spec import lru as spec_lru
+
+IDENTITY = z3.DeclareSort("Identity")
+FRONT_END = z3.DeclareSort("FrontEnd")
+WIRE = z3.DeclareSort("WireItem")
+PROCESSING = z3.DeclareSort("Processing")
+INT, BOOL = z3.IntSort(), z3.BoolSort()
+
+NO_TAG = z3.Const("no_tag", PROCESSING)
+"""The tag of an entry or item of an untagged variant (the spec's None)."""
+
+
+@dataclass(frozen=True)
+class Flaw:
+    """A knob of the abstract model that the spec's variants do not have: a mutant of V3."""
+
+    name: str
+    tag_checked_on_first_item_only: bool = False
+
+
+NO_FLAW = Flaw("none")
+UNCHECKED_LATER_ITEMS = Flaw("tag checked on a message's first item only",
+                             tag_checked_on_first_item_only=True)
+
+
+@dataclass(frozen=True)
+class PState:
+    """One state of the abstract model (arrays indexed by the sorts)."""
+
+    p1_in: z3.ArrayRef
+    p1_pid: z3.ArrayRef
+    p1_tag: z3.ArrayRef
+    p1_size: z3.ArrayRef
+    p1_used: z3.ArithRef
+    sh_in: z3.ArrayRef  # (front end, identity) -> entry present
+    sh_pid: z3.ArrayRef
+    sh_tag: z3.ArrayRef
+    sh_size: z3.ArrayRef
+    sh_used: z3.ArrayRef  # front end -> bytes recorded
+    w_live: z3.ArrayRef
+    w_id: z3.ArrayRef
+    w_data: z3.ArrayRef  # the item carries a payload (its processing is w_ph)
+    w_ph: z3.ArrayRef
+    w_tag: z3.ArrayRef
+    w_pos: z3.ArrayRef  # position of the item in its message
+    ld_live: z3.BoolRef  # an item was served; it paired ld_tensor with ld_ph
+    ld_tensor: z3.ExprRef
+    ld_ph: z3.ExprRef
+    fault: z3.BoolRef
+
+
+def state(suffix: str) -> PState:
+    """Fresh variables for one state."""
+    def arr(name: str, *sorts: z3.SortRef) -> z3.ArrayRef:
+        return z3.Array(f"{name}{suffix}", *sorts)
+
+    return PState(
+        arr("p1_in", IDENTITY, BOOL), arr("p1_pid", IDENTITY, PROCESSING),
+        arr("p1_tag", IDENTITY, PROCESSING), arr("p1_size", IDENTITY, INT),
+        z3.Int(f"p1_used{suffix}"),
+        arr("sh_in", FRONT_END, IDENTITY, BOOL), arr("sh_pid", FRONT_END, IDENTITY, PROCESSING),
+        arr("sh_tag", FRONT_END, IDENTITY, PROCESSING), arr("sh_size", FRONT_END, IDENTITY, INT),
+        arr("sh_used", FRONT_END, INT),
+        arr("w_live", WIRE, BOOL), arr("w_id", WIRE, IDENTITY), arr("w_data", WIRE, BOOL),
+        arr("w_ph", WIRE, PROCESSING), arr("w_tag", WIRE, PROCESSING), arr("w_pos", WIRE, INT),
+        z3.Bool(f"ld_live{suffix}"), z3.Const(f"ld_tensor{suffix}", PROCESSING),
+        z3.Const(f"ld_ph{suffix}", PROCESSING), z3.Bool(f"fault{suffix}"),
+    )
+
+
+@dataclass(frozen=True)
+class Params:
+    """The budget and each side's size of a processing: unbounded, shared by every step."""
+
+    budget: z3.ArithRef
+    p0_bytes: z3.FuncDeclRef
+    p1_bytes: z3.FuncDeclRef
+
+
+def params() -> Params:
+    return Params(z3.Int("budget"), z3.Function("p0_bytes", PROCESSING, INT),
+                  z3.Function("p1_bytes", PROCESSING, INT))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The arguments of one step: a front end, an identity, a wire item, a processing, a
+    position, and a yes/no (record in the shadow / cache in P1)."""
+
+    fe: z3.ExprRef
+    ident: z3.ExprRef
+    wire: z3.ExprRef
+    pid: z3.ExprRef
+    pos: z3.ArithRef
+    keep: z3.BoolRef
+
+
+def choice() -> Choice:
+    return Choice(z3.Const("c_fe", FRONT_END), z3.Const("c_id", IDENTITY),
+                  z3.Const("c_wire", WIRE), z3.Const("c_pid", PROCESSING), z3.Int("c_pos"),
+                  z3.Bool("c_keep"))
+
+
+@dataclass(frozen=True)
+class PModel:
+    """The abstract model of one variant (plus a flaw the spec does not have, for mutants)."""
+
+    variant: Variant = V3
+    flaw: Flaw = NO_FLAW
+
+    def tag_of(self, pid: z3.ExprRef) -> z3.ExprRef:
+        return pid if self.variant.tagged else NO_TAG
+
+    def fits(self, used: z3.ArithRef, size: z3.ArithRef, budget: z3.ArithRef,
+             flaw: LruFlaw) -> z3.BoolRef:
+        """The LRU's contract: an entry is inserted once it fits (its eviction loop ran)."""
+        if flaw is LruFlaw.IGNORE_NEW_SIZE:
+            return z3.And(used <= budget, size <= budget)
+        return used + size <= budget
+
+
+Action = Callable[[PModel, Params, PState, Choice], tuple[z3.BoolRef, PState]]
+
+
+def _drop(in_: z3.ArrayRef, size: z3.ArrayRef, used: z3.ArithRef,
+          *key: z3.ExprRef) -> z3.ArithRef:
+    return used - z3.If(z3.Select(in_, *key), z3.Select(size, *key), 0)
+
+
+def p0_send_reference(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """P0 (front end fe) sends item `wire` of identity `ident` by reference to its entry."""
+    guard = z3.And(z3.Select(s.sh_in, c.fe, c.ident), z3.Not(z3.Select(s.w_live, c.wire)),
+                   c.pos >= 0)
+    return guard, _sent(s, c, data=False, ph=z3.Select(s.sh_pid, c.fe, c.ident),
+                        tag=z3.Select(s.sh_tag, c.fe, c.ident))
+
+
+def p0_send_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """P0 sends processing `pid` as a payload; with `keep`, it records it in its shadow (old
+    entry dropped first, once it fits), else leaves the shadow as it is."""
+    size = p.p0_bytes(c.pid)
+    used = _drop(s.sh_in, s.sh_size, z3.Select(s.sh_used, c.fe), c.fe, c.ident)
+    recorded = replace(
+        s,
+        sh_in=z3.Store(s.sh_in, c.fe, c.ident, True),
+        sh_pid=z3.Store(s.sh_pid, c.fe, c.ident, c.pid),
+        sh_tag=z3.Store(s.sh_tag, c.fe, c.ident, m.tag_of(c.pid)),
+        sh_size=z3.Store(s.sh_size, c.fe, c.ident, size),
+        sh_used=z3.Store(s.sh_used, c.fe, used + size),
+    )
+    fits = m.fits(used, size, p.budget, m.variant.shadow_lru)
+    guard = z3.And(z3.Not(z3.Select(s.w_live, c.wire)), c.pos >= 0, size >= 1,
+                   z3.Implies(c.keep, fits))
+    after = _if_state(c.keep, recorded, s)
+    return guard, _sent(after, c, data=True, ph=c.pid, tag=m.tag_of(c.pid))
+
+
+def _sent(s: PState, c: Choice, data: bool, ph: z3.ExprRef, tag: z3.ExprRef) -> PState:
+    return replace(
+        s,
+        w_live=z3.Store(s.w_live, c.wire, True), w_id=z3.Store(s.w_id, c.wire, c.ident),
+        w_data=z3.Store(s.w_data, c.wire, data), w_ph=z3.Store(s.w_ph, c.wire, ph),
+        w_tag=z3.Store(s.w_tag, c.wire, tag), w_pos=z3.Store(s.w_pos, c.wire, c.pos),
+    )
+
+
+def shadow_drop(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """An entry of a shadow goes: eviction, invalidation, clear, restart."""
+    used = z3.Select(s.sh_used, c.fe) - z3.Select(s.sh_size, c.fe, c.ident)
+    return z3.Select(s.sh_in, c.fe, c.ident), replace(
+        s, sh_in=z3.Store(s.sh_in, c.fe, c.ident, False), sh_used=z3.Store(s.sh_used, c.fe, used))
+
+
+def p1_drop(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """An entry of P1 goes: eviction, clear, reset, restart."""
+    return z3.Select(s.p1_in, c.ident), replace(
+        s, p1_in=z3.Store(s.p1_in, c.ident, False),
+        p1_used=s.p1_used - z3.Select(s.p1_size, c.ident))
+
+
+def wire_lost(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """A wire item never reaches P1 (its request was rejected or aborted)."""
+    return z3.Select(s.w_live, c.wire), replace(s, w_live=z3.Store(s.w_live, c.wire, False))
+
+
+def p1_receive_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """P1 takes a payload item: per the variant's payload rule it uses the cached entry ("the
+    cache wins") or the payload, which it caches with `keep` once it fits, the old entry
+    dropped first (where the variant drops before replacing)."""
+    w, v = c.wire, m.variant
+    ident, pid = z3.Select(s.w_id, w), z3.Select(s.w_ph, w)
+    size = p.p1_bytes(pid)
+    cached = z3.Select(s.p1_in, ident)
+    taken = replace(s, w_live=z3.Store(s.w_live, w, False))
+    dropped = _drop(s.p1_in, s.p1_size, s.p1_used, ident)
+    stored = replace(
+        taken,
+        p1_in=z3.Store(s.p1_in, ident, True), p1_pid=z3.Store(s.p1_pid, ident, pid),
+        p1_tag=z3.Store(s.p1_tag, ident, z3.Select(s.w_tag, w)),
+        p1_size=z3.Store(s.p1_size, ident, size), p1_used=dropped + size,
+    )
+    fits = m.fits(dropped, size, p.budget, v.receiver_lru)
+    if v.drop_before_replace:
+        skipped = replace(taken, p1_in=z3.Store(s.p1_in, ident, False), p1_used=dropped)
+    else:
+        skipped = taken  # pre-#57833: a payload not cached leaves the old entry in place
+    after = _if_state(z3.And(c.keep, fits), stored, skipped)
+    tensor: z3.ExprRef = pid
+    if not v.payload_wins:
+        after = _if_state(cached, taken, after)
+        tensor = z3.If(cached, z3.Select(s.p1_pid, ident), pid)
+    guard = z3.And(z3.Select(s.w_live, w), z3.Select(s.w_data, w), size >= 1)
+    return guard, replace(after, ld_live=z3.BoolVal(True), ld_tensor=tensor,
+                          ld_ph=z3.Select(s.w_ph, w))
+
+
+def p1_receive_reference(
+    m: PModel, p: Params, s: PState, c: Choice
+) -> tuple[z3.BoolRef, PState]:
+    """P1 takes a reference: served from its entry if present and (tagged) if the tags agree;
+    otherwise a miss, reported (no delivery) or, without reported misses, a crash."""
+    w = c.wire
+    ident = z3.Select(s.w_id, w)
+    agree = z3.Select(s.p1_tag, ident) == z3.Select(s.w_tag, w)
+    if m.flaw.tag_checked_on_first_item_only:
+        agree = z3.Or(agree, z3.Select(s.w_pos, w) > 0)
+    hit = z3.And(z3.Select(s.p1_in, ident), agree if m.variant.tagged else z3.BoolVal(True))
+    taken = replace(s, w_live=z3.Store(s.w_live, w, False))
+    served = replace(taken, ld_live=z3.BoolVal(True), ld_tensor=z3.Select(s.p1_pid, ident),
+                     ld_ph=z3.Select(s.w_ph, w))
+    missed = replace(taken, ld_live=z3.BoolVal(False),
+                     fault=z3.BoolVal(not m.variant.reports_misses))
+    guard = z3.And(z3.Select(s.w_live, w), z3.Not(z3.Select(s.w_data, w)))
+    return guard, _if_state(hit, served, missed)
+
+
+def p0_assertion(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """Without late-miss reprocessing, P0 asserts when a probed hit is gone at update time
+    (possible under D6 or D8: here at any time)."""
+    return z3.BoolVal(not m.variant.late_miss_reprocess), replace(s, fault=z3.BoolVal(True))
+
+
+def eviction_hang(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+    """An LRU with the ghost flaw can spin in its eviction loop (here: at any time)."""
+    ghosts = LruFlaw.GHOST_TOUCH in (m.variant.shadow_lru, m.variant.receiver_lru)
+    return z3.BoolVal(ghosts), replace(s, fault=z3.BoolVal(True))
+
+
+ACTIONS: dict[str, Action] = {
+    "P0 sends a reference": p0_send_reference,
+    "P0 sends a payload": p0_send_payload,
+    "a shadow entry goes": shadow_drop,
+    "a P1 entry goes": p1_drop,
+    "a wire item is lost": wire_lost,
+    "P1 takes a payload": p1_receive_payload,
+    "P1 takes a reference": p1_receive_reference,
+    "P0 asserts": p0_assertion,
+    "an eviction hangs": eviction_hang,
+}
+
+
+def _if_state(cond: z3.BoolRef, then: PState, other: PState) -> PState:
+    fields = PState.__dataclass_fields__
+    return PState(**{f: z3.If(cond, getattr(then, f), getattr(other, f)) for f in fields})
+
+
+def step(m: PModel, p: Params, s: PState, n: PState, c: Choice, action: Action) -> z3.BoolRef:
+    """One step by `action`: its guard, no fault before, and n its complete next state."""
+    guard, after = action(m, p, s, c)
+    fields = PState.__dataclass_fields__
+    return z3.And(z3.Not(s.fault), guard, *[getattr(n, f) == getattr(after, f) for f in fields])
+
+
+def initial(s: PState) -> z3.BoolRef:
+    i, f, w = z3.Const("i0", IDENTITY), z3.Const("f0", FRONT_END), z3.Const("w0", WIRE)
+    return z3.And(
+        z3.ForAll([i], z3.Not(z3.Select(s.p1_in, i))), s.p1_used == 0,
+        z3.ForAll([f, i], z3.Not(z3.Select(s.sh_in, f, i))),
+        z3.ForAll([f], z3.Select(s.sh_used, f) == 0),
+        z3.ForAll([w], z3.Not(z3.Select(s.w_live, w))),
+        z3.Not(s.ld_live), z3.Not(s.fault),
+    )
+
+
+def background(p: Params) -> z3.BoolRef:
+    return p.budget >= 1
+
+
+# -- the certificate and the properties ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PInvariant:
+    name: str
+    statement: str
+    holds: Callable[[PState, Params], z3.BoolRef]
+
+
+def _i() -> z3.ExprRef:
+    return z3.Const("i", IDENTITY)
+
+
+def _f() -> z3.ExprRef:
+    return z3.Const("f", FRONT_END)
+
+
+def _w() -> z3.ExprRef:
+    return z3.Const("w", WIRE)
+
+
+def _entry_tags(s: PState, p: Params) -> z3.BoolRef:
+    i, f = _i(), _f()
+    return z3.And(
+        z3.ForAll([i], z3.Implies(z3.Select(s.p1_in, i),
+                                  z3.Select(s.p1_tag, i) == z3.Select(s.p1_pid, i))),
+        z3.ForAll([f, i], z3.Implies(z3.Select(s.sh_in, f, i),
+                                     z3.Select(s.sh_tag, f, i) == z3.Select(s.sh_pid, f, i))),
+    )
+
+
+def _wire_tags(s: PState, p: Params) -> z3.BoolRef:
+    w = _w()
+    return z3.ForAll([w], z3.Implies(z3.Select(s.w_live, w),
+                                     z3.Select(s.w_tag, w) == z3.Select(s.w_ph, w)))
+
+
+def _served(s: PState, p: Params) -> z3.BoolRef:
+    return z3.Implies(s.ld_live, s.ld_tensor == s.ld_ph)
+
+
+def _within_budget(s: PState, p: Params) -> z3.BoolRef:
+    f = _f()
+    return z3.And(s.p1_used <= p.budget, z3.ForAll([f], z3.Select(s.sh_used, f) <= p.budget))
+
+
+def _positive_sizes(s: PState, p: Params) -> z3.BoolRef:
+    i, f = _i(), _f()
+    return z3.And(
+        z3.ForAll([i], z3.Implies(z3.Select(s.p1_in, i), z3.Select(s.p1_size, i) >= 1)),
+        z3.ForAll([f, i], z3.Implies(z3.Select(s.sh_in, f, i),
+                                     z3.Select(s.sh_size, f, i) >= 1)),
+    )
+
+
+def _no_fault(s: PState, p: Params) -> z3.BoolRef:
+    return z3.Not(s.fault)
+
+
+CERTIFICATE: tuple[PInvariant, ...] = (
+    PInvariant("entry-tag-is-its-processing", "every entry of P1 and of every shadow is tagged "
+               "with the processing it holds (I1, for every identity and front end)",
+               _entry_tags),
+    PInvariant("wire-tag-is-its-placeholders", "every wire item's tag names the processing of "
+               "its placeholders (I2, for every wire item)", _wire_tags),
+    PInvariant("served-from-one-processing", "the item served last pairs a tensor and "
+               "placeholders of one processing (S1)", _served),
+    PInvariant("within-budget", "every side's byte total is within the budget (S2)",
+               _within_budget),
+    PInvariant("entries-have-positive-size", "every entry has a positive size (I6)",
+               _positive_sizes),
+    PInvariant("no-fault", "no fault (S3)", _no_fault),
+)
+"""V3's certificate for every instance."""
+
+BAD: dict[str, Callable[[PState, Params], z3.BoolRef]] = {
+    "S1": lambda s, p: z3.Not(_served(s, p)),
+    "S2": lambda s, p: z3.Not(_within_budget(s, p)),
+    "S3": lambda s, p: s.fault,
+}
+
+
+class ParametricRejected(AssertionError):
+    """A certificate that is not inductive, does not imply a property, or is vacuous."""
+
+
+def _ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
+    solver = Bounded(rlimit)
+    solver.add(*facts)
+    answer = solver.check()
+    return answer.result, answer.why_unknown() if answer.result == z3.unknown else "", answer.used
+
+
+def prove(
+    model: PModel = PModel(),
+    certificate: tuple[PInvariant, ...] = CERTIFICATE,
+    properties: tuple[str, ...] = ("S1", "S2", "S3"),
+    rlimit: int = CERTIFICATE_RLIMIT,
+) -> list[ProvedAllDepths]:
+    """Check the certificate with fresh solvers (init => I; I and each action => each part of
+    I'; I => each property; I satisfiable with init); one result per property, instance
+    "any". Raises ParametricRejected naming the query that failed."""
+    start = time.perf_counter()
+    p, s, n, c = params(), state(""), state("'"), choice()
+    inv = z3.And([part.holds(s, p) for part in certificate])
+    peak = 0
+
+    def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
+        nonlocal peak
+        result, why, used = _ask(rlimit, background(p), *facts)
+        peak = max(peak, used)
+        if result != expected:
+            got = f"undecided, {why}" if result == z3.unknown else str(result)
+            raise ParametricRejected(f"{model_name(model)}: {what}: expected {expected}, "
+                                     f"got {got}")
+
+    must(z3.sat, "non-vacuity (the invariant holds in an initial state)", initial(s), inv)
+    must(z3.unsat, "initiation (init implies the invariant)", initial(s), z3.Not(inv))
+    for label, action in ACTIONS.items():
+        for part in certificate:
+            must(z3.unsat, f"consecution of {part.name} under '{label}'",
+                 inv, step(model, p, s, n, c, action), z3.Not(part.holds(n, p)))
+    for prop in properties:
+        must(z3.unsat, f"the invariant implies {prop}", inv, BAD[prop](s, p))
+    elapsed = time.perf_counter() - start
+    names = " & ".join(part.name for part in certificate)
+    return [ProvedAllDepths(prop, "quantified inductive invariant over uninterpreted sorts "
+                            "(MBQI, 3-step check)", names, elapsed, instance="any", peak=peak)
+            for prop in properties]
+
+
+def model_name(model: PModel) -> str:
+    flaw = "" if model.flaw is NO_FLAW else f" with {model.flaw.name}"
+    return f"{model.variant.name}{flaw}"
+
+
+CHECKER = "z3-parametric"
+ENVIRONMENT = tuple(d.value for d in sorted(Drift, key=lambda d: int(d.value[1:])))
+"""Every drift source is in the abstract model at once."""
+
+
+def records(rlimit: int = CERTIFICATE_RLIMIT, model: PModel = PModel()) -> list[VerdictRecord]:
+    """One record per property of V3 (or `model`): proved for all depths with instance "any",
+    or, if the certificate is rejected, unknown with the query that failed."""
+    start = time.perf_counter()
+    try:
+        proofs = prove(model, rlimit=rlimit)
+    except ParametricRejected as error:
+        seconds = round(time.perf_counter() - start, 3)
+        return [VerdictRecord(CHECKER, model.variant.name, ENVIRONMENT, prop, Verdict.UNKNOWN,
+                              0, "depth", seconds, detail=f"certificate rejected: {error}",
+                              instance="any") for prop in BAD]
+    return [VerdictRecord(CHECKER, model.variant.name, ENVIRONMENT, proof.property,
+                          Verdict.PROVED, None, "depth", round(proof.seconds, 3),
+                          detail=f"{proof.method}: {proof.certificate}; peak rlimit "
+                                 f"{proof.peak}", instance=proof.instance)
+            for proof in proofs]
+
+
+# -- the certificate on concrete spec states -------------------------------------------------
+
+
+def _closed(sort: z3.SortRef, elements: list[z3.ExprRef]) -> z3.BoolRef:
+    """The sort has exactly these (distinct) elements."""
+    x = z3.Const(f"every_{sort}", sort)
+    distinct = z3.Distinct(*elements) if len(elements) > 1 else z3.BoolVal(True)
+    return z3.And(distinct, z3.ForAll([x], z3.Or([x == e for e in elements])))
+
+
+def _side(in_: z3.ArrayRef, pid: z3.ArrayRef, tag: z3.ArrayRef, size: z3.ArrayRef,
+          used: z3.ArithRef, key: Callable[[str], tuple[z3.ExprRef, ...]],
+          identities: tuple[str, ...], entries: dict[str, Any],
+          pids: Callable[[int | None], z3.ExprRef]) -> list[z3.BoolRef]:
+    facts: list[z3.BoolRef] = [used == sum(e.size for e in entries.values())]
+    for ident in identities:
+        entry = entries.get(ident)
+        facts.append(z3.Select(in_, *key(ident)) == (entry is not None))
+        if entry is not None:
+            facts += [z3.Select(pid, *key(ident)) == pids(entry.processing),
+                      z3.Select(tag, *key(ident)) == pids(entry.tag),
+                      z3.Select(size, *key(ident)) == entry.size]
+    return facts
+
+
+def _keyed(fe: z3.ExprRef, ids: dict[str, z3.ExprRef]) -> Callable[[str], tuple[z3.ExprRef, ...]]:
+    return lambda ident: (fe, ids[ident])
+
+
+def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
+        PState, Params, z3.BoolRef]:
+    """A model state pinned to a spec state (its `served`-th served item as the last
+    delivery, none if None): the sorts closed over the state's identities, front ends, wire
+    items (the channel's and, under D6, those built but not yet sent) and processings."""
+    s, p = state("@spec"), params()
+    ids = {i: z3.Const(f"id_{i}", IDENTITY) for i in config.identities}
+    fes = [z3.Const(f"fe_{f}", FRONT_END) for f in range(len(concrete.shadows))]
+    pid_consts = [z3.Const(f"pid_{n}", PROCESSING) for n in range(len(concrete.processings))]
+
+    def pids(value: int | None) -> z3.ExprRef:
+        return NO_TAG if value is None else pid_consts[value]
+
+    wires = [item for message in concrete.to_engine for item in enumerate(message.items)]
+    wires += [(index, item) for request in concrete.requests if request.work is not None
+              for index, item in request.work.wire]
+    slots = [z3.Const(f"wire_{n}", WIRE) for n in range(len(wires) + 1)]  # one dead slot
+    facts: list[z3.BoolRef] = [
+        _closed(IDENTITY, list(ids.values())), _closed(FRONT_END, fes),
+        _closed(PROCESSING, [*pid_consts, NO_TAG]), _closed(WIRE, slots),
+        p.budget == config.budget,
+    ]
+    for n, processing in enumerate(concrete.processings):
+        facts += [p.p0_bytes(pid_consts[n]) == config.shadow_bytes(processing.content),
+                  p.p1_bytes(pid_consts[n]) == config.receiver_bytes(processing.content)]
+    receiver = {e.identity: e for e in concrete.receiver if isinstance(e, spec_lru.Entry)}
+    facts += _side(s.p1_in, s.p1_pid, s.p1_tag, s.p1_size, s.p1_used, lambda i: (ids[i],),
+                   config.identities, receiver, pids)
+    for fe, shadow in zip(fes, concrete.shadows, strict=True):
+        entries = {e.identity: e for e in shadow if isinstance(e, spec_lru.Entry)}
+        facts += _side(s.sh_in, s.sh_pid, s.sh_tag, s.sh_size, z3.Select(s.sh_used, fe),
+                       _keyed(fe, ids), config.identities, entries, pids)
+    for slot, (index, item) in zip(slots, wires, strict=False):
+        facts += [z3.Select(s.w_live, slot), z3.Select(s.w_id, slot) == ids[item.identity],
+                  z3.Select(s.w_data, slot) == (item.data is not None),
+                  z3.Select(s.w_ph, slot) == pids(item.placeholders),
+                  z3.Select(s.w_tag, slot) == pids(item.tag),
+                  z3.Select(s.w_pos, slot) == index]
+    facts.append(z3.Not(z3.Select(s.w_live, slots[-1])))
+    delivered = concrete.last_delivery.served if concrete.last_delivery else ()
+    if served is None:
+        facts.append(z3.Not(s.ld_live))
+    else:
+        pairing = delivered[served]
+        facts += [s.ld_live, s.ld_tensor == pids(pairing.tensor),
+                  s.ld_ph == pids(pairing.placeholders)]
+    facts.append(s.fault == (concrete.fault is not None))
+    return s, p, z3.And(facts)
+
+
+def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
+    """None when every abstraction of the spec state (one per served item) satisfies the
+    certificate; otherwise the part that fails (or an abstraction that is inconsistent)."""
+    delivered = concrete.last_delivery.served if concrete.last_delivery else ()
+    for served in [None, *range(len(delivered))]:
+        s, p, pinned = abstraction(config, concrete, served)
+        result, why, _ = _ask(rlimit, pinned)
+        if result != z3.sat:
+            return f"the abstraction is not satisfiable ({result} {why})"
+        for part in CERTIFICATE:
+            result, why, _ = _ask(rlimit, pinned, z3.Not(part.holds(s, p)))
+            if result != z3.unsat:
+                return f"{part.name} fails on the abstraction ({result} {why})"
+    return None

@@ -1,0 +1,51 @@
+"""The cross-check names a contradiction only when a trace of one checker's instance breaks
+what another proved for that instance (made-up records against a real trace), and stays
+silent when the trace is not one of that instance."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from model_checks.explore.agreement import disagreements
+from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.explore.instance import CI_SHAPES
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.simulate.counterexample import config_to_json
+from spec import V2
+
+
+def _h1_counterexample(tmp_path: Path) -> tuple[VerdictRecord, dict[str, object]]:
+    outcome = explore_cell(CellJob(V2, ("D1",), tmp_path, 30_000, CI_SHAPES, False))
+    record = next(r for r in outcome.records if r.property == "H1")
+    assert record.verdict is Verdict.COUNTEREXAMPLE
+    return record, outcome.config
+
+
+def test_a_trace_of_the_instance_contradicts_a_proof(tmp_path: Path) -> None:
+    found, instance = _h1_counterexample(tmp_path)
+    claimed = replace(found, verdict=Verdict.PROVED, counterexample_path=None)
+    other = replace(found, checker="hypothesis")
+    lines = disagreements([claimed], {("V2", ("D1",)): instance}, [other])
+    assert len(lines) == 1 and "is a trace of that instance" in lines[0]
+
+
+def test_a_trace_outside_the_instance_contradicts_nothing(tmp_path: Path) -> None:
+    found, instance = _h1_counterexample(tmp_path)
+    claimed = replace(found, verdict=Verdict.PROVED, counterexample_path=None)
+    other = replace(found, checker="hypothesis")
+    from model_checks.explore.instance import explore_config
+
+    no_reordering = config_to_json(explore_config(V2, ()))  # the trace reorders: not a trace
+    assert disagreements([claimed], {("V2", ("D1",)): no_reordering}, [other]) == []
+    assert instance != no_reordering
+
+
+def test_a_z3_proof_contradicted_by_an_explorer_trace(tmp_path: Path) -> None:
+    found, instance = _h1_counterexample(tmp_path)
+    proof = replace(found, checker="z3-induction", verdict=Verdict.PROVED, bound=None,
+                    counterexample_path=None)
+    lines = disagreements([found], {("V2", ("D1",)): instance}, [proof])
+    assert len(lines) == 1 and "proved it to all depths" in lines[0]
+    shallow = replace(proof, checker="z3-bmc", bound=2)
+    assert disagreements([found], {("V2", ("D1",)): instance}, [shallow]) == []

@@ -1,0 +1,75 @@
+"""The explore command: verdict records with instance, states and diameter; vacuous where a
+property cannot fail; counterexamples replayable, and traces of the matrix's instance too;
+bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model_checks.cli import main
+from model_checks.matrix import config_for
+from model_checks.records import Verdict, read_records
+from model_checks.simulate.counterexample import action_from_json, replay_file
+from spec import by_id, run, variant_named
+
+
+def test_explore_cells_records_and_traces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, records = tmp_path / "cx", tmp_path / "records.json"
+    code = main(["explore", "--variant", "V2", "--env", "none", "--env", "D7+D10",
+                 "--processes", "1", "--json", str(records), "--out", str(out)])
+    assert code == 0, capsys.readouterr().out
+    found = {(r.environment, r.property): r for r in read_records(records)}
+    none_s1 = found[((), "S1")]
+    assert none_s1.verdict is Verdict.VACUOUS and "one content per identity" in none_s1.detail
+    proved = found[((), "S2")]
+    assert proved.verdict is Verdict.PROVED and proved.bound is None
+    assert "proved for this instance, all depths" in proved.detail
+    assert "states, diameter" in proved.detail and "instance: identities a,b" in proved.detail
+    assert found[((), "L1")].verdict is Verdict.VACUOUS
+    broken = found[(("D7", "D10"), "S4")]
+    assert broken.verdict is Verdict.COUNTEREXAMPLE and broken.counterexample_path
+    replayed = replay_file(Path(broken.counterexample_path))
+    assert replayed.step == broken.counterexample_length
+
+
+def test_explorer_traces_are_traces_of_the_matrix_instance(tmp_path: Path) -> None:
+    """The explorer's instance is a restriction of the matrix's: its counterexamples replay
+    there, action by action, and break the same property."""
+    records = tmp_path / "records.json"
+    assert main(["explore", "--variant", "V1", "--env", "D2", "--env", "D7+D10",
+                 "--processes", "1", "--json", str(records), "--out", str(tmp_path)]) in (0, 1)
+    traces = [r for r in read_records(records) if r.verdict is Verdict.COUNTEREXAMPLE]
+    assert traces
+    for record in traces:
+        data = json.loads(Path(str(record.counterexample_path)).read_text())
+        actions = [action_from_json(s["action"], s["args"]) for s in data["states"][1:]]
+        matrix = config_for(variant_named(record.variant), record.environment)
+        assert by_id(record.property).check_trace(run(matrix, actions)) is not None
+
+
+@pytest.mark.parametrize("argv", [
+    ["explore", "--variant", "V9"],
+    ["explore", "--env", "D12"],
+    ["explore", "--processes", "0"],
+])
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*argv, "--json", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_state_limit_leaves_proofs_undecided() -> None:
+    from model_checks.explore.graph import build
+    from model_checks.explore.instance import explore_config
+    from model_checks.explore.judge import Status, judge
+
+    graph = build(explore_config(variant_named("V3"), ("D3",)), max_states=50)
+    assert not graph.complete
+    assert judge(graph, by_id("S2")).status is Status.UNDECIDED
