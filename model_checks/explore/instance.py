@@ -53,6 +53,8 @@ def explore_config(
     return replace(
         matrix,
         identities=identities,
+        # D9's c (cached by P0 only) is left out with c: a restriction stays a restriction.
+        sizes=tuple(size for size in matrix.sizes if size.content.identity in identities),
         max_requests=min(max_requests, matrix.max_requests),
         max_in_flight=min(max_in_flight, matrix.max_in_flight),
         max_items=min(items, matrix.max_items, max_items or items),

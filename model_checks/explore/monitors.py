@@ -1,8 +1,9 @@
 """L1-L3 as monitors: small automata run in product with the state graph.
 
 The spec states L1-L3 as functions of a whole finite trace (`spec.properties.liveness`). Each
-of them reads the trace left to right and keeps a small memory: L1 the (front end, identity)
-pairs owed a resend, L3 the requests whose miss it watches; L2 reads one state at a time. A
+of them reads the trace left to right and keeps a small memory: L1 the (request, identity)
+pairs its retry owes a payload and those another payload excused, L2 what each request's last
+miss listed, L3 the requests whose miss at P1 it watches. A
 `Monitor` is that memory made explicit: `start` gives it for the initial state, `advance`
 the memory after one step and the reason the step violates the property, if it does. The
 explorer searches the product of the state graph with the monitor breadth-first, so the first
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spec import Action, Config, Stage, State, Trace, by_id
+from spec import Action, Config, Stage, State
 from spec.transitions import P0ReceiveReply, P1Receive
 
 Memory = Any  # hashable; each monitor documents its own
@@ -43,15 +44,17 @@ class Monitor:
     every state (the breadth-first order gives a shortest path), with no product."""
 
 
-def _sent_message(before: State, after: State) -> tuple[int, tuple[tuple[str, bool], ...]] | None:
-    """(front end, (identity, carries data) per item) of the message a step sent, if any:
-    the step that moved some request to IN_FLIGHT put it last on the channel to P1."""
+def _sent_message(
+    before: State, after: State
+) -> tuple[int, int, tuple[tuple[str, bool], ...]] | None:
+    """(rid, front end, (identity, carries data) per item) of the message a step sent, if
+    any: the step that moved some request to IN_FLIGHT put it last on the channel to P1."""
     for request in after.requests:
         old = before.requests[request.rid] if request.rid < len(before.requests) else None
         if request.stage is Stage.IN_FLIGHT and (old is None or old.stage is not Stage.IN_FLIGHT):
             message = after.to_engine[-1]
-            return message.front_end, tuple((w.identity, w.data is not None)
-                                            for w in message.items)
+            return message.rid, message.front_end, tuple((w.identity, w.data is not None)
+                                                         for w in message.items)
     return None
 
 
@@ -67,30 +70,62 @@ def _takes_miss(before: State, action: Action, after: State) -> bool:
     return _miss_taken(before, action) is not None
 
 
-# -- L1: memory = frozenset of (front end, identity) owed a payload --------------------------
+# -- L1: memory = (owed, excused): frozensets of (rid, identity) ------------------------------
+# owed: the retry of rid owes identity's payload; excused: a message of the same front end
+# carried that payload since the miss (the retry may then send a reference).
+
+L1Memory = tuple[frozenset[tuple[int, str]], frozenset[tuple[int, str]]]
 
 
 def _advance_l1(
-    config: Config, before: State, action: Action, after: State, owed: frozenset[tuple[int, str]]
-) -> tuple[frozenset[tuple[int, str]], str | None]:
+    config: Config, before: State, action: Action, after: State, memory: L1Memory
+) -> tuple[L1Memory, str | None]:
+    owed, excused = memory
     taken = _miss_taken(before, action)
     if taken is not None:
-        _, front_end, missed = taken
-        owed = owed | {(front_end, h) for h in missed}
+        rid, _, missed = taken
+        owed = owed | {(rid, h) for h in missed}
+        excused = excused - {(rid, h) for h in missed}
     sent = _sent_message(before, after)
     if sent is None:
-        return owed, None
-    front_end, items = sent
+        return (owed, excused), None
+    rid, front_end, items = sent
+    why = None
     for identity, has_data in items:
-        if (front_end, identity) in owed:
-            owed = owed - {(front_end, identity)}
-            if not has_data:
-                why = f"front end {front_end} sent {identity!r} as a reference after its miss"
-                return owed, why
-    return owed, None
+        key = (rid, identity)
+        if key in owed:
+            owed = owed - {key}
+            if not has_data and key not in excused and why is None:
+                why = f"the retry of request {rid} sent {identity!r} as a reference"
+        excused = excused - {key}
+    payloads = {identity for identity, has_data in items if has_data}
+    excused = excused | {
+        (r, h) for r, h in owed
+        if r != rid and h in payloads and after.requests[r].front_end == front_end
+    }
+    return (owed, excused), why
 
 
-# -- L3: memory = frozenset of rids whose miss is watched (no drift event since) --------------
+# -- L2: memory = frozenset of (rid, identities its last miss reply listed) -------------------
+
+
+def _advance_l2(
+    config: Config, before: State, action: Action, after: State,
+    listed: frozenset[tuple[int, tuple[str, ...]]],
+) -> tuple[frozenset[tuple[int, tuple[str, ...]]], str | None]:
+    taken = _miss_taken(before, action)
+    if taken is None:
+        return listed, None
+    rid, _, missed = taken
+    previous = next((ids for r, ids in listed if r == rid), ())
+    again = sorted(set(previous).intersection(missed))
+    listed = frozenset((r, ids) for r, ids in listed if r != rid) | {(rid, missed)}
+    if again:
+        return listed, f"request {rid}: its retry was answered with a miss for {again}"
+    return listed, None
+
+
+# -- L3: memory = frozenset of rids whose miss at P1 is watched (no drift event since) --------
 
 
 def _advance_l3(
@@ -98,31 +133,16 @@ def _advance_l3(
 ) -> tuple[frozenset[int], str | None]:
     if action.drift_event() is not None:
         watching = frozenset()
-    taken = _miss_taken(before, action)
-    if taken is not None:
-        watching = watching | {taken[0]}
     if isinstance(action, P1Receive) and after.last_delivery is not None:
         rid = after.last_delivery.message.rid
+        missed = bool(after.last_delivery.missed)
         if rid in watching:
             watching = watching - {rid}
-            if after.last_delivery.missed:
+            if missed:
                 return watching, f"request {rid}: the retry missed again with no drift event"
+        if missed:
+            watching = watching | {rid}
     return watching, None
-
-
-# -- L2: a property of single states as the spec states it; memory unused ---------------------
-
-
-def _advance_state_local(prop_id: str) -> Advance:
-    prop = by_id(prop_id)
-
-    def advance(
-        config: Config, before: State, action: Action, after: State, memory: None
-    ) -> tuple[None, str | None]:
-        violation = prop.check_trace(Trace(config, after))
-        return None, None if violation is None else violation.reason
-
-    return advance
 
 
 def _delivery_missed(before: State, action: Action, after: State) -> bool:
@@ -130,12 +150,13 @@ def _delivery_missed(before: State, action: Action, after: State) -> bool:
 
 
 MONITORS: dict[str, Monitor] = {
-    "L1": Monitor("L1", frozenset(), _advance_l1, _takes_miss,
+    "L1": Monitor("L1", (frozenset(), frozenset()), _advance_l1, _takes_miss,
                   "no miss is reachable: P0 never takes a miss reply, so nothing is owed"),
-    "L2": Monitor("L2", None, _advance_state_local("L2"), _delivery_missed,
-                  "no miss is reachable: P1 never reports an item missing", state_local=True),
-    "L3": Monitor("L3", frozenset(), _advance_l3, _takes_miss,
-                  "no miss is reachable: P0 never takes a miss reply, so no recovery is owed"),
+    "L2": Monitor("L2", frozenset(), _advance_l2, _takes_miss,
+                  "no miss is reachable: P0 never takes a miss reply, so no retry is answered"),
+    "L3": Monitor("L3", frozenset(), _advance_l3, _delivery_missed,
+                  "no miss is reachable: P1 never reports an item missing, so no recovery is "
+                  "owed"),
 }
 """The trace properties judged by a monitor, by id. L4 is judged by graph analysis
 (`model_checks.explore.liveness`)."""

@@ -56,11 +56,13 @@ def test_monitors_flag_what_the_spec_flags() -> None:
                     found = _first_flag(config, trace, prop_id)
                     assert found == expected, (variant.name, env, prop_id)
                     flagged[prop_id] += expected is not None
-    assert flagged["L1"] > 0, flagged  # the walks saw violations, not only silence
+    # The walks saw violations, not only silence (L1, met by the retry's own message, rarely
+    # breaks on a random walk; the mutant witnesses below break it).
+    assert sum(flagged.values()) > 0, flagged
 
 
 def test_monitors_flag_the_mutant_witnesses() -> None:
-    """The witnesses of the mutants that break L1 and L3 are flagged where the spec flags them."""
+    """The witnesses of the mutants that break L1-L3 are flagged where the spec flags them."""
     flagged = dict.fromkeys(MONITORS, 0)
     for mutant in MUTANTS:
         trace = mutant.witness.run(mutant.variant)
@@ -69,4 +71,4 @@ def test_monitors_flag_the_mutant_witnesses() -> None:
             expected = None if violation is None else violation.step
             assert _first_flag(trace.config, trace, prop_id) == expected, (mutant.name, prop_id)
             flagged[prop_id] += expected is not None
-    assert flagged["L1"] > 0 and flagged["L3"] > 0, flagged
+    assert flagged["L1"] > 0 and flagged["L2"] > 0 and flagged["L3"] > 0, flagged
