@@ -410,7 +410,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m model_checks",
         description="Model checks of the paired caches. Without a subcommand: the main job.",
-        epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error",
+        epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error, "
+        "3 harness failure (conform)",
     )
     parser.add_argument(
         "--json", type=Path, default=Path("build/main-job/records.json"),
