@@ -20,8 +20,13 @@ each depth completes.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import z3
@@ -29,8 +34,7 @@ import z3
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model_checks.smt.actions import args_at, initial, transition
-from model_checks.smt.bmc import new_solver
-from model_checks.smt.budget import DEEP_RLIMIT
+from model_checks.smt.budget import DEEP_RLIMIT, Bounded
 from model_checks.smt.invariant import V3_INVARIANTS, conjunction, prove
 from model_checks.smt.properties import BAD
 from model_checks.smt.symbols import (
@@ -40,16 +44,35 @@ from model_checks.smt.symbols import (
     params_constraint,
     state_at,
 )
-from spec import ALL_DRIFT, V0, V1, V2, V3, Variant
+from spec import ALL_DRIFT, V0, V1, V2, V3, Drift, Variant
+
+VARIANTS = {"V0": V0, "V1": V1, "V2": V2, "V3": V3}
 
 PROPS = ("S1", "S2", "S3", "H1")
 
 
+SOLVERS: dict[str, Callable[[], z3.Solver]] = {
+    "default": z3.Solver,
+    "qflia": lambda: z3.SolverFor("QF_LIA"),
+    "tactic": lambda: z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver(),
+}
+"""Solver configurations compared by units: z3's default solver (what the checkers use), the
+QF_LIA logic's solver, and a preprocessing tactic (simplify, propagate values, solve
+equations) in front of the SMT core."""
+
+
 def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
-           incremental: bool = False, units: int | None = None) -> list[str]:
+           incremental: bool = False, units: int | None = None, config: str = "default",
+           depths: list[tuple[int, int, float, str]] | None = None) -> list[str]:
     """Rows "depth, seconds, open properties" until max_depth or the time budget; a fresh
-    solver per depth, as `bmc_many` does, unless `incremental` (the baseline)."""
+    solver per depth, as `bmc_many` does, unless `incremental` (the baseline). `config` names
+    the solver configuration (`SOLVERS`); `depths`, when given, receives per depth (depth,
+    cumulative units, cumulative process CPU seconds, open properties)."""
+    def new_solver(rlimit: int) -> Bounded:
+        return Bounded(rlimit, SOLVERS[config]())
+
     p = params(enc)
+    cpu = time.process_time()
     solver = new_solver(DEEP_RLIMIT)
     states = [state_at(enc, 0)]
     facts = [params_constraint(enc, p), initial(enc, states[0])]
@@ -88,9 +111,82 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
         label = enc.variant.name + (" +lemmas" if lemmas else "") + (" inc" if incremental else "")
         print(f"  {label} {row}", flush=True)
         rows.append(row)
+        if depths is not None:
+            depths.append((depth, spent, time.process_time() - cpu, " ".join(open_props) or "-"))
         if elapsed > budget or (units is not None and spent > units):
             break
     return rows
+
+
+def run_cell(spec: str, config: str, incremental: bool, max_depth: int,
+             units: int | None) -> dict[str, object]:
+    """One cell of the matrix (`spec` "V2:D1", or "V2:none"): BMC of S1, S2, S3, H1 deepened
+    to `max_depth` or until `units` are spent; per depth the cumulative units and process CPU
+    seconds (the rate of this process: units per CPU-second, whatever the machine's load)."""
+    name, env_text = spec.split(":")
+    env = frozenset() if env_text == "none" else frozenset(Drift(d) for d in env_text.split("+"))
+    enc = Encoding(VARIANTS[name], env)
+    depths: list[tuple[int, int, float, str]] = []
+    deepen(enc, max_depth, float("inf"), incremental=incremental, units=units, config=config,
+           depths=depths)
+    return {"cell": spec, "config": config + (" inc" if incremental else ""), "m": enc.m,
+            "depths": depths}
+
+
+def matrix(cells: list[str], configs: list[tuple[str, bool]], max_depth: int, units: int,
+           jobs: int) -> list[dict[str, object]]:
+    """Every cell under every configuration, each in a fresh process (the units a query
+    spends depend on what the z3 context built before it), `jobs` at a time."""
+    script = str(Path(__file__).resolve())
+    commands = [[sys.executable, script, "--cell", cell, "--solver", config,
+                 "--max-depth", str(max_depth), "--units", str(units)]
+                + (["--incremental"] if incremental else [])
+                for cell in cells for config, incremental in configs]
+    found: list[dict[str, object]] = []
+    running: list[subprocess.Popen[str]] = []
+    env = dict(os.environ, PYTHONPATH=str(Path(script).parent.parent))
+    while commands or running:
+        while commands and len(running) < jobs:
+            running.append(subprocess.Popen(commands.pop(0), stdout=subprocess.PIPE, text=True,
+                                            env=env))
+        done = running.pop(0)
+        out, _ = done.communicate()
+        result = json.loads(out.strip().splitlines()[-1])
+        found.append(result)
+        print(json.dumps(result), flush=True)
+    return found
+
+
+def table(results: list[dict[str, object]], units: int) -> None:
+    """The matrix's table: per cell and configuration, the depth reached within the units
+    of 60 s and of 600 s of CPU (at the rate measured in this run), the units to depth 6 and
+    12, and the properties still open at the deepest depth reached."""
+    rates = []
+    for result in results:
+        depths = result["depths"]
+        assert isinstance(depths, list)
+        if depths and depths[-1][2] > 1:
+            rates.append(depths[-1][1] / depths[-1][2])
+    rate = statistics.median(rates)
+    print(f"\nrate: median {rate / 1e6:.2f} Munits per CPU-second over {len(rates)} cells "
+          f"(range {min(rates) / 1e6:.2f}-{max(rates) / 1e6:.2f}); 60 s = "
+          f"{60 * rate / 1e6:.0f} Munits, 600 s = {600 * rate / 1e6:.0f} Munits; cap per cell "
+          f"{units / 1e6:.0f} Munits")
+    print("| cell | M | config | depth in 60 s | deepest (Munits) | Munits to 6 | "
+          "Munits to 12 | open at deepest |")
+    print("|---|---|---|---|---|---|---|---|")
+    for result in results:
+        depths = result["depths"]
+        assert isinstance(depths, list)
+        by_depth = {d: u for d, u, _, _ in depths}
+        within: object = max((d for d, u, _, _ in depths if u <= 60 * rate), default=-1)
+        last = depths[-1]
+        if last[0] < 12 and last[1] <= 60 * rate:  # stopped by the cap, not by 60 s of units
+            within = f">={within} (cap)"
+        six = f"{by_depth[6] / 1e6:.1f}" if 6 in by_depth else "-"
+        twelve = f"{by_depth[12] / 1e6:.1f}" if 12 in by_depth else "-"
+        print(f"| {result['cell']} | {result['m']} | {result['config']} | {within} | "
+              f"{last[0]} ({last[1] / 1e6:.0f}) | {six} | {twelve} | {last[3]} |")
 
 
 def main() -> None:
@@ -106,7 +202,37 @@ def main() -> None:
                         help="only V3's all-depth proof (skip the depth tables)")
     parser.add_argument("--units", type=int, default=None,
                         help="also stop deepening a variant after this many z3 resource units")
+    parser.add_argument("--solver", choices=tuple(SOLVERS), default="default",
+                        help="solver configuration (compared by units)")
+    parser.add_argument("--cell", default=None,
+                        help="one cell, e.g. V2:D1 (prints one JSON line; used by --matrix)")
+    parser.add_argument("--matrix", default=None,
+                        help="variants x single drift sources: 'single' (V0-V3 x none, D1-D11) "
+                             "or a comma list of cells, e.g. V2:none,V2:D6")
+    parser.add_argument("--configs", default="default",
+                        help="comma list of configurations for --matrix: default, qflia, "
+                             "tactic, each optionally with ' inc' (incremental), e.g. "
+                             "'default,default inc,tactic'")
+    parser.add_argument("--jobs", type=int, default=1, help="cells at a time for --matrix")
+    parser.add_argument("--from-log", type=Path, default=None,
+                        help="only render the table from the JSON lines a --matrix run printed")
     args = parser.parse_args()
+    if args.from_log is not None:
+        lines = args.from_log.read_text().splitlines()
+        table([json.loads(line) for line in lines if line.startswith("{")], args.units or 0)
+        return
+    if args.cell:
+        print(json.dumps(run_cell(args.cell, args.solver, args.incremental, args.max_depth,
+                                  args.units)))
+        return
+    if args.matrix:
+        if args.units is None:
+            parser.error("--matrix needs --units (the cap per cell)")
+        cells = ([f"{v}:{d}" for d in ["none", *(f"D{i}" for i in range(1, 12))]
+                  for v in VARIANTS] if args.matrix == "single" else args.matrix.split(","))
+        configs = [(c.split()[0], c.endswith(" inc")) for c in args.configs.split(",")]
+        table(matrix(cells, configs, args.max_depth, args.units, args.jobs), args.units)
+        return
     env = ALL_DRIFT if args.env == "all" else frozenset()
     bounds = Bounds(max_items=args.items, max_items_under_d8=args.items)
     tables: list[tuple[str, list[str]]] = []

@@ -63,11 +63,13 @@ class Bounded:
     """A z3 solver whose every check is bounded by `rlimit` resource units; it remembers the
     most units one of its checks spent (`peak`), the figure to calibrate limits by."""
 
-    def __init__(self, rlimit: int) -> None:
+    def __init__(self, rlimit: int, solver: z3.Solver | None = None) -> None:
+        """`solver`: the z3 solver to bound (default: z3's default solver), so that solver
+        configurations (a logic, a tactic) are compared by the units they spend."""
         if rlimit < 1:
             raise ValueError(f"got rlimit {rlimit}, expected at least 1")
         self.rlimit = rlimit
-        self.solver = z3.Solver()
+        self.solver = z3.Solver() if solver is None else solver
         self.solver.set("rlimit", rlimit)
         self.peak = 0
 

@@ -21,7 +21,7 @@ from model_checks.matrix import Expectation
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
-from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT
+from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, CHC_RLIMIT
 from spec import VARIANTS, Drift, by_id
 
 if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
 DEFAULT_DEPTH = 6
 DEFAULT_SEARCH_DEPTH = 10
 DEFAULT_RLIMIT = BMC_RLIMIT
+DEFAULT_CHC = ("S3",)
+CHC_CHOICES = ("S1", "S3", "H1")
 
 
 class ProveUsageError(ValueError):
@@ -51,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rlimit-certificate", type=int, default=CERTIFICATE_RLIMIT,
                         help="z3 resource units per query of a certificate's check "
                              f"(default {CERTIFICATE_RLIMIT})")
+    parser.add_argument("--rlimit-chc", type=int, default=CHC_RLIMIT,
+                        help="z3 resource units per Spacer (CHC) query lifting a bounded proof "
+                             f"to all depths (default {CHC_RLIMIT})")
+    parser.add_argument("--chc", default=",".join(DEFAULT_CHC),
+                        help="properties whose bounded proofs Spacer tries to lift to all "
+                             "depths, comma separated from S1,S3,H1, or 'none' (default "
+                             f"{','.join(DEFAULT_CHC)})")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")
     parser.add_argument("--environment", action="append", default=None,
@@ -66,9 +75,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     if args.depth < 0 or args.search_depth < 0 or min(args.jobs, args.rlimit,
-                                                      args.rlimit_certificate) < 1:
-        raise ProveUsageError("--depth and --search-depth must be >= 0, --jobs, --rlimit and "
-                              "--rlimit-certificate >= 1")
+                                                      args.rlimit_certificate,
+                                                      args.rlimit_chc) < 1:
+        raise ProveUsageError("--depth and --search-depth must be >= 0, --jobs, --rlimit, "
+                              "--rlimit-certificate and --rlimit-chc >= 1")
+    _chc_properties(args)
+
+
+def _chc_properties(args: argparse.Namespace) -> tuple[str, ...]:
+    """The properties of `--chc`, checked."""
+    if args.chc == "none":
+        return ()
+    wanted = tuple(args.chc.split(","))
+    for prop in wanted:
+        if prop not in CHC_CHOICES:
+            raise ProveUsageError(f"--chc: got {prop!r}, expected properties from "
+                                  f"{','.join(CHC_CHOICES)} or 'none'")
+    return wanted
 
 
 def _selected(args: argparse.Namespace) -> list[SmtCell]:
@@ -150,7 +173,9 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         outcomes = run_cells(cells, args.depth, args.rlimit, _print, args.jobs,
-                             args.search_depth, args.rlimit_certificate, backend=backend)
+                             args.search_depth, args.rlimit_certificate, backend=backend,
+                             chc_rlimit=args.rlimit_chc,
+                             chc_properties=_chc_properties(args))
     finally:
         backend.close()
     records = []

@@ -94,7 +94,19 @@ def k_induction(
     solver.add(BAD[prop](enc, p, states[k]))
     if solver.check().result != z3.unsat:
         return None
-    names = " & ".join(inv.name for inv in lemmas) or "no lemma"
-    return ProvedAllDepths(prop, f"{k}-induction with inductive lemmas (BMC base case to "
-                           f"depth {base})", names, time.perf_counter() - start,
-                           peak=solver.peak)
+    return ProvedAllDepths(prop, induction_method(k, lemmas, base),
+                           induction_certificate(prop, k, lemmas),
+                           time.perf_counter() - start, peak=solver.peak)
+
+
+def induction_method(k: int, lemmas: tuple[Invariant, ...], base: int) -> str:
+    """The method text of a k-induction proof; it says "with lemmas" only when there are."""
+    used = f"with lemmas {' & '.join(inv.name for inv in lemmas)}" if lemmas else "without lemmas"
+    return f"{k}-induction {used} (BMC base case to depth {base})"
+
+
+def induction_certificate(prop: str, k: int, lemmas: tuple[Invariant, ...]) -> str:
+    """What the inductive step was checked with: the lemmas, or the property alone."""
+    if lemmas:
+        return f"{prop} with the lemmas {' & '.join(inv.name for inv in lemmas)}"
+    return f"no lemma: {prop} alone is {k}-inductive"

@@ -22,3 +22,12 @@ counterexamples: `python -m model_checks mutants`, the slow mutant tests), which
 
 STEP_RLIMIT = 20_000_000
 """Per cross-check query (one concrete step of the spec against the relation): small, ground."""
+
+CHC_RLIMIT = 20_000_000
+"""Per Spacer (CHC) query of the main job (`chc`; the re-check of Spacer's invariant is bounded
+by `CERTIFICATE_RLIMIT` per query). Calibrated with `chc.chc_prove`
+on every holding S3 cell of V1 and V2 (issue 12's second report): Spacer plus the re-check
+spent 2.6 to 5.3 million units on single drift sources and 8.7 million on V2 under D5+D7,
+under a second of CPU each (Spacer runs at about 3 million units per CPU-second); 20 million
+leaves that one a margin of 2.3. V0's S3 (a miss crashes V0, so S3 is H1 there) runs out,
+spending the whole limit: 3 cells, 60 million units, in the main job."""

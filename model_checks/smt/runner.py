@@ -4,7 +4,9 @@ Cells are grouped by (variant, environment) so that one unrolling serves every p
 group. For V3, S1-S3 are first proved for all depths by the inductive invariant
 (`invariant.V3_INVARIANTS`, re-checked for the group's own environment), and S2 for every
 variant with unflawed LRUs by the budget's certificate; the remaining
-properties go through bounded model checking with iterative deepening.
+properties go through bounded model checking with iterative deepening, and their bounded proofs
+are lifted to all depths where a method succeeds: 1-induction for S1 (`BY_INDUCTION`), then
+z3's CHC engine Spacer, its invariant re-checked with fresh solvers (`chc`, for `BY_CHC`).
 
 Every solver query is bounded by z3's resource limit (`budget`), never by seconds, and every
 group runs in a process of its own, started fresh for it: the units a query spends depend on
@@ -25,8 +27,10 @@ from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
+from model_checks.smt.chc import Reachable, chc_prove
 from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, certificates, prove
+from model_checks.smt.limits import CHC_RLIMIT
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -39,6 +43,12 @@ from model_checks.smt.symbols import Encoding
 from spec import Drift
 
 PROVED_BY_INVARIANT = ("S1", "S2", "S3")
+BY_CHC = ("S3",)
+"""Properties whose bounded proofs the main job lifts to all depths with Spacer (`_by_chc`),
+after 1-induction: S3, which Spacer decides for V1 and V2 within `limits.CHC_RLIMIT`. S1
+(under D7) and H1 it does not decide within that limit; `prove --chc S1,S3,H1` with a larger
+`--rlimit-chc` tries them (the nightly job)."""
+
 Progress = Callable[[str], None]
 
 
@@ -96,12 +106,16 @@ def _scoped(enc: Encoding, proof: ProvedAllDepths) -> Result:
 def run_group(
     group: list[SmtCell], depth: int, rlimit: int, search_depth: int | None = None,
     progress: Progress | None = None, certificate_rlimit: int = CERTIFICATE_RLIMIT,
+    chc_rlimit: int = CHC_RLIMIT, chc_properties: tuple[str, ...] = BY_CHC,
 ) -> tuple[list[CellOutcome], str]:
     """Decide every cell of one (variant, environment) group; returns a summary line too.
 
     Properties expected to hold are proved to `depth`; a counterexample to a property expected
     to break is searched to `search_depth` (default: `depth`); satisfiable queries are cheap,
-    proofs of deep bounds are not. Each BMC query is bounded by `rlimit` resource units."""
+    proofs of deep bounds are not. Each BMC query is bounded by `rlimit` resource units.
+    Bounded proofs are then lifted to all depths where a method succeeds: 1-induction
+    (`BY_INDUCTION`), then Spacer for `chc_properties` (each query bounded by `chc_rlimit`
+    units)."""
     enc = _encoding(group[0])
     props = tuple(dict.fromkeys(c.property for c in group))
     start = time.perf_counter()
@@ -115,6 +129,7 @@ def run_group(
     results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
                                         rlimit))
     results.update(_by_induction(enc, results, certificate_rlimit))
+    results.update(_by_chc(enc, results, chc_properties, chc_rlimit, certificate_rlimit))
     summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
     searched = [r.peak for r in results.values() if not isinstance(r, ProvedAllDepths)]
     proved = [r.peak for r in results.values() if isinstance(r, ProvedAllDepths)]
@@ -162,7 +177,7 @@ BY_INDUCTION = ("S1",)
 (report of issue 12): 1-induction without lemmas proves S1 wherever one identity names one
 content (no D7) in about a second; S3 and H1 fail k-induction for k = 1..3 with or without
 the inductive lemmas (the counterexamples to induction are unreachable states that no
-existing lemma excludes), so they are not tried."""
+existing lemma excludes), so they are left to Spacer (`BY_CHC`)."""
 
 
 def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dict[str, Result]:
@@ -176,6 +191,27 @@ def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dic
     return lifted
 
 
+def _by_chc(enc: Encoding, results: dict[str, Result], properties: tuple[str, ...],
+            rlimit: int, certificate_rlimit: int) -> dict[str, Result]:
+    """Bounded proofs lifted to all depths by Spacer, its invariant re-checked
+    (`chc.chc_prove`). A query that runs out leaves the bounded proof; a bad state Spacer
+    finds reachable turns the cell undecided, saying so (BMC's bound had no violation, so
+    the violation is deeper: a finding to look at, never hidden behind the bounded proof)."""
+    lifted: dict[str, Result] = {}
+    for prop, result in results.items():
+        if prop not in properties or not isinstance(result, ProvedToBound) or enc.left_out:
+            continue
+        found = chc_prove(enc, prop, rlimit, certificate_rlimit)
+        if isinstance(found, ProvedAllDepths):
+            lifted[prop] = found
+        elif isinstance(found, Reachable):
+            lifted[prop] = Unknown(prop, result.bound, f"Spacer finds a state breaking {prop} "
+                                   f"reachable beyond BMC's bound {result.bound} (used "
+                                   f"{found.used} units; not decoded)", result.seconds,
+                                   found.used, result.peak)
+    return lifted
+
+
 def run_cells(
     cells: list[SmtCell],
     depth: int,
@@ -185,6 +221,8 @@ def run_cells(
     search_depth: int | None = None,
     certificate_rlimit: int = CERTIFICATE_RLIMIT,
     backend: executor.Backend | None = None,
+    chc_rlimit: int = CHC_RLIMIT,
+    chc_properties: tuple[str, ...] = BY_CHC,
 ) -> list[CellOutcome]:
     """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
     local processes), in a process forked for it alone (the units a z3 query spends depend on
@@ -194,7 +232,8 @@ def run_cells(
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
     work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
-                         (group, depth, rlimit, search_depth, None, certificate_rlimit))
+                         (group, depth, rlimit, search_depth, None, certificate_rlimit,
+                          chc_rlimit, chc_properties))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
         "Z3 groups", lambda done: done.value[1], progress)
