@@ -237,6 +237,7 @@ def _entry(
         "instance": instance,
         "sources": list(request.sources),
         "max_size": request.max_size,
+        "max_states": request.max_states,
         "minimal_breaking": [list(drift_order(e)) for e in minimal],
         "holds_everywhere": k.status(prop, top) == HOLDS,
         "complete": not undecided,

@@ -34,7 +34,7 @@ from spec import ALL_DRIFT, VARIANTS, environment, variant_named
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-LATTICE_PROFILES = {"ci": (2, 30_000), "nightly": (3, 100_000)}
+LATTICE_PROFILES = {"ci": (2, 30_000), "nightly": (3, 30_000)}
 """Per profile: the largest environment searched bottom-up, and the state limit per
 exploration (a resource limit; the verdicts never depend on the clock)."""
 
@@ -65,6 +65,9 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     size, limit = LATTICE_PROFILES[args.profile]
     if args.env is not None:
         raise LatticeUsageError("--env picks matrix cells; with --lattice use --sources")
+    if args.cross_check is not None:
+        raise LatticeUsageError("--cross-check judges matrix cells; it does not apply to "
+                                "--lattice")
     if args.processes < 1:
         raise LatticeUsageError(f"--processes must be >= 1, got {args.processes}")
     variants = tuple(args.variant or [v.name for v in VARIANTS])
