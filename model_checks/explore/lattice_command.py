@@ -108,11 +108,14 @@ def run_lattice(args: argparse.Namespace) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(entries, indent=1) + "\n")
     print(lattice_table(entries))
-    explored = sum(len(k.explored) for k in known.values())
-    states = sum(o.states for k in known.values() for o in k.explored)
+    sizes = sorted(o.states for k in known.values() for o in k.explored)
+    explored, states = len(sizes), sum(sizes)
+    cut = sum(not o.complete for k in known.values() for o in k.explored)
+    median = sizes[len(sizes) // 2] if sizes else 0
     print(f"lattice over {'+'.join(request.sources)} (bottom-up to {request.max_size} "
           f"sources, {request.max_states} states per exploration): {explored} environments "
-          f"explored, {states} states, {seconds:.1f} s with {request.processes} process(es); "
+          f"explored ({cut} cut by the state limit), {states} states (median {median} per "
+          f"exploration), {seconds:.1f} s with {request.processes} process(es); "
           f"JSON in {target}, traces in {out}")
     if explored == 0 or states == 0:
         print("no environment explored: nothing was checked")
