@@ -15,6 +15,91 @@ machine); deepening stops when the variant's time budget, or its unit budget (`-
 spent. Then the all-depth proof of V3 (inductive invariant, three checks) and, for
 comparison, V3's BMC with the proved invariant added at every step. Progress is printed as
 each depth completes.
+
+The matrix mode (`--matrix single --units N`, each cell in a fresh process, `--jobs`; render
+again with `--from-log LOG`) gives, per variant and single drift source, the depth reached
+within 60 s of the cell's own process CPU time and the units spent (deterministic). Measured
+on 2026-11-30 (issue 12), load average 15 to 21 on 2 cores, default solver, a fresh solver per
+depth, all of S1, S2, S3, H1 open until broken, cap 40 million units per cell:
+
+    python benchmarks/bench_smt.py --matrix single --configs default --units 40000000 --jobs 3
+
+    |---|---|---|---|---|---|---|---|
+    | V0:none | 1 | default | >=8 (cap) | 8 (52, 6) | 27.7 | - | S1 S2 S3 H1 |
+    | V1:none | 1 | default | >=7 (cap) | 7 (40, 4) | 27.9 | - | S1 S2 S3 H1 |
+    | V2:none | 1 | default | >=8 (cap) | 8 (56, 7) | 28.4 | - | S1 S2 S3 H1 |
+    | V3:none | 1 | default | >=8 (cap) | 8 (58, 7) | 27.8 | - | S1 S2 S3 H1 |
+    | V0:D1 | 1 | default | >=8 (cap) | 8 (49, 5) | 28.1 | - | S1 S2 |
+    | V1:D1 | 1 | default | >=8 (cap) | 8 (57, 7) | 28.8 | - | S1 S2 S3 |
+    | V2:D1 | 1 | default | >=8 (cap) | 8 (53, 7) | 30.1 | - | S1 S2 S3 |
+    | V3:D1 | 1 | default | >=8 (cap) | 8 (53, 7) | 29.6 | - | S1 S2 S3 |
+    | V0:D2 | 1 | default | >=8 (cap) | 8 (51, 7) | 29.8 | - | S1 S2 |
+    | V1:D2 | 1 | default | >=7 (cap) | 7 (41, 5) | 30.6 | - | S1 S2 S3 |
+    | V2:D2 | 1 | default | >=7 (cap) | 7 (43, 5) | 31.1 | - | S1 S2 S3 |
+    | V3:D2 | 1 | default | >=7 (cap) | 7 (42, 5) | 31.0 | - | S1 S2 S3 |
+    | V0:D3 | 1 | default | >=7 (cap) | 7 (43, 5) | 27.8 | - | S1 S2 |
+    | V1:D3 | 1 | default | >=7 (cap) | 7 (46, 6) | 28.2 | - | S1 S2 S3 |
+    | V2:D3 | 1 | default | >=7 (cap) | 7 (50, 7) | 28.3 | - | S1 S2 S3 |
+    | V3:D3 | 1 | default | >=7 (cap) | 7 (44, 6) | 28.8 | - | S1 S2 S3 |
+    | V0:D4 | 1 | default | >=8 (cap) | 8 (61, 9) | 27.4 | - | S1 S2 |
+    | V1:D4 | 1 | default | >=8 (cap) | 8 (68, 11) | 28.7 | - | S1 S2 S3 |
+    | V2:D4 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.5 | - | S1 S2 S3 H1 |
+    | V3:D4 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.6 | - | S1 S2 S3 H1 |
+    | V0:D5 | 1 | default | >=7 (cap) | 7 (49, 7) | 32.3 | - | S1 S2 S3 H1 |
+    | V1:D5 | 1 | default | >=7 (cap) | 7 (53, 7) | 34.9 | - | S1 S2 S3 H1 |
+    | V2:D5 | 1 | default | >=7 (cap) | 7 (53, 7) | 34.5 | - | S1 S2 S3 H1 |
+    | V3:D5 | 1 | default | >=7 (cap) | 7 (52, 8) | 34.5 | - | S1 S2 S3 H1 |
+    | V0:D6 | 2 | default | >=5 (cap) | 5 (53, 8) | - | - | S1 S2 S3 H1 |
+    | V1:D6 | 2 | default | >=5 (cap) | 5 (53, 8) | - | - | S1 S2 S3 H1 |
+    | V2:D6 | 2 | default | >=5 (cap) | 5 (58, 7) | - | - | S1 S2 S3 H1 |
+    | V3:D6 | 2 | default | >=5 (cap) | 5 (44, 5) | - | - | S1 S2 S3 H1 |
+    | V0:D7 | 1 | default | >=8 (cap) | 8 (54, 6) | 29.4 | - | S1 S2 S3 H1 |
+    | V1:D7 | 1 | default | >=7 (cap) | 7 (40, 4) | 29.9 | - | S1 S2 S3 H1 |
+    | V2:D7 | 1 | default | >=7 (cap) | 7 (41, 4) | 30.2 | - | S1 S2 S3 H1 |
+    | V3:D7 | 1 | default | >=8 (cap) | 8 (54, 6) | 29.3 | - | S1 S2 S3 H1 |
+    | V0:D8 | 2 | default | >=6 (cap) | 6 (72, 10) | 71.7 | - | S1 S2 H1 |
+    | V1:D8 | 2 | default | >=6 (cap) | 6 (69, 10) | 68.8 | - | S1 S2 H1 |
+    | V2:D8 | 2 | default | >=6 (cap) | 6 (78, 11) | 77.8 | - | S1 S2 H1 |
+    | V3:D8 | 2 | default | >=6 (cap) | 6 (64, 10) | 64.5 | - | S1 S2 S3 H1 |
+    | V0:D9 | 1 | default | >=8 (cap) | 8 (50, 5) | 31.4 | - | S1 S2 |
+    | V1:D9 | 1 | default | >=7 (cap) | 7 (41, 4) | 30.8 | - | S1 S2 S3 |
+    | V2:D9 | 1 | default | >=8 (cap) | 8 (54, 6) | 28.9 | - | S1 S2 S3 |
+    | V3:D9 | 1 | default | >=7 (cap) | 7 (43, 5) | 32.1 | - | S1 S2 S3 |
+    | V0:D10 | 1 | default | >=7 (cap) | 7 (50, 6) | 28.1 | - | S1 S2 |
+    | V1:D10 | 1 | default | >=7 (cap) | 7 (46, 5) | 28.1 | - | S1 S2 S3 |
+    | V2:D10 | 1 | default | >=7 (cap) | 7 (51, 6) | 28.0 | - | S1 S2 S3 |
+    | V3:D10 | 1 | default | >=7 (cap) | 7 (49, 6) | 29.0 | - | S1 S2 S3 |
+    | V0:D11 | 1 | default | >=8 (cap) | 8 (55, 6) | 27.5 | - | S1 S2 S3 H1 |
+    | V1:D11 | 1 | default | >=8 (cap) | 8 (57, 7) | 28.3 | - | S1 S2 S3 H1 |
+    | V2:D11 | 1 | default | >=8 (cap) | 8 (59, 7) | 28.0 | - | S1 S2 S3 H1 |
+    | V3:D11 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.8 | - | S1 S2 S3 H1 |
+
+Every cell stopped at the cap (5-9 s of CPU), not at 60 s: to depth 7-8 with one item per
+request, 5 (D6) and 6 (D8) with two. Deeper, V2 with no drift, one cell, cap 490 million:
+depths 6-11 at 28, 40, 56, 83, 143, 243 million units (x1.4 per depth, then x1.7); at the
+8 million units per CPU-second of fresh solvers, depth 11 is about 30 s of CPU and depth 12
+(about 410 million by the last ratio) about 51 s: within 60 s for one-item cells, not
+measured to the end (stopped for time). Two-item cells (D6, D8) spend 2-3 times the units at
+the same depth: depth 12 does not fit 60 s there. Depth 20 within 600 s (4,800 million units)
+fits nowhere at x1.7 per depth. What stops it: each depth re-proves S1 and S2 (never broken)
+over the whole unrolling, and the unsatisfiable queries grow by x1.4-1.7 per step.
+
+Configurations compared on V2 with no drift (`--matrix V2:none --configs "default inc,qflia,
+tactic" --units 200000000`), depth 11 reached by each (units, process CPU):
+
+    | configuration               | Munits to 6 | Munits to 11 | CPU s to 11 | units/CPU-s |
+    | fresh solver per depth      |        28.4 |          243 |       ~30 * |        8.1 M |
+    | one incremental solver      |         4.0 |          263 |         128 |        2.1 M |
+    | QF_LIA solver, fresh        |        34.1 |          301 |          66 |        4.5 M |
+    | simplify+solve-eqs tactic   |         9.3 |          241 |          69 |        3.5 M |
+
+    * from the fresh solver's rate; that run was stopped before it printed its CPU time.
+
+Units do not convert to time at one rate across configurations: the incremental solver
+spends as many units as the fresh one to depth 11 but four times the CPU. The fresh default
+solver is the fastest at depths 9-11 (by its rate; the tactic is as fast to depth 8); the
+incremental one is cheapest up to depth 7 (the main job's 6-step proofs and shallow
+counterexamples).
 """
 
 from __future__ import annotations
@@ -158,9 +243,10 @@ def matrix(cells: list[str], configs: list[tuple[str, bool]], max_depth: int, un
 
 
 def table(results: list[dict[str, object]], units: int) -> None:
-    """The matrix's table: per cell and configuration, the depth reached within the units
-    of 60 s and of 600 s of CPU (at the rate measured in this run), the units to depth 6 and
-    12, and the properties still open at the deepest depth reached."""
+    """The matrix's table: per cell and configuration, the depth reached within 60 s of the
+    cell's process CPU time, the deepest depth reached with its units, the units to depth 6
+    and 12, and the properties still open at the deepest depth reached; first the rates
+    (units per CPU-second) measured in this run."""
     rates = []
     for result in results:
         depths = result["depths"]
@@ -172,21 +258,23 @@ def table(results: list[dict[str, object]], units: int) -> None:
           f"(range {min(rates) / 1e6:.2f}-{max(rates) / 1e6:.2f}); 60 s = "
           f"{60 * rate / 1e6:.0f} Munits, 600 s = {600 * rate / 1e6:.0f} Munits; cap per cell "
           f"{units / 1e6:.0f} Munits")
-    print("| cell | M | config | depth in 60 s | deepest (Munits) | Munits to 6 | "
+    print("| cell | M | config | depth in 60 s CPU | deepest (Munits, CPU s) | Munits to 6 | "
           "Munits to 12 | open at deepest |")
     print("|---|---|---|---|---|---|---|---|")
     for result in results:
         depths = result["depths"]
         assert isinstance(depths, list)
         by_depth = {d: u for d, u, _, _ in depths}
-        within: object = max((d for d, u, _, _ in depths if u <= 60 * rate), default=-1)
+        # the CPU seconds this cell's own process spent: the units' rate differs between
+        # solver configurations (incremental: 2 million per CPU-second, fresh: 8 million)
+        within: object = max((d for d, _, cpu, _ in depths if cpu <= 60), default=-1)
         last = depths[-1]
-        if last[0] < 12 and last[1] <= 60 * rate:  # stopped by the cap, not by 60 s of units
+        if last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by 60 s of CPU
             within = f">={within} (cap)"
         six = f"{by_depth[6] / 1e6:.1f}" if 6 in by_depth else "-"
         twelve = f"{by_depth[12] / 1e6:.1f}" if 12 in by_depth else "-"
         print(f"| {result['cell']} | {result['m']} | {result['config']} | {within} | "
-              f"{last[0]} ({last[1] / 1e6:.0f}) | {six} | {twelve} | {last[3]} |")
+              f"{last[0]} ({last[1] / 1e6:.0f}, {last[2]:.0f}) | {six} | {twelve} | {last[3]} |")
 
 
 def main() -> None:
