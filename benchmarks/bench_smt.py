@@ -75,30 +75,30 @@ depth, all of S1, S2, S3, H1 open until broken, cap 40 million units per cell:
     | V3:D11 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.8 | - | S1 S2 S3 H1 |
 
 Every cell stopped at the cap (5-9 s of CPU), not at 60 s: to depth 7-8 with one item per
-request, 5 (D6) and 6 (D8) with two. Deeper, V2 with no drift, one cell, cap 490 million:
-depths 6-11 at 28, 40, 56, 83, 143, 243 million units (x1.4 per depth, then x1.7); at the
-8 million units per CPU-second of fresh solvers, depth 11 is about 30 s of CPU and depth 12
-(about 410 million by the last ratio) about 51 s: within 60 s for one-item cells, not
-measured to the end (stopped for time). Two-item cells (D6, D8) spend 2-3 times the units at
-the same depth: depth 12 does not fit 60 s there. Depth 20 within 600 s (4,800 million units)
-fits nowhere at x1.7 per depth. What stops it: each depth re-proves S1 and S2 (never broken)
-over the whole unrolling, and the unsatisfiable queries grow by x1.4-1.7 per step.
+request, 5 (D6) and 6 (D8) with two. Deeper, V2 with no drift, one cell (`--cell V2:none
+--units 600000000`, load 3-5): depths 6-12 at 28.4, 39.6, 55.9, 83.1, 142.9, 243.2, 564.7
+million units (the same units as in a run at load 20), 2.3, 4.0, 7.2, 14.3, 26.2, 42.5, 91.3
+s of process CPU: depth 11 within 60 s, depth 12 not (91 s). One-item cells under one drift
+source cost within 25 % of it to depth 7-8; two-item cells (D6, D8) 2-3 times more at the
+same depth. Depth 20 within 600 s fits nowhere (x1.7-2.3 units per depth). What stops it:
+each depth re-proves S1 and S2 (never broken) and S3/H1 where they hold, unsatisfiable queries
+over the whole unrolling, growing x1.4-2.3 per step.
 
 Configurations compared on V2 with no drift (`--matrix V2:none --configs "default inc,qflia,
 tactic" --units 200000000`), depth 11 reached by each (units, process CPU):
 
     | configuration               | Munits to 6 | Munits to 11 | CPU s to 11 | units/CPU-s |
-    | fresh solver per depth      |        28.4 |          243 |       ~30 * |        8.1 M |
+    | fresh solver per depth      |        28.4 |          243 |        42.5 |        5.7 M |
     | one incremental solver      |         4.0 |          263 |         128 |        2.1 M |
     | QF_LIA solver, fresh        |        34.1 |          301 |          66 |        4.5 M |
     | simplify+solve-eqs tactic   |         9.3 |          241 |          69 |        3.5 M |
 
-    * from the fresh solver's rate; that run was stopped before it printed its CPU time.
+    (the fresh row from the deep run at load 3-5; the others at load 15-21)
 
 Units do not convert to time at one rate across configurations: the incremental solver
 spends as many units as the fresh one to depth 11 but four times the CPU. The fresh default
-solver is the fastest at depths 9-11 (by its rate; the tactic is as fast to depth 8); the
-incremental one is cheapest up to depth 7 (the main job's 6-step proofs and shallow
+solver is the fastest at depths 9-11 (the tactic is as fast to depth 8); the incremental one
+is cheapest up to depth 7 (the main job's 6-step proofs and shallow
 counterexamples).
 """
 
