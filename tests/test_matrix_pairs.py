@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from model_checks import cli
 from model_checks.explore.cells import CellJob, explore_cell
 from model_checks.matrix import (
     ALL_EXPECTED,
@@ -206,3 +207,25 @@ def test_breaks_the_instance_cannot_show_are_not_judged_at_it() -> None:
         if cell.unshown:
             assert not all(instance_contains(cell.environment, (d,)) for d in cell.environment)
             assert "need not show" in cell.why
+
+
+def test_the_nightly_runs_the_pair_cells() -> None:
+    assert cli.PAIRS[-1][:3] == ("explore", "--profile", "ci")
+    assert all(part in cli.NIGHTLY for part in cli.PAIRS)
+    assert len(cli.PAIR_ENV_ARGUMENTS) == 2 * len(PAIR_ENVIRONMENTS)
+    label = cli.Phase(1, cli.PAIRS[-1], Path("build")).label
+    assert label == "explore --profile ci (every pair cell)"
+
+
+@pytest.mark.slow  # the scenario suite runs first: about 20 s, 50 s on a loaded machine
+def test_the_nightly_fails_on_a_contradiction(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # explore checks its verdicts against the main matrix only: the nightly's summary, over
+    # every cell, pairs included, is what fails it on a pair cell's contradiction.
+    one_cell = ("prove", "--variant", "V3", "--environment", "none", "--property", "S2",
+                "--depth", "1", "--jobs", "1")
+    monkeypatch.setattr(cli, "NIGHTLY", (one_cell,))
+    monkeypatch.setattr(cli, "contradiction_count", lambda records: (1, 1))
+    assert cli.main(["nightly", "--json", str(tmp_path / "records.json")]) == 1
+    capsys.readouterr()
