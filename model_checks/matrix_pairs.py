@@ -4,8 +4,10 @@ A pair's expectation is the union of its two sources' (`matrix.union`: the envir
 behaviours only grow, so the pair breaks what either breaks alone) plus its interactions: the
 properties that break with both sources and with neither alone, each with its mechanism in
 protocol terms (`PAIR_REASONS`). `NEEDS_C` says which single-source breaks the matrix's
-instance of a pair with D11 cannot show. This module is data, with no import of the matrix,
-so the matrix can build its cells from it.
+instance of a pair with D11 cannot show. Witness step counts name
+the hand-built traces in tests/test_matrix_pairs.py (`WITNESSES`, replayed on the matrix's
+instance) and the checkers' shortest counterexamples. This module is data, with no import of
+the matrix, so the matrix can build its cells from it.
 """
 
 from __future__ import annotations
@@ -51,32 +53,33 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         why="Interaction (S1 in V0-V2): identity reuse makes a lost mirror visible as a stale "
         "pairing. " + _CACHE_WINS + " Here P0 forgets a while P1 keeps it in two ways: V1 "
         "drops a on the miss of a reference that overtook a's payload, after which P1 caches "
-        "that payload (the explorer's ci search: 10 steps); V0, which never drops, evicts a "
-        "on P0 (requests a, b, c, one item each) while P1, taking c before b, still holds a "
-        "when a@1's payload arrives. " + _PAYLOAD_WINS + " Here (V2): after the overtaken "
-        "reference's miss dropped a and P1 cached a@0, the client sends a@1: P0 records it "
-        "and sends its payload, then a reference to a, and P1 takes the reference first (4 "
-        "requests, one item each). " + _TAGGED,
+        "that payload (explorer: 10 steps; Z3: 9); V0, which never drops, evicts a on P0 "
+        "(requests a, b, c, one item each) while P1, taking c before b, still holds a when "
+        "a@1's payload arrives (Z3: 9 steps; witness: 13). " + _PAYLOAD_WINS
+        + " Here (V2): after the overtaken reference's miss dropped a and P1 cached a@0, the client's retry sends a@1: P0 "
+        "records it and sends its payload, then a reference to a, and P1 takes the reference "
+        "first (3 requests and a retry; witness: 13 steps; Z3 finds none within its 10). "
+        + _TAGGED,
     ),
     ("D2", "D7"): PairReason(
         breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
         why="Interaction (S1 in V0-V2). " + _CACHE_WINS + " Here a rejected request [b, c] "
-        "makes P0 evict a that P1 still holds, and a@1's payload follows. " + _PAYLOAD_WINS
-        + " Here (V2) the payload is never sent: after the rejected [b, c], a rejected "
+        "makes P0 evict a that P1 still holds, and a@1's payload follows (Z3: 8 steps). "
+        + _PAYLOAD_WINS + " Here (V2) the payload is never sent: after the rejected [b, c], a rejected "
         "[a@1] leaves P0 recording a@1 while P1 keeps a@0, and the next reference to a pairs "
-        "them (4 requests, 3 identities: the explorer's 2-identity instance cannot show it). "
+        "them (Z3: 10 steps; witness: 11; the explorer's 2-identity instance cannot show it). "
         + _TAGGED,
     ),
     ("D3", "D7"): PairReason(
         breaks={"V0": "S1", "V1": "S1"},
         why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here a clear of P0 alone "
-        "forgets a while P1 keeps a@0 (the explorer: 7 steps). V2 keeps S1: P1 drops a@0 when "
+        "forgets a while P1 keeps a@0 (explorer and Z3: 7 steps). V2 keeps S1: P1 drops a@0 when "
         "a@1's payload arrives, in order. " + _TAGGED,
     ),
     ("D4", "D7"): PairReason(
         breaks={"V0": "S1", "V1": "S1"},
         why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here P0 is cleared and a@1's "
-        "payload reaches P1 before P1's reset, while P1 still holds a@0 (the explorer: 7 "
+        "payload reaches P1 before P1's reset, while P1 still holds a@0 (explorer and Z3: 7 "
         "steps). V2 keeps S1: the payload replaces a@0 in order and the reset only removes "
         "entries (misses, not stale pairings). " + _TAGGED,
     ),
@@ -87,10 +90,9 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "to a: P1 misses, V1/V2 drop a from P0, and Q's payload then gives P1 a@0. "
         + _CACHE_WINS + " (V1: the client's a@1 payload.) " + _PAYLOAD_WINS + " Here (V2) "
         "request X records a@1 and request Z, updated after it, sends its reference to a "
-        "first: P1 pairs a@0 with a@1's placeholders (4 requests, one item each). V0, which "
-        "never drops, gets there through the eviction order: Y touches a, X's insert of c "
-        "then evicts b on P0, while P1, taking X first, evicts a; b@1's payload, sent before "
-        "Y, meets P1's b@0 (4 requests, two items). " + _TAGGED,
+        "first: P1 pairs a@0 with a@1's placeholders (4 requests; witness: 18 steps, also "
+        "V1). V0, which never drops, gets there through the eviction order (Z3: 8 steps, as "
+        "for V1). " + _TAGGED,
     ),
     ("D7", "D8"): PairReason(
         breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
@@ -99,14 +101,15 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "P1). " + _CACHE_WINS + " " + _PAYLOAD_WINS + " Here (V2): after [b, c, a] fails "
         "with a lost (P0 [b, c], P1 [a@0, b]), [a@1, b, c] records a@1, evicts b with it and "
         "fails on b in turn, so a@1 is recorded and never sent; the reference of the next "
-        "request for a pairs a@0 with a@1's placeholders (4 requests). V3 never asserts "
+        "request for a pairs a@0 with a@1's placeholders (witness: 11 steps, V0-V2). V3 never "
+        "asserts "
         "(it reprocesses a lost hit) and is tagged: S1 holds.",
     ),
     ("D7", "D9"): PairReason(
         breaks={"V0": "S1", "V1": "S1"},
         why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here P0 records c@0 at 1 byte "
         "while P1 skips it (3 bytes), so b@1's insert evicts a on P0 only (requests a, c, "
-        "b@1), and a@1's payload follows (4 requests). " + _PAYLOAD_WINS + " D9 loses no "
+        "b@1), and a@1's payload follows (witness: 15 steps). " + _PAYLOAD_WINS + " D9 loses no "
         "payload: P1 skipping c drops its old entry first, a miss, not a stale pairing; V2 "
         "keeps S1. " + _TAGGED,
     ),
