@@ -58,7 +58,8 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "a@1's payload arrives (Z3: 9 steps; witness: 13). " + _PAYLOAD_WINS
         + " Here (V2): after the overtaken reference's miss dropped a and P1 cached a@0, "
         "the client's retry sends a@1: P0 records it and sends its payload, then a "
-        "reference to a, and P1 takes the reference first (3 requests and a retry; witness: 13 steps; Z3 finds none within its 10). "
+        "reference to a, and P1 takes the reference first (3 requests and a retry; "
+        "witness: 13 steps; Z3 finds none within its 10). "
         + _TAGGED,
     ),
     ("D2", "D7"): PairReason(
@@ -67,7 +68,8 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "makes P0 evict a that P1 still holds, and a@1's payload follows (Z3: 8 steps). "
         + _PAYLOAD_WINS + " Here (V2) the payload is never sent: after the rejected [b, c], "
         "a rejected [a@1] leaves P0 recording a@1 while P1 keeps a@0, and the next "
-        "reference to a pairs them (Z3: 10 steps; witness: 11; the explorer's 2-identity instance cannot show it). "
+        "reference to a pairs them (Z3: 10 steps; witness: 11; the explorer's 2-identity "
+        "instance cannot show it). "
         + _TAGGED,
     ),
     ("D3", "D7"): PairReason(
