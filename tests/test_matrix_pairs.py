@@ -295,3 +295,22 @@ def test_the_reasoned_interactions_break_s1_on_the_matrix_instance(
         trace = run(config_for(variant_named(variant), pair), WITNESSES[cell])
         violation = by_id("S1").check_trace(trace)
         assert violation is not None and violation.step == len(WITNESSES[cell]), variant
+
+
+LATTICE = Path(__file__).resolve().parent.parent / "docs" / "results" / "lattice.json"
+
+
+def test_no_pair_cell_expects_to_hold_what_the_drift_lattice_breaks() -> None:
+    # The lattice's minimal breaking environments come with replayed counterexamples, so a
+    # pair containing one breaks the property: the matrix must not expect it to hold. (The
+    # converse is not checked: the lattice's instance is smaller, its "holds" is for it.)
+    entries = json.loads(LATTICE.read_text())
+    assert entries
+    for entry in entries:
+        minimal = [set(m) for m in entry["minimal_breaking"]]
+        for cell in PAIR_EXPECTED + tuple(c for c in EXPECTED if len(c.environment) <= 2):
+            if cell.variant != entry["variant"]:
+                continue
+            if any(m <= set(cell.environment) for m in minimal):
+                assert cell.expectations[entry["property"]] is not Expectation.HOLDS, (
+                    cell.variant, cell.environment, entry["property"])
