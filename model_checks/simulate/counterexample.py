@@ -72,6 +72,7 @@ def config_to_json(config: Config) -> dict[str, Any]:
         "max_requests": config.max_requests,
         "max_items": config.max_items,
         "front_ends": config.front_ends,
+        **({"engines": config.engines} if config.engines != 1 else {}),
     }
 
 
@@ -98,6 +99,7 @@ def config_from_json(data: Mapping[str, Any]) -> Config:
         max_requests=data["max_requests"],
         max_items=data["max_items"],
         front_ends=data["front_ends"],
+        engines=data.get("engines", 1),
     )
 
 
