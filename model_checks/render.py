@@ -137,9 +137,12 @@ def client_item(item: ClientItem) -> str:
 
 
 def action(a: Action) -> str:
-    """`label(arg=value, ...)`, client items as `[a b@1 c?]`."""
+    """`label(arg=value, ...)`, client items as `[a b@1 c?]`; the router's engine argument
+    only where it is not engine 0 (a single-engine trace reads as before the router)."""
     parts = []
     for name, value in a.arguments().items():
+        if name == "engine" and value == 0:
+            continue
         if name == "items" and isinstance(value, tuple):
             parts.append("[" + " ".join(client_item(i) for i in value) + "]")
         else:

@@ -346,7 +346,9 @@ def _jobs(
     it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis)."""
     if profile.corpus:
         for scenario in corpus():
-            if variant in scenario.variants:
+            # The adapter API drives one engine: a scenario of D5's router configuration
+            # (engines=2) has no implementation counterpart to compare with, so it is left out.
+            if variant in scenario.variants and scenario.config(variant).engines == 1:
                 config = scenario.config(variant)
 
                 def scripted(adapter: Adapter, factory: EngineFactory | None,

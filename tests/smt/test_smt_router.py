@@ -6,7 +6,6 @@ engine 0's receiver) is caught by the cross-check."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 
 import pytest
