@@ -79,4 +79,4 @@ def test_a_disagreement_names_its_step() -> None:
     trace = scenario.run(V1)
     problem = first_disagreement(Encoding(V2, trace.config.environment), trace)
     assert problem is not None
-    assert problem.startswith("step 8 (P1Receive(index=0))"), problem
+    assert problem.startswith("step 8 (P1Receive(index=0, engine=0))"), problem
