@@ -286,6 +286,13 @@ ROUTER = "D5-router"
 shadow), two engines (two receivers); the front end's sending step chooses the engine."""
 ROUTER_ENVIRONMENTS: tuple[tuple[str, ...], ...] = ((ROUTER,),)
 
+
+def environment_of(config: Config) -> tuple[str, ...]:
+    """The matrix environment a configuration belongs to (the inverse of `config_for` on
+    environments): drift ids in numeric order, D5 named `ROUTER` where the engines are two."""
+    ids = tuple(d.value for d in sorted(config.environment, key=lambda d: int(d.value[1:])))
+    return tuple(ROUTER if d == "D5" and config.engines > 1 else d for d in ids)
+
 _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
     ((ROUTER,), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4"),
      "One front end, two engines behind a router (data-parallel engines; vLLM turns the IPC "
