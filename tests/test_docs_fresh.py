@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.matrix import environment_of
 from model_checks.docs.generate import check, pages
 from model_checks.docs.snapshot import RECORDS, TRACES, key, load, read_run
+from model_checks.matrix import environment_of
 from model_checks.records import Verdict
 from model_checks.simulate.counterexample import replay_file
 
