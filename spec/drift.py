@@ -42,7 +42,7 @@ _TITLES: dict[Drift, str] = {
     Drift.D2: "rejected after P0 updated",
     Drift.D3: "one-sided clear",
     Drift.D4: "clear racing in-flight requests",
-    Drift.D5: "several front ends share one engine, or one front end routes to several",
+    Drift.D5: "several front ends share one engine",  # the router half: matrix.ROUTER
     Drift.D6: "interleaved P0 updates",
     Drift.D7: "identity reused for new content",
     Drift.D8: "request larger than the budget",
