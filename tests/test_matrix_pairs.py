@@ -23,6 +23,7 @@ from model_checks.matrix import (
     PAIR_ENVIRONMENTS,
     PAIR_EXPECTED,
     PROPERTIES,
+    ROUTER_ENVIRONMENTS,
     WIDER_PROPERTIES,
     Expectation,
     add_cells_argument,
@@ -58,7 +59,7 @@ def test_every_pair_of_drift_sources_has_a_cell_per_variant() -> None:
     assert set(PAIR_ENVIRONMENTS) | (pairs & set(ENVIRONMENTS)) == pairs
     keys = [(c.variant, c.environment) for c in ALL_EXPECTED]
     assert len(keys) == len(set(keys)) == len(VARIANT_NAMES) * (
-        len(ENVIRONMENTS) + len(PAIR_ENVIRONMENTS))
+        len(ENVIRONMENTS) + len(ROUTER_ENVIRONMENTS) + len(PAIR_ENVIRONMENTS))
     assert ALL_EXPECTED == EXPECTED + PAIR_EXPECTED
 
 
