@@ -116,6 +116,8 @@ def run_docs(args: argparse.Namespace) -> int:
 
 
 def _check_docs(root: Path) -> int:
+    """Generated pages fresh, and every verdict a hand-written page quotes held by the
+    results snapshot (`docs.quotes`): either failing is exit 1, each problem on its line."""
     from model_checks.docs.generate import check
 
     problems = check(root)
@@ -123,7 +125,21 @@ def _check_docs(root: Path) -> int:
         print(f"{problem.kind}: {root / problem.name} (run `python -m model_checks docs`)")
     if not problems:
         print(f"{root}: generated pages are fresh")
-    return EXIT_MISMATCH if problems else EXIT_OK
+    wrong = _check_quotes(root)
+    return EXIT_MISMATCH if problems or wrong else EXIT_OK
+
+
+def _check_quotes(root: Path) -> int:
+    """Print every verdict quote the snapshot does not hold; return how many."""
+    from model_checks.docs import snapshot
+    from model_checks.docs.quotes import check_quotes
+
+    count, wrong = check_quotes(root, snapshot.load(root).records)
+    for bad in wrong:
+        print(f"quote: {bad} (correct the page, or the snapshot: {snapshot.REFRESH})")
+    if not wrong:
+        print(f"{root}: {count} verdict quotes of hand-written pages hold in the snapshot")
+    return len(wrong)
 
 
 COMMANDS: list[Command] = [

@@ -37,7 +37,7 @@ from model_checks.explore.cells import (
 )
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES
 from model_checks.explore.lattice_command import add_lattice_arguments, run_lattice
-from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
+from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Expectation
 from model_checks.records import Verdict, VerdictRecord, read_records, write_records
 from spec import VARIANTS, environment, variant_named
 
@@ -96,6 +96,8 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
 def _environment(text: str) -> tuple[str, ...]:
     if text == "none":
         return ()
+    if text == ROUTER:
+        return (ROUTER,)
     members = environment(*text.split("+"))
     return tuple(d.value for d in sorted(members, key=lambda d: int(d.value[1:])))
 
