@@ -2,7 +2,9 @@
 
 `LineProgress` prints one plain line per finished job (what a log or CI keeps); on a terminal
 it also keeps a status line under them, rewritten in place. The estimate assumes the jobs left
-take as long on average as the jobs done; it is labelled "about".
+take as long on average as the jobs done; it is labelled "about". Each job's line ends with
+its CPU time and the last line gives the jobs' total: what the sweep costs on an idle machine
+(divided by the processes that ran it), whatever the load was.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class LineProgress:
         self.terminal = terminal if terminal is not None else (
             stdout if write is None and stdout.isatty() else None)
         self.total = self.done = self.failed = 0
+        self.cpu = 0.0
         self.start = time.perf_counter()
 
     def started(self, total: int, where: str) -> None:
@@ -61,15 +64,16 @@ class LineProgress:
 
     def finished(self, result: Done[Any] | Failed) -> None:
         self.done += 1
+        self.cpu += result.cpu_seconds
         if isinstance(result, Failed):
             self.failed += 1
             text = f"FAILED {result.label}: {result.error}"
         else:
-            text = self.describe(result)
+            text = f"{self.describe(result)} (CPU {result.cpu_seconds:.1f} s)"
         self._line(f"  [{self.counters()}] {text}" if self.terminal is None else f"  {text}")
 
     def closed(self) -> None:
-        self._line(f"{self.title}: {self.counters()}")
+        self._line(f"{self.title}: {self.counters()}; the jobs' CPU time {clock(self.cpu)}")
 
     def _line(self, text: str) -> None:
         if self.terminal is None:
