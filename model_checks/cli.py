@@ -197,7 +197,7 @@ REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
 
 MAIN_JOB: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "ci", "--no-mutants"),
-    ("prove",),
+    ("prove", "--depth", "4"),
     ("explore", "--profile", "ci"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
 )
@@ -205,8 +205,11 @@ MAIN_JOB: tuple[tuple[str, ...], ...] = (
 a merge decision needs. Left to the nightly job (NIGHTLY) or to the test suite, where they run
 already: the spec mutants' Hypothesis cells (`tests/simulate/test_sim_mutants.py` at the ci
 profile; nightly: `simulate --profile nightly` and `mutants`) and conformance across two
-processes (`tests/conform/test_conform_remote.py`; nightly: `conform --processes 2`). The
-README's "How long CI takes" lists them."""
+processes (`tests/conform/test_conform_remote.py`; nightly: `conform --processes 2`). Z3
+proves the properties expected to hold to depth 4 here (every counterexample is still searched
+to depth 10, V3's all-depth proofs are unchanged), to depth 8 nightly: depth 4 instead of 6
+cut the CPU time of groups with no deep counterexample by about 30 %. The README's "How long
+CI takes" lists all of this."""
 
 NIGHTLY: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "nightly"),

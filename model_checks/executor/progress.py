@@ -55,11 +55,15 @@ class LineProgress:
         self.total, self.start = total, time.perf_counter()
         self._line(f"{self.title}: {total} job{'' if total == 1 else 's'} on {where}")
 
-    def counters(self) -> str:
+    def counters(self, cpu: bool = False) -> str:
+        """Jobs done / total, elapsed time, the estimate left; with `cpu`, the jobs' CPU time
+        so far; the failed jobs last."""
         elapsed = time.perf_counter() - self.start
         text = f"{self.done}/{self.total}, {clock(elapsed)} elapsed"
         if 0 < self.done < self.total:
             text += f", about {clock(elapsed / self.done * (self.total - self.done))} left"
+        if cpu:
+            text += f", the jobs' CPU time {clock(self.cpu)}"
         return text + (f", {self.failed} failed" if self.failed else "")
 
     def finished(self, result: Done[Any] | Failed) -> None:
@@ -73,7 +77,7 @@ class LineProgress:
         self._line(f"  [{self.counters()}] {text}" if self.terminal is None else f"  {text}")
 
     def closed(self) -> None:
-        self._line(f"{self.title}: {self.counters()}; the jobs' CPU time {clock(self.cpu)}")
+        self._line(f"{self.title}: {self.counters(cpu=True)}")
 
     def _line(self, text: str) -> None:
         if self.terminal is None:
