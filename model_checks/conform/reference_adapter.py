@@ -21,6 +21,7 @@ Glue decisions (each also in docs/conformance.md):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -140,7 +141,7 @@ F = TypeVar("F", bound=FrontEndLike)
 
 
 @dataclass
-class EpochFrontEnd(Generic[F]):
+class EpochFrontEnd(ABC, Generic[F]):
     """The engine-facing half every reference front-end side shares (threaded or asyncio):
     request ids tagged with the front end's life (`epoch`), replies routed to the life that
     sent them, clear, restart and the shadow view. A subclass builds the front end (`_build`)
@@ -154,8 +155,9 @@ class EpochFrontEnd(Generic[F]):
     def __post_init__(self) -> None:
         self.front_end = self._build()
 
+    @abstractmethod
     def _build(self) -> F:
-        raise NotImplementedError
+        """A new front end (at construction and at each restart)."""
 
     def abandon(self, request_id: int) -> None:
         self.front_end.abandon(request_id & ((1 << _EPOCH_SHIFT) - 1))
