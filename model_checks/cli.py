@@ -207,7 +207,7 @@ already: the spec mutants' Hypothesis cells (`tests/simulate/test_sim_mutants.py
 profile; nightly: `simulate --profile nightly` and `mutants`) and conformance across two
 processes (`tests/conform/test_conform_remote.py`; nightly: `conform --processes 2`). The
 README's "How long CI takes" lists them. `prove` keeps its default depth 6 here: at depth 4 a
-group with a deep counterexample can cost more, not less (V1 under D6 took over 217 s of CPU
+group with a deep counterexample can cost more, not less (V1 under D6 took 228 s of CPU
 at depth 4 against 146 s at depth 6, one incremental solver asked other assumptions), while
 the small groups save under half a second each."""
 
