@@ -117,6 +117,8 @@ def run_docs(args: argparse.Namespace) -> int:
 
 
 def _check_docs(root: Path) -> int:
+    """Generated pages fresh, and every verdict a hand-written page quotes held by the
+    results snapshot (`docs.quotes`): either failing is exit 1, each problem on its line."""
     from model_checks.docs.generate import check
 
     problems = check(root)
@@ -124,7 +126,21 @@ def _check_docs(root: Path) -> int:
         print(f"{problem.kind}: {root / problem.name} (run `python -m model_checks docs`)")
     if not problems:
         print(f"{root}: generated pages are fresh")
-    return EXIT_MISMATCH if problems else EXIT_OK
+    wrong = _check_quotes(root)
+    return EXIT_MISMATCH if problems or wrong else EXIT_OK
+
+
+def _check_quotes(root: Path) -> int:
+    """Print every verdict quote the snapshot does not hold; return how many."""
+    from model_checks.docs import snapshot
+    from model_checks.docs.quotes import check_quotes
+
+    count, wrong = check_quotes(root, snapshot.load(root).records)
+    for bad in wrong:
+        print(f"quote: {bad} (correct the page, or the snapshot: {snapshot.REFRESH})")
+    if not wrong:
+        print(f"{root}: {count} verdict quotes of hand-written pages hold in the snapshot")
+    return len(wrong)
 
 
 COMMANDS: list[Command] = [
@@ -215,6 +231,7 @@ NIGHTLY: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "nightly"),
     ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000"),
     ("explore", "--profile", "nightly"),
+    ("explore", "--lattice", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
     ("mutants", "--processes", "2"),
@@ -222,8 +239,9 @@ NIGHTLY: tuple[tuple[str, ...], ...] = (
 """The nightly job after the scenario suite: every checker at its deep budget (Hypothesis's
 nightly profile, Z3 two steps deeper than the main job and counterexamples to 14 steps, the
 explorer's nightly profile: 3 requests, 2M states per graph, conformance's nightly profile),
-and every mutant through every checker (Z3's deep searches included). Not yet in it: the
-drift lattice (`explore --lattice` does not exist yet); it joins here when it lands."""
+the drift lattice at its nightly profile (environments of up to 3 drift sources searched
+bottom-up, `explore --lattice --profile nightly`), and every mutant through every checker
+(Z3's deep searches included)."""
 
 
 WIDTH = 100
@@ -289,11 +307,14 @@ def _run_phase(phase: Phase, parser: argparse.ArgumentParser, parts: Path,
                 verdicts = replay_all()
                 return report_scenarios(verdicts), scenario_records(verdicts)
             part_json = parts / f"{phase.number}-{phase.argv[0]}.json"
-            # explore cross-checks the records of the phases before it (Hypothesis, Z3)
-            extra = ["--cross-check", str(parts)] if phase.argv[0] == "explore" else []
+            # explore cross-checks the records of the phases before it (Hypothesis, Z3);
+            # the drift lattice writes its own JSON (minimal sets), not verdict records
+            lattice = "--lattice" in phase.argv
+            cross = phase.argv[0] == "explore" and not lattice
+            extra = ["--cross-check", str(parts)] if cross else []
             part = parser.parse_args([*phase.argv, *extra, "--json", str(part_json)])
             code = part.run(part)
-    return code, read_records(part_json) if part_json.exists() else []
+    return code, read_records(part_json) if part_json.exists() and not lattice else []
 
 
 def _tail(path: Path, lines: int = 8) -> list[str]:

@@ -76,8 +76,11 @@ def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_F
     4 requests, 2 unfinished at once (3 for the wider instance), 2 items each, 2 retries; and
     what each drift source needs to exist at all: two front ends (D5), a second content per
     identity (D7), three items per request (D8), b skewed and c cached by P0 only (D9; c is
-    over the budget on both sides instead under D11)."""
+    over the budget on both sides instead under D11). `ROUTER` in the environment is D5's
+    other half: one front end, two engines behind a router."""
     drift = set(env)
+    router = ROUTER in drift
+    drift = (drift - {ROUTER}) | ({"D5"} if router else set())
     sizes = tuple(
         size for size, present in (
             (SKEWED, "D9" in drift),
@@ -87,8 +90,9 @@ def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_F
     )
     return Config(
         variant=variant,
-        environment=environment(*env),
-        front_ends=2 if "D5" in drift else 1,
+        environment=environment(*sorted(drift)),
+        front_ends=2 if "D5" in drift and not router else 1,
+        engines=2 if router else 1,
         versions=2 if "D7" in drift else 1,
         max_items=3 if "D8" in drift else 2,
         max_in_flight=max_in_flight,
@@ -275,9 +279,42 @@ _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 first expected to hold at 2 unfinished requests and break at 3, breaks at 2 too."""
 
 
+# D5's other half (issue 14): one front end, two engines behind a router. A separate block
+# (environment name `ROUTER`), so that environments added above merge without conflicts.
+ROUTER = "D5-router"
+"""The environment name of D5's router configuration: D5 enabled, one front end (one
+shadow), two engines (two receivers); the front end's sending step chooses the engine."""
+ROUTER_ENVIRONMENTS: tuple[tuple[str, ...], ...] = ((ROUTER,),)
+
+
+def environment_of(config: Config) -> tuple[str, ...]:
+    """The matrix environment a configuration belongs to (the inverse of `config_for` on
+    environments): drift ids in numeric order, D5 named `ROUTER` where the engines are two."""
+    ids = tuple(d.value for d in sorted(config.environment, key=lambda d: int(d.value[1:])))
+    return tuple(ROUTER if d == "D5" and config.engines > 1 else d for d in ids)
+
+_ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
+    ((ROUTER,), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4"),
+     "One front end, two engines behind a router (data-parallel engines; vLLM turns the IPC "
+     "cache off here unless an external load balancer gives each engine its own front end). "
+     "The one shadow records what was sent to either engine, so a request for a routed to "
+     "the other engine references a there and misses (H1; V0 crashes). One version only: "
+     "S1, S4 hold; no split or over-budget updates: S3 holds in V1-V3. L1 holds: one front "
+     "end whose handling is one step re-records a dropped identity only by sending its "
+     "payload, which excuses the retry's reference. The routing choice is standing drift, "
+     "not an event, so recovery can fail with no drift event at all: after the miss on a at "
+     "engine 1, another request sends a's payload to engine 0, P0 records a again, and the "
+     "retry, routed to engine 1, references a and misses again (L2, L3; 3 requests, scenario "
+     "router-retry-to-the-other-engine). L4 breaks within 4 requests: a fourth request "
+     "re-sends a's payload to engine 0 before the second retry, which engine 1 misses again, "
+     "the third miss with R = 2. The same traces exist with 3 unfinished requests (wider "
+     "L3/L4 break too)."),
+)
+
+
 def _cells() -> tuple[Cell, ...]:
     cells = []
-    for env, breaks, why in _BREAKS:
+    for env, breaks, why in (*_BREAKS, *_ROUTER_BREAKS):
         for variant in ("V0", "V1", "V2", "V3"):
             broken = set(breaks[variant].split())
             unjudged = _NOT_JUDGED.get((variant, env), set())

@@ -12,7 +12,8 @@ calls a function of this module, so a trace reads the same wherever it is shown.
   `[oldest ... newest]`; several front ends' shadows are separated by ` | `.
 - wire item: `a=p0` a payload of processing 0, `a->p0` a reference trusting the placeholders
   of processing 0 (tags as above); a message is `r0(a=p0 b->p1)`, `fe1:` in front when
-  front end 1 sent it; a reply is `r0:ok` or `r0:miss a,b`.
+  front end 1 sent it, `>e1` after it when the router sent it to engine 1; a reply is
+  `r0:ok` or `r0:miss a,b`; engines' receivers are separated by ` | ` like shadows.
 - what P1 did: `served a:t0/p1` (tensor of processing 0 with the placeholders of processing 1:
   a stale pairing when their contents differ), `missed a,b`, or `FAULT p0-assert`.
 
@@ -37,7 +38,8 @@ LEGEND = (
     "tags entries), `ghost(a)` an identity in the LRU order without an entry; a cache is "
     "`[oldest ... newest]`, front ends' shadows separated by `|`. A wire item is `a=p0` (payload "
     "of processing 0) or `a->p0` (reference trusting the placeholders of processing 0); a "
-    "message is `r0(a=p0 b->p1)` (`fe1:` in front: sent by front end 1); a reply `r0:ok` or "
+    "message is `r0(a=p0 b->p1)` (`fe1:` in front: sent by front end 1; `>e1` after it: routed "
+    "to engine 1, whose receiver follows engine 0's after `|`); a reply `r0:ok` or "
     "`r0:miss a,b`. `served a:t0/p1` is what P1 handed to the model: the tensor of processing "
     "0 with the placeholders of processing 1. Where only contents are observable "
     "(conformance), a content stands for the processing: `a/2:a@1`, `served a:a@1/a`."
@@ -125,7 +127,8 @@ def wire_item(item: WireItem) -> str:
 
 
 def message(m: Message) -> str:
-    return message_text(m.rid, m.front_end, (wire_item(i) for i in m.items))
+    routed = f">e{m.engine}" if m.engine else ""
+    return message_text(m.rid, m.front_end, (wire_item(i) for i in m.items)) + routed
 
 
 def reply(r: Reply) -> str:
@@ -137,9 +140,12 @@ def client_item(item: ClientItem) -> str:
 
 
 def action(a: Action) -> str:
-    """`label(arg=value, ...)`, client items as `[a b@1 c?]`."""
+    """`label(arg=value, ...)`, client items as `[a b@1 c?]`; the router's engine argument
+    only where it is not engine 0 (a single-engine trace reads as before the router)."""
     parts = []
     for name, value in a.arguments().items():
+        if name == "engine" and value == 0:
+            continue
         if name == "items" and isinstance(value, tuple):
             parts.append("[" + " ".join(client_item(i) for i in value) + "]")
         else:
@@ -166,7 +172,7 @@ def columns(state: State) -> dict[str, str]:
         to_p1 = (to_p1 + " " if to_p1 else "") + "(reset pending)"
     return {
         "shadow": " | ".join(cache(s) for s in state.shadows),
-        "P1": cache(state.receiver),
+        "P1": " | ".join(cache(r) for r in state.receivers()),
         "to P1": to_p1,
         "to P0": " ".join(reply(r) for r in state.to_front_end),
         "P1 did": delivered,

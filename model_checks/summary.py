@@ -118,7 +118,12 @@ LEGEND = (
 
 
 def short_environment(env: tuple[str, ...]) -> str:
-    """`none`, `D1`, `D5,7`, `D3-5,7-11`: drift ids with runs of consecutive ids as ranges."""
+    """`none`, `D1`, `D5,7`, `D3-5,7-11`: drift ids with runs of consecutive ids as ranges.
+    A configuration's name that is no drift id (`D5-router`) is printed as it is."""
+    names = [d for d in env if not d[1:].isdigit()]
+    if names:
+        rest = tuple(d for d in env if d[1:].isdigit())
+        return "+".join([*names, *([short_environment(rest)] if rest else [])])
     numbers = sorted(int(d[1:]) for d in env)
     if not numbers:
         return "none"

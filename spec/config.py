@@ -51,6 +51,10 @@ class Config:
     max_requests: how many requests the client submits in a run (bounds the state space).
     max_items: the most items one request carries.
     front_ends: how many front ends share the engine (2 only under D5).
+    engines: how many engines one front end's router spreads its messages over (2 only under
+        D5: the other half of D5, data-parallel engines, each with its own receiver cache,
+        behind the one front end's one shadow; see `spec.transitions.front_end`). The two
+        halves of D5 are separate configurations: front_ends and engines are not both 2.
     """
 
     identities: tuple[str, ...] = ("a", "b", "c")
@@ -64,6 +68,7 @@ class Config:
     max_requests: int = 4
     max_items: int = 2
     front_ends: int = 1
+    engines: int = 1
     _size_table: dict[Content, ItemSize] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
@@ -118,6 +123,16 @@ def _validate(config: Config) -> None:
     _require(
         config.front_ends in (1, 2) and (config.front_ends == 1 or config.enables(Drift.D5)),
         f"front_ends={config.front_ends}: two front ends need D5 enabled; at most 2 supported",
+    )
+    _require(
+        config.engines in (1, 2) and (config.engines == 1 or config.enables(Drift.D5)),
+        f"engines={config.engines}: engines behind a router need D5 enabled; at most 2 "
+        "supported",
+    )
+    _require(
+        config.front_ends == 1 or config.engines == 1,
+        f"front_ends={config.front_ends} with engines={config.engines}: D5's two halves are "
+        "separate configurations; set front_ends=1 (router) or engines=1 (shared engine)",
     )
     _validate_sizes(config)
 

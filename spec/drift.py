@@ -42,7 +42,7 @@ _TITLES: dict[Drift, str] = {
     Drift.D2: "rejected after P0 updated",
     Drift.D3: "one-sided clear",
     Drift.D4: "clear racing in-flight requests",
-    Drift.D5: "several front ends share one engine",
+    Drift.D5: "several front ends share one engine",  # the router half: matrix.ROUTER
     Drift.D6: "interleaved P0 updates",
     Drift.D7: "identity reused for new content",
     Drift.D8: "request larger than the budget",
@@ -59,7 +59,8 @@ _EFFECTS: dict[Drift, str] = {
     Drift.D3: "one side's cache is cleared alone (P1 sleep/reset, or P0 only): P1 empty, P0 full",
     Drift.D4: "P0 is cleared and the reset of P1 is applied later, after requests sent in "
     "between were cached by P1: P0 holds keys P1 lost",
-    Drift.D5: "two front ends, each with its own shadow, feed one P1: shadows cannot mirror",
+    Drift.D5: "two front ends, each with its own shadow, feed one P1; or one front end routes "
+    "each message to one of two engines, each with its own receiver: shadows cannot mirror",
     Drift.D6: "a request's probe, and its per-item updates, interleave with other requests' "
     "updates: a probed hit can be gone at update time (whole LRU operations interleave; the "
     "corrupted order of a torn update is an LRU flaw, the ghost-touch mutant)",

@@ -16,7 +16,7 @@ from spec.transitions import ACTION_TYPES, Action, InvalidAction
 
 def initial(config: Config) -> State:
     """The state every run starts from: empty caches, no requests."""
-    return initial_state(config.front_ends)
+    return initial_state(config.front_ends, config.engines)
 
 
 def is_enabled(config: Config, state: State, action: Action) -> bool:

@@ -92,9 +92,13 @@ class WireItem:
 
 @dataclass(frozen=True, slots=True)
 class Message:
+    """One message P0 -> P1. `engine` is the router's choice (the engine whose receiver
+    handles it); always 0 with one engine."""
+
     rid: int
     front_end: int
     items: tuple[WireItem, ...]
+    engine: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +182,11 @@ class Delivery:
 
 @dataclass(frozen=True, slots=True)
 class State:
+    """The whole system. `receiver` is engine 0's receiver cache; `other_receivers` holds the
+    receivers of engines 1.. (the router configuration of D5, `Config.engines`), empty with
+    one engine, so that a single-engine state keeps its shape for every checker and adapter
+    that reads `receiver`. `receiver_of`/`with_receiver` address any engine."""
+
     shadows: tuple[Lru, ...]
     receiver: Lru = ()
     processings: tuple[Processing, ...] = ()
@@ -187,6 +196,30 @@ class State:
     reset_pending: bool = False
     last_delivery: Delivery | None = None
     fault: Fault | None = None
+    other_receivers: tuple[Lru, ...] = ()
+
+    def receivers(self) -> tuple[Lru, ...]:
+        """Every engine's receiver, engine 0 first."""
+        return (self.receiver, *self.other_receivers)
+
+    def receiver_of(self, engine: int) -> Lru:
+        return self.receiver if engine == 0 else self.other_receivers[engine - 1]
+
+    def with_receiver(self, engine: int, receiver: Lru) -> State:
+        if engine == 0:
+            return replace(self, receiver=receiver)
+        others = list(self.other_receivers)
+        others[engine - 1] = receiver
+        return replace(self, other_receivers=tuple(others))
+
+    def without_receivers(self) -> State:
+        """Every engine's receiver emptied."""
+        return replace(self, receiver=(), other_receivers=((),) * len(self.other_receivers))
+
+    def queue_of(self, engine: int) -> tuple[int, ...]:
+        """Indices into `to_engine` of the messages routed to `engine`, oldest first: each
+        engine takes its own messages in order (any of them under D1)."""
+        return tuple(i for i, m in enumerate(self.to_engine) if m.engine == engine)
 
     def with_request(self, request: Request) -> State:
         requests = list(self.requests)
@@ -202,5 +235,5 @@ class State:
         return sum(1 for r in self.requests if r.stage is not Stage.DONE)
 
 
-def initial_state(front_ends: int) -> State:
-    return State(shadows=((),) * front_ends)
+def initial_state(front_ends: int, engines: int = 1) -> State:
+    return State(shadows=((),) * front_ends, other_receivers=((),) * (engines - 1))

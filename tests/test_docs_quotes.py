@@ -4,8 +4,13 @@ docs/results/records.json, and a wrong or malformed quote is caught."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+from model_checks import cli
+from model_checks.docs import generate
 from model_checks.docs.quotes import check_quotes, judge, quotes_in
 from model_checks.docs.snapshot import load
 
@@ -36,3 +41,45 @@ def test_a_malformed_or_unknown_quote_is_a_problem_not_skipped() -> None:
     found, _ = quotes_in("page.md", "`V2 D99 H1 breaks`\n")
     assert [p.why for q in found for p in judge(q, load(DOCS).records)] == [
         "the snapshot has no record of V2 there"]
+
+
+def _docs_copy(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    shutil.copy(DOCS.parent / "README.md", tmp_path / "README.md")
+    return docs
+
+
+@pytest.fixture
+def pages_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page-freshness half of `docs --check` reports nothing (it is tested in
+    test_docs_fresh.py; here only the quote half is under test, without regenerating)."""
+    monkeypatch.setattr(generate, "check", lambda root: [])
+
+
+def test_docs_check_passes_with_the_committed_quotes(
+    tmp_path: Path, pages_fresh: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _docs_copy(tmp_path)
+    assert cli.main(["docs", "--check", "--out", str(docs)]) == 0
+    assert "verdict quotes of hand-written pages hold" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("page", ["docs/protocol.md", "README.md"])
+def test_a_bad_quote_makes_docs_check_fail(
+    tmp_path: Path, pages_fresh: None, capsys: pytest.CaptureFixture[str], page: str
+) -> None:
+    docs = _docs_copy(tmp_path)
+    path = tmp_path / page
+    path.write_text(path.read_text() + "\nNothing breaks H1 under D1: `all D1 H1 holds`.\n")
+    assert cli.main(["docs", "--check", "--out", str(docs)]) == 1
+    out = capsys.readouterr().out
+    assert f"quote: {path.name if page == 'README.md' else 'protocol.md'}" in out.replace(
+        "../README.md", "README.md")
+    assert "`all D1 H1 holds`: the snapshot has a counterexample for V0" in out
+
+
+def test_readme_and_protocol_quote_verdicts() -> None:
+    for page in (DOCS / "protocol.md", DOCS.parent / "README.md"):
+        found, bad = quotes_in(page.name, page.read_text())
+        assert bad == [] and len(found) >= 3, page.name

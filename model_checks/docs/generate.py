@@ -1,9 +1,11 @@
 """Write the generated pages, or check that the committed ones are fresh.
 
 Every page comes from the registry, the scenario suite (deterministic runs made now), the
-results snapshot under `docs/results/` (see `snapshot`) and the kill matrix (the conformance
-mutants, run now: about 15 s, derandomized). `check` reports stale, missing and extra pages:
-an extra page is a counterexample page or a snapshot trace that nothing generates any more.
+results snapshot under `docs/results/` (see `snapshot`), the committed drift lattice
+(`docs/results/lattice.json`, see `lattice_page`; it also fills a region of questions.md)
+and the kill matrix (the conformance mutants, run now: about 15 s, derandomized). `check`
+reports stale, missing and extra pages: an extra page is a counterexample page, a snapshot
+trace or a lattice witness that nothing generates or references any more.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
 from model_checks.docs.pages import (
@@ -54,7 +57,10 @@ def pages(root: Path) -> dict[str, str]:
     results = res.Results.of(snap.load(root))
     verdicts = replay_all()
     links = {drift: res.drift_links(results, drift) for drift in Drift}
+    lattice = lat.load(root)
     return {
+        "drift-combinations.md": lat.lattice_page(lattice),
+        lat.QUESTIONS: lat.splice_questions(root, lattice),
         "verdicts.md": res.verdicts_page(results),
         "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
         "drift.md": drift_page(verdicts, links,
@@ -78,7 +84,8 @@ def _extra(root: Path, generated: dict[str, str]) -> list[str]:
     folder = root / MANAGED
     found = sorted(folder.glob("*.md")) if folder.is_dir() else []
     names = [f"{MANAGED}/{p.name}" for p in found]
-    return [n for n in names if n not in generated] + snap.orphans(root, snap.load(root))
+    return ([n for n in names if n not in generated] + snap.orphans(root, snap.load(root))
+            + lat.orphans(root, lat.load(root)))
 
 
 def check(root: Path) -> list[Problem]:

@@ -104,7 +104,8 @@ def drift_page(
 
 
 _CONFIGURED = {
-    Drift.D5: "`front_ends=2`",
+    Drift.D5: "`front_ends=2`, or `engines=2` (one front end, two engines behind a router: "
+    "environment `D5-router`)",
     Drift.D7: "`versions` > 1",
     Drift.D9: "`sizes` with `shadow_bytes` != `receiver_bytes`",
     Drift.D11: "`sizes` over the `budget`",

@@ -22,9 +22,10 @@ from model_checks.records import Verdict, VerdictRecord
 VARIANT_NAMES = ("V0", "V1", "V2", "V3")
 PROPERTY_IDS = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
 _SPAN = re.compile(r"`([^`\n]+)`")
-_LOOKS_LIKE = re.compile(r"^(all|V\d[-,V\d]*) (none|D\d+(\+D\d+)*)\b")
+_ENV_ID = r"D\d+(-router)?"
+_LOOKS_LIKE = re.compile(rf"^(all|V\d[-,V\d]*) (none|{_ENV_ID}(\+{_ENV_ID})*)\b")
 _QUOTE = re.compile(
-    r"^(?P<variants>all|V[0-3](-V[0-3]|(,V[0-3])+)?) (?P<env>none|D\d+(\+D\d+)*) "
+    rf"^(?P<variants>all|V[0-3](-V[0-3]|(,V[0-3])+)?) (?P<env>none|{_ENV_ID}(\+{_ENV_ID})*) "
     r"(?P<prop>[SHL]\d) (?P<verdict>holds|breaks)$"
 )
 

@@ -26,7 +26,7 @@ from model_checks.docs.snapshot import (
     label,
     trace_name,
 )
-from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
+from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Cell, Expectation
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import Replayed, replay_data
 from model_checks.summary import LEGEND, contradicts, order, summary
@@ -187,6 +187,13 @@ def contradictions(results: Results) -> list[str]:
     ]
 
 
+def _title(env_id: str) -> str:
+    """A drift source's title, or the router configuration's (`matrix.ROUTER`)."""
+    if env_id == ROUTER:
+        return "one front end, two engines behind a router"
+    return Drift(env_id).title
+
+
 def verdicts_page(results: Results) -> str:
     parts = [GENERATED, "", "# Verdicts: every checker on every cell", ""]
     parts += [
@@ -205,7 +212,7 @@ def verdicts_page(results: Results) -> str:
               *LEGEND, "", summary(results.snapshot.records), "```"]
     headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "strongest")
     for env in dict.fromkeys(c.environment for c in EXPECTED):
-        titles = ", ".join(Drift(d).title for d in env) if len(env) <= 2 else ""
+        titles = ", ".join(_title(d) for d in env) if len(env) <= 2 else ""
         heading = _env_text(env) + (f" ({titles})" if titles else "")
         rows = [row for c in EXPECTED if c.environment == env for row in _rows(results, c)]
         parts += ["", f"## {heading}", "", table(headers, rows)]

@@ -15,6 +15,9 @@ lemma I1 (tag = processing) must read the same before and after. A tag that name
 processing is renamed too (to a fresh number above the held ones), so equality between tags
 is preserved whatever the variant does with them.
 
+Every engine's receiver (D5's router configuration) is traversed after engine 0's, and a
+message keeps the engine it was routed to: the router's choice is state, not a name.
+
 Actions never name a pid, so a path in the reduced graph replays, action by action, on the
 unreduced spec from the initial state; the explorer writes every counterexample that way.
 `tests/explore/test_explore_reduction.py` compares verdicts, diameters and counterexample
@@ -53,6 +56,7 @@ def canonical(state: State) -> State:
     rename = _Renamer()
     shadows = tuple(_lru(shadow, rename) for shadow in state.shadows)
     receiver = _lru(state.receiver, rename)
+    others = tuple(_lru(other, rename) for other in state.other_receivers)
     to_engine = tuple(_message(m, rename) for m in state.to_engine)
     requests = tuple(_request(r, rename) for r in state.requests)
     delivery = _delivery(state.last_delivery, rename)
@@ -63,7 +67,7 @@ def canonical(state: State) -> State:
     held = sorted(table.items(), key=lambda pair: pair[1])
     return State(
         shadows, receiver, tuple(state.processings[old] for old, _ in held), requests,
-        to_engine, state.to_front_end, state.reset_pending, delivery, state.fault,
+        to_engine, state.to_front_end, state.reset_pending, delivery, state.fault, others,
     )
 
 
@@ -71,7 +75,7 @@ def _already_canonical(state: State) -> bool:
     """True when the held pids, in traversal order, are exactly 0, 1, ..., len(processings)-1
     (first occurrences), so renaming would change nothing. Same traversal as `canonical`."""
     seen: dict[int, None] = {}
-    for cache in (*state.shadows, state.receiver):
+    for cache in (*state.shadows, *state.receivers()):
         for slot in cache:
             if isinstance(slot, Entry):
                 seen.setdefault(slot.processing)
@@ -121,7 +125,8 @@ def _wire(item: WireItem, rename: _Renamer) -> WireItem:
 
 
 def _message(message: Message, rename: _Renamer) -> Message:
-    return Message(message.rid, message.front_end, tuple(_wire(w, rename) for w in message.items))
+    items = tuple(_wire(w, rename) for w in message.items)
+    return Message(message.rid, message.front_end, items, message.engine)
 
 
 def _request(request: Request, rename: _Renamer) -> Request:

@@ -7,6 +7,9 @@ replayed on the spec before it is reported), proved for the instance at all dept
 number of states and the diameter), vacuous (with the reason), or undecided (the state limit
 cut the graph). Prints one line per cell and property verdicts; writes the verdict records.
 
+With `--lattice` it searches the drift lattice instead (`model_checks.explore.lattice`,
+`lattice_command`: per variant and property, the minimal sets of drift sources that break it).
+
 With `--cross-check RECORDS` (the main job passes its Hypothesis and Z3 records) it also
 fails where another checker's verdict contradicts its own within one instance
 (`model_checks.explore.agreement`).
@@ -33,7 +36,8 @@ from model_checks.explore.cells import (
     run_jobs,
 )
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES
-from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
+from model_checks.explore.lattice_command import add_lattice_arguments, run_lattice
+from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Expectation
 from model_checks.records import Verdict, VerdictRecord, read_records, write_records
 from spec import VARIANTS, environment, variant_named
 
@@ -60,11 +64,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only this environment, drift ids joined by + or 'none' "
                              "(repeatable; default: every environment of the matrix)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--json", type=Path, default=Path("build/explore/records.json"),
-                        help="where to write the verdict records")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="where to write the verdict records (default "
+                             "build/explore/records.json; with --lattice, the lattice's JSON, "
+                             "default build/explore/lattice.json)")
     parser.add_argument("--out", type=Path, default=Path("build/explore/counterexamples"),
-                        help="folder for the counterexample traces")
+                        help="folder for the counterexample traces (with --lattice default "
+                             "build/explore/lattice)")
     add_dask_argument(parser)
+    add_lattice_arguments(parser)
     parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
                         help="a records file (or a folder of them) of Hypothesis and Z3: fail "
                              "where a verdict contradicts the explorer's within one instance")
@@ -88,11 +96,20 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
 def _environment(text: str) -> tuple[str, ...]:
     if text == "none":
         return ()
+    if text == ROUTER:
+        return (ROUTER,)
     members = environment(*text.split("+"))
     return tuple(d.value for d in sorted(members, key=lambda d: int(d.value[1:])))
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.lattice:
+        return run_lattice(args)
+    if args.sources is not None or args.max_size is not None:
+        print("error: --sources and --max-size need --lattice", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json is None:
+        args.json = Path("build/explore/records.json")
     try:
         if args.processes < 1:
             raise ExploreUsageError(f"--processes must be >= 1, got {args.processes}")

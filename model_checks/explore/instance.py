@@ -72,6 +72,8 @@ def describe(config: Config) -> str:
         f"identities {','.join(config.identities)}; budget {config.budget}; "
         f"{config.max_requests} requests, {config.max_in_flight} unfinished, "
         f"{config.max_items} item(s) each, {config.max_retries} retries; "
-        f"{config.front_ends} front end(s); {config.versions} content(s) per identity"
+        f"{config.front_ends} front end(s); "
+        + (f"{config.engines} engines behind a router; " if config.engines > 1 else "")
+        + f"{config.versions} content(s) per identity"
         + (f"; sizes P0/P1 {sizes}" if sizes else "")
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from model_checks.matrix import ROUTER
 from model_checks.scenarios.base import (
     Scenario,
     every_variant,
@@ -50,6 +51,11 @@ def configured(*drift: str, **fields: object) -> Callable[[Variant], Config]:
 def round_trip(rid: int, *items: ClientItem, front_end: int = 0) -> tuple[Action, ...]:
     """Submit, handle, deliver, take the reply: one request end to end, nothing interleaved."""
     return (submit(*items, front_end=front_end), P0Handle(rid), P1Receive(0), P0ReceiveReply())
+
+
+def routed_round_trip(rid: int, engine: int, *items: ClientItem) -> tuple[Action, ...]:
+    """`round_trip` with the message routed to `engine` (D5's router configuration)."""
+    return (submit(*items), P0Handle(rid, engine), P1Receive(0, engine), P0ReceiveReply())
 
 
 def probed_hit_evicted(again: ClientItem) -> tuple[Action, ...]:
@@ -168,6 +174,23 @@ SCENARIOS: tuple[Scenario, ...] = (
             *round_trip(2, item("a", 0)),
         ),
         per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1"),
+    ),
+    Scenario(
+        "router-retry-to-the-other-engine",
+        (ROUTER,),
+        "One front end, two engines behind a router (D5's other half): a's payload goes to "
+        "engine 0, the next request for a is routed to engine 1 and its reference misses there; "
+        "P0 drops a, another request re-sends a's payload to engine 0 (P0 records a again), and "
+        "the retry, routed to engine 1, references a and misses again, with no drift event "
+        "since the first miss (L2, L3). The settled tail's second retry sends a's payload.",
+        configured("D5", engines=2),
+        (
+            *round_trip(0, item("a")),
+            *routed_round_trip(1, 1, item("a")),
+            *round_trip(2, item("a")),
+            Retry(1), P0Handle(1, 1), P1Receive(0, 1), P0ReceiveReply(),
+        ),
+        per_variant(V0=CRASH, V1="H1 L2 L3", V2="H1 L2 L3", V3="H1 L2 L3"),
     ),
     Scenario(
         "probed-hit-lost-before-update",

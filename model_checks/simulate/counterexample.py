@@ -36,10 +36,24 @@ class BadTraceFile(ValueError):
 # -- JSON encoding --------------------------------------------------------------------------
 
 
+_OMITTED_AT_DEFAULT = frozenset({"other_receivers", "engine"})
+"""Fields of D5's router configuration (engine 1's receiver; a message's, a sending step's and
+an engine step's engine), left out where they hold their default: a single-engine trace is
+written exactly as before they existed, so committed traces keep replaying."""
+
+
+def _written(value: object, field: dataclasses.Field[Any]) -> bool:
+    if field.name not in _OMITTED_AT_DEFAULT:
+        return True
+    return bool(getattr(value, field.name) != field.default)
+
+
 def to_json(value: object) -> Any:
-    """Dataclasses as objects (fields in order), enums by value, tuples and sets as lists."""
+    """Dataclasses as objects (fields in order; the router's fields only where they differ
+    from their default), enums by value, tuples and sets as lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if _written(value, f)}
         if isinstance(value, Entry | Ghost):
             data["#type"] = type(value).__name__
         return data
@@ -72,6 +86,7 @@ def config_to_json(config: Config) -> dict[str, Any]:
         "max_requests": config.max_requests,
         "max_items": config.max_items,
         "front_ends": config.front_ends,
+        **({"engines": config.engines} if config.engines != 1 else {}),
     }
 
 
@@ -98,6 +113,7 @@ def config_from_json(data: Mapping[str, Any]) -> Config:
         max_requests=data["max_requests"],
         max_items=data["max_items"],
         front_ends=data["front_ends"],
+        engines=data.get("engines", 1),
     )
 
 
@@ -115,7 +131,8 @@ def action_from_json(label: str, args: Mapping[str, Any]) -> Action:
 
 
 def _arguments(action: Action) -> dict[str, object]:
-    return {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}
+    return {f.name: getattr(action, f.name) for f in dataclasses.fields(action)
+            if _written(action, f)}
 
 
 def trace_to_json(

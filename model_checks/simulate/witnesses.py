@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from model_checks.matrix import ROUTER
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
 from spec import Config, Trace, by_id, initial, is_enabled, step
@@ -226,6 +227,19 @@ _HAND: tuple[Witness, ...] = (
             *_round_trip(1, "c"), *_round_trip(2, "b"),
             submit(item("b"), item("a")), P0Handle(3), P1Receive(0), P0ReceiveReply(),
             *_retry(2),
+        ),
+    ),
+    Witness(
+        # D5's router: two requests re-send a's payload to engine 0, each before a retry
+        # routed to engine 1, which references a and misses it: three misses, R = 2 (L4).
+        "router-retries-routed-away-from-the-payload", frozenset({ROUTER}),
+        (
+            *_round_trip(0),
+            submit(item("a")), P0Handle(1, 1), P1Receive(0, 1), P0ReceiveReply(),
+            *_round_trip(2),
+            Retry(1), P0Handle(1, 1), P1Receive(0, 1), P0ReceiveReply(),
+            *_round_trip(3),
+            Retry(1), P0Handle(1, 1), P1Receive(0, 1), P0ReceiveReply(),
         ),
     ),
     Witness(

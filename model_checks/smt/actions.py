@@ -54,6 +54,7 @@ from model_checks.smt.symbols import (
     constants,
     content_bytes,
     item,
+    receiver_side,
     rep_name,
     shadow_side,
 )
@@ -176,13 +177,24 @@ def _all_idle(enc: Encoding, s: SymState) -> z3.BoolRef:
     return z3.And([front_end_idle(enc, s, fe) for fe in range(enc.front_ends)])
 
 
+def _receivers_cleared(enc: Encoding, s: SymState) -> SymState:
+    for side in enc.receivers:
+        s = lru.clear(s, side, enc.k)
+    return s
+
+
 def clear_both(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
     guard = z3.And(no_message(enc, s), z3.Not(s["reset"]), _all_idle(enc, s))
-    return guard, lru.clear(_shadows_cleared(enc, step_base(s)), "p1", enc.k)
+    return guard, _receivers_cleared(enc, _shadows_cleared(enc, step_base(s)))
 
 
-def p1_clear(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
-    return z3.BoolVal(True), lru.clear(step_base(s), "p1", enc.k)
+def p1_clear(engine: int) -> Relation:
+    """Engine `engine`'s receiver is wiped (D3's P1Clear, D10's P1Restart)."""
+
+    def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
+        return z3.BoolVal(True), lru.clear(step_base(s), receiver_side(engine), enc.k)
+
+    return relation
 
 
 def p0_clear(fe: int) -> Relation:
@@ -211,7 +223,8 @@ def p0_clear_for_reset(fe: int) -> Relation:
 
 
 def p1_reset(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
-    n = lru.clear(step_base(s), "p1", enc.k)
+    """D4's reset reaches P1: every engine's receiver is wiped (it is broadcast)."""
+    n = _receivers_cleared(enc, step_base(s))
     n["reset"] = z3.BoolVal(False)
     return s["reset"], n
 
@@ -225,6 +238,7 @@ class ActionEncoding:
     relation: Relation
     requires: tuple[Drift, ...] = ()
     front_end: int | None = None
+    engine: int | None = None  # an engine's action: engine 1 exists in the router only
 
 
 def _per_front_end(
@@ -238,21 +252,33 @@ def _per_front_end(
     )
 
 
+def _per_engine(
+    spec_class: type[Action], relation_of: Callable[[int], Relation],
+    requires: tuple[Drift, ...] = (),
+) -> tuple[ActionEncoding, ...]:
+    """The action of engine 0, and of engine 1 in D5's router configuration."""
+    return tuple(
+        ActionEncoding(spec_class, relation_of(e), (*requires, *((Drift.D5,) if e else ())),
+                       engine=e)
+        for e in (0, 1)
+    )
+
+
 ACTIONS: tuple[ActionEncoding, ...] = (
     ActionEncoding(Submit, submit),
     *_per_front_end(P0Handle, p0_handle),
     *_per_front_end(P0HandleRejected, p0_handle_rejected, (Drift.D2,)),
     *_per_front_end(P0Process, p0_process, (Drift.D6,)),
     *_per_front_end(P0UpdateItem, p0_update_item, (Drift.D6,)),
-    ActionEncoding(P1Receive, p1_receive),
+    *_per_engine(P1Receive, p1_receive),
     *_per_front_end(P0ReceiveReply, p0_receive_reply),
     ActionEncoding(Retry, retry),
     ActionEncoding(ClearBoth, clear_both),
-    ActionEncoding(P1Clear, p1_clear, (Drift.D3,)),
+    *_per_engine(P1Clear, p1_clear, (Drift.D3,)),
     *_per_front_end(P0Clear, p0_clear, (Drift.D3,)),
     *_per_front_end(P0ClearForReset, p0_clear_for_reset, (Drift.D4,)),
     ActionEncoding(P1Reset, p1_reset, (Drift.D4,)),
-    ActionEncoding(P1Restart, p1_clear, (Drift.D10,)),
+    *_per_engine(P1Restart, p1_clear, (Drift.D10,)),
     *_per_front_end(P0Restart, p0_restart, (Drift.D10,)),
 )
 """Every encoded action; the index is the action code. P1Clear and P1Restart have the same
@@ -264,15 +290,20 @@ def available(enc: Encoding) -> tuple[int, ...]:
     return tuple(
         code for code, action in enumerate(ACTIONS)
         if all(enc.enables(d) for d in action.requires)
+        and (action.front_end is None or action.front_end < enc.front_ends)
+        and (action.engine is None or action.engine < enc.engines)
     )
 
 
-def code_of(action_class: type[Action], front_end: int = 0) -> int:
-    """The code of a spec action class (of front end `front_end`, for a front end's action)."""
+def code_of(action_class: type[Action], front_end: int = 0, engine: int = 0) -> int:
+    """The code of a spec action class (of front end `front_end`, for a front end's action;
+    of engine `engine`, for an engine's action)."""
     for code, action in enumerate(ACTIONS):
-        if action.spec_class is action_class and action.front_end in (None, front_end):
+        if (action.spec_class is action_class and action.front_end in (None, front_end)
+                and action.engine in (None, engine)):
             return code
-    raise KeyError(f"{action_class.__name__} (front end {front_end}) is not encoded")
+    raise KeyError(f"{action_class.__name__} (front end {front_end}, engine {engine}) is not "
+                   "encoded")
 
 
 def transition(enc: Encoding, p: Params, s: SymState, n: SymState, a: Args) -> z3.BoolRef:

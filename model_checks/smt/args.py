@@ -4,7 +4,8 @@ Per step the arguments are symbolic: `act` (an index into `actions.ACTIONS`), `r
 an action takes: P0Handle, P0Process, P0UpdateItem, P0HandleRejected, Retry; the request whose
 message P1Receive takes or whose reply P0ReceiveReply takes), and Submit's request: front end
 `sfe`, item count `sn`, and per item j identity `sid{j}`, version `sver{j}` and whether media is
-attached `sdata{j}`.
+attached `sdata{j}`; `eng`, the engine a sending step routes its message to (D5's router
+configuration; unused with one engine).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Args:
     sid: tuple[z3.ArithRef, ...]
     sver: tuple[z3.ArithRef, ...]
     sdata: tuple[z3.BoolRef, ...]
+    eng: z3.ArithRef
 
 
 ARG_ITEMS = 2
@@ -42,6 +44,7 @@ def args_at(t: int) -> Args:
         tuple(z3.Int(at(item("sid", j), t)) for j in items),
         tuple(z3.Int(at(item("sver", j), t)) for j in items),
         tuple(z3.Bool(at(item("sdata", j), t)) for j in items),
+        z3.Int(at("eng", t)),
     )
 
 

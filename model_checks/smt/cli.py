@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.matrix import Expectation
+from model_checks.matrix import ROUTER, Expectation
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")
     parser.add_argument("--environment", action="append", default=None,
-                        help='only this environment, ids joined by "+", "none" for none')
+                        help='only this environment, ids joined by "+", "none" for none, '
+                        f'"{ROUTER}" for D5\'s router configuration')
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
                         help="only this property (repeatable)")
     parser.add_argument("--parametric", action="store_true",
@@ -82,7 +83,7 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
         for text in args.environment:
             ids = () if text == "none" else tuple(text.split("+"))
             for drift_id in ids:
-                if drift_id not in {d.value for d in Drift}:
+                if drift_id not in {d.value for d in Drift} | {ROUTER}:
                     raise ProveUsageError(f"unknown drift source {drift_id!r} in {text!r}")
             envs.add(ids)
     cells = [

@@ -47,7 +47,9 @@ from spec.transitions import (
     P0Process,
     P0ReceiveReply,
     P0UpdateItem,
+    P1Clear,
     P1Receive,
+    P1Restart,
     Retry,
     Submit,
 )
@@ -158,6 +160,10 @@ def _channels(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
         facts.append(s[msg_name(r, "pend")] == (r in sent))
         facts.append(s[rep_name(r, "pend")] == (r in replied))
         if r in sent:
+            if sent[r].engine >= enc.engines:
+                raise NotEncodable(f"{sent[r]!r} is routed to engine {sent[r].engine}; the "
+                                   f"encoding has {enc.engines}")
+            facts.append(s[msg_name(r, "eng")] == sent[r].engine)
             for j, wire in enumerate(sent[r].items):
                 facts += _wire(enc, s, state, r, j, wire)
         if r in replied:
@@ -201,7 +207,11 @@ def matches(enc: Encoding, s: SymState, state: State) -> z3.BoolRef:
     for fe, side in enumerate(enc.shadows):
         shadow = state.shadows[fe] if fe < len(state.shadows) else ()
         facts += _side(enc, s, side, shadow, state)
-    facts += _side(enc, s, "p1", state.receiver, state)
+    if len(state.receivers()) > enc.engines:
+        raise NotEncodable(f"{len(state.receivers())} engines; the encoding has {enc.engines}")
+    for engine, side in enumerate(enc.receivers):
+        receiver = state.receiver_of(engine) if engine < len(state.receivers()) else ()
+        facts += _side(enc, s, side, receiver, state)
     facts += _requests(enc, s, state) + _channels(enc, s, state) + _globals(enc, s, state)
     return z3.And(facts)
 
@@ -234,7 +244,11 @@ def _arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]
         front_end = before.to_front_end[0].front_end
     elif isinstance(action, Submit):
         front_end = 0
-    facts: list[z3.BoolRef] = [a.act == code_of(type(action), front_end)]
+    engine = getattr(action, "engine", 0)
+    on_engine = engine if isinstance(action, P1Receive | P1Clear | P1Restart) else 0
+    facts: list[z3.BoolRef] = [a.act == code_of(type(action), front_end, on_engine)]
+    if enc.engines > 1 and isinstance(action, P0Handle | P0UpdateItem):
+        facts.append(a.eng == engine)  # the router's choice
     if isinstance(action, Submit):
         if len(action.items) > enc.m or action.front_end >= enc.front_ends:
             raise NotEncodable(f"{action!r}: at most {enc.m} items and {enc.front_ends} "
@@ -244,7 +258,8 @@ def _arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]
             facts += [a.sid[j] == enc.bounds.identities.index(client_item.identity),
                       a.sver[j] == client_item.version, a.sdata[j] == client_item.has_data]
     elif isinstance(action, P1Receive):
-        facts.append(a.rid == before.to_engine[action.index].rid)
+        at = before.queue_of(action.engine)[action.index]
+        facts.append(a.rid == before.to_engine[at].rid)
     elif isinstance(action, P0ReceiveReply):
         facts.append(a.rid == before.to_front_end[0].rid)
     elif isinstance(action, Retry | P0Handle | P0HandleRejected | P0Process | P0UpdateItem):
@@ -307,7 +322,8 @@ class StepChecker:
             chosen = {k: model.eval(v, model_completion=True)
                       for k, v in vars(args_at(0)).items() if not isinstance(v, tuple)}
             return (f"the SMT relation takes a step the spec does not enable: "
-                    f"{taken.spec_class.__name__} (front end {taken.front_end}), {chosen}")
+                    f"{taken.spec_class.__name__} (front end {taken.front_end}, engine "
+                    f"{taken.engine}), {chosen}")
         finally:
             solver.pop()
 

@@ -1,8 +1,9 @@
 """From a Z3 model back to the spec: a concrete `Config` and the spec `Action` of every step.
 
 The decoded actions are the spec's own classes with the same arguments (Submit(items, 0),
-P0Handle(rid), P1Receive(index), ...); `decode_trace` runs them with `spec.run`, so a decoded
-trace is a spec trace or an error naming the step the spec refuses.
+P0Handle(rid), P1Receive(index), and the router's choices P0Handle(rid, engine),
+P1Receive(index, engine) in D5's router configuration, ...); `decode_trace` runs them with
+`spec.run`, so a decoded trace is a spec trace or an error naming the step the spec refuses.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from spec.transitions import (
     P0Process,
     P0Restart,
     P0UpdateItem,
+    P1Clear,
     P1Receive,
+    P1Restart,
     Retry,
     Submit,
 )
@@ -58,6 +61,7 @@ def config_of(enc: Encoding, model: z3.ModelRef, p: Params) -> Config:
         max_requests=enc.bounds.max_requests,
         max_items=enc.m,
         front_ends=enc.front_ends,
+        engines=enc.engines,
     )
 
 
@@ -74,19 +78,29 @@ def decode_action(enc: Encoding, model: z3.ModelRef, before: SymState, t: int) -
             for j in range(_int(model, a.sn))
         )
         return Submit(items, _int(model, a.sfe))
+    if spec_class in (P0Handle, P0UpdateItem) and enc.engines > 1:
+        return spec_class(rid, _int(model, a.eng))  # the router's choice
     if spec_class in (P0Handle, P0HandleRejected, P0Process, P0UpdateItem, Retry):
         return spec_class(rid)
     if spec_class is P1Receive:
-        mine = _int(model, before[msg_name(rid, "seq")])
-        older = sum(
-            1 for r in range(enc.r)
-            if r != rid and _bool(model, before[msg_name(r, "pend")])
-            and _int(model, before[msg_name(r, "seq")]) < mine
-        )
-        return P1Receive(older)
+        return P1Receive(_older_routed(enc, model, before, rid), action.engine or 0)
+    if spec_class in (P1Clear, P1Restart):
+        return spec_class(action.engine or 0)
     if spec_class in (P0Clear, P0ClearForReset, P0Restart):
         return spec_class(action.front_end or 0)
     return spec_class()
+
+
+def _older_routed(enc: Encoding, model: z3.ModelRef, before: SymState, rid: int) -> int:
+    """P1Receive's index: the pending messages routed to the same engine, older than rid's."""
+    mine = _int(model, before[msg_name(rid, "seq")])
+    engine = _int(model, before[msg_name(rid, "eng")])
+    return sum(
+        1 for r in range(enc.r)
+        if r != rid and _bool(model, before[msg_name(r, "pend")])
+        and _int(model, before[msg_name(r, "eng")]) == engine
+        and _int(model, before[msg_name(r, "seq")]) < mine
+    )
 
 
 def decode_trace(

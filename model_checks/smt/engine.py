@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import z3
 
 from model_checks.smt import lru
-from model_checks.smt.args import Args, Step
-from model_checks.smt.slots import item_exists, oldest, read, req_item, step_base, write
+from model_checks.smt.args import Args, Relation, Step
+from model_checks.smt.slots import item_exists, oldest_routed, read, req_item, step_base, write
 from model_checks.smt.symbols import (
     NONE_PID,
     DeliveryCode,
@@ -27,6 +27,7 @@ from model_checks.smt.symbols import (
     content_bytes,
     item,
     msg_name,
+    receiver_side,
     rep_name,
     stamp,
 )
@@ -71,16 +72,17 @@ def _choose(cond: z3.BoolRef, a: WireItem, b: WireItem) -> WireItem:
 
 
 def _resolve(enc: Encoding, p: Params, s: SymState, w: WireItem,
-             clock: z3.ArithRef) -> tuple[SymState, Resolved]:
-    """One item: a payload per the variant's payload rule, a reference from the cache."""
+             clock: z3.ArithRef, side: str) -> tuple[SymState, Resolved]:
+    """One item: a payload per the variant's payload rule, a reference from the cache (the
+    receiver `side` of the engine handling the message)."""
     variant = enc.variant
     size = content_bytes(p.receiver_bytes, w.ident, w.ver)
-    put_state, hang = lru.put(s, "p1", (w.ident, size, w.data, w.ver, w.tag), clock, p.budget,
+    put_state, hang = lru.put(s, side, (w.ident, size, w.data, w.ver, w.tag), clock, p.budget,
                               variant.receiver_lru, enc.k)
     if not variant.drop_before_replace:
         put_state = lru.merge(size > p.budget, s, put_state)
         hang = z3.And(size <= p.budget, hang)
-    cached, after_get = lru.get(s, "p1", w.ident, clock, enc.k)
+    cached, after_get = lru.get(s, side, w.ident, clock, enc.k)
     found = cached.present
     if variant.payload_wins:
         payload = (put_state, w.data, w.ver, hang)
@@ -113,24 +115,35 @@ def _per_item(enc: Encoding, swap: z3.BoolRef, at_position: list[z3.ExprRef], j:
     return z3.If(swap, at_position[1 - j], at_position[j])
 
 
-def p1_receive(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
-    """P1 takes request rid's message and handles every item of it."""
+def p1_receive(engine: int) -> Relation:
+    """Engine `engine` takes request rid's message (one routed to it: the oldest of those, or
+    any under D1) and handles every item of it with its own receiver."""
+
+    def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
+        return _p1_receive(enc, p, s, a, engine)
+
+    return relation
+
+
+def _p1_receive(enc: Encoding, p: Params, s: SymState, a: Args, engine: int) -> Step:
     variant = enc.variant
+    side = receiver_side(engine)
     pending = read(s, enc, msg_name, "pend", a.rid)
-    chosen = pending if enc.enables(Drift.D1) else oldest(enc, s, msg_name, a.rid)
-    guard = z3.And(a.rid >= 0, a.rid < enc.r, chosen)
+    chosen = pending if enc.enables(Drift.D1) else oldest_routed(enc, s, a.rid)
+    guard = z3.And(a.rid >= 0, a.rid < enc.r, chosen,
+                   read(s, enc, msg_name, "eng", a.rid) == engine)
     wires = [_wire_item(enc, s, a.rid, j) for j in range(enc.m)]
     work = step_base(s)
     write(work, enc, msg_name, a.rid, pend=z3.BoolVal(False))
     if variant.touches_first:
         for j, w in enumerate(wires):
-            touched = lru.touch(work, "p1", w.ident, stamp(s["clock"], j), variant.receiver_lru,
+            touched = lru.touch(work, side, w.ident, stamp(s["clock"], j), variant.receiver_lru,
                                 enc.k)
             work = lru.merge(w.exists, touched, work)
     swap, ordered = _positions(enc, wires)
     results: list[Resolved] = []
     for position, w in enumerate(ordered):
-        after, resolved = _resolve(enc, p, work, w, stamp(s["clock"], enc.m + position))
+        after, resolved = _resolve(enc, p, work, w, stamp(s["clock"], enc.m + position), side)
         work = lru.merge(w.exists, after, work)
         results.append(Resolved(resolved.tensor, resolved.tver, z3.And(w.exists, resolved.missed),
                                 z3.And(w.exists, resolved.hang)))

@@ -241,11 +241,36 @@ def _of_front_end(enc: Encoding, s: SymState, rid: z3.ArithRef, fe: int) -> z3.B
     return req(s, enc, "fe", rid) == fe
 
 
+def _routable(enc: Encoding, a: Args) -> z3.BoolRef:
+    """The router's choice is an engine (D5's router configuration; always with one engine,
+    whose messages all go to engine 0)."""
+    if enc.engines == 1:
+        return z3.BoolVal(True)
+    return z3.And(a.eng >= 0, a.eng < enc.engines)
+
+
+def _routed(enc: Encoding, s: SymState, rid: z3.ArithRef, a: Args) -> SymState:
+    """The message this step sent (if it is pending now) goes to engine `a.eng`."""
+    if enc.engines == 1:
+        return s
+    routed = dict(s)
+    pending = read(s, enc, msg_name, "pend", rid)
+    write(routed, enc, msg_name, rid, eng=z3.If(pending, a.eng, read(s, enc, msg_name, "eng", rid)))
+    return routed
+
+
+def _sends_next(enc: Encoding, s: SymState, rid: z3.ArithRef) -> z3.BoolRef:
+    """The next update of rid's attempt is its last (`spec...front_end.sends_next`)."""
+    n, stage = req(s, enc, "n", rid), req(s, enc, "stage", rid)
+    return z3.Or(z3.And(stage == StageCode.PROCESSED, n == 1),
+                 z3.And(stage == StageCode.UPDATING, req(s, enc, "done", rid) + 1 == n))
+
+
 def p0_handle(fe: int) -> Relation:
     def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
         guard = z3.And(stage_is(enc, s, a.rid, StageCode.SUBMITTED),
-                       _of_front_end(enc, s, a.rid, fe))
-        return guard, step_base(handle(enc, p, s, a.rid, fe))
+                       _of_front_end(enc, s, a.rid, fe), _routable(enc, a))
+        return guard, step_base(_routed(enc, handle(enc, p, s, a.rid, fe), a.rid, a))
     return relation
 
 
@@ -277,12 +302,15 @@ def p0_update_item(fe: int) -> Relation:
     """D6: one item's update of a processed attempt, its work read from the request's slots."""
     def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
         guard = z3.And(valid_and_mid(enc, s, a.rid), _of_front_end(enc, s, a.rid, fe))
+        if enc.engines > 1:  # the engine matters only where this update sends
+            guard = z3.And(guard, z3.Or(a.eng == 0, z3.And(_routable(enc, a),
+                                                           _sends_next(enc, s, a.rid))))
         work = Work(
             tuple(req_item(s, enc, "proc", a.rid, j) for j in range(enc.m)),
             req(s, enc, "done", a.rid), req(s, enc, "swap", a.rid),
         )
         state, _ = update_next(enc, p, s, a.rid, fe, work)
-        return guard, step_base(state)
+        return guard, step_base(_routed(enc, state, a.rid, a))
     return relation
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model_checks.records import Verdict, VerdictRecord
-from model_checks.smt.symbols import Encoding
+from model_checks.smt.symbols import Encoding, environment_ids
 from spec import Config, Trace
 from spec.drift import Drift
 
@@ -62,7 +62,7 @@ Result = Violated | ProvedToBound | ProvedAllDepths | Unknown
 
 
 def _env(enc: Encoding) -> tuple[str, ...]:
-    return tuple(d.value for d in sorted(enc.environment, key=lambda d: int(d.value[1:])))
+    return environment_ids(enc)
 
 
 def instance(enc: Encoding) -> str:
@@ -70,6 +70,8 @@ def instance(enc: Encoding) -> str:
     b = enc.bounds
     items = "1 item" if enc.m == 1 else f"{enc.m} items"
     front_ends = "1 front end" if enc.front_ends == 1 else f"{enc.front_ends} front ends"
+    if enc.engines > 1:
+        front_ends += f" and {enc.engines} engines behind a router"
     return (f"{enc.k} identities, {b.max_requests} requests ({b.max_in_flight} unfinished), "
             f"{items} per request, {front_ends}, {b.max_retries} retries, "
             f"budget {b.budget_range[0]}..{b.budget_range[1]}, "

@@ -35,8 +35,7 @@ from model_checks.smt.results import (
     Violated,
     to_record,
 )
-from model_checks.smt.symbols import Encoding
-from spec import Drift
+from model_checks.smt.symbols import Encoding, encoding_for
 
 PROVED_BY_INVARIANT = ("S1", "S2", "S3")
 Progress = Callable[[str], None]
@@ -64,7 +63,7 @@ class CellOutcome:
 
 
 def _encoding(cell: SmtCell) -> Encoding:
-    return Encoding(cell.variant, frozenset(Drift(d) for d in cell.environment))
+    return encoding_for(cell.variant, cell.environment)
 
 
 def _proved(enc: Encoding, props: tuple[str, ...], rlimit: int) -> dict[str, Result]:

@@ -91,6 +91,20 @@ def oldest(enc: Encoding, s: SymState, name: SlotName, rid: z3.ArithRef) -> z3.B
     )
 
 
+def oldest_routed(enc: Encoding, s: SymState, rid: z3.ArithRef) -> z3.BoolRef:
+    """rid's message is pending and older than every other pending message routed to the
+    same engine (`oldest` with one engine: every message goes to engine 0)."""
+    if enc.engines == 1:
+        return oldest(enc, s, msg_name, rid)
+    mine, engine = read(s, enc, msg_name, "seq", rid), read(s, enc, msg_name, "eng", rid)
+    return z3.And(
+        read(s, enc, msg_name, "pend", rid),
+        *[z3.Implies(z3.And(rid != r, s[msg_name(r, "pend")], s[msg_name(r, "eng")] == engine),
+                     mine < s[msg_name(r, "seq")])
+          for r in range(enc.r)],
+    )
+
+
 def no_message(enc: Encoding, s: SymState) -> z3.BoolRef:
     return z3.And([z3.Not(s[msg_name(r, "pend")]) for r in range(enc.r)])
 

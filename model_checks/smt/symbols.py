@@ -7,7 +7,8 @@ sources. The byte budget and each side's item sizes are not fixed: they are symb
 (`params`) ranging over `Bounds`, so one query covers every budget and size.
 
 Representation (each choice mirrors a field of `spec.state.State`):
-- an LRU side ("p0" front end 0's shadow, "p0f1" front end 1's, "p1" the receiver) is, per
+- an LRU side ("p0" front end 0's shadow, "p0f1" front end 1's, "p1" the receiver, "p1e1"
+  engine 1's receiver in D5's router configuration) is, per
   identity k: `in` (an entry is present), `ghost` (a ghost slot, only under
   LruFlaw.GHOST_TOUCH), `ts` (recency: the slot with the smallest stamp is the least recent;
   `STAMPS_PER_STEP` stamps per step keep the order of several updates in one step), `size`,
@@ -17,7 +18,8 @@ Representation (each choice mirrors a field of `spec.state.State`):
   it; under D6 the attempt's work between probe and send (pid processed per item, items
   updated, their order); `nreq` requests exist;
 - each request has at most one message to P1 and one reply to P0 at a time, so the channels are
-  stored per request with a sequence number (`seq`) giving their order; per message item the
+  stored per request with a sequence number (`seq`) giving their order, and the engine the
+  message was routed to (`eng`, constant 0 with one engine); per message item the
   payload pid (-1: a reference), the placeholders' pid, their content version and the tag; per
   reply item whether it is reported missed;
 - processings: `nproc`, the next pid. A processing's content is not looked up by pid: every slot
@@ -100,11 +102,17 @@ class Bounds:
 
 @dataclass(frozen=True, slots=True)
 class Encoding:
-    """What one SMT query is about: a variant, the environment asked for, and the bounds."""
+    """What one SMT query is about: a variant, the environment asked for, the bounds, and the
+    engines behind the router (2: D5's router configuration, one front end; needs D5)."""
 
     variant: Variant
     environment: frozenset[Drift]
     bounds: Bounds = field(default_factory=Bounds)
+    engines: int = 1
+
+    def __post_init__(self) -> None:
+        if self.engines not in (1, 2) or (self.engines == 2 and Drift.D5 not in self.environment):
+            raise ValueError(f"engines={self.engines}: 1, or 2 with D5 in the environment")
 
     @property
     def encoded_environment(self) -> frozenset[Drift]:
@@ -139,7 +147,12 @@ class Encoding:
 
     @property
     def front_ends(self) -> int:
-        return 2 if self.enables(Drift.D5) else 1
+        """Two under D5, one in D5's router configuration (where the engines are two)."""
+        return 2 if self.enables(Drift.D5) and self.engines == 1 else 1
+
+    @property
+    def receivers(self) -> tuple[str, ...]:
+        return tuple(receiver_side(e) for e in range(self.engines))
 
     @property
     def split(self) -> bool:
@@ -152,15 +165,43 @@ class Encoding:
 
     @property
     def sides(self) -> tuple[str, ...]:
-        return (*self.shadows, "p1")
+        return (*self.shadows, *self.receivers)
 
     def describe(self) -> str:
-        return f"{self.variant.name} under {describe_environment(self.environment)}"
+        router = ", two engines behind a router" if self.engines > 1 else ""
+        return f"{self.variant.name} under {describe_environment(self.environment)}{router}"
 
 
 def shadow_side(front_end: int) -> str:
     """The LRU side of front end `front_end`'s shadow: "p0" for front end 0, "p0f1" for 1."""
     return "p0" if front_end == 0 else f"p0f{front_end}"
+
+
+def encoding_for(variant: Variant, env: tuple[str, ...], bounds: Bounds | None = None) -> Encoding:
+    """The encoding of a matrix environment (drift ids; `model_checks.matrix.ROUTER` is D5's
+    router configuration: D5 with one front end and two engines)."""
+    from model_checks.matrix import ROUTER
+
+    router = ROUTER in env
+    ids = {d for d in env if d != ROUTER} | ({"D5"} if router else set())
+    return Encoding(variant, frozenset(Drift(d) for d in ids), bounds or Bounds(),
+                    engines=2 if router else 1)
+
+
+def environment_ids(enc: Encoding) -> tuple[str, ...]:
+    """The matrix environment an encoding is about (drift ids in numeric order; D5 named
+    `ROUTER` in the router configuration)."""
+    from model_checks.matrix import ROUTER
+
+    ids = tuple(d.value for d in sorted(enc.environment, key=lambda d: int(d.value[1:])))
+    if enc.engines == 1:
+        return ids
+    return tuple(ROUTER if d == "D5" else d for d in ids)
+
+
+def receiver_side(engine: int) -> str:
+    """The LRU side of engine `engine`'s receiver: "p1" for engine 0, "p1e1" for 1."""
+    return "p1" if engine == 0 else f"p1e{engine}"
 
 
 STAMPS_PER_STEP = 8
@@ -201,7 +242,7 @@ REQUEST_ITEM_FIELDS = (("id", "int"), ("ver", "int"), ("data", "bool"), ("missed
                        ("proc", "int"))
 """Per request item: identity index, content version, media attached, reported missed, and
 under D6 the pid processed for it (-1: a probed hit)."""
-MESSAGE_FIELDS = (("pend", "bool"), ("seq", "int"))
+MESSAGE_FIELDS = (("pend", "bool"), ("seq", "int"), ("eng", "int"))
 MESSAGE_ITEM_FIELDS = (("data", "int"), ("ph", "int"), ("ver", "int"), ("tag", "int"))
 REPLY_FIELDS = (("pend", "bool"), ("seq", "int"))
 REPLY_ITEM_FIELDS = (("missed", "bool"),)
@@ -263,7 +304,7 @@ def constants(enc: Encoding) -> dict[str, z3.ExprRef]:
 
     fixed: dict[str, z3.ExprRef] = {}
     for side in enc.sides:
-        flaw = enc.variant.receiver_lru if side == "p1" else enc.variant.shadow_lru
+        flaw = enc.variant.receiver_lru if side in enc.receivers else enc.variant.shadow_lru
         for k in range(enc.k):
             if flaw is not LruFlaw.GHOST_TOUCH:
                 fixed[lru_name(side, "ghost", k)] = z3.BoolVal(False)
@@ -274,6 +315,8 @@ def constants(enc: Encoding) -> dict[str, z3.ExprRef]:
     for r in range(enc.r):
         if enc.front_ends == 1:
             fixed[req_name(r, "fe")] = z3.IntVal(0)
+        if enc.engines == 1:
+            fixed[msg_name(r, "eng")] = z3.IntVal(0)
         if enc.m == 1:
             fixed[req_name(r, "n")] = z3.IntVal(1)
         if not enc.split or enc.m == 1:

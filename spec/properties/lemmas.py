@@ -21,8 +21,9 @@ def _all_entries(state: State) -> Iterator[tuple[str, lru.Entry]]:
     for front_end, shadow in enumerate(state.shadows):
         for entry in lru.entries(shadow):
             yield f"shadow {front_end}", entry
-    for entry in lru.entries(state.receiver):
-        yield "P1", entry
+    for engine, receiver in enumerate(state.receivers()):
+        for entry in lru.entries(receiver):
+            yield "P1" if engine == 0 else f"P1 (engine {engine})", entry
 
 
 @state_property("I1", "entry tag is its processing", Kind.LEMMA)
@@ -112,5 +113,5 @@ def no_ghost_slots(config: Config, state: State) -> list[str]:
     flaws = (config.variant.shadow_lru, config.variant.receiver_lru)
     if any(flaw is not LruFlaw.NONE for flaw in flaws):
         return []
-    caches = (*state.shadows, state.receiver)
+    caches = (*state.shadows, *state.receivers())
     return [f"ghost {slot.identity!r}" for c in caches for slot in c if isinstance(slot, lru.Ghost)]

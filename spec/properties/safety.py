@@ -26,11 +26,13 @@ def consistent_pairing(config: Config, state: State) -> list[str]:
 
 @state_property("S2", "budget", Kind.SAFETY)
 def within_budget(config: Config, state: State) -> list[str]:
-    """P1's cached bytes never exceed the budget, and neither do any shadow's recorded sizes."""
+    """No engine's P1 caches more bytes than the budget, and no shadow records more."""
     reasons = []
-    used = lru.bytes_used(state.receiver)
-    if used > config.budget:
-        reasons.append(f"P1 holds {used} bytes, over the budget {config.budget}")
+    for engine, receiver in enumerate(state.receivers()):
+        used = lru.bytes_used(receiver)
+        if used > config.budget:
+            where = "P1" if engine == 0 else f"P1 (engine {engine})"
+            reasons.append(f"{where} holds {used} bytes, over the budget {config.budget}")
     for front_end, shadow in enumerate(state.shadows):
         used = lru.bytes_used(shadow)
         if used > config.budget:

@@ -41,7 +41,7 @@ class ClearBoth(Action):
         return idle and not state.to_engine and not state.reset_pending
 
     def apply(self, config: Config, state: State) -> State:
-        return replace(state, shadows=((),) * config.front_ends, receiver=())
+        return replace(state, shadows=((),) * config.front_ends).without_receivers()
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
@@ -50,17 +50,20 @@ class ClearBoth(Action):
 
 @dataclass(frozen=True, slots=True)
 class _ReceiverWipe(Action):
-    """P1 loses its whole cache, at any time; the subclass says why (its drift source)."""
+    """Engine `engine`'s P1 loses its whole cache, at any time; the subclass says why (its
+    drift source). Engines other than 0 exist only in D5's router configuration."""
+
+    engine: int = 0
 
     def guard(self, config: Config, state: State) -> bool:
-        return True
+        return 0 <= self.engine < config.engines
 
     def apply(self, config: Config, state: State) -> State:
-        return replace(state, receiver=())
+        return state.with_receiver(self.engine, ())
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
-        yield cls()
+        return (cls(e) for e in range(config.engines))
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +121,8 @@ class P0ClearForReset(Action):
 
 @dataclass(frozen=True, slots=True)
 class P1Reset(Action):
-    """D4, second half: the pending reset reaches P1 and wipes its cache."""
+    """D4, second half: the pending reset reaches P1 and wipes its cache (every engine's, in
+    the router configuration: the front end's reset is broadcast to all of them)."""
 
     label = "p1_reset"
     drift = Drift.D4
@@ -128,7 +132,7 @@ class P1Reset(Action):
         return state.reset_pending
 
     def apply(self, config: Config, state: State) -> State:
-        return replace(state, receiver=(), reset_pending=False)
+        return replace(state.without_receivers(), reset_pending=False)
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:

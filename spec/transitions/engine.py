@@ -1,5 +1,9 @@
 """P1, the engine: one message at a time, in arrival order (any order under D1).
 
+Under D5's router configuration (`Config.engines` = 2) each engine has its own receiver and
+takes the messages routed to it, in their order (any of them under D1); the engines run
+concurrently, so messages routed to different engines are handled in any relative order.
+
 Per message (BRIEF section 3, P1 steps 1-3): touch every identity; resolve each item (payload:
 per the variant's payload rule; reference: the cached entry, if present and, where tagged, with
 the reference's tag); if anything missed, the request is not scheduled and one reply lists the
@@ -40,8 +44,9 @@ def resolve_reference(
 
 
 def deliver(config: Config, state: State, message: Message) -> State:
-    """P1's whole handling of one message."""
-    receiver = state.receiver
+    """The handling of one message by the engine it was routed to, with that engine's
+    receiver."""
+    receiver = state.receiver_of(message.engine)
     if config.variant.touches_first:
         for item in message.items:
             receiver = lru.touch(receiver, item.identity, config.variant.receiver_lru)
@@ -54,7 +59,7 @@ def deliver(config: Config, state: State, message: Message) -> State:
             receiver, tensor = resolve_reference(config, receiver, item)
             if tensor is not None:
                 tensors[index] = tensor
-    state = replace(state, receiver=receiver)
+    state = state.with_receiver(message.engine, receiver)
     missed = tuple(w.identity for i, w in enumerate(message.items) if i not in tensors)
     if missed:
         return _report_miss(config, state, message, missed)
@@ -101,30 +106,38 @@ def _report_miss(config: Config, state: State, message: Message, missed: tuple[s
 
 @dataclass(frozen=True, slots=True)
 class P1Receive(Action):
-    """P1 takes the in-flight message at `index` and handles it. Index 0 (the oldest) is the
-    protocol's FIFO delivery; any other index is reordering (D1)."""
+    """Engine `engine` takes the in-flight message at `index` of its own queue (the messages
+    routed to it, oldest first; with one engine, every message) and handles it. Index 0 (the
+    oldest) is the protocol's FIFO delivery; any other index is reordering (D1). Engines
+    other than 0 exist only in D5's router configuration."""
 
     label = "p1_receive"
     exercises = (Drift.D1,)
     index: int = 0
+    engine: int = 0
 
     def guard(self, config: Config, state: State) -> bool:
-        if not 0 <= self.index < len(state.to_engine):
+        if not 0 <= self.engine < config.engines:
+            return False
+        if not 0 <= self.index < len(state.queue_of(self.engine)):
             return False
         return self.index == 0 or config.enables(Drift.D1)
 
     def apply(self, config: Config, state: State) -> State:
-        message = state.to_engine[self.index]
-        rest = state.to_engine[: self.index] + state.to_engine[self.index + 1 :]
+        at = state.queue_of(self.engine)[self.index]
+        message = state.to_engine[at]
+        rest = state.to_engine[:at] + state.to_engine[at + 1 :]
         state = replace(state, to_engine=rest)
         try:
             return deliver(config, state, message)
         except lru.EvictionHang as hang:
-            return replace(state, fault=Fault(FaultKind.HANG, f"P1: {hang}"))
+            where = "P1" if config.engines == 1 else f"P1 (engine {self.engine})"
+            return replace(state, fault=Fault(FaultKind.HANG, f"{where}: {hang}"))
 
     def drift_event(self) -> Drift | None:
         return Drift.D1 if self.index > 0 else None
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
-        return (cls(i) for i in range(len(state.to_engine)))
+        for engine in range(config.engines):
+            yield from (cls(i, engine) for i in range(len(state.queue_of(engine))))

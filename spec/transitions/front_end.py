@@ -5,6 +5,15 @@ processor) and `update_next_item` (one item's shadow update; the first call touc
 identity, the last one sends). `P0Handle` runs the whole pipeline as one step, which is what a
 front end that serialises its requests does; under D6 the parts are separate steps so that other
 requests interleave between them.
+
+Routing (D5's router configuration, `Config.engines` = 2): the step that sends chooses the
+engine the message goes to (`engine`, an action argument, so the choice is nondeterministic and
+every checker explores both). This is what vLLM's data-parallel front end does: one API server
+(one P0, one shadow) balances each request over the engine cores by their load, and a client's
+retry is a new request, balanced again, so it may reach another engine than the one that
+reported the miss. The shadow mirrors no single receiver, which is why vLLM enables the IPC
+cache only with one engine, or with an external load balancer that gives each engine its own
+front end (one pair each); the model shows what goes wrong when the pairing is left on.
 """
 
 from __future__ import annotations
@@ -73,8 +82,9 @@ def update_order(config: Config, items: tuple[ClientItem, ...], shadow: lru.Lru)
     return tuple(sorted(indices, key=lambda i: not lru.probe(shadow, items[i].identity)))
 
 
-def update_next_item(config: Config, state: State, rid: int) -> State:
-    """Update the shadow for the next item in update order; send after the last one."""
+def update_next_item(config: Config, state: State, rid: int, engine: int = 0) -> State:
+    """Update the shadow for the next item in update order; after the last one, send the
+    message to engine `engine` (the router's choice; 0 with one engine)."""
     request = state.requests[rid]
     work = request.work
     assert work is not None, "update_next_item needs a processed attempt"
@@ -104,7 +114,7 @@ def update_next_item(config: Config, state: State, rid: int) -> State:
     if work.done < len(work.order):
         return state.with_request(replace(request, stage=Stage.UPDATING, work=work))
     items = tuple(w for _, w in sorted(work.wire, key=lambda pair: pair[0]))
-    message = Message(rid, fe, items)
+    message = Message(rid, fe, items, engine)
     state = replace(state, to_engine=(*state.to_engine, message))
     return state.with_request(replace(request, stage=Stage.IN_FLIGHT, work=None))
 
@@ -168,12 +178,26 @@ def _record_and_send(
     return state.with_shadow(front_end, shadow), WireItem(item.identity, pid, pid, tag)
 
 
-def handle_attempt(config: Config, state: State, rid: int) -> State:
-    """The whole pipeline for one attempt, as one step."""
+def handle_attempt(config: Config, state: State, rid: int, engine: int = 0) -> State:
+    """The whole pipeline for one attempt, as one step, sending to engine `engine`."""
     state = process_attempt(config, state, rid)
     while state.fault is None and state.requests[rid].stage in (Stage.PROCESSED, Stage.UPDATING):
-        state = update_next_item(config, state, rid)
+        state = update_next_item(config, state, rid, engine)
     return state
+
+
+def _routes(config: Config) -> range:
+    """The engines a sending step may choose (the router's choices)."""
+    return range(config.engines)
+
+
+def sends_next(state: State, rid: int) -> bool:
+    """True when the next update of request rid's attempt is its last one, the one that sends
+    (if it does not fail); only that step's engine choice matters."""
+    request = state.requests[rid]
+    if request.stage is Stage.PROCESSED:
+        return len(request.items) == 1
+    return request.work is not None and request.work.done + 1 == len(request.work.order)
 
 
 def _submitted(state: State) -> Iterator[int]:
@@ -182,20 +206,24 @@ def _submitted(state: State) -> Iterator[int]:
 
 @dataclass(frozen=True, slots=True)
 class P0Handle(Action):
-    """P0 handles a submitted attempt from probe to send in one step (protocol, no drift)."""
+    """P0 handles a submitted attempt from probe to send in one step (protocol, no drift),
+    sending to engine `engine` (the router's choice, D5's router configuration; 0 with one
+    engine)."""
 
     label = "p0_handle"
+    exercises = (Drift.D5,)
     rid: int
+    engine: int = 0
 
     def guard(self, config: Config, state: State) -> bool:
-        return _stage_is(state, self.rid, Stage.SUBMITTED)
+        return self.engine in _routes(config) and _stage_is(state, self.rid, Stage.SUBMITTED)
 
     def apply(self, config: Config, state: State) -> State:
-        return handle_attempt(config, state, self.rid)
+        return handle_attempt(config, state, self.rid, self.engine)
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
-        return (cls(rid) for rid in _submitted(state))
+        return (cls(rid, e) for rid in _submitted(state) for e in _routes(config))
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,19 +281,27 @@ class P0UpdateItem(Action):
     label = "p0_update_item"
     requires = Drift.D6  # continuing an attempt is no new drift event; P0Process was
     rid: int
+    engine: int = 0  # where the last update sends (the router's choice); 0 on other updates
 
     def guard(self, config: Config, state: State) -> bool:
-        return _stage_is(state, self.rid, Stage.PROCESSED) or _stage_is(
+        updating = _stage_is(state, self.rid, Stage.PROCESSED) or _stage_is(
             state, self.rid, Stage.UPDATING
+        )
+        if not updating:
+            return False
+        return self.engine == 0 or (
+            self.engine in _routes(config) and sends_next(state, self.rid)
         )
 
     def apply(self, config: Config, state: State) -> State:
-        return update_next_item(config, state, self.rid)
+        return update_next_item(config, state, self.rid, self.engine)
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         stages = (Stage.PROCESSED, Stage.UPDATING)
-        return (cls(r.rid) for r in state.requests if r.stage in stages)
+        for r in (r for r in state.requests if r.stage in stages):
+            engines = _routes(config) if sends_next(state, r.rid) else range(1)
+            yield from (cls(r.rid, e) for e in engines)
 
 
 @dataclass(frozen=True, slots=True)

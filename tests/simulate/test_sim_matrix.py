@@ -7,6 +7,7 @@ from model_checks.matrix import (
     ENVIRONMENTS,
     EXPECTED,
     PROPERTIES,
+    ROUTER_ENVIRONMENTS,
     WIDER_IN_FLIGHT,
     WIDER_PROPERTIES,
     Expectation,
@@ -18,7 +19,9 @@ from spec import V3, VARIANTS, registry, variant_named
 
 def test_every_variant_and_environment_has_one_cell_judging_every_property() -> None:
     keys = [(c.variant, c.environment) for c in EXPECTED]
-    assert len(keys) == len(set(keys)) == len(VARIANTS) * len(ENVIRONMENTS)
+    assert len(keys) == len(set(keys)) == len(VARIANTS) * (
+        len(ENVIRONMENTS) + len(ROUTER_ENVIRONMENTS)
+    )
     assert set(PROPERTIES) == {p.id for p in registry()}
     for cell in EXPECTED:
         assert set(cell.expectations) == set(PROPERTIES)

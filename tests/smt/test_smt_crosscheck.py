@@ -68,7 +68,8 @@ def test_encodable_scenarios_are_accepted() -> None:
         for variant in (V0, V2, V3):
             trace = scenario.run(variant)
             bounds = Bounds(max_in_flight=trace.config.max_in_flight)  # 3 in one scenario
-            encoding = Encoding(variant, trace.config.environment, bounds)
+            encoding = Encoding(variant, trace.config.environment, bounds,
+                                engines=trace.config.engines)  # 2: D5's router
             assert first_disagreement(encoding, trace) is None
 
 
@@ -78,4 +79,4 @@ def test_a_disagreement_names_its_step() -> None:
     trace = scenario.run(V1)
     problem = first_disagreement(Encoding(V2, trace.config.environment), trace)
     assert problem is not None
-    assert problem.startswith("step 8 (P1Receive(index=0))"), problem
+    assert problem.startswith("step 8 (P1Receive(index=0, engine=0))"), problem
