@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from model_checks.executor import DASK_HELP, ClusterError, backend_for
+from model_checks.matrix import PAIR_ENVIRONMENTS
 from model_checks.mutant_run.command import HELP as MUTANTS_HELP
 from model_checks.records import VerdictRecord, read_records, write_records
 from model_checks.scenario_run import ScenarioVerdict, replay_all, table
@@ -227,11 +228,29 @@ group with a deep counterexample can cost more, not less (V1 under D6 took 228 s
 at depth 4 against 146 s at depth 6, one incremental solver asked other assumptions), while
 the small groups save under half a second each."""
 
+PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
+    argument for env in PAIR_ENVIRONMENTS for argument in ("--env", "+".join(env))
+)
+"""`explore`'s selection of the pair cells (explore takes environments, not `--cells`)."""
+
+PAIRS: tuple[tuple[str, ...], ...] = (
+    ("simulate", "--profile", "ci", "--cells", "pairs", "--no-mutants"),
+    ("prove", "--cells", "pairs"),
+    ("explore", "--profile", "ci", *PAIR_ENV_ARGUMENTS),
+)
+"""The pair cells of the expected matrix (`matrix.PAIR_EXPECTED`, 212 cells) through every
+checker at the main job's budgets. Not in the main job: explore alone took 904 s over them
+(ci profile, 2 processes, 998,146 states, load 7-17 on 2 cores), and prove's first 46 of 212
+groups 17 minutes; the nightly job runs them.
+explore judges their expectations only through the nightly's summary (`contradiction_count`
+over every cell), so the nightly fails on any contradiction the summary marks."""
+
 NIGHTLY: tuple[tuple[str, ...], ...] = (
     ("simulate", "--profile", "nightly"),
     ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000"),
     ("explore", "--profile", "nightly"),
     ("explore", "--lattice", "--profile", "nightly"),
+    *PAIRS,
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
     ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
     ("mutants", "--processes", "2"),
@@ -240,8 +259,9 @@ NIGHTLY: tuple[tuple[str, ...], ...] = (
 nightly profile, Z3 two steps deeper than the main job and counterexamples to 14 steps, the
 explorer's nightly profile: 3 requests, 2M states per graph, conformance's nightly profile),
 the drift lattice at its nightly profile (environments of up to 3 drift sources searched
-bottom-up, `explore --lattice --profile nightly`), and every mutant through every checker
-(Z3's deep searches included)."""
+bottom-up, `explore --lattice --profile nightly`), the pair cells of the expected matrix at
+the main job's budgets (`PAIRS`), and every mutant through every checker (Z3's deep searches
+included)."""
 
 
 WIDTH = 100
@@ -262,7 +282,9 @@ class Phase:
 
     @property
     def label(self) -> str:
-        return " ".join(self.argv).replace(f"--adapter {REFERENCE_ADAPTER}", "(reference)")
+        return (" ".join(self.argv)
+                .replace(f"--adapter {REFERENCE_ADAPTER}", "(reference)")
+                .replace(" ".join(PAIR_ENV_ARGUMENTS), "(every pair cell)"))
 
     @property
     def details(self) -> Path:
@@ -336,13 +358,17 @@ def main_job(args: argparse.Namespace) -> int:
 
 
 def run_nightly(args: argparse.Namespace) -> int:
-    """`nightly`: the main job's shape over NIGHTLY, the deep budgets (its own records file)."""
-    return run_phases("nightly", NIGHTLY, args)
+    """`nightly`: the main job's shape over NIGHTLY, the deep budgets (its own records file);
+    it also fails (exit 1) on any cell the summary marks as contradicting the expected matrix,
+    pair cells included (explore checks its own verdicts against the main matrix only)."""
+    return run_phases("nightly", NIGHTLY, args, fail_on_contradiction=True)
 
 
-def run_phases(name: str, parts: Sequence[tuple[str, ...]], args: argparse.Namespace) -> int:
+def run_phases(name: str, parts: Sequence[tuple[str, ...]], args: argparse.Namespace,
+               fail_on_contradiction: bool = False) -> int:
     """The scenarios, then `parts`, each a phase (see `main_job`); `args.dask` sends the sweeps'
-    jobs to that cluster (checked before any phase runs). Worst exit wins."""
+    jobs to that cluster (checked before any phase runs). Worst exit wins; with
+    `fail_on_contradiction`, a contradiction of the expected matrix is at least exit 1."""
     out: Path = args.json
     folder = out.parent
     if args.dask is not None:  # an unreachable cluster is a usage error before any work
@@ -367,7 +393,10 @@ def run_phases(name: str, parts: Sequence[tuple[str, ...]], args: argparse.Names
     write_records(out, records)
     (folder / "summary-by-checker.txt").write_text(matrix_summary(records) + "\n")
     print(report(records, codes, out))
-    return max(code for _, code, _ in codes)
+    worst = max(code for _, code, _ in codes)
+    if fail_on_contradiction and contradiction_count(records)[0]:
+        worst = max(worst, EXIT_MISMATCH)
+    return worst
 
 
 def cpu_seconds() -> float:

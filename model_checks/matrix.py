@@ -10,11 +10,14 @@ cell says in its `why` where a verdict depends on the bound.
 
 from __future__ import annotations
 
+import argparse
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import combinations
 
-from spec import ALL_DRIFT, Config, Content, ItemSize, Variant, environment
+from model_checks.matrix_pairs import NEEDS_C, PAIR_REASONS, PairReason
+from spec import ALL_DRIFT, V2, Config, Content, Drift, ItemSize, Variant, environment
 
 
 class Expectation(enum.Enum):
@@ -39,6 +42,22 @@ class Cell:
     wider: Mapping[str, Expectation] = field(default_factory=dict)
     """L3 and L4 at `WIDER_IN_FLIGHT` unfinished requests (the same as `expectations` unless
     the verdict depends on the bound)."""
+    interaction: str = ""
+    """A pair cell's hand-written reasoning where its expectation is not the union of its two
+    drift sources' (an interaction: a property broken only with both); empty otherwise."""
+    unshown: frozenset[str] = frozenset()
+    """Properties expected to break under the environment that `config_for`'s instance for
+    this cell need not show: they break only through a drift source whose own instance this
+    one does not contain (`instance_contains`: D11 makes c oversized, D9 skews b and c).
+    Hypothesis, which searches exactly that instance, judges them as not judged
+    (`at_instance`); Z3 (its own sizes) and the explorer (a proof there contradicts
+    nothing) judge `expectations`."""
+
+    @property
+    def at_instance(self) -> dict[str, Expectation]:
+        """The expectations a search of `config_for`'s instance is held to."""
+        return {p: Expectation.NOT_JUDGED if p in self.unshown else e
+                for p, e in self.expectations.items()}
 
 
 # The environments of the matrix: nothing drifting, each drift source alone, the combinations
@@ -47,15 +66,27 @@ CRITICAL_SECTION_REMAINDER: tuple[str, ...] = ("D3", "D4", "D5", "D7", "D8", "D9
 """Q2: what is left when P0 updates and sends in one critical section and nothing is rejected
 after it (no interleaved updates D6, no rejection D2, send order = update order so no D1)."""
 
+DRIFT_IDS: tuple[str, ...] = tuple(
+    d.value for d in sorted(ALL_DRIFT, key=lambda d: int(d.value[1:]))
+)
+"""D1..D11 in numeric order (the order of drift ids inside every environment)."""
+
 ENVIRONMENTS: tuple[tuple[str, ...], ...] = (
     (),
-    *((d.value,) for d in sorted(ALL_DRIFT, key=lambda d: int(d.value[1:]))),
+    *((d,) for d in DRIFT_IDS),
     ("D5", "D7"),
     ("D7", "D10"),
     ("D3", "D7", "D9", "D11"),
     CRITICAL_SECTION_REMAINDER,
-    tuple(d.value for d in sorted(ALL_DRIFT, key=lambda d: int(d.value[1:]))),
+    DRIFT_IDS,
 )
+"""The main matrix: the environments the main job (CI) runs with every checker."""
+
+PAIR_ENVIRONMENTS: tuple[tuple[str, ...], ...] = tuple(
+    pair for pair in combinations(DRIFT_IDS, 2) if pair not in ENVIRONMENTS
+)
+"""Every other pair of drift sources (53 of the 55; D5+D7 and D7+D10 are in ENVIRONMENTS).
+Run by the nightly job (`--cells pairs` / `all`), not by the main job: see `CELL_SETS`."""
 
 SKEWED = ItemSize(Content("b"), 1, 2)
 """Under D9: P1 sizes b at 2 bytes, P0 at 1 (P1 evicts where P0 does not)."""
@@ -253,7 +284,7 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "for D8, L3 as for D5/D9, L2 and L4 as for D3. L1 breaks in V1/V2 (changed: P0's "
      "assertion under D8 now leaves recorded, unsent items, as a rejection would); it holds "
      "in V3, which never asserts."),
-    (tuple(d.value for d in sorted(ALL_DRIFT, key=lambda d: int(d.value[1:]))),
+    (DRIFT_IDS,
      dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L1 L2 L3 L4", V2="S1 S3 S4 H1 L1 L2 L3 L4",
           V3="S4 H1 L1 L2 L3 L4"),
      "Everything at once: the union of the above. V3 keeps S1, S2, S3 under every drift; S4 "
@@ -331,11 +362,163 @@ def _cells() -> tuple[Cell, ...]:
 
 
 EXPECTED: tuple[Cell, ...] = _cells()
+"""The main matrix's cells (ENVIRONMENTS and ROUTER_ENVIRONMENTS x V0-V3): what the main job
+runs."""
+
+
+# -- pairs of drift sources ------------------------------------------------------------------
+
+
+VARIANT_NAMES: tuple[str, ...] = ("V0", "V1", "V2", "V3")
+
+
+def instance_contains(large: tuple[str, ...], small: tuple[str, ...],
+                      ignoring: frozenset[str] = frozenset()) -> bool:
+    """Whether every trace of `config_for(v, small)` is a trace of `config_for(v, large)`:
+    `large` enables every drift source of `small`, has at least its front ends, contents per
+    identity and items per request, and sizes every content of `small`'s instance as `small`
+    does. Behaviours only grow with the environment *within* such a family; where it fails
+    (D11 makes c oversized, D9 skews b and c) a property a single source breaks may hold in
+    the pair, and its search need not show it (`Cell.unshown`). `ignoring`: identities
+    whose sizes are not compared."""
+    if not set(small) <= set(large):
+        return False
+    big, little = (config_for(V2, env) for env in (large, small))
+    return (
+        big.front_ends >= little.front_ends and big.versions >= little.versions
+        and big.max_items >= little.max_items
+        and all(big.shadow_bytes(c) == little.shadow_bytes(c)
+                and big.receiver_bytes(c) == little.receiver_bytes(c)
+                for c in little.contents() if c.identity not in ignoring)
+    )
+
+
+def _single(variant: str, drift: str) -> Cell:
+    return next(c for c in EXPECTED if c.variant == variant and c.environment == (drift,))
+
+
+def union(variant: str, pair: tuple[str, ...]) -> dict[str, Expectation]:
+    """Per property, what monotonicity alone says of a pair: it breaks what either source
+    breaks alone, is not judged where one leaves it unjudged and neither breaks it, and holds
+    otherwise (unless an interaction breaks it: `PairReason.breaks`)."""
+    found = [_single(variant, d).expectations for d in pair]
+    return {
+        p: Expectation.BREAKS if any(e[p] is Expectation.BREAKS for e in found)
+        else Expectation.NOT_JUDGED if any(e[p] is Expectation.NOT_JUDGED for e in found)
+        else Expectation.HOLDS
+        for p in PROPERTIES
+    }
+
+
+def _broken(cell: Cell) -> set[str]:
+    return {p for p, e in cell.expectations.items() if e is Expectation.BREAKS}
+
+
+def _names(props: set[str]) -> str:
+    return " ".join(p for p in PROPERTIES if p in props) or "nothing"
+
+
+def _pair_why(variant: str, pair: tuple[str, ...], reason: PairReason | None,
+              expectations: Mapping[str, Expectation], unshown: frozenset[str]) -> str:
+    """The generated part of a pair cell's `why` (what each source breaks alone and the
+    union), then the hand-written reasoning of its interactions, if any."""
+    alone = "; ".join(
+        f"{d} ({Drift(d).title}) alone breaks {_names(_broken(_single(variant, d)))}"
+        for d in pair
+    )
+    broken = {p for p, e in expectations.items() if e is Expectation.BREAKS}
+    unjudged = {p for p, e in expectations.items() if e is Expectation.NOT_JUDGED}
+    lost = [d for d in pair if not instance_contains(pair, (d,))]
+    text = (
+        f"Pair {'+'.join(pair)}, {variant}. {alone}. Behaviours only grow with the "
+        "environment (a trace under one source is a trace, on the same instance, under both: "
+        "tests/test_matrix_pairs.py replays each source's snapshot counterexample with the "
+        "pair's environment), so the pair breaks at least the union. "
+        + f"Expected to break: {_names(broken)}"
+        + (f"; not judged: {_names(unjudged)}" if unjudged else "") + "."
+    )
+    if lost:
+        text += (
+            f" The matrix's instance for this pair does not contain {' or '.join(lost)}'s "
+            "(`instance_contains`: D11 makes c over the budget, D9 skews b and c), so a "
+            "search of it need not show " + _names(set(unshown)) + " (`NEEDS_C`; "
+            "Hypothesis judges them as not judged there; Z3, with sizes of its own, and the "
+            "lifted traces judge them)."
+            if unshown else
+            f" The matrix's instance for this pair does not contain {' or '.join(lost)}'s "
+            "(`instance_contains`), but every break of the union also comes from a source "
+            "whose instance it contains."
+        )
+    if reason is None:
+        return text + " No interaction: nothing breaks with both that neither breaks alone."
+    return f"{text} {reason.why}"
+
+
+def _shown(variant: str, pair: tuple[str, ...], drift: str, prop: str) -> bool:
+    """Whether the matrix's instance of `pair` can show a break `drift` has alone: it
+    contains `drift`'s instance, or differs from it only in c's size and the break does not
+    need c (`NEEDS_C`)."""
+    if instance_contains(pair, (drift,)):
+        return True
+    return instance_contains(pair, (drift,), frozenset({"c"})) and prop not in NEEDS_C.get(
+        drift, {}).get(variant, "").split()
+
+
+def _pair_cell(variant: str, pair: tuple[str, ...]) -> Cell:
+    reason = PAIR_REASONS.get(pair)
+    expectations = union(variant, pair)
+    interactions = set(reason.breaks.get(variant, "").split()) if reason is not None else set()
+    for prop in interactions:
+        expectations[prop] = Expectation.BREAKS
+    unshown = frozenset(
+        p for p, e in expectations.items()
+        if e is Expectation.BREAKS and p not in interactions and not any(
+            _single(variant, d).expectations[p] is Expectation.BREAKS
+            and _shown(variant, pair, d, p) for d in pair)
+    )
+    why = _pair_why(variant, pair, reason, expectations, unshown)
+    wider = {p: Expectation.NOT_JUDGED if p in unshown else expectations[p]
+             for p in WIDER_PROPERTIES}
+    return Cell(variant, pair, expectations, f"{why} {ALWAYS}", wider,
+                reason.why if reason is not None else "", unshown)
+
+
+PAIR_EXPECTED: tuple[Cell, ...] = tuple(
+    _pair_cell(variant, pair) for pair in PAIR_ENVIRONMENTS for variant in VARIANT_NAMES
+)
+"""The pair cells (PAIR_ENVIRONMENTS x V0-V3): the nightly job's addition."""
+
+ALL_EXPECTED: tuple[Cell, ...] = EXPECTED + PAIR_EXPECTED
+"""The whole expected matrix: the main matrix, then every other pair of drift sources."""
+
+CELL_SETS: Mapping[str, tuple[Cell, ...]] = {
+    "matrix": EXPECTED, "pairs": PAIR_EXPECTED, "all": ALL_EXPECTED,
+}
+"""The cell selections a sweep takes (`--cells`). The main job runs `matrix` (its CI budget
+cannot hold simulate and prove on 212 more cells); the nightly job runs `all`. A cell the
+committed results snapshot has no record of is shown as "not run in this snapshot"."""
+
+
+def add_cells_argument(parser: argparse.ArgumentParser) -> None:
+    """`--cells matrix|pairs|all` (default matrix), read back with `cells_named`."""
+    parser.add_argument("--cells", choices=sorted(CELL_SETS), default="matrix",
+                        help="which cells of the expected matrix: matrix (the main job's "
+                             "environments, default), pairs (every other pair of drift "
+                             "sources: nightly), all")
+
+
+def cells_named(name: str) -> tuple[Cell, ...]:
+    """The cells of a selection (`CELL_SETS`); a KeyError names the choices."""
+    try:
+        return CELL_SETS[name]
+    except KeyError:
+        raise KeyError(f"unknown cell set {name!r}; expected one of "
+                       f"{', '.join(sorted(CELL_SETS))}") from None
 
 
 def expected_cell(variant: str, env: tuple[str, ...]) -> Cell:
-    """The cell for a variant and environment (drift ids in numeric order)."""
-    for cell in EXPECTED:
+    """The cell for a variant and environment (drift ids in numeric order), pairs included."""
+    for cell in ALL_EXPECTED:
         if cell.variant == variant and cell.environment == env:
             return cell
     raise KeyError(f"no expected cell for {variant} under {'+'.join(env) or 'no drift'}")

@@ -1,6 +1,8 @@
 """The main job's summary: every checker's verdict records merged into one table and one file.
 
-One row per (environment, variant) of the matrix, one column per property. `summary` (what
+One row per (environment, variant) of the main matrix (`matrix.EXPECTED`), and of every pair
+cell (`matrix.PAIR_EXPECTED`) the records judge (the nightly job runs them; the main job does
+not, so its summary keeps the main matrix's rows), one column per property. `summary` (what
 the main job prints, at most 100 columns wide) gives each cell the most decisive result of
 any checker; `matrix_summary` (the details file) lists each checker's strongest result, most
 decisive first. Codes: `P*` proved for all depths (Z3 induction), `xN` a counterexample of N
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from model_checks.matrix import EXPECTED, Expectation
+from model_checks.matrix import ALL_EXPECTED, EXPECTED, Cell, Expectation
 from model_checks.records import Verdict, VerdictRecord
 
 LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z", "explore": "E"}
@@ -86,12 +88,19 @@ def _by_key(records: Iterable[VerdictRecord]) -> dict[Key, list[VerdictRecord]]:
     return by_key
 
 
+def shown(by_key: dict[Key, list[VerdictRecord]]) -> list[Cell]:
+    """The cells a summary shows: the main matrix's, then the pair cells with a record."""
+    judged = {(variant, env) for variant, env, _ in by_key}
+    judged |= {(c.variant, tuple(c.environment)) for c in EXPECTED}
+    return [c for c in ALL_EXPECTED if (c.variant, tuple(c.environment)) in judged]
+
+
 def matrix_summary(records: Iterable[VerdictRecord]) -> str:
     """Every checker's strongest result per cell (the details file: wide)."""
     by_key = _by_key(records)
     header = ["variant", "environment", *PROPERTIES]
     rows = [header]
-    for cell in EXPECTED:
+    for cell in shown(by_key):
         env = tuple(cell.environment)
         row = [cell.variant, "+".join(env) or "none"]
         for prop in PROPERTIES:
@@ -148,7 +157,7 @@ def contradiction_count(records: Iterable[VerdictRecord]) -> tuple[int, int]:
     """(cells contradicting the expected matrix, cells with a result)."""
     by_key = _by_key(records)
     judged = wrong = 0
-    for cell in EXPECTED:
+    for cell in ALL_EXPECTED:
         for prop in PROPERTIES:
             found = by_key.get((cell.variant, tuple(cell.environment), prop), [])
             judged += bool(found)
@@ -162,8 +171,9 @@ def summary(records: Iterable[VerdictRecord]) -> str:
     by_key = _by_key(records)
     header = ["environment", "var", *PROPERTIES]
     rows = [header]
-    for env in dict.fromkeys(tuple(c.environment) for c in EXPECTED):
-        for cell in (c for c in EXPECTED if tuple(c.environment) == env):
+    cells = shown(by_key)
+    for env in dict.fromkeys(tuple(c.environment) for c in cells):
+        for cell in (c for c in cells if tuple(c.environment) == env):
             row = [short_environment(env), cell.variant]
             for prop in PROPERTIES:
                 found = by_key.get((cell.variant, env, prop), [])

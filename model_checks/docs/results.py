@@ -2,7 +2,9 @@
 matrix, each property's strongest results, and one page per snapshot counterexample trace.
 
 Nothing here runs a checker; every result is a record of the snapshot, every expectation comes
-from `matrix.EXPECTED`, every property from `spec.registry()`.
+from the expected matrix (`matrix.ALL_EXPECTED`: the main matrix, then the pairs of drift
+sources), every property from `spec.registry()`. A cell with no record in the snapshot is
+shown as "not run in this snapshot", never as a pass.
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ from model_checks.docs.snapshot import (
     label,
     trace_name,
 )
-from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Cell, Expectation
+from model_checks.matrix import (
+    ALL_EXPECTED,
+    EXPECTED,
+    PAIR_EXPECTED,
+    PROPERTIES,
+    ROUTER,
+    Cell,
+    Expectation,
+)
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import Replayed, replay_data
 from model_checks.summary import LEGEND, contradicts, order, summary
@@ -165,6 +175,10 @@ def _legend() -> list[str]:
     ]
 
 
+NOT_RUN = "not run in this snapshot"
+"""What a cell with no record in the snapshot shows (never a pass)."""
+
+
 def _rows(results: Results, cell: Cell) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for prop in PROPERTIES:
@@ -172,19 +186,72 @@ def _rows(results: Results, cell: Cell) -> list[tuple[str, ...]]:
         expected = cell.expectations.get(prop)
         best = results.strongest(at)
         mark = " **!**" if _contradiction(results, at, expected) else ""
+        strongest = describe(best, results.page(at)) if best else (
+            "-" if results.by_cell.get(at) else NOT_RUN)
         rows.append((
             cell.variant, prop, expected.value if expected else "-",
             _scenarios(results, at), _hypothesis(results, at), _z3(results, at),
-            (describe(best, results.page(at)) if best else "-") + mark,
+            strongest + mark,
         ))
     return rows
 
 
 def contradictions(results: Results) -> list[str]:
     return [
-        label((c.variant, c.environment, p)) for c in EXPECTED for p in PROPERTIES
+        label((c.variant, c.environment, p)) for c in ALL_EXPECTED for p in PROPERTIES
         if _contradiction(results, (c.variant, c.environment, p), c.expectations.get(p))
     ]
+
+
+def _expected_text(cell: Cell, kind: Expectation) -> str:
+    return " ".join(p for p in PROPERTIES if cell.expectations.get(p) is kind) or "-"
+
+
+def _pair_result(results: Results, cell: Cell) -> str:
+    """A pair cell's results in a few words: NOT_RUN without records, else the strongest
+    result per property that has one (the summary's codes), `!` on a contradiction."""
+    parts = []
+    for prop in PROPERTIES:
+        at: Key = (cell.variant, cell.environment, prop)
+        best = results.strongest(at)
+        if best is None:
+            continue
+        mark = " **!**" if _contradiction(results, at, cell.expectations.get(prop)) else ""
+        parts.append(f"{prop} {short(best, results.page(at))}{mark}")
+    return "; ".join(parts) or NOT_RUN
+
+
+def pairs_section(results: Results) -> list[str]:
+    """verdicts.md's part for the pair cells: one row per cell (expected to break, not
+    judged, results or NOT_RUN), then the hand-written interactions."""
+    rows = [
+        (_env_text(c.environment), c.variant, _expected_text(c, Expectation.BREAKS),
+         _expected_text(c, Expectation.NOT_JUDGED),
+         " ".join(p for p in PROPERTIES if p in c.unshown) or "-", _pair_result(results, c))
+        for c in PAIR_EXPECTED
+    ]
+    parts = [
+        "", "## Pairs of drift sources", "",
+        "Every other pair of drift sources (`matrix.PAIR_ENVIRONMENTS`), with what the "
+        "expected matrix requires: every property not listed must hold. A pair breaks at "
+        "least what either source breaks alone: the behaviours only grow with the "
+        "environment (tests/test_matrix_pairs.py replays every such source's counterexample "
+        "of the snapshot, on its own instance, with the pair's environment); what it breaks "
+        "beyond that is an interaction, reasoned below. *not shown at the instance*: breaks "
+        "the matrix's instance of the pair cannot show (D11 makes c over the budget, D9 "
+        "skews b and c: `matrix_pairs.NEEDS_C`), which Hypothesis does not judge there. The "
+        "nightly job runs these cells (`python -m model_checks nightly`); the main job does "
+        "not, so a cell without records says \"" + NOT_RUN + "\".", "",
+        table(("environment", "variant", "expected to break", "not judged",
+               "not shown at the instance", "results"), rows),
+        "", "### Reasoning beyond the union", "",
+    ]
+    seen: set[tuple[str, ...]] = set()
+    for cell in PAIR_EXPECTED:
+        if cell.interaction and cell.environment not in seen:
+            seen.add(cell.environment)
+            parts.append(f"- **{_env_text(cell.environment)}**: {cell.interaction}")
+    return parts
 
 
 def _title(env_id: str) -> str:
@@ -216,6 +283,7 @@ def verdicts_page(results: Results) -> str:
         heading = _env_text(env) + (f" ({titles})" if titles else "")
         rows = [row for c in EXPECTED if c.environment == env for row in _rows(results, c)]
         parts += ["", f"## {heading}", "", table(headers, rows)]
+    parts += pairs_section(results)
     return "\n".join(parts) + "\n"
 
 
@@ -264,7 +332,7 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
     replayed = results.replayed[cell]
     variant, env, prop = cell
     expected = next(
-        (c.expectations.get(prop) for c in EXPECTED
+        (c.expectations.get(prop) for c in ALL_EXPECTED
          if c.variant == variant and c.environment == env), None,
     )
     others = [

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks.matrix import EXPECTED, PROPERTIES
+from model_checks.matrix import ALL_EXPECTED, PROPERTIES
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import BadTraceFile, replay_data
 
@@ -45,8 +45,9 @@ class Snapshot:
     traces: dict[str, dict[str, Any]]
 
 
-_VARIANT_ORDER = {v: i for i, v in enumerate(sorted({c.variant for c in EXPECTED}))}
-_ENV_ORDER = {c.environment: i for i, c in enumerate(EXPECTED)}
+_VARIANT_ORDER = {v: i for i, v in enumerate(sorted({c.variant for c in ALL_EXPECTED}))}
+_ENV_ORDER = {env: i for i, env in enumerate(dict.fromkeys(c.environment for c in ALL_EXPECTED))}
+"""Every cell of the expected matrix, pairs included (a nightly run's records are kept)."""
 
 
 def in_matrix(record: VerdictRecord) -> bool:

@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.matrix import EXPECTED, PROPERTIES, WIDER_IN_FLIGHT, Expectation
+from model_checks.matrix import (
+    PROPERTIES,
+    WIDER_IN_FLIGHT,
+    Expectation,
+    add_cells_argument,
+    cells_named,
+)
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.counterexample import BadTraceFile, replay_file, table
 from model_checks.simulate.profiles import PROFILES
@@ -41,6 +47,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder for the counterexample traces")
     parser.add_argument("--only", default="",
                         help="run only cells whose label contains this text (e.g. V2_D1)")
+    add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
                         help="print the step table of every counterexample")
@@ -116,7 +123,8 @@ def stats_table(results: Sequence[CellResult]) -> str:
 def run_simulate(args: argparse.Namespace) -> int:
     profile = PROFILES[args.profile]
     start = time.perf_counter()
-    cells = [c for c in EXPECTED if args.only in f"{c.variant}_{'_'.join(c.environment)}"]
+    cells = [c for c in cells_named(args.cells)
+             if args.only in f"{c.variant}_{'_'.join(c.environment)}"]
     if not cells and not args.only.startswith("mutant"):
         print(f"error: no cell matches {args.only!r}", file=sys.stderr)
         return EXIT_USAGE

@@ -1,6 +1,7 @@
 """Run the Hypothesis machines over the verdict matrix and the mutants.
 
-Per cell (variant x environment of `model_checks.matrix.EXPECTED`): one search checks every
+Per cell (variant x environment of the expected matrix: `model_checks.matrix.EXPECTED`, or
+the selection `--cells` names; each held to `Cell.at_instance`): one search checks every
 must-hold property at once (if one breaks, that is a mismatch; it is recorded and the search
 runs again without it), then one search per must-break property checks that property alone,
 so that Hypothesis shrinks towards a minimal counterexample of exactly that property. Every
@@ -26,7 +27,14 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
 from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
-from model_checks.matrix import EXPECTED, WIDER_IN_FLIGHT, Cell, Expectation, config_for
+from model_checks.matrix import (
+    ALL_EXPECTED,
+    EXPECTED,
+    WIDER_IN_FLIGHT,
+    Cell,
+    Expectation,
+    config_for,
+)
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import replay_data, trace_to_json, write_trace
@@ -243,10 +251,10 @@ def run_cell(
 
 
 def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
-    cell = EXPECTED[index]
+    cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment)
     label = cell_label(cell.variant, cell.environment)
-    return run_cell(label, cell.variant, cell.environment, config, cell.expectations,
+    return run_cell(label, cell.variant, cell.environment, config, cell.at_instance,
                     profile, out)
 
 
@@ -257,8 +265,8 @@ def run_matrix(
     """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
     an independent, deterministic job. Results in the order of `cells`."""
     jobs = [Job(cell_label(c.variant, c.environment), _run_expected,
-                (EXPECTED.index(c), profile, out)) for c in cells]
-    failed = [(c.variant, c.environment, c.expectations) for c in cells]
+                (ALL_EXPECTED.index(c), profile, out)) for c in cells]
+    failed = [(c.variant, c.environment, c.at_instance) for c in cells]
     return _gathered(jobs, failed, profile, backend, "Hypothesis cells" if progress else None)
 
 
@@ -304,7 +312,7 @@ cell's records, whose instance is `IN_FLIGHT` unfinished requests)."""
 
 def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
     """L3 and L4 of one cell at `WIDER_IN_FLIGHT` unfinished requests, against `Cell.wider`."""
-    cell = EXPECTED[index]
+    cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
     label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
     result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out,
@@ -319,7 +327,7 @@ def run_wider(
 ) -> list[CellResult]:
     """Every cell's L3 and L4 at the wider instance, through `backend` like `run_matrix`."""
     jobs = [Job(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
-                _run_wider, (EXPECTED.index(c), profile, out)) for c in cells]
+                _run_wider, (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.wider) for c in cells]
     title = f"L3/L4 at {WIDER_IN_FLIGHT} unfinished requests" if progress else None
     return _gathered(jobs, failed, profile, backend, title)

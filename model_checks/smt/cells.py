@@ -1,7 +1,8 @@
 """Which cells the SMT checker decides, and what it expects of each.
 
-The expected matrix (`model_checks.matrix.EXPECTED`) is the authority once it is filled; the
-SMT checker reads its safety cells (S1, S2, S3, H1). Until then it uses `own_expectation`, a
+The expected matrix (`model_checks.matrix.CELL_SETS`: the main matrix, the pairs of drift
+sources, or both) is the authority; the SMT checker reads its safety cells (S1, S2, S3, H1).
+Without a matrix it would use `own_expectation`, a
 rule reasoned out from the protocol for a bounded configuration with one front end and one item
 per request (budget 1..4, sizes 1..3), stated property by property below; it also decides how
 deep to search a cell whose environment has drift sources the encoding leaves out.
@@ -59,7 +60,9 @@ _CACHE_WINS_STALE = {"D1", "D2", "D3", "D4", "D9", "D10"}
 """With D7: drift that lets P0 send a new payload for a key P1 still holds (cache wins)."""
 _PAYLOAD_WINS_STALE = {"D1", "D2", "D5"}
 """With D7: drift that lets P1 hold another processing than P0's entry under the same key
-when P0 sends a reference (payload lost or overtaken, or another front end's payload)."""
+when P0 sends a reference (payload lost or overtaken, or another front end's payload), with
+one item per request. The expected matrix's pair cells D1+D7, D2+D7 (and D5+D7) say the
+same; with two items D6 and D8 join them (`model_checks.matrix_pairs`)."""
 
 
 def own_expectation(variant: Variant, env: tuple[str, ...], prop: str) -> Expectation:
@@ -92,9 +95,9 @@ def own_expectation(variant: Variant, env: tuple[str, ...], prop: str) -> Expect
     return Expectation.BREAKS if broken else Expectation.HOLDS
 
 
-def _from_matrix() -> list[SmtCell]:
+def _from_matrix(selection: str) -> list[SmtCell]:
     cells = []
-    for cell in matrix.EXPECTED:
+    for cell in matrix.cells_named(selection):
         variant = next(v for v in VARIANTS if v.name == cell.variant)
         for prop in SAFETY:
             expected = cell.expectations.get(prop)
@@ -103,10 +106,11 @@ def _from_matrix() -> list[SmtCell]:
     return cells
 
 
-def matrix_cells() -> list[SmtCell]:
-    """The safety cells: from the expected matrix when filled, else from `own_expectation`."""
+def matrix_cells(selection: str = "matrix") -> list[SmtCell]:
+    """The safety cells of a selection of the expected matrix (`matrix.CELL_SETS`: the main
+    job's "matrix", the nightly "pairs" or "all"); without a matrix, `own_expectation`."""
     if matrix.EXPECTED:
-        return _from_matrix()
+        return _from_matrix(selection)
     return [
         SmtCell(v, env, prop, own_expectation(v, env, prop), "smt-own")
         for v in VARIANTS for env in environments() for prop in SAFETY

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.matrix import ROUTER, Expectation
+from model_checks.matrix import ROUTER, Expectation, add_cells_argument
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
@@ -58,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f'"{ROUTER}" for D5\'s router configuration')
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
                         help="only this property (repeatable)")
+    add_cells_argument(parser)
     parser.add_argument("--parametric", action="store_true",
                         help="instead of the matrix: prove V3's S1-S3 for every instance size "
                              "(any number of identities, requests, items, front ends, any "
@@ -87,7 +88,7 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
                     raise ProveUsageError(f"unknown drift source {drift_id!r} in {text!r}")
             envs.add(ids)
     cells = [
-        c for c in matrix_cells()
+        c for c in matrix_cells(args.cells)
         if (args.variant is None or c.variant.name in args.variant)
         and (envs is None or c.environment in envs)
         and (args.property is None or c.property in args.property)

@@ -1,0 +1,140 @@
+"""The hand-written reasoning of the expected matrix's pair cells (`matrix.PAIR_EXPECTED`).
+
+A pair's expectation is the union of its two sources' (`matrix.union`: the environment's
+behaviours only grow, so the pair breaks what either breaks alone) plus its interactions: the
+properties that break with both sources and with neither alone, each with its mechanism in
+protocol terms (`PAIR_REASONS`). `NEEDS_C` says which single-source breaks the matrix's
+instance of a pair with D11 cannot show. Witness step counts name
+the hand-built traces in tests/test_matrix_pairs.py (`WITNESSES`, replayed on the matrix's
+instance) and the checkers' shortest counterexamples. This module is data, with no import of
+the matrix, so the matrix can build its cells from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PairReason:
+    """What a pair adds to or takes from the union of its sources, per variant (properties
+    as space-separated ids), and why in protocol terms. `why` must explain every entry."""
+
+    why: str
+    breaks: Mapping[str, str] = field(default_factory=dict)
+    """Per variant: properties broken only with both sources (interactions)."""
+    holds: Mapping[str, str] = field(default_factory=dict)
+    """Per variant: properties one source breaks alone that hold here (the pair's instance
+    does not contain that source's)."""
+    unjudged: Mapping[str, str] = field(default_factory=dict)
+    """Per variant: properties whose verdict in this pair is not settled."""
+
+
+_CACHE_WINS = (
+    "V0 and V1 (the cache wins: a payload for an identity P1 caches is ignored) break S1 as "
+    "soon as P0 can forget an identity P1 still caches and the client then sends new content "
+    "under it: P0 misses, sends the new payload with fresh placeholders, and P1 pairs its old "
+    "tensor with them."
+)
+_PAYLOAD_WINS = (
+    "V2 (the payload wins) keeps S1 as long as every payload P0 records reaches P1 in the "
+    "order P0 recorded it: P1's entry for an identity is then the last payload sent for it, "
+    "which is P0's entry whenever P0 has one. It breaks when a payload P0 recorded is "
+    "overtaken or never sent, because a reference then carries the new placeholders to a P1 "
+    "still holding the old tensor."
+)
+_TAGGED = "V3 never pairs across contents: its reference carries the tag of the shadow entry, " \
+    "and a tag mismatch is a miss."
+
+PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
+    ("D1", "D7"): PairReason(
+        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
+        why="Interaction (S1 in V0-V2): identity reuse makes a lost mirror visible as a stale "
+        "pairing. " + _CACHE_WINS + " Here P0 forgets a while P1 keeps it in two ways: V1 "
+        "drops a on the miss of a reference that overtook a's payload, after which P1 caches "
+        "that payload (explorer: 10 steps; Z3: 9); V0, which never drops, evicts a on P0 "
+        "(requests a, b, c, one item each) while P1, taking c before b, still holds a when "
+        "a@1's payload arrives (Z3: 9 steps; witness: 13). " + _PAYLOAD_WINS
+        + " Here (V2): after the overtaken reference's miss dropped a and P1 cached a@0, "
+        "the client's retry sends a@1: P0 records it and sends its payload, then a "
+        "reference to a, and P1 takes the reference first (3 requests and a retry; "
+        "witness: 13 steps; Z3 finds none within its 10). "
+        + _TAGGED,
+    ),
+    ("D2", "D7"): PairReason(
+        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
+        why="Interaction (S1 in V0-V2). " + _CACHE_WINS + " Here a rejected request [b, c] "
+        "makes P0 evict a that P1 still holds, and a@1's payload follows (Z3: 8 steps). "
+        + _PAYLOAD_WINS + " Here (V2) the payload is never sent: after the rejected [b, c], "
+        "a rejected [a@1] leaves P0 recording a@1 while P1 keeps a@0, and the next "
+        "reference to a pairs them (Z3: 10 steps; witness: 11; the explorer's 2-identity "
+        "instance cannot show it). "
+        + _TAGGED,
+    ),
+    ("D3", "D7"): PairReason(
+        breaks={"V0": "S1", "V1": "S1"},
+        why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here a clear of P0 alone "
+        "forgets a while P1 keeps a@0 (explorer and Z3: 7 steps). V2 keeps S1: P1 drops a@0 when "
+        "a@1's payload arrives, in order. " + _TAGGED,
+    ),
+    ("D4", "D7"): PairReason(
+        breaks={"V0": "S1", "V1": "S1"},
+        why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here P0 is cleared and a@1's "
+        "payload reaches P1 before P1's reset, while P1 still holds a@0 (explorer and Z3: 7 "
+        "steps). V2 keeps S1: the payload replaces a@0 in order and the reset only removes "
+        "entries (misses, not stale pairings). " + _TAGGED,
+    ),
+    ("D6", "D7"): PairReason(
+        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
+        why="Interaction (S1 in V0-V2): P0 sends in another order than it updates. Request Q "
+        "records a@0 and has not sent it when request Y, updated after it, sends a reference "
+        "to a: P1 misses, V1/V2 drop a from P0, and Q's payload then gives P1 a@0. "
+        + _CACHE_WINS + " (V1: the client's a@1 payload.) " + _PAYLOAD_WINS + " Here (V2) "
+        "request X records a@1 and request Z, updated after it, sends its reference to a "
+        "first: P1 pairs a@0 with a@1's placeholders (4 requests; witness: 18 steps, also "
+        "V1). V0, which never drops, gets there through the eviction order (Z3: 8 steps, as "
+        "for V1). " + _TAGGED,
+    ),
+    ("D7", "D8"): PairReason(
+        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
+        why="Interaction (S1 in V0-V2): a request over the budget that fails P0's assertion "
+        "leaves on P0 the inserts it made and evicts there entries P1 keeps (it never reaches "
+        "P1). " + _CACHE_WINS + " " + _PAYLOAD_WINS + " Here (V2): after [b, c, a] fails "
+        "with a lost (P0 [b, c], P1 [a@0, b]), [a@1, b, c] records a@1, evicts b with it and "
+        "fails on b in turn, so a@1 is recorded and never sent; the reference of the next "
+        "request for a pairs a@0 with a@1's placeholders (witness: 11 steps, V0-V2). V3 never "
+        "asserts "
+        "(it reprocesses a lost hit) and is tagged: S1 holds.",
+    ),
+    ("D7", "D9"): PairReason(
+        breaks={"V0": "S1", "V1": "S1"},
+        why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here P0 records c@0 at 1 byte "
+        "while P1 skips it (3 bytes), so b@1's insert evicts a on P0 only (requests a, c, "
+        "b@1), and a@1's payload follows (witness: 15 steps). " + _PAYLOAD_WINS + " D9 loses no "
+        "payload: P1 skipping c drops its old entry first, a miss, not a stale pairing; V2 "
+        "keeps S1. " + _TAGGED,
+    ),
+}
+
+
+_ALL_BUT_V0 = ("V1", "V2", "V3")
+
+NEEDS_C: dict[str, dict[str, str]] = {
+    "D1": {v: "L3" for v in _ALL_BUT_V0},
+    "D5": {"V0": "S3 H1 L4", **{v: "H1 L3" for v in _ALL_BUT_V0}},
+    "D6": {"V1": "S3 L3 L4", "V2": "S3 L3 L4", "V3": "L3"},
+    "D8": {"V0": "S3 H1 L4", "V1": "S3 H1 L1 L2 L3 L4", "V2": "S3 H1 L1 L2 L3 L4"},
+    "D9": {v: "L2 L4" for v in _ALL_BUT_V0},
+}
+"""Per drift source and variant, the breaks whose witness in the source's own instance needs
+c at its 1-byte size. With D11, c is over the budget on both sides, a and b fill the 2-byte
+budget exactly, and nothing is ever evicted for capacity (D9's skewed b aside), so the
+matrix's instance of a pair with D11 cannot show these: D1's L3 (a message delivered late
+evicts the retry's reference from P1), D5's H1 and L3 (one front end's payloads evict the
+other's entries from P1; V0's crash follows from H1), D6's S3 and L3 (another request's
+insert evicts a probed hit, or the retry's reference, on one side), D8's every break (the
+request must exceed the budget with items that fit), D9's L2 and L4 (another request
+re-records the one-sided c). Every other break of a single source needs no eviction for
+capacity: rejections (D2), clears (D3, D4), restarts (D10), reuse (D7), overtaking (D1's
+H1, L2), split sends (D6's H1, L1, L2)."""
