@@ -60,6 +60,7 @@ from reference.frontend import FrontEnd, ProbedRequest
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput, Reply, Request
+from reference.pipeline import deliver
 from reference.sender import SenderCache
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant
@@ -172,17 +173,7 @@ async def serve_async(
     front_end: AsyncFrontEnd, engine: Engine, request: Request
 ) -> tuple[ModelInput, ...]:
     """``reference.serve`` with the asyncio front end: prepare (awaited), the engine, reply."""
-    message = await front_end.prepare(request)
-    try:
-        inputs = engine.receive(message)
-    except MultiModalCacheMissError as error:
-        front_end.handle_reply(Reply(message.request_id, error.identities))
-        raise
-    except BaseException:
-        front_end.abandon(message.request_id)
-        raise
-    front_end.handle_reply(Reply(message.request_id))
-    return inputs
+    return deliver(front_end, engine, await front_end.prepare(request))
 
 
 async def retry_async(

@@ -38,7 +38,14 @@ from reference.errors import (
 )
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
-from reference.messages import Message, Outgoing, Reply, Request, RequestItem
+from reference.messages import (
+    Message,
+    Outgoing,
+    Reply,
+    Request,
+    RequestItem,
+    compared_by_identity,
+)
 from reference.sender import SenderCache
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant
@@ -48,6 +55,7 @@ __all__ = ["FrontEnd", "ProbedRequest"]
 _new_tuple = _new_outgoing = tuple.__new__  # named tuples without their __new__ frame
 
 
+@compared_by_identity
 class ProbedRequest(NamedTuple):
     """A request between ``probe`` and ``update``: its id, what hit, what was processed.
     (A named tuple for speed, compared by identity: see ``reference.messages``.)"""
@@ -56,15 +64,6 @@ class ProbedRequest(NamedTuple):
     request: Request
     hits: frozenset[str]
     processed: dict[str, ProcessedItem]
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return id(self)
 
 
 class FrontEnd:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from reference.items import Placeholders, ProcessedItem, TensorTree
 
@@ -29,6 +29,33 @@ __all__ = [
     "RequestItem",
     "WireItem",
 ]
+
+
+NamedTupleClass = TypeVar("NamedTupleClass", bound=type[tuple[object, ...]])
+
+
+def _same(self: object, other: object) -> bool:
+    return self is other
+
+
+def _not_same(self: object, other: object) -> bool:
+    return self is not other
+
+
+def _identity_hash(self: object) -> int:
+    return id(self)
+
+
+_BY_IDENTITY = {"__eq__": _same, "__ne__": _not_same, "__hash__": _identity_hash}
+
+
+def compared_by_identity(cls: NamedTupleClass) -> NamedTupleClass:
+    """Make a named tuple class compare and hash by identity, as a dataclass with
+    ``eq=False`` does (see the module docstring: a payload's tensors have no boolean
+    equality, and tuple equality would compare them)."""
+    for name, method in _BY_IDENTITY.items():
+        setattr(cls, name, method)
+    return cls
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +98,7 @@ class Request:
         ))
 
 
+@compared_by_identity
 class Outgoing(NamedTuple):
     """One item of a request on its way through P0's update (front end to sender cache).
 
@@ -82,16 +110,8 @@ class Outgoing(NamedTuple):
     item: ProcessedItem | None
     content: object | None
 
-    def __eq__(self, other: object) -> bool:
-        return self is other
 
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
+@compared_by_identity
 class WireItem(NamedTuple):
     """One item of a message from P0 to P1.
 
@@ -109,30 +129,13 @@ class WireItem(NamedTuple):
     def is_reference(self) -> bool:
         return self.payload is None
 
-    def __eq__(self, other: object) -> bool:
-        return self is other
 
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
+@compared_by_identity
 class Message(NamedTuple):
     """What P0 sends to P1 for one request."""
 
     request_id: int
     items: tuple[WireItem, ...]
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return id(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,18 +146,10 @@ class Reply:
     missed: tuple[str, ...] = ()
 
 
+@compared_by_identity
 class ModelInput(NamedTuple):
     """What the engine hands to the model for one item: a tensor and its placeholders."""
 
     identity: str
     payload: TensorTree
     placeholders: Placeholders
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return id(self)

@@ -102,14 +102,19 @@ def page(profile: Profile = PROFILE) -> str:
     return render(default_rows(profile), profile, independent_rows(profile))
 
 
-def _cell(kill: Kill | None) -> str:
+def kill_text(kill: Kill | None, *, sentence: bool = False) -> str:
+    """What one conformance run of a mutant came to: not run, a harness failure, survived,
+    or the check that caught it with its trace length. As a kill-matrix cell (failures in
+    bold), or with `sentence` as the requirements page words it ("caught by ...",
+    SURVIVED in capitals)."""
     if kill is None:
         return "not run"
     if kill.harness is not None:
-        return "**harness failure**"
+        return "harness failure" if sentence else "**harness failure**"
     if kill.caught_by is None:
-        return "**survived**"
-    return f"{kill.caught_by} ({kill.length} steps)"
+        return "SURVIVED" if sentence else "**survived**"
+    caught = f"{kill.caught_by} ({kill.length} steps)"
+    return f"caught by {caught}" if sentence else caught
 
 
 def render(rows: list[Row], profile: Profile = PROFILE,
@@ -131,7 +136,7 @@ def render(rows: list[Row], profile: Profile = PROFILE,
     for row in rows:
         lines.append(
             f"| `{row.mutant.name}` | {row.mutant.base} | {row.mutant.story} | "
-            f"{_cell(row.in_process)} | {_cell(row.two_processes)} |"
+            f"{kill_text(row.in_process)} | {kill_text(row.two_processes)} |"
         )
     lines += ["", "## The shrunk traces (one process)", ""]
     for row in rows:
@@ -158,7 +163,7 @@ def _independent(rows: Sequence[Row]) -> list[str]:
     ]
     for row in rows:
         lines.append(f"| `{row.mutant.name}` | {row.mutant.base} | {row.mutant.story} | "
-                     f"{_cell(row.in_process)} | {row.in_process.where or '-'} |")
+                     f"{kill_text(row.in_process)} | {row.in_process.where or '-'} |")
     survivors = [r.mutant.name for r in rows if r.in_process.caught_by is None]
     if survivors:
         lines += ["", "Survivors:", ""]

@@ -21,8 +21,10 @@ Glue decisions (each also in docs/conformance.md):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
 import torch
 
@@ -39,6 +41,7 @@ from reference import (
     Reply,
     Request,
     RequestItem,
+    SenderCache,
     SenderCacheAssertionError,
     TagSource,
     WireItem,
@@ -70,7 +73,8 @@ def _placeholders(value: Placeholders) -> tuple[int, int]:
     return (value.offset, value.length)
 
 
-def _fault(error: BaseException) -> api.Fault:
+def fault_of(error: BaseException) -> api.Fault:
+    """An error an implementation raised, as the side's `Fault` (its kind from its class)."""
     if isinstance(error, SenderCacheAssertionError):
         return api.Fault("p0-assert", str(error))
     if isinstance(error, ReceiverCacheAssertionError):
@@ -81,82 +85,79 @@ def _fault(error: BaseException) -> api.Fault:
 
 
 def _reported(call: Callable[[], object]) -> api.Fault | None:
-    """Run a clear: an error in it (an eviction hang, an assertion) is the side's `Fault`."""
+    """Run a clear or a restart: an error in it (an eviction hang, an assertion, a crash) is
+    the side's `Fault`."""
     try:
         call()
     except Exception as error:
-        return _fault(error)
+        return fault_of(error)
     return None
 
 
+def wire_message(message: Message, epoch: int) -> api.WireMessage:
+    """A reference `Message` as the harness's `WireMessage`, its id tagged with `epoch`."""
+    items = tuple(
+        api.WireItem(
+            w.identity,
+            None if w.payload is None else _flat(w.payload),
+            _placeholders(w.placeholders),
+            w.tag,
+        )
+        for w in message.items
+    )
+    return api.WireMessage(epoch << _EPOCH_SHIFT | message.request_id, items)
+
+
+def request_of(items: tuple[api.ItemIn, ...]) -> Request:
+    return Request(tuple(RequestItem(i.identity, i.media) for i in items))
+
+
+def processor_for(setup: api.Setup) -> Callable[[object], ProcessedItem]:
+    """The harness's processor as a reference processor (media -> `ProcessedItem`)."""
+    process = setup.process
+
+    def processor(content: object) -> ProcessedItem:
+        assert isinstance(content, torch.Tensor)
+        payload, (offset, length) = process(content)
+        return ProcessedItem(payload, Placeholders(offset, length))
+
+    return processor
+
+
+class FrontEndLike(Protocol):
+    """What `EpochFrontEnd` needs of a front end (`reference.FrontEnd`, `AsyncFrontEnd`)."""
+
+    @property
+    def sender(self) -> SenderCache: ...
+
+    def abandon(self, request_id: int) -> None: ...
+
+    def handle_reply(self, reply: Reply) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+F = TypeVar("F", bound=FrontEndLike)
+
+
 @dataclass
-class ReferenceFrontEnd:
-    """`FrontEndSide` over `reference.FrontEnd` (or a subclass)."""
+class EpochFrontEnd(ABC, Generic[F]):
+    """The engine-facing half every reference front-end side shares (threaded or asyncio):
+    request ids tagged with the front end's life (`epoch`), replies routed to the life that
+    sent them, clear, restart and the shadow view. A subclass builds the front end (`_build`)
+    and implements `probe` and `update`."""
 
     setup: api.Setup
     index: int
-    make: Callable[..., FrontEnd]
     epoch: int = 0
-    front_end: FrontEnd = field(init=False)
+    front_end: F = field(init=False)
 
     def __post_init__(self) -> None:
         self.front_end = self._build()
 
-    def _build(self) -> FrontEnd:
-        process = self.setup.process
-
-        def processor(content: object) -> ProcessedItem:
-            assert isinstance(content, torch.Tensor)
-            payload, (offset, length) = process(content)
-            return ProcessedItem(payload, Placeholders(offset, length))
-
-        variant = variant_of(self.setup.variant)
-        if self.epoch or self.index:  # as users build it: a random nonce
-            return self.make(self.setup.budget, processor, variant=variant)
-        nonce = 1 + 64 * self.epoch + self.index
-        return self.make(self.setup.budget, processor, variant=variant, tags=TagSource(nonce))
-
-    def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
-        request = Request(tuple(RequestItem(i.identity, i.media) for i in items))
-        try:
-            return self.front_end.probe(request)
-        except MissingMediaError as error:
-            return api.ClientRejected(error.identities)
-
-    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
-        try:
-            message = self.front_end.update(probed)  # type: ignore[arg-type]
-        except MissingMediaError as error:
-            return api.ClientRejected(error.identities)
-        except Exception as error:  # an assertion or a crash: reported, the harness compares
-            return _fault(error)
-        items = tuple(
-            api.WireItem(
-                w.identity,
-                None if w.payload is None else _flat(w.payload),
-                _placeholders(w.placeholders),
-                w.tag,
-            )
-            for w in message.items
-        )
-        return api.WireMessage(self.epoch << _EPOCH_SHIFT | message.request_id, items)
-
-    def retry_items(
-        self, items: tuple[api.ItemIn, ...], media: Mapping[str, torch.Tensor]
-    ) -> tuple[api.ItemIn, ...]:
-        """What `reference.retry` resends after a miss of this attempt."""
-        request = Request(tuple(RequestItem(i.identity, i.media) for i in items))
-        attempts: list[Request] = []
-
-        def send(attempt: Request) -> None:
-            attempts.append(attempt)
-            if len(attempts) == 1:
-                raise MultiModalCacheMissError([i.identity for i in items])
-
-        retry(send, request, max_retries=1, media=media)
-        resent = attempts[-1]
-        return tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
-                     for i in resent.items)
+    @abstractmethod
+    def _build(self) -> F:
+        """A new front end (at construction and at each restart)."""
 
     def abandon(self, request_id: int) -> None:
         self.front_end.abandon(request_id & ((1 << _EPOCH_SHIFT) - 1))
@@ -173,11 +174,10 @@ class ReferenceFrontEnd:
 
     def restart(self) -> api.Fault | None:
         self.epoch += 1
-        try:
-            self.front_end = self._build()
-        except Exception as error:
-            return _fault(error)
-        return None
+        return _reported(self._rebuild)
+
+    def _rebuild(self) -> None:
+        self.front_end = self._build()
 
     def shadow(self) -> tuple[api.ShadowEntry, ...]:
         sizes = dict(self.front_end.sender.entries())
@@ -185,6 +185,55 @@ class ReferenceFrontEnd:
             api.ShadowEntry(identity, sizes[identity], _placeholders(e.placeholders), e.tag)
             for identity, e in self.front_end.sender.items()
         )
+
+
+@dataclass
+class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
+    """`FrontEndSide` over `reference.FrontEnd` (or a subclass, `make`); the client's resends
+    go through `resend` (`reference.retry`, or a mutant of it)."""
+
+    make: Callable[..., FrontEnd] = FrontEnd
+    resend: Callable[..., Any] = retry
+
+    def _build(self) -> FrontEnd:
+        processor = processor_for(self.setup)
+        variant = variant_of(self.setup.variant)
+        if self.epoch or self.index:  # as users build it: a random nonce
+            return self.make(self.setup.budget, processor, variant=variant)
+        nonce = 1 + 64 * self.epoch + self.index
+        return self.make(self.setup.budget, processor, variant=variant, tags=TagSource(nonce))
+
+    def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
+        try:
+            return self.front_end.probe(request_of(items))
+        except MissingMediaError as error:
+            return api.ClientRejected(error.identities)
+
+    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
+        try:
+            message = self.front_end.update(probed)  # type: ignore[arg-type]
+        except MissingMediaError as error:
+            return api.ClientRejected(error.identities)
+        except Exception as error:  # an assertion or a crash: reported, the harness compares
+            return fault_of(error)
+        return wire_message(message, self.epoch)
+
+    def retry_items(
+        self, items: tuple[api.ItemIn, ...], media: Mapping[str, torch.Tensor]
+    ) -> tuple[api.ItemIn, ...]:
+        """What `reference.retry` resends after a miss of this attempt."""
+        request = request_of(items)
+        attempts: list[Request] = []
+
+        def send(attempt: Request) -> None:
+            attempts.append(attempt)
+            if len(attempts) == 1:
+                raise MultiModalCacheMissError([i.identity for i in items])
+
+        self.resend(send, request, max_retries=1, media=media)
+        resent = attempts[-1]
+        return tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
+                     for i in resent.items)
 
 
 @dataclass
@@ -196,6 +245,9 @@ class ReferenceEngine:
     engine: Engine = field(init=False)
 
     def __post_init__(self) -> None:
+        self._build()
+
+    def _build(self) -> None:
         self.engine = self.make(self.setup.budget, variant=variant_of(self.setup.variant))
 
     def receive(self, message: api.WireMessage) -> api.Delivered:
@@ -208,7 +260,7 @@ class ReferenceEngine:
         except MultiModalCacheMissError as error:
             return api.Missed(error.identities)
         except Exception as error:
-            return _fault(error)
+            return fault_of(error)
         return api.Served(
             tuple(
                 api.ModelInput(i.identity, _flat(i.payload), _placeholders(i.placeholders))
@@ -220,11 +272,7 @@ class ReferenceEngine:
         return _reported(self.engine.clear)
 
     def restart(self) -> api.Fault | None:
-        try:
-            self.engine = self.make(self.setup.budget, variant=variant_of(self.setup.variant))
-        except Exception as error:
-            return _fault(error)
-        return None
+        return _reported(self._build)
 
     def receiver(self) -> tuple[api.ReceiverEntry, ...]:
         sizes = dict(self.engine.receiver.entries())
@@ -251,7 +299,7 @@ class ReferenceAdapter:
         return variant in self.variants
 
     def front_end(self, setup: api.Setup, index: int) -> ReferenceFrontEnd:
-        return ReferenceFrontEnd(setup, index, self.front_end_class)
+        return ReferenceFrontEnd(setup, index, make=self.front_end_class)
 
     def engine(self, setup: api.Setup) -> ReferenceEngine:
         return ReferenceEngine(setup, self.engine_class)

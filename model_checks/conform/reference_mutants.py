@@ -35,7 +35,6 @@ from reference import (
     ReceiverCache,
     Reply,
     Request,
-    RequestItem,
     SenderCache,
     WireItem,
 )
@@ -139,33 +138,41 @@ def _sender_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[SenderCache]:
 # -- the sender cache (P0) ----------------------------------------------------------------------
 
 
-class SizesByElementCount(SenderCache):
+class _RecordsOtherMetadata(SenderCache):
+    """The reference's `_insert` with one of what it records replaced: the size (`_size`) or
+    the tag (`_tag`). Each mutant below overrides one of the two."""
+
+    def _size(self, item: Any) -> int:
+        return int(item.nbytes)
+
+    def _tag(self, identity: str) -> int | None:
+        return self._new_tag()
+
+    def _insert(self, identity: str, item: Any) -> WireItem:
+        tag = self._tag(identity)
+        self._lru.put(identity, ShadowEntry(item.placeholders, tag), self._size(item))
+        return WireItem(identity, item.payload, item.placeholders, tag)
+
+
+class SizesByElementCount(_RecordsOtherMetadata):
     """Records an item's size as its number of elements, not its bytes."""
 
-    def _insert(self, identity: str, item: Any) -> WireItem:
-        tag = self._new_tag()
-        elements = sum(t.numel() for t in _leaves(item.payload))
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), elements)
-        return WireItem(identity, item.payload, item.placeholders, tag)
+    def _size(self, item: Any) -> int:
+        return sum(t.numel() for t in _leaves(item.payload))
 
 
-class SizesByPlaceholders(SenderCache):
+class SizesByPlaceholders(_RecordsOtherMetadata):
     """Records an item's size as its placeholder length (tokens), not its bytes."""
 
-    def _insert(self, identity: str, item: Any) -> WireItem:
-        tag = self._new_tag()
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.placeholders.length)
-        return WireItem(identity, item.payload, item.placeholders, tag)
+    def _size(self, item: Any) -> int:
+        return int(item.placeholders.length)
 
 
-class SizesByFirstTensor(SenderCache):
+class SizesByFirstTensor(_RecordsOtherMetadata):
     """Records an item's size as the bytes of its first tensor only."""
 
-    def _insert(self, identity: str, item: Any) -> WireItem:
-        tag = self._new_tag()
-        first = _leaves(item.payload)[0]
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), int(first.nbytes))
-        return WireItem(identity, item.payload, item.placeholders, tag)
+    def _size(self, item: Any) -> int:
+        return int(_leaves(item.payload)[0].nbytes)
 
 
 class ProbeRefreshes(SenderCache):
@@ -183,14 +190,12 @@ class InvalidatesFirstOnly(SenderCache):
         return super().invalidate(list(identities)[:1])
 
 
-class TagPerIdentity(SenderCache):
+class TagPerIdentity(_RecordsOtherMetadata):
     """The tag names the identity instead of the processing: a reprocessed identity gets the
     tag it had before."""
 
-    def _insert(self, identity: str, item: Any) -> WireItem:
-        tag = zlib.crc32(identity.encode()) if self._variant.tagged else None
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.nbytes)
-        return WireItem(identity, item.payload, item.placeholders, tag)
+    def _tag(self, identity: str) -> int | None:
+        return zlib.crc32(identity.encode()) if self._variant.tagged else None
 
 
 class LateMissAsserts(SenderCache):
@@ -311,30 +316,9 @@ def retry_without_media(send: Callable[[Request], Any], request: Request, *,
 class _ClientAdapter(ReferenceAdapter):
     """The reference adapter whose front ends resend through another retry helper."""
 
-    retry_helper: Callable[..., Any] = staticmethod(retry_without_media)
-
     def front_end(self, setup: api.Setup, index: int) -> ReferenceFrontEnd:
-        side = _MutantClientFrontEnd(setup, index, self.front_end_class)
-        side.helper = self.retry_helper
-        return side
-
-
-class _MutantClientFrontEnd(ReferenceFrontEnd):
-    helper: Callable[..., Any] = staticmethod(retry_without_media)
-
-    def retry_items(self, items: tuple[api.ItemIn, ...],
-                    media: Mapping[str, torch.Tensor]) -> tuple[api.ItemIn, ...]:
-        request = Request(tuple(RequestItem(i.identity, i.media) for i in items))
-        attempts: list[Request] = []
-
-        def send(attempt: Request) -> None:
-            attempts.append(attempt)
-            if len(attempts) == 1:
-                raise MultiModalCacheMissError([i.identity for i in items])
-
-        self.helper(send, request, max_retries=1, media=media)
-        return tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
-                     for i in attempts[-1].items)
+        return ReferenceFrontEnd(setup, index, make=self.front_end_class,
+                                 resend=retry_without_media)
 
 
 # -- the set -------------------------------------------------------------------------------------

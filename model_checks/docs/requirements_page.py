@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from model_checks.conform.killmatrix import Kill, Row
+from model_checks.conform.killmatrix import Row, kill_text
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.requirements import OBLIGATIONS, Obligation
@@ -70,16 +70,6 @@ def omitted_by(variant: Variant) -> list[str]:
     return omitted
 
 
-def _kill_text(kill: Kill | None) -> str:
-    if kill is None:
-        return "not run"
-    if kill.harness is not None:
-        return "harness failure"
-    if kill.caught_by is None:
-        return "SURVIVED"
-    return f"caught by {kill.caught_by} ({kill.length} steps)"
-
-
 def _spec_lines(name: str) -> list[str]:
     mutant = spec_mutant(name)
     checks = SPEC_CHECKS + (f", {Z3_CHECK}" if mutant.breaks & Z3_PROPERTIES else "")
@@ -94,10 +84,11 @@ def _impl_lines(name: str, rows: Sequence[Row]) -> list[str]:
     row = next((r for r in rows if r.mutant.name == name), None)
     if row is None:
         raise KeyError(f"no implementation mutant {name!r} in model_checks/conform/mutants.py")
+    one, two = (kill_text(kill, sentence=True) for kill in (row.in_process, row.two_processes))
     return [
         f"- implementation mutant `{name}` ({row.mutant.story}; base {row.mutant.base}; "
         "`model_checks/conform/mutants.py`): conformance "
-        f"{_kill_text(row.in_process)} in one process, {_kill_text(row.two_processes)} "
+        f"{one} in one process, {two} "
         "across two ([kill matrix](kill-matrix.md), `tests/conform/test_conform_mutants.py`).",
     ]
 

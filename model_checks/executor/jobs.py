@@ -8,6 +8,7 @@ written, and the submitting process writes it (a cluster worker's disk is not ou
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import os
@@ -34,9 +35,13 @@ class Job(Generic[T]):
 
 @dataclass(frozen=True)
 class Done(Generic[T]):
+    """A job's value; `seconds` its wall time, `cpu_seconds` the CPU time (user + system) of
+    the process that ran it (what the job costs whatever else the machine runs)."""
+
     label: str
     value: T
     seconds: float
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Failed:
     error: str
     detail: str = ""
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 Result = Done[T] | Failed
@@ -101,11 +107,13 @@ def call(job: Job[T], source: str | None = None) -> Done[T] | Failed:
         os.close(writable)
         with os.fdopen(readable, "rb") as received:
             data = received.read()
-        _, status = os.waitpid(child, 0)
+        _, status, usage = os.wait4(child, 0)
+        cpu = usage.ru_utime + usage.ru_stime
         if not data:
-            return Failed(job.label, f"the job's process died ({_status(status)})")
+            return Failed(job.label, f"the job's process died ({_status(status)})",
+                          cpu_seconds=cpu)
         result: Done[T] | Failed = pickle.loads(data)
-        return result
+        return dataclasses.replace(result, cpu_seconds=cpu)
 
 
 def _pickled(result: Done[T] | Failed) -> bytes:

@@ -2,7 +2,9 @@
 
 `LineProgress` prints one plain line per finished job (what a log or CI keeps); on a terminal
 it also keeps a status line under them, rewritten in place. The estimate assumes the jobs left
-take as long on average as the jobs done; it is labelled "about".
+take as long on average as the jobs done; it is labelled "about". Each job's line ends with
+its CPU time and the last line gives the jobs' total: what the sweep costs on an idle machine
+(divided by the processes that ran it), whatever the load was.
 """
 
 from __future__ import annotations
@@ -46,30 +48,36 @@ class LineProgress:
         self.terminal = terminal if terminal is not None else (
             stdout if write is None and stdout.isatty() else None)
         self.total = self.done = self.failed = 0
+        self.cpu = 0.0
         self.start = time.perf_counter()
 
     def started(self, total: int, where: str) -> None:
         self.total, self.start = total, time.perf_counter()
         self._line(f"{self.title}: {total} job{'' if total == 1 else 's'} on {where}")
 
-    def counters(self) -> str:
+    def counters(self, cpu: bool = False) -> str:
+        """Jobs done / total, elapsed time, the estimate left; with `cpu`, the jobs' CPU time
+        so far; the failed jobs last."""
         elapsed = time.perf_counter() - self.start
         text = f"{self.done}/{self.total}, {clock(elapsed)} elapsed"
         if 0 < self.done < self.total:
             text += f", about {clock(elapsed / self.done * (self.total - self.done))} left"
+        if cpu:
+            text += f", the jobs' CPU time {clock(self.cpu)}"
         return text + (f", {self.failed} failed" if self.failed else "")
 
     def finished(self, result: Done[Any] | Failed) -> None:
         self.done += 1
+        self.cpu += result.cpu_seconds
         if isinstance(result, Failed):
             self.failed += 1
             text = f"FAILED {result.label}: {result.error}"
         else:
-            text = self.describe(result)
+            text = f"{self.describe(result)} (CPU {result.cpu_seconds:.1f} s)"
         self._line(f"  [{self.counters()}] {text}" if self.terminal is None else f"  {text}")
 
     def closed(self) -> None:
-        self._line(f"{self.title}: {self.counters()}")
+        self._line(f"{self.title}: {self.counters(cpu=True)}")
 
     def _line(self, text: str) -> None:
         if self.terminal is None:

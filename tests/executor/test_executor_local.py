@@ -92,3 +92,11 @@ def test_sweep_is_the_one_call_form(capsys: pytest.CaptureFixture[str]) -> None:
     assert executor.values(results) == [0, 1, 4]
     out = capsys.readouterr().out
     assert out.startswith("squares: 3 jobs on 2 local processes\n") and "[3/3, " in out
+
+
+def test_each_job_reports_the_cpu_time_of_its_process() -> None:
+    burn = Job("burn", sum, (range(3_000_000),))
+    lines: list[str] = []
+    [result] = executor.run([burn], LocalProcesses(1), LineProgress("t", write=lines.append))
+    assert isinstance(result, Done) and result.cpu_seconds > 0
+    assert "(CPU " in lines[1] and "the jobs' CPU time" in lines[-1]

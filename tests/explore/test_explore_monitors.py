@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import random
 
+from walks import random_walk
+
 from model_checks.explore.instance import explore_config
 from model_checks.explore.monitors import MONITORS
 from model_checks.mutants import MUTANTS
-from spec import VARIANTS, Config, Trace, Variant, by_id, enabled, initial, step
-from spec.trace import Step
+from spec import VARIANTS, Config, Trace, Variant, by_id
 
 ENVIRONMENTS = [("D1",), ("D2",), ("D3",), ("D5",), ("D6",), ("D9",), ("D1", "D3", "D6", "D7")]
 
@@ -25,19 +26,6 @@ def _first_flag(config: Config, trace: Trace, prop_id: str) -> int | None:
     return None
 
 
-def _walk(config: Config, rng: random.Random, length: int) -> Trace:
-    state = initial(config)
-    steps = []
-    for _ in range(length):
-        actions = enabled(config, state)
-        if not actions:
-            break
-        action = rng.choice(actions)
-        state = step(config, state, action)
-        steps.append(Step(action, state))
-    return Trace(config, initial(config), tuple(steps))
-
-
 def _variants() -> list[Variant]:
     return [*VARIANTS, *(m.variant for m in MUTANTS)]
 
@@ -49,7 +37,7 @@ def test_monitors_flag_what_the_spec_flags() -> None:
         for variant in _variants():
             config = explore_config(variant, env, max_requests=4, max_in_flight=3)
             for _ in range(12):
-                trace = _walk(config, rng, 30)
+                trace = random_walk(config, rng, 30)
                 for prop_id in MONITORS:
                     violation = by_id(prop_id).check_trace(trace)
                     expected = None if violation is None else violation.step

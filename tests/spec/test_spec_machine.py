@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+import walks
 
 import spec
 from model_checks.scenarios import SCENARIOS
@@ -25,10 +26,9 @@ from spec import (
     step,
 )
 from spec.drift import Drift
-from spec.fairness import drive_to_quiescence
 from spec.properties.registry import registry
 from spec.state import Fault, FaultKind, Outcome
-from spec.trace import Step, Trace
+from spec.trace import Trace
 from spec.transitions import ACTION_TYPES, P0Handle, P0ReceiveReply, P1Receive, Submit
 
 
@@ -44,18 +44,8 @@ def all_drift_config(variant: spec.Variant = V3) -> Config:
 
 
 def random_walk(config: Config, seed: int, length: int = 30) -> Trace:
-    rng = random.Random(seed)
-    state = initial(config)
-    steps = []
-    for _ in range(length):
-        actions = enabled(config, state)
-        if not actions:
-            break
-        action = rng.choice(actions)
-        state = step(config, state, action)
-        steps.append(Step(action, state))
-    steps.extend(Step(a, s) for a, s in drive_to_quiescence(config, state))
-    return Trace(config, initial(config), tuple(steps))
+    """A seeded random walk of `length` steps, then fair steps to quiescence."""
+    return walks.random_walk(config, random.Random(seed), length, quiesce=True)
 
 
 def test_step_is_pure_and_deterministic() -> None:
