@@ -11,7 +11,8 @@ examples explored (Hypothesis), `?` undecided (Z3, not encoded or timed out), `-
 checked. The explorer (`E`) adds `xNE` (a shortest counterexample in its instance), `Pi`
 (proved for its instance, all depths: every reachable state judged) and `vac` (vacuous: the
 property cannot fail there); where it has `Pi` or `vac`, the bounded `Pk` and sampled `ok`
-are left out. A `!` marks a cell whose results contradict the expected matrix (a proof by the
+are left out, and a counterexample of another checker (found in the matrix's larger instance)
+comes first. A `!` marks a cell whose results contradict the expected matrix (a proof by the
 explorer, whose instance is smaller than the matrix's, contradicts nothing); an `x` without
 `!` is a property the matrix expects to break, found broken: the check passed.
 """
@@ -32,21 +33,23 @@ Key = tuple[str, tuple[str, ...], str]
 
 
 def code(record: VerdictRecord) -> tuple[int, str]:
-    """(rank, code) of a hypothesis or Z3 record: lower rank is more decisive."""
+    """(rank, code) of a checker's record: lower rank is more decisive. A counterexample
+    outranks the explorer's `Pi` and `vac`: they hold for the explorer's smaller instance only,
+    so a break found in the matrix's instance must never be hidden behind them."""
     letter = LETTER.get(record.checker, "?")
-    if record.checker == EXPLORE and record.verdict is Verdict.PROVED:
-        return 0, "Pi"
-    if record.verdict is Verdict.VACUOUS:
-        return 0, "vac"
-    if record.verdict is Verdict.PROVED and record.bound is None:
+    if record.verdict is Verdict.PROVED and record.bound is None and record.checker != EXPLORE:
         return 0, "P*"
     if record.verdict is Verdict.COUNTEREXAMPLE:
         return 1, f"x{record.counterexample_length}{letter}"
+    if record.checker == EXPLORE and record.verdict is Verdict.PROVED:
+        return 2, "Pi"
+    if record.verdict is Verdict.VACUOUS:
+        return 2, "vac"
     if record.verdict is Verdict.PROVED:
-        return 2, f"P{record.bound}"
+        return 3, f"P{record.bound}"
     if record.verdict is Verdict.HOLDS:
-        return 3, "ok"
-    return 4, "?"
+        return 4, "ok"
+    return 5, "?"
 
 
 def order(record: VerdictRecord) -> tuple[int, int, int, str]:
@@ -74,7 +77,7 @@ def _cell(records: list[VerdictRecord], expected: Expectation | None) -> str:
     ranked = sorted(records, key=order)
     if any(r.checker == EXPLORE and r.verdict in (Verdict.PROVED, Verdict.VACUOUS)
            for r in records):  # a complete verdict: bounded and sampled ones add nothing
-        ranked = [r for r in ranked if code(r)[0] not in (2, 3)]
+        ranked = [r for r in ranked if code(r)[0] not in (3, 4)]
     codes = dict.fromkeys(code(r)[1] for r in ranked)
     text = " ".join(codes) or "-"
     return text + ("!" if contradicts(expected, records) else "")

@@ -6,7 +6,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.cli import snapshot_status
-from model_checks.docs.snapshot import RECORDS, differing_cells, key, read_run, undecided_here
+from model_checks.docs.snapshot import (
+    RECORDS,
+    carried_over,
+    differing_cells,
+    key,
+    read_run,
+    undecided_here,
+)
 from model_checks.records import Verdict
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -42,3 +49,19 @@ def test_a_run_with_undecided_cells_the_snapshot_decides_is_never_advised_as_a_r
     assert undecided_here(changed, records) == [key(records[first])]
     line = snapshot_status(changed, Path("build/main-job/records.json"))
     assert "kept" in line and "--from-run" not in line and "\n" not in line
+
+
+def test_cells_a_run_leaves_to_the_nightly_job_are_no_difference_and_are_kept() -> None:
+    """The main job leaves Z3's D5, D5+D7 and D6 groups to the nightly job: their absence is no
+    difference, and a refresh keeps their committed records (`carried_over`)."""
+    records = read_run(DOCS / RECORDS)
+    left_out = {("D5",), ("D5", "D7"), ("D6",)}
+    run = [r for r in records
+           if not (r.checker.startswith("z3") and tuple(r.environment) in left_out)]
+    assert len(run) < len(records)
+    assert differing_cells(run, records) == 0
+    kept = carried_over(run, records)
+    assert kept and all(r.checker.startswith("z3") and tuple(r.environment) in left_out
+                        for r in kept)
+    assert len(kept) + len(run) == len(records)
+    assert carried_over(records, records) == []

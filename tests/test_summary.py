@@ -5,7 +5,7 @@ from __future__ import annotations
 from model_checks.matrix import EXPECTED, Expectation
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenario_run import records, replay_all
-from model_checks.summary import matrix_summary
+from model_checks.summary import matrix_summary, summary
 
 
 def _row(table: str, variant: str, env: str) -> str:
@@ -26,6 +26,24 @@ def test_summary_orders_results_and_marks_contradictions() -> None:
     row = _row(matrix_summary(found), "V3", "none")
     assert "P* ok" in row and "x9H!" in row  # H1 is expected to hold with nothing drifting
     assert "!" not in row.split("x9H")[0]
+
+
+def test_a_counterexample_is_never_hidden_behind_the_explorers_smaller_instance() -> None:
+    """The explorer's `Pi`/`vac` hold for its instance only; a Hypothesis counterexample in the
+    matrix's larger instance is the cell's most decisive result (here V1 under D1, L2)."""
+    cell = next(c for c in EXPECTED if c.variant == "V1" and c.environment == ("D1",))
+    assert cell.expectations["L2"] is Expectation.BREAKS
+    found = [
+        VerdictRecord("explore", "V1", ("D1",), "L2", Verdict.PROVED, None, "instance", 1.0),
+        VerdictRecord("explore", "V1", ("D1",), "L1", Verdict.VACUOUS, None, "instance", 1.0),
+        VerdictRecord("hypothesis", "V1", ("D1",), "L2", Verdict.COUNTEREXAMPLE, 14, "steps",
+                      1.0, counterexample_length=14),
+        VerdictRecord("hypothesis", "V1", ("D1",), "L1", Verdict.COUNTEREXAMPLE, 12, "steps",
+                      1.0, counterexample_length=12),
+    ]
+    row = next(line for line in summary(found).splitlines() if line.split()[:2] == ["D1", "V1"])
+    assert row.split()[2:] == ["-", "-", "-", "-", "-", "x12H!", "x14H", "-", "-"]
+    assert "x14H Pi" in _row(matrix_summary(found), "V1", "D1")
 
 
 def test_scenario_records_cover_every_property_of_every_run() -> None:

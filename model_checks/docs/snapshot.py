@@ -174,12 +174,35 @@ def _checked_trace(record: VerdictRecord, run: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def from_run(run: Path, root: Path, command: str) -> Snapshot:
-    """The snapshot of a run's records file: the matrix records, sorted; the chosen traces
-    checked and renamed under `TRACES`; the other records' trace paths dropped."""
-    records = sorted((r for r in read_run(run) if in_matrix(r)), key=_order)
-    if not records:
+def _judged(records: Iterable[VerdictRecord]) -> set[tuple[str, Key]]:
+    return {(r.checker, key(r)) for r in records}
+
+
+def carried_over(run: Iterable[VerdictRecord],
+                 previous: Iterable[VerdictRecord]) -> list[VerdictRecord]:
+    """The previous snapshot's records of the (checker, cell) pairs the run did not judge.
+
+    A run that leaves part of the matrix to the nightly job (the main job's Z3 groups of D5,
+    D5+D7 and D6) must not erase those cells' verdicts from the pages: they are kept, their
+    traces replayed on the spec again like every other, and the snapshot's command says so."""
+    judged = _judged(run)
+    return [r for r in previous if in_matrix(r) and (r.checker, key(r)) not in judged]
+
+
+def from_run(run: Path, root: Path, command: str,
+             previous: Iterable[VerdictRecord] = ()) -> Snapshot:
+    """The snapshot of a run's records file: the matrix records, plus `carried_over` records
+    of `previous` (cells the run did not judge), sorted; the chosen traces checked and renamed
+    under `TRACES`; the other records' trace paths dropped."""
+    fresh = [r for r in read_run(run) if in_matrix(r)]
+    if not fresh:
         raise SnapshotError(f"{run} has no verdict records of the matrix's cells")
+    kept_over = carried_over(fresh, previous)
+    records = sorted(fresh + kept_over, key=_order)
+    if kept_over:
+        cells = len({key(r) for r in kept_over})
+        command += (f" (records of {cells} cell(s) this run did not judge kept from the "
+                    "previous snapshot)")
     chosen = _shortest(records)
     traces = {f"{trace_name(k)}.json": _checked_trace(r, run) for k, r in chosen.items()}
     stored = f"{root.name}/{TRACES}/"
@@ -236,10 +259,11 @@ def _verdicts(records: Iterable[VerdictRecord]) -> dict[tuple[str, Key], list[st
 
 
 def differing_cells(run: Iterable[VerdictRecord], snapshot: Iterable[VerdictRecord]) -> int:
-    """How many (checker, variant, environment, property) cells have other verdict kinds in
-    the run than in the snapshot (times and lengths are not compared)."""
+    """How many (checker, variant, environment, property) cells the run judges have other
+    verdict kinds in the run than in the snapshot (times and lengths are not compared)."""
     mine, theirs = _verdicts(run), _verdicts(snapshot)
-    return sum(mine.get(k) != theirs.get(k) for k in mine.keys() | theirs.keys())
+    # Cells the run did not judge are not a difference: a refresh keeps them (`carried_over`).
+    return sum(mine[k] != theirs.get(k) for k in mine)
 
 
 def undecided_here(run: Iterable[VerdictRecord], snapshot: Iterable[VerdictRecord]) -> list[Key]:
