@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
+from model_checks.docs.lattice_page import answer
 from model_checks.explore import lattice_command
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
@@ -27,8 +29,6 @@ from model_checks.explore.lattice import (
     seeded,
     summarise,
 )
-from model_checks.docs.lattice_page import answer
-from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import LatticeShape, lattice_config
 from model_checks.explore.monotone import lift_failure
 from model_checks.simulate.counterexample import replay_file
