@@ -106,7 +106,6 @@ def build(
     def add(state: State, parent: int, action: Action | None, depth: int,
             renaming: Renaming | None) -> int:
         number = len(graph.states)
-        index[state] = number
         graph.states.append(state)
         graph.depth.append(depth)
         graph.parent.append(parent)
@@ -119,7 +118,7 @@ def build(
 
     start, renaming = canonical_identities(rename_pids(initial(config)), groups)
     assert renaming is None, "the initial state names no identity"
-    add(start, -1, None, 0, None)
+    index[start] = add(start, -1, None, 0, None)
     frontier = 0
     while frontier < len(graph.states):
         state, depth = graph.states[frontier], graph.depth[frontier]
@@ -130,12 +129,13 @@ def build(
             if groups:
                 successor, renaming = canonical_identities(successor, groups)
             graph.steps_taken += 1
-            target = index.get(successor)
-            if target is None:
-                if len(graph.states) >= max_states:
+            fresh = len(graph.states)
+            target = index.setdefault(successor, fresh)  # one hash of the state, not two
+            if target == fresh:
+                if fresh >= max_states:
                     graph.complete = False
                     return graph
-                target = add(successor, frontier, action, depth + 1, renaming)
+                add(successor, frontier, action, depth + 1, renaming)
             out.append((action, target))
             if groups:
                 graph.renamings[frontier].append(renaming)
