@@ -10,17 +10,22 @@ second, and seconds to build and judge the whole cell); never asserted.
 
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7] [--repeat 3]
 
-Measured (2026-11-30, issue-11P, 2 cores shared with three other engineers, load 6-9,
-`--repeat 3`; the "before" row is this script at main 54d0969, same session):
+Measured 2026-11-30 (issue-11P), one session, 2 cores shared with three other engineers
+(load average 8-9), `--repeat 3`, medians. "before": this script at main 54d0969 (processing
+renaming only); "after": identity symmetry and the inner-loop changes; "nosym": the same
+code with `symmetry=False`, in the same run as "after". Seconds = build + judge every
+property and lemma.
 
-    cell          before: states  s(build+judge)   after: states  s(build+judge)  nosym states
-    V2_D3                    943    0.35                   472    0.15               943
-    V3_D7                   1589    0.70                   796    0.30              1589
-    V1_D6                   4703    1.7                   2352    0.75              4703
-    V2_D7_D10               3765    1.3                   1883    0.6               3765
-    V1_D8                  57286   20                     9598    2.9              57286
+    cell        before states  s     after states  s     nosym states  s
+    V2_D3             943     0.20          472   0.15          943   0.23
+    V3_D7            1381     0.26          691   0.16         1381   0.27
+    V1_D6            4723     1.51         2362   0.71         4723   1.07
+    V2_D7_D10        3765     1.28         1883   0.64         3765   0.85
+    V1_D8           57286    15.8          9598   3.23        57286  19.4
 
-(filled in from the run quoted in docs/explore.md; see there for the command)
+Identity symmetry halves the states with two interchangeable identities and divides them by
+six with three (D8's a, b, c), and the time by 1.3-2.1 and 4.9; the inner-loop changes alone
+(nosym against before: 0.8-1.5x) are within the noise of this load.
 """
 
 from __future__ import annotations
