@@ -33,8 +33,7 @@ from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.limits import CHC_RLIMIT
 from model_checks.smt.relational import PROPERTIES as BY_MIRROR
-from model_checks.smt.relational import mirror_proofs
-from model_checks.smt.relational import wanted as mirror_wanted
+from model_checks.smt.relational import relational_proofs
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -199,13 +198,12 @@ def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dic
 
 def _by_mirror(enc: Encoding, results: dict[str, Result], mode: str,
                rlimit: int) -> dict[str, Result]:
-    """Bounded proofs of H1, S1, S3 lifted to all depths by the hand-written mirror
-    certificate (`relational`: the shadow mirrors the receiver once it has taken the messages
-    in flight), where it applies and `mode` wants it; a rejected certificate lifts nothing."""
+    """Bounded proofs of H1, S1, S3 lifted to all depths by the hand-written certificates of
+    `relational` (the shadow mirrors the receiver once it has taken the messages in flight;
+    for S1 of V2, the shadow agrees with the receiver where both hold an identity), where they
+    apply and `mode` wants them; a rejected certificate lifts nothing."""
     props = tuple(p for p in BY_MIRROR if isinstance(results.get(p), ProvedToBound))
-    if not props or not mirror_wanted(enc, mode):
-        return {}
-    return {proof.property: proof for proof in mirror_proofs(enc, props, rlimit)}
+    return {proof.property: proof for proof in relational_proofs(enc, props, mode, rlimit)}
 
 
 def _by_chc(enc: Encoding, results: dict[str, Result], properties: tuple[str, ...],

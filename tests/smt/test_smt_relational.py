@@ -18,8 +18,11 @@ from model_checks.smt.cells import SmtCell
 from model_checks.smt.cli import MIRROR_MODES
 from model_checks.smt.invariant import CertificateRejected, prove
 from model_checks.smt.relational import (
+    AGREEMENT_METHOD,
     METHOD,
     MODES,
+    agreement_applies,
+    agreement_invariants,
     applies,
     mirror_invariants,
     mirror_proofs,
@@ -28,7 +31,7 @@ from model_checks.smt.relational import (
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, to_record
 from model_checks.smt.runner import run_group
 from model_checks.smt.symbols import Encoding, encoding_for
-from spec import V0, V1, V3, Drift, LruFlaw
+from spec import V0, V1, V2, V3, Drift, LruFlaw
 
 NONE: frozenset[Drift] = frozenset()
 
@@ -128,3 +131,32 @@ def test_a_bad_mirror_mode_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
         main(["prove", "--mirror", "some", "--variant", "V1"])
     assert exit_info.value.code == 2
     assert "--mirror: invalid choice: 'some'" in capsys.readouterr().err
+
+
+STALE_ON_RESEND = next(m for m in MUTANTS if m.name == "keeps-stale-on-resend")
+"""V2 whose receiver keeps the old entry when the new payload does not fit (its witness breaks
+S1 under D3+D7+D9+D11: `tests/test_scenarios.py`)."""
+
+
+@pytest.mark.parametrize("variant", [STALE_ON_RESEND.variant, V1], ids=lambda v: v.name)
+def test_a_receiver_that_keeps_a_stale_entry_makes_the_agreement_fail(variant: object) -> None:
+    """The mutant keeps the old tensor when the new payload does not fit; V1 (the cache wins)
+    keeps it whenever it holds one. Both break S1 under D3+D7+D9+D11; the agreement, forced,
+    is rejected, and `agreement_applies` refuses them."""
+    enc = encoding_for(variant, ("D3", "D7", "D9", "D11"))  # type: ignore[arg-type]
+    assert not agreement_applies(enc)
+    with pytest.raises(CertificateRejected, match="consecution of shadow-agrees"):
+        prove(enc, agreement_invariants(), ("S1",))
+
+
+def test_the_runner_lifts_s1_of_v2_under_reuse_with_restarts_by_the_agreement() -> None:
+    """Not the mirror's (restarts break H1): the agreement's, and the record says so."""
+    enc = encoding_for(V2, ("D7", "D10"))
+    assert agreement_applies(enc) and not applies(enc)
+    cell = SmtCell(V2, ("D7", "D10"), "S1", Expectation.HOLDS, "matrix")
+    (outcome,), _ = run_group([cell], 2, 200_000_000)
+    assert isinstance(outcome.result, ProvedAllDepths)
+    assert outcome.result.method == AGREEMENT_METHOD and outcome.record.bound is None
+    assert "shadow-agrees-with-payloads-or-receiver" in outcome.record.detail
+    (bounded,), _ = run_group([cell], 2, 200_000_000, mirror="none")
+    assert isinstance(bounded.result, ProvedToBound)
