@@ -303,6 +303,14 @@ of the expected matrix at the main job's budgets (`PAIRS`), and every mutant thr
 checker (Z3's deep searches included)."""
 
 
+LONG_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("--adapter", REFERENCE_ADAPTER), "(reference)"),
+    (PAIR_ENV_ARGUMENTS, "(every pair cell)"),
+    (PROVE_MAIN_ENVIRONMENTS,
+     "(all but " + ", ".join("+".join(e) for e in PROVE_NIGHTLY_ONLY) + ")"),
+)
+"""Argument runs too long for a progress line, and the words a phase's label uses instead."""
+
 WIDTH = 100
 """The main job's default output stays within this many columns."""
 
@@ -321,11 +329,11 @@ class Phase:
 
     @property
     def label(self) -> str:
-        return (" ".join(self.argv)
-                .replace(f"--adapter {REFERENCE_ADAPTER}", "(reference)")
-                .replace(" ".join(PAIR_ENV_ARGUMENTS), "(every pair cell)")
-                .replace(" ".join(PROVE_MAIN_ENVIRONMENTS),
-                         "(all but " + ", ".join("+".join(e) for e in PROVE_NIGHTLY_ONLY) + ")"))
+        """The command line with each long selection (LONG_ARGUMENTS) said in a few words."""
+        text = " ".join(self.argv)
+        for arguments, short in LONG_ARGUMENTS:
+            text = text.replace(" ".join(arguments), short)
+        return text
 
     @property
     def details(self) -> Path:
