@@ -118,10 +118,15 @@ import z3
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from model_checks.matrix import Expectation
 from model_checks.smt.actions import args_at, initial, transition
-from model_checks.smt.budget import DEEP_RLIMIT, Bounded
-from model_checks.smt.invariant import V3_INVARIANTS, conjunction, prove
+from model_checks.smt.budget import DEEP_RLIMIT, Bounded, counter
+from model_checks.smt.cells import matrix_cells
+from model_checks.smt.invariant import V3_INVARIANTS, Invariant, conjunction, prove
+from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
 from model_checks.smt.properties import BAD
+from model_checks.smt.proved_first import prove_first
+from model_checks.smt.runner import BY_CHC
 from model_checks.smt.symbols import (
     Bounds,
     Encoding,
@@ -148,11 +153,15 @@ equations) in front of the SMT core."""
 
 def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
            incremental: bool = False, units: int | None = None, config: str = "default",
-           depths: list[tuple[int, int, float, str]] | None = None) -> list[str]:
+           depths: list[tuple[int, int, float, str]] | None = None,
+           props: tuple[str, ...] = PROPS, with_lemmas: tuple[Invariant, ...] = (),
+           cpu_cap: float = float("inf")) -> list[str]:
     """Rows "depth, seconds, open properties" until max_depth or the time budget; a fresh
     solver per depth, as `bmc_many` does, unless `incremental` (the baseline). `config` names
     the solver configuration (`SOLVERS`); `depths`, when given, receives per depth (depth,
-    cumulative units, cumulative process CPU seconds, open properties)."""
+    cumulative units, cumulative process CPU seconds, open properties). `props`: the
+    properties asked (default all four); `with_lemmas`: proved invariants asserted in every
+    state (as `bmc.bmc_many` does with `proved_first`'s lemmas)."""
     def new_solver(rlimit: int) -> Bounded:
         return Bounded(rlimit, SOLVERS[config]())
 
@@ -161,8 +170,11 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
     solver = new_solver(DEEP_RLIMIT)
     states = [state_at(enc, 0)]
     facts = [params_constraint(enc, p), initial(enc, states[0])]
+    invariants = V3_INVARIANTS if lemmas else with_lemmas
+    if invariants:
+        facts.append(conjunction(enc, p, states[0], invariants))
     solver.add(*facts)
-    open_props = list(PROPS)
+    open_props = list(props)
     rows = []
     spent = 0
     start = time.perf_counter()
@@ -170,13 +182,15 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
         if depth:
             states.append(state_at(enc, depth))
             facts.append(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
-            if lemmas:
-                facts.append(conjunction(enc, p, states[depth], V3_INVARIANTS))
+            if invariants:
+                facts.append(conjunction(enc, p, states[depth], invariants))
             if incremental:
-                solver.add(*facts[-2 if lemmas else -1:])
+                solver.add(*facts[-2 if invariants else -1:])
             else:
                 solver = new_solver(DEEP_RLIMIT)
                 solver.add(*facts)
+        if not open_props:
+            break
         # as `bmc_many` does: one query for every open property, one each only if it is sat;
         # a fresh solver is given it as an assertion (its preprocessing then sees all of it)
         either = z3.Or([BAD[prop](enc, p, states[depth]) for prop in open_props])
@@ -200,33 +214,63 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
             depths.append((depth, spent, time.process_time() - cpu, " ".join(open_props) or "-"))
         if elapsed > budget or (units is not None and spent > units):
             break
+        if time.process_time() - cpu > cpu_cap:  # the depth after this one is past the cap
+            break
     return rows
 
 
+def context_units() -> int:
+    """The z3 context's cumulative resource counter (every solver's units so far)."""
+    solver = z3.Solver()
+    solver.check()
+    return counter(solver)
+
+
 def run_cell(spec: str, config: str, incremental: bool, max_depth: int,
-             units: int | None) -> dict[str, object]:
+             units: int | None, prune: str = "", cpu_cap: float = float("inf")
+             ) -> dict[str, object]:
     """One cell of the matrix (`spec` "V2:D1", or "V2:none"): BMC of S1, S2, S3, H1 deepened
     to `max_depth` or until `units` are spent; per depth the cumulative units and process CPU
-    seconds (the rate of this process: units per CPU-second, whatever the machine's load)."""
+    seconds (the rate of this process: units per CPU-second, whatever the machine's load).
+
+    `prune` "first": the runner's all-depth proofs first (`proved_first.prove_first`, with
+    the expected matrix's holding properties and the main job's limits), and BMC of the
+    properties they leave open only; "lemmas": also their invariants asserted in every state.
+    The units and CPU of the proofs are the first row (depth -1) and are included after.
+    Deepening also stops after the first depth that ends past `cpu_cap` seconds of the
+    process's CPU time."""
     name, env_text = spec.split(":")
     env = frozenset() if env_text == "none" else frozenset(Drift(d) for d in env_text.split("+"))
     enc = Encoding(VARIANTS[name], env)
     depths: list[tuple[int, int, float, str]] = []
+    props, lemmas, first = PROPS, (), (0, 0.0)
+    if prune:
+        cpu = time.process_time()
+        environment = tuple(sorted((d.value for d in env), key=lambda x: int(x[1:])))
+        holding = tuple(c.property for c in matrix_cells("all") if c.variant.name == name
+                        and c.environment == environment and c.expected is Expectation.HOLDS)
+        found = prove_first(enc, PROPS, holding, CERTIFICATE_RLIMIT, CHC_RLIMIT, BY_CHC)
+        props = tuple(p for p in PROPS if p not in found.proofs)
+        lemmas = found.lemmas if prune == "lemmas" else ()
+        first = (context_units(), time.process_time() - cpu)
+        depths.append((-1, first[0], first[1], " ".join(props) or "-"))
+    more: list[tuple[int, int, float, str]] = []
     deepen(enc, max_depth, float("inf"), incremental=incremental, units=units, config=config,
-           depths=depths)
-    return {"cell": spec, "config": config + (" inc" if incremental else ""), "m": enc.m,
-            "depths": depths}
+           depths=more, props=props, with_lemmas=lemmas, cpu_cap=cpu_cap - first[1])
+    depths += [(d, u + first[0], cpu + first[1], o) for d, u, cpu, o in more]
+    return {"cell": spec, "config": config + (" inc" if incremental else "")
+            + (f" {prune}" if prune else ""), "m": enc.m, "depths": depths}
 
 
-def matrix(cells: list[str], configs: list[tuple[str, bool]], max_depth: int, units: int,
-           jobs: int) -> list[dict[str, object]]:
+def matrix(cells: list[str], configs: list[tuple[str, bool, str]], max_depth: int, units: int,
+           jobs: int, cpu_cap: float) -> list[dict[str, object]]:
     """Every cell under every configuration, each in a fresh process (the units a query
     spends depend on what the z3 context built before it), `jobs` at a time."""
     script = str(Path(__file__).resolve())
     commands = [[sys.executable, script, "--cell", cell, "--solver", config,
-                 "--max-depth", str(max_depth), "--units", str(units)]
-                + (["--incremental"] if incremental else [])
-                for cell in cells for config, incremental in configs]
+                 "--max-depth", str(max_depth), "--units", str(units), "--cpu", str(cpu_cap)]
+                + (["--incremental"] if incremental else []) + (["--prune", prune] if prune else [])
+                for cell in cells for config, incremental, prune in configs]
     found: list[dict[str, object]] = []
     running: list[subprocess.Popen[str]] = []
     env = dict(os.environ, PYTHONPATH=str(Path(script).parent.parent))
@@ -269,7 +313,9 @@ def table(results: list[dict[str, object]], units: int) -> None:
         # solver configurations (incremental: 2 million per CPU-second, fresh: 8 million)
         within: object = max((d for d, _, cpu, _ in depths if cpu <= 60), default=-1)
         last = depths[-1]
-        if last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by 60 s of CPU
+        if last[3] == "-":  # every property proved for all depths or broken: nothing to deepen
+            within = f"all decided ({last[2]:.0f} s)"
+        elif last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by 60 s of CPU
             within = f">={within} (cap)"
         six = f"{by_depth[6] / 1e6:.1f}" if 6 in by_depth else "-"
         twelve = f"{by_depth[12] / 1e6:.1f}" if 12 in by_depth else "-"
@@ -301,6 +347,12 @@ def main() -> None:
                         help="comma list of configurations for --matrix: default, qflia, "
                              "tactic, each optionally with ' inc' (incremental), e.g. "
                              "'default,default inc,tactic'")
+    parser.add_argument("--prune", choices=("", "first", "lemmas"), default="",
+                        help="all-depth proofs first, BMC of the rest only ('first'), with "
+                             "their invariants as lemmas in every state ('lemmas')")
+    parser.add_argument("--cpu", type=float, default=float("inf"),
+                        help="stop deepening a cell after the first depth that ends past this "
+                             "many seconds of its process's CPU time")
     parser.add_argument("--jobs", type=int, default=1, help="cells at a time for --matrix")
     parser.add_argument("--from-log", type=Path, default=None,
                         help="only render the table from the JSON lines a --matrix run printed")
@@ -311,15 +363,18 @@ def main() -> None:
         return
     if args.cell:
         print(json.dumps(run_cell(args.cell, args.solver, args.incremental, args.max_depth,
-                                  args.units)))
+                                  args.units, args.prune, args.cpu)))
         return
     if args.matrix:
         if args.units is None:
             parser.error("--matrix needs --units (the cap per cell)")
         cells = ([f"{v}:{d}" for d in ["none", *(f"D{i}" for i in range(1, 12))]
                   for v in VARIANTS] if args.matrix == "single" else args.matrix.split(","))
-        configs = [(c.split()[0], c.endswith(" inc")) for c in args.configs.split(",")]
-        table(matrix(cells, configs, args.max_depth, args.units, args.jobs), args.units)
+        configs = [(c.split()[0], "inc" in c.split()[1:],
+                    next((w for w in c.split()[1:] if w in ("first", "lemmas")), ""))
+                   for c in args.configs.split(",")]
+        table(matrix(cells, configs, args.max_depth, args.units, args.jobs, args.cpu),
+              args.units)
         return
     env = ALL_DRIFT if args.env == "all" else frozenset()
     bounds = Bounds(max_items=args.items, max_items_under_d8=args.items)
