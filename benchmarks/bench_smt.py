@@ -16,8 +16,40 @@ spent. Then the all-depth proof of V3 (inductive invariant, three checks) and, f
 comparison, V3's BMC with the proved invariant added at every step. Progress is printed as
 each depth completes.
 
+Pruned BMC (issue 12, helper 12D; the runner's order since then, `proved_first`): the
+all-depth methods first (certificates, 1-induction of S1, Spacer for S3, where the expected
+matrix says they hold), BMC only of the properties they leave open. Measured on 2026-11-30,
+load average 7 to 12 on 2 cores (other helpers' jobs), fresh default solver per depth, each
+cell in a fresh process, deepened to 12 or until the first depth that ends past 60 s of the
+cell's process CPU (the proofs' own units and CPU included, 0.9-6 s per cell):
+
+    python benchmarks/bench_smt.py --matrix single --configs "default first" --units 2000000000 --cpu 60 --jobs 2
+
+TABLE_PRUNED
+
+"all decided": every property is proved for all depths or broken (its shortest
+counterexample found), nothing is left to deepen. Where something stays open:
+- V0-V3 with no drift reach depth 12 within 60 s (43-57 s of CPU; before: V2 91 s). Only H1
+  (and V0's S3, which is H1 for V0) is open: no method proves it for all depths yet.
+- V2 with no drift, deeper (`--cell V2:none --prune first --max-depth 13`): depths 10-13 at
+  78, 123, 242, 532 million units and 8.4, 17.9, 37.3, 103 s of CPU (x2.2-2.8 per depth):
+  depth 20 within 600 s is out of reach while H1 must be re-proved at every depth.
+- Under D6 (two items per request) S3's 8-step counterexample of V1/V2 is past 60 s: depth 7
+  alone costs 98 s. Under D7, S1 (not 1-inductive with identity reuse) and H1 stay open:
+  depth 10-11 within 60 s.
+- Tried on V2 with no drift, H1 alone open, to depth 12: the proofs' invariants asserted as
+  lemmas in every state (`--prune lemmas`: 157 against 113 million units to depth 11, slower;
+  on V3 and V1 under D4 too), the preprocessing tactic (`--solver tactic`: 174 against 242
+  million units to 12 but the same 37 s of CPU), one incremental solver (`--incremental`: 111
+  million units to depth 11, but depth 12 not reached after 72 s of CPU, against 37 s fresh). Not tried: simple-path
+  constraints (they add a quadratic number of disequalities; a shortest counterexample is a
+  simple path anyway, so they could only help the unsatisfiable queries), symmetry breaking
+  over the identities, other encodings of the unrolling.
+
+Before the pruning (all four properties asked at every depth):
+
 The matrix mode (`--matrix single --units N`, each cell in a fresh process, `--jobs`; render
-again with `--from-log LOG`) gives, per variant and single drift source, the depth reached
+again with `--from-log LOG`; `--configs "default first"` for the pruned order) gives, per variant and single drift source, the depth reached
 within 60 s of the cell's own process CPU time and the units spent (deterministic). Measured
 on 2026-11-30 (issue 12), load average 15 to 21 on 2 cores, default solver, a fresh solver per
 depth, all of S1, S2, S3, H1 open until broken, cap 40 million units per cell:
