@@ -23,9 +23,62 @@ load average 7 to 12 on 2 cores (other helpers' jobs), fresh default solver per 
 cell in a fresh process, deepened to 12 or until the first depth that ends past 60 s of the
 cell's process CPU (the proofs' own units and CPU included, 0.9-6 s per cell):
 
-    python benchmarks/bench_smt.py --matrix single --configs "default first" --units 2000000000 --cpu 60 --jobs 2
+    python benchmarks/bench_smt.py --matrix single --configs "default first" \
+        --units 2000000000 --cpu 60 --jobs 2
 
-TABLE_PRUNED
+    rate: median 11.74 Munits per CPU-second over 47 cells (range 4.43-19.29)
+    60 s = 705 Munits, 600 s = 7045 Munits; cap per cell 2000 Munits
+
+    | cell | M | depth in 60 s CPU | deepest (Munits, CPU s) | Munits to 6 | to 12 | open |
+    |---|---|---|---|---|---|---|
+    | V0:none | 1 | 12 | 12 (266, 53) | 51.4 | 266.0 | S3 H1 |
+    | V1:none | 1 | 12 | 12 (244, 43) | 30.9 | 244.1 | H1 |
+    | V2:none | 1 | 12 | 12 (242, 43) | 31.9 | 242.1 | H1 |
+    | V3:none | 1 | 12 | 12 (302, 57) | 50.9 | 302.1 | H1 |
+    | V0:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
+    | V1:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
+    | V2:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
+    | V3:D1 | 1 | all decided (2 s) | 5 (45, 2) | - | - | - |
+    | V0:D2 | 1 | all decided (2 s) | 5 (27, 2) | - | - | - |
+    | V1:D2 | 1 | all decided (2 s) | 5 (27, 2) | - | - | - |
+    | V2:D2 | 1 | all decided (2 s) | 5 (28, 2) | - | - | - |
+    | V3:D2 | 1 | all decided (3 s) | 5 (49, 3) | - | - | - |
+    | V0:D3 | 1 | all decided (3 s) | 7 (40, 3) | 31.4 | - | - |
+    | V1:D3 | 1 | all decided (3 s) | 7 (37, 3) | 31.1 | - | - |
+    | V2:D3 | 1 | all decided (3 s) | 7 (37, 3) | 31.2 | - | - |
+    | V3:D3 | 1 | all decided (3 s) | 7 (57, 3) | 51.1 | - | - |
+    | V0:D4 | 1 | all decided (4 s) | 8 (48, 4) | 31.1 | - | - |
+    | V1:D4 | 1 | all decided (4 s) | 8 (46, 4) | 33.1 | - | - |
+    | V2:D4 | 1 | all decided (4 s) | 8 (46, 4) | 31.5 | - | - |
+    | V3:D4 | 1 | all decided (4 s) | 8 (65, 4) | 51.1 | - | - |
+    | V0:D5 | 1 | all decided (29 s) | 10 (128, 29) | 37.6 | - | - |
+    | V1:D5 | 1 | all decided (18 s) | 10 (105, 18) | 39.0 | - | - |
+    | V2:D5 | 1 | all decided (18 s) | 10 (107, 18) | 39.6 | - | - |
+    | V3:D5 | 1 | all decided (16 s) | 10 (130, 16) | 67.6 | - | - |
+    | V0:D6 | 2 | all decided (8 s) | 6 (67, 8) | 66.6 | - | - |
+    | V1:D6 | 2 | 6 | 7 (581, 98) | 122.9 | - | S3 |
+    | V2:D6 | 2 | 6 | 7 (595, 99) | 123.0 | - | S3 |
+    | V3:D6 | 2 | all decided (8 s) | 6 (91, 8) | 90.8 | - | - |
+    | V0:D7 | 1 | 10 | 11 (385, 70) | 62.3 | - | S1 S3 H1 |
+    | V1:D7 | 1 | 11 | 12 (1427, 239) | 47.9 | 1426.7 | S1 H1 |
+    | V2:D7 | 1 | 11 | 12 (701, 124) | 48.6 | 700.8 | S1 H1 |
+    | V3:D7 | 1 | 11 | 12 (814, 126) | 84.8 | 814.1 | H1 |
+    | V0:D8 | 2 | all decided (14 s) | 8 (104, 14) | 50.9 | - | - |
+    | V1:D8 | 2 | all decided (11 s) | 8 (92, 11) | 51.3 | - | - |
+    | V2:D8 | 2 | all decided (13 s) | 8 (99, 13) | 51.6 | - | - |
+    | V0:D9 | 1 | all decided (2 s) | 6 (31, 2) | 31.2 | - | - |
+    | V1:D9 | 1 | all decided (2 s) | 6 (32, 2) | 31.6 | - | - |
+    | V2:D9 | 1 | all decided (2 s) | 6 (32, 2) | 31.8 | - | - |
+    | V3:D9 | 1 | all decided (3 s) | 6 (51, 3) | 50.6 | - | - |
+    | V0:D10 | 1 | all decided (3 s) | 7 (40, 3) | 31.4 | - | - |
+    | V1:D10 | 1 | all decided (3 s) | 7 (38, 3) | 31.3 | - | - |
+    | V2:D10 | 1 | all decided (3 s) | 7 (38, 3) | 30.9 | - | - |
+    | V3:D10 | 1 | all decided (3 s) | 7 (58, 3) | 51.6 | - | - |
+    | V0:D11 | 1 | 12 | 12 (310, 55) | 51.6 | 310.1 | S3 H1 |
+    | V1:D11 | 1 | 12 | 12 (281, 45) | 31.2 | 280.7 | H1 |
+    | V2:D11 | 1 | 12 | 12 (257, 34) | 31.3 | 257.3 | H1 |
+    | V3:D11 | 1 | 12 | 12 (327, 44) | 51.2 | 326.6 | H1 |
+    | V3:D8 | 2 | not known: stopped by hand after 183 s of CPU, before it reported | | | | H1 |
 
 "all decided": every property is proved for all depths or broken (its shortest
 counterexample found), nothing is left to deepen. Where something stays open:
@@ -34,6 +87,7 @@ counterexample found), nothing is left to deepen. Where something stays open:
 - V2 with no drift, deeper (`--cell V2:none --prune first --max-depth 13`): depths 10-13 at
   78, 123, 242, 532 million units and 8.4, 17.9, 37.3, 103 s of CPU (x2.2-2.8 per depth):
   depth 20 within 600 s is out of reach while H1 must be re-proved at every depth.
+- V3 under D8 (two items, H1 open) was still running after 183 s of CPU; not measured.
 - Under D6 (two items per request) S3's 8-step counterexample of V1/V2 is past 60 s: depth 7
   alone costs 98 s. Under D7, S1 (not 1-inductive with identity reuse) and H1 stay open:
   depth 10-11 within 60 s.
@@ -41,7 +95,8 @@ counterexample found), nothing is left to deepen. Where something stays open:
   lemmas in every state (`--prune lemmas`: 157 against 113 million units to depth 11, slower;
   on V3 and V1 under D4 too), the preprocessing tactic (`--solver tactic`: 174 against 242
   million units to 12 but the same 37 s of CPU), one incremental solver (`--incremental`: 111
-  million units to depth 11, but depth 12 not reached after 72 s of CPU, against 37 s fresh). Not tried: simple-path
+  million units to depth 11, but depth 12 not reached after 72 s of CPU, against 37 s
+  fresh). Not tried: simple-path
   constraints (they add a quadratic number of disequalities; a shortest counterexample is a
   simple path anyway, so they could only help the unsatisfiable queries), symmetry breaking
   over the identities, other encodings of the unrolling.
@@ -49,14 +104,15 @@ counterexample found), nothing is left to deepen. Where something stays open:
 Before the pruning (all four properties asked at every depth):
 
 The matrix mode (`--matrix single --units N`, each cell in a fresh process, `--jobs`; render
-again with `--from-log LOG`; `--configs "default first"` for the pruned order) gives, per variant and single drift source, the depth reached
+again with `--from-log LOG`; `--configs "default first"` for the pruned order)
+gives, per variant and single drift source, the depth reached
 within 60 s of the cell's own process CPU time and the units spent (deterministic). Measured
 on 2026-11-30 (issue 12), load average 15 to 21 on 2 cores, default solver, a fresh solver per
 depth, all of S1, S2, S3, H1 open until broken, cap 40 million units per cell:
 
     python benchmarks/bench_smt.py --matrix single --configs default --units 40000000 --jobs 3
 
-    |---|---|---|---|---|---|---|---|
+    |---|---|---|---|---|---|---|
     | V0:none | 1 | default | >=8 (cap) | 8 (52, 6) | 27.7 | - | S1 S2 S3 H1 |
     | V1:none | 1 | default | >=7 (cap) | 7 (40, 4) | 27.9 | - | S1 S2 S3 H1 |
     | V2:none | 1 | default | >=8 (cap) | 8 (56, 7) | 28.4 | - | S1 S2 S3 H1 |
