@@ -19,7 +19,9 @@ Spacer is not trusted: the invariant read from its model is re-checked by `invar
 with fresh plain solvers and nothing of Spacer's state (initiation, non-vacuity, consecution
 under every action, and that it excludes the bad states). Only a certificate that passes those
 checks becomes a `ProvedAllDepths` ("Spacer CHC, invariant re-checked"); a reachable bad state
-is reported as such (`Reachable`), and it is never turned into a proof.
+is reported as such (`Reachable`), and it is never turned into a proof: the runner then searches
+that property by BMC deep enough to return the violation as a decoded, replayed trace
+(`proved_first.REACHABLE_DEPTH`); Spacer's derivation itself is not decoded.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ METHOD = "Spacer CHC, invariant re-checked (3-step check with fresh solvers)"
 
 @dataclass(frozen=True)
 class Reachable:
-    """Spacer derived false: a state breaking `property` is reachable (no trace is decoded;
-    BMC finds and replays counterexamples)."""
+    """Spacer derived false: a state breaking `property` is reachable (its derivation is not
+    decoded; the runner has BMC find and replay the trace)."""
 
     property: str
     used: int

@@ -84,8 +84,9 @@ def test_an_unproved_lemma_would_hide_the_break() -> None:
 
 def test_a_state_spacer_finds_reachable_comes_back_as_a_replayed_trace() -> None:
     """V1 that crashes on a miss, under D1, its S3 claimed to hold: Spacer derives the crash
-    (24 million units), and BMC, searching that property to `REACHABLE_DEPTH`, returns the
-    shortest crash (5 steps), decoded and replayed on the spec (`bmc._violation`)."""
+    (37 million units measured in a fresh process), and BMC, searching that property to
+    `REACHABLE_DEPTH`, returns the shortest crash (5 steps), decoded and replayed on the spec
+    (`bmc._violation`)."""
     cell = SmtCell(CRASHES, ("D1",), "S3", Expectation.HOLDS, "mutant")
     (outcome,), _ = run_group([cell], 2, BMC_RLIMIT, chc_rlimit=60_000_000)
     assert isinstance(outcome.result, Violated) and outcome.result.depth == 5
