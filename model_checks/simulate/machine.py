@@ -16,6 +16,12 @@ guard. After a fault nothing is enabled (a fault is absorbing); the machine then
 stutters (`halted`), which is no step of the spec and is left out of traces. If nothing is
 enabled and the system has not faulted, that is a deadlock: the invariant fails loudly.
 
+Swarm testing (Hypothesis turns rules off for a whole example) applies to the events only
+(`SWARMED`: drift actions and the synchronised clear), never to a protocol step; and whether
+requests may carry UUID-only items is drawn once per example (`UUID_ONLY`). Both keep
+examples from spending the instance's four requests on nothing (`_OrderedRules`,
+`tests/simulate/test_sim_swarm.py`).
+
 Checks: after every step, every checked state property of the registry (S1-S4, H1) on the new
 state, and the checked trace properties (L1-L4) over the trace so far: L1-L3 are bounded-
 response monitors, L4 judges quiescent states. At teardown the machine drives the system to
