@@ -6,7 +6,8 @@ group. For V3, S1-S3 are first proved for all depths by the inductive invariant
 variant with unflawed LRUs by the budget's certificate; the remaining
 properties go through bounded model checking with iterative deepening, and their bounded proofs
 are lifted to all depths where a method succeeds: 1-induction for S1 (`BY_INDUCTION`), then
-z3's CHC engine Spacer, its invariant re-checked with fresh solvers (`chc`, for `BY_CHC`).
+the hand-written mirror certificate for H1, S1, S3 (`relational`, `_by_mirror`), then z3's CHC
+engine Spacer, its invariant re-checked with fresh solvers (`chc`, for `BY_CHC`).
 
 Every solver query is bounded by z3's resource limit (`budget`), never by seconds, and every
 group runs in a process of its own, started fresh for it: the units a query spends depend on
@@ -31,6 +32,8 @@ from model_checks.smt.chc import Reachable, chc_prove
 from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.limits import CHC_RLIMIT
+from model_checks.smt.relational import PROPERTIES as BY_MIRROR
+from model_checks.smt.relational import relational_proofs
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -106,6 +109,7 @@ def run_group(
     group: list[SmtCell], depth: int, rlimit: int, search_depth: int | None = None,
     progress: Progress | None = None, certificate_rlimit: int = CERTIFICATE_RLIMIT,
     chc_rlimit: int = CHC_RLIMIT, chc_properties: tuple[str, ...] = BY_CHC,
+    mirror: str = "one-item",
 ) -> tuple[list[CellOutcome], str]:
     """Decide every cell of one (variant, environment) group; returns a summary line too.
 
@@ -113,7 +117,8 @@ def run_group(
     to break is searched to `search_depth` (default: `depth`); satisfiable queries are cheap,
     proofs of deep bounds are not. Each BMC query is bounded by `rlimit` resource units.
     Bounded proofs are then lifted to all depths where a method succeeds: 1-induction
-    (`BY_INDUCTION`), then Spacer for `chc_properties` (each query bounded by `chc_rlimit`
+    (`BY_INDUCTION`), then the mirror certificate where `mirror` (a `relational.MODES`) wants
+    it (`_by_mirror`), then Spacer for `chc_properties` (each query bounded by `chc_rlimit`
     units)."""
     enc = _encoding(group[0])
     props = tuple(dict.fromkeys(c.property for c in group))
@@ -128,6 +133,7 @@ def run_group(
     results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
                                         rlimit))
     results.update(_by_induction(enc, results, certificate_rlimit))
+    results.update(_by_mirror(enc, results, mirror, certificate_rlimit))
     results.update(_by_chc(enc, results, chc_properties, chc_rlimit, certificate_rlimit))
     summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
     searched = [r.peak for r in results.values() if not isinstance(r, ProvedAllDepths)]
@@ -190,6 +196,16 @@ def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dic
     return lifted
 
 
+def _by_mirror(enc: Encoding, results: dict[str, Result], mode: str,
+               rlimit: int) -> dict[str, Result]:
+    """Bounded proofs of H1, S1, S3 lifted to all depths by the hand-written certificates of
+    `relational` (the shadow mirrors the receiver once it has taken the messages in flight;
+    for S1 of V2, the shadow agrees with the receiver where both hold an identity), where they
+    apply and `mode` wants them; a rejected certificate lifts nothing."""
+    props = tuple(p for p in BY_MIRROR if isinstance(results.get(p), ProvedToBound))
+    return {proof.property: proof for proof in relational_proofs(enc, props, mode, rlimit)}
+
+
 def _by_chc(enc: Encoding, results: dict[str, Result], properties: tuple[str, ...],
             rlimit: int, certificate_rlimit: int) -> dict[str, Result]:
     """Bounded proofs lifted to all depths by Spacer, its invariant re-checked
@@ -222,6 +238,7 @@ def run_cells(
     backend: executor.Backend | None = None,
     chc_rlimit: int = CHC_RLIMIT,
     chc_properties: tuple[str, ...] = BY_CHC,
+    mirror: str = "one-item",
 ) -> list[CellOutcome]:
     """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
     local processes), in a process forked for it alone (the units a z3 query spends depend on
@@ -232,7 +249,7 @@ def run_cells(
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
     work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
                          (group, depth, rlimit, search_depth, None, certificate_rlimit,
-                          chc_rlimit, chc_properties))
+                          chc_rlimit, chc_properties, mirror))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
         "Z3 groups", lambda done: done.value[1], progress)
