@@ -16,11 +16,13 @@ guard. After a fault nothing is enabled (a fault is absorbing); the machine then
 stutters (`halted`), which is no step of the spec and is left out of traces. If nothing is
 enabled and the system has not faulted, that is a deadlock: the invariant fails loudly.
 
-Swarm testing (Hypothesis turns rules off for a whole example) applies to the events only
-(`SWARMED`: drift actions and the synchronised clear), never to a protocol step; and whether
-requests may carry UUID-only items is drawn once per example (`UUID_ONLY`). Both keep
-examples from spending the instance's four requests on nothing (`_OrderedRules`,
-`tests/simulate/test_sim_swarm.py`).
+Focused swarm testing (`machine_class(..., focused=True)`, what `simulate` runs): Hypothesis's
+swarm testing (rules turned off for a whole example) applies to the events only (`SWARMED`:
+drift actions and the synchronised clear), never to a protocol step; and whether requests may
+carry UUID-only items is drawn once per example (`UUID_ONLY`). Both keep examples from
+spending the instance's four requests on nothing (`_OrderedRules`,
+`tests/simulate/test_sim_swarm.py`). Generated conformance runs keep Hypothesis's own swarm
+(`focused=False`, the default), so their derandomised verdicts stay as they were.
 
 Checks: after every step, every checked state property of the registry (S1-S4, H1) on the new
 state, and the checked trace properties (L1-L4) over the trace so far: L1-L3 are bounded-
@@ -141,11 +143,12 @@ class _OrderedRules(RuleStrategy):
         V2 under D7+D8 ended so, and V2's S1 there (11 steps) and under D6+D7 (17) were not
         found in 1,000 examples (`tests/simulate/test_sim_swarm.py`). So only the events
         (`is_event`: drift actions and the synchronised clear) are swarmed: an example with
-        no clears, or without rejections, is what swarm testing is for."""
-        if not self.is_valid(r):
+        no clears, or without rejections, is what swarm testing is for. Unfocused machines
+        (conformance) keep Hypothesis's rule: every rule may be turned off."""
+        if not self.is_valid(r):  # Hypothesis's order: the precondition first
             return False
         name = r.function.__name__
-        if name not in SWARMED:
+        if getattr(self.machine, "focused", False) and name not in SWARMED:
             return True
         assert self._feature_flags is not None
         return self._feature_flags.is_enabled(name)
@@ -167,6 +170,8 @@ class SpecMachine(RuleBasedStateMachine):
     config: ClassVar[Config]
     checked: ClassVar[tuple[str, ...]] = ()
     stats: ClassVar[RuleStats]
+    focused: ClassVar[bool] = False
+    """Focused swarm testing (module doc): events swarmed only, UUID-only items per example."""
     events: ClassVar[int] = 3
     """At most this many drift events and synchronised clears per example (see
     `is_event`): the fairness assumption's "finitely many drift events", and without it the
@@ -327,7 +332,7 @@ UUID_ONLY = "UUID-only items in this example"
 """The key of the example-wide choice whether requests may carry UUID-only items."""
 
 
-def _items_strategy(config: Config) -> st.SearchStrategy[tuple[ClientItem, ...]]:
+def _items_strategy(config: Config, focused: bool) -> st.SearchStrategy[tuple[ClientItem, ...]]:
     @st.composite
     def items(draw: st.DrawFn) -> tuple[ClientItem, ...]:
         identities = draw(
@@ -343,7 +348,7 @@ def _items_strategy(config: Config) -> st.SearchStrategy[tuple[ClientItem, ...]]
         # hold ends its request as a client error at once, spending one of the instance's
         # few requests: breaks that need every request (V2's S1 under D7+D8 takes all 4)
         # were out of reach while every example spent some that way.
-        uuid_only = draw(st.shared(st.booleans(), key=UUID_ONLY))
+        uuid_only = draw(st.shared(st.booleans(), key=UUID_ONLY)) if focused else True
         drawn = []
         for identity in identities:
             version = draw(st.integers(0, config.versions - 1))
@@ -356,14 +361,14 @@ def _items_strategy(config: Config) -> st.SearchStrategy[tuple[ClientItem, ...]]
     return items().filter(lambda drawn: request_fits_unless_d8(config, drawn))
 
 
-def _submit_rule(config: Config) -> Callable[..., None]:
+def _submit_rule(config: Config, focused: bool) -> Callable[..., None]:
     def submit(self: SpecMachine, items: tuple[ClientItem, ...], front_end: int) -> None:
         self.take(Submit(items, front_end))
 
     submit.__doc__ = "Submit a new request (the spec's `Submit`)."
     can_submit: Callable[[SpecMachine], bool] = lambda self: bool(self.of_type(Submit))  # noqa: E731
     return rule(
-        items=_items_strategy(config), front_end=st.integers(0, config.front_ends - 1)
+        items=_items_strategy(config, focused), front_end=st.integers(0, config.front_ends - 1)
     )(precondition(can_submit)(submit))
 
 
@@ -387,16 +392,18 @@ _REGISTERED: dict[str, type[SpecMachine]] = {}
 
 
 def machine_class(
-    name: str, config: Config, checked: Sequence[str], events: int | None = None
+    name: str, config: Config, checked: Sequence[str], events: int | None = None,
+    focused: bool = False,
 ) -> type[SpecMachine]:
     """The machine for `config` checking `checked`, named `name` and registered in this module
-    (the same name always gives the same class, so printed traces replay)."""
+    (the same name always gives the same class, so printed traces replay); `focused`: focused
+    swarm testing (module doc)."""
     if events is None:
         events = default_events(config)
     existing = _REGISTERED.get(name)
     if existing is not None:
-        same = (existing.config, existing.checked, existing.events)
-        if same != (config, tuple(checked), events):
+        same = (existing.config, existing.checked, existing.events, existing.focused)
+        if same != (config, tuple(checked), events, focused):
             raise ValueError(f"machine {name!r} already exists with another configuration")
         return existing
     namespace: dict[str, Any] = {
@@ -404,6 +411,7 @@ def machine_class(
         "checked": tuple(checked),
         "stats": RuleStats(),
         "events": events,
+        "focused": focused,
         "__module__": __name__,
         "__qualname__": name,
     }
@@ -411,7 +419,7 @@ def machine_class(
         if not _available(action_type, config):
             continue
         if action_type is Submit:
-            namespace["submit"] = _submit_rule(config)
+            namespace["submit"] = _submit_rule(config, focused)
         else:
             namespace[action_type.label] = _pick_rule(action_type)
     cls = type(name, (SpecMachine,), namespace)

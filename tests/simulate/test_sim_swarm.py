@@ -42,7 +42,7 @@ class _AllOff:
 
 def test_swarm_testing_never_turns_a_protocol_step_off() -> None:
     config = config_for(variant_named("V2"), ("D7", "D8"))
-    machine = machine_class("Swarm_V2_D7_D8", config, ["S1"])()
+    machine = machine_class("Swarm_V2_D7_D8", config, ["S1"], focused=True)()
     strategy = _OrderedRules(machine)
     strategy._feature_flags = _AllOff()  # type: ignore[assignment]
     valid = {"submit", "clear_both"}  # the initial state's valid rules
@@ -62,7 +62,7 @@ def test_uuid_only_items_appear_in_some_examples_and_in_none_of_others() -> None
     @given(st.data())
     def example(data: st.DataObject) -> None:
         allowed = data.draw(st.shared(st.booleans(), key=UUID_ONLY))  # the machine's draw
-        requests = data.draw(st.lists(_items_strategy(config), min_size=6, max_size=6))
+        requests = data.draw(st.lists(_items_strategy(config, True), min_size=6, max_size=6))
         uuid_only = any(not item.has_data for request in requests for item in request)
         assert allowed or not uuid_only, "a UUID-only item where the example allows none"
         seen.append((allowed, uuid_only))
