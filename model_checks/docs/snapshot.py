@@ -14,6 +14,7 @@ written unless all of it can be read.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -206,20 +207,30 @@ def carried_over(run: Iterable[VerdictRecord],
 
 KEPT = "; kept from the previous snapshot"
 """Where a refresh's command says what it carried over (`provenance`)."""
+_TAKEN = re.compile(r"^ \(taken with ([^)]*)\)")
+
+
+def sources(command: str) -> list[str]:
+    """The commands a snapshot's records were taken with: its command's own part, then
+    those it names for the records it kept (`provenance`), without repeats."""
+    own, _, kept = command.partition(KEPT)
+    match = _TAKEN.match(kept)
+    named = re.findall(r"'([^']*)'", match.group(1)) if match else []
+    return list(dict.fromkeys([own, *named] if own else named))
 
 
 def provenance(command: str, kept_over: Iterable[VerdictRecord], previous_command: str) -> str:
     """The snapshot's command: the refresh's own, then, if it carried records over, how many
-    per checker and the command the previous snapshot was taken with (its first part only,
-    so repeated refreshes do not nest)."""
+    per checker and every command the previous snapshot's records were taken with
+    (`sources`: a flat list, so repeated refreshes never nest)."""
     counts: dict[str, int] = {}
     for record in kept_over:
         counts[record.checker] = counts.get(record.checker, 0) + 1
     if not counts:
         return command
     per_checker = ", ".join(f"{checker} {n}" for checker, n in sorted(counts.items()))
-    before = previous_command.split(KEPT)[0]
-    taken = f" (taken with '{before}')" if before else ""
+    before = "; ".join(f"'{c}'" for c in sources(previous_command))
+    taken = f" (taken with {before})" if before else ""
     return (f"{command}{KEPT}{taken}, the records of the checkers and cells this run did not "
             f"judge: {per_checker}")
 
