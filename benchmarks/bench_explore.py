@@ -2,11 +2,30 @@
 
 Both search the same cells of the explorer's instance (`model_checks.explore.instance`) with
 `spec.enabled` and `spec.step`: the naive search keeps a set of states and nothing else; the
-explorer also renames processing ids (its one reduction), stores every edge, and then judges
-every property and lemma on the complete graph. Printed per cell: states, edges, diameter,
-and the medians of `--repeat` runs; never asserted.
+explorer also renames processing ids and interchangeable identities (its two reductions),
+stores every edge, and then judges every property and lemma on the complete graph; the
+`nosym` columns build the same graph without identity symmetry (same run, same machine).
+Printed per cell: states, edges, diameter, and the medians of `--repeat` runs (states per
+second, and seconds to build and judge the whole cell); never asserted.
 
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7] [--repeat 3]
+
+Measured 2026-11-30 (issue-11P), one session, 2 cores shared with three other engineers
+(load average 8-9), `--repeat 3`, medians. "before": this script at main 54d0969 (processing
+renaming only); "after": identity symmetry and the inner-loop changes; "nosym": the same
+code with `symmetry=False`, in the same run as "after". Seconds = build + judge every
+property and lemma.
+
+    cell        before states  s     after states  s     nosym states  s
+    V2_D3             943     0.20          472   0.15          943   0.23
+    V3_D7            1381     0.26          691   0.16         1381   0.27
+    V1_D6            4723     1.51         2362   0.71         4723   1.07
+    V2_D7_D10        3765     1.28         1883   0.64         3765   0.85
+    V1_D8           57286    15.8          9598   3.23        57286  19.4
+
+Identity symmetry halves the states with two interchangeable identities and divides them by
+six with three (D8's a, b, c), and the time by 1.3-2.1 and 4.9; the inner-loop changes alone
+(nosym against before: 0.8-1.5x) are within the noise of this load.
 """
 
 from __future__ import annotations
@@ -21,7 +40,7 @@ from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import judge_all
 from spec import Config, State, enabled, initial, step, variant_named
 
-DEFAULT_CELLS = ("V2_D3", "V3_D7", "V1_D6", "V2_D7_D10")
+DEFAULT_CELLS = ("V2_D3", "V3_D7", "V1_D6", "V2_D7_D10", "V1_D8")
 
 
 def naive(config: Config) -> tuple[int, int]:
@@ -53,10 +72,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"{'cell':12s} {'naive st':>8s} {'naive st/s':>10s} {'states':>7s} {'edges':>7s} "
-          f"{'diam':>4s} {'build st/s':>10s} {'+judge st/s':>11s}")
+          f"{'diam':>4s} {'build st/s':>10s} {'+judge st/s':>11s} {'s total':>7s} "
+          f"{'nosym st':>8s} {'nosym s':>7s}")
     for label in args.cells.split(","):
         config = _config(label)
-        naive_times, build_times, total_times = [], [], []
+        naive_times, build_times, total_times, plain_times = [], [], [], []
         for _ in range(args.repeat):
             started = time.perf_counter()
             naive_states, _ = naive(config)
@@ -66,12 +86,18 @@ def main() -> None:
             build_times.append(time.perf_counter() - started)
             judge_all(graph)
             total_times.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            plain = build(config, symmetry=False)
+            judge_all(plain)
+            plain_times.append(time.perf_counter() - started)
         states = len(graph.states)
         naive_rate = naive_states / statistics.median(naive_times)
         print(f"{label:12s} {naive_states:8d} {naive_rate:10.0f} "
               f"{states:7d} {graph.steps_taken:7d} {graph.diameter:4d} "
               f"{states / statistics.median(build_times):10.0f} "
-              f"{states / statistics.median(total_times):11.0f}")
+              f"{states / statistics.median(total_times):11.0f} "
+              f"{statistics.median(total_times):7.2f} "
+              f"{len(plain.states):8d} {statistics.median(plain_times):7.2f}")
 
 
 if __name__ == "__main__":

@@ -82,6 +82,10 @@ def _nightly_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true",
                         help="print each phase's full output too, not only the summary")
     parser.add_argument("--dask", metavar="ADDRESS", default=None, help=DASK_HELP)
+    parser.add_argument("--part", action="append", default=None, metavar="NAME",
+                        choices=sorted(NIGHTLY_PARTS),
+                        help="run only this part of the nightly job (repeatable; default: "
+                             "every part): " + ", ".join(NIGHTLY_PARTS))
 
 
 def _docs_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,9 +110,10 @@ def run_docs(args: argparse.Namespace) -> int:
             return _check_docs(args.out)
         if args.from_run is not None:
             command = f"python -m model_checks docs --from-run {args.from_run}"
-            previous = snapshot.read_run(args.out / snapshot.RECORDS) if (
-                args.out / snapshot.RECORDS).is_file() else []
-            fresh = snapshot.from_run(args.from_run, args.out, command, previous)
+            committed = args.out / snapshot.RECORDS
+            previous = snapshot.read_run(committed) if committed.is_file() else []
+            before = snapshot.read_command(committed) if committed.is_file() else ""
+            fresh = snapshot.from_run(args.from_run, args.out, command, previous, before)
             snapshot.write(fresh, args.out)
             print(f"snapshot: {len(fresh.records)} records, {len(fresh.traces)} traces "
                   f"in {args.out / snapshot.RESULTS}")
@@ -261,24 +266,55 @@ groups 17 minutes; the nightly job runs them.
 explore judges their expectations only through the nightly's summary (`contradiction_count`
 over every cell), so the nightly fails on any contradiction the summary marks."""
 
-NIGHTLY: tuple[tuple[str, ...], ...] = (
-    ("simulate", "--profile", "nightly"),
-    ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000"),
-    ("explore", "--profile", "nightly"),
-    ("explore", "--lattice", "--profile", "nightly"),
-    *PAIRS,
-    ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
-    ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
-    ("mutants", "--processes", "2"),
-)
-"""The nightly job after the scenario suite: every checker at its deep budget (Hypothesis's
-nightly profile, Z3 two steps deeper than the main job and counterexamples to 14 steps, the
-explorer's nightly profile: 3 requests, 2M states per graph, conformance's nightly profile),
-the drift lattice at its nightly profile (environments of up to 3 drift sources searched
-bottom-up, `explore --lattice --profile nightly`), the pair cells of the expected matrix at
-the main job's budgets (`PAIRS`), and every mutant through every checker (Z3's deep searches
-included)."""
+NIGHTLY_PARTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    **{
+        f"simulate-{variant}": (("simulate", "--profile", "nightly", "--only", f"{variant}_"),)
+        for variant in ("V0", "V1", "V2", "V3")
+    },
+    "simulate-mutants": (("simulate", "--profile", "nightly", "--only", "mutant"),),
+    "prove-explore": (
+        ("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000",
+         "--mirror", "all", "--rlimit-certificate", "1200000000"),
+        ("explore", "--profile", "nightly"),
+    ),
+    "lattice": (("explore", "--lattice", "--profile", "nightly"),),
+    "pairs": PAIRS,
+    "conform": (
+        ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
+        ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2", "--profile", "nightly"),
+    ),
+    "mutants": (("mutants", "--processes", "2"),),
+}
+"""The nightly job in parts that each fit one 6-hour workflow job on a 2-core runner
+(`nightly --part NAME`; the ready workflow runs one job per part, side by side). Hypothesis's
+nightly profile is split by variant (`--only V0_` selects every V0 cell: labels are
+`V0_D1_D7`, and the empty environment's is `V0_`) and the spec mutants' cells
+(`--only mutant`): together they are exactly `simulate --profile nightly`'s cells, about
+5 hours of the whole on 2 cores. The nightly `prove` also tries the mirror certificate on
+two-item encodings (`--mirror all`: V3 under D8, 75 s of CPU, 514 million units on its
+costliest query, hence a certificate limit of 1.2 billion). `prove` comes before `explore`
+in one part because explore cross-checks the Z3 records of the phases before it in the same
+run."""
 
+NIGHTLY: tuple[tuple[str, ...], ...] = tuple(
+    phase for phases in NIGHTLY_PARTS.values() for phase in phases
+)
+"""The whole nightly job (`nightly` without `--part`), every part in order: every checker at
+its deep budget (Hypothesis's nightly profile, Z3 two steps deeper than the main job and
+counterexamples to 14 steps, the explorer's nightly profile: 3 requests, 2M states per graph,
+conformance's nightly profile), the drift lattice at its nightly profile (environments of up
+to 3 drift sources searched bottom-up, `explore --lattice --profile nightly`), the pair cells
+of the expected matrix at the main job's budgets (`PAIRS`), and every mutant through every
+checker (Z3's deep searches included)."""
+
+
+LONG_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("--adapter", REFERENCE_ADAPTER), "(reference)"),
+    (PAIR_ENV_ARGUMENTS, "(every pair cell)"),
+    (PROVE_MAIN_ENVIRONMENTS,
+     "(all but " + ", ".join("+".join(e) for e in PROVE_NIGHTLY_ONLY) + ")"),
+)
+"""Argument runs too long for a progress line, and the words a phase's label uses instead."""
 
 WIDTH = 100
 """The main job's default output stays within this many columns."""
@@ -298,11 +334,11 @@ class Phase:
 
     @property
     def label(self) -> str:
-        return (" ".join(self.argv)
-                .replace(f"--adapter {REFERENCE_ADAPTER}", "(reference)")
-                .replace(" ".join(PAIR_ENV_ARGUMENTS), "(every pair cell)")
-                .replace(" ".join(PROVE_MAIN_ENVIRONMENTS),
-                         "(all but " + ", ".join("+".join(e) for e in PROVE_NIGHTLY_ONLY) + ")"))
+        """The command line with each long selection (LONG_ARGUMENTS) said in a few words."""
+        text = " ".join(self.argv)
+        for arguments, short in LONG_ARGUMENTS:
+            text = text.replace(" ".join(arguments), short)
+        return text
 
     @property
     def details(self) -> Path:
@@ -378,8 +414,15 @@ def main_job(args: argparse.Namespace) -> int:
 def run_nightly(args: argparse.Namespace) -> int:
     """`nightly`: the main job's shape over NIGHTLY, the deep budgets (its own records file);
     it also fails (exit 1) on any cell the summary marks as contradicting the expected matrix,
-    pair cells included (explore checks its own verdicts against the main matrix only)."""
-    return run_phases("nightly", NIGHTLY, args, fail_on_contradiction=True)
+    pair cells included (explore checks its own verdicts against the main matrix only).
+    `--part NAME` runs only those parts of NIGHTLY_PARTS, in NIGHTLY's order."""
+    chosen: list[str] | None = args.part
+    phases = NIGHTLY if not chosen else tuple(
+        phase for name, part in NIGHTLY_PARTS.items() if name in chosen for phase in part
+    )
+    name = "nightly" if not chosen else "nightly (" + ", ".join(
+        part for part in NIGHTLY_PARTS if part in chosen) + ")"
+    return run_phases(name, phases, args, fail_on_contradiction=True)
 
 
 def run_phases(name: str, parts: Sequence[tuple[str, ...]], args: argparse.Namespace,

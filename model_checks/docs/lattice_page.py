@@ -76,6 +76,8 @@ def _breaking(entry: dict[str, Any]) -> str:
 
 def answer(entry: dict[str, Any]) -> str:
     """One property's answer in words: where it breaks, and how complete that is."""
+    if entry.get("vacuous"):
+        return f"vacuous under every environment: {entry['vacuous']}"
     if entry["holds_everywhere"]:
         return "holds under every environment (the exploration with every source on is complete)"
     found = _breaking(entry)

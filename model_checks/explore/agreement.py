@@ -43,11 +43,12 @@ def _breaks(config: Config, actions: list[Action], prop_id: str) -> bool:
 
 def disagreements(
     explored: Iterable[VerdictRecord],
-    instances: Mapping[Cell, dict[str, Any]],
+    instances: Mapping[tuple[Any, ...], dict[str, Any]],
     others: Iterable[VerdictRecord],
 ) -> list[str]:
     """One line per contradiction between the explorer's records (with the configuration of
-    each cell's instance) and the other checkers' records."""
+    the instance each record holds for: keyed by (variant, environment, property), or by
+    (variant, environment) for the whole cell) and the other checkers' records."""
     by_key: dict[tuple[str, tuple[str, ...], str], list[VerdictRecord]] = {}
     for record in others:
         if record.checker in ("hypothesis", "z3-bmc", "z3-induction"):
@@ -57,7 +58,8 @@ def disagreements(
     for mine in explored:
         cell = (mine.variant, tuple(mine.environment))
         for other in by_key.get((*cell, mine.property), []):
-            line = _contradiction(mine, other, instances.get(cell))
+            instance = instances.get((*cell, mine.property), instances.get(cell))
+            line = _contradiction(mine, other, instance)
             if line:
                 found.append(f"{mine.variant} {'+'.join(cell[1]) or 'none'} {mine.property}: "
                              + line)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_co
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import config_to_json, trace_to_json, write_trace
-from spec import Variant
+from spec import Config, Variant
 
 CHECKER = "explore"
 DEFAULT_MAX_STATES = 2_000_000
@@ -38,7 +38,10 @@ class CellJob:
 
 @dataclass(frozen=True)
 class CellOutcome:
-    """What one cell's exploration found: the records, and the figures the bench quotes."""
+    """What one cell's exploration found: the records, and the figures the bench quotes.
+    `states` counts every graph built for the cell; `instance`, `diameter` and `config` are
+    those of the last one; `complete` is true when every property was decided; `configs`
+    holds, per property, the instance its record holds for."""
 
     variant: str
     environment: tuple[str, ...]
@@ -50,6 +53,7 @@ class CellOutcome:
     seconds: float
     records: tuple[VerdictRecord, ...]
     config: dict[str, Any]  # the instance, as a trace file writes a configuration
+    configs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def cell_label(variant: str, env: Iterable[str]) -> str:
@@ -57,25 +61,38 @@ def cell_label(variant: str, env: Iterable[str]) -> str:
 
 
 def explore_cell(job: CellJob) -> CellOutcome:
-    """Build the cell's graph, judge every property, write each counterexample trace."""
+    """Judge every property on the job's instances, largest first, and write each
+    counterexample trace. A property is decided on the first instance that decides it: a
+    counterexample (shortest within that instance, even on a graph the state limit cut:
+    breadth-first order puts it before every unexplored state) or, on a complete graph, a
+    proof or vacuity; the next, smaller instance is tried only for what is still undecided.
+    Each record names the instance, states and diameter of the graph that decided it."""
     started = time.perf_counter()
+    decided: dict[str, tuple[Judgement, Config, str]] = {}
+    states = edges = 0
     for shape in job.shapes:
         config = explore_config(job.variant, job.environment, max_requests=shape.max_requests,
-                                max_items=shape.max_items)
+                                max_items=shape.max_items, max_identities=shape.max_identities)
         graph = build(config, max_states=job.max_states)
-        if graph.complete:
+        states, edges = states + len(graph.states), edges + graph.steps_taken
+        figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
+                   + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
+        judgements = judge_all(graph, job.with_lemmas)
+        for judgement in judgements:
+            known = decided.get(judgement.property_id)
+            if known is None or known[0].status is Status.UNDECIDED:
+                decided[judgement.property_id] = (judgement, config, figures)
+        if all(j.status is not Status.UNDECIDED for j, _, _ in decided.values()):
             break
-    judgements = judge_all(graph, job.with_lemmas)
     seconds = time.perf_counter() - started
-    instance = describe(config)
-    figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
-               + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
     records = tuple(
-        _record(job, j, instance, figures, seconds / len(judgements)) for j in judgements
+        _record(job, j, describe(c), figures, seconds / len(decided))
+        for j, c, figures in decided.values()
     )
-    return CellOutcome(job.variant.name, job.environment, instance, len(graph.states),
-                       graph.steps_taken, graph.diameter, graph.complete, seconds, records,
-                       config_to_json(config))
+    complete = all(j.status is not Status.UNDECIDED for j, _, _ in decided.values())
+    return CellOutcome(job.variant.name, job.environment, describe(config), states, edges,
+                       graph.diameter, complete, seconds, records, config_to_json(config),
+                       {p: config_to_json(c) for p, (_, c, _) in decided.items()})
 
 
 def _record(

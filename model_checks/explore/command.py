@@ -157,7 +157,8 @@ def explore_matrix(
         print(f"UNDECIDED {o.variant} {'+'.join(o.environment) or 'none'}: state limit reached")
     contradictions: list[str] = []
     if others is not None:
-        instances = {(o.variant, o.environment): o.config for o in outcomes}
+        instances = {(o.variant, o.environment, prop): config
+                     for o in outcomes for prop, config in o.configs.items()}
         contradictions = disagreements(records, instances, others)
         for line in contradictions:
             print(f"DISAGREE {line}")

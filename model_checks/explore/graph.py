@@ -10,16 +10,32 @@ named across processes or runs.
 
 A resource limit (`max_states`), never a clock, bounds the search: a graph that hits it is
 marked incomplete, and nothing built on it is reported as proved.
+
+Two reductions apply when `reduce` is set: processing renaming (`canonical.py`) and identity
+symmetry (`symmetry.py`, only where some identities are interchangeable). The second moves
+identities, which actions name, so the graph keeps per edge the renaming it applied
+(`renamings`, `via_renaming`) and `path_to` maps every path back to the unreduced spec.
+
+The inner loop calls `action.apply` on the state with its last delivery cleared, computed once
+per state, instead of `spec.step` per action: `step` is exactly "check `is_enabled`, then
+apply to the cleared state", and `enabled` has just established `is_enabled` for each action
+it lists (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_step`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from model_checks.explore.canonical import canonical
-from spec import Action, Config, State, enabled, initial, step
+from model_checks.explore.symmetry import (
+    Renaming,
+    canonical_identities,
+    concrete_actions,
+    interchangeable,
+)
+from spec import Action, Config, State, enabled, initial
 
 
 def fingerprint(state: State) -> str:
@@ -35,7 +51,9 @@ class StateLimitExceeded(Exception):
 class Graph:
     """states[i]: the (reduced) state i; depth[i]; parent[i] and via[i]: the predecessor and
     the action of a shortest path (-1 and None for the initial state 0); edges[i]: every
-    (action, successor) of state i, in `enabled`'s order."""
+    (action, successor) of state i, in `enabled`'s order, the action as taken from state i;
+    under identity symmetry, renamings[i][k] is the identity renaming that maps edge k's real
+    successor onto states[target] (None: none), and via_renaming[i] that of the tree edge."""
 
     config: Config
     reduced: bool
@@ -46,6 +64,10 @@ class Graph:
     edges: list[list[tuple[Action, int]]] = field(default_factory=list)
     complete: bool = True
     steps_taken: int = 0
+    symmetric: bool = False
+    max_states: int = 2_000_000
+    renamings: list[list[Renaming | None]] = field(default_factory=list)
+    via_renaming: list[Renaming | None] = field(default_factory=list)
 
     @property
     def diameter(self) -> int:
@@ -53,48 +75,70 @@ class Graph:
         return max(self.depth, default=0)
 
     def path_to(self, index: int) -> list[Action]:
-        """The actions of a shortest path from the initial state to state `index`."""
-        actions: list[Action] = []
+        """The actions of a shortest path from the initial state to state `index`, as the
+        unreduced spec takes them (identity renamings undone)."""
+        steps: list[tuple[Action, Renaming | None]] = []
         while index > 0:
             action = self.via[index]
             assert action is not None
-            actions.append(action)
+            steps.append((action, self.via_renaming[index] if self.symmetric else None))
             index = self.parent[index]
-        actions.reverse()
-        return actions
+        steps.reverse()
+        return concrete_actions(steps) if self.symmetric else [a for a, _ in steps]
+
+    def renaming(self, index: int, position: int) -> Renaming | None:
+        """The identity renaming of edge `position` of state `index` (None: none)."""
+        return self.renamings[index][position] if self.symmetric else None
 
 
-def build(config: Config, *, reduce: bool = True, max_states: int = 2_000_000) -> Graph:
-    """Every state reachable from `initial(config)`, breadth-first."""
-    normal: Callable[[State], State] = canonical if reduce else _identity
-    graph = Graph(config, reduce)
+def build(
+    config: Config, *, reduce: bool = True, symmetry: bool | None = None,
+    max_states: int = 2_000_000,
+) -> Graph:
+    """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
+    `reduce`) applies identity symmetry where the configuration has interchangeable
+    identities."""
+    groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
+    rename_pids: Callable[[State], State] = canonical if reduce else _identity
+    graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states)
     index: dict[State, int] = {}
 
-    def add(state: State, parent: int, action: Action | None, depth: int) -> int:
+    def add(state: State, parent: int, action: Action | None, depth: int,
+            renaming: Renaming | None) -> int:
         number = len(graph.states)
-        index[state] = number
         graph.states.append(state)
         graph.depth.append(depth)
         graph.parent.append(parent)
         graph.via.append(action)
         graph.edges.append([])
+        if groups:
+            graph.renamings.append([])
+            graph.via_renaming.append(renaming)
         return number
 
-    add(normal(initial(config)), -1, None, 0)
+    start, renaming = canonical_identities(rename_pids(initial(config)), groups)
+    assert renaming is None, "the initial state names no identity"
+    index[start] = add(start, -1, None, 0, None)
     frontier = 0
     while frontier < len(graph.states):
         state, depth = graph.states[frontier], graph.depth[frontier]
         out = graph.edges[frontier]
+        cleared = state if state.last_delivery is None else replace(state, last_delivery=None)
         for action in enabled(config, state):
-            successor = normal(step(config, state, action))
+            successor = rename_pids(action.apply(config, cleared))
+            if groups:
+                successor, renaming = canonical_identities(successor, groups)
             graph.steps_taken += 1
-            target = index.get(successor)
-            if target is None:
-                if len(graph.states) >= max_states:
+            fresh = len(graph.states)
+            target = index.setdefault(successor, fresh)  # one hash of the state, not two
+            if target == fresh:
+                if fresh >= max_states:
                     graph.complete = False
                     return graph
-                target = add(successor, frontier, action, depth + 1)
+                add(successor, frontier, action, depth + 1, renaming)
             out.append((action, target))
+            if groups:
+                graph.renamings[frontier].append(renaming)
         frontier += 1
     return graph
 

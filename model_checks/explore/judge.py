@@ -13,9 +13,10 @@ import enum
 from collections import deque
 from dataclasses import dataclass
 
-from model_checks.explore.graph import Graph
+from model_checks.explore.graph import Graph, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor
+from model_checks.explore.symmetry import Renaming, concrete_actions, inverse, rename_state
 from spec import Action, Property, Trace, lemmas, registry, run
 
 
@@ -96,6 +97,10 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     if not graph.complete:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     lasso = fair_lasso(graph)
+    if lasso is not None and graph.symmetric:
+        # A cycle of the quotient need not close in the unreduced graph: judge L4 there.
+        unreduced = build(graph.config, symmetry=False, max_states=graph.max_states)
+        return _eventual_completion(unreduced, prop)
     if lasso is not None:
         trace = run(graph.config, (*lasso.prefix, *lasso.cycle))
         return Judgement(prop.id, Status.COUNTEREXAMPLE, lasso.reason,
@@ -104,27 +109,36 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
 
 
 def _monitored(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
-    """Breadth-first search of the product of the graph with the monitor."""
+    """Breadth-first search of the product of the graph with the monitor. A product node's
+    memory is in the names of its state; across an edge with an identity renaming, the
+    monitor reads the real successor (the representative with the renaming undone) and its
+    memory is then renamed onto the representative."""
     config = graph.config
     if monitor.state_local:
         return _state_local(graph, prop, monitor)
     start = (0, monitor.start)
-    came: dict[tuple[int, object], tuple[tuple[int, object], Action] | None] = {start: None}
+    came: dict[tuple[int, object], _Link | None] = {start: None}
     queue = deque([start])
     premise_met = False
     while queue:
         node = queue.popleft()
         index, memory = node
         before = graph.states[index]
-        for action, target in graph.edges[index]:
+        for position, (action, target) in enumerate(graph.edges[index]):
+            renaming = graph.renaming(index, position)
             after = graph.states[target]
+            if renaming is not None:
+                after = rename_state(after, inverse(renaming))
             premise_met = premise_met or monitor.premise(before, action, after)
             memory_after, reason = monitor.advance(config, before, action, after, memory)
             if reason is not None:
-                return _replayed(graph, prop, [*_product_path(came, node), action], reason)
+                steps = [*_product_path(came, node), (action, None)]
+                return _replayed(graph, prop, concrete_actions(steps), reason)
+            if renaming is not None:
+                memory_after = monitor.rename(memory_after, dict(renaming))
             successor = (target, memory_after)
             if successor not in came:
-                came[successor] = (node, action)
+                came[successor] = (node, action, renaming)
                 queue.append(successor)
     if not premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
@@ -148,17 +162,20 @@ def _state_local(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
     return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
 
 
+_Link = tuple[tuple[int, object], Action, Renaming | None]
+
+
 def _product_path(
-    came: dict[tuple[int, object], tuple[tuple[int, object], Action] | None],
-    node: tuple[int, object],
-) -> list[Action]:
-    actions: list[Action] = []
+    came: dict[tuple[int, object], _Link | None], node: tuple[int, object],
+) -> list[tuple[Action, Renaming | None]]:
+    """The (action, renaming) steps of the product's breadth-first path to `node`."""
+    steps: list[tuple[Action, Renaming | None]] = []
     link = came[node]
     while link is not None:
-        node, action = link
-        actions.append(action)
+        node, action, renaming = link
+        steps.append((action, renaming))
         link = came[node]
-    return actions[::-1]
+    return steps[::-1]
 
 
 def _replayed(graph: Graph, prop: Property, actions: list[Action], reason: str) -> Judgement:

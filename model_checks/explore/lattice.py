@@ -119,7 +119,12 @@ class Knowledge:
         self.explored.append(outcome)
         env = frozenset(outcome.environment)
         for prop, verdict in outcome.verdicts.items():
-            if self.status(prop, env) is not None:
+            known = self.status(prop, env)
+            if known == HOLDS and verdict == BREAKS:
+                raise LatticeContradiction(
+                    f"{outcome.variant} {prop}: holds under {'+'.join(outcome.environment)} "
+                    "by a seed or a larger holding environment, yet its exploration breaks it")
+            if known is not None:
                 continue
             if verdict == BREAKS:
                 self.breaks.setdefault(prop, {})[env] = outcome
@@ -127,6 +132,11 @@ class Knowledge:
                 self.holds.setdefault(prop, []).append(env)
             else:
                 self.undecided.setdefault(prop, []).append(env)
+
+
+class LatticeContradiction(AssertionError):
+    """An exploration breaks a property that monotonicity or a seed said holds there: the
+    lemma or the seed's argument is wrong; never reported as an answer."""
 
 
 @dataclass(frozen=True)
@@ -148,17 +158,43 @@ ONE_CONTENT = ("S1", "S4")
 has one content (the judge calls them vacuous there for the same reason)."""
 
 
-def seeded(sources: Sequence[str]) -> Knowledge:
-    """What holds before any exploration: S1 and S4 below "every source but D7"."""
+NO_MISS_REPLY = {
+    "L1": "the variant sends no miss reply (a miss crashes the engine), so P0 never takes one "
+          "and no retry owes a payload",
+    "L2": "the variant sends no miss reply (a miss crashes the engine), so no retry is ever "
+          "answered with a miss",
+    "L3": "a miss crashes the engine (V0's assertion; the fault is absorbing), so no retry is "
+          "ever delivered after a miss",
+}
+"""Decided without exploring, for a variant whose P1 does not report misses
+(`Variant.reports_misses` false: V0): L1-L3 are about what follows a reported miss, and
+none ever is, in any environment. Every exploration of such a variant still judges them, and
+a break there would contradict the seed (`LatticeContradiction`); the judge calls L1 and L2
+vacuous on every complete graph (`tests/explore/test_lattice.py`)."""
+
+
+def vacuous_reason(variant: str, prop: str) -> str:
+    """Why `prop` cannot fail for `variant` under any environment, or "" if it can."""
+    if not variant_named(variant).reports_misses:
+        return NO_MISS_REPLY.get(prop, "")
+    return ""
+
+
+def seeded(sources: Sequence[str], variant: str = "V3") -> Knowledge:
+    """What holds before any exploration: S1 and S4 below "every source but D7"; L1-L3
+    everywhere for a variant that reports no miss."""
     knowledge = Knowledge()
     for prop in ONE_CONTENT:
         knowledge.holds[prop] = [frozenset(sources) - {"D7"}]
+    for prop in NO_MISS_REPLY:
+        if vacuous_reason(variant, prop):
+            knowledge.holds[prop] = [frozenset(sources)]
     return knowledge
 
 
 def search(request: LatticeRequest) -> dict[str, Knowledge]:
     """Per variant, what the top-first, then bottom-up search established."""
-    known = {v: seeded(request.sources) for v in request.variants}
+    known = {v: seeded(request.sources, v) for v in request.variants}
     top = frozenset(request.sources)
     batches: list[list[Env]] = [[top]]
     batches += [[frozenset(c) for c in itertools.combinations(request.sources, size)]
@@ -253,6 +289,7 @@ def _entry(
         ],
         "without_exploring": ("holds in every environment without D7 (one content per "
                               "identity)" if prop in ONE_CONTENT else ""),
+        "vacuous": vacuous_reason(variant, prop),
         "explored_environments": len(k.explored),
         "explored_states": sum(o.states for o in k.explored),
     }

@@ -34,7 +34,7 @@ from spec import ALL_DRIFT, VARIANTS, environment, variant_named
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-LATTICE_PROFILES = {"ci": (2, 30_000), "nightly": (3, 30_000)}
+LATTICE_PROFILES = {"ci": (2, 60_000), "nightly": (3, 60_000)}
 """Per profile: the largest environment searched bottom-up, and the state limit per
 exploration (a resource limit; the verdicts never depend on the clock)."""
 

@@ -42,6 +42,9 @@ class Monitor:
     state_local: bool = False
     """True when the property, as the spec states it, reads one state at a time: judged on
     every state (the breadth-first order gives a shortest path), with no product."""
+    rename: Callable[[Memory, dict[str, str]], Memory] = lambda memory, names: memory
+    """The memory with its identities renamed (identity symmetry, `symmetry.py`): the
+    default is for a memory that names no identity."""
 
 
 def _sent_message(
@@ -145,15 +148,29 @@ def _advance_l3(
     return watching, None
 
 
+def _rename_l1(memory: L1Memory, names: dict[str, str]) -> L1Memory:
+    owed, excused = memory
+    return (frozenset((r, names.get(h, h)) for r, h in owed),
+            frozenset((r, names.get(h, h)) for r, h in excused))
+
+
+def _rename_l2(
+    listed: frozenset[tuple[int, tuple[str, ...]]], names: dict[str, str]
+) -> frozenset[tuple[int, tuple[str, ...]]]:
+    return frozenset((r, tuple(names.get(h, h) for h in ids)) for r, ids in listed)
+
+
 def _delivery_missed(before: State, action: Action, after: State) -> bool:
     return after.last_delivery is not None and bool(after.last_delivery.missed)
 
 
 MONITORS: dict[str, Monitor] = {
     "L1": Monitor("L1", (frozenset(), frozenset()), _advance_l1, _takes_miss,
-                  "no miss is reachable: P0 never takes a miss reply, so nothing is owed"),
+                  "no miss is reachable: P0 never takes a miss reply, so nothing is owed",
+                  rename=_rename_l1),
     "L2": Monitor("L2", frozenset(), _advance_l2, _takes_miss,
-                  "no miss is reachable: P0 never takes a miss reply, so no retry is answered"),
+                  "no miss is reachable: P0 never takes a miss reply, so no retry is answered",
+                  rename=_rename_l2),
     "L3": Monitor("L3", frozenset(), _advance_l3, _delivery_missed,
                   "no miss is reachable: P1 never reports an item missing, so no recovery is "
                   "owed"),

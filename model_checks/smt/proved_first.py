@@ -7,10 +7,13 @@ BMC, on the properties the cells expect to hold:
 
 - the certificates that apply (`invariant.certificates`), re-checked for the encoding;
 - 1-induction for `BY_INDUCTION`, its base case (the initial states) checked here;
+- the hand-written certificates of `relational` (the mirror's for H1, S1, S3; the agreement's
+  for S1 of V2), where the runner's `mirror` mode wants them;
 - Spacer for the properties asked (`chc_properties`), its invariant re-checked.
 
 A property proved for all depths is not asked of BMC. The invariants of those proofs (every
-certificate's, the property a 1-induction proves, Spacer's invariant) hold in every reachable
+certificate's, the property a 1-induction or a hand-written certificate proves, Spacer's
+invariant) hold in every reachable
 state, since each passed initiation and consecution with fresh solvers; BMC asserts them as
 lemmas in every state (`bmc.bmc_many`), which removes only unreachable states: every query of
 depth k keeps its answer (sat exactly when a violation is reachable in k steps), so
@@ -35,6 +38,8 @@ from model_checks.smt.chc import Reachable, Undecided, chc_decide
 from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, Invariant, certificates, prove
 from model_checks.smt.properties import BAD
+from model_checks.smt.relational import PROPERTIES as MIRRORED
+from model_checks.smt.relational import relational_proofs
 from model_checks.smt.results import ProvedAllDepths
 from model_checks.smt.symbols import (
     Encoding,
@@ -70,10 +75,13 @@ class FirstProofs:
 def prove_first(
     enc: Encoding, props: tuple[str, ...], holding: tuple[str, ...],
     certificate_rlimit: int, chc_rlimit: int, chc_properties: tuple[str, ...],
+    mirror: str = "none",
 ) -> FirstProofs:
     """All-depth proofs of `props` (certificates) and of those expected to hold (`holding`:
-    1-induction, Spacer), and the lemmas they give; nothing for an encoding that leaves
-    drift sources out (its proofs cover the encoded part only: the runner says so)."""
+    1-induction, the hand-written certificates of `relational` where `mirror`, one of
+    `relational.MODES`, wants them, then Spacer), and the lemmas they give; nothing for an
+    encoding that leaves drift sources out (its proofs cover the encoded part only: the runner
+    says so)."""
     found = FirstProofs()
     if enc.left_out:
         return found
@@ -94,6 +102,10 @@ def prove_first(
             if proof is not None:
                 found.proofs[prop] = proof
                 lemmas.append(property_lemma(prop))
+    relational = tuple(p for p in MIRRORED if p in holding and p not in found.proofs)
+    for proof in relational_proofs(enc, relational, mirror, certificate_rlimit):
+        found.proofs[proof.property] = proof
+        lemmas.append(property_lemma(proof.property))
     for prop in holding:
         if prop not in chc_properties or prop in found.proofs:
             continue

@@ -4,10 +4,12 @@ Cells are grouped by (variant, environment) so that one unrolling serves every p
 group. The all-depth methods run first (`proved_first`): for V3, S1-S3 by the inductive
 invariant (`invariant.V3_INVARIANTS`, re-checked for the group's own environment), S2 for every
 variant with unflawed LRUs by the budget's certificate, and, for the properties the cells
-expect to hold, 1-induction for S1 and z3's CHC engine Spacer for `BY_CHC`, its invariant
-re-checked with fresh solvers (`chc`). Only the properties they leave open go through bounded
-model checking with iterative deepening (the unsatisfiable queries of deep BMC were mostly
-re-proofs of properties that hold for all depths: `benchmarks/bench_smt.py --prune first`).
+expect to hold, 1-induction for S1, the hand-written mirror certificate for H1, S1, S3
+(`relational`, where `mirror` wants it), and z3's CHC engine Spacer for `BY_CHC`, its
+invariant re-checked with fresh solvers (`chc`). Only the properties they leave open go
+through bounded model checking with iterative deepening (the unsatisfiable queries of deep BMC
+were mostly re-proofs of properties that hold for all depths: `benchmarks/bench_smt.py --prune
+first`).
 
 Every solver query is bounded by z3's resource limit (`budget`), never by seconds, and every
 group runs in a process of its own, started fresh for it: the units a query spends depend on
@@ -106,22 +108,25 @@ def run_group(
     group: list[SmtCell], depth: int, rlimit: int, search_depth: int | None = None,
     progress: Progress | None = None, certificate_rlimit: int = CERTIFICATE_RLIMIT,
     chc_rlimit: int = CHC_RLIMIT, chc_properties: tuple[str, ...] = BY_CHC,
+    mirror: str = "one-item",
 ) -> tuple[list[CellOutcome], str]:
     """Decide every cell of one (variant, environment) group; returns a summary line too.
 
-    First the all-depth methods (`proved_first.prove_first`: certificates, 1-induction, Spacer
-    for `chc_properties` with `chc_rlimit` units per query). Of the properties left open,
-    those expected to hold are proved to `depth` by BMC; a counterexample to a property
-    expected to break is searched to `search_depth` (default: `depth`), and to a property
-    Spacer found reachable to `REACHABLE_DEPTH`, so that it comes back as a replayed trace.
-    Satisfiable queries are cheap, proofs of deep bounds are not. Each BMC query is bounded by
-    `rlimit` resource units."""
+    First the all-depth methods (`proved_first.prove_first`: certificates, 1-induction, the
+    mirror certificate where `mirror` (a `relational.MODES`) wants it, Spacer for
+    `chc_properties` with `chc_rlimit` units per query). Of the properties left open, those
+    expected to hold are proved to `depth` by BMC; a counterexample to a property expected to
+    break is searched to `search_depth` (default: `depth`), and to a property Spacer found
+    reachable to `REACHABLE_DEPTH`, so that it comes back as a replayed trace. Satisfiable
+    queries are cheap, proofs of deep bounds are not. Each BMC query is bounded by `rlimit`
+    resource units."""
     enc = _encoding(group[0])
     props = tuple(dict.fromkeys(c.property for c in group))
     start = time.perf_counter()
     holding = tuple(dict.fromkeys(c.property for c in group
                                   if c.expected is Expectation.HOLDS))
-    first = prove_first(enc, props, holding, certificate_rlimit, chc_rlimit, chc_properties)
+    first = prove_first(enc, props, holding, certificate_rlimit, chc_rlimit, chc_properties,
+                        mirror)
     results: dict[str, Result] = dict(first.proofs)
     if enc.left_out:  # proofs of the encoded part only: said so, not lifted
         results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT),
@@ -203,6 +208,7 @@ def run_cells(
     backend: executor.Backend | None = None,
     chc_rlimit: int = CHC_RLIMIT,
     chc_properties: tuple[str, ...] = BY_CHC,
+    mirror: str = "one-item",
 ) -> list[CellOutcome]:
     """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
     local processes), in a process forked for it alone (the units a z3 query spends depend on
@@ -213,7 +219,7 @@ def run_cells(
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
     work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
                          (group, depth, rlimit, search_depth, None, certificate_rlimit,
-                          chc_rlimit, chc_properties))
+                          chc_rlimit, chc_properties, mirror))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
         "Z3 groups", lambda done: done.value[1], progress)

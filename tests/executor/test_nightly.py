@@ -34,3 +34,57 @@ def test_nightly_writes_records_and_the_summary(
     assert captured.out.startswith("== summary")
     assert "nightly: 2 phases" in captured.err
     assert (tmp_path / "nightly" / "2-prove.txt").exists()
+
+
+def test_the_parts_are_the_whole_nightly_job_in_order() -> None:
+    joined = tuple(phase for part in cli.NIGHTLY_PARTS.values() for phase in part)
+    assert joined == cli.NIGHTLY
+    assert len(set(cli.NIGHTLY)) == len(cli.NIGHTLY)  # no phase runs twice
+
+
+def test_the_simulate_parts_split_the_nightly_cells_exactly() -> None:
+    """The variant parts' `--only` filters select each matrix cell exactly once (the filter is
+    the one `simulate` applies), and only the mutants' part keeps the mutants."""
+    from model_checks.matrix import cells_named
+
+    filters = [argv[argv.index("--only") + 1] for part, phases in cli.NIGHTLY_PARTS.items()
+               if part.startswith("simulate-") for argv in phases]
+    cells = cells_named("matrix")
+    for cell in cells:
+        label = f"{cell.variant}_{'_'.join(cell.environment)}"
+        assert sum(text in label for text in filters) == 1, label
+    assert [text for text in filters if text.startswith("mutant")] == ["mutant"]
+
+
+def test_the_workflow_runs_one_job_per_part() -> None:
+    workflow = (Path(__file__).parents[2] / ".github" / "workflows" / "model-checks.yml")
+    text = workflow.read_text()
+    listed = text.split("part: [", 1)[1].split("]", 1)[0]
+    assert [name.strip() for name in listed.split(",")] == list(cli.NIGHTLY_PARTS)
+    assert "nightly --part ${{ matrix.part }}" in text
+
+
+def test_a_part_runs_only_its_phases(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    def one_cell(prop: str) -> tuple[str, ...]:
+        return ("prove", "--variant", "V3", "--environment", "none", "--property", prop,
+                "--depth", "1", "--jobs", "1")
+
+    parts = {"simulate-V0": (one_cell("S1"),), "prove-explore": (one_cell("S2"),)}
+    monkeypatch.setattr(cli, "NIGHTLY_PARTS", parts)
+    out = tmp_path / "nightly" / "records.json"
+    assert cli.main(["nightly", "--part", "prove-explore", "--json", str(out)]) == 0
+    records = read_records(out)
+    assert {r.property for r in records if r.checker != "scenarios"} == {"S2"}
+    assert "nightly (prove-explore): 2 phases" in capsys.readouterr().err
+
+
+def test_an_unknown_part_is_a_usage_error(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "nightly" / "records.json"
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["nightly", "--part", "simulate-V9", "--json", str(out)])
+    assert exit_info.value.code == 2
+    assert "simulate-V9" in capsys.readouterr().err
+    assert not out.parent.exists()

@@ -73,3 +73,25 @@ def test_state_limit_leaves_proofs_undecided() -> None:
     graph = build(explore_config(variant_named("V3"), ("D3",)), max_states=50)
     assert not graph.complete
     assert judge(graph, by_id("S2")).status is Status.UNDECIDED
+
+
+def test_a_property_undecided_on_a_cut_graph_is_decided_on_the_next_instance(
+    tmp_path: Path,
+) -> None:
+    """The first instance's graph is cut by the state limit: its counterexample (H1) stands,
+    with that instance on its record; every other property is decided on the next, smaller
+    instance, whose record names it; nothing is left unknown."""
+    from model_checks.explore.cells import CellJob, explore_cell
+    from model_checks.explore.instance import Shape
+    from spec import V1
+
+    outcome = explore_cell(CellJob(V1, ("D1",), tmp_path, 150, (Shape(2), Shape(1, 1, 1)),
+                                   False))
+    by_prop = {r.property: r for r in outcome.records}
+    assert outcome.complete and Verdict.UNKNOWN not in {r.verdict for r in outcome.records}
+    assert by_prop["H1"].verdict is Verdict.COUNTEREXAMPLE
+    assert "identities a,b; budget 2; 2 requests" in by_prop["H1"].detail
+    assert "state limit 150 reached" in by_prop["H1"].detail
+    assert by_prop["S3"].verdict is Verdict.PROVED
+    assert "identities a; budget 2; 1 requests" in by_prop["S3"].detail
+    assert outcome.configs["S3"] != outcome.configs["H1"]

@@ -11,17 +11,22 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
+from model_checks.docs.lattice_page import answer
 from model_checks.explore import lattice_command
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
     EnvJob,
+    EnvOutcome,
+    LatticeContradiction,
     LatticeRequest,
     antichain_minimal,
     explore_environment,
     search,
+    seeded,
     summarise,
 )
 from model_checks.explore.lattice_instance import LatticeShape, lattice_config
@@ -168,3 +173,35 @@ def test_the_nightly_job_runs_a_lattice_phase(
     assert cli.main(["nightly", "--json", str(out)]) == 0, capsys.readouterr().out
     entries = json.loads((tmp_path / "nightly" / "parts" / "2-explore.json").read_text())
     assert {e["property"] for e in entries if e["minimal_breaking"] == [["D7"]]} == {"S4"}
+
+
+def test_v0_l1_to_l3_are_vacuous_everywhere_and_the_seed_is_checked() -> None:
+    """V0 reports no miss (its engine crashes), so the search seeds L1-L3 as holding in every
+    environment, with the reason, and the JSON says vacuous; every V0 exploration still
+    judges them: L1 and L2 come out vacuous (no miss reply is ever taken) and nothing breaks.
+    V1, which reports misses, gets no such seed."""
+    sources = ("D1", "D10")
+    request = LatticeRequest(("V0", "V1"), sources, max_size=2, processes=1)
+    known = search(request)
+    entries = {(e["variant"], e["property"]): e for e in summarise(request, known)}
+    for prop in ("L1", "L2", "L3"):
+        assert entries[("V0", prop)]["vacuous"] and entries[("V0", prop)]["holds_everywhere"]
+        assert not entries[("V1", prop)]["vacuous"]
+        assert "vacuous under every environment" in answer(entries[("V0", prop)])
+    for outcome in known["V0"].explored:
+        assert outcome.complete
+        for prop in ("L1", "L2", "L3"):
+            assert outcome.verdicts[prop] == HOLDS
+    graph = build(lattice_config(variant_named("V0"), ("D1", "D10"), LatticeShape()))
+    judged = {j.property_id: j.status for j in judge_all(graph, with_lemmas=False)}
+    assert judged["L1"] is Status.VACUOUS and judged["L2"] is Status.VACUOUS
+
+
+def test_a_seed_contradicted_by_an_exploration_is_a_defect() -> None:
+    """The seed can fail: an exploration that breaks L1 where V0's seed says it holds (as
+    V1's D6+D10 exploration does) makes the search raise instead of answering."""
+    knowledge = seeded(("D6", "D10"), "V0")
+    outcome = EnvOutcome("V0", ("D6", "D10"), 10, 3, True, 0.0, {"L1": BREAKS}, {})
+    with pytest.raises(LatticeContradiction, match="L1"):
+        knowledge.learn(outcome)
+    seeded(("D6", "D10"), "V1").learn(outcome)  # no seed for a variant that reports misses
