@@ -16,15 +16,103 @@ spent. Then the all-depth proof of V3 (inductive invariant, three checks) and, f
 comparison, V3's BMC with the proved invariant added at every step. Progress is printed as
 each depth completes.
 
+Pruned BMC (issue 12, helper 12D; the runner's order since then, `proved_first`): the
+all-depth methods first (certificates, 1-induction of S1, Spacer for S3, where the expected
+matrix says they hold), BMC only of the properties they leave open. Measured on 2026-11-30,
+load average 7 to 12 on 2 cores (other helpers' jobs), fresh default solver per depth, each
+cell in a fresh process, deepened to 12 or until the first depth that ends past 60 s of the
+cell's process CPU (the proofs' own units and CPU included, 0.9-6 s per cell):
+
+    python benchmarks/bench_smt.py --matrix single --configs "default first" \
+        --units 2000000000 --cpu 60 --jobs 2
+
+    rate: median 11.74 Munits per CPU-second over 47 cells (range 4.43-19.29)
+    60 s = 705 Munits, 600 s = 7045 Munits; cap per cell 2000 Munits
+
+    | cell | M | depth in 60 s CPU | deepest (Munits, CPU s) | Munits to 6 | to 12 | open |
+    |---|---|---|---|---|---|---|
+    | V0:none | 1 | 12 | 12 (266, 53) | 51.4 | 266.0 | S3 H1 |
+    | V1:none | 1 | 12 | 12 (244, 43) | 30.9 | 244.1 | H1 |
+    | V2:none | 1 | 12 | 12 (242, 43) | 31.9 | 242.1 | H1 |
+    | V3:none | 1 | 12 | 12 (302, 57) | 50.9 | 302.1 | H1 |
+    | V0:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
+    | V1:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
+    | V2:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
+    | V3:D1 | 1 | all decided (2 s) | 5 (45, 2) | - | - | - |
+    | V0:D2 | 1 | all decided (2 s) | 5 (27, 2) | - | - | - |
+    | V1:D2 | 1 | all decided (2 s) | 5 (27, 2) | - | - | - |
+    | V2:D2 | 1 | all decided (2 s) | 5 (28, 2) | - | - | - |
+    | V3:D2 | 1 | all decided (3 s) | 5 (49, 3) | - | - | - |
+    | V0:D3 | 1 | all decided (3 s) | 7 (40, 3) | 31.4 | - | - |
+    | V1:D3 | 1 | all decided (3 s) | 7 (37, 3) | 31.1 | - | - |
+    | V2:D3 | 1 | all decided (3 s) | 7 (37, 3) | 31.2 | - | - |
+    | V3:D3 | 1 | all decided (3 s) | 7 (57, 3) | 51.1 | - | - |
+    | V0:D4 | 1 | all decided (4 s) | 8 (48, 4) | 31.1 | - | - |
+    | V1:D4 | 1 | all decided (4 s) | 8 (46, 4) | 33.1 | - | - |
+    | V2:D4 | 1 | all decided (4 s) | 8 (46, 4) | 31.5 | - | - |
+    | V3:D4 | 1 | all decided (4 s) | 8 (65, 4) | 51.1 | - | - |
+    | V0:D5 | 1 | all decided (29 s) | 10 (128, 29) | 37.6 | - | - |
+    | V1:D5 | 1 | all decided (18 s) | 10 (105, 18) | 39.0 | - | - |
+    | V2:D5 | 1 | all decided (18 s) | 10 (107, 18) | 39.6 | - | - |
+    | V3:D5 | 1 | all decided (16 s) | 10 (130, 16) | 67.6 | - | - |
+    | V0:D6 | 2 | all decided (8 s) | 6 (67, 8) | 66.6 | - | - |
+    | V1:D6 | 2 | 6 | 7 (581, 98) | 122.9 | - | S3 |
+    | V2:D6 | 2 | 6 | 7 (595, 99) | 123.0 | - | S3 |
+    | V3:D6 | 2 | all decided (8 s) | 6 (91, 8) | 90.8 | - | - |
+    | V0:D7 | 1 | 10 | 11 (385, 70) | 62.3 | - | S1 S3 H1 |
+    | V1:D7 | 1 | 11 | 12 (1427, 239) | 47.9 | 1426.7 | S1 H1 |
+    | V2:D7 | 1 | 11 | 12 (701, 124) | 48.6 | 700.8 | S1 H1 |
+    | V3:D7 | 1 | 11 | 12 (814, 126) | 84.8 | 814.1 | H1 |
+    | V0:D8 | 2 | all decided (14 s) | 8 (104, 14) | 50.9 | - | - |
+    | V1:D8 | 2 | all decided (11 s) | 8 (92, 11) | 51.3 | - | - |
+    | V2:D8 | 2 | all decided (13 s) | 8 (99, 13) | 51.6 | - | - |
+    | V0:D9 | 1 | all decided (2 s) | 6 (31, 2) | 31.2 | - | - |
+    | V1:D9 | 1 | all decided (2 s) | 6 (32, 2) | 31.6 | - | - |
+    | V2:D9 | 1 | all decided (2 s) | 6 (32, 2) | 31.8 | - | - |
+    | V3:D9 | 1 | all decided (3 s) | 6 (51, 3) | 50.6 | - | - |
+    | V0:D10 | 1 | all decided (3 s) | 7 (40, 3) | 31.4 | - | - |
+    | V1:D10 | 1 | all decided (3 s) | 7 (38, 3) | 31.3 | - | - |
+    | V2:D10 | 1 | all decided (3 s) | 7 (38, 3) | 30.9 | - | - |
+    | V3:D10 | 1 | all decided (3 s) | 7 (58, 3) | 51.6 | - | - |
+    | V0:D11 | 1 | 12 | 12 (310, 55) | 51.6 | 310.1 | S3 H1 |
+    | V1:D11 | 1 | 12 | 12 (281, 45) | 31.2 | 280.7 | H1 |
+    | V2:D11 | 1 | 12 | 12 (257, 34) | 31.3 | 257.3 | H1 |
+    | V3:D11 | 1 | 12 | 12 (327, 44) | 51.2 | 326.6 | H1 |
+    | V3:D8 | 2 | not known: stopped by hand after 183 s of CPU, before it reported | | | | H1 |
+
+"all decided": every property is proved for all depths or broken (its shortest
+counterexample found), nothing is left to deepen. Where something stays open:
+- V0-V3 with no drift reach depth 12 within 60 s (43-57 s of CPU; before: V2 91 s). Only H1
+  (and V0's S3, which is H1 for V0) is open: no method proves it for all depths yet.
+- V2 with no drift, deeper (`--cell V2:none --prune first --max-depth 13`): depths 10-13 at
+  78, 123, 242, 532 million units and 8.4, 17.9, 37.3, 103 s of CPU (x2.2-2.8 per depth):
+  depth 20 within 600 s is out of reach while H1 must be re-proved at every depth.
+- V3 under D8 (two items, H1 open) was still running after 183 s of CPU; not measured.
+- Under D6 (two items per request) S3's 8-step counterexample of V1/V2 is past 60 s: depth 7
+  alone costs 98 s. Under D7, S1 (not 1-inductive with identity reuse) and H1 stay open:
+  depth 10-11 within 60 s.
+- Tried on V2 with no drift, H1 alone open, to depth 12: the proofs' invariants asserted as
+  lemmas in every state (`--prune lemmas`: 157 against 113 million units to depth 11, slower;
+  on V3 and V1 under D4 too), the preprocessing tactic (`--solver tactic`: 174 against 242
+  million units to 12 but the same 37 s of CPU), one incremental solver (`--incremental`: 111
+  million units to depth 11, but depth 12 not reached after 72 s of CPU, against 37 s
+  fresh). Not tried: simple-path
+  constraints (they add a quadratic number of disequalities; a shortest counterexample is a
+  simple path anyway, so they could only help the unsatisfiable queries), symmetry breaking
+  over the identities, other encodings of the unrolling.
+
+Before the pruning (all four properties asked at every depth):
+
 The matrix mode (`--matrix single --units N`, each cell in a fresh process, `--jobs`; render
-again with `--from-log LOG`) gives, per variant and single drift source, the depth reached
+again with `--from-log LOG`; `--configs "default first"` for the pruned order)
+gives, per variant and single drift source, the depth reached
 within 60 s of the cell's own process CPU time and the units spent (deterministic). Measured
 on 2026-11-30 (issue 12), load average 15 to 21 on 2 cores, default solver, a fresh solver per
 depth, all of S1, S2, S3, H1 open until broken, cap 40 million units per cell:
 
     python benchmarks/bench_smt.py --matrix single --configs default --units 40000000 --jobs 3
 
-    |---|---|---|---|---|---|---|---|
+    |---|---|---|---|---|---|---|
     | V0:none | 1 | default | >=8 (cap) | 8 (52, 6) | 27.7 | - | S1 S2 S3 H1 |
     | V1:none | 1 | default | >=7 (cap) | 7 (40, 4) | 27.9 | - | S1 S2 S3 H1 |
     | V2:none | 1 | default | >=8 (cap) | 8 (56, 7) | 28.4 | - | S1 S2 S3 H1 |
@@ -118,10 +206,15 @@ import z3
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from model_checks.matrix import Expectation
 from model_checks.smt.actions import args_at, initial, transition
-from model_checks.smt.budget import DEEP_RLIMIT, Bounded
-from model_checks.smt.invariant import V3_INVARIANTS, conjunction, prove
+from model_checks.smt.budget import DEEP_RLIMIT, Bounded, counter
+from model_checks.smt.cells import matrix_cells
+from model_checks.smt.invariant import V3_INVARIANTS, Invariant, conjunction, prove
+from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
 from model_checks.smt.properties import BAD
+from model_checks.smt.proved_first import prove_first
+from model_checks.smt.runner import BY_CHC
 from model_checks.smt.symbols import (
     Bounds,
     Encoding,
@@ -148,11 +241,15 @@ equations) in front of the SMT core."""
 
 def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
            incremental: bool = False, units: int | None = None, config: str = "default",
-           depths: list[tuple[int, int, float, str]] | None = None) -> list[str]:
+           depths: list[tuple[int, int, float, str]] | None = None,
+           props: tuple[str, ...] = PROPS, with_lemmas: tuple[Invariant, ...] = (),
+           cpu_cap: float = float("inf")) -> list[str]:
     """Rows "depth, seconds, open properties" until max_depth or the time budget; a fresh
     solver per depth, as `bmc_many` does, unless `incremental` (the baseline). `config` names
     the solver configuration (`SOLVERS`); `depths`, when given, receives per depth (depth,
-    cumulative units, cumulative process CPU seconds, open properties)."""
+    cumulative units, cumulative process CPU seconds, open properties). `props`: the
+    properties asked (default all four); `with_lemmas`: proved invariants asserted in every
+    state (as `bmc.bmc_many` does with `proved_first`'s lemmas)."""
     def new_solver(rlimit: int) -> Bounded:
         return Bounded(rlimit, SOLVERS[config]())
 
@@ -161,8 +258,11 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
     solver = new_solver(DEEP_RLIMIT)
     states = [state_at(enc, 0)]
     facts = [params_constraint(enc, p), initial(enc, states[0])]
+    invariants = V3_INVARIANTS if lemmas else with_lemmas
+    if invariants:
+        facts.append(conjunction(enc, p, states[0], invariants))
     solver.add(*facts)
-    open_props = list(PROPS)
+    open_props = list(props)
     rows = []
     spent = 0
     start = time.perf_counter()
@@ -170,13 +270,15 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
         if depth:
             states.append(state_at(enc, depth))
             facts.append(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
-            if lemmas:
-                facts.append(conjunction(enc, p, states[depth], V3_INVARIANTS))
+            if invariants:
+                facts.append(conjunction(enc, p, states[depth], invariants))
             if incremental:
-                solver.add(*facts[-2 if lemmas else -1:])
+                solver.add(*facts[-2 if invariants else -1:])
             else:
                 solver = new_solver(DEEP_RLIMIT)
                 solver.add(*facts)
+        if not open_props:
+            break
         # as `bmc_many` does: one query for every open property, one each only if it is sat;
         # a fresh solver is given it as an assertion (its preprocessing then sees all of it)
         either = z3.Or([BAD[prop](enc, p, states[depth]) for prop in open_props])
@@ -200,33 +302,63 @@ def deepen(enc: Encoding, max_depth: int, budget: float, lemmas: bool = False,
             depths.append((depth, spent, time.process_time() - cpu, " ".join(open_props) or "-"))
         if elapsed > budget or (units is not None and spent > units):
             break
+        if time.process_time() - cpu > cpu_cap:  # the depth after this one is past the cap
+            break
     return rows
 
 
+def context_units() -> int:
+    """The z3 context's cumulative resource counter (every solver's units so far)."""
+    solver = z3.Solver()
+    solver.check()
+    return counter(solver)
+
+
 def run_cell(spec: str, config: str, incremental: bool, max_depth: int,
-             units: int | None) -> dict[str, object]:
+             units: int | None, prune: str = "", cpu_cap: float = float("inf")
+             ) -> dict[str, object]:
     """One cell of the matrix (`spec` "V2:D1", or "V2:none"): BMC of S1, S2, S3, H1 deepened
     to `max_depth` or until `units` are spent; per depth the cumulative units and process CPU
-    seconds (the rate of this process: units per CPU-second, whatever the machine's load)."""
+    seconds (the rate of this process: units per CPU-second, whatever the machine's load).
+
+    `prune` "first": the runner's all-depth proofs first (`proved_first.prove_first`, with
+    the expected matrix's holding properties and the main job's limits), and BMC of the
+    properties they leave open only; "lemmas": also their invariants asserted in every state.
+    The units and CPU of the proofs are the first row (depth -1) and are included after.
+    Deepening also stops after the first depth that ends past `cpu_cap` seconds of the
+    process's CPU time."""
     name, env_text = spec.split(":")
     env = frozenset() if env_text == "none" else frozenset(Drift(d) for d in env_text.split("+"))
     enc = Encoding(VARIANTS[name], env)
     depths: list[tuple[int, int, float, str]] = []
+    props, lemmas, first = PROPS, (), (0, 0.0)
+    if prune:
+        cpu = time.process_time()
+        environment = tuple(sorted((d.value for d in env), key=lambda x: int(x[1:])))
+        holding = tuple(c.property for c in matrix_cells("all") if c.variant.name == name
+                        and c.environment == environment and c.expected is Expectation.HOLDS)
+        found = prove_first(enc, PROPS, holding, CERTIFICATE_RLIMIT, CHC_RLIMIT, BY_CHC)
+        props = tuple(p for p in PROPS if p not in found.proofs)
+        lemmas = found.lemmas if prune == "lemmas" else ()
+        first = (context_units(), time.process_time() - cpu)
+        depths.append((-1, first[0], first[1], " ".join(props) or "-"))
+    more: list[tuple[int, int, float, str]] = []
     deepen(enc, max_depth, float("inf"), incremental=incremental, units=units, config=config,
-           depths=depths)
-    return {"cell": spec, "config": config + (" inc" if incremental else ""), "m": enc.m,
-            "depths": depths}
+           depths=more, props=props, with_lemmas=lemmas, cpu_cap=cpu_cap - first[1])
+    depths += [(d, u + first[0], cpu + first[1], o) for d, u, cpu, o in more]
+    return {"cell": spec, "config": config + (" inc" if incremental else "")
+            + (f" {prune}" if prune else ""), "m": enc.m, "depths": depths}
 
 
-def matrix(cells: list[str], configs: list[tuple[str, bool]], max_depth: int, units: int,
-           jobs: int) -> list[dict[str, object]]:
+def matrix(cells: list[str], configs: list[tuple[str, bool, str]], max_depth: int, units: int,
+           jobs: int, cpu_cap: float) -> list[dict[str, object]]:
     """Every cell under every configuration, each in a fresh process (the units a query
     spends depend on what the z3 context built before it), `jobs` at a time."""
     script = str(Path(__file__).resolve())
     commands = [[sys.executable, script, "--cell", cell, "--solver", config,
-                 "--max-depth", str(max_depth), "--units", str(units)]
-                + (["--incremental"] if incremental else [])
-                for cell in cells for config, incremental in configs]
+                 "--max-depth", str(max_depth), "--units", str(units), "--cpu", str(cpu_cap)]
+                + (["--incremental"] if incremental else []) + (["--prune", prune] if prune else [])
+                for cell in cells for config, incremental, prune in configs]
     found: list[dict[str, object]] = []
     running: list[subprocess.Popen[str]] = []
     env = dict(os.environ, PYTHONPATH=str(Path(script).parent.parent))
@@ -269,7 +401,9 @@ def table(results: list[dict[str, object]], units: int) -> None:
         # solver configurations (incremental: 2 million per CPU-second, fresh: 8 million)
         within: object = max((d for d, _, cpu, _ in depths if cpu <= 60), default=-1)
         last = depths[-1]
-        if last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by 60 s of CPU
+        if last[3] == "-":  # every property proved for all depths or broken: nothing to deepen
+            within = f"all decided ({last[2]:.0f} s)"
+        elif last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by 60 s of CPU
             within = f">={within} (cap)"
         six = f"{by_depth[6] / 1e6:.1f}" if 6 in by_depth else "-"
         twelve = f"{by_depth[12] / 1e6:.1f}" if 12 in by_depth else "-"
@@ -301,6 +435,12 @@ def main() -> None:
                         help="comma list of configurations for --matrix: default, qflia, "
                              "tactic, each optionally with ' inc' (incremental), e.g. "
                              "'default,default inc,tactic'")
+    parser.add_argument("--prune", choices=("", "first", "lemmas"), default="",
+                        help="all-depth proofs first, BMC of the rest only ('first'), with "
+                             "their invariants as lemmas in every state ('lemmas')")
+    parser.add_argument("--cpu", type=float, default=float("inf"),
+                        help="stop deepening a cell after the first depth that ends past this "
+                             "many seconds of its process's CPU time")
     parser.add_argument("--jobs", type=int, default=1, help="cells at a time for --matrix")
     parser.add_argument("--from-log", type=Path, default=None,
                         help="only render the table from the JSON lines a --matrix run printed")
@@ -311,15 +451,18 @@ def main() -> None:
         return
     if args.cell:
         print(json.dumps(run_cell(args.cell, args.solver, args.incremental, args.max_depth,
-                                  args.units)))
+                                  args.units, args.prune, args.cpu)))
         return
     if args.matrix:
         if args.units is None:
             parser.error("--matrix needs --units (the cap per cell)")
         cells = ([f"{v}:{d}" for d in ["none", *(f"D{i}" for i in range(1, 12))]
                   for v in VARIANTS] if args.matrix == "single" else args.matrix.split(","))
-        configs = [(c.split()[0], c.endswith(" inc")) for c in args.configs.split(",")]
-        table(matrix(cells, configs, args.max_depth, args.units, args.jobs), args.units)
+        configs = [(c.split()[0], "inc" in c.split()[1:],
+                    next((w for w in c.split()[1:] if w in ("first", "lemmas")), ""))
+                   for c in args.configs.split(",")]
+        table(matrix(cells, configs, args.max_depth, args.units, args.jobs, args.cpu),
+              args.units)
         return
     env = ALL_DRIFT if args.env == "all" else frozenset()
     bounds = Bounds(max_items=args.items, max_items_under_d8=args.items)

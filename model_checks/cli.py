@@ -110,9 +110,10 @@ def run_docs(args: argparse.Namespace) -> int:
             return _check_docs(args.out)
         if args.from_run is not None:
             command = f"python -m model_checks docs --from-run {args.from_run}"
-            previous = snapshot.read_run(args.out / snapshot.RECORDS) if (
-                args.out / snapshot.RECORDS).is_file() else []
-            fresh = snapshot.from_run(args.from_run, args.out, command, previous)
+            committed = args.out / snapshot.RECORDS
+            previous = snapshot.read_run(committed) if committed.is_file() else []
+            before = snapshot.read_command(committed) if committed.is_file() else ""
+            fresh = snapshot.from_run(args.from_run, args.out, command, previous, before)
             snapshot.write(fresh, args.out)
             print(f"snapshot: {len(fresh.records)} records, {len(fresh.traces)} traces "
                   f"in {args.out / snapshot.RESULTS}")

@@ -1,6 +1,12 @@
 """Pages and page parts rendered from the results snapshot (`snapshot.Snapshot`): the verdict
 matrix, each property's strongest results, and one page per snapshot counterexample trace.
 
+A cell's headline ("strongest") result is the main job's summary's (`summary.order`): a proof
+for all depths, then a counterexample (never hidden behind a proof for a smaller instance),
+then the explorer's proof for its instance or `vacuous`, then a bounded proof, then no
+violation found, then undecided. Every proof is printed with the instance it holds for; the
+explorer's also with the states it visited and the graph's diameter.
+
 Nothing here runs a checker; every result is a record of the snapshot, every expectation comes
 from the expected matrix (`matrix.ALL_EXPECTED`: the main matrix, then the pairs of drift
 sources), every property from `spec.registry()`. A cell with no record in the snapshot is
@@ -68,7 +74,8 @@ class Results:
         return [r for r in self.by_cell.get(cell, []) if r.checker in checkers]
 
     def strongest(self, cell: Key) -> VerdictRecord | None:
-        """The most decisive Hypothesis or Z3 record of a cell (the main job's summary rule)."""
+        """The most decisive Hypothesis, Z3 or explorer record of a cell (the main job's
+        summary rule, `summary.order`)."""
         found = self.checked(cell)
         return min(found, key=lambda r: (order(r), r.checker)) if found else None
 
@@ -91,8 +98,29 @@ def _env_text(env: tuple[str, ...]) -> str:
     return "+".join(env) or "none"
 
 
+EXPLORE = "explore"
+_SCOPE = "; instance: "
+"""Where an explorer record's detail names its instance, states and diameter
+(`model_checks/explore/cells.py`: "REASON; instance: INSTANCE; N states, diameter D")."""
+
+
+def _explored(record: VerdictRecord) -> tuple[str, str]:
+    """(reason, scope) of an explorer record: the detail's head without its verdict word,
+    and its instance with the states visited and the diameter."""
+    head, found, scope = record.detail.partition(_SCOPE)
+    if not found:
+        raise SnapshotError(f"explorer record of {label(key(record))} names no instance in "
+                            f"its detail: {record.detail!r}")
+    for word in ("vacuous: ", "undecided: "):
+        head = head.removeprefix(word)
+    return head, scope
+
+
 def describe(record: VerdictRecord, page: str | None) -> str:
-    """A record in words: verdict, bound and unit, or the counterexample's length and link."""
+    """A record in words: verdict, bound and unit, or the counterexample's length and link;
+    a proof or a vacuous verdict with the instance it holds for."""
+    if record.checker == EXPLORE and record.verdict is not Verdict.COUNTEREXAMPLE:
+        return _describe_explored(record)
     if record.verdict is Verdict.PROVED:
         scope = f", for {_instance(record)}" if record.instance else ""
         if record.bound is None:
@@ -108,6 +136,15 @@ def describe(record: VerdictRecord, page: str | None) -> str:
     return f"undecided ({record.bound} {record.bound_unit} explored): {detail}"
 
 
+def _describe_explored(record: VerdictRecord) -> str:
+    reason, scope = _explored(record)
+    if record.verdict is Verdict.PROVED:
+        return f"proved for all depths, for its instance: {scope}"
+    if record.verdict is Verdict.VACUOUS:
+        return f"vacuous: {reason}; for its instance: {scope}"
+    return f"undecided ({reason}): {scope}"
+
+
 def _instance(record: VerdictRecord) -> str:
     """The instance a proof holds for, in words ("any instance" for a parametric proof)."""
     return "any instance" if record.instance == "any" else record.instance
@@ -117,14 +154,26 @@ def short(record: VerdictRecord | None, page: str | None) -> str:
     """A record in a few words, for the per-property tables."""
     if record is None:
         return "-"
+    if record.checker == EXPLORE and record.verdict is not Verdict.COUNTEREXAMPLE:
+        return _short_explored(record)
     if record.verdict is Verdict.PROVED:
         text = "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
         return f"{text} ({_instance(record)})" if record.instance else text
     if record.verdict is Verdict.COUNTEREXAMPLE:
         text = f"counterexample, {record.counterexample_length} steps"
-        return f"[{text}]({page})" if page else text
+        found = " (explorer)" if record.checker == EXPLORE else ""
+        return (f"[{text}]({page})" if page else text) + found
     if record.verdict is Verdict.HOLDS:
         return f"no violation, {record.detail or f'{record.bound} {record.bound_unit}'}"
+    return "undecided"
+
+
+def _short_explored(record: VerdictRecord) -> str:
+    _, scope = _explored(record)
+    if record.verdict is Verdict.PROVED:
+        return f"proved for the explorer's instance, all depths ({scope})"
+    if record.verdict is Verdict.VACUOUS:
+        return f"vacuous in the explorer's instance ({scope})"
     return "undecided"
 
 
@@ -135,6 +184,11 @@ def _z3(results: Results, cell: Key) -> str:
 
 def _hypothesis(results: Results, cell: Key) -> str:
     found = results.checked(cell, ("hypothesis",))
+    return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
+
+
+def _explorer(results: Results, cell: Key) -> str:
+    found = results.checked(cell, (EXPLORE,))
     return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
 
 
@@ -166,12 +220,18 @@ def _legend() -> list[str]:
         "counterexample must be found; not judged: no claim). Each checker's column gives its "
         "verdict with how far it looked: Hypothesis explores random runs (steps and examples), "
         "Z3 bounded model checking proves a property for every trace up to a depth or finds "
-        "the shortest counterexample, Z3 induction proves it for all depths; the scenario "
-        "suite replays hand-written traces. A counterexample links to its page (the shortest "
-        "trace across checkers, Z3 first on ties). *strongest* is the most decisive Hypothesis "
-        "or Z3 result (proved for all depths, then a counterexample, then a bounded proof, "
-        "then no violation found, then undecided). **!** marks a cell whose results "
-        "contradict its expectation.",
+        "the shortest counterexample, Z3 induction proves it for all depths; the explorer "
+        "(`docs/explore.md`) visits every reachable state of a smaller instance, named with "
+        "its states and diameter, and proves a property there for all depths, finds its "
+        "shortest counterexample there, or calls it vacuous (it cannot fail there); the "
+        "scenario suite replays hand-written traces. A counterexample links to its page (the "
+        "shortest trace across checkers, Z3 first on ties, then the explorer). *strongest* is "
+        "the most decisive result of Hypothesis, Z3 and the explorer, ranked as the main "
+        "job's summary ranks them: proved for all depths (in Z3's instance), then a "
+        "counterexample (a break is never hidden behind a proof for the explorer's smaller "
+        "instance), then proved for the explorer's instance or vacuous there, then a bounded "
+        "proof, then no violation found, then undecided. Every proof names the instance it "
+        "holds for. **!** marks a cell whose results contradict its expectation.",
     ]
 
 
@@ -191,7 +251,7 @@ def _rows(results: Results, cell: Cell) -> list[tuple[str, ...]]:
         rows.append((
             cell.variant, prop, expected.value if expected else "-",
             _scenarios(results, at), _hypothesis(results, at), _z3(results, at),
-            strongest + mark,
+            _explorer(results, at), strongest + mark,
         ))
     return rows
 
@@ -265,7 +325,7 @@ def verdicts_page(results: Results) -> str:
     parts = [GENERATED, "", "# Verdicts: every checker on every cell", ""]
     parts += [
         "Rendered from the results snapshot `docs/" + RECORDS + "` (the verdict records of "
-        "one main-job run, `python -m model_checks`), taken with `"
+        "main-job runs, `python -m model_checks`), taken with `"
         + (results.snapshot.command or REFRESH) + "`. Solver times and Hypothesis shrinking "
         "vary from run to run; the snapshot keeps the pages deterministic. The main job "
         "prints whether the snapshot still matches its verdicts.", "",
@@ -277,7 +337,8 @@ def verdicts_page(results: Results) -> str:
     parts += ["", "## Overview", "",
               "The main job's summary of the snapshot, as it prints it:", "", "```text",
               *LEGEND, "", summary(results.snapshot.records), "```"]
-    headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "strongest")
+    headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "explorer",
+               "strongest")
     for env in dict.fromkeys(c.environment for c in EXPECTED):
         titles = ", ".join(_title(d) for d in env) if len(env) <= 2 else ""
         heading = _env_text(env) + (f" ({titles})" if titles else "")
@@ -292,7 +353,7 @@ def verdicts_page(results: Results) -> str:
 
 def checkers_of(results: Results, prop: str) -> list[str]:
     names = {r.checker for r in results.snapshot.records if r.property == prop}
-    order = ("scenarios", "hypothesis", "z3-bmc", "z3-induction")
+    order = ("scenarios", "hypothesis", "z3-bmc", "z3-induction", EXPLORE)
     return [n for n in order if n in names]
 
 
@@ -376,8 +437,9 @@ def trace_index(results: Results) -> list[str]:
         for r in results.snapshot.records if r.counterexample_path is not None
     ]
     return ["", "## Checker counterexamples", "",
-            "Per cell of the matrix, the shortest trace Hypothesis or Z3 found (Z3 first on "
-            "ties), from the results snapshot (`../verdicts.md`).", "",
+            "Per cell of the matrix, the shortest trace Hypothesis, Z3 or the explorer found (Z3 "
+            "first on ties, then the explorer), from the results snapshot (`../verdicts.md`).",
+            "",
             table(("variant", "environment", "property", "checker", "steps", "page"), rows)]
 
 
@@ -412,8 +474,9 @@ def property_evidence(results: Results) -> dict[str, list[str]]:
     for prop in PROPERTIES:
         checkers = ", ".join(checkers_of(results, prop)) or "none"
         evidence[prop] = [
-            "", f"Checked by: {checkers}. Strongest result of Hypothesis and Z3 for each "
-            "variant (columns) and environment (rows), from the results snapshot "
-            "(`verdicts.md`):", "", strongest_table(results, prop),
+            "", f"Checked by: {checkers}. Strongest result of Hypothesis, Z3 and the explorer "
+            "for each variant (columns) and environment (rows), ranked as the main job's "
+            "summary ranks them, from the results snapshot (`verdicts.md`):", "",
+            strongest_table(results, prop),
         ]
     return evidence

@@ -1,16 +1,20 @@
 """The results snapshot the generated pages are rendered from: `docs/results/`.
 
 Hypothesis shrinking and solver times are not deterministic, so the pages never read a live
-run: they read `results/records.json` (the verdict records of one main-job run, restricted to
-the cells of the expected matrix) and `results/traces/*.json` (per cell with a counterexample,
-the shortest trace across checkers, Z3 preferred on ties, in the replayable
-`paired-caches-trace/1` format). `refresh` builds a new snapshot from a run's records file,
-checking every trace it copies, and writes nothing unless all of it can be read.
+run: they read `results/records.json` (the verdict records of the scenarios, Hypothesis, Z3
+and the explorer from main-job runs, restricted to the cells of the expected matrix) and
+`results/traces/*.json` (per cell with a counterexample, the shortest trace across checkers,
+Z3 preferred on ties, then the explorer's, in the replayable `paired-caches-trace/1` format).
+`from_run` builds a new snapshot from a run's records file (a whole main job, or one phase's
+part such as `build/main-job/parts/4-explore.json`), keeping the records of the checkers and
+cells that run did not judge (`carried_over`), checking every trace it copies; nothing is
+written unless all of it can be read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,10 +27,11 @@ from model_checks.simulate.counterexample import BadTraceFile, replay_data
 RESULTS = "results"
 RECORDS = f"{RESULTS}/records.json"
 TRACES = f"{RESULTS}/traces"
-CHECKERS = ("scenarios", "hypothesis", "z3-bmc", "z3-induction")
+CHECKERS = ("scenarios", "hypothesis", "z3-bmc", "z3-induction", "explore")
 """The checkers whose records judge cells of the matrix (conformance judges implementations
-against the spec, the mutants are not cells: neither is kept)."""
-TRACE_CHECKERS = ("hypothesis", "z3-bmc", "z3-induction")
+against the spec, the mutants are not cells: neither is kept). The explorer's records of its
+lemmas (I1-I7) are not cells of the matrix either: only the registry's properties are kept."""
+TRACE_CHECKERS = ("hypothesis", "z3-bmc", "z3-induction", "explore")
 REFRESH = "python -m model_checks docs --from-run build/main-job/records.json"
 
 Key = tuple[str, tuple[str, ...], str]
@@ -83,19 +88,23 @@ def label(cell: Key) -> str:
     return f"{variant} {'+'.join(env) or 'none'} {prop}"
 
 
+def _trace_rank(record: VerdictRecord) -> tuple[int, int, str]:
+    """Shorter first; on ties Z3 (the shortest in the matrix's instance), then the explorer
+    (the shortest in its smaller one), then Hypothesis."""
+    tie = 0 if record.checker.startswith("z3") else 1 if record.checker == "explore" else 2
+    return record.counterexample_length or 0, tie, record.checker
+
+
 def _shortest(records: Iterable[VerdictRecord]) -> dict[Key, VerdictRecord]:
-    """Per cell, the record of its shortest counterexample trace, Z3 first on ties."""
+    """Per cell, the record of its shortest counterexample trace (`_trace_rank`)."""
     best: dict[Key, VerdictRecord] = {}
     for r in records:
         if r.verdict is not Verdict.COUNTEREXAMPLE or r.counterexample_path is None:
             continue
         if r.checker not in TRACE_CHECKERS:
             continue
-        rank = (r.counterexample_length or 0, not r.checker.startswith("z3"), r.checker)
         old = best.get(key(r))
-        if old is None or rank < (
-            old.counterexample_length or 0, not old.checker.startswith("z3"), old.checker
-        ):
+        if old is None or _trace_rank(r) < _trace_rank(old):
             best[key(r)] = r
     return best
 
@@ -120,6 +129,13 @@ def read_run(path: Path) -> list[VerdictRecord]:
     except (KeyError, TypeError, ValueError) as error:
         why = f"{type(error).__name__}: {error}"
         raise SnapshotError(f"{path} is not a verdict records file: {why}") from None
+
+
+def read_command(path: Path) -> str:
+    """The command a snapshot's records file says it was taken with ("" if none)."""
+    data = _load_json(path, "results snapshot")
+    command = data.get("command", "") if isinstance(data, dict) else ""
+    return str(command)
 
 
 def load(root: Path) -> Snapshot:
@@ -189,20 +205,48 @@ def carried_over(run: Iterable[VerdictRecord],
     return [r for r in previous if in_matrix(r) and (r.checker, key(r)) not in judged]
 
 
+KEPT = "; kept from the previous snapshot"
+"""Where a refresh's command says what it carried over (`provenance`)."""
+_TAKEN = re.compile(r"^ \(taken with ([^)]*)\)")
+
+
+def sources(command: str) -> list[str]:
+    """The commands a snapshot's records were taken with: its command's own part, then
+    those it names for the records it kept (`provenance`), without repeats."""
+    own, _, kept = command.partition(KEPT)
+    match = _TAKEN.match(kept)
+    named = re.findall(r"'([^']*)'", match.group(1)) if match else []
+    return list(dict.fromkeys([own, *named] if own else named))
+
+
+def provenance(command: str, kept_over: Iterable[VerdictRecord], previous_command: str) -> str:
+    """The snapshot's command: the refresh's own, then, if it carried records over, how many
+    per checker and every command the previous snapshot's records were taken with
+    (`sources`: a flat list, so repeated refreshes never nest)."""
+    counts: dict[str, int] = {}
+    for record in kept_over:
+        counts[record.checker] = counts.get(record.checker, 0) + 1
+    if not counts:
+        return command
+    per_checker = ", ".join(f"{checker} {n}" for checker, n in sorted(counts.items()))
+    before = "; ".join(f"'{c}'" for c in sources(previous_command))
+    taken = f" (taken with {before})" if before else ""
+    return (f"{command}{KEPT}{taken}, the records of the checkers and cells this run did not "
+            f"judge: {per_checker}")
+
+
 def from_run(run: Path, root: Path, command: str,
-             previous: Iterable[VerdictRecord] = ()) -> Snapshot:
+             previous: Iterable[VerdictRecord] = (), previous_command: str = "") -> Snapshot:
     """The snapshot of a run's records file: the matrix records, plus `carried_over` records
-    of `previous` (cells the run did not judge), sorted; the chosen traces checked and renamed
-    under `TRACES`; the other records' trace paths dropped."""
+    of `previous` (the (checker, cell) pairs the run did not judge: a run of one checker, such
+    as the main job's explore part, replaces that checker's records only), sorted; the chosen
+    traces checked and renamed under `TRACES`; the other records' trace paths dropped."""
     fresh = [r for r in read_run(run) if in_matrix(r)]
     if not fresh:
         raise SnapshotError(f"{run} has no verdict records of the matrix's cells")
     kept_over = carried_over(fresh, previous)
     records = sorted(fresh + kept_over, key=_order)
-    if kept_over:
-        cells = len({key(r) for r in kept_over})
-        command += (f" (records of {cells} cell(s) this run did not judge kept from the "
-                    "previous snapshot)")
+    command = provenance(command, kept_over, previous_command)
     chosen = _shortest(records)
     traces = {f"{trace_name(k)}.json": _checked_trace(r, run) for k, r in chosen.items()}
     stored = f"{root.name}/{TRACES}/"

@@ -126,7 +126,7 @@ def search(
 ) -> Search:
     """One Hypothesis run of the machine for `config` checking `checked`."""
     name = f"{label}__{'_'.join(checked)}"
-    cls = machine_class(name, config, checked)
+    cls = machine_class(name, config, checked, focused=True)
     cls.stats = RuleStats()
     start = time.perf_counter()
     finding = None

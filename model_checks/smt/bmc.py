@@ -20,6 +20,7 @@ from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.budget import BMC_RLIMIT, Bounded
 from model_checks.smt.crosscheck import first_disagreement
 from model_checks.smt.decode import decode_trace
+from model_checks.smt.invariant import Invariant, conjunction
 from model_checks.smt.properties import BAD
 from model_checks.smt.results import ProvedToBound, Result, Unknown, Violated
 from model_checks.smt.symbols import (
@@ -85,6 +86,7 @@ def bmc_many(
     progress: Progress | None = None,
     limits: dict[str, int] | None = None,
     incremental: bool = True,
+    lemmas: tuple[Invariant, ...] = (),
 ) -> dict[str, Result]:
     """`bmc` for several properties on one shared unrolling: at each depth, each property not
     yet decided is asked under its own assumption literal. `limits` lowers the bound of some
@@ -96,13 +98,20 @@ def bmc_many(
     depth a fresh solver over the whole unrolling with "some property breaks here" asserted.
     The matrix run is faster incremental (286 s against 330 s: its counterexamples are shallow,
     its proofs stop at depth 6); proofs past depth 10 are about 3x faster fresh
-    (`benchmarks/bench_smt.py --incremental` measures both in one run)."""
+    (`benchmarks/bench_smt.py --incremental` measures both in one run).
+
+    `lemmas` are asserted in every state of the unrolling. Each must be a proved invariant of
+    this encoding (a re-checked certificate: it holds in every reachable state), so it removes
+    only unreachable states: every query keeps its answer, and counterexamples stay
+    shortest."""
     bound = {prop: min(max_depth, (limits or {}).get(prop, max_depth)) for prop in props}
     p = params(enc)
     facts: list[z3.BoolRef] = []
     solver = new_solver(rlimit)
     states = [state_at(enc, 0)]
     facts += [params_constraint(enc, p), initial(enc, states[0])]
+    if lemmas:
+        facts.append(conjunction(enc, p, states[0], lemmas))
     solver.add(*facts)
     start = time.perf_counter()
     results: dict[str, Result] = {}
@@ -110,9 +119,12 @@ def bmc_many(
     for depth in range(max_depth + 1):
         if depth:
             states.append(state_at(enc, depth))
-            facts.append(transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1)))
+            new = [transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1))]
+            if lemmas:
+                new.append(conjunction(enc, p, states[depth], lemmas))
+            facts += new
             if incremental:
-                solver.add(facts[-1])
+                solver.add(*new)
             else:
                 solver = new_solver(rlimit)
                 solver.add(*facts)

@@ -19,7 +19,9 @@ Spacer is not trusted: the invariant read from its model is re-checked by `invar
 with fresh plain solvers and nothing of Spacer's state (initiation, non-vacuity, consecution
 under every action, and that it excludes the bad states). Only a certificate that passes those
 checks becomes a `ProvedAllDepths` ("Spacer CHC, invariant re-checked"); a reachable bad state
-is reported as such (`Reachable`), and it is never turned into a proof.
+is reported as such (`Reachable`), and it is never turned into a proof: the runner then searches
+that property by BMC deep enough to return the violation as a decoded, replayed trace
+(`proved_first.REACHABLE_DEPTH`); Spacer's derivation itself is not decoded.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ METHOD = "Spacer CHC, invariant re-checked (3-step check with fresh solvers)"
 
 @dataclass(frozen=True)
 class Reachable:
-    """Spacer derived false: a state breaking `property` is reachable (no trace is decoded;
-    BMC finds and replays counterexamples)."""
+    """Spacer derived false: a state breaking `property` is reachable (its derivation is not
+    decoded; the runner has BMC find and replay the trace)."""
 
     property: str
     used: int
@@ -191,16 +193,26 @@ def chc_prove(
 ) -> ChcResult:
     """`prop` for all depths by Spacer, its invariant re-checked as a certificate; or why not.
     A verdict is a function of the encoding, the property and the two limits."""
+    return chc_decide(enc, prop, rlimit, certificate_rlimit)[0]
+
+
+def chc_decide(
+    enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT,
+    certificate_rlimit: int = CERTIFICATE_RLIMIT,
+) -> tuple[ChcResult, Invariant | None]:
+    """`chc_prove`, with the re-checked invariant of a proof (None otherwise): it holds in
+    every reachable state, so BMC may assert it as a lemma (`proved_first`)."""
     start = time.perf_counter()
     formula, used, result = spacer_invariant(enc, prop, rlimit)
     if result == z3.unsat:
-        return Reachable(prop, used)
+        return Reachable(prop, used), None
     if formula is None:
-        return Undecided(prop, used, f"Spacer: rlimit {rlimit} exhausted (used {used})")
+        return Undecided(prop, used, f"Spacer: rlimit {rlimit} exhausted (used {used})"), None
     invariant = as_invariant(enc, prop, formula)
     try:
         (proof,) = prove(enc, (invariant,), (prop,), certificate_rlimit)
     except CertificateRejected as rejected:
-        return Undecided(prop, used, f"Spacer's invariant rejected by the re-check: {rejected}")
+        return Undecided(prop, used,
+                         f"Spacer's invariant rejected by the re-check: {rejected}"), None
     return ProvedAllDepths(prop, METHOD, invariant.statement, time.perf_counter() - start,
-                           peak=max(used, proof.peak))
+                           peak=max(used, proof.peak)), invariant

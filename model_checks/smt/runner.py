@@ -1,13 +1,15 @@
 """Run the SMT checker over the cells of the matrix and compare with the expectations.
 
 Cells are grouped by (variant, environment) so that one unrolling serves every property of the
-group. For V3, S1-S3 are first proved for all depths by the inductive invariant
-(`invariant.V3_INVARIANTS`, re-checked for the group's own environment), and S2 for every
-variant with unflawed LRUs by the budget's certificate; the remaining
-properties go through bounded model checking with iterative deepening, and their bounded proofs
-are lifted to all depths where a method succeeds: 1-induction for S1 (`BY_INDUCTION`), then
-the hand-written mirror certificate for H1, S1, S3 (`relational`, `_by_mirror`), then z3's CHC
-engine Spacer, its invariant re-checked with fresh solvers (`chc`, for `BY_CHC`).
+group. The all-depth methods run first (`proved_first`): for V3, S1-S3 by the inductive
+invariant (`invariant.V3_INVARIANTS`, re-checked for the group's own environment), S2 for every
+variant with unflawed LRUs by the budget's certificate, and, for the properties the cells
+expect to hold, 1-induction for S1, the hand-written mirror certificate for H1, S1, S3
+(`relational`, where `mirror` wants it), and z3's CHC engine Spacer for `BY_CHC`, its
+invariant re-checked with fresh solvers (`chc`). Only the properties they leave open go
+through bounded model checking with iterative deepening (the unsatisfiable queries of deep BMC
+were mostly re-proofs of properties that hold for all depths: `benchmarks/bench_smt.py --prune
+first`).
 
 Every solver query is bounded by z3's resource limit (`budget`), never by seconds, and every
 group runs in a process of its own, started fresh for it: the units a query spends depend on
@@ -28,12 +30,9 @@ from model_checks.records import VerdictRecord
 from model_checks.smt.bmc import bmc_many
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
-from model_checks.smt.chc import Reachable, chc_prove
-from model_checks.smt.induction import k_induction
 from model_checks.smt.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.limits import CHC_RLIMIT
-from model_checks.smt.relational import PROPERTIES as BY_MIRROR
-from model_checks.smt.relational import relational_proofs
+from model_checks.smt.proved_first import REACHABLE_DEPTH, FirstProofs, prove_first
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -46,10 +45,10 @@ from model_checks.smt.symbols import Encoding, encoding_for
 
 PROVED_BY_INVARIANT = ("S1", "S2", "S3")
 BY_CHC = ("S3",)
-"""Properties whose bounded proofs the main job lifts to all depths with Spacer (`_by_chc`),
-after 1-induction: S3, which Spacer decides for V1 and V2 within `limits.CHC_RLIMIT`. S1
-(under D7) and H1 it does not decide within that limit; `prove --chc S1,S3,H1` with a larger
-`--rlimit-chc` tries them (the nightly job)."""
+"""Properties the main job proves for all depths with Spacer where the cells expect them to
+hold (`proved_first`), before BMC: S3, which Spacer decides for V1 and V2 within
+`limits.CHC_RLIMIT`. S1 (under D7) and H1 it does not decide within that limit;
+`prove --chc S1,S3,H1` with a larger `--rlimit-chc` tries them (the nightly job)."""
 
 Progress = Callable[[str], None]
 
@@ -113,28 +112,34 @@ def run_group(
 ) -> tuple[list[CellOutcome], str]:
     """Decide every cell of one (variant, environment) group; returns a summary line too.
 
-    Properties expected to hold are proved to `depth`; a counterexample to a property expected
-    to break is searched to `search_depth` (default: `depth`); satisfiable queries are cheap,
-    proofs of deep bounds are not. Each BMC query is bounded by `rlimit` resource units.
-    Bounded proofs are then lifted to all depths where a method succeeds: 1-induction
-    (`BY_INDUCTION`), then the mirror certificate where `mirror` (a `relational.MODES`) wants
-    it (`_by_mirror`), then Spacer for `chc_properties` (each query bounded by `chc_rlimit`
-    units)."""
+    First the all-depth methods (`proved_first.prove_first`: certificates, 1-induction, the
+    mirror certificate where `mirror` (a `relational.MODES`) wants it, Spacer for
+    `chc_properties` with `chc_rlimit` units per query). Of the properties left open, those
+    expected to hold are proved to `depth` by BMC; a counterexample to a property expected to
+    break is searched to `search_depth` (default: `depth`), and to a property Spacer found
+    reachable to `REACHABLE_DEPTH`, so that it comes back as a replayed trace. Satisfiable
+    queries are cheap, proofs of deep bounds are not. Each BMC query is bounded by `rlimit`
+    resource units."""
     enc = _encoding(group[0])
     props = tuple(dict.fromkeys(c.property for c in group))
     start = time.perf_counter()
-    results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT),
-                      certificate_rlimit)
+    holding = tuple(dict.fromkeys(c.property for c in group
+                                  if c.expected is Expectation.HOLDS))
+    first = prove_first(enc, props, holding, certificate_rlimit, chc_rlimit, chc_properties,
+                        mirror)
+    results: dict[str, Result] = dict(first.proofs)
+    if enc.left_out:  # proofs of the encoded part only: said so, not lifted
+        results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT),
+                          certificate_rlimit)
     rest = tuple(p for p in props if p not in results)
     if rest:
         deepest = max(depth, search_depth or depth)
         limits = {c.property: deepest if _findable(enc, c) else depth for c in group}
-        results.update(bmc_many(enc, rest, deepest, rlimit, progress, limits))
+        limits.update({prop: REACHABLE_DEPTH for prop in first.reachable})
+        results.update(bmc_many(enc, rest, max(limits.values()), rlimit, progress, limits))
+        results.update(_spacer_reachable(first, results))
     results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
                                         rlimit))
-    results.update(_by_induction(enc, results, certificate_rlimit))
-    results.update(_by_mirror(enc, results, mirror, certificate_rlimit))
-    results.update(_by_chc(enc, results, chc_properties, chc_rlimit, certificate_rlimit))
     summary = " ".join(f"{p}:{_short(results[p])}" for p in props)
     searched = [r.peak for r in results.values() if not isinstance(r, ProvedAllDepths)]
     proved = [r.peak for r in results.values() if isinstance(r, ProvedAllDepths)]
@@ -177,54 +182,19 @@ def _in_smaller_instance(
     return found
 
 
-BY_INDUCTION = ("S1",)
-"""Properties whose bounded proofs `_by_induction` tries to lift to all depths. Measured
-(report of issue 12): 1-induction without lemmas proves S1 wherever one identity names one
-content (no D7) in about a second; S3 and H1 fail k-induction for k = 1..3 with or without
-the inductive lemmas (the counterexamples to induction are unreachable states that no
-existing lemma excludes), so they are left to Spacer (`BY_CHC`)."""
-
-
-def _by_induction(enc: Encoding, results: dict[str, Result], rlimit: int) -> dict[str, Result]:
-    """Bounded proofs lifted to all depths by 1-induction (BMC's bound is the base case)."""
-    lifted: dict[str, Result] = {}
-    for prop, result in results.items():
-        if prop in BY_INDUCTION and isinstance(result, ProvedToBound) and result.bound >= 0:
-            proof = k_induction(enc, prop, 1, (), result.bound, rlimit)
-            if proof is not None:
-                lifted[prop] = proof
-    return lifted
-
-
-def _by_mirror(enc: Encoding, results: dict[str, Result], mode: str,
-               rlimit: int) -> dict[str, Result]:
-    """Bounded proofs of H1, S1, S3 lifted to all depths by the hand-written certificates of
-    `relational` (the shadow mirrors the receiver once it has taken the messages in flight;
-    for S1 of V2, the shadow agrees with the receiver where both hold an identity), where they
-    apply and `mode` wants them; a rejected certificate lifts nothing."""
-    props = tuple(p for p in BY_MIRROR if isinstance(results.get(p), ProvedToBound))
-    return {proof.property: proof for proof in relational_proofs(enc, props, mode, rlimit)}
-
-
-def _by_chc(enc: Encoding, results: dict[str, Result], properties: tuple[str, ...],
-            rlimit: int, certificate_rlimit: int) -> dict[str, Result]:
-    """Bounded proofs lifted to all depths by Spacer, its invariant re-checked
-    (`chc.chc_prove`). A query that runs out leaves the bounded proof; a bad state Spacer
-    finds reachable turns the cell undecided, saying so (BMC's bound had no violation, so
-    the violation is deeper: a finding to look at, never hidden behind the bounded proof)."""
-    lifted: dict[str, Result] = {}
-    for prop, result in results.items():
-        if prop not in properties or not isinstance(result, ProvedToBound) or enc.left_out:
-            continue
-        found = chc_prove(enc, prop, rlimit, certificate_rlimit)
-        if isinstance(found, ProvedAllDepths):
-            lifted[prop] = found
-        elif isinstance(found, Reachable):
-            lifted[prop] = Unknown(prop, result.bound, f"Spacer finds a state breaking {prop} "
-                                   f"reachable beyond BMC's bound {result.bound} (used "
-                                   f"{found.used} units; not decoded)", result.seconds,
-                                   found.used, result.peak)
-    return lifted
+def _spacer_reachable(first: FirstProofs, results: dict[str, Result]) -> dict[str, Result]:
+    """A property Spacer found reachable that BMC did not break within `REACHABLE_DEPTH`
+    (its queries ran out): undecided, saying so, never a bounded proof."""
+    said: dict[str, Result] = {}
+    for prop, used in first.reachable.items():
+        found = results[prop]
+        if isinstance(found, ProvedToBound | Unknown):
+            bmc = (f"none within {found.bound} steps" if isinstance(found, ProvedToBound)
+                   else f"none within {max(found.bound, 0)} steps, then {found.reason}")
+            said[prop] = Unknown(prop, max(found.bound, 0), f"Spacer finds a state breaking "
+                                 f"{prop} reachable (used {used} units); BMC found {bmc}",
+                                 found.seconds, peak=found.peak)
+    return said
 
 
 def run_cells(
