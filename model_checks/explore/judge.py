@@ -127,7 +127,9 @@ def _monitored(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
         for position, (action, target) in enumerate(graph.edges[index]):
             renaming = graph.renaming(index, position)
             after = graph.real_successor(index, position)
-            premise_met = premise_met or monitor.premise(before, action, after)
+            premise_met = premise_met or (
+                monitor.premise(before, action, after) if monitor.obligation is None
+                else monitor.obligation(before, action, after, memory))
             memory_after, reason = monitor.advance(config, before, action, after, memory)
             if reason is not None:
                 steps = [*_product_path(came, node), (action, None)]

@@ -45,6 +45,9 @@ class Monitor:
     rename: Callable[[Memory, dict[str, str]], Memory] = lambda memory, names: memory
     """The memory with its identities renamed (identity symmetry, `symmetry.py`): the
     default is for a memory that names no identity."""
+    obligation: Callable[[State, Action, State, Memory], bool] | None = None
+    """Where the premise depends on the monitor's memory: true on the steps at which the
+    property's conclusion is judged (used instead of `premise` in the product search)."""
 
 
 def _sent_message(
@@ -164,6 +167,17 @@ def _delivery_missed(before: State, action: Action, after: State) -> bool:
     return after.last_delivery is not None and bool(after.last_delivery.missed)
 
 
+def _watched_retry_delivered(
+    before: State, action: Action, after: State, watching: frozenset[int]
+) -> bool:
+    """L3 judges a step only where P1 takes a request whose miss it watches (no drift event
+    since): without such a step L3 cannot fail, whatever misses happen. V0's engine crashes
+    at its miss (the fault is absorbing), so no retry ever follows one there."""
+    if action.drift_event() is not None or not isinstance(action, P1Receive):
+        return False
+    return after.last_delivery is not None and after.last_delivery.message.rid in watching
+
+
 MONITORS: dict[str, Monitor] = {
     "L1": Monitor("L1", (frozenset(), frozenset()), _advance_l1, _takes_miss,
                   "no miss is reachable: P0 never takes a miss reply, so nothing is owed",
@@ -172,8 +186,9 @@ MONITORS: dict[str, Monitor] = {
                   "no miss is reachable: P0 never takes a miss reply, so no retry is answered",
                   rename=_rename_l2),
     "L3": Monitor("L3", frozenset(), _advance_l3, _delivery_missed,
-                  "no miss is reachable: P1 never reports an item missing, so no recovery is "
-                  "owed"),
+                  "no retry reaches P1 after a miss with no drift event in between (where P1 "
+                  "misses, the engine crashes or a drift event comes first), so no recovery "
+                  "is judged", obligation=_watched_retry_delivered),
 }
 """The trace properties judged by a monitor, by id. L4 is judged by graph analysis
 (`model_checks.explore.liveness`)."""

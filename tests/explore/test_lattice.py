@@ -178,7 +178,8 @@ def test_the_nightly_job_runs_a_lattice_phase(
 def test_v0_l1_to_l3_are_vacuous_everywhere_and_the_seed_is_checked() -> None:
     """V0 reports no miss (its engine crashes), so the search seeds L1-L3 as holding in every
     environment, with the reason, and the JSON says vacuous; every V0 exploration still
-    judges them: L1 and L2 come out vacuous (no miss reply is ever taken) and nothing breaks.
+    judges them: L1 and L2 come out vacuous (no miss reply is ever taken), L3 too (no retry
+    follows a miss), and nothing breaks.
     V1, which reports misses, gets no such seed."""
     sources = ("D1", "D10")
     request = LatticeRequest(("V0", "V1"), sources, max_size=2, processes=1)
@@ -195,6 +196,20 @@ def test_v0_l1_to_l3_are_vacuous_everywhere_and_the_seed_is_checked() -> None:
     graph = build(lattice_config(variant_named("V0"), ("D1", "D10"), LatticeShape()))
     judged = {j.property_id: j.status for j in judge_all(graph, with_lemmas=False)}
     assert judged["L1"] is Status.VACUOUS and judged["L2"] is Status.VACUOUS
+    assert judged["L3"] is Status.VACUOUS  # P1 misses under D1, but the engine crashes there
+
+
+def test_l3_is_vacuous_only_where_no_retry_follows_a_watched_miss() -> None:
+    """The per-cell explorer and the lattice agree on V0's L3: P1 does miss under D1, yet no
+    retry ever reaches P1 after the miss (V0's engine crashes at it), so L3 is vacuous, not
+    proved. The vacuity check can fail: V1 under D1 retries after its misses, and L3 is
+    judged there (proved, with its product's states)."""
+    for variant, expected in (("V0", Status.VACUOUS), ("V1", Status.PROVED)):
+        graph = build(lattice_config(variant_named(variant), ("D1",), LatticeShape()))
+        judged = {j.property_id: j for j in judge_all(graph, with_lemmas=False)}
+        assert judged["L3"].status is expected, (variant, judged["L3"].reason)
+        if expected is Status.VACUOUS:
+            assert "no retry reaches P1 after a miss" in judged["L3"].reason
 
 
 def test_a_seed_contradicted_by_an_exploration_is_a_defect() -> None:
