@@ -35,7 +35,12 @@ from model_checks.explore.cells import (
     CellOutcome,
     run_jobs,
 )
-from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES
+from model_checks.explore.instance import (
+    CI_LARGE_SHAPES,
+    CI_SHAPES,
+    NIGHTLY_SHAPES,
+    shapes_for,
+)
 from model_checks.explore.lattice_command import add_lattice_arguments, run_lattice
 from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Expectation
 from model_checks.records import Verdict, VerdictRecord, read_records, write_records
@@ -46,9 +51,11 @@ EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 HELP = ("explore every reachable state of a small instance per matrix cell: shortest "
         "counterexamples, proofs for the instance at all depths, vacuous properties")
 
-PROFILES = {"ci": (30_000, CI_SHAPES), "nightly": (2_000_000, NIGHTLY_SHAPES)}
+PROFILES = {"ci": (30_000, CI_SHAPES, CI_LARGE_SHAPES),
+            "nightly": (2_000_000, NIGHTLY_SHAPES, NIGHTLY_SHAPES)}
 """Per profile: the state limit per graph (a resource limit: verdicts never depend on the
-clock) and the instances to try, largest first."""
+clock), the instances to try, largest first, and those for the largest environments
+(`instance.shapes_for`)."""
 
 MARK = {Verdict.COUNTEREXAMPLE: "x", Verdict.PROVED: "P", Verdict.VACUOUS: "v",
         Verdict.UNKNOWN: "?", Verdict.HOLDS: "ok"}
@@ -142,8 +149,9 @@ def explore_matrix(
     args: argparse.Namespace,
     others: list[VerdictRecord] | None = None,
 ) -> int:
-    limit, shapes = PROFILES[args.profile]
-    jobs = [CellJob(variant_named(v), e, args.out, limit, shapes) for v, e in cells]
+    limit, shapes, large = PROFILES[args.profile]
+    jobs = [CellJob(variant_named(v), e, args.out, limit, shapes_for(e, shapes, large))
+            for v, e in cells]
     started = time.perf_counter()
     outcomes = run_jobs(jobs, args.processes, args.dask)
     records = [r for o in outcomes for r in o.records]

@@ -34,6 +34,8 @@ from model_checks.explore.symmetry import (
     canonical_identities,
     concrete_actions,
     interchangeable,
+    inverse,
+    rename_state,
 )
 from spec import Action, Config, State, enabled, initial
 
@@ -68,6 +70,7 @@ class Graph:
     max_states: int = 2_000_000
     renamings: list[list[Renaming | None]] = field(default_factory=list)
     via_renaming: list[Renaming | None] = field(default_factory=list)
+    _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
 
     @property
     def diameter(self) -> int:
@@ -89,6 +92,20 @@ class Graph:
     def renaming(self, index: int, position: int) -> Renaming | None:
         """The identity renaming of edge `position` of state `index` (None: none)."""
         return self.renamings[index][position] if self.symmetric else None
+
+    def real_successor(self, index: int, position: int) -> State:
+        """The successor edge `position` of state `index` reaches, in state `index`'s names:
+        its target with the edge's identity renaming undone (memoised: every monitor's
+        product search crosses the same edges)."""
+        target = self.edges[index][position][1]
+        renaming = self.renaming(index, position)
+        if renaming is None:
+            return self.states[target]
+        key = (target, renaming)
+        real = self._undone.get(key)
+        if real is None:
+            real = self._undone[key] = rename_state(self.states[target], inverse(renaming))
+        return real
 
 
 def build(

@@ -39,6 +39,21 @@ identity (a, with D7's two contents, D5's two front ends, clears, restarts and r
 the largest environments (eight sources and more), whose graphs at two identities exceed the
 limit."""
 NIGHTLY_SHAPES = (Shape(3), Shape(3, 2), Shape(2), Shape(2, 2), Shape(2, 1), Shape(2, 1, 1))
+LARGE_ENVIRONMENT = 8
+"""Environments of at least this many drift sources start, in the CI profile, at one item per
+request (`shapes_for`)."""
+CI_LARGE_SHAPES = (Shape(2, 1), Shape(2, 1, 1))
+"""The CI profile's instances for the largest environments. Measured (issue-11P, every cell of
+D3+D4+D5+D7+D8+D9+D10+D11 and of every source, V0-V3): the state limit cut `Shape(2)` and
+`Shape(2, 2)` before any counterexample (all 28 counterexamples came from `Shape(2, 1)`, the rest
+was decided on `Shape(2, 1, 1)`), so trying them first only spent 60,000 states per cell."""
+
+
+def shapes_for(environment: tuple[str, ...], shapes: tuple[Shape, ...],
+               large: tuple[Shape, ...]) -> tuple[Shape, ...]:
+    """The instances to try for one environment: `large` for the largest environments,
+    `shapes` otherwise (a function of the query only, never of the machine)."""
+    return large if len(environment) >= LARGE_ENVIRONMENT else shapes
 
 
 def explore_config(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor
-from model_checks.explore.symmetry import Renaming, concrete_actions, inverse, rename_state
+from model_checks.explore.symmetry import Renaming, concrete_actions
 from spec import Action, Property, Trace, lemmas, registry, run
 
 
@@ -126,9 +126,7 @@ def _monitored(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
         before = graph.states[index]
         for position, (action, target) in enumerate(graph.edges[index]):
             renaming = graph.renaming(index, position)
-            after = graph.states[target]
-            if renaming is not None:
-                after = rename_state(after, inverse(renaming))
+            after = graph.real_successor(index, position)
             premise_met = premise_met or monitor.premise(before, action, after)
             memory_after, reason = monitor.advance(config, before, action, after, memory)
             if reason is not None:

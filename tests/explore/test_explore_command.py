@@ -95,3 +95,14 @@ def test_a_property_undecided_on_a_cut_graph_is_decided_on_the_next_instance(
     assert by_prop["S3"].verdict is Verdict.PROVED
     assert "identities a; budget 2; 1 requests" in by_prop["S3"].detail
     assert outcome.configs["S3"] != outcome.configs["H1"]
+
+
+def test_the_largest_environments_start_at_one_item_per_request() -> None:
+    from model_checks.explore.command import PROFILES
+    from model_checks.explore.instance import CI_LARGE_SHAPES, CI_SHAPES, shapes_for
+
+    _, shapes, large = PROFILES["ci"]
+    every = tuple(f"D{i}" for i in range(1, 12))
+    assert shapes_for(every, shapes, large) == CI_LARGE_SHAPES
+    assert shapes_for(("D3", "D7", "D9", "D11"), shapes, large) == CI_SHAPES
+    assert all(s.max_items == 1 for s in CI_LARGE_SHAPES)
