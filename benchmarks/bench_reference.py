@@ -2,7 +2,8 @@
 
 Not a test: timings depend on the machine. Everything is measured in one run, in interleaved
 rounds, as this thread's CPU time (``time.thread_time_ns``: preemption by other processes is
-not counted, their pressure on the CPU caches is), so the ratios compare like with like. Run from the repository root:
+not counted, their pressure on the CPU caches is), so the ratios compare like with like. Run
+from the repository root:
 
     python benchmarks/bench_reference.py [--items N] [--repeats R]
 
