@@ -31,6 +31,20 @@ QUESTIONS_END = "<!-- end of the lattice answer -->"
 QUOTED = ("H1", "S1", "S3")
 
 
+def _produced_by(entry: dict[str, Any]) -> str:
+    """The command that wrote the committed JSON: its profile is the one whose search depth
+    and state limit the JSON records (`explore --lattice --profile`)."""
+    from model_checks.explore.lattice_command import LATTICE_PROFILES
+
+    shape = (entry["max_size"], entry["max_states"])
+    for profile, settings in LATTICE_PROFILES.items():
+        if settings == shape:
+            flag = "" if profile == "ci" else f" --profile {profile}"
+            return f"`{LATTICE_COMMAND}{flag}` (the {profile} lattice profile)"
+    raise LatticeFileError(f"{LATTICE}: no lattice profile searches {shape[0]} sources with "
+                           f"{shape[1]:,} states per exploration")
+
+
 class LatticeFileError(SnapshotError):
     """The committed lattice result cannot be read; the message is one line saying why."""
 
@@ -108,8 +122,8 @@ def lattice_page(entries: list[dict[str, Any]]) -> str:
         "\"holds under every environment\". Answers BRIEF section 8, question 7; "
         "`docs/questions.md` section 1 quotes it. How it is searched and why it may prune by "
         "monotonicity: `docs/explore.md`, section \"The drift lattice\".", "",
-        f"Produced by `{LATTICE_COMMAND}` (the ci lattice profile) and rendered from its "
-        "JSON by `python -m model_checks docs`.", "",
+        f"Produced by {_produced_by(first)} and rendered from its JSON by "
+        "`python -m model_checks docs`.", "",
         f"- Drift sources searched: {'+'.join(first['sources'])}; every environment of at "
         f"most {first['max_size']} sources searched bottom-up, the one with every source on "
         f"first; at most {first['max_states']:,} states per exploration (a resource limit).",

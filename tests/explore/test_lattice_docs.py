@@ -81,3 +81,17 @@ def test_an_unreadable_lattice_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / lat.LATTICE).write_text("{not json")
     with pytest.raises(lat.LatticeFileError, match="unreadable lattice result"):
         lat.load(tmp_path)
+
+
+def test_the_page_names_the_profile_that_wrote_the_json() -> None:
+    """The page's command is the one whose profile searched the committed JSON's depth and
+    state limit; a JSON no profile writes is an error, not a guessed command."""
+    from model_checks.explore.lattice_command import LATTICE_PROFILES
+
+    size, states = LATTICE_PROFILES["nightly"]
+    nightly = lat._produced_by({"max_size": size, "max_states": states})
+    assert "--profile nightly` (the nightly lattice profile)" in nightly
+    size, states = LATTICE_PROFILES["ci"]
+    assert "--profile" not in lat._produced_by({"max_size": size, "max_states": states})
+    with pytest.raises(lat.LatticeFileError, match="no lattice profile"):
+        lat._produced_by({"max_size": 7, "max_states": 5})
