@@ -8,10 +8,14 @@ so that an environment says exactly which drift a run contains.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from spec.drift import Drift
 from spec.variants import V3, Variant
+
+_T = TypeVar("_T")
 
 
 class InvalidConfiguration(ValueError):
@@ -73,10 +77,23 @@ class Config:
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
 
+    _derived: dict[str, object] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
+
     def __post_init__(self) -> None:
         _validate(self)
         for item in self.sizes:
             self._size_table[item.content] = item
+
+    def derived(self, key: str, compute: Callable[[Config], _T]) -> _T:
+        """`compute(self)`, computed once per configuration object: tables that depend on the
+        configuration alone (which actions exist at all, which requests are well formed),
+        which every step would otherwise rebuild. `key` names the table; each key must
+        always be used with the same `compute`."""
+        if key not in self._derived:
+            self._derived[key] = compute(self)
+        return cast(_T, self._derived[key])
 
     def enables(self, drift: Drift) -> bool:
         return drift in self.environment

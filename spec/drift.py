@@ -28,6 +28,8 @@ class Drift(enum.Enum):
     def __repr__(self) -> str:
         return f"Drift.{self.name}"
 
+    __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
+
     @property
     def title(self) -> str:
         return _TITLES[self]

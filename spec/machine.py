@@ -7,8 +7,6 @@ died. Every step clears `last_delivery`; only P1's receive sets it again.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from spec.config import Config
 from spec.state import State, initial_state
 from spec.transitions import ACTION_TYPES, Action, InvalidAction
@@ -28,11 +26,15 @@ def enabled(config: Config, state: State) -> list[Action]:
     if state.fault is not None:
         return []
     found: list[Action] = []
-    for action_type in ACTION_TYPES:
-        for action in action_type.candidates(config, state):
-            if action.available(config) and action.guard(config, state):
-                found.append(action)
+    for action_type in config.derived("available_types", _available_types):
+        found += action_type.enabled_instances(config, state)
     return found
+
+
+def _available_types(config: Config) -> tuple[type[Action], ...]:
+    """The action classes the environment enables at all (`Action.available` reads only the
+    class's `requires`), in `ACTION_TYPES` order."""
+    return tuple(t for t in ACTION_TYPES if t.requires is None or config.enables(t.requires))
 
 
 def step(config: Config, state: State, action: Action) -> State:
@@ -40,7 +42,8 @@ def step(config: Config, state: State, action: Action) -> State:
     if not is_enabled(config, state, action):
         why = _why_not(config, state, action)
         raise InvalidAction(f"{action!r} is not enabled in this state ({why})")
-    return action.apply(config, replace(state, last_delivery=None))
+    cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
+    return action.apply(config, cleared)
 
 
 def _why_not(config: Config, state: State, action: Action) -> str:

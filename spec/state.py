@@ -14,10 +14,19 @@ for checkers to deduplicate.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from spec.config import Content
 from spec.lru import Lru
+
+
+class _Keep(enum.Enum):
+    """The default of an `evolve` argument whose field may legitimately be set to None."""
+
+    KEEP = "keep"
+
+
+KEEP = _Keep.KEEP
 
 
 class Stage(enum.Enum):
@@ -32,6 +41,10 @@ class Stage(enum.Enum):
     def __repr__(self) -> str:
         return f"Stage.{self.name}"
 
+    # Members are singletons, so identity is equality: hash by identity, in C, rather than
+    # Enum's own Python-level hash of the name (states hash their requests' stages often).
+    __hash__ = object.__hash__
+
 
 class Outcome(enum.Enum):
     """How a request attempt ended."""
@@ -44,6 +57,8 @@ class Outcome(enum.Enum):
 
     def __repr__(self) -> str:
         return f"Outcome.{self.name}"
+
+    __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
 
     @property
     def final_for_client(self) -> bool:
@@ -58,6 +73,8 @@ class FaultKind(enum.Enum):
 
     def __repr__(self) -> str:
         return f"FaultKind.{self.name}"
+
+    __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +156,28 @@ class Request:
     missed: tuple[str, ...] = ()
     work: P0Work | None = None
 
+    def evolve(
+        self,
+        *,
+        items: tuple[ClientItem, ...] | None = None,
+        stage: Stage | None = None,
+        outcome: Outcome | _Keep | None = KEEP,
+        missed: tuple[str, ...] | None = None,
+        work: P0Work | _Keep | None = KEEP,
+    ) -> Request:
+        """This request with the given fields changed (`dataclasses.replace` without its
+        per-call introspection: a step's hot path)."""
+        return Request(
+            self.rid,
+            self.front_end,
+            self.items if items is None else items,
+            self.retries,
+            self.stage if stage is None else stage,
+            self.outcome if isinstance(outcome, _Keep) else outcome,
+            self.missed if missed is None else missed,
+            self.work if isinstance(work, _Keep) else work,
+        )
+
     def version_of(self, identity: str) -> int:
         for item in self.items:
             if item.identity == identity:
@@ -198,6 +237,35 @@ class State:
     fault: Fault | None = None
     other_receivers: tuple[Lru, ...] = ()
 
+    def evolve(
+        self,
+        *,
+        shadows: tuple[Lru, ...] | None = None,
+        receiver: Lru | None = None,
+        processings: tuple[Processing, ...] | None = None,
+        requests: tuple[Request, ...] | None = None,
+        to_engine: tuple[Message, ...] | None = None,
+        to_front_end: tuple[Reply, ...] | None = None,
+        reset_pending: bool | None = None,
+        last_delivery: Delivery | _Keep | None = KEEP,
+        fault: Fault | _Keep | None = KEEP,
+        other_receivers: tuple[Lru, ...] | None = None,
+    ) -> State:
+        """This state with the given fields changed: `dataclasses.replace`, typed the same
+        way, without its per-call introspection (every step builds a state or several)."""
+        return State(
+            self.shadows if shadows is None else shadows,
+            self.receiver if receiver is None else receiver,
+            self.processings if processings is None else processings,
+            self.requests if requests is None else requests,
+            self.to_engine if to_engine is None else to_engine,
+            self.to_front_end if to_front_end is None else to_front_end,
+            self.reset_pending if reset_pending is None else reset_pending,
+            self.last_delivery if isinstance(last_delivery, _Keep) else last_delivery,
+            self.fault if isinstance(fault, _Keep) else fault,
+            self.other_receivers if other_receivers is None else other_receivers,
+        )
+
     def receivers(self) -> tuple[Lru, ...]:
         """Every engine's receiver, engine 0 first."""
         return (self.receiver, *self.other_receivers)
@@ -207,14 +275,14 @@ class State:
 
     def with_receiver(self, engine: int, receiver: Lru) -> State:
         if engine == 0:
-            return replace(self, receiver=receiver)
+            return self.evolve(receiver=receiver)
         others = list(self.other_receivers)
         others[engine - 1] = receiver
-        return replace(self, other_receivers=tuple(others))
+        return self.evolve(other_receivers=tuple(others))
 
     def without_receivers(self) -> State:
         """Every engine's receiver emptied."""
-        return replace(self, receiver=(), other_receivers=((),) * len(self.other_receivers))
+        return self.evolve(receiver=(), other_receivers=((),) * len(self.other_receivers))
 
     def queue_of(self, engine: int) -> tuple[int, ...]:
         """Indices into `to_engine` of the messages routed to `engine`, oldest first: each
@@ -222,14 +290,12 @@ class State:
         return tuple(i for i, m in enumerate(self.to_engine) if m.engine == engine)
 
     def with_request(self, request: Request) -> State:
-        requests = list(self.requests)
-        requests[request.rid] = request
-        return replace(self, requests=tuple(requests))
+        rid = request.rid
+        return self.evolve(requests=(*self.requests[:rid], request, *self.requests[rid + 1 :]))
 
     def with_shadow(self, front_end: int, shadow: Lru) -> State:
-        shadows = list(self.shadows)
-        shadows[front_end] = shadow
-        return replace(self, shadows=tuple(shadows))
+        shadows = self.shadows
+        return self.evolve(shadows=(*shadows[:front_end], shadow, *shadows[front_end + 1 :]))
 
     def unfinished(self) -> int:
         return sum(1 for r in self.requests if r.stage is not Stage.DONE)

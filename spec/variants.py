@@ -27,6 +27,8 @@ class LruFlaw(enum.Enum):
     def __repr__(self) -> str:
         return f"LruFlaw.{self.name}"
 
+    __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
+
 
 class MissHandling(enum.Enum):
     """What P1 does when a reference (data=None) finds nothing usable."""
@@ -40,6 +42,8 @@ class MissHandling(enum.Enum):
 
     def __repr__(self) -> str:
         return f"MissHandling.{self.name}"
+
+    __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
 
 
 @dataclass(frozen=True, slots=True)

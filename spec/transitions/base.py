@@ -43,6 +43,13 @@ class Action:
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         raise NotImplementedError
 
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        """The candidates whose guard holds, in candidate order (`spec.enabled` lists these for
+        each available class). A class may override it with a faster enumeration of exactly
+        the same actions (`tests/spec/test_spec_machine.py` compares the two)."""
+        return (action for action in cls.candidates(config, state) if action.guard(config, state))
+
     def drift_event(self) -> Drift | None:
         """The drift source this particular step exercises, if any (used by L3's monitor)."""
         return self.drift
@@ -69,3 +76,4 @@ class Action:
 
     def available(self, config: Config) -> bool:
         return self.requires is None or config.enables(self.requires)
+

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from spec.config import Config
 from spec.drift import Drift
@@ -49,15 +49,14 @@ class Submit(Action):
     def guard(self, config: Config, state: State) -> bool:
         return (
             0 <= self.front_end < config.front_ends
-            and len(state.requests) < config.max_requests
-            and state.unfinished() < config.max_in_flight
+            and _may_submit(config, state)
             and well_formed(config, self.items)
             and request_fits_unless_d8(config, self.items)
         )
 
     def apply(self, config: Config, state: State) -> State:
         request = Request(len(state.requests), self.front_end, self.items)
-        return replace(state, requests=(*state.requests, request))
+        return state.evolve(requests=(*state.requests, request))
 
     def drift_event(self) -> Drift | None:
         return Drift.D7 if any(i.version > 0 for i in self.items) else None
@@ -71,12 +70,35 @@ class Submit(Action):
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
-        full = len(state.requests) >= config.max_requests
-        if full or state.unfinished() >= config.max_in_flight:
-            return
-        for items in all_requests(config):
-            for front_end in range(config.front_ends):
-                yield cls(items, front_end)
+        if _may_submit(config, state):
+            for items in all_requests(config):
+                for front_end in range(config.front_ends):
+                    yield cls(items, front_end)
+
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        # The guard's other conjuncts read the configuration alone: decided once per
+        # configuration (`_submittable`) instead of once per candidate and state.
+        if _may_submit(config, state):
+            yield from config.derived("submittable", _submittable)
+
+
+def _may_submit(config: Config, state: State) -> bool:
+    """The state's half of `Submit.guard`: a request left to submit, and room in flight."""
+    return (
+        len(state.requests) < config.max_requests
+        and state.unfinished() < config.max_in_flight
+    )
+
+
+def _submittable(config: Config) -> tuple[Submit, ...]:
+    """The configuration's half of `Submit.guard`: the candidates it admits, in order."""
+    return tuple(
+        Submit(items, front_end)
+        for items in all_requests(config)
+        for front_end in range(config.front_ends)
+        if well_formed(config, items) and request_fits_unless_d8(config, items)
+    )
 
 
 def all_requests(config: Config) -> Iterator[tuple[ClientItem, ...]]:
@@ -109,7 +131,7 @@ class Retry(Action):
 
     def apply(self, config: Config, state: State) -> State:
         request = state.requests[self.rid]
-        items = tuple(replace(i, has_data=True) for i in request.items)
+        items = tuple(ClientItem(i.identity, i.version, True) for i in request.items)
         attempt = Request(request.rid, request.front_end, items, request.retries + 1)
         return state.with_request(attempt)
 

@@ -4,7 +4,7 @@ and the protocol's own synchronised clear of both sides."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from spec.config import Config
 from spec.drift import Drift
@@ -41,7 +41,7 @@ class ClearBoth(Action):
         return idle and not state.to_engine and not state.reset_pending
 
     def apply(self, config: Config, state: State) -> State:
-        return replace(state, shadows=((),) * config.front_ends).without_receivers()
+        return state.evolve(shadows=((),) * config.front_ends).without_receivers()
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
@@ -64,6 +64,10 @@ class _ReceiverWipe(Action):
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         return (cls(e) for e in range(config.engines))
+
+    # Every candidate passes the guard (which restates what `candidates` selects, for actions
+    # built elsewhere): the enabled instances are the candidates themselves.
+    enabled_instances = candidates
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +116,7 @@ class P0ClearForReset(Action):
         return 0 <= self.front_end < config.front_ends and not state.reset_pending
 
     def apply(self, config: Config, state: State) -> State:
-        return replace(_clear_shadow(state, self.front_end), reset_pending=True)
+        return _clear_shadow(state, self.front_end).evolve(reset_pending=True)
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
@@ -132,7 +136,7 @@ class P1Reset(Action):
         return state.reset_pending
 
     def apply(self, config: Config, state: State) -> State:
-        return replace(state.without_receivers(), reset_pending=False)
+        return state.without_receivers().evolve(reset_pending=False)
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:

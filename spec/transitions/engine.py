@@ -14,7 +14,7 @@ Items that did not miss stay cached either way.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from spec import lru
 from spec.config import Config
@@ -69,8 +69,7 @@ def deliver(config: Config, state: State, message: Message) -> State:
         for i, w in enumerate(message.items)
     )
     reply = Reply(message.rid, message.front_end, ())
-    return replace(
-        state,
+    return state.evolve(
         to_front_end=(*state.to_front_end, reply),
         last_delivery=Delivery(message, served, ()),
     )
@@ -96,12 +95,12 @@ def resolve_payload(
 
 def _report_miss(config: Config, state: State, message: Message, missed: tuple[str, ...]) -> State:
     delivery = Delivery(message, (), missed)
-    state = replace(state, last_delivery=delivery)
+    state = state.evolve(last_delivery=delivery)
     if not config.variant.reports_misses:
         detail = f"P1: no data and no cached item for {', '.join(map(repr, missed))}"
-        return replace(state, fault=Fault(FaultKind.ENGINE_CRASH, detail))
+        return state.evolve(fault=Fault(FaultKind.ENGINE_CRASH, detail))
     reply = Reply(message.rid, message.front_end, config.variant.reported(missed))
-    return replace(state, to_front_end=(*state.to_front_end, reply))
+    return state.evolve(to_front_end=(*state.to_front_end, reply))
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +126,12 @@ class P1Receive(Action):
         at = state.queue_of(self.engine)[self.index]
         message = state.to_engine[at]
         rest = state.to_engine[:at] + state.to_engine[at + 1 :]
-        state = replace(state, to_engine=rest)
+        state = state.evolve(to_engine=rest)
         try:
             return deliver(config, state, message)
         except lru.EvictionHang as hang:
             where = "P1" if config.engines == 1 else f"P1 (engine {self.engine})"
-            return replace(state, fault=Fault(FaultKind.HANG, f"{where}: {hang}"))
+            return state.evolve(fault=Fault(FaultKind.HANG, f"{where}: {hang}"))
 
     def drift_event(self) -> Drift | None:
         return Drift.D1 if self.index > 0 else None
@@ -141,3 +140,10 @@ class P1Receive(Action):
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         for engine in range(config.engines):
             yield from (cls(i, engine) for i in range(len(state.queue_of(engine))))
+
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        if config.enables(Drift.D1):
+            return cls.candidates(config, state)
+        # In order: each engine takes only the oldest message of its queue.
+        return (cls(0, e) for e in range(config.engines) if state.queue_of(e))

@@ -155,3 +155,51 @@ def test_p0_assertion_fails_its_request_only_and_the_system_goes_on() -> None:
     assert not state.to_engine and [e.identity for e in state.receiver] == ["a"]
     assert by_id("S3").check_state(config, state)
     assert Submit((b,)) in enabled(config, state)
+
+
+def _reference_enabled(config: Config, state: State) -> list[spec.Action]:
+    """`enabled` by its definition: every candidate of every class, kept where available and
+    guarded (what the per-class fast paths must reproduce, in the same order)."""
+    if state.fault is not None:
+        return []
+    return [a for t in ACTION_TYPES for a in t.candidates(config, state)
+            if a.available(config) and a.guard(config, state)]
+
+
+def _enabled_differences(configs: list[Config], seeds: range) -> list[str]:
+    found = []
+    for config in configs:
+        for seed in seeds:
+            trace = random_walk(config, seed, length=25)
+            for state in (trace.initial, *(s.state for s in trace.steps)):
+                fast, slow = enabled(config, state), _reference_enabled(config, state)
+                if fast != slow:
+                    found.append(f"{config.environment}: {fast!r} != {slow!r}")
+    return found
+
+
+_FAST_PATH_CONFIGS = [
+    all_drift_config(V2),
+    all_drift_config(V3),
+    Config(variant=V2, max_items=2),  # no D1: P1 takes only the oldest message
+    Config(variant=V2, environment=frozenset({Drift.D1}), max_items=1),  # D1 alone
+    Config(variant=V3, environment=frozenset({Drift.D5}), engines=2),  # the router
+    Config(variant=V3, environment=frozenset({Drift.D1, Drift.D5, Drift.D6}), engines=2),
+]
+
+
+def test_enabled_fast_paths_list_exactly_the_guarded_candidates() -> None:
+    """`enabled` uses per-class fast paths (`Action.enabled_instances`) and per-configuration
+    tables; on random walks of several configurations it lists what the definition lists."""
+    assert _enabled_differences(_FAST_PATH_CONFIGS, range(12)) == []
+
+
+def test_the_fast_path_comparison_catches_a_wrong_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Known-bad: a fast path that forgets P1's reordered deliveries (D1) is caught."""
+    def oldest_only(config: Config, state: State) -> list[spec.Action]:
+        return [P1Receive(0)] if state.to_engine else []
+
+    monkeypatch.setattr(P1Receive, "enabled_instances", oldest_only)
+    assert _enabled_differences(_FAST_PATH_CONFIGS[3:4], range(12)) != []
