@@ -50,7 +50,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from spec import Config, Drift, Kind, State, Trace, by_id, initial, is_enabled, step
+from spec import Config, Drift, Kind, State, Trace, by_id, initial, step
 from spec.fairness import FairnessBoundExceeded, drive_to_quiescence
 from spec.state import ClientItem
 from spec.trace import Step
@@ -294,11 +294,10 @@ def _enabled_cheaply(config: Config, state: State) -> list[Action]:
     for action_type in ACTION_TYPES:
         if not _available(action_type, config):
             continue
-        for action in action_type.candidates(config, state):
-            if is_enabled(config, state, action):
-                found.append(action)
-                if action_type is Submit:
-                    break
+        for action in action_type.enabled_instances(config, state):
+            found.append(action)
+            if action_type is Submit:
+                break
     return found
 
 

@@ -76,6 +76,10 @@ class Property:
 
 _DECLARED: dict[str, Property] = {}
 _LEMMAS: dict[str, Property] = {}
+_ORDERED: dict[str, tuple[Property, ...]] = {}
+"""`registry()` and `lemmas()` as computed, until the next declaration (checkers ask for
+them at every step)."""
+_BY_ID: dict[str, Property] = {}
 
 
 def _statement(function: Callable[..., object], prop_id: str) -> str:
@@ -93,6 +97,8 @@ def _record(prop: Property) -> None:
     if prop.id in table:
         raise InvalidDefinition(f"property id {prop.id} is declared twice; give each an own id")
     table[prop.id] = prop
+    _ORDERED.clear()
+    _BY_ID.clear()
 
 
 def state_property(prop_id: str, title: str, kind: Kind) -> Callable[[StateCheck], StateCheck]:
@@ -126,8 +132,12 @@ def registry() -> tuple[Property, ...]:
     """Every declared property, ordered by id (S, H, L families in numeric order)."""
     from spec.properties import liveness, safety  # noqa: F401  (declaring imports)
 
-    order = {"S": 0, "H": 1, "L": 2}
-    return tuple(sorted(_DECLARED.values(), key=lambda p: (order[p.id[0]], int(p.id[1:]))))
+    ordered = _ORDERED.get("registry")
+    if ordered is None:
+        order = {"S": 0, "H": 1, "L": 2}
+        ordered = tuple(sorted(_DECLARED.values(), key=lambda p: (order[p.id[0]], int(p.id[1:]))))
+        _ORDERED["registry"] = ordered
+    return ordered
 
 
 def lemmas() -> tuple[Property, ...]:
@@ -137,12 +147,16 @@ def lemmas() -> tuple[Property, ...]:
     `registry()` lists the properties themselves."""
     from spec.properties import lemmas as _  # noqa: F401  (declaring import)
 
-    return tuple(sorted(_LEMMAS.values(), key=lambda p: int(p.id[1:])))
+    ordered = _ORDERED.get("lemmas")
+    if ordered is None:
+        ordered = _ORDERED["lemmas"] = tuple(sorted(_LEMMAS.values(), key=lambda p: int(p.id[1:])))
+    return ordered
 
 
 def by_id(prop_id: str) -> Property:
-    for prop in (*registry(), *lemmas()):
-        if prop.id == prop_id:
-            return prop
+    if not _BY_ID:
+        _BY_ID.update((prop.id, prop) for prop in (*registry(), *lemmas()))
+    if prop_id in _BY_ID:
+        return _BY_ID[prop_id]
     known = ", ".join(p.id for p in registry())
     raise KeyError(f"unknown property {prop_id!r}, expected one of {known}")
