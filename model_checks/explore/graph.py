@@ -1,12 +1,27 @@
 """The reachable state graph of one configuration, built breadth-first over the spec itself.
 
-`build` calls `spec.enabled` and `spec.step` and nothing else to move; states are numbered in
-the order breadth-first search discovers them, so state i's depth is never below state j's
-for i > j, and the parent pointers give a shortest path to every state. States are kept
-whole in one dictionary (frozen, hashable dataclasses; Python's salted `hash` is fine inside
-one process, and nothing here crosses a process boundary: a worker builds and judges a whole
-graph and returns records). `fingerprint` is the stable digest used where a state must be
-named across processes or runs.
+`build` calls `spec.enabled` and the spec's step and nothing else to move; states are
+numbered in the order breadth-first search discovers them, so state i's depth is never below
+state j's for i > j, and the parent pointers give a shortest path to every state.
+
+Representation (TLC's): the graph keeps no states. The visited set maps each state's 64-bit
+fingerprint to its number while the search runs (Python's `hash` of the frozen state: salted
+per process, which is fine because the set never leaves the process; a worker builds and
+judges a whole graph and returns records), and is dropped when the search ends. What stays is
+flat arrays: per state its fingerprint, depth, parent and the action of the tree edge; per
+edge its target and action, in `enabled`'s order (compressed sparse rows, `edge_start`);
+actions and identity renamings are interned in one table each and named by their index. A
+state is rebuilt when a reader asks for it by re-running the spec along the stored action
+path (`states`, a read-only sequence: iteration regenerates every state once, in order,
+keeping only the states whose children are still to come; indexing replays from the nearest
+ancestor it remembers), and every rebuilt state is checked against its stored fingerprint.
+`build(keep_states=True)`, the default, also holds the states the search made, for the judge,
+which reads every state many times; `release_states` drops them. A lean search
+(`keep_states=False`) holds only its frontier, and the judge then rebuilds every state once
+and holds them while it judges (`holding_states`).
+Distinct states whose fingerprints collide would be merged: with n states the chance is below
+n^2 / 2^65 (about 3e-8 at a million states), TLC's own trade; `fingerprint` is the stable
+digest used where a state must be named across processes or runs.
 
 A resource limit (`max_states`), never a clock, bounds the search: a graph that hits it is
 marked incomplete, and nothing built on it is reported as proved.
@@ -14,7 +29,7 @@ marked incomplete, and nothing built on it is reported as proved.
 Two reductions apply when `reduce` is set: processing renaming (`canonical.py`) and identity
 symmetry (`symmetry.py`, only where some identities are interchangeable). The second moves
 identities, which actions name, so the graph keeps per edge the renaming it applied
-(`renamings`, `via_renaming`) and `path_to` maps every path back to the unreduced spec.
+(`renaming`) and `path_to` maps every path back to the unreduced spec.
 
 The inner loop calls `action.apply` on the state with its last delivery cleared, computed once
 per state, instead of `spec.step` per action: `step` is exactly "check `is_enabled`, then
@@ -25,11 +40,17 @@ it lists (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_st
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+import itertools
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import overload
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.symmetry import (
+    Groups,
     Renaming,
     canonical_identities,
     concrete_actions,
@@ -49,115 +70,385 @@ class StateLimitExceeded(Exception):
     """The graph has more states than the resource limit allows."""
 
 
+class RegenerationDiverged(AssertionError):
+    """A state rebuilt along its stored path does not have the fingerprint it was stored
+    with: a defect (the spec or a reduction is not deterministic), never a verdict."""
+
+
+_CACHED_STATES = 4096
+"""How many states random access (`states[i]`) remembers, to replay from near ancestors."""
+
+
 @dataclass
 class Graph:
-    """states[i]: the (reduced) state i; depth[i]; parent[i] and via[i]: the predecessor and
-    the action of a shortest path (-1 and None for the initial state 0); edges[i]: every
-    (action, successor) of state i, in `enabled`'s order, the action as taken from state i;
-    under identity symmetry, renamings[i][k] is the identity renaming that maps edge k's real
-    successor onto states[target] (None: none), and via_renaming[i] that of the tree edge."""
+    """The explored graph, stored as flat arrays (see the module docstring).
+
+    depth[i]; parent[i]: the predecessor on a shortest path (-1 for the initial state 0);
+    via[i]: the action of that tree edge, as taken from the parent (None for state 0);
+    edges[i]: every (action, target) of state i, in `enabled`'s order; `renaming(i, k)`:
+    under identity symmetry, the identity renaming that maps edge k's real successor onto
+    the stored target (None: none); `states[i]`: state i, rebuilt on demand."""
 
     config: Config
     reduced: bool
-    states: list[State] = field(default_factory=list)
-    depth: list[int] = field(default_factory=list)
-    parent: list[int] = field(default_factory=list)
-    via: list[Action | None] = field(default_factory=list)
-    edges: list[list[tuple[Action, int]]] = field(default_factory=list)
     complete: bool = True
     steps_taken: int = 0
     symmetric: bool = False
     max_states: int = 2_000_000
-    renamings: list[list[Renaming | None]] = field(default_factory=list)
-    via_renaming: list[Renaming | None] = field(default_factory=list)
+    groups: Groups = ()
+    fingerprints: array[int] = field(default_factory=lambda: array("q"))
+    depth: array[int] = field(default_factory=lambda: array("i"))
+    parent: array[int] = field(default_factory=lambda: array("i"))
+    via_code: array[int] = field(default_factory=lambda: array("i"))
+    via_renaming_code: array[int] = field(default_factory=lambda: array("i"))
+    edge_start: array[int] = field(default_factory=lambda: array("q", [0]))
+    """Edges of state i are positions edge_start[i]..edge_start[i+1] (states expanded)."""
+    edge_target: array[int] = field(default_factory=lambda: array("i"))
+    edge_action: array[int] = field(default_factory=lambda: array("i"))
+    edge_renaming: array[int] = field(default_factory=lambda: array("i"))
+    actions: list[Action] = field(default_factory=list)
+    """The interned actions: codes in `via_code` and `edge_action` index this list."""
+    renamings: list[Renaming | None] = field(default_factory=lambda: [None])
+    """The interned identity renamings (code 0: none)."""
+    _held: list[State] | None = field(default=None, repr=False)
+    _cache: dict[int, State] = field(default_factory=dict, repr=False)
     _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, config: Config, states: list[State], depth: list[int], parent: list[int],
+           via: list[Action | None], edges: list[list[tuple[Action, int]]]) -> Graph:
+        """A graph given whole (tests build made-up graphs this way): its states are held,
+        never regenerated, and have no identity renamings."""
+        graph = cls(config, True)
+        for number, state in enumerate(states):
+            graph.fingerprints.append(hash(state))
+            graph.depth.append(depth[number])
+            graph.parent.append(parent[number])
+            action = via[number]
+            graph.via_code.append(-1 if action is None else graph.intern(action))
+            for edge_action, target in edges[number]:
+                graph.edge_target.append(target)
+                graph.edge_action.append(graph.intern(edge_action))
+            graph.edge_start.append(len(graph.edge_target))
+        graph._held = list(states)
+        return graph
+
+    def intern(self, action: Action, table: dict[Action, int] | None = None) -> int:
+        """The code of `action` in `actions` (added if new)."""
+        if table is None:
+            table = {a: code for code, a in enumerate(self.actions)}
+        code = table.get(action)
+        if code is None:
+            code = table[action] = len(self.actions)
+            self.actions.append(action)
+        return code
+
+    @property
+    def size(self) -> int:
+        """The number of states."""
+        return len(self.parent)
 
     @property
     def diameter(self) -> int:
         """The largest breadth-first depth: every state is within this many steps."""
         return max(self.depth, default=0)
 
+    @property
+    def states(self) -> StateView:
+        return StateView(self)
+
+    @property
+    def edges(self) -> EdgeView:
+        return EdgeView(self)
+
+    @property
+    def via(self) -> ViaView:
+        return ViaView(self)
+
+    def out_edges(self, index: int) -> list[tuple[Action, int]]:
+        """Every (action, target) of state `index`, in `enabled`'s order."""
+        if index + 1 >= len(self.edge_start):
+            return []  # not expanded (the state limit cut the search before it)
+        actions, targets = self.actions, self.edge_target
+        codes = self.edge_action
+        return [(actions[codes[k]], targets[k])
+                for k in range(self.edge_start[index], self.edge_start[index + 1])]
+
+    def via_action(self, index: int) -> Action | None:
+        code = self.via_code[index]
+        return None if code < 0 else self.actions[code]
+
     def path_to(self, index: int) -> list[Action]:
         """The actions of a shortest path from the initial state to state `index`, as the
         unreduced spec takes them (identity renamings undone)."""
         steps: list[tuple[Action, Renaming | None]] = []
         while index > 0:
-            action = self.via[index]
+            action = self.via_action(index)
             assert action is not None
-            steps.append((action, self.via_renaming[index] if self.symmetric else None))
+            renaming = self.renamings[self.via_renaming_code[index]] if self.symmetric else None
+            steps.append((action, renaming))
             index = self.parent[index]
         steps.reverse()
         return concrete_actions(steps) if self.symmetric else [a for a, _ in steps]
 
     def renaming(self, index: int, position: int) -> Renaming | None:
         """The identity renaming of edge `position` of state `index` (None: none)."""
-        return self.renamings[index][position] if self.symmetric else None
+        if not self.symmetric:
+            return None
+        return self.renamings[self.edge_renaming[self.edge_start[index] + position]]
 
     def real_successor(self, index: int, position: int) -> State:
         """The successor edge `position` of state `index` reaches, in state `index`'s names:
         its target with the edge's identity renaming undone (memoised: every monitor's
         product search crosses the same edges)."""
-        target = self.edges[index][position][1]
+        target = self.edge_target[self.edge_start[index] + position]
         renaming = self.renaming(index, position)
         if renaming is None:
-            return self.states[target]
+            return self.state(target)
         key = (target, renaming)
         real = self._undone.get(key)
         if real is None:
-            real = self._undone[key] = rename_state(self.states[target], inverse(renaming))
+            real = self._undone[key] = rename_state(self.state(target), inverse(renaming))
         return real
+
+    # -- states, rebuilt from the stored paths -----------------------------------------------
+
+    def release_states(self) -> None:
+        """Drop the states held (`build(keep_states=True)`): from now on they are rebuilt on
+        demand from the arrays."""
+        self._held = None
+        self._undone.clear()
+
+    @contextmanager
+    def holding_states(self) -> Iterator[None]:
+        """Keep every state in memory inside the block (one regeneration pass), for a reader
+        that visits them many times (the judge); dropped on leaving unless already held."""
+        if self._held is not None:
+            yield
+            return
+        self._held = list(self.regenerate())
+        try:
+            yield
+        finally:
+            self.release_states()
+
+    def state(self, index: int) -> State:
+        """State `index`: held, remembered, or replayed from its nearest remembered ancestor."""
+        if self._held is not None:
+            return self._held[index]
+        cached = self._cache.get(index)
+        if cached is not None:
+            return cached
+        chain = []
+        node = index
+        while node > 0 and node not in self._cache:
+            chain.append(node)
+            node = self.parent[node]
+        state = self._cache.get(node) or self._start()
+        for node in reversed(chain):
+            state = self._remember(node, self._child(state, node))
+        return state
+
+    def regenerate(self) -> Iterator[State]:
+        """Every state in number order, each rebuilt once from its parent. Breadth-first
+        numbering makes parents non-decreasing and each state's children consecutive, so only
+        the states between the current parent and the newest one are kept."""
+        if self._held is not None:
+            yield from self._held
+            return
+        if self.size == 0:
+            return
+        window: deque[tuple[int, State]] = deque([(0, self._start())])  # consecutive numbers
+        yield window[0][1]
+        for index in range(1, self.size):
+            parent = self.parent[index]
+            while window[0][0] < parent:
+                window.popleft()
+            state = self._child(window[0][1], index)
+            window.append((index, state))
+            yield state
+
+    def _start(self) -> State:
+        start, _ = canonical_identities(_rename_pids(self.reduced)(initial(self.config)),
+                                        self.groups)
+        self._check(0, start)
+        return start
+
+    def _child(self, parent: State, index: int) -> State:
+        """State `index`, rebuilt from its parent's state along the stored tree edge."""
+        action = self.via_action(index)
+        assert action is not None
+        cleared = parent if parent.last_delivery is None else parent.evolve(last_delivery=None)
+        state = _rename_pids(self.reduced)(action.apply(self.config, cleared))
+        state, _ = canonical_identities(state, self.groups)
+        self._check(index, state)
+        return state
+
+    def _check(self, index: int, state: State) -> None:
+        if hash(state) != self.fingerprints[index]:
+            raise RegenerationDiverged(f"state {index} rebuilt with another fingerprint")
+
+    def _remember(self, index: int, state: State) -> State:
+        if len(self._cache) >= _CACHED_STATES:
+            del self._cache[next(iter(self._cache))]  # the oldest entry
+        self._cache[index] = state
+        return state
+
+
+class StateView(Sequence[State]):
+    """`graph.states`: a read-only sequence of the graph's states, rebuilt on demand."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+
+    def __len__(self) -> int:
+        return self._graph.size
+
+    @overload
+    def __getitem__(self, index: int) -> State: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[State]: ...
+    def __getitem__(self, index: int | slice) -> State | list[State]:
+        if isinstance(index, slice):
+            wanted = range(self._graph.size)[index]
+            if not wanted:
+                return []
+            keep = set(wanted)
+            sweep = itertools.islice(self._graph.regenerate(), max(wanted) + 1)
+            picked = {i: state for i, state in enumerate(sweep) if i in keep}
+            return [picked[i] for i in wanted]
+        if not -self._graph.size <= index < self._graph.size:
+            raise IndexError(index)
+        return self._graph.state(index % self._graph.size)
+
+    def __iter__(self) -> Iterator[State]:
+        return self._graph.regenerate()
+
+
+class EdgeView(Sequence[list[tuple[Action, int]]]):
+    """`graph.edges`: per state, its (action, target) edges."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+
+    def __len__(self) -> int:
+        return self._graph.size
+
+    @overload
+    def __getitem__(self, index: int) -> list[tuple[Action, int]]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[list[tuple[Action, int]]]: ...
+    def __getitem__(
+        self, index: int | slice
+    ) -> list[tuple[Action, int]] | list[list[tuple[Action, int]]]:
+        if isinstance(index, slice):
+            return [self._graph.out_edges(i) for i in range(self._graph.size)[index]]
+        return self._graph.out_edges(range(self._graph.size)[index])
+
+
+class ViaView(Sequence[Action | None]):
+    """`graph.via`: per state, the action of its tree edge (None for the initial state)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+
+    def __len__(self) -> int:
+        return self._graph.size
+
+    @overload
+    def __getitem__(self, index: int) -> Action | None: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Action | None]: ...
+    def __getitem__(self, index: int | slice) -> Action | list[Action | None] | None:
+        if isinstance(index, slice):
+            return [self._graph.via_action(i) for i in range(self._graph.size)[index]]
+        return self._graph.via_action(range(self._graph.size)[index])
 
 
 def build(
     config: Config, *, reduce: bool = True, symmetry: bool | None = None,
-    max_states: int = 2_000_000,
+    max_states: int = 2_000_000, keep_states: bool = True,
 ) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
     `reduce`) applies identity symmetry where the configuration has interchangeable
-    identities."""
+    identities. With `keep_states` the graph holds the states the search made (a judge
+    reads them all, many times, and need not rebuild them) until `release_states`; without,
+    it keeps only the search's current frontier and its arrays (the lean search)."""
     groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-    rename_pids: Callable[[State], State] = canonical if reduce else _identity
-    graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states)
-    index: dict[State, int] = {}
-
-    def add(state: State, parent: int, action: Action | None, depth: int,
-            renaming: Renaming | None) -> int:
-        number = len(graph.states)
-        graph.states.append(state)
-        graph.depth.append(depth)
-        graph.parent.append(parent)
-        graph.via.append(action)
-        graph.edges.append([])
-        if groups:
-            graph.renamings.append([])
-            graph.via_renaming.append(renaming)
-        return number
+    rename_pids = _rename_pids(reduce)
+    graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states, groups=groups)
+    seen: dict[int, int] = {}  # fingerprint -> number: the visited set
+    action_codes: dict[Action, int] = {}
+    renaming_codes: dict[Renaming | None, int] = {None: 0}
+    fingerprints, depths, parents = graph.fingerprints, graph.depth, graph.parent
+    via_code, via_renaming = graph.via_code, graph.via_renaming_code
+    edge_target, edge_action, edge_renaming = (
+        graph.edge_target, graph.edge_action, graph.edge_renaming)
+    pending: list[State] = []  # the states from number len(parents) - len(pending) on
 
     start, renaming = canonical_identities(rename_pids(initial(config)), groups)
     assert renaming is None, "the initial state names no identity"
-    index[start] = add(start, -1, None, 0, None)
+    seen[hash(start)] = 0
+    fingerprints.append(hash(start))
+    depths.append(0)
+    parents.append(-1)
+    via_code.append(-1)
+    via_renaming.append(0)
+    pending.append(start)
     frontier = 0
-    while frontier < len(graph.states):
-        state, depth = graph.states[frontier], graph.depth[frontier]
-        out = graph.edges[frontier]
-        cleared = state if state.last_delivery is None else replace(state, last_delivery=None)
+    taken = 0
+    while frontier < len(parents):
+        state = pending[frontier - len(parents) + len(pending)]
+        depth = depths[frontier] + 1
+        cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
         for action in enabled(config, state):
             successor = rename_pids(action.apply(config, cleared))
             if groups:
                 successor, renaming = canonical_identities(successor, groups)
-            graph.steps_taken += 1
-            fresh = len(graph.states)
-            target = index.setdefault(successor, fresh)  # one hash of the state, not two
+            taken += 1
+            code = action_codes.get(action)
+            if code is None:
+                code = action_codes[action] = len(graph.actions)
+                graph.actions.append(action)
+            fresh = len(parents)
+            key = hash(successor)  # the 64-bit fingerprint
+            target = seen.setdefault(key, fresh)
             if target == fresh:
                 if fresh >= max_states:
                     graph.complete = False
+                    graph.steps_taken = taken
+                    graph.edge_start.append(len(edge_target))  # the edges found so far
+                    graph._held = pending if keep_states else None
                     return graph
-                add(successor, frontier, action, depth + 1, renaming)
-            out.append((action, target))
+                fingerprints.append(key)
+                depths.append(depth)
+                parents.append(frontier)
+                via_code.append(code)
+                pending.append(successor)
+            edge_target.append(target)
+            edge_action.append(code)
             if groups:
-                graph.renamings[frontier].append(renaming)
+                rcode = renaming_codes.get(renaming)
+                if rcode is None:
+                    rcode = renaming_codes[renaming] = len(graph.renamings)
+                    graph.renamings.append(renaming)
+                edge_renaming.append(rcode)
+                if target == fresh:
+                    via_renaming.append(rcode)
+            elif target == fresh:
+                via_renaming.append(0)
+        graph.edge_start.append(len(edge_target))
         frontier += 1
+        expanded = frontier - (len(parents) - len(pending))
+        if not keep_states and expanded > 4096 and expanded > len(pending) // 2:
+            del pending[:expanded]  # the lean search keeps only what it has yet to expand
+    graph.steps_taken = taken
+    graph._held = pending if keep_states else None
     return graph
+
+
+def _rename_pids(reduce: bool) -> Callable[[State], State]:
+    return canonical if reduce else _identity
 
 
 def _identity(state: State) -> State:

@@ -48,10 +48,16 @@ class ReplayDisagrees(AssertionError):
 def judge_all(graph: Graph, with_lemmas: bool = True) -> list[Judgement]:
     """Every property of the registry, then (optionally) every lemma, in registry order."""
     props = [*registry(), *(lemmas() if with_lemmas else ())]
-    return [judge(graph, prop) for prop in props]
+    with graph.holding_states():
+        return [judge(graph, prop) for prop in props]
 
 
 def judge(graph: Graph, prop: Property) -> Judgement:
+    with graph.holding_states():  # the graph keeps none; judging reads them many times
+        return _judge(graph, prop)
+
+
+def _judge(graph: Graph, prop: Property) -> Judgement:
     vacuous = _vacuous_by_construction(graph, prop)
     if vacuous is not None:
         return Judgement(prop.id, Status.VACUOUS, vacuous)

@@ -43,8 +43,8 @@ def _idle_graph(owed_taken: bool) -> Graph:
     config = explore_config(V2, ())
     first = next(iter(Submit.candidates(config, initial(config))))
     submitted = step(config, initial(config), first)
-    graph = Graph(config, True, [submitted, submitted], [0, 1], [-1, 0], [None, P0Handle(0)],
-                  [[(ClearBoth(), 0), (P0Handle(0), 0 if owed_taken else 1)], []])
+    graph = Graph.of(config, [submitted, submitted], [0, 1], [-1, 0], [None, P0Handle(0)],
+                     [[(ClearBoth(), 0), (P0Handle(0), 0 if owed_taken else 1)], []])
     return graph
 
 
