@@ -9,7 +9,7 @@ expressed in the same vocabulary as the real ones.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 
 class LruFlaw(enum.Enum):
@@ -98,8 +98,10 @@ class Variant:
 
 
 def _field_repr(variant: Variant) -> str:
-    fields = ", ".join(f"{name}={getattr(variant, name)!r}" for name in Variant.__slots__)
-    return f"Variant({fields})"
+    # dataclasses.fields, not __slots__: the same names in the same order, and a compiled
+    # (mypyc) class has no __slots__ to read.
+    shown = ", ".join(f"{f.name}={getattr(variant, f.name)!r}" for f in fields(variant))
+    return f"Variant({shown})"
 
 
 V0 = Variant(
