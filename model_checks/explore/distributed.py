@@ -4,8 +4,9 @@ frontier is partitioned by a stable fingerprint across the workers.
 The design of distributed TLC and of LTSmin's distributed backend, cut to what a lost worker
 cannot break:
 
-- **Partitions.** Every state has a fingerprint, a 64-bit blake2b digest of its `repr`
-  (`graph.fingerprint`: stable across processes and runs, unlike Python's salted `hash`).
+- **Partitions.** Every state has a fingerprint, a 64-bit blake2b digest of its canonical
+  text (`stable_fingerprint`: equal in every process and run, unlike Python's salted `hash`,
+  and unlike `repr`, whose sets list their members in hash order).
   State s belongs to partition `fingerprint(s) % P`, P fixed when the search starts (the
   number of workers then, by default). Partition p's frontier goes to the worker that owns p
   (a preference: the scheduler moves the task elsewhere if that worker is gone).
@@ -39,9 +40,12 @@ and the judging run on the client.
 from __future__ import annotations
 
 import hashlib
+import io
+import operator
+import pickle
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -84,8 +88,53 @@ class DistributedSearchFailed(RuntimeError):
 
 
 def stable_fingerprint(state: State) -> int:
-    """`graph.fingerprint` as an integer: the 64-bit blake2b digest of the state's repr."""
-    return int.from_bytes(hashlib.blake2b(repr(state).encode(), digest_size=8).digest())
+    """A 64-bit blake2b digest of the state's canonical text (`canonical_text`): equal
+    states have equal fingerprints in every process, whatever its hash seed."""
+    return int.from_bytes(hashlib.blake2b(canonical_text(state).encode(),
+                                          digest_size=8).digest())
+
+
+def canonical_text(value: object) -> str:
+    """A text of the state that is a function of its value alone: its `repr` when that holds
+    no non-empty set (a hashable state holds no dict or mutable set), else a walk that sorts
+    every set's members. (`repr` alone is not: a frozenset lists its members in the order of
+    their salted hashes, so P0's probe hits, `frozenset({'a', 'b'})`, print in either order
+    in two processes.) The walk descends dataclasses, tuples, sets and dicts; any other value
+    is a leaf whose `repr` must be a function of its value (ints, strings, the spec's enums).
+    Equal states give equal texts: both reprs hold "frozenset({" or neither does."""
+    text = repr(value)
+    if "frozenset({" not in text:  # no set with a member: the repr is already canonical
+        return text
+    out: list[str] = []
+    _encode(value, out)
+    return "".join(out)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _encode(value: object, out: list[str]) -> None:
+    kind = type(value)
+    names = _FIELDS.get(kind)
+    if names is None and is_dataclass(value):
+        names = _FIELDS[kind] = tuple(f.name for f in fields(value))
+    if names is not None:
+        out.append(kind.__qualname__ + "(")
+        for name in names:
+            _encode(getattr(value, name), out)
+            out.append(",")
+        out.append(")")
+    elif isinstance(value, tuple | list):
+        out.append("(")
+        for member in value:
+            _encode(member, out)
+            out.append(",")
+        out.append(")")
+    elif isinstance(value, frozenset | set | dict):
+        members = value.items() if isinstance(value, dict) else value
+        out.append("{" + ",".join(sorted(canonical_text(m) for m in members)) + "}")
+    else:
+        out.append(repr(value))
 
 
 @dataclass(frozen=True)
@@ -137,6 +186,57 @@ def expand_chunk(
             out.append((action, at, renaming))
         edges.append(tuple(out))
     return Expansion(tuple(successors), tuple(edges))
+
+
+def expand_task(payload: bytes, source: str | None = None) -> bytes:
+    """`expand_chunk` on a payload `dumps((config, reduce, symmetry, states))`, its result
+    as `dumps(expansion)`: what the client submits (bytes cross Dask untouched)."""
+    config, reduce, symmetry, states = pickle.loads(payload)
+    return dumps(expand_chunk(config, reduce, symmetry, states, source))
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles a frozen dataclass as its class called on its field values (when every field
+    is an `__init__` argument and nothing runs after `__init__`), not through the slotted
+    dataclasses' `__getstate__`/`__setstate__`, which look the fields up per object: states
+    cross the client twice per search, and this halves their cost."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        values = _field_values(type(obj))
+        if values is None:
+            return NotImplemented
+        return type(obj), values(obj)
+
+
+def dumps(value: object) -> bytes:
+    """`value` pickled by `_Pickler` (read back with `pickle.loads`)."""
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
+
+
+_VALUES: dict[type, Callable[[Any], tuple[Any, ...]] | None] = {}
+
+
+def _field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
+    """For a dataclass rebuilt by calling it on its fields, the function giving their values
+    in order; None for any other type."""
+    try:
+        return _VALUES[kind]
+    except KeyError:
+        pass
+    values: Callable[[Any], tuple[Any, ...]] | None = None
+    if (is_dataclass(kind) and not hasattr(kind, "__post_init__")
+            and all(f.init for f in fields(kind))):
+        names = tuple(f.name for f in fields(kind))
+        # attrgetter of one name gives the value itself, not a 1-tuple
+        values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
+    _VALUES[kind] = values
+    return values
+
+
+def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
+    return tuple(getattr(obj, name) for name in names)
 
 
 def build_distributed(
@@ -230,10 +330,11 @@ class _Search:
         owners = sorted(_workers(self.cluster))
         futures = []
         for n, (part, numbers) in enumerate(chunks):
-            states = [self.graph.states[i] for i in numbers]
+            payload = dumps((self.config, self.reduce, self.symmetry,
+                             [self.graph.states[i] for i in numbers]))
             where = [owners[part % len(owners)]] if owners else None
             futures.append(client.submit(
-                expand_chunk, self.config, self.reduce, self.symmetry, states, self.source,
+                expand_task, payload, self.source,
                 key=f"explore-{self.run_id}-level{level}-{n}", workers=where,
                 allow_other_workers=True, pure=False))
         try:
@@ -313,7 +414,7 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
             continue
         for future in sorted(done, key=lambda f: position[f.key]):
             try:
-                results[position[future.key]] = future.result()
+                results[position[future.key]] = pickle.loads(future.result())
             except DistributedSearchFailed:
                 raise
             except Exception as error:  # e.g. KilledWorker: it died on every worker it had

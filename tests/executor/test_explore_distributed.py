@@ -56,6 +56,11 @@ def _verdicts(graph: Graph) -> list[tuple[str, Status, int]]:
     return [(j.property_id, j.status, len(j.actions)) for j in judge_all(graph)]
 
 
+V0_D6 = _config("V0", "D6")
+"""1,810 states, 128 of them with P0's probe hits {a, b}, whose repr depends on the hash seed
+(`test_explore_fingerprint.py`): the two workers must still put each in one partition."""
+
+
 def test_the_distributed_graph_is_builds(dask_cluster: cluster.DaskCluster) -> None:
     local = build(V2_D3)
     for partitions, chunk in ((None, 500), (3, 7), (1, 50)):
@@ -65,6 +70,7 @@ def test_the_distributed_graph_is_builds(dask_cluster: cluster.DaskCluster) -> N
     assert local.symmetric and local.complete
     assert _verdicts(remote) == _verdicts(local)
     assert any(status is Status.COUNTEREXAMPLE for _, status, _ in _verdicts(local))
+    assert build_distributed(V0_D6, dask_cluster, chunk_states=100) == build(V0_D6)
 
 
 def test_unreduced_and_cut_graphs_are_builds(dask_cluster: cluster.DaskCluster) -> None:
