@@ -20,9 +20,11 @@ from conftest import Workers
 from model_checks.cli import main
 from model_checks.executor import cluster
 from model_checks.explore import distributed
+from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import DistributedSearchFailed, build_distributed
 from model_checks.explore.graph import Graph, build
-from model_checks.explore.instance import explore_config
+from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Status, judge_all
 from model_checks.records import VerdictRecord, read_records
 from spec import Config, variant_named
@@ -169,20 +171,22 @@ def _trace(path: str | None) -> Any:
 def test_explore_distributed_writes_the_local_records(
     scheduler: str, workers: Workers, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The command's records and traces against `explore_cell` run here (what `explore
+    --processes 1` runs in a child process, which would first import every checker)."""
     workers(2)
-    cell = ["explore", "--variant", "V0", "--env", "D1"]
-    runs = {}
-    for name, extra in (("local", ["--processes", "1"]),
-                        ("spread", ["--dask", scheduler, "--distributed"])):
-        out = tmp_path / name
-        assert main([*cell, *extra, "--json", str(out / "records.json"),
-                     "--out", str(out / "traces")]) == 0
-        runs[name] = read_records(out / "records.json")
+    limit, shapes, large = PROFILES["ci"]
+    local = explore_cell(CellJob(variant_named("V0"), ("D1",), tmp_path / "local", limit,
+                                 shapes_for(("D1",), shapes, large)))
+    out = tmp_path / "spread"
+    assert main(["explore", "--variant", "V0", "--env", "D1", "--dask", scheduler,
+                 "--distributed", "--json", str(out / "records.json"),
+                 "--out", str(out)]) == 0
     assert "states/s spread over the Dask cluster at" in capsys.readouterr().out
-    assert [_comparable(r) for r in runs["spread"]] == [_comparable(r) for r in runs["local"]]
-    traces = [_trace(r.counterexample_path) for r in runs["spread"]]
+    remote = read_records(out / "records.json")
+    assert [_comparable(r) for r in remote] == [_comparable(r) for r in local.records]
+    traces = [_trace(r.counterexample_path) for r in remote]
     assert any(traces)
-    assert traces == [_trace(r.counterexample_path) for r in runs["local"]]
+    assert traces == [_trace(r.counterexample_path) for r in local.records]
 
 
 @pytest.mark.parametrize("argv, message", [
