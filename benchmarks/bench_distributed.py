@@ -5,8 +5,9 @@ Starts a `dask.distributed.LocalCluster` of `--workers` single-threaded worker p
 127.0.0.1 (or uses `--scheduler ADDRESS`), then per cell builds the graph `--repeat` times
 each way and prints the medians: wall-clock states per second, and the client's CPU seconds
 (the merge: one dictionary look-up per edge, plus unpickling the workers' results) against
-the local build's. Every distributed graph is checked equal to the local one before its time
-counts. Never asserted: a measurement, not a test.
+the local build's, and the workers' CPU seconds summed (the expansion, plus reading and
+writing the states that cross). Every distributed graph is checked equal to the local one
+before its time counts. Never asserted: a measurement, not a test.
 
     .venv/bin/python benchmarks/bench_distributed.py [--cells V1_D6,V1_D8] [--repeat 3]
         [--workers 2] [--chunk 500]
@@ -48,6 +49,11 @@ def _timed(make: Callable[[], Graph]) -> tuple[Graph, float, float]:
     return graph, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def _workers_cpu(cluster: DaskCluster) -> float:
+    """The CPU seconds the cluster's worker processes have used so far, summed."""
+    return sum(cluster.client.run(time.process_time).values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cells", default=",".join(DEFAULT_CELLS))
@@ -68,26 +74,30 @@ def main() -> None:
     cluster = DaskCluster(address)
     try:
         print(f"{cluster.where}; chunk {args.chunk} states; medians of {args.repeat}")
-        print(f"{'cell':12s} {'states':>7s} {'edges':>7s} {'local st/s':>10s} "
-              f"{'spread st/s':>11s} {'ratio':>6s} {'local cpu s':>11s} {'client cpu s':>12s}")
+        print(f"{'cell':12s} {'states':>7s} {'edges':>7s} {'levels':>6s} {'local st/s':>10s} "
+              f"{'spread st/s':>11s} {'ratio':>6s} {'local cpu s':>11s} {'client cpu s':>12s} "
+              f"{'workers cpu s':>13s}")
         for label in args.cells.split(","):
             config = _config(label)
-            local, spread = [], []
+            local, spread, workers = [], [], []
             for _ in range(args.repeat):
                 graph, wall, cpu = _timed(partial(build, config))
                 local.append((wall, cpu))
+                before = _workers_cpu(cluster)
                 other, wall, cpu = _timed(
                     partial(build_distributed, config, cluster, chunk_states=args.chunk))
+                workers.append(_workers_cpu(cluster) - before)
                 assert other == graph, f"{label}: the distributed graph differs from build's"
                 spread.append((wall, cpu))
             states = len(graph.states)
             local_wall = statistics.median(w for w, _ in local)
             spread_wall = statistics.median(w for w, _ in spread)
-            print(f"{label:12s} {states:7d} {graph.steps_taken:7d} "
+            print(f"{label:12s} {states:7d} {graph.steps_taken:7d} {graph.diameter + 1:6d} "
                   f"{states / local_wall:10.0f} {states / spread_wall:11.0f} "
                   f"{local_wall / spread_wall:6.2f} "
                   f"{statistics.median(c for _, c in local):11.2f} "
-                  f"{statistics.median(c for _, c in spread):12.2f}")
+                  f"{statistics.median(c for _, c in spread):12.2f} "
+                  f"{statistics.median(workers):13.2f}")
     finally:
         cluster.close()
         if local_cluster is not None:

@@ -202,3 +202,22 @@ def test_distributed_without_a_cluster_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
     assert not list(tmp_path.iterdir()), "nothing ran, nothing was written"
+
+
+def test_a_search_the_cluster_cannot_finish_is_one_line_and_exit_1(
+    scheduler: str, workers: Workers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    workers(1)
+
+    def fails(*_: object) -> None:
+        raise DistributedSearchFailed("task explore-x-level3-0 failed: KilledWorker: ...")
+
+    monkeypatch.setattr(distributed, "explore_cells", fails)
+    records = tmp_path / "records.json"
+    assert main(["explore", "--variant", "V0", "--env", "D1", "--dask", scheduler,
+                 "--distributed", "--json", str(records), "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the distributed search failed: task explore-x-level3-0")
+    assert err.count("\n") == 1
+    assert not records.exists(), "no records for a search that did not finish"
