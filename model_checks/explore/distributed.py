@@ -23,7 +23,8 @@ cannot break:
   searches walk the whole graph. A worker keeps nothing between tasks, so a worker killed
   mid-search loses only the tasks it had in hand, and Dask runs them again on another worker
   from their arguments (which the scheduler holds); a result computed twice is the same.
-  Nothing a worker computes is ever needed twice, and nothing it holds is the only copy.
+  The client fetches each result as soon as it is done, so no worker ever holds the only
+  copy of anything the search still needs.
 - **Same graph.** The client merges each level in the order of its state numbers and each
   state's successors in `enabled`'s order, as `build` does, so the states are numbered as
   `build` numbers them and the `Graph` is equal to `build`'s, field by field (edges, depths,
@@ -196,10 +197,10 @@ def expand_task(payload: bytes, source: str | None = None) -> bytes:
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles a frozen dataclass as its class called on its field values (when every field
-    is an `__init__` argument and nothing runs after `__init__`), not through the slotted
-    dataclasses' `__getstate__`/`__setstate__`, which look the fields up per object: states
-    cross the client twice per search, and this halves their cost."""
+    """Pickles the spec's frozen dataclasses as their class called on their field values,
+    not through the slotted dataclasses' `__getstate__`/`__setstate__`, which look the fields
+    up per object: states cross the client twice per search, and this halves their cost.
+    (Every state crosses in the cluster tests, which compare whole graphs.)"""
 
     def reducer_override(self, obj: Any) -> Any:
         values = _field_values(type(obj))
@@ -219,15 +220,17 @@ _VALUES: dict[type, Callable[[Any], tuple[Any, ...]] | None] = {}
 
 
 def _field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
-    """For a dataclass rebuilt by calling it on its fields, the function giving their values
-    in order; None for any other type."""
+    """For a frozen dataclass of the spec whose generated `__init__` takes every field and
+    runs nothing after (no `__post_init__`), so that calling the class on the field values
+    rebuilds an equal object: the function giving those values in order. None otherwise."""
     try:
         return _VALUES[kind]
     except KeyError:
         pass
     values: Callable[[Any], tuple[Any, ...]] | None = None
-    if (is_dataclass(kind) and not hasattr(kind, "__post_init__")
-            and all(f.init for f in fields(kind))):
+    if (kind.__module__.split(".")[0] == "spec" and is_dataclass(kind)
+            and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+            and not hasattr(kind, "__post_init__") and all(f.init for f in fields(kind))):
         names = tuple(f.name for f in fields(kind))
         # attrgetter of one name gives the value itself, not a 1-tuple
         values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
