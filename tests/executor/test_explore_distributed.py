@@ -221,3 +221,25 @@ def test_a_search_the_cluster_cannot_finish_is_one_line_and_exit_1(
     assert err.startswith("error: the distributed search failed: task explore-x-level3-0")
     assert err.count("\n") == 1
     assert not records.exists(), "no records for a search that did not finish"
+
+
+def test_a_search_left_without_workers_fails(
+    scheduler: str, workers: Workers, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hang guard: the only worker killed at level 2, the search gives up once the
+    scheduler has had no worker for NO_WORKER_SECONDS (shortened here)."""
+    (process,) = workers(1)
+    monkeypatch.setattr(distributed, "NO_WORKER_SECONDS", 2.0)
+    monkeypatch.setattr(distributed, "POLL_SECONDS", 0.2)
+    backend = cluster.DaskCluster(scheduler)
+
+    def progress(level: int, done: int, total: int) -> None:
+        if level == 2 and process.poll() is None:
+            process.kill()
+            process.wait(timeout=HANG_SECONDS)
+
+    try:
+        with pytest.raises(DistributedSearchFailed, match="no Dask worker left at"):
+            build_distributed(V3_D7, backend, chunk_states=20, progress=progress)
+    finally:
+        backend.close()
