@@ -10,13 +10,13 @@ come back in submission order, so a parallel run prints what a serial one prints
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from model_checks.executor import Job, sweep, values
-from model_checks.explore.graph import build
+from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.records import Verdict, VerdictRecord
@@ -60,7 +60,12 @@ def cell_label(variant: str, env: Iterable[str]) -> str:
     return "_".join([variant, *env]) if env else f"{variant}_none"
 
 
-def explore_cell(job: CellJob) -> CellOutcome:
+GraphBuilder = Callable[..., Graph]
+"""`build(config, max_states=...)` or a function giving the same graph (e.g. built over a
+cluster: `distributed.build_distributed`)."""
+
+
+def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome:
     """Judge every property on the job's instances, largest first, and write each
     counterexample trace. A property is decided on the first instance that decides it: a
     counterexample (shortest within that instance, even on a graph the state limit cut:
@@ -73,7 +78,7 @@ def explore_cell(job: CellJob) -> CellOutcome:
     for shape in job.shapes:
         config = explore_config(job.variant, job.environment, max_requests=shape.max_requests,
                                 max_items=shape.max_items, max_identities=shape.max_identities)
-        graph = build(config, max_states=job.max_states)
+        graph = build_graph(config, max_states=job.max_states)
         states, edges = states + len(graph.states), edges + graph.steps_taken
         figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
                    + ("" if graph.complete else f" (state limit {job.max_states} reached)"))

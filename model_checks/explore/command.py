@@ -10,6 +10,11 @@ cut the graph). Prints one line per cell and property verdicts; writes the verdi
 With `--lattice` it searches the drift lattice instead (`model_checks.explore.lattice`,
 `lattice_command`: per variant and property, the minimal sets of drift sources that break it).
 
+With `--dask ADDRESS --distributed` each cell's search is spread over the cluster's workers
+(`model_checks.explore.distributed`: one breadth-first search, its frontier partitioned by
+state fingerprint) instead of whole cells going to workers as jobs; the records are the local
+run's.
+
 With `--cross-check RECORDS` (the main job passes its Hypothesis and Z3 records) it also
 fails where another checker's verdict contradicts its own within one instance
 (`model_checks.explore.agreement`).
@@ -17,7 +22,8 @@ fails where another checker's verdict contradicts its own within one instance
 Exit codes: 0 every verdict agrees with the expected matrix where the two can be compared (a
 counterexample where the matrix expects the property to hold is a mismatch; a proof where it
 expects a break is not, since the explorer's instance is smaller) and with the cross-checked
-records; 1 a mismatch, a disagreement, or nothing explored; 2 usage error. A cell the state
+records; 1 a mismatch, a disagreement, nothing explored, or a distributed search the cluster could
+not finish; 2 usage error (or a cluster that cannot be used). A cell the state
 limit leaves undecided is listed (`UNDECIDED`) and its records say `unknown`, like Z3's.
 """
 
@@ -79,6 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder for the counterexample traces (with --lattice default "
                              "build/explore/lattice)")
     add_dask_argument(parser)
+    parser.add_argument("--distributed", action="store_true",
+                        help="with --dask: spread each cell's search over the cluster's "
+                             "workers (one breadth-first search, its frontier partitioned by "
+                             "state fingerprint; the same records as a local run) instead of "
+                             "sending whole cells as jobs")
     add_lattice_arguments(parser)
     parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
                         help="a records file (or a folder of them) of Hypothesis and Z3: fail "
@@ -111,9 +122,17 @@ def _environment(text: str) -> tuple[str, ...]:
 
 def run(args: argparse.Namespace) -> int:
     if args.lattice:
+        if args.distributed:
+            print("error: --distributed applies to the matrix cells, not --lattice",
+                  file=sys.stderr)
+            return EXIT_USAGE
         return run_lattice(args)
     if args.sources is not None or args.max_size is not None:
         print("error: --sources and --max-size need --lattice", file=sys.stderr)
+        return EXIT_USAGE
+    if args.distributed and args.dask is None:
+        print("error: --distributed needs --dask ADDRESS (the cluster to spread the search "
+              "over)", file=sys.stderr)
         return EXIT_USAGE
     if args.json is None:
         args.json = Path("build/explore/records.json")
@@ -125,11 +144,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    from model_checks.explore.distributed import DistributedSearchFailed
+
     try:
         return explore_matrix(cells, args, others)
     except ClusterError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except DistributedSearchFailed as error:
+        print(f"error: the distributed search failed: {error}", file=sys.stderr)
+        return EXIT_MISMATCH
 
 
 def _other_records(path: Path | None) -> list[VerdictRecord] | None:
@@ -153,7 +177,11 @@ def explore_matrix(
     jobs = [CellJob(variant_named(v), e, args.out, limit, shapes_for(e, shapes, large))
             for v, e in cells]
     started = time.perf_counter()
-    outcomes = run_jobs(jobs, args.processes, args.dask)
+    if args.distributed:
+        outcomes, where = _distributed(jobs, args.dask)
+    else:
+        outcomes = run_jobs(jobs, args.processes, args.dask)
+        where = f"with {args.processes} process(es)"
     records = [r for o in outcomes for r in o.records]
     write_records(args.json, records)
     print(table(outcomes))
@@ -176,12 +204,25 @@ def explore_matrix(
     states = sum(o.states for o in outcomes)
     seconds = time.perf_counter() - started
     print(f"{len(outcomes)} cells, {states} states in {seconds:.1f} s "
-          f"({states / max(seconds, 1e-9):.0f} states/s with {args.processes} process(es)); "
+          f"({states / max(seconds, 1e-9):.0f} states/s {where}); "
           f"records in {args.json}, traces in {args.out}")
     if not outcomes or states == 0:
         print("no state explored: nothing was checked")
         return EXIT_MISMATCH
     return EXIT_MISMATCH if wrong or contradictions else EXIT_OK
+
+
+def _distributed(jobs: list[CellJob], address: str) -> tuple[list[CellOutcome], str]:
+    """Each cell explored here in turn, its graph built across the cluster at `address`."""
+    from model_checks.executor.cluster import DaskCluster
+    from model_checks.explore.distributed import explore_cells
+
+    cluster = DaskCluster(address)
+    try:
+        where = f"spread over {cluster.where}"
+        return explore_cells(jobs, cluster), where
+    finally:
+        cluster.close()
 
 
 def table(outcomes: list[CellOutcome]) -> str:

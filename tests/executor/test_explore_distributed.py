@@ -1,0 +1,245 @@
+"""One exploration spread over a real Dask cluster (a scheduler and two worker processes on
+127.0.0.1, `conftest.py`): the graph is `build`'s, field by field, hence the same states,
+diameter, verdicts and shortest counterexamples; a worker killed with tasks in hand loses
+nothing; a cell explored with `explore --dask ADDRESS --distributed` writes the local run's
+records and traces; bad input is one line and exit code 2."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Workers
+
+from model_checks.cli import main
+from model_checks.executor import cluster
+from model_checks.explore import distributed
+from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.explore.command import PROFILES
+from model_checks.explore.distributed import DistributedSearchFailed, build_distributed
+from model_checks.explore.graph import Graph, build
+from model_checks.explore.instance import explore_config, shapes_for
+from model_checks.explore.judge import Status, judge_all
+from model_checks.records import VerdictRecord, read_records
+from spec import Config, variant_named
+
+HANG_SECONDS = 120
+"""A bound on noticing a killed worker (a hang guard, never a measured figure)."""
+
+
+def _config(variant: str, *env: str) -> Config:
+    return explore_config(variant_named(variant), env, max_requests=2)
+
+
+V2_D3 = _config("V2", "D3")
+"""472 states under symmetry (a and b interchangeable), with counterexamples."""
+V3_D7 = _config("V3", "D7")
+"""691 states, diameter 9: levels of up to 138 states, many tasks each at 20 states a task."""
+
+
+@pytest.fixture
+def dask_cluster(scheduler: str, workers: Workers) -> Iterator[cluster.DaskCluster]:
+    workers(2)
+    backend = cluster.DaskCluster(scheduler)
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def _verdicts(graph: Graph) -> list[tuple[str, Status, int]]:
+    """Per property and lemma: the status and the counterexample's length."""
+    return [(j.property_id, j.status, len(j.actions)) for j in judge_all(graph)]
+
+
+V0_D6 = _config("V0", "D6")
+"""1,810 states, 128 of them with P0's probe hits {a, b}, whose repr depends on the hash seed
+(`test_explore_fingerprint.py`): the two workers must still put each in one partition."""
+
+
+def test_the_distributed_graph_is_builds(dask_cluster: cluster.DaskCluster) -> None:
+    local = build(V2_D3)
+    for partitions, chunk in ((None, 500), (3, 7), (1, 50)):
+        remote = build_distributed(V2_D3, dask_cluster, partitions=partitions,
+                                   chunk_states=chunk)
+        assert remote == local, (partitions, chunk)
+    assert local.symmetric and local.complete
+    assert _verdicts(remote) == _verdicts(local)
+    assert any(status is Status.COUNTEREXAMPLE for _, status, _ in _verdicts(local))
+    assert build_distributed(V0_D6, dask_cluster, chunk_states=100) == build(V0_D6)
+
+
+def test_unreduced_and_cut_graphs_are_builds(dask_cluster: cluster.DaskCluster) -> None:
+    assert build_distributed(V2_D3, dask_cluster, reduce=False, chunk_states=40) == build(
+        V2_D3, reduce=False)
+    cut = build_distributed(V2_D3, dask_cluster, max_states=300, chunk_states=40)
+    assert cut == build(V2_D3, max_states=300)
+    assert not cut.complete and len(cut.states) == 300
+    assert _verdicts(cut) == _verdicts(build(V2_D3, max_states=300))
+
+
+def test_the_equality_can_fail(
+    dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The known-bad merge: a level's edges taken partition by partition (the order the
+    results arrive in, not the state numbers') reach the same states but number them
+    otherwise, and the test above tells."""
+    def by_partition(search: Any, low: int, high: int) -> list[int]:
+        return sorted(range(low, high), key=lambda n: (search.partition[n], n))
+
+    monkeypatch.setattr(distributed._Search, "_order", by_partition)
+    remote = build_distributed(V2_D3, dask_cluster, partitions=2)
+    local = build(V2_D3)
+    assert len(remote.states) == len(local.states) and remote.diameter == local.diameter
+    assert remote != local
+
+
+def _in_hand(backend: cluster.DaskCluster) -> dict[str, list[object]]:
+    """Per worker name, the tasks the scheduler has assigned to it and not seen finish."""
+    client = backend.client
+    names = {a: str(w["name"]) for a, w in client.scheduler_info()["workers"].items()}
+    return {names[a]: list(tasks) for a, tasks in client.processing().items() if a in names}
+
+
+def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Workers) -> None:
+    """At the first finished task of level 4 (100 states, 6 tasks or more), kill a worker that
+    has tasks of the level in hand; the scheduler reruns them on the other worker, and the
+    graph is still `build`'s."""
+    processes = dict(zip(("w0", "w1"), workers(2), strict=True))
+    backend = cluster.DaskCluster(scheduler)
+    busy: list[object] = []
+    killed: list[subprocess.Popen[bytes]] = []
+
+    def progress(level: int, done: int, total: int) -> None:
+        if killed or level < 4:
+            return
+        for name, tasks in sorted(_in_hand(backend).items()):
+            if tasks and name in processes:
+                busy.extend(tasks)
+                processes[name].kill()
+                processes[name].wait(timeout=HANG_SECONDS)
+                killed.append(processes[name])
+                return
+
+    try:
+        remote = build_distributed(V3_D7, backend, chunk_states=20, progress=progress)
+        deadline = time.monotonic() + HANG_SECONDS
+        while len(backend.client.scheduler_info()["workers"]) != 1:
+            assert time.monotonic() < deadline, "the scheduler still counts the killed worker"
+            time.sleep(0.2)
+    finally:
+        backend.close()
+    assert killed and killed[0].returncode is not None, "no worker had a task in hand"
+    assert busy, "the killed worker had tasks in hand"
+    local = build(V3_D7)
+    assert remote == local
+    assert _verdicts(remote) == _verdicts(local)
+
+
+def test_a_worker_with_other_sources_fails_the_search(
+    dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from model_checks.executor import sources
+
+    monkeypatch.setattr(sources, "source_digest", lambda: "0" * 64)
+    with pytest.raises(DistributedSearchFailed, match="a worker runs other sources"):
+        build_distributed(V2_D3, dask_cluster)
+
+
+@pytest.mark.parametrize("limits", [{"chunk_states": 0}, {"partitions": 0}])
+def test_bad_limits_are_refused_before_any_work(limits: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match="must be >= 1"):
+        build_distributed(V2_D3, None, **limits)  # type: ignore[arg-type]
+
+
+def _comparable(record: VerdictRecord) -> dict[str, Any]:
+    fields = dataclasses.asdict(record)
+    del fields["seconds"], fields["counterexample_path"]
+    return fields
+
+
+def _trace(path: str | None) -> Any:
+    return None if path is None else json.loads(Path(path).read_text())
+
+
+def test_explore_distributed_writes_the_local_records(
+    scheduler: str, workers: Workers, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command's records and traces against `explore_cell` run here (what `explore
+    --processes 1` runs in a child process, which would first import every checker)."""
+    workers(2)
+    limit, shapes, large = PROFILES["ci"]
+    local = explore_cell(CellJob(variant_named("V0"), ("D1",), tmp_path / "local", limit,
+                                 shapes_for(("D1",), shapes, large)))
+    out = tmp_path / "spread"
+    assert main(["explore", "--variant", "V0", "--env", "D1", "--dask", scheduler,
+                 "--distributed", "--json", str(out / "records.json"),
+                 "--out", str(out)]) == 0
+    assert "states/s spread over the Dask cluster at" in capsys.readouterr().out
+    remote = read_records(out / "records.json")
+    assert [_comparable(r) for r in remote] == [_comparable(r) for r in local.records]
+    traces = [_trace(r.counterexample_path) for r in remote]
+    assert any(traces)
+    assert traces == [_trace(r.counterexample_path) for r in local.records]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--distributed"], "error: --distributed needs --dask ADDRESS"),
+    (["--distributed", "--lattice"], "error: --distributed applies to the matrix cells"),
+])
+def test_distributed_without_a_cluster_is_one_line_and_exit_2(
+    argv: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["explore", "--variant", "V2", "--env", "D3", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+    assert not list(tmp_path.iterdir()), "nothing ran, nothing was written"
+
+
+def test_a_search_the_cluster_cannot_finish_is_one_line_and_exit_1(
+    scheduler: str, workers: Workers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    workers(1)
+
+    def fails(*_: object) -> None:
+        raise DistributedSearchFailed("task explore-x-level3-0 failed: KilledWorker: ...")
+
+    monkeypatch.setattr(distributed, "explore_cells", fails)
+    records = tmp_path / "records.json"
+    assert main(["explore", "--variant", "V0", "--env", "D1", "--dask", scheduler,
+                 "--distributed", "--json", str(records), "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the distributed search failed: task explore-x-level3-0")
+    assert err.count("\n") == 1
+    assert not records.exists(), "no records for a search that did not finish"
+
+
+def test_a_search_left_without_workers_fails(
+    scheduler: str, workers: Workers, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hang guard: the only worker killed at level 2, the search gives up once the
+    scheduler has had no worker for NO_WORKER_SECONDS (shortened here)."""
+    (process,) = workers(1)
+    monkeypatch.setattr(distributed, "NO_WORKER_SECONDS", 2.0)
+    monkeypatch.setattr(distributed, "POLL_SECONDS", 0.2)
+    backend = cluster.DaskCluster(scheduler)
+
+    def progress(level: int, done: int, total: int) -> None:
+        if level == 2 and process.poll() is None:
+            process.kill()
+            process.wait(timeout=HANG_SECONDS)
+
+    try:
+        with pytest.raises(DistributedSearchFailed, match="no Dask worker left at"):
+            build_distributed(V3_D7, backend, chunk_states=20, progress=progress)
+    finally:
+        backend.close()
