@@ -281,7 +281,11 @@ class _Search:
         self.source = source_digest()
         self.run_id = uuid.uuid4().hex[:8]
         rename_pids, self.groups = _reductions(config, reduce, symmetry)
-        self.graph = Graph(config, reduce, symmetric=bool(self.groups), max_states=max_states)
+        self.graph = Graph(config, reduce, symmetric=bool(self.groups), max_states=max_states,
+                           groups=self.groups)
+        self.states: list[State] = []  # held by the graph when the search ends (the judge's)
+        self.action_codes: dict[Action, int] = {}
+        self.renaming_codes: dict[Renaming | None, int] = {None: 0}
         self.visited: list[dict[State, int]] = [{} for _ in range(partitions)]
         self.partition: list[int] = []
         start, renaming = canonical_identities(rename_pids(initial(config)), self.groups)
@@ -291,19 +295,25 @@ class _Search:
 
     def _add(self, state: State, part: int, parent: int, action: Action | None,
              depth: int, renaming: Renaming | None) -> int:
-        """Number `state` (the caller enters it in its partition's visited table)."""
+        """Number `state` (the caller enters it in its partition's visited table): its row of
+        the graph's flat arrays, as `build` writes it."""
         graph = self.graph
-        number = len(graph.states)
+        number = graph.size
         self.partition.append(part)
-        graph.states.append(state)
+        self.states.append(state)
+        graph.fingerprints.append(hash(state))
         graph.depth.append(depth)
         graph.parent.append(parent)
-        graph.via.append(action)
-        graph.edges.append([])
-        if self.groups:
-            graph.renamings.append([])
-            graph.via_renaming.append(renaming)
+        graph.via_code.append(-1 if action is None else graph.intern(action, self.action_codes))
+        graph.via_renaming_code.append(self._renaming_code(renaming))
         return number
+
+    def _renaming_code(self, renaming: Renaming | None) -> int:
+        code = self.renaming_codes.get(renaming)
+        if code is None:
+            code = self.renaming_codes[renaming] = len(self.graph.renamings)
+            self.graph.renamings.append(renaming)
+        return code
 
     def run(self) -> Graph:
         low, high, level = 0, 1, 0
@@ -313,7 +323,8 @@ class _Search:
             if not self._merge(low, high, level, chunks, results):
                 self.graph.complete = False
                 break
-            low, high, level = high, len(self.graph.states), level + 1
+            low, high, level = high, self.graph.size, level + 1
+        self.graph._held = self.states
         return self.graph
 
     def _chunks(self, low: int, high: int) -> list[tuple[int, list[int]]]:
@@ -334,7 +345,7 @@ class _Search:
         futures = []
         for n, (part, numbers) in enumerate(chunks):
             payload = dumps((self.config, self.reduce, self.symmetry,
-                             [self.graph.states[i] for i in numbers]))
+                             [self.states[i] for i in numbers]))
             where = [owners[part % len(owners)]] if owners else None
             futures.append(client.submit(
                 expand_task, payload, self.source,
@@ -366,20 +377,22 @@ class _Search:
                 where[number] = (result, k)
         for number in self._order(low, high):
             result, k = where[number]
-            out = graph.edges[number]
             for action, at, renaming in result.edges[k]:
                 successor, fingerprint = result.successors[at]
                 graph.steps_taken += 1
                 part = fingerprint % self.partitions
-                fresh = len(graph.states)
+                fresh = graph.size
                 target = self.visited[part].setdefault(successor, fresh)  # one hash, not two
                 if target == fresh:
                     if fresh >= self.max_states:
+                        graph.edge_start.append(len(graph.edge_target))  # as `build` stops
                         return False
                     self._add(successor, part, number, action, level + 1, renaming)
-                out.append((action, target))
+                graph.edge_target.append(target)
+                graph.edge_action.append(graph.intern(action, self.action_codes))
                 if groups:
-                    graph.renamings[number].append(renaming)
+                    graph.edge_renaming.append(self._renaming_code(renaming))
+            graph.edge_start.append(len(graph.edge_target))
         return True
 
 
