@@ -16,6 +16,10 @@ symmetry (`symmetry.py`, only where some identities are interchangeable). The se
 identities, which actions name, so the graph keeps per edge the renaming it applied
 (`renamings`, `via_renaming`) and `path_to` maps every path back to the unreduced spec.
 
+Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) chooses which
+enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
+(`_proviso`). `max_depth` stops expanding at a depth (a bounded search, never complete).
+
 The inner loop calls `action.apply` on the state with its last delivery cleared, computed once
 per state, instead of `spec.step` per action: `step` is exactly "check `is_enabled`, then
 apply to the cleared state", and `enabled` has just established `is_enabled` for each action
@@ -30,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.symmetry import (
+    Groups,
     Renaming,
     canonical_identities,
     concrete_actions,
@@ -68,6 +73,7 @@ class Graph:
     steps_taken: int = 0
     symmetric: bool = False
     max_states: int = 2_000_000
+    partial: int = 0  # states expanded with fewer than all their enabled actions
     renamings: list[list[Renaming | None]] = field(default_factory=list)
     via_renaming: list[Renaming | None] = field(default_factory=list)
     _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
@@ -110,11 +116,15 @@ class Graph:
 
 def build(
     config: Config, *, reduce: bool = True, symmetry: bool | None = None,
-    max_states: int = 2_000_000,
+    max_states: int = 2_000_000, expand: Expand | None = None, max_depth: int | None = None,
+    depth_proviso: bool = True,
 ) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
     `reduce`) applies identity symmetry where the configuration has interchangeable
-    identities."""
+    identities. `expand(state, enabled)`: the actions to expand (a subset, kept only where
+    the breadth-first cycle proviso `_proviso` holds, unless `depth_proviso` is false
+    because `expand` ensures a cycle proviso itself); `max_depth`: states at that depth are
+    not expanded."""
     groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
     rename_pids: Callable[[State], State] = canonical if reduce else _identity
     graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states)
@@ -141,10 +151,21 @@ def build(
         state, depth = graph.states[frontier], graph.depth[frontier]
         out = graph.edges[frontier]
         cleared = state if state.last_delivery is None else replace(state, last_delivery=None)
-        for action in enabled(config, state):
-            successor = rename_pids(action.apply(config, cleared))
-            if groups:
-                successor, renaming = canonical_identities(successor, groups)
+        actions = enabled(config, state)
+        if max_depth is not None and depth >= max_depth:
+            graph.complete = graph.complete and not actions
+            actions = []
+        chosen = expand(state, actions) if expand is not None and actions else actions
+        made = {a: _successor(config, cleared, a, rename_pids, groups) for a in chosen}
+        if len(chosen) < len(actions):
+            if not depth_proviso or _proviso(graph, index, depth, made):
+                actions = chosen
+                graph.partial += 1
+            else:
+                made.update((a, _successor(config, cleared, a, rename_pids, groups))
+                            for a in actions if a not in made)
+        for action in actions:
+            successor, renaming = made[action]
             graph.steps_taken += 1
             fresh = len(graph.states)
             target = index.setdefault(successor, fresh)  # one hash of the state, not two
@@ -158,6 +179,29 @@ def build(
                 graph.renamings[frontier].append(renaming)
         frontier += 1
     return graph
+
+
+Expand = Callable[[State, list[Action]], list[Action]]
+
+
+def _successor(config: Config, cleared: State, action: Action,
+               rename_pids: Callable[[State], State], groups: Groups,
+               ) -> tuple[State, Renaming | None]:
+    successor = rename_pids(action.apply(config, cleared))
+    return canonical_identities(successor, groups) if groups else (successor, None)
+
+
+def _proviso(graph: Graph, index: dict[State, int], depth: int,
+             made: dict[Action, tuple[State, Renaming | None]]) -> bool:
+    """The cycle proviso, breadth-first: a reduced expansion is kept only if every chosen
+    successor is new or one level deeper. Then every edge out of a reduced state goes one
+    level down, so every cycle of the reduced graph passes through a fully expanded state
+    and no action is postponed around it forever."""
+    for successor, _ in made.values():
+        known = index.get(successor)
+        if known is not None and graph.depth[known] <= depth:
+            return False
+    return True
 
 
 def _identity(state: State) -> State:
