@@ -217,6 +217,7 @@ class Reducer:
         self._submit = [isinstance(a, Submit) for a in self.actions]
         self._owed = [a.is_obligation() and not isinstance(a, CLEARING) for a in self.actions]
         self._clearing = [isinstance(a, CLEARING) for a in self.actions]
+        self._reply_cache: dict[Footprint, list[int]] = {}
 
     def _conflict(self, i: int, a: Footprint, j: int, b: Footprint) -> bool:
         if self.declared_independent and self._declared(self.actions[i], self.actions[j]):
@@ -266,9 +267,12 @@ class Reducer:
         if self._reply is None:
             return set()
         mine = footprint(self.config, state, self.actions[self._reply])
-        return {j for j in range(len(self.actions))
-                if j != self._reply and live[j]
-                and self._conflict(self._reply, mine, j, self._prints[j])}
+        known = self._reply_cache.get(mine)
+        if known is None:
+            known = self._reply_cache[mine] = [
+                j for j in range(len(self.actions))
+                if j != self._reply and self._conflict(self._reply, mine, j, self._prints[j])]
+        return {j for j in known if live[j]}
 
     def _closure(self, state: State, seed: int, live: list[bool], on: set[int],
                  reply: set[int], bound: int) -> set[int] | None:

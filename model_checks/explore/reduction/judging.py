@@ -1,0 +1,61 @@
+"""Judging a cell on the reduced graph, with the unreduced search's shortest counterexamples.
+
+Partial-order reduction keeps every verdict (`docs/explore.md`, "Partial-order reduction")
+but not every shortest path: a step the reduction postponed may have to run first, so a
+counterexample on the reduced graph can be longer than the shortest one. `judge_reduced`
+judges every property on the reduced graph, then, if it found counterexamples, searches the
+unreduced graph breadth-first down to the longest of them (`build(..., max_depth=k)`) and
+judges each of those properties there: breadth-first order gives the shortest, which is
+never longer than the reduced one. Proofs and vacuity come from the reduced graph alone
+(a complete one). An L4 lasso found on the reduced graph is already re-judged on the
+unreduced graph by `judge`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from model_checks.explore.graph import Graph, build
+from model_checks.explore.judge import Judgement, Status, judge, judge_all
+from model_checks.explore.reduction import build_reduced
+from spec import Config, by_id
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """What judging one configuration with the reduction cost: the reduced graph, the
+    states of the bounded unreduced search (0: none needed) and its depth."""
+
+    graph: Graph
+    judgements: list[Judgement]
+    minimising_states: int = 0
+    minimising_depth: int = 0
+
+
+def judge_reduced(config: Config, *, max_states: int = 2_000_000,
+                  with_lemmas: bool = True) -> Reduced:
+    """Every property (and lemma) judged as `judge_all(build(config))` judges it, with
+    the reduced graph doing the exploring."""
+    graph = build_reduced(config, max_states=max_states)
+    judgements = judge_all(graph, with_lemmas)
+    finite = [j for j in judgements if j.status is Status.COUNTEREXAMPLE and j.cycle_from is None]
+    if not finite:
+        return Reduced(graph, judgements)
+    depth = max(len(j.actions) for j in finite)
+    bounded = build(config, max_states=max_states, max_depth=depth)
+    shortest = {j.property_id: _shortest(bounded, j) for j in finite}
+    return Reduced(graph, [shortest.get(j.property_id, j) for j in judgements],
+                   len(bounded.states), depth)
+
+
+def _shortest(bounded: Graph, found: Judgement) -> Judgement:
+    again = judge(bounded, by_id(found.property_id))
+    if again.status is Status.COUNTEREXAMPLE and len(again.actions) <= len(found.actions):
+        return again
+    if not bounded.complete and len(bounded.states) >= bounded.max_states:
+        # The state limit cut the bounded search first: the reduced path stands, as found.
+        return replace(found, reason=found.reason + " (the unreduced search to its length "
+                       "reached the state limit: it may not be a shortest one)")
+    raise AssertionError(
+        f"{found.property_id}: the reduced graph's {len(found.actions)}-step counterexample "
+        f"is missing from the unreduced search to that depth ({again.status.value})")
