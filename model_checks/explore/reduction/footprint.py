@@ -57,6 +57,8 @@ class Mode(enum.Enum):
     DEC = "decrement"  # count: one fewer unfinished request (an attempt ends)
     INC = "increment"  # count: one more unfinished request (a retry)
     CLEAR = "clear"  # a monitor memory: reset to empty (a drift event, for L3)
+    WIPE = "wipe"  # a cache: every entry removed (clears, resets, restarts)
+    INVALIDATE = "invalidate"  # a cache: given identities removed (P0 taking a miss reply)
 
 
 _COMMUTING: frozenset[frozenset[Mode]] = frozenset(
@@ -75,6 +77,11 @@ _COMMUTING: frozenset[frozenset[Mode]] = frozenset(
         (Mode.DEC, Mode.INC),
         (Mode.INC, Mode.INC),
         (Mode.CLEAR, Mode.CLEAR),
+        # Removing entries commutes with removing entries: either order leaves the cache
+        # without the union of what each removes (empty, if one wipes it).
+        (Mode.WIPE, Mode.WIPE),
+        (Mode.WIPE, Mode.INVALIDATE),
+        (Mode.INVALIDATE, Mode.INVALIDATE),
     )
 )
 
@@ -196,13 +203,13 @@ def _receive_reply(config: Config, state: State, action: Action) -> Footprint:
         reply = state.to_front_end[0]
         accesses.append((("request", reply.rid), Mode.WRITE))
         if reply.missed:  # a miss taken: invalidation, and L1's and L2's memories
-            accesses += [(("shadow", reply.front_end), Mode.WRITE), (("L1",), Mode.WRITE),
+            accesses += [(("shadow", reply.front_end), Mode.INVALIDATE), (("L1",), Mode.WRITE),
                          (("L2",), Mode.WRITE)]
     else:  # disabled: a later reply, for a request not done (a done request must be
         # retried first, and every step on that request conflicts with its retry)
         accesses += [(("request", r), Mode.WRITE) for r in range(config.max_requests)
                      if r >= len(state.requests) or state.requests[r].stage is not Stage.DONE]
-        accesses += [(("shadow", f), Mode.WRITE) for f in range(config.front_ends)]
+        accesses += [(("shadow", f), Mode.INVALIDATE) for f in range(config.front_ends)]
         accesses += [(("L1",), Mode.WRITE), (("L2",), Mode.WRITE)]
     return Footprint(tuple(accesses))
 
@@ -222,16 +229,16 @@ def _receive(config: Config, state: State, action: Action) -> Footprint:
 def _clear_both(config: Config, state: State, action: Action) -> Footprint:
     accesses: list[tuple[Location, Mode]] = [(("reset",), Mode.READ)]
     for fe in range(config.front_ends):
-        accesses += [(("shadow", fe), Mode.WRITE), (("midpipe", fe), Mode.READ)]
+        accesses += [(("shadow", fe), Mode.WIPE), (("midpipe", fe), Mode.READ)]
     for engine in range(config.engines):
-        accesses += [(("receiver", engine), Mode.WRITE), (("to_engine", engine), Mode.READ)]
+        accesses += [(("receiver", engine), Mode.WIPE), (("to_engine", engine), Mode.READ)]
     return Footprint(tuple(accesses))
 
 
 def _p0_clear(config: Config, state: State, action: Action) -> Footprint:
     assert isinstance(action, (P0Clear, P0Restart, P0ClearForReset))
     accesses: list[tuple[Location, Mode]] = [
-        (("shadow", action.front_end), Mode.WRITE), (("L3",), Mode.CLEAR)]
+        (("shadow", action.front_end), Mode.WIPE), (("L3",), Mode.CLEAR)]
     if isinstance(action, P0Restart):
         accesses.append((("midpipe", action.front_end), Mode.READ))
     if isinstance(action, P0ClearForReset):
@@ -241,12 +248,12 @@ def _p0_clear(config: Config, state: State, action: Action) -> Footprint:
 
 def _p1_wipe(config: Config, state: State, action: Action) -> Footprint:
     assert isinstance(action, (P1Clear, P1Restart))
-    return Footprint(((("receiver", action.engine), Mode.WRITE), (("L3",), Mode.CLEAR)))
+    return Footprint(((("receiver", action.engine), Mode.WIPE), (("L3",), Mode.CLEAR)))
 
 
 def _p1_reset(config: Config, state: State, action: Action) -> Footprint:
     accesses: list[tuple[Location, Mode]] = [(("reset",), Mode.WRITE), (("L3",), Mode.CLEAR)]
-    accesses += [(("receiver", e), Mode.WRITE) for e in range(config.engines)]
+    accesses += [(("receiver", e), Mode.WIPE) for e in range(config.engines)]
     return Footprint(tuple(accesses))
 
 
