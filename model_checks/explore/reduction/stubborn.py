@@ -16,8 +16,10 @@ stated in `docs/explore.md`, make the reduced graph keep every verdict:
 - the expanded set holds an owed step (`is_obligation`) or is every enabled action (so a
   quiescent state, where L4 is judged, is reached by the same path length as without the
   reduction);
-- the cycle proviso, applied by `model_checks.explore.graph.build`: a state whose reduced
-  successors are not all one breadth-first level deeper is expanded in full.
+- the cycle proviso: the expanded set holds no `CLEARING` step, and every other step
+  increases `progress` (`check_progress` verifies it on every edge built), so every cycle
+  of the reduced graph runs through fully expanded states and no step is postponed
+  around it forever.
 
 Actions that can never be enabled again from s (the environment lacks their source, their
 request would exceed the bounds, their retries are spent) are left out of the universe: they
@@ -155,15 +157,16 @@ pending reset. A reduced expansion never includes one (the cycle proviso, `progr
 
 
 def progress(state: State) -> int:
-    """A measure every step other than `CLEARING` strictly increases: per request, 1 + 20 x
-    its retries + its phase (submitted 0, processed 1, updating 2 + items done, message in
-    flight 10, reply in flight 11, done 12). A submit adds a request; P0's steps, P1's
-    receive and taking the reply each move one request's phase on; a retry adds 20 and
-    resets the phase. `check_progress` verifies it on every edge of a reduced graph."""
+    """A measure every step other than `CLEARING` strictly increases: per request of k
+    items, 1 + (k + 5) x its retries + its phase (submitted 0, processed 1, updating 2 +
+    items done, message in flight k + 2, reply in flight k + 3, done k + 4). A submit adds
+    a request; P0's steps, P1's receive and taking the reply each move one request's phase
+    on; a retry adds k + 5 and resets the phase. `check_progress` verifies it on every edge
+    of a reduced graph."""
     sent = {m.rid for m in state.to_engine}
     total = 0
     for request in state.requests:
-        stage = request.stage
+        stage, k = request.stage, len(request.items)
         if stage is Stage.SUBMITTED:
             phase = 0
         elif stage is Stage.PROCESSED:
@@ -171,10 +174,10 @@ def progress(state: State) -> int:
         elif stage is Stage.UPDATING:
             phase = 2 + (request.work.done if request.work is not None else 0)
         elif stage is Stage.IN_FLIGHT:
-            phase = 10 if request.rid in sent else 11
+            phase = k + 2 if request.rid in sent else k + 3
         else:
-            phase = 12
-        total += 1 + 20 * request.retries + phase
+            phase = k + 4
+        total += 1 + (k + 5) * request.retries + phase
     return total
 
 
