@@ -165,7 +165,8 @@ def test_messages_and_replies_belong_to_requests_in_flight(variant: Variant,
         assert all(state.requests[rid].stage is Stage.IN_FLIGHT for rid in pending)
 
 
-@pytest.mark.parametrize(("variant", "env"), CASES, ids=_name)
+@pytest.mark.parametrize(("variant", "env"), [*CASES, (V1, ("D8",)), (V2, ("D6", "D7"))],
+                         ids=_name)
 def test_every_step_but_the_clears_makes_progress(variant: Variant,
                                                   env: tuple[str, ...]) -> None:
     """The cycle proviso's premise, on the unreduced graph (also what makes L4's fair
