@@ -19,6 +19,7 @@ from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
+from model_checks.explore.reduction.judging import judge_reduced
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import config_to_json, trace_to_json, write_trace
 from spec import Config, Variant
@@ -34,6 +35,7 @@ class CellJob:
     max_states: int = DEFAULT_MAX_STATES
     shapes: tuple[Shape, ...] = CI_SHAPES
     with_lemmas: bool = True
+    por: bool = False  # partial-order reduction (`model_checks.explore.reduction`)
 
 
 @dataclass(frozen=True)
@@ -78,11 +80,15 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
     for shape in job.shapes:
         config = explore_config(job.variant, job.environment, max_requests=shape.max_requests,
                                 max_items=shape.max_items, max_identities=shape.max_identities)
-        graph = build_graph(config, max_states=job.max_states)
-        states, edges = states + len(graph.states), edges + graph.steps_taken
-        figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
-                   + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
-        judgements = judge_all(graph, job.with_lemmas)
+        extra = 0  # states of the bounded unreduced search that minimises counterexamples
+        if job.por:
+            graph, judgements, figures, extra = _reduced(job, config)
+        else:
+            graph = build_graph(config, max_states=job.max_states)
+            judgements = judge_all(graph, job.with_lemmas)
+            figures = f"{len(graph.states)} states, diameter {graph.diameter}"
+        states, edges = states + len(graph.states) + extra, edges + graph.steps_taken
+        figures += "" if graph.complete else f" (state limit {job.max_states} reached)"
         for judgement in judgements:
             known = decided.get(judgement.property_id)
             if known is None or known[0].status is Status.UNDECIDED:
@@ -98,6 +104,20 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
     return CellOutcome(job.variant.name, job.environment, describe(config), states, edges,
                        graph.diameter, complete, seconds, records, config_to_json(config),
                        {p: config_to_json(c) for p, (_, c, _) in decided.items()})
+
+
+def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str, int]:
+    """The cell judged under partial-order reduction; its figures name the reduced graph
+    (whose largest depth is not the unreduced diameter in general) and the bounded
+    unreduced search that kept the counterexamples shortest."""
+    reduced = judge_reduced(config, max_states=job.max_states, with_lemmas=job.with_lemmas)
+    graph = reduced.graph
+    figures = (f"{len(graph.states)} states under partial-order reduction, largest depth "
+               f"{graph.diameter}")
+    if reduced.minimising_states:
+        figures += (f"; shortest counterexamples from {reduced.minimising_states} unreduced "
+                    f"states to depth {reduced.minimising_depth}")
+    return graph, reduced.judgements, figures, reduced.minimising_states
 
 
 def _record(

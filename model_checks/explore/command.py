@@ -91,6 +91,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "state fingerprint; the same records as a local run) instead of "
                              "sending whole cells as jobs")
     add_lattice_arguments(parser)
+    parser.add_argument("--por", action="store_true",
+                        help="partial-order reduction (stubborn sets, docs/explore.md): the "
+                             "same verdicts and shortest counterexamples from fewer states; "
+                             "the records say so (matrix cells only)")
     parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
                         help="a records file (or a folder of them) of Hypothesis and Z3: fail "
                              "where a verdict contradicts the explorer's within one instance")
@@ -121,6 +125,9 @@ def _environment(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.lattice and args.por:
+        print("error: --por applies to matrix cells, not to --lattice", file=sys.stderr)
+        return EXIT_USAGE
     if args.lattice:
         if args.distributed:
             print("error: --distributed applies to the matrix cells, not --lattice",
@@ -174,7 +181,8 @@ def explore_matrix(
     others: list[VerdictRecord] | None = None,
 ) -> int:
     limit, shapes, large = PROFILES[args.profile]
-    jobs = [CellJob(variant_named(v), e, args.out, limit, shapes_for(e, shapes, large))
+    jobs = [CellJob(variant_named(v), e, args.out, limit, shapes_for(e, shapes, large),
+                    por=args.por)
             for v, e in cells]
     started = time.perf_counter()
     if args.distributed:

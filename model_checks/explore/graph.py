@@ -31,6 +31,10 @@ symmetry (`symmetry.py`, only where some identities are interchangeable). The se
 identities, which actions name, so the graph keeps per edge the renaming it applied
 (`renaming`) and `path_to` maps every path back to the unreduced spec.
 
+Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) chooses which
+enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
+(`_proviso`). `max_depth` stops expanding at a depth (a bounded search, never complete).
+
 The inner loop calls `action.apply` on the state with its last delivery cleared, computed once
 per state, instead of `spec.step` per action: `step` is exactly "check `is_enabled`, then
 apply to the cleared state", and `enabled` has just established `is_enabled` for each action
@@ -95,6 +99,7 @@ class Graph:
     steps_taken: int = 0
     symmetric: bool = False
     max_states: int = 2_000_000
+    partial: int = 0  # states expanded with fewer than all their enabled actions
     groups: Groups = ()
     fingerprints: array[int] = field(default_factory=lambda: array("q"))
     depth: array[int] = field(default_factory=lambda: array("i"))
@@ -367,11 +372,15 @@ class ViaView(Sequence[Action | None]):
 
 def build(
     config: Config, *, reduce: bool = True, symmetry: bool | None = None,
-    max_states: int = 2_000_000, keep_states: bool = True,
+    max_states: int = 2_000_000, keep_states: bool = True, expand: Expand | None = None,
+    max_depth: int | None = None, depth_proviso: bool = True,
 ) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
     `reduce`) applies identity symmetry where the configuration has interchangeable
-    identities. With `keep_states` the graph holds the states the search made (a judge
+    identities. `expand(state, enabled)`: the actions to expand (a subset, kept only where
+    the breadth-first cycle proviso `_proviso` holds, unless `depth_proviso` is false
+    because `expand` ensures a cycle proviso itself); `max_depth`: states at that depth are
+    not expanded. With `keep_states` the graph holds the states the search made (a judge
     reads them all, many times, and need not rebuild them) until `release_states`; without,
     it keeps only the search's current frontier and its arrays (the lean search)."""
     groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
@@ -401,10 +410,23 @@ def build(
         state = pending[frontier - len(parents) + len(pending)]
         depth = depths[frontier] + 1
         cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
-        for action in enabled(config, state):
-            successor = rename_pids(action.apply(config, cleared))
-            if groups:
-                successor, renaming = canonical_identities(successor, groups)
+        actions = enabled(config, state)
+        made: dict[Action, tuple[State, Renaming | None]] | None = None
+        if max_depth is not None and depth > max_depth:  # `depth` is the successors' depth
+            graph.complete = graph.complete and not actions
+            actions = []
+        elif expand is not None and actions:
+            actions, made = _reduced_expansion(
+                graph, seen, depth - 1, expand(state, actions), actions,
+                lambda action: _successor(config, cleared, action, rename_pids, groups),
+                depth_proviso)
+        for action in actions:
+            if made is not None:
+                successor, renaming = made[action]
+            else:
+                successor = rename_pids(action.apply(config, cleared))
+                if groups:
+                    successor, renaming = canonical_identities(successor, groups)
             taken += 1
             code = action_codes.get(action)
             if code is None:
@@ -445,6 +467,46 @@ def build(
     graph.steps_taken = taken
     graph._held = pending if keep_states else None
     return graph
+
+
+Expand = Callable[[State, list[Action]], list[Action]]
+Successor = Callable[[Action], tuple[State, "Renaming | None"]]
+
+
+def _reduced_expansion(
+    graph: Graph, seen: dict[int, int], depth: int, chosen: list[Action],
+    actions: list[Action], successor: Successor, depth_proviso: bool,
+) -> tuple[list[Action], dict[Action, tuple[State, Renaming | None]]]:
+    """The actions to expand from a state at `depth`, and their successors: `chosen` where
+    it is all of `actions` or the cycle proviso holds for it, every action otherwise."""
+    made = {action: successor(action) for action in chosen}
+    if len(chosen) == len(actions):
+        return actions, made
+    if not depth_proviso or _proviso(graph, seen, depth, made):
+        graph.partial += 1
+        return chosen, made
+    made.update((action, successor(action)) for action in actions if action not in made)
+    return actions, made
+
+
+def _successor(config: Config, cleared: State, action: Action,
+               rename_pids: Callable[[State], State], groups: Groups,
+               ) -> tuple[State, Renaming | None]:
+    successor = rename_pids(action.apply(config, cleared))
+    return canonical_identities(successor, groups) if groups else (successor, None)
+
+
+def _proviso(graph: Graph, seen: dict[int, int], depth: int,
+             made: dict[Action, tuple[State, Renaming | None]]) -> bool:
+    """The cycle proviso, breadth-first: a reduced expansion is kept only if every chosen
+    successor is new or one level deeper. Then every edge out of a reduced state goes one
+    level down, so every cycle of the reduced graph passes through a fully expanded state
+    and no action is postponed around it forever."""
+    for successor, _ in made.values():
+        known = seen.get(hash(successor))
+        if known is not None and graph.depth[known] <= depth:
+            return False
+    return True
 
 
 def _rename_pids(reduce: bool) -> Callable[[State], State]:

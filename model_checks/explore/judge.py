@@ -103,8 +103,9 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     if not graph.complete:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     lasso = fair_lasso(graph)
-    if lasso is not None and graph.symmetric:
-        # A cycle of the quotient need not close in the unreduced graph: judge L4 there.
+    if lasso is not None and (graph.symmetric or graph.partial):
+        # A cycle of the quotient (or of a graph that partial-order reduction pruned) need
+        # not be one of the unreduced graph: judge L4 there.
         unreduced = build(graph.config, symmetry=False, max_states=graph.max_states)
         return _eventual_completion(unreduced, prop)
     if lasso is not None:

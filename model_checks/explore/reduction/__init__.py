@@ -1,0 +1,22 @@
+"""Partial-order reduction for the explorer: stubborn sets over the spec's actions
+(`stubborn.py`), from footprints read off the transitions (`footprint.py`), and judging with
+the reduced graph while keeping the unreduced search's shortest counterexamples
+(`judging.py`). The argument for soundness is in `docs/explore.md`."""
+
+from __future__ import annotations
+
+from model_checks.explore.graph import Graph, build
+from model_checks.explore.reduction.stubborn import Reducer, check_progress
+from spec import Config
+
+
+def build_reduced(config: Config, *, max_states: int = 2_000_000,
+                  reducer: Reducer | None = None) -> Graph:
+    """`build(config)` (both state reductions) expanding only stubborn sets."""
+    chooser = reducer if reducer is not None else Reducer(config)
+    graph = build(config, max_states=max_states, expand=chooser.ample, depth_proviso=False)
+    check_progress(graph)
+    return graph
+
+
+__all__ = ["Reducer", "build_reduced"]
