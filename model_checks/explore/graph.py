@@ -50,6 +50,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import overload
 
 from model_checks.explore.canonical import canonical
@@ -418,7 +419,7 @@ def build(
         elif expand is not None and actions:
             actions, made = _reduced_expansion(
                 graph, seen, depth - 1, expand(state, actions), actions,
-                lambda action: _successor(config, cleared, action, rename_pids, groups),
+                partial(_successor, config, cleared, rename_pids=rename_pids, groups=groups),
                 depth_proviso)
         for action in actions:
             if made is not None:
