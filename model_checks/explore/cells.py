@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
+from model_checks.matrix import config_for
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import config_to_json, trace_to_json, write_trace
 from spec import Config, Variant
@@ -34,6 +35,24 @@ class CellJob:
     max_states: int = DEFAULT_MAX_STATES
     shapes: tuple[Shape, ...] = CI_SHAPES
     with_lemmas: bool = True
+    climb: tuple[Shape, ...] = ()
+    """Rungs above the first shape, each covering the one before: climbed, one at a time,
+    while a property the first shape proved still holds and the state limit is not
+    reached."""
+    unfinished: int | None = None
+    retries: int | None = None
+    identities: int | None = None
+
+    def config(self, shape: Shape) -> Config:
+        config = explore_config(self.variant, self.environment,
+                                max_requests=shape.max_requests, max_items=shape.max_items,
+                                max_identities=shape.max_identities or self.identities,
+                                **({} if self.unfinished is None
+                                   else {"max_in_flight": self.unfinished}))
+        if self.identities is not None and self.identities > len(config.identities):
+            config = replace(config, identities=config_for(
+                self.variant, self.environment).identities[: self.identities])
+        return config if self.retries is None else replace(config, max_retries=self.retries)
 
 
 @dataclass(frozen=True)
@@ -71,8 +90,7 @@ def explore_cell(job: CellJob) -> CellOutcome:
     decided: dict[str, tuple[Judgement, Config, str]] = {}
     states = edges = 0
     for shape in job.shapes:
-        config = explore_config(job.variant, job.environment, max_requests=shape.max_requests,
-                                max_items=shape.max_items, max_identities=shape.max_identities)
+        config = job.config(shape)
         graph = build(config, max_states=job.max_states)
         states, edges = states + len(graph.states), edges + graph.steps_taken
         figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
@@ -84,9 +102,30 @@ def explore_cell(job: CellJob) -> CellOutcome:
                 decided[judgement.property_id] = (judgement, config, figures)
         if all(j.status is not Status.UNDECIDED for j, _, _ in decided.values()):
             break
+    below: dict[str, str] = {}
+    for shape in job.climb:
+        proved = [p for p, (j, _, _) in decided.items()
+                  if j.status in (Status.PROVED, Status.VACUOUS) and p not in below]
+        if not proved:
+            break
+        config = job.config(shape)
+        graph = build(config, max_states=job.max_states)
+        states, edges = states + len(graph.states), edges + graph.steps_taken
+        if not graph.complete:
+            break  # the state limit: the proofs stand for the rung below
+        figures = f"{len(graph.states)} states, diameter {graph.diameter}"
+        for judgement in judge_all(graph, job.with_lemmas):
+            prop = judgement.property_id
+            if prop not in proved:
+                continue
+            if judgement.status is Status.COUNTEREXAMPLE:
+                below[prop] = (f"holds with {decided[prop][1].max_requests} requests "
+                               f"(proved for that instance), breaks with {shape.max_requests}")
+            decided[prop] = (judgement, config, figures)
     seconds = time.perf_counter() - started
     records = tuple(
-        _record(job, j, describe(c), figures, seconds / len(decided))
+        _record(job, j, describe(c), figures, seconds / len(decided),
+                below.get(j.property_id, ""))
         for j, c, figures in decided.values()
     )
     complete = all(j.status is not Status.UNDECIDED for j, _, _ in decided.values())
@@ -96,7 +135,8 @@ def explore_cell(job: CellJob) -> CellOutcome:
 
 
 def _record(
-    job: CellJob, judgement: Judgement, instance: str, figures: str, seconds: float
+    job: CellJob, judgement: Judgement, instance: str, figures: str, seconds: float,
+    below: str = "",
 ) -> VerdictRecord:
     env = tuple(job.environment)
     base = dict(checker=CHECKER, variant=job.variant.name, environment=env,
@@ -110,12 +150,14 @@ def _record(
             **base, verdict=Verdict.COUNTEREXAMPLE, bound=len(judgement.actions),  # type: ignore[arg-type]
             bound_unit="steps", counterexample_length=len(judgement.actions),
             counterexample_path=str(path),
-            detail=f"shortest counterexample: {judgement.reason}{lasso}; {where}",
+            detail=f"shortest counterexample: {judgement.reason}{lasso}"
+                   + (f" ({below})" if below else "") + f"; {where}",
         )
     if judgement.status is Status.PROVED:
         return VerdictRecord(**base, verdict=Verdict.PROVED, bound=None,  # type: ignore[arg-type]
                              bound_unit="depth",
-                             detail=f"proved for this instance, all depths; {where}")
+                             detail=f"proved for this instance (every reachable state "
+                                    f"judged); {where}")
     if judgement.status is Status.VACUOUS:
         return VerdictRecord(**base, verdict=Verdict.VACUOUS, bound=None,  # type: ignore[arg-type]
                              bound_unit="depth",
