@@ -5,6 +5,7 @@ rung options are one line and exit 2."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def test_a_break_at_one_rung_is_a_break_at_the_next() -> None:
             graph = build(lattice_config(variant_named(variant), env, rung))
             assert graph.complete
             verdicts.append({j.property_id: j for j in judge_all(graph, with_lemmas=False)})
-        for below, above in zip(verdicts, verdicts[1:], strict=False):
+        for below, above in itertools.pairwise(verdicts):
             for prop, judgement in below.items():
                 if judgement.status is Status.COUNTEREXAMPLE:
                     assert above[prop].status is Status.COUNTEREXAMPLE, (variant, env, prop)
@@ -88,7 +89,7 @@ def test_a_break_at_one_rung_is_a_break_at_the_next() -> None:
 def test_the_ladder_climbs_one_request_at_a_time_and_checks_its_order() -> None:
     rungs = ladder(BASE_RUNG, Rung(4, 2, 2, 3))
     assert [r.max_requests for r in rungs] == [2, 3, 4]
-    assert all(b.covers(a) for a, b in zip(rungs, rungs[1:], strict=False))
+    assert all(b.covers(a) for a, b in itertools.pairwise(rungs))
     with pytest.raises(ValueError, match="must cover the base rung"):
         ladder(BASE_RUNG, Rung(3, 2, 1, 3))
     with pytest.raises(ValueError, match="identities must be an int >= 1"):
