@@ -266,3 +266,24 @@ def test_no_pair_cell_expects_to_hold_what_the_drift_lattice_breaks() -> None:
             if any(m <= set(cell.environment) for m in minimal):
                 assert cell.expectations[entry["property"]] is not Expectation.HOLDS, (
                     cell.variant, cell.environment, entry["property"])
+
+
+def test_the_drift_lattice_answers_every_break_the_matrix_expects_of_two_sources() -> None:
+    # The converse of the test above, for what the lattice searches completely: every cell
+    # of at most two sources where the matrix expects S1 or H1 to break has, in the
+    # committed lattice, a minimal breaking set inside its environment (found by the
+    # lattice's explorer or by another checker, replayed), so the lattice never answers
+    # "no breaking environment found" where the matrix holds a break.
+    entries = {(e["variant"], e["property"]): e for e in json.loads(LATTICE.read_text())}
+    missing = []
+    for cell in PAIR_EXPECTED + tuple(c for c in EXPECTED if len(c.environment) <= 2):
+        if any(not d.startswith("D") or not d[1:].isdigit() for d in cell.environment):
+            continue  # D5-router is not a drift source of the lattice
+        for prop in ("S1", "H1"):
+            entry = entries.get((cell.variant, prop))
+            if entry is None or cell.expectations.get(prop) is not Expectation.BREAKS:
+                continue
+            sets = [set(m) for m in entry["minimal_breaking"] + entry["unsettled_breaking"]]
+            if not any(m <= set(cell.environment) for m in sets):
+                missing.append((cell.variant, "+".join(cell.environment), prop))
+    assert not missing, missing

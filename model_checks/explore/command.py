@@ -122,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
     if args.lattice:
         return run_lattice(args)
     lattice_only = (args.sources, args.max_size, args.evidence, args.resume)
-    if any(o is not None for o in lattice_only) or args.parametric:
-        print("error: --sources, --max-size, --evidence, --parametric and --resume need "
-              "--lattice", file=sys.stderr)
+    if any(o is not None for o in lattice_only) or args.parametric or args.no_explore:
+        print("error: --sources, --max-size, --evidence, --parametric, --resume and "
+              "--no-explore need --lattice", file=sys.stderr)
         return EXIT_USAGE
     if args.json is None:
         args.json = Path("build/explore/records.json")

@@ -48,6 +48,7 @@ from model_checks.explore.lattice_instance import (
     Rung,
     describe_family,
     drift_order,
+    eviction,
     lattice_config,
 )
 from model_checks.simulate.counterexample import trace_to_json
@@ -266,6 +267,8 @@ class LatticeRequest:
     proofs: tuple[Proof, ...] = ()
     earlier: tuple[EnvOutcome, ...] = ()
     first_top: int | None = None
+    explore: bool = True
+    """False: only what the seeds, the proofs and `earlier` establish (no exploration)."""
 
     def plan(self) -> tuple[Leg, ...]:
         """The first leg (every environment up to `max_size`, up to rung `first_top`, by
@@ -328,7 +331,7 @@ def search(request: LatticeRequest,
     for outcome in request.earlier:
         if outcome.variant in known:
             known[outcome.variant].learn(outcome)
-    for number, leg in enumerate(request.plan()):
+    for number, leg in enumerate(request.plan() if request.explore else ()):
         batches: list[list[Env]] = [[frozenset(request.sources)]] if number == 0 else []
         batches += [[frozenset(c) for c in itertools.combinations(request.sources, size)
                      if leg.containing <= frozenset(c)]
@@ -340,13 +343,22 @@ def search(request: LatticeRequest,
                 continue
             labelled = [Job(f"{j.variant}_{describe_environment(environment(*j.environment))}",
                             explore_environment, (j,)) for j in jobs]
-            results = sweep(labelled, dask=request.dask, processes=request.processes)
-            for done, outcome in zip(results, values(results), strict=True):
-                cpu = getattr(done, "cpu_seconds", 0.0)
-                known[outcome.variant].learn(replace(outcome, cpu_seconds=cpu))
-            if checkpoint is not None:
-                checkpoint(known)
+            # the batch's jobs are fixed before any of them is learnt, so running it in
+            # chunks (to keep outcomes as they come) decides what one sweep decides
+            chunk = max(1, CHUNK * request.processes)
+            for start in range(0, len(labelled), chunk):
+                results = sweep(labelled[start:start + chunk], dask=request.dask,
+                                processes=request.processes)
+                for done, outcome in zip(results, values(results), strict=True):
+                    cpu = getattr(done, "cpu_seconds", 0.0)
+                    known[outcome.variant].learn(replace(outcome, cpu_seconds=cpu))
+                if checkpoint is not None:
+                    checkpoint(known)
     return known
+
+
+CHUNK = 4
+"""Jobs per process between two checkpoints of a search."""
 
 
 def next_job(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
@@ -417,6 +429,9 @@ def summarise(
     paths are filled in by the caller that writes the traces (`trace` keys)."""
     entries = []
     instance = describe_family(request.ladder[0], sources=request.sources)
+    if len(request.ladder) > 1:
+        top = request.ladder[-1]
+        instance += f"; at the top rung ({top.words()}): {eviction(top)}"
     for variant in request.variants:
         k = known[variant]
         for prop in (p.id for p in registry()):

@@ -111,6 +111,9 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", type=Path, default=None, metavar="FILE",
                         help="with --lattice: keep every exploration's outcome in FILE and "
                              "start from those already there")
+    parser.add_argument("--no-explore", action="store_true",
+                        help="with --lattice --resume: answer from the kept outcomes only, "
+                             "exploring nothing new")
 
 
 def add_rung_arguments(parser: argparse.ArgumentParser) -> None:
@@ -196,7 +199,10 @@ def run_lattice(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    request = replace(request, earlier=earlier,
+    if args.no_explore and not earlier:
+        print("error: --no-explore needs --resume FILE with kept outcomes", file=sys.stderr)
+        return EXIT_USAGE
+    request = replace(request, earlier=earlier, explore=not args.no_explore,
                       proofs=parametric_proofs() if args.parametric else ())
     started, cpu_before = time.perf_counter(), _cpu()
     before = earlier_wall(args.resume)
@@ -247,7 +253,7 @@ def run_lattice(args: argparse.Namespace) -> int:
           f"exploration), {seconds:.1f} s wall, {run['cpu_seconds']} s CPU with "
           f"{request.processes} process(es); {len(evidence)} replayed breaks of other "
           f"checkers; JSON in {target}, traces in {out}")
-    if explored == 0 or states == 0:
+    if (explored == 0 or states == 0) and not args.no_explore:
         print("no environment explored: nothing was checked")
         return EXIT_FAILED
     return EXIT_OK
@@ -274,6 +280,8 @@ def _command(args: argparse.Namespace) -> str:
             parts.append(f"{option} {value}")
     if args.parametric:
         parts.append("--parametric")
+    if args.no_explore:
+        parts.append("--no-explore")
     return " ".join(parts)
 
 

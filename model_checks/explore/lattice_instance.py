@@ -173,6 +173,17 @@ def describe_sizes(config: Config) -> str:
     return "; ".join(parts)
 
 
+def eviction(shape: Rung) -> str:
+    """Whether a run with no drift can evict for capacity at this rung, and why."""
+    met = min(shape.identities, shape.max_requests)
+    if met > BUDGET:
+        return (f"with no drift, {met} one-byte identities meet in the {BUDGET}-byte budget: "
+                "the rung can evict for capacity")
+    return (f"with no drift, {shape.max_requests} one-item requests meet at most {met} "
+            "identities: the rung cannot evict for capacity without D6, D8, D9 or D7's second "
+            f"contents; from {BUDGET + 1} requests with {BUDGET + 1} identities it can")
+
+
 def describe_family(shape: Rung, variant: Variant | None = None,
                     sources: Iterable[str] = ()) -> str:
     """The instance family at one rung in one line, generated from the configurations: the
@@ -181,10 +192,8 @@ def describe_family(shape: Rung, variant: Variant | None = None,
 
     v = variant or V1
     base = lattice_config(v, (), shape)
-    can_evict = shape.identities * 1 > BUDGET
     text = (f"budget {BUDGET}; {shape.words()}; 1 item per request; sizes "
-            f"{describe_sizes(base)} (the base "
-            + ("can" if can_evict else "cannot") + " evict for capacity)")
+            f"{describe_sizes(base)} ({eviction(shape)})")
     adds = []
     for source in drift_order(sources):
         config = lattice_config(v, (source,), shape)
