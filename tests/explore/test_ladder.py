@@ -159,3 +159,22 @@ def test_every_profile_is_documented_rung_by_rung() -> None:
     for name, profile in LATTICE_PROFILES.items():
         assert profile.top.covers(profile.base)
         assert f"`{name}`: {profile.words()}" in explore_md, name
+
+
+def test_the_per_cell_explorer_climbs_above_what_it_proves(tmp_path: Path) -> None:
+    """`explore --max-requests`: a property the first instance proves is judged again one
+    request higher; V1 under D7+D10 holds S1 with one request and breaks it with two, and
+    the record says exactly that, with the larger instance."""
+    from model_checks.explore.cells import CellJob, explore_cell
+    from model_checks.explore.instance import Shape
+    from model_checks.records import Verdict
+    from spec import V1
+
+    outcome = explore_cell(CellJob(V1, ("D7", "D10"), tmp_path, 30_000, (Shape(1),),
+                                   with_lemmas=False, climb=(Shape(2),)))
+    s1 = next(r for r in outcome.records if r.property == "S1")
+    assert s1.verdict is Verdict.COUNTEREXAMPLE
+    assert "holds with 1 requests (proved for that instance), breaks with 2" in s1.detail
+    assert "2 requests" in s1.detail
+    s2 = next(r for r in outcome.records if r.property == "S2")
+    assert s2.verdict is Verdict.PROVED and "2 requests" in s2.detail
