@@ -183,7 +183,7 @@ def _bare(what: str) -> str:
     verb, _, rest = what.partition(" ")
     base = {"pairs": "pair", "exceeds": "exceed", "crashes": "crash", "serves": "serve",
             "treats": "treat"}.get(verb, verb)
-    return f"{base} {rest}"
+    return f"{base} {rest}".replace(" or hangs", " or hang")
 
 
 def plain(variant: str, entries: list[dict[str, Any]]) -> list[str]:
