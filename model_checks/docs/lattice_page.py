@@ -47,11 +47,19 @@ def _produced_by(entry: dict[str, Any]) -> str:
                else f"{run['processes']} worker process(es)")
     resumed = (f", {run['resumed_explorations']} of them kept from earlier parts of the run "
                "(`--resume`)" if run.get("resumed_explorations") else "")
+    parts = run.get("parts") or []
+    if parts:
+        workers = "; the run's parts, side by side: " + ", ".join(
+            f"{'+'.join(p.get('variants') or ['?'])} with {p.get('processes') or '?'} "
+            f"process(es), {p.get('wall_seconds', 0):,} s wall" for p in parts)
+        workers = f"worker processes as in its parts{workers}"
+    timing = (f"{run['wall_seconds']:,} s wall (summed over its parts) and "
+              f"{run['cpu_seconds']:,} s CPU (the explorations') with {workers}" if parts else
+              f"{run['wall_seconds']:,} s wall and {run['cpu_seconds']:,} s CPU with {workers}")
     return (f"`{run['command']} --json docs/results/lattice.json --out docs/results/lattice` "
             f"(the {run['profile']} lattice profile: {profile.words()}; options given on the "
             f"command override it): {run['explorations']:,} explorations{resumed}, "
-            f"{run['cut']} cut by the state limit, {run['states']:,} states, "
-            f"{run['wall_seconds']:,} s wall and {run['cpu_seconds']:,} s CPU with {workers}; "
+            f"{run['cut']} cut by the state limit, {run['states']:,} states, {timing}; "
             f"{run['evidence']} replayed breaks of other checkers merged"
             + (f", {run['proofs']} all-instance proofs" if run.get("proofs") else ""))
 

@@ -239,6 +239,7 @@ def run_lattice(args: argparse.Namespace) -> int:
         "dask": request.dask is not None,
         "resumed_explorations": len(earlier),
         "evidence": len(evidence), "proofs": len(request.proofs),
+        "parts": earlier_parts(args.resume) if args.no_explore else [],
     }
     for entry in entries:
         entry["run"] = run
@@ -306,6 +307,21 @@ def parametric_proofs() -> tuple[Proof, ...]:
 OUTCOMES_FORMAT = "lattice-outcomes/1"
 
 
+def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
+    """The parts of the run kept in `path` (variants, wall seconds, processes), as a merge of
+    outcome files lists them (`parts`), or the file's own run as one part."""
+    if path is None or not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    if isinstance(data.get("parts"), list):
+        return list(data["parts"])
+    return [{"variants": data.get("variants", []), "wall_seconds": data.get("wall_seconds", 0),
+             "processes": data.get("processes")}]
+
+
 def earlier_wall(path: Path | None) -> float:
     """The wall time the runs kept in `path` took (0 without one)."""
     if path is None or not path.exists():
@@ -325,6 +341,7 @@ def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowled
         kept = [o for o in json.loads(path.read_text())["outcomes"]
                 if o["variant"] not in request.variants]
     data = {"format": OUTCOMES_FORMAT, "wall_seconds": round(wall, 1),
+            "processes": request.processes, "variants": list(request.variants),
             "ladder": [asdict(r) for r in request.ladder],
             "max_states": request.max_states, "sources": list(request.sources),
             "outcomes": kept + [asdict(o) for k in known.values() for o in k.explored]}
