@@ -277,7 +277,8 @@ NIGHTLY_PARTS: dict[str, tuple[tuple[str, ...], ...]] = {
          "--mirror", "all", "--rlimit-certificate", "1200000000"),
         ("explore", "--profile", "nightly"),
     ),
-    "lattice": (("explore", "--lattice", "--profile", "nightly"),),
+    "lattice": (("explore", "--lattice", "--profile", "nightly", "--parametric",
+                 "--evidence", "docs/results/records.json"),),
     "pairs": PAIRS,
     "conform": (
         ("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1", "--profile", "nightly"),
@@ -303,7 +304,8 @@ NIGHTLY: tuple[tuple[str, ...], ...] = tuple(
 its deep budget (Hypothesis's nightly profile, Z3 two steps deeper than the main job and
 counterexamples to 14 steps, the explorer's nightly profile: 3 requests, 2M states per graph,
 conformance's nightly profile), the drift lattice at its nightly profile (environments of up
-to 3 drift sources searched bottom-up, `explore --lattice --profile nightly`), the pair cells
+to 3 drift sources from 2 to 3 requests, pairs with D7 on to 4, every other checker's
+replayed breaks of the docs snapshot and Z3's all-instance proof merged), the pair cells
 of the expected matrix at the main job's budgets (`PAIRS`), and every mutant through every
 checker (Z3's deep searches included)."""
 

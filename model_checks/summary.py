@@ -9,7 +9,7 @@ decisive first. Codes: `P*` proved for all depths (Z3 induction), `xN` a counter
 steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k (Z3 BMC), `ok` no violation in the
 examples explored (Hypothesis), `?` undecided (Z3, not encoded or timed out), `-` not
 checked. The explorer (`E`) adds `xNE` (a shortest counterexample in its instance), `Pi`
-(proved for its instance, all depths: every reachable state judged) and `vac` (vacuous: the
+(proved for its instance only: every reachable state judged) and `vac` (vacuous: the
 property cannot fail there); where it has `Pi` or `vac`, the bounded `Pk` and sampled `ok`
 are left out, and a counterexample of another checker (found in the matrix's larger instance)
 comes first. A `!` marks a cell whose results contradict the expected matrix (a proof by the
@@ -121,7 +121,7 @@ LEGEND = (
     "  P*   proved for all depths        Pk   proved to depth k (Z3 bounded model checking)",
     "  xNZ  counterexample of N steps found by Z3, xNH by Hypothesis",
     "  xNE  shortest counterexample in the explorer's instance (docs/explore.md)",
-    "  Pi   proved for the explorer's instance, all depths   vac  vacuous: cannot fail there",
+    "  Pi   proved for the explorer's instance only          vac  vacuous: cannot fail there",
     "  ok   no violation in the examples explored   ?  undecided   -  not checked",
     "  !    contradicts the expected matrix (model_checks/matrix.py): the only failure mark.",
     "  An x without ! is a property the matrix expects to break, found broken: as expected.",

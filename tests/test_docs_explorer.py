@@ -76,7 +76,8 @@ def test_a_counterexample_or_an_all_depth_proof_outranks_the_explorers_smaller_i
 
 def test_every_proof_is_printed_with_its_instance_and_the_explorers_with_its_graph() -> None:
     proved = describe(_explored(Verdict.PROVED), None)
-    assert proved == f"proved for all depths, for its instance: {SCOPE}"
+    assert proved == f"proved for its instance only (every reachable state judged): {SCOPE}"
+    assert "all depths" not in proved
     vacuous = describe(_explored(Verdict.VACUOUS), None)
     assert vacuous.startswith("vacuous: one content per identity; ") and SCOPE in vacuous
     assert "3 identities, 4 requests" in describe(Z3_BOUNDED, None)
@@ -101,7 +102,7 @@ def test_verdicts_page_has_an_explorer_column_and_the_summarys_headline() -> Non
     # explorer proves it for its instance, so its proof is the headline
     cells = _headline(page, "V1", "L1", "D1 (reordered delivery)")
     explorer, strongest = cells[6], cells[7]
-    assert explorer.startswith("proved for all depths, for its instance: ")
+    assert explorer.startswith("proved for its instance only (every reachable state judged): ")
     assert "states, diameter" in explorer and strongest == explorer
 
 

@@ -32,17 +32,36 @@ QUOTED = ("H1", "S1", "S3")
 
 
 def _produced_by(entry: dict[str, Any]) -> str:
-    """The command that wrote the committed JSON: its profile is the one whose search depth
-    and state limit the JSON records (`explore --lattice --profile`)."""
+    """How the committed JSON was made, from the run it records (`run`: the command, its
+    profile, explorations, states, wall and CPU time and worker count)."""
+    run = entry.get("run")
+    if not isinstance(run, dict):
+        raise LatticeFileError(f"{LATTICE}: no run record (command, profile, times); "
+                               f"regenerate it with {LATTICE_COMMAND}")
     from model_checks.explore.lattice_command import LATTICE_PROFILES
 
-    shape = (entry["max_size"], entry["max_states"])
-    for profile, settings in LATTICE_PROFILES.items():
-        if settings == shape:
-            flag = "" if profile == "ci" else f" --profile {profile}"
-            return f"`{LATTICE_COMMAND}{flag}` (the {profile} lattice profile)"
-    raise LatticeFileError(f"{LATTICE}: no lattice profile searches {shape[0]} sources with "
-                           f"{shape[1]:,} states per exploration")
+    profile = LATTICE_PROFILES.get(run["profile"])
+    if profile is None:
+        raise LatticeFileError(f"{LATTICE}: no lattice profile named {run['profile']!r}")
+    workers = ("a Dask cluster" if run.get("dask")
+               else f"{run['processes']} worker process(es)")
+    resumed = (f", {run['resumed_explorations']} of them kept from earlier parts of the run "
+               "(`--resume`)" if run.get("resumed_explorations") else "")
+    parts = run.get("parts") or []
+    if parts:
+        workers = "; the run's parts, side by side: " + ", ".join(
+            f"{'+'.join(p.get('variants') or ['?'])} with {p.get('processes') or '?'} "
+            f"process(es), {p.get('wall_seconds', 0):,} s wall" for p in parts)
+        workers = f"worker processes as in its parts{workers}"
+    timing = (f"{run['wall_seconds']:,} s wall (summed over its parts) and "
+              f"{run['cpu_seconds']:,} s CPU (the explorations') with {workers}" if parts else
+              f"{run['wall_seconds']:,} s wall and {run['cpu_seconds']:,} s CPU with {workers}")
+    return (f"`{run['command']} --json docs/results/lattice.json --out docs/results/lattice` "
+            f"(the {run['profile']} lattice profile: {profile.words()}; options given on the "
+            f"command override it): {run['explorations']:,} explorations{resumed}, "
+            f"{run['cut']} cut by the state limit, {run['states']:,} states, {timing}; "
+            f"{run['evidence']} replayed breaks of other checkers merged"
+            + (f", {run['proofs']} all-instance proofs" if run.get("proofs") else ""))
 
 
 class LatticeFileError(SnapshotError):
@@ -80,25 +99,76 @@ def _link(witness: dict[str, Any]) -> str:
     return f"[{witness['steps']}-step trace]({target})"
 
 
+CHECKERS = {
+    "explore-lattice": "the lattice's explorer", "explore": "the per-cell explorer",
+    "z3-bmc": "Z3", "z3-induction": "Z3", "hypothesis": "Hypothesis",
+    "scenarios": "a scenario", "pair-witness": "a pair cell's witness",
+}
+
+
+def _found(witness: dict[str, Any]) -> str:
+    """Who found the shown trace, in which rung or instance, and where it held below."""
+    checker = witness.get("checker", "explore-lattice")
+    if checker == "explore-lattice":
+        text = f"explorer, {witness.get('rung') or witness.get('instance')}"
+    else:
+        text = f"{CHECKERS.get(checker, checker)}, its instance: {witness.get('instance')}"
+    others = [CHECKERS.get(c, c) for c in witness.get("found_by", []) if c != checker]
+    if others:
+        text += "; also found by " + ", ".join(dict.fromkeys(others))
+    if witness.get("held_short") and witness.get("rung_short"):
+        text += (f"; holds with {witness['held_short']}, breaks with "
+                 f"{witness['rung_short']}")
+    elif witness.get("held_short"):
+        text += f"; the explorer holds it with {witness['held_short']}"
+    for note in witness.get("notes", []):
+        text += f"; {note}"
+    return text
+
+
 def _breaking(entry: dict[str, Any]) -> str:
     witnesses = {tuple(w["drift"]): w for w in entry["traces"]}
-    parts = [f"{_words(s)}: {_link(witnesses[tuple(s)])}" for s in entry["minimal_breaking"]]
-    parts += [f"{_words(s)} (breaks; minimality unsettled): {_link(witnesses[tuple(s)])}"
-              for s in entry["unsettled_breaking"]]
+
+    def one(s: list[str], extra: str = "") -> str:
+        w = witnesses[tuple(s)]
+        return f"{_words(s)}{extra}: {_link(w)} ({_found(w)})"
+
+    parts = [one(s) for s in entry["minimal_breaking"]]
+    parts += [one(s, " (breaks; minimality unsettled)") for s in entry["unsettled_breaking"]]
     return "; ".join(parts)
 
 
 def answer(entry: dict[str, Any]) -> str:
-    """One property's answer in words: where it breaks, and how complete that is."""
+    """One property's answer in words: where it breaks (who found it, at which rung or in
+    which instance), or up to which rung it holds, and how complete that is."""
     if entry.get("vacuous"):
         return f"vacuous under every environment: {entry['vacuous']}"
+    if entry.get("proved_every_instance"):
+        return ("holds under every environment, for all depths and every instance (Z3's "
+                "parametric proof)" + _top(entry))
     if entry["holds_everywhere"]:
-        return "holds under every environment (the exploration with every source on is complete)"
+        return ("holds under every environment with "
+                f"{entry.get('holds_everywhere_rung') or 'the instance'} (the exploration "
+                "with every source on is complete there)")
     found = _breaking(entry)
-    text = f"breaks minimally under {found}" if found else "no breaking environment found"
+    if found:
+        text = f"breaks minimally under {found}"
+    else:
+        rung = entry.get("holds_up_to") or (entry.get("ladder") or ["the base rung"])[0]
+        text = f"no breaking environment found with {rung}" + _top(entry)
     if entry["complete"]:
         return text + "; complete: every environment decided"
     return text + f"; {entry['undecided_count']} environment(s) undecided ({_undecided(entry)})"
+
+
+def _top(entry: dict[str, Any]) -> str:
+    """How far the exploration with every source on got."""
+    if entry.get("top_reached"):
+        return f"; every source on: explored completely with {entry['top_reached']}"
+    if entry.get("top_cut"):
+        return (f"; every source on: cut by the state limit ({entry['max_states']:,} states) "
+                f"with {entry['top_cut']}")
+    return ""
 
 
 def _undecided(entry: dict[str, Any]) -> str:
@@ -109,29 +179,80 @@ def _undecided(entry: dict[str, Any]) -> str:
     return text + f"environments of more than {limit} sources not above a breaking one"
 
 
+WHAT = {
+    "S1": "pairs a stale tensor (S1)", "S2": "exceeds the byte budget (S2)",
+    "S3": "crashes or hangs (S3)", "S4": "serves content the client did not send (S4)",
+    "H1": "treats as a hit an identity P1 does not hold (H1)",
+}
+
+
+def _bare(what: str) -> str:
+    """"pairs a stale tensor (S1)" as a question's verb phrase: "pair a stale tensor (S1)"."""
+    verb, _, rest = what.partition(" ")
+    base = {"pairs": "pair", "exceeds": "exceed", "crashes": "crash", "serves": "serve",
+            "treats": "treat"}.get(verb, verb)
+    return f"{base} {rest}".replace(" or hangs", " or hang")
+
+
+def plain(variant: str, entries: list[dict[str, Any]]) -> list[str]:
+    """Per variant, S1, S3 and H1 in one sentence each: the sources every minimal set shares,
+    "together with any of" the rest; or the rung up to which it holds."""
+    lines = []
+    for e in entries:
+        prop = e["property"]
+        if prop not in WHAT:
+            continue
+        sets = [*e["minimal_breaking"], *e["unsettled_breaking"]]
+        if not sets:
+            lines.append(f"- Does {variant} {_bare(WHAT[prop])}? No checker found it: "
+                         f"{answer(e)}.")
+            continue
+        common = sorted(set.intersection(*(set(s) for s in sets)), key=lambda d: int(d[1:]))
+        rest = [[d for d in s if d not in common] for s in sets]
+        head = f"- {variant} {WHAT[prop]} "
+        if common and all(rest):
+            head += (f"when {_words(common)} meets any of: "
+                     + "; ".join(_words(r) for r in rest))
+        else:
+            head += "under any of: " + "; ".join(_words(s) for s in sets)
+        lines.append(head + ".")
+    return lines
+
+
 def lattice_page(entries: list[dict[str, Any]]) -> str:
-    """The page: how it was produced, the instance, then per variant a table of answers."""
+    """The page: how it was produced, the instance ladder, the plain answers, then per
+    variant a table of answers."""
     if not entries:
         raise LatticeFileError("the lattice result has no entries")
     first = entries[0]
     parts = [
         GENERATED, "", "# Minimal drift combinations that break each property", "",
         "For each variant and property: the smallest sets of drift sources under which the "
-        "property breaks (every set one source smaller holds it), each with its shortest "
-        "counterexample, a replayable trace (`python -m model_checks replay PATH`); or "
-        "\"holds under every environment\". Answers BRIEF section 8, question 7; "
+        "property breaks, over every checker's evidence (the lattice's explorer climbing an "
+        "instance ladder, and every replayed counterexample of Z3, Hypothesis, the per-cell "
+        "explorer, the pair cells and the scenarios), each with its shortest replayed trace "
+        "(`python -m model_checks replay PATH`), the checker and the rung or instance that "
+        "found it; or how far it holds. Answers BRIEF section 8, question 7; "
         "`docs/questions.md` section 1 quotes it. How it is searched and why it may prune by "
         "monotonicity: `docs/explore.md`, section \"The drift lattice\".", "",
-        f"Produced by {_produced_by(first)} and rendered from its JSON by "
+        f"Produced by {_produced_by(first)}; rendered from its JSON by "
         "`python -m model_checks docs`.", "",
-        f"- Drift sources searched: {'+'.join(first['sources'])}; every environment of at "
-        f"most {first['max_size']} sources searched bottom-up, the one with every source on "
-        f"first; at most {first['max_states']:,} states per exploration (a resource limit).",
-        f"- Instance: {first['instance']}.",
-        "- A property's answer holds for this instance only; a combination that needs more "
-        "requests or items to break it (see `docs/explore.md`) shows as holding here.", "",
+        f"- Drift sources searched: {'+'.join(first['sources'])}; environments of at most "
+        f"{first['max_size']} sources searched bottom-up, the one with every source on "
+        f"first; at most {first['max_states']:,} states per graph (a resource limit).",
+        "- The instance ladder (each rung covers the one before: a run of one is a run of "
+        "the next): " + " / ".join(first.get("ladder", [])) + ".",
+        f"- The instance family at the base rung: {first['instance']}.",
+        "- An explorer's \"holds\" is for the rung it names, never for all instances; a "
+        "break from another checker is for that checker's instance, and stands under every "
+        "larger environment (its trace was replayed with every source added).", "",
+        "## In plain words", "",
     ]
-    for variant in dict.fromkeys(e["variant"] for e in entries):
+    variants = list(dict.fromkeys(e["variant"] for e in entries))
+    for variant in variants:
+        parts += plain(variant, [e for e in entries if e["variant"] == variant])
+    parts.append("")
+    for variant in variants:
         mine = [e for e in entries if e["variant"] == variant]
         parts += [f"## {variant}", "",
                   f"{mine[0]['explored_environments']} environments explored, "
@@ -144,14 +265,17 @@ def lattice_page(entries: list[dict[str, Any]]) -> str:
 def questions_answer(entries: list[dict[str, Any]]) -> str:
     """The region of questions.md section 1: H1, S1 and S3 per variant, from the lattice."""
     rows = []
-    for e in entries:
-        if e["property"] in QUOTED:
-            rows.append([e["variant"], e["property"], answer(e)])
+    lines = []
+    for variant in dict.fromkeys(e["variant"] for e in entries):
+        mine = [e for e in entries if e["variant"] == variant and e["property"] in QUOTED]
+        lines += plain(variant, mine)
+        rows += [[e["variant"], e["property"], answer(e)] for e in mine]
     return "\n".join([
         QUESTIONS_BEGIN, "",
         "The minimal combinations of drift sources that break H1, S1 and S3, per variant, "
         "generated from the drift lattice (`drift-combinations.md`, which has every "
-        "property, the instance and the command):", "",
+        "property, the instance ladder and the command), over every checker's replayed "
+        "evidence. In plain words:", "", *lines, "", "In detail:", "",
         table(["variant", "property", "answer"], rows), "",
         QUESTIONS_END,
     ])

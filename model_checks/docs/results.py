@@ -139,7 +139,7 @@ def describe(record: VerdictRecord, page: str | None) -> str:
 def _describe_explored(record: VerdictRecord) -> str:
     reason, scope = _explored(record)
     if record.verdict is Verdict.PROVED:
-        return f"proved for all depths, for its instance: {scope}"
+        return f"proved for its instance only (every reachable state judged): {scope}"
     if record.verdict is Verdict.VACUOUS:
         return f"vacuous: {reason}; for its instance: {scope}"
     return f"undecided ({reason}): {scope}"
@@ -171,7 +171,7 @@ def short(record: VerdictRecord | None, page: str | None) -> str:
 def _short_explored(record: VerdictRecord) -> str:
     _, scope = _explored(record)
     if record.verdict is Verdict.PROVED:
-        return f"proved for the explorer's instance, all depths ({scope})"
+        return f"proved for the explorer's instance only ({scope})"
     if record.verdict is Verdict.VACUOUS:
         return f"vacuous in the explorer's instance ({scope})"
     return "undecided"
@@ -222,7 +222,8 @@ def _legend() -> list[str]:
         "Z3 bounded model checking proves a property for every trace up to a depth or finds "
         "the shortest counterexample, Z3 induction proves it for all depths; the explorer "
         "(`docs/explore.md`) visits every reachable state of a smaller instance, named with "
-        "its states and diameter, and proves a property there for all depths, finds its "
+        "its states and diameter, and proves a property for that instance only (every "
+        "reachable state judged; a larger instance may break it), finds its "
         "shortest counterexample there, or calls it vacuous (it cannot fail there); the "
         "scenario suite replays hand-written traces. A counterexample links to its page (the "
         "shortest trace across checkers, Z3 first on ties, then the explorer). *strongest* is "

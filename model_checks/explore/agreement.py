@@ -1,17 +1,28 @@
-"""Three checkers, one verdict: where the explorer, Z3 and Hypothesis disagree on a cell.
+"""Three checkers, one verdict: where the explorer, Z3 and Hypothesis disagree, within a
+cell and across instances and environments.
 
-Two verdicts contradict only within one instance. So a disagreement is a concrete trace:
-- the explorer proved a property (or found it vacuous) for its instance, and a Hypothesis or
-  Z3 counterexample of the same cell is, action by action, a trace of that instance that
-  breaks the property (replayed on the spec with the explorer's configuration);
-- Z3 proved a property for all depths, or to a depth at least the trace's length, and an
-  explorer counterexample of the same cell, replayed with the matrix's configuration (the
-  explorer's instance is a restriction of it), breaks the property.
-A counterexample that is not a trace of the other instance contradicts nothing.
+Two verdicts contradict only when a concrete trace of one instance breaks what was proved
+for it. A break under environment E' is a break under every E containing it (the spec reads
+the environment only in guards), so the comparison runs across environments too, and
+across instances (the per-cell explorer's rungs, Z3's and Hypothesis's instance): a
+disagreement is
+- the explorer proved a property (or found it vacuous) for its instance under E, and a
+  Hypothesis, Z3 or explorer counterexample under E or any E' inside E (another cell, another
+  instance) is, action by action, a trace of the explorer's instance that breaks the
+  property (replayed on the spec with the explorer's configuration);
+- Z3 proved a property under E for all depths, or to a depth at least the trace's length, and
+  an explorer counterexample under E or any E' inside E, replayed with the matrix's
+  configuration of E (the explorer's instances are restrictions of the matrix's), breaks the
+  property.
+Such a pair is exactly what monotonicity rules out (a run of the smaller instance or
+environment is a run of the larger). A counterexample that is not a trace of the other
+instance contradicts nothing: "holds with 2 requests, breaks with 3" is an answer, not a
+disagreement.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -25,15 +36,17 @@ from spec import Action, Config, TraceError, by_id, run, variant_named
 Cell = tuple[str, tuple[str, ...]]
 
 
-def _actions(path: str) -> list[Action] | None:
+@functools.lru_cache(maxsize=4096)
+def _actions(path: str) -> tuple[Action, ...] | None:
+    """The actions of a trace file (cached: one file is compared with many records)."""
     try:
         data = json.loads(Path(path).read_text())
-        return [action_from_json(s["action"], s["args"]) for s in data["states"][1:]]
+        return tuple(action_from_json(s["action"], s["args"]) for s in data["states"][1:])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _breaks(config: Config, actions: list[Action], prop_id: str) -> bool:
+def _breaks(config: Config, actions: tuple[Action, ...], prop_id: str) -> bool:
     try:
         trace = run(config, actions)
     except TraceError:
@@ -49,21 +62,67 @@ def disagreements(
     """One line per contradiction between the explorer's records (with the configuration of
     the instance each record holds for: keyed by (variant, environment, property), or by
     (variant, environment) for the whole cell) and the other checkers' records."""
-    by_key: dict[tuple[str, tuple[str, ...], str], list[VerdictRecord]] = {}
+    mine_all = list(explored)
+    by_key: dict[tuple[str, str], list[VerdictRecord]] = {}
     for record in others:
         if record.checker in ("hypothesis", "z3-bmc", "z3-induction"):
-            key = (record.variant, tuple(record.environment), record.property)
-            by_key.setdefault(key, []).append(record)
+            by_key.setdefault((record.variant, record.property), []).append(record)
+    breaks: dict[tuple[str, str], list[VerdictRecord]] = {}
+    for record in mine_all:
+        if record.verdict is Verdict.COUNTEREXAMPLE:
+            breaks.setdefault((record.variant, record.property), []).append(record)
     found: list[str] = []
-    for mine in explored:
+    for mine in mine_all:
         cell = (mine.variant, tuple(mine.environment))
-        for other in by_key.get((*cell, mine.property), []):
-            instance = instances.get((*cell, mine.property), instances.get(cell))
-            line = _contradiction(mine, other, instance)
+        env = set(mine.environment)
+        instance = instances.get((*cell, mine.property), instances.get(cell))
+        for other in by_key.get((mine.variant, mine.property), []):
+            other_env = set(other.environment)
+            if other_env <= env:  # another checker's break below an explorer proof
+                line = _contradiction(mine, other, instance)
+            elif env < other_env:  # an explorer break below a Z3 proof
+                line = _z3_above(mine, other)
+            else:
+                continue
             if line:
                 found.append(f"{mine.variant} {'+'.join(cell[1]) or 'none'} {mine.property}: "
-                             + line)
+                             + _where(other, cell[1]) + line)
+        if mine.verdict not in (Verdict.PROVED, Verdict.VACUOUS) or instance is None:
+            continue
+        for other in breaks.get((mine.variant, mine.property), []):
+            if set(other.environment) < env:  # the explorer's own break in a smaller cell
+                line = _contradiction(mine, other, instance)
+                if line:
+                    found.append(f"{mine.variant} {'+'.join(cell[1]) or 'none'} "
+                                 f"{mine.property}: " + _where(other, cell[1]) + line)
     return found
+
+
+def _where(other: VerdictRecord, env: tuple[str, ...]) -> str:
+    if tuple(other.environment) == tuple(env):
+        return ""
+    return f"(across environments: {'+'.join(other.environment) or 'none'}) "
+
+
+def _z3_above(mine: VerdictRecord, other: VerdictRecord) -> str | None:
+    """Z3's proof under a larger environment against the explorer's break under `mine`'s,
+    replayed on the matrix's instance of Z3's environment."""
+    if not (other.checker.startswith("z3") and other.verdict is Verdict.PROVED):
+        return None
+    if mine.verdict is not Verdict.COUNTEREXAMPLE or not mine.counterexample_path:
+        return None
+    actions = _actions(mine.counterexample_path)
+    if actions is None or (other.bound is not None and other.bound < len(actions)):
+        return None
+    if not all(d.startswith("D") and d[1:].isdigit() for d in other.environment):
+        return None
+    matrix = config_for(variant_named(mine.variant), tuple(other.environment))
+    if _breaks(matrix, actions, mine.property):
+        depth = "all depths" if other.bound is None else f"depth {other.bound}"
+        return (f"{other.checker} proved it to {depth} under "
+                f"{'+'.join(other.environment)}, but explore's {len(actions)}-step trace "
+                f"({mine.counterexample_path}) breaks it in that matrix instance")
+    return None
 
 
 def _contradiction(
@@ -77,7 +136,8 @@ def _contradiction(
                     f"{len(actions)}-step trace ({other.counterexample_path}) is a trace of that "
                     "instance and breaks it")
     z3_proved = other.checker.startswith("z3") and other.verdict is Verdict.PROVED
-    if z3_proved and mine.verdict is Verdict.COUNTEREXAMPLE and mine.counterexample_path:
+    same = tuple(other.environment) == tuple(mine.environment)
+    if same and z3_proved and mine.verdict is Verdict.COUNTEREXAMPLE and mine.counterexample_path:
         actions = _actions(mine.counterexample_path)
         if actions is None or (other.bound is not None and other.bound < len(actions)):
             return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
+from model_checks.matrix import config_for
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.simulate.counterexample import config_to_json, trace_to_json, write_trace
 from spec import Config, Variant
@@ -36,6 +37,24 @@ class CellJob:
     shapes: tuple[Shape, ...] = CI_SHAPES
     with_lemmas: bool = True
     por: bool = False  # partial-order reduction (`model_checks.explore.reduction`)
+    climb: tuple[Shape, ...] = ()
+    """Rungs above the first shape, each covering the one before: climbed, one at a time,
+    while a property the first shape proved still holds and the state limit is not
+    reached."""
+    unfinished: int | None = None
+    retries: int | None = None
+    identities: int | None = None
+
+    def config(self, shape: Shape) -> Config:
+        config = explore_config(self.variant, self.environment,
+                                max_requests=shape.max_requests, max_items=shape.max_items,
+                                max_identities=shape.max_identities or self.identities,
+                                **({} if self.unfinished is None
+                                   else {"max_in_flight": self.unfinished}))
+        if self.identities is not None and self.identities > len(config.identities):
+            config = replace(config, identities=config_for(
+                self.variant, self.environment).identities[: self.identities])
+        return config if self.retries is None else replace(config, max_retries=self.retries)
 
 
 @dataclass(frozen=True)
@@ -78,32 +97,57 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
     decided: dict[str, tuple[Judgement, Config, str]] = {}
     states = edges = 0
     for shape in job.shapes:
-        config = explore_config(job.variant, job.environment, max_requests=shape.max_requests,
-                                max_items=shape.max_items, max_identities=shape.max_identities)
-        extra = 0  # states of the bounded unreduced search that minimises counterexamples
-        if job.por:
-            graph, judgements, figures, extra = _reduced(job, config)
-        else:
-            graph = build_graph(config, max_states=job.max_states)
-            judgements = judge_all(graph, job.with_lemmas)
-            figures = f"{len(graph.states)} states, diameter {graph.diameter}"
+        config = job.config(shape)
+        graph, judgements, figures, extra = _judged(job, config, build_graph)
         states, edges = states + len(graph.states) + extra, edges + graph.steps_taken
-        figures += "" if graph.complete else f" (state limit {job.max_states} reached)"
         for judgement in judgements:
             known = decided.get(judgement.property_id)
             if known is None or known[0].status is Status.UNDECIDED:
                 decided[judgement.property_id] = (judgement, config, figures)
         if all(j.status is not Status.UNDECIDED for j, _, _ in decided.values()):
             break
+    below: dict[str, str] = {}
+    for shape in job.climb:
+        proved = [p for p, (j, _, _) in decided.items()
+                  if j.status in (Status.PROVED, Status.VACUOUS) and p not in below]
+        if not proved:
+            break
+        config = job.config(shape)
+        graph, judgements, figures, extra = _judged(job, config, build_graph)
+        states, edges = states + len(graph.states) + extra, edges + graph.steps_taken
+        if not graph.complete:
+            break  # the state limit: the proofs stand for the rung below
+        for judgement in judgements:
+            prop = judgement.property_id
+            if prop not in proved:
+                continue
+            if judgement.status is Status.COUNTEREXAMPLE:
+                below[prop] = (f"holds with {decided[prop][1].max_requests} requests "
+                               f"(proved for that instance), breaks with {shape.max_requests}")
+            decided[prop] = (judgement, config, figures)
     seconds = time.perf_counter() - started
     records = tuple(
-        _record(job, j, describe(c), figures, seconds / len(decided))
+        _record(job, j, describe(c), figures, seconds / len(decided),
+                below.get(j.property_id, ""))
         for j, c, figures in decided.values()
     )
     complete = all(j.status is not Status.UNDECIDED for j, _, _ in decided.values())
     return CellOutcome(job.variant.name, job.environment, describe(config), states, edges,
                        graph.diameter, complete, seconds, records, config_to_json(config),
                        {p: config_to_json(c) for p, (_, c, _) in decided.items()})
+
+
+def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
+            ) -> tuple[Graph, list[Judgement], str, int]:
+    """(the graph, every property judged on it, its figures, the states of a bounded
+    unreduced search that kept counterexamples shortest: 0 without partial-order
+    reduction)."""
+    if job.por:
+        return _reduced(job, config)
+    graph = build_graph(config, max_states=job.max_states)
+    figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
+               + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
+    return graph, judge_all(graph, job.with_lemmas), figures, 0
 
 
 def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str, int]:
@@ -117,11 +161,13 @@ def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str,
     if reduced.minimising_states:
         figures += (f"; shortest counterexamples from {reduced.minimising_states} unreduced "
                     f"states to depth {reduced.minimising_depth}")
+    figures += "" if graph.complete else f" (state limit {job.max_states} reached)"
     return graph, reduced.judgements, figures, reduced.minimising_states
 
 
 def _record(
-    job: CellJob, judgement: Judgement, instance: str, figures: str, seconds: float
+    job: CellJob, judgement: Judgement, instance: str, figures: str, seconds: float,
+    below: str = "",
 ) -> VerdictRecord:
     env = tuple(job.environment)
     base = dict(checker=CHECKER, variant=job.variant.name, environment=env,
@@ -135,12 +181,14 @@ def _record(
             **base, verdict=Verdict.COUNTEREXAMPLE, bound=len(judgement.actions),  # type: ignore[arg-type]
             bound_unit="steps", counterexample_length=len(judgement.actions),
             counterexample_path=str(path),
-            detail=f"shortest counterexample: {judgement.reason}{lasso}; {where}",
+            detail=f"shortest counterexample: {judgement.reason}{lasso}"
+                   + (f" ({below})" if below else "") + f"; {where}",
         )
     if judgement.status is Status.PROVED:
         return VerdictRecord(**base, verdict=Verdict.PROVED, bound=None,  # type: ignore[arg-type]
                              bound_unit="depth",
-                             detail=f"proved for this instance, all depths; {where}")
+                             detail=f"proved for this instance (every reachable state "
+                                    f"judged); {where}")
     if judgement.status is Status.VACUOUS:
         return VerdictRecord(**base, verdict=Verdict.VACUOUS, bound=None,  # type: ignore[arg-type]
                              bound_unit="depth",

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from model_checks.executor import ClusterError, add_dask_argument
@@ -45,9 +46,16 @@ from model_checks.explore.instance import (
     CI_LARGE_SHAPES,
     CI_SHAPES,
     NIGHTLY_SHAPES,
+    Shape,
     shapes_for,
 )
-from model_checks.explore.lattice_command import add_lattice_arguments, run_lattice
+from model_checks.explore.lattice_command import (
+    LatticeUsageError,
+    add_lattice_arguments,
+    add_rung_arguments,
+    run_lattice,
+    rung_bounds,
+)
 from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Expectation
 from model_checks.records import Verdict, VerdictRecord, read_records, write_records
 from spec import VARIANTS, environment, variant_named
@@ -90,6 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "workers (one breadth-first search, its frontier partitioned by "
                              "state fingerprint; the same records as a local run) instead of "
                              "sending whole cells as jobs")
+    add_rung_arguments(parser)
     add_lattice_arguments(parser)
     parser.add_argument("--por", action="store_true",
                         help="partial-order reduction (stubborn sets, docs/explore.md): the "
@@ -134,8 +143,10 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_USAGE
         return run_lattice(args)
-    if args.sources is not None or args.max_size is not None:
-        print("error: --sources and --max-size need --lattice", file=sys.stderr)
+    lattice_only = (args.sources, args.max_size, args.evidence, args.resume)
+    if any(o is not None for o in lattice_only) or args.parametric or args.no_explore:
+        print("error: --sources, --max-size, --evidence, --parametric, --resume and "
+              "--no-explore need --lattice", file=sys.stderr)
         return EXIT_USAGE
     if args.distributed and args.dask is None:
         print("error: --distributed needs --dask ADDRESS (the cluster to spread the search "
@@ -148,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
             raise ExploreUsageError(f"--processes must be >= 1, got {args.processes}")
         cells = _cells(args)
         others = _other_records(args.cross_check)
-    except ValueError as error:
+        rung_bounds(args)
+    except (ValueError, LatticeUsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     from model_checks.explore.distributed import DistributedSearchFailed
@@ -181,9 +193,15 @@ def explore_matrix(
     others: list[VerdictRecord] | None = None,
 ) -> int:
     limit, shapes, large = PROFILES[args.profile]
-    jobs = [CellJob(variant_named(v), e, args.out, limit, shapes_for(e, shapes, large),
-                    por=args.por)
-            for v, e in cells]
+    limit = getattr(args, "max_states", None) or limit
+    bounds = {k: getattr(args, k, None) for k in ("max_requests", "unfinished", "retries",
+                                                  "identities")}
+    jobs = []
+    for v, e in cells:
+        tried, climb = cell_ladder(shapes_for(e, shapes, large), bounds["max_requests"])
+        jobs.append(CellJob(variant_named(v), e, args.out, limit, tried, climb=climb,
+                            unfinished=bounds["unfinished"], retries=bounds["retries"],
+                            identities=bounds["identities"], por=args.por))
     started = time.perf_counter()
     if args.distributed:
         outcomes, where = _distributed(jobs, args.dask)
@@ -231,6 +249,21 @@ def _distributed(jobs: list[CellJob], address: str) -> tuple[list[CellOutcome], 
         return explore_cells(jobs, cluster), where
     finally:
         cluster.close()
+
+
+def cell_ladder(shapes: tuple[Shape, ...], max_requests: int | None
+                ) -> tuple[tuple[Shape, ...], tuple[Shape, ...]]:
+    """(the instances to decide on, largest first; the rungs to climb above the first for
+    what it proves) for `--max-requests N`: above the profile's requests, one rung per extra
+    request; below, every instance capped at N."""
+    if max_requests is None:
+        return shapes, ()
+    top = shapes[0].max_requests
+    if max_requests > top:
+        return shapes, tuple(Shape(n, shapes[0].max_items, shapes[0].max_identities)
+                             for n in range(top + 1, max_requests + 1))
+    capped = tuple(replace(s, max_requests=min(s.max_requests, max_requests)) for s in shapes)
+    return tuple(dict.fromkeys(capped)), ()
 
 
 def table(outcomes: list[CellOutcome]) -> str:

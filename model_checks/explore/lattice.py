@@ -1,41 +1,54 @@
 """The drift lattice: per variant and property, the minimal environments that break it.
 
-The search is over the subsets of a set of drift sources (`sources`, default D1-D11), on the
-monotone instance family of `lattice_instance` (broken under E implies broken above E;
-holding under E implies holding below E). Per variant:
+The search is over the subsets of a set of drift sources (`sources`, default D1-D11) and the
+rungs of an instance ladder (`lattice_instance.ladder`), on the monotone instance family of
+`lattice_instance` (broken under (E, r) implies broken above E at every rung above r; holding
+under (E, r) implies holding below E at every rung below r). Per variant:
 
 1. the top (every source on) is explored first: a property that holds there, on a complete
-   graph, holds everywhere (one exploration);
+   graph, holds everywhere at that rung;
 2. then the levels bottom-up (no source, each source alone, pairs, ... up to `max_size`): an
-   environment is explored only if some property is not yet decided there by monotonicity
-   (broken because a subset breaks it, or holding because an explored superset holds it);
-   every exploration judges every property at once (`judge.judge_all`).
+   environment is explored only if some property is not yet decided there at the top rung by
+   monotonicity (broken because a subset breaks it at a rung at or below, or holding because
+   a superset holds it at a rung at or above), or by an all-instance proof (`proofs`);
+3. each exploration climbs the ladder (`explore_environment`): it starts at the lowest rung
+   not yet explored for that environment and goes one rung up while some property it is
+   asked about still holds, until the state limit cuts a graph or the top rung is done. A
+   break is reported at the smallest rung that shows it (with the largest rung below where
+   it held, if any: "holds with 2 requests, breaks with 3"); a holding property at the
+   largest rung explored completely.
+
+`legs` run one after the other, each with its largest environment size, its top rung and the
+sources every environment of it must contain (the nightly profile climbs every pair with D7
+one rung higher than the rest).
 
 Within a level the explorations are independent, so they run as one batch through the shared
 executor (results in submission order: a parallel run decides what a serial one does). A
 breaking environment is reported minimal only when every environment one source smaller is
-known to hold (explored, or below a holding one); otherwise it is `unsettled`. An
-environment no exploration decides (the state limit cut its graph, or its size is above
+known to hold at the rung of the break; otherwise it is `unsettled`. An environment no
+exploration decides (the state limit cut its graph at the base rung, or its size is above
 `max_size`) is `undecided`, and the result says how many there are and which are smallest:
-`holds_everywhere` is claimed only from a complete exploration of the top, and a property's
-answer is `complete` only when no environment is undecided for it.
+`holds_everywhere` is claimed only from a complete exploration of the top (at the rung it
+names) or a proof for every instance, and a property's answer is `complete` only when no
+environment is undecided for it.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import (
-    LatticeShape,
+    Rung,
     describe_family,
     drift_order,
+    eviction,
     lattice_config,
 )
 from model_checks.simulate.counterexample import trace_to_json
@@ -48,18 +61,29 @@ BREAKS, HOLDS, UNDECIDED = "breaks", "holds", "undecided"
 
 @dataclass(frozen=True)
 class EnvJob:
-    """One exploration: a variant under one environment of the lattice."""
+    """One exploration: a variant under one environment of the lattice, climbing `rungs`
+    (consecutive rungs of the ladder, the first of them numbered `first`), for the
+    properties `wanted` (all of them when empty)."""
 
     variant: str
     environment: tuple[str, ...]
-    shape: LatticeShape
+    shape: Rung | tuple[Rung, ...]
     max_states: int
+    first: int = 0
+    wanted: tuple[str, ...] = ()
+
+    def climb(self) -> tuple[Rung, ...]:
+        return self.shape if isinstance(self.shape, tuple) else (self.shape,)
 
 
 @dataclass(frozen=True)
 class EnvOutcome:
-    """Per property: breaks (with the trace, in the replayable format), holds (proved or
-    vacuous on a complete graph) or undecided; and the exploration's figures."""
+    """Per property: breaks (with the trace, in the replayable format, at rung `rung[prop]`,
+    the smallest that shows it, and the largest rung below where it held, `held[prop]`, -1
+    if none was explored), holds (proved or vacuous on complete graphs up to rung
+    `rung[prop]`) or undecided; and the exploration's figures: the states of every graph
+    built, the largest rung explored completely (`reached`, -1 if none) and the rung whose
+    graph the state limit cut (`cut_at`, None if none)."""
 
     variant: str
     environment: tuple[str, ...]
@@ -69,69 +93,132 @@ class EnvOutcome:
     seconds: float
     verdicts: dict[str, str]
     traces: dict[str, dict[str, Any]]
+    rung: dict[str, int] = field(default_factory=dict)
+    held: dict[str, int] = field(default_factory=dict)
+    reached: int = 0
+    cut_at: int | None = None
+    first: int = 0
+    states_per_rung: tuple[int, ...] = ()
+    cpu_seconds: float = 0.0
 
 
 def explore_environment(job: EnvJob) -> EnvOutcome:
-    """Build the environment's graph and judge every property of the registry on it."""
+    """Climb the job's rungs: build each rung's graph and judge every property on it; go
+    one rung up while the graph was complete and some wanted property still holds."""
     started = time.perf_counter()
-    config = lattice_config(variant_named(job.variant), job.environment, job.shape)
-    graph = build(config, max_states=job.max_states)
+    wanted = set(job.wanted or (p.id for p in registry()))
     verdicts: dict[str, str] = {}
     traces: dict[str, dict[str, Any]] = {}
-    for judgement in judge_all(graph, with_lemmas=False):
-        prop = judgement.property_id
-        if judgement.status is Status.COUNTEREXAMPLE:
-            assert judgement.trace is not None
-            verdicts[prop] = BREAKS
-            data = trace_to_json(judgement.trace, property_id=prop,
-                                 step=len(judgement.actions), reason=judgement.reason,
-                                 checker="explore-lattice")
-            if judgement.cycle_from is not None:
-                data["#meta"]["cycle_from"] = judgement.cycle_from
-            traces[prop] = data
-        elif judgement.status in (Status.PROVED, Status.VACUOUS):
-            verdicts[prop] = HOLDS
-        else:
-            verdicts[prop] = UNDECIDED
-    return EnvOutcome(job.variant, job.environment, len(graph.states), graph.diameter,
-                      graph.complete, time.perf_counter() - started, verdicts, traces)
+    rungs: dict[str, int] = {}
+    held: dict[str, int] = {}
+    per_rung: list[int] = []
+    diameter, reached, cut_at = 0, job.first - 1, None
+    for number, shape in enumerate(job.climb(), start=job.first):
+        config = lattice_config(variant_named(job.variant), job.environment, shape)
+        graph = build(config, max_states=job.max_states)
+        per_rung.append(len(graph.states))
+        diameter = graph.diameter
+        for judgement in judge_all(graph, with_lemmas=False):
+            prop = judgement.property_id
+            if verdicts.get(prop) in (BREAKS, UNDECIDED):
+                continue  # decided at a smaller rung, or undecidable above a cut one
+            if judgement.status is Status.COUNTEREXAMPLE:
+                assert judgement.trace is not None
+                if verdicts.get(prop) == HOLDS:
+                    held[prop] = rungs[prop]
+                verdicts[prop], rungs[prop] = BREAKS, number
+                data = trace_to_json(judgement.trace, property_id=prop,
+                                     step=len(judgement.actions), reason=judgement.reason,
+                                     checker="explore-lattice")
+                if judgement.cycle_from is not None:
+                    data["#meta"]["cycle_from"] = judgement.cycle_from
+                data["#meta"]["rung"] = shape.words()
+                traces[prop] = data
+            elif judgement.status in (Status.PROVED, Status.VACUOUS):
+                verdicts[prop], rungs[prop] = HOLDS, number
+            elif prop not in verdicts:
+                verdicts[prop], rungs[prop] = UNDECIDED, number
+        if not graph.complete:
+            cut_at = number
+            break
+        reached = number
+        if not any(verdicts.get(p) == HOLDS for p in wanted):
+            break
+    return EnvOutcome(job.variant, job.environment, sum(per_rung), diameter, cut_at is None,
+                      time.perf_counter() - started, verdicts, traces, rungs, held, reached,
+                      cut_at, job.first, tuple(per_rung))
+
+
+ANY_RUNG = 1 << 30
+"""The rung a seed or an all-instance proof holds at: every rung of every ladder."""
 
 
 @dataclass
 class Knowledge:
     """What one variant's explorations established, per property: the environments that
-    break it (with their outcome), those that hold it, those left undecided."""
+    break it (with their outcome, whose `rung` says at which rung), the largest rung at
+    which each explored environment holds it, those left undecided; and per environment
+    the largest rung explored completely and the rung cut by the state limit."""
 
     breaks: dict[str, dict[Env, EnvOutcome]] = field(default_factory=dict)
-    holds: dict[str, list[Env]] = field(default_factory=dict)
+    holds: dict[str, dict[Env, int]] = field(default_factory=dict)
     undecided: dict[str, list[Env]] = field(default_factory=dict)
     explored: list[EnvOutcome] = field(default_factory=list)
+    top: int = 0
 
-    def status(self, prop: str, env: Env) -> str | None:
-        """BREAKS or HOLDS where monotonicity decides `env`, else None."""
-        if any(b <= env for b in self.breaks.get(prop, {})):
+    def break_rung(self, prop: str, env: Env) -> int | None:
+        outcome = self.breaks.get(prop, {}).get(env)
+        return None if outcome is None else outcome.rung[prop]
+
+    def status(self, prop: str, env: Env, rung: int | None = None) -> str | None:
+        """BREAKS or HOLDS where monotonicity decides `env` at `rung` (default: the top
+        rung), else None."""
+        rung = self.top if rung is None else rung
+        if any(b <= env and o.rung[prop] <= rung for b, o in self.breaks.get(prop, {}).items()):
             return BREAKS
-        if any(env <= h for h in self.holds.get(prop, [])):
+        if any(env <= h and r >= rung for h, r in self.holds.get(prop, {}).items()):
             return HOLDS
         return None
+
+    def held_rung(self, prop: str, env: Env) -> int:
+        """The largest rung at which `env` is known to hold `prop` (-1: none)."""
+        return max((r for h, r in self.holds.get(prop, {}).items() if env <= h), default=-1)
+
+    def reach(self, env: Env) -> tuple[int, int | None]:
+        """(largest rung explored completely, rung cut by the state limit or None)."""
+        mine = [o for o in self.explored if frozenset(o.environment) == env]
+        reached = max((o.reached for o in mine), default=-1)
+        cuts = [o.cut_at for o in mine if o.cut_at is not None]
+        return reached, min(cuts) if cuts else None
 
     def learn(self, outcome: EnvOutcome) -> None:
         self.explored.append(outcome)
         env = frozenset(outcome.environment)
+        where = "+".join(outcome.environment) or "none"
         for prop, verdict in outcome.verdicts.items():
-            known = self.status(prop, env)
+            rung = outcome.rung.get(prop, outcome.first)
+            known = self.status(prop, env, rung)
             if known == HOLDS and verdict == BREAKS:
                 raise LatticeContradiction(
-                    f"{outcome.variant} {prop}: holds under {'+'.join(outcome.environment)} "
-                    "by a seed or a larger holding environment, yet its exploration breaks it")
-            if known is not None:
-                continue
+                    f"{outcome.variant} {prop}: holds under {where} at rung {rung} by a seed, "
+                    "a proof or a larger holding environment, yet its exploration breaks it")
+            if known == BREAKS and verdict == HOLDS:
+                raise LatticeContradiction(
+                    f"{outcome.variant} {prop}: a smaller environment breaks it at rung "
+                    f"{rung} or below, yet the exploration of {where} holds it there")
             if verdict == BREAKS:
-                self.breaks.setdefault(prop, {})[env] = outcome
+                if (earlier := self.break_rung(prop, env)) is None or rung < earlier:
+                    self.breaks.setdefault(prop, {})[env] = outcome
+                if outcome.held.get(prop, -1) >= 0:
+                    self._hold(prop, env, outcome.held[prop])
             elif verdict == HOLDS:
-                self.holds.setdefault(prop, []).append(env)
-            else:
+                self._hold(prop, env, rung)
+            elif known is None and self.held_rung(prop, env) < 0:
                 self.undecided.setdefault(prop, []).append(env)
+
+    def _hold(self, prop: str, env: Env, rung: int) -> None:
+        table = self.holds.setdefault(prop, {})
+        table[env] = max(table.get(env, -1), rung)
 
 
 class LatticeContradiction(AssertionError):
@@ -140,17 +227,54 @@ class LatticeContradiction(AssertionError):
 
 
 @dataclass(frozen=True)
+class Leg:
+    """One pass of the search: environments of at most `max_size` sources, each containing
+    `containing`, climbed up to rung number `top` of the request's ladder."""
+
+    max_size: int
+    top: int
+    containing: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A proof for all depths and every instance (Z3's parametric proof): `property` holds
+    for `variant` under `environment` and every environment below it, at every rung."""
+
+    variant: str
+    property: str
+    environment: tuple[str, ...]
+    checker: str
+    detail: str
+
+
+@dataclass(frozen=True)
 class LatticeRequest:
     """What to search: variants, drift sources, the largest environment size searched
-    bottom-up, the instance's bounds and the state limit per exploration."""
+    bottom-up, the instance ladder (rungs, each covering the one before), the state limit per
+    graph; optionally more legs (`legs`, after the first: up to `max_size` at the ladder's
+    top), all-instance proofs to seed the search with, and outcomes of an earlier run of the
+    same ladder and limit to start from."""
 
     variants: tuple[str, ...]
     sources: tuple[str, ...]
     max_size: int
-    shape: LatticeShape = field(default_factory=LatticeShape)
+    ladder: tuple[Rung, ...] = (Rung(),)
     max_states: int = 30_000
     processes: int = 2
     dask: str | None = None
+    legs: tuple[Leg, ...] = ()
+    proofs: tuple[Proof, ...] = ()
+    earlier: tuple[EnvOutcome, ...] = ()
+    first_top: int | None = None
+    explore: bool = True
+    """False: only what the seeds, the proofs and `earlier` establish (no exploration)."""
+
+    def plan(self) -> tuple[Leg, ...]:
+        """The first leg (every environment up to `max_size`, up to rung `first_top`, by
+        default the ladder's top), then `legs`."""
+        top = len(self.ladder) - 1 if self.first_top is None else self.first_top
+        return (Leg(self.max_size, top), *self.legs)
 
 
 ONE_CONTENT = ("S1", "S4")
@@ -180,50 +304,84 @@ def vacuous_reason(variant: str, prop: str) -> str:
     return ""
 
 
-def seeded(sources: Sequence[str], variant: str = "V3") -> Knowledge:
-    """What holds before any exploration: S1 and S4 below "every source but D7"; L1-L3
-    everywhere for a variant that reports no miss."""
-    knowledge = Knowledge()
+def seeded(sources: Sequence[str], variant: str = "V3", top: int = 0) -> Knowledge:
+    """What holds before any exploration, at every rung: S1 and S4 below "every source but
+    D7"; L1-L3 everywhere for a variant that reports no miss."""
+    knowledge = Knowledge(top=top)
     for prop in ONE_CONTENT:
-        knowledge.holds[prop] = [frozenset(sources) - {"D7"}]
+        knowledge.holds[prop] = {frozenset(sources) - {"D7"}: ANY_RUNG}
     for prop in NO_MISS_REPLY:
         if vacuous_reason(variant, prop):
-            knowledge.holds[prop] = [frozenset(sources)]
+            knowledge.holds[prop] = {frozenset(sources): ANY_RUNG}
     return knowledge
 
 
-def search(request: LatticeRequest) -> dict[str, Knowledge]:
-    """Per variant, what the top-first, then bottom-up search established."""
-    known = {v: seeded(request.sources, v) for v in request.variants}
-    top = frozenset(request.sources)
-    batches: list[list[Env]] = [[top]]
-    batches += [[frozenset(c) for c in itertools.combinations(request.sources, size)]
-                for size in range(0, min(request.max_size, len(request.sources)) + 1)]
-    for batch in batches:
-        jobs = [EnvJob(v, drift_order(env), request.shape, request.max_states)
-                for v in request.variants for env in batch if worth_exploring(known[v], env)]
-        if not jobs:
-            continue
-        labelled = [Job(f"{j.variant}_{describe_environment(environment(*j.environment))}",
-                        explore_environment, (j,)) for j in jobs]
-        for outcome in values(sweep(labelled, dask=request.dask,
-                                    processes=request.processes)):
+def search(request: LatticeRequest,
+           checkpoint: Callable[[dict[str, Knowledge]], None] | None = None,
+           ) -> dict[str, Knowledge]:
+    """Per variant, what the top-first, then bottom-up, climbing search established (seeded
+    with the request's all-instance proofs and, when given, earlier outcomes); `checkpoint`
+    is called after every batch."""
+    top = len(request.ladder) - 1
+    known = {v: seeded(request.sources, v, top) for v in request.variants}
+    for proof in request.proofs:
+        if proof.variant in known:
+            known[proof.variant].holds.setdefault(proof.property, {})[
+                frozenset(proof.environment)] = ANY_RUNG
+    for outcome in request.earlier:
+        if outcome.variant in known:
             known[outcome.variant].learn(outcome)
+    for number, leg in enumerate(request.plan() if request.explore else ()):
+        batches: list[list[Env]] = [[frozenset(request.sources)]] if number == 0 else []
+        batches += [[frozenset(c) for c in itertools.combinations(request.sources, size)
+                     if leg.containing <= frozenset(c)]
+                    for size in range(0, min(leg.max_size, len(request.sources)) + 1)]
+        for batch in batches:
+            jobs = [job for v in request.variants for env in batch
+                    if (job := next_job(known[v], v, env, request, leg.top)) is not None]
+            if not jobs:
+                continue
+            labelled = [Job(f"{j.variant}_{describe_environment(environment(*j.environment))}",
+                            explore_environment, (j,)) for j in jobs]
+            # the batch's jobs are fixed before any of them is learnt, so running it in
+            # chunks (to keep outcomes as they come) decides what one sweep decides
+            chunk = max(1, CHUNK * request.processes)
+            for start in range(0, len(labelled), chunk):
+                results = sweep(labelled[start:start + chunk], dask=request.dask,
+                                processes=request.processes)
+                for done, outcome in zip(results, values(results), strict=True):
+                    cpu = getattr(done, "cpu_seconds", 0.0)
+                    known[outcome.variant].learn(replace(outcome, cpu_seconds=cpu))
+                if checkpoint is not None:
+                    checkpoint(known)
     return known
 
 
-def worth_exploring(known: Knowledge, env: Env) -> bool:
-    """Not yet explored, some property not decided there, and no explored subset was cut by
-    the state limit. (The family is monotone, so E's states embed into those of every
-    superset: above a cut environment every graph is cut too, and a break found there could
-    not be shown minimal, since the cut subset is not known to hold.) The top is explored
-    regardless: it is the one exploration that can show a property holds everywhere."""
-    ordered = drift_order(env)
-    if any(o.environment == ordered for o in known.explored):
-        return False
-    if not any(known.status(p.id, env) is None for p in registry()):
-        return False
-    return not any(not o.complete and frozenset(o.environment) < env for o in known.explored)
+CHUNK = 4
+"""Jobs per process between two checkpoints of a search."""
+
+
+def next_job(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
+             top: int) -> EnvJob | None:
+    """The climb still worth making for `env` up to rung `top`, or None: the properties not
+    yet decided there at `top` by monotonicity; starting above the largest rung already
+    explored completely; never at or above a rung whose graph the state limit cut, for `env`
+    or an explored subset (its states embed into `env`'s, so that graph is cut too, and a
+    break found there could not be shown minimal)."""
+    wanted = tuple(p.id for p in registry() if known.status(p.id, env, top) is None)
+    if not wanted:
+        return None
+    reached, cut = known.reach(env)
+    start = reached + 1
+    cap = top if cut is None else min(top, cut - 1)
+    if env != frozenset(request.sources):
+        for o in known.explored:
+            if o.cut_at is not None and frozenset(o.environment) < env:
+                cap = min(cap, o.cut_at - 1)
+    if start > cap:
+        return None
+    return EnvJob(variant, drift_order(env), request.ladder[start:cap + 1], request.max_states,
+                  start, wanted)
 
 
 def subsets(sources: Sequence[str]) -> Iterable[Env]:
@@ -242,51 +400,103 @@ def _env_key(env: Env) -> tuple[int, tuple[int, ...]]:
     return len(env), tuple(int(d[1:]) for d in drift_order(env))
 
 
+@dataclass(frozen=True)
+class Break:
+    """A break another checker found (Z3, Hypothesis, the per-cell explorer, a pair cell's
+    witness, a scenario), replayed on the spec under its own configuration: evidence that
+    `property` breaks under `environment` and every environment above it (the trace's actions
+    replay with every source added: `evidence.replayed_break` checks that before it makes
+    one), in the checker's instance, which need not be a rung of the ladder."""
+
+    variant: str
+    property: str
+    environment: tuple[str, ...]
+    checker: str
+    instance: str
+    steps: int
+    trace: dict[str, Any]
+    source: str
+    found_by: tuple[str, ...] = ()
+    """Every checker with a counterexample record pointing at this trace (the trace file of
+    a cell is the shortest across its checkers)."""
+
+
 def summarise(
-    request: LatticeRequest, known: dict[str, Knowledge]
+    request: LatticeRequest, known: dict[str, Knowledge], evidence: Sequence[Break] = ()
 ) -> list[dict[str, Any]]:
     """The lattice's JSON: one object per variant and property (see `docs/explore.md`);
-    trace paths are filled in by the caller that writes the traces (`trace` keys)."""
+    minimal sets over the explorations and every other checker's replayed breaks; trace
+    paths are filled in by the caller that writes the traces (`trace` keys)."""
     entries = []
-    instance = describe_family(request.shape)
+    instance = describe_family(request.ladder[0], sources=request.sources)
+    if len(request.ladder) > 1:
+        top = request.ladder[-1]
+        instance += f"; at the top rung ({top.words()}): {eviction(top)}"
     for variant in request.variants:
         k = known[variant]
         for prop in (p.id for p in registry()):
-            entries.append(_entry(request, k, variant, prop, instance))
+            found = [b for b in evidence if (b.variant, b.property) == (variant, prop)]
+            entries.append(_entry(request, k, variant, prop, instance, found))
     return entries
 
 
+def _words(request: LatticeRequest, rung: int) -> str | None:
+    if rung < 0:
+        return None
+    if rung >= ANY_RUNG:
+        return "every instance"
+    return request.ladder[min(rung, len(request.ladder) - 1)].words()
+
+
 def _entry(
-    request: LatticeRequest, k: Knowledge, variant: str, prop: str, instance: str
+    request: LatticeRequest, k: Knowledge, variant: str, prop: str, instance: str,
+    evidence: Sequence[Break] = (),
 ) -> dict[str, Any]:
     found = k.breaks.get(prop, {})
-    undecided = [e for e in subsets(request.sources) if k.status(prop, e) is None]
+    others: dict[Env, list[Break]] = {}
+    for b in evidence:
+        others.setdefault(frozenset(b.environment), []).append(b)
+    undecided = [e for e in subsets(request.sources)
+                 if k.status(prop, e, 0) is None
+                 and not any(o <= e for o in others)]
     minimal: list[Env] = []
     unsettled: list[Env] = []
-    for env in antichain_minimal(found):
+    witnesses = []
+    for env in antichain_minimal([*found, *others]):
+        rung = k.break_rung(prop, env)
+        at = 0 if rung is None else rung
         below = [env - {d} for d in env]
-        (minimal if all(k.status(prop, b) == HOLDS for b in below) else unsettled).append(env)
+        settled = all(k.status(prop, b, at) == HOLDS for b in below)
+        (minimal if settled else unsettled).append(env)
+        witnesses.append(_witness(request, k, prop, env, found.get(env), others.get(env, [])))
     top = frozenset(request.sources)
+    proved = any(r >= ANY_RUNG and top <= h for h, r in k.holds.get(prop, {}).items())
+    top_reached, top_cut = k.reach(top)
+    held_top = k.held_rung(prop, top)
+    everywhere = k.status(prop, top, 0) == HOLDS and not found and not others
+    holding = [k.held_rung(prop, e) for e in subsets(request.sources)
+               if len(e) <= request.max_size and k.status(prop, e, 0) == HOLDS]
     return {
         "variant": variant,
         "property": prop,
         "instance": instance,
+        "ladder": [r.words() for r in request.ladder],
         "sources": list(request.sources),
         "max_size": request.max_size,
         "max_states": request.max_states,
         "minimal_breaking": [list(drift_order(e)) for e in minimal],
-        "holds_everywhere": k.status(prop, top) == HOLDS,
+        "holds_everywhere": everywhere,
+        "holds_everywhere_rung": (_words(request, held_top) if everywhere else None),
+        "proved_every_instance": proved and not found and not others,
+        "top_reached": _words(request, top_reached),
+        "top_cut": _words(request, top_cut) if top_cut is not None else None,
+        "holds_up_to": _words(request, min(holding)) if holding and not minimal
+        and not unsettled else None,
         "complete": not undecided,
         "undecided_count": len(undecided),
         "undecided_smallest": [list(drift_order(e)) for e in antichain_minimal(undecided)],
         "unsettled_breaking": [list(drift_order(e)) for e in unsettled],
-        "traces": [
-            {"drift": list(drift_order(e)),
-             "steps": int(found[e].traces[prop]["#meta"]["step"]),
-             "states": found[e].states,
-             "trace": None}
-            for e in [*minimal, *unsettled]
-        ],
+        "traces": witnesses,
         "without_exploring": ("holds in every environment without D7 (one content per "
                               "identity)" if prop in ONE_CONTENT else ""),
         "vacuous": vacuous_reason(variant, prop),
@@ -295,8 +505,48 @@ def _entry(
     }
 
 
-def trace_data(known: dict[str, Knowledge], variant: str, prop: str, drift: Sequence[str]
-               ) -> dict[str, Any]:
-    """The trace that breaks `prop` under exactly `drift` (an entry's minimal set)."""
-    return known[variant].breaks[prop][frozenset(drift)].traces[prop]
+def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
+             outcome: EnvOutcome | None, others: Sequence[Break]) -> dict[str, Any]:
+    """The shortest replayed trace for `env` over the explorer's and every other checker's,
+    with the checker, the rung or instance, and where the explorer held it below."""
+    held = k.held_rung(prop, env)
+    rung = None if outcome is None else outcome.rung[prop]
+    candidates: list[tuple[int, int, dict[str, Any]]] = []
+    if outcome is not None:
+        assert rung is not None
+        candidates.append((int(outcome.traces[prop]["#meta"]["step"]), 0, {
+            "checker": "explore-lattice", "instance": _words(request, rung),
+            "states": outcome.states}))
+    for number, b in enumerate(sorted(others, key=lambda b: (b.steps, b.checker, b.source))):
+        candidates.append((b.steps, number + 1, {
+            "checker": b.checker, "instance": b.instance, "states": None,
+            "source": b.source}))
+    steps, _, best = min(candidates, key=lambda c: (c[0], c[1]))
+    return {
+        "drift": list(drift_order(env)),
+        "steps": steps,
+        **best,
+        "rung": _words(request, rung) if rung is not None else None,
+        "rung_short": request.ladder[rung].short() if rung is not None else None,
+        "held_short": (request.ladder[min(held, len(request.ladder) - 1)].short()
+                       if 0 <= held < ANY_RUNG and (rung is None or held < rung) else None),
+        "held_below": (_words(request, held) if rung is not None and 0 <= held < rung
+                       else _words(request, held) if rung is None and held >= 0 else None),
+        "found_by": sorted(({"explore-lattice"} if outcome is not None else set())
+                           | {b.checker for b in others}
+                           | {c for b in others for c in b.found_by}),
+        "trace": None,
+    }
 
+
+def trace_data(known: dict[str, Knowledge], variant: str, prop: str, drift: Sequence[str],
+               evidence: Sequence[Break] = (), checker: str = "explore-lattice",
+               ) -> dict[str, Any]:
+    """The trace that breaks `prop` under exactly `drift` (an entry's minimal set), from the
+    explorer or from the other checker named."""
+    env = frozenset(drift)
+    if checker == "explore-lattice":
+        return known[variant].breaks[prop][env].traces[prop]
+    found = [b for b in evidence if (b.variant, b.property, frozenset(b.environment))
+             == (variant, prop, env) and b.checker == checker]
+    return min(found, key=lambda b: (b.steps, b.source)).trace

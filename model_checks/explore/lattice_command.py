@@ -1,10 +1,18 @@
 """`python -m model_checks explore --lattice --json PATH`: the drift lattice, written out.
 
 Runs `lattice.search` for the variants (`--variant`) over the subsets of the drift sources
-(`--sources`, default D1-D11), writes one JSON object per variant and property (`--json`)
-and, per minimal breaking environment, its shortest counterexample in the replayable trace
-format (`--out`). Before a trace is written it is lifted to the top environment
-(`monotone.lift_failure`): the lemma the search stands on, checked on every witness.
+(`--sources`, default D1-D11) and the rungs of the profile's instance ladder (the top rung's
+bounds: `--max-requests`, `--unfinished`, `--retries`, `--identities`; the state limit per
+graph: `--max-states`; the same words as the per-cell `explore`), merges every other
+checker's replayed breaks (`--evidence RECORDS`, and the pair cells' witnesses) and Z3's
+all-instance proof (`--parametric`), writes one JSON object per variant and property
+(`--json`) and, per minimal breaking environment, its shortest counterexample in the
+replayable trace format (`--out`). Before an explorer trace is written it is lifted to the
+top environment at the top rung (`monotone.lift_failure`): the lemma the search stands on,
+checked on every witness; another checker's trace is replayed with every source added.
+`--resume FILE` keeps every exploration's outcome in FILE and starts from those already
+there (same ladder, state limit and sources; otherwise a usage error), so a long run can be
+done in parts.
 
 Exit codes: 0 the lattice was searched (undecided environments are listed, not failures);
 1 no environment was explored, or a witness does not lift (a defect); 2 usage error.
@@ -14,29 +22,67 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from model_checks.executor import ClusterError
 from model_checks.explore.lattice import (
+    Break,
+    EnvOutcome,
     Knowledge,
     LatticeRequest,
+    Leg,
+    Proof,
     search,
     summarise,
     trace_data,
 )
-from model_checks.explore.lattice_instance import LatticeShape, drift_order, lattice_config
+from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
 from model_checks.explore.monotone import lift_failure
 from model_checks.simulate.counterexample import replay_data, write_trace
-from spec import ALL_DRIFT, VARIANTS, environment, variant_named
+from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-LATTICE_PROFILES = {"ci": (2, 60_000), "nightly": (3, 60_000)}
-"""Per profile: the largest environment searched bottom-up, and the state limit per
-exploration (a resource limit; the verdicts never depend on the clock)."""
+@dataclass(frozen=True)
+class LatticeProfile:
+    """A profile, rung by rung: environments of up to `max_size` sources climb from `base`
+    to `top` (one more request per rung); then every environment of up to `deep_size`
+    sources containing `deep_with` climbs on to `deep` requests. `max_states` bounds each
+    graph (a resource limit: the verdicts never depend on the clock)."""
+
+    max_size: int
+    base: Rung
+    top: Rung
+    max_states: int
+    deep: int = 0
+    deep_size: int = 0
+    deep_with: tuple[str, ...] = ()
+
+    def words(self) -> str:
+        text = f"every environment of up to {self.max_size} sources at {self.base.words()}"
+        if self.top != self.base:
+            text += f", climbing to {self.top.short()}"
+        if self.deep:
+            text += (f"; every environment of up to {self.deep_size} sources with "
+                     f"{'+'.join(self.deep_with)} on to {self.deep} requests")
+        return text + f"; at most {self.max_states:,} states per graph"
+
+
+BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3)
+"""The ladder's base: three 1-byte identities in the 2-byte budget, so it can evict for
+capacity without D8, D9 or D7's second contents."""
+LATTICE_PROFILES = {
+    "ci": LatticeProfile(2, BASE_RUNG, BASE_RUNG, 150_000,
+                         deep=3, deep_size=2, deep_with=("D7",)),
+    "nightly": LatticeProfile(3, BASE_RUNG, replace(BASE_RUNG, max_requests=3), 600_000,
+                              deep=4, deep_size=2, deep_with=("D7",)),
+}
+"""The lattice's profiles (`LatticeProfile.words` says each rung by rung)."""
 
 DEFAULT_JSON = Path("build/explore/lattice.json")
 DEFAULT_OUT = Path("build/explore/lattice")
@@ -54,6 +100,52 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-size", type=int, default=None,
                         help="with --lattice: the largest environment searched bottom-up "
                              "(default: the profile's, ci 2, nightly 3)")
+    parser.add_argument("--evidence", type=Path, action="append", default=None,
+                        metavar="RECORDS",
+                        help="with --lattice: a records file (or folder) whose counterexamples "
+                             "(Z3, Hypothesis, explorer, scenarios) are replayed and merged, "
+                             "with the pair cells' witnesses (repeatable)")
+    parser.add_argument("--parametric", action="store_true",
+                        help="with --lattice: run Z3's all-instance proof (V3's S1-S3) and "
+                             "seed the search with it")
+    parser.add_argument("--resume", type=Path, default=None, metavar="FILE",
+                        help="with --lattice: keep every exploration's outcome in FILE and "
+                             "start from those already there")
+    parser.add_argument("--no-explore", action="store_true",
+                        help="with --lattice --resume: answer from the kept outcomes only, "
+                             "exploring nothing new")
+
+
+def add_rung_arguments(parser: argparse.ArgumentParser) -> None:
+    """The instance's bounds and the state limit: the same words for `explore` (per cell)
+    and `explore --lattice`; each defaults to the profile's."""
+    parser.add_argument("--max-requests", type=int, default=None, metavar="N",
+                        help="the top rung: at most N requests per run (the search climbs "
+                             "to it one request at a time)")
+    parser.add_argument("--unfinished", type=int, default=None, metavar="N",
+                        help="at most N unfinished requests at once")
+    parser.add_argument("--retries", type=int, default=None, metavar="N",
+                        help="the client retries a missed request at most N times")
+    parser.add_argument("--identities", type=int, default=None, metavar="N",
+                        help="N base identities (a, b, c, ...), 1 byte each")
+    parser.add_argument("--max-states", type=int, default=None, metavar="N",
+                        help="the state limit per graph (a resource limit)")
+
+
+def rung_bounds(args: argparse.Namespace) -> dict[str, int]:
+    """The rung options given, by `Rung` field; `LatticeUsageError` if one is below 1 (0
+    for retries)."""
+    given = {"max_requests": args.max_requests, "max_in_flight": args.unfinished,
+             "max_retries": args.retries, "identities": args.identities}
+    for name, option in (("max_requests", "--max-requests"), ("max_in_flight", "--unfinished"),
+                         ("max_retries", "--retries"), ("identities", "--identities")):
+        value = given[name]
+        low = 0 if name == "max_retries" else 1
+        if value is not None and value < low:
+            raise LatticeUsageError(f"{option} must be >= {low}, got {value}")
+    if args.max_states is not None and args.max_states < 1:
+        raise LatticeUsageError(f"--max-states must be >= 1, got {args.max_states}")
+    return {k: v for k, v in given.items() if v is not None}
 
 
 class LatticeUsageError(ValueError):
@@ -62,7 +154,8 @@ class LatticeUsageError(ValueError):
 
 def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     """The request the arguments describe; `LatticeUsageError` (or ValueError) if bad."""
-    size, limit = LATTICE_PROFILES[args.profile]
+    profile = LATTICE_PROFILES[args.profile]
+    size, limit = profile.max_size, profile.max_states
     if args.env is not None:
         raise LatticeUsageError("--env picks matrix cells; with --lattice use --sources")
     if args.cross_check is not None:
@@ -80,47 +173,204 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
         if args.max_size < 0:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
         size = args.max_size
-    return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, LatticeShape(),
-                          limit, args.processes, args.dask)
+    bounds = rung_bounds(args)
+    limit = args.max_states or limit
+    top = replace(profile.top, **bounds)
+    base = replace(profile.base, **{k: min(v, getattr(profile.base, k))
+                                    for k, v in bounds.items()})
+    deep = profile.deep if "max_requests" not in bounds else 0
+    rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
+    legs: tuple[Leg, ...] = ()
+    first_top = next(i for i, r in enumerate(rungs) if r.max_requests == top.max_requests)
+    if deep > top.max_requests and set(profile.deep_with) <= set(sources):
+        legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
+                    frozenset(profile.deep_with)),)
+    return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, limit,
+                          args.processes, args.dask, legs, first_top=first_top)
 
 
 def run_lattice(args: argparse.Namespace) -> int:
     try:
         request = lattice_request(args)
+        evidence = [b for b in collect_evidence(args.evidence or [])
+                    if set(b.environment) <= set(request.sources)
+                    and b.variant in request.variants]
+        earlier = read_outcomes(args.resume, request) if args.resume else ()
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    started = time.perf_counter()
+    if args.no_explore and not earlier:
+        print("error: --no-explore needs --resume FILE with kept outcomes", file=sys.stderr)
+        return EXIT_USAGE
+    request = replace(request, earlier=earlier, explore=not args.no_explore,
+                      proofs=parametric_proofs() if args.parametric else ())
+    started, cpu_before = time.perf_counter(), _cpu()
+    before = earlier_wall(args.resume)
+
+    def keep(known: dict[str, Knowledge]) -> None:
+        assert args.resume is not None
+        write_outcomes(args.resume, request, known, before + time.perf_counter() - started)
+
     try:
-        known = search(request)
+        known = search(request, checkpoint=keep if args.resume else None)
     except ClusterError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     seconds = time.perf_counter() - started
-    entries = summarise(request, known)
+    entries = summarise(request, known, evidence)
     out = args.out if args.out != Path("build/explore/counterexamples") else DEFAULT_OUT
     target = args.json if args.json is not None else DEFAULT_JSON
     try:
-        write_witnesses(request, known, entries, out)
+        write_witnesses(request, known, entries, out, evidence)
     except WitnessDefect as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
+    outcomes = [o for k in known.values() for o in k.explored]
+    sizes = sorted(o.states for o in outcomes)
+    explored, states = len(sizes), sum(sizes)
+    cut = sum(not o.complete for o in outcomes)
+    run = {
+        "profile": args.profile, "command": _command(args),
+        "explorations": explored, "cut": cut, "states": states,
+        "wall_seconds": round(seconds + before, 1),
+        "cpu_seconds": round(sum(o.cpu_seconds for o in outcomes)
+                             or (_cpu() - cpu_before), 1),
+        "processes": request.processes if request.dask is None else 0,
+        "dask": request.dask is not None,
+        "resumed_explorations": len(earlier),
+        "evidence": len(evidence), "proofs": len(request.proofs),
+        "parts": earlier_parts(args.resume) if args.no_explore else [],
+    }
+    for entry in entries:
+        entry["run"] = run
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(entries, indent=1) + "\n")
     print(lattice_table(entries))
-    sizes = sorted(o.states for k in known.values() for o in k.explored)
-    explored, states = len(sizes), sum(sizes)
-    cut = sum(not o.complete for k in known.values() for o in k.explored)
     median = sizes[len(sizes) // 2] if sizes else 0
     print(f"lattice over {'+'.join(request.sources)} (bottom-up to {request.max_size} "
-          f"sources, {request.max_states} states per exploration): {explored} environments "
-          f"explored ({cut} cut by the state limit), {states} states (median {median} per "
-          f"exploration), {seconds:.1f} s with {request.processes} process(es); "
-          f"JSON in {target}, traces in {out}")
-    if explored == 0 or states == 0:
+          f"sources, rungs {' / '.join(r.short() for r in request.ladder)}, "
+          f"{request.max_states} states per graph): {explored} explorations ({cut} cut by the "
+          f"state limit; {len(earlier)} resumed), {states} states (median {median} per "
+          f"exploration), {seconds:.1f} s wall, {run['cpu_seconds']} s CPU with "
+          f"{request.processes} process(es); {len(evidence)} replayed breaks of other "
+          f"checkers; JSON in {target}, traces in {out}")
+    if (explored == 0 or states == 0) and not args.no_explore:
         print("no environment explored: nothing was checked")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that wrote the JSON, from the parsed options (paths as given)."""
+    parts = ["python -m model_checks explore --lattice"]
+    if args.profile != "ci":
+        parts.append(f"--profile {args.profile}")
+    for option, value in (("--variant", args.variant), ("--evidence", args.evidence)):
+        for item in value or []:
+            parts.append(f"{option} {item}")
+    for option, value in (("--sources", args.sources), ("--max-size", args.max_size),
+                          ("--max-requests", args.max_requests),
+                          ("--unfinished", args.unfinished), ("--retries", args.retries),
+                          ("--identities", args.identities), ("--max-states", args.max_states)):
+        if value is not None:
+            parts.append(f"{option} {value}")
+    if args.parametric:
+        parts.append("--parametric")
+    if args.no_explore:
+        parts.append("--no-explore")
+    return " ".join(parts)
+
+
+def collect_evidence(paths: list[Path]) -> list[Break]:
+    """Every other checker's break, replayed (`model_checks.explore.evidence`)."""
+    if not paths:
+        return []
+    from model_checks.explore.evidence import gather
+
+    return gather(paths)
+
+
+def parametric_proofs() -> tuple[Proof, ...]:
+    """Z3's all-instance proof of V3's S1-S3 (a certificate rejected gives no proof)."""
+    from model_checks.records import Verdict
+    from model_checks.smt.parametric import records
+
+    return tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
+                 for r in records() if r.verdict is Verdict.PROVED)
+
+
+OUTCOMES_FORMAT = "lattice-outcomes/1"
+
+
+def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
+    """The parts of the run kept in `path` (variants, wall seconds, processes), as a merge of
+    outcome files lists them (`parts`), or the file's own run as one part."""
+    if path is None or not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    if isinstance(data.get("parts"), list):
+        return list(data["parts"])
+    return [{"variants": data.get("variants", []), "wall_seconds": data.get("wall_seconds", 0),
+             "processes": data.get("processes")}]
+
+
+def earlier_wall(path: Path | None) -> float:
+    """The wall time the runs kept in `path` took (0 without one)."""
+    if path is None or not path.exists():
+        return 0.0
+    try:
+        return float(json.loads(path.read_text()).get("wall_seconds", 0.0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowledge],
+                   wall: float = 0.0) -> None:
+    """Every outcome so far, with the ladder, limit and sources they were explored with, and
+    the wall time of the runs that explored them."""
+    kept = []
+    if path.exists():  # other variants' outcomes stay
+        kept = [o for o in json.loads(path.read_text())["outcomes"]
+                if o["variant"] not in request.variants]
+    data = {"format": OUTCOMES_FORMAT, "wall_seconds": round(wall, 1),
+            "processes": request.processes, "variants": list(request.variants),
+            "ladder": [asdict(r) for r in request.ladder],
+            "max_states": request.max_states, "sources": list(request.sources),
+            "outcomes": kept + [asdict(o) for k in known.values() for o in k.explored]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data) + "\n")
+    temporary.replace(path)
+
+
+def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]:
+    """The outcomes kept in `path` (none if it does not exist yet); `LatticeUsageError` if it
+    was written for another ladder, state limit or set of sources."""
+    if not path.exists():
+        return ()
+    try:
+        data = json.loads(path.read_text())
+        ladder_then = tuple(Rung(**r) for r in data["ladder"])
+        same = (data["format"] == OUTCOMES_FORMAT and data["max_states"] == request.max_states
+                and tuple(data["sources"]) == request.sources)
+        outcomes = tuple(
+            EnvOutcome(**{**o, "environment": tuple(o["environment"]),
+                          "states_per_rung": tuple(o["states_per_rung"])})
+            for o in data["outcomes"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise LatticeUsageError(f"--resume {path}: unreadable outcomes ({error})") from None
+    if not same or ladder_then != request.ladder[:len(ladder_then)]:
+        raise LatticeUsageError(f"--resume {path}: written for another ladder, state limit or "
+                                "set of sources; use a new file")
+    return tuple(o for o in outcomes if o.variant in request.variants)
 
 
 class WitnessDefect(AssertionError):
@@ -129,7 +379,7 @@ class WitnessDefect(AssertionError):
 
 def write_witnesses(
     request: LatticeRequest, known: dict[str, Knowledge], entries: list[dict[str, Any]],
-    out: Path,
+    out: Path, evidence: list[Break] | None = None,
 ) -> None:
     """Write each entry's traces under `out` and fill in their paths (old files there are
     removed first: the folder holds exactly this run's witnesses)."""
@@ -139,11 +389,36 @@ def write_witnesses(
     for entry in entries:
         variant, prop = entry["variant"], entry["property"]
         for witness in entry["traces"]:
-            data = trace_data(known, variant, prop, witness["drift"])
+            data = trace_data(known, variant, prop, witness["drift"], evidence or [],
+                              witness["checker"])
             _check_witness(request, variant, prop, witness["drift"], data)
+            witness["notes"] = liveness_notes(data, prop)
             path = out / f"{variant}_{'+'.join(witness['drift']) or 'none'}_{prop}.json"
             write_trace(path, data)
             witness["trace"] = path.as_posix()
+
+
+def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
+    """For a liveness witness: whether it is an S3 crash counted again (the same trace breaks
+    S3), and whether it depends on the retry bound (with one more retry allowed, the same
+    actions no longer break the property at that step)."""
+    if not prop.startswith("L") or "cycle_from" in data["#meta"]:
+        return []
+    replayed = replay_data(data)
+    notes = []
+    crash = by_id("S3").check_trace(replayed.trace)
+    if crash is not None:
+        notes.append(f"an S3 crash (step {crash.step}) counted again")
+    config = replayed.trace.config
+    more = replace(config, max_retries=config.max_retries + 1)
+    try:
+        again = by_id(prop).check_trace(run(more, [s.action for s in replayed.trace.steps]))
+    except TraceError:
+        again = None
+    if again is None or again.step != replayed.step:
+        notes.append(f"depends on the retry bound ({config.max_retries} retries: with one "
+                     "more, the same run does not break it)")
+    return notes
 
 
 def _check_witness(request: LatticeRequest, variant: str, prop: str, drift: list[str],
@@ -153,7 +428,9 @@ def _check_witness(request: LatticeRequest, variant: str, prop: str, drift: list
     if not lasso and replayed.step != replayed.recorded_step:
         raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not break "
                             "it on replay")
-    top = lattice_config(variant_named(variant), request.sources, request.shape)
+    if data["#meta"].get("checker") != "explore-lattice":
+        return  # another checker's instance: replayed with every source added when gathered
+    top = lattice_config(variant_named(variant), request.sources, request.ladder[-1])
     failure = lift_failure(replayed.trace.config, top, [s.action for s in replayed.trace.steps])
     if failure is not None:
         raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not lift to "

@@ -1,11 +1,13 @@
-"""The drift lattice's instance family: one configuration per environment, monotone in it.
+"""The drift lattice's instance family: one configuration per environment and rung, monotone
+in both.
 
-Lemma (monotonicity, `tests/explore/test_lattice_monotone.py`): for environments E and a
-drift source d, every action sequence that runs on `lattice_config(E)` runs on
-`lattice_config(E | {d})`, through states that are `embed`ded images of the smaller run's
-states, and every property's check gives the same verdict at every step on both runs. Hence
-a property broken under E is broken under every superset of E, and one that holds under E
-(no reachable violation) holds under every subset.
+Lemma (monotonicity, `tests/explore/test_lattice.py`): for environments E, a drift source d
+and rungs r <= r' (`Rung.covers`), every action sequence that runs on `lattice_config(E, r)`
+runs on `lattice_config(E | {d}, r)` and on `lattice_config(E, r')`, through states that are
+`embed`ded images of the smaller run's states, and every property's check gives the same
+verdict at every step on both runs. Hence a property broken under (E, r) is broken under every
+superset of E at every rung above r, and one that holds under (E, r) (no reachable violation)
+holds under every subset of E at every rung below r.
 
 Why it holds: the spec consults the environment only in guards (a drift action is enabled
 only with its source, P1 takes a non-oldest message only under D1, a request over the budget
@@ -15,44 +17,101 @@ without it:
 
 - D5 adds front end 1 (an extra, empty shadow: `embed` appends it; nothing touches it
   unless a request names front end 1, which no run of the smaller instance does);
-- D7 adds content version 1 of each identity (new contents, sized 1 byte like version 0);
-- D8 adds identity c (1 byte) and a third item per request, so a request can exceed the
-  2-byte budget;
+- D7 adds content version 1 of each identity (new contents, sized like version 0);
+- D8 adds one more 1-byte identity and a third item per request, so a request can exceed
+  the 2-byte budget;
 - D6 adds a second item per request (its updates interleave item by item);
 - D9 adds identity `skewed`, which P0 sizes at 1 byte and P1 at 3 (over the budget on P1's
   side only: P0 records it, P1 skips it);
 - D11 adds identity `oversized`, 3 bytes on both sides (cached by neither side).
+  With D7 their second contents (`skewed@1`, `oversized@1`) are 1 byte on both sides, like
+  every content the sizes do not list: identity reuse then also changes an item's size, a
+  behaviour the family keeps (`describe_family` says so, read off the configuration).
+
+A rung's bounds (requests, unfinished requests, retries) appear in the spec only as upper
+bounds in guards, and its base identities are 1-byte names a, b, c, ... (a rung with more
+names adds new ones, never resizes one; D8's extra identity is the next name, which a larger
+rung may hold as a base identity: it is 1 byte either way). So raising any bound of a rung only
+enables more: a run of rung r is a run of every rung covering it, through the same states.
 
 The per-cell explorer instance (`instance.explore_config`, a restriction of the matrix's
-`config_for`) is not monotone: D9 skews the existing identity b and D8 and D11 both add c
-at different sizes, so a run using b (or c) under E is not a run under E plus D9 (or D11);
-the lemma's test shows that its check fails on that family.
-
-Every other parameter is fixed by the `LatticeShape` for the whole lattice: changing a
-bound between environments would break the lemma.
+`config_for`) is not monotone in the environment: D9 skews the existing identity b and D8 and
+D11 both add c at different sizes, so a run using b (or c) under E is not a run under E plus
+D9 (or D11); the lemma's test shows that its check fails on that family.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from spec import Config, Content, ItemSize, State, Variant, environment
 
-SKEWED = ItemSize(Content("skewed"), 1, 3)
-"""D9's own identity: P0 records 1 byte, P1 sizes 3 bytes, over the budget: P1 skips it."""
-OVERSIZED = ItemSize(Content("oversized"), 3, 3)
-"""D11's own identity: 3 bytes of the 2-byte budget on both sides."""
+SKEWED_BYTES = (1, 3)
+"""D9's own identity `skewed` (version 0): P0 records 1 byte, P1 sizes 3 bytes, over the budget:
+P1 skips it."""
+OVERSIZED_BYTES = (3, 3)
+"""D11's own identity `oversized` (version 0): 3 bytes of the 2-byte budget on both sides."""
+SKEWED, OVERSIZED = "skewed", "oversized"
 BUDGET = 2
 
 
 @dataclass(frozen=True)
-class LatticeShape:
-    """The bounds shared by every environment of one lattice run."""
+class Rung:
+    """One rung of the instance ladder: the bounds shared by every environment of one lattice
+    exploration. `identities` base identities (a, b, c, ...) of 1 byte each: with 3 or more
+    in the 2-byte budget, the base instance can evict for capacity."""
 
     max_requests: int = 2
     max_in_flight: int = 2
     max_retries: int = 2
+    identities: int = 2
+
+    def __post_init__(self) -> None:
+        for name, low in (("max_requests", 1), ("max_in_flight", 1), ("max_retries", 0),
+                          ("identities", 1)):
+            value = getattr(self, name)
+            if type(value) is not int or value < low:
+                raise ValueError(f"rung: {name} must be an int >= {low}, got {value!r}")
+        if self.identities > len(string.ascii_lowercase) - 1:
+            raise ValueError(f"rung: at most 25 identities, got {self.identities}")
+
+    def covers(self, other: Rung) -> bool:
+        """Every bound at least `other`'s: every run of `other` is a run of this rung."""
+        return (self.max_requests >= other.max_requests
+                and self.max_in_flight >= other.max_in_flight
+                and self.max_retries >= other.max_retries
+                and self.identities >= other.identities)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(string.ascii_lowercase[: self.identities])
+
+    def words(self) -> str:
+        """The rung in a few words: "3 requests (2 unfinished), 2 retries, identities a,b,c"."""
+        return (f"{self.max_requests} requests ({min(self.max_in_flight, self.max_requests)} "
+                f"unfinished), {self.max_retries} retries, identities {','.join(self.names())}")
+
+    def short(self) -> str:
+        """The rung in the words of "holds with 2 requests, breaks with 3"."""
+        return f"{self.max_requests} requests"
+
+
+LatticeShape = Rung
+"""The former name of a rung (one fixed rung for the whole lattice)."""
+
+
+def ladder(base: Rung, top: Rung) -> tuple[Rung, ...]:
+    """The rungs from `base` to `top`, each covering the one before: first the base, then
+    the other bounds raised to `top`'s with the base's requests, then one more request per
+    rung up to `top`'s. `ValueError` if `top` does not cover `base`."""
+    if not top.covers(base):
+        raise ValueError(f"the top rung ({top.words()}) must cover the base rung "
+                         f"({base.words()}): every bound at least the base's")
+    rungs = [base, replace(top, max_requests=base.max_requests)]
+    rungs += [replace(top, max_requests=n)
+              for n in range(base.max_requests + 1, top.max_requests + 1)]
+    return tuple(dict.fromkeys(rungs))
 
 
 def drift_order(ids: Iterable[str]) -> tuple[str, ...]:
@@ -60,29 +119,29 @@ def drift_order(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
 
 
-def lattice_config(variant: Variant, env: Iterable[str], shape: LatticeShape) -> Config:
-    """The lattice's configuration for one variant and environment (drift ids)."""
+def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
+    """The lattice's configuration for one variant, environment (drift ids) and rung."""
     drift = set(env)
-    identities = ["a", "b"]
+    versions = 2 if "D7" in drift else 1
+    identities = list(shape.names())
     sizes: list[ItemSize] = []
     if "D8" in drift:
-        identities.append("c")
-    if "D9" in drift:
-        identities.append(SKEWED.content.identity)
-        sizes.append(SKEWED)
-    if "D11" in drift:
-        identities.append(OVERSIZED.content.identity)
-        sizes.append(OVERSIZED)
+        identities.append(string.ascii_lowercase[shape.identities])
+    for source, name, (p0, p1) in (("D9", SKEWED, SKEWED_BYTES),
+                                   ("D11", OVERSIZED, OVERSIZED_BYTES)):
+        if source in drift:
+            identities.append(name)
+            sizes.append(ItemSize(Content(name), p0, p1))
     items = 3 if "D8" in drift else 2 if "D6" in drift else 1
     return Config(
         identities=tuple(identities),
         budget=BUDGET,
         sizes=tuple(sizes),
-        versions=2 if "D7" in drift else 1,
+        versions=versions,
         variant=variant,
         environment=environment(*drift),
         max_retries=shape.max_retries,
-        max_in_flight=shape.max_in_flight,
+        max_in_flight=min(shape.max_in_flight, shape.max_requests),
         max_requests=shape.max_requests,
         max_items=items,
         front_ends=2 if "D5" in drift else 1,
@@ -99,14 +158,63 @@ def embed(state: State, config: Config) -> State:
     return replace(state, shadows=(*state.shadows, *((),) * missing))
 
 
-def describe_family(shape: LatticeShape) -> str:
-    """The instance family in one line, as the lattice's JSON and page quote it."""
-    return (
-        f"budget {BUDGET}; identities a, b (1 byte each); {shape.max_requests} requests, "
-        f"{shape.max_in_flight} unfinished, {shape.max_retries} retries; 1 item per request; "
-        "each drift source adds only what exists with it: D5 a second front end, D6 a second "
-        "item per request, D7 a second content per identity, D8 identity c and a third item "
-        "per request, D9 identity 'skewed' (P0 1 byte, P1 3), D11 identity 'oversized' "
-        "(3 bytes both sides)"
-    )
+def describe_sizes(config: Config) -> str:
+    """Every content's size on each side, from the configuration itself: "a, b, c: 1 byte;
+    skewed, skewed@1: P0 1 byte, P1 3"."""
+    groups: dict[tuple[int, int], list[str]] = {}
+    for content in config.contents():
+        name = content.identity + (f"@{content.version}" if content.version else "")
+        sides = (config.shadow_bytes(content), config.receiver_bytes(content))
+        groups.setdefault(sides, []).append(name)
+    parts = []
+    for (p0, p1), names in groups.items():
+        size = f"{p0} byte{'s' if p0 > 1 else ''}" if p0 == p1 else f"P0 {p0} byte, P1 {p1}"
+        parts.append(f"{', '.join(names)}: {size}")
+    return "; ".join(parts)
 
+
+def eviction(shape: Rung) -> str:
+    """Whether a run with no drift can evict for capacity at this rung, and why."""
+    met = min(shape.identities, shape.max_requests)
+    if met > BUDGET:
+        return (f"with no drift, {met} one-byte identities meet in the {BUDGET}-byte budget: "
+                "the rung can evict for capacity")
+    return (f"with no drift, {shape.max_requests} one-item requests meet at most {met} "
+            "identities: the rung cannot evict for capacity without D6, D8, D9 or D7's second "
+            f"contents; from {BUDGET + 1} requests with {BUDGET + 1} identities it can")
+
+
+def describe_family(shape: Rung, variant: Variant | None = None,
+                    sources: Iterable[str] = ()) -> str:
+    """The instance family at one rung in one line, generated from the configurations: the
+    base (no drift) and, with `sources`, what each adds (read off `lattice_config`)."""
+    from spec import V1
+
+    v = variant or V1
+    base = lattice_config(v, (), shape)
+    text = (f"budget {BUDGET}; {shape.words()}; 1 item per request; sizes "
+            f"{describe_sizes(base)} ({eviction(shape)})")
+    adds = []
+    for source in drift_order(sources):
+        config = lattice_config(v, (source,), shape)
+        extra = [i for i in config.identities if i not in base.identities]
+        what = []
+        if config.front_ends > base.front_ends:
+            what.append("a second front end")
+        if config.max_items > base.max_items:
+            what.append(f"{config.max_items} items per request")
+        if config.versions > base.versions:
+            what.append(f"{config.versions} contents per identity")
+        if extra:
+            only = replace(config, versions=1, environment=config.environment)
+            sized = [describe_sizes(replace(only, identities=(i,), sizes=tuple(
+                s for s in only.sizes if s.content.identity == i))) for i in extra]
+            what.append("identity " + "; ".join(sized))
+        if what:
+            adds.append(f"{source} {', '.join(what)}")
+    if adds:
+        text += "; each drift source adds only what exists with it: " + "; ".join(adds)
+    if "D7" in set(sources):
+        both = lattice_config(v, ("D7", "D9", "D11"), shape)
+        text += f"; with D7 and D9 or D11, the sizes per content are {describe_sizes(both)}"
+    return text

@@ -49,3 +49,33 @@ def test_a_z3_proof_contradicted_by_an_explorer_trace(tmp_path: Path) -> None:
     assert len(lines) == 1 and "proved it to all depths" in lines[0]
     shallow = replace(proof, checker="z3-bmc", bound=2)
     assert disagreements([found], {("V2", ("D1",)): instance}, [shallow]) == []
+
+
+def test_a_break_in_a_smaller_environment_contradicts_a_proof_above_it(
+    tmp_path: Path,
+) -> None:
+    """Across instances and environments: a planted explorer proof of H1 for V2 under
+    D1+D7 (whose instance contains every run of D1's) is contradicted by Hypothesis's (or
+    the explorer's own) D1 counterexample, which runs on that instance; a proof under an
+    environment that does not contain D1 is not."""
+    from model_checks.explore.instance import explore_config
+
+    found, _ = _h1_counterexample(tmp_path)
+    above = config_to_json(explore_config(V2, ("D1", "D7")))
+    claimed = replace(found, environment=("D1", "D7"), verdict=Verdict.PROVED,
+                      counterexample_path=None)
+    other = replace(found, checker="hypothesis")
+    lines = disagreements([claimed], {("V2", ("D1", "D7")): above}, [other])
+    assert len(lines) == 1 and "across environments: D1" in lines[0]
+    own = disagreements([claimed, found], {("V2", ("D1", "D7")): above}, [])
+    assert len(own) == 1 and "is a trace of that instance" in own[0]
+    beside = replace(claimed, environment=("D7",))
+    assert disagreements([beside], {("V2", ("D7",)): above}, [other]) == []
+
+
+def test_a_z3_proof_above_an_explorer_break_is_a_contradiction(tmp_path: Path) -> None:
+    found, instance = _h1_counterexample(tmp_path)
+    proof = replace(found, checker="z3-induction", verdict=Verdict.PROVED, bound=None,
+                    counterexample_path=None, environment=("D1", "D7"))
+    lines = disagreements([found], {("V2", ("D1",)): instance}, [proof])
+    assert len(lines) == 1 and "under D1+D7" in lines[0]

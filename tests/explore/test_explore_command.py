@@ -28,7 +28,9 @@ def test_explore_cells_records_and_traces(
     assert none_s1.verdict is Verdict.VACUOUS and "one content per identity" in none_s1.detail
     proved = found[((), "S2")]
     assert proved.verdict is Verdict.PROVED and proved.bound is None
-    assert "proved for this instance, all depths" in proved.detail
+    # a proof for this instance, never read as all depths of the system
+    assert "proved for this instance (every reachable state judged)" in proved.detail
+    assert "all depths" not in proved.detail
     assert "states, diameter" in proved.detail and "instance: identities a,b" in proved.detail
     assert found[((), "L1")].verdict is Verdict.VACUOUS
     broken = found[(("D7", "D10"), "S4")]

@@ -108,6 +108,7 @@ def test_lattice_command_writes_json_and_replayable_witnesses(
 ) -> None:
     target, out = tmp_path / "lattice.json", tmp_path / "traces"
     code = main(["explore", "--lattice", "--variant", "V1", "--sources", "D7+D10",
+                 "--max-requests", "2", "--identities", "2",
                  "--processes", "1", "--json", str(target), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0, printed
@@ -133,7 +134,8 @@ def test_a_lattice_that_explores_nothing_fails(
     from model_checks.explore.lattice import Knowledge
 
     monkeypatch.setattr(lattice_command, "search",
-                        lambda request: {v: Knowledge() for v in request.variants})
+                        lambda request, checkpoint=None: {v: Knowledge()
+                                                          for v in request.variants})
     code = main(["explore", "--lattice", "--variant", "V1", "--sources", "D7",
                  "--json", str(tmp_path / "l.json"), "--out", str(tmp_path / "t")])
     assert code == 1
@@ -166,7 +168,8 @@ def test_the_nightly_job_runs_a_lattice_phase(
     from model_checks import cli
 
     monkeypatch.chdir(tmp_path)
-    phase = ("explore", "--lattice", "--variant", "V1", "--sources", "D7", "--processes", "1")
+    phase = ("explore", "--lattice", "--variant", "V1", "--sources", "D7", "--processes", "1",
+             "--max-requests", "2", "--identities", "2")
     assert phase[:2] in {argv[:2] for argv in cli.NIGHTLY}
     monkeypatch.setattr(cli, "NIGHTLY", (phase,))
     out = tmp_path / "nightly" / "records.json"
