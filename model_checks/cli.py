@@ -559,13 +559,18 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         child = sub.add_parser(entry.name, help=entry.help, description=entry.help)
         if entry.name == command:
             entry.add_arguments(child)
+            parser.set_defaults(_chosen_parser=child)
         child.set_defaults(run=entry.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
-    args = _parser(chosen(arguments)).parse_args(arguments)
+    parser = _parser(chosen(arguments))
+    args, extra = parser.parse_known_args(arguments)
+    if extra:  # the subcommand's own usage, not the top level's (argparse's default)
+        owner: argparse.ArgumentParser = getattr(args, "_chosen_parser", None) or parser
+        owner.error(f"unrecognized arguments: {' '.join(extra)}")
     run: Callable[[argparse.Namespace], int] = getattr(args, "run", main_job)
     try:
         return run(args)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from model_checks import render
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
+from model_checks.conform.notation import observation_text, value_text, wrap
 from spec import Config, Drift, Outcome, Stage, State, registry
 from spec import lru as spec_lru
 from spec.fairness import fair_choice, is_quiescent, pending
@@ -87,18 +88,28 @@ class Disagreement(Exception):
         self.broken: dict[str, Broken] = {}
         super().__init__(
             sentence or f"step {step} ({render.action(action)}): {caught_by}: "
-            f"spec {spec_side!r} / impl {impl_side!r}"
+            f"spec {self.spec_text} / impl {self.impl_text}"
         )
 
+    @property
+    def spec_text(self) -> str:
+        """The spec's side of the compared observation, in the trace notation."""
+        return observation_text(self.caught_by, self.spec_side)
+
+    @property
+    def impl_text(self) -> str:
+        return observation_text(self.caught_by, self.impl_side)
+
     def report(self) -> str:
+        """The step table and both sides, in the notation, within 100 columns."""
         lines = [f"disagreement at step {self.step}, caught by {self.caught_by}"]
         if self.sentence:
             lines.append(f"  {self.sentence}")
         lines += steps_text(self.actions, self.step)
         if not self.sentence:
-            lines.append(f"  spec: {self.spec_side!r}")
-            lines.append(f"  impl: {self.impl_side!r}")
-        return "\n".join(lines)
+            lines.append(f"  spec: {self.spec_text}")
+            lines.append(f"  impl: {self.impl_text}")
+        return "\n".join(wrap(lines))
 
 
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:
@@ -173,8 +184,9 @@ class Lockstep:
         self.config = config
         setup = api.Setup(config.budget, config.variant.name, config.front_ends,
                           codec.process_media)
-        self.front_ends = [adapter.front_end(setup, i) for i in range(config.front_ends)]
-        self.engine = (engine_factory or adapter.engine)(setup)
+        self.front_ends = [api.build_front_end(adapter, setup, i)
+                           for i in range(config.front_ends)]
+        self.engine = api.build_engine(engine_factory or adapter.engine, setup)
         self.state: State = initial(config)
         self.steps: list[Step] = []
         self.actions: list[Action] = []
@@ -336,7 +348,7 @@ class Lockstep:
             since = monitors.owed.pop(key, None)
             if since is not None and item.payload is None and key not in monitors.excused:
                 self._fail_property(
-                    "L1", f"the retry of request {rid} sent {item.identity!r} as a reference "
+                    "L1", f"the retry of request {rid} sent {item.identity} as a reference "
                     f"after the miss reply taken at step {since}",
                 )
             monitors.excused.discard(key)
@@ -630,8 +642,9 @@ class Lockstep:
                 tensor = self._payload_content(model_input.payload)
                 placeholders = self._placeholders_content(model_input.placeholders)
                 if tensor != placeholders:
-                    found.append(("S1", f"{model_input.identity!r}: tensor of {tensor!r} "
-                                        f"paired with placeholders of {placeholders!r}"))
+                    found.append(("S1", f"{model_input.identity}: tensor of "
+                                        f"{value_text(tensor)} paired with placeholders of "
+                                        f"{value_text(placeholders)}"))
         entries: Sequence[api.ReceiverEntry] = views["receiver entries"]
         real = sum(codec.payload_nbytes(e.payload) for e in entries)
         recorded = sum(e.size for e in entries)
