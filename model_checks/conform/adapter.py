@@ -323,7 +323,8 @@ def _check_methods(owner: object, what: str, methods: Mapping[str, tuple[str, ..
         try:
             signature.bind(*params)
         except TypeError:
-            raise AdapterError(f"{what} ({type(owner).__name__}) has {name}{signature}, "
+            has = f"{name}({', '.join(signature.parameters)})"
+            raise AdapterError(f"{what} ({type(owner).__name__}) has {has}, "
                                f"expected {wanted} (adapter interface version "
                                f"{ADAPTER_API})") from None
 
