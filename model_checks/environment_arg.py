@@ -36,9 +36,8 @@ def parse_environment(text: str, *, router: bool = False) -> tuple[str, ...]:
         drift = part.strip().upper()
         if drift not in DRIFT_IDS:
             extra = f", {ROUTER}" if router else ""
-            raise BadEnvironment(
-                f"--environment: got {part.strip()!r} in {text!r}, expected drift ids "
-                f"D1..D11 joined by '+', or 'none'{extra}")
+            raise BadEnvironment(f"--environment: got {part.strip()!r}, expected D1..D11 "
+                                 f"joined by '+', or none{extra}")
         ids.append(drift)
     return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -137,10 +138,13 @@ def run_simulate(args: argparse.Namespace) -> int:
              and (envs is None or c.environment in envs)]
     if not cells and not args.only.startswith("mutant"):
         labels = sorted({f"{c.variant}_{'_'.join(c.environment)}" for c in every})
+        near = args.only.replace("+", "_").upper()
+        hint = f" (did you mean --only {near}?)" if any(near in x for x in labels) else ""
         print(f"error: no cell matches {args.only!r}"
               + ("" if envs is None else f" with --environment {' '.join(args.environment)}")
-              + f"; labels: {' '.join(labels[:12])} ... ({len(labels)}, drift ids joined by "
-              "'_'; e.g. --only V2_D5_D7)", file=sys.stderr)
+              + f"{hint}; the labels:", file=sys.stderr)
+        print(textwrap.fill(" ".join(labels), 100, initial_indent="  ",
+                            subsequent_indent="  ", break_on_hyphens=False), file=sys.stderr)
         return EXIT_USAGE
     if args.jobs is not None and args.jobs < 1:
         print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)
