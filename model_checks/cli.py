@@ -541,7 +541,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="python -m model_checks",
         description="Model checks of the paired caches. Without a subcommand: the main job.",
         epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error, "
-        "3 harness failure (conform)",
+        "3 harness failure (conform), 4 a required property broken as its variant breaks it "
+        "(conform: an inherited weakness)",
     )
     parser.add_argument(
         "--json", type=Path, default=Path("build/main-job/records.json"),

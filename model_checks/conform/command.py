@@ -234,7 +234,7 @@ def _report(
 def _final(outcome: Outcome, required: frozenset[str],
            status: dict[tuple[str, str], str]) -> tuple[int, str]:
     """The exit code and the one final line that says it."""
-    from model_checks.conform.report import INHERITED, KEPT, REGRESSION
+    from model_checks.conform.report import INHERITED, KEPT, REGRESSION, VACUOUS
 
     if outcome.harness is not None:
         return EXIT_HARNESS, f"RESULT: HARNESS FAILURE (exit {EXIT_HARNESS})"
@@ -256,6 +256,6 @@ def _final(outcome: Outcome, required: frozenset[str],
         return EXIT_WEAKNESS, (f"RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: "
                                f"required {said} (exit {EXIT_WEAKNESS})")
     kept = sorted(p for p in required if all(
-        status[(v, p)] == KEPT for v in outcome.checked))
+        status[(v, p)] in (KEPT, VACUOUS) for v in outcome.checked))
     said = f"; required properties kept: {', '.join(kept)}" if required else ""
     return EXIT_OK, f"RESULT: CONFORMS: every step agreed{said} (exit {EXIT_OK})"

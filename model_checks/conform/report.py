@@ -29,7 +29,7 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.conform.weakness import env_text, trace_sources, weakness
+from model_checks.conform.weakness import env_text, trace_sources, vacuous, weakness
 from model_checks.simulate.counterexample import BadTraceFile, replay_file
 from spec import Config, Trace, describe_environment, registry
 from spec.transitions import Action
@@ -39,10 +39,13 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
 
 KEPT, INHERITED, REGRESSION = "kept", "INHERITED WEAKNESS", "REGRESSION"
 UNJUDGED, NOT_CHECKED = "not judged", "not checked"
+VACUOUS = "kept, vacuously"
 """A property's status on one variant: kept (checked, never broken); broken as the variant's
 spec breaks it too (an inherited weakness); broken where the spec keeps it (a regression,
-which is also a disagreement); not judged (a disagreement cut that variant's run short, and
-the property had not broken before it); not checked (the variant was not run)."""
+which is also a disagreement); kept, vacuously (the drift lattice finds that the variant
+cannot break it at all, e.g. V0's L1-L3: it sends no miss reply); not judged (a
+disagreement cut that variant's run short, and the property had not broken before it); not
+checked (the variant was not run)."""
 
 
 def statuses(outcome: Outcome) -> dict[tuple[str, str], str]:
@@ -63,6 +66,8 @@ def statuses(outcome: Outcome) -> dict[tuple[str, str], str]:
                 status = NOT_CHECKED
             elif variant in cut:
                 status = UNJUDGED
+            elif vacuous(variant, prop.id):
+                status = VACUOUS
             else:
                 status = KEPT
             result[(variant, prop.id)] = status

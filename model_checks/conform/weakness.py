@@ -64,6 +64,23 @@ def _lattice(path: Path = LATTICE_PATH) -> dict[tuple[str, str], tuple[Environme
     return found
 
 
+@cache
+def _vacuous(path: Path = LATTICE_PATH) -> dict[tuple[str, str], str]:
+    """(variant, property) -> why the lattice found it vacuous (it cannot fail there)."""
+    try:
+        entries = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {(str(e["variant"]), str(e["property"])): str(e["vacuous"])
+            for e in (entries if isinstance(entries, list) else ())
+            if isinstance(e, dict) and e.get("vacuous") and "variant" in e and "property" in e}
+
+
+def vacuous(variant: str, prop: str) -> str:
+    """Why `prop` cannot fail under `variant` (the lattice's finding), or ""."""
+    return _vacuous().get((variant, prop), "")
+
+
 def _matrix(variant: str, prop: str) -> tuple[Environment, ...]:
     from model_checks.matrix import ALL_EXPECTED, Expectation
 

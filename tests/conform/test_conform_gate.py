@@ -133,3 +133,34 @@ def test_gate_a_bad_environment_is_a_usage_error(capsys: pytest.CaptureFixture[s
     assert main(["conform", "--adapter", PAIR, "--environment", "D5+D7x"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "'D7x'" in err and "D1..D11" in err
+
+
+def _recommended() -> list[tuple[str, str]]:
+    """(variant, environment) of the docs' table in "Safe in this deployment"."""
+    text = DOCS.read_text()
+    section = text[text.index("## Safe in this deployment"):text.index("## Replayable")]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[2].startswith("`D"):
+            for variant in re.findall(r"V\d", cells[0]):
+                rows.append((variant, cells[2].strip("`")))
+    return rows
+
+
+def test_gate_the_recommended_environments_keep_s1_s3_on_the_reference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What the docs recommend per variant holds for the reference: S1-S3 kept (exit 0); and
+    adding D7 to V2's makes S1 an inherited weakness (exit 4), so the table is not vacuous."""
+    rows = _recommended()
+    assert sorted(v for v, _ in rows) == ["V0", "V1", "V2", "V3"]
+    reference = "model_checks.conform.reference_adapter:factory"
+    for variant, env in rows:
+        code = main(["conform", "--adapter", reference, "--variant", variant,
+                     "--environment", env, "--require", "S1,S2,S3"])
+        assert code == 0, (variant, env, capsys.readouterr().out[-3000:])
+    capsys.readouterr()
+    v2 = dict(rows)["V2"]
+    assert main(["conform", "--adapter", reference, "--variant", "V2", "--environment",
+                 f"{v2}+D7", "--require", "S1"]) == 4
