@@ -249,6 +249,19 @@ class ClientRetry(Protocol):
 
 
 @runtime_checkable
+class EndToEnd(Protocol):
+    """Optional, on a front-end side: the implementation's own end-to-end call (prepare,
+    receive on `engine`, close with the reply) for one request, as users call it (the
+    reference's `serve`). `engine` is the engine side the same adapter built, in this process.
+    Return what the client gets: `Served`, `Missed` (after the front end handled the reply),
+    `ClientRejected` or a `Fault`. The harness drives it in a job of its own (one process,
+    no D9), comparing everything after the whole round trip."""
+
+    def serve(self, engine: EngineSide, items: tuple[ItemIn, ...]
+              ) -> Served | Missed | ClientRejected | Fault: ...
+
+
+@runtime_checkable
 class EngineSide(Protocol):
     """P1 as the harness sees it."""
 

@@ -15,7 +15,15 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from model_checks.conform.adapter import Adapter, HarnessFailure, supports
+from model_checks.conform import codec
+from model_checks.conform.adapter import (
+    Adapter,
+    EndToEnd,
+    HarnessFailure,
+    Setup,
+    build_front_end,
+    supports,
+)
 from model_checks.conform.lockstep import (
     Broken,
     Disagreement,
@@ -41,7 +49,15 @@ from spec import (
     describe_environment,
     registry,
 )
-from spec.transitions import P0HandleRejected
+from spec.transitions import (
+    Action,
+    P0Handle,
+    P0HandleRejected,
+    P0ReceiveReply,
+    P0Restart,
+    P1Receive,
+    Submit,
+)
 
 _SKEW = (ItemSize(Content("b"), 1, 2), ItemSize(Content("c"), 2, 1))
 _OVERSIZE = (ItemSize(Content("c"), 3, 3),)
@@ -154,6 +170,24 @@ _PARTIAL_MISS = Scenario(
 """A miss reply that names some of a request's items, not all (no scenario had one)."""
 
 
+_REPLACEMENT_KEEPS_OTHERS = Scenario(
+    "replacement-keeps-the-others",
+    ("D10",),
+    "P1 holds b and a (a most recent, the budget full); P0 restarts and resends a's payload. "
+    "The receiver drops its old a before making room, so b stays: counting the old a while "
+    "evicting would drop b for nothing (the payload wins, the rest of the cache is kept).",
+    configured("D10"),
+    (
+        *round_trip(0, item("b")),
+        *round_trip(1, item("a")),
+        P0Restart(0),
+        *round_trip(2, item("a")),
+    ),
+    every_variant(""),
+)
+"""A replacement in a full receiver (no scenario replaced an entry with others cached)."""
+
+
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
@@ -162,7 +196,7 @@ def corpus() -> tuple[Scenario, ...]:
 
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
@@ -287,7 +321,9 @@ def conform(
             outcome.not_checked.append(variant.name)
             continue
         outcome.checked.append(variant.name)
-        for label, config, job, scripted in _jobs(variant, profile, seed, environment):
+        served = engine_factory is None and _offers_serve(adapter, variant.name)
+        for label, config, job, scripted in _jobs(variant, profile, seed, environment,
+                                                  served):
             if not _job(outcome, adapter, variant, label, config, job, scripted,
                         engine_factory, shrink_failure):
                 outcome.seconds = time.perf_counter() - start
@@ -297,6 +333,12 @@ def conform(
                 return outcome
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _offers_serve(adapter: Adapter, variant: str) -> bool:
+    """Whether the adapter's front end offers its own end-to-end call (`EndToEnd`)."""
+    setup = Setup(2, variant, 1, codec.process_media)
+    return isinstance(build_front_end(adapter, setup, 0), EndToEnd)
 
 
 def _job(
@@ -360,10 +402,13 @@ Job = Callable[[Adapter, "EngineFactory | None", Callable[[Lockstep], None]], No
 
 def _jobs(
     variant: Variant, profile: Profile, seed: int, environment: frozenset[Drift] | None = None,
+    served: bool = False,
 ) -> Iterator[tuple[str, Config, Job, bool]]:
     """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
     it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis); with
-    `environment`, only what lies inside it."""
+    `environment`, only what lies inside it. `served` (an adapter whose front end offers
+    `EndToEnd`, its engine in this process): each scenario with a plain round trip is run a
+    second time with those round trips through the implementation's own end-to-end call."""
     if profile.corpus:
         for scenario in corpus():
             if variant in scenario.variants:
@@ -378,6 +423,15 @@ def _jobs(
                                      engine_factory=factory))
 
                 yield f"scenario {scenario.name}", config, scripted, True
+                if served and _has_round_trip(scenario.script, config):
+
+                    def end_to_end(adapter: Adapter, factory: EngineFactory | None,
+                                   sink: Callable[[Lockstep], None],
+                                   s: Scenario = scenario, c: Config = config) -> None:
+                        sink(run_actions(c, adapter, s.script, settle=s.settle,
+                                         engine_factory=factory, served=True))
+
+                    yield f"served {scenario.name}", config, end_to_end, True
     chosen = configurations(variant, profile.wide, environment) if profile.walks else ()
     for label, config in chosen:
 
@@ -391,6 +445,17 @@ def _jobs(
                         database=profile.database)
 
         yield f"generated {label}", config, generated, False
+
+
+def _has_round_trip(script: tuple[Action, ...], config: Config) -> bool:
+    """A submit followed by its handle, P1's receive of the first message, the reply."""
+    if config.enables(Drift.D9):
+        return False
+    return any(
+        isinstance(a, Submit) and isinstance(b, P0Handle) and isinstance(c, P1Receive)
+        and c.index == 0 and isinstance(d, P0ReceiveReply)
+        for a, b, c, d in zip(script, script[1:], script[2:], script[3:], strict=False)
+    )
 
 
 def _environment(config: Config) -> tuple[str, ...]:
