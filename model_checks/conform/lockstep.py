@@ -149,6 +149,7 @@ class _Attempt:
     retries: int = 0
     failure: str = ""  # the front end's assertion that failed this attempt, if one did
     resent: tuple[api.ItemIn, ...] | None = None  # what the implementation's client resends
+    rejected: tuple[str, ...] | None = None  # the identities a ClientRejected named
 
 
 @dataclass
@@ -193,6 +194,7 @@ class Lockstep:
                            for i in range(config.front_ends)]
         self.engine = api.build_engine(engine_factory or adapter.engine, setup)
         self.state: State = initial(config)
+        self.before: State = self.state  # the spec's state before the current step
         self.steps: list[Step] = []
         self.actions: list[Action] = []
         self.attempts: list[_Attempt] = []
@@ -235,6 +237,7 @@ class Lockstep:
                 self.action_of_step.append(number)
         self.delivery = None
         self.spec_delivery = None
+        self.before = before
         self.processings_before = len(before.processings)
         self.processor_calls = 0
         if action.drift_event() is not None:
@@ -280,6 +283,7 @@ class Lockstep:
                 self.spec_delivery = self._spec_delivery()
         if submit.drift_event() is not None:
             self.monitors.watching.clear()
+        self.before = before
         self.processings_before = len(before.processings)
         self.processor_calls = 0
         rid = len(self.attempts)
@@ -290,7 +294,7 @@ class Lockstep:
         result = self._guarded(lambda: front_end.serve(self.engine, self._items(attempt)))
         attempt.stage = Stage.DONE
         if isinstance(result, api.ClientRejected):
-            attempt.outcome = Outcome.CLIENT_ERROR
+            attempt.outcome, attempt.rejected = Outcome.CLIENT_ERROR, tuple(result.identities)
         elif isinstance(result, api.Fault) and result.kind == "p0-assert":
             attempt.outcome, attempt.failure = Outcome.P0_ASSERT, f"{result.kind}: {result.detail}"
         elif isinstance(result, api.Fault):
@@ -379,6 +383,7 @@ class Lockstep:
         probed = self.front_ends[attempt.front_end].probe(self._items(attempt))
         if isinstance(probed, api.ClientRejected):
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            attempt.rejected = tuple(probed.identities)
             return False
         attempt.stage, attempt.probed = Stage.PROCESSED, probed
         return True
@@ -536,6 +541,7 @@ class Lockstep:
         if self.state.fault is None and self.fault is None:
             made = len(self.state.processings) - self.processings_before
             pairs.append(("processor calls", made, self.processor_calls))
+            pairs += self._rejections()
         if (self.state.fault is None and self.fault is None) or self.delivery is not None:
             pairs.append(("delivery", self._spec_delivery(), self._impl_delivery()))
         if self.state.fault is None and self.fault is None and isinstance(views, dict):
@@ -555,6 +561,24 @@ class Lockstep:
         for label, spec_side, impl_side in pairs:
             if spec_side != impl_side:
                 raise Disagreement(number, action, label, spec_side, impl_side)
+
+    def _rejections(self) -> list[tuple[str, object, object]]:
+        """A request P0's probe rejected in this step: the UUID-only identities the shadow
+        did not hold (the spec's probe, on the state before the step), against the ones the
+        implementation's rejection named, in request order."""
+        pairs: list[tuple[str, object, object]] = []
+        for rid, request in enumerate(self.state.requests):
+            was = self.before.requests[rid] if rid < len(self.before.requests) else None
+            attempt = self.attempts[rid] if rid < len(self.attempts) else None
+            if (request.outcome is not Outcome.CLIENT_ERROR or attempt is None or was is None
+                    or was.outcome is Outcome.CLIENT_ERROR or attempt.rejected is None):
+                continue
+            shadow = self.before.shadows[request.front_end]
+            spec_side = tuple(i.identity for i in request.items
+                              if not i.has_data and not spec_lru.probe(shadow, i.identity))
+            if spec_side:  # rejected at probe (V3's late misses are rejected at update)
+                pairs.append((f"rejection of request {rid}", spec_side, attempt.rejected))
+        return pairs
 
     def _impl_views(self) -> dict[str, object]:
         """The implementation's caches as the comparison sees them, read once per step."""

@@ -31,6 +31,7 @@ from model_checks.conform.reference_mutants import _sender_with_lru as _p0_lru
 from reference import (
     Engine,
     FrontEnd,
+    MissingMediaError,
     MultiModalCacheMissError,
     ReceiverCache,
     Reply,
@@ -129,6 +130,16 @@ class ProcessesHits(FrontEnd):
             if item.identity in probed.hits and item.content is not None:
                 self.processor(item.content)
         return probed
+
+
+class RejectionNamesEveryUuid(FrontEnd):
+    """A request rejected for a UUID-only miss names every UUID-only item, hits included."""
+
+    def probe_shadow(self, request: Any) -> frozenset[str]:
+        try:
+            return super().probe_shadow(request)
+        except MissingMediaError:
+            raise MissingMediaError([i.identity for i in request.items if i.uuid_only]) from None
 
 
 class SuccessInvalidates(FrontEnd):
@@ -248,6 +259,8 @@ SERVING_MUTANTS: tuple[ImplMutant, ...] = (
        front_end=_fe(ReferenceWithoutTag)),
     _m("front-end-processes-hits", "V3", "the processor runs on hits too",
        front_end=ProcessesHits),
+    _m("rejection-names-every-uuid", "V3", "the client error names UUID-only hits too",
+       front_end=RejectionNamesEveryUuid),
     _m("success-reply-invalidates", "V3", "a success reply invalidates an item it sent",
        front_end=SuccessInvalidates),
     _m("p1-stores-payload-untagged", "V3", "P1 caches a payload with tag 0",

@@ -1,8 +1,9 @@
 """A third, independent set of single-change mutants of the reference
 (`model_checks/conform/serving_mutants.py`): conformance alone kills at least 95 %, and the
 only survivors are its blind spots (`BLIND`: a lock removed, which sequential lockstep cannot
-see). Among the kills, two checks that have no other known-bad variant: the processor calls
-per step (`front-end-processes-hits`) and the implementation's own end-to-end call
+see). Among the kills, three checks that have no other known-bad variant: the processor
+calls per step (`front-end-processes-hits`), the identities a rejection names
+(`rejection-names-every-uuid`) and the implementation's own end-to-end call
 (`serve-forgets-miss-reply`, caught only by a `served` job)."""
 
 from __future__ import annotations
@@ -27,3 +28,4 @@ def test_serving_mutants_are_killed_by_conformance_alone() -> None:
     assert killed >= 0.95 * len(kills), f"{killed} of {len(kills)}"
     assert kills["front-end-processes-hits"].caught_by == "processor calls"
     assert kills["serve-forgets-miss-reply"].where.split()[1] == "served"
+    assert (kills["rejection-names-every-uuid"].caught_by or "").startswith("rejection of")
