@@ -543,7 +543,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="python -m model_checks",
         description="Model checks of the paired caches. Without a subcommand: the main job.",
         epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error, "
-        "3 harness failure (conform)",
+        "3 harness failure (conform), 4 a required property broken as its variant breaks it "
+        "(conform: an inherited weakness)",
     )
     parser.add_argument(
         "--json", type=Path, default=Path("build/main-job/records.json"),
@@ -561,13 +562,18 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         child = sub.add_parser(entry.name, help=entry.help, description=entry.help)
         if entry.name == command:
             entry.add_arguments(child)
+            parser.set_defaults(_chosen_parser=child)
         child.set_defaults(run=entry.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
-    args = _parser(chosen(arguments)).parse_args(arguments)
+    parser = _parser(chosen(arguments))
+    args, extra = parser.parse_known_args(arguments)
+    if extra:  # the subcommand's own usage, not the top level's (argparse's default)
+        owner: argparse.ArgumentParser = getattr(args, "_chosen_parser", None) or parser
+        owner.error(f"unrecognized arguments: {' '.join(extra)}")
     run: Callable[[argparse.Namespace], int] = getattr(args, "run", main_job)
     try:
         return run(args)

@@ -29,7 +29,8 @@ S3 of the implementation. See docs/conformance.md for how to write an adapter.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
@@ -45,6 +46,26 @@ Process: TypeAlias = Callable[[torch.Tensor], tuple[dict[str, torch.Tensor], tup
 class EvictionHang(RuntimeError):
     """Raised by an implementation (or a mutant) whose eviction loop stopped making progress;
     adapters report it as `Fault("hang", ...)`."""
+
+
+ADAPTER_API = 2
+"""The version of this interface. `load_adapter` checks an adapter against it (its methods
+and their parameters); an adapter may state the version it was written for as `api_version`,
+and one that states another is refused. Version 2: the sides as below, `Setup.process`,
+`ClientRetry` optional."""
+
+
+class AdapterError(ValueError):
+    """The adapter does not match the interface, or a factory or adapter call raised while the
+    sides were built: a usage error (exit 2), one line naming the call, the exception type and
+    its message; the same in one process and two."""
+
+
+def raised(call: str, error: BaseException) -> AdapterError:
+    """`call` raised `error`: the one-line AdapterError for it."""
+    message = " ".join(str(error).split())
+    return AdapterError(f"{call} raised {type(error).__name__}" + (f": {message}" if message
+                                                                   else ""))
 
 
 class HarnessFailure(RuntimeError):
@@ -78,7 +99,9 @@ class Setup:
 
 @dataclass(frozen=True, slots=True)
 class ItemIn:
-    """One item as the client sends it: its identity and raw media (None: UUID only)."""
+    """One item as the client sends it: `identity` (the content hash or the client's UUID)
+    and `media`, the raw media tensor the harness made (None: the client sent the identity
+    only). The front end passes `media` to `Setup.process` on a miss."""
 
     identity: str
     media: torch.Tensor | None
@@ -86,8 +109,10 @@ class ItemIn:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class WireItem:
-    """One item of a message P0 -> P1: payload (None: a reference), placeholders as
-    (offset, length), and the tag (None in untagged variants)."""
+    """One item of a message P0 -> P1: `identity`; `payload`, the processed tensors by name
+    (None: a reference to what P1 should hold); `placeholders` as (offset, length), the
+    cached ones on a reference; `tag`, the front end's tag of the processing (None in
+    untagged variants V0-V2)."""
 
     identity: str
     payload: Payload | None
@@ -97,8 +122,10 @@ class WireItem:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class WireMessage:
-    """What one front end sends to the engine for one request attempt. `request_id` is the
-    front end's own id for the attempt; the harness only passes it back."""
+    """What one front end sends to the engine for one request attempt: `items` in request
+    order, and `request_id`, allocated by the front end (the adapter), unique per front end
+    across its restarts (the reference adapter prefixes the restart count); the harness only
+    passes it back to `abandon` and `handle_reply`."""
 
     request_id: int
     items: tuple[WireItem, ...]
@@ -106,7 +133,9 @@ class WireMessage:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ModelInput:
-    """One item the engine hands to the model: identity, tensors, placeholders."""
+    """One item the engine hands to the model: `identity`, `payload` (the tensors it
+    uses: the message's payload, or the cached one for a reference) and `placeholders`
+    (always the message's)."""
 
     identity: str
     payload: Payload
@@ -115,7 +144,9 @@ class ModelInput:
 
 @dataclass(frozen=True, slots=True)
 class ShadowEntry:
-    """One entry of a front end's shadow, least recent first in `FrontEndSide.shadow`."""
+    """One entry of a front end's shadow, least recent first in `FrontEndSide.shadow`:
+    `identity`, `size` as the front end recorded it (bytes of the processed payload, never
+    recomputed by the adapter), the cached `placeholders`, the `tag` (None if untagged)."""
 
     identity: str
     size: int
@@ -125,7 +156,9 @@ class ShadowEntry:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ReceiverEntry:
-    """One entry of the engine's cache, least recent first in `EngineSide.receiver`."""
+    """One entry of the engine's cache, least recent first in `EngineSide.receiver`:
+    `identity`, `size` as the engine recorded it (bytes of what it received), the cached
+    `payload` itself, the `tag` stored with it (None if untagged)."""
 
     identity: str
     size: int
@@ -199,7 +232,9 @@ class FrontEndSide(Protocol):
         arrive and are handled as the spec says (invalidate what they list)."""
         ...
 
-    def shadow(self) -> tuple[ShadowEntry, ...]: ...
+    def shadow(self) -> tuple[ShadowEntry, ...]:
+        """The shadow as it is, least recent first, read from the real cache."""
+        ...
 
 
 @runtime_checkable
@@ -214,10 +249,26 @@ class ClientRetry(Protocol):
 
 
 @runtime_checkable
+class EndToEnd(Protocol):
+    """Optional, on a front-end side: the implementation's own end-to-end call (prepare,
+    receive on `engine`, close with the reply) for one request, as users call it (the
+    reference's `serve`). `engine` is the engine side the same adapter built, in this process.
+    Return what the client gets: `Served`, `Missed` (after the front end handled the reply),
+    `ClientRejected` or a `Fault`. The harness drives it in a job of its own (one process,
+    no D9), comparing everything after the whole round trip."""
+
+    def serve(self, engine: EngineSide, items: tuple[ItemIn, ...]
+              ) -> Served | Missed | ClientRejected | Fault: ...
+
+
+@runtime_checkable
 class EngineSide(Protocol):
     """P1 as the harness sees it."""
 
-    def receive(self, message: WireMessage) -> Delivered: ...
+    def receive(self, message: WireMessage) -> Delivered:
+        """Handle one message: `Served` (every item), `Missed` (every missed identity, in
+        request order) or `Fault`."""
+        ...
 
     def clear(self) -> Fault | None:
         """Drop every cached payload; a `Fault` (or None) says how it went."""
@@ -227,7 +278,9 @@ class EngineSide(Protocol):
         """The process restarts: the cache is lost."""
         ...
 
-    def receiver(self) -> tuple[ReceiverEntry, ...]: ...
+    def receiver(self) -> tuple[ReceiverEntry, ...]:
+        """The cache as it is, least recent first, read from the real cache."""
+        ...
 
     def close(self) -> None:
         """Release resources (processes, sockets); called once, also after a failure."""
@@ -244,25 +297,131 @@ class Adapter(Protocol):
         """Whether the implementation has this variant ("V0".."V3")."""
         ...
 
-    def front_end(self, setup: Setup, index: int) -> FrontEndSide: ...
+    def front_end(self, setup: Setup, index: int) -> FrontEndSide:
+        """A new front end, number `index` of `setup.front_ends` (D5: more than one)."""
+        ...
 
-    def engine(self, setup: Setup) -> EngineSide: ...
+    def engine(self, setup: Setup) -> EngineSide:
+        """A new engine (with `--processes 2`, built in the child process)."""
+        ...
+
+
+ADAPTER_METHODS: dict[str, tuple[str, ...]] = {
+    "supports": ("variant",),
+    "front_end": ("setup", "index"),
+    "engine": ("setup",),
+}
+FRONT_END_METHODS: dict[str, tuple[str, ...]] = {
+    "probe": ("items",), "update": ("probed",), "abandon": ("request_id",),
+    "handle_reply": ("request_id", "missed"), "clear": (), "restart": (), "shadow": (),
+}
+ENGINE_METHODS: dict[str, tuple[str, ...]] = {
+    "receive": ("message",), "clear": (), "restart": (), "receiver": (), "close": (),
+}
+"""Every method of the interface and its parameters (after self), as the harness calls them."""
+
+
+def _check_methods(owner: object, what: str, methods: Mapping[str, tuple[str, ...]]) -> None:
+    """Each method exists, is callable, and accepts the harness's positional arguments."""
+    for name, params in methods.items():
+        method = getattr(owner, name, None)
+        wanted = f"{name}({', '.join(params)})"
+        if not callable(method):
+            raise AdapterError(f"{what} ({type(owner).__name__}) has no method {wanted} "
+                               f"(adapter interface version {ADAPTER_API})")
+        try:
+            signature = inspect.signature(method)
+        except (TypeError, ValueError):
+            continue  # a builtin without a signature: it will be called and judged then
+        try:
+            signature.bind(*params)
+        except TypeError:
+            has = f"{name}({', '.join(signature.parameters)})"
+            raise AdapterError(f"{what} ({type(owner).__name__}) has {has}, "
+                               f"expected {wanted} (adapter interface version "
+                               f"{ADAPTER_API})") from None
 
 
 def load_adapter(path: str) -> Adapter:
-    """`module:factory` -> the adapter the factory returns; ValueError saying what is wrong."""
+    """`module:factory` -> the adapter the factory returns, checked against interface version
+    `ADAPTER_API` (its methods' parameters, its `api_version` if it states one). Raises
+    `AdapterError` with one line saying what is wrong."""
     module_name, sep, attribute = path.partition(":")
     if not sep or not module_name or not attribute:
-        raise ValueError(f"got adapter {path!r}, expected module:factory")
+        raise AdapterError(f"got adapter {path!r}, expected module:factory")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise ValueError(f"cannot import {module_name!r}: {error}") from None
+        raise AdapterError(f"cannot import {module_name!r}: {error}") from None
+    except Exception as error:
+        raise raised(f"importing {module_name}", error) from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
-        raise ValueError(f"{module_name!r} has no callable {attribute!r}")
-    made = factory()
-    if not isinstance(made, Adapter):
-        raise ValueError(f"{path} returned {type(made).__name__}, expected an Adapter "
-                         "(name, supports, front_end, engine)")
-    return made
+        raise AdapterError(f"{module_name!r} has no callable {attribute!r}")
+    try:
+        made = factory()
+    except Exception as error:
+        raise raised(f"{path}()", error) from None
+    missing = [n for n in ("name", *ADAPTER_METHODS) if not hasattr(made, n)]
+    if missing:
+        raise AdapterError(f"{path} returned {type(made).__name__} without "
+                           f"{', '.join(missing)}, expected an Adapter (interface version "
+                           f"{ADAPTER_API}: name, supports, front_end, engine)")
+    version = getattr(made, "api_version", ADAPTER_API)
+    if version != ADAPTER_API:
+        raise AdapterError(f"{path} was written for adapter interface version {version}, "
+                           f"this harness has version {ADAPTER_API}")
+    _check_methods(made, "the adapter", ADAPTER_METHODS)
+    return made  # type: ignore[no-any-return]
+
+
+def supports(adapter: Adapter, variant: str) -> bool:
+    """`adapter.supports(variant)`; an exception is an `AdapterError`."""
+    try:
+        return bool(adapter.supports(variant))
+    except Exception as error:
+        raise raised(f"supports({variant!r})", error) from None
+
+
+def build_front_end(adapter: Adapter, setup: Setup, index: int) -> FrontEndSide:
+    """`adapter.front_end(setup, index)`; an exception is an `AdapterError`."""
+    try:
+        return adapter.front_end(setup, index)
+    except Exception as error:
+        raise raised(f"front_end(setup, {index})", error) from None
+
+
+def build_engine(factory: Callable[[Setup], EngineSide], setup: Setup) -> EngineSide:
+    """`adapter.engine(setup)` (or the remote factory); an exception other than a
+    `HarnessFailure` or an `AdapterError` is an `AdapterError`."""
+    try:
+        return factory(setup)
+    except (HarnessFailure, AdapterError):
+        raise
+    except Exception as error:
+        raise raised("engine(setup)", error) from None
+
+
+def preflight(adapter: Adapter, variants: Iterable[str],
+              engine_factory: Callable[[Setup], EngineSide] | None = None) -> None:
+    """Before any step: for every variant asked for that the adapter supports, build one front
+    end and the engine (across processes: in the child) and check their methods; any failure
+    is an `AdapterError`, the same whether the engine is local or remote."""
+    from model_checks.conform.codec import process_media
+
+    for variant in variants:
+        if not supports(adapter, variant):
+            continue
+        setup = Setup(2, variant, 1, process_media)
+        front_end = build_front_end(adapter, setup, 0)
+        _check_methods(front_end, "front_end(setup, 0)", FRONT_END_METHODS)
+        engine = build_engine(engine_factory or adapter.engine, setup)
+        try:
+            check_engine(engine)
+        finally:
+            engine.close()
+
+
+def check_engine(engine: object) -> None:
+    """The engine side's methods accept the harness's arguments (`AdapterError` if not)."""
+    _check_methods(engine, "engine(setup)", ENGINE_METHODS)

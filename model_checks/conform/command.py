@@ -1,39 +1,45 @@
 """`python -m model_checks conform --adapter module:factory`: the conformance command.
 
-Exit codes (documented in docs/conformance.md):
+Exit codes (documented in docs/conformance.md and the README), one final line each:
 
-- 0 the implementation conforms: lockstep steps were run (never 0), every step agreed, and
-  it broke none of the `--require`d properties;
-- 1 a disagreement (the shrunk trace is printed), a `--require`d property the implementation
-  broke (its trace is printed, and written beside --json for `--replay`), or nothing checked
+- 0 `RESULT: CONFORMS`: lockstep steps were run (never 0), every step agreed, and every
+  `--require`d property was kept;
+- 1 `RESULT: REGRESSION` (the implementation broke a property where the spec keeps it) or
+  `RESULT: DISAGREEMENT` (it differs from the spec in another observation), the shrunk
+  trace printed and written as a replayable JSON trace; also `RESULT: NOTHING CHECKED`
   (0 steps: the adapter supports none of the variants asked for);
-- 2 usage error (one line on stderr, no traceback), including a `--variant` the adapter does
-  not support and an unknown property id in `--require`;
-- 3 harness failure: the harness could not do its work (the engine process died, was stopped,
-  never started); a record says where, and nothing is blamed on the implementation.
+- 2 usage error, one line on stderr, no traceback: bad arguments, an adapter path that does
+  not import, an adapter that does not match the interface, or a factory or adapter call that
+  raises while the sides are built (the call, the exception type and its message);
+- 3 `RESULT: HARNESS FAILURE`: the harness could not do its work (the engine process died,
+  was stopped, never started); a record says where, nothing is blamed on the implementation;
+- 4 `RESULT: CONFORMS, BUT INHERITED WEAKNESS`: every step agreed, and a `--require`d
+  property is broken exactly where the variant's spec breaks it too, in the environment
+  checked: not a bug of the implementation, a weakness of its variant; the summary names the
+  minimal drift environments for it and what removes it.
+
+Arguments are parsed and checked here before torch, Hypothesis or the adapter is imported.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from model_checks.conform.adapter import Adapter, HarnessFailure, load_adapter
-from model_checks.conform.lockstep import EngineFactory
-from model_checks.conform.report import (
-    PropertyShrinker,
-    replay_trace,
-    safety_lines,
-    write_broken_traces,
-)
-from model_checks.conform.run import PROFILES, Outcome, PropertyBroken, conform
-from model_checks.records import Verdict, VerdictRecord, write_records
-from spec import registry
+from model_checks.conform.profiles import PROFILES
+from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
+if TYPE_CHECKING:
+    from model_checks.conform.adapter import Adapter
+    from model_checks.conform.run import Outcome, PropertyBroken
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
 VARIANT_NAMES = ("V0", "V1", "V2", "V3")
+PROPERTY_IDS = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
+"""The registry's ids (`spec.registry()`; a test keeps them equal), known without importing
+the spec's checkers."""
 
 
 class _Usage(Exception):
@@ -45,82 +51,130 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a callable returning a model_checks.conform.adapter.Adapter, e.g. "
                         "model_checks.conform.reference_adapter:factory")
     parser.add_argument("--json", type=Path, metavar="PATH",
-                        help="write the verdict records here (and the failing traces beside it)")
+                        help="write the verdict records here, and every failing trace beside "
+                        "it (PATH's stem + .<id>.trace.json and .trace.txt)")
     parser.add_argument("--processes", type=int, choices=(1, 2), default=1,
                         help="1: engine in this process; 2: engine in a child process over zmq")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="budget: ci (small), dev, nightly (large)")
-    parser.add_argument("--variant", action="append", choices=VARIANT_NAMES,
+    parser.add_argument("--variant", action="append", type=str.upper, choices=VARIANT_NAMES,
                         help="check only these variants (repeatable; default: every variant "
                         "the adapter supports; one it does not support is a usage error)")
+    add_environment_argument(
+        parser, repeatable=False,
+        help="the deployment's drift sources, ids joined by '+' (e.g. D1+D2+D9), or 'none': "
+        "drive the implementation only through them and judge each property in this "
+        "deployment (default: every source)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated runs")
     parser.add_argument("--require", default="", metavar="IDS",
-                        help="comma-separated property ids (e.g. S1,S2,S3): exit 1 if the "
-                        "implementation breaks one of them, even where the spec does too")
+                        help="comma-separated property ids (e.g. S1,S2,S3; any case): exit 1 "
+                        "if the implementation breaks one where the spec keeps it, exit 4 "
+                        "if it breaks one as its variant does (an inherited weakness)")
     parser.add_argument("--keep-going", action="store_true",
                         help="collect one shrunk disagreement per job instead of stopping at "
                         "the first")
     parser.add_argument("--replay", type=Path, metavar="TRACE",
                         help="run one trace file (as written beside --json, or by simulate) "
-                        "in lockstep against the implementation instead of the profile")
+                        "in lockstep against the implementation, print its step table, exit "
+                        "non-zero if it reproduces a disagreement or the property it records")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        adapter = _adapter(args.adapter)
         required = _required(args.require)
-        variants = _variants(adapter, args.variant)
+        allowed = _environment(args.environment)
+        if ":" not in args.adapter:
+            raise _Usage(f"--adapter: got {args.adapter!r}, expected module:factory")
     except _Usage as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    remote = None
-    if args.processes == 2:
-        from model_checks.conform.remote import RemoteEngines  # pyzmq only when it is used
+    from model_checks.conform.adapter import AdapterError, HarnessFailure
 
-        remote = RemoteEngines(args.adapter)
-    factory: EngineFactory | None = remote
+    remote = None
     try:
-        if args.replay is not None:
-            return replay_trace(adapter, args.replay, factory, required, args.adapter)
-        outcome = conform(adapter, PROFILES[args.profile], variants=variants,
-                          engine_factory=factory, seed=args.seed, keep_going=args.keep_going)
-        broken = outcome.broken_properties()
-        for prop in sorted(required.intersection(broken)):
-            shrinker = PropertyShrinker(adapter, factory)
-            broken[prop] = shrinker.shrink(prop, broken[prop])
+        adapter = _adapter(args.adapter)
+        variants = _variants(adapter, args.variant)
+        if args.processes == 2:
+            from model_checks.conform.remote import RemoteEngines  # pyzmq only when it is used
+
+            remote = RemoteEngines(args.adapter)
+        return _checked(args, adapter, variants, required, allowed, remote)
+    except (_Usage, AdapterError) as error:
+        print(f"error: {_one_line(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
     except HarnessFailure as error:
-        print(f"HARNESS FAILURE: {error} (not the implementation's; exit {EXIT_HARNESS})")
+        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit {EXIT_HARNESS})")
         return EXIT_HARNESS
     finally:
         if remote is not None:
             remote.close()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ...] | None,
+             required: frozenset[str], allowed: frozenset[str] | None, remote: object) -> int:
+    """Build the sides once (adapter errors before any step), then the run and its report."""
+    from model_checks.conform.adapter import preflight
+    from model_checks.conform.lockstep import EngineFactory
+    from model_checks.conform.report import PropertyShrinker, replay_trace
+    from model_checks.conform.run import conform
+    from spec import environment
+
+    factory: EngineFactory | None = remote  # type: ignore[assignment]
+    preflight(adapter, variants or VARIANT_NAMES, factory)
+    if args.replay is not None:
+        return replay_trace(adapter, args.replay, factory, required, args.adapter)
+    env = None if allowed is None else environment(*allowed)
+    outcome = conform(adapter, PROFILES[args.profile], variants=variants,
+                      engine_factory=factory, seed=args.seed, keep_going=args.keep_going,
+                      environment=env)
+    broken = outcome.broken_properties()
+    for prop in sorted(required.intersection(broken)):
+        broken[prop] = PropertyShrinker(adapter, factory).shrink(prop, broken[prop])
     mode = "two processes (zmq)" if remote else "one process"
-    return _report(args, adapter, outcome, broken, required, mode)
+    return _report(args, adapter, outcome, broken, required, allowed, mode)
 
 
 def _adapter(path: str) -> Adapter:
+    from model_checks.conform.adapter import AdapterError, load_adapter
+
     try:
         return load_adapter(path)
+    except AdapterError:
+        raise
     except Exception as error:  # a usage error: one line, no traceback
-        raise _Usage(f"--adapter: {error}") from None
+        raise _Usage(f"--adapter: {type(error).__name__}: {error}") from None
 
 
 def _required(text: str) -> frozenset[str]:
-    ids = [part.strip() for part in text.split(",") if part.strip()]
-    known = [p.id for p in registry()]
-    unknown = [i for i in ids if i not in known]
+    ids = [part.strip().upper() for part in text.split(",") if part.strip()]
+    unknown = [i for i in ids if i not in PROPERTY_IDS]
     if unknown:
         raise _Usage(f"--require: got {', '.join(unknown)}, expected ids among "
-                     f"{', '.join(known)}")
+                     f"{', '.join(PROPERTY_IDS)}")
     return frozenset(ids)
+
+
+def _environment(text: str | None) -> frozenset[str] | None:
+    if text is None:
+        return None
+    try:
+        return frozenset(parse_environment(text))
+    except BadEnvironment as error:
+        raise _Usage(str(error)) from None
 
 
 def _variants(adapter: Adapter, asked: list[str] | None) -> tuple[str, ...] | None:
     if not asked:
         return None
-    missing = [v for v in asked if not adapter.supports(v)]
+    from model_checks.conform.adapter import supports
+
+    missing = [v for v in asked if not supports(adapter, v)]
     if missing:
-        has = [v for v in VARIANT_NAMES if adapter.supports(v)]
+        has = [v for v in VARIANT_NAMES if supports(adapter, v)]
         raise _Usage(f"--variant: adapter {adapter.name} does not support "
                      f"{', '.join(missing)} (it supports {', '.join(has) or 'none'})")
     return tuple(asked)
@@ -132,19 +186,31 @@ def _report(
     outcome: Outcome,
     broken: dict[str, PropertyBroken],
     required: frozenset[str],
+    allowed: frozenset[str] | None,
     mode: str,
 ) -> int:
-    print(f"conformance of {adapter.name} ({mode}, profile {args.profile}): "
-          f"{outcome.steps} lockstep steps in {outcome.seconds:.1f}s "
-          f"({outcome.steps_per_second:.0f} steps/s)")
-    print(f"variants checked: {' '.join(outcome.checked) or 'none'}; not checked (the adapter "
-          f"does not support them): {' '.join(outcome.not_checked) or 'none'}")
-    trace_paths: dict[str, str] = {}
-    if args.json:
-        trace_paths = write_broken_traces(args.json, broken)
-    for finding in outcome.findings:
+    from model_checks.conform.notation import wrap
+    from model_checks.conform.report import safety_lines, statuses
+    from model_checks.conform.traces import write_failure_traces
+
+    where = "every drift source" if allowed is None else "environment " + (
+        "+".join(sorted(allowed, key=lambda d: int(d[1:]))) or "none")
+    lines = [
+        f"conformance of {adapter.name} ({mode}, profile {args.profile}, {where}): "
+        f"{outcome.steps} lockstep steps in {outcome.seconds:.1f}s "
+        f"({outcome.steps_per_second:.0f} steps/s)",
+        f"variants checked: {' '.join(outcome.checked) or 'none'}; not checked (the adapter "
+        f"does not support them): {' '.join(outcome.not_checked) or 'none'}",
+    ]
+    print("\n".join(wrap(lines)))
+    paths = write_failure_traces(args.json, outcome, broken) if args.json else None
+    for number, finding in enumerate(outcome.findings, start=1):
         print(f"DISAGREEMENT in {finding.where}")
         print(finding.disagreement.report())
+        if paths is not None and number - 1 < len(paths.findings):
+            print("\n".join(wrap([f"  replay against the implementation: python -m "
+                                  f"model_checks conform --adapter {args.adapter} --replay "
+                                  f"{paths.findings[number - 1]}"])))
     if outcome.harness is not None:
         print(f"HARNESS FAILURE in {outcome.harness} (not the implementation's; the run "
               f"stopped there)")
@@ -152,36 +218,44 @@ def _report(
         print("NOTHING CHECKED: 0 lockstep steps (the adapter supports none of the variants "
               "asked for); this is not a pass")
     elif not outcome.findings:
-        print("lockstep: conforms: every step agreed with the spec")
-    print("\n".join(safety_lines(outcome, broken, required, trace_paths, args.adapter)))
-    failed_required = sorted(required.intersection(broken))
+        print("lockstep: every step agreed with the spec")
+    print("\n".join(safety_lines(outcome, broken, required,
+                                 paths.properties if paths else {}, args.adapter, allowed)))
     if args.json:
-        _write(args.json, outcome, trace_paths)
+        from model_checks.conform.traces import write_run_records
+
+        write_run_records(args.json, outcome, paths)
+    status = statuses(outcome)
+    code, final = _final(outcome, required, status)
+    print(final)
+    return code
+
+
+def _final(outcome: Outcome, required: frozenset[str],
+           status: dict[tuple[str, str], str]) -> tuple[int, str]:
+    """The exit code and the one final line that says it."""
+    from model_checks.conform.report import INHERITED, KEPT, REGRESSION, VACUOUS
+
     if outcome.harness is not None:
-        return EXIT_HARNESS
-    if failed_required:
-        print(f"REQUIRED PROPERTIES BROKEN by the implementation: {', '.join(failed_required)}")
-    if outcome.findings or failed_required or not outcome.conforms:
-        return EXIT_FAIL
-    return EXIT_OK
-
-
-def _write(path: Path, outcome: Outcome, trace_paths: dict[str, str]) -> None:
-    records = list(outcome.records)
+        return EXIT_HARNESS, f"RESULT: HARNESS FAILURE (exit {EXIT_HARNESS})"
     if outcome.findings:
-        text = "\n\n".join(f"{f.where}\n{f.disagreement.report()}" for f in outcome.findings)
-        trace_path = path.with_suffix(".trace.txt")
-        trace_path.parent.mkdir(parents=True, exist_ok=True)
-        trace_path.write_text(text + "\n")
-        records = [replace(r, counterexample_path=str(trace_path))
-                   if r.property == "lockstep" and r.counterexample_length else r
-                   for r in records]
-    safety = [replace(r, counterexample_path=trace_paths.get(r.property))
-              if r.verdict is Verdict.COUNTEREXAMPLE else r
-              for r in outcome.safety_records(outcome.seconds)]
-    if outcome.steps == 0 and outcome.harness is None:
-        records.append(VerdictRecord("conformance", "none", (), "lockstep", Verdict.UNKNOWN, 0,
-                                     "steps", outcome.seconds,
-                                     detail=f"{outcome.adapter}: nothing checked (0 steps)"))
-    write_records(path, records + safety)
-
+        regressions = sorted(f"{p} on {v}" for (v, p), s in status.items() if s == REGRESSION)
+        if regressions:
+            return EXIT_FAIL, (f"RESULT: REGRESSION: the implementation breaks "
+                               f"{', '.join(regressions)} where the spec keeps it (exit 1)")
+        where = ", ".join(f.where for f in outcome.findings)
+        return EXIT_FAIL, f"RESULT: DISAGREEMENT with the spec in {where} (exit 1)"
+    if outcome.steps == 0:
+        return EXIT_FAIL, "RESULT: NOTHING CHECKED (exit 1)"
+    weak: dict[str, list[str]] = {}
+    for (v, p), s in sorted(status.items()):
+        if s == INHERITED and p in required:
+            weak.setdefault(v, []).append(p)
+    if weak:
+        said = "; ".join(f"{','.join(ps)} on {v}" for v, ps in weak.items())
+        return EXIT_WEAKNESS, (f"RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: "
+                               f"required {said} (exit {EXIT_WEAKNESS})")
+    kept = sorted(p for p in required if all(
+        status[(v, p)] in (KEPT, VACUOUS) for v in outcome.checked))
+    said = f"; required properties kept: {', '.join(kept)}" if required else ""
+    return EXIT_OK, f"RESULT: CONFORMS: every step agreed{said} (exit {EXIT_OK})"

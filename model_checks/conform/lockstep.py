@@ -31,9 +31,12 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import torch
+
 from model_checks import render
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
+from model_checks.conform.notation import observation_text, value_text, wrap
 from spec import Config, Drift, Outcome, Stage, State, registry
 from spec import lru as spec_lru
 from spec.fairness import fair_choice, is_quiescent, pending
@@ -87,18 +90,28 @@ class Disagreement(Exception):
         self.broken: dict[str, Broken] = {}
         super().__init__(
             sentence or f"step {step} ({render.action(action)}): {caught_by}: "
-            f"spec {spec_side!r} / impl {impl_side!r}"
+            f"spec {self.spec_text} / impl {self.impl_text}"
         )
 
+    @property
+    def spec_text(self) -> str:
+        """The spec's side of the compared observation, in the trace notation."""
+        return observation_text(self.caught_by, self.spec_side)
+
+    @property
+    def impl_text(self) -> str:
+        return observation_text(self.caught_by, self.impl_side)
+
     def report(self) -> str:
+        """The step table and both sides, in the notation, within 100 columns."""
         lines = [f"disagreement at step {self.step}, caught by {self.caught_by}"]
         if self.sentence:
             lines.append(f"  {self.sentence}")
         lines += steps_text(self.actions, self.step)
         if not self.sentence:
-            lines.append(f"  spec: {self.spec_side!r}")
-            lines.append(f"  impl: {self.impl_side!r}")
-        return "\n".join(lines)
+            lines.append(f"  spec: {self.spec_text}")
+            lines.append(f"  impl: {self.impl_text}")
+        return "\n".join(wrap(lines))
 
 
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:
@@ -136,6 +149,7 @@ class _Attempt:
     retries: int = 0
     failure: str = ""  # the front end's assertion that failed this attempt, if one did
     resent: tuple[api.ItemIn, ...] | None = None  # what the implementation's client resends
+    rejected: tuple[str, ...] | None = None  # the identities a ClientRejected named
 
 
 @dataclass
@@ -171,11 +185,16 @@ class Lockstep:
         engine_factory: EngineFactory | None = None,
     ) -> None:
         self.config = config
+        self.processor_calls = 0  # the harness's processor, called by the implementation
+        self.processings_before = 0  # the spec's processings before the current step
+        self.spec_delivery: object | None = None  # set by `apply_served`: P1's receive in it
         setup = api.Setup(config.budget, config.variant.name, config.front_ends,
-                          codec.process_media)
-        self.front_ends = [adapter.front_end(setup, i) for i in range(config.front_ends)]
-        self.engine = (engine_factory or adapter.engine)(setup)
+                          self._process)
+        self.front_ends = [api.build_front_end(adapter, setup, i)
+                           for i in range(config.front_ends)]
+        self.engine = api.build_engine(engine_factory or adapter.engine, setup)
         self.state: State = initial(config)
+        self.before: State = self.state  # the spec's state before the current step
         self.steps: list[Step] = []
         self.actions: list[Action] = []
         self.attempts: list[_Attempt] = []
@@ -192,12 +211,20 @@ class Lockstep:
     def close(self) -> None:
         self.engine.close()
 
+    def _process(self, media: torch.Tensor) -> tuple[dict[str, torch.Tensor], tuple[int, int]]:
+        """`codec.process_media`, counted: the processor calls per step are compared with
+        the processings the spec makes in that step (a front end that processes a hit, or
+        processes an item twice, costs what the spec does not)."""
+        self.processor_calls += 1
+        return codec.process_media(media)
+
     # -- driving ---------------------------------------------------------------------------
 
     def apply(self, action: Action) -> None:
         """Apply `action` (enabled in the spec) to both sides and compare."""
         number = len(self.actions) + 1
         self.actions.append(action)
+        before = self.state
         self.state = step(self.config, self.state, action)
         self.steps.append(Step(action, self.state))
         self.action_of_step.append(number)
@@ -209,10 +236,76 @@ class Lockstep:
                 self.steps.append(Step(action, self.state))
                 self.action_of_step.append(number)
         self.delivery = None
+        self.spec_delivery = None
+        self.before = before
+        self.processings_before = len(before.processings)
+        self.processor_calls = 0
         if action.drift_event() is not None:
             self.monitors.watching.clear()  # L3 assumes no drift between the miss and the retry
         self._guarded(lambda: self._impl(action))
         self._compare(number, action)
+
+    def served_block(self, actions: Sequence[Action]) -> bool:
+        """Whether `actions` (from here) start with a round trip the implementation's own
+        end-to-end call can take: submit, P0's handle, P1's receive of that message (the only
+        one in flight), the reply taken (the only one), each enabled in turn, no D9 on the
+        channel, and a front end that offers `EndToEnd`."""
+        if len(actions) < 4 or self.config.enables(Drift.D9) or self.channel or self.replies:
+            return False
+        submit, handle, receive, reply = actions[:4]
+        if not (isinstance(submit, Submit) and isinstance(handle, P0Handle)
+                and isinstance(receive, P1Receive) and isinstance(reply, P0ReceiveReply)):
+            return False
+        if handle.rid != len(self.state.requests) or receive.index != 0:
+            return False
+        if not isinstance(self.front_ends[submit.front_end], api.EndToEnd):
+            return False
+        state = self.state
+        for action in actions[:4]:
+            if not is_enabled(self.config, state, action):
+                return False
+            state = step(self.config, state, action)
+        return state.fault is None
+
+    def apply_served(self, actions: Sequence[Action]) -> None:
+        """One round trip (`served_block`) through the implementation's own end-to-end call:
+        the spec takes its four steps, the implementation one call; everything is compared
+        after it, P1's delivery against the spec's receive step."""
+        submit = actions[0]
+        assert isinstance(submit, Submit)
+        before = self.state
+        for action in actions[:4]:
+            self.actions.append(action)
+            self.state = step(self.config, self.state, action)
+            self.steps.append(Step(action, self.state))
+            self.action_of_step.append(len(self.actions))
+            if isinstance(action, P1Receive):
+                self.spec_delivery = self._spec_delivery()
+        if submit.drift_event() is not None:
+            self.monitors.watching.clear()
+        self.before = before
+        self.processings_before = len(before.processings)
+        self.processor_calls = 0
+        rid = len(self.attempts)
+        attempt = _Attempt(submit.front_end, submit.items)
+        self.attempts.append(attempt)
+        front_end = self.front_ends[submit.front_end]
+        assert isinstance(front_end, api.EndToEnd)
+        result = self._guarded(lambda: front_end.serve(self.engine, self._items(attempt)))
+        attempt.stage = Stage.DONE
+        if isinstance(result, api.ClientRejected):
+            attempt.outcome, attempt.rejected = Outcome.CLIENT_ERROR, tuple(result.identities)
+        elif isinstance(result, api.Fault) and result.kind == "p0-assert":
+            attempt.outcome, attempt.failure = Outcome.P0_ASSERT, f"{result.kind}: {result.detail}"
+        elif isinstance(result, api.Fault):
+            self.fault, self.delivery = result, (rid, result)
+        elif isinstance(result, api.Missed | api.Served):
+            attempt.outcome = Outcome.MISS if isinstance(result, api.Missed) else Outcome.SUCCESS
+            self.delivery = (rid, result)
+        if self.fault is None:
+            self._guarded(lambda: self._learn_from_shadow(submit.front_end))
+        self._compare(len(self.actions), actions[3])
+        self.spec_delivery = None
 
     def _guarded(self, call: Callable[[], object]) -> object:
         """Run a call into the adapter: an exception escaping it is the implementation's
@@ -290,6 +383,7 @@ class Lockstep:
         probed = self.front_ends[attempt.front_end].probe(self._items(attempt))
         if isinstance(probed, api.ClientRejected):
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            attempt.rejected = tuple(probed.identities)
             return False
         attempt.stage, attempt.probed = Stage.PROCESSED, probed
         return True
@@ -336,7 +430,7 @@ class Lockstep:
             since = monitors.owed.pop(key, None)
             if since is not None and item.payload is None and key not in monitors.excused:
                 self._fail_property(
-                    "L1", f"the retry of request {rid} sent {item.identity!r} as a reference "
+                    "L1", f"the retry of request {rid} sent {item.identity} as a reference "
                     f"after the miss reply taken at step {since}",
                 )
             monitors.excused.discard(key)
@@ -444,6 +538,10 @@ class Lockstep:
         pairs: list[tuple[str, object, object]] = [
             ("fault", self._spec_fault(), None if self.fault is None else self.fault.kind),
         ]
+        if self.state.fault is None and self.fault is None:
+            made = len(self.state.processings) - self.processings_before
+            pairs.append(("processor calls", made, self.processor_calls))
+            pairs += self._rejections()
         if (self.state.fault is None and self.fault is None) or self.delivery is not None:
             pairs.append(("delivery", self._spec_delivery(), self._impl_delivery()))
         if self.state.fault is None and self.fault is None and isinstance(views, dict):
@@ -463,6 +561,24 @@ class Lockstep:
         for label, spec_side, impl_side in pairs:
             if spec_side != impl_side:
                 raise Disagreement(number, action, label, spec_side, impl_side)
+
+    def _rejections(self) -> list[tuple[str, object, object]]:
+        """A request P0's probe rejected in this step: the UUID-only identities the shadow
+        did not hold (the spec's probe, on the state before the step), against the ones the
+        implementation's rejection named, in request order."""
+        pairs: list[tuple[str, object, object]] = []
+        for rid, request in enumerate(self.state.requests):
+            was = self.before.requests[rid] if rid < len(self.before.requests) else None
+            attempt = self.attempts[rid] if rid < len(self.attempts) else None
+            if (request.outcome is not Outcome.CLIENT_ERROR or attempt is None or was is None
+                    or was.outcome is Outcome.CLIENT_ERROR or attempt.rejected is None):
+                continue
+            shadow = self.before.shadows[request.front_end]
+            spec_side = tuple(i.identity for i in request.items
+                              if not i.has_data and not spec_lru.probe(shadow, i.identity))
+            if spec_side:  # rejected at probe (V3's late misses are rejected at update)
+                pairs.append((f"rejection of request {rid}", spec_side, attempt.rejected))
+        return pairs
 
     def _impl_views(self) -> dict[str, object]:
         """The implementation's caches as the comparison sees them, read once per step."""
@@ -505,6 +621,8 @@ class Lockstep:
         return None if self.state.fault is None else self.state.fault.kind.value
 
     def _spec_delivery(self) -> object:
+        if self.spec_delivery is not None:
+            return self.spec_delivery
         delivery = self.state.last_delivery
         if delivery is None:
             if self.state.fault is not None and self.delivery is not None:
@@ -630,8 +748,9 @@ class Lockstep:
                 tensor = self._payload_content(model_input.payload)
                 placeholders = self._placeholders_content(model_input.placeholders)
                 if tensor != placeholders:
-                    found.append(("S1", f"{model_input.identity!r}: tensor of {tensor!r} "
-                                        f"paired with placeholders of {placeholders!r}"))
+                    found.append(("S1", f"{model_input.identity}: tensor of "
+                                        f"{value_text(tensor)} paired with placeholders of "
+                                        f"{value_text(placeholders)}"))
         entries: Sequence[api.ReceiverEntry] = views["receiver entries"]
         real = sum(codec.payload_nbytes(e.payload) for e in entries)
         recorded = sum(e.size for e in entries)
@@ -701,11 +820,22 @@ def run_actions(
     *,
     settle: bool = True,
     engine_factory: EngineFactory | None = None,
+    served: bool = False,
 ) -> Lockstep:
     """Run a script in lockstep; actions the spec does not enable (after a macro step or a
-    fault) are skipped. Raises `Disagreement` with `actions` set to the steps taken."""
+    fault) are skipped. Raises `Disagreement` with `actions` set to the steps taken.
+    `served`: every round trip the implementation's own end-to-end call can take
+    (`Lockstep.served_block`) goes through it."""
+    script = list(actions)
     with _session(config, adapter, engine_factory) as run:
-        for action in actions:
+        index = 0
+        while index < len(script):
+            if served and run.served_block(script[index:]):
+                run.apply_served(script[index:index + 4])
+                index += 4
+                continue
+            action = script[index]
+            index += 1
             if is_enabled(config, run.state, action):
                 run.apply(action)
         if settle:

@@ -28,7 +28,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
 
-from model_checks.conform.adapter import Adapter, HarnessFailure
+from model_checks.conform.adapter import Adapter, AdapterError, HarnessFailure
 from model_checks.conform.lockstep import Broken, Disagreement, EngineFactory, Lockstep
 from model_checks.simulate.machine import SpecMachine, is_event, machine_class
 from spec import Config
@@ -36,11 +36,11 @@ from spec.transitions import Action
 
 
 class _Abort(BaseException):
-    """Carries a `HarnessFailure` through Hypothesis, which would otherwise shrink it as a
-    bug of the implementation (Hypothesis lets a BaseException that is not an Exception pass
-    at once)."""
+    """Carries a `HarnessFailure` (or an `AdapterError`) through Hypothesis, which would
+    otherwise shrink it as a bug of the implementation (Hypothesis lets a BaseException that
+    is not an Exception pass at once)."""
 
-    def __init__(self, failure: HarnessFailure) -> None:
+    def __init__(self, failure: HarnessFailure | AdapterError) -> None:
         super().__init__(str(failure))
         self.failure = failure
 
@@ -90,13 +90,13 @@ class LockstepMachine(SpecMachine):
         try:
             adapter, engine_factory, _ = self.wiring
             self.run = Lockstep(self.config, adapter, engine_factory)
-        except HarnessFailure as failure:
+        except (HarnessFailure, AdapterError) as failure:
             raise _Abort(failure) from None
 
     def take(self, action: Action) -> None:
         try:
             self.run.apply(action)
-        except HarnessFailure as failure:
+        except (HarnessFailure, AdapterError) as failure:
             self.failed = True
             raise _Abort(failure) from None
         except Disagreement as found:
@@ -118,7 +118,7 @@ class LockstepMachine(SpecMachine):
                 try:
                     self.run.settle()
                     self.run.judge_agreed_trace()
-                except HarnessFailure as failure:
+                except (HarnessFailure, AdapterError) as failure:
                     raise _Abort(failure) from None
                 except Disagreement as found:
                     found.actions, found.broken = tuple(self.run.actions), dict(self.run.broken)

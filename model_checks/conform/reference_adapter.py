@@ -45,6 +45,7 @@ from reference import (
     SenderCacheAssertionError,
     TagSource,
     WireItem,
+    pipeline,
     retry,
 )
 from reference import variants as ref_variants
@@ -194,6 +195,25 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
 
     make: Callable[..., FrontEnd] = FrontEnd
     resend: Callable[..., Any] = retry
+    end_to_end: Callable[..., Any] = pipeline.serve
+
+    def serve(self, engine: api.EngineSide, items: tuple[api.ItemIn, ...]
+              ) -> api.Served | api.Missed | api.ClientRejected | api.Fault:
+        """`reference.pipeline.serve` (or a mutant of it) on this front end and `engine`."""
+        if not isinstance(engine, ReferenceEngine):
+            raise TypeError(f"got engine side {type(engine).__name__}, expected this "
+                            "adapter's ReferenceEngine in this process")
+        try:
+            inputs = self.end_to_end(self.front_end, engine.engine, request_of(items))
+        except MissingMediaError as error:
+            return api.ClientRejected(error.identities)
+        except MultiModalCacheMissError as error:
+            return api.Missed(error.identities)
+        except Exception as error:
+            return fault_of(error)
+        return api.Served(tuple(
+            api.ModelInput(i.identity, _flat(i.payload), _placeholders(i.placeholders))
+            for i in inputs))
 
     def _build(self) -> FrontEnd:
         processor = processor_for(self.setup)

@@ -211,6 +211,8 @@ class RemoteEngines:
         start = Command("start", SetupMsg(setup.budget, setup.variant, setup.front_ends),
                         adapter=self.adapter_path)
         result, _ = self.request(start)
+        if result.kind == "adapter-error":  # as in one process: a usage error, exit 2
+            raise api.AdapterError(result.detail)
         if result.kind != "ok":
             raise api.HarnessFailure(f"the engine process could not start: {result.detail}")
         return RemoteEngine(self)
@@ -313,12 +315,17 @@ def _handle(engine: api.EngineSide | None, command: Command,
         assert command.setup is not None
         if engine is not None:
             engine.close()
-        if command.adapter not in _ADAPTERS:
-            _ADAPTERS[command.adapter] = load_adapter(command.adapter)
-        adapter = _ADAPTERS[command.adapter]
         s = command.setup
-        return adapter.engine(api.Setup(s.budget, s.variant, s.front_ends,
-                                        codec.process_media)), Result("ok"), out
+        try:  # the adapter's errors while building, worded as in one process
+            if command.adapter not in _ADAPTERS:
+                _ADAPTERS[command.adapter] = load_adapter(command.adapter)
+            adapter = _ADAPTERS[command.adapter]
+            built = api.build_engine(adapter.engine, api.Setup(
+                s.budget, s.variant, s.front_ends, codec.process_media))
+            api.check_engine(built)
+        except api.AdapterError as error:
+            return None, Result("adapter-error", detail=str(error)), out
+        return built, Result("ok"), out
     if engine is None:
         return engine, Result("error", detail="no engine: send start first"), out
     try:
@@ -363,7 +370,8 @@ def _engine_op(engine: api.EngineSide, command: Command, frames: Sequence[Any],
 
 def child_main(address: str, adapter_path: str) -> int:
     parent = os.getppid()
-    _ADAPTERS[adapter_path] = load_adapter(adapter_path)
+    with contextlib.suppress(api.AdapterError):  # reported on "start", as in one process
+        _ADAPTERS[adapter_path] = load_adapter(adapter_path)
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
     socket = context.socket(zmq.REP)
     socket.setsockopt(zmq.LINGER, 0)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from model_checks.conform.adapter import Adapter
+from model_checks import render
+from model_checks.conform.adapter import Adapter, supports
 from model_checks.conform.lockstep import (
     SPEC_JUDGED,
     Disagreement,
@@ -26,17 +27,51 @@ from model_checks.conform.lockstep import (
     spec_trace,
     steps_text,
 )
+from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.simulate.counterexample import (
-    BadTraceFile,
-    replay_file,
-    trace_to_json,
-    write_trace,
-)
-from spec import Config, registry
+from model_checks.conform.weakness import env_text, trace_sources, vacuous, weakness
+from model_checks.simulate.counterexample import BadTraceFile, replay_file
+from spec import Config, Trace, describe_environment, registry
 from spec.transitions import Action
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
+
+
+KEPT, INHERITED, REGRESSION = "kept", "INHERITED WEAKNESS", "REGRESSION"
+UNJUDGED, NOT_CHECKED = "not judged", "not checked"
+VACUOUS = "kept, vacuously"
+"""A property's status on one variant: kept (checked, never broken); broken as the variant's
+spec breaks it too (an inherited weakness); broken where the spec keeps it (a regression,
+which is also a disagreement); kept, vacuously (the drift lattice finds that the variant
+cannot break it at all, e.g. V0's L1-L3: it sends no miss reply); not judged (a
+disagreement cut that variant's run short, and the property had not broken before it); not
+checked (the variant was not run)."""
+
+
+def statuses(outcome: Outcome) -> dict[tuple[str, str], str]:
+    """(variant, property) -> its status, for every variant of the spec."""
+    cut = {f.where.split()[0] for f in outcome.findings} | (
+        {outcome.harness.split()[0]} if outcome.harness else set())
+    result: dict[tuple[str, str], str] = {}
+    for variant in ("V0", "V1", "V2", "V3"):
+        for prop in registry():
+            found = outcome.broken.get((variant, prop.id))
+            regression = any(f.disagreement.caught_by == prop.id and f.where.split()[0]
+                             == variant for f in outcome.findings)
+            if regression or (found is not None and not found.broken.spec_too):
+                status = REGRESSION
+            elif found is not None:
+                status = INHERITED
+            elif variant not in outcome.checked or outcome.steps == 0:
+                status = NOT_CHECKED
+            elif variant in cut:
+                status = UNJUDGED
+            elif vacuous(variant, prop.id):
+                status = VACUOUS
+            else:
+                status = KEPT
+            result[(variant, prop.id)] = status
+    return result
 
 
 def safety_lines(
@@ -45,42 +80,48 @@ def safety_lines(
     required: frozenset[str],
     trace_paths: dict[str, str],
     adapter_path: str,
+    allowed: frozenset[str] | None = None,
 ) -> list[str]:
-    """Per property: kept or broken by the implementation, with the trace where broken."""
-    lines = [f"safety of the implementation, per property (its own observations; "
-             f"{' and '.join(SPEC_JUDGED)} on the agreed trace), over "
-             f"{' '.join(outcome.checked) or 'no variant'}:"]
+    """Per property and variant checked: kept, an inherited weakness (with the minimal drift
+    environments that break it for the variant and what removes it), or a regression; the
+    shortest trace where broken. `allowed`: the deployment's drift sources (None: all)."""
+    where = "every drift source" if allowed is None else (
+        "the environment " + (env_text(_ordered(allowed))))
+    lines = [f"safety of the implementation per property, over "
+             f"{' '.join(outcome.checked) or 'no variant'} under {where} (its own "
+             f"observations; {' and '.join(SPEC_JUDGED)} on the agreed trace):"]
+    status = statuses(outcome)
     for prop in registry():
         mark = " [required]" if prop.id in required else ""
+        per = {v: status[(v, prop.id)] for v in outcome.checked}
+        groups: dict[str, list[str]] = {}
+        for variant, text in per.items():
+            groups.setdefault(text, []).append(variant)
+        summary = "; ".join(f"{text} on {' '.join(vs)}" for text, vs in groups.items())
+        lines.append(f"  {prop.id} {prop.title}{mark}: {summary or NOT_CHECKED}")
+        for variant in (v for v, text in per.items() if text == INHERITED):
+            w = weakness(variant, prop.id)
+            lines.append(f"      {variant} breaks it too; minimal environments for it "
+                         f"({w.source}): {w.environments_text()}")
+            if allowed is not None:
+                lines.append(f"      inside this deployment: {w.environments_text(allowed)}")
+            lines.append(f"      {w.removal()}")
         found = broken.get(prop.id)
         if found is None:
-            lines.append(f"  {prop.id} {prop.title}: kept{mark}")
             continue
         b = found.broken
-        also = "the spec breaks it too" if b.spec_too else "the spec keeps it"
-        on = " ".join(v for v, p in sorted(outcome.broken) if p == prop.id)
-        lines.append(f"  {prop.id} {prop.title}: BROKEN{mark} on {on}; shortest in "
-                     f"{found.where} at step {b.step} ({also}): {b.reason}")
+        uses = env_text(trace_sources(found.config, b.actions))
+        lines.append(f"      shortest trace ({found.where}; the drift sources it uses: {uses}), "
+                     f"broken at step {b.step}: {b.reason}")
         lines += ["  " + line for line in steps_text(b.actions, b.step)]
         if prop.id in trace_paths:
             lines.append(f"      replay against the implementation: python -m model_checks "
                          f"conform --adapter {adapter_path} --replay {trace_paths[prop.id]}")
-    return lines
+    return wrap(lines)
 
 
-def write_broken_traces(json_path: Path, broken: dict[str, PropertyBroken]) -> dict[str, str]:
-    """One replayable trace file per broken property, beside the records file."""
-    paths: dict[str, str] = {}
-    for prop, found in sorted(broken.items()):
-        trace = spec_trace(found.config, found.broken.actions)
-        if trace is None:
-            continue
-        path = json_path.with_name(f"{json_path.stem}.{prop}.trace.json")
-        data = trace_to_json(trace, property_id=prop, step=len(trace.steps),
-                             reason=found.broken.reason, checker="conformance")
-        write_trace(path, data)
-        paths[prop] = str(path)
-    return paths
+def _ordered(ids: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(ids, key=lambda d: int(d[1:])))
 
 
 class PropertyShrinker:
@@ -130,20 +171,28 @@ class PropertyShrinker:
 def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | None,
                  required: frozenset[str], adapter_path: str) -> int:
     """`conform --replay TRACE`: the trace's actions in lockstep against the implementation
-    (not settled: the file is the whole run). Exit codes as the command's."""
+    (not settled: the file is the whole run), after its step table. Exit 1 when it reproduces
+    a disagreement or a regression, 4 when it reproduces the property the file records (or a
+    `--require`d one) broken as the variant breaks it, 0 when every step agreed and none of
+    those broke, 2 when the file cannot be read."""
+    del adapter_path
     try:
         replayed = replay_file(path)
     except BadTraceFile as error:
         print(f"error: --replay: {error}", file=sys.stderr)
         return EXIT_USAGE
     config = replayed.trace.config
-    if not adapter.supports(config.variant.name):
+    if not supports(adapter, config.variant.name):
         print(f"error: --replay: adapter {adapter.name} does not support "
               f"{config.variant.name}", file=sys.stderr)
         return EXIT_USAGE
     actions = [s.action for s in replayed.trace.steps]
-    print(f"replaying {path} ({config.variant.name}, {len(actions)} spec steps) in lockstep "
-          f"against {adapter.name}")
+    recorded = replayed.property_id
+    print("\n".join(wrap([
+        f"replaying {path} ({config.variant.name}, environment "
+        f"{describe_environment(config.environment)}, {len(actions)} spec steps; it records "
+        f"{recorded}) in lockstep against {adapter.name}"])))
+    print(step_table(replayed.trace))
     run: Lockstep | None = None
     try:
         run = run_actions(config, adapter, actions, settle=False, engine_factory=engine_factory)
@@ -157,7 +206,34 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
     for prop in registry():
         if prop.id in found:
             b = found[prop.id]
-            print(f"  {prop.id}: BROKEN by the implementation at step {b.step}: {b.reason}")
-    if failure is not None or required.intersection(found):
+            how = "as the spec does" if b.spec_too else "where the spec keeps it"
+            print("\n".join(wrap([f"  {prop.id}: BROKEN by the implementation at step "
+                                  f"{b.step}, {how}: {b.reason}"])))
+    wanted = required | ({recorded} if recorded in {p.id for p in registry()} else set())
+    if failure is not None:
+        what = "REGRESSION" if failure.caught_by in found else "DISAGREEMENT"
+        print(f"RESULT: REPRODUCED {what}: caught by {failure.caught_by} at step "
+              f"{failure.step} (exit {EXIT_FAIL})")
         return EXIT_FAIL
+    broke = sorted(wanted.intersection(found))
+    if broke:
+        print(f"RESULT: REPRODUCED INHERITED WEAKNESS: {', '.join(broke)} broken as "
+              f"{config.variant.name} breaks it (exit {EXIT_WEAKNESS})")
+        return EXIT_WEAKNESS
+    said = ", ".join(sorted(wanted)) or "no property asked for"
+    print(f"RESULT: NOT REPRODUCED: every step agreed; kept: {said} (exit {EXIT_OK})")
     return EXIT_OK
+
+
+def step_table(trace: Trace) -> str:
+    """The spec's step table in the one notation, one step per line and its state after it
+    on the next, each within 100 columns (`render.step_rows`; legend: docs/notation.md)."""
+    lines = ["  #  action, then the state after it (shadow | P1 | to P1 | to P0 | P1 did)"]
+    for row in render.step_rows(trace):
+        number, action, *columns = row
+        lines.append(f"{number:>3}  {action}")
+        state = "  ".join(f"{h}: {c}" for h, c in zip(render.HEADERS[2:], columns,
+                                                         strict=True) if c)
+        lines.append(f"       {state}")
+    line = render.processings(trace.final)
+    return "\n".join(wrap([*lines, *([f"  {line}"] if line else [])]))

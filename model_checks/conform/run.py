@@ -15,7 +15,15 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from model_checks.conform.adapter import Adapter, HarnessFailure
+from model_checks.conform import codec
+from model_checks.conform.adapter import (
+    Adapter,
+    EndToEnd,
+    HarnessFailure,
+    Setup,
+    build_front_end,
+    supports,
+)
 from model_checks.conform.lockstep import (
     Broken,
     Disagreement,
@@ -25,6 +33,8 @@ from model_checks.conform.lockstep import (
     shrink,
 )
 from model_checks.conform.machine import lockstep_machine, run_machine
+from model_checks.conform.profiles import PROFILES as PROFILES
+from model_checks.conform.profiles import Profile as Profile
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
@@ -39,27 +49,15 @@ from spec import (
     describe_environment,
     registry,
 )
-from spec.transitions import P0HandleRejected
-
-
-@dataclass(frozen=True)
-class Profile:
-    """Hypothesis examples per configuration (`walks`), the most steps per example
-    (`length`), whether the scenario corpus runs, and an example database (None: none)."""
-
-    name: str
-    walks: int
-    length: int
-    corpus: bool = True
-    wide: bool = False  # also the wide configuration (4 identities, budget 4): slower steps
-    database: str | None = None
-
-
-PROFILES: dict[str, Profile] = {
-    "ci": Profile("ci", walks=2, length=20),
-    "dev": Profile("dev", walks=12, length=30, wide=True),
-    "nightly": Profile("nightly", walks=150, length=40, wide=True),
-}
+from spec.transitions import (
+    Action,
+    P0Handle,
+    P0HandleRejected,
+    P0ReceiveReply,
+    P0Restart,
+    P1Receive,
+    Submit,
+)
 
 _SKEW = (ItemSize(Content("b"), 1, 2), ItemSize(Content("c"), 2, 1))
 _OVERSIZE = (ItemSize(Content("c"), 3, 3),)
@@ -78,28 +76,59 @@ _WIDE_SIZES = (
 )
 
 
-def configurations(variant: Variant, wide: bool = False) -> Iterator[tuple[str, Config]]:
+_NEEDS: dict[Drift, dict[str, object]] = {
+    Drift.D5: {"front_ends": 2, "budget": 1},
+    Drift.D7: {"versions": 2},
+    Drift.D8: {"max_items": 3},
+    Drift.D9: {"sizes": _SKEW},
+    Drift.D11: {"sizes": _OVERSIZE},
+}
+"""The configuration each drift source needs alone (D5: two front ends on a one-byte budget,
+so that their shadows evict; D7: two contents per identity; ...)."""
+
+
+def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
+    """Every source of `env` at once, each with what it needs (as "all" has for ALL_DRIFT):
+    two front ends (D5), two contents (D7), three items (D8), skewed sizes (D9, with D7 also
+    a@1's), an oversized c (D11)."""
+    sizes = tuple(s for s in _ALL_SIZES if (
+        (s.content.identity == "a" and {Drift.D7, Drift.D9} <= env)
+        or (s.content.identity == "b" and Drift.D9 in env)
+        or (s.content.identity == "c" and Drift.D11 in env)))
+    return Config(
+        variant=variant, environment=env, front_ends=2 if Drift.D5 in env else 1,
+        versions=2 if Drift.D7 in env else 1, max_items=3 if Drift.D8 in env else 2,
+        sizes=sizes, max_requests=7, max_in_flight=3,
+    )
+
+
+def configurations(
+    variant: Variant, wide: bool = False, environment: frozenset[Drift] | None = None,
+) -> Iterator[tuple[str, Config]]:
     """No drift, each drift source alone (with the configuration it needs), all at once, and
-    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget."""
+    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget.
+
+    `environment` (a deployment's drift sources; None: every source): only the sources in
+    it, alone and all of them at once (labelled by the environment); the wide configuration,
+    which needs every source, only when it is every source."""
+    env = ALL_DRIFT if environment is None else environment
     yield "none", Config(variant=variant, max_requests=6)
-    extra: dict[Drift, dict[str, object]] = {
-        Drift.D5: {"front_ends": 2, "budget": 1},
-        Drift.D7: {"versions": 2},
-        Drift.D8: {"max_items": 3},
-        Drift.D9: {"sizes": _SKEW},
-        Drift.D11: {"sizes": _OVERSIZE},
-    }
     for drift in Drift:
-        fields = extra.get(drift, {})
+        if drift not in env:
+            continue
+        fields = _NEEDS.get(drift, {})
         yield drift.value, Config(
             variant=variant, environment=frozenset({drift}), max_requests=6,
             **fields,  # type: ignore[arg-type]
         )
-    yield "all", Config(
-        variant=variant, environment=ALL_DRIFT, front_ends=2, versions=2, max_items=3,
-        sizes=_ALL_SIZES, max_requests=7, max_in_flight=3,
-    )
-    if wide:
+    if env == ALL_DRIFT:
+        yield "all", Config(
+            variant=variant, environment=ALL_DRIFT, front_ends=2, versions=2, max_items=3,
+            sizes=_ALL_SIZES, max_requests=7, max_in_flight=3,
+        )
+    elif len(env) > 1:
+        yield describe_environment(env), _combined(variant, env)
+    if wide and env == ALL_DRIFT:
         yield "all-wide", Config(
             identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
             front_ends=2, versions=2, max_items=3, sizes=_WIDE_SIZES, max_requests=8,
@@ -141,6 +170,24 @@ _PARTIAL_MISS = Scenario(
 """A miss reply that names some of a request's items, not all (no scenario had one)."""
 
 
+_REPLACEMENT_KEEPS_OTHERS = Scenario(
+    "replacement-keeps-the-others",
+    ("D10",),
+    "P1 holds b and a (a most recent, the budget full); P0 restarts and resends a's payload. "
+    "The receiver drops its old a before making room, so b stays: counting the old a while "
+    "evicting would drop b for nothing (the payload wins, the rest of the cache is kept).",
+    configured("D10"),
+    (
+        *round_trip(0, item("b")),
+        *round_trip(1, item("a")),
+        P0Restart(0),
+        *round_trip(2, item("a")),
+    ),
+    every_variant(""),
+)
+"""A replacement in a full receiver (no scenario replaced an entry with others cached)."""
+
+
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
@@ -149,7 +196,7 @@ def corpus() -> tuple[Scenario, ...]:
 
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
@@ -257,20 +304,26 @@ def conform(
     seed: int = 0,
     shrink_failure: bool = True,
     keep_going: bool = False,
+    environment: frozenset[Drift] | None = None,
 ) -> Outcome:
     """Run the profile's checks on `adapter`. A variant the adapter does not support is
     listed as not checked. The first disagreement stops the run (`keep_going`: the job, and
-    the run goes on with the next job); a `HarnessFailure` always stops it."""
+    the run goes on with the next job); a `HarnessFailure` always stops it. `environment`
+    (None: every drift source) drives the implementation only through that deployment's
+    drift events and configurations: scenarios whose environment lies inside it, and the
+    generated runs of `configurations(..., environment)`."""
     outcome = Outcome(adapter.name)
     start = time.perf_counter()
     for variant in VARIANTS:
         if variants is not None and variant.name not in variants:
             continue
-        if not adapter.supports(variant.name):
+        if not supports(adapter, variant.name):
             outcome.not_checked.append(variant.name)
             continue
         outcome.checked.append(variant.name)
-        for label, config, job, scripted in _jobs(variant, profile, seed):
+        served = engine_factory is None and _offers_serve(adapter, variant.name)
+        for label, config, job, scripted in _jobs(variant, profile, seed, environment,
+                                                  served):
             if not _job(outcome, adapter, variant, label, config, job, scripted,
                         engine_factory, shrink_failure):
                 outcome.seconds = time.perf_counter() - start
@@ -280,6 +333,12 @@ def conform(
                 return outcome
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _offers_serve(adapter: Adapter, variant: str) -> bool:
+    """Whether the adapter's front end offers its own end-to-end call (`EndToEnd`)."""
+    setup = Setup(2, variant, 1, codec.process_media)
+    return isinstance(build_front_end(adapter, setup, 0), EndToEnd)
 
 
 def _job(
@@ -342,14 +401,20 @@ Job = Callable[[Adapter, "EngineFactory | None", Callable[[Lockstep], None]], No
 
 
 def _jobs(
-    variant: Variant, profile: Profile, seed: int
+    variant: Variant, profile: Profile, seed: int, environment: frozenset[Drift] | None = None,
+    served: bool = False,
 ) -> Iterator[tuple[str, Config, Job, bool]]:
     """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
-    it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis)."""
+    it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis); with
+    `environment`, only what lies inside it. `served` (an adapter whose front end offers
+    `EndToEnd`, its engine in this process): each scenario with a plain round trip is run a
+    second time with those round trips through the implementation's own end-to-end call."""
     if profile.corpus:
         for scenario in corpus():
             if variant in scenario.variants:
                 config = scenario.config(variant)
+                if environment is not None and not config.environment <= environment:
+                    continue
 
                 def scripted(adapter: Adapter, factory: EngineFactory | None,
                              sink: Callable[[Lockstep], None],
@@ -358,7 +423,17 @@ def _jobs(
                                      engine_factory=factory))
 
                 yield f"scenario {scenario.name}", config, scripted, True
-    for label, config in configurations(variant, profile.wide) if profile.walks else ():
+                if served and _has_round_trip(scenario.script, config):
+
+                    def end_to_end(adapter: Adapter, factory: EngineFactory | None,
+                                   sink: Callable[[Lockstep], None],
+                                   s: Scenario = scenario, c: Config = config) -> None:
+                        sink(run_actions(c, adapter, s.script, settle=s.settle,
+                                         engine_factory=factory, served=True))
+
+                    yield f"served {scenario.name}", config, end_to_end, True
+    chosen = configurations(variant, profile.wide, environment) if profile.walks else ()
+    for label, config in chosen:
 
         def generated(adapter: Adapter, factory: EngineFactory | None,
                       sink: Callable[[Lockstep], None],
@@ -370,6 +445,17 @@ def _jobs(
                         database=profile.database)
 
         yield f"generated {label}", config, generated, False
+
+
+def _has_round_trip(script: tuple[Action, ...], config: Config) -> bool:
+    """A submit followed by its handle, P1's receive of the first message, the reply."""
+    if config.enables(Drift.D9):
+        return False
+    return any(
+        isinstance(a, Submit) and isinstance(b, P0Handle) and isinstance(c, P1Receive)
+        and c.index == 0 and isinstance(d, P0ReceiveReply)
+        for a, b, c, d in zip(script, script[1:], script[2:], script[3:], strict=False)
+    )
 
 
 def _environment(config: Config) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.conform import api_page
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
@@ -68,6 +69,7 @@ def pages(root: Path) -> dict[str, str]:
         "scenarios.md": scenarios_page(verdicts),
         "notation.md": notation_page(),
         "kill-matrix.md": kill_matrix_page(),
+        api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
         "requirements.md": requirements_page(_kill_rows()),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),

@@ -35,6 +35,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from model_checks.environment_arg import add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument
 from model_checks.explore.agreement import disagreements
 from model_checks.explore.cells import (
@@ -56,9 +57,9 @@ from model_checks.explore.lattice_command import (
     run_lattice,
     rung_bounds,
 )
-from model_checks.matrix import EXPECTED, PROPERTIES, ROUTER, Expectation
+from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
 from model_checks.records import Verdict, VerdictRecord, read_records, write_records
-from spec import VARIANTS, environment, variant_named
+from spec import VARIANTS, variant_named
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
@@ -81,9 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "3 requests (default: ci)")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (V0..V3; repeatable)")
-    parser.add_argument("--env", action="append", default=None,
-                        help="only this environment, drift ids joined by + or 'none' "
-                             "(repeatable; default: every environment of the matrix)")
+    add_environment_argument(parser, alias="--env", dest="env", help=(
+        "only this environment, drift ids joined by + or 'none' (repeatable; default: every "
+        "environment of the matrix)"))
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the verdict records (default "
@@ -125,12 +126,7 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def _environment(text: str) -> tuple[str, ...]:
-    if text == "none":
-        return ()
-    if text == ROUTER:
-        return (ROUTER,)
-    members = environment(*text.split("+"))
-    return tuple(d.value for d in sorted(members, key=lambda d: int(d.value[1:])))
+    return parse_environment(text, router=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -80,9 +80,12 @@ def _checkers(text: str) -> tuple[str, ...]:
 
 
 def _mutants(names: Sequence[str] | None) -> tuple[str, ...]:
-    from model_checks.mutant_run import checkers
+    # the names alone, without the checkers behind them (torch, z3): a usage error is fast
+    from model_checks.conform.mutant_names import IMPL_MUTANT_NAMES
+    from model_checks.mutants import MUTANTS
 
-    known = checkers.mutant_names()
+    spec = [m.name for m in MUTANTS]
+    known = (*spec, *(n for n in IMPL_MUTANT_NAMES if n not in spec))
     if names is None:
         return known
     unknown = [n for n in names if n not in known]

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks import render
+from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import (
     PROPERTIES,
@@ -47,6 +50,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder for the counterexample traces")
     parser.add_argument("--only", default="",
                         help="run only cells whose label contains this text (e.g. V2_D1)")
+    add_environment_argument(parser, alias="--env")
     add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
@@ -123,10 +127,24 @@ def stats_table(results: Sequence[CellResult]) -> str:
 def run_simulate(args: argparse.Namespace) -> int:
     profile = PROFILES[args.profile]
     start = time.perf_counter()
-    cells = [c for c in cells_named(args.cells)
-             if args.only in f"{c.variant}_{'_'.join(c.environment)}"]
+    try:
+        envs = None if args.environment is None else {
+            parse_environment(text, router=True) for text in args.environment}
+    except BadEnvironment as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    every = cells_named(args.cells)
+    cells = [c for c in every if args.only in f"{c.variant}_{'_'.join(c.environment)}"
+             and (envs is None or c.environment in envs)]
     if not cells and not args.only.startswith("mutant"):
-        print(f"error: no cell matches {args.only!r}", file=sys.stderr)
+        labels = sorted({f"{c.variant}_{'_'.join(c.environment)}" for c in every})
+        near = args.only.replace("+", "_").upper()
+        hint = f" (did you mean --only {near}?)" if any(near in x for x in labels) else ""
+        print(f"error: no cell matches {args.only!r}"
+              + ("" if envs is None else f" with --environment {' '.join(args.environment)}")
+              + f"{hint}; the labels:", file=sys.stderr)
+        print(textwrap.fill(" ".join(labels), 100, initial_indent="  ",
+                            subsequent_indent="  ", break_on_hyphens=False), file=sys.stderr)
         return EXIT_USAGE
     if args.jobs is not None and args.jobs < 1:
         print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)
@@ -187,6 +205,12 @@ def run_replay(args: argparse.Namespace) -> int:
     except BadTraceFile as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge
+        print(render.step_text(replayed.trace))
+        print(f"a conformance disagreement at step {replayed.recorded_step}: the spec replays "
+              "every step; run it against the implementation with `python -m model_checks "
+              "conform --adapter MODULE:FACTORY --replay FILE`")
+        return EXIT_OK
     print(table(replayed.trace, replayed.property_id, replayed.step, replayed.reason,
                 replayed.fair_from))
     if replayed.step != replayed.recorded_step:

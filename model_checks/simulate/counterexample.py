@@ -197,7 +197,9 @@ def replay_file(path: Path) -> Replayed:
     except OSError as error:
         raise BadTraceFile(f"cannot read {path}: {error.strerror}") from None
     except json.JSONDecodeError as error:
-        raise BadTraceFile(f"{path} is not JSON: {error.msg} at line {error.lineno}") from None
+        why = error.msg.removesuffix(" starting at")  # json says "... starting at" + a position
+        raise BadTraceFile(f"{path} is not JSON: {why} (line {error.lineno}, column "
+                           f"{error.colno})") from None
     try:
         return replay_data(data)
     except BadTraceFile:
@@ -226,7 +228,7 @@ def replay_data(data: Mapping[str, Any]) -> Replayed:
     fair_from = min(fair) - 1 if fair else None
     property_id = meta["property"]
     step, reason = None, ""
-    if property_id != "deadlock":
+    if property_id not in ("deadlock", "disagreement"):  # no registry property to re-check
         violation = by_id(property_id).check_trace(trace)
         if violation is not None:
             step, reason = violation.step, violation.reason

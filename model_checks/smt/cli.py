@@ -16,13 +16,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import ROUTER, Expectation, add_cells_argument
 from model_checks.records import write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
 from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, CHC_RLIMIT
-from spec import VARIANTS, Drift, by_id
+from spec import VARIANTS, by_id
 
 if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
     from model_checks.smt.runner import CellOutcome
@@ -69,9 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "514 million units on one query), 'none'")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")
-    parser.add_argument("--environment", action="append", default=None,
-                        help='only this environment, ids joined by "+", "none" for none, '
-                        f'"{ROUTER}" for D5\'s router configuration')
+    add_environment_argument(parser, alias="--env", help=(
+        'only this environment, ids joined by "+", "none" for none, '
+        f'"{ROUTER}" for D5\'s router configuration (repeatable)'))
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
                         help="only this property (repeatable)")
     add_cells_argument(parser)
@@ -112,11 +113,10 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
     if args.environment is not None:
         envs = set()
         for text in args.environment:
-            ids = () if text == "none" else tuple(text.split("+"))
-            for drift_id in ids:
-                if drift_id not in {d.value for d in Drift} | {ROUTER}:
-                    raise ProveUsageError(f"unknown drift source {drift_id!r} in {text!r}")
-            envs.add(ids)
+            try:
+                envs.add(parse_environment(text, router=True))
+            except BadEnvironment as error:
+                raise ProveUsageError(str(error)) from None
     cells = [
         c for c in matrix_cells(args.cells)
         if (args.variant is None or c.variant.name in args.variant)

@@ -196,22 +196,24 @@ def test_conform_require_s1_fails_an_untagged_pair_that_conforms_to_v2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """It conforms to V2 (exit 0 without --require), yet pairs a stale tensor exactly as V2
-    does: --require S1 makes the command fail and prints the stale pairing, replayable."""
+    does: --require S1 makes the command fail with the inherited-weakness exit (4) and
+    prints the stale pairing, replayable."""
     assert main(["conform", "--adapter", f"{TOY}:toy", "--variant", "V2"]) == 0
     capsys.readouterr()
     out = tmp_path / "r.json"
     code = main(["conform", "--adapter", f"{TOY}:toy", "--variant", "V2", "--require", "S1",
                  "--json", str(out)])
     text = capsys.readouterr().out
-    assert code == 1
+    assert code == 4  # the inherited-weakness exit: not 0, and not a regression's 1
     assert "every step agreed" in text  # it does conform...
-    assert "S1 consistent pairing: BROKEN [required]" in text  # ...and is unsafe
-    assert "paired with placeholders" in text and "the spec breaks it too" in text
+    assert "S1 consistent pairing [required]: INHERITED WEAKNESS on V2" in text  # ...unsafe
+    assert "paired with placeholders" in text and "V2 breaks it too" in text
+    assert text.rstrip().splitlines()[-1].startswith("RESULT: CONFORMS, BUT INHERITED WEAKNESS")
     trace = out.with_name("r.S1.trace.json")
     assert trace.exists()
     # the trace replays against the implementation and breaks S1 there again
     assert main(["conform", "--adapter", f"{TOY}:toy", "--replay", str(trace),
-                 "--require", "S1"]) == 1
+                 "--require", "S1"]) == 4
     assert "S1: BROKEN by the implementation" in capsys.readouterr().out
     safety = [r for r in read_records(out) if r.checker == "conformance-safety"
               and r.property == "S1"]

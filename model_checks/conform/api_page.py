@@ -1,0 +1,76 @@
+"""The adapter interface as docs/conformance.md lists it, generated from `adapter.py`.
+
+`interface_region()` renders, from the module itself (never restated): the interface version
+(`adapter.ADAPTER_API`), every value type crossing the interface with each field and its
+type, and every method of the protocols with its parameters. `splice(text)` puts it between
+`BEGIN` and `END` of the hand-written page; `python -m model_checks docs` writes it and
+`docs --check` fails when it is stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+BEGIN = "<!-- adapter interface: generated from model_checks/conform/adapter.py -->"
+END = "<!-- end of the adapter interface -->"
+PAGE = "conformance.md"
+
+VALUES = ("Setup", "ItemIn", "WireItem", "WireMessage", "ShadowEntry", "ReceiverEntry",
+          "ModelInput", "Served", "Missed", "ClientRejected", "Fault")
+"""The value types, in the order a request meets them."""
+
+PROTOCOLS = ("Adapter", "FrontEndSide", "EngineSide", "ClientRetry")
+
+
+def _doc(obj: object) -> str:
+    return " ".join((inspect.getdoc(obj) or "").split())
+
+
+def _cell(text: str) -> str:
+    """Text inside a table cell: a `|` escaped (union types)."""
+    return text.replace("|", "\\|")
+
+
+def _methods(protocol: type) -> list[str]:
+    rows = []
+    for name, member in protocol.__dict__.items():
+        if name.startswith("_") or not callable(member):
+            continue
+        signature = inspect.signature(member)
+        params = ", ".join(p for p in signature.parameters if p != "self")
+        returns = signature.return_annotation
+        doc = _doc(member)
+        rows.append(f"| `{name}({params})` | `{_cell(str(returns))}` | {_cell(doc)} |")
+    return rows
+
+
+def interface_region() -> str:
+    """The generated region (markers included)."""
+    from model_checks.conform import adapter
+
+    lines = [BEGIN, "", f"Adapter interface version **{adapter.ADAPTER_API}** "
+             "(`model_checks.conform.adapter.ADAPTER_API`; `load_adapter` checks every method "
+             "below and its parameters, and refuses an adapter whose `api_version` names "
+             "another version).", "", "Value types (frozen dataclasses of `adapter.py`):", "",
+             "| type | field | type of the field |", "|---|---|---|"]
+    for name in VALUES:
+        cls = getattr(adapter, name)
+        for number, f in enumerate(dataclasses.fields(cls)):
+            label = f"`{name}`" if number == 0 else ""
+            lines.append(f"| {label} | `{f.name}` | `{_cell(str(f.type))}` |")
+    lines += ["", "What each type is:", ""]
+    lines += [f"- `{name}`: {_doc(getattr(adapter, name))}" for name in VALUES]
+    for name in PROTOCOLS:
+        protocol = getattr(adapter, name)
+        lines += ["", f"`{name}`: {_doc(protocol)}", "", "| method | returns | contract |",
+                  "|---|---|---|", *_methods(protocol)]
+    return "\n".join([*lines, "", END])
+
+
+def splice(text: str) -> str:
+    """`text` with its region replaced by `interface_region()`; ValueError if it has none."""
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"{PAGE}: no region between {BEGIN!r} and {END!r}")
+    return text[:start] + interface_region() + text[end + len(END):]

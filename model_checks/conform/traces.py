@@ -1,0 +1,95 @@
+"""Every failure of a conformance run, written so that it replays.
+
+With `--json PATH` (say `build/conform/records.json`), beside the records:
+
+- `records.disagreement-N.trace.json`: the N-th disagreement (a regression included), the
+  shrunk script as a `paired-caches-trace/1` trace of the spec (`#meta.property` is
+  `disagreement`; `#meta.conformance` names the job and the observation that differed), and
+  `records.disagreement-N.trace.txt` beside it: the report and the step table in the one
+  trace notation;
+- `records.<ID>.trace.json` (and `.trace.txt`): the shortest trace on which the
+  implementation broke property ID (an inherited weakness or a regression).
+
+`python -m model_checks conform --adapter ... --replay FILE` runs any of them in lockstep
+against the implementation (`report.replay_trace`); `python -m model_checks replay FILE` runs
+them on the spec alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from model_checks import render
+from model_checks.conform.lockstep import spec_trace
+from model_checks.conform.run import Outcome, PropertyBroken
+from model_checks.records import Verdict, VerdictRecord, write_records
+from model_checks.simulate.counterexample import trace_to_json, write_trace
+
+DISAGREEMENT = "disagreement"
+"""`#meta.property` of a disagreement trace (no property of the registry is re-checked on
+replay; the lockstep against the implementation is)."""
+
+
+@dataclass
+class TracePaths:
+    """The files written: per finding (in order) and per broken property."""
+
+    findings: list[str] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+def _stem(json_path: Path, name: str) -> Path:
+    return json_path.with_name(f"{json_path.stem}.{name}.trace.json")
+
+
+def write_failure_traces(json_path: Path, outcome: Outcome,
+                         broken: dict[str, PropertyBroken]) -> TracePaths:
+    """The JSON trace and its text form for every disagreement and broken property."""
+    paths = TracePaths()
+    for number, finding in enumerate(outcome.findings, start=1):
+        found = finding.disagreement
+        trace = spec_trace(finding.config, found.actions[: found.step])
+        if trace is None:
+            continue
+        path = _stem(json_path, f"{DISAGREEMENT}-{number}")
+        data = trace_to_json(trace, property_id=DISAGREEMENT, step=found.step,
+                             reason=str(found), checker="conformance")
+        data["#meta"]["conformance"] = {"where": finding.where, "caught_by": found.caught_by}
+        write_trace(path, data)
+        path.with_suffix(".txt").write_text(
+            f"{finding.where}\n{found.report()}\n\nthe spec's steps:\n"
+            f"{render.step_text(trace)}\nnotation: docs/notation.md\n")
+        paths.findings.append(str(path))
+    for prop, found_prop in sorted(broken.items()):
+        b = found_prop.broken
+        trace = spec_trace(found_prop.config, b.actions)
+        if trace is None:
+            continue
+        path = _stem(json_path, prop)
+        write_trace(path, trace_to_json(trace, property_id=prop, step=len(trace.steps),
+                                        reason=b.reason, checker="conformance"))
+        path.with_suffix(".txt").write_text(
+            f"{prop} broken by the implementation in {found_prop.where} at step {b.step}: "
+            f"{b.reason}\n{render.step_text(trace)}\nnotation: docs/notation.md\n")
+        paths.properties[prop] = str(path)
+    return paths
+
+
+def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None) -> None:
+    """The run's verdict records, each failing one pointing at its trace file."""
+    records = list(outcome.records)
+    if paths is not None and paths.findings:
+        first = paths.findings[0]
+        records = [replace(r, counterexample_path=first)
+                   if r.property == "lockstep" and r.counterexample_length else r
+                   for r in records]
+    properties = paths.properties if paths is not None else {}
+    safety = [replace(r, counterexample_path=properties.get(r.property))
+              if r.verdict is Verdict.COUNTEREXAMPLE else r
+              for r in outcome.safety_records(outcome.seconds)]
+    if outcome.steps == 0 and outcome.harness is None:
+        records.append(VerdictRecord("conformance", "none", (), "lockstep", Verdict.UNKNOWN, 0,
+                                     "steps", outcome.seconds,
+                                     detail=f"{outcome.adapter}: nothing checked (0 steps)"))
+    write_records(path, records + safety)

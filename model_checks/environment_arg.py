@@ -1,0 +1,56 @@
+"""`--environment D1+D2+...`: one flag name and one parser for every command that takes a
+drift environment (`prove`, `explore`, `simulate`, `conform`).
+
+An environment is drift ids joined by "+" (any order, any case: `d7+D2` is D2+D7), or
+`none`; where a command has D5's router configuration, `D5-router` too. Each command keeps its
+older spelling as an alias (`explore --env`), so existing command lines still work. Parsing
+imports nothing heavy, so a bad environment is a usage error before torch, z3 or Hypothesis
+is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+DRIFT_IDS: tuple[str, ...] = tuple(f"D{n}" for n in range(1, 12))
+"""D1..D11, the drift sources of the brief, in numeric order (`spec.Drift`'s values)."""
+
+ROUTER = "D5-router"
+"""D5's second configuration: one front end, two engines behind a router."""
+
+
+class BadEnvironment(ValueError):
+    """A malformed environment; the message is one line naming the valid ids."""
+
+
+def parse_environment(text: str, *, router: bool = False) -> tuple[str, ...]:
+    """`"D7+d2"` -> `("D2", "D7")`; `"none"` -> `()`; `"D5-router"` -> `("D5-router",)` when
+    the command has the router configuration. Raises `BadEnvironment` otherwise."""
+    cleaned = text.strip()
+    if cleaned.lower() == "none":
+        return ()
+    if router and cleaned.lower() == ROUTER.lower():
+        return (ROUTER,)
+    ids = []
+    for part in cleaned.split("+"):
+        drift = part.strip().upper()
+        if drift not in DRIFT_IDS:
+            extra = f", {ROUTER}" if router else ""
+            raise BadEnvironment(f"--environment: got {part.strip()!r}, expected D1..D11 "
+                                 f"joined by '+', or none{extra}")
+        ids.append(drift)
+    return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
+
+
+def add_environment_argument(
+    parser: argparse.ArgumentParser, *, alias: str | None = None, dest: str = "environment",
+    repeatable: bool = True, help: str = "",
+) -> None:
+    """Add `--environment` (and the command's older spelling `alias`) to `parser`."""
+    names = ["--environment", *([alias] if alias else [])]
+    text = help or ("only this environment: drift ids joined by '+' (e.g. D1+D2+D9), or "
+                    "'none'" + ("; repeatable" if repeatable else ""))
+    if alias:
+        text += f" ({alias} is the same option)"
+    parser.add_argument(*names, dest=dest, metavar="D1+D2+...", default=None,
+                        action="append" if repeatable else "store", help=text)

@@ -1,0 +1,126 @@
+"""What a new user sees from every command: `--help` and a usage error print no warning and
+no line over 100 columns; an unknown flag prints the subcommand's own usage; usage errors
+answer before torch, z3 or Hypothesis is imported; ids are case-insensitive; a fresh install
+of the dev extra has what torch needs to import quietly.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from model_checks.cli import COMMANDS
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = [c.name for c in COMMANDS]
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "model_checks", *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+LISTS_EVERY_NAME = "error: unknown mutant "
+"""The one error line allowed past 100 columns: `mutants` lists every valid name on the one
+line of its usage error (`tests/test_mutants_command.py` holds it to one line)."""
+
+
+def _clean(done: subprocess.CompletedProcess[str]) -> None:
+    text = done.stdout + done.stderr
+    assert "warn" not in text.lower(), text[-2000:]
+    assert "Traceback" not in text
+    wide = [line for line in text.splitlines()
+            if len(line) > 100 and not line.startswith(LISTS_EVERY_NAME)]
+    assert not wide, wide
+
+
+@pytest.mark.parametrize("name", ["", *NAMES])
+def test_cli_help_and_an_unknown_flag_are_clean(name: str) -> None:
+    command = [name] if name else []
+    helped = _run(*command, "--help")
+    assert helped.returncode == 0
+    _clean(helped)
+    wrong = _run(*command, "--no-such-flag")
+    assert wrong.returncode == 2
+    _clean(wrong)
+    usage = f"usage: python -m model_checks {name}".rstrip()
+    assert wrong.stderr.startswith(usage), wrong.stderr  # the subcommand's, not the top's
+
+
+USAGE_ERRORS = [
+    ("conform", "--adapter", "m:f", "--require", "S9"),
+    ("conform", "--adapter", "nope"),
+    ("conform", "--adapter", "m:f", "--environment", "D12"),
+    ("simulate", "--environment", "D99"),
+    ("simulate", "--only", "V2_D5+D7"),
+    ("prove", "--environment", "D1+X"),
+    ("explore", "--env", "D1+X"),
+    ("explore", "--environment", "D1+X"),
+    ("mutants", "--mutant", "nope"),
+    ("replay", "/no/such/trace.json"),
+]
+
+
+@pytest.mark.parametrize("argv", USAGE_ERRORS, ids=" ".join)
+def test_cli_usage_errors_answer_before_torch_z3_or_hypothesis(argv: tuple[str, ...]) -> None:
+    probe = ("import sys, contextlib, io\n"
+             "from model_checks.cli import main\n"
+             "err = io.StringIO()\n"
+             "with contextlib.redirect_stderr(err):\n"
+             f"    code = main({list(argv)!r})\n"
+             "heavy = [m for m in ('torch', 'z3', 'hypothesis') if m in sys.modules]\n"
+             "print(code, heavy)\n"
+             "sys.stderr.write(err.getvalue())\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.stdout.strip() == "2 []", done.stdout + done.stderr
+    assert done.stderr.startswith("error: ")
+    _clean(done)
+
+
+def test_cli_simulate_lists_the_labels_when_no_cell_matches() -> None:
+    done = _run("simulate", "--only", "V2_D5+D7")
+    assert done.returncode == 2
+    assert "did you mean --only V2_D5_D7?" in done.stderr and "V3_D5_D7" in done.stderr
+
+
+def test_cli_ids_are_case_insensitive() -> None:
+    from model_checks.conform.command import _required
+    from model_checks.environment_arg import parse_environment
+
+    assert _required("s1, h1") == frozenset({"S1", "H1"})
+    assert parse_environment("d7+D2") == ("D2", "D7")
+    assert parse_environment("NONE") == ()
+
+
+def test_cli_property_ids_known_to_the_command_line_are_the_registry() -> None:
+    from model_checks.conform.command import PROPERTY_IDS
+    from model_checks.conform.mutant_names import IMPL_MUTANT_NAMES
+    from model_checks.conform.mutants import MUTANTS
+    from model_checks.environment_arg import DRIFT_IDS
+    from spec import Drift, registry
+
+    assert tuple(p.id for p in registry()) == PROPERTY_IDS
+    assert tuple(m.name for m in MUTANTS) == IMPL_MUTANT_NAMES
+    assert tuple(d.value for d in Drift) == DRIFT_IDS
+
+
+def test_cli_a_truncated_trace_file_says_where() -> None:
+    broken = ROOT / "build" / "test-cli-hygiene" / "truncated.json"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text('{"#meta": {"format": "paired\n')
+    done = _run("replay", str(broken))
+    assert done.returncode == 2
+    assert "at at" not in done.stderr and "line 1, column" in done.stderr
+
+
+def test_cli_the_dev_extra_declares_what_torch_imports_quietly() -> None:
+    """torch warns ("Failed to initialize NumPy") on every import without numpy: the dev
+    extra declares it, so a fresh `pip install -e '.[dev]'` prints no warning."""
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["dev"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "numpy" for d in extra)
