@@ -53,6 +53,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
+from reference._validate import check_instance
 from reference.client import next_attempt, validate_max_retries
 from reference.engine import Engine
 from reference.errors import MissingMediaError, MultiModalCacheMissError
@@ -60,7 +61,7 @@ from reference.frontend import FrontEnd, ProbedRequest
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput, Reply, Request
-from reference.pipeline import deliver
+from reference.pipeline import check_pair, deliver
 from reference.sender import SenderCache
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant
@@ -120,21 +121,21 @@ class AsyncFrontEnd:
         return self._front_end.record_probed(request, hits, processed)
 
     async def update(self, probed: ProbedRequest) -> Message:
-        """Step 3 of P0: process late misses (awaited), then update the shadow atomically."""
-        if not self.variant.late_miss_reprocess:  # V0-V2: the update asserts, as modelled
-            return self._front_end.update(probed)
-        late = [
-            item for item in probed.request.items
-            if item.identity in probed.hits and item.identity not in self.sender
-            and item.content is not None
-        ]
-        if late:
-            processed = dict(probed.processed)
-            for item in late:
-                processed[item.identity] = await self._process(item.content)
-            probed = ProbedRequest(probed.request_id, probed.request,
-                                   probed.hits - processed.keys(), processed)
-        return self._front_end.update(probed)
+        """Step 3 of P0: process late misses (awaited), then update the shadow atomically.
+
+        ``probed`` must be what ``probe`` returned, not yet updated or abandoned; anything
+        else is rejected before any processing, changing nothing."""
+        if type(probed) is not ProbedRequest:
+            check_instance("probed request", probed, ProbedRequest)
+        front_end = self._front_end
+        if not front_end._is_probed(probed) or not self.variant.late_miss_reprocess:
+            return front_end.update(probed)  # rejected there; or V0-V2: asserts, as modelled
+        late = {}
+        for item in probed.request.items:
+            if (item.identity in probed.hits and item.content is not None
+                    and item.identity not in self.sender):
+                late[item.identity] = await self._process(item.content)
+        return front_end._update(probed, late or None)
 
     async def prepare(self, request: Request) -> Message:
         """``probe`` then ``update``; if the update raises, the request is abandoned."""
@@ -150,6 +151,9 @@ class AsyncFrontEnd:
 
     def abandon(self, request_id: int) -> None:
         self._front_end.abandon(request_id)
+
+    def withdraw(self, message: Message) -> int:
+        return self._front_end.withdraw(message)
 
     def outstanding(self) -> tuple[int, ...]:
         return self._front_end.outstanding()
@@ -172,7 +176,10 @@ class AsyncFrontEnd:
 async def serve_async(
     front_end: AsyncFrontEnd, engine: Engine, request: Request
 ) -> tuple[ModelInput, ...]:
-    """``reference.serve`` with the asyncio front end: prepare (awaited), the engine, reply."""
+    """``reference.serve`` with the asyncio front end: prepare (awaited), the engine, reply.
+    The front end, the engine and their variants are checked before anything changes."""
+    check_instance("front end", front_end, AsyncFrontEnd)
+    check_pair(front_end.variant, engine)
     return deliver(front_end, engine, await front_end.prepare(request))
 
 

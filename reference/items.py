@@ -48,12 +48,14 @@ from reference.errors import (
 )
 
 __all__ = [
+    "MAX_PAYLOAD_DEPTH",
     "MIN_ENTRY_BYTES",
     "Placeholders",
     "ProcessedItem",
     "Processor",
     "TensorTree",
     "compact_payload",
+    "copy_payload",
     "entry_charge",
     "freeze_payload",
     "run_processor",
@@ -68,13 +70,23 @@ by B. One byte: the spec's sizes are >= 1, so the charge of every item it models
 TensorTree: TypeAlias = Mapping[str, Union[torch.Tensor, "TensorTree"]]
 
 
+MAX_PAYLOAD_DEPTH = 32
+"""How deeply payload mappings may nest. Deeper (or a mapping that contains itself) is
+rejected with ``InvalidPayloadError`` instead of exhausting Python's recursion limit."""
+
+
 def tree_nbytes(tree: object, path: str = "") -> int:
     """Sum of the ``nbytes`` of every tensor in ``tree``; validates the whole tree.
 
     Raises ``InvalidPayloadError`` naming the first offending path: a root that is not a
-    mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping;
-    ``UnsupportedTensorError`` for a meta tensor or a layout other than dense strided.
+    mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping, mappings
+    nested more than ``MAX_PAYLOAD_DEPTH`` deep (a cycle included); ``UnsupportedTensorError``
+    for a meta tensor or a layout other than dense strided.
     """
+    return _tree_nbytes(tree, path, 0)
+
+
+def _tree_nbytes(tree: object, path: str, depth: int) -> int:
     if type(tree) is not dict and not isinstance(tree, Mapping):
         where = f"payload entry {path!r}" if path else "payload"
         raise InvalidPayloadError(
@@ -85,11 +97,11 @@ def tree_nbytes(tree: object, path: str = "") -> int:
         if type(value) is torch.Tensor and type(key) is str and _supported(value):
             total += value.nbytes  # the common case, first
         else:
-            total += _entry_nbytes(key, value, path)
+            total += _entry_nbytes(key, value, path, depth)
     return total
 
 
-def _entry_nbytes(key: object, value: object, path: str) -> int:
+def _entry_nbytes(key: object, value: object, path: str, depth: int) -> int:
     """Size of one entry that is not a str-keyed tensor: a nested mapping, or an error."""
     if not isinstance(key, str):
         raise InvalidPayloadError(
@@ -100,9 +112,15 @@ def _entry_nbytes(key: object, value: object, path: str) -> int:
         _check_supported(value, child)
         return value.nbytes
     if isinstance(value, Mapping):
-        return tree_nbytes(value, child)
+        if depth >= MAX_PAYLOAD_DEPTH:
+            raise InvalidPayloadError(
+                f"got payload mappings nested deeper than {MAX_PAYLOAD_DEPTH} levels at "
+                f"{child[:60]!r}, expected at most {MAX_PAYLOAD_DEPTH} (a mapping that "
+                "contains itself is this too)"
+            )
+        return _tree_nbytes(value, child, depth + 1)
     raise InvalidPayloadError(
-        f"got payload leaf {child!r} = {describe(value)}, "
+        f"got payload leaf {child[:60]!r} = {describe(value)}, "
         "expected a torch.Tensor or a nested mapping of them"
     )
 
@@ -146,9 +164,9 @@ def _compact(tensor: torch.Tensor) -> torch.Tensor:
 def compact_payload(tree: TensorTree) -> TensorTree:
     """``tree`` with every tensor detached and owning exactly its bytes (see the module).
 
-    Returns ``tree`` itself when nothing needed changing (no allocation on the common path);
-    otherwise a new dict with the changed leaves replaced. ``tree`` must be valid
-    (``tree_nbytes`` first).
+    Returns ``tree`` itself when nothing needed changing (no allocation on the receiver's
+    path, which freezes a copy anyway); otherwise a new dict with the changed leaves
+    replaced. ``tree`` must be valid (``tree_nbytes`` first).
     """
     changed: dict[str, torch.Tensor | TensorTree] = {}
     for key, value in tree.items():
@@ -163,6 +181,22 @@ def compact_payload(tree: TensorTree) -> TensorTree:
     if not changed:
         return tree
     return {key: changed.get(key, value) for key, value in tree.items()}
+
+
+def copy_payload(tree: TensorTree) -> TensorTree:
+    """A compact copy of the mapping structure: new dicts at every level, each tensor kept
+    as given or compacted (``compact_payload``'s rule). The processed item's own: a caller
+    that later adds, drops or replaces entries of the mapping it passed changes nothing the
+    caches record or send. ``tree`` must be valid (``tree_nbytes`` first)."""
+    copied: dict[str, torch.Tensor | TensorTree] = {}
+    for key, value in tree.items():
+        if type(value) is torch.Tensor and not value.requires_grad and _owns_exactly(value):
+            copied[key] = value
+        elif isinstance(value, torch.Tensor):
+            copied[key] = _compact(value)
+        else:
+            copied[key] = copy_payload(value)
+    return copied
 
 
 def freeze_payload(tree: TensorTree) -> TensorTree:
@@ -209,8 +243,10 @@ class Placeholders:
 class ProcessedItem:
     """What the processor makes of one multimodal item: payload, placeholders, charge.
 
-    The payload is validated, then stored compact and detached (``compact_payload``: the
-    given mapping itself when nothing needed changing). ``nbytes`` is the entry's charge,
+    The payload is validated, then stored as a copy of its mapping structure, every tensor
+    compact and detached (``copy_payload``: the tensors themselves are not copied unless
+    compaction needs it), so that a later change to the mapping given changes nothing the
+    caches record or send. ``nbytes`` is the entry's charge,
     ``entry_charge`` of the tensors' bytes, computed once here and never recomputed.
     Compared by identity: tensors have no boolean equality.
     """
@@ -225,7 +261,7 @@ class ProcessedItem:
                 f"got placeholders {describe(self.placeholders)}, expected Placeholders"
             )
         nbytes = tree_nbytes(self.payload)
-        object.__setattr__(self, "payload", compact_payload(self.payload))
+        object.__setattr__(self, "payload", copy_payload(self.payload))
         object.__setattr__(self, "nbytes", entry_charge(nbytes))
 
 

@@ -146,6 +146,10 @@ class ByteLru(Generic[K, V]):
         self._hits += 1
         return value
 
+    def peek(self, key: K) -> V | None:
+        """The value for ``key`` without reordering or counting a lookup; None if absent."""
+        return self._order.get(key)
+
     def size_of(self, key: K) -> int | None:
         """The size recorded at insert, without reordering; None if absent."""
         return self._sizes.get(key)

@@ -29,7 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from reference._validate import check_identities, check_identity, check_instance
+from reference._validate import (
+    as_collection,
+    check_identities,
+    check_identity,
+    check_instance,
+)
 from reference.errors import (
     BadInputValueError,
     MissingMediaError,
@@ -139,6 +144,31 @@ class SenderCache(GuardedCache[ShadowEntry]):
         checked = check_identities(identities)
         with self._lock:
             return sum(self._lru.pop(identity) is not None for identity in checked)
+
+    def retract(self, items: Sequence[WireItem]) -> int:
+        """Drop the entries these wire items recorded (their payloads never reached P1):
+        each payload item's entry if it is still the one the item recorded (tagged variants:
+        the same tag; untagged ones cannot tell, and drop it, which is always safe).
+        References are left alone. Returns how many entries were dropped."""
+        if type(items) is not tuple:
+            items = as_collection("wire items", items)  # type: ignore[assignment]
+        tagged = self._variant.tagged
+        for item in items:
+            if type(item) is not WireItem:
+                check_instance("wire item", item, WireItem)
+            if type(item.identity) is not str or not item.identity:
+                check_identity(item.identity)
+        with self._lock:
+            lru = self._lru
+            dropped = 0
+            for item in items:
+                if item.payload is None:
+                    continue
+                entry = lru.peek(item.identity)
+                if entry is not None and (not tagged or entry.tag == item.tag):
+                    lru.pop(item.identity)
+                    dropped += 1
+            return dropped
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""

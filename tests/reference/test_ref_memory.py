@@ -60,10 +60,13 @@ def test_a_view_is_stored_as_a_compact_copy_charged_its_own_bytes() -> None:
 
 
 def test_a_tensor_that_owns_its_storage_is_kept_as_given() -> None:
+    """The tensor is not copied; the mapping is (the item's own, so that the caller changing
+    its dict later changes nothing recorded or sent: tests/reference/test_ref_pair.py)."""
     tensor = torch.zeros(8)
     payload = {"x": tensor}
     item = ProcessedItem(payload, Placeholders(0, 1))
-    assert item.payload is payload and item.payload["x"] is tensor  # no copy, no new dict
+    assert item.payload["x"] is tensor and item.payload == payload
+    assert item.payload is not payload
 
 
 def test_an_expanded_tensor_is_materialised_and_charged_what_it_then_owns() -> None:
