@@ -78,3 +78,10 @@ def check_tag(tag: object, tagged: bool, identity: str) -> None:
         raise BadInputValueError(
             f"got tag {tag} for {short(identity)!r}, expected a 64-bit unsigned int"
         )
+
+
+def check_request_id(request_id: object) -> int:
+    """A request id is an int (the front end numbers its requests from 1)."""
+    if isinstance(request_id, bool) or not isinstance(request_id, int):
+        raise BadInputTypeError(f"got request id {describe(request_id)}, expected an int")
+    return request_id

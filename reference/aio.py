@@ -54,9 +54,14 @@ from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
 from reference._validate import check_instance
-from reference.client import next_attempt, validate_max_retries
+from reference.client import next_attempt, validate_retry
 from reference.engine import Engine
-from reference.errors import MissingMediaError, MultiModalCacheMissError
+from reference.errors import (
+    BadInputTypeError,
+    MissingMediaError,
+    MultiModalCacheMissError,
+    describe,
+)
 from reference.frontend import FrontEnd, ProbedRequest
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
@@ -75,6 +80,8 @@ class InlineExecutor(Executor):
     """Runs each submitted call at once, in the submitting thread (no threads at all)."""
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        if not callable(fn):
+            raise BadInputTypeError(f"got fn {describe(fn)}, expected a callable")
         future: Future[T] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -95,6 +102,8 @@ class AsyncFrontEnd:
         tags: TagSource | None = None,
         executor: Executor | None = None,
     ) -> None:
+        if executor is not None:
+            check_instance("executor", executor, Executor)
         self._front_end = FrontEnd(budget, processor, variant=variant, tags=tags)
         self._executor = executor
 
@@ -135,7 +144,9 @@ class AsyncFrontEnd:
             if (item.identity in probed.hits and item.content is not None
                     and item.identity not in self.sender):
                 late[item.identity] = await self._process(item.content)
-        return front_end._update(probed, late or None)
+        if late:
+            probed = front_end._with_late(probed, late)
+        return front_end.update(probed)
 
     async def prepare(self, request: Request) -> Message:
         """``probe`` then ``update``; if the update raises, the request is abandoned."""
@@ -154,6 +165,9 @@ class AsyncFrontEnd:
 
     def withdraw(self, message: Message) -> int:
         return self._front_end.withdraw(message)
+
+    def _check_outstanding(self, message: Message) -> None:
+        self._front_end._check_outstanding(message)
 
     def outstanding(self) -> tuple[int, ...]:
         return self._front_end.outstanding()
@@ -191,7 +205,7 @@ async def retry_async(
     media: Mapping[str, object] | None = None,
 ) -> T:
     """``reference.retry`` for a coroutine ``send``: the same resends, awaited."""
-    validate_max_retries(max_retries)
+    validate_retry(send, request, max_retries, media)
     attempt = request
     for _ in range(max_retries):
         try:

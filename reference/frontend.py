@@ -30,7 +30,7 @@ import itertools
 import threading
 from typing import NamedTuple
 
-from reference._validate import check_identities, check_instance
+from reference._validate import check_identities, check_instance, check_request_id
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
@@ -81,7 +81,7 @@ class FrontEnd:
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
-        if not callable(processor):
+        if not callable(processor):  # checked first: a bad processor builds nothing
             raise BadInputTypeError(
                 f"got processor {describe(processor)}, expected a callable content -> ProcessedItem"
             )
@@ -102,13 +102,22 @@ class FrontEnd:
 
     def probe(self, request: Request) -> ProbedRequest:
         """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
-        hits = self.probe_shadow(request)
-        processor = self._processor
-        processed = {
-            item.identity: run_processor(processor, item.content)
-            for item in request.items if item.identity not in hits
-        } if len(hits) != len(request.items) else {}
-        return self.record_probed(request, hits, processed)
+        items = _check_request(request)
+        hits = self._sender.probe([item.identity for item in items])
+        if len(hits) == len(items):  # every item hit: nothing to process
+            processed: dict[str, ProcessedItem] = {}
+        else:
+            uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
+            if uuid_only:
+                raise MissingMediaError(uuid_only)
+            processor = self._processor
+            processed = {item.identity: run_processor(processor, item.content)
+                         for item in items if item.identity not in hits}
+        with self._lock:
+            request_id = next(self._ids)
+            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+            self._probed[request_id] = probed
+        return probed
 
     # The steps of ``probe``, for a front end that awaits between them (``AsyncFrontEnd``).
 
@@ -146,24 +155,17 @@ class FrontEnd:
         """Step 3 of P0: update the shadow and build the message for the engine.
 
         ``probed`` must be what ``probe`` (or ``record_probed``) returned and not yet
-        updated or abandoned; anything else is rejected, changing nothing.
+        updated or abandoned; anything else is rejected, changing nothing. The request is
+        recorded as outstanding under the same lock that takes it off the probed records
+        (one acquisition for both; if the sender cache's update raises, nothing changed and
+        the request is probed again).
         """
-        return self._update(probed, None)
-
-    def _is_probed(self, probed: object) -> bool:
-        """Is ``probed`` the record of a request probed here and not yet updated?"""
-        request_id = getattr(probed, "request_id", None)
-        with self._lock:
-            return type(request_id) is int and self._probed.get(request_id) is probed
-
-    def _update(
-        self, probed: ProbedRequest, late: dict[str, ProcessedItem] | None
-    ) -> Message:
-        """``update``, with ``late`` the items the caller processed for late misses (the
-        asyncio front end's, awaited); they count only where the shadow still misses."""
         if type(probed) is not ProbedRequest:
             check_instance("probed request", probed, ProbedRequest)
-        request_id = probed.request_id
+        request_id, request, hits, processed = probed
+        items = request.items
+        # what the message will name: the request's identities (all of them hits, usually)
+        sent = hits if len(hits) == len(items) else frozenset([i.identity for i in items])
         with self._lock:
             if self._probed.get(request_id) is not probed:
                 raise UnknownRequestError(
@@ -171,27 +173,50 @@ class FrontEnd:
                     "front end and not yet updated"
                 )
             del self._probed[request_id]
-        processed = probed.processed if late is None else {**late, **probed.processed}
+            self._outstanding[request_id] = sent
         if processed:
             get = processed.get
             outgoing = tuple([
                 _new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
-                for item in probed.request.items
+                for item in items
             ])
         else:
             outgoing = tuple([
-                _new_outgoing(Outgoing, (item.identity, None, item.content))
-                for item in probed.request.items
+                _new_outgoing(Outgoing, (item.identity, None, item.content)) for item in items
             ])
         try:
             wire = self._sender.update(outgoing, self._processor)
         except BaseException:
             with self._lock:  # nothing changed: the request is probed again
+                self._outstanding.pop(request_id, None)
                 self._probed[request_id] = probed
             raise
-        with self._lock:
-            self._outstanding[request_id] = frozenset([item.identity for item in wire])
         return _new_tuple(Message, (request_id, wire))
+
+    def _is_probed(self, probed: object) -> bool:
+        """Is ``probed`` the record of a request probed here and not yet updated?"""
+        request_id = getattr(probed, "request_id", None)
+        with self._lock:
+            return type(request_id) is int and self._probed.get(request_id) is probed
+
+    def _with_late(
+        self, probed: ProbedRequest, late: dict[str, ProcessedItem]
+    ) -> ProbedRequest:
+        """Replace the record ``probed`` by one that also carries ``late``, the items the
+        caller processed for probed hits the shadow lost (the asyncio front end's, awaited);
+        the update uses them only where the shadow still misses. Raises as ``update`` does
+        if ``probed`` is not a probed request of this front end."""
+        replacement = _new_tuple(ProbedRequest, (
+            probed.request_id, probed.request, probed.hits - late.keys(),
+            {**late, **probed.processed}))
+        with self._lock:
+            if self._probed.get(probed.request_id) is not probed:
+                raise UnknownRequestError(
+                    f"got probed request {probed.request_id!r}, expected one probed by this "
+                    "front end and not yet updated"
+                )
+            self._probed[probed.request_id] = replacement
+        return replacement
 
     def prepare(self, request: Request) -> Message:
         """``probe`` then ``update``, with nothing in between; if the update raises, the
@@ -210,6 +235,7 @@ class FrontEnd:
         rejected and changes nothing.
         """
         check_instance("reply", reply, Reply)
+        check_request_id(reply.request_id)
         check_instance("missed identities", reply.missed, tuple)
         missed = check_identities(reply.missed)
         with self._lock:
@@ -237,29 +263,40 @@ class FrontEnd:
         ``message`` must be the one ``update`` returned for an outstanding request; anything
         else is rejected and changes nothing.
         """
+        with self._lock:
+            self._sent_items(message)
+            dropped = self._sender.retract(message.items)  # validates before any change
+            del self._outstanding[message.request_id]
+            return dropped
+
+    def _check_outstanding(self, message: Message) -> None:
+        """Raise unless ``message`` is what ``update`` returned for an outstanding request."""
+        with self._lock:
+            self._sent_items(message)
+
+    def _sent_items(self, message: Message) -> None:
+        """``_check_outstanding``'s check; the caller holds ``_lock``."""
         if type(message) is not Message:
             check_instance("message", message, Message)
+        if type(message.request_id) is not int:
+            check_request_id(message.request_id)
         items = message.items
-        with self._lock:
-            sent = self._outstanding.get(message.request_id)
-            if sent is None:
-                raise UnknownRequestError(
-                    f"got a message of request {message.request_id!r}, expected one of the "
-                    f"{len(self._outstanding)} outstanding requests"
-                )
-            if type(items) is not tuple or len(items) != len(sent) or any(
-                    getattr(item, "identity", None) not in sent for item in items):
-                raise BadInputValueError(
-                    f"got a message of request {message.request_id} whose items are not "
-                    "the ones this front end sent, expected the message update returned"
-                )
-            del self._outstanding[message.request_id]
-            return self._sender.retract(items)
+        sent = self._outstanding.get(message.request_id)
+        if sent is None:
+            raise UnknownRequestError(
+                f"got a message of request {message.request_id!r}, expected one of the "
+                f"{len(self._outstanding)} outstanding requests"
+            )
+        if type(items) is not tuple or len(items) != len(sent) or any(
+                getattr(item, "identity", None) not in sent for item in items):
+            raise BadInputValueError(
+                f"got a message of request {message.request_id} whose items are not "
+                "the ones this front end sent, expected the message update returned"
+            )
 
     def abandon(self, request_id: int) -> None:
         """Forget a request that will never get a reply (rejected after update, aborted)."""
-        if isinstance(request_id, bool) or not isinstance(request_id, int):
-            raise BadInputTypeError(f"got request id {describe(request_id)}, expected an int")
+        check_request_id(request_id)
         with self._lock:
             if request_id in self._outstanding:
                 del self._outstanding[request_id]

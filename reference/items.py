@@ -83,6 +83,8 @@ def tree_nbytes(tree: object, path: str = "") -> int:
     nested more than ``MAX_PAYLOAD_DEPTH`` deep (a cycle included); ``UnsupportedTensorError``
     for a meta tensor or a layout other than dense strided.
     """
+    if type(path) is not str:
+        raise BadInputTypeError(f"got path {describe(path)}, expected a str")
     return _tree_nbytes(tree, path, 0)
 
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 import math
 import operator
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from reference._validate import as_collection
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
@@ -92,6 +93,18 @@ def validate_budget(budget: object) -> int:
     return value
 
 
+def _hashable(key: object) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
+
+
+def _unhashable(key: object) -> BadInputTypeError:
+    return BadInputTypeError(f"got key {describe(key)}, expected a hashable key")
+
+
 def _validate_size(size: object) -> int:
     if isinstance(size, bool) or not isinstance(size, int):
         raise BadInputTypeError(f"got size {describe(size)}, expected an int number of bytes")
@@ -134,11 +147,17 @@ class ByteLru(Generic[K, V]):
 
     def __contains__(self, key: object) -> bool:
         """Probe: no reordering, not counted as a lookup."""
-        return key in self._order
+        try:
+            return key in self._order
+        except TypeError:
+            raise _unhashable(key) from None
 
     def get(self, key: K) -> V | None:
         """The value for ``key``, made most recent; None (a miss) if absent."""
-        value = self._order.get(key)
+        try:
+            value = self._order.get(key)
+        except TypeError:
+            raise _unhashable(key) from None
         if value is None:
             self._misses += 1
             return None
@@ -146,17 +165,67 @@ class ByteLru(Generic[K, V]):
         self._hits += 1
         return value
 
+    def present(self, keys: Iterable[K]) -> frozenset[K]:
+        """The ``keys`` present (a probe of each: no reordering, no lookup counted).
+
+        One call per request instead of one ``in`` per key; a subclass that overrides
+        ``__contains__`` is asked key by key (what it overrides is what it gets).
+        """
+        if type(keys) is not tuple and type(keys) is not list:
+            keys = as_collection("keys", keys)  # type: ignore[assignment]
+        if type(self).__contains__ is ByteLru.__contains__:
+            try:
+                return frozenset(filter(self._order.__contains__, keys))
+            except TypeError:
+                pass  # an unhashable key: reported by __contains__ below
+        return frozenset(filter(self.__contains__, keys))
+
+    def get_all(self, keys: Sequence[K]) -> list[V | None] | None:
+        """If every key is present: ``get`` of each, in order (each made most recent in turn
+        and counted as a hit); else None, and nothing changed (no reordering, no lookup
+        counted).
+
+        The hit path of a whole request in one call. A subclass that overrides ``get`` or
+        ``__contains__`` gets its own methods called key by key (and a ``get`` of it that
+        returns None for a key it said was present leaves that None in the list).
+        """
+        if type(keys) is not tuple and type(keys) is not list:
+            keys = as_collection("keys", keys)  # type: ignore[assignment]
+        cls = type(self)
+        if cls.get is not ByteLru.get or cls.__contains__ is not ByteLru.__contains__:
+            if not all(map(self.__contains__, keys)):
+                return None
+            return list(map(self.get, keys))
+        order = self._order
+        try:
+            values: list[V | None] = [order[key] for key in keys]
+        except KeyError:
+            return None
+        except TypeError:
+            raise _unhashable(next(k for k in keys if not _hashable(k))) from None
+        move = order.move_to_end
+        for key in keys:
+            move(key)
+        self._hits += len(values)
+        return values
+
     def peek(self, key: K) -> V | None:
         """The value for ``key`` without reordering or counting a lookup; None if absent."""
-        return self._order.get(key)
+        try:
+            return self._order.get(key)
+        except TypeError:
+            raise _unhashable(key) from None
 
     def size_of(self, key: K) -> int | None:
         """The size recorded at insert, without reordering; None if absent."""
-        return self._sizes.get(key)
+        try:
+            return self._sizes.get(key)
+        except TypeError:
+            raise _unhashable(key) from None
 
     def touch(self, key: K) -> bool:
         """Make a present key most recent and return True; an absent key: nothing, False."""
-        if key not in self._order:
+        if not self.__contains__(key):
             return False
         self._order.move_to_end(key)
         return True
@@ -170,6 +239,10 @@ class ByteLru(Generic[K, V]):
         _validate_size(size)
         if value is None:
             raise BadInputValueError("got value None, expected a cacheable value")
+        try:
+            hash(key)
+        except TypeError:
+            raise _unhashable(key) from None
         self._drop_existing(key)
         if size > self._budget:
             self._oversize += 1
@@ -183,7 +256,10 @@ class ByteLru(Generic[K, V]):
 
     def pop(self, key: K) -> V | None:
         """Remove ``key`` (an invalidation) and return its value; None if absent."""
-        value = self._order.pop(key, None)
+        try:
+            value = self._order.pop(key, None)
+        except TypeError:
+            raise _unhashable(key) from None
         if value is None:
             return None
         self._bytes_in_use -= self._sizes.pop(key)

@@ -50,8 +50,10 @@ class ReplyTarget(Protocol):
 
     def withdraw(self, message: Message) -> int: ...
 
+    def _check_outstanding(self, message: Message) -> None: ...
 
-_REPLY_TARGET_METHODS = ("handle_reply", "abandon", "withdraw")
+
+_REPLY_TARGET_METHODS = ("handle_reply", "abandon", "withdraw", "_check_outstanding")
 
 
 def serve(front_end: FrontEnd, engine: Engine, request: Request) -> tuple[ModelInput, ...]:
@@ -84,8 +86,9 @@ def deliver(front_end: ReplyTarget, engine: Engine, message: Message) -> tuple[M
     Success replies with no miss. A miss is replied to (the front end invalidates exactly the
     missed identities it sent) and the engine's miss error re-raised, unchanged but for a
     note if the reply could not be applied as given. Any other error, an unusable engine
-    included, withdraws the message and propagates. A front end or message of the wrong type
-    is rejected before anything changes.
+    included, withdraws the message and propagates. A front end or message of the wrong type,
+    or a message that is not one of the front end's outstanding requests, is rejected before
+    anything changes.
     """
     if any(not callable(getattr(front_end, name, None)) for name in _REPLY_TARGET_METHODS):
         raise BadInputTypeError(
@@ -93,6 +96,7 @@ def deliver(front_end: ReplyTarget, engine: Engine, message: Message) -> tuple[M
         )
     if type(message) is not Message:
         check_instance("message", message, Message)
+    front_end._check_outstanding(message)
     try:
         check_pair(front_end.variant, engine)
         inputs = engine.receive(message)

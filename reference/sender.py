@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from reference._validate import (
     as_collection,
@@ -36,15 +37,17 @@ from reference._validate import (
     check_instance,
 )
 from reference.errors import (
+    BadInputTypeError,
     BadInputValueError,
     MissingMediaError,
     SenderCacheAssertionError,
+    describe,
 )
 from reference.guarded import GuardedCache
 from reference.items import Placeholders, ProcessedItem, Processor, run_processor
 from reference.messages import Outgoing, WireItem
 from reference.tags import TagSource
-from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
+from reference.variants import DEFAULT_VARIANT, Variant, ordered
 
 __all__ = ["SenderCache", "ShadowEntry"]
 
@@ -69,6 +72,8 @@ class SenderCache(GuardedCache[ShadowEntry]):
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
+        if tags is not None:
+            check_instance("tags", tags, TagSource)
         super().__init__(budget, variant)
         self._tags = tags if tags is not None else TagSource()
 
@@ -76,7 +81,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """The identities (of one request) that the shadow holds; nothing is reordered."""
         checked = check_identities(identities)
         with self._lock:
-            return frozenset(filter(self._lru.__contains__, checked))
+            return self._lru.present(checked)
 
     def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
@@ -105,37 +110,44 @@ class SenderCache(GuardedCache[ShadowEntry]):
         Atomic with respect to other calls; one lock acquisition.
         """
         if type(outgoing) is not tuple:
-            outgoing = tuple(outgoing)
-        _validate_outgoing(outgoing)
+            outgoing = cast("tuple[Outgoing, ...]", as_collection("outgoing items", outgoing))
+        identities = _validate_outgoing(outgoing)
+        if process is not None and not callable(process):
+            raise BadInputTypeError(
+                f"got process {describe(process)}, expected None or a callable "
+                "content -> ProcessedItem"
+            )
         with self._lock:
             lru = self._lru
-            present = list(map(lru.__contains__, [each.identity for each in outgoing]))
-            if not all(present) and any(
-                each.item is None for each, held in zip(outgoing, present, strict=True)
-                if not held
-            ):
+            # The hit path: every item hit, references in request order. No touch pass: with
+            # nothing inserted, nothing is evicted, and the gets in request order leave the
+            # LRU order that "touch all, then get each" leaves.
+            entries = lru.get_all(identities)
+            if entries is not None:
+                if None not in entries:
+                    return tuple([
+                        _new_tuple(WireItem, (identity, None, entry.placeholders,  # type: ignore[union-attr]
+                                              entry.tag))  # type: ignore[union-attr]
+                        for identity, entry in zip(identities, entries, strict=True)
+                    ])
+                return tuple([  # an LRU whose get lost a present key (a broken subclass)
+                    _new_tuple(WireItem, (each[0], None, entry.placeholders, entry.tag))
+                    if entry is not None else self._update_one(each, process)
+                    for each, entry in zip(outgoing, entries, strict=True)
+                ])
+            present = list(map(lru.__contains__, identities))
+            if any(each.item is None for each, held in zip(outgoing, present, strict=True)
+                   if not held):
                 self._reject_unprocessable_late_misses(outgoing, process)
                 outgoing = self._reprocess_late_misses(outgoing, process)
             update_one = self._update_one
-            if all(present):  # every item hit (the hit path): references, in request order.
-                # No touch pass: with nothing inserted, nothing is evicted, and the gets in
-                # request order leave the LRU order that "touch all, then get each" leaves.
-                get = lru.get
-                wire_items: list[WireItem] = []
-                for identity, _, _ in outgoing:
-                    entry = get(identity)
-                    wire_items.append(
-                        _new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
-                        if entry is not None else update_one(outgoing[len(wire_items)], process)
-                    )
-                return tuple(wire_items)
             touch = lru.touch
             for each in outgoing:
                 touch(each.identity)
             if not self._variant.references_first or not any(present):
                 return tuple([update_one(each, process) for each in outgoing])
             wire: list[WireItem | None] = [None] * len(outgoing)
-            for index in resolution_order(self._variant, present):
+            for index in ordered(self._variant, present):
                 wire[index] = update_one(outgoing[index], process)
         return tuple(wire)  # type: ignore[arg-type]  # every index was resolved
 
@@ -151,7 +163,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         the same tag; untagged ones cannot tell, and drop it, which is always safe).
         References are left alone. Returns how many entries were dropped."""
         if type(items) is not tuple:
-            items = as_collection("wire items", items)  # type: ignore[assignment]
+            items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         tagged = self._variant.tagged
         for item in items:
             if type(item) is not WireItem:
@@ -235,9 +247,10 @@ class SenderCache(GuardedCache[ShadowEntry]):
             raise _no_processor([o.identity for o in late])
 
 
-def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> None:
-    """Every element an ``Outgoing`` with a valid identity and item, no identity twice."""
-    seen: set[str] = set()
+def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
+    """Every element an ``Outgoing`` with a valid identity and item, no identity twice;
+    returns the identities, in order."""
+    identities: list[str] = []
     for each in outgoing:
         if type(each) is not Outgoing:
             check_instance("outgoing item", each, Outgoing)
@@ -246,9 +259,10 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> None:
             check_identity(identity)
         if item is not None and type(item) is not ProcessedItem:
             check_instance("item", item, ProcessedItem)
-        seen.add(identity)
-    if len(seen) != len(outgoing):
-        check_identities(each.identity for each in outgoing)
+        identities.append(identity)
+    if len(identities) > 1 and len(set(identities)) != len(identities):
+        check_identities(identities)
+    return identities
 
 
 def _no_processor(identities: list[str]) -> BadInputValueError:

@@ -197,15 +197,28 @@ def test_a_stray_miss_keeps_the_engines_error_and_closes_the_request() -> None:
     assert "a" not in front_end.sender  # the identity it did send is invalidated
 
 
+class ClosingEngine(Engine):
+    """An engine during whose work the request is closed by someone else (an abort)."""
+
+    front_end: FrontEnd
+
+    def receive(self, message: Message) -> tuple[ModelInput, ...]:
+        self.front_end.abandon(message.request_id)
+        return super().receive(message)
+
+
 def test_a_miss_for_a_request_already_closed_keeps_the_engines_error() -> None:
-    front_end, engine = pair()
-    warm(front_end, engine)
-    engine.clear()
-    message = front_end.prepare(Request((RequestItem("a", 1),)))
-    front_end.abandon(message.request_id)  # closed by someone else meanwhile
+    front_end, _ = pair()
+    engine = ClosingEngine(8 * ITEM_BYTES)
+    engine.front_end = front_end
+    warm(front_end, Engine(8 * ITEM_BYTES))
     with pytest.raises(MultiModalCacheMissError) as caught:
-        deliver(front_end, engine, message)
+        serve(front_end, engine, Request((RequestItem("a", 1),)))
     assert any("rejected the miss reply" in note for note in caught.value.__notes__)
+    assert records(front_end) == ((), ())
+    with pytest.raises(UnknownRequestError):  # a message no longer outstanding: rejected
+        deliver(front_end, engine, front_end.prepare(Request((RequestItem("a", 1),)))
+                ._replace(request_id=999))
 
 
 def test_serve_async_checks_the_pair_before_any_change() -> None:
