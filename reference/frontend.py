@@ -102,8 +102,13 @@ class FrontEnd:
 
     def probe(self, request: Request) -> ProbedRequest:
         """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
-        items = _check_request(request)
-        hits = self._sender.probe([item.identity for item in items])
+        if type(request) is Request and type(request.items) is tuple and len(
+                request.items) == 1 and type(request.items[0]) is RequestItem:
+            items: tuple[RequestItem, ...] = request.items  # one item, checked inline
+            hits = self._sender.probe([items[0].identity])
+        else:
+            items = _check_request(request)
+            hits = self._sender.probe([item.identity for item in items])
         if len(hits) == len(items):  # every item hit: nothing to process
             processed: dict[str, ProcessedItem] = {}
         else:
@@ -180,6 +185,8 @@ class FrontEnd:
                 _new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
                 for item in items
             ])
+        elif len(items) == 1:  # the common request: one item, no comprehension frame
+            outgoing = (_new_outgoing(Outgoing, (items[0].identity, None, items[0].content)),)
         else:
             outgoing = tuple([
                 _new_outgoing(Outgoing, (item.identity, None, item.content)) for item in items

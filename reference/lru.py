@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -133,6 +133,9 @@ class ByteLru(Generic[K, V]):
         self._oversize = 0
         self._invalidations = 0
         self._clears = 0
+        # True unless a subclass overrides the lookups that present/get_all inline
+        cls = type(self)
+        self._plain = cls.get is ByteLru.get and cls.__contains__ is ByteLru.__contains__
 
     @property
     def budget(self) -> int:
@@ -165,7 +168,7 @@ class ByteLru(Generic[K, V]):
         self._hits += 1
         return value
 
-    def present(self, keys: Iterable[K]) -> frozenset[K]:
+    def present(self, keys: Sequence[K]) -> frozenset[K]:
         """The ``keys`` present (a probe of each: no reordering, no lookup counted).
 
         One call per request instead of one ``in`` per key; a subclass that overrides
@@ -173,8 +176,10 @@ class ByteLru(Generic[K, V]):
         """
         if type(keys) is not tuple and type(keys) is not list:
             keys = as_collection("keys", keys)  # type: ignore[assignment]
-        if type(self).__contains__ is ByteLru.__contains__:
+        if self._plain:
             try:
+                if len(keys) == 1:  # the common request: one item
+                    return frozenset(keys) if keys[0] in self._order else frozenset()
                 return frozenset(filter(self._order.__contains__, keys))
             except TypeError:
                 pass  # an unhashable key: reported by __contains__ below
@@ -191,13 +196,19 @@ class ByteLru(Generic[K, V]):
         """
         if type(keys) is not tuple and type(keys) is not list:
             keys = as_collection("keys", keys)  # type: ignore[assignment]
-        cls = type(self)
-        if cls.get is not ByteLru.get or cls.__contains__ is not ByteLru.__contains__:
+        if not self._plain:
             if not all(map(self.__contains__, keys)):
                 return None
             return list(map(self.get, keys))
         order = self._order
         try:
+            if len(keys) == 1:  # the common request: one item, no comprehension frame
+                value = order.get(keys[0])
+                if value is None:
+                    return None
+                order.move_to_end(keys[0])
+                self._hits += 1
+                return [value]
             values: list[V | None] = [order[key] for key in keys]
         except KeyError:
             return None

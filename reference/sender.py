@@ -79,7 +79,11 @@ class SenderCache(GuardedCache[ShadowEntry]):
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
         """The identities (of one request) that the shadow holds; nothing is reordered."""
-        checked = check_identities(identities)
+        if type(identities) is list and len(identities) == 1 and (
+                type(identities[0]) is str and identities[0]):
+            checked: Sequence[str] = identities  # the common request, checked inline
+        else:
+            checked = check_identities(identities)
         with self._lock:
             return self._lru.present(checked)
 
@@ -111,7 +115,11 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """
         if type(outgoing) is not tuple:
             outgoing = cast("tuple[Outgoing, ...]", as_collection("outgoing items", outgoing))
-        identities = _validate_outgoing(outgoing)
+        if len(outgoing) == 1 and type(outgoing[0]) is Outgoing and outgoing[0][1] is None and (
+                type(outgoing[0][0]) is str and outgoing[0][0]):
+            identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
+        else:
+            identities = _validate_outgoing(outgoing)
         if process is not None and not callable(process):
             raise BadInputTypeError(
                 f"got process {describe(process)}, expected None or a callable "
@@ -124,6 +132,10 @@ class SenderCache(GuardedCache[ShadowEntry]):
             # LRU order that "touch all, then get each" leaves.
             entries = lru.get_all(identities)
             if entries is not None:
+                if len(entries) == 1 and entries[0] is not None:
+                    entry = entries[0]
+                    return (_new_tuple(WireItem, (identities[0], None, entry.placeholders,
+                                                  entry.tag)),)
                 if None not in entries:
                     return tuple([
                         _new_tuple(WireItem, (identity, None, entry.placeholders,  # type: ignore[union-attr]
