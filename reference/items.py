@@ -17,9 +17,10 @@ Memory, decided once (both sides apply the same rules, so their charges stay equ
   and layouts other than dense strided (sparse COO/CSR/..., nested, quantized, mkldnn).
 - **A minimum charge per entry** (``MIN_ENTRY_BYTES``, 1 byte): an entry's charge is
   ``max(sum of nbytes, MIN_ENTRY_BYTES)``, so a cache of budget B holds at most B entries,
-  zero-byte ones included. Per-entry bookkeeping (the key, the entry object, the order's
-  node: about 200-300 bytes, see ``benchmarks/bench_reference.py``) is not charged: retained
-  memory is at most the budget plus that constant per entry.
+  zero-byte ones included. Bookkeeping (the key, the entry objects, the tensor objects) is
+  bounded apart from the bytes, in nodes (``entry_nodes``; ``reference.lru.NODE_BYTES``):
+  the bytes stay the protocol's (what the spec counts), and each side keeps alive at most
+  its budget in tensors plus at most its budget in bookkeeping.
 
 The charge is computed once, when a ``ProcessedItem`` is built or when the receiver caches a
 payload. An in-place edit of a tensor afterwards is not re-measured; the receiver detects it
@@ -57,6 +58,7 @@ __all__ = [
     "compact_payload",
     "copy_payload",
     "entry_charge",
+    "entry_nodes",
     "freeze_payload",
     "run_processor",
     "tensor_leaves",
@@ -142,6 +144,15 @@ def _check_supported(tensor: torch.Tensor, path: str) -> None:
         f"got payload leaf {path!r} = a {kind} tensor, "
         "expected a dense strided tensor with data (torch.strided, not meta)"
     )
+
+
+def entry_nodes(tree: TensorTree) -> int:
+    """The nodes an entry of this (valid) payload takes (``reference.lru.NODE_BYTES``): one
+    for the entry, one per tensor, one per nested mapping. Both sides count alike."""
+    nodes = 1
+    for value in tree.values():
+        nodes += 1 if isinstance(value, torch.Tensor) else entry_nodes(value)
+    return nodes
 
 
 def entry_charge(nbytes: int) -> int:
@@ -256,6 +267,7 @@ class ProcessedItem:
     payload: TensorTree
     placeholders: Placeholders
     nbytes: int = field(init=False)
+    nodes: int = field(init=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.placeholders, Placeholders):
@@ -265,6 +277,7 @@ class ProcessedItem:
         nbytes = tree_nbytes(self.payload)
         object.__setattr__(self, "payload", copy_payload(self.payload))
         object.__setattr__(self, "nbytes", entry_charge(nbytes))
+        object.__setattr__(self, "nodes", entry_nodes(self.payload))
 
 
 Processor: TypeAlias = Callable[[object], ProcessedItem]

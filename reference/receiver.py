@@ -57,6 +57,7 @@ from reference.items import (
     TensorTree,
     compact_payload,
     entry_charge,
+    entry_nodes,
     freeze_payload,
     tensor_leaves,
     tree_nbytes,
@@ -225,7 +226,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             if cached is not None and not cached.edited():
                 return cached.payload
         kept = freeze_payload(compact_payload(payload))
-        self._lru.put(item.identity, ReceiverEntry.of(kept, item.tag), size)
+        self._lru.put_entry(item.identity, ReceiverEntry.of(kept, item.tag), size,
+                           entry_nodes(kept))
         return kept
 
     def _check_entry(self, identity: str, entry: ReceiverEntry) -> None:

@@ -236,7 +236,8 @@ class SenderCache(GuardedCache[ShadowEntry]):
 
     def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
         tag = self._new_tag()
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.nbytes)
+        self._lru.put_entry(identity, ShadowEntry(item.placeholders, tag), item.nbytes,
+                           item.nodes)
         return _new_tuple(WireItem, (identity, item.payload, item.placeholders, tag))
 
     def _new_tag(self) -> int | None:

@@ -189,6 +189,9 @@ VALID: dict[str, Value] = {
     "keys": lambda w: ["a"],
     "value": lambda w: "another",
     "size": lambda w: 4,
+    "nodes": lambda w: 1,
+    "ByteLru.put_entry.nodes": lambda w: 2,
+    "max_nodes": lambda w: None,
     "SenderCache.get_and_update.item": lambda w: make_item(16),
     "ReceiverCache.get_and_update.item": lambda w: WireItem(
         "z", {"x": torch.zeros(1)}, Placeholders(0, 1), 5),
@@ -226,6 +229,10 @@ VALID: dict[str, Value] = {
     "length": lambda w: 1,
     "payload": lambda w: {"x": torch.zeros(1)},
     "placeholders": lambda w: Placeholders(0, 1),
+    "token_key": lambda w: None,
+    "backoff": lambda w: 0.0,
+    "sleep": lambda w: (lambda seconds: None),
+    "retry_async.sleep": lambda w: asyncio.sleep,
     "fn": lambda w: print,
     "name": lambda w: "V9",
     "payload_wins": lambda w: True,
@@ -250,6 +257,8 @@ BAD: dict[str, list[Value]] = {
     "keys": [ALIEN, lambda w: [[]], lambda w: None],
     "value": [lambda w: None],  # any other value is a value
     "size": [ALIEN, lambda w: -1, lambda w: 1.5, lambda w: True, lambda w: None],
+    "nodes": [ALIEN, lambda w: 0, lambda w: 1.5, lambda w: True, lambda w: None],
+    "max_nodes": [ALIEN, lambda w: 0, lambda w: 1.5, lambda w: True],
     "SenderCache.get_and_update.item": [ALIEN, lambda w: 5],
     "ReceiverCache.get_and_update.item": [
         ALIEN, lambda w: None,
@@ -320,6 +329,9 @@ BAD: dict[str, list[Value]] = {
     "payload": [ALIEN, lambda w: {"x": 1}, lambda w: [], lambda w: self_referencing(),
                 lambda w: deep(5000)],
     "placeholders": [ALIEN, lambda w: (0, 1), lambda w: None],
+    "token_key": [ALIEN, lambda w: "absent", lambda w: 5],
+    "backoff": [ALIEN, lambda w: -1.0, lambda w: float("nan"), lambda w: True, lambda w: None],
+    "sleep": [ALIEN, lambda w: None],
     "fn": [ALIEN, lambda w: 5],
     "name": [ALIEN, lambda w: 3, lambda w: ""],
     **{knob: [ALIEN, lambda w: 1, lambda w: None] for knob in (
