@@ -67,7 +67,7 @@ from reference.items import (
     TensorTree,
     tree_nbytes,
 )
-from reference.lru import ByteLru, CacheStats, validate_budget
+from reference.lru import MIN_NODES, NODE_BYTES, ByteLru, CacheStats, validate_budget
 from reference.messages import Message, ModelInput, Outgoing, Reply, Request, RequestItem, WireItem
 from reference.pipeline import serve
 from reference.receiver import ReceiverCache, ReceiverEntry, Resolution
@@ -78,6 +78,8 @@ from reference.variants import DEFAULT_VARIANT, V0, V1, V2, V3, Variant, resolut
 __all__ = [
     "DEFAULT_VARIANT",
     "MIN_ENTRY_BYTES",
+    "MIN_NODES",
+    "NODE_BYTES",
     "V0",
     "V1",
     "V2",

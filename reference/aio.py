@@ -53,14 +53,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
-from reference.client import next_attempt, validate_max_retries
+from reference._validate import check_instance
+from reference.client import next_attempt, validate_retry
 from reference.engine import Engine
-from reference.errors import MissingMediaError, MultiModalCacheMissError
+from reference.errors import (
+    BadInputTypeError,
+    MissingMediaError,
+    MultiModalCacheMissError,
+    describe,
+)
 from reference.frontend import FrontEnd, ProbedRequest
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput, Reply, Request
-from reference.pipeline import deliver
+from reference.pipeline import check_pair, deliver
 from reference.sender import SenderCache
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant
@@ -74,6 +80,8 @@ class InlineExecutor(Executor):
     """Runs each submitted call at once, in the submitting thread (no threads at all)."""
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        if not callable(fn):
+            raise BadInputTypeError(f"got fn {describe(fn)}, expected a callable")
         future: Future[T] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -94,6 +102,8 @@ class AsyncFrontEnd:
         tags: TagSource | None = None,
         executor: Executor | None = None,
     ) -> None:
+        if executor is not None:
+            check_instance("executor", executor, Executor)
         self._front_end = FrontEnd(budget, processor, variant=variant, tags=tags)
         self._executor = executor
 
@@ -120,21 +130,23 @@ class AsyncFrontEnd:
         return self._front_end.record_probed(request, hits, processed)
 
     async def update(self, probed: ProbedRequest) -> Message:
-        """Step 3 of P0: process late misses (awaited), then update the shadow atomically."""
-        if not self.variant.late_miss_reprocess:  # V0-V2: the update asserts, as modelled
-            return self._front_end.update(probed)
-        late = [
-            item for item in probed.request.items
-            if item.identity in probed.hits and item.identity not in self.sender
-            and item.content is not None
-        ]
+        """Step 3 of P0: process late misses (awaited), then update the shadow atomically.
+
+        ``probed`` must be what ``probe`` returned, not yet updated or abandoned; anything
+        else is rejected before any processing, changing nothing."""
+        if type(probed) is not ProbedRequest:
+            check_instance("probed request", probed, ProbedRequest)
+        front_end = self._front_end
+        if not front_end._is_probed(probed) or not self.variant.late_miss_reprocess:
+            return front_end.update(probed)  # rejected there; or V0-V2: asserts, as modelled
+        late = {}
+        for item in probed.request.items:
+            if (item.identity in probed.hits and item.content is not None
+                    and item.identity not in self.sender):
+                late[item.identity] = await self._process(item.content)
         if late:
-            processed = dict(probed.processed)
-            for item in late:
-                processed[item.identity] = await self._process(item.content)
-            probed = ProbedRequest(probed.request_id, probed.request,
-                                   probed.hits - processed.keys(), processed)
-        return self._front_end.update(probed)
+            probed = front_end._with_late(probed, late)
+        return front_end.update(probed)
 
     async def prepare(self, request: Request) -> Message:
         """``probe`` then ``update``; if the update raises, the request is abandoned."""
@@ -150,6 +162,12 @@ class AsyncFrontEnd:
 
     def abandon(self, request_id: int) -> None:
         self._front_end.abandon(request_id)
+
+    def withdraw(self, message: Message) -> int:
+        return self._front_end.withdraw(message)
+
+    def _check_outstanding(self, message: Message) -> None:
+        self._front_end._check_outstanding(message)
 
     def outstanding(self) -> tuple[int, ...]:
         return self._front_end.outstanding()
@@ -172,7 +190,10 @@ class AsyncFrontEnd:
 async def serve_async(
     front_end: AsyncFrontEnd, engine: Engine, request: Request
 ) -> tuple[ModelInput, ...]:
-    """``reference.serve`` with the asyncio front end: prepare (awaited), the engine, reply."""
+    """``reference.serve`` with the asyncio front end: prepare (awaited), the engine, reply.
+    The front end, the engine and their variants are checked before anything changes."""
+    check_instance("front end", front_end, AsyncFrontEnd)
+    check_pair(front_end.variant, engine)
     return deliver(front_end, engine, await front_end.prepare(request))
 
 
@@ -184,7 +205,7 @@ async def retry_async(
     media: Mapping[str, object] | None = None,
 ) -> T:
     """``reference.retry`` for a coroutine ``send``: the same resends, awaited."""
-    validate_max_retries(max_retries)
+    validate_retry(send, request, max_retries, media)
     attempt = request
     for _ in range(max_retries):
         try:

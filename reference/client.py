@@ -14,7 +14,7 @@ from reference.errors import (
 from reference.errors import describe as _describe
 from reference.messages import Request
 
-__all__ = ["next_attempt", "retry", "validate_max_retries"]
+__all__ = ["next_attempt", "retry", "validate_max_retries", "validate_retry"]
 
 T = TypeVar("T")
 
@@ -35,7 +35,7 @@ def retry(
     against ``max_retries`` either way. Any other error propagates at once. After the last
     retry the last error propagates.
     """
-    validate_max_retries(max_retries)
+    validate_retry(send, request, max_retries, media)
     attempt = request
     for _ in range(max_retries):
         try:
@@ -43,6 +43,19 @@ def retry(
         except (MultiModalCacheMissError, MissingMediaError) as error:
             attempt = next_attempt(request, attempt, error, media)
     return send(attempt)
+
+
+def validate_retry(send: object, request: object, max_retries: object, media: object) -> None:
+    """The arguments of ``retry`` (and ``retry_async``), checked before the first send."""
+    if not callable(send):
+        raise BadInputTypeError(f"got send {_describe(send)}, expected a callable")
+    if not isinstance(request, Request):
+        raise BadInputTypeError(f"got request {_describe(request)}, expected Request")
+    validate_max_retries(max_retries)
+    if media is not None and not isinstance(media, Mapping):
+        raise BadInputTypeError(
+            f"got media {_describe(media)}, expected None or a mapping of identities to media"
+        )
 
 
 def validate_max_retries(max_retries: object) -> None:

@@ -8,7 +8,7 @@ are still cached, so that the retry only has to carry the missed ones' data to h
 
 from __future__ import annotations
 
-from reference._validate import check_instance
+from reference._validate import check_instance, check_request_id
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput
 from reference.receiver import ReceiverCache
@@ -38,6 +38,8 @@ class Engine:
         items = message.items
         if type(items) is not tuple:
             check_instance("message items", items, tuple)
+        if type(message.request_id) is not int:
+            check_request_id(message.request_id)
         resolution = self._receiver.resolve(items)
         if resolution.missed:
             raise self._receiver.miss_error(resolution.missed, request_id=message.request_id)

@@ -39,15 +39,42 @@ __all__ = [
     "UnknownIdentityError",
     "UnknownRequestError",
     "UnsupportedTensorError",
+    "describe",
+    "short",
+    "short_list",
 ]
+
+
+_IDENTITY_CHARS = 16
+_LISTED_IDENTITIES = 4
 
 
 def describe(value: object) -> str:
     """Render a rejected value for a message: its repr (shortened) and its type."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # a value whose repr fails is still described by its type
+        text = "<unprintable>"
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{text} ({type(value).__name__})"
+
+
+def short(identity: object) -> str:
+    """An identity for a message: at most 16 characters of it (a 64-hex-digit mm_hash is
+    shown as its first 13 digits and "..."); the error's attributes keep it whole."""
+    text = identity if isinstance(identity, str) else repr(identity)
+    if len(text) > _IDENTITY_CHARS:
+        text = text[:_IDENTITY_CHARS - 3] + "..."
+    return text
+
+
+def short_list(identities: Iterable[object]) -> str:
+    """Identities for a message: the first four, shortened, then how many more."""
+    listed = list(identities)
+    shown = ", ".join(short(i) for i in listed[:_LISTED_IDENTITIES])
+    more = len(listed) - _LISTED_IDENTITIES
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 class CacheError(Exception):
@@ -112,7 +139,7 @@ class MultiModalCacheMissError(CacheError, KeyError):
         where = "" if self.request_id is None else f" in request {self.request_id}"
         return (
             f"the engine has no cached tensor for {len(self.identities)} item(s){where}: "
-            f"{', '.join(self.identities)}; drop them from the sender cache and resend the data"
+            f"{short_list(self.identities)}; drop them from the sender cache and resend the data"
         )
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -133,7 +160,7 @@ class MissingMediaError(ClientError, ValueError):
     def __init__(self, identities: Iterable[str]) -> None:
         self.identities: tuple[str, ...] = tuple(identities)
         super().__init__(
-            f"got UUID-only item(s) {', '.join(self.identities)} that are not cached, "
+            f"got UUID-only item(s) {short_list(self.identities)} that are not cached, "
             "expected the media to be attached"
         )
 
@@ -150,7 +177,7 @@ class SenderCacheAssertionError(CacheError, AssertionError):
 
     def __init__(self, identity: str) -> None:
         self.identity = identity
-        super().__init__(f"expected a cached item for mm_hash={identity!r}")
+        super().__init__(f"expected a cached item for mm_hash={short(identity)!r}")
 
     def __reduce__(self) -> tuple[object, ...]:
         return (SenderCacheAssertionError, (self.identity,))
@@ -161,7 +188,7 @@ class ReceiverCacheAssertionError(CacheError, AssertionError):
 
     def __init__(self, identities: Iterable[str]) -> None:
         self.identities: tuple[str, ...] = tuple(identities)
-        super().__init__(f"expected cached items for {', '.join(self.identities)}")
+        super().__init__(f"expected cached items for {short_list(self.identities)}")
 
     def __reduce__(self) -> tuple[object, ...]:
         return (ReceiverCacheAssertionError, (self.identities,))

@@ -9,7 +9,9 @@ interleave between them (D1):
 
 ``prepare(request)`` does both at once. ``handle_reply`` closes a request: on a miss reply it
 invalidates exactly the reported identities (vllm#46747). ``abandon`` closes a request that
-was prepared but never reached the engine (D2).
+was prepared but never reached the engine, keeping what the update recorded (the protocol's
+D2); ``withdraw`` closes it and drops those records again (what ``reference.serve`` does when
+the engine rejects a message: P0 then trusts nothing P1 never received).
 
 Failure atomicity: a call that raises changes nothing. ``probe`` runs the processor before
 it records the request; ``update`` keeps the request probed until the sender cache's update
@@ -28,13 +30,15 @@ import itertools
 import threading
 from typing import NamedTuple
 
-from reference._validate import check_identities, check_instance
+from reference._validate import check_identities, check_instance, check_request_id
 from reference.errors import (
     BadInputTypeError,
+    BadInputValueError,
     MissingMediaError,
     UnknownIdentityError,
     UnknownRequestError,
     describe,
+    short,
 )
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
@@ -77,7 +81,7 @@ class FrontEnd:
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
-        if not callable(processor):
+        if not callable(processor):  # checked first: a bad processor builds nothing
             raise BadInputTypeError(
                 f"got processor {describe(processor)}, expected a callable content -> ProcessedItem"
             )
@@ -85,8 +89,7 @@ class FrontEnd:
         self._processor = processor
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._probed: set[int] = set()
-        self._updating: set[int] = set()
+        self._probed: dict[int, ProbedRequest] = {}
         self._outstanding: dict[int, frozenset[str]] = {}
 
     @property
@@ -99,26 +102,33 @@ class FrontEnd:
 
     def probe(self, request: Request) -> ProbedRequest:
         """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
-        hits = self.probe_shadow(request)
-        processor = self._processor
-        processed = {
-            item.identity: run_processor(processor, item.content)
-            for item in request.items if item.identity not in hits
-        } if len(hits) != len(request.items) else {}
-        return self.record_probed(request, hits, processed)
+        if type(request) is Request and type(request.items) is tuple and len(
+                request.items) == 1 and type(request.items[0]) is RequestItem:
+            items: tuple[RequestItem, ...] = request.items  # one item, checked inline
+            hits = self._sender.probe([items[0].identity])
+        else:
+            items = _check_request(request)
+            hits = self._sender.probe([item.identity for item in items])
+        if len(hits) == len(items):  # every item hit: nothing to process
+            processed: dict[str, ProcessedItem] = {}
+        else:
+            uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
+            if uuid_only:
+                raise MissingMediaError(uuid_only)
+            processor = self._processor
+            processed = {item.identity: run_processor(processor, item.content)
+                         for item in items if item.identity not in hits}
+        with self._lock:
+            request_id = next(self._ids)
+            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+            self._probed[request_id] = probed
+        return probed
 
     # The steps of ``probe``, for a front end that awaits between them (``AsyncFrontEnd``).
 
     def probe_shadow(self, request: Request) -> frozenset[str]:
         """Validate ``request``, probe the shadow, reject UUID-only misses; changes nothing."""
-        if type(request) is not Request:
-            check_instance("request", request, Request)
-        items = request.items
-        if type(items) is not tuple:
-            check_instance("request items", items, tuple)
-        for item in items:
-            if type(item) is not RequestItem:
-                check_instance("request item", item, RequestItem)
+        items = _check_request(request)
         hits = self._sender.probe([item.identity for item in items])
         if len(hits) != len(items):
             uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
@@ -129,49 +139,91 @@ class FrontEnd:
     def record_probed(
         self, request: Request, hits: frozenset[str], processed: dict[str, ProcessedItem]
     ) -> ProbedRequest:
-        """Give the probed request its id and record it (the only change ``probe`` makes)."""
+        """Give the probed request its id and record it (the only change ``probe`` makes).
+
+        ``hits`` and ``processed`` must split the request's identities: every identity is a
+        hit or has its processed item, not both; anything else is rejected, changing nothing.
+        """
+        _check_request(request)
+        _check_probed_parts(request, hits, processed)
         with self._lock:
             request_id = next(self._ids)
-            self._probed.add(request_id)
-        return _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+            self._probed[request_id] = probed
+        return probed
 
     @property
     def processor(self) -> Processor:
         return self._processor
 
     def update(self, probed: ProbedRequest) -> Message:
-        """Step 3 of P0: update the shadow and build the message for the engine."""
+        """Step 3 of P0: update the shadow and build the message for the engine.
+
+        ``probed`` must be what ``probe`` (or ``record_probed``) returned and not yet
+        updated or abandoned; anything else is rejected, changing nothing. The request is
+        recorded as outstanding under the same lock that takes it off the probed records
+        (one acquisition for both; if the sender cache's update raises, nothing changed and
+        the request is probed again).
+        """
         if type(probed) is not ProbedRequest:
             check_instance("probed request", probed, ProbedRequest)
-        request_id = probed.request_id
+        request_id, request, hits, processed = probed
+        items = request.items
+        # what the message will name: the request's identities (all of them hits, usually)
+        sent = hits if len(hits) == len(items) else frozenset([i.identity for i in items])
         with self._lock:
-            if request_id not in self._probed:
+            if self._probed.get(request_id) is not probed:
                 raise UnknownRequestError(
-                    f"got probed request {request_id}, expected one probed by this "
+                    f"got probed request {request_id!r}, expected one probed by this "
                     "front end and not yet updated"
                 )
-            self._probed.discard(request_id)
-            self._updating.add(request_id)
-        processed = probed.processed
-        get = processed.get
-        outgoing = tuple(
-            _new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
-            for item in probed.request.items
-        ) if processed else tuple(
-            _new_outgoing(Outgoing, (item.identity, None, item.content))
-            for item in probed.request.items
-        )
+            del self._probed[request_id]
+            self._outstanding[request_id] = sent
+        if processed:
+            get = processed.get
+            outgoing = tuple([
+                _new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
+                for item in items
+            ])
+        elif len(items) == 1:  # the common request: one item, no comprehension frame
+            outgoing = (_new_outgoing(Outgoing, (items[0].identity, None, items[0].content)),)
+        else:
+            outgoing = tuple([
+                _new_outgoing(Outgoing, (item.identity, None, item.content)) for item in items
+            ])
         try:
             wire = self._sender.update(outgoing, self._processor)
         except BaseException:
             with self._lock:  # nothing changed: the request is probed again
-                self._updating.discard(request_id)
-                self._probed.add(request_id)
+                self._outstanding.pop(request_id, None)
+                self._probed[request_id] = probed
             raise
-        with self._lock:
-            self._updating.discard(request_id)
-            self._outstanding[request_id] = frozenset([item.identity for item in wire])
         return _new_tuple(Message, (request_id, wire))
+
+    def _is_probed(self, probed: object) -> bool:
+        """Is ``probed`` the record of a request probed here and not yet updated?"""
+        request_id = getattr(probed, "request_id", None)
+        with self._lock:
+            return type(request_id) is int and self._probed.get(request_id) is probed
+
+    def _with_late(
+        self, probed: ProbedRequest, late: dict[str, ProcessedItem]
+    ) -> ProbedRequest:
+        """Replace the record ``probed`` by one that also carries ``late``, the items the
+        caller processed for probed hits the shadow lost (the asyncio front end's, awaited);
+        the update uses them only where the shadow still misses. Raises as ``update`` does
+        if ``probed`` is not a probed request of this front end."""
+        replacement = _new_tuple(ProbedRequest, (
+            probed.request_id, probed.request, probed.hits - late.keys(),
+            {**late, **probed.processed}))
+        with self._lock:
+            if self._probed.get(probed.request_id) is not probed:
+                raise UnknownRequestError(
+                    f"got probed request {probed.request_id!r}, expected one probed by this "
+                    "front end and not yet updated"
+                )
+            self._probed[probed.request_id] = replacement
+        return replacement
 
     def prepare(self, request: Request) -> Message:
         """``probe`` then ``update``, with nothing in between; if the update raises, the
@@ -190,6 +242,7 @@ class FrontEnd:
         rejected and changes nothing.
         """
         check_instance("reply", reply, Reply)
+        check_request_id(reply.request_id)
         check_instance("missed identities", reply.missed, tuple)
         missed = check_identities(reply.missed)
         with self._lock:
@@ -208,13 +261,54 @@ class FrontEnd:
             del self._outstanding[reply.request_id]
             self._sender.invalidate(missed)
 
+    def withdraw(self, message: Message) -> int:
+        """Close an outstanding request whose message P1 never received (the engine rejected
+        it, or it could not be delivered), and drop again the shadow entries it recorded
+        (``SenderCache.retract``); return how many were dropped. Unlike ``abandon`` (the
+        protocol's D2: P0 keeps them), this keeps P0 from trusting items P1 never got.
+
+        ``message`` must be the one ``update`` returned for an outstanding request; anything
+        else is rejected and changes nothing.
+        """
+        with self._lock:
+            self._sent_items(message)
+            dropped = self._sender.retract(message.items)  # validates before any change
+            del self._outstanding[message.request_id]
+            return dropped
+
+    def _check_outstanding(self, message: Message) -> None:
+        """Raise unless ``message`` is what ``update`` returned for an outstanding request."""
+        with self._lock:
+            self._sent_items(message)
+
+    def _sent_items(self, message: Message) -> None:
+        """``_check_outstanding``'s check; the caller holds ``_lock``."""
+        if type(message) is not Message:
+            check_instance("message", message, Message)
+        if type(message.request_id) is not int:
+            check_request_id(message.request_id)
+        items = message.items
+        sent = self._outstanding.get(message.request_id)
+        if sent is None:
+            raise UnknownRequestError(
+                f"got a message of request {message.request_id!r}, expected one of the "
+                f"{len(self._outstanding)} outstanding requests"
+            )
+        if type(items) is not tuple or len(items) != len(sent) or any(
+                getattr(item, "identity", None) not in sent for item in items):
+            raise BadInputValueError(
+                f"got a message of request {message.request_id} whose items are not "
+                "the ones this front end sent, expected the message update returned"
+            )
+
     def abandon(self, request_id: int) -> None:
         """Forget a request that will never get a reply (rejected after update, aborted)."""
+        check_request_id(request_id)
         with self._lock:
             if request_id in self._outstanding:
                 del self._outstanding[request_id]
             elif request_id in self._probed:
-                self._probed.discard(request_id)
+                del self._probed[request_id]
             else:
                 raise UnknownRequestError(
                     f"got request {request_id!r}, expected a probed or outstanding request"
@@ -236,3 +330,39 @@ class FrontEnd:
 
     def stats(self) -> CacheStats:
         return self._sender.stats()
+
+
+def _check_request(request: Request) -> tuple[RequestItem, ...]:
+    """``request`` a ``Request`` of a tuple of ``RequestItem`` (identities are checked where
+    they are used: the sender cache's probe); returns its items."""
+    if type(request) is not Request:
+        check_instance("request", request, Request)
+    items = request.items
+    if type(items) is not tuple:
+        check_instance("request items", items, tuple)
+    for item in items:
+        if type(item) is not RequestItem:
+            check_instance("request item", item, RequestItem)
+    return items
+
+
+def _check_probed_parts(
+    request: Request, hits: object, processed: object
+) -> None:
+    """``hits`` a frozenset and ``processed`` a dict of ``ProcessedItem`` that together name
+    each identity of ``request`` exactly once."""
+    if type(hits) is not frozenset:
+        check_instance("hits", hits, frozenset)
+    if type(processed) is not dict:
+        check_instance("processed items", processed, dict)
+    for identity, item in processed.items():  # type: ignore[attr-defined]
+        if type(item) is not ProcessedItem:
+            check_instance(f"processed item of {short(identity)!r}", item, ProcessedItem)
+    identities = check_identities([item.identity for item in request.items])
+    if len(hits) + len(processed) != len(identities) or any(  # type: ignore[arg-type]
+            (identity in hits) == (identity in processed)  # type: ignore[operator]
+            for identity in identities):
+        raise BadInputValueError(
+            "got hits and processed items that do not split the request's identities, "
+            "expected each identity a hit or processed, not both"
+        )

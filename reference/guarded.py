@@ -46,6 +46,8 @@ class GuardedCache(Generic[E]):
 
     def __contains__(self, identity: object) -> bool:
         """Probe one identity: no reordering, not counted as a lookup."""
+        if type(identity) is not str or not identity:
+            check_identity(identity)
         with self._lock:
             return identity in self._lru
 

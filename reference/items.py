@@ -17,9 +17,10 @@ Memory, decided once (both sides apply the same rules, so their charges stay equ
   and layouts other than dense strided (sparse COO/CSR/..., nested, quantized, mkldnn).
 - **A minimum charge per entry** (``MIN_ENTRY_BYTES``, 1 byte): an entry's charge is
   ``max(sum of nbytes, MIN_ENTRY_BYTES)``, so a cache of budget B holds at most B entries,
-  zero-byte ones included. Per-entry bookkeeping (the key, the entry object, the order's
-  node: about 200-300 bytes, see ``benchmarks/bench_reference.py``) is not charged: retained
-  memory is at most the budget plus that constant per entry.
+  zero-byte ones included. Bookkeeping (the key, the entry objects, the tensor objects) is
+  bounded apart from the bytes, in nodes (``entry_nodes``; ``reference.lru.NODE_BYTES``):
+  the bytes stay the protocol's (what the spec counts), and each side keeps alive at most
+  its budget in tensors plus at most its budget in bookkeeping.
 
 The charge is computed once, when a ``ProcessedItem`` is built or when the receiver caches a
 payload. An in-place edit of a tensor afterwards is not re-measured; the receiver detects it
@@ -48,13 +49,16 @@ from reference.errors import (
 )
 
 __all__ = [
+    "MAX_PAYLOAD_DEPTH",
     "MIN_ENTRY_BYTES",
     "Placeholders",
     "ProcessedItem",
     "Processor",
     "TensorTree",
     "compact_payload",
+    "copy_payload",
     "entry_charge",
+    "entry_nodes",
     "freeze_payload",
     "run_processor",
     "tensor_leaves",
@@ -68,13 +72,25 @@ by B. One byte: the spec's sizes are >= 1, so the charge of every item it models
 TensorTree: TypeAlias = Mapping[str, Union[torch.Tensor, "TensorTree"]]
 
 
+MAX_PAYLOAD_DEPTH = 32
+"""How deeply payload mappings may nest. Deeper (or a mapping that contains itself) is
+rejected with ``InvalidPayloadError`` instead of exhausting Python's recursion limit."""
+
+
 def tree_nbytes(tree: object, path: str = "") -> int:
     """Sum of the ``nbytes`` of every tensor in ``tree``; validates the whole tree.
 
     Raises ``InvalidPayloadError`` naming the first offending path: a root that is not a
-    mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping;
-    ``UnsupportedTensorError`` for a meta tensor or a layout other than dense strided.
+    mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping, mappings
+    nested more than ``MAX_PAYLOAD_DEPTH`` deep (a cycle included); ``UnsupportedTensorError``
+    for a meta tensor or a layout other than dense strided.
     """
+    if type(path) is not str:
+        raise BadInputTypeError(f"got path {describe(path)}, expected a str")
+    return _tree_nbytes(tree, path, 0)
+
+
+def _tree_nbytes(tree: object, path: str, depth: int) -> int:
     if type(tree) is not dict and not isinstance(tree, Mapping):
         where = f"payload entry {path!r}" if path else "payload"
         raise InvalidPayloadError(
@@ -85,11 +101,11 @@ def tree_nbytes(tree: object, path: str = "") -> int:
         if type(value) is torch.Tensor and type(key) is str and _supported(value):
             total += value.nbytes  # the common case, first
         else:
-            total += _entry_nbytes(key, value, path)
+            total += _entry_nbytes(key, value, path, depth)
     return total
 
 
-def _entry_nbytes(key: object, value: object, path: str) -> int:
+def _entry_nbytes(key: object, value: object, path: str, depth: int) -> int:
     """Size of one entry that is not a str-keyed tensor: a nested mapping, or an error."""
     if not isinstance(key, str):
         raise InvalidPayloadError(
@@ -100,9 +116,15 @@ def _entry_nbytes(key: object, value: object, path: str) -> int:
         _check_supported(value, child)
         return value.nbytes
     if isinstance(value, Mapping):
-        return tree_nbytes(value, child)
+        if depth >= MAX_PAYLOAD_DEPTH:
+            raise InvalidPayloadError(
+                f"got payload mappings nested deeper than {MAX_PAYLOAD_DEPTH} levels at "
+                f"{child[:60]!r}, expected at most {MAX_PAYLOAD_DEPTH} (a mapping that "
+                "contains itself is this too)"
+            )
+        return _tree_nbytes(value, child, depth + 1)
     raise InvalidPayloadError(
-        f"got payload leaf {child!r} = {describe(value)}, "
+        f"got payload leaf {child[:60]!r} = {describe(value)}, "
         "expected a torch.Tensor or a nested mapping of them"
     )
 
@@ -122,6 +144,15 @@ def _check_supported(tensor: torch.Tensor, path: str) -> None:
         f"got payload leaf {path!r} = a {kind} tensor, "
         "expected a dense strided tensor with data (torch.strided, not meta)"
     )
+
+
+def entry_nodes(tree: TensorTree) -> int:
+    """The nodes an entry of this (valid) payload takes (``reference.lru.NODE_BYTES``): one
+    for the entry, one per tensor, one per nested mapping. Both sides count alike."""
+    nodes = 1
+    for value in tree.values():
+        nodes += 1 if isinstance(value, torch.Tensor) else entry_nodes(value)
+    return nodes
 
 
 def entry_charge(nbytes: int) -> int:
@@ -146,9 +177,9 @@ def _compact(tensor: torch.Tensor) -> torch.Tensor:
 def compact_payload(tree: TensorTree) -> TensorTree:
     """``tree`` with every tensor detached and owning exactly its bytes (see the module).
 
-    Returns ``tree`` itself when nothing needed changing (no allocation on the common path);
-    otherwise a new dict with the changed leaves replaced. ``tree`` must be valid
-    (``tree_nbytes`` first).
+    Returns ``tree`` itself when nothing needed changing (no allocation on the receiver's
+    path, which freezes a copy anyway); otherwise a new dict with the changed leaves
+    replaced. ``tree`` must be valid (``tree_nbytes`` first).
     """
     changed: dict[str, torch.Tensor | TensorTree] = {}
     for key, value in tree.items():
@@ -163,6 +194,22 @@ def compact_payload(tree: TensorTree) -> TensorTree:
     if not changed:
         return tree
     return {key: changed.get(key, value) for key, value in tree.items()}
+
+
+def copy_payload(tree: TensorTree) -> TensorTree:
+    """A compact copy of the mapping structure: new dicts at every level, each tensor kept
+    as given or compacted (``compact_payload``'s rule). The processed item's own: a caller
+    that later adds, drops or replaces entries of the mapping it passed changes nothing the
+    caches record or send. ``tree`` must be valid (``tree_nbytes`` first)."""
+    copied: dict[str, torch.Tensor | TensorTree] = {}
+    for key, value in tree.items():
+        if type(value) is torch.Tensor and not value.requires_grad and _owns_exactly(value):
+            copied[key] = value
+        elif isinstance(value, torch.Tensor):
+            copied[key] = _compact(value)
+        else:
+            copied[key] = copy_payload(value)
+    return copied
 
 
 def freeze_payload(tree: TensorTree) -> TensorTree:
@@ -209,8 +256,10 @@ class Placeholders:
 class ProcessedItem:
     """What the processor makes of one multimodal item: payload, placeholders, charge.
 
-    The payload is validated, then stored compact and detached (``compact_payload``: the
-    given mapping itself when nothing needed changing). ``nbytes`` is the entry's charge,
+    The payload is validated, then stored as a copy of its mapping structure, every tensor
+    compact and detached (``copy_payload``: the tensors themselves are not copied unless
+    compaction needs it), so that a later change to the mapping given changes nothing the
+    caches record or send. ``nbytes`` is the entry's charge,
     ``entry_charge`` of the tensors' bytes, computed once here and never recomputed.
     Compared by identity: tensors have no boolean equality.
     """
@@ -218,6 +267,7 @@ class ProcessedItem:
     payload: TensorTree
     placeholders: Placeholders
     nbytes: int = field(init=False)
+    nodes: int = field(init=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.placeholders, Placeholders):
@@ -225,8 +275,9 @@ class ProcessedItem:
                 f"got placeholders {describe(self.placeholders)}, expected Placeholders"
             )
         nbytes = tree_nbytes(self.payload)
-        object.__setattr__(self, "payload", compact_payload(self.payload))
+        object.__setattr__(self, "payload", copy_payload(self.payload))
         object.__setattr__(self, "nbytes", entry_charge(nbytes))
+        object.__setattr__(self, "nodes", entry_nodes(self.payload))
 
 
 Processor: TypeAlias = Callable[[object], ProcessedItem]

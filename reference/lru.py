@@ -27,10 +27,11 @@ from __future__ import annotations
 import math
 import operator
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from reference._validate import as_collection
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
@@ -39,7 +40,25 @@ from reference.errors import (
     describe,
 )
 
-__all__ = ["ByteLru", "CacheStats", "validate_budget"]
+__all__ = ["MIN_NODES", "NODE_BYTES", "ByteLru", "CacheStats", "default_max_nodes",
+           "validate_budget"]
+
+NODE_BYTES = 1024
+"""The bookkeeping one node stands for. An entry takes ``1 + t + m`` nodes, ``t`` and ``m``
+the tensors and nested mappings of its payload (the sender, which keeps no tensors, records
+the same count so that both sides evict alike). Measured by RSS per entry of zero-byte items
+(``benchmarks/bench_reference.py``, "memory per entry"): a receiver entry about 660 bytes plus
+about 550 per tensor, a sender entry about 460 bytes; 1,024 bytes a node bounds both."""
+
+MIN_NODES = 1024
+"""The least ``max_nodes`` a cache gets, so that a small budget still holds entries (its
+bookkeeping is then at most about 1 MiB per side, whatever the budget)."""
+
+
+def default_max_nodes(budget: int) -> int:
+    """``max(budget // NODE_BYTES, MIN_NODES)``: the bookkeeping of a full cache is at most its
+    budget (for budgets of 1 MiB and more), so each side keeps at most twice its budget."""
+    return max(budget // NODE_BYTES, MIN_NODES)
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -50,9 +69,16 @@ class CacheStats:
     """A snapshot of a cache's counters (cumulative since construction) and of its size.
 
     hits/lookups count ``get`` only (a probe with ``in`` is not a lookup); evictions count
-    entries removed to make room; replacements count entries dropped by a ``put`` of the same
-    key; oversize counts items not cached because they exceed the whole budget;
-    invalidations count entries removed by ``pop``; clears count ``clear`` calls.
+    entries removed to make room (for bytes or for nodes); replacements count entries dropped
+    by a ``put`` of the same key; invalidations count entries removed by ``pop``; clears
+    count ``clear`` calls; nodes/max_nodes are the bookkeeping in use and its bound.
+
+    ``oversize`` counts items not cached because they exceed the whole budget (or take more
+    nodes than ``max_nodes``). **This is the counter a server should watch**: such an item is
+    still sent and used for its request, but never cached, so every request that carries it
+    sends and (on P0) processes it again, and a UUID-only request for it is always a client
+    error. A rising ``oversize`` means items larger than the cache: raise the budget (on both
+    sides alike) or shrink the items.
     """
 
     hits: int
@@ -65,6 +91,8 @@ class CacheStats:
     entries: int
     bytes_in_use: int
     budget: int
+    nodes: int = 0
+    max_nodes: int = 0
 
     @property
     def hit_rate(self) -> float:
@@ -92,6 +120,25 @@ def validate_budget(budget: object) -> int:
     return value
 
 
+def _hashable(key: object) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
+
+
+def _unhashable(key: object) -> BadInputTypeError:
+    return BadInputTypeError(f"got key {describe(key)}, expected a hashable key")
+
+
+def _validate_nodes(nodes: object) -> None:
+    if isinstance(nodes, bool) or not isinstance(nodes, int):
+        raise BadInputTypeError(f"got nodes {describe(nodes)}, expected an int")
+    if nodes < 1:
+        raise BadInputValueError(f"got nodes {nodes}, expected an int >= 1")
+
+
 def _validate_size(size: object) -> int:
     if isinstance(size, bool) or not isinstance(size, int):
         raise BadInputTypeError(f"got size {describe(size)}, expected an int number of bytes")
@@ -101,15 +148,32 @@ def _validate_size(size: object) -> int:
 
 
 class ByteLru(Generic[K, V]):
-    """Least-recently-used map bounded by a byte budget. Values must not be None.
+    """Least-recently-used map bounded by a byte budget and a node budget. Values must not
+    be None.
 
-    Invariants (``check_invariants``): ``_order`` and ``_sizes`` have the same keys;
-    ``_bytes_in_use`` is the sum of ``_sizes``; ``_bytes_in_use <= _budget``; every size is an
-    int in ``[0, _budget]``.
+    The byte budget is the protocol's (what the spec counts). The node budget bounds the
+    bookkeeping: ``put`` takes each entry's node count (1 unless given; see ``NODE_BYTES``)
+    and evicts least-recent entries until both fit; ``max_nodes`` defaults to
+    ``default_max_nodes(budget)``, far above what the spec's instances reach, so the bytes
+    alone decide there.
+
+    Invariants (``check_invariants``): ``_order``, ``_sizes`` and ``_nodes`` have the same
+    keys; ``_bytes_in_use`` is the sum of ``_sizes`` and at most ``_budget``;
+    ``_nodes_in_use`` is the sum of ``_nodes`` and at most ``_max_nodes``; every size is an
+    int in ``[0, _budget]``, every node count an int in ``[1, _max_nodes]``.
     """
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, max_nodes: int | None = None) -> None:
         self._budget = validate_budget(budget)
+        if max_nodes is None:
+            max_nodes = default_max_nodes(self._budget)
+        elif isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
+            raise BadInputTypeError(f"got max_nodes {describe(max_nodes)}, expected an int")
+        elif max_nodes < 1:
+            raise BadInputValueError(f"got max_nodes {max_nodes}, expected an int >= 1")
+        self._max_nodes = max_nodes
+        self._nodes: dict[K, int] = {}
+        self._nodes_in_use = 0
         self._order: OrderedDict[K, V] = OrderedDict()  # oldest first
         self._sizes: dict[K, int] = {}
         self._bytes_in_use = 0
@@ -120,6 +184,10 @@ class ByteLru(Generic[K, V]):
         self._oversize = 0
         self._invalidations = 0
         self._clears = 0
+        # True unless a subclass overrides the lookups that present/get_all inline
+        cls = type(self)
+        self._plain = cls.get is ByteLru.get and cls.__contains__ is ByteLru.__contains__
+        self._put_takes_nodes = cls.put is ByteLru.put
 
     @property
     def budget(self) -> int:
@@ -134,11 +202,17 @@ class ByteLru(Generic[K, V]):
 
     def __contains__(self, key: object) -> bool:
         """Probe: no reordering, not counted as a lookup."""
-        return key in self._order
+        try:
+            return key in self._order
+        except TypeError:
+            raise _unhashable(key) from None
 
     def get(self, key: K) -> V | None:
         """The value for ``key``, made most recent; None (a miss) if absent."""
-        value = self._order.get(key)
+        try:
+            value = self._order.get(key)
+        except TypeError:
+            raise _unhashable(key) from None
         if value is None:
             self._misses += 1
             return None
@@ -146,43 +220,129 @@ class ByteLru(Generic[K, V]):
         self._hits += 1
         return value
 
+    def present(self, keys: Sequence[K]) -> frozenset[K]:
+        """The ``keys`` present (a probe of each: no reordering, no lookup counted).
+
+        One call per request instead of one ``in`` per key; a subclass that overrides
+        ``__contains__`` is asked key by key (what it overrides is what it gets).
+        """
+        if type(keys) is not tuple and type(keys) is not list:
+            keys = as_collection("keys", keys)  # type: ignore[assignment]
+        if self._plain:
+            try:
+                if len(keys) == 1:  # the common request: one item
+                    return frozenset(keys) if keys[0] in self._order else frozenset()
+                return frozenset(filter(self._order.__contains__, keys))
+            except TypeError:
+                pass  # an unhashable key: reported by __contains__ below
+        return frozenset(filter(self.__contains__, keys))
+
+    def get_all(self, keys: Sequence[K]) -> list[V | None] | None:
+        """If every key is present: ``get`` of each, in order (each made most recent in turn
+        and counted as a hit); else None, and nothing changed (no reordering, no lookup
+        counted).
+
+        The hit path of a whole request in one call. A subclass that overrides ``get`` or
+        ``__contains__`` gets its own methods called key by key (and a ``get`` of it that
+        returns None for a key it said was present leaves that None in the list).
+        """
+        if type(keys) is not tuple and type(keys) is not list:
+            keys = as_collection("keys", keys)  # type: ignore[assignment]
+        if not self._plain:
+            if not all(map(self.__contains__, keys)):
+                return None
+            return list(map(self.get, keys))
+        order = self._order
+        try:
+            if len(keys) == 1:  # the common request: one item, no comprehension frame
+                value = order.get(keys[0])
+                if value is None:
+                    return None
+                order.move_to_end(keys[0])
+                self._hits += 1
+                return [value]
+            values: list[V | None] = [order[key] for key in keys]
+        except KeyError:
+            return None
+        except TypeError:
+            raise _unhashable(next(k for k in keys if not _hashable(k))) from None
+        move = order.move_to_end
+        for key in keys:
+            move(key)
+        self._hits += len(values)
+        return values
+
+    def peek(self, key: K) -> V | None:
+        """The value for ``key`` without reordering or counting a lookup; None if absent."""
+        try:
+            return self._order.get(key)
+        except TypeError:
+            raise _unhashable(key) from None
+
     def size_of(self, key: K) -> int | None:
         """The size recorded at insert, without reordering; None if absent."""
-        return self._sizes.get(key)
+        try:
+            return self._sizes.get(key)
+        except TypeError:
+            raise _unhashable(key) from None
 
     def touch(self, key: K) -> bool:
         """Make a present key most recent and return True; an absent key: nothing, False."""
-        if key not in self._order:
+        if not self.__contains__(key):
             return False
         self._order.move_to_end(key)
         return True
 
-    def put(self, key: K, value: V, size: int) -> bool:
+    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
         """Insert ``key`` as most recent if it fits; return whether it is now cached.
 
         Drops any old entry for ``key`` first (a replacement), then evicts least-recent
-        entries until ``size`` fits. ``size > budget``: nothing cached, no old entry left.
+        entries until ``size`` bytes and ``nodes`` nodes fit. ``size > budget`` or
+        ``nodes > max_nodes``: nothing cached (``oversize``), no old entry left.
         """
         _validate_size(size)
+        if type(nodes) is not int or nodes < 1:
+            _validate_nodes(nodes)
         if value is None:
             raise BadInputValueError("got value None, expected a cacheable value")
+        try:
+            hash(key)
+        except TypeError:
+            raise _unhashable(key) from None
         self._drop_existing(key)
-        if size > self._budget:
+        if size > self._budget or nodes > self._max_nodes:
             self._oversize += 1
             return False
-        while self._bytes_in_use + size > self._budget:
+        if len(self._nodes) != len(self._order):
+            self._recount_nodes()
+        while (self._bytes_in_use + size > self._budget
+               or self._nodes_in_use + nodes > self._max_nodes):
             self._evict_one()
         self._order[key] = value
         self._sizes[key] = size
+        self._nodes[key] = nodes
         self._bytes_in_use += size
+        self._nodes_in_use += nodes
         return True
+
+    def put_entry(self, key: K, value: V, size: int, nodes: int) -> bool:
+        """``put`` with the entry's node count: what the caches call. A subclass that
+        overrides ``put`` with the three-argument form gets ``put(key, value, size)``, and
+        its entries count one node each."""
+        if self._put_takes_nodes:
+            return self.put(key, value, size, nodes)
+        return self.put(key, value, size)
 
     def pop(self, key: K) -> V | None:
         """Remove ``key`` (an invalidation) and return its value; None if absent."""
-        value = self._order.pop(key, None)
+        try:
+            value = self._order.pop(key, None)
+        except TypeError:
+            raise _unhashable(key) from None
         if value is None:
             return None
         self._bytes_in_use -= self._sizes.pop(key)
+        self._nodes_in_use -= self._nodes.pop(key, 0)
         self._invalidations += 1
         return value
 
@@ -190,7 +350,9 @@ class ByteLru(Generic[K, V]):
         """Drop every entry; counters are kept."""
         self._order.clear()
         self._sizes.clear()
+        self._nodes.clear()
         self._bytes_in_use = 0
+        self._nodes_in_use = 0
         self._clears += 1
 
     def entries(self) -> list[tuple[K, int]]:
@@ -214,6 +376,8 @@ class ByteLru(Generic[K, V]):
             entries=len(self._order),
             bytes_in_use=self._bytes_in_use,
             budget=self._budget,
+            nodes=self._nodes_in_use,
+            max_nodes=self._max_nodes,
         )
 
     def check_invariants(self) -> None:
@@ -231,6 +395,15 @@ class ByteLru(Generic[K, V]):
             problems.append(f"bytes_in_use {self._bytes_in_use} > budget {self._budget}")
         if any(value is None for value in self._order.values()):
             problems.append("a None value is cached")
+        if self._order.keys() != self._nodes.keys():
+            problems.append("the order and the node counts hold different keys")
+        if any(type(n) is not int or not 1 <= n <= self._max_nodes
+               for n in self._nodes.values()):
+            problems.append("a node count out of [1, max_nodes]")
+        if sum(self._nodes.values()) != self._nodes_in_use:
+            problems.append(f"nodes_in_use {self._nodes_in_use} != sum of node counts")
+        if self._nodes_in_use > self._max_nodes:
+            problems.append(f"nodes_in_use {self._nodes_in_use} > max_nodes {self._max_nodes}")
         if problems:
             raise InvariantViolationError("; ".join(problems))
 
@@ -239,10 +412,19 @@ class ByteLru(Generic[K, V]):
         if old is not None:
             del self._order[key]
             self._bytes_in_use -= old
+            self._nodes_in_use -= self._nodes.pop(key, 0)
             self._replacements += 1
 
     def _evict_one(self) -> None:
         """Remove the least recent entry (the eviction policy; callers ensure non-empty)."""
         key, _ = self._order.popitem(last=False)
         self._bytes_in_use -= self._sizes.pop(key)
+        self._nodes_in_use -= self._nodes.pop(key, 0)
         self._evictions += 1
+
+    def _recount_nodes(self) -> None:
+        """Make the node counts match the entries again, after a subclass changed the order
+        without them (an entry it added counts 1 node, one it dropped none)."""
+        nodes = self._nodes
+        self._nodes = {key: nodes.get(key, 1) for key in self._order}
+        self._nodes_in_use = sum(self._nodes.values())

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeVar
 
+from reference.errors import BadInputTypeError, describe
 from reference.items import Placeholders, ProcessedItem, TensorTree
 
 __all__ = [
@@ -90,6 +91,10 @@ class Request:
 
         Items that already carry content keep it unless ``media`` names them.
         """
+        if media is not None and not isinstance(media, Mapping):
+            raise BadInputTypeError(
+                f"got media {describe(media)}, expected None or a mapping of identities to media"
+            )
         if not media:
             return self
         return Request(tuple(

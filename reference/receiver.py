@@ -33,11 +33,18 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import torch
 
-from reference._validate import check_identities, check_identity, check_instance, check_tag
+from reference._validate import (
+    as_collection,
+    check_identities,
+    check_identity,
+    check_instance,
+    check_request_id,
+    check_tag,
+)
 from reference.errors import (
     CacheError,
     InvariantViolationError,
@@ -50,12 +57,13 @@ from reference.items import (
     TensorTree,
     compact_payload,
     entry_charge,
+    entry_nodes,
     freeze_payload,
     tensor_leaves,
     tree_nbytes,
 )
 from reference.messages import ModelInput, WireItem
-from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
+from reference.variants import DEFAULT_VARIANT, Variant, ordered
 
 _TAG_LIMIT = 1 << 64
 _version_of = operator.attrgetter("_version")  # torch bumps it on every in-place operation
@@ -122,7 +130,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         one lock acquisition covers the whole request.
         """
         if type(items) is not tuple:
-            items = tuple(items)
+            items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         sizes = self._validate(items)
         count = len(items)
         with self._lock:
@@ -156,10 +164,13 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         references = sizes.count(0)
         if references in (0, len(items)) or not self._variant.references_first:
             return range(len(items))
-        return resolution_order(self._variant, [item.payload is None for item in items])
+        return ordered(self._variant, [item.payload is None for item in items])
 
     def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
         """The error for these missed identities: retryable, or V0's assertion."""
+        identities = check_identities(identities)
+        if request_id is not None and (type(request_id) is not int):
+            check_request_id(request_id)
         if not self._variant.recovers:
             return ReceiverCacheAssertionError(identities)
         return MultiModalCacheMissError(identities, request_id=request_id)
@@ -215,7 +226,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             if cached is not None and not cached.edited():
                 return cached.payload
         kept = freeze_payload(compact_payload(payload))
-        self._lru.put(item.identity, ReceiverEntry.of(kept, item.tag), size)
+        self._lru.put_entry(item.identity, ReceiverEntry.of(kept, item.tag), size,
+                           entry_nodes(kept))
         return kept
 
     def _check_entry(self, identity: str, entry: ReceiverEntry) -> None:

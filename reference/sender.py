@@ -8,38 +8,53 @@ Thread safety: the front end serves requests from several threads, and one updat
 sequence of LRU steps (touch, get, evict, insert) that keep an order, a size map and a byte
 total in step. Interleaved without a lock they corrupt each other (D6: lost entries, a byte
 total that no longer matches, eviction of a key that another thread just removed). Every
-public method therefore holds ``_lock`` for its whole duration, so that each call is atomic.
-Late-miss reprocessing (V3) calls the processor under the lock: it is the rare path, and it
-keeps the request's update atomic; the processor must not call back into this cache.
+public method therefore holds ``_lock`` while it reads or changes the LRU, so that each call
+is atomic.
 
-Failure atomicity: ``update`` validates its whole input, then, under the lock and before
-touching anything, runs the processor on every late miss (V3: with references first, the
-late misses are exactly the probed hits absent when the lock is taken). A processor that
-raises, or returns something that is not a ``ProcessedItem``, therefore leaves the shadow
-exactly as it was. (A variant that reprocesses late misses but resolves in request order can
-also lose a hit to the request's own inserts; that late miss is processed where it is met.)
+No user code under the lock: V3's late-miss reprocessing (a probed hit the shadow lost by the
+update) runs the processor with the lock released, then takes the lock again and looks
+afresh. What changed meanwhile is met as the spec's late miss is: a hit lost meanwhile is
+processed in the next round (each round processes at least one more item, so the rounds are
+at most one per item), an identity recorded meanwhile is now a hit and is sent as a reference
+to that entry. The processor may take seconds or call back into the cache or the front end.
+(A variant that reprocesses late misses but resolves in request order, which none of V0-V3
+does, can also lose a hit to the request's own inserts; that late miss is met mid-update and
+processed there, under the lock.)
 
-Cost: one lock acquisition per call (``update`` covers a whole request); the per-item hit
-path (``in``, ``touch``, ``get_and_update``) validates with ``type() is`` tests and builds
-nothing but the wire item.
+Failure atomicity: ``update`` validates its whole input, and processes every late miss before
+it touches anything (V3: with references first, the late misses are exactly the probed hits
+absent when the lock is taken). A processor that raises, or returns something that is not a
+``ProcessedItem``, therefore leaves the shadow exactly as it was.
+
+Cost: one lock acquisition per call (``update`` covers a whole request; one more per round
+of late-miss processing); the per-item hit path (``in``, ``touch``, ``get_and_update``)
+validates with ``type() is`` tests and builds nothing but the wire item.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from reference._validate import check_identities, check_identity, check_instance
+from reference._validate import (
+    as_collection,
+    check_identities,
+    check_identity,
+    check_instance,
+)
 from reference.errors import (
+    BadInputTypeError,
     BadInputValueError,
     MissingMediaError,
     SenderCacheAssertionError,
+    describe,
 )
 from reference.guarded import GuardedCache
 from reference.items import Placeholders, ProcessedItem, Processor, run_processor
 from reference.messages import Outgoing, WireItem
 from reference.tags import TagSource
-from reference.variants import DEFAULT_VARIANT, Variant, resolution_order
+from reference.variants import DEFAULT_VARIANT, Variant, ordered
 
 __all__ = ["SenderCache", "ShadowEntry"]
 
@@ -64,14 +79,20 @@ class SenderCache(GuardedCache[ShadowEntry]):
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
+        if tags is not None:
+            check_instance("tags", tags, TagSource)
         super().__init__(budget, variant)
         self._tags = tags if tags is not None else TagSource()
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
         """The identities (of one request) that the shadow holds; nothing is reordered."""
-        checked = check_identities(identities)
+        if type(identities) is list and len(identities) == 1 and (
+                type(identities[0]) is str and identities[0]):
+            checked: Sequence[str] = identities  # the common request, checked inline
+        else:
+            checked = check_identities(identities)
         with self._lock:
-            return frozenset(filter(self._lru.__contains__, checked))
+            return self._lru.present(checked)
 
     def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
@@ -100,38 +121,69 @@ class SenderCache(GuardedCache[ShadowEntry]):
         Atomic with respect to other calls; one lock acquisition.
         """
         if type(outgoing) is not tuple:
-            outgoing = tuple(outgoing)
-        _validate_outgoing(outgoing)
-        with self._lock:
-            lru = self._lru
-            present = list(map(lru.__contains__, [each.identity for each in outgoing]))
-            if not all(present) and any(
-                each.item is None for each, held in zip(outgoing, present, strict=True)
-                if not held
-            ):
+            outgoing = cast("tuple[Outgoing, ...]", as_collection("outgoing items", outgoing))
+        if len(outgoing) == 1 and type(outgoing[0]) is Outgoing and outgoing[0][1] is None and (
+                type(outgoing[0][0]) is str and outgoing[0][0]):
+            identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
+        else:
+            identities = _validate_outgoing(outgoing)
+        if process is not None and not callable(process):
+            raise BadInputTypeError(
+                f"got process {describe(process)}, expected None or a callable "
+                "content -> ProcessedItem"
+            )
+        stuck = False
+        while True:  # ends: each round returns, or processes at least one more late miss
+            with self._lock:
+                lru = self._lru
+                # The hit path: every item hit, references in request order. No touch pass:
+                # with nothing inserted, nothing is evicted, and the gets in request order
+                # leave the LRU order that "touch all, then get each" leaves.
+                entries = lru.get_all(identities)
+                if entries is not None:
+                    return self._references(outgoing, identities, entries, process)
+                present = list(map(lru.__contains__, identities))
+                late = frozenset([each.identity for each, held in zip(
+                    outgoing, present, strict=True) if not held and each.item is None])
+                if not late or stuck or not self._variant.late_miss_reprocess:
+                    return self._resolve(outgoing, present, process)
                 self._reject_unprocessable_late_misses(outgoing, process)
-                outgoing = self._reprocess_late_misses(outgoing, process)
-            update_one = self._update_one
-            if all(present):  # every item hit (the hit path): references, in request order.
-                # No touch pass: with nothing inserted, nothing is evicted, and the gets in
-                # request order leave the LRU order that "touch all, then get each" leaves.
-                get = lru.get
-                wire_items: list[WireItem] = []
-                for identity, _, _ in outgoing:
-                    entry = get(identity)
-                    wire_items.append(
-                        _new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
-                        if entry is not None else update_one(outgoing[len(wire_items)], process)
-                    )
-                return tuple(wire_items)
-            touch = lru.touch
-            for each in outgoing:
-                touch(each.identity)
-            if not self._variant.references_first or not any(present):
-                return tuple([update_one(each, process) for each in outgoing])
-            wire: list[WireItem | None] = [None] * len(outgoing)
-            for index in resolution_order(self._variant, present):
-                wire[index] = update_one(outgoing[index], process)
+            # The processor is user code: run it outside the lock (it may take seconds, or
+            # call back into this cache), then look again: what changed meanwhile is met
+            # as the spec's late miss is (a hit lost meanwhile is processed in the next
+            # round; an item recorded meanwhile is now a hit, sent as a reference).
+            processed = self._reprocess_late_misses(outgoing, late, process)
+            stuck = processed is outgoing  # nothing processed: resolve as things are
+            outgoing = processed
+
+    def _references(
+        self, outgoing: tuple[Outgoing, ...], identities: list[str],
+        entries: list[ShadowEntry | None], process: Processor | None,
+    ) -> tuple[WireItem, ...]:
+        """The hit path's wire items, from the entries ``get_all`` returned."""
+        if len(entries) == 1 and entries[0] is not None:
+            entry = entries[0]
+            return (_new_tuple(WireItem, (identities[0], None, entry.placeholders, entry.tag)),)
+        return tuple([  # (None only from an LRU whose get lost a present key: a subclass)
+            _new_tuple(WireItem, (each[0], None, entry.placeholders, entry.tag))
+            if entry is not None else self._update_one(each, process)
+            for each, entry in zip(outgoing, entries, strict=True)
+        ])
+
+    def _resolve(
+        self, outgoing: tuple[Outgoing, ...], present: list[bool], process: Processor | None
+    ) -> tuple[WireItem, ...]:
+        """Touch every identity, then resolve each item (``resolution_order``); the caller
+        holds the lock and has processed every late miss it could."""
+        update_one = self._update_one
+        touch = self._lru.touch
+        for each in outgoing:
+            touch(each.identity)
+        if not self._variant.references_first or not any(present):
+            return tuple([update_one(each, process) for each in outgoing])
+        wire: list[WireItem | None] = [None] * len(outgoing)
+        for index in ordered(self._variant, present):
+            wire[index] = update_one(outgoing[index], process)
         return tuple(wire)  # type: ignore[arg-type]  # every index was resolved
 
     def invalidate(self, identities: Iterable[str]) -> int:
@@ -139,6 +191,31 @@ class SenderCache(GuardedCache[ShadowEntry]):
         checked = check_identities(identities)
         with self._lock:
             return sum(self._lru.pop(identity) is not None for identity in checked)
+
+    def retract(self, items: Sequence[WireItem]) -> int:
+        """Drop the entries these wire items recorded (their payloads never reached P1):
+        each payload item's entry if it is still the one the item recorded (tagged variants:
+        the same tag; untagged ones cannot tell, and drop it, which is always safe).
+        References are left alone. Returns how many entries were dropped."""
+        if type(items) is not tuple:
+            items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
+        tagged = self._variant.tagged
+        for item in items:
+            if type(item) is not WireItem:
+                check_instance("wire item", item, WireItem)
+            if type(item.identity) is not str or not item.identity:
+                check_identity(item.identity)
+        with self._lock:
+            lru = self._lru
+            dropped = 0
+            for item in items:
+                if item.payload is None:
+                    continue
+                entry = lru.peek(item.identity)
+                if entry is not None and (not tagged or entry.tag == item.tag):
+                    lru.pop(item.identity)
+                    dropped += 1
+            return dropped
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""
@@ -159,7 +236,8 @@ class SenderCache(GuardedCache[ShadowEntry]):
 
     def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
         tag = self._new_tag()
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), item.nbytes)
+        self._lru.put_entry(identity, ShadowEntry(item.placeholders, tag), item.nbytes,
+                           item.nodes)
         return _new_tuple(WireItem, (identity, item.payload, item.placeholders, tag))
 
     def _new_tag(self) -> int | None:
@@ -176,20 +254,18 @@ class SenderCache(GuardedCache[ShadowEntry]):
         return run_processor(process, outgoing.content)
 
     def _reprocess_late_misses(
-        self, outgoing: tuple[Outgoing, ...], process: Processor | None
+        self, outgoing: tuple[Outgoing, ...], late: frozenset[str], process: Processor | None
     ) -> tuple[Outgoing, ...]:
-        """V3: process every late miss now, before any change; a raise changes nothing."""
-        if not self._variant.late_miss_reprocess or process is None:
-            return outgoing
-        lru = self._lru
-        if all(o.item is not None or o.identity in lru for o in outgoing):
+        """V3: process the late misses ``late`` (probed hits the shadow no longer holds),
+        without the lock; returns ``outgoing`` with their processed items. A raise changes
+        nothing. ``outgoing`` itself if there is nothing to process."""
+        if not self._variant.late_miss_reprocess or process is None or not late:
             return outgoing
         late_miss = self._late_miss  # the one method that reads the knob
-        return tuple(
-            o if o.item is not None or o.identity in lru
-            else Outgoing(o.identity, late_miss(o, process), o.content)
+        return tuple([
+            Outgoing(o.identity, late_miss(o, process), o.content) if o.identity in late else o
             for o in outgoing
-        )
+        ])
 
     def _reject_unprocessable_late_misses(
         self, outgoing: Sequence[Outgoing], process: Processor | None
@@ -205,9 +281,10 @@ class SenderCache(GuardedCache[ShadowEntry]):
             raise _no_processor([o.identity for o in late])
 
 
-def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> None:
-    """Every element an ``Outgoing`` with a valid identity and item, no identity twice."""
-    seen: set[str] = set()
+def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
+    """Every element an ``Outgoing`` with a valid identity and item, no identity twice;
+    returns the identities, in order."""
+    identities: list[str] = []
     for each in outgoing:
         if type(each) is not Outgoing:
             check_instance("outgoing item", each, Outgoing)
@@ -216,9 +293,10 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> None:
             check_identity(identity)
         if item is not None and type(item) is not ProcessedItem:
             check_instance("item", item, ProcessedItem)
-        seen.add(identity)
-    if len(seen) != len(outgoing):
-        check_identities(each.identity for each in outgoing)
+        identities.append(identity)
+    if len(identities) > 1 and len(set(identities)) != len(identities):
+        check_identities(identities)
+    return identities
 
 
 def _no_processor(identities: list[str]) -> BadInputValueError:

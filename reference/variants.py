@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reference.errors import BadInputTypeError, describe
+
 __all__ = ["DEFAULT_VARIANT", "V0", "V1", "V2", "V3", "Variant", "resolution_order"]
 
 
@@ -48,6 +50,15 @@ class Variant:
     late_miss_reprocess: bool
     recovers: bool = True
 
+    def __post_init__(self) -> None:
+        if type(self.name) is not str or not self.name:
+            raise BadInputTypeError(f"got variant name {describe(self.name)}, expected a str")
+        for knob in ("payload_wins", "tagged", "references_first", "late_miss_reprocess",
+                     "recovers"):
+            value = getattr(self, knob)
+            if type(value) is not bool:
+                raise BadInputTypeError(f"got {knob} {describe(value)}, expected a bool")
+
     def __str__(self) -> str:
         return self.name
 
@@ -69,6 +80,18 @@ def resolution_order(variant: Variant, is_reference: Sequence[bool]) -> list[int
     With ``references_first`` the references come first, then the payloads, each group in
     request order (a stable partition); otherwise plain request order.
     """
+    if not isinstance(variant, Variant):
+        raise BadInputTypeError(f"got variant {describe(variant)}, expected a Variant")
+    if isinstance(is_reference, (str, bytes)) or not isinstance(is_reference, Sequence) or any(
+            type(flag) is not bool for flag in is_reference):
+        raise BadInputTypeError(
+            f"got is_reference {describe(is_reference)}, expected a sequence of bools"
+        )
+    return ordered(variant, is_reference)
+
+
+def ordered(variant: Variant, is_reference: Sequence[bool]) -> list[int]:
+    """``resolution_order`` on arguments the caller guarantees (the caches' hot path)."""
     indices = range(len(is_reference))
     if not variant.references_first:
         return list(indices)

@@ -154,7 +154,7 @@ def test_the_late_miss_test_fails_on_the_old_order() -> None:
     late miss's processor ran, leaves the shadow changed."""
 
     class ProcessingMidUpdate(SenderCache):
-        def _reprocess_late_misses(self, outgoing: tuple[Outgoing, ...],
+        def _reprocess_late_misses(self, outgoing: tuple[Outgoing, ...], late: frozenset[str],
                                    process: Callable[[object], ProcessedItem] | None
                                    ) -> tuple[Outgoing, ...]:
             return outgoing  # late misses met (and processed) inside the per-item loop

@@ -60,10 +60,13 @@ def test_a_view_is_stored_as_a_compact_copy_charged_its_own_bytes() -> None:
 
 
 def test_a_tensor_that_owns_its_storage_is_kept_as_given() -> None:
+    """The tensor is not copied; the mapping is (the item's own, so that the caller changing
+    its dict later changes nothing recorded or sent: tests/reference/test_ref_pair.py)."""
     tensor = torch.zeros(8)
     payload = {"x": tensor}
     item = ProcessedItem(payload, Placeholders(0, 1))
-    assert item.payload is payload and item.payload["x"] is tensor  # no copy, no new dict
+    assert item.payload["x"] is tensor and item.payload == payload
+    assert item.payload is not payload
 
 
 def test_an_expanded_tensor_is_materialised_and_charged_what_it_then_owns() -> None:
@@ -284,3 +287,37 @@ def test_an_engine_message_with_an_unsupported_tensor_changes_nothing() -> None:
     with pytest.raises(UnsupportedTensorError):
         engine.receive(message)
     assert snapshot(engine.receiver) == before
+
+
+def test_the_node_budget_bounds_entries_and_is_an_invariant() -> None:
+    """Each entry takes 1 + tensors + nested mappings nodes; ``max_nodes`` bounds their sum:
+    least-recent entries are evicted for nodes as for bytes, an entry of more nodes than the
+    whole bound is not cached (``oversize``), and ``check_invariants`` reports a node count
+    that no longer adds up (a check that can fail)."""
+    from reference import ByteLru, InvariantViolationError
+    lru: ByteLru[str, str] = ByteLru(1 << 20, max_nodes=6)
+    for key in "abcd":
+        lru.put(key, key, 0, 2)
+    assert [k for k, _ in lru.entries()] == ["b", "c", "d"] and lru.stats().evictions == 1
+    assert lru.stats().nodes == 6 and lru.stats().max_nodes == 6
+    assert not lru.put("big", "big", 0, 7) and lru.stats().oversize == 1
+    lru.check_invariants()
+    lru._nodes_in_use = 5  # a corrupted count
+    with pytest.raises(InvariantViolationError, match="nodes_in_use 5 != sum of node counts"):
+        lru.check_invariants()
+
+
+def test_both_sides_count_nodes_alike_and_stay_mirrored_under_the_node_bound() -> None:
+    """600 zero-byte one-tensor items (2 nodes each) through a small budget: the node bound
+    (MIN_NODES = 1,024) keeps 512 entries, the same ones on both sides."""
+    from reference import MIN_NODES
+    front_end = FrontEnd(1 << 10, lambda c: ProcessedItem(
+        {"x": torch.zeros(0), "nested": {"y": torch.zeros(0)}}, Placeholders(0, 1)))
+    engine = Engine(1 << 10)
+    for index in range(600):
+        serve(front_end, engine, Request((RequestItem(f"k{index}", index),)))
+    assert front_end.sender._lru._nodes == engine.receiver._lru._nodes
+    assert front_end.sender.entries() == engine.receiver.entries()
+    assert engine.stats().entries == MIN_NODES // 4  # entry + x + nested + y = 4 nodes
+    engine.receiver.check_invariants()
+    front_end.sender.check_invariants()
