@@ -1,4 +1,4 @@
-"""States per second of the exhaustive explorer, against a naive breadth-first search.
+"""States per CPU-second of the exhaustive explorer, against a naive breadth-first search.
 
 Both search the same cells of the explorer's instance (`model_checks.explore.instance`) with
 `spec.enabled` and `spec.step`: the naive search keeps a set of states and nothing else; the
@@ -6,40 +6,48 @@ explorer also renames processing ids and interchangeable identities (its two red
 stores every edge, and then judges every property and lemma on the complete graph; the
 `nosym` columns build the same graph without identity symmetry (same run, same machine).
 Printed per cell: states, edges, diameter, and the medians of `--repeat` runs (states per
-second, and seconds to build and judge the whole cell); never asserted.
+CPU-second, process time, and CPU seconds to build and judge the whole cell); never
+asserted. CPU time, not wall time: other processes on a shared machine slow the wall clock.
+
+`--memory` adds bytes per stored state (tracemalloc, traced allocations of one build): the
+graph right after the search, holding its states for the judge (`held`); the graph at rest,
+after `release_states` (`rest`: fingerprints and arrays, states rebuilt on demand); the
+peak of a lean search (`keep_states=False`) and the peak while judging.
+
+`--baseline DIR` runs the same cells, in the same run, on the tree at DIR (a checkout of
+another commit, e.g. `git worktree add /tmp/base 7e0d98c`, the commit this script's
+baseline figures below were taken at) in a subprocess, alternating with this tree, and
+prints the ratios of the medians (`now / base` for rates, `base / now` for seconds and
+bytes). A baseline tree older than the lean graph has no `--memory` split: its one figure
+is its graph after the search, which kept every state.
 
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7] [--repeat 3]
-        [--por-cells V2_D1_D7@3,V3_D1_D7@3]
+        [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3]
 
 The POR table decides whole cells (`--por-cells`, `@N` requests) with and without
 partial-order reduction in the same run: states, and the median CPU seconds
 (`time.process_time`) to build and judge every property and lemma; the reduced column adds
 the bounded unreduced search that keeps counterexamples shortest (`reduction/judging.py`).
 
-Measured 2026-11-30 (issue-11P), one session, 2 cores shared with three other engineers
-(load average 8-9), `--repeat 3`, medians. "before": this script at main 54d0969 (processing
-renaming only); "after": identity symmetry and the inner-loop changes; "nosym": the same
-code with `symmetry=False`, in the same run as "after". Seconds = build + judge every
-property and lemma.
-
-    cell        before states  s     after states  s     nosym states  s
-    V2_D3             943     0.20          472   0.15          943   0.23
-    V3_D7            1381     0.26          691   0.16         1381   0.27
-    V1_D6            4723     1.51         2362   0.71         4723   1.07
-    V2_D7_D10        3765     1.28         1883   0.64         3765   0.85
-    V1_D8           57286    15.8          9598   3.23        57286  19.4
-
-Identity symmetry halves the states with two interchangeable identities and divides them by
-six with three (D8's a, b, c), and the time by 1.3-2.1 and 4.9; the inner-loop changes alone
-(nosym against before: 0.8-1.5x) are within the noise of this load.
+Baseline, measured with `--repeat 3 --memory --baseline` against 7e0d98c (2 cores shared
+with other sessions, load 8-10; CPU seconds are far steadier than wall seconds there):
+see docs/explore.md, "Speed and memory", for the table and what limits it.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import inspect
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
+import tracemalloc
 from collections import deque
+from pathlib import Path
 
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
@@ -96,48 +104,145 @@ def por_table(cells: list[str], repeat: int) -> None:
               f"{por:9.2f} {plain / por:6.2f}")
 
 
+def measure(label: str, repeat: int, memory: bool) -> dict[str, float]:
+    """One cell's figures: medians of `repeat` runs, CPU seconds (process time)."""
+    config = _config(label)
+    naive_s, build_s, total_s, plain_s = [], [], [], []
+    for _ in range(repeat):
+        started = time.process_time()
+        naive_states, _ = naive(config)
+        naive_s.append(time.process_time() - started)
+        started = time.process_time()
+        graph = build(config)
+        build_s.append(time.process_time() - started)
+        judge_all(graph)
+        total_s.append(time.process_time() - started)
+        started = time.process_time()
+        plain = build(config, symmetry=False)
+        judge_all(plain)
+        plain_s.append(time.process_time() - started)
+    states = len(graph.states)
+    figures: dict[str, float] = {
+        "naive states": naive_states, "naive st/s": naive_states / statistics.median(naive_s),
+        "states": states, "edges": graph.steps_taken, "diameter": graph.diameter,
+        "build st/s": states / statistics.median(build_s),
+        "+judge st/s": states / statistics.median(total_s),
+        "s total": statistics.median(total_s),
+        "nosym states": len(plain.states), "nosym s": statistics.median(plain_s),
+    }
+    if memory:
+        figures.update(bytes_per_state(config))
+    return figures
+
+
+def bytes_per_state(config: Config) -> dict[str, float]:
+    """Traced bytes per state: the graph after the search (`held`), at rest (`rest`), the
+    peak of a lean search and the peak while judging (a tree without the lean graph: `held`
+    only, its graph as the search left it)."""
+    lean = "keep_states" in inspect.signature(build).parameters
+    judge_all(build(config))  # warm: configuration tables, interned names, imports
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    graph = build(config)
+    gc.collect()
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    judge_all(graph)
+    _, judge_peak = tracemalloc.get_traced_memory()
+    figures = {"B held": held - base, "B judge peak": judge_peak - base}
+    if lean:
+        graph.release_states()
+        gc.collect()
+        figures["B rest"] = tracemalloc.get_traced_memory()[0] - base
+        del graph
+        gc.collect()
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        graph = build(config, keep_states=False)
+        figures["B lean peak"] = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return {name: value / len(graph.states) for name, value in figures.items()}
+
+
+COLUMNS = ("naive states", "naive st/s", "states", "edges", "diameter", "build st/s",
+           "+judge st/s", "s total", "nosym states", "nosym s")
+MEMORY = ("B held", "B rest", "B lean peak", "B judge peak")
+HIGHER_IS_BETTER = ("naive st/s", "build st/s", "+judge st/s")
+
+
+def _row(label: str, figures: dict[str, float], columns: tuple[str, ...]) -> str:
+    cells = []
+    for name in columns:
+        value = figures.get(name)
+        width = max(len(name), 7)
+        if value is None:
+            cells.append(f"{'-':>{width}s}")
+        elif name in ("s total", "nosym s"):
+            cells.append(f"{value:{width}.2f}")
+        else:
+            cells.append(f"{value:{width}.0f}")
+    return f"{label:14s} " + " ".join(cells)
+
+
+def _ratio(name: str, now: float | None, base: float | None) -> str:
+    if not now or not base or name in ("states", "edges", "diameter", "naive states",
+                                       "nosym states"):
+        return ""
+    factor = now / base if name in HIGHER_IS_BETTER else base / now
+    return f"{name} {factor:.2f}x"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--cells", default=",".join(DEFAULT_CELLS))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory", action="store_true",
+                        help="also bytes per stored state (tracemalloc)")
+    parser.add_argument("--baseline", type=Path,
+                        help="a checkout of another commit to measure in the same run")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # baseline
     parser.add_argument("--por-cells", default=",".join(DEFAULT_POR_CELLS),
                         help="cells (@N: N requests) decided with and without partial-order "
                              "reduction; empty: none")
     args = parser.parse_args()
-    if args.cells:
-        main_table(args.cells.split(","), args.repeat)
-    if args.por_cells:
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    if args.baseline is not None and not (args.baseline / "spec" / "__init__.py").exists():
+        parser.error(f"--baseline {args.baseline}: no spec/ package there; give a checkout")
+    columns = COLUMNS + (MEMORY if args.memory else ())
+    if not args.json:
+        print(f"{'cell':14s} " + " ".join(f"{c:>7s}" for c in columns))
+    for label in filter(None, args.cells.split(",")):
+        if args.baseline is not None:
+            base = _baseline(args.baseline, label, args.repeat, args.memory)
+            print(_row(f"{label} base", base, columns), flush=True)
+        figures = measure(label, args.repeat, args.memory)
+        if args.json:
+            print(json.dumps(figures))
+            continue
+        print(_row(label, figures, columns), flush=True)
+        if args.baseline is not None:
+            ratios = [_ratio(c, figures.get(c), base.get(c)) for c in columns]
+            if args.memory and "B rest" not in base:  # a baseline that kept every state
+                ratios += [f"stored state (base held / rest) "
+                           f"{base['B held'] / figures['B rest']:.1f}x",
+                           f"search peak (base held / lean peak) "
+                           f"{base['B held'] / figures['B lean peak']:.1f}x"]
+            print(f"{'':14s} " + ", ".join(r for r in ratios if r), flush=True)
+    if args.por_cells and not args.json:
         por_table(args.por_cells.split(","), args.repeat)
 
 
-def main_table(cells: list[str], repeat: int) -> None:
-    print(f"{'cell':12s} {'naive st':>8s} {'naive st/s':>10s} {'states':>7s} {'edges':>7s} "
-          f"{'diam':>4s} {'build st/s':>10s} {'+judge st/s':>11s} {'s total':>7s} "
-          f"{'nosym st':>8s} {'nosym s':>7s}")
-    for label in cells:
-        config = _config(label)
-        naive_times, build_times, total_times, plain_times = [], [], [], []
-        for _ in range(repeat):
-            started = time.perf_counter()
-            naive_states, _ = naive(config)
-            naive_times.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            graph = build(config)
-            build_times.append(time.perf_counter() - started)
-            judge_all(graph)
-            total_times.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            plain = build(config, symmetry=False)
-            judge_all(plain)
-            plain_times.append(time.perf_counter() - started)
-        states = len(graph.states)
-        naive_rate = naive_states / statistics.median(naive_times)
-        print(f"{label:12s} {naive_states:8d} {naive_rate:10.0f} "
-              f"{states:7d} {graph.steps_taken:7d} {graph.diameter:4d} "
-              f"{states / statistics.median(build_times):10.0f} "
-              f"{states / statistics.median(total_times):11.0f} "
-              f"{statistics.median(total_times):7.2f} "
-              f"{len(plain.states):8d} {statistics.median(plain_times):7.2f}")
+def _baseline(tree: Path, label: str, repeat: int, memory: bool) -> dict[str, float]:
+    """The same measurement on another tree: this script in a subprocess whose PYTHONPATH
+    puts the tree's spec and model_checks first (the script's own folder holds neither)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--json", "--cells", label,
+               "--repeat", str(repeat), *(["--memory"] if memory else [])]
+    env = dict(os.environ, PYTHONPATH=str(tree.resolve()))
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 if __name__ == "__main__":

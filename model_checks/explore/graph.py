@@ -117,6 +117,8 @@ class Graph:
     renamings: list[Renaming | None] = field(default_factory=lambda: [None])
     """The interned identity renamings (code 0: none)."""
     _held: list[State] | None = field(default=None, repr=False)
+    _held_edges: list[list[tuple[Action, int]]] | None = field(default=None, repr=False)
+    """While states are held, every state's edge list too (the judge reads each many times)."""
     _cache: dict[int, State] = field(default_factory=dict, repr=False)
     _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
 
@@ -160,11 +162,16 @@ class Graph:
         return max(self.depth, default=0)
 
     @property
-    def states(self) -> StateView:
-        return StateView(self)
+    def states(self) -> Sequence[State]:
+        """Every state, in number order: the held list while states are held (read it, never
+        change it), else a view that rebuilds them."""
+        return self._held if self._held is not None else StateView(self)
 
     @property
-    def edges(self) -> EdgeView:
+    def edges(self) -> Sequence[list[tuple[Action, int]]]:
+        """Every state's (action, target) edges: lists made once while states are held."""
+        if self._held is not None:
+            return self._held_edge_lists()
         return EdgeView(self)
 
     @property
@@ -173,6 +180,16 @@ class Graph:
 
     def out_edges(self, index: int) -> list[tuple[Action, int]]:
         """Every (action, target) of state `index`, in `enabled`'s order."""
+        if self._held is not None:
+            return self._held_edge_lists()[index]
+        return self._edge_list(index)
+
+    def _held_edge_lists(self) -> list[list[tuple[Action, int]]]:
+        if self._held_edges is None:
+            self._held_edges = [self._edge_list(i) for i in range(self.size)]
+        return self._held_edges
+
+    def _edge_list(self, index: int) -> list[tuple[Action, int]]:
         if index + 1 >= len(self.edge_start):
             return []  # not expanded (the state limit cut the search before it)
         actions, targets = self.actions, self.edge_target
@@ -223,6 +240,7 @@ class Graph:
         """Drop the states held (`build(keep_states=True)`): from now on they are rebuilt on
         demand from the arrays."""
         self._held = None
+        self._held_edges = None
         self._undone.clear()
 
     @contextmanager
@@ -315,6 +333,9 @@ class StateView(Sequence[State]):
     @overload
     def __getitem__(self, index: slice) -> list[State]: ...
     def __getitem__(self, index: int | slice) -> State | list[State]:
+        held = self._graph._held
+        if held is not None:
+            return held[index]
         if isinstance(index, slice):
             wanted = range(self._graph.size)[index]
             if not wanted:
