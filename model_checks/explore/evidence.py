@@ -14,7 +14,9 @@ them), never merged. The break's instance is the trace's own configuration in wo
 (`instance.describe`): Z3's, Hypothesis's or a scenario's, not a rung of the lattice ladder.
 Environments outside the lattice's drift sources (`D5-router`) are skipped. The pair cells'
 hand-built witnesses (`model_checks.pair_witnesses`) are evidence too, checker
-`pair-witness`, made into traces on the matrix's instance of their pair.
+`pair-witness`, made into traces on the matrix's instance of their pair. A folder (or file)
+of replayable trace files is evidence too (a lattice run's witnesses, say), each under the
+checker, variant, environment and property its `#meta` names.
 """
 
 from __future__ import annotations
@@ -81,6 +83,15 @@ def pair_witnesses() -> list[Break | str]:
     return made
 
 
+def _trace_file(path: Path) -> dict[str, Any] | None:
+    """The trace in `path` if it is a replayable trace file (it has `#meta`), else None."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "#meta" in data else None
+
+
 def gather(paths: Iterable[Path]) -> list[Break]:
     """The replayed breaks of every counterexample record under `paths` and of the pair
     cells' witnesses, shortest first."""
@@ -88,11 +99,21 @@ def gather(paths: Iterable[Path]) -> list[Break]:
     drift_ids = {d.value for d in Drift}
     by_path: dict[str, list[VerdictRecord]] = {}
     checkers: dict[tuple[str, tuple[str, ...], str], set[str]] = {}
+    loose: list[Break] = []
     for path in paths:
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
         if not path.exists():
             raise ValueError(f"--evidence {path}: no such file or folder")
         for file in files:
+            trace = _trace_file(file)
+            if trace is not None:  # a replayable trace file, not a records file
+                meta = trace["#meta"]
+                if set(meta.get("environment", [])) <= drift_ids:
+                    made = replayed_break(trace, meta["variant"], meta["property"],
+                                          tuple(meta["environment"]),
+                                          str(meta.get("checker", "?")), file.as_posix())
+                    (loose.append if isinstance(made, Break) else rejected.append)(made)  # type: ignore[arg-type]
+                continue
             try:
                 records = read_records(file)
             except (OSError, ValueError, KeyError, TypeError) as error:
@@ -104,7 +125,7 @@ def gather(paths: Iterable[Path]) -> list[Break]:
                 checkers.setdefault(cell, set()).add(r.checker)
                 if r.counterexample_path:
                     by_path.setdefault(r.counterexample_path, []).append(r)
-    found: list[Break] = []
+    found: list[Break] = list(loose)
     for trace_path, group in sorted(by_path.items()):
         first = group[0]
         try:
