@@ -19,7 +19,7 @@ Usage, the front end, the engine and the retry helper working together::
     >>> def processor(content: object) -> ProcessedItem:
     ...     pixels = torch.tensor(content, dtype=torch.float32)
     ...     placeholders = Placeholders(offset=0, length=len(pixels))
-    ...     return ProcessedItem({"pixel_values": pixels}, placeholders)
+    ...     return ProcessedItem({"pixel_values": pixels}, placeholders, token_key="pixel_values")
     >>> front_end = FrontEnd(budget=1 << 20, processor=processor)   # P0, V3 by default
     >>> engine = Engine(budget=1 << 20)                              # P1
     >>> def send(request: Request):

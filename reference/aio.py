@@ -54,7 +54,7 @@ from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
 from reference._validate import check_instance
-from reference.client import next_attempt, validate_retry
+from reference.client import backoff_delay, next_attempt, validate_backoff, validate_retry
 from reference.engine import Engine
 from reference.errors import (
     BadInputTypeError,
@@ -203,13 +203,19 @@ async def retry_async(
     *,
     max_retries: int = 3,
     media: Mapping[str, object] | None = None,
+    backoff: float = 0.0,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> T:
-    """``reference.retry`` for a coroutine ``send``: the same resends, awaited."""
+    """``reference.retry`` for a coroutine ``send``: the same resends, awaited (the backoff
+    too, through ``sleep``; default 0: at once)."""
     validate_retry(send, request, max_retries, media)
+    validate_backoff(backoff, sleep)
     attempt = request
-    for _ in range(max_retries):
+    for resend in range(max_retries):
         try:
             return await send(attempt)
         except (MultiModalCacheMissError, MissingMediaError) as error:
             attempt = next_attempt(request, attempt, error, media)
+        if backoff:
+            await sleep(backoff_delay(backoff, resend))
     return await send(attempt)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -14,7 +16,14 @@ from reference.errors import (
 from reference.errors import describe as _describe
 from reference.messages import Request
 
-__all__ = ["next_attempt", "retry", "validate_max_retries", "validate_retry"]
+__all__ = [
+    "backoff_delay",
+    "next_attempt",
+    "retry",
+    "validate_backoff",
+    "validate_max_retries",
+    "validate_retry",
+]
 
 T = TypeVar("T")
 
@@ -25,6 +34,8 @@ def retry(
     *,
     max_retries: int = 3,
     media: Mapping[str, object] | None = None,
+    backoff: float = 0.0,
+    sleep: Callable[[float], object] = time.sleep,
 ) -> T:
     """Send ``request``; on ``MultiModalCacheMissError`` resend it, at most ``max_retries`` times.
 
@@ -34,15 +45,39 @@ def retry(
     holds every identity it names and the attempt did not carry them yet; a resend counts
     against ``max_retries`` either way. Any other error propagates at once. After the last
     retry the last error propagates.
+
+    ``backoff``: the k-th resend (k = 1, 2, ...) waits ``backoff * 2 ** (k - 1)`` seconds
+    first, through ``sleep``. Default 0: resend at once. The miss that triggers a resend was
+    answered by P0 dropping the missed identities before the error reached the client, so
+    the first resend carries their data and is expected to succeed at once (L3); a backoff
+    helps where misses can recur with no fault of the client's (engines behind a router
+    without the pairing, repeated clears), so that retries do not hammer the server.
     """
     validate_retry(send, request, max_retries, media)
+    validate_backoff(backoff, sleep)
     attempt = request
-    for _ in range(max_retries):
+    for resend in range(max_retries):
         try:
             return send(attempt)
         except (MultiModalCacheMissError, MissingMediaError) as error:
             attempt = next_attempt(request, attempt, error, media)
+        if backoff:
+            sleep(backoff_delay(backoff, resend))
     return send(attempt)
+
+
+def backoff_delay(backoff: float, resend: int) -> float:
+    """Seconds to wait before resend number ``resend + 1``: ``backoff * 2 ** resend``."""
+    return float(backoff * 2 ** resend)
+
+
+def validate_backoff(backoff: object, sleep: object) -> None:
+    if isinstance(backoff, bool) or not isinstance(backoff, (int, float)):
+        raise BadInputTypeError(f"got backoff {_describe(backoff)}, expected seconds (a float)")
+    if not math.isfinite(backoff) or backoff < 0:
+        raise BadInputValueError(f"got backoff {backoff!r}, expected finite seconds >= 0")
+    if not callable(sleep):
+        raise BadInputTypeError(f"got sleep {_describe(sleep)}, expected a callable")
 
 
 def validate_retry(send: object, request: object, max_retries: object, media: object) -> None:

@@ -262,10 +262,17 @@ class ProcessedItem:
     caches record or send. ``nbytes`` is the entry's charge,
     ``entry_charge`` of the tensors' bytes, computed once here and never recomputed.
     Compared by identity: tensors have no boolean equality.
+
+    ``token_key``, where the item carries its token count: the payload entry (top level)
+    whose first dimension counts the item's tokens (for example precomputed embeddings of
+    shape ``(tokens, hidden)``). When given, ``placeholders.length`` must equal it, or the
+    item is rejected (``BadInputValueError``): placeholders that do not describe the tensor
+    would pair them wrongly on P1, which cannot tell. None (the default): nothing to check.
     """
 
     payload: TensorTree
     placeholders: Placeholders
+    token_key: str | None = field(default=None, kw_only=True)
     nbytes: int = field(init=False)
     nodes: int = field(init=False)
 
@@ -275,9 +282,29 @@ class ProcessedItem:
                 f"got placeholders {describe(self.placeholders)}, expected Placeholders"
             )
         nbytes = tree_nbytes(self.payload)
+        if self.token_key is not None:
+            _check_tokens(self.payload, self.token_key, self.placeholders)
         object.__setattr__(self, "payload", copy_payload(self.payload))
         object.__setattr__(self, "nbytes", entry_charge(nbytes))
         object.__setattr__(self, "nodes", entry_nodes(self.payload))
+
+
+def _check_tokens(payload: TensorTree, key: object, placeholders: Placeholders) -> None:
+    """``payload[key]`` is a tensor of at least one dimension whose first dimension is
+    ``placeholders.length`` (``ProcessedItem.token_key``)."""
+    if type(key) is not str:
+        raise BadInputTypeError(f"got token_key {describe(key)}, expected a str or None")
+    tensor = payload.get(key)
+    if not isinstance(tensor, torch.Tensor) or tensor.dim() == 0:
+        raise BadInputValueError(
+            f"got token_key {key[:60]!r}, expected the name of a payload tensor of at least "
+            "one dimension (its first dimension counts the tokens)"
+        )
+    if tensor.shape[0] != placeholders.length:
+        raise BadInputValueError(
+            f"got placeholders of length {placeholders.length} for {tensor.shape[0]} tokens in "
+            f"payload[{key[:60]!r}], expected the same count"
+        )
 
 
 Processor: TypeAlias = Callable[[object], ProcessedItem]
