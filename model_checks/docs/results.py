@@ -228,7 +228,7 @@ def _legend() -> list[str]:
         "scenario suite replays hand-written traces. A counterexample links to its page (the "
         "shortest trace across checkers, Z3 first on ties, then the explorer). *strongest* is "
         "the most decisive result of Hypothesis, Z3 and the explorer, ranked as the main "
-        "job's summary ranks them: proved for all depths (in Z3's instance), then a "
+        "job's summary ranks them: Z3's induction proof (every depth of Z3's instance), then a "
         "counterexample (a break is never hidden behind a proof for the explorer's smaller "
         "instance), then proved for the explorer's instance or vacuous there, then a bounded "
         "proof, then no violation found, then undecided. Every proof names the instance it "

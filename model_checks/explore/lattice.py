@@ -541,12 +541,14 @@ def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
 
 def trace_data(known: dict[str, Knowledge], variant: str, prop: str, drift: Sequence[str],
                evidence: Sequence[Break] = (), checker: str = "explore-lattice",
-               ) -> dict[str, Any]:
-    """The trace that breaks `prop` under exactly `drift` (an entry's minimal set), from the
-    explorer or from the other checker named."""
+               source: str | None = None) -> dict[str, Any]:
+    """The trace that breaks `prop` under exactly `drift` (an entry's minimal set), from this
+    run's explorer or from the evidence named by `source` (or `checker`)."""
     env = frozenset(drift)
-    if checker == "explore-lattice":
+    if source is None and checker == "explore-lattice":
         return known[variant].breaks[prop][env].traces[prop]
+    if source is not None:
+        return next(b.trace for b in evidence if b.source == source)
     found = [b for b in evidence if (b.variant, b.property, frozenset(b.environment))
              == (variant, prop, env) and b.checker == checker]
     return min(found, key=lambda b: (b.steps, b.source)).trace

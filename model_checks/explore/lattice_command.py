@@ -390,7 +390,7 @@ def write_witnesses(
         variant, prop = entry["variant"], entry["property"]
         for witness in entry["traces"]:
             data = trace_data(known, variant, prop, witness["drift"], evidence or [],
-                              witness["checker"])
+                              witness["checker"], witness.get("source"))
             _check_witness(request, variant, prop, witness["drift"], data)
             witness["notes"] = liveness_notes(data, prop)
             path = out / f"{variant}_{'+'.join(witness['drift']) or 'none'}_{prop}.json"
@@ -428,8 +428,8 @@ def _check_witness(request: LatticeRequest, variant: str, prop: str, drift: list
     if not lasso and replayed.step != replayed.recorded_step:
         raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not break "
                             "it on replay")
-    if data["#meta"].get("checker") != "explore-lattice":
-        return  # another checker's instance: replayed with every source added when gathered
+    if data["#meta"].get("checker") != "explore-lattice" or not request.explore:
+        return  # evidence: replayed with every source added when it was gathered
     top = lattice_config(variant_named(variant), request.sources, request.ladder[-1])
     failure = lift_failure(replayed.trace.config, top, [s.action for s in replayed.trace.steps])
     if failure is not None:
