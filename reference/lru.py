@@ -293,13 +293,26 @@ class ByteLru(Generic[K, V]):
         self._order.move_to_end(key)
         return True
 
-    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
+    def put(self, key: K, value: V, size: int) -> bool:
         """Insert ``key`` as most recent if it fits; return whether it is now cached.
 
         Drops any old entry for ``key`` first (a replacement), then evicts least-recent
-        entries until ``size`` bytes and ``nodes`` nodes fit. ``size > budget`` or
-        ``nodes > max_nodes``: nothing cached (``oversize``), no old entry left.
+        entries until ``size`` bytes (and the entry's one node) fit. ``size > budget``:
+        nothing cached (``oversize``), no old entry left. ``put_entry`` gives the node count.
         """
+        return self._insert(key, value, size, 1)
+
+    def put_entry(self, key: K, value: V, size: int, nodes: int) -> bool:
+        """``put`` of an entry of ``nodes`` nodes (see ``NODE_BYTES``): what the caches call.
+        A subclass that overrides ``put`` gets its ``put(key, value, size)`` called, and its
+        entries count one node each."""
+        if self._put_takes_nodes:
+            return self._insert(key, value, size, nodes)
+        return self.put(key, value, size)
+
+    def _insert(self, key: K, value: V, size: int, nodes: int) -> bool:
+        """``put`` of an entry of ``nodes`` nodes: evicts until ``size`` bytes and ``nodes``
+        nodes fit; ``size > budget`` or ``nodes > max_nodes``: nothing cached."""
         _validate_size(size)
         if type(nodes) is not int or nodes < 1:
             _validate_nodes(nodes)
@@ -324,14 +337,6 @@ class ByteLru(Generic[K, V]):
         self._bytes_in_use += size
         self._nodes_in_use += nodes
         return True
-
-    def put_entry(self, key: K, value: V, size: int, nodes: int) -> bool:
-        """``put`` with the entry's node count: what the caches call. A subclass that
-        overrides ``put`` with the three-argument form gets ``put(key, value, size)``, and
-        its entries count one node each."""
-        if self._put_takes_nodes:
-            return self.put(key, value, size, nodes)
-        return self.put(key, value, size)
 
     def pop(self, key: K) -> V | None:
         """Remove ``key`` (an invalidation) and return its value; None if absent."""

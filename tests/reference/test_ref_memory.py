@@ -297,10 +297,10 @@ def test_the_node_budget_bounds_entries_and_is_an_invariant() -> None:
     from reference import ByteLru, InvariantViolationError
     lru: ByteLru[str, str] = ByteLru(1 << 20, max_nodes=6)
     for key in "abcd":
-        lru.put(key, key, 0, 2)
+        lru.put_entry(key, key, 0, 2)
     assert [k for k, _ in lru.entries()] == ["b", "c", "d"] and lru.stats().evictions == 1
     assert lru.stats().nodes == 6 and lru.stats().max_nodes == 6
-    assert not lru.put("big", "big", 0, 7) and lru.stats().oversize == 1
+    assert not lru.put_entry("big", "big", 0, 7) and lru.stats().oversize == 1
     lru.check_invariants()
     lru._nodes_in_use = 5  # a corrupted count
     with pytest.raises(InvariantViolationError, match="nodes_in_use 5 != sum of node counts"):
