@@ -64,7 +64,7 @@ class GhostTouchLru(ByteLru[K, V]):
     def entries(self) -> list[tuple[K, int]]:
         return [(k, self._sizes[k]) for k, v in self._order.items() if v is not _GHOST]
 
-    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
+    def put(self, key: K, value: V, size: int) -> bool:
         if self._order.get(key) is _GHOST:
             del self._order[key]
         spins = 0
@@ -78,7 +78,7 @@ class GhostTouchLru(ByteLru[K, V]):
                     raise EvictionHang(f"eviction made no progress after {spins} steps")
                 continue
             self._evict_one()
-        return super().put(key, value, size, nodes)
+        return super().put(key, value, size)
 
 
 class MostRecentEvictingLru(ByteLru[K, V]):

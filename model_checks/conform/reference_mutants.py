@@ -72,7 +72,7 @@ class TouchDoesNothing(ByteLru[K, V]):
 class EvictsUntilStrictlyBelow(ByteLru[K, V]):
     """Off by one: evicts while `bytes + size >= budget` (an exact fit evicts one more)."""
 
-    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
+    def put(self, key: K, value: V, size: int) -> bool:
         self._drop_existing(key)
         if size > self._budget:
             self._oversize += 1
@@ -88,11 +88,11 @@ class EvictsUntilStrictlyBelow(ByteLru[K, V]):
 class OversizeKeepsOld(ByteLru[K, V]):
     """A value larger than the budget is refused before the old entry is dropped."""
 
-    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
+    def put(self, key: K, value: V, size: int) -> bool:
         if size > self._budget:
             self._oversize += 1
             return False
-        return super().put(key, value, size, nodes)
+        return super().put(key, value, size)
 
 
 class PopKeepsBytes(ByteLru[K, V]):

@@ -51,12 +51,12 @@ V = TypeVar("V")
 class RefusesExactBudget(ByteLru[K, V]):
     """"Cache if fits" read as strictly smaller: an item of exactly the budget is refused."""
 
-    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
+    def put(self, key: K, value: V, size: int) -> bool:
         if size == self._budget:
             self._drop_existing(key)
             self._oversize += 1
             return False
-        return super().put(key, value, size, nodes)
+        return super().put(key, value, size)
 
 
 class TouchMakesLeastRecent(ByteLru[K, V]):
@@ -93,14 +93,14 @@ class EvictsBeforeDroppingOld(ByteLru[K, V]):
     """A replacement evicts for the new size before dropping the old entry (the old bytes
     still count, so a replacement can evict others needlessly)."""
 
-    def put(self, key: K, value: V, size: int, nodes: int = 1) -> bool:
+    def put(self, key: K, value: V, size: int) -> bool:
         if key in self._order and size <= self._budget:
             while self._bytes_in_use + size > self._budget and len(self._order) > 1:
                 oldest = next(iter(self._order))
                 if oldest == key:
                     break
                 self._evict_one()
-        return super().put(key, value, size, nodes)
+        return super().put(key, value, size)
 
 
 # -- the sender (P0) -------------------------------------------------------------------------
