@@ -135,6 +135,12 @@ class ProcessesHits(FrontEnd):
 class RejectionNamesEveryUuid(FrontEnd):
     """A request rejected for a UUID-only miss names every UUID-only item, hits included."""
 
+    def probe(self, request: Any) -> Any:
+        try:
+            return super().probe(request)
+        except MissingMediaError:
+            raise MissingMediaError([i.identity for i in request.items if i.uuid_only]) from None
+
     def probe_shadow(self, request: Any) -> frozenset[str]:
         try:
             return super().probe_shadow(request)
