@@ -29,9 +29,8 @@ partial-order reduction in the same run: states, and the median CPU seconds
 (`time.process_time`) to build and judge every property and lemma; the reduced column adds
 the bounded unreduced search that keeps counterexamples shortest (`reduction/judging.py`).
 
-Baseline, measured with `--repeat 3 --memory --baseline` against 7e0d98c (2 cores shared
-with other sessions, load 8-10; CPU seconds are far steadier than wall seconds there):
-see docs/explore.md, "Speed and memory", for the table and what limits it.
+Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
+shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
 """
 
 from __future__ import annotations
