@@ -16,204 +16,29 @@ spent. Then the all-depth proof of V3 (inductive invariant, three checks) and, f
 comparison, V3's BMC with the proved invariant added at every step. Progress is printed as
 each depth completes.
 
-Pruned BMC (issue 12, helper 12D; the runner's order since then, `proved_first`): the
-all-depth methods first (certificates, 1-induction of S1, Spacer for S3, where the expected
-matrix says they hold), BMC only of the properties they leave open. Measured on 2026-11-30,
-load average 7 to 12 on 2 cores (other helpers' jobs), fresh default solver per depth, each
-cell in a fresh process, deepened to 12 or until the first depth that ends past 60 s of the
-cell's process CPU (the proofs' own units and CPU included, 0.9-6 s per cell):
+The matrix mode (`--matrix single`: every variant with no drift and with each drift source
+alone, each cell in a fresh process, `--jobs` cells at a time; `--from-log LOG` renders a
+table again) gives, per cell, the depth reached within `--cpu` seconds of the cell's own
+process CPU and the rlimit units spent to depth 6 and 12. Units are deterministic: they are
+the figures to compare across machines; CPU seconds depend on the machine and its load. The
+runner's order, the all-depth methods first (`proved_first`: certificates, 1-induction of S1,
+Spacer for S3), then BMC only of what they leave open:
 
     python benchmarks/bench_smt.py --matrix single --configs "default first" \
         --units 2000000000 --cpu 60 --jobs 2
 
-    rate: median 11.74 Munits per CPU-second over 47 cells (range 4.43-19.29)
-    60 s = 705 Munits, 600 s = 7045 Munits; cap per cell 2000 Munits
-
-    | cell | M | depth in 60 s CPU | deepest (Munits, CPU s) | Munits to 6 | to 12 | open |
-    |---|---|---|---|---|---|---|
-    | V0:none | 1 | 12 | 12 (266, 53) | 51.4 | 266.0 | S3 H1 |
-    | V1:none | 1 | 12 | 12 (244, 43) | 30.9 | 244.1 | H1 |
-    | V2:none | 1 | 12 | 12 (242, 43) | 31.9 | 242.1 | H1 |
-    | V3:none | 1 | 12 | 12 (302, 57) | 50.9 | 302.1 | H1 |
-    | V0:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
-    | V1:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
-    | V2:D1 | 1 | all decided (2 s) | 5 (25, 2) | - | - | - |
-    | V3:D1 | 1 | all decided (2 s) | 5 (45, 2) | - | - | - |
-    | V0:D2 | 1 | all decided (2 s) | 5 (27, 2) | - | - | - |
-    | V1:D2 | 1 | all decided (2 s) | 5 (27, 2) | - | - | - |
-    | V2:D2 | 1 | all decided (2 s) | 5 (28, 2) | - | - | - |
-    | V3:D2 | 1 | all decided (3 s) | 5 (49, 3) | - | - | - |
-    | V0:D3 | 1 | all decided (3 s) | 7 (40, 3) | 31.4 | - | - |
-    | V1:D3 | 1 | all decided (3 s) | 7 (37, 3) | 31.1 | - | - |
-    | V2:D3 | 1 | all decided (3 s) | 7 (37, 3) | 31.2 | - | - |
-    | V3:D3 | 1 | all decided (3 s) | 7 (57, 3) | 51.1 | - | - |
-    | V0:D4 | 1 | all decided (4 s) | 8 (48, 4) | 31.1 | - | - |
-    | V1:D4 | 1 | all decided (4 s) | 8 (46, 4) | 33.1 | - | - |
-    | V2:D4 | 1 | all decided (4 s) | 8 (46, 4) | 31.5 | - | - |
-    | V3:D4 | 1 | all decided (4 s) | 8 (65, 4) | 51.1 | - | - |
-    | V0:D5 | 1 | all decided (29 s) | 10 (128, 29) | 37.6 | - | - |
-    | V1:D5 | 1 | all decided (18 s) | 10 (105, 18) | 39.0 | - | - |
-    | V2:D5 | 1 | all decided (18 s) | 10 (107, 18) | 39.6 | - | - |
-    | V3:D5 | 1 | all decided (16 s) | 10 (130, 16) | 67.6 | - | - |
-    | V0:D6 | 2 | all decided (8 s) | 6 (67, 8) | 66.6 | - | - |
-    | V1:D6 | 2 | 6 | 7 (581, 98) | 122.9 | - | S3 |
-    | V2:D6 | 2 | 6 | 7 (595, 99) | 123.0 | - | S3 |
-    | V3:D6 | 2 | all decided (8 s) | 6 (91, 8) | 90.8 | - | - |
-    | V0:D7 | 1 | 10 | 11 (385, 70) | 62.3 | - | S1 S3 H1 |
-    | V1:D7 | 1 | 11 | 12 (1427, 239) | 47.9 | 1426.7 | S1 H1 |
-    | V2:D7 | 1 | 11 | 12 (701, 124) | 48.6 | 700.8 | S1 H1 |
-    | V3:D7 | 1 | 11 | 12 (814, 126) | 84.8 | 814.1 | H1 |
-    | V0:D8 | 2 | all decided (14 s) | 8 (104, 14) | 50.9 | - | - |
-    | V1:D8 | 2 | all decided (11 s) | 8 (92, 11) | 51.3 | - | - |
-    | V2:D8 | 2 | all decided (13 s) | 8 (99, 13) | 51.6 | - | - |
-    | V0:D9 | 1 | all decided (2 s) | 6 (31, 2) | 31.2 | - | - |
-    | V1:D9 | 1 | all decided (2 s) | 6 (32, 2) | 31.6 | - | - |
-    | V2:D9 | 1 | all decided (2 s) | 6 (32, 2) | 31.8 | - | - |
-    | V3:D9 | 1 | all decided (3 s) | 6 (51, 3) | 50.6 | - | - |
-    | V0:D10 | 1 | all decided (3 s) | 7 (40, 3) | 31.4 | - | - |
-    | V1:D10 | 1 | all decided (3 s) | 7 (38, 3) | 31.3 | - | - |
-    | V2:D10 | 1 | all decided (3 s) | 7 (38, 3) | 30.9 | - | - |
-    | V3:D10 | 1 | all decided (3 s) | 7 (58, 3) | 51.6 | - | - |
-    | V0:D11 | 1 | 12 | 12 (310, 55) | 51.6 | 310.1 | S3 H1 |
-    | V1:D11 | 1 | 12 | 12 (281, 45) | 31.2 | 280.7 | H1 |
-    | V2:D11 | 1 | 12 | 12 (257, 34) | 31.3 | 257.3 | H1 |
-    | V3:D11 | 1 | 12 | 12 (327, 44) | 51.2 | 326.6 | H1 |
-    | V3:D8 | 2 | not known: stopped by hand after 183 s of CPU, before it reported | | | | H1 |
-
-After merging 12H's hand-written certificates (`relational`: the mirror's for H1, S1, S3,
-the agreement's for S1 of V2), which `proved_first` tries before Spacer (`--mirror
-one-item`, the runner's default), the 12 cells above that BMC still deepened are decided for
-all depths before any BMC query (same command, `--matrix` of those cells, load about 6):
-
-    | cell | M | depth in 60 s CPU | deepest (Munits, CPU s) | Munits to 6 | to 12 | open |
-    |---|---|---|---|---|---|---|
-    | V0:none | 1 | all decided (4 s) | -1 (55, 4) | - | - | - |
-    | V1:none | 1 | all decided (4 s) | -1 (54, 4) | - | - | - |
-    | V2:none | 1 | all decided (4 s) | -1 (58, 4) | - | - | - |
-    | V3:none | 1 | all decided (5 s) | -1 (82, 5) | - | - | - |
-    | V0:D7 | 1 | all decided (6 s) | -1 (79, 6) | - | - | - |
-    | V1:D7 | 1 | all decided (7 s) | -1 (91, 7) | - | - | - |
-    | V2:D7 | 1 | all decided (8 s) | -1 (97, 8) | - | - | - |
-    | V3:D7 | 1 | all decided (9 s) | -1 (144, 9) | - | - | - |
-    | V0:D11 | 1 | all decided (4 s) | -1 (55, 4) | - | - | - |
-    | V1:D11 | 1 | all decided (3 s) | -1 (53, 3) | - | - | - |
-    | V2:D11 | 1 | all decided (4 s) | -1 (57, 4) | - | - | - |
-    | V3:D11 | 1 | all decided (5 s) | -1 (82, 5) | - | - | - |
-
-So 45 of the 48 cells are decided for all depths or by their shortest counterexample in 2-29
-s of CPU each. Left: V1 and V2 under D6 (two items per request), whose S3 breaks at 8 steps
-(depth 7 alone costs 98 s of CPU), and V3 under D8 (two items), whose H1 the mirror proves only
-with `--mirror all` (nightly, 75 s of CPU).
-
-"all decided": every property is proved for all depths or broken (its shortest
-counterexample found), nothing is left to deepen. Before that merge, where something stayed
-open:
-- V0-V3 with no drift reach depth 12 within 60 s (43-57 s of CPU; before: V2 91 s). Only H1
-  (and V0's S3, which is H1 for V0) is open: no method proves it for all depths yet.
-- V2 with no drift, deeper (`--cell V2:none --prune first --max-depth 13`): depths 10-13 at
-  78, 123, 242, 532 million units and 8.4, 17.9, 37.3, 103 s of CPU (x2.2-2.8 per depth):
-  depth 20 within 600 s is out of reach while H1 must be re-proved at every depth.
-- V3 under D8 (two items, H1 open) was still running after 183 s of CPU; not measured.
-- Under D6 (two items per request) S3's 8-step counterexample of V1/V2 is past 60 s: depth 7
-  alone costs 98 s. Under D7, S1 (not 1-inductive with identity reuse) and H1 stay open:
-  depth 10-11 within 60 s.
-- Tried on V2 with no drift, H1 alone open, to depth 12: the proofs' invariants asserted as
-  lemmas in every state (`--prune lemmas`: 157 against 113 million units to depth 11, slower;
-  on V3 and V1 under D4 too), the preprocessing tactic (`--solver tactic`: 174 against 242
-  million units to 12 but the same 37 s of CPU), one incremental solver (`--incremental`: 111
-  million units to depth 11, but depth 12 not reached after 72 s of CPU, against 37 s
-  fresh). Not tried: simple-path
-  constraints (they add a quadratic number of disequalities; a shortest counterexample is a
-  simple path anyway, so they could only help the unsatisfiable queries), symmetry breaking
-  over the identities, other encodings of the unrolling.
-
-Before the pruning (all four properties asked at every depth):
-
-The matrix mode (`--matrix single --units N`, each cell in a fresh process, `--jobs`; render
-again with `--from-log LOG`; `--configs "default first"` for the pruned order)
-gives, per variant and single drift source, the depth reached
-within 60 s of the cell's own process CPU time and the units spent (deterministic). Measured
-on 2026-11-30 (issue 12), load average 15 to 21 on 2 cores, default solver, a fresh solver per
-depth, all of S1, S2, S3, H1 open until broken, cap 40 million units per cell:
+decides 45 of the 48 cells for all depths or by their shortest counterexample; left: V1 and
+V2 under D6 (two items per request: S3's 8-step counterexample) and V3 under D8 (two items:
+H1 is proved only with `--mirror all`). BMC alone, every property asked at every depth:
 
     python benchmarks/bench_smt.py --matrix single --configs default --units 40000000 --jobs 3
 
-    |---|---|---|---|---|---|---|
-    | V0:none | 1 | default | >=8 (cap) | 8 (52, 6) | 27.7 | - | S1 S2 S3 H1 |
-    | V1:none | 1 | default | >=7 (cap) | 7 (40, 4) | 27.9 | - | S1 S2 S3 H1 |
-    | V2:none | 1 | default | >=8 (cap) | 8 (56, 7) | 28.4 | - | S1 S2 S3 H1 |
-    | V3:none | 1 | default | >=8 (cap) | 8 (58, 7) | 27.8 | - | S1 S2 S3 H1 |
-    | V0:D1 | 1 | default | >=8 (cap) | 8 (49, 5) | 28.1 | - | S1 S2 |
-    | V1:D1 | 1 | default | >=8 (cap) | 8 (57, 7) | 28.8 | - | S1 S2 S3 |
-    | V2:D1 | 1 | default | >=8 (cap) | 8 (53, 7) | 30.1 | - | S1 S2 S3 |
-    | V3:D1 | 1 | default | >=8 (cap) | 8 (53, 7) | 29.6 | - | S1 S2 S3 |
-    | V0:D2 | 1 | default | >=8 (cap) | 8 (51, 7) | 29.8 | - | S1 S2 |
-    | V1:D2 | 1 | default | >=7 (cap) | 7 (41, 5) | 30.6 | - | S1 S2 S3 |
-    | V2:D2 | 1 | default | >=7 (cap) | 7 (43, 5) | 31.1 | - | S1 S2 S3 |
-    | V3:D2 | 1 | default | >=7 (cap) | 7 (42, 5) | 31.0 | - | S1 S2 S3 |
-    | V0:D3 | 1 | default | >=7 (cap) | 7 (43, 5) | 27.8 | - | S1 S2 |
-    | V1:D3 | 1 | default | >=7 (cap) | 7 (46, 6) | 28.2 | - | S1 S2 S3 |
-    | V2:D3 | 1 | default | >=7 (cap) | 7 (50, 7) | 28.3 | - | S1 S2 S3 |
-    | V3:D3 | 1 | default | >=7 (cap) | 7 (44, 6) | 28.8 | - | S1 S2 S3 |
-    | V0:D4 | 1 | default | >=8 (cap) | 8 (61, 9) | 27.4 | - | S1 S2 |
-    | V1:D4 | 1 | default | >=8 (cap) | 8 (68, 11) | 28.7 | - | S1 S2 S3 |
-    | V2:D4 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.5 | - | S1 S2 S3 H1 |
-    | V3:D4 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.6 | - | S1 S2 S3 H1 |
-    | V0:D5 | 1 | default | >=7 (cap) | 7 (49, 7) | 32.3 | - | S1 S2 S3 H1 |
-    | V1:D5 | 1 | default | >=7 (cap) | 7 (53, 7) | 34.9 | - | S1 S2 S3 H1 |
-    | V2:D5 | 1 | default | >=7 (cap) | 7 (53, 7) | 34.5 | - | S1 S2 S3 H1 |
-    | V3:D5 | 1 | default | >=7 (cap) | 7 (52, 8) | 34.5 | - | S1 S2 S3 H1 |
-    | V0:D6 | 2 | default | >=5 (cap) | 5 (53, 8) | - | - | S1 S2 S3 H1 |
-    | V1:D6 | 2 | default | >=5 (cap) | 5 (53, 8) | - | - | S1 S2 S3 H1 |
-    | V2:D6 | 2 | default | >=5 (cap) | 5 (58, 7) | - | - | S1 S2 S3 H1 |
-    | V3:D6 | 2 | default | >=5 (cap) | 5 (44, 5) | - | - | S1 S2 S3 H1 |
-    | V0:D7 | 1 | default | >=8 (cap) | 8 (54, 6) | 29.4 | - | S1 S2 S3 H1 |
-    | V1:D7 | 1 | default | >=7 (cap) | 7 (40, 4) | 29.9 | - | S1 S2 S3 H1 |
-    | V2:D7 | 1 | default | >=7 (cap) | 7 (41, 4) | 30.2 | - | S1 S2 S3 H1 |
-    | V3:D7 | 1 | default | >=8 (cap) | 8 (54, 6) | 29.3 | - | S1 S2 S3 H1 |
-    | V0:D8 | 2 | default | >=6 (cap) | 6 (72, 10) | 71.7 | - | S1 S2 H1 |
-    | V1:D8 | 2 | default | >=6 (cap) | 6 (69, 10) | 68.8 | - | S1 S2 H1 |
-    | V2:D8 | 2 | default | >=6 (cap) | 6 (78, 11) | 77.8 | - | S1 S2 H1 |
-    | V3:D8 | 2 | default | >=6 (cap) | 6 (64, 10) | 64.5 | - | S1 S2 S3 H1 |
-    | V0:D9 | 1 | default | >=8 (cap) | 8 (50, 5) | 31.4 | - | S1 S2 |
-    | V1:D9 | 1 | default | >=7 (cap) | 7 (41, 4) | 30.8 | - | S1 S2 S3 |
-    | V2:D9 | 1 | default | >=8 (cap) | 8 (54, 6) | 28.9 | - | S1 S2 S3 |
-    | V3:D9 | 1 | default | >=7 (cap) | 7 (43, 5) | 32.1 | - | S1 S2 S3 |
-    | V0:D10 | 1 | default | >=7 (cap) | 7 (50, 6) | 28.1 | - | S1 S2 |
-    | V1:D10 | 1 | default | >=7 (cap) | 7 (46, 5) | 28.1 | - | S1 S2 S3 |
-    | V2:D10 | 1 | default | >=7 (cap) | 7 (51, 6) | 28.0 | - | S1 S2 S3 |
-    | V3:D10 | 1 | default | >=7 (cap) | 7 (49, 6) | 29.0 | - | S1 S2 S3 |
-    | V0:D11 | 1 | default | >=8 (cap) | 8 (55, 6) | 27.5 | - | S1 S2 S3 H1 |
-    | V1:D11 | 1 | default | >=8 (cap) | 8 (57, 7) | 28.3 | - | S1 S2 S3 H1 |
-    | V2:D11 | 1 | default | >=8 (cap) | 8 (59, 7) | 28.0 | - | S1 S2 S3 H1 |
-    | V3:D11 | 1 | default | >=7 (cap) | 7 (41, 4) | 28.8 | - | S1 S2 S3 H1 |
+Solver configurations compared on one cell (units and CPU to the same depth, same run):
 
-Every cell stopped at the cap (5-9 s of CPU), not at 60 s: to depth 7-8 with one item per
-request, 5 (D6) and 6 (D8) with two. Deeper, V2 with no drift, one cell (`--cell V2:none
---units 600000000`, load 3-5): depths 6-12 at 28.4, 39.6, 55.9, 83.1, 142.9, 243.2, 564.7
-million units (the same units as in a run at load 20), 2.3, 4.0, 7.2, 14.3, 26.2, 42.5, 91.3
-s of process CPU: depth 11 within 60 s, depth 12 not (91 s). One-item cells under one drift
-source cost within 25 % of it to depth 7-8; two-item cells (D6, D8) 2-3 times more at the
-same depth. Depth 20 within 600 s fits nowhere (x1.7-2.3 units per depth). What stops it:
-each depth re-proves S1 and S2 (never broken) and S3/H1 where they hold, unsatisfiable queries
-over the whole unrolling, growing x1.4-2.3 per step.
+    python benchmarks/bench_smt.py --matrix V2:none --configs "default inc,qflia,tactic" \
+        --units 200000000
 
-Configurations compared on V2 with no drift (`--matrix V2:none --configs "default inc,qflia,
-tactic" --units 200000000`), depth 11 reached by each (units, process CPU):
-
-    | configuration               | Munits to 6 | Munits to 11 | CPU s to 11 | units/CPU-s |
-    | fresh solver per depth      |        28.4 |          243 |        42.5 |        5.7 M |
-    | one incremental solver      |         4.0 |          263 |         128 |        2.1 M |
-    | QF_LIA solver, fresh        |        34.1 |          301 |          66 |        4.5 M |
-    | simplify+solve-eqs tactic   |         9.3 |          241 |          69 |        3.5 M |
-
-    (the fresh row from the deep run at load 3-5; the others at load 15-21)
-
-Units do not convert to time at one rate across configurations: the incremental solver
-spends as many units as the fresh one to depth 11 but four times the CPU. The fresh default
-solver is the fastest at depths 9-11 (the tactic is as fast to depth 8); the incremental one
-is cheapest up to depth 7 (the main job's 6-step proofs and shallow
-counterexamples).
+benchmarks/README.md states what these show as ratios.
 """
 
 from __future__ import annotations
@@ -431,7 +256,7 @@ def table(results: list[dict[str, object]], units: int) -> None:
         last = depths[-1]
         if last[3] == "-":  # every property proved for all depths or broken: nothing to deepen
             within = f"all decided ({last[2]:.0f} s)"
-        elif last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by 60 s of CPU
+        elif last[0] < 12 and last[2] <= 60:  # stopped by the cap, not by the CPU limit
             within = f">={within} (cap)"
         six = f"{by_depth[6] / 1e6:.1f}" if 6 in by_depth else "-"
         twelve = f"{by_depth[12] / 1e6:.1f}" if 12 in by_depth else "-"

@@ -15,7 +15,7 @@ record or a trace differs (each difference is printed); 2: usage error.
 
 Every Z3 query is bounded by rlimit units (`model_checks/smt/budget.py`), never by seconds,
 so the expected outcome is "identical" whatever the load; this script is how that claim is
-re-measured (issue 12; README, "Verdicts do not depend on the machine").
+re-measured (docs/checkers.md, "Verdicts do not depend on the machine").
 """
 
 from __future__ import annotations

@@ -244,10 +244,10 @@ merge decision needs. Left to the nightly job (NIGHTLY) or to the test suite, wh
 already: Z3's groups of PROVE_NIGHTLY_ONLY, the spec mutants' Hypothesis cells
 (`tests/simulate/test_sim_mutants.py` at the ci profile; nightly: `simulate --profile nightly`
 and `mutants`) and conformance across two processes (`tests/conform/test_conform_remote.py`;
-nightly: `conform --processes 2`). The README's "How long CI takes" lists them. `prove` keeps
-its default depth 6 here: at depth 4 a group with a deep counterexample can cost more, not less
-(V1 under D6 took 228 s of CPU at depth 4 against 146 s at depth 6, one incremental solver asked
-other assumptions), while the small groups save under half a second each."""
+nightly: `conform --processes 2`). docs/running.md, "What runs where", lists them. `prove`
+keeps its default depth 6 here: at depth 4 a group with a deep counterexample can cost more,
+not less (V1 under D6: one incremental solver is asked other assumptions), while the small
+groups save little."""
 
 PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
     argument for env in PAIR_ENVIRONMENTS for argument in ("--env", "+".join(env))
@@ -260,9 +260,9 @@ PAIRS: tuple[tuple[str, ...], ...] = (
     ("explore", "--profile", "ci", *PAIR_ENV_ARGUMENTS),
 )
 """The pair cells of the expected matrix (`matrix.PAIR_EXPECTED`, 212 cells) through every
-checker at the main job's budgets. Not in the main job: explore alone took 904 s over them
-(ci profile, 2 processes, 998,146 states, load 7-17 on 2 cores), and prove's first 46 of 212
-groups 17 minutes; the nightly job runs them.
+checker at the main job's budgets. Not in the main job: explore alone visits 998,146 states
+over them (ci profile), about twice the main job's whole explore phase, and prove's groups of
+two front ends and two items are the dearest; the nightly job runs them.
 explore judges their expectations only through the nightly's summary (`contradiction_count`
 over every cell), so the nightly fails on any contradiction the summary marks."""
 
@@ -292,8 +292,8 @@ nightly profile is split by variant (`--only V0_` selects every V0 cell: labels 
 `V0_D1_D7`, and the empty environment's is `V0_`) and the spec mutants' cells
 (`--only mutant`): together they are exactly `simulate --profile nightly`'s cells, about
 5 hours of the whole on 2 cores. The nightly `prove` also tries the mirror certificate on
-two-item encodings (`--mirror all`: V3 under D8, 75 s of CPU, 514 million units on its
-costliest query, hence a certificate limit of 1.2 billion). `prove` comes before `explore`
+two-item encodings (`--mirror all`: V3 under D8, 514 million units on its costliest query,
+hence a certificate limit of 1.2 billion). `prove` comes before `explore`
 in one part because explore cross-checks the Z3 records of the phases before it in the same
 run."""
 

@@ -164,10 +164,10 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "Reordered delivery: a reference can overtake the payload it trusts, so P1 misses (H1; "
      "V0 crashes). Only one version exists (S1, S4 hold) and P0's handling is one step (no "
      "P0 assertion). L1 holds: without rejection or split updates P0 re-records a dropped "
-     "identity only while sending its payload, which excuses the retry's reference. L2 breaks "
-     "(new with L2 judged at the client): after the miss on a, another request sends a's "
+     "identity only while sending its payload, which excuses the retry's reference. L2 breaks: "
+     "after the miss on a, another request sends a's "
      "payload, the retry then references a, and P1 takes the retry before that payload. L3 "
-     "breaks (first reasoned to hold, corrected by the checker's trace): the reordering "
+     "breaks: the reordering "
      "happens before the miss, and a message P0 sent before the miss, delivered in order "
      "after it, evicts from P1 the entry the retry then references, while P0, which applied "
      "that message before the reordered one, keeps it. L4 is not judged: whether one request "
@@ -199,28 +199,26 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "retry goes to the front end that dropped the key). L2 holds within 4 requests and "
      "depends on that bound: the retry references a only after front end 0 re-sent a's "
      "payload, and evicting it again from P1 before the retry takes a fifth request of "
-     "front end 1. L4 (V1-V3) is not judged: first reasoned to hold because each retry sends "
-     "what missed as data, an argument the D9 trace refutes (other requests' retries "
-     "re-record identities). One version only: S1, S4 hold."),
+     "front end 1. L4 (V1-V3) is not judged: that each retry sends what missed as data does "
+     "not settle it, since other requests' retries re-record identities (the D9 trace), and "
+     "the ci search found no trace. One version only: S1, S4 hold."),
     (("D6",), dict(V0="S3 H1 L4", V1="S3 H1 L1 L2 L3 L4", V2="S3 H1 L1 L2 L3 L4",
                    V3="H1 L1 L2 L3"),
      "Interleaved P0 updates. A probed hit evicted by another request before the update: the "
      "real front end's assertion fails that request (S3, L4) in V0-V2, the others go on; V3 "
      "reprocesses it. Send order differs from update order: request 2 references a that "
-     "request 1 recorded but has not sent yet, P1 misses (H1 in every variant; V0 crashes). "
-     "L1 breaks in V1-V3: after the miss dropped a, a third request records a and has not "
-     "sent yet when the retry, handled in between, finds a and sends it as a reference, "
-     "which P1 misses again (L2). L3 breaks in V1-V3 (changed: it was reasoned to hold "
-     "because every split update starts with a drift event, P0Process; the checker's trace "
-     "refutes that): a request processed before the miss and updated after it applies its "
-     "LRU operations on P0 in another order than P1 does, so its insert evicts on P1 the "
-     "entry the retry references while P0 keeps it, with no drift event after the miss "
-     "(witness split-update-evicts-retry-reference, 2 unfinished requests; with 3 the "
-     "re-recording variant of it, scenario three-unfinished-split-updates, 13 steps, also "
-     "breaks L1 and L2). V3's L4 is not judged (see D5; each inverted send needs its own "
-     "split request, and the retries send what missed as data). P0's assertion no longer "
-     "stops the system: the stale records it leaves add H1/L1/L2 paths the split updates "
-     "already had."),
+     "request 1 recorded but has not sent yet, P1 misses (H1 in every variant; V0 crashes). L1"
+     " breaks in V1-V3: after the miss dropped a, a third request records a and has not sent "
+     "yet when the retry, handled in between, finds a and sends it as a reference, which P1 "
+     "misses again (L2). L3 breaks in V1-V3 although every split update starts with a drift "
+     "event (P0Process): a request processed before the miss and updated after it applies its "
+     "LRU operations on P0 in another order than P1 does, so its insert evicts on P1 the entry"
+     " the retry references while P0 keeps it, with no drift event after the miss (witness "
+     "split-update-evicts-retry-reference, 2 unfinished requests; with 3 the re-recording "
+     "variant of it, scenario three-unfinished-split-updates, 13 steps, also breaks L1 and "
+     "L2). V3's L4 is not judged (see D5; each inverted send needs its own split request, and "
+     "the retries send what missed as data). P0's assertion does not stop the system: the "
+     "stale records it leaves add H1/L1/L2 paths the split updates already had."),
     (("D7",), dict(V0="S4", V1="S4", V2="S4", V3="S4"),
      "Identity reuse alone: the LRUs still mirror, so every reference finds the entry P0 "
      "recorded, consistently paired (S1 holds, H1 holds); but a shadow hit on a for new "
@@ -228,10 +226,10 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "processing): S4 is the documented limit."),
     (("D8",), dict(V0=CRASH, V1="S3 H1 L1 L2 L3 L4", V2="S3 H1 L1 L2 L3 L4", V3=""),
      "A request larger than the budget: in request order its own inserts evict a probed hit "
-     "before P0 reaches it, with no data to send: the P0 assertion (S3, L4) in V0-V2. Changed "
-     "since the assertion fails only its request: the items it recorded before the lost hit "
+     "before P0 reaches it, with no data to send: the P0 assertion (S3, L4) in V0-V2. Since "
+     "the assertion fails only its request: the items it recorded before the lost hit "
      "stay in P0's shadow and never reach P1, as under D2, so the next reference to them "
-     "misses (H1, now broken; V0's engine crashes). After that miss dropped b, another "
+     "misses (H1; V0's engine crashes). After that miss dropped b, another "
      "asserting request re-records b unsent, the retry sends b as a reference (L1) and is "
      "answered with a miss for b again (L2), with no drift event since the miss (L3: D8 is "
      "standing drift). V3 resolves references first on both sides and reprocesses a lost "
@@ -243,9 +241,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "puts a before resolving b and evicts b on P1; in V3 (references first) another request "
      "between the miss and the retry evicts b from P1 only. L2 breaks: another request "
      "re-records c with its payload, which P1 skips, and the retry's reference to c misses. "
-     "L4 breaks: in V1/V2 two requests' retries keep re-recording each other's identities "
-     "(first reasoned to hold, corrected by the checker's trace); in every variant (changed: "
-     "new since c is one-sided, V3 was not judged) two other requests re-record c before each "
+     "L4 breaks: in V1/V2 two requests' retries keep re-recording each other's identities; "
+     "in every variant (c being one-sided) two other requests re-record c before each "
      "retry, so the request misses c three times with no drift event at all."),
     (("D10",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "Process restart: P1's restart loses its cache while P0 says hit (H1; V0 crashes); P0's "
@@ -261,7 +258,7 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "still records the old; front end 0's reference then pairs P1's new tensor with old "
      "placeholders (V2, vllm#55546), or the cache-wins variants pair the old tensor with the "
      "new placeholders (S1). V3's tag mismatch turns it into a miss (H1, not S1). S4 as for "
-     "D7; H1, L2, L3 as for D5; L4 not judged as for D5 (changed: every D5 trace is a D5+D7 "
+     "D7; H1, L2, L3 as for D5; L4 not judged as for D5 (every D5 trace is a D5+D7 "
      "trace, so it cannot be expected to hold here)."),
     (("D7", "D10"), dict(V0="S1 S4 " + CRASH, V1="S1 S4 H1 L2 L4", V2="S4 H1 L2 L4",
                          V3="S4 H1 L2 L4"),
@@ -281,8 +278,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "Q2: P0 updates and sends in one critical section and rejects nothing after it (no D1, "
      "D2, D6). Not sufficient for H1: one-sided clears, clears racing requests, shared "
      "engines, size skew and restarts still make P1 miss. S1 as for D5+D7, S3 (V1/V2) as "
-     "for D8, L3 as for D5/D9, L2 and L4 as for D3. L1 breaks in V1/V2 (changed: P0's "
-     "assertion under D8 now leaves recorded, unsent items, as a rejection would); it holds "
+     "for D8, L3 as for D5/D9, L2 and L4 as for D3. L1 breaks in V1/V2 (P0's "
+     "assertion under D8 leaves recorded, unsent items, as a rejection would); it holds "
      "in V3, which never asserts."),
     (DRIFT_IDS,
      dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L1 L2 L3 L4", V2="S1 S3 S4 H1 L1 L2 L3 L4",
@@ -306,11 +303,11 @@ through split updates. The ci search found no trace, so no verdict is claimed.""
 
 _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 """Where L3/L4 at `WIDER_IN_FLIGHT` unfinished requests differ from the cell's verdict at
-`IN_FLIGHT`: the verdict depends on the bound (the cell's `why` says so). None today: D6's L3,
-first expected to hold at 2 unfinished requests and break at 3, breaks at 2 too."""
+`IN_FLIGHT`: the verdict depends on the bound (the cell's `why` says so). None: D6's L3 breaks
+at 2 unfinished requests already."""
 
 
-# D5's other half (issue 14): one front end, two engines behind a router. A separate block
+# D5's other half: one front end, two engines behind a router. A separate block
 # (environment name `ROUTER`), so that environments added above merge without conflicts.
 ROUTER = "D5-router"
 """The environment name of D5's router configuration: D5 enabled, one front end (one

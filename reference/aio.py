@@ -24,7 +24,7 @@ The processor is a plain callable (content -> ``ProcessedItem``), run by ``execu
 loop's default thread pool if None; ``InlineExecutor`` runs it in the loop's thread (tests,
 conformance: deterministic, no threads).
 
-Usage, the README's example with the asyncio front end::
+Usage, the example of docs/reference.md with the asyncio front end::
 
     >>> import asyncio, torch
     >>> from reference import Engine, Placeholders, ProcessedItem, Request, RequestItem

@@ -1,5 +1,5 @@
 """An independent set of single-change mutants of the reference implementation, to measure
-what conformance alone catches (issue 13's "done when": at least 20, killed at least 95 %).
+what conformance alone catches (the target: at least 20 mutants, at least 95 % killed).
 
 None of them is in `model_checks.conform.mutants` (the bugs of the system's history, each
 named by the check it motivated). These are the slips an implementer makes: one changed

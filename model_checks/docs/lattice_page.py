@@ -33,7 +33,8 @@ QUOTED = ("H1", "S1", "S3")
 
 def _produced_by(entry: dict[str, Any]) -> str:
     """How the committed JSON was made, from the run it records (`run`: the command, its
-    profile, explorations, states, wall and CPU time and worker count)."""
+    profile, explorations, states and workers). Its wall and CPU times are kept in the JSON
+    but not rendered: they are one run's figures on one machine, not part of the result."""
     run = entry.get("run")
     if not isinstance(run, dict):
         raise LatticeFileError(f"{LATTICE}: no run record (command, profile, times); "
@@ -49,13 +50,10 @@ def _produced_by(entry: dict[str, Any]) -> str:
                "(`--resume`)" if run.get("resumed_explorations") else "")
     parts = run.get("parts") or []
     if parts:
-        workers = "; the run's parts, side by side: " + ", ".join(
+        workers = "its parts, side by side: " + ", ".join(
             f"{'+'.join(p.get('variants') or ['?'])} with {p.get('processes') or '?'} "
-            f"process(es), {p.get('wall_seconds', 0):,} s wall" for p in parts)
-        workers = f"worker processes as in its parts{workers}"
-    timing = (f"{run['wall_seconds']:,} s wall (summed over its parts) and "
-              f"{run['cpu_seconds']:,} s CPU (the explorations') with {workers}" if parts else
-              f"{run['wall_seconds']:,} s wall and {run['cpu_seconds']:,} s CPU with {workers}")
+            f"process(es)" for p in parts)
+    timing = f"run in {workers}" if parts else f"run with {workers}"
     return (f"`{run['command']} --json docs/results/lattice.json --out docs/results/lattice` "
             f"(the {run['profile']} lattice profile: {profile.words()}; options given on the "
             f"command override it): {run['explorations']:,} explorations{resumed}, "

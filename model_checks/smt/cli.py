@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mirror", default="one-item", choices=MIRROR_MODES,
                         help="where the hand-written mirror certificate lifts bounded proofs "
                              "of H1, S1, S3 to all depths (`smt.relational`): 'one-item' "
-                             "encodings (default), 'all' (adds V3 under D8: 75 s of CPU, "
+                             "encodings (default), 'all' (adds V3 under D8: "
                              "514 million units on one query), 'none'")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")

@@ -4,23 +4,21 @@ command lines read them as defaults without importing z3. `budget` says how z3 c
 
 BMC_RLIMIT = 200_000_000
 """Per BMC query (one depth of one cell group). Calibrated on the main job's `prove` with no
-limit (issue 12's report): the costliest query of the first 48 groups spent 109 million
-units (V1 under D6, the depth of S3's 8-step counterexample), about 60 s of CPU at the 1.8
-million units per CPU-second measured here, which is the 60 s timeout this limit replaces;
-every other group stayed under 50 million. 200 million leaves that query a margin of 1.8."""
+limit: the costliest query of the first 48 groups spent 109 million units (V1 under D6, the
+depth of S3's 8-step counterexample); every other group stayed under 50 million. 200 million
+leaves that query a margin of 1.8."""
 
 CERTIFICATE_RLIMIT = 600_000_000
 """Per query of an inductive certificate (initiation, consecution of one invariant,
 implication), of k-induction and of the re-check of Spacer's invariant. Calibrated with no
-effective limit (issue 12's second report): V3's certificate under every drift source at once
+effective limit: V3's certificate under every drift source at once
 spent 298 million units on its costliest query (the limit was 300 million: a margin of 1.006);
 every other group's certificates and re-checks stayed under 46 million (V3 under
 D3+D4+D5+D7+D8+D9+D10+D11). 600 million gives the largest a margin of 2."""
 
 DEEP_RLIMIT = 1_200_000_000
 """Per query of the deep searches outside the main job (the mutants' 14-15 step
-counterexamples: `python -m model_checks mutants`, the slow mutant tests), which used to get
-300 to 600 s per query."""
+counterexamples: `python -m model_checks mutants`, the slow mutant tests)."""
 
 STEP_RLIMIT = 20_000_000
 """Per cross-check query (one concrete step of the spec against the relation): small, ground."""
@@ -28,8 +26,7 @@ STEP_RLIMIT = 20_000_000
 CHC_RLIMIT = 20_000_000
 """Per Spacer (CHC) query of the main job (`chc`; the re-check of Spacer's invariant is bounded
 by `CERTIFICATE_RLIMIT` per query). Calibrated with `chc.chc_prove`
-on every holding S3 cell of V1 and V2 (issue 12's second report): Spacer plus the re-check
-spent 2.6 to 5.3 million units on single drift sources and 8.7 million on V2 under D5+D7,
-under a second of CPU each (Spacer runs at about 3 million units per CPU-second); 20 million
+on every holding S3 cell of V1 and V2: Spacer plus the re-check spent 2.6 to 5.3 million
+units on single drift sources and 8.7 million on V2 under D5+D7; 20 million
 leaves that one a margin of 2.3. V0's S3 (a miss crashes V0, so S3 is H1 there) runs out,
 spending the whole limit: 3 cells, 60 million units, in the main job."""

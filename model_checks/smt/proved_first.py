@@ -51,7 +51,7 @@ from model_checks.smt.symbols import (
 )
 
 BY_INDUCTION = ("S1",)
-"""Properties tried by 1-induction without lemmas (measured, issue 12: it proves S1 wherever
+"""Properties tried by 1-induction without lemmas (measured: it proves S1 wherever
 one identity names one content, no D7, in about a second; S3 and H1 fail k-induction for
 k = 1..3, so they are left to Spacer)."""
 

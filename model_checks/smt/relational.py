@@ -66,7 +66,7 @@ crashes; no eviction hangs)."""
 MODES = ("none", "one-item", "all")
 """Where the runner tries the certificates (`prove --mirror`): nowhere; on encodings with one
 item per request (the main job); everywhere they apply (adds the mirror of V3 under D8, two
-items per request: 75 s of CPU, 514 million units on its costliest query within `prove`,
+items per request: 514 million units on its costliest query within `prove`,
 where the certificate limit is 600 million; the nightly job, which raises that limit)."""
 
 MIRRORING = frozenset({Drift.D7, Drift.D8, Drift.D11})

@@ -1,4 +1,4 @@
-"""Generated conformance runs (issue 13, item 3): the spec's Hypothesis machines drive spec
+"""Generated conformance runs: the spec's Hypothesis machines drive spec
 and implementation in lockstep; a disagreement is shrunk by Hypothesis; runs replay from
 their seed; `keep_going` collects one shrunk disagreement per job."""
 

@@ -1,5 +1,4 @@
-"""Exit codes and words that cannot mislead (issue 13, item 1), and two-process mode without
-numpy (item 5).
+"""Exit codes and words that cannot mislead, and two-process mode without numpy.
 
 - a variant the adapter does not support: exit 2 when asked for, "not checked" otherwise;
 - 0 lockstep steps is never "conforms";

@@ -85,9 +85,9 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
     scheduler: str, workers: Workers, local_run: list[VerdictRecord],
 ) -> None:
     """At the first finished job, kill a worker that has a job in hand. Which one is chosen
-    then: killing a fixed worker raced with the scheduler under load (at load ~18 the chosen
-    worker had just finished its jobs and held none, so nothing was lost and the test
-    failed); if no worker holds a job at one progress line, the next line tries again."""
+    then, because a fixed worker may already have finished its jobs and hold none when it is
+    killed (nothing would be lost and the test would prove nothing); if no worker holds a job
+    at one progress line, the next line tries again."""
     from model_checks.smt.cli import _selected, add_arguments
     from model_checks.smt.runner import run_cells
 

@@ -1,6 +1,7 @@
-"""The asyncio front end (reference.aio): the README example, interleaving between the awaited
-steps (D1), failure atomicity at its processor call sites, and conformance to the spec through
-its adapter (model_checks/conform/async_adapter.py), with a mutant the conformance run catches."""
+"""The asyncio front end (reference.aio): the example of docs/reference.md, interleaving
+between the awaited steps (D1), failure atomicity at its processor call sites, and conformance
+to the spec through its adapter (model_checks/conform/async_adapter.py), with a mutant the
+conformance run catches."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from reference.aio import AsyncFrontEnd, InlineExecutor, retry_async, serve_asyn
 from spec import V2 as SPEC_V2
 
 ADAPTER = "model_checks.conform.async_adapter:factory"
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
 
 
 def test_the_module_example_runs() -> None:
@@ -40,12 +41,12 @@ def test_the_module_example_runs() -> None:
     assert result.attempted > 5 and result.failed == 0
 
 
-def test_the_readme_asyncio_example_runs() -> None:
-    """The README's asyncio example, executed as written (so it cannot drift)."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+def test_the_documented_asyncio_example_runs() -> None:
+    """The asyncio example of docs/reference.md, executed as written (so it cannot drift)."""
+    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.S)
     example = next(block for block in blocks if "AsyncFrontEnd" in block)
     namespace: dict[str, object] = {}
-    exec(compile(example, "README.md", "exec"), namespace)
+    exec(compile(example, "docs/reference.md", "exec"), namespace)
     assert namespace["served"] == [1.0, 2.0, 3.0]
 
 

@@ -1,8 +1,7 @@
 """The benchmark script still runs (tiny sizes; no timing is asserted, none is meaningful).
 
-The subprocess has a hang guard, not a time limit: about 4 s of CPU on the 2-core machine
-(9 s of wall time at load 8), and a 120 s timeout once failed the test at load ~18 while the
-script was merely slow. `HANG_SECONDS` only stops a script that never ends."""
+The subprocess has a hang guard, not a time limit: on a busy machine a merely slow script
+must not fail the test. `HANG_SECONDS` only stops a script that never ends."""
 
 from __future__ import annotations
 
