@@ -150,7 +150,7 @@ _HAND: tuple[Witness, ...] = (
         ),
     ),
     Witness(
-        # Found by the ci search in V1 (it had been reasoned to hold): two requests' retries
+        # L4 of V1 under D9, as the ci search finds it: two requests' retries
         # keep re-recording each other's items, whose skewed payloads evict the other's
         # reference from P1.
         "skewed-retries-evict-each-other", frozenset({"D9"}),

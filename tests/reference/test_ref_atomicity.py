@@ -95,8 +95,8 @@ def test_probe_site(how: str) -> None:
 @pytest.mark.parametrize("how", HOWS)
 def test_late_miss_site_in_update(how: str) -> None:
     """V3's late-miss path: "a" and "b" hit at probe time, "a" is gone by the update, its
-    reprocessing fails. Before, "b" had been touched and resolved, and the request was lost
-    (neither probed nor outstanding)."""
+    reprocessing fails. Nothing changes: "b" is neither touched nor resolved, and the request
+    stays probed (never lost, neither probed nor outstanding), to be updated again."""
     front_end, engine, processor = pair(how)
     warm(front_end, engine)
     probed = front_end.probe(Request((RequestItem("b", 2), RequestItem("a", 10))))
