@@ -24,11 +24,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from model_checks.matrix import ALL_EXPECTED, EXPECTED, Cell, Expectation
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import CHECKERS, Verdict, VerdictRecord
+from model_checks.records import EXPLORE as EXPLORER
 from spec import property_ids
 
-LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z", "explore": "E"}
-EXPLORE = "explore"
+LETTER = {c.record: c.letter for c in CHECKERS if c.letter}
+EXPLORE = EXPLORER.record
 
 Key = tuple[str, tuple[str, ...], str]
 

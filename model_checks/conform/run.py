@@ -37,7 +37,7 @@ from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import (
@@ -285,12 +285,12 @@ class Outcome:
                 answer = table[prop.id]
                 if isinstance(answer, NotJudged):
                     records.append(VerdictRecord(
-                        "conformance-safety", variant, (), prop.id, Verdict.UNKNOWN,
+                        CONFORMANCE_SAFETY.record, variant, (), prop.id, Verdict.UNKNOWN,
                         self.steps, "steps", seconds, detail=f"not judged: {answer.reason}"))
                     continue
                 found = self.broken.get((variant, prop.id))
                 records.append(VerdictRecord(
-                    "conformance-safety", variant, () if found is None else _environment(
+                    CONFORMANCE_SAFETY.record, variant, () if found is None else _environment(
                         found.config), prop.id,
                     Verdict.HOLDS if found is None else Verdict.COUNTEREXAMPLE,
                     self.steps, "steps", seconds,
@@ -392,7 +392,7 @@ def _job(
     if outcome.harness is not None:
         env = _environment(config)
         outcome.records.append(VerdictRecord(
-            "conformance", variant.name, env, "lockstep", Verdict.UNKNOWN, steps, "steps",
+            CONFORMANCE.record, variant.name, env, "lockstep", Verdict.UNKNOWN, steps, "steps",
             seconds, detail=f"{adapter.name}, {label}: harness failure: {outcome.harness}",
         ))
         return False
@@ -491,7 +491,7 @@ def _records(
     detail = f"{adapter.name}, {label}"
     records = [
         VerdictRecord(
-            "conformance", variant.name, env, "lockstep",
+            CONFORMANCE.record, variant.name, env, "lockstep",
             Verdict.COUNTEREXAMPLE if failure else Verdict.HOLDS, steps, "steps", seconds,
             counterexample_length=len(failure.actions) if failure else None,
             detail=detail + (f": {failure}" if failure else ""),
@@ -500,7 +500,7 @@ def _records(
     if failure is None:
         for prop_id, length in verdicts.items():
             records.append(VerdictRecord(
-                "conformance", variant.name, env, prop_id,
+                CONFORMANCE.record, variant.name, env, prop_id,
                 Verdict.HOLDS if length is None else Verdict.COUNTEREXAMPLE, steps, "steps",
                 seconds, counterexample_length=length,
                 detail=detail + "; the implementation agreed at every step",

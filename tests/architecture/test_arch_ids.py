@@ -127,3 +127,18 @@ def test_arch_the_scan_finds_each_kind_of_restatement() -> None:
     ]
     for source in data:
         assert findings_in(source, "m.py") == [], source
+
+
+def test_arch_checker_names_are_declared_once() -> None:
+    """Checker names come from `records.CHECKERS`: unique record names, and the summary's
+    letters, the snapshot's checkers and the cross-checked ones are read off it."""
+    from model_checks import records, summary
+    from model_checks.docs import snapshot
+
+    names = [c.record for c in records.CHECKERS]
+    assert len(names) == len(set(names))
+    assert summary.LETTER == {c.record: c.letter for c in records.CHECKERS if c.letter}
+    assert set(snapshot.CHECKERS) == {c.record for c in records.CHECKERS if c.judges_cells}
+    assert set(snapshot.TRACE_CHECKERS) < set(snapshot.CHECKERS)
+    assert records.MATRIX_INSTANCE == {records.HYPOTHESIS.record, records.Z3_BMC.record,
+                                       records.Z3_INDUCTION.record}
