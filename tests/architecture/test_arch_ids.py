@@ -137,8 +137,8 @@ def test_arch_checker_names_are_declared_once() -> None:
 
     names = [c.record for c in records.CHECKERS]
     assert len(names) == len(set(names))
-    assert summary.LETTER == {c.record: c.letter for c in records.CHECKERS if c.letter}
+    assert {c.record: c.letter for c in records.CHECKERS if c.letter} == summary.LETTER
     assert set(snapshot.CHECKERS) == {c.record for c in records.CHECKERS if c.judges_cells}
     assert set(snapshot.TRACE_CHECKERS) < set(snapshot.CHECKERS)
-    assert records.MATRIX_INSTANCE == {records.HYPOTHESIS.record, records.Z3_BMC.record,
-                                       records.Z3_INDUCTION.record}
+    searched = {records.HYPOTHESIS.record, records.Z3_BMC.record, records.Z3_INDUCTION.record}
+    assert searched == records.MATRIX_INSTANCE
