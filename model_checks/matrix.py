@@ -406,7 +406,11 @@ def instance_contains(large: tuple[str, ...], small: tuple[str, ...],
 
 
 def _single(variant: str, drift: str) -> Cell:
-    return next(c for c in EXPECTED if c.variant == variant and c.environment == (drift,))
+    for cell in EXPECTED:
+        if cell.variant == variant and cell.environment == (drift,):
+            return cell
+    raise KeyError(f"no expected cell for {variant} under {drift} alone: add the drift "
+                   "source's row to _BREAKS (what each variant breaks under it, and why)")
 
 
 def union(variant: str, pair: tuple[str, ...]) -> dict[str, Expectation]:

@@ -96,10 +96,15 @@ def _judge(graph: Graph, prop: Property) -> Judgement:
     return _monitored(graph, prop, monitor)
 
 
+ONE_CONTENT = ("S1", "S4")
+"""The properties that compare contents of one identity: vacuous with one content per
+identity (no D7 in the instance), where every processing of an identity describes the same
+content."""
+
+
 def _vacuous_by_construction(graph: Graph, prop: Property) -> str | None:
-    """S1 and S4 compare contents of one identity: with one content per identity (no D7 in
-    the instance) every processing of an identity describes the same content."""
-    if prop.id in ("S1", "S4") and graph.config.versions == 1:
+    """`ONE_CONTENT`'s properties, on an instance with one content per identity."""
+    if prop.id in ONE_CONTENT and graph.config.versions == 1:
         return ("one content per identity (versions=1, no identity reuse): a tensor and "
                 "placeholders of one identity always describe the same content")
     return None

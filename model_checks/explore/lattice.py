@@ -43,7 +43,7 @@ from typing import Any
 
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
-from model_checks.explore.judge import Status, judge_all
+from model_checks.explore.judge import ONE_CONTENT, Status, judge_all
 from model_checks.explore.lattice_instance import (
     Rung,
     describe_family,
@@ -278,9 +278,8 @@ class LatticeRequest:
         return (Leg(self.max_size, top), *self.legs)
 
 
-ONE_CONTENT = ("S1", "S4")
-"""Decided without exploring: they hold in every environment without D7, where each identity
-has one content (the judge calls them vacuous there for the same reason)."""
+# `ONE_CONTENT` (from the judge): decided without exploring: they hold in every environment
+# without D7, where each identity has one content (the judge calls them vacuous there).
 
 
 NO_MISS_REPLY = {

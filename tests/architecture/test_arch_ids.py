@@ -105,14 +105,15 @@ def test_arch_no_hand_written_id_lists_outside_spec() -> None:
 
 def test_arch_the_scan_finds_each_kind_of_restatement() -> None:
     """The known-bad inputs: each shape of restatement is found, and data is not."""
+    names, props = VARIANT_NAMES, property_ids()
     bad = {
-        'VARIANT_NAMES = ("V0", "V1", "V2", "V3")': "a list of variant ids",
-        'OTHERS = ["V1", "V2", "V3"]': "a list of variant ids",
-        'P = {"S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4"}': "a list of property ids",
+        f"VARIANT_NAMES = {names!r}": "a list of variant ids",
+        f"OTHERS = {list(names[1:])!r}": "a list of variant ids",
+        f"P = {set(props)!r}": "a list of property ids",
         'D = tuple(f"D{n}" for n in range(1, 12))': "ids spelled by counting",
         'X = re.compile(r"V[0-3] (?P<p>[SHL]\\d)")': "a pattern enumerating ids",
-        'TEXT = "S1 S2 S3 S4 H1 L1 L2 L3 L4"': "a string listing every property id",
-        'ALL = ' + repr(DRIFT_IDS): "a list of drift ids",
+        f"TEXT = {' '.join(props)!r}": "a string listing every property id",
+        f"ALL = {DRIFT_IDS!r}": "a list of drift ids",
     }
     for source, what in bad.items():
         found = findings_in(source, "m.py")
