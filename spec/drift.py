@@ -2,7 +2,9 @@
 
 An environment is a frozenset of `Drift` members. A transition that represents a drift source is
 enabled only when its member is in the configuration's environment; everything else is the
-protocol itself and is always available.
+protocol itself and is always available. A source of the configuration kind also declares,
+once, what an instance must contain for it to exist at all (`Drift.needs`); every instance
+builder of the checkers reads that declaration.
 """
 
 from __future__ import annotations
