@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-DRIFT_IDS: tuple[str, ...] = tuple(f"D{n}" for n in range(1, 12))
-"""D1..D11, the drift sources of the brief, in numeric order (`spec.Drift`'s values)."""
+from spec import DRIFT_IDS as DRIFT_IDS
 
 ROUTER = "D5-router"
 """D5's second configuration: one front end, two engines behind a router."""
@@ -36,8 +35,8 @@ def parse_environment(text: str, *, router: bool = False) -> tuple[str, ...]:
         drift = part.strip().upper()
         if drift not in DRIFT_IDS:
             extra = f", {ROUTER}" if router else ""
-            raise BadEnvironment(f"--environment: got {part.strip()!r}, expected D1..D11 "
-                                 f"joined by '+', or none{extra}")
+            raise BadEnvironment(f"--environment: got {part.strip()!r}, expected "
+                                 f"{DRIFT_IDS[0]}..{DRIFT_IDS[-1]} joined by '+', or none{extra}")
         ids.append(drift)
     return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
 

@@ -16,8 +16,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from model_checks.environment_arg import ROUTER as ROUTER
 from model_checks.matrix_pairs import NEEDS_C, PAIR_REASONS, PairReason
-from spec import ALL_DRIFT, V2, Config, Content, Drift, ItemSize, Variant, environment
+from spec import DRIFT_IDS as DRIFT_IDS
+from spec import (
+    V2,
+    VARIANTS,
+    Config,
+    Content,
+    Drift,
+    ItemSize,
+    Variant,
+    drift_order,
+    environment,
+    needs_of,
+    property_ids,
+)
+from spec import VARIANT_NAMES as VARIANT_NAMES
 
 
 class Expectation(enum.Enum):
@@ -62,14 +77,11 @@ class Cell:
 
 # The environments of the matrix: nothing drifting, each drift source alone, the combinations
 # BRIEF section 8 asks about, and everything at once.
-CRITICAL_SECTION_REMAINDER: tuple[str, ...] = ("D3", "D4", "D5", "D7", "D8", "D9", "D10", "D11")
+CRITICAL_SECTION_REMAINDER: tuple[str, ...] = tuple(
+    d for d in DRIFT_IDS if Drift(d) not in (Drift.D1, Drift.D2, Drift.D6)
+)
 """Q2: what is left when P0 updates and sends in one critical section and nothing is rejected
 after it (no interleaved updates D6, no rejection D2, send order = update order so no D1)."""
-
-DRIFT_IDS: tuple[str, ...] = tuple(
-    d.value for d in sorted(ALL_DRIFT, key=lambda d: int(d.value[1:]))
-)
-"""D1..D11 in numeric order (the order of drift ids inside every environment)."""
 
 ENVIRONMENTS: tuple[tuple[str, ...], ...] = (
     (),
@@ -105,33 +117,34 @@ WIDER_IN_FLIGHT = 3
 def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Config:
     """The configuration every checker uses for a cell: identities a, b, c; budget 2; at most
     4 requests, 2 unfinished at once (3 for the wider instance), 2 items each, 2 retries; and
-    what each drift source needs to exist at all: two front ends (D5), a second content per
-    identity (D7), three items per request (D8), b skewed and c cached by P0 only (D9; c is
-    over the budget on both sides instead under D11). `ROUTER` in the environment is D5's
-    other half: one front end, two engines behind a router."""
-    drift = set(env)
-    router = ROUTER in drift
-    drift = (drift - {ROUTER}) | ({"D5"} if router else set())
+    what each drift source needs to exist at all (`spec.Drift.needs`): two front ends (D5), a
+    second content per identity (D7), three items per request (D8), b skewed and c cached by
+    P0 only (D9; c is over the budget on both sides instead under D11). `ROUTER` in the
+    environment is D5's other half: one front end, two engines behind a router."""
+    router = ROUTER in env
+    drift = environment(*(d for d in env if d != ROUTER), *((Drift.D5.value,) if router else ()))
+    needs = needs_of(drift)
     sizes = tuple(
         size for size, present in (
-            (SKEWED, "D9" in drift),
-            (ONE_SIDED, "D9" in drift and "D11" not in drift),
-            (OVERSIZED, "D11" in drift),
+            (SKEWED, needs.skewed_sizes),
+            (ONE_SIDED, needs.skewed_sizes and not needs.oversized),
+            (OVERSIZED, needs.oversized),
         ) if present
     )
     return Config(
         variant=variant,
-        environment=environment(*sorted(drift)),
-        front_ends=2 if "D5" in drift and not router else 1,
+        environment=drift,
+        front_ends=1 if router else needs.front_ends,
         engines=2 if router else 1,
-        versions=2 if "D7" in drift else 1,
-        max_items=3 if "D8" in drift else 2,
+        versions=needs.versions,
+        max_items=max(2, needs.items),
         max_in_flight=max_in_flight,
         sizes=sizes,
     )
 
 
-PROPERTIES: tuple[str, ...] = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
+PROPERTIES: tuple[str, ...] = property_ids()
+"""The properties the expectations are written for: the registry when this module loads."""
 WIDER_PROPERTIES: tuple[str, ...] = ("L3", "L4")
 """The properties also judged at `WIDER_IN_FLIGHT` unfinished requests."""
 
@@ -289,10 +302,13 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
 )
 
 
+REPORTING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.reports_misses)
+"""The variants that answer a miss with the retryable error (V1-V3; V0 crashes instead)."""
+
 _NOT_JUDGED: dict[tuple[str, tuple[str, ...]], set[str]] = {
-    **{(v, ("D1",)): {"L4"} for v in ("V1", "V2", "V3")},
-    **{(v, ("D5",)): {"L4"} for v in ("V1", "V2", "V3")},
-    **{(v, ("D5", "D7")): {"L4"} for v in ("V1", "V2", "V3")},
+    **{(v, ("D1",)): {"L4"} for v in REPORTING},
+    **{(v, ("D5",)): {"L4"} for v in REPORTING},
+    **{(v, ("D5", "D7")): {"L4"} for v in REPORTING},
     ("V3", ("D6",)): {"L4"},
 }
 """Cells whose L4 verdict within the bounds is not settled. The D9 trace the checker found
@@ -307,19 +323,18 @@ _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 at 2 unfinished requests already."""
 
 
-# D5's other half: one front end, two engines behind a router. A separate block
-# (environment name `ROUTER`), so that environments added above merge without conflicts.
-ROUTER = "D5-router"
-"""The environment name of D5's router configuration: D5 enabled, one front end (one
-shadow), two engines (two receivers); the front end's sending step chooses the engine."""
+# D5's other half: one front end, two engines behind a router. A separate block (environment
+# name `ROUTER`, declared with the command-line parser in `environment_arg`: D5 enabled, one
+# front end, one shadow, two engines, two receivers; the front end's sending step chooses the
+# engine), so that environments added above merge without conflicts.
 ROUTER_ENVIRONMENTS: tuple[tuple[str, ...], ...] = ((ROUTER,),)
 
 
 def environment_of(config: Config) -> tuple[str, ...]:
     """The matrix environment a configuration belongs to (the inverse of `config_for` on
     environments): drift ids in numeric order, D5 named `ROUTER` where the engines are two."""
-    ids = tuple(d.value for d in sorted(config.environment, key=lambda d: int(d.value[1:])))
-    return tuple(ROUTER if d == "D5" and config.engines > 1 else d for d in ids)
+    ids = drift_order(d.value for d in config.environment)
+    return tuple(ROUTER if d == Drift.D5.value and config.engines > 1 else d for d in ids)
 
 _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
     ((ROUTER,), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4"),
@@ -343,7 +358,7 @@ _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
 def _cells() -> tuple[Cell, ...]:
     cells = []
     for env, breaks, why in (*_BREAKS, *_ROUTER_BREAKS):
-        for variant in ("V0", "V1", "V2", "V3"):
+        for variant in VARIANT_NAMES:
             broken = set(breaks[variant].split())
             unjudged = _NOT_JUDGED.get((variant, env), set())
             expectations = {
@@ -364,9 +379,6 @@ runs."""
 
 
 # -- pairs of drift sources ------------------------------------------------------------------
-
-
-VARIANT_NAMES: tuple[str, ...] = ("V0", "V1", "V2", "V3")
 
 
 def instance_contains(large: tuple[str, ...], small: tuple[str, ...],
@@ -391,7 +403,11 @@ def instance_contains(large: tuple[str, ...], small: tuple[str, ...],
 
 
 def _single(variant: str, drift: str) -> Cell:
-    return next(c for c in EXPECTED if c.variant == variant and c.environment == (drift,))
+    for cell in EXPECTED:
+        if cell.variant == variant and cell.environment == (drift,):
+            return cell
+    raise KeyError(f"no expected cell for {variant} under {drift} alone: add the drift "
+                   "source's row to _BREAKS (what each variant breaks under it, and why)")
 
 
 def union(variant: str, pair: tuple[str, ...]) -> dict[str, Expectation]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from spec import VARIANTS
+
 
 @dataclass(frozen=True)
 class PairReason:
@@ -118,7 +120,8 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
 }
 
 
-_ALL_BUT_V0 = ("V1", "V2", "V3")
+_ALL_BUT_V0 = tuple(v.name for v in VARIANTS if v.reports_misses)
+"""V1-V3: the variants that answer a miss with the retryable error (V0 crashes instead)."""
 
 NEEDS_C: dict[str, dict[str, str]] = {
     "D1": {v: "L3" for v in _ALL_BUT_V0},

@@ -14,6 +14,44 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 
+@dataclass(frozen=True, slots=True)
+class Checker:
+    """A checker as its verdict records name it (`VerdictRecord.checker`): declared once
+    here, and read by the summary, the results snapshot, the docs and the cross-checks."""
+
+    record: str
+    """The `checker` field of its records."""
+    title: str
+    """Its name in prose ("Z3", "the per-cell explorer")."""
+    letter: str = ""
+    """Its letter in the main job's summary codes (empty: not in the summary)."""
+    judges_cells: bool = False
+    """Its records judge cells of the expected matrix (kept in the results snapshot)."""
+    matrix_instance: bool = False
+    """It searches the matrix's own instance (`matrix.config_for`), not a smaller one: its
+    traces are the snapshot's evidence, and the explorer's proofs are checked against it."""
+
+
+SCENARIOS = Checker("scenarios", "a scenario", judges_cells=True)
+HYPOTHESIS = Checker("hypothesis", "Hypothesis", "H", judges_cells=True, matrix_instance=True)
+Z3_BMC = Checker("z3-bmc", "Z3", "Z", judges_cells=True, matrix_instance=True)
+Z3_INDUCTION = Checker("z3-induction", "Z3", "Z", judges_cells=True, matrix_instance=True)
+EXPLORE = Checker("explore", "the per-cell explorer", "E", judges_cells=True)
+EXPLORE_LATTICE = Checker("explore-lattice", "the lattice's explorer")
+PAIR_WITNESS = Checker("pair-witness", "a pair cell's witness")
+CONFORMANCE = Checker("conformance", "conformance")
+CONFORMANCE_SAFETY = Checker("conformance-safety", "conformance (the implementation's safety)")
+
+CHECKERS: tuple[Checker, ...] = (
+    SCENARIOS, HYPOTHESIS, Z3_BMC, Z3_INDUCTION, EXPLORE, EXPLORE_LATTICE, PAIR_WITNESS,
+    CONFORMANCE, CONFORMANCE_SAFETY,
+)
+"""Every checker that writes verdict records, in the order tables list them."""
+
+MATRIX_INSTANCE: frozenset[str] = frozenset(c.record for c in CHECKERS if c.matrix_instance)
+"""The record names of the checkers that search the matrix's own instance."""
+
+
 class Verdict(enum.Enum):
     HOLDS = "holds"  # no violation within the bound (sampling or bounded search)
     PROVED = "proved"  # proved, to `bound` or for all depths (bound = None)

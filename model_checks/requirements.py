@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spec import property_ids
+
 
 class InvalidObligation(ValueError):
     """An obligation without a mutant, or naming an unknown property; says what to fix."""
@@ -41,7 +43,7 @@ class Obligation:
             raise InvalidObligation(
                 f"{self.id} names no mutant; add one to model_checks/mutants.py or "
                 "model_checks/conform/mutants.py that omits it, or drop the obligation")
-        known = {"S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4"}
+        known = set(property_ids())
         if not set(self.protects) <= known or not self.protects:
             raise InvalidObligation(f"{self.id} protects {self.protects!r}; name property ids "
                                     "of spec.registry()")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenarios import SCENARIOS, Scenario, violated
 from spec import VARIANTS, registry
@@ -51,7 +52,7 @@ def records(verdicts: list[ScenarioVerdict]) -> list[VerdictRecord]:
     none for a scenario on a larger instance than the matrix's (`Scenario.judges_cell`)."""
     return [
         VerdictRecord(
-            "scenarios", v.variant, v.drift, prop.id,
+            SCENARIO_CHECKER.record, v.variant, v.drift, prop.id,
             Verdict.COUNTEREXAMPLE if prop.id in v.found else Verdict.HOLDS,
             v.steps, "steps", 0.0,
             counterexample_length=v.steps if prop.id in v.found else None,

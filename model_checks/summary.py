@@ -2,10 +2,11 @@
 
 One row per (environment, variant) of the main matrix (`matrix.EXPECTED`), and of every pair
 cell (`matrix.PAIR_EXPECTED`) the records judge (the nightly job runs them; the main job does
-not, so its summary keeps the main matrix's rows), one column per property. `summary` (what
-the main job prints, at most 100 columns wide) gives each cell the most decisive result of
-any checker; `matrix_summary` (the details file) lists each checker's strongest result, most
-decisive first. Codes: `P*` proved for all depths (Z3 induction), `xN` a counterexample of N
+not, so its summary keeps the main matrix's rows), one column per property of
+`spec.registry()` (read when the table is made). `summary` (what the main job prints, at
+most 100 columns wide) gives each cell the most decisive result of any checker;
+`matrix_summary` (the details file) lists each checker's strongest result, most decisive
+first. Codes: `P*` proved for all depths (Z3 induction), `xN` a counterexample of N
 steps (`Z` Z3, `H` Hypothesis), `Pk` proved to depth k (Z3 BMC), `ok` no violation in the
 examples explored (Hypothesis), `?` undecided (Z3, not encoded or timed out), `-` not
 checked. The explorer (`E`) adds `xNE` (a shortest counterexample in its instance), `Pi`
@@ -23,11 +24,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from model_checks.matrix import ALL_EXPECTED, EXPECTED, Cell, Expectation
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import CHECKERS, Verdict, VerdictRecord
+from model_checks.records import EXPLORE as EXPLORER
+from spec import property_ids
 
-LETTER = {"hypothesis": "H", "z3-bmc": "Z", "z3-induction": "Z", "explore": "E"}
-EXPLORE = "explore"
-PROPERTIES = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
+LETTER = {c.record: c.letter for c in CHECKERS if c.letter}
+EXPLORE = EXPLORER.record
 
 Key = tuple[str, tuple[str, ...], str]
 
@@ -101,12 +103,13 @@ def shown(by_key: dict[Key, list[VerdictRecord]]) -> list[Cell]:
 def matrix_summary(records: Iterable[VerdictRecord]) -> str:
     """Every checker's strongest result per cell (the details file: wide)."""
     by_key = _by_key(records)
-    header = ["variant", "environment", *PROPERTIES]
+    properties = property_ids()
+    header = ["variant", "environment", *properties]
     rows = [header]
     for cell in shown(by_key):
         env = tuple(cell.environment)
         row = [cell.variant, "+".join(env) or "none"]
-        for prop in PROPERTIES:
+        for prop in properties:
             found = by_key.get((cell.variant, env, prop), [])
             row.append(_cell(found, cell.expectations.get(prop)))
         rows.append(row)
@@ -161,7 +164,7 @@ def contradiction_count(records: Iterable[VerdictRecord]) -> tuple[int, int]:
     by_key = _by_key(records)
     judged = wrong = 0
     for cell in ALL_EXPECTED:
-        for prop in PROPERTIES:
+        for prop in property_ids():
             found = by_key.get((cell.variant, tuple(cell.environment), prop), [])
             judged += bool(found)
             wrong += contradicts(cell.expectations.get(prop), found)
@@ -172,13 +175,14 @@ def summary(records: Iterable[VerdictRecord]) -> str:
     """The main job's table: one row per environment and variant, one short code per
     property (the most decisive result), `!` on a contradiction; under 100 columns."""
     by_key = _by_key(records)
-    header = ["environment", "var", *PROPERTIES]
+    properties = property_ids()
+    header = ["environment", "var", *properties]
     rows = [header]
     cells = shown(by_key)
     for env in dict.fromkeys(tuple(c.environment) for c in cells):
         for cell in (c for c in cells if tuple(c.environment) == env):
             row = [short_environment(env), cell.variant]
-            for prop in PROPERTIES:
+            for prop in properties:
                 found = by_key.get((cell.variant, env, prop), [])
                 row.append(_strongest(found, cell.expectations.get(prop)))
             rows.append(row)

@@ -6,7 +6,16 @@ the properties S1-S4, H1 and L1-L4 that checkers evaluate.
 """
 
 from spec.config import Config, Content, InvalidConfiguration, ItemSize
-from spec.drift import ALL_DRIFT, Drift, describe_environment, environment
+from spec.drift import (
+    ALL_DRIFT,
+    DRIFT_IDS,
+    Drift,
+    Needs,
+    describe_environment,
+    drift_order,
+    environment,
+    needs_of,
+)
 from spec.fairness import drive_to_quiescence, is_quiescent
 from spec.machine import enabled, initial, is_enabled, step
 from spec.properties.registry import (
@@ -16,21 +25,35 @@ from spec.properties.registry import (
     Violation,
     by_id,
     lemmas,
+    property_ids,
     registry,
 )
 from spec.state import ClientItem, Outcome, Stage, State
 from spec.trace import Step, Trace, TraceError, run
 from spec.transitions import ACTION_TYPES, Action, InvalidAction
-from spec.variants import V0, V1, V2, V3, VARIANTS, LruFlaw, MissHandling, Variant, variant_named
+from spec.variants import (
+    V0,
+    V1,
+    V2,
+    V3,
+    VARIANT_NAMES,
+    VARIANTS,
+    LruFlaw,
+    MissHandling,
+    Variant,
+    variant_named,
+)
 
 __all__ = [
     "ACTION_TYPES",
     "ALL_DRIFT",
+    "DRIFT_IDS",
     "V0",
     "V1",
     "V2",
     "V3",
     "VARIANTS",
+    "VARIANT_NAMES",
     "Action",
     "ClientItem",
     "Config",
@@ -43,6 +66,7 @@ __all__ = [
     "Kind",
     "LruFlaw",
     "MissHandling",
+    "Needs",
     "Outcome",
     "Property",
     "Stage",
@@ -54,6 +78,7 @@ __all__ = [
     "Violation",
     "by_id",
     "describe_environment",
+    "drift_order",
     "drive_to_quiescence",
     "enabled",
     "environment",
@@ -61,6 +86,8 @@ __all__ = [
     "is_enabled",
     "is_quiescent",
     "lemmas",
+    "needs_of",
+    "property_ids",
     "registry",
     "run",
     "step",

@@ -2,12 +2,16 @@
 
 An environment is a frozenset of `Drift` members. A transition that represents a drift source is
 enabled only when its member is in the configuration's environment; everything else is the
-protocol itself and is always available.
+protocol itself and is always available. A source of the configuration kind also declares,
+once, what an instance must contain for it to exist at all (`Drift.needs`); every instance
+builder of the checkers reads that declaration.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 
 class Drift(enum.Enum):
@@ -37,6 +41,11 @@ class Drift(enum.Enum):
     @property
     def effect(self) -> str:
         return _EFFECTS[self]
+
+    @property
+    def needs(self) -> Needs:
+        """What an instance must contain for this source to exist at all (`Needs`)."""
+        return _NEEDS.get(self, _NOTHING)
 
 
 _TITLES: dict[Drift, str] = {
@@ -79,6 +88,80 @@ _EFFECTS: dict[Drift, str] = {
 
 ALL_DRIFT: frozenset[Drift] = frozenset(Drift)
 
+DRIFT_IDS: tuple[str, ...] = tuple(d.value for d in sorted(Drift, key=lambda d: int(d.value[1:])))
+"""Every drift id in numeric order (D1, D2, ..., D11): the order of ids in every environment
+name, and the one list command lines, tables and instance builders read."""
+
+
+def drift_order(ids: Iterable[str]) -> tuple[str, ...]:
+    """Drift ids, deduplicated, in numeric order (`DRIFT_IDS`'s order)."""
+    return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
+
+
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What a model instance must contain for a drift source to exist at all, declared once
+    per source (`Drift.needs`) and read by every instance builder (the checkers' matrix,
+    the explorer's restriction, the lattice family, conformance, Z3's encoding, the docs).
+
+    A source of the event kind needs nothing (its transitions are enabled by the environment
+    alone: `Needs()`); a source of the configuration kind needs something that exists only
+    with it. The builders pick the concrete values (which identity is skewed, by how many
+    bytes); the declaration says what kind of thing each source needs.
+    """
+
+    front_ends: int = 1
+    """Front ends sharing the engine (D5; its router half has two engines instead)."""
+    versions: int = 1
+    """Contents per identity (D7: a second content for a reused identity)."""
+    items: int = 1
+    """Items per request at least (D6: updates interleave item by item; D8: a request over
+    the budget)."""
+    extra_identity: bool = False
+    """One identity more than the base instance's, so that a request's items can together
+    exceed the budget (D8)."""
+    skewed_sizes: bool = False
+    """An item the two sides size differently (D9)."""
+    oversized: bool = False
+    """An item over the budget on both sides (D11)."""
+    configured: str = ""
+    """The `Config` fields that make the source exist, in words (empty: an event source)."""
+
+    def __or__(self, other: Needs) -> Needs:
+        """What an instance with both sources needs: the larger count, either flag."""
+        return Needs(
+            front_ends=max(self.front_ends, other.front_ends),
+            versions=max(self.versions, other.versions),
+            items=max(self.items, other.items),
+            extra_identity=self.extra_identity or other.extra_identity,
+            skewed_sizes=self.skewed_sizes or other.skewed_sizes,
+            oversized=self.oversized or other.oversized,
+            configured="; ".join(t for t in (self.configured, other.configured) if t),
+        )
+
+
+_NOTHING = Needs()
+
+_NEEDS: dict[Drift, Needs] = {
+    Drift.D5: Needs(front_ends=2, configured="`front_ends=2`, or `engines=2` (one front end, "
+                    "two engines behind a router: environment `D5-router`)"),
+    Drift.D6: Needs(items=2),
+    Drift.D7: Needs(versions=2, configured="`versions` > 1"),
+    Drift.D8: Needs(items=3, extra_identity=True),
+    Drift.D9: Needs(skewed_sizes=True,
+                    configured="`sizes` with `shadow_bytes` != `receiver_bytes`"),
+    Drift.D11: Needs(oversized=True, configured="`sizes` over the `budget`"),
+}
+"""Per drift source, what it needs (`Needs`); a source not listed is of the event kind."""
+
+
+def needs_of(env: Iterable[Drift]) -> Needs:
+    """What an instance with every source of `env` needs (`Needs.__or__` over them)."""
+    needs = _NOTHING
+    for drift in env:
+        needs = needs | drift.needs
+    return needs
+
 
 def environment(*ids: str) -> frozenset[Drift]:
     """Build an environment from ids such as "D1", "D7"; an unknown id is a clear error."""
@@ -97,4 +180,4 @@ def describe_environment(env: frozenset[Drift]) -> str:
     """A stable, human-readable name: "none" or ids in numeric order joined by "+"."""
     if not env:
         return "none"
-    return "+".join(d.value for d in sorted(env, key=lambda d: int(d.value[1:])))
+    return "+".join(drift_order(d.value for d in env))

@@ -155,6 +155,10 @@ a probed hit lost before the update is reprocessed instead of asserted. Wire cos
 tag per item, on references and payloads alike; no extra message and no extra round trip."""
 
 VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3)
+"""Every protocol variant, in order: the one list the checkers, docs and adapters read."""
+
+VARIANT_NAMES: tuple[str, ...] = tuple(v.name for v in VARIANTS)
+"""The variants' names, in `VARIANTS` order (what command lines and records spell)."""
 
 _REPR_BY_VALUE: dict[Variant, str] = {v: v.name for v in VARIANTS}
 

@@ -34,6 +34,7 @@ from model_checks.conform.reference_adapter import (
 )
 from reference import Engine, MissingMediaError, ProbedRequest, TagSource
 from reference.aio import AsyncFrontEnd, InlineExecutor
+from spec import VARIANT_NAMES
 
 T = TypeVar("T")
 
@@ -89,7 +90,7 @@ class AsyncAdapter:
     `front_end_class` may be a subclass (a mutant)."""
 
     name: str = "reference-asyncio"
-    variants: tuple[str, ...] = ("V0", "V1", "V2", "V3")
+    variants: tuple[str, ...] = VARIANT_NAMES
     front_end_class: type[AsyncFrontEnd] = AsyncFrontEnd
 
     def supports(self, variant: str) -> bool:

@@ -30,16 +30,16 @@ from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
+from spec import VARIANT_NAMES, property_ids
 
 if TYPE_CHECKING:
     from model_checks.conform.adapter import Adapter
     from model_checks.conform.run import Outcome, PropertyBroken
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
-VARIANT_NAMES = ("V0", "V1", "V2", "V3")
-PROPERTY_IDS = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
-"""The registry's ids (`spec.registry()`; a test keeps them equal), known without importing
-the spec's checkers."""
+PROPERTY_IDS = property_ids()
+"""The registry's ids when the command loads (`spec.registry()`; the spec is pure Python, so
+reading it here imports nothing heavy)."""
 
 
 class _Usage(Exception):

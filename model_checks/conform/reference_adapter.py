@@ -50,6 +50,7 @@ from reference import (
 )
 from reference import variants as ref_variants
 from reference.items import TensorTree
+from spec import VARIANT_NAMES
 
 _EPOCH_SHIFT = 32
 
@@ -313,7 +314,7 @@ class ReferenceAdapter:
     name: str = "reference"
     front_end_class: Callable[..., FrontEnd] = FrontEnd
     engine_class: Callable[..., Engine] = Engine
-    variants: tuple[str, ...] = ("V0", "V1", "V2", "V3")
+    variants: tuple[str, ...] = VARIANT_NAMES
 
     def supports(self, variant: str) -> bool:
         return variant in self.variants

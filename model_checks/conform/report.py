@@ -31,7 +31,7 @@ from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.conform.weakness import env_text, trace_sources, vacuous, weakness
 from model_checks.simulate.counterexample import BadTraceFile, replay_file
-from spec import Config, Trace, describe_environment, registry
+from spec import VARIANT_NAMES, Config, Trace, describe_environment, registry
 from spec.transitions import Action
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
@@ -53,7 +53,7 @@ def statuses(outcome: Outcome) -> dict[tuple[str, str], str]:
     cut = {f.where.split()[0] for f in outcome.findings} | (
         {outcome.harness.split()[0]} if outcome.harness else set())
     result: dict[tuple[str, str], str] = {}
-    for variant in ("V0", "V1", "V2", "V3"):
+    for variant in VARIANT_NAMES:
         for prop in registry():
             found = outcome.broken.get((variant, prop.id))
             regression = any(f.disagreement.caught_by == prop.id and f.where.split()[0]

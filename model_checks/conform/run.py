@@ -24,6 +24,7 @@ from model_checks.conform.adapter import (
     build_front_end,
     supports,
 )
+from model_checks.conform.judged import judged
 from model_checks.conform.lockstep import (
     Broken,
     Disagreement,
@@ -35,7 +36,8 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.judged import NotJudged
+from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import (
@@ -47,6 +49,7 @@ from spec import (
     ItemSize,
     Variant,
     describe_environment,
+    needs_of,
     registry,
 )
 from spec.transitions import (
@@ -76,28 +79,31 @@ _WIDE_SIZES = (
 )
 
 
-_NEEDS: dict[Drift, dict[str, object]] = {
-    Drift.D5: {"front_ends": 2, "budget": 1},
-    Drift.D7: {"versions": 2},
-    Drift.D8: {"max_items": 3},
-    Drift.D9: {"sizes": _SKEW},
-    Drift.D11: {"sizes": _OVERSIZE},
-}
-"""The configuration each drift source needs alone (D5: two front ends on a one-byte budget,
-so that their shadows evict; D7: two contents per identity; ...)."""
+def _alone(variant: Variant, drift: Drift) -> Config:
+    """One drift source with the configuration it needs (`spec.Drift.needs`): two front ends
+    on a one-byte budget, so that their shadows evict (D5); two contents per identity (D7);
+    three items (D8); b and c skewed (D9); an oversized c (D11)."""
+    needs = drift.needs
+    return Config(
+        variant=variant, environment=frozenset({drift}), max_requests=6,
+        front_ends=needs.front_ends, budget=1 if needs.front_ends > 1 else 2,
+        versions=needs.versions, max_items=max(2, needs.items),
+        sizes=(*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ())),
+    )
 
 
 def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
-    """Every source of `env` at once, each with what it needs (as "all" has for ALL_DRIFT):
-    two front ends (D5), two contents (D7), three items (D8), skewed sizes (D9, with D7 also
-    a@1's), an oversized c (D11)."""
+    """Every source of `env` at once, each with what it needs (`spec.Drift.needs`): two front
+    ends (D5), two contents (D7), three items (D8), skewed sizes (D9, with D7 also a@1's), an
+    oversized c (D11)."""
+    needs = needs_of(env)
     sizes = tuple(s for s in _ALL_SIZES if (
-        (s.content.identity == "a" and {Drift.D7, Drift.D9} <= env)
-        or (s.content.identity == "b" and Drift.D9 in env)
-        or (s.content.identity == "c" and Drift.D11 in env)))
+        (s.content.identity == "a" and needs.versions > 1 and needs.skewed_sizes)
+        or (s.content.identity == "b" and needs.skewed_sizes)
+        or (s.content.identity == "c" and needs.oversized)))
     return Config(
-        variant=variant, environment=env, front_ends=2 if Drift.D5 in env else 1,
-        versions=2 if Drift.D7 in env else 1, max_items=3 if Drift.D8 in env else 2,
+        variant=variant, environment=env, front_ends=needs.front_ends,
+        versions=needs.versions, max_items=max(2, needs.items),
         sizes=sizes, max_requests=7, max_in_flight=3,
     )
 
@@ -116,18 +122,9 @@ def configurations(
     for drift in Drift:
         if drift not in env:
             continue
-        fields = _NEEDS.get(drift, {})
-        yield drift.value, Config(
-            variant=variant, environment=frozenset({drift}), max_requests=6,
-            **fields,  # type: ignore[arg-type]
-        )
-    if env == ALL_DRIFT:
-        yield "all", Config(
-            variant=variant, environment=ALL_DRIFT, front_ends=2, versions=2, max_items=3,
-            sizes=_ALL_SIZES, max_requests=7, max_in_flight=3,
-        )
-    elif len(env) > 1:
-        yield describe_environment(env), _combined(variant, env)
+        yield drift.value, _alone(variant, drift)
+    if len(env) > 1:
+        yield "all" if env == ALL_DRIFT else describe_environment(env), _combined(variant, env)
     if wide and env == ALL_DRIFT:
         yield "all-wide", Config(
             identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
@@ -278,13 +275,22 @@ class Outcome:
 
     def safety_records(self, seconds: float) -> list[VerdictRecord]:
         """Checker `conformance-safety`: per variant checked and property, whether the
-        implementation broke it (its own observations; S4 and H1 through the agreed trace)."""
+        implementation broke it (its own observations; S4 and H1 through the agreed trace).
+        A property conformance does not judge (`conform.judged`) is recorded as unknown,
+        with the reason, never as holding."""
         records = []
+        table = judged()
         for variant in self.checked:
             for prop in registry():
+                answer = table[prop.id]
+                if isinstance(answer, NotJudged):
+                    records.append(VerdictRecord(
+                        CONFORMANCE_SAFETY.record, variant, (), prop.id, Verdict.UNKNOWN,
+                        self.steps, "steps", seconds, detail=f"not judged: {answer.reason}"))
+                    continue
                 found = self.broken.get((variant, prop.id))
                 records.append(VerdictRecord(
-                    "conformance-safety", variant, () if found is None else _environment(
+                    CONFORMANCE_SAFETY.record, variant, () if found is None else _environment(
                         found.config), prop.id,
                     Verdict.HOLDS if found is None else Verdict.COUNTEREXAMPLE,
                     self.steps, "steps", seconds,
@@ -386,7 +392,7 @@ def _job(
     if outcome.harness is not None:
         env = _environment(config)
         outcome.records.append(VerdictRecord(
-            "conformance", variant.name, env, "lockstep", Verdict.UNKNOWN, steps, "steps",
+            CONFORMANCE.record, variant.name, env, "lockstep", Verdict.UNKNOWN, steps, "steps",
             seconds, detail=f"{adapter.name}, {label}: harness failure: {outcome.harness}",
         ))
         return False
@@ -485,7 +491,7 @@ def _records(
     detail = f"{adapter.name}, {label}"
     records = [
         VerdictRecord(
-            "conformance", variant.name, env, "lockstep",
+            CONFORMANCE.record, variant.name, env, "lockstep",
             Verdict.COUNTEREXAMPLE if failure else Verdict.HOLDS, steps, "steps", seconds,
             counterexample_length=len(failure.actions) if failure else None,
             detail=detail + (f": {failure}" if failure else ""),
@@ -494,7 +500,7 @@ def _records(
     if failure is None:
         for prop_id, length in verdicts.items():
             records.append(VerdictRecord(
-                "conformance", variant.name, env, prop_id,
+                CONFORMANCE.record, variant.name, env, prop_id,
                 Verdict.HOLDS if length is None else Verdict.COUNTEREXAMPLE, steps, "steps",
                 seconds, counterexample_length=length,
                 detail=detail + "; the implementation agreed at every step",

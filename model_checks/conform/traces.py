@@ -23,7 +23,7 @@ from pathlib import Path
 from model_checks import render
 from model_checks.conform.lockstep import spec_trace
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.records import Verdict, VerdictRecord, write_records
+from model_checks.records import CONFORMANCE, Verdict, VerdictRecord, write_records
 from model_checks.simulate.counterexample import trace_to_json, write_trace
 
 DISAGREEMENT = "disagreement"
@@ -54,7 +54,7 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
             continue
         path = _stem(json_path, f"{DISAGREEMENT}-{number}")
         data = trace_to_json(trace, property_id=DISAGREEMENT, step=found.step,
-                             reason=str(found), checker="conformance")
+                             reason=str(found), checker=CONFORMANCE.record)
         data["#meta"]["conformance"] = {"where": finding.where, "caught_by": found.caught_by}
         write_trace(path, data)
         path.with_suffix(".txt").write_text(
@@ -68,7 +68,7 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
             continue
         path = _stem(json_path, prop)
         write_trace(path, trace_to_json(trace, property_id=prop, step=len(trace.steps),
-                                        reason=b.reason, checker="conformance"))
+                                        reason=b.reason, checker=CONFORMANCE.record))
         path.with_suffix(".txt").write_text(
             f"{prop} broken by the implementation in {found_prop.where} at step {b.step}: "
             f"{b.reason}\n{render.step_text(trace)}\nnotation: docs/notation.md\n")
@@ -89,7 +89,7 @@ def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None) ->
               if r.verdict is Verdict.COUNTEREXAMPLE else r
               for r in outcome.safety_records(outcome.seconds)]
     if outcome.steps == 0 and outcome.harness is None:
-        records.append(VerdictRecord("conformance", "none", (), "lockstep", Verdict.UNKNOWN, 0,
+        records.append(VerdictRecord(CONFORMANCE.record, "none", (), "lockstep", Verdict.UNKNOWN, 0,
                                      "steps", outcome.seconds,
                                      detail=f"{outcome.adapter}: nothing checked (0 steps)"))
     write_records(path, records + safety)

@@ -28,6 +28,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spec import VARIANT_NAMES
+
 if TYPE_CHECKING:
     from spec import Config
     from spec.transitions import Action
@@ -156,7 +158,7 @@ def weakness(variant: str, prop: str) -> Weakness:
     source = ("drift lattice (docs/results/lattice.json) and expected matrix" if lattice
               else "expected matrix (model_checks/matrix.py; the drift lattice file is absent)")
     kept_by = tuple(
-        v for v in ("V0", "V1", "V2", "V3")
+        v for v in VARIANT_NAMES
         if not lattice.get((v, prop)) and not _matrix(v, prop)
     )
     return Weakness(variant, prop, minimal, source, kept_by)

@@ -19,6 +19,8 @@ from typing import Any
 
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.snapshot import SnapshotError
+from model_checks.records import CHECKERS as ALL_CHECKERS
+from model_checks.records import EXPLORE_LATTICE
 from spec import Drift
 
 LATTICE = "results/lattice.json"
@@ -97,17 +99,13 @@ def _link(witness: dict[str, Any]) -> str:
     return f"[{witness['steps']}-step trace]({target})"
 
 
-CHECKERS = {
-    "explore-lattice": "the lattice's explorer", "explore": "the per-cell explorer",
-    "z3-bmc": "Z3", "z3-induction": "Z3", "hypothesis": "Hypothesis",
-    "scenarios": "a scenario", "pair-witness": "a pair cell's witness",
-}
+CHECKERS = {c.record: c.title for c in ALL_CHECKERS}
 
 
 def _found(witness: dict[str, Any]) -> str:
     """Who found the shown trace, in which rung or instance, and where it held below."""
-    checker = witness.get("checker", "explore-lattice")
-    if checker == "explore-lattice":
+    checker = witness.get("checker", EXPLORE_LATTICE.record)
+    if checker == EXPLORE_LATTICE.record:
         text = f"explorer, {witness.get('rung') or witness.get('instance')}"
     else:
         text = f"{CHECKERS.get(checker, checker)}, its instance: {witness.get('instance')}"

@@ -135,7 +135,7 @@ def drift_page(
         parts += [
             "",
             f"- transitions: {', '.join(f'`{a}`' for a in actions) or 'none'}"
-            + ("" if drift not in _CONFIGURED else f"; configuration: {_CONFIGURED[drift]}"),
+            + (f"; configuration: {drift.needs.configured}" if drift.needs.configured else ""),
             f"- scenarios: {', '.join(f'[`{s.name}`](scenarios.md#{s.name})' for s in scenarios)}",
         ]
         if kept_alone is not None:
@@ -146,15 +146,6 @@ def drift_page(
         if links is not None:
             parts.append(f"- checker counterexamples ({drift.value} alone): {links[drift]}")
     return "\n".join(parts) + "\n"
-
-
-_CONFIGURED = {
-    Drift.D5: "`front_ends=2`, or `engines=2` (one front end, two engines behind a router: "
-    "environment `D5-router`)",
-    Drift.D7: "`versions` > 1",
-    Drift.D9: "`sizes` with `shadow_bytes` != `receiver_bytes`",
-    Drift.D11: "`sizes` over the `budget`",
-}
 
 
 def step_table(trace: Trace, fair_from: int | None = None) -> str:

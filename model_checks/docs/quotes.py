@@ -18,15 +18,14 @@ from pathlib import Path
 
 from model_checks.docs.markdown import GENERATED
 from model_checks.records import Verdict, VerdictRecord
+from spec import VARIANT_NAMES, property_ids
 
-VARIANT_NAMES = ("V0", "V1", "V2", "V3")
-PROPERTY_IDS = ("S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4")
 _SPAN = re.compile(r"`([^`\n]+)`")
 _ENV_ID = r"D\d+(-router)?"
 _LOOKS_LIKE = re.compile(rf"^(all|V\d[-,V\d]*) (none|{_ENV_ID}(\+{_ENV_ID})*)\b")
 _QUOTE = re.compile(
-    rf"^(?P<variants>all|V[0-3](-V[0-3]|(,V[0-3])+)?) (?P<env>none|{_ENV_ID}(\+{_ENV_ID})*) "
-    r"(?P<prop>[SHL]\d) (?P<verdict>holds|breaks)$"
+    rf"^(?P<variants>all|V\d+(-V\d+|(,V\d+)+)?) (?P<env>none|{_ENV_ID}(\+{_ENV_ID})*) "
+    r"(?P<prop>[A-Z]\d+) (?P<verdict>holds|breaks)$"
 )
 
 
@@ -56,8 +55,10 @@ def _variants(text: str) -> tuple[str, ...]:
     if text == "all":
         return VARIANT_NAMES
     if "-" in text:
-        first, last = (int(v[1:]) for v in text.split("-"))
-        return tuple(f"V{n}" for n in range(first, last + 1))
+        first, last = text.split("-")
+        if first not in VARIANT_NAMES or last not in VARIANT_NAMES:
+            return (first, last)  # an unknown variant: reported by the caller
+        return VARIANT_NAMES[VARIANT_NAMES.index(first):VARIANT_NAMES.index(last) + 1]
     return tuple(text.split(","))
 
 
@@ -83,7 +84,7 @@ def quotes_in(page: str, text: str) -> tuple[list[Quote], list[BadQuote]]:
             if not variants or any(v not in VARIANT_NAMES for v in variants):
                 bad.append(BadQuote(page, number, span, "unknown variant"))
                 continue
-            if match["prop"] not in PROPERTY_IDS:
+            if match["prop"] not in property_ids():
                 bad.append(BadQuote(page, number, span, "unknown property"))
                 continue
             env = () if match["env"] == "none" else tuple(match["env"].split("+"))

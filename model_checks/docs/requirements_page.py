@@ -12,6 +12,7 @@ from model_checks.conform.killmatrix import Row, kill_text
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.requirements import OBLIGATIONS, Obligation
+from model_checks.smt.cells import SAFETY
 from spec import VARIANTS, Variant, by_id
 
 SPEC_CHECKS = (
@@ -19,7 +20,7 @@ SPEC_CHECKS = (
     "test_sim_mutants.py`, and the main job's `simulate`)"
 )
 Z3_CHECK = "Z3 (`tests/smt/test_smt_mutants.py`)"
-Z3_PROPERTIES = {"S1", "S2", "S3", "H1"}
+Z3_PROPERTIES = frozenset(SAFETY)
 
 
 def spec_mutant(name: str) -> Mutant:

@@ -22,6 +22,7 @@ from pathlib import Path
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.pages import NOTATION_LINK, step_table
+from model_checks.docs.snapshot import CHECKERS as SNAPSHOT_CHECKERS
 from model_checks.docs.snapshot import (
     RECORDS,
     REFRESH,
@@ -43,7 +44,9 @@ from model_checks.matrix import (
     Cell,
     Expectation,
 )
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import EXPLORE as EXPLORER
+from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
+from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.simulate.counterexample import Replayed, replay_data
 from model_checks.summary import LEGEND, contradicts, order, summary
 from spec import Drift, by_id
@@ -98,7 +101,7 @@ def _env_text(env: tuple[str, ...]) -> str:
     return "+".join(env) or "none"
 
 
-EXPLORE = "explore"
+EXPLORE = EXPLORER.record
 _SCOPE = "; instance: "
 """Where an explorer record's detail names its instance, states and diameter
 (`model_checks/explore/cells.py`: "REASON; instance: INSTANCE; N states, diameter D")."""
@@ -130,7 +133,8 @@ def describe(record: VerdictRecord, page: str | None) -> str:
         text = f"counterexample of {record.counterexample_length} steps"
         return f"[{text}]({page})" if page else text
     if record.verdict is Verdict.HOLDS:
-        extra = f" ({record.detail})" if record.checker == "hypothesis" and record.detail else ""
+        sampled = record.checker == HYPOTHESIS.record and record.detail
+        extra = f" ({record.detail})" if sampled else ""
         return f"no violation in {record.bound} {record.bound_unit}{extra}"
     detail = record.detail if len(record.detail) <= 120 else record.detail[:119] + "…"
     return f"undecided ({record.bound} {record.bound_unit} explored): {detail}"
@@ -178,12 +182,12 @@ def _short_explored(record: VerdictRecord) -> str:
 
 
 def _z3(results: Results, cell: Key) -> str:
-    found = results.checked(cell, ("z3-induction", "z3-bmc"))
+    found = results.checked(cell, (Z3_INDUCTION.record, Z3_BMC.record))
     return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
 
 
 def _hypothesis(results: Results, cell: Key) -> str:
-    found = results.checked(cell, ("hypothesis",))
+    found = results.checked(cell, (HYPOTHESIS.record,))
     return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
 
 
@@ -193,7 +197,7 @@ def _explorer(results: Results, cell: Key) -> str:
 
 
 def _scenarios(results: Results, cell: Key) -> str:
-    found = results.checked(cell, ("scenarios",))
+    found = results.checked(cell, (SCENARIO_CHECKER.record,))
     broken = [r for r in found if r.verdict is Verdict.COUNTEREXAMPLE]
     if broken:
         return ", ".join(
@@ -354,8 +358,7 @@ def verdicts_page(results: Results) -> str:
 
 def checkers_of(results: Results, prop: str) -> list[str]:
     names = {r.checker for r in results.snapshot.records if r.property == prop}
-    order = ("scenarios", "hypothesis", "z3-bmc", "z3-induction", EXPLORE)
-    return [n for n in order if n in names]
+    return [n for n in SNAPSHOT_CHECKERS if n in names]
 
 
 def strongest_table(results: Results, prop: str) -> str:

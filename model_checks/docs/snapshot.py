@@ -21,17 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.matrix import ALL_EXPECTED, PROPERTIES
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import CHECKERS as ALL_CHECKERS
+from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord
 from model_checks.simulate.counterexample import BadTraceFile, replay_data
 
 RESULTS = "results"
 RECORDS = f"{RESULTS}/records.json"
 TRACES = f"{RESULTS}/traces"
-CHECKERS = ("scenarios", "hypothesis", "z3-bmc", "z3-induction", "explore")
+CHECKERS = tuple(c.record for c in ALL_CHECKERS if c.judges_cells)
 """The checkers whose records judge cells of the matrix (conformance judges implementations
 against the spec, the mutants are not cells: neither is kept). The explorer's records of its
 lemmas (I1-I7) are not cells of the matrix either: only the registry's properties are kept."""
-TRACE_CHECKERS = ("hypothesis", "z3-bmc", "z3-induction", "explore")
+TRACE_CHECKERS = tuple(c for c in CHECKERS if c != SCENARIOS.record)
+"""The checkers whose records carry a trace (a scenario's record names its scenario)."""
 REFRESH = "python -m model_checks docs --from-run build/main-job/records.json"
 
 Key = tuple[str, tuple[str, ...], str]
@@ -91,7 +93,7 @@ def label(cell: Key) -> str:
 def _trace_rank(record: VerdictRecord) -> tuple[int, int, str]:
     """Shorter first; on ties Z3 (the shortest in the matrix's instance), then the explorer
     (the shortest in its smaller one), then Hypothesis."""
-    tie = 0 if record.checker.startswith("z3") else 1 if record.checker == "explore" else 2
+    tie = 0 if record.checker.startswith("z3") else 1 if record.checker == EXPLORE.record else 2
     return record.counterexample_length or 0, tie, record.checker
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.matrix import config_for
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from model_checks.simulate.counterexample import action_from_json, config_from_json
 from spec import Action, Config, TraceError, by_id, run, variant_named
 
@@ -65,7 +65,7 @@ def disagreements(
     mine_all = list(explored)
     by_key: dict[tuple[str, str], list[VerdictRecord]] = {}
     for record in others:
-        if record.checker in ("hypothesis", "z3-bmc", "z3-induction"):
+        if record.checker in MATRIX_INSTANCE:
             by_key.setdefault((record.variant, record.property), []).append(record)
     breaks: dict[tuple[str, str], list[VerdictRecord]] = {}
     for record in mine_all:

@@ -58,7 +58,13 @@ from model_checks.explore.lattice_command import (
     rung_bounds,
 )
 from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
-from model_checks.records import Verdict, VerdictRecord, read_records, write_records
+from model_checks.records import (
+    MATRIX_INSTANCE,
+    Verdict,
+    VerdictRecord,
+    read_records,
+    write_records,
+)
 from spec import VARIANTS, variant_named
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
@@ -220,7 +226,7 @@ def explore_matrix(
         contradictions = disagreements(records, instances, others)
         for line in contradictions:
             print(f"DISAGREE {line}")
-        checked = sum(r.checker in ("hypothesis", "z3-bmc", "z3-induction") for r in others)
+        checked = sum(r.checker in MATRIX_INSTANCE for r in others)
         print(f"cross-check with {checked} Hypothesis/Z3 records: "
               f"{len(contradictions)} disagreement(s)")
     states = sum(o.states for o in outcomes)

@@ -29,7 +29,7 @@ from typing import Any
 
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice import Break
-from model_checks.records import Verdict, VerdictRecord, read_records
+from model_checks.records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
 from model_checks.simulate.counterexample import BadTraceFile, replay_data, trace_to_json
 from spec import ALL_DRIFT, Drift, TraceError, by_id, run, variant_named
 
@@ -78,8 +78,8 @@ def pair_witnesses() -> list[Break | str]:
                 made.append(f"{source}: does not break S1")
                 continue
             data = trace_to_json(trace, property_id="S1", step=violation.step,
-                                 reason=violation.reason, checker="pair-witness")
-            made.append(replayed_break(data, variant, "S1", pair, "pair-witness", source))
+                                 reason=violation.reason, checker=PAIR_WITNESS.record)
+            made.append(replayed_break(data, variant, "S1", pair, PAIR_WITNESS.record, source))
     return made
 
 

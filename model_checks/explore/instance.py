@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from model_checks.matrix import config_for
-from spec import Config, Variant
+from spec import Config, Variant, needs_of
 
 MAX_REQUESTS = 3
 MAX_IN_FLIGHT = 2
@@ -68,10 +68,13 @@ def explore_config(
     """The explorer's configuration for one variant and environment (drift ids); at most
     `max_identities` identities, the first ones (a restriction, like the others)."""
     matrix = config_for(variant, env)
-    drift = set(env)
-    identities = matrix.identities if drift & {"D8", "D11"} else matrix.identities[:2]
+    needs = needs_of(matrix.environment)
+    # c only where a source needs it (D8's third identity, D11's oversized item, which the
+    # matrix makes c): D9's c, cached by P0 only, is left out with it.
+    keep_c = needs.extra_identity or needs.oversized
+    identities = matrix.identities if keep_c else matrix.identities[:2]
     identities = identities[:max_identities or len(identities)]
-    items = 3 if "D8" in drift else 2 if "D6" in drift else 1
+    items = needs.items
     return replace(
         matrix,
         identities=identities,

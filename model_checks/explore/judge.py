@@ -17,6 +17,7 @@ from model_checks.explore.graph import Graph, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor
 from model_checks.explore.symmetry import Renaming, concrete_actions
+from model_checks.judged import Judged, NotJudged, Table
 from spec import Action, Property, Trace, lemmas, registry, run
 
 
@@ -52,6 +53,30 @@ def judge_all(graph: Graph, with_lemmas: bool = True) -> list[Judgement]:
         return [judge(graph, prop) for prop in props]
 
 
+EVENTUAL_COMPLETION = "L4"
+"""The one liveness property judged on the graph as a whole (a stuck state or a fair lasso
+with a request left unfinished), not by a monitor."""
+
+NO_MONITOR = "the explorer has no monitor for it"
+
+
+def judged() -> Table:
+    """What the explorer judges: every state property on every reachable state, L4 on the
+    graph (stuck states and fair lassos), the other liveness properties by their monitor
+    (`MONITORS`); a liveness property without one is not judged."""
+    table: dict[str, Judged | NotJudged] = {}
+    for prop in registry():
+        if prop.state_check is not None:
+            table[prop.id] = Judged("every reachable state of the instance")
+        elif prop.id == EVENTUAL_COMPLETION:
+            table[prop.id] = Judged("stuck states and fair lassos of the graph")
+        elif prop.id in MONITORS:
+            table[prop.id] = Judged("its monitor, on the product of the graph and the monitor")
+        else:
+            table[prop.id] = NotJudged(NO_MONITOR)
+    return table
+
+
 def judge(graph: Graph, prop: Property) -> Judgement:
     with graph.holding_states():  # the graph keeps none; judging reads them many times
         return _judge(graph, prop)
@@ -63,18 +88,23 @@ def _judge(graph: Graph, prop: Property) -> Judgement:
         return Judgement(prop.id, Status.VACUOUS, vacuous)
     if prop.state_check is not None:
         return _state_property(graph, prop)
-    if prop.id == "L4":
+    if prop.id == EVENTUAL_COMPLETION:
         return _eventual_completion(graph, prop)
     monitor = MONITORS.get(prop.id)
     if monitor is None:
-        return Judgement(prop.id, Status.UNDECIDED, "the explorer has no monitor for it")
+        return Judgement(prop.id, Status.UNDECIDED, NO_MONITOR)
     return _monitored(graph, prop, monitor)
 
 
+ONE_CONTENT = ("S1", "S4")
+"""The properties that compare contents of one identity: vacuous with one content per
+identity (no D7 in the instance), where every processing of an identity describes the same
+content."""
+
+
 def _vacuous_by_construction(graph: Graph, prop: Property) -> str | None:
-    """S1 and S4 compare contents of one identity: with one content per identity (no D7 in
-    the instance) every processing of an identity describes the same content."""
-    if prop.id in ("S1", "S4") and graph.config.versions == 1:
+    """`ONE_CONTENT`'s properties, on an instance with one content per identity."""
+    if prop.id in ONE_CONTENT and graph.config.versions == 1:
         return ("one content per identity (versions=1, no identity reuse): a tensor and "
                 "placeholders of one identity always describe the same content")
     return None

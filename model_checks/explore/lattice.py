@@ -43,7 +43,7 @@ from typing import Any
 
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
-from model_checks.explore.judge import Status, judge_all
+from model_checks.explore.judge import ONE_CONTENT, Status, judge_all
 from model_checks.explore.lattice_instance import (
     Rung,
     describe_family,
@@ -51,6 +51,7 @@ from model_checks.explore.lattice_instance import (
     eviction,
     lattice_config,
 )
+from model_checks.records import EXPLORE_LATTICE
 from model_checks.simulate.counterexample import trace_to_json
 from spec import describe_environment, environment, registry, variant_named
 
@@ -129,7 +130,7 @@ def explore_environment(job: EnvJob) -> EnvOutcome:
                 verdicts[prop], rungs[prop] = BREAKS, number
                 data = trace_to_json(judgement.trace, property_id=prop,
                                      step=len(judgement.actions), reason=judgement.reason,
-                                     checker="explore-lattice")
+                                     checker=EXPLORE_LATTICE.record)
                 if judgement.cycle_from is not None:
                     data["#meta"]["cycle_from"] = judgement.cycle_from
                 data["#meta"]["rung"] = shape.words()
@@ -277,9 +278,8 @@ class LatticeRequest:
         return (Leg(self.max_size, top), *self.legs)
 
 
-ONE_CONTENT = ("S1", "S4")
-"""Decided without exploring: they hold in every environment without D7, where each identity
-has one content (the judge calls them vacuous there for the same reason)."""
+# `ONE_CONTENT` (from the judge): decided without exploring: they hold in every environment
+# without D7, where each identity has one content (the judge calls them vacuous there).
 
 
 NO_MISS_REPLY = {
@@ -515,7 +515,7 @@ def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
     if outcome is not None:
         assert rung is not None
         candidates.append((int(outcome.traces[prop]["#meta"]["step"]), 0, {
-            "checker": "explore-lattice", "instance": _words(request, rung),
+            "checker": EXPLORE_LATTICE.record, "instance": _words(request, rung),
             "states": outcome.states}))
     for number, b in enumerate(sorted(others, key=lambda b: (b.steps, b.checker, b.source))):
         candidates.append((b.steps, number + 1, {
@@ -532,7 +532,7 @@ def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
                        if 0 <= held < ANY_RUNG and (rung is None or held < rung) else None),
         "held_below": (_words(request, held) if rung is not None and 0 <= held < rung
                        else _words(request, held) if rung is None and held >= 0 else None),
-        "found_by": sorted(({"explore-lattice"} if outcome is not None else set())
+        "found_by": sorted(({EXPLORE_LATTICE.record} if outcome is not None else set())
                            | {b.checker for b in others}
                            | {c for b in others for c in b.found_by}),
         "trace": None,
@@ -540,12 +540,12 @@ def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
 
 
 def trace_data(known: dict[str, Knowledge], variant: str, prop: str, drift: Sequence[str],
-               evidence: Sequence[Break] = (), checker: str = "explore-lattice",
+               evidence: Sequence[Break] = (), checker: str = EXPLORE_LATTICE.record,
                source: str | None = None) -> dict[str, Any]:
     """The trace that breaks `prop` under exactly `drift` (an entry's minimal set), from this
     run's explorer or from the evidence named by `source` (or `checker`)."""
     env = frozenset(drift)
-    if source is None and checker == "explore-lattice":
+    if source is None and checker == EXPLORE_LATTICE.record:
         return known[variant].breaks[prop][env].traces[prop]
     if source is not None:
         return next(b.trace for b in evidence if b.source == source)

@@ -43,6 +43,7 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
 from model_checks.explore.monotone import lift_failure
+from model_checks.records import EXPLORE_LATTICE
 from model_checks.simulate.counterexample import replay_data, write_trace
 from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
 
@@ -428,7 +429,7 @@ def _check_witness(request: LatticeRequest, variant: str, prop: str, drift: list
     if not lasso and replayed.step != replayed.recorded_step:
         raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not break "
                             "it on replay")
-    if data["#meta"].get("checker") != "explore-lattice" or not request.explore:
+    if data["#meta"].get("checker") != EXPLORE_LATTICE.record or not request.explore:
         return  # evidence: replayed with every source added when it was gathered
     top = lattice_config(variant_named(variant), request.sources, request.ladder[-1])
     failure = lift_failure(replayed.trace.config, top, [s.action for s in replayed.trace.steps])

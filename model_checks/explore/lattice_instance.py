@@ -46,7 +46,8 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from spec import Config, Content, ItemSize, State, Variant, environment
+from spec import Config, Content, ItemSize, State, Variant, environment, needs_of
+from spec import drift_order as drift_order
 
 SKEWED_BYTES = (1, 3)
 """D9's own identity `skewed` (version 0): P0 records 1 byte, P1 sizes 3 bytes, over the budget:
@@ -114,37 +115,31 @@ def ladder(base: Rung, top: Rung) -> tuple[Rung, ...]:
     return tuple(dict.fromkeys(rungs))
 
 
-def drift_order(ids: Iterable[str]) -> tuple[str, ...]:
-    """Drift ids, deduplicated, in numeric order (D1, D2, ..., D11)."""
-    return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
-
-
 def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
     """The lattice's configuration for one variant, environment (drift ids) and rung."""
-    drift = set(env)
-    versions = 2 if "D7" in drift else 1
+    drift = environment(*env)
+    needs = needs_of(drift)
     identities = list(shape.names())
     sizes: list[ItemSize] = []
-    if "D8" in drift:
+    if needs.extra_identity:
         identities.append(string.ascii_lowercase[shape.identities])
-    for source, name, (p0, p1) in (("D9", SKEWED, SKEWED_BYTES),
-                                   ("D11", OVERSIZED, OVERSIZED_BYTES)):
-        if source in drift:
+    for needed, name, (p0, p1) in ((needs.skewed_sizes, SKEWED, SKEWED_BYTES),
+                                   (needs.oversized, OVERSIZED, OVERSIZED_BYTES)):
+        if needed:
             identities.append(name)
             sizes.append(ItemSize(Content(name), p0, p1))
-    items = 3 if "D8" in drift else 2 if "D6" in drift else 1
     return Config(
         identities=tuple(identities),
         budget=BUDGET,
         sizes=tuple(sizes),
-        versions=versions,
+        versions=needs.versions,
         variant=variant,
-        environment=environment(*drift),
+        environment=drift,
         max_retries=shape.max_retries,
         max_in_flight=min(shape.max_in_flight, shape.max_requests),
         max_requests=shape.max_requests,
-        max_items=items,
-        front_ends=2 if "D5" in drift else 1,
+        max_items=needs.items,
+        front_ends=needs.front_ends,
     )
 
 

@@ -32,7 +32,8 @@ from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import Catch, Outcome
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.mutants import Mutant
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import CONFORMANCE, Verdict, VerdictRecord
+from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
 from model_checks.smt.bmc import bmc
 from model_checks.smt.cells import SAFETY, mutant_cells
@@ -89,7 +90,7 @@ def _scenario(mutant: Mutant) -> Outcome:
         elif found is not None:
             detail += f"; the base {mutant.base.name} keeps it: {found.reason}"
         records.append(VerdictRecord(
-            "scenarios", mutant.variant.name, mutant.witness.drift, prop.id,
+            SCENARIO_CHECKER.record, mutant.variant.name, mutant.witness.drift, prop.id,
             Verdict.COUNTEREXAMPLE if found else Verdict.HOLDS, len(trace.steps), "steps",
             round(seconds, 3), counterexample_length=found.step if found else None,
             detail=detail,
@@ -233,7 +234,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
 def _kill_record(mutant: ImplMutant, kill: Kill, mode: str, seconds: float) -> VerdictRecord:
     caught = kill.caught_by is not None
     return VerdictRecord(
-        "conformance", mutant.adapter.name, (), kill.caught_by or "lockstep",
+        CONFORMANCE.record, mutant.adapter.name, (), kill.caught_by or "lockstep",
         Verdict.COUNTEREXAMPLE if caught else Verdict.HOLDS, kill.length, "steps",
         round(seconds, 3), counterexample_length=kill.length,
         detail=f"implementation mutant of {mutant.base}, {mode}: "

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks import render
+from model_checks.records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.drift import describe_environment, environment
 from spec.lru import Entry, Ghost
@@ -142,7 +143,7 @@ def trace_to_json(
     step: int,
     reason: str,
     fair_from: int | None = None,
-    checker: str = "hypothesis",
+    checker: str = HYPOTHESIS.record,
 ) -> dict[str, Any]:
     states: list[dict[str, Any]] = [
         {"#meta": {"index": 0}, "action": "init", "args": {}, "state": to_json(trace.initial)}

@@ -50,7 +50,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from spec import Config, Drift, Kind, State, Trace, by_id, initial, step
+from model_checks.judged import Judged, Table
+from spec import Config, Drift, Kind, State, Trace, by_id, initial, registry, step
 from spec.fairness import FairnessBoundExceeded, drive_to_quiescence
 from spec.state import ClientItem
 from spec.trace import Step
@@ -440,3 +441,15 @@ def __getattr__(name: str) -> type[SpecMachine]:
     if name in _REGISTERED:
         return _REGISTERED[name]
     raise AttributeError(name)
+
+
+def judged() -> Table:
+    """What the Hypothesis machines judge: every property of the registry, a state property
+    on every state after every step and on the fair tail's states at teardown, a trace
+    property over the trace so far and over the whole trace at teardown (`_check`)."""
+    return {
+        prop.id: Judged("every state after every step, and the fair tail at teardown")
+        if prop.state_check is not None else
+        Judged("the trace so far after every step, and the whole trace at teardown")
+        for prop in registry()
+    }

@@ -36,14 +36,14 @@ from model_checks.matrix import (
     config_for,
 )
 from model_checks.mutants import MUTANTS, Mutant
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import HYPOTHESIS, Verdict, VerdictRecord
 from model_checks.simulate.counterexample import replay_data, trace_to_json, write_trace
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.simulate.witnesses import Witness, shortest_witness
 from spec import Config, Trace, variant_named
 
-CHECKER = "hypothesis"
+CHECKER = HYPOTHESIS.record
 __all__ = ["PROFILES", "CellResult", "Profile", "run_cell", "run_matrix", "run_mutant",
            "run_mutants", "run_wider"]
 

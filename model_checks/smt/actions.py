@@ -264,25 +264,29 @@ def _per_engine(
     )
 
 
-ACTIONS: tuple[ActionEncoding, ...] = (
-    ActionEncoding(Submit, submit),
-    *_per_front_end(P0Handle, p0_handle),
-    *_per_front_end(P0HandleRejected, p0_handle_rejected, (Drift.D2,)),
-    *_per_front_end(P0Process, p0_process, (Drift.D6,)),
-    *_per_front_end(P0UpdateItem, p0_update_item, (Drift.D6,)),
-    *_per_engine(P1Receive, p1_receive),
-    *_per_front_end(P0ReceiveReply, p0_receive_reply),
-    ActionEncoding(Retry, retry),
-    ActionEncoding(ClearBoth, clear_both),
-    *_per_engine(P1Clear, p1_clear, (Drift.D3,)),
-    *_per_front_end(P0Clear, p0_clear, (Drift.D3,)),
-    *_per_front_end(P0ClearForReset, p0_clear_for_reset, (Drift.D4,)),
-    ActionEncoding(P1Reset, p1_reset, (Drift.D4,)),
-    *_per_engine(P1Restart, p1_clear, (Drift.D10,)),
-    *_per_front_end(P0Restart, p0_restart, (Drift.D10,)),
-)
-"""Every encoded action; the index is the action code. P1Clear and P1Restart have the same
-effect and differ in the drift source that enables them."""
+ENCODINGS: dict[type[Action], tuple[ActionEncoding, ...]] = {
+    Submit: (ActionEncoding(Submit, submit),),
+    P0Handle: _per_front_end(P0Handle, p0_handle),
+    P0HandleRejected: _per_front_end(P0HandleRejected, p0_handle_rejected, (Drift.D2,)),
+    P0Process: _per_front_end(P0Process, p0_process, (Drift.D6,)),
+    P0UpdateItem: _per_front_end(P0UpdateItem, p0_update_item, (Drift.D6,)),
+    P1Receive: _per_engine(P1Receive, p1_receive),
+    P0ReceiveReply: _per_front_end(P0ReceiveReply, p0_receive_reply),
+    Retry: (ActionEncoding(Retry, retry),),
+    ClearBoth: (ActionEncoding(ClearBoth, clear_both),),
+    P1Clear: _per_engine(P1Clear, p1_clear, (Drift.D3,)),
+    P0Clear: _per_front_end(P0Clear, p0_clear, (Drift.D3,)),
+    P0ClearForReset: _per_front_end(P0ClearForReset, p0_clear_for_reset, (Drift.D4,)),
+    P1Reset: (ActionEncoding(P1Reset, p1_reset, (Drift.D4,)),),
+    P1Restart: _per_engine(P1Restart, p1_clear, (Drift.D10,)),
+    P0Restart: _per_front_end(P0Restart, p0_restart, (Drift.D10,)),
+}
+"""Per spec action class, its encodings (one per front end or engine where it has one).
+P1Clear and P1Restart have the same effect and differ in the drift source that enables
+them."""
+
+ACTIONS: tuple[ActionEncoding, ...] = tuple(e for group in ENCODINGS.values() for e in group)
+"""Every encoded action, in `ENCODINGS`' order; the index is the action code."""
 
 
 def available(enc: Encoding) -> tuple[int, ...]:

@@ -16,30 +16,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model_checks import matrix
+from model_checks.judged import judged_ids
 from model_checks.matrix import Expectation
 from model_checks.mutants import MUTANTS
-from spec import VARIANTS, Drift, Variant
+from model_checks.smt.judged import judged
+from spec import VARIANTS, Variant
 
-SAFETY = ("S1", "S2", "S3", "H1")
-"""The state properties the SMT checker decides (S4 is a documented limit; L1-L4 are traces)."""
-
-_ALL = tuple(d.value for d in sorted(Drift, key=lambda d: int(d.value[1:])))
-
-DEFAULT_ENVIRONMENTS: tuple[tuple[str, ...], ...] = (
-    (),
-    *((d,) for d in _ALL),
-    ("D5", "D7"),
-    ("D7", "D10"),
-    ("D3", "D7", "D9", "D11"),
-    ("D3", "D4", "D5", "D7", "D8", "D9", "D10", "D11"),
-    _ALL,
-)
+SAFETY: tuple[str, ...] = judged_ids(judged())
+"""The state properties the SMT checker decides (its table, `properties.judged`: S1-S3 and
+H1; S4 is a documented limit; L1-L4 are traces)."""
 
 
 def environments() -> tuple[tuple[str, ...], ...]:
-    """The matrix's environments (the expected matrix's own list when it defines one)."""
-    listed = getattr(matrix, "ENVIRONMENTS", None)
-    return tuple(listed) if listed else DEFAULT_ENVIRONMENTS
+    """The matrix's environments."""
+    return matrix.ENVIRONMENTS
 
 
 @dataclass(frozen=True)

@@ -8,23 +8,30 @@ P1Receive(index, engine) in D5's router configuration, ...); `decode_trace` runs
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import z3
 
-from model_checks.smt.actions import ACTIONS, args_at
+from model_checks.smt.actions import ACTIONS, ActionEncoding, args_at
+from model_checks.smt.args import Args
 from model_checks.smt.symbols import Encoding, Params, SymState, msg_name
 from spec import Config, Content, ItemSize, Trace, run
 from spec.state import ClientItem
 from spec.transitions import (
     Action,
+    ClearBoth,
     P0Clear,
     P0ClearForReset,
     P0Handle,
     P0HandleRejected,
     P0Process,
+    P0ReceiveReply,
     P0Restart,
     P0UpdateItem,
     P1Clear,
     P1Receive,
+    P1Reset,
     P1Restart,
     Retry,
     Submit,
@@ -69,26 +76,89 @@ def decode_action(enc: Encoding, model: z3.ModelRef, before: SymState, t: int) -
     """The spec action of step t (from state t to t+1)."""
     a = args_at(t)
     action = ACTIONS[_int(model, a.act)]
-    spec_class = action.spec_class
-    rid = _int(model, a.rid)
-    if spec_class is Submit:
-        items = tuple(
-            ClientItem(enc.bounds.identities[_int(model, a.sid[j])], _int(model, a.sver[j]),
-                       _bool(model, a.sdata[j]))
-            for j in range(_int(model, a.sn))
-        )
-        return Submit(items, _int(model, a.sfe))
-    if spec_class in (P0Handle, P0UpdateItem) and enc.engines > 1:
-        return spec_class(rid, _int(model, a.eng))  # the router's choice
-    if spec_class in (P0Handle, P0HandleRejected, P0Process, P0UpdateItem, Retry):
-        return spec_class(rid)
-    if spec_class is P1Receive:
-        return P1Receive(_older_routed(enc, model, before, rid), action.engine or 0)
-    if spec_class in (P1Clear, P1Restart):
-        return spec_class(action.engine or 0)
-    if spec_class in (P0Clear, P0ClearForReset, P0Restart):
-        return spec_class(action.front_end or 0)
-    return spec_class()
+    return DECODERS[action.spec_class](_Step(enc, model, before, a, action))
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What a decoder reads: the query, the model, the state before the step, the step's
+    arguments and its action encoding."""
+
+    enc: Encoding
+    model: z3.ModelRef
+    before: SymState
+    args: Args
+    action: ActionEncoding
+
+    def value(self, expr: z3.ExprRef) -> int:
+        return _int(self.model, expr)
+
+    @property
+    def rid(self) -> int:
+        return self.value(self.args.rid)
+
+
+def _submit(step: _Step) -> Action:
+    a = step.args
+    items = tuple(
+        ClientItem(step.enc.bounds.identities[step.value(a.sid[j])], step.value(a.sver[j]),
+                   _bool(step.model, a.sdata[j]))
+        for j in range(step.value(a.sn))
+    )
+    return Submit(items, step.value(a.sfe))
+
+
+def _routed(kind: type[P0Handle] | type[P0UpdateItem]) -> Callable[[_Step], Action]:
+    """A sending step: the router's choice of engine, where there are two."""
+    def decode(step: _Step) -> Action:
+        if step.enc.engines > 1:
+            return kind(step.rid, step.value(step.args.eng))
+        return kind(step.rid)
+    return decode
+
+
+def _on_request(kind: type[P0HandleRejected] | type[P0Process] | type[Retry],
+                ) -> Callable[[_Step], Action]:
+    return lambda step: kind(step.rid)
+
+
+def _receive(step: _Step) -> Action:
+    return P1Receive(_older_routed(step.enc, step.model, step.before, step.rid),
+                     step.action.engine or 0)
+
+
+def _on_engine(kind: type[P1Clear] | type[P1Restart]) -> Callable[[_Step], Action]:
+    return lambda step: kind(step.action.engine or 0)
+
+
+def _on_front_end(kind: type[P0Clear] | type[P0ClearForReset] | type[P0Restart],
+                  ) -> Callable[[_Step], Action]:
+    return lambda step: kind(step.action.front_end or 0)
+
+
+def _no_arguments(kind: type[ClearBoth] | type[P0ReceiveReply] | type[P1Reset],
+                  ) -> Callable[[_Step], Action]:
+    return lambda step: kind()
+
+
+DECODERS: dict[type[Action], Callable[[_Step], Action]] = {
+    Submit: _submit,
+    P0Handle: _routed(P0Handle),
+    P0Process: _on_request(P0Process),
+    P0UpdateItem: _routed(P0UpdateItem),
+    P0HandleRejected: _on_request(P0HandleRejected),
+    P1Receive: _receive,
+    P0ReceiveReply: _no_arguments(P0ReceiveReply),
+    Retry: _on_request(Retry),
+    ClearBoth: _no_arguments(ClearBoth),
+    P0Clear: _on_front_end(P0Clear),
+    P1Clear: _on_engine(P1Clear),
+    P0ClearForReset: _on_front_end(P0ClearForReset),
+    P1Reset: _no_arguments(P1Reset),
+    P0Restart: _on_front_end(P0Restart),
+    P1Restart: _on_engine(P1Restart),
+}
+"""Per action class, how a step of the model becomes the spec's action."""
 
 
 def _older_routed(enc: Encoding, model: z3.ModelRef, before: SymState, rid: int) -> int:

@@ -65,4 +65,5 @@ def bad_h1(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 
 BAD: dict[str, Bad] = {"S1": bad_s1, "S2": bad_s2, "S3": bad_s3, "S4": bad_s4, "H1": bad_h1}
-"""The state properties the SMT checker decides, by registry id."""
+"""The state properties with an SMT encoding, by registry id (`smt.judged.ENCODED` names
+the same ids without importing z3; which of them the checker decides is `smt.judged`)."""

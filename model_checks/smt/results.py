@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.records import Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from model_checks.smt.symbols import Encoding, environment_ids
 from spec import Config, Trace
 from spec.drift import Drift
@@ -86,25 +86,25 @@ def to_record(enc: Encoding, result: Result, path: str | None = None) -> Verdict
     note = f"not encoded: {left_out}; " if left_out else ""
     if isinstance(result, Violated):
         return VerdictRecord(
-            "z3-bmc", variant, env, result.property, Verdict.COUNTEREXAMPLE, result.depth,
+            Z3_BMC.record, variant, env, result.property, Verdict.COUNTEREXAMPLE, result.depth,
             "steps", round(result.seconds, 3), result.depth, path,
             note + (result.scope or "shortest counterexample") + ", replayed on the spec",
             instance(_found_in(enc, result)),
         )
     if isinstance(result, ProvedToBound):
         return VerdictRecord(
-            "z3-bmc", variant, env, result.property, Verdict.PROVED, result.bound, "steps",
+            Z3_BMC.record, variant, env, result.property, Verdict.PROVED, result.bound, "steps",
             round(result.seconds, 3), detail=note + "every budget 1..4 and size 1..3",
             instance=instance(enc),
         )
     if isinstance(result, ProvedAllDepths):
         return VerdictRecord(
-            "z3-induction", variant, env, result.property, Verdict.PROVED, None, "depth",
+            Z3_INDUCTION.record, variant, env, result.property, Verdict.PROVED, None, "depth",
             round(result.seconds, 3), detail=note + f"{result.method}: {result.certificate}",
             instance=result.instance or instance(enc),
         )
     return VerdictRecord(
-        "z3-bmc", variant, env, result.property, Verdict.UNKNOWN, result.bound, "steps",
+        Z3_BMC.record, variant, env, result.property, Verdict.UNKNOWN, result.bound, "steps",
         round(result.seconds, 3), detail=note + result.reason, instance=instance(enc),
     )
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 
 import z3
 
-from spec import Drift, Variant
-from spec.drift import describe_environment
+from spec import Drift, Needs, Variant, needs_of
+from spec.drift import describe_environment, drift_order
 
 NONE_PID = -1
 """The pid stored where the spec has None (a reference's payload, an untagged entry's tag)."""
@@ -126,8 +126,13 @@ class Encoding:
         return drift in self.encoded_environment
 
     @property
+    def needs(self) -> Needs:
+        """What the encoded drift sources need in the instance (`spec.Drift.needs`)."""
+        return needs_of(self.encoded_environment)
+
+    @property
     def versions(self) -> int:
-        return 2 if self.enables(Drift.D7) else 1
+        return self.needs.versions
 
     @property
     def k(self) -> int:
@@ -139,16 +144,17 @@ class Encoding:
 
     @property
     def m(self) -> int:
-        """Items per request at most: two where the drift needs them (D6: updates interleaved
-        item by item; D8: a request over the budget), else one."""
-        if self.enables(Drift.D6) or self.enables(Drift.D8):
+        """Items per request at most: two where the drift needs more than one (D6: updates
+        interleaved item by item; D8: a request over the budget; `spec.Drift.needs`), else
+        one."""
+        if self.needs.items > 1:
             return max(self.bounds.max_items, self.bounds.max_items_under_d8)
         return self.bounds.max_items
 
     @property
     def front_ends(self) -> int:
         """Two under D5, one in D5's router configuration (where the engines are two)."""
-        return 2 if self.enables(Drift.D5) and self.engines == 1 else 1
+        return self.needs.front_ends if self.engines == 1 else 1
 
     @property
     def receivers(self) -> tuple[str, ...]:
@@ -183,7 +189,7 @@ def encoding_for(variant: Variant, env: tuple[str, ...], bounds: Bounds | None =
     from model_checks.matrix import ROUTER
 
     router = ROUTER in env
-    ids = {d for d in env if d != ROUTER} | ({"D5"} if router else set())
+    ids = {d for d in env if d != ROUTER} | ({Drift.D5.value} if router else set())
     return Encoding(variant, frozenset(Drift(d) for d in ids), bounds or Bounds(),
                     engines=2 if router else 1)
 
@@ -193,10 +199,10 @@ def environment_ids(enc: Encoding) -> tuple[str, ...]:
     `ROUTER` in the router configuration)."""
     from model_checks.matrix import ROUTER
 
-    ids = tuple(d.value for d in sorted(enc.environment, key=lambda d: int(d.value[1:])))
+    ids = drift_order(d.value for d in enc.environment)
     if enc.engines == 1:
         return ids
-    return tuple(ROUTER if d == "D5" else d for d in ids)
+    return tuple(ROUTER if d == Drift.D5.value else d for d in ids)
 
 
 def receiver_side(engine: int) -> str:
@@ -372,11 +378,11 @@ def params_constraint(enc: Encoding, p: Params) -> z3.BoolRef:
     for c, shadow in p.shadow_bytes.items():
         receiver = p.receiver_bytes[c]
         facts += [shadow >= smin, shadow <= smax, receiver >= smin, receiver <= smax]
-        if not enc.enables(Drift.D9):
+        if not enc.needs.skewed_sizes:
             facts.append(shadow == receiver)
-        if enc.enables(Drift.D11):
+        if enc.needs.oversized:
             continue
-        if enc.enables(Drift.D9):  # one side may skip what the other caches
+        if enc.needs.skewed_sizes:  # one side may skip what the other caches
             facts.append(z3.Or(shadow <= p.budget, receiver <= p.budget))
         else:
             facts += [shadow <= p.budget, receiver <= p.budget]

@@ -140,6 +140,13 @@ def registry() -> tuple[Property, ...]:
     return ordered
 
 
+def property_ids() -> tuple[str, ...]:
+    """The ids of `registry()`, in its order: the one list every checker's table, every
+    summary column and every command-line choice is keyed by (read at call time, so a
+    property declared later is included)."""
+    return tuple(p.id for p in registry())
+
+
 def lemmas() -> tuple[Property, ...]:
     """The strengthening invariants (I1, I2, ...): state predicates that hold in every reachable
     state of the variants they name, proved by the Z3 checker and checked on every state the

@@ -18,6 +18,7 @@ another step.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from spec import Config, LruFlaw, Stage, State
@@ -121,7 +122,7 @@ def footprint(config: Config, state: State, action: Action) -> Footprint:
     the state (which reply is at the head); every other is the same in every state, up to
     the front end of a request that exists (fixed once it exists; before, every front end),
     so `footprint(config, initial(config), action)` covers every state."""
-    handler = _FOOTPRINTS.get(type(action))
+    handler = FOOTPRINTS.get(type(action))
     if handler is None:
         raise TypeError(f"no footprint for {type(action).__name__}: add one to footprint.py")
     return handler(config, state, action)
@@ -257,11 +258,12 @@ def _p1_reset(config: Config, state: State, action: Action) -> Footprint:
     return Footprint(tuple(accesses))
 
 
-_FOOTPRINTS = {
+FOOTPRINTS: dict[type[Action], Callable[[Config, State, Action], Footprint]] = {
     Submit: _submit, Retry: _retry, P0Handle: _handle, P0HandleRejected: _rejected,
     P0Process: _process, P0UpdateItem: _update, P0ReceiveReply: _receive_reply,
     P1Receive: _receive, ClearBoth: _clear_both, P0Clear: _p0_clear, P0Restart: _p0_clear,
     P0ClearForReset: _p0_clear, P1Clear: _p1_wipe, P1Restart: _p1_wipe, P1Reset: _p1_reset,
 }
+"""Per action class, its footprint (every class of `spec.ACTION_TYPES`)."""
 
 __all__ = ["Footprint", "Location", "Mode", "commute", "conflict", "footprint"]

@@ -28,9 +28,10 @@ cannot run on any path from s, so they conflict with nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from model_checks.action_tables import entry
 from model_checks.explore.graph import Graph
 from model_checks.explore.reduction.footprint import Footprint, conflict, footprint
 from spec import Action, Config, Drift, Outcome, Stage, State, initial
@@ -88,66 +89,118 @@ Group = tuple[object, ...]
 
 
 def groups(action: Action) -> tuple[Group, ...]:
-    """The groups `action` belongs to."""
-    found: list[Group] = []
-    if isinstance(action, Submit):
-        found.append(("submit",))
-    if isinstance(action, P0ReceiveReply):
-        found += [("reply",), ("ends",)]
-    if isinstance(action, P1Receive):
-        found.append(("receive",))
-    if isinstance(action, Retry):
-        found.append(("retry", action.rid))
-    if isinstance(action, (P0Handle, P0HandleRejected, P0Process, P0UpdateItem)):
-        found.append(("ends",))
-    if isinstance(action, P0Process):
-        found.append(("process", action.rid))
-    if isinstance(action, P0UpdateItem):
-        found.append(("update", action.rid))
-        if action.engine == 0:
-            found.append(("first update", action.rid))
-    if isinstance(action, (P0Handle, P0UpdateItem)):
-        found.append(("send", action.engine))
-    if isinstance(action, P1Reset):
-        found.append(("p1 reset",))
-    if isinstance(action, P0ClearForReset):
-        found.append(("clear for reset",))
-    return tuple(found)
+    """The groups `action` belongs to (`GROUPS`)."""
+    return entry(GROUPS, action)(action)
+
+
+def _update_groups(action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, P0UpdateItem)
+    first: tuple[Group, ...] = (("first update", action.rid),) if action.engine == 0 else ()
+    return (("ends",), ("update", action.rid), *first, ("send", action.engine))
+
+
+def _handle_groups(action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, P0Handle)
+    return (("ends",), ("send", action.engine))
+
+
+def _process_groups(action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, P0Process)
+    return (("ends",), ("process", action.rid))
+
+
+def _retry_groups(action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, Retry)
+    return (("retry", action.rid),)
+
+
+def _constant(*found: Group) -> Callable[[Action], tuple[Group, ...]]:
+    return lambda action: found
+
+
+GROUPS: dict[type[Action], Callable[[Action], tuple[Group, ...]]] = {
+    Submit: _constant(("submit",)),
+    P0Handle: _handle_groups,
+    P0Process: _process_groups,
+    P0UpdateItem: _update_groups,
+    P0HandleRejected: _constant(("ends",)),
+    P1Receive: _constant(("receive",)),
+    P0ReceiveReply: _constant(("reply",), ("ends",)),
+    Retry: _retry_groups,
+    ClearBoth: _constant(),
+    P0Clear: _constant(),
+    P1Clear: _constant(),
+    P0ClearForReset: _constant(("clear for reset",)),
+    P1Reset: _constant(("p1 reset",)),
+    P0Restart: _constant(),
+    P1Restart: _constant(),
+}
+"""Per action class, the groups its actions belong to (a class in no group: none)."""
 
 
 def necessary_enabling(config: Config, state: State, action: Action) -> tuple[Group, ...]:
     """Groups of actions one of which must run before the disabled `action` is enabled
-    (read off its guard: a false conjunct, and the only steps that make it true)."""
-    if isinstance(action, Submit):  # the unfinished count is at its bound: an attempt ends
-        return (("ends",),)
-    if isinstance(action, Retry):  # only taking a miss reply sets the outcome MISS
-        return (("reply",),)
-    if isinstance(action, (P0Handle, P0HandleRejected, P0Process)):
-        if action.rid >= len(state.requests):  # the request does not exist yet
-            return (("submit",),)
-        return (("retry", action.rid),)  # it is not submitted: only a retry resubmits it
-    if isinstance(action, P0UpdateItem):
-        stage = state.requests[action.rid].stage if action.rid < len(state.requests) else None
-        if stage in (Stage.PROCESSED, Stage.UPDATING):  # waits to be the sending update
-            return (("first update", action.rid),)
-        return (("process", action.rid),)
-    if isinstance(action, P1Receive):  # its engine's queue is too short: a send to it
-        return (("send", action.engine),)
-    if isinstance(action, P0ReceiveReply):  # no reply: P1 must answer a message
-        return (("receive",),)
-    if isinstance(action, (ClearBoth, P0Restart)):
-        mid = [r.rid for r in state.requests if r.stage in (Stage.PROCESSED, Stage.UPDATING)
-               and (not isinstance(action, P0Restart) or r.front_end == action.front_end)]
-        if mid:  # an attempt between probe and send must finish
-            return tuple(("update", rid) for rid in mid)
-        if state.reset_pending:
-            return (("p1 reset",),)
-        return (("receive",),)  # a message is in flight
-    if isinstance(action, P0ClearForReset):  # a reset is pending
+    (read off its guard: a false conjunct, and the only steps that make it true;
+    `NECESSARY_ENABLING`)."""
+    return entry(NECESSARY_ENABLING, action)(state, action)
+
+
+def _request_step(state: State, action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, P0Handle | P0HandleRejected | P0Process)
+    if action.rid >= len(state.requests):  # the request does not exist yet
+        return (("submit",),)
+    return (("retry", action.rid),)  # it is not submitted: only a retry resubmits it
+
+
+def _update_enabling(state: State, action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, P0UpdateItem)
+    stage = state.requests[action.rid].stage if action.rid < len(state.requests) else None
+    if stage in (Stage.PROCESSED, Stage.UPDATING):  # waits to be the sending update
+        return (("first update", action.rid),)
+    return (("process", action.rid),)
+
+
+def _receive_enabling(state: State, action: Action) -> tuple[Group, ...]:
+    assert isinstance(action, P1Receive)  # its engine's queue is too short: a send to it
+    return (("send", action.engine),)
+
+
+def _wipe_enabling(state: State, action: Action) -> tuple[Group, ...]:
+    mid = [r.rid for r in state.requests if r.stage in (Stage.PROCESSED, Stage.UPDATING)
+           and (not isinstance(action, P0Restart) or r.front_end == action.front_end)]
+    if mid:  # an attempt between probe and send must finish
+        return tuple(("update", rid) for rid in mid)
+    if state.reset_pending:
         return (("p1 reset",),)
-    if isinstance(action, P1Reset):  # no reset is pending
-        return (("clear for reset",),)
+    return (("receive",),)  # a message is in flight
+
+
+def _always_enabled(state: State, action: Action) -> tuple[Group, ...]:
     raise AssertionError(f"{action!r} is disabled only in a faulted state")
+
+
+def _needs(*found: Group) -> Callable[[State, Action], tuple[Group, ...]]:
+    return lambda state, action: found
+
+
+NECESSARY_ENABLING: dict[type[Action], Callable[[State, Action], tuple[Group, ...]]] = {
+    Submit: _needs(("ends",)),  # the unfinished count is at its bound: an attempt ends
+    P0Handle: _request_step,
+    P0Process: _request_step,
+    P0UpdateItem: _update_enabling,
+    P0HandleRejected: _request_step,
+    P1Receive: _receive_enabling,
+    P0ReceiveReply: _needs(("receive",)),  # no reply: P1 must answer a message
+    Retry: _needs(("reply",)),  # only taking a miss reply sets the outcome MISS
+    ClearBoth: _wipe_enabling,
+    P0Clear: _always_enabled,
+    P1Clear: _always_enabled,
+    P0ClearForReset: _needs(("p1 reset",)),  # a reset is pending
+    P1Reset: _needs(("clear for reset",)),  # no reset is pending
+    P0Restart: _wipe_enabling,
+    P1Restart: _always_enabled,
+}
+"""Per action class, what must run before a disabled action of it is enabled."""
 
 
 CLEARING: tuple[type[Action], ...] = (ClearBoth, P0Clear, P1Clear, P0ClearForReset, P1Reset,
