@@ -36,7 +36,7 @@ from model_checks.matrix import (
 from model_checks.matrix_pairs import PAIR_REASONS
 from model_checks.pair_witnesses import WITNESSES
 from model_checks.records import Verdict
-from model_checks.simulate.counterexample import action_from_json, config_from_json
+from model_checks.trace_file import action_from_json, config_from_json
 from spec import VARIANTS, by_id, environment, run, variant_named
 
 VARIANT_NAMES = [v.name for v in VARIANTS]

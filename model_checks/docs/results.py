@@ -44,8 +44,8 @@ from model_checks.matrix import (
     Expectation,
 )
 from model_checks.records import Verdict, VerdictRecord
-from model_checks.simulate.counterexample import Replayed, replay_data
 from model_checks.summary import LEGEND, contradicts, order, summary
+from model_checks.trace_file import Replayed, replay_data
 from spec import Drift, by_id
 
 

@@ -32,8 +32,8 @@ from model_checks.matrix import (
     cells_named,
 )
 from model_checks.records import Verdict, write_records
-from model_checks.simulate.counterexample import BadTraceFile, replay_file, table
 from model_checks.simulate.profiles import PROFILES
+from model_checks.trace_file import BadTraceFile, replay_file, table
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
