@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from spec.fairness import is_quiescent
 from spec.observations import miss_taken, sent_message
-from spec.properties.registry import Violation, trace_property
+from spec.properties.declare import Violation, trace_property
 from spec.state import Message, Outcome
 from spec.trace import Trace
 from spec.transitions import P1Receive
