@@ -5,7 +5,7 @@ and once with CPU-bound processes beside it, and compare every record and counte
         [--compare IDLE.json LOADED.json] [-- PROVE ARGUMENTS ...]
 
 Without `--compare`, it runs `python -m model_checks prove ARGUMENTS` (default: the main job's
-selection, `cli.PROVE_MAIN_ENVIRONMENTS`) twice into build/load-independence/{idle,loaded}/,
+selection, `jobs.phases.PROVE_MAIN_ENVIRONMENTS`) twice into build/load-independence/{idle,loaded}/,
 the second time with `--burners` busy-looping processes started beside it, and prints each
 run's wall time, then the comparison. With `--compare`, it only compares two records files
 written earlier (e.g. a clean-clone CI main job's `parts/3-prove.json` and a run on a busy
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from model_checks import cli
+from model_checks.jobs import phases
 
 Key = tuple[str, tuple[str, ...], str, str]
 
@@ -103,7 +103,7 @@ def main() -> int:
         if not (idle.is_file() and loaded.is_file()):
             parser.error("--compare: both records files must exist")
         return compare(idle, loaded)
-    arguments = args.prove_arguments or list(cli.PROVE_MAIN_ENVIRONMENTS)
+    arguments = args.prove_arguments or list(phases.PROVE_MAIN_ENVIRONMENTS)
     root = Path("build/load-independence").resolve()
     for name, burners in (("idle", 0), ("loaded", args.burners)):
         seconds = run(arguments, root / name, burners)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from model_checks.text_table import grid
 from spec import lru
 from spec.state import ClientItem, Message, Reply, State, WireItem
 from spec.trace import Trace
@@ -196,15 +197,6 @@ def step_rows(trace: Trace, fair_from: int | None = None) -> list[tuple[str, ...
         fair = " (fair)" if fair_from is not None and number > fair_from else ""
         rows.append((str(number), action(act) + fair, *columns(after).values()))
     return rows
-
-
-def grid(header: Sequence[str], body: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: columns padded, a dashed rule under the header."""
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-             for r in [header, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def step_text(trace: Trace, fair_from: int | None = None) -> str:

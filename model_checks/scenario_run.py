@@ -83,3 +83,18 @@ def table(verdicts: list[ScenarioVerdict]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [header, *body]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def report_scenarios(verdicts: list[ScenarioVerdict]) -> int:
+    """Print the suite's table and how many verdicts were as expected; exit 0 if all were,
+    else 1."""
+    print("Scenario suite: properties violated per scenario and variant (ok: none)")
+    print(table(verdicts))
+    wrong = [v for v in verdicts if not v.as_expected]
+    print(f"\n{len(verdicts) - len(wrong)} of {len(verdicts)} verdicts as expected")
+    return 1 if wrong else 0
+
+
+def run(args: object) -> int:
+    """`scenarios`: replay the suite on every variant (it takes no arguments)."""
+    return report_scenarios(replay_all())

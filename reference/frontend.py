@@ -70,7 +70,93 @@ class ProbedRequest(NamedTuple):
     processed: dict[str, ProcessedItem]
 
 
-class FrontEnd:
+class _RequestRecords:
+    """A front end's records of its requests: the ids it gave, the requests probed and not
+    yet updated (``_probed``), the ones sent and not yet closed (``_outstanding``: id -> the
+    identities the message named). Every record is read and changed under ``_lock``.
+    ``FrontEnd`` adds the requests' path through the sender cache."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._probed: dict[int, ProbedRequest] = {}
+        self._outstanding: dict[int, frozenset[str]] = {}
+
+    def _is_probed(self, probed: object) -> bool:
+        """Is ``probed`` the record of a request probed here and not yet updated?"""
+        request_id = getattr(probed, "request_id", None)
+        with self._lock:
+            return type(request_id) is int and self._probed.get(request_id) is probed
+
+    def _with_late(
+        self, probed: ProbedRequest, late: dict[str, ProcessedItem]
+    ) -> ProbedRequest:
+        """Replace the record ``probed`` by one that also carries ``late``, the items the
+        caller processed for probed hits the shadow lost (the asyncio front end's, awaited);
+        the update uses them only where the shadow still misses. Raises as ``update`` does
+        if ``probed`` is not a probed request of this front end."""
+        replacement = _new_tuple(ProbedRequest, (
+            probed.request_id, probed.request, probed.hits - late.keys(),
+            {**late, **probed.processed}))
+        with self._lock:
+            if self._probed.get(probed.request_id) is not probed:
+                raise UnknownRequestError(
+                    f"got probed request {probed.request_id!r}, expected one probed by this "
+                    "front end and not yet updated"
+                )
+            self._probed[probed.request_id] = replacement
+        return replacement
+
+    def _check_outstanding(self, message: Message) -> None:
+        """Raise unless ``message`` is what ``update`` returned for an outstanding request."""
+        with self._lock:
+            self._sent_items(message)
+
+    def _sent_items(self, message: Message) -> None:
+        """``_check_outstanding``'s check; the caller holds ``_lock``."""
+        if type(message) is not Message:
+            check_instance("message", message, Message)
+        if type(message.request_id) is not int:
+            check_request_id(message.request_id)
+        items = message.items
+        sent = self._outstanding.get(message.request_id)
+        if sent is None:
+            raise UnknownRequestError(
+                f"got a message of request {message.request_id!r}, expected one of the "
+                f"{len(self._outstanding)} outstanding requests"
+            )
+        if type(items) is not tuple or len(items) != len(sent) or any(
+                getattr(item, "identity", None) not in sent for item in items):
+            raise BadInputValueError(
+                f"got a message of request {message.request_id} whose items are not "
+                "the ones this front end sent, expected the message update returned"
+            )
+
+    def abandon(self, request_id: int) -> None:
+        """Forget a request that will never get a reply (rejected after update, aborted)."""
+        check_request_id(request_id)
+        with self._lock:
+            if request_id in self._outstanding:
+                del self._outstanding[request_id]
+            elif request_id in self._probed:
+                del self._probed[request_id]
+            else:
+                raise UnknownRequestError(
+                    f"got request {request_id!r}, expected a probed or outstanding request"
+                )
+
+    def outstanding(self) -> tuple[int, ...]:
+        """Ids of requests sent and not yet replied to or abandoned, oldest first."""
+        with self._lock:
+            return tuple(self._outstanding)
+
+    def probed(self) -> tuple[int, ...]:
+        """Ids of requests probed and not yet updated or abandoned, in increasing order."""
+        with self._lock:
+            return tuple(sorted(self._probed))
+
+
+class FrontEnd(_RequestRecords):
     """P0: one sender cache, one processor. Several front ends may share one engine (D5)."""
 
     def __init__(
@@ -87,10 +173,7 @@ class FrontEnd:
             )
         self._sender = SenderCache(budget, variant=variant, tags=tags)
         self._processor = processor
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._probed: dict[int, ProbedRequest] = {}
-        self._outstanding: dict[int, frozenset[str]] = {}
+        super().__init__()
 
     @property
     def sender(self) -> SenderCache:
@@ -200,31 +283,6 @@ class FrontEnd:
             raise
         return _new_tuple(Message, (request_id, wire))
 
-    def _is_probed(self, probed: object) -> bool:
-        """Is ``probed`` the record of a request probed here and not yet updated?"""
-        request_id = getattr(probed, "request_id", None)
-        with self._lock:
-            return type(request_id) is int and self._probed.get(request_id) is probed
-
-    def _with_late(
-        self, probed: ProbedRequest, late: dict[str, ProcessedItem]
-    ) -> ProbedRequest:
-        """Replace the record ``probed`` by one that also carries ``late``, the items the
-        caller processed for probed hits the shadow lost (the asyncio front end's, awaited);
-        the update uses them only where the shadow still misses. Raises as ``update`` does
-        if ``probed`` is not a probed request of this front end."""
-        replacement = _new_tuple(ProbedRequest, (
-            probed.request_id, probed.request, probed.hits - late.keys(),
-            {**late, **probed.processed}))
-        with self._lock:
-            if self._probed.get(probed.request_id) is not probed:
-                raise UnknownRequestError(
-                    f"got probed request {probed.request_id!r}, expected one probed by this "
-                    "front end and not yet updated"
-                )
-            self._probed[probed.request_id] = replacement
-        return replacement
-
     def prepare(self, request: Request) -> Message:
         """``probe`` then ``update``, with nothing in between; if the update raises, the
         request is abandoned (nothing recorded, nothing changed) and the error propagates."""
@@ -275,54 +333,6 @@ class FrontEnd:
             dropped = self._sender.retract(message.items)  # validates before any change
             del self._outstanding[message.request_id]
             return dropped
-
-    def _check_outstanding(self, message: Message) -> None:
-        """Raise unless ``message`` is what ``update`` returned for an outstanding request."""
-        with self._lock:
-            self._sent_items(message)
-
-    def _sent_items(self, message: Message) -> None:
-        """``_check_outstanding``'s check; the caller holds ``_lock``."""
-        if type(message) is not Message:
-            check_instance("message", message, Message)
-        if type(message.request_id) is not int:
-            check_request_id(message.request_id)
-        items = message.items
-        sent = self._outstanding.get(message.request_id)
-        if sent is None:
-            raise UnknownRequestError(
-                f"got a message of request {message.request_id!r}, expected one of the "
-                f"{len(self._outstanding)} outstanding requests"
-            )
-        if type(items) is not tuple or len(items) != len(sent) or any(
-                getattr(item, "identity", None) not in sent for item in items):
-            raise BadInputValueError(
-                f"got a message of request {message.request_id} whose items are not "
-                "the ones this front end sent, expected the message update returned"
-            )
-
-    def abandon(self, request_id: int) -> None:
-        """Forget a request that will never get a reply (rejected after update, aborted)."""
-        check_request_id(request_id)
-        with self._lock:
-            if request_id in self._outstanding:
-                del self._outstanding[request_id]
-            elif request_id in self._probed:
-                del self._probed[request_id]
-            else:
-                raise UnknownRequestError(
-                    f"got request {request_id!r}, expected a probed or outstanding request"
-                )
-
-    def outstanding(self) -> tuple[int, ...]:
-        """Ids of requests sent and not yet replied to or abandoned, oldest first."""
-        with self._lock:
-            return tuple(self._outstanding)
-
-    def probed(self) -> tuple[int, ...]:
-        """Ids of requests probed and not yet updated or abandoned, in increasing order."""
-        with self._lock:
-            return tuple(sorted(self._probed))
 
     def clear(self) -> None:
         """Clear the shadow (always safe: removing keys from P0 only causes resends)."""

@@ -147,21 +147,10 @@ def _validate_size(size: object) -> int:
     return size
 
 
-class ByteLru(Generic[K, V]):
-    """Least-recently-used map bounded by a byte budget and a node budget. Values must not
-    be None.
-
-    The byte budget is the protocol's (what the spec counts). The node budget bounds the
-    bookkeeping: ``put`` takes each entry's node count (1 unless given; see ``NODE_BYTES``)
-    and evicts least-recent entries until both fit; ``max_nodes`` defaults to
-    ``default_max_nodes(budget)``, far above what the spec's instances reach, so the bytes
-    alone decide there.
-
-    Invariants (``check_invariants``): ``_order``, ``_sizes`` and ``_nodes`` have the same
-    keys; ``_bytes_in_use`` is the sum of ``_sizes`` and at most ``_budget``;
-    ``_nodes_in_use`` is the sum of ``_nodes`` and at most ``_max_nodes``; every size is an
-    int in ``[0, _budget]``, every node count an int in ``[1, _max_nodes]``.
-    """
+class _LruLedger(Generic[K, V]):
+    """The state of a ``ByteLru`` (entries in LRU order, sizes, node counts, counters) and
+    what reads it without changing it: ``len``, the listings, ``stats`` and
+    ``check_invariants``. ``ByteLru`` adds the operations."""
 
     def __init__(self, budget: int, max_nodes: int | None = None) -> None:
         self._budget = validate_budget(budget)
@@ -184,10 +173,6 @@ class ByteLru(Generic[K, V]):
         self._oversize = 0
         self._invalidations = 0
         self._clears = 0
-        # True unless a subclass overrides the lookups that present/get_all inline
-        cls = type(self)
-        self._plain = cls.get is ByteLru.get and cls.__contains__ is ByteLru.__contains__
-        self._put_takes_nodes = cls.put is ByteLru.put
 
     @property
     def budget(self) -> int:
@@ -199,6 +184,82 @@ class ByteLru(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._order)
+
+    def entries(self) -> list[tuple[K, int]]:
+        """(key, size) for every entry, least recent first."""
+        sizes = self._sizes
+        return [(key, sizes[key]) for key in self._order]
+
+    def items(self) -> list[tuple[K, V]]:
+        """(key, value) for every entry, least recent first."""
+        return list(self._order.items())
+
+    def stats(self) -> CacheStats:
+        return CacheStats(
+            hits=self._hits,
+            lookups=self._hits + self._misses,
+            evictions=self._evictions,
+            replacements=self._replacements,
+            oversize=self._oversize,
+            invalidations=self._invalidations,
+            clears=self._clears,
+            entries=len(self._order),
+            bytes_in_use=self._bytes_in_use,
+            budget=self._budget,
+            nodes=self._nodes_in_use,
+            max_nodes=self._max_nodes,
+        )
+
+    def check_invariants(self) -> None:
+        """Raise ``InvariantViolationError`` if the internal state is inconsistent."""
+        problems: list[str] = []
+        if self._order.keys() != self._sizes.keys():
+            problems.append("the order and the sizes hold different keys")
+        bad = [(k, s) for k, s in self._sizes.items()
+               if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= self._budget]
+        if bad:
+            problems.append(f"sizes out of [0, budget]: {bad[:3]}")
+        if sum(self._sizes.values()) != self._bytes_in_use:
+            problems.append(f"bytes_in_use {self._bytes_in_use} != sum of sizes")
+        if self._bytes_in_use > self._budget:
+            problems.append(f"bytes_in_use {self._bytes_in_use} > budget {self._budget}")
+        if any(value is None for value in self._order.values()):
+            problems.append("a None value is cached")
+        if self._order.keys() != self._nodes.keys():
+            problems.append("the order and the node counts hold different keys")
+        if any(type(n) is not int or not 1 <= n <= self._max_nodes
+               for n in self._nodes.values()):
+            problems.append("a node count out of [1, max_nodes]")
+        if sum(self._nodes.values()) != self._nodes_in_use:
+            problems.append(f"nodes_in_use {self._nodes_in_use} != sum of node counts")
+        if self._nodes_in_use > self._max_nodes:
+            problems.append(f"nodes_in_use {self._nodes_in_use} > max_nodes {self._max_nodes}")
+        if problems:
+            raise InvariantViolationError("; ".join(problems))
+
+
+class ByteLru(_LruLedger[K, V]):
+    """Least-recently-used map bounded by a byte budget and a node budget. Values must not
+    be None.
+
+    The byte budget is the protocol's (what the spec counts). The node budget bounds the
+    bookkeeping: ``put`` takes each entry's node count (1 unless given; see ``NODE_BYTES``)
+    and evicts least-recent entries until both fit; ``max_nodes`` defaults to
+    ``default_max_nodes(budget)``, far above what the spec's instances reach, so the bytes
+    alone decide there.
+
+    Invariants (``check_invariants``): ``_order``, ``_sizes`` and ``_nodes`` have the same
+    keys; ``_bytes_in_use`` is the sum of ``_sizes`` and at most ``_budget``;
+    ``_nodes_in_use`` is the sum of ``_nodes`` and at most ``_max_nodes``; every size is an
+    int in ``[0, _budget]``, every node count an int in ``[1, _max_nodes]``.
+    """
+
+    def __init__(self, budget: int, max_nodes: int | None = None) -> None:
+        super().__init__(budget, max_nodes)
+        # True unless a subclass overrides the lookups that present/get_all inline
+        cls = type(self)
+        self._plain = cls.get is ByteLru.get and cls.__contains__ is ByteLru.__contains__
+        self._put_takes_nodes = cls.put is ByteLru.put
 
     def __contains__(self, key: object) -> bool:
         """Probe: no reordering, not counted as a lookup."""
@@ -359,58 +420,6 @@ class ByteLru(Generic[K, V]):
         self._bytes_in_use = 0
         self._nodes_in_use = 0
         self._clears += 1
-
-    def entries(self) -> list[tuple[K, int]]:
-        """(key, size) for every entry, least recent first."""
-        sizes = self._sizes
-        return [(key, sizes[key]) for key in self._order]
-
-    def items(self) -> list[tuple[K, V]]:
-        """(key, value) for every entry, least recent first."""
-        return list(self._order.items())
-
-    def stats(self) -> CacheStats:
-        return CacheStats(
-            hits=self._hits,
-            lookups=self._hits + self._misses,
-            evictions=self._evictions,
-            replacements=self._replacements,
-            oversize=self._oversize,
-            invalidations=self._invalidations,
-            clears=self._clears,
-            entries=len(self._order),
-            bytes_in_use=self._bytes_in_use,
-            budget=self._budget,
-            nodes=self._nodes_in_use,
-            max_nodes=self._max_nodes,
-        )
-
-    def check_invariants(self) -> None:
-        """Raise ``InvariantViolationError`` if the internal state is inconsistent."""
-        problems: list[str] = []
-        if self._order.keys() != self._sizes.keys():
-            problems.append("the order and the sizes hold different keys")
-        bad = [(k, s) for k, s in self._sizes.items()
-               if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= self._budget]
-        if bad:
-            problems.append(f"sizes out of [0, budget]: {bad[:3]}")
-        if sum(self._sizes.values()) != self._bytes_in_use:
-            problems.append(f"bytes_in_use {self._bytes_in_use} != sum of sizes")
-        if self._bytes_in_use > self._budget:
-            problems.append(f"bytes_in_use {self._bytes_in_use} > budget {self._budget}")
-        if any(value is None for value in self._order.values()):
-            problems.append("a None value is cached")
-        if self._order.keys() != self._nodes.keys():
-            problems.append("the order and the node counts hold different keys")
-        if any(type(n) is not int or not 1 <= n <= self._max_nodes
-               for n in self._nodes.values()):
-            problems.append("a node count out of [1, max_nodes]")
-        if sum(self._nodes.values()) != self._nodes_in_use:
-            problems.append(f"nodes_in_use {self._nodes_in_use} != sum of node counts")
-        if self._nodes_in_use > self._max_nodes:
-            problems.append(f"nodes_in_use {self._nodes_in_use} > max_nodes {self._max_nodes}")
-        if problems:
-            raise InvariantViolationError("; ".join(problems))
 
     def _drop_existing(self, key: K) -> None:
         old = self._sizes.pop(key, None)

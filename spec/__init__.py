@@ -18,16 +18,8 @@ from spec.drift import (
 )
 from spec.fairness import drive_to_quiescence, is_quiescent
 from spec.machine import enabled, initial, is_enabled, step
-from spec.properties.registry import (
-    InvalidDefinition,
-    Kind,
-    Property,
-    Violation,
-    by_id,
-    lemmas,
-    property_ids,
-    registry,
-)
+from spec.properties.declare import InvalidDefinition, Kind, Property, Violation
+from spec.properties.registry import by_id, lemmas, property_ids, registry
 from spec.state import ClientItem, Outcome, Stage, State
 from spec.trace import Step, Trace, TraceError, run
 from spec.transitions import ACTION_TYPES, Action, InvalidAction

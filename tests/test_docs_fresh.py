@@ -16,7 +16,7 @@ from model_checks.docs.generate import check, pages
 from model_checks.docs.snapshot import RECORDS, TRACES, key, load, read_run
 from model_checks.matrix import environment_of
 from model_checks.records import Verdict
-from model_checks.simulate.counterexample import replay_file
+from model_checks.trace_file import replay_file
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from model_checks.cli import snapshot_status
 from model_checks.docs.snapshot import (
     RECORDS,
     carried_over,
@@ -14,6 +13,7 @@ from model_checks.docs.snapshot import (
     read_run,
     undecided_here,
 )
+from model_checks.jobs.run import snapshot_status
 from model_checks.records import Verdict
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from model_checks import cli
+from model_checks.jobs import phases as jobs
+from model_checks.jobs.phases import checker
+from model_checks.jobs.run import WIDTH
 from model_checks.summary import LEGEND, short_environment
 
 ONE_CELL = ("simulate", "--profile", "ci", "--only", "V3_D11", "--no-mutants")
@@ -16,7 +19,7 @@ ONE_CELL = ("simulate", "--profile", "ci", "--only", "V3_D11", "--no-mutants")
 
 def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
          *phases: tuple[str, ...], verbose: bool = False) -> tuple[int, str, str]:
-    monkeypatch.setattr(cli, "MAIN_JOB", phases)
+    monkeypatch.setattr(jobs, "MAIN_JOB", tuple(checker(*argv) for argv in phases))
     argv = ["--json", str(tmp_path / "records.json"), *(["--verbose"] if verbose else [])]
     code = cli.main(argv)
     captured = capsys.readouterr()
@@ -29,7 +32,7 @@ def test_output_fits_in_100_columns_and_starts_with_the_summary(
     code, out, err = _run(monkeypatch, capsys, tmp_path, ONE_CELL)
     assert code == 0
     for line in (out + err).splitlines():
-        assert len(line) <= cli.WIDTH, line
+        assert len(line) <= WIDTH, line
     lines = out.splitlines()
     assert lines[0].startswith("== summary")
     assert lines[1:1 + len(LEGEND)] == list(LEGEND)
@@ -48,7 +51,7 @@ def test_the_legend_explains_every_code() -> None:
     text = "\n".join(LEGEND)
     for token in ("P*", "Pk", "xNZ", "xNH", "ok", "?", "-", "!", "expects to break"):
         assert token in text, token
-    assert all(len(line) <= cli.WIDTH for line in LEGEND)
+    assert all(len(line) <= WIDTH for line in LEGEND)
 
 
 def test_verbose_prints_each_phase_and_a_failing_phase_shows_its_end(

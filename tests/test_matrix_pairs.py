@@ -14,6 +14,9 @@ import pytest
 
 from model_checks import cli
 from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.jobs import phases
+from model_checks.jobs import run as job_run
+from model_checks.jobs.run import PhaseRun
 from model_checks.matrix import (
     ALL_EXPECTED,
     CELL_SETS,
@@ -36,7 +39,7 @@ from model_checks.matrix import (
 from model_checks.matrix_pairs import PAIR_REASONS
 from model_checks.pair_witnesses import WITNESSES
 from model_checks.records import Verdict
-from model_checks.simulate.counterexample import action_from_json, config_from_json
+from model_checks.trace_file import action_from_json, config_from_json
 from spec import VARIANTS, by_id, environment, run, variant_named
 
 VARIANT_NAMES = [v.name for v in VARIANTS]
@@ -212,10 +215,10 @@ def test_breaks_the_instance_cannot_show_are_not_judged_at_it() -> None:
 
 
 def test_the_nightly_runs_the_pair_cells() -> None:
-    assert cli.PAIRS[-1][:3] == ("explore", "--profile", "ci")
-    assert all(part in cli.NIGHTLY for part in cli.PAIRS)
-    assert len(cli.PAIR_ENV_ARGUMENTS) == 2 * len(PAIR_ENVIRONMENTS)
-    label = cli.Phase(1, cli.PAIRS[-1], Path("build")).label
+    assert phases.PAIRS[-1].argv[:3] == ("explore", "--profile", "ci")
+    assert all(part in phases.NIGHTLY for part in phases.PAIRS)
+    assert len(phases.PAIR_ENV_ARGUMENTS) == 2 * len(PAIR_ENVIRONMENTS)
+    label = PhaseRun(1, phases.PAIRS[-1], Path("build")).label
     assert label == "explore --profile ci (every pair cell)"
 
 
@@ -227,8 +230,8 @@ def test_the_nightly_fails_on_a_contradiction(
     # every cell, pairs included, is what fails it on a pair cell's contradiction.
     one_cell = ("prove", "--variant", "V3", "--environment", "none", "--property", "S2",
                 "--depth", "1", "--jobs", "1")
-    monkeypatch.setattr(cli, "NIGHTLY", (one_cell,))
-    monkeypatch.setattr(cli, "contradiction_count", lambda records: (1, 1))
+    monkeypatch.setattr(phases, "NIGHTLY", (phases.checker(*one_cell),))
+    monkeypatch.setattr(job_run, "contradiction_count", lambda records: (1, 1))
     assert cli.main(["nightly", "--json", str(tmp_path / "records.json")]) == 1
     capsys.readouterr()
 

@@ -1,6 +1,6 @@
 """Conformance observations in the one trace notation (`model_checks.render`, docs/notation.md).
 
-The lockstep compares plain tuples (`Lockstep._spec_shadow`, `_impl_channel`, ...); this module
+The lockstep compares plain tuples (`model_checks.conform.lockstep.views`); this module
 writes them as the notation writes a state, where only contents are observable: a content
 stands for a processing (`a/2:a@1`, `a=a@1`, `served a:a@1/a`), a tag is the spec's processing
 id it maps to (`#3`; `#?` for an implementation tag the bijection never learnt), a stage and
@@ -99,7 +99,7 @@ def _replies(value: object) -> str:
 
 
 def observation_text(label: str, value: object) -> str:
-    """One compared observation (`label` as in `Lockstep._compare`) in the notation."""
+    """One compared observation (`label` as in `lockstep.views`) in the notation."""
     try:
         if label.startswith("shadow") or label == "receiver":
             return _entries(value)

@@ -30,7 +30,7 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.conform.weakness import env_text, trace_sources, vacuous, weakness
-from model_checks.simulate.counterexample import BadTraceFile, replay_file
+from model_checks.trace_file import BadTraceFile, replay_file
 from spec import VARIANT_NAMES, Config, Trace, describe_environment, registry
 from spec.transitions import Action
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from model_checks import render
-from spec.state import Stage, State
+from spec.observations import sent_message
+from spec.state import State
 from spec.trace import Trace
 from spec.transitions import Action
 
@@ -13,14 +14,6 @@ PARTICIPANTS = (
     "participant Ch as channel",
     "participant P1 as P1 (receiver)",
 )
-
-
-def _sent(before: State, after: State) -> str | None:
-    for request in after.requests:
-        old = before.requests[request.rid] if request.rid < len(before.requests) else None
-        if request.stage is Stage.IN_FLIGHT and (old is None or old.stage is not Stage.IN_FLIGHT):
-            return render.message(after.to_engine[-1])
-    return None
 
 
 def _lines(number: int, before: State, action: Action, after: State) -> list[str]:
@@ -34,8 +27,9 @@ def _lines(number: int, before: State, action: Action, after: State) -> list[str
     elif action.label == "p0_receive_reply":
         lines = [f"Ch-->>P0: {label}: {render.reply(before.to_front_end[0])}"]
     elif action.label.startswith("p0_"):
-        sent = _sent(before, after)
-        lines = [f"P0->>Ch: {label}: {sent}" if sent else f"Note over P0: {label}"]
+        sent = sent_message(before, after)
+        lines = [f"P0->>Ch: {label}: {render.message(sent)}" if sent is not None
+                 else f"Note over P0: {label}"]
     elif action.label.startswith("p1_"):
         lines = [f"Note over P1: {label}"]
     else:

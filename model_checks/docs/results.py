@@ -47,8 +47,8 @@ from model_checks.matrix import (
 from model_checks.records import EXPLORE as EXPLORER
 from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from model_checks.records import SCENARIOS as SCENARIO_CHECKER
-from model_checks.simulate.counterexample import Replayed, replay_data
 from model_checks.summary import LEGEND, contradicts, order, summary
+from model_checks.trace_file import Replayed, replay_data
 from spec import Drift, by_id
 
 

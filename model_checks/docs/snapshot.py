@@ -23,7 +23,7 @@ from typing import Any
 from model_checks.matrix import ALL_EXPECTED, PROPERTIES
 from model_checks.records import CHECKERS as ALL_CHECKERS
 from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord
-from model_checks.simulate.counterexample import BadTraceFile, replay_data
+from model_checks.trace_file import BadTraceFile, replay_data
 
 RESULTS = "results"
 RECORDS = f"{RESULTS}/records.json"

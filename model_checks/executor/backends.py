@@ -13,9 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from model_checks.executor.jobs import Done, Failed, Job, call, preload
-
-Indexed = tuple[int, Done[Any] | Failed]
+from model_checks.executor.jobs import Done, Failed, Indexed, Job, call, preload
 
 
 class Backend(Protocol):

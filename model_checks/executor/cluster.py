@@ -14,9 +14,8 @@ import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from model_checks.executor.backends import Indexed
 from model_checks.executor.errors import ClusterError
-from model_checks.executor.jobs import Failed, Job, call, one_line
+from model_checks.executor.jobs import Failed, Indexed, Job, call, one_line
 from model_checks.executor.sources import source_digest
 
 CONNECT_SECONDS = 10

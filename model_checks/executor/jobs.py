@@ -58,6 +58,9 @@ class Failed:
 
 Result = Done[T] | Failed
 
+Indexed = tuple[int, Done[Any] | Failed]
+"""A job's result with the job's index in its sweep (backends yield results as they finish)."""
+
 _ONE_JOB_AT_A_TIME = threading.Lock()
 """Hypothesis and z3 keep process-wide state (shrink deadlines, z3's main context): a worker
 that runs tasks in several threads (`dask worker --nthreads N`) still runs our jobs one at a

@@ -22,7 +22,7 @@ from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
 from model_checks.matrix import config_for
 from model_checks.records import EXPLORE, Verdict, VerdictRecord
-from model_checks.simulate.counterexample import config_to_json, trace_to_json, write_trace
+from model_checks.trace_file import config_to_json, trace_to_json, write_trace
 from spec import Config, Variant
 
 CHECKER = EXPLORE.record

@@ -30,7 +30,7 @@ from typing import Any
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice import Break
 from model_checks.records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
-from model_checks.simulate.counterexample import BadTraceFile, replay_data, trace_to_json
+from model_checks.trace_file import BadTraceFile, replay_data, trace_to_json
 from spec import ALL_DRIFT, Drift, TraceError, by_id, run, variant_named
 
 rejected: list[str] = []

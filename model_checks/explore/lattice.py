@@ -52,7 +52,7 @@ from model_checks.explore.lattice_instance import (
     lattice_config,
 )
 from model_checks.records import EXPLORE_LATTICE
-from model_checks.simulate.counterexample import trace_to_json
+from model_checks.trace_file import trace_to_json
 from spec import describe_environment, environment, registry, variant_named
 
 Env = frozenset[str]

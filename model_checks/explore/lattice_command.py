@@ -44,7 +44,7 @@ from model_checks.explore.lattice import (
 from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
 from model_checks.explore.monotone import lift_failure
 from model_checks.records import EXPLORE_LATTICE
-from model_checks.simulate.counterexample import replay_data, write_trace
+from model_checks.trace_file import replay_data, write_trace
 from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

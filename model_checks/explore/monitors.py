@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spec import Action, Config, Stage, State
-from spec.transitions import P0ReceiveReply, P1Receive
+from spec import Action, Config, State
+from spec.observations import miss_taken, sent_message
+from spec.transitions import P1Receive
 
 Memory = Any  # hashable; each monitor documents its own
 Advance = Callable[[Config, State, Action, State, Memory], tuple[Memory, str | None]]
@@ -50,30 +51,8 @@ class Monitor:
     property's conclusion is judged (used instead of `premise` in the product search)."""
 
 
-def _sent_message(
-    before: State, after: State
-) -> tuple[int, int, tuple[tuple[str, bool], ...]] | None:
-    """(rid, front end, (identity, carries data) per item) of the message a step sent, if
-    any: the step that moved some request to IN_FLIGHT put it last on the channel to P1."""
-    for request in after.requests:
-        old = before.requests[request.rid] if request.rid < len(before.requests) else None
-        if request.stage is Stage.IN_FLIGHT and (old is None or old.stage is not Stage.IN_FLIGHT):
-            message = after.to_engine[-1]
-            return message.rid, message.front_end, tuple((w.identity, w.data is not None)
-                                                         for w in message.items)
-    return None
-
-
-def _miss_taken(before: State, action: Action) -> tuple[int, int, tuple[str, ...]] | None:
-    """(rid, front end, identities) when the step is P0 taking a miss reply."""
-    if isinstance(action, P0ReceiveReply) and before.to_front_end[0].missed:
-        reply = before.to_front_end[0]
-        return reply.rid, reply.front_end, reply.missed
-    return None
-
-
 def _takes_miss(before: State, action: Action, after: State) -> bool:
-    return _miss_taken(before, action) is not None
+    return miss_taken(before, action) is not None
 
 
 # -- L1: memory = (owed, excused): frozensets of (rid, identity) ------------------------------
@@ -87,15 +66,16 @@ def _advance_l1(
     config: Config, before: State, action: Action, after: State, memory: L1Memory
 ) -> tuple[L1Memory, str | None]:
     owed, excused = memory
-    taken = _miss_taken(before, action)
+    taken = miss_taken(before, action)
     if taken is not None:
-        rid, _, missed = taken
+        rid, missed = taken.rid, taken.missed
         owed = owed | {(rid, h) for h in missed}
         excused = excused - {(rid, h) for h in missed}
-    sent = _sent_message(before, after)
+    sent = sent_message(before, after)
     if sent is None:
         return (owed, excused), None
-    rid, front_end, items = sent
+    rid, front_end = sent.rid, sent.front_end
+    items = tuple((w.identity, w.data is not None) for w in sent.items)
     why = None
     for identity, has_data in items:
         key = (rid, identity)
@@ -119,10 +99,10 @@ def _advance_l2(
     config: Config, before: State, action: Action, after: State,
     listed: frozenset[tuple[int, tuple[str, ...]]],
 ) -> tuple[frozenset[tuple[int, tuple[str, ...]]], str | None]:
-    taken = _miss_taken(before, action)
+    taken = miss_taken(before, action)
     if taken is None:
         return listed, None
-    rid, _, missed = taken
+    rid, missed = taken.rid, taken.missed
     previous = next((ids for r, ids in listed if r == rid), ())
     again = sorted(set(previous).intersection(missed))
     listed = frozenset((r, ids) for r, ids in listed if r != rid) | {(rid, missed)}

@@ -20,6 +20,7 @@ from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import CHECKERS, NOT_APPLICABLE, Outcome
 from model_checks.records import write_records
+from model_checks.text_table import grid
 
 EXIT_OK, EXIT_SURVIVED, EXIT_USAGE = 0, 1, 2
 
@@ -114,14 +115,6 @@ def _with_backend(options: Options, args: argparse.Namespace) -> Options:
         raise MutantsUsageError(str(error)) from None
 
 
-def _grid(header: list[str], body: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-             for r in [header, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
 def table(names: Sequence[str], columns: Sequence[str],
           outcomes: dict[tuple[str, str], Outcome]) -> str:
     """Rows: mutants; columns: checkers; a cell is the outcome's text, `-` where the checker
@@ -138,7 +131,7 @@ def table(names: Sequence[str], columns: Sequence[str],
             else:
                 row.append("SURVIVED" if checkers.applies(checker, name) else NOT_APPLICABLE)
         body.append(row)
-    return _grid(["mutant", *columns], body)
+    return grid(["mutant", *columns], body)
 
 
 def survivors(names: Sequence[str], columns: Sequence[str],

@@ -32,8 +32,9 @@ from model_checks.matrix import (
     cells_named,
 )
 from model_checks.records import Verdict, write_records
-from model_checks.simulate.counterexample import BadTraceFile, replay_file, table
 from model_checks.simulate.profiles import PROFILES
+from model_checks.text_table import grid
+from model_checks.trace_file import BadTraceFile, replay_file, table
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
@@ -87,15 +88,7 @@ def matrix_table(results: Sequence[CellResult]) -> str:
     header = ["environment", *variants]
     body = [["+".join(env) or "none", *(cells.get(v, "") for v in variants)]
             for env, cells in rows.items()]
-    return _grid(header, body)
-
-
-def _grid(header: list[str], body: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-             for r in [header, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return grid(header, body)
 
 
 def lengths_table(results: Sequence[CellResult]) -> str:
@@ -105,7 +98,7 @@ def lengths_table(results: Sequence[CellResult]) -> str:
             expected = r.expectations.get(prop) is Expectation.BREAKS
             body.append([r.label, prop, str(finding.length), "yes" if expected else "NO",
                          str(finding.path or "")])
-    return _grid(["cell", "property", "length", "expected", "trace"], body)
+    return grid(["cell", "property", "length", "expected", "trace"], body)
 
 
 def stats_table(results: Sequence[CellResult]) -> str:
@@ -121,7 +114,7 @@ def stats_table(results: Sequence[CellResult]) -> str:
             mark = "!" if enabled >= 10 and not fired else "?" if enabled and not fired else ""
             row.append(f"{fired}/{enabled}{mark}")
         body.append(row)
-    return _grid(["cell (fired/enabled)", *names], body)
+    return grid(["cell (fired/enabled)", *names], body)
 
 
 def run_simulate(args: argparse.Namespace) -> int:

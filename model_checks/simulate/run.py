@@ -37,10 +37,10 @@ from model_checks.matrix import (
 )
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import HYPOTHESIS, Verdict, VerdictRecord
-from model_checks.simulate.counterexample import replay_data, trace_to_json, write_trace
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.simulate.witnesses import Witness, shortest_witness
+from model_checks.trace_file import replay_data, trace_to_json, write_trace
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from spec import lru
 from spec.config import Config
-from spec.properties.registry import Kind, state_property
+from spec.properties.declare import Kind, state_property
 from spec.state import State
 from spec.variants import LruFlaw
 

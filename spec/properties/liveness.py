@@ -7,32 +7,16 @@ quiescent (see `spec.fairness`): before that, its obligations are not yet due.
 from __future__ import annotations
 
 from spec.fairness import is_quiescent
-from spec.properties.registry import Violation, trace_property
-from spec.state import Message, Outcome, Stage, State
+from spec.observations import miss_taken, sent_message
+from spec.properties.declare import Violation, trace_property
+from spec.state import Message, Outcome
 from spec.trace import Trace
-from spec.transitions import P0ReceiveReply, P1Receive
+from spec.transitions import P1Receive
 
 FAIR_DELIVERY = (
     "every message and reply is eventually delivered and P0 eventually handles every submitted "
     "attempt"
 )
-
-
-def _sent(before: State, after: State) -> Message | None:
-    """The message a step put on the channel to P1, if it sent one."""
-    for request in after.requests:
-        old = before.requests[request.rid] if request.rid < len(before.requests) else None
-        if request.stage is Stage.IN_FLIGHT and (old is None or old.stage is not Stage.IN_FLIGHT):
-            return after.to_engine[-1]
-    return None
-
-
-def _miss_reply(before: State, action: object) -> tuple[int, int, tuple[str, ...]] | None:
-    """(rid, front end, identities) when the step is P0 taking a miss reply."""
-    if isinstance(action, P0ReceiveReply) and before.to_front_end[0].missed:
-        reply = before.to_front_end[0]
-        return reply.rid, reply.front_end, reply.missed
-    return None
 
 
 @trace_property("L1", "miss leads to resend", FAIR_DELIVERY)
@@ -45,12 +29,12 @@ def miss_leads_to_resend(trace: Trace) -> Violation | None:
     owed: dict[tuple[int, str], int] = {}  # (rid, h) -> step of the miss reply
     resent: set[tuple[int, str]] = set()  # (rid, h) whose data another message carried since
     for number, before, action, after in trace.transitions():
-        reply = _miss_reply(before, action)
+        reply = miss_taken(before, action)
         if reply is not None:
-            rid, _, missed = reply
+            rid, missed = reply.rid, reply.missed
             owed.update({(rid, h): number for h in missed})
             resent.difference_update((rid, h) for h in missed)
-        message = _sent(before, after)
+        message = sent_message(before, after)
         if message is None:
             continue
         for item in message.items:
@@ -89,10 +73,10 @@ def resend_never_misses(trace: Trace) -> Violation | None:
     it). It fails when P0 turns the resent item back into a reference that P1 cannot serve."""
     listed: dict[int, tuple[str, ...]] = {}  # rid -> identities its last miss reply listed
     for number, before, action, _ in trace.transitions():
-        reply = _miss_reply(before, action)
+        reply = miss_taken(before, action)
         if reply is None:
             continue
-        rid, _, missed = reply
+        rid, missed = reply.rid, reply.missed
         again = sorted(set(listed.get(rid, ())).intersection(missed))
         if again:
             return Violation(

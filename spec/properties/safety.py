@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from spec import lru
 from spec.config import Config
-from spec.properties.registry import Kind, state_property
+from spec.properties.declare import Kind, state_property
 from spec.state import Outcome, State
 
 

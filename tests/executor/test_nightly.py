@@ -1,6 +1,7 @@
-"""The nightly job: the main job's machinery over the deep budgets (`cli.NIGHTLY`). Running it
-takes hours on 2 cores, so the tests check that every part is a valid command line (with the
-cluster flag where the part is a sweep), and run the wiring on a one-cell stand-in."""
+"""The nightly job: the main job's machinery over the deep budgets (`jobs.phases.NIGHTLY`).
+Running it takes hours on 2 cores, so the tests check that every part is a valid command
+line (with the cluster flag where the part is a sweep), and run the wiring on a one-cell
+stand-in."""
 
 from __future__ import annotations
 
@@ -9,14 +10,18 @@ from pathlib import Path
 import pytest
 
 from model_checks import cli
+from model_checks.jobs import phases, run
+from model_checks.jobs.phases import Phase, checker
 from model_checks.records import read_records
 
 
-@pytest.mark.parametrize("argv", [*cli.MAIN_JOB, *cli.NIGHTLY], ids=" ".join)
-def test_every_part_is_a_valid_command_line(argv: tuple[str, ...]) -> None:
-    full = cli._with_dask(argv, "tcp://127.0.0.1:8786")
-    assert ("--dask" in full) == (argv[0] in cli.SWEEPS)
-    args = cli._parser(argv[0]).parse_args([*full, "--json", "x.json"])
+@pytest.mark.parametrize("phase", [*phases.MAIN_JOB, *phases.NIGHTLY],
+                         ids=lambda phase: " ".join(phase.argv))
+def test_every_part_is_a_valid_command_line(phase: Phase) -> None:
+    argv = phase.argv
+    full = run.with_dask(phase, "tcp://127.0.0.1:8786").argv
+    assert ("--dask" in full) == (argv[0] in run.SWEEPS)
+    args = cli.build_parser(argv[0]).parse_args([*full, "--json", "x.json"])
     assert args.command == argv[0]
 
 
@@ -25,7 +30,7 @@ def test_nightly_writes_records_and_the_summary(
 ) -> None:
     one_cell = ("prove", "--variant", "V3", "--environment", "none", "--property", "S2",
                 "--depth", "1", "--jobs", "1")
-    monkeypatch.setattr(cli, "NIGHTLY", (one_cell,))
+    monkeypatch.setattr(phases, "NIGHTLY", (checker(*one_cell),))
     out = tmp_path / "nightly" / "records.json"
     assert cli.main(["nightly", "--json", str(out)]) == 0
     records = read_records(out)
@@ -37,9 +42,9 @@ def test_nightly_writes_records_and_the_summary(
 
 
 def test_the_parts_are_the_whole_nightly_job_in_order() -> None:
-    joined = tuple(phase for part in cli.NIGHTLY_PARTS.values() for phase in part)
-    assert joined == cli.NIGHTLY
-    assert len(set(cli.NIGHTLY)) == len(cli.NIGHTLY)  # no phase runs twice
+    joined = tuple(phase for part in phases.NIGHTLY_PARTS.values() for phase in part)
+    assert joined == phases.NIGHTLY
+    assert len(set(phases.NIGHTLY)) == len(phases.NIGHTLY)  # no phase runs twice
 
 
 def test_the_simulate_parts_split_the_nightly_cells_exactly() -> None:
@@ -47,8 +52,9 @@ def test_the_simulate_parts_split_the_nightly_cells_exactly() -> None:
     the one `simulate` applies), and only the mutants' part keeps the mutants."""
     from model_checks.matrix import cells_named
 
-    filters = [argv[argv.index("--only") + 1] for part, phases in cli.NIGHTLY_PARTS.items()
-               if part.startswith("simulate-") for argv in phases]
+    filters = [phase.argv[phase.argv.index("--only") + 1]
+               for part, parts in phases.NIGHTLY_PARTS.items()
+               if part.startswith("simulate-") for phase in parts]
     cells = cells_named("matrix")
     for cell in cells:
         label = f"{cell.variant}_{'_'.join(cell.environment)}"
@@ -60,7 +66,7 @@ def test_the_workflow_runs_one_job_per_part() -> None:
     workflow = (Path(__file__).parents[2] / ".github" / "workflows" / "model-checks.yml")
     text = workflow.read_text()
     listed = text.split("part: [", 1)[1].split("]", 1)[0]
-    assert [name.strip() for name in listed.split(",")] == list(cli.NIGHTLY_PARTS)
+    assert [name.strip() for name in listed.split(",")] == list(phases.NIGHTLY_PARTS)
     assert "nightly --part ${{ matrix.part }}" in text
 
 
@@ -71,8 +77,9 @@ def test_a_part_runs_only_its_phases(
         return ("prove", "--variant", "V3", "--environment", "none", "--property", prop,
                 "--depth", "1", "--jobs", "1")
 
-    parts = {"simulate-V0": (one_cell("S1"),), "prove-explore": (one_cell("S2"),)}
-    monkeypatch.setattr(cli, "NIGHTLY_PARTS", parts)
+    parts = {"simulate-V0": (checker(*one_cell("S1")),),
+             "prove-explore": (checker(*one_cell("S2")),)}
+    monkeypatch.setattr(phases, "NIGHTLY_PARTS", parts)
     out = tmp_path / "nightly" / "records.json"
     assert cli.main(["nightly", "--part", "prove-explore", "--json", str(out)]) == 0
     records = read_records(out)

@@ -11,7 +11,7 @@ from model_checks.explore.agreement import disagreements
 from model_checks.explore.cells import CellJob, explore_cell
 from model_checks.explore.instance import CI_SHAPES
 from model_checks.records import Verdict, VerdictRecord
-from model_checks.simulate.counterexample import config_to_json
+from model_checks.trace_file import config_to_json
 from spec import V2
 
 

@@ -12,7 +12,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.matrix import config_for
 from model_checks.records import Verdict, read_records
-from model_checks.simulate.counterexample import action_from_json, replay_file
+from model_checks.trace_file import action_from_json, replay_file
 from spec import by_id, run, variant_named
 
 

@@ -31,7 +31,7 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_instance import LatticeShape, lattice_config
 from model_checks.explore.monotone import lift_failure
-from model_checks.simulate.counterexample import replay_file
+from model_checks.trace_file import replay_file
 from spec import ALL_DRIFT, Config, variant_named
 
 SOURCES = tuple(sorted((d.value for d in ALL_DRIFT), key=lambda d: int(d[1:])))
@@ -166,12 +166,14 @@ def test_the_nightly_job_runs_a_lattice_phase(
     """The nightly job's lattice phase: its JSON is the lattice's (not verdict records), and
     it is not given the cross-check the matrix explorer gets."""
     from model_checks import cli
+    from model_checks.jobs import phases
+    from model_checks.jobs.phases import lattice
 
     monkeypatch.chdir(tmp_path)
-    phase = ("explore", "--lattice", "--variant", "V1", "--sources", "D7", "--processes", "1",
-             "--max-requests", "2", "--identities", "2")
-    assert phase[:2] in {argv[:2] for argv in cli.NIGHTLY}
-    monkeypatch.setattr(cli, "NIGHTLY", (phase,))
+    phase = lattice("--variant", "V1", "--sources", "D7", "--processes", "1",
+                    "--max-requests", "2", "--identities", "2")
+    assert phase.argv[:2] in {p.argv[:2] for p in phases.NIGHTLY if p.output is phase.output}
+    monkeypatch.setattr(phases, "NIGHTLY", (phase,))
     out = tmp_path / "nightly" / "records.json"
     assert cli.main(["nightly", "--json", str(out)]) == 0, capsys.readouterr().out
     entries = json.loads((tmp_path / "nightly" / "parts" / "2-explore.json").read_text())

@@ -9,7 +9,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.records import VerdictRecord, read_records
-from model_checks.simulate.counterexample import replay_file
+from model_checks.trace_file import replay_file
 
 
 def test_por_records_match_the_unreduced_ones(tmp_path: Path,

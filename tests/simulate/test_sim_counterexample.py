@@ -9,7 +9,9 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.matrix import config_for
-from model_checks.simulate.counterexample import (
+from model_checks.simulate.machine import RuleStats
+from model_checks.simulate.run import PROFILES, Finding, search
+from model_checks.trace_file import (
     FORMAT,
     config_from_json,
     config_to_json,
@@ -18,8 +20,6 @@ from model_checks.simulate.counterexample import (
     trace_to_json,
     write_trace,
 )
-from model_checks.simulate.machine import RuleStats
-from model_checks.simulate.run import PROFILES, Finding, search
 from spec import ALL_DRIFT, V1, V2, Config
 
 

@@ -73,8 +73,8 @@ def test_uuid_only_items_appear_in_some_examples_and_in_none_of_others() -> None
 
 def test_the_nightly_search_finds_v2_s1_under_d7_and_d8() -> None:
     """The pair cell's must-break search as `simulate --cells pairs` runs it (nightly,
-    `cli.PAIRS`): the cell's own label and the ci profile's 100 derandomised examples; about
-    1.2 s. Derandomised, the outcome is one sample of the rates in the module doc; if a change
+    `jobs.phases.PAIRS`): the cell's own label and the ci profile's 100 derandomised examples;
+    about 1.2 s. Derandomised, the outcome is one sample of the rates in the module doc; if a change
     to the machine loses it, the nightly reports the cell again."""
     config = config_for(variant_named("V2"), ("D7", "D8"))
     profile = PROFILES["ci"]

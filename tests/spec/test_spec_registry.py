@@ -18,7 +18,7 @@ from spec import (
     registry,
     run,
 )
-from spec.properties.registry import state_property, trace_property
+from spec.properties.declare import state_property, trace_property
 from spec.state import State
 from spec.transitions import P0Handle, P0ReceiveReply, P1Clear, P1Receive, Retry, Submit
 

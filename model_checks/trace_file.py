@@ -1,4 +1,5 @@
-"""Counterexamples: a labelled step table, an ITF-like JSON file, and replay on the spec.
+"""The trace file every checker writes and reads: an ITF-like JSON file, its replay on the spec,
+and a labelled step table.
 
 The JSON file (format `paired-caches-trace/1`, modelled on the ITF traces of Apalache and
 Quint) holds `#meta` (format, checker, variant, environment, property, the step it broke at

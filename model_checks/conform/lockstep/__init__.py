@@ -1,0 +1,62 @@
+"""Lockstep: the spec and an implementation driven side by side, action for action.
+
+The driver owns the client and the channel between the sides: it picks spec actions, applies
+each to the spec (`spec.step`) and, through the adapter, to the implementation, then compares
+everything observable. The first difference raises `Disagreement`, labelled with the step,
+the action and both observations.
+
+One module per concern:
+
+- `implementation`: spec actions -> adapter calls (`ACTION_CALLS`, one entry per action
+  class), the client's attempts and the channel between the sides.
+- `views`: both sides' observations in one shape, and the tag bijection.
+- `properties`: S1-S3 restated on the implementation's own observations.
+- `monitors`: L1-L4 restated as monitors over the implementation's events.
+- `driver`: `Lockstep`, which steps both sides and ties the above together.
+- `runs`: scripts, random walks, shrinking; `disagreement`: what a run finds.
+
+Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
+
+- Submit -> a client request: media for items sent with data, UUID only otherwise.
+- P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2).
+- P0Process -> probe (D6); P0UpdateItem -> update. The implementation's update is atomic per
+  request, so P0UpdateItem is a macro step: the spec takes per-item steps until the attempt
+  leaves PROCESSED/UPDATING (or faults), while the implementation does one update.
+- P1Receive(i) -> the engine receives the i-th message of the channel (i > 0: D1).
+- P0ReceiveReply -> the front end takes the oldest reply.
+- Retry -> the client resends with media on every item (the retry helper's semantics).
+- ClearBoth, P0Clear, P1Clear, P0ClearForReset, P1Reset, P0Restart, P1Restart -> clear()
+  or restart() of the matching side at that moment.
+- D9: the channel re-encodes each payload to the spec's P1 size (`codec.resize_payload`).
+
+Tags: the spec's tags are processing ids, the implementation's are its own values; a bijection
+is learnt whenever both sides create a payload for the same item, and every tag is compared
+through it.
+
+This package's public names are the ones below; the modules are its parts.
+"""
+
+from model_checks.conform.lockstep.disagreement import Broken, Disagreement, steps_text
+from model_checks.conform.lockstep.driver import SPEC_JUDGED, Lockstep
+from model_checks.conform.lockstep.implementation import EngineFactory
+from model_checks.conform.lockstep.runs import (
+    choose,
+    random_walk,
+    run_actions,
+    shrink,
+    spec_trace,
+)
+
+__all__ = [
+    "SPEC_JUDGED",
+    "Broken",
+    "Disagreement",
+    "EngineFactory",
+    "Lockstep",
+    "choose",
+    "random_walk",
+    "run_actions",
+    "shrink",
+    "spec_trace",
+    "steps_text",
+]

@@ -1,0 +1,250 @@
+"""The lockstep driver: one spec action at a time, to the spec and to the implementation.
+
+`Lockstep.apply` steps the spec (`spec.step`), has `Implementation` make the action's adapter
+calls, then compares every observation (`views`) and judges S1-S3 on the implementation
+(`properties`); the implementation's events feed the L1-L3 monitors (`monitors`) and the tag
+bijection as they happen, and `settle` ends a run with L4. The first difference raises
+`Disagreement`, labelled with the step, the action and both observations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from model_checks.conform import adapter as api
+from model_checks.conform.lockstep.disagreement import Broken, Disagreement
+from model_checks.conform.lockstep.implementation import EngineFactory, Implementation
+from model_checks.conform.lockstep.monitors import Monitors, unfinished
+from model_checks.conform.lockstep.properties import state_properties
+from model_checks.conform.lockstep.views import (
+    CacheViews,
+    Decoder,
+    SpecStep,
+    Tags,
+    cache_pairs,
+    early_pairs,
+    spec_delivery,
+    tagless,
+)
+from spec import Config, Drift, Stage, State, registry
+from spec.fairness import fair_choice, pending
+from spec.machine import initial, is_enabled, step
+from spec.trace import Step, Trace
+from spec.transitions import Action, P0Handle, P0ReceiveReply, P0UpdateItem, P1Receive, Submit
+
+SPEC_JUDGED = ("S4", "H1")
+"""Properties judged on the agreed lockstep trace (`Lockstep.judge_agreed_trace`); every other
+property has a monitor on the implementation's own observations."""
+
+def spec_steps(config: Config, state: State, action: Action) -> list[Step]:
+    """The spec's steps for one lockstep action: one, except P0UpdateItem, a macro step (the
+    implementation's update is atomic per request): per-item steps until the attempt leaves
+    PROCESSED/UPDATING (or faults)."""
+    state = step(config, state, action)
+    steps = [Step(action, state)]
+    if isinstance(action, P0UpdateItem):
+        while state.fault is None and state.requests[action.rid].stage in (
+            Stage.PROCESSED, Stage.UPDATING
+        ):
+            state = step(config, state, action)
+            steps.append(Step(action, state))
+    return steps
+
+
+class Lockstep:
+    """One lockstep run from the initial state. `apply` raises `Disagreement`."""
+
+    def __init__(
+        self,
+        config: Config,
+        adapter: api.Adapter,
+        engine_factory: EngineFactory | None = None,
+    ) -> None:
+        self.config = config
+        self.tags = Tags()
+        self.decoder = Decoder(config, self.tags)
+        self.monitors = Monitors()
+        self.impl = Implementation(config, adapter, engine_factory, self)
+        self.processings_before = 0  # the spec's processings before the current step
+        self.spec_delivery: object | None = None  # set by `apply_served`: P1's receive in it
+        self.state: State = initial(config)
+        self.before: State = self.state  # the spec's state before the current step
+        self.steps: list[Step] = []
+        self.actions: list[Action] = []
+        self.broken: dict[str, Broken] = {}
+        self.action_of_step: list[int] = []  # spec step index -> lockstep action number
+
+    def close(self) -> None:
+        self.impl.close()
+
+    # -- driving ---------------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply `action` (enabled in the spec) to both sides and compare."""
+        number = len(self.actions) + 1
+        self.actions.append(action)
+        before = self.state
+        for taken in spec_steps(self.config, self.state, action):
+            self.state = taken.state
+            self.steps.append(taken)
+            self.action_of_step.append(number)
+        self.impl.delivery = None
+        self.spec_delivery = None
+        self.before = before
+        self.processings_before = len(before.processings)
+        self.impl.processor_calls = 0
+        if action.drift_event() is not None:
+            self.monitors.drift()
+        self.impl.apply(action)
+        self._compare(number, action)
+
+    def served_block(self, actions: Sequence[Action]) -> bool:
+        """Whether `actions` (from here) start with a round trip the implementation's own
+        end-to-end call can take: submit, P0's handle, P1's receive of that message (the only
+        one in flight), the reply taken (the only one), each enabled in turn, no D9 on the
+        channel, and a front end that offers `EndToEnd`."""
+        impl = self.impl
+        if len(actions) < 4 or self.config.enables(Drift.D9) or impl.channel or impl.replies:
+            return False
+        submit, handle, receive, reply = actions[:4]
+        if not (isinstance(submit, Submit) and isinstance(handle, P0Handle)
+                and isinstance(receive, P1Receive) and isinstance(reply, P0ReceiveReply)):
+            return False
+        if handle.rid != len(self.state.requests) or receive.index != 0:
+            return False
+        if not isinstance(impl.front_ends[submit.front_end], api.EndToEnd):
+            return False
+        state = self.state
+        for action in actions[:4]:
+            if not is_enabled(self.config, state, action):
+                return False
+            state = step(self.config, state, action)
+        return state.fault is None
+
+    def apply_served(self, actions: Sequence[Action]) -> None:
+        """One round trip (`served_block`) through the implementation's own end-to-end call:
+        the spec takes its four steps, the implementation one call; everything is compared
+        after it, P1's delivery against the spec's receive step."""
+        submit = actions[0]
+        assert isinstance(submit, Submit)
+        before = self.state
+        for action in actions[:4]:
+            self.actions.append(action)
+            self.state = step(self.config, self.state, action)
+            self.steps.append(Step(action, self.state))
+            self.action_of_step.append(len(self.actions))
+            if isinstance(action, P1Receive) and self.spec_delivery is None:
+                self.spec_delivery = spec_delivery(
+                    self.config, self.state, self.impl.delivery is not None)
+        if submit.drift_event() is not None:
+            self.monitors.drift()
+        self.before = before
+        self.processings_before = len(before.processings)
+        self.impl.processor_calls = 0
+        self.impl.serve(submit)
+        self._compare(len(self.actions), actions[3])
+        self.spec_delivery = None
+
+    # -- the implementation's events (`implementation.Observer`) -----------------------------
+
+    def sent(self, rid: int, front_end: int, message: api.WireMessage) -> None:
+        """A message enters the channel: learn tags, run L1."""
+        spec_message = self.state.to_engine[-1] if self.state.to_engine else None
+        conflict = self.tags.learn_message(spec_message, rid, message)
+        if conflict is not None:
+            raise Disagreement(len(self.actions), self.actions[-1], "tags", *conflict)
+        attempts = self.impl.attempts
+        self.monitors.sent(rid, front_end, message.items, lambda r: attempts[r].front_end,
+                           self._fail_property)
+
+    def shadow_changed(self, front_end: int) -> None:
+        self.tags.learn_shadow(self.state.shadows[front_end],
+                               self.impl.front_ends[front_end].shadow())
+
+    def received(self, rid: int, missed: tuple[str, ...]) -> None:
+        self.monitors.received(rid, missed, len(self.actions), self._fail_property)
+
+    def replied(self, rid: int, missed: tuple[str, ...]) -> None:
+        self.monitors.replied(rid, missed, len(self.actions), self._fail_property)
+
+    def _fail_property(self, prop: str, reason: str) -> None:
+        """An implementation-side property broke: recorded in `broken` (its first time), and a
+        disagreement unless the spec breaks it at the same step too (then the implementation
+        conforms, and the property is the variant's weakness)."""
+        spec_reason = _spec_violation(self.config, self.steps, prop, len(self.steps))
+        number = len(self.actions)
+        if prop not in self.broken:
+            self.broken[prop] = Broken(prop, number, reason, spec_reason is not None,
+                                       tuple(self.actions))
+        if spec_reason is None:
+            raise Disagreement(number, self.actions[-1], prop, "holds", reason)
+
+    # -- comparing -------------------------------------------------------------------------
+
+    def _compare(self, number: int, action: Action) -> None:
+        impl, config = self.impl, self.config
+        read = impl.guarded(lambda: self.decoder.read(impl)) if impl.fault is None else None
+        views = read if isinstance(read, CacheViews) else None
+        spec = SpecStep(self.state, self.before, self.processings_before, self.spec_delivery)
+        pairs = early_pairs(config, self.decoder, spec, impl)
+        if self.state.fault is None and impl.fault is None and views is not None:
+            if tagless(config, self.state, impl, views):
+                raise Disagreement(
+                    number, action, "tags", "tagged", "untagged",
+                    sentence=f"the implementation sends and records no tags, but "
+                    f"{config.variant.name} tags every shadow entry and wire item: it cannot "
+                    f"conform to {config.variant.name}; check it against an untagged variant "
+                    f"(V0-V2) or give it tags",
+                )
+            pairs += cache_pairs(config, self.decoder, self.state, impl, views)
+        for prop, reason in state_properties(config, self.decoder, impl, views):
+            self._fail_property(prop, reason)
+        for label, spec_side, impl_side in pairs:
+            if spec_side != impl_side:
+                raise Disagreement(number, action, label, spec_side, impl_side)
+
+    # -- the end of a run --------------------------------------------------------------------
+
+    def settle(self, max_steps: int = 200) -> None:
+        """Drive both sides to quiescence under fairness, then check L4 on the implementation."""
+        for _ in range(max_steps):
+            owed = pending(self.config, self.state)
+            if self.state.fault is not None or not owed:
+                break
+            self.apply(fair_choice(owed))
+        if self.state.fault is not None or pending(self.config, self.state):
+            return
+        found = unfinished(self.state, self.impl.attempts)
+        if found is not None:
+            rid, how = found
+            raise Disagreement(len(self.actions), self.actions[-1], "L4", "final",
+                               f"request {rid} ended as {how}")
+
+    def trace(self) -> Trace:
+        return Trace(self.config, initial(self.config), tuple(self.steps))
+
+    def judge_agreed_trace(self) -> None:
+        """S4 and H1 have no monitor of their own on the implementation: they are judged on
+        the spec's trace, which the implementation matched observation for observation, so
+        the spec's verdict on it is the implementation's."""
+        trace = self.trace()
+        for prop in registry():
+            if prop.id not in SPEC_JUDGED or prop.id in self.broken:
+                continue
+            violation = prop.check_trace(trace)
+            if violation is not None:
+                number = self.action_of_step[max(violation.step, 1) - 1]
+                self.broken[prop.id] = Broken(prop.id, number, violation.reason, True,
+                                              tuple(self.actions[:number]))
+
+
+def _spec_violation(
+    config: Config, steps: Sequence[Step], prop: str, at: int
+) -> str | None:
+    """The spec's own violation of `prop` at step `at` of its trace, if any."""
+    trace = Trace(config, initial(config), tuple(steps[:at]))
+    for candidate in registry():
+        if candidate.id == prop:
+            violation = candidate.check_trace(trace)
+            return None if violation is None else violation.reason
+    return None

@@ -1,0 +1,329 @@
+"""The implementation's side of a lockstep run: spec actions mapped onto adapter calls.
+
+`ACTION_CALLS` is the mapping, one entry per spec action class (exactly `ACTION_TYPES`; a
+test checks it). `Implementation` owns the adapter's sides, the client's attempts and the
+channel between the sides; it tells an `Observer` (the lockstep driver) when a message
+leaves a front end, a shadow changed, the engine received a message and a reply was taken,
+so that tags are learnt and the L1-L3 monitors run at the moment each happens.
+
+An exception escaping an adapter call is the implementation's crash (a `Fault`), except a
+`HarnessFailure` or a `Disagreement`, which pass (`Implementation.guarded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, TypeVar, cast
+
+import torch
+
+from model_checks.conform import adapter as api
+from model_checks.conform import codec
+from model_checks.conform.lockstep.disagreement import Disagreement
+from spec import Config, Drift, Outcome, Stage
+from spec.state import ClientItem
+from spec.transitions import (
+    Action,
+    ClearBoth,
+    P0Clear,
+    P0ClearForReset,
+    P0Handle,
+    P0HandleRejected,
+    P0Process,
+    P0ReceiveReply,
+    P0Restart,
+    P0UpdateItem,
+    P1Clear,
+    P1Receive,
+    P1Reset,
+    P1Restart,
+    Retry,
+    Submit,
+)
+
+EngineFactory = Callable[[api.Setup], api.EngineSide]
+
+
+@dataclass
+class Attempt:
+    """The implementation's side of one spec request (rid): the current attempt."""
+
+    front_end: int
+    items: tuple[ClientItem, ...]
+    stage: Stage = Stage.SUBMITTED
+    outcome: Outcome | None = None
+    probed: object | None = None
+    request_id: int | None = None
+    retries: int = 0
+    failure: str = ""  # the front end's assertion that failed this attempt, if one did
+    resent: tuple[api.ItemIn, ...] | None = None  # what the implementation's client resends
+    rejected: tuple[str, ...] | None = None  # the identities a ClientRejected named
+
+
+@dataclass
+class Sent:
+    rid: int
+    front_end: int
+    message: api.WireMessage  # as P0 built it
+    delivered: api.WireMessage  # as P1 will receive it (after the channel's D9 re-encoding)
+
+
+class Observer(Protocol):
+    """Told of the implementation's events as they happen (they may raise `Disagreement`)."""
+
+    def sent(self, rid: int, front_end: int, message: api.WireMessage) -> None: ...
+
+    def shadow_changed(self, front_end: int) -> None: ...
+
+    def received(self, rid: int, missed: tuple[str, ...]) -> None: ...
+
+    def replied(self, rid: int, missed: tuple[str, ...]) -> None: ...
+
+
+class Implementation:
+    """The adapter's front ends and engine, the client's attempts (indexed by rid), the
+    channel P0 -> P1 and the replies P1 -> P0. `fault` is set once a side stopped;
+    `delivery` is what P1 delivered in the current step (rid, result)."""
+
+    def __init__(
+        self, config: Config, adapter: api.Adapter, engine_factory: EngineFactory | None,
+        observer: Observer,
+    ) -> None:
+        self.config = config
+        self.observer = observer
+        self.processor_calls = 0  # the harness's processor, called by the implementation
+        setup = api.Setup(config.budget, config.variant.name, config.front_ends,
+                          self._process)
+        self.front_ends = [api.build_front_end(adapter, setup, i)
+                           for i in range(config.front_ends)]
+        self.engine = api.build_engine(engine_factory or adapter.engine, setup)
+        self.attempts: list[Attempt] = []
+        self.channel: list[Sent] = []
+        self.replies: list[tuple[int, int, tuple[str, ...]]] = []  # rid, request id, missed
+        self.fault: api.Fault | None = None
+        self.delivery: tuple[int, api.Delivered] | None = None
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def _process(self, media: torch.Tensor) -> tuple[dict[str, torch.Tensor], tuple[int, int]]:
+        """`codec.process_media`, counted: the processor calls per step are compared with
+        the processings the spec makes in that step (a front end that processes a hit, or
+        processes an item twice, costs what the spec does not)."""
+        self.processor_calls += 1
+        return codec.process_media(media)
+
+    def guarded(self, call: Callable[[], object]) -> object:
+        """Run a call into the adapter: an exception escaping it is the implementation's
+        crash (a `Fault`), except a `HarnessFailure` or a `Disagreement`, which pass."""
+        try:
+            return call()
+        except (Disagreement, api.HarnessFailure):
+            raise
+        except api.SideFault as error:
+            self.fault = error.fault
+        except Exception as error:  # the harness itself must not hide an adapter's crash
+            self.fault = api.Fault("crash", f"{type(error).__name__}: {error}")
+        return None
+
+    def apply(self, action: Action) -> None:
+        """The adapter calls of `action` (`ACTION_CALLS`), guarded."""
+        self.guarded(lambda: _call_for(action)(self, action))
+
+    def side_event(self, fault: api.Fault | None) -> None:
+        """A clear or restart returned: a `Fault` from it stops the side, as any other."""
+        if fault is not None and self.fault is None:
+            self.fault = fault
+
+    # -- the client --------------------------------------------------------------------------
+
+    def retry(self, rid: int) -> None:
+        attempt = self.attempts[rid]
+        items = tuple(ClientItem(i.identity, i.version, True) for i in attempt.items)
+        self.attempts[rid] = Attempt(
+            attempt.front_end, items, retries=attempt.retries + 1,
+            resent=self._client_retry(attempt),
+        )
+
+    def _client_retry(self, attempt: Attempt) -> tuple[api.ItemIn, ...] | None:
+        """The items the implementation's own client resends (`api.ClientRetry`), or None
+        where the adapter has no client: the harness then attaches media to every item."""
+        front_end = self.front_ends[attempt.front_end]
+        if not isinstance(front_end, api.ClientRetry):
+            return None
+        media = {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
+        return front_end.retry_items(self.items(attempt), media)
+
+    def items(self, attempt: Attempt) -> tuple[api.ItemIn, ...]:
+        if attempt.resent is not None:
+            return attempt.resent
+        return tuple(
+            api.ItemIn(i.identity, codec.media_for(self.config, i.content) if i.has_data else None)
+            for i in attempt.items
+        )
+
+    def serve(self, submit: Submit) -> None:
+        """A round trip through the front end's own end-to-end call (`api.EndToEnd`)."""
+        rid = len(self.attempts)
+        attempt = Attempt(submit.front_end, submit.items)
+        self.attempts.append(attempt)
+        front_end = self.front_ends[submit.front_end]
+        assert isinstance(front_end, api.EndToEnd)
+        result = self.guarded(lambda: front_end.serve(self.engine, self.items(attempt)))
+        attempt.stage = Stage.DONE
+        if isinstance(result, api.ClientRejected):
+            attempt.outcome, attempt.rejected = Outcome.CLIENT_ERROR, tuple(result.identities)
+        elif isinstance(result, api.Fault) and result.kind == "p0-assert":
+            attempt.outcome, attempt.failure = Outcome.P0_ASSERT, f"{result.kind}: {result.detail}"
+        elif isinstance(result, api.Fault):
+            self.fault, self.delivery = result, (rid, result)
+        elif isinstance(result, api.Missed | api.Served):
+            attempt.outcome = Outcome.MISS if isinstance(result, api.Missed) else Outcome.SUCCESS
+            self.delivery = (rid, result)
+        if self.fault is None:
+            self.guarded(lambda: self.observer.shadow_changed(submit.front_end))
+
+    # -- P0 ----------------------------------------------------------------------------------
+
+    def probe(self, rid: int) -> bool:
+        attempt = self.attempts[rid]
+        probed = self.front_ends[attempt.front_end].probe(self.items(attempt))
+        if isinstance(probed, api.ClientRejected):
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            attempt.rejected = tuple(probed.identities)
+            return False
+        attempt.stage, attempt.probed = Stage.PROCESSED, probed
+        return True
+
+    def update(self, rid: int, rejected: bool) -> None:
+        attempt = self.attempts[rid]
+        front_end = self.front_ends[attempt.front_end]
+        result = front_end.update(attempt.probed)
+        attempt.probed = None
+        if isinstance(result, api.Fault) and result.kind == "p0-assert":
+            # P0's assertion fails this request only; the front end goes on (as in the spec).
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.P0_ASSERT
+            attempt.failure = f"{result.kind}: {result.detail}"
+            self.observer.shadow_changed(attempt.front_end)
+            return
+        if isinstance(result, api.Fault):
+            self.fault = result
+            return
+        if isinstance(result, api.ClientRejected):
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            return
+        attempt.request_id = result.request_id
+        if rejected:
+            self.observer.shadow_changed(attempt.front_end)
+            front_end.abandon(result.request_id)
+            attempt.stage, attempt.outcome = Stage.DONE, Outcome.REJECTED
+            return
+        attempt.stage = Stage.IN_FLIGHT
+        self._send(rid, attempt.front_end, result)
+        self.observer.shadow_changed(attempt.front_end)
+
+    def _send(self, rid: int, front_end: int, message: api.WireMessage) -> None:
+        """A message enters the channel, its sizes re-encoded as P1 will see them (D9)."""
+        self.observer.sent(rid, front_end, message)
+        delivered = api.WireMessage(message.request_id, tuple(
+            item if item.payload is None else api.WireItem(
+                item.identity, self._reencode(item), item.placeholders, item.tag
+            )
+            for item in message.items
+        ))
+        self.channel.append(Sent(rid, front_end, message, delivered))
+
+    def _reencode(self, item: api.WireItem) -> api.Payload:
+        assert item.payload is not None
+        code = codec.payload_code(item.payload)
+        content = None if code is None else codec.content_of(self.config, code)
+        if content is None or not self.config.enables(Drift.D9):
+            return item.payload
+        return codec.resize_payload(item.payload, self.config.receiver_bytes(content))
+
+    def take_reply(self) -> None:
+        rid, request_id, missed = self.replies.pop(0)
+        attempt = self.attempts[rid]
+        self.front_ends[attempt.front_end].handle_reply(request_id, missed)
+        attempt.stage = Stage.DONE
+        attempt.outcome = Outcome.MISS if missed else Outcome.SUCCESS
+        self.observer.replied(rid, missed)
+
+    # -- P1 ----------------------------------------------------------------------------------
+
+    def receive(self, index: int) -> None:
+        sent = self.channel.pop(index)
+        result = self.engine.receive(sent.delivered)
+        self.delivery = (sent.rid, result)
+        attempt = self.attempts[sent.rid]
+        if isinstance(result, api.Fault):
+            self.fault = result
+            return
+        missed = result.identities if isinstance(result, api.Missed) else ()
+        self.observer.received(sent.rid, missed)
+        assert attempt.request_id is not None
+        self.replies.append((sent.rid, attempt.request_id, missed))
+
+
+# -- the mapping: one entry per spec action class ------------------------------------------
+
+A = TypeVar("A", bound=Action)
+Call = Callable[[Implementation, Action], None]
+
+
+def _entry(kind: type[A], call: Callable[[Implementation, A], None]) -> tuple[type[Action], Call]:
+    # The call is only ever looked up by `type(action)`, so it gets an action of its kind.
+    return kind, cast(Call, call)
+
+
+def _handle(impl: Implementation, action: P0Handle | P0HandleRejected) -> None:
+    """P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2)."""
+    if impl.probe(action.rid):
+        impl.update(action.rid, rejected=isinstance(action, P0HandleRejected))
+
+
+def _process_only(impl: Implementation, action: P0Process) -> None:
+    """P0Process -> the probe, which processes the misses (D6)."""
+    impl.probe(action.rid)
+
+
+def _clear_both(impl: Implementation, action: ClearBoth) -> None:
+    for front_end in impl.front_ends:
+        impl.side_event(front_end.clear())
+    impl.side_event(impl.engine.clear())
+
+
+def _clear_front_end(impl: Implementation, action: P0Clear | P0ClearForReset) -> None:
+    impl.side_event(impl.front_ends[action.front_end].clear())
+
+
+def _clear_engine(impl: Implementation, action: P1Clear | P1Reset) -> None:
+    impl.side_event(impl.engine.clear())
+
+
+ACTION_CALLS: Mapping[type[Action], Call] = dict([
+    _entry(Submit, lambda impl, a: impl.attempts.append(Attempt(a.front_end, a.items))),
+    _entry(P0Handle, _handle),
+    _entry(P0HandleRejected, _handle),
+    _entry(P0Process, _process_only),
+    _entry(P0UpdateItem, lambda impl, a: impl.update(a.rid, rejected=False)),
+    _entry(P1Receive, lambda impl, a: impl.receive(a.index)),
+    _entry(P0ReceiveReply, lambda impl, a: impl.take_reply()),
+    _entry(Retry, lambda impl, a: impl.retry(a.rid)),
+    _entry(ClearBoth, _clear_both),
+    _entry(P0Clear, _clear_front_end),
+    _entry(P0ClearForReset, _clear_front_end),
+    _entry(P1Clear, _clear_engine),
+    _entry(P1Reset, _clear_engine),
+    _entry(P0Restart, lambda impl, a: impl.side_event(impl.front_ends[a.front_end].restart())),
+    _entry(P1Restart, lambda impl, a: impl.side_event(impl.engine.restart())),
+])
+"""The adapter calls of each spec action class (docs/conformance.md has the full table)."""
+
+
+def _call_for(action: Action) -> Call:
+    call = ACTION_CALLS.get(type(action))
+    if call is None:
+        raise TypeError(f"no implementation mapping for {action!r}")
+    return call

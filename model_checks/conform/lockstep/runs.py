@@ -1,0 +1,191 @@
+"""Lockstep runs: a script, a random walk, and shrinking a disagreement to a shorter script.
+
+Each run is a `Lockstep` that is always closed, and whose `Disagreement` carries the steps
+taken and the properties broken so far.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Iterable, Iterator, Sequence
+
+from model_checks.conform import adapter as api
+from model_checks.conform.lockstep.disagreement import Disagreement
+from model_checks.conform.lockstep.driver import Lockstep, spec_steps
+from model_checks.conform.lockstep.implementation import EngineFactory
+from spec import Config, State
+from spec.fairness import is_quiescent
+from spec.machine import initial, is_enabled
+from spec.state import ClientItem
+from spec.trace import Step, Trace
+from spec.transitions import ACTION_TYPES, Action, Submit
+
+
+def run_actions(
+    config: Config,
+    adapter: api.Adapter,
+    actions: Iterable[Action],
+    *,
+    settle: bool = True,
+    engine_factory: EngineFactory | None = None,
+    served: bool = False,
+) -> Lockstep:
+    """Run a script in lockstep; actions the spec does not enable (after a macro step or a
+    fault) are skipped. Raises `Disagreement` with `actions` set to the steps taken.
+    `served`: every round trip the implementation's own end-to-end call can take
+    (`Lockstep.served_block`) goes through it."""
+    script = list(actions)
+    with _session(config, adapter, engine_factory) as run:
+        index = 0
+        while index < len(script):
+            if served and run.served_block(script[index:]):
+                run.apply_served(script[index:index + 4])
+                index += 4
+                continue
+            action = script[index]
+            index += 1
+            if is_enabled(config, run.state, action):
+                run.apply(action)
+        if settle:
+            run.settle()
+    return run
+
+
+@contextlib.contextmanager
+def _session(
+    config: Config, adapter: api.Adapter, engine_factory: EngineFactory | None
+) -> Iterator[Lockstep]:
+    """A lockstep run that is always closed, and whose `Disagreement` carries its steps."""
+    run = Lockstep(config, adapter, engine_factory)
+    try:
+        yield run
+        run.judge_agreed_trace()
+    except Disagreement as found:
+        found.actions = tuple(run.actions)
+        found.broken = dict(run.broken)
+        raise
+    finally:
+        run.close()
+
+
+def choose(config: Config, state: State, rng: random.Random) -> Action | None:
+    """A random enabled action: first a kind of action, then one of its instances.
+
+    Submit is sampled instead of enumerated (a wide configuration has thousands of possible
+    requests): mostly requests with media on every item, since a UUID-only item P0 does not
+    hold ends the request at once as a client error.
+    """
+    if state.fault is not None:
+        return None
+    by_label: dict[str, list[Action]] = {}
+    for action_type in ACTION_TYPES:
+        if action_type is Submit:
+            continue
+        for action in action_type.candidates(config, state):
+            if is_enabled(config, state, action):
+                by_label.setdefault(action.label, []).append(action)
+    submit = _sample_submit(config, state, rng)
+    if submit is not None:
+        by_label[Submit.label] = [submit]
+    if not by_label:
+        return None
+    return rng.choice(by_label[rng.choice(sorted(by_label))])
+
+
+def _sample_submit(config: Config, state: State, rng: random.Random) -> Submit | None:
+    if len(state.requests) >= config.max_requests or state.unfinished() >= config.max_in_flight:
+        return None
+    for _ in range(20):
+        count = rng.randint(1, min(config.max_items, len(config.identities)))
+        identities = rng.sample(config.identities, count)
+        all_media = rng.random() < 0.8
+        items = tuple(
+            ClientItem(i, rng.randrange(config.versions), all_media or rng.random() < 0.5)
+            for i in identities
+        )
+        action = Submit(items, rng.randrange(config.front_ends))
+        if is_enabled(config, state, action):
+            return action
+    return None
+
+
+def random_walk(
+    config: Config,
+    adapter: api.Adapter,
+    seed: int,
+    length: int,
+    *,
+    engine_factory: EngineFactory | None = None,
+) -> Lockstep:
+    """`length` random steps in lockstep, then settle. Raises `Disagreement`."""
+    rng = random.Random(seed)
+    with _session(config, adapter, engine_factory) as run:
+        for _ in range(length):
+            if len(run.state.requests) >= config.max_requests and is_quiescent(config, run.state):
+                break  # only clears and drift are left: nothing more to compare
+            action = choose(config, run.state, rng)
+            if action is None:
+                break
+            run.apply(action)
+        run.settle()
+    return run
+
+
+def shrink(
+    config: Config,
+    adapter: api.Adapter,
+    found: Disagreement,
+    *,
+    engine_factory: EngineFactory | None = None,
+    budget: int = 300,
+) -> Disagreement:
+    """A shorter script with a disagreement caught by the same check: greedy deletion of
+    single actions, then blocks of 2, then of 4 (a round trip), until nothing goes."""
+    best = found
+    actions = list(found.actions[: found.step])
+    tries = 0
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        for width in (1, 2, 4):
+            for index in range(len(actions) - width, -1, -1):
+                if tries >= budget or index + width > len(actions):
+                    continue
+                candidate = actions[:index] + actions[index + width :]
+                tries += 1
+                again = _replay(config, adapter, candidate, engine_factory)
+                if again is not None and again.caught_by == best.caught_by and (
+                    again.step < best.step
+                ):
+                    best, actions, changed = again, list(again.actions[: again.step]), True
+    return best
+
+
+def spec_trace(config: Config, actions: Sequence[Action]) -> Trace | None:
+    """The spec's trace of a lockstep script (P0UpdateItem as its macro step), or None if
+    the script is not a valid spec trace as written."""
+    state = initial(config)
+    steps: list[Step] = []
+    for action in actions:
+        if not is_enabled(config, state, action):
+            return None
+        taken = spec_steps(config, state, action)
+        steps += taken
+        state = taken[-1].state
+    return Trace(config, initial(config), tuple(steps))
+
+
+def _replay(
+    config: Config,
+    adapter: api.Adapter,
+    actions: Sequence[Action],
+    engine_factory: EngineFactory | None,
+) -> Disagreement | None:
+    if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
+        return None
+    try:
+        run_actions(config, adapter, actions, engine_factory=engine_factory)
+    except Disagreement as found:
+        return found
+    return None

@@ -1,0 +1,157 @@
+"""The jobs' phases as typed values: each is a command line of one checker plus what the job
+must know about it (what it writes, whether it cross-checks the phases before it), so that
+the runner never inspects a command line's words.
+
+`MAIN_JOB` is what a merge decision needs; `NIGHTLY_PARTS` (and `NIGHTLY`, their union in
+order) the deep budgets, in parts that each fit one workflow job.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from model_checks.matrix import ENVIRONMENTS, PAIR_ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from spec import VARIANTS
+
+
+class Output(enum.Enum):
+    """What a phase leaves for the job's records."""
+
+    RECORDS = "verdict records"  # the phase writes verdict records where `--json` says
+    LATTICE = "lattice JSON"  # the drift lattice's own JSON (minimal sets), no verdict records
+    SCENARIOS = "scenario verdicts"  # run in the job's process, its verdicts made records
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of a job: `argv` (the subcommand first), what it writes (`output`), and
+    whether it is given the records of the phases before it (`--cross-check`: the explorer
+    cross-checks Hypothesis's and Z3's verdicts)."""
+
+    argv: tuple[str, ...]
+    output: Output = Output.RECORDS
+    cross_check: bool = False
+
+    @property
+    def command(self) -> str:
+        """The subcommand."""
+        return self.argv[0]
+
+
+def checker(*argv: str) -> Phase:
+    """A checker that writes verdict records (`simulate`, `prove`, `conform`, `mutants`)."""
+    return Phase(argv)
+
+
+def explore(*arguments: str) -> Phase:
+    """The matrix explorer: verdict records, cross-checked with the phases before it."""
+    return Phase(("explore", *arguments), cross_check=True)
+
+
+def lattice(*arguments: str) -> Phase:
+    """The drift lattice (`explore --lattice`): its own JSON, no cross-check."""
+    return Phase(("explore", "--lattice", *arguments), Output.LATTICE)
+
+
+SCENARIOS = Phase(("scenarios",), Output.SCENARIOS)
+"""The scenario suite, every job's first phase."""
+
+REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
+
+PROVE_NIGHTLY_ONLY: tuple[tuple[str, ...], ...] = (("D5",), ("D5", "D7"), ("D6",))
+"""The environments whose Z3 groups run in the nightly job only: two front ends (D5, D5+D7)
+and two interleaved items (D6), the costliest half of the main job's `prove` CPU. In the main
+job Hypothesis and the explorer still judge these cells, and Z3 still encodes two front ends
+and two items in the combined environments; the docs snapshot keeps their Z3 records across a
+refresh from a main job (`docs.snapshot.carried_over`)."""
+
+PROVE_MAIN_ENVIRONMENTS: tuple[str, ...] = tuple(
+    argument
+    for env in (*ENVIRONMENTS, *ROUTER_ENVIRONMENTS) if env not in PROVE_NIGHTLY_ONLY
+    for argument in ("--environment", "+".join(env) or "none")
+)
+"""`prove`'s selection in the main job: every main-matrix environment but PROVE_NIGHTLY_ONLY."""
+
+MAIN_JOB: tuple[Phase, ...] = (
+    checker("simulate", "--profile", "ci", "--no-mutants"),
+    checker("prove", *PROVE_MAIN_ENVIRONMENTS),
+    explore("--profile", "ci"),
+    checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
+)
+"""The main job after the scenario suite: every checker at its CI budget, in this order; what a
+merge decision needs. Left to the nightly job (NIGHTLY) or to the test suite, where they run
+already: Z3's groups of PROVE_NIGHTLY_ONLY, the spec mutants' Hypothesis cells
+(`tests/simulate/test_sim_mutants.py` at the ci profile; nightly: `simulate --profile nightly`
+and `mutants`) and conformance across two processes (`tests/conform/test_conform_remote.py`;
+nightly: `conform --processes 2`). `prove` keeps its default depth 6 here: at depth 4 a group
+with a deep counterexample can cost more, not less (one incremental solver asked other
+assumptions), while the small groups save under half a second each."""
+
+PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
+    argument for env in PAIR_ENVIRONMENTS for argument in ("--env", "+".join(env))
+)
+"""`explore`'s selection of the pair cells (explore takes environments, not `--cells`)."""
+
+PAIRS: tuple[Phase, ...] = (
+    checker("simulate", "--profile", "ci", "--cells", "pairs", "--no-mutants"),
+    checker("prove", "--cells", "pairs"),
+    explore("--profile", "ci", *PAIR_ENV_ARGUMENTS),
+)
+"""The pair cells of the expected matrix (`matrix.PAIR_EXPECTED`) through every checker at the
+main job's budgets; too long for the main job, so the nightly job runs them. explore judges
+their expectations only through the nightly's summary (`contradiction_count` over every
+cell), so the nightly fails on any contradiction the summary marks."""
+
+NIGHTLY_PARTS: dict[str, tuple[Phase, ...]] = {
+    **{
+        f"simulate-{variant.name}": (
+            checker("simulate", "--profile", "nightly", "--only", f"{variant.name}_"),
+        )
+        for variant in VARIANTS
+    },
+    "simulate-mutants": (checker("simulate", "--profile", "nightly", "--only", "mutant"),),
+    "prove-explore": (
+        checker("prove", "--depth", "8", "--search-depth", "14", "--rlimit", "1200000000",
+                "--mirror", "all", "--rlimit-certificate", "1200000000"),
+        explore("--profile", "nightly"),
+    ),
+    "lattice": (lattice("--profile", "nightly", "--parametric",
+                        "--evidence", "docs/results/records.json"),),
+    "pairs": PAIRS,
+    "conform": (
+        checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1",
+                "--profile", "nightly"),
+        checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "2",
+                "--profile", "nightly"),
+    ),
+    "mutants": (checker("mutants", "--processes", "2"),),
+}
+"""The nightly job in parts that each fit one 6-hour workflow job on a 2-core runner
+(`nightly --part NAME`; the ready workflow runs one job per part, side by side). Hypothesis's
+nightly profile is split by variant (`--only V0_` selects every V0 cell: labels are
+`V0_D1_D7`, and the empty environment's is `V0_`) and the spec mutants' cells
+(`--only mutant`): together they are exactly `simulate --profile nightly`'s cells. The
+nightly `prove` also tries the mirror certificate on two-item encodings (`--mirror all`,
+hence a certificate limit of 1.2 billion units). `prove` comes before `explore` in one part
+because explore cross-checks the Z3 records of the phases before it in the same run."""
+
+NIGHTLY: tuple[Phase, ...] = tuple(
+    phase for phases in NIGHTLY_PARTS.values() for phase in phases
+)
+"""The whole nightly job (`nightly` without `--part`), every part in order: every checker at
+its deep budget (Hypothesis's nightly profile, Z3 two steps deeper than the main job and
+counterexamples to 14 steps, the explorer's nightly profile: 3 requests, 2M states per graph,
+conformance's nightly profile), the drift lattice at its nightly profile (environments of up
+to 3 drift sources from 2 to 3 requests, pairs with D7 on to 4, every other checker's
+replayed breaks of the docs snapshot and Z3's all-instance proof merged), the pair cells
+of the expected matrix at the main job's budgets (`PAIRS`), and every mutant through every
+checker (Z3's deep searches included)."""
+
+LONG_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("--adapter", REFERENCE_ADAPTER), "(reference)"),
+    (PAIR_ENV_ARGUMENTS, "(every pair cell)"),
+    (PROVE_MAIN_ENVIRONMENTS,
+     "(all but " + ", ".join("+".join(e) for e in PROVE_NIGHTLY_ONLY) + ")"),
+)
+"""Argument runs too long for a progress line, and the words a phase's label uses instead."""

@@ -1,0 +1,247 @@
+"""Running a job: the scenarios, then each phase with its output in a details file (and on the
+terminal with `--verbose`) and one progress line on stderr; then the summary with its legend,
+the phases' exit codes and the records file, within `WIDTH` columns. Worst exit wins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import resource
+import sys
+import textwrap
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO, cast
+
+from model_checks.cli import EXIT_MISMATCH, build_parser
+from model_checks.executor import DASK_HELP, backend_for
+from model_checks.jobs import phases as jobs
+from model_checks.jobs.phases import SCENARIOS, Output, Phase
+from model_checks.records import VerdictRecord, read_records, write_records
+from model_checks.scenario_run import records as scenario_records
+from model_checks.scenario_run import replay_all, report_scenarios
+from model_checks.summary import LEGEND, contradiction_count, matrix_summary, summary
+
+WIDTH = 100
+"""The main job's default output stays within this many columns."""
+
+SWEEPS = frozenset({"simulate", "prove", "explore", "mutants"})
+"""Commands whose jobs go through the executor and that take `--dask ADDRESS` (the main and
+nightly jobs pass it on to them). A new sweep joins here when it takes the flag
+(`executor.add_dask_argument`, `executor.sweep(jobs, dask=args.dask)`)."""
+
+
+@dataclass(frozen=True)
+class PhaseRun:
+    """A phase as a job runs it: its number in the job, and the folder of its details file."""
+
+    number: int
+    phase: Phase
+    folder: Path
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return self.phase.argv
+
+    @property
+    def command(self) -> str:
+        return "python -m model_checks " + " ".join(self.argv)
+
+    @property
+    def label(self) -> str:
+        """The command line with each long selection (LONG_ARGUMENTS) said in a few words."""
+        text = " ".join(self.argv)
+        for arguments, short in jobs.LONG_ARGUMENTS:
+            text = text.replace(" ".join(arguments), short)
+        return text
+
+    @property
+    def details(self) -> Path:
+        return self.folder / f"{self.number}-{self.phase.command}.txt"
+
+
+class _Tee(io.TextIOBase):
+    """Writes to several text streams: the details file, and the terminal with --verbose."""
+
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+def _progress(text: str) -> None:
+    """A progress line (stderr, so the standard output leads with the summary)."""
+    print(text[:WIDTH], file=sys.stderr, flush=True)
+
+
+def _elapsed(seconds: float) -> str:
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
+def _run_phase(run: PhaseRun, parser: argparse.ArgumentParser, parts: Path,
+               verbose: bool) -> tuple[int, list[VerdictRecord]]:
+    """Run one phase with its output in its details file (and on the terminal if verbose);
+    return its exit code and verdict records."""
+    phase = run.phase
+    run.details.parent.mkdir(parents=True, exist_ok=True)
+    with run.details.open("w") as details:
+        stream = cast(TextIO, _Tee(details, sys.stdout)) if verbose else details
+        with contextlib.redirect_stdout(stream):
+            print(f"$ {run.command}", flush=True)
+            if phase.output is Output.SCENARIOS:
+                verdicts = replay_all()
+                return report_scenarios(verdicts), scenario_records(verdicts)
+            part_json = parts / f"{run.number}-{phase.command}.json"
+            extra = ["--cross-check", str(parts)] if phase.cross_check else []
+            part = parser.parse_args([*run.argv, *extra, "--json", str(part_json)])
+            code = part.run(part)
+    records = phase.output is Output.RECORDS and part_json.exists()
+    return code, read_records(part_json) if records else []
+
+
+def _tail(path: Path, lines: int = 8) -> list[str]:
+    text = path.read_text().splitlines() if path.exists() else []
+    return ["    " + line[: WIDTH - 4] for line in text[-lines:]]
+
+
+def _wrapped(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="  ",
+                                   break_on_hyphens=False, break_long_words=False))
+
+
+def main_job(args: argparse.Namespace) -> int:
+    """The main job (no subcommand): the scenarios, then every phase of MAIN_JOB."""
+    return run_phases("main job", jobs.MAIN_JOB, args)
+
+
+def nightly_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", type=Path, default=Path("build/nightly/records.json"),
+                        help="where to write every checker's verdict records (each phase's "
+                             "output goes to the same folder)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print each phase's full output too, not only the summary")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None, help=DASK_HELP)
+    parser.add_argument("--part", action="append", default=None, metavar="NAME",
+                        choices=sorted(jobs.NIGHTLY_PARTS),
+                        help="run only this part of the nightly job (repeatable; default: "
+                             "every part): " + ", ".join(jobs.NIGHTLY_PARTS))
+
+
+def run_nightly(args: argparse.Namespace) -> int:
+    """`nightly`: the main job's shape over NIGHTLY, the deep budgets (its own records file);
+    it also fails (exit 1) on any cell the summary marks as contradicting the expected matrix,
+    pair cells included (explore checks its own verdicts against the main matrix only).
+    `--part NAME` runs only those parts of NIGHTLY_PARTS, in NIGHTLY's order."""
+    chosen: list[str] | None = args.part
+    phases = jobs.NIGHTLY if not chosen else tuple(
+        phase for name, part in jobs.NIGHTLY_PARTS.items() if name in chosen for phase in part
+    )
+    name = "nightly" if not chosen else "nightly (" + ", ".join(
+        part for part in jobs.NIGHTLY_PARTS if part in chosen) + ")"
+    return run_phases(name, phases, args, fail_on_contradiction=True)
+
+
+def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
+               fail_on_contradiction: bool = False) -> int:
+    """The scenarios, then `phases`, each run as `main_job` says; `args.dask` sends the
+    sweeps' jobs to that cluster (checked before any phase runs). Worst exit wins; with
+    `fail_on_contradiction`, a contradiction of the expected matrix is at least exit 1."""
+    out: Path = args.json
+    folder = out.parent
+    if args.dask is not None:  # an unreachable cluster is a usage error before any work
+        backend_for(args.dask, 1).close()
+    runs = [PhaseRun(n, with_dask(phase, args.dask), folder)
+            for n, phase in enumerate((SCENARIOS, *phases), start=1)]
+    records: list[VerdictRecord] = []
+    codes: list[tuple[PhaseRun, int, float]] = []
+    _progress(f"{name}: {len(runs)} phases, each one's output in {folder}/N-NAME.txt"
+              + ("" if args.verbose else " (--verbose prints it)"))
+    start, cpu_start = time.perf_counter(), cpu_seconds()
+    for run in runs:
+        began, cpu_began = time.perf_counter(), cpu_seconds()
+        code, found = _run_phase(run, build_parser(run.phase.command), folder / "parts",
+                                 args.verbose)
+        records += found
+        codes.append((run, code, time.perf_counter() - began))
+        _progress(f"[{run.number}/{len(runs)}] {run.label}: exit {code}, "
+                  f"{_elapsed(time.perf_counter() - began)}, CPU "
+                  f"{_elapsed(cpu_seconds() - cpu_began)} "
+                  f"(total {_elapsed(time.perf_counter() - start)}, CPU "
+                  f"{_elapsed(cpu_seconds() - cpu_start)})")
+    write_records(out, records)
+    (folder / "summary-by-checker.txt").write_text(matrix_summary(records) + "\n")
+    print(report(records, codes, out))
+    worst = max(code for _, code, _ in codes)
+    if fail_on_contradiction and contradiction_count(records)[0]:
+        worst = max(worst, EXIT_MISMATCH)
+    return worst
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of every child process it has waited
+    for (a sweep's pool and job processes end within their phase), so that a phase's cost is
+    measured apart from the machine's load. A cluster's workers are not counted."""
+    own, children = (resource.getrusage(who)
+                     for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def with_dask(phase: Phase, dask: str | None) -> Phase:
+    """A sweep's phase sent to the cluster at `dask` (others run here)."""
+    if dask is None or phase.command not in SWEEPS:
+        return phase
+    return Phase((*phase.argv, "--dask", dask), phase.output, phase.cross_check)
+
+
+def report(records: list[VerdictRecord], codes: list[tuple[PhaseRun, int, float]],
+           out: Path) -> str:
+    """The main job's standard output: the summary and its legend first, then each phase's
+    exit code (with the tail of its details where it failed), then the files written."""
+    wrong, judged = contradiction_count(records)
+    lines = ["== summary: most decisive result per environment, variant and property", *LEGEND,
+             "", summary(records), "",
+             f"{judged} cells judged; {wrong} contradict the expected matrix"
+             + (" (marked !)" if wrong else ""), "", "== phases"]
+    for run, code, seconds in codes:
+        lines.append(f"  exit {code}  {_elapsed(seconds):>5}  {run.label}")
+        if code != 0:
+            lines += [f"  the end of {run.details}:", *_tail(run.details)]
+    lines += [
+        _wrapped(f"{len(records)} verdict records in {out}; each checker's results per cell "
+                 f"in {out.parent / 'summary-by-checker.txt'}; each phase's output in "
+                 f"{out.parent}/N-NAME.txt"),
+        _wrapped(snapshot_status(records, out)),
+    ]
+    return "\n".join(lines)
+
+
+def snapshot_status(records: list[VerdictRecord], out: Path) -> str:
+    """One line: whether docs/results/ (the docs' snapshot) has this run's verdict kinds."""
+    from model_checks.docs import snapshot
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    try:
+        committed = snapshot.read_run(docs / snapshot.RECORDS)
+    except snapshot.SnapshotError as error:
+        return f"docs snapshot: {error}"
+    lost = snapshot.undecided_here(records, committed)
+    if lost:
+        return (f"docs snapshot kept: this run leaves {len(lost)} cell(s) undecided that the "
+                f"snapshot decides ({snapshot.label(lost[0])} first); do not refresh it from "
+                "this run")
+    differ = snapshot.differing_cells(records, committed)
+    if not differ:
+        return "docs snapshot is current: its verdicts are this run's"
+    return (f"docs snapshot differs from this run in {differ} (checker, cell) verdicts; "
+            f"refresh it: python -m model_checks docs --from-run {out}")

@@ -1,0 +1,129 @@
+"""Declaring properties apart from checking them.
+
+Decorators turn a check function into a frozen `Property` (id, title, kind, statement taken
+from the docstring, fairness assumption for liveness) and record it;
+`spec.properties.registry` imports the modules that declare and collects what they recorded.
+Docs, checkers and tests read the registry; nothing restates a property. A property without a
+statement, a liveness property without a fairness assumption, or a duplicate id fails at import
+with a message naming the fix.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spec.config import Config
+from spec.state import State
+from spec.trace import Trace
+
+
+class Kind(enum.Enum):
+    SAFETY = "safety"  # must hold in every reachable state
+    DIAGNOSTIC = "diagnostic"  # expected to fail under drift; shows where drift bites
+    LIVENESS = "liveness"  # bounded response over a trace, under a fairness assumption
+    LIMIT = "documented limit"  # cannot hold in some environments; the docs say which
+    LEMMA = "strengthening invariant"  # holds in every reachable state; proofs rely on it
+
+    def __repr__(self) -> str:
+        return f"Kind.{self.name}"
+
+
+class InvalidDefinition(Exception):
+    """A property declared wrongly; the message says what to do."""
+
+
+StateCheck = Callable[[Config, State], list[str]]
+TraceCheck = Callable[[Trace], "Violation | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """Where a property broke: the 1-based step (0: the initial state) and why."""
+
+    property_id: str
+    step: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    id: str
+    title: str
+    kind: Kind
+    statement: str
+    fairness: str | None
+    state_check: StateCheck | None
+    trace_check: TraceCheck | None
+
+    def check_state(self, config: Config, state: State) -> list[str]:
+        """Reasons this state violates the property (empty: it holds). State properties only."""
+        if self.state_check is None:
+            raise TypeError(f"{self.id} is a trace property; use check_trace")
+        return self.state_check(config, state)
+
+    def check_trace(self, trace: Trace) -> Violation | None:
+        """The first violation along `trace`, or None."""
+        if self.trace_check is not None:
+            return self.trace_check(trace)
+        for number, state in enumerate(trace.states()):
+            reasons = self.check_state(trace.config, state)
+            if reasons:
+                return Violation(self.id, number, "; ".join(reasons))
+        return None
+
+
+_DECLARED: dict[str, Property] = {}
+_LEMMAS: dict[str, Property] = {}
+_ORDERED: dict[str, tuple[Property, ...]] = {}
+"""`registry()` and `lemmas()` as computed, until the next declaration (checkers ask for
+them at every step)."""
+_BY_ID: dict[str, Property] = {}
+
+
+def _statement(function: Callable[..., object], prop_id: str) -> str:
+    doc = inspect.getdoc(function)
+    if not doc:
+        raise InvalidDefinition(
+            f"property {prop_id} ({function.__name__}) has no statement: write what it asserts "
+            "as the function's docstring"
+        )
+    return doc
+
+
+def _record(prop: Property) -> None:
+    table = _LEMMAS if prop.kind is Kind.LEMMA else _DECLARED
+    if prop.id in table:
+        raise InvalidDefinition(f"property id {prop.id} is declared twice; give each an own id")
+    table[prop.id] = prop
+    _ORDERED.clear()
+    _BY_ID.clear()
+
+
+def state_property(prop_id: str, title: str, kind: Kind) -> Callable[[StateCheck], StateCheck]:
+    """Declare a property checked on every state (safety, diagnostic or documented limit)."""
+    if kind is Kind.LIVENESS:
+        raise InvalidDefinition(f"{prop_id}: a liveness property is declared with trace_property")
+    if (kind is Kind.LEMMA) != prop_id.startswith("I"):
+        raise InvalidDefinition(f"{prop_id}: strengthening invariants, and only they, use I ids")
+
+    def declare(check: StateCheck) -> StateCheck:
+        _record(Property(prop_id, title, kind, _statement(check, prop_id), None, check, None))
+        return check
+
+    return declare
+
+
+def trace_property(prop_id: str, title: str, fairness: str) -> Callable[[TraceCheck], TraceCheck]:
+    """Declare a liveness property checked over a trace, under the stated fairness assumption."""
+    if not fairness.strip():
+        raise InvalidDefinition(f"{prop_id}: state the fairness assumption the property needs")
+
+    def declare(check: TraceCheck) -> TraceCheck:
+        statement = _statement(check, prop_id)
+        _record(Property(prop_id, title, Kind.LIVENESS, statement, fairness, None, check))
+        return check
+
+    return declare

@@ -1,0 +1,159 @@
+"""The layout's limits, read from the source with `ast`: no class in spec/, reference/ or
+model_checks/ is longer than `MAX_CLASS_LINES`, so a class doing several jobs is split by
+concern before it grows. Each check is also run on a planted bad source, to show it can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("spec", "reference", "model_checks")
+MAX_CLASS_LINES = 250
+
+
+def _sources() -> Iterator[tuple[str, str]]:
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            yield str(path.relative_to(ROOT)), path.read_text()
+
+
+def long_classes(name: str, source: str, limit: int = MAX_CLASS_LINES) -> list[str]:
+    """Every class (nested ones too) of `source` longer than `limit` lines, decorators
+    excluded, as "file:line Class (n lines)"."""
+    found = []
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.ClassDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > limit:
+                found.append(f"{name}:{node.lineno} {node.name} ({length} lines)")
+    return found
+
+
+def test_no_class_is_longer_than_the_limit() -> None:
+    found = [line for name, source in _sources() for line in long_classes(name, source)]
+    assert not found, f"classes over {MAX_CLASS_LINES} lines (split them by concern): {found}"
+
+
+def _class(name: str, lines: int) -> str:
+    """Source of a class `lines` long."""
+    return f"class {name}:\n" + "".join(f"    x{i} = {i}\n" for i in range(lines - 1))
+
+
+def test_a_planted_long_class_is_found() -> None:
+    planted = _class("Short", 2) + "\n\n" + _class("Long", MAX_CLASS_LINES + 1)
+    assert long_classes("planted.py", planted) == [
+        f"planted.py:5 Long ({MAX_CLASS_LINES + 1} lines)"
+    ]
+    assert long_classes("edge.py", _class("Edge", MAX_CLASS_LINES)) == []
+
+
+# -- import cycles ---------------------------------------------------------------------------
+
+
+def _module_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports a module runs when it is imported: its top-level statements, inside `if`
+    and `try` blocks too, but not under `if TYPE_CHECKING:` nor inside functions or classes
+    (those run later, when the import graph is complete)."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If):
+            if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                pending += [*node.body, *node.orelse]
+        elif isinstance(node, ast.Try):
+            pending += [*node.body, *node.orelse, *node.finalbody]
+            pending += [stmt for handler in node.handlers for stmt in handler.body]
+
+
+def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Module name -> the modules among `sources` it imports at import time. `sources` maps
+    dotted module names (a package by its own name, for its `__init__`) to their source.
+    `from X import Y` depends on X.Y where that is a module, else on X; `import X.Y` on X.Y.
+    (Importing a submodule also runs its parents' `__init__`, but a package that imports its
+    own submodules is no cycle of dependencies: the edges are what each module needs.)"""
+    graph: dict[str, set[str]] = {}
+    for name, source in sources.items():
+        is_package = name in {m.rsplit(".", 1)[0] for m in sources if "." in m}
+        package = name if is_package else name.rpartition(".")[0]
+        edges: set[str] = set()
+        for node in _module_imports(ast.parse(source, name)):
+            if isinstance(node, ast.Import):
+                edges.update(alias.name for alias in node.names)
+                continue
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                edges.add(submodule if submodule in sources else base)
+        graph[name] = {edge for edge in edges if edge in sources and edge != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _project_sources() -> dict[str, str]:
+    sources = {}
+    for name, source in _sources():
+        module = name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        sources[module] = source
+    return sources
+
+
+def test_no_import_cycle_among_the_project_modules() -> None:
+    found = cycles(import_graph(_project_sources()))
+    assert not found, f"import cycles (module-level imports): {found}"
+
+
+def test_a_planted_import_cycle_is_found() -> None:
+    planted = {
+        "pkg": "",
+        "pkg.a": "from pkg import b\n",
+        "pkg.b": "import pkg.c\n",
+        "pkg.c": "from .a import thing\n",
+        "pkg.d": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
+        "pkg.e": "def later():\n    from pkg import a\n",
+    }
+    assert cycles(import_graph(planted)) == [["pkg.a", "pkg.b", "pkg.c"]]
+    del planted["pkg.c"]
+    assert cycles(import_graph(planted)) == []
