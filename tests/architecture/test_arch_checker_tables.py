@@ -17,7 +17,7 @@ import pytest
 from model_checks.judged import Judged, NotJudged, Table, checker_tables, gaps
 from model_checks.records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
-from spec.properties import registry as declared
+from spec.properties import declare as declared
 
 EXTRA = "S9"
 
