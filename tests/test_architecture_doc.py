@@ -62,7 +62,7 @@ def problems(text: str, root: Path) -> list[str]:
 def test_every_path_on_the_architecture_page_exists_and_every_count_matches() -> None:
     text = PAGE.read_text()
     assert len(named_paths(text)) > 40
-    assert len(_HEADING.findall(text)) == 4  # variant, drift source, property, checker
+    assert len(_HEADING.findall(text)) == 5  # variant, drift source (two kinds), property, checker
     assert problems(text, ROOT) == []
 
 
