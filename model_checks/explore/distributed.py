@@ -40,7 +40,6 @@ and the judging run on the client.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import operator
 import pickle
@@ -52,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.cells import CellJob, CellOutcome, explore_cell
+from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import Graph
 from model_checks.explore.symmetry import (
     Groups,
@@ -86,56 +86,6 @@ LevelProgress = Callable[[int, int, int], None]
 class DistributedSearchFailed(RuntimeError):
     """The cluster could not finish the search (a task failed on every worker it was given,
     a worker runs other sources, no worker is left): no graph, hence no verdict."""
-
-
-def stable_fingerprint(state: State) -> int:
-    """A 64-bit blake2b digest of the state's canonical text (`canonical_text`): equal
-    states have equal fingerprints in every process, whatever its hash seed."""
-    return int.from_bytes(hashlib.blake2b(canonical_text(state).encode(),
-                                          digest_size=8).digest())
-
-
-def canonical_text(value: object) -> str:
-    """A text of the state that is a function of its value alone: its `repr` when that holds
-    no non-empty set (a hashable state holds no dict or mutable set), else a walk that sorts
-    every set's members. (`repr` alone is not: a frozenset lists its members in the order of
-    their salted hashes, so P0's probe hits, `frozenset({'a', 'b'})`, print in either order
-    in two processes.) The walk descends dataclasses, tuples, sets and dicts; any other value
-    is a leaf whose `repr` must be a function of its value (ints, strings, the spec's enums).
-    Equal states give equal texts: both reprs hold "frozenset({" or neither does."""
-    text = repr(value)
-    if "frozenset({" not in text:  # no set with a member: the repr is already canonical
-        return text
-    out: list[str] = []
-    _encode(value, out)
-    return "".join(out)
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _encode(value: object, out: list[str]) -> None:
-    kind = type(value)
-    names = _FIELDS.get(kind)
-    if names is None and is_dataclass(value):
-        names = _FIELDS[kind] = tuple(f.name for f in fields(value))
-    if names is not None:
-        out.append(kind.__qualname__ + "(")
-        for name in names:
-            _encode(getattr(value, name), out)
-            out.append(",")
-        out.append(")")
-    elif isinstance(value, tuple | list):
-        out.append("(")
-        for member in value:
-            _encode(member, out)
-            out.append(",")
-        out.append(")")
-    elif isinstance(value, frozenset | set | dict):
-        members = value.items() if isinstance(value, dict) else value
-        out.append("{" + ",".join(sorted(canonical_text(m) for m in members)) + "}")
-    else:
-        out.append(repr(value))
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ which reads every state many times; `release_states` drops them. A lean search
 (`keep_states=False`) holds only its frontier, and the judge then rebuilds every state once
 and holds them while it judges (`holding_states`).
 Distinct states whose fingerprints collide would be merged: with n states the chance is below
-n^2 / 2^65 (about 3e-8 at a million states), TLC's own trade; `fingerprint` is the stable
-digest used where a state must be named across processes or runs.
+n^2 / 2^65 (about 3e-8 at a million states), TLC's own trade. Where a state must be named
+across processes or runs, use `fingerprint.stable_fingerprint` (Python's `hash` and any digest
+of `repr` differ between processes: a frozenset's `repr` follows the salted hashes).
 
 A resource limit (`max_states`), never a clock, bounds the search: a graph that hits it is
 marked incomplete, and nothing built on it is reported as proved.
@@ -43,7 +44,6 @@ it lists (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_st
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from array import array
 from collections import deque
@@ -64,11 +64,6 @@ from model_checks.explore.symmetry import (
     rename_state,
 )
 from spec import Action, Config, State, enabled, initial
-
-
-def fingerprint(state: State) -> str:
-    """A stable 64-bit digest of a state (its repr is valid Python and canonical)."""
-    return hashlib.blake2b(repr(state).encode(), digest_size=8).hexdigest()
 
 
 class StateLimitExceeded(Exception):
