@@ -296,11 +296,14 @@ class _Search:
         for n, (part, numbers) in enumerate(chunks):
             payload = dumps((self.config, self.reduce, self.symmetry,
                              [self.states[i] for i in numbers]))
-            where = [owners[part % len(owners)]] if owners else None
+            # A preference only: with no worker known at this instant (one restarting), the
+            # scheduler places the task when a worker joins.
+            placement: dict[str, Any] = (
+                {"workers": [owners[part % len(owners)]], "allow_other_workers": True}
+                if owners else {})
             futures.append(client.submit(
                 expand_task, payload, self.source,
-                key=f"explore-{self.run_id}-level{level}-{n}", workers=where,
-                allow_other_workers=True, pure=False))
+                key=f"explore-{self.run_id}-level{level}-{n}", pure=False, **placement))
         try:
             return _collect(self.cluster, futures, lambda done: self._report(level, done,
                                                                              len(futures)))

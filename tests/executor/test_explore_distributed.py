@@ -100,6 +100,15 @@ def test_the_equality_can_fail(
     assert remote != local
 
 
+def test_no_worker_known_at_submission_still_builds(
+    dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no worker known when a level is submitted (one restarting), the tasks carry no
+    placement preference and the scheduler places them: the same graph, no error."""
+    monkeypatch.setattr(distributed, "_workers", lambda _cluster: [])
+    assert build_distributed(V2_D3, dask_cluster, partitions=2) == build(V2_D3)
+
+
 def _in_hand(backend: cluster.DaskCluster) -> dict[str, list[object]]:
     """Per worker name, the tasks the scheduler has assigned to it and not seen finish."""
     client = backend.client
