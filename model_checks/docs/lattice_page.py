@@ -52,7 +52,7 @@ def _produced_by(entry: dict[str, Any]) -> str:
                "(`--resume`)" if run.get("resumed_explorations") else "")
     parts = run.get("parts") or []
     if parts:
-        workers = "its parts, side by side: " + ", ".join(
+        workers = f"{len(parts)} parts: " + ", ".join(
             f"{'+'.join(p.get('variants') or ['?'])} with {p.get('processes') or '?'} "
             f"process(es)" for p in parts)
     timing = f"run in {workers}" if parts else f"run with {workers}"

@@ -213,7 +213,7 @@ def run_lattice(args: argparse.Namespace) -> int:
         write_outcomes(args.resume, request, known, before + time.perf_counter() - started)
 
     try:
-        known = search(request, checkpoint=keep if args.resume else None)
+        known = search(request, checkpoint=keep if args.resume and not args.no_explore else None)
     except ClusterError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -282,6 +282,8 @@ def _command(args: argparse.Namespace) -> str:
             parts.append(f"{option} {value}")
     if args.parametric:
         parts.append("--parametric")
+    if args.resume is not None:
+        parts.append(f"--resume {args.resume.as_posix()}")
     if args.no_explore:
         parts.append("--no-explore")
     return " ".join(parts)
@@ -337,12 +339,17 @@ def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowled
                    wall: float = 0.0) -> None:
     """Every outcome so far, with the ladder, limit and sources they were explored with, and
     the wall time of the runs that explored them."""
-    kept = []
-    if path.exists():  # other variants' outcomes stay
+    kept, others = [], []
+    if path.exists():  # other variants' outcomes, and the parts that explored them, stay
         kept = [o for o in json.loads(path.read_text())["outcomes"]
                 if o["variant"] not in request.variants]
+        others = [p for p in earlier_parts(path)
+                  if not set(p.get("variants", ())) & set(request.variants)]
+    this = {"variants": list(request.variants), "processes": request.processes,
+            "wall_seconds": round(wall - sum(p.get("wall_seconds", 0) for p in others), 1)}
     data = {"format": OUTCOMES_FORMAT, "wall_seconds": round(wall, 1),
             "processes": request.processes, "variants": list(request.variants),
+            "parts": [*others, this],
             "ladder": [asdict(r) for r in request.ladder],
             "max_states": request.max_states, "sources": list(request.sources),
             "outcomes": kept + [asdict(o) for k in known.values() for o in k.explored]}

@@ -113,7 +113,7 @@ def test_the_page_states_the_run_that_wrote_the_json() -> None:
         {"variants": ["V1", "V2"], "wall_seconds": 10.5, "processes": 2},
         {"variants": ["V3"], "wall_seconds": 7, "processes": 1}])})
     assert "V1+V2 with 2 process(es), V3 with 1 process(es)" in parts
-    assert "run in its parts, side by side" in parts and "10.5" not in parts
+    assert "run in 2 parts: V1+V2" in parts and "10.5" not in parts
     assert "7 replayed breaks" in parts
     with pytest.raises(lat.LatticeFileError, match="no run record"):
         lat._produced_by({})
