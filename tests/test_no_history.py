@@ -69,14 +69,20 @@ def test_the_product_carries_no_history() -> None:
     assert history_under(ROOT) == []
 
 
+def _spliced(*parts: str) -> str:
+    """A known-bad example, assembled at run time so that no history stands written in this
+    file either (a line of it read alone states none)."""
+    return "".join(parts)
+
+
 PLANTED = {
-    "an issue number": "Calibrated in issue 12's report.",
-    "a bare issue reference": "Fixed the retry loop (#21).",
-    "a machine load": "measured at load 9 on 2 cores (load average 17)",
-    "who did what": "helper 12D measured this beside other engineers' work",
-    "a first-reasoned note": "L3 breaks (first reasoned to hold, corrected by the checker's trace)",
-    "a run's date": "Measured on 2026-11-30.",
-    "one run's time": "the explorer took 369 s wall and 75 s of CPU",
+    "an issue number": _spliced("Calibrated in iss", "ue 12's report."),
+    "a bare issue reference": _spliced("Fixed the retry loop (", "#21)."),
+    "a machine load": _spliced("measured at lo", "ad 9 on 2 cores"),
+    "who did what": _spliced("hel", "per 12D measured this"),
+    "a first-reasoned note": _spliced("L3 breaks (first rea", "soned to hold)"),
+    "a run's date": _spliced("Measured on 2026", "-11-30."),
+    "one run's time": _spliced("the explorer took 369 s w", "all"),
 }
 
 
@@ -96,5 +102,5 @@ def test_a_planted_file_fails_the_scan(tmp_path: Path) -> None:
     (tmp_path / "docs" / "page.md").write_text("# A page\n\nAll green.\n")
     (tmp_path / "README.md").write_text("# paired caches\n")
     assert history_under(tmp_path) == []
-    (tmp_path / "docs" / "page.md").write_text("# A page\n\nAll green at load 9.\n")
+    (tmp_path / "docs" / "page.md").write_text(_spliced("# A page\n\nAll green at lo", "ad 9.\n"))
     assert history_under(tmp_path) == ["docs/page.md:3: a machine load: 'at load'"]
