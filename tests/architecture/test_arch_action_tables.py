@@ -9,20 +9,17 @@ from collections.abc import Mapping
 import pytest
 
 from model_checks.action_tables import entry, uncovered
-from spec import ACTION_TYPES, Action
+from spec import ACTION_TYPES, Action, Drift
 from spec.transitions import ClearBoth, P1Reset
 
 
 def consumer_tables() -> dict[str, Mapping[type[Action], object]]:
     from model_checks.explore.reduction import footprint, stubborn
-    from model_checks.smt.decode import crosscheck
-    from model_checks.smt.decode import trace as decode
-    from model_checks.smt.encode import actions
+    from model_checks.smt.encode import actions, relations
 
+    del actions  # imported for its relation modules' registrations
     return {
-        "smt.encode.actions.ENCODINGS": actions.ENCODINGS,
-        "smt.decode.trace.DECODERS": decode.DECODERS,
-        "smt.decode.crosscheck.ARGUMENTS": crosscheck.ARGUMENTS,
+        "smt.encode.relations.RELATIONS": relations.RELATIONS,
         "explore.reduction.footprint.FOOTPRINTS": footprint.FOOTPRINTS,
         "explore.reduction.stubborn.GROUPS": stubborn.GROUPS,
         "explore.reduction.stubborn.NECESSARY_ENABLING": stubborn.NECESSARY_ENABLING,
@@ -35,12 +32,18 @@ def test_arch_action_tables_cover_exactly_the_spec_actions() -> None:
         assert uncovered(table) == [], name
 
 
-def test_arch_the_action_codes_follow_the_table() -> None:
-    """The SMT action codes are the table's encodings in order, one class per group."""
-    from model_checks.smt.encode.actions import ACTIONS, ENCODINGS
+def test_arch_the_action_codes_follow_the_spec_order() -> None:
+    """The SMT action codes are derived: the classes in `ACTION_TYPES` order, a front end's
+    (engine's) action once per front end (engine), each enabled by its class's `requires`."""
+    from model_checks.smt.encode.actions import ACTIONS
+    from model_checks.smt.encode.relations import Per
 
-    assert tuple(e for group in ENCODINGS.values() for e in group) == ACTIONS
-    assert all(e.spec_class is cls for cls, group in ENCODINGS.items() for e in group)
+    assert tuple(dict.fromkeys(e.spec_class for e in ACTIONS)) == ACTION_TYPES
+    for cls in ACTION_TYPES:
+        group = [e for e in ACTIONS if e.spec_class is cls]
+        own = () if cls.requires is None else (cls.requires,)
+        assert [e.requires for e in group] == (
+            [own] if group[0].per is Per.STEP else [own, (*own, Drift.D5)]), cls.__name__
 
 
 def test_arch_a_table_missing_a_class_is_named() -> None:

@@ -15,14 +15,11 @@ actions and agree on each successor. Every query is bounded by `budget.STEP_RLIM
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import z3
 
-from model_checks.action_tables import entry
 from model_checks.smt.budget import STEP_RLIMIT, Bounded
-from model_checks.smt.encode.actions import args_at, code_of, transition
-from model_checks.smt.encode.args import Args
+from model_checks.smt.decode.fields import NotEncodable, pin_arguments
+from model_checks.smt.encode.actions import ACTIONS, args_at, codes_of, transition
 from model_checks.smt.encode.symbols import (
     NONE_PID,
     STAMPS_PER_STEP,
@@ -41,33 +38,11 @@ from model_checks.smt.encode.symbols import (
     req_name,
     state_at,
 )
-from spec import Config, State, Trace
+from spec import Action, Config, State, Trace
 from spec import lru as spec_lru
 from spec.state import Request, Stage, WireItem
-from spec.transitions import (
-    Action,
-    ClearBoth,
-    P0Clear,
-    P0ClearForReset,
-    P0Handle,
-    P0HandleRejected,
-    P0Process,
-    P0ReceiveReply,
-    P0Restart,
-    P0UpdateItem,
-    P1Clear,
-    P1Receive,
-    P1Reset,
-    P1Restart,
-    Retry,
-    Submit,
-)
 
 _CLOCK = 1000
-
-
-class NotEncodable(ValueError):
-    """A spec state or action outside the bounded encoding (more items or front ends)."""
 
 
 def _tag(value: int | None) -> int:
@@ -244,87 +219,13 @@ def _params_of(enc: Encoding, p: Params, config: Config) -> list[z3.BoolRef]:
     return facts
 
 
-Arguments = tuple[int, int, list[z3.BoolRef]]
-"""An action's encoded call: (front end, engine) of its action code, then the facts fixing
-its arguments."""
-
-
 def _arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]:
+    """The facts fixing the step's code and arguments to the spec action's (`fields`)."""
     a = args_at(0)
-    front_end, engine, facts = entry(ARGUMENTS, action)(enc, before, action, a)
-    return [a.act == code_of(type(action), front_end, engine), *facts]
-
-
-def _submit(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    assert isinstance(action, Submit)
-    if len(action.items) > enc.m or action.front_end >= enc.front_ends:
-        raise NotEncodable(f"{action!r}: at most {enc.m} items and {enc.front_ends} "
-                           "front ends are encoded")
-    facts: list[z3.BoolRef] = [a.sfe == action.front_end, a.sn == len(action.items)]
-    for j, client_item in enumerate(action.items):
-        facts += [a.sid[j] == enc.bounds.identities.index(client_item.identity),
-                  a.sver[j] == client_item.version, a.sdata[j] == client_item.has_data]
-    return 0, 0, facts
-
-
-def _request_step(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    """A front end's step on request `rid` (its front end is the request's); a sending step
-    in the router configuration also fixes the router's choice."""
-    assert isinstance(action, P0Handle | P0HandleRejected | P0Process | P0UpdateItem)
-    facts: list[z3.BoolRef] = []
-    if enc.engines > 1 and isinstance(action, P0Handle | P0UpdateItem):
-        facts.append(a.eng == action.engine)  # the router's choice
-    return before.requests[action.rid].front_end, 0, [*facts, a.rid == action.rid]
-
-
-def _retry(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    assert isinstance(action, Retry)
-    return 0, 0, [a.rid == action.rid]
-
-
-def _receive(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    assert isinstance(action, P1Receive)
-    at = before.queue_of(action.engine)[action.index]
-    return 0, action.engine, [a.rid == before.to_engine[at].rid]
-
-
-def _reply(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    head = before.to_front_end[0]
-    return head.front_end, 0, [a.rid == head.rid]
-
-
-def _front_end_event(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    assert isinstance(action, P0Clear | P0ClearForReset | P0Restart)
-    return action.front_end, 0, []
-
-
-def _engine_event(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    assert isinstance(action, P1Clear | P1Restart)
-    return 0, action.engine, []
-
-
-def _no_arguments(enc: Encoding, before: State, action: Action, a: Args) -> Arguments:
-    return 0, 0, []
-
-
-ARGUMENTS: dict[type[Action], Callable[[Encoding, State, Action, Args], Arguments]] = {
-    Submit: _submit,
-    P0Handle: _request_step,
-    P0Process: _request_step,
-    P0UpdateItem: _request_step,
-    P0HandleRejected: _request_step,
-    P1Receive: _receive,
-    P0ReceiveReply: _reply,
-    Retry: _retry,
-    ClearBoth: _no_arguments,
-    P0Clear: _front_end_event,
-    P1Clear: _engine_event,
-    P0ClearForReset: _front_end_event,
-    P1Reset: _no_arguments,
-    P0Restart: _front_end_event,
-    P1Restart: _engine_event,
-}
-"""Per action class, how a spec action fixes the encoded step's arguments."""
+    pin = pin_arguments(enc, before, action, a)
+    codes = codes_of(type(action), pin.front_end, pin.engine)
+    code = a.act == codes[0] if len(codes) == 1 else z3.Or([a.act == c for c in codes])
+    return [code, *pin.facts]
 
 
 class StepChecker:
@@ -374,8 +275,6 @@ class StepChecker:
             spec_steps = [z3.And(_arguments(self.enc, before, a)) for a in actions]
             if self._ask(z3.Not(z3.Or(spec_steps))) == z3.unsat:
                 return None
-            from model_checks.smt.encode.actions import ACTIONS
-
             model = solver.model()
             code = model.eval(args_at(0).act, model_completion=True).as_long()
             taken = ACTIONS[code]

@@ -16,6 +16,7 @@ import z3
 
 from model_checks.smt.encode import lru
 from model_checks.smt.encode.args import Args, Relation, Step
+from model_checks.smt.encode.relations import per_engine
 from model_checks.smt.encode.slots import (
     item_exists,
     oldest_routed,
@@ -39,6 +40,7 @@ from model_checks.smt.encode.symbols import (
     stamp,
 )
 from spec import Drift, MissHandling
+from spec import transitions as t
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ def _per_item(enc: Encoding, swap: z3.BoolRef, at_position: list[z3.ExprRef], j:
     return z3.If(swap, at_position[1 - j], at_position[j])
 
 
+@per_engine(t.P1Receive)
 def p1_receive(engine: int) -> Relation:
     """Engine `engine` takes request rid's message (one routed to it: the oldest of those, or
     any under D1) and handles every item of it with its own receiver."""

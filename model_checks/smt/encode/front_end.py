@@ -8,8 +8,9 @@ attempt's work (the pids processed, how many items are updated, their order) is 
 request's slots. In the composed pipeline that work is a Python value instead: `done` is then a
 known number, which keeps the M=1 queries as small as a hand-written handle.
 
-Every action of front end fe is its own relation (fe is fixed, not symbolic), so each reads and
-writes one shadow side only.
+P0's handling of a reply (`p0_receive_reply`) is here too. Every action of front end fe is its
+own relation (fe is fixed, not symbolic), so each reads and writes one shadow side only; each
+is registered per front end for its spec class (`relations`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import z3
 
 from model_checks.smt.encode import lru
 from model_checks.smt.encode.args import Args, Relation, Step
+from model_checks.smt.encode.relations import per_front_end
 from model_checks.smt.encode.slots import (
     item_exists,
+    oldest,
     read,
     req,
     req_item,
@@ -44,10 +47,12 @@ from model_checks.smt.encode.symbols import (
     item,
     msg_name,
     pick,
+    rep_name,
     req_name,
     shadow_side,
     stamp,
 )
+from spec import transitions as t
 
 
 @dataclass(frozen=True)
@@ -266,6 +271,7 @@ def _sends_next(enc: Encoding, s: SymState, rid: z3.ArithRef) -> z3.BoolRef:
                  z3.And(stage == StageCode.UPDATING, req(s, enc, "done", rid) + 1 == n))
 
 
+@per_front_end(t.P0Handle)
 def p0_handle(fe: int) -> Relation:
     def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
         guard = z3.And(stage_is(enc, s, a.rid, StageCode.SUBMITTED),
@@ -274,6 +280,7 @@ def p0_handle(fe: int) -> Relation:
     return relation
 
 
+@per_front_end(t.P0HandleRejected)
 def p0_handle_rejected(fe: int) -> Relation:
     """D2: the whole pipeline, then the message is dropped and the request rejected."""
     def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
@@ -288,6 +295,7 @@ def p0_handle_rejected(fe: int) -> Relation:
     return relation
 
 
+@per_front_end(t.P0Process)
 def p0_process(fe: int) -> Relation:
     """D6: probe and process only; the work is kept in the request's slots."""
     def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
@@ -298,6 +306,7 @@ def p0_process(fe: int) -> Relation:
     return relation
 
 
+@per_front_end(t.P0UpdateItem)
 def p0_update_item(fe: int) -> Relation:
     """D6: one item's update of a processed attempt, its work read from the request's slots."""
     def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
@@ -311,6 +320,34 @@ def p0_update_item(fe: int) -> Relation:
         )
         state, _ = update_next(enc, p, s, a.rid, fe, work)
         return guard, step_base(_routed(enc, state, a.rid, a))
+    return relation
+
+
+@per_front_end(t.P0ReceiveReply)
+def p0_receive_reply(fe: int) -> Relation:
+    """P0 (front end fe) takes the oldest reply (its request is `rid`); a miss drops the
+    reported identities from fe's shadow (if the variant invalidates) and ends the attempt as
+    retryable."""
+
+    def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
+        guard = z3.And(a.rid >= 0, a.rid < enc.r, oldest(enc, s, rep_name, a.rid),
+                       req(s, enc, "fe", a.rid) == fe)
+        reported = [z3.And(item_exists(enc, s, a.rid, j),
+                           read(s, enc, rep_name, item("missed", j), a.rid))
+                    for j in range(enc.m)]
+        missed = z3.Or(reported)
+        n = step_base(s)
+        write(n, enc, rep_name, a.rid, pend=z3.BoolVal(False))
+        if enc.variant.invalidates:
+            for j, flag in enumerate(reported):
+                ident = req_item(s, enc, "id", a.rid, j)
+                n = lru.merge(flag, lru.pop(n, shadow_side(fe), ident, enc.k), n)
+        outcome = z3.If(missed, z3.IntVal(OutcomeCode.MISS), z3.IntVal(OutcomeCode.SUCCESS))
+        flags = {item("missed", j): z3.If(missed, reported[j], req_item(s, enc, "missed", a.rid, j))
+                 for j in range(enc.m)}
+        set_req(n, enc, a.rid, stage=z3.IntVal(StageCode.DONE), outcome=outcome, **flags)
+        return guard, n
+
     return relation
 
 
