@@ -120,3 +120,14 @@ def _any_model() -> z3.ModelRef:
     solver = z3.Solver()
     assert solver.check() == z3.sat
     return solver.model()
+
+
+def test_arch_smt_the_error_names_the_modules_that_register() -> None:
+    """The modules a missing relation's message names are the ones `actions` imports for
+    their registrations, and each of them registers some relation."""
+    from model_checks.smt.encode import actions, relations
+
+    names = tuple(m.__name__.rpartition(".")[2] for m in actions.RELATION_MODULES)
+    assert names == relations.RELATION_MODULES
+    owners = {r.relation_of(0).__module__ for r in RELATIONS.values()}
+    assert owners == {m.__name__ for m in actions.RELATION_MODULES}
