@@ -37,18 +37,17 @@ from dataclasses import dataclass, field
 from model_checks.explore.graph import Graph
 from model_checks.explore.reduction.footprint import Footprint, conflict
 from model_checks.explore.reduction.rules import (
+    RULES,
     Group,
     footprint,
     groups,
     necessary_enabling,
-    rules_of,
     universe,
 )
-from spec import ACTION_TYPES, Action, Config, Outcome, Stage, State, initial
+from spec import Action, Config, Outcome, Stage, State, initial
 from spec.transitions import P0ReceiveReply, Submit
 
-CLEARING: tuple[type[Action], ...] = tuple(
-    kind for kind in ACTION_TYPES if rules_of(kind).clearing)
+CLEARING: tuple[type[Action], ...] = tuple(kind for kind, rules in RULES.items() if rules.clearing)
 """The steps that make no progress (`progress`): they only wipe caches or toggle the
 pending reset (`rules.Rules.clearing`). A reduced expansion never includes one (the cycle
 proviso, `progress`)."""
