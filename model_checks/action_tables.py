@@ -1,7 +1,7 @@
 """Tables keyed by action class: how every consumer of the spec's actions maps them.
 
-A consumer (the SMT encoding's relations, the explorer's footprints and stubborn sets) keeps
-one dict per concern, keyed by the classes of `spec.ACTION_TYPES` (the spec's one list of
+A consumer (the SMT encoding's relations, the explorer's partial-order reduction) keeps one
+dict per concern, keyed by the classes of `spec.ACTION_TYPES` (the spec's one list of
 actions), never an isinstance chain: a new action class is then a missing key, which
 `uncovered` names and the architecture tests fail on, instead of a branch silently not taken.
 """

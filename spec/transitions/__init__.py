@@ -1,16 +1,15 @@
-"""Every transition of the system, one class per named step."""
+"""Every transition of the system, one class per named step.
 
+The drift events (clears, resets, restarts) come from `drift_events`, which lists its own
+classes (`DRIFT_EVENT_TYPES`) and exports them (`drift_events.__all__`), so a new event is
+an edit of that module alone.
+"""
+
+from spec.transitions import drift_events
 from spec.transitions.base import Action, InvalidAction
 from spec.transitions.client import Retry, Submit
-from spec.transitions.drift_events import (
-    ClearBoth,
-    P0Clear,
-    P0ClearForReset,
-    P0Restart,
-    P1Clear,
-    P1Reset,
-    P1Restart,
-)
+from spec.transitions.drift_events import *  # noqa: F403  (its `__all__`: every event class)
+from spec.transitions.drift_events import DRIFT_EVENT_TYPES
 from spec.transitions.engine import P1Receive
 from spec.transitions.front_end import (
     P0Handle,
@@ -29,33 +28,22 @@ ACTION_TYPES: tuple[type[Action], ...] = (
     P1Receive,
     P0ReceiveReply,
     Retry,
-    ClearBoth,
-    P0Clear,
-    P1Clear,
-    P0ClearForReset,
-    P1Reset,
-    P0Restart,
-    P1Restart,
+    *DRIFT_EVENT_TYPES,
 )
-"""All action classes, in the order `enabled` lists their instances."""
+"""All action classes, in the order `enabled` lists their instances: the protocol's steps,
+then the drift events in `DRIFT_EVENT_TYPES`' order."""
 
 __all__ = [
     "ACTION_TYPES",
     "Action",
-    "ClearBoth",
     "InvalidAction",
-    "P0Clear",
-    "P0ClearForReset",
     "P0Handle",
     "P0HandleRejected",
     "P0Process",
     "P0ReceiveReply",
-    "P0Restart",
     "P0UpdateItem",
-    "P1Clear",
     "P1Receive",
-    "P1Reset",
-    "P1Restart",
     "Retry",
     "Submit",
 ]
+__all__ += drift_events.__all__

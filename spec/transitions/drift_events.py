@@ -1,5 +1,11 @@
 """Clears, resets and restarts: one-sided (D3), racing in-flight requests (D4), restarts (D10),
-and the protocol's own synchronised clear of both sides."""
+and the protocol's own synchronised clear of both sides.
+
+`DRIFT_EVENT_TYPES` lists every action class of this module, in the order `enabled` lists
+their instances (after the protocol's steps: `spec.ACTION_TYPES` ends with it), and
+`__all__` exports each by name (`spec.transitions` re-exports them); a new event is a class
+here and its name in both, and `tests/spec/test_spec_drift_events.py` fails on one missing.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,17 @@ from spec.config import Config
 from spec.drift import Drift
 from spec.state import Stage, State
 from spec.transitions.base import Action
+
+__all__ = [
+    "DRIFT_EVENT_TYPES",
+    "ClearBoth",
+    "P0Clear",
+    "P0ClearForReset",
+    "P0Restart",
+    "P1Clear",
+    "P1Reset",
+    "P1Restart",
+]
 
 _MID_PIPELINE = (Stage.PROCESSED, Stage.UPDATING)
 
@@ -173,3 +190,15 @@ class P0Restart(Action):
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         return (cls(fe) for fe in range(config.front_ends))
+
+
+DRIFT_EVENT_TYPES: tuple[type[Action], ...] = (
+    ClearBoth,
+    P0Clear,
+    P1Clear,
+    P0ClearForReset,
+    P1Reset,
+    P0Restart,
+    P1Restart,
+)
+"""Every action class of this module, in the order `enabled` lists their instances."""

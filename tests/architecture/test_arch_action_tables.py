@@ -4,6 +4,7 @@ silently not taken)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import pytest
@@ -14,15 +15,13 @@ from spec.transitions import ClearBoth, P1Reset
 
 
 def consumer_tables() -> dict[str, Mapping[type[Action], object]]:
-    from model_checks.explore.reduction import footprint, stubborn
+    from model_checks.explore.reduction import rules
     from model_checks.smt.encode import actions, relations
 
     del actions  # imported for its relation modules' registrations
     return {
         "smt.encode.relations.RELATIONS": relations.RELATIONS,
-        "explore.reduction.footprint.FOOTPRINTS": footprint.FOOTPRINTS,
-        "explore.reduction.stubborn.GROUPS": stubborn.GROUPS,
-        "explore.reduction.stubborn.NECESSARY_ENABLING": stubborn.NECESSARY_ENABLING,
+        "RULES in model_checks/explore/reduction/rules.py": rules.RULES,
     }
 
 
@@ -57,3 +56,26 @@ def test_arch_a_table_missing_a_class_is_named() -> None:
     table[int] = None  # type: ignore[index]
     assert uncovered(table) == ["int: not a spec action class"]
     assert entry(table, ClearBoth()) is None
+
+
+def test_arch_a_class_without_reduction_rules_names_the_class_and_the_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Known-bad input: a planted action class the explorer's one table (`RULES`) lacks is
+    named, with the file to edit, by the coverage check and when the explorer builds its
+    universe of actions."""
+    from model_checks import action_tables
+    from model_checks.explore.reduction import rules
+    from spec import V2, Config
+
+    class P1Nap(Action):
+        """A planted action class."""
+
+    monkeypatch.setattr(action_tables, "ACTION_TYPES", (*ACTION_TYPES, P1Nap))
+    monkeypatch.setattr(rules, "ACTION_TYPES", (*ACTION_TYPES, P1Nap))
+    tables = consumer_tables()
+    name = "RULES in model_checks/explore/reduction/rules.py"
+    assert uncovered(tables[name]) == ["P1Nap: no entry"]
+    with pytest.raises(KeyError, match=re.escape(
+            "P1Nap has no entry in RULES: add its instances, footprint, groups and enabling "
+            "set to model_checks/explore/reduction/rules.py")):
+        rules.universe(Config(variant=V2))

@@ -16,15 +16,10 @@ from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import judge_all
 from model_checks.explore.reduction import Reducer, build_reduced
-from model_checks.explore.reduction.footprint import conflict, footprint
+from model_checks.explore.reduction.footprint import conflict
 from model_checks.explore.reduction.judging import judge_reduced
-from model_checks.explore.reduction.stubborn import (
-    ProgressBroken,
-    check_progress,
-    groups,
-    necessary_enabling,
-    universe,
-)
+from model_checks.explore.reduction.rules import footprint, groups, necessary_enabling, universe
+from model_checks.explore.reduction.stubborn import ProgressBroken, check_progress
 from spec import (
     V0,
     V1,
@@ -204,5 +199,6 @@ def test_a_footprint_is_required_for_every_action_class() -> None:
         pass
 
     config = _small(V2, ())
-    with pytest.raises(TypeError, match="no footprint"):
+    with pytest.raises(KeyError, match="Unknown has no entry in RULES: add its instances, "
+                       "footprint"):
         footprint(config, build(config, max_states=1).states[0], Unknown())

@@ -21,26 +21,9 @@ import torch
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.lockstep.disagreement import Disagreement
-from spec import Config, Drift, Outcome, Stage
+from spec import Action, Config, Drift, Outcome, Stage
+from spec import transitions as t
 from spec.state import ClientItem
-from spec.transitions import (
-    Action,
-    ClearBoth,
-    P0Clear,
-    P0ClearForReset,
-    P0Handle,
-    P0HandleRejected,
-    P0Process,
-    P0ReceiveReply,
-    P0Restart,
-    P0UpdateItem,
-    P1Clear,
-    P1Receive,
-    P1Reset,
-    P1Restart,
-    Retry,
-    Submit,
-)
 
 EngineFactory = Callable[[api.Setup], api.EngineSide]
 
@@ -163,7 +146,7 @@ class Implementation:
             for i in attempt.items
         )
 
-    def serve(self, submit: Submit) -> None:
+    def serve(self, submit: t.Submit) -> None:
         """A round trip through the front end's own end-to-end call (`api.EndToEnd`)."""
         rid = len(self.attempts)
         attempt = Attempt(submit.front_end, submit.items)
@@ -277,47 +260,47 @@ def _entry(kind: type[A], call: Callable[[Implementation, A], None]) -> tuple[ty
     return kind, cast(Call, call)
 
 
-def _handle(impl: Implementation, action: P0Handle | P0HandleRejected) -> None:
+def _handle(impl: Implementation, action: t.P0Handle | t.P0HandleRejected) -> None:
     """P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2)."""
     if impl.probe(action.rid):
-        impl.update(action.rid, rejected=isinstance(action, P0HandleRejected))
+        impl.update(action.rid, rejected=isinstance(action, t.P0HandleRejected))
 
 
-def _process_only(impl: Implementation, action: P0Process) -> None:
+def _process_only(impl: Implementation, action: t.P0Process) -> None:
     """P0Process -> the probe, which processes the misses (D6)."""
     impl.probe(action.rid)
 
 
-def _clear_both(impl: Implementation, action: ClearBoth) -> None:
+def _clear_both(impl: Implementation, action: t.ClearBoth) -> None:
     for front_end in impl.front_ends:
         impl.side_event(front_end.clear())
     impl.side_event(impl.engine.clear())
 
 
-def _clear_front_end(impl: Implementation, action: P0Clear | P0ClearForReset) -> None:
+def _clear_front_end(impl: Implementation, action: t.P0Clear | t.P0ClearForReset) -> None:
     impl.side_event(impl.front_ends[action.front_end].clear())
 
 
-def _clear_engine(impl: Implementation, action: P1Clear | P1Reset) -> None:
+def _clear_engine(impl: Implementation, action: t.P1Clear | t.P1Reset) -> None:
     impl.side_event(impl.engine.clear())
 
 
 ACTION_CALLS: Mapping[type[Action], Call] = dict([
-    _entry(Submit, lambda impl, a: impl.attempts.append(Attempt(a.front_end, a.items))),
-    _entry(P0Handle, _handle),
-    _entry(P0HandleRejected, _handle),
-    _entry(P0Process, _process_only),
-    _entry(P0UpdateItem, lambda impl, a: impl.update(a.rid, rejected=False)),
-    _entry(P1Receive, lambda impl, a: impl.receive(a.index)),
-    _entry(P0ReceiveReply, lambda impl, a: impl.take_reply()),
-    _entry(Retry, lambda impl, a: impl.retry(a.rid)),
-    _entry(ClearBoth, _clear_both),
-    _entry(P0Clear, _clear_front_end),
-    _entry(P0ClearForReset, _clear_front_end),
-    _entry(P1Clear, _clear_engine),
-    _entry(P1Reset, _clear_engine),
-    _entry(P0Restart, lambda impl, a: impl.side_event(impl.front_ends[a.front_end].restart())),
-    _entry(P1Restart, lambda impl, a: impl.side_event(impl.engine.restart())),
+    _entry(t.Submit, lambda impl, a: impl.attempts.append(Attempt(a.front_end, a.items))),
+    _entry(t.P0Handle, _handle),
+    _entry(t.P0HandleRejected, _handle),
+    _entry(t.P0Process, _process_only),
+    _entry(t.P0UpdateItem, lambda impl, a: impl.update(a.rid, rejected=False)),
+    _entry(t.P1Receive, lambda impl, a: impl.receive(a.index)),
+    _entry(t.P0ReceiveReply, lambda impl, a: impl.take_reply()),
+    _entry(t.Retry, lambda impl, a: impl.retry(a.rid)),
+    _entry(t.ClearBoth, _clear_both),
+    _entry(t.P0Clear, _clear_front_end),
+    _entry(t.P0ClearForReset, _clear_front_end),
+    _entry(t.P1Clear, _clear_engine),
+    _entry(t.P1Reset, _clear_engine),
+    _entry(t.P0Restart, lambda impl, a: impl.side_event(impl.front_ends[a.front_end].restart())),
+    _entry(t.P1Restart, lambda impl, a: impl.side_event(impl.engine.restart())),
 ])
 """The adapter calls of each spec action class (docs/conformance.md has the full table)."""
 

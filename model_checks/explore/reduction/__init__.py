@@ -1,5 +1,6 @@
 """Partial-order reduction for the explorer: stubborn sets over the spec's actions
-(`stubborn.py`), from footprints read off the transitions (`footprint.py`), and judging with
+(`stubborn.py`), from what each action class reads, writes and waits for, one table keyed
+by action class (`rules.py`, in the vocabulary of `footprint.py`), and judging with
 the reduced graph while keeping the unreduced search's shortest counterexamples
 (`judging.py`). The argument for soundness is in `docs/explore.md`."""
 

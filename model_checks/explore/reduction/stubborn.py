@@ -5,9 +5,10 @@ A set T of actions (enabled or not) is stubborn in state s when
   D0  T holds an enabled action (if any is enabled);
   D1  every enabled action t in T conflicts with no action outside T: an action outside T
       that runs first neither disables t nor changes what t does, so t can be moved in
-      front of any sequence of actions outside T (`footprint.conflict`);
+      front of any sequence of actions outside T (`footprint.conflict` of the actions'
+      footprints, `rules.footprint`);
   D2  every disabled action in T has a *necessary enabling set* in T: actions one of which
-      must run before it can be enabled (`necessary_enabling`);
+      must run before it can be enabled (`rules.necessary_enabling`);
 and the explorer expands `enabled(s) & T` only. Closing {seed} under "add the conflicting
 actions of every enabled member, the necessary enabling set of every disabled member" gives
 a stubborn set; `ample` tries every enabled seed and keeps the smallest. Two more conditions,
@@ -21,192 +22,35 @@ stated in `docs/explore.md`, make the reduced graph keep every verdict:
   of the reduced graph runs through fully expanded states and no step is postponed
   around it forever.
 
-Actions that can never be enabled again from s (the environment lacks their source, their
-request would exceed the bounds, their retries are spent) are left out of the universe: they
-cannot run on any path from s, so they conflict with nothing.
+What each action class contributes (its instances, footprint, groups and enabling set) is
+its entry in `rules.RULES`; this module only combines them. Actions that can never be
+enabled again from s (the environment lacks their source, their request would exceed the
+bounds, their retries are spent) are left out of the universe: they cannot run on any path
+from s, so they conflict with nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from model_checks.action_tables import entry
 from model_checks.explore.graph import Graph
-from model_checks.explore.reduction.footprint import Footprint, conflict, footprint
-from spec import Action, Config, Drift, Outcome, Stage, State, initial
-from spec.transitions import (
-    ClearBoth,
-    P0Clear,
-    P0ClearForReset,
-    P0Handle,
-    P0HandleRejected,
-    P0Process,
-    P0ReceiveReply,
-    P0Restart,
-    P0UpdateItem,
-    P1Clear,
-    P1Receive,
-    P1Reset,
-    P1Restart,
-    Retry,
-    Submit,
+from model_checks.explore.reduction.footprint import Footprint, conflict
+from model_checks.explore.reduction.rules import (
+    RULES,
+    Group,
+    footprint,
+    groups,
+    necessary_enabling,
+    universe,
 )
-from spec.transitions.client import all_requests, request_fits_unless_d8, well_formed
+from spec import Action, Config, Outcome, Stage, State, initial
+from spec.transitions import P0ReceiveReply, Submit
 
-
-def universe(config: Config) -> tuple[Action, ...]:
-    """Every action that is enabled in some state of this configuration (a superset): each
-    class's instances over the configuration's bounds, those whose drift source is off left
-    out."""
-    rids = range(config.max_requests)
-    engines = range(config.engines)
-    front_ends = range(config.front_ends)
-    actions: list[Action] = [
-        Submit(items, fe) for items in all_requests(config) for fe in front_ends
-        if well_formed(config, items) and request_fits_unless_d8(config, items)
-    ]
-    actions += [P0Handle(r, e) for r in rids for e in engines]
-    actions += [P0Process(r) for r in rids]
-    actions += [P0UpdateItem(r, e) for r in rids for e in engines]
-    actions += [P0HandleRejected(r) for r in rids]
-    # At most one message per request is in flight, so an engine's queue is never longer.
-    actions += [P1Receive(i, e) for e in engines for i in range(config.max_requests)]
-    actions += [P0ReceiveReply(), *(Retry(r) for r in rids), ClearBoth()]
-    actions += [P0Clear(f) for f in front_ends] + [P1Clear(e) for e in engines]
-    actions += [P0ClearForReset(f) for f in front_ends] + [P1Reset()]
-    actions += [P0Restart(f) for f in front_ends] + [P1Restart(e) for e in engines]
-    return tuple(a for a in actions if a.available(config)
-                 and not (isinstance(a, P1Receive) and a.index > 0
-                          and not config.enables(Drift.D1)))
-
-
-Group = tuple[object, ...]
-"""A named set of actions of the universe (`groups`): ("submit",), ("reply",),
-("receive",), ("ends",) (steps that may end an attempt), ("retry", r), ("process", r),
-("update", r) (every update of r), ("first update", r) (r's update that does not send),
-("send", e) (steps that may send to engine e), ("p1 reset",), ("clear for reset",)."""
-
-
-def groups(action: Action) -> tuple[Group, ...]:
-    """The groups `action` belongs to (`GROUPS`)."""
-    return entry(GROUPS, action)(action)
-
-
-def _update_groups(action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, P0UpdateItem)
-    first: tuple[Group, ...] = (("first update", action.rid),) if action.engine == 0 else ()
-    return (("ends",), ("update", action.rid), *first, ("send", action.engine))
-
-
-def _handle_groups(action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, P0Handle)
-    return (("ends",), ("send", action.engine))
-
-
-def _process_groups(action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, P0Process)
-    return (("ends",), ("process", action.rid))
-
-
-def _retry_groups(action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, Retry)
-    return (("retry", action.rid),)
-
-
-def _constant(*found: Group) -> Callable[[Action], tuple[Group, ...]]:
-    return lambda action: found
-
-
-GROUPS: dict[type[Action], Callable[[Action], tuple[Group, ...]]] = {
-    Submit: _constant(("submit",)),
-    P0Handle: _handle_groups,
-    P0Process: _process_groups,
-    P0UpdateItem: _update_groups,
-    P0HandleRejected: _constant(("ends",)),
-    P1Receive: _constant(("receive",)),
-    P0ReceiveReply: _constant(("reply",), ("ends",)),
-    Retry: _retry_groups,
-    ClearBoth: _constant(),
-    P0Clear: _constant(),
-    P1Clear: _constant(),
-    P0ClearForReset: _constant(("clear for reset",)),
-    P1Reset: _constant(("p1 reset",)),
-    P0Restart: _constant(),
-    P1Restart: _constant(),
-}
-"""Per action class, the groups its actions belong to (a class in no group: none)."""
-
-
-def necessary_enabling(config: Config, state: State, action: Action) -> tuple[Group, ...]:
-    """Groups of actions one of which must run before the disabled `action` is enabled
-    (read off its guard: a false conjunct, and the only steps that make it true;
-    `NECESSARY_ENABLING`)."""
-    return entry(NECESSARY_ENABLING, action)(state, action)
-
-
-def _request_step(state: State, action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, P0Handle | P0HandleRejected | P0Process)
-    if action.rid >= len(state.requests):  # the request does not exist yet
-        return (("submit",),)
-    return (("retry", action.rid),)  # it is not submitted: only a retry resubmits it
-
-
-def _update_enabling(state: State, action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, P0UpdateItem)
-    stage = state.requests[action.rid].stage if action.rid < len(state.requests) else None
-    if stage in (Stage.PROCESSED, Stage.UPDATING):  # waits to be the sending update
-        return (("first update", action.rid),)
-    return (("process", action.rid),)
-
-
-def _receive_enabling(state: State, action: Action) -> tuple[Group, ...]:
-    assert isinstance(action, P1Receive)  # its engine's queue is too short: a send to it
-    return (("send", action.engine),)
-
-
-def _wipe_enabling(state: State, action: Action) -> tuple[Group, ...]:
-    mid = [r.rid for r in state.requests if r.stage in (Stage.PROCESSED, Stage.UPDATING)
-           and (not isinstance(action, P0Restart) or r.front_end == action.front_end)]
-    if mid:  # an attempt between probe and send must finish
-        return tuple(("update", rid) for rid in mid)
-    if state.reset_pending:
-        return (("p1 reset",),)
-    return (("receive",),)  # a message is in flight
-
-
-def _always_enabled(state: State, action: Action) -> tuple[Group, ...]:
-    raise AssertionError(f"{action!r} is disabled only in a faulted state")
-
-
-def _needs(*found: Group) -> Callable[[State, Action], tuple[Group, ...]]:
-    return lambda state, action: found
-
-
-NECESSARY_ENABLING: dict[type[Action], Callable[[State, Action], tuple[Group, ...]]] = {
-    Submit: _needs(("ends",)),  # the unfinished count is at its bound: an attempt ends
-    P0Handle: _request_step,
-    P0Process: _request_step,
-    P0UpdateItem: _update_enabling,
-    P0HandleRejected: _request_step,
-    P1Receive: _receive_enabling,
-    P0ReceiveReply: _needs(("receive",)),  # no reply: P1 must answer a message
-    Retry: _needs(("reply",)),  # only taking a miss reply sets the outcome MISS
-    ClearBoth: _wipe_enabling,
-    P0Clear: _always_enabled,
-    P1Clear: _always_enabled,
-    P0ClearForReset: _needs(("p1 reset",)),  # a reset is pending
-    P1Reset: _needs(("clear for reset",)),  # no reset is pending
-    P0Restart: _wipe_enabling,
-    P1Restart: _always_enabled,
-}
-"""Per action class, what must run before a disabled action of it is enabled."""
-
-
-CLEARING: tuple[type[Action], ...] = (ClearBoth, P0Clear, P1Clear, P0ClearForReset, P1Reset,
-                                      P0Restart, P1Restart)
+CLEARING: tuple[type[Action], ...] = tuple(kind for kind, rules in RULES.items() if rules.clearing)
 """The steps that make no progress (`progress`): they only wipe caches or toggle the
-pending reset. A reduced expansion never includes one (the cycle proviso, `progress`)."""
+pending reset (`rules.Rules.clearing`). A reduced expansion never includes one (the cycle
+proviso, `progress`)."""
 
 
 def progress(state: State) -> int:
