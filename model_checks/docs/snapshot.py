@@ -1,7 +1,7 @@
 """The results snapshot the generated pages are rendered from: `docs/results/`.
 
-Hypothesis shrinking and solver times are not deterministic, so the pages never read a live
-run: they read `results/records.json` (the verdict records of the scenarios, Hypothesis, Z3
+A main job takes minutes and the times in its records differ from run to run, so the pages
+never read a live run: they read `results/records.json` (the verdict records of the scenarios, Hypothesis, Z3
 and the explorer from main-job runs, restricted to the cells of the expected matrix) and
 `results/traces/*.json` (per cell with a counterexample, the shortest trace across checkers,
 Z3 preferred on ties, then the explorer's, in the replayable `paired-caches-trace/1` format).
