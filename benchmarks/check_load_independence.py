@@ -1,20 +1,23 @@
-"""Do `prove`'s verdicts depend on the machine's load? Run the same selection twice, once alone
-and once with CPU-bound processes beside it, and compare every record and counterexample file.
+"""Do the verdicts of `prove` or `simulate` depend on the machine's load? Run the same
+selection twice, once alone and once with CPU-bound processes beside it, and compare every
+record and counterexample file.
 
-    .venv/bin/python benchmarks/check_load_independence.py [--burners 2] [--jobs 2]
-        [--compare IDLE.json LOADED.json] [-- PROVE ARGUMENTS ...]
+    .venv/bin/python benchmarks/check_load_independence.py [--command prove|simulate]
+        [--burners 2] [--compare IDLE.json LOADED.json] [-- ARGUMENTS ...]
 
-Without `--compare`, it runs `python -m model_checks prove ARGUMENTS` (default: the main job's
-selection, `jobs.phases.PROVE_MAIN_ENVIRONMENTS`) twice into build/load-independence/{idle,loaded}/,
-the second time with `--burners` busy-looping processes started beside it, and prints each
-run's wall time, then the comparison. With `--compare`, it only compares two records files
-written earlier (e.g. a clean-clone CI main job's `parts/3-prove.json` and a run on a busy
-machine). Records are compared on every field but `seconds` (wall time) and the folder of the
-counterexample file; counterexample files are compared by content. Exit 0: identical; 1: a
-record or a trace differs (each difference is printed); 2: usage error.
+Without `--compare`, it runs `python -m model_checks COMMAND ARGUMENTS` (default command
+`prove`; default arguments: the main job's selection of that command, `jobs.phases.MAIN_JOB`)
+twice into build/load-independence/{idle,loaded}/, the second time with `--burners`
+busy-looping processes started beside it, and prints each run's wall time, then the
+comparison. With `--compare`, it only compares two records files written earlier (e.g. a
+clean-clone CI main job's `parts/3-prove.json` and a run on a busy machine). Records are
+compared on every field but `seconds` (wall time) and the folder of the counterexample file;
+counterexample files are compared by content. Exit 0: identical; 1: a record or a trace
+differs (each difference is printed); 2: usage error.
 
-Every Z3 query is bounded by rlimit units (`model_checks/smt/budget.py`), never by seconds,
-so the expected outcome is "identical" whatever the load; this script is how that claim is
+Every Z3 query is bounded by rlimit units (`model_checks/smt/budget.py`) and Hypothesis's
+shrinking by a count (`simulate.profiles.Profile.max_shrinks`), never by seconds, so the
+expected outcome is "identical" whatever the load; this script is how that claim is
 re-measured (docs/checkers.md, "Verdicts do not depend on the machine").
 """
 
@@ -76,14 +79,19 @@ def compare(idle: Path, loaded: Path) -> int:
     return 1 if differing or missing else 0
 
 
-def run(arguments: list[str], out: Path, burners: int) -> float:
+def main_job_arguments(command: str) -> list[str]:
+    """The main job's arguments of `command` (its phase in `jobs.phases.MAIN_JOB`)."""
+    return next(list(p.argv[1:]) for p in phases.MAIN_JOB if p.command == command)
+
+
+def run(command: str, arguments: list[str], out: Path, burners: int) -> float:
     out.mkdir(parents=True, exist_ok=True)
     processes = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(burners)]
     for process in processes:
         process.start()
     start = time.perf_counter()
     try:
-        subprocess.run([sys.executable, "-m", "model_checks", "prove", *arguments,
+        subprocess.run([sys.executable, "-m", "model_checks", command, *arguments,
                         "--json", str(out / "records.json")], cwd=out, check=False,
                        stdout=subprocess.DEVNULL)
     finally:
@@ -94,19 +102,20 @@ def run(arguments: list[str], out: Path, burners: int) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--command", choices=("prove", "simulate"), default="prove")
     parser.add_argument("--burners", type=int, default=2)
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("IDLE", "LOADED"))
-    parser.add_argument("prove_arguments", nargs="*")
+    parser.add_argument("arguments", nargs="*")
     args = parser.parse_args()
     if args.compare:
         idle, loaded = args.compare
         if not (idle.is_file() and loaded.is_file()):
             parser.error("--compare: both records files must exist")
         return compare(idle, loaded)
-    arguments = args.prove_arguments or list(phases.PROVE_MAIN_ENVIRONMENTS)
+    arguments = args.arguments or main_job_arguments(args.command)
     root = Path("build/load-independence").resolve()
     for name, burners in (("idle", 0), ("loaded", args.burners)):
-        seconds = run(arguments, root / name, burners)
+        seconds = run(args.command, arguments, root / name, burners)
         print(f"{name} ({burners} CPU-bound processes beside it): {seconds:.0f} s wall")
     return compare(root / "idle" / "records.json", root / "loaded" / "records.json")
 

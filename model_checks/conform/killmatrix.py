@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
+from model_checks import file_cache
 from model_checks.conform.mutants import MUTANTS, ImplMutant, adapter_path
 from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
 from model_checks.conform.remote import RemoteEngines
@@ -79,10 +81,37 @@ def kill_matrix(
     return rows
 
 
+def _as_json(kill: Kill | None) -> dict[str, Any] | None:
+    return None if kill is None else asdict(kill)
+
+
+def _kill_of(data: Any) -> Kill:
+    if not isinstance(data, dict):
+        raise TypeError(f"got {type(data).__name__}, expected a kill record")
+    return Kill(**data)
+
+
+def _rows_of(mutants: Sequence[ImplMutant]) -> Callable[[Any], list[Row]]:
+    """Decodes a cached list of [in_process, two_processes] kills of `mutants`, in order."""
+
+    def decode(data: Any) -> list[Row]:
+        if not isinstance(data, list) or len(data) != len(mutants):
+            raise ValueError(f"got {data!r:.40}, expected one entry per mutant")
+        return [Row(m, _kill_of(one), None if two is None else _kill_of(two))
+                for m, (one, two) in zip(mutants, data, strict=True)]
+
+    return decode
+
+
 @functools.cache
 def independent_rows(profile: Profile = PROFILE) -> list[Row]:
-    """The independent mutant set, conformance alone, in one process (cached per process)."""
-    return [Row(m, _kill(m, profile, None), None) for m in REFERENCE_MUTANTS]
+    """The independent mutant set, conformance alone, in one process (cached per process and
+    in `file_cache`: the runs are derandomized and bounded by counts)."""
+    return file_cache.cached(
+        "kill-matrix-independent", repr(profile),
+        lambda: [[_as_json(_kill(m, profile, None)), None] for m in REFERENCE_MUTANTS],
+        _rows_of(REFERENCE_MUTANTS),
+    )
 
 
 def kill_rate(rows: Sequence[Row]) -> tuple[int, int]:
@@ -92,9 +121,14 @@ def kill_rate(rows: Sequence[Row]) -> tuple[int, int]:
 
 @functools.cache
 def default_rows(profile: Profile = PROFILE) -> list[Row]:
-    """`kill_matrix` of every mutant in both modes, cached per process (docs and tests share
-    it)."""
-    return kill_matrix(profile)
+    """`kill_matrix` of every mutant in both modes, cached per process and in `file_cache`
+    (docs and every test worker share it)."""
+    return file_cache.cached(
+        "kill-matrix", repr(profile),
+        lambda: [[_as_json(r.in_process), _as_json(r.two_processes)]
+                 for r in kill_matrix(profile)],
+        _rows_of(MUTANTS),
+    )
 
 
 def page(profile: Profile = PROFILE) -> str:

@@ -331,8 +331,8 @@ def verdicts_page(results: Results) -> str:
     parts += [
         "Rendered from the results snapshot `docs/" + RECORDS + "` (the verdict records of "
         "main-job runs, `python -m model_checks`), taken with `"
-        + (results.snapshot.command or REFRESH) + "`. Solver times and Hypothesis shrinking "
-        "vary from run to run; the snapshot keeps the pages deterministic. The main job "
+        + (results.snapshot.command or REFRESH) + "`. A main job takes minutes and its records' "
+        "times vary from run to run; the snapshot keeps the pages deterministic. The main job "
         "prints whether the snapshot still matches its verdicts.", "",
     ]
     parts += _legend()

@@ -1,10 +1,11 @@
 """The results snapshot the generated pages are rendered from: `docs/results/`.
 
-Hypothesis shrinking and solver times are not deterministic, so the pages never read a live
-run: they read `results/records.json` (the verdict records of the scenarios, Hypothesis, Z3
-and the explorer from main-job runs, restricted to the cells of the expected matrix) and
-`results/traces/*.json` (per cell with a counterexample, the shortest trace across checkers,
-Z3 preferred on ties, then the explorer's, in the replayable `paired-caches-trace/1` format).
+A main job takes minutes and the times in its records differ from run to run, so the pages
+never read a live run: they read `results/records.json` (the verdict records of the scenarios,
+Hypothesis, Z3 and the explorer from main-job runs, restricted to the cells of the expected
+matrix) and `results/traces/*.json` (per cell with a counterexample, the shortest trace
+across checkers, Z3 preferred on ties, then the explorer's, in the replayable
+`paired-caches-trace/1` format).
 `from_run` builds a new snapshot from a run's records file (a whole main job, or one phase's
 part such as `build/main-job/parts/4-explore.json`), keeping the records of the checkers and
 cells that run did not judge (`carried_over`), checking every trace it copies; nothing is

@@ -1,7 +1,8 @@
 """Where jobs run. A backend yields (submission index, result) as each job finishes, every
 index exactly once; `executor.run` puts them back in submission order.
 
-`LocalProcesses(n)`: n processes of this machine (one: this process, no pool). A pool whose
+`LocalProcesses(n)`: n processes of this machine (one: this process, no pool), the jobs of
+larger `Job.cost` started first. A pool whose
 worker process dies (killed, out of memory) is restarted with the unfinished jobs, at most
 `RESTARTS` times, like a cluster rescheduling a dead worker's tasks; after that they fail.
 """
@@ -13,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from model_checks.executor.jobs import Done, Failed, Indexed, Job, call, preload
+from model_checks.executor.jobs import Done, Failed, Indexed, Job, call, preload, start_order
 
 
 class Backend(Protocol):
@@ -63,8 +64,10 @@ class LocalProcesses:
         left in `waiting`) if the pool breaks."""
         workers = min(self.processes, len(waiting))
         with ProcessPoolExecutor(max_workers=workers) as pool:
+            indices = list(waiting)
+            jobs = [waiting[index] for index in indices]
             futures: dict[Future[Done[Any] | Failed], int] = {
-                pool.submit(call, job): index for index, job in waiting.items()
+                pool.submit(call, jobs[n]): indices[n] for n in start_order(jobs)
             }
             pending = set(futures)
             while pending:

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from model_checks.executor.errors import ClusterError
-from model_checks.executor.jobs import Failed, Indexed, Job, call, one_line
+from model_checks.executor.jobs import Failed, Indexed, Job, call, one_line, start_order
 from model_checks.executor.sources import source_digest
 
 CONNECT_SECONDS = 10
@@ -72,11 +72,13 @@ class DaskCluster:
 
         digest = source_digest()
         run_id = uuid.uuid4().hex[:8]
+        order = start_order(jobs)  # submitted larger cost first, as the scheduler starts them
         futures = [
-            self.client.submit(call, job, digest, key=f"{job.label}-{run_id}-{n}", pure=False)
-            for n, job in enumerate(jobs)
+            self.client.submit(call, jobs[n], digest, key=f"{jobs[n].label}-{run_id}-{n}",
+                               pure=False)
+            for n in order
         ]
-        index = {future.key: n for n, future in enumerate(futures)}
+        index = {future.key: n for n, future in zip(order, futures, strict=True)}
         try:
             for future in as_completed(futures, loop=self.client.loop):
                 n = index[future.key]

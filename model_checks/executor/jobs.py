@@ -31,6 +31,15 @@ class Job(Generic[T]):
     label: str
     function: Callable[..., T]
     arguments: tuple[Any, ...] = ()
+    cost: float = 0.0
+    """An estimate of the job's work, for scheduling only: a backend starts the jobs of
+    larger cost first, so that a long job does not start last and run alone while the other
+    workers idle. It never changes a result, nor the order `executor.run` returns them in."""
+
+
+def start_order(jobs: Sequence[Job[Any]]) -> list[int]:
+    """The indices of `jobs`, larger cost first, submission order among equal costs."""
+    return sorted(range(len(jobs)), key=lambda index: (-jobs[index].cost, index))
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,11 @@ if TYPE_CHECKING:
 class Profile:
     """A search budget. `holds_examples`: examples for the search over must-hold properties;
     `break_examples`: the most examples a must-break search may take to find its
-    counterexample; `steps`: the most rule steps per example; `jobs`: local worker processes
-    (a cluster run uses the cluster's workers instead)."""
+    counterexample; `steps`: the most rule steps per example; `max_shrinks`: the most times
+    Hypothesis's shrinking may replace a counterexample with a smaller one (a count, never
+    seconds: with `derandomize` the counterexample and the steps a search takes are then a
+    function of the profile and the cell, whatever the machine; 0: no shrinking); `jobs`:
+    local worker processes (a cluster run uses the cluster's workers instead)."""
 
     name: str
     holds_examples: int
@@ -23,7 +26,7 @@ class Profile:
     steps: int
     derandomize: bool
     use_database: bool
-    shrink_seconds: int
+    max_shrinks: int
     jobs: int = 2
 
     def settings(self, examples: int) -> Settings:
@@ -47,9 +50,9 @@ class Profile:
 
 PROFILES: dict[str, Profile] = {
     "ci": Profile("ci", holds_examples=30, break_examples=100, steps=20, derandomize=True,
-                  use_database=False, shrink_seconds=1),
+                  use_database=False, max_shrinks=10),
     "dev": Profile("dev", holds_examples=300, break_examples=2000, steps=30, derandomize=False,
-                   use_database=True, shrink_seconds=30),
+                   use_database=True, max_shrinks=100),
     "nightly": Profile("nightly", holds_examples=3000, break_examples=20000, steps=40,
-                       derandomize=False, use_database=False, shrink_seconds=300),
+                       derandomize=False, use_database=False, max_shrinks=500),
 }

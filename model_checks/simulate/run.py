@@ -48,18 +48,26 @@ __all__ = ["PROFILES", "CellResult", "Profile", "run_cell", "run_matrix", "run_m
            "run_mutants", "run_wider"]
 
 
+NO_CLOCK = 2**62
+"""Hypothesis's shrinking time limit while a profile's count bounds it: never reached."""
+
+
 @contextlib.contextmanager
-def shrink_deadline(seconds: int) -> Iterator[None]:
-    """Hypothesis stops shrinking after `engine.MAX_SHRINKING_SECONDS` (300 s), a module
-    constant with no setting; the ci profile lowers it so that 68 cells fit the CI budget. A
-    counterexample shrunk for a shorter time may be longer than minimal: the reported length
-    is an upper bound (the dev and nightly profiles shrink longer)."""
-    saved = engine.MAX_SHRINKING_SECONDS
-    engine.MAX_SHRINKING_SECONDS = seconds
+def shrink_bound(max_shrinks: int) -> Iterator[None]:
+    """Bound Hypothesis's shrinking by a count, never by the clock. Hypothesis stops
+    shrinking after `engine.MAX_SHRINKS` successful shrinks (500) or after
+    `engine.MAX_SHRINKING_SECONDS` (300 s), module constants with no setting: this sets the
+    count to the profile's `max_shrinks` and lifts the time limit, so that a slow or busy
+    machine shrinks exactly as far as a fast one (the shrinker's own stall limit, counted in
+    calls, ends a shrink that stops making progress). With the ci profile's small count a
+    counterexample may be longer than minimal: its length is an upper bound (the dev and
+    nightly profiles shrink further)."""
+    saved = engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS
+    engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS = max_shrinks, NO_CLOCK
     try:
         yield
     finally:
-        engine.MAX_SHRINKING_SECONDS = saved
+        engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS = saved
 
 
 @dataclass(frozen=True)
@@ -131,7 +139,7 @@ def search(
     start = time.perf_counter()
     finding = None
     try:
-        with shrink_deadline(profile.shrink_seconds), with_reporter(_discard):
+        with shrink_bound(profile.max_shrinks), with_reporter(_discard):
             run_state_machine_as_test(cls, settings=profile.settings(examples))
     except PropertyViolated as error:
         notes = getattr(error, "__notes__", [])

@@ -212,14 +212,15 @@ def run_cells(
 ) -> list[CellOutcome]:
     """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
     local processes), in a process forked for it alone (the units a z3 query spends depend on
-    what its context built before); progress: one line per group. A group whose job failed
+    what its context built before), the groups of more drift sources (larger encodings)
+    started first; progress: one line per group. A group whose job failed
     gives its cells the status "failed", the other groups' results are kept."""
     groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
     work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
                          (group, depth, rlimit, search_depth, None, certificate_rlimit,
-                          chc_rlimit, chc_properties, mirror))
+                          chc_rlimit, chc_properties, mirror), cost=len(env))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
         "Z3 groups", lambda done: done.value[1], progress)

@@ -12,6 +12,7 @@ import pytest
 from model_checks import executor
 from model_checks.executor import Done, Failed, Job, LineProgress, LocalProcesses
 from model_checks.executor.examples import exit_on, fail_on, kill_worker_once, square_after
+from model_checks.executor.jobs import start_order
 
 
 def _jobs() -> list[Job[int]]:
@@ -22,6 +23,16 @@ def _jobs() -> list[Job[int]]:
 @pytest.mark.parametrize("processes", [1, 2])
 def test_results_come_back_in_submission_order(processes: int) -> None:
     results = executor.run(_jobs(), LocalProcesses(processes))
+    assert [r.label for r in results] == [f"n{n}" for n in range(6)]
+    assert executor.values(results) == [n * n for n in range(6)]
+
+
+def test_larger_costs_start_first_and_results_keep_submission_order() -> None:
+    costs = [0.0, 3.0, 0.0, 7.0, 3.0, 0.0]
+    jobs = [Job(f"n{n}", square_after, (n,), cost=c) for n, c in enumerate(costs)]
+    assert start_order(jobs) == [3, 1, 4, 0, 2, 5]  # ties keep submission order
+    assert start_order(_jobs()) == list(range(6))  # no cost: submission order
+    results = executor.run(jobs, LocalProcesses(2))
     assert [r.label for r in results] == [f"n{n}" for n in range(6)]
     assert executor.values(results) == [n * n for n in range(6)]
 

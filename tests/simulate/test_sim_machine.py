@@ -16,15 +16,16 @@ from model_checks.simulate.machine import (
     machine_named,
     rule_names,
 )
-from model_checks.simulate.run import PROFILES, search
+from model_checks.simulate.run import PROFILES, search, shrink_bound
 from model_checks.simulate.witnesses import shortest_witness
 from spec import V0, V1, V2, V3
 
 
 def _find(name: str, variant: spec.Variant, env: tuple[str, ...], prop: str) -> PropertyViolated:
     cls = machine_class(name, config_for(variant, env), [prop])
-    with pytest.raises(PropertyViolated) as caught:
-        run_state_machine_as_test(cls, settings=PROFILES["ci"].settings(300))
+    profile = PROFILES["ci"]
+    with pytest.raises(PropertyViolated) as caught, shrink_bound(profile.max_shrinks):
+        run_state_machine_as_test(cls, settings=profile.settings(300))
     return caught.value
 
 

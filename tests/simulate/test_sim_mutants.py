@@ -17,7 +17,7 @@ from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import Verdict
 from model_checks.simulate.run import PROFILES, run_mutant
 
-FAST = replace(PROFILES["ci"], name="test", break_examples=60, shrink_seconds=0, jobs=1)
+FAST = replace(PROFILES["ci"], name="test", break_examples=60, max_shrinks=0, jobs=1)
 FOUND_BY_SEARCH = {"engine-asserts", "evicts-most-recent", "ignores-new-size"}
 
 
