@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from model_checks.judged import Judged, NotJudged, Table, checker_tables, gaps
+from model_checks.checker_tables import checker_tables
+from model_checks.judged import Judged, NotJudged, Table, gaps
 from model_checks.records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
 from spec.properties import declare as declared
@@ -88,9 +89,7 @@ def extra_property() -> Iterator[str]:
     try:
         yield EXTRA
     finally:
-        declared._DECLARED.pop(EXTRA, None)
-        declared._ORDERED.clear()
-        declared._BY_ID.clear()
+        declared.withdraw(EXTRA)
 
 
 def test_arch_a_new_property_is_taken_up_with_no_other_edit(extra_property: str) -> None:
