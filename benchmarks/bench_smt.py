@@ -58,21 +58,21 @@ import z3
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model_checks.matrix import Expectation
-from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.budget import DEEP_RLIMIT, Bounded, counter
 from model_checks.smt.cells import matrix_cells
-from model_checks.smt.invariant import V3_INVARIANTS, Invariant, conjunction, prove
-from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
-from model_checks.smt.properties import BAD
-from model_checks.smt.proved_first import prove_first
-from model_checks.smt.runner import BY_CHC
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.symbols import (
     Bounds,
     Encoding,
     params,
     params_constraint,
     state_at,
 )
+from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
+from model_checks.smt.prove.invariant import V3_INVARIANTS, Invariant, conjunction, prove
+from model_checks.smt.prove.proved_first import prove_first
+from model_checks.smt.runner import BY_CHC
 from spec import ALL_DRIFT, V0, V1, V2, V3, Drift, Variant
 
 VARIANTS = {"V0": V0, "V1": V1, "V2": V2, "V3": V3}
@@ -293,7 +293,7 @@ def main() -> None:
                              "their invariants as lemmas in every state ('lemmas')")
     parser.add_argument("--mirror", choices=("none", "one-item", "all"), default="one-item",
                         help="with --prune: where the hand-written certificates of "
-                             "model_checks/smt/relational.py are tried (as prove --mirror)")
+                             "model_checks/smt/prove/relational.py are tried (as prove --mirror)")
     parser.add_argument("--cpu", type=float, default=float("inf"),
                         help="stop deepening a cell after the first depth that ends past this "
                              "many seconds of its process's CPU time")

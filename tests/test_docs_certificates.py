@@ -1,11 +1,11 @@
 """docs/invariants.md lists every part of the relational certificates that `prove` checks, read
-from the code (`model_checks/smt/relational.py`), so the page says what is proved."""
+from the code (`model_checks/smt/prove/relational.py`), so the page says what is proved."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from model_checks.smt import relational
+from model_checks.smt.prove import relational
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "invariants.md"
 

@@ -51,8 +51,9 @@ def invariants_page(
     parts.append(
         "The steps of the all-depth proof of S1-S3 for V3 (`spec.lemmas()`). The Z3 checker "
         "encodes each under its id and proves their conjunction inductive "
-        "(`model_checks/smt/invariant.py`, re-checked with fresh solvers); the tests check each "
-        "on every state of random V3 walks under all drift and on a state that breaks it."
+        "(`model_checks/smt/prove/invariant.py`, re-checked with fresh solvers); the tests "
+        "check each on every state of random V3 walks under all drift and on a state that "
+        "breaks it."
     )
     for lemma in lemmas():
         parts += ["", f"## {lemma.id}: {lemma.title}", "", lemma.statement]
@@ -60,11 +61,11 @@ def invariants_page(
 
 
 def _relational_certificates() -> list[str]:
-    """The hand-written relational certificates of `model_checks/smt/relational.py`, part by
+    """The hand-written relational certificates of `model_checks/smt/prove/relational.py`, part by
     part, read from the code that the certificate check proves (names, statements, where they
     apply), so the page cannot drift from what is proved."""
-    from model_checks.smt import relational
-    from model_checks.smt.invariant import Invariant
+    from model_checks.smt.prove import relational
+    from model_checks.smt.prove.invariant import Invariant
 
     def drift(sources: frozenset[Drift]) -> str:
         return ", ".join(d.value for d in sorted(sources, key=lambda d: int(d.value[1:])))
@@ -75,7 +76,7 @@ def _relational_certificates() -> list[str]:
     lines = ["", "# Relational certificates", ""]
     lines.append(
         "Two inductive invariants written by hand over the Z3 encoding "
-        "(`model_checks/smt/relational.py`) and checked by the same certificate check as "
+        "(`model_checks/smt/prove/relational.py`) and checked by the same certificate check as "
         "V3's (initiation, non-vacuity, consecution of each part under every action, and the "
         "invariant implies the property, with fresh solvers under an rlimit). They prove "
         "properties for all depths, in Z3's instance, where bounded model checking alone "

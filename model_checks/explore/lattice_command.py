@@ -301,7 +301,7 @@ def collect_evidence(paths: list[Path]) -> list[Break]:
 def parametric_proofs() -> tuple[Proof, ...]:
     """Z3's all-instance proof of V3's S1-S3 (a certificate rejected gives no proof)."""
     from model_checks.records import Verdict
-    from model_checks.smt.parametric import records
+    from model_checks.smt.prove.parametric import records
 
     return tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
                  for r in records() if r.verdict is Verdict.PROVED)

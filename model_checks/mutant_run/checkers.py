@@ -42,11 +42,11 @@ from model_checks.records import (
     VerdictRecord,
 )
 from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
-from model_checks.smt.bmc import bmc
 from model_checks.smt.cells import SAFETY, mutant_cells
+from model_checks.smt.encode.symbols import Bounds, Encoding
 from model_checks.smt.results import Result, Violated, to_record
 from model_checks.smt.runner import run_cells
-from model_checks.smt.symbols import Bounds, Encoding
+from model_checks.smt.search.bmc import bmc
 from spec import Drift, registry
 
 Progress = Callable[[str], None]

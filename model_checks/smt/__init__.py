@@ -1,4 +1,15 @@
-"""Z3 side of the model checks: a symbolic encoding of the spec's transition system, bounded
-model checking with iterative deepening, an inductive-invariant proof for all depths, and the
-cross-checks that tie the encoding to the spec (every counterexample replays on the spec; every
-spec step is a step of the encoding)."""
+"""Z3 side of the model checks, grouped by pipeline stage:
+
+- `encode/`: the spec's transition system as formulas (symbolic state, one relation per
+  action, the properties as predicates); hands `initial`, `transition` and `BAD` on.
+- `search/`: bounded model checking with iterative deepening over those formulas; hands a
+  model (a counterexample) to `decode/`, or a bound reached.
+- `prove/`: the all-depth methods (certificates, induction, Spacer, the parametric proof);
+  hands proved properties to the runner, which leaves only the rest to `search/`.
+- `decode/`: a model back into a spec trace, replayed on the spec and cross-checked step by
+  step against the encoding.
+
+At the top: the command (`cli`), the cells it decides (`cells`), the run over them (`runner`),
+the typed results and their records (`results`), the table of what it judges (`judged`), and
+the solver budgets every stage uses (`budget`, `limits`: rlimit units, never seconds).
+"""

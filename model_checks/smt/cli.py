@@ -34,7 +34,8 @@ DEFAULT_RLIMIT = BMC_RLIMIT
 DEFAULT_CHC = ("S3",)
 CHC_CHOICES = ("S1", "S3", "H1")
 MIRROR_MODES = ("none", "one-item", "all")
-"""`--mirror`'s choices (`smt.relational.MODES`, which imports z3; a test keeps them equal)."""
+"""`--mirror`'s choices (`smt.prove.relational.MODES`, which imports z3; a test keeps them
+equal)."""
 
 
 class ProveUsageError(ValueError):
@@ -65,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{','.join(DEFAULT_CHC)})")
     parser.add_argument("--mirror", default="one-item", choices=MIRROR_MODES,
                         help="where the hand-written mirror certificate lifts bounded proofs "
-                             "of H1, S1, S3 to all depths (`smt.relational`): 'one-item' "
+                             "of H1, S1, S3 to all depths (`smt.prove.relational`): 'one-item' "
                              "encodings (default), 'all' (adds V3 under D8: "
                              "514 million units on one query), 'none'")
     parser.add_argument("--variant", action="append", default=None,
@@ -79,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parametric", action="store_true",
                         help="instead of the matrix: prove V3's S1-S3 for every instance size "
                              "(any number of identities, requests, items, front ends, any "
-                             "budget and sizes; `smt.parametric`)")
+                             "budget and sizes; `smt.prove.parametric`)")
     add_dask_argument(parser)
 
 
@@ -150,7 +151,7 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
 def run_parametric(args: argparse.Namespace) -> int:
     """V3's S1-S3 for every instance: 0 proved, 1 the certificate was rejected (a finding:
     the record is unknown and says which query failed)."""
-    from model_checks.smt import parametric
+    from model_checks.smt.prove import parametric
 
     if args.variant or args.environment or args.property:
         raise ProveUsageError("--parametric proves V3's S1-S3 for every instance: drop "

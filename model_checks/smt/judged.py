@@ -1,7 +1,7 @@
 """What the Z3 checker judges: its table keyed by property (importing no z3, so that the
 command line can name the choices before z3 loads).
 
-A state property with an encoding (`ENCODED`, the keys of `smt.properties.BAD`) is decided
+A state property with an encoding (`ENCODED`, the keys of `smt.encode.properties.BAD`) is decided
 by bounded model checking and induction, except a documented limit; every other property is
 listed as not judged, with the reason.
 """
@@ -12,7 +12,7 @@ from model_checks.judged import Judged, NotJudged, Table
 from spec import Kind, registry
 
 ENCODED: frozenset[str] = frozenset({"S1", "S2", "S3", "S4", "H1"})
-"""The ids `smt.properties.BAD` encodes (a test keeps them equal)."""
+"""The ids `smt.encode.properties.BAD` encodes (a test keeps them equal)."""
 
 NOT_ENCODED_LIVENESS = ("a liveness property: the SMT checker decides state predicates on the "
                         "encoding, not responses over a trace")

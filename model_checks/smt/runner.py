@@ -27,12 +27,12 @@ from dataclasses import dataclass, replace
 from model_checks import executor
 from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord
-from model_checks.smt.bmc import bmc_many
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
-from model_checks.smt.invariant import CertificateRejected, certificates, prove
+from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.limits import CHC_RLIMIT
-from model_checks.smt.proved_first import REACHABLE_DEPTH, FirstProofs, prove_first
+from model_checks.smt.prove.invariant import CertificateRejected, certificates, prove
+from model_checks.smt.prove.proved_first import REACHABLE_DEPTH, FirstProofs, prove_first
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -41,7 +41,7 @@ from model_checks.smt.results import (
     Violated,
     to_record,
 )
-from model_checks.smt.symbols import Encoding, encoding_for
+from model_checks.smt.search.bmc import bmc_many
 
 PROVED_BY_INVARIANT = ("S1", "S2", "S3")
 BY_CHC = ("S3",)

@@ -1,9 +1,9 @@
 """Strengthening invariants I1-I7: what makes S1-S3 inductive for V3.
 
 Each names the variants it is about in its statement and returns no reasons for the others
-(an untagged variant has no tags to agree). `model_checks.smt.invariant` encodes each one under
-the same id and proves the conjunction inductive; the tests check each on every state of random
-V3 walks under all drift, and on a hand-built state that violates it.
+(an untagged variant has no tags to agree). `model_checks.smt.prove.invariant` encodes each one
+under the same id and proves the conjunction inductive; the tests check each on every state of
+random V3 walks under all drift, and on a hand-built state that violates it.
 """
 
 from __future__ import annotations

@@ -15,12 +15,14 @@ from spec.transitions import ClearBoth, P1Reset
 
 def consumer_tables() -> dict[str, Mapping[type[Action], object]]:
     from model_checks.explore.reduction import footprint, stubborn
-    from model_checks.smt import actions, crosscheck, decode
+    from model_checks.smt.decode import crosscheck
+    from model_checks.smt.decode import trace as decode
+    from model_checks.smt.encode import actions
 
     return {
-        "smt.actions.ENCODINGS": actions.ENCODINGS,
-        "smt.decode.DECODERS": decode.DECODERS,
-        "smt.crosscheck.ARGUMENTS": crosscheck.ARGUMENTS,
+        "smt.encode.actions.ENCODINGS": actions.ENCODINGS,
+        "smt.decode.trace.DECODERS": decode.DECODERS,
+        "smt.decode.crosscheck.ARGUMENTS": crosscheck.ARGUMENTS,
         "explore.reduction.footprint.FOOTPRINTS": footprint.FOOTPRINTS,
         "explore.reduction.stubborn.GROUPS": stubborn.GROUPS,
         "explore.reduction.stubborn.NECESSARY_ENABLING": stubborn.NECESSARY_ENABLING,
@@ -35,7 +37,7 @@ def test_arch_action_tables_cover_exactly_the_spec_actions() -> None:
 
 def test_arch_the_action_codes_follow_the_table() -> None:
     """The SMT action codes are the table's encodings in order, one class per group."""
-    from model_checks.smt.actions import ACTIONS, ENCODINGS
+    from model_checks.smt.encode.actions import ACTIONS, ENCODINGS
 
     assert tuple(e for group in ENCODINGS.values() for e in group) == ACTIONS
     assert all(e.spec_class is cls for cls, group in ENCODINGS.items() for e in group)

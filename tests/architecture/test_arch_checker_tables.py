@@ -64,8 +64,8 @@ def test_arch_checker_tables_match_the_checkers_code() -> None:
     from model_checks.conform import lockstep
     from model_checks.conform.judged import on_agreed_trace
     from model_checks.smt.cells import SAFETY
+    from model_checks.smt.encode.properties import BAD
     from model_checks.smt.judged import ENCODED
-    from model_checks.smt.properties import BAD
 
     assert set(BAD) == ENCODED
     z3 = checker_tables()["z3"]()

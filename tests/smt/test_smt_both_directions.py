@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from model_checks.smt.crosscheck import StepChecker, both_directions, random_walk
-from model_checks.smt.symbols import Encoding
+from model_checks.smt.decode.crosscheck import StepChecker, both_directions, random_walk
+from model_checks.smt.encode.symbols import Encoding
 from spec import V0, V1, V2, V3, Variant, enabled, environment, initial
 from tests.smt.test_smt_crosscheck import _config
 

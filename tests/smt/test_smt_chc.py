@@ -10,7 +10,8 @@ import z3
 
 from model_checks.matrix import Expectation
 from model_checks.smt.cells import SmtCell
-from model_checks.smt.chc import (
+from model_checks.smt.encode.symbols import Encoding
+from model_checks.smt.prove.chc import (
     METHOD,
     Reachable,
     Undecided,
@@ -18,11 +19,10 @@ from model_checks.smt.chc import (
     chc_prove,
     spacer_invariant,
 )
-from model_checks.smt.induction import k_induction
-from model_checks.smt.invariant import CertificateRejected, prove
+from model_checks.smt.prove.induction import k_induction
+from model_checks.smt.prove.invariant import CertificateRejected, prove
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, to_record
 from model_checks.smt.runner import run_group
-from model_checks.smt.symbols import Encoding
 from spec import V1, V2, Drift, MissHandling
 
 D1 = frozenset({Drift.D1})

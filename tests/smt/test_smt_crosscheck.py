@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from model_checks.mutants import MUTANTS
 from model_checks.scenarios import SCENARIOS
-from model_checks.smt.crosscheck import first_disagreement, random_walk
-from model_checks.smt.symbols import Bounds, Encoding
+from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
+from model_checks.smt.encode.symbols import Bounds, Encoding
 from spec import DRIFT_IDS, V0, V1, V2, V3, Config, Content, Drift, ItemSize, Variant, environment
 
 ENCODED = DRIFT_IDS  # the encoding covers every drift source

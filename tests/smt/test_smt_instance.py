@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from model_checks.docs.results import describe, short
 from model_checks.records import VerdictRecord
+from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, instance, to_record
-from model_checks.smt.symbols import Encoding
 from spec import V2, V3, Drift
 
 

@@ -6,7 +6,8 @@ import pytest
 import z3
 
 from model_checks.mutants import MUTANTS
-from model_checks.smt.invariant import (
+from model_checks.smt.encode.symbols import Encoding
+from model_checks.smt.prove.invariant import (
     BUDGET_INVARIANTS,
     V3_INVARIANTS,
     CertificateRejected,
@@ -15,7 +16,6 @@ from model_checks.smt.invariant import (
     prove,
 )
 from model_checks.smt.results import ProvedAllDepths
-from model_checks.smt.symbols import Encoding
 from spec import ALL_DRIFT, V0, V2, V3, environment
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from model_checks.mutants import MUTANTS
-from model_checks.smt.bmc import bmc
 from model_checks.smt.budget import DEEP_RLIMIT
+from model_checks.smt.encode.symbols import Bounds, Encoding
 from model_checks.smt.results import Violated
-from model_checks.smt.symbols import Bounds, Encoding
+from model_checks.smt.search.bmc import bmc
 from spec import by_id, environment, run
 
 SAFETY = {"S1", "S2", "S3", "H1"}

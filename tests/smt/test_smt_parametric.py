@@ -1,4 +1,4 @@
-"""V3's S1-S3 for every instance size (`smt.parametric`): proved, and each check can fail."""
+"""V3's S1-S3 for every instance size (`smt.prove.parametric`): proved, and each check can fail."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import z3
 
 from model_checks.cli import main
 from model_checks.records import Verdict, read_records
-from model_checks.smt.crosscheck import random_walk
-from model_checks.smt.parametric import (
+from model_checks.smt.decode.crosscheck import random_walk
+from model_checks.smt.prove.parametric import (
     CERTIFICATE,
     UNCHECKED_LATER_ITEMS,
     ParametricRejected,

@@ -13,14 +13,14 @@ from model_checks.conform.lockstep import Disagreement, run_actions
 from model_checks.conform.reference_adapter import factory
 from model_checks.matrix import Expectation
 from model_checks.mutants import MUTANTS
-from model_checks.smt.bmc import bmc_many
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT
 from model_checks.smt.cells import SmtCell
-from model_checks.smt.chc import METHOD
-from model_checks.smt.proved_first import FirstProofs, property_lemma, prove_first
+from model_checks.smt.encode.symbols import Encoding
+from model_checks.smt.prove.chc import METHOD
+from model_checks.smt.prove.proved_first import FirstProofs, property_lemma, prove_first
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, Unknown, Violated
 from model_checks.smt.runner import _spacer_reachable, run_group
-from model_checks.smt.symbols import Encoding
+from model_checks.smt.search.bmc import bmc_many
 from spec import V0, V1, V2, by_id, environment, run
 from tests.smt.test_smt_chc import CRASHES
 from tests.smt.test_smt_mutants import DEEP, SHALLOW, WHOLE_RANGE

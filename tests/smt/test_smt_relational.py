@@ -1,7 +1,7 @@
-"""The mirror certificate (`smt.relational`): it proves H1 (with S1, S3) for all depths where the
-shadow mirrors the receiver, the record says how, and every known-bad design makes it fail: a
-receiver or a sender that evicts differently, reordered delivery, and the certificate without
-its recency-order lemma."""
+"""The mirror certificate (`smt.prove.relational`): it proves H1 (with S1, S3) for all depths
+where the shadow mirrors the receiver, the record says how, and every known-bad design makes it
+fail: a receiver or a sender that evicts differently, reordered delivery, and the certificate
+without its recency-order lemma."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from model_checks.scenarios.base import every_variant, item
 from model_checks.scenarios.catalog import configured, round_trip
 from model_checks.smt.cells import SmtCell
 from model_checks.smt.cli import MIRROR_MODES
-from model_checks.smt.invariant import CertificateRejected, prove
-from model_checks.smt.relational import (
+from model_checks.smt.encode.symbols import Encoding, encoding_for
+from model_checks.smt.prove.invariant import CertificateRejected, prove
+from model_checks.smt.prove.relational import (
     AGREEMENT_METHOD,
     METHOD,
     MODES,
@@ -30,7 +31,6 @@ from model_checks.smt.relational import (
 )
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, to_record
 from model_checks.smt.runner import run_group
-from model_checks.smt.symbols import Encoding, encoding_for
 from spec import V0, V1, V2, V3, Drift, LruFlaw
 
 NONE: frozenset[Drift] = frozenset()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.smt.bmc import bmc
+from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.results import Violated
-from model_checks.smt.symbols import Encoding
+from model_checks.smt.search.bmc import bmc
 from spec import V0, V1, V2, by_id, environment, run
 from spec.transitions import ACTION_TYPES
 

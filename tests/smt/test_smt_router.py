@@ -12,11 +12,11 @@ import pytest
 
 from model_checks.matrix import ROUTER, config_for, expected_cell
 from model_checks.scenarios import SCENARIOS
-from model_checks.smt import engine as smt_engine
-from model_checks.smt.bmc import bmc_many
-from model_checks.smt.crosscheck import both_directions, first_disagreement, random_walk
+from model_checks.smt.decode.crosscheck import both_directions, first_disagreement, random_walk
+from model_checks.smt.encode import engine as smt_engine
+from model_checks.smt.encode.symbols import Encoding, encoding_for, environment_ids
 from model_checks.smt.results import Violated, to_record
-from model_checks.smt.symbols import Encoding, encoding_for, environment_ids
+from model_checks.smt.search.bmc import bmc_many
 from spec import V0, V1, V2, V3, Config, Variant, environment
 from spec.transitions import P0Handle, P1Receive
 

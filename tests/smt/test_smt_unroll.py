@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import z3
 
-from model_checks.smt.actions import args_at, initial, transition
-from model_checks.smt.bmc import bmc, bmc_many, unroll
+from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.symbols import (
+    Encoding,
+    FaultCode,
+    at,
+    params,
+    params_constraint,
+    state_at,
+)
 from model_checks.smt.results import ProvedToBound, Violated
-from model_checks.smt.symbols import Encoding, FaultCode, at, params, params_constraint, state_at
+from model_checks.smt.search.bmc import bmc, bmc_many, unroll
 from spec import V0, V2, V3, environment
 
 

@@ -19,17 +19,17 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt import lru
-from model_checks.smt.args import Args, Relation, Step, args_at
-from model_checks.smt.engine import p1_receive
-from model_checks.smt.front_end import (
+from model_checks.smt.encode import lru
+from model_checks.smt.encode.args import Args, Relation, Step, args_at
+from model_checks.smt.encode.engine import p1_receive
+from model_checks.smt.encode.front_end import (
     front_end_idle,
     p0_handle,
     p0_handle_rejected,
     p0_process,
     p0_update_item,
 )
-from model_checks.smt.slots import (
+from model_checks.smt.encode.slots import (
     item_exists,
     no_message,
     oldest,
@@ -43,7 +43,7 @@ from model_checks.smt.slots import (
     valid_rid,
     write,
 )
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.symbols import (
     DeliveryCode,
     Encoding,
     FaultCode,

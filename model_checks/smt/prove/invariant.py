@@ -24,12 +24,11 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
-from model_checks.smt.properties import BAD
-from model_checks.smt.results import ProvedAllDepths
-from model_checks.smt.slots import item_exists
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.slots import item_exists
+from model_checks.smt.encode.symbols import (
     NONE_PID,
     DeliveryCode,
     Encoding,
@@ -45,6 +44,7 @@ from model_checks.smt.symbols import (
     req_name,
     state_at,
 )
+from model_checks.smt.results import ProvedAllDepths
 from spec.properties.registry import by_id
 
 

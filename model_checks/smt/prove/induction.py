@@ -20,18 +20,18 @@ import time
 
 import z3
 
-from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
-from model_checks.smt.invariant import (
+from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.symbols import Encoding, params, params_constraint, state_at
+from model_checks.smt.prove.invariant import (
     V3_INVARIANTS,
     CertificateRejected,
     Invariant,
     conjunction,
     prove,
 )
-from model_checks.smt.properties import BAD
 from model_checks.smt.results import ProvedAllDepths
-from model_checks.smt.symbols import Encoding, params, params_constraint, state_at
 
 CANDIDATES: tuple[Invariant, ...] = tuple(
     inv for inv in V3_INVARIANTS if inv.lemma not in ("S3", "I3")

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import z3
 
-from model_checks.smt import lru
-from model_checks.smt.slots import item_exists
-from model_checks.smt.symbols import (
+from model_checks.smt.encode import lru
+from model_checks.smt.encode.slots import item_exists
+from model_checks.smt.encode.symbols import (
     DeliveryCode,
     Encoding,
     FaultCode,

@@ -16,14 +16,12 @@ from dataclasses import dataclass, replace
 
 import z3
 
-from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.budget import BMC_RLIMIT, Bounded
-from model_checks.smt.crosscheck import first_disagreement
-from model_checks.smt.decode import decode_trace
-from model_checks.smt.invariant import Invariant, conjunction
-from model_checks.smt.properties import BAD
-from model_checks.smt.results import ProvedToBound, Result, Unknown, Violated
-from model_checks.smt.symbols import (
+from model_checks.smt.decode.crosscheck import first_disagreement
+from model_checks.smt.decode.trace import decode_trace
+from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.symbols import (
     Encoding,
     Params,
     SymState,
@@ -32,6 +30,8 @@ from model_checks.smt.symbols import (
     params_constraint,
     state_at,
 )
+from model_checks.smt.prove.invariant import Invariant, conjunction
+from model_checks.smt.results import ProvedToBound, Result, Unknown, Violated
 from spec import by_id
 
 Progress = Callable[[str], None]

@@ -20,10 +20,10 @@ from collections.abc import Callable
 import z3
 
 from model_checks.action_tables import entry
-from model_checks.smt.actions import args_at, code_of, transition
-from model_checks.smt.args import Args
 from model_checks.smt.budget import STEP_RLIMIT, Bounded
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.actions import args_at, code_of, transition
+from model_checks.smt.encode.args import Args
+from model_checks.smt.encode.symbols import (
     NONE_PID,
     STAMPS_PER_STEP,
     DeliveryCode,
@@ -374,7 +374,7 @@ class StepChecker:
             spec_steps = [z3.And(_arguments(self.enc, before, a)) for a in actions]
             if self._ask(z3.Not(z3.Or(spec_steps))) == z3.unsat:
                 return None
-            from model_checks.smt.actions import ACTIONS
+            from model_checks.smt.encode.actions import ACTIONS
 
             model = solver.model()
             code = model.eval(args_at(0).act, model_completion=True).as_long()

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt import lru
-from model_checks.smt.args import Args, Relation, Step
-from model_checks.smt.slots import (
+from model_checks.smt.encode import lru
+from model_checks.smt.encode.args import Args, Relation, Step
+from model_checks.smt.encode.slots import (
     item_exists,
     read,
     req,
@@ -31,7 +31,7 @@ from model_checks.smt.slots import (
     store_req,
     write,
 )
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.symbols import (
     NONE_PID,
     Encoding,
     FaultCode,

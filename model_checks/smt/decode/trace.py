@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.actions import ACTIONS, ActionEncoding, args_at
-from model_checks.smt.args import Args
-from model_checks.smt.symbols import Encoding, Params, SymState, msg_name
+from model_checks.smt.encode.actions import ACTIONS, ActionEncoding, args_at
+from model_checks.smt.encode.args import Args
+from model_checks.smt.encode.symbols import Encoding, Params, SymState, msg_name
 from spec import Config, Content, ItemSize, Trace, run
 from spec.state import ClientItem
 from spec.transitions import (

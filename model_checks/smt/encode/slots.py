@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import z3
 
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.symbols import (
     DeliveryCode,
     Encoding,
     StageCode,

@@ -14,10 +14,17 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt import lru
-from model_checks.smt.args import Args, Relation, Step
-from model_checks.smt.slots import item_exists, oldest_routed, read, req_item, step_base, write
-from model_checks.smt.symbols import (
+from model_checks.smt.encode import lru
+from model_checks.smt.encode.args import Args, Relation, Step
+from model_checks.smt.encode.slots import (
+    item_exists,
+    oldest_routed,
+    read,
+    req_item,
+    step_base,
+    write,
+)
+from model_checks.smt.encode.symbols import (
     NONE_PID,
     DeliveryCode,
     Encoding,

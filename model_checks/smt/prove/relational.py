@@ -29,15 +29,12 @@ from dataclasses import replace
 
 import z3
 
-from model_checks.smt.args import Args
-from model_checks.smt.engine import p1_receive
-from model_checks.smt.invariant import V3_INVARIANTS, CertificateRejected, Invariant, prove
-from model_checks.smt.limits import CERTIFICATE_RLIMIT
-from model_checks.smt.lru import merge
-from model_checks.smt.properties import BAD
-from model_checks.smt.results import ProvedAllDepths
-from model_checks.smt.slots import item_exists
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.args import Args
+from model_checks.smt.encode.engine import p1_receive
+from model_checks.smt.encode.lru import merge
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.slots import item_exists
+from model_checks.smt.encode.symbols import (
     NONE_PID,
     STAMPS_PER_STEP,
     Encoding,
@@ -53,6 +50,9 @@ from model_checks.smt.symbols import (
     req_name,
     shadow_side,
 )
+from model_checks.smt.limits import CERTIFICATE_RLIMIT
+from model_checks.smt.prove.invariant import V3_INVARIANTS, CertificateRejected, Invariant, prove
+from model_checks.smt.results import ProvedAllDepths
 from spec import Drift
 
 METHOD = ("inductive invariant (hand-written lemmas: the shadow mirrors the drained receiver), "

@@ -32,16 +32,10 @@ from dataclasses import dataclass, field
 
 import z3
 
-from model_checks.smt.actions import initial
 from model_checks.smt.budget import Bounded
-from model_checks.smt.chc import Reachable, Undecided, chc_decide
-from model_checks.smt.induction import k_induction
-from model_checks.smt.invariant import CertificateRejected, Invariant, certificates, prove
-from model_checks.smt.properties import BAD
-from model_checks.smt.relational import PROPERTIES as MIRRORED
-from model_checks.smt.relational import relational_proofs
-from model_checks.smt.results import ProvedAllDepths
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.actions import initial
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.symbols import (
     Encoding,
     Params,
     SymState,
@@ -49,6 +43,12 @@ from model_checks.smt.symbols import (
     params_constraint,
     state_at,
 )
+from model_checks.smt.prove.chc import Reachable, Undecided, chc_decide
+from model_checks.smt.prove.induction import k_induction
+from model_checks.smt.prove.invariant import CertificateRejected, Invariant, certificates, prove
+from model_checks.smt.prove.relational import PROPERTIES as MIRRORED
+from model_checks.smt.prove.relational import relational_proofs
+from model_checks.smt.results import ProvedAllDepths
 
 BY_INDUCTION = ("S1",)
 """Properties tried by 1-induction without lemmas (measured: it proves S1 wherever

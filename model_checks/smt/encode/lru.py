@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.symbols import SymState, lru_name
+from model_checks.smt.encode.symbols import SymState, lru_name
 from spec import LruFlaw
 
 

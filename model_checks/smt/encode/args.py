@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.symbols import Encoding, Params, SymState, at, item
+from model_checks.smt.encode.symbols import Encoding, Params, SymState, at, item
 
 
 @dataclass(frozen=True)

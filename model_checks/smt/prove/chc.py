@@ -31,13 +31,10 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.actions import args_at, initial, transition
 from model_checks.smt.budget import Bounded
-from model_checks.smt.invariant import CertificateRejected, Invariant, prove
-from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
-from model_checks.smt.properties import BAD
-from model_checks.smt.results import ProvedAllDepths
-from model_checks.smt.symbols import (
+from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.properties import BAD
+from model_checks.smt.encode.symbols import (
     Encoding,
     Params,
     SymState,
@@ -46,6 +43,9 @@ from model_checks.smt.symbols import (
     params_constraint,
     state_at,
 )
+from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
+from model_checks.smt.prove.invariant import CertificateRejected, Invariant, prove
+from model_checks.smt.results import ProvedAllDepths
 
 METHOD = "Spacer CHC, invariant re-checked (3-step check with fresh solvers)"
 
