@@ -58,6 +58,15 @@ CHECKERS: tuple[Checker, ...] = (
 )
 """Every checker that writes verdict records, in the order tables list them."""
 
+def checker_named(record: str) -> Checker:
+    """The checker whose records name it `record` (a `KeyError` names the known ones)."""
+    for checker in CHECKERS:
+        if checker.record == record:
+            return checker
+    known = ", ".join(c.record for c in CHECKERS)
+    raise KeyError(f"unknown checker {record!r}, expected one of {known}")
+
+
 MATRIX_INSTANCE: frozenset[str] = frozenset(c.record for c in CHECKERS if c.matrix_instance)
 """The record names of the checkers that search the matrix's own instance."""
 
