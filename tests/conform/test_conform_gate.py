@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from model_checks.cells import environment_text
 from model_checks.cli import main
-from model_checks.conform.weakness import env_text, weakness
+from model_checks.conform.weakness import weakness
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS
 
 PAIR = "tests.conform.ordered_pair:factory"
@@ -71,7 +72,7 @@ def test_gate_require_s1_under_every_source_is_the_inherited_weakness(
     out = capsys.readouterr().out
     minimal = weakness("V2", "S1").minimal
     assert minimal and all(len(e) >= 2 and "D7" in e for e in minimal)  # read, not written here
-    assert ", ".join(env_text(e) for e in minimal) in out.replace("\n          ", " ")
+    assert ", ".join(environment_text(e) for e in minimal) in out.replace("\n          ", " ")
     assert "or by a deployment without D7" in out.replace("\n          ", " ")
     assert out.rstrip().splitlines()[-1] == (
         "RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: required S1 on V2 (exit 4)")
