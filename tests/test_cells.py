@@ -19,7 +19,8 @@ from model_checks.matrix import ROUTER, Expectation
 from model_checks.records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "agreement")
+SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "env_text",
+          "agreement")
 
 
 def test_a_cell_is_labelled_one_way() -> None:
