@@ -24,9 +24,10 @@ import sys
 import time
 from pathlib import Path
 
+from model_checks.cells import cell_identifier
 from model_checks.matrix import EXPECTED, Expectation, config_for
 from model_checks.simulate.machine import RuleStats
-from model_checks.simulate.run import PROFILES, cell_label, search
+from model_checks.simulate.run import PROFILES, search
 from spec import enabled, initial, step, variant_named
 
 DEFAULT_CELLS = ("V2_none", "V2_D1", "V3_D3", "V3_D5_D7", "V1_D6", "V3_D8")
@@ -37,7 +38,7 @@ def machine_throughput(labels: tuple[str, ...]) -> tuple[int, float, float]:
     profile = PROFILES["ci"]
     steps, seconds, cpu = 0, 0.0, 0.0
     for cell in EXPECTED:
-        label = cell_label(cell.variant, cell.environment)
+        label = cell_identifier(cell.variant, cell.environment)
         if label not in labels:
             continue
         holds = [p for p, e in cell.expectations.items() if e is Expectation.HOLDS]

@@ -10,7 +10,7 @@ fail on any gap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from spec import property_ids
@@ -48,14 +48,3 @@ def gaps(table: Table) -> list[str]:
 def judged_ids(table: Table) -> tuple[str, ...]:
     """The ids a table judges, in registry order."""
     return tuple(p for p in property_ids() if isinstance(table.get(p), Judged))
-
-
-def checker_tables() -> dict[str, Callable[[], Table]]:
-    """Every checker's table, by checker name (imported here, when asked, so that this
-    module stays importable from every checker)."""
-    from model_checks.conform.judged import judged as conform
-    from model_checks.explore.judge import judged as explore
-    from model_checks.simulate.machine import judged as simulate
-    from model_checks.smt.judged import judged as z3
-
-    return {"simulate": simulate, "explore": explore, "z3": z3, "conform": conform}

@@ -30,12 +30,22 @@ class Checker:
     matrix_instance: bool = False
     """It searches the matrix's own instance (`matrix.config_for`), not a smaller one: its
     traces are the snapshot's evidence, and the explorer's proofs are checked against it."""
+    short: str = ""
+    """Its name where one name stands for every record name of one checker (Z3's `z3-bmc`
+    and `z3-induction` are both `z3`): the `mutants` command's `--checkers` and its table's
+    columns. Empty: the record name."""
+
+    @property
+    def name(self) -> str:
+        """`short`, or the record name."""
+        return self.short or self.record
 
 
-SCENARIOS = Checker("scenarios", "a scenario", judges_cells=True)
+SCENARIOS = Checker("scenarios", "a scenario", judges_cells=True, short="scenario")
 HYPOTHESIS = Checker("hypothesis", "Hypothesis", "H", judges_cells=True, matrix_instance=True)
-Z3_BMC = Checker("z3-bmc", "Z3", "Z", judges_cells=True, matrix_instance=True)
-Z3_INDUCTION = Checker("z3-induction", "Z3", "Z", judges_cells=True, matrix_instance=True)
+Z3_BMC = Checker("z3-bmc", "Z3", "Z", judges_cells=True, matrix_instance=True, short="z3")
+Z3_INDUCTION = Checker("z3-induction", "Z3", "Z", judges_cells=True, matrix_instance=True,
+                       short="z3")
 EXPLORE = Checker("explore", "the per-cell explorer", "E", judges_cells=True)
 EXPLORE_LATTICE = Checker("explore-lattice", "the lattice's explorer")
 PAIR_WITNESS = Checker("pair-witness", "a pair cell's witness")
@@ -47,6 +57,15 @@ CHECKERS: tuple[Checker, ...] = (
     CONFORMANCE, CONFORMANCE_SAFETY,
 )
 """Every checker that writes verdict records, in the order tables list them."""
+
+def checker_named(record: str) -> Checker:
+    """The checker whose records name it `record` (a `KeyError` names the known ones)."""
+    for checker in CHECKERS:
+        if checker.record == record:
+            return checker
+    known = ", ".join(c.record for c in CHECKERS)
+    raise KeyError(f"unknown checker {record!r}, expected one of {known}")
+
 
 MATRIX_INSTANCE: frozenset[str] = frozenset(c.record for c in CHECKERS if c.matrix_instance)
 """The record names of the checkers that search the matrix's own instance."""

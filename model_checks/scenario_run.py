@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_checks.cells import environment_text
 from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenarios import SCENARIOS, Scenario, violated
@@ -76,7 +77,7 @@ def table(verdicts: list[ScenarioVerdict]) -> str:
     drift: dict[str, str] = {}
     for verdict in verdicts:
         rows.setdefault(verdict.scenario, {})[verdict.variant] = _cell(verdict)
-        drift[verdict.scenario] = "+".join(verdict.drift) or "none"
+        drift[verdict.scenario] = environment_text(verdict.drift)
     header = ["scenario", "drift", *names]
     body = [[name, drift[name], *(cells[n] for n in names)] for name, cells in rows.items()]
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]

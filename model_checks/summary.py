@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from model_checks.cells import environment_text
 from model_checks.matrix import ALL_EXPECTED, EXPECTED, Cell, Expectation
 from model_checks.records import CHECKERS, Verdict, VerdictRecord
 from model_checks.records import EXPLORE as EXPLORER
@@ -108,7 +109,7 @@ def matrix_summary(records: Iterable[VerdictRecord]) -> str:
     rows = [header]
     for cell in shown(by_key):
         env = tuple(cell.environment)
-        row = [cell.variant, "+".join(env) or "none"]
+        row = [cell.variant, environment_text(env)]
         for prop in properties:
             found = by_key.get((cell.variant, env, prop), [])
             row.append(_cell(found, cell.expectations.get(prop)))

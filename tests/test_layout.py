@@ -53,10 +53,14 @@ def test_a_planted_long_class_is_found() -> None:
 # -- import cycles ---------------------------------------------------------------------------
 
 
-def _module_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+def _module_imports(
+    tree: ast.Module, deferred: bool = False
+) -> Iterator[ast.Import | ast.ImportFrom]:
     """The imports a module runs when it is imported: its top-level statements, inside `if`
     and `try` blocks too, but not under `if TYPE_CHECKING:` nor inside functions or classes
-    (those run later, when the import graph is complete)."""
+    (those run later, when the import graph is complete). With `deferred`, the imports inside
+    functions and classes too: they run later, but a module that reaches back into one that
+    imports it is still a cycle of dependencies, only hidden from the interpreter."""
     pending: list[ast.stmt] = list(tree.body)
     while pending:
         node = pending.pop(0)
@@ -68,10 +72,14 @@ def _module_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
         elif isinstance(node, ast.Try):
             pending += [*node.body, *node.orelse, *node.finalbody]
             pending += [stmt for handler in node.handlers for stmt in handler.body]
+        elif deferred:
+            pending += [child for child in ast.iter_child_nodes(node)
+                        if isinstance(child, ast.stmt)]
 
 
-def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
-    """Module name -> the modules among `sources` it imports at import time. `sources` maps
+def import_graph(sources: dict[str, str], deferred: bool = False) -> dict[str, set[str]]:
+    """Module name -> the modules among `sources` it imports at import time (with `deferred`,
+    also inside its functions and classes). `sources` maps
     dotted module names (a package by its own name, for its `__init__`) to their source.
     `from X import Y` depends on X.Y where that is a module, else on X; `import X.Y` on X.Y.
     (Importing a submodule also runs its parents' `__init__`, but a package that imports its
@@ -81,7 +89,7 @@ def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
         is_package = name in {m.rsplit(".", 1)[0] for m in sources if "." in m}
         package = name if is_package else name.rpartition(".")[0]
         edges: set[str] = set()
-        for node in _module_imports(ast.parse(source, name)):
+        for node in _module_imports(ast.parse(source, name), deferred):
             if isinstance(node, ast.Import):
                 edges.update(alias.name for alias in node.names)
                 continue
@@ -145,6 +153,11 @@ def test_no_import_cycle_among_the_project_modules() -> None:
     assert not found, f"import cycles (module-level imports): {found}"
 
 
+def test_no_import_cycle_through_function_level_imports() -> None:
+    found = cycles(import_graph(_project_sources(), deferred=True))
+    assert not found, f"import cycles (through imports inside functions): {found}"
+
+
 def test_a_planted_import_cycle_is_found() -> None:
     planted = {
         "pkg": "",
@@ -157,3 +170,18 @@ def test_a_planted_import_cycle_is_found() -> None:
     assert cycles(import_graph(planted)) == [["pkg.a", "pkg.b", "pkg.c"]]
     del planted["pkg.c"]
     assert cycles(import_graph(planted)) == []
+
+
+def test_a_planted_cycle_through_a_function_level_import_is_found() -> None:
+    planted = {
+        "pkg": "",
+        "pkg.a": "from pkg import e\n",
+        "pkg.d": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
+        "pkg.e": ("class Later:\n    def run(self):\n        with open('x'):\n"
+                  "            from pkg import a\n"),
+        "pkg.f": "import pkg.a\n",
+    }
+    assert cycles(import_graph(planted)) == []  # the interpreter never meets it
+    assert cycles(import_graph(planted, deferred=True)) == [["pkg.a", "pkg.e"]]
+    planted["pkg.e"] = "def later():\n    import pkg.d\n"
+    assert cycles(import_graph(planted, deferred=True)) == []  # TYPE_CHECKING is no edge

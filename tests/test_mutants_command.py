@@ -14,7 +14,7 @@ from model_checks.cli import main
 from model_checks.mutant_run import checkers
 from model_checks.mutant_run.outcome import Catch, Outcome
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
-from model_checks.records import Verdict, read_records
+from model_checks.records import CONFORMANCE, SCENARIOS, Z3_BMC, Verdict, read_records
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -109,7 +109,7 @@ def test_a_required_property_missed_is_a_survivor(
 ) -> None:
     def half(selection: checkers.Selection, options: checkers.Options,
              progress: checkers.Progress) -> list[Outcome]:
-        return [Outcome(m.name, "scenario", m.breaks, (Catch("S3", 8),))
+        return [Outcome(m.name, SCENARIOS, m.breaks, (Catch("S3", 8),))
                 for m in selection.spec]
 
     monkeypatch.setitem(checkers.RUNNERS, "scenario", half)
@@ -138,11 +138,11 @@ def test_json_writes_one_record_per_mutant_checker_and_property(
 
 
 def test_outcome_text() -> None:
-    caught = Outcome("m", "z3", frozenset({"S1"}), (Catch("S1", 10, "budget 2, sizes 1"),))
+    caught = Outcome("m", Z3_BMC, frozenset({"S1"}), (Catch("S1", 10, "budget 2, sizes 1"),))
     assert caught.text() == "caught: S1 (10 steps, budget 2, sizes 1)"
     assert not caught.survived
-    assert Outcome("m", "z3", frozenset({"S1"}), ()).text() == "SURVIVED"
-    modes = Outcome("m", "conformance", frozenset(), (Catch("S3", 5),), unmet=("two processes",))
+    assert Outcome("m", Z3_BMC, frozenset({"S1"}), ()).text() == "SURVIVED"
+    modes = Outcome("m", CONFORMANCE, frozenset(), (Catch("S3", 5),), unmet=("two processes",))
     assert modes.survived and modes.text().endswith("; SURVIVED in two processes")
 
 

@@ -36,11 +36,9 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 import torch
 
-Payload: TypeAlias = Mapping[str, torch.Tensor]
-"""A payload: tensors by name (flat)."""
-
-Process: TypeAlias = Callable[[torch.Tensor], tuple[dict[str, torch.Tensor], tuple[int, int]]]
-"""The harness's processor: raw media -> (payload, (placeholder offset, placeholder length))."""
+from model_checks.conform.codec import process_media
+from model_checks.conform.payload import Payload as Payload
+from model_checks.conform.payload import Process as Process
 
 
 class EvictionHang(RuntimeError):
@@ -407,8 +405,6 @@ def preflight(adapter: Adapter, variants: Iterable[str],
     """Before any step: for every variant asked for that the adapter supports, build one front
     end and the engine (across processes: in the child) and check their methods; any failure
     is an `AdapterError`, the same whether the engine is local or remote."""
-    from model_checks.conform.codec import process_media
-
     for variant in variants:
         if not supports(adapter, variant):
             continue

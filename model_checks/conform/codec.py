@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from model_checks.conform.adapter import Payload
+from model_checks.conform.payload import Payload
 from spec import Config, Content
 
 _IDENTITY_STRIDE = 16

@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.cells import environment_text
 from model_checks.conform.profiles import PROFILES
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from spec import VARIANT_NAMES, property_ids
@@ -194,7 +195,7 @@ def _report(
     from model_checks.conform.traces import write_failure_traces
 
     where = "every drift source" if allowed is None else "environment " + (
-        "+".join(sorted(allowed, key=lambda d: int(d[1:]))) or "none")
+        environment_text(sorted(allowed, key=lambda d: int(d[1:]))))
     lines = [
         f"conformance of {adapter.name} ({mode}, profile {args.profile}, {where}): "
         f"{outcome.steps} lockstep steps in {outcome.seconds:.1f}s "

@@ -10,14 +10,19 @@ names the variant it mutates (`base`): the spec of that variant is what it must 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from model_checks.conform.adapter import EvictionHang
+from model_checks.conform.mutant_factory import ImplMutant as ImplMutant
+from model_checks.conform.mutant_factory import (
+    engine_with,
+    front_end_with,
+    impl_mutant,
+    receiver_with_lru,
+)
 from model_checks.conform.reference_adapter import ReferenceAdapter
 from reference import (
     CacheError,
-    Engine,
     FrontEnd,
     MultiModalCacheMissError,
     ReceiverCache,
@@ -90,15 +95,6 @@ class MostRecentEvictingLru(ByteLru[K, V]):
         self._evictions += 1
 
 
-def _receiver_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[ReceiverCache]:
-    class Receiver(ReceiverCache):
-        def __init__(self, budget: int, **kwargs: Any) -> None:
-            super().__init__(budget, **kwargs)
-            self._lru = lru_class(budget)
-
-    return Receiver
-
-
 class AssertingReceiver(ReceiverCache):
     """Before vllm#46747: an assertion instead of the retryable miss error."""
 
@@ -147,24 +143,6 @@ class NoTouchSender(SenderCache):
         return tuple(wire[index] for index in range(len(outgoing)))
 
 
-def _engine_with(receiver_class: type[ReceiverCache]) -> Callable[..., Engine]:
-    class MutantEngine(Engine):
-        def __init__(self, budget: int, **kwargs: Any) -> None:
-            super().__init__(budget, **kwargs)
-            self._receiver = receiver_class(budget, **kwargs)
-
-    return MutantEngine
-
-
-def _front_end_with(sender_class: type[SenderCache]) -> Callable[..., FrontEnd]:
-    class MutantFrontEnd(FrontEnd):
-        def __init__(self, budget: int, processor: Any, **kwargs: Any) -> None:
-            super().__init__(budget, processor, **kwargs)
-            self._sender = sender_class(budget, **kwargs)
-
-    return MutantFrontEnd
-
-
 class NeverInvalidatingFrontEnd(FrontEnd):
     """No invalidation on a miss reply: P0 keeps sending the reference that missed."""
 
@@ -172,48 +150,31 @@ class NeverInvalidatingFrontEnd(FrontEnd):
         super().handle_reply(Reply(reply.request_id, ()))
 
 
-@dataclass(frozen=True)
-class ImplMutant:
-    """name: stable id; base: the variant it mutates; story: the bug it mirrors."""
-
-    name: str
-    base: str
-    story: str
-    adapter: ReferenceAdapter
-
-
-def _mutant(
-    name: str,
-    base: str,
-    story: str,
-    *,
-    front_end: Callable[..., FrontEnd] = FrontEnd,
-    engine: Callable[..., Engine] = Engine,
-) -> ImplMutant:
-    adapter = ReferenceAdapter(f"reference-{name}", front_end, engine, (base,))
-    return ImplMutant(name, base, story, adapter)
-
-
 MUTANTS: tuple[ImplMutant, ...] = (
-    _mutant("engine-asserts", "V3", "an assertion instead of the miss error (vllm#31404)",
-            engine=_engine_with(AssertingReceiver)),
-    _mutant("never-invalidates", "V3", "no invalidation on a miss reply",
-            front_end=NeverInvalidatingFrontEnd),
-    _mutant("keeps-stale-on-resend", "V2",
-            "a resent payload too large to cache leaves the stale entry (before vllm#57833)",
-            engine=_engine_with(StaleKeepingReceiver)),
-    _mutant("ghost-touch", "V3", "touch of an absent key recorded in P1's order (vllm#43941)",
-            engine=_engine_with(_receiver_with_lru(GhostTouchLru))),
-    _mutant("evicts-most-recent", "V3", "P1 evicts from the wrong end",
-            engine=_engine_with(_receiver_with_lru(MostRecentEvictingLru))),
-    _mutant("receiver-sizes-differently", "V3",
-            "P1 sizes an item one byte larger than P0 (framing counted)",
-            engine=_engine_with(SkewedSizeReceiver)),
-    _mutant("reports-first-miss", "V3", "the miss error lists only the first missed identity",
-            engine=_engine_with(FirstMissReceiver)),
-    _mutant("no-touch-before-update", "V2",
-            "P0 does not touch the request's items before updating them",
-            front_end=_front_end_with(NoTouchSender)),
+    impl_mutant("engine-asserts", "V3",
+                "an assertion instead of the miss error (vllm#31404)",
+                engine=engine_with(AssertingReceiver)),
+    impl_mutant("never-invalidates", "V3",
+                "no invalidation on a miss reply",
+                front_end=NeverInvalidatingFrontEnd),
+    impl_mutant("keeps-stale-on-resend", "V2",
+                "a resent payload too large to cache leaves the stale entry (before vllm#57833)",
+                engine=engine_with(StaleKeepingReceiver)),
+    impl_mutant("ghost-touch", "V3",
+                "touch of an absent key recorded in P1's order (vllm#43941)",
+                engine=engine_with(receiver_with_lru(GhostTouchLru))),
+    impl_mutant("evicts-most-recent", "V3",
+                "P1 evicts from the wrong end",
+                engine=engine_with(receiver_with_lru(MostRecentEvictingLru))),
+    impl_mutant("receiver-sizes-differently", "V3",
+                "P1 sizes an item one byte larger than P0 (framing counted)",
+                engine=engine_with(SkewedSizeReceiver)),
+    impl_mutant("reports-first-miss", "V3",
+                "the miss error lists only the first missed identity",
+                engine=engine_with(FirstMissReceiver)),
+    impl_mutant("no-touch-before-update", "V2",
+                "P0 does not touch the request's items before updating them",
+                front_end=front_end_with(NoTouchSender)),
 )
 
 

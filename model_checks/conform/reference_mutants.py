@@ -20,11 +20,13 @@ from typing import Any, TypeVar
 import torch
 
 from model_checks.conform import adapter as api
-from model_checks.conform.mutants import (
+from model_checks.conform.mutant_factory import (
     ImplMutant,
-    _engine_with,
-    _front_end_with,
-    _receiver_with_lru,
+    engine_with,
+    front_end_with,
+    impl_mutant,
+    receiver_with_lru,
+    sender_with_lru,
 )
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
 from reference import (
@@ -124,15 +126,6 @@ class ReplacementKeepsOldBytes(ByteLru[K, V]):
         if old is not None:
             del self._order[key]
             self._replacements += 1
-
-
-def _sender_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[SenderCache]:
-    class Sender(SenderCache):
-        def __init__(self, budget: int, **kwargs: Any) -> None:
-            super().__init__(budget, **kwargs)
-            self._lru = lru_class(budget)
-
-    return Sender
 
 
 # -- the sender cache (P0) ----------------------------------------------------------------------
@@ -331,67 +324,82 @@ def _leaves(tree: Any) -> list[torch.Tensor]:
     return found
 
 
-def _m(name: str, base: str, story: str, *, front_end: Callable[..., FrontEnd] = FrontEnd,
-       engine: Callable[..., Engine] = Engine,
-       adapter_class: type[ReferenceAdapter] = ReferenceAdapter) -> ImplMutant:
-    adapter = adapter_class(f"reference-{name}", front_end, engine, (base,))
-    return ImplMutant(name, base, story, adapter)
-
-
-_P1 = _engine_with
-_P0 = _front_end_with
-
 REFERENCE_MUTANTS: tuple[ImplMutant, ...] = (
-    _m("p1-get-without-refresh", "V2", "P1's LRU get does not make the entry most recent",
-       engine=_P1(_receiver_with_lru(GetWithoutRefresh))),
-    _m("p1-touch-does-nothing", "V2", "P1's LRU touch does not move the key",
-       engine=_P1(_receiver_with_lru(TouchDoesNothing))),
-    _m("p1-evicts-on-exact-fit", "V3", "P1 evicts while bytes + size >= budget (off by one)",
-       engine=_P1(_receiver_with_lru(EvictsUntilStrictlyBelow))),
-    _m("p1-clear-keeps-bytes", "V3", "P1's clear leaves the byte total",
-       engine=_P1(_receiver_with_lru(ClearKeepsBytes))),
-    _m("p1-replacement-keeps-bytes", "V2", "P1's replacement leaves the old entry's bytes",
-       engine=_P1(_receiver_with_lru(ReplacementKeepsOldBytes))),
-    _m("p0-get-without-refresh", "V2", "P0's LRU get does not make the entry most recent",
-       front_end=_P0(_sender_with_lru(GetWithoutRefresh))),
-    _m("p0-oversize-keeps-old", "V3", "P0 refuses an oversized item before dropping the old "
-       "entry", front_end=_P0(_sender_with_lru(OversizeKeepsOld))),
-    _m("p0-invalidation-keeps-bytes", "V3", "P0's invalidation leaves the entry's bytes",
-       front_end=_P0(_sender_with_lru(PopKeepsBytes))),
-    _m("p0-sizes-by-elements", "V3", "P0 records an item's element count as its size",
-       front_end=_P0(SizesByElementCount)),
-    _m("p0-sizes-by-placeholders", "V3", "P0 records the placeholder length as the size",
-       front_end=_P0(SizesByPlaceholders)),
-    _m("p0-sizes-by-first-tensor", "V3", "P0 records the first tensor's bytes as the size",
-       front_end=_P0(SizesByFirstTensor)),
-    _m("p0-probe-refreshes", "V3", "P0's probe reorders the shadow (get instead of in)",
-       front_end=_P0(ProbeRefreshes)),
-    _m("p0-invalidates-first-only", "V3", "P0 drops only the first missed identity",
-       front_end=_P0(InvalidatesFirstOnly)),
-    _m("p0-tag-per-identity", "V3", "the tag names the identity, not the processing",
-       front_end=_P0(TagPerIdentity)),
-    _m("p0-late-miss-asserts", "V3", "V3's late-miss reprocessing forgotten",
-       front_end=_P0(LateMissAsserts)),
-    _m("p1-ignores-tags", "V3", "P1 serves a reference whatever its tag",
-       engine=_P1(IgnoresTags)),
-    _m("p1-cache-always-wins", "V2", "P1 ignores a payload for a cached identity",
-       engine=_P1(CacheAlwaysWins)),
-    _m("p1-replacing-payload-not-cached", "V2", "P1 uses a replacing payload without caching "
-       "it", engine=_P1(PayloadUsedNotCached)),
-    _m("p1-misses-reversed", "V3", "the miss error lists the identities last first",
-       engine=_P1(ReportsMissesReversed)),
-    _m("p1-request-order", "V3", "P1 resolves in request order (references first forgotten)",
-       engine=_P1(_receiver_in_request_order())),
-    _m("engine-clear-does-nothing", "V3", "the engine's clear does not clear its cache",
-       engine=EngineClearDoesNothing),
-    _m("invalidates-whole-request", "V3", "a miss reply invalidates every identity sent",
-       front_end=InvalidatesWholeRequest),
-    _m("abandon-invalidates", "V3", "a request rejected after its update is dropped from "
-       "the shadow", front_end=AbandonInvalidates),
-    _m("clear-forgets-in-flight", "V3", "P0's clear forgets the requests in flight",
-       front_end=ClearForgetsOutstanding),
-    _m("retry-without-media", "V3", "the client's retry helper resends without the media",
-       adapter_class=_ClientAdapter),
+    impl_mutant("p1-get-without-refresh", "V2",
+                "P1's LRU get does not make the entry most recent",
+                engine=engine_with(receiver_with_lru(GetWithoutRefresh))),
+    impl_mutant("p1-touch-does-nothing", "V2",
+                "P1's LRU touch does not move the key",
+                engine=engine_with(receiver_with_lru(TouchDoesNothing))),
+    impl_mutant("p1-evicts-on-exact-fit", "V3",
+                "P1 evicts while bytes + size >= budget (off by one)",
+                engine=engine_with(receiver_with_lru(EvictsUntilStrictlyBelow))),
+    impl_mutant("p1-clear-keeps-bytes", "V3",
+                "P1's clear leaves the byte total",
+                engine=engine_with(receiver_with_lru(ClearKeepsBytes))),
+    impl_mutant("p1-replacement-keeps-bytes", "V2",
+                "P1's replacement leaves the old entry's bytes",
+                engine=engine_with(receiver_with_lru(ReplacementKeepsOldBytes))),
+    impl_mutant("p0-get-without-refresh", "V2",
+                "P0's LRU get does not make the entry most recent",
+                front_end=front_end_with(sender_with_lru(GetWithoutRefresh))),
+    impl_mutant("p0-oversize-keeps-old", "V3",
+                "P0 refuses an oversized item before dropping the old entry",
+                front_end=front_end_with(sender_with_lru(OversizeKeepsOld))),
+    impl_mutant("p0-invalidation-keeps-bytes", "V3",
+                "P0's invalidation leaves the entry's bytes",
+                front_end=front_end_with(sender_with_lru(PopKeepsBytes))),
+    impl_mutant("p0-sizes-by-elements", "V3",
+                "P0 records an item's element count as its size",
+                front_end=front_end_with(SizesByElementCount)),
+    impl_mutant("p0-sizes-by-placeholders", "V3",
+                "P0 records the placeholder length as the size",
+                front_end=front_end_with(SizesByPlaceholders)),
+    impl_mutant("p0-sizes-by-first-tensor", "V3",
+                "P0 records the first tensor's bytes as the size",
+                front_end=front_end_with(SizesByFirstTensor)),
+    impl_mutant("p0-probe-refreshes", "V3",
+                "P0's probe reorders the shadow (get instead of in)",
+                front_end=front_end_with(ProbeRefreshes)),
+    impl_mutant("p0-invalidates-first-only", "V3",
+                "P0 drops only the first missed identity",
+                front_end=front_end_with(InvalidatesFirstOnly)),
+    impl_mutant("p0-tag-per-identity", "V3",
+                "the tag names the identity, not the processing",
+                front_end=front_end_with(TagPerIdentity)),
+    impl_mutant("p0-late-miss-asserts", "V3",
+                "V3's late-miss reprocessing forgotten",
+                front_end=front_end_with(LateMissAsserts)),
+    impl_mutant("p1-ignores-tags", "V3",
+                "P1 serves a reference whatever its tag",
+                engine=engine_with(IgnoresTags)),
+    impl_mutant("p1-cache-always-wins", "V2",
+                "P1 ignores a payload for a cached identity",
+                engine=engine_with(CacheAlwaysWins)),
+    impl_mutant("p1-replacing-payload-not-cached", "V2",
+                "P1 uses a replacing payload without caching it",
+                engine=engine_with(PayloadUsedNotCached)),
+    impl_mutant("p1-misses-reversed", "V3",
+                "the miss error lists the identities last first",
+                engine=engine_with(ReportsMissesReversed)),
+    impl_mutant("p1-request-order", "V3",
+                "P1 resolves in request order (references first forgotten)",
+                engine=engine_with(_receiver_in_request_order())),
+    impl_mutant("engine-clear-does-nothing", "V3",
+                "the engine's clear does not clear its cache",
+                engine=EngineClearDoesNothing),
+    impl_mutant("invalidates-whole-request", "V3",
+                "a miss reply invalidates every identity sent",
+                front_end=InvalidatesWholeRequest),
+    impl_mutant("abandon-invalidates", "V3",
+                "a request rejected after its update is dropped from the shadow",
+                front_end=AbandonInvalidates),
+    impl_mutant("clear-forgets-in-flight", "V3",
+                "P0's clear forgets the requests in flight",
+                front_end=ClearForgetsOutstanding),
+    impl_mutant("retry-without-media", "V3",
+                "the client's retry helper resends without the media",
+                adapter_class=_ClientAdapter),
 )
 
 KNOWN_EQUIVALENT: dict[str, str] = {

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks import render
+from model_checks.cells import environment_text
 from model_checks.conform.adapter import Adapter, supports
 from model_checks.conform.lockstep import (
     SPEC_JUDGED,
@@ -29,7 +30,7 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.conform.weakness import env_text, trace_sources, vacuous, weakness
+from model_checks.conform.weakness import trace_sources, vacuous, weakness
 from model_checks.trace_file import BadTraceFile, replay_file
 from spec import VARIANT_NAMES, Config, Trace, describe_environment, registry
 from spec.transitions import Action
@@ -86,7 +87,7 @@ def safety_lines(
     environments that break it for the variant and what removes it), or a regression; the
     shortest trace where broken. `allowed`: the deployment's drift sources (None: all)."""
     where = "every drift source" if allowed is None else (
-        "the environment " + (env_text(_ordered(allowed))))
+        "the environment " + (environment_text(_ordered(allowed))))
     lines = [f"safety of the implementation per property, over "
              f"{' '.join(outcome.checked) or 'no variant'} under {where} (its own "
              f"observations; {' and '.join(SPEC_JUDGED)} on the agreed trace):"]
@@ -110,7 +111,7 @@ def safety_lines(
         if found is None:
             continue
         b = found.broken
-        uses = env_text(trace_sources(found.config, b.actions))
+        uses = environment_text(trace_sources(found.config, b.actions))
         lines.append(f"      shortest trace ({found.where}; the drift sources it uses: {uses}), "
                      f"broken at step {b.step}: {b.reason}")
         lines += ["  " + line for line in steps_text(b.actions, b.step)]

@@ -18,16 +18,20 @@ from collections.abc import Hashable
 from typing import Any, TypeVar
 
 from model_checks.conform import adapter as api
-from model_checks.conform.mutants import ImplMutant, _engine_with, _front_end_with
-from model_checks.conform.mutants import _receiver_with_lru as _p1_lru
+from model_checks.conform.mutant_factory import (
+    ImplMutant,
+    engine_with,
+    front_end_with,
+    impl_mutant,
+    receiver_with_lru,
+    sender_with_lru,
+)
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
 from model_checks.conform.reference_mutants import (
     ClearKeepsBytes,
     EvictsUntilStrictlyBelow,
     TouchDoesNothing,
-    _m,
 )
-from model_checks.conform.reference_mutants import _sender_with_lru as _p0_lru
 from reference import (
     Engine,
     FrontEnd,
@@ -226,59 +230,73 @@ class UnlockedInvalidate(SenderCache):
         return sum(self._lru.pop(identity) is not None for identity in identities)
 
 
-def _fe(sender: type[SenderCache]) -> Any:
-    return _front_end_with(sender)
-
-
-def _en(receiver: type[ReceiverCache]) -> Any:
-    return _engine_with(receiver)
-
-
 SERVING_MUTANTS: tuple[ImplMutant, ...] = (
-    _m("p0-evicts-on-exact-fit", "V3", "P0 evicts while bytes + size >= budget",
-       front_end=_fe(_p0_lru(EvictsUntilStrictlyBelow))),
-    _m("p0-touch-does-nothing", "V2", "P0's LRU touch does not move the key",
-       front_end=_fe(_p0_lru(TouchDoesNothing))),
-    _m("p0-clear-keeps-bytes", "V3", "P0's clear leaves the byte total",
-       front_end=_fe(_p0_lru(ClearKeepsBytes))),
-    _m("p0-refuses-exact-budget", "V3", "P0 refuses an item of exactly the budget",
-       front_end=_fe(_p0_lru(RefusesExactBudget))),
-    _m("p1-refuses-exact-budget", "V3", "P1 refuses an item of exactly the budget",
-       engine=_en(_p1_lru(RefusesExactBudget))),
-    _m("p0-touch-makes-least-recent", "V2", "P0's touch moves the key to the wrong end",
-       front_end=_fe(_p0_lru(TouchMakesLeastRecent))),
-    _m("p1-touch-makes-least-recent", "V2", "P1's touch moves the key to the wrong end",
-       engine=_en(_p1_lru(TouchMakesLeastRecent))),
-    _m("p0-get-makes-least-recent", "V2", "P0's hit moves the entry to the wrong end",
-       front_end=_fe(_p0_lru(GetMakesLeastRecent))),
-    _m("p1-get-makes-least-recent", "V2", "P1's hit moves the entry to the wrong end",
-       engine=_en(_p1_lru(GetMakesLeastRecent))),
-    _m("p0-evicts-two", "V3", "P0's eviction step drops two entries",
-       front_end=_fe(_p0_lru(EvictsTwo))),
-    _m("p1-evicts-two", "V3", "P1's eviction step drops two entries",
-       engine=_en(_p1_lru(EvictsTwo))),
-    _m("p1-evicts-before-dropping-old", "V2", "P1 evicts for a replacement before dropping "
-       "the old entry", engine=_en(_p1_lru(EvictsBeforeDroppingOld))),
-    _m("p0-constant-tag", "V3", "every processing gets the same tag",
-       front_end=_fe(ConstantTag)),
-    _m("p0-reference-without-tag", "V3", "a reference carries tag 0, not its entry's",
-       front_end=_fe(ReferenceWithoutTag)),
-    _m("front-end-processes-hits", "V3", "the processor runs on hits too",
-       front_end=ProcessesHits),
-    _m("rejection-names-every-uuid", "V3", "the client error names UUID-only hits too",
-       front_end=RejectionNamesEveryUuid),
-    _m("success-reply-invalidates", "V3", "a success reply invalidates an item it sent",
-       front_end=SuccessInvalidates),
-    _m("p1-stores-payload-untagged", "V3", "P1 caches a payload with tag 0",
-       engine=_en(StoresPayloadUntagged)),
-    _m("p1-tag-mismatch-drops-entry", "V3", "a mismatching reference drops P1's entry",
-       engine=_en(TagMismatchDropsEntry)),
-    _m("p1-miss-lists-served", "V3", "the miss error lists served identities too",
-       engine=_en(MissListsServedToo)),
-    _m("serve-forgets-miss-reply", "V3", "serve re-raises a miss without replying",
-       adapter_class=_ServeAdapter),
-    _m("invalidate-unlocked", "V3", "P0's invalidate runs without the lock",
-       front_end=_fe(UnlockedInvalidate)),
+    impl_mutant("p0-evicts-on-exact-fit", "V3",
+                "P0 evicts while bytes + size >= budget",
+                front_end=front_end_with(sender_with_lru(EvictsUntilStrictlyBelow))),
+    impl_mutant("p0-touch-does-nothing", "V2",
+                "P0's LRU touch does not move the key",
+                front_end=front_end_with(sender_with_lru(TouchDoesNothing))),
+    impl_mutant("p0-clear-keeps-bytes", "V3",
+                "P0's clear leaves the byte total",
+                front_end=front_end_with(sender_with_lru(ClearKeepsBytes))),
+    impl_mutant("p0-refuses-exact-budget", "V3",
+                "P0 refuses an item of exactly the budget",
+                front_end=front_end_with(sender_with_lru(RefusesExactBudget))),
+    impl_mutant("p1-refuses-exact-budget", "V3",
+                "P1 refuses an item of exactly the budget",
+                engine=engine_with(receiver_with_lru(RefusesExactBudget))),
+    impl_mutant("p0-touch-makes-least-recent", "V2",
+                "P0's touch moves the key to the wrong end",
+                front_end=front_end_with(sender_with_lru(TouchMakesLeastRecent))),
+    impl_mutant("p1-touch-makes-least-recent", "V2",
+                "P1's touch moves the key to the wrong end",
+                engine=engine_with(receiver_with_lru(TouchMakesLeastRecent))),
+    impl_mutant("p0-get-makes-least-recent", "V2",
+                "P0's hit moves the entry to the wrong end",
+                front_end=front_end_with(sender_with_lru(GetMakesLeastRecent))),
+    impl_mutant("p1-get-makes-least-recent", "V2",
+                "P1's hit moves the entry to the wrong end",
+                engine=engine_with(receiver_with_lru(GetMakesLeastRecent))),
+    impl_mutant("p0-evicts-two", "V3",
+                "P0's eviction step drops two entries",
+                front_end=front_end_with(sender_with_lru(EvictsTwo))),
+    impl_mutant("p1-evicts-two", "V3",
+                "P1's eviction step drops two entries",
+                engine=engine_with(receiver_with_lru(EvictsTwo))),
+    impl_mutant("p1-evicts-before-dropping-old", "V2",
+                "P1 evicts for a replacement before dropping the old entry",
+                engine=engine_with(receiver_with_lru(EvictsBeforeDroppingOld))),
+    impl_mutant("p0-constant-tag", "V3",
+                "every processing gets the same tag",
+                front_end=front_end_with(ConstantTag)),
+    impl_mutant("p0-reference-without-tag", "V3",
+                "a reference carries tag 0, not its entry's",
+                front_end=front_end_with(ReferenceWithoutTag)),
+    impl_mutant("front-end-processes-hits", "V3",
+                "the processor runs on hits too",
+                front_end=ProcessesHits),
+    impl_mutant("rejection-names-every-uuid", "V3",
+                "the client error names UUID-only hits too",
+                front_end=RejectionNamesEveryUuid),
+    impl_mutant("success-reply-invalidates", "V3",
+                "a success reply invalidates an item it sent",
+                front_end=SuccessInvalidates),
+    impl_mutant("p1-stores-payload-untagged", "V3",
+                "P1 caches a payload with tag 0",
+                engine=engine_with(StoresPayloadUntagged)),
+    impl_mutant("p1-tag-mismatch-drops-entry", "V3",
+                "a mismatching reference drops P1's entry",
+                engine=engine_with(TagMismatchDropsEntry)),
+    impl_mutant("p1-miss-lists-served", "V3",
+                "the miss error lists served identities too",
+                engine=engine_with(MissListsServedToo)),
+    impl_mutant("serve-forgets-miss-reply", "V3",
+                "serve re-raises a miss without replying",
+                adapter_class=_ServeAdapter),
+    impl_mutant("invalidate-unlocked", "V3",
+                "P0's invalidate runs without the lock",
+                front_end=front_end_with(UnlockedInvalidate)),
 )
 
 BLIND: dict[str, str] = {

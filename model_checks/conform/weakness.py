@@ -28,6 +28,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.cells import environment_text
 from spec import VARIANT_NAMES
 
 if TYPE_CHECKING:
@@ -42,11 +43,6 @@ Environment = tuple[str, ...]
 
 def _order(env: Iterable[str]) -> Environment:
     return tuple(sorted(set(env), key=lambda d: int(d[1:])))
-
-
-def env_text(env: Sequence[str]) -> str:
-    """Drift ids joined by "+" ("none" for the empty environment)."""
-    return "+".join(env) or "none"
 
 
 @cache
@@ -129,9 +125,9 @@ class Weakness:
     def environments_text(self, allowed: Iterable[str] | None = None) -> str:
         inside = self.within(allowed)
         if not inside:
-            return "none of the known minimal environments (" + (
-                ", ".join(env_text(e) for e in self.minimal) or "none known") + ") is inside it"
-        return ", ".join(env_text(e) for e in inside)
+            known = ", ".join(environment_text(e) for e in self.minimal) or "none known"
+            return f"none of the known minimal environments ({known}) is inside it"
+        return ", ".join(environment_text(e) for e in inside)
 
     def removal(self) -> str:
         """One sentence: what removes the weakness."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from model_checks import render
+from model_checks.cells import environment_text
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.scenario_run import ScenarioVerdict
@@ -187,7 +188,7 @@ def _scenario_section(scenario: Scenario, verdicts: list[ScenarioVerdict]) -> li
         "",
         f"## {scenario.name}",
         "",
-        f"Drift: {'+'.join(scenario.drift) or 'none'}. {scenario.story}",
+        f"Drift: {environment_text(scenario.drift)}. {scenario.story}",
         "",
         table(("variant", "violated", "steps"), rows),
         "",

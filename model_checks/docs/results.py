@@ -19,6 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.cells import environment_text
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.pages import NOTATION_LINK, step_table
@@ -95,10 +96,6 @@ def _replay(snapshot: Snapshot, name: str) -> Replayed:
 
 
 # -- wording ---------------------------------------------------------------------------------
-
-
-def _env_text(env: tuple[str, ...]) -> str:
-    return "+".join(env) or "none"
 
 
 EXPLORE = EXPLORER.record
@@ -290,7 +287,7 @@ def pairs_section(results: Results) -> list[str]:
     """verdicts.md's part for the pair cells: one row per cell (expected to break, not
     judged, results or NOT_RUN), then the hand-written interactions."""
     rows = [
-        (_env_text(c.environment), c.variant, _expected_text(c, Expectation.BREAKS),
+        (environment_text(c.environment), c.variant, _expected_text(c, Expectation.BREAKS),
          _expected_text(c, Expectation.NOT_JUDGED),
          " ".join(p for p in PROPERTIES if p in c.unshown) or "-", _pair_result(results, c))
         for c in PAIR_EXPECTED
@@ -315,7 +312,7 @@ def pairs_section(results: Results) -> list[str]:
     for cell in PAIR_EXPECTED:
         if cell.interaction and cell.environment not in seen:
             seen.add(cell.environment)
-            parts.append(f"- **{_env_text(cell.environment)}**: {cell.interaction}")
+            parts.append(f"- **{environment_text(cell.environment)}**: {cell.interaction}")
     return parts
 
 
@@ -346,7 +343,7 @@ def verdicts_page(results: Results) -> str:
                "strongest")
     for env in dict.fromkeys(c.environment for c in EXPECTED):
         titles = ", ".join(_title(d) for d in env) if len(env) <= 2 else ""
-        heading = _env_text(env) + (f" ({titles})" if titles else "")
+        heading = environment_text(env) + (f" ({titles})" if titles else "")
         rows = [row for c in EXPECTED if c.environment == env for row in _rows(results, c)]
         parts += ["", f"## {heading}", "", table(headers, rows)]
     parts += pairs_section(results)
@@ -366,7 +363,7 @@ def strongest_table(results: Results, prop: str) -> str:
     variants = sorted(dict.fromkeys(c.variant for c in EXPECTED))
     rows = []
     for env in dict.fromkeys(c.environment for c in EXPECTED):
-        row = [_env_text(env)]
+        row = [environment_text(env)]
         for variant in variants:
             at: Key = (variant, env, prop)
             cell = next(c for c in EXPECTED if c.variant == variant and c.environment == env)
@@ -405,7 +402,7 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
         if r.verdict is Verdict.COUNTEREXAMPLE and r is not record
     ]
     path = f"docs/{TRACES}/{trace_name(cell)}.json"
-    parts = [GENERATED, "", f"# {variant} under {_env_text(env)}: {prop} breaks", ""]
+    parts = [GENERATED, "", f"# {variant} under {environment_text(env)}: {prop} breaks", ""]
     parts += [
         f"- property: {prop} ({by_id(prop).title}), broken at step {replayed.step}: "
         f"{replayed.reason}",
@@ -436,7 +433,7 @@ def trace_pages(results: Results) -> dict[str, str]:
 def trace_index(results: Results) -> list[str]:
     """The README's section listing the checker counterexamples."""
     rows = [
-        (r.variant, _env_text(r.environment), r.property, r.checker, r.counterexample_length,
+        (r.variant, environment_text(r.environment), r.property, r.checker, r.counterexample_length,
          f"[{trace_name(key(r))}]({trace_name(key(r))}.md)")
         for r in results.snapshot.records if r.counterexample_path is not None
     ]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from model_checks.cells import environment_text
 from model_checks.matrix import ALL_EXPECTED, PROPERTIES
 from model_checks.records import CHECKERS as ALL_CHECKERS
 from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord
@@ -82,13 +83,13 @@ def _order(record: VerdictRecord) -> tuple[int, int, int, str, str]:
 def trace_name(cell: Key) -> str:
     """The file name (without suffix) of a cell's trace and its counterexample page."""
     variant, env, prop = cell
-    return f"{variant}-{'+'.join(env) or 'none'}-{prop}"
+    return f"{variant}-{environment_text(env)}-{prop}"
 
 
 def label(cell: Key) -> str:
     """`V0 D1 S3`: a cell as text."""
     variant, env, prop = cell
-    return f"{variant} {'+'.join(env) or 'none'} {prop}"
+    return f"{variant} {environment_text(env)} {prop}"
 
 
 def _trace_rank(record: VerdictRecord) -> tuple[int, int, str]:

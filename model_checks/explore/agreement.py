@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from model_checks.cells import environment_text
 from model_checks.matrix import config_for
 from model_checks.records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from model_checks.trace_file import action_from_json, config_from_json
@@ -85,7 +86,7 @@ def disagreements(
             else:
                 continue
             if line:
-                found.append(f"{mine.variant} {'+'.join(cell[1]) or 'none'} {mine.property}: "
+                found.append(f"{mine.variant} {environment_text(cell[1])} {mine.property}: "
                              + _where(other, cell[1]) + line)
         if mine.verdict not in (Verdict.PROVED, Verdict.VACUOUS) or instance is None:
             continue
@@ -93,7 +94,7 @@ def disagreements(
             if set(other.environment) < env:  # the explorer's own break in a smaller cell
                 line = _contradiction(mine, other, instance)
                 if line:
-                    found.append(f"{mine.variant} {'+'.join(cell[1]) or 'none'} "
+                    found.append(f"{mine.variant} {environment_text(cell[1])} "
                                  f"{mine.property}: " + _where(other, cell[1]) + line)
     return found
 
@@ -101,7 +102,7 @@ def disagreements(
 def _where(other: VerdictRecord, env: tuple[str, ...]) -> str:
     if tuple(other.environment) == tuple(env):
         return ""
-    return f"(across environments: {'+'.join(other.environment) or 'none'}) "
+    return f"(across environments: {environment_text(other.environment)}) "
 
 
 def _z3_above(mine: VerdictRecord, other: VerdictRecord) -> str | None:

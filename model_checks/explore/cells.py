@@ -10,11 +10,12 @@ come back in submission order, so a parallel run prints what a serial one prints
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from model_checks.cells import cell_label
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
@@ -75,10 +76,6 @@ class CellOutcome:
     records: tuple[VerdictRecord, ...]
     config: dict[str, Any]  # the instance, as a trace file writes a configuration
     configs: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-def cell_label(variant: str, env: Iterable[str]) -> str:
-    return "_".join([variant, *env]) if env else f"{variant}_none"
 
 
 GraphBuilder = Callable[..., Graph]

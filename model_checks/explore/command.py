@@ -35,6 +35,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from model_checks.cells import Agreement, agreement, environment_text
 from model_checks.environment_arg import add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument
 from model_checks.explore.agreement import disagreements
@@ -57,8 +58,9 @@ from model_checks.explore.lattice_command import (
     run_lattice,
     rung_bounds,
 )
-from model_checks.matrix import EXPECTED, PROPERTIES, Expectation
+from model_checks.matrix import EXPECTED, PROPERTIES
 from model_checks.records import (
+    EXPLORE,
     MATRIX_INSTANCE,
     Verdict,
     VerdictRecord,
@@ -218,7 +220,7 @@ def explore_matrix(
     for line in wrong:
         print(f"MISMATCH {line}")
     for o in undecided:
-        print(f"UNDECIDED {o.variant} {'+'.join(o.environment) or 'none'}: state limit reached")
+        print(f"UNDECIDED {o.variant} {environment_text(o.environment)}: state limit reached")
     contradictions: list[str] = []
     if others is not None:
         instances = {(o.variant, o.environment, prop): config
@@ -282,7 +284,7 @@ def table(outcomes: list[CellOutcome]) -> str:
             if r is not None and r.verdict is Verdict.COUNTEREXAMPLE:
                 mark += str(r.counterexample_length)
             marks.append(mark)
-        rows.append([o.variant, "+".join(o.environment) or "none", str(o.states),
+        rows.append([o.variant, environment_text(o.environment), str(o.states),
                      str(o.diameter), *marks])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -298,10 +300,10 @@ def mismatches(records: list[VerdictRecord]) -> list[str]:
     found = []
     for r in records:
         cell = expected.get((r.variant, r.environment))
-        if cell is None or r.verdict is not Verdict.COUNTEREXAMPLE:
+        if cell is None:
             continue
-        if cell.get(r.property) is Expectation.HOLDS:
-            found.append(f"{r.variant} {'+'.join(r.environment) or 'none'} {r.property}: "
+        if agreement(EXPLORE, cell.get(r.property), r.verdict) is Agreement.MISMATCH:
+            found.append(f"{r.variant} {environment_text(r.environment)} {r.property}: "
                          f"a {r.counterexample_length}-step counterexample where the matrix "
                          f"expects it to hold ({r.counterexample_path})")
     return found

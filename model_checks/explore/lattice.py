@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from model_checks.cells import environment_text
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
 from model_checks.explore.judge import ONE_CONTENT, Status, judge_all
@@ -195,7 +196,7 @@ class Knowledge:
     def learn(self, outcome: EnvOutcome) -> None:
         self.explored.append(outcome)
         env = frozenset(outcome.environment)
-        where = "+".join(outcome.environment) or "none"
+        where = environment_text(outcome.environment)
         for prop, verdict in outcome.verdicts.items():
             rung = outcome.rung.get(prop, outcome.first)
             known = self.status(prop, env, rung)

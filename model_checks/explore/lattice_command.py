@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from model_checks.cells import environment_text
 from model_checks.executor import ClusterError
 from model_checks.explore.lattice import (
     Break,
@@ -401,7 +402,7 @@ def write_witnesses(
                               witness["checker"], witness.get("source"))
             _check_witness(request, variant, prop, witness["drift"], data)
             witness["notes"] = liveness_notes(data, prop)
-            path = out / f"{variant}_{'+'.join(witness['drift']) or 'none'}_{prop}.json"
+            path = out / f"{variant}_{environment_text(witness['drift'])}_{prop}.json"
             write_trace(path, data)
             witness["trace"] = path.as_posix()
 
@@ -449,7 +450,7 @@ def lattice_table(entries: list[dict[str, Any]]) -> str:
     """One line per variant and property: the minimal breaking sets, and what is undecided."""
     lines = []
     for e in entries:
-        sets = " ".join("+".join(s) or "none" for s in e["minimal_breaking"]) or "-"
+        sets = " ".join(environment_text(s) for s in e["minimal_breaking"]) or "-"
         verdict = "holds everywhere" if e["holds_everywhere"] else f"minimal breaking: {sets}"
         if e["unsettled_breaking"]:
             verdict += "; breaks, minimality unsettled: " + " ".join(

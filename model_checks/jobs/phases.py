@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from model_checks.cells import environment_text
 from model_checks.matrix import ENVIRONMENTS, PAIR_ENVIRONMENTS, ROUTER_ENVIRONMENTS
 from spec import VARIANTS
 
@@ -69,7 +70,7 @@ refresh from a main job (`docs.snapshot.carried_over`)."""
 PROVE_MAIN_ENVIRONMENTS: tuple[str, ...] = tuple(
     argument
     for env in (*ENVIRONMENTS, *ROUTER_ENVIRONMENTS) if env not in PROVE_NIGHTLY_ONLY
-    for argument in ("--environment", "+".join(env) or "none")
+    for argument in ("--environment", environment_text(env))
 )
 """`prove`'s selection in the main job: every main-matrix environment but PROVE_NIGHTLY_ONLY."""
 

@@ -29,11 +29,18 @@ from model_checks.conform.killmatrix import Kill
 from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
 from model_checks.conform.mutants import ImplMutant
 from model_checks.mutant_run.options import Options
-from model_checks.mutant_run.outcome import Catch, Outcome
+from model_checks.mutant_run.outcome import Catch, Outcome, column
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.mutants import Mutant
-from model_checks.records import CONFORMANCE, Verdict, VerdictRecord
-from model_checks.records import SCENARIOS as SCENARIO_CHECKER
+from model_checks.records import (
+    CONFORMANCE,
+    HYPOTHESIS,
+    SCENARIOS,
+    Z3_BMC,
+    Checker,
+    Verdict,
+    VerdictRecord,
+)
 from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
 from model_checks.smt.cells import SAFETY, mutant_cells
 from model_checks.smt.encode.symbols import Bounds, Encoding
@@ -55,9 +62,9 @@ class Selection:
 Runner = Callable[[Selection, Options, Progress], list[Outcome]]
 
 
-def required(checker: str, mutant: Mutant) -> frozenset[str]:
+def required(checker: Checker, mutant: Mutant) -> frozenset[str]:
     """What a spec checker must find broken for `mutant` (empty: the checker does not apply)."""
-    if checker == "z3":
+    if checker is Z3_BMC:
         return mutant.breaks & frozenset(SAFETY)
     return mutant.breaks
 
@@ -68,7 +75,8 @@ def _ordered(catches: Sequence[Catch]) -> tuple[Catch, ...]:
 
 
 def _report(progress: Progress, outcome: Outcome) -> Outcome:
-    progress(f"  {outcome.checker} {outcome.mutant}: {outcome.text()} ({outcome.seconds:.1f} s)")
+    progress(f"  {outcome.checker.name} {outcome.mutant}: {outcome.text()} "
+             f"({outcome.seconds:.1f} s)")
     return outcome
 
 
@@ -90,14 +98,14 @@ def _scenario(mutant: Mutant) -> Outcome:
         elif found is not None:
             detail += f"; the base {mutant.base.name} keeps it: {found.reason}"
         records.append(VerdictRecord(
-            SCENARIO_CHECKER.record, mutant.variant.name, mutant.witness.drift, prop.id,
+            SCENARIOS.record, mutant.variant.name, mutant.witness.drift, prop.id,
             Verdict.COUNTEREXAMPLE if found else Verdict.HOLDS, len(trace.steps), "steps",
             round(seconds, 3), counterexample_length=found.step if found else None,
             detail=detail,
         ))
         if prop.id in mutant.breaks and found is not None and on_base is None:
             catches.append(Catch(prop.id, found.step))
-    return Outcome(mutant.name, "scenario", mutant.breaks, _ordered(catches), tuple(records),
+    return Outcome(mutant.name, SCENARIOS, mutant.breaks, _ordered(catches), tuple(records),
                    seconds)
 
 
@@ -119,7 +127,7 @@ def _hypothesis_outcome(mutant: Mutant, result: CellResult) -> Outcome:
               "witness" if finding.detail.startswith("explicit witness") else "")
         for prop, finding in result.findings.items() if prop in mutant.breaks
     ]
-    return Outcome(mutant.name, "hypothesis", mutant.breaks, _ordered(catches),
+    return Outcome(mutant.name, HYPOTHESIS, mutant.breaks, _ordered(catches),
                    tuple(result.records), result.seconds)
 
 
@@ -127,7 +135,7 @@ def _backend(options: Options) -> executor.Backend:
     return options.backend or executor.LocalProcesses(max(1, options.jobs))
 
 
-def _failed_outcome(mutant: Mutant, checker: str, failed: executor.Failed) -> Outcome:
+def _failed_outcome(mutant: Mutant, checker: Checker, failed: executor.Failed) -> Outcome:
     """A job that raised: nothing caught, the error in the note (the table shows SURVIVED)."""
     return Outcome(mutant.name, checker, required(checker, mutant), (), (), failed.seconds,
                    note=f"the job failed: {failed.error}")
@@ -141,7 +149,7 @@ def run_hypothesis(selection: Selection, options: Options, progress: Progress) -
     for mutant, result in zip(selection.spec, executor.run(jobs, _backend(options)),
                               strict=True):
         if isinstance(result, executor.Failed):
-            outcomes.append(_report(progress, _failed_outcome(mutant, "hypothesis", result)))
+            outcomes.append(_report(progress, _failed_outcome(mutant, HYPOTHESIS, result)))
             continue
         write_traces(result.value)
         outcomes.append(_report(progress, _hypothesis_outcome(mutant, result.value)))
@@ -176,7 +184,7 @@ def _bounds_text(bounds: Bounds) -> str:
 
 def run_z3(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
     """The mutant cells over the whole range, then the witness's bounds for those left."""
-    mutants = [m for m in selection.spec if required("z3", m)]
+    mutants = [m for m in selection.spec if required(Z3_BMC, m)]
     names = {m.variant.name: m for m in mutants}
     cells = [c for c in mutant_cells() if c.variant.name in names]
     first = run_cells(cells, options.z3_depth, options.z3_rlimit,
@@ -213,7 +221,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
                  f"{record.verdict.value} ({result.seconds:.1f} s)")
     outcomes = []
     for mutant in mutants:
-        props = sorted(required("z3", mutant))
+        props = sorted(required(Z3_BMC, mutant))
         found = [(p, *results[(mutant.variant.name, p)]) for p in props]
         catches = [Catch(p, r.depth, via) for p, r, _, via in found if isinstance(r, Violated)]
         note = "; ".join(
@@ -221,7 +229,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
             for p, r, rec, via in found if not isinstance(r, Violated)
         )
         outcomes.append(_report(progress, Outcome(
-            mutant.name, "z3", required("z3", mutant), _ordered(catches),
+            mutant.name, Z3_BMC, required(Z3_BMC, mutant), _ordered(catches),
             tuple(rec for _, _, rec, _ in found),
             sum(spent[(mutant.variant.name, p)] for p in props), note=note,
         )))
@@ -262,7 +270,7 @@ def _conformance(mutant: ImplMutant, processes: int) -> Outcome:
     unmet = tuple(mode for mode, k in modes if k.caught_by is None)
     records = tuple(_kill_record(mutant, k, mode, seconds) for mode, k in modes)
     note = f"no disagreement in the {killmatrix.PROFILE.name} profile" if unmet else ""
-    return Outcome(mutant.name, "conformance", frozenset(), tuple(catches), records, seconds,
+    return Outcome(mutant.name, CONFORMANCE, frozenset(), tuple(catches), records, seconds,
                    unmet=unmet, note=note)
 
 
@@ -271,12 +279,13 @@ def run_conformance(selection: Selection, options: Options, progress: Progress) 
 
 
 RUNNERS: dict[str, Runner] = {
-    "scenario": run_scenario,
-    "hypothesis": run_hypothesis,
-    "z3": run_z3,
-    "conformance": run_conformance,
+    SCENARIOS.name: run_scenario,
+    HYPOTHESIS.name: run_hypothesis,
+    Z3_BMC.name: run_z3,
+    CONFORMANCE.name: run_conformance,
 }
-"""Checker name -> its runner (looked up at run time, so a test can replace one)."""
+"""Checker name (`Checker.name`) -> its runner (looked up at run time, so a test can replace
+one)."""
 
 
 def mutant_names() -> tuple[str, ...]:
@@ -294,7 +303,7 @@ def select(names: Sequence[str] | None) -> Selection:
 
 
 def applies(checker: str, name: str) -> bool:
-    """Whether `checker` has something to check the mutant `name` with."""
-    if checker == "conformance":
+    """Whether the checker named `checker` has something to check the mutant `name` with."""
+    if column(checker) is CONFORMANCE:
         return any(m.name == name for m in IMPL_MUTANTS)
-    return any(m.name == name and required(checker, m) for m in SPEC_MUTANTS)
+    return any(m.name == name and required(column(checker), m) for m in SPEC_MUTANTS)

@@ -173,7 +173,7 @@ def _run(args: argparse.Namespace, columns: tuple[str, ...], names: tuple[str, .
     for checker in columns:
         progress(f"== {checker}")
         for outcome in checkers.RUNNERS[checker](selection, options, progress):
-            outcomes[(outcome.mutant, outcome.checker)] = outcome
+            outcomes[(outcome.mutant, outcome.checker.name)] = outcome
     print("\nMutant x checker: what caught it (steps to the violation; witness: the search "
           "found nothing, the witness script did), SURVIVED, or - (does not apply)")
     print(table(names, columns, outcomes))

@@ -11,10 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model_checks.records import VerdictRecord
+from model_checks.records import CONFORMANCE, HYPOTHESIS, SCENARIOS, Z3_BMC, Checker, VerdictRecord
 
-CHECKERS = ("scenario", "hypothesis", "z3", "conformance")
-"""The checkers, in the table's column order (the names `--checkers` takes)."""
+COLUMNS: tuple[Checker, ...] = (SCENARIOS, HYPOTHESIS, Z3_BMC, CONFORMANCE)
+"""The checkers a mutant is run through, in the table's column order (Z3 stands for both of
+its record names: its records are `z3-bmc` or `z3-induction`)."""
+CHECKERS: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+"""Their names, as `--checkers` takes them and the table's header shows them."""
+
+
+def column(name: str) -> Checker:
+    """The checker of `COLUMNS` named `name` (a `KeyError` names the known ones)."""
+    for checker in COLUMNS:
+        if checker.name == name:
+            return checker
+    raise KeyError(f"unknown checker {name!r}, expected one of {', '.join(CHECKERS)}")
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,7 @@ class Outcome:
     """One (mutant, checker) cell: what had to be found, what was found, and its records."""
 
     mutant: str
-    checker: str
+    checker: Checker
     required: frozenset[str]
     caught: tuple[Catch, ...]
     records: tuple[VerdictRecord, ...] = field(default=())

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks import render
+from model_checks.cells import environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import (
@@ -86,7 +87,7 @@ def matrix_table(results: Sequence[CellResult]) -> str:
             text += f" (expected {want})!"
         rows.setdefault(r.environment, {})[r.variant] = text
     header = ["environment", *variants]
-    body = [["+".join(env) or "none", *(cells.get(v, "") for v in variants)]
+    body = [[environment_text(env), *(cells.get(v, "") for v in variants)]
             for env, cells in rows.items()]
     return grid(header, body)
 

@@ -13,7 +13,6 @@ properties their witness breaks as must-break.
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
+from model_checks.cells import Agreement, agreement, cell_identifier, identifier
 from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
 from model_checks.matrix import (
     ALL_EXPECTED,
@@ -114,14 +114,6 @@ class CellResult:
 
     def coverage_failures(self) -> list[str]:
         return self.stats.never_fired()
-
-
-def identifier(text: str) -> str:
-    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")
-
-
-def cell_label(variant: str, environment: Sequence[str]) -> str:
-    return identifier(f"{variant}_{'_'.join(environment) or 'none'}")
 
 
 def search(
@@ -250,7 +242,7 @@ def run_cell(
             s = _from_witness(config, env, prop, s, witnesses)
         record = _record(cell, prop, s, out, s.finding.detail if s.finding else "")
         cell.records.append(record)
-        if record.verdict is not Verdict.COUNTEREXAMPLE:
+        if agreement(HYPOTHESIS, Expectation.BREAKS, record.verdict) is Agreement.MISMATCH:
             found = s.finding.property_id if s.finding else "nothing"
             cell.mismatches.append(f"{label}: {prop} must break, found {found} in "
                                    f"{s.examples} examples")
@@ -261,7 +253,7 @@ def run_cell(
 def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment)
-    label = cell_label(cell.variant, cell.environment)
+    label = cell_identifier(cell.variant, cell.environment)
     return run_cell(label, cell.variant, cell.environment, config, cell.at_instance,
                     profile, out)
 
@@ -272,7 +264,7 @@ def run_matrix(
 ) -> list[CellResult]:
     """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
     an independent, deterministic job. Results in the order of `cells`."""
-    jobs = [Job(cell_label(c.variant, c.environment), _run_expected,
+    jobs = [Job(cell_identifier(c.variant, c.environment), _run_expected,
                 (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.at_instance) for c in cells]
     return _gathered(jobs, failed, profile, backend, "Hypothesis cells" if progress else None)
@@ -322,7 +314,7 @@ def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
     """L3 and L4 of one cell at `WIDER_IN_FLIGHT` unfinished requests, against `Cell.wider`."""
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
-    label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
+    label = f"{cell_identifier(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
     result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out,
                       witness_first=True)
     result.records = [replace(r, checker=WIDER_CHECKER) for r in result.records]
@@ -334,7 +326,7 @@ def run_wider(
     backend: Backend | None = None,
 ) -> list[CellResult]:
     """Every cell's L3 and L4 at the wider instance, through `backend` like `run_matrix`."""
-    jobs = [Job(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
+    jobs = [Job(f"{cell_identifier(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
                 _run_wider, (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.wider) for c in cells]
     title = f"L3/L4 at {WIDER_IN_FLIGHT} unfinished requests" if progress else None

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.cells import environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import ROUTER, Expectation, add_cells_argument
@@ -137,7 +138,7 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
     result = outcome.result
     if not isinstance(result, Violated):
         return None
-    env = "+".join(outcome.cell.environment) or "none"
+    env = environment_text(outcome.cell.environment)
     path = directory / f"{outcome.cell.variant.name}-{env}-{outcome.cell.property}.json"
     violation = by_id(result.property).check_trace(result.trace)
     step, reason = (len(result.trace.steps), "not reproduced") if violation is None else (
@@ -206,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     for label, group in (("MISMATCH", wrong), ("MISSING COUNTEREXAMPLE", missing),
                          ("undecided", [o for o in undecided if o not in missing])):
         for o in group:
-            print(f"{label}: {o.cell.variant.name} {'+'.join(o.cell.environment) or 'none'} "
+            print(f"{label}: {o.cell.variant.name} {environment_text(o.cell.environment)} "
                   f"{o.cell.property}: expected {o.cell.expected.value}, got "
                   f"{o.record.verdict.value} ({o.record.detail})")
     print(f"\n{len(outcomes) - len(wrong) - len(undecided)} of {len(outcomes)} cells as "

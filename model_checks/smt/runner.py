@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from model_checks import executor
+from model_checks.cells import agreement
 from model_checks.matrix import Expectation
-from model_checks.records import VerdictRecord
+from model_checks.records import VerdictRecord, checker_named
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
 from model_checks.smt.encode.symbols import Encoding, encoding_for
@@ -62,16 +63,13 @@ class CellOutcome:
 
     @property
     def status(self) -> str:
-        """"match", "mismatch" (a finding), "undecided" (outside the encoding or budget), or
-        "failed" (the job raised: a defect, not a verdict)."""
+        """"match", "mismatch" (a finding), "undecided" (outside the encoding or budget): the
+        record's `cells.agreement` with the cell's expectation; or "failed" (the job raised:
+        a defect, not a verdict)."""
         if self.error:
             return "failed"
-        decided_holds = isinstance(self.result, ProvedToBound | ProvedAllDepths)
-        if isinstance(self.result, Violated):
-            return "match" if self.cell.expected is Expectation.BREAKS else "mismatch"
-        if decided_holds:
-            return "match" if self.cell.expected is Expectation.HOLDS else "mismatch"
-        return "undecided"
+        checker = checker_named(self.record.checker)
+        return agreement(checker, self.cell.expected, self.record.verdict).value
 
 
 def _encoding(cell: SmtCell) -> Encoding:

@@ -77,10 +77,37 @@ class Property:
 
 _DECLARED: dict[str, Property] = {}
 _LEMMAS: dict[str, Property] = {}
-_ORDERED: dict[str, tuple[Property, ...]] = {}
-"""`registry()` and `lemmas()` as computed, until the next declaration (checkers ask for
-them at every step)."""
-_BY_ID: dict[str, Property] = {}
+_GENERATION = [0]
+"""Bumped by every declaration and withdrawal, so that a reader caching what it computed
+from `declared()` knows when to compute it again (`generation`)."""
+
+
+def declared() -> tuple[Property, ...]:
+    """Every property declared so far, lemmas excepted, in declaration order (the registry
+    orders them: `spec.properties.registry.registry`)."""
+    return tuple(_DECLARED.values())
+
+
+def declared_lemmas() -> tuple[Property, ...]:
+    """Every strengthening invariant (`Kind.LEMMA`) declared so far, in declaration order."""
+    return tuple(_LEMMAS.values())
+
+
+def generation() -> int:
+    """A number that changes with every declaration and withdrawal (checkers ask for the
+    registry at every step: a cache of it stays valid while this number does)."""
+    return _GENERATION[0]
+
+
+def withdraw(prop_id: str) -> None:
+    """Undo the declaration of `prop_id` (a property declared for a test's fixture); an id
+    never declared is an error, and changes nothing."""
+    for table in (_DECLARED, _LEMMAS):
+        if prop_id in table:
+            del table[prop_id]
+            _GENERATION[0] += 1
+            return
+    raise KeyError(f"property {prop_id!r} was never declared, nothing to withdraw")
 
 
 def _statement(function: Callable[..., object], prop_id: str) -> str:
@@ -98,8 +125,7 @@ def _record(prop: Property) -> None:
     if prop.id in table:
         raise InvalidDefinition(f"property id {prop.id} is declared twice; give each an own id")
     table[prop.id] = prop
-    _ORDERED.clear()
-    _BY_ID.clear()
+    _GENERATION[0] += 1
 
 
 def state_property(prop_id: str, title: str, kind: Kind) -> Callable[[StateCheck], StateCheck]:

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from model_checks.judged import Judged, NotJudged, Table, checker_tables, gaps
+from model_checks.checker_tables import checker_tables
+from model_checks.judged import Judged, NotJudged, Table, gaps
 from model_checks.records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
 from spec.properties import declare as declared
@@ -33,7 +34,7 @@ def answers_every_property(name: str, table: Table) -> None:
 
 def test_arch_every_checker_answers_for_every_property() -> None:
     tables = checker_tables()
-    assert set(tables) == {"simulate", "explore", "z3", "conform"}
+    assert set(tables) == {"hypothesis", "explore", "z3", "conformance"}
     for name, table in tables.items():
         answers_every_property(name, table())
 
@@ -88,9 +89,7 @@ def extra_property() -> Iterator[str]:
     try:
         yield EXTRA
     finally:
-        declared._DECLARED.pop(EXTRA, None)
-        declared._ORDERED.clear()
-        declared._BY_ID.clear()
+        declared.withdraw(EXTRA)
 
 
 def test_arch_a_new_property_is_taken_up_with_no_other_edit(extra_property: str) -> None:
@@ -107,10 +106,10 @@ def test_arch_a_new_property_is_taken_up_with_no_other_edit(extra_property: str)
     tables = {name: table() for name, table in checker_tables().items()}
     for name, table in tables.items():
         answers_every_property(name, table)
-    assert isinstance(tables["simulate"][extra_property], Judged)
+    assert isinstance(tables["hypothesis"][extra_property], Judged)
     assert isinstance(tables["explore"][extra_property], Judged)
     assert isinstance(tables["z3"][extra_property], NotJudged)
-    assert isinstance(tables["conform"][extra_property], NotJudged)
+    assert isinstance(tables["conformance"][extra_property], NotJudged)
 
     # simulate judges it: the Hypothesis machine finds its counterexample.
     config = Config(variant=V3)

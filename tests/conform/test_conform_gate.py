@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from model_checks.cells import environment_text
 from model_checks.cli import main
-from model_checks.conform.weakness import env_text, weakness
+from model_checks.conform.weakness import weakness
+from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS
 
 PAIR = "tests.conform.ordered_pair:factory"
 BUGGY = "tests.conform.ordered_pair:factory_evicting_by_count"
@@ -50,9 +52,9 @@ def test_gate_the_docs_ci_job_for_v0_v2_passes_on_a_pair_written_from_the_docs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     entries, commands = _ci_job()
-    untagged = [e for e in entries if e["variant"] in ("V0", "V1", "V2")]
+    untagged = [e for e in entries if e["variant"] in {v.name for v in VARIANTS if not v.tagged}]
     assert untagged and len(commands) == 2  # one process, then two
-    assert any(e["variant"] == "V3" and len(e["environment"].split("+")) == 11
+    assert any(e["variant"] == "V3" and len(e["environment"].split("+")) == len(DRIFT_IDS)
                for e in entries)  # V3 is gated under every source
     for entry in untagged:
         for command in commands:
@@ -70,7 +72,7 @@ def test_gate_require_s1_under_every_source_is_the_inherited_weakness(
     out = capsys.readouterr().out
     minimal = weakness("V2", "S1").minimal
     assert minimal and all(len(e) >= 2 and "D7" in e for e in minimal)  # read, not written here
-    assert ", ".join(env_text(e) for e in minimal) in out.replace("\n          ", " ")
+    assert ", ".join(environment_text(e) for e in minimal) in out.replace("\n          ", " ")
     assert "or by a deployment without D7" in out.replace("\n          ", " ")
     assert out.rstrip().splitlines()[-1] == (
         "RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: required S1 on V2 (exit 4)")
@@ -154,7 +156,7 @@ def test_gate_the_recommended_environments_keep_s1_s3_on_the_reference(
     """What the docs recommend per variant holds for the reference: S1-S3 kept (exit 0); and
     adding D7 to V2's makes S1 an inherited weakness (exit 4), so the table is not vacuous."""
     rows = _recommended()
-    assert sorted(v for v, _ in rows) == ["V0", "V1", "V2", "V3"]
+    assert sorted(v for v, _ in rows) == sorted(VARIANT_NAMES)
     reference = "model_checks.conform.reference_adapter:factory"
     for variant, env in rows:
         code = main(["conform", "--adapter", reference, "--variant", variant,

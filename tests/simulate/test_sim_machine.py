@@ -63,7 +63,7 @@ def test_a_finding_is_a_real_trace_of_the_spec() -> None:
 
 
 def test_no_drift_v3_holds_everything_on_a_small_budget() -> None:
-    props = ["S1", "S2", "S3", "S4", "H1", "L1", "L2", "L3", "L4"]
+    props = list(spec.property_ids())
     cls = machine_class("test_V3_none_all", config_for(V3, ()), props)
     cls.stats = RuleStats()
     run_state_machine_as_test(cls, settings=settings(PROFILES["ci"].settings(30)))

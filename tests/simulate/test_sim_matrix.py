@@ -14,7 +14,7 @@ from model_checks.matrix import (
     config_for,
     expected_cell,
 )
-from spec import V3, VARIANTS, registry, variant_named
+from spec import DRIFT_IDS, V3, VARIANT_NAMES, VARIANTS, registry, variant_named
 
 
 def test_every_variant_and_environment_has_one_cell_judging_every_property() -> None:
@@ -37,9 +37,9 @@ def test_sanity_pairs() -> None:
         assert cell.expectations["S2"] is Expectation.HOLDS
         if cell.variant == "V0":  # V0 reports no miss: L1-L3 are vacuous
             assert {cell.expectations[p] for p in ("L1", "L2", "L3")} == {Expectation.HOLDS}
-    for variant in ("V0", "V1", "V2", "V3"):
+    for variant in VARIANT_NAMES:
         assert set(expected_cell(variant, ()).expectations.values()) == {Expectation.HOLDS}
-        all_drift = next(e for e in ENVIRONMENTS if len(e) == 11)
+        all_drift = next(e for e in ENVIRONMENTS if len(e) == len(DRIFT_IDS))
         assert expected_cell(variant, all_drift).expectations["H1"] is Expectation.BREAKS
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from model_checks.cells import cell_identifier
 from model_checks.matrix import config_for
 from model_checks.simulate.machine import (
     SWARMED,
@@ -26,7 +27,7 @@ from model_checks.simulate.machine import (
     machine_class,
 )
 from model_checks.simulate.profiles import PROFILES
-from model_checks.simulate.run import cell_label, search
+from model_checks.simulate.run import search
 from spec import variant_named
 
 PROTOCOL = ("submit", "p0_handle", "p1_receive", "p0_receive_reply", "retry")
@@ -78,6 +79,6 @@ def test_the_nightly_search_finds_v2_s1_under_d7_and_d8() -> None:
     to the machine loses it, the nightly reports the cell again."""
     config = config_for(variant_named("V2"), ("D7", "D8"))
     profile = PROFILES["ci"]
-    label = cell_label("V2", ("D7", "D8"))
+    label = cell_identifier("V2", ("D7", "D8"))
     found = search(label, config, ["S1"], profile, profile.break_examples, RuleStats()).finding
     assert found is not None and found.property_id == "S1", "V2's S1 under D7+D8 not found"

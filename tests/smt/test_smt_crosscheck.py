@@ -12,9 +12,9 @@ from model_checks.mutants import MUTANTS
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
 from model_checks.smt.encode.symbols import Bounds, Encoding
-from spec import V0, V1, V2, V3, Config, Content, Drift, ItemSize, Variant, environment
+from spec import DRIFT_IDS, V0, V1, V2, V3, Config, Content, Drift, ItemSize, Variant, environment
 
-ENCODED = ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8", "D9", "D10", "D11")
+ENCODED = DRIFT_IDS  # the encoding covers every drift source
 VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, *(m.variant for m in MUTANTS))
 
 
