@@ -31,13 +31,18 @@ def test_arch_action_tables_cover_exactly_the_spec_actions() -> None:
         assert uncovered(table) == [], name
 
 
-def test_arch_the_action_codes_follow_the_spec_order() -> None:
-    """The SMT action codes are derived: the classes in `ACTION_TYPES` order, a front end's
+def test_arch_the_action_codes_are_derived_from_the_spec_classes() -> None:
+    """The SMT action codes are derived: the classes of `ACTION_TYPES` in `code_order` (the
+    branch order the records were produced with, any other class after it), a front end's
     (engine's) action once per front end (engine), each enabled by its class's `requires`."""
-    from model_checks.smt.encode.actions import ACTIONS
+    from model_checks.smt.encode.actions import ACTIONS, BRANCH_ORDER, code_order
     from model_checks.smt.encode.relations import Per
 
-    assert tuple(dict.fromkeys(e.spec_class for e in ACTIONS)) == ACTION_TYPES
+    assert len(set(BRANCH_ORDER)) == len(BRANCH_ORDER)
+    assert set(BRANCH_ORDER) <= set(ACTION_TYPES)
+    order = code_order(ACTION_TYPES)
+    assert sorted(c.__name__ for c in order) == sorted(c.__name__ for c in ACTION_TYPES)
+    assert tuple(dict.fromkeys(e.spec_class for e in ACTIONS)) == order
     for cls in ACTION_TYPES:
         group = [e for e in ACTIONS if e.spec_class is cls]
         own = () if cls.requires is None else (cls.requires,)

@@ -14,10 +14,11 @@ spec/transitions/) writes a relation and registers it for its spec class in the 
     def p1_clear(engine): ...
 
 Everything else is derived from `spec.ACTION_TYPES` and the action classes: the action codes
-(`actions.ACTIONS`, in `ACTION_TYPES` order), the drift source that enables each (the class's
-`requires`), how a model's step becomes a spec action and how a spec action pins a step's
-arguments (by the class's dataclass fields: `decode.fields`). A class registered twice is an
-error at import; a spec class with no relation is an error naming it and these modules.
+(`actions.ACTIONS`, in `actions.code_order`: a new class after the others), the drift source
+that enables each (the class's `requires`), how a model's step becomes a spec action and how a
+spec action pins a step's arguments (by the class's dataclass fields: `decode.fields`). A class
+registered twice is an error at import; a spec class with no relation is an error naming it
+and these modules.
 """
 
 from __future__ import annotations
