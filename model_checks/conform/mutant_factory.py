@@ -11,7 +11,7 @@ sides into an adapter checked against the spec of the variant the mutant mutates
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,3 +87,13 @@ def front_end_with(sender_class: type[SenderCache]) -> Callable[..., FrontEnd]:
             self._sender = sender_class(budget, **kwargs)
 
     return MutantFrontEnd
+
+
+def mutant_named(mutants: Iterable[ImplMutant], name: str) -> ImplMutant:
+    """The mutant of `mutants` called `name`; a `KeyError` lists the names there are."""
+    known = tuple(mutants)
+    for mutant in known:
+        if mutant.name == name:
+            return mutant
+    names = ", ".join(m.name for m in known)
+    raise KeyError(f"unknown mutant {name!r}, expected one of {names}")

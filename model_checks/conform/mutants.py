@@ -18,6 +18,7 @@ from model_checks.conform.mutant_factory import (
     engine_with,
     front_end_with,
     impl_mutant,
+    mutant_named,
     receiver_with_lru,
 )
 from model_checks.conform.reference_adapter import ReferenceAdapter
@@ -179,11 +180,7 @@ MUTANTS: tuple[ImplMutant, ...] = (
 
 
 def by_name(name: str) -> ImplMutant:
-    for mutant in MUTANTS:
-        if mutant.name == name:
-            return mutant
-    known = ", ".join(m.name for m in MUTANTS)
-    raise KeyError(f"unknown mutant {name!r}, expected one of {known}")
+    return mutant_named(MUTANTS, name)
 
 
 def adapter_path(mutant: ImplMutant) -> str:

@@ -25,6 +25,7 @@ from model_checks.conform.mutant_factory import (
     engine_with,
     front_end_with,
     impl_mutant,
+    mutant_named,
     receiver_with_lru,
     sender_with_lru,
 )
@@ -413,8 +414,4 @@ KNOWN_EQUIVALENT: dict[str, str] = {
 
 
 def by_name(name: str) -> ImplMutant:
-    for mutant in REFERENCE_MUTANTS:
-        if mutant.name == name:
-            return mutant
-    known = ", ".join(m.name for m in REFERENCE_MUTANTS)
-    raise KeyError(f"unknown mutant {name!r}, expected one of {known}")
+    return mutant_named(REFERENCE_MUTANTS, name)

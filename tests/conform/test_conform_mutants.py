@@ -3,6 +3,9 @@ exactly what a fresh run of both modes produces."""
 
 from __future__ import annotations
 
+import pytest
+
+from model_checks.conform import mutants, reference_mutants
 from model_checks.conform.adapter import load_adapter
 from model_checks.conform.killmatrix import (
     DEFAULT_PATH,
@@ -48,3 +51,16 @@ def test_conform_the_independent_set_is_disjoint_from_the_history_mutants() -> N
     assert len(set(names)) == len(names)
     assert not set(names) & {m.name for m in MUTANTS}
     assert not {m.story for m in REFERENCE_MUTANTS} & {m.story for m in MUTANTS}
+
+
+def test_a_mutant_is_found_by_name_and_an_unknown_name_lists_the_known_ones() -> None:
+    """Both mutant sets look names up through one function; a wrong name is a `KeyError`
+    naming every mutant of the set asked, and finds nothing of another set."""
+    for module, mutant_set in ((mutants, mutants.MUTANTS),
+                               (reference_mutants, reference_mutants.REFERENCE_MUTANTS)):
+        assert all(module.by_name(m.name) is m for m in mutant_set)
+        with pytest.raises(KeyError) as error:
+            module.by_name("no-such-mutant")
+        assert all(m.name in str(error.value) for m in mutant_set)
+    with pytest.raises(KeyError):
+        mutants.by_name(reference_mutants.REFERENCE_MUTANTS[0].name)
