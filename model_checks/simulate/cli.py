@@ -25,6 +25,7 @@ from model_checks import render
 from model_checks.cells import environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.itf import write_itf
 from model_checks.matrix import (
     PROPERTIES,
     WIDER_IN_FLIGHT,
@@ -35,7 +36,7 @@ from model_checks.matrix import (
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES
 from model_checks.text_table import grid
-from model_checks.trace_file import BadTraceFile, replay_file, table
+from model_checks.trace_file import BadTraceFile, Replayed, replay_file, table
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
@@ -64,6 +65,9 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="a counterexample trace written by simulate")
+    parser.add_argument("--itf", type=Path, metavar="OUT",
+                        help="also write the replayed trace to OUT in the Informal Trace Format "
+                             "that Apalache and Quint read (docs/checkers.md, \"ITF\")")
 
 
 def ci_arguments() -> argparse.Namespace:
@@ -193,11 +197,24 @@ def run_simulate(args: argparse.Namespace) -> int:
     return EXIT_MISMATCH if problems else EXIT_OK
 
 
+def _wrote_itf(path: Path, replayed: Replayed, source: Path) -> bool:
+    """Write the ITF file, or say in one line why it cannot be written."""
+    try:
+        write_itf(path, replayed, str(source))
+    except OSError as error:
+        print(f"error: cannot write the ITF trace to {path}: {error.strerror}", file=sys.stderr)
+        return False
+    print(f"ITF trace written to {path}")
+    return True
+
+
 def run_replay(args: argparse.Namespace) -> int:
     try:
         replayed = replay_file(args.file)
     except BadTraceFile as error:
         print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.itf is not None and not _wrote_itf(args.itf, replayed, args.file):
         return EXIT_USAGE
     if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge
         print(render.step_text(replayed.trace))
