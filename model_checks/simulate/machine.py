@@ -37,20 +37,13 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, ClassVar, NoReturn
 
 from hypothesis import strategies as st
-from hypothesis.stateful import (
-    Rule,
-    RuleBasedStateMachine,
-    RuleStrategy,
-    invariant,
-    precondition,
-    rule,
-)
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from model_checks.judged import Judged, Table
+from model_checks.simulate.hypothesis_private import OrderedRules, use_rules
 from spec import Config, Drift, Kind, State, Trace, by_id, initial, registry, step
 from spec.fairness import FairnessBoundExceeded, drive_to_quiescence
 from spec.state import ClientItem
@@ -131,12 +124,12 @@ often; in name order the always-enabled `clear_both` came first and fired five t
 as `p1_clear`, and messages were rarely delivered. Protocol steps first, then drift events."""
 
 
-class _OrderedRules(RuleStrategy):
-    """Hypothesis's rule strategy with the rules in `PRIORITY` order (hypothesis.stateful's
-    `RuleStrategy._setup_for` is the one place that orders them; pinned in
-    requirements-ci.txt), and swarm testing on the events only (`_rule_is_enabled`)."""
+class _OrderedRules(OrderedRules):
+    """The rules in `PRIORITY` order, and swarm testing on the events only."""
 
-    def _rule_is_enabled(self, r: Rule) -> bool:
+    priority = PRIORITY
+
+    def swarmed(self, name: str) -> bool:
         """Hypothesis's swarm testing turns each rule off for a whole example with a
         probability drawn per example; when every rule whose precondition holds is off, the
         example is rejected. Turning off a protocol step (submit, handle, receive, reply)
@@ -146,23 +139,7 @@ class _OrderedRules(RuleStrategy):
         (`is_event`: drift actions and the synchronised clear) are swarmed: an example with
         no clears, or without rejections, is what swarm testing is for. Unfocused machines
         (conformance) keep Hypothesis's rule: every rule may be turned off."""
-        if not self.is_valid(r):  # Hypothesis's order: the precondition first
-            return False
-        name = r.function.__name__
-        if getattr(self.machine, "focused", False) and name not in SWARMED:
-            return True
-        assert self._feature_flags is not None
-        return self._feature_flags.is_enabled(name)
-
-    @classmethod
-    @lru_cache
-    def _setup_for(
-        cls, machine_type: type[RuleBasedStateMachine]
-    ) -> tuple[list[Rule], frozenset[str], st.SearchStrategy[Rule]]:
-        rules, names, _ = RuleStrategy._setup_for(machine_type)
-        rank = {name: index for index, name in enumerate(PRIORITY)}
-        ordered = sorted(rules, key=lambda r: rank.get(r.function.__name__, len(rank)))
-        return ordered, names, st.sampled_from(ordered)
+        return not (getattr(self.machine, "focused", False) and name not in SWARMED)
 
 
 class SpecMachine(RuleBasedStateMachine):
@@ -180,7 +157,7 @@ class SpecMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self._rules_strategy = _OrderedRules(self)
+        use_rules(self, _OrderedRules(self))
         self.state: State = initial(self.config)
         self.steps: list[Step] = []
         self.fair_steps: list[Step] = []

@@ -12,15 +12,13 @@ properties their witness breaks as must-break.
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from hypothesis.errors import Flaky
-from hypothesis.internal.conjecture import engine
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
@@ -37,6 +35,7 @@ from model_checks.matrix import (
 )
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import HYPOTHESIS, Verdict, VerdictRecord
+from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.simulate.witnesses import Witness, shortest_witness
@@ -44,30 +43,8 @@ from model_checks.trace_file import replay_data, trace_to_json, write_trace
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record
-__all__ = ["PROFILES", "CellResult", "Profile", "run_cell", "run_matrix", "run_mutant",
-           "run_mutants", "run_wider"]
-
-
-NO_CLOCK = 2**62
-"""Hypothesis's shrinking time limit while a profile's count bounds it: never reached."""
-
-
-@contextlib.contextmanager
-def shrink_bound(max_shrinks: int) -> Iterator[None]:
-    """Bound Hypothesis's shrinking by a count, never by the clock. Hypothesis stops
-    shrinking after `engine.MAX_SHRINKS` successful shrinks (500) or after
-    `engine.MAX_SHRINKING_SECONDS` (300 s), module constants with no setting: this sets the
-    count to the profile's `max_shrinks` and lifts the time limit, so that a slow or busy
-    machine shrinks exactly as far as a fast one (the shrinker's own stall limit, counted in
-    calls, ends a shrink that stops making progress). With the ci profile's small count a
-    counterexample may be longer than minimal: its length is an upper bound (the dev and
-    nightly profiles shrink further)."""
-    saved = engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS
-    engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS = max_shrinks, NO_CLOCK
-    try:
-        yield
-    finally:
-        engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS = saved
+__all__ = ["NO_CLOCK", "PROFILES", "CellResult", "Profile", "run_cell", "run_matrix", "run_mutant",
+           "run_mutants", "run_wider", "shrink_bound"]
 
 
 @dataclass(frozen=True)
