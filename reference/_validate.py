@@ -61,6 +61,15 @@ def check_instance(name: str, value: object, expected: type) -> None:
         raise BadInputTypeError(f"got {name} {describe(value)}, expected {expected.__name__}")
 
 
+def check_exact(name: str, value: object, expected: type) -> None:
+    """``value`` of exactly the type ``expected`` (a subclass could change what the checks
+    read between the check and the use)."""
+    if type(value) is not expected:
+        raise BadInputTypeError(
+            f"got {name} {describe(value)}, expected {expected.__name__} (not a subclass)"
+        )
+
+
 def check_tag(tag: object, tagged: bool, identity: str) -> None:
     """Tagged variants need a 64-bit int tag on every item; untagged ones need None."""
     if not tagged:

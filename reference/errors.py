@@ -34,6 +34,7 @@ __all__ = [
     "InvariantViolationError",
     "MissingMediaError",
     "MultiModalCacheMissError",
+    "NonceInUseError",
     "ReceiverCacheAssertionError",
     "SenderCacheAssertionError",
     "UnknownIdentityError",
@@ -118,6 +119,11 @@ class UnknownRequestError(BadInputValueError):
 
 class UnknownIdentityError(BadInputValueError):
     """A reply names identities that were never sent in the request it answers."""
+
+
+class NonceInUseError(BadInputValueError):
+    """A front end presented the engine a tag nonce that another front end's source holds:
+    their tags could name each other's entries. Rejected before anything changes."""
 
 
 class MultiModalCacheMissError(CacheError, KeyError):

@@ -39,6 +39,7 @@ from typing import cast
 
 from reference._validate import (
     as_collection,
+    check_exact,
     check_identities,
     check_identity,
     check_instance,
@@ -80,9 +81,17 @@ class SenderCache(GuardedCache[ShadowEntry]):
         tags: TagSource | None = None,
     ) -> None:
         if tags is not None:
-            check_instance("tags", tags, TagSource)
+            check_exact("tags", tags, TagSource)
         super().__init__(budget, variant)
-        self._tags = tags if tags is not None else TagSource()
+        if tags is None:
+            tags = TagSource()
+        tags._claim(self)  # last: a source another sender uses is rejected, nothing built
+        self._tags = tags
+
+    @property
+    def tags(self) -> TagSource:
+        """The source this sender draws its tags from (its own: ``TagSource._claim``)."""
+        return self._tags
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
         """The identities (of one request) that the shadow holds; nothing is reordered."""

@@ -84,21 +84,21 @@ class World:
 
     def __init__(self) -> None:
         self.processor = SerialProcessor()
-        self.fe = FrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource(1))
+        self.fe = FrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource.for_tests(1))
         self.engine = Engine(8 * ITEM_BYTES)
         serve(self.fe, self.engine, Request((RequestItem("a", 1), RequestItem("b", 2))))
         self.message = self.fe.prepare(Request((RequestItem("a", 1),)))
         self.probed = self.fe.probe(Request((RequestItem("c", 3),)))
-        self.afe = AsyncFrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource(2),
+        self.afe = AsyncFrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource.for_tests(2),
                                  executor=InlineExecutor())
         self.amessage, self.aprobed = asyncio.run(self._warm_async())
-        self.sender = SenderCache(8 * ITEM_BYTES, tags=TagSource(3))
+        self.sender = SenderCache(8 * ITEM_BYTES, tags=TagSource.for_tests(3))
         self.sender.get_and_update("a", make_item(16))
         self.receiver = ReceiverCache(8 * ITEM_BYTES)
         self.receiver.resolve([WireItem("a", {"x": torch.zeros(2)}, Placeholders(0, 1), 7)])
         self.lru: ByteLru[object, object] = ByteLru(64)
         self.lru.put("a", "value", 4)
-        self.tags = TagSource(4)
+        self.tags = TagSource.for_tests(4)
         self.request = Request((RequestItem("a", 1), RequestItem("d", 4)))
 
     async def _warm_async(self) -> tuple[Message, ProbedRequest]:
@@ -115,6 +115,8 @@ class World:
             self.afe.outstanding(), view(self.sender), view(self.receiver),
             self.lru.entries(), self.lru.stats(), self.tags.nonce, self.tags._counter,
             len(self.processor.calls),
+            [(nonce, id(source) if ids else None)
+             for nonce, source in self.engine._sources.items()],
         )
 
     def target(self, owner: str, method: str) -> Callable[..., Any]:
@@ -181,7 +183,7 @@ VALID: dict[str, Value] = {
     "budget": lambda w: 64,
     "processor": lambda w: SerialProcessor(),
     "variant": lambda w: V3,
-    "tags": lambda w: TagSource(9),
+    "tags": lambda w: TagSource.for_tests(9),
     "executor": lambda w: None,
     "identities": lambda w: ["a"],
     "identity": lambda w: "a",
@@ -225,6 +227,8 @@ VALID: dict[str, Value] = {
     "path": lambda w: "",
     "is_reference": lambda w: [True, False],
     "nonce": lambda w: 3,
+    "TagSource.__init__.nonce": lambda w: None,
+    "Engine.admit.tags": lambda w: w.fe.sender.tags,
     "offset": lambda w: 0,
     "length": lambda w: 1,
     "payload": lambda w: {"x": torch.zeros(1)},
@@ -323,6 +327,8 @@ BAD: dict[str, list[Value]] = {
              lambda w: deep(5000), lambda w: {"m": torch.empty(1, device="meta")}],
     "path": [ALIEN, lambda w: 5],
     "is_reference": [ALIEN, lambda w: "ab", lambda w: [1], lambda w: None],
+    "TagSource.__init__.nonce": [ALIEN, lambda w: 7, lambda w: 0],
+    "Engine.admit.tags": [ALIEN, lambda w: 5, lambda w: TagSource.for_tests(1)],
     "nonce": [ALIEN, lambda w: -1, lambda w: True, lambda w: 1 << 32, lambda w: 1.0],
     "offset": [ALIEN, lambda w: -1, lambda w: True, lambda w: None],
     "length": [ALIEN, lambda w: -1, lambda w: 1.0, lambda w: None],
@@ -419,7 +425,7 @@ def test_the_valid_arguments_are_accepted() -> None:
 def test_a_bare_string_is_not_a_list_of_identities() -> None:
     """Before: ``invalidate("img")`` dropped "i", "m" and "g" and returned 1, and
     ``invalidate("ww")`` raised DuplicateIdentityError."""
-    cache = SenderCache(64, tags=TagSource(1))
+    cache = SenderCache(64, tags=TagSource.for_tests(1))
     for key in "img":
         cache.get_and_update(key, make_item(16))
     before = snapshot(cache)
@@ -447,7 +453,7 @@ def test_deep_or_cyclic_payloads_are_a_clear_error(tree: dict[str, object]) -> N
 
 def test_long_identities_are_shortened_in_messages() -> None:
     identity = "f" * 64
-    cache = SenderCache(64, tags=TagSource(1))
+    cache = SenderCache(64, tags=TagSource.for_tests(1))
     with pytest.raises(BadInputError) as caught:
         cache.probe([identity, identity])
     assert "f" * 17 not in str(caught.value) and "fffffffffffff..." in str(caught.value)
