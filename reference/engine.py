@@ -8,7 +8,7 @@ are still cached, so that the retry only has to carry the missed ones' data to h
 
 from __future__ import annotations
 
-from reference._validate import check_exact, check_instance, check_request_id
+from reference._validate import check_exact, check_request_id
 from reference.errors import NonceInUseError
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput
@@ -55,10 +55,10 @@ class Engine:
     def receive(self, message: Message) -> tuple[ModelInput, ...]:
         """What the model gets for this request; raises if any item missed."""
         if type(message) is not Message:
-            check_instance("message", message, Message)
+            check_exact("message", message, Message)
         items = message.items
         if type(items) is not tuple:
-            check_instance("message items", items, tuple)
+            check_exact("message items", items, tuple)
         if type(message.request_id) is not int:
             check_request_id(message.request_id)
         resolution = self._receiver.resolve(items)

@@ -30,7 +30,13 @@ import itertools
 import threading
 from typing import NamedTuple
 
-from reference._validate import check_identities, check_instance, check_request_id
+from reference._validate import (
+    check_exact,
+    check_identities,
+    check_instance,
+    check_request_id,
+    is_async_callable,
+)
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
@@ -39,6 +45,7 @@ from reference.errors import (
     UnknownRequestError,
     describe,
     short,
+    short_list,
 )
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
@@ -115,7 +122,7 @@ class _RequestRecords:
     def _sent_items(self, message: Message) -> None:
         """``_check_outstanding``'s check; the caller holds ``_lock``."""
         if type(message) is not Message:
-            check_instance("message", message, Message)
+            check_exact("message", message, Message)
         if type(message.request_id) is not int:
             check_request_id(message.request_id)
         items = message.items
@@ -167,9 +174,10 @@ class FrontEnd(_RequestRecords):
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
-        if not callable(processor):  # checked first: a bad processor builds nothing
+        if not callable(processor) or is_async_callable(processor):  # first: builds nothing
             raise BadInputTypeError(
-                f"got processor {describe(processor)}, expected a callable content -> ProcessedItem"
+                f"got processor {describe(processor)}, expected a callable content -> "
+                "ProcessedItem (a plain one, not async)"
             )
         self._sender = SenderCache(budget, variant=variant, tags=tags)
         self._processor = processor
@@ -228,6 +236,12 @@ class FrontEnd(_RequestRecords):
         hit or has its processed item, not both; anything else is rejected, changing nothing.
         """
         _check_request(request)
+        if type(processed) is not dict:
+            check_instance("processed items", processed, dict)
+        processed = dict(processed)  # P0's own: a later change to the caller's changes nothing
+        if type(hits) is not frozenset:
+            check_instance("hits", hits, frozenset)
+            hits = frozenset(hits)
         _check_probed_parts(request, hits, processed)
         with self._lock:
             request_id = next(self._ids)
@@ -249,7 +263,7 @@ class FrontEnd(_RequestRecords):
         the request is probed again).
         """
         if type(probed) is not ProbedRequest:
-            check_instance("probed request", probed, ProbedRequest)
+            check_exact("probed request", probed, ProbedRequest)
         request_id, request, hits, processed = probed
         items = request.items
         # what the message will name: the request's identities (all of them hits, usually)
@@ -299,9 +313,9 @@ class FrontEnd(_RequestRecords):
         A reply to an unknown request, or naming identities that request did not send, is
         rejected and changes nothing.
         """
-        check_instance("reply", reply, Reply)
+        check_exact("reply", reply, Reply)
         check_request_id(reply.request_id)
-        check_instance("missed identities", reply.missed, tuple)
+        check_exact("missed identities", reply.missed, tuple)
         missed = check_identities(reply.missed)
         with self._lock:
             sent = self._outstanding.get(reply.request_id)
@@ -313,8 +327,8 @@ class FrontEnd(_RequestRecords):
             unknown = [identity for identity in missed if identity not in sent]
             if unknown:
                 raise UnknownIdentityError(
-                    f"got missed identities {', '.join(unknown)} in the reply to request "
-                    f"{reply.request_id}, expected identities that request sent"
+                    f"got missed identities {short_list(unknown)} ({len(unknown)}) in the reply "
+                    f"to request {reply.request_id}, expected identities that request sent"
                 )
             del self._outstanding[reply.request_id]
             self._sender.invalidate(missed)
@@ -346,13 +360,13 @@ def _check_request(request: Request) -> tuple[RequestItem, ...]:
     """``request`` a ``Request`` of a tuple of ``RequestItem`` (identities are checked where
     they are used: the sender cache's probe); returns its items."""
     if type(request) is not Request:
-        check_instance("request", request, Request)
+        check_exact("request", request, Request)
     items = request.items
     if type(items) is not tuple:
-        check_instance("request items", items, tuple)
+        check_exact("request items", items, tuple)
     for item in items:
         if type(item) is not RequestItem:
-            check_instance("request item", item, RequestItem)
+            check_exact("request item", item, RequestItem)
     return items
 
 
@@ -367,7 +381,7 @@ def _check_probed_parts(
         check_instance("processed items", processed, dict)
     for identity, item in processed.items():  # type: ignore[attr-defined]
         if type(item) is not ProcessedItem:
-            check_instance(f"processed item of {short(identity)!r}", item, ProcessedItem)
+            check_exact(f"processed item of {short(identity)!r}", item, ProcessedItem)
     identities = check_identities([item.identity for item in request.items])
     if len(hits) + len(processed) != len(identities) or any(  # type: ignore[arg-type]
             (identity in hits) == (identity in processed)  # type: ignore[operator]

@@ -40,8 +40,8 @@ from reference.errors import (
     describe,
 )
 
-__all__ = ["MIN_NODES", "NODE_BYTES", "ByteLru", "CacheStats", "default_max_nodes",
-           "validate_budget"]
+__all__ = ["IDENTITY_CHARS_PER_NODE", "MIN_NODES", "NODE_BYTES", "ByteLru", "CacheStats",
+           "default_max_nodes", "identity_nodes", "validate_budget"]
 
 NODE_BYTES = 1024
 """The bookkeeping one node stands for. An entry takes ``1 + t + m`` nodes, ``t`` and ``m``
@@ -53,6 +53,19 @@ about 550 per tensor, a sender entry about 460 bytes; 1,024 bytes a node bounds 
 MIN_NODES = 1024
 """The least ``max_nodes`` a cache gets, so that a small budget still holds entries (its
 bookkeeping is then at most about 1 MiB per side, whatever the budget)."""
+
+
+IDENTITY_CHARS_PER_NODE = NODE_BYTES // 4
+"""An identity's own bookkeeping, in nodes: one per ``IDENTITY_CHARS_PER_NODE`` characters
+(a character takes at most 4 bytes), so a long identity is charged what it keeps alive; a
+64-hex-digit mm_hash takes none. A count of characters, not of the str's memory, so that
+both sides, which see equal identities, charge them alike."""
+
+
+def identity_nodes(identity: str) -> int:
+    """The nodes ``identity`` itself takes beyond its entry's (see
+    ``IDENTITY_CHARS_PER_NODE``); both caches add it to every entry they record."""
+    return len(identity) // IDENTITY_CHARS_PER_NODE
 
 
 def default_max_nodes(budget: int) -> int:

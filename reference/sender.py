@@ -43,6 +43,8 @@ from reference._validate import (
     check_identities,
     check_identity,
     check_instance,
+    check_tag,
+    is_async_callable,
 )
 from reference.errors import (
     BadInputTypeError,
@@ -50,9 +52,12 @@ from reference.errors import (
     MissingMediaError,
     SenderCacheAssertionError,
     describe,
+    short,
+    short_list,
 )
 from reference.guarded import GuardedCache
-from reference.items import Placeholders, ProcessedItem, Processor, run_processor
+from reference.items import Placeholders, ProcessedItem, Processor, run_processor, tree_nbytes
+from reference.lru import identity_nodes
 from reference.messages import Outgoing, WireItem
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant, ordered
@@ -83,14 +88,11 @@ class SenderCache(GuardedCache[ShadowEntry]):
         if tags is not None:
             check_exact("tags", tags, TagSource)
         super().__init__(budget, variant)
-        if tags is None:
-            tags = TagSource()
-        tags._claim(self)  # last: a source another sender uses is rejected, nothing built
-        self._tags = tags
+        self._tags = tags if tags is not None else TagSource()
 
     @property
     def tags(self) -> TagSource:
-        """The source this sender draws its tags from (its own: ``TagSource._claim``)."""
+        """The source this sender draws its tags from."""
         return self._tags
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
@@ -107,17 +109,20 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
 
         A miss with ``item`` None is a late miss: the assertion in V1/V2, a
-        ``MissingMediaError`` in V3 (there is no content to reprocess here).
+        ``MissingMediaError`` in V3 (there is no content to reprocess here); it changes
+        nothing, not even the lookup counters. One lookup is counted per call.
         """
         if type(identity) is not str or not identity:
             check_identity(identity)
         if item is not None and type(item) is not ProcessedItem:
-            check_instance("item", item, ProcessedItem)
+            check_exact("item", item, ProcessedItem)
         with self._lock:
+            if item is None and identity not in self._lru:
+                self._late_miss(_new_tuple(Outgoing, (identity, None, None)), None)
             entry = self._lru.get(identity)
             if entry is not None:
                 return self._reference(identity, entry)
-            return self._update_one(_new_tuple(Outgoing, (identity, item, None)), None)
+            return self._insert(identity, item)  # type: ignore[arg-type]  # a miss has one
 
     def update(
         self, outgoing: Sequence[Outgoing], process: Processor | None = None
@@ -136,10 +141,10 @@ class SenderCache(GuardedCache[ShadowEntry]):
             identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
         else:
             identities = _validate_outgoing(outgoing)
-        if process is not None and not callable(process):
+        if process is not None and (not callable(process) or is_async_callable(process)):
             raise BadInputTypeError(
-                f"got process {describe(process)}, expected None or a callable "
-                "content -> ProcessedItem"
+                f"got process {describe(process)}, expected None or a plain (not async) "
+                "callable content -> ProcessedItem"
             )
         stuck = False
         while True:  # ends: each round returns, or processes at least one more late miss
@@ -210,10 +215,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
             items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         tagged = self._variant.tagged
         for item in items:
-            if type(item) is not WireItem:
-                check_instance("wire item", item, WireItem)
-            if type(item.identity) is not str or not item.identity:
-                check_identity(item.identity)
+            _check_wire_item(item, tagged)
         with self._lock:
             lru = self._lru
             dropped = 0
@@ -228,7 +230,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""
-        check_instance(f"shadow entry of {identity!r}", entry, ShadowEntry)
+        check_instance(f"shadow entry of {short(identity)!r}", entry, ShadowEntry)
         super()._check_entry(identity, entry)
 
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
@@ -246,7 +248,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
     def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
         tag = self._new_tag()
         self._lru.put_entry(identity, ShadowEntry(item.placeholders, tag), item.nbytes,
-                           item.nodes)
+                           item.nodes + identity_nodes(identity))
         return _new_tuple(WireItem, (identity, item.payload, item.placeholders, tag))
 
     def _new_tag(self) -> int | None:
@@ -296,12 +298,12 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
     identities: list[str] = []
     for each in outgoing:
         if type(each) is not Outgoing:
-            check_instance("outgoing item", each, Outgoing)
+            check_exact("outgoing item", each, Outgoing)
         identity, item, _ = each
         if type(identity) is not str or not identity:
             check_identity(identity)
         if item is not None and type(item) is not ProcessedItem:
-            check_instance("item", item, ProcessedItem)
+            check_exact("item", item, ProcessedItem)
         identities.append(identity)
     if len(identities) > 1 and len(set(identities)) != len(identities):
         check_identities(identities)
@@ -310,6 +312,22 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
 
 def _no_processor(identities: list[str]) -> BadInputValueError:
     return BadInputValueError(
-        f"got late misses {', '.join(identities)} and no processor, "
+        f"got late misses {short_list(identities)} and no processor, "
         "expected a processor to reprocess them"
     )
+
+
+def _check_wire_item(item: object, tagged: bool) -> None:
+    """A wire item as ``update`` builds them: a plain ``WireItem``, a valid identity, a
+    payload that is None or a valid payload, ``Placeholders``, a tag as the variant has
+    them (``retract`` drops entries on its word, so a garbage item must not pass)."""
+    if type(item) is not WireItem:
+        check_exact("wire item", item, WireItem)
+    identity, payload, placeholders, tag = cast("WireItem", item)
+    if type(identity) is not str or not identity:
+        check_identity(identity)
+    if type(placeholders) is not Placeholders:
+        check_exact(f"placeholders of {short(identity)!r}", placeholders, Placeholders)
+    check_tag(tag, tagged, identity)
+    if payload is not None:
+        tree_nbytes(payload)

@@ -10,9 +10,8 @@ Uniqueness is structural, not probabilistic, wherever the reference can see the 
   process has ever held (a process-wide record of issued nonces; a nonce is never handed out
   twice, not even after its source is gone, since an engine may still hold entries it
   tagged). So two front ends, or a restarted one (D5, D10), never mint the same tag.
-- **A source belongs to one sender**: a ``SenderCache`` claims its source, and a second
-  sender given the same source is rejected (``TagSource._claim``), so no two caches draw from one
-  counter.
+- **A source shared by several senders still mints each tag once**: ``next`` draws under
+  the source's own lock.
 - **Across processes**, the engine is the one party every front end talks to: it records which
   source presented each nonce (``Engine.admit``, called by ``reference.serve`` and
   ``reference.pipeline.deliver`` before anything changes) and rejects a second source
@@ -21,16 +20,12 @@ Uniqueness is structural, not probabilistic, wherever the reference can see the 
   from the process record (two test sources may share it on purpose), and the engine's
   admission still rejects the second. ``TagSource(7)``, the old way to fix a nonce, is
   rejected with an error naming ``for_tests``.
-
-Not thread-safe by itself: the sender cache draws tags under its lock.
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
-import weakref
-from collections.abc import Callable
 
 from reference.errors import BadInputTypeError, BadInputValueError, describe
 
@@ -80,7 +75,7 @@ class TagSource:
             )
         self._nonce = _fresh_nonce()
         self._counter = 0
-        self._owner: Callable[[], object] | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def for_tests(cls, nonce: int) -> TagSource:
@@ -90,7 +85,7 @@ class TagSource:
         source = cls.__new__(cls)
         source._nonce = checked
         source._counter = 0
-        source._owner = None
+        source._lock = threading.Lock()
         with _issued_lock:
             _issued.add(checked)  # random sources never draw it
         return source
@@ -99,24 +94,15 @@ class TagSource:
     def nonce(self) -> int:
         return self._nonce
 
-    def _claim(self, owner: object) -> None:
-        """Make ``owner`` (a sender cache) the only one that draws from this source; a second
-        owner is rejected (``BadInputValueError``), changing nothing."""
-        current = None if self._owner is None else self._owner()
-        if current is not None and current is not owner:
-            raise BadInputValueError(
-                f"got tag source of nonce {self._nonce} that another sender already uses, "
-                "expected a source of its own per sender (TagSource())"
-            )
-        self._owner = weakref.ref(owner)
-
     def next(self) -> int:
-        """A tag never returned before by this source (nor by any other of this process)."""
-        if self._counter == _COUNTER_LIMIT:
-            self._renew_nonce()
-        tag = self._nonce << _COUNTER_BITS | self._counter
-        self._counter += 1
-        return tag
+        """A tag never returned before by this source (nor by any other of this process);
+        thread-safe."""
+        with self._lock:
+            if self._counter == _COUNTER_LIMIT:
+                self._renew_nonce()
+            tag = self._nonce << _COUNTER_BITS | self._counter
+            self._counter += 1
+            return tag
 
     def _renew_nonce(self) -> None:
         self._nonce = _fresh_nonce()

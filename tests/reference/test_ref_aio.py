@@ -6,6 +6,7 @@ conformance run catches."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import doctest
 import re
 from pathlib import Path
@@ -82,7 +83,7 @@ def test_concurrent_requests_on_one_loop_with_a_thread_pool() -> None:
     async def one(index: int) -> None:
         request = Request(tuple(RequestItem(f"k{(index + j) % 6}", (index + j) % 6)
                                 for j in range(2)))
-        inputs = await retry_async(lambda r: serve_async(front_end, engine, r), request,
+        inputs = await retry_async(functools.partial(serve_async, front_end, engine), request,
                                    max_retries=5)
         assert all(map(consistent, inputs))
 

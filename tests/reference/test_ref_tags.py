@@ -1,13 +1,15 @@
-"""Tags that cannot collide: a nonce per source unique in the process, a source per sender,
-one source per nonce at the engine, a fixed nonce only through the test-only path.
+"""Tags that cannot collide: a nonce per source unique in the process, a thread-safe
+counter, one source per nonce at the engine, a fixed nonce only through the test-only path.
 
 The drift soak with two front ends, reused identities and forced-equal nonces is in
 ``test_ref_drift.py`` (``run_drift`` with ``equal_nonces``)."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from ref_helpers import ITEM_BYTES, SerialProcessor, snapshot
+from ref_helpers import ITEM_BYTES, SerialProcessor, make_item, snapshot
 
 from reference import (
     V2,
@@ -59,20 +61,21 @@ def test_a_counter_wrap_draws_a_nonce_never_issued(monkeypatch: pytest.MonkeyPat
     assert source.next() == 54321 << 32
 
 
-def test_a_source_belongs_to_one_sender() -> None:
+def test_a_source_shared_by_two_senders_mints_each_tag_once() -> None:
     source = TagSource()
-    first = SenderCache(64, tags=source)
-    with pytest.raises(BadInputValueError, match="another sender already uses"):
-        SenderCache(64, tags=source)
-    with pytest.raises(BadInputValueError, match="another sender already uses"):
-        FrontEnd(64, SerialProcessor(), tags=source)
-    assert first.tags is source
+    senders = [SenderCache(64 * ITEM_BYTES, tags=source) for _ in range(2)]
+    tags: list[int | None] = []
 
+    def fill(sender: SenderCache, prefix: str) -> None:
+        for index in range(500):
+            tags.append(sender.get_and_update(f"{prefix}{index}", make_item(16)).tag)
 
-def test_a_source_whose_sender_is_gone_may_be_claimed_again() -> None:
-    source = TagSource()
-    SenderCache(64, tags=source)  # dropped at once
-    assert SenderCache(64, tags=source).tags is source
+    threads = [threading.Thread(target=fill, args=(s, p)) for s, p in zip(senders, "xy")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(tags)) == len(tags) == 1000
 
 
 def request(identity: str, content: int) -> Request:
