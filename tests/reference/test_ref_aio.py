@@ -6,8 +6,8 @@ conformance run catches."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import doctest
+import functools
 import re
 from pathlib import Path
 

@@ -70,7 +70,8 @@ def test_a_source_shared_by_two_senders_mints_each_tag_once() -> None:
         for index in range(500):
             tags.append(sender.get_and_update(f"{prefix}{index}", make_item(16)).tag)
 
-    threads = [threading.Thread(target=fill, args=(s, p)) for s, p in zip(senders, "xy")]
+    threads = [threading.Thread(target=fill, args=(sender, prefix))
+               for sender, prefix in zip(senders, "xy", strict=True)]
     for thread in threads:
         thread.start()
     for thread in threads:
