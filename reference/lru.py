@@ -81,7 +81,9 @@ V = TypeVar("V")
 class CacheStats:
     """A snapshot of a cache's counters (cumulative since construction) and of its size.
 
-    hits/lookups count ``get`` only (a probe with ``in`` is not a lookup); evictions count
+    hits/lookups count ``get`` only (a probe with ``in`` is not a lookup), and a hit is a
+    lookup whose value was used: the receiver counts a reference it cannot serve from the
+    entry it found (another tag, an edited tensor) as a miss (``count_as_miss``); evictions count
     entries removed to make room (for bytes or for nodes); replacements count entries dropped
     by a ``put`` of the same key; invalidations count entries removed by ``pop``; clears
     count ``clear`` calls; nodes/max_nodes are the bookkeeping in use and its bound.
@@ -293,6 +295,14 @@ class ByteLru(_LruLedger[K, V]):
         self._order.move_to_end(key)
         self._hits += 1
         return value
+
+    def count_as_miss(self) -> None:
+        """Count the last ``get``, a hit, as a miss instead: the caller found the value it
+        returned unusable (the receiver: a reference whose tag differs, an entry edited in
+        place). The entry's recency is left as the ``get`` left it."""
+        if self._hits > 0:
+            self._hits -= 1
+            self._misses += 1
 
     def present(self, keys: Sequence[K]) -> frozenset[K]:
         """The ``keys`` present (a probe of each: no reordering, no lookup counted).

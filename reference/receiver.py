@@ -240,11 +240,15 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
 
     def _lookup_reference(self, item: WireItem) -> TensorTree | None:
         entry = self._lru.get(item.identity)
-        if entry is None or not self._tag_matches(entry, item.tag):
+        if entry is None:
+            return None
+        if not self._tag_matches(entry, item.tag):
+            self._lru.count_as_miss()  # found, but not the processing named: a miss
             return None
         if sum(map(_version_of, entry.leaves)) != entry.stamp:  # entry.edited(), inlined:
             # served, then edited in place: never serve it again
             self._lru.pop(item.identity)
+            self._lru.count_as_miss()
             return None
         return entry.payload
 
