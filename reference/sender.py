@@ -58,7 +58,7 @@ from reference.errors import (
 from reference.guarded import GuardedCache
 from reference.items import Placeholders, ProcessedItem, Processor, run_processor, tree_nbytes
 from reference.lru import identity_nodes
-from reference.messages import Outgoing, WireItem
+from reference.messages import Outgoing, RequestItem, WireItem
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant, ordered
 
@@ -89,6 +89,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
             check_exact("tags", tags, TagSource)
         super().__init__(budget, variant)
         self._tags = tags if tags is not None else TagSource()
+        self._checked_process: object = None
 
     @property
     def tags(self) -> TagSource:
@@ -141,11 +142,21 @@ class SenderCache(GuardedCache[ShadowEntry]):
             identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
         else:
             identities = _validate_outgoing(outgoing)
-        if process is not None and (not callable(process) or is_async_callable(process)):
-            raise BadInputTypeError(
-                f"got process {describe(process)}, expected None or a plain (not async) "
-                "callable content -> ProcessedItem"
-            )
+        if process is not None and process is not self._checked_process:
+            if not callable(process) or is_async_callable(process):
+                raise BadInputTypeError(
+                    f"got process {describe(process)}, expected None or a plain (not async) "
+                    "callable content -> ProcessedItem"
+                )
+            self._checked_process = process  # checked once per processor, not per request
+        return self._update_validated(outgoing, identities, process)
+
+    def _update_validated(
+        self, outgoing: tuple[Outgoing, ...], identities: list[str], process: Processor | None
+    ) -> tuple[WireItem, ...]:
+        """``update`` on input already validated (``identities`` are ``outgoing``'s, in
+        order): the front end's trusted path, which validated its request at its own
+        boundary. Takes the lock itself."""
         stuck = False
         while True:  # ends: each round returns, or processes at least one more late miss
             with self._lock:
@@ -204,7 +215,43 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """Drop exactly these identities (absent ones are ignored); return how many were held."""
         checked = check_identities(identities)
         with self._lock:
-            return sum(self._lru.pop(identity) is not None for identity in checked)
+            return self._invalidate_locked(checked)
+
+    # The front end's trusted path: it shares this cache's lock (``FrontEnd``), validates at
+    # its own boundary, and calls these with the lock held. Each is what the public method of
+    # the same name does inside its lock, on input already checked.
+
+    def _invalidate_locked(self, identities: Sequence[str]) -> int:
+        pop = self._lru.pop
+        return sum(pop(identity) is not None for identity in identities)
+
+    def _references_locked(
+        self, items: Sequence[RequestItem], process: Processor | None
+    ) -> tuple[WireItem, ...] | None:
+        """``update``'s hit path for a request of these (checked) items, none processed: the
+        wire items if every identity is still held (each made most recent, in request order,
+        and counted a hit), else None and nothing changed."""
+        if len(items) == 1:
+            identity = items[0].identity
+            entries = self._lru.get_all([identity])
+            if entries is None:
+                return None
+            entry = entries[0]
+            if entry is not None:
+                return (_new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag)),)
+            identities = [identity]
+        else:
+            identities = [item.identity for item in items]
+            entries = self._lru.get_all(identities)
+            if entries is None:
+                return None
+        if None in entries:  # (only from an LRU whose get lost a present key: a subclass)
+            outgoing = tuple([_new_tuple(Outgoing, (item.identity, None, item.content))
+                              for item in items])
+            return self._references(outgoing, identities, entries, process)
+        held = cast("list[ShadowEntry]", entries)
+        return tuple([_new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
+                      for identity, entry in zip(identities, held, strict=True)])
 
     def retract(self, items: Sequence[WireItem]) -> int:
         """Drop the entries these wire items recorded (their payloads never reached P1):
@@ -217,16 +264,27 @@ class SenderCache(GuardedCache[ShadowEntry]):
         for item in items:
             _check_wire_item(item, tagged)
         with self._lock:
-            lru = self._lru
-            dropped = 0
-            for item in items:
-                if item.payload is None:
-                    continue
-                entry = lru.peek(item.identity)
-                if entry is not None and (not tagged or entry.tag == item.tag):
-                    lru.pop(item.identity)
-                    dropped += 1
-            return dropped
+            return self._drop_retracted(items, tagged)
+
+    def _retract_locked(self, items: tuple[WireItem, ...]) -> int:
+        """``retract`` inside the lock (the front end's trusted path shares it): every item
+        checked, then the drops."""
+        tagged = self._variant.tagged
+        for item in items:
+            _check_wire_item(item, tagged)
+        return self._drop_retracted(items, tagged)
+
+    def _drop_retracted(self, items: tuple[WireItem, ...], tagged: bool) -> int:
+        lru = self._lru
+        dropped = 0
+        for item in items:
+            if item.payload is None:
+                continue
+            entry = lru.peek(item.identity)
+            if entry is not None and (not tagged or entry.tag == item.tag):
+                lru.pop(item.identity)
+                dropped += 1
+        return dropped
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""
