@@ -20,8 +20,14 @@ they were, and the request can be updated again or abandoned); ``prepare`` aband
 request it probed if its update raises.
 
 Thread safety: the request counter and the records of probed and outstanding requests are
-guarded by ``_lock``; the sender cache guards itself. Between ``probe`` and ``update`` the
-shadow may change; that window is the protocol's (late misses), not a race in this class.
+guarded by ``_lock``, which is the sender cache's own lock: on the trusted path
+(``FrontEnd._trusted``) one acquisition covers the records and the shadow together, and the
+front end never calls a public method of its sender while holding it. Between ``probe`` and
+``update`` the shadow may change; that window is the protocol's (late misses), not a race in
+this class.
+
+Validation happens once, at this class's boundary: on the trusted path the sender cache's
+own checks are skipped for what the front end built from a request it checked.
 """
 
 from __future__ import annotations
