@@ -12,9 +12,6 @@ Failure atomicity across the pair (each clause has its test in
   is not a usable one (wrong type, another variant) or rejects the message, the front end
   *withdraws* it (``FrontEnd.withdraw``): the request is closed and the shadow entries it
   recorded are dropped again. Dropping keys from P0 is always safe: the next request resends.
-- **One source per tag nonce.** ``serve`` and ``deliver`` have the engine admit the front
-  end's tag source (``Engine.admit``) first: a second front end presenting a nonce already
-  in use is rejected (``NonceInUseError``; ``deliver`` then withdraws its message).
 - **No request is left outstanding.** Whatever ``deliver`` ends with (inputs, the miss
   error, any other error), the request is closed: replied to, or withdrawn.
 - **The engine's miss error is never replaced.** The miss is replied to with the identities
@@ -36,7 +33,6 @@ from reference.errors import (
 )
 from reference.frontend import FrontEnd
 from reference.messages import Message, ModelInput, Reply, Request
-from reference.sender import SenderCache
 from reference.variants import Variant
 
 __all__ = ["deliver", "serve"]
@@ -47,9 +43,6 @@ class ReplyTarget(Protocol):
 
     @property
     def variant(self) -> Variant: ...
-
-    @property
-    def sender(self) -> SenderCache: ...
 
     def handle_reply(self, reply: Reply) -> None: ...
 
@@ -73,7 +66,6 @@ def serve(front_end: FrontEnd, engine: Engine, request: Request) -> tuple[ModelI
     """
     check_instance("front end", front_end, FrontEnd)
     check_pair(front_end.variant, engine)
-    engine.admit(front_end.sender.tags)
     return deliver(front_end, engine, front_end.prepare(request))
 
 
@@ -98,8 +90,7 @@ def deliver(front_end: ReplyTarget, engine: Engine, message: Message) -> tuple[M
     or a message that is not one of the front end's outstanding requests, is rejected before
     anything changes.
     """
-    if any(not callable(getattr(front_end, name, None)) for name in _REPLY_TARGET_METHODS) or (
-            not isinstance(getattr(front_end, "sender", None), SenderCache)):
+    if any(not callable(getattr(front_end, name, None)) for name in _REPLY_TARGET_METHODS):
         raise BadInputTypeError(
             f"got front end {describe(front_end)}, expected a FrontEnd or an AsyncFrontEnd"
         )
@@ -108,7 +99,6 @@ def deliver(front_end: ReplyTarget, engine: Engine, message: Message) -> tuple[M
     front_end._check_outstanding(message)
     try:
         check_pair(front_end.variant, engine)
-        engine.admit(front_end.sender.tags)
         inputs = engine.receive(message)
     except MultiModalCacheMissError as error:
         _reply_to_miss(front_end, message, error)
