@@ -70,17 +70,13 @@ def _record(value: Any) -> dict[str, Any]:
     return {f.name: expression(getattr(value, f.name)) for f in dataclasses.fields(value)}
 
 
-def _arguments(action: object) -> dict[str, Any]:
-    return _record(action) if dataclasses.is_dataclass(action) else {}
-
-
 def trace_to_itf(replayed: Replayed, source: str) -> dict[str, Any]:
     """The ITF document of a replayed trace file (`source`: the file it came from)."""
     trace = replayed.trace
     states = list(trace.states())
     variables = [f.name for f in dataclasses.fields(states[0])]
     actions: list[tuple[str, dict[str, Any]]] = [("init", {})]
-    actions += [(s.action.label, _arguments(s.action)) for s in trace.steps]
+    actions += [(s.action.label, _record(s.action)) for s in trace.steps]
     return {
         "#meta": {
             "format": "ITF",
