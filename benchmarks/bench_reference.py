@@ -34,6 +34,9 @@ Paths (per item, steady state):
         when the item was processed; "ByteLru + sizing" adds that one walk). Target: ByteLru
         at most 3x the floor, plus sizing. The sender rows insert processed items' metadata.
 
+Validation: a request of N identities with one duplicate, N up to 16,000, rejected by
+``FrontEnd.probe``: ns per identity, which stays flat when the checks are linear.
+
 Memory per entry: tracemalloc's growth while inserting N entries (identities, placeholders
 and tensors exist beforehand: they are the request's; the caches only keep them alive). The
 receiver's row is its bookkeeping per entry, tensor storage excluded: the constant per entry
@@ -43,6 +46,7 @@ that the budget does not charge (reference.items).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import random
 import statistics
@@ -64,6 +68,7 @@ from reference import (
     V2,
     V3,
     ByteLru,
+    DuplicateIdentityError,
     Engine,
     FrontEnd,
     Placeholders,
@@ -509,6 +514,34 @@ def memory_rows(items: list[tuple[str, ProcessedItem]]) -> list[tuple[str, float
     ]
 
 
+VALIDATION_SIZES = (2_000, 4_000, 8_000, 16_000)
+
+
+def validation_rows(repeats: int) -> list[str]:
+    """Rejecting a request of N identities with one duplicate (``FrontEnd.probe``: the
+    checks before anything changes), for N up to 16,000: ns per identity stays flat when the
+    validation is linear (it grew 8x from 2,000 to 16,000 when the duplicate check was
+    quadratic). Median of ``repeats`` runs, thread CPU time."""
+    front_end = FrontEnd(1 << 20, lambda content: content)  # type: ignore[arg-type, return-value]
+    lines = ["| validation: N identities, one duplicate | ns per identity (median) | "
+             "x the 2,000 row |", "|---|---:|---:|"]
+    first = 0.0
+    for size in VALIDATION_SIZES:
+        identities = [f"{index:064x}" for index in range(size - 1)] + ["0" * 64]
+        request = Request(tuple(RequestItem(identity, index)
+                                for index, identity in enumerate(identities)))
+        samples = []
+        for _ in range(max(repeats // 3, 3)):
+            start = time.thread_time_ns()
+            with contextlib.suppress(DuplicateIdentityError):
+                front_end.probe(request)
+            samples.append((time.thread_time_ns() - start) / size)
+        median = statistics.median(samples)
+        first = first or median
+        lines.append(f"| {size:,} | {median:,.0f} | {median / first:.2f} |")
+    return lines
+
+
 def table(title: str, samples: dict[str, list[float]], baseline: str = "floor") -> list[str]:
     """Median and minimum ns/item per path, each also as a multiple of the baseline's (the
     floor unless said). On a loaded machine the minimum is the less disturbed figure; the
@@ -553,6 +586,8 @@ def main() -> None:
     print("| memory per entry | bytes |\n|---|---:|")
     for name, size in memory_rows(items):
         print(f"| {name} | {size:,.0f} |")
+    print()
+    print("\n".join(validation_rows(args.repeats)))
     print()
     print("\n".join(targets(hits, misses, requests)))
 

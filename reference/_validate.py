@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+from collections import Counter
 from collections.abc import Iterable
 
 from reference.errors import (
@@ -15,9 +17,12 @@ from reference.errors import (
 
 
 def check_identity(identity: object) -> str:
-    """An identity is a non-empty str (the mm_hash)."""
-    if not isinstance(identity, str):
-        raise BadInputTypeError(f"got identity {describe(identity)}, expected a str (mm_hash)")
+    """An identity is a non-empty str (the mm_hash), a plain one: a subclass could hash or
+    compare differently on each side of the pair."""
+    if type(identity) is not str:
+        raise BadInputTypeError(
+            f"got identity {describe(identity)}, expected a str (mm_hash), not a subclass"
+        )
     if not identity:
         raise BadInputValueError("got an empty identity, expected a non-empty str (mm_hash)")
     return identity
@@ -38,7 +43,8 @@ def check_identities(identities: Iterable[object]) -> tuple[str, ...]:
         if type(identity) is not str or not identity:  # the common case costs one test
             check_identity(identity)
     if len(checked) > 1 and len(set(checked)) != len(checked):
-        twice = sorted({i for i in checked if checked.count(i) > 1})
+        counts = Counter(checked)  # linear: one request may name thousands of identities
+        twice = sorted(identity for identity, count in counts.items() if count > 1)
         raise DuplicateIdentityError(
             f"got identities {short_list(twice)} more than once in one request, "
             "expected each identity at most once"
@@ -61,6 +67,15 @@ def check_instance(name: str, value: object, expected: type) -> None:
         raise BadInputTypeError(f"got {name} {describe(value)}, expected {expected.__name__}")
 
 
+def check_exact(name: str, value: object, expected: type) -> None:
+    """``value`` of exactly the type ``expected`` (a subclass could change what the checks
+    read between the check and the use)."""
+    if type(value) is not expected:
+        raise BadInputTypeError(
+            f"got {name} {describe(value)}, expected {expected.__name__} (not a subclass)"
+        )
+
+
 def check_tag(tag: object, tagged: bool, identity: str) -> None:
     """Tagged variants need a 64-bit int tag on every item; untagged ones need None."""
     if not tagged:
@@ -70,18 +85,32 @@ def check_tag(tag: object, tagged: bool, identity: str) -> None:
                 "(untagged variant)"
             )
         return
-    if isinstance(tag, bool) or not isinstance(tag, int):
+    if type(tag) is not int:
         raise BadInputTypeError(
             f"got tag {describe(tag)} for {short(identity)!r}, expected an int (tagged variant)"
         )
     if not 0 <= tag < 1 << 64:
         raise BadInputValueError(
-            f"got tag {tag} for {short(identity)!r}, expected a 64-bit unsigned int"
+            f"got tag {describe(tag)} for {short(identity)!r}, expected a 64-bit unsigned int"
         )
 
 
+REQUEST_ID_LIMIT = 1 << 64
+
+
 def check_request_id(request_id: object) -> int:
-    """A request id is an int (the front end numbers its requests from 1)."""
-    if isinstance(request_id, bool) or not isinstance(request_id, int):
+    """A request id is a plain int in [0, 2**64) (the front end numbers its requests from 1)."""
+    if type(request_id) is not int:
         raise BadInputTypeError(f"got request id {describe(request_id)}, expected an int")
+    if not 0 <= request_id < REQUEST_ID_LIMIT:
+        raise BadInputValueError(
+            f"got request id {describe(request_id)}, expected an int in [0, 2**64)"
+        )
     return request_id
+
+
+def is_async_callable(function: object) -> bool:
+    """True if calling ``function`` returns a coroutine to await: an ``async def`` function
+    or method, a ``functools.partial`` of one, or an object whose ``__call__`` is one."""
+    call = getattr(type(function), "__call__", None)  # noqa: B004  # the class's, not callable()
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)

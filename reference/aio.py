@@ -54,7 +54,13 @@ from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
 from reference._validate import check_instance
-from reference.client import backoff_delay, next_attempt, validate_backoff, validate_retry
+from reference.client import (
+    backoff_delay,
+    next_attempt,
+    validate_backoff,
+    validate_kinds,
+    validate_retry,
+)
 from reference.engine import Engine
 from reference.errors import (
     BadInputTypeError,
@@ -194,6 +200,7 @@ async def serve_async(
     The front end, the engine and their variants are checked before anything changes."""
     check_instance("front end", front_end, AsyncFrontEnd)
     check_pair(front_end.variant, engine)
+    engine.admit(front_end.sender.tags)
     return deliver(front_end, engine, await front_end.prepare(request))
 
 
@@ -210,6 +217,7 @@ async def retry_async(
     too, through ``sleep``; default 0: at once)."""
     validate_retry(send, request, max_retries, media)
     validate_backoff(backoff, sleep)
+    validate_kinds(send, sleep, awaited=True)
     attempt = request
     for resend in range(max_retries):
         try:

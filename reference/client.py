@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
+import inspect
 import time
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
+from reference._validate import is_async_callable
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
@@ -17,10 +18,12 @@ from reference.errors import describe as _describe
 from reference.messages import Request
 
 __all__ = [
+    "MAX_BACKOFF",
     "backoff_delay",
     "next_attempt",
     "retry",
     "validate_backoff",
+    "validate_kinds",
     "validate_max_retries",
     "validate_retry",
 ]
@@ -55,27 +58,65 @@ def retry(
     """
     validate_retry(send, request, max_retries, media)
     validate_backoff(backoff, sleep)
+    validate_kinds(send, sleep, awaited=False)
     attempt = request
     for resend in range(max_retries):
         try:
-            return send(attempt)
+            return _sent(send(attempt))
         except (MultiModalCacheMissError, MissingMediaError) as error:
             attempt = next_attempt(request, attempt, error, media)
         if backoff:
             sleep(backoff_delay(backoff, resend))
-    return send(attempt)
+    return _sent(send(attempt))
+
+
+def _sent(result: T) -> T:
+    """``send``'s result; an awaitable (a plain callable that returned a coroutine: nothing
+    ran yet) is closed and rejected, instead of being returned unawaited."""
+    if inspect.isawaitable(result):
+        close = getattr(result, "close", None)
+        if callable(close):
+            close()
+        raise BadInputTypeError(
+            f"got send returning {_describe(result)}, expected a plain callable "
+            "(retry_async resends through a coroutine)"
+        )
+    return result
+
+
+def validate_kinds(send: object, sleep: object, *, awaited: bool) -> None:
+    """``send`` and ``sleep`` of the right kind before anything is sent: coroutine
+    functions for ``retry_async`` (``awaited``), plain callables for ``retry``."""
+    for name, function in (("send", send), ("sleep", sleep)):
+        if is_async_callable(function) != awaited:
+            expected = "an async function (async def)" if awaited else "a plain callable"
+            raise BadInputTypeError(
+                f"got {name} {_describe(function)}, expected {expected}"
+                + (" (use retry_async)" if not awaited else " (use retry)")
+            )
+
+
+MAX_BACKOFF = 3600.0
+"""The longest wait between two resends, in seconds (an hour); ``backoff`` itself is at most
+this, and each doubling stops there."""
 
 
 def backoff_delay(backoff: float, resend: int) -> float:
-    """Seconds to wait before resend number ``resend + 1``: ``backoff * 2 ** resend``."""
-    return float(backoff * 2 ** resend)
+    """Seconds to wait before resend number ``resend + 1``: ``backoff * 2 ** resend``, at most
+    ``MAX_BACKOFF`` (never an overflow, whatever ``resend``)."""
+    if resend >= 64:
+        return MAX_BACKOFF if backoff else 0.0
+    return min(float(backoff) * float(1 << resend), MAX_BACKOFF)
 
 
 def validate_backoff(backoff: object, sleep: object) -> None:
-    if isinstance(backoff, bool) or not isinstance(backoff, (int, float)):
+    """``backoff`` a plain int or float of seconds in [0, ``MAX_BACKOFF``]; ``sleep`` callable."""
+    if type(backoff) is not int and type(backoff) is not float:
         raise BadInputTypeError(f"got backoff {_describe(backoff)}, expected seconds (a float)")
-    if not math.isfinite(backoff) or backoff < 0:
-        raise BadInputValueError(f"got backoff {backoff!r}, expected finite seconds >= 0")
+    if not 0 <= backoff <= MAX_BACKOFF:  # int comparison: no float conversion to overflow
+        raise BadInputValueError(
+            f"got backoff {_describe(backoff)}, expected seconds in [0, {MAX_BACKOFF:.0f}]"
+        )
     if not callable(sleep):
         raise BadInputTypeError(f"got sleep {_describe(sleep)}, expected a callable")
 
@@ -84,7 +125,7 @@ def validate_retry(send: object, request: object, max_retries: object, media: ob
     """The arguments of ``retry`` (and ``retry_async``), checked before the first send."""
     if not callable(send):
         raise BadInputTypeError(f"got send {_describe(send)}, expected a callable")
-    if not isinstance(request, Request):
+    if type(request) is not Request:
         raise BadInputTypeError(f"got request {_describe(request)}, expected Request")
     validate_max_retries(max_retries)
     if media is not None and not isinstance(media, Mapping):
@@ -94,7 +135,7 @@ def validate_retry(send: object, request: object, max_retries: object, media: ob
 
 
 def validate_max_retries(max_retries: object) -> None:
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int):
+    if type(max_retries) is not int:
         raise BadInputTypeError(f"got max_retries {_describe(max_retries)}, expected an int")
     if max_retries < 0:
         raise BadInputValueError(f"got max_retries {max_retries}, expected an int >= 0")

@@ -8,10 +8,12 @@ are still cached, so that the retry only has to carry the missed ones' data to h
 
 from __future__ import annotations
 
-from reference._validate import check_instance, check_request_id
+from reference._validate import check_exact, check_request_id
+from reference.errors import NonceInUseError
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput
 from reference.receiver import ReceiverCache
+from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant
 
 __all__ = ["Engine"]
@@ -22,6 +24,25 @@ class Engine:
 
     def __init__(self, budget: int, *, variant: Variant = DEFAULT_VARIANT) -> None:
         self._receiver = ReceiverCache(budget, variant=variant)
+        self._sources: dict[int, TagSource] = {}  # nonce -> the source that presented it
+
+    def admit(self, tags: TagSource) -> None:
+        """Record that ``tags`` (a front end's tag source) sends to this engine; reject, with
+        ``NonceInUseError`` and nothing changed, a source presenting a nonce that another
+        source presented before (tagged variants; untagged ones send no tags). A source keeps
+        every nonce it presented for the engine's life: entries tagged with it may remain.
+        ``reference.serve`` and ``reference.pipeline.deliver`` call it first."""
+        if type(tags) is not TagSource:
+            check_exact("tags", tags, TagSource)
+        if not self._receiver.variant.tagged:
+            return
+        owner = self._sources.setdefault(tags.nonce, tags)
+        if owner is not tags:
+            raise NonceInUseError(
+                f"got a front end whose tag nonce {tags.nonce} another front end presented "
+                "to this engine, expected a nonce of its own (TagSource(); a fixed nonce is "
+                "for tests only)"
+            )
 
     @property
     def receiver(self) -> ReceiverCache:
@@ -34,10 +55,10 @@ class Engine:
     def receive(self, message: Message) -> tuple[ModelInput, ...]:
         """What the model gets for this request; raises if any item missed."""
         if type(message) is not Message:
-            check_instance("message", message, Message)
+            check_exact("message", message, Message)
         items = message.items
         if type(items) is not tuple:
-            check_instance("message items", items, tuple)
+            check_exact("message items", items, tuple)
         if type(message.request_id) is not int:
             check_request_id(message.request_id)
         resolution = self._receiver.resolve(items)

@@ -14,11 +14,14 @@ Callers catch by meaning, and the builtin base says the kind of fault:
   analogues of the real system's assertions, raised only by the legacy variants (V0-V2).
 - ``InvariantViolationError``: ``check_invariants()`` found a corrupted cache.
 
-Messages read "got X, expected Y".
+Messages read "got X, expected Y", and stay small whatever the input: identities are shortened
+to 16 characters (``short``), lists to four of them (``short_list``), other values to about 60
+characters (``describe``).
 """
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -34,6 +37,8 @@ __all__ = [
     "InvariantViolationError",
     "MissingMediaError",
     "MultiModalCacheMissError",
+    "NonceInUseError",
+    "ProcessorError",
     "ReceiverCacheAssertionError",
     "SenderCacheAssertionError",
     "UnknownIdentityError",
@@ -49,10 +54,16 @@ _IDENTITY_CHARS = 16
 _LISTED_IDENTITIES = 4
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdict = 4
+
+
 def describe(value: object) -> str:
-    """Render a rejected value for a message: its repr (shortened) and its type."""
+    """Render a rejected value for a message: its repr (at most about 60 characters, built
+    without rendering a long str, int or collection whole) and its type."""
     try:
-        text = repr(value)
+        text = _REPR.repr(value)
     except Exception:  # a value whose repr fails is still described by its type
         text = "<unprintable>"
     if len(text) > 60:
@@ -62,8 +73,9 @@ def describe(value: object) -> str:
 
 def short(identity: object) -> str:
     """An identity for a message: at most 16 characters of it (a 64-hex-digit mm_hash is
-    shown as its first 13 digits and "..."); the error's attributes keep it whole."""
-    text = identity if isinstance(identity, str) else repr(identity)
+    shown as its first 13 digits and "..."); the error's attributes keep it whole. Only the
+    shown characters are copied, whatever the identity's length."""
+    text = identity[:_IDENTITY_CHARS + 1] if type(identity) is str else describe(identity)
     if len(text) > _IDENTITY_CHARS:
         text = text[:_IDENTITY_CHARS - 3] + "..."
     return text
@@ -71,7 +83,7 @@ def short(identity: object) -> str:
 
 def short_list(identities: Iterable[object]) -> str:
     """Identities for a message: the first four, shortened, then how many more."""
-    listed = list(identities)
+    listed = identities if isinstance(identities, (list, tuple)) else list(identities)
     shown = ", ".join(short(i) for i in listed[:_LISTED_IDENTITIES])
     more = len(listed) - _LISTED_IDENTITIES
     return f"{shown} and {more} more" if more > 0 else shown
@@ -120,6 +132,11 @@ class UnknownIdentityError(BadInputValueError):
     """A reply names identities that were never sent in the request it answers."""
 
 
+class NonceInUseError(BadInputValueError):
+    """A front end presented the engine a tag nonce that another front end's source holds:
+    their tags could name each other's entries. Rejected before anything changes."""
+
+
 class MultiModalCacheMissError(CacheError, KeyError):
     """The engine found neither data nor a usable cache entry for some items of a request.
 
@@ -148,6 +165,11 @@ class MultiModalCacheMissError(CacheError, KeyError):
 
 def _rebuild_miss(identities: tuple[str, ...], request_id: int | None) -> MultiModalCacheMissError:
     return MultiModalCacheMissError(identities, request_id=request_id)
+
+
+class ProcessorError(CacheError):
+    """The processor raised one of this package's retryable errors (a cache miss, missing
+    media): not the engine's miss, so not retried; the processor's error is its cause."""
 
 
 class ClientError(CacheError):

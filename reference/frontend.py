@@ -20,8 +20,14 @@ they were, and the request can be updated again or abandoned); ``prepare`` aband
 request it probed if its update raises.
 
 Thread safety: the request counter and the records of probed and outstanding requests are
-guarded by ``_lock``; the sender cache guards itself. Between ``probe`` and ``update`` the
-shadow may change; that window is the protocol's (late misses), not a race in this class.
+guarded by ``_lock``, which is the sender cache's own lock: on the trusted path
+(``FrontEnd._trusted``) one acquisition covers the records and the shadow together, and the
+front end never calls a public method of its sender while holding it. Between ``probe`` and
+``update`` the shadow may change; that window is the protocol's (late misses), not a race in
+this class.
+
+Validation happens once, at this class's boundary: on the trusted path the sender cache's
+own checks are skipped for what the front end built from a request it checked.
 """
 
 from __future__ import annotations
@@ -30,7 +36,14 @@ import itertools
 import threading
 from typing import NamedTuple
 
-from reference._validate import check_identities, check_instance, check_request_id
+from reference._validate import (
+    check_exact,
+    check_identities,
+    check_identity,
+    check_instance,
+    check_request_id,
+    is_async_callable,
+)
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
@@ -39,6 +52,7 @@ from reference.errors import (
     UnknownRequestError,
     describe,
     short,
+    short_list,
 )
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
@@ -115,7 +129,7 @@ class _RequestRecords:
     def _sent_items(self, message: Message) -> None:
         """``_check_outstanding``'s check; the caller holds ``_lock``."""
         if type(message) is not Message:
-            check_instance("message", message, Message)
+            check_exact("message", message, Message)
         if type(message.request_id) is not int:
             check_request_id(message.request_id)
         items = message.items
@@ -167,13 +181,17 @@ class FrontEnd(_RequestRecords):
         variant: Variant = DEFAULT_VARIANT,
         tags: TagSource | None = None,
     ) -> None:
-        if not callable(processor):  # checked first: a bad processor builds nothing
+        if not callable(processor) or is_async_callable(processor):  # first: builds nothing
             raise BadInputTypeError(
-                f"got processor {describe(processor)}, expected a callable content -> ProcessedItem"
+                f"got processor {describe(processor)}, expected a callable content -> "
+                "ProcessedItem (a plain one, not async)"
             )
         self._sender = SenderCache(budget, variant=variant, tags=tags)
         self._processor = processor
         super().__init__()
+        # One lock for the records and the shadow: the trusted path (``_trusted``) reads and
+        # changes both in one acquisition.
+        self._lock = self._sender._lock
 
     @property
     def sender(self) -> SenderCache:
@@ -183,15 +201,45 @@ class FrontEnd(_RequestRecords):
     def variant(self) -> Variant:
         return self._sender.variant
 
+    def _trusted(self) -> SenderCache | None:
+        """The sender cache, if the trusted path may drive it: the reference's own class
+        (no method of it overridden) sharing this front end's lock. Otherwise None, and the
+        front end calls the sender's public methods, each validating and locking on its own
+        (a subclass, or a sender swapped in after construction, gets what it overrides)."""
+        sender = self._sender
+        if type(sender) is SenderCache and sender._lock is self._lock:
+            return sender
+        return None
+
     def probe(self, request: Request) -> ProbedRequest:
-        """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only."""
+        """Steps 1-2 of P0: probe, reject UUID-only misses, process the misses only.
+
+        Validated once, here; a request whose every item hits is probed and recorded in one
+        acquisition of the lock (the trusted path)."""
         if type(request) is Request and type(request.items) is tuple and len(
                 request.items) == 1 and type(request.items[0]) is RequestItem:
             items: tuple[RequestItem, ...] = request.items  # one item, checked inline
-            hits = self._sender.probe([items[0].identity])
+            identities = [items[0].identity]
+            if type(identities[0]) is not str or not identities[0]:
+                check_identity(identities[0])
         else:
             items = _check_request(request)
-            hits = self._sender.probe([item.identity for item in items])
+            identities = _request_identities(items)
+        sender = self._sender
+        if type(sender) is not SenderCache or sender._lock is not self._lock:
+            hits = sender.probe(identities)  # not the trusted path: see ``_trusted``
+        else:
+            lock = self._lock
+            lock.acquire()  # (acquire/release: half the cost of a with statement)
+            try:
+                hits = sender._lru.present(identities)
+                if len(hits) == len(items):  # every item hit: recorded at once
+                    request_id = next(self._ids)
+                    probed = _new_tuple(ProbedRequest, (request_id, request, hits, {}))
+                    self._probed[request_id] = probed
+                    return probed
+            finally:
+                lock.release()
         if len(hits) == len(items):  # every item hit: nothing to process
             processed: dict[str, ProcessedItem] = {}
         else:
@@ -228,6 +276,12 @@ class FrontEnd(_RequestRecords):
         hit or has its processed item, not both; anything else is rejected, changing nothing.
         """
         _check_request(request)
+        if type(processed) is not dict:
+            check_instance("processed items", processed, dict)
+        processed = dict(processed)  # P0's own: a later change to the caller's changes nothing
+        if type(hits) is not frozenset:
+            check_instance("hits", hits, frozenset)
+            hits = frozenset(hits)
         _check_probed_parts(request, hits, processed)
         with self._lock:
             request_id = next(self._ids)
@@ -249,33 +303,39 @@ class FrontEnd(_RequestRecords):
         the request is probed again).
         """
         if type(probed) is not ProbedRequest:
-            check_instance("probed request", probed, ProbedRequest)
+            check_exact("probed request", probed, ProbedRequest)
         request_id, request, hits, processed = probed
         items = request.items
         # what the message will name: the request's identities (all of them hits, usually)
         sent = hits if len(hits) == len(items) else frozenset([i.identity for i in items])
-        with self._lock:
+        sender: SenderCache | None = self._sender
+        if type(sender) is not SenderCache or sender._lock is not self._lock:
+            sender = None  # not the trusted path: see ``_trusted``
+        lock = self._lock
+        lock.acquire()  # (acquire/release: half the cost of a with statement)
+        try:
             if self._probed.get(request_id) is not probed:
                 raise UnknownRequestError(
-                    f"got probed request {request_id!r}, expected one probed by this "
-                    "front end and not yet updated"
+                    f"got probed request {describe(request_id)}, expected one probed by "
+                    "this front end and not yet updated"
                 )
+            if sender is not None and not processed:  # the trusted hit path: one acquisition
+                wire = sender._references_locked(items, self._processor)
+                if wire is not None:
+                    del self._probed[request_id]
+                    self._outstanding[request_id] = sent
+                    return _new_tuple(Message, (request_id, wire))
             del self._probed[request_id]
             self._outstanding[request_id] = sent
-        if processed:
-            get = processed.get
-            outgoing = tuple([
-                _new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
-                for item in items
-            ])
-        elif len(items) == 1:  # the common request: one item, no comprehension frame
-            outgoing = (_new_outgoing(Outgoing, (items[0].identity, None, items[0].content)),)
-        else:
-            outgoing = tuple([
-                _new_outgoing(Outgoing, (item.identity, None, item.content)) for item in items
-            ])
+        finally:
+            lock.release()
+        outgoing = _outgoing(items, processed)
         try:
-            wire = self._sender.update(outgoing, self._processor)
+            if sender is not None:  # validated when probed: the sender's checks skipped
+                wire = sender._update_validated(
+                    outgoing, [each[0] for each in outgoing], self._processor)
+            else:
+                wire = self._sender.update(outgoing, self._processor)
         except BaseException:
             with self._lock:  # nothing changed: the request is probed again
                 self._outstanding.pop(request_id, None)
@@ -299,9 +359,9 @@ class FrontEnd(_RequestRecords):
         A reply to an unknown request, or naming identities that request did not send, is
         rejected and changes nothing.
         """
-        check_instance("reply", reply, Reply)
+        check_exact("reply", reply, Reply)
         check_request_id(reply.request_id)
-        check_instance("missed identities", reply.missed, tuple)
+        check_exact("missed identities", reply.missed, tuple)
         missed = check_identities(reply.missed)
         with self._lock:
             sent = self._outstanding.get(reply.request_id)
@@ -313,11 +373,15 @@ class FrontEnd(_RequestRecords):
             unknown = [identity for identity in missed if identity not in sent]
             if unknown:
                 raise UnknownIdentityError(
-                    f"got missed identities {', '.join(unknown)} in the reply to request "
-                    f"{reply.request_id}, expected identities that request sent"
+                    f"got missed identities {short_list(unknown)} ({len(unknown)}) in the reply "
+                    f"to request {reply.request_id}, expected identities that request sent"
                 )
             del self._outstanding[reply.request_id]
-            self._sender.invalidate(missed)
+            sender = self._trusted()
+            if sender is not None:  # the shadow shares the lock: invalidated in this hold
+                sender._invalidate_locked(missed)
+                return
+        self._sender.invalidate(missed)
 
     def withdraw(self, message: Message) -> int:
         """Close an outstanding request whose message P1 never received (the engine rejected
@@ -328,11 +392,17 @@ class FrontEnd(_RequestRecords):
         ``message`` must be the one ``update`` returned for an outstanding request; anything
         else is rejected and changes nothing.
         """
+        sender = self._trusted()
         with self._lock:
             self._sent_items(message)
-            dropped = self._sender.retract(message.items)  # validates before any change
-            del self._outstanding[message.request_id]
-            return dropped
+            if sender is not None:  # the shadow shares the lock: retracted in this hold
+                dropped = sender._retract_locked(message.items)  # validates before changing
+                del self._outstanding[message.request_id]
+                return dropped
+        dropped = self._sender.retract(message.items)  # validates before any change
+        with self._lock:
+            self._outstanding.pop(message.request_id, None)
+        return dropped
 
     def clear(self) -> None:
         """Clear the shadow (always safe: removing keys from P0 only causes resends)."""
@@ -342,17 +412,42 @@ class FrontEnd(_RequestRecords):
         return self._sender.stats()
 
 
+def _outgoing(items: tuple[RequestItem, ...], processed: dict[str, ProcessedItem]
+              ) -> tuple[Outgoing, ...]:
+    """The request's items on their way to the sender cache, in request order."""
+    if processed:
+        get = processed.get
+        return tuple([_new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
+                      for item in items])
+    if len(items) == 1:  # the common request: one item, no comprehension frame
+        return (_new_outgoing(Outgoing, (items[0].identity, None, items[0].content)),)
+    return tuple([_new_outgoing(Outgoing, (item.identity, None, item.content))
+                  for item in items])
+
+
+def _request_identities(items: tuple[RequestItem, ...]) -> list[str]:
+    """The identities of a checked request's items, each checked, none twice (one pass and
+    one set: linear in the request)."""
+    identities = [item.identity for item in items]
+    for identity in identities:
+        if type(identity) is not str or not identity:
+            check_identity(identity)
+    if len(identities) > 1 and len(set(identities)) != len(identities):
+        check_identities(identities)  # raises the duplicate error
+    return identities
+
+
 def _check_request(request: Request) -> tuple[RequestItem, ...]:
     """``request`` a ``Request`` of a tuple of ``RequestItem`` (identities are checked where
     they are used: the sender cache's probe); returns its items."""
     if type(request) is not Request:
-        check_instance("request", request, Request)
+        check_exact("request", request, Request)
     items = request.items
     if type(items) is not tuple:
-        check_instance("request items", items, tuple)
+        check_exact("request items", items, tuple)
     for item in items:
         if type(item) is not RequestItem:
-            check_instance("request item", item, RequestItem)
+            check_exact("request item", item, RequestItem)
     return items
 
 
@@ -367,7 +462,7 @@ def _check_probed_parts(
         check_instance("processed items", processed, dict)
     for identity, item in processed.items():  # type: ignore[attr-defined]
         if type(item) is not ProcessedItem:
-            check_instance(f"processed item of {short(identity)!r}", item, ProcessedItem)
+            check_exact(f"processed item of {short(identity)!r}", item, ProcessedItem)
     identities = check_identities([item.identity for item in request.items])
     if len(hits) + len(processed) != len(identities) or any(  # type: ignore[arg-type]
             (identity in hits) == (identity in processed)  # type: ignore[operator]

@@ -12,7 +12,7 @@ import threading
 from typing import Generic, Protocol, TypeVar
 
 from reference._validate import check_identity, check_instance
-from reference.errors import InvariantViolationError
+from reference.errors import InvariantViolationError, describe, short
 from reference.lru import ByteLru, CacheStats
 from reference.variants import Variant
 
@@ -86,5 +86,6 @@ class GuardedCache(Generic[E]):
     def _check_entry(self, identity: str, entry: E) -> None:
         if (entry.tag is not None) != self._variant.tagged:
             raise InvariantViolationError(
-                f"got tag {entry.tag!r} for {identity!r} in variant {self._variant}"
+                f"got tag {describe(entry.tag)} for {short(identity)!r} in variant "
+                f"{self._variant}"
             )

@@ -36,14 +36,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeAlias, Union
+from typing import Any, TypeAlias, Union
 
 import torch
 
 from reference.errors import (
     BadInputTypeError,
     BadInputValueError,
+    CacheError,
     InvalidPayloadError,
+    MissingMediaError,
+    MultiModalCacheMissError,
+    ProcessorError,
     UnsupportedTensorError,
     describe,
 )
@@ -55,12 +59,14 @@ __all__ = [
     "ProcessedItem",
     "Processor",
     "TensorTree",
-    "compact_payload",
-    "copy_payload",
+    "compact_tree",
+    "detach_tree",
     "entry_charge",
     "entry_nodes",
     "freeze_payload",
+    "prepare_payload",
     "run_processor",
+    "snapshot_payload",
     "tensor_leaves",
     "tree_nbytes",
 ]
@@ -82,39 +88,72 @@ def tree_nbytes(tree: object, path: str = "") -> int:
 
     Raises ``InvalidPayloadError`` naming the first offending path: a root that is not a
     mapping, a key that is not a str, a leaf that is neither a tensor nor a mapping, mappings
-    nested more than ``MAX_PAYLOAD_DEPTH`` deep (a cycle included); ``UnsupportedTensorError``
-    for a meta tensor or a layout other than dense strided.
+    nested more than ``MAX_PAYLOAD_DEPTH`` deep (a cycle included), a mapping whose
+    ``items()`` raises or names a key twice; ``UnsupportedTensorError`` for a meta tensor or
+    a layout other than dense strided.
     """
     if type(path) is not str:
         raise BadInputTypeError(f"got path {describe(path)}, expected a str")
-    return _tree_nbytes(tree, path, 0)
+    return snapshot_payload(tree, path)[1]
 
 
-def _tree_nbytes(tree: object, path: str, depth: int) -> int:
+def snapshot_payload(tree: object, path: str = "") -> tuple[dict[str, Any], int]:
+    """Validate ``tree`` and copy its mapping structure in one walk that reads each
+    mapping's ``items()`` exactly once: returns the copy (a new dict at every level, keys as
+    plain str, the given tensors) and the sum of its tensors' ``nbytes``. What is charged is
+    therefore what the copy holds, even for a mapping whose ``items()`` differ per call.
+    Raises as ``tree_nbytes`` does."""
+    return _walk(tree, path, 0)
+
+
+def _where(path: str) -> str:
+    return f"payload entry {path[:60]!r}" if path else "payload"
+
+
+def _walk(tree: object, path: str, depth: int) -> tuple[dict[str, Any], int]:
     if type(tree) is not dict and not isinstance(tree, Mapping):
-        where = f"payload entry {path!r}" if path else "payload"
         raise InvalidPayloadError(
-            f"got {where} {describe(tree)}, expected a mapping of names to torch tensors"
+            f"got {_where(path)} {describe(tree)}, expected a mapping of names to torch tensors"
         )
+    copy: dict[str, Any] = {}
     total = 0
-    for key, value in tree.items():
-        if type(value) is torch.Tensor and type(key) is str and _supported(value):
-            total += value.nbytes  # the common case, first
-        else:
-            total += _entry_nbytes(key, value, path, depth)
-    return total
+    read = 0
+    try:
+        for key, value in tree.items():
+            read += 1
+            if type(value) is torch.Tensor and type(key) is str and _supported(value):
+                copy[key] = value  # the common case, first
+                total += value.nbytes
+            else:
+                name, kept, nbytes = _entry(key, value, path, depth)
+                copy[name] = kept
+                total += nbytes
+    except CacheError:
+        raise
+    except Exception as error:  # a Mapping whose items() fails: user code, rejected
+        raise InvalidPayloadError(
+            f"got {_where(path)} whose items() raised {type(error).__name__}, expected a "
+            "mapping of names to torch tensors"
+        ) from None
+    if len(copy) != read:
+        raise InvalidPayloadError(
+            f"got {_where(path)} naming a key twice, expected each name once"
+        )
+    return copy, total
 
 
-def _entry_nbytes(key: object, value: object, path: str, depth: int) -> int:
-    """Size of one entry that is not a str-keyed tensor: a nested mapping, or an error."""
+def _entry(key: object, value: object, path: str, depth: int) -> tuple[str, Any, int]:
+    """One entry that is not a str-keyed tensor: a nested mapping, or an error; returns its
+    key as a plain str, its copy and its bytes."""
     if not isinstance(key, str):
         raise InvalidPayloadError(
-            f"got payload key {describe(key)} under {path or 'the root'!r}, expected a str"
+            f"got payload key {describe(key)} under {path[:60] or 'the root'!r}, expected a str"
         )
-    child = f"{path}.{key}" if path else key
+    name = str.__str__(key)  # a plain str, whatever the subclass overrides
+    child = f"{path}.{name}" if path else name
     if isinstance(value, torch.Tensor):
         _check_supported(value, child)
-        return value.nbytes
+        return name, value, value.nbytes
     if isinstance(value, Mapping):
         if depth >= MAX_PAYLOAD_DEPTH:
             raise InvalidPayloadError(
@@ -122,7 +161,8 @@ def _entry_nbytes(key: object, value: object, path: str, depth: int) -> int:
                 f"{child[:60]!r}, expected at most {MAX_PAYLOAD_DEPTH} (a mapping that "
                 "contains itself is this too)"
             )
-        return _tree_nbytes(value, child, depth + 1)
+        kept, nbytes = _walk(value, child, depth + 1)
+        return name, kept, nbytes
     raise InvalidPayloadError(
         f"got payload leaf {child[:60]!r} = {describe(value)}, "
         "expected a torch.Tensor or a nested mapping of them"
@@ -141,7 +181,7 @@ def _check_supported(tensor: torch.Tensor, path: str) -> None:
     kind = "meta" if tensor.is_meta else "nested" if tensor.is_nested else (
         "quantized" if tensor.is_quantized else str(tensor.layout).removeprefix("torch."))
     raise UnsupportedTensorError(
-        f"got payload leaf {path!r} = a {kind} tensor, "
+        f"got payload leaf {path[:60]!r} = a {kind} tensor, "
         "expected a dense strided tensor with data (torch.strided, not meta)"
     )
 
@@ -166,50 +206,54 @@ def _owns_exactly(tensor: torch.Tensor) -> bool:
             and tensor.untyped_storage().nbytes() == tensor.nbytes)
 
 
-def _compact(tensor: torch.Tensor) -> torch.Tensor:
+def _compact(tensor: torch.Tensor, path: str) -> torch.Tensor:
     if tensor.requires_grad:
         tensor = tensor.detach()
     if not _owns_exactly(tensor):
-        tensor = tensor.clone(memory_format=torch.contiguous_format)
+        try:
+            tensor = tensor.clone(memory_format=torch.contiguous_format)
+        except (RuntimeError, MemoryError):  # the allocator refused: nothing kept
+            raise InvalidPayloadError(
+                f"got payload leaf {path[:60]!r} of {tensor.nbytes} bytes that cannot be "
+                "materialised (a view or expand of a smaller storage), expected a tensor "
+                "the caches can copy"
+            ) from None
     return tensor
 
 
-def compact_payload(tree: TensorTree) -> TensorTree:
-    """``tree`` with every tensor detached and owning exactly its bytes (see the module).
-
-    Returns ``tree`` itself when nothing needed changing (no allocation on the receiver's
-    path, which freezes a copy anyway); otherwise a new dict with the changed leaves
-    replaced. ``tree`` must be valid (``tree_nbytes`` first).
-    """
-    changed: dict[str, torch.Tensor | TensorTree] = {}
+def compact_tree(tree: dict[str, Any], path: str = "") -> None:
+    """Make every tensor of ``tree`` (a copy ``snapshot_payload`` made, changed in place)
+    detached and owning exactly its bytes (see the module). A tensor that cannot be
+    materialised raises ``InvalidPayloadError``, leaving the caller's tensors untouched."""
     for key, value in tree.items():
-        if isinstance(value, torch.Tensor):
-            kept = _compact(value)
-            if kept is not value:
-                changed[key] = kept
-        else:
-            nested = compact_payload(value)
-            if nested is not value:
-                changed[key] = nested
-    if not changed:
-        return tree
-    return {key: changed.get(key, value) for key, value in tree.items()}
+        if type(value) is dict:
+            compact_tree(value, f"{path}.{key}" if path else key)
+        elif value.requires_grad or not _owns_exactly(value):
+            tree[key] = _compact(value, f"{path}.{key}" if path else key)
 
 
-def copy_payload(tree: TensorTree) -> TensorTree:
-    """A compact copy of the mapping structure: new dicts at every level, each tensor kept
-    as given or compacted (``compact_payload``'s rule). The processed item's own: a caller
-    that later adds, drops or replaces entries of the mapping it passed changes nothing the
-    caches record or send. ``tree`` must be valid (``tree_nbytes`` first)."""
-    copied: dict[str, torch.Tensor | TensorTree] = {}
+def detach_tree(tree: dict[str, Any]) -> None:
+    """Detach every tensor of ``tree`` (a ``snapshot_payload`` copy, in place), copying
+    none: what a payload that will not be cached needs (it is used, never kept)."""
     for key, value in tree.items():
-        if type(value) is torch.Tensor and not value.requires_grad and _owns_exactly(value):
-            copied[key] = value
-        elif isinstance(value, torch.Tensor):
-            copied[key] = _compact(value)
-        else:
-            copied[key] = copy_payload(value)
-    return copied
+        if type(value) is dict:
+            detach_tree(value)
+        elif value.requires_grad:
+            tree[key] = value.detach()
+
+
+def prepare_payload(tree: object, limit: int) -> tuple[TensorTree, int]:
+    """What the receiver keeps and serves for a received payload, made before it changes
+    anything: the payload validated and copied once (``snapshot_payload``), compacted if its
+    charge fits ``limit`` (it may be cached) or only detached if not (used for its request,
+    never cached: no copy of an over-budget tensor), then frozen; and its charge."""
+    copy, nbytes = snapshot_payload(tree)
+    charge = entry_charge(nbytes)
+    if charge <= limit:
+        compact_tree(copy)
+    else:
+        detach_tree(copy)
+    return freeze_payload(copy), charge
 
 
 def freeze_payload(tree: TensorTree) -> TensorTree:
@@ -234,10 +278,10 @@ def tensor_leaves(tree: TensorTree) -> tuple[torch.Tensor, ...]:
 
 
 def _check_count(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if type(value) is not int:  # a plain int: not a bool, a subclass or a 0-d tensor
         raise BadInputTypeError(f"got {name} {describe(value)}, expected an int")
     if value < 0:
-        raise BadInputValueError(f"got {name} {value}, expected an int >= 0")
+        raise BadInputValueError(f"got {name} {describe(value)}, expected an int >= 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,9 +301,9 @@ class ProcessedItem:
     """What the processor makes of one multimodal item: payload, placeholders, charge.
 
     The payload is validated, then stored as a copy of its mapping structure, every tensor
-    compact and detached (``copy_payload``: the tensors themselves are not copied unless
-    compaction needs it), so that a later change to the mapping given changes nothing the
-    caches record or send. ``nbytes`` is the entry's charge,
+    compact and detached (``snapshot_payload``, ``compact_tree``: the tensors themselves are
+    not copied unless compaction needs it), so that a later change to the mapping given
+    changes nothing the caches record or send. ``nbytes`` is the entry's charge,
     ``entry_charge`` of the tensors' bytes, computed once here and never recomputed.
     Compared by identity: tensors have no boolean equality.
 
@@ -277,16 +321,17 @@ class ProcessedItem:
     nodes: int = field(init=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.placeholders, Placeholders):
+        if type(self.placeholders) is not Placeholders:
             raise BadInputTypeError(
                 f"got placeholders {describe(self.placeholders)}, expected Placeholders"
             )
-        nbytes = tree_nbytes(self.payload)
+        payload, nbytes = snapshot_payload(self.payload)  # items() read once
         if self.token_key is not None:
-            _check_tokens(self.payload, self.token_key, self.placeholders)
-        object.__setattr__(self, "payload", copy_payload(self.payload))
+            _check_tokens(payload, self.token_key, self.placeholders)
+        compact_tree(payload)
+        object.__setattr__(self, "payload", payload)
         object.__setattr__(self, "nbytes", entry_charge(nbytes))
-        object.__setattr__(self, "nodes", entry_nodes(self.payload))
+        object.__setattr__(self, "nodes", entry_nodes(payload))
 
 
 def _check_tokens(payload: TensorTree, key: object, placeholders: Placeholders) -> None:
@@ -312,8 +357,18 @@ Processor: TypeAlias = Callable[[object], ProcessedItem]
 
 
 def run_processor(processor: Processor, content: object) -> ProcessedItem:
-    """Call ``processor`` and check that it returned a ``ProcessedItem``."""
-    item = processor(content)
-    if not isinstance(item, ProcessedItem):
+    """Call ``processor`` and check that it returned a ``ProcessedItem``.
+
+    A processor's own ``MultiModalCacheMissError`` or ``MissingMediaError`` (errors the
+    retry helper resends on) becomes a ``ProcessorError``: it is not the engine's miss or
+    the client's missing media, and resending cannot help."""
+    try:
+        item = processor(content)
+    except (MultiModalCacheMissError, MissingMediaError) as error:
+        raise ProcessorError(
+            f"got {type(error).__name__} from the processor, expected a ProcessedItem (a "
+            "processor's own miss is not the engine's; not retried)"
+        ) from error
+    if type(item) is not ProcessedItem:
         raise BadInputTypeError(f"got {describe(item)} from the processor, expected ProcessedItem")
     return item

@@ -40,8 +40,8 @@ from reference.errors import (
     describe,
 )
 
-__all__ = ["MIN_NODES", "NODE_BYTES", "ByteLru", "CacheStats", "default_max_nodes",
-           "validate_budget"]
+__all__ = ["IDENTITY_CHARS_PER_NODE", "MIN_NODES", "NODE_BYTES", "ByteLru", "CacheStats",
+           "default_max_nodes", "identity_nodes", "validate_budget"]
 
 NODE_BYTES = 1024
 """The bookkeeping one node stands for. An entry takes ``1 + t + m`` nodes, ``t`` and ``m``
@@ -53,6 +53,19 @@ about 550 per tensor, a sender entry about 460 bytes; 1,024 bytes a node bounds 
 MIN_NODES = 1024
 """The least ``max_nodes`` a cache gets, so that a small budget still holds entries (its
 bookkeeping is then at most about 1 MiB per side, whatever the budget)."""
+
+
+IDENTITY_CHARS_PER_NODE = NODE_BYTES // 4
+"""An identity's own bookkeeping, in nodes: one per ``IDENTITY_CHARS_PER_NODE`` characters
+(a character takes at most 4 bytes), so a long identity is charged what it keeps alive; a
+64-hex-digit mm_hash takes none. A count of characters, not of the str's memory, so that
+both sides, which see equal identities, charge them alike."""
+
+
+def identity_nodes(identity: str) -> int:
+    """The nodes ``identity`` itself takes beyond its entry's (see
+    ``IDENTITY_CHARS_PER_NODE``); both caches add it to every entry they record."""
+    return len(identity) // IDENTITY_CHARS_PER_NODE
 
 
 def default_max_nodes(budget: int) -> int:
@@ -68,7 +81,9 @@ V = TypeVar("V")
 class CacheStats:
     """A snapshot of a cache's counters (cumulative since construction) and of its size.
 
-    hits/lookups count ``get`` only (a probe with ``in`` is not a lookup); evictions count
+    hits/lookups count ``get`` only (a probe with ``in`` is not a lookup), and a hit is a
+    lookup whose value was used: the receiver counts a reference it cannot serve from the
+    entry it found (another tag, an edited tensor) as a miss (``count_as_miss``); evictions count
     entries removed to make room (for bytes or for nodes); replacements count entries dropped
     by a ``put`` of the same key; invalidations count entries removed by ``pop``; clears
     count ``clear`` calls; nodes/max_nodes are the bookkeeping in use and its bound.
@@ -280,6 +295,14 @@ class ByteLru(_LruLedger[K, V]):
         self._order.move_to_end(key)
         self._hits += 1
         return value
+
+    def count_as_miss(self) -> None:
+        """Count the last ``get``, a hit, as a miss instead: the caller found the value it
+        returned unusable (the receiver: a reference whose tag differs, an entry edited in
+        place). The entry's recency is left as the ``get`` left it."""
+        if self._hits > 0:
+            self._hits -= 1
+            self._misses += 1
 
     def present(self, keys: Sequence[K]) -> frozenset[K]:
         """The ``keys`` present (a probe of each: no reordering, no lookup counted).

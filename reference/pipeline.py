@@ -12,6 +12,9 @@ Failure atomicity across the pair (each clause has its test in
   is not a usable one (wrong type, another variant) or rejects the message, the front end
   *withdraws* it (``FrontEnd.withdraw``): the request is closed and the shadow entries it
   recorded are dropped again. Dropping keys from P0 is always safe: the next request resends.
+- **One source per tag nonce.** ``serve`` and ``deliver`` have the engine admit the front
+  end's tag source (``Engine.admit``) first: a second front end presenting a nonce already
+  in use is rejected (``NonceInUseError``; ``deliver`` then withdraws its message).
 - **No request is left outstanding.** Whatever ``deliver`` ends with (inputs, the miss
   error, any other error), the request is closed: replied to, or withdrawn.
 - **The engine's miss error is never replaced.** The miss is replied to with the identities
@@ -33,6 +36,7 @@ from reference.errors import (
 )
 from reference.frontend import FrontEnd
 from reference.messages import Message, ModelInput, Reply, Request
+from reference.sender import SenderCache
 from reference.variants import Variant
 
 __all__ = ["deliver", "serve"]
@@ -43,6 +47,9 @@ class ReplyTarget(Protocol):
 
     @property
     def variant(self) -> Variant: ...
+
+    @property
+    def sender(self) -> SenderCache: ...
 
     def handle_reply(self, reply: Reply) -> None: ...
 
@@ -66,6 +73,7 @@ def serve(front_end: FrontEnd, engine: Engine, request: Request) -> tuple[ModelI
     """
     check_instance("front end", front_end, FrontEnd)
     check_pair(front_end.variant, engine)
+    engine.admit(front_end.sender.tags)
     return deliver(front_end, engine, front_end.prepare(request))
 
 
@@ -90,7 +98,8 @@ def deliver(front_end: ReplyTarget, engine: Engine, message: Message) -> tuple[M
     or a message that is not one of the front end's outstanding requests, is rejected before
     anything changes.
     """
-    if any(not callable(getattr(front_end, name, None)) for name in _REPLY_TARGET_METHODS):
+    if any(not callable(getattr(front_end, name, None)) for name in _REPLY_TARGET_METHODS) or (
+            not isinstance(getattr(front_end, "sender", None), SenderCache)):
         raise BadInputTypeError(
             f"got front end {describe(front_end)}, expected a FrontEnd or an AsyncFrontEnd"
         )
@@ -99,6 +108,7 @@ def deliver(front_end: ReplyTarget, engine: Engine, message: Message) -> tuple[M
     front_end._check_outstanding(message)
     try:
         check_pair(front_end.variant, engine)
+        engine.admit(front_end.sender.tags)
         inputs = engine.receive(message)
     except MultiModalCacheMissError as error:
         _reply_to_miss(front_end, message, error)

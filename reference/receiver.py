@@ -39,9 +39,9 @@ import torch
 
 from reference._validate import (
     as_collection,
+    check_exact,
     check_identities,
     check_identity,
-    check_instance,
     check_request_id,
     check_tag,
 )
@@ -50,18 +50,19 @@ from reference.errors import (
     InvariantViolationError,
     MultiModalCacheMissError,
     ReceiverCacheAssertionError,
+    short,
 )
 from reference.guarded import GuardedCache
 from reference.items import (
     Placeholders,
     TensorTree,
-    compact_payload,
     entry_charge,
     entry_nodes,
-    freeze_payload,
+    prepare_payload,
     tensor_leaves,
     tree_nbytes,
 )
+from reference.lru import identity_nodes
 from reference.messages import ModelInput, WireItem
 from reference.variants import DEFAULT_VARIANT, Variant, ordered
 
@@ -108,6 +109,14 @@ class Resolution(NamedTuple):
     missed: tuple[str, ...]
 
 
+class _Sizes(list[int]):
+    """``_validate``'s charges (0 for references), carrying the payloads prepared from the
+    same single walk (``kept``: None for references)."""
+
+    __slots__ = ("kept",)
+    kept: list[TensorTree | None]
+
+
 class ReceiverCache(GuardedCache[ReceiverEntry]):
     """The receiver (P1). ``budget`` in bytes, the same as the sender's."""
 
@@ -117,8 +126,9 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
     def get_and_update(self, item: WireItem) -> TensorTree:
         """One item, the seed's per-item step; raises the miss error if it cannot be served."""
         sizes = self._validate((item,))
+        kept = self._kept((item,), sizes)
         with self._lock:
-            payload = self._resolve_one(item, sizes[0])
+            payload = self._resolve_one(item, sizes[0], kept[0])
         if payload is None:
             raise self.miss_error((item.identity,))
         return payload
@@ -133,6 +143,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         sizes = self._validate(items)
         count = len(items)
+        kept = self._kept(items, sizes) if sizes.count(0) != count else ()
         with self._lock:
             touch = self._lru.touch
             for item in items:
@@ -143,7 +154,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
                 served = [None] * count
                 resolve_one = self._resolve_one
                 for index in self._order(items, sizes):
-                    served[index] = resolve_one(items[index], sizes[index])
+                    served[index] = resolve_one(items[index], sizes[index], kept[index])
         if None not in served:
             return Resolution(tuple([
                 _new_input(ModelInput, (item[0], payload, item[2]))
@@ -182,38 +193,62 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         through the full checks, which raise the clear error.
         """
         tagged = self._variant.tagged
-        sizes: list[int] = []
+        sizes = _Sizes()
+        kept: list[TensorTree | None] = []
+        sizes.kept = kept
         seen: set[str] = set()
+        budget = self._lru.budget
         for item in items:
             if type(item) is not WireItem:
-                check_instance("wire item", item, WireItem)
+                check_exact("wire item", item, WireItem)
             identity, payload, placeholders, tag = item
             if type(identity) is not str or not identity:
                 check_identity(identity)
             if type(placeholders) is not Placeholders:
-                check_instance(f"placeholders of {identity!r}", placeholders, Placeholders)
+                check_exact(f"placeholders of {short(identity)!r}", placeholders, Placeholders)
             if not (type(tag) is int and 0 <= tag < _TAG_LIMIT if tagged else tag is None):
                 check_tag(tag, tagged, identity)
             seen.add(identity)
-            sizes.append(0 if payload is None else entry_charge(tree_nbytes(payload)))
+            if payload is None:
+                sizes.append(0)
+                kept.append(None)
+            else:
+                frozen, charge = prepare_payload(payload, budget)
+                sizes.append(charge)
+                kept.append(frozen)
         if len(seen) != len(items):
-            check_identities(item.identity for item in items)
+            check_identities([item.identity for item in items])
         return sizes
+
+    def _kept(self, items: tuple[WireItem, ...], sizes: list[int]) -> list[TensorTree | None]:
+        """The payloads ``_validate`` prepared; prepared again for a subclass whose
+        ``_validate`` returned sizes of its own (a mutant resizing items)."""
+        kept = getattr(sizes, "kept", None)
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        budget = self._lru.budget
+        return [None if item.payload is None else prepare_payload(item.payload, budget)[0]
+                for item in items]
 
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
 
-    def _resolve_one(self, item: WireItem, size: int) -> TensorTree | None:
-        if item.payload is None:
+    def _resolve_one(self, item: WireItem, size: int,
+                     kept: TensorTree | None) -> TensorTree | None:
+        if kept is None:
             return self._lookup_reference(item)
-        return self._accept_payload(item, item.payload, size)
+        return self._accept_payload(item, kept, size)
 
     def _lookup_reference(self, item: WireItem) -> TensorTree | None:
         entry = self._lru.get(item.identity)
-        if entry is None or not self._tag_matches(entry, item.tag):
+        if entry is None:
+            return None
+        if not self._tag_matches(entry, item.tag):
+            self._lru.count_as_miss()  # found, but not the processing named: a miss
             return None
         if sum(map(_version_of, entry.leaves)) != entry.stamp:  # entry.edited(), inlined:
             # served, then edited in place: never serve it again
             self._lru.pop(item.identity)
+            self._lru.count_as_miss()
             return None
         return entry.payload
 
@@ -221,27 +256,27 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         return not self._variant.tagged or entry.tag == tag
 
     def _accept_payload(self, item: WireItem, payload: TensorTree, size: int) -> TensorTree:
+        """``payload`` is the one ``_validate`` prepared (validated, compact, frozen)."""
         if not self._variant.payload_wins:
             cached = self._lru.get(item.identity)
             if cached is not None and not cached.edited():
                 return cached.payload
-        kept = freeze_payload(compact_payload(payload))
-        self._lru.put_entry(item.identity, ReceiverEntry.of(kept, item.tag), size,
-                           entry_nodes(kept))
-        return kept
+        self._lru.put_entry(item.identity, ReceiverEntry.of(payload, item.tag), size,
+                           entry_nodes(payload) + identity_nodes(item.identity))
+        return payload
 
     def _check_entry(self, identity: str, entry: ReceiverEntry) -> None:
         """Entries hold payloads whose tensors were not edited and whose charge is recorded."""
         super()._check_entry(identity, entry)
         if entry.edited():
             raise InvariantViolationError(
-                f"got a tensor of {identity!r} edited in place after caching, expected the "
+                f"got a tensor of {short(identity)!r} edited in place after caching, expected the "
                 "cached tensors unchanged"
             )
         recorded = self._lru.size_of(identity)
         charge = entry_charge(tree_nbytes(entry.payload))
         if recorded != charge:
             raise InvariantViolationError(
-                f"got {charge} bytes in the tensors of {identity!r}, expected its recorded "
+                f"got {charge} bytes in the tensors of {short(identity)!r}, expected its recorded "
                 f"charge {recorded}"
             )

@@ -39,9 +39,12 @@ from typing import cast
 
 from reference._validate import (
     as_collection,
+    check_exact,
     check_identities,
     check_identity,
     check_instance,
+    check_tag,
+    is_async_callable,
 )
 from reference.errors import (
     BadInputTypeError,
@@ -49,10 +52,13 @@ from reference.errors import (
     MissingMediaError,
     SenderCacheAssertionError,
     describe,
+    short,
+    short_list,
 )
 from reference.guarded import GuardedCache
-from reference.items import Placeholders, ProcessedItem, Processor, run_processor
-from reference.messages import Outgoing, WireItem
+from reference.items import Placeholders, ProcessedItem, Processor, run_processor, tree_nbytes
+from reference.lru import identity_nodes
+from reference.messages import Outgoing, RequestItem, WireItem
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant, ordered
 
@@ -80,9 +86,15 @@ class SenderCache(GuardedCache[ShadowEntry]):
         tags: TagSource | None = None,
     ) -> None:
         if tags is not None:
-            check_instance("tags", tags, TagSource)
+            check_exact("tags", tags, TagSource)
         super().__init__(budget, variant)
         self._tags = tags if tags is not None else TagSource()
+        self._checked_process: object = None
+
+    @property
+    def tags(self) -> TagSource:
+        """The source this sender draws its tags from."""
+        return self._tags
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
         """The identities (of one request) that the shadow holds; nothing is reordered."""
@@ -98,17 +110,20 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
 
         A miss with ``item`` None is a late miss: the assertion in V1/V2, a
-        ``MissingMediaError`` in V3 (there is no content to reprocess here).
+        ``MissingMediaError`` in V3 (there is no content to reprocess here); it changes
+        nothing, not even the lookup counters. One lookup is counted per call.
         """
         if type(identity) is not str or not identity:
             check_identity(identity)
         if item is not None and type(item) is not ProcessedItem:
-            check_instance("item", item, ProcessedItem)
+            check_exact("item", item, ProcessedItem)
         with self._lock:
+            if item is None and identity not in self._lru:
+                self._late_miss(_new_tuple(Outgoing, (identity, None, None)), None)
             entry = self._lru.get(identity)
             if entry is not None:
                 return self._reference(identity, entry)
-            return self._update_one(_new_tuple(Outgoing, (identity, item, None)), None)
+            return self._insert(identity, item)  # type: ignore[arg-type]  # a miss has one
 
     def update(
         self, outgoing: Sequence[Outgoing], process: Processor | None = None
@@ -127,11 +142,21 @@ class SenderCache(GuardedCache[ShadowEntry]):
             identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
         else:
             identities = _validate_outgoing(outgoing)
-        if process is not None and not callable(process):
-            raise BadInputTypeError(
-                f"got process {describe(process)}, expected None or a callable "
-                "content -> ProcessedItem"
-            )
+        if process is not None and process is not self._checked_process:
+            if not callable(process) or is_async_callable(process):
+                raise BadInputTypeError(
+                    f"got process {describe(process)}, expected None or a plain (not async) "
+                    "callable content -> ProcessedItem"
+                )
+            self._checked_process = process  # checked once per processor, not per request
+        return self._update_validated(outgoing, identities, process)
+
+    def _update_validated(
+        self, outgoing: tuple[Outgoing, ...], identities: list[str], process: Processor | None
+    ) -> tuple[WireItem, ...]:
+        """``update`` on input already validated (``identities`` are ``outgoing``'s, in
+        order): the front end's trusted path, which validated its request at its own
+        boundary. Takes the lock itself."""
         stuck = False
         while True:  # ends: each round returns, or processes at least one more late miss
             with self._lock:
@@ -190,7 +215,43 @@ class SenderCache(GuardedCache[ShadowEntry]):
         """Drop exactly these identities (absent ones are ignored); return how many were held."""
         checked = check_identities(identities)
         with self._lock:
-            return sum(self._lru.pop(identity) is not None for identity in checked)
+            return self._invalidate_locked(checked)
+
+    # The front end's trusted path: it shares this cache's lock (``FrontEnd``), validates at
+    # its own boundary, and calls these with the lock held. Each is what the public method of
+    # the same name does inside its lock, on input already checked.
+
+    def _invalidate_locked(self, identities: Sequence[str]) -> int:
+        pop = self._lru.pop
+        return sum(pop(identity) is not None for identity in identities)
+
+    def _references_locked(
+        self, items: Sequence[RequestItem], process: Processor | None
+    ) -> tuple[WireItem, ...] | None:
+        """``update``'s hit path for a request of these (checked) items, none processed: the
+        wire items if every identity is still held (each made most recent, in request order,
+        and counted a hit), else None and nothing changed."""
+        if len(items) == 1:
+            identity = items[0].identity
+            entries = self._lru.get_all([identity])
+            if entries is None:
+                return None
+            entry = entries[0]
+            if entry is not None:
+                return (_new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag)),)
+            identities = [identity]
+        else:
+            identities = [item.identity for item in items]
+            entries = self._lru.get_all(identities)
+            if entries is None:
+                return None
+        if None in entries:  # (only from an LRU whose get lost a present key: a subclass)
+            outgoing = tuple([_new_tuple(Outgoing, (item.identity, None, item.content))
+                              for item in items])
+            return self._references(outgoing, identities, entries, process)
+        held = cast("list[ShadowEntry]", entries)
+        return tuple([_new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
+                      for identity, entry in zip(identities, held, strict=True)])
 
     def retract(self, items: Sequence[WireItem]) -> int:
         """Drop the entries these wire items recorded (their payloads never reached P1):
@@ -201,25 +262,33 @@ class SenderCache(GuardedCache[ShadowEntry]):
             items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         tagged = self._variant.tagged
         for item in items:
-            if type(item) is not WireItem:
-                check_instance("wire item", item, WireItem)
-            if type(item.identity) is not str or not item.identity:
-                check_identity(item.identity)
+            _check_wire_item(item, tagged)
         with self._lock:
-            lru = self._lru
-            dropped = 0
-            for item in items:
-                if item.payload is None:
-                    continue
-                entry = lru.peek(item.identity)
-                if entry is not None and (not tagged or entry.tag == item.tag):
-                    lru.pop(item.identity)
-                    dropped += 1
-            return dropped
+            return self._drop_retracted(items, tagged)
+
+    def _retract_locked(self, items: tuple[WireItem, ...]) -> int:
+        """``retract`` inside the lock (the front end's trusted path shares it): every item
+        checked, then the drops."""
+        tagged = self._variant.tagged
+        for item in items:
+            _check_wire_item(item, tagged)
+        return self._drop_retracted(items, tagged)
+
+    def _drop_retracted(self, items: tuple[WireItem, ...], tagged: bool) -> int:
+        lru = self._lru
+        dropped = 0
+        for item in items:
+            if item.payload is None:
+                continue
+            entry = lru.peek(item.identity)
+            if entry is not None and (not tagged or entry.tag == item.tag):
+                lru.pop(item.identity)
+                dropped += 1
+        return dropped
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""
-        check_instance(f"shadow entry of {identity!r}", entry, ShadowEntry)
+        check_instance(f"shadow entry of {short(identity)!r}", entry, ShadowEntry)
         super()._check_entry(identity, entry)
 
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
@@ -237,7 +306,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
     def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
         tag = self._new_tag()
         self._lru.put_entry(identity, ShadowEntry(item.placeholders, tag), item.nbytes,
-                           item.nodes)
+                           item.nodes + identity_nodes(identity))
         return _new_tuple(WireItem, (identity, item.payload, item.placeholders, tag))
 
     def _new_tag(self) -> int | None:
@@ -287,12 +356,12 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
     identities: list[str] = []
     for each in outgoing:
         if type(each) is not Outgoing:
-            check_instance("outgoing item", each, Outgoing)
+            check_exact("outgoing item", each, Outgoing)
         identity, item, _ = each
         if type(identity) is not str or not identity:
             check_identity(identity)
         if item is not None and type(item) is not ProcessedItem:
-            check_instance("item", item, ProcessedItem)
+            check_exact("item", item, ProcessedItem)
         identities.append(identity)
     if len(identities) > 1 and len(set(identities)) != len(identities):
         check_identities(identities)
@@ -301,6 +370,22 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
 
 def _no_processor(identities: list[str]) -> BadInputValueError:
     return BadInputValueError(
-        f"got late misses {', '.join(identities)} and no processor, "
+        f"got late misses {short_list(identities)} and no processor, "
         "expected a processor to reprocess them"
     )
+
+
+def _check_wire_item(item: object, tagged: bool) -> None:
+    """A wire item as ``update`` builds them: a plain ``WireItem``, a valid identity, a
+    payload that is None or a valid payload, ``Placeholders``, a tag as the variant has
+    them (``retract`` drops entries on its word, so a garbage item must not pass)."""
+    if type(item) is not WireItem:
+        check_exact("wire item", item, WireItem)
+    identity, payload, placeholders, tag = cast("WireItem", item)
+    if type(identity) is not str or not identity:
+        check_identity(identity)
+    if type(placeholders) is not Placeholders:
+        check_exact(f"placeholders of {short(identity)!r}", placeholders, Placeholders)
+    check_tag(tag, tagged, identity)
+    if payload is not None:
+        tree_nbytes(payload)

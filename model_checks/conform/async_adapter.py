@@ -58,7 +58,7 @@ class AsyncFrontEndSide(EpochFrontEnd[AsyncFrontEnd]):
             self.setup.budget,
             processor_for(self.setup),
             variant=variant_of(self.setup.variant),
-            tags=TagSource(1 + 64 * self.epoch + self.index),
+            tags=TagSource.for_tests(1 + 64 * self.epoch + self.index),
             executor=InlineExecutor(),
         )
 

@@ -222,7 +222,8 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
         if self.epoch or self.index:  # as users build it: a random nonce
             return self.make(self.setup.budget, processor, variant=variant)
         nonce = 1 + 64 * self.epoch + self.index
-        return self.make(self.setup.budget, processor, variant=variant, tags=TagSource(nonce))
+        tags = TagSource.for_tests(nonce)
+        return self.make(self.setup.budget, processor, variant=variant, tags=tags)
 
     def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
         try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import doctest
+import functools
 import re
 from pathlib import Path
 
@@ -55,7 +56,8 @@ def test_requests_interleave_between_probe_and_update() -> None:
     """D1 on the asyncio front end: request 1 probes a (hit), request 2 is served whole while
     request 1 is processing, evicting a; request 1's update then reprocesses a (V3)."""
     processor = SerialProcessor()
-    front_end = AsyncFrontEnd(ITEM_BYTES, processor, tags=TagSource(1), executor=InlineExecutor())
+    front_end = AsyncFrontEnd(ITEM_BYTES, processor, tags=TagSource.for_tests(1),
+                              executor=InlineExecutor())
     engine = Engine(ITEM_BYTES)
 
     async def main() -> None:
@@ -81,7 +83,7 @@ def test_concurrent_requests_on_one_loop_with_a_thread_pool() -> None:
     async def one(index: int) -> None:
         request = Request(tuple(RequestItem(f"k{(index + j) % 6}", (index + j) % 6)
                                 for j in range(2)))
-        inputs = await retry_async(lambda r: serve_async(front_end, engine, r), request,
+        inputs = await retry_async(functools.partial(serve_async, front_end, engine), request,
                                    max_retries=5)
         assert all(map(consistent, inputs))
 
@@ -104,7 +106,7 @@ def test_a_raising_processor_changes_nothing(site: str) -> None:
             raise RuntimeError("processor failed")
         return processor(content)
 
-    front_end = AsyncFrontEnd(4 * ITEM_BYTES, flaky, tags=TagSource(1),  # type: ignore[arg-type]
+    front_end = AsyncFrontEnd(4 * ITEM_BYTES, flaky, tags=TagSource.for_tests(1),  # type: ignore[arg-type]
                               executor=InlineExecutor())
     engine = Engine(4 * ITEM_BYTES)
 

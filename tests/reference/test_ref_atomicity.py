@@ -59,7 +59,7 @@ HOWS = {"raises": ProcessorFailed, "returns-garbage": BadInputTypeError}
 
 def pair(how: str) -> tuple[FrontEnd, Engine, FlakyProcessor]:
     processor = FlakyProcessor(how)
-    front_end = FrontEnd(8 * ITEM_BYTES, processor, variant=V3, tags=TagSource(1))
+    front_end = FrontEnd(8 * ITEM_BYTES, processor, variant=V3, tags=TagSource.for_tests(1))
     engine = Engine(8 * ITEM_BYTES, variant=V3)
     return front_end, engine, processor
 
@@ -140,7 +140,7 @@ def test_late_miss_site_through_prepare_and_serve(how: str) -> None:
 @pytest.mark.parametrize("how", HOWS)
 def test_late_miss_site_in_the_sender_cache(how: str) -> None:
     processor = FlakyProcessor(how)
-    cache = SenderCache(8 * ITEM_BYTES, variant=V3, tags=TagSource(1))
+    cache = SenderCache(8 * ITEM_BYTES, variant=V3, tags=TagSource.for_tests(1))
     cache.update([Outgoing("a", processor(1), 1), Outgoing("b", processor(2), 2)], processor)
     processor.fail_on = {20}
     before = snapshot(cache)
@@ -160,7 +160,7 @@ def test_the_late_miss_test_fails_on_the_old_order() -> None:
             return outgoing  # late misses met (and processed) inside the per-item loop
 
     processor = FlakyProcessor("raises")
-    cache = ProcessingMidUpdate(8 * ITEM_BYTES, variant=V3, tags=TagSource(1))
+    cache = ProcessingMidUpdate(8 * ITEM_BYTES, variant=V3, tags=TagSource.for_tests(1))
     cache.update([Outgoing("a", processor(1), 1), Outgoing("b", processor(2), 2)], processor)
     processor.fail_on = {20}
     before = snapshot(cache)

@@ -7,6 +7,7 @@ Each scenario is a named case with the reason it exists. S1 is checked with
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 from hypothesis import Phase, find, given, settings
@@ -22,13 +23,16 @@ from reference import (
     Message,
     MissingMediaError,
     MultiModalCacheMissError,
+    NonceInUseError,
     ProbedRequest,
     Reply,
     Request,
     RequestItem,
     SenderCacheAssertionError,
     TagSource,
+    UnknownRequestError,
     Variant,
+    pipeline,
     retry,
     serve,
 )
@@ -37,7 +41,7 @@ from reference import (
 def pair(variant: Variant, items: int) -> tuple[FrontEnd, Engine, SerialProcessor]:
     processor = SerialProcessor()
     budget = items * ITEM_BYTES
-    return (FrontEnd(budget, processor, variant=variant, tags=TagSource(nonce=1)),
+    return (FrontEnd(budget, processor, variant=variant, tags=TagSource.for_tests(1)),
             Engine(budget, variant=variant), processor)
 
 
@@ -178,8 +182,8 @@ def test_two_front_ends_share_one_engine(variant: Variant, safe: bool) -> None:
     """D5: front end 2 overwrites "u" on P1; front end 1 still trusts its own shadow."""
     processor = SerialProcessor()
     engine = Engine(4 * ITEM_BYTES, variant=variant)
-    fe1 = FrontEnd(4 * ITEM_BYTES, processor, variant=variant, tags=TagSource(nonce=1))
-    fe2 = FrontEnd(4 * ITEM_BYTES, processor, variant=variant, tags=TagSource(nonce=2))
+    fe1 = FrontEnd(4 * ITEM_BYTES, processor, variant=variant, tags=TagSource.for_tests(1))
+    fe2 = FrontEnd(4 * ITEM_BYTES, processor, variant=variant, tags=TagSource.for_tests(2))
     serve(fe1, engine, req(("u", 1)))
     serve(fe2, engine, req(("u", 2)))
     [model_input] = retry(lambda r: serve(fe1, engine, r), req(("u", 1)), max_retries=1)
@@ -208,40 +212,60 @@ REQUEST_ITEMS = st.lists(
     min_size=1, max_size=3, unique_by=lambda t: t[0],
 )
 KINDS = ["serve", "serve", "serve", "send", "send", "probe", "update", "deliver", "deliver",
-         "drop", "clear_p0", "clear_p1"]
+         "drop", "clear_p0", "clear_p1", "restart_p0", "restart_p1"]
 Action = tuple[str, int, list[tuple[str, int, int, bool]]]
 ACTIONS = st.lists(
     st.tuples(st.sampled_from(KINDS), st.integers(0, 7), REQUEST_ITEMS),
     min_size=5, max_size=30,
 )
+Sources = Callable[[int], TagSource]
 
 
-def deliver(engine: Engine, front_end: FrontEnd, message: Message) -> str | None:
-    """P1 resolves ``message``, P0 handles the reply; return a violation of S1 or L2."""
+def fixed_nonces(index: int) -> TagSource:
+    """Each front end (index 0 or 1) its own fixed nonce, as a test may fix them."""
+    return TagSource.for_tests(index + 1)
+
+
+def deliver(engine: Engine, front_end: FrontEnd, message: Message, admit: bool) -> str | None:
+    """P1 resolves ``message``, P0 handles the reply; return a violation of S1 or L2.
+
+    ``admit``: through ``reference.pipeline.deliver`` (the engine admits the front end's tag
+    source first; a second source of a nonce in use is rejected and the message withdrawn);
+    else straight to ``Engine.receive``, as a caller that bypasses the admission does."""
     try:
-        inputs = engine.receive(message)
+        inputs = (pipeline.deliver(front_end, engine, message) if admit
+                  else engine.receive(message))
+    except NonceInUseError:
+        return None
     except MultiModalCacheMissError as error:
         sent_with_data = {w.identity for w in message.items if not w.is_reference}
         if sent_with_data & set(error.identities):
             return f"L2: {sent_with_data & set(error.identities)} sent with data, missed"
-        front_end.handle_reply(Reply(message.request_id, error.identities))
+        if not admit:
+            front_end.handle_reply(Reply(message.request_id, error.identities))
         return None
-    front_end.handle_reply(Reply(message.request_id))
+    if not admit:
+        front_end.handle_reply(Reply(message.request_id))
     return None if all(map(consistent, inputs)) else "S1: a stale tensor paired"
 
 
-def run_drift(variant: Variant, actions: list[Action]) -> str | None:
+def run_drift(variant: Variant, actions: list[Action], sources: Sources = fixed_nonces,
+              admit: bool = False, engine_items: int = 4) -> str | None:
     """Play ``actions``; return the first violation (S1, L2, a crash), or None.
 
     Two front ends (D5) share one engine; identities are reused for other content (D7);
     messages are delivered out of order (D1) or dropped (D2); either side is cleared alone
-    (D3, D4); items may exceed the budget (D8, D11). Cache invariants are checked after
-    every step.
+    (D3, D4) or restarted (D10, a new front end with a new tag source from ``sources``, or a
+    new engine); probes and updates interleave (D6's lost hits); items may exceed the budget
+    (D8, D11); ``engine_items`` below 4 sizes P1's budget apart from P0's (D9: the sides
+    evict differently). One processor numbers every processing of every front end, so a
+    stale pairing across front ends is seen too. Cache invariants are checked after every
+    step.
     """
     budget = 4 * ITEM_BYTES
-    engine = Engine(budget, variant=variant)
-    front_ends = [FrontEnd(budget, SerialProcessor(), variant=variant, tags=TagSource(nonce=n))
-                  for n in (1, 2)]
+    engine = Engine(engine_items * ITEM_BYTES, variant=variant)
+    processor = SerialProcessor()
+    front_ends = [FrontEnd(budget, processor, variant=variant, tags=sources(n)) for n in (0, 1)]
     probed: list[tuple[FrontEnd, ProbedRequest]] = []
     pending: list[tuple[FrontEnd, Message]] = []
     for kind, number, request_items in actions:
@@ -260,18 +284,25 @@ def run_drift(variant: Variant, actions: list[Action]) -> str | None:
             pending.append((front_end, Message(-1, ())))  # a client error: not a crash
         except SenderCacheAssertionError as error:
             return f"crash on P0: {error}"
+        except UnknownRequestError:
+            pass  # a probe of a front end's earlier life
         if kind in ("deliver", "drop", "serve") and pending:
             sender, message = pending.pop(-1 if kind == "serve" else number % len(pending))
             if message.request_id < 0:
                 pass
             elif kind == "drop":
                 sender.abandon(message.request_id)
-            elif (violation := deliver(engine, sender, message)) is not None:
+            elif (violation := deliver(engine, sender, message, admit)) is not None:
                 return violation
         elif kind == "clear_p0":
             front_end.clear()
         elif kind == "clear_p1":
             engine.clear()
+        elif kind == "restart_p0":
+            front_ends[number % 2] = FrontEnd(budget, processor, variant=variant,
+                                              tags=sources(number % 2))
+        elif kind == "restart_p1":
+            engine = Engine(engine_items * ITEM_BYTES, variant=variant)
         engine.receiver.check_invariants()
         for each in front_ends:
             each.sender.check_invariants()
@@ -298,3 +329,41 @@ def test_the_same_drift_breaks_weaker_variants(variant: Variant) -> None:
                  settings=settings(max_examples=2000, database=None, derandomize=True,
                                    phases=[Phase.generate]))
     assert run_drift(variant, found) is not None
+
+
+def equal_nonces(index: int) -> TagSource:
+    """Every front end, and every restart of one, the same fixed nonce (tests only)."""
+    return TagSource.for_tests(7)
+
+
+def random_nonces(index: int) -> TagSource:
+    return TagSource()
+
+
+@settings(max_examples=150, deadline=None)
+@given(ACTIONS, st.sampled_from([4, 3]))
+def test_v3_keeps_s1_with_random_nonces_and_admission(actions: list[Action],
+                                                      engine_items: int) -> None:
+    """Tag sources as users build them (``TagSource()``), both wirings, every drift source
+    above, P1's budget equal to P0's or apart (D9)."""
+    assert run_drift(V3, actions, random_nonces, admit=True, engine_items=engine_items) is None
+    assert run_drift(V3, actions, random_nonces, admit=False, engine_items=engine_items) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(ACTIONS, st.sampled_from([4, 3]))
+def test_v3_keeps_s1_with_equal_forced_nonces_through_the_engine_admission(
+        actions: list[Action], engine_items: int) -> None:
+    """The nonce forced equal on both front ends and their restarts (the test-only path):
+    the engine admits the first source of the nonce and rejects every other, so no stale
+    tensor is paired."""
+    assert run_drift(V3, actions, equal_nonces, admit=True, engine_items=engine_items) is None
+
+
+def test_equal_forced_nonces_without_the_admission_break_s1() -> None:
+    """The sanity half: the same nonces sent straight to ``Engine.receive`` (admission
+    bypassed) pair a stale tensor, so the admission is what keeps the test above silent."""
+    found = find(ACTIONS, lambda actions: run_drift(V3, actions, equal_nonces) is not None,
+                 settings=settings(max_examples=3000, database=None, derandomize=True,
+                                   phases=[Phase.generate]))
+    assert run_drift(V3, found, equal_nonces) == "S1: a stale tensor paired"

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -37,10 +38,12 @@ from reference import (
     Engine,
     FrontEnd,
     Message,
+    MultiModalCacheMissError,
     Outgoing,
     Placeholders,
     ProbedRequest,
     ProcessedItem,
+    ProcessorError,
     ReceiverCache,
     Reply,
     Request,
@@ -84,21 +87,21 @@ class World:
 
     def __init__(self) -> None:
         self.processor = SerialProcessor()
-        self.fe = FrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource(1))
+        self.fe = FrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource.for_tests(1))
         self.engine = Engine(8 * ITEM_BYTES)
         serve(self.fe, self.engine, Request((RequestItem("a", 1), RequestItem("b", 2))))
         self.message = self.fe.prepare(Request((RequestItem("a", 1),)))
         self.probed = self.fe.probe(Request((RequestItem("c", 3),)))
-        self.afe = AsyncFrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource(2),
+        self.afe = AsyncFrontEnd(8 * ITEM_BYTES, self.processor, tags=TagSource.for_tests(2),
                                  executor=InlineExecutor())
         self.amessage, self.aprobed = asyncio.run(self._warm_async())
-        self.sender = SenderCache(8 * ITEM_BYTES, tags=TagSource(3))
+        self.sender = SenderCache(8 * ITEM_BYTES, tags=TagSource.for_tests(3))
         self.sender.get_and_update("a", make_item(16))
         self.receiver = ReceiverCache(8 * ITEM_BYTES)
         self.receiver.resolve([WireItem("a", {"x": torch.zeros(2)}, Placeholders(0, 1), 7)])
         self.lru: ByteLru[object, object] = ByteLru(64)
         self.lru.put("a", "value", 4)
-        self.tags = TagSource(4)
+        self.tags = TagSource.for_tests(4)
         self.request = Request((RequestItem("a", 1), RequestItem("d", 4)))
 
     async def _warm_async(self) -> tuple[Message, ProbedRequest]:
@@ -112,9 +115,12 @@ class World:
         return (
             view(self.fe.sender), view(self.engine.receiver), self.fe.probed(),
             self.fe.outstanding(), view(self.afe.sender), self.afe.probed(),
-            self.afe.outstanding(), view(self.sender), view(self.receiver),
+            self.afe.outstanding(), view(self.aengine.receiver), view(self.sender),
+            view(self.receiver),
             self.lru.entries(), self.lru.stats(), self.tags.nonce, self.tags._counter,
             len(self.processor.calls),
+            [(nonce, id(source) if ids else None)
+             for nonce, source in self.engine._sources.items()],
         )
 
     def target(self, owner: str, method: str) -> Callable[..., Any]:
@@ -181,7 +187,7 @@ VALID: dict[str, Value] = {
     "budget": lambda w: 64,
     "processor": lambda w: SerialProcessor(),
     "variant": lambda w: V3,
-    "tags": lambda w: TagSource(9),
+    "tags": lambda w: TagSource.for_tests(9),
     "executor": lambda w: None,
     "identities": lambda w: ["a"],
     "identity": lambda w: "a",
@@ -225,6 +231,8 @@ VALID: dict[str, Value] = {
     "path": lambda w: "",
     "is_reference": lambda w: [True, False],
     "nonce": lambda w: 3,
+    "TagSource.__init__.nonce": lambda w: None,
+    "Engine.admit.tags": lambda w: w.fe.sender.tags,
     "offset": lambda w: 0,
     "length": lambda w: 1,
     "payload": lambda w: {"x": torch.zeros(1)},
@@ -323,6 +331,8 @@ BAD: dict[str, list[Value]] = {
              lambda w: deep(5000), lambda w: {"m": torch.empty(1, device="meta")}],
     "path": [ALIEN, lambda w: 5],
     "is_reference": [ALIEN, lambda w: "ab", lambda w: [1], lambda w: None],
+    "TagSource.__init__.nonce": [ALIEN, lambda w: 7, lambda w: 0],
+    "Engine.admit.tags": [ALIEN, lambda w: 5, lambda w: TagSource.for_tests(1)],
     "nonce": [ALIEN, lambda w: -1, lambda w: True, lambda w: 1 << 32, lambda w: 1.0],
     "offset": [ALIEN, lambda w: -1, lambda w: True, lambda w: None],
     "length": [ALIEN, lambda w: -1, lambda w: 1.0, lambda w: None],
@@ -401,6 +411,7 @@ def test_a_bad_argument_is_rejected_and_changes_nothing(
     else:
         assert world.state() == before
     assert "got" in str(caught.value) and "expected" in str(caught.value)
+    assert len(str(caught.value)) <= MESSAGE_LIMIT
 
 
 def test_the_valid_arguments_are_accepted() -> None:
@@ -419,7 +430,7 @@ def test_the_valid_arguments_are_accepted() -> None:
 def test_a_bare_string_is_not_a_list_of_identities() -> None:
     """Before: ``invalidate("img")`` dropped "i", "m" and "g" and returned 1, and
     ``invalidate("ww")`` raised DuplicateIdentityError."""
-    cache = SenderCache(64, tags=TagSource(1))
+    cache = SenderCache(64, tags=TagSource.for_tests(1))
     for key in "img":
         cache.get_and_update(key, make_item(16))
     before = snapshot(cache)
@@ -447,7 +458,7 @@ def test_deep_or_cyclic_payloads_are_a_clear_error(tree: dict[str, object]) -> N
 
 def test_long_identities_are_shortened_in_messages() -> None:
     identity = "f" * 64
-    cache = SenderCache(64, tags=TagSource(1))
+    cache = SenderCache(64, tags=TagSource.for_tests(1))
     with pytest.raises(BadInputError) as caught:
         cache.probe([identity, identity])
     assert "f" * 17 not in str(caught.value) and "fffffffffffff..." in str(caught.value)
@@ -455,3 +466,282 @@ def test_long_identities_are_shortened_in_messages() -> None:
     error = MultiModalCacheMissError([f"{i:064x}" for i in range(10)])
     assert len(str(error)) < 200 and "and 6 more" in str(error)
     assert error.identities[0] == "0" * 64  # the attribute keeps them whole
+
+
+# --- probe classes: inputs a public entry point may get, each rejected cleanly or accepted ---
+#
+# For every entry point and every parameter, ``PROBES`` (keyed like ``VALID``) gives the probe
+# classes that parameter can receive: inputs built to make a check do unbounded work, raise a
+# raw error, or change something before it raises. Each call must raise a ``CacheError``
+# whose message is bounded (``MESSAGE_LIMIT``), with every cache, record and counter as
+# before, or be accepted (what is documented for it) with every cache's invariants intact.
+
+MESSAGE_LIMIT = 600
+MB_IDENTITY = "m" * (1 << 20)
+UNKNOWN = tuple(f"unknown-{index}" for index in range(1000))
+
+
+class Fickle(Mapping[str, torch.Tensor]):
+    """A payload mapping whose items() differ per call: 4 bytes first, 1 MiB after."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _now(self) -> dict[str, torch.Tensor]:
+        self.calls += 1
+        return {"x": torch.zeros(1 if self.calls == 1 else 1 << 18)}
+
+    def __getitem__(self, key: str) -> torch.Tensor:
+        return self._now()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return 1
+
+    def items(self) -> Any:
+        return self._now().items()
+
+
+class Broken(Mapping[str, torch.Tensor]):
+    """A payload mapping whose items() raises a raw AttributeError."""
+
+    def __getitem__(self, key: str) -> torch.Tensor:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 1
+
+    def items(self) -> Any:
+        raise AttributeError("items")
+
+
+class Name(str):
+    """A str subclass (an identity must be a plain str)."""
+
+
+def expanded() -> dict[str, torch.Tensor]:
+    return {"x": torch.zeros(1).expand(10**12)}  # 4 TB on paper, 4 bytes of storage
+
+
+async def async_processor(content: object) -> ProcessedItem:
+    return make_item(16)
+
+
+def miss_processor(content: object) -> ProcessedItem:
+    raise MultiModalCacheMissError(["inner"])
+
+
+async def async_send(request: Request) -> object:
+    return None
+
+
+def sync_send(request: Request) -> object:
+    return None
+
+
+def wire(identity: str, payload: object, tag: object = 5,
+         placeholders: object = None) -> WireItem:
+    return WireItem(identity, payload,  # type: ignore[arg-type]
+                    Placeholders(0, 1) if placeholders is None else placeholders, tag)
+
+
+Probe = tuple[str, Value]
+PAYLOAD_PROBES: list[Probe] = [
+    ("expanded huge tensor", lambda w: expanded()),
+    ("items() differ per call", lambda w: Fickle()),
+    ("items() raises", lambda w: Broken()),
+]
+WIRE_PROBES: list[Probe] = [
+    (name, lambda w, make=make: wire("z", make(w))) for name, make in PAYLOAD_PROBES
+] + [("1 MB identity", lambda w: wire(MB_IDENTITY, {"x": torch.zeros(1)})),
+     ("garbage wire item", lambda w: wire("z", {"x": 1}, "tag", (0, 1)))]
+PROBES: dict[str, list[Probe]] = {
+    "identity": [("1 MB identity", lambda w: MB_IDENTITY),
+                 ("str subclass", lambda w: Name("a"))],
+    "key": [("1 MB identity", lambda w: MB_IDENTITY)],
+    "identities": [("1 MB identity", lambda w: [MB_IDENTITY, MB_IDENTITY]),
+                   ("1,000 unknown identities", lambda w: list(UNKNOWN)),
+                   ("str subclass", lambda w: [Name("a")])],
+    "keys": [("1 MB identity", lambda w: [MB_IDENTITY]),
+             ("1,000 unknown identities", lambda w: list(UNKNOWN))],
+    "request": [("1 MB identity", lambda w: Request((RequestItem(MB_IDENTITY, 1),
+                                                      RequestItem(MB_IDENTITY, 1)))),
+                ("1,000 unknown identities",
+                 lambda w: Request(tuple(RequestItem(i) for i in UNKNOWN))),
+                ("str subclass", lambda w: Request((RequestItem(Name("a"), 1),)))],
+    "reply": [("1 MB identity", lambda w: Reply(w.message.request_id, (MB_IDENTITY,))),
+              ("1,000 unknown identities", lambda w: Reply(w.message.request_id, UNKNOWN))],
+    "AsyncFrontEnd.reply": [
+        ("1,000 unknown identities", lambda w: Reply(w.amessage.request_id, UNKNOWN))],
+    "message": [("garbage wire item", lambda w: Message(
+        w.message.request_id, (wire("a", {"x": 1}, "tag", (0, 1)),))),
+        ("1 MB identity", lambda w: Message(w.message.request_id, (wire(MB_IDENTITY, None),)))],
+    "Engine.receive.message": [
+        ("expanded huge tensor", lambda w: Message(50, (
+            w.message.items[0], wire("e", expanded(), w.message.items[0].tag)))),
+        ("items() differ per call", lambda w: Message(51, (wire("f", Fickle()),))),
+        ("items() raises", lambda w: Message(52, (w.message.items[0], wire("g", Broken())))),
+        ("1 MB identity", lambda w: Message(53, (wire(MB_IDENTITY, {"x": torch.zeros(1)}),)))],
+    "SenderCache.retract.items": [
+        ("garbage wire item", lambda w: [wire("a", {"x": 1}, "tag", (0, 1))]),
+        ("garbage wire item", lambda w: [wire("a", {"x": torch.zeros(1)}, -5)]),
+        ("garbage wire item", lambda w: [wire("a", {"x": torch.zeros(1)}, 5, (0, 1))]),
+        ("items() raises", lambda w: [wire("a", Broken())])],
+    "ReceiverCache.resolve.items": [(name, lambda w, make=make: [make(w)])
+                                    for name, make in WIRE_PROBES],
+    "ReceiverCache.get_and_update.item": WIRE_PROBES,
+    "payload": PAYLOAD_PROBES,
+    "tree": PAYLOAD_PROBES,
+    "processor": [("async callback", lambda w: async_processor),
+                  ("processor raising a miss", lambda w: miss_processor)],
+    "process": [("async callback", lambda w: async_processor),
+                ("processor raising a miss", lambda w: miss_processor)],
+    "send": [("async callback", lambda w: async_send)],
+    "retry_async.send": [("sync callback", lambda w: sync_send)],
+    "sleep": [("async callback", lambda w: asyncio.sleep)],
+    "retry_async.sleep": [("sync callback", lambda w: time.sleep)],
+    "backoff": [("backoff 10**400", lambda w: 10**400), ("backoff 1e308", lambda w: 1e308)],
+    "budget": [("huge number", lambda w: 10**400), ("huge number", lambda w: 1e308)],
+    "size": [("huge number", lambda w: 10**400)],
+    "request_id": [("huge number", lambda w: 10**5000)],
+    "offset": [("tensor as a number", lambda w: torch.tensor(1))],
+    "length": [("tensor as a number", lambda w: torch.tensor(1))],
+    "nonce": [("tensor as a number", lambda w: torch.tensor(3))],
+    "max_retries": [("tensor as a number", lambda w: torch.tensor(1))],
+}
+PROBE_CASES = [
+    pytest.param(owner, method, param, index,
+                 id=f"{owner}{'.' + method if method else ''}({param})#{name}#{index}")
+    for owner, method, signature in entry_points()
+    for param in parameters(signature)
+    for index, (name, _) in enumerate(lookup(PROBES, owner, method, param) or [])
+]
+
+
+def test_every_probe_class_reaches_an_entry_point() -> None:
+    classes = {name for probes in PROBES.values() for name, _ in probes}
+    reached = {case.id.split("#")[1] for case in PROBE_CASES}  # type: ignore[union-attr]
+    assert classes == reached and len(PROBE_CASES) > 80
+
+
+def invariants_hold(world: World) -> None:
+    for cache in (world.fe.sender, world.engine.receiver, world.afe.sender,
+                  world.aengine.receiver, world.sender, world.receiver):
+        cache.check_invariants()
+    world.lru.check_invariants()
+
+
+@pytest.mark.parametrize(("owner", "method", "param", "index"), PROBE_CASES)
+def test_a_probe_is_rejected_cleanly_or_accepted_with_invariants_intact(
+    owner: str, method: str, param: str, index: int
+) -> None:
+    world = World()
+    signature = (inspect.signature(FUNCTIONS[owner]) if owner in FUNCTIONS
+                 else inspect.signature(getattr(CLASSES[owner], method)))
+    arguments = {name: lookup(VALID, owner, method, name)(world)
+                 for name in parameters(signature)}
+    arguments[param] = lookup(PROBES, owner, method, param)[index][1](world)
+    before = world.state()
+    try:
+        result = call(world, owner, method, arguments)
+    except CacheError as error:
+        text = "\n".join([str(error), *getattr(error, "__notes__", [])])
+        assert len(text) <= MESSAGE_LIMIT, text[:200]
+        if (owner, param) != ("deliver", "engine"):
+            assert world.state() == before
+    else:
+        if isinstance(result, ProcessedItem):  # charged what it keeps
+            assert result.nbytes == max(tree_nbytes(result.payload), 1)
+    invariants_hold(world)
+
+
+def test_a_late_miss_without_an_item_counts_nothing() -> None:
+    """Before: ``get_and_update("zz", None)`` raised after counting two lookups."""
+    cache = SenderCache(64, tags=TagSource.for_tests(1))
+    before = snapshot(cache)
+    with pytest.raises(CacheError):
+        cache.get_and_update("zz", None)
+    assert snapshot(cache) == before
+
+
+def test_a_reference_and_an_unallocatable_payload_change_nothing_on_p1() -> None:
+    """Before: the allocator's raw RuntimeError after P1 moved ``a`` to most recent and
+    counted a hit. Now the payload is prepared before anything changes (a budget that
+    would cache it has it copied, and the copy fails first)."""
+    engine = Engine(1 << 50)
+    front_end = FrontEnd(1 << 50, SerialProcessor(), tags=TagSource.for_tests(1))
+    serve(front_end, engine, Request((RequestItem("a", 1), RequestItem("b", 2))))
+    reference = front_end.prepare(Request((RequestItem("a", 1),))).items[0]
+    before = snapshot(engine.receiver)
+    with pytest.raises(BadInputError, match="cannot be materialised"):
+        engine.receive(Message(99, (reference, wire("e", expanded(), 7))))
+    assert snapshot(engine.receiver) == before
+
+
+def test_an_over_budget_expanded_payload_is_served_without_a_copy() -> None:
+    engine = Engine(64)
+    payload = expanded()
+    [served] = engine.receive(Message(1, (wire("e", payload, 7),)))
+    assert served.payload["x"].data_ptr() == payload["x"].data_ptr()  # type: ignore[union-attr]
+    assert engine.receiver.entries() == [] and engine.stats().oversize == 1
+
+
+def test_a_fickle_payload_is_charged_what_is_kept() -> None:
+    """Before: charged 4 bytes while 1 MiB was kept."""
+    item = ProcessedItem(Fickle(), Placeholders(0, 1))
+    assert item.nbytes == tree_nbytes(item.payload) == 4
+    receiver = ReceiverCache(1 << 22)
+    receiver.resolve([wire("f", Fickle())])
+    receiver.check_invariants()
+    assert receiver.entries() == [("f", 4)]
+
+
+def test_a_processor_raising_a_miss_is_not_retried() -> None:
+    """Before: retried as though the engine had missed."""
+    calls: list[object] = []
+
+    def processor(content: object) -> ProcessedItem:
+        calls.append(content)
+        raise MultiModalCacheMissError(["inner"])
+
+    front_end = FrontEnd(64, processor, tags=TagSource.for_tests(1))
+    engine = Engine(64)
+    with pytest.raises(ProcessorError) as caught:
+        retry(lambda r: serve(front_end, engine, r), Request((RequestItem("a", 1),)),
+              max_retries=3)
+    assert calls == [1] and isinstance(caught.value.__cause__, MultiModalCacheMissError)
+    assert front_end.sender.entries() == [] and front_end.outstanding() == ()
+
+
+def test_record_probed_keeps_its_own_copy() -> None:
+    """Before: the caller's dict was kept, so a later change to it changed what was sent."""
+    front_end = FrontEnd(64, SerialProcessor(), tags=TagSource.for_tests(1))
+    request = Request((RequestItem("a", 1),))
+    processed = {"a": make_item(16, serial=1)}
+    probed = front_end.record_probed(request, frozenset(), processed)
+    processed["a"] = make_item(16, serial=2)
+    message = front_end.update(probed)
+    assert message.items[0].placeholders.offset == 1
+
+
+def test_retry_async_with_a_sync_send_changes_nothing() -> None:
+    """Before: a raw TypeError after both caches changed."""
+    world = World()
+    before = world.state()
+    with pytest.raises(BadInputError, match="expected an async function"):
+        asyncio.run(retry_async(lambda r: serve(world.fe, world.engine, r),  # type: ignore[arg-type, return-value]
+                                world.request))
+    assert world.state() == before
+
+
+def test_retry_rejects_a_send_that_returns_a_coroutine_unawaited() -> None:
+    world = World()
+    before = world.state()
+    with pytest.raises(BadInputError, match="expected a plain callable"):
+        retry(lambda r: serve_async(world.afe, world.aengine, r), world.request)
+    assert world.state() == before

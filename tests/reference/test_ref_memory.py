@@ -193,7 +193,7 @@ def test_zero_byte_entries_are_bounded_by_the_budget(side: str) -> None:
     item = ProcessedItem({"x": torch.zeros(0)}, Placeholders(0, 1))
     assert item.nbytes == MIN_ENTRY_BYTES == 1
     if side == "sender":
-        sender = SenderCache(budget, tags=TagSource(1))
+        sender = SenderCache(budget, tags=TagSource.for_tests(1))
         for index in range(2000):
             sender.get_and_update(f"k{index}", item)
         stats = sender.stats()

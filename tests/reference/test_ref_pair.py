@@ -42,7 +42,8 @@ def records(front_end: FrontEnd) -> tuple[object, ...]:
 
 
 def pair(front: Variant = V3, back: Variant = V3) -> tuple[FrontEnd, Engine]:
-    front_end = FrontEnd(8 * ITEM_BYTES, SerialProcessor(), variant=front, tags=TagSource(1))
+    front_end = FrontEnd(8 * ITEM_BYTES, SerialProcessor(), variant=front,
+                         tags=TagSource.for_tests(1))
     return front_end, Engine(8 * ITEM_BYTES, variant=back)
 
 
@@ -109,7 +110,8 @@ class RejectingEngine(Engine):
 
 @pytest.mark.parametrize("variant", [V1, V2, V3], ids=str)
 def test_an_engine_rejection_leaves_no_record_p1_never_received(variant: Variant) -> None:
-    front_end = FrontEnd(8 * ITEM_BYTES, SerialProcessor(), variant=variant, tags=TagSource(1))
+    front_end = FrontEnd(8 * ITEM_BYTES, SerialProcessor(), variant=variant,
+                         tags=TagSource.for_tests(1))
     engine = Engine(8 * ITEM_BYTES, variant=variant)
     warm(front_end, engine)
     rejecting = RejectingEngine(8 * ITEM_BYTES, variant=variant)
@@ -162,7 +164,7 @@ def test_a_payload_mapping_changed_between_probe_and_update_changes_nothing_sent
     """Before: ``ProcessedItem`` kept the caller's mapping; a non-tensor leaf added after the
     probe made P1 reject the message with ``InvalidPayloadError`` while P0 kept the item."""
     process, kept = mutating_processor()
-    front_end = FrontEnd(1 << 10, process, tags=TagSource(1))
+    front_end = FrontEnd(1 << 10, process, tags=TagSource.for_tests(1))
     engine = Engine(1 << 10)
     probed = front_end.probe(Request((RequestItem("a", 3),)))
     kept[0]["bad"] = "not a tensor"

@@ -39,7 +39,7 @@ VARIANTS = [V1, V2, V3]
 def pair(variant: Variant = V3, items: int = 4) -> tuple[FrontEnd, Engine, SerialProcessor]:
     processor = SerialProcessor()
     budget = items * ITEM_BYTES
-    front_end = FrontEnd(budget, processor, variant=variant, tags=TagSource(nonce=1))
+    front_end = FrontEnd(budget, processor, variant=variant, tags=TagSource.for_tests(1))
     return front_end, Engine(budget, variant=variant), processor
 
 

@@ -113,6 +113,29 @@ def test_v3_tag_mismatch_is_a_miss() -> None:
     assert same(cache.get_and_update(reference(item, "a", V3, tag=10)), item.payload)
 
 
+def test_a_tag_mismatch_is_counted_as_a_miss_not_a_hit() -> None:
+    """Before: ``stats().hits`` counted the reference that missed on its tag."""
+    cache = ReceiverCache(64, variant=V3)
+    item = make_item(16)
+    cache.resolve([payload(item, "a", V3, tag=10)])
+    assert cache.resolve([reference(item, "a", V3, tag=11)]).missed == ("a",)
+    stats = cache.stats()
+    assert (stats.hits, stats.lookups) == (0, 1)
+    assert cache.resolve([reference(item, "a", V3, tag=10)]).missed == ()
+    stats = cache.stats()
+    assert (stats.hits, stats.lookups) == (1, 2)
+
+
+def test_an_edited_entry_is_counted_as_a_miss() -> None:
+    cache = ReceiverCache(64, variant=V3)
+    item = make_item(16)
+    [served] = cache.resolve([payload(item, "a", V3, tag=10)]).inputs
+    served.payload["serial"].add_(1)  # type: ignore[union-attr]
+    assert cache.resolve([reference(item, "a", V3, tag=10)]).missed == ("a",)
+    stats = cache.stats()
+    assert (stats.hits, stats.lookups, stats.invalidations) == (0, 1, 1)
+
+
 def test_resolve_lists_every_miss_and_keeps_the_rest() -> None:
     cache = ReceiverCache(64, variant=V3)
     hit, fresh = make_item(16, serial=1), make_item(16, serial=2)

@@ -28,7 +28,7 @@ VARIANTS = [V1, V2, V3]
 
 
 def shadow(variant: Variant = V3, budget: int = 64) -> SenderCache:
-    return SenderCache(budget, variant=variant, tags=TagSource(nonce=5))
+    return SenderCache(budget, variant=variant, tags=TagSource.for_tests(5))
 
 
 def keys(cache: SenderCache) -> list[str]:

@@ -65,6 +65,7 @@ class OwnedLock:
 
 # Every method of ByteLru that reads or writes its state (``budget`` is fixed at construction).
 LRU_METHODS = ("__contains__", "__len__", "get", "get_all", "present", "peek", "size_of",
+               "count_as_miss",
                "touch", "put", "put_entry", "pop", "clear", "entries", "items", "stats",
                "check_invariants", "_drop_existing", "_evict_one", "_recount_nodes",
                "_insert")

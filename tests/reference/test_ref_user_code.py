@@ -62,7 +62,7 @@ class CallbackProcessor(SerialProcessor):
 
 def setup() -> tuple[FrontEnd, Engine, CallbackProcessor]:
     processor = CallbackProcessor()
-    front_end = FrontEnd(8 * ITEM_BYTES, processor, variant=V3, tags=TagSource(1))
+    front_end = FrontEnd(8 * ITEM_BYTES, processor, variant=V3, tags=TagSource.for_tests(1))
     engine = Engine(8 * ITEM_BYTES, variant=V3)
     serve(front_end, engine, Request((RequestItem("a", 1), RequestItem("b", 2))))
     return front_end, engine, processor

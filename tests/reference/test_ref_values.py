@@ -126,14 +126,14 @@ def test_resolution_order() -> None:
 
 
 def test_tags_are_nonce_and_counter() -> None:
-    tags = TagSource(nonce=7)
+    tags = TagSource.for_tests(7)
     assert [tags.next(), tags.next()] == [7 << 32, 7 << 32 | 1]
     assert tags.nonce == 7
     assert TagSource().nonce < 1 << 32
 
 
 def test_tag_counter_wrap_draws_a_fresh_nonce() -> None:
-    tags = TagSource(nonce=7)
+    tags = TagSource.for_tests(7)
     tags._counter = 1 << 32
     tag = tags.next()
     assert tags.nonce != 7 and tag == tags.nonce << 32
@@ -143,7 +143,7 @@ def test_tag_counter_wrap_draws_a_fresh_nonce() -> None:
                                              (1.0, TypeError), (True, TypeError)])
 def test_tag_source_rejects_bad_nonces(nonce: object, error: type) -> None:
     with pytest.raises(error, match="got nonce"):
-        TagSource(nonce)  # type: ignore[arg-type]
+        TagSource.for_tests(nonce)  # type: ignore[arg-type]
 
 
 def test_miss_error_is_a_retryable_key_error_listing_every_identity() -> None:
@@ -176,5 +176,5 @@ def test_str_subclass_keys_and_long_reprs() -> None:
         pass
 
     assert tree_nbytes({Name("a"): torch.zeros(2, dtype=torch.int64)}) == 16
-    with pytest.raises(InvalidPayloadError, match=r"= \[0, 1, .*\.\.\. \(list\)"):
+    with pytest.raises(InvalidPayloadError, match=r"= \[0, 1, 2, 3, \.\.\.\] \(list\)"):
         tree_nbytes({"a": list(range(100))})
