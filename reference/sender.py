@@ -57,7 +57,7 @@ from reference.errors import (
 )
 from reference.guarded import GuardedCache
 from reference.items import Placeholders, ProcessedItem, Processor, run_processor, tree_nbytes
-from reference.lru import identity_nodes
+from reference.lru import ByteLru, identity_nodes
 from reference.messages import Outgoing, RequestItem, WireItem
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant, ordered
@@ -172,7 +172,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
                     outgoing, present, strict=True) if not held and each.item is None])
                 if not late or stuck or not self._variant.late_miss_reprocess:
                     return self._resolve(outgoing, present, process)
-                self._reject_unprocessable_late_misses(outgoing, process)
+                _reject_unprocessable_late_misses(outgoing, lru, process)
             # The processor is user code: run it outside the lock (it may take seconds, or
             # call back into this cache), then look again: what changed meanwhile is met
             # as the spec's late miss is (a hit lost meanwhile is processed in the next
@@ -264,7 +264,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         for item in items:
             _check_wire_item(item, tagged)
         with self._lock:
-            return self._drop_retracted(items, tagged)
+            return _drop_retracted(self._lru, items, tagged)
 
     def _retract_locked(self, items: tuple[WireItem, ...]) -> int:
         """``retract`` inside the lock (the front end's trusted path shares it): every item
@@ -272,19 +272,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         tagged = self._variant.tagged
         for item in items:
             _check_wire_item(item, tagged)
-        return self._drop_retracted(items, tagged)
-
-    def _drop_retracted(self, items: tuple[WireItem, ...], tagged: bool) -> int:
-        lru = self._lru
-        dropped = 0
-        for item in items:
-            if item.payload is None:
-                continue
-            entry = lru.peek(item.identity)
-            if entry is not None and (not tagged or entry.tag == item.tag):
-                lru.pop(item.identity)
-                dropped += 1
-        return dropped
+        return _drop_retracted(self._lru, items, tagged)
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""
@@ -336,19 +324,6 @@ class SenderCache(GuardedCache[ShadowEntry]):
             for o in outgoing
         ])
 
-    def _reject_unprocessable_late_misses(
-        self, outgoing: Sequence[Outgoing], process: Processor | None
-    ) -> None:
-        """V3: a late miss that cannot be reprocessed fails the request before any change."""
-        if not self._variant.late_miss_reprocess:
-            return
-        late = [o for o in outgoing if o.item is None and o.identity not in self._lru]
-        uuid_only = [o.identity for o in late if o.content is None]
-        if uuid_only:
-            raise MissingMediaError(uuid_only)
-        if late and process is None:
-            raise _no_processor([o.identity for o in late])
-
 
 def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
     """Every element an ``Outgoing`` with a valid identity and item, no identity twice;
@@ -389,3 +364,32 @@ def _check_wire_item(item: object, tagged: bool) -> None:
     check_tag(tag, tagged, identity)
     if payload is not None:
         tree_nbytes(payload)
+
+
+def _drop_retracted(
+    lru: ByteLru[str, ShadowEntry], items: tuple[WireItem, ...], tagged: bool
+) -> int:
+    """``retract``'s drops, the lock held: each payload item's entry if it is still the one
+    the item recorded (untagged: whatever is held); returns how many were dropped."""
+    dropped = 0
+    for item in items:
+        if item.payload is None:
+            continue
+        entry = lru.peek(item.identity)
+        if entry is not None and (not tagged or entry.tag == item.tag):
+            lru.pop(item.identity)
+            dropped += 1
+    return dropped
+
+
+def _reject_unprocessable_late_misses(
+    outgoing: Sequence[Outgoing], lru: ByteLru[str, ShadowEntry], process: Processor | None
+) -> None:
+    """V3, the lock held: a late miss that cannot be reprocessed fails the request before
+    any change."""
+    late = [o for o in outgoing if o.item is None and o.identity not in lru]
+    uuid_only = [o.identity for o in late if o.content is None]
+    if uuid_only:
+        raise MissingMediaError(uuid_only)
+    if late and process is None:
+        raise _no_processor([o.identity for o in late])
