@@ -107,6 +107,14 @@ COMMANDS: list[Command] = [
 ]
 
 COMMANDS.append(Command(
+    "doctor",
+    "a vLLM deployment's paired-cache risks from its facts (--client-uuids yes, --sleep-mode, "
+    "--api-servers N, --serve 'vllm serve ...'): drift sources, the lattice's answer, remedies",
+    lazy("model_checks.doctor.command", "add_arguments"),
+    lazy("model_checks.doctor.command", "run"),
+))
+
+COMMANDS.append(Command(
     "nightly",
     "the nightly job: the main job's checkers at their deep budgets, and every mutant "
     "(--dask ADDRESS: on a cluster)",

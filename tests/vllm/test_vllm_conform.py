@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from drift_page import page_minimal
 
 from model_checks.cells import environment_text
 from model_checks.cli import main
@@ -20,21 +21,9 @@ from model_checks.conform.weakness import weakness
 
 ADAPTER = "model_checks.adapters.vllm:factory"
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = ROOT / "docs" / "drift-combinations.md"
 LATTICE = ROOT / "docs" / "results" / "lattice"
 
 pytestmark = pytest.mark.vllm
-
-
-def page_minimal(variant: str, prop: str) -> list[frozenset[str]]:
-    """The minimal environments docs/drift-combinations.md lists for `variant`'s `prop`: the
-    environments before each trace link of the row "| prop | breaks minimally under ...". """
-    text = PAGE.read_text()
-    section = text[text.index(f"\n## {variant}\n"):]
-    row = next(line for line in section.splitlines() if line.startswith(f"| {prop} |"))
-    chunks = row.split("breaks minimally under ", 1)[1].split("; ")
-    return [frozenset(re.findall(r"\bD\d+\b", c.split(":", 1)[0])) for c in chunks
-            if "trace](" in c]
 
 
 def _joined(out: str) -> str:
