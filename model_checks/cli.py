@@ -163,7 +163,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--dask", metavar="ADDRESS", default=None,
                         help="main job only: " + DASK_HELP)
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in COMMANDS:
         child = sub.add_parser(entry.name, help=entry.help, description=entry.help)
         if entry.name == command:
