@@ -156,3 +156,16 @@ def test_reference_v3_first_attempt_is_a_miss_not_a_stale_pairing() -> None:
     with pytest.raises(MultiModalCacheMissError) as missed:
         pipeline.serve(front_end, engine, Request((RequestItem("u", 1),)))
     assert missed.value.identities == ("u",)
+
+
+def test_vllm_the_pages_reproducer_pairs_the_stale_tensor_as_its_snapshot_says() -> None:
+    """docs/vllm.md shows `REPRODUCER`; executed as shown, it pairs image 0's tensor with
+    image 1's placeholders, which is what the committed snapshot recorded."""
+    from pathlib import Path
+
+    from model_checks.docs.vllm_page import load
+    from model_checks.docs.vllm_snapshot import reproduce
+
+    observed = reproduce()
+    assert observed == {"data_sent": False, "placeholders_of_image": 1, "tensor_of_image": 0}
+    assert load(Path(__file__).resolve().parents[2] / "docs")["reproducer"] == observed
