@@ -58,19 +58,23 @@ def _conformance(snap: dict[str, Any]) -> list[str]:
     props = [p for p, _ in judged_properties()]
     rows = []
     for variant in VARIANT_NAMES:
-        run = snap["conformance"].get(variant)
-        if run is None:
-            rows.append((variant, "not implemented by this release: not checked", "", "",
+        runs = snap["conformance"].get(variant)
+        if runs is None:
+            rows.append((variant, "", "not implemented by this release: not checked", "", "",
                          *["" for _ in props]))
             continue
-        rows.append((variant, f"`{run['result']}`", run["steps"], run["exit"],
-                     *[run["verdicts"].get(p, "") for p in props]))
+        for processes, run in sorted(runs.items()):
+            rows.append((variant, processes, f"`{run['result']}`", run["steps"], run["exit"],
+                         *[run["verdicts"].get(p, "") for p in props]))
     return ["", "## Conformance per variant", "",
-            "`conform` under every drift source (the ci profile): every step of the release "
-            "compared with the spec's; per property, *kept* (never broken in these runs) or "
-            "*INHERITED WEAKNESS* (broken where the variant's spec breaks it too). Backed by "
+            "`conform` under every drift source (the ci profile), in one process and with "
+            "the engine side in a second process (`--processes 2`: the tensors cross a "
+            "socket): every step of the release compared with the spec's; per property, "
+            "*kept* (never broken in these runs) or *INHERITED WEAKNESS* (broken where the "
+            "variant's spec breaks it too). Backed by "
             "`tests/vllm/test_vllm_conform.py`.", "",
-            table(("variant", "result", "lockstep steps", "exit", *props), rows)]
+            table(("variant", "processes", "result", "lockstep steps", "exit", *props),
+                  rows)]
 
 
 def _lattice_answer(variant: str, env: tuple[str, ...], prop: str) -> str:

@@ -4,7 +4,8 @@ from which `model_checks.docs.vllm_page` renders the page (so `docs --check` nee
 
 What it runs, all through the commands users run:
 - `conform --adapter model_checks.adapters.vllm:factory` per variant the release implements
-  (every drift source, the ci profile), and per deployment environment with
+  (every drift source, the ci profile; in one process and with the engine side in a second
+  process, tensors crossing a socket), and per deployment environment with
   ``--require S1,S2,S3``: the verdict per property and the RESULT line;
 - `conform --replay` of every trace the committed lattice keeps for the variant's S1;
 - `REPRODUCER`, the shortest stale pairing as vLLM calls, executed as shown on the page.
@@ -88,7 +89,7 @@ def _cli(argv: list[str]) -> tuple[int, str]:
 
 def _conform(extra: list[str]) -> dict[str, Any]:
     code, out = _cli(["conform", "--adapter", ADAPTER, *extra])
-    steps = re.search(r"(\d+) lockstep steps", out)
+    steps = re.search(r"(\d+) lockstep\s+steps", out)
     verdicts = {m["id"]: m["verdict"] for m in map(_VERDICT.match, out.splitlines()) if m}
     return {"argv": " ".join(["conform", "--adapter", ADAPTER, *extra]), "exit": code,
             "steps": int(steps.group(1)) if steps else 0, "verdicts": verdicts,
@@ -119,7 +120,8 @@ def run(root: Path) -> dict[str, Any]:
              "--require", "S1,S2,S3"])})
     return {"vllm": str(vllm.__version__), "torch": str(torch.__version__),
             "variant": variant, "command": COMMAND,
-            "conformance": {variant: _conform(["--variant", variant])},
+            "conformance": {variant: {str(n): _conform(["--variant", variant, "--processes",
+                                                         str(n)]) for n in (1, 2)}},
             "deployments": deployments, "replays": _replays(variant, root),
             "reproducer": reproduce()}
 

@@ -35,7 +35,7 @@ def test_vllm_release_conforms_to_v2(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     assert "conformance of vllm 0.33.0" in out
     assert "lockstep: every step agreed with the spec" in out
-    steps = int(re.search(r"(\d+) lockstep steps", out).group(1))  # type: ignore[union-attr]
+    steps = int(re.search(r"(\d+) lockstep\s+steps", out).group(1))  # type: ignore[union-attr]
     assert steps > 0
     assert out.rstrip().splitlines()[-1] == "RESULT: CONFORMS: every step agreed (exit 0)"
 
@@ -81,3 +81,13 @@ def test_vllm_every_v2_s1_trace_of_the_lattice_replays_with_exit_4(
 def test_vllm_the_lattice_has_v2_s1_traces_to_replay() -> None:
     assert {frozenset(p.stem.split("_")[1].split("+")) for p in V2_S1_TRACES} == set(
         page_minimal("V2", "S1"))
+
+
+def test_vllm_release_conforms_with_its_engine_side_in_another_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The receiver in a child process: tensors cross a socket and are sized there."""
+    assert main(["conform", "--adapter", ADAPTER, "--variant", "V2", "--processes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "conformance of vllm 0.33.0 (two processes" in out
+    assert out.rstrip().splitlines()[-1] == "RESULT: CONFORMS: every step agreed (exit 0)"
