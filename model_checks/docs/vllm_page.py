@@ -143,7 +143,9 @@ def _settings() -> list[str]:
             "*on* when a fact says so, *assumed* when no fact rules it out. Several API "
             "servers, or data parallelism balanced internally, switch vLLM to "
             "`MultiModalProcessorOnlyCache` (no pairing, so no D5): read from the release's "
-            "own cache factories by `tests/vllm/test_vllm_settings.py`.", "",
+            "own cache factories by `tests/vllm/test_vllm_settings.py`, which also reads "
+            "the rows D3, D4 (the release's sleep, pause and reset clear the front end's "
+            "cache first) and D6 (one processing thread) from the release's source.", "",
             table(("drift", "source", "in vLLM", "reference", "what removes it"), rows), "",
             "```sh",
             "python -m model_checks doctor --client-uuids yes --rejections yes",

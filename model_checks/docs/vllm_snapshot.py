@@ -31,7 +31,7 @@ COMMAND = "python -m model_checks.docs.vllm_snapshot"
 DEPLOYMENTS: dict[str, Deployment] = {
     "content-hash identities, one API server (the doctor's defaults)": Deployment(),
     "client uuids, rejections after processing": Deployment(client_uuids=True),
-    "sleep mode (one-sided clears)": Deployment(sleep_mode=True),
+    "sleep mode (clears racing in-flight requests)": Deployment(sleep_mode=True),
 }
 """The deployments the page answers, each as the doctor reads it (`doctor.facts`)."""
 

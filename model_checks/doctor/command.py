@@ -55,6 +55,8 @@ _CHOICES = {"--client-uuids": ("client_uuids", "clients send their own uuids and
             "--rejections": ("rejections", "requests can be rejected or aborted after "
                                            "processing (D2; default yes)"),
             "--restarts": ("restarts", "the engine core can restart alone (D10)"),
+            "--engine-only-clears": ("engine_only_clears", "a client clears the engine "
+                                     "core's cache alone (D3)"),
             "--oversize": ("oversize", "items larger than the cache occur (D11)"),
             "--reordering": ("reordering", "requests can reach the engine out of order "
                                            "(D1; default: assumed)"),
@@ -68,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for flag, (dest, text) in _CHOICES.items():
         parser.add_argument(flag, dest=dest, type=_yes_no, metavar="yes|no", help=text)
     parser.add_argument("--sleep-mode", action="store_true", default=None,
-                        help="sleep mode or /pause with cache clear in use (D3, D4)")
+                        help="sleep mode, /pause with cache clear or reset_mm_cache in use "
+                             "(D4)")
     parser.add_argument("--api-servers", type=int, metavar="N", help="api_server_count")
     parser.add_argument("--data-parallel", type=int, metavar="N", help="data_parallel_size")
     parser.add_argument("--data-parallel-external-lb", dest="external_lb",

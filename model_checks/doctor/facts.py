@@ -27,6 +27,7 @@ class Deployment:
     client_uuids: bool = False
     rejections: bool = True
     sleep_mode: bool = False
+    engine_only_clears: bool = False
     restarts: bool = False
     oversize: bool = False
     reordering: bool | None = None
@@ -67,11 +68,15 @@ SOURCES: dict[str, Source] = {
                  "shadow (prompt too long, client gone)", "vllm#43941",
                  "reject before the processor updates the shadow, or invalidate the "
                  "request's identities when it is rejected"),
-    "D3": Source("D3", "sleep mode: /sleep, or /pause with its cache clear, empties the "
-                 "engine's cache and not the front end's", "vllm#42995, vllm#47147",
+    "D3": Source("D3", "a client clears the engine core's cache alone (an engine-core client "
+                 "calling its sleep, pause or reset directly); vLLM's own /sleep, /pause "
+                 "with cache clear and reset_mm_cache clear the front end first",
+                 "vllm#42995, vllm#47147",
                  "clear the front end's cache together with the engine's"),
-    "D4": Source("D4", "sleep mode: a clear races requests already processed", "",
-                 "drain in-flight requests before clearing, clear the front end first"),
+    "D4": Source("D4", "sleep mode: /sleep, /pause with cache clear and reset_mm_cache clear "
+                 "the front end's cache, then the engine's; a request processed in between "
+                 "is recorded on P0 and wiped on P1", "",
+                 "drain or abort in-flight requests before the clear"),
     "D5": Source("D5", "several API servers (api_server_count > 1) or data parallelism "
                  "balanced internally share engines", "vllm#22198, vllm#23717",
                  "vLLM itself: it disables the pairing there (MultiModalProcessorOnlyCache)"),
@@ -100,10 +105,10 @@ def statuses(deployment: Deployment) -> dict[str, Status]:
     def flag(value: bool | None) -> Status:
         return Status.ASSUMED if value is None else Status.ON if value else Status.OFF
 
-    sleep = Status.ON if deployment.sleep_mode else Status.OFF
     return {
         "D1": flag(deployment.reordering), "D2": flag(deployment.rejections),
-        "D3": sleep, "D4": sleep, "D5": Status.OFF, "D6": Status.OFF,
+        "D3": flag(deployment.engine_only_clears), "D4": flag(deployment.sleep_mode),
+        "D5": Status.OFF, "D6": Status.OFF,
         "D7": flag(deployment.client_uuids), "D8": flag(deployment.large_requests),
         "D9": flag(deployment.size_skew), "D10": flag(deployment.restarts),
         "D11": flag(deployment.oversize),
