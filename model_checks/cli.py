@@ -107,6 +107,14 @@ COMMANDS: list[Command] = [
 ]
 
 COMMANDS.append(Command(
+    "doctor",
+    "a vLLM deployment's paired-cache risks from its facts (--client-uuids yes, --sleep-mode, "
+    "--api-servers N, --serve 'vllm serve ...'): drift sources, the lattice's answer, remedies",
+    lazy("model_checks.doctor.command", "add_arguments"),
+    lazy("model_checks.doctor.command", "run"),
+))
+
+COMMANDS.append(Command(
     "nightly",
     "the nightly job: the main job's checkers at their deep budgets, and every mutant "
     "(--dask ADDRESS: on a cluster)",
@@ -155,7 +163,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--dask", metavar="ADDRESS", default=None,
                         help="main job only: " + DASK_HELP)
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in COMMANDS:
         child = sub.add_parser(entry.name, help=entry.help, description=entry.help)
         if entry.name == command:

@@ -27,6 +27,8 @@ from model_checks.docs.pages import (
     scenarios_page,
 )
 from model_checks.docs.requirements_page import requirements_page
+from model_checks.docs.vllm_page import PAGE as VLLM_PAGE
+from model_checks.docs.vllm_page import vllm_page
 from model_checks.scenario_run import replay_all
 from spec import Drift
 
@@ -71,6 +73,7 @@ def pages(root: Path) -> dict[str, str]:
         "kill-matrix.md": kill_matrix_page(),
         api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
         "requirements.md": requirements_page(_kill_rows()),
+        VLLM_PAGE: vllm_page(root),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
     }

@@ -1,0 +1,301 @@
+"""vLLM's real multimodal IPC caches under the conformance checks:
+``--adapter model_checks.adapters.vllm:factory``.
+
+The two caches are vLLM's own classes, imported from the installed release
+(`vllm.multimodal.cache.lru`: `LruKeyReplicatedSenderCache` on P0,
+`LruKeyReplicatedReceiverCache` on P1), never copied. The glue around them is written here,
+after how the release's input processor and engine core call them:
+
+- P0's probe (the processor's cache lookup): `is_cached` over the request's identities (a
+  membership probe, no reordering). A miss that came without data is the client's error;
+  vLLM raises a `ValueError` naming the first such item, the glue names every one (the cache
+  calls are the same: none). The harness's processor (`Setup.process`) then runs on each
+  missed item: it stands for the Hugging Face processor.
+- P0's update (the processor's merge step): `touch_sender_cache_item` for every identity of
+  the request, then `get_and_update_item` per item in order (a hit returns ``None`` and the
+  cached prompt updates; a miss records the item's size and prompt updates if it fits and
+  returns the item), then `release_sender_touches`. The sender's `AssertionError` (a probed
+  hit evicted before its update: D6, D8) is the spec's P0 assertion (`p0-assert`).
+- P1 (the engine core's `preprocess_add_request`): the receiver's own
+  `get_and_update_features` over one `MultiModalFeatureSpec` per item; it touches every
+  identity, updates each item, and raises one `MultiModalCacheMissError` listing every missed
+  identity, which is the `Missed` reply.
+- the miss reply (the front end's output handling): `invalidate` of every identity the
+  reply lists (`EngineCoreOutput.mm_cache_miss_hashes`). A rejected request (D2) changes
+  nothing more: vLLM's shadow keeps what the update recorded.
+- clear (`reset_mm_cache`, sleep, pause): `clear_cache()`; restart: a new cache object.
+- the budget: the caches read `ModelConfig.get_multimodal_config().mm_processor_cache_gb`;
+  `CacheConfig` gives them a real `vllm.config.MultiModalConfig` whose value is the budget in
+  GiB, as ``--mm-processor-cache-gb`` sets it (exact for any budget below 2**53 bytes).
+- prompt updates: vLLM's are `ResolvedPromptUpdate` lists, which the caches store and return
+  without reading; here each item's are one `PlaceholderRange(offset, length)`, from which the
+  glue reads the placeholders back.
+- views: the order and the recorded sizes are read from the caches' `LRUCache`
+  (`_cache.order`, and cachetools' per-key size record), never recomputed.
+
+Supported releases and their variant: `model_checks.adapters.vllm_release.IMPLEMENTS`; the
+factory refuses any other release (or a machine without vLLM) with one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from model_checks.adapters.vllm_release import IMPLEMENTS, require_supported
+from model_checks.conform import adapter as api
+
+_EPOCH_SHIFT = 32
+_GIB = 1 << 30
+_MODALITY = "image"
+
+
+@dataclass(frozen=True)
+class VllmClasses:
+    """The release's classes the glue uses (imported once, on first use)."""
+
+    sender: Any
+    receiver: Any
+    miss_error: type[Exception]
+    kwargs_item: Any
+    field_elem: Any
+    batched_field: Any
+    feature: Any
+    placeholder: Any
+    multimodal_config: Any
+
+
+@functools.cache
+def vllm_classes() -> VllmClasses:
+    """Import vLLM's cache modules (a supported release, else `UnsupportedVllm`)."""
+    require_supported()
+    from vllm.config import MultiModalConfig
+    from vllm.multimodal.cache.base import MultiModalCacheMissError
+    from vllm.multimodal.cache.lru import (
+        LruKeyReplicatedReceiverCache,
+        LruKeyReplicatedSenderCache,
+    )
+    from vllm.multimodal.inputs import (
+        MultiModalBatchedField,
+        MultiModalFeatureSpec,
+        MultiModalFieldElem,
+        MultiModalKwargsItem,
+        PlaceholderRange,
+    )
+
+    return VllmClasses(LruKeyReplicatedSenderCache, LruKeyReplicatedReceiverCache,
+                       MultiModalCacheMissError, MultiModalKwargsItem, MultiModalFieldElem,
+                       MultiModalBatchedField, MultiModalFeatureSpec, PlaceholderRange,
+                       MultiModalConfig)
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    """What vLLM's caches read of a `vllm.config.ModelConfig`: its multimodal config."""
+
+    multimodal: Any
+
+    def get_multimodal_config(self) -> Any:
+        return self.multimodal
+
+
+def cache_config(budget: int) -> CacheConfig:
+    """A config whose `mm_processor_cache_gb` is `budget` bytes, in GiB."""
+    return CacheConfig(vllm_classes().multimodal_config(mm_processor_cache_gb=budget / _GIB))
+
+
+def kwargs_item(payload: api.Payload) -> Any:
+    """Tensors by name as vLLM's `MultiModalKwargsItem` (one batched field per tensor)."""
+    v = vllm_classes()
+    return v.kwargs_item({name: v.field_elem(data=tensor, field=v.batched_field())
+                          for name, tensor in payload.items()})
+
+
+def payload_of(item: Any) -> dict[str, torch.Tensor]:
+    """A `MultiModalKwargsItem`'s tensors by name."""
+    data: dict[str, torch.Tensor] = item.get_data()
+    return dict(data)
+
+
+def placeholders_of(updates: Sequence[Any]) -> tuple[int, int]:
+    """The placeholders the glue's prompt updates (one `PlaceholderRange`) describe."""
+    (position,) = updates
+    return (int(position.offset), int(position.length))
+
+
+def ordered_entries(cache: Any) -> Iterator[tuple[str, int, Any]]:
+    """(identity, recorded size, value) of a vLLM cache's `LRUCache`, least recent first."""
+    lru = cache._cache
+    sizes = lru._Cache__size  # cachetools' record of each key's size, made at insert
+    values = lru.cache
+    for key in lru.order:
+        yield key, int(sizes[key]), values[key]
+
+
+def crash(error: BaseException) -> api.Fault:
+    return api.Fault("crash", f"{type(error).__name__}: {error}")
+
+
+@dataclass(frozen=True)
+class Probed:
+    """A probed request: its items and, per item, the processed item and prompt updates
+    (None for a shadow hit)."""
+
+    items: tuple[api.ItemIn, ...]
+    processed: tuple[tuple[Any, tuple[Any, ...]] | None, ...]
+
+
+@dataclass
+class VllmFrontEnd:
+    """`FrontEndSide` over vLLM's `LruKeyReplicatedSenderCache` and the glue above. Request
+    ids are ``epoch << 32 | n``, the epoch counting restarts."""
+
+    setup: api.Setup
+    index: int
+    epoch: int = 0
+    cache: Any = field(init=False)
+    ids: Iterator[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._build()
+
+    def _build(self) -> None:
+        self.cache = vllm_classes().sender(cache_config(self.setup.budget))
+        self.ids = itertools.count()
+
+    def _process(self, media: torch.Tensor) -> tuple[Any, tuple[Any, ...]]:
+        payload, (offset, length) = self.setup.process(media)
+        return kwargs_item(payload), (vllm_classes().placeholder(offset, length),)
+
+    def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
+        hits = self.cache.is_cached([item.identity for item in items])
+        rejected = tuple(item.identity for item, hit in zip(items, hits, strict=True)
+                         if not hit and item.media is None)
+        if rejected:
+            return api.ClientRejected(rejected)
+        processed = tuple(None if hit or item.media is None else self._process(item.media)
+                          for item, hit in zip(items, hits, strict=True))
+        return Probed(items, processed)
+
+    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
+        if not isinstance(probed, Probed):
+            raise TypeError(f"got {type(probed).__name__}, expected this side's Probed")
+        for item in probed.items:
+            self.cache.touch_sender_cache_item(item.identity)
+        wire: list[api.WireItem] = []
+        try:
+            for item, processed in zip(probed.items, probed.processed, strict=True):
+                kwargs, updates = self.cache.get_and_update_item(processed, item.identity)
+                payload = None if kwargs is None else payload_of(kwargs)
+                wire.append(api.WireItem(item.identity, payload, placeholders_of(updates),
+                                         None))
+        except AssertionError as error:
+            return api.Fault("p0-assert", str(error))
+        except Exception as error:
+            return crash(error)
+        finally:
+            self.cache.release_sender_touches()
+        return api.WireMessage(self.epoch << _EPOCH_SHIFT | next(self.ids), tuple(wire))
+
+    def abandon(self, request_id: int) -> None:
+        del request_id  # rejected after the update: the shadow keeps what it recorded (D2)
+
+    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
+        del request_id  # a reply to an earlier life invalidates the current shadow too
+        for identity in missed:
+            self.cache.invalidate(identity)
+
+    def clear(self) -> api.Fault | None:
+        try:
+            self.cache.clear_cache()
+        except Exception as error:
+            return crash(error)
+        return None
+
+    def restart(self) -> api.Fault | None:
+        self.epoch += 1
+        self._build()
+        return None
+
+    def shadow(self) -> tuple[api.ShadowEntry, ...]:
+        return tuple(api.ShadowEntry(key, size, placeholders_of(meta.prompt_updates), None)
+                     for key, size, meta in ordered_entries(self.cache))
+
+
+@dataclass
+class VllmEngine:
+    """`EngineSide` over vLLM's `LruKeyReplicatedReceiverCache`: each message goes through
+    the receiver's own `get_and_update_features`, as the engine core calls it."""
+
+    setup: api.Setup
+    cache: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cache = vllm_classes().receiver(cache_config(self.setup.budget))
+
+    def _feature(self, item: api.WireItem) -> Any:
+        v = vllm_classes()
+        data = None if item.payload is None else kwargs_item(item.payload)
+        return v.feature(data=data, modality=_MODALITY, identifier=item.identity,
+                         mm_position=v.placeholder(*item.placeholders), mm_hash=item.identity)
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        features = [self._feature(item) for item in message.items]
+        try:
+            served = self.cache.get_and_update_features(features)
+        except vllm_classes().miss_error as error:
+            return api.Missed(tuple(error.mm_hashes))  # type: ignore[attr-defined]
+        except Exception as error:
+            return crash(error)
+        return api.Served(tuple(
+            api.ModelInput(f.mm_hash, payload_of(f.data),
+                           (int(f.mm_position.offset), int(f.mm_position.length)))
+            for f in served))
+
+    def clear(self) -> api.Fault | None:
+        try:
+            self.cache.clear_cache()
+        except Exception as error:
+            return crash(error)
+        return None
+
+    def restart(self) -> api.Fault | None:
+        self.__post_init__()
+        return None
+
+    def receiver(self) -> tuple[api.ReceiverEntry, ...]:
+        return tuple(api.ReceiverEntry(key, size, payload_of(item), None)
+                     for key, size, item in ordered_entries(self.cache))
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class VllmAdapter:
+    """`Adapter` for one supported vLLM release: the variant it implements, nothing else."""
+
+    version: str
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = f"vllm {self.version}"
+
+    def supports(self, variant: str) -> bool:
+        return variant == IMPLEMENTS[self.version]
+
+    def front_end(self, setup: api.Setup, index: int) -> VllmFrontEnd:
+        return VllmFrontEnd(setup, index)
+
+    def engine(self, setup: api.Setup) -> VllmEngine:
+        return VllmEngine(setup)
+
+
+def factory() -> VllmAdapter:
+    """The installed vLLM release's caches (`UnsupportedVllm`, one line, for any other)."""
+    return VllmAdapter(require_supported())

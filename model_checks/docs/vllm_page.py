@@ -1,0 +1,165 @@
+"""docs/vllm.md: vLLM's released caches under the checks, rendered from the committed
+snapshot of a real run (`docs/results/vllm.json`, written by
+`python -m model_checks.docs.vllm_snapshot`), the doctor's table of how vLLM's settings and
+clients switch on each drift source (`model_checks.doctor.facts.SOURCES`) and the lattice's
+answers (`model_checks.doctor.answer`). Rendering needs no vLLM, so `docs --check` keeps the
+page fresh anywhere; refreshing the snapshot needs scripts/setup-vllm.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from model_checks.adapters import vllm_release
+from model_checks.cells import environment_text
+from model_checks.docs.markdown import GENERATED, table
+from model_checks.docs.vllm_snapshot import COMMAND, REPRODUCER, SNAPSHOT
+from model_checks.doctor.answer import LATTICE_PAGE, answer, instance_text, judged_properties
+from model_checks.doctor.facts import SOURCES
+from spec import VARIANT_NAMES, Drift
+
+PAGE = "vllm.md"
+
+
+def load(root: Path) -> dict[str, Any]:
+    """The committed snapshot ({} when absent: the page then says so)."""
+    path = root / SNAPSHOT
+    if not path.is_file():
+        return {}
+    loaded: dict[str, Any] = json.loads(path.read_text())
+    return loaded
+
+
+def _intro(snap: dict[str, Any]) -> list[str]:
+    return [
+        GENERATED, "", "# vLLM's released caches under the checks", "",
+        f"Produced by `{COMMAND}`, a real run on **vllm {snap['vllm']}** (the published "
+        f"wheel) beside torch {snap['torch']} on CPU, and rendered from its snapshot "
+        f"(`docs/{SNAPSHOT.as_posix()}`) by `python -m model_checks docs`. The caches are "
+        "vLLM's own `LruKeyReplicatedSenderCache` (P0, the API server's shadow) and "
+        "`LruKeyReplicatedReceiverCache` (P1, the engine core's tensors), imported from the "
+        "installed release; the glue that calls them as vLLM's input processor and engine "
+        "core do is `model_checks/adapters/vllm.py`. Supported releases: "
+        f"{vllm_release.supported_text()} (`model_checks/adapters/vllm_release.py`; any "
+        "other is refused in one line). The release implements "
+        f"**{snap['variant']}**.", "",
+        "```sh",
+        "bash scripts/setup && bash scripts/setup-vllm    # vLLM --no-deps: requirements-vllm.txt",
+        ".venv/bin/python -m model_checks conform --adapter model_checks.adapters.vllm:factory "
+        "--variant V2",
+        ".venv/bin/python -m pytest -m vllm tests/vllm    # skipped where setup-vllm did not run",
+        "```",
+    ]
+
+
+def _conformance(snap: dict[str, Any]) -> list[str]:
+    props = [p for p, _ in judged_properties()]
+    rows = []
+    for variant in VARIANT_NAMES:
+        runs = snap["conformance"].get(variant)
+        if runs is None:
+            rows.append((variant, "", "not implemented by this release: not checked", "", "",
+                         *["" for _ in props]))
+            continue
+        for processes, run in sorted(runs.items()):
+            rows.append((variant, processes, f"`{run['result']}`", run["steps"], run["exit"],
+                         *[run["verdicts"].get(p, "") for p in props]))
+    return ["", "## Conformance per variant", "",
+            "`conform` under every drift source (the ci profile), in one process and with "
+            "the engine side in a second process (`--processes 2`: the tensors cross a "
+            "socket): every step of the release compared with the spec's; per property, "
+            "*kept* (never broken in these runs) or *INHERITED WEAKNESS* (broken where the "
+            "variant's spec breaks it too). Backed by "
+            "`tests/vllm/test_vllm_conform.py`.", "",
+            table(("variant", "processes", "result", "lockstep steps", "exit", *props),
+                  rows)]
+
+
+def _lattice_answer(variant: str, env: tuple[str, ...], prop: str) -> str:
+    for result in answer(variant, env):
+        if result.property_id == prop:
+            return ("breaks: " + ", ".join(environment_text(e) for e in result.breaks_under)
+                    if result.breaks else "no breaking environment known")
+    return ""
+
+
+def _deployments(snap: dict[str, Any]) -> list[str]:
+    variant = snap["variant"]
+    props = [p for p, _ in judged_properties()]
+    rows = []
+    for run in snap["deployments"]:
+        env = tuple(run["environment"])
+        rows.append((run["name"], environment_text(env), run["exit"],
+                     *[f"{run['verdicts'].get(p, '')}; lattice: "
+                       f"{_lattice_answer(variant, env, p)}" for p in props]))
+    return ["", "## What it keeps per deployment environment", "",
+            "Each deployment's environment is the one the doctor reads from its facts "
+            "(`python -m model_checks doctor`; sources no fact rules out stay in). Per "
+            "property: the verdict of `conform --environment ENV --require S1,S2,S3` on the "
+            "release (its generated runs are bounded: 2 examples of 20 steps per "
+            "configuration), then the lattice's answer for the variant under that environment "
+            f"({LATTICE_PAGE}; {instance_text(variant)}). Where the lattice breaks a "
+            "property that conform kept, the lattice's trace is the stronger evidence: its "
+            "S1 traces replay on the release (next section).", "",
+            table(("deployment", "environment", "exit", *props), rows)]
+
+
+def _replays(snap: dict[str, Any]) -> list[str]:
+    rows = [(f"`{r['trace']}`", r["exit"], f"`{r['result']}`") for r in snap["replays"]]
+    return ["", f"## The lattice's {snap['variant']} S1 traces on the release", "",
+            "`conform --adapter model_checks.adapters.vllm:factory --replay TRACE` for every "
+            "minimal breaking trace the committed lattice keeps for S1 (exit 4: the release "
+            "pairs the stale tensor exactly where the spec does). A trace with D6's per-item "
+            "updates (`p0_update_item`) replays as one update of the adapter (conform's "
+            "macro step), which does not interleave the two requests' items, so it is not "
+            "reproduced until conformance runs those steps one by one. Backed by "
+            "`tests/vllm/test_vllm_conform.py`.", "",
+            table(("trace", "exit", "result"), rows)]
+
+
+def _reproducer(snap: dict[str, Any]) -> list[str]:
+    seen = snap["reproducer"]
+    outcome = (f"P0 sent {'data' if seen['data_sent'] else 'no data'} with the placeholders "
+               f"of image {seen['placeholders_of_image']}; P1 served the tensor of image "
+               f"{seen['tensor_of_image']}")
+    return ["", "## The shortest stale pairing, as vLLM calls", "",
+            "A budget of one 64-byte item, one client uuid reused for a new image (D7, "
+            "vllm#55547) and two requests rejected after P0 updated its shadow (D2, as in "
+            "vllm#43941): six `get_and_update_item` calls on the release's classes (V2 under "
+            "D2+D7, a minimal breaking environment of the lattice). The snapshot run "
+            "executed this block as shown; what it observed: " + outcome + ". Backed by "
+            "`tests/vllm/test_vllm_stale_pairing.py`, which also runs the same requests on "
+            "the reference's V3: a miss, then the retry serves image 1.", "",
+            "```python", REPRODUCER.rstrip(), "```"]
+
+
+def _settings() -> list[str]:
+    rows = [(drift, Drift(drift).title, s.arises, s.reference or "none known", s.removes)
+            for drift, s in SOURCES.items()]
+    return ["", "## Which vLLM settings and client behaviours switch on which drift source",
+            "", "The doctor's table (`model_checks/doctor/facts.py`); `doctor` marks a source "
+            "*on* when a fact says so, *assumed* when no fact rules it out. Several API "
+            "servers, or data parallelism balanced internally, switch vLLM to "
+            "`MultiModalProcessorOnlyCache` (no pairing, so no D5): read from the release's "
+            "own cache factories by `tests/vllm/test_vllm_settings.py`, which also reads "
+            "the rows D3, D4 (the release's sleep, pause and reset clear the front end's "
+            "cache first) and D6 (one processing thread) from the release's source.", "",
+            table(("drift", "source", "in vLLM", "reference", "what removes it"), rows), "",
+            "```sh",
+            "python -m model_checks doctor --client-uuids yes --rejections yes",
+            "python -m model_checks doctor --serve 'vllm serve MODEL --enable-sleep-mode'",
+            "```"]
+
+
+def vllm_page(root: Path) -> str:
+    """The page's Markdown, from the snapshot under `root`."""
+    snap = load(root)
+    if not snap:
+        return "\n".join([GENERATED, "", "# vLLM's released caches under the checks", "",
+                          f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "
+                          "scripts/setup-vllm."]) + "\n"
+    parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
+             *_reproducer(snap), *_settings()]
+    return "\n".join(parts) + "\n"

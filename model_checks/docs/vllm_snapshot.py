@@ -1,0 +1,138 @@
+"""The real run behind docs/vllm.md: `python -m model_checks.docs.vllm_snapshot` (needs the
+release scripts/setup-vllm installs) runs vLLM's caches and writes `docs/results/vllm.json`,
+from which `model_checks.docs.vllm_page` renders the page (so `docs --check` needs no vLLM).
+
+What it runs, all through the commands users run:
+- `conform --adapter model_checks.adapters.vllm:factory` per variant the release implements
+  (every drift source, the ci profile; in one process and with the engine side in a second
+  process, tensors crossing a socket), and per deployment environment with
+  ``--require S1,S2,S3``: the verdict per property and the RESULT line;
+- `conform --replay` of every trace the committed lattice keeps for the variant's S1;
+- `REPRODUCER`, the shortest stale pairing as vLLM calls, executed as shown on the page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from model_checks.adapters import vllm_release
+from model_checks.cells import environment_text
+from model_checks.doctor.facts import Deployment, environment
+
+ADAPTER = "model_checks.adapters.vllm:factory"
+SNAPSHOT = Path("results") / "vllm.json"
+COMMAND = "python -m model_checks.docs.vllm_snapshot"
+
+DEPLOYMENTS: dict[str, Deployment] = {
+    "content-hash identities, one API server (the doctor's defaults)": Deployment(),
+    "client uuids, rejections after processing": Deployment(client_uuids=True),
+    "sleep mode (clears racing in-flight requests)": Deployment(sleep_mode=True),
+}
+"""The deployments the page answers, each as the doctor reads it (`doctor.facts`)."""
+
+REPRODUCER = '''\
+from vllm.config import MultiModalConfig
+from vllm.multimodal.cache.lru import (
+    LruKeyReplicatedReceiverCache, LruKeyReplicatedSenderCache)
+from vllm.multimodal.inputs import (
+    MultiModalBatchedField, MultiModalFieldElem, MultiModalKwargsItem, PlaceholderRange)
+import torch
+
+class ModelConfig:  # what the caches read of vllm.config.ModelConfig
+    def get_multimodal_config(self):
+        return MultiModalConfig(mm_processor_cache_gb=64 / 2**30)  # one 64-byte item
+
+def image(n):  # the processor's output for image n: 16 float32 values, 16 tokens
+    elem = MultiModalFieldElem(data=torch.full((16,), float(n)), field=MultiModalBatchedField())
+    return MultiModalKwargsItem({"pixel_values": elem}), [PlaceholderRange(offset=n, length=16)]
+
+p0 = LruKeyReplicatedSenderCache(ModelConfig())    # the API server's shadow
+p1 = LruKeyReplicatedReceiverCache(ModelConfig())  # the engine core's tensors
+p1.get_and_update_item(p0.get_and_update_item(image(0), "u")[0], "u")  # 1, 2: "u" is image 0
+p0.get_and_update_item(image(7), "x")    # 3: evicts "u" from P0; the request is rejected
+p0.get_and_update_item(image(1), "u")    # 4: uuid "u" reused for image 1; rejected too
+data, updates = p0.get_and_update_item(None, "u")  # 5: a hit: no data, image 1's updates
+served = p1.get_and_update_item(None, "u")         # 6: P1 returns what it holds
+'''
+"""Six `get_and_update_item` calls: D7 (uuid "u" reused, vllm#55547) with D2 (two requests
+rejected after P0 updated, as in vllm#43941). Executed by `reproduce` as shown."""
+
+
+def reproduce() -> dict[str, Any]:
+    """Run `REPRODUCER`; what the engine served and which placeholders came with it."""
+    scope: dict[str, Any] = {}
+    exec(compile(REPRODUCER, "<docs/vllm.md reproducer>", "exec"), scope)
+    tensor = scope["served"]["pixel_values"].data
+    return {"data_sent": scope["data"] is not None,
+            "placeholders_of_image": int(scope["updates"][0].offset),
+            "tensor_of_image": int(tensor[0].item()) if bool((tensor == tensor[0]).all())
+            else None}
+
+
+_VERDICT = re.compile(r"^  (?P<id>\S+) (?P<title>[^:\[]+?)(?: \[required\])?: "
+                      r"(?P<verdict>kept|INHERITED WEAKNESS|REGRESSION|not checked|not judged)")
+
+
+def _cli(argv: list[str]) -> tuple[int, str]:
+    from model_checks.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(argv)
+    return code, out.getvalue()
+
+
+def _conform(extra: list[str]) -> dict[str, Any]:
+    code, out = _cli(["conform", "--adapter", ADAPTER, *extra])
+    steps = re.search(r"(\d+) lockstep\s+steps", out)
+    verdicts = {m["id"]: m["verdict"] for m in map(_VERDICT.match, out.splitlines()) if m}
+    return {"argv": " ".join(["conform", "--adapter", ADAPTER, *extra]), "exit": code,
+            "steps": int(steps.group(1)) if steps else 0, "verdicts": verdicts,
+            "result": out.rstrip().splitlines()[-1] if out.strip() else ""}
+
+
+def _replays(variant: str, root: Path) -> list[dict[str, Any]]:
+    found = []
+    for path in sorted((root / "results" / "lattice").glob(f"{variant}_*_S1.json")):
+        code, out = _cli(["conform", "--adapter", ADAPTER, "--replay", str(path)])
+        found.append({"trace": path.relative_to(root.parent).as_posix(), "exit": code,
+                      "result": out.rstrip().splitlines()[-1]})
+    return found
+
+
+def run(root: Path) -> dict[str, Any]:
+    """The snapshot: every run above, made now on the installed release."""
+    import torch
+    import vllm
+
+    version = vllm_release.require_supported()
+    variant = vllm_release.variant_of(version)
+    deployments = []
+    for name, deployment in DEPLOYMENTS.items():
+        env = environment(deployment)
+        deployments.append({"name": name, "environment": list(env), **_conform(
+            ["--variant", variant, "--environment", environment_text(env),
+             "--require", "S1,S2,S3"])})
+    return {"vllm": str(vllm.__version__), "torch": str(torch.__version__),
+            "variant": variant, "command": COMMAND,
+            "conformance": {variant: {str(n): _conform(["--variant", variant, "--processes",
+                                                         str(n)]) for n in (1, 2)}},
+            "deployments": deployments, "replays": _replays(variant, root),
+            "reproducer": reproduce()}
+
+
+def main(root: Path = Path("docs")) -> int:
+    snapshot = run(root)
+    (root / SNAPSHOT).write_text(json.dumps(snapshot, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {root / SNAPSHOT} (vllm {snapshot['vllm']}); now run "
+          "`python -m model_checks docs`")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

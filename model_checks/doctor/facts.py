@@ -1,0 +1,174 @@
+"""A vLLM deployment's facts and the drift sources they switch on.
+
+`Deployment` is what an operator knows (flags, or a ``vllm serve`` command line); `SOURCES`
+says, per drift source, which setting or client behaviour switches it on in vLLM, with its
+public reference, and what removes the risk it brings. A source no fact decides is
+*assumed* (it stays in the environment: a source you cannot rule out stays in), never
+silently dropped. The spec's ids and titles come from `spec.Drift`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, replace
+from enum import Enum
+
+
+class Status(Enum):
+    ON = "on"
+    ASSUMED = "assumed"
+    OFF = "off"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What an operator states about a vLLM deployment (None: not stated)."""
+
+    client_uuids: bool = False
+    rejections: bool = True
+    sleep_mode: bool = False
+    engine_only_clears: bool = False
+    restarts: bool = False
+    oversize: bool = False
+    reordering: bool | None = None
+    large_requests: bool | None = None
+    size_skew: bool | None = None
+    api_servers: int = 1
+    data_parallel: int = 1
+    external_lb: bool = False
+    cache_gb: float = 4.0
+    cache_type: str = "lru"
+
+    def pairing(self) -> str:
+        """Which cache vLLM 0.33.0 builds (vllm.multimodal.cache.factories): "lru" (the
+        paired shadow and receiver), "processor_only" (no pairing: several API servers, or
+        data parallelism balanced internally), "shm", or "none" (cache off)."""
+        if self.cache_gb <= 0:
+            return "none"
+        if self.api_servers != 1 or (self.data_parallel != 1 and not self.external_lb):
+            return "processor_only"
+        return self.cache_type
+
+
+@dataclass(frozen=True)
+class Source:
+    """How one drift source arises in vLLM: the fact, its reference, what removes it."""
+
+    drift: str
+    arises: str
+    reference: str
+    removes: str
+
+
+SOURCES: dict[str, Source] = {
+    "D1": Source("D1", "the async front end awaits between updating the shadow and sending "
+                 "the request, so requests can reach the engine in another order", "",
+                 "update the shadow and send in one critical section"),
+    "D2": Source("D2", "a request is rejected or aborted after the processor updated the "
+                 "shadow (prompt too long, client gone)", "vllm#43941",
+                 "reject before the processor updates the shadow, or invalidate the "
+                 "request's identities when it is rejected"),
+    "D3": Source("D3", "a client clears the engine core's cache alone (an engine-core client "
+                 "calling its sleep, pause or reset directly); vLLM's own /sleep, /pause "
+                 "with cache clear and reset_mm_cache clear the front end first",
+                 "vllm#42995, vllm#47147",
+                 "clear the front end's cache together with the engine's"),
+    "D4": Source("D4", "sleep mode: /sleep, /pause with cache clear and reset_mm_cache clear "
+                 "the front end's cache, then the engine's; a request processed in between "
+                 "is recorded on P0 and wiped on P1", "",
+                 "drain or abort in-flight requests before the clear"),
+    "D5": Source("D5", "several API servers (api_server_count > 1) or data parallelism "
+                 "balanced internally share engines", "vllm#22198, vllm#23717",
+                 "vLLM itself: it disables the pairing there (MultiModalProcessorOnlyCache)"),
+    "D6": Source("D6", "two threads update one shadow at once; vLLM runs every multimodal "
+                 "processing on one worker thread", "",
+                 "keep one processing thread (or lock the shadow)"),
+    "D7": Source("D7", "clients send their own multi_modal_uuids and may reuse one for new "
+                 "content", "vllm#55547, vllm#55546",
+                 "content-hash identities (let vLLM hash the media), or tags (V3)"),
+    "D8": Source("D8", "a request whose missed items together exceed the cache "
+                 "(--mm-processor-cache-gb)", "",
+                 "bound a request's media below the cache size"),
+    "D9": Source("D9", "the sides size an item differently (leaves other than tensors are "
+                 "sized by sys.getsizeof on each side)", "",
+                 "size only tensor bytes, on both sides"),
+    "D10": Source("D10", "the engine core restarts while the API server keeps its shadow",
+                  "", "restart both processes together, or clear the front end's cache"),
+    "D11": Source("D11", "items larger than --mm-processor-cache-gb: skipped on both sides "
+                  "('cache if fits'), so a later uuid-only request misses", "vllm#52835",
+                  "a cache larger than the largest item, or media with every request"),
+}
+
+
+def statuses(deployment: Deployment) -> dict[str, Status]:
+    """Each drift source's status in `deployment` (only meaningful with the "lru" pairing)."""
+    def flag(value: bool | None) -> Status:
+        return Status.ASSUMED if value is None else Status.ON if value else Status.OFF
+
+    return {
+        "D1": flag(deployment.reordering), "D2": flag(deployment.rejections),
+        "D3": flag(deployment.engine_only_clears), "D4": flag(deployment.sleep_mode),
+        "D5": Status.OFF, "D6": Status.OFF,
+        "D7": flag(deployment.client_uuids), "D8": flag(deployment.large_requests),
+        "D9": flag(deployment.size_skew), "D10": flag(deployment.restarts),
+        "D11": flag(deployment.oversize),
+    }
+
+
+def environment(deployment: Deployment) -> tuple[str, ...]:
+    """The drift sources on or assumed, in id order."""
+    found = statuses(deployment)
+    return tuple(d for d in SOURCES if found[d] is not Status.OFF)
+
+
+class ServeLineError(ValueError):
+    """A ``vllm serve`` command line the doctor cannot read (one line: what and why)."""
+
+
+_SERVE_VALUES = {"--api-server-count": "api_servers", "-asc": "api_servers",
+                 "--data-parallel-size": "data_parallel", "-dp": "data_parallel",
+                 "--mm-processor-cache-gb": "cache_gb",
+                 "--mm-processor-cache-type": "cache_type"}
+
+
+def _value(name: str, text: str) -> int | float | str:
+    try:
+        if name in ("api_servers", "data_parallel"):
+            number = int(text)
+            if number < 1:
+                raise ValueError
+            return number
+        if name == "cache_gb":
+            return float(text)
+    except ValueError:
+        raise ServeLineError(f"got {text!r} for {name.replace('_', ' ')}, expected a "
+                             "positive number") from None
+    if text not in ("lru", "shm"):
+        raise ServeLineError(f"got --mm-processor-cache-type {text!r}, expected lru or shm")
+    return text
+
+
+def from_serve_line(line: str, base: Deployment) -> Deployment:
+    """`base` updated with the settings a ``vllm serve ...`` line gives (other options are
+    vLLM's and ignored here)."""
+    words = shlex.split(line)
+    if words[:2] != ["vllm", "serve"]:
+        raise ServeLineError(f"got {' '.join(words[:2])!r}, expected a line starting "
+                             "'vllm serve'")
+    changes: dict[str, object] = {}
+    index = 2
+    while index < len(words):
+        word, _, inline = words[index].partition("=")
+        if word in _SERVE_VALUES:
+            if not inline:
+                index += 1
+                if index >= len(words):
+                    raise ServeLineError(f"{word} has no value")
+                inline = words[index]
+            changes[_SERVE_VALUES[word]] = _value(_SERVE_VALUES[word], inline)
+        elif word == "--enable-sleep-mode":
+            changes["sleep_mode"] = True
+        elif word == "--data-parallel-external-lb":
+            changes["external_lb"] = True
+        index += 1
+    return replace(base, **changes)  # type: ignore[arg-type]
