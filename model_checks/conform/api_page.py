@@ -20,7 +20,8 @@ VALUES = ("Setup", "ItemIn", "WireItem", "WireMessage", "ShadowEntry", "Receiver
           "ModelInput", "Served", "Missed", "ClientRejected", "Fault")
 """The value types, in the order a request meets them."""
 
-PROTOCOLS = ("Adapter", "FrontEndSide", "EngineSide", "ClientRetry")
+PROTOCOLS = ("Adapter", "FrontEndSide", "EngineSide", "ItemUpdates", "ClientLoop", "ClientRetry",
+             "EndToEnd")
 
 
 def _doc(obj: object) -> str:

@@ -37,7 +37,14 @@ if TYPE_CHECKING:
     from model_checks.conform.adapter import Adapter
     from model_checks.conform.run import Outcome, PropertyBroken
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
+from model_checks.conform.exits import (
+    EXIT_FAIL,
+    EXIT_HARNESS,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WEAKNESS,
+)
+
 PROPERTY_IDS = property_ids()
 """The registry's ids when the command loads (`spec.registry()`; the spec is pure Python, so
 reading it here imports nothing heavy)."""
@@ -120,14 +127,15 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     """Build the sides once (adapter errors before any step), then the run and its report."""
     from model_checks.conform.adapter import preflight
     from model_checks.conform.lockstep import EngineFactory
-    from model_checks.conform.report import PropertyShrinker, replay_trace
+    from model_checks.conform.replay import replay_trace
+    from model_checks.conform.report import PropertyShrinker
     from model_checks.conform.run import conform
     from spec import environment
 
     factory: EngineFactory | None = remote  # type: ignore[assignment]
     preflight(adapter, variants or VARIANT_NAMES, factory)
     if args.replay is not None:
-        return replay_trace(adapter, args.replay, factory, required, args.adapter)
+        return replay_trace(adapter, args.replay, factory, required)
     env = None if allowed is None else environment(*allowed)
     outcome = conform(adapter, PROFILES[args.profile], variants=variants,
                       engine_factory=factory, seed=args.seed, keep_going=args.keep_going,

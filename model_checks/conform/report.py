@@ -11,19 +11,15 @@ maintainer asking "is my cache safe" needs to hear).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
-from model_checks import render
 from model_checks.cells import environment_text
-from model_checks.conform.adapter import Adapter, supports
+from model_checks.conform.adapter import Adapter
 from model_checks.conform.lockstep import (
     SPEC_JUDGED,
     Disagreement,
     EngineFactory,
-    Lockstep,
     run_actions,
     spec_trace,
     steps_text,
@@ -31,12 +27,8 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.conform.weakness import trace_sources, vacuous, weakness
-from model_checks.trace_file import BadTraceFile, replay_file
-from spec import VARIANT_NAMES, Config, Trace, describe_environment, registry
+from spec import VARIANT_NAMES, Config, registry
 from spec.transitions import Action
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
-
 
 KEPT, INHERITED, REGRESSION = "kept", "INHERITED WEAKNESS", "REGRESSION"
 UNJUDGED, NOT_CHECKED = "not judged", "not checked"
@@ -167,74 +159,3 @@ class PropertyShrinker:
         if prop not in found:
             return None
         return PropertyBroken("", config, found[prop])
-
-
-def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | None,
-                 required: frozenset[str], adapter_path: str) -> int:
-    """`conform --replay TRACE`: the trace's actions in lockstep against the implementation
-    (not settled: the file is the whole run), after its step table. Exit 1 when it reproduces
-    a disagreement or a regression, 4 when it reproduces the property the file records (or a
-    `--require`d one) broken as the variant breaks it, 0 when every step agreed and none of
-    those broke, 2 when the file cannot be read."""
-    del adapter_path
-    try:
-        replayed = replay_file(path)
-    except BadTraceFile as error:
-        print(f"error: --replay: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    config = replayed.trace.config
-    if not supports(adapter, config.variant.name):
-        print(f"error: --replay: adapter {adapter.name} does not support "
-              f"{config.variant.name}", file=sys.stderr)
-        return EXIT_USAGE
-    actions = [s.action for s in replayed.trace.steps]
-    recorded = replayed.property_id
-    print("\n".join(wrap([
-        f"replaying {path} ({config.variant.name}, environment "
-        f"{describe_environment(config.environment)}, {len(actions)} spec steps; it records "
-        f"{recorded}) in lockstep against {adapter.name}"])))
-    print(step_table(replayed.trace))
-    run: Lockstep | None = None
-    try:
-        run = run_actions(config, adapter, actions, settle=False, engine_factory=engine_factory)
-        found, failure = run.broken, None
-    except Disagreement as disagreement:
-        found, failure = disagreement.broken, disagreement
-    if failure is not None:
-        print(failure.report())
-    else:
-        print(f"every step agreed ({len(run.actions) if run else 0} lockstep steps)")
-    for prop in registry():
-        if prop.id in found:
-            b = found[prop.id]
-            how = "as the spec does" if b.spec_too else "where the spec keeps it"
-            print("\n".join(wrap([f"  {prop.id}: BROKEN by the implementation at step "
-                                  f"{b.step}, {how}: {b.reason}"])))
-    wanted = required | ({recorded} if recorded in {p.id for p in registry()} else set())
-    if failure is not None:
-        what = "REGRESSION" if failure.caught_by in found else "DISAGREEMENT"
-        print(f"RESULT: REPRODUCED {what}: caught by {failure.caught_by} at step "
-              f"{failure.step} (exit {EXIT_FAIL})")
-        return EXIT_FAIL
-    broke = sorted(wanted.intersection(found))
-    if broke:
-        print(f"RESULT: REPRODUCED INHERITED WEAKNESS: {', '.join(broke)} broken as "
-              f"{config.variant.name} breaks it (exit {EXIT_WEAKNESS})")
-        return EXIT_WEAKNESS
-    said = ", ".join(sorted(wanted)) or "no property asked for"
-    print(f"RESULT: NOT REPRODUCED: every step agreed; kept: {said} (exit {EXIT_OK})")
-    return EXIT_OK
-
-
-def step_table(trace: Trace) -> str:
-    """The spec's step table in the one notation, one step per line and its state after it
-    on the next, each within 100 columns (`render.step_rows`; legend: docs/notation.md)."""
-    lines = ["  #  action, then the state after it (shadow | P1 | to P1 | to P0 | P1 did)"]
-    for row in render.step_rows(trace):
-        number, action, *columns = row
-        lines.append(f"{number:>3}  {action}")
-        state = "  ".join(f"{h}: {c}" for h, c in zip(render.HEADERS[2:], columns,
-                                                         strict=True) if c)
-        lines.append(f"       {state}")
-    line = render.processings(trace.final)
-    return "\n".join(wrap([*lines, *([f"  {line}"] if line else [])]))

@@ -55,6 +55,18 @@ class Disagreement(Exception):
         return "\n".join(wrap(lines))
 
 
+class NotFollowed(Exception):
+    """A trace step the lockstep cannot drive on this implementation (1-based `step`, its
+    `action`, and why): a replay stops there, and nothing after it is judged."""
+
+    def __init__(self, step: int, action: Action | None, why: str) -> None:
+        self.step = step
+        self.action = action
+        self.why = why
+        what = "" if action is None else f" ({render.action(action)})"
+        super().__init__(f"step {step}{what}: {why}")
+
+
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:
     """The actions as numbered lines in the replay notation (`model_checks.render`), the
     step `at` marked."""

@@ -169,7 +169,8 @@ class Decoder:
 
 
 def _stage(stage: Stage) -> Stage:
-    # UPDATING is invisible on an implementation whose update is atomic.
+    # UPDATING is shown as PROCESSED on both sides: an implementation whose update is atomic
+    # never shows it, and where items are updated one by one the shadows show the progress.
     return Stage.PROCESSED if stage is Stage.UPDATING else stage
 
 
@@ -277,7 +278,8 @@ def cache_pairs(
     return [
         ("requests",
          tuple((r.rid, _stage(r.stage), r.outcome, r.retries) for r in state.requests),
-         tuple((rid, a.stage, a.outcome, a.retries) for rid, a in enumerate(impl.attempts))),
+         tuple((rid, _stage(a.stage), a.outcome, a.retries)
+               for rid, a in enumerate(impl.attempts))),
         ("channel", _spec_channel(config, state), decoder.channel(impl)),
         ("replies", tuple((r.rid, r.missed) for r in state.to_front_end),
          tuple((rid, missed) for rid, _, missed in impl.replies)),
