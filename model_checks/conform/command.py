@@ -16,7 +16,9 @@ Exit codes (documented in docs/conformance.md and the README), one final line ea
 - 4 `RESULT: CONFORMS, BUT INHERITED WEAKNESS`: every step agreed, and a `--require`d
   property is broken exactly where the variant's spec breaks it too, in the environment
   checked: not a bug of the implementation, a weakness of its variant; the summary names the
-  minimal drift environments for it and what removes it.
+  minimal drift environments for it and what removes it;
+- 5 `RESULT: NOT FOLLOWED` (`--replay` only): a step of the trace cannot be driven on the
+  implementation; the step and why are printed, nothing from it on is judged.
 
 Arguments are parsed and checked here before torch, Hypothesis or the adapter is imported.
 """

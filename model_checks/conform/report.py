@@ -140,19 +140,20 @@ class PropertyShrinker:
                         continue
                     tries += 1
                     candidate = actions[:index] + actions[index + width:]
-                    again = self._broken(found.config, prop, candidate)
+                    again = self._broken(found.config, prop, candidate,
+                                         found.broken.served)
                     if again is not None and again.broken.step < best.broken.step:
                         best = replace(again, where=found.where)
                         actions, changed = list(again.broken.actions), True
         return best
 
-    def _broken(self, config: Config, prop: str,
-                actions: Sequence[Action]) -> PropertyBroken | None:
+    def _broken(self, config: Config, prop: str, actions: Sequence[Action],
+                served: bool) -> PropertyBroken | None:
         if spec_trace(config, actions) is None:
             return None
         try:
-            run = run_actions(config, self.adapter, actions, settle=False,
-                              engine_factory=self.engine_factory)
+            run = run_actions(config, self.adapter, actions, settle=False, served=served,
+                              engine_factory=None if served else self.engine_factory)
             found = run.broken
         except Disagreement as disagreement:
             found = disagreement.broken

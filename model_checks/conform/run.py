@@ -38,7 +38,7 @@ from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
 from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
-from model_checks.scenarios.base import Scenario, every_variant, item, submit
+from model_checks.scenarios.base import Scenario, every_variant, item, submit, uuid_only
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import (
     ALL_DRIFT,
@@ -54,11 +54,14 @@ from spec import (
 )
 from spec.transitions import (
     Action,
+    P0Clear,
     P0Handle,
     P0HandleRejected,
     P0ReceiveReply,
     P0Restart,
+    P1Clear,
     P1Receive,
+    Retry,
     Submit,
 )
 
@@ -185,6 +188,27 @@ _REPLACEMENT_KEEPS_OTHERS = Scenario(
 """A replacement in a full receiver (no scenario replaced an entry with others cached)."""
 
 
+_SECOND_RETRY = Scenario(
+    "second-retry-after-uuid-only-lost",
+    ("D3",),
+    "A request [a sent UUID-only, b] misses a (P1 cleared), then its first retry misses b "
+    "(P1 cleared again); P0 is cleared before the second retry. The client's second resend "
+    "must carry the media of every item: a loop that repeats the first attempt sends a "
+    "UUID-only a that P0 no longer holds, and the request ends as a client error.",
+    configured("D3"),
+    (
+        *round_trip(0, item("a")),
+        submit(uuid_only("a"), item("b")), P0Handle(1), P1Clear(), P1Receive(0),
+        P0ReceiveReply(),
+        Retry(1), P0Handle(1), P1Clear(), P1Receive(0), P0ReceiveReply(),
+        P0Clear(0), Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply(),
+    ),
+    every_variant("H1"),
+    variants=tuple(v for v in VARIANTS if v.reports_misses),
+)
+"""A request that needs its second retry (no scenario retried twice)."""
+
+
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
@@ -193,7 +217,7 @@ def corpus() -> tuple[Scenario, ...]:
 
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
@@ -327,7 +351,7 @@ def conform(
             outcome.not_checked.append(variant.name)
             continue
         outcome.checked.append(variant.name)
-        served = engine_factory is None and _offers_serve(adapter, variant.name)
+        served = _offers_serve(adapter, variant.name)
         for label, config, job, scripted in _jobs(variant, profile, seed, environment,
                                                   served):
             if not _job(outcome, adapter, variant, label, config, job, scripted,
@@ -413,8 +437,9 @@ def _jobs(
     """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
     it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis); with
     `environment`, only what lies inside it. `served` (an adapter whose front end offers
-    `EndToEnd`, its engine in this process): each scenario with a plain round trip is run a
-    second time with those round trips through the implementation's own end-to-end call."""
+    `EndToEnd`): each scenario with a plain round trip is run a second time with those round
+    trips through the implementation's own end-to-end call, its engine in this process (also
+    with `--processes 2`)."""
     if profile.corpus:
         for scenario in corpus():
             if variant in scenario.variants:
@@ -434,8 +459,8 @@ def _jobs(
                     def end_to_end(adapter: Adapter, factory: EngineFactory | None,
                                    sink: Callable[[Lockstep], None],
                                    s: Scenario = scenario, c: Config = config) -> None:
-                        sink(run_actions(c, adapter, s.script, settle=s.settle,
-                                         engine_factory=factory, served=True))
+                        del factory  # the end-to-end call needs the engine in this process
+                        sink(run_actions(c, adapter, s.script, settle=s.settle, served=True))
 
                     yield f"served {scenario.name}", config, end_to_end, True
     chosen = configurations(variant, profile.wide, environment) if profile.walks else ()

@@ -29,6 +29,7 @@ class Disagreement(Exception):
         self.sentence = sentence
         self.actions: tuple[Action, ...] = ()
         self.broken: dict[str, Broken] = {}
+        self.served = False  # found by a run whose round trips went through `serve`
         super().__init__(
             sentence or f"step {step} ({render.action(action)}): {caught_by}: "
             f"spec {self.spec_text} / impl {self.impl_text}"
@@ -87,3 +88,4 @@ class Broken:
     reason: str
     spec_too: bool
     actions: tuple[Action, ...]
+    served: bool = False  # by a run whose round trips went through the end-to-end call

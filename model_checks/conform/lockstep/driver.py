@@ -73,6 +73,7 @@ class Lockstep:
         self.actions: list[Action] = []
         self.broken: dict[str, Broken] = {}
         self.action_of_step: list[int] = []  # spec step index -> lockstep action number
+        self.served = False  # round trips go through the end-to-end call (`apply_served`)
 
     def close(self) -> None:
         self.impl.close()
@@ -183,7 +184,7 @@ class Lockstep:
         number = len(self.actions)
         if prop not in self.broken:
             self.broken[prop] = Broken(prop, number, reason, spec_reason is not None,
-                                       tuple(self.actions))
+                                       tuple(self.actions), self.served)
         if spec_reason is None:
             raise Disagreement(number, self.actions[-1], prop, "holds", reason)
 
@@ -243,7 +244,7 @@ class Lockstep:
             if violation is not None:
                 number = self.action_of_step[max(violation.step, 1) - 1]
                 self.broken[prop.id] = Broken(prop.id, number, violation.reason, True,
-                                              tuple(self.actions[:number]))
+                                              tuple(self.actions[:number]), self.served)
 
 
 def _spec_violation(

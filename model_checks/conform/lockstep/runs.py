@@ -40,6 +40,7 @@ def run_actions(
     otherwise (shrinking, scripts) an action the spec does not enable is skipped."""
     script = list(actions)
     with _session(config, adapter, engine_factory) as run:
+        run.served = served
         index = 0
         while index < len(script):
             if served and run.served_block(script[index:]):
@@ -90,6 +91,7 @@ def _session(
     except Disagreement as found:
         found.actions = tuple(run.actions)
         found.broken = dict(run.broken)
+        found.served = run.served
         raise
     finally:
         run.close()
@@ -180,7 +182,7 @@ def shrink(
                     continue
                 candidate = actions[:index] + actions[index + width :]
                 tries += 1
-                again = _replay(config, adapter, candidate, engine_factory)
+                again = _replay(config, adapter, candidate, engine_factory, found.served)
                 if again is not None and again.caught_by == best.caught_by and (
                     again.step < best.step
                 ):
@@ -206,11 +208,13 @@ def _replay(
     adapter: api.Adapter,
     actions: Sequence[Action],
     engine_factory: EngineFactory | None,
+    served: bool,
 ) -> Disagreement | None:
     if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
         return None
     try:
-        run_actions(config, adapter, actions, engine_factory=engine_factory)
+        run_actions(config, adapter, actions, engine_factory=None if served else engine_factory,
+                    served=served)
     except Disagreement as found:
         return found
     return None
