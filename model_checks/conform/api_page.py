@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import itertools
 
 BEGIN = "<!-- adapter interface: generated from model_checks/conform/adapter.py -->"
 END = "<!-- end of the adapter interface -->"
@@ -54,7 +55,7 @@ def _aliases() -> list[str]:
 
     body = ast.parse(inspect.getsource(payload)).body
     lines = []
-    for node, after in zip(body, body[1:], strict=False):
+    for node, after in itertools.pairwise(body):
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
                 and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
             value = ast.unparse(node.value) if node.value is not None else ""
