@@ -88,17 +88,32 @@ class ItemUpdater:
         sender = front_end.sender
         items = probed.request.items
         front_end.abandon(probed.request_id)  # off the front end's records: see the module
-        if sender.variant.late_miss_reprocess:
-            lost = [i.identity for i in items
-                    if i.identity in probed.hits and i.uuid_only and i.identity not in sender]
-            if lost:
-                return api.ClientRejected(tuple(lost))
+        rejected = self._unprocessable(probed)
+        if rejected is not None:
+            return rejected
         for item in items:
             sender.touch(item.identity)
         present = [item.identity in sender for item in items]
         update = _Update(probed, ordered(sender.variant, present))
         self.updating[probed.request_id] = update
         return update
+
+    def _unprocessable(self, probed: ProbedRequest) -> api.ClientRejected | None:
+        """V3: a probed hit the shadow lost, sent UUID-only, cannot be reprocessed; the
+        sender cache's own update of the request's lost hits decides it, before any change
+        (`SenderCache.update` rejects them all at once). None: nothing of the kind."""
+        front_end = self.front_end()
+        sender = front_end.sender
+        lost = [i for i in probed.request.items
+                if i.identity in probed.hits and i.identity not in sender]
+        if not sender.variant.late_miss_reprocess or not any(i.uuid_only for i in lost):
+            return None
+        try:
+            sender.update(tuple(Outgoing(i.identity, None, i.content) for i in lost),
+                          front_end.processor)
+        except MissingMediaError as error:
+            return api.ClientRejected(error.identities)
+        return api.ClientRejected(())  # the cache accepted them: what it did is compared
 
     def reply(self, request_id: int, missed: tuple[str, ...]) -> bool:
         """Apply the reply to a request this updater sent (True), else leave it (False)."""

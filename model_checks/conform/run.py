@@ -57,9 +57,11 @@ from spec.transitions import (
     P0Clear,
     P0Handle,
     P0HandleRejected,
+    P0Process,
     P0ReceiveReply,
     P0Restart,
     P1Clear,
+    P0UpdateItem,
     P1Receive,
     Retry,
     Submit,
@@ -74,6 +76,11 @@ _ALL_SIZES = (
 )
 
 
+_VARIED = (ItemSize(Content("b"), 2, 2),)
+"""Sizes that vary with no drift source: b takes the whole two-byte budget, a and c one byte
+each (equal on both sides; D9 and D11 only make the sides disagree or exceed the budget), so
+that an implementation counting items instead of bytes disagrees in every environment."""
+
 _WIDE_SIZES = (
     ItemSize(Content("b"), 2, 2),
     ItemSize(Content("b", 1), 1, 1),
@@ -85,13 +92,16 @@ _WIDE_SIZES = (
 def _alone(variant: Variant, drift: Drift) -> Config:
     """One drift source with the configuration it needs (`spec.Drift.needs`): two front ends
     on a one-byte budget, so that their shadows evict (D5); two contents per identity (D7);
-    three items (D8); b and c skewed (D9); an oversized c (D11)."""
+    three items (D8); b and c skewed (D9); an oversized c (D11); elsewhere a two-byte b
+    (`_VARIED`)."""
     needs = drift.needs
+    budget = 1 if needs.front_ends > 1 else 2
+    sizes = (*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ()))
     return Config(
         variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=1 if needs.front_ends > 1 else 2,
+        front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
-        sizes=(*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ())),
+        sizes=sizes or (_VARIED if budget >= 2 else ()),
     )
 
 
@@ -104,6 +114,8 @@ def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
         (s.content.identity == "a" and needs.versions > 1 and needs.skewed_sizes)
         or (s.content.identity == "b" and needs.skewed_sizes)
         or (s.content.identity == "c" and needs.oversized)))
+    if not any(s.content.identity == "b" for s in sizes):
+        sizes = (*sizes, *_VARIED)
     return Config(
         variant=variant, environment=env, front_ends=needs.front_ends,
         versions=needs.versions, max_items=max(2, needs.items),
@@ -115,13 +127,14 @@ def configurations(
     variant: Variant, wide: bool = False, environment: frozenset[Drift] | None = None,
 ) -> Iterator[tuple[str, Config]]:
     """No drift, each drift source alone (with the configuration it needs), all at once, and
-    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget.
+    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget. Sizes vary
+    in each (a two-byte b beside one-byte items, where the budget has room for it).
 
     `environment` (a deployment's drift sources; None: every source): only the sources in
     it, alone and all of them at once (labelled by the environment); the wide configuration,
     which needs every source, only when it is every source."""
     env = ALL_DRIFT if environment is None else environment
-    yield "none", Config(variant=variant, max_requests=6)
+    yield "none", Config(variant=variant, max_requests=6, sizes=_VARIED)
     for drift in Drift:
         if drift not in env:
             continue
@@ -209,6 +222,25 @@ _SECOND_RETRY = Scenario(
 """A request that needs its second retry (no scenario retried twice)."""
 
 
+_LOST_BEFORE_UPDATE = Scenario(
+    "late-misses-lost-before-the-update",
+    ("D6",),
+    "P0 holds a and b; the request [a, b sent UUID-only] probes both as hits, then a "
+    "two-byte c evicts both before its update (D6). V3 reprocesses a late miss with media "
+    "but cannot reprocess b: it rejects the request before any change, naming b, with no "
+    "processor call; V0-V2 assert on the first late miss.",
+    configured("D6", sizes=(ItemSize(Content("c"), 2, 2),)),
+    (
+        *round_trip(0, item("a"), item("b")),
+        submit(item("a"), uuid_only("b")), P0Process(1),
+        *round_trip(2, item("c")),
+        P0UpdateItem(1),
+    ),
+    {**every_variant("S3 L4"), "V3": frozenset()},
+)
+"""Unprocessable late misses (no scenario lost a request's probed hits before its update)."""
+
+
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
@@ -217,7 +249,8 @@ def corpus() -> tuple[Scenario, ...]:
 
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY,
+             _LOST_BEFORE_UPDATE]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
