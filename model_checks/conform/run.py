@@ -77,9 +77,11 @@ _ALL_SIZES = (
 
 
 _VARIED = (ItemSize(Content("b"), 2, 2),)
-"""Sizes that vary with no drift source: b takes the whole two-byte budget, a and c one byte
-each (equal on both sides; D9 and D11 only make the sides disagree or exceed the budget), so
-that an implementation counting items instead of bytes disagrees in every environment."""
+_VARIED_BUDGET = 3
+"""Sizes that vary with no drift source: b two bytes, a and c one each, in a three-byte
+budget (equal on both sides; D9 and D11 only make the sides disagree or exceed the budget):
+any two items fit, three do not, so that an implementation counting items instead of bytes
+disagrees in every environment."""
 
 _WIDE_SIZES = (
     ItemSize(Content("b"), 2, 2),
@@ -92,8 +94,8 @@ _WIDE_SIZES = (
 def _alone(variant: Variant, drift: Drift) -> Config:
     """One drift source with the configuration it needs (`spec.Drift.needs`): two front ends
     on a one-byte budget, so that their shadows evict (D5); two contents per identity (D7);
-    three items (D8); b and c skewed (D9); an oversized c (D11); elsewhere a two-byte b
-    (`_VARIED`)."""
+    three items (D8); b and c skewed (D9); an oversized c (D11); elsewhere a two-byte b in a
+    three-byte budget (`_VARIED`)."""
     needs = drift.needs
     budget = 1 if needs.front_ends > 1 else 2
     sizes = (*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ()))
@@ -101,7 +103,11 @@ def _alone(variant: Variant, drift: Drift) -> Config:
         variant=variant, environment=frozenset({drift}), max_requests=6,
         front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
-        sizes=sizes or (_VARIED if budget >= 2 else ()),
+        sizes=sizes,
+    ) if sizes or budget < 2 else Config(
+        variant=variant, environment=frozenset({drift}), max_requests=6,
+        front_ends=needs.front_ends, budget=_VARIED_BUDGET, versions=needs.versions,
+        max_items=max(2, needs.items), sizes=_VARIED,
     )
 
 
@@ -114,10 +120,12 @@ def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
         (s.content.identity == "a" and needs.versions > 1 and needs.skewed_sizes)
         or (s.content.identity == "b" and needs.skewed_sizes)
         or (s.content.identity == "c" and needs.oversized)))
+    budget = 2
     if not any(s.content.identity == "b" for s in sizes):
         sizes = (*sizes, *_VARIED)
+        budget = 2 if needs.oversized else _VARIED_BUDGET
     return Config(
-        variant=variant, environment=env, front_ends=needs.front_ends,
+        variant=variant, environment=env, front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
         sizes=sizes, max_requests=7, max_in_flight=3,
     )
@@ -134,7 +142,7 @@ def configurations(
     it, alone and all of them at once (labelled by the environment); the wide configuration,
     which needs every source, only when it is every source."""
     env = ALL_DRIFT if environment is None else environment
-    yield "none", Config(variant=variant, max_requests=6, sizes=_VARIED)
+    yield "none", Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED)
     for drift in Drift:
         if drift not in env:
             continue
@@ -241,6 +249,18 @@ _LOST_BEFORE_UPDATE = Scenario(
 """Unprocessable late misses (no scenario lost a request's probed hits before its update)."""
 
 
+_REJECTION_NAMES_MISSING = Scenario(
+    "rejection-names-the-missing-only",
+    (),
+    "P0 holds a; the request [a, b], both sent UUID-only, is rejected as a client error: "
+    "the rejection names b, the item P0 does not hold, not a, which it could serve.",
+    configured(),
+    (*round_trip(0, item("a")), submit(uuid_only("a"), uuid_only("b")), P0Handle(1)),
+    every_variant(""),
+)
+"""A rejection of a request with a UUID-only hit beside its UUID-only miss."""
+
+
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
@@ -250,7 +270,7 @@ def corpus() -> tuple[Scenario, ...]:
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
     extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY,
-             _LOST_BEFORE_UPDATE]
+             _LOST_BEFORE_UPDATE, _REJECTION_NAMES_MISSING]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)

@@ -64,6 +64,9 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="a counterexample trace written by simulate")
+    parser.add_argument("--itf", type=Path, metavar="OUT",
+                        help="also write the trace in the ITF format Apalache and Quint read "
+                        "(model_checks/itf.py)")
 
 
 def ci_arguments() -> argparse.Namespace:
@@ -199,6 +202,16 @@ def run_replay(args: argparse.Namespace) -> int:
     except BadTraceFile as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.itf is not None:
+        from model_checks import itf
+
+        try:
+            itf.write(args.itf, itf.trace(replayed.trace, source=str(args.file),
+                                          description=replayed.reason or replayed.property_id,
+                                          property_id=replayed.property_id))
+        except OSError as error:
+            print(f"error: --itf: cannot write {args.itf}: {error.strerror}", file=sys.stderr)
+            return EXIT_USAGE
     if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge
         print(render.step_text(replayed.trace))
         print(f"a conformance disagreement at step {replayed.recorded_step}: the spec replays "
