@@ -36,7 +36,6 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 import torch
 
-from model_checks.conform.codec import process_media
 from model_checks.conform.payload import Payload as Payload
 from model_checks.conform.payload import Process as Process
 
@@ -444,6 +443,8 @@ def preflight(adapter: Adapter, variants: Iterable[str],
     """Before any step: for every variant asked for that the adapter supports, build one front
     end and the engine (across processes: in the child) and check their methods; any failure
     is an `AdapterError`, the same whether the engine is local or remote."""
+    from model_checks.conform.codec import process_media  # the spec's encoding, only here
+
     for variant in variants:
         if not supports(adapter, variant):
             continue

@@ -36,7 +36,14 @@ from model_checks.environment_arg import BadEnvironment, add_environment_argumen
 from spec import VARIANT_NAMES, property_ids
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from model_checks.conform.adapter import Adapter
+    from spec import Config
+    from spec.transitions import Action
+
+    Failure = tuple[str, str, Config, Sequence[Action], str, object]
+    Emit = Callable[[Sequence[Failure]], None]
     from model_checks.conform.run import Outcome, PropertyBroken
 
 from model_checks.conform.exits import (
@@ -83,6 +90,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-going", action="store_true",
                         help="collect one shrunk disagreement per job instead of stopping at "
                         "the first")
+    parser.add_argument("--emit-pytest", type=Path, metavar="DIR",
+                        help="write each failure (a disagreement, a broken property; also of "
+                        "--replay) as a standalone pytest file in the implementation's own "
+                        "calls, shrunk, into DIR")
     parser.add_argument("--replay", type=Path, metavar="TRACE",
                         help="run one trace file (as written beside --json, or by simulate) "
                         "in lockstep against the implementation, print its step table, exit "
@@ -137,7 +148,8 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     factory: EngineFactory | None = remote  # type: ignore[assignment]
     preflight(adapter, variants or VARIANT_NAMES, factory)
     if args.replay is not None:
-        return replay_trace(adapter, args.replay, factory, required)
+        return replay_trace(adapter, args.replay, factory, required,
+                            emit=_emitter(args, adapter))
     env = None if allowed is None else environment(*allowed)
     outcome = conform(adapter, PROFILES[args.profile], variants=variants,
                       engine_factory=factory, seed=args.seed, keep_going=args.keep_going,
@@ -236,10 +248,38 @@ def _report(
         from model_checks.conform.traces import write_run_records
 
         write_run_records(args.json, outcome, paths)
+    emitter = _emitter(args, adapter)
+    if emitter is not None:
+        emitter(_failures(outcome, broken))
     status = statuses(outcome)
     code, final = _final(outcome, required, status)
     print(final)
     return code
+
+
+def _emitter(args: argparse.Namespace, adapter: Adapter) -> Emit | None:
+    """`--emit-pytest DIR`: a function writing the failures it gets as pytest files."""
+    if args.emit_pytest is None:
+        return None
+    from model_checks.conform.emit import emit_all
+
+    def emitter(failures: Sequence[Failure]) -> None:
+        for line in emit_all(args.emit_pytest, adapter, args.adapter, failures):
+            print(line)
+
+    return emitter
+
+
+def _failures(outcome: Outcome, broken: dict[str, PropertyBroken]) -> list[Failure]:
+    """Every disagreement and every broken property, as `emit.emit_all` takes them."""
+    found: list[Failure] = []
+    for number, finding in enumerate(outcome.findings, start=1):
+        d = finding.disagreement
+        found.append((f"conform_disagreement_{number}", finding.where, finding.config,
+                      d.actions[:d.step], d.caught_by, d.spec_side))
+    for prop, b in sorted(broken.items()):
+        found.append((f"conform_{prop}", b.where, b.config, b.broken.actions, prop, None))
+    return found
 
 
 def _final(outcome: Outcome, required: frozenset[str],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,12 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.notation import wrap
 from model_checks.trace_file import BadTraceFile, Replayed, replay_file
-from spec import Trace, describe_environment, registry
+from spec import Config, Trace, describe_environment, registry
+from spec.transitions import Action
+
+Emit = Callable[[Sequence[tuple[str, str, Config, Sequence[Action], str, object]]], None]
+"""`--emit-pytest`'s writer: failures as (name, where, configuration, actions, caught by,
+the spec's side)."""
 
 
 def _conformance_meta(path: Path) -> dict[str, Any]:
@@ -55,13 +61,14 @@ def _load(adapter: Adapter, path: Path) -> tuple[Replayed, bool] | str:
 
 
 def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | None,
-                 required: frozenset[str]) -> int:
+                 required: frozenset[str], emit: Emit | None = None) -> int:
     """The trace's steps in lockstep against the implementation (not settled: the file is
     the whole run), after its step table. Exit 1 when it reproduces a disagreement or a
     regression; 4 when it reproduces the property the file records (or a `--require`d one)
     broken as the variant breaks it; 5 when a step cannot be driven (nothing after it
     judged); 0 when every step was followed and agreed and none of those broke; 2 when the
-    file cannot be read or the adapter lacks its variant."""
+    file cannot be read or the adapter lacks its variant. `emit` (`--emit-pytest`) gets the
+    replay's disagreement and broken properties."""
     loaded = _load(adapter, path)
     if isinstance(loaded, str):
         print(f"error: {loaded}", file=sys.stderr)
@@ -93,6 +100,14 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
     else:
         print(f"followed: every one of the {len(actions)} spec steps driven and agreed")
     _print_broken(found)
+    if emit is not None:
+        where = f"the replay of {path.name}"
+        failures = [("conform_replay_disagreement", where, config,
+                     failure.actions[:failure.step], failure.caught_by, failure.spec_side)
+                    ] if failure is not None else []
+        failures += [(f"conform_replay_{p}", where, config, b.actions, p, None)
+                     for p, b in sorted(found.items())]
+        emit(failures)
     return _result(config.variant.name, recorded, required, found, failure, len(actions))
 
 
