@@ -389,14 +389,14 @@ def load_adapter(path: str) -> Adapter:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise AdapterError(f"cannot import {module_name!r}: {error}") from None
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # an exit at import is the adapter's error too
         raise raised(f"importing {module_name}", error) from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise AdapterError(f"{module_name!r} has no callable {attribute!r}")
     try:
         made = factory()
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         raise raised(f"{path}()", error) from None
     missing = [n for n in ("name", *ADAPTER_METHODS) if not hasattr(made, n)]
     if missing:

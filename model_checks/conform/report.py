@@ -90,7 +90,8 @@ def safety_lines(
         groups: dict[str, list[str]] = {}
         for variant, text in per.items():
             groups.setdefault(text, []).append(variant)
-        summary = "; ".join(f"{text} on {' '.join(vs)}" for text, vs in groups.items())
+        summary = "; ".join(f"{_shown(text, outcome)} on {' '.join(vs)}"
+                            for text, vs in groups.items())
         lines.append(f"  {prop.id} {prop.title}{mark}: {summary or NOT_CHECKED}")
         for variant in (v for v, text in per.items() if text == INHERITED):
             w = weakness(variant, prop.id)
@@ -99,6 +100,9 @@ def safety_lines(
             if allowed is not None:
                 lines.append(f"      inside this deployment: {w.environments_text(allowed)}")
             lines.append(f"      {w.removal()}")
+            if w.shortest is not None:
+                lines.append(f"      the lattice's shortest trace of it: {w.shortest[0]} "
+                             f"({w.shortest[1]} steps; replay it with --replay)")
         found = broken.get(prop.id)
         if found is None:
             continue
@@ -111,6 +115,13 @@ def safety_lines(
             lines.append(f"      replay against the implementation: python -m model_checks "
                          f"conform --adapter {adapter_path} --replay {trace_paths[prop.id]}")
     return wrap(lines)
+
+
+def _shown(status: str, outcome: Outcome) -> str:
+    """A status as printed: "kept" says it was sampled, and how much."""
+    if status == KEPT:
+        return f"kept (sampled: never broken in {outcome.steps} lockstep steps)"
+    return status
 
 
 def _ordered(ids: frozenset[str]) -> tuple[str, ...]:
