@@ -135,7 +135,8 @@ class Implementation:
         misses = (*attempt.misses, attempt.missed)
         front_end = self.front_ends[attempt.front_end]
         if isinstance(front_end, api.ClientLoop):
-            resent = self._client_loop(front_end, attempt, misses)
+            resent = loop_resend(front_end, self.config, attempt.original, self._media(attempt),
+                                 misses)
             if resent is None:
                 return  # the loop gave up: the request stays as it ended
         else:
@@ -148,28 +149,6 @@ class Implementation:
 
     def _media(self, attempt: Attempt) -> dict[str, torch.Tensor]:
         return {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
-
-    def _client_loop(self, front_end: api.ClientLoop, attempt: Attempt,
-                     misses: tuple[tuple[str, ...], ...]) -> tuple[api.ItemIn, ...] | None:
-        """The resend the client's own loop makes after `misses` (one per attempt so far),
-        or None if the loop ends before making it."""
-        sent: list[tuple[api.ItemIn, ...]] = []
-
-        def send(items: tuple[api.ItemIn, ...]) -> api.Missed | None:
-            sent.append(tuple(items))
-            if len(sent) <= len(misses):
-                return api.Missed(misses[len(sent) - 1])
-            raise api.LoopStopped
-
-        first = tuple(api.ItemIn(i.identity, codec.media_for(self.config, i.content)
-                                 if i.has_data else None) for i in attempt.original)
-        try:
-            front_end.retry_loop(send, first, self._media(attempt), self.config.max_retries)
-        except api.LoopStopped:
-            return sent[-1]
-        except Exception:  # the loop gave up (re-raised the miss, or its own error)
-            return None
-        return None
 
     def _client_retry(self, attempt: Attempt) -> tuple[api.ItemIn, ...] | None:
         """The items the implementation's own client resends (`api.ClientRetry`), or None
@@ -318,6 +297,30 @@ class Implementation:
         self.observer.received(sent.rid, missed)
         assert attempt.request_id is not None
         self.replies.append((sent.rid, attempt.request_id, missed))
+
+
+def loop_resend(front_end: api.ClientLoop, config: Config, original: tuple[ClientItem, ...],
+                media: Mapping[str, torch.Tensor], misses: tuple[tuple[str, ...], ...]
+                ) -> tuple[api.ItemIn, ...] | None:
+    """The resend the client's own loop makes after `misses` (one per attempt so far, the
+    request first sent as `original`), or None if the loop ends before making it."""
+    sent: list[tuple[api.ItemIn, ...]] = []
+
+    def send(items: tuple[api.ItemIn, ...]) -> api.Missed | None:
+        sent.append(tuple(items))
+        if len(sent) <= len(misses):
+            return api.Missed(misses[len(sent) - 1])
+        raise api.LoopStopped
+
+    first = tuple(api.ItemIn(i.identity, codec.media_for(config, i.content) if i.has_data
+                             else None) for i in original)
+    try:
+        front_end.retry_loop(send, first, media, config.max_retries)
+    except api.LoopStopped:
+        return sent[-1]
+    except Exception:  # the loop gave up (re-raised the miss, or its own error)
+        return None
+    return None
 
 
 # -- the mapping: one entry per spec action class ------------------------------------------
