@@ -1,7 +1,8 @@
 """What a lockstep step compares beyond the caches: the identities a rejection names and the
-processor calls, each with a mutant that only they catch; and sizes that vary in every
+processor calls, each with a mutant that only they catch; sizes that vary in every
 environment's generated runs, so that a P0 counting items instead of bytes is caught with
-no drift at all."""
+no drift at all; and the independent set `observed_mutants`, killed by conformance
+alone."""
 
 from __future__ import annotations
 
