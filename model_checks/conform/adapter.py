@@ -36,7 +36,6 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 import torch
 
-from model_checks.conform.codec import process_media
 from model_checks.conform.payload import Payload as Payload
 from model_checks.conform.payload import Process as Process
 
@@ -49,8 +48,8 @@ class EvictionHang(RuntimeError):
 ADAPTER_API = 2
 """The version of this interface. `load_adapter` checks an adapter against it (its methods
 and their parameters); an adapter may state the version it was written for as `api_version`,
-and one that states another is refused. Version 2: the sides as below, `Setup.process`,
-`ClientRetry` optional."""
+and one that states another is refused. Version 2: the sides as below, `Setup.process`;
+optional on a front-end side: `ItemUpdates`, `ClientLoop`, `ClientRetry`, `EndToEnd`."""
 
 
 class AdapterError(ValueError):
@@ -247,13 +246,52 @@ class ClientRetry(Protocol):
 
 
 @runtime_checkable
+class ItemUpdates(Protocol):
+    """Optional, on a front-end side: the update one item at a time, as a front end that
+    updates its shadow outside a lock does (D6: other requests' updates interleave between
+    the items). The first call on a probed request touches every identity of the request;
+    each call then updates the next item in the implementation's order and returns None
+    while items remain; the call for the last item returns the `WireMessage` (or a
+    `ClientRejected` / `Fault`, at any call, which ends the update). Without it a trace
+    that interleaves another step between two items of one update cannot be driven (its
+    replay stops there, exit 5); consecutive item steps are taken as one `update`."""
+
+    def update_item(self, probed: object) -> WireMessage | ClientRejected | Fault | None: ...
+
+
+class LoopStopped(BaseException):
+    """Raised by the harness's `send` inside `ClientLoop.retry_loop` once it has the attempt
+    it asked for; the loop must let it through (it is a BaseException so that a loop
+    catching `Exception` does too)."""
+
+
+@runtime_checkable
+class ClientLoop(Protocol):
+    """Optional, on a front-end side: the implementation's own client retry loop, driven
+    whole. The harness calls it once per retry of a request, with the request as first sent
+    (`items`), the media of every identity and the spec's `max_retries`; `send(attempt)`
+    returns the attempt's `Missed` (raise your client's miss error for it) or None (it
+    succeeded). The harness answers the attempts the request really made so far with their
+    real misses and stops the loop (`LoopStopped`) at the next one, which is the resend it
+    drives; a loop that gives up before it does not retry. Takes precedence over
+    `ClientRetry`."""
+
+    def retry_loop(
+        self, send: Callable[[tuple[ItemIn, ...]], Missed | None], items: tuple[ItemIn, ...],
+        media: Mapping[str, torch.Tensor], max_retries: int,
+    ) -> None: ...
+
+
+@runtime_checkable
 class EndToEnd(Protocol):
     """Optional, on a front-end side: the implementation's own end-to-end call (prepare,
     receive on `engine`, close with the reply) for one request, as users call it (the
-    reference's `serve`). `engine` is the engine side the same adapter built, in this process.
+    reference's `serve`). `engine` is the engine side the same adapter built, in this
+    process (also with `--processes 2`: the served jobs build their engine here).
     Return what the client gets: `Served`, `Missed` (after the front end handled the reply),
-    `ClientRejected` or a `Fault`. The harness drives it in a job of its own (one process,
-    no D9), comparing everything after the whole round trip."""
+    `ClientRejected` or a `Fault`. The harness drives it in jobs of their own (no D9),
+    comparing everything after the whole round trip (the spec's four steps: submit, handle,
+    receive, reply), and replays their traces the same way."""
 
     def serve(self, engine: EngineSide, items: tuple[ItemIn, ...]
               ) -> Served | Missed | ClientRejected | Fault: ...
@@ -351,14 +389,14 @@ def load_adapter(path: str) -> Adapter:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise AdapterError(f"cannot import {module_name!r}: {error}") from None
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # an exit at import is the adapter's error too
         raise raised(f"importing {module_name}", error) from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise AdapterError(f"{module_name!r} has no callable {attribute!r}")
     try:
         made = factory()
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         raise raised(f"{path}()", error) from None
     missing = [n for n in ("name", *ADAPTER_METHODS) if not hasattr(made, n)]
     if missing:
@@ -405,6 +443,8 @@ def preflight(adapter: Adapter, variants: Iterable[str],
     """Before any step: for every variant asked for that the adapter supports, build one front
     end and the engine (across processes: in the child) and check their methods; any failure
     is an `AdapterError`, the same whether the engine is local or remote."""
+    from model_checks.conform.codec import process_media  # the spec's encoding, only here
+
     for variant in variants:
         if not supports(adapter, variant):
             continue

@@ -9,8 +9,10 @@ type, and every method of the protocols with its parameters. `splice(text)` puts
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
+import itertools
 
 BEGIN = "<!-- adapter interface: generated from model_checks/conform/adapter.py -->"
 END = "<!-- end of the adapter interface -->"
@@ -20,7 +22,8 @@ VALUES = ("Setup", "ItemIn", "WireItem", "WireMessage", "ShadowEntry", "Receiver
           "ModelInput", "Served", "Missed", "ClientRejected", "Fault")
 """The value types, in the order a request meets them."""
 
-PROTOCOLS = ("Adapter", "FrontEndSide", "EngineSide", "ClientRetry")
+PROTOCOLS = ("Adapter", "FrontEndSide", "EngineSide", "ItemUpdates", "ClientLoop", "ClientRetry",
+             "EndToEnd")
 
 
 def _doc(obj: object) -> str:
@@ -45,6 +48,22 @@ def _methods(protocol: type) -> list[str]:
     return rows
 
 
+def _aliases() -> list[str]:
+    """The type aliases of `payload.py` (`Payload`, `Process`), each with its value and the
+    docstring under it in the source (aliases keep no docstring at run time)."""
+    from model_checks.conform import payload
+
+    body = ast.parse(inspect.getsource(payload)).body
+    lines = []
+    for node, after in itertools.pairwise(body):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
+            value = ast.unparse(node.value) if node.value is not None else ""
+            lines.append(f"- `{node.target.id}` = `{_cell(value)}`: "
+                         f"{' '.join(str(after.value.value).split())}")
+    return lines
+
+
 def interface_region() -> str:
     """The generated region (markers included)."""
     from model_checks.conform import adapter
@@ -59,6 +78,8 @@ def interface_region() -> str:
         for number, f in enumerate(dataclasses.fields(cls)):
             label = f"`{name}`" if number == 0 else ""
             lines.append(f"| {label} | `{f.name}` | `{_cell(str(f.type))}` |")
+    lines += ["", "Type aliases (`model_checks/conform/payload.py`, also importable from "
+              "`adapter.py`):", "", *_aliases()]
     lines += ["", "What each type is:", ""]
     lines += [f"- `{name}`: {_doc(getattr(adapter, name))}" for name in VALUES]
     for name in PROTOCOLS:

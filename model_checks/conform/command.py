@@ -16,7 +16,9 @@ Exit codes (documented in docs/conformance.md and the README), one final line ea
 - 4 `RESULT: CONFORMS, BUT INHERITED WEAKNESS`: every step agreed, and a `--require`d
   property is broken exactly where the variant's spec breaks it too, in the environment
   checked: not a bug of the implementation, a weakness of its variant; the summary names the
-  minimal drift environments for it and what removes it.
+  minimal drift environments for it and what removes it;
+- 5 `RESULT: NOT FOLLOWED` (`--replay` only): a step of the trace cannot be driven on the
+  implementation; the step and why are printed, nothing from it on is judged.
 
 Arguments are parsed and checked here before torch, Hypothesis or the adapter is imported.
 """
@@ -24,6 +26,9 @@ Arguments are parsed and checked here before torch, Hypothesis or the adapter is
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,10 +39,24 @@ from model_checks.environment_arg import BadEnvironment, add_environment_argumen
 from spec import VARIANT_NAMES, property_ids
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from model_checks.conform.adapter import Adapter
+    from spec import Config
+    from spec.transitions import Action
+
+    Failure = tuple[str, str, Config, Sequence[Action], str, object]
+    Emit = Callable[[Sequence[Failure]], None]
     from model_checks.conform.run import Outcome, PropertyBroken
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
+from model_checks.conform.exits import (
+    EXIT_FAIL,
+    EXIT_HARNESS,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WEAKNESS,
+)
+
 PROPERTY_IDS = property_ids()
 """The registry's ids when the command loads (`spec.registry()`; the spec is pure Python, so
 reading it here imports nothing heavy)."""
@@ -47,7 +66,12 @@ class _Usage(Exception):
     """A usage error: one line on stderr, exit 2."""
 
 
+USAGE = "python -m model_checks conform --adapter MODULE:FACTORY [options] (every option: --help)"
+"""The one-line usage a usage error of argparse prints (its own lists every option)."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.usage = USAGE
     parser.add_argument("--adapter", required=True, metavar="MODULE:FACTORY",
                         help="a callable returning a model_checks.conform.adapter.Adapter, e.g. "
                         "model_checks.conform.reference_adapter:factory")
@@ -67,13 +91,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "drive the implementation only through them and judge each property in this "
         "deployment (default: every source)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated runs")
-    parser.add_argument("--require", default="", metavar="IDS",
+    parser.add_argument("--require", default=None, metavar="IDS",
                         help="comma-separated property ids (e.g. S1,S2,S3; any case): exit 1 "
                         "if the implementation breaks one where the spec keeps it, exit 4 "
                         "if it breaks one as its variant does (an inherited weakness)")
     parser.add_argument("--keep-going", action="store_true",
                         help="collect one shrunk disagreement per job instead of stopping at "
                         "the first")
+    parser.add_argument("--emit-pytest", type=Path, metavar="DIR",
+                        help="write each failure (a disagreement, a broken property; also of "
+                        "--replay) as a standalone pytest file in the implementation's own "
+                        "calls, shrunk, into DIR")
     parser.add_argument("--replay", type=Path, metavar="TRACE",
                         help="run one trace file (as written beside --json, or by simulate) "
                         "in lockstep against the implementation, print its step table, exit "
@@ -81,11 +109,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command; output cut short by a closed pipe (`| head`) ends it quietly."""
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+        return EXIT_FAIL
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         required = _required(args.require)
         allowed = _environment(args.environment)
-        if ":" not in args.adapter:
-            raise _Usage(f"--adapter: got {args.adapter!r}, expected module:factory")
+        _check_cheaply(args)
     except _Usage as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -111,6 +148,46 @@ def run(args: argparse.Namespace) -> int:
             remote.close()
 
 
+def _check_cheaply(args: argparse.Namespace) -> None:
+    """What can be checked before torch or the adapter is imported: the adapter's module
+    exists, options that `--replay` would ignore are not given, the replay file is JSON, and
+    the output paths can be written (so a run never ends on an unwritable `--json`)."""
+    module, sep, factory = args.adapter.partition(":")
+    if not sep or not module or not factory:
+        raise _Usage(f"--adapter: got {args.adapter!r}, expected module:factory")
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        raise _Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
+    if args.replay is not None:
+        ignored = [flag for flag, given in (("--environment", args.environment is not None),
+                                           ("--keep-going", args.keep_going)) if given]
+        if ignored:
+            raise _Usage(f"--replay runs the trace's own configuration as written; "
+                         f"{' and '.join(ignored)} cannot apply to it")
+        try:
+            json.loads(args.replay.read_text())
+        except OSError as error:
+            raise _Usage(f"--replay: cannot read {args.replay}: {error.strerror}") from None
+        except ValueError as error:
+            raise _Usage(f"--replay: {args.replay} is not JSON: {error}") from None
+    for flag, directory in (("--json", args.json.parent if args.json else None),
+                            ("--emit-pytest", args.emit_pytest)):
+        if directory is not None:
+            _writable(flag, directory)
+
+
+def _writable(flag: str, directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise _Usage(f"{flag}: cannot write into {directory}: {error.strerror}") from None
+    if not os.access(directory, os.W_OK):
+        raise _Usage(f"{flag}: cannot write into {directory}: permission denied")
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -120,14 +197,16 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     """Build the sides once (adapter errors before any step), then the run and its report."""
     from model_checks.conform.adapter import preflight
     from model_checks.conform.lockstep import EngineFactory
-    from model_checks.conform.report import PropertyShrinker, replay_trace
+    from model_checks.conform.replay import replay_trace
+    from model_checks.conform.report import PropertyShrinker
     from model_checks.conform.run import conform
     from spec import environment
 
     factory: EngineFactory | None = remote  # type: ignore[assignment]
     preflight(adapter, variants or VARIANT_NAMES, factory)
     if args.replay is not None:
-        return replay_trace(adapter, args.replay, factory, required, args.adapter)
+        return replay_trace(adapter, args.replay, factory, required,
+                            emit=_emitter(args, adapter))
     env = None if allowed is None else environment(*allowed)
     outcome = conform(adapter, PROFILES[args.profile], variants=variants,
                       engine_factory=factory, seed=args.seed, keep_going=args.keep_going,
@@ -150,8 +229,12 @@ def _adapter(path: str) -> Adapter:
         raise _Usage(f"--adapter: {type(error).__name__}: {error}") from None
 
 
-def _required(text: str) -> frozenset[str]:
+def _required(text: str | None) -> frozenset[str]:
+    if text is None:
+        return frozenset()
     ids = [part.strip().upper() for part in text.split(",") if part.strip()]
+    if not ids:
+        raise _Usage(f"--require: got {text!r}, expected property ids, e.g. S1,S2,S3")
     unknown = [i for i in ids if i not in PROPERTY_IDS]
     if unknown:
         raise _Usage(f"--require: got {', '.join(unknown)}, expected ids among "
@@ -226,10 +309,47 @@ def _report(
         from model_checks.conform.traces import write_run_records
 
         write_run_records(args.json, outcome, paths)
+    emitter = _emitter(args, adapter)
+    if emitter is not None:
+        emitter(_failures(outcome, broken))
     status = statuses(outcome)
     code, final = _final(outcome, required, status)
     print(final)
     return code
+
+
+def _emitter(args: argparse.Namespace, adapter: Adapter) -> Emit | None:
+    """`--emit-pytest DIR`: a function writing the failures it gets as pytest files."""
+    if args.emit_pytest is None:
+        return None
+    from model_checks.conform.emit import emit_all
+
+    def emitter(failures: Sequence[Failure]) -> None:
+        for line in emit_all(args.emit_pytest, adapter, args.adapter, failures):
+            print(line)
+
+    return emitter
+
+
+def _failures(outcome: Outcome, broken: dict[str, PropertyBroken]) -> list[Failure]:
+    """Every disagreement and every broken property, as `emit.emit_all` takes them."""
+    found: list[Failure] = []
+    for number, finding in enumerate(outcome.findings, start=1):
+        d = finding.disagreement
+        found.append((f"conform_disagreement_{number}", finding.where, finding.config,
+                      d.actions[:d.step], d.caught_by, d.spec_side))
+    for prop, b in sorted(broken.items()):
+        found.append((f"conform_{prop}", b.where, b.config, b.broken.actions, prop, None))
+    return found
+
+
+def _first(items: Sequence[str], what: str = "of them") -> str:
+    """One item, or the count and the first (the RESULT line stays one short line; every
+    finding is listed above it)."""
+    if len(items) == 1:
+        return items[0]
+    return f"{len(items)} {what}, first {items[0]}" if what == "jobs" else (
+        f"{items[0]} and {len(items) - 1} more")
 
 
 def _final(outcome: Outcome, required: frozenset[str],
@@ -243,8 +363,8 @@ def _final(outcome: Outcome, required: frozenset[str],
         regressions = sorted(f"{p} on {v}" for (v, p), s in status.items() if s == REGRESSION)
         if regressions:
             return EXIT_FAIL, (f"RESULT: REGRESSION: the implementation breaks "
-                               f"{', '.join(regressions)} where the spec keeps it (exit 1)")
-        where = ", ".join(f.where for f in outcome.findings)
+                               f"{_first(regressions)} where the spec keeps it (exit 1)")
+        where = _first([f.where for f in outcome.findings], "jobs")
         return EXIT_FAIL, f"RESULT: DISAGREEMENT with the spec in {where} (exit 1)"
     if outcome.steps == 0:
         return EXIT_FAIL, "RESULT: NOTHING CHECKED (exit 1)"
@@ -258,5 +378,6 @@ def _final(outcome: Outcome, required: frozenset[str],
                                f"required {said} (exit {EXIT_WEAKNESS})")
     kept = sorted(p for p in required if all(
         status[(v, p)] in (KEPT, VACUOUS) for v in outcome.checked))
-    said = f"; required properties kept: {', '.join(kept)}" if required else ""
+    said = (f"; required properties kept in {outcome.steps} sampled steps: {', '.join(kept)}"
+            if required else "")
     return EXIT_OK, f"RESULT: CONFORMS: every step agreed{said} (exit {EXIT_OK})"

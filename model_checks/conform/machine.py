@@ -18,12 +18,16 @@ failures first.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
@@ -165,6 +169,7 @@ def run_machine(
         phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
         print_blob=False,
     ))
+    _storage_outside_the_working_directory()
     try:
         with with_reporter(_discard):
             hypothesis_seed(seed)(test)()
@@ -179,6 +184,14 @@ def run_machine(
             raise
     if machine.shrinking.best is not None:
         raise machine.shrinking.best
+
+
+def _storage_outside_the_working_directory() -> None:
+    """Hypothesis keeps a cache of constants in `.hypothesis/` of the working directory;
+    conform runs put it in the temporary directory instead (a user's checkout gets no new
+    folder), unless `HYPOTHESIS_STORAGE_DIRECTORY` names one."""
+    if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:
+        set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "paired-caches-hypothesis"))
 
 
 def _discard(text: object) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import torch
 
 from model_checks.conform import adapter as api
+from model_checks.conform.reference_items import ItemUpdater
 from reference import (
     Engine,
     FrontEnd,
@@ -53,6 +54,7 @@ from reference.items import TensorTree
 from spec import VARIANT_NAMES
 
 _EPOCH_SHIFT = 32
+_ID_MASK = (1 << _EPOCH_SHIFT) - 1
 
 
 def variant_of(name: str) -> ref_variants.Variant:
@@ -197,6 +199,49 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
     make: Callable[..., FrontEnd] = FrontEnd
     resend: Callable[..., Any] = retry
     end_to_end: Callable[..., Any] = pipeline.serve
+    items: ItemUpdater = field(init=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.items = ItemUpdater(lambda: self.front_end)
+
+    def update_item(self, probed: object
+                    ) -> api.WireMessage | api.ClientRejected | api.Fault | None:
+        """One item of the update (`adapter.ItemUpdates`; `reference_items.ItemUpdater`)."""
+        result = self.items.update_item(probed)  # type: ignore[arg-type]
+        if result is None or isinstance(result, api.ClientRejected):
+            return result
+        if isinstance(result, BaseException):
+            return fault_of(result)
+        return wire_message(result, self.epoch)
+
+    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
+        if request_id >> _EPOCH_SHIFT == self.epoch and self.items.reply(
+                request_id & _ID_MASK, missed):
+            return
+        super().handle_reply(request_id, missed)
+
+    def abandon(self, request_id: int) -> None:
+        if not self.items.abandon(request_id & _ID_MASK):
+            super().abandon(request_id)
+
+    def _rebuild(self) -> None:
+        self.items.restart()
+        super()._rebuild()
+
+    def retry_loop(
+        self, send: Callable[[tuple[api.ItemIn, ...]], api.Missed | None],
+        items: tuple[api.ItemIn, ...], media: Mapping[str, torch.Tensor], max_retries: int,
+    ) -> None:
+        """The client's whole retry loop (`adapter.ClientLoop`): `reference.retry` (or a
+        mutant of it), each attempt through the harness's `send`."""
+        def attempt(request: Request) -> None:
+            missed = send(tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
+                                for i in request.items))
+            if missed is not None:
+                raise MultiModalCacheMissError(list(missed.identities))
+
+        self.resend(attempt, request_of(items), max_retries=max_retries, media=media)
 
     def serve(self, engine: api.EngineSide, items: tuple[api.ItemIn, ...]
               ) -> api.Served | api.Missed | api.ClientRejected | api.Fault:

@@ -11,19 +11,15 @@ maintainer asking "is my cache safe" needs to hear).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
-from model_checks import render
 from model_checks.cells import environment_text
-from model_checks.conform.adapter import Adapter, supports
+from model_checks.conform.adapter import Adapter
 from model_checks.conform.lockstep import (
     SPEC_JUDGED,
     Disagreement,
     EngineFactory,
-    Lockstep,
     run_actions,
     spec_trace,
     steps_text,
@@ -31,12 +27,8 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.conform.weakness import trace_sources, vacuous, weakness
-from model_checks.trace_file import BadTraceFile, replay_file
-from spec import VARIANT_NAMES, Config, Trace, describe_environment, registry
+from spec import VARIANT_NAMES, Config, registry
 from spec.transitions import Action
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_HARNESS, EXIT_WEAKNESS = 0, 1, 2, 3, 4
-
 
 KEPT, INHERITED, REGRESSION = "kept", "INHERITED WEAKNESS", "REGRESSION"
 UNJUDGED, NOT_CHECKED = "not judged", "not checked"
@@ -98,7 +90,8 @@ def safety_lines(
         groups: dict[str, list[str]] = {}
         for variant, text in per.items():
             groups.setdefault(text, []).append(variant)
-        summary = "; ".join(f"{text} on {' '.join(vs)}" for text, vs in groups.items())
+        summary = "; ".join(f"{_shown(text, outcome)} on {' '.join(vs)}"
+                            for text, vs in groups.items())
         lines.append(f"  {prop.id} {prop.title}{mark}: {summary or NOT_CHECKED}")
         for variant in (v for v, text in per.items() if text == INHERITED):
             w = weakness(variant, prop.id)
@@ -107,6 +100,9 @@ def safety_lines(
             if allowed is not None:
                 lines.append(f"      inside this deployment: {w.environments_text(allowed)}")
             lines.append(f"      {w.removal()}")
+            if w.shortest is not None:
+                lines.append(f"      the lattice's shortest trace of it: {w.shortest[0]} "
+                             f"({w.shortest[1]} steps; replay it with --replay)")
         found = broken.get(prop.id)
         if found is None:
             continue
@@ -119,6 +115,13 @@ def safety_lines(
             lines.append(f"      replay against the implementation: python -m model_checks "
                          f"conform --adapter {adapter_path} --replay {trace_paths[prop.id]}")
     return wrap(lines)
+
+
+def _shown(status: str, outcome: Outcome) -> str:
+    """A status as printed: "kept" says it was sampled, and how much."""
+    if status == KEPT:
+        return f"kept (sampled: never broken in {outcome.steps} lockstep steps)"
+    return status
 
 
 def _ordered(ids: frozenset[str]) -> tuple[str, ...]:
@@ -148,93 +151,23 @@ class PropertyShrinker:
                         continue
                     tries += 1
                     candidate = actions[:index] + actions[index + width:]
-                    again = self._broken(found.config, prop, candidate)
+                    again = self._broken(found.config, prop, candidate,
+                                         found.broken.served)
                     if again is not None and again.broken.step < best.broken.step:
                         best = replace(again, where=found.where)
                         actions, changed = list(again.broken.actions), True
         return best
 
-    def _broken(self, config: Config, prop: str,
-                actions: Sequence[Action]) -> PropertyBroken | None:
+    def _broken(self, config: Config, prop: str, actions: Sequence[Action],
+                served: bool) -> PropertyBroken | None:
         if spec_trace(config, actions) is None:
             return None
         try:
-            run = run_actions(config, self.adapter, actions, settle=False,
-                              engine_factory=self.engine_factory)
+            run = run_actions(config, self.adapter, actions, settle=False, served=served,
+                              engine_factory=None if served else self.engine_factory)
             found = run.broken
         except Disagreement as disagreement:
             found = disagreement.broken
         if prop not in found:
             return None
         return PropertyBroken("", config, found[prop])
-
-
-def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | None,
-                 required: frozenset[str], adapter_path: str) -> int:
-    """`conform --replay TRACE`: the trace's actions in lockstep against the implementation
-    (not settled: the file is the whole run), after its step table. Exit 1 when it reproduces
-    a disagreement or a regression, 4 when it reproduces the property the file records (or a
-    `--require`d one) broken as the variant breaks it, 0 when every step agreed and none of
-    those broke, 2 when the file cannot be read."""
-    del adapter_path
-    try:
-        replayed = replay_file(path)
-    except BadTraceFile as error:
-        print(f"error: --replay: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    config = replayed.trace.config
-    if not supports(adapter, config.variant.name):
-        print(f"error: --replay: adapter {adapter.name} does not support "
-              f"{config.variant.name}", file=sys.stderr)
-        return EXIT_USAGE
-    actions = [s.action for s in replayed.trace.steps]
-    recorded = replayed.property_id
-    print("\n".join(wrap([
-        f"replaying {path} ({config.variant.name}, environment "
-        f"{describe_environment(config.environment)}, {len(actions)} spec steps; it records "
-        f"{recorded}) in lockstep against {adapter.name}"])))
-    print(step_table(replayed.trace))
-    run: Lockstep | None = None
-    try:
-        run = run_actions(config, adapter, actions, settle=False, engine_factory=engine_factory)
-        found, failure = run.broken, None
-    except Disagreement as disagreement:
-        found, failure = disagreement.broken, disagreement
-    if failure is not None:
-        print(failure.report())
-    else:
-        print(f"every step agreed ({len(run.actions) if run else 0} lockstep steps)")
-    for prop in registry():
-        if prop.id in found:
-            b = found[prop.id]
-            how = "as the spec does" if b.spec_too else "where the spec keeps it"
-            print("\n".join(wrap([f"  {prop.id}: BROKEN by the implementation at step "
-                                  f"{b.step}, {how}: {b.reason}"])))
-    wanted = required | ({recorded} if recorded in {p.id for p in registry()} else set())
-    if failure is not None:
-        what = "REGRESSION" if failure.caught_by in found else "DISAGREEMENT"
-        print(f"RESULT: REPRODUCED {what}: caught by {failure.caught_by} at step "
-              f"{failure.step} (exit {EXIT_FAIL})")
-        return EXIT_FAIL
-    broke = sorted(wanted.intersection(found))
-    if broke:
-        print(f"RESULT: REPRODUCED INHERITED WEAKNESS: {', '.join(broke)} broken as "
-              f"{config.variant.name} breaks it (exit {EXIT_WEAKNESS})")
-        return EXIT_WEAKNESS
-    said = ", ".join(sorted(wanted)) or "no property asked for"
-    print(f"RESULT: NOT REPRODUCED: every step agreed; kept: {said} (exit {EXIT_OK})")
-    return EXIT_OK
-
-
-def step_table(trace: Trace) -> str:
-    """The spec's step table in the one notation, one step per line and its state after it
-    on the next, each within 100 columns (`render.step_rows`; legend: docs/notation.md)."""
-    lines = ["  #  action, then the state after it (shadow | P1 | to P1 | to P0 | P1 did)"]
-    for row in render.step_rows(trace):
-        number, action, *columns = row
-        lines.append(f"{number:>3}  {action}")
-        state = "  ".join(f"{h}: {c}" for h, c in zip(render.HEADERS[2:], columns,
-                                                         strict=True) if c)
-        lines.append(f"       {state}")
-    line = render.processings(trace.final)
-    return "\n".join(wrap([*lines, *([f"  {line}"] if line else [])]))

@@ -38,7 +38,7 @@ from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
 from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
-from model_checks.scenarios.base import Scenario, every_variant, item, submit
+from model_checks.scenarios.base import Scenario, every_variant, item, submit, uuid_only
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import (
     ALL_DRIFT,
@@ -54,11 +54,16 @@ from spec import (
 )
 from spec.transitions import (
     Action,
+    P0Clear,
     P0Handle,
     P0HandleRejected,
+    P0Process,
     P0ReceiveReply,
     P0Restart,
+    P0UpdateItem,
+    P1Clear,
     P1Receive,
+    Retry,
     Submit,
 )
 
@@ -71,6 +76,13 @@ _ALL_SIZES = (
 )
 
 
+_VARIED = (ItemSize(Content("b"), 2, 2),)
+_VARIED_BUDGET = 3
+"""Sizes that vary with no drift source: b two bytes, a and c one each, in a three-byte
+budget (equal on both sides; D9 and D11 only make the sides disagree or exceed the budget):
+any two items fit, three do not, so that an implementation counting items instead of bytes
+disagrees in every environment."""
+
 _WIDE_SIZES = (
     ItemSize(Content("b"), 2, 2),
     ItemSize(Content("b", 1), 1, 1),
@@ -82,13 +94,20 @@ _WIDE_SIZES = (
 def _alone(variant: Variant, drift: Drift) -> Config:
     """One drift source with the configuration it needs (`spec.Drift.needs`): two front ends
     on a one-byte budget, so that their shadows evict (D5); two contents per identity (D7);
-    three items (D8); b and c skewed (D9); an oversized c (D11)."""
+    three items (D8); b and c skewed (D9); an oversized c (D11); elsewhere a two-byte b in a
+    three-byte budget (`_VARIED`)."""
     needs = drift.needs
+    budget = 1 if needs.front_ends > 1 else 2
+    sizes = (*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ()))
     return Config(
         variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=1 if needs.front_ends > 1 else 2,
+        front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
-        sizes=(*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ())),
+        sizes=sizes,
+    ) if sizes or budget < 2 else Config(
+        variant=variant, environment=frozenset({drift}), max_requests=6,
+        front_ends=needs.front_ends, budget=_VARIED_BUDGET, versions=needs.versions,
+        max_items=max(2, needs.items), sizes=_VARIED,
     )
 
 
@@ -101,8 +120,12 @@ def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
         (s.content.identity == "a" and needs.versions > 1 and needs.skewed_sizes)
         or (s.content.identity == "b" and needs.skewed_sizes)
         or (s.content.identity == "c" and needs.oversized)))
+    budget = 2
+    if not any(s.content.identity == "b" for s in sizes):
+        sizes = (*sizes, *_VARIED)
+        budget = 2 if needs.oversized else _VARIED_BUDGET
     return Config(
-        variant=variant, environment=env, front_ends=needs.front_ends,
+        variant=variant, environment=env, front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
         sizes=sizes, max_requests=7, max_in_flight=3,
     )
@@ -112,13 +135,14 @@ def configurations(
     variant: Variant, wide: bool = False, environment: frozenset[Drift] | None = None,
 ) -> Iterator[tuple[str, Config]]:
     """No drift, each drift source alone (with the configuration it needs), all at once, and
-    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget.
+    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget. Sizes vary
+    in each (a two-byte b beside one-byte items, where the budget has room for it).
 
     `environment` (a deployment's drift sources; None: every source): only the sources in
     it, alone and all of them at once (labelled by the environment); the wide configuration,
     which needs every source, only when it is every source."""
     env = ALL_DRIFT if environment is None else environment
-    yield "none", Config(variant=variant, max_requests=6)
+    yield "none", Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED)
     for drift in Drift:
         if drift not in env:
             continue
@@ -185,6 +209,58 @@ _REPLACEMENT_KEEPS_OTHERS = Scenario(
 """A replacement in a full receiver (no scenario replaced an entry with others cached)."""
 
 
+_SECOND_RETRY = Scenario(
+    "second-retry-after-uuid-only-lost",
+    ("D3",),
+    "A request [a sent UUID-only, b] misses a (P1 cleared), then its first retry misses b "
+    "(P1 cleared again); P0 is cleared before the second retry. The client's second resend "
+    "must carry the media of every item: a loop that repeats the first attempt sends a "
+    "UUID-only a that P0 no longer holds, and the request ends as a client error.",
+    configured("D3"),
+    (
+        *round_trip(0, item("a")),
+        submit(uuid_only("a"), item("b")), P0Handle(1), P1Clear(), P1Receive(0),
+        P0ReceiveReply(),
+        Retry(1), P0Handle(1), P1Clear(), P1Receive(0), P0ReceiveReply(),
+        P0Clear(0), Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply(),
+    ),
+    every_variant("H1"),
+    variants=tuple(v for v in VARIANTS if v.reports_misses),
+)
+"""A request that needs its second retry (no scenario retried twice)."""
+
+
+_LOST_BEFORE_UPDATE = Scenario(
+    "late-misses-lost-before-the-update",
+    ("D6",),
+    "P0 holds a and b; the request [a, b sent UUID-only] probes both as hits, then a "
+    "two-byte c evicts both before its update (D6). V3 reprocesses a late miss with media "
+    "but cannot reprocess b: it rejects the request before any change, naming b, with no "
+    "processor call; V0-V2 assert on the first late miss.",
+    configured("D6", sizes=(ItemSize(Content("c"), 2, 2),)),
+    (
+        *round_trip(0, item("a"), item("b")),
+        submit(item("a"), uuid_only("b")), P0Process(1),
+        *round_trip(2, item("c")),
+        P0UpdateItem(1),
+    ),
+    {**every_variant("S3 L4"), "V3": frozenset()},
+)
+"""Unprocessable late misses (no scenario lost a request's probed hits before its update)."""
+
+
+_REJECTION_NAMES_MISSING = Scenario(
+    "rejection-names-the-missing-only",
+    (),
+    "P0 holds a; the request [a, b], both sent UUID-only, is rejected as a client error: "
+    "the rejection names b, the item P0 does not hold, not a, which it could serve.",
+    configured(),
+    (*round_trip(0, item("a")), submit(uuid_only("a"), uuid_only("b")), P0Handle(1)),
+    every_variant(""),
+)
+"""A rejection of a request with a UUID-only hit beside its UUID-only miss."""
+
+
 def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
@@ -193,7 +269,8 @@ def corpus() -> tuple[Scenario, ...]:
 
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS]
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY,
+             _LOST_BEFORE_UPDATE, _REJECTION_NAMES_MISSING]
     for mutant in MUTANTS:
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
@@ -327,7 +404,7 @@ def conform(
             outcome.not_checked.append(variant.name)
             continue
         outcome.checked.append(variant.name)
-        served = engine_factory is None and _offers_serve(adapter, variant.name)
+        served = _offers_serve(adapter, variant.name)
         for label, config, job, scripted in _jobs(variant, profile, seed, environment,
                                                   served):
             if not _job(outcome, adapter, variant, label, config, job, scripted,
@@ -413,8 +490,9 @@ def _jobs(
     """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
     it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis); with
     `environment`, only what lies inside it. `served` (an adapter whose front end offers
-    `EndToEnd`, its engine in this process): each scenario with a plain round trip is run a
-    second time with those round trips through the implementation's own end-to-end call."""
+    `EndToEnd`): each scenario with a plain round trip is run a second time with those round
+    trips through the implementation's own end-to-end call, its engine in this process (also
+    with `--processes 2`)."""
     if profile.corpus:
         for scenario in corpus():
             if variant in scenario.variants:
@@ -434,8 +512,8 @@ def _jobs(
                     def end_to_end(adapter: Adapter, factory: EngineFactory | None,
                                    sink: Callable[[Lockstep], None],
                                    s: Scenario = scenario, c: Config = config) -> None:
-                        sink(run_actions(c, adapter, s.script, settle=s.settle,
-                                         engine_factory=factory, served=True))
+                        del factory  # the end-to-end call needs the engine in this process
+                        sink(run_actions(c, adapter, s.script, settle=s.settle, served=True))
 
                     yield f"served {scenario.name}", config, end_to_end, True
     chosen = configurations(variant, profile.wide, environment) if profile.walks else ()

@@ -55,7 +55,8 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
         path = _stem(json_path, f"{DISAGREEMENT}-{number}")
         data = trace_to_json(trace, property_id=DISAGREEMENT, step=found.step,
                              reason=str(found), checker=CONFORMANCE.record)
-        data["#meta"]["conformance"] = {"where": finding.where, "caught_by": found.caught_by}
+        data["#meta"]["conformance"] = {"where": finding.where, "caught_by": found.caught_by,
+                                        "served": found.served}
         write_trace(path, data)
         path.with_suffix(".txt").write_text(
             f"{finding.where}\n{found.report()}\n\nthe spec's steps:\n"
@@ -67,8 +68,10 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
         if trace is None:
             continue
         path = _stem(json_path, prop)
-        write_trace(path, trace_to_json(trace, property_id=prop, step=len(trace.steps),
-                                        reason=b.reason, checker=CONFORMANCE.record))
+        data = trace_to_json(trace, property_id=prop, step=len(trace.steps), reason=b.reason,
+                             checker=CONFORMANCE.record)
+        data["#meta"]["conformance"] = {"where": found_prop.where, "served": b.served}
+        write_trace(path, data)
         path.with_suffix(".txt").write_text(
             f"{prop} broken by the implementation in {found_prop.where} at step {b.step}: "
             f"{b.reason}\n{render.step_text(trace)}\nnotation: docs/notation.md\n")

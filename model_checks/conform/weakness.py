@@ -114,6 +114,8 @@ class Weakness:
     minimal: tuple[Environment, ...]
     source: str
     kept_by: tuple[str, ...]
+    shortest: tuple[str, int] | None = None
+    """The lattice's shortest trace for it: (file, steps)."""
 
     def within(self, allowed: Iterable[str] | None) -> tuple[Environment, ...]:
         """The minimal environments inside a deployment's environment (None: every source)."""
@@ -130,11 +132,14 @@ class Weakness:
         return ", ".join(environment_text(e) for e in inside)
 
     def removal(self) -> str:
-        """One sentence: what removes the weakness."""
+        """One sentence: what removes the weakness, generated from the evidence: another
+        variant only if one keeps the property in every environment checked (a vacuous keep
+        does not count), named with what it has (tags where it is tagged)."""
         ways = []
         if self.kept_by and self.variant not in self.kept_by:
-            ways.append(f"tags ({'/'.join(self.kept_by)} keeps {self.property_id} in every "
-                        "environment checked)")
+            has = " (tags)" if all(_tagged(v) for v in self.kept_by) else ""
+            ways.append(f"another variant: {'/'.join(self.kept_by)}{has} keeps "
+                        f"{self.property_id} in every environment checked")
         needed = _hitting_set(self.minimal)
         if needed:
             named = (needed[0] if len(needed) == 1 else " and ".join(needed)
@@ -155,9 +160,36 @@ def weakness(variant: str, prop: str) -> Weakness:
               else "expected matrix (model_checks/matrix.py; the drift lattice file is absent)")
     kept_by = tuple(
         v for v in VARIANT_NAMES
-        if not lattice.get((v, prop)) and not _matrix(v, prop)
+        if not lattice.get((v, prop)) and not _matrix(v, prop) and not vacuous(v, prop)
     )
-    return Weakness(variant, prop, minimal, source, kept_by)
+    return Weakness(variant, prop, minimal, source, kept_by, _shortest(variant, prop))
+
+
+def _tagged(variant: str) -> bool:
+    from spec import VARIANTS
+
+    return any(v.name == variant and v.tagged for v in VARIANTS)
+
+
+@cache
+def _shortest(variant: str, prop: str, path: Path = LATTICE_PATH) -> tuple[str, int] | None:
+    """The lattice's shortest trace of `variant` breaking `prop`: its file and steps."""
+    try:
+        entries = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    found: list[tuple[int, str]] = []
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict) or (entry.get("variant"), entry.get("property")) != (
+                variant, prop):
+            continue
+        for t in entry.get("traces", ()):
+            if isinstance(t, dict) and isinstance(t.get("steps"), int) and t.get("trace"):
+                found.append((t["steps"], str(t["trace"])))
+    if not found:
+        return None
+    steps, trace = min(found)
+    return trace, steps
 
 
 def trace_sources(config: Config, actions: Iterable[Action]) -> Environment:

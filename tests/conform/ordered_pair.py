@@ -3,7 +3,8 @@ alone: two `OrderedDict` LRUs bounded in bytes, "the payload wins", no tags (var
 its adapter. `tests/conform/test_conform_gate.py` runs the documented CI job on it.
 
 `factory` is the pair as written; `factory_evicting_by_count` plants one bug, the kind such a
-cache gets: the receiver's budget read as a number of entries instead of bytes.
+cache gets: the receiver's budget read as a number of entries instead of bytes;
+`factory_sender_evicting_by_count` plants it in the shadow.
 """
 
 from __future__ import annotations
@@ -76,11 +77,12 @@ class Sender:
     setup: api.Setup
     index: int
     epoch: int = 0
+    by_count: bool = False
     cache: ByteLru = field(init=False)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count())
 
     def __post_init__(self) -> None:
-        self.cache = ByteLru(self.setup.budget)
+        self.cache = ByteLru(self.setup.budget, self.by_count)
 
     def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
         missing = tuple(i.identity for i in items if i.identity not in self.cache
@@ -122,7 +124,7 @@ class Sender:
 
     def restart(self) -> None:
         self.epoch += 1
-        self.cache = ByteLru(self.setup.budget)
+        self.cache = ByteLru(self.setup.budget, self.by_count)
 
     def shadow(self) -> tuple[api.ShadowEntry, ...]:
         return tuple(api.ShadowEntry(k, size, value, None)  # type: ignore[arg-type]
@@ -180,12 +182,13 @@ class Receiver:
 class OrderedPairAdapter:
     name: str = "ordered-dict-pair"
     by_count: bool = False
+    sender_by_count: bool = False
 
     def supports(self, variant: str) -> bool:
         return variant == "V2"
 
     def front_end(self, setup: api.Setup, index: int) -> Sender:
-        return Sender(setup, index)
+        return Sender(setup, index, by_count=self.sender_by_count)
 
     def engine(self, setup: api.Setup) -> Receiver:
         return Receiver(setup, self.by_count)
@@ -197,3 +200,8 @@ def factory() -> OrderedPairAdapter:
 
 def factory_evicting_by_count() -> OrderedPairAdapter:
     return OrderedPairAdapter("ordered-dict-pair-by-count", by_count=True)
+
+
+def factory_sender_evicting_by_count() -> OrderedPairAdapter:
+    """The same bug in P0: the shadow's budget read as a number of entries."""
+    return OrderedPairAdapter("ordered-dict-pair-sender-by-count", sender_by_count=True)

@@ -19,12 +19,15 @@ Mapping of spec actions onto the implementation (docs/conformance.md has the ful
 
 - Submit -> a client request: media for items sent with data, UUID only otherwise.
 - P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2).
-- P0Process -> probe (D6); P0UpdateItem -> update. The implementation's update is atomic per
-  request, so P0UpdateItem is a macro step: the spec takes per-item steps until the attempt
-  leaves PROCESSED/UPDATING (or faults), while the implementation does one update.
+- P0Process -> probe (D6); P0UpdateItem -> one item's update (`update_item`, where the front
+  end offers `adapter.ItemUpdates`). A front end whose update is atomic takes all of an
+  update's item steps in one `update`; a replay that interleaves another step between them
+  stops there (`NotFollowed`).
 - P1Receive(i) -> the engine receives the i-th message of the channel (i > 0: D1).
 - P0ReceiveReply -> the front end takes the oldest reply.
-- Retry -> the client resends with media on every item (the retry helper's semantics).
+- Retry -> the client resends: through the implementation's own retry loop
+  (`adapter.ClientLoop`) or resend builder (`adapter.ClientRetry`), else with media on every
+  item (the retry helper's semantics).
 - ClearBoth, P0Clear, P1Clear, P0ClearForReset, P1Reset, P0Restart, P1Restart -> clear()
   or restart() of the matching side at that moment.
 - D9: the channel re-encodes each payload to the spec's P1 size (`codec.resize_payload`).
@@ -36,7 +39,12 @@ through it.
 This package's public names are the ones below; the modules are its parts.
 """
 
-from model_checks.conform.lockstep.disagreement import Broken, Disagreement, steps_text
+from model_checks.conform.lockstep.disagreement import (
+    Broken,
+    Disagreement,
+    NotFollowed,
+    steps_text,
+)
 from model_checks.conform.lockstep.driver import SPEC_JUDGED, Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
 from model_checks.conform.lockstep.runs import (
@@ -53,6 +61,7 @@ __all__ = [
     "Disagreement",
     "EngineFactory",
     "Lockstep",
+    "NotFollowed",
     "choose",
     "random_walk",
     "run_actions",

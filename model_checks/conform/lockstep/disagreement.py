@@ -29,6 +29,7 @@ class Disagreement(Exception):
         self.sentence = sentence
         self.actions: tuple[Action, ...] = ()
         self.broken: dict[str, Broken] = {}
+        self.served = False  # found by a run whose round trips went through `serve`
         super().__init__(
             sentence or f"step {step} ({render.action(action)}): {caught_by}: "
             f"spec {self.spec_text} / impl {self.impl_text}"
@@ -55,6 +56,18 @@ class Disagreement(Exception):
         return "\n".join(wrap(lines))
 
 
+class NotFollowed(Exception):
+    """A trace step the lockstep cannot drive on this implementation (1-based `step`, its
+    `action`, and why): a replay stops there, and nothing after it is judged."""
+
+    def __init__(self, step: int, action: Action | None, why: str) -> None:
+        self.step = step
+        self.action = action
+        self.why = why
+        what = "" if action is None else f" ({render.action(action)})"
+        super().__init__(f"step {step}{what}: {why}")
+
+
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:
     """The actions as numbered lines in the replay notation (`model_checks.render`), the
     step `at` marked."""
@@ -75,3 +88,4 @@ class Broken:
     reason: str
     spec_too: bool
     actions: tuple[Action, ...]
+    served: bool = False  # by a run whose round trips went through the end-to-end call

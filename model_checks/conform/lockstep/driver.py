@@ -36,13 +36,13 @@ SPEC_JUDGED = ("S4", "H1")
 """Properties judged on the agreed lockstep trace (`Lockstep.judge_agreed_trace`); every other
 property has a monitor on the implementation's own observations."""
 
-def spec_steps(config: Config, state: State, action: Action) -> list[Step]:
-    """The spec's steps for one lockstep action: one, except P0UpdateItem, a macro step (the
-    implementation's update is atomic per request): per-item steps until the attempt leaves
-    PROCESSED/UPDATING (or faults)."""
+def spec_steps(config: Config, state: State, action: Action, atomic: bool = True) -> list[Step]:
+    """The spec's steps for one implementation step: one, except P0UpdateItem on a front end
+    whose update is atomic (`atomic`; no `api.ItemUpdates`): the per-item steps until the
+    attempt leaves PROCESSED/UPDATING (or faults), which its one `update` takes at once."""
     state = step(config, state, action)
     steps = [Step(action, state)]
-    if isinstance(action, P0UpdateItem):
+    if atomic and isinstance(action, P0UpdateItem):
         while state.fault is None and state.requests[action.rid].stage in (
             Stage.PROCESSED, Stage.UPDATING
         ):
@@ -73,21 +73,30 @@ class Lockstep:
         self.actions: list[Action] = []
         self.broken: dict[str, Broken] = {}
         self.action_of_step: list[int] = []  # spec step index -> lockstep action number
+        self.served = False  # round trips go through the end-to-end call (`apply_served`)
 
     def close(self) -> None:
         self.impl.close()
 
     # -- driving ---------------------------------------------------------------------------
 
+    def spec_steps(self, action: Action) -> list[Step]:
+        """The spec's steps `apply(action)` takes now: one per implementation step (several
+        only for an item update on a front end whose update is atomic)."""
+        atomic = isinstance(action, P0UpdateItem) and not self.impl.item_level(action.rid)
+        return spec_steps(self.config, self.state, action, atomic)
+
     def apply(self, action: Action) -> None:
-        """Apply `action` (enabled in the spec) to both sides and compare."""
-        number = len(self.actions) + 1
-        self.actions.append(action)
+        """Apply `action` (enabled in the spec) to both sides and compare. `actions` gets one
+        entry per spec step taken (an atomic update's item steps each), so that it is always
+        the spec's trace, step for step."""
         before = self.state
-        for taken in spec_steps(self.config, self.state, action):
+        for taken in self.spec_steps(action):
             self.state = taken.state
             self.steps.append(taken)
-            self.action_of_step.append(number)
+            self.actions.append(action)
+            self.action_of_step.append(len(self.actions))
+        number = len(self.actions)
         self.impl.delivery = None
         self.spec_delivery = None
         self.before = before
@@ -175,7 +184,7 @@ class Lockstep:
         number = len(self.actions)
         if prop not in self.broken:
             self.broken[prop] = Broken(prop, number, reason, spec_reason is not None,
-                                       tuple(self.actions))
+                                       tuple(self.actions), self.served)
         if spec_reason is None:
             raise Disagreement(number, self.actions[-1], prop, "holds", reason)
 
@@ -235,7 +244,7 @@ class Lockstep:
             if violation is not None:
                 number = self.action_of_step[max(violation.step, 1) - 1]
                 self.broken[prop.id] = Broken(prop.id, number, violation.reason, True,
-                                              tuple(self.actions[:number]))
+                                              tuple(self.actions[:number]), self.served)
 
 
 def _spec_violation(

@@ -42,6 +42,9 @@ class Attempt:
     failure: str = ""  # the front end's assertion that failed this attempt, if one did
     resent: tuple[api.ItemIn, ...] | None = None  # what the implementation's client resends
     rejected: tuple[str, ...] | None = None  # the identities a ClientRejected named
+    original: tuple[ClientItem, ...] = ()  # the request as the client first sent it
+    misses: tuple[tuple[str, ...], ...] = ()  # what each earlier attempt's miss reply named
+    missed: tuple[str, ...] = ()  # what this attempt's miss reply named
 
 
 @dataclass
@@ -121,13 +124,31 @@ class Implementation:
 
     # -- the client --------------------------------------------------------------------------
 
+    def submit(self, submit: t.Submit) -> None:
+        self.attempts.append(Attempt(submit.front_end, submit.items, original=submit.items))
+
     def retry(self, rid: int) -> None:
+        """The client resends request `rid`: through the implementation's own retry loop
+        (`api.ClientLoop`, which may give up: then nothing is resent), its resend builder
+        (`api.ClientRetry`), or, without either, with media on every item."""
         attempt = self.attempts[rid]
+        misses = (*attempt.misses, attempt.missed)
+        front_end = self.front_ends[attempt.front_end]
+        if isinstance(front_end, api.ClientLoop):
+            resent = loop_resend(front_end, self.config, attempt.original, self._media(attempt),
+                                 misses)
+            if resent is None:
+                return  # the loop gave up: the request stays as it ended
+        else:
+            resent = self._client_retry(attempt)
         items = tuple(ClientItem(i.identity, i.version, True) for i in attempt.items)
         self.attempts[rid] = Attempt(
-            attempt.front_end, items, retries=attempt.retries + 1,
-            resent=self._client_retry(attempt),
+            attempt.front_end, items, retries=attempt.retries + 1, resent=resent,
+            original=attempt.original, misses=misses,
         )
+
+    def _media(self, attempt: Attempt) -> dict[str, torch.Tensor]:
+        return {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
 
     def _client_retry(self, attempt: Attempt) -> tuple[api.ItemIn, ...] | None:
         """The items the implementation's own client resends (`api.ClientRetry`), or None
@@ -135,8 +156,7 @@ class Implementation:
         front_end = self.front_ends[attempt.front_end]
         if not isinstance(front_end, api.ClientRetry):
             return None
-        media = {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
-        return front_end.retry_items(self.items(attempt), media)
+        return front_end.retry_items(self.items(attempt), self._media(attempt))
 
     def items(self, attempt: Attempt) -> tuple[api.ItemIn, ...]:
         if attempt.resent is not None:
@@ -149,7 +169,7 @@ class Implementation:
     def serve(self, submit: t.Submit) -> None:
         """A round trip through the front end's own end-to-end call (`api.EndToEnd`)."""
         rid = len(self.attempts)
-        attempt = Attempt(submit.front_end, submit.items)
+        attempt = Attempt(submit.front_end, submit.items, original=submit.items)
         self.attempts.append(attempt)
         front_end = self.front_ends[submit.front_end]
         assert isinstance(front_end, api.EndToEnd)
@@ -163,6 +183,7 @@ class Implementation:
             self.fault, self.delivery = result, (rid, result)
         elif isinstance(result, api.Missed | api.Served):
             attempt.outcome = Outcome.MISS if isinstance(result, api.Missed) else Outcome.SUCCESS
+            attempt.missed = result.identities if isinstance(result, api.Missed) else ()
             self.delivery = (rid, result)
         if self.fault is None:
             self.guarded(lambda: self.observer.shadow_changed(submit.front_end))
@@ -179,10 +200,36 @@ class Implementation:
         attempt.stage, attempt.probed = Stage.PROCESSED, probed
         return True
 
+    def item_level(self, rid: int) -> bool:
+        """Whether request `rid`'s front end updates one item at a time (`api.ItemUpdates`)."""
+        return isinstance(self.front_ends[self.attempts[rid].front_end], api.ItemUpdates)
+
+    def update_item(self, rid: int) -> None:
+        """One item of request `rid`'s update (`api.ItemUpdates`), or, on a front end whose
+        update is atomic, the whole update (the lockstep took every item's spec step)."""
+        attempt = self.attempts[rid]
+        front_end = self.front_ends[attempt.front_end]
+        if not isinstance(front_end, api.ItemUpdates):
+            self.update(rid, rejected=False)
+            return
+        result = front_end.update_item(attempt.probed)
+        if result is None:
+            attempt.stage = Stage.UPDATING
+            self.observer.shadow_changed(attempt.front_end)
+            return
+        self._updated(rid, result, rejected=False)
+
     def update(self, rid: int, rejected: bool) -> None:
         attempt = self.attempts[rid]
         front_end = self.front_ends[attempt.front_end]
-        result = front_end.update(attempt.probed)
+        self._updated(rid, front_end.update(attempt.probed), rejected)
+
+    def _updated(self, rid: int, result: api.WireMessage | api.ClientRejected | api.Fault,
+                 rejected: bool) -> None:
+        """The end of request `rid`'s update: the message sent (or abandoned, `rejected`),
+        or the update's rejection or fault."""
+        attempt = self.attempts[rid]
+        front_end = self.front_ends[attempt.front_end]
         attempt.probed = None
         if isinstance(result, api.Fault) and result.kind == "p0-assert":
             # P0's assertion fails this request only; the front end goes on (as in the spec).
@@ -195,6 +242,8 @@ class Implementation:
             return
         if isinstance(result, api.ClientRejected):
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
+            attempt.rejected = tuple(result.identities)
+            self.observer.shadow_changed(attempt.front_end)
             return
         attempt.request_id = result.request_id
         if rejected:
@@ -231,6 +280,7 @@ class Implementation:
         self.front_ends[attempt.front_end].handle_reply(request_id, missed)
         attempt.stage = Stage.DONE
         attempt.outcome = Outcome.MISS if missed else Outcome.SUCCESS
+        attempt.missed = missed
         self.observer.replied(rid, missed)
 
     # -- P1 ----------------------------------------------------------------------------------
@@ -247,6 +297,30 @@ class Implementation:
         self.observer.received(sent.rid, missed)
         assert attempt.request_id is not None
         self.replies.append((sent.rid, attempt.request_id, missed))
+
+
+def loop_resend(front_end: api.ClientLoop, config: Config, original: tuple[ClientItem, ...],
+                media: Mapping[str, torch.Tensor], misses: tuple[tuple[str, ...], ...]
+                ) -> tuple[api.ItemIn, ...] | None:
+    """The resend the client's own loop makes after `misses` (one per attempt so far, the
+    request first sent as `original`), or None if the loop ends before making it."""
+    sent: list[tuple[api.ItemIn, ...]] = []
+
+    def send(items: tuple[api.ItemIn, ...]) -> api.Missed | None:
+        sent.append(tuple(items))
+        if len(sent) <= len(misses):
+            return api.Missed(misses[len(sent) - 1])
+        raise api.LoopStopped
+
+    first = tuple(api.ItemIn(i.identity, codec.media_for(config, i.content) if i.has_data
+                             else None) for i in original)
+    try:
+        front_end.retry_loop(send, first, media, config.max_retries)
+    except api.LoopStopped:
+        return sent[-1]
+    except Exception:  # the loop gave up (re-raised the miss, or its own error)
+        return None
+    return None
 
 
 # -- the mapping: one entry per spec action class ------------------------------------------
@@ -286,11 +360,11 @@ def _clear_engine(impl: Implementation, action: t.P1Clear | t.P1Reset) -> None:
 
 
 ACTION_CALLS: Mapping[type[Action], Call] = dict([
-    _entry(t.Submit, lambda impl, a: impl.attempts.append(Attempt(a.front_end, a.items))),
+    _entry(t.Submit, lambda impl, a: impl.submit(a)),
     _entry(t.P0Handle, _handle),
     _entry(t.P0HandleRejected, _handle),
     _entry(t.P0Process, _process_only),
-    _entry(t.P0UpdateItem, lambda impl, a: impl.update(a.rid, rejected=False)),
+    _entry(t.P0UpdateItem, lambda impl, a: impl.update_item(a.rid)),
     _entry(t.P1Receive, lambda impl, a: impl.receive(a.index)),
     _entry(t.P0ReceiveReply, lambda impl, a: impl.take_reply()),
     _entry(t.Retry, lambda impl, a: impl.retry(a.rid)),

@@ -10,13 +10,14 @@ import contextlib
 import random
 from collections.abc import Iterable, Iterator, Sequence
 
+from model_checks import render
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep.disagreement import Disagreement
-from model_checks.conform.lockstep.driver import Lockstep, spec_steps
+from model_checks.conform.lockstep.disagreement import Disagreement, NotFollowed
+from model_checks.conform.lockstep.driver import Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
 from spec import Config, State
 from spec.fairness import is_quiescent
-from spec.machine import initial, is_enabled
+from spec.machine import initial, is_enabled, step
 from spec.state import ClientItem
 from spec.trace import Step, Trace
 from spec.transitions import ACTION_TYPES, Action, Submit
@@ -30,13 +31,16 @@ def run_actions(
     settle: bool = True,
     engine_factory: EngineFactory | None = None,
     served: bool = False,
+    exact: bool = False,
 ) -> Lockstep:
-    """Run a script in lockstep; actions the spec does not enable (after a macro step or a
-    fault) are skipped. Raises `Disagreement` with `actions` set to the steps taken.
+    """Run a script in lockstep. Raises `Disagreement` with `actions` set to the steps taken.
     `served`: every round trip the implementation's own end-to-end call can take
-    (`Lockstep.served_block`) goes through it."""
+    (`Lockstep.served_block`) goes through it. `exact` (a replay): every action is one spec
+    step, followed as written, or `NotFollowed` names the first one that cannot be driven;
+    otherwise (shrinking, scripts) an action the spec does not enable is skipped."""
     script = list(actions)
     with _session(config, adapter, engine_factory) as run:
+        run.served = served
         index = 0
         while index < len(script):
             if served and run.served_block(script[index:]):
@@ -44,12 +48,35 @@ def run_actions(
                 index += 4
                 continue
             action = script[index]
-            index += 1
-            if is_enabled(config, run.state, action):
-                run.apply(action)
+            if not is_enabled(config, run.state, action):
+                if exact:
+                    raise NotFollowed(index + 1, action, "the spec does not enable it here: "
+                                      "the file is not a trace of its configuration")
+                index += 1
+                continue
+            taken = len(run.spec_steps(action))
+            if exact:
+                _check_atomic(script, index, taken)
+            run.apply(action)
+            index += taken if exact else 1
         if settle:
             run.settle()
     return run
+
+
+def _check_atomic(script: Sequence[Action], index: int, taken: int) -> None:
+    """An atomic update takes `taken` item steps at once: the script must have them there,
+    consecutively, else the step that interleaves cannot be driven."""
+    action = script[index]
+    for offset in range(1, taken):
+        other = script[index + offset] if index + offset < len(script) else None
+        if other != action:
+            where = ("the trace ends" if other is None else
+                     f"step {index + offset + 1} is {render.action(other)}")
+            raise NotFollowed(index + 1, action, (
+                f"the front end's update is atomic (it has no update_item, "
+                f"adapter.ItemUpdates): it takes the {taken} item steps of this update at "
+                f"once, but {where} before its item {offset + 1}"))
 
 
 @contextlib.contextmanager
@@ -64,6 +91,7 @@ def _session(
     except Disagreement as found:
         found.actions = tuple(run.actions)
         found.broken = dict(run.broken)
+        found.served = run.served
         raise
     finally:
         run.close()
@@ -154,7 +182,7 @@ def shrink(
                     continue
                 candidate = actions[:index] + actions[index + width :]
                 tries += 1
-                again = _replay(config, adapter, candidate, engine_factory)
+                again = _replay(config, adapter, candidate, engine_factory, found.served)
                 if again is not None and again.caught_by == best.caught_by and (
                     again.step < best.step
                 ):
@@ -163,16 +191,15 @@ def shrink(
 
 
 def spec_trace(config: Config, actions: Sequence[Action]) -> Trace | None:
-    """The spec's trace of a lockstep script (P0UpdateItem as its macro step), or None if
-    the script is not a valid spec trace as written."""
+    """The spec's trace of a lockstep script (one spec step per action, as `Lockstep.actions`
+    records them), or None if the script is not a valid spec trace as written."""
     state = initial(config)
     steps: list[Step] = []
     for action in actions:
         if not is_enabled(config, state, action):
             return None
-        taken = spec_steps(config, state, action)
-        steps += taken
-        state = taken[-1].state
+        state = step(config, state, action)
+        steps.append(Step(action, state))
     return Trace(config, initial(config), tuple(steps))
 
 
@@ -181,11 +208,13 @@ def _replay(
     adapter: api.Adapter,
     actions: Sequence[Action],
     engine_factory: EngineFactory | None,
+    served: bool,
 ) -> Disagreement | None:
     if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
         return None
     try:
-        run_actions(config, adapter, actions, engine_factory=engine_factory)
+        run_actions(config, adapter, actions, engine_factory=None if served else engine_factory,
+                    served=served)
     except Disagreement as found:
         return found
     return None

@@ -22,7 +22,7 @@ from model_checks.conform import codec
 from model_checks.conform.lockstep.implementation import Implementation
 from spec import Config, Outcome, Stage, State
 from spec import lru as spec_lru
-from spec.state import Message
+from spec.state import Message, Request
 
 Pair = tuple[str, object, object]
 """(observation label, the spec's side, the implementation's side)."""
@@ -169,7 +169,8 @@ class Decoder:
 
 
 def _stage(stage: Stage) -> Stage:
-    # UPDATING is invisible on an implementation whose update is atomic.
+    # UPDATING is shown as PROCESSED on both sides: an implementation whose update is atomic
+    # never shows it, and where items are updated one by one the shadows show the progress.
     return Stage.PROCESSED if stage is Stage.UPDATING else stage
 
 
@@ -215,9 +216,9 @@ def _spec_cache(state: State, cache: spec_lru.Lru) -> object:
 
 
 def _rejections(spec: SpecStep, impl: Implementation) -> list[Pair]:
-    """A request P0's probe rejected in this step: the UUID-only identities the shadow did
-    not hold (the spec's probe, on the state before the step), against the ones the
-    implementation's rejection named, in request order."""
+    """A request rejected as a client error in this step: the identities the spec rejects it
+    for (`_rejected_for`), against the ones the implementation's rejection named, in request
+    order."""
     pairs: list[Pair] = []
     for rid, request in enumerate(spec.state.requests):
         was = spec.before.requests[rid] if rid < len(spec.before.requests) else None
@@ -225,12 +226,31 @@ def _rejections(spec: SpecStep, impl: Implementation) -> list[Pair]:
         if (request.outcome is not Outcome.CLIENT_ERROR or attempt is None or was is None
                 or was.outcome is Outcome.CLIENT_ERROR or attempt.rejected is None):
             continue
-        shadow = spec.before.shadows[request.front_end]
-        spec_side = tuple(i.identity for i in request.items
-                          if not i.has_data and not spec_lru.probe(shadow, i.identity))
-        if spec_side:  # rejected at probe (V3's late misses are rejected at update)
+        spec_side = _rejected_for(spec, was)
+        if spec_side is not None:
             pairs.append((f"rejection of request {rid}", spec_side, attempt.rejected))
     return pairs
+
+
+def _rejected_for(spec: SpecStep, was: Request) -> tuple[str, ...] | None:
+    """Why the spec rejects `was` (the request before the step): at the probe, its UUID-only
+    identities the shadow did not hold; at the first item of its update (V3), its UUID-only
+    probed hits the shadow lost since; at a later item (V3), that item's identity. None where
+    the step started at the first item and failed at a later one (an atomic update took
+    them all): which item failed is then not decided here."""
+    shadow = spec.before.shadows[was.front_end]
+    if was.work is None:
+        return tuple(i.identity for i in was.items
+                     if not i.has_data and not spec_lru.probe(shadow, i.identity))
+    work = was.work
+    if work.done == 0:
+        lost = tuple(i.identity for i, pid in zip(was.items, work.processed, strict=True)
+                     if pid is None and not i.has_data and not spec_lru.probe(shadow, i.identity))
+        if lost:
+            return lost
+    if 0 < work.done < len(work.order):
+        return (was.items[work.order[work.done]].identity,)
+    return None
 
 
 def tagless(config: Config, state: State, impl: Implementation, views: CacheViews) -> bool:
@@ -277,7 +297,8 @@ def cache_pairs(
     return [
         ("requests",
          tuple((r.rid, _stage(r.stage), r.outcome, r.retries) for r in state.requests),
-         tuple((rid, a.stage, a.outcome, a.retries) for rid, a in enumerate(impl.attempts))),
+         tuple((rid, _stage(a.stage), a.outcome, a.retries)
+               for rid, a in enumerate(impl.attempts))),
         ("channel", _spec_channel(config, state), decoder.channel(impl)),
         ("replies", tuple((r.rid, r.missed) for r in state.to_front_end),
          tuple((rid, missed) for rid, _, missed in impl.replies)),

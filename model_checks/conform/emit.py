@@ -1,0 +1,375 @@
+"""`conform ... --emit-pytest DIR`: each failure as a standalone pytest file in the
+implementation's own calls.
+
+The file builds the sides with the user's factory and makes the calls the lockstep made,
+one line per adapter call with the spec step it belongs to as a comment, then asserts the
+broken property (or the observation that differed) on the implementation's own
+observations: S1 on the served tensors' values against their placeholders, S2 on the
+recorded sizes, S3 on a returned fault, a shadow, the receiver, a delivery or the processor
+calls as the spec has them at that step. It imports torch, the adapter's module and
+`model_checks.conform.adapter` (its value types; no spec, no Hypothesis), and embeds the
+harness's processor (`codec`'s layout), so it runs under plain pytest and can be pasted into
+the implementation's suite.
+
+Shrinking: the trace is the shrunk one; then single calls are deleted while the check still
+fails (by an AssertionError, run in this process), so the file has the fewest calls found.
+D9's re-encoding on the channel is a line of its own (`on_the_wire`, not a call). What it
+cannot express (the client's own retry loop, two engines, another observation) gets no file,
+and the reason is printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from model_checks import render
+from model_checks.conform import codec
+from model_checks.conform.adapter import Adapter, ItemUpdates, Setup, build_front_end
+from model_checks.conform.lockstep import spec_trace
+from spec import Config, Drift, Outcome, Stage, State, lru
+from spec import transitions as t
+from spec.state import ClientItem
+from spec.transitions import Action
+
+HEADER = '''"""{title}
+
+Written by `python -m model_checks conform --emit-pytest` from the shrunk trace of
+{where}: each line is one call of the adapter, the spec step as a comment.
+It fails while the implementation {how}.
+"""
+
+import torch
+
+from model_checks.conform import adapter as api
+from {module} import {factory} as factory
+
+BUDGET, VARIANT, FRONT_ENDS = {budget}, {variant!r}, {front_ends}
+PROCESSED = [0]
+
+
+def layout(nbytes):
+    floats, rest = divmod(nbytes, 4)
+    shorts, single = divmod(rest, 2)
+    return [part for part in ((\"pixel_values\", torch.float32, (floats, 1)),
+                              (\"patch_ids\", torch.int16, (shorts,)),
+                              (\"image_grid\", torch.uint8, (single,))) if part[2][0]]
+
+
+def encode(value, size):
+    return {{name: torch.full(shape, value, dtype=dtype) for name, dtype, shape in layout(size)}}
+
+
+def process(media):
+    PROCESSED[0] += 1
+    value, size = (int(v) for v in media.tolist())
+    return encode(value, size), (value, 2 * size + 1)
+
+
+def on_the_wire(message, sizes):
+    """The channel re-encodes each payload to the bytes P1 accounts for it (D9)."""
+    return api.WireMessage(message.request_id, tuple(
+        w if w.payload is None or w.identity not in sizes else api.WireItem(
+            w.identity, encode(code(w.payload), sizes[w.identity]), w.placeholders, w.tag)
+        for w in message.items))
+
+
+def item(identity, code, size):
+    return api.ItemIn(identity, torch.tensor([code, size], dtype=torch.int64))
+
+
+def uuid_only(identity):
+    return api.ItemIn(identity, None)
+
+
+def code(payload):
+    values = {{int(v) for tensor in payload.values() for v in tensor.reshape(-1).tolist()}}
+    return values.pop() if len(values) == 1 else None
+
+
+def missed(delivered):
+    return delivered.identities if isinstance(delivered, api.Missed) else ()
+
+
+def test_{name}():
+    adapter = factory()
+    setup = api.Setup(BUDGET, VARIANT, FRONT_ENDS, process)
+    {front_ends_line}
+    engine = adapter.engine(setup)
+'''
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the test body: `call` (an adapter call, deletable when shrinking) or not."""
+
+    text: str
+    call: bool
+
+
+class Unsupported(Exception):
+    """The trace or the check has no expression in the implementation's calls."""
+
+
+@dataclass
+class _Gen:
+    """The calls of a trace, action by action (the mapping of `lockstep.implementation`)."""
+
+    config: Config
+    item_level: bool
+    lines: list[Line]
+    channel: list[int]
+    replies: list[tuple[int, int]]
+    last_receive: int | None = None
+
+    def items(self, items: Sequence[ClientItem]) -> str:
+        parts = [f"item({i.identity!r}, {codec.code_of(self.config, i.content)}, "
+                 f"{self.config.shadow_bytes(i.content)})" if i.has_data
+                 else f"uuid_only({i.identity!r})" for i in items]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def add(self, text: str, comment: str, call: bool = True) -> None:
+        self.lines.append(Line(f"{text}  # {comment}", call))
+
+    def step(self, action: Action, before: State, after: State, comment: str) -> None:
+        """The calls of one spec step."""
+        if isinstance(action, t.Submit):
+            self.add(f"r{len(before.requests)} = {self.items(action.items)}", comment, False)
+        elif isinstance(action, t.Retry):
+            self.add(f"r{action.rid} = {self.items(after.requests[action.rid].items)}",
+                     comment, False)
+        elif isinstance(action, t.P0Handle | t.P0HandleRejected | t.P0Process):
+            self._handle(action, before, after, comment)
+        elif isinstance(action, t.P0UpdateItem):
+            self._update_item(action, before, after, comment)
+        elif isinstance(action, t.P1Receive):
+            rid = self.channel.pop(action.index)
+            self.add(f"d{rid} = engine.receive(m{rid})", comment)
+            self.replies.append((rid, after.requests[rid].front_end))
+            self.last_receive = rid
+        elif isinstance(action, t.P0ReceiveReply):
+            rid, fe = self.replies.pop(0)
+            self.add(f"fe{fe}.handle_reply(m{rid}.request_id, missed(d{rid}))", comment)
+        else:
+            self._side_event(action, comment)
+
+    def _handle(self, action: t.P0Handle | t.P0HandleRejected | t.P0Process, before: State,
+                after: State, comment: str) -> None:
+        rid = action.rid
+        request = after.requests[rid]
+        fe = request.front_end
+        self.add(f"p{rid} = fe{fe}.probe(r{rid})", comment)
+        shadow = before.shadows[fe]
+        if isinstance(action, t.P0Process) or any(
+                not i.has_data and not lru.probe(shadow, i.identity)
+                for i in before.requests[rid].items):
+            return  # the probe's step, or a rejection at the probe: no update
+        self.add(f"m{rid} = fe{fe}.update(p{rid})", comment)
+        if isinstance(action, t.P0HandleRejected) and request.outcome is Outcome.REJECTED:
+            self.add(f"fe{fe}.abandon(m{rid}.request_id)", comment)
+        elif request.stage is Stage.IN_FLIGHT:
+            self._sent(rid, after, comment)
+
+    def _sent(self, rid: int, after: State, comment: str) -> None:
+        """Request `rid`'s message enters the channel (D9: re-encoded to P1's sizes)."""
+        self.channel.append(rid)
+        if not self.config.enables(Drift.D9):
+            return
+        sizes = {i.identity: self.config.receiver_bytes(i.content)
+                 for i in after.requests[rid].items
+                 if self.config.receiver_bytes(i.content) != self.config.shadow_bytes(i.content)}
+        if sizes:
+            self.add(f"m{rid} = on_the_wire(m{rid}, {sizes!r})", comment, False)
+
+    def _update_item(self, action: t.P0UpdateItem, before: State, after: State,
+                     comment: str) -> None:
+        rid = action.rid
+        fe = after.requests[rid].front_end
+        if self.item_level:
+            self.add(f"m{rid} = fe{fe}.update_item(p{rid})", comment)
+        elif before.requests[rid].stage is Stage.PROCESSED:
+            self.add(f"m{rid} = fe{fe}.update(p{rid})", comment)
+        if after.requests[rid].stage is Stage.IN_FLIGHT:
+            self._sent(rid, after, comment)
+
+    def _side_event(self, action: Action, comment: str) -> None:
+        if isinstance(action, t.ClearBoth):
+            for fe in range(self.config.front_ends):
+                self.add(f"fe{fe}.clear()", comment)
+            self.add("engine.clear()", comment)
+        elif isinstance(action, t.P0Clear | t.P0ClearForReset):
+            self.add(f"fe{action.front_end}.clear()", comment)
+        elif isinstance(action, t.P1Clear | t.P1Reset):
+            self.add("engine.clear()", comment)
+        elif isinstance(action, t.P0Restart):
+            self.add(f"fe{action.front_end}.restart()", comment)
+        elif isinstance(action, t.P1Restart):
+            self.add("engine.restart()", comment)
+        else:
+            raise Unsupported(f"no call for {render.action(action)}")
+
+
+# -- the check -------------------------------------------------------------------------------
+
+
+def _code(config: Config, content: object) -> object:
+    if isinstance(content, tuple):  # ("garbled", ...): no content
+        raise Unsupported("the spec side names no content")
+    return codec.code_of(config, content)  # type: ignore[arg-type]
+
+
+def check_lines(config: Config, caught_by: str, spec_side: object, last_receive: int | None
+                ) -> list[str]:
+    """The assertion of what broke, on the implementation's observations."""
+    fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
+    if caught_by == "S1":
+        if last_receive is None:
+            raise Unsupported("S1 without a delivery")
+        d = f"d{last_receive}"
+        return ["# S1: every tensor handed to the model is of the content its placeholders say",
+                f"assert [(i.identity, code(i.payload)) for i in {d}.inputs] == "
+                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]"]
+    if caught_by == "S2":
+        return ["assert sum(e.size for e in engine.receiver()) <= BUDGET  # S2: P1",
+                f"assert all(sum(e.size for e in f.shadow()) <= BUDGET for f in ({fes},))"
+                "  # S2: every shadow"]
+    if caught_by.startswith("shadow "):
+        index = int(caught_by.split()[1])
+        want = [(e[0], e[1], _code(config, e[2])) for e in _entries(spec_side)]
+        return [f"assert [(e.identity, e.size, e.placeholders[0]) for e in fe{index}.shadow()]"
+                f" == {want!r}  # the shadow the spec has here"]
+    if caught_by == "receiver":
+        want = [(e[0], e[1], _code(config, e[2])) for e in _entries(spec_side)]
+        return [f"assert [(e.identity, e.size, code(e.payload)) for e in engine.receiver()] "
+                f"== {want!r}  # the cache the spec has here"]
+    if caught_by == "delivery":
+        return _delivery_check(config, spec_side)
+    raise Unsupported(f"no assertion on the implementation's calls for {caught_by!r}")
+
+
+def _entries(side: object) -> list[tuple[object, ...]]:
+    entries = list(side) if isinstance(side, tuple) else []
+    if any(not isinstance(e, tuple) or e[0] == "ghost" for e in entries):
+        raise Unsupported("a ghost key has no expression in the adapter's views")
+    return entries
+
+
+def _delivery_check(config: Config, side: object) -> list[str]:
+    if not isinstance(side, tuple) or len(side) != 3:
+        raise Unsupported("a delivery that is not a served or missed request")
+    rid, kind, items = side
+    if kind == "missed":
+        return [f"assert missed(d{rid}) == {tuple(items)!r}  # the miss the spec reports"]
+    want = [(i[0], _code(config, i[1]), _code(config, i[2])) for i in items]
+    return [f"assert [(i.identity, code(i.payload), i.placeholders[0]) for i in d{rid}.inputs]"
+            f" == {want!r}  # what the spec serves"]
+
+
+# -- the file ----------------------------------------------------------------------------------
+
+
+def _body(config: Config, actions: Sequence[Action], item_level: bool
+          ) -> tuple[list[Line], int | None]:
+    trace = spec_trace(config, actions)
+    if trace is None:
+        raise Unsupported("the actions are not a trace of the spec")
+    if config.engines != 1:
+        raise Unsupported("a second engine behind a router has no calls")
+    gen = _Gen(config, item_level, [], [], [])
+    for number, (before, taken) in enumerate(zip(trace.states(), trace.steps,
+                                                 strict=False), start=1):
+        gen.step(taken.action, before, taken.state, f"{number}. {render.action(taken.action)}")
+    return gen.lines, gen.last_receive
+
+
+def source(adapter_path: str, config: Config, lines: Sequence[Line], check: Sequence[str],
+           title: str, where: str, how: str, name: str) -> str:
+    module, _, factory = adapter_path.partition(":")
+    fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
+    head = HEADER.format(title=title, where=where, how=how, module=module, factory=factory,
+                         budget=config.budget, variant=config.variant.name,
+                         front_ends=config.front_ends, name=name,
+                         front_ends_line=f"{fes}, = [adapter.front_end(setup, i) "
+                         "for i in range(FRONT_ENDS)]")
+    body = "".join(f"    {line.text}\n" for line in lines)
+    return head + body + "".join(f"    {line}\n" for line in check)
+
+
+def fails(text: str, name: str) -> bool:
+    """Whether the test in `text` fails by an AssertionError when run in this process."""
+    namespace: dict[str, object] = {"__name__": "emitted"}
+    try:
+        exec(compile(text, "<emitted>", "exec"), namespace)
+        test = namespace[f"test_{name}"]
+    except Exception:
+        return False
+    if not callable(test):
+        return False
+    try:
+        test()
+    except AssertionError:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+@dataclass(frozen=True)
+class Emitted:
+    """A file's text and its number of implementation calls, or why there is none."""
+
+    text: str | None
+    calls: int
+    why: str = ""
+
+
+def emit(adapter: Adapter, adapter_path: str, config: Config, actions: Sequence[Action],
+         caught_by: str, spec_side: object, *, title: str, where: str, name: str) -> Emitted:
+    """The shrunk pytest file for a failure of `caught_by` at the last of `actions`."""
+    setup = Setup(config.budget, config.variant.name, config.front_ends, codec.process_media)
+    item_level = isinstance(build_front_end(adapter, setup, 0), ItemUpdates)
+    how = f"breaks {caught_by}" if caught_by[:1] in "SLH" else f"differs in {caught_by}"
+    try:
+        lines, last = _body(config, actions, item_level)
+        check = check_lines(config, caught_by, spec_side, last)
+    except Unsupported as why:
+        return Emitted(None, 0, str(why))
+    text = source(adapter_path, config, lines, check, title, where, how, name)
+    if not fails(text, name):
+        return Emitted(None, 0, "its calls do not reproduce the failure in one process")
+    for index in range(len(lines) - 1, -1, -1):
+        if not lines[index].call:
+            continue
+        shorter = lines[:index] + lines[index + 1:]
+        candidate = source(adapter_path, config, shorter, check, title, where, how, name)
+        if fails(candidate, name):
+            lines, text = shorter, candidate
+    return Emitted(text, sum(line.call for line in lines))
+
+
+def write(directory: Path, name: str, emitted: Emitted) -> Path | None:
+    """Write `test_<name>.py` into `directory` (made if missing); None if nothing to write."""
+    if emitted.text is None:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"test_{name}.py"
+    path.write_text(emitted.text)
+    return path
+
+
+def emit_all(directory: Path, adapter: Adapter, adapter_path: str,
+             failures: Sequence[tuple[str, str, Config, Sequence[Action], str, object]]
+             ) -> list[str]:
+    """One file per failure (name, where, configuration, actions, caught by, spec side);
+    the lines that say what was written, or why nothing was."""
+    said = []
+    for name, where, config, actions, caught_by, spec_side in failures:
+        emitted = emit(adapter, adapter_path, config, actions, caught_by, spec_side,
+                       title=f"{caught_by} on {adapter.name}, as conform found it in {where}",
+                       where=where, name=name)
+        path = write(directory, name, emitted)
+        said.append(f"pytest file for {caught_by} ({where}): {path} ({emitted.calls} "
+                    "implementation calls)" if path is not None else
+                    f"no pytest file for {caught_by} ({where}): {emitted.why}")
+    return said

@@ -1,0 +1,161 @@
+"""`conform --replay TRACE`: one trace file followed step for step against an implementation.
+
+The replay is exact: every spec step of the file is one implementation step (an atomic
+update's item steps, consecutive in the file, are its one `update`; a round trip the file's
+job drove through the implementation's end-to-end call is that call again). A step it cannot
+drive stops the replay there, named with the reason, with its own result and exit code
+(`exits.EXIT_NOT_FOLLOWED`): a trace that was not followed is never reported as kept.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from model_checks import render
+from model_checks.conform.adapter import Adapter, supports
+from model_checks.conform.exits import (
+    EXIT_FAIL,
+    EXIT_NOT_FOLLOWED,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WEAKNESS,
+)
+from model_checks.conform.lockstep import (
+    Broken,
+    Disagreement,
+    EngineFactory,
+    NotFollowed,
+    run_actions,
+)
+from model_checks.conform.notation import wrap
+from model_checks.trace_file import BadTraceFile, Replayed, replay_file
+from spec import Config, Trace, describe_environment, registry
+from spec.transitions import Action
+
+Emit = Callable[[Sequence[tuple[str, str, Config, Sequence[Action], str, object]]], None]
+"""`--emit-pytest`'s writer: failures as (name, where, configuration, actions, caught by,
+the spec's side)."""
+
+
+def _conformance_meta(path: Path) -> dict[str, Any]:
+    """`#meta.conformance` of a trace conform wrote ({} for any other trace file)."""
+    meta = json.loads(path.read_text()).get("#meta", {})
+    found = meta.get("conformance", {}) if isinstance(meta, dict) else {}
+    return found if isinstance(found, dict) else {}
+
+
+def _load(adapter: Adapter, path: Path) -> tuple[Replayed, bool] | str:
+    """The replayed file and whether its job was served, or the usage error."""
+    try:
+        replayed = replay_file(path)
+    except BadTraceFile as error:
+        return f"--replay: {error}"
+    config = replayed.trace.config
+    if not supports(adapter, config.variant.name):
+        return f"--replay: adapter {adapter.name} does not support {config.variant.name}"
+    return replayed, bool(_conformance_meta(path).get("served", False))
+
+
+def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | None,
+                 required: frozenset[str], emit: Emit | None = None) -> int:
+    """The trace's steps in lockstep against the implementation (not settled: the file is
+    the whole run), after its step table. Exit 1 when it reproduces a disagreement or a
+    regression; 4 when it reproduces the property the file records (or a `--require`d one)
+    broken as the variant breaks it; 5 when a step cannot be driven (nothing after it
+    judged); 0 when every step was followed and agreed and none of those broke; 2 when the
+    file cannot be read or the adapter lacks its variant. `emit` (`--emit-pytest`) gets the
+    replay's disagreement and broken properties."""
+    loaded = _load(adapter, path)
+    if isinstance(loaded, str):
+        print(f"error: {loaded}", file=sys.stderr)
+        return EXIT_USAGE
+    replayed, served = loaded
+    config, trace = replayed.trace.config, replayed.trace
+    actions = [s.action for s in trace.steps]
+    recorded = replayed.property_id
+    how = ", its round trips through the end-to-end call (engine in this process)" if (
+        served) else ""
+    print("\n".join(wrap([
+        f"replaying {path} ({config.variant.name}, environment "
+        f"{describe_environment(config.environment)}, {len(actions)} spec steps; it records "
+        f"{recorded}) in lockstep against {adapter.name}{how}"])))
+    print(step_table(trace))
+    try:
+        if config.engines != 1:
+            raise NotFollowed(1, None, f"the configuration has {config.engines} engines "
+                              "behind a router; the adapter interface drives one engine")
+        run = run_actions(config, adapter, actions, settle=False, served=served, exact=True,
+                          engine_factory=None if served else engine_factory)
+        found, failure = run.broken, None
+    except NotFollowed as stopped:
+        return _not_followed(adapter, stopped, len(actions))
+    except Disagreement as disagreement:
+        found, failure = disagreement.broken, disagreement
+    if failure is not None:
+        print(failure.report())
+    else:
+        print(f"followed: every one of the {len(actions)} spec steps driven and agreed")
+    _print_broken(found)
+    if emit is not None:
+        where = f"the replay of {path.name}"
+        failures = [("conform_replay_disagreement", where, config,
+                     failure.actions[:failure.step], failure.caught_by, failure.spec_side)
+                    ] if failure is not None else []
+        failures += [(f"conform_replay_{p}", where, config, b.actions, p, None)
+                     for p, b in sorted(found.items())]
+        emit(failures)
+    return _result(config.variant.name, recorded, required, found, failure, len(actions))
+
+
+def _not_followed(adapter: Adapter, stopped: NotFollowed, total: int) -> int:
+    print("\n".join(wrap([f"NOT FOLLOWED at step {stopped.step} of {total}: {stopped}"])))
+    print(f"RESULT: NOT FOLLOWED: step {stopped.step} of {total} cannot be driven on "
+          f"{adapter.name} (exit {EXIT_NOT_FOLLOWED})")
+    return EXIT_NOT_FOLLOWED
+
+
+def _print_broken(found: dict[str, Broken]) -> None:
+    for prop in registry():
+        if prop.id in found:
+            b = found[prop.id]
+            how = "as the spec does" if b.spec_too else "where the spec keeps it"
+            print("\n".join(wrap([f"  {prop.id}: BROKEN by the implementation at step "
+                                  f"{b.step}, {how}: {b.reason}"])))
+
+
+def _result(variant: str, recorded: str, required: frozenset[str], found: dict[str, Broken],
+            failure: Disagreement | None, total: int) -> int:
+    """The RESULT line and the exit code of a replay that was followed (or disagreed)."""
+    wanted = required | ({recorded} if recorded in {p.id for p in registry()} else set())
+    if failure is not None:
+        what = "REGRESSION" if failure.caught_by in found else "DISAGREEMENT"
+        print(f"RESULT: REPRODUCED {what}: caught by {failure.caught_by} at step "
+              f"{failure.step} (exit {EXIT_FAIL})")
+        return EXIT_FAIL
+    broke = sorted(wanted.intersection(found))
+    if broke:
+        print(f"RESULT: REPRODUCED INHERITED WEAKNESS: {', '.join(broke)} broken as "
+              f"{variant} breaks it (exit {EXIT_WEAKNESS})")
+        return EXIT_WEAKNESS
+    said = ", ".join(sorted(wanted)) or "no property asked for"
+    print(f"RESULT: NOT REPRODUCED: all {total} steps followed and agreed; kept on this "
+          f"trace: {said} (exit {EXIT_OK})")
+    return EXIT_OK
+
+
+def step_table(trace: Trace) -> str:
+    """The spec's step table in the one notation, one step per line and its state after it
+    on the next, each within 100 columns (`render.step_rows`; legend: docs/notation.md)."""
+    lines = ["  #  action, then the state after it (shadow | P1 | to P1 | to P0 | P1 did)"]
+    for row in render.step_rows(trace):
+        number, action, *columns = row
+        lines.append(f"{number:>3}  {action}")
+        state = "  ".join(f"{h}: {c}" for h, c in zip(render.HEADERS[2:], columns,
+                                                         strict=True) if c)
+        lines.append(f"       {state}")
+    line = render.processings(trace.final)
+    return "\n".join(wrap([*lines, *([f"  {line}"] if line else [])]))
