@@ -172,7 +172,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
                     outgoing, present, strict=True) if not held and each.item is None])
                 if not late or stuck or not self._variant.late_miss_reprocess:
                     return self._resolve(outgoing, present, process)
-                _reject_unprocessable_late_misses(outgoing, lru, process)
+                self._reject_unprocessable_late_misses(outgoing, process)
             # The processor is user code: run it outside the lock (it may take seconds, or
             # call back into this cache), then look again: what changed meanwhile is met
             # as the spec's late miss is (a hit lost meanwhile is processed in the next
@@ -261,18 +261,15 @@ class SenderCache(GuardedCache[ShadowEntry]):
         if type(items) is not tuple:
             items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         tagged = self._variant.tagged
-        for item in items:
-            _check_wire_item(item, tagged)
+        _check_wire_items(items, tagged)
         with self._lock:
             return _drop_retracted(self._lru, items, tagged)
 
     def _retract_locked(self, items: tuple[WireItem, ...]) -> int:
         """``retract`` inside the lock (the front end's trusted path shares it): every item
         checked, then the drops."""
-        tagged = self._variant.tagged
-        for item in items:
-            _check_wire_item(item, tagged)
-        return _drop_retracted(self._lru, items, tagged)
+        _check_wire_items(items, self._variant.tagged)
+        return _drop_retracted(self._lru, items, self._variant.tagged)
 
     def _check_entry(self, identity: str, entry: ShadowEntry) -> None:
         """Entries hold metadata only, tagged iff the variant is."""
@@ -309,6 +306,11 @@ class SenderCache(GuardedCache[ShadowEntry]):
         if process is None:
             raise _no_processor([outgoing.identity])
         return run_processor(process, outgoing.content)
+
+    def _reject_unprocessable_late_misses(
+        self, outgoing: Sequence[Outgoing], process: Processor | None
+    ) -> None:
+        _reject_unprocessable_late_misses(outgoing, self._lru, process)
 
     def _reprocess_late_misses(
         self, outgoing: tuple[Outgoing, ...], late: frozenset[str], process: Processor | None
@@ -348,6 +350,11 @@ def _no_processor(identities: list[str]) -> BadInputValueError:
         f"got late misses {short_list(identities)} and no processor, "
         "expected a processor to reprocess them"
     )
+
+
+def _check_wire_items(items: tuple[WireItem, ...], tagged: bool) -> None:
+    for item in items:
+        _check_wire_item(item, tagged)
 
 
 def _check_wire_item(item: object, tagged: bool) -> None:
