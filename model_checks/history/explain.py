@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from model_checks.history.instance import Instance, NeedsDrift, instance_of
 from model_checks.history.record import Call, History
-from model_checks.history.steps import Move, end_of, moves
-from spec import Drift, State, initial
+from model_checks.history.steps import DONE_AFTER_P0, Move, end_of, moves, submitted
+from spec import Drift, State
 from spec.transitions import Action
 
 
@@ -82,6 +82,7 @@ class _Search:
     ends: tuple[int, ...] = ()
     seen: set[tuple[State, tuple[int, ...], tuple[int, ...]]] = field(default_factory=set)
     explored: int = 0
+    submits: tuple[tuple[int, Action], ...] = ()
 
     def __post_init__(self) -> None:
         self.ends = tuple(end_of(c) for c in self.calls)
@@ -89,18 +90,26 @@ class _Search:
 
     def eligible(self, progress: tuple[int, ...]) -> Iterator[int]:
         """Calls that may take their next part now (no other unfinished call returned
-        before their invocation), the earliest to return first: a call's parts then tend
-        to be taken together, just before its response, which is where a call whose
-        waiting ends early (an awaited processing) takes effect."""
+        before their invocation), in the order to try: by the part's hint where the call
+        has one, else by the call's response (a call whose waiting ends early, an awaited
+        processing, takes effect just before it returns)."""
         unfinished = [n for n in self.by_return if progress[n] < self.ends[n]]
         if not unfinished:
             return
         first = self.calls[unfinished[0]].returned
         second = self.calls[unfinished[1]].returned if len(unfinished) > 1 else None
+        ready = []
         for n in unfinished:
             bound = second if n == unfinished[0] else first
             if bound is None or self.calls[n].invoked < bound:
-                yield n
+                ready.append(n)
+        yield from sorted(ready, key=lambda n: self._when(n, progress[n]))
+
+    def _when(self, n: int, progress: int) -> int:
+        call = self.calls[n]
+        part = 0 if progress < DONE_AFTER_P0 else progress - 1
+        hint = call.hints[part] if part < len(call.hints) else None
+        return call.returned if hint is None else hint
 
     def children(self, state: State, progress: tuple[int, ...], rids: tuple[int, ...]
                  ) -> Iterator[tuple[int, Move]]:
@@ -112,7 +121,8 @@ class _Search:
         """A path of moves that completes every call, or None; `_OverLimit` past the
         limit."""
         size = len(self.calls)
-        start = (initial(self.instance.config), (0,) * size, (-1,) * size)
+        state, self.submits, given = submitted(self.instance, self.calls)
+        start = (state, (0,) * size, tuple(given.get(c.number, -1) for c in self.calls))
         path: list[tuple[int, Move]] = []
         stack = [(start, self.children(*start))]
         self.seen.add(start)
@@ -143,16 +153,17 @@ def _set(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
     return (*values[:index], value, *values[index + 1:])
 
 
-def _explained(instance: Instance, path: list[tuple[int, Move]], explored: int,
-               calls: tuple[Call, ...]) -> Explained:
-    steps = tuple((calls[n].number, action) for n, move in path for action in move.actions)
+def _explained(search: _Search, path: list[tuple[int, Move]]) -> Explained:
+    instance, calls = search.instance, search.calls
+    steps = search.submits + tuple(
+        (calls[n].number, action) for n, move in path for action in move.actions)
     drift: Counter[Drift] = Counter({d: 0 for d in instance.needs})
     for _, action in steps:
         source = action.drift_event()
         if source is not None:
             drift[source] += 1
     reordered = sum(move.reordered for _, move in path)
-    return Explained(steps, dict(drift), reordered, explored)
+    return Explained(steps, dict(drift), reordered, search.explored)
 
 
 def explain(history: History, environment: frozenset[Drift], limit: Limit = Limit()
@@ -170,7 +181,7 @@ def explain(history: History, environment: frozenset[Drift], limit: Limit = Limi
     if path is None:
         return Unexplained("no order of spec steps within the calls' intervals produces "
                            "what they observed", search.explored)
-    return _explained(instance, path, search.explored, history.calls)
+    return _explained(search, path)
 
 
 @dataclass(frozen=True)

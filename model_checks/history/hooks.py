@@ -12,8 +12,8 @@ real preemption is not reproducible from the seed (the report says so).
 The reference's sides get the hook from this module (`install_reference`), without a line
 of reference/ changed: their caches' locks become the schedule's, and each cache's order
 (the `OrderedDict` behind its LRU, `ByteLru._order`) becomes a `PointedOrder`, which places
-a point in each of its moves and removals and reports every `popitem` (the LRU's eviction
-step) as an eviction.
+a point in each of its moves and removals, reports every `popitem` (the LRU's eviction
+step) as an eviction and every access as a hint of when the call was at that side.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class Hooks:
 
     scheduler: Scheduler | None
     report: Callable[[str, str], None]
+    touched: Callable[[str], None] = lambda side: None
 
     def point(self) -> None:
         if self.scheduler is not None:
@@ -45,6 +46,11 @@ class Hooks:
 
     def evicted(self, side: str, identity: str) -> None:
         self.report(side, identity)
+
+    def effect(self, side: str) -> None:
+        """The current call read or changed `side`'s cache ("p0" or "p1"): a hint of
+        when (`Call.hints`)."""
+        self.touched(side)
 
 
 @runtime_checkable
@@ -65,15 +71,30 @@ class PointedOrder(OrderedDict[Any, Any]):
     def move_to_end(self, key: Any, last: bool = True) -> None:
         self.hooks.point()
         super().move_to_end(key, last)
+        self.hooks.effect(self.side)
+
+    def __contains__(self, key: object) -> bool:
+        self.hooks.effect(self.side)
+        return super().__contains__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.hooks.effect(self.side)
+        return super().get(key, default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.hooks.effect(self.side)
 
     def pop(self, key: Any, *default: Any) -> Any:
         value = super().pop(key, *default)
+        self.hooks.effect(self.side)
         self.hooks.point()
         return value
 
     def popitem(self, last: bool = True) -> tuple[Any, Any]:
         key, value = super().popitem(last)
         self.hooks.evicted(self.side, str(key))
+        self.hooks.effect(self.side)
         self.hooks.point()
         return key, value
 

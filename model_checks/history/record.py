@@ -78,10 +78,17 @@ class Result:
     evicted_p1: tuple[str, ...] | None = None
 
 
+HINTS = ("p0", "p1", "reply")
+"""The parts of a serve call a hint may time (docs/history.md)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One call: `number` (its position in the log), `client`, `side`, `op`, `items`,
-    `invoked` < `returned` (the client's clock), `result`."""
+    `invoked` < `returned` (the client's clock), `result`; `hints`: when, on the same clock,
+    the call last accessed P0's cache before the engine, the engine's cache, and P0's cache
+    after it (the reply), where the yield hook saw it (a search order, never a constraint;
+    None: not seen)."""
 
     number: int
     client: str
@@ -91,6 +98,7 @@ class Call:
     invoked: int
     returned: int
     result: Result
+    hints: tuple[int | None, int | None, int | None] = (None, None, None)
 
     @property
     def front_end(self) -> int:
@@ -127,8 +135,8 @@ class History:
 
 def renumbered(calls: Iterable[Call]) -> tuple[Call, ...]:
     """`calls` with `number` set to their position."""
-    return tuple(Call(n, c.client, c.side, c.op, c.items, c.invoked, c.returned, c.result)
-                 for n, c in enumerate(calls))
+    return tuple(Call(n, c.client, c.side, c.op, c.items, c.invoked, c.returned, c.result,
+                      c.hints) for n, c in enumerate(calls))
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -152,13 +160,17 @@ def _result_json(result: Result) -> dict[str, Any]:
 
 def call_json(call: Call) -> dict[str, Any]:
     """One call as its log line's object."""
-    return {
+    data = {
         "call": call.number, "client": call.client, "side": call.side, "op": call.op,
         "items": [{"identity": i.identity, "content": i.content, "bytes": i.bytes,
                    "media": i.media} for i in call.items],
         "invoked": call.invoked, "returned": call.returned,
         "result": _result_json(call.result), "text": call_text(call),
     }
+    hints = {name: t for name, t in zip(HINTS, call.hints, strict=True) if t is not None}
+    if hints:
+        data["hints"] = hints
+    return data
 
 
 def header_json(header: Header) -> dict[str, Any]:
@@ -307,7 +319,15 @@ def parse_call(data: object, line: int, number: int, front_ends: int) -> Call:
           f"got invoked {invoked} and returned {returned}, expected invoked < returned")
     return Call(number, _str(data, "client", line), side, op,
                 tuple(_item(i, line) for i in items), invoked, returned,
-                parse_result(data.get("result"), line))
+                parse_result(data.get("result"), line), _hints(data.get("hints", {}), line))
+
+
+def _hints(data: object, line: int) -> tuple[int | None, int | None, int | None]:
+    _need(isinstance(data, dict) and set(data) <= set(HINTS), line,
+          f"got hints {data!r:.60}, expected an object with keys among {', '.join(HINTS)}")
+    assert isinstance(data, dict)
+    values = tuple(None if data.get(n) is None else _int(data, n, line) for n in HINTS)
+    return values  # type: ignore[return-value]
 
 
 def parse_log(text: str) -> History:

@@ -81,6 +81,7 @@ class Recorder:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._evicted: dict[str, dict[str, list[str]]] = {}
+        self._phases: dict[str, list[tuple[str, int]]] = {}
 
     def open(self) -> int:
         """How many calls have begun and not ended."""
@@ -92,8 +93,20 @@ class Recorder:
         with self._lock:
             ordered = sorted(self.calls, key=lambda c: c.invoked)
         return History(self.header, tuple(
-            Call(n, c.client, c.side, c.op, c.items, c.invoked, c.returned, c.result)
+            Call(n, c.client, c.side, c.op, c.items, c.invoked, c.returned, c.result, c.hints)
             for n, c in enumerate(ordered)))
+
+    def touched(self, side: str) -> None:
+        """The yield hook's report: the current client's call changed `side`'s cache now."""
+        with self._lock:
+            phases = self._phases.get(client_name())
+            if phases is None:
+                return
+        now = self.clock()
+        if phases and phases[-1][0] == side:
+            phases[-1] = (side, now)
+        else:
+            phases.append((side, now))
 
     def evicted(self, side: str, identity: str) -> None:
         """The yield hook's report: the current client's call evicted `identity`."""
@@ -105,6 +118,7 @@ class Recorder:
     def begin(self) -> int:
         with self._lock:
             self._evicted[client_name()] = {}
+            self._phases[client_name()] = []
         return self.clock()
 
     def end(self, side: str, op: str, items: tuple[Item, ...], invoked: int,
@@ -112,12 +126,13 @@ class Recorder:
         returned = self.clock()
         with self._lock:
             evicted = self._evicted.pop(client_name(), {})
+            hints = _hints(self._phases.pop(client_name(), []))
             if op == "serve" and self.reports_evictions:
                 result = Result(result.kind, result.identities, result.inputs, result.fault,
                                 result.detail, tuple(evicted.get("p0", ())),
                                 tuple(evicted.get("p1", ())))
             self.calls.append(Call(len(self.calls), client_name(), side, op, items, invoked,
-                                   returned, result))
+                                   returned, result, hints))
 
     def items(self, items: tuple[api.ItemIn, ...]) -> tuple[Item, ...]:
         recorded = tuple(self.labels.item(i, lambda k: self.sizes.get(k, 1)) for i in items)
@@ -143,6 +158,19 @@ class Recorder:
 
     def engine(self, side: api.EngineSide) -> RecordingEngine:
         return RecordingEngine(side, self)
+
+
+def _hints(phases: list[tuple[str, int]]) -> tuple[int | None, int | None, int | None]:
+    """(P0 before the engine, the engine, P0 after it): the last time of each phase."""
+    p0 = p1 = reply = None
+    for side, time_ in phases:
+        if side == "p0" and p1 is None:
+            p0 = time_
+        elif side == "p1":
+            p1 = time_
+        elif side == "p0":
+            reply = time_
+    return p0, p1, reply
 
 
 def _event(recorder: Recorder, side: str, op: str, call: Callable[[], object]) -> object:

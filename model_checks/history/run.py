@@ -46,7 +46,7 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     checked = checked_environment(env)
     mode = f"{args.threads} threads" if args.threads else f"{args.tasks} asyncio tasks"
     print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
-          f"{cmd.env_text(env)}; concurrent clients add D1 and D6: checked in "
+          f"{cmd.env_text(env)}; concurrent clients add D1: checked in "
           f"{cmd.env_text(checked)})")
     explained: list[Explained] = []
     breaks: dict[str, list[int]] = {}
@@ -92,4 +92,4 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     if not explained:
         print("RESULT: NOTHING CHECKED: 0 histories (exit 1)")
         return cmd.EXIT_FAIL
-    return cmd.final_explained(breaks, cmd.required_of(args), "the histories")
+    return cmd.final_explained(breaks, cmd.required_of(args), "every history is")

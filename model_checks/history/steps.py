@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from model_checks.history.instance import Instance
 from model_checks.history.record import Call, Result
-from spec import Drift, State, step
+from spec import Drift, State, initial, step
 from spec import lru as spec_lru
 from spec.state import FaultKind, Outcome, Stage
 from spec.transitions import (
@@ -82,7 +82,7 @@ def moves(instance: Instance, state: State, call: Call, progress: int, rid: int
     if call.op != "serve":
         yield from _event(instance, state, call)
     elif progress == 0:
-        yield from _start(instance, state, call)
+        yield from _start(instance, state, call, rid)
     elif progress == 1:
         yield from _finish_update(instance, state, call, rid)
     elif progress == DONE_AFTER_P0:
@@ -108,25 +108,40 @@ def _event(instance: Instance, state: State, call: Call) -> Iterator[Move]:
         yield Move((action,), after, 1, -1)
 
 
-def _start(instance: Instance, state: State, call: Call) -> Iterator[Move]:
-    submit = Submit(instance.items[call.number], call.front_end)
-    submitted = _step(instance, state, submit)
-    if submitted is None:
-        return
-    rid = len(submitted.requests) - 1
-    handled = _step(instance, submitted, P0Handle(rid))
+def submitted(instance: Instance, calls: tuple[Call, ...]
+              ) -> tuple[State, tuple[tuple[int, Action], ...], dict[int, int]]:
+    """The state from which a history is explained: every serve call's request submitted
+    (`Submit`, in log order), so that a request's id is its call's rank among the serve
+    calls whatever order the search takes them in, and orders that differ only in when a
+    request arrived meet in one search node. Returns the state, the submit steps (call
+    number, action) and each serve call's request id."""
+    state = initial(instance.config)
+    steps: list[tuple[int, Action]] = []
+    rids: dict[int, int] = {}
+    for call in calls:
+        if call.op != "serve":
+            continue
+        submit = Submit(instance.items[call.number], call.front_end)
+        state = step(instance.config, state, submit)
+        rids[call.number] = len(state.requests) - 1
+        steps.append((call.number, submit))
+    return state, tuple(steps), rids
+
+
+def _start(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:
+    handled = _step(instance, state, P0Handle(rid))
     if handled is not None and _p0_matches(call.result, state, handled, rid, call.front_end):
-        yield Move((submit, P0Handle(rid)), handled, _after_p0(handled), rid)
+        yield Move((P0Handle(rid),), handled, _after_p0(handled), rid)
     if not instance.config.enables(Drift.D6):
         return
-    processed = _step(instance, submitted, P0Process(rid))
+    processed = _step(instance, state, P0Process(rid))
     if processed is None:
         return
     if processed.requests[rid].stage is Stage.DONE:  # a client error at the probe
         if _p0_matches(call.result, state, processed, rid, call.front_end):
-            yield Move((submit, P0Process(rid)), processed, DONE_AFTER_P0, rid)
+            yield Move((P0Process(rid),), processed, DONE_AFTER_P0, rid)
         return
-    yield Move((submit, P0Process(rid)), processed, 1, rid)
+    yield Move((P0Process(rid),), processed, 1, rid)
 
 
 def _finish_update(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:
