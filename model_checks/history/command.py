@@ -176,6 +176,10 @@ def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace
     except LogError as error:
         return usage(f"--check-log {path}: {error}")
     checked = _log_environment(history, env)
+    if not history.calls:
+        print(f"history check of {path}: the log holds no call")
+        print(f"RESULT: NOTHING CHECKED: 0 calls (exit {EXIT_FAIL})")
+        return EXIT_FAIL
     clients = len({c.client for c in history.calls})
     print(f"history check of {path}: {len(history.calls)} calls by {clients} clients "
           f"(variant {history.header.variant}, budget {history.header.budget}, "

@@ -240,8 +240,9 @@ def _strings(value: object, line: int, what: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _int(data: Mapping[str, Any], key: str, line: int, minimum: int = 0) -> int:
-    value = data.get(key)
+def _int(data: Mapping[str, Any], key: str, line: int, minimum: int = 0,
+         default: int | None = None) -> int:
+    value = data.get(key, default)
     _need(type(value) is int and value >= minimum, line,
           f"got {key} {value!r:.40}, expected an int >= {minimum}")
     assert isinstance(value, int)
@@ -270,7 +271,7 @@ def parse_header(data: object, line: int = 1) -> Header:
     source = data.get("source", "")
     _need(isinstance(source, str), line, f"got source {source!r:.40}, expected a string")
     return Header(_str(data, "variant", line, VARIANT_NAMES), _int(data, "budget", line, 1),
-                  _int(data, "front_ends", line, 1), environment, source)
+                  _int(data, "front_ends", line, 1, 1), environment, source)
 
 
 def _item(data: object, line: int) -> Item:

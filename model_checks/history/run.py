@@ -93,3 +93,15 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
         print("RESULT: NOTHING CHECKED: 0 histories (exit 1)")
         return cmd.EXIT_FAIL
     return cmd.final_explained(breaks, cmd.required_of(args), "every history is")
+
+
+def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift],
+                           threads: int, seeds: range) -> int | None:
+    """The first seed of `seeds` whose threaded history the spec does not explain in
+    `env` (with what concurrency adds), or None: how a mutant is killed by this check."""
+    for seed in seeds:
+        run = run_threads(adapter, variant, env, threads, seed)
+        if run.errors or isinstance(explain(run.history, checked_environment(env), cmd.LIMIT),
+                                    Unexplained):
+            return seed
+    return None
