@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from model_checks.conform.adapter import Adapter, AdapterError, load_adapter, supports
-from model_checks.history import command as cmd
+from model_checks.history import report as cmd
 from model_checks.history.concurrent import Run, checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Explained, Undecided, Unexplained, explain
 from spec import Drift
