@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from model_checks.cells import environment_text
 from model_checks.conform.profiles import PROFILES
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
+from model_checks.history import command as history
 from spec import VARIANT_NAMES, property_ids
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run one trace file (as written beside --json, or by simulate) "
                         "in lockstep against the implementation, print its step table, exit "
                         "non-zero if it reproduces a disagreement or the property it records")
+    history.add_arguments(parser)  # --threads, --tasks, --check-log (model_checks/history)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if history.wanted(args):
+        return history.run(args)
     try:
         required = _required(args.require)
         allowed = _environment(args.environment)

@@ -4,7 +4,8 @@ independent set mutated P1, and the reverse), the exact-fit boundary of "cache i
 recency moved the wrong way, tags that stop naming a processing, a front end that processes
 more than its misses, a success reply that invalidates, `serve`'s own handling of a miss
 (caught since conformance also drives the implementation's end-to-end call, `EndToEnd`), and
-a lock removed from one method, which sequential lockstep cannot see (`BLIND`).
+a lock removed from one method, which sequential lockstep cannot see (`KILLED_BY_THREADS`: the
+threaded history check kills it).
 
 None is in `model_checks.conform.mutants` or `model_checks.conform.reference_mutants`; each is
 a subclass changing one method by one decision (reference/ is never edited). `BLIND` names
@@ -299,11 +300,10 @@ SERVING_MUTANTS: tuple[ImplMutant, ...] = (
                 front_end=front_end_with(UnlockedInvalidate)),
 )
 
-BLIND: dict[str, str] = {
-    "invalidate-unlocked": (
-        "lockstep calls one method at a time from one thread; a missing lock needs the "
-        "concurrent mode (several clients in threads, the history explained by the spec)"
-    ),
-}
+BLIND: dict[str, str] = {}
 """Mutants conformance cannot reach by construction, and why (its blind spots, not
 equivalent mutants)."""
+
+KILLED_BY_THREADS: tuple[str, ...] = ("invalidate-unlocked",)
+"""Mutants lockstep (one method at a time, one thread) cannot reach and the threaded history
+check kills (`conform --threads`; tests/history/test_history_threads.py)."""

@@ -1,0 +1,124 @@
+"""`conform --threads N`, `conform --tasks N` and `conform --check-log FILE`: the history
+checks, reached from the conform command (`add_arguments`, `wanted`, `run`).
+
+Exit codes, one final `RESULT:` line each (as conform's):
+
+- 0 `RESULT: EXPLAINED`: every history (every seeded schedule, or the log) is explained by
+  spec steps in the environment checked, and no required property broke;
+- 1 `RESULT: NOT EXPLAINED`: a history has no explanation; its shortest unexplained prefix is
+  printed as swim lanes and written as a log that `--check-log` replays (also a run in which
+  a client raised, e.g. a deadlock of the schedule);
+- 2 usage error, one line on stderr (an unreadable or malformed log changes nothing);
+- 3 `RESULT: UNDECIDED`: the search reached its node limit (never reported as explained), or
+  the schedule stopped (a thread blocked outside it);
+- 4 `RESULT: EXPLAINED, BUT INHERITED WEAKNESS`: explained, and a `--require`d property
+  observed broken (S1 on the served tensors and placeholders, S3 a fault) as the variant's
+  spec breaks it there too.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from model_checks.environment_arg import BadEnvironment, parse_environment
+from model_checks.history.explain import Undecided, Unexplained, explain
+from model_checks.history.record import History, LogError, read_log
+from model_checks.history.report import (
+    EXIT_FAIL,
+    EXIT_UNDECIDED,
+    LIMIT,
+    env_text,
+    final_explained,
+    observed_breaks,
+    report_unexplained,
+    required_of,
+    usage,
+    verdict_lines,
+)
+from spec import ALL_DRIFT, Drift, environment
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The history options, on conform's parser (`--adapter` becomes optional: a log needs
+    none)."""
+    for action in parser._actions:  # argparse offers no public way to relax a required flag
+        if action.dest == "adapter":
+            action.required = False
+    parser.add_argument("--threads", type=int, metavar="N", default=0,
+                        help="N client threads call the implementation end to end at once, "
+                        "with drift events, under seeded schedules (--seed); check the "
+                        "history against the spec")
+    parser.add_argument("--tasks", type=int, metavar="N", default=0,
+                        help="the same with N asyncio tasks on one event loop")
+    parser.add_argument("--check-log", type=Path, metavar="FILE",
+                        help="check a recorded history (JSON lines, docs/history.md): "
+                        "explained by the spec, which drift it shows, what broke")
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """Whether the history check answers this command (or conform's own missing adapter)."""
+    return bool(args.threads or args.tasks or args.check_log or args.adapter is None)
+
+
+def _environment(text: str | None) -> frozenset[Drift] | None:
+    return None if text is None else environment(*parse_environment(text))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Parse and check the options, then the log check or the concurrent runs."""
+    try:
+        env = _environment(args.environment)
+    except BadEnvironment as error:
+        return usage(str(error))
+    if args.check_log is not None:
+        if args.threads or args.tasks:
+            return usage("--check-log checks a log: give it without --threads or --tasks")
+        return check_log(args.check_log, env, args)
+    if args.adapter is None:
+        return usage("--adapter MODULE:FACTORY is required (except with --check-log)")
+    if args.threads < 0 or args.tasks < 0 or (args.threads and args.tasks):
+        return usage(f"got --threads {args.threads} --tasks {args.tasks}, expected one "
+                      "positive count")
+    from model_checks.history.run import run_concurrent
+
+    return run_concurrent(args, ALL_DRIFT if env is None else env)
+
+
+def _log_environment(history: History, env: frozenset[Drift] | None) -> frozenset[Drift]:
+    if env is not None:
+        return env
+    if history.header.environment is not None:
+        return environment(*history.header.environment)
+    return ALL_DRIFT
+
+
+def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace) -> int:
+    """`--check-log FILE`: the verdict on one log."""
+    try:
+        history = read_log(path)
+    except LogError as error:
+        return usage(f"--check-log {path}: {error}")
+    checked = _log_environment(history, env)
+    if not history.calls:
+        print(f"history check of {path}: the log holds no call")
+        print(f"RESULT: NOTHING CHECKED: 0 calls (exit {EXIT_FAIL})")
+        return EXIT_FAIL
+    clients = len({c.client for c in history.calls})
+    print(f"history check of {path}: {len(history.calls)} calls by {clients} clients "
+          f"(variant {history.header.variant}, budget {history.header.budget}, "
+          f"{env_text(checked)})")
+    verdict = explain(history, checked, LIMIT)
+    print("\n".join(verdict_lines(verdict)))
+    if isinstance(verdict, Undecided):
+        print(f"RESULT: UNDECIDED (exit {EXIT_UNDECIDED})")
+        return EXIT_UNDECIDED
+    if isinstance(verdict, Unexplained):
+        where = (args.json.with_suffix(".unexplained.jsonl") if args.json else
+                 Path("build/history") / f"{path.stem}.unexplained.jsonl")
+        print("\n".join(report_unexplained(history, checked, verdict, where)))
+        print(f"RESULT: NOT EXPLAINED by the spec in {env_text(checked)} (exit {EXIT_FAIL})")
+        return EXIT_FAIL
+    return final_explained(observed_breaks(history), required_of(args), "the log is")
+
+

@@ -1,0 +1,272 @@
+"""N clients calling an implementation's end-to-end path at once, with drift events, under a
+seeded schedule: threads (`run_threads`) or asyncio tasks (`run_tasks`); the history of
+what they did (`Recorder`).
+
+The instance (`Instance`): identities a-d in a 3-byte budget, items of 1 byte (2 bytes for
+b and c where D8 is in the environment, so that two items together exceed the budget; 4
+bytes for d under D11), a second content per identity under D7, two front ends under D5
+(clients alternate). Each client makes `requests` requests of one or two items, every item
+with its media, and resends a request that missed (at most twice: a new call each time).
+One more client, `drift`, makes the environment's events between the others' calls: a clear
+of either side (D3) and a restart of either side (D10). Concurrent clients reorder the
+engine's deliveries (D1) by construction: D1 joins the environment the history is checked in
+(`checked_environment`); D2, D4 and D9 are not exercised here (they need the harness's own
+channel: lockstep conformance drives them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from model_checks.conform import adapter as api
+from model_checks.conform import codec
+from model_checks.history.hooks import Hooks, attach
+from model_checks.history.record import Header, History
+from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
+from model_checks.history.schedule import Scheduler
+from spec import Config, Content, Drift, ItemSize, drift_order
+
+INHERENT = frozenset({Drift.D1})
+"""What concurrent clients do to any deployment: the engine receives requests in another
+order than the front end updated for them (D1). Interleaved updates (D6) are not added: a
+front end whose probe and update are one critical section never shows them, and one whose
+window lets another request evict a probed hit shows D6, which the environment must then
+name (V3 absorbs it: a late miss is reprocessed)."""
+
+RETRIES = 2
+
+
+def checked_environment(environment: frozenset[Drift]) -> frozenset[Drift]:
+    return environment | INHERENT
+
+
+def instance_config(variant: str, environment: frozenset[Drift]) -> Config:
+    """The spec configuration the workload's contents are coded in (module docstring)."""
+    from spec import variant_named
+
+    sizes = []
+    if Drift.D8 in environment:
+        sizes += [ItemSize(Content(i, v), 2, 2) for i in "bc" for v in range(2)]
+    if Drift.D11 in environment:
+        sizes += [ItemSize(Content("d", v), 4, 4) for v in range(2)]
+    versions = 2 if Drift.D7 in environment else 1
+    return Config(identities=("a", "b", "c", "d"), budget=3,
+                  sizes=tuple(s for s in sizes if s.content.version < versions),
+                  versions=versions, variant=variant_named(variant),
+                  environment=checked_environment(environment),
+                  front_ends=2 if Drift.D5 in environment else 1)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the clients will do: per client, its requests (contents); the drift client's
+    events as (side, op)."""
+
+    requests: tuple[tuple[tuple[Content, ...], ...], ...]
+    events: tuple[tuple[str, str], ...]
+
+
+def plan(config: Config, clients: int, requests: int, seed: int) -> Plan:
+    """A seeded plan for `clients` clients of `requests` requests each."""
+    rng = random.Random(seed)
+    contents = config.contents()
+
+    def request() -> tuple[Content, ...]:
+        while True:
+            chosen = rng.sample(config.identities, rng.choice((1, 1, 2)))
+            items = tuple(c for c in (rng.choice([x for x in contents if x.identity == i])
+                                      for i in chosen))
+            total = sum(config.shadow_bytes(c) for c in items if config.fits_budget(c))
+            if total <= config.budget or config.enables(Drift.D8):
+                return items
+
+    events: list[tuple[str, str]] = []
+    fronts = [f"fe{i}" for i in range(config.front_ends)]
+    kinds = [op for d, op in ((Drift.D3, "clear"), (Drift.D10, "restart"))
+             if config.enables(d)]
+    for _ in range(max(1, clients // 2) if kinds else 0):
+        events.append((rng.choice(["engine", *fronts]), rng.choice(kinds)))
+    return Plan(tuple(tuple(request() for _ in range(requests)) for _ in range(clients)),
+                tuple(events))
+
+
+@dataclass
+class Sides:
+    """The recorded sides of one run."""
+
+    front_ends: list[RecordingFrontEnd]
+    engine: RecordingEngine
+    hooked: bool
+
+    def close(self) -> None:
+        self.engine.inner.close()
+
+
+def build(adapter: api.Adapter, config: Config, recorder: Recorder,
+          scheduler: Scheduler | None) -> Sides:
+    """Build and record the sides; give each the yield hook (and again after a restart)."""
+    setup = api.Setup(config.budget, config.variant.name, config.front_ends,
+                      codec.process_media)
+    hooks = Hooks(scheduler, recorder.evicted, recorder.touched)
+    hooked = [True]
+
+    def hook(side: object) -> None:
+        hooked[0] = attach(side, hooks) and hooked[0]
+
+    engine = RecordingEngine(api.build_engine(adapter.engine, setup), recorder, hook)
+    hook(engine.inner)
+    front_ends = []
+    for index in range(config.front_ends):
+        side = RecordingFrontEnd(api.build_front_end(adapter, setup, index), recorder,
+                                 f"fe{index}", hook)
+        hook(side.inner)
+        front_ends.append(side)
+    recorder.reports_evictions = hooked[0] and all(
+        getattr(s, "reports_evictions", True) for s in (engine.inner, *(f.inner for f in
+                                                                         front_ends)))
+    return Sides(front_ends, engine, hooked[0])
+
+
+def _items(config: Config, contents: Sequence[Content]) -> tuple[api.ItemIn, ...]:
+    return tuple(api.ItemIn(c.identity, codec.media_for(config, c)) for c in contents)
+
+
+def _header(config: Config, environment: frozenset[Drift], source: str) -> Header:
+    ids = drift_order(d.value for d in environment)
+    return Header(config.variant.name, config.budget, config.front_ends, ids, source)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's history, whether its schedule was controlled (every side hooked), and the
+    errors clients raised (a deadlock, a crash of the harness's own code)."""
+
+    history: History
+    controlled: bool
+    errors: tuple[str, ...]
+    preemptions: int
+
+
+def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequence[Content]],
+            between: Callable[[], None]) -> None:
+    front_end = sides.front_ends[index % len(sides.front_ends)]
+    for contents in requests:
+        for _ in range(1 + RETRIES):
+            between()
+            outcome = front_end.serve(sides.engine, _items(config, contents))
+            if not isinstance(outcome, api.Missed):
+                break
+
+
+QUIET_TRIES = 1000
+"""How often the drift client waits for a quiet moment before a restart (then it skips it)."""
+
+
+def _event(sides: Sides, side: str, op: str) -> None:
+    target: Any = sides.engine if side == "engine" else sides.front_ends[int(side[2:])]
+    getattr(target, op)()
+
+
+def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
+                threads: int, seed: int, requests: int = 3, preemptions: int = 8) -> Run:
+    """`threads` client threads and a drift thread under the schedule of `seed`."""
+    config = instance_config(variant, environment)
+    work = plan(config, threads, requests, seed)
+    scheduler = Scheduler(seed, preemptions)
+    recorder = Recorder(_header(config, checked_environment(environment),
+                                f"conform --threads {threads} --seed {seed}"),
+                        Labels(config), scheduler.tick)
+    sides = build(adapter, config, recorder, scheduler)
+    try:
+        bodies = [functools.partial(_client, sides, config, n, work.requests[n],
+                                    scheduler.boundary) for n in range(threads)]
+        names = [f"thread-{n}" for n in range(threads)]
+        if work.events:
+            bodies.append(functools.partial(_thread_drift, sides, recorder, work.events,
+                                            scheduler))
+            names.append("drift")
+        scheduler.run(bodies, names)
+    finally:
+        sides.close()
+    errors = tuple(f"{type(e).__name__}: {e}" for e in scheduler.errors)
+    return Run(recorder.history(), sides.hooked, errors, scheduler.preempted)
+
+
+def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
+                  scheduler: Scheduler) -> None:
+    """The drift client: each event between the others' calls; a restart only when no call
+    is open (a restarted process takes no part in a request begun before: the harness
+    builds a new side object, which a call already running would not see)."""
+    for side, op in events:
+        scheduler.boundary()
+        tries = 0
+        while op == "restart" and recorder.open() and tries < QUIET_TRIES:
+            scheduler.boundary()
+            tries += 1
+        if op != "restart" or not recorder.open():
+            _event(sides, side, op)
+
+
+async def _task_client(sides: Sides, config: Config, index: int,
+                       requests: Sequence[Sequence[Content]], rng: random.Random) -> None:
+    front_end = sides.front_ends[index % len(sides.front_ends)]
+    for contents in requests:
+        for _ in range(1 + RETRIES):
+            for _ in range(rng.randrange(3)):
+                await asyncio.sleep(0)
+            outcome = await front_end.serve_async(sides.engine, _items(config, contents))
+            if not isinstance(outcome, api.Missed):
+                break
+
+
+async def _task_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
+                      rng: random.Random) -> None:
+    """As `_thread_drift`, between awaits."""
+    for side, op in events:
+        for _ in range(rng.randrange(4)):
+            await asyncio.sleep(0)
+        tries = 0
+        while op == "restart" and recorder.open() and tries < QUIET_TRIES:
+            await asyncio.sleep(0)
+            tries += 1
+        if op != "restart" or not recorder.open():
+            _event(sides, side, op)
+
+
+def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift], tasks: int,
+              seed: int, requests: int = 2) -> Run:
+    """`tasks` client tasks and a drift task on one event loop: the seed orders their start
+    and the awaits each makes before a call; the loop's own order does the rest (one
+    thread: the schedule is a function of the seed)."""
+    config = instance_config(variant, environment)
+    work = plan(config, tasks, requests, seed)
+    rng = random.Random(seed)
+    clock = itertools.count(1)
+    recorder = Recorder(_header(config, checked_environment(environment),
+                                f"conform --tasks {tasks} --seed {seed}"),
+                        Labels(config), lambda: next(clock))
+    sides = build(adapter, config, recorder, None)
+
+    async def main() -> None:
+        order = list(range(tasks))
+        rng.shuffle(order)
+        running = [asyncio.create_task(_task_client(sides, config, n, work.requests[n], rng),
+                                       name=f"task-{n}") for n in order]
+        running.append(asyncio.create_task(_task_drift(sides, recorder, work.events, rng),
+                                           name="drift"))
+        await asyncio.gather(*running)
+
+    errors: tuple[str, ...] = ()
+    try:
+        asyncio.run(main())
+    except Exception as error:
+        errors = (f"{type(error).__name__}: {error}",)
+    finally:
+        sides.close()
+    return Run(recorder.history(), True, errors, 0)

@@ -1,0 +1,323 @@
+"""The recorder: wraps any adapter's sides and records every end-to-end call, clear and
+restart as a `Call` of the history.
+
+`Recorder.front_end(side, index)` and `Recorder.engine(side)` return wrappers with the same
+methods as the side (`probe`, `update`, ... pass through unrecorded); `serve(engine, items)`
+runs one request end to end (the side's own `EndToEnd.serve` where it has one, else probe,
+update, the engine's receive and the reply handling in turn) and records it; `clear()` and
+`restart()` are recorded too. Each call gets the invoking client's name (the asyncio task's
+inside a running loop, else the thread's), its invocation and response times on the
+recorder's clock (a monotonic counter: `time.monotonic_ns` by default, the schedule's logical
+clock under a controlled schedule), its items and what it returned, in the one notation.
+Evictions reported through the yield hook (`Hooks.evicted`) during a call are recorded with
+it. `labels` says which content a media tensor, a payload or placeholders stand for (the
+harness's codec by default).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from model_checks import render
+from model_checks.conform import adapter as api
+from model_checks.conform import codec
+from model_checks.history.record import Call, Header, History, Input, Item, Result
+from spec import Config
+
+Outcome = api.Served | api.Missed | api.ClientRejected | api.Fault
+
+
+def client_name() -> str:
+    """The current asyncio task's name inside a running loop, else the thread's."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        task = None
+    return task.get_name() if task is not None else threading.current_thread().name
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Contents by the harness's codec (`model_checks.conform.codec`) in `config`."""
+
+    config: Config
+
+    def _name(self, code: int | None) -> str:
+        content = None if code is None else codec.content_of(self.config, code)
+        return "garbled" if content is None else render.content(content.identity,
+                                                                content.version)
+
+    def item(self, item: api.ItemIn, bytes_of: Callable[[str], int]) -> Item:
+        if item.media is None:
+            return Item(item.identity, item.identity, bytes_of(item.identity), media=False)
+        code, size = (int(v) for v in item.media.tolist())
+        return Item(item.identity, self._name(code), size)
+
+    def payload(self, payload: api.Payload) -> str:
+        return self._name(codec.payload_code(payload))
+
+    def placeholders(self, placeholders: tuple[int, int]) -> str:
+        return self._name(placeholders[0])
+
+
+@dataclass
+class Recorder:
+    """Collects the calls of one history (thread-safe)."""
+
+    header: Header
+    labels: Labels
+    clock: Callable[[], int] = time.monotonic_ns
+    calls: list[Call] = field(default_factory=list)
+    sizes: dict[str, int] = field(default_factory=dict)
+    reports_evictions: bool = False
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._evicted: dict[str, dict[str, list[str]]] = {}
+        self._phases: dict[str, list[tuple[str, int]]] = {}
+
+    def open(self) -> int:
+        """How many calls have begun and not ended."""
+        with self._lock:
+            return len(self._evicted)
+
+    def history(self) -> History:
+        """The calls so far, in invocation order."""
+        with self._lock:
+            ordered = sorted(self.calls, key=lambda c: c.invoked)
+        return History(self.header, tuple(
+            Call(n, c.client, c.side, c.op, c.items, c.invoked, c.returned, c.result, c.hints)
+            for n, c in enumerate(ordered)))
+
+    def touched(self, side: str) -> None:
+        """The yield hook's report: the current client's call changed `side`'s cache now."""
+        with self._lock:
+            phases = self._phases.get(client_name())
+            if phases is None:
+                return
+        now = self.clock()
+        if phases and phases[-1][0] == side:
+            phases[-1] = (side, now)
+        else:
+            phases.append((side, now))
+
+    def evicted(self, side: str, identity: str) -> None:
+        """The yield hook's report: the current client's call evicted `identity`."""
+        with self._lock:
+            buffer = self._evicted.get(client_name())
+            if buffer is not None:
+                buffer.setdefault(side, []).append(identity)
+
+    def begin(self) -> int:
+        with self._lock:
+            self._evicted[client_name()] = {}
+            self._phases[client_name()] = []
+        return self.clock()
+
+    def end(self, side: str, op: str, items: tuple[Item, ...], invoked: int,
+            result: Result) -> None:
+        returned = self.clock()
+        with self._lock:
+            evicted = self._evicted.pop(client_name(), {})
+            hints = _hints(self._phases.pop(client_name(), []))
+            if op == "serve" and self.reports_evictions:
+                result = Result(result.kind, result.identities, result.inputs, result.fault,
+                                result.detail, tuple(evicted.get("p0", ())),
+                                tuple(evicted.get("p1", ())))
+            self.calls.append(Call(len(self.calls), client_name(), side, op, items, invoked,
+                                   returned, result, hints))
+
+    def items(self, items: tuple[api.ItemIn, ...]) -> tuple[Item, ...]:
+        recorded = tuple(self.labels.item(i, lambda k: self.sizes.get(k, 1)) for i in items)
+        for item in recorded:
+            if item.media:
+                self.sizes[item.identity] = item.bytes
+        return recorded
+
+    def result(self, outcome: Outcome) -> Result:
+        """An adapter's outcome in the history's terms."""
+        if isinstance(outcome, api.Served):
+            return Result("served", inputs=tuple(
+                Input(i.identity, self.labels.payload(i.payload),
+                      self.labels.placeholders(i.placeholders)) for i in outcome.inputs))
+        if isinstance(outcome, api.Missed):
+            return Result("missed", tuple(outcome.identities))
+        if isinstance(outcome, api.ClientRejected):
+            return Result("rejected", tuple(outcome.identities))
+        return Result("fault", fault=outcome.kind, detail=outcome.detail)
+
+    def front_end(self, side: api.FrontEndSide, index: int) -> RecordingFrontEnd:
+        return RecordingFrontEnd(side, self, f"fe{index}")
+
+    def engine(self, side: api.EngineSide) -> RecordingEngine:
+        return RecordingEngine(side, self)
+
+
+def _hints(phases: list[tuple[str, int]]) -> tuple[int | None, int | None, int | None]:
+    """(P0 before the engine, the engine, P0 after it): the last time of each phase."""
+    p0 = p1 = reply = None
+    for side, time_ in phases:
+        if side == "p0" and p1 is None:
+            p0 = time_
+        elif side == "p1":
+            p1 = time_
+        elif side == "p0":
+            reply = time_
+    return p0, p1, reply
+
+
+def _event(recorder: Recorder, side: str, op: str, call: Callable[[], object]) -> object:
+    invoked = recorder.begin()
+    try:
+        made = call()
+    except Exception as error:
+        made = api.Fault("crash", f"{type(error).__name__}: {error}")
+    result = recorder.result(made) if isinstance(made, api.Fault) else Result("done")
+    recorder.end(side, op, (), invoked, result)
+    return made
+
+
+def end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
+    """One request through the sides: the front end's own `serve` if it has one (given the
+    innermost engine side), else probe, update, receive, reply."""
+    inner = getattr(engine, "inner", engine)
+    if isinstance(front_end, api.EndToEnd):
+        served: Outcome = front_end.serve(inner, items)
+        return served
+    probed = front_end.probe(items)
+    if isinstance(probed, api.ClientRejected):
+        return probed
+    message = front_end.update(probed)
+    if not isinstance(message, api.WireMessage):
+        updated: Outcome = message
+        return updated
+    delivered: api.Delivered = engine.receive(message)
+    if isinstance(delivered, api.Fault):
+        return delivered
+    front_end.handle_reply(message.request_id,
+                           delivered.identities if isinstance(delivered, api.Missed) else ())
+    return delivered
+
+
+async def async_end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]
+                           ) -> Outcome:
+    """One request through the sides from a coroutine: the front end's own `serve_async`
+    if it has one, the asyncio reference's `serve_async` for its adapter's side, else the
+    synchronous path (no await in it)."""
+    inner = getattr(engine, "inner", engine)
+    own = getattr(front_end, "serve_async", None)
+    if callable(own):
+        outcome: Outcome = await own(inner, items)
+        return outcome
+    from reference.aio import AsyncFrontEnd
+
+    if isinstance(getattr(front_end, "front_end", None), AsyncFrontEnd):
+        return await _reference_async(front_end.front_end, inner, items)
+    return end_to_end(front_end, engine, items)
+
+
+async def _reference_async(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]
+                           ) -> Outcome:
+    """`reference.aio.serve_async` on the asyncio reference's front end and the reference
+    engine side's engine (`prepare`, awaited, then `reference.pipeline.deliver`: the engine
+    is the side's engine when the message is delivered), its errors as the adapter's
+    values."""
+    from model_checks.conform.reference_adapter import fault_of, request_of
+    from reference import MissingMediaError, MultiModalCacheMissError
+    from reference.pipeline import deliver
+
+    try:
+        message = await front_end.prepare(request_of(items))
+        inputs = deliver(front_end, engine.engine, message)
+    except MissingMediaError as error:
+        return api.ClientRejected(error.identities)
+    except MultiModalCacheMissError as error:
+        return api.Missed(error.identities)
+    except Exception as error:
+        return fault_of(error)
+    return api.Served(tuple(
+        api.ModelInput(i.identity, dict(i.payload),  # type: ignore[arg-type]
+                       (i.placeholders.offset, i.placeholders.length)) for i in inputs))
+
+
+@dataclass
+class RecordingFrontEnd:
+    """A front-end side whose serve, clear and restart are recorded; `after_restart` runs
+    after each restart (the harness re-attaches its hook there)."""
+
+    inner: api.FrontEndSide
+    recorder: Recorder
+    side: str
+    after_restart: Callable[[object], None] = lambda side: None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def serve(self, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
+        recorded = self.recorder.items(items)
+        invoked = self.recorder.begin()
+        try:
+            outcome = end_to_end(self.inner, engine, items)
+        except Exception as error:
+            outcome = api.Fault("crash", f"{type(error).__name__}: {error}")
+        self.recorder.end(self.side, "serve", recorded, invoked, self.recorder.result(outcome))
+        return outcome
+
+    async def serve_async(self, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
+        recorded = self.recorder.items(items)
+        invoked = self.recorder.begin()
+        try:
+            outcome = await async_end_to_end(self.inner, engine, items)
+        except Exception as error:
+            outcome = api.Fault("crash", f"{type(error).__name__}: {error}")
+        self.recorder.end(self.side, "serve", recorded, invoked, self.recorder.result(outcome))
+        return outcome
+
+    def clear(self) -> object:
+        return _event(self.recorder, self.side, "clear", self.inner.clear)
+
+    def restart(self) -> object:
+        def restart() -> object:
+            made = self.inner.restart()
+            self.after_restart(self.inner)
+            return made
+        return _event(self.recorder, self.side, "restart", restart)
+
+
+@dataclass
+class RecordingEngine:
+    """An engine side whose clear and restart are recorded (`receive` passes through)."""
+
+    inner: api.EngineSide
+    recorder: Recorder
+    after_restart: Callable[[object], None] = lambda side: None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        return self.inner.receive(message)
+
+    def clear(self) -> object:
+        return _event(self.recorder, "engine", "clear", self.inner.clear)
+
+    def restart(self) -> object:
+        def restart() -> object:
+            made = self.inner.restart()
+            self.after_restart(self.inner)
+            return made
+        return _event(self.recorder, "engine", "restart", restart)
+
+
+def media_of(config: Config, identity: str, version: int) -> torch.Tensor:
+    """The media a client sends for content (identity, version) of `config`."""
+    from spec import Content
+
+    return codec.media_for(config, Content(identity, version))

@@ -1,0 +1,65 @@
+"""Shared by the history tests: a log recorded from the reference under drift, and the
+conform command run in this process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import replace
+from pathlib import Path
+
+from model_checks.cli import main
+from model_checks.conform.reference_adapter import factory
+from model_checks.history.concurrent import run_threads
+from model_checks.history.record import Call, History, Input, Result, write_log
+from spec import environment
+
+REFERENCE = "model_checks.conform.reference_adapter:factory"
+ASYNC_REFERENCE = "model_checks.conform.async_adapter:factory"
+PAIR = "tests.history.user_pair:factory"
+UNLOCKED_PAIR = "tests.history.user_pair:factory_unlocked_reply"
+
+
+def conform(*argv: str) -> tuple[int, str, str]:
+    """`python -m model_checks conform ARGV` in this process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["conform", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def reference_log(seed: int = 1) -> History:
+    """Four threads and a drift client on the reference V3 in environment D3 (one-sided
+    clears): misses, invalidations and resends happen."""
+    return run_threads(factory(), "V3", environment("D3"), 4, seed).history
+
+
+def with_result(history: History, number: int, result: Result) -> History:
+    calls = list(history.calls)
+    calls[number] = replace(calls[number], result=result)
+    return History(history.header, tuple(calls))
+
+
+def eviction_deleted(history: History) -> tuple[History, Call]:
+    """The history with one eviction deleted from the first call that reports one."""
+    call = next(c for c in history.calls if c.result.evicted_p1)
+    assert call.result.evicted_p1 is not None
+    result = replace(call.result, evicted_p1=call.result.evicted_p1[1:])
+    return with_result(history, call.number, result), call
+
+
+def stale_pairing(history: History) -> tuple[History, Call]:
+    """The history with one served item paired with the placeholders of another content:
+    the first served call's first item takes the placeholders of a content it is not."""
+    call = next(c for c in history.calls if c.result.kind == "served")
+    first = call.result.inputs[0]
+    other = next(i.content for c in history.calls for i in c.items
+                 if i.content != first.tensor)
+    inputs = (Input(first.identity, first.tensor, other), *call.result.inputs[1:])
+    return with_result(history, call.number, replace(call.result, inputs=inputs)), call
+
+
+def written(tmp_path: Path, history: History, name: str = "log.jsonl") -> Path:
+    path = tmp_path / name
+    write_log(path, history)
+    return path

@@ -1,0 +1,104 @@
+"""`conform --threads N` / `--tasks N`: seeded concurrent clients, their history checked
+against the spec. A user-written pair with one lock removed fails (the history shown and
+replayable) and passes with the lock; the serving mutant `invalidate-unlocked` is killed;
+the reference V3 passes with 8 threads and with 50 asyncio tasks in every environment of
+the CI profile (no drift, each source alone, all of them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from history_helpers import ASYNC_REFERENCE, PAIR, REFERENCE, UNLOCKED_PAIR, conform
+
+from model_checks.conform.async_adapter import factory as async_factory
+from model_checks.conform.mutant_factory import mutant_named
+from model_checks.conform.reference_adapter import factory
+from model_checks.conform.serving_mutants import KILLED_BY_THREADS, SERVING_MUTANTS
+from model_checks.history.concurrent import checked_environment, run_tasks, run_threads
+from model_checks.history.explain import Explained, explain
+from model_checks.history.record import log_lines
+from model_checks.history.report import observed_breaks
+from model_checks.history.run import first_unexplained_seed
+from spec import ALL_DRIFT, Drift, environment
+
+UNLOCKED_SEED = 1
+"""A seed whose schedule shows the unlocked reply handler (found once; the schedule is a
+function of the seed, so it stays)."""
+
+CI_ENVIRONMENTS = [frozenset(), *(frozenset({d}) for d in Drift), ALL_DRIFT]
+
+
+def test_the_pair_with_its_locks_is_explained() -> None:
+    code, out, _ = conform("--adapter", PAIR, "--threads", "4", "--seed", str(UNLOCKED_SEED),
+                           "--environment", "D3")
+    assert code == 0, out
+    assert "RESULT: EXPLAINED" in out and "D3 (one-sided clear)" in out
+
+
+def test_the_pair_without_its_reply_lock_fails_shown_and_replayable(tmp_path: Path) -> None:
+    json = tmp_path / "run.json"
+    code, out, _ = conform("--adapter", UNLOCKED_PAIR, "--threads", "4", "--seed",
+                           str(UNLOCKED_SEED), "--environment", "D3", "--json", str(json))
+    assert code == 1, out
+    assert "RESULT: NOT EXPLAINED" in out and "<< first unexplained" in out
+    assert re.search(r"thread-\d", out) and "first unexplained event: call" in out
+    written = re.search(r"written: (\S+\.jsonl)", out)
+    assert written, out
+    again, replayed, _ = conform("--check-log", written.group(1))
+    assert again == 1 and "RESULT: NOT EXPLAINED" in replayed
+    assert f"--seed {UNLOCKED_SEED}" in out  # the same schedule, from the seed
+
+
+def test_a_seed_replays_the_same_history() -> None:
+    runs = [run_threads(factory(), "V3", environment("D3"), 4, 7) for _ in range(2)]
+    assert log_lines(runs[0].history) == log_lines(runs[1].history)
+    assert runs[0].controlled and runs[0].preemptions > 0
+
+
+@pytest.mark.parametrize("name", KILLED_BY_THREADS)
+def test_the_lock_mutants_are_killed_by_the_threaded_check(name: str) -> None:
+    mutant = mutant_named(SERVING_MUTANTS, name)
+    seed = first_unexplained_seed(mutant.adapter, mutant.base, environment("D3"), 4,
+                                  range(8))
+    assert seed is not None, f"{name} survived 8 schedules"
+    assert first_unexplained_seed(factory(), mutant.base, environment("D3"), 4,
+                                  range(seed, seed + 1)) is None  # the reference passes
+
+
+@pytest.mark.parametrize("env", CI_ENVIRONMENTS,
+                         ids=lambda e: "+".join(sorted(d.value for d in e)) or "none")
+def test_the_reference_passes_8_threads_and_50_tasks(env: frozenset[Drift]) -> None:
+    for run in (run_threads(factory(), "V3", env, 8, 0),
+                run_tasks(async_factory(), "V3", env, 50, 0)):
+        assert not run.errors and run.history.calls
+        verdict = explain(run.history, checked_environment(env))
+        assert isinstance(verdict, Explained), verdict
+        assert not observed_breaks(run.history)
+
+
+def test_the_commands_pass_on_the_reference() -> None:
+    code, out, _ = conform("--adapter", REFERENCE, "--threads", "8", "--variant", "V3")
+    assert code == 0 and "2 histories" in out, out
+    code, out, _ = conform("--adapter", ASYNC_REFERENCE, "--tasks", "50", "--variant", "V3")
+    assert code == 0, out
+
+
+def test_bad_options_are_usage_errors() -> None:
+    assert conform("--adapter", REFERENCE, "--threads", "2", "--tasks", "2")[0] == 2
+    assert conform("--adapter", REFERENCE, "--threads", "-1")[0] == 2
+    assert conform("--threads", "2")[0] == 2
+    code, _, err = conform("--adapter", "nope:x", "--threads", "2")
+    assert code == 2 and err.startswith("error:")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", CI_ENVIRONMENTS,
+                         ids=lambda e: "+".join(sorted(d.value for d in e)) or "none")
+def test_the_reference_passes_many_schedules(env: frozenset[Drift]) -> None:
+    for seed in range(1, 21):
+        for run in (run_threads(factory(), "V3", env, 8, seed),
+                    run_tasks(async_factory(), "V3", env, 50, seed)):
+            verdict = explain(run.history, checked_environment(env))
+            assert isinstance(verdict, Explained), (seed, verdict)
