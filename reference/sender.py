@@ -254,10 +254,9 @@ class SenderCache(GuardedCache[ShadowEntry]):
                       for identity, entry in zip(identities, held, strict=True)])
 
     def retract(self, items: Sequence[WireItem]) -> int:
-        """Drop the entries these wire items recorded (their payloads never reached P1):
-        each payload item's entry if it is still the one the item recorded (tagged variants:
-        the same tag; untagged ones cannot tell, and drop it, which is always safe).
-        References are left alone. Returns how many entries were dropped."""
+        """Drop the entries these wire items recorded (their payloads never reached P1): each
+        payload item's entry if it still has the item's tag (untagged variants cannot tell and
+        drop it, always safe); references are left alone. Returns how many were dropped."""
         if type(items) is not tuple:
             items = cast("tuple[WireItem, ...]", as_collection("wire items", items))
         tagged = self._variant.tagged
@@ -310,7 +309,8 @@ class SenderCache(GuardedCache[ShadowEntry]):
     def _reject_unprocessable_late_misses(
         self, outgoing: Sequence[Outgoing], process: Processor | None
     ) -> None:
-        _reject_unprocessable_late_misses(outgoing, self._lru, process)
+        if self._variant.late_miss_reprocess:  # V3 only; the others assert at update
+            _reject_unprocessable_late_misses(outgoing, self._lru, process)
 
     def _reprocess_late_misses(
         self, outgoing: tuple[Outgoing, ...], late: frozenset[str], process: Processor | None
