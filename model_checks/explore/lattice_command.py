@@ -75,9 +75,9 @@ class LatticeProfile:
         return text + f"; at most {self.max_states:,} states per graph"
 
 
-BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3)
-"""The ladder's base: three 1-byte identities in the 2-byte budget, so it can evict for
-capacity without D8, D9 or D7's second contents."""
+BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3, max_items=2)
+"""The ladder's base: three 1-byte identities in the 2-byte budget and two items per request
+in every environment, so it can evict for capacity with no drift at all."""
 LATTICE_PROFILES = {
     "ci": LatticeProfile(2, BASE_RUNG, BASE_RUNG, 150_000,
                          deep=3, deep_size=2, deep_with=("D7",)),
@@ -369,7 +369,8 @@ def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]
         return ()
     try:
         data = json.loads(path.read_text())
-        ladder_then = tuple(Rung(**r) for r in data["ladder"])
+        # a ladder written before rungs had items per request had one item per request
+        ladder_then = tuple(Rung(**{"max_items": 1, **r}) for r in data["ladder"])
         same = (data["format"] == OUTCOMES_FORMAT and data["max_states"] == request.max_states
                 and tuple(data["sources"]) == request.sources)
         outcomes = tuple(
