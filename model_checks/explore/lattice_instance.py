@@ -34,8 +34,9 @@ without it:
 A rung's bounds (requests, unfinished requests, retries, items per request) appear in the spec
 only as upper bounds in guards, and its base identities are 1-byte names a, b, c, ... (a rung
 with more names adds new ones, never resizes one; D8's extra identity is the next name, which a
-larger rung may hold as a base identity: it is 1 byte either way). So raising any bound of a rung only
-enables more: a run of rung r is a run of every rung covering it, through the same states.
+larger rung may hold as a base identity: it is 1 byte either way). So raising any bound of a
+rung only enables more: a run of rung r is a run of every rung covering it, through the same
+states.
 
 The per-cell explorer instance (`instance.explore_config`, a restriction of the matrix's
 `config_for`) is not monotone in the environment: D9 skews the existing identity b and D8 and
