@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from model_checks.docs.every_instance_page import section as every_instance_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.snapshot import SnapshotError
 from model_checks.records import CHECKERS as ALL_CHECKERS
@@ -248,6 +249,7 @@ def lattice_page(entries: list[dict[str, Any]]) -> str:
     for variant in variants:
         parts += plain(variant, [e for e in entries if e["variant"] == variant])
     parts.append("")
+    parts += every_instance_section(entries)
     for variant in variants:
         mine = [e for e in entries if e["variant"] == variant]
         parts += [f"## {variant}", "",

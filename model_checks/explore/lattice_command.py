@@ -31,6 +31,7 @@ from typing import Any
 
 from model_checks.cells import environment_text
 from model_checks.executor import ClusterError
+from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
     Break,
     EnvOutcome,
@@ -116,6 +117,9 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-explore", action="store_true",
                         help="with --lattice --resume: answer from the kept outcomes only, "
                              "exploring nothing new")
+    parser.add_argument("--items", type=int, default=None, metavar="N",
+                        help="with --lattice: N items per request at every rung (default: "
+                             "the profile's, 2; D8 adds a third)")
 
 
 def add_rung_arguments(parser: argparse.ArgumentParser) -> None:
@@ -176,6 +180,10 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
         size = args.max_size
     bounds = rung_bounds(args)
+    if args.items is not None:
+        if args.items < 1:
+            raise LatticeUsageError(f"--items must be >= 1, got {args.items}")
+        bounds["max_items"] = args.items
     limit = args.max_states or limit
     top = replace(profile.top, **bounds)
     base = replace(profile.base, **{k: min(v, getattr(profile.base, k))
@@ -220,6 +228,12 @@ def run_lattice(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     seconds = time.perf_counter() - started
     entries = summarise(request, known, evidence)
+    if args.parametric:
+        try:
+            _decide_every_instance(entries, request)
+        except ProofContradicted as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_FAILED
     out = args.out if args.out != Path("build/explore/counterexamples") else DEFAULT_OUT
     target = args.json if args.json is not None else DEFAULT_JSON
     try:
@@ -264,6 +278,16 @@ def run_lattice(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest) -> None:
+    """Per S1-S3 entry, which of the 2^n environments the replayed breaks and the
+    all-instance proofs decide for every instance (`every_instance.decided`), in the entry's
+    `every_instance` key."""
+    for entry in entries:
+        answer = decided(entry, request.proofs, request.sources)
+        if answer is not None:
+            entry["every_instance"] = answer
+
+
 def _cpu() -> float:
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
@@ -280,7 +304,8 @@ def _command(args: argparse.Namespace) -> str:
     for option, value in (("--sources", args.sources), ("--max-size", args.max_size),
                           ("--max-requests", args.max_requests),
                           ("--unfinished", args.unfinished), ("--retries", args.retries),
-                          ("--identities", args.identities), ("--max-states", args.max_states)):
+                          ("--identities", args.identities), ("--max-states", args.max_states),
+                          ("--items", args.items)):
         if value is not None:
             parts.append(f"{option} {value}")
     if args.parametric:
@@ -302,9 +327,11 @@ def collect_evidence(paths: list[Path]) -> list[Break]:
 
 
 def parametric_proofs() -> tuple[Proof, ...]:
-    """Z3's all-instance proof of V3's S1-S3 (a certificate rejected gives no proof)."""
+    """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
+    S1 and S3 under their largest provable environments); a certificate rejected gives no
+    proof."""
     from model_checks.records import Verdict
-    from model_checks.smt.prove.parametric import records
+    from model_checks.smt.prove.parametric_goals import records
 
     return tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
                  for r in records() if r.verdict is Verdict.PROVED)
