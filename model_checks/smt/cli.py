@@ -79,9 +79,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only this property (repeatable)")
     add_cells_argument(parser)
     parser.add_argument("--parametric", action="store_true",
-                        help="instead of the matrix: prove V3's S1-S3 for every instance size "
-                             "(any number of identities, requests, items, front ends, any "
-                             "budget and sizes; `smt.prove.parametric`)")
+                        help="instead of the matrix: prove S1-S3 for every instance size, "
+                             "per variant under each goal's environment (any number of "
+                             "identities, requests, items, front ends, any budget and sizes; "
+                             "`smt.prove.parametric_goals`)")
     add_dask_argument(parser)
 
 
