@@ -31,7 +31,7 @@ from model_checks.smt.prove.parametric_goals import (
     maximal_holding,
     records,
 )
-from spec import V0, V1, V2, Drift, LruFlaw, MissHandling
+from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant
 from tests.smt.test_smt_crosscheck import _config
 
 
@@ -55,11 +55,12 @@ def _without(*ids: str) -> frozenset[Drift]:
 
 @pytest.mark.parametrize("variant", [V0, V1, V2])
 @pytest.mark.parametrize("side", ["receiver_lru", "shadow_lru"])
-def test_an_lru_that_ignores_the_new_size_breaks_the_budget_certificate(variant: object,
+def test_an_lru_that_ignores_the_new_size_breaks_the_budget_certificate(variant: Variant,
                                                                         side: str) -> None:
     """The budget certificate's mutant: either side's LRU checks only that it is within the
     budget before inserting, not that the new entry fits."""
-    mutant = replace(variant, name="ignores-new-size", **{side: LruFlaw.IGNORE_NEW_SIZE})  # type: ignore[type-var]
+    flawed = {side: LruFlaw.IGNORE_NEW_SIZE}
+    mutant = replace(variant, name="ignores-new-size", **flawed)  # type: ignore[arg-type]
     with pytest.raises(ParametricRejected, match="consecution of within-budget"):
         prove(PModel(mutant), BUDGET_CERTIFICATE, ("S2",))
 
@@ -87,11 +88,11 @@ def test_a_late_miss_source_or_a_crash_on_miss_breaks_the_no_fault_certificate(
     (V0, ("D1", "D5", "D9")), (V1, ("D2", "D3", "D6", "D8", "D11")), (V2, ("D4", "D10", "D7")),
 ])
 def test_sampled_reachable_states_satisfy_the_budget_and_owner_certificates(
-        variant: object, drift: tuple[str, ...]) -> None:
+        variant: Variant, drift: tuple[str, ...]) -> None:
     """The abstraction of every state of a random walk of V0-V2 satisfies the budget and the
     owner certificates: they state what the spec's states are (D7 included: a processing of
     identity i is always of i)."""
-    config = _config(variant, drift, random.Random(len(drift)))  # type: ignore[arg-type]
+    config = _config(variant, drift, random.Random(len(drift)))
     trace = random_walk(config, 20, len(drift))
     assert len(trace.steps) == 20
     for certificate in (BUDGET_CERTIFICATE, OWNER_CERTIFICATE):
