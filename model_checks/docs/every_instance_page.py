@@ -43,7 +43,7 @@ def line(entry: dict[str, Any]) -> str:
     largest = "; ".join(f"{'+'.join(r['environment']) or 'no drift'} (the prover's nearest "
                         f"certificate fails: {r['fails']})" for r in a["largest_remaining"])
     return head + (f"{a['remaining']:,} of {a['environments']:,} environments remain bounded "
-                   f"(the explorer holds them at its rung at most, never for every "
+                   f"(held by the explorer at its rung, or not explored: never for every "
                    f"instance); the largest: {largest}. {counts[0].upper()}{counts[1:]}.")
 
 

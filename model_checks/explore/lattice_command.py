@@ -120,6 +120,9 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--items", type=int, default=None, metavar="N",
                         help="with --lattice: N items per request at every rung (default: "
                              "the profile's, 2; D8 adds a third)")
+    parser.add_argument("--reused-bytes", type=int, default=None, metavar="N",
+                        help="with --lattice: the size of D7's second content of a, both "
+                             "sides (default: the profile's, 2; 1: every content 1 byte)")
 
 
 def add_rung_arguments(parser: argparse.ArgumentParser) -> None:
@@ -180,13 +183,16 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
         size = args.max_size
     bounds = rung_bounds(args)
-    if args.items is not None:
-        if args.items < 1:
-            raise LatticeUsageError(f"--items must be >= 1, got {args.items}")
-        bounds["max_items"] = args.items
+    for field, option, value in (("max_items", "--items", args.items),
+                                 ("reused_bytes", "--reused-bytes", args.reused_bytes)):
+        if value is not None:
+            if value < 1:
+                raise LatticeUsageError(f"{option} must be >= 1, got {value}")
+            bounds[field] = value
     limit = args.max_states or limit
     top = replace(profile.top, **bounds)
-    base = replace(profile.base, **{k: min(v, getattr(profile.base, k))
+    # the family's own fields (items, a@1's size) are the same at every rung
+    base = replace(profile.base, **{k: v if k in NARROW else min(v, getattr(profile.base, k))
                                     for k, v in bounds.items()})
     deep = profile.deep if "max_requests" not in bounds else 0
     rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
@@ -305,7 +311,7 @@ def _command(args: argparse.Namespace) -> str:
                           ("--max-requests", args.max_requests),
                           ("--unfinished", args.unfinished), ("--retries", args.retries),
                           ("--identities", args.identities), ("--max-states", args.max_states),
-                          ("--items", args.items)):
+                          ("--items", args.items), ("--reused-bytes", args.reused_bytes)):
         if value is not None:
             parts.append(f"{option} {value}")
     if args.parametric:
@@ -338,6 +344,9 @@ def parametric_proofs() -> tuple[Proof, ...]:
 
 
 OUTCOMES_FORMAT = "lattice-outcomes/1"
+NARROW = {"max_items": 1, "reused_bytes": 1}
+"""The rung fields of a ladder kept before rungs had them: one item per request, every
+content 1 byte (what outcomes kept then were explored with)."""
 
 
 def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
@@ -396,8 +405,7 @@ def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]
         return ()
     try:
         data = json.loads(path.read_text())
-        # a ladder written before rungs had items per request had one item per request
-        ladder_then = tuple(Rung(**{"max_items": 1, **r}) for r in data["ladder"])
+        ladder_then = tuple(Rung(**{**NARROW, **r}) for r in data["ladder"])
         same = (data["format"] == OUTCOMES_FORMAT and data["max_states"] == request.max_states
                 and tuple(data["sources"]) == request.sources)
         outcomes = tuple(

@@ -70,17 +70,19 @@ class Rung:
     """One rung of the instance ladder: the bounds shared by every environment of one lattice
     exploration. `identities` base identities (a, b, c, ...) of 1 byte each: with 3 or more
     in the 2-byte budget, the base instance can evict for capacity. `max_items` items per
-    request in every environment (D8 raises it to 3)."""
+    request in every environment (D8 raises it to 3); `reused_bytes`, the size of D7's second
+    content of the first identity (`a@1`) on both sides."""
 
     max_requests: int = 2
     max_in_flight: int = 2
     max_retries: int = 2
     identities: int = 2
     max_items: int = 2
+    reused_bytes: int = REUSED_BYTES
 
     def __post_init__(self) -> None:
         for name, low in (("max_requests", 1), ("max_in_flight", 1), ("max_retries", 0),
-                          ("identities", 1), ("max_items", 1)):
+                          ("identities", 1), ("max_items", 1), ("reused_bytes", 1)):
             value = getattr(self, name)
             if type(value) is not int or value < low:
                 raise ValueError(f"rung: {name} must be an int >= {low}, got {value!r}")
@@ -93,7 +95,8 @@ class Rung:
                 and self.max_in_flight >= other.max_in_flight
                 and self.max_retries >= other.max_retries
                 and self.identities >= other.identities
-                and self.max_items >= other.max_items)
+                and self.max_items >= other.max_items
+                and self.reused_bytes == other.reused_bytes)
 
     def names(self) -> tuple[str, ...]:
         return tuple(string.ascii_lowercase[: self.identities])
@@ -136,8 +139,8 @@ def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
     sizes: list[ItemSize] = []
     if needs.extra_identity:
         identities.append(string.ascii_lowercase[shape.identities])
-    if needs.versions > 1:
-        sizes.append(ItemSize(Content(identities[0], 1), REUSED_BYTES, REUSED_BYTES))
+    if needs.versions > 1 and shape.reused_bytes != 1:
+        sizes.append(ItemSize(Content(identities[0], 1), shape.reused_bytes, shape.reused_bytes))
     for needed, name, (p0, p1) in ((needs.skewed_sizes, SKEWED, SKEWED_BYTES),
                                    (needs.oversized, OVERSIZED, OVERSIZED_BYTES)):
         if needed:
@@ -225,8 +228,8 @@ def describe_family(shape: Rung, variant: Variant | None = None,
     if adds:
         text += "; each drift source adds only what exists with it: " + "; ".join(adds)
     if "D7" in set(sources):
-        sized = tuple(d for d in ("D9", "D11") if d in set(sources))
-        both = lattice_config(v, ("D7", *sized), shape)
-        text += (f"; with D7{''.join(' and ' + d for d in sized)}, the sizes per content are "
+        skews = tuple(d for d in ("D9", "D11") if d in set(sources))
+        both = lattice_config(v, ("D7", *skews), shape)
+        text += (f"; with D7{''.join(' and ' + d for d in skews)}, the sizes per content are "
                  f"{describe_sizes(both)}")
     return text
