@@ -156,6 +156,21 @@ def test_bad_rung_options_are_one_line_and_exit_2_in_both_commands(
     assert not target.exists()
 
 
+@pytest.mark.parametrize(("option", "value"), [("--items", "0"), ("--reused-bytes", "0")])
+def test_bad_family_options_are_one_line_and_exit_2(
+    option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The family's options: below 1 with --lattice, or without --lattice at all, one error
+    line, exit 2, nothing written."""
+    target = tmp_path / "out.json"
+    for argv in (["explore", "--lattice", "--variant", "V1", "--sources", "D1", option, value],
+                 ["explore", "--variant", "V1", option, "1"]):
+        assert main([*argv, "--json", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and option in err
+        assert not target.exists()
+
+
 def test_every_profile_is_documented_rung_by_rung() -> None:
     explore_md = (Path(__file__).resolve().parents[2] / "docs" / "explore.md").read_text()
     for name, profile in LATTICE_PROFILES.items():

@@ -6,9 +6,21 @@ reprocessing) is a finding no narrow instance can show."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
 from model_checks.explore.graph import build
 from model_checks.explore.judge import Status, judge_all
-from model_checks.explore.lattice_command import BASE_RUNG, LATTICE_PROFILES
+from model_checks.explore.lattice import LatticeRequest
+from model_checks.explore.lattice_command import (
+    BASE_RUNG,
+    LATTICE_PROFILES,
+    LatticeUsageError,
+    read_outcomes,
+)
 from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
 from spec import Content, environment, lru, variant_named
 
@@ -58,3 +70,19 @@ def test_the_wide_family_breaks_s3_under_d7_alone_where_the_narrow_one_cannot() 
     assert verdicts["V2", 2] is Status.COUNTEREXAMPLE
     assert verdicts["V2", 1] is not Status.COUNTEREXAMPLE
     assert verdicts["V3", 2] is not Status.COUNTEREXAMPLE
+
+
+def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder() -> None:
+    """The committed outcomes' ladder has no family fields: they read as one item per
+    request and every content 1 byte, so a wide request refuses them (a usage error) and a
+    narrow one (`--items 1 --reused-bytes 1`) resumes them."""
+    kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json"
+    data = json.loads(kept.read_text())
+    assert all("max_items" not in rung for rung in data["ladder"])
+    wide = tuple(Rung(**r) for r in data["ladder"])
+    narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in wide)
+    sources = tuple(data["sources"])
+    request = LatticeRequest(("V2",), sources, 2, ladder=narrow, max_states=data["max_states"])
+    assert read_outcomes(kept, request)
+    with pytest.raises(LatticeUsageError, match="another ladder"):
+        read_outcomes(kept, replace(request, ladder=wide))
