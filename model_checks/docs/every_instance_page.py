@@ -42,9 +42,14 @@ def line(entry: dict[str, Any]) -> str:
                       f"instance: {counts}."
     largest = "; ".join(f"{'+'.join(r['environment']) or 'no drift'} (the prover's nearest "
                         f"certificate fails: {r['fails']})" for r in a["largest_remaining"])
+    which = ""
+    if a.get("remaining_is_interval"):
+        low = " or ".join("+".join(e) for e in a["smallest_remaining"] if e)
+        which = (f": exactly those containing {low} and contained in a largest one" if low
+                 else ": exactly those contained in a largest one")
     return head + (f"{a['remaining']:,} of {a['environments']:,} environments remain bounded "
                    f"(held by the explorer at its rung, or not explored: never for every "
-                   f"instance); the largest: {largest}. {counts[0].upper()}{counts[1:]}.")
+                   f"instance){which}; the largest: {largest}. {counts[0].upper()}{counts[1:]}.")
 
 
 def section(entries: list[dict[str, Any]]) -> list[str]:

@@ -39,8 +39,9 @@ def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[st
             try_remaining: bool = True) -> dict[str, Any] | None:
     """For a lattice entry of S1-S3 (None otherwise): the proofs it rests on, how many of the
     2^n environments over `sources` break (above a minimal set), hold for every instance
-    (below a proof) or remain bounded, and the largest remaining ones with the query the
-    prover fails on there. `ProofContradicted` if a proof's environment contains a minimal
+    (below a proof) or remain bounded, the smallest remaining ones, whether the remaining
+    ones are exactly those between a smallest and a largest, and the largest with the query
+    the prover fails on there. `ProofContradicted` if a proof's environment contains a minimal
     breaking set."""
     if entry["property"] not in DECIDED_PROPERTIES:
         return None
@@ -57,9 +58,13 @@ def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[st
     holding = [e for e in every if any(e <= p for p in proved)]
     remaining = [e for e in every if e not in set(breaking) | set(holding)]
     largest = _maximal(remaining)
+    smallest = [e for e in remaining if not any(other < e for other in remaining)]
+    between = {e for e in every if any(s <= e for s in smallest) and any(e <= m for m in largest)}
     return {
         "environments": len(every), "breaking": len(breaking), "proved": len(holding),
         "remaining": len(remaining),
+        "smallest_remaining": [list(drift_order(e)) for e in smallest],
+        "remaining_is_interval": between == set(remaining),
         "proofs": [{"environment": list(drift_order(p.environment)), "checker": p.checker,
                     "detail": p.detail} for p in mine],
         "largest_remaining": [
