@@ -125,6 +125,7 @@ def test_an_entry_is_decided_by_breaks_above_and_proofs_below() -> None:
     open_answer = decided(entry, (), ("D1", "D2"), try_remaining=False)
     assert open_answer is not None and open_answer["remaining"] == 2
     assert [r["environment"] for r in open_answer["largest_remaining"]] == [["D2"]]
+    assert open_answer["smallest_remaining"] == [[]] and open_answer["remaining_is_interval"]
     assert decided({**entry, "property": "L4"}, (proof,), ("D1", "D2")) is None
 
 
