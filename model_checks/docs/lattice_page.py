@@ -224,7 +224,7 @@ def _narrow_note(first: dict[str, Any]) -> list[str]:
     return ["- This run's explorations are of a narrower family than the profiles' (one item "
             "per request, every content 1 byte: `--items 1 --reused-bytes 1`, the outcomes "
             "kept in its `--resume` file); the profiles' family (two items per request in "
-            "every environment, D7's second content of a at 2 bytes) reaches this page only "
+            "every environment, D7's second contents at 2 bytes) reaches this page only "
             "through the breaks passed as `--evidence`, each named with its own rung."]
 
 

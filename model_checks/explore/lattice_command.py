@@ -121,8 +121,9 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --lattice: N items per request at every rung (default: "
                              "the profile's, 2; D8 adds a third)")
     parser.add_argument("--reused-bytes", type=int, default=None, metavar="N",
-                        help="with --lattice: the size of D7's second content of a, both "
-                             "sides (default: the profile's, 2; 1: every content 1 byte)")
+                        help="with --lattice: the size of D7's second content of every "
+                             "lettered identity, both sides (default: the profile's, 2; 1: "
+                             "every content 1 byte)")
 
 
 def add_rung_arguments(parser: argparse.ArgumentParser) -> None:
@@ -191,7 +192,7 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
             bounds[field] = value
     limit = args.max_states or limit
     top = replace(profile.top, **bounds)
-    # the family's own fields (items, a@1's size) are the same at every rung
+    # the family's own fields (items, the second contents' size) are the same at every rung
     base = replace(profile.base, **{k: v if k in NARROW else min(v, getattr(profile.base, k))
                                     for k, v in bounds.items()})
     deep = profile.deep if "max_requests" not in bounds else 0

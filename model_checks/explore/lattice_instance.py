@@ -17,9 +17,10 @@ without it:
 
 - D5 adds front end 1 (an extra, empty shadow: `embed` appends it; nothing touches it
   unless a request names front end 1, which no run of the smaller instance does);
-- D7 adds content version 1 of each identity (new contents): the first base identity's second
-  content `a@1` takes the whole budget (`REUSED_BYTES`), so a reused identity names content
-  of another size; the others' are 1 byte, like version 0;
+- D7 adds content version 1 of each identity (new contents): every lettered identity's second
+  content (`a@1`, `b@1`, ..., and D8's extra identity's) takes the whole budget
+  (`Rung.reused_bytes`, default `REUSED_BYTES`), so a reused identity names content of
+  another size; the lettered identities stay interchangeable (symmetry reduction applies);
 - D8 adds one more 1-byte identity and a third item per request, so a request can exceed
   the 2-byte budget;
 - D6 adds nothing to the instance: every rung's requests already carry `Rung.max_items`
@@ -61,8 +62,8 @@ OVERSIZED_BYTES = (3, 3)
 SKEWED, OVERSIZED = "skewed", "oversized"
 BUDGET = 2
 REUSED_BYTES = BUDGET
-"""D7's second content of the first base identity (`a@1`): the whole budget on both sides, so
-a reused identity names content of another size than the content it named before."""
+"""D7's second content of every lettered identity (`a@1`, `b@1`, ...): the whole budget on both
+sides, so a reused identity names content of another size than the content it named before."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class Rung:
     exploration. `identities` base identities (a, b, c, ...) of 1 byte each: with 3 or more
     in the 2-byte budget, the base instance can evict for capacity. `max_items` items per
     request in every environment (D8 raises it to 3); `reused_bytes`, the size of D7's second
-    content of the first identity (`a@1`) on both sides."""
+    content of every lettered identity (`a@1`, `b@1`, ...) on both sides."""
 
     max_requests: int = 2
     max_in_flight: int = 2
@@ -140,7 +141,8 @@ def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
     if needs.extra_identity:
         identities.append(string.ascii_lowercase[shape.identities])
     if needs.versions > 1 and shape.reused_bytes != 1:
-        sizes.append(ItemSize(Content(identities[0], 1), shape.reused_bytes, shape.reused_bytes))
+        sizes += [ItemSize(Content(name, 1), shape.reused_bytes, shape.reused_bytes)
+                  for name in identities]
     for needed, name, (p0, p1) in ((needs.skewed_sizes, SKEWED, SKEWED_BYTES),
                                    (needs.oversized, OVERSIZED, OVERSIZED_BYTES)):
         if needed:

@@ -22,6 +22,7 @@ from model_checks.explore.lattice_command import (
     read_outcomes,
 )
 from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
+from model_checks.trace_file import replay_file
 from spec import Content, environment, lru, variant_named
 
 SMALL = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=2)
@@ -86,3 +87,22 @@ def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder
     assert read_outcomes(kept, request)
     with pytest.raises(LatticeUsageError, match="another ladder"):
         read_outcomes(kept, replace(request, ladder=wide))
+
+
+WIDE_EVIDENCE = Path(__file__).resolve().parents[2] / "docs" / "results" / "wide-family"
+
+
+def test_the_committed_wide_family_evidence_replays_under_d7_alone() -> None:
+    """Every break the lattice page takes from the wide family (`docs/results/wide-family`)
+    replays on the spec under D7 alone, on a configuration of the profiles' family (two items
+    per request, second contents at 2 bytes): S1 in V0 and V1, S3, H1 and L4 in V0-V2."""
+    found = set()
+    for path in sorted(WIDE_EVIDENCE.glob("*.json")):
+        replayed = replay_file(path)
+        config = replayed.trace.config
+        assert replayed.step is not None, path
+        assert config.environment == environment("D7") and config.max_items == 2
+        assert config.shadow_bytes(Content("b", 1)) == REUSED_BYTES
+        found.add((config.variant.name, replayed.property_id))
+    assert {("V0", "S1"), ("V1", "S1"), ("V1", "S3"), ("V2", "S3"), ("V2", "H1")} <= found
+    assert not {p for v, p in found if v == "V3"} - {"S4"}
