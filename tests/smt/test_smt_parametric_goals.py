@@ -75,6 +75,8 @@ def test_serving_another_identity_breaks_the_owner_certificate() -> None:
 
 @pytest.mark.parametrize(("model", "step"), [
     (PModel(V1, environment=_without("D7", "D8")), "P0 asserts"),
+    (PModel(replace(V1, name="V1-touches-late", touches_first=False),
+            environment=_without("D6", "D7", "D8")), "P0 asserts"),
     (PModel(replace(V2, name="V2-crashes", miss_handling=MissHandling.CRASH),
             environment=_without("D6", "D7", "D8")), "P1 takes a reference"),
 ])

@@ -170,7 +170,8 @@ update between probe and update (D6), a request over the budget (D8), or an entr
 the size of an older content of its identity than the request's (D7: the request fits the
 budget by its own contents' sizes, its probed hit's entry does not). Without any of them P0
 handles a request in one step (`P0Handle`), touches its hits first, and the request's items
-fit the budget together (`request_fits_unless_d8`), so no insert evicts a probed hit."""
+fit the budget together (`request_fits_unless_d8`), so no insert evicts a probed hit (a variant
+that does not touch its hits first may evict one at any time: `p0_assertion`)."""
 
 
 @dataclass(frozen=True)
@@ -315,7 +316,9 @@ def p1_receive_reference(
 def p0_assertion(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
     """Without late-miss reprocessing, P0 asserts when a probed hit is gone at update time
     (possible under D6, D7 or D8, `LATE_MISS_SOURCES`: here at any time)."""
-    possible = not m.variant.late_miss_reprocess and bool(m.environment & LATE_MISS_SOURCES)
+    # the argument of LATE_MISS_SOURCES needs the hits touched first; without, at any time
+    needed = bool(m.environment & LATE_MISS_SOURCES) or not m.variant.touches_first
+    possible = not m.variant.late_miss_reprocess and needed
     return z3.BoolVal(possible), replace(s, fault=z3.BoolVal(True))
 
 
