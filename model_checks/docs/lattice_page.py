@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from model_checks.docs.every_instance_page import section as every_instance_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.snapshot import SnapshotError
 from model_checks.records import CHECKERS as ALL_CHECKERS
@@ -215,6 +216,18 @@ def plain(variant: str, entries: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _narrow_note(first: dict[str, Any]) -> list[str]:
+    """A bullet when the run's rungs are narrower than the profiles' family (one item per
+    request, as outcomes kept from before the family was widened)."""
+    if not any("1 item per request" in rung for rung in first.get("ladder", [])):
+        return []
+    return ["- This run's explorations are of a narrower family than the profiles' (one item "
+            "per request, every content 1 byte: `--items 1 --reused-bytes 1`, the outcomes "
+            "kept in its `--resume` file); the profiles' family (two items per request in "
+            "every environment, D7's second contents at 2 bytes) reaches this page only "
+            "through the breaks passed as `--evidence`, each named with its own rung."]
+
+
 def lattice_page(entries: list[dict[str, Any]]) -> str:
     """The page: how it was produced, the instance ladder, the plain answers, then per
     variant a table of answers."""
@@ -239,6 +252,7 @@ def lattice_page(entries: list[dict[str, Any]]) -> str:
         "- The instance ladder (each rung covers the one before: a run of one is a run of "
         "the next): " + " / ".join(first.get("ladder", [])) + ".",
         f"- The instance family at the base rung: {first['instance']}.",
+        *_narrow_note(first),
         "- An explorer's \"holds\" is for the rung it names, never for all instances; a "
         "break from another checker is for that checker's instance, and stands under every "
         "larger environment (its trace was replayed with every source added).", "",
@@ -248,6 +262,7 @@ def lattice_page(entries: list[dict[str, Any]]) -> str:
     for variant in variants:
         parts += plain(variant, [e for e in entries if e["variant"] == variant])
     parts.append("")
+    parts += every_instance_section(entries)
     for variant in variants:
         mine = [e for e in entries if e["variant"] == variant]
         parts += [f"## {variant}", "",

@@ -31,6 +31,7 @@ from typing import Any
 
 from model_checks.cells import environment_text
 from model_checks.executor import ClusterError
+from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
     Break,
     EnvOutcome,
@@ -75,9 +76,9 @@ class LatticeProfile:
         return text + f"; at most {self.max_states:,} states per graph"
 
 
-BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3)
-"""The ladder's base: three 1-byte identities in the 2-byte budget, so it can evict for
-capacity without D8, D9 or D7's second contents."""
+BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3, max_items=2)
+"""The ladder's base: three 1-byte identities in the 2-byte budget and two items per request
+in every environment, so it can evict for capacity with no drift at all."""
 LATTICE_PROFILES = {
     "ci": LatticeProfile(2, BASE_RUNG, BASE_RUNG, 150_000,
                          deep=3, deep_size=2, deep_with=("D7",)),
@@ -116,6 +117,13 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-explore", action="store_true",
                         help="with --lattice --resume: answer from the kept outcomes only, "
                              "exploring nothing new")
+    parser.add_argument("--items", type=int, default=None, metavar="N",
+                        help="with --lattice: N items per request at every rung (default: "
+                             "the profile's, 2; D8 adds a third)")
+    parser.add_argument("--reused-bytes", type=int, default=None, metavar="N",
+                        help="with --lattice: the size of D7's second content of every "
+                             "lettered identity, both sides (default: the profile's, 2; 1: "
+                             "every content 1 byte)")
 
 
 def add_rung_arguments(parser: argparse.ArgumentParser) -> None:
@@ -176,9 +184,16 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
         size = args.max_size
     bounds = rung_bounds(args)
+    for field, option, value in (("max_items", "--items", args.items),
+                                 ("reused_bytes", "--reused-bytes", args.reused_bytes)):
+        if value is not None:
+            if value < 1:
+                raise LatticeUsageError(f"{option} must be >= 1, got {value}")
+            bounds[field] = value
     limit = args.max_states or limit
     top = replace(profile.top, **bounds)
-    base = replace(profile.base, **{k: min(v, getattr(profile.base, k))
+    # the family's own fields (items, the second contents' size) are the same at every rung
+    base = replace(profile.base, **{k: v if k in NARROW else min(v, getattr(profile.base, k))
                                     for k, v in bounds.items()})
     deep = profile.deep if "max_requests" not in bounds else 0
     rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
@@ -220,6 +235,12 @@ def run_lattice(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     seconds = time.perf_counter() - started
     entries = summarise(request, known, evidence)
+    if args.parametric:
+        try:
+            _decide_every_instance(entries, request)
+        except ProofContradicted as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_FAILED
     out = args.out if args.out != Path("build/explore/counterexamples") else DEFAULT_OUT
     target = args.json if args.json is not None else DEFAULT_JSON
     try:
@@ -264,6 +285,16 @@ def run_lattice(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest) -> None:
+    """Per S1-S3 entry, which of the 2^n environments the replayed breaks and the
+    all-instance proofs decide for every instance (`every_instance.decided`), in the entry's
+    `every_instance` key."""
+    for entry in entries:
+        answer = decided(entry, request.proofs, request.sources)
+        if answer is not None:
+            entry["every_instance"] = answer
+
+
 def _cpu() -> float:
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
@@ -280,7 +311,8 @@ def _command(args: argparse.Namespace) -> str:
     for option, value in (("--sources", args.sources), ("--max-size", args.max_size),
                           ("--max-requests", args.max_requests),
                           ("--unfinished", args.unfinished), ("--retries", args.retries),
-                          ("--identities", args.identities), ("--max-states", args.max_states)):
+                          ("--identities", args.identities), ("--max-states", args.max_states),
+                          ("--items", args.items), ("--reused-bytes", args.reused_bytes)):
         if value is not None:
             parts.append(f"{option} {value}")
     if args.parametric:
@@ -302,15 +334,20 @@ def collect_evidence(paths: list[Path]) -> list[Break]:
 
 
 def parametric_proofs() -> tuple[Proof, ...]:
-    """Z3's all-instance proof of V3's S1-S3 (a certificate rejected gives no proof)."""
+    """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
+    S1 and S3 under their largest provable environments); a certificate rejected gives no
+    proof."""
     from model_checks.records import Verdict
-    from model_checks.smt.prove.parametric import records
+    from model_checks.smt.prove.parametric_goals import records
 
     return tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
                  for r in records() if r.verdict is Verdict.PROVED)
 
 
 OUTCOMES_FORMAT = "lattice-outcomes/1"
+NARROW = {"max_items": 1, "reused_bytes": 1}
+"""The rung fields of a ladder kept before rungs had them: one item per request, every
+content 1 byte (what outcomes kept then were explored with)."""
 
 
 def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
@@ -369,7 +406,7 @@ def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]
         return ()
     try:
         data = json.loads(path.read_text())
-        ladder_then = tuple(Rung(**r) for r in data["ladder"])
+        ladder_then = tuple(Rung(**{**NARROW, **r}) for r in data["ladder"])
         same = (data["format"] == OUTCOMES_FORMAT and data["max_states"] == request.max_states
                 and tuple(data["sources"]) == request.sources)
         outcomes = tuple(

@@ -17,10 +17,14 @@ without it:
 
 - D5 adds front end 1 (an extra, empty shadow: `embed` appends it; nothing touches it
   unless a request names front end 1, which no run of the smaller instance does);
-- D7 adds content version 1 of each identity (new contents, sized like version 0);
+- D7 adds content version 1 of each identity (new contents): every lettered identity's second
+  content (`a@1`, `b@1`, ..., and D8's extra identity's) takes the whole budget
+  (`Rung.reused_bytes`, default `REUSED_BYTES`), so a reused identity names content of
+  another size; the lettered identities stay interchangeable (symmetry reduction applies);
 - D8 adds one more 1-byte identity and a third item per request, so a request can exceed
   the 2-byte budget;
-- D6 adds a second item per request (its updates interleave item by item);
+- D6 adds nothing to the instance: every rung's requests already carry `Rung.max_items`
+  items (two at the base rung) in every environment, so its updates interleave item by item;
 - D9 adds identity `skewed`, which P0 sizes at 1 byte and P1 at 3 (over the budget on P1's
   side only: P0 records it, P1 skips it);
 - D11 adds identity `oversized`, 3 bytes on both sides (cached by neither side).
@@ -28,11 +32,12 @@ without it:
   every content the sizes do not list: identity reuse then also changes an item's size, a
   behaviour the family keeps (`describe_family` says so, read off the configuration).
 
-A rung's bounds (requests, unfinished requests, retries) appear in the spec only as upper
-bounds in guards, and its base identities are 1-byte names a, b, c, ... (a rung with more
-names adds new ones, never resizes one; D8's extra identity is the next name, which a larger
-rung may hold as a base identity: it is 1 byte either way). So raising any bound of a rung only
-enables more: a run of rung r is a run of every rung covering it, through the same states.
+A rung's bounds (requests, unfinished requests, retries, items per request) appear in the spec
+only as upper bounds in guards, and its base identities are 1-byte names a, b, c, ... (a rung
+with more names adds new ones, never resizes one; D8's extra identity is the next name, which a
+larger rung may hold as a base identity: it is 1 byte either way). So raising any bound of a
+rung only enables more: a run of rung r is a run of every rung covering it, through the same
+states.
 
 The per-cell explorer instance (`instance.explore_config`, a restriction of the matrix's
 `config_for`) is not monotone in the environment: D9 skews the existing identity b and D8 and
@@ -56,22 +61,29 @@ OVERSIZED_BYTES = (3, 3)
 """D11's own identity `oversized` (version 0): 3 bytes of the 2-byte budget on both sides."""
 SKEWED, OVERSIZED = "skewed", "oversized"
 BUDGET = 2
+REUSED_BYTES = BUDGET
+"""D7's second content of every lettered identity (`a@1`, `b@1`, ...): the whole budget on both
+sides, so a reused identity names content of another size than the content it named before."""
 
 
 @dataclass(frozen=True)
 class Rung:
     """One rung of the instance ladder: the bounds shared by every environment of one lattice
     exploration. `identities` base identities (a, b, c, ...) of 1 byte each: with 3 or more
-    in the 2-byte budget, the base instance can evict for capacity."""
+    in the 2-byte budget, the base instance can evict for capacity. `max_items` items per
+    request in every environment (D8 raises it to 3); `reused_bytes`, the size of D7's second
+    content of every lettered identity (`a@1`, `b@1`, ...) on both sides."""
 
     max_requests: int = 2
     max_in_flight: int = 2
     max_retries: int = 2
     identities: int = 2
+    max_items: int = 2
+    reused_bytes: int = REUSED_BYTES
 
     def __post_init__(self) -> None:
         for name, low in (("max_requests", 1), ("max_in_flight", 1), ("max_retries", 0),
-                          ("identities", 1)):
+                          ("identities", 1), ("max_items", 1), ("reused_bytes", 1)):
             value = getattr(self, name)
             if type(value) is not int or value < low:
                 raise ValueError(f"rung: {name} must be an int >= {low}, got {value!r}")
@@ -83,15 +95,20 @@ class Rung:
         return (self.max_requests >= other.max_requests
                 and self.max_in_flight >= other.max_in_flight
                 and self.max_retries >= other.max_retries
-                and self.identities >= other.identities)
+                and self.identities >= other.identities
+                and self.max_items >= other.max_items
+                and self.reused_bytes == other.reused_bytes)
 
     def names(self) -> tuple[str, ...]:
         return tuple(string.ascii_lowercase[: self.identities])
 
     def words(self) -> str:
-        """The rung in a few words: "3 requests (2 unfinished), 2 retries, identities a,b,c"."""
+        """The rung in a few words: "3 requests (2 unfinished), 2 retries, identities a,b,c, 2
+        items per request"."""
+        items = f"{self.max_items} item{'s' if self.max_items > 1 else ''} per request"
         return (f"{self.max_requests} requests ({min(self.max_in_flight, self.max_requests)} "
-                f"unfinished), {self.max_retries} retries, identities {','.join(self.names())}")
+                f"unfinished), {self.max_retries} retries, identities {','.join(self.names())}, "
+                f"{items}")
 
     def short(self) -> str:
         """The rung in the words of "holds with 2 requests, breaks with 3"."""
@@ -123,6 +140,9 @@ def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
     sizes: list[ItemSize] = []
     if needs.extra_identity:
         identities.append(string.ascii_lowercase[shape.identities])
+    if needs.versions > 1 and shape.reused_bytes != 1:
+        sizes += [ItemSize(Content(name, 1), shape.reused_bytes, shape.reused_bytes)
+                  for name in identities]
     for needed, name, (p0, p1) in ((needs.skewed_sizes, SKEWED, SKEWED_BYTES),
                                    (needs.oversized, OVERSIZED, OVERSIZED_BYTES)):
         if needed:
@@ -138,7 +158,7 @@ def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
         max_retries=shape.max_retries,
         max_in_flight=min(shape.max_in_flight, shape.max_requests),
         max_requests=shape.max_requests,
-        max_items=needs.items,
+        max_items=max(shape.max_items, needs.items),
         front_ends=needs.front_ends,
     )
 
@@ -170,13 +190,13 @@ def describe_sizes(config: Config) -> str:
 
 def eviction(shape: Rung) -> str:
     """Whether a run with no drift can evict for capacity at this rung, and why."""
-    met = min(shape.identities, shape.max_requests)
+    met = min(shape.identities, shape.max_requests * shape.max_items)
     if met > BUDGET:
         return (f"with no drift, {met} one-byte identities meet in the {BUDGET}-byte budget: "
                 "the rung can evict for capacity")
-    return (f"with no drift, {shape.max_requests} one-item requests meet at most {met} "
-            "identities: the rung cannot evict for capacity without D6, D8, D9 or D7's second "
-            f"contents; from {BUDGET + 1} requests with {BUDGET + 1} identities it can")
+    return (f"with no drift, {shape.max_requests} requests of {shape.max_items} item(s) meet "
+            f"at most {met} identities: the rung cannot evict for capacity without D8, D9 or "
+            f"D7's second contents; with {BUDGET + 1} identities met it can")
 
 
 def describe_family(shape: Rung, variant: Variant | None = None,
@@ -187,7 +207,7 @@ def describe_family(shape: Rung, variant: Variant | None = None,
 
     v = variant or V1
     base = lattice_config(v, (), shape)
-    text = (f"budget {BUDGET}; {shape.words()}; 1 item per request; sizes "
+    text = (f"budget {BUDGET}; {shape.words()}; sizes "
             f"{describe_sizes(base)} ({eviction(shape)})")
     adds = []
     for source in drift_order(sources):
@@ -210,6 +230,8 @@ def describe_family(shape: Rung, variant: Variant | None = None,
     if adds:
         text += "; each drift source adds only what exists with it: " + "; ".join(adds)
     if "D7" in set(sources):
-        both = lattice_config(v, ("D7", "D9", "D11"), shape)
-        text += f"; with D7 and D9 or D11, the sizes per content are {describe_sizes(both)}"
+        skews = tuple(d for d in ("D9", "D11") if d in set(sources))
+        both = lattice_config(v, ("D7", *skews), shape)
+        text += (f"; with D7{''.join(' and ' + d for d in skews)}, the sizes per content are "
+                 f"{describe_sizes(both)}")
     return text

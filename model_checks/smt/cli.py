@@ -79,9 +79,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only this property (repeatable)")
     add_cells_argument(parser)
     parser.add_argument("--parametric", action="store_true",
-                        help="instead of the matrix: prove V3's S1-S3 for every instance size "
-                             "(any number of identities, requests, items, front ends, any "
-                             "budget and sizes; `smt.prove.parametric`)")
+                        help="instead of the matrix: prove S1-S3 for every instance size, "
+                             "per variant under each goal's environment (any number of "
+                             "identities, requests, items, front ends, any budget and sizes; "
+                             "`smt.prove.parametric_goals`)")
     add_dask_argument(parser)
 
 
@@ -150,17 +151,20 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
 
 
 def run_parametric(args: argparse.Namespace) -> int:
-    """V3's S1-S3 for every instance: 0 proved, 1 the certificate was rejected (a finding:
+    """S1-S3 for every instance, per variant under each goal's environment
+    (`parametric_goals.goals`): 0 every goal proved, 1 a certificate was rejected (a finding:
     the record is unknown and says which query failed)."""
-    from model_checks.smt.prove import parametric
+    from model_checks.cells import environment_text
+    from model_checks.smt.prove import parametric_goals
 
     if args.variant or args.environment or args.property:
-        raise ProveUsageError("--parametric proves V3's S1-S3 for every instance: drop "
+        raise ProveUsageError("--parametric proves its own goals for every instance: drop "
                               "--variant, --environment and --property")
-    print("Z3: V3's S1-S3 for every instance size (quantified invariant, MBQI)")
-    records = parametric.records(args.rlimit_certificate)
+    print("Z3: S1-S3 for every instance size (quantified invariants, MBQI)")
+    records = parametric_goals.records(args.rlimit_certificate)
     for record in records:
-        print(f"  V3 {record.property}: {record.verdict.value} for instance "
+        print(f"  {record.variant} {record.property} under "
+              f"{environment_text(record.environment)}: {record.verdict.value} for instance "
               f"{record.instance!r} ({record.detail}; {record.seconds:.1f} s)")
     if args.json is not None:
         write_records(args.json, records)

@@ -97,13 +97,15 @@ def test_the_ladder_climbs_one_request_at_a_time_and_checks_its_order() -> None:
 
 
 def test_the_ladder_reaches_a_rung_that_can_evict_for_capacity() -> None:
-    """Three 1-byte identities in the 2-byte budget: from three requests a run with no drift
-    evicts for capacity (its family text, read off the configuration, says so); two requests
-    of one item meet two identities and cannot, and the text says that too."""
+    """Three 1-byte identities in the 2-byte budget: at the base rung (two requests of two
+    items) a run with no drift evicts for capacity (its family text, read off the
+    configuration, says so); two requests of one item meet two identities and cannot, and
+    the text says that too."""
     config = lattice_config(variant_named("V1"), (), BASE_RUNG)
     assert sum(config.shadow_bytes(c) for c in config.contents()) > config.budget
-    assert "the rung can evict for capacity" in describe_family(Rung(3, 2, 2, 3))
-    assert "the rung cannot evict for capacity" in describe_family(BASE_RUNG)
+    assert "the rung can evict for capacity" in describe_family(BASE_RUNG)
+    assert "the rung can evict for capacity" in describe_family(Rung(3, 2, 2, 3, 1))
+    assert "the rung cannot evict for capacity" in describe_family(Rung(2, 2, 2, 3, 1))
     assert "the rung cannot evict for capacity" in describe_family(Rung(3, 2, 2, 2))
     text = describe_family(BASE_RUNG, sources=("D7", "D9", "D11"))
     assert "skewed: P0 1 byte, P1 3" in text and "skewed@1" in text
@@ -152,6 +154,21 @@ def test_bad_rung_options_are_one_line_and_exit_2_in_both_commands(
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and option in err
     assert not target.exists()
+
+
+@pytest.mark.parametrize(("option", "value"), [("--items", "0"), ("--reused-bytes", "0")])
+def test_bad_family_options_are_one_line_and_exit_2(
+    option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The family's options: below 1 with --lattice, or without --lattice at all, one error
+    line, exit 2, nothing written."""
+    target = tmp_path / "out.json"
+    for argv in (["explore", "--lattice", "--variant", "V1", "--sources", "D1", option, value],
+                 ["explore", "--variant", "V1", option, "1"]):
+        assert main([*argv, "--json", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and option in err
+        assert not target.exists()
 
 
 def test_every_profile_is_documented_rung_by_rung() -> None:

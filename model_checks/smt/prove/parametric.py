@@ -71,11 +71,14 @@ class Flaw:
 
     name: str
     tag_checked_on_first_item_only: bool = False
+    serves_another_identity: bool = False
 
 
 NO_FLAW = Flaw("none")
 UNCHECKED_LATER_ITEMS = Flaw("tag checked on a message's first item only",
                              tag_checked_on_first_item_only=True)
+KEY_CONFUSION = Flaw("P1 serves a reference from another identity's entry",
+                     serves_another_identity=True)
 
 
 @dataclass(frozen=True)
@@ -125,16 +128,19 @@ def state(suffix: str) -> PState:
 
 @dataclass(frozen=True)
 class Params:
-    """The budget and each side's size of a processing: unbounded, shared by every step."""
+    """The budget, each side's size of a processing and the identity a processing processed
+    (`owner`): unbounded, shared by every step."""
 
     budget: z3.ArithRef
     p0_bytes: z3.FuncDeclRef
     p1_bytes: z3.FuncDeclRef
+    owner: z3.FuncDeclRef
 
 
 def params() -> Params:
     return Params(z3.Int("budget"), z3.Function("p0_bytes", PROCESSING, INT),
-                  z3.Function("p1_bytes", PROCESSING, INT))
+                  z3.Function("p1_bytes", PROCESSING, INT),
+                  z3.Function("owner", PROCESSING, IDENTITY))
 
 
 @dataclass(frozen=True)
@@ -156,12 +162,29 @@ def choice() -> Choice:
                   z3.Bool("c_keep"))
 
 
+EVERY_SOURCE: frozenset[Drift] = frozenset(Drift)
+
+LATE_MISS_SOURCES = frozenset({Drift.D6, Drift.D7, Drift.D8})
+"""What P0's assertion (a probed hit gone at update time) needs in the spec: another request's
+update between probe and update (D6), a request over the budget (D8), or an entry recorded at
+the size of an older content of its identity than the request's (D7: the request fits the
+budget by its own contents' sizes, its probed hit's entry does not). Without any of them P0
+handles a request in one step (`P0Handle`), touches its hits first, and the request's items
+fit the budget together (`request_fits_unless_d8`), so no insert evicts a probed hit (a variant
+that does not touch its hits first may evict one at any time: `p0_assertion`)."""
+
+
 @dataclass(frozen=True)
 class PModel:
-    """The abstract model of one variant (plus a flaw the spec does not have, for mutants)."""
+    """The abstract model of one variant under an environment (plus a flaw the spec does not
+    have, for mutants). Every source is in it at once, except where the environment lacks
+    one that a behaviour needs: P0's assertion needs one of `LATE_MISS_SOURCES`. (Without D7
+    an identity has one content, so a processing's content is its `owner`: `parametric_goals`
+    states S1 that way there.)"""
 
     variant: Variant = V3
     flaw: Flaw = NO_FLAW
+    environment: frozenset[Drift] = EVERY_SOURCE
 
     def tag_of(self, pid: z3.ExprRef) -> z3.ExprRef:
         return pid if self.variant.tagged else NO_TAG
@@ -204,8 +227,9 @@ def p0_send_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.Bool
         sh_used=z3.Store(s.sh_used, c.fe, used + size),
     )
     fits = m.fits(used, size, p.budget, m.variant.shadow_lru)
+    owned = p.owner(c.pid) == c.ident  # a processing of identity i is sent as an item of i
     guard = z3.And(z3.Not(z3.Select(s.w_live, c.wire)), c.pos >= 0, size >= 1,
-                   z3.Implies(c.keep, fits))
+                   z3.Implies(c.keep, fits), owned)
     after = _if_state(c.keep, recorded, s)
     return guard, _sent(after, c, data=True, ph=c.pid, tag=m.tag_of(c.pid))
 
@@ -275,7 +299,7 @@ def p1_receive_reference(
     """P1 takes a reference: served from its entry if present and (tagged) if the tags agree;
     otherwise a miss, reported (no delivery) or, without reported misses, a crash."""
     w = c.wire
-    ident = z3.Select(s.w_id, w)
+    ident = c.ident if m.flaw.serves_another_identity else z3.Select(s.w_id, w)
     agree = z3.Select(s.p1_tag, ident) == z3.Select(s.w_tag, w)
     if m.flaw.tag_checked_on_first_item_only:
         agree = z3.Or(agree, z3.Select(s.w_pos, w) > 0)
@@ -291,8 +315,11 @@ def p1_receive_reference(
 
 def p0_assertion(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
     """Without late-miss reprocessing, P0 asserts when a probed hit is gone at update time
-    (possible under D6 or D8: here at any time)."""
-    return z3.BoolVal(not m.variant.late_miss_reprocess), replace(s, fault=z3.BoolVal(True))
+    (possible under D6, D7 or D8, `LATE_MISS_SOURCES`: here at any time)."""
+    # the argument of LATE_MISS_SOURCES needs the hits touched first; without, at any time
+    needed = bool(m.environment & LATE_MISS_SOURCES) or not m.variant.touches_first
+    possible = not m.variant.late_miss_reprocess and needed
+    return z3.BoolVal(possible), replace(s, fault=z3.BoolVal(True))
 
 
 def eviction_hang(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
@@ -440,6 +467,7 @@ def prove(
     certificate: tuple[PInvariant, ...] = CERTIFICATE,
     properties: tuple[str, ...] = ("S1", "S2", "S3"),
     rlimit: int = CERTIFICATE_RLIMIT,
+    bad: dict[str, Callable[[PState, Params], z3.BoolRef]] | None = None,
 ) -> list[ProvedAllDepths]:
     """Check the certificate with fresh solvers (init => I; I and each action => each part of
     I'; I => each property; I satisfiable with init); one result per property, instance
@@ -465,7 +493,7 @@ def prove(
             must(z3.unsat, f"consecution of {part.name} under '{label}'",
                  inv, step(model, p, s, n, c, action), z3.Not(part.holds(n, p)))
     for prop in properties:
-        must(z3.unsat, f"the invariant implies {prop}", inv, BAD[prop](s, p))
+        must(z3.unsat, f"the invariant implies {prop}", inv, (bad or BAD)[prop](s, p))
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, "quantified inductive invariant over uninterpreted sorts "
@@ -475,7 +503,10 @@ def prove(
 
 def model_name(model: PModel) -> str:
     flaw = "" if model.flaw is NO_FLAW else f" with {model.flaw.name}"
-    return f"{model.variant.name}{flaw}"
+    if model.environment == EVERY_SOURCE:
+        return f"{model.variant.name}{flaw}"
+    ids = "+".join(sorted((d.value for d in model.environment), key=lambda d: int(d[1:])))
+    return f"{model.variant.name}{flaw} under {ids or 'no drift'}"
 
 
 CHECKER = "z3-parametric"
@@ -554,7 +585,8 @@ def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
     ]
     for n, processing in enumerate(concrete.processings):
         facts += [p.p0_bytes(pid_consts[n]) == config.shadow_bytes(processing.content),
-                  p.p1_bytes(pid_consts[n]) == config.receiver_bytes(processing.content)]
+                  p.p1_bytes(pid_consts[n]) == config.receiver_bytes(processing.content),
+                  p.owner(pid_consts[n]) == ids[processing.identity]]
     receiver = {e.identity: e for e in concrete.receiver if isinstance(e, spec_lru.Entry)}
     facts += _side(s.p1_in, s.p1_pid, s.p1_tag, s.p1_size, s.p1_used, lambda i: (ids[i],),
                    config.identities, receiver, pids)
@@ -580,7 +612,8 @@ def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
     return s, p, z3.And(facts)
 
 
-def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
+def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMIT,
+                certificate: tuple[PInvariant, ...] = CERTIFICATE) -> str | None:
     """None when every abstraction of the spec state (one per served item) satisfies the
     certificate; otherwise the part that fails (or an abstraction that is inconsistent)."""
     delivered = concrete.last_delivery.served if concrete.last_delivery else ()
@@ -589,7 +622,7 @@ def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMI
         result, why, _ = _ask(rlimit, pinned)
         if result != z3.sat:
             return f"the abstraction is not satisfiable ({result} {why})"
-        for part in CERTIFICATE:
+        for part in certificate:
             result, why, _ = _ask(rlimit, pinned, z3.Not(part.holds(s, p)))
             if result != z3.unsat:
                 return f"{part.name} fails on the abstraction ({result} {why})"

@@ -1,0 +1,203 @@
+"""S1, S2 and S3 for every instance beyond V3: one goal per variant, property and environment,
+each proved on the abstract model of `parametric` (any identities, contents per identity with
+their own sizes, items per request, requests, front ends and budget) by its own certificate.
+
+Why each certificate's abstraction over-approximates the spec (the model's own argument,
+`parametric`, item by item, holds for every variant: it reads the variant's rules, never
+V3's):
+
+- S2, every variant, every environment (`BUDGET_CERTIFICATE`): each side enforces its budget
+  locally. The model keeps, per side, its entries and its byte total, which every step changes
+  by exactly the sizes it adds and removes, and an insert happens only once the entry fits
+  (the LRU's contract). Nothing about the other side, the wire, tags or order is needed: the
+  certificate is "every side's total is within the budget and every entry has a positive
+  size", and it is inductive under every action, whatever the other side, the channel or a
+  drift source does.
+- S1 without D7 (`OWNER_CERTIFICATE`): without D7 an identity names one content (the spec
+  rejects `versions > 1` unless D7), so two processings have the same content exactly when
+  they processed the same identity (`owner`). The certificate: every entry of P1 and of every
+  shadow holds a processing of its own identity, every wire item's placeholders are a
+  processing of its identity, and the item served last pairs processings of one identity.
+  It needs no tags and no relation between the sides, so it holds for the untagged variants
+  and under every other source.
+- S3 of a variant that reports misses, without D6, D7 and D8 (`NO_FAULT_CERTIFICATE`): its
+  faults are P0's assertion (needs one of `parametric.LATE_MISS_SOURCES`), a crash on a miss
+  (only where misses are not reported) and a hang (only with a ghost-key LRU); none is
+  possible, so "no fault" is inductive.
+
+Each certificate has a mutant the prover rejects (`tests/smt/test_smt_parametric_goals.py`):
+an LRU that ignores the new item's size (S2), P1 serving a reference from another identity's
+entry (S1), a variant that crashes on a miss or an environment with D6 (S3).
+
+Where no certificate applies (S1 under D7 in V0-V2, S3 in V0, which crashes on any miss),
+`attempt` tries the nearest one and returns the query that fails: the abstraction keeps no
+relation between P0's shadow and P1's cache (entries go in any order, wire items arrive in any
+order), which is what those environments' answers depend on; they stay bounded.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import z3
+
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.smt.budget import CERTIFICATE_RLIMIT
+from model_checks.smt.prove.parametric import (
+    CERTIFICATE,
+    CHECKER,
+    EVERY_SOURCE,
+    IDENTITY,
+    LATE_MISS_SOURCES,
+    ParametricRejected,
+    Params,
+    PInvariant,
+    PModel,
+    PState,
+    prove,
+)
+from spec import VARIANTS, Drift, Variant, drift_order
+
+Bad = Callable[[PState, Params], z3.BoolRef]
+
+
+def _part(name: str) -> PInvariant:
+    return next(part for part in CERTIFICATE if part.name == name)
+
+
+BUDGET_CERTIFICATE = (_part("within-budget"), _part("entries-have-positive-size"))
+"""S2's certificate, per side: its total within the budget, its entries of positive size."""
+
+
+def _entries_owned(s: PState, p: Params) -> z3.BoolRef:
+    i, f = z3.Const("i", IDENTITY), z3.Const("f", s.sh_in.domain())
+    return z3.And(
+        z3.ForAll([i], z3.Implies(z3.Select(s.p1_in, i), p.owner(z3.Select(s.p1_pid, i)) == i)),
+        z3.ForAll([f, i], z3.Implies(z3.Select(s.sh_in, f, i),
+                                     p.owner(z3.Select(s.sh_pid, f, i)) == i)),
+    )
+
+
+def _wire_owned(s: PState, p: Params) -> z3.BoolRef:
+    w = z3.Const("w", s.w_live.domain())
+    return z3.ForAll([w], z3.Implies(z3.Select(s.w_live, w),
+                                     p.owner(z3.Select(s.w_ph, w)) == z3.Select(s.w_id, w)))
+
+
+def _served_owned(s: PState, p: Params) -> z3.BoolRef:
+    return z3.Implies(s.ld_live, p.owner(s.ld_tensor) == p.owner(s.ld_ph))
+
+
+OWNER_CERTIFICATE = (
+    PInvariant("entries-hold-their-identity", "every entry of P1 and of every shadow holds a "
+               "processing of its own identity", _entries_owned),
+    PInvariant("wire-items-hold-their-identity", "every wire item's placeholders are a "
+               "processing of its identity", _wire_owned),
+    PInvariant("served-from-one-identity", "the item served last pairs processings of one "
+               "identity (S1 without D7: one content per identity)", _served_owned),
+)
+NO_FAULT_CERTIFICATE = (_part("no-fault"),)
+
+BAD_WITHOUT_D7: dict[str, Bad] = {
+    "S1": lambda s, p: z3.And(s.ld_live, p.owner(s.ld_tensor) != p.owner(s.ld_ph)),
+}
+"""S1's violation where an identity names one content: tensor and placeholders of processings
+of two identities (`OWNER_CERTIFICATE`'s argument)."""
+
+ALL = frozenset(d.value for d in Drift)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One proof: `property` of `variant` under `environment` (drift ids) and every
+    environment below it, for every instance, by `certificate`."""
+
+    variant: Variant
+    property: str
+    environment: frozenset[str]
+    certificate: tuple[PInvariant, ...]
+    bad: dict[str, Bad] | None = None
+
+    def model(self) -> PModel:
+        return PModel(self.variant, environment=frozenset(Drift(d) for d in self.environment))
+
+
+def goals() -> tuple[Goal, ...]:
+    """Every goal the certificates decide: S2 of every variant under every source; S1 of
+    V0-V2 without D7 and of V3 under every source; S3 of V3 under every source and of the
+    variants that report misses without `LATE_MISS_SOURCES`."""
+    found: list[Goal] = []
+    without_late = ALL - {d.value for d in LATE_MISS_SOURCES}
+    for variant in VARIANTS:
+        found.append(Goal(variant, "S2", ALL, BUDGET_CERTIFICATE))
+        if variant.tagged:
+            found += [Goal(variant, "S1", ALL, CERTIFICATE), Goal(variant, "S3", ALL, CERTIFICATE)]
+            continue
+        found.append(Goal(variant, "S1", ALL - {Drift.D7.value}, OWNER_CERTIFICATE, BAD_WITHOUT_D7))
+        if variant.reports_misses:
+            found.append(Goal(variant, "S3", without_late, NO_FAULT_CERTIFICATE))
+    return tuple(found)
+
+
+def ids(environment: Iterable[str]) -> tuple[str, ...]:
+    return drift_order(environment)
+
+
+def record(goal: Goal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
+    """The goal's verdict: proved for all depths and instance "any", or unknown naming the
+    query that failed."""
+    env = ids(goal.environment)
+    try:
+        proof, = prove(goal.model(), goal.certificate, (goal.property,), rlimit, goal.bad)
+    except ParametricRejected as error:
+        return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.UNKNOWN,
+                             0, "depth", 0.0, detail=f"certificate rejected: {error}",
+                             instance="any")
+    names = " & ".join(part.name for part in goal.certificate)
+    return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.PROVED, None,
+                         "depth", round(proof.seconds, 3),
+                         detail=f"{proof.method}: {names}; peak rlimit {proof.peak}",
+                         instance="any")
+
+
+def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
+    """One record per goal, in `goals()` order."""
+    return [record(goal, rlimit) for goal in goals()]
+
+
+def maximal_holding(minimal: Iterable[Iterable[str]],
+                    sources: Iterable[str] = ALL) -> tuple[frozenset[str], ...]:
+    """The maximal environments over `sources` above no minimal breaking set: the complement
+    of the breaking sets' upward closure, by its maximal elements (every subset is visited:
+    2^11 for the eleven sources)."""
+    pool, breaking = tuple(ids(sources)), [frozenset(m) for m in minimal]
+    holding = [frozenset(c) for n in range(len(pool) + 1)
+               for c in itertools.combinations(pool, n)
+               if not any(b <= frozenset(c) for b in breaking)]
+    return tuple(e for e in holding if not any(e < other for other in holding))
+
+
+def attempt(variant: Variant, prop: str, environment: frozenset[str],
+            rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
+    """Try `prop` under `environment` with the certificate nearest to it (S1: the served item
+    pairs one processing; S2: the budget certificate; S3: no fault); None if proved,
+    otherwise the query that failed (the abstraction step)."""
+    certificate = {"S1": (_part("served-from-one-processing"),), "S2": BUDGET_CERTIFICATE,
+                   "S3": NO_FAULT_CERTIFICATE}[prop]
+    model = PModel(variant, environment=frozenset(Drift(d) for d in environment))
+    try:
+        prove(model, certificate, (prop,), rlimit)
+    except ParametricRejected as error:
+        return str(error)
+    return None
+
+
+def settled_by(goal_environments: Iterable[frozenset[str]], environment: frozenset[str]) -> bool:
+    """A proof under E settles every environment below E."""
+    return any(environment <= proved for proved in goal_environments)
+
+
+__all__ = ["ALL", "EVERY_SOURCE", "Goal", "attempt", "goals", "maximal_holding", "records",
+           "settled_by"]
