@@ -160,6 +160,7 @@ class VllmFrontEnd:
     epoch: int = 0
     cache: Any = field(init=False)
     ids: Iterator[int] = field(init=False)
+    updating: dict[int, tuple[Probed, list[api.WireItem]]] = field(init=False)
 
     def __post_init__(self) -> None:
         self._build()
@@ -167,6 +168,7 @@ class VllmFrontEnd:
     def _build(self) -> None:
         self.cache = vllm_classes().sender(cache_config(self.setup.budget))
         self.ids = itertools.count()
+        self.updating = {}  # id(probed) -> (probed, its wire items so far)
 
     def _process(self, media: torch.Tensor) -> tuple[Any, tuple[Any, ...]]:
         payload, (offset, length) = self.setup.process(media)
@@ -183,23 +185,39 @@ class VllmFrontEnd:
         return Probed(items, processed)
 
     def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
+        while True:
+            result = self.update_item(probed)
+            if result is not None:
+                return result
+
+    def update_item(self, probed: object) -> api.WireMessage | api.Fault | None:
+        """One item of the update (`adapter.ItemUpdates`), as vLLM's input processor takes
+        them: the first call touches every identity of the request, each call then updates
+        the next item in request order (`get_and_update_item`), outside any lock, so other
+        requests' items interleave (D6); the last call returns the message."""
         if not isinstance(probed, Probed):
             raise TypeError(f"got {type(probed).__name__}, expected this side's Probed")
-        for item in probed.items:
-            self.cache.touch_sender_cache_item(item.identity)
-        wire: list[api.WireItem] = []
+        started = self.updating.get(id(probed))
+        if started is None or started[0] is not probed:
+            for item in probed.items:
+                self.cache.touch_sender_cache_item(item.identity)
+            started = self.updating[id(probed)] = (probed, [])
+        wire = started[1]
+        item, processed = probed.items[len(wire)], probed.processed[len(wire)]
         try:
-            for item, processed in zip(probed.items, probed.processed, strict=True):
-                kwargs, updates = self.cache.get_and_update_item(processed, item.identity)
-                payload = None if kwargs is None else payload_of(kwargs)
-                wire.append(api.WireItem(item.identity, payload, placeholders_of(updates),
-                                         None))
-        except AssertionError as error:
-            return api.Fault("p0-assert", str(error))
+            kwargs, updates = self.cache.get_and_update_item(processed, item.identity)
+            payload = None if kwargs is None else payload_of(kwargs)
+            wire.append(api.WireItem(item.identity, payload, placeholders_of(updates), None))
         except Exception as error:
-            return crash(error)
-        finally:
+            del self.updating[id(probed)]
             self.cache.release_sender_touches()
+            if isinstance(error, AssertionError):
+                return api.Fault("p0-assert", str(error))
+            return crash(error)
+        if len(wire) < len(probed.items):
+            return None
+        del self.updating[id(probed)]
+        self.cache.release_sender_touches()
         return api.WireMessage(self.epoch << _EPOCH_SHIFT | next(self.ids), tuple(wire))
 
     def abandon(self, request_id: int) -> None:

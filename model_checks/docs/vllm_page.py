@@ -112,10 +112,9 @@ def _replays(snap: dict[str, Any]) -> list[str]:
             "`conform --adapter model_checks.adapters.vllm:factory --replay TRACE` for every "
             "minimal breaking trace the committed lattice keeps for S1 (exit 4: the release "
             "pairs the stale tensor exactly where the spec does). A trace with D6's per-item "
-            "updates (`p0_update_item`) replays as one update of the adapter (conform's "
-            "macro step), which does not interleave the two requests' items, so it is not "
-            "reproduced until conformance runs those steps one by one. Backed by "
-            "`tests/vllm/test_vllm_conform.py`.", "",
+            "updates (`p0_update_item`) is followed item by item through the adapter's "
+            "`update_item` (one `get_and_update_item` call each), so the two requests' items "
+            "interleave as recorded. Backed by `tests/vllm/test_vllm_conform.py`.", "",
             table(("trace", "exit", "result"), rows)]
 
 
