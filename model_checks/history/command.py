@@ -28,7 +28,7 @@ from model_checks.history.report import (
     EXIT_FAIL,
     EXIT_UNDECIDED,
     LIMIT,
-    env_text,
+    drifts_text,
     final_explained,
     observed_breaks,
     report_unexplained,
@@ -107,7 +107,7 @@ def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace
     clients = len({c.client for c in history.calls})
     print(f"history check of {path}: {len(history.calls)} calls by {clients} clients "
           f"(variant {history.header.variant}, budget {history.header.budget}, "
-          f"{env_text(checked)})")
+          f"{drifts_text(checked)})")
     verdict = explain(history, checked, LIMIT)
     print("\n".join(verdict_lines(verdict)))
     if isinstance(verdict, Undecided):
@@ -117,7 +117,7 @@ def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace
         where = (args.json.with_suffix(".unexplained.jsonl") if args.json else
                  Path("build/history") / f"{path.stem}.unexplained.jsonl")
         print("\n".join(report_unexplained(history, checked, verdict, where)))
-        print(f"RESULT: NOT EXPLAINED by the spec in {env_text(checked)} (exit {EXIT_FAIL})")
+        print(f"RESULT: NOT EXPLAINED by the spec in {drifts_text(checked)} (exit {EXIT_FAIL})")
         return EXIT_FAIL
     return final_explained(observed_breaks(history), required_of(args), "the log is")
 

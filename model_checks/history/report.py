@@ -34,12 +34,8 @@ def usage(message: str) -> int:
     return EXIT_USAGE
 
 
-def ids_text(env: frozenset[Drift]) -> str:
-    """`D1+D3` (`none` for no drift): what `--environment` takes."""
-    return "+".join(sorted((d.value for d in env), key=DRIFT_IDS.index)) or "none"
-
-
-def env_text(env: frozenset[Drift]) -> str:
+def drifts_text(env: frozenset[Drift]) -> str:
+    """`D1+D3` (`none` for no drift): as prose writes it and as `--environment` takes it."""
     return environment_text(sorted((d.value for d in env), key=DRIFT_IDS.index))
 
 
@@ -96,7 +92,7 @@ def report_unexplained(history: History, env: frozenset[Drift], verdict: Unexpla
         f"return{exact}; {shortest.verdict.reason}",
         text_lanes(shortest.history, mark),
         f"written: {where} (mermaid lanes: {page}); replay: python -m model_checks conform "
-        f"--check-log {where} --environment {ids_text(env)}",
+        f"--check-log {where} --environment {drifts_text(env)}",
     ]
 
 

@@ -46,8 +46,8 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     checked = checked_environment(env)
     mode = f"{args.threads} threads" if args.threads else f"{args.tasks} asyncio tasks"
     print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
-          f"{cmd.env_text(env)}; concurrent clients add D1: checked in "
-          f"{cmd.env_text(checked)})")
+          f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
+          f"{cmd.drifts_text(checked)})")
     explained: list[Explained] = []
     breaks: dict[str, list[int]] = {}
     calls = uncontrolled = 0
