@@ -8,9 +8,11 @@ serving front end does (BRIEF section 3):
    other requests meanwhile: this is D1, other requests' probes and updates interleave here);
    then the request is recorded as probed.
 2. ``await update(probed)``: probed hits the shadow lost meanwhile (late misses, V3) are
-   processed first, awaited in the executor; then the sender cache's update (touch all, per
-   item, one lock) builds the message. Nothing is awaited inside the update itself, so one
-   request's update is atomic with respect to every other coroutine and thread.
+   processed first, awaited in the executor, unless one of them is UUID-only (then the request
+   is rejected naming every such item, before anything is processed); then the sender
+   cache's update (touch all, per item, one lock) builds the message. Nothing is awaited
+   inside the update itself, so one request's update is atomic with respect to every other
+   coroutine and thread.
 
 ``await prepare(request)`` does both. ``handle_reply``, ``abandon``, ``clear``, ``stats`` and
 ``outstanding`` do not await (they never wait for anything) and are plain methods.
@@ -145,11 +147,13 @@ class AsyncFrontEnd:
         front_end = self._front_end
         if not front_end._is_probed(probed) or not self.variant.late_miss_reprocess:
             return front_end.update(probed)  # rejected there; or V0-V2: asserts, as modelled
+        lost = [item for item in probed.request.items
+                if item.identity in probed.hits and item.identity not in self.sender]
+        if any(item.content is None for item in lost):
+            return front_end.update(probed)  # a UUID-only late miss: rejected, nothing processed
         late = {}
-        for item in probed.request.items:
-            if (item.identity in probed.hits and item.content is not None
-                    and item.identity not in self.sender):
-                late[item.identity] = await self._process(item.content)
+        for item in lost:
+            late[item.identity] = await self._process(item.content)
         if late:
             probed = front_end._with_late(probed, late)
         return front_end.update(probed)

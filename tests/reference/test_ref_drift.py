@@ -222,7 +222,9 @@ Sources = Callable[[int], TagSource]
 
 
 def fixed_nonces(index: int) -> TagSource:
-    """Each front end (index 0 or 1) its own fixed nonce, as a test may fix them."""
+    """Each life of a front end (index 0, 1, then one per restart) its own fixed nonce, as a
+    test may fix them (a restart reusing its earlier life's nonce mints that life's tags
+    again: V3's S1 rests on nonces unique per life)."""
     return TagSource.for_tests(index + 1)
 
 
@@ -268,6 +270,7 @@ def run_drift(variant: Variant, actions: list[Action], sources: Sources = fixed_
     front_ends = [FrontEnd(budget, processor, variant=variant, tags=sources(n)) for n in (0, 1)]
     probed: list[tuple[FrontEnd, ProbedRequest]] = []
     pending: list[tuple[FrontEnd, Message]] = []
+    lives = len(front_ends)  # a restarted front end is a new life: the next index of sources
     for kind, number, request_items in actions:
         front_end = front_ends[number % 2]
         request = Request(tuple(RequestItem(i, None if uuid else (c, size))
@@ -300,7 +303,8 @@ def run_drift(variant: Variant, actions: list[Action], sources: Sources = fixed_
             engine.clear()
         elif kind == "restart_p0":
             front_ends[number % 2] = FrontEnd(budget, processor, variant=variant,
-                                              tags=sources(number % 2))
+                                              tags=sources(lives))
+            lives += 1
         elif kind == "restart_p1":
             engine = Engine(engine_items * ITEM_BYTES, variant=variant)
         engine.receiver.check_invariants()
@@ -313,6 +317,18 @@ def run_drift(variant: Variant, actions: list[Action], sources: Sources = fixed_
 @given(ACTIONS)
 def test_v3_keeps_s1_l2_and_invariants_under_all_drift(actions: list[Action]) -> None:
     assert run_drift(V3, actions) is None
+
+
+def test_a_restart_that_reuses_its_nonce_breaks_v3_s1() -> None:
+    """Why every life gets its own nonce: a restarted front end given its earlier life's
+    fixed nonce mints that life's first tag again for new content (here `u` reprocessed), and
+    its next hit pairs P1's tensor of the first processing with the second's placeholders."""
+    item = [("u", 0, 16, False)]
+    actions: list[Action] = [("serve", 0, item), ("restart_p0", 0, item), ("send", 0, item),
+                             ("serve", 0, item)]
+    assert run_drift(V3, actions) is None
+    reused = run_drift(V3, actions, sources=lambda life: TagSource.for_tests(1 + life % 2))
+    assert reused == "S1: a stale tensor paired"
 
 
 UNTAGGED_V3 = dataclasses.replace(V3, name="V3-untagged", tagged=False)
