@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 0 or args.tasks < 0 or (args.threads and args.tasks):
         return usage(f"got --threads {args.threads} --tasks {args.tasks}, expected one "
                       "positive count")
+    if getattr(args, "processes", 1) != 1:  # the clients share the engine object they call
+        return usage("--threads and --tasks run in one process: give them without "
+                     "--processes 2")
     from model_checks.history.run import run_concurrent
 
     return run_concurrent(args, ALL_DRIFT if env is None else env)

@@ -91,6 +91,8 @@ def test_bad_options_are_usage_errors() -> None:
     assert conform("--threads", "2")[0] == 2
     code, _, err = conform("--adapter", "nope:x", "--threads", "2")
     assert code == 2 and err.startswith("error:")
+    code, _, err = conform("--adapter", REFERENCE, "--tasks", "2", "--processes", "2")
+    assert code == 2 and "without --processes 2" in err
 
 
 @pytest.mark.slow
