@@ -19,6 +19,7 @@ from model_checks.conform import api_page
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
+from model_checks.docs.lattice_reach import load_outcomes
 from model_checks.docs.pages import (
     counterexample_pages,
     drift_page,
@@ -62,7 +63,7 @@ def pages(root: Path) -> dict[str, str]:
     links = {drift: res.drift_links(results, drift) for drift in Drift}
     lattice = lat.load(root)
     return {
-        "drift-combinations.md": lat.lattice_page(lattice),
+        "drift-combinations.md": lat.lattice_page(lattice, load_outcomes(root)),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
         "verdicts.md": res.verdicts_page(results),
         "invariants.md": invariants_page(verdicts, res.property_evidence(results)),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.docs.every_instance_page import section as every_instance_section
+from model_checks.docs.lattice_reach import reach_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.snapshot import SnapshotError
 from model_checks.records import CHECKERS as ALL_CHECKERS
@@ -228,9 +229,11 @@ def _narrow_note(first: dict[str, Any]) -> list[str]:
             "through the breaks passed as `--evidence`, each named with its own rung."]
 
 
-def lattice_page(entries: list[dict[str, Any]]) -> str:
-    """The page: how it was produced, the instance ladder, the plain answers, then per
-    variant a table of answers."""
+def lattice_page(entries: list[dict[str, Any]],
+                 outcomes: list[dict[str, Any]] | None = None) -> str:
+    """The page: how it was produced, the instance ladder, the plain answers, the
+    all-instance section, the rungs the liveness answers reached (from the run's kept
+    `outcomes`, where given), then per variant a table of answers."""
     if not entries:
         raise LatticeFileError("the lattice result has no entries")
     first = entries[0]
@@ -263,6 +266,8 @@ def lattice_page(entries: list[dict[str, Any]]) -> str:
         parts += plain(variant, [e for e in entries if e["variant"] == variant])
     parts.append("")
     parts += every_instance_section(entries)
+    if outcomes is not None:
+        parts += reach_section(outcomes, variants, list(first.get("ladder", [])))
     for variant in variants:
         mine = [e for e in entries if e["variant"] == variant]
         parts += [f"## {variant}", "",

@@ -21,7 +21,6 @@ from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
-from model_checks.matrix import config_for
 from model_checks.records import EXPLORE, Verdict, VerdictRecord
 from model_checks.trace_file import config_to_json, trace_to_json, write_trace
 from spec import Config, Variant
@@ -47,14 +46,14 @@ class CellJob:
     identities: int | None = None
 
     def config(self, shape: Shape) -> Config:
+        """The instance of one shape: the matrix's (`config_for`) cut down by
+        `explore_config` to the shape's bounds and the job's (`identities` the matrix's
+        first ones, each at the matrix's sizes), with the job's retries."""
         config = explore_config(self.variant, self.environment,
                                 max_requests=shape.max_requests, max_items=shape.max_items,
                                 max_identities=shape.max_identities or self.identities,
                                 **({} if self.unfinished is None
                                    else {"max_in_flight": self.unfinished}))
-        if self.identities is not None and self.identities > len(config.identities):
-            config = replace(config, identities=config_for(
-                self.variant, self.environment).identities[: self.identities])
         return config if self.retries is None else replace(config, max_retries=self.retries)
 
 

@@ -65,15 +65,18 @@ def explore_config(
     max_items: int | None = None,
     max_identities: int | None = None,
 ) -> Config:
-    """The explorer's configuration for one variant and environment (drift ids); at most
-    `max_identities` identities, the first ones (a restriction, like the others)."""
+    """The explorer's configuration for one variant and environment (drift ids): the
+    matrix's (`config_for`) cut down, never resized. Its identities are the matrix's first
+    `max_identities` (by default a and b, and c where a source needs it), at most the
+    matrix's; each keeps the matrix's sizes (D9's c, cached by P0 only, stays 1/3 B when
+    `max_identities` brings it back)."""
     matrix = config_for(variant, env)
     needs = needs_of(matrix.environment)
     # c only where a source needs it (D8's third identity, D11's oversized item, which the
-    # matrix makes c): D9's c, cached by P0 only, is left out with it.
+    # matrix makes c): D9's c, cached by P0 only, is left out with it unless asked for.
     keep_c = needs.extra_identity or needs.oversized
-    identities = matrix.identities if keep_c else matrix.identities[:2]
-    identities = identities[:max_identities or len(identities)]
+    default = len(matrix.identities) if keep_c else 2
+    identities = matrix.identities[: max_identities or default]
     items = needs.items
     return replace(
         matrix,

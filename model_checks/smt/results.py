@@ -66,16 +66,20 @@ def _env(enc: Encoding) -> tuple[str, ...]:
 
 
 def instance(enc: Encoding) -> str:
-    """The finite instance an encoding's verdicts hold for, in words."""
+    """The finite instance an encoding's verdicts hold for, in words: its bounds, items per
+    request, front ends, and (under D7) the contents per identity, each sized on its own
+    within the size range."""
     b = enc.bounds
     items = "1 item" if enc.m == 1 else f"{enc.m} items"
     front_ends = "1 front end" if enc.front_ends == 1 else f"{enc.front_ends} front ends"
     if enc.engines > 1:
         front_ends += f" and {enc.engines} engines behind a router"
-    return (f"{enc.k} identities, {b.max_requests} requests ({b.max_in_flight} unfinished), "
-            f"{items} per request, {front_ends}, {b.max_retries} retries, "
+    contents = "" if enc.versions == 1 else f", {enc.versions} contents per identity"
+    per_content = "" if enc.versions == 1 else " per content"
+    return (f"{enc.k} identities{contents}, {b.max_requests} requests ({b.max_in_flight} "
+            f"unfinished), {items} per request, {front_ends}, {b.max_retries} retries, "
             f"budget {b.budget_range[0]}..{b.budget_range[1]}, "
-            f"sizes {b.size_range[0]}..{b.size_range[1]}")
+            f"sizes {b.size_range[0]}..{b.size_range[1]}{per_content}")
 
 
 def to_record(enc: Encoding, result: Result, path: str | None = None) -> VerdictRecord:

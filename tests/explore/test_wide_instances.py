@@ -23,7 +23,8 @@ from model_checks.explore.lattice_command import (
 )
 from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
 from model_checks.trace_file import replay_file
-from spec import Content, environment, lru, variant_named
+from spec import Content, by_id, environment, lru, run, variant_named
+from spec.transitions.client import Submit
 
 SMALL = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=2)
 """Two identities: the smallest rung with both widenings (graphs of a few thousand states)."""
@@ -106,3 +107,24 @@ def test_the_committed_wide_family_evidence_replays_under_d7_alone() -> None:
         found.add((config.variant.name, replayed.property_id))
     assert {("V0", "S1"), ("V1", "S1"), ("V1", "S3"), ("V2", "S3"), ("V2", "H1")} <= found
     assert not {p for v, p in found if v == "V3"} - {"S4"}
+
+
+def test_the_shortest_s3_break_under_d7_alone_replays_on_the_spec() -> None:
+    """V2 under D7 alone, on a configuration with both widenings (two items per request, a's
+    second content at 2 bytes): the explorer's shortest S3 counterexample runs on the spec
+    action by action, breaks S3 at its last step and at no earlier one, uses a two-item
+    request and a second content, and is as short as the committed wide-family evidence."""
+    config = lattice_config(variant_named("V2"), ("D7",), SMALL)
+    assert config.max_items == 2
+    assert config.shadow_bytes(Content("a", 1)) != config.shadow_bytes(Content("a", 0))
+    graph = build(config, max_states=60_000)
+    assert graph.complete
+    s3 = next(j for j in judge_all(graph, with_lemmas=False) if j.property_id == "S3")
+    assert s3.status is Status.COUNTEREXAMPLE
+    violation = by_id("S3").check_trace(run(config, s3.actions))
+    assert violation is not None and violation.step == len(s3.actions)
+    submits = [a for a in s3.actions if isinstance(a, Submit)]
+    assert any(len(a.items) == 2 for a in submits)
+    assert any(item.version == 1 for a in submits for item in a.items)
+    committed = replay_file(WIDE_EVIDENCE / "V2_D7_S3.json")
+    assert committed.step == len(s3.actions)
