@@ -107,6 +107,9 @@ ONE_SIDED = ItemSize(Content("c"), 1, 3)
 and skips it (one side caches, the other skips)."""
 OVERSIZED = ItemSize(Content("c"), 3, 3)
 """Under D11: c takes 3 bytes of the 2-byte budget on both sides."""
+REUSED = ItemSize(Content("c", 1), 2, 2)
+"""Under D7: c's second content takes the whole 2-byte budget on both sides (a client-supplied
+uuid names new content of another size): recording it evicts everything else."""
 
 IN_FLIGHT = 2
 """Unfinished requests at once in the matrix's instance."""
@@ -118,9 +121,10 @@ def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_F
     """The configuration every checker uses for a cell: identities a, b, c; budget 2; at most
     4 requests, 2 unfinished at once (3 for the wider instance), 2 items each, 2 retries; and
     what each drift source needs to exist at all (`spec.Drift.needs`): two front ends (D5), a
-    second content per identity (D7), three items per request (D8), b skewed and c cached by
-    P0 only (D9; c is over the budget on both sides instead under D11). `ROUTER` in the
-    environment is D5's other half: one front end, two engines behind a router."""
+    second content per identity (D7; c's of 2 bytes), three items per request (D8), b skewed
+    and c cached by P0 only (D9; c is over the budget on both sides instead under D11).
+    `ROUTER` in the environment is D5's other half: one front end, two engines behind a
+    router."""
     router = ROUTER in env
     drift = environment(*(d for d in env if d != ROUTER), *((Drift.D5.value,) if router else ()))
     needs = needs_of(drift)
@@ -130,7 +134,7 @@ def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_F
             (ONE_SIDED, needs.skewed_sizes and not needs.oversized),
             (OVERSIZED, needs.oversized),
         ) if present
-    )
+    ) + ((REUSED,) if needs.versions > 1 else ())
     return Config(
         variant=variant,
         environment=drift,
@@ -232,11 +236,16 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "L2). V3's L4 is not judged (see D5; each inverted send needs its own split request, and "
      "the retries send what missed as data). P0's assertion does not stop the system: the "
      "stale records it leaves add H1/L1/L2 paths the split updates already had."),
-    (("D7",), dict(V0="S4", V1="S4", V2="S4", V3="S4"),
-     "Identity reuse alone: the LRUs still mirror, so every reference finds the entry P0 "
-     "recorded, consistently paired (S1 holds, H1 holds); but a shadow hit on a for new "
-     "content serves the old content, in every variant, V3 included (its tag names the old "
-     "processing): S4 is the documented limit."),
+    (("D7",), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L4", V2="S3 S4 H1 L4", V3="S4"),
+     "Identity reuse alone: a shadow hit on a for new content serves the old content, in "
+     "every variant, V3 included (its tag names the old processing): S4 is the documented "
+     "limit. The new content is larger (c@1 takes the whole budget): after [c@1], a request "
+     "[b c] (it fits as sent: c names c@0's byte) finds c a hit of 2 bytes, and recording b "
+     "evicts it before P0 reaches it, as under D8: P0's assertion in V0-V2 (S3, L4), and the "
+     "items that request recorded stay in the shadow unsent, so a later reference misses "
+     "(H1; V0's engine crashes). In the cache-wins variants (V0, V1) P1 can then keep an "
+     "old tensor where P0 records the new content, and a hit pairs them (S1, 3 requests). "
+     "V3 resolves references first and reprocesses a lost hit: only S4."),
     (("D8",), dict(V0=CRASH, V1="S3 H1 L1 L2 L3 L4", V2="S3 H1 L1 L2 L3 L4", V3=""),
      "A request larger than the budget: in request order its own inserts evict a probed hit "
      "before P0 reaches it, with no data to send: the P0 assertion (S3, L4) in V0-V2. Since "
@@ -265,27 +274,27 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "put both skip them, and no old entry exists since neither side ever cached one), so "
      "the LRUs mirror; a later UUID-only request for such an item is a client error at P0, "
      "which L4 accepts. Nothing breaks."),
-    (("D5", "D7"), dict(V0="S1 S4 " + CRASH, V1="S1 S4 H1 L3", V2="S1 S4 H1 L3",
+    (("D5", "D7"), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L3 L4", V2="S1 S3 S4 H1 L3 L4",
                         V3="S4 H1 L3"),
      "Two front ends and identity reuse: front end 1 sends a's new content while front end 0 "
      "still records the old; front end 0's reference then pairs P1's new tensor with old "
      "placeholders (V2, vllm#55546), or the cache-wins variants pair the old tensor with the "
      "new placeholders (S1). V3's tag mismatch turns it into a miss (H1, not S1). S4 as for "
-     "D7; H1, L2, L3 as for D5; L4 not judged as for D5 (every D5 trace is a D5+D7 "
-     "trace, so it cannot be expected to hold here)."),
-    (("D7", "D10"), dict(V0="S1 S4 " + CRASH, V1="S1 S4 H1 L2 L4", V2="S4 H1 L2 L4",
+     "D7, and S3, L4 (V1, V2) as for D7; H1, L2, L3 as for D5; V3's L4 not judged as for D5 "
+     "(every D5 trace is a D5+D7 trace, so it cannot be expected to hold here)."),
+    (("D7", "D10"), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L2 L4", V2="S3 S4 H1 L2 L4",
                          V3="S4 H1 L2 L4"),
      "P0 restarts and forgets a; the client sends a with new content; P0 sends the payload. "
      "V0/V1 (the cache wins) use P1's old tensor with the new placeholders (S1). V2/V3: the "
      "payload wins and with one front end and FIFO delivery P1's entry for an identity is "
-     "always the last payload P0 sent for it, so every reference pairs consistently. S4 as "
-     "for D7; H1, L2, L4 as for D10."),
-    (("D3", "D7", "D9", "D11"), dict(V0="S1 S4 " + CRASH, V1="S1 S4 H1 L2 L3 L4",
-                                     V2="S4 H1 L2 L3 L4", V3="S4 H1 L2 L3 L4"),
+     "always the last payload P0 sent for it, so every reference pairs consistently. S3 "
+     "(V1, V2) and S4 as for D7; H1, L2, L4 as for D10."),
+    (("D3", "D7", "D9", "D11"), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L2 L3 L4",
+                                     V2="S3 S4 H1 L2 L3 L4", V3="S4 H1 L2 L3 L4"),
      "The stale-resend setting of vllm#57833: P0 forgets a (clear), the client sends a's new "
      "content: the cache-wins variants pair P1's old tensor with the new placeholders (S1); "
      "V2/V3 drop the old entry first. H1, L2, L4 as for D3; L3 as for D9 (c is over the "
-     "budget on both sides here, D11); S4 as for D7."),
+     "budget on both sides here, D11); S3 (V1, V2) and S4 as for D7."),
     (CRITICAL_SECTION_REMAINDER, dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L1 L2 L3 L4",
                                       V2="S1 S3 S4 H1 L1 L2 L3 L4", V3="S4 H1 L2 L3 L4"),
      "Q2: P0 updates and sends in one critical section and rejects nothing after it (no D1, "
@@ -308,14 +317,15 @@ REPORTING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.reports_misses)
 _NOT_JUDGED: dict[tuple[str, tuple[str, ...]], set[str]] = {
     **{(v, ("D1",)): {"L4"} for v in REPORTING},
     **{(v, ("D5",)): {"L4"} for v in REPORTING},
-    **{(v, ("D5", "D7")): {"L4"} for v in REPORTING},
+    ("V3", ("D5", "D7")): {"L4"},
     ("V3", ("D6",)): {"L4"},
 }
 """Cells whose L4 verdict within the bounds is not settled. The D9 trace the checker found
 (two requests' retries re-recording each other's identities) defeats the argument these
 cells relied on ("each retry sends what missed as data"); D1 and D5 allow the same pattern
-through reordering or the other front end (D5+D7 contains every D5 trace), V3 under D6
-through split updates. The ci search found no trace, so no verdict is claimed."""
+through reordering or the other front end (D5+D7 contains every D5 trace: V3's L4 there;
+V1/V2 break it there as under D7), V3 under D6 through split updates. The ci search found
+no trace, so no verdict is claimed."""
 
 _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 """Where L3/L4 at `WIDER_IN_FLIGHT` unfinished requests differ from the cell's verdict at

@@ -46,13 +46,17 @@ _PAYLOAD_WINS = (
     "overtaken or never sent, because a reference then carries the new placeholders to a P1 "
     "still holding the old tensor."
 )
+_IN_V2 = (
+    "Interaction (S1 in V2; V0 and V1 break it under D7 alone, where a reused identity's "
+    "larger content evicts on P0 what P1 keeps)"
+)
 _TAGGED = "V3 never pairs across contents: its reference carries the tag of the shadow entry, " \
     "and a tag mismatch is a miss."
 
 PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
     ("D1", "D7"): PairReason(
-        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
-        why="Interaction (S1 in V0-V2): identity reuse makes a lost mirror visible as a stale "
+        breaks={"V2": "S1"},
+        why=_IN_V2 + ": identity reuse makes a lost mirror visible as a stale "
         "pairing. " + _CACHE_WINS + " Here P0 forgets a while P1 keeps it in two ways: V1 "
         "drops a on the miss of a reference that overtook a's payload, after which P1 caches "
         "that payload (explorer: 10 steps; Z3: 9); V0, which never drops, evicts a on P0 "
@@ -65,8 +69,8 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         + _TAGGED,
     ),
     ("D2", "D7"): PairReason(
-        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
-        why="Interaction (S1 in V0-V2). " + _CACHE_WINS + " Here a rejected request [b, c] "
+        breaks={"V2": "S1"},
+        why=_IN_V2 + ". " + _CACHE_WINS + " Here a rejected request [b, c] "
         "makes P0 evict a that P1 still holds, and a@1's payload follows (Z3: 8 steps). "
         + _PAYLOAD_WINS + " Here (V2) the payload is never sent: after the rejected [b, c], "
         "a rejected [a@1] leaves P0 recording a@1 while P1 keeps a@0, and the next "
@@ -74,22 +78,9 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "instance cannot show it). "
         + _TAGGED,
     ),
-    ("D3", "D7"): PairReason(
-        breaks={"V0": "S1", "V1": "S1"},
-        why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here a clear of P0 alone "
-        "forgets a while P1 keeps a@0 (explorer and Z3: 7 steps). V2 keeps S1: P1 drops a@0 when "
-        "a@1's payload arrives, in order. " + _TAGGED,
-    ),
-    ("D4", "D7"): PairReason(
-        breaks={"V0": "S1", "V1": "S1"},
-        why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here P0 is cleared and a@1's "
-        "payload reaches P1 before P1's reset, while P1 still holds a@0 (explorer and Z3: 7 "
-        "steps). V2 keeps S1: the payload replaces a@0 in order and the reset only removes "
-        "entries (misses, not stale pairings). " + _TAGGED,
-    ),
     ("D6", "D7"): PairReason(
-        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
-        why="Interaction (S1 in V0-V2): P0 sends in another order than it updates. Request Q "
+        breaks={"V2": "S1"},
+        why=_IN_V2 + ": P0 sends in another order than it updates. Request Q "
         "records a@0 and has not sent it when request Y, updated after it, sends a reference "
         "to a: P1 misses, V1/V2 drop a from P0, and Q's payload then gives P1 a@0. "
         + _CACHE_WINS + " (V1: the client's a@1 payload.) " + _PAYLOAD_WINS + " Here (V2) "
@@ -99,8 +90,8 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "for V1). " + _TAGGED,
     ),
     ("D7", "D8"): PairReason(
-        breaks={"V0": "S1", "V1": "S1", "V2": "S1"},
-        why="Interaction (S1 in V0-V2): a request over the budget that fails P0's assertion "
+        breaks={"V2": "S1"},
+        why=_IN_V2 + ": a request over the budget that fails P0's assertion "
         "leaves on P0 the inserts it made and evicts there entries P1 keeps (it never reaches "
         "P1). " + _CACHE_WINS + " " + _PAYLOAD_WINS + " Here (V2): after [b, c, a] fails "
         "with a lost (P0 [b, c], P1 [a@0, b]), [a@1, b, c] records a@1, evicts b with it and "
@@ -108,14 +99,6 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "request for a pairs a@0 with a@1's placeholders (witness: 11 steps, V0-V2). V3 never "
         "asserts "
         "(it reprocesses a lost hit) and is tagged: S1 holds.",
-    ),
-    ("D7", "D9"): PairReason(
-        breaks={"V0": "S1", "V1": "S1"},
-        why="Interaction (S1 in V0, V1). " + _CACHE_WINS + " Here P0 records c@0 at 1 byte "
-        "while P1 skips it (3 bytes), so b@1's insert evicts a on P0 only (requests a, c, "
-        "b@1), and a@1's payload follows (witness: 15 steps). " + _PAYLOAD_WINS + " D9 loses no "
-        "payload: P1 skipping c drops its old entry first, a miss, not a stale pairing; V2 "
-        "keeps S1. " + _TAGGED,
     ),
 }
 

@@ -2,7 +2,7 @@
 
 `Encoding` fixes what is symbolic and what is not: K identities, R request slots (the spec's
 `max_requests`), at most Q unfinished requests (`max_in_flight`), M items per request (1; 2 under
-D6 and D8, whose behaviours need two), one front end (two under D5), the variant and the drift
+D6, D7 and D8, whose behaviours need two), one front end (two under D5), the variant and the drift
 sources. The byte budget and each side's item sizes are not fixed: they are symbolic parameters
 (`params`) ranging over `Bounds`, so one query covers every budget and size.
 
@@ -145,9 +145,10 @@ class Encoding:
     @property
     def m(self) -> int:
         """Items per request at most: two where the drift needs more than one (D6: updates
-        interleaved item by item; D8: a request over the budget; `spec.Drift.needs`), else
-        one."""
-        if self.needs.items > 1:
+        interleaved item by item; D8: a request over the budget; `spec.Drift.needs`) or
+        reuses an identity for new content (D7: the new content's own size may make a
+        two-item request overflow), else one."""
+        if self.needs.items > 1 or self.needs.versions > 1:
             return max(self.bounds.max_items, self.bounds.max_items_under_d8)
         return self.bounds.max_items
 
