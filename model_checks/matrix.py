@@ -107,9 +107,10 @@ ONE_SIDED = ItemSize(Content("c"), 1, 3)
 and skips it (one side caches, the other skips)."""
 OVERSIZED = ItemSize(Content("c"), 3, 3)
 """Under D11: c takes 3 bytes of the 2-byte budget on both sides."""
-REUSED = ItemSize(Content("c", 1), 2, 2)
-"""Under D7: c's second content takes the whole 2-byte budget on both sides (a client-supplied
-uuid names new content of another size): recording it evicts everything else."""
+REUSED = ItemSize(Content("b", 1), 2, 2)
+"""Under D7: b's second content takes the whole 2-byte budget on both sides (a client-supplied
+uuid names new content of another size): recording it evicts everything else. (Not c's: D11
+makes c@0 oversized, and D8's requests need a third small content, c@1.)"""
 
 IN_FLIGHT = 2
 """Unfinished requests at once in the matrix's instance."""
@@ -121,7 +122,7 @@ def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_F
     """The configuration every checker uses for a cell: identities a, b, c; budget 2; at most
     4 requests, 2 unfinished at once (3 for the wider instance), 2 items each, 2 retries; and
     what each drift source needs to exist at all (`spec.Drift.needs`): two front ends (D5), a
-    second content per identity (D7; c's of 2 bytes), three items per request (D8), b skewed
+    second content per identity (D7; b's of 2 bytes), three items per request (D8), b skewed
     and c cached by P0 only (D9; c is over the budget on both sides instead under D11).
     `ROUTER` in the environment is D5's other half: one front end, two engines behind a
     router."""
@@ -239,8 +240,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
     (("D7",), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L4", V2="S3 S4 H1 L4", V3="S4"),
      "Identity reuse alone: a shadow hit on a for new content serves the old content, in "
      "every variant, V3 included (its tag names the old processing): S4 is the documented "
-     "limit. The new content is larger (c@1 takes the whole budget): after [c@1], a request "
-     "[b c] (it fits as sent: c names c@0's byte) finds c a hit of 2 bytes, and recording b "
+     "limit. The new content is larger (b@1 takes the whole budget): after [b@1], a request "
+     "[a b] (it fits as sent: b names b@0's byte) finds b a hit of 2 bytes, and recording a "
      "evicts it before P0 reaches it, as under D8: P0's assertion in V0-V2 (S3, L4), and the "
      "items that request recorded stay in the shadow unsent, so a later reference misses "
      "(H1; V0's engine crashes). In the cache-wins variants (V0, V1) P1 can then keep an "

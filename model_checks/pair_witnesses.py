@@ -24,7 +24,7 @@ def _done(rid: int, *items: ClientItem) -> list[Action]:
 
 
 _A, _B, _C = ClientItem("a"), ClientItem("b"), ClientItem("c")
-_A1, _B1 = ClientItem("a", 1), ClientItem("b", 1)
+_A1 = ClientItem("a", 1)
 
 WITNESSES: dict[tuple[tuple[str, ...], str], list[Action]] = {
     # the overtaken reference's miss drops a; P1 then caches a@0; the retry records a@1 and
@@ -52,10 +52,6 @@ WITNESSES: dict[tuple[tuple[str, ...], str], list[Action]] = {
     (("D7", "D8"), "V0 V1 V2"): [
         Submit((_A, _B)), P0Handle(0), P1Receive(0), P0ReceiveReply(), Submit((_B, _C, _A)),
         P0Handle(1), Submit((_A1, _B, _C)), P0Handle(2), Submit((_A1,)), P0Handle(3),
-        P1Receive(0)],
-    # P0 records the one-sided c, so b@1 evicts a on P0 only
-    (("D7", "D9"), "V0 V1"): [
-        *_done(0, _A), *_done(1, _C), *_done(2, _B1), Submit((_A1,)), P0Handle(3),
         P1Receive(0)],
 }
 """Hand-built traces of the interactions the explorer's small instance cannot reach, on the

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from model_checks.matrix import ROUTER
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
-from spec import Config, Trace, by_id, initial, is_enabled, step
+from spec import ClientItem, Config, Trace, by_id, initial, is_enabled, step
 from spec.fairness import drive_to_quiescence
 from spec.trace import Step
 from spec.transitions import (
@@ -64,7 +64,21 @@ def _wipes_defeat_retries(wipe: Sequence[Action]) -> tuple[Action, ...]:
     )
 
 
+def _larger_content_evicts_its_hit(then: ClientItem) -> tuple[Action, ...]:
+    """D7 with b's second content over half the budget (the matrix's instance): after [b@1],
+    the request [a b] finds b a hit of 2 bytes and recording a evicts it before P0 reaches it
+    (P0's assertion: S3, L4), leaving a recorded and never sent. A request for `then` follows:
+    b (P0 misses and sends b@0 while P1 holds b@1: where the cache wins, S1) or a (a
+    reference P1 cannot resolve: H1)."""
+    return (submit(item("b", 1)), submit(item("a"), item("b")), P0Handle(0), P0Handle(1),
+            submit(then), P0Handle(2), P1Receive(0), P1Receive(0))
+
+
 _HAND: tuple[Witness, ...] = (
+    Witness("larger-reused-content-then-stale", frozenset({"D7"}),
+            _larger_content_evicts_its_hit(item("b"))),
+    Witness("larger-reused-content-then-unsent", frozenset({"D7"}),
+            _larger_content_evicts_its_hit(item("a"))),
     Witness("p1-clears-defeat-retries", frozenset({"D3"}), _wipes_defeat_retries([P1Clear()])),
     Witness("p1-restarts-defeat-retries", frozenset({"D10"}),
             _wipes_defeat_retries([P1Restart()])),
