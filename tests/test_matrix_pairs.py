@@ -91,8 +91,8 @@ def test_every_pair_reason_changes_some_cell() -> None:
     for pair, reason in PAIR_REASONS.items():
         assert pair in PAIR_ENVIRONMENTS, pair
         assert reason.why.strip()
-        assert set(reason.breaks) <= set(VARIANT_NAMES), pair
-        assert all(set(props.split()) <= set(PROPERTIES) for props in reason.breaks.values())
+        assert reason.breaks, pair
+        assert all(set(props.split()) <= set(PROPERTIES) for _, props in reason.breaks)
         assert any(_departures(v, pair) for v in VARIANT_NAMES), pair
 
 

@@ -301,7 +301,7 @@ def pairs_section(results: Results) -> list[str]:
         "of the snapshot, on its own instance, with the pair's environment); what it breaks "
         "beyond that is an interaction, reasoned below. *not shown at the instance*: breaks "
         "the matrix's instance of the pair cannot show (D11 makes c over the budget, D9 "
-        "skews b and c: `matrix_pairs.NEEDS_C`), which Hypothesis does not judge there. The "
+        "skews b and c: `matrix_pairs.needs_c`), which Hypothesis does not judge there. The "
         "nightly job runs these cells (`python -m model_checks nightly`); the main job does "
         "not, so a cell without records says \"" + NOT_RUN + "\".", "",
         table(("environment", "variant", "expected to break", "not judged",

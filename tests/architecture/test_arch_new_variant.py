@@ -123,6 +123,12 @@ assert not adapter.supports(NEW)
 assert NEW in adapter.unsupported_reason(NEW)
 checked = conform(adapter, CONFORM["ci"], variants=(NEW,))
 assert checked.not_checked == [NEW] and not checked.checked, checked
+import subprocess
+usage = subprocess.run([sys.executable, "-m", "model_checks", "conform", "--adapter",
+                        "model_checks.conform.reference_adapter:factory", "--variant", NEW],
+                       capture_output=True, text=True, check=False)
+assert usage.returncode == 2 and "not supported" in usage.stderr, usage.stderr
+assert "unknown variant" not in usage.stderr, usage.stderr
 print("conform ok")
 
 # the main job's summary: a row for V2b
