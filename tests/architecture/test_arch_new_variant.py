@@ -3,7 +3,8 @@
 The fixture copies the sources to a scratch directory and adds "V2b" (V2's knobs under
 another name) by editing exactly the recipe's files: `spec/variants.py` (the variant, joining
 `VARIANTS`), `model_checks/matrix.py` (its expectation in every row) and
-`model_checks/scenarios/catalog.py` (its expected violations in every scenario). A
+`model_checks/scenarios/catalog.py` (its expected violations in every scenario) and
+docs/conformance.md (its row of the deployments table, here V2's). A
 subprocess then shows, on the copy, that every checker takes it up with no other edit: the
 scenario suite judges it as expected, simulate, explore and Z3 judge one of its cells, the
 reference adapter lists it as not supported with its reason (never `unknown variant`), the
@@ -24,7 +25,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = "V2b"
-RECIPE = ("spec/variants.py", "model_checks/matrix.py", "model_checks/scenarios/catalog.py")
+RECIPE = ("spec/variants.py", "model_checks/matrix.py", "model_checks/scenarios/catalog.py",
+          "docs/conformance.md")
 """The non-test files the recipe edits (docs/architecture.md, "A new variant")."""
 
 _AFTER_V2 = re.compile(r'\bV2=("[^"]*"(?: \+ CRASH)?|CRASH)')
@@ -45,7 +47,16 @@ def _add_to_rows(text: str) -> str:
     return edited
 
 
-EDITS = {RECIPE[0]: _add_to_spec, RECIPE[1]: _add_to_rows, RECIPE[2]: _add_to_rows}
+def _add_to_table(text: str) -> str:
+    row = "| V1, V2 | D6, D7, D8"
+    assert row in text, "docs/conformance.md's deployments table has no V1, V2 row"
+    return text.replace(row, f"| V1, V2, {NEW} | D6, D7, D8")
+
+
+EDITS = {RECIPE[0]: _add_to_spec, RECIPE[1]: _add_to_rows, RECIPE[2]: _add_to_rows,
+         RECIPE[3]: _add_to_table}
+TABLE_TEST = "tests/test_docs_conformance_table.py"
+"""The check of docs/conformance.md's table, run on the copy."""
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +66,9 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     skip = shutil.ignore_patterns("__pycache__", "*.so")
     for package in ("spec", "reference", "model_checks"):
         shutil.copytree(ROOT / package, root / package, ignore=skip)
+    for path in (RECIPE[3], TABLE_TEST):
+        (root / path).parent.mkdir(exist_ok=True)
+        shutil.copy(ROOT / path, root / path)
     for path, edit in EDITS.items():
         target = root / path
         target.write_text(edit(target.read_text()))
@@ -139,6 +153,11 @@ records = [VerdictRecord("explore", NEW, ("D7",), "S4", Verdict.COUNTEREXAMPLE, 
 assert any(line.split()[:2] == ["D7", NEW] for line in summary(records).splitlines())
 assert NEW in matrix_summary(records)
 print("summary ok")
+
+# docs/conformance.md's deployments table, checked against the copy's matrix
+from tests.test_docs_conformance_table import PAGE, breaking, table_problems
+assert table_problems(PAGE.read_text(), breaking()) == []
+print("docs ok")
 '''
 
 
@@ -155,14 +174,25 @@ def test_arch_the_recipe_edits_only_its_files(scratch: Path) -> None:
         str(path.relative_to(scratch)) for package in ("spec", "reference", "model_checks")
         for path in (scratch / package).rglob("*.py")
         if path.read_bytes() != (ROOT / path.relative_to(scratch)).read_bytes()
-    }
+    } | {path for path in (RECIPE[3], TABLE_TEST)
+         if (scratch / path).read_bytes() != (ROOT / path).read_bytes()}
     assert changed == set(RECIPE)
+
+
+def test_arch_the_recipe_is_the_architecture_pages() -> None:
+    """The files edited here are those docs/architecture.md lists for a new variant, as many
+    as its heading says (at most 4: `tests/test_architecture_doc.py`)."""
+    from tests.test_architecture_doc import PAGE, recipes
+
+    _, count, listed = recipes(PAGE.read_text())["A new variant"]
+    assert listed == list(RECIPE) and count == len(RECIPE) <= 4
 
 
 def test_arch_a_new_variant_is_taken_up_with_no_other_edit(scratch: Path) -> None:
     done = _run(scratch, CHECKS)
     assert done.returncode == 0, done.stdout + done.stderr
-    for step in ("matrix", "scenarios", "simulate", "explore", "prove", "conform", "summary"):
+    for step in ("matrix", "scenarios", "simulate", "explore", "prove", "conform", "summary",
+                 "docs"):
         assert f"{step} " in done.stdout, done.stdout
 
 
