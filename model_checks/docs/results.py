@@ -50,7 +50,7 @@ from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, Verd
 from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.summary import LEGEND, contradicts, order, summary
 from model_checks.trace_file import Replayed, replay_data
-from spec import Drift, by_id
+from spec import Drift, by_id, safety_ids
 
 
 @dataclass(frozen=True)
@@ -465,7 +465,7 @@ def kept_alone(results: Results, drift: Drift) -> list[str]:
     return [
         v for v in variants
         if not any(r.verdict is Verdict.COUNTEREXAMPLE
-                   for p in ("S1", "S2", "S3") for r in results.by_cell.get((v, env, p), []))
+                   for p in safety_ids() for r in results.by_cell.get((v, env, p), []))
     ]
 
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from model_checks.explore.lattice import Proof
-from spec import drift_order, variant_named
+from spec import drift_order, safety_ids, variant_named
 
-DECIDED_PROPERTIES = ("S1", "S2", "S3")
+DECIDED_PROPERTIES = safety_ids()
 """The properties whose environments this decides (the prover's goals are about them)."""
 
 
