@@ -6,11 +6,12 @@ another name) by editing exactly the recipe's files: `spec/variants.py` (the var
 `model_checks/scenarios/catalog.py` (its expected violations in every scenario) and
 docs/conformance.md (its place in the deployments table, V2's row). A subprocess then
 shows, on the copy, that every checker takes it up with no other edit: the scenario suite
-judges it as expected, simulate, explore and Z3 judge one of its cells, the reference adapter lists it as not supported with its reason (never `unknown variant`), the
-main job's summary shows its rows, the pair reasoning gives it V2's expectations (derived
-from its knobs, not from a table keyed by name: with `matrix_pairs.PAIR_REASONS` keyed by
-variant name, this test failed on D1+D7's S1), and the copy's deployments table agrees with
-the copy's matrix.
+judges it as expected; simulate, explore and Z3 judge one of its cells; the reference
+adapter lists it as not supported with its reason (never `unknown variant`); the main job's
+summary shows its rows; the pair reasoning gives it V2's expectations (derived from its
+knobs, not from a table keyed by name: with `matrix_pairs.PAIR_REASONS` keyed by variant
+name, this test failed on D1+D7's S1); and the copy's deployments table agrees with the
+copy's matrix.
 """
 
 from __future__ import annotations
