@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from model_checks.environment_arg import ROUTER as ROUTER
-from model_checks.matrix_pairs import NEEDS_C, PAIR_REASONS, PairReason
+from model_checks.matrix_pairs import PAIR_REASONS, PairReason, needs_c
 from spec import DRIFT_IDS as DRIFT_IDS
 from spec import (
     V2,
@@ -31,6 +31,7 @@ from spec import (
     environment,
     needs_of,
     property_ids,
+    variant_named,
 )
 from spec import VARIANT_NAMES as VARIANT_NAMES
 
@@ -366,11 +367,24 @@ _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
 )
 
 
+def _row_entry(breaks: Mapping[str, str], variant: str, env: tuple[str, ...]) -> str:
+    """A row's expectation for `variant`; a row that does not name it is an error naming the
+    row (every row states every variant of `VARIANTS`, and no other)."""
+    unknown = sorted(set(breaks) - set(VARIANT_NAMES))
+    if unknown:
+        raise ValueError(f"the matrix row of {'+'.join(env) or 'no drift'} names "
+                         f"{', '.join(unknown)}, which are not variants of spec.VARIANTS")
+    if variant not in breaks:
+        raise ValueError(f"the matrix row of {'+'.join(env) or 'no drift'} has no expectation "
+                         f"for {variant}: add what {variant} breaks there, and why")
+    return breaks[variant]
+
+
 def _cells() -> tuple[Cell, ...]:
     cells = []
     for env, breaks, why in (*_BREAKS, *_ROUTER_BREAKS):
         for variant in VARIANT_NAMES:
-            broken = set(breaks[variant].split())
+            broken = set(_row_entry(breaks, variant, env).split())
             unjudged = _NOT_JUDGED.get((variant, env), set())
             expectations = {
                 p: Expectation.NOT_JUDGED if p in unjudged
@@ -465,7 +479,7 @@ def _pair_why(variant: str, pair: tuple[str, ...], reason: PairReason | None,
         text += (
             f" The matrix's instance for this pair does not contain {' or '.join(lost)}'s "
             "(`instance_contains`: D11 makes c over the budget, D9 skews b and c), so a "
-            "search of it need not show " + _names(set(unshown)) + " (`NEEDS_C`; "
+            "search of it need not show " + _names(set(unshown)) + " (`needs_c`; "
             "Hypothesis judges them as not judged there; Z3, with sizes of its own, and the "
             "lifted traces judge them)."
             if unshown else
@@ -481,17 +495,17 @@ def _pair_why(variant: str, pair: tuple[str, ...], reason: PairReason | None,
 def _shown(variant: str, pair: tuple[str, ...], drift: str, prop: str) -> bool:
     """Whether the matrix's instance of `pair` can show a break `drift` has alone: it
     contains `drift`'s instance, or differs from it only in c's size and the break does not
-    need c (`NEEDS_C`)."""
+    need c (`needs_c`)."""
     if instance_contains(pair, (drift,)):
         return True
-    return instance_contains(pair, (drift,), frozenset({"c"})) and prop not in NEEDS_C.get(
-        drift, {}).get(variant, "").split()
+    return instance_contains(pair, (drift,), frozenset({"c"})) and prop not in needs_c(
+        drift, variant_named(variant))
 
 
 def _pair_cell(variant: str, pair: tuple[str, ...]) -> Cell:
     reason = PAIR_REASONS.get(pair)
     expectations = union(variant, pair)
-    interactions = set(reason.breaks.get(variant, "").split()) if reason is not None else set()
+    interactions = set(reason.breaks_in(variant_named(variant))) if reason is not None else set()
     for prop in interactions:
         expectations[prop] = Expectation.BREAKS
     unshown = frozenset(

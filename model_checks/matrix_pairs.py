@@ -3,8 +3,10 @@
 A pair's expectation is the union of its two sources' (`matrix.union`: the environment's
 behaviours only grow, so the pair breaks what either breaks alone) plus its interactions: the
 properties that break with both sources and with neither alone, each with its mechanism in
-protocol terms (`PAIR_REASONS`). `NEEDS_C` says which single-source breaks the matrix's
-instance of a pair with D11 cannot show. Witness step counts name
+protocol terms (`PAIR_REASONS`). `needs_c` says which single-source breaks the matrix's
+instance of a pair with D11 cannot show. Both are stated per class of variants, by their
+knobs (`untagged`, `Variant.reports_misses`), never per variant name, so a new
+variant gets the reasoning its knobs call for. Witness step counts name
 the hand-built traces in tests/test_matrix_pairs.py (`WITNESSES`, replayed on the matrix's
 instance) and the checkers' shortest counterexamples. This module is data, with no import of
 the matrix, so the matrix can build its cells from it.
@@ -12,25 +14,34 @@ the matrix, so the matrix can build its cells from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from spec import VARIANTS
+from spec import Variant
+
+VariantClass = Callable[[Variant], bool]
+"""A class of variants, by their knobs."""
+
+
+def untagged(variant: Variant) -> bool:
+    """The variants whose references carry no tag: P1 cannot tell two contents apart."""
+    return not variant.tagged
 
 
 @dataclass(frozen=True)
 class PairReason:
-    """What a pair adds to or takes from the union of its sources, per variant (properties
-    as space-separated ids), and why in protocol terms. `why` must explain every entry."""
+    """What a pair adds to the union of its sources, and why in protocol terms. `breaks`:
+    per class of variants, the properties (space-separated ids) broken only with both
+    sources (interactions); a variant in several classes breaks the union of theirs. `why`
+    must explain every entry."""
 
     why: str
-    breaks: Mapping[str, str] = field(default_factory=dict)
-    """Per variant: properties broken only with both sources (interactions)."""
-    holds: Mapping[str, str] = field(default_factory=dict)
-    """Per variant: properties one source breaks alone that hold here (the pair's instance
-    does not contain that source's)."""
-    unjudged: Mapping[str, str] = field(default_factory=dict)
-    """Per variant: properties whose verdict in this pair is not settled."""
+    breaks: tuple[tuple[VariantClass, str], ...] = ()
+
+    def breaks_in(self, variant: Variant) -> frozenset[str]:
+        """The interactions of this pair in `variant`: those of every class it is in."""
+        return frozenset(p for member, props in self.breaks if member(variant)
+                         for p in props.split())
 
 
 _CACHE_WINS = (
@@ -55,7 +66,7 @@ _TAGGED = "V3 never pairs across contents: its reference carries the tag of the 
 
 PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
     ("D1", "D7"): PairReason(
-        breaks={"V2": "S1"},
+        breaks=((untagged, "S1"),),
         why=_IN_V2 + ": identity reuse makes a lost mirror visible as a stale "
         "pairing. " + _CACHE_WINS + " Here P0 forgets a while P1 keeps it in two ways: V1 "
         "drops a on the miss of a reference that overtook a's payload, after which P1 caches "
@@ -69,7 +80,7 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         + _TAGGED,
     ),
     ("D2", "D7"): PairReason(
-        breaks={"V2": "S1"},
+        breaks=((untagged, "S1"),),
         why=_IN_V2 + ". " + _CACHE_WINS + " Here a rejected request [b, c] "
         "makes P0 evict a that P1 still holds, and a@1's payload follows (Z3: 8 steps). "
         + _PAYLOAD_WINS + " Here (V2) the payload is never sent: after the rejected [b, c], "
@@ -79,7 +90,7 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         + _TAGGED,
     ),
     ("D6", "D7"): PairReason(
-        breaks={"V2": "S1"},
+        breaks=((untagged, "S1"),),
         why=_IN_V2 + ": P0 sends in another order than it updates. Request Q "
         "records a@0 and has not sent it when request Y, updated after it, sends a reference "
         "to a: P1 misses, V1/V2 drop a from P0, and Q's payload then gives P1 a@0. "
@@ -90,7 +101,7 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
         "for V1). " + _TAGGED,
     ),
     ("D7", "D8"): PairReason(
-        breaks={"V2": "S1"},
+        breaks=((untagged, "S1"),),
         why=_IN_V2 + ": a request over the budget that fails P0's assertion "
         "leaves on P0 the inserts it made and evicts there entries P1 keeps (it never reaches "
         "P1). " + _CACHE_WINS + " " + _PAYLOAD_WINS + " Here (V2): after [b, c, a] fails "
@@ -103,24 +114,31 @@ PAIR_REASONS: dict[tuple[str, ...], PairReason] = {
 }
 
 
-_ALL_BUT_V0 = tuple(v.name for v in VARIANTS if v.reports_misses)
-"""V1-V3: the variants that answer a miss with the retryable error (V0 crashes instead)."""
-
-NEEDS_C: dict[str, dict[str, str]] = {
-    "D1": {v: "L3" for v in _ALL_BUT_V0},
-    "D5": {"V0": "S3 H1 L4", **{v: "H1 L3" for v in _ALL_BUT_V0}},
-    "D6": {"V1": "S3 L3 L4", "V2": "S3 L3 L4", "V3": "L3"},
-    "D8": {"V0": "S3 H1 L4", "V1": "S3 H1 L1 L2 L3 L4", "V2": "S3 H1 L1 L2 L3 L4"},
-    "D9": {v: "L2 L4" for v in _ALL_BUT_V0},
+_NEEDS_C: dict[str, tuple[str, str]] = {
+    "D1": ("", "L3"),
+    "D5": ("S3 H1 L4", "H1 L3"),
+    "D6": ("", "S3 L3 L4"),
+    "D8": ("S3 H1 L4", "S3 H1 L1 L2 L3 L4"),
+    "D9": ("", "L2 L4"),
 }
-"""Per drift source and variant, the breaks whose witness in the source's own instance needs
-c at its 1-byte size. With D11, c is over the budget on both sides, a and b fill the 2-byte
-budget exactly, and nothing is ever evicted for capacity (D9's skewed b aside), so the
-matrix's instance of a pair with D11 cannot show these: D1's L3 (a message delivered late
-evicts the retry's reference from P1), D5's H1 and L3 (one front end's payloads evict the
-other's entries from P1; V0's crash follows from H1), D6's S3 and L3 (another request's
-insert evicts a probed hit, or the retry's reference, on one side), D8's every break (the
-request must exceed the budget with items that fit), D9's L2 and L4 (another request
-re-records the one-sided c). Every other break of a single source needs no eviction for
-capacity: rejections (D2), clears (D3, D4), restarts (D10), reuse (D7), overtaking (D1's
-H1, L2), split sends (D6's H1, L1, L2)."""
+"""Per drift source: (for a variant whose engine crashes on a miss, for one that reports
+it) the properties whose break in the source's own instance may need c at its 1-byte size
+(`needs_c`)."""
+
+
+def needs_c(drift: str, variant: Variant) -> frozenset[str]:
+    """The breaks of `drift` alone whose witness in the source's own instance needs c at its
+    1-byte size (of those `variant` breaks under `drift` alone).
+
+    With D11, c is over the budget on both sides, a and b fill the 2-byte budget exactly,
+    and nothing is ever evicted for capacity (D9's skewed b aside), so the matrix's instance
+    of a pair with D11 cannot show these: D1's L3 (a message delivered late evicts the
+    retry's reference from P1), D5's H1 and L3 (one front end's payloads evict the other's
+    entries from P1; a crashing engine's crash follows from H1), D6's S3 and L3 (another
+    request's insert evicts a probed hit, or the retry's reference, on one side), D8's every
+    break (the request must exceed the budget with items that fit), D9's L2 and L4 (another
+    request re-records the one-sided c). Every other break of a single source needs no
+    eviction for capacity: rejections (D2), clears (D3, D4), restarts (D10), reuse (D7),
+    overtaking (D1's H1, L2), split sends (D6's H1, L1, L2)."""
+    crashing, reporting = _NEEDS_C.get(drift, ("", ""))
+    return frozenset((reporting if variant.reports_misses else crashing).split())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from reference.errors import BadInputTypeError, describe
 
-__all__ = ["DEFAULT_VARIANT", "V0", "V1", "V2", "V3", "Variant", "resolution_order"]
+__all__ = ["DEFAULT_VARIANT", "V0", "V1", "V2", "V3", "VARIANTS", "Variant", "resolution_order"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,8 @@ V2 = Variant("V2", payload_wins=True, tagged=False, references_first=False,
              late_miss_reprocess=False)
 V3 = Variant("V3", payload_wins=True, tagged=True, references_first=True,
              late_miss_reprocess=True)
+VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3)
+"""Every variant the reference implements."""
 DEFAULT_VARIANT = V3
 
 

@@ -19,7 +19,7 @@ from spec.drift import (
 from spec.fairness import drive_to_quiescence, is_quiescent
 from spec.machine import enabled, initial, is_enabled, step
 from spec.properties.declare import InvalidDefinition, Kind, Property, Violation
-from spec.properties.registry import by_id, lemmas, property_ids, registry
+from spec.properties.registry import by_id, lemmas, property_ids, registry, safety_ids
 from spec.state import ClientItem, Outcome, Stage, State
 from spec.trace import Step, Trace, TraceError, run
 from spec.transitions import ACTION_TYPES, Action, InvalidAction
@@ -82,6 +82,7 @@ __all__ = [
     "property_ids",
     "registry",
     "run",
+    "safety_ids",
     "step",
     "variant_named",
 ]

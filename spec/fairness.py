@@ -12,7 +12,15 @@ from __future__ import annotations
 from spec.config import Config
 from spec.machine import is_enabled, step
 from spec.state import State
-from spec.transitions import ACTION_TYPES, Action
+from spec.transitions import (
+    ACTION_TYPES,
+    Action,
+    P0Handle,
+    P0ReceiveReply,
+    P0UpdateItem,
+    P1Receive,
+    Retry,
+)
 
 
 class FairnessBoundExceeded(Exception):
@@ -39,8 +47,13 @@ def is_quiescent(config: Config, state: State) -> bool:
 
 def fair_choice(actions: list[Action]) -> Action:
     """The step a fair scheduler takes next: engine first, then replies, then P0, then retries."""
-    rank = {"p1_receive": 0, "p0_receive_reply": 1, "p0_handle": 2, "p0_update_item": 2, "retry": 3}
-    return min(actions, key=lambda a: rank.get(a.label, 4))
+    return min(actions, key=lambda a: _RANK.get(type(a), len(_RANK)))
+
+
+_RANK: dict[type[Action], int] = {
+    P1Receive: 0, P0ReceiveReply: 1, P0Handle: 2, P0UpdateItem: 2, Retry: 3,
+}
+"""`fair_choice`'s order, by action class (lower first; every other class after these)."""
 
 
 def drive_to_quiescence(

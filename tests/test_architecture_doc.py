@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "architecture.md"
 ROOTS = ("spec/", "model_checks/", "reference/", "tests/", "benchmarks/", "docs/", "scripts/")
 _CODE = re.compile(r"`([\w./-]+)`")
-_HEADING = re.compile(r"^### .*: (\d+) non-test files today", re.M)
+_HEADING = re.compile(r"^### (.*): (\d+) non-test files today", re.M)
 _BULLET = re.compile(r"^- `([\w./-]+)`")
 
 
@@ -35,11 +35,11 @@ def named_paths(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def problems(text: str, root: Path) -> list[str]:
-    """Why the page does not match the tree under `root` (empty: it does)."""
-    found = [f"line {n}: `{path}` does not exist" for n, path in named_paths(text)
-             if not (root / path).exists()]
+def recipes(text: str) -> dict[str, tuple[int, int, list[str]]]:
+    """Per "where a change goes" heading (its title): its line, the count it states and the
+    files its list names."""
     lines = text.splitlines()
+    found = {}
     for index, line in enumerate(lines):
         heading = _HEADING.match(line)
         if heading is None:
@@ -51,10 +51,27 @@ def problems(text: str, root: Path) -> list[str]:
             bullet = _BULLET.match(following)
             if bullet:
                 listed.append(bullet[1])
-        if len(listed) != int(heading[1]) or len(set(listed)) != len(listed):
-            found.append(f"line {index + 1}: says {heading[1]} files, lists {len(listed)} "
+        found[heading[1]] = (index + 1, int(heading[2]), listed)
+    return found
+
+
+LIMITS = {"A new variant": 4, "A new drift source of the configuration kind": 6,
+          "A new drift source of the event kind": 6}
+"""The most non-test files a change of these kinds may touch."""
+
+
+def problems(text: str, root: Path) -> list[str]:
+    """Why the page does not match the tree under `root` (empty: it does)."""
+    found = [f"line {n}: `{path}` does not exist" for n, path in named_paths(text)
+             if not (root / path).exists()]
+    for title, (line, count, listed) in recipes(text).items():
+        if len(listed) != count or len(set(listed)) != len(listed):
+            found.append(f"line {line}: says {count} files, lists {len(listed)} "
                          f"({len(set(listed))} distinct)")
-        found.extend(f"line {index + 1}: `{path}` is a test" for path in listed
+        if count > LIMITS.get(title, count):
+            found.append(f"line {line}: {title.lower()} touches {count} files, at most "
+                         f"{LIMITS[title]} allowed")
+        found.extend(f"line {line}: `{path}` is a test" for path in listed
                      if path.startswith("tests/"))
     return found
 
@@ -73,8 +90,11 @@ def test_a_missing_path_or_a_wrong_count_is_caught() -> None:
     heading = next(line for line in text.splitlines() if _HEADING.match(line))
     match = _HEADING.match(heading)
     assert match is not None
-    count = int(match[1])
+    count = int(match[2])
     wrong = text.replace(heading, heading.replace(f": {count} ", f": {count - 1} "), 1)
     assert any(f"says {count - 1} files, lists {count}" in p for p in problems(wrong, ROOT))
+    over = text.replace("### A new variant: 4 ", "### A new variant: 5 ", 1)
+    assert over != text
+    assert any("a new variant touches 5 files, at most 4" in p for p in problems(over, ROOT))
     table = text.replace("`drift.py` (the drift", "`drifts.py` (the drift", 1)
     assert any("`spec/drifts.py` does not exist" in p for p in problems(table, ROOT))

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from model_checks.conform import adapter as api
 from model_checks.conform.reference_adapter import (
+    SUPPORTED,
     EpochFrontEnd,
     ReferenceEngine,
     fault_of,
@@ -34,7 +35,6 @@ from model_checks.conform.reference_adapter import (
 )
 from reference import Engine, MissingMediaError, ProbedRequest, TagSource
 from reference.aio import AsyncFrontEnd, InlineExecutor
-from spec import VARIANT_NAMES
 
 T = TypeVar("T")
 
@@ -86,11 +86,12 @@ class AsyncFrontEndSide(EpochFrontEnd[AsyncFrontEnd]):
 
 @dataclass
 class AsyncAdapter:
-    """`Adapter`: the asyncio front end(s) and the reference engine, every variant;
+    """`Adapter`: the asyncio front end(s) and the reference engine, every variant the
+    reference implements (`reference_adapter.SUPPORTED`);
     `front_end_class` may be a subclass (a mutant)."""
 
     name: str = "reference-asyncio"
-    variants: tuple[str, ...] = VARIANT_NAMES
+    variants: tuple[str, ...] = SUPPORTED
     front_end_class: type[AsyncFrontEnd] = AsyncFrontEnd
 
     def supports(self, variant: str) -> bool:

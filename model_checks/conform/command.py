@@ -83,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="1: engine in this process; 2: engine in a child process over zmq")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="budget: ci (small), dev, nightly (large)")
-    parser.add_argument("--variant", action="append", type=str.upper, choices=VARIANT_NAMES,
+    parser.add_argument("--variant", action="append", type=_spec_spelling, choices=VARIANT_NAMES,
                         help="check only these variants (repeatable; default: every variant "
                         "the adapter supports; one it does not support is a usage error)")
     add_environment_argument(
@@ -255,6 +255,20 @@ def _environment(text: str | None) -> frozenset[str] | None:
         raise _Usage(str(error)) from None
 
 
+def _spec_spelling(text: str) -> str:
+    """A variant name in any case, spelled as the spec spells it (unchanged if none)."""
+    return next((name for name in VARIANT_NAMES if name.upper() == text.upper()), text)
+
+
+def _why_not(adapter: Adapter, variants: list[str]) -> list[str]:
+    """One line per variant not checked, with the adapter's reason where it gives one (an
+    optional `unsupported_reason(variant) -> str`)."""
+    reason = getattr(adapter, "unsupported_reason", None)
+    if reason is None:
+        return []
+    return [f"  {variant}: {reason(variant)}" for variant in variants if reason(variant)]
+
+
 def _variants(adapter: Adapter, asked: list[str] | None) -> tuple[str, ...] | None:
     if not asked:
         return None
@@ -264,7 +278,8 @@ def _variants(adapter: Adapter, asked: list[str] | None) -> tuple[str, ...] | No
     if missing:
         has = [v for v in VARIANT_NAMES if supports(adapter, v)]
         raise _Usage(f"--variant: adapter {adapter.name} does not support "
-                     f"{', '.join(missing)} (it supports {', '.join(has) or 'none'})")
+                     f"{', '.join(missing)} (it supports {', '.join(has) or 'none'})"
+                     + "".join(f";{why.removeprefix(' ')}" for why in _why_not(adapter, missing)))
     return tuple(asked)
 
 
@@ -289,6 +304,7 @@ def _report(
         f"({outcome.steps_per_second:.0f} steps/s)",
         f"variants checked: {' '.join(outcome.checked) or 'none'}; not checked (the adapter "
         f"does not support them): {' '.join(outcome.not_checked) or 'none'}",
+        *_why_not(adapter, outcome.not_checked),
     ]
     print("\n".join(wrap(lines)))
     paths = write_failure_traces(args.json, outcome, broken) if args.json else None

@@ -57,11 +57,27 @@ _EPOCH_SHIFT = 32
 _ID_MASK = (1 << _EPOCH_SHIFT) - 1
 
 
+_IMPLEMENTED: dict[str, ref_variants.Variant] = {v.name: v for v in ref_variants.VARIANTS}
+
+SUPPORTED: tuple[str, ...] = tuple(name for name in VARIANT_NAMES if name in _IMPLEMENTED)
+"""The spec's variants the reference implements (`reference.variants.VARIANTS`), in the
+spec's order: what the reference adapter claims to support."""
+
+
+def unsupported_reason(name: str) -> str:
+    """Why the reference adapter does not support the variant `name` ("" if it does)."""
+    if name in SUPPORTED:
+        return ""
+    return (f"the reference implements no variant {name} (reference.variants.VARIANTS has "
+            f"{', '.join(_IMPLEMENTED)}): not supported")
+
+
 def variant_of(name: str) -> ref_variants.Variant:
-    for variant in (ref_variants.V0, ref_variants.V1, ref_variants.V2, ref_variants.V3):
-        if variant.name == name:
-            return variant
-    raise ValueError(f"unknown variant {name!r}, expected one of V0, V1, V2, V3")
+    """The reference's variant of the spec's name `name`; one it does not implement is a
+    clear error (`unsupported_reason`)."""
+    if name not in SUPPORTED:
+        raise ValueError(unsupported_reason(name) or f"no variant {name!r}")
+    return _IMPLEMENTED[name]
 
 
 def _flat(tree: TensorTree) -> dict[str, torch.Tensor]:
@@ -355,15 +371,22 @@ class ReferenceEngine:
 @dataclass
 class ReferenceAdapter:
     """`Adapter` for the reference implementation; `front_end_class`/`engine_class` may be
-    subclasses (mutants). `variants` limits the variants it claims to support."""
+    subclasses (mutants). `variants` limits the variants it claims to support (at most
+    `SUPPORTED`: the spec's variants the reference implements)."""
 
     name: str = "reference"
     front_end_class: Callable[..., FrontEnd] = FrontEnd
     engine_class: Callable[..., Engine] = Engine
-    variants: tuple[str, ...] = VARIANT_NAMES
+    variants: tuple[str, ...] = SUPPORTED
 
     def supports(self, variant: str) -> bool:
         return variant in self.variants
+
+    def unsupported_reason(self, variant: str) -> str:
+        """Why `variant` is not supported ("" if it is)."""
+        if self.supports(variant):
+            return ""
+        return unsupported_reason(variant) or f"{self.name} is limited to {self.variants}"
 
     def front_end(self, setup: api.Setup, index: int) -> ReferenceFrontEnd:
         return ReferenceFrontEnd(setup, index, make=self.front_end_class)
@@ -373,5 +396,5 @@ class ReferenceAdapter:
 
 
 def factory() -> ReferenceAdapter:
-    """The reference implementation, every variant."""
+    """The reference implementation, every variant it implements (`SUPPORTED`)."""
     return ReferenceAdapter()

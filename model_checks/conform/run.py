@@ -38,7 +38,7 @@ from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
 from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
-from model_checks.scenarios.base import Scenario, every_variant, item, submit, uuid_only
+from model_checks.scenarios.base import Scenario, by_knob, every_variant, item, submit, uuid_only
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import (
     ALL_DRIFT,
@@ -186,7 +186,7 @@ _PARTIAL_MISS = Scenario(
         P0HandleRejected(1),
         *round_trip(2, item("a"), item("b")),
     ),
-    {**every_variant("H1"), "V0": frozenset({"S3", "H1", "L4"})},
+    by_knob(lambda v: v.reports_misses, "H1", "S3 H1 L4"),
 )
 """A miss reply that names some of a request's items, not all (no scenario had one)."""
 
@@ -244,7 +244,7 @@ _LOST_BEFORE_UPDATE = Scenario(
         *round_trip(2, item("c")),
         P0UpdateItem(1),
     ),
-    {**every_variant("S3 L4"), "V3": frozenset()},
+    by_knob(lambda v: v.late_miss_reprocess, "", "S3 L4"),
 )
 """Unprocessable late misses (no scenario lost a request's probed hits before its update)."""
 

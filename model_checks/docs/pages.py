@@ -12,7 +12,7 @@ from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.scenario_run import ScenarioVerdict
 from model_checks.scenarios import SCENARIOS, Scenario
-from spec import ACTION_TYPES, VARIANTS, Drift, lemmas, registry
+from spec import ACTION_TYPES, VARIANTS, Drift, lemmas, registry, safety_ids
 from spec.trace import Trace
 
 
@@ -121,7 +121,7 @@ def drift_page(
         "alone or with other sources (a scenario combining it with identity reuse can break "
         "S1 where the source alone cannot)."
     )
-    safety = {"S1", "S2", "S3"}
+    safety = set(safety_ids())
     for drift in sorted(Drift, key=lambda d: int(d.value[1:])):
         actions = [t.label for t in ACTION_TYPES if drift in t.exercised_drift()]
         scenarios = [s for s in SCENARIOS if drift.value in s.drift]

@@ -50,7 +50,7 @@ from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, Verd
 from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.summary import LEGEND, contradicts, order, summary
 from model_checks.trace_file import Replayed, replay_data
-from spec import Drift, by_id
+from spec import Drift, by_id, safety_ids
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,7 @@ def pairs_section(results: Results) -> list[str]:
         "of the snapshot, on its own instance, with the pair's environment); what it breaks "
         "beyond that is an interaction, reasoned below. *not shown at the instance*: breaks "
         "the matrix's instance of the pair cannot show (D11 makes c over the budget, D9 "
-        "skews b and c: `matrix_pairs.NEEDS_C`), which Hypothesis does not judge there. The "
+        "skews b and c: `matrix_pairs.needs_c`), which Hypothesis does not judge there. The "
         "nightly job runs these cells (`python -m model_checks nightly`); the main job does "
         "not, so a cell without records says \"" + NOT_RUN + "\".", "",
         table(("environment", "variant", "expected to break", "not judged",
@@ -465,7 +465,7 @@ def kept_alone(results: Results, drift: Drift) -> list[str]:
     return [
         v for v in variants
         if not any(r.verdict is Verdict.COUNTEREXAMPLE
-                   for p in ("S1", "S2", "S3") for r in results.by_cell.get((v, env, p), []))
+                   for p in safety_ids() for r in results.by_cell.get((v, env, p), []))
     ]
 
 

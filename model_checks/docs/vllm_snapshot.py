@@ -23,6 +23,7 @@ from typing import Any
 from model_checks.adapters import vllm_release
 from model_checks.cells import environment_text
 from model_checks.doctor.facts import Deployment, environment
+from spec import safety_ids
 
 ADAPTER = "model_checks.adapters.vllm:factory"
 SNAPSHOT = Path("results") / "vllm.json"
@@ -117,7 +118,7 @@ def run(root: Path) -> dict[str, Any]:
         env = environment(deployment)
         deployments.append({"name": name, "environment": list(env), **_conform(
             ["--variant", variant, "--environment", environment_text(env),
-             "--require", "S1,S2,S3"])})
+             "--require", ",".join(safety_ids())])})
     return {"vllm": str(vllm.__version__), "torch": str(torch.__version__),
             "variant": variant, "command": COMMAND,
             "conformance": {variant: {str(n): _conform(["--variant", variant, "--processes",

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from model_checks.explore.lattice import Proof
+from model_checks.smt.judged import encoded_safety
 from spec import drift_order, variant_named
 
-DECIDED_PROPERTIES = ("S1", "S2", "S3")
+DECIDED_PROPERTIES = encoded_safety()
 """The properties whose environments this decides (the prover's goals are about them)."""
 
 

@@ -43,7 +43,7 @@ LARGE_ENVIRONMENT = 8
 """Environments of at least this many drift sources start, in the CI profile, at one item per
 request (`shapes_for`)."""
 CI_LARGE_SHAPES = (Shape(2, 1), Shape(2, 1, 1))
-"""The CI profile's instances for the largest environments. Measured (issue-11P, every cell of
+"""The CI profile's instances for the largest environments. Measured (every cell of
 D3+D4+D5+D7+D8+D9+D10+D11 and of every source, V0-V3): the state limit cut `Shape(2)` and
 `Shape(2, 2)` before any counterexample (all 28 counterexamples came from `Shape(2, 1)`, the rest
 was decided on `Shape(2, 1, 1)`), so trying them first only spent 60,000 states per cell."""

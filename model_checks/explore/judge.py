@@ -96,10 +96,10 @@ def _judge(graph: Graph, prop: Property) -> Judgement:
     return _monitored(graph, prop, monitor)
 
 
-ONE_CONTENT = ("S1", "S4")
-"""The properties that compare contents of one identity: vacuous with one content per
-identity (no D7 in the instance), where every processing of an identity describes the same
-content."""
+ONE_CONTENT = tuple(p.id for p in registry() if p.compares_contents)
+"""The properties that compare contents of one identity (`Property.compares_contents`):
+vacuous with one content per identity (no D7 in the instance), where every processing of an
+identity describes the same content."""
 
 
 def _vacuous_by_construction(graph: Graph, prop: Property) -> str | None:

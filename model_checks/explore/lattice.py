@@ -54,7 +54,7 @@ from model_checks.explore.lattice_instance import (
 )
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import trace_to_json
-from spec import describe_environment, environment, registry, variant_named
+from spec import Drift, describe_environment, environment, registry, variant_named
 
 Env = frozenset[str]
 
@@ -307,10 +307,12 @@ def vacuous_reason(variant: str, prop: str) -> str:
 
 def seeded(sources: Sequence[str], variant: str = "V3", top: int = 0) -> Knowledge:
     """What holds before any exploration, at every rung: S1 and S4 below "every source but
-    D7"; L1-L3 everywhere for a variant that reports no miss."""
+    those giving an identity a second content" (D7, `Needs.versions`); L1-L3 everywhere for
+    a variant that reports no miss."""
     knowledge = Knowledge(top=top)
+    reusing = {d.value for d in Drift if d.needs.versions > 1}
     for prop in ONE_CONTENT:
-        knowledge.holds[prop] = {frozenset(sources) - {"D7"}: ANY_RUNG}
+        knowledge.holds[prop] = {frozenset(sources) - reusing: ANY_RUNG}
     for prop in NO_MISS_REPLY:
         if vacuous_reason(variant, prop):
             knowledge.holds[prop] = {frozenset(sources): ANY_RUNG}

@@ -84,4 +84,12 @@ def per_variant(**expected: str) -> dict[str, frozenset[str]]:
 
 
 def every_variant(ids: str) -> dict[str, frozenset[str]]:
+    """The same expected violations `ids` in every variant."""
     return {v.name: frozenset(ids.split()) for v in VARIANTS}
+
+
+def by_knob(member: Callable[[Variant], bool], ids: str, otherwise: str
+            ) -> dict[str, frozenset[str]]:
+    """Expected violations per class of variants, by their knobs: `ids` in every variant
+    `member` accepts, `otherwise` in the rest (a new variant gets what its knobs call for)."""
+    return {v.name: frozenset((ids if member(v) else otherwise).split()) for v in VARIANTS}

@@ -9,10 +9,16 @@ listed as not judged, with the reason.
 from __future__ import annotations
 
 from model_checks.judged import Judged, NotJudged, Table
-from spec import Kind, registry
+from spec import Kind, registry, safety_ids
 
 ENCODED: frozenset[str] = frozenset({"S1", "S2", "S3", "S4", "H1"})
 """The ids `smt.encode.properties.BAD` encodes (a test keeps them equal)."""
+
+def encoded_safety() -> tuple[str, ...]:
+    """The safety properties (`spec.safety_ids`) the encoding has: what the all-depth proofs
+    of a safe variant are about."""
+    return tuple(p for p in safety_ids() if p in ENCODED)
+
 
 NOT_ENCODED_LIVENESS = ("a liveness property: the SMT checker decides state predicates on the "
                         "encoding, not responses over a trace")

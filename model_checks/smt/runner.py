@@ -31,6 +31,7 @@ from model_checks.records import VerdictRecord, checker_named
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
 from model_checks.smt.encode.symbols import Encoding, encoding_for
+from model_checks.smt.judged import encoded_safety
 from model_checks.smt.limits import CHC_RLIMIT
 from model_checks.smt.prove.invariant import CertificateRejected, certificates, prove
 from model_checks.smt.prove.proved_first import REACHABLE_DEPTH, FirstProofs, prove_first
@@ -44,7 +45,7 @@ from model_checks.smt.results import (
 )
 from model_checks.smt.search.bmc import bmc_many
 
-PROVED_BY_INVARIANT = ("S1", "S2", "S3")
+PROVED_BY_INVARIANT = encoded_safety()
 BY_CHC = ("S3",)
 """Properties the main job proves for all depths with Spacer where the cells expect them to
 hold (`proved_first`), before BMC: S3, which Spacer decides for V1 and V2 within

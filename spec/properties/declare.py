@@ -57,6 +57,9 @@ class Property:
     fairness: str | None
     state_check: StateCheck | None
     trace_check: TraceCheck | None
+    compares_contents: bool = False
+    """The property compares the contents of one identity (a tensor's with its placeholders',
+    or with what the client sent): vacuous where every identity has one content."""
 
     def check_state(self, config: Config, state: State) -> list[str]:
         """Reasons this state violates the property (empty: it holds). State properties only."""
@@ -128,15 +131,18 @@ def _record(prop: Property) -> None:
     _GENERATION[0] += 1
 
 
-def state_property(prop_id: str, title: str, kind: Kind) -> Callable[[StateCheck], StateCheck]:
-    """Declare a property checked on every state (safety, diagnostic or documented limit)."""
+def state_property(prop_id: str, title: str, kind: Kind, *, compares_contents: bool = False
+                   ) -> Callable[[StateCheck], StateCheck]:
+    """Declare a property checked on every state (safety, diagnostic or documented limit);
+    `compares_contents`: see `Property.compares_contents`."""
     if kind is Kind.LIVENESS:
         raise InvalidDefinition(f"{prop_id}: a liveness property is declared with trace_property")
     if (kind is Kind.LEMMA) != prop_id.startswith("I"):
         raise InvalidDefinition(f"{prop_id}: strengthening invariants, and only they, use I ids")
 
     def declare(check: StateCheck) -> StateCheck:
-        _record(Property(prop_id, title, kind, _statement(check, prop_id), None, check, None))
+        _record(Property(prop_id, title, kind, _statement(check, prop_id), None, check, None,
+                         compares_contents))
         return check
 
     return declare

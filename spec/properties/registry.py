@@ -42,6 +42,14 @@ def property_ids() -> tuple[str, ...]:
     return tuple(p.id for p in registry())
 
 
+def safety_ids() -> tuple[str, ...]:
+    """The ids of the safety properties (`Kind.SAFETY`: must hold in every reachable state),
+    in `registry()` order, read at call time."""
+    from spec.properties.declare import Kind
+
+    return tuple(p.id for p in registry() if p.kind is Kind.SAFETY)
+
+
 def lemmas() -> tuple[Property, ...]:
     """The strengthening invariants (I1, I2, ...): state predicates that hold in every reachable
     state of the variants they name, proved by the Z3 checker and checked on every state the

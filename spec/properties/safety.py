@@ -8,7 +8,7 @@ from spec.properties.declare import Kind, state_property
 from spec.state import Outcome, State
 
 
-@state_property("S1", "consistent pairing", Kind.SAFETY)
+@state_property("S1", "consistent pairing", Kind.SAFETY, compares_contents=True)
 def consistent_pairing(config: Config, state: State) -> list[str]:
     """Every item P1 hands to the model pairs a tensor and placeholders that come from the
     processing of the same content: no stale tensor is ever paired with fresh placeholders."""
@@ -56,7 +56,7 @@ def no_crash(config: Config, state: State) -> list[str]:
     return reasons
 
 
-@state_property("S4", "freshness", Kind.LIMIT)
+@state_property("S4", "freshness", Kind.LIMIT, compares_contents=True)
 def freshness(config: Config, state: State) -> list[str]:
     """The content served for an item equals the content the client sent for it in this
     request. Cannot hold under identity reuse (D7) unless identities are bound to content:

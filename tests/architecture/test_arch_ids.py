@@ -5,14 +5,18 @@ checkers read them from there. This test scans the checkers' source (model_check
 excluded) for what restating them looks like:
 
 - a tuple, list or set display of id strings covering a whole family, or all of it but one
-  (`("V0", "V1", "V2", "V3")`, `("V1", "V2", "V3")`);
+  (`("V0", "V1", "V2", "V3")`, `("V1", "V2", "V3")`), the safety properties being a family
+  of their own (`("S1", "S2", "S3")`: `spec.safety_ids()`);
+- a dict display keyed by such a list of variants (`{"V0": ..., "V1": ..., "V2": ...}`):
+  a new variant would silently get no entry (tables keyed by property or drift id are data
+  each checked for completeness, such as the checkers' tables by `judged.gaps`);
 - a string listing a whole family (`"S1 S2 S3 S4 H1 L1 L2 L3 L4"`);
 - a pattern enumerating a family (`V[0-3]`, `[SHL]\\d`);
 - ids spelled by counting (`f"D{n}" for n in range(1, 12)`).
 
-A table keyed by id (a dict, or keyword arguments such as `dict(V0=..., V1=...)`) is data
-about each id, not a list of them, and is not flagged; a subset of a family (an environment,
-the properties a cell breaks) is data too.
+A table keyed by id through keyword arguments (`dict(V0=..., V1=...)`, `per_variant(...)`),
+whose callee requires every id, is data about each id and is not flagged; a subset of a
+family (an environment, the properties a cell breaks) is data too.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import ast
 import re
 from pathlib import Path
 
-from spec import DRIFT_IDS, VARIANT_NAMES, property_ids
+from spec import DRIFT_IDS, VARIANT_NAMES, property_ids, safety_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "model_checks"
@@ -39,6 +43,7 @@ def families() -> dict[str, frozenset[str]]:
         "property": frozenset(property_ids()),
         "variant": frozenset(VARIANT_NAMES),
         "drift": frozenset(DRIFT_IDS),
+        "safety property": frozenset(safety_ids()),
     }
 
 
@@ -55,13 +60,17 @@ def findings_in(text: str, name: str) -> list[str]:
     tree = ast.parse(text)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Tuple | ast.List | ast.Set):
-            strings = [e.value for e in node.elts
+        if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict):
+            elts = node.keys if isinstance(node, ast.Dict) else node.elts
+            shape = "dict keyed by" if isinstance(node, ast.Dict) else "list of"
+            strings = [e.value for e in elts
                        if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            if strings and len(strings) == len(node.elts):
+            if strings and len(strings) == len(elts):
                 for family, ids in families().items():
+                    if shape == "dict keyed by" and family != "variant":
+                        continue
                     if _restates(set(strings), ids, whole_only=False):
-                        found.append(f"{name}:{line}: a list of {family} ids")
+                        found.append(f"{name}:{line}: a {shape} {family} ids")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             tokens = set(re.split(r"[\s,]+", node.value.strip()))
             for family, ids in families().items():
@@ -111,6 +120,12 @@ def test_arch_the_scan_finds_each_kind_of_restatement() -> None:
         'X = re.compile(r"V[0-3] (?P<p>[SHL]\\d)")': "a pattern enumerating ids",
         f"TEXT = {' '.join(props)!r}": "a string listing every property id",
         f"ALL = {DRIFT_IDS!r}": "a list of drift ids",
+        f"SAFE = {safety_ids()!r}": "a list of safety property ids",
+        "DEFAULT: tuple[str, ...] = " + repr(safety_ids()): "a list of safety property ids",
+        "TABLE = {" + ", ".join(f"{v!r}: 0" for v in names) + "}":
+            "a dict keyed by variant ids",
+        "NEEDS = {" + ", ".join(f"{v!r}: 'L3'" for v in names[1:]) + "}":
+            "a dict keyed by variant ids",
     }
     for source, what in bad.items():
         found = findings_in(source, "m.py")
@@ -118,10 +133,11 @@ def test_arch_the_scan_finds_each_kind_of_restatement() -> None:
     data = [
         'ENV = ("D3", "D7", "D9", "D11")',
         'BREAKS = dict(V0="S3 H1 L4", V1="H1", V2="H1", V3="H1")',
-        'TABLE = {"S1": 1, "S2": 2, "S3": 3, "S4": 4, "H1": 5, "L1": 6, "L2": 7, "L3": 8, '
-        '"L4": 9}',
         'CELL = "S1 S3 S4 H1 L1 L2 L3 L4"',
         'PAIR = ("V0", "V1")',
+        'SOME = {"S1": 1, "S2": 2}',
+        'TABLE = {"S1": 1, "S2": 2, "S3": 3, "S4": 4, "H1": 5, "L1": 6, "L2": 7, "L3": 8, '
+        '"L4": 9}',
     ]
     for source in data:
         assert findings_in(source, "m.py") == [], source

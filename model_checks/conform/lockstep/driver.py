@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model_checks.conform import adapter as api
+from model_checks.conform.judged import on_agreed_trace
 from model_checks.conform.lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lockstep.implementation import EngineFactory, Implementation
 from model_checks.conform.lockstep.monitors import Monitors, unfinished
@@ -32,9 +33,10 @@ from spec.machine import initial, is_enabled, step
 from spec.trace import Step, Trace
 from spec.transitions import Action, P0Handle, P0ReceiveReply, P0UpdateItem, P1Receive, Submit
 
-SPEC_JUDGED = ("S4", "H1")
-"""Properties judged on the agreed lockstep trace (`Lockstep.judge_agreed_trace`); every other
-property has a monitor on the implementation's own observations."""
+SPEC_JUDGED = on_agreed_trace()
+"""Properties judged on the agreed lockstep trace (`Lockstep.judge_agreed_trace`), as
+conformance's table (`conform.judged`) says; every other property it judges has a monitor on
+the implementation's own observations."""
 
 def spec_steps(config: Config, state: State, action: Action, atomic: bool = True) -> list[Step]:
     """The spec's steps for one implementation step: one, except P0UpdateItem on a front end

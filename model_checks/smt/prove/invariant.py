@@ -44,6 +44,7 @@ from model_checks.smt.encode.symbols import (
     req_name,
     state_at,
 )
+from model_checks.smt.judged import encoded_safety
 from model_checks.smt.results import ProvedAllDepths
 from spec.properties.registry import by_id
 
@@ -251,7 +252,7 @@ def certificates(enc: Encoding) -> tuple[tuple[tuple[Invariant, ...], tuple[str,
 
     found: list[tuple[tuple[Invariant, ...], tuple[str, ...]]] = []
     if enc.variant == V3:
-        found.append((V3_INVARIANTS, ("S1", "S2", "S3")))
+        found.append((V3_INVARIANTS, encoded_safety()))
     if enc.variant.shadow_lru is LruFlaw.NONE and enc.variant.receiver_lru is LruFlaw.NONE:
         found.append((BUDGET_INVARIANTS, ("S2",)))
     return tuple(found)

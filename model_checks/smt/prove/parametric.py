@@ -51,6 +51,7 @@ import z3
 
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
+from model_checks.smt.judged import encoded_safety
 from model_checks.smt.results import ProvedAllDepths
 from spec import V3, Config, Drift, LruFlaw, State, Variant
 from spec import lru as spec_lru
@@ -465,7 +466,7 @@ def _ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
 def prove(
     model: PModel = PModel(),
     certificate: tuple[PInvariant, ...] = CERTIFICATE,
-    properties: tuple[str, ...] = ("S1", "S2", "S3"),
+    properties: tuple[str, ...] = encoded_safety(),
     rlimit: int = CERTIFICATE_RLIMIT,
     bad: dict[str, Callable[[PState, Params], z3.BoolRef]] | None = None,
 ) -> list[ProvedAllDepths]:
