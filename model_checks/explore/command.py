@@ -183,7 +183,9 @@ def run(args: argparse.Namespace) -> int:
 def _other_records(path: Path | None) -> list[VerdictRecord] | None:
     if path is None:
         return None
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    # a folder of a run's parts: its records files, not the trace files written beside them
+    files = ([f for f in sorted(path.glob("*.json")) if not f.name.endswith(".trace.json")]
+             if path.is_dir() else [path])
     if not path.exists():
         raise ExploreUsageError(f"--cross-check {path}: no such file or folder")
     try:

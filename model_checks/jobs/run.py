@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import io
 import resource
+import shutil
 import sys
 import textwrap
 import time
@@ -163,6 +164,9 @@ def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
         backend_for(args.dask, 1).close()
     runs = [PhaseRun(n, with_dask(phase, args.dask), folder)
             for n, phase in enumerate((SCENARIOS, *phases), start=1)]
+    # A run's parts are its own: an earlier run's (conformance writes trace files beside its
+    # records) must never reach this run's cross-check.
+    shutil.rmtree(folder / "parts", ignore_errors=True)
     records: list[VerdictRecord] = []
     codes: list[tuple[PhaseRun, int, float]] = []
     _progress(f"{name}: {len(runs)} phases, each one's output in {folder}/N-NAME.txt"
