@@ -29,7 +29,7 @@ from spec import V0, V1, V2, V3, ClientItem, Config, enabled, run, step, variant
 from spec.transitions import ACTION_TYPES, Submit
 
 PER_CELL = [
-    (V2, ("D7", "D10")), (V1, ("D1",)), (V3, ("D3",)), (V1, ("D8",)), (V0, ("D5", "D7")),
+    (V2, ("D3", "D10")), (V1, ("D1",)), (V3, ("D3",)), (V1, ("D8",)), (V0, ("D3", "D5")),
     (V2, ("D6",)), (V0, ("D2",)),
 ]
 LATTICE = [(V1, ("D6", "D9")), (V0, ("D7", "D10"))]

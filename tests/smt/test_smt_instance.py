@@ -39,12 +39,12 @@ def test_records_written_before_the_instance_field_still_read() -> None:
 
 def test_a_proof_under_d7_names_its_contents_and_items_per_request() -> None:
     """Under D7 the instance names the contents per identity, each sized on its own, and the
-    items per request the encoding has (one: the wide family's two-item break of S3 under D7
-    is outside it); with one content per identity neither phrase appears."""
+    items per request the encoding has (two under D7: a reused identity's larger content
+    can overflow a request); with one content per identity neither phrase appears."""
     reuse = to_record(Encoding(V2, frozenset({Drift.D7})),
                       ProvedAllDepths("S3", "inductive invariant", "I1", 1.0))
     assert reuse.instance.startswith("3 identities, 2 contents per identity, 4 requests")
-    assert "1 item per request" in reuse.instance
+    assert "2 items per request" in reuse.instance
     assert reuse.instance.endswith("sizes 1..3 per content")
     plain = instance(Encoding(V2, frozenset({Drift.D1})))
     assert "contents per identity" not in plain and not plain.endswith("per content")
