@@ -65,3 +65,14 @@ def test_cells_a_run_leaves_to_the_nightly_job_are_no_difference_and_are_kept() 
                         for r in kept)
     assert len(kept) + len(run) == len(records)
     assert carried_over(records, records) == []
+
+
+def test_a_cell_z3_answers_again_by_another_method_loses_its_earlier_z3_record() -> None:
+    """Z3's record names (`z3-bmc`, `z3-induction`) are one checker: a run whose BMC answers a
+    cell the snapshot holds an induction record of replaces it, never keeps both."""
+    records = read_run(DOCS / RECORDS)
+    induction = next(r for r in records if r.checker == "z3-induction")
+    run = [replace(induction, checker="z3-bmc")]
+    assert induction not in carried_over(run, [induction])
+    other = next(r for r in records if r.checker == "z3-induction" and key(r) != key(induction))
+    assert carried_over(run, [other]) == [other]

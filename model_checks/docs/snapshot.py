@@ -24,7 +24,7 @@ from typing import Any
 from model_checks.cells import environment_text
 from model_checks.matrix import ALL_EXPECTED, PROPERTIES
 from model_checks.records import CHECKERS as ALL_CHECKERS
-from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord
+from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord, checker_named
 from model_checks.trace_file import BadTraceFile, replay_data
 
 RESULTS = "results"
@@ -194,19 +194,27 @@ def _checked_trace(record: VerdictRecord, run: Path) -> dict[str, Any]:
     return dict(data)
 
 
+def _family(record: VerdictRecord) -> str:
+    """The checker a record is of, one name for every record name of one checker (Z3's
+    `z3-bmc` and `z3-induction` are both `z3`)."""
+    return checker_named(record.checker).name
+
+
 def _judged(records: Iterable[VerdictRecord]) -> set[tuple[str, Key]]:
-    return {(r.checker, key(r)) for r in records}
+    return {(_family(r), key(r)) for r in records}
 
 
 def carried_over(run: Iterable[VerdictRecord],
                  previous: Iterable[VerdictRecord]) -> list[VerdictRecord]:
-    """The previous snapshot's records of the (checker, cell) pairs the run did not judge.
+    """The previous snapshot's records of the (checker, cell) pairs the run did not judge; a
+    checker with several record names is one checker here, so a cell Z3 answered by BMC in
+    the run loses its earlier record of Z3's induction too (never two Z3 answers to a cell).
 
     A run that leaves part of the matrix to the nightly job (the main job's Z3 groups of D5,
     D5+D7 and D6) must not erase those cells' verdicts from the pages: they are kept, their
     traces replayed on the spec again like every other, and the snapshot's command says so."""
     judged = _judged(run)
-    return [r for r in previous if in_matrix(r) and (r.checker, key(r)) not in judged]
+    return [r for r in previous if in_matrix(r) and (_family(r), key(r)) not in judged]
 
 
 KEPT = "; kept from the previous snapshot"
