@@ -13,6 +13,7 @@ from model_checks.docs.snapshot import (
     read_run,
     undecided_here,
 )
+from model_checks.jobs.phases import PROVE_NIGHTLY_ONLY
 from model_checks.jobs.run import snapshot_status
 from model_checks.records import Verdict
 
@@ -52,10 +53,10 @@ def test_a_run_with_undecided_cells_the_snapshot_decides_is_never_advised_as_a_r
 
 
 def test_cells_a_run_leaves_to_the_nightly_job_are_no_difference_and_are_kept() -> None:
-    """The main job leaves Z3's D5, D5+D7 and D6 groups to the nightly job: their absence is no
-    difference, and a refresh keeps their committed records (`carried_over`)."""
+    """The main job leaves Z3's groups of `PROVE_NIGHTLY_ONLY` to the nightly job: their absence
+    is no difference, and a refresh keeps their committed records (`carried_over`)."""
     records = read_run(DOCS / RECORDS)
-    left_out = {("D5",), ("D5", "D7"), ("D6",)}
+    left_out = set(PROVE_NIGHTLY_ONLY)
     run = [r for r in records
            if not (r.checker.startswith("z3") and tuple(r.environment) in left_out)]
     assert len(run) < len(records)

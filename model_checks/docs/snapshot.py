@@ -210,9 +210,10 @@ def carried_over(run: Iterable[VerdictRecord],
     checker with several record names is one checker here, so a cell Z3 answered by BMC in
     the run loses its earlier record of Z3's induction too (never two Z3 answers to a cell).
 
-    A run that leaves part of the matrix to the nightly job (the main job's Z3 groups of D5,
-    D5+D7 and D6) must not erase those cells' verdicts from the pages: they are kept, their
-    traces replayed on the spec again like every other, and the snapshot's command says so."""
+    A run that leaves part of the matrix to the nightly job (the main job's Z3 groups of
+    `jobs.phases.PROVE_NIGHTLY_ONLY`) must not erase those cells' verdicts from the pages:
+    they are kept, their traces replayed on the spec again like every other, and the
+    snapshot's command says so."""
     judged = _judged(run)
     return [r for r in previous if in_matrix(r) and (_family(r), key(r)) not in judged]
 

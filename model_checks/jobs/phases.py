@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass
 
 from model_checks.cells import environment_text
-from model_checks.matrix import ENVIRONMENTS, PAIR_ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.matrix import DRIFT_IDS, ENVIRONMENTS, PAIR_ENVIRONMENTS, ROUTER_ENVIRONMENTS
 from spec import VARIANTS
 
 
@@ -60,11 +60,14 @@ SCENARIOS = Phase(("scenarios",), Output.SCENARIOS)
 
 REFERENCE_ADAPTER = "model_checks.conform.reference_adapter:factory"
 
-PROVE_NIGHTLY_ONLY: tuple[tuple[str, ...], ...] = (("D5",), ("D5", "D7"), ("D6",))
-"""The environments whose Z3 groups run in the nightly job only: two front ends (D5, D5+D7)
-and two interleaved items (D6), the costliest half of the main job's `prove` CPU. In the main
-job Hypothesis and the explorer still judge these cells, and Z3 still encodes two front ends
-and two items in the combined environments; the docs snapshot keeps their Z3 records across a
+PROVE_NIGHTLY_ONLY: tuple[tuple[str, ...], ...] = (("D5",), ("D5", "D7"), ("D6",), DRIFT_IDS)
+"""The environments whose Z3 groups run in the nightly job only: two front ends (D5, D5+D7),
+two interleaved items (D6) and every source at once, together the costliest half of the main
+job's `prove` CPU (every source alone: a third of it, its shortest counterexamples at depth 8
+and V3's certificate over every action). In the main job Hypothesis and the explorer still
+judge these cells, Z3 still encodes two front ends, two items and most sources together in the
+combined environments it runs, the test suite still checks V3's certificate under every
+source (`tests/smt/test_smt_invariant.py`); the docs snapshot keeps their Z3 records across a
 refresh from a main job (`docs.snapshot.carried_over`)."""
 
 PROVE_MAIN_ENVIRONMENTS: tuple[str, ...] = tuple(
