@@ -78,6 +78,62 @@ def bmc(
     return bmc_many(enc, (prop,), max_depth, rlimit, progress)[prop]
 
 
+@dataclass
+class _Unrolled:
+    """The growing unrolling of one `bmc_many` run: its solver (fresh per depth unless
+    incremental), the states so far, and every fact asserted (what a fresh solver is given)."""
+
+    enc: Encoding
+    p: Params
+    rlimit: int
+    incremental: bool
+    lemmas: tuple[Invariant, ...]
+    solver: Bounded
+    states: list[SymState]
+    facts: list[z3.BoolRef]
+
+    @classmethod
+    def start(cls, enc: Encoding, rlimit: int, incremental: bool,
+              lemmas: tuple[Invariant, ...]) -> _Unrolled:
+        """Depth 0: the parameter ranges, the initial state (and the lemmas there)."""
+        p, states = params(enc), [state_at(enc, 0)]
+        facts = [params_constraint(enc, p), initial(enc, states[0])]
+        if lemmas:
+            facts.append(conjunction(enc, p, states[0], lemmas))
+        solver = new_solver(rlimit)
+        solver.add(*facts)
+        return cls(enc, p, rlimit, incremental, lemmas, solver, states, facts)
+
+    def deepen(self) -> None:
+        """One transition more (and the lemmas in the new state)."""
+        depth = len(self.states)
+        self.states.append(state_at(self.enc, depth))
+        new = [transition(self.enc, self.p, self.states[depth - 1], self.states[depth],
+                          args_at(depth - 1))]
+        if self.lemmas:
+            new.append(conjunction(self.enc, self.p, self.states[depth], self.lemmas))
+        self.facts += new
+        if self.incremental:
+            self.solver.add(*new)
+        else:
+            self.solver = new_solver(self.rlimit)
+            self.solver.add(*self.facts)
+
+    def ask(self, props: tuple[str, ...]) -> list[tuple[str, z3.BoolRef]]:
+        """Each property's "broken in the last state" under its own assumption literal; on a
+        fresh solver the disjunction is asserted too, so z3's preprocessing sees the whole
+        query (as an assumption it does not, and deep proofs are 3x slower)."""
+        depth, last = len(self.states) - 1, self.states[-1]
+        asked = []
+        for prop in props:
+            literal = z3.Bool(at(f"bad_{prop}", depth))
+            self.solver.add(z3.Implies(literal, BAD[prop](self.enc, self.p, last)))
+            asked.append((prop, literal))
+        if asked and not self.incremental:
+            self.solver.add(z3.Or([BAD[prop](self.enc, self.p, last) for prop, _ in asked]))
+        return asked
+
+
 def bmc_many(
     enc: Encoding,
     props: tuple[str, ...],
@@ -105,51 +161,24 @@ def bmc_many(
     only unreachable states: every query keeps its answer, and counterexamples stay
     shortest."""
     bound = {prop: min(max_depth, (limits or {}).get(prop, max_depth)) for prop in props}
-    p = params(enc)
-    facts: list[z3.BoolRef] = []
-    solver = new_solver(rlimit)
-    states = [state_at(enc, 0)]
-    facts += [params_constraint(enc, p), initial(enc, states[0])]
-    if lemmas:
-        facts.append(conjunction(enc, p, states[0], lemmas))
-    solver.add(*facts)
+    unrolled = _Unrolled.start(enc, rlimit, incremental, lemmas)
     start = time.perf_counter()
     results: dict[str, Result] = {}
     peak = 0  # the most units one check has spent so far: how close the limit came
     for depth in range(max_depth + 1):
         if depth:
-            states.append(state_at(enc, depth))
-            new = [transition(enc, p, states[depth - 1], states[depth], args_at(depth - 1))]
-            if lemmas:
-                new.append(conjunction(enc, p, states[depth], lemmas))
-            facts += new
-            if incremental:
-                solver.add(*new)
-            else:
-                solver = new_solver(rlimit)
-                solver.add(*facts)
-        asked = []
-        for prop in props:
-            if prop in results:
-                continue
+            unrolled.deepen()
+        open_props = tuple(prop for prop in props if prop not in results)
+        for prop in open_props:
             if depth > bound[prop]:
                 results[prop] = _bound_reached(enc, prop, bound[prop],
                                                time.perf_counter() - start, peak)
-                continue
-            literal = z3.Bool(at(f"bad_{prop}", depth))
-            solver.add(z3.Implies(literal, BAD[prop](enc, p, states[depth])))
-            asked.append((prop, literal))
-        if asked and not incremental:
-            # this depth's own solver: the disjunction is asserted, so z3's preprocessing sees
-            # the whole query (as an assumption it does not, and deep proofs are 3x slower)
-            solver.add(z3.Or([BAD[prop](enc, p, states[depth]) for prop, _ in asked]))
-        decided = _check_depth(enc, solver, p, tuple(states), asked, start)
-        peak = max(peak, solver.peak)
+        asked = unrolled.ask(tuple(prop for prop in open_props if prop not in results))
+        decided = _check_depth(enc, unrolled.solver, unrolled.p, tuple(unrolled.states),
+                               asked, start)
+        peak = max(peak, unrolled.solver.peak)
         results.update({prop: replace(found, peak=peak) for prop, found in decided.items()})
-        if progress is not None:
-            open_props = " ".join(q for q in props if q not in results) or "-"
-            elapsed = time.perf_counter() - start
-            progress(f"  {enc.describe()} depth {depth}: open {open_props} ({elapsed:.1f} s)")
+        _report(progress, enc, depth, props, results, start)
         if len(results) == len(props):
             return results
     elapsed = time.perf_counter() - start
@@ -157,6 +186,14 @@ def bmc_many(
         if prop not in results:
             results[prop] = _bound_reached(enc, prop, bound[prop], elapsed, peak)
     return results
+
+
+def _report(progress: Progress | None, enc: Encoding, depth: int, props: tuple[str, ...],
+            results: dict[str, Result], start: float) -> None:
+    if progress is not None:
+        open_props = " ".join(q for q in props if q not in results) or "-"
+        elapsed = time.perf_counter() - start
+        progress(f"  {enc.describe()} depth {depth}: open {open_props} ({elapsed:.1f} s)")
 
 
 def _check_depth(
