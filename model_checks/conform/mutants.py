@@ -9,19 +9,19 @@ names the variant it mutates (`base`): the spec of that variant is what it must 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, TypeVar
 
 from model_checks.conform.adapter import EvictionHang
 from model_checks.conform.mutant_factory import ImplMutant as ImplMutant
 from model_checks.conform.mutant_factory import (
+    adapter_factories,
     impl_mutant,
     mutant_named,
     receiver_lru_mutant,
     receiver_mutant,
     sender_mutant,
 )
-from model_checks.conform.reference_adapter import ReferenceAdapter
 from reference import (
     CacheError,
     FrontEnd,
@@ -184,12 +184,5 @@ def adapter_path(mutant: ImplMutant) -> str:
     return f"{__name__}:mutant_{mutant.name.replace('-', '_')}"
 
 
-def __getattr__(name: str) -> Callable[[], ReferenceAdapter]:
-    """`mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
-    prefix = "mutant_"
-    if name.startswith(prefix):
-        wanted = name[len(prefix):].replace("_", "-")
-        for mutant in MUTANTS:
-            if mutant.name == wanted:
-                return lambda: mutant.adapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = adapter_factories(__name__, "mutant_", MUTANTS)
+"""`mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""

@@ -8,11 +8,12 @@ None is one of the other sets' (`mutants`, `reference_mutants`, `serving_mutants
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from model_checks.conform.mutant_factory import (
     ImplMutant,
+    adapter_factories,
     impl_mutant,
     mutant_named,
     receiver_lru_mutant,
@@ -20,7 +21,6 @@ from model_checks.conform.mutant_factory import (
     sender_lru_mutant,
     sender_mutant,
 )
-from model_checks.conform.reference_adapter import ReferenceAdapter
 from reference import (
     Engine,
     FrontEnd,
@@ -270,10 +270,5 @@ def by_name(name: str) -> ImplMutant:
     return mutant_named(OBSERVED_MUTANTS, name)
 
 
-def __getattr__(name: str) -> Callable[[], ReferenceAdapter]:
-    """`observed_mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
-    prefix = "observed_mutant_"
-    if name.startswith(prefix):
-        mutant = by_name(name[len(prefix):].replace("_", "-"))
-        return lambda: mutant.adapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = adapter_factories(__name__, "observed_mutant_", OBSERVED_MUTANTS)
+"""`observed_mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
