@@ -6,18 +6,7 @@ from __future__ import annotations
 from model_checks.scenarios.base import Scenario, by_knob, every_variant, item, submit, uuid_only
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import VARIANTS, Content, ItemSize
-from spec.transitions import (
-    P0Clear,
-    P0Handle,
-    P0HandleRejected,
-    P0Process,
-    P0ReceiveReply,
-    P0Restart,
-    P0UpdateItem,
-    P1Clear,
-    P1Receive,
-    Retry,
-)
+from spec import transitions as t
 
 _HIT_AFTER_MISS = Scenario(
     "hit-after-miss-in-one-request",
@@ -45,7 +34,7 @@ _PARTIAL_MISS = Scenario(
     (
         *round_trip(0, item("a")),
         submit(item("b")),
-        P0HandleRejected(1),
+        t.P0HandleRejected(1),
         *round_trip(2, item("a"), item("b")),
     ),
     by_knob(lambda v: v.reports_misses, "H1", "S3 H1 L4"),
@@ -63,7 +52,7 @@ _REPLACEMENT_KEEPS_OTHERS = Scenario(
     (
         *round_trip(0, item("b")),
         *round_trip(1, item("a")),
-        P0Restart(0),
+        t.P0Restart(0),
         *round_trip(2, item("a")),
     ),
     every_variant(""),
@@ -81,10 +70,10 @@ _SECOND_RETRY = Scenario(
     configured("D3"),
     (
         *round_trip(0, item("a")),
-        submit(uuid_only("a"), item("b")), P0Handle(1), P1Clear(), P1Receive(0),
-        P0ReceiveReply(),
-        Retry(1), P0Handle(1), P1Clear(), P1Receive(0), P0ReceiveReply(),
-        P0Clear(0), Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply(),
+        submit(uuid_only("a"), item("b")), t.P0Handle(1), t.P1Clear(), t.P1Receive(0),
+        t.P0ReceiveReply(),
+        t.Retry(1), t.P0Handle(1), t.P1Clear(), t.P1Receive(0), t.P0ReceiveReply(),
+        t.P0Clear(0), t.Retry(1), t.P0Handle(1), t.P1Receive(0), t.P0ReceiveReply(),
     ),
     every_variant("H1"),
     variants=tuple(v for v in VARIANTS if v.reports_misses),
@@ -102,9 +91,9 @@ _LOST_BEFORE_UPDATE = Scenario(
     configured("D6", sizes=(ItemSize(Content("c"), 2, 2),)),
     (
         *round_trip(0, item("a"), item("b")),
-        submit(item("a"), uuid_only("b")), P0Process(1),
+        submit(item("a"), uuid_only("b")), t.P0Process(1),
         *round_trip(2, item("c")),
-        P0UpdateItem(1),
+        t.P0UpdateItem(1),
     ),
     by_knob(lambda v: v.late_miss_reprocess, "", "S3 L4"),
 )
@@ -117,7 +106,7 @@ _REJECTION_NAMES_MISSING = Scenario(
     "P0 holds a; the request [a, b], both sent UUID-only, is rejected as a client error: "
     "the rejection names b, the item P0 does not hold, not a, which it could serve.",
     configured(),
-    (*round_trip(0, item("a")), submit(uuid_only("a"), uuid_only("b")), P0Handle(1)),
+    (*round_trip(0, item("a")), submit(uuid_only("a"), uuid_only("b")), t.P0Handle(1)),
     every_variant(""),
 )
 """A rejection of a request with a UUID-only hit beside its UUID-only miss."""
