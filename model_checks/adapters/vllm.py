@@ -141,6 +141,16 @@ def crash(error: BaseException) -> api.Fault:
     return api.Fault("crash", f"{type(error).__name__}: {error}")
 
 
+def clear_cache(cache: Any) -> api.Fault | None:
+    """Either side's clear: the cache's own `clear_cache()`; an exception from it is the
+    side's crash."""
+    try:
+        cache.clear_cache()
+    except Exception as error:
+        return crash(error)
+    return None
+
+
 @dataclass(frozen=True)
 class Probed:
     """A probed request: its items and, per item, the processed item and prompt updates
@@ -229,11 +239,7 @@ class VllmFrontEnd:
             self.cache.invalidate(identity)
 
     def clear(self) -> api.Fault | None:
-        try:
-            self.cache.clear_cache()
-        except Exception as error:
-            return crash(error)
-        return None
+        return clear_cache(self.cache)
 
     def restart(self) -> api.Fault | None:
         self.epoch += 1
@@ -276,11 +282,7 @@ class VllmEngine:
             for f in served))
 
     def clear(self) -> api.Fault | None:
-        try:
-            self.cache.clear_cache()
-        except Exception as error:
-            return crash(error)
-        return None
+        return clear_cache(self.cache)
 
     def restart(self) -> api.Fault | None:
         self.__post_init__()

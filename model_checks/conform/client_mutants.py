@@ -12,7 +12,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from model_checks.conform import adapter as api
-from model_checks.conform.mutant_factory import ImplMutant, impl_mutant, mutant_named
+from model_checks.conform.mutant_factory import (
+    ImplMutant,
+    adapter_factories,
+    impl_mutant,
+    mutant_named,
+)
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
 from reference import MissingMediaError, MultiModalCacheMissError, Request
 from reference.client import next_attempt
@@ -69,10 +74,5 @@ def by_name(name: str) -> ImplMutant:
     return mutant_named(CLIENT_MUTANTS, name)
 
 
-def __getattr__(name: str) -> Callable[[], ReferenceAdapter]:
-    """`loop_mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
-    prefix = "loop_mutant_"
-    if name.startswith(prefix):
-        mutant = by_name(name[len(prefix):].replace("_", "-"))
-        return lambda: mutant.adapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = adapter_factories(__name__, "loop_mutant_", CLIENT_MUTANTS)
+"""`loop_mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""

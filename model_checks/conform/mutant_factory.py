@@ -97,3 +97,48 @@ def mutant_named(mutants: Iterable[ImplMutant], name: str) -> ImplMutant:
             return mutant
     names = ", ".join(m.name for m in known)
     raise KeyError(f"unknown mutant {name!r}, expected one of {names}")
+
+
+def sender_mutant(name: str, base: str, story: str, sender: type[SenderCache]) -> ImplMutant:
+    """A mutant of P0's sender cache: the reference front end over `sender`."""
+    return impl_mutant(name, base, story, front_end=front_end_with(sender))
+
+
+def receiver_mutant(name: str, base: str, story: str,
+                    receiver: type[ReceiverCache]) -> ImplMutant:
+    """A mutant of P1's receiver cache: the reference engine over `receiver`."""
+    return impl_mutant(name, base, story, engine=engine_with(receiver))
+
+
+def sender_lru_mutant(name: str, base: str, story: str,
+                      lru: type[ByteLru[Any, Any]]) -> ImplMutant:
+    """A mutant of P0's LRU: the reference sender cache over `lru`, in its front end."""
+    return sender_mutant(name, base, story, sender_with_lru(lru))
+
+
+def receiver_lru_mutant(name: str, base: str, story: str,
+                        lru: type[ByteLru[Any, Any]]) -> ImplMutant:
+    """A mutant of P1's LRU: the reference receiver cache over `lru`, in its engine."""
+    return receiver_mutant(name, base, story, receiver_with_lru(lru))
+
+
+def adapter_factories(
+    module: str, prefix: str, mutants: Iterable[ImplMutant]
+) -> Callable[[str], Callable[[], ReferenceAdapter]]:
+    """A mutant module's `__getattr__`: attribute `<prefix><name>` (the mutant's name with
+    `-` spelt `_`) is a factory of that mutant's adapter, for `--adapter module:factory`;
+    any other name, or an unknown mutant (its error lists the names there are), is an
+    `AttributeError`."""
+    known = tuple(mutants)
+
+    def factory(name: str) -> Callable[[], ReferenceAdapter]:
+        if name.startswith(prefix):
+            try:
+                mutant = mutant_named(known, name[len(prefix):].replace("_", "-"))
+            except KeyError as error:
+                raise AttributeError(f"module {module!r} has no attribute {name!r}: "
+                                     f"{error.args[0]}") from None
+            return lambda: mutant.adapter
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return factory

@@ -9,19 +9,19 @@ names the variant it mutates (`base`): the spec of that variant is what it must 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, TypeVar
 
 from model_checks.conform.adapter import EvictionHang
 from model_checks.conform.mutant_factory import ImplMutant as ImplMutant
 from model_checks.conform.mutant_factory import (
-    engine_with,
-    front_end_with,
+    adapter_factories,
     impl_mutant,
     mutant_named,
-    receiver_with_lru,
+    receiver_lru_mutant,
+    receiver_mutant,
+    sender_mutant,
 )
-from model_checks.conform.reference_adapter import ReferenceAdapter
 from reference import (
     CacheError,
     FrontEnd,
@@ -152,30 +152,26 @@ class NeverInvalidatingFrontEnd(FrontEnd):
 
 
 MUTANTS: tuple[ImplMutant, ...] = (
-    impl_mutant("engine-asserts", "V3",
-                "an assertion instead of the miss error (vllm#31404)",
-                engine=engine_with(AssertingReceiver)),
+    receiver_mutant("engine-asserts", "V3", "an assertion instead of the miss error (vllm#31404)",
+                    AssertingReceiver),
     impl_mutant("never-invalidates", "V3",
                 "no invalidation on a miss reply",
                 front_end=NeverInvalidatingFrontEnd),
-    impl_mutant("keeps-stale-on-resend", "V2",
-                "a resent payload too large to cache leaves the stale entry (before vllm#57833)",
-                engine=engine_with(StaleKeepingReceiver)),
-    impl_mutant("ghost-touch", "V3",
-                "touch of an absent key recorded in P1's order (vllm#43941)",
-                engine=engine_with(receiver_with_lru(GhostTouchLru))),
-    impl_mutant("evicts-most-recent", "V3",
-                "P1 evicts from the wrong end",
-                engine=engine_with(receiver_with_lru(MostRecentEvictingLru))),
-    impl_mutant("receiver-sizes-differently", "V3",
-                "P1 sizes an item one byte larger than P0 (framing counted)",
-                engine=engine_with(SkewedSizeReceiver)),
-    impl_mutant("reports-first-miss", "V3",
-                "the miss error lists only the first missed identity",
-                engine=engine_with(FirstMissReceiver)),
-    impl_mutant("no-touch-before-update", "V2",
-                "P0 does not touch the request's items before updating them",
-                front_end=front_end_with(NoTouchSender)),
+    receiver_mutant("keeps-stale-on-resend", "V2",
+                    "a resent payload too large to cache leaves the stale entry "
+                    "(before vllm#57833)", StaleKeepingReceiver),
+    receiver_lru_mutant("ghost-touch", "V3",
+                        "touch of an absent key recorded in P1's order (vllm#43941)",
+                        GhostTouchLru),
+    receiver_lru_mutant("evicts-most-recent", "V3", "P1 evicts from the wrong end",
+                        MostRecentEvictingLru),
+    receiver_mutant("receiver-sizes-differently", "V3",
+                    "P1 sizes an item one byte larger than P0 (framing counted)",
+                    SkewedSizeReceiver),
+    receiver_mutant("reports-first-miss", "V3",
+                    "the miss error lists only the first missed identity", FirstMissReceiver),
+    sender_mutant("no-touch-before-update", "V2",
+                  "P0 does not touch the request's items before updating them", NoTouchSender),
 )
 
 
@@ -188,12 +184,5 @@ def adapter_path(mutant: ImplMutant) -> str:
     return f"{__name__}:mutant_{mutant.name.replace('-', '_')}"
 
 
-def __getattr__(name: str) -> Callable[[], ReferenceAdapter]:
-    """`mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
-    prefix = "mutant_"
-    if name.startswith(prefix):
-        wanted = name[len(prefix):].replace("_", "-")
-        for mutant in MUTANTS:
-            if mutant.name == wanted:
-                return lambda: mutant.adapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = adapter_factories(__name__, "mutant_", MUTANTS)
+"""`mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""

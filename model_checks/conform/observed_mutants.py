@@ -8,19 +8,19 @@ None is one of the other sets' (`mutants`, `reference_mutants`, `serving_mutants
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from model_checks.conform.mutant_factory import (
     ImplMutant,
-    engine_with,
-    front_end_with,
+    adapter_factories,
     impl_mutant,
     mutant_named,
-    receiver_with_lru,
-    sender_with_lru,
+    receiver_lru_mutant,
+    receiver_mutant,
+    sender_lru_mutant,
+    sender_mutant,
 )
-from model_checks.conform.reference_adapter import ReferenceAdapter
 from reference import (
     Engine,
     FrontEnd,
@@ -219,49 +219,48 @@ def _one_short(cls: type[Any]) -> type[Any]:
 
 
 OBSERVED_MUTANTS: tuple[ImplMutant, ...] = (
-    impl_mutant("p0-late-miss-pre-check-dropped", "V3",
-                "unprocessable late misses are found one by one, after processing",
-                front_end=front_end_with(NoLateMissPreCheck)),
-    impl_mutant("p0-probe-hits-everything", "V3", "the probe says every identity is held",
-                front_end=front_end_with(ProbeHitsEverything)),
-    impl_mutant("p0-probe-first-only", "V2", "the probe looks at the first identity only",
-                front_end=front_end_with(ProbeFirstOnly)),
-    impl_mutant("p0-invalidate-keeps-last", "V3",
-                "a miss reply drops every identity but the last",
-                front_end=front_end_with(InvalidateKeepsLast)),
-    impl_mutant("p0-invalidate-needs-two", "V3", "a miss of one identity drops nothing",
-                front_end=front_end_with(InvalidateNeedsTwo)),
-    impl_mutant("p0-clear-keeps-most-recent", "V3", "P0's clear keeps its newest entry",
-                front_end=front_end_with(_keeping_most_recent(SenderCache))),
-    impl_mutant("p0-touches-in-reverse", "V2", "P0 touches a request's items in reverse",
-                front_end=front_end_with(TouchesInReverse)),
-    impl_mutant("p0-payloads-first", "V3", "V3's P0 resolves payloads before references",
-                front_end=front_end_with(PayloadsFirst)),
-    impl_mutant("p0-size-off-by-one", "V3", "P0 records one byte more than the item has",
-                front_end=front_end_with(SizeOffByOne)),
+    sender_mutant("p0-late-miss-pre-check-dropped", "V3",
+                  "unprocessable late misses are found one by one, after processing",
+                  NoLateMissPreCheck),
+    sender_mutant("p0-probe-hits-everything", "V3", "the probe says every identity is held",
+                  ProbeHitsEverything),
+    sender_mutant("p0-probe-first-only", "V2", "the probe looks at the first identity only",
+                  ProbeFirstOnly),
+    sender_mutant("p0-invalidate-keeps-last", "V3",
+                  "a miss reply drops every identity but the last", InvalidateKeepsLast),
+    sender_mutant("p0-invalidate-needs-two", "V3", "a miss of one identity drops nothing",
+                  InvalidateNeedsTwo),
+    sender_mutant("p0-clear-keeps-most-recent", "V3", "P0's clear keeps its newest entry",
+                  _keeping_most_recent(SenderCache)),
+    sender_mutant("p0-touches-in-reverse", "V2", "P0 touches a request's items in reverse",
+                  TouchesInReverse),
+    sender_mutant("p0-payloads-first", "V3", "V3's P0 resolves payloads before references",
+                  PayloadsFirst),
+    sender_mutant("p0-size-off-by-one", "V3", "P0 records one byte more than the item has",
+                  SizeOffByOne),
     impl_mutant("p0-rejects-uuid-only-hits", "V3", "UUID-only items are rejected even as hits",
                 front_end=RejectsUuidOnlyHits),
-    impl_mutant("p0-evicts-most-recent", "V2", "P0 evicts its most recent entry",
-                front_end=front_end_with(sender_with_lru(EvictsMostRecent))),
-    impl_mutant("p0-caches-oversize", "V3", "P0 records an item over the budget",
-                front_end=front_end_with(sender_with_lru(CachesOversize))),
-    impl_mutant("p0-budget-one-short", "V3", "P0's shadow is built one byte short",
-                front_end=front_end_with(_one_short(SenderCache))),
-    impl_mutant("p1-oversize-keeps-old", "V2", "P1 refuses an oversize payload, keeping the old",
-                engine=engine_with(receiver_with_lru(OversizeKeepsOld))),
-    impl_mutant("p1-caches-oversize", "V3", "P1 caches an item over the budget",
-                engine=engine_with(receiver_with_lru(CachesOversize))),
-    impl_mutant("p1-clear-keeps-most-recent", "V3", "P1's clear keeps its newest entry",
-                engine=engine_with(_keeping_most_recent(ReceiverCache))),
-    impl_mutant("p1-references-first-always", "V2", "V2's P1 resolves references first",
-                engine=engine_with(ReferencesFirstAlways)),
-    impl_mutant("p1-serves-reference-once", "V3", "P1 drops an entry once it served it",
-                engine=engine_with(ServesReferenceOnce)),
-    impl_mutant("p1-returns-old-after-replace", "V2",
-                "P1 caches a replacing payload but uses the old tensors",
-                engine=engine_with(ReturnsOldAfterReplace)),
-    impl_mutant("p1-budget-one-short", "V3", "P1's cache is built one byte short",
-                engine=engine_with(_one_short(ReceiverCache))),
+    sender_lru_mutant("p0-evicts-most-recent", "V2", "P0 evicts its most recent entry",
+                      EvictsMostRecent),
+    sender_lru_mutant("p0-caches-oversize", "V3", "P0 records an item over the budget",
+                      CachesOversize),
+    sender_mutant("p0-budget-one-short", "V3", "P0's shadow is built one byte short",
+                  _one_short(SenderCache)),
+    receiver_lru_mutant("p1-oversize-keeps-old", "V2",
+                        "P1 refuses an oversize payload, keeping the old", OversizeKeepsOld),
+    receiver_lru_mutant("p1-caches-oversize", "V3", "P1 caches an item over the budget",
+                        CachesOversize),
+    receiver_mutant("p1-clear-keeps-most-recent", "V3", "P1's clear keeps its newest entry",
+                    _keeping_most_recent(ReceiverCache)),
+    receiver_mutant("p1-references-first-always", "V2", "V2's P1 resolves references first",
+                    ReferencesFirstAlways),
+    receiver_mutant("p1-serves-reference-once", "V3", "P1 drops an entry once it served it",
+                    ServesReferenceOnce),
+    receiver_mutant("p1-returns-old-after-replace", "V2",
+                    "P1 caches a replacing payload but uses the old tensors",
+                    ReturnsOldAfterReplace),
+    receiver_mutant("p1-budget-one-short", "V3", "P1's cache is built one byte short",
+                    _one_short(ReceiverCache)),
     impl_mutant("engine-serves-partial", "V3", "a request with misses is served partially",
                 engine=EngineServesPartial),
 )
@@ -271,10 +270,5 @@ def by_name(name: str) -> ImplMutant:
     return mutant_named(OBSERVED_MUTANTS, name)
 
 
-def __getattr__(name: str) -> Callable[[], ReferenceAdapter]:
-    """`observed_mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""
-    prefix = "observed_mutant_"
-    if name.startswith(prefix):
-        mutant = by_name(name[len(prefix):].replace("_", "-"))
-        return lambda: mutant.adapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = adapter_factories(__name__, "observed_mutant_", OBSERVED_MUTANTS)
+"""`observed_mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""

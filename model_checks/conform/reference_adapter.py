@@ -22,7 +22,7 @@ Glue decisions (each also in docs/conformance.md):
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -35,6 +35,7 @@ from reference import (
     FrontEnd,
     Message,
     MissingMediaError,
+    ModelInput,
     MultiModalCacheMissError,
     Placeholders,
     ProcessedItem,
@@ -91,6 +92,24 @@ def _flat(tree: TensorTree) -> dict[str, torch.Tensor]:
 
 def _placeholders(value: Placeholders) -> tuple[int, int]:
     return (value.offset, value.length)
+
+
+def served_of(inputs: Iterable[ModelInput]) -> api.Served:
+    """The model inputs a reference engine delivered, as the adapter's `Served`."""
+    return api.Served(tuple(
+        api.ModelInput(i.identity, _flat(i.payload), _placeholders(i.placeholders))
+        for i in inputs))
+
+
+def round_trip_error(error: Exception) -> api.ClientRejected | api.Missed | api.Fault:
+    """An error a reference round trip raised, as the adapter's value: a client error
+    (`MissingMediaError`) the rejection, the engine's miss error the `Missed` reply,
+    anything else the side's fault (`fault_of`)."""
+    if isinstance(error, MissingMediaError):
+        return api.ClientRejected(error.identities)
+    if isinstance(error, MultiModalCacheMissError):
+        return api.Missed(error.identities)
+    return fault_of(error)
 
 
 def fault_of(error: BaseException) -> api.Fault:
@@ -267,15 +286,9 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
                             "adapter's ReferenceEngine in this process")
         try:
             inputs = self.end_to_end(self.front_end, engine.engine, request_of(items))
-        except MissingMediaError as error:
-            return api.ClientRejected(error.identities)
-        except MultiModalCacheMissError as error:
-            return api.Missed(error.identities)
         except Exception as error:
-            return fault_of(error)
-        return api.Served(tuple(
-            api.ModelInput(i.identity, _flat(i.payload), _placeholders(i.placeholders))
-            for i in inputs))
+            return round_trip_error(error)
+        return served_of(inputs)
 
     def _build(self) -> FrontEnd:
         processor = processor_for(self.setup)
@@ -344,12 +357,7 @@ class ReferenceEngine:
             return api.Missed(error.identities)
         except Exception as error:
             return fault_of(error)
-        return api.Served(
-            tuple(
-                api.ModelInput(i.identity, _flat(i.payload), _placeholders(i.placeholders))
-                for i in inputs
-            )
-        )
+        return served_of(inputs)
 
     def clear(self) -> api.Fault | None:
         return _reported(self.engine.clear)

@@ -1,18 +1,17 @@
 """A conformance run: the scenario corpus, then random lockstep walks, per variant and
 environment, within a profile's budget; typed results and verdict records.
 
-Order of work, per variant the adapter supports: (1) every hand-written scenario of
-`model_checks.scenarios` and every witness of `model_checks.mutants`, in lockstep, settled;
-(2) `walks` random walks of `length` steps on each configuration of `configurations`, each
-settled. The first disagreement stops the run; it is shrunk and reported with its trace.
+Order of work, per variant the adapter supports (`jobs`): (1) every script of the corpus
+(`corpus`: the hand-written scenarios of `model_checks.scenarios`, every witness of
+`model_checks.mutants` and conformance's own), in lockstep, settled; (2) `walks` random walks
+of `length` steps on each configuration of `configurations`, each settled. The first
+disagreement stops the run; it is shrunk and reported with its trace.
 """
 
 from __future__ import annotations
 
-import re
 import time
-import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from model_checks.conform import codec
@@ -24,258 +23,22 @@ from model_checks.conform.adapter import (
     build_front_end,
     supports,
 )
+from model_checks.conform.configurations import configurations as configurations
+from model_checks.conform.corpus import corpus as corpus
+from model_checks.conform.jobs import Job, jobs
 from model_checks.conform.judged import judged
 from model_checks.conform.lockstep import (
     Broken,
     Disagreement,
     EngineFactory,
     Lockstep,
-    run_actions,
     shrink,
 )
-from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
 from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
-from model_checks.scenarios.base import Scenario, by_knob, every_variant, item, submit, uuid_only
-from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
-from spec import (
-    ALL_DRIFT,
-    VARIANTS,
-    Config,
-    Content,
-    Drift,
-    ItemSize,
-    Variant,
-    describe_environment,
-    needs_of,
-    registry,
-)
-from spec.transitions import (
-    Action,
-    P0Clear,
-    P0Handle,
-    P0HandleRejected,
-    P0Process,
-    P0ReceiveReply,
-    P0Restart,
-    P0UpdateItem,
-    P1Clear,
-    P1Receive,
-    Retry,
-    Submit,
-)
-
-_SKEW = (ItemSize(Content("b"), 1, 2), ItemSize(Content("c"), 2, 1))
-_OVERSIZE = (ItemSize(Content("c"), 3, 3),)
-_ALL_SIZES = (
-    ItemSize(Content("a", 1), 1, 3),
-    ItemSize(Content("b"), 1, 2),
-    ItemSize(Content("c"), 3, 3),
-)
-
-
-_VARIED = (ItemSize(Content("b"), 2, 2),)
-_VARIED_BUDGET = 3
-"""Sizes that vary with no drift source: b two bytes, a and c one each, in a three-byte
-budget (equal on both sides; D9 and D11 only make the sides disagree or exceed the budget):
-any two items fit, three do not, so that an implementation counting items instead of bytes
-disagrees in every environment."""
-
-_WIDE_SIZES = (
-    ItemSize(Content("b"), 2, 2),
-    ItemSize(Content("b", 1), 1, 1),
-    ItemSize(Content("c"), 1, 2),
-    ItemSize(Content("d"), 5, 5),
-)
-
-
-def _alone(variant: Variant, drift: Drift) -> Config:
-    """One drift source with the configuration it needs (`spec.Drift.needs`): two front ends
-    on a one-byte budget, so that their shadows evict (D5); two contents per identity (D7);
-    three items (D8); b and c skewed (D9); an oversized c (D11); elsewhere a two-byte b in a
-    three-byte budget (`_VARIED`)."""
-    needs = drift.needs
-    budget = 1 if needs.front_ends > 1 else 2
-    sizes = (*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ()))
-    return Config(
-        variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=budget,
-        versions=needs.versions, max_items=max(2, needs.items),
-        sizes=sizes,
-    ) if sizes or budget < 2 else Config(
-        variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=_VARIED_BUDGET, versions=needs.versions,
-        max_items=max(2, needs.items), sizes=_VARIED,
-    )
-
-
-def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
-    """Every source of `env` at once, each with what it needs (`spec.Drift.needs`): two front
-    ends (D5), two contents (D7), three items (D8), skewed sizes (D9, with D7 also a@1's), an
-    oversized c (D11)."""
-    needs = needs_of(env)
-    sizes = tuple(s for s in _ALL_SIZES if (
-        (s.content.identity == "a" and needs.versions > 1 and needs.skewed_sizes)
-        or (s.content.identity == "b" and needs.skewed_sizes)
-        or (s.content.identity == "c" and needs.oversized)))
-    budget = 2
-    if not any(s.content.identity == "b" for s in sizes):
-        sizes = (*sizes, *_VARIED)
-        budget = 2 if needs.oversized else _VARIED_BUDGET
-    return Config(
-        variant=variant, environment=env, front_ends=needs.front_ends, budget=budget,
-        versions=needs.versions, max_items=max(2, needs.items),
-        sizes=sizes, max_requests=7, max_in_flight=3,
-    )
-
-
-def configurations(
-    variant: Variant, wide: bool = False, environment: frozenset[Drift] | None = None,
-) -> Iterator[tuple[str, Config]]:
-    """No drift, each drift source alone (with the configuration it needs), all at once, and
-    (`wide`) all at once with four identities of mixed sizes in a 4-byte budget. Sizes vary
-    in each (a two-byte b beside one-byte items, where the budget has room for it).
-
-    `environment` (a deployment's drift sources; None: every source): only the sources in
-    it, alone and all of them at once (labelled by the environment); the wide configuration,
-    which needs every source, only when it is every source."""
-    env = ALL_DRIFT if environment is None else environment
-    yield "none", Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED)
-    for drift in Drift:
-        if drift not in env:
-            continue
-        yield drift.value, _alone(variant, drift)
-    if len(env) > 1:
-        yield "all" if env == ALL_DRIFT else describe_environment(env), _combined(variant, env)
-    if wide and env == ALL_DRIFT:
-        yield "all-wide", Config(
-            identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
-            front_ends=2, versions=2, max_items=3, sizes=_WIDE_SIZES, max_requests=8,
-            max_in_flight=3,
-        )
-
-
-_HIT_AFTER_MISS = Scenario(
-    "hit-after-miss-in-one-request",
-    (),
-    "P0 holds a and c (a least recent); the request [b, a] misses b and hits a. Touching the "
-    "request's identities first makes a most recent, so b's insert evicts c; without the "
-    "touch, in request order, b's insert evicts a before P0 reaches it.",
-    configured(),
-    (
-        *round_trip(0, item("a")),
-        *round_trip(1, item("c")),
-        *round_trip(2, item("b"), item("a")),
-    ),
-    every_variant(""),
-)
-"""Conformance's own addition to the corpus (nothing drifts; every variant must agree)."""
-
-_PARTIAL_MISS = Scenario(
-    "miss-reply-names-some-items",
-    ("D2",),
-    "P0 holds a (served) and b (recorded by a request rejected after its update, D2: P1 "
-    "never saw it). The request [a, b] is served a and misses b: the reply names b alone, "
-    "and P0 must drop exactly b, keeping a (vllm#46747: invalidate exactly the missed).",
-    configured("D2"),
-    (
-        *round_trip(0, item("a")),
-        submit(item("b")),
-        P0HandleRejected(1),
-        *round_trip(2, item("a"), item("b")),
-    ),
-    by_knob(lambda v: v.reports_misses, "H1", "S3 H1 L4"),
-)
-"""A miss reply that names some of a request's items, not all (no scenario had one)."""
-
-
-_REPLACEMENT_KEEPS_OTHERS = Scenario(
-    "replacement-keeps-the-others",
-    ("D10",),
-    "P1 holds b and a (a most recent, the budget full); P0 restarts and resends a's payload. "
-    "The receiver drops its old a before making room, so b stays: counting the old a while "
-    "evicting would drop b for nothing (the payload wins, the rest of the cache is kept).",
-    configured("D10"),
-    (
-        *round_trip(0, item("b")),
-        *round_trip(1, item("a")),
-        P0Restart(0),
-        *round_trip(2, item("a")),
-    ),
-    every_variant(""),
-)
-"""A replacement in a full receiver (no scenario replaced an entry with others cached)."""
-
-
-_SECOND_RETRY = Scenario(
-    "second-retry-after-uuid-only-lost",
-    ("D3",),
-    "A request [a sent UUID-only, b] misses a (P1 cleared), then its first retry misses b "
-    "(P1 cleared again); P0 is cleared before the second retry. The client's second resend "
-    "must carry the media of every item: a loop that repeats the first attempt sends a "
-    "UUID-only a that P0 no longer holds, and the request ends as a client error.",
-    configured("D3"),
-    (
-        *round_trip(0, item("a")),
-        submit(uuid_only("a"), item("b")), P0Handle(1), P1Clear(), P1Receive(0),
-        P0ReceiveReply(),
-        Retry(1), P0Handle(1), P1Clear(), P1Receive(0), P0ReceiveReply(),
-        P0Clear(0), Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply(),
-    ),
-    every_variant("H1"),
-    variants=tuple(v for v in VARIANTS if v.reports_misses),
-)
-"""A request that needs its second retry (no scenario retried twice)."""
-
-
-_LOST_BEFORE_UPDATE = Scenario(
-    "late-misses-lost-before-the-update",
-    ("D6",),
-    "P0 holds a and b; the request [a, b sent UUID-only] probes both as hits, then a "
-    "two-byte c evicts both before its update (D6). V3 reprocesses a late miss with media "
-    "but cannot reprocess b: it rejects the request before any change, naming b, with no "
-    "processor call; V0-V2 assert on the first late miss.",
-    configured("D6", sizes=(ItemSize(Content("c"), 2, 2),)),
-    (
-        *round_trip(0, item("a"), item("b")),
-        submit(item("a"), uuid_only("b")), P0Process(1),
-        *round_trip(2, item("c")),
-        P0UpdateItem(1),
-    ),
-    by_knob(lambda v: v.late_miss_reprocess, "", "S3 L4"),
-)
-"""Unprocessable late misses (no scenario lost a request's probed hits before its update)."""
-
-
-_REJECTION_NAMES_MISSING = Scenario(
-    "rejection-names-the-missing-only",
-    (),
-    "P0 holds a; the request [a, b], both sent UUID-only, is rejected as a client error: "
-    "the rejection names b, the item P0 does not hold, not a, which it could serve.",
-    configured(),
-    (*round_trip(0, item("a")), submit(uuid_only("a"), uuid_only("b")), P0Handle(1)),
-    every_variant(""),
-)
-"""A rejection of a request with a UUID-only hit beside its UUID-only miss."""
-
-
-def corpus() -> tuple[Scenario, ...]:
-    """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
-    all run on the real variants. The adapter API drives one engine, so a scenario of D5's
-    router configuration (`engines=2`) has no implementation counterpart and is left out."""
-    from model_checks.mutants import MUTANTS
-
-    one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
-    seen = {s.name for s in SCENARIOS}
-    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY,
-             _LOST_BEFORE_UPDATE, _REJECTION_NAMES_MISSING]
-    for mutant in MUTANTS:
-        if mutant.witness.name not in seen:
-            seen.add(mutant.witness.name)
-            extra.append(mutant.witness)
-    return (*one_engine, *extra)
+from spec import VARIANTS, Config, Drift, Variant, describe_environment, registry
 
 
 @dataclass(frozen=True)
@@ -378,6 +141,16 @@ class Outcome:
         return records
 
 
+@dataclass(frozen=True)
+class Wiring:
+    """How a run drives its jobs: the adapter, the engine factory (None: the adapter's) and
+    whether a generated job's disagreement gets a deletion pass after Hypothesis's shrinking."""
+
+    adapter: Adapter
+    engine_factory: EngineFactory | None = None
+    shrink_failure: bool = True
+
+
 def conform(
     adapter: Adapter,
     profile: Profile,
@@ -396,6 +169,7 @@ def conform(
     drift events and configurations: scenarios whose environment lies inside it, and the
     generated runs of `configurations(..., environment)`."""
     outcome = Outcome(adapter.name)
+    wiring = Wiring(adapter, engine_factory, shrink_failure)
     start = time.perf_counter()
     for variant in VARIANTS:
         if variants is not None and variant.name not in variants:
@@ -405,17 +179,23 @@ def conform(
             continue
         outcome.checked.append(variant.name)
         served = _offers_serve(adapter, variant.name)
-        for label, config, job, scripted in _jobs(variant, profile, seed, environment,
-                                                  served):
-            if not _job(outcome, adapter, variant, label, config, job, scripted,
-                        engine_factory, shrink_failure):
-                outcome.seconds = time.perf_counter() - start
-                return outcome
-            if outcome.findings and not keep_going:
-                outcome.seconds = time.perf_counter() - start
-                return outcome
+        if not _run_jobs(outcome, wiring, jobs(variant, profile, seed, environment, served),
+                         keep_going):
+            break
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _run_jobs(outcome: Outcome, wiring: Wiring, chosen: Iterator[Job],
+              keep_going: bool) -> bool:
+    """Run `chosen` into `outcome` in turn; False once the run must stop (a harness failure,
+    or a disagreement without `keep_going`)."""
+    for job in chosen:
+        if not _run_job(outcome, wiring, job):
+            return False
+        if outcome.findings and not keep_going:
+            return False
+    return True
 
 
 def _offers_serve(adapter: Adapter, variant: str) -> bool:
@@ -424,122 +204,71 @@ def _offers_serve(adapter: Adapter, variant: str) -> bool:
     return isinstance(build_front_end(adapter, setup, 0), EndToEnd)
 
 
-def _job(
-    outcome: Outcome,
-    adapter: Adapter,
-    variant: Variant,
-    label: str,
-    config: Config,
-    job: Job,
-    scripted: bool,
-    engine_factory: EngineFactory | None,
-    shrink_failure: bool,
-) -> bool:
-    """Run one job into `outcome`; False if a harness failure stopped it."""
-    where = f"{variant.name} {label}"
+@dataclass
+class _Tally:
+    """What one job's finished lockstep runs showed: the steps they took, and per property
+    the length of the first spec trace that breaks it (None: none did); each run's broken
+    properties go to `outcome` as they come (`Outcome.note_broken`)."""
+
+    where: str
+    config: Config
+    outcome: Outcome
+    steps: int = 0
+    verdicts: dict[str, int | None] = field(
+        default_factory=lambda: {p.id: None for p in registry()})
+
+    def take(self, run: Lockstep) -> None:
+        """The job's sink: one finished run."""
+        self.steps += len(run.actions)
+        _spec_verdicts(run, self.verdicts)
+        self.outcome.note_broken(self.where, self.config, run.broken)
+
+
+def _run_job(outcome: Outcome, wiring: Wiring, job: Job) -> bool:
+    """Run one job into `outcome` (its steps, findings and records); False if a harness
+    failure stopped it."""
+    variant, config = job.variant, job.config
     t0 = time.perf_counter()
-    verdicts: dict[str, int | None] = {p.id: None for p in registry()}
-    steps = 0
-    failure: Disagreement | None = None
-
-    def sink(run: Lockstep) -> None:
-        nonlocal steps
-        steps += len(run.actions)
-        _spec_verdicts(run, verdicts)
-        outcome.note_broken(where, config, run.broken)
-
-    try:
-        job(adapter, engine_factory, sink)
-    except Disagreement as found:
-        if scripted:
-            steps += len(found.actions)
-        outcome.note_broken(where, config, found.broken)
-        try:
-            if shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
-                found = shrink(config, adapter, found, engine_factory=engine_factory)
-                outcome.note_broken(where, config, found.broken)
-        except HarnessFailure as error:
-            outcome.harness = f"{where}: {error}"
-        failure = found
-        outcome.findings.append(Finding(where, found, config))
-    except HarnessFailure as error:
-        outcome.harness = f"{where}: {error}"
-    outcome.steps += steps
+    tally = _Tally(f"{variant.name} {job.label}", config, outcome)
+    failure = _drive(wiring, job, tally)
+    outcome.steps += tally.steps
     seconds = time.perf_counter() - t0
+    adapter = wiring.adapter
     if outcome.harness is not None:
-        env = _environment(config)
         outcome.records.append(VerdictRecord(
-            CONFORMANCE.record, variant.name, env, "lockstep", Verdict.UNKNOWN, steps, "steps",
-            seconds, detail=f"{adapter.name}, {label}: harness failure: {outcome.harness}",
+            CONFORMANCE.record, variant.name, _environment(config), "lockstep",
+            Verdict.UNKNOWN, tally.steps, "steps", seconds,
+            detail=f"{adapter.name}, {job.label}: harness failure: {outcome.harness}",
         ))
         return False
-    outcome.records += _records(adapter, variant, config, label, verdicts, steps, seconds,
-                                failure)
+    outcome.records += _records(adapter, variant, config, job.label, tally.verdicts,
+                                tally.steps, seconds, failure)
     return True
 
 
-Job = Callable[[Adapter, "EngineFactory | None", Callable[[Lockstep], None]], None]
-"""Runs one job's lockstep runs, handing each finished run to the sink; raises the job's
-`Disagreement` (shrunk already, for a generated job)."""
-
-
-def _jobs(
-    variant: Variant, profile: Profile, seed: int, environment: frozenset[Drift] | None = None,
-    served: bool = False,
-) -> Iterator[tuple[str, Config, Job, bool]]:
-    """(label, configuration, job, scripted): the corpus (scripted, shrunk greedily when
-    it fails), then one Hypothesis machine per configuration (shrunk by Hypothesis); with
-    `environment`, only what lies inside it. `served` (an adapter whose front end offers
-    `EndToEnd`): each scenario with a plain round trip is run a second time with those round
-    trips through the implementation's own end-to-end call, its engine in this process (also
-    with `--processes 2`)."""
-    if profile.corpus:
-        for scenario in corpus():
-            if variant in scenario.variants:
-                config = scenario.config(variant)
-                if environment is not None and not config.environment <= environment:
-                    continue
-
-                def scripted(adapter: Adapter, factory: EngineFactory | None,
-                             sink: Callable[[Lockstep], None],
-                             s: Scenario = scenario, c: Config = config) -> None:
-                    sink(run_actions(c, adapter, s.script, settle=s.settle,
-                                     engine_factory=factory))
-
-                yield f"scenario {scenario.name}", config, scripted, True
-                if served and _has_round_trip(scenario.script, config):
-
-                    def end_to_end(adapter: Adapter, factory: EngineFactory | None,
-                                   sink: Callable[[Lockstep], None],
-                                   s: Scenario = scenario, c: Config = config) -> None:
-                        del factory  # the end-to-end call needs the engine in this process
-                        sink(run_actions(c, adapter, s.script, settle=s.settle, served=True))
-
-                    yield f"served {scenario.name}", config, end_to_end, True
-    chosen = configurations(variant, profile.wide, environment) if profile.walks else ()
-    for label, config in chosen:
-
-        def generated(adapter: Adapter, factory: EngineFactory | None,
-                      sink: Callable[[Lockstep], None],
-                      c: Config = config, name: str = label) -> None:
-            ident = re.sub(r"\W", "_", f"{variant.name}_{name}")
-            machine = lockstep_machine(ident, c, adapter, factory, sink)
-            key = f"{seed}:{variant.name}:{name}".encode()
-            run_machine(machine, profile.walks, profile.length, zlib.crc32(key),
-                        database=profile.database)
-
-        yield f"generated {label}", config, generated, False
-
-
-def _has_round_trip(script: tuple[Action, ...], config: Config) -> bool:
-    """A submit followed by its handle, P1's receive of the first message, the reply."""
-    if config.enables(Drift.D9):
-        return False
-    return any(
-        isinstance(a, Submit) and isinstance(b, P0Handle) and isinstance(c, P1Receive)
-        and c.index == 0 and isinstance(d, P0ReceiveReply)
-        for a, b, c, d in zip(script, script[1:], script[2:], script[3:], strict=False)
-    )
+def _drive(wiring: Wiring, job: Job, tally: _Tally) -> Disagreement | None:
+    """Run `job`, its finished runs into `tally`; its disagreement (shrunk, for a scripted
+    job with `shrink_failure`) is returned and added to the outcome's findings; a harness
+    failure is noted in the outcome."""
+    outcome, where, config = tally.outcome, tally.where, tally.config
+    try:
+        job.run(wiring.adapter, wiring.engine_factory, tally.take)
+    except Disagreement as found:
+        if job.scripted:
+            tally.steps += len(found.actions)
+        outcome.note_broken(where, config, found.broken)
+        try:
+            if wiring.shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
+                found = shrink(config, wiring.adapter, found,
+                               engine_factory=wiring.engine_factory)
+                outcome.note_broken(where, config, found.broken)
+        except HarnessFailure as error:
+            outcome.harness = f"{where}: {error}"
+        outcome.findings.append(Finding(where, found, config))
+        return found
+    except HarnessFailure as error:
+        outcome.harness = f"{where}: {error}"
+    return None
 
 
 def _environment(config: Config) -> tuple[str, ...]:

@@ -229,22 +229,15 @@ async def _reference_async(front_end: Any, engine: Any, items: tuple[api.ItemIn,
     engine side's engine (`prepare`, awaited, then `reference.pipeline.deliver`: the engine
     is the side's engine when the message is delivered), its errors as the adapter's
     values."""
-    from model_checks.conform.reference_adapter import fault_of, request_of
-    from reference import MissingMediaError, MultiModalCacheMissError
+    from model_checks.conform.reference_adapter import request_of, round_trip_error, served_of
     from reference.pipeline import deliver
 
     try:
         message = await front_end.prepare(request_of(items))
         inputs = deliver(front_end, engine.engine, message)
-    except MissingMediaError as error:
-        return api.ClientRejected(error.identities)
-    except MultiModalCacheMissError as error:
-        return api.Missed(error.identities)
     except Exception as error:
-        return fault_of(error)
-    return api.Served(tuple(
-        api.ModelInput(i.identity, dict(i.payload),  # type: ignore[arg-type]
-                       (i.placeholders.offset, i.placeholders.length)) for i in inputs))
+        return round_trip_error(error)
+    return served_of(inputs)
 
 
 @dataclass

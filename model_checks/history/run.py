@@ -6,6 +6,7 @@ schedule where every side takes the yield hook)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from model_checks.conform.adapter import Adapter, AdapterError, load_adapter, supports
@@ -31,9 +32,40 @@ def _where(args: argparse.Namespace, variant: str, seed: int) -> Path:
     return Path("build/history") / stem
 
 
+@dataclass
+class _Tally:
+    """What the explained histories of a run showed: each verdict, the calls made, the
+    histories run unhooked, and per property the numbers of the calls that broke it."""
+
+    explained: list[Explained] = field(default_factory=list)
+    breaks: dict[str, list[int]] = field(default_factory=dict)
+    calls: int = 0
+    uncontrolled: int = 0
+
+
 def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     """Every variant asked for (default: every one the adapter supports), `SCHEDULES`
     seeded schedules each; the verdict and exit code (module `command`)."""
+    loaded = _adapter_and_variants(args)
+    if isinstance(loaded, int):
+        return loaded
+    adapter, variants = loaded
+    checked = checked_environment(env)
+    mode = f"{args.threads} threads" if args.threads else f"{args.tasks} asyncio tasks"
+    print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
+          f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
+          f"{cmd.drifts_text(checked)})")
+    tally = _Tally()
+    for variant in variants:
+        for seed in range(args.seed, args.seed + cmd.SCHEDULES[args.profile]):
+            stopped = _check_schedule(args, adapter, variant, env, seed, tally)
+            if stopped is not None:
+                return stopped
+    return _summary(args, tally)
+
+
+def _adapter_and_variants(args: argparse.Namespace) -> tuple[Adapter, tuple[str, ...]] | int:
+    """`--adapter` loaded and the variants to check, or the usage error's exit code (said)."""
     try:
         adapter = load_adapter(args.adapter)
         variants = cmd.variants_of(adapter, args.variant)
@@ -43,56 +75,69 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
                               f"{', '.join(missing)}")
     except AdapterError as error:
         return cmd.usage(" ".join(str(error).split()))
+    return adapter, variants
+
+
+def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
+                    env: frozenset[Drift], seed: int, tally: _Tally) -> int | None:
+    """One seeded schedule of `variant`, its history explained in `env` (with what
+    concurrency adds) into `tally`; the exit code (its report printed) if it stops the run:
+    a client raised, the search was undecided, or the history has no explanation."""
     checked = checked_environment(env)
-    mode = f"{args.threads} threads" if args.threads else f"{args.tasks} asyncio tasks"
-    print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
-          f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
-          f"{cmd.drifts_text(checked)})")
-    explained: list[Explained] = []
-    breaks: dict[str, list[int]] = {}
-    calls = uncontrolled = 0
-    for variant in variants:
-        for seed in range(args.seed, args.seed + cmd.SCHEDULES[args.profile]):
-            run = _runner(args, adapter, variant, env, seed)
-            calls += len(run.history.calls)
-            uncontrolled += not run.controlled
-            where = f"{variant}, seed {seed}"
-            if run.errors:
-                print(f"a client raised in {where}: {'; '.join(run.errors)}")
-                print(f"RESULT: NOT EXPLAINED: the run failed in {where} (exit 1)")
-                return cmd.EXIT_FAIL
-            verdict = explain(run.history, checked, cmd.LIMIT)
-            if isinstance(verdict, Undecided):
-                print("\n".join(cmd.verdict_lines(verdict)))
-                print(f"RESULT: UNDECIDED in {where} (exit {cmd.EXIT_UNDECIDED})")
-                return cmd.EXIT_UNDECIDED
-            if isinstance(verdict, Unexplained):
-                print(f"history of {where}: {len(run.history.calls)} calls, "
-                      f"{run.preemptions} preemptions")
-                print("\n".join(cmd.verdict_lines(verdict)))
-                lines = cmd.report_unexplained(run.history, checked, verdict,
-                                               _where(args, variant, seed))
-                print("\n".join(lines))
-                again = "--threads" if args.threads else "--tasks"
-                print(f"the same schedule: python -m model_checks conform --adapter "
-                      f"{args.adapter} {again} {args.threads or args.tasks} --seed {seed} "
-                      f"--variant {variant}")
-                print(f"RESULT: NOT EXPLAINED: the history of {where} (exit {cmd.EXIT_FAIL})")
-                return cmd.EXIT_FAIL
-            explained.append(verdict)
-            for prop, numbers in cmd.observed_breaks(run.history).items():
-                breaks.setdefault(prop, []).extend(numbers)
+    run = _runner(args, adapter, variant, env, seed)
+    tally.calls += len(run.history.calls)
+    tally.uncontrolled += not run.controlled
+    where = f"{variant}, seed {seed}"
+    if run.errors:
+        print(f"a client raised in {where}: {'; '.join(run.errors)}")
+        print(f"RESULT: NOT EXPLAINED: the run failed in {where} (exit 1)")
+        return cmd.EXIT_FAIL
+    verdict = explain(run.history, checked, cmd.LIMIT)
+    if isinstance(verdict, Undecided):
+        print("\n".join(cmd.verdict_lines(verdict)))
+        print(f"RESULT: UNDECIDED in {where} (exit {cmd.EXIT_UNDECIDED})")
+        return cmd.EXIT_UNDECIDED
+    if isinstance(verdict, Unexplained):
+        _report_unexplained(args, run, checked, verdict, (variant, seed))
+        return cmd.EXIT_FAIL
+    tally.explained.append(verdict)
+    for prop, numbers in cmd.observed_breaks(run.history).items():
+        tally.breaks.setdefault(prop, []).extend(numbers)
+    return None
+
+
+def _report_unexplained(args: argparse.Namespace, run: Run, checked: frozenset[Drift],
+                        verdict: Unexplained, schedule: tuple[str, int]) -> None:
+    """The history of (variant, seed) that the spec does not explain: its swim lanes, the
+    log written, and the command that runs the same schedule again."""
+    variant, seed = schedule
+    where = f"{variant}, seed {seed}"
+    print(f"history of {where}: {len(run.history.calls)} calls, {run.preemptions} preemptions")
+    print("\n".join(cmd.verdict_lines(verdict)))
+    print("\n".join(cmd.report_unexplained(run.history, checked, verdict,
+                                           _where(args, variant, seed))))
+    again = "--threads" if args.threads else "--tasks"
+    print(f"the same schedule: python -m model_checks conform --adapter "
+          f"{args.adapter} {again} {args.threads or args.tasks} --seed {seed} "
+          f"--variant {variant}")
+    print(f"RESULT: NOT EXPLAINED: the history of {where} (exit {cmd.EXIT_FAIL})")
+
+
+def _summary(args: argparse.Namespace, tally: _Tally) -> int:
+    """The explained histories: the drift they show, the search's work; the exit code (a
+    run that explained no history fails)."""
+    explained = tally.explained
     explored = sum(v.explored for v in explained)
-    print(f"{len(explained)} histories ({calls} calls) explained; drift shown: "
+    print(f"{len(explained)} histories ({tally.calls} calls) explained; drift shown: "
           f"{cmd.drift_text(cmd.drift_total(explained))}; search: {explored} nodes expanded "
           f"(limit {cmd.LIMIT.nodes} per history)")
-    if uncontrolled:
-        print(f"{uncontrolled} histories ran unhooked (a side without a yield hook): "
+    if tally.uncontrolled:
+        print(f"{tally.uncontrolled} histories ran unhooked (a side without a yield hook): "
               "switches only between calls, not reproducible from the seed")
     if not explained:
         print("RESULT: NOTHING CHECKED: 0 histories (exit 1)")
         return cmd.EXIT_FAIL
-    return cmd.final_explained(breaks, cmd.required_of(args), "every history is")
+    return cmd.final_explained(tally.breaks, cmd.required_of(args), "every history is")
 
 
 def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift],

@@ -24,17 +24,18 @@ from typing import TYPE_CHECKING
 from model_checks import render
 from model_checks.cells import environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
-from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
 from model_checks.itf import write_itf
 from model_checks.matrix import (
     PROPERTIES,
     WIDER_IN_FLIGHT,
+    Cell,
     Expectation,
     add_cells_argument,
     cells_named,
 )
 from model_checks.records import Verdict, write_records
-from model_checks.simulate.profiles import PROFILES
+from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.text_table import grid
 from model_checks.trace_file import BadTraceFile, Replayed, replay_file, table
 
@@ -123,14 +124,45 @@ def stats_table(results: Sequence[CellResult]) -> str:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    """`simulate`: the chosen cells (and the mutants) through Hypothesis; the report, the
+    records and the traces written; EXIT_MISMATCH on any mismatch or unfired rule, EXIT_USAGE
+    (one line on stderr, nothing run) for bad arguments."""
     profile = PROFILES[args.profile]
     start = time.perf_counter()
+    cells = _chosen_cells(args)
+    if cells is None:
+        return EXIT_USAGE
+    if args.jobs is not None and args.jobs < 1:
+        print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        backend = backend_from(args, args.jobs or profile.jobs)
+    except ClusterError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    results, wider, mutants = _simulate(args, profile, cells, backend)
+    seconds = time.perf_counter() - start
+    print(f"Hypothesis simulation, profile {profile.name}: {len(results)} cells, "
+          f"{len(mutants)} mutants, {seconds:.0f} s")
+    everything = [*results, *wider, *mutants]
+    _print_report(results, wider, mutants)
+    if args.tables:
+        _print_step_tables(everything)
+    write_records(args.json, [rec for r in everything for rec in r.records])
+    print(f"\nrecords: {args.json}; traces: {args.out}/")
+    return _problems(everything)
+
+
+def _chosen_cells(args: argparse.Namespace) -> list[Cell] | None:
+    """The cells `--cells`, `--only` and `--environment` choose; None (said on stderr) for
+    an environment that cannot be parsed or an `--only` that matches no cell (the labels
+    listed, with a near miss suggested)."""
     try:
         envs = None if args.environment is None else {
             parse_environment(text, router=True) for text in args.environment}
     except BadEnvironment as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     every = cells_named(args.cells)
     cells = [c for c in every if args.only in f"{c.variant}_{'_'.join(c.environment)}"
              and (envs is None or c.environment in envs)]
@@ -143,15 +175,15 @@ def run_simulate(args: argparse.Namespace) -> int:
               + f"{hint}; the labels:", file=sys.stderr)
         print(textwrap.fill(" ".join(labels), 100, initial_indent="  ",
                             subsequent_indent="  ", break_on_hyphens=False), file=sys.stderr)
-        return EXIT_USAGE
-    if args.jobs is not None and args.jobs < 1:
-        print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        backend = backend_from(args, args.jobs or profile.jobs)
-    except ClusterError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return None
+    return cells
+
+
+def _simulate(
+    args: argparse.Namespace, profile: Profile, cells: Sequence[Cell], backend: Backend,
+) -> tuple[list[CellResult], list[CellResult], list[CellResult]]:
+    """The matrix's cells, their wider instance and the mutants `--only` and `--no-mutants`
+    leave, through `backend` (closed after)."""
     from model_checks.simulate.run import run_matrix, run_mutants, run_wider
 
     try:
@@ -163,9 +195,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         ] if not args.only or args.only.startswith("mutant") else []
     finally:
         backend.close()
-    seconds = time.perf_counter() - start
-    print(f"Hypothesis simulation, profile {profile.name}: {len(results)} cells, "
-          f"{len(mutants)} mutants, {seconds:.0f} s")
+    return results, wider, mutants
+
+
+def _print_report(results: Sequence[CellResult], wider: Sequence[CellResult],
+                  mutants: Sequence[CellResult]) -> None:
+    """The verdict matrix, the counterexample lengths, the wider instance's L3 and L4, and
+    the rule statistics."""
     print("\nVerdict matrix: properties found broken (ok: none; ! differs from EXPECTED)")
     print(matrix_table(results))
     if mutants:
@@ -176,18 +212,22 @@ def run_simulate(args: argparse.Namespace) -> int:
     print(f"\nL3 and L4 at {WIDER_IN_FLIGHT} unfinished requests (the matrix's instance "
           "allows 2)")
     print(matrix_table(wider))
-    everything = [*results, *wider, *mutants]
     print("\nRule statistics: fired/enabled steps per rule (! enabled in 10+ steps but never "
           "fired: a failure; ? enabled in fewer steps, never fired)")
-    print(stats_table(everything))
-    if args.tables:
-        for r in everything:
-            for finding in r.findings.values():
-                print(f"\n{r.label}: {finding.property_id}")
-                print(table(finding.trace, finding.property_id, finding.step, finding.reason,
-                            finding.fair_from))
-    write_records(args.json, [rec for r in everything for rec in r.records])
-    print(f"\nrecords: {args.json}; traces: {args.out}/")
+    print(stats_table([*results, *wider, *mutants]))
+
+
+def _print_step_tables(everything: Sequence[CellResult]) -> None:
+    """`--tables`: the step table of every counterexample."""
+    for r in everything:
+        for finding in r.findings.values():
+            print(f"\n{r.label}: {finding.property_id}")
+            print(table(finding.trace, finding.property_id, finding.step, finding.reason,
+                        finding.fair_from))
+
+
+def _problems(everything: Sequence[CellResult]) -> int:
+    """Print every mismatch and every rule enabled but never fired; the exit code."""
     problems = [m for r in everything for m in r.mismatches]
     problems += [f"{r.label}: rule {name} was enabled but never fired"
                  for r in everything for name in r.coverage_failures()]

@@ -5,13 +5,19 @@ its adapter. `tests/conform/test_conform_gate.py` runs the documented CI job on 
 `factory` is the pair as written; `factory_evicting_by_count` plants one bug, the kind such a
 cache gets: the receiver's budget read as a number of entries instead of bytes;
 `factory_sender_evicting_by_count` plants it in the shadow.
+
+Its parts are shared with `tests/history/user_pair.py` (a pair for a threaded server): the
+LRU (whose `_point` and `_evicted` let a subclass observe its steps), a front end's probe and
+update (`probe_items`, `update_wire`) and an engine's answer (`delivery`).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import torch
 
@@ -36,9 +42,16 @@ class ByteLru:
     def __contains__(self, key: str) -> bool:
         return key in self.entries
 
+    def _point(self) -> None:
+        """Between a change of the order and the byte count that follows it (no-op here)."""
+
+    def _evicted(self, key: str) -> None:
+        """`key` was evicted (no-op here)."""
+
     def touch(self, key: str) -> None:
         if key in self.entries:
             self.entries.move_to_end(key)
+            self._point()
 
     def get(self, key: str) -> object | None:
         if key not in self.entries:
@@ -48,6 +61,7 @@ class ByteLru:
 
     def pop(self, key: str) -> None:
         size, _ = self.entries.pop(key, (0, None))
+        self._point()
         self.used -= size
 
     def put(self, key: str, size: int, value: object) -> None:
@@ -55,7 +69,9 @@ class ByteLru:
         if size > self.budget:
             return
         while self.entries and self._over(size):
-            _, (old, _) = self.entries.popitem(last=False)
+            key_out, (old, _) = self.entries.popitem(last=False)
+            self._evicted(key_out)
+            self._point()
             self.used -= old
         self.entries[key] = (size, value)
         self.used += size
@@ -68,6 +84,53 @@ class ByteLru:
     def clear(self) -> None:
         self.entries.clear()
         self.used = 0
+
+
+Probed = tuple[tuple[api.ItemIn, ...], dict[str, tuple[api.Payload, tuple[int, int]]]]
+"""A probed request: its items, and each miss's payload and placeholders."""
+
+
+def probe_items(cache: ByteLru, process: api.Process,
+                items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
+    """A front end's probe: the items sent UUID-only that `cache` does not hold are the
+    client's error; else the probed request, its misses processed (`process`)."""
+    missing = tuple(i.identity for i in items if i.identity not in cache and i.media is None)
+    if missing:
+        return api.ClientRejected(missing)
+    processed = {i.identity: process(i.media) for i in items
+                 if i.identity not in cache and i.media is not None}
+    return items, processed
+
+
+def update_wire(cache: ByteLru, probed: object) -> tuple[api.WireItem, ...] | api.Fault:
+    """A front end's update of a probed request: touch every identity, then per item a
+    reference to a hit or the payload of a miss (recorded); a probed hit gone since is P0's
+    assertion."""
+    items, processed = cast(Probed, probed)
+    for item in items:
+        cache.touch(item.identity)
+    wire = []
+    for item in items:
+        hit = cache.get(item.identity)
+        if hit is not None:
+            wire.append(api.WireItem(item.identity, None, hit, None))  # type: ignore[arg-type]
+            continue
+        if item.identity not in processed:
+            return api.Fault("p0-assert", f"{item.identity} was probed as a hit and is gone")
+        payload, placeholders = processed[item.identity]
+        cache.put(item.identity, nbytes(payload), placeholders)
+        wire.append(api.WireItem(item.identity, payload, placeholders, None))
+    return tuple(wire)
+
+
+def delivery(resolved: Sequence[tuple[api.WireItem, api.Payload | None]]) -> api.Delivered:
+    """An engine's answer to a message, each item with the tensors it resolved to (None: a
+    miss): one miss reply listing every missed identity, else the model's inputs."""
+    missed = tuple(item.identity for item, tensors in resolved if tensors is None)
+    if missed:
+        return api.Missed(missed)
+    return api.Served(tuple(api.ModelInput(item.identity, tensors, item.placeholders)
+                            for item, tensors in resolved if tensors is not None))
 
 
 @dataclass
@@ -85,31 +148,13 @@ class Sender:
         self.cache = ByteLru(self.setup.budget, self.by_count)
 
     def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
-        missing = tuple(i.identity for i in items if i.identity not in self.cache
-                        and i.media is None)
-        if missing:
-            return api.ClientRejected(missing)
-        processed = {i.identity: self.setup.process(i.media) for i in items
-                     if i.identity not in self.cache and i.media is not None}
-        return items, processed
+        return probe_items(self.cache, self.setup.process, items)
 
     def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
-        items, processed = probed  # type: ignore[misc]
-        for item in items:
-            self.cache.touch(item.identity)
-        wire = []
-        for item in items:
-            hit = self.cache.get(item.identity)
-            if hit is not None:
-                placeholders = hit  # type: ignore[assignment]
-                wire.append(api.WireItem(item.identity, None, placeholders, None))
-                continue
-            if item.identity not in processed:
-                return api.Fault("p0-assert", f"{item.identity} was probed as a hit and is gone")
-            payload, placeholders = processed[item.identity]
-            self.cache.put(item.identity, nbytes(payload), placeholders)
-            wire.append(api.WireItem(item.identity, payload, placeholders, None))
-        return api.WireMessage(self.epoch << 32 | next(self.ids), tuple(wire))
+        wire = update_wire(self.cache, probed)
+        if isinstance(wire, api.Fault):
+            return wire
+        return api.WireMessage(self.epoch << 32 | next(self.ids), wire)
 
     def abandon(self, request_id: int) -> None:
         del request_id  # the shadow keeps what the update recorded
@@ -145,20 +190,15 @@ class Receiver:
     def receive(self, message: api.WireMessage) -> api.Delivered:
         for item in message.items:
             self.cache.touch(item.identity)
-        inputs, missed = [], []
+        resolved = []
         for item in message.items:
             if item.payload is not None:
                 self.cache.put(item.identity, nbytes(item.payload), item.payload)
                 tensors: api.Payload | None = item.payload
             else:
                 tensors = self.cache.get(item.identity)  # type: ignore[assignment]
-            if tensors is None:
-                missed.append(item.identity)
-            else:
-                inputs.append(api.ModelInput(item.identity, tensors, item.placeholders))
-        if missed:
-            return api.Missed(tuple(missed))
-        return api.Served(tuple(inputs))
+            resolved.append((item, tensors))
+        return delivery(resolved)
 
     def clear(self) -> None:
         self.cache.clear()

@@ -5,6 +5,7 @@ through as a traceback, a harness failure or "kept" after 0 steps."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import pytest
@@ -122,3 +123,24 @@ def test_adapter_interface_version_is_named_in_load_errors() -> None:
         api.preflight(adapter, ["V2"])  # its front end's are not
     api.preflight(api.load_adapter("tests.conform.ordered_pair:factory"), ["V2"])
     assert api.ADAPTER_API == 2
+
+
+MUTANT_FACTORIES = [
+    ("model_checks.conform.mutants", "mutant_", "MUTANTS"),
+    ("model_checks.conform.observed_mutants", "observed_mutant_", "OBSERVED_MUTANTS"),
+    ("model_checks.conform.client_mutants", "loop_mutant_", "CLIENT_MUTANTS"),
+]
+
+
+@pytest.mark.parametrize(("module", "prefix", "table"), MUTANT_FACTORIES)
+def test_mutant_factories_load_every_mutant_and_refuse_an_unknown_one(
+    module: str, prefix: str, table: str,
+) -> None:
+    mutants = getattr(importlib.import_module(module), table)
+    for mutant in mutants:
+        loaded = api.load_adapter(f"{module}:{prefix}{mutant.name.replace('-', '_')}")
+        assert loaded is mutant.adapter
+    with pytest.raises(api.AdapterError, match=f"has no callable '{prefix}no_such'"):
+        api.load_adapter(f"{module}:{prefix}no_such")
+    with pytest.raises(AttributeError, match=f"expected one of {mutants[0].name}"):
+        getattr(importlib.import_module(module), f"{prefix}no_such")

@@ -7,13 +7,15 @@ point between its steps, evictions reported.
 
 `factory` is the pair as written; `factory_unlocked_reply` removes one lock: the front end's
 reply handler (the invalidation of missed identities) runs without it.
+
+The shadow's LRU, the probe, the update and the engine's answer are
+`tests/conform/ordered_pair.py`'s, with the points and eviction reports added.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections import OrderedDict
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,10 +24,7 @@ import cachetools
 
 from model_checks.conform import adapter as api
 from model_checks.history.hooks import Hooks
-
-
-def nbytes(payload: api.Payload) -> int:
-    return sum(t.nbytes for t in payload.values())
+from tests.conform.ordered_pair import ByteLru, delivery, nbytes, probe_items, update_wire
 
 
 class _NoHooks:
@@ -39,42 +38,19 @@ class _NoHooks:
         pass
 
 
-class Shadow:
+class Shadow(ByteLru):
     """P0's LRU of (size, placeholders), bounded in bytes; a point between each change of
-    the order and the byte count that follows it."""
+    the order and the byte count that follows it, each eviction reported."""
 
     def __init__(self, budget: int, hooks: Any) -> None:
-        self.budget, self.hooks = budget, hooks
-        self.entries: OrderedDict[str, tuple[int, tuple[int, int]]] = OrderedDict()
-        self.used = 0
+        super().__init__(budget)
+        self.hooks = hooks
 
-    def touch(self, key: str) -> None:
-        if key in self.entries:
-            self.entries.move_to_end(key)
-            self.hooks.point()
-
-    def get(self, key: str) -> tuple[int, int] | None:
-        if key not in self.entries:
-            return None
-        self.entries.move_to_end(key)
-        return self.entries[key][1]
-
-    def pop(self, key: str) -> None:
-        size, _ = self.entries.pop(key, (0, (0, 0)))
+    def _point(self) -> None:
         self.hooks.point()
-        self.used -= size
 
-    def put(self, key: str, size: int, placeholders: tuple[int, int]) -> None:
-        self.pop(key)
-        if size > self.budget:
-            return
-        while self.used + size > self.budget:
-            old, (freed, _) = self.entries.popitem(last=False)
-            self.hooks.evicted("p0", old)
-            self.hooks.point()
-            self.used -= freed
-        self.entries[key] = (size, placeholders)
-        self.used += size
+    def _evicted(self, key: str) -> None:
+        self.hooks.evicted("p0", key)
 
 
 @dataclass
@@ -97,29 +73,13 @@ class Sender:
         self.cache.hooks = hooks
 
     def _probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
-        missing = tuple(i.identity for i in items if i.identity not in self.cache.entries
-                        and i.media is None)
-        if missing:
-            return api.ClientRejected(missing)
-        return items, {i.identity: self.setup.process(i.media) for i in items
-                       if i.identity not in self.cache.entries and i.media is not None}
+        return probe_items(self.cache, self.setup.process, items)
 
     def _update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
-        items, processed = probed  # type: ignore[misc]
-        for item in items:
-            self.cache.touch(item.identity)
-        wire = []
-        for item in items:
-            hit = self.cache.get(item.identity)
-            if hit is not None:
-                wire.append(api.WireItem(item.identity, None, hit, None))
-                continue
-            if item.identity not in processed:
-                return api.Fault("p0-assert", f"{item.identity} was probed as a hit, gone")
-            payload, placeholders = processed[item.identity]
-            self.cache.put(item.identity, nbytes(payload), placeholders)
-            wire.append(api.WireItem(item.identity, payload, placeholders, None))
-        return api.WireMessage(self.epoch << 32 | next(self.ids), tuple(wire))
+        wire = update_wire(self.cache, probed)
+        if isinstance(wire, api.Fault):
+            return wire
+        return api.WireMessage(self.epoch << 32 | next(self.ids), wire)
 
     def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
         with self.lock:
@@ -162,8 +122,7 @@ class Sender:
 
     def clear(self) -> None:
         with self.lock:
-            self.cache.entries.clear()
-            self.cache.used = 0
+            self.cache.clear()
 
     def restart(self) -> None:
         with self.lock:
@@ -172,7 +131,7 @@ class Sender:
 
     def shadow(self) -> tuple[api.ShadowEntry, ...]:
         with self.lock:
-            return tuple(api.ShadowEntry(k, size, value, None)
+            return tuple(api.ShadowEntry(k, size, value, None)  # type: ignore[arg-type]
                          for k, (size, value) in self.cache.entries.items())
 
 
@@ -209,7 +168,7 @@ class Receiver:
             for item in message.items:
                 if item.identity in self.cache:
                     self.cache[item.identity]  # a lookup refreshes the entry
-            inputs, missed = [], []
+            resolved = []
             for item in message.items:
                 tensors = item.payload
                 if tensors is not None:
@@ -218,13 +177,8 @@ class Receiver:
                         self.cache[item.identity] = tensors
                 else:
                     tensors = self.cache.get(item.identity)
-                if tensors is None:
-                    missed.append(item.identity)
-                else:
-                    inputs.append(api.ModelInput(item.identity, tensors, item.placeholders))
-            if missed:
-                return api.Missed(tuple(missed))
-            return api.Served(tuple(inputs))
+                resolved.append((item, tensors))
+            return delivery(resolved)
 
     def clear(self) -> None:
         with self.lock:

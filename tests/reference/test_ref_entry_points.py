@@ -376,6 +376,18 @@ def test_every_parameter_is_catalogued() -> None:
     assert len(CASES) > 250
 
 
+def arguments_with(world: World, owner: str, method: str, param: str,
+                   value_of: Callable[[World], object]) -> dict[str, object]:
+    """The valid arguments of `owner.method` in `world` (`VALID`), `param`'s replaced by
+    `value_of(world)` (made after the valid ones, in the same world)."""
+    signature = (inspect.signature(FUNCTIONS[owner]) if owner in FUNCTIONS
+                 else inspect.signature(getattr(CLASSES[owner], method)))
+    arguments = {name: lookup(VALID, owner, method, name)(world)
+                 for name in parameters(signature)}
+    arguments[param] = value_of(world)
+    return arguments
+
+
 def call(world: World, owner: str, method: str, arguments: dict[str, object]) -> object:
     target = world.target(owner, method or "__init__")
     if owner in FUNCTIONS:
@@ -396,11 +408,8 @@ def test_a_bad_argument_is_rejected_and_changes_nothing(
     owner: str, method: str, param: str, index: int
 ) -> None:
     world = World()
-    signature = (inspect.signature(FUNCTIONS[owner]) if owner in FUNCTIONS
-                 else inspect.signature(getattr(CLASSES[owner], method)))
-    arguments = {name: lookup(VALID, owner, method, name)(world)
-                 for name in parameters(signature)}
-    arguments[param] = lookup(BAD, owner, method, param)[index](world)
+    arguments = arguments_with(world, owner, method, param,
+                               lookup(BAD, owner, method, param)[index])
     before = world.state()
     with pytest.raises((BadInputError, ClientError)) as caught:
         call(world, owner, method, arguments)
@@ -641,11 +650,8 @@ def test_a_probe_is_rejected_cleanly_or_accepted_with_invariants_intact(
     owner: str, method: str, param: str, index: int
 ) -> None:
     world = World()
-    signature = (inspect.signature(FUNCTIONS[owner]) if owner in FUNCTIONS
-                 else inspect.signature(getattr(CLASSES[owner], method)))
-    arguments = {name: lookup(VALID, owner, method, name)(world)
-                 for name in parameters(signature)}
-    arguments[param] = lookup(PROBES, owner, method, param)[index][1](world)
+    arguments = arguments_with(world, owner, method, param,
+                               lookup(PROBES, owner, method, param)[index][1])
     before = world.state()
     try:
         result = call(world, owner, method, arguments)

@@ -12,6 +12,8 @@ One module per concern:
 - `views`: both sides' observations in one shape, and the tag bijection.
 - `properties`: S1-S3 restated on the implementation's own observations.
 - `monitors`: L1-L4 restated as monitors over the implementation's events.
+- `observer`: the spec's run so far (`SpecRun`) and the observer that judges the
+  implementation's events against it as they happen (`RunObserver`).
 - `driver`: `Lockstep`, which steps both sides and ties the above together.
 - `runs`: scripts, random walks, shrinking; `disagreement`: what a run finds.
 

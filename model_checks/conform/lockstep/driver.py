@@ -2,8 +2,10 @@
 
 `Lockstep.apply` steps the spec (`spec.step`), has `Implementation` make the action's adapter
 calls, then compares every observation (`views`) and judges S1-S3 on the implementation
-(`properties`); the implementation's events feed the L1-L3 monitors (`monitors`) and the tag
-bijection as they happen, and `settle` ends a run with L4. The first difference raises
+(`properties`); the implementation's events go to the run's observer (`observer.RunObserver`,
+which feeds the L1-L3 monitors and the tag bijection as they happen), and `settle` ends a run
+with L4. The driver owns the spec's run so far (`observer.SpecRun`), the observer and the
+implementation; the implementation knows only the observer. The first difference raises
 `Disagreement`, labelled with the step, the action and both observations.
 """
 
@@ -16,6 +18,7 @@ from model_checks.conform.judged import on_agreed_trace
 from model_checks.conform.lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lockstep.implementation import EngineFactory, Implementation
 from model_checks.conform.lockstep.monitors import Monitors, unfinished
+from model_checks.conform.lockstep.observer import RunObserver, SpecRun
 from model_checks.conform.lockstep.properties import state_properties
 from model_checks.conform.lockstep.views import (
     CacheViews,
@@ -66,16 +69,44 @@ class Lockstep:
         self.tags = Tags()
         self.decoder = Decoder(config, self.tags)
         self.monitors = Monitors()
-        self.impl = Implementation(config, adapter, engine_factory, self)
+        self.spec = SpecRun(config, initial(config))
+        self.observer = RunObserver(self.spec, self.tags, self.monitors)
+        self.impl = Implementation(config, adapter, engine_factory, self.observer)
         self.processings_before = 0  # the spec's processings before the current step
         self.spec_delivery: object | None = None  # set by `apply_served`: P1's receive in it
-        self.state: State = initial(config)
-        self.before: State = self.state  # the spec's state before the current step
-        self.steps: list[Step] = []
-        self.actions: list[Action] = []
-        self.broken: dict[str, Broken] = {}
+        self.before: State = self.spec.state  # the spec's state before the current step
         self.action_of_step: list[int] = []  # spec step index -> lockstep action number
-        self.served = False  # round trips go through the end-to-end call (`apply_served`)
+
+    # -- the spec's run so far (`observer.SpecRun`) ------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """The spec's state now."""
+        return self.spec.state
+
+    @property
+    def steps(self) -> list[Step]:
+        """The spec's steps so far, one per spec step."""
+        return self.spec.steps
+
+    @property
+    def actions(self) -> list[Action]:
+        """The action of each spec step so far."""
+        return self.spec.actions
+
+    @property
+    def broken(self) -> dict[str, Broken]:
+        """The properties the implementation broke, each its first time."""
+        return self.spec.broken
+
+    @property
+    def served(self) -> bool:
+        """Whether round trips go through the end-to-end call (`apply_served`)."""
+        return self.spec.served
+
+    @served.setter
+    def served(self, served: bool) -> None:
+        self.spec.served = served
 
     def close(self) -> None:
         self.impl.close()
@@ -94,7 +125,7 @@ class Lockstep:
         the spec's trace, step for step."""
         before = self.state
         for taken in self.spec_steps(action):
-            self.state = taken.state
+            self.spec.state = taken.state
             self.steps.append(taken)
             self.actions.append(action)
             self.action_of_step.append(len(self.actions))
@@ -141,7 +172,7 @@ class Lockstep:
         before = self.state
         for action in actions[:4]:
             self.actions.append(action)
-            self.state = step(self.config, self.state, action)
+            self.spec.state = step(self.config, self.state, action)
             self.steps.append(Step(action, self.state))
             self.action_of_step.append(len(self.actions))
             if isinstance(action, P1Receive) and self.spec_delivery is None:
@@ -155,40 +186,6 @@ class Lockstep:
         self.impl.serve(submit)
         self._compare(len(self.actions), actions[3])
         self.spec_delivery = None
-
-    # -- the implementation's events (`implementation.Observer`) -----------------------------
-
-    def sent(self, rid: int, front_end: int, message: api.WireMessage) -> None:
-        """A message enters the channel: learn tags, run L1."""
-        spec_message = self.state.to_engine[-1] if self.state.to_engine else None
-        conflict = self.tags.learn_message(spec_message, rid, message)
-        if conflict is not None:
-            raise Disagreement(len(self.actions), self.actions[-1], "tags", *conflict)
-        attempts = self.impl.attempts
-        self.monitors.sent(rid, front_end, message.items, lambda r: attempts[r].front_end,
-                           self._fail_property)
-
-    def shadow_changed(self, front_end: int) -> None:
-        self.tags.learn_shadow(self.state.shadows[front_end],
-                               self.impl.front_ends[front_end].shadow())
-
-    def received(self, rid: int, missed: tuple[str, ...]) -> None:
-        self.monitors.received(rid, missed, len(self.actions), self._fail_property)
-
-    def replied(self, rid: int, missed: tuple[str, ...]) -> None:
-        self.monitors.replied(rid, missed, len(self.actions), self._fail_property)
-
-    def _fail_property(self, prop: str, reason: str) -> None:
-        """An implementation-side property broke: recorded in `broken` (its first time), and a
-        disagreement unless the spec breaks it at the same step too (then the implementation
-        conforms, and the property is the variant's weakness)."""
-        spec_reason = _spec_violation(self.config, self.steps, prop, len(self.steps))
-        number = len(self.actions)
-        if prop not in self.broken:
-            self.broken[prop] = Broken(prop, number, reason, spec_reason is not None,
-                                       tuple(self.actions), self.served)
-        if spec_reason is None:
-            raise Disagreement(number, self.actions[-1], prop, "holds", reason)
 
     # -- comparing -------------------------------------------------------------------------
 
@@ -209,7 +206,7 @@ class Lockstep:
                 )
             pairs += cache_pairs(config, self.decoder, self.state, impl, views)
         for prop, reason in state_properties(config, self.decoder, impl, views):
-            self._fail_property(prop, reason)
+            self.observer.fail_property(prop, reason)
         for label, spec_side, impl_side in pairs:
             if spec_side != impl_side:
                 raise Disagreement(number, action, label, spec_side, impl_side)
@@ -248,14 +245,3 @@ class Lockstep:
                 self.broken[prop.id] = Broken(prop.id, number, violation.reason, True,
                                               tuple(self.actions[:number]), self.served)
 
-
-def _spec_violation(
-    config: Config, steps: Sequence[Step], prop: str, at: int
-) -> str | None:
-    """The spec's own violation of `prop` at step `at` of its trace, if any."""
-    trace = Trace(config, initial(config), tuple(steps[:at]))
-    for candidate in registry():
-        if candidate.id == prop:
-            violation = candidate.check_trace(trace)
-            return None if violation is None else violation.reason
-    return None

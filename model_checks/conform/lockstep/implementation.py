@@ -2,9 +2,10 @@
 
 `ACTION_CALLS` is the mapping, one entry per spec action class (exactly `ACTION_TYPES`; a
 test checks it). `Implementation` owns the adapter's sides, the client's attempts and the
-channel between the sides; it tells an `Observer` (the lockstep driver) when a message
-leaves a front end, a shadow changed, the engine received a message and a reply was taken,
-so that tags are learnt and the L1-L3 monitors run at the moment each happens.
+channel between the sides; it tells an `Observer` (`observer.RunObserver`, which the driver
+hands it) when a message leaves a front end, a shadow changed, the engine received a message
+and a reply was taken, so that tags are learnt and the L1-L3 monitors run at the moment each
+happens.
 
 An exception escaping an adapter call is the implementation's crash (a `Fault`), except a
 `HarnessFailure` or a `Disagreement`, which pass (`Implementation.guarded`).
@@ -12,7 +13,7 @@ An exception escaping an adapter call is the implementation's crash (a `Fault`),
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, cast
 
@@ -58,9 +59,10 @@ class Sent:
 class Observer(Protocol):
     """Told of the implementation's events as they happen (they may raise `Disagreement`)."""
 
-    def sent(self, rid: int, front_end: int, message: api.WireMessage) -> None: ...
+    def sent(self, rid: int, front_end: int, message: api.WireMessage,
+             front_end_of: Callable[[int], int]) -> None: ...
 
-    def shadow_changed(self, front_end: int) -> None: ...
+    def shadow_changed(self, front_end: int, shadow: Sequence[api.ShadowEntry]) -> None: ...
 
     def received(self, rid: int, missed: tuple[str, ...]) -> None: ...
 
@@ -186,7 +188,7 @@ class Implementation:
             attempt.missed = result.identities if isinstance(result, api.Missed) else ()
             self.delivery = (rid, result)
         if self.fault is None:
-            self.guarded(lambda: self.observer.shadow_changed(submit.front_end))
+            self.guarded(lambda: self._shadow_changed(submit.front_end))
 
     # -- P0 ----------------------------------------------------------------------------------
 
@@ -215,7 +217,7 @@ class Implementation:
         result = front_end.update_item(attempt.probed)
         if result is None:
             attempt.stage = Stage.UPDATING
-            self.observer.shadow_changed(attempt.front_end)
+            self._shadow_changed(attempt.front_end)
             return
         self._updated(rid, result, rejected=False)
 
@@ -235,7 +237,7 @@ class Implementation:
             # P0's assertion fails this request only; the front end goes on (as in the spec).
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.P0_ASSERT
             attempt.failure = f"{result.kind}: {result.detail}"
-            self.observer.shadow_changed(attempt.front_end)
+            self._shadow_changed(attempt.front_end)
             return
         if isinstance(result, api.Fault):
             self.fault = result
@@ -243,21 +245,21 @@ class Implementation:
         if isinstance(result, api.ClientRejected):
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
             attempt.rejected = tuple(result.identities)
-            self.observer.shadow_changed(attempt.front_end)
+            self._shadow_changed(attempt.front_end)
             return
         attempt.request_id = result.request_id
         if rejected:
-            self.observer.shadow_changed(attempt.front_end)
+            self._shadow_changed(attempt.front_end)
             front_end.abandon(result.request_id)
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.REJECTED
             return
         attempt.stage = Stage.IN_FLIGHT
         self._send(rid, attempt.front_end, result)
-        self.observer.shadow_changed(attempt.front_end)
+        self._shadow_changed(attempt.front_end)
 
     def _send(self, rid: int, front_end: int, message: api.WireMessage) -> None:
         """A message enters the channel, its sizes re-encoded as P1 will see them (D9)."""
-        self.observer.sent(rid, front_end, message)
+        self.observer.sent(rid, front_end, message, self._front_end_of)
         delivered = api.WireMessage(message.request_id, tuple(
             item if item.payload is None else api.WireItem(
                 item.identity, self._reencode(item), item.placeholders, item.tag
@@ -265,6 +267,14 @@ class Implementation:
             for item in message.items
         ))
         self.channel.append(Sent(rid, front_end, message, delivered))
+
+    def _front_end_of(self, rid: int) -> int:
+        """The front end request `rid` was submitted to."""
+        return self.attempts[rid].front_end
+
+    def _shadow_changed(self, front_end: int) -> None:
+        """Tell the observer front end `front_end`'s shadow as it is now."""
+        self.observer.shadow_changed(front_end, self.front_ends[front_end].shadow())
 
     def _reencode(self, item: api.WireItem) -> api.Payload:
         assert item.payload is not None

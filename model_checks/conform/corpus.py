@@ -1,0 +1,129 @@
+"""Conformance's scripted corpus: the scenario suite, the spec mutants' witness scripts and
+conformance's own scripts (below), all run on the real variants."""
+
+from __future__ import annotations
+
+from model_checks.scenarios.base import Scenario, by_knob, every_variant, item, submit, uuid_only
+from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
+from spec import VARIANTS, Content, ItemSize
+from spec import transitions as t
+
+_HIT_AFTER_MISS = Scenario(
+    "hit-after-miss-in-one-request",
+    (),
+    "P0 holds a and c (a least recent); the request [b, a] misses b and hits a. Touching the "
+    "request's identities first makes a most recent, so b's insert evicts c; without the "
+    "touch, in request order, b's insert evicts a before P0 reaches it.",
+    configured(),
+    (
+        *round_trip(0, item("a")),
+        *round_trip(1, item("c")),
+        *round_trip(2, item("b"), item("a")),
+    ),
+    every_variant(""),
+)
+"""Conformance's own addition to the corpus (nothing drifts; every variant must agree)."""
+
+_PARTIAL_MISS = Scenario(
+    "miss-reply-names-some-items",
+    ("D2",),
+    "P0 holds a (served) and b (recorded by a request rejected after its update, D2: P1 "
+    "never saw it). The request [a, b] is served a and misses b: the reply names b alone, "
+    "and P0 must drop exactly b, keeping a (vllm#46747: invalidate exactly the missed).",
+    configured("D2"),
+    (
+        *round_trip(0, item("a")),
+        submit(item("b")),
+        t.P0HandleRejected(1),
+        *round_trip(2, item("a"), item("b")),
+    ),
+    by_knob(lambda v: v.reports_misses, "H1", "S3 H1 L4"),
+)
+"""A miss reply that names some of a request's items, not all (no scenario had one)."""
+
+
+_REPLACEMENT_KEEPS_OTHERS = Scenario(
+    "replacement-keeps-the-others",
+    ("D10",),
+    "P1 holds b and a (a most recent, the budget full); P0 restarts and resends a's payload. "
+    "The receiver drops its old a before making room, so b stays: counting the old a while "
+    "evicting would drop b for nothing (the payload wins, the rest of the cache is kept).",
+    configured("D10"),
+    (
+        *round_trip(0, item("b")),
+        *round_trip(1, item("a")),
+        t.P0Restart(0),
+        *round_trip(2, item("a")),
+    ),
+    every_variant(""),
+)
+"""A replacement in a full receiver (no scenario replaced an entry with others cached)."""
+
+
+_SECOND_RETRY = Scenario(
+    "second-retry-after-uuid-only-lost",
+    ("D3",),
+    "A request [a sent UUID-only, b] misses a (P1 cleared), then its first retry misses b "
+    "(P1 cleared again); P0 is cleared before the second retry. The client's second resend "
+    "must carry the media of every item: a loop that repeats the first attempt sends a "
+    "UUID-only a that P0 no longer holds, and the request ends as a client error.",
+    configured("D3"),
+    (
+        *round_trip(0, item("a")),
+        submit(uuid_only("a"), item("b")), t.P0Handle(1), t.P1Clear(), t.P1Receive(0),
+        t.P0ReceiveReply(),
+        t.Retry(1), t.P0Handle(1), t.P1Clear(), t.P1Receive(0), t.P0ReceiveReply(),
+        t.P0Clear(0), t.Retry(1), t.P0Handle(1), t.P1Receive(0), t.P0ReceiveReply(),
+    ),
+    every_variant("H1"),
+    variants=tuple(v for v in VARIANTS if v.reports_misses),
+)
+"""A request that needs its second retry (no scenario retried twice)."""
+
+
+_LOST_BEFORE_UPDATE = Scenario(
+    "late-misses-lost-before-the-update",
+    ("D6",),
+    "P0 holds a and b; the request [a, b sent UUID-only] probes both as hits, then a "
+    "two-byte c evicts both before its update (D6). V3 reprocesses a late miss with media "
+    "but cannot reprocess b: it rejects the request before any change, naming b, with no "
+    "processor call; V0-V2 assert on the first late miss.",
+    configured("D6", sizes=(ItemSize(Content("c"), 2, 2),)),
+    (
+        *round_trip(0, item("a"), item("b")),
+        submit(item("a"), uuid_only("b")), t.P0Process(1),
+        *round_trip(2, item("c")),
+        t.P0UpdateItem(1),
+    ),
+    by_knob(lambda v: v.late_miss_reprocess, "", "S3 L4"),
+)
+"""Unprocessable late misses (no scenario lost a request's probed hits before its update)."""
+
+
+_REJECTION_NAMES_MISSING = Scenario(
+    "rejection-names-the-missing-only",
+    (),
+    "P0 holds a; the request [a, b], both sent UUID-only, is rejected as a client error: "
+    "the rejection names b, the item P0 does not hold, not a, which it could serve.",
+    configured(),
+    (*round_trip(0, item("a")), submit(uuid_only("a"), uuid_only("b")), t.P0Handle(1)),
+    every_variant(""),
+)
+"""A rejection of a request with a UUID-only hit beside its UUID-only miss."""
+
+
+def corpus() -> tuple[Scenario, ...]:
+    """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
+    all run on the real variants. The adapter API drives one engine, so a scenario of D5's
+    router configuration (`engines=2`) has no implementation counterpart and is left out."""
+    from model_checks.mutants import MUTANTS
+
+    one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
+    seen = {s.name for s in SCENARIOS}
+    extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY,
+             _LOST_BEFORE_UPDATE, _REJECTION_NAMES_MISSING]
+    for mutant in MUTANTS:
+        if mutant.witness.name not in seen:
+            seen.add(mutant.witness.name)
+            extra.append(mutant.witness)
+    return (*one_engine, *extra)

@@ -1,0 +1,122 @@
+"""A conformance run's jobs, per variant: plain values, each with a `run` method.
+
+A job is one scenario's script (`ScriptedJob`: its round trips through the adapter's calls,
+or with `served`, through the implementation's own end-to-end call) or one Hypothesis machine
+of generated lockstep walks on one configuration (`GeneratedJob`). `jobs` lists them in the
+order a run takes them. A job's `run` drives the adapter and hands every finished lockstep
+run to the sink; a disagreement escapes it as `Disagreement`.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from model_checks.conform.adapter import Adapter
+from model_checks.conform.configurations import configurations
+from model_checks.conform.corpus import corpus
+from model_checks.conform.lockstep import EngineFactory, Lockstep, run_actions
+from model_checks.conform.machine import lockstep_machine, run_machine
+from model_checks.conform.profiles import Profile
+from model_checks.scenarios.base import Scenario
+from spec import Config, Drift, Variant
+from spec.transitions import Action, P0Handle, P0ReceiveReply, P1Receive, Submit
+
+Sink = Callable[[Lockstep], None]
+"""Called with every finished lockstep run of a job, failed or not."""
+
+
+@dataclass(frozen=True)
+class ScriptedJob:
+    """One scenario's script on `config`, settled as the scenario says. `served`: its
+    plain round trips go through the implementation's own end-to-end call (`EndToEnd`),
+    with the engine in this process whatever the engine factory."""
+
+    variant: Variant
+    config: Config
+    scenario: Scenario
+    served: bool = False
+
+    scripted: ClassVar[bool] = True
+    """A scripted job is shrunk greedily when it fails (`lockstep.shrink`)."""
+
+    @property
+    def label(self) -> str:
+        """The job's name in records and findings (after the variant)."""
+        return f"{'served' if self.served else 'scenario'} {self.scenario.name}"
+
+    def run(self, adapter: Adapter, factory: EngineFactory | None, sink: Sink) -> None:
+        """Run the script in lockstep; raises its `Disagreement`."""
+        s = self.scenario
+        if self.served:
+            sink(run_actions(self.config, adapter, s.script, settle=s.settle, served=True))
+            return
+        sink(run_actions(self.config, adapter, s.script, settle=s.settle,
+                         engine_factory=factory))
+
+
+@dataclass(frozen=True)
+class GeneratedJob:
+    """The profile's random lockstep walks on the configuration named `name`, seeded by
+    (`seed`, variant, name); Hypothesis shrinks a failing walk."""
+
+    variant: Variant
+    config: Config
+    name: str
+    profile: Profile
+    seed: int
+
+    scripted: ClassVar[bool] = False
+
+    @property
+    def label(self) -> str:
+        """The job's name in records and findings (after the variant)."""
+        return f"generated {self.name}"
+
+    def run(self, adapter: Adapter, factory: EngineFactory | None, sink: Sink) -> None:
+        """Run the walks; raises the shrunk `Disagreement` of the first failing one."""
+        ident = re.sub(r"\W", "_", f"{self.variant.name}_{self.name}")
+        machine = lockstep_machine(ident, self.config, adapter, factory, sink)
+        key = f"{self.seed}:{self.variant.name}:{self.name}".encode()
+        run_machine(machine, self.profile.walks, self.profile.length, zlib.crc32(key),
+                    database=self.profile.database)
+
+
+Job = ScriptedJob | GeneratedJob
+
+
+def jobs(
+    variant: Variant, profile: Profile, seed: int, environment: frozenset[Drift] | None = None,
+    served: bool = False,
+) -> Iterator[Job]:
+    """The corpus (scripted), then one generated job per configuration; with `environment`,
+    only what lies inside it. `served` (an adapter whose front end offers `EndToEnd`): each
+    scenario with a plain round trip is run a second time with those round trips through the
+    implementation's own end-to-end call."""
+    if profile.corpus:
+        for scenario in corpus():
+            if variant not in scenario.variants:
+                continue
+            config = scenario.config(variant)
+            if environment is not None and not config.environment <= environment:
+                continue
+            yield ScriptedJob(variant, config, scenario)
+            if served and _has_round_trip(scenario.script, config):
+                yield ScriptedJob(variant, config, scenario, served=True)
+    chosen = configurations(variant, profile.wide, environment) if profile.walks else ()
+    for name, config in chosen:
+        yield GeneratedJob(variant, config, name, profile, seed)
+
+
+def _has_round_trip(script: tuple[Action, ...], config: Config) -> bool:
+    """A submit followed by its handle, P1's receive of the first message, the reply."""
+    if config.enables(Drift.D9):
+        return False
+    return any(
+        isinstance(a, Submit) and isinstance(b, P0Handle) and isinstance(c, P1Receive)
+        and c.index == 0 and isinstance(d, P0ReceiveReply)
+        for a, b, c, d in zip(script, script[1:], script[2:], script[3:], strict=False)
+    )
