@@ -461,7 +461,9 @@ class ParametricRejected(AssertionError):
     """A certificate that is not inductive, does not imply a property, or is vacuous."""
 
 
-def _ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
+def ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
+    """One query on a fresh solver bounded by `rlimit` units: its result, why it is unknown
+    (empty otherwise) and the units it spent."""
     solver = Bounded(rlimit)
     solver.add(*facts)
     answer = solver.check()
@@ -485,7 +487,7 @@ def prove(
 
     def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
         nonlocal peak
-        result, why, used = _ask(rlimit, background(p), *facts)
+        result, why, used = ask(rlimit, background(p), *facts)
         peak = max(peak, used)
         if result != expected:
             got = f"undecided, {why}" if result == z3.unknown else str(result)
@@ -637,11 +639,11 @@ def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMI
         where = f"engine {engine}: " if config.engines > 1 else ""
         for served in [None, *range(len(_delivered(concrete, engine)))]:
             s, p, pinned = abstraction(config, concrete, served, engine)
-            result, why, _ = _ask(rlimit, pinned)
+            result, why, _ = ask(rlimit, pinned)
             if result != z3.sat:
                 return f"{where}the abstraction is not satisfiable ({result} {why})"
             for part in certificate:
-                result, why, _ = _ask(rlimit, pinned, z3.Not(part.holds(s, p)))
+                result, why, _ = ask(rlimit, pinned, z3.Not(part.holds(s, p)))
                 if result != z3.unsat:
                     return f"{where}{part.name} fails on the abstraction ({result} {why})"
     return None

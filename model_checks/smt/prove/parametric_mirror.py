@@ -1,7 +1,7 @@
 """H1 and S3 for every instance where the two caches mirror each other: one front end, one
 engine, FIFO delivery, nothing removed from one side only, the same sizes on both sides
-(environments within `MIRRORING`: no drift, D11). A quantified inductive invariant over an
-abstract model whose LRU states are an uninterpreted sort (z3, MBQI).
+(environments within `MIRRORING`: D7, D8, D11 and none). A quantified inductive invariant
+over an abstract model whose LRU states are an uninterpreted sort (z3, MBQI).
 
 `parametric` relates nothing between P0's shadow and P1's cache (each side's entries go in
 any order), so it cannot prove what rests on the mirror: that every reference P0 sends finds
@@ -19,11 +19,15 @@ requests:
   variant's flaw (`shadow_lru`, `receiver_lru`): two different flaws are two functions.
 - **A request is its LRU operations, in order.** P0's handling of a request (`P0Handle`, one
   step without D6) touches every identity (where the variant touches first), then per item in
-  request order does one `get` (a hit: a reference) or one `put` of the item's processing at
-  P0's size (a miss: a payload). P1's delivery of the message touches the same identities,
-  then per item in request order (`resolution_order`: request order without
-  `references_first`) does one `get` (a reference; a miss when absent) or the variant's
-  payload rule at P1's size. The model's P0 pushes these operations, one per step, onto a
+  its update order does one `get` (a hit: a reference, carrying the entry's tag) or one `put`
+  of the item's processing at P0's size (a miss: a payload). P1's delivery of the message
+  touches the same identities, then per item in its resolution order does one `get` (a
+  reference; a miss when absent or, tagged, when the tags differ) or the variant's payload
+  rule at P1's size. The two orders are one: request order (without `references_first`), or
+  references first on both sides (with it: P0 puts first the items its shadow holds when the
+  update starts, a `get` evicts nothing and a request's identities are distinct, so exactly
+  those are its references, which P1 resolves first, each group in request order). The
+  model's P0 pushes these operations, one per step, onto a
   FIFO queue and applies them to its shadow; P1 takes them, one per step, oldest first, and
   applies them to its cache. Splitting one spec step into several model steps only adds
   intermediate states: every spec run is a run of the model. P0 may push any operation at
@@ -32,8 +36,19 @@ requests:
 - **The rest.** A client error (probe-time) changes nothing (a stutter); a success reply
   changes nothing; a miss reply makes P0 drop the reported identities (enabled once a miss
   happened, which the invariant excludes); the protocol's clear of both sides runs only with
-  nothing in flight. P0's assertion needs a late-miss source or a variant that does not touch
-  its hits first (`parametric.LATE_MISS_SOURCES`); a hang needs the ghost flaw.
+  nothing in flight. P0's assertion needs a late-miss source (D7, D8 here) or a variant that
+  does not touch its hits first (`parametric.LATE_MISS_SOURCES`), and never fires where late
+  misses are reprocessed (V3: a reprocessed late miss is a payload; a UUID-only probed hit
+  gone at the update's start is a client error decided before anything changes, and none
+  can go later, since in one step with references first every probed hit is a reference
+  resolved before any insert); a hang needs the ghost flaw. In the model P0's
+  assertion ends the run (a fault); in the spec the front end goes on with its shadow partly
+  updated for a request P1 never sees, which the mirror does not model: the certificate's
+  no-fault part is what keeps H1's proof sound, since it fails wherever the assertion can
+  fire (so V0-V2 are proved under D11 only).
+- **Identity reuse, large requests** (D7, D8): a new content of an identity is another
+  processing with its own sizes, and a request's inserts may evict its own earlier hits; both
+  sides do the same operations on the same states, so neither breaks the mirror.
 
 The certificate (`CERTIFICATE`): the queue holds, for each pending operation, the shadow
 before it (`hist`): P1's cache is the state before the oldest pending operation, P0's shadow
@@ -41,7 +56,8 @@ the state after the newest, each pending operation leads from its state to the n
 function and passed P0's guard there; no miss happened (H1) and no fault (S3). P1's step
 applies its own function to the state P0 applied its function to, so the two must agree on
 every operation P0 may push: that is where each mutant fails (`Knobs`: reordered delivery,
-a lost operation, a one-sided clear, unequal sizes, another receiver LRU).
+a lost operation, a one-sided clear, unequal sizes, a clear of both sides in flight, a
+reference carrying a tag not its entry's; and a variant with another receiver LRU).
 """
 
 from __future__ import annotations
@@ -58,20 +74,19 @@ from model_checks.smt.prove.parametric import (
     LATE_MISS_SOURCES,
     PROCESSING,
     ParametricRejected,
-    _ask,
+    ask,
 )
 from model_checks.smt.results import ProvedAllDepths
-from spec import Drift, LruFlaw, Variant
+from spec import Drift, LruFlaw, Variant, drift_order
 
 LRU = z3.DeclareSort("LruState")
 INT, BOOL = z3.IntSort(), z3.BoolSort()
 TOUCH, REFERENCE, PAYLOAD = 0, 1, 2
 
-MIRRORING = frozenset({Drift.D11})
-"""The drift sources under which the caches mirror each other, for every variant without
-references first: an item larger than the budget is skipped on both sides alike. (D7 and D8
-change what P0 asserts or how a request's items fit; every other source removes or adds a
-key on one side only, or reorders.)"""
+MIRRORING = frozenset({Drift.D7, Drift.D8, Drift.D11})
+"""The drift sources under which the caches can mirror each other: they change both sides
+alike (a new content, a request over the budget, an item skipped for its size). Every other
+source reorders, loses, removes or adds a key on one side only, or skews the sizes."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,7 @@ class Knobs:
     one_sided_clear: bool = False  # P1's cache emptied alone (D3, D4, D10)
     unequal_sizes: bool = False  # P1 sizes a processing differently (D9)
     clear_in_flight: bool = False  # both sides cleared with operations pending
+    stale_tag: bool = False  # a reference carries any tag, not its entry's
 
 
 NO_KNOBS = Knobs()
@@ -96,6 +112,7 @@ class Funcs:
     budget: z3.ArithRef
     empty: z3.ExprRef
     has: z3.FuncDeclRef
+    tag: z3.FuncDeclRef
     get: z3.FuncDeclRef
     pop: z3.FuncDeclRef
     touch: dict[LruFlaw, z3.FuncDeclRef]
@@ -108,7 +125,8 @@ def funcs(knobs: Knobs = NO_KNOBS) -> Funcs:
     p0 = z3.Function("m_p0_bytes", PROCESSING, INT)
     return Funcs(
         z3.Int("m_budget"), z3.Const("m_empty", LRU),
-        z3.Function("m_has", LRU, IDENTITY, BOOL), z3.Function("m_get", LRU, IDENTITY, LRU),
+        z3.Function("m_has", LRU, IDENTITY, BOOL), z3.Function("m_tag", LRU, IDENTITY, PROCESSING),
+        z3.Function("m_get", LRU, IDENTITY, LRU),
         z3.Function("m_pop", LRU, IDENTITY, LRU),
         {f: z3.Function(f"m_touch_{f.name}", LRU, IDENTITY, LRU) for f in LruFlaw},
         {f: z3.Function(f"m_put_{f.name}", LRU, IDENTITY, PROCESSING, INT, LRU) for f in LruFlaw},
@@ -135,8 +153,8 @@ ABSENT_OVERSIZE_PUT = ("a put of a key the LRU does not hold, larger than the bu
 
 @dataclass(frozen=True)
 class MState:
-    """One state: both caches, the queue (kind, identity, processing and the shadow before
-    each operation, indexed head..tail-1), and the flags."""
+    """One state: both caches, the queue (kind, identity, processing, a reference's tag and
+    the shadow before each operation, indexed head..tail-1), and the flags."""
 
     p1: z3.ExprRef
     shadow: z3.ExprRef
@@ -144,6 +162,7 @@ class MState:
     kind: z3.ArrayRef
     ident: z3.ArrayRef
     pid: z3.ArrayRef
+    tag: z3.ArrayRef
     head: z3.ArithRef
     tail: z3.ArithRef
     missed: z3.BoolRef
@@ -155,6 +174,7 @@ def mstate(suffix: str) -> MState:
         z3.Const(f"m_p1{suffix}", LRU), z3.Const(f"m_shadow{suffix}", LRU),
         z3.Array(f"m_hist{suffix}", INT, LRU), z3.Array(f"m_kind{suffix}", INT, INT),
         z3.Array(f"m_ident{suffix}", INT, IDENTITY), z3.Array(f"m_pid{suffix}", INT, PROCESSING),
+        z3.Array(f"m_tag{suffix}", INT, PROCESSING),
         z3.Int(f"m_head{suffix}"), z3.Int(f"m_tail{suffix}"), z3.Bool(f"m_missed{suffix}"),
         z3.Bool(f"m_fault{suffix}"),
     )
@@ -219,9 +239,11 @@ def p0_pushes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]
     after = m.p0_apply(fn, s.shadow, kind, ident, pid)
     guard = z3.And(z3.Or(kind == TOUCH, kind == REFERENCE, kind == PAYLOAD),
                    m.p0_guard(fn, s.shadow, kind, ident))
+    tag = z3.Const("c_tag", PROCESSING) if m.knobs.stale_tag else fn.tag(s.shadow, ident)
     pushed = replace(
         s, shadow=after, kind=z3.Store(s.kind, s.tail, kind),
         ident=z3.Store(s.ident, s.tail, ident), pid=z3.Store(s.pid, s.tail, pid),
+        tag=z3.Store(s.tag, s.tail, tag),
         hist=z3.Store(s.hist, s.tail + 1, after), tail=s.tail + 1)
     if m.knobs.lost:
         return guard, _if(z3.Bool("c_lost"), replace(s, shadow=after), pushed)
@@ -230,17 +252,21 @@ def p0_pushes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]
 
 def p1_takes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
     """P1 applies the oldest pending operation to its cache (with `reordered`, any pending
-    one, the oldest moving into its slot); a reference it does not hold is a miss, a crash
-    where misses are not reported."""
+    one, the oldest moving into its slot); a reference it does not hold (tagged: or whose
+    tag differs) is a miss, a crash where misses are not reported."""
     at = z3.Int("c_at") if m.knobs.reordered else s.head
     kind, ident, pid = z3.Select(s.kind, at), z3.Select(s.ident, at), z3.Select(s.pid, at)
-    miss = z3.And(kind == REFERENCE, z3.Not(fn.has(s.p1, ident)))
+    unusable = z3.Not(fn.has(s.p1, ident))
+    if m.variant.tagged:
+        unusable = z3.Or(unusable, fn.tag(s.p1, ident) != z3.Select(s.tag, at))
+    miss = z3.And(kind == REFERENCE, unusable)
     guard = z3.And(s.head <= at, at < s.tail)
     after = replace(
         s, p1=m.p1_apply(fn, s.p1, kind, ident, pid), head=s.head + 1,
         kind=z3.Store(s.kind, at, z3.Select(s.kind, s.head)),
         ident=z3.Store(s.ident, at, z3.Select(s.ident, s.head)),
         pid=z3.Store(s.pid, at, z3.Select(s.pid, s.head)),
+        tag=z3.Store(s.tag, at, z3.Select(s.tag, s.head)),
         missed=z3.Or(s.missed, miss),
         fault=z3.Or(s.fault, z3.And(miss, z3.BoolVal(not m.variant.reports_misses))))
     return guard, after
@@ -320,6 +346,7 @@ def _replays(m: MirrorModel, fn: Funcs, s: MState) -> z3.BoolRef:
     return z3.ForAll([k], z3.Implies(z3.And(s.head <= k, k < s.tail), z3.And(
         z3.Select(s.hist, k + 1) == m.p0_apply(fn, before, kind, ident, pid),
         m.p0_guard(fn, before, kind, ident),
+        z3.Or(z3.BoolVal(not m.variant.tagged), z3.Select(s.tag, k) == fn.tag(before, ident)),
         z3.Or(kind == TOUCH, kind == REFERENCE, kind == PAYLOAD))))
 
 
@@ -331,7 +358,8 @@ CERTIFICATE: tuple[MInvariant, ...] = (
     MInvariant("shadow-is-the-drain-end", "P0's shadow is the state after the newest pending "
                "operation", lambda m, fn, s: z3.Select(s.hist, s.tail) == s.shadow),
     MInvariant("each-pending-operation-replays", "each pending operation passed P0's guard "
-               "in the state before it and leads to the next by P0's function", _replays),
+               "in the state before it, carries (tagged) that state's tag of its identity and "
+               "leads to the next state by P0's function", _replays),
     MInvariant("no-miss", "no reference has missed (H1)", lambda m, fn, s: z3.Not(s.missed)),
     MInvariant("no-fault", "no fault (S3)", lambda m, fn, s: z3.Not(s.fault)),
 )
@@ -350,7 +378,7 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
     """Check the certificate with fresh solvers (I satisfiable with init; init => I; I and
     each action => each part of I'; I => each property); one result per property, instance
     "any". Raises ParametricRejected naming the query that failed (also for an environment
-    outside `MIRRORING` or a variant resolving references first: not this model's)."""
+    outside `MIRRORING`: not this model's)."""
     _applies(model)
     start = time.perf_counter()
     fn, s, n = funcs(model.knobs), mstate(""), mstate("'")
@@ -359,7 +387,7 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
 
     def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
         nonlocal peak
-        result, why, used = _ask(rlimit, axioms(fn), *facts)
+        result, why, used = ask(rlimit, axioms(fn), *facts)
         peak = max(peak, used)
         if result != expected:
             got = f"undecided, {why}" if result == z3.unknown else str(result)
@@ -381,14 +409,16 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
 
 def _applies(model: MirrorModel) -> None:
     outside = model.environment - MIRRORING
-    if outside or model.variant.references_first:
-        why = (f"{'+'.join(sorted(d.value for d in outside))} outside the mirror's environment "
-               f"(within {'+'.join(d.value for d in MIRRORING)})" if outside
-               else "P0 updates and P1 resolves references first: another order per side")
-        raise ParametricRejected(f"{name(model)}: the mirror does not apply: {why}")
+    if outside:
+        raise ParametricRejected(
+            f"{name(model)}: the mirror does not apply: {_ids(outside)} outside its "
+            f"environment (within {_ids(MIRRORING)})")
+
+
+def _ids(environment: frozenset[Drift]) -> str:
+    return "+".join(drift_order(d.value for d in environment))
 
 
 def name(model: MirrorModel) -> str:
     knobs = "" if model.knobs is NO_KNOBS else f" with {model.knobs.name}"
-    ids = "+".join(sorted((d.value for d in model.environment), key=lambda d: int(d[1:])))
-    return f"{model.variant.name}{knobs} under {ids or 'no drift'} (mirror)"
+    return f"{model.variant.name}{knobs} under {_ids(model.environment) or 'no drift'} (mirror)"
