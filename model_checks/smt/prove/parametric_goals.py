@@ -1,6 +1,7 @@
-"""S1, S2 and S3 for every instance beyond V3: one goal per variant, property and environment,
-each proved on the abstract model of `parametric` (any identities, contents per identity with
-their own sizes, items per request, requests, front ends and budget) by its own certificate.
+"""S1, S2, S3 and H1 for every instance beyond V3: one goal per variant, property and
+environment, each proved on the abstract model of `parametric` (any identities, contents per
+identity with their own sizes, items per request, requests, front ends, engines and budget)
+by its own certificate, or on `parametric_mirror`'s.
 
 Why each certificate's abstraction over-approximates the spec (the model's own argument,
 `parametric`, item by item, holds for every variant: it reads the variant's rules, never
@@ -25,14 +26,27 @@ V3's):
   (only where misses are not reported) and a hang (only with a ghost-key LRU); none is
   possible, so "no fault" is inductive.
 
-Each certificate has a mutant the prover rejects (`tests/smt/test_smt_parametric_goals.py`):
-an LRU that ignores the new item's size (S2), P1 serving a reference from another identity's
-entry (S1), a variant that crashes on a miss or an environment with D6 (S3).
+- H1 of every variant, and S3 of V0 (which crashes on any miss), where the caches mirror
+  (`parametric_mirror`, its own model and certificate: uninterpreted LRU states, P1's cache
+  the shadow as it was before the oldest operation in flight): V0-V2 under D11, V3 under
+  D7+D8+D11 (`mirror_environment`: D7 and D8 let V0-V2's P0 assert, after which the spec's
+  front end goes on with a shadow updated for a request P1 never sees).
 
-Where no certificate applies (S1 under D7 in V0-V2, S3 in V0, which crashes on any miss),
-`attempt` tries the nearest one and returns the query that fails: the abstraction keeps no
-relation between P0's shadow and P1's cache (entries go in any order, wire items arrive in any
-order), which is what those environments' answers depend on; they stay bounded.
+Each certificate has a mutant the prover rejects (`tests/smt/test_smt_parametric_goals.py`,
+`tests/smt/test_smt_parametric_mirror.py`): an LRU that ignores the new item's size (S2), P1
+serving a reference from another identity's entry (S1), a variant that crashes on a miss or
+an environment with D6 (S3); for the mirror, reordered delivery, a lost operation, a
+one-sided clear, unequal sizes, a clear of both sides in flight, a stale tag, another LRU on
+one side, a front end touching late.
+
+One P1 stands for each engine under D5's router (`parametric`, "Engines"). A proof under E
+settles every environment below E (`settled_by`; `explore.every_instance` says why).
+
+Where no certificate applies (S1 under D7 in V0-V2), `attempt` tries the nearest one and
+returns the query that fails: the abstraction keeps no relation between P0's shadow and P1's
+cache (entries go in any order, wire items arrive in any order), and the mirror, which keeps
+one, does not hold where those environments' answers are decided (one-sided clears,
+restarts, skew); they stay bounded.
 """
 
 from __future__ import annotations
