@@ -369,7 +369,8 @@ BAD: dict[str, Callable[[MState], z3.BoolRef]] = {
     "S3": lambda s: s.fault,
 }
 PROPERTIES = tuple(BAD)
-METHOD = "mirror: quantified inductive invariant over uninterpreted LRU states (MBQI, 3-step check)"
+METHOD = ("the mirror, a quantified inductive invariant over uninterpreted LRU states (MBQI, "
+          "3-step check)")
 
 
 def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
