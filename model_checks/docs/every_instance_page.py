@@ -1,4 +1,4 @@
-"""The lattice page's section "For every instance": per variant and S1-S3, whether every
+"""The lattice page's section "For every instance": per variant and S1-S3 and H1, whether every
 environment is decided for every instance (a replayed break above, an all-instance proof
 below), with the proofs it rests on, or how many environments remain bounded and the
 abstraction step the prover fails on there (`model_checks.explore.every_instance`)."""
@@ -57,16 +57,21 @@ def section(entries: list[dict[str, Any]]) -> list[str]:
     mine = [e for e in entries if "every_instance" in e]
     if not mine:
         return []
+    properties = list(dict.fromkeys(e["property"] for e in mine))
     return [
-        "## For every instance: S1, S2 and S3", "",
+        f"## For every instance: {', '.join(properties[:-1])} and {properties[-1]}"
+        if len(properties) > 1 else f"## For every instance: {properties[0]}", "",
         "A replayed counterexample under E breaks the property under every environment "
         "containing E; an all-instance proof under E (`prove --parametric`, "
         "`model_checks/smt/prove/parametric_goals.py`: any identities, contents per identity "
         "with their own sizes, items per request, requests, front ends and budget) makes it "
         "hold under every environment contained in E. Every other environment is bounded. "
         "Why each proof's abstraction over-approximates the spec, and the mutant each "
-        "rejects: `docs/checkers.md`, \"Every instance\". H1 has no such proof: it relates "
-        "P0's shadow to P1's cache, which the abstraction does not relate (entries go in any "
-        "order on each side), so every holding answer of H1 stays bounded.", "",
+        "rejects: `docs/checkers.md`, \"Every instance\". H1, and V0's S3 (V0 crashes on "
+        "any miss), relate P0's shadow to P1's cache: their proofs are the mirror's "
+        "(`model_checks/smt/prove/parametric_mirror.py`: uninterpreted LRU states, P1's cache "
+        "the shadow as it was before the oldest operation in flight), which holds only with "
+        "one front end and one engine, FIFO delivery, nothing removed from one side only and "
+        "equal sizes: no drift or D11, and D7 and D8 where P0 never asserts (V3).", "",
         *[line(e) for e in mine], "",
     ]

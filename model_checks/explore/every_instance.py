@@ -1,9 +1,14 @@
 """Which environments a lattice answer decides for every instance, from two kinds of evidence:
 a replayed counterexample under E breaks the property under every environment containing E
 (the minimal breaking sets' upward closure), and an all-instance proof under E
-(`smt.prove.parametric_goals`) makes it hold under every environment contained in E. Every
-other environment is bounded: the lattice's explorations hold it at their rung at most. For
-the largest of those, the prover's nearest certificate is tried and the query it fails on
+(`smt.prove.parametric_goals`) makes it hold under every environment contained in E: each
+proof's argument that its model over-approximates the spec uses only the absence of drift
+sources outside E (the mirror: no reordering, loss, one-sided removal or skew; P0's
+assertion: no late-miss source), which holds all the more below E, and the model under E
+has every behaviour it has below E (its environment only enables behaviour, P0's
+assertion, or refuses a source outside the mirror's). Every other environment is bounded:
+the lattice's explorations hold it at their rung at most. For the largest of those, the
+prover's nearest certificate is tried and the query it fails on
 (the abstraction step) is kept, so the page says why they stay bounded.
 """
 
@@ -15,10 +20,13 @@ from typing import Any
 
 from model_checks.explore.lattice import Proof
 from model_checks.smt.judged import encoded_safety
+from model_checks.smt.prove.parametric_mirror import PROPERTIES as MIRROR_PROPERTIES
 from spec import drift_order, variant_named
 
-DECIDED_PROPERTIES = encoded_safety()
-"""The properties whose environments this decides (the prover's goals are about them)."""
+DECIDED_PROPERTIES = (*encoded_safety(), *(p for p in MIRROR_PROPERTIES
+                                           if p not in encoded_safety()))
+"""The properties whose environments this decides (the prover's goals are about them): the
+safety properties, and H1, which the mirror proves where the caches mirror each other."""
 
 
 class ProofContradicted(AssertionError):
@@ -38,7 +46,8 @@ def _maximal(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
 
 def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[str],
             try_remaining: bool = True) -> dict[str, Any] | None:
-    """For a lattice entry of S1-S3 (None otherwise): the proofs it rests on, how many of the
+    """For a lattice entry of a property of `DECIDED_PROPERTIES` (None otherwise): the
+    proofs it rests on, how many of the
     2^n environments over `sources` break (above a minimal set), hold for every instance
     (below a proof) or remain bounded, the smallest remaining ones, whether the remaining
     ones are exactly those between a smallest and a largest, and the largest with the query

@@ -37,7 +37,8 @@ from tests.smt.test_smt_crosscheck import _config
 
 def test_every_goal_is_proved_for_any_instance() -> None:
     """S2 of every variant under every source; S1 of V0-V2 without D7; S3 of V1-V2 without
-    D6, D7, D8; V3's S1-S3 under every source."""
+    D6, D7, D8; V3's S1-S3 under every source; by the mirror, H1 of V0-V2 and V0's S3 under
+    D11, V3's H1 under D7+D8+D11."""
     found = records()
     assert [r.verdict for r in found] == [Verdict.PROVED] * len(goals())
     assert {r.instance for r in found} == {"any"}
@@ -46,7 +47,9 @@ def test_every_goal_is_proved_for_any_instance() -> None:
     without = {(r.variant, r.property): ALL - set(r.environment) for r in found}
     assert without["V0", "S1"] == without["V2", "S1"] == {"D7"}
     assert without["V1", "S3"] == {"D6", "D7", "D8"}
-    assert ("V0", "S3") not in without
+    under = {(r.variant, r.property): set(r.environment) for r in found if "mirror" in r.detail}
+    assert under == {("V0", "H1"): {"D11"}, ("V0", "S3"): {"D11"}, ("V1", "H1"): {"D11"},
+                     ("V2", "H1"): {"D11"}, ("V3", "H1"): {"D7", "D8", "D11"}}
 
 
 def _without(*ids: str) -> frozenset[Drift]:
@@ -136,3 +139,16 @@ def test_a_proof_above_a_break_is_a_contradiction() -> None:
     proof = Proof("V1", "S3", ("D1", "D2"), "z3-parametric", "m: no-fault; peak rlimit 1")
     with pytest.raises(ProofContradicted, match="proved under D1\\+D2"):
         decided(entry, (proof,), ("D1", "D2"), try_remaining=False)
+
+
+def _below(environment: frozenset[str]) -> list[frozenset[str]]:
+    """No drift, and the environment less its first and its last source."""
+    order = sorted(environment, key=lambda d: int(d[1:]))
+    return [frozenset(), environment - {order[0]}, environment - {order[-1]}]
+
+
+def test_a_goal_proved_under_e_is_proved_below_e() -> None:
+    """What `settled_by` relies on: each goal's proof goes through below its environment."""
+    for goal in goals():
+        for smaller in _below(goal.environment):
+            assert replace(goal, environment=smaller).prove().instance == "any", (goal, smaller)

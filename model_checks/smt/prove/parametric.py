@@ -27,6 +27,11 @@ it at once):
   first-order logic cannot state a sum over an unbounded set). The LRU's eviction loop is its
   contract: entries are evicted one step at a time, and an insert happens only once the entry
   fits (`used + size <= budget`; the ignore-new-size flaw checks `used <= budget`).
+- Engines: one P1 stands for each engine. Under D5's router (one front end, two engines,
+  `Config.engines`) the engines share nothing but the front end, so a run's projection on one
+  engine (its receiver, its deliveries, every wire item, the other engine's being items it
+  never takes or are lost) is a run of the model: a certificate about the model's P1 holds
+  for every engine's receiver (`check_state` checks each engine's projection).
 - Faults: P1's assertion on a miss (variants without reported misses), P0's assertion on a
   probed hit gone at update time (without late-miss reprocessing: any time), a hang (an LRU with
   the ghost flaw: any time).
@@ -456,7 +461,9 @@ class ParametricRejected(AssertionError):
     """A certificate that is not inductive, does not imply a property, or is vacuous."""
 
 
-def _ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
+def ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
+    """One query on a fresh solver bounded by `rlimit` units: its result, why it is unknown
+    (empty otherwise) and the units it spent."""
     solver = Bounded(rlimit)
     solver.add(*facts)
     answer = solver.check()
@@ -480,7 +487,7 @@ def prove(
 
     def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
         nonlocal peak
-        result, why, used = _ask(rlimit, background(p), *facts)
+        result, why, used = ask(rlimit, background(p), *facts)
         peak = max(peak, used)
         if result != expected:
             got = f"undecided, {why}" if result == z3.unknown else str(result)
@@ -562,11 +569,20 @@ def _keyed(fe: z3.ExprRef, ids: dict[str, z3.ExprRef]) -> Callable[[str], tuple[
     return lambda ident: (fe, ids[ident])
 
 
-def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
+def _delivered(concrete: State, engine: int) -> tuple[Any, ...]:
+    """The items served by the last delivery, if engine `engine` made it (else none)."""
+    last = concrete.last_delivery
+    return last.served if last is not None and last.message.engine == engine else ()
+
+
+def abstraction(config: Config, concrete: State, served: int | None, engine: int = 0) -> tuple[
         PState, Params, z3.BoolRef]:
-    """A model state pinned to a spec state (its `served`-th served item as the last
-    delivery, none if None): the sorts closed over the state's identities, front ends, wire
-    items (the channel's and, under D6, those built but not yet sent) and processings."""
+    """A model state pinned to a spec state, seen from engine `engine` (its receiver as P1;
+    its `served`-th item of the last delivery, if that engine made it, as the last delivery,
+    none if None): the sorts closed over the state's identities, front ends, wire items (the
+    channel's, every engine's, and, under D6, those built but not yet sent) and processings.
+    With two engines (D5's router) each engine's projection is a run of the model, the other
+    engine's wire items being items this P1 never takes (module docstring, "Engines")."""
     s, p = state("@spec"), params()
     ids = {i: z3.Const(f"id_{i}", IDENTITY) for i in config.identities}
     fes = [z3.Const(f"fe_{f}", FRONT_END) for f in range(len(concrete.shadows))]
@@ -588,7 +604,8 @@ def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
         facts += [p.p0_bytes(pid_consts[n]) == config.shadow_bytes(processing.content),
                   p.p1_bytes(pid_consts[n]) == config.receiver_bytes(processing.content),
                   p.owner(pid_consts[n]) == ids[processing.identity]]
-    receiver = {e.identity: e for e in concrete.receiver if isinstance(e, spec_lru.Entry)}
+    receiver = {e.identity: e for e in concrete.receiver_of(engine)
+                if isinstance(e, spec_lru.Entry)}
     facts += _side(s.p1_in, s.p1_pid, s.p1_tag, s.p1_size, s.p1_used, lambda i: (ids[i],),
                    config.identities, receiver, pids)
     for fe, shadow in zip(fes, concrete.shadows, strict=True):
@@ -602,7 +619,7 @@ def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
                   z3.Select(s.w_tag, slot) == pids(item.tag),
                   z3.Select(s.w_pos, slot) == index]
     facts.append(z3.Not(z3.Select(s.w_live, slots[-1])))
-    delivered = concrete.last_delivery.served if concrete.last_delivery else ()
+    delivered = _delivered(concrete, engine)
     if served is None:
         facts.append(z3.Not(s.ld_live))
     else:
@@ -615,16 +632,18 @@ def abstraction(config: Config, concrete: State, served: int | None) -> tuple[
 
 def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMIT,
                 certificate: tuple[PInvariant, ...] = CERTIFICATE) -> str | None:
-    """None when every abstraction of the spec state (one per served item) satisfies the
-    certificate; otherwise the part that fails (or an abstraction that is inconsistent)."""
-    delivered = concrete.last_delivery.served if concrete.last_delivery else ()
-    for served in [None, *range(len(delivered))]:
-        s, p, pinned = abstraction(config, concrete, served)
-        result, why, _ = _ask(rlimit, pinned)
-        if result != z3.sat:
-            return f"the abstraction is not satisfiable ({result} {why})"
-        for part in certificate:
-            result, why, _ = _ask(rlimit, pinned, z3.Not(part.holds(s, p)))
-            if result != z3.unsat:
-                return f"{part.name} fails on the abstraction ({result} {why})"
+    """None when every abstraction of the spec state (one per engine and served item)
+    satisfies the certificate; otherwise the part that fails (prefixed by its engine where
+    there are two) or an abstraction that is inconsistent."""
+    for engine in range(config.engines):
+        where = f"engine {engine}: " if config.engines > 1 else ""
+        for served in [None, *range(len(_delivered(concrete, engine)))]:
+            s, p, pinned = abstraction(config, concrete, served, engine)
+            result, why, _ = ask(rlimit, pinned)
+            if result != z3.sat:
+                return f"{where}the abstraction is not satisfiable ({result} {why})"
+            for part in certificate:
+                result, why, _ = ask(rlimit, pinned, z3.Not(part.holds(s, p)))
+                if result != z3.unsat:
+                    return f"{where}{part.name} fails on the abstraction ({result} {why})"
     return None

@@ -1,6 +1,7 @@
-"""S1, S2 and S3 for every instance beyond V3: one goal per variant, property and environment,
-each proved on the abstract model of `parametric` (any identities, contents per identity with
-their own sizes, items per request, requests, front ends and budget) by its own certificate.
+"""S1, S2, S3 and H1 for every instance beyond V3: one goal per variant, property and
+environment, each proved on the abstract model of `parametric` (any identities, contents per
+identity with their own sizes, items per request, requests, front ends, engines and budget)
+by its own certificate, or on `parametric_mirror`'s.
 
 Why each certificate's abstraction over-approximates the spec (the model's own argument,
 `parametric`, item by item, holds for every variant: it reads the variant's rules, never
@@ -25,14 +26,27 @@ V3's):
   (only where misses are not reported) and a hang (only with a ghost-key LRU); none is
   possible, so "no fault" is inductive.
 
-Each certificate has a mutant the prover rejects (`tests/smt/test_smt_parametric_goals.py`):
-an LRU that ignores the new item's size (S2), P1 serving a reference from another identity's
-entry (S1), a variant that crashes on a miss or an environment with D6 (S3).
+- H1 of every variant, and S3 of V0 (which crashes on any miss), where the caches mirror
+  (`parametric_mirror`, its own model and certificate: uninterpreted LRU states, P1's cache
+  the shadow as it was before the oldest operation in flight): V0-V2 under D11, V3 under
+  D7+D8+D11 (`mirror_environment`: D7 and D8 let V0-V2's P0 assert, after which the spec's
+  front end goes on with a shadow updated for a request P1 never sees).
 
-Where no certificate applies (S1 under D7 in V0-V2, S3 in V0, which crashes on any miss),
-`attempt` tries the nearest one and returns the query that fails: the abstraction keeps no
-relation between P0's shadow and P1's cache (entries go in any order, wire items arrive in any
-order), which is what those environments' answers depend on; they stay bounded.
+Each certificate has a mutant the prover rejects (`tests/smt/test_smt_parametric_goals.py`,
+`tests/smt/test_smt_parametric_mirror.py`): an LRU that ignores the new item's size (S2), P1
+serving a reference from another identity's entry (S1), a variant that crashes on a miss or
+an environment with D6 (S3); for the mirror, reordered delivery, a lost operation, a
+one-sided clear, unequal sizes, a clear of both sides in flight, a stale tag, another LRU on
+one side, a front end touching late.
+
+One P1 stands for each engine under D5's router (`parametric`, "Engines"). A proof under E
+settles every environment below E (`settled_by`; `explore.every_instance` says why).
+
+Where no certificate applies (S1 under D7 in V0-V2), `attempt` tries the nearest one and
+returns the query that fails: the abstraction keeps no relation between P0's shadow and P1's
+cache (entries go in any order, wire items arrive in any order), and the mirror, which keeps
+one, does not hold where those environments' answers are decided (one-sided clears,
+restarts, skew); they stay bounded.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ import z3
 
 from model_checks.records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT
+from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
     CHECKER,
@@ -58,6 +73,7 @@ from model_checks.smt.prove.parametric import (
     PState,
     prove,
 )
+from model_checks.smt.results import ProvedAllDepths
 from spec import VARIANTS, Drift, Variant, drift_order
 
 Bad = Callable[[PState, Params], z3.BoolRef]
@@ -112,33 +128,70 @@ ALL = frozenset(d.value for d in Drift)
 @dataclass(frozen=True)
 class Goal:
     """One proof: `property` of `variant` under `environment` (drift ids) and every
-    environment below it, for every instance, by `certificate`."""
+    environment below it, for every instance, by `certificate` on `parametric`'s model, or
+    (`mirror`) by `parametric_mirror`'s certificate on its model."""
 
     variant: Variant
     property: str
     environment: frozenset[str]
-    certificate: tuple[PInvariant, ...]
+    certificate: tuple[PInvariant, ...] = ()
     bad: dict[str, Bad] | None = None
+    mirror: bool = False
 
     def model(self) -> PModel:
-        return PModel(self.variant, environment=frozenset(Drift(d) for d in self.environment))
+        return PModel(self.variant, environment=self.drifts())
+
+    def drifts(self) -> frozenset[Drift]:
+        return frozenset(Drift(d) for d in self.environment)
+
+    def prove(self, rlimit: int = CERTIFICATE_RLIMIT) -> ProvedAllDepths:
+        """The proof, or ParametricRejected naming the query that failed."""
+        if self.mirror:
+            model = parametric_mirror.MirrorModel(self.variant, self.drifts())
+            proof, = parametric_mirror.prove(model, (self.property,), rlimit)
+        else:
+            proof, = prove(self.model(), self.certificate, (self.property,), rlimit, self.bad)
+        return proof
 
 
 def goals() -> tuple[Goal, ...]:
     """Every goal the certificates decide: S2 of every variant under every source; S1 of
     V0-V2 without D7 and of V3 under every source; S3 of V3 under every source and of the
-    variants that report misses without `LATE_MISS_SOURCES`."""
+    variants that report misses without `LATE_MISS_SOURCES`; where the caches mirror
+    (`mirror_environment`), H1 of every variant, and S3 where no other goal covers it (V0,
+    which crashes on a miss)."""
     found: list[Goal] = []
     without_late = ALL - {d.value for d in LATE_MISS_SOURCES}
     for variant in VARIANTS:
-        found.append(Goal(variant, "S2", ALL, BUDGET_CERTIFICATE))
+        mine = [Goal(variant, "S2", ALL, BUDGET_CERTIFICATE)]
         if variant.tagged:
-            found += [Goal(variant, "S1", ALL, CERTIFICATE), Goal(variant, "S3", ALL, CERTIFICATE)]
-            continue
-        found.append(Goal(variant, "S1", ALL - {Drift.D7.value}, OWNER_CERTIFICATE, BAD_WITHOUT_D7))
-        if variant.reports_misses:
-            found.append(Goal(variant, "S3", without_late, NO_FAULT_CERTIFICATE))
+            mine += [Goal(variant, "S1", ALL, CERTIFICATE), Goal(variant, "S3", ALL, CERTIFICATE)]
+        else:
+            mine.append(Goal(variant, "S1", ALL - {Drift.D7.value}, OWNER_CERTIFICATE,
+                             BAD_WITHOUT_D7))
+            if variant.reports_misses:
+                mine.append(Goal(variant, "S3", without_late, NO_FAULT_CERTIFICATE))
+        found += mine + _mirror_goals(variant, mine)
     return tuple(found)
+
+
+def mirror_environment(variant: Variant) -> frozenset[str]:
+    """The mirror's largest environment for `variant`: `parametric_mirror.MIRRORING`, less
+    the late-miss sources where P0 may assert (no late-miss reprocessing)."""
+    sources = parametric_mirror.MIRRORING
+    if not variant.late_miss_reprocess:
+        sources = sources - LATE_MISS_SOURCES
+    return frozenset(d.value for d in sources)
+
+
+def _mirror_goals(variant: Variant, found: list[Goal]) -> list[Goal]:
+    """H1 by the mirror; S3 too where no goal of `found` covers its environment already."""
+    env = mirror_environment(variant)
+    mine = [Goal(variant, "H1", env, mirror=True)]
+    if not any((g.variant, g.property) == (variant, "S3") and env <= g.environment
+               for g in found):
+        mine.append(Goal(variant, "S3", env, mirror=True))
+    return mine
 
 
 def ids(environment: Iterable[str]) -> tuple[str, ...]:
@@ -150,15 +203,14 @@ def record(goal: Goal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
     query that failed."""
     env = ids(goal.environment)
     try:
-        proof, = prove(goal.model(), goal.certificate, (goal.property,), rlimit, goal.bad)
+        proof = goal.prove(rlimit)
     except ParametricRejected as error:
         return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.UNKNOWN,
                              0, "depth", 0.0, detail=f"certificate rejected: {error}",
                              instance="any")
-    names = " & ".join(part.name for part in goal.certificate)
     return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.PROVED, None,
                          "depth", round(proof.seconds, 3),
-                         detail=f"{proof.method}: {names}; peak rlimit {proof.peak}",
+                         detail=f"{proof.method}: {proof.certificate}; peak rlimit {proof.peak}",
                          instance="any")
 
 
@@ -182,16 +234,26 @@ def maximal_holding(minimal: Iterable[Iterable[str]],
 def attempt(variant: Variant, prop: str, environment: frozenset[str],
             rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
     """Try `prop` under `environment` with the certificate nearest to it (S1: the served item
-    pairs one processing; S2: the budget certificate; S3: no fault); None if proved,
-    otherwise the query that failed (the abstraction step)."""
-    certificate = {"S1": (_part("served-from-one-processing"),), "S2": BUDGET_CERTIFICATE,
-                   "S3": NO_FAULT_CERTIFICATE}[prop]
-    model = PModel(variant, environment=frozenset(Drift(d) for d in environment))
+    pairs one processing; S2: the budget certificate; S3: no fault; H1: the mirror); None if
+    proved, otherwise the query that failed (the abstraction step) or why the mirror does
+    not apply there."""
+    drifts = frozenset(Drift(d) for d in environment)
     try:
-        prove(model, certificate, (prop,), rlimit)
+        if prop in parametric_mirror.PROPERTIES and prop not in NEAREST:
+            parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,),
+                                    rlimit)
+        else:
+            prove(PModel(variant, environment=drifts), NEAREST[prop], (prop,), rlimit)
     except ParametricRejected as error:
         return str(error)
     return None
+
+
+NEAREST: dict[str, tuple[PInvariant, ...]] = {
+    "S1": (_part("served-from-one-processing"),), "S2": BUDGET_CERTIFICATE,
+    "S3": NO_FAULT_CERTIFICATE,
+}
+"""The certificate `attempt` tries per property on `parametric`'s model."""
 
 
 def settled_by(goal_environments: Iterable[frozenset[str]], environment: frozenset[str]) -> bool:
