@@ -11,7 +11,7 @@ import pytest
 
 from model_checks import cli
 from model_checks.jobs import phases, run
-from model_checks.jobs.phases import Phase, checker
+from model_checks.jobs.phases import LATTICE_EVIDENCE, NIGHTLY_PARTS, Phase, checker
 from model_checks.records import read_records
 
 
@@ -95,3 +95,15 @@ def test_an_unknown_part_is_a_usage_error(tmp_path: Path,
     assert exit_info.value.code == 2
     assert "simulate-V9" in capsys.readouterr().err
     assert not out.parent.exists()
+
+
+def test_the_nightly_lattice_merges_the_evidence_the_committed_page_was_rendered_with() -> None:
+    """A nightly render that merged less evidence than the committed page would drop the
+    breaks only that evidence holds (the all-instance proofs' hand-built runs)."""
+    page = (Path(__file__).resolve().parents[1].parent / "docs" / "drift-combinations.md")
+    produced = next(line for line in page.read_text().splitlines() if "Produced by" in line)
+    argv = NIGHTLY_PARTS["lattice"][0].argv
+    given = {argv[i + 1] for i, word in enumerate(argv) if word == "--evidence"}
+    assert given == set(LATTICE_EVIDENCE)
+    for evidence in LATTICE_EVIDENCE:
+        assert f"--evidence {evidence}" in produced
