@@ -151,15 +151,22 @@ def _instance(record: VerdictRecord) -> str:
     return "any instance" if record.instance == "any" else record.instance
 
 
-def short(record: VerdictRecord | None, page: str | None) -> str:
-    """A record in a few words, for the per-property tables."""
+def short(record: VerdictRecord | None, page: str | None,
+          instances: dict[str, str] | None = None) -> str:
+    """A record in a few words, for the per-property tables. With `instances` (a table's
+    legend, filled as the table is written), a proof names its instance by the legend's number
+    instead of in full, so that a table states each instance once."""
     if record is None:
         return "-"
     if record.checker == EXPLORE and record.verdict is not Verdict.COUNTEREXAMPLE:
-        return _short_explored(record)
+        return _short_explored(record, instances)
     if record.verdict is Verdict.PROVED:
         text = "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
-        return f"{text} ({_instance(record)})" if record.instance else text
+        if not record.instance:
+            return text
+        if instances is None:
+            return f"{text} ({_instance(record)})"
+        return f"{text} ({_lettered(_instance(record), instances)})"
     if record.verdict is Verdict.COUNTEREXAMPLE:
         text = f"counterexample, {record.counterexample_length} steps"
         found = " (explorer)" if record.checker == EXPLORE else ""
@@ -169,8 +176,16 @@ def short(record: VerdictRecord | None, page: str | None) -> str:
     return "undecided"
 
 
-def _short_explored(record: VerdictRecord) -> str:
-    _, scope = _explored(record)
+def _lettered(instance: str, instances: dict[str, str] | None) -> str:
+    """An instance as a table cell names it: in full, or by its number in the legend."""
+    if instances is None:
+        return instance
+    return "instance " + instances.setdefault(instance, str(len(instances) + 1))
+
+
+def _short_explored(record: VerdictRecord, instances: dict[str, str] | None = None) -> str:
+    _, explored = _explored(record)
+    scope = _lettered(explored, instances)
     if record.verdict is Verdict.PROVED:
         return f"proved for the explorer's instance only ({scope})"
     if record.verdict is Verdict.VACUOUS:
@@ -359,18 +374,22 @@ def checkers_of(results: Results, prop: str) -> list[str]:
 
 
 def strongest_table(results: Results, prop: str) -> str:
-    """Rows: environments; columns: variants; each cell the strongest result, linked."""
+    """Rows: environments; columns: variants; each cell the strongest result, linked; below
+    the table, the legend of the instances its proofs hold for, each stated once."""
     variants = sorted(dict.fromkeys(c.variant for c in EXPECTED))
     rows = []
+    instances: dict[str, str] = {}
     for env in dict.fromkeys(c.environment for c in EXPECTED):
         row = [environment_text(env)]
         for variant in variants:
             at: Key = (variant, env, prop)
             cell = next(c for c in EXPECTED if c.variant == variant and c.environment == env)
             mark = " **!**" if _contradiction(results, at, cell.expectations.get(prop)) else ""
-            row.append(short(results.strongest(at), results.page(at)) + mark)
+            row.append(short(results.strongest(at), results.page(at), instances) + mark)
         rows.append(row)
-    return table(("environment", *variants), rows)
+    legend = "".join(f"\n- instance {number}: {text}" for text, number in instances.items())
+    legend = f"\n\nThe instances the table names:\n{legend}" if legend else ""
+    return table(("environment", *variants), rows) + legend
 
 
 # -- one page per snapshot trace -------------------------------------------------------------
