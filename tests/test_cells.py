@@ -15,7 +15,8 @@ from model_checks.cells import (
     cell_label,
     environment_text,
 )
-from model_checks.matrix import ROUTER, Expectation
+from model_checks.environment_arg import ROUTER
+from model_checks.matrix import Expectation
 from model_checks.records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]

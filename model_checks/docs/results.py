@@ -19,6 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
@@ -36,15 +37,9 @@ from model_checks.docs.snapshot import (
     label,
     trace_name,
 )
-from model_checks.matrix import (
-    ALL_EXPECTED,
-    EXPECTED,
-    PAIR_EXPECTED,
-    PROPERTIES,
-    ROUTER,
-    Cell,
-    Expectation,
-)
+from model_checks.environment_arg import ROUTER
+from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
+from model_checks.pair_cells import PAIR_EXPECTED
 from model_checks.records import EXPLORE as EXPLORER
 from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from model_checks.records import SCENARIOS as SCENARIO_CHECKER
@@ -317,7 +312,7 @@ def pairs_section(results: Results) -> list[str]:
 
 
 def _title(env_id: str) -> str:
-    """A drift source's title, or the router configuration's (`matrix.ROUTER`)."""
+    """A drift source's title, or the router configuration's (`environment_arg.ROUTER`)."""
     if env_id == ROUTER:
         return "one front end, two engines behind a router"
     return Drift(env_id).title

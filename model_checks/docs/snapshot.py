@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
-from model_checks.matrix import ALL_EXPECTED, PROPERTIES
+from model_checks.matrix import PROPERTIES
 from model_checks.records import CHECKERS as ALL_CHECKERS
 from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord
 from model_checks.trace_file import BadTraceFile, replay_data

@@ -12,7 +12,8 @@ import enum
 from dataclasses import dataclass
 
 from model_checks.cells import environment_text
-from model_checks.matrix import ENVIRONMENTS, PAIR_ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.matrix import ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.pair_cells import PAIR_ENVIRONMENTS
 from spec import VARIANTS
 
 
@@ -99,7 +100,7 @@ PAIRS: tuple[Phase, ...] = (
     checker("prove", "--cells", "pairs"),
     explore("--profile", "ci", *PAIR_ENV_ARGUMENTS),
 )
-"""The pair cells of the expected matrix (`matrix.PAIR_EXPECTED`) through every checker at the
+"""The pair cells of the expected matrix (`pair_cells.PAIR_EXPECTED`) through every checker at the
 main job's budgets; too long for the main job, so the nightly job runs them. explore judges
 their expectations only through the nightly's summary (`contradiction_count` over every
 cell), so the nightly fails on any contradiction the summary marks."""

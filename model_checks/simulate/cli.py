@@ -22,17 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks import render
+from model_checks.cell_sets import add_cells_argument, cells_named
 from model_checks.cells import environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.instance import WIDER_IN_FLIGHT
 from model_checks.itf import write_itf
-from model_checks.matrix import (
-    PROPERTIES,
-    WIDER_IN_FLIGHT,
-    Expectation,
-    add_cells_argument,
-    cells_named,
-)
+from model_checks.matrix import PROPERTIES, Expectation
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES
 from model_checks.text_table import grid

@@ -23,16 +23,11 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import Agreement, agreement, cell_identifier, identifier
 from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
-from model_checks.matrix import (
-    ALL_EXPECTED,
-    EXPECTED,
-    WIDER_IN_FLIGHT,
-    Cell,
-    Expectation,
-    config_for,
-)
+from model_checks.instance import WIDER_IN_FLIGHT, config_for
+from model_checks.matrix import EXPECTED, Cell, Expectation
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import HYPOTHESIS, Verdict, VerdictRecord
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound

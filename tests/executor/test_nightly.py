@@ -50,7 +50,7 @@ def test_the_parts_are_the_whole_nightly_job_in_order() -> None:
 def test_the_simulate_parts_split_the_nightly_cells_exactly() -> None:
     """The variant parts' `--only` filters select each matrix cell exactly once (the filter is
     the one `simulate` applies), and only the mutants' part keeps the mutants."""
-    from model_checks.matrix import cells_named
+    from model_checks.cell_sets import cells_named
 
     filters = [phase.argv[phase.argv.index("--only") + 1]
                for part, parts in phases.NIGHTLY_PARTS.items()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.matrix import config_for
+from model_checks.instance import config_for
 from model_checks.records import Verdict, read_records
 from model_checks.trace_file import action_from_json, replay_file
 from spec import DRIFT_IDS, by_id, run, variant_named

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.explore.cells import CellJob
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES, Shape, explore_config
-from model_checks.matrix import ALL_EXPECTED, config_for
+from model_checks.instance import config_for
 from spec import Config, Content, variant_named
 
 IDENTITY_CHOICES = (None, 1, 2, 3)
