@@ -132,7 +132,8 @@ NIGHTLY_PARTS: dict[str, tuple[Phase, ...]] = {
 """The nightly job in parts that each fit one 6-hour workflow job on a 2-core runner
 (`nightly --part NAME`; the ready workflow runs one job per part, side by side). Hypothesis's
 nightly profile is split by variant (`--only V0_` selects every V0 cell: labels are
-`V0_D1_D7`, and the empty environment's is `V0_`) and the spec mutants' cells
+`V0_D1+D7`, and the empty environment's is `V0_none`: `cells.cell_matches`) and the spec
+mutants' cells
 (`--only mutant`): together they are exactly `simulate --profile nightly`'s cells. The
 nightly `prove` also tries the mirror certificate on two-item encodings (`--mirror all`,
 hence a certificate limit of 1.2 billion units). `prove` comes before `explore` in one part
