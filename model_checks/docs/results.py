@@ -8,7 +8,7 @@ violation found, then undecided. Every proof is printed with the instance it hol
 explorer's also with the states it visited and the graph's diameter.
 
 Nothing here runs a checker; every result is a record of the snapshot, every expectation comes
-from the expected matrix (`matrix.ALL_EXPECTED`: the main matrix, then the pairs of drift
+from the expected matrix (`cell_sets.ALL_EXPECTED`: the main matrix, then the pairs of drift
 sources), every property from `spec.registry()`. A cell with no record in the snapshot is
 shown as "not run in this snapshot", never as a pass.
 """
@@ -289,7 +289,7 @@ def pairs_section(results: Results) -> list[str]:
     ]
     parts = [
         "", "## Pairs of drift sources", "",
-        "Every other pair of drift sources (`matrix.PAIR_ENVIRONMENTS`), with what the "
+        "Every other pair of drift sources (`pair_cells.PAIR_ENVIRONMENTS`), with what the "
         "expected matrix requires: every property not listed must hold. A pair breaks at "
         "least what either source breaks alone: the behaviours only grow with the "
         "environment (tests/test_matrix_pairs.py replays every such source's counterexample "
