@@ -66,7 +66,7 @@ _FORM = "<variant>_<environment>[_<property>], e.g. V2_D2+D7, V1_none or V1_D5-r
 def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
     """(variant, environment, property or None) of a cell spelled `cell_label`'s way, or in
     an older spelling: environments joined by `_` (`V2_D2_D7`, as job labels and class names
-    wrote them), the docs' `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`),
+    wrote them), `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`),
     and `D5_router` or `ROUTER` for `D5-router`. Any case. Raises `BadCell` otherwise."""
     words = re.sub(r"d5[-_]router", "ROUTER", text.strip(), flags=re.IGNORECASE)
     tokens = [w for w in re.split(r"[\s_+-]+", words) if w]

@@ -89,7 +89,7 @@ def test_nothing_expected_is_not_judged_whatever_the_verdict() -> None:
 ALIASES = [
     ("V2_D2+D7", ("V2", ("D2", "D7"), None)),  # the one spelling
     ("V2_D2_D7", ("V2", ("D2", "D7"), None)),  # the old job label and class name
-    ("V2-D2+D7-S1", ("V2", ("D2", "D7"), "S1")),  # the docs' trace names
+    ("V2-D2+D7-S1", ("V2", ("D2", "D7"), "S1")),  # parts joined by -
     ("V2 D2+D7 S1", ("V2", ("D2", "D7"), "S1")),  # prose
     ("v2_d7+d2_s1", ("V2", ("D2", "D7"), "S1")),  # any case, any order
     ("V1_D5-router_H1", ("V1", (ROUTER,), "H1")),

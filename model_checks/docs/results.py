@@ -416,7 +416,7 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
 
 
 def trace_pages(results: Results) -> dict[str, str]:
-    """counterexamples/<variant>-<environment>-<property>.md for every snapshot trace."""
+    """counterexamples/<variant>_<environment>_<property>.md for every snapshot trace."""
     pages = {}
     for record in results.snapshot.records:
         if record.counterexample_path is not None:
