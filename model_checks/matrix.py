@@ -41,15 +41,15 @@ class Cell:
     expectations: Mapping[str, Expectation]
     why: str
     wider: Mapping[str, Expectation] = field(default_factory=dict)
-    """L3 and L4 at `WIDER_IN_FLIGHT` unfinished requests (the same as `expectations` unless
-    the verdict depends on the bound)."""
+    """L3 and L4 at `instance.WIDER_IN_FLIGHT` unfinished requests (the same as `expectations`
+    unless the verdict depends on the bound)."""
     interaction: str = ""
     """A pair cell's hand-written reasoning where its expectation is not the union of its two
     drift sources' (an interaction: a property broken only with both); empty otherwise."""
     unshown: frozenset[str] = frozenset()
     """Properties expected to break under the environment that `config_for`'s instance for
     this cell need not show: they break only through a drift source whose own instance this
-    one does not contain (`instance_contains`: D11 makes c oversized, D9 skews b and c).
+    one does not contain (`instance.instance_contains`: D11 makes c oversized, D9 skews b and c).
     Hypothesis, which searches exactly that instance, judges them as not judged
     (`at_instance`); Z3 (its own sizes) and the explorer (a proof there contradicts
     nothing) judge `expectations`."""
@@ -84,7 +84,7 @@ ENVIRONMENTS: tuple[tuple[str, ...], ...] = (
 PROPERTIES: tuple[str, ...] = property_ids()
 """The properties the expectations are written for: the registry when this module loads."""
 WIDER_PROPERTIES: tuple[str, ...] = ("L3", "L4")
-"""The properties also judged at `WIDER_IN_FLIGHT` unfinished requests."""
+"""The properties also judged at `instance.WIDER_IN_FLIGHT` unfinished requests."""
 
 CRASH = "S3 H1 L4"
 """V0 wherever P1 can miss a reference: the assertion kills the engine (S3), the miss is the

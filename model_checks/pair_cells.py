@@ -29,7 +29,7 @@ PAIR_ENVIRONMENTS: tuple[tuple[str, ...], ...] = tuple(
     pair for pair in combinations(DRIFT_IDS, 2) if pair not in ENVIRONMENTS
 )
 """Every other pair of drift sources (53 of the 55; D5+D7 and D7+D10 are in ENVIRONMENTS).
-Run by the nightly job (`--cells pairs` / `all`), not by the main job: see `cell_sets.CELL_SETS`."""
+Run by the nightly job (`--cells pairs` / `all`), not by the main job (`cell_sets.CELL_SETS`)."""
 
 def union(variant: str, pair: tuple[str, ...]) -> dict[str, Expectation]:
     """Per property, what monotonicity alone says of a pair: it breaks what either source
