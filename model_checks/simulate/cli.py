@@ -28,7 +28,7 @@ from model_checks.environment_arg import BadEnvironment, add_environment_argumen
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.instance import WIDER_IN_FLIGHT
 from model_checks.itf import write_itf
-from model_checks.matrix import PROPERTIES, Expectation
+from model_checks.matrix import PROPERTIES, Cell, Expectation
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES
 from model_checks.text_table import grid
@@ -119,15 +119,15 @@ def stats_table(results: Sequence[CellResult]) -> str:
     return grid(["cell (fired/enabled)", *names], body)
 
 
-def run_simulate(args: argparse.Namespace) -> int:
-    profile = PROFILES[args.profile]
-    start = time.perf_counter()
+def _selected_cells(args: argparse.Namespace) -> list[Cell] | None:
+    """The cells `--cells`, `--only` and `--environment` select; None after printing a usage
+    error (a bad environment, or no cell matching while mutants are not asked for)."""
     try:
         envs = None if args.environment is None else {
             parse_environment(text, router=True) for text in args.environment}
     except BadEnvironment as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     every = cells_named(args.cells)
     cells = [c for c in every if cell_matches(args.only, c.variant, c.environment)
              and (envs is None or c.environment in envs)]
@@ -138,6 +138,15 @@ def run_simulate(args: argparse.Namespace) -> int:
               + "; the labels:", file=sys.stderr)
         print(textwrap.fill(" ".join(labels), 100, initial_indent="  ",
                             subsequent_indent="  ", break_on_hyphens=False), file=sys.stderr)
+        return None
+    return cells
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    profile = PROFILES[args.profile]
+    start = time.perf_counter()
+    cells = _selected_cells(args)
+    if cells is None:
         return EXIT_USAGE
     if args.jobs is not None and args.jobs < 1:
         print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from model_checks.instance import MATRIX
+from model_checks.instance import MATRIX, matrix_drift, matrix_instance
 from spec import Drift, Needs, Variant, needs_of
 from spec.drift import describe_environment, drift_order
 
@@ -188,13 +188,10 @@ def shadow_side(front_end: int) -> str:
 
 def encoding_for(variant: Variant, env: tuple[str, ...], bounds: Bounds | None = None) -> Encoding:
     """The encoding of a matrix environment (drift ids; `environment_arg.ROUTER` is D5's
-    router configuration: D5 with one front end and two engines)."""
-    from model_checks.environment_arg import ROUTER
-
-    router = ROUTER in env
-    ids = {d for d in env if d != ROUTER} | ({Drift.D5.value} if router else set())
-    return Encoding(variant, frozenset(Drift(d) for d in ids), bounds or Bounds(),
-                    engines=2 if router else 1)
+    router configuration: D5 with one front end and two engines), its drift sources and
+    engines those of the matrix's instance (`instance.matrix_instance`)."""
+    return Encoding(variant, matrix_drift(env), bounds or Bounds(),
+                    engines=matrix_instance(env).engines)
 
 
 def environment_ids(enc: Encoding) -> tuple[str, ...]:
