@@ -21,6 +21,7 @@ from model_checks.cell_sets import (
     cells_named,
     expected_cell,
 )
+from model_checks.docs.snapshot import trace_name
 from model_checks.explore.cells import CellJob, explore_cell
 from model_checks.instance import config_for, instance_contains
 from model_checks.jobs import phases
@@ -149,7 +150,7 @@ def _lifted(variant: str, pair: tuple[str, ...], prop: str) -> bool | None:
     trace of either source for it)."""
     found = None
     for drift in pair:
-        path = TRACES / f"{variant}-{drift}-{prop}.json"
+        path = TRACES / f"{trace_name((variant, (drift,), prop))}.json"
         if not path.exists():
             continue
         data = json.loads(path.read_text())

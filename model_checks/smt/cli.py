@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.cell_sets import add_cells_argument
-from model_checks.cells import environment_text
+from model_checks.cells import cell_label, environment_text
 from model_checks.environment_arg import (
     ROUTER,
     BadEnvironment,
@@ -145,8 +145,8 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
     result = outcome.result
     if not isinstance(result, Violated):
         return None
-    env = environment_text(outcome.cell.environment)
-    path = directory / f"{outcome.cell.variant.name}-{env}-{outcome.cell.property}.json"
+    cell = outcome.cell
+    path = directory / f"{cell_label(cell.variant.name, cell.environment, cell.property)}.json"
     violation = by_id(result.property).check_trace(result.trace)
     step, reason = (len(result.trace.steps), "not reproduced") if violation is None else (
         violation.step, violation.reason)
