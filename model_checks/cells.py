@@ -6,10 +6,13 @@ some instance; a checker's job judges one cell, or one cell's property, and its 
 the verdict records it wrote (`model_checks.records.VerdictRecord`) with whatever figures the
 checker reports besides. Three rules are stated here once:
 
-- `environment_text`: an environment in prose, tables and progress lines (`D1+D7`, `none`);
-- `cell_label`: a cell in job names and trace file names (`V1_D1_D7`, `V1_none`), and
-  `cell_identifier`, the same made a Python identifier (Hypothesis names a state machine
-  class after its cell, and prints that name in the traces it reports);
+- `environment_text`: an environment in prose, tables and progress lines (`D1+D7`, `none`,
+  `D5-router`);
+- `cell_label`: the one spelling of a cell, in job names, trace file names and progress
+  lines (`V1_D1+D7`, `V1_none`, `V1_D5-router`; with a property, `V1_D1+D7_S1`), read back by
+  `parse_cell`, which accepts the older spellings as aliases (`V1_D1_D7`, `V1-D1+D7-S1`,
+  `V1_ROUTER`); `cell_identifier` is the same made a Python identifier, only where one is
+  required (Hypothesis names a state machine class after its cell);
 - `agreement`: what a verdict on a cell says about the matrix's expectation for it: a
   match, a mismatch (a finding), undecided, unshown (a smaller instance than the matrix's
   showing no counterexample contradicts nothing), or not judged.
@@ -21,8 +24,10 @@ import enum
 import re
 from collections.abc import Iterable
 
+from model_checks.environment_arg import BadEnvironment, parse_environment
 from model_checks.matrix import Expectation
 from model_checks.records import Checker, Verdict
+from spec import VARIANT_NAMES, property_ids
 
 
 def environment_text(environment: Iterable[str]) -> str:
@@ -30,10 +35,13 @@ def environment_text(environment: Iterable[str]) -> str:
     return "+".join(environment) or "none"
 
 
-def cell_label(variant: str, environment: Iterable[str]) -> str:
-    """A cell as job names and trace files name it: the variant and the drift ids joined by
-    `_`, or `<variant>_none`."""
-    return f"{variant}_{'_'.join(environment) or 'none'}"
+def cell_label(variant: str, environment: Iterable[str], prop: str | None = None) -> str:
+    """The one spelling of a cell: the variant and `environment_text`, joined by `_`
+    (`V2_D2+D7`, `V1_none`, `V1_D5-router`), then `_` and the property where one is named
+    (`V2_D2+D7_S1`). Job names, trace files and progress lines print it; `parse_cell` reads
+    it back, and the older spellings too."""
+    label = f"{variant}_{environment_text(environment)}"
+    return label if prop is None else f"{label}_{prop}"
 
 
 def identifier(text: str) -> str:
@@ -42,8 +50,46 @@ def identifier(text: str) -> str:
 
 
 def cell_identifier(variant: str, environment: Iterable[str]) -> str:
-    """`cell_label` made a Python identifier (`V1_D5-router` becomes `V1_D5_router`)."""
+    """`cell_label` made a Python identifier, for what must be one (Hypothesis names a state
+    machine class after its cell): `V1_D5-router` becomes `V1_D5_router`, `V2_D2+D7`
+    becomes `V2_D2_D7`."""
     return identifier(cell_label(variant, environment))
+
+
+class BadCell(ValueError):
+    """A malformed cell spelling; the message is one line naming the expected form."""
+
+
+_FORM = "<variant>_<environment>[_<property>], e.g. V2_D2+D7, V1_none or V1_D5-router_H1"
+
+
+def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
+    """(variant, environment, property or None) of a cell spelled `cell_label`'s way, or in
+    an older spelling: environments joined by `_` (`V2_D2_D7`, as job labels and class names
+    wrote them), `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`),
+    and `D5_router` or `ROUTER` for `D5-router`. Any case. Raises `BadCell` otherwise."""
+    words = re.sub(r"d5[-_]router", "ROUTER", text.strip(), flags=re.IGNORECASE)
+    tokens = [w for w in re.split(r"[\s_+-]+", words) if w]
+    variants = {v.upper(): v for v in VARIANT_NAMES}
+    if len(tokens) < 2 or tokens[0].upper() not in variants:
+        raise BadCell(f"cell: got {text!r}, expected {_FORM} (variants "
+                      f"{', '.join(VARIANT_NAMES)})")
+    properties = {p.upper(): p for p in property_ids()}
+    prop = properties.get(tokens[-1].upper()) if len(tokens) > 2 else None
+    env = tokens[1:-1] if prop is not None else tokens[1:]
+    try:
+        drift = parse_environment("+".join(env), router=True)
+    except BadEnvironment as error:
+        raise BadCell(f"cell: got {text!r}, expected {_FORM} ({error})") from None
+    return variants[tokens[0].upper()], drift, prop
+
+
+def cell_matches(text: str, variant: str, environment: Iterable[str]) -> bool:
+    """Whether a cell filter (`simulate --only`) selects a cell: `text` is part of the cell's
+    label, compared in the identifier form so that every spelling `parse_cell` accepts
+    selects the same cells (`V2_D1+D7`, `V2_D1_D7`; `V0_` selects every V0 cell)."""
+    wanted = identifier(text).lower()
+    return wanted in cell_identifier(variant, environment).lower()
 
 
 class Agreement(enum.Enum):

@@ -2,10 +2,11 @@
 drift environment (`prove`, `explore`, `simulate`, `conform`).
 
 An environment is drift ids joined by "+" (any order, any case: `d7+D2` is D2+D7), or
-`none`; where a command has D5's router configuration, `D5-router` too. Each command keeps its
-older spelling as an alias (`explore --env`), so existing command lines still work. Parsing
-imports nothing heavy, so a bad environment is a usage error before torch, z3 or Hypothesis
-is imported.
+`none`; where a command has D5's router configuration, `D5-router` too. Older spellings
+(`D2_D7`, `D5_router`, `ROUTER`) are accepted as aliases and read as the canonical one.
+Each command keeps its older option name as an alias (`explore --env`), so existing command
+lines still work. Parsing imports nothing heavy, so a bad environment is a usage error
+before torch, z3 or Hypothesis is imported.
 """
 
 from __future__ import annotations
@@ -22,16 +23,24 @@ class BadEnvironment(ValueError):
     """A malformed environment; the message is one line naming the valid ids."""
 
 
+ROUTER_ALIASES = ("d5-router", "d5_router", "router")
+"""Spellings of `ROUTER` accepted on input (any case): the canonical one, the Python
+identifier form Hypothesis's class names use (`V1_D5_router`), and the constant's name."""
+
+
 def parse_environment(text: str, *, router: bool = False) -> tuple[str, ...]:
     """`"D7+d2"` -> `("D2", "D7")`; `"none"` -> `()`; `"D5-router"` -> `("D5-router",)` when
-    the command has the router configuration. Raises `BadEnvironment` otherwise."""
+    the command has the router configuration. The canonical spelling is
+    `cells.environment_text`'s (drift ids joined by "+", `none`, `D5-router`); the older
+    spellings are aliases: ids joined by "_" (`D2_D7`, as job labels and class names wrote
+    them) and `ROUTER_ALIASES`. Raises `BadEnvironment` otherwise."""
     cleaned = text.strip()
     if cleaned.lower() == "none":
         return ()
-    if router and cleaned.lower() == ROUTER.lower():
+    if router and cleaned.lower() in ROUTER_ALIASES:
         return (ROUTER,)
     ids = []
-    for part in cleaned.split("+"):
+    for part in cleaned.replace("_", "+").split("+"):
         drift = part.strip().upper()
         if drift not in DRIFT_IDS:
             extra = f", {ROUTER}" if router else ""

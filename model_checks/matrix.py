@@ -1,8 +1,11 @@
 """The expected verdict matrix: for each variant and environment, what every property must do.
 
 Expectations are data, reasoned out from the protocol (each cell's `why`), never copied from a
-checker's output. A checker compares its results with `EXPECTED`; a must-hold property that
-fails, or a must-break property whose counterexample is not found within budget, is a mismatch.
+checker's output. A checker compares its results with the cells (`EXPECTED` here, every
+selection in `model_checks.cell_sets`); a must-hold property that fails, or a must-break
+property whose counterexample is not found within budget, is a mismatch. The rows are
+written for the matrix's instance (`model_checks.instance.config_for`); the pair cells are
+derived from them (`model_checks.pair_cells`).
 
 L3 and L4 are judged at two instance sizes (2 and 3 unfinished requests, `Cell.wider`); a
 cell says in its `why` where a verdict depends on the bound.
@@ -10,30 +13,12 @@ cell says in its `why` where a verdict depends on the bound.
 
 from __future__ import annotations
 
-import argparse
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import combinations
 
-from model_checks.environment_arg import ROUTER as ROUTER
-from model_checks.matrix_pairs import PAIR_REASONS, PairReason, needs_c
-from spec import DRIFT_IDS as DRIFT_IDS
-from spec import (
-    V2,
-    VARIANTS,
-    Config,
-    Content,
-    Drift,
-    ItemSize,
-    Variant,
-    drift_order,
-    environment,
-    needs_of,
-    property_ids,
-    variant_named,
-)
-from spec import VARIANT_NAMES as VARIANT_NAMES
+from model_checks.environment_arg import ROUTER
+from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS, Drift, property_ids
 
 
 class Expectation(enum.Enum):
@@ -56,15 +41,15 @@ class Cell:
     expectations: Mapping[str, Expectation]
     why: str
     wider: Mapping[str, Expectation] = field(default_factory=dict)
-    """L3 and L4 at `WIDER_IN_FLIGHT` unfinished requests (the same as `expectations` unless
-    the verdict depends on the bound)."""
+    """L3 and L4 at `instance.WIDER_IN_FLIGHT` unfinished requests (the same as `expectations`
+    unless the verdict depends on the bound)."""
     interaction: str = ""
     """A pair cell's hand-written reasoning where its expectation is not the union of its two
     drift sources' (an interaction: a property broken only with both); empty otherwise."""
     unshown: frozenset[str] = frozenset()
     """Properties expected to break under the environment that `config_for`'s instance for
     this cell need not show: they break only through a drift source whose own instance this
-    one does not contain (`instance_contains`: D11 makes c oversized, D9 skews b and c).
+    one does not contain (`instance.instance_contains`: D11 makes c oversized, D9 skews b and c).
     Hypothesis, which searches exactly that instance, judges them as not judged
     (`at_instance`); Z3 (its own sizes) and the explorer (a proof there contradicts
     nothing) judge `expectations`."""
@@ -95,64 +80,11 @@ ENVIRONMENTS: tuple[tuple[str, ...], ...] = (
 )
 """The main matrix: the environments the main job (CI) runs with every checker."""
 
-PAIR_ENVIRONMENTS: tuple[tuple[str, ...], ...] = tuple(
-    pair for pair in combinations(DRIFT_IDS, 2) if pair not in ENVIRONMENTS
-)
-"""Every other pair of drift sources (53 of the 55; D5+D7 and D7+D10 are in ENVIRONMENTS).
-Run by the nightly job (`--cells pairs` / `all`), not by the main job: see `CELL_SETS`."""
-
-SKEWED = ItemSize(Content("b"), 1, 2)
-"""Under D9: P1 sizes b at 2 bytes, P0 at 1 (P1 evicts where P0 does not)."""
-ONE_SIDED = ItemSize(Content("c"), 1, 3)
-"""Under D9 without D11: P0 sizes c at 1 byte and caches it, P1 at 3, over the 2-byte budget,
-and skips it (one side caches, the other skips)."""
-OVERSIZED = ItemSize(Content("c"), 3, 3)
-"""Under D11: c takes 3 bytes of the 2-byte budget on both sides."""
-REUSED = ItemSize(Content("b", 1), 2, 2)
-"""Under D7: b's second content takes the whole 2-byte budget on both sides (a client-supplied
-uuid names new content of another size): recording it evicts everything else. (Not c's: D11
-makes c@0 oversized, and D8's requests need a third small content, c@1.)"""
-
-IN_FLIGHT = 2
-"""Unfinished requests at once in the matrix's instance."""
-WIDER_IN_FLIGHT = 3
-"""The second instance size L3 and L4 are judged at (`Cell.wider`)."""
-
-
-def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Config:
-    """The configuration every checker uses for a cell: identities a, b, c; budget 2; at most
-    4 requests, 2 unfinished at once (3 for the wider instance), 2 items each, 2 retries; and
-    what each drift source needs to exist at all (`spec.Drift.needs`): two front ends (D5), a
-    second content per identity (D7; b's of 2 bytes), three items per request (D8), b skewed
-    and c cached by P0 only (D9; c is over the budget on both sides instead under D11).
-    `ROUTER` in the environment is D5's other half: one front end, two engines behind a
-    router."""
-    router = ROUTER in env
-    drift = environment(*(d for d in env if d != ROUTER), *((Drift.D5.value,) if router else ()))
-    needs = needs_of(drift)
-    sizes = tuple(
-        size for size, present in (
-            (SKEWED, needs.skewed_sizes),
-            (ONE_SIDED, needs.skewed_sizes and not needs.oversized),
-            (OVERSIZED, needs.oversized),
-        ) if present
-    ) + ((REUSED,) if needs.versions > 1 else ())
-    return Config(
-        variant=variant,
-        environment=drift,
-        front_ends=1 if router else needs.front_ends,
-        engines=2 if router else 1,
-        versions=needs.versions,
-        max_items=max(2, needs.items),
-        max_in_flight=max_in_flight,
-        sizes=sizes,
-    )
-
 
 PROPERTIES: tuple[str, ...] = property_ids()
 """The properties the expectations are written for: the registry when this module loads."""
 WIDER_PROPERTIES: tuple[str, ...] = ("L3", "L4")
-"""The properties also judged at `WIDER_IN_FLIGHT` unfinished requests."""
+"""The properties also judged at `instance.WIDER_IN_FLIGHT` unfinished requests."""
 
 CRASH = "S3 H1 L4"
 """V0 wherever P1 can miss a reference: the assertion kills the engine (S3), the miss is the
@@ -342,12 +274,6 @@ at 2 unfinished requests already."""
 ROUTER_ENVIRONMENTS: tuple[tuple[str, ...], ...] = ((ROUTER,),)
 
 
-def environment_of(config: Config) -> tuple[str, ...]:
-    """The matrix environment a configuration belongs to (the inverse of `config_for` on
-    environments): drift ids in numeric order, D5 named `ROUTER` where the engines are two."""
-    ids = drift_order(d.value for d in config.environment)
-    return tuple(ROUTER if d == Drift.D5.value and config.engines > 1 else d for d in ids)
-
 _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
     ((ROUTER,), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4"),
      "One front end, two engines behind a router (data-parallel engines; vLLM turns the IPC "
@@ -403,160 +329,10 @@ EXPECTED: tuple[Cell, ...] = _cells()
 runs."""
 
 
-# -- pairs of drift sources ------------------------------------------------------------------
-
-
-def instance_contains(large: tuple[str, ...], small: tuple[str, ...],
-                      ignoring: frozenset[str] = frozenset()) -> bool:
-    """Whether every trace of `config_for(v, small)` is a trace of `config_for(v, large)`:
-    `large` enables every drift source of `small`, has at least its front ends, contents per
-    identity and items per request, and sizes every content of `small`'s instance as `small`
-    does. Behaviours only grow with the environment *within* such a family; where it fails
-    (D11 makes c oversized, D9 skews b and c) a property a single source breaks may hold in
-    the pair, and its search need not show it (`Cell.unshown`). `ignoring`: identities
-    whose sizes are not compared."""
-    if not set(small) <= set(large):
-        return False
-    big, little = (config_for(V2, env) for env in (large, small))
-    return (
-        big.front_ends >= little.front_ends and big.versions >= little.versions
-        and big.max_items >= little.max_items
-        and all(big.shadow_bytes(c) == little.shadow_bytes(c)
-                and big.receiver_bytes(c) == little.receiver_bytes(c)
-                for c in little.contents() if c.identity not in ignoring)
-    )
-
-
-def _single(variant: str, drift: str) -> Cell:
+def single(variant: str, drift: str) -> Cell:
+    """The main matrix's cell for `variant` under `drift` alone; a KeyError names the fix."""
     for cell in EXPECTED:
         if cell.variant == variant and cell.environment == (drift,):
             return cell
     raise KeyError(f"no expected cell for {variant} under {drift} alone: add the drift "
                    "source's row to _BREAKS (what each variant breaks under it, and why)")
-
-
-def union(variant: str, pair: tuple[str, ...]) -> dict[str, Expectation]:
-    """Per property, what monotonicity alone says of a pair: it breaks what either source
-    breaks alone, is not judged where one leaves it unjudged and neither breaks it, and holds
-    otherwise (unless an interaction breaks it: `PairReason.breaks`)."""
-    found = [_single(variant, d).expectations for d in pair]
-    return {
-        p: Expectation.BREAKS if any(e[p] is Expectation.BREAKS for e in found)
-        else Expectation.NOT_JUDGED if any(e[p] is Expectation.NOT_JUDGED for e in found)
-        else Expectation.HOLDS
-        for p in PROPERTIES
-    }
-
-
-def _broken(cell: Cell) -> set[str]:
-    return {p for p, e in cell.expectations.items() if e is Expectation.BREAKS}
-
-
-def _names(props: set[str]) -> str:
-    return " ".join(p for p in PROPERTIES if p in props) or "nothing"
-
-
-def _pair_why(variant: str, pair: tuple[str, ...], reason: PairReason | None,
-              expectations: Mapping[str, Expectation], unshown: frozenset[str]) -> str:
-    """The generated part of a pair cell's `why` (what each source breaks alone and the
-    union), then the hand-written reasoning of its interactions, if any."""
-    alone = "; ".join(
-        f"{d} ({Drift(d).title}) alone breaks {_names(_broken(_single(variant, d)))}"
-        for d in pair
-    )
-    broken = {p for p, e in expectations.items() if e is Expectation.BREAKS}
-    unjudged = {p for p, e in expectations.items() if e is Expectation.NOT_JUDGED}
-    lost = [d for d in pair if not instance_contains(pair, (d,))]
-    text = (
-        f"Pair {'+'.join(pair)}, {variant}. {alone}. Behaviours only grow with the "
-        "environment (a trace under one source is a trace, on the same instance, under both: "
-        "tests/test_matrix_pairs.py replays each source's snapshot counterexample with the "
-        "pair's environment), so the pair breaks at least the union. "
-        + f"Expected to break: {_names(broken)}"
-        + (f"; not judged: {_names(unjudged)}" if unjudged else "") + "."
-    )
-    if lost:
-        text += (
-            f" The matrix's instance for this pair does not contain {' or '.join(lost)}'s "
-            "(`instance_contains`: D11 makes c over the budget, D9 skews b and c), so a "
-            "search of it need not show " + _names(set(unshown)) + " (`needs_c`; "
-            "Hypothesis judges them as not judged there; Z3, with sizes of its own, and the "
-            "lifted traces judge them)."
-            if unshown else
-            f" The matrix's instance for this pair does not contain {' or '.join(lost)}'s "
-            "(`instance_contains`), but every break of the union also comes from a source "
-            "whose instance it contains."
-        )
-    if reason is None:
-        return text + " No interaction: nothing breaks with both that neither breaks alone."
-    return f"{text} {reason.why}"
-
-
-def _shown(variant: str, pair: tuple[str, ...], drift: str, prop: str) -> bool:
-    """Whether the matrix's instance of `pair` can show a break `drift` has alone: it
-    contains `drift`'s instance, or differs from it only in c's size and the break does not
-    need c (`needs_c`)."""
-    if instance_contains(pair, (drift,)):
-        return True
-    return instance_contains(pair, (drift,), frozenset({"c"})) and prop not in needs_c(
-        drift, variant_named(variant))
-
-
-def _pair_cell(variant: str, pair: tuple[str, ...]) -> Cell:
-    reason = PAIR_REASONS.get(pair)
-    expectations = union(variant, pair)
-    interactions = set(reason.breaks_in(variant_named(variant))) if reason is not None else set()
-    for prop in interactions:
-        expectations[prop] = Expectation.BREAKS
-    unshown = frozenset(
-        p for p, e in expectations.items()
-        if e is Expectation.BREAKS and p not in interactions and not any(
-            _single(variant, d).expectations[p] is Expectation.BREAKS
-            and _shown(variant, pair, d, p) for d in pair)
-    )
-    why = _pair_why(variant, pair, reason, expectations, unshown)
-    wider = {p: Expectation.NOT_JUDGED if p in unshown else expectations[p]
-             for p in WIDER_PROPERTIES}
-    return Cell(variant, pair, expectations, f"{why} {ALWAYS}", wider,
-                reason.why if reason is not None else "", unshown)
-
-
-PAIR_EXPECTED: tuple[Cell, ...] = tuple(
-    _pair_cell(variant, pair) for pair in PAIR_ENVIRONMENTS for variant in VARIANT_NAMES
-)
-"""The pair cells (PAIR_ENVIRONMENTS x V0-V3): the nightly job's addition."""
-
-ALL_EXPECTED: tuple[Cell, ...] = EXPECTED + PAIR_EXPECTED
-"""The whole expected matrix: the main matrix, then every other pair of drift sources."""
-
-CELL_SETS: Mapping[str, tuple[Cell, ...]] = {
-    "matrix": EXPECTED, "pairs": PAIR_EXPECTED, "all": ALL_EXPECTED,
-}
-"""The cell selections a sweep takes (`--cells`). The main job runs `matrix` (its CI budget
-cannot hold simulate and prove on 212 more cells); the nightly job runs `all`. A cell the
-committed results snapshot has no record of is shown as "not run in this snapshot"."""
-
-
-def add_cells_argument(parser: argparse.ArgumentParser) -> None:
-    """`--cells matrix|pairs|all` (default matrix), read back with `cells_named`."""
-    parser.add_argument("--cells", choices=sorted(CELL_SETS), default="matrix",
-                        help="which cells of the expected matrix: matrix (the main job's "
-                             "environments, default), pairs (every other pair of drift "
-                             "sources: nightly), all")
-
-
-def cells_named(name: str) -> tuple[Cell, ...]:
-    """The cells of a selection (`CELL_SETS`); a KeyError names the choices."""
-    try:
-        return CELL_SETS[name]
-    except KeyError:
-        raise KeyError(f"unknown cell set {name!r}; expected one of "
-                       f"{', '.join(sorted(CELL_SETS))}") from None
-
-
-def expected_cell(variant: str, env: tuple[str, ...]) -> Cell:
-    """The cell for a variant and environment (drift ids in numeric order), pairs included."""
-    for cell in ALL_EXPECTED:
-        if cell.variant == variant and cell.environment == env:
-            return cell
-    raise KeyError(f"no expected cell for {variant} under {'+'.join(env) or 'no drift'}")

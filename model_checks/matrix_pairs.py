@@ -1,6 +1,6 @@
-"""The hand-written reasoning of the expected matrix's pair cells (`matrix.PAIR_EXPECTED`).
+"""The hand-written reasoning of the expected matrix's pair cells (`pair_cells.PAIR_EXPECTED`).
 
-A pair's expectation is the union of its two sources' (`matrix.union`: the environment's
+A pair's expectation is the union of its two sources' (`pair_cells.union`: the environment's
 behaviours only grow, so the pair breaks what either breaks alone) plus its interactions: the
 properties that break with both sources and with neither alone, each with its mechanism in
 protocol terms (`PAIR_REASONS`). `needs_c` says which single-source breaks the matrix's
@@ -9,7 +9,7 @@ knobs (`untagged`, `Variant.reports_misses`), never per variant name, so a new
 variant gets the reasoning its knobs call for. Witness step counts name
 the hand-built traces in tests/test_matrix_pairs.py (`WITNESSES`, replayed on the matrix's
 instance) and the checkers' shortest counterexamples. This module is data, with no import of
-the matrix, so the matrix can build its cells from it.
+the matrix, so `pair_cells` can build the pair cells from it.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ class Checker:
     judges_cells: bool = False
     """Its records judge cells of the expected matrix (kept in the results snapshot)."""
     matrix_instance: bool = False
-    """It searches the matrix's own instance (`matrix.config_for`), not a smaller one: its
+    """It searches the matrix's own instance (`instance.config_for`), not a smaller one: its
     traces are the snapshot's evidence, and the explorer's proofs are checked against it."""
     short: str = ""
     """Its name where one name stands for every record name of one checker (Z3's `z3-bmc`

@@ -1,7 +1,7 @@
 """The main job's summary: every checker's verdict records merged into one table and one file.
 
 One row per (environment, variant) of the main matrix (`matrix.EXPECTED`), and of every pair
-cell (`matrix.PAIR_EXPECTED`) the records judge (the nightly job runs them; the main job does
+cell (`pair_cells.PAIR_EXPECTED`) the records judge (the nightly job runs them; the main job does
 not, so its summary keeps the main matrix's rows), one column per property of
 `spec.registry()` (read when the table is made). `summary` (what the main job prints, at
 most 100 columns wide) gives each cell the most decisive result of any checker;
@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
-from model_checks.matrix import ALL_EXPECTED, EXPECTED, Cell, Expectation
+from model_checks.matrix import EXPECTED, Cell, Expectation
 from model_checks.records import CHECKERS, Verdict, VerdictRecord
 from model_checks.records import EXPLORE as EXPLORER
 from spec import property_ids

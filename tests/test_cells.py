@@ -10,24 +10,30 @@ import pytest
 
 from model_checks.cells import (
     Agreement,
+    BadCell,
     agreement,
     cell_identifier,
     cell_label,
+    cell_matches,
     environment_text,
+    parse_cell,
 )
-from model_checks.matrix import ROUTER, Expectation
+from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
+from model_checks.matrix import Expectation
 from model_checks.records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "env_text",
-          "agreement")
+          "agreement", "parse_cell", "cell_matches")
 
 
 def test_a_cell_is_labelled_one_way() -> None:
     assert cell_label("V1", ()) == "V1_none"
-    assert cell_label("V1", ("D1", "D7")) == "V1_D1_D7"
-    assert cell_label("V1", (ROUTER,)) == f"V1_{ROUTER}"
+    assert cell_label("V1", ("D1", "D7")) == "V1_D1+D7"
+    assert cell_label("V1", ("D1", "D7"), "S1") == "V1_D1+D7_S1"
+    assert cell_label("V1", (ROUTER,)) == f"V1_{ROUTER}" == "V1_D5-router"
     assert cell_identifier("V1", (ROUTER,)) == "V1_D5_router"  # a class name
+    assert cell_identifier("V1", ("D1", "D7")) == "V1_D1_D7"
     assert cell_identifier("ghost-touch", ("D3",)) == "ghost_touch_D3"
     assert cell_identifier("V2", ("D7", "D8")).isidentifier()
     assert environment_text(()) == "none"
@@ -78,3 +84,68 @@ def test_nothing_expected_is_not_judged_whatever_the_verdict() -> None:
     for verdict in Verdict:
         assert agreement(HYPOTHESIS, None, verdict) is Agreement.NOT_JUDGED
         assert agreement(HYPOTHESIS, Expectation.NOT_JUDGED, verdict) is Agreement.NOT_JUDGED
+
+
+ALIASES = [
+    ("V2_D2+D7", ("V2", ("D2", "D7"), None)),  # the one spelling
+    ("V2_D2_D7", ("V2", ("D2", "D7"), None)),  # the old job label and class name
+    ("V2-D2+D7-S1", ("V2", ("D2", "D7"), "S1")),  # parts joined by -
+    ("V2 D2+D7 S1", ("V2", ("D2", "D7"), "S1")),  # prose
+    ("v2_d7+d2_s1", ("V2", ("D2", "D7"), "S1")),  # any case, any order
+    ("V1_D5-router_H1", ("V1", (ROUTER,), "H1")),
+    ("V1_D5_router", ("V1", (ROUTER,), None)),  # the router's class-name form
+    ("V1_ROUTER", ("V1", (ROUTER,), None)),  # the constant's name
+    ("V3_none", ("V3", (), None)),
+    ("V3-none-L4", ("V3", (), "L4")),
+]
+
+
+@pytest.mark.parametrize(("text", "cell"), ALIASES, ids=[a for a, _ in ALIASES])
+def test_every_spelling_of_a_cell_reads_as_the_one(
+    text: str, cell: tuple[str, tuple[str, ...], str | None],
+) -> None:
+    assert parse_cell(text) == cell
+    variant, env, prop = cell
+    assert parse_cell(cell_label(variant, env, prop)) == cell  # the one spelling round-trips
+
+
+@pytest.mark.parametrize("text", ["X9_D1", "V2", "V2_D99", "V2_none_D1", "V2_S1", "",
+                                  "V2_D1+ROUTER"])
+def test_a_bad_cell_spelling_is_a_clear_error(text: str) -> None:
+    with pytest.raises(BadCell, match=r"^cell: got .*, expected <variant>_<environment>"):
+        parse_cell(text)
+
+
+@pytest.mark.parametrize(("text", "env"), [
+    ("D2+D7", ("D2", "D7")), ("D2_D7", ("D2", "D7")), ("d7_d2", ("D2", "D7")),
+    ("none", ()), ("D5-router", (ROUTER,)), ("D5_router", (ROUTER,)), ("ROUTER", (ROUTER,)),
+    ("router", (ROUTER,)),
+])
+def test_every_spelling_of_an_environment_reads_as_the_one(
+    text: str, env: tuple[str, ...],
+) -> None:
+    assert parse_environment(text, router=True) == env
+    assert parse_environment(environment_text(env), router=True) == env
+
+
+def test_a_bad_environment_is_a_clear_error_and_the_router_needs_its_command() -> None:
+    for text in ("D12", "D1+X", "D5-router+D7"):
+        with pytest.raises(BadEnvironment, match=r"^--environment: got "):
+            parse_environment(text, router=True)
+    with pytest.raises(BadEnvironment):
+        parse_environment("ROUTER")  # a command without the router configuration
+
+
+def test_a_cell_filter_selects_the_same_cells_in_every_spelling() -> None:
+    from model_checks.cell_sets import ALL_EXPECTED
+
+    def chosen(text: str) -> list[str]:
+        return [cell_label(c.variant, c.environment) for c in ALL_EXPECTED
+                if cell_matches(text, c.variant, c.environment)]
+
+    assert chosen("V2_D1+D7") == chosen("V2_D1_D7") == ["V2_D1+D7"]
+    assert chosen("V1_D5-router") == chosen("V1_ROUTER".replace("ROUTER", "D5_router"))
+    assert chosen("V1_D5-router") == ["V1_D5-router"]
+    assert len(chosen("V0_")) == len([c for c in ALL_EXPECTED if c.variant == "V0"])
+    assert chosen("") == [cell_label(c.variant, c.environment) for c in ALL_EXPECTED]
+    assert chosen("V2_D12") == []

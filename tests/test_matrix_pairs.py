@@ -14,34 +14,33 @@ from pathlib import Path
 import pytest
 
 from model_checks import cli
+from model_checks.cell_sets import (
+    ALL_EXPECTED,
+    CELL_SETS,
+    add_cells_argument,
+    cells_named,
+    expected_cell,
+)
+from model_checks.docs.snapshot import trace_name
 from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.instance import config_for, instance_contains
 from model_checks.jobs import phases
 from model_checks.jobs import run as job_run
 from model_checks.jobs.run import PhaseRun
 from model_checks.matrix import (
-    ALL_EXPECTED,
-    CELL_SETS,
-    DRIFT_IDS,
     ENVIRONMENTS,
     EXPECTED,
-    PAIR_ENVIRONMENTS,
-    PAIR_EXPECTED,
     PROPERTIES,
     ROUTER_ENVIRONMENTS,
     WIDER_PROPERTIES,
     Expectation,
-    add_cells_argument,
-    cells_named,
-    config_for,
-    expected_cell,
-    instance_contains,
-    union,
 )
 from model_checks.matrix_pairs import PAIR_REASONS
+from model_checks.pair_cells import PAIR_ENVIRONMENTS, PAIR_EXPECTED, union
 from model_checks.pair_witnesses import WITNESSES
 from model_checks.records import Verdict
 from model_checks.trace_file import action_from_json, config_from_json
-from spec import VARIANTS, by_id, environment, run, variant_named
+from spec import DRIFT_IDS, VARIANTS, by_id, environment, run, variant_named
 
 VARIANT_NAMES = [v.name for v in VARIANTS]
 
@@ -151,7 +150,7 @@ def _lifted(variant: str, pair: tuple[str, ...], prop: str) -> bool | None:
     trace of either source for it)."""
     found = None
     for drift in pair:
-        path = TRACES / f"{variant}-{drift}-{prop}.json"
+        path = TRACES / f"{trace_name((variant, (drift,), prop))}.json"
         if not path.exists():
             continue
         data = json.loads(path.read_text())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.matrix import ROUTER
+from model_checks.environment_arg import ROUTER
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.scenarios import SCENARIOS, Scenario, violated
 from spec import V1, V2, V3, VARIANTS, Drift, Outcome, Variant

@@ -13,7 +13,7 @@ needs two answers, both read from committed evidence, never restated here:
   (the smallest set of sources meeting each of them).
 
 Both sources are bounded instances (the lattice names its own; the matrix's are
-`matrix.config_for`'s), so "minimal" means minimal among the environments those searches
+`instance.config_for`'s), so "minimal" means minimal among the environments those searches
 decided; `Weakness.source` says which sources were read. Without the docs folder (an
 installed wheel), the matrix alone answers, and `source` says so.
 """
@@ -80,7 +80,8 @@ def vacuous(variant: str, prop: str) -> str:
 
 
 def _matrix(variant: str, prop: str) -> tuple[Environment, ...]:
-    from model_checks.matrix import ALL_EXPECTED, Expectation
+    from model_checks.cell_sets import ALL_EXPECTED
+    from model_checks.matrix import Expectation
 
     return tuple(
         _order(cell.environment) for cell in ALL_EXPECTED

@@ -8,7 +8,7 @@ violation found, then undecided. Every proof is printed with the instance it hol
 explorer's also with the states it visited and the graph's diameter.
 
 Nothing here runs a checker; every result is a record of the snapshot, every expectation comes
-from the expected matrix (`matrix.ALL_EXPECTED`: the main matrix, then the pairs of drift
+from the expected matrix (`cell_sets.ALL_EXPECTED`: the main matrix, then the pairs of drift
 sources), every property from `spec.registry()`. A cell with no record in the snapshot is
 shown as "not run in this snapshot", never as a pass.
 """
@@ -19,6 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
@@ -36,15 +37,9 @@ from model_checks.docs.snapshot import (
     label,
     trace_name,
 )
-from model_checks.matrix import (
-    ALL_EXPECTED,
-    EXPECTED,
-    PAIR_EXPECTED,
-    PROPERTIES,
-    ROUTER,
-    Cell,
-    Expectation,
-)
+from model_checks.environment_arg import ROUTER
+from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
+from model_checks.pair_cells import PAIR_EXPECTED
 from model_checks.records import EXPLORE as EXPLORER
 from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from model_checks.records import SCENARIOS as SCENARIO_CHECKER
@@ -309,7 +304,7 @@ def pairs_section(results: Results) -> list[str]:
     ]
     parts = [
         "", "## Pairs of drift sources", "",
-        "Every other pair of drift sources (`matrix.PAIR_ENVIRONMENTS`), with what the "
+        "Every other pair of drift sources (`pair_cells.PAIR_ENVIRONMENTS`), with what the "
         "expected matrix requires: every property not listed must hold. A pair breaks at "
         "least what either source breaks alone: the behaviours only grow with the "
         "environment (tests/test_matrix_pairs.py replays every such source's counterexample "
@@ -332,7 +327,7 @@ def pairs_section(results: Results) -> list[str]:
 
 
 def _title(env_id: str) -> str:
-    """A drift source's title, or the router configuration's (`matrix.ROUTER`)."""
+    """A drift source's title, or the router configuration's (`environment_arg.ROUTER`)."""
     if env_id == ROUTER:
         return "one front end, two engines behind a router"
     return Drift(env_id).title
@@ -440,7 +435,7 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
 
 
 def trace_pages(results: Results) -> dict[str, str]:
-    """counterexamples/<variant>-<environment>-<property>.md for every snapshot trace."""
+    """counterexamples/<variant>_<environment>_<property>.md for every snapshot trace."""
     pages = {}
     for record in results.snapshot.records:
         if record.counterexample_path is not None:

@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks.cells import environment_text
-from model_checks.matrix import ALL_EXPECTED, PROPERTIES
+from model_checks.cell_sets import ALL_EXPECTED
+from model_checks.cells import cell_label, environment_text
+from model_checks.matrix import PROPERTIES
 from model_checks.records import CHECKERS as ALL_CHECKERS
 from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord, checker_named
 from model_checks.trace_file import BadTraceFile, replay_data
@@ -81,9 +82,10 @@ def _order(record: VerdictRecord) -> tuple[int, int, int, str, str]:
 
 
 def trace_name(cell: Key) -> str:
-    """The file name (without suffix) of a cell's trace and its counterexample page."""
+    """The file name (without suffix) of a cell's trace and its counterexample page: the one
+    spelling of a cell with its property (`cells.cell_label`, `V2_D2+D7_S1`)."""
     variant, env, prop = cell
-    return f"{variant}-{environment_text(env)}-{prop}"
+    return cell_label(variant, env, prop)
 
 
 def label(cell: Key) -> str:

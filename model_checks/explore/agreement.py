@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.cells import environment_text
-from model_checks.matrix import config_for
+from model_checks.instance import config_for
 from model_checks.records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from model_checks.trace_file import action_from_json, config_from_json
 from spec import Action, Config, TraceError, by_id, run, variant_named

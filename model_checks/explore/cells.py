@@ -195,7 +195,7 @@ def _record(
 
 def _write(job: CellJob, judgement: Judgement) -> Path:
     assert judgement.trace is not None
-    path = job.out / f"{cell_label(job.variant.name, job.environment)}_{judgement.property_id}.json"
+    path = job.out / f"{cell_label(job.variant.name, job.environment, judgement.property_id)}.json"
     data = trace_to_json(judgement.trace, property_id=judgement.property_id,
                          step=len(judgement.actions), reason=judgement.reason, checker=CHECKER)
     if judgement.cycle_from is not None:

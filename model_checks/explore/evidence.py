@@ -61,7 +61,7 @@ def replayed_break(data: dict[str, Any], variant: str, prop: str, env: tuple[str
 def pair_witnesses() -> list[Break | str]:
     """The pair cells' hand-built S1 witnesses (`model_checks.pair_witnesses`), each run on
     the matrix's instance of its pair and replayed like any other trace."""
-    from model_checks.matrix import config_for
+    from model_checks.instance import config_for
     from model_checks.pair_witnesses import WITNESSES
 
     made: list[Break | str] = []

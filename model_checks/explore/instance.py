@@ -1,6 +1,6 @@
 """The small instance the explorer decides exhaustively, per variant and environment.
 
-A restriction of the Hypothesis and Z3 instance (`model_checks.matrix.config_for`): the same
+A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`): the same
 budget, sizes, contents, front ends and retries, with fewer identities, requests and items,
 so that every matrix cell's graph is complete within the CI budget. Identities a and b (and
 c where the matrix needs it: D8's three-item request, D11's item over the budget), at most 3
@@ -13,9 +13,9 @@ here is for this instance only, and says so (`describe`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from model_checks.matrix import config_for
+from model_checks.instance import matrix_drift, matrix_instance
 from spec import Config, Variant, needs_of
 
 MAX_REQUESTS = 3
@@ -66,27 +66,21 @@ def explore_config(
     max_identities: int | None = None,
 ) -> Config:
     """The explorer's configuration for one variant and environment (drift ids): the
-    matrix's (`config_for`) cut down, never resized. Its identities are the matrix's first
-    `max_identities` (by default a and b, and c where a source needs it), at most the
-    matrix's; each keeps the matrix's sizes (D9's c, cached by P0 only, stays 1/3 B when
-    `max_identities` brings it back)."""
-    matrix = config_for(variant, env)
-    needs = needs_of(matrix.environment)
+    matrix's instance (`instance.matrix_instance`) cut down (`Instance.cut`), never resized.
+    Its identities are the matrix's first `max_identities` (by default a and b, and c where
+    a source needs it), each at the matrix's sizes (D9's c, cached by P0 only, stays 1/3 B
+    when `max_identities` brings it back); its items per request are what the environment
+    needs (`spec.Drift.needs`), at most `max_items`."""
+    matrix = matrix_instance(env)
+    needs = needs_of(matrix_drift(env))
     # c only where a source needs it (D8's third identity, D11's oversized item, which the
     # matrix makes c): D9's c, cached by P0 only, is left out with it unless asked for.
     keep_c = needs.extra_identity or needs.oversized
     default = len(matrix.identities) if keep_c else 2
-    identities = matrix.identities[: max_identities or default]
-    items = needs.items
-    return replace(
-        matrix,
-        identities=identities,
-        # D9's c (cached by P0 only) is left out with c: a restriction stays a restriction.
-        sizes=tuple(size for size in matrix.sizes if size.content.identity in identities),
-        max_requests=min(max_requests, matrix.max_requests),
-        max_in_flight=min(max_in_flight, matrix.max_in_flight),
-        max_items=min(items, matrix.max_items, max_items or items),
-    )
+    cut = matrix.cut(identities=max_identities or default, max_requests=max_requests,
+                     max_in_flight=max_in_flight,
+                     max_items=min(needs.items, max_items or needs.items))
+    return cut.config(variant, matrix_drift(env))
 
 
 def describe(config: Config) -> str:

@@ -42,7 +42,10 @@ states.
 The per-cell explorer instance (`instance.explore_config`, a restriction of the matrix's
 `config_for`) is not monotone in the environment: D9 skews the existing identity b and D8 and
 D11 both add c at different sizes, so a run using b (or c) under E is not a run under E plus
-D9 (or D11); the lemma's test shows that its check fails on that family.
+D9 (or D11); the lemma's test shows that its check fails on that family. That is why the
+lattice states its own family rather than cutting the matrix's instance down; it states it in
+the same vocabulary (`model_checks.instance.Instance`, with the matrix's budget and, by
+default, its unfinished requests, retries and items per request: `instance.MATRIX`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from model_checks.instance import MATRIX, Instance
 from spec import Config, Content, ItemSize, State, Variant, environment, needs_of
 from spec import drift_order as drift_order
 
@@ -60,7 +64,7 @@ P1 skips it."""
 OVERSIZED_BYTES = (3, 3)
 """D11's own identity `oversized` (version 0): 3 bytes of the 2-byte budget on both sides."""
 SKEWED, OVERSIZED = "skewed", "oversized"
-BUDGET = 2
+BUDGET = MATRIX.budget
 REUSED_BYTES = BUDGET
 """D7's second content of every lettered identity (`a@1`, `b@1`, ...): the whole budget on both
 sides, so a reused identity names content of another size than the content it named before."""
@@ -75,10 +79,10 @@ class Rung:
     content of every lettered identity (`a@1`, `b@1`, ...) on both sides."""
 
     max_requests: int = 2
-    max_in_flight: int = 2
-    max_retries: int = 2
+    max_in_flight: int = MATRIX.max_in_flight
+    max_retries: int = MATRIX.max_retries
     identities: int = 2
-    max_items: int = 2
+    max_items: int = MATRIX.max_items
     reused_bytes: int = REUSED_BYTES
 
     def __post_init__(self) -> None:
@@ -133,7 +137,9 @@ def ladder(base: Rung, top: Rung) -> tuple[Rung, ...]:
 
 
 def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
-    """The lattice's configuration for one variant, environment (drift ids) and rung."""
+    """The lattice's configuration for one variant, environment (drift ids) and rung: the
+    family's instance stated in the instance vocabulary (`model_checks.instance.Instance`),
+    with the identities, sizes and bounds the module's docstring lists."""
     drift = environment(*env)
     needs = needs_of(drift)
     identities = list(shape.names())
@@ -148,19 +154,14 @@ def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
         if needed:
             identities.append(name)
             sizes.append(ItemSize(Content(name), p0, p1))
-    return Config(
-        identities=tuple(identities),
-        budget=BUDGET,
-        sizes=tuple(sizes),
-        versions=needs.versions,
-        variant=variant,
-        environment=drift,
-        max_retries=shape.max_retries,
+    family = Instance(
+        identities=tuple(identities), budget=BUDGET, sizes=tuple(sizes),
+        versions=needs.versions, max_retries=shape.max_retries,
         max_in_flight=min(shape.max_in_flight, shape.max_requests),
-        max_requests=shape.max_requests,
-        max_items=max(shape.max_items, needs.items),
+        max_requests=shape.max_requests, max_items=max(shape.max_items, needs.items),
         front_ends=needs.front_ends,
     )
+    return family.config(variant, drift)
 
 
 def embed(state: State, config: Config) -> State:

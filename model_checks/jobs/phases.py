@@ -12,7 +12,8 @@ import enum
 from dataclasses import dataclass
 
 from model_checks.cells import environment_text
-from model_checks.matrix import DRIFT_IDS, ENVIRONMENTS, PAIR_ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.matrix import DRIFT_IDS, ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.pair_cells import PAIR_ENVIRONMENTS
 from spec import VARIANTS
 
 
@@ -102,7 +103,7 @@ PAIRS: tuple[Phase, ...] = (
     checker("prove", "--cells", "pairs"),
     explore("--profile", "ci", *PAIR_ENV_ARGUMENTS),
 )
-"""The pair cells of the expected matrix (`matrix.PAIR_EXPECTED`) through every checker at the
+"""The pair cells of the expected matrix (`pair_cells.PAIR_EXPECTED`) through every checker at the
 main job's budgets; too long for the main job, so the nightly job runs them. explore judges
 their expectations only through the nightly's summary (`contradiction_count` over every
 cell), so the nightly fails on any contradiction the summary marks."""
@@ -141,7 +142,8 @@ NIGHTLY_PARTS: dict[str, tuple[Phase, ...]] = {
 """The nightly job in parts that each fit one 6-hour workflow job on a 2-core runner
 (`nightly --part NAME`; the ready workflow runs one job per part, side by side). Hypothesis's
 nightly profile is split by variant (`--only V0_` selects every V0 cell: labels are
-`V0_D1_D7`, and the empty environment's is `V0_`) and the spec mutants' cells
+`V0_D1+D7`, and the empty environment's is `V0_none`: `cells.cell_matches`) and the spec
+mutants' cells
 (`--only mutant`): together they are exactly `simulate --profile nightly`'s cells. The
 nightly `prove` also tries the mirror certificate on two-item encodings (`--mirror all`,
 hence a certificate limit of 1.2 billion units). `prove` comes before `explore` in one part

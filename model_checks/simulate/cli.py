@@ -22,18 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks import render
-from model_checks.cells import environment_text
+from model_checks.cell_sets import add_cells_argument, cells_named
+from model_checks.cells import cell_label, cell_matches, environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
+from model_checks.instance import WIDER_IN_FLIGHT
 from model_checks.itf import write_itf
-from model_checks.matrix import (
-    PROPERTIES,
-    WIDER_IN_FLIGHT,
-    Cell,
-    Expectation,
-    add_cells_argument,
-    cells_named,
-)
+from model_checks.matrix import PROPERTIES, Cell, Expectation
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.text_table import grid
@@ -53,7 +48,8 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("build/simulate/counterexamples"),
                         help="folder for the counterexample traces")
     parser.add_argument("--only", default="",
-                        help="run only cells whose label contains this text (e.g. V2_D1)")
+                        help="run only cells whose label contains this text (e.g. V2_D1, "
+                             "V2_D1+D7; the older V2_D1_D7 is the same)")
     add_environment_argument(parser, alias="--env")
     add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
@@ -156,7 +152,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 def _chosen_cells(args: argparse.Namespace) -> list[Cell] | None:
     """The cells `--cells`, `--only` and `--environment` choose; None (said on stderr) for
     an environment that cannot be parsed or an `--only` that matches no cell (the labels
-    listed, with a near miss suggested)."""
+    listed)."""
     try:
         envs = None if args.environment is None else {
             parse_environment(text, router=True) for text in args.environment}
@@ -164,15 +160,13 @@ def _chosen_cells(args: argparse.Namespace) -> list[Cell] | None:
         print(f"error: {error}", file=sys.stderr)
         return None
     every = cells_named(args.cells)
-    cells = [c for c in every if args.only in f"{c.variant}_{'_'.join(c.environment)}"
+    cells = [c for c in every if cell_matches(args.only, c.variant, c.environment)
              and (envs is None or c.environment in envs)]
     if not cells and not args.only.startswith("mutant"):
-        labels = sorted({f"{c.variant}_{'_'.join(c.environment)}" for c in every})
-        near = args.only.replace("+", "_").upper()
-        hint = f" (did you mean --only {near}?)" if any(near in x for x in labels) else ""
+        labels = sorted({cell_label(c.variant, c.environment) for c in every})
         print(f"error: no cell matches {args.only!r}"
               + ("" if envs is None else f" with --environment {' '.join(args.environment)}")
-              + f"{hint}; the labels:", file=sys.stderr)
+              + "; the labels:", file=sys.stderr)
         print(textwrap.fill(" ".join(labels), 100, initial_indent="  ",
                             subsequent_indent="  ", break_on_hyphens=False), file=sys.stderr)
         return None

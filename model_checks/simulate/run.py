@@ -23,16 +23,11 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
-from model_checks.cells import Agreement, agreement, cell_identifier, identifier
+from model_checks.cell_sets import ALL_EXPECTED
+from model_checks.cells import Agreement, agreement, cell_label, identifier
 from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
-from model_checks.matrix import (
-    ALL_EXPECTED,
-    EXPECTED,
-    WIDER_IN_FLIGHT,
-    Cell,
-    Expectation,
-    config_for,
-)
+from model_checks.instance import WIDER_IN_FLIGHT, config_for
+from model_checks.matrix import EXPECTED, Cell, Expectation
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.records import HYPOTHESIS, Verdict, VerdictRecord
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
@@ -101,8 +96,9 @@ def search(
     examples: int,
     stats: RuleStats,
 ) -> Search:
-    """One Hypothesis run of the machine for `config` checking `checked`."""
-    name = f"{label}__{'_'.join(checked)}"
+    """One Hypothesis run of the machine for `config` checking `checked`, its class named
+    after `label` made an identifier (`V2_D2+D7` gives `V2_D2_D7__S1`)."""
+    name = f"{identifier(label)}__{'_'.join(checked)}"
     cls = machine_class(name, config, checked, focused=True)
     cls.stats = RuleStats()
     start = time.perf_counter()
@@ -152,7 +148,7 @@ def _record(
     finding = s.finding if s.finding and s.finding.property_id == prop else None
     path = None
     if finding is not None and out is not None:
-        path = out / f"{cell.label}__{prop}.json"
+        path = out / f"{cell.label}_{prop}.json"
         data = trace_to_json(
             finding.trace, property_id=prop, step=finding.step, reason=finding.reason,
             fair_from=finding.fair_from,
@@ -230,7 +226,7 @@ def run_cell(
 def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment)
-    label = cell_identifier(cell.variant, cell.environment)
+    label = cell_label(cell.variant, cell.environment)
     return run_cell(label, cell.variant, cell.environment, config, cell.at_instance,
                     profile, out)
 
@@ -241,7 +237,7 @@ def run_matrix(
 ) -> list[CellResult]:
     """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
     an independent, deterministic job. Results in the order of `cells`."""
-    jobs = [Job(cell_identifier(c.variant, c.environment), _run_expected,
+    jobs = [Job(cell_label(c.variant, c.environment), _run_expected,
                 (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.at_instance) for c in cells]
     return _gathered(jobs, failed, profile, backend, "Hypothesis cells" if progress else None)
@@ -291,7 +287,7 @@ def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
     """L3 and L4 of one cell at `WIDER_IN_FLIGHT` unfinished requests, against `Cell.wider`."""
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
-    label = f"{cell_identifier(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
+    label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
     result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out,
                       witness_first=True)
     result.records = [replace(r, checker=WIDER_CHECKER) for r in result.records]
@@ -303,7 +299,7 @@ def run_wider(
     backend: Backend | None = None,
 ) -> list[CellResult]:
     """Every cell's L3 and L4 at the wider instance, through `backend` like `run_matrix`."""
-    jobs = [Job(f"{cell_identifier(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
+    jobs = [Job(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
                 _run_wider, (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.wider) for c in cells]
     title = f"L3/L4 at {WIDER_IN_FLIGHT} unfinished requests" if progress else None

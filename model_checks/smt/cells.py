@@ -1,6 +1,6 @@
 """Which cells the SMT checker decides, and what it expects of each.
 
-The expected matrix (`model_checks.matrix.CELL_SETS`: the main matrix, the pairs of drift
+The expected matrix (`model_checks.cell_sets.CELL_SETS`: the main matrix, the pairs of drift
 sources, or both) is the authority; the SMT checker reads its safety cells (S1, S2, S3, H1).
 Without a matrix it would use `own_expectation`, a
 rule reasoned out from the protocol for a bounded configuration with one front end and one item
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks import matrix
+from model_checks import cell_sets, matrix
 from model_checks.judged import judged_ids
 from model_checks.matrix import Expectation
 from model_checks.mutants import MUTANTS
@@ -87,7 +87,7 @@ def own_expectation(variant: Variant, env: tuple[str, ...], prop: str) -> Expect
 
 def _from_matrix(selection: str) -> list[SmtCell]:
     cells = []
-    for cell in matrix.cells_named(selection):
+    for cell in cell_sets.cells_named(selection):
         variant = next(v for v in VARIANTS if v.name == cell.variant)
         for prop in SAFETY:
             expected = cell.expectations.get(prop)
@@ -97,7 +97,7 @@ def _from_matrix(selection: str) -> list[SmtCell]:
 
 
 def matrix_cells(selection: str = "matrix") -> list[SmtCell]:
-    """The safety cells of a selection of the expected matrix (`matrix.CELL_SETS`: the main
+    """The safety cells of a selection of the expected matrix (`cell_sets.CELL_SETS`: the main
     job's "matrix", the nightly "pairs" or "all"); without a matrix, `own_expectation`."""
     if matrix.EXPECTED:
         return _from_matrix(selection)

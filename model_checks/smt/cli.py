@@ -16,10 +16,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_checks.cells import environment_text
-from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
+from model_checks.cell_sets import add_cells_argument
+from model_checks.cells import cell_label, environment_text
+from model_checks.environment_arg import (
+    ROUTER,
+    BadEnvironment,
+    add_environment_argument,
+    parse_environment,
+)
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.matrix import ROUTER, Expectation, add_cells_argument
+from model_checks.matrix import Expectation
 from model_checks.records import write_records
 from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
 from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, CHC_RLIMIT
@@ -139,8 +145,8 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
     result = outcome.result
     if not isinstance(result, Violated):
         return None
-    env = environment_text(outcome.cell.environment)
-    path = directory / f"{outcome.cell.variant.name}-{env}-{outcome.cell.property}.json"
+    cell = outcome.cell
+    path = directory / f"{cell_label(cell.variant.name, cell.environment, cell.property)}.json"
     violation = by_id(result.property).check_trace(result.trace)
     step, reason = (len(result.trace.steps), "not reproduced") if violation is None else (
         violation.step, violation.reason)

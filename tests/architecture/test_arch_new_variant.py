@@ -79,7 +79,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 CHECKS = '''
 import sys
-from model_checks.matrix import ALL_EXPECTED, expected_cell, config_for
+from model_checks.cell_sets import ALL_EXPECTED, expected_cell
+from model_checks.instance import config_for
 from spec import VARIANT_NAMES, variant_named
 NEW = sys.argv[1]
 assert NEW in VARIANT_NAMES, VARIANT_NAMES

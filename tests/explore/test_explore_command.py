@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.matrix import config_for
+from model_checks.instance import config_for
 from model_checks.records import Verdict, read_records
 from model_checks.trace_file import action_from_json, replay_file
 from spec import DRIFT_IDS, by_id, run, variant_named
@@ -35,6 +35,7 @@ def test_explore_cells_records_and_traces(
     assert found[((), "L1")].verdict is Verdict.VACUOUS
     broken = found[(("D7", "D10"), "S4")]
     assert broken.verdict is Verdict.COUNTEREXAMPLE and broken.counterexample_path
+    assert Path(broken.counterexample_path).name == "V2_D7+D10_S4.json"  # `cells.cell_label`
     replayed = replay_file(Path(broken.counterexample_path))
     assert replayed.step == broken.counterexample_length
 

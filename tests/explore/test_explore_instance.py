@@ -1,6 +1,7 @@
-"""The explorer's instance of every cell is the matrix's instance cut down: the matrix's first
-identities, each at the matrix's sizes, and bounds no larger than the matrix's. Nothing is
-resized, whichever identities, requests, unfinished requests and retries a job asks for."""
+"""The explorer's instance of every cell is the matrix's instance cut down (`Instance.cut`):
+the matrix's first identities, each at the matrix's sizes, and bounds no larger than the
+matrix's. Nothing is resized, whichever identities, requests, unfinished requests and retries
+a job asks for."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.explore.cells import CellJob
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES, Shape, explore_config
-from model_checks.matrix import ALL_EXPECTED, config_for
+from model_checks.instance import config_for, matrix_drift, matrix_instance
 from spec import Config, Content, variant_named
 
 IDENTITY_CHOICES = (None, 1, 2, 3)
@@ -45,6 +47,17 @@ def cut_down_problems(matrix: Config, explored: Config) -> list[str]:
     return problems
 
 
+def cut_of(env: tuple[str, ...], explored: Config) -> Config:
+    """The matrix's instance (`instance.matrix_instance`) cut to `explored`'s identities and
+    bounds by `Instance.cut`, with its variant and retries."""
+    cut = matrix_instance(env).cut(identities=len(explored.identities),
+                                   max_requests=explored.max_requests,
+                                   max_in_flight=explored.max_in_flight,
+                                   max_items=explored.max_items)
+    return replace(cut.config(explored.variant, matrix_drift(env)),
+                   max_retries=explored.max_retries)
+
+
 def test_every_cells_explorer_instance_is_the_cut_down_matrix_instance(tmp_path: Path) -> None:
     """Every cell of the expected matrix (pairs included), every shape of both profiles and
     every `--identities` choice: the job's instance is the matrix's cut down."""
@@ -56,9 +69,11 @@ def test_every_cells_explorer_instance_is_the_cut_down_matrix_instance(tmp_path:
         for identities in IDENTITY_CHOICES:
             job = CellJob(variant, cell.environment, tmp_path, identities=identities)
             for shape in shapes:
-                problems = cut_down_problems(matrix, job.config(shape))
+                explored = job.config(shape)
+                problems = cut_down_problems(matrix, explored)
                 assert not problems, (cell.variant, cell.environment, identities, shape,
                                       problems)
+                assert explored == cut_of(cell.environment, explored), (cell, shape)
                 seen += 1
     assert seen == len(ALL_EXPECTED) * len(IDENTITY_CHOICES) * len(shapes)
 

@@ -12,7 +12,7 @@ import pytest
 from model_checks.explore.graph import Graph, RegenerationDiverged, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
-from model_checks.matrix import REUSED
+from model_checks.instance import REUSED
 from spec import Config, variant_named
 
 # Recorded with the explorer that kept whole states in a dict and edges as lists of tuples
@@ -31,7 +31,7 @@ RECORDED = {
 
 def _config(label: str) -> Config:
     """The cell's explorer instance as the figures were recorded: without D7's larger second
-    content (`matrix.REUSED`), which came later and breaks the identities' symmetry."""
+    content (`instance.REUSED`), which came later and breaks the identities' symmetry."""
     variant, *env = label.split("_")
     config = explore_config(variant_named(variant), tuple(env), max_requests=2)
     return replace(config, sizes=tuple(s for s in config.sizes if s != REUSED))

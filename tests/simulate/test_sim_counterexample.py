@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.matrix import config_for
+from model_checks.instance import config_for
 from model_checks.simulate.machine import RuleStats
 from model_checks.simulate.run import PROFILES, Finding, search
 from model_checks.trace_file import (

@@ -3,16 +3,15 @@ of reasoning (a checker that always says "safe" or always says "broken" fails he
 
 from __future__ import annotations
 
+from model_checks.cell_sets import expected_cell
+from model_checks.instance import WIDER_IN_FLIGHT, config_for
 from model_checks.matrix import (
     ENVIRONMENTS,
     EXPECTED,
     PROPERTIES,
     ROUTER_ENVIRONMENTS,
-    WIDER_IN_FLIGHT,
     WIDER_PROPERTIES,
     Expectation,
-    config_for,
-    expected_cell,
 )
 from spec import DRIFT_IDS, V3, VARIANT_NAMES, VARIANTS, registry, variant_named
 

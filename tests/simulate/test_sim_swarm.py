@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_checks.cells import cell_identifier
-from model_checks.matrix import config_for
+from model_checks.instance import config_for
 from model_checks.simulate.machine import (
     SWARMED,
     UUID_ONLY,

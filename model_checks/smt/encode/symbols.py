@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from model_checks.instance import MATRIX, matrix_drift, matrix_instance
 from spec import Drift, Needs, Variant, needs_of
 from spec.drift import describe_environment, drift_order
 
@@ -86,14 +87,15 @@ reported as unknown."""
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
-    """The finite instance: identities, request slots, concurrency, retries, items per request
-    (`max_items`, and `max_items_under_d8` where the drift needs two: D6, D8), and the ranges
-    of the symbolic budget and sizes."""
+    """The finite instance: identities, request slots, concurrency and retries (by default the
+    matrix's, `model_checks.instance.MATRIX`), items per request cut down to `max_items`
+    (`max_items_under_d8` where the drift needs two: D6, D7, D8), and the ranges of the
+    symbolic budget and sizes (which cover the matrix's budget and sizes)."""
 
-    identities: tuple[str, ...] = ("a", "b", "c")
-    max_requests: int = 4
-    max_in_flight: int = 2
-    max_retries: int = 2
+    identities: tuple[str, ...] = MATRIX.identities
+    max_requests: int = MATRIX.max_requests
+    max_in_flight: int = MATRIX.max_in_flight
+    max_retries: int = MATRIX.max_retries
     budget_range: tuple[int, int] = (1, 4)
     size_range: tuple[int, int] = (1, 3)
     max_items: int = 1
@@ -185,20 +187,17 @@ def shadow_side(front_end: int) -> str:
 
 
 def encoding_for(variant: Variant, env: tuple[str, ...], bounds: Bounds | None = None) -> Encoding:
-    """The encoding of a matrix environment (drift ids; `model_checks.matrix.ROUTER` is D5's
-    router configuration: D5 with one front end and two engines)."""
-    from model_checks.matrix import ROUTER
-
-    router = ROUTER in env
-    ids = {d for d in env if d != ROUTER} | ({Drift.D5.value} if router else set())
-    return Encoding(variant, frozenset(Drift(d) for d in ids), bounds or Bounds(),
-                    engines=2 if router else 1)
+    """The encoding of a matrix environment (drift ids; `environment_arg.ROUTER` is D5's
+    router configuration: D5 with one front end and two engines), its drift sources and
+    engines those of the matrix's instance (`instance.matrix_instance`)."""
+    return Encoding(variant, matrix_drift(env), bounds or Bounds(),
+                    engines=matrix_instance(env).engines)
 
 
 def environment_ids(enc: Encoding) -> tuple[str, ...]:
     """The matrix environment an encoding is about (drift ids in numeric order; D5 named
     `ROUTER` in the router configuration)."""
-    from model_checks.matrix import ROUTER
+    from model_checks.environment_arg import ROUTER
 
     ids = drift_order(d.value for d in enc.environment)
     if enc.engines == 1:
