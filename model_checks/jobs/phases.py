@@ -12,9 +12,9 @@ import enum
 from dataclasses import dataclass
 
 from model_checks.cells import environment_text
-from model_checks.matrix import DRIFT_IDS, ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.matrix import ENVIRONMENTS, ROUTER_ENVIRONMENTS
 from model_checks.pair_cells import PAIR_ENVIRONMENTS
-from spec import VARIANTS
+from spec import DRIFT_IDS, VARIANTS
 
 
 class Output(enum.Enum):
