@@ -110,8 +110,12 @@ def _replays(snap: dict[str, Any]) -> list[str]:
     rows = [(f"`{r['trace']}`", r["exit"], f"`{r['result']}`") for r in snap["replays"]]
     return ["", f"## The lattice's {snap['variant']} S1 traces on the release", "",
             "`conform --adapter model_checks.adapters.vllm:factory --replay TRACE` for every "
-            "minimal breaking trace the committed lattice keeps for S1 (exit 4: the release "
-            "pairs the stale tensor exactly where the spec does). A trace with D6's per-item "
+            "minimal breaking trace the committed lattice keeps for S1, and for the variant's "
+            "S1 breaks with D7 and one more source (`tests/conform/traces/`; exit 4: the "
+            "release pairs the stale tensor exactly where the spec does). D7 alone is a "
+            "hand-built run, four requests on a budget of 3: two requests failed by P0's "
+            "assertion leave the shadow updated for requests P1 never sees. A trace with D6's "
+            "per-item "
             "updates (`p0_update_item`) is followed item by item through the adapter's "
             "`update_item` (one `get_and_update_item` call each), so the two requests' items "
             "interleave as recorded. Backed by `tests/vllm/test_vllm_conform.py`.", "",
@@ -127,7 +131,7 @@ def _reproducer(snap: dict[str, Any]) -> list[str]:
             "A budget of one 64-byte item, one client uuid reused for a new image (D7, "
             "vllm#55547) and two requests rejected after P0 updated its shadow (D2, as in "
             "vllm#43941): six `get_and_update_item` calls on the release's classes (V2 under "
-            "D2+D7, a minimal breaking environment of the lattice). The snapshot run "
+            "D2+D7, a breaking environment of the lattice). The snapshot run "
             "executed this block as shown; what it observed: " + outcome + ". Backed by "
             "`tests/vllm/test_vllm_stale_pairing.py`, which also runs the same requests on "
             "the reference's V3: a miss, then the retry serves image 1.", "",

@@ -7,7 +7,8 @@ What it runs, all through the commands users run:
   (every drift source, the ci profile; in one process and with the engine side in a second
   process, tensors crossing a socket), and per deployment environment with
   ``--require S1,S2,S3``: the verdict per property and the RESULT line;
-- `conform --replay` of every trace the committed lattice keeps for the variant's S1;
+- `conform --replay` of every trace the committed lattice keeps for the variant's S1, and of
+  the variant's S1 breaks with D7 and one more source (`tests/conform/traces/`);
 - `REPRODUCER`, the shortest stale pairing as vLLM calls, executed as shown on the page.
 """
 
@@ -97,9 +98,16 @@ def _conform(extra: list[str]) -> dict[str, Any]:
             "result": out.rstrip().splitlines()[-1] if out.strip() else ""}
 
 
+PAIR_TRACES = Path("tests") / "conform" / "traces"
+"""V2's S1 breaks with D7 and one more drift source, kept as conformance inputs once the
+lattice's minimal set became D7 alone (their README says where each came from)."""
+
+
 def _replays(variant: str, root: Path) -> list[dict[str, Any]]:
     found = []
-    for path in sorted((root / "results" / "lattice").glob(f"{variant}_*_S1.json")):
+    paths = [*sorted((root / "results" / "lattice").glob(f"{variant}_*_S1.json")),
+             *sorted((root.parent / PAIR_TRACES).glob(f"{variant}_*_S1.json"))]
+    for path in paths:
         code, out = _cli(["conform", "--adapter", ADAPTER, "--replay", str(path)])
         found.append({"trace": path.relative_to(root.parent).as_posix(), "exit": code,
                       "result": out.rstrip().splitlines()[-1]})

@@ -20,13 +20,16 @@ from typing import Any
 
 from model_checks.explore.lattice import Proof
 from model_checks.smt.judged import encoded_safety
-from model_checks.smt.prove.parametric_mirror import PROPERTIES as MIRROR_PROPERTIES
 from spec import drift_order, variant_named
 
-DECIDED_PROPERTIES = (*encoded_safety(), *(p for p in MIRROR_PROPERTIES
-                                           if p not in encoded_safety()))
-"""The properties whose environments this decides (the prover's goals are about them): the
-safety properties, and H1, which the mirror proves where the caches mirror each other."""
+
+def decided_properties() -> tuple[str, ...]:
+    """The properties whose environments this decides (the prover's goals are about them):
+    the safety properties, and H1, which the mirror proves where the caches mirror each
+    other. Imported when asked: the mirror loads z3, which a usage error must not wait for."""
+    from model_checks.smt.prove.parametric_mirror import PROPERTIES as MIRROR_PROPERTIES
+
+    return (*encoded_safety(), *(p for p in MIRROR_PROPERTIES if p not in encoded_safety()))
 
 
 class ProofContradicted(AssertionError):
@@ -46,14 +49,13 @@ def _maximal(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
 
 def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[str],
             try_remaining: bool = True) -> dict[str, Any] | None:
-    """For a lattice entry of a property of `DECIDED_PROPERTIES` (None otherwise): the
-    proofs it rests on, how many of the
-    2^n environments over `sources` break (above a minimal set), hold for every instance
-    (below a proof) or remain bounded, the smallest remaining ones, whether the remaining
-    ones are exactly those between a smallest and a largest, and the largest with the query
-    the prover fails on there. `ProofContradicted` if a proof's environment contains a minimal
-    breaking set."""
-    if entry["property"] not in DECIDED_PROPERTIES:
+    """For a lattice entry of a property of `decided_properties()` (None otherwise): the
+    proofs it rests on, how many of the 2^n environments over `sources` break (above a
+    minimal set), hold for every instance (below a proof) or remain bounded, the smallest
+    remaining ones, whether the remaining ones are exactly those between a smallest and a
+    largest, and the largest with the query the prover fails on there. `ProofContradicted`
+    if a proof's environment contains a minimal breaking set."""
+    if entry["property"] not in decided_properties():
         return None
     minimal = [frozenset(m) for m in entry["minimal_breaking"]]
     mine = [p for p in proofs if (p.variant, p.property) == (entry["variant"], entry["property"])]

@@ -73,7 +73,7 @@ def test_the_seed_pair_s1_weakness_in_at_most_8_calls(
 
 def test_replay_emits_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "emitted"
-    trace = ROOT / "docs" / "results" / "lattice" / "V2_D6+D7_S1.json"
+    trace = ROOT / "tests" / "conform" / "traces" / "V2_D6+D7_S1.json"
     assert main(["conform", "--adapter", "tests.conform.seed_pair:factory", "--replay",
                  str(trace), "--emit-pytest", str(out)]) == 4
     assert "pytest file for S1" in capsys.readouterr().out

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.explore.every_instance import DECIDED_PROPERTIES
+from model_checks.explore.every_instance import decided_properties
 from spec import DRIFT_IDS, VARIANT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ def _entries() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
-@pytest.mark.parametrize("prop", DECIDED_PROPERTIES)
+@pytest.mark.parametrize("prop", decided_properties())
 def test_every_environment_is_decided_for_every_instance(variant: str, prop: str) -> None:
     answer = _entries()[variant, prop]["every_instance"]
     assert answer["environments"] == 2 ** len(DRIFT_IDS)
