@@ -100,13 +100,13 @@ verdicts = [v for v in replay_all() if v.variant == NEW]
 assert verdicts and all(v.as_expected for v in verdicts), verdicts
 print("scenarios ok", len(verdicts))
 
-# simulate: D7's cell, S4 found broken and S1 kept within the ci profile
+# simulate: D7's cell, S4 found broken and S2 kept within the ci profile
 from model_checks.matrix import Expectation
 from model_checks.simulate.profiles import PROFILES
 from model_checks.simulate.run import run_cell
 cell = expected_cell(NEW, ("D7",))
 result = run_cell("new", NEW, ("D7",), config_for(new, ("D7",)),
-                  {p: cell.expectations[p] for p in ("S1", "S4")}, PROFILES["ci"], None)
+                  {p: cell.expectations[p] for p in ("S2", "S4")}, PROFILES["ci"], None)
 assert not result.mismatches and len(result.records) == 2, result.mismatches
 print("simulate ok")
 
