@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from model_checks.explore.canonical import canonical
+from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
     Groups,
     Renaming,
@@ -62,7 +63,7 @@ from model_checks.explore.symmetry import (
     inverse,
     rename_state,
 )
-from spec import Action, Config, State, enabled, initial
+from spec import Action, Config, Property, State, enabled, initial
 
 
 class StateLimitExceeded(Exception):
@@ -110,6 +111,9 @@ class Graph:
     """The interned actions: codes in `via_code` and `edge_action` index this list."""
     renamings: list[Renaming | None] = field(default_factory=lambda: [None])
     """The interned identity renamings (code 0: none)."""
+    checks: StateChecks | None = field(default=None, repr=False)
+    """The state properties checked on every state as the search numbered it (None: none;
+    the judge then checks them in passes over `states`)."""
     _held: list[State] | None = field(default=None, repr=False)
     _held_edges: list[list[tuple[Action, int]]] | None = field(default=None, repr=False)
     """While states are held, every state's edge list too (the judge reads each many times)."""
@@ -390,6 +394,7 @@ def build(
     config: Config, *, reduce: bool = True, symmetry: bool | None = None,
     max_states: int = 2_000_000, keep_states: bool = True, expand: Expand | None = None,
     max_depth: int | None = None, depth_proviso: bool = True,
+    checks: Sequence[Property] | None = None,
 ) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
     `reduce`) applies identity symmetry where the configuration has interchangeable
@@ -398,9 +403,14 @@ def build(
     because `expand` ensures a cycle proviso itself); `max_depth`: states at that depth are
     not expanded. With `keep_states` the graph holds the states the search made (a judge
     reads them all, many times, and need not rebuild them) until `release_states`; without,
-    it keeps only the search's current frontier and its arrays (the lean search)."""
+    it keeps only the search's current frontier and its arrays (the lean search). `checks`:
+    the state properties checked on every state as the search numbers it (`graph.checks`;
+    default: `state_checks.state_properties(config)`, every one the judge would check;
+    `()`: none, for a search nobody judges state properties on)."""
     groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
     graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states, groups=groups)
+    props = state_properties(config) if checks is None else tuple(checks)
+    graph.checks = StateChecks(config, props) if props else None
     _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
     return graph
 
@@ -543,6 +553,8 @@ class _Search:
         graph.via_code.append(code)
         graph.via_renaming_code.append(rcode)
         self.pending.append(state)
+        if graph.checks is not None:
+            graph.checks.see(graph.size - 1, state)
 
     def _renaming_code(self, renaming: Renaming | None) -> int:
         """The code of `renaming` in the graph's interned renamings (added if new)."""

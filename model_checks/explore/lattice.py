@@ -47,12 +47,13 @@ from typing import Any
 from model_checks.cells import environment_text
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
-from model_checks.explore.judge import ONE_CONTENT, Status, judge_all
+from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import (
     Rung,
     drift_order,
     lattice_config,
 )
+from model_checks.explore.state_checks import ONE_CONTENT, state_properties
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import trace_to_json
 from spec import Drift, describe_environment, environment, registry, variant_named
@@ -118,7 +119,8 @@ def explore_environment(job: EnvJob) -> EnvOutcome:
     diameter, reached, cut_at = 0, job.first - 1, None
     for number, shape in enumerate(job.climb(), start=job.first):
         config = lattice_config(variant_named(job.variant), job.environment, shape)
-        graph = build(config, max_states=job.max_states)
+        graph = build(config, max_states=job.max_states,
+                      checks=state_properties(config, with_lemmas=False))
         per_rung.append(len(graph.states))
         diameter = graph.diameter
         for judgement in judge_all(graph, with_lemmas=False):

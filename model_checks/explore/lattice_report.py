@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.explore.judge import ONE_CONTENT
 from model_checks.explore.lattice import (
     ANY_RUNG,
     HOLDS,
@@ -26,6 +25,7 @@ from model_checks.explore.lattice import (
     vacuous_reason,
 )
 from model_checks.explore.lattice_instance import describe_family, drift_order, eviction
+from model_checks.explore.state_checks import ONE_CONTENT
 from model_checks.records import EXPLORE_LATTICE
 from spec import registry
 
