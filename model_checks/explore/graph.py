@@ -187,13 +187,22 @@ class Graph:
             self._held_edges = [self._edge_list(i) for i in range(self.size)]
         return self._held_edges
 
-    def _edge_list(self, index: int) -> list[tuple[Action, int]]:
+    def edge_range(self, index: int) -> range:
+        """The positions of state `index`'s edges in the edge arrays (`edge_target`,
+        `edge_action`, `edge_renaming`): empty for a state the search did not expand."""
         if index + 1 >= len(self.edge_start):
-            return []  # not expanded (the state limit cut the search before it)
+            return range(0)  # not expanded (the state limit cut the search before it)
+        return range(self.edge_start[index], self.edge_start[index + 1])
+
+    def action_flags(self, flag: Callable[[Action], bool]) -> list[bool]:
+        """`flag` of every interned action, by action code (an action's flag is computed once
+        per graph, not once per edge)."""
+        return [flag(action) for action in self.actions]
+
+    def _edge_list(self, index: int) -> list[tuple[Action, int]]:
         actions, targets = self.actions, self.edge_target
         codes = self.edge_action
-        return [(actions[codes[k]], targets[k])
-                for k in range(self.edge_start[index], self.edge_start[index + 1])]
+        return [(actions[codes[k]], targets[k]) for k in self.edge_range(index)]
 
     def via_action(self, index: int) -> Action | None:
         code = self.via_code[index]

@@ -2,8 +2,9 @@
 of them at once, each edge observed once (`monitors.Step`).
 
 A node is a state and one memory per monitor; once a monitor has found its violation, its
-memory becomes `DONE` on every step from then on (it is no longer advanced). A quiet step (`Step.quiet`:
-nothing any monitor reads happened) keeps every memory without asking the monitors.
+memory becomes `DONE` on every step from then on (it is no longer advanced). A quiet step
+(`Step.quiet`: nothing any monitor reads happened) keeps every memory without asking the
+monitors, as every monitor would (`tests/explore/test_explore_product.py` checks that).
 
 The search gives each monitor exactly what a search of the product with that monitor alone
 gives: project the joint
@@ -76,15 +77,18 @@ class _Joint:
         """Expand nodes breadth-first until the queue is empty or every monitor has found
         its violation."""
         graph, came, queue = self.graph, self.came, self.queue
+        actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
         while queue and self.live:
             node = queue.popleft()
             index = node[0]
-            for position, (action, target) in enumerate(graph.out_edges(index)):
-                after = self._moved(node, position, action)
-                renaming = graph.renaming(index, position)
+            edges = graph.edge_range(index)
+            for k in edges:
+                action = actions[codes[k]]
+                after = self._moved(node, k - edges.start, action)
+                renaming = graph.renaming(index, k - edges.start) if graph.symmetric else None
                 if renaming is not None:
                     after = self._renamed(after, renaming)
-                successor = (target, after)
+                successor = (targets[k], after)
                 if successor not in came:
                     came[successor] = (node, action, renaming)
                     queue.append(successor)
