@@ -454,6 +454,7 @@ class _Search:
         self.renaming_codes: dict[Renaming | None, int] = {None: 0}
         self.pending: list[State] = []
         self.taken = 0
+        self.checked = 0  # the states numbered below it have had their state properties checked
         start, renaming = self._canonical(initial(self.config))
         assert renaming is None, "the initial state names no identity"
         self.seen[hash(start)] = 0
@@ -469,7 +470,10 @@ class _Search:
                 graph.complete = False
                 break
             frontier += 1
+            if frontier - self.checked >= _CHECK_BATCH:
+                self._check_upto(frontier)
             self._trim(frontier)
+        self._check_upto(graph.size)
         graph.steps_taken = self.taken
         graph._held = self.pending if self.keep_states else None
 
@@ -562,8 +566,6 @@ class _Search:
         graph.via_code.append(code)
         graph.via_renaming_code.append(rcode)
         self.pending.append(state)
-        if graph.checks is not None:
-            graph.checks.see(graph.size - 1, state)
 
     def _renaming_code(self, renaming: Renaming | None) -> int:
         """The code of `renaming` in the graph's interned renamings (added if new)."""
@@ -573,12 +575,27 @@ class _Search:
             self.graph.renamings.append(renaming)
         return code
 
+    def _check_upto(self, end: int) -> None:
+        """Check the state properties (`graph.checks`) on the states numbered from the first
+        unchecked one up to `end`, in number order. In batches of `_CHECK_BATCH` states
+        between expansions: one check per state inside the expansion loop costs about twice
+        the CPU of the same checks run back to back."""
+        checks, pending, size = self.graph.checks, self.pending, self.graph.size
+        if checks is not None:
+            for number in range(self.checked, end):
+                checks.see(number, pending[number - size + len(pending)])
+        self.checked = end
+
     def _trim(self, frontier: int) -> None:
-        """The lean search (`keep_states` false) drops the states already expanded, in
-        batches: it keeps only what it has yet to expand."""
-        expanded = frontier - (self.graph.size - len(self.pending))
+        """The lean search (`keep_states` false) drops the states already expanded and
+        checked, in batches: it keeps only what it has yet to expand or check."""
+        expanded = min(frontier, self.checked) - (self.graph.size - len(self.pending))
         if not self.keep_states and expanded > 4096 and expanded > len(self.pending) // 2:
             del self.pending[:expanded]
+
+
+_CHECK_BATCH = 1024
+"""States the search numbers between two batches of state-property checks."""
 
 
 def _proviso(graph: Graph, seen: dict[int, int], depth: int, made: Made) -> bool:

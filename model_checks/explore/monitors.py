@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from spec import Action, Config, State
 from spec.observations import miss_taken, sent_message
@@ -31,8 +31,7 @@ from spec.transitions import P1Receive
 Memory = Any  # hashable; each monitor documents its own
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """What one step `before -> after` did, as the monitors read it: the miss reply P0 took
     (`spec.observations.miss_taken`), the message sent to P1 (`sent_message`), whether the
     action is a drift event, whether it is P1's receive and the delivery it left. Observed
@@ -45,20 +44,17 @@ class Step:
     receive: bool
     delivery: Delivery | None
     after: State
-
-    @property
-    def quiet(self) -> bool:
-        """True when no monitor can move on this step: no miss taken, nothing sent, no
-        drift event, no delivery (every monitor keeps its memory and reports nothing)."""
-        return (self.taken is None and self.sent is None and not self.drift
-                and self.delivery is None)
+    quiet: bool
+    """True when no monitor can move on this step: no miss taken, nothing sent, no drift
+    event, no delivery (every monitor keeps its memory and reports nothing)."""
 
 
 def observe(before: State, action: Action, after: State) -> Step:
     """The step `before -> after` by `action`, as the monitors read it."""
-    return Step(miss_taken(before, action), sent_message(before, after),
-                action.drift_event() is not None, isinstance(action, P1Receive),
-                after.last_delivery, after)
+    taken, sent = miss_taken(before, action), sent_message(before, after)
+    drift, delivery = action.drift_event() is not None, after.last_delivery
+    return Step(taken, sent, drift, isinstance(action, P1Receive), delivery, after,
+                taken is None and sent is None and not drift and delivery is None)
 
 
 Move = Callable[[Config, Step, Memory], tuple[Memory, str | None]]

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from model_checks.explore.graph import Graph
-from model_checks.explore.monitors import Memory, Monitor, observe
+from model_checks.explore.monitors import Memory, Monitor, Step, observe
 from model_checks.explore.symmetry import Renaming
 from spec import Action
 
@@ -78,30 +78,31 @@ class _Joint:
         its violation."""
         graph, came, queue = self.graph, self.came, self.queue
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
+        state, symmetric = graph.state, graph.symmetric
         while queue and self.live:
             node = queue.popleft()
-            index = node[0]
+            index, memories = node
+            before = state(index)
             edges = graph.edge_range(index)
             for k in edges:
-                action = actions[codes[k]]
-                after = self._moved(node, k - edges.start, action)
-                renaming = graph.renaming(index, k - edges.start) if graph.symmetric else None
+                action, target, renaming = actions[codes[k]], targets[k], None
+                if symmetric:
+                    renaming = graph.renaming(index, k - edges.start)
+                    step = observe(before, action, graph.real_successor(index, k - edges.start))
+                else:
+                    step = observe(before, action, state(target))
+                after = memories if step.quiet else self._moved(node, step, action)
                 if renaming is not None:
                     after = self._renamed(after, renaming)
-                successor = (targets[k], after)
+                successor = (target, after)
                 if successor not in came:
                     came[successor] = (node, action, renaming)
                     queue.append(successor)
 
-    def _moved(self, node: Node, position: int, action: Action) -> tuple[Memory, ...]:
-        """Every monitor's memory after edge `position` of `node`'s state; a violation met
+    def _moved(self, node: Node, step: Step, action: Action) -> tuple[Memory, ...]:
+        """Every monitor's memory after `step` by `action` from `node`; a violation met
         there is kept (its path: the product path to `node`, then this edge)."""
-        index, memories = node
-        graph = self.graph
-        step = observe(graph.state(index), action, graph.real_successor(index, position))
-        if step.quiet:
-            return memories
-        config, moved = graph.config, []
+        memories, config, moved = node[1], self.graph.config, []
         for number, monitor in enumerate(self.monitors):
             memory = memories[number]
             if memory is DONE or self.found[number] is not None:
