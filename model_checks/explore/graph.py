@@ -111,9 +111,10 @@ class Graph:
     """The interned actions: codes in `via_code` and `edge_action` index this list."""
     renamings: list[Renaming | None] = field(default_factory=lambda: [None])
     """The interned identity renamings (code 0: none)."""
-    checks: StateChecks | None = field(default=None, repr=False)
+    checks: StateChecks | None = field(default=None, repr=False, compare=False)
     """The state properties checked on every state as the search numbered it (None: none;
-    the judge then checks them in passes over `states`)."""
+    the judge then checks them in passes over `states`). Not part of the graph: two graphs
+    are equal whoever checked what on them."""
     _held: list[State] | None = field(default=None, repr=False)
     _held_edges: list[list[tuple[Action, int]]] | None = field(default=None, repr=False)
     """While states are held, every state's edge list too (the judge reads each many times)."""
