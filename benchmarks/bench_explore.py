@@ -21,8 +21,14 @@ prints the ratios of the medians (`now / base` for rates, `base / now` for secon
 bytes). A baseline tree older than the lean graph has no `--memory` split: its one figure
 is its graph after the search, which kept every state.
 
-    .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7] [--repeat 3]
+    .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
         [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3]
+
+A cell is `VARIANT_DRIFT_DRIFT` (`none`: no drift), `@N` for N requests (default 2); the
+default cells end with the four 3-request cells. `+judge st/s` is the judged states per
+CPU-second: states over the CPU seconds to build the graph and judge every property and
+lemma on it (since the search checks the state properties as it goes, `build st/s` includes
+them there, and not in a tree before that).
 
 The POR table decides whole cells (`--por-cells`, `@N` requests) with and without
 partial-order reduction in the same run: states, and the median CPU seconds
@@ -53,7 +59,8 @@ from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import judge_all
 from spec import Config, State, enabled, initial, step, variant_named
 
-DEFAULT_CELLS = ("V2_D3", "V3_D7", "V1_D6", "V2_D7_D10", "V1_D8")
+DEFAULT_CELLS = ("V2_D3", "V3_D7", "V1_D6", "V2_D7_D10", "V1_D8",
+                 "V2_D1_D7@3", "V3_D1_D7@3", "V2_D7@3", "V1_none@3")
 DEFAULT_POR_CELLS = ("V2_D1_D7@3", "V3_D1_D7@3", "V2_D7@3", "V1_none@3")
 
 
@@ -75,6 +82,9 @@ def naive(config: Config) -> tuple[int, int]:
 
 
 def _config(label: str, requests: int = 2) -> Config:
+    """The explorer's instance of a cell label `V2_D1_D7` (`@N`: N requests, default 2)."""
+    label, _, given = label.partition("@")
+    requests = int(given or requests)
     variant, *env = label.split("_")
     return explore_config(variant_named(variant), tuple(e for e in env if e != "none"),
                           max_requests=requests)
@@ -88,8 +98,7 @@ def por_table(cells: list[str], repeat: int) -> None:
     print(f"{'cell':16s} {'states':>7s} {'cpu s':>7s} {'por st':>7s} {'+minim':>7s} "
           f"{'por cpu s':>9s} {'ratio':>6s}")
     for label in cells:
-        name, _, requests = label.partition("@")
-        config = _config(name, int(requests or 2))
+        config = _config(label)
         plain_times, por_times = [], []
         for _ in range(repeat):
             started = time.process_time()

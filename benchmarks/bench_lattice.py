@@ -25,9 +25,9 @@ from model_checks.explore.lattice import (
     antichain_minimal,
     explore_environment,
     search,
-    summarise,
 )
 from model_checks.explore.lattice_instance import LatticeShape, drift_order
+from model_checks.explore.lattice_report import summarise
 
 
 def brute_force(variant: str, sources: tuple[str, ...]) -> tuple[dict[str, list[list[str]]],

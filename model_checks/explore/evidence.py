@@ -1,7 +1,7 @@
 """Every checker's breaks as evidence for the drift lattice, each replayed before it counts.
 
 `gather(paths)` reads records files (or folders of them: the main job's, the docs snapshot)
-and makes a `lattice.Break` of every counterexample whose trace file:
+and makes a `lattice_report.Break` of every counterexample whose trace file:
 
 1. replays on the spec with its own configuration and breaks its property at the recorded
    step (`replay_data`); and
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.explore.instance import describe
-from model_checks.explore.lattice import Break
+from model_checks.explore.lattice_report import Break
 from model_checks.records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
 from model_checks.trace_file import BadTraceFile, replay_data, trace_to_json
 from spec import ALL_DRIFT, Drift, TraceError, by_id, run, variant_named

@@ -50,10 +50,10 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import overload
 
 from model_checks.explore.canonical import canonical
+from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
     Groups,
     Renaming,
@@ -63,7 +63,7 @@ from model_checks.explore.symmetry import (
     inverse,
     rename_state,
 )
-from spec import Action, Config, State, enabled, initial
+from spec import Action, Config, Property, State, enabled, initial
 
 
 class StateLimitExceeded(Exception):
@@ -111,6 +111,10 @@ class Graph:
     """The interned actions: codes in `via_code` and `edge_action` index this list."""
     renamings: list[Renaming | None] = field(default_factory=lambda: [None])
     """The interned identity renamings (code 0: none)."""
+    checks: StateChecks | None = field(default=None, repr=False, compare=False)
+    """The state properties checked on every state as the search numbered it (None: none;
+    the judge then checks them in passes over `states`). Not part of the graph: two graphs
+    are equal whoever checked what on them."""
     _held: list[State] | None = field(default=None, repr=False)
     _held_edges: list[list[tuple[Action, int]]] | None = field(default=None, repr=False)
     """While states are held, every state's edge list too (the judge reads each many times)."""
@@ -184,13 +188,22 @@ class Graph:
             self._held_edges = [self._edge_list(i) for i in range(self.size)]
         return self._held_edges
 
-    def _edge_list(self, index: int) -> list[tuple[Action, int]]:
+    def edge_range(self, index: int) -> range:
+        """The positions of state `index`'s edges in the edge arrays (`edge_target`,
+        `edge_action`, `edge_renaming`): empty for a state the search did not expand."""
         if index + 1 >= len(self.edge_start):
-            return []  # not expanded (the state limit cut the search before it)
+            return range(0)  # not expanded (the state limit cut the search before it)
+        return range(self.edge_start[index], self.edge_start[index + 1])
+
+    def action_flags(self, flag: Callable[[Action], bool]) -> list[bool]:
+        """`flag` of every interned action, by action code (an action's flag is computed once
+        per graph, not once per edge)."""
+        return [flag(action) for action in self.actions]
+
+    def _edge_list(self, index: int) -> list[tuple[Action, int]]:
         actions, targets = self.actions, self.edge_target
         codes = self.edge_action
-        return [(actions[codes[k]], targets[k])
-                for k in range(self.edge_start[index], self.edge_start[index + 1])]
+        return [(actions[codes[k]], targets[k]) for k in self.edge_range(index)]
 
     def via_action(self, index: int) -> Action | None:
         code = self.via_code[index]
@@ -391,6 +404,7 @@ def build(
     config: Config, *, reduce: bool = True, symmetry: bool | None = None,
     max_states: int = 2_000_000, keep_states: bool = True, expand: Expand | None = None,
     max_depth: int | None = None, depth_proviso: bool = True,
+    checks: Sequence[Property] | None = None,
 ) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
     `reduce`) applies identity symmetry where the configuration has interchangeable
@@ -399,122 +413,193 @@ def build(
     because `expand` ensures a cycle proviso itself); `max_depth`: states at that depth are
     not expanded. With `keep_states` the graph holds the states the search made (a judge
     reads them all, many times, and need not rebuild them) until `release_states`; without,
-    it keeps only the search's current frontier and its arrays (the lean search)."""
+    it keeps only the search's current frontier and its arrays (the lean search). `checks`:
+    the state properties checked on every state as the search numbers it (`graph.checks`;
+    default: `state_checks.state_properties(config)`, every one the judge would check;
+    `()`: none, for a search nobody judges state properties on)."""
     groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-    rename_pids = _rename_pids(reduce)
     graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states, groups=groups)
-    seen: dict[int, int] = {}  # fingerprint -> number: the visited set
-    action_codes: dict[Action, int] = {}
-    renaming_codes: dict[Renaming | None, int] = {None: 0}
-    fingerprints, depths, parents = graph.fingerprints, graph.depth, graph.parent
-    via_code, via_renaming = graph.via_code, graph.via_renaming_code
-    edge_target, edge_action, edge_renaming = (
-        graph.edge_target, graph.edge_action, graph.edge_renaming)
-    pending: list[State] = []  # the states from number len(parents) - len(pending) on
-
-    start, renaming = canonical_identities(rename_pids(initial(config)), groups)
-    assert renaming is None, "the initial state names no identity"
-    seen[hash(start)] = 0
-    fingerprints.append(hash(start))
-    depths.append(0)
-    parents.append(-1)
-    via_code.append(-1)
-    via_renaming.append(0)
-    pending.append(start)
-    frontier = 0
-    taken = 0
-    while frontier < len(parents):
-        state = pending[frontier - len(parents) + len(pending)]
-        depth = depths[frontier] + 1
-        cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
-        actions = enabled(config, state)
-        made: dict[Action, tuple[State, Renaming | None]] | None = None
-        if max_depth is not None and depth > max_depth:  # `depth` is the successors' depth
-            graph.complete = graph.complete and not actions
-            actions = []
-        elif expand is not None and actions:
-            actions, made = _reduced_expansion(
-                graph, seen, depth - 1, expand(state, actions), actions,
-                partial(_successor, config, cleared, rename_pids=rename_pids, groups=groups),
-                depth_proviso)
-        for action in actions:
-            if made is not None:
-                successor, renaming = made[action]
-            else:
-                successor = rename_pids(action.apply(config, cleared))
-                if groups:
-                    successor, renaming = canonical_identities(successor, groups)
-            taken += 1
-            code = action_codes.get(action)
-            if code is None:
-                code = action_codes[action] = len(graph.actions)
-                graph.actions.append(action)
-            fresh = len(parents)
-            key = hash(successor)  # the 64-bit fingerprint
-            target = seen.setdefault(key, fresh)
-            if target == fresh:
-                if fresh >= max_states:
-                    graph.complete = False
-                    graph.steps_taken = taken
-                    graph.edge_start.append(len(edge_target))  # the edges found so far
-                    graph._held = pending if keep_states else None
-                    return graph
-                fingerprints.append(key)
-                depths.append(depth)
-                parents.append(frontier)
-                via_code.append(code)
-                pending.append(successor)
-            edge_target.append(target)
-            edge_action.append(code)
-            if groups:
-                rcode = renaming_codes.get(renaming)
-                if rcode is None:
-                    rcode = renaming_codes[renaming] = len(graph.renamings)
-                    graph.renamings.append(renaming)
-                edge_renaming.append(rcode)
-                if target == fresh:
-                    via_renaming.append(rcode)
-            elif target == fresh:
-                via_renaming.append(0)
-        graph.edge_start.append(len(edge_target))
-        frontier += 1
-        expanded = frontier - (len(parents) - len(pending))
-        if not keep_states and expanded > 4096 and expanded > len(pending) // 2:
-            del pending[:expanded]  # the lean search keeps only what it has yet to expand
-    graph.steps_taken = taken
-    graph._held = pending if keep_states else None
+    props = state_properties(config) if checks is None else tuple(checks)
+    graph.checks = StateChecks(config, props) if props else None
+    _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
     return graph
 
 
 Expand = Callable[[State, list[Action]], list[Action]]
-Successor = Callable[[Action], tuple[State, "Renaming | None"]]
+Made = dict[Action, tuple[State, "Renaming | None"]]
 
 
-def _reduced_expansion(
-    graph: Graph, seen: dict[int, int], depth: int, chosen: list[Action],
-    actions: list[Action], successor: Successor, depth_proviso: bool,
-) -> tuple[list[Action], dict[Action, tuple[State, Renaming | None]]]:
-    """The actions to expand from a state at `depth`, and their successors: `chosen` where
-    it is all of `actions` or the cycle proviso holds for it, every action otherwise."""
-    made = {action: successor(action) for action in chosen}
-    if len(chosen) == len(actions):
+@dataclass(frozen=True)
+class _Expansion:
+    """Which enabled actions of a state the search expands: all of them, unless `expand`
+    (partial-order reduction) chooses fewer or `max_depth` stops the search."""
+
+    expand: Expand | None = None
+    max_depth: int | None = None
+    depth_proviso: bool = True
+
+
+class _Search:
+    """One breadth-first search, filling `graph`'s arrays: the visited set (fingerprint to
+    number), the interned actions and renamings, and the states whose successors are still
+    to come (`pending`: the states from number `graph.size - len(pending)` on). Its states
+    are canonical for both reductions (`_canonical`); which actions it expands is
+    `_chosen`'s concern; `_record` adds one edge and, if its target is new, one state."""
+
+    def __init__(self, graph: Graph, expansion: _Expansion, keep_states: bool) -> None:
+        self.graph, self.config, self.expansion = graph, graph.config, expansion
+        self.keep_states = keep_states
+        self.rename_pids = _rename_pids(graph.reduced)
+        self.seen: dict[int, int] = {}
+        self.action_codes: dict[Action, int] = {}
+        self.renaming_codes: dict[Renaming | None, int] = {None: 0}
+        self.pending: list[State] = []
+        self.taken = 0
+        self.checked = 0  # the states numbered below it have had their state properties checked
+        start, renaming = self._canonical(initial(self.config))
+        assert renaming is None, "the initial state names no identity"
+        self.seen[hash(start)] = 0
+        self._add_state(start, hash(start), 0, -1, -1, 0)
+
+    def run(self) -> None:
+        """Expand states in number order until none is left or the state limit cuts the
+        search (the graph is then marked incomplete); hand the states to the graph if kept."""
+        graph = self.graph
+        frontier = 0
+        while frontier < graph.size:
+            if not self._expand(frontier):
+                graph.complete = False
+                break
+            frontier += 1
+            if frontier - self.checked >= _CHECK_BATCH:
+                self._check_upto(frontier)
+            self._trim(frontier)
+        self._check_upto(graph.size)
+        graph.steps_taken = self.taken
+        graph._held = self.pending if self.keep_states else None
+
+    def _canonical(self, state: State) -> tuple[State, Renaming | None]:
+        """`state` with its processing ids renamed (`canonical.py`) and, under identity
+        symmetry, its identities (`symmetry.py`), and the identity renaming applied."""
+        state = self.rename_pids(state)
+        return canonical_identities(state, self.graph.groups) if self.graph.groups else (
+            state, None)
+
+    def _expand(self, number: int) -> bool:
+        """Add every chosen edge of state `number` (and the new states they reach); False
+        when a new state would pass the state limit (the edges found so far are kept)."""
+        graph = self.graph
+        state = self.pending[number - graph.size + len(self.pending)]
+        depth = graph.depth[number] + 1  # the successors' depth
+        cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
+        actions, made = self._chosen(state, cleared, depth - 1)
+        config, canonical_of = self.config, self._canonical
+        for action in actions:
+            if made is not None:
+                successor, renaming = made[action]
+            else:
+                successor, renaming = canonical_of(action.apply(config, cleared))
+            if not self._record(number, depth, action, successor, renaming):
+                graph.edge_start.append(len(graph.edge_target))
+                return False
+        graph.edge_start.append(len(graph.edge_target))
+        return True
+
+    def _chosen(self, state: State, cleared: State, depth: int,
+                ) -> tuple[list[Action], Made | None]:
+        """The actions to expand from `state` at `depth`, and their successors where the
+        choice needed them made: every enabled action; none at `max_depth` (the graph is
+        then incomplete unless `state` has none); `expand`'s choice where the cycle proviso
+        (`_proviso`) keeps it, else every action."""
+        actions = enabled(self.config, state)
+        expansion = self.expansion
+        if expansion.max_depth is not None and depth >= expansion.max_depth:
+            self.graph.complete = self.graph.complete and not actions
+            return [], None
+        if expansion.expand is None or not actions:
+            return actions, None
+        chosen = expansion.expand(state, actions)
+        made = {action: self._canonical(action.apply(self.config, cleared))
+                for action in chosen}
+        if len(chosen) == len(actions):
+            return actions, made
+        if not expansion.depth_proviso or _proviso(self.graph, self.seen, depth, made):
+            self.graph.partial += 1
+            return chosen, made
+        made.update((action, self._canonical(action.apply(self.config, cleared)))
+                    for action in actions if action not in made)
         return actions, made
-    if not depth_proviso or _proviso(graph, seen, depth, made):
-        graph.partial += 1
-        return chosen, made
-    made.update((action, successor(action)) for action in actions if action not in made)
-    return actions, made
+
+    def _record(self, parent: int, depth: int, action: Action, successor: State,
+                renaming: Renaming | None) -> bool:
+        """Add the edge from `parent` by `action` to `successor` (renamed by `renaming`),
+        and `successor` as state number `graph.size` at `depth` if its fingerprint is new;
+        False, adding nothing, if that new state would pass the state limit."""
+        self.taken += 1
+        graph = self.graph
+        code = self.action_codes.get(action)
+        if code is None:
+            code = self.action_codes[action] = len(graph.actions)
+            graph.actions.append(action)
+        fresh = graph.size
+        key = hash(successor)  # the 64-bit fingerprint
+        target = self.seen.setdefault(key, fresh)
+        if target == fresh and fresh >= graph.max_states:
+            return False
+        rcode = 0
+        if graph.groups:
+            rcode = self._renaming_code(renaming)
+            graph.edge_renaming.append(rcode)
+        if target == fresh:
+            self._add_state(successor, key, depth, parent, code, rcode)
+        graph.edge_target.append(target)
+        graph.edge_action.append(code)
+        return True
+
+    def _add_state(self, state: State, key: int, depth: int, parent: int, code: int,
+                   rcode: int) -> None:
+        """Number `state` (fingerprint `key`, reached from `parent` by the action of code
+        `code` and the renaming of code `rcode`) as the graph's next state."""
+        graph = self.graph
+        graph.fingerprints.append(key)
+        graph.depth.append(depth)
+        graph.parent.append(parent)
+        graph.via_code.append(code)
+        graph.via_renaming_code.append(rcode)
+        self.pending.append(state)
+
+    def _renaming_code(self, renaming: Renaming | None) -> int:
+        """The code of `renaming` in the graph's interned renamings (added if new)."""
+        code = self.renaming_codes.get(renaming)
+        if code is None:
+            code = self.renaming_codes[renaming] = len(self.graph.renamings)
+            self.graph.renamings.append(renaming)
+        return code
+
+    def _check_upto(self, end: int) -> None:
+        """Check the state properties (`graph.checks`) on the states numbered from the first
+        unchecked one up to `end`, in number order. In batches of `_CHECK_BATCH` states
+        between expansions: one check per state inside the expansion loop costs about twice
+        the CPU of the same checks run back to back."""
+        checks, pending, size = self.graph.checks, self.pending, self.graph.size
+        if checks is not None:
+            for number in range(self.checked, end):
+                checks.see(number, pending[number - size + len(pending)])
+        self.checked = end
+
+    def _trim(self, frontier: int) -> None:
+        """The lean search (`keep_states` false) drops the states already expanded and
+        checked, in batches: it keeps only what it has yet to expand or check."""
+        expanded = min(frontier, self.checked) - (self.graph.size - len(self.pending))
+        if not self.keep_states and expanded > 4096 and expanded > len(self.pending) // 2:
+            del self.pending[:expanded]
 
 
-def _successor(config: Config, cleared: State, action: Action,
-               rename_pids: Callable[[State], State], groups: Groups,
-               ) -> tuple[State, Renaming | None]:
-    successor = rename_pids(action.apply(config, cleared))
-    return canonical_identities(successor, groups) if groups else (successor, None)
+_CHECK_BATCH = 1024
+"""States the search numbers between two batches of state-property checks."""
 
 
-def _proviso(graph: Graph, seen: dict[int, int], depth: int,
-             made: dict[Action, tuple[State, Renaming | None]]) -> bool:
+def _proviso(graph: Graph, seen: dict[int, int], depth: int, made: Made) -> bool:
     """The cycle proviso, breadth-first: a reduced expansion is kept only if every chosen
     successor is new or one level deeper. Then every edge out of a reduced state goes one
     level down, so every cycle of the reduced graph passes through a fully expanded state

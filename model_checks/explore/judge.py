@@ -10,13 +10,14 @@ or undecided (the state limit cut the graph, or no monitor exists for the proper
 from __future__ import annotations
 
 import enum
-from collections import deque
 from dataclasses import dataclass
 
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
-from model_checks.explore.monitors import MONITORS, Monitor
-from model_checks.explore.symmetry import Renaming, concrete_actions
+from model_checks.explore.monitors import MONITORS, Monitor, observe
+from model_checks.explore.product import Verdict, search_product
+from model_checks.explore.state_checks import vacuous_reason
+from model_checks.explore.symmetry import concrete_actions
 from model_checks.judged import Judged, NotJudged, Table
 from spec import Action, Property, Trace, lemmas, registry, run
 
@@ -47,10 +48,13 @@ class ReplayDisagrees(AssertionError):
 
 
 def judge_all(graph: Graph, with_lemmas: bool = True) -> list[Judgement]:
-    """Every property of the registry, then (optionally) every lemma, in registry order."""
+    """Every property of the registry, then (optionally) every lemma, in registry order:
+    the state properties from what the search found (`graph.checks`), the monitored ones
+    from one search of the product with every monitor at once (`product.py`)."""
     props = [*registry(), *(lemmas() if with_lemmas else ())]
     with graph.holding_states():
-        return [judge(graph, prop) for prop in props]
+        monitored = _monitored_all(graph, props)
+        return [monitored.get(prop.id) or _judge(graph, prop) for prop in props]
 
 
 EVENTUAL_COMPLETION = "L4"
@@ -96,18 +100,9 @@ def _judge(graph: Graph, prop: Property) -> Judgement:
     return _monitored(graph, prop, monitor)
 
 
-ONE_CONTENT = tuple(p.id for p in registry() if p.compares_contents)
-"""The properties that compare contents of one identity (`Property.compares_contents`):
-vacuous with one content per identity (no D7 in the instance), where every processing of an
-identity describes the same content."""
-
-
 def _vacuous_by_construction(graph: Graph, prop: Property) -> str | None:
     """`ONE_CONTENT`'s properties, on an instance with one content per identity."""
-    if prop.id in ONE_CONTENT and graph.config.versions == 1:
-        return ("one content per identity (versions=1, no identity reuse): a tensor and "
-                "placeholders of one identity always describe the same content")
-    return None
+    return vacuous_reason(graph.config, prop)
 
 
 def _complete_or_undecided(graph: Graph, prop: Property, proved: Judgement) -> Judgement:
@@ -118,6 +113,14 @@ def _complete_or_undecided(graph: Graph, prop: Property, proved: Judgement) -> J
 
 
 def _state_property(graph: Graph, prop: Property) -> Judgement:
+    """The first (so shallowest) state breaking `prop`: as the search found it where it
+    checked this property (`graph.checks`), else by a pass over the states in order."""
+    if graph.checks is not None and graph.checks.covers(prop):
+        first = graph.checks.first.get(prop.id)
+        if first is not None:
+            index, reasons = first
+            return _replayed(graph, prop, graph.path_to(index), "; ".join(reasons))
+        return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     for index, state in enumerate(graph.states):
         reasons = prop.check_state(graph.config, state)
         if reasons:
@@ -136,7 +139,8 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     if lasso is not None and (graph.symmetric or graph.partial):
         # A cycle of the quotient (or of a graph that partial-order reduction pruned) need
         # not be one of the unreduced graph: judge L4 there.
-        unreduced = build(graph.config, symmetry=False, max_states=graph.max_states)
+        unreduced = build(graph.config, symmetry=False, max_states=graph.max_states,
+                          checks=())
         return _eventual_completion(unreduced, prop)
     if lasso is not None:
         trace = run(graph.config, (*lasso.prefix, *lasso.cycle))
@@ -145,42 +149,40 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     return Judgement(prop.id, Status.PROVED, "")
 
 
+def _monitored_all(graph: Graph, props: list[Property]) -> dict[str, Judgement]:
+    """The judgements of every property in `props` judged on the product with its monitor
+    (neither vacuous by construction nor state-local), from one joint product search."""
+    wanted = [(prop, monitor) for prop in props
+              if (monitor := MONITORS.get(prop.id)) is not None and prop.state_check is None
+              and prop.id != EVENTUAL_COMPLETION and not monitor.state_local
+              and _vacuous_by_construction(graph, prop) is None]
+    if not wanted:
+        return {}
+    verdicts = search_product(graph, [monitor for _, monitor in wanted])
+    return {prop.id: _from_product(graph, prop, monitor, verdict)
+            for (prop, monitor), verdict in zip(wanted, verdicts, strict=True)}
+
+
 def _monitored(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
-    """Breadth-first search of the product of the graph with the monitor. A product node's
-    memory is in the names of its state; across an edge with an identity renaming, the
-    monitor reads the real successor (the representative with the renaming undone) and its
-    memory is then renamed onto the representative."""
-    config = graph.config
+    """`prop` judged on the product of the graph with its monitor (`product.py`; a
+    state-local monitor on the states alone)."""
     if monitor.state_local:
         return _state_local(graph, prop, monitor)
-    start = (0, monitor.start)
-    came: dict[tuple[int, object], _Link | None] = {start: None}
-    queue = deque([start])
-    premise_met = False
-    while queue:
-        node = queue.popleft()
-        index, memory = node
-        before = graph.states[index]
-        for position, (action, target) in enumerate(graph.edges[index]):
-            renaming = graph.renaming(index, position)
-            after = graph.real_successor(index, position)
-            premise_met = premise_met or (
-                monitor.premise(before, action, after) if monitor.obligation is None
-                else monitor.obligation(before, action, after, memory))
-            memory_after, reason = monitor.advance(config, before, action, after, memory)
-            if reason is not None:
-                steps = [*_product_path(came, node), (action, None)]
-                return _replayed(graph, prop, concrete_actions(steps), reason)
-            if renaming is not None:
-                memory_after = monitor.rename(memory_after, dict(renaming))
-            successor = (target, memory_after)
-            if successor not in came:
-                came[successor] = (node, action, renaming)
-                queue.append(successor)
-    if not premise_met and graph.complete:
+    verdict, = search_product(graph, [monitor])
+    return _from_product(graph, prop, monitor, verdict)
+
+
+def _from_product(graph: Graph, prop: Property, monitor: Monitor, verdict: Verdict,
+                  ) -> Judgement:
+    """A monitor's verdict as a judgement: its violation replayed on the spec, vacuity
+    where no step met its premise on a complete graph, else proved for the instance."""
+    if verdict.steps is not None:
+        return _replayed(graph, prop, concrete_actions(list(verdict.steps)), verdict.reason)
+    if not verdict.premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
     return _complete_or_undecided(graph, prop, Judgement(
-        prop.id, Status.PROVED, f"{len(came)} states in the product with its monitor"))
+        prop.id, Status.PROVED,
+        f"{verdict.product_states} states in the product with its monitor"))
 
 
 def _state_local(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
@@ -193,26 +195,10 @@ def _state_local(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
             before = graph.states[graph.parent[index]]
             action = graph.via[index]
             assert action is not None
-            premise_met = monitor.premise(before, action, state)
+            premise_met = monitor.premise(observe(before, action, state))
     if not premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
     return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
-
-
-_Link = tuple[tuple[int, object], Action, Renaming | None]
-
-
-def _product_path(
-    came: dict[tuple[int, object], _Link | None], node: tuple[int, object],
-) -> list[tuple[Action, Renaming | None]]:
-    """The (action, renaming) steps of the product's breadth-first path to `node`."""
-    steps: list[tuple[Action, Renaming | None]] = []
-    link = came[node]
-    while link is not None:
-        node, action, renaming = link
-        steps.append((action, renaming))
-        link = came[node]
-    return steps[::-1]
 
 
 def _replayed(graph: Graph, prop: Property, actions: list[Action], reason: str) -> Judgement:

@@ -31,6 +31,9 @@ exploration decides (the state limit cut its graph at the base rung, or its size
 `holds_everywhere` is claimed only from a complete exploration of the top (at the rung it
 names) or a proof for every instance, and a property's answer is `complete` only when no
 environment is undecided for it.
+
+This module is the search; `lattice_report` shapes what it established into the lattice's
+JSON (`summarise`).
 """
 
 from __future__ import annotations
@@ -44,14 +47,13 @@ from typing import Any
 from model_checks.cells import environment_text
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import build
-from model_checks.explore.judge import ONE_CONTENT, Status, judge_all
+from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import (
     Rung,
-    describe_family,
     drift_order,
-    eviction,
     lattice_config,
 )
+from model_checks.explore.state_checks import ONE_CONTENT, state_properties
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import trace_to_json
 from spec import Drift, describe_environment, environment, registry, variant_named
@@ -117,7 +119,8 @@ def explore_environment(job: EnvJob) -> EnvOutcome:
     diameter, reached, cut_at = 0, job.first - 1, None
     for number, shape in enumerate(job.climb(), start=job.first):
         config = lattice_config(variant_named(job.variant), job.environment, shape)
-        graph = build(config, max_states=job.max_states)
+        graph = build(config, max_states=job.max_states,
+                      checks=state_properties(config, with_lemmas=False))
         per_rung.append(len(graph.states))
         diameter = graph.diameter
         for judgement in judge_all(graph, with_lemmas=False):
@@ -401,157 +404,3 @@ def antichain_minimal(sets: Iterable[Env]) -> list[Env]:
 
 def _env_key(env: Env) -> tuple[int, tuple[int, ...]]:
     return len(env), tuple(int(d[1:]) for d in drift_order(env))
-
-
-@dataclass(frozen=True)
-class Break:
-    """A break another checker found (Z3, Hypothesis, the per-cell explorer, a pair cell's
-    witness, a scenario), replayed on the spec under its own configuration: evidence that
-    `property` breaks under `environment` and every environment above it (the trace's actions
-    replay with every source added: `evidence.replayed_break` checks that before it makes
-    one), in the checker's instance, which need not be a rung of the ladder."""
-
-    variant: str
-    property: str
-    environment: tuple[str, ...]
-    checker: str
-    instance: str
-    steps: int
-    trace: dict[str, Any]
-    source: str
-    found_by: tuple[str, ...] = ()
-    """Every checker with a counterexample record pointing at this trace (the trace file of
-    a cell is the shortest across its checkers)."""
-
-
-def summarise(
-    request: LatticeRequest, known: dict[str, Knowledge], evidence: Sequence[Break] = ()
-) -> list[dict[str, Any]]:
-    """The lattice's JSON: one object per variant and property (see `docs/explore.md`);
-    minimal sets over the explorations and every other checker's replayed breaks; trace
-    paths are filled in by the caller that writes the traces (`trace` keys)."""
-    entries = []
-    instance = describe_family(request.ladder[0], sources=request.sources)
-    if len(request.ladder) > 1:
-        top = request.ladder[-1]
-        instance += f"; at the top rung ({top.words()}): {eviction(top)}"
-    for variant in request.variants:
-        k = known[variant]
-        for prop in (p.id for p in registry()):
-            found = [b for b in evidence if (b.variant, b.property) == (variant, prop)]
-            entries.append(_entry(request, k, variant, prop, instance, found))
-    return entries
-
-
-def _words(request: LatticeRequest, rung: int) -> str | None:
-    if rung < 0:
-        return None
-    if rung >= ANY_RUNG:
-        return "every instance"
-    return request.ladder[min(rung, len(request.ladder) - 1)].words()
-
-
-def _entry(
-    request: LatticeRequest, k: Knowledge, variant: str, prop: str, instance: str,
-    evidence: Sequence[Break] = (),
-) -> dict[str, Any]:
-    found = k.breaks.get(prop, {})
-    others: dict[Env, list[Break]] = {}
-    for b in evidence:
-        others.setdefault(frozenset(b.environment), []).append(b)
-    undecided = [e for e in subsets(request.sources)
-                 if k.status(prop, e, 0) is None
-                 and not any(o <= e for o in others)]
-    minimal: list[Env] = []
-    unsettled: list[Env] = []
-    witnesses = []
-    for env in antichain_minimal([*found, *others]):
-        rung = k.break_rung(prop, env)
-        at = 0 if rung is None else rung
-        below = [env - {d} for d in env]
-        settled = all(k.status(prop, b, at) == HOLDS for b in below)
-        (minimal if settled else unsettled).append(env)
-        witnesses.append(_witness(request, k, prop, env, found.get(env), others.get(env, [])))
-    top = frozenset(request.sources)
-    proved = any(r >= ANY_RUNG and top <= h for h, r in k.holds.get(prop, {}).items())
-    top_reached, top_cut = k.reach(top)
-    held_top = k.held_rung(prop, top)
-    everywhere = k.status(prop, top, 0) == HOLDS and not found and not others
-    holding = [k.held_rung(prop, e) for e in subsets(request.sources)
-               if len(e) <= request.max_size and k.status(prop, e, 0) == HOLDS]
-    return {
-        "variant": variant,
-        "property": prop,
-        "instance": instance,
-        "ladder": [r.words() for r in request.ladder],
-        "sources": list(request.sources),
-        "max_size": request.max_size,
-        "max_states": request.max_states,
-        "minimal_breaking": [list(drift_order(e)) for e in minimal],
-        "holds_everywhere": everywhere,
-        "holds_everywhere_rung": (_words(request, held_top) if everywhere else None),
-        "proved_every_instance": proved and not found and not others,
-        "top_reached": _words(request, top_reached),
-        "top_cut": _words(request, top_cut) if top_cut is not None else None,
-        "holds_up_to": _words(request, min(holding)) if holding and not minimal
-        and not unsettled else None,
-        "complete": not undecided,
-        "undecided_count": len(undecided),
-        "undecided_smallest": [list(drift_order(e)) for e in antichain_minimal(undecided)],
-        "unsettled_breaking": [list(drift_order(e)) for e in unsettled],
-        "traces": witnesses,
-        "without_exploring": ("holds in every environment without D7 (one content per "
-                              "identity)" if prop in ONE_CONTENT else ""),
-        "vacuous": vacuous_reason(variant, prop),
-        "explored_environments": len(k.explored),
-        "explored_states": sum(o.states for o in k.explored),
-    }
-
-
-def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
-             outcome: EnvOutcome | None, others: Sequence[Break]) -> dict[str, Any]:
-    """The shortest replayed trace for `env` over the explorer's and every other checker's,
-    with the checker, the rung or instance, and where the explorer held it below."""
-    held = k.held_rung(prop, env)
-    rung = None if outcome is None else outcome.rung[prop]
-    candidates: list[tuple[int, int, dict[str, Any]]] = []
-    if outcome is not None:
-        assert rung is not None
-        candidates.append((int(outcome.traces[prop]["#meta"]["step"]), 0, {
-            "checker": EXPLORE_LATTICE.record, "instance": _words(request, rung),
-            "states": outcome.states}))
-    for number, b in enumerate(sorted(others, key=lambda b: (b.steps, b.checker, b.source))):
-        candidates.append((b.steps, number + 1, {
-            "checker": b.checker, "instance": b.instance, "states": None,
-            "source": b.source}))
-    steps, _, best = min(candidates, key=lambda c: (c[0], c[1]))
-    return {
-        "drift": list(drift_order(env)),
-        "steps": steps,
-        **best,
-        "rung": _words(request, rung) if rung is not None else None,
-        "rung_short": request.ladder[rung].short() if rung is not None else None,
-        "held_short": (request.ladder[min(held, len(request.ladder) - 1)].short()
-                       if 0 <= held < ANY_RUNG and (rung is None or held < rung) else None),
-        "held_below": (_words(request, held) if rung is not None and 0 <= held < rung
-                       else _words(request, held) if rung is None and held >= 0 else None),
-        "found_by": sorted(({EXPLORE_LATTICE.record} if outcome is not None else set())
-                           | {b.checker for b in others}
-                           | {c for b in others for c in b.found_by}),
-        "trace": None,
-    }
-
-
-def trace_data(known: dict[str, Knowledge], variant: str, prop: str, drift: Sequence[str],
-               evidence: Sequence[Break] = (), checker: str = EXPLORE_LATTICE.record,
-               source: str | None = None) -> dict[str, Any]:
-    """The trace that breaks `prop` under exactly `drift` (an entry's minimal set), from this
-    run's explorer or from the evidence named by `source` (or `checker`)."""
-    env = frozenset(drift)
-    if source is None and checker == EXPLORE_LATTICE.record:
-        return known[variant].breaks[prop][env].traces[prop]
-    if source is not None:
-        return next(b.trace for b in evidence if b.source == source)
-    found = [b for b in evidence if (b.variant, b.property, frozenset(b.environment))
-             == (variant, prop, env) and b.checker == checker]
-    return min(found, key=lambda b: (b.steps, b.source)).trace

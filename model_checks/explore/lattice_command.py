@@ -33,17 +33,15 @@ from model_checks.cells import environment_text
 from model_checks.executor import ClusterError
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
-    Break,
     EnvOutcome,
     Knowledge,
     LatticeRequest,
     Leg,
     Proof,
     search,
-    summarise,
-    trace_data,
 )
 from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
+from model_checks.explore.lattice_report import Break, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import replay_data, write_trace
@@ -207,6 +205,8 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
 
 
 def run_lattice(args: argparse.Namespace) -> int:
+    """Search the lattice the arguments ask for, write its JSON and witnesses, print its
+    table and one line of figures; the exit code (module docstring)."""
     try:
         request = lattice_request(args)
         evidence = [b for b in collect_evidence(args.evidence or [])
@@ -214,11 +214,9 @@ def run_lattice(args: argparse.Namespace) -> int:
                     and b.variant in request.variants]
         earlier = read_outcomes(args.resume, request) if args.resume else ()
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return _usage(error)
     if args.no_explore and not earlier:
-        print("error: --no-explore needs --resume FILE with kept outcomes", file=sys.stderr)
-        return EXIT_USAGE
+        return _usage("--no-explore needs --resume FILE with kept outcomes")
     request = replace(request, earlier=earlier, explore=not args.no_explore,
                       proofs=parametric_proofs() if args.parametric else ())
     started, cpu_before = time.perf_counter(), _cpu()
@@ -231,58 +229,72 @@ def run_lattice(args: argparse.Namespace) -> int:
     try:
         known = search(request, checkpoint=keep if args.resume and not args.no_explore else None)
     except ClusterError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return _usage(error)
     seconds = time.perf_counter() - started
     entries = summarise(request, known, evidence)
-    if args.parametric:
-        try:
-            _decide_every_instance(entries, request)
-        except ProofContradicted as error:
-            print(f"error: {error}", file=sys.stderr)
-            return EXIT_FAILED
     out = args.out if args.out != Path("build/explore/counterexamples") else DEFAULT_OUT
-    target = args.json if args.json is not None else DEFAULT_JSON
     try:
+        if args.parametric:
+            _decide_every_instance(entries, request)
         write_witnesses(request, known, entries, out, evidence)
-    except WitnessDefect as error:
+    except (ProofContradicted, WitnessDefect) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     outcomes = [o for k in known.values() for o in k.explored]
-    sizes = sorted(o.states for o in outcomes)
-    explored, states = len(sizes), sum(sizes)
-    cut = sum(not o.complete for o in outcomes)
-    run = {
+    run = _run_figures(args, request, outcomes, seconds, before, cpu_before, len(evidence))
+    for entry in entries:
+        entry["run"] = run
+    target = args.json if args.json is not None else DEFAULT_JSON
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(entries, indent=1) + "\n")
+    print(lattice_table(entries))
+    print(_figures_line(request, outcomes, run, seconds) + f"; JSON in {target}, traces in {out}")
+    if (not outcomes or run["states"] == 0) and not args.no_explore:
+        print("no environment explored: nothing was checked")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _usage(error: Exception | str) -> int:
+    """A usage error: its one line on stderr, and the exit code."""
+    print(f"error: {error}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _run_figures(args: argparse.Namespace, request: LatticeRequest,
+                 outcomes: list[EnvOutcome], seconds: float, before: float,
+                 cpu_before: float, evidence: int) -> dict[str, Any]:
+    """The run every entry records (`run`): command, profile, explorations, states, wall and
+    CPU time, workers, what was resumed, merged and proved. Answering from kept outcomes
+    explores nothing: its wall time is the kept runs' alone, so rendering again writes the
+    same page."""
+    return {
         "profile": args.profile, "command": _command(args),
-        "explorations": explored, "cut": cut, "states": states,
-        # answering from kept outcomes explores nothing: its wall time is the kept runs'
-        # alone, so rendering again writes the same page
+        "explorations": len(outcomes), "cut": sum(not o.complete for o in outcomes),
+        "states": sum(o.states for o in outcomes),
         "wall_seconds": round(before if args.no_explore else seconds + before, 1),
         "cpu_seconds": round(sum(o.cpu_seconds for o in outcomes)
                              or (_cpu() - cpu_before), 1),
         "processes": request.processes if request.dask is None else 0,
         "dask": request.dask is not None,
-        "resumed_explorations": len(earlier),
-        "evidence": len(evidence), "proofs": len(request.proofs),
+        "resumed_explorations": len(request.earlier),
+        "evidence": evidence, "proofs": len(request.proofs),
         "parts": earlier_parts(args.resume) if args.no_explore else [],
     }
-    for entry in entries:
-        entry["run"] = run
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(entries, indent=1) + "\n")
-    print(lattice_table(entries))
+
+
+def _figures_line(request: LatticeRequest, outcomes: list[EnvOutcome], run: dict[str, Any],
+                  seconds: float) -> str:
+    """The run's figures in one line (the command prints it last, with where it wrote)."""
+    sizes = sorted(o.states for o in outcomes)
     median = sizes[len(sizes) // 2] if sizes else 0
-    print(f"lattice over {'+'.join(request.sources)} (bottom-up to {request.max_size} "
-          f"sources, rungs {' / '.join(r.short() for r in request.ladder)}, "
-          f"{request.max_states} states per graph): {explored} explorations ({cut} cut by the "
-          f"state limit; {len(earlier)} resumed), {states} states (median {median} per "
-          f"exploration), {seconds:.1f} s wall, {run['cpu_seconds']} s CPU with "
-          f"{request.processes} process(es); {len(evidence)} replayed breaks of other "
-          f"checkers; JSON in {target}, traces in {out}")
-    if (explored == 0 or states == 0) and not args.no_explore:
-        print("no environment explored: nothing was checked")
-        return EXIT_FAILED
-    return EXIT_OK
+    return (f"lattice over {'+'.join(request.sources)} (bottom-up to {request.max_size} "
+            f"sources, rungs {' / '.join(r.short() for r in request.ladder)}, "
+            f"{request.max_states} states per graph): {run['explorations']} explorations "
+            f"({run['cut']} cut by the state limit; {run['resumed_explorations']} resumed), "
+            f"{run['states']} states (median {median} per exploration), {seconds:.1f} s "
+            f"wall, {run['cpu_seconds']} s CPU with {request.processes} process(es); "
+            f"{run['evidence']} replayed breaks of other checkers")
 
 
 def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest) -> None:

@@ -41,8 +41,9 @@ def stuck_state(graph: Graph) -> tuple[int, str] | None:
     """The first (so shallowest) state the spec's L4 check fails on its own: quiescent, and a
     fault or a request that did not end as L4 requires."""
     l4 = by_id("L4")
+    owed, codes = graph.action_flags(_is_owed), graph.edge_action
     for index, state in enumerate(graph.states):
-        if any(action.is_obligation() for action, _ in graph.edges[index]):
+        if any(owed[codes[k]] for k in graph.edge_range(index)):
             continue  # an owed step is enabled (it is an edge): not quiescent, L4 holds here
         violation = l4.check_trace(Trace(graph.config, state))
         if violation is not None:
@@ -100,15 +101,15 @@ def strongly_connected(successors: Sequence[Sequence[int]]) -> list[list[int]]:
 
 def fair_lasso(graph: Graph) -> Lasso | None:
     """A fair, drift-free cycle holding an unfinished request, reached by a shortest path."""
-    drift_free = [
-        [target for action, target in out if action.drift_event() is None]
-        for out in graph.edges
-    ]
+    drift, owes = graph.action_flags(_is_drift), graph.action_flags(_is_owed)
+    codes, targets = graph.edge_action, graph.edge_target
+    drift_free = [[targets[k] for k in graph.edge_range(index) if not drift[codes[k]]]
+                  for index in range(graph.size)]
     for component in sorted(strongly_connected(drift_free), key=lambda c: min(c)):
         members = set(component)
         if len(component) == 1 and component[0] not in drift_free[component[0]]:
             continue  # a single state with no self-loop: no cycle
-        if not _fair(graph, members) or not _unfinished(graph, members):
+        if not _fair(graph, members, owes, drift) or not _unfinished(graph, members):
             continue
         entry = min(members)
         return Lasso(tuple(graph.path_to(entry)), _closed_walk(graph, members, entry),
@@ -116,13 +117,25 @@ def fair_lasso(graph: Graph) -> Lasso | None:
     return None
 
 
-def _fair(graph: Graph, members: set[int]) -> bool:
-    owed_everywhere: set[Action] | None = None
-    taken: set[Action] = set()
+def _is_drift(action: Action) -> bool:
+    return action.drift_event() is not None
+
+
+def _is_owed(action: Action) -> bool:
+    return action.is_obligation()  # the action's own class's, never the base class's
+
+
+def _fair(graph: Graph, members: set[int], owes: list[bool], drift: list[bool]) -> bool:
+    """Every step owed in all of the component's states is taken by one of its drift-free
+    edges (actions compared by their interned codes; `owes` and `drift` by code)."""
+    codes, targets = graph.edge_action, graph.edge_target
+    owed_everywhere: set[int] | None = None
+    taken: set[int] = set()
     for node in members:
-        owed = {action for action, _ in graph.edges[node] if action.is_obligation()}
+        edges = graph.edge_range(node)
+        owed = {codes[k] for k in edges if owes[codes[k]]}
         owed_everywhere = owed if owed_everywhere is None else owed_everywhere & owed
-        taken |= {a for a, t in graph.edges[node] if t in members and a.drift_event() is None}
+        taken |= {codes[k] for k in edges if targets[k] in members and not drift[codes[k]]}
     return owed_everywhere is None or owed_everywhere <= taken
 
 

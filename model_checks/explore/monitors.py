@@ -21,22 +21,53 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from spec import Action, Config, State
 from spec.observations import miss_taken, sent_message
+from spec.state import Delivery, Message, Reply
 from spec.transitions import P1Receive
 
 Memory = Any  # hashable; each monitor documents its own
-Advance = Callable[[Config, State, Action, State, Memory], tuple[Memory, str | None]]
+
+
+class Step(NamedTuple):
+    """What one step `before -> after` did, as the monitors read it: the miss reply P0 took
+    (`spec.observations.miss_taken`), the message sent to P1 (`sent_message`), whether the
+    action is a drift event, whether it is P1's receive and the delivery it left. Observed
+    once per edge of the graph (`observe`), then read by every monitor: a monitor's step
+    reads nothing else, except L1, which reads `after`'s requests when a message is sent."""
+
+    taken: Reply | None
+    sent: Message | None
+    drift: bool
+    receive: bool
+    delivery: Delivery | None
+    after: State
+    quiet: bool
+    """True when no monitor can move on this step: no miss taken, nothing sent, no drift
+    event, no delivery (every monitor keeps its memory and reports nothing)."""
+
+
+def observe(before: State, action: Action, after: State) -> Step:
+    """The step `before -> after` by `action`, as the monitors read it."""
+    taken, sent = miss_taken(before, action), sent_message(before, after)
+    drift, delivery = action.drift_event() is not None, after.last_delivery
+    return Step(taken, sent, drift, isinstance(action, P1Receive), delivery, after,
+                taken is None and sent is None and not drift and delivery is None)
+
+
+Move = Callable[[Config, Step, Memory], tuple[Memory, str | None]]
 
 
 @dataclass(frozen=True)
 class Monitor:
     property_id: str
     start: Memory
-    advance: Advance
-    premise: Callable[[State, Action, State], bool]
+    move: Move
+    """The memory after one step, and the reason the step violates the property, if it
+    does (a quiet step, `Step.quiet`, keeps the memory and violates nothing)."""
+    premise: Callable[[Step], bool]
     """True on the steps that make the property's premise true (a miss taken by P0): a
     property whose premise no reachable step meets holds vacuously."""
     premise_reason: str
@@ -46,13 +77,19 @@ class Monitor:
     rename: Callable[[Memory, dict[str, str]], Memory] = lambda memory, names: memory
     """The memory with its identities renamed (identity symmetry, `symmetry.py`): the
     default is for a memory that names no identity."""
-    obligation: Callable[[State, Action, State, Memory], bool] | None = None
+    obligation: Callable[[Step, Memory], bool] | None = None
     """Where the premise depends on the monitor's memory: true on the steps at which the
     property's conclusion is judged (used instead of `premise` in the product search)."""
 
+    def advance(self, config: Config, before: State, action: Action, after: State,
+                memory: Memory) -> tuple[Memory, str | None]:
+        """The memory after the step `before -> after` by `action`, and the reason it
+        violates the property, if it does: `move` on the observed step."""
+        return self.move(config, observe(before, action, after), memory)
 
-def _takes_miss(before: State, action: Action, after: State) -> bool:
-    return miss_taken(before, action) is not None
+
+def _takes_miss(step: Step) -> bool:
+    return step.taken is not None
 
 
 # -- L1: memory = (owed, excused): frozensets of (rid, identity) ------------------------------
@@ -62,16 +99,14 @@ def _takes_miss(before: State, action: Action, after: State) -> bool:
 L1Memory = tuple[frozenset[tuple[int, str]], frozenset[tuple[int, str]]]
 
 
-def _advance_l1(
-    config: Config, before: State, action: Action, after: State, memory: L1Memory
-) -> tuple[L1Memory, str | None]:
+def _advance_l1(config: Config, step: Step, memory: L1Memory) -> tuple[L1Memory, str | None]:
     owed, excused = memory
-    taken = miss_taken(before, action)
+    taken = step.taken
     if taken is not None:
         rid, missed = taken.rid, taken.missed
         owed = owed | {(rid, h) for h in missed}
         excused = excused - {(rid, h) for h in missed}
-    sent = sent_message(before, after)
+    sent = step.sent
     if sent is None:
         return (owed, excused), None
     rid, front_end = sent.rid, sent.front_end
@@ -87,7 +122,7 @@ def _advance_l1(
     payloads = {identity for identity, has_data in items if has_data}
     excused = excused | {
         (r, h) for r, h in owed
-        if r != rid and h in payloads and after.requests[r].front_end == front_end
+        if r != rid and h in payloads and step.after.requests[r].front_end == front_end
     }
     return (owed, excused), why
 
@@ -96,10 +131,9 @@ def _advance_l1(
 
 
 def _advance_l2(
-    config: Config, before: State, action: Action, after: State,
-    listed: frozenset[tuple[int, tuple[str, ...]]],
+    config: Config, step: Step, listed: frozenset[tuple[int, tuple[str, ...]]],
 ) -> tuple[frozenset[tuple[int, tuple[str, ...]]], str | None]:
-    taken = miss_taken(before, action)
+    taken = step.taken
     if taken is None:
         return listed, None
     rid, missed = taken.rid, taken.missed
@@ -115,13 +149,13 @@ def _advance_l2(
 
 
 def _advance_l3(
-    config: Config, before: State, action: Action, after: State, watching: frozenset[int]
+    config: Config, step: Step, watching: frozenset[int]
 ) -> tuple[frozenset[int], str | None]:
-    if action.drift_event() is not None:
+    if step.drift:
         watching = frozenset()
-    if isinstance(action, P1Receive) and after.last_delivery is not None:
-        rid = after.last_delivery.message.rid
-        missed = bool(after.last_delivery.missed)
+    if step.receive and step.delivery is not None:
+        rid = step.delivery.message.rid
+        missed = bool(step.delivery.missed)
         if rid in watching:
             watching = watching - {rid}
             if missed:
@@ -143,19 +177,17 @@ def _rename_l2(
     return frozenset((r, tuple(names.get(h, h) for h in ids)) for r, ids in listed)
 
 
-def _delivery_missed(before: State, action: Action, after: State) -> bool:
-    return after.last_delivery is not None and bool(after.last_delivery.missed)
+def _delivery_missed(step: Step) -> bool:
+    return step.delivery is not None and bool(step.delivery.missed)
 
 
-def _watched_retry_delivered(
-    before: State, action: Action, after: State, watching: frozenset[int]
-) -> bool:
+def _watched_retry_delivered(step: Step, watching: frozenset[int]) -> bool:
     """L3 judges a step only where P1 takes a request whose miss it watches (no drift event
     since): without such a step L3 cannot fail, whatever misses happen. V0's engine crashes
     at its miss (the fault is absorbing), so no retry ever follows one there."""
-    if action.drift_event() is not None or not isinstance(action, P1Receive):
+    if step.drift or not step.receive:
         return False
-    return after.last_delivery is not None and after.last_delivery.message.rid in watching
+    return step.delivery is not None and step.delivery.message.rid in watching
 
 
 MONITORS: dict[str, Monitor] = {

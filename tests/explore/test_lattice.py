@@ -27,9 +27,9 @@ from model_checks.explore.lattice import (
     explore_environment,
     search,
     seeded,
-    summarise,
 )
 from model_checks.explore.lattice_instance import LatticeShape, lattice_config
+from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
 from model_checks.trace_file import replay_file
 from spec import ALL_DRIFT, Config, variant_named

@@ -16,9 +16,9 @@ from model_checks.explore.lattice import (
     LatticeRequest,
     Proof,
     seeded,
-    summarise,
 )
 from model_checks.explore.lattice_instance import Rung
+from model_checks.explore.lattice_report import summarise
 
 SNAPSHOT = Path(__file__).resolve().parents[2] / "docs" / "results" / "records.json"
 

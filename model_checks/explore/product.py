@@ -1,0 +1,146 @@
+"""Every liveness monitor in one breadth-first search of the product of the graph with all
+of them at once, each edge observed once (`monitors.Step`).
+
+A node is a state and one memory per monitor; once a monitor has found its violation, its
+memory becomes `DONE` on every step from then on (it is no longer advanced). A quiet step
+(`Step.quiet`: nothing any monitor reads happened) keeps every memory without asking the
+monitors, as every monitor would (`tests/explore/test_explore_product.py` checks that).
+
+The search gives each monitor exactly what a search of the product with that monitor alone
+gives: project the joint
+search onto one monitor's (state, memory) pairs and keep first occurrences, and that is the
+lone search's breadth-first order, with the same parent links. (By induction on the queue:
+a node whose projection was met before moves that projection along the same edges to the
+same successors, so it meets nothing new for that monitor; the first node of a projection is
+expanded in the lone search's order, its edges in `enabled`'s order.) Hence the same first
+violation, the same path to it, the same premise met and the same number of product states
+(`tests/explore/test_explore_product.py` compares both on every cell of a small matrix, and
+plants a monitor that flags everything).
+
+Across an edge with an identity renaming, each monitor reads the real successor (the
+representative with the renaming undone) and its memory is then renamed onto the
+representative, as in the lone search.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from model_checks.explore.graph import Graph
+from model_checks.explore.monitors import Memory, Monitor, Step, observe
+from model_checks.explore.symmetry import Renaming
+from spec import Action
+
+DONE = "violated"
+"""The memory of a monitor that has found its violation (no monitor's memory is a str)."""
+
+Node = tuple[int, tuple[Memory, ...]]
+Link = tuple[Node, Action, "Renaming | None"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One monitor's outcome: its shortest violation (the (action, renaming) steps of the
+    product path, and the reason) or none, whether a step met its premise, and the number of
+    product states (its own (state, memory) pairs) the search reached."""
+
+    steps: tuple[tuple[Action, Renaming | None], ...] | None
+    reason: str
+    premise_met: bool
+    product_states: int
+
+
+def search_product(graph: Graph, monitors: Sequence[Monitor]) -> list[Verdict]:
+    """Each monitor's verdict, in `monitors`' order, from one search of the joint product."""
+    search = _Joint(graph, monitors)
+    search.run()
+    return search.verdicts()
+
+
+class _Joint:
+    """The joint product search: the queue, the parent links, per monitor its premise and
+    its violation."""
+
+    def __init__(self, graph: Graph, monitors: Sequence[Monitor]) -> None:
+        self.graph, self.monitors = graph, tuple(monitors)
+        start: Node = (0, tuple(m.start for m in self.monitors))
+        self.came: dict[Node, Link | None] = {start: None}
+        self.queue = deque([start])
+        self.premise = [False] * len(self.monitors)
+        self.found: list[tuple[tuple[tuple[Action, Renaming | None], ...], str] | None] = [
+            None] * len(self.monitors)
+        self.live = len(self.monitors)
+
+    def run(self) -> None:
+        """Expand nodes breadth-first until the queue is empty or every monitor has found
+        its violation."""
+        graph, came, queue = self.graph, self.came, self.queue
+        actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
+        state, symmetric = graph.state, graph.symmetric
+        while queue and self.live:
+            node = queue.popleft()
+            index, memories = node
+            before = state(index)
+            edges = graph.edge_range(index)
+            for k in edges:
+                action, target, renaming = actions[codes[k]], targets[k], None
+                if symmetric:
+                    renaming = graph.renaming(index, k - edges.start)
+                    step = observe(before, action, graph.real_successor(index, k - edges.start))
+                else:
+                    step = observe(before, action, state(target))
+                after = memories if step.quiet else self._moved(node, step, action)
+                if renaming is not None:
+                    after = self._renamed(after, renaming)
+                successor = (target, after)
+                if successor not in came:
+                    came[successor] = (node, action, renaming)
+                    queue.append(successor)
+
+    def _moved(self, node: Node, step: Step, action: Action) -> tuple[Memory, ...]:
+        """Every monitor's memory after `step` by `action` from `node`; a violation met
+        there is kept (its path: the product path to `node`, then this edge)."""
+        memories, config, moved = node[1], self.graph.config, []
+        for number, monitor in enumerate(self.monitors):
+            memory = memories[number]
+            if memory is DONE or self.found[number] is not None:
+                moved.append(DONE)  # found: the monitor's memories no longer matter
+                continue
+            if not self.premise[number]:
+                self.premise[number] = (monitor.premise(step) if monitor.obligation is None
+                                        else monitor.obligation(step, memory))
+            memory, reason = monitor.move(config, step, memory)
+            if reason is not None:
+                self.found[number] = ((*self._path(node), (action, None)), reason)
+                self.live -= 1
+                memory = DONE
+            moved.append(memory)
+        return tuple(moved)
+
+    def _renamed(self, memories: tuple[Memory, ...], renaming: Renaming) -> tuple[Memory, ...]:
+        names = dict(renaming)
+        return tuple(memory if memory is DONE else monitor.rename(memory, names)
+                     for monitor, memory in zip(self.monitors, memories, strict=True))
+
+    def _path(self, node: Node) -> list[tuple[Action, Renaming | None]]:
+        """The (action, renaming) steps of the breadth-first path to `node`."""
+        steps: list[tuple[Action, Renaming | None]] = []
+        link = self.came[node]
+        while link is not None:
+            node, action, renaming = link
+            steps.append((action, renaming))
+            link = self.came[node]
+        return steps[::-1]
+
+    def verdicts(self) -> list[Verdict]:
+        """Per monitor: its violation or none, its premise, its product states."""
+        out = []
+        for number, found in enumerate(self.found):
+            if found is not None:
+                out.append(Verdict(found[0], found[1], self.premise[number], 0))
+                continue
+            pairs = {(index, memories[number]) for index, memories in self.came}
+            out.append(Verdict(None, "", self.premise[number], len(pairs)))
+        return out
