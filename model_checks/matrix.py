@@ -270,7 +270,9 @@ alone four requests deep on a budget of 3 with a size per content (11 steps, two
 failed by P0's assertion leaving the shadow updated for requests P1 never sees:
 `docs/results/every-instance/V2_D7_S1.json`, replayed on the spec by
 `tests/explore/test_every_instance_witness.py`). Hypothesis's instance (a budget of 2) does
-not contain that run and Z3's search stops at depth 10, so the matrix claims neither that
+not contain that run; Z3's does (every step is one of its relation and the last breaks S1
+there: `tests/smt/test_smt_witness_in_encoding.py`), but its search stops at depth 10, and
+the explorer's smaller instance holds it, so the matrix claims neither that
 these cells hold nor a break its checkers could not confirm: not judged, the reason in the
 cell's `why` (`beyond_the_bounds`)."""
 
