@@ -50,7 +50,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import z3
 
@@ -236,7 +236,7 @@ def p0_send_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.Bool
     owned = p.owner(c.pid) == c.ident  # a processing of identity i is sent as an item of i
     guard = z3.And(z3.Not(z3.Select(s.w_live, c.wire)), c.pos >= 0, size >= 1,
                    z3.Implies(c.keep, fits), owned)
-    after = _if_state(c.keep, recorded, s)
+    after = if_state(c.keep, recorded, s)
     return guard, _sent(after, c, data=True, ph=c.pid, tag=m.tag_of(c.pid))
 
 
@@ -289,10 +289,10 @@ def p1_receive_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.B
         skipped = replace(taken, p1_in=z3.Store(s.p1_in, ident, False), p1_used=dropped)
     else:
         skipped = taken  # pre-#57833: a payload not cached leaves the old entry in place
-    after = _if_state(z3.And(c.keep, fits), stored, skipped)
+    after = if_state(z3.And(c.keep, fits), stored, skipped)
     tensor: z3.ExprRef = pid
     if not v.payload_wins:
-        after = _if_state(cached, taken, after)
+        after = if_state(cached, taken, after)
         tensor = z3.If(cached, z3.Select(s.p1_pid, ident), pid)
     guard = z3.And(z3.Select(s.w_live, w), z3.Select(s.w_data, w), size >= 1)
     return guard, replace(after, ld_live=z3.BoolVal(True), ld_tensor=tensor,
@@ -316,7 +316,7 @@ def p1_receive_reference(
     missed = replace(taken, ld_live=z3.BoolVal(False),
                      fault=z3.BoolVal(not m.variant.reports_misses))
     guard = z3.And(z3.Select(s.w_live, w), z3.Not(z3.Select(s.w_data, w)))
-    return guard, _if_state(hit, served, missed)
+    return guard, if_state(hit, served, missed)
 
 
 def p0_assertion(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
@@ -347,9 +347,14 @@ ACTIONS: dict[str, Action] = {
 }
 
 
-def _if_state(cond: z3.BoolRef, then: PState, other: PState) -> PState:
-    fields = PState.__dataclass_fields__
-    return PState(**{f: z3.If(cond, getattr(then, f), getattr(other, f)) for f in fields})
+_State = TypeVar("_State")
+
+
+def if_state(cond: z3.BoolRef, then: _State, other: _State) -> _State:
+    """The state whose every field is `then`'s where `cond` holds and `other`'s elsewhere
+    (two states of one dataclass of z3 terms: this model's and the mirror's)."""
+    return type(then)(**{name: z3.If(cond, value, getattr(other, name))
+                         for name, value in vars(then).items()})
 
 
 def step(m: PModel, p: Params, s: PState, n: PState, c: Choice, action: Action) -> z3.BoolRef:

@@ -75,6 +75,7 @@ from model_checks.smt.prove.parametric import (
     PROCESSING,
     ParametricRejected,
     ask,
+    if_state,
 )
 from model_checks.smt.results import ProvedAllDepths
 from spec import Drift, LruFlaw, Variant, drift_order
@@ -246,7 +247,7 @@ def p0_pushes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]
         tag=z3.Store(s.tag, s.tail, tag),
         hist=z3.Store(s.hist, s.tail + 1, after), tail=s.tail + 1)
     if m.knobs.lost:
-        return guard, _if(z3.Bool("c_lost"), replace(s, shadow=after), pushed)
+        return guard, if_state(z3.Bool("c_lost"), replace(s, shadow=after), pushed)
     return guard, pushed
 
 
@@ -310,11 +311,6 @@ ACTIONS: dict[str, MAction] = {
     "P0 asserts": p0_asserts,
     "an eviction hangs": eviction_hangs,
 }
-
-
-def _if(cond: z3.BoolRef, then: MState, other: MState) -> MState:
-    fields = MState.__dataclass_fields__
-    return MState(**{f: z3.If(cond, getattr(then, f), getattr(other, f)) for f in fields})
 
 
 def step(m: MirrorModel, fn: Funcs, s: MState, n: MState, action: MAction) -> z3.BoolRef:
