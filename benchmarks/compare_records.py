@@ -12,7 +12,8 @@ inductive invariant Spacer found). The time a record took and where its trace fi
 never compared (a rename of the trace files is no change of verdict). Printed: the number of
 records on each side, the cells only one side judged (listed by (checker, environment) group;
 `--only-in-both` compares the cells both judged and lists the others without failing), and
-every record that differs. Exit 0: the same; 1: a difference; 2: a file cannot be read.
+every record that differs. Exit 0: the same; 1: a difference; 2: a file cannot be read, or
+no cell is judged in both (nothing compared is no answer).
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def main() -> int:
     parser.add_argument("--only-in-both", action="store_true")
     args = parser.parse_args()
     before, after = _keyed(_load(args.before)), _keyed(_load(args.after))
+    if not set(before) & set(after):
+        print("error: no cell is judged in both files: nothing was compared", file=sys.stderr)
+        return 2
     print(f"{sum(map(len, before.values()))} records before, "
           f"{sum(map(len, after.values()))} after")
     only = {"before": set(before) - set(after), "after": set(after) - set(before)}

@@ -59,3 +59,9 @@ def test_a_file_that_is_not_records_is_exit_2(tmp_path: Path) -> None:
                              str(tmp_path / "after.json")], capture_output=True, text=True,
                             check=False)
     assert result.returncode == 2 and "not a records file" in result.stderr
+
+
+def test_two_files_with_no_cell_in_common_compare_nothing_and_are_exit_2(tmp_path: Path) -> None:
+    for before, after in (([], []), ([_record()], [_record(environment=["D2"])])):
+        result = _compare(tmp_path, before, after, "--only-in-both")
+        assert result.returncode == 2 and "nothing was compared" in result.stderr
