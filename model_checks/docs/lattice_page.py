@@ -82,12 +82,13 @@ def load(root: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def orphans(root: Path, entries: list[dict[str, Any]]) -> list[str]:
-    """Witness files under `root` that no entry references (a stale run's leftovers)."""
+def orphans(root: Path, entries: list[dict[str, Any]], witnesses: str = WITNESSES) -> list[str]:
+    """Witness files in `witnesses` under `root` that no entry references (a stale run's
+    leftovers)."""
     used = {Path(w["trace"]).name for e in entries for w in e["traces"]}
-    folder = root / WITNESSES
+    folder = root / witnesses
     found = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    return [f"{WITNESSES}/{p.name}" for p in found if p.name not in used]
+    return [f"{witnesses}/{p.name}" for p in found if p.name not in used]
 
 
 def _words(drift: list[str]) -> str:
@@ -230,10 +231,12 @@ def _narrow_note(first: dict[str, Any]) -> list[str]:
 
 
 def lattice_page(entries: list[dict[str, Any]],
-                 outcomes: list[dict[str, Any]] | None = None) -> str:
+                 outcomes: list[dict[str, Any]] | None = None,
+                 nightly: list[str] | None = None) -> str:
     """The page: how it was produced, the instance ladder, the plain answers, the
     all-instance section, the rungs the liveness answers reached (from the run's kept
-    `outcomes`, where given), then per variant a table of answers."""
+    `outcomes`, where given), the nightly run's section (`nightly`, its lines, where
+    given), then per variant a table of answers."""
     if not entries:
         raise LatticeFileError("the lattice result has no entries")
     first = entries[0]
@@ -268,6 +271,7 @@ def lattice_page(entries: list[dict[str, Any]],
     parts += every_instance_section(entries)
     if outcomes is not None:
         parts += reach_section(outcomes, variants, list(first.get("ladder", [])))
+    parts += nightly or []
     for variant in variants:
         mine = [e for e in entries if e["variant"] == variant]
         parts += [f"## {variant}", "",

@@ -124,6 +124,7 @@ def _entry(
         and not unsettled else None,
         "complete": not undecided,
         "undecided_count": len(undecided),
+        "undecided_in_scope": sum(len(e) <= request.max_size for e in undecided),
         "undecided_smallest": [list(drift_order(e)) for e in antichain_minimal(undecided)],
         "unsettled_breaking": [list(drift_order(e)) for e in unsettled],
         "traces": witnesses,

@@ -74,20 +74,41 @@ def test_the_wide_family_breaks_s3_under_d7_alone_where_the_narrow_one_cannot() 
     assert verdicts["V3", 2] is not Status.COUNTEREXAMPLE
 
 
-def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder() -> None:
-    """The committed outcomes' ladder has no family fields: they read as one item per
-    request and every content 1 byte, so a wide request refuses them (a usage error) and a
-    narrow one (`--items 1 --reused-bytes 1`) resumes them."""
+def test_the_committed_outcomes_are_of_the_wide_family_and_refuse_a_narrow_ladder() -> None:
+    """The committed outcomes were explored with two items per request at every rung and
+    D7's second contents at 2 bytes: a request of that ladder resumes them, a narrow one
+    (`--items 1 --reused-bytes 1`) is refused (a usage error)."""
     kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json"
     data = json.loads(kept.read_text())
-    assert all("max_items" not in rung for rung in data["ladder"])
     wide = tuple(Rung(**r) for r in data["ladder"])
+    assert all(r.max_items == 2 and r.reused_bytes == REUSED_BYTES for r in wide)
     narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in wide)
-    sources = tuple(data["sources"])
-    request = LatticeRequest(("V2",), sources, 2, ladder=narrow, max_states=data["max_states"])
+    request = LatticeRequest(("V2",), tuple(data["sources"]), 2, ladder=wide,
+                             max_states=data["max_states"])
     assert read_outcomes(kept, request)
     with pytest.raises(LatticeUsageError, match="another ladder"):
-        read_outcomes(kept, replace(request, ladder=wide))
+        read_outcomes(kept, replace(request, ladder=narrow))
+
+
+def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder(
+        tmp_path: Path) -> None:
+    """A ladder without the family fields (outcomes kept before rungs had them) reads as
+    one item per request and every content 1 byte: a narrow request resumes it, a wide one
+    is refused."""
+    kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json"
+    data = json.loads(kept.read_text())
+    for rung in data["ladder"]:
+        del rung["max_items"], rung["reused_bytes"]
+    old = tmp_path / "old-outcomes.json"
+    old.write_text(json.dumps(data))
+    bare = tuple(Rung(**r) for r in data["ladder"])
+    narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in bare)
+    wide = tuple(replace(r, max_items=2, reused_bytes=REUSED_BYTES) for r in bare)
+    request = LatticeRequest(("V2",), tuple(data["sources"]), 2, ladder=narrow,
+                             max_states=data["max_states"])
+    assert read_outcomes(old, request)
+    with pytest.raises(LatticeUsageError, match="another ladder"):
+        read_outcomes(old, replace(request, ladder=wide))
 
 
 WIDE_EVIDENCE = Path(__file__).resolve().parents[2] / "docs" / "results" / "wide-family"

@@ -1,0 +1,76 @@
+"""The drift-combinations page's nightly section: rendered from the committed nightly lattice
+and its kept outcomes, it says per liveness property how many of the profile's environments
+are decided, and projects what is left from the run's own CPU seconds per exploration; a
+missing run renders nothing, a malformed one is an error naming its file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model_checks.docs import lattice_nightly as nightly
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+RUN = {"profile": "nightly", "command": "c", "explorations": 2, "cut": 1, "states": 900,
+       "wall_seconds": 7200.0, "cpu_seconds": 3600.0, "processes": 2, "dask": False,
+       "parts": [{"variants": ["V3"], "wall_seconds": 7200.0, "processes": 2}]}
+
+
+def _entry(variant: str, prop: str, **changes: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "variant": variant, "property": prop, "sources": ["D1", "D2", "D3"], "max_size": 2,
+        "max_states": 600_000, "ladder": ["2 requests", "3 requests"],
+        "minimal_breaking": [], "undecided_count": 0, "undecided_in_scope": 0,
+        "vacuous": "", "traces": [], "run": RUN,
+    }
+    entry.update(changes)
+    return entry
+
+
+def _root(tmp_path: Path, entries: list[dict[str, Any]], cpu: list[float]) -> Path:
+    (tmp_path / "results").mkdir()
+    (tmp_path / nightly.NIGHTLY).write_text(json.dumps(entries))
+    outcomes = [{"variant": "V3", "cpu_seconds": c} for c in cpu]
+    (tmp_path / nightly.NIGHTLY_OUTCOMES).write_text(json.dumps({"outcomes": outcomes}))
+    return tmp_path
+
+
+def test_the_section_counts_decided_environments_and_projects_the_rest(tmp_path: Path) -> None:
+    entries = [_entry("V3", "L1", minimal_breaking=[["D2"]], undecided_in_scope=3),
+               _entry("V3", "L2", undecided_in_scope=5, undecided_count=6),
+               _entry("V0", "L1", vacuous="no miss reply"), _entry("V3", "S1")]
+    root = _root(tmp_path, entries, [60.0, 120.0, 180.0])
+    text = "\n".join(nightly.nightly_section(nightly.load_nightly(root), root))
+    assert "the 7 sets of at most 2 sources" in text  # 1 + 3 + 3
+    assert "**V3 L1**: breaks minimally under D2; decided in 4 of the 7" in text
+    assert "**V3 L2**: no break found; decided in 2 of the 7 environments (29 %), 5 undecided" \
+        in text
+    assert "**V0 L1**: vacuous (no miss reply); decided in 7 of the 7" in text
+    assert "V3 S1" not in text  # safety answers are the main lattice's, for every instance
+    # the most any property leaves, at the variant's median of 120 CPU seconds
+    assert "V3: at least 5 explorations left, about 0.2 CPU-hours" in text
+    assert "V0: every environment of the profile decided" in text
+    assert "2.00 hours wall and 1.00 CPU-hours with 2 worker process(es)" in text
+
+
+def test_no_committed_run_renders_nothing_and_a_bad_file_is_named(tmp_path: Path) -> None:
+    assert nightly.load_nightly(tmp_path) is None
+    assert nightly.nightly_section(None, tmp_path) == []
+    (tmp_path / "results").mkdir()
+    (tmp_path / nightly.NIGHTLY).write_text(json.dumps([{"variant": "V3"}]))
+    with pytest.raises(nightly.NightlyFileError, match=r"lattice-nightly\.json"):
+        nightly.load_nightly(tmp_path)
+
+
+def test_the_committed_run_covers_every_variant_and_leaves_no_orphan_witness() -> None:
+    from model_checks.docs import lattice_page as lat
+
+    entries = nightly.load_nightly(DOCS)
+    if entries is None:
+        pytest.skip("no nightly lattice committed")
+    assert {e["variant"] for e in entries} == {"V0", "V1", "V2", "V3"}
+    assert entries[0]["run"]["profile"] == "nightly"
+    assert not lat.orphans(DOCS, entries, nightly.NIGHTLY_WITNESSES)
