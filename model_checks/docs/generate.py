@@ -19,7 +19,7 @@ from model_checks.conform import api_page
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
-from model_checks.docs.lattice_nightly import NIGHTLY_WITNESSES, load_nightly, nightly_section
+from model_checks.docs.lattice_nightly import LONG_RUNS, load_nightly, long_run_sections
 from model_checks.docs.lattice_reach import load_outcomes
 from model_checks.docs.pages import (
     counterexample_pages,
@@ -65,7 +65,7 @@ def pages(root: Path) -> dict[str, str]:
     lattice = lat.load(root)
     return {
         "drift-combinations.md": lat.lattice_page(
-            lattice, load_outcomes(root), nightly_section(load_nightly(root), root)),
+            lattice, load_outcomes(root), long_run_sections(root)),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
         "verdicts.md": res.verdicts_page(results),
         "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
@@ -94,7 +94,8 @@ def _extra(root: Path, generated: dict[str, str]) -> list[str]:
     names = [f"{MANAGED}/{p.name}" for p in found]
     return ([n for n in names if n not in generated] + snap.orphans(root, snap.load(root))
             + lat.orphans(root, lat.load(root))
-            + lat.orphans(root, load_nightly(root) or [], NIGHTLY_WITNESSES))
+            + [name for run in LONG_RUNS
+               for name in lat.orphans(root, load_nightly(root, run) or [], run.witnesses)])
 
 
 def check(root: Path) -> list[Problem]:

@@ -1,15 +1,16 @@
-"""The drift-combinations page's section on the nightly lattice's liveness answers.
+"""The drift-combinations page's sections on the lattice's long runs: liveness answers
+beyond the ci profile.
 
-Rendered from the committed result of the nightly profile (`docs/results/lattice-nightly.json`,
-written by `NIGHTLY_COMMAND` from the run's kept outcomes, its witnesses under
-`docs/results/lattice-nightly/`), never from a live run. The nightly profile asks for every
-environment of up to 3 sources at 3 requests, and the D7 environments of up to 2 sources on
-to 4; a run that did not reach all of it is rendered as far as it got: per variant and
-liveness property, the minimal breaking sets the explorer found, how many of the profile's
+Each is rendered from a committed run (`LONG_RUNS`: its JSON, written by `LongRun.command`
+from the run's kept outcomes, and its witnesses), never from a live run: the nightly profile
+(every environment of up to 3 sources at 3 requests, the D7 environments of up to 2 sources
+on to 4), and every single-source environment climbing to the matrix's four requests. A run
+that did not reach all of its environments is rendered as far as it got: per variant and
+liveness property, the minimal breaking sets the explorer found, how many of the run's
 environments are decided, and, for what is left, the projected cost at the run's own median
 CPU seconds per exploration. A hold is for the rung it names, never for all instances.
 
-The section carries the run's wall time, CPU time and worker count: what the projection is
+A section carries its run's wall time, CPU time and worker count: what the projection is
 computed from, and what a reader needs to plan the rest of the run.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -24,24 +26,55 @@ from typing import Any
 from model_checks.docs.lattice_reach import liveness_ids
 from model_checks.docs.snapshot import SnapshotError
 
-NIGHTLY = "results/lattice-nightly.json"
-NIGHTLY_OUTCOMES = "results/lattice-nightly-outcomes.json"
-NIGHTLY_WITNESSES = "results/lattice-nightly"
-NIGHTLY_COMMAND = (
-    "python -m model_checks explore --lattice --profile nightly --resume "
-    f"docs/{NIGHTLY_OUTCOMES} --no-explore --json docs/{NIGHTLY} --out docs/{NIGHTLY_WITNESSES}")
-"""Renders the kept outcomes into the committed JSON; the parts that explored them ran the
-same command with `--variant V` and without `--no-explore` (docs/explore.md)."""
+
+@dataclass(frozen=True)
+class LongRun:
+    """A committed lattice run of a profile beyond the ci one: its JSON, its kept outcomes
+    (the `--resume` file), its witnesses, the options that set its ladder, and its heading."""
+
+    name: str
+    options: str
+    heading: str
+
+    @property
+    def json(self) -> str:
+        return f"results/lattice-{self.name}.json"
+
+    @property
+    def outcomes(self) -> str:
+        return f"results/lattice-{self.name}-outcomes.json"
+
+    @property
+    def witnesses(self) -> str:
+        return f"results/lattice-{self.name}"
+
+    def command(self) -> str:
+        """Renders the kept outcomes into the committed JSON; the parts that explored them
+        ran the same command with `--variant V` and without `--no-explore`."""
+        return (f"python -m model_checks explore --lattice {self.options} --resume "
+                f"docs/{self.outcomes} --no-explore --json docs/{self.json} "
+                f"--out docs/{self.witnesses}")
+
+
+LONG_RUNS = (
+    LongRun("nightly", "--profile nightly", "Liveness at the nightly rung"),
+    LongRun("single-source", "--profile nightly --max-size 1 --max-requests 4",
+            "Liveness at four requests, one source at a time"),
+)
+"""The long runs the page renders where committed: the nightly profile (every environment
+of up to 3 sources at 3 requests), and every single-source environment climbing to the
+matrix's four requests."""
+NIGHTLY = LONG_RUNS[0]
 
 
 class NightlyFileError(SnapshotError):
     """The committed nightly result cannot be read; the message is one line saying why."""
 
 
-def load_nightly(root: Path) -> list[dict[str, Any]] | None:
-    """The nightly entries under `root` (the docs folder), or None where no nightly run was
+def load_nightly(root: Path, run: LongRun = NIGHTLY) -> list[dict[str, Any]] | None:
+    """The run's entries under `root` (the docs folder), or None where it was not
     committed; a malformed file is a `NightlyFileError` naming it."""
-    path = root / NIGHTLY
+    path = root / run.json
     if not path.exists():
         return None
     try:
@@ -62,12 +95,12 @@ def scope(entry: dict[str, Any]) -> int:
     return sum(comb(sources, k) for k in range(size + 1))
 
 
-def _cpu_per_exploration(root: Path) -> dict[str, float]:
+def _cpu_per_exploration(root: Path, run: LongRun) -> dict[str, float]:
     """Variant -> median CPU seconds of its kept explorations (none kept: not listed)."""
     try:
-        outcomes = json.loads((root / NIGHTLY_OUTCOMES).read_text())["outcomes"]
+        outcomes = json.loads((root / run.outcomes).read_text())["outcomes"]
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
-        raise NightlyFileError(f"{root / NIGHTLY_OUTCOMES}: unreadable ({error})") from None
+        raise NightlyFileError(f"{root / run.outcomes}: unreadable ({error})") from None
     seconds: dict[str, list[float]] = {}
     for outcome in outcomes:
         seconds.setdefault(outcome["variant"], []).append(float(outcome["cpu_seconds"]))
@@ -125,21 +158,28 @@ def _projection(entries: list[dict[str, Any]], medians: dict[str, float]) -> lis
     return lines
 
 
-def nightly_section(entries: list[dict[str, Any]] | None, root: Path) -> list[str]:
-    """The section, or nothing where no nightly run was committed."""
+def nightly_section(entries: list[dict[str, Any]] | None, root: Path,
+                    run: LongRun = NIGHTLY) -> list[str]:
+    """The run's section, or nothing where it was not committed."""
     if entries is None:
         return []
     first = entries[0]
     live = [e for e in entries if e["property"] in liveness_ids()]
-    lines = ["## Liveness at the nightly rung", "",
-             f"The nightly profile's run, rendered by `{NIGHTLY_COMMAND}` from its kept "
-             f"outcomes (`docs/{NIGHTLY_OUTCOMES}`): {_run_words(first['run'])}. Its ladder: "
-             + " / ".join(first.get("ladder", [])) + f"; at most {first['max_states']:,} states "
-             f"per graph; the profile's environments: the {scope(first)} sets of at most "
-             f"{first['max_size']} sources. The explorer's answers alone (no other checker's "
-             "breaks merged); a hold is for its rung, never for all instances.", ""]
+    lines = [f"## {run.heading}", "",
+             f"Rendered by `{run.command()}` from its kept outcomes (`docs/{run.outcomes}`): "
+             f"{_run_words(first['run'])}. Its ladder: " + " / ".join(first.get("ladder", []))
+             + f"; at most {first['max_states']:,} states per graph; its environments: the "
+             f"{scope(first)} sets of at most {first['max_size']} sources. The explorer's "
+             "answers alone (no other checker's breaks merged); a hold is for its rung, never "
+             "for all instances.", ""]
     lines += [_line(e) for e in live]
     lines += ["", "What is left, projected:", ""]
-    lines += _projection(live, _cpu_per_exploration(root))
+    lines += _projection(live, _cpu_per_exploration(root, run))
     lines.append("")
     return lines
+
+
+def long_run_sections(root: Path) -> list[str]:
+    """Every committed long run's section, in `LONG_RUNS` order."""
+    return [line for run in LONG_RUNS
+            for line in nightly_section(load_nightly(root, run), root, run)]

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks.cells import environment_text
+from model_checks.cells import cell_label, environment_text
 from model_checks.executor import ClusterError
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
@@ -453,7 +453,7 @@ def write_witnesses(
                               witness["checker"], witness.get("source"))
             _check_witness(request, variant, prop, witness["drift"], data)
             witness["notes"] = liveness_notes(data, prop)
-            path = out / f"{variant}_{environment_text(witness['drift'])}_{prop}.json"
+            path = out / f"{cell_label(variant, witness['drift'], prop)}.json"
             write_trace(path, data)
             witness["trace"] = path.as_posix()
 
