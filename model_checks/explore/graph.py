@@ -52,6 +52,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import overload
 
+from model_checks.explore import collector
 from model_checks.explore.canonical import canonical
 from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
@@ -421,7 +422,8 @@ def build(
     graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states, groups=groups)
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
-    _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
+    with collector.paused():  # the search's objects form no cycles: `collector`
+        _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
     return graph
 
 
