@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spec.values import quick_init
 from spec.variants import LruFlaw
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A cached item: on P0 the placeholders of `processing`, on P1 its tensor."""
@@ -33,6 +35,7 @@ class Entry:
     tag: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Ghost:
     """An identity recorded in the order with no entry (only under `LruFlaw.GHOST_TOUCH`)."""
