@@ -57,7 +57,11 @@ def entries(lru: Lru) -> tuple[Entry, ...]:
 
 
 def bytes_used(lru: Lru) -> int:
-    return sum(entry.size for entry in entries(lru))
+    used = 0
+    for slot in lru:  # a loop, not sum(entries(lru)): the budget check of every state
+        if isinstance(slot, Entry):
+            used += slot.size
+    return used
 
 
 def probe(lru: Lru, identity: str) -> bool:
