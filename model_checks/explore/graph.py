@@ -446,7 +446,7 @@ class _Search:
     number), the interned actions and renamings, and the states whose successors are still
     to come (`pending`: the states from number `graph.size - len(pending)` on). Its states
     are canonical for both reductions (`_canonical`); which actions it expands is
-    `_chosen`'s concern; `_record` adds one edge and, if its target is new, one state."""
+    `_chosen`'s concern; `_expand` adds each edge and, if its target is new, one state."""
 
     def __init__(self, graph: Graph, expansion: _Expansion, keep_states: bool) -> None:
         self.graph, self.config, self.expansion = graph, graph.config, expansion
@@ -489,22 +489,46 @@ class _Search:
 
     def _expand(self, number: int) -> bool:
         """Add every chosen edge of state `number` (and the new states they reach); False
-        when a new state would pass the state limit (the edges found so far are kept)."""
-        graph = self.graph
-        state = self.pending[number - graph.size + len(self.pending)]
+        when a new state would pass the state limit (the edges found so far are kept).
+
+        One loop, its lookups hoisted (it runs once per edge): canonicalise the successor,
+        intern the action, look its fingerprint up, add the edge and, if new, the state."""
+        graph, pending = self.graph, self.pending
+        state = pending[number - len(graph.parent) + len(pending)]
         depth = graph.depth[number] + 1  # the successors' depth
         cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
         actions, made = self._chosen(state, cleared, depth - 1)
-        config, canonical_of = self.config, self._canonical
+        config, rename_pids, groups = self.config, self.rename_pids, graph.groups
+        seen, action_codes, interned = self.seen, self.action_codes, graph.actions
+        parent, targets, codes = graph.parent, graph.edge_target, graph.edge_action
+        renaming: Renaming | None = None
         for action in actions:
             if made is not None:
                 successor, renaming = made[action]
             else:
-                successor, renaming = canonical_of(action.apply(config, cleared))
-            if not self._record(number, depth, action, successor, renaming):
-                graph.edge_start.append(len(graph.edge_target))
+                successor = rename_pids(action.apply(config, cleared))
+                if groups:
+                    successor, renaming = canonical_identities(successor, groups)
+            self.taken += 1
+            code = action_codes.get(action)
+            if code is None:
+                code = action_codes[action] = len(interned)
+                interned.append(action)
+            fresh = len(parent)
+            key = hash(successor)  # the 64-bit fingerprint
+            target = seen.setdefault(key, fresh)
+            if target == fresh and fresh >= graph.max_states:
+                graph.edge_start.append(len(targets))
                 return False
-        graph.edge_start.append(len(graph.edge_target))
+            rcode = 0
+            if groups:
+                rcode = self._renaming_code(renaming)
+                graph.edge_renaming.append(rcode)
+            if target == fresh:
+                self._add_state(successor, key, depth, number, code, rcode)
+            targets.append(target)
+            codes.append(code)
+        graph.edge_start.append(len(targets))
         return True
 
     def _chosen(self, state: State, cleared: State, depth: int,
@@ -531,32 +555,6 @@ class _Search:
         made.update((action, self._canonical(action.apply(self.config, cleared)))
                     for action in actions if action not in made)
         return actions, made
-
-    def _record(self, parent: int, depth: int, action: Action, successor: State,
-                renaming: Renaming | None) -> bool:
-        """Add the edge from `parent` by `action` to `successor` (renamed by `renaming`),
-        and `successor` as state number `graph.size` at `depth` if its fingerprint is new;
-        False, adding nothing, if that new state would pass the state limit."""
-        self.taken += 1
-        graph = self.graph
-        code = self.action_codes.get(action)
-        if code is None:
-            code = self.action_codes[action] = len(graph.actions)
-            graph.actions.append(action)
-        fresh = graph.size
-        key = hash(successor)  # the 64-bit fingerprint
-        target = self.seen.setdefault(key, fresh)
-        if target == fresh and fresh >= graph.max_states:
-            return False
-        rcode = 0
-        if graph.groups:
-            rcode = self._renaming_code(renaming)
-            graph.edge_renaming.append(rcode)
-        if target == fresh:
-            self._add_state(successor, key, depth, parent, code, rcode)
-        graph.edge_target.append(target)
-        graph.edge_action.append(code)
-        return True
 
     def _add_state(self, state: State, key: int, depth: int, parent: int, code: int,
                    rcode: int) -> None:
