@@ -65,6 +65,12 @@ class ClearBoth(Action):
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         yield cls()
 
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        # The one candidate, guarded, without a generator per state (asked in every state).
+        action = cls()
+        return iter((action,) if action.guard(config, state) else ())
+
 
 @dataclass(frozen=True, slots=True)
 class _ReceiverWipe(Action):
