@@ -466,16 +466,17 @@ class _Search:
     def run(self) -> None:
         """Expand states in number order until none is left or the state limit cuts the
         search (the graph is then marked incomplete); hand the states to the graph if kept."""
-        graph = self.graph
+        graph, numbered, lean = self.graph, self.graph.parent, not self.keep_states
         frontier = 0
-        while frontier < graph.size:
+        while frontier < len(numbered):
             if not self._expand(frontier):
                 graph.complete = False
                 break
             frontier += 1
             if frontier - self.checked >= _CHECK_BATCH:
                 self._check_upto(frontier)
-            self._trim(frontier)
+            if lean:
+                self._trim(frontier)
         self._check_upto(graph.size)
         graph.steps_taken = self.taken
         graph._held = self.pending if self.keep_states else None
@@ -588,10 +589,11 @@ class _Search:
         self.checked = end
 
     def _trim(self, frontier: int) -> None:
-        """The lean search (`keep_states` false) drops the states already expanded and
-        checked, in batches: it keeps only what it has yet to expand or check."""
+        """The lean search (`keep_states` false; `run` calls this only then) drops the states
+        already expanded and checked, in batches: it keeps only what it has yet to expand or
+        check."""
         expanded = min(frontier, self.checked) - (self.graph.size - len(self.pending))
-        if not self.keep_states and expanded > 4096 and expanded > len(self.pending) // 2:
+        if expanded > 4096 and expanded > len(self.pending) // 2:
             del self.pending[:expanded]
 
 
