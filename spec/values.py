@@ -11,8 +11,10 @@ value, and the class stays frozen (assignment still raises `FrozenInstanceError`
 dataclass's own.
 
 Where the class is not a slotted dataclass with plain fields (a field with a default factory,
-not in `__init__` or keyword-only; or a class compiled by mypyc, whose attributes are no
-slots), the class is returned unchanged: its dataclass `__init__` stays.
+not in `__init__` or keyword-only; or a native class compiled by mypyc, whose attributes are
+no slots), the class is returned unchanged: its dataclass `__init__` stays. (mypyc compiles a
+class this decorator decorates as a non-native one, slotted, so the compiled build
+(`scripts/compile-spec`) has the quick constructors too.)
 """
 
 from __future__ import annotations
