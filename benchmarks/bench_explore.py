@@ -22,13 +22,18 @@ bytes). A baseline tree older than the lean graph has no `--memory` split: its o
 is its graph after the search, which kept every state.
 
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
-        [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3]
+        [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3] [--phases]
+
+`--phases` prints instead where each cell's CPU goes on this tree (`phases`): the build and
+the judge, and the build's parts, each timed alone over the cell's own states and edges.
 
 A cell is `VARIANT_DRIFT_DRIFT` (`none`: no drift), `@N` for N requests (default 2); the
 default cells end with the four 3-request cells. `+judge st/s` is the judged states per
 CPU-second: states over the CPU seconds to build the graph and judge every property and
-lemma on it (since the search checks the state properties as it goes, `build st/s` includes
-them there, and not in a tree before that).
+lemma on it, then to collect the young generations once (`_settle`: the cost a tree that
+pauses the cyclic collector would otherwise leave to what runs next); since the search checks
+the state properties as it goes, `build st/s` includes them there, and not in a tree before
+that.
 
 The POR table decides whole cells (`--por-cells`, `@N` requests) with and without
 partial-order reduction in the same run: states, and the median CPU seconds
@@ -52,6 +57,7 @@ import sys
 import time
 import tracemalloc
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from model_checks.explore.graph import build
@@ -114,6 +120,14 @@ def por_table(cells: list[str], repeat: int) -> None:
               f"{por:9.2f} {plain / por:6.2f}")
 
 
+def _settle() -> None:
+    """Collect the young generations, inside the timed figure: a tree that pauses the cyclic
+    collector while it builds and judges (`model_checks.explore.collector`) leaves the
+    graph's objects young, and the next collection traverses them once while the graph
+    lives; without this, the next measurement (the naive search) would pay for it."""
+    gc.collect(1)
+
+
 def measure(label: str, repeat: int, memory: bool) -> dict[str, float]:
     """One cell's figures: medians of `repeat` runs, CPU seconds (process time)."""
     config = _config(label)
@@ -126,10 +140,12 @@ def measure(label: str, repeat: int, memory: bool) -> dict[str, float]:
         graph = build(config)
         build_s.append(time.process_time() - started)
         judge_all(graph)
+        _settle()
         total_s.append(time.process_time() - started)
         started = time.process_time()
         plain = build(config, symmetry=False)
         judge_all(plain)
+        _settle()
         plain_s.append(time.process_time() - started)
     states = len(graph.states)
     figures: dict[str, float] = {
@@ -142,6 +158,54 @@ def measure(label: str, repeat: int, memory: bool) -> dict[str, float]:
     }
     if memory:
         figures.update(bytes_per_state(config))
+    return figures
+
+
+def phases(label: str, repeat: int) -> dict[str, float]:
+    """Where one cell's CPU goes, in seconds (the least of `repeat` runs of each, the cyclic
+    collector paused as the search pauses it): the whole build with its state checks and
+    the judge; then, timed alone over the cell's own states and edges, `enabled` on every
+    state, every edge's step (`action.apply`), the processing and identity renamings of
+    every successor, the fingerprint (`hash`) of every canonical successor and the state
+    checks; the search's own bookkeeping (visited set, arrays, frontier) is the build
+    without checks less those four."""
+    from model_checks.explore import collector
+    from model_checks.explore.canonical import canonical
+    from model_checks.explore.state_checks import StateChecks, state_properties
+    from model_checks.explore.symmetry import canonical_identities
+
+    config = _config(label)
+
+    def least(run: Callable[[], object]) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.process_time()
+            run()
+            times.append(time.process_time() - started)
+        return min(times)
+
+    with collector.paused():
+        graph = build(config)
+        states, groups = list(graph.states), graph.groups
+        cleared = [s if s.last_delivery is None else s.evolve(last_delivery=None)
+                   for s in states]
+        steps = [(a, c) for s, c in zip(states, cleared, strict=True)
+                 for a in enabled(config, s)]
+        made = [a.apply(config, c) for a, c in steps]
+        renamed = [canonical_identities(canonical(s), groups)[0] for s in made]
+        checks = StateChecks(config, state_properties(config))
+        figures = {
+            "build": least(lambda: build(config)), "judge": least(lambda: judge_all(graph)),
+            "enabled": least(lambda: [enabled(config, s) for s in states]),
+            "steps": least(lambda: [a.apply(config, c) for a, c in steps]),
+            "renaming": least(lambda: [canonical_identities(canonical(s), groups)
+                                       for s in made]),
+            "fingerprints": least(lambda: [hash(s) for s in renamed]),
+            "checks": least(lambda: [checks.see(i, s) for i, s in enumerate(states)]),
+            "unchecked build": least(lambda: build(config, checks=())),
+        }
+    figures["search"] = figures.pop("unchecked build") - sum(
+        figures[k] for k in ("enabled", "steps", "renaming", "fingerprints"))
     return figures
 
 
@@ -212,6 +276,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path,
                         help="a checkout of another commit to measure in the same run")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # baseline
+    parser.add_argument("--phases", action="store_true",
+                        help="where each cell's CPU goes (this tree only; no other table)")
     parser.add_argument("--por-cells", default=",".join(DEFAULT_POR_CELLS),
                         help="cells (@N: N requests) decided with and without partial-order "
                              "reduction; empty: none")
@@ -220,6 +286,14 @@ def main() -> None:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.baseline is not None and not (args.baseline / "spec" / "__init__.py").exists():
         parser.error(f"--baseline {args.baseline}: no spec/ package there; give a checkout")
+    if args.phases:
+        for label in filter(None, args.cells.split(",")):
+            figures = phases(label, args.repeat)
+            total = figures["build"] + figures["judge"]
+            print(f"{label}: build and judge {total:.2f} CPU s; " + ", ".join(
+                f"{name} {seconds:.2f} s ({100 * seconds / total:.0f}%)"
+                for name, seconds in figures.items() if name != "build"), flush=True)
+        return
     columns = COLUMNS + (MEMORY if args.memory else ())
     if not args.json:
         print(f"{'cell':14s} " + " ".join(f"{c:>7s}" for c in columns))

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spec.values import quick_init
 from spec.variants import LruFlaw
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A cached item: on P0 the placeholders of `processing`, on P1 its tensor."""
@@ -33,6 +35,7 @@ class Entry:
     tag: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Ghost:
     """An identity recorded in the order with no entry (only under `LruFlaw.GHOST_TOUCH`)."""
@@ -54,7 +57,11 @@ def entries(lru: Lru) -> tuple[Entry, ...]:
 
 
 def bytes_used(lru: Lru) -> int:
-    return sum(entry.size for entry in entries(lru))
+    used = 0
+    for slot in lru:  # a loop, not sum(entries(lru)): the budget check of every state
+        if isinstance(slot, Entry):
+            used += slot.size
+    return used
 
 
 def probe(lru: Lru, identity: str) -> bool:

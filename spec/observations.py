@@ -13,8 +13,10 @@ def sent_message(before: State, after: State) -> Message | None:
     """The message the step `before -> after` put on the channel to P1, if it sent one: the
     step that moved a request to IN_FLIGHT put its message last on the channel."""
     for request in after.requests:
+        if request.stage is not Stage.IN_FLIGHT:
+            continue  # asked first: most steps move no request to IN_FLIGHT
         old = before.requests[request.rid] if request.rid < len(before.requests) else None
-        if request.stage is Stage.IN_FLIGHT and (old is None or old.stage is not Stage.IN_FLIGHT):
+        if old is None or old.stage is not Stage.IN_FLIGHT:
             return after.to_engine[-1]
     return None
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from spec.config import Content
 from spec.lru import Lru
+from spec.values import quick_init
 
 
 class _Keep(enum.Enum):
@@ -77,12 +78,14 @@ class FaultKind(enum.Enum):
     __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Fault:
     kind: FaultKind
     detail: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClientItem:
     """One item as the client sends it: identity, which content, and whether media is attached
@@ -97,6 +100,7 @@ class ClientItem:
         return Content(self.identity, self.version)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WireItem:
     """One item of a message P0 -> P1: the payload's pid or None, the placeholders' pid, tag."""
@@ -107,6 +111,7 @@ class WireItem:
     tag: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One message P0 -> P1. `engine` is the router's choice (the engine whose receiver
@@ -118,6 +123,7 @@ class Message:
     engine: int = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Reply:
     """P1 -> P0: empty `missed` is success; otherwise the retryable miss error's identities."""
@@ -127,6 +133,7 @@ class Reply:
     missed: tuple[str, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class P0Work:
     """P0's working record for a request attempt between probe and send.
@@ -145,6 +152,7 @@ class P0Work:
     wire: tuple[tuple[int, WireItem], ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Request:
     rid: int
@@ -185,6 +193,7 @@ class Request:
         raise KeyError(identity)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Processing:
     """One run of P0's processor: identity, content version, and the pid is its index."""
@@ -197,6 +206,7 @@ class Processing:
         return Content(self.identity, self.version)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Served:
     """One item P1 handed to the model: tensor of pid `tensor`, placeholders of pid
@@ -209,6 +219,7 @@ class Served:
     sent_version: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Delivery:
     """What the last P1 step did with one message: served items, or the identities that missed
@@ -219,6 +230,7 @@ class Delivery:
     missed: tuple[str, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class State:
     """The whole system. `receiver` is engine 0's receiver cache; `other_receivers` holds the

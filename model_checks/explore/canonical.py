@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from spec import State
-from spec.lru import Entry, Lru
+from spec.lru import Entry, Ghost, Lru
 from spec.state import Delivery, Message, P0Work, Request, Served, WireItem
 
 
@@ -110,11 +110,17 @@ def _wire_pids(items: Iterable[WireItem], seen: dict[int, None]) -> None:
 
 
 def _lru(cache: Lru, rename: _Renamer) -> Lru:
-    return tuple(
-        Entry(slot.identity, slot.size, rename(slot.processing), rename.optional(slot.tag))
-        if isinstance(slot, Entry) else slot
-        for slot in cache
-    )
+    """`cache` renamed; an entry whose pids keep their numbers is kept as it is, and so is a
+    cache none of whose entries changed (fewer objects built, the same value)."""
+    renamed: list[Entry | Ghost] = []
+    changed = False
+    for slot in cache:
+        if isinstance(slot, Entry):
+            pid, tag = rename(slot.processing), rename.optional(slot.tag)
+            if pid != slot.processing or tag != slot.tag:
+                slot, changed = Entry(slot.identity, slot.size, pid, tag), True
+        renamed.append(slot)
+    return tuple(renamed) if changed else cache
 
 
 def _wire(item: WireItem, rename: _Renamer) -> WireItem:

@@ -52,6 +52,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import overload
 
+from model_checks.explore import collector
 from model_checks.explore.canonical import canonical
 from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
@@ -421,7 +422,8 @@ def build(
     graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states, groups=groups)
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
-    _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
+    with collector.paused():  # the search's objects form no cycles: `collector`
+        _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
     return graph
 
 
@@ -444,7 +446,7 @@ class _Search:
     number), the interned actions and renamings, and the states whose successors are still
     to come (`pending`: the states from number `graph.size - len(pending)` on). Its states
     are canonical for both reductions (`_canonical`); which actions it expands is
-    `_chosen`'s concern; `_record` adds one edge and, if its target is new, one state."""
+    `_chosen`'s concern; `_expand` adds each edge and, if its target is new, one state."""
 
     def __init__(self, graph: Graph, expansion: _Expansion, keep_states: bool) -> None:
         self.graph, self.config, self.expansion = graph, graph.config, expansion
@@ -464,16 +466,17 @@ class _Search:
     def run(self) -> None:
         """Expand states in number order until none is left or the state limit cuts the
         search (the graph is then marked incomplete); hand the states to the graph if kept."""
-        graph = self.graph
+        graph, numbered, lean = self.graph, self.graph.parent, not self.keep_states
         frontier = 0
-        while frontier < graph.size:
+        while frontier < len(numbered):
             if not self._expand(frontier):
                 graph.complete = False
                 break
             frontier += 1
             if frontier - self.checked >= _CHECK_BATCH:
                 self._check_upto(frontier)
-            self._trim(frontier)
+            if lean:
+                self._trim(frontier)
         self._check_upto(graph.size)
         graph.steps_taken = self.taken
         graph._held = self.pending if self.keep_states else None
@@ -487,22 +490,46 @@ class _Search:
 
     def _expand(self, number: int) -> bool:
         """Add every chosen edge of state `number` (and the new states they reach); False
-        when a new state would pass the state limit (the edges found so far are kept)."""
-        graph = self.graph
-        state = self.pending[number - graph.size + len(self.pending)]
+        when a new state would pass the state limit (the edges found so far are kept).
+
+        One loop, its lookups hoisted (it runs once per edge): canonicalise the successor,
+        intern the action, look its fingerprint up, add the edge and, if new, the state."""
+        graph, pending = self.graph, self.pending
+        state = pending[number - len(graph.parent) + len(pending)]
         depth = graph.depth[number] + 1  # the successors' depth
         cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
         actions, made = self._chosen(state, cleared, depth - 1)
-        config, canonical_of = self.config, self._canonical
+        config, rename_pids, groups = self.config, self.rename_pids, graph.groups
+        seen, action_codes, interned = self.seen, self.action_codes, graph.actions
+        parent, targets, codes = graph.parent, graph.edge_target, graph.edge_action
+        renaming: Renaming | None = None
         for action in actions:
             if made is not None:
                 successor, renaming = made[action]
             else:
-                successor, renaming = canonical_of(action.apply(config, cleared))
-            if not self._record(number, depth, action, successor, renaming):
-                graph.edge_start.append(len(graph.edge_target))
+                successor = rename_pids(action.apply(config, cleared))
+                if groups:
+                    successor, renaming = canonical_identities(successor, groups)
+            self.taken += 1
+            code = action_codes.get(action)
+            if code is None:
+                code = action_codes[action] = len(interned)
+                interned.append(action)
+            fresh = len(parent)
+            key = hash(successor)  # the 64-bit fingerprint
+            target = seen.setdefault(key, fresh)
+            if target == fresh and fresh >= graph.max_states:
+                graph.edge_start.append(len(targets))
                 return False
-        graph.edge_start.append(len(graph.edge_target))
+            rcode = 0
+            if groups:
+                rcode = self._renaming_code(renaming)
+                graph.edge_renaming.append(rcode)
+            if target == fresh:
+                self._add_state(successor, key, depth, number, code, rcode)
+            targets.append(target)
+            codes.append(code)
+        graph.edge_start.append(len(targets))
         return True
 
     def _chosen(self, state: State, cleared: State, depth: int,
@@ -529,32 +556,6 @@ class _Search:
         made.update((action, self._canonical(action.apply(self.config, cleared)))
                     for action in actions if action not in made)
         return actions, made
-
-    def _record(self, parent: int, depth: int, action: Action, successor: State,
-                renaming: Renaming | None) -> bool:
-        """Add the edge from `parent` by `action` to `successor` (renamed by `renaming`),
-        and `successor` as state number `graph.size` at `depth` if its fingerprint is new;
-        False, adding nothing, if that new state would pass the state limit."""
-        self.taken += 1
-        graph = self.graph
-        code = self.action_codes.get(action)
-        if code is None:
-            code = self.action_codes[action] = len(graph.actions)
-            graph.actions.append(action)
-        fresh = graph.size
-        key = hash(successor)  # the 64-bit fingerprint
-        target = self.seen.setdefault(key, fresh)
-        if target == fresh and fresh >= graph.max_states:
-            return False
-        rcode = 0
-        if graph.groups:
-            rcode = self._renaming_code(renaming)
-            graph.edge_renaming.append(rcode)
-        if target == fresh:
-            self._add_state(successor, key, depth, parent, code, rcode)
-        graph.edge_target.append(target)
-        graph.edge_action.append(code)
-        return True
 
     def _add_state(self, state: State, key: int, depth: int, parent: int, code: int,
                    rcode: int) -> None:
@@ -588,10 +589,11 @@ class _Search:
         self.checked = end
 
     def _trim(self, frontier: int) -> None:
-        """The lean search (`keep_states` false) drops the states already expanded and
-        checked, in batches: it keeps only what it has yet to expand or check."""
+        """The lean search (`keep_states` false; `run` calls this only then) drops the states
+        already expanded and checked, in batches: it keeps only what it has yet to expand or
+        check."""
         expanded = min(frontier, self.checked) - (self.graph.size - len(self.pending))
-        if not self.keep_states and expanded > 4096 and expanded > len(self.pending) // 2:
+        if expanded > 4096 and expanded > len(self.pending) // 2:
             del self.pending[:expanded]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from model_checks.explore import collector
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor, observe
@@ -52,7 +53,7 @@ def judge_all(graph: Graph, with_lemmas: bool = True) -> list[Judgement]:
     the state properties from what the search found (`graph.checks`), the monitored ones
     from one search of the product with every monitor at once (`product.py`)."""
     props = [*registry(), *(lemmas() if with_lemmas else ())]
-    with graph.holding_states():
+    with collector.paused(), graph.holding_states():  # no cycles among them: `collector`
         monitored = _monitored_all(graph, props)
         return [monitored.get(prop.id) or _judge(graph, prop) for prop in props]
 

@@ -78,11 +78,11 @@ class _Joint:
         its violation."""
         graph, came, queue = self.graph, self.came, self.queue
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
-        state, symmetric = graph.state, graph.symmetric
+        states, symmetric = graph.states, graph.symmetric  # the held list while judging
         while queue and self.live:
             node = queue.popleft()
             index, memories = node
-            before = state(index)
+            before = states[index]
             edges = graph.edge_range(index)
             for k in edges:
                 action, target, renaming = actions[codes[k]], targets[k], None
@@ -90,7 +90,7 @@ class _Joint:
                     renaming = graph.renaming(index, k - edges.start)
                     step = observe(before, action, graph.real_successor(index, k - edges.start))
                 else:
-                    step = observe(before, action, state(target))
+                    step = observe(before, action, states[target])
                 after = memories if step.quiet else self._moved(node, step, action)
                 if renaming is not None:
                     after = self._renamed(after, renaming)

@@ -138,3 +138,10 @@ class Retry(Action):
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         return (cls(r.rid) for r in state.requests if r.outcome is Outcome.MISS)
+
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        # The guard read on each request itself (a request's rid is its index), without a
+        # second lookup per candidate: asked in every state.
+        return iter([cls(r.rid) for r in state.requests
+                     if r.outcome is Outcome.MISS and r.retries < config.max_retries])

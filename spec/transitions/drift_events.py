@@ -54,8 +54,9 @@ class ClearBoth(Action):
         return False
 
     def guard(self, config: Config, state: State) -> bool:
-        idle = all(_front_end_idle(state, fe) for fe in range(config.front_ends))
-        return idle and not state.to_engine and not state.reset_pending
+        if state.to_engine or state.reset_pending:
+            return False  # the cheap conjuncts first: the guard is asked in every state
+        return all(_front_end_idle(state, fe) for fe in range(config.front_ends))
 
     def apply(self, config: Config, state: State) -> State:
         return state.evolve(shadows=((),) * config.front_ends).without_receivers()
@@ -63,6 +64,12 @@ class ClearBoth(Action):
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         yield cls()
+
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        # The one candidate, guarded, without a generator per state (asked in every state).
+        action = cls()
+        return iter((action,) if action.guard(config, state) else ())
 
 
 @dataclass(frozen=True, slots=True)

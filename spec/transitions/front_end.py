@@ -345,6 +345,12 @@ class P0ReceiveReply(Action):
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         yield cls()
 
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        # The one candidate, guarded, without a generator per state (asked in every state).
+        action = cls()
+        return iter((action,) if action.guard(config, state) else ())
+
 
 def _stage_is(state: State, rid: int, stage: Stage) -> bool:
     return 0 <= rid < len(state.requests) and state.requests[rid].stage is stage
