@@ -202,14 +202,24 @@ def build_distributed(
     partitions: int | None = None,
     chunk_states: int = CHUNK_STATES,
     progress: LevelProgress | None = None,
+    owned: bool = True,
 ) -> Graph:
     """`graph.build(config, reduce=..., symmetry=..., max_states=...)`, its expansion done
     by the workers of `cluster`: the same `Graph`. `partitions` (default: the workers at
-    the start) and `chunk_states` change where work runs, never the result."""
+    the start) and `chunk_states` change where work runs, never the result. With `owned`
+    (the default) each partition of the visited set lives on one worker for the whole
+    search (`owned`: fast, but a worker lost mid-search fails it); without, the workers
+    keep nothing and the client merges every successor (this module: a lost worker only
+    delays its tasks). `chunk_states` applies to the latter."""
     if chunk_states < 1:
         raise ValueError(f"chunk_states must be >= 1, got {chunk_states}")
     if partitions is not None and partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {partitions}")
+    if owned:
+        from model_checks.explore.owned import build_owned
+
+        return build_owned(config, cluster, reduce=reduce, symmetry=symmetry,
+                           max_states=max_states, partitions=partitions, progress=progress)
     search = _Search(config, cluster, reduce, symmetry, max_states,
                      partitions or max(1, len(_workers(cluster))), chunk_states, progress)
     return search.run()

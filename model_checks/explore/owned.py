@@ -1,0 +1,285 @@
+"""The client's side of the owned-partition search: each partition of the visited set lives
+on one worker for the whole search (`partition`), and the client only ranks each level's new
+states into global numbers and writes the graph.
+
+Per level, every partition's worker expands its frontier and sends the other partitions only
+the successors it has never sent them before (worker to worker, through Dask's data
+transfer); each partition then resolves the successors it owns against its own visited
+table and returns to the client the discovery keys of its new states (`source number << 16 |
+action position`, sorted) and the states. The client merges the keys of all partitions: a
+new state's rank in that merge is its rank in `build`'s numbering of the level (`build`
+meets the level's new states in the order of their first edge, which is the order of their
+keys), so the state gets number `first number of the level + rank`, and where the state
+limit cuts the search, the first key past it is the edge `build` stops at. The numbers go
+back to the partitions with the next level's tasks. At the end the client collects every
+partition's edges and writes them, source by source in number order, into the graph's
+arrays, interning actions and renamings in that order: the `Graph` is `build`'s, field by
+field (`tests/executor/test_explore_distributed.py`).
+
+What does cross the client: per state its key and the state itself, once (the judge reads
+every state; the graph holds them as `build`'s does); per edge a few integers, at the end.
+
+A worker lost mid-search takes its partitions with it: the client notices when a level does
+not finish within `distributed.POLL_SECONDS` and one of the search's workers has left the
+scheduler, or when a task fails, and raises `DistributedSearchFailed`: no graph, no verdict.
+"""
+
+from __future__ import annotations
+
+import heapq
+import pickle
+import uuid
+from array import array
+from typing import TYPE_CHECKING, Any
+
+from model_checks.explore import distributed
+from model_checks.explore.distributed import (
+    DistributedSearchFailed,
+    LevelProgress,
+    _reductions,
+    _workers,
+)
+from model_checks.explore.graph import Graph
+from model_checks.explore.partition import (
+    KEY_BITS,
+    collect_task,
+    expand_task,
+    merge_task,
+    open_task,
+    partition_of,
+    release,
+)
+from model_checks.explore.symmetry import Renaming, canonical_identities
+from spec import Action, Config, State, initial
+
+if TYPE_CHECKING:
+    from model_checks.executor.cluster import DaskCluster
+
+_POSITION = (1 << KEY_BITS) - 1
+
+
+def build_owned(config: Config, cluster: DaskCluster, *, reduce: bool, symmetry: bool | None,
+                max_states: int, partitions: int | None, progress: LevelProgress | None
+                ) -> Graph:
+    """`graph.build(config, reduce=..., symmetry=..., max_states=...)` with the visited set
+    partitioned over the workers of `cluster` (see the module): the same `Graph`."""
+    owners = sorted(_workers(cluster))
+    if not owners:
+        raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
+    return _OwnedSearch(config, cluster, reduce, symmetry, max_states,
+                        partitions or len(owners), owners, progress).run()
+
+
+class _OwnedSearch:
+    """The client's numbering (per state its partition, key, depth and the state) and the
+    level loop; `_write` turns the partitions' edges into the graph."""
+
+    def __init__(self, config: Config, cluster: DaskCluster, reduce: bool,
+                 symmetry: bool | None, max_states: int, parts: int, owners: list[str],
+                 progress: LevelProgress | None) -> None:
+        from model_checks.executor.sources import source_digest
+
+        self.config, self.cluster, self.reduce, self.symmetry = config, cluster, reduce, symmetry
+        self.max_states, self.parts, self.progress = max_states, parts, progress
+        self.where = [owners[p % len(owners)] for p in range(parts)]
+        self.search = f"owned-{uuid.uuid4().hex[:8]}"
+        self.source = source_digest()
+        rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        start, renaming = canonical_identities(rename_pids(initial(config)), self.groups)
+        assert renaming is None, "the initial state names no identity"
+        self.start = start
+        self.owner = array("q", [partition_of(start, parts)])  # by state number
+        self.key = array("q", [-1])
+        self.depth = array("i", [0])
+        self.states: list[State] = [start]
+        self.global_of = [array("q") for _ in range(parts)]  # per partition, by local index
+        self.global_of[self.owner[0]].append(0)
+        self.cut: int | None = None  # the key of the edge the state limit stops at
+
+    def _submit(self, function: Any, *args: Any, part: int, key: str) -> Any:
+        return self.cluster.client.submit(function, *args, key=f"{self.search}-{key}",
+                                          workers=[self.where[part]],
+                                          allow_other_workers=False, pure=False)
+
+    def run(self) -> Graph:
+        try:
+            self._wait([self._submit(
+                open_task, self.search, self.config, self.reduce, self.symmetry, p, self.parts,
+                self.start if p == self.owner[0] else None, self.source, part=p,
+                key=f"open-{p}") for p in range(self.parts)])
+            numbers = [array("q", [0] if p == self.owner[0] else []) for p in range(self.parts)]
+            merges = self._level(0, numbers)
+            level, low = 0, 0
+            while merges is not None:
+                results = self._wait(merges)
+                if self.progress is not None:
+                    self.progress(level, len(results), len(results))
+                high = len(self.states)
+                numbers = self._rank([array("q", keys) for keys, _ in results], high)
+                last = self.cut is not None or not any(numbers)
+                merges = None if last else self._level(level + 1, numbers)
+                self._read(results, numbers, high, level + 1)  # while the workers expand
+                level, low = level + 1, high
+            collected = self._wait([self._submit(collect_task, self.search, p, part=p,
+                                                 key=f"collect-{p}")
+                                    for p in range(self.parts)])
+        except BaseException:
+            self._release()
+            raise
+        return self._write([pickle.loads(c) for c in collected])
+
+    def _level(self, level: int, numbers: list[array[int]]) -> list[Any]:
+        """Submit the level's tasks: each partition's expansion, then each partition's merge
+        of every expansion's batch for it (Dask moves the batches between workers)."""
+        expansions = [self._submit(expand_task, self.search, p, level, numbers[p].tobytes(),
+                                   part=p, key=f"L{level}-expand-{p}")
+                      for p in range(self.parts)]
+        return [self._submit(merge_task, self.search, q, level, *expansions, part=q,
+                             key=f"L{level}-merge-{q}") for q in range(self.parts)]
+
+    def _rank(self, keys: list[array[int]], high: int) -> list[array[int]]:
+        """Number the level's new states: per partition, the numbers of its new states (in
+        its order, which is key order), up to the state limit."""
+        numbers = [array("q") for _ in range(self.parts)]
+        room = self.max_states - high
+        merged = heapq.merge(*[[(key, p) for key in part_keys]
+                               for p, part_keys in enumerate(keys)])
+        number = high
+        for rank, (key, p) in enumerate(merged):
+            if rank >= room:
+                self.cut = key
+                break
+            numbers[p].append(number)
+            self.owner.append(p)
+            self.key.append(key)
+            number += 1
+        for p, part_numbers in enumerate(numbers):
+            self.global_of[p].extend(part_numbers)
+        return numbers
+
+    def _read(self, results: list[tuple[bytes, bytes]], numbers: list[array[int]], high: int,
+              depth: int) -> None:
+        """The level's new states, into number order."""
+        level: list[State | None] = [None] * sum(len(n) for n in numbers)
+        for (_, states), part_numbers in zip(results, numbers, strict=True):
+            if part_numbers:
+                for state, number in zip(pickle.loads(states), part_numbers, strict=False):
+                    level[number - high] = state
+        self.states.extend(level)  # type: ignore[arg-type]  # every slot is filled
+        self.depth.extend([depth] * len(level))
+
+    def _wait(self, futures: list[Any]) -> list[Any]:
+        """Every future's value, in order; a worker of the search gone, or a task failed:
+        `DistributedSearchFailed`."""
+        from distributed import wait
+
+        client = self.cluster.client
+        while True:
+            try:
+                with client.as_current():
+                    wait(futures, timeout=distributed.POLL_SECONDS)
+                break
+            except TimeoutError:
+                self._check_owners()
+        try:
+            return list(client.gather(futures))
+        except DistributedSearchFailed:
+            raise
+        except Exception as error:  # e.g. KilledWorker, CancelledError
+            from model_checks.executor.jobs import one_line
+
+            self._check_owners()
+            raise DistributedSearchFailed(f"a task of {self.search} failed: "
+                                          f"{one_line(error)}") from None
+
+    def _check_owners(self) -> None:
+        present = set(_workers(self.cluster))
+        lost = sorted({w for w in self.where if w not in present})
+        if lost:
+            held = [p for p, w in enumerate(self.where) if w in lost]
+            raise DistributedSearchFailed(
+                f"the Dask worker(s) {', '.join(lost)} left the cluster mid-search, and with "
+                f"them partition(s) {held} of the visited set: no graph (run it again)")
+
+    def _release(self) -> None:
+        try:
+            present = set(_workers(self.cluster))
+            self.cluster.client.run(release, self.search,
+                                    workers=[w for w in set(self.where) if w in present])
+        except Exception:  # noqa: S110  # best effort: the search has failed already
+            pass
+
+    def _write(self, collected: list[tuple[Any, ...]]) -> Graph:
+        """The graph's arrays from every partition's edges (see the module)."""
+        graph = Graph(self.config, self.reduce, symmetric=bool(self.groups),
+                      max_states=self.max_states, groups=self.groups)
+        parts, groups = self.parts, self.groups
+        actions = [c[0] for c in collected]
+        renamings = [c[1] for c in collected]
+        counts, refs, edge_actions, edge_renamings = (
+            [array("q", c[i]) for c in collected] for i in (2, 3, 4, 5))
+        resolved = [[array("q", r) for r in c[6]] for c in collected]
+        action_map: list[list[int]] = [[-1] * len(a) for a in actions]
+        renaming_map: list[list[int]] = [[-1] * len(r) for r in renamings]
+        action_codes: dict[Action, int] = {}
+        renaming_codes: dict[Renaming | None, int] = {None: 0}
+        state_at, edge_at = [0] * parts, [0] * parts
+        cut_source = -1 if self.cut is None else self.cut >> KEY_BITS
+        cut_position = -1 if self.cut is None else self.cut & _POSITION
+        targets, codes, rcodes = graph.edge_target, graph.edge_action, graph.edge_renaming
+        expanded = len(self.states) if self.cut is None else cut_source + 1
+        for number in range(expanded):
+            p = self.owner[number]
+            count = counts[p][state_at[p]]
+            state_at[p] += 1
+            first = edge_at[p]
+            edge_at[p] += count
+            p_refs, p_actions, p_map = refs[p], edge_actions[p], action_map[p]
+            for e in range(first, first + count):
+                code = p_map[p_actions[e]]
+                if code < 0:
+                    code = p_map[p_actions[e]] = graph.intern(actions[p][p_actions[e]],
+                                                             action_codes)
+                if number == cut_source and e - first == cut_position:
+                    break  # `build` interns the action of the edge it stops at, nothing more
+                ref = p_refs[e]
+                q = ref % parts
+                targets.append(self.global_of[q][resolved[q][p][ref // parts]])
+                codes.append(code)
+                if groups:
+                    local = edge_renamings[p][e]
+                    rcode = renaming_map[p][local]
+                    if rcode < 0:
+                        rcode = renaming_map[p][local] = _intern(
+                            graph, renamings[p][local], renaming_codes)
+                    rcodes.append(rcode)
+            graph.edge_start.append(len(targets))
+        graph.steps_taken = len(targets) + (self.cut is not None)
+        graph.complete = self.cut is None
+        self._rows(graph)
+        return graph
+
+    def _rows(self, graph: Graph) -> None:
+        """Per state: its fingerprint (this process's `hash`, as `build` keeps), depth,
+        parent, and the action and renaming of its first edge (its key's)."""
+        graph.fingerprints.extend(hash(state) for state in self.states)
+        graph.depth.extend(self.depth)
+        graph.parent.append(-1)
+        graph.via_code.append(-1)
+        graph.via_renaming_code.append(0)
+        starts, groups = graph.edge_start, self.groups
+        for key in self.key[1:]:
+            source = key >> KEY_BITS
+            edge = starts[source] + (key & _POSITION)
+            graph.parent.append(source)
+            graph.via_code.append(graph.edge_action[edge])
+            graph.via_renaming_code.append(graph.edge_renaming[edge] if groups else 0)
+        graph._held = self.states
+
+
+def _intern(graph: Graph, renaming: Renaming | None, codes: dict[Renaming | None, int]) -> int:
+    code = codes.get(renaming)
+    if code is None:
+        code = codes[renaming] = len(graph.renamings)
+        graph.renamings.append(renaming)
+    return code

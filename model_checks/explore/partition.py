@@ -1,0 +1,214 @@
+"""The worker's side of the owned-partition search (`owned`): one partition of the visited
+set, kept in the worker process across the levels of one search.
+
+A `Partition` holds the states of its partition (those whose `partition_of` is its number),
+each under a local index in the order it accepted them, which is the order of their global
+numbers (`numbers`, sent by the client once a level is ranked). Per level:
+
+- `expand_level` expands its frontier (the states it accepted last), in number order and each
+  state's actions in `spec.enabled`'s order, as `graph.build` does. Every successor it has
+  never produced before gets a reference (`ref = item * parts + q`: the `item`-th distinct
+  state it has sent to partition q) and goes, with its discovery key (`source number << 16 |
+  action position`), into q's batch; a successor it has produced before keeps its reference
+  and is sent again never. It keeps every edge (action, renaming, reference) for collection
+  and returns the batches for the other partitions, states pickled; its own stays here.
+- `merge_level` reads every partition's batch for it in partition order: a state it holds
+  already resolves the item to its local index; the others are the level's new states, each
+  under the smallest discovery key any batch gave it. They are accepted in key order (the
+  order `build` meets them), and the keys and the new states go to the client, which ranks
+  every partition's keys into global numbers.
+- `collect` hands back the edges and the item resolutions, and forgets the search.
+
+A partition lives only in its worker's memory: a worker lost mid-search takes it along, and
+the client's next look at the cluster fails the search (`owned`). A task given to a process
+that does not hold the partition (a restarted worker) raises `PartitionLost`.
+"""
+
+from __future__ import annotations
+
+import pickle
+from array import array
+from collections.abc import Sequence
+
+from model_checks.explore.distributed import DistributedSearchFailed, _reductions, dumps
+from model_checks.explore.fingerprint import stable_fingerprint
+from model_checks.explore.symmetry import Renaming, canonical_identities
+from spec import Action, Config, State, enabled
+
+KEY_BITS = 16
+"""A discovery key is `source number << KEY_BITS | action position`: no state has 2**16
+enabled actions (`expand_level` refuses one that has)."""
+
+_HELD: dict[tuple[str, int], Partition] = {}
+"""The partitions this process holds, by (search id, partition number)."""
+
+
+class PartitionLost(DistributedSearchFailed):
+    """A task reached a process that does not hold its partition: the worker that held it
+    is gone (restarted, or the task was moved), and the states it held with it."""
+
+
+def partition_of(state: State, parts: int) -> int:
+    """The partition state `state` belongs to: its stable fingerprint modulo `parts`, equal
+    in every process (`fingerprint.stable_fingerprint`)."""
+    return stable_fingerprint(state) % parts
+
+
+def _held(search: str, part: int) -> Partition:
+    try:
+        return _HELD[(search, part)]
+    except KeyError:
+        raise PartitionLost(f"partition {part} of search {search} is not held by this "
+                            "worker: the worker that held it was lost") from None
+
+
+class Partition:
+    """One partition's states, visited table, sent items and edges (see the module)."""
+
+    def __init__(self, config: Config, reduce: bool, symmetry: bool | None, part: int,
+                 parts: int) -> None:
+        self.config, self.part, self.parts = config, part, parts
+        self.rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        self.states: list[State] = []
+        self.local: dict[State, int] = {}
+        self.numbers = array("q")  # global number by local index, as the client ranks them
+        self.frontier = range(0)
+        self.known: dict[State, int] = {}  # every successor produced here: its reference
+        self.sent = [0] * parts  # items sent to each partition so far
+        self.own: list[tuple[State, int]] = []  # this level's batch for this partition
+        self.resolved = [array("q") for _ in range(parts)]  # item from p: its local index
+        self.action_codes: dict[Action, int] = {}
+        self.renaming_codes: dict[Renaming | None, int] = {None: 0}
+        self.edge_count, self.edge_ref = array("q"), array("q")
+        self.edge_action, self.edge_renaming = array("q"), array("q")
+
+    def accept(self, states: Sequence[State]) -> None:
+        """Take `states` (new to this partition, in discovery-key order) as the frontier."""
+        base = len(self.states)
+        for offset, state in enumerate(states):
+            self.local[state] = base + offset
+        self.states.extend(states)
+        self.frontier = range(base, len(self.states))
+
+    def expand_level(self, numbers: array[int]) -> list[bytes]:
+        """Number the frontier (`numbers`, in local order) and expand it; the batches for the
+        other partitions, pickled (b"" for this one, which stays here)."""
+        self.numbers.extend(numbers)
+        parts, part, config = self.parts, self.part, self.config
+        rename_pids, groups, known, sent = self.rename_pids, self.groups, self.known, self.sent
+        batches: list[list[tuple[State, int]]] = [[] for _ in range(parts)]
+        refs, actions, renamings = self.edge_ref, self.edge_action, self.edge_renaming
+        action_codes, renaming_codes = self.action_codes, self.renaming_codes
+        for index in self.frontier:
+            state = self.states[index]
+            source = self.numbers[index] << KEY_BITS
+            cleared = state if state.last_delivery is None else state.evolve(
+                last_delivery=None)
+            moves = enabled(config, state)
+            if len(moves) >= 1 << KEY_BITS:
+                raise DistributedSearchFailed(f"a state has {len(moves)} enabled actions")
+            for position, action in enumerate(moves):
+                successor = rename_pids(action.apply(config, cleared))
+                renaming = None
+                if groups:
+                    successor, renaming = canonical_identities(successor, groups)
+                ref = known.get(successor)
+                if ref is None:
+                    q = partition_of(successor, parts)
+                    ref = known[successor] = sent[q] * parts + q
+                    sent[q] += 1
+                    batches[q].append((successor, source | position))
+                refs.append(ref)
+                actions.append(action_codes.setdefault(action, len(action_codes)))
+                if groups:
+                    renamings.append(renaming_codes.setdefault(renaming, len(renaming_codes)))
+            self.edge_count.append(len(moves))
+        self.own = batches[part]
+        return [b"" if q == part else dumps(batch) for q, batch in enumerate(batches)]
+
+    def merge_level(self, batches: Sequence[list[tuple[State, int]]]) -> tuple[bytes, bytes]:
+        """Resolve every partition's items for this one (`batches[p]`, p's in order); accept
+        the new states in key order. Their keys (an `array("q")`'s bytes) and the states,
+        pickled apart (the client ranks the keys before it reads the states)."""
+        local = self.local
+        fresh: dict[State, int] = {}
+        keys: list[int] = []
+        starts = [len(resolved) for resolved in self.resolved]
+        for p, batch in enumerate(batches):
+            resolved = self.resolved[p]
+            for state, key in batch:
+                index = local.get(state)
+                if index is None:
+                    candidate = fresh.setdefault(state, len(fresh))
+                    if candidate == len(keys):
+                        keys.append(key)
+                    elif key < keys[candidate]:
+                        keys[candidate] = key
+                    index = -1 - candidate
+                resolved.append(index)
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        states = list(fresh)
+        base = len(self.states)
+        rank = [0] * len(order)
+        for r, candidate in enumerate(order):
+            rank[candidate] = base + r
+        for resolved, start in zip(self.resolved, starts, strict=True):
+            for at in range(start, len(resolved)):
+                index = resolved[at]
+                if index < 0:
+                    resolved[at] = rank[-1 - index]
+        accepted = [states[c] for c in order]
+        self.accept(accepted)
+        return array("q", [keys[c] for c in order]).tobytes(), dumps(accepted)
+
+    def collection(self) -> bytes:
+        """Everything the client needs to write the graph's edges, pickled."""
+        actions = sorted(self.action_codes, key=self.action_codes.__getitem__)
+        renamings = sorted(self.renaming_codes, key=self.renaming_codes.__getitem__)
+        return dumps((actions, renamings, self.edge_count.tobytes(), self.edge_ref.tobytes(),
+                      self.edge_action.tobytes(), self.edge_renaming.tobytes(),
+                      [r.tobytes() for r in self.resolved]))
+
+
+def open_task(search: str, config: Config, reduce: bool, symmetry: bool | None, part: int,
+              parts: int, start: State | None, source: str | None) -> int:
+    """Create partition `part` of `search` here, holding `start` (state 0) if it is its
+    own. With `source`, a worker whose sources differ from the submitter's refuses."""
+    if source is not None:
+        from model_checks.executor.sources import source_digest
+
+        if source_digest() != source:
+            raise DistributedSearchFailed(
+                f"a worker runs other sources (digest {source_digest()[:12]}, expected "
+                f"{source[:12]}): restart it from this checkout")
+    partition = _HELD[(search, part)] = Partition(config, reduce, symmetry, part, parts)
+    if start is not None:
+        partition.accept([start])
+    return part
+
+
+def expand_task(search: str, part: int, level: int, numbers: bytes) -> list[bytes]:
+    """`Partition.expand_level` of the partition held here (`level`: only for the key)."""
+    return _held(search, part).expand_level(array("q", numbers))
+
+
+def merge_task(search: str, part: int, level: int, *expansions: list[bytes]
+               ) -> tuple[bytes, bytes]:
+    """`Partition.merge_level` on the batches for `part` in every partition's expansion."""
+    partition = _held(search, part)
+    batches = [partition.own if p == part else pickle.loads(out[part])
+               for p, out in enumerate(expansions)]
+    return partition.merge_level(batches)
+
+
+def collect_task(search: str, part: int) -> bytes:
+    """`Partition.collection` of the partition held here; the partition is then dropped."""
+    partition = _held(search, part)
+    del _HELD[(search, part)]
+    return partition.collection()
+
+
+def release(search: str) -> None:
+    """Drop every partition of `search` this process holds (a failed or finished search)."""
+    for key in [k for k in _HELD if k[0] == search]:
+        del _HELD[key]
