@@ -34,13 +34,15 @@ from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config
 from spec import Config, variant_named
 
-DEFAULT_CELLS = ("V1_D6", "V2_D7_D10", "V1_D8")
+DEFAULT_CELLS = ("V1_D6", "V2_D7_D10", "V1_D8", "V2_D7@3")
 
 
 def _config(label: str) -> Config:
-    variant, *env = label.split("_")
+    """`V2_D7_D10`: V2 under D7 and D10 with 2 requests; `V2_D7@3`: with 3."""
+    name, _, requests = label.partition("@")
+    variant, *env = name.split("_")
     return explore_config(variant_named(variant), tuple(e for e in env if e != "none"),
-                          max_requests=2)
+                          max_requests=int(requests or 2))
 
 
 def _timed(make: Callable[[], Graph]) -> tuple[Graph, float, float]:
@@ -59,7 +61,10 @@ def main() -> None:
     parser.add_argument("--cells", default=",".join(DEFAULT_CELLS))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--chunk", type=int, default=500, help="states per task")
+    parser.add_argument("--chunk", type=int, default=500,
+                        help="states per task (--stateless only)")
+    parser.add_argument("--stateless", action="store_true",
+                        help="the stateless workers' search (the client merges every edge)")
     parser.add_argument("--scheduler", default=None,
                         help="a running scheduler's address (default: a LocalCluster here)")
     args = parser.parse_args()
@@ -73,7 +78,8 @@ def main() -> None:
         address = local_cluster.scheduler_address
     cluster = DaskCluster(address)
     try:
-        print(f"{cluster.where}; chunk {args.chunk} states; medians of {args.repeat}")
+        mode = f"stateless, chunk {args.chunk} states" if args.stateless else "owned partitions"
+        print(f"{cluster.where}; {mode}; medians of {args.repeat}")
         print(f"{'cell':12s} {'states':>7s} {'edges':>7s} {'levels':>6s} {'local st/s':>10s} "
               f"{'spread st/s':>11s} {'ratio':>6s} {'local cpu s':>11s} {'client cpu s':>12s} "
               f"{'workers cpu s':>13s}")
@@ -85,7 +91,8 @@ def main() -> None:
                 local.append((wall, cpu))
                 before = _workers_cpu(cluster)
                 other, wall, cpu = _timed(
-                    partial(build_distributed, config, cluster, chunk_states=args.chunk))
+                    partial(build_distributed, config, cluster, chunk_states=args.chunk,
+                            owned=not args.stateless))
                 workers.append(_workers_cpu(cluster) - before)
                 assert other == graph, f"{label}: the distributed graph differs from build's"
                 spread.append((wall, cpu))

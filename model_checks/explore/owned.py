@@ -30,6 +30,8 @@ import heapq
 import pickle
 import uuid
 from array import array
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from model_checks.explore import distributed
@@ -50,7 +52,8 @@ from model_checks.explore.partition import (
     release,
 )
 from model_checks.explore.symmetry import Renaming, canonical_identities
-from spec import Action, Config, State, initial
+from model_checks.explore.wire import PROBE, Codec
+from spec import Config, State, initial
 
 if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
@@ -87,8 +90,8 @@ class _OwnedSearch:
         rename_pids, self.groups = _reductions(config, reduce, symmetry)
         start, renaming = canonical_identities(rename_pids(initial(config)), self.groups)
         assert renaming is None, "the initial state names no identity"
-        self.start = start
-        self.owner = array("q", [partition_of(start, parts)])  # by state number
+        self.start, self.codec = start, Codec()
+        self.owner = array("q", [partition_of(self.codec.encode(start), parts)])  # by number
         self.key = array("q", [-1])
         self.depth = array("i", [0])
         self.states: list[State] = [start]
@@ -103,13 +106,17 @@ class _OwnedSearch:
 
     def run(self) -> Graph:
         try:
-            self._wait([self._submit(
+            probes = self._wait([self._submit(
                 open_task, self.search, self.config, self.reduce, self.symmetry, p, self.parts,
                 self.start if p == self.owner[0] else None, self.source, part=p,
                 key=f"open-{p}") for p in range(self.parts)])
+            if any(probe != hash(PROBE) for probe in probes):
+                raise DistributedSearchFailed(
+                    "a worker hashes tuples of ints otherwise than this process (another "
+                    "Python?): the partitions would not agree")
             numbers = [array("q", [0] if p == self.owner[0] else []) for p in range(self.parts)]
-            merges = self._level(0, numbers)
-            level, low = 0, 0
+            merges: list[Any] | None = self._level(0, numbers)
+            level = 0
             while merges is not None:
                 results = self._wait(merges)
                 if self.progress is not None:
@@ -119,7 +126,7 @@ class _OwnedSearch:
                 last = self.cut is not None or not any(numbers)
                 merges = None if last else self._level(level + 1, numbers)
                 self._read(results, numbers, high, level + 1)  # while the workers expand
-                level, low = level + 1, high
+                level += 1
             collected = self._wait([self._submit(collect_task, self.search, p, part=p,
                                                  key=f"collect-{p}")
                                     for p in range(self.parts)])
@@ -161,10 +168,12 @@ class _OwnedSearch:
               depth: int) -> None:
         """The level's new states, into number order."""
         level: list[State | None] = [None] * sum(len(n) for n in numbers)
-        for (_, states), part_numbers in zip(results, numbers, strict=True):
-            if part_numbers:
-                for state, number in zip(pickle.loads(states), part_numbers, strict=False):
-                    level[number - high] = state
+        codec = self.codec
+        for (_, payload), part_numbers in zip(results, numbers, strict=True):
+            codes, elements = pickle.loads(payload)
+            codec.learn(elements)
+            for code, number in zip(codes, part_numbers, strict=False):
+                level[number - high] = codec.decode(code)
         self.states.extend(level)  # type: ignore[arg-type]  # every slot is filled
         self.depth.extend([depth] * len(level))
 
@@ -206,58 +215,85 @@ class _OwnedSearch:
             present = set(_workers(self.cluster))
             self.cluster.client.run(release, self.search,
                                     workers=[w for w in set(self.where) if w in present])
-        except Exception:  # noqa: S110  # best effort: the search has failed already
+        except Exception:  # best effort: the search has failed already
             pass
 
     def _write(self, collected: list[tuple[Any, ...]]) -> Graph:
-        """The graph's arrays from every partition's edges (see the module)."""
+        """The graph's arrays from every partition's edges (see the module): per partition
+        its edges' targets as global numbers, then every source's edges in number order,
+        actions and renamings interned in the order of their first edge, as `build` does."""
         graph = Graph(self.config, self.reduce, symmetric=bool(self.groups),
                       max_states=self.max_states, groups=self.groups)
-        parts, groups = self.parts, self.groups
-        actions = [c[0] for c in collected]
-        renamings = [c[1] for c in collected]
-        counts, refs, edge_actions, edge_renamings = (
+        parts, cut = self.parts, self.cut
+        counts, refs, actions, renamings = (
             [array("q", c[i]) for c in collected] for i in (2, 3, 4, 5))
         resolved = [[array("q", r) for r in c[6]] for c in collected]
-        action_map: list[list[int]] = [[-1] * len(a) for a in actions]
-        renaming_map: list[list[int]] = [[-1] * len(r) for r in renamings]
-        action_codes: dict[Action, int] = {}
-        renaming_codes: dict[Renaming | None, int] = {None: 0}
-        state_at, edge_at = [0] * parts, [0] * parts
-        cut_source = -1 if self.cut is None else self.cut >> KEY_BITS
-        cut_position = -1 if self.cut is None else self.cut & _POSITION
-        targets, codes, rcodes = graph.edge_target, graph.edge_action, graph.edge_renaming
-        expanded = len(self.states) if self.cut is None else cut_source + 1
+        expanded = len(self.states) if cut is None else (cut >> KEY_BITS) + 1
+        # per partition: where its edges go in the graph's edge order (only those it keeps)
+        position: list[array[int]] = [array("q") for _ in range(parts)]
+        state_at, edge_at, total = [0] * parts, [0] * parts, 0
+        slices: list[tuple[int, int, int]] = []
         for number in range(expanded):
             p = self.owner[number]
             count = counts[p][state_at[p]]
+            if number == expanded - 1 and cut is not None:
+                count = cut & _POSITION
             state_at[p] += 1
-            first = edge_at[p]
+            slices.append((p, edge_at[p], edge_at[p] + count))
+            position[p].extend(range(total, total + count))
             edge_at[p] += count
-            p_refs, p_actions, p_map = refs[p], edge_actions[p], action_map[p]
-            for e in range(first, first + count):
-                code = p_map[p_actions[e]]
-                if code < 0:
-                    code = p_map[p_actions[e]] = graph.intern(actions[p][p_actions[e]],
-                                                             action_codes)
-                if number == cut_source and e - first == cut_position:
-                    break  # `build` interns the action of the edge it stops at, nothing more
-                ref = p_refs[e]
-                q = ref % parts
-                targets.append(self.global_of[q][resolved[q][p][ref // parts]])
-                codes.append(code)
-                if groups:
-                    local = edge_renamings[p][e]
-                    rcode = renaming_map[p][local]
-                    if rcode < 0:
-                        rcode = renaming_map[p][local] = _intern(
-                            graph, renamings[p][local], renaming_codes)
-                    rcodes.append(rcode)
-            graph.edge_start.append(len(targets))
-        graph.steps_taken = len(targets) + (self.cut is not None)
-        graph.complete = self.cut is None
+            total += count
+        # the edge `build` stops at: its action is interned, nothing else of it kept
+        stop = None if cut is None else (total, self.owner[expanded - 1],
+                                         edge_at[self.owner[expanded - 1]])
+        action_of = self._codes([c[0] for c in collected], actions, position, stop,
+                                graph.intern, {})
+        targets = []
+        for p in range(parts):
+            number_of = [self._numbers(resolved[q][p], q) for q in range(parts)]
+            targets.append([number_of[r % parts][r // parts] for r in refs[p][:edge_at[p]]])
+        for p, first, end in slices:
+            graph.edge_target.extend(targets[p][first:end])
+            graph.edge_action.extend(action_of[p][first:end])
+            graph.edge_start.append(len(graph.edge_target))
+        if self.groups:
+            renaming_of = self._codes([c[1] for c in collected], renamings, position, None,
+                                      partial(_intern, graph), {None: 0})
+            for p, first, end in slices:
+                graph.edge_renaming.extend(renaming_of[p][first:end])
+        graph.steps_taken = total + (cut is not None)
+        graph.complete = cut is None
         self._rows(graph)
         return graph
+
+    def _numbers(self, items: array[int], q: int) -> list[int]:
+        """The global numbers of partition q's local indices `items` (-1: past the limit)."""
+        known = self.global_of[q]
+        size = len(known)
+        return [known[i] if i < size else -1 for i in items]
+
+    @staticmethod
+    def _codes(tables: list[list[Any]], codes: list[array[int]], position: list[array[int]],
+               stop: tuple[int, int, int] | None, intern: Callable[[Any, dict[Any, int]], int],
+               interned: dict[Any, int]) -> list[list[int]]:
+        """Per partition, its kept edges' codes in the graph's tables: each partition's
+        values (`tables[p]`, by local code) interned (`intern(value, interned)`) in the
+        order of the edge that first carries them, `stop` (the edge the state limit stops
+        at: its position in the graph, partition, local edge) included."""
+        first: list[tuple[int, int, int]] = []
+        for p, (local, where) in enumerate(zip(codes, position, strict=True)):
+            seen: dict[int, int] = {}
+            for at in range(len(where)):
+                seen.setdefault(local[at], at)
+            first.extend((where[at], p, code) for code, at in seen.items())
+        if stop is not None:
+            at, p, local_at = stop
+            first.append((at, p, codes[p][local_at]))
+        mapping = [[-1] * len(table) for table in tables]
+        for _, p, code in sorted(first):
+            if mapping[p][code] < 0:
+                mapping[p][code] = intern(tables[p][code], interned)
+        return [[mapping[p][c] for c in codes[p][:len(position[p])]] for p in range(len(codes))]
 
     def _rows(self, graph: Graph) -> None:
         """Per state: its fingerprint (this process's `hash`, as `build` keeps), depth,

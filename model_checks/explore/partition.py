@@ -29,10 +29,11 @@ from __future__ import annotations
 import pickle
 from array import array
 from collections.abc import Sequence
+from typing import Any
 
 from model_checks.explore.distributed import DistributedSearchFailed, _reductions, dumps
-from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.symmetry import Renaming, canonical_identities
+from model_checks.explore.wire import PROBE, Channel, Code, Codec
 from spec import Action, Config, State, enabled
 
 KEY_BITS = 16
@@ -48,10 +49,10 @@ class PartitionLost(DistributedSearchFailed):
     is gone (restarted, or the task was moved), and the states it held with it."""
 
 
-def partition_of(state: State, parts: int) -> int:
-    """The partition state `state` belongs to: its stable fingerprint modulo `parts`, equal
-    in every process (`fingerprint.stable_fingerprint`)."""
-    return stable_fingerprint(state) % parts
+def partition_of(code: Code, parts: int) -> int:
+    """The partition of the state whose code is `code` (`wire`): the same in every process
+    whose `hash(wire.PROBE)` is the client's."""
+    return hash(code) % parts
 
 
 def _held(search: str, part: int) -> Partition:
@@ -69,24 +70,27 @@ class Partition:
                  parts: int) -> None:
         self.config, self.part, self.parts = config, part, parts
         self.rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        self.codec = Codec()
+        self.channels = [Channel(self.codec) for _ in range(parts)]  # to each partition
+        self.to_client = Channel(self.codec)
         self.states: list[State] = []
-        self.local: dict[State, int] = {}
+        self.local: dict[Code, int] = {}  # the visited table: code to local index
         self.numbers = array("q")  # global number by local index, as the client ranks them
         self.frontier = range(0)
-        self.known: dict[State, int] = {}  # every successor produced here: its reference
+        self.known: dict[Code, int] = {}  # every successor produced here: its reference
         self.sent = [0] * parts  # items sent to each partition so far
-        self.own: list[tuple[State, int]] = []  # this level's batch for this partition
+        self.own: Batch = ([], [], {})  # this level's batch for this partition
         self.resolved = [array("q") for _ in range(parts)]  # item from p: its local index
         self.action_codes: dict[Action, int] = {}
         self.renaming_codes: dict[Renaming | None, int] = {None: 0}
         self.edge_count, self.edge_ref = array("q"), array("q")
         self.edge_action, self.edge_renaming = array("q"), array("q")
 
-    def accept(self, states: Sequence[State]) -> None:
+    def accept(self, codes: Sequence[Code], states: Sequence[State]) -> None:
         """Take `states` (new to this partition, in discovery-key order) as the frontier."""
         base = len(self.states)
-        for offset, state in enumerate(states):
-            self.local[state] = base + offset
+        for offset, code in enumerate(codes):
+            self.local[code] = base + offset
         self.states.extend(states)
         self.frontier = range(base, len(self.states))
 
@@ -94,9 +98,9 @@ class Partition:
         """Number the frontier (`numbers`, in local order) and expand it; the batches for the
         other partitions, pickled (b"" for this one, which stays here)."""
         self.numbers.extend(numbers)
-        parts, part, config = self.parts, self.part, self.config
+        parts, part, config, encode = self.parts, self.part, self.config, self.codec.encode
         rename_pids, groups, known, sent = self.rename_pids, self.groups, self.known, self.sent
-        batches: list[list[tuple[State, int]]] = [[] for _ in range(parts)]
+        batches: list[Batch] = [([], [], {}) for _ in range(parts)]
         refs, actions, renamings = self.edge_ref, self.edge_action, self.edge_renaming
         action_codes, renaming_codes = self.action_codes, self.renaming_codes
         for index in self.frontier:
@@ -112,34 +116,40 @@ class Partition:
                 renaming = None
                 if groups:
                     successor, renaming = canonical_identities(successor, groups)
-                ref = known.get(successor)
+                code = encode(successor)  # keys `known`: a tuple of ints hashes cheaply
+                ref = known.get(code)
                 if ref is None:
-                    q = partition_of(successor, parts)
-                    ref = known[successor] = sent[q] * parts + q
+                    q = partition_of(code, parts)
+                    ref = known[code] = sent[q] * parts + q
                     sent[q] += 1
-                    batches[q].append((successor, source | position))
+                    batches[q][0].append(code)
+                    batches[q][1].append(source | position)
                 refs.append(ref)
                 actions.append(action_codes.setdefault(action, len(action_codes)))
                 if groups:
                     renamings.append(renaming_codes.setdefault(renaming, len(renaming_codes)))
             self.edge_count.append(len(moves))
+        for q, (codes, _, elements) in enumerate(batches):
+            if q != part:
+                elements.update(self.channels[q].elements(codes))
         self.own = batches[part]
         return [b"" if q == part else dumps(batch) for q, batch in enumerate(batches)]
 
-    def merge_level(self, batches: Sequence[list[tuple[State, int]]]) -> tuple[bytes, bytes]:
+    def merge_level(self, batches: Sequence[Batch]) -> tuple[bytes, bytes]:
         """Resolve every partition's items for this one (`batches[p]`, p's in order); accept
-        the new states in key order. Their keys (an `array("q")`'s bytes) and the states,
-        pickled apart (the client ranks the keys before it reads the states)."""
+        the new states in key order. Their keys (an `array("q")`'s bytes), and their codes
+        with the elements the client has not had from here, pickled."""
         local = self.local
-        fresh: dict[State, int] = {}
+        fresh: dict[Code, int] = {}
         keys: list[int] = []
         starts = [len(resolved) for resolved in self.resolved]
-        for p, batch in enumerate(batches):
+        for p, (codes, batch_keys, elements) in enumerate(batches):
+            self.codec.learn(elements)
             resolved = self.resolved[p]
-            for state, key in batch:
-                index = local.get(state)
+            for code, key in zip(codes, batch_keys, strict=True):
+                index = local.get(code)
                 if index is None:
-                    candidate = fresh.setdefault(state, len(fresh))
+                    candidate = fresh.setdefault(code, len(fresh))
                     if candidate == len(keys):
                         keys.append(key)
                     elif key < keys[candidate]:
@@ -147,7 +157,7 @@ class Partition:
                     index = -1 - candidate
                 resolved.append(index)
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        states = list(fresh)
+        candidates = list(fresh)
         base = len(self.states)
         rank = [0] * len(order)
         for r, candidate in enumerate(order):
@@ -157,9 +167,10 @@ class Partition:
                 index = resolved[at]
                 if index < 0:
                     resolved[at] = rank[-1 - index]
-        accepted = [states[c] for c in order]
-        self.accept(accepted)
-        return array("q", [keys[c] for c in order]).tobytes(), dumps(accepted)
+        codes = [candidates[c] for c in order]
+        self.accept(codes, [self.codec.decode(code) for code in codes])
+        return (array("q", [keys[c] for c in order]).tobytes(),
+                dumps((codes, self.to_client.elements(codes))))
 
     def collection(self) -> bytes:
         """Everything the client needs to write the graph's edges, pickled."""
@@ -170,10 +181,16 @@ class Partition:
                       [r.tobytes() for r in self.resolved]))
 
 
+Batch = tuple[list[Code], list[int], dict[int, Any]]
+"""What one partition sends another in a level: codes, their discovery keys, and the
+elements of the codes the receiver has not had from the sender."""
+
+
 def open_task(search: str, config: Config, reduce: bool, symmetry: bool | None, part: int,
               parts: int, start: State | None, source: str | None) -> int:
     """Create partition `part` of `search` here, holding `start` (state 0) if it is its
-    own. With `source`, a worker whose sources differ from the submitter's refuses."""
+    own; `hash(wire.PROBE)` here. With `source`, a worker whose sources differ from the
+    submitter's refuses."""
     if source is not None:
         from model_checks.executor.sources import source_digest
 
@@ -183,8 +200,8 @@ def open_task(search: str, config: Config, reduce: bool, symmetry: bool | None, 
                 f"{source[:12]}): restart it from this checkout")
     partition = _HELD[(search, part)] = Partition(config, reduce, symmetry, part, parts)
     if start is not None:
-        partition.accept([start])
-    return part
+        partition.accept([partition.codec.encode(start)], [start])
+    return hash(PROBE)
 
 
 def expand_task(search: str, part: int, level: int, numbers: bytes) -> list[bytes]:
@@ -196,8 +213,8 @@ def merge_task(search: str, part: int, level: int, *expansions: list[bytes]
                ) -> tuple[bytes, bytes]:
     """`Partition.merge_level` on the batches for `part` in every partition's expansion."""
     partition = _held(search, part)
-    batches = [partition.own if p == part else pickle.loads(out[part])
-               for p, out in enumerate(expansions)]
+    batches: list[Batch] = [partition.own if p == part else pickle.loads(out[part])
+                            for p, out in enumerate(expansions)]
     return partition.merge_level(batches)
 
 
