@@ -346,13 +346,14 @@ class _Search:
                 part = fingerprint % self.partitions
                 fresh = graph.size
                 target = self.visited[part].setdefault(successor, fresh)  # one hash, not two
+                code = graph.intern(action, self.action_codes)  # first, as `build` does
                 if target == fresh:
                     if fresh >= self.max_states:
                         graph.edge_start.append(len(graph.edge_target))  # as `build` stops
                         return False
                     self._add(successor, part, number, action, level + 1, renaming)
                 graph.edge_target.append(target)
-                graph.edge_action.append(graph.intern(action, self.action_codes))
+                graph.edge_action.append(code)
                 if groups:
                     graph.edge_renaming.append(self._renaming_code(renaming))
             graph.edge_start.append(len(graph.edge_target))

@@ -39,7 +39,6 @@ from model_checks.explore.distributed import (
     DistributedSearchFailed,
     LevelProgress,
     _reductions,
-    _workers,
 )
 from model_checks.explore.graph import Graph
 from model_checks.explore.partition import (
@@ -66,7 +65,7 @@ def build_owned(config: Config, cluster: DaskCluster, *, reduce: bool, symmetry:
                 ) -> Graph:
     """`graph.build(config, reduce=..., symmetry=..., max_states=...)` with the visited set
     partitioned over the workers of `cluster` (see the module): the same `Graph`."""
-    owners = sorted(_workers(cluster))
+    owners = sorted(distributed._workers(cluster))
     if not owners:
         raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
     return _OwnedSearch(config, cluster, reduce, symmetry, max_states,
@@ -202,7 +201,7 @@ class _OwnedSearch:
                                           f"{one_line(error)}") from None
 
     def _check_owners(self) -> None:
-        present = set(_workers(self.cluster))
+        present = set(distributed._workers(self.cluster))
         lost = sorted({w for w in self.where if w not in present})
         if lost:
             held = [p for p, w in enumerate(self.where) if w in lost]
@@ -212,7 +211,7 @@ class _OwnedSearch:
 
     def _release(self) -> None:
         try:
-            present = set(_workers(self.cluster))
+            present = set(distributed._workers(self.cluster))
             self.cluster.client.run(release, self.search,
                                     workers=[w for w in set(self.where) if w in present])
         except Exception:  # best effort: the search has failed already
