@@ -2,16 +2,17 @@
 127.0.0.1, `conftest.py`), in both modes (the partitions owned by the workers, the default,
 and stateless workers): the graph is `build`'s, field by field, hence the same states,
 diameter, verdicts and shortest counterexamples; a worker killed with tasks in hand loses
-nothing to the stateless search and fails the owned one (no graph); a cell explored with `explore --dask ADDRESS --distributed` writes the local run's
-records and traces; bad input is one line and exit code 2."""
+nothing to the stateless search and fails the owned one (no graph); a cell explored with
+`explore --dask ADDRESS --distributed` writes the local run's records and traces; bad input
+is one line and exit code 2."""
 
 from __future__ import annotations
 
 import dataclasses
-from array import array
 import json
 import subprocess
 import time
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

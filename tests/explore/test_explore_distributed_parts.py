@@ -1,7 +1,7 @@
 """The distributed search's parts that need no cluster: its transport rebuilds equal states,
 a task's expansion is `build`'s, the owned search's codes name and rebuild states, and a task
-for a partition its process does not hold fails. (Its partitions' fingerprint, stable across processes:
-`test_explore_fingerprint.py`.)"""
+for a partition its process does not hold fails. (Its partitions' fingerprint, stable across
+processes: `test_explore_fingerprint.py`.)"""
 
 from __future__ import annotations
 
