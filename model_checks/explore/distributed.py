@@ -1,6 +1,15 @@
 """One exploration spread over a Dask cluster: a level-synchronous breadth-first search whose
 frontier is partitioned by a stable fingerprint across the workers.
 
+Two modes, one result (`build`'s `Graph`). By default (`owned`) each partition of the visited
+set lives on one worker for the whole search (`owned` the client's side, `partition` the
+worker's, `wire` the states' encoding): the workers expand and deduplicate their own
+partitions and send each other only the successors they own, and the client ranks each
+level's new states and writes the graph; a worker lost mid-search fails the search. With
+`owned=False`, this module's stateless search: the workers only expand, the client keeps the
+visited tables and merges every successor, and a lost worker only delays its tasks. The rest
+of this docstring describes the stateless mode.
+
 The design of distributed TLC and of LTSmin's distributed backend, cut to what a lost worker
 cannot break:
 
