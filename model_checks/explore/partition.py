@@ -1,9 +1,10 @@
 """The worker's side of the owned-partition search (`owned`): one partition of the visited
 set, kept in the worker process across the levels of one search.
 
-A `Partition` holds the states of its partition (those whose `partition_of` is its number),
-each under a local index in the order it accepted them, which is the order of their global
-numbers (`numbers`, sent by the client once a level is ranked). Per level:
+A `Partition` holds the visited table of its partition (the codes, `wire`, of the states
+whose `partition_of` is its number), each state under a local index in the order it accepted
+them, which is the order of their global numbers (`numbers`, sent by the client once a level
+is ranked), and the states of its frontier only. Per level:
 
 - `expand_level` expands its frontier (the states it accepted last), in number order and each
   state's actions in `spec.enabled`'s order, as `graph.build` does. Every successor it has
@@ -73,7 +74,8 @@ class Partition:
         self.codec = Codec()
         self.channels = [Channel(self.codec) for _ in range(parts)]  # to each partition
         self.to_client = Channel(self.codec)
-        self.states: list[State] = []
+        self.size = 0  # states accepted so far
+        self.pending: list[State] = []  # the frontier's states (the only ones kept)
         self.local: dict[Code, int] = {}  # the visited table: code to local index
         self.numbers = array("q")  # global number by local index, as the client ranks them
         self.frontier = range(0)
@@ -88,11 +90,12 @@ class Partition:
 
     def accept(self, codes: Sequence[Code], states: Sequence[State]) -> None:
         """Take `states` (new to this partition, in discovery-key order) as the frontier."""
-        base = len(self.states)
+        base = self.size
         for offset, code in enumerate(codes):
             self.local[code] = base + offset
-        self.states.extend(states)
-        self.frontier = range(base, len(self.states))
+        self.size += len(codes)
+        self.pending = list(states)
+        self.frontier = range(base, self.size)
 
     def expand_level(self, numbers: array[int]) -> list[bytes]:
         """Number the frontier (`numbers`, in local order) and expand it; the batches for the
@@ -103,8 +106,7 @@ class Partition:
         batches: list[Batch] = [([], [], {}) for _ in range(parts)]
         refs, actions, renamings = self.edge_ref, self.edge_action, self.edge_renaming
         action_codes, renaming_codes = self.action_codes, self.renaming_codes
-        for index in self.frontier:
-            state = self.states[index]
+        for index, state in zip(self.frontier, self.pending, strict=True):
             source = self.numbers[index] << KEY_BITS
             cleared = state if state.last_delivery is None else state.evolve(
                 last_delivery=None)
@@ -158,7 +160,7 @@ class Partition:
                 resolved.append(index)
         order = sorted(range(len(keys)), key=keys.__getitem__)
         candidates = list(fresh)
-        base = len(self.states)
+        base = self.size
         rank = [0] * len(order)
         for r, candidate in enumerate(order):
             rank[candidate] = base + r
