@@ -212,6 +212,16 @@ def test_a_worker_killed_mid_search_fails_the_owned_search(
     assert processes[1].returncode is not None, "the worker was killed"
 
 
+def test_workers_hashing_codes_otherwise_fail_the_owned_search(
+    dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Partitions are chosen by the hash of a tuple of ints: a worker whose hash of the probe
+    differs from the client's (here the client's probe is changed) fails the search."""
+    monkeypatch.setattr(owned, "PROBE", (1, 2, 3, 4))
+    with pytest.raises(DistributedSearchFailed, match="hashes tuples of ints otherwise"):
+        build_distributed(V2_D3, dask_cluster)
+
+
 def test_a_worker_with_other_sources_fails_the_search(
     dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
