@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, LatticeUsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    from model_checks.explore.distributed import DistributedSearchFailed
+    from model_checks.explore.spread import DistributedSearchFailed
 
     try:
         return explore_matrix(cells, args, others)

@@ -49,25 +49,24 @@ and the judging run on the client.
 
 from __future__ import annotations
 
-import io
-import operator
 import pickle
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore.canonical import canonical
+from model_checks.explore import spread
 from model_checks.explore.cells import CellJob, CellOutcome, explore_cell
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import Graph
-from model_checks.explore.symmetry import (
-    Groups,
-    Renaming,
-    canonical_identities,
-    interchangeable,
+from model_checks.explore.spread import (
+    DistributedSearchFailed,
+    LevelProgress,
+    dumps,
+    reductions,
 )
+from model_checks.explore.symmetry import Renaming, canonical_identities
 from spec import Action, Config, State, enabled, initial
 
 if TYPE_CHECKING:
@@ -88,13 +87,6 @@ Edge = tuple[Action, int, Renaming | None]
 """An expanded edge: the action, the successor's position in its chunk's `successors`, and
 the identity renaming applied to reach the representative (None: none)."""
 
-LevelProgress = Callable[[int, int, int], None]
-"""`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
-
-
-class DistributedSearchFailed(RuntimeError):
-    """The cluster could not finish the search (a task failed on every worker it was given,
-    a worker runs other sources, no worker is left): no graph, hence no verdict."""
 
 
 @dataclass(frozen=True)
@@ -104,13 +96,6 @@ class Expansion:
 
     successors: tuple[tuple[State, int], ...]
     edges: tuple[tuple[Edge, ...], ...]
-
-
-def _reductions(config: Config, reduce: bool, symmetry: bool | None
-                ) -> tuple[Callable[[State], State], Groups]:
-    """`build`'s reductions for these flags: the processing renaming, the identity groups."""
-    groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-    return (canonical if reduce else _identity), groups
 
 
 def expand_chunk(
@@ -128,7 +113,7 @@ def expand_chunk(
             raise DistributedSearchFailed(
                 f"a worker runs other sources (digest {source_digest()[:12]}, expected "
                 f"{source[:12]}): restart it from this checkout")
-    rename_pids, groups = _reductions(config, reduce, symmetry)
+    rename_pids, groups = reductions(config, reduce, symmetry)
     position: dict[State, int] = {}
     successors: list[tuple[State, int]] = []
     edges: list[tuple[Edge, ...]] = []
@@ -153,52 +138,6 @@ def expand_task(payload: bytes, source: str | None = None) -> bytes:
     as `dumps(expansion)`: what the client submits (bytes cross Dask untouched)."""
     config, reduce, symmetry, states = pickle.loads(payload)
     return dumps(expand_chunk(config, reduce, symmetry, states, source))
-
-
-class _Pickler(pickle.Pickler):
-    """Pickles the spec's frozen dataclasses as their class called on their field values,
-    not through the slotted dataclasses' `__getstate__`/`__setstate__`, which look the fields
-    up per object: states cross the client twice per search, and this halves their cost.
-    (Every state crosses in the cluster tests, which compare whole graphs.)"""
-
-    def reducer_override(self, obj: Any) -> Any:
-        values = _field_values(type(obj))
-        if values is None:
-            return NotImplemented
-        return type(obj), values(obj)
-
-
-def dumps(value: object) -> bytes:
-    """`value` pickled by `_Pickler` (read back with `pickle.loads`)."""
-    out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return out.getvalue()
-
-
-_VALUES: dict[type, Callable[[Any], tuple[Any, ...]] | None] = {}
-
-
-def _field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
-    """For a frozen dataclass of the spec whose generated `__init__` takes every field and
-    runs nothing after (no `__post_init__`), so that calling the class on the field values
-    rebuilds an equal object: the function giving those values in order. None otherwise."""
-    try:
-        return _VALUES[kind]
-    except KeyError:
-        pass
-    values: Callable[[Any], tuple[Any, ...]] | None = None
-    if (kind.__module__.split(".")[0] == "spec" and is_dataclass(kind)
-            and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
-            and not hasattr(kind, "__post_init__") and all(f.init for f in fields(kind))):
-        names = tuple(f.name for f in fields(kind))
-        # attrgetter of one name gives the value itself, not a 1-tuple
-        values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
-    _VALUES[kind] = values
-    return values
-
-
-def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
-    return tuple(getattr(obj, name) for name in names)
 
 
 def build_distributed(
@@ -230,7 +169,7 @@ def build_distributed(
         return build_owned(config, cluster, reduce=reduce, symmetry=symmetry,
                            max_states=max_states, partitions=partitions, progress=progress)
     search = _Search(config, cluster, reduce, symmetry, max_states,
-                     partitions or max(1, len(_workers(cluster))), chunk_states, progress)
+                     partitions or max(1, len(spread.workers(cluster))), chunk_states, progress)
     return search.run()
 
 
@@ -249,7 +188,7 @@ class _Search:
         self.progress = progress
         self.source = source_digest()
         self.run_id = uuid.uuid4().hex[:8]
-        rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        rename_pids, self.groups = reductions(config, reduce, symmetry)
         self.graph = Graph(config, reduce, symmetric=bool(self.groups), max_states=max_states,
                            groups=self.groups)
         self.states: list[State] = []  # held by the graph when the search ends (the judge's)
@@ -310,7 +249,7 @@ class _Search:
         """Submit the level's tasks, each to its partition's worker (a preference), and
         collect every result (in chunk order) as it finishes."""
         client = self.cluster.client
-        owners = sorted(_workers(self.cluster))
+        owners = sorted(spread.workers(self.cluster))
         futures = []
         for n, (part, numbers) in enumerate(chunks):
             payload = dumps((self.config, self.reduce, self.symmetry,
@@ -395,7 +334,7 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
                 done, not_done = wait(list(pending), timeout=POLL_SECONDS,
                                       return_when="FIRST_COMPLETED")
         except TimeoutError:
-            no_worker_polls = no_worker_polls + POLL_SECONDS if not _workers(cluster) else 0.0
+            no_worker_polls = no_worker_polls + POLL_SECONDS if not spread.workers(cluster) else 0.0
             if no_worker_polls >= NO_WORKER_SECONDS:
                 raise DistributedSearchFailed(
                     f"no Dask worker left at {cluster.address} for "
@@ -414,12 +353,3 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
             finished(len(results))
         pending = set(not_done)
     return [results[n] for n in range(len(futures))]
-
-
-def _workers(cluster: DaskCluster) -> list[str]:
-    """The addresses of the workers the scheduler knows now."""
-    return list(cluster.client.scheduler_info(n_workers=-1)["workers"])
-
-
-def _identity(state: State) -> State:
-    return state

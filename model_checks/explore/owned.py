@@ -20,7 +20,7 @@ What does cross the client: per state its key and the state itself, once (the ju
 every state; the graph holds them as `build`'s does); per edge a few integers, at the end.
 
 A worker lost mid-search takes its partitions with it: the client notices when a level does
-not finish within `distributed.POLL_SECONDS` and one of the search's workers has left the
+not finish within `POLL_SECONDS` and one of the search's workers has left the
 scheduler, or when a task fails, and raises `DistributedSearchFailed`: no graph, no verdict.
 """
 
@@ -34,12 +34,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore import distributed
-from model_checks.explore.distributed import (
-    DistributedSearchFailed,
-    LevelProgress,
-    _reductions,
-)
+from model_checks.explore import spread
 from model_checks.explore.graph import Graph
 from model_checks.explore.partition import (
     KEY_BITS,
@@ -50,6 +45,7 @@ from model_checks.explore.partition import (
     partition_of,
     release,
 )
+from model_checks.explore.spread import DistributedSearchFailed, LevelProgress, reductions
 from model_checks.explore.symmetry import Renaming, canonical_identities
 from model_checks.explore.wire import PROBE, Codec
 from spec import Config, State, initial
@@ -59,13 +55,16 @@ if TYPE_CHECKING:
 
 _POSITION = (1 << KEY_BITS) - 1
 
+POLL_SECONDS = 1.0
+"""How often a level still running makes the client look for lost workers."""
+
 
 def build_owned(config: Config, cluster: DaskCluster, *, reduce: bool, symmetry: bool | None,
                 max_states: int, partitions: int | None, progress: LevelProgress | None
                 ) -> Graph:
     """`graph.build(config, reduce=..., symmetry=..., max_states=...)` with the visited set
     partitioned over the workers of `cluster` (see the module): the same `Graph`."""
-    owners = sorted(distributed._workers(cluster))
+    owners = sorted(spread.workers(cluster))
     if not owners:
         raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
     return _OwnedSearch(config, cluster, reduce, symmetry, max_states,
@@ -86,7 +85,7 @@ class _OwnedSearch:
         self.where = [owners[p % len(owners)] for p in range(parts)]
         self.search = f"owned-{uuid.uuid4().hex[:8]}"
         self.source = source_digest()
-        rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        rename_pids, self.groups = reductions(config, reduce, symmetry)
         start, renaming = canonical_identities(rename_pids(initial(config)), self.groups)
         assert renaming is None, "the initial state names no identity"
         self.start, self.codec = start, Codec()
@@ -185,7 +184,7 @@ class _OwnedSearch:
         while True:
             try:
                 with client.as_current():
-                    wait(futures, timeout=distributed.POLL_SECONDS)
+                    wait(futures, timeout=POLL_SECONDS)
                 break
             except TimeoutError:
                 self._check_owners()
@@ -201,7 +200,7 @@ class _OwnedSearch:
                                           f"{one_line(error)}") from None
 
     def _check_owners(self) -> None:
-        present = set(distributed._workers(self.cluster))
+        present = set(spread.workers(self.cluster))
         lost = sorted({w for w in self.where if w not in present})
         if lost:
             held = [p for p, w in enumerate(self.where) if w in lost]
@@ -211,7 +210,7 @@ class _OwnedSearch:
 
     def _release(self) -> None:
         try:
-            present = set(distributed._workers(self.cluster))
+            present = set(spread.workers(self.cluster))
             self.cluster.client.run(release, self.search,
                                     workers=[w for w in set(self.where) if w in present])
         except Exception:  # best effort: the search has failed already

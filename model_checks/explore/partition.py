@@ -32,7 +32,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from model_checks.explore.distributed import DistributedSearchFailed, _reductions, dumps
+from model_checks.explore.spread import DistributedSearchFailed, dumps, reductions
 from model_checks.explore.symmetry import Renaming, canonical_identities
 from model_checks.explore.wire import PROBE, Channel, Code, Codec
 from spec import Action, Config, State, enabled
@@ -70,7 +70,7 @@ class Partition:
     def __init__(self, config: Config, reduce: bool, symmetry: bool | None, part: int,
                  parts: int) -> None:
         self.config, self.part, self.parts = config, part, parts
-        self.rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        self.rename_pids, self.groups = reductions(config, reduce, symmetry)
         self.codec = Codec()
         self.channels = [Channel(self.codec) for _ in range(parts)]  # to each partition
         self.to_client = Channel(self.codec)

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.explore.distributed import _field_values
 from model_checks.explore.fingerprint import stable_fingerprint
+from model_checks.explore.spread import field_values
 from spec import State
 
 Code = tuple[Any, ...]
@@ -35,7 +35,7 @@ their `hash`, which must be the same function everywhere."""
 
 
 def _values() -> Callable[[State], tuple[Any, ...]]:
-    values = _field_values(State)
+    values = field_values(State)
     assert values is not None, "State is a frozen dataclass of the spec"
     return values
 

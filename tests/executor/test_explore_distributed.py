@@ -22,13 +22,14 @@ from conftest import Workers
 
 from model_checks.cli import main
 from model_checks.executor import cluster
-from model_checks.explore import distributed, owned
+from model_checks.explore import distributed, owned, spread
 from model_checks.explore.cells import CellJob, explore_cell
 from model_checks.explore.command import PROFILES
-from model_checks.explore.distributed import DistributedSearchFailed, build_distributed
+from model_checks.explore.distributed import build_distributed
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Status, judge_all
+from model_checks.explore.spread import DistributedSearchFailed
 from model_checks.records import VerdictRecord, read_records
 from spec import Config, variant_named
 
@@ -141,7 +142,7 @@ def test_no_worker_known_at_submission_still_builds(
     """With no worker known when a level is submitted (one restarting), the stateless
     search's tasks carry no placement preference and the scheduler places them: the same
     graph, no error. The owned search needs its owners at the start: one line, no graph."""
-    monkeypatch.setattr(distributed, "_workers", lambda _cluster: [])
+    monkeypatch.setattr(spread, "workers", lambda _cluster: [])
     assert build_distributed(V2_D3, dask_cluster, partitions=2, owned=False) == build(V2_D3)
     with pytest.raises(DistributedSearchFailed, match="no Dask worker at"):
         build_distributed(V2_D3, dask_cluster)

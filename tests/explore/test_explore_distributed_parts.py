@@ -9,18 +9,13 @@ import pickle
 
 import pytest
 
-from model_checks.explore.distributed import (
-    DistributedSearchFailed,
-    _field_values,
-    dumps,
-    expand_chunk,
-    expand_task,
-)
+from model_checks.explore.distributed import expand_chunk, expand_task
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.partition import PartitionLost, merge_task
 from model_checks.explore.partition import expand_task as expand_task_of_partition
+from model_checks.explore.spread import DistributedSearchFailed, dumps, field_values
 from model_checks.explore.wire import Channel, Codec
 from spec import Config, State, variant_named
 
@@ -30,8 +25,8 @@ def test_states_cross_as_equal_states_and_a_task_expands_as_build() -> None:
     graph = build(config)
     states = list(graph.states)
     assert pickle.loads(dumps(states)) == states
-    assert _field_values(State) is not None
-    assert _field_values(Config) is None, "Config runs __post_init__: pickled as usual"
+    assert field_values(State) is not None
+    assert field_values(Config) is None, "Config runs __post_init__: pickled as usual"
     assert pickle.loads(dumps(config)) == config
     expansion = pickle.loads(expand_task(dumps((config, True, None, states[:50]))))
     for number, edges in enumerate(expansion.edges):
