@@ -12,8 +12,8 @@ With `--lattice` it searches the drift lattice instead (`model_checks.explore.la
 
 With `--dask ADDRESS --distributed` each cell's search is spread over the cluster's workers
 (`model_checks.explore.distributed`: one breadth-first search, its frontier partitioned by
-state fingerprint) instead of whole cells going to workers as jobs; the records are the local
-run's.
+state fingerprint, each partition of the visited set held by one worker) instead of whole
+cells going to workers as jobs; the records are the local run's.
 
 With `--cross-check RECORDS` (the main job passes its Hypothesis and Z3 records) it also
 fails where another checker's verdict contradicts its own within one instance
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, LatticeUsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    from model_checks.explore.distributed import DistributedSearchFailed
+    from model_checks.explore.spread import DistributedSearchFailed
 
     try:
         return explore_matrix(cells, args, others)

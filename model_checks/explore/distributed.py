@@ -1,6 +1,15 @@
 """One exploration spread over a Dask cluster: a level-synchronous breadth-first search whose
 frontier is partitioned by a stable fingerprint across the workers.
 
+Two modes, one result (`build`'s `Graph`). By default (`owned`) each partition of the visited
+set lives on one worker for the whole search (`owned` the client's side, `partition` the
+worker's, `wire` the states' encoding): the workers expand and deduplicate their own
+partitions and send each other only the successors they own, and the client ranks each
+level's new states and writes the graph; a worker lost mid-search fails the search. With
+`owned=False`, this module's stateless search: the workers only expand, the client keeps the
+visited tables and merges every successor, and a lost worker only delays its tasks. The rest
+of this docstring describes the stateless mode.
+
 The design of distributed TLC and of LTSmin's distributed backend, cut to what a lost worker
 cannot break:
 
@@ -40,25 +49,24 @@ and the judging run on the client.
 
 from __future__ import annotations
 
-import io
-import operator
 import pickle
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore.canonical import canonical
+from model_checks.explore import spread
 from model_checks.explore.cells import CellJob, CellOutcome, explore_cell
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import Graph
-from model_checks.explore.symmetry import (
-    Groups,
-    Renaming,
-    canonical_identities,
-    interchangeable,
+from model_checks.explore.spread import (
+    DistributedSearchFailed,
+    LevelProgress,
+    dumps,
+    reductions,
 )
+from model_checks.explore.symmetry import Renaming, canonical_identities
 from spec import Action, Config, State, enabled, initial
 
 if TYPE_CHECKING:
@@ -79,13 +87,6 @@ Edge = tuple[Action, int, Renaming | None]
 """An expanded edge: the action, the successor's position in its chunk's `successors`, and
 the identity renaming applied to reach the representative (None: none)."""
 
-LevelProgress = Callable[[int, int, int], None]
-"""`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
-
-
-class DistributedSearchFailed(RuntimeError):
-    """The cluster could not finish the search (a task failed on every worker it was given,
-    a worker runs other sources, no worker is left): no graph, hence no verdict."""
 
 
 @dataclass(frozen=True)
@@ -95,13 +96,6 @@ class Expansion:
 
     successors: tuple[tuple[State, int], ...]
     edges: tuple[tuple[Edge, ...], ...]
-
-
-def _reductions(config: Config, reduce: bool, symmetry: bool | None
-                ) -> tuple[Callable[[State], State], Groups]:
-    """`build`'s reductions for these flags: the processing renaming, the identity groups."""
-    groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-    return (canonical if reduce else _identity), groups
 
 
 def expand_chunk(
@@ -119,7 +113,7 @@ def expand_chunk(
             raise DistributedSearchFailed(
                 f"a worker runs other sources (digest {source_digest()[:12]}, expected "
                 f"{source[:12]}): restart it from this checkout")
-    rename_pids, groups = _reductions(config, reduce, symmetry)
+    rename_pids, groups = reductions(config, reduce, symmetry)
     position: dict[State, int] = {}
     successors: list[tuple[State, int]] = []
     edges: list[tuple[Edge, ...]] = []
@@ -146,52 +140,6 @@ def expand_task(payload: bytes, source: str | None = None) -> bytes:
     return dumps(expand_chunk(config, reduce, symmetry, states, source))
 
 
-class _Pickler(pickle.Pickler):
-    """Pickles the spec's frozen dataclasses as their class called on their field values,
-    not through the slotted dataclasses' `__getstate__`/`__setstate__`, which look the fields
-    up per object: states cross the client twice per search, and this halves their cost.
-    (Every state crosses in the cluster tests, which compare whole graphs.)"""
-
-    def reducer_override(self, obj: Any) -> Any:
-        values = _field_values(type(obj))
-        if values is None:
-            return NotImplemented
-        return type(obj), values(obj)
-
-
-def dumps(value: object) -> bytes:
-    """`value` pickled by `_Pickler` (read back with `pickle.loads`)."""
-    out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return out.getvalue()
-
-
-_VALUES: dict[type, Callable[[Any], tuple[Any, ...]] | None] = {}
-
-
-def _field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
-    """For a frozen dataclass of the spec whose generated `__init__` takes every field and
-    runs nothing after (no `__post_init__`), so that calling the class on the field values
-    rebuilds an equal object: the function giving those values in order. None otherwise."""
-    try:
-        return _VALUES[kind]
-    except KeyError:
-        pass
-    values: Callable[[Any], tuple[Any, ...]] | None = None
-    if (kind.__module__.split(".")[0] == "spec" and is_dataclass(kind)
-            and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
-            and not hasattr(kind, "__post_init__") and all(f.init for f in fields(kind))):
-        names = tuple(f.name for f in fields(kind))
-        # attrgetter of one name gives the value itself, not a 1-tuple
-        values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
-    _VALUES[kind] = values
-    return values
-
-
-def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
-    return tuple(getattr(obj, name) for name in names)
-
-
 def build_distributed(
     config: Config,
     cluster: DaskCluster,
@@ -202,16 +150,26 @@ def build_distributed(
     partitions: int | None = None,
     chunk_states: int = CHUNK_STATES,
     progress: LevelProgress | None = None,
+    owned: bool = True,
 ) -> Graph:
     """`graph.build(config, reduce=..., symmetry=..., max_states=...)`, its expansion done
     by the workers of `cluster`: the same `Graph`. `partitions` (default: the workers at
-    the start) and `chunk_states` change where work runs, never the result."""
+    the start) and `chunk_states` change where work runs, never the result. With `owned`
+    (the default) each partition of the visited set lives on one worker for the whole
+    search (`owned`: fast, but a worker lost mid-search fails it); without, the workers
+    keep nothing and the client merges every successor (this module: a lost worker only
+    delays its tasks). `chunk_states` applies to the latter."""
     if chunk_states < 1:
         raise ValueError(f"chunk_states must be >= 1, got {chunk_states}")
     if partitions is not None and partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {partitions}")
+    if owned:
+        from model_checks.explore.owned import build_owned
+
+        return build_owned(config, cluster, reduce=reduce, symmetry=symmetry,
+                           max_states=max_states, partitions=partitions, progress=progress)
     search = _Search(config, cluster, reduce, symmetry, max_states,
-                     partitions or max(1, len(_workers(cluster))), chunk_states, progress)
+                     partitions or max(1, len(spread.workers(cluster))), chunk_states, progress)
     return search.run()
 
 
@@ -230,7 +188,7 @@ class _Search:
         self.progress = progress
         self.source = source_digest()
         self.run_id = uuid.uuid4().hex[:8]
-        rename_pids, self.groups = _reductions(config, reduce, symmetry)
+        rename_pids, self.groups = reductions(config, reduce, symmetry)
         self.graph = Graph(config, reduce, symmetric=bool(self.groups), max_states=max_states,
                            groups=self.groups)
         self.states: list[State] = []  # held by the graph when the search ends (the judge's)
@@ -291,7 +249,7 @@ class _Search:
         """Submit the level's tasks, each to its partition's worker (a preference), and
         collect every result (in chunk order) as it finishes."""
         client = self.cluster.client
-        owners = sorted(_workers(self.cluster))
+        owners = sorted(spread.workers(self.cluster))
         futures = []
         for n, (part, numbers) in enumerate(chunks):
             payload = dumps((self.config, self.reduce, self.symmetry,
@@ -336,13 +294,14 @@ class _Search:
                 part = fingerprint % self.partitions
                 fresh = graph.size
                 target = self.visited[part].setdefault(successor, fresh)  # one hash, not two
+                code = graph.intern(action, self.action_codes)  # first, as `build` does
                 if target == fresh:
                     if fresh >= self.max_states:
                         graph.edge_start.append(len(graph.edge_target))  # as `build` stops
                         return False
                     self._add(successor, part, number, action, level + 1, renaming)
                 graph.edge_target.append(target)
-                graph.edge_action.append(graph.intern(action, self.action_codes))
+                graph.edge_action.append(code)
                 if groups:
                     graph.edge_renaming.append(self._renaming_code(renaming))
             graph.edge_start.append(len(graph.edge_target))
@@ -375,7 +334,7 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
                 done, not_done = wait(list(pending), timeout=POLL_SECONDS,
                                       return_when="FIRST_COMPLETED")
         except TimeoutError:
-            no_worker_polls = no_worker_polls + POLL_SECONDS if not _workers(cluster) else 0.0
+            no_worker_polls = no_worker_polls + POLL_SECONDS if not spread.workers(cluster) else 0.0
             if no_worker_polls >= NO_WORKER_SECONDS:
                 raise DistributedSearchFailed(
                     f"no Dask worker left at {cluster.address} for "
@@ -394,12 +353,3 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
             finished(len(results))
         pending = set(not_done)
     return [results[n] for n in range(len(futures))]
-
-
-def _workers(cluster: DaskCluster) -> list[str]:
-    """The addresses of the workers the scheduler knows now."""
-    return list(cluster.client.scheduler_info(n_workers=-1)["workers"])
-
-
-def _identity(state: State) -> State:
-    return state

@@ -1,8 +1,10 @@
 """One exploration spread over a real Dask cluster (a scheduler and two worker processes on
-127.0.0.1, `conftest.py`): the graph is `build`'s, field by field, hence the same states,
+127.0.0.1, `conftest.py`), in both modes (the partitions owned by the workers, the default,
+and stateless workers): the graph is `build`'s, field by field, hence the same states,
 diameter, verdicts and shortest counterexamples; a worker killed with tasks in hand loses
-nothing; a cell explored with `explore --dask ADDRESS --distributed` writes the local run's
-records and traces; bad input is one line and exit code 2."""
+nothing to the stateless search and fails the owned one (no graph); a cell explored with
+`explore --dask ADDRESS --distributed` writes the local run's records and traces; bad input
+is one line and exit code 2."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import dataclasses
 import json
 import subprocess
 import time
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,13 +22,14 @@ from conftest import Workers
 
 from model_checks.cli import main
 from model_checks.executor import cluster
-from model_checks.explore import distributed
+from model_checks.explore import distributed, owned, spread
 from model_checks.explore.cells import CellJob, explore_cell
 from model_checks.explore.command import PROFILES
-from model_checks.explore.distributed import DistributedSearchFailed, build_distributed
+from model_checks.explore.distributed import build_distributed
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Status, judge_all
+from model_checks.explore.spread import DistributedSearchFailed
 from model_checks.records import VerdictRecord, read_records
 from spec import Config, variant_named
 
@@ -63,23 +67,31 @@ V0_D6 = _config("V0", "D6")
 (`test_explore_fingerprint.py`): the two workers must still put each in one partition."""
 
 
-def test_the_distributed_graph_is_builds(dask_cluster: cluster.DaskCluster) -> None:
+@pytest.mark.parametrize("owned", [True, False])
+def test_the_distributed_graph_is_builds(dask_cluster: cluster.DaskCluster, owned: bool
+                                         ) -> None:
     local = build(V2_D3)
     for partitions, chunk in ((None, 500), (3, 7), (1, 50)):
         remote = build_distributed(V2_D3, dask_cluster, partitions=partitions,
-                                   chunk_states=chunk)
+                                   chunk_states=chunk, owned=owned)
         assert remote == local, (partitions, chunk)
     assert local.symmetric and local.complete
     assert _verdicts(remote) == _verdicts(local)
     assert any(status is Status.COUNTEREXAMPLE for _, status, _ in _verdicts(local))
-    assert build_distributed(V0_D6, dask_cluster, chunk_states=100) == build(V0_D6)
+    assert build_distributed(V0_D6, dask_cluster, chunk_states=100, owned=owned) == build(
+        V0_D6)
 
 
-def test_unreduced_and_cut_graphs_are_builds(dask_cluster: cluster.DaskCluster) -> None:
-    assert build_distributed(V2_D3, dask_cluster, reduce=False, chunk_states=40) == build(
-        V2_D3, reduce=False)
-    cut = build_distributed(V2_D3, dask_cluster, max_states=300, chunk_states=40)
-    assert cut == build(V2_D3, max_states=300)
+@pytest.mark.parametrize("owned", [True, False])
+def test_unreduced_and_cut_graphs_are_builds(dask_cluster: cluster.DaskCluster, owned: bool
+                                             ) -> None:
+    assert build_distributed(V2_D3, dask_cluster, reduce=False, chunk_states=40,
+                             owned=owned) == build(V2_D3, reduce=False)
+    for limit in (300, 1, 2, 472, 473):  # inside a level, at the first states, at the end
+        cut = build_distributed(V2_D3, dask_cluster, max_states=limit, chunk_states=40,
+                                owned=owned)
+        assert cut == build(V2_D3, max_states=limit), limit
+    cut = build_distributed(V2_D3, dask_cluster, max_states=300, owned=owned)
     assert not cut.complete and len(cut.states) == 300
     assert _verdicts(cut) == _verdicts(build(V2_D3, max_states=300))
 
@@ -94,6 +106,30 @@ def test_the_equality_can_fail(
         return sorted(range(low, high), key=lambda n: (search.partition[n], n))
 
     monkeypatch.setattr(distributed._Search, "_order", by_partition)
+    remote = build_distributed(V2_D3, dask_cluster, partitions=2, owned=False)
+    local = build(V2_D3)
+    assert len(remote.states) == len(local.states) and remote.diameter == local.diameter
+    assert remote != local
+
+
+def test_the_owned_equality_can_fail(
+    dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The known-bad ranking: a level's new states numbered partition by partition (each in
+    key order) instead of by the merge of every partition's keys: the same states, numbered
+    otherwise, and the owned graph is not `build`'s."""
+    rank = owned._OwnedSearch._rank
+
+    def by_partition(search: Any, keys: list[array[int]], high: int) -> list[array[int]]:
+        shifted = [array("q", [(n << 40) | key for key in part])
+                   for n, part in enumerate(keys)]
+        numbers = rank(search, shifted, high)
+        search.key[high:] = array("q", [key & ((1 << 40) - 1) for key in search.key[high:]])
+        if search.cut is not None:
+            search.cut &= (1 << 40) - 1
+        return numbers
+
+    monkeypatch.setattr(owned._OwnedSearch, "_rank", by_partition)
     remote = build_distributed(V2_D3, dask_cluster, partitions=2)
     local = build(V2_D3)
     assert len(remote.states) == len(local.states) and remote.diameter == local.diameter
@@ -103,10 +139,13 @@ def test_the_equality_can_fail(
 def test_no_worker_known_at_submission_still_builds(
     dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With no worker known when a level is submitted (one restarting), the tasks carry no
-    placement preference and the scheduler places them: the same graph, no error."""
-    monkeypatch.setattr(distributed, "_workers", lambda _cluster: [])
-    assert build_distributed(V2_D3, dask_cluster, partitions=2) == build(V2_D3)
+    """With no worker known when a level is submitted (one restarting), the stateless
+    search's tasks carry no placement preference and the scheduler places them: the same
+    graph, no error. The owned search needs its owners at the start: one line, no graph."""
+    monkeypatch.setattr(spread, "workers", lambda _cluster: [])
+    assert build_distributed(V2_D3, dask_cluster, partitions=2, owned=False) == build(V2_D3)
+    with pytest.raises(DistributedSearchFailed, match="no Dask worker at"):
+        build_distributed(V2_D3, dask_cluster)
 
 
 def _in_hand(backend: cluster.DaskCluster) -> dict[str, list[object]]:
@@ -137,7 +176,8 @@ def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Worke
                 return
 
     try:
-        remote = build_distributed(V3_D7, backend, chunk_states=20, progress=progress)
+        remote = build_distributed(V3_D7, backend, chunk_states=20, progress=progress,
+                                   owned=False)
         deadline = time.monotonic() + HANG_SECONDS
         while len(backend.client.scheduler_info()["workers"]) != 1:
             assert time.monotonic() < deadline, "the scheduler still counts the killed worker"
@@ -151,14 +191,47 @@ def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Worke
     assert _verdicts(remote) == _verdicts(local)
 
 
+def test_a_worker_killed_mid_search_fails_the_owned_search(
+    scheduler: str, workers: Workers,
+) -> None:
+    """Kill one of the two workers at level 4: its partition of the visited set is gone, and
+    the owned search fails with the worker and the partitions named (never a graph)."""
+    processes = workers(2)
+    backend = cluster.DaskCluster(scheduler)
+
+    def progress(level: int, done: int, total: int) -> None:
+        if level == 4 and processes[1].poll() is None:
+            processes[1].kill()
+            processes[1].wait(timeout=HANG_SECONDS)
+
+    try:
+        with pytest.raises(DistributedSearchFailed,
+                           match=r"left the cluster mid-search, and with them partition"):
+            build_distributed(V3_D7, backend, progress=progress)
+    finally:
+        backend.close()
+    assert processes[1].returncode is not None, "the worker was killed"
+
+
+def test_workers_hashing_codes_otherwise_fail_the_owned_search(
+    dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Partitions are chosen by the hash of a tuple of ints: a worker whose hash of the probe
+    differs from the client's (here the client's probe is changed) fails the search."""
+    monkeypatch.setattr(owned, "PROBE", (1, 2, 3, 4))
+    with pytest.raises(DistributedSearchFailed, match="hashes tuples of ints otherwise"):
+        build_distributed(V2_D3, dask_cluster)
+
+
 def test_a_worker_with_other_sources_fails_the_search(
     dask_cluster: cluster.DaskCluster, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from model_checks.executor import sources
 
     monkeypatch.setattr(sources, "source_digest", lambda: "0" * 64)
-    with pytest.raises(DistributedSearchFailed, match="a worker runs other sources"):
-        build_distributed(V2_D3, dask_cluster)
+    for owned_mode in (True, False):
+        with pytest.raises(DistributedSearchFailed, match="a worker runs other sources"):
+            build_distributed(V2_D3, dask_cluster, owned=owned_mode)
 
 
 @pytest.mark.parametrize("limits", [{"chunk_states": 0}, {"partitions": 0}])
@@ -249,6 +322,7 @@ def test_a_search_left_without_workers_fails(
 
     try:
         with pytest.raises(DistributedSearchFailed, match="no Dask worker left at"):
-            build_distributed(V3_D7, backend, chunk_states=20, progress=progress)
+            build_distributed(V3_D7, backend, chunk_states=20, progress=progress,
+                              owned=False)
     finally:
         backend.close()

@@ -21,12 +21,15 @@ import hashlib, json, re
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.wire import Codec
 from spec import variant_named
 graph = build(explore_config(variant_named("V0"), ("D6",), max_requests=2))
 two_hits = [s for s in graph.states if re.search(r"frozenset\\(\\{'[ab]', '[ab]'\\}\\)", repr(s))]
 print(json.dumps({
     "states": len(two_hits),
     "stable": [stable_fingerprint(s) for s in two_hits],
+    "code_hash": [hash(Codec().encode(s)) for s in two_hits],
+    "hash": [hash(s) for s in two_hits],
     "repr_digest": [hashlib.blake2b(repr(s).encode(), digest_size=8).hexdigest()
                     for s in two_hits],
 }))
@@ -49,6 +52,8 @@ def test_fingerprints_agree_across_hash_seeds_where_repr_digests_do_not() -> Non
     assert first["states"] == second["states"] and first["states"], \
         "V0 under D6 has states whose probe hit both a and b"
     assert first["stable"] == second["stable"]
+    assert first["code_hash"] == second["code_hash"], "the owned search's partitions agree"
+    assert first["hash"] != second["hash"], "the known-bad partition: Python's hash of a state"
     assert first["repr_digest"] != second["repr_digest"], \
         "the known-bad fingerprint: a digest of repr differs between the two processes"
 

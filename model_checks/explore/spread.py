@@ -1,0 +1,90 @@
+"""What both distributed searches share (`distributed`'s stateless workers, `owned`'s
+partitions held by the workers): their error, their progress callback, `build`'s reductions,
+the pickling of the spec's states, and the cluster's workers."""
+
+from __future__ import annotations
+
+import io
+import operator
+import pickle
+from collections.abc import Callable
+from dataclasses import fields, is_dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from model_checks.explore.canonical import canonical
+from model_checks.explore.symmetry import Groups, interchangeable
+from spec import Config, State
+
+if TYPE_CHECKING:
+    from model_checks.executor.cluster import DaskCluster
+
+LevelProgress = Callable[[int, int, int], None]
+"""`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
+
+
+class DistributedSearchFailed(RuntimeError):
+    """The cluster could not finish the search (a task failed on every worker it was given,
+    a worker runs other sources, no worker is left): no graph, hence no verdict."""
+
+
+def reductions(config: Config, reduce: bool, symmetry: bool | None
+                ) -> tuple[Callable[[State], State], Groups]:
+    """`build`'s reductions for these flags: the processing renaming, the identity groups."""
+    groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
+    return (canonical if reduce else _identity), groups
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles the spec's frozen dataclasses as their class called on their field values,
+    not through the slotted dataclasses' `__getstate__`/`__setstate__`, which look the fields
+    up per object: states cross the client twice per search, and this halves their cost.
+    (Every state crosses in the cluster tests, which compare whole graphs.)"""
+
+    def reducer_override(self, obj: Any) -> Any:
+        values = field_values(type(obj))
+        if values is None:
+            return NotImplemented
+        return type(obj), values(obj)
+
+
+def dumps(value: object) -> bytes:
+    """`value` pickled by `_Pickler` (read back with `pickle.loads`)."""
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
+
+
+_VALUES: dict[type, Callable[[Any], tuple[Any, ...]] | None] = {}
+
+
+def field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
+    """For a frozen dataclass of the spec whose generated `__init__` takes every field and
+    runs nothing after (no `__post_init__`), so that calling the class on the field values
+    rebuilds an equal object: the function giving those values in order. None otherwise."""
+    try:
+        return _VALUES[kind]
+    except KeyError:
+        pass
+    values: Callable[[Any], tuple[Any, ...]] | None = None
+    if (kind.__module__.split(".")[0] == "spec" and is_dataclass(kind)
+            and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+            and not hasattr(kind, "__post_init__") and all(f.init for f in fields(kind))):
+        names = tuple(f.name for f in fields(kind))
+        # attrgetter of one name gives the value itself, not a 1-tuple
+        values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
+    _VALUES[kind] = values
+    return values
+
+
+def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
+    return tuple(getattr(obj, name) for name in names)
+
+
+def workers(cluster: DaskCluster) -> list[str]:
+    """The addresses of the workers the scheduler knows now."""
+    return list(cluster.client.scheduler_info(n_workers=-1)["workers"])
+
+
+def _identity(state: State) -> State:
+    return state
