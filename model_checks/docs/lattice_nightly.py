@@ -23,7 +23,7 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-from model_checks.docs.lattice_reach import liveness_ids
+from model_checks.docs.lattice_reach import liveness_ids, reach_counts, reach_sentence
 from model_checks.docs.snapshot import SnapshotError
 
 
@@ -95,16 +95,25 @@ def scope(entry: dict[str, Any]) -> int:
     return sum(comb(sources, k) for k in range(size + 1))
 
 
-def _cpu_per_exploration(root: Path, run: LongRun) -> dict[str, float]:
-    """Variant -> median CPU seconds of its kept explorations (none kept: not listed)."""
+def _kept(root: Path, run: LongRun) -> list[dict[str, Any]]:
+    """The run's kept outcomes (its `--resume` file)."""
     try:
         outcomes = json.loads((root / run.outcomes).read_text())["outcomes"]
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
         raise NightlyFileError(f"{root / run.outcomes}: unreadable ({error})") from None
-    seconds: dict[str, list[float]] = {}
-    for outcome in outcomes:
-        seconds.setdefault(outcome["variant"], []).append(float(outcome["cpu_seconds"]))
-    return {v: statistics.median(s) for v, s in seconds.items()}
+    if not isinstance(outcomes, list) or not all(isinstance(o, dict) for o in outcomes):
+        raise NightlyFileError(f"{root / run.outcomes}: expected a list of outcome objects")
+    return outcomes
+
+
+def _medians(outcomes: list[dict[str, Any]]) -> tuple[float, float] | None:
+    """(median CPU seconds of the explorations, of those the state limit cut), the cut
+    figure the overall one where none was cut; None for no exploration."""
+    every = [float(o["cpu_seconds"]) for o in outcomes]
+    cut = [float(o["cpu_seconds"]) for o in outcomes if not o.get("complete", True)]
+    if not every:
+        return None
+    return statistics.median(every), statistics.median(cut or every)
 
 
 def _breaks(entry: dict[str, Any]) -> str:
@@ -116,19 +125,23 @@ def _breaks(entry: dict[str, Any]) -> str:
     return "breaks minimally under " + ", ".join("+".join(s) for s in sets)
 
 
-def _line(entry: dict[str, Any]) -> str:
+def _line(entry: dict[str, Any], outcomes: list[dict[str, Any]]) -> str:
     total = scope(entry)
     left = int(entry.get("undecided_in_scope", entry["undecided_count"]))
-    decided = total - left
-    return (f"- **{entry['variant']} {entry['property']}**: {_breaks(entry)}; decided in "
-            f"{decided} of the {total} environments ({100 * decided / total:.0f} %)"
-            + (f", {left} undecided" if left else "") + ".")
+    answered = total - left
+    reached = reach_sentence(reach_counts(outcomes, entry["variant"], entry["property"]))
+    return (f"- **{entry['variant']} {entry['property']}**: {_breaks(entry)}; answered in "
+            f"{answered} of the {total} environments ({100 * answered / total:.0f} %)"
+            + (f", {left} undecided" if left else "") + f"; explored: {reached}.")
 
 
 def _run_words(run: dict[str, Any]) -> str:
-    workers = ("a Dask cluster" if run.get("dask")
-               else f"{run.get('processes', '?')} worker process(es)")
     parts = run.get("parts") or []
+    # rendering from kept outcomes runs nothing: the parts' own processes are the workers
+    processes = sorted({p.get("processes") for p in parts if p.get("processes")}) or [
+        run.get("processes", "?")]
+    workers = ("a Dask cluster" if run.get("dask")
+               else f"{'/'.join(str(n) for n in processes)} worker process(es)")
     done = ", ".join(f"{'+'.join(p.get('variants') or ['?'])} in "
                      f"{float(p.get('wall_seconds', 0)) / 3600:.2f} h wall with "
                      f"{p.get('processes') or '?'} process(es)" for p in parts)
@@ -138,23 +151,30 @@ def _run_words(run: dict[str, Any]) -> str:
             + (f"; parts: {done}" if done else ""))
 
 
-def _projection(entries: list[dict[str, Any]], medians: dict[str, float]) -> list[str]:
+def _projection(entries: list[dict[str, Any]], outcomes: list[dict[str, Any]]) -> list[str]:
     """Per variant: the explorations still needed (at least the most environments any one
-    property leaves undecided) and their cost at the run's median per exploration."""
+    property leaves undecided), priced between the median CPU seconds of its explorations and
+    of those the state limit cut (the run's, for a variant not yet explored): what is left
+    is mostly the largest graphs."""
     lines = []
-    fallback = statistics.median(medians.values()) if medians else None
     for variant in dict.fromkeys(e["variant"] for e in entries):
         mine = [e for e in entries if e["variant"] == variant]
         left = max(int(e.get("undecided_in_scope", e["undecided_count"])) for e in mine)
         if not left:
-            lines.append(f"- {variant}: every environment of the profile decided.")
+            lines.append(f"- {variant}: every environment of the run answered.")
             continue
-        median = medians.get(variant, fallback)
-        whose = "its explorations'" if variant in medians else "the run's"
-        cost = (f"about {left * median / 3600:.1f} CPU-hours at {whose} median of "
-                f"{median:.0f} CPU seconds per exploration" if median is not None
-                else "no exploration to project from")
-        lines.append(f"- {variant}: at least {left} explorations left, {cost}.")
+        own = [o for o in outcomes if o.get("variant") == variant]
+        medians = _medians(own or outcomes)
+        if medians is None:
+            lines.append(f"- {variant}: at least {left} explorations left, no exploration "
+                         "to price them from.")
+            continue
+        low, high = medians
+        whose = "its explorations" if own else "the run's explorations"
+        lines.append(f"- {variant}: at least {left} explorations left, about "
+                     f"{left * low / 3600:.1f}-{left * high / 3600:.1f} CPU-hours (at the "
+                     f"median CPU seconds of {whose}, {low:.0f}, and of those the state "
+                     f"limit cut, {high:.0f}).")
     return lines
 
 
@@ -167,14 +187,16 @@ def nightly_section(entries: list[dict[str, Any]] | None, root: Path,
     live = [e for e in entries if e["property"] in liveness_ids()]
     lines = [f"## {run.heading}", "",
              f"Rendered by `{run.command()}` from its kept outcomes (`docs/{run.outcomes}`): "
-             f"{_run_words(first['run'])}. Its ladder: " + " / ".join(first.get("ladder", []))
+             f"{_run_words(first['run'])}. Its ladder: "
+             + " / ".join(f"{n}: {r}" for n, r in enumerate(first.get("ladder", [])))
              + f"; at most {first['max_states']:,} states per graph; its environments: the "
              f"{scope(first)} sets of at most {first['max_size']} sources. The explorer's "
              "answers alone (no other checker's breaks merged); a hold is for its rung, never "
              "for all instances.", ""]
-    lines += [_line(e) for e in live]
+    outcomes = _kept(root, run)
+    lines += [_line(e, outcomes) for e in live]
     lines += ["", "What is left, projected:", ""]
-    lines += _projection(live, _cpu_per_exploration(root, run))
+    lines += _projection(live, outcomes)
     lines.append("")
     return lines
 

@@ -32,9 +32,12 @@ def _entry(variant: str, prop: str, **changes: Any) -> dict[str, Any]:
 
 def _root(tmp_path: Path, entries: list[dict[str, Any]], cpu: list[float]) -> Path:
     (tmp_path / "results").mkdir()
-    (tmp_path / nightly.NIGHTLY).write_text(json.dumps(entries))
-    outcomes = [{"variant": "V3", "cpu_seconds": c} for c in cpu]
-    (tmp_path / nightly.NIGHTLY_OUTCOMES).write_text(json.dumps({"outcomes": outcomes}))
+    (tmp_path / nightly.NIGHTLY.json).write_text(json.dumps(entries))
+    verdicts = {p: "holds" for p in ("L1", "L2", "L3", "L4")}
+    outcomes = [{"variant": "V3", "cpu_seconds": c, "complete": c < max(cpu),
+                 "verdicts": verdicts, "rung": {p: 1 for p in verdicts}, "cut_at": 2}
+                for c in cpu]
+    (tmp_path / nightly.NIGHTLY.outcomes).write_text(json.dumps({"outcomes": outcomes}))
     return tmp_path
 
 
@@ -42,17 +45,18 @@ def test_the_section_counts_decided_environments_and_projects_the_rest(tmp_path:
     entries = [_entry("V3", "L1", minimal_breaking=[["D2"]], undecided_in_scope=3),
                _entry("V3", "L2", undecided_in_scope=5, undecided_count=6),
                _entry("V0", "L1", vacuous="no miss reply"), _entry("V3", "S1")]
-    root = _root(tmp_path, entries, [60.0, 120.0, 180.0])
+    root = _root(tmp_path, entries, [360.0, 720.0, 1080.0])
     text = "\n".join(nightly.nightly_section(nightly.load_nightly(root), root))
     assert "the 7 sets of at most 2 sources" in text  # 1 + 3 + 3
-    assert "**V3 L1**: breaks minimally under D2; decided in 4 of the 7" in text
-    assert "**V3 L2**: no break found; decided in 2 of the 7 environments (29 %), 5 undecided" \
+    assert "**V3 L1**: breaks minimally under D2; answered in 4 of the 7" in text
+    assert "**V3 L2**: no break found; answered in 2 of the 7 environments (29 %), 5 undecided" \
         in text
-    assert "**V0 L1**: vacuous (no miss reply); decided in 7 of the 7" in text
+    assert "explored: held to rung 1 (rung 2 cut) in 3 environment(s)." in text
+    assert "**V0 L1**: vacuous (no miss reply); answered in 7 of the 7" in text
     assert "V3 S1" not in text  # safety answers are the main lattice's, for every instance
-    # the most any property leaves, at the variant's median of 120 CPU seconds
-    assert "V3: at least 5 explorations left, about 0.2 CPU-hours" in text
-    assert "V0: every environment of the profile decided" in text
+    # the most any property leaves, priced at the median of all (720 s) and of the cut (1080)
+    assert "V3: at least 5 explorations left, about 1.0-1.5 CPU-hours" in text
+    assert "V0: every environment of the run answered" in text
     assert "2.00 hours wall and 1.00 CPU-hours with 2 worker process(es)" in text
 
 
@@ -60,7 +64,7 @@ def test_no_committed_run_renders_nothing_and_a_bad_file_is_named(tmp_path: Path
     assert nightly.load_nightly(tmp_path) is None
     assert nightly.nightly_section(None, tmp_path) == []
     (tmp_path / "results").mkdir()
-    (tmp_path / nightly.NIGHTLY).write_text(json.dumps([{"variant": "V3"}]))
+    (tmp_path / nightly.NIGHTLY.json).write_text(json.dumps([{"variant": "V3"}]))
     with pytest.raises(nightly.NightlyFileError, match=r"lattice-nightly\.json"):
         nightly.load_nightly(tmp_path)
 
@@ -68,9 +72,9 @@ def test_no_committed_run_renders_nothing_and_a_bad_file_is_named(tmp_path: Path
 def test_the_committed_run_covers_every_variant_and_leaves_no_orphan_witness() -> None:
     from model_checks.docs import lattice_page as lat
 
-    entries = nightly.load_nightly(DOCS)
-    if entries is None:
-        pytest.skip("no nightly lattice committed")
-    assert {e["variant"] for e in entries} == {"V0", "V1", "V2", "V3"}
-    assert entries[0]["run"]["profile"] == "nightly"
-    assert not lat.orphans(DOCS, entries, nightly.NIGHTLY_WITNESSES)
+    for run in nightly.LONG_RUNS:
+        entries = nightly.load_nightly(DOCS, run)
+        assert entries is not None, f"docs/{run.json} is not committed: {run.command()}"
+        assert {e["variant"] for e in entries} == {"V0", "V1", "V2", "V3"}
+        assert entries[0]["run"]["profile"] == "nightly"
+        assert not lat.orphans(DOCS, entries, run.witnesses)
