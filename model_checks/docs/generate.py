@@ -19,7 +19,7 @@ from model_checks.conform import api_page
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
-from model_checks.docs.lattice_nightly import LONG_RUNS, load_nightly, long_run_sections
+from model_checks.docs.lattice_nightly import LONG_RUNS, load_long_run, long_run_sections
 from model_checks.docs.lattice_reach import load_outcomes
 from model_checks.docs.pages import (
     counterexample_pages,
@@ -95,7 +95,7 @@ def _extra(root: Path, generated: dict[str, str]) -> list[str]:
     return ([n for n in names if n not in generated] + snap.orphans(root, snap.load(root))
             + lat.orphans(root, lat.load(root))
             + [name for run in LONG_RUNS
-               for name in lat.orphans(root, load_nightly(root, run) or [], run.witnesses)])
+               for name in lat.orphans(root, load_long_run(root, run) or [], run.witnesses)])
 
 
 def check(root: Path) -> list[Problem]:

@@ -71,7 +71,7 @@ class NightlyFileError(SnapshotError):
     """The committed nightly result cannot be read; the message is one line saying why."""
 
 
-def load_nightly(root: Path, run: LongRun = NIGHTLY) -> list[dict[str, Any]] | None:
+def load_long_run(root: Path, run: LongRun = NIGHTLY) -> list[dict[str, Any]] | None:
     """The run's entries under `root` (the docs folder), or None where it was not
     committed; a malformed file is a `NightlyFileError` naming it."""
     path = root / run.json
@@ -178,7 +178,7 @@ def _projection(entries: list[dict[str, Any]], outcomes: list[dict[str, Any]]) -
     return lines
 
 
-def nightly_section(entries: list[dict[str, Any]] | None, root: Path,
+def long_run_section(entries: list[dict[str, Any]] | None, root: Path,
                     run: LongRun = NIGHTLY) -> list[str]:
     """The run's section, or nothing where it was not committed."""
     if entries is None:
@@ -204,4 +204,4 @@ def nightly_section(entries: list[dict[str, Any]] | None, root: Path,
 def long_run_sections(root: Path) -> list[str]:
     """Every committed long run's section, in `LONG_RUNS` order."""
     return [line for run in LONG_RUNS
-            for line in nightly_section(load_nightly(root, run), root, run)]
+            for line in long_run_section(load_long_run(root, run), root, run)]

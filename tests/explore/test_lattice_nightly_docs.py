@@ -46,7 +46,7 @@ def test_the_section_counts_decided_environments_and_projects_the_rest(tmp_path:
                _entry("V3", "L2", undecided_in_scope=5, undecided_count=6),
                _entry("V0", "L1", vacuous="no miss reply"), _entry("V3", "S1")]
     root = _root(tmp_path, entries, [360.0, 720.0, 1080.0])
-    text = "\n".join(nightly.nightly_section(nightly.load_nightly(root), root))
+    text = "\n".join(nightly.long_run_section(nightly.load_long_run(root), root))
     assert "the 7 sets of at most 2 sources" in text  # 1 + 3 + 3
     assert "**V3 L1**: breaks minimally under D2; answered in 4 of the 7" in text
     assert "**V3 L2**: no break found; answered in 2 of the 7 environments (29 %), 5 undecided" \
@@ -61,19 +61,19 @@ def test_the_section_counts_decided_environments_and_projects_the_rest(tmp_path:
 
 
 def test_no_committed_run_renders_nothing_and_a_bad_file_is_named(tmp_path: Path) -> None:
-    assert nightly.load_nightly(tmp_path) is None
-    assert nightly.nightly_section(None, tmp_path) == []
+    assert nightly.load_long_run(tmp_path) is None
+    assert nightly.long_run_section(None, tmp_path) == []
     (tmp_path / "results").mkdir()
     (tmp_path / nightly.NIGHTLY.json).write_text(json.dumps([{"variant": "V3"}]))
     with pytest.raises(nightly.NightlyFileError, match=r"lattice-nightly\.json"):
-        nightly.load_nightly(tmp_path)
+        nightly.load_long_run(tmp_path)
 
 
 def test_the_committed_run_covers_every_variant_and_leaves_no_orphan_witness() -> None:
     from model_checks.docs import lattice_page as lat
 
     for run in nightly.LONG_RUNS:
-        entries = nightly.load_nightly(DOCS, run)
+        entries = nightly.load_long_run(DOCS, run)
         assert entries is not None, f"docs/{run.json} is not committed: {run.command()}"
         assert {e["variant"] for e in entries} == {"V0", "V1", "V2", "V3"}
         assert entries[0]["run"]["profile"] == "nightly"
