@@ -1,6 +1,6 @@
-"""Hand-written pages quote verdicts the results snapshot holds: every `VARIANTS ENV PROP
-holds|breaks` span of docs/*.md (not generated) and README.md is checked against
-docs/results/records.json, and a wrong or malformed quote is caught."""
+"""Hand-written pages quote verdicts the answer store holds: every `VARIANTS ENV PROP
+holds|breaks` span of docs/*.md (not generated) and README.md is checked against the
+project's answers (`model_checks.answers`), and a wrong or malformed quote is caught."""
 
 from __future__ import annotations
 
@@ -10,28 +10,28 @@ from pathlib import Path
 import pytest
 
 from model_checks import cli
+from model_checks.answers import load
 from model_checks.docs import generate
 from model_checks.docs.quotes import check_quotes, judge, quotes_in
-from model_checks.docs.snapshot import load
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def test_every_quoted_verdict_is_in_the_snapshot() -> None:
-    count, problems = check_quotes(DOCS, load(DOCS).records)
+    count, problems = check_quotes(DOCS, load())
     assert [str(p) for p in problems] == []
     assert count >= 20, "the hand-written pages quote too few verdicts for the check to mean much"
 
 
 def test_a_quote_the_snapshot_does_not_hold_is_caught() -> None:
-    records = load(DOCS).records
+    records = load()
     page = ("H1 under D1: `all D1 H1 holds`; L1 under D2: `V1-V3 D2 L1 holds`; "
             "`V3 D1 S3 holds`; not a quote: `python -m model_checks`\n")
     found, bad = quotes_in("page.md", page)
     assert bad == [] and len(found) == 3
     wrong = [p for q in found for p in judge(q, records)]
     assert {p.text for p in wrong} == {"all D1 H1 holds", "V1-V3 D2 L1 holds"}
-    assert all("counterexample for" in p.why for p in wrong)
+    assert all("the project's answer for" in p.why and "breaks" in p.why for p in wrong)
     assert len(wrong) == 4 + 3  # every variant that contradicts is named
 
 
@@ -39,8 +39,9 @@ def test_a_malformed_or_unknown_quote_is_a_problem_not_skipped() -> None:
     _, bad = quotes_in("page.md", "`V1-V3 D2 L9 breaks` `V2 D2 H1 brakes` `V9 D2 H1 breaks`\n")
     assert len(bad) == 2  # L9 and V9; `brakes` is not a verdict word, so not a quote at all
     found, _ = quotes_in("page.md", "`V2 D99 H1 breaks`\n")
-    assert [p.why for q in found for p in judge(q, load(DOCS).records)] == [
-        "the snapshot has no record of V2 there"]
+    assert [p.why.split(": ", 1)[0] for q in found for p in judge(q, load())] == [
+        "the project's answer for V2 is"]
+    assert "undecided" in judge(found[0], load())[0].why
 
 
 def _docs_copy(tmp_path: Path) -> Path:
@@ -54,7 +55,7 @@ def _docs_copy(tmp_path: Path) -> Path:
 def pages_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     """The page-freshness half of `docs --check` reports nothing (it is tested in
     test_docs_fresh.py; here only the quote half is under test, without regenerating)."""
-    monkeypatch.setattr(generate, "check", lambda root: [])
+    monkeypatch.setattr(generate, "check", lambda root, bundle=None: [])
 
 
 def test_docs_check_passes_with_the_committed_quotes(
@@ -76,7 +77,7 @@ def test_a_bad_quote_makes_docs_check_fail(
     out = capsys.readouterr().out
     assert f"quote: {path.name if page == 'README.md' else 'protocol.md'}" in out.replace(
         "../README.md", "README.md")
-    assert "`all D1 H1 holds`: the snapshot has a counterexample for V0" in out
+    assert "`all D1 H1 holds`: the project's answer for V0 is: breaks" in out
 
 
 def test_readme_and_protocol_quote_verdicts() -> None:

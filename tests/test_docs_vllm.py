@@ -6,14 +6,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from model_checks.docs.vllm_page import vllm_page
+from model_checks.docs.vllm_page import load, vllm_page
 from model_checks.docs.vllm_snapshot import SNAPSHOT
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_docs_vllm_page_renders_from_the_committed_snapshot() -> None:
-    page = vllm_page(DOCS)
+    page = vllm_page(load(DOCS))
     assert page == (DOCS / "vllm.md").read_text()
     assert "a real run on **vllm 0.33.0**" in page
     for backing in ("tests/vllm/test_vllm_conform.py", "tests/vllm/test_vllm_stale_pairing.py",
@@ -23,8 +23,8 @@ def test_docs_vllm_page_renders_from_the_committed_snapshot() -> None:
 
 def test_docs_vllm_page_without_a_snapshot_says_how_to_make_one(tmp_path: Path) -> None:
     assert not (tmp_path / SNAPSHOT).exists()
-    page = vllm_page(tmp_path)
+    page = vllm_page(load(tmp_path))
     assert "No snapshot" in page and "python -m model_checks.docs.vllm_snapshot" in page
     (tmp_path / "results").mkdir()
     shutil.copy(DOCS / SNAPSHOT, tmp_path / SNAPSHOT)
-    assert vllm_page(tmp_path) == vllm_page(DOCS)
+    assert vllm_page(load(tmp_path)) == vllm_page(load(DOCS))

@@ -14,9 +14,11 @@ Exit codes (documented in docs/conformance.md and the README), one final line ea
 - 3 `RESULT: HARNESS FAILURE`: the harness could not do its work (the engine process died,
   was stopped, never started); a record says where, nothing is blamed on the implementation;
 - 4 `RESULT: CONFORMS, BUT INHERITED WEAKNESS`: every step agreed, and a `--require`d
-  property is broken exactly where the variant's spec breaks it too, in the environment
-  checked: not a bug of the implementation, a weakness of its variant; the summary names the
-  minimal drift environments for it and what removes it;
+  property is broken exactly where the variant's spec breaks it too, or the project's
+  answers (`model_checks.answers`) break it for the variant in the environment checked,
+  whether or not this run reached the break: not a bug of the implementation, a weakness of
+  its variant; the summary names the minimal drift environments for it, the witness to
+  replay, and what removes it;
 - 5 `RESULT: NOT FOLLOWED` (`--replay` only): a step of the trace cannot be driven on the
   implementation; the step and why are printed, nothing from it on is judged.
 
@@ -332,7 +334,7 @@ def _report(
     emitter = _emitter(args, adapter)
     if emitter is not None:
         emitter(_failures(outcome, broken))
-    status = statuses(outcome)
+    status = statuses(outcome, allowed)
     code, final = _final(outcome, required, status)
     print(final)
     return code
@@ -375,7 +377,7 @@ def _first(items: Sequence[str], what: str = "of them") -> str:
 def _final(outcome: Outcome, required: frozenset[str],
            status: dict[tuple[str, str], str]) -> tuple[int, str]:
     """The exit code and the one final line that says it."""
-    from model_checks.conform.report import INHERITED, KEPT, REGRESSION, VACUOUS
+    from model_checks.conform.report import INHERITED, KEPT, KNOWN, REGRESSION, VACUOUS
 
     if outcome.harness is not None:
         return EXIT_HARNESS, f"RESULT: HARNESS FAILURE (exit {EXIT_HARNESS})"
@@ -390,7 +392,7 @@ def _final(outcome: Outcome, required: frozenset[str],
         return EXIT_FAIL, "RESULT: NOTHING CHECKED (exit 1)"
     weak: dict[str, list[str]] = {}
     for (v, p), s in sorted(status.items()):
-        if s == INHERITED and p in required:
+        if s in (INHERITED, KNOWN) and p in required:
             weak.setdefault(v, []).append(p)
     if weak:
         said = "; ".join(f"{','.join(ps)} on {v}" for v, ps in weak.items())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from model_checks.cells import environment_text
 from model_checks.conform.adapter import Adapter
@@ -26,23 +27,29 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.conform.weakness import trace_sources, vacuous, weakness
+from model_checks.conform.weakness import answer_in, trace_sources, vacuous, weakness
 from spec import VARIANT_NAMES, Config, registry
 from spec.transitions import Action
 
 KEPT, INHERITED, REGRESSION = "kept", "INHERITED WEAKNESS", "REGRESSION"
+KNOWN = "INHERITED WEAKNESS (known; not reached by this run)"
 UNJUDGED, NOT_CHECKED = "not judged", "not checked"
 VACUOUS = "kept, vacuously"
 """A property's status on one variant: kept (checked, never broken); broken as the variant's
-spec breaks it too (an inherited weakness); broken where the spec keeps it (a regression,
+spec breaks it too (an inherited weakness); not broken by the run, but broken for the variant
+in the environment checked by the project's answers (a known inherited weakness: a run that
+did not reach a known break is no evidence that the implementation avoids it); broken where
+the spec keeps it (a regression,
 which is also a disagreement); kept, vacuously (the drift lattice finds that the variant
 cannot break it at all, e.g. V0's L1-L3: it sends no miss reply); not judged (a
 disagreement cut that variant's run short, and the property had not broken before it); not
 checked (the variant was not run)."""
 
 
-def statuses(outcome: Outcome) -> dict[tuple[str, str], str]:
-    """(variant, property) -> its status, for every variant of the spec."""
+def statuses(outcome: Outcome, allowed: frozenset[str] | None = None
+             ) -> dict[tuple[str, str], str]:
+    """(variant, property) -> its status, for every variant of the spec, in the deployment's
+    environment `allowed` (None: every drift source)."""
     cut = {f.where.split()[0] for f in outcome.findings} | (
         {outcome.harness.split()[0]} if outcome.harness else set())
     result: dict[tuple[str, str], str] = {}
@@ -57,6 +64,8 @@ def statuses(outcome: Outcome) -> dict[tuple[str, str], str]:
                 status = INHERITED
             elif variant not in outcome.checked or outcome.steps == 0:
                 status = NOT_CHECKED
+            elif answer_in(variant, prop.id, allowed).breaks:
+                status = KNOWN
             elif variant in cut:
                 status = UNJUDGED
             elif vacuous(variant, prop.id):
@@ -83,7 +92,7 @@ def safety_lines(
     lines = [f"safety of the implementation per property, over "
              f"{' '.join(outcome.checked) or 'no variant'} under {where} (its own "
              f"observations; {' and '.join(SPEC_JUDGED)} on the agreed trace):"]
-    status = statuses(outcome)
+    status = statuses(outcome, allowed)
     for prop in registry():
         mark = " [required]" if prop.id in required else ""
         per = {v: status[(v, prop.id)] for v in outcome.checked}
@@ -93,7 +102,14 @@ def safety_lines(
         summary = "; ".join(f"{_shown(text, outcome)} on {' '.join(vs)}"
                             for text, vs in groups.items())
         lines.append(f"  {prop.id} {prop.title}{mark}: {summary or NOT_CHECKED}")
-        for variant in (v for v, text in per.items() if text == INHERITED):
+        for variant in (v for v, text in per.items() if text == KNOWN):
+            found_answer = answer_in(variant, prop.id, allowed)
+            lines.append(f"      {variant}: the project's answer in this environment is "
+                         f"{found_answer.words()}")
+            if found_answer.witness is not None and found_answer.witness.trace:
+                lines.append(f"      replay it on the implementation: --replay "
+                             f"{found_answer.witness.trace}{_where(found_answer.witness.trace)}")
+        for variant in (v for v, text in per.items() if text in (INHERITED, KNOWN)):
             w = weakness(variant, prop.id)
             lines.append(f"      {variant} breaks it too; minimal environments for it "
                          f"({w.source}): {w.environments_text()}")
@@ -101,7 +117,7 @@ def safety_lines(
                 lines.append(f"      inside this deployment: {w.environments_text(allowed)}")
             lines.append(f"      {w.removal()}")
             if w.shortest is not None:
-                lines.append(f"      the lattice's shortest trace of it: {w.shortest[0]} "
+                lines.append(f"      the shortest witness of it: {w.shortest[0]} "
                              f"({w.shortest[1]} steps; replay it with --replay)")
         found = broken.get(prop.id)
         if found is None:
@@ -122,6 +138,11 @@ def _shown(status: str, outcome: Outcome) -> str:
     if status == KEPT:
         return f"kept (sampled: never broken in {outcome.steps} lockstep steps)"
     return status
+
+
+def _where(trace: str) -> str:
+    """Nothing where the trace file is here; else where to find it."""
+    return "" if Path(trace).is_file() else " (a file of the project's repository)"
 
 
 def _ordered(ids: frozenset[str]) -> tuple[str, ...]:

@@ -1,42 +1,39 @@
 """Inherited weaknesses: where a variant itself breaks a property, and what removes that.
 
 A property the implementation breaks at a step where the spec of its variant breaks it too is
-not a bug of the implementation: it is the variant's weakness, inherited. A maintainer then
-needs two answers, both read from committed evidence, never restated here:
+not a bug of the implementation: it is the variant's weakness, inherited. A property the
+project's answers break for the variant in the deployment's environment is the variant's
+weakness too, whether or not a run of the implementation reached the break. A maintainer then
+needs two answers, both read from the answer store (`model_checks.answers`, package data:
+the drift lattice, the all-instance proofs and every checker's replayed breaks), never
+restated here:
 
-- the **minimal drift environments** that break the property for the variant: the union of
-  the drift lattice's minimal sets (`docs/results/lattice.json`, written by `explore
-  --lattice`) and the environments where the expected matrix (`model_checks.matrix`) expects
-  it to break, reduced to the minimal ones (no other breaking set inside them);
+- the **minimal drift environments** that break the property for the variant: the
+  environments of its witnesses with no other witness's environment inside;
 - **what removes it**: a variant that keeps the property under every drift source (tags:
   V3 for S1-S3), or a deployment without the drift sources every minimal environment needs
   (the smallest set of sources meeting each of them).
-
-Both sources are bounded instances (the lattice names its own; the matrix's are
-`instance.config_for`'s), so "minimal" means minimal among the environments those searches
-decided; `Weakness.source` says which sources were read. Without the docs folder (an
-installed wheel), the matrix alone answers, and `source` says so.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.answers import Answer, AnswerStore
+from model_checks.answers import load as load_answers
 from model_checks.cells import environment_text
-from spec import VARIANT_NAMES
+from spec import DRIFT_IDS, VARIANT_NAMES
 
 if TYPE_CHECKING:
     from spec import Config
     from spec.transitions import Action
 
-LATTICE_PATH = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice.json"
-"""The committed drift lattice (its page: docs/drift-combinations.md)."""
+SOURCE = "the project's answers (model_checks/answers/answers.json)"
+"""Where the minimal environments and the witnesses come from, as the report names it."""
 
 Environment = tuple[str, ...]
 
@@ -45,49 +42,21 @@ def _order(env: Iterable[str]) -> Environment:
     return tuple(sorted(set(env), key=lambda d: int(d[1:])))
 
 
-@cache
-def _lattice(path: Path = LATTICE_PATH) -> dict[tuple[str, str], tuple[Environment, ...]]:
-    """(variant, property) -> the lattice's minimal breaking sets; {} if the file is absent."""
-    try:
-        entries = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    found: dict[tuple[str, str], tuple[Environment, ...]] = {}
-    for entry in entries if isinstance(entries, list) else ():
-        try:
-            key = (str(entry["variant"]), str(entry["property"]))
-            found[key] = tuple(_order(s) for s in entry["minimal_breaking"])
-        except (KeyError, TypeError, ValueError):
-            continue
-    return found
+def answers() -> AnswerStore:
+    """The committed answer store (read once per process)."""
+    return load_answers()
 
 
-@cache
-def _vacuous(path: Path = LATTICE_PATH) -> dict[tuple[str, str], str]:
-    """(variant, property) -> why the lattice found it vacuous (it cannot fail there)."""
-    try:
-        entries = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return {(str(e["variant"]), str(e["property"])): str(e["vacuous"])
-            for e in (entries if isinstance(entries, list) else ())
-            if isinstance(e, dict) and e.get("vacuous") and "variant" in e and "property" in e}
+def answer_in(variant: str, prop: str, allowed: Iterable[str] | None) -> Answer:
+    """The project's answer for `variant`'s `prop` in a deployment's environment (None:
+    every drift source)."""
+    env = DRIFT_IDS if allowed is None else tuple(allowed)
+    return answers().answer(variant, env, prop)
 
 
 def vacuous(variant: str, prop: str) -> str:
-    """Why `prop` cannot fail under `variant` (the lattice's finding), or ""."""
-    return _vacuous().get((variant, prop), "")
-
-
-def _matrix(variant: str, prop: str) -> tuple[Environment, ...]:
-    from model_checks.cell_sets import ALL_EXPECTED
-    from model_checks.matrix import Expectation
-
-    return tuple(
-        _order(cell.environment) for cell in ALL_EXPECTED
-        if cell.variant == variant and cell.expectations.get(prop) is Expectation.BREAKS
-        and all(d.startswith("D") and d[1:].isdigit() for d in cell.environment)
-    )
+    """Why `prop` cannot fail under `variant` (the answer store's reason), or ""."""
+    return answers().of(variant, prop).vacuous
 
 
 def _minimal(sets: Iterable[Environment]) -> tuple[Environment, ...]:
@@ -154,43 +123,23 @@ class Weakness:
 
 @cache
 def weakness(variant: str, prop: str) -> Weakness:
-    """The committed evidence on `variant`'s `prop`: lattice and matrix, minimal sets."""
-    lattice = _lattice()
-    minimal = _minimal((*lattice.get((variant, prop), ()), *_matrix(variant, prop)))
-    source = ("drift lattice (docs/results/lattice.json) and expected matrix" if lattice
-              else "expected matrix (model_checks/matrix.py; the drift lattice file is absent)")
-    kept_by = tuple(
-        v for v in VARIANT_NAMES
-        if not lattice.get((v, prop)) and not _matrix(v, prop) and not vacuous(v, prop)
-    )
-    return Weakness(variant, prop, minimal, source, kept_by, _shortest(variant, prop))
+    """The answer store's evidence on `variant`'s `prop`: its minimal breaking environments,
+    the variants that keep it under every drift source, and its shortest witness."""
+    store = answers()
+    minimal = tuple(_order(e) for e in store.minimal_breaking(variant, prop)
+                    if all(d in DRIFT_IDS for d in e))
+    kept_by = tuple(v for v in VARIANT_NAMES
+                    if answer_in(v, prop, None).verdict.value == "holds")
+    witnesses = store.of(variant, prop).witnesses
+    shortest = min(witnesses, default=None)
+    return Weakness(variant, prop, minimal, SOURCE, kept_by,
+                    (shortest.trace, shortest.steps) if shortest and shortest.trace else None)
 
 
 def _tagged(variant: str) -> bool:
     from spec import VARIANTS
 
     return any(v.name == variant and v.tagged for v in VARIANTS)
-
-
-@cache
-def _shortest(variant: str, prop: str, path: Path = LATTICE_PATH) -> tuple[str, int] | None:
-    """The lattice's shortest trace of `variant` breaking `prop`: its file and steps."""
-    try:
-        entries = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    found: list[tuple[int, str]] = []
-    for entry in entries if isinstance(entries, list) else ():
-        if not isinstance(entry, dict) or (entry.get("variant"), entry.get("property")) != (
-                variant, prop):
-            continue
-        for t in entry.get("traces", ()):
-            if isinstance(t, dict) and isinstance(t.get("steps"), int) and t.get("trace"):
-                found.append((t["steps"], str(t["trace"])))
-    if not found:
-        return None
-    steps, trace = min(found)
-    return trace, steps
 
 
 def trace_sources(config: Config, actions: Iterable[Action]) -> Environment:

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from model_checks.cli import EXIT_MISMATCH, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from model_checks.docs.bundle import Bundle
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,27 +51,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_docs(root: Path) -> int:
-    """Generated pages fresh, and every verdict a hand-written page quotes held by the
-    results snapshot (`docs.quotes`): either failing is exit 1, each problem on its line."""
+    """Generated pages (and the answer store) fresh, and every verdict a hand-written page
+    quotes held by the answer store (`docs.quotes`): either failing is exit 1, each problem
+    on its line. The results are read once."""
+    from model_checks.docs.bundle import Bundle
     from model_checks.docs.generate import check
 
-    problems = check(root)
+    bundle = Bundle.load(root)
+    problems = check(root, bundle)
     for problem in problems:
         print(f"{problem.kind}: {root / problem.name} (run `python -m model_checks docs`)")
     if not problems:
         print(f"{root}: generated pages are fresh")
-    wrong = _check_quotes(root)
+    wrong = _check_quotes(root, bundle)
     return EXIT_MISMATCH if problems or wrong else EXIT_OK
 
 
-def _check_quotes(root: Path) -> int:
-    """Print every verdict quote the snapshot does not hold; return how many."""
+def _check_quotes(root: Path, bundle: Bundle) -> int:
+    """Print every verdict quote the answer store does not hold; return how many."""
     from model_checks.docs import snapshot
     from model_checks.docs.quotes import check_quotes
 
-    count, wrong = check_quotes(root, snapshot.load(root).records)
+    count, wrong = check_quotes(root, bundle.answers)
     for bad in wrong:
-        print(f"quote: {bad} (correct the page, or the snapshot: {snapshot.REFRESH})")
+        print(f"quote: {bad} (correct the page, or the evidence: {snapshot.REFRESH})")
     if not wrong:
-        print(f"{root}: {count} verdict quotes of hand-written pages hold in the snapshot")
+        print(f"{root}: {count} verdict quotes of hand-written pages hold in the answer store")
     return len(wrong)

@@ -19,8 +19,8 @@ from model_checks.conform import api_page
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
-from model_checks.docs.lattice_nightly import LONG_RUNS, load_long_run, long_run_sections
-from model_checks.docs.lattice_reach import load_outcomes
+from model_checks.docs.bundle import Bundle
+from model_checks.docs.lattice_nightly import long_run_section
 from model_checks.docs.pages import (
     counterexample_pages,
     drift_page,
@@ -56,16 +56,24 @@ def _kill_rows() -> list[Row]:
     return default_rows()
 
 
-def pages(root: Path) -> dict[str, str]:
-    """Relative path -> content of every generated page, from the snapshot under `root`;
-    deterministic. Raises snapshot.SnapshotError if the snapshot cannot be read."""
-    results = res.Results.of(snap.load(root))
+ANSWERS = "../model_checks/answers/answers.json"
+"""The answer store (package data), relative to the docs folder: generated with the pages."""
+
+
+def pages(root: Path, bundle: Bundle | None = None) -> dict[str, str]:
+    """Relative path -> content of every generated page (and of the answer store), from the
+    results under `root` (read once, `Bundle`); deterministic. Raises snapshot.SnapshotError
+    if the results cannot be read."""
+    bundle = bundle or Bundle.load(root)
+    results = res.Results.of(bundle.snapshot)
     verdicts = replay_all()
     links = {drift: res.drift_links(results, drift) for drift in Drift}
-    lattice = lat.load(root)
+    lattice = bundle.lattice
+    sections = [line for d in bundle.long_runs
+                for line in long_run_section(d.entries, d.outcomes, d.run)]
     return {
-        "drift-combinations.md": lat.lattice_page(
-            lattice, load_outcomes(root), long_run_sections(root)),
+        ANSWERS: bundle.answers.to_json(),
+        "drift-combinations.md": lat.lattice_page(lattice, bundle.outcomes, sections),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
         "verdicts.md": res.verdicts_page(results),
         "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
@@ -76,7 +84,7 @@ def pages(root: Path) -> dict[str, str]:
         "kill-matrix.md": kill_matrix_page(),
         api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
         "requirements.md": requirements_page(_kill_rows()),
-        VLLM_PAGE: vllm_page(root),
+        VLLM_PAGE: vllm_page(bundle.vllm),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
     }
@@ -88,19 +96,21 @@ class Problem:
     name: str  # relative to the docs folder
 
 
-def _extra(root: Path, generated: dict[str, str]) -> list[str]:
+def _extra(bundle: Bundle, generated: dict[str, str]) -> list[str]:
+    root = bundle.root
     folder = root / MANAGED
     found = sorted(folder.glob("*.md")) if folder.is_dir() else []
     names = [f"{MANAGED}/{p.name}" for p in found]
-    return ([n for n in names if n not in generated] + snap.orphans(root, snap.load(root))
-            + lat.orphans(root, lat.load(root))
-            + [name for run in LONG_RUNS
-               for name in lat.orphans(root, load_long_run(root, run) or [], run.witnesses)])
+    return ([n for n in names if n not in generated] + snap.orphans(root, bundle.snapshot)
+            + lat.orphans(root, bundle.lattice)
+            + [name for d in bundle.long_runs
+               for name in lat.orphans(root, d.entries or [], d.run.witnesses)])
 
 
-def check(root: Path) -> list[Problem]:
+def check(root: Path, bundle: Bundle | None = None) -> list[Problem]:
     """Pages that differ from what the code generates now, are missing, or are extra."""
-    generated = pages(root)
+    bundle = bundle or Bundle.load(root)
+    generated = pages(root, bundle)
     problems = []
     for name, text in generated.items():
         path = root / name
@@ -108,7 +118,7 @@ def check(root: Path) -> list[Problem]:
             problems.append(Problem("missing", name))
         elif path.read_text() != text:
             problems.append(Problem("stale", name))
-    problems += [Problem("extra", name) for name in _extra(root, generated)]
+    problems += [Problem("extra", name) for name in _extra(bundle, generated)]
     return problems
 
 
@@ -120,8 +130,9 @@ def stale(root: Path) -> list[str]:
 def write(root: Path) -> list[Path]:
     """Write every page under `root`, and remove the extra ones: regenerating twice gives an
     identical tree."""
-    generated = pages(root)
-    for name in _extra(root, generated):
+    bundle = Bundle.load(root)
+    generated = pages(root, bundle)
+    for name in _extra(bundle, generated):
         (root / name).unlink()
     written = []
     for name, text in generated.items():

@@ -95,7 +95,7 @@ def scope(entry: dict[str, Any]) -> int:
     return sum(comb(sources, k) for k in range(size + 1))
 
 
-def _kept(root: Path, run: LongRun) -> list[dict[str, Any]]:
+def load_kept(root: Path, run: LongRun) -> list[dict[str, Any]]:
     """The run's kept outcomes (its `--resume` file)."""
     try:
         outcomes = json.loads((root / run.outcomes).read_text())["outcomes"]
@@ -178,9 +178,10 @@ def _projection(entries: list[dict[str, Any]], outcomes: list[dict[str, Any]]) -
     return lines
 
 
-def long_run_section(entries: list[dict[str, Any]] | None, root: Path,
-                    run: LongRun = NIGHTLY) -> list[str]:
-    """The run's section, or nothing where it was not committed."""
+def long_run_section(entries: list[dict[str, Any]] | None, outcomes: list[dict[str, Any]],
+                     run: LongRun = NIGHTLY) -> list[str]:
+    """The run's section from its entries and kept outcomes, or nothing where it was not
+    committed."""
     if entries is None:
         return []
     first = entries[0]
@@ -193,7 +194,6 @@ def long_run_section(entries: list[dict[str, Any]] | None, root: Path,
              f"{scope(first)} sets of at most {first['max_size']} sources. The explorer's "
              "answers alone (no other checker's breaks merged); a hold is for its rung, never "
              "for all instances.", ""]
-    outcomes = _kept(root, run)
     lines += [_line(e, outcomes) for e in live]
     lines += ["", "What is left, projected:", ""]
     lines += _projection(live, outcomes)
@@ -203,5 +203,9 @@ def long_run_section(entries: list[dict[str, Any]] | None, root: Path,
 
 def long_run_sections(root: Path) -> list[str]:
     """Every committed long run's section, in `LONG_RUNS` order."""
-    return [line for run in LONG_RUNS
-            for line in long_run_section(load_long_run(root, run), root, run)]
+    lines = []
+    for run in LONG_RUNS:
+        entries = load_long_run(root, run)
+        kept = load_kept(root, run) if entries is not None else []
+        lines += long_run_section(entries, kept, run)
+    return lines

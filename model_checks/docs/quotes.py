@@ -1,10 +1,11 @@
-"""Verdicts quoted by hand-written pages, checked against the results snapshot.
+"""Verdicts quoted by hand-written pages, checked against the answer store.
 
 A hand-written page (any `docs/*.md` without the generated header, and README.md) quotes a
 verdict as an inline code span: `` `V1-V3 D2 L1 breaks` `` (variants: `V2`, `V0-V2`, `V1,V3`
 or `all`; environment: `none` or drift ids joined by `+`; a property id; `holds` or
-`breaks`). A quote holds when, for every variant named, the snapshot has a counterexample in
-that cell (`breaks`), or has records there and none is a counterexample (`holds`). A span that
+`breaks`). A quote holds when, for every variant named, the project's answer for that cell
+(`model_checks.answers`) is a break (`breaks`), or is held or vacuous (`holds`): a quote
+that the store leaves undecided fails, as does one it contradicts. A span that
 starts like a quote (a variant, then an environment) but does not parse is a problem too, so
 a typo cannot hide a quote from the check. `docs --check` reports every failing quote.
 """
@@ -12,12 +13,11 @@ a typo cannot hide a quote from the check. `docs --check` reports every failing 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.answers.store import AnswerStore
 from model_checks.docs.markdown import GENERATED
-from model_checks.records import Verdict, VerdictRecord
 from spec import VARIANT_NAMES, property_ids
 
 _SPAN = re.compile(r"`([^`\n]+)`")
@@ -93,31 +93,20 @@ def quotes_in(page: str, text: str) -> tuple[list[Quote], list[BadQuote]]:
     return found, bad
 
 
-def judge(quote: Quote, records: Iterable[VerdictRecord]) -> list[BadQuote]:
-    """Why the snapshot does not hold the quote (empty: it does)."""
-    by_variant: dict[str, list[VerdictRecord]] = {}
-    for r in records:
-        if tuple(r.environment) == quote.environment and r.property == quote.property:
-            by_variant.setdefault(r.variant, []).append(r)
+def judge(quote: Quote, answers: AnswerStore) -> list[BadQuote]:
+    """Why the answer store does not hold the quote (empty: it does)."""
     problems = []
     for variant in quote.variants:
-        found = by_variant.get(variant, [])
-        broke = any(r.verdict is Verdict.COUNTEREXAMPLE for r in found)
-        if not found:
-            why = f"the snapshot has no record of {variant} there"
-        elif quote.breaks and not broke:
-            why = f"the snapshot has no counterexample for {variant}"
-        elif not quote.breaks and broke:
-            why = f"the snapshot has a counterexample for {variant}"
-        else:
+        answer = answers.answer(variant, quote.environment, quote.property)
+        if (answer.breaks if quote.breaks else answer.kept):
             continue
-        problems.append(BadQuote(quote.page, quote.line, quote.text, why))
+        problems.append(BadQuote(quote.page, quote.line, quote.text,
+                                 f"the project's answer for {variant} is: {answer.words()}"))
     return problems
 
 
-def check_quotes(root: Path, records: Iterable[VerdictRecord]) -> tuple[int, list[BadQuote]]:
+def check_quotes(root: Path, answers: AnswerStore) -> tuple[int, list[BadQuote]]:
     """(quotes checked, problems) over every hand-written page under `root`."""
-    kept = list(records)
     count, problems = 0, []
     for path in hand_written(root):
         name = path.name if path.parent == root else f"../{path.name}"
@@ -125,5 +114,5 @@ def check_quotes(root: Path, records: Iterable[VerdictRecord]) -> tuple[int, lis
         count += len(found)
         problems += bad
         for quote in found:
-            problems += judge(quote, kept)
+            problems += judge(quote, answers)
     return count, problems

@@ -129,7 +129,11 @@ def _load_json(path: Path, what: str) -> Any:
 
 def read_run(path: Path) -> list[VerdictRecord]:
     """The records of a run's records file (`{"records": [...]}`); SnapshotError if unusable."""
-    data = _load_json(path, "records file")
+    return _records(_load_json(path, "records file"), path)
+
+
+def _records(data: Any, path: Path) -> list[VerdictRecord]:
+    """The records of a records file's parsed JSON; SnapshotError naming `path` if unusable."""
     try:
         return [VerdictRecord.from_json(r) for r in data["records"]]
     except (KeyError, TypeError, ValueError) as error:
@@ -148,7 +152,7 @@ def load(root: Path) -> Snapshot:
     """The committed snapshot under `root` (the docs folder)."""
     path = root / RECORDS
     data = _load_json(path, "results snapshot")
-    records = tuple(read_run(path))
+    records = tuple(_records(data, path))
     traces: dict[str, dict[str, Any]] = {}
     for record in records:
         if record.counterexample_path is not None:

@@ -156,9 +156,8 @@ def _settings() -> list[str]:
             "```"]
 
 
-def vllm_page(root: Path) -> str:
-    """The page's Markdown, from the snapshot under `root`."""
-    snap = load(root)
+def vllm_page(snap: dict[str, Any]) -> str:
+    """The page's Markdown, from the snapshot (`load`)."""
     if not snap:
         return "\n".join([GENERATED, "", "# vLLM's released caches under the checks", "",
                           f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "

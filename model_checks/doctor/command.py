@@ -3,7 +3,7 @@
 Given flags (``--client-uuids yes``, ``--sleep-mode``, ``--api-servers N``, ...) or a
 ``--serve 'vllm serve ...'`` line (its settings override the matching flags), it prints: the
 cache vLLM builds there, each drift source's status (on, assumed, off) and how it arises,
-the lattice's answer per safety property for the variant the release implements (with the
+the project's answer per safety property for the variant the release implements (with the
 instance the answer is for), what removes each risk, and the counters to alert on.
 
 Exit codes: 0 answered; 2 usage error (one line on stderr: bad flags, an unreadable serve
@@ -123,8 +123,8 @@ def _sources(deployment: Deployment) -> list[str]:
 def _answer_lines(result: Answer) -> list[str]:
     head = f"{result.property_id} {result.title}: "
     if not result.breaks:
-        return _wrap(head + "no breaking environment known inside this deployment ("
-                     + result.bound + ")")
+        return _wrap(head + "no breaking environment known inside this deployment: "
+                     + result.bound)
     named = ", ".join(environment_text(e) for e in result.breaks_under)
     trace = f"; shortest trace {result.trace}" if result.trace else ""
     return _wrap(head + f"BREAKS under {named}{trace}; {result.removal}")
@@ -156,8 +156,8 @@ def report(deployment: Deployment, version: str, chosen: str) -> list[str]:
         return lines + _unpaired(deployment, version)
     env = environment(deployment)
     lines += _sources(deployment)
-    lines += _wrap(f"the lattice's answer for {variant} under {environment_text(env)} "
-                   f"({LATTICE_PAGE}; its instance: {instance_text(variant)}):", "")
+    lines += _wrap(f"the project's answer for {variant} under {environment_text(env)} "
+                   f"({LATTICE_PAGE}; from {instance_text(variant)}):", "")
     for result in answer(variant, env):
         lines += _answer_lines(result)
     lines.append("what removes each risk:")

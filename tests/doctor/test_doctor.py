@@ -54,7 +54,7 @@ def test_doctor_answers_each_deployment_as_the_page_does(
     assert main(["doctor", "--vllm-version", "0.33.0", *argv]) == 0
     out = capsys.readouterr().out
     env = environment(deployment)
-    assert f"the lattice's answer for {VARIANT} under {'+'.join(env)}" in out
+    assert f"the project's answer for {VARIANT} under {'+'.join(env)}" in out
     assert printed_answer(out) == page_answer(env)
     computed = {a.property_id: {frozenset(e) for e in a.breaks_under}
                 for a in answer(VARIANT, env)}

@@ -46,7 +46,8 @@ def test_the_section_counts_decided_environments_and_projects_the_rest(tmp_path:
                _entry("V3", "L2", undecided_in_scope=5, undecided_count=6),
                _entry("V0", "L1", vacuous="no miss reply"), _entry("V3", "S1")]
     root = _root(tmp_path, entries, [360.0, 720.0, 1080.0])
-    text = "\n".join(nightly.long_run_section(nightly.load_long_run(root), root))
+    text = "\n".join(nightly.long_run_section(nightly.load_long_run(root),
+                                              nightly.load_kept(root, nightly.NIGHTLY)))
     assert "the 7 sets of at most 2 sources" in text  # 1 + 3 + 3
     assert "**V3 L1**: breaks minimally under D2; answered in 4 of the 7" in text
     assert "**V3 L2**: no break found; answered in 2 of the 7 environments (29 %), 5 undecided" \
@@ -62,7 +63,7 @@ def test_the_section_counts_decided_environments_and_projects_the_rest(tmp_path:
 
 def test_no_committed_run_renders_nothing_and_a_bad_file_is_named(tmp_path: Path) -> None:
     assert nightly.load_long_run(tmp_path) is None
-    assert nightly.long_run_section(None, tmp_path) == []
+    assert nightly.long_run_section(None, []) == []
     (tmp_path / "results").mkdir()
     (tmp_path / nightly.NIGHTLY.json).write_text(json.dumps([{"variant": "V3"}]))
     with pytest.raises(nightly.NightlyFileError, match=r"lattice-nightly\.json"):
