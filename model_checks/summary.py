@@ -23,10 +23,19 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from model_checks.answers import Answer, AnswerStore
+from model_checks.answers import Verdict as AnswerVerdict
 from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
 from model_checks.matrix import EXPECTED, Cell, Expectation
-from model_checks.records import CHECKERS, Verdict, VerdictRecord
+from model_checks.records import (
+    CHECKERS,
+    EXPLORE_LATTICE,
+    PAIR_WITNESS,
+    SCENARIOS,
+    Verdict,
+    VerdictRecord,
+)
 from model_checks.records import EXPLORE as EXPLORER
 from spec import property_ids
 
@@ -122,16 +131,21 @@ def matrix_summary(records: Iterable[VerdictRecord]) -> str:
 
 
 LEGEND = (
-    "legend: each cell is the most decisive result of any checker (Z3, Hypothesis, explore):",
-    "  P*   proved for all depths        Pk   proved to depth k (Z3 bounded model checking)",
-    "  xNZ  counterexample of N steps found by Z3, xNH by Hypothesis",
-    "  xNE  shortest counterexample in the explorer's instance (docs/explore.md)",
-    "  Pi   proved for the explorer's instance only          vac  vacuous: cannot fail there",
-    "  ok   no violation in the examples explored   ?  undecided   -  not checked",
-    "  !    contradicts the expected matrix (model_checks/matrix.py): the only failure mark.",
-    "  An x without ! is a property the matrix expects to break, found broken: as expected.",
+    "legend: each cell is the project's answer (model_checks/answers: the committed evidence",
+    "  and this run's records, combined once; docs/invariants.md shows the same answers):",
+    "  Pe   holds for every instance (all-instance proof)   vac  vacuous: cannot fail at all",
+    "  P*   holds for all depths of one instance            Pb   holds to a bound",
+    "  xNC  breaks: shortest witness of N steps inside the environment, found by C",
+    "       (Z Z3, H Hypothesis, E explorer, L the lattice, S a scenario, W a pair witness)",
+    "  ok   no violation in the runs sampled   ?  undecided   -  not checked",
+    "  !    this run's records contradict the expected matrix (model_checks/matrix.py):",
+    "       the only failure mark. An x without ! is a break the matrix expects or allows.",
 )
 """The summary's legend, printed with it (every line under 100 columns)."""
+
+WITNESS_LETTER = {c.record: c.letter for c in CHECKERS if c.letter} | {
+    EXPLORE_LATTICE.record: "L", SCENARIOS.record: "S", PAIR_WITNESS.record: "W"}
+"""The letter of the checker that found a break's witness."""
 
 
 def short_environment(env: tuple[str, ...]) -> str:
@@ -154,11 +168,24 @@ def short_environment(env: tuple[str, ...]) -> str:
     return "D" + ",".join(parts)
 
 
-def _strongest(records: list[VerdictRecord], expected: Expectation | None) -> str:
-    if not records:
+def answer_mark(answer: Answer, records: list[VerdictRecord]) -> str:
+    """A cell of the summary: the answer's mark (`Answer.mark`), a break's with the letter of
+    the checker that found its witness; `-` where nothing answers it and no record of this
+    run judged it."""
+    if answer.verdict is AnswerVerdict.UNDECIDED and not records:
         return "-"
-    best = code(min(records, key=order))[1]
-    return best + ("!" if contradicts(expected, records) else "")
+    mark = answer.mark()
+    if answer.witness is not None:
+        mark += WITNESS_LETTER.get(answer.witness.checker, "")
+    return mark
+
+
+def answers_of(records: Iterable[VerdictRecord], store: AnswerStore | None) -> AnswerStore:
+    """The answers a summary shows: `store` (the committed evidence, None: none) with the
+    records' own evidence merged in."""
+    from model_checks.answers.build import record_facts
+
+    return (store or AnswerStore({})).with_facts(record_facts(records, {}))
 
 
 def contradiction_count(records: Iterable[VerdictRecord]) -> tuple[int, int]:
@@ -173,9 +200,12 @@ def contradiction_count(records: Iterable[VerdictRecord]) -> tuple[int, int]:
     return wrong, judged
 
 
-def summary(records: Iterable[VerdictRecord]) -> str:
-    """The main job's table: one row per environment and variant, one short code per
-    property (the most decisive result), `!` on a contradiction; under 100 columns."""
+def summary(records: Iterable[VerdictRecord], store: AnswerStore | None = None) -> str:
+    """The main job's table: one row per environment and variant, one mark per property (the
+    project's answer: `store` with the records' evidence merged in, `answer_mark`), `!`
+    where the records contradict the expected matrix; under 100 columns."""
+    records = list(records)
+    answers = answers_of(records, store)
     by_key = _by_key(records)
     properties = property_ids()
     header = ["environment", "var", *properties]
@@ -186,7 +216,9 @@ def summary(records: Iterable[VerdictRecord]) -> str:
             row = [short_environment(env), cell.variant]
             for prop in properties:
                 found = by_key.get((cell.variant, env, prop), [])
-                row.append(_strongest(found, cell.expectations.get(prop)))
+                mark = answer_mark(answers.answer(cell.variant, env, prop), found)
+                row.append(mark + ("!" if contradicts(cell.expectations.get(prop), found)
+                                   else ""))
             rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()

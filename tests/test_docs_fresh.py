@@ -22,8 +22,12 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def _copy(tmp_path: Path) -> Path:
+    """docs/ and the answer store (generated with the pages, beside them in the tree)."""
     docs = tmp_path / "docs"
     shutil.copytree(DOCS, docs)
+    store = tmp_path / "model_checks" / "answers"
+    store.mkdir(parents=True)
+    shutil.copy(DOCS.parent / "model_checks" / "answers" / "answers.json", store)
     return docs
 
 

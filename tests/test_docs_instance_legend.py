@@ -1,61 +1,36 @@
-"""The generated per-property tables state each instance once, in a legend under the table,
-and every instance a cell names is in that table's legend."""
+"""The generated pages that show answers state each instance once, in one legend shared by
+the whole page (its last section), and every instance a cell names is in that legend."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
-from model_checks.docs.results import short
-from model_checks.records import Verdict, VerdictRecord
+import pytest
 
-INVARIANTS = Path(__file__).resolve().parent.parent / "docs" / "invariants.md"
+from model_checks.answers.render import Legend
 
-
-def _tables() -> list[tuple[list[str], list[str]]]:
-    """(table rows, legend lines) of every table with a legend."""
-    found: list[tuple[list[str], list[str]]] = []
-    rows: list[str] = []
-    legend: list[str] = []
-    for line in [*INVARIANTS.read_text().splitlines(), ""]:
-        if line.startswith("|"):
-            if legend:
-                found.append((rows, legend))
-                rows, legend = [], []
-            rows.append(line)
-        elif line.startswith("- instance "):
-            legend.append(line)
-        elif rows and legend and line.strip() and not line.startswith("The instances"):
-            found.append((rows, legend))
-            rows, legend = [], []
-        elif rows and not legend and line.strip() and not line.startswith("The instances"):
-            rows = []
-    if rows and legend:
-        found.append((rows, legend))
-    return found
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+LEGEND_HEADING = "## The instances this page names"
 
 
-def test_every_table_states_its_instances_once_in_its_legend() -> None:
-    tables = _tables()
-    assert tables, "no table with an instance legend in docs/invariants.md"
-    for rows, legend in tables:
-        named = {int(n) for row in rows for n in re.findall(r"\(instance (\d+)\)", row)}
-        listed = [int(re.match(r"- instance (\d+):", line).group(1))  # type: ignore[union-attr]
-                  for line in legend]
-        assert named == set(listed) and len(listed) == len(set(listed))
-        assert not any("budget 1..4" in row for row in rows)
-        texts = [line.split(":", 1)[1] for line in legend]
-        assert len(texts) == len(set(texts)), "an instance stated twice in one legend"
+@pytest.mark.parametrize("page", ["invariants.md", "verdicts.md"])
+def test_every_page_states_its_instances_once_in_its_legend(page: str) -> None:
+    text = (DOCS / page).read_text()
+    body, found, legend = text.partition(LEGEND_HEADING)
+    assert found, f"{page} has no instance legend"
+    assert LEGEND_HEADING not in legend and "\n## " not in legend, "the legend is not last"
+    named = {int(n) for n in re.findall(r"\(instance (\d+)\)", body)}
+    listed = [int(n) for n in re.findall(r"^- instance (\d+):", legend, re.M)]
+    assert named and named == set(listed) and len(listed) == len(set(listed))
+    texts = re.findall(r"^- instance \d+: (.*)$", legend, re.M)
+    assert len(texts) == len(set(texts)), "an instance stated twice in one legend"
 
 
 def test_a_cell_names_a_known_instance_by_its_number_and_a_new_one_gets_the_next() -> None:
-    record = VerdictRecord(checker="z3-induction", variant="V3", environment=(), property="S1",
-                           verdict=Verdict.PROVED, bound=None, bound_unit="depth",
-                           detail="", instance="3 identities", seconds=0.0)
-    instances: dict[str, str] = {}
-    assert short(record, None, instances).endswith("(instance 1)")
-    assert short(record, None, instances).endswith("(instance 1)")
-    other = replace(record, instance="2 identities")
-    assert short(other, None, instances).endswith("(instance 2)")
-    assert "3 identities" in short(record, None)
+    legend = Legend()
+    assert legend.name("3 identities") == "instance 1"
+    assert legend.name("3 identities") == "instance 1"
+    assert legend.name("2 identities") == "instance 2"
+    assert legend.lines()[-2:] == ["- instance 1: 3 identities", "- instance 2: 2 identities"]
+    assert Legend().lines() == []

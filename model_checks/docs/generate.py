@@ -19,6 +19,7 @@ from model_checks.conform import api_page
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
+from model_checks.docs.answer_tables import property_answers
 from model_checks.docs.bundle import Bundle
 from model_checks.docs.lattice_nightly import long_run_section
 from model_checks.docs.pages import (
@@ -68,6 +69,7 @@ def pages(root: Path, bundle: Bundle | None = None) -> dict[str, str]:
     results = res.Results.of(bundle.snapshot)
     verdicts = replay_all()
     links = {drift: res.drift_links(results, drift) for drift in Drift}
+    answered, legend = property_answers(bundle.answers)
     lattice = bundle.lattice
     sections = [line for d in bundle.long_runs
                 for line in long_run_section(d.entries, d.outcomes, d.run)]
@@ -75,10 +77,10 @@ def pages(root: Path, bundle: Bundle | None = None) -> dict[str, str]:
         ANSWERS: bundle.answers.to_json(),
         "drift-combinations.md": lat.lattice_page(lattice, bundle.outcomes, sections),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
-        "verdicts.md": res.verdicts_page(results),
-        "invariants.md": invariants_page(verdicts, res.property_evidence(results)),
+        "verdicts.md": res.verdicts_page(results, bundle.answers),
+        "invariants.md": invariants_page(verdicts, answered, legend.lines()),
         "drift.md": drift_page(verdicts, links,
-                               {drift: res.kept_alone(results, drift) for drift in Drift}),
+                               {drift: res.kept_alone(bundle.answers, drift) for drift in Drift}),
         "scenarios.md": scenarios_page(verdicts),
         "notation.md": notation_page(),
         "kill-matrix.md": kill_matrix_page(),

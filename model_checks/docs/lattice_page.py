@@ -233,35 +233,22 @@ def _narrow_note(first: dict[str, Any]) -> list[str]:
 def lattice_page(entries: list[dict[str, Any]],
                  outcomes: list[dict[str, Any]] | None = None,
                  nightly: list[str] | None = None) -> str:
-    """The page: how it was produced, the instance ladder, the plain answers, the
-    all-instance section, the rungs the liveness answers reached (from the run's kept
-    `outcomes`, where given), the nightly run's section (`nightly`, its lines, where
-    given), then per variant a table of answers."""
+    """The page: the plain answers, the all-instance section, the rungs the liveness
+    answers reached (from the run's kept `outcomes`, where given), the long runs' sections
+    (`nightly`, their lines, where given), per variant a table of answers, and last how it
+    was produced (the command, the instance ladder and family)."""
     if not entries:
         raise LatticeFileError("the lattice result has no entries")
     first = entries[0]
     parts = [
         GENERATED, "", "# Minimal drift combinations that break each property", "",
         "For each variant and property: the smallest sets of drift sources under which the "
-        "property breaks, over every checker's evidence (the lattice's explorer climbing an "
-        "instance ladder, and every replayed counterexample of Z3, Hypothesis, the per-cell "
-        "explorer, the pair cells and the scenarios), each with its shortest replayed trace "
-        "(`python -m model_checks replay PATH`), the checker and the rung or instance that "
-        "found it; or how far it holds. Answers BRIEF section 8, question 7; "
-        "`docs/questions.md` section 1 quotes it. How it is searched and why it may prune by "
-        "monotonicity: `docs/explore.md`, section \"The drift lattice\".", "",
-        f"Produced by {_produced_by(first)}; rendered from its JSON by "
-        "`python -m model_checks docs`.", "",
-        f"- Drift sources searched: {'+'.join(first['sources'])}; environments of at most "
-        f"{first['max_size']} sources searched bottom-up, the one with every source on "
-        f"first; at most {first['max_states']:,} states per graph (a resource limit).",
-        "- The instance ladder (each rung covers the one before: a run of one is a run of "
-        "the next): " + " / ".join(first.get("ladder", [])) + ".",
-        f"- The instance family at the base rung: {first['instance']}.",
-        *_narrow_note(first),
-        "- An explorer's \"holds\" is for the rung it names, never for all instances; a "
-        "break from another checker is for that checker's instance, and stands under every "
-        "larger environment (its trace was replayed with every source added).", "",
+        "property breaks, each with its shortest replayed trace (`python -m model_checks "
+        "replay PATH`), the checker and the instance that found it; or how far it holds. A "
+        "break stands under every environment containing its set; a proof for every instance "
+        "under an environment holds under every environment inside it. "
+        "`docs/questions.md` section 1 quotes this page; how it is searched, and where each "
+        "answer comes from, is at the end of the page (\"How this page was produced\").", "",
         "## In plain words", "",
     ]
     variants = list(dict.fromkeys(e["variant"] for e in entries))
@@ -279,7 +266,30 @@ def lattice_page(entries: list[dict[str, Any]],
                   f"{mine[0]['explored_states']:,} states.", ""]
         parts.append(table(["property", "answer"], [[e["property"], answer(e)] for e in mine]))
         parts.append("")
-    return "\n".join(parts)
+    return "\n".join([*parts, *_provenance(first)])
+
+
+def _provenance(first: dict[str, Any]) -> list[str]:
+    """The page's last section: the command, the search's bounds and the instance family."""
+    return [
+        "## How this page was produced", "",
+        "Over every checker's evidence: the lattice's explorer climbing an instance ladder, "
+        "every replayed counterexample of Z3, Hypothesis, the per-cell explorer, the pair "
+        "cells and the scenarios, and the all-instance proofs. How it is searched and why it "
+        "may prune by monotonicity: `docs/explore.md`, section \"The drift lattice\".", "",
+        f"Produced by {_produced_by(first)}; rendered from its JSON by "
+        "`python -m model_checks docs`.", "",
+        f"- Drift sources searched: {'+'.join(first['sources'])}; environments of at most "
+        f"{first['max_size']} sources searched bottom-up, the one with every source on "
+        f"first; at most {first['max_states']:,} states per graph (a resource limit).",
+        "- The instance ladder (each rung covers the one before: a run of one is a run of "
+        "the next): " + " / ".join(first.get("ladder", [])) + ".",
+        f"- The instance family at the base rung: {first['instance']}.",
+        *_narrow_note(first),
+        "- An explorer's \"holds\" is for the rung it names, never for all instances; a "
+        "break from another checker is for that checker's instance, and stands under every "
+        "larger environment (its trace was replayed with every source added).", "",
+    ]
 
 
 def questions_answer(entries: list[dict[str, Any]]) -> str:

@@ -4,7 +4,7 @@ transitions and the scenario suite, and every table of results comes from a run 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from model_checks import render
 from model_checks.cells import environment_text
@@ -21,15 +21,18 @@ def _violated_in(verdicts: list[ScenarioVerdict], prop: str, variant: str) -> li
 
 
 def invariants_page(
-    verdicts: list[ScenarioVerdict], evidence: Mapping[str, list[str]] | None = None
+    verdicts: list[ScenarioVerdict], evidence: Mapping[str, list[str]] | None = None,
+    closing: Sequence[str] = (),
 ) -> str:
     """Every property with the scenario suite's evidence, then `evidence[property id]` (the
-    lines the results snapshot adds: strongest results, checkers)."""
+    lines the answer store adds); `closing` ends the page (the legend of the instances its
+    tables name)."""
     parts = [GENERATED, "", "# Properties", ""]
     parts.append(
         "Every property of `spec.registry()`, with its statement, kind, the evidence for "
-        "each variant from the scenario suite (`docs/scenarios.md`) and the strongest result "
-        "of the checkers for each variant and environment (`docs/verdicts.md`)."
+        "each variant from the scenario suite (`docs/scenarios.md`) and the project's answer "
+        "for each variant and environment (every checker's evidence combined; each checker's "
+        "own result: `docs/verdicts.md`)."
     )
     scenario_count = len(SCENARIOS)
     for prop in registry():
@@ -58,7 +61,7 @@ def invariants_page(
     )
     for lemma in lemmas():
         parts += ["", f"## {lemma.id}: {lemma.title}", "", lemma.statement]
-    return "\n".join([*parts, *_relational_certificates()]) + "\n"
+    return "\n".join([*parts, *_relational_certificates(), *closing]) + "\n"
 
 
 def _relational_certificates() -> list[str]:
@@ -111,13 +114,13 @@ def drift_page(
     kept_alone: Mapping[Drift, list[str]] | None = None,
 ) -> str:
     """Each drift source: transitions, scenarios, the variants keeping S1-S3 under it alone
-    (`kept_alone[drift]`, from the results snapshot) and in every scenario exercising it, and
+    (`kept_alone[drift]`, from the answer store) and in every scenario exercising it, and
     `links[drift]` (the checker counterexamples of the environment with that source alone)."""
     parts = [GENERATED, "", "# Drift sources", ""]
     parts.append(
         "What each drift source does, which transitions represent it, and which variants keep "
-        "S1-S3 (no stale pairing, budget, no crash): under the source alone, by every checker "
-        "of the results snapshot (`verdicts.md`), and in every scenario that exercises it, "
+        "S1-S3 (no stale pairing, budget, no crash): under the source alone, by the project's "
+        "answers (`invariants.md`), and in every scenario that exercises it, "
         "alone or with other sources (a scenario combining it with identity reuse can break "
         "S1 where the source alone cannot)."
     )
@@ -141,8 +144,8 @@ def drift_page(
             f"- scenarios: {', '.join(f'[`{s.name}`](scenarios.md#{s.name})' for s in scenarios)}",
         ]
         if kept_alone is not None:
-            parts.append(f"- variants keeping S1-S3 under {drift.value} alone (no checker "
-                         f"found a violation): {', '.join(kept_alone[drift]) or 'none'}")
+            parts.append(f"- variants keeping S1-S3 under {drift.value} alone (no known "
+                         f"break): {', '.join(kept_alone[drift]) or 'none'}")
         parts.append(f"- variants keeping S1-S3 in every scenario exercising it: "
                      f"{', '.join(survivors) or 'none'}")
         if links is not None:

@@ -19,12 +19,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from model_checks.answers import AnswerStore
+from model_checks.answers.render import Legend
+from model_checks.answers.render import cell as answer_cell
 from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.pages import NOTATION_LINK, step_table
-from model_checks.docs.snapshot import CHECKERS as SNAPSHOT_CHECKERS
 from model_checks.docs.snapshot import (
     RECORDS,
     REFRESH,
@@ -146,48 +148,6 @@ def _instance(record: VerdictRecord) -> str:
     return "any instance" if record.instance == "any" else record.instance
 
 
-def short(record: VerdictRecord | None, page: str | None,
-          instances: dict[str, str] | None = None) -> str:
-    """A record in a few words, for the per-property tables. With `instances` (a table's
-    legend, filled as the table is written), a proof names its instance by the legend's number
-    instead of in full, so that a table states each instance once."""
-    if record is None:
-        return "-"
-    if record.checker == EXPLORE and record.verdict is not Verdict.COUNTEREXAMPLE:
-        return _short_explored(record, instances)
-    if record.verdict is Verdict.PROVED:
-        text = "proved, all depths" if record.bound is None else f"proved to depth {record.bound}"
-        if not record.instance:
-            return text
-        if instances is None:
-            return f"{text} ({_instance(record)})"
-        return f"{text} ({_lettered(_instance(record), instances)})"
-    if record.verdict is Verdict.COUNTEREXAMPLE:
-        text = f"counterexample, {record.counterexample_length} steps"
-        found = " (explorer)" if record.checker == EXPLORE else ""
-        return (f"[{text}]({page})" if page else text) + found
-    if record.verdict is Verdict.HOLDS:
-        return f"no violation, {record.detail or f'{record.bound} {record.bound_unit}'}"
-    return "undecided"
-
-
-def _lettered(instance: str, instances: dict[str, str] | None) -> str:
-    """An instance as a table cell names it: in full, or by its number in the legend."""
-    if instances is None:
-        return instance
-    return "instance " + instances.setdefault(instance, str(len(instances) + 1))
-
-
-def _short_explored(record: VerdictRecord, instances: dict[str, str] | None = None) -> str:
-    _, explored = _explored(record)
-    scope = _lettered(explored, instances)
-    if record.verdict is Verdict.PROVED:
-        return f"proved for the explorer's instance only ({scope})"
-    if record.verdict is Verdict.VACUOUS:
-        return f"vacuous in the explorer's instance ({scope})"
-    return "undecided"
-
-
 def _z3(results: Results, cell: Key) -> str:
     found = results.checked(cell, (Z3_INDUCTION.record, Z3_BMC.record))
     return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
@@ -237,13 +197,13 @@ def _legend() -> list[str]:
         "reachable state judged; a larger instance may break it), finds its "
         "shortest counterexample there, or calls it vacuous (it cannot fail there); the "
         "scenario suite replays hand-written traces. A counterexample links to its page (the "
-        "shortest trace across checkers, Z3 first on ties, then the explorer). *strongest* is "
-        "the most decisive result of Hypothesis, Z3 and the explorer, ranked as the main "
-        "job's summary ranks them: Z3's induction proof (every depth of Z3's instance), then a "
-        "counterexample (a break is never hidden behind a proof for the explorer's smaller "
-        "instance), then proved for the explorer's instance or vacuous there, then a bounded "
-        "proof, then no violation found, then undecided. Every proof names the instance it "
-        "holds for. **!** marks a cell whose results contradict its expectation.",
+        "shortest trace across checkers, Z3 first on ties, then the explorer). *answer* is the "
+        "project's answer for the cell, the same as on every page (`docs/invariants.md`): "
+        "every checker's evidence combined once, the drift lattice's and the all-instance "
+        "proofs' included, so it can be stronger than any column beside it; a break with its "
+        "shortest witness inside the environment, or a hold with its reach (every instance, "
+        "or the instance the legend at the end of the page names). **!** marks a cell whose "
+        "checker results contradict its expectation.",
     ]
 
 
@@ -251,19 +211,18 @@ NOT_RUN = "not run in this snapshot"
 """What a cell with no record in the snapshot shows (never a pass)."""
 
 
-def _rows(results: Results, cell: Cell) -> list[tuple[str, ...]]:
+def _rows(results: Results, cell: Cell, answers: AnswerStore,
+          legend: Legend) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for prop in PROPERTIES:
         at: Key = (cell.variant, cell.environment, prop)
         expected = cell.expectations.get(prop)
-        best = results.strongest(at)
         mark = " **!**" if _contradiction(results, at, expected) else ""
-        strongest = describe(best, results.page(at)) if best else (
-            "-" if results.by_cell.get(at) else NOT_RUN)
+        shown = answer_cell(answers.answer(cell.variant, cell.environment, prop), legend)
         rows.append((
             cell.variant, prop, expected.value if expected else "-",
             _scenarios(results, at), _hypothesis(results, at), _z3(results, at),
-            _explorer(results, at), strongest + mark,
+            _explorer(results, at), shown + mark,
         ))
     return rows
 
@@ -279,27 +238,28 @@ def _expected_text(cell: Cell, kind: Expectation) -> str:
     return " ".join(p for p in PROPERTIES if cell.expectations.get(p) is kind) or "-"
 
 
-def _pair_result(results: Results, cell: Cell) -> str:
-    """A pair cell's results in a few words: NOT_RUN without records, else the strongest
-    result per property that has one (the summary's codes), `!` on a contradiction."""
+def _pair_result(results: Results, cell: Cell, answers: AnswerStore, legend: Legend) -> str:
+    """A pair cell's answers, per property some record of the snapshot judges there (the
+    page's answer cells), `!` on a contradiction; NOT_RUN without records."""
     parts = []
     for prop in PROPERTIES:
         at: Key = (cell.variant, cell.environment, prop)
-        best = results.strongest(at)
-        if best is None:
+        if not results.by_cell.get(at):
             continue
         mark = " **!**" if _contradiction(results, at, cell.expectations.get(prop)) else ""
-        parts.append(f"{prop} {short(best, results.page(at))}{mark}")
+        answer = answers.answer(cell.variant, cell.environment, prop)
+        parts.append(f"{prop} {answer_cell(answer, legend)}{mark}")
     return "; ".join(parts) or NOT_RUN
 
 
-def pairs_section(results: Results) -> list[str]:
+def pairs_section(results: Results, answers: AnswerStore, legend: Legend) -> list[str]:
     """verdicts.md's part for the pair cells: one row per cell (expected to break, not
     judged, results or NOT_RUN), then the hand-written interactions."""
     rows = [
         (environment_text(c.environment), c.variant, _expected_text(c, Expectation.BREAKS),
          _expected_text(c, Expectation.NOT_JUDGED),
-         " ".join(p for p in PROPERTIES if p in c.unshown) or "-", _pair_result(results, c))
+         " ".join(p for p in PROPERTIES if p in c.unshown) or "-",
+         _pair_result(results, c, answers, legend))
         for c in PAIR_EXPECTED
     ]
     parts = [
@@ -333,7 +293,7 @@ def _title(env_id: str) -> str:
     return Drift(env_id).title
 
 
-def verdicts_page(results: Results) -> str:
+def verdicts_page(results: Results, answers: AnswerStore) -> str:
     parts = [GENERATED, "", "# Verdicts: every checker on every cell", ""]
     parts += [
         "Rendered from the results snapshot `docs/" + RECORDS + "` (the verdict records of "
@@ -348,43 +308,18 @@ def verdicts_page(results: Results) -> str:
               + (", ".join(wrong) if wrong else "none") + "."]
     parts += ["", "## Overview", "",
               "The main job's summary of the snapshot, as it prints it:", "", "```text",
-              *LEGEND, "", summary(results.snapshot.records), "```"]
+              *LEGEND, "", summary(results.snapshot.records, answers), "```"]
     headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "explorer",
-               "strongest")
+               "answer")
+    legend = Legend()
     for env in dict.fromkeys(c.environment for c in EXPECTED):
         titles = ", ".join(_title(d) for d in env) if len(env) <= 2 else ""
         heading = environment_text(env) + (f" ({titles})" if titles else "")
-        rows = [row for c in EXPECTED if c.environment == env for row in _rows(results, c)]
+        rows = [row for c in EXPECTED if c.environment == env
+                for row in _rows(results, c, answers, legend)]
         parts += ["", f"## {heading}", "", table(headers, rows)]
-    parts += pairs_section(results)
-    return "\n".join(parts) + "\n"
-
-
-# -- per-property parts (invariants.md) ------------------------------------------------------
-
-
-def checkers_of(results: Results, prop: str) -> list[str]:
-    names = {r.checker for r in results.snapshot.records if r.property == prop}
-    return [n for n in SNAPSHOT_CHECKERS if n in names]
-
-
-def strongest_table(results: Results, prop: str) -> str:
-    """Rows: environments; columns: variants; each cell the strongest result, linked; below
-    the table, the legend of the instances its proofs hold for, each stated once."""
-    variants = sorted(dict.fromkeys(c.variant for c in EXPECTED))
-    rows = []
-    instances: dict[str, str] = {}
-    for env in dict.fromkeys(c.environment for c in EXPECTED):
-        row = [environment_text(env)]
-        for variant in variants:
-            at: Key = (variant, env, prop)
-            cell = next(c for c in EXPECTED if c.variant == variant and c.environment == env)
-            mark = " **!**" if _contradiction(results, at, cell.expectations.get(prop)) else ""
-            row.append(short(results.strongest(at), results.page(at), instances) + mark)
-        rows.append(row)
-    legend = "".join(f"\n- instance {number}: {text}" for text, number in instances.items())
-    legend = f"\n\nThe instances the table names:\n{legend}" if legend else ""
-    return table(("environment", *variants), rows) + legend
+    parts += pairs_section(results, answers, legend)
+    return "\n".join([*parts, *legend.lines()]) + "\n"
 
 
 # -- one page per snapshot trace -------------------------------------------------------------
@@ -471,27 +406,9 @@ def drift_links(results: Results, drift: Drift) -> str:
     return "; ".join(links) or "none"
 
 
-def kept_alone(results: Results, drift: Drift) -> list[str]:
-    """The variants with no counterexample to S1, S2 or S3 under this drift source alone, in
-    any checker's records of the snapshot (scenarios included)."""
+def kept_alone(answers: AnswerStore, drift: Drift) -> list[str]:
+    """The variants the project's answers keep S1, S2 and S3 for under this drift source
+    alone (held or vacuous: no known break)."""
     env = (drift.value,)
     variants = sorted(dict.fromkeys(c.variant for c in EXPECTED if c.environment == env))
-    return [
-        v for v in variants
-        if not any(r.verdict is Verdict.COUNTEREXAMPLE
-                   for p in safety_ids() for r in results.by_cell.get((v, env, p), []))
-    ]
-
-
-def property_evidence(results: Results) -> dict[str, list[str]]:
-    """Per property id, the lines invariants.md adds after the scenario evidence."""
-    evidence = {}
-    for prop in PROPERTIES:
-        checkers = ", ".join(checkers_of(results, prop)) or "none"
-        evidence[prop] = [
-            "", f"Checked by: {checkers}. Strongest result of Hypothesis, Z3 and the explorer "
-            "for each variant (columns) and environment (rows), ranked as the main job's "
-            "summary ranks them, from the results snapshot (`verdicts.md`):", "",
-            strongest_table(results, prop),
-        ]
-    return evidence
+    return [v for v in variants if all(answers.answer(v, env, p).kept for p in safety_ids())]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO, cast
 
+from model_checks.answers import load as load_answers
 from model_checks.cli import EXIT_MISMATCH, build_parser
 from model_checks.executor import DASK_HELP, backend_for
 from model_checks.jobs import phases as jobs
@@ -213,8 +214,8 @@ def report(records: list[VerdictRecord], codes: list[tuple[PhaseRun, int, float]
     """The main job's standard output: the summary and its legend first, then each phase's
     exit code (with the tail of its details where it failed), then the files written."""
     wrong, judged = contradiction_count(records)
-    lines = ["== summary: most decisive result per environment, variant and property", *LEGEND,
-             "", summary(records), "",
+    lines = ["== summary: the project's answer per environment, variant and property", *LEGEND,
+             "", summary(records, load_answers()), "",
              f"{judged} cells judged; {wrong} contradict the expected matrix"
              + (" (marked !)" if wrong else ""), "", "== phases"]
     for run, code, seconds in codes:
