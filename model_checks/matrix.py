@@ -63,7 +63,7 @@ class Cell:
 
 
 # The environments of the matrix: nothing drifting, each drift source alone, the combinations
-# BRIEF section 8 asks about, and everything at once.
+# docs/questions.md asks about, and everything at once.
 CRITICAL_SECTION_REMAINDER: tuple[str, ...] = tuple(
     d for d in DRIFT_IDS if Drift(d) not in (Drift.D1, Drift.D2, Drift.D6)
 )
@@ -103,7 +103,7 @@ ALWAYS = (
 )
 
 # Per environment: the properties each variant must break (every other property of PROPERTIES
-# must hold), and why. Reasoned from the protocol (BRIEF sections 3-6, the spec's transitions)
+# must hold), and why. Reasoned from the protocol (docs/protocol.md, the spec's transitions)
 # for the configuration `config_for` builds; never copied from a checker's output.
 _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
     ((), dict(V0="", V1="", V2="", V3=""),

@@ -9,7 +9,7 @@ registry and from runs made when it is generated; `tests/test_docs_requirements.
 that every named mutant exists and is caught where the registry says.
 
 An obligation names at least one mutant: one that nothing can omit without a checker noticing
-would be a claim without evidence (STYLE.md: a check that cannot fail is a defect).
+would be a claim without evidence (a check that cannot fail is a defect).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ OBLIGATIONS: tuple[Obligation, ...] = (
         "sent as a payload (a UUID-only item becomes a client error), never asserted.",
         ("S3",),
         "The real front end asserts there: the request fails with an internal error (the "
-        "P0-side assertion of BRIEF section 5).",
+        "P0-side assertion: the shadow lost an entry between probe and update).",
         spec_mutant="no-late-miss-reprocess",
     ),
     Obligation(

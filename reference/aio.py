@@ -1,7 +1,7 @@
 """An asyncio front end: P0 for servers whose front end is a coroutine.
 
 ``AsyncFrontEnd`` is the threaded ``FrontEnd`` with its two steps awaited separately, as a
-serving front end does (BRIEF section 3):
+serving front end does (docs/protocol.md):
 
 1. ``await probe(request)``: validate, probe the shadow (no reordering), reject UUID-only
    misses, then process the missed items, each awaited in an executor (the event loop serves

@@ -68,7 +68,7 @@ def serve(front_end: FrontEnd, engine: Engine, request: Request) -> tuple[ModelI
 
     Checks first, changing nothing: a ``FrontEnd``, an ``Engine``, the same variant on both.
     On a miss, the front end invalidates exactly the missed identities before the miss error
-    propagates to the client (BRIEF section 3, recovery); on any other engine error the
+    propagates to the client (recovery, docs/protocol.md); on any other engine error the
     request is withdrawn (see the module docstring) and the error propagates.
     """
     check_instance("front end", front_end, FrontEnd)

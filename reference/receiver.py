@@ -1,6 +1,6 @@
 """P1's receiver cache: holds the payloads (tensors) that references point to.
 
-Per request (BRIEF section 3, P1): touch every identity, then resolve each item in
+Per request (P1's steps, docs/protocol.md): touch every identity, then resolve each item in
 ``resolution_order``: a payload is used and cached if it fits (``payload_wins``) or yields to
 a cached entry (the cache wins); a reference is served from the cache if the entry is there
 and, in tagged variants, carries the reference's tag; otherwise the item is a miss. Items that

@@ -128,7 +128,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
     def update(
         self, outgoing: Sequence[Outgoing], process: Processor | None = None
     ) -> tuple[WireItem, ...]:
-        """P0's update for one request (BRIEF section 3, step 3); returns the wire items.
+        """P0's update for one request (its step 3, docs/protocol.md); returns the wire items.
 
         Touches every identity, then resolves each item (``resolution_order``): a hit becomes a
         reference; a miss records its metadata if it fits and sends its payload. ``process``

@@ -1,6 +1,6 @@
 """Protocol variants: one frozen value, read by the caches, never flags scattered in code.
 
-The names and meanings are those of the executable spec (BRIEF section 6):
+The names and meanings are those of the executable spec (`spec.variants`):
 
 - V0 legacy: the receiver asserts on a miss; the payload is ignored when the identity is cached.
 - V1 recover (vllm#46747): a typed, retryable miss error; P0 invalidates; "the cache wins".

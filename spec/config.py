@@ -1,6 +1,6 @@
 """The configuration of one model instance: finite, validated at construction.
 
-Every configuration error names the fix (STYLE.md: definition errors name the fix), and a
+Every configuration error names the fix (a definition error says how to fix it), and a
 configuration that needs a drift source to be meaningful (two front ends, a second content for
 an identity, unequal sizes, an item over the budget) is rejected unless that source is enabled,
 so that an environment says exactly which drift a run contains.

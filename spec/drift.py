@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 
 class Drift(enum.Enum):
-    """One drift source of BRIEF section 4. The value is its id; `effect` says what it does."""
+    """One drift source (docs/drift.md). The value is its id; `effect` says what it does."""
 
     D1 = "D1"
     D2 = "D2"

@@ -1,6 +1,6 @@
 """A byte-budget LRU as pure functions over a tuple of slots, oldest first.
 
-Semantics (BRIEF section 2):
+Semantics (the LRU both sides keep):
 - `probe` never reorders; `get` of a present key makes it most recent; `touch` of a present key
   makes it most recent and of an absent key does nothing.
 - `put` first removes any slot for the key (a replacement: not counted as an eviction), then

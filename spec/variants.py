@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 
 
 class LruFlaw(enum.Enum):
-    """How an LRU may deviate from BRIEF section 2. `NONE` is the correct LRU."""
+    """How an LRU may deviate from `spec.lru`'s semantics. `NONE` is the correct LRU."""
 
     NONE = "none"
     GHOST_TOUCH = "ghost-touch"

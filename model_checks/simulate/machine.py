@@ -4,8 +4,9 @@ properties.
 One subclass per configuration (`machine_class`): the configuration and the properties checked
 are class attributes and the constructor takes no argument, so the trace Hypothesis prints
 (`state = V2_D1()`, `state.p1_receive(pick=1)`, ...) replays as it was found
-(STYLE.md, "configuration in the class"). Every generated class is also registered in this
-module's namespace (`machine_named`), where a printed trace finds it.
+(the configuration lives in the class, not in constructor arguments Hypothesis would drop).
+Every generated class is also registered in this module's namespace (`machine_named`),
+where a printed trace finds it.
 
 Rules: one per action type. A rule's precondition is "the spec enables at least one action of
 this type" (the spec's guard, not a copy of it); its argument `pick` chooses among the enabled

@@ -4,7 +4,7 @@ Under D5's router configuration (`Config.engines` = 2) each engine has its own r
 takes the messages routed to it, in their order (any of them under D1); the engines run
 concurrently, so messages routed to different engines are handled in any relative order.
 
-Per message (BRIEF section 3, P1 steps 1-3): touch every identity; resolve each item (payload:
+Per message (P1's three steps, docs/protocol.md): touch every identity; resolve each item (payload:
 per the variant's payload rule; reference: the cached entry, if present and, where tagged, with
 the reference's tag); if anything missed, the request is not scheduled and one reply lists the
 missed identities (or, in V0, the engine crashes); otherwise every item is handed to the model.

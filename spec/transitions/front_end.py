@@ -1,7 +1,7 @@
 """P0, the front end: probe, process, touch, per-item update, send; and the miss reply.
 
-The per-request pipeline (BRIEF section 3, steps 1-3) is split into `process_attempt` (probe and
-processor) and `update_next_item` (one item's shadow update; the first call touches every
+The per-request pipeline (P0's steps 1-3, docs/protocol.md) is split into `process_attempt`
+(probe and processor) and `update_next_item` (one item's shadow update; the first call touches every
 identity, the last one sends). `P0Handle` runs the whole pipeline as one step, which is what a
 front end that serialises its requests does; under D6 the parts are separate steps so that other
 requests interleave between them.

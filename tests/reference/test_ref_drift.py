@@ -1,4 +1,4 @@
-"""Drift sources (BRIEF section 4) end to end: what each variant does, and V3's safety.
+"""Drift sources (docs/drift.md) end to end: what each variant does, and V3's safety.
 
 Each scenario is a named case with the reason it exists. S1 is checked with
 ``ref_helpers.consistent``: a handed-out tensor and its placeholders come from one processing.
@@ -71,7 +71,7 @@ def d8_setup(variant: Variant) -> tuple[FrontEnd, Engine]:
 @pytest.mark.parametrize("variant", [V1, V2], ids=str)
 def test_d8_in_v1_v2_is_the_sender_assertion(variant: Variant) -> None:
     """In request order, inserting c evicts a, inserting d evicts b, and b is then read from
-    the shadow: ``assert mm_item is not None`` fails on P0 (BRIEF section 5)."""
+    the shadow: ``assert mm_item is not None`` fails on P0 (the P0-side assertion)."""
     front_end, _ = d8_setup(variant)
     with pytest.raises(SenderCacheAssertionError, match="'b'"):
         front_end.prepare(D8_REQUEST)

@@ -1,4 +1,4 @@
-"""ByteLru: the shared eviction loop (BRIEF section 2), its stats and its input checks."""
+"""ByteLru: the shared eviction loop (spec/lru.py's semantics), its stats and its input checks."""
 
 from __future__ import annotations
 

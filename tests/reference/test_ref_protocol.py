@@ -1,4 +1,4 @@
-"""Front end, engine, serve and retry: the request-level protocol (BRIEF section 3)."""
+"""Front end, engine, serve and retry: the request-level protocol (docs/protocol.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Unrolling and iterative deepening: exactly k transitions, shortest counterexamples, and a
-faulted state with no successor (the off-by-one trap of STYLE.md)."""
+faulted state with no successor (the off-by-one trap: an unrolling one transition too long
+hides a violation with no successor)."""
 
 from __future__ import annotations
 

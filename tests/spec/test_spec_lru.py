@@ -1,4 +1,4 @@
-"""The pure LRU: BRIEF section 2's semantics, and each flaw changing exactly one behaviour."""
+"""The pure LRU: its semantics (spec/lru.py), and each flaw changing exactly one behaviour."""
 
 from __future__ import annotations
 
