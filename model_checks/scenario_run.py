@@ -48,6 +48,28 @@ def replay_all() -> list[ScenarioVerdict]:
     return [v for scenario in SCENARIOS for v in replay(scenario)]
 
 
+def verdicts_json(verdicts: list[ScenarioVerdict]) -> list[dict[str, object]]:
+    """The suite's verdicts as the docs keep them (`docs/results/scenarios.json`)."""
+    return [{"scenario": v.scenario, "drift": list(v.drift), "variant": v.variant,
+             "expected": sorted(v.expected), "found": sorted(v.found), "steps": v.steps,
+             "judges_cell": v.judges_cell} for v in verdicts]
+
+
+def verdicts_from_json(data: list[dict[str, object]]) -> list[ScenarioVerdict]:
+    """`verdicts_json`'s value read back; `ValueError` if it is not one."""
+    def names(value: object) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise TypeError(f"got {value!r:.40}, expected a list")
+        return tuple(str(v) for v in value)
+
+    try:
+        return [ScenarioVerdict(str(d["scenario"]), names(d["drift"]), str(d["variant"]),
+                                frozenset(names(d["expected"])), frozenset(names(d["found"])),
+                                int(str(d["steps"])), bool(d["judges_cell"])) for d in data]
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a scenario verdicts file ({error})") from None
+
+
 def records(verdicts: list[ScenarioVerdict]) -> list[VerdictRecord]:
     """One record per scenario, variant and property: broken (with the run's length) or not;
     none for a scenario on a larger instance than the matrix's (`Scenario.judges_cell`)."""

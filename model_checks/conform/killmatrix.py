@@ -136,6 +136,38 @@ def page(profile: Profile = PROFILE) -> str:
     return render(default_rows(profile), profile, independent_rows(profile))
 
 
+def results_json(rows: Sequence[Row], independent: Sequence[Row]) -> dict[str, Any]:
+    """The kill matrix as the docs keep it (`docs/results/kill-matrix.json`): every row's
+    kills by mutant name, so pages render without running a mutant."""
+    def kills(found: Sequence[Row]) -> list[dict[str, Any]]:
+        return [{"mutant": r.mutant.name, "in_process": _as_json(r.in_process),
+                 "two_processes": _as_json(r.two_processes)} for r in found]
+
+    return {"format": "paired-caches-kill-matrix/1", "profile": repr(PROFILE),
+            "rows": kills(rows), "independent": kills(independent)}
+
+
+def rows_from_json(data: Any) -> tuple[list[Row], list[Row]]:
+    """(rows, independent rows) of `results_json`'s value; `ValueError` naming what does not
+    fit the mutant sets of this code (a mutant added or renamed since the file was written)."""
+    try:
+        found = [_decoded(data[part], mutants)
+                 for part, mutants in (("rows", MUTANTS), ("independent", REFERENCE_MUTANTS))]
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a kill-matrix results file ({error})") from None
+    return found[0], found[1]
+
+
+def _decoded(entries: list[dict[str, Any]], mutants: Sequence[ImplMutant]) -> list[Row]:
+    names = [e["mutant"] for e in entries]
+    if names != [m.name for m in mutants]:
+        raise ValueError(f"the kill matrix results name {names[:3]}..., expected the "
+                         f"mutants {[m.name for m in mutants][:3]}...: regenerate them")
+    return [Row(m, _kill_of(e["in_process"]),
+                None if e["two_processes"] is None else _kill_of(e["two_processes"]))
+            for m, e in zip(mutants, entries, strict=True)]
+
+
 def kill_text(kill: Kill | None, *, sentence: bool = False) -> str:
     """What one conformance run of a mutant came to: not run, a harness failure, survived,
     or the check that caught it with its trace length. As a kill-matrix cell (failures in

@@ -2,12 +2,14 @@
 
 `Bundle.load(root)` reads each file under `docs/results/` exactly once (the snapshot's records
 and traces, the drift lattice, each lattice run's kept outcomes, the long runs, vLLM's
-results) into one value that every page generator is handed; the answer store
-(`model_checks.answers`) is built from it once. No page reads a results file of its own.
+results, the kill matrix and the scenario suite's verdicts) into one value that every page
+generator is handed; the answer store (`model_checks.answers`) is built from it once. No
+page reads a results file of its own.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +22,21 @@ from model_checks.docs import snapshot as snap
 from model_checks.docs.lattice_nightly import LONG_RUNS, LongRun, load_kept, load_long_run
 from model_checks.docs.lattice_reach import OUTCOMES, load_outcomes
 from model_checks.docs.vllm_page import load as load_vllm
+
+KILL_MATRIX = "results/kill-matrix.json"
+"""The conformance mutants' kill matrix, as `docs` last ran it (`killmatrix.results_json`)."""
+SCENARIOS = "results/scenarios.json"
+"""The scenario suite's verdicts, as `docs` last ran it (`scenario_run.verdicts_json`)."""
+
+
+def _optional(path: Path) -> Any:
+    """A results file's JSON, None where it is absent; `SnapshotError` if unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise snap.SnapshotError(f"{path}: unreadable ({error})") from None
 
 
 @dataclass(frozen=True)
@@ -41,6 +58,10 @@ class Bundle:
     outcomes: list[dict[str, Any]]
     long_runs: tuple[LongRunData, ...]
     vllm: dict[str, Any]
+    kill_matrix: Any = None
+    """The committed kill matrix (`KILL_MATRIX`), None where absent."""
+    scenarios: Any = None
+    """The committed scenario verdicts (`SCENARIOS`), None where absent."""
 
     @classmethod
     def load(cls, root: Path) -> Bundle:
@@ -50,7 +71,8 @@ class Bundle:
             long_runs.append(LongRunData(run, entries,
                                          load_kept(root, run) if entries is not None else []))
         return cls(root, snap.load(root), lat.load(root), load_outcomes(root),
-                   tuple(long_runs), load_vllm(root))
+                   tuple(long_runs), load_vllm(root), _optional(root / KILL_MATRIX),
+                   _optional(root / SCENARIOS))
 
     @cached_property
     def answers(self) -> AnswerStore:

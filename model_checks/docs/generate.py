@@ -1,26 +1,31 @@
 """Write the generated pages, or check that the committed ones are fresh.
 
-Every page comes from the registry, the scenario suite (deterministic runs made now), the
-results snapshot under `docs/results/` (see `snapshot`), the committed drift lattice
-(`docs/results/lattice.json`, see `lattice_page`; it also fills a region of questions.md)
-and the kill matrix (the conformance mutants, run now: about 15 s, derandomized). `check`
-reports stale, missing and extra pages: an extra page is a counterexample page, a snapshot
-trace or a lattice witness that nothing generates or references any more.
+Every page comes from the registry and from the results under `docs/results/`, read once
+(`bundle.Bundle`): the results snapshot (see `snapshot`), the drift lattice and its long runs
+(see `lattice_page`; it also fills a region of questions.md), the answer store built from
+them (`model_checks.answers`, written beside the package as its data), the scenario suite's
+verdicts and the conformance mutants' kill matrix. `write` runs the last two afresh (the
+mutants through their cache) and keeps them under `docs/results/`; `check` runs no checker:
+it renders from what is committed and compares (the test suite checks the committed kill
+matrix and verdicts against fresh runs). `check` reports stale, missing and extra pages: an
+extra page is a counterexample page, a snapshot trace or a lattice witness that nothing
+generates or references any more.
 """
 
 from __future__ import annotations
 
-import functools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.conform import api_page
+from model_checks.conform.killmatrix import render as render_kill_matrix
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
 from model_checks.docs.answer_tables import property_answers
-from model_checks.docs.bundle import Bundle
+from model_checks.docs.bundle import KILL_MATRIX, SCENARIOS, Bundle
 from model_checks.docs.lattice_nightly import long_run_section
 from model_checks.docs.pages import (
     counterexample_pages,
@@ -32,7 +37,12 @@ from model_checks.docs.pages import (
 from model_checks.docs.requirements_page import requirements_page
 from model_checks.docs.vllm_page import PAGE as VLLM_PAGE
 from model_checks.docs.vllm_page import vllm_page
-from model_checks.scenario_run import replay_all
+from model_checks.scenario_run import (
+    ScenarioVerdict,
+    replay_all,
+    verdicts_from_json,
+    verdicts_json,
+)
 from spec import Drift
 
 if TYPE_CHECKING:
@@ -42,32 +52,60 @@ MANAGED = "counterexamples"
 """The folder whose every page is generated: anything else in it is extra."""
 
 
-@functools.cache
-def kill_matrix_page() -> str:
-    """docs/kill-matrix.md from a fresh run of the conformance mutants (once per process)."""
-    from model_checks.conform.killmatrix import page
+@dataclass(frozen=True)
+class Runs:
+    """What two checkers found, which pages show: the scenario suite's verdicts and the
+    conformance mutants' kill matrix (rows, independent rows)."""
 
-    return page()
+    verdicts: list[ScenarioVerdict]
+    rows: list[Row]
+    independent: list[Row]
 
+    @classmethod
+    def fresh(cls) -> Runs:
+        """Run both now (the kill matrix through its cache: `killmatrix.default_rows`)."""
+        from model_checks.conform.killmatrix import default_rows, independent_rows
 
-def _kill_rows() -> list[Row]:
-    """The kill matrix's rows (the same cached run as kill-matrix.md)."""
-    from model_checks.conform.killmatrix import default_rows
+        return cls(replay_all(), default_rows(), independent_rows())
 
-    return default_rows()
+    @classmethod
+    def committed(cls, bundle: Bundle) -> Runs:
+        """As `docs` last wrote them under docs/results/; `SnapshotError` where absent."""
+        from model_checks.conform.killmatrix import rows_from_json
+
+        if bundle.kill_matrix is None or bundle.scenarios is None:
+            raise snap.SnapshotError(f"{bundle.root / KILL_MATRIX} or {bundle.root / SCENARIOS} "
+                                     "is missing: run `python -m model_checks docs`")
+        try:
+            rows, independent = rows_from_json(bundle.kill_matrix)
+            verdicts = verdicts_from_json(bundle.scenarios)
+        except ValueError as error:
+            raise snap.SnapshotError(f"{error} (run `python -m model_checks docs`)") from None
+        return cls(verdicts, rows, independent)
+
+    def files(self) -> dict[str, str]:
+        """The results files they are kept in."""
+        from model_checks.conform.killmatrix import results_json
+
+        return {KILL_MATRIX: json.dumps(results_json(self.rows, self.independent), indent=1)
+                + "\n",
+                SCENARIOS: json.dumps(verdicts_json(self.verdicts), indent=1) + "\n"}
 
 
 ANSWERS = "../model_checks/answers/answers.json"
 """The answer store (package data), relative to the docs folder: generated with the pages."""
 
 
-def pages(root: Path, bundle: Bundle | None = None) -> dict[str, str]:
-    """Relative path -> content of every generated page (and of the answer store), from the
-    results under `root` (read once, `Bundle`); deterministic. Raises snapshot.SnapshotError
-    if the results cannot be read."""
+def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
+          ) -> dict[str, str]:
+    """Relative path -> content of every generated page (and of the answer store, the kill
+    matrix and the scenario verdicts), from the results under `root` (read once, `Bundle`)
+    and `runs` (None: as committed, so that no checker runs); deterministic. Raises
+    snapshot.SnapshotError if the results cannot be read."""
     bundle = bundle or Bundle.load(root)
+    runs = runs or Runs.committed(bundle)
     results = res.Results.of(bundle.snapshot)
-    verdicts = replay_all()
+    verdicts = runs.verdicts
     links = {drift: res.drift_links(results, drift) for drift in Drift}
     answered, legend = property_answers(bundle.answers)
     lattice = bundle.lattice
@@ -83,12 +121,13 @@ def pages(root: Path, bundle: Bundle | None = None) -> dict[str, str]:
                                {drift: res.kept_alone(bundle.answers, drift) for drift in Drift}),
         "scenarios.md": scenarios_page(verdicts),
         "notation.md": notation_page(),
-        "kill-matrix.md": kill_matrix_page(),
+        "kill-matrix.md": render_kill_matrix(runs.rows, independent=runs.independent),
         api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
-        "requirements.md": requirements_page(_kill_rows()),
+        "requirements.md": requirements_page(runs.rows),
         VLLM_PAGE: vllm_page(bundle.vllm),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
+        **runs.files(),
     }
 
 
@@ -133,7 +172,7 @@ def write(root: Path) -> list[Path]:
     """Write every page under `root`, and remove the extra ones: regenerating twice gives an
     identical tree."""
     bundle = Bundle.load(root)
-    generated = pages(root, bundle)
+    generated = pages(root, bundle, Runs.fresh())
     for name in _extra(bundle, generated):
         (root / name).unlink()
     written = []

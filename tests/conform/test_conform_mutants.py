@@ -3,6 +3,8 @@ exactly what a fresh run of both modes produces."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from model_checks.conform import mutants, reference_mutants
@@ -13,6 +15,7 @@ from model_checks.conform.killmatrix import (
     independent_rows,
     kill_rate,
     render,
+    results_json,
 )
 from model_checks.conform.mutants import MUTANTS, adapter_path
 from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
@@ -44,6 +47,9 @@ def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
     assert DEFAULT_PATH.read_text() == text, (
         "docs/kill-matrix.md is stale: run python -m model_checks.conform.killmatrix"
     )
+    committed = json.loads((DEFAULT_PATH.parent / "results" / "kill-matrix.json").read_text())
+    assert committed == results_json(rows, independent), (
+        "docs/results/kill-matrix.json is stale: run python -m model_checks docs")
 
 
 def test_conform_the_independent_set_is_disjoint_from_the_history_mutants() -> None:
