@@ -134,7 +134,7 @@ LEGEND = (
     "legend: each cell is the project's answer (model_checks/answers: the committed evidence",
     "  and this run's records, combined once; docs/invariants.md shows the same answers):",
     "  Pe   holds for every instance (all-instance proof)   vac  vacuous: cannot fail at all",
-    "  P*   holds for all depths of one instance            Pb   holds to a bound",
+    "  Pi   holds for all depths of one named instance      Pb   holds to a bound",
     "  xNC  breaks: shortest witness of N steps inside the environment, found by C",
     "       (Z Z3, H Hypothesis, E explorer, L the lattice, S a scenario, W a pair witness)",
     "  ok   no violation in the runs sampled   ?  undecided   -  not checked",

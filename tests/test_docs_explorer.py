@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.answers import load as load_answers
-from model_checks.docs.results import Results, describe, verdicts_page
+from model_checks.docs.results import Results, describe, variant_page
 from model_checks.docs.snapshot import (
     CHECKERS,
     KEPT,
@@ -90,14 +90,14 @@ def test_every_proof_is_printed_with_its_instance_and_the_explorers_with_its_gra
 
 
 def _headline(page: str, variant: str, prop: str, section: str) -> list[str]:
-    """The cells of one row of a per-environment table of verdicts.md."""
+    """The cells of one row of a per-environment table of a per-variant verdicts page."""
     part = page.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
     row = next(line for line in part.splitlines() if line.startswith(f"| {variant} | {prop} |"))
     return [c.strip() for c in row.strip("|").split("|")]
 
 
 def test_verdicts_page_has_an_explorer_column_and_the_summarys_headline() -> None:
-    page = verdicts_page(Results.of(load(DOCS)), load_answers())
+    page = variant_page(Results.of(load(DOCS)), load_answers(), "V1")
     header = ("| variant | property | expected | scenarios | Hypothesis | Z3 | explorer | "
               "answer |")
     assert header in page

@@ -49,7 +49,7 @@ def test_output_fits_in_100_columns_and_starts_with_the_summary(
 
 def test_the_legend_explains_every_code() -> None:
     text = "\n".join(LEGEND)
-    for token in ("Pe", "P*", "Pb", "vac", "xNC", "Z Z3", "H Hypothesis", "L the lattice",
+    for token in ("Pe", "Pi", "Pb", "vac", "xNC", "Z Z3", "H Hypothesis", "L the lattice",
                   "ok", "?", "-", "!", "the matrix expects"):
         assert token in text, token
     assert all(len(line) <= WIDTH for line in LEGEND)

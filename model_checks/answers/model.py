@@ -128,10 +128,10 @@ class Answer:
     def mark(self) -> str:
         """The answer in a few characters (the main job's summary): `xN` a break with an
         N-step witness; `Pe` proved for every instance (`vac` vacuous: cannot fail at all);
-        `P*` every depth of one instance; `Pb` bounded; `ok` sampled; `?` undecided."""
+        `Pi` every depth of one named instance; `Pb` bounded; `ok` sampled; `?` undecided."""
         if self.witness is not None:
             return f"x{self.witness.steps}"
         if self.verdict is Verdict.VACUOUS:
             return "vac"
-        return {None: "?", Reach.EVERY_INSTANCE: "Pe", Reach.INSTANCE: "P*",
+        return {None: "?", Reach.EVERY_INSTANCE: "Pe", Reach.INSTANCE: "Pi",
                 Reach.BOUNDED: "Pb", Reach.SAMPLED: "ok"}[self.reach]

@@ -48,8 +48,8 @@ from spec import Drift
 if TYPE_CHECKING:
     from model_checks.conform.killmatrix import Row
 
-MANAGED = "counterexamples"
-"""The folder whose every page is generated: anything else in it is extra."""
+MANAGED = ("counterexamples", res.VARIANT_PAGES)
+"""The folders whose every page is generated: anything else in them is extra."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
         ANSWERS: bundle.answers.to_json(),
         "drift-combinations.md": lat.lattice_page(lattice, bundle.outcomes, sections),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
-        "verdicts.md": res.verdicts_page(results, bundle.answers),
+        **res.verdicts_pages(results, bundle.answers),
         "invariants.md": invariants_page(verdicts, answered, legend.lines()),
         "drift.md": drift_page(verdicts, links,
                                {drift: res.kept_alone(bundle.answers, drift) for drift in Drift}),
@@ -139,9 +139,8 @@ class Problem:
 
 def _extra(bundle: Bundle, generated: dict[str, str]) -> list[str]:
     root = bundle.root
-    folder = root / MANAGED
-    found = sorted(folder.glob("*.md")) if folder.is_dir() else []
-    names = [f"{MANAGED}/{p.name}" for p in found]
+    names = [f"{managed}/{p.name}" for managed in MANAGED if (root / managed).is_dir()
+             for p in sorted((root / managed).glob("*.md"))]
     return ([n for n in names if n not in generated] + snap.orphans(root, bundle.snapshot)
             + lat.orphans(root, bundle.lattice)
             + [name for d in bundle.long_runs

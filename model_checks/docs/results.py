@@ -148,27 +148,32 @@ def _instance(record: VerdictRecord) -> str:
     return "any instance" if record.instance == "any" else record.instance
 
 
-def _z3(results: Results, cell: Key) -> str:
+def _z3(results: Results, cell: Key, prefix: str = "") -> str:
     found = results.checked(cell, (Z3_INDUCTION.record, Z3_BMC.record))
-    return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
+    return "; ".join(describe(r, _linked(results, cell, prefix)) for r in found) or "-"
 
 
-def _hypothesis(results: Results, cell: Key) -> str:
+def _hypothesis(results: Results, cell: Key, prefix: str = "") -> str:
     found = results.checked(cell, (HYPOTHESIS.record,))
-    return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
+    return "; ".join(describe(r, _linked(results, cell, prefix)) for r in found) or "-"
 
 
-def _explorer(results: Results, cell: Key) -> str:
+def _explorer(results: Results, cell: Key, prefix: str = "") -> str:
     found = results.checked(cell, (EXPLORE,))
-    return "; ".join(describe(r, results.page(cell)) for r in found) or "-"
+    return "; ".join(describe(r, _linked(results, cell, prefix)) for r in found) or "-"
 
 
-def _scenarios(results: Results, cell: Key) -> str:
+def _linked(results: Results, cell: Key, prefix: str) -> str | None:
+    page = results.page(cell)
+    return None if page is None else prefix + page
+
+
+def _scenarios(results: Results, cell: Key, prefix: str = "") -> str:
     found = results.checked(cell, (SCENARIO_CHECKER.record,))
     broken = [r for r in found if r.verdict is Verdict.COUNTEREXAMPLE]
     if broken:
         return ", ".join(
-            f"[`{name}`](counterexamples/{name}.md) ({r.counterexample_length} steps)"
+            f"[`{name}`]({prefix}counterexamples/{name}.md) ({r.counterexample_length} steps)"
             for r in broken if (name := r.detail.removeprefix("scenario "))
         )
     count = len(found)
@@ -211,18 +216,20 @@ NOT_RUN = "not run in this snapshot"
 """What a cell with no record in the snapshot shows (never a pass)."""
 
 
-def _rows(results: Results, cell: Cell, answers: AnswerStore,
-          legend: Legend) -> list[tuple[str, ...]]:
+def _rows(results: Results, cell: Cell, answers: AnswerStore, legend: Legend,
+          prefix: str = "") -> list[tuple[str, ...]]:
+    """One row per property of a cell; `prefix` makes its links relative to the page."""
     rows: list[tuple[str, ...]] = []
     for prop in PROPERTIES:
         at: Key = (cell.variant, cell.environment, prop)
         expected = cell.expectations.get(prop)
         mark = " **!**" if _contradiction(results, at, expected) else ""
-        shown = answer_cell(answers.answer(cell.variant, cell.environment, prop), legend)
+        shown = answer_cell(answers.answer(cell.variant, cell.environment, prop), legend,
+                            prefix)
         rows.append((
             cell.variant, prop, expected.value if expected else "-",
-            _scenarios(results, at), _hypothesis(results, at), _z3(results, at),
-            _explorer(results, at), shown + mark,
+            _scenarios(results, at, prefix), _hypothesis(results, at, prefix),
+            _z3(results, at, prefix), _explorer(results, at, prefix), shown + mark,
         ))
     return rows
 
@@ -293,33 +300,64 @@ def _title(env_id: str) -> str:
     return Drift(env_id).title
 
 
-def verdicts_page(results: Results, answers: AnswerStore) -> str:
-    parts = [GENERATED, "", "# Verdicts: every checker on every cell", ""]
-    parts += [
+VARIANT_PAGES = "verdicts"
+"""The folder of the per-variant verdict pages (`verdicts/V0.md`, ...), every page in it
+generated."""
+
+
+def variant_page_name(variant: str) -> str:
+    return f"{VARIANT_PAGES}/{variant}.md"
+
+
+def verdicts_pages(results: Results, answers: AnswerStore) -> dict[str, str]:
+    """verdicts.md (the overview: the summary, the contradictions, the pair cells) and one
+    page per variant (every checker on each of its cells), each readable alone."""
+    variants = sorted(dict.fromkeys(c.variant for c in EXPECTED))
+    pages = {variant_page_name(v): variant_page(results, answers, v) for v in variants}
+    return {"verdicts.md": overview_page(results, answers, variants), **pages}
+
+
+def _provenance(results: Results) -> list[str]:
+    return [
+        "", "## Where these results come from", "",
         "Rendered from the results snapshot `docs/" + RECORDS + "` (the verdict records of "
         "main-job runs, `python -m model_checks`), taken with `"
         + (results.snapshot.command or REFRESH) + "`. A main job takes minutes and its records' "
         "times vary from run to run; the snapshot keeps the pages deterministic. The main job "
-        "prints whether the snapshot still matches its verdicts.", "",
-    ]
-    parts += _legend()
+        "prints whether the snapshot still matches its verdicts."]
+
+
+def overview_page(results: Results, answers: AnswerStore, variants: list[str]) -> str:
+    parts = [GENERATED, "", "# Verdicts: every checker on every cell", ""]
+    parts.append("One page per variant, every checker on each of its cells: "
+                 + ", ".join(f"[{v}]({variant_page_name(v)})" for v in variants)
+                 + ". Each property alone, with the project's answer per variant and "
+                 "environment: `invariants.md`.")
     wrong = contradictions(results)
     parts += ["", "Cells contradicting their expectation: "
               + (", ".join(wrong) if wrong else "none") + "."]
     parts += ["", "## Overview", "",
               "The main job's summary of the snapshot, as it prints it:", "", "```text",
               *LEGEND, "", summary(results.snapshot.records, answers), "```"]
+    legend = Legend()
+    parts += pairs_section(results, answers, legend)
+    return "\n".join([*parts, *_provenance(results), *legend.lines()]) + "\n"
+
+
+def variant_page(results: Results, answers: AnswerStore, variant: str) -> str:
+    """Every checker on each cell of `variant`: one table per environment, rows by property."""
+    parts = [GENERATED, "", f"# Verdicts of {variant}: every checker on every cell", ""]
+    parts += _legend()
     headers = ("variant", "property", "expected", "scenarios", "Hypothesis", "Z3", "explorer",
                "answer")
     legend = Legend()
-    for env in dict.fromkeys(c.environment for c in EXPECTED):
+    for cell in (c for c in EXPECTED if c.variant == variant):
+        env = cell.environment
         titles = ", ".join(_title(d) for d in env) if len(env) <= 2 else ""
         heading = environment_text(env) + (f" ({titles})" if titles else "")
-        rows = [row for c in EXPECTED if c.environment == env
-                for row in _rows(results, c, answers, legend)]
+        rows = _rows(results, cell, answers, legend, prefix="../")
         parts += ["", f"## {heading}", "", table(headers, rows)]
-    parts += pairs_section(results, answers, legend)
-    return "\n".join([*parts, *legend.lines()]) + "\n"
+    return "\n".join([*parts, *_provenance(results), *legend.lines()]) + "\n"
 
 
 # -- one page per snapshot trace -------------------------------------------------------------

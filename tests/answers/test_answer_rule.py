@@ -47,7 +47,7 @@ def test_a_cell_hold_covers_its_cell_and_the_widest_hold_is_shown() -> None:
     assert store.answer("V2", ("D9",), "S1").instance == "3 requests"  # the rung: wider
     assert store.answer("V2", ("D8",), "S1").instance == "3 requests"
     alone = _store(Facts(holds=(CELL,)))
-    assert alone.answer("V2", ("D9",), "S1").mark() == "P*"
+    assert alone.answer("V2", ("D9",), "S1").mark() == "Pi"
     assert alone.answer("V2", (), "S1").verdict is Verdict.UNDECIDED  # not downward
 
 
