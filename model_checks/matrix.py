@@ -277,10 +277,40 @@ L3_WHY = ("L3 is not judged here for V1: with D7 alone, three requests of two it
           "retry after a miss missing again with no drift event in between, a run the main "
           "job's checkers did not reach, so neither a hold nor a break is claimed.")
 
-_BEYOND_THE_BOUNDS: tuple[tuple[Callable[[Variant], bool], set[str], str], ...] = (
-    (untagged, {"S1"}, BEYOND_WHY), (_cache_wins_untagged, {"L3"}, L3_WHY))
-"""Per class of variants (by knobs, as `matrix_pairs` reasons), the properties that break
-under every environment with D7 (identity reuse) past the main job's bounds, where no row
+
+
+def _reports_untagged(variant: Variant) -> bool:
+    """V1 and V2: P0 asserts under D7 (no late-miss reprocessing) and misses are reported."""
+    return untagged(variant) and variant.reports_misses
+
+
+def _reports(variant: Variant) -> bool:
+    return variant.reports_misses
+
+
+REUSE_WHY = ("L1 and L2 are not judged here for V1 and V2: with D7 alone, five requests on a "
+             "budget of 3 with a size per content (docs/results/every-instance/V2_D7_L1.json, "
+             "18 steps; _L2, 20 steps) make P0's assertion re-record an identity it owes after "
+             "a miss, so the retry references it (L1) and misses it again (L2), a run the main "
+             "job's checkers did not reach.")
+REJECTED_WHY = ("L3 is not judged here for V1-V3: with D2 alone, five requests of two items "
+                "(docs/results/every-instance/V2_D2_L3.json, 20 steps) leave a retry missing "
+                "again with no drift event after the miss, a run the main job's checkers did "
+                "not reach.")
+TWO_FRONT_ENDS_WHY = ("L2 is not judged here for V1-V3: with two front ends (D5) alone, six "
+                      "one-item requests on a budget of 3 with sizes 2, 2 and 3 "
+                      "(docs/results/every-instance/V2_D5_L2.json, 27 steps) let the other "
+                      "front end's traffic evict at P1 what a request of the retry's front "
+                      "end re-recorded, so the retry references it and misses it again, a "
+                      "run the main job's checkers did not reach.")
+
+_BEYOND_THE_BOUNDS: tuple[tuple[str, Callable[[Variant], bool], set[str], str], ...] = (
+    ("D7", untagged, {"S1"}, BEYOND_WHY), ("D7", _cache_wins_untagged, {"L3"}, L3_WHY),
+    ("D7", _reports_untagged, {"L1", "L2"}, REUSE_WHY), ("D2", _reports, {"L3"}, REJECTED_WHY),
+    ("D5", _reports, {"L2"}, TWO_FRONT_ENDS_WHY))
+"""Per drift source and class of variants (by knobs, as `matrix_pairs` reasons), the
+properties that break under every environment with that source past the main job's bounds
+(the all-instance witnesses of `smt.prove.parametric_witness_liveness` for L1-L3), where no row
 already expects them to break: V2's S1 (V0 and V1 break it within the bounds) breaks under D7
 alone four requests deep on a budget of 3 with a size per content (11 steps, two requests
 failed by P0's assertion leaving the shadow updated for requests P1 never sees:
@@ -296,19 +326,16 @@ cell's `why` (`beyond_the_bounds`)."""
 def beyond_the_bounds(variant: str, env: tuple[str, ...], broken: set[str]) -> set[str]:
     """The properties of `variant` under `env` not judged because they break past the main
     job's bounds (`_BEYOND_THE_BOUNDS`), those the row expects to break left out."""
-    if Drift.D7.value not in env:
-        return set()
     found = variant_named(variant)
-    return {p for member, props, _ in _BEYOND_THE_BOUNDS if member(found) for p in props} - broken
+    return {p for source, member, props, _ in _BEYOND_THE_BOUNDS
+            if source in env and member(found) for p in props} - broken
 
 
 def beyond_why(variant: str, env: tuple[str, ...], broken: set[str]) -> str:
     """Why the properties `beyond_the_bounds` names are not judged, one sentence each."""
-    if Drift.D7.value not in env:
-        return ""
     found = variant_named(variant)
-    return " ".join(why for member, props, why in _BEYOND_THE_BOUNDS
-                    if member(found) and props - broken)
+    return " ".join(why for source, member, props, why in _BEYOND_THE_BOUNDS
+                    if source in env and member(found) and props - broken)
 
 _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 """Where L3/L4 at `WIDER_IN_FLIGHT` unfinished requests differ from the cell's verdict at

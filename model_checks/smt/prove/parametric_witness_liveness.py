@@ -16,6 +16,11 @@ and the lattice takes its committed trace as evidence (checker "scenarios").
   which a rejection breaks; with no drift event after the miss, the retry still sends a
   reference whose entry P1 evicted while P0 (its order changed by requests P1 never saw)
   kept it. Five requests of two items, budget 2.
+- Two front ends (D5), V1, V2 and V3, L2: after front end 0's request misses c, its retry
+  carries c's data, but another request of front end 0 has re-recorded c (a payload, which
+  excuses L1) and front end 1's traffic has made P1 evict it, so the retry, sending c as a
+  reference, is answered with a miss for c again. Six one-item requests, budget 3, sizes
+  2, 2 and 3 bytes (found by a random search of the spec, then shortened).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from spec import V1, V2, V3, Config, Content, ItemSize, Trace, Variant, by_id, e
 from spec.state import ClientItem
 from spec.transitions import (
     Action,
+    ClearBoth,
     P0Handle,
     P0HandleRejected,
     P0ReceiveReply,
@@ -103,12 +109,27 @@ _D2_ACTIONS: tuple[Action, ...] = (
     P0ReceiveReply(), Retry(1), P0Handle(1), P1Receive(0),  # its retry misses c
 )
 
+_D5 = Config(identities=("a", "b", "c"), budget=3, variant=V2, environment=environment("D5"),
+             max_items=2, max_requests=6, front_ends=2,
+             sizes=tuple(ItemSize(Content(i, 0), n, n) for i, n in (("a", 2), ("b", 2),
+                                                                    ("c", 3))))
+_D5_ACTIONS: tuple[Action, ...] = (
+    Submit((_item("b", data=False),)), Submit((_item("b"),), 1), P0Handle(0),
+    Submit((_item("c"),)), P0Handle(2), P0Handle(1), P1Receive(0), P0ReceiveReply(),
+    Submit((_item("c"),)), P0Handle(3), P1Receive(0), P1Receive(0),  # 3 misses c
+    P0ReceiveReply(), Submit((_item("b"),), 1), P0ReceiveReply(), Submit((_item("c"),)),
+    ClearBoth(), P0Handle(5), P0Handle(4), Retry(3), P1Receive(0), P1Receive(0), P0Handle(3),
+    P0ReceiveReply(), P0ReceiveReply(), P1Receive(0), P0ReceiveReply(),  # the retry misses c
+)
+
 WITNESSES: tuple[Witness, ...] = (
     Witness("reuse-l1", "L1", (V1, V2), _D7, _D7_ACTIONS, _UNSENT),
     Witness("reuse-l2", "L2", (V1, V2), _D7,
             (*_D7_ACTIONS, P1Receive(0), P0ReceiveReply()), _UNSENT),
     Witness("rejected-l3", "L3", (V1, V2, V3), _D2, _D2_ACTIONS,
             "the mirror does not apply (D2: a key P1 never saw)"),
+    Witness("two-front-ends-l2", "L2", (V1, V2, V3), _D5, _D5_ACTIONS,
+            "the mirror does not apply (D5: a second shadow)"),
 )
 
 
