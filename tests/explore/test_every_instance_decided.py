@@ -1,8 +1,8 @@
-"""The committed lattice (`docs/results/lattice.json`) decides S1, S2, S3, H1 and L1 of every
-and L2 of every variant, and L3 but for the environments `REMAINING` names, for all 2^11 environments,
-for every instance: each environment is above a replayed break or below an all-instance
-proof; no proof lies above a break; S2 holds everywhere by a proof under every source; and
-the page says so (`docs/drift-combinations.md`)."""
+"""The committed lattice (`docs/results/lattice.json`) decides S1, S2, S3, H1, L1 and L2 of
+every variant, and L3 but for the environments `REMAINING` names, for all 2^11
+environments, for every instance: each environment is above a replayed break or below an
+all-instance proof; no proof lies above a break; S2 holds everywhere by a proof under every
+source; and the page says so (`docs/drift-combinations.md`)."""
 
 from __future__ import annotations
 
