@@ -24,7 +24,7 @@ def _entries() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 REMAINING: dict[tuple[str, str], list[list[str]]] = {
-    ("V1", "L3"): [["D3"], ["D4"], ["D10"]], ("V2", "L3"): [["D3"], ["D4"], ["D7"], ["D10"]],
+    ("V1", "L3"): [["D3"], ["D4"], ["D10"]], ("V2", "L3"): [["D3"], ["D4"], ["D10"]],
     ("V3", "L3"): [["D3"], ["D4"], ["D10"]],
 }
 """The smallest environments that stay bounded: no all-instance proof (the mirror does not

@@ -12,6 +12,11 @@ and the lattice takes its committed trace as evidence (checker "scenarios").
   insert of h evicts x, so P0 asserts with h recorded and nothing sent. After a miss on h,
   a second such request re-records h; the retry then sends h as a reference (L1) and P1,
   which never saw it, misses it again (L2). Five requests, two identities, budget 3.
+- Identity reuse alone (D7), V1 and V2, L3: the same unsent record, with no drift event
+  after the miss. Every submit of a second content happens before it; after it, a request
+  of first contents (h@0, x@0) fits the budget, but x's entry is x@1's larger size, so the
+  insert of h evicts x, P0 asserts with h recorded, and the retry references h and misses.
+  Five requests, three identities, budget 3, a size per content.
 - A rejected request alone (D2), V1, V2 and V3, L3: the certificates of L3 need the mirror,
   which a rejection breaks; with no drift event after the miss, the retry still sends a
   reference whose entry P1 evicted while P0 (its order changed by requests P1 never saw)
@@ -98,6 +103,18 @@ _D7_ACTIONS: tuple[Action, ...] = (
 )
 _UNSENT = "P0 records a payload it does not send"
 
+_D7_L3_SIZES = {("h", 0): 2, ("h", 1): 1, ("x", 0): 1, ("x", 1): 2, ("y", 0): 1, ("y", 1): 3}
+_D7_L3 = replace(_D7, identities=("h", "x", "y"),
+                 sizes=tuple(ItemSize(Content(i, v), n, n) for (i, v), n in _D7_L3_SIZES.items()))
+_D7_L3_ACTIONS: tuple[Action, ...] = (
+    Submit((_item("y", 1),)), P0Handle(0), P1Receive(0), P0ReceiveReply(),
+    Submit((_item("h", 1), _item("y"))), P0Handle(1),  # h@1 recorded, y evicted: P0 asserts
+    Submit((_item("x", 1),)), P0Handle(2), P1Receive(0), P0ReceiveReply(),
+    Submit((_item("h", 1, data=False),)), P0Handle(3), P1Receive(0),  # the miss: watched
+    P0ReceiveReply(), Submit((_item("h"), _item("x"))), P0Handle(4),  # no event: version 0
+    Retry(3), P0Handle(3), P1Receive(0),  # the retry references h@0's entry: a miss
+)
+
 _D2 = Config(identities=("a", "b", "c"), budget=2, variant=V2,
              environment=environment("D2"), max_items=2, max_requests=5)
 _D2_ACTIONS: tuple[Action, ...] = (
@@ -126,6 +143,8 @@ WITNESSES: tuple[Witness, ...] = (
     Witness("reuse-l1", "L1", (V1, V2), _D7, _D7_ACTIONS, _UNSENT),
     Witness("reuse-l2", "L2", (V1, V2), _D7,
             (*_D7_ACTIONS, P1Receive(0), P0ReceiveReply()), _UNSENT),
+    Witness("reuse-l3", "L3", (V1, V2), _D7_L3, _D7_L3_ACTIONS,
+            "the mirror does not apply (P0's assertion: a key P1 never saw)"),
     Witness("rejected-l3", "L3", (V1, V2, V3), _D2, _D2_ACTIONS,
             "the mirror does not apply (D2: a key P1 never saw)"),
     Witness("two-front-ends-l2", "L2", (V1, V2, V3), _D5, _D5_ACTIONS,
