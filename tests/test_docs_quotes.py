@@ -1,6 +1,7 @@
 """Hand-written pages quote verdicts the results snapshot holds: every `VARIANTS ENV PROP
 holds|breaks` span of docs/*.md (not generated) and README.md is checked against
-docs/results/records.json, and a wrong or malformed quote is caught."""
+docs/results/records.json and the drift lattice's replayed breaks
+(docs/results/lattice.json), and a wrong or malformed quote is caught."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from model_checks import cli
 from model_checks.docs import generate
-from model_checks.docs.quotes import check_quotes, judge, quotes_in
+from model_checks.docs.quotes import check_quotes, judge, lattice_breaking, quotes_in
 from model_checks.docs.snapshot import load
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -33,6 +34,19 @@ def test_a_quote_the_snapshot_does_not_hold_is_caught() -> None:
     assert {p.text for p in wrong} == {"all D1 H1 holds", "V1-V3 D2 L1 holds"}
     assert all("counterexample for" in p.why for p in wrong)
     assert len(wrong) == 4 + 3  # every variant that contradicts is named
+
+
+def test_a_bounded_hold_that_a_larger_instance_breaks_is_caught() -> None:
+    """The snapshot's instance holds L3 under D2 (its records say so), but the drift lattice
+    has a replayed break five requests deep: "holds" is wrong, "breaks" is right."""
+    records, breaking = load(DOCS).records, lattice_breaking(DOCS)
+    page = "`V2 D2 L3 holds` and `V2 D2 L3 breaks` and `V2 D3 L1 holds`\n"
+    found, _ = quotes_in("page.md", page)
+    snapshot_only = [p for q in found for p in judge(q, records)]
+    assert [p.text for p in snapshot_only] == ["V2 D2 L3 breaks"]
+    wrong = [p for q in found for p in judge(q, records, breaking)]
+    assert [p.text for p in wrong] == ["V2 D2 L3 holds"]
+    assert "drift lattice breaks it for V2 under D2" in wrong[0].why
 
 
 def test_a_malformed_or_unknown_quote_is_a_problem_not_skipped() -> None:
