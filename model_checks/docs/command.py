@@ -61,7 +61,8 @@ def _check_docs(root: Path) -> int:
 
 
 def _check_quotes(root: Path) -> int:
-    """Print every verdict quote the snapshot does not hold; return how many."""
+    """Print every verdict quote the snapshot or the drift lattice does not hold; return how
+    many."""
     from model_checks.docs import snapshot
     from model_checks.docs.quotes import check_quotes
 
@@ -69,5 +70,6 @@ def _check_quotes(root: Path) -> int:
     for bad in wrong:
         print(f"quote: {bad} (correct the page, or the snapshot: {snapshot.REFRESH})")
     if not wrong:
-        print(f"{root}: {count} verdict quotes of hand-written pages hold in the snapshot")
+        print(f"{root}: {count} verdict quotes of hand-written pages hold in the snapshot "
+              "and the drift lattice")
     return len(wrong)
