@@ -99,7 +99,9 @@ ALWAYS = (
     "request recorded stay in the shadow, never sent, and the system goes on. L2 breaks "
     "wherever P0 can re-record a missed identity before the retry (another request's payload, "
     "a rejection, a split or failed update) and P1 then lacks it when the retry's reference "
-    "arrives."
+    "arrives. L4 is judged with R = 2 retries, the instance's; how many retries recovery "
+    "needs for any R, and where no R is enough, is model_checks.retries' theorem "
+    "(docs/questions.md, section 5)."
 )
 
 # Per environment: the properties each variant must break (every other property of PROPERTIES
