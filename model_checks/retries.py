@@ -39,16 +39,29 @@ every R a request ends as a miss after R retries in every variant that reports m
 before each of its attempts another request re-sends the item's payload, P0 re-records it,
 and the attempt references what P1 never held (`standing_drift_run`, replayed for R = 1..6).
 
-`undisturbed_retry_missed` is the theorem as a trace monitor; the tests run it on sampled
-runs within `ENVIRONMENT` and show it fails on the D9 sanity run.
+`undisturbed_retry_missed` is the theorem as a trace monitor (`advance` its step); `search`
+runs it over every reachable state of an instance. The tests run both within `ENVIRONMENT`
+(exhaustively on a small instance, sampled on larger ones) and show they fail under D9.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from spec import V2, Config, Content, ItemSize, Trace, Variant, environment
+from spec import (
+    V2,
+    Config,
+    Content,
+    ItemSize,
+    Trace,
+    Variant,
+    enabled,
+    environment,
+    initial,
+    step,
+)
 from spec.state import ClientItem, State
 from spec.transitions import (
     Action,
@@ -81,9 +94,10 @@ class Claim:
 THEOREM = Claim(
     "undisturbed attempt", "an undisturbed attempt that misses is followed by a successful "
     "one", ("V1", "V2", "V3"), ENVIRONMENT,
-    "proved by hand for every instance (this module's docstring); checked by "
-    "`undisturbed_retry_missed` on sampled spec runs "
-    "(tests/test_retries.py::test_no_undisturbed_attempt_is_followed_by_a_miss)")
+    "proved by hand for every instance (this module's docstring); checked in every run of "
+    "two requests of up to two items, identities a, b, budget 2, 2 retries, per source "
+    "(`search`; tests/test_retries.py::test_the_theorem_holds_in_every_run_of_a_small_"
+    "instance) and on sampled runs of five requests (`undisturbed_retry_missed`)")
 COROLLARY = Claim(
     "retries needed", "with at most k disturbed attempts a request succeeds within k + 1 "
     "retries (R >= k + 1), unless P0's assertion fails it (V1, V2 under D6)",
@@ -120,31 +134,40 @@ def disturbed(action: Action, rid: int, before: State, after: State) -> bool:
     return changed and not _own(action, rid, before)
 
 
-@dataclass
-class _Attempts:
-    """Per request: whether its previous attempt missed, and whether the windows of its
-    previous and current attempts are still undisturbed."""
+Memory = tuple[tuple[int, bool, bool, bool], ...]
+"""The monitor's bookkeeping, per request seen (sorted by rid): whether its previous attempt
+missed, and whether the windows of its previous and current attempts are undisturbed."""
 
-    previous_missed: bool = False
-    previous_clean: bool = False
-    current_clean: bool = False
+
+def advance(memory: Memory, before: State, action: Action,
+            after: State) -> tuple[Memory, bool | None]:
+    """The monitor's step: its new memory, and, at a delivery that follows an undisturbed
+    missed attempt of the same request, whether it missed (None at any other step)."""
+    rows = {rid: [missed, prev, cur] for rid, missed, prev, cur in memory}
+    for rid, row in rows.items():
+        if disturbed(action, rid, before, after):
+            row[1] = row[2] = False
+    outcome = None
+    delivery = after.last_delivery if isinstance(action, P1Receive) else None
+    if delivery is not None:
+        row = rows.setdefault(delivery.message.rid, [False, False, False])
+        if row[0] and row[1]:
+            outcome = bool(delivery.missed)
+        row[0] = bool(delivery.missed)
+    if len(after.to_engine) > len(before.to_engine):  # an attempt sent: its window opens
+        row = rows.setdefault(after.to_engine[-1].rid, [False, False, False])
+        row[1], row[2] = row[2], True
+    return tuple((rid, r[0], r[1], r[2]) for rid, r in sorted(rows.items())), outcome
 
 
 def recoveries(trace: Trace) -> Iterator[tuple[int, bool]]:
     """Each delivery of an attempt that follows an undisturbed missed attempt of the same
     request: its step and whether it missed (the theorem says never)."""
-    watch: dict[int, _Attempts] = {}
+    memory: Memory = ()
     for number, before, action, after in trace.transitions():
-        for rid, attempts in watch.items():
-            if disturbed(action, rid, before, after):
-                attempts.previous_clean = attempts.current_clean = False
-        delivery = after.last_delivery if isinstance(action, P1Receive) else None
-        if delivery is not None:
-            attempts = watch.setdefault(delivery.message.rid, _Attempts())
-            if attempts.previous_missed and attempts.previous_clean:
-                yield number, bool(delivery.missed)
-            attempts.previous_missed = bool(delivery.missed)
-        _note_send(watch, before, after)
+        memory, outcome = advance(memory, before, action, after)
+        if outcome is not None:
+            yield number, outcome
 
 
 def undisturbed_retry_missed(trace: Trace) -> int | None:
@@ -153,13 +176,51 @@ def undisturbed_retry_missed(trace: Trace) -> int | None:
     return next((number for number, missed in recoveries(trace) if missed), None)
 
 
-def _note_send(watch: dict[int, _Attempts], before: State, after: State) -> None:
-    """A new attempt sent: the current window becomes the previous one, a clean one opens."""
-    if len(after.to_engine) <= len(before.to_engine) or not after.to_engine:
-        return
-    rid = after.to_engine[-1].rid
-    attempts = watch.setdefault(rid, _Attempts())
-    attempts.previous_clean, attempts.current_clean = attempts.current_clean, True
+@dataclass(frozen=True)
+class Search:
+    """An exhaustive search of an instance for the theorem: the (state, memory) pairs
+    visited, how many deliveries reached its premise, and a run that violates it (empty if
+    none)."""
+
+    states: int
+    premises: int
+    violation: tuple[Action, ...]
+
+
+def search(config: Config, max_states: int = 200_000) -> Search:
+    """Every reachable (state, monitor memory) of `config`, breadth-first; raises
+    OverflowError past `max_states` (an instance too large to answer)."""
+    start: tuple[State, Memory] = (initial(config), ())
+    parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None] = {
+        start: None}
+    queue, premises = deque([start]), 0
+    while queue:
+        node = queue.popleft()
+        for action in enabled(config, node[0]):
+            after = step(config, node[0], action)
+            memory, outcome = advance(node[1], node[0], action, after)
+            premises += outcome is not None
+            nxt = (after, memory)
+            if nxt in parent:
+                continue
+            parent[nxt] = (node, action)
+            if outcome:
+                return Search(len(parent), premises, _path(parent, nxt))
+            if len(parent) > max_states:
+                raise OverflowError(f"more than {max_states} states")
+            queue.append(nxt)
+    return Search(len(parent), premises, ())
+
+
+def _path(parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None],
+          node: tuple[State, Memory]) -> tuple[Action, ...]:
+    steps: list[Action] = []
+    link = parent[node]
+    while link is not None:
+        node, action = link
+        steps.append(action)
+        link = parent[node]
+    return tuple(reversed(steps))
 
 
 # -- the standing-drift family -----------------------------------------------------------------

@@ -1,7 +1,8 @@
 """L4 as a theorem about retries (`model_checks.retries`): the undisturbed-attempt theorem
-holds on sampled spec runs within its environment, its monitor fails where the theorem's
-assumptions fail (size skew), the break of L3 with no drift event is a disturbed attempt,
-and under size skew alone no number of retries is enough."""
+holds in every run of a small instance and on sampled runs of larger ones within its
+environment, its monitor fails where the theorem's assumptions fail (size skew), the break
+of L3 with no drift event is a disturbed attempt, and under size skew alone no number of
+retries is enough."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from model_checks.retries import (
     ENVIRONMENT,
     recoveries,
+    search,
     standing_drift_config,
     standing_drift_run,
     undisturbed_retry_missed,
@@ -91,6 +93,34 @@ def test_no_sampled_run_contradicts_the_theorem_where_its_premise_is_rare(
     other requests in flight, which disturb the attempt: the sampled runs hold no
     contradiction, and rarely (here: never) reach the premise; the proof covers them."""
     _premises(variant, drift)
+
+
+def _small(variant: Variant, drift: tuple[str, ...]) -> Config:
+    """Two requests of up to two items over identities a, b, budget 2, 2 retries (b is 2
+    bytes at P1 under D9, the whole budget)."""
+    skew = "D9" in drift
+    sizes = tuple(ItemSize(Content(i, 0), 1, 2 if skew and i == "b" else 1) for i in "ab")
+    return Config(identities=("a", "b"), budget=2, sizes=sizes, variant=variant,
+                  environment=environment(*drift), max_items=2, max_requests=2)
+
+
+@pytest.mark.parametrize("variant", [V1, V2, V3])
+@pytest.mark.parametrize("source", ENVIRONMENT)
+def test_the_theorem_holds_in_every_run_of_a_small_instance(variant: Variant,
+                                                            source: str) -> None:
+    """Exhaustively, for each source the theorem allows (every reachable state paired with
+    the monitor's memory); the premise is reached wherever a miss can follow an undisturbed
+    send (every source but D1, whose reordering needs a second message in flight, and D11)."""
+    found = search(_small(variant, (source,)))
+    assert found.violation == ()
+    assert (found.premises > 0) == (source not in ("D1", "D11"))
+
+
+@pytest.mark.parametrize("variant", [V1, V2])
+def test_the_exhaustive_search_finds_the_size_skew_break(variant: Variant) -> None:
+    found = search(_small(variant, ("D9",)))
+    assert len(found.violation) == 11
+    assert undisturbed_retry_missed(run(_small(variant, ("D9",)), found.violation)) == 11
 
 
 def _skewed_retry() -> tuple[Config, tuple[object, ...]]:
