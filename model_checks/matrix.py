@@ -294,6 +294,12 @@ REJECTED_WHY = ("L3 is not judged here for V1-V3: with D2 alone, five requests o
                 "(docs/results/every-instance/V2_D2_L3.json, 20 steps) leave a retry missing "
                 "again with no drift event after the miss, a run the main job's checkers did "
                 "not reach.")
+ONE_SIDED_WHY = ("L3 is not judged here for V1-V3: once P1 alone has lost a key (D3, D4 or "
+                 "D10, before the miss), six requests of two items with three unfinished "
+                 "(docs/results/every-instance/V2_D3_L3.json, 28 steps) make P1 fuller than "
+                 "P0 after the miss reply, so P1 evicts what the retry references while P0 "
+                 "keeps it, with no drift event after the miss: a run the main job's "
+                 "checkers did not reach.")
 TWO_FRONT_ENDS_WHY = ("L2 is not judged here for V1-V3: with two front ends (D5) alone, six "
                       "one-item requests on a budget of 3 with sizes 2, 2 and 3 "
                       "(docs/results/every-instance/V2_D5_L2.json, 27 steps) let the other "
@@ -304,7 +310,8 @@ TWO_FRONT_ENDS_WHY = ("L2 is not judged here for V1-V3: with two front ends (D5)
 _BEYOND_THE_BOUNDS: tuple[tuple[str, Callable[[Variant], bool], set[str], str], ...] = (
     ("D7", untagged, {"S1"}, BEYOND_WHY), ("D7", _reports_untagged, {"L3"}, L3_WHY),
     ("D7", _reports_untagged, {"L1", "L2"}, REUSE_WHY), ("D2", _reports, {"L3"}, REJECTED_WHY),
-    ("D5", _reports, {"L2"}, TWO_FRONT_ENDS_WHY))
+    ("D5", _reports, {"L2"}, TWO_FRONT_ENDS_WHY),
+    *(((source, _reports, {"L3"}, ONE_SIDED_WHY)) for source in ("D3", "D4", "D10")))
 """Per drift source and class of variants (by knobs, as `matrix_pairs` reasons), the
 properties that break under every environment with that source past the main job's bounds
 (the all-instance witnesses of `smt.prove.parametric_witness_liveness` for L1-L3), where no row
@@ -331,8 +338,8 @@ def beyond_the_bounds(variant: str, env: tuple[str, ...], broken: set[str]) -> s
 def beyond_why(variant: str, env: tuple[str, ...], broken: set[str]) -> str:
     """Why the properties `beyond_the_bounds` names are not judged, one sentence each."""
     found = variant_named(variant)
-    return " ".join(why for source, member, props, why in _BEYOND_THE_BOUNDS
-                    if source in env and member(found) and props - broken)
+    return " ".join(dict.fromkeys(why for source, member, props, why in _BEYOND_THE_BOUNDS
+                                  if source in env and member(found) and props - broken))
 
 _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 """Where L3/L4 at `WIDER_IN_FLIGHT` unfinished requests differ from the cell's verdict at

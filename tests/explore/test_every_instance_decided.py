@@ -1,8 +1,8 @@
-"""The committed lattice (`docs/results/lattice.json`) decides S1, S2, S3, H1, L1 and L2 of
-every variant, and L3 but for the environments `REMAINING` names, for all 2^11
-environments, for every instance: each environment is above a replayed break or below an
-all-instance proof; no proof lies above a break; S2 holds everywhere by a proof under every
-source; and the page says so (`docs/drift-combinations.md`)."""
+"""The committed lattice (`docs/results/lattice.json`) decides S1, S2, S3, H1, L1, L2 and L3
+of every variant for all 2^11 environments, for every instance: each environment is above a
+replayed break or below an all-instance proof, none is left bounded; no proof lies above a
+break; S2 holds everywhere by a proof under every source; and the page says so
+(`docs/drift-combinations.md`)."""
 
 from __future__ import annotations
 
@@ -23,23 +23,13 @@ def _entries() -> dict[tuple[str, str], dict[str, Any]]:
     return {(e["variant"], e["property"]): e for e in data if "every_instance" in e}
 
 
-REMAINING: dict[tuple[str, str], list[list[str]]] = {
-    ("V1", "L3"): [["D3"], ["D4"], ["D10"]], ("V2", "L3"): [["D3"], ["D4"], ["D10"]],
-    ("V3", "L3"): [["D3"], ["D4"], ["D10"]],
-}
-"""The smallest environments that stay bounded: no all-instance proof (the mirror does not
-apply with one-sided clears or restarts) and no break found in a larger
-instance yet. Every other liveness answer is decided for every instance."""
-
-
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 @pytest.mark.parametrize("prop", decided_properties())
 def test_every_environment_is_decided_for_every_instance(variant: str, prop: str) -> None:
     answer = _entries()[variant, prop]["every_instance"]
     assert answer["environments"] == 2 ** len(DRIFT_IDS)
-    assert answer["smallest_remaining"] == REMAINING.get((variant, prop), [])
-    assert answer["remaining_is_interval"]
-    assert answer["breaking"] + answer["proved"] + answer["remaining"] == answer["environments"]
+    assert answer["remaining"] == 0
+    assert answer["breaking"] + answer["proved"] == answer["environments"]
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)

@@ -21,6 +21,12 @@ and the lattice takes its committed trace as evidence (checker "scenarios").
   which a rejection breaks; with no drift event after the miss, the retry still sends a
   reference whose entry P1 evicted while P0 (its order changed by requests P1 never saw)
   kept it. Five requests of two items, budget 2.
+- One-sided clear (D3), reset after P0's clear (D4) or restart (D10) alone, V1, V2 and V3,
+  L3: once P1 has lost k, a request referencing k and g misses k; before P0 takes that
+  reply, other requests evict k from the shadow and re-send its payload, so P1 caches k,
+  and the reply then drops k on P0 alone. P1, fuller than P0 from then on, evicts g where
+  P0 keeps it, and the retry references g and misses, with no drift event after the first
+  miss. Six requests of two items, three unfinished, budget 3 (28-29 steps).
 - Two front ends (D5), V1, V2 and V3, L2: after front end 0's request misses c, its retry
   carries c's data, but another request of front end 0 has re-recorded c (a payload, which
   excuses L1) and front end 1's traffic has made P1 evict it, so the retry, sending c as a
@@ -41,10 +47,14 @@ from spec.state import ClientItem
 from spec.transitions import (
     Action,
     ClearBoth,
+    P0ClearForReset,
     P0Handle,
     P0HandleRejected,
     P0ReceiveReply,
+    P1Clear,
     P1Receive,
+    P1Reset,
+    P1Restart,
     Retry,
     Submit,
 )
@@ -139,6 +149,31 @@ _D5_ACTIONS: tuple[Action, ...] = (
     P0ReceiveReply(), P0ReceiveReply(), P1Receive(0), P0ReceiveReply(),  # the retry misses c
 )
 
+def _both(*identities: str) -> tuple[ClientItem, ...]:
+    return tuple(_item(i) for i in identities)
+
+
+_ONE_SIDED = Config(identities=("k", "g", "y", "c", "d"), budget=3, variant=V2,
+                    environment=environment("D3"), max_items=2, max_requests=6,
+                    max_in_flight=3)
+
+
+def _one_sided_actions(loses_k: tuple[Action, ...]) -> tuple[Action, ...]:
+    """After `loses_k` leaves k in P0's shadow only (P0: k, g, y; P1: g, y), request 2
+    references k and g and misses k; before P0 takes that reply, two requests evict k from
+    the shadow and re-send its payload, so P1 caches k, which the reply then drops on P0
+    alone: P1 is fuller than P0, and a request of two new items evicts g on P1 only. The
+    retry references g and misses, with no drift event after the first miss."""
+    return (*loses_k, Submit(_both("g", "y")), P0Handle(1), P1Receive(0), P0ReceiveReply(),
+            Submit(_both("k", "g")), P0Handle(2), Submit(_both("c", "d")), P0Handle(3),
+            P1Receive(0), P1Receive(0), Submit(_both("g", "k")), P0Handle(4), P1Receive(0),
+            P0ReceiveReply(), P0ReceiveReply(), P0ReceiveReply(),
+            Submit(_both("y", "c")), P0Handle(5), P1Receive(0), P0ReceiveReply(),
+            Retry(2), P0Handle(2), P1Receive(0))
+
+
+_K_SENT: tuple[Action, ...] = (Submit(_both("k")), P0Handle(0), P1Receive(0), P0ReceiveReply())
+
 WITNESSES: tuple[Witness, ...] = (
     Witness("reuse-l1", "L1", (V1, V2), _D7, _D7_ACTIONS, _UNSENT),
     Witness("reuse-l2", "L2", (V1, V2), _D7,
@@ -147,6 +182,16 @@ WITNESSES: tuple[Witness, ...] = (
             "the mirror does not apply (P0's assertion: a key P1 never saw)"),
     Witness("rejected-l3", "L3", (V1, V2, V3), _D2, _D2_ACTIONS,
             "the mirror does not apply (D2: a key P1 never saw)"),
+    Witness("one-sided-clear-l3", "L3", (V1, V2, V3), _ONE_SIDED,
+            _one_sided_actions((*_K_SENT, P1Clear())),
+            "the mirror does not apply (D3: P1 cleared alone)"),
+    Witness("reset-l3", "L3", (V1, V2, V3), replace(_ONE_SIDED, environment=environment("D4")),
+            _one_sided_actions((P0ClearForReset(), *_K_SENT, P1Reset())),
+            "the mirror does not apply (D4: P1 reset after P0's clear)"),
+    Witness("restart-l3", "L3", (V1, V2, V3),
+            replace(_ONE_SIDED, environment=environment("D10")),
+            _one_sided_actions((*_K_SENT, P1Restart())),
+            "the mirror does not apply (D10: P1 restarted)"),
     Witness("two-front-ends-l2", "L2", (V1, V2, V3), _D5, _D5_ACTIONS,
             "the mirror does not apply (D5: a second shadow)"),
 )
