@@ -132,19 +132,21 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "(H1; V0 crashes). L1 breaks: after a miss dropped h, a rejected request re-records h "
      "without sending it, and the client's retry then sends h as a reference; P1 never saw h, "
      "so the retry is answered with a miss for h again (L2). L4 breaks: three rejections "
-     "defeat two retries. L3 holds: a rejection is a drift event."),
+     "defeat two retries. L3 holds within the bounds only: a rejection before the miss is no "
+     "event after it, and breaks it in a larger instance (below)."),
     (("D3",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "One-sided clear: P1 cleared alone while P0 still says hit (H1; V0 crashes); clearing P0 "
      "alone is safe. L2 breaks: after the miss on a, another request re-records a with its "
      "payload, P1 is cleared again, and the retry's reference to a misses. L4 breaks: three "
-     "P1 clears, each after another request re-recorded the identity, defeat two retries. L3 "
-     "holds: every clear is a drift event. L1 holds: clears only remove keys."),
+     "P1 clears, each after another request re-recorded the identity, defeat two retries. L1 "
+     "holds: clears only remove keys. L3 holds within the bounds only: a clear before the "
+     "miss is no event after it, and breaks it in a larger instance (below)."),
     (("D4",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "Clear racing in-flight requests: P0 clears, requests handled before P1's reset are "
      "cached by P1 and then wiped while P0 still records them (H1; V0 crashes). L4 breaks "
      "with two events per wipe: three clear/reset pairs defeat two retries (the machines "
      "allow 2(R+1) = 6 events per run); L2 breaks with a wipe between the re-recording "
-     "payload and the retry, as for D3. L1, L3 hold as for D3."),
+     "payload and the retry, as for D3. L1 holds and L3 is judged as for D3."),
     (("D5",), dict(V0=CRASH, V1="H1 L3", V2="H1 L3", V3="H1 L3"),
      "Two front ends share P1: one front end's payloads evict another's entries from P1 only "
      "(H1; V0 crashes). This drift is a configuration, not an event, so L3's premise holds "
@@ -205,7 +207,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "retry, so the request misses c three times with no drift event at all."),
     (("D10",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "Process restart: P1's restart loses its cache while P0 says hit (H1; V0 crashes); P0's "
-     "restart is safe. L4 and L2 break as for D3 (P1 restarts); L1, L3 hold."),
+     "restart is safe. L4 and L2 break as for D3 (P1 restarts); L1 holds and L3 is judged "
+     "as for D3."),
     (("D11",), dict(V0="", V1="", V2="", V3=""),
      "Items over the budget are cached by neither side (the receiver's pre-#57833 path and "
      "put both skip them, and no old entry exists since neither side ever cached one), so "
