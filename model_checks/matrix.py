@@ -278,7 +278,6 @@ L3_WHY = ("L3 is not judged here for V1 and V2: with D7 alone, three requests of
           "job's checkers did not reach, so neither a hold nor a break is claimed.")
 
 
-
 def _reports_untagged(variant: Variant) -> bool:
     """V1 and V2: P0 asserts under D7 (no late-miss reprocessing) and misses are reported."""
     return untagged(variant) and variant.reports_misses
@@ -314,7 +313,7 @@ _BEYOND_THE_BOUNDS: tuple[tuple[str, Callable[[Variant], bool], set[str], str], 
     ("D7", untagged, {"S1"}, BEYOND_WHY), ("D7", _reports_untagged, {"L3"}, L3_WHY),
     ("D7", _reports_untagged, {"L1", "L2"}, REUSE_WHY), ("D2", _reports, {"L3"}, REJECTED_WHY),
     ("D5", _reports, {"L2"}, TWO_FRONT_ENDS_WHY),
-    *(((source, _reports, {"L3"}, ONE_SIDED_WHY)) for source in ("D3", "D4", "D10")))
+    *((source, _reports, {"L3"}, ONE_SIDED_WHY) for source in ("D3", "D4", "D10")))
 """Per drift source and class of variants (by knobs, as `matrix_pairs` reasons), the
 properties that break under every environment with that source past the main job's bounds
 (the all-instance witnesses of `smt.prove.parametric_witness_liveness` for L1-L3), where no row
