@@ -99,7 +99,9 @@ ALWAYS = (
     "request recorded stay in the shadow, never sent, and the system goes on. L2 breaks "
     "wherever P0 can re-record a missed identity before the retry (another request's payload, "
     "a rejection, a split or failed update) and P1 then lacks it when the retry's reference "
-    "arrives."
+    "arrives. L4 is judged with R = 2 retries, the instance's; how many retries recovery "
+    "needs for any R, and where no R is enough, is model_checks.retries' theorem "
+    "(docs/questions.md, section 5)."
 )
 
 # Per environment: the properties each variant must break (every other property of PROPERTIES
@@ -130,19 +132,21 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "(H1; V0 crashes). L1 breaks: after a miss dropped h, a rejected request re-records h "
      "without sending it, and the client's retry then sends h as a reference; P1 never saw h, "
      "so the retry is answered with a miss for h again (L2). L4 breaks: three rejections "
-     "defeat two retries. L3 holds: a rejection is a drift event."),
+     "defeat two retries. L3 holds within the bounds only: a rejection before the miss is no "
+     "event after it, and breaks it in a larger instance (below)."),
     (("D3",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "One-sided clear: P1 cleared alone while P0 still says hit (H1; V0 crashes); clearing P0 "
      "alone is safe. L2 breaks: after the miss on a, another request re-records a with its "
      "payload, P1 is cleared again, and the retry's reference to a misses. L4 breaks: three "
-     "P1 clears, each after another request re-recorded the identity, defeat two retries. L3 "
-     "holds: every clear is a drift event. L1 holds: clears only remove keys."),
+     "P1 clears, each after another request re-recorded the identity, defeat two retries. L1 "
+     "holds: clears only remove keys. L3 holds within the bounds only: a clear before the "
+     "miss is no event after it, and breaks it in a larger instance (below)."),
     (("D4",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "Clear racing in-flight requests: P0 clears, requests handled before P1's reset are "
      "cached by P1 and then wiped while P0 still records them (H1; V0 crashes). L4 breaks "
      "with two events per wipe: three clear/reset pairs defeat two retries (the machines "
      "allow 2(R+1) = 6 events per run); L2 breaks with a wipe between the re-recording "
-     "payload and the retry, as for D3. L1, L3 hold as for D3."),
+     "payload and the retry, as for D3. L1 holds and L3 is judged as for D3."),
     (("D5",), dict(V0=CRASH, V1="H1 L3", V2="H1 L3", V3="H1 L3"),
      "Two front ends share P1: one front end's payloads evict another's entries from P1 only "
      "(H1; V0 crashes). This drift is a configuration, not an event, so L3's premise holds "
@@ -203,7 +207,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "retry, so the request misses c three times with no drift event at all."),
     (("D10",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
      "Process restart: P1's restart loses its cache while P0 says hit (H1; V0 crashes); P0's "
-     "restart is safe. L4 and L2 break as for D3 (P1 restarts); L1, L3 hold."),
+     "restart is safe. L4 and L2 break as for D3 (P1 restarts); L1 holds and L3 is judged "
+     "as for D3."),
     (("D11",), dict(V0="", V1="", V2="", V3=""),
      "Items over the budget are cached by neither side (the receiver's pre-#57833 path and "
      "put both skip them, and no old entry exists since neither side ever cached one), so "
@@ -262,25 +267,56 @@ through reordering or the other front end (D5+D7 contains every D5 trace: V3's L
 V1/V2 break it there as under D7), V3 under D6 through split updates. The ci search found
 no trace, so no verdict is claimed."""
 
-def _cache_wins_untagged(variant: Variant) -> bool:
-    """V1 alone: the lattice's four-request run breaks L3 under D7 in V1, and not in V2 or
-    V3 (V0's L3 holds vacuously: a miss crashes its engine)."""
-    return untagged(variant) and variant.name == "V1"
-
-
 BEYOND_WHY = ("S1 is not judged here for a variant without tags (V2): it breaks with D7 "
               "alone four requests deep on a budget of 3 with a size per content (11 steps, "
               "docs/results/every-instance/V2_D7_S1.json), past Hypothesis's instance and "
               "Z3's search depth, so no check of the main job can confirm it.")
-L3_WHY = ("L3 is not judged here for V1: with D7 alone, three requests of two items (the "
-          "lattice's four-request run, docs/results/lattice/V1_D7_L3.json, 13 steps) leave a "
-          "retry after a miss missing again with no drift event in between, a run the main "
+L3_WHY = ("L3 is not judged here for V1 and V2: with D7 alone, three requests of two items "
+          "in V1 (the lattice's four-request run, docs/results/lattice/V1_D7_L3.json, 13 "
+          "steps) and five in V2 (docs/results/every-instance/V2_D7_L3.json, 19 steps) leave "
+          "a retry after a miss missing again with no drift event in between, a run the main "
           "job's checkers did not reach, so neither a hold nor a break is claimed.")
 
-_BEYOND_THE_BOUNDS: tuple[tuple[Callable[[Variant], bool], set[str], str], ...] = (
-    (untagged, {"S1"}, BEYOND_WHY), (_cache_wins_untagged, {"L3"}, L3_WHY))
-"""Per class of variants (by knobs, as `matrix_pairs` reasons), the properties that break
-under every environment with D7 (identity reuse) past the main job's bounds, where no row
+
+def _reports_untagged(variant: Variant) -> bool:
+    """V1 and V2: P0 asserts under D7 (no late-miss reprocessing) and misses are reported."""
+    return untagged(variant) and variant.reports_misses
+
+
+def _reports(variant: Variant) -> bool:
+    return variant.reports_misses
+
+
+REUSE_WHY = ("L1 and L2 are not judged here for V1 and V2: with D7 alone, five requests on a "
+             "budget of 3 with a size per content (docs/results/every-instance/V2_D7_L1.json, "
+             "18 steps; _L2, 20 steps) make P0's assertion re-record an identity it owes after "
+             "a miss, so the retry references it (L1) and misses it again (L2), a run the main "
+             "job's checkers did not reach.")
+REJECTED_WHY = ("L3 is not judged here for V1-V3: with D2 alone, five requests of two items "
+                "(docs/results/every-instance/V2_D2_L3.json, 20 steps) leave a retry missing "
+                "again with no drift event after the miss, a run the main job's checkers did "
+                "not reach.")
+ONE_SIDED_WHY = ("L3 is not judged here for V1-V3: once P1 alone has lost a key (D3, D4 or "
+                 "D10, before the miss), six requests of two items with three unfinished "
+                 "(docs/results/every-instance/V2_D3_L3.json, 28 steps) make P1 fuller than "
+                 "P0 after the miss reply, so P1 evicts what the retry references while P0 "
+                 "keeps it, with no drift event after the miss: a run the main job's "
+                 "checkers did not reach.")
+TWO_FRONT_ENDS_WHY = ("L2 is not judged here for V1-V3: with two front ends (D5) alone, six "
+                      "one-item requests on a budget of 3 with sizes 2, 2 and 3 "
+                      "(docs/results/every-instance/V2_D5_L2.json, 27 steps) let the other "
+                      "front end's traffic evict at P1 what a request of the retry's front "
+                      "end re-recorded, so the retry references it and misses it again, a "
+                      "run the main job's checkers did not reach.")
+
+_BEYOND_THE_BOUNDS: tuple[tuple[str, Callable[[Variant], bool], set[str], str], ...] = (
+    ("D7", untagged, {"S1"}, BEYOND_WHY), ("D7", _reports_untagged, {"L3"}, L3_WHY),
+    ("D7", _reports_untagged, {"L1", "L2"}, REUSE_WHY), ("D2", _reports, {"L3"}, REJECTED_WHY),
+    ("D5", _reports, {"L2"}, TWO_FRONT_ENDS_WHY),
+    *((source, _reports, {"L3"}, ONE_SIDED_WHY) for source in ("D3", "D4", "D10")))
+"""Per drift source and class of variants (by knobs, as `matrix_pairs` reasons), the
+properties that break under every environment with that source past the main job's bounds
+(the all-instance witnesses of `smt.prove.parametric_witness_liveness` for L1-L3), where no row
 already expects them to break: V2's S1 (V0 and V1 break it within the bounds) breaks under D7
 alone four requests deep on a budget of 3 with a size per content (11 steps, two requests
 failed by P0's assertion leaving the shadow updated for requests P1 never sees:
@@ -296,19 +332,16 @@ cell's `why` (`beyond_the_bounds`)."""
 def beyond_the_bounds(variant: str, env: tuple[str, ...], broken: set[str]) -> set[str]:
     """The properties of `variant` under `env` not judged because they break past the main
     job's bounds (`_BEYOND_THE_BOUNDS`), those the row expects to break left out."""
-    if Drift.D7.value not in env:
-        return set()
     found = variant_named(variant)
-    return {p for member, props, _ in _BEYOND_THE_BOUNDS if member(found) for p in props} - broken
+    return {p for source, member, props, _ in _BEYOND_THE_BOUNDS
+            if source in env and member(found) for p in props} - broken
 
 
 def beyond_why(variant: str, env: tuple[str, ...], broken: set[str]) -> str:
     """Why the properties `beyond_the_bounds` names are not judged, one sentence each."""
-    if Drift.D7.value not in env:
-        return ""
     found = variant_named(variant)
-    return " ".join(why for member, props, why in _BEYOND_THE_BOUNDS
-                    if member(found) and props - broken)
+    return " ".join(dict.fromkeys(why for source, member, props, why in _BEYOND_THE_BOUNDS
+                                  if source in env and member(found) and props - broken))
 
 _WIDER: dict[tuple[str, tuple[str, ...]], dict[str, Expectation]] = {}
 """Where L3/L4 at `WIDER_IN_FLIGHT` unfinished requests differ from the cell's verdict at

@@ -52,9 +52,13 @@ def retry(
     ``backoff``: the k-th resend (k = 1, 2, ...) waits ``backoff * 2 ** (k - 1)`` seconds
     first, through ``sleep``. Default 0: resend at once. The miss that triggers a resend was
     answered by P0 dropping the missed identities before the error reached the client, so
-    the first resend carries their data and is expected to succeed at once (L3); a backoff
-    helps where misses can recur with no fault of the client's (engines behind a router
-    without the pairing, repeated clears), so that retries do not hammer the server.
+    the first resend carries their data; it succeeds at once when nothing else touches the
+    caches until it is delivered (`model_checks.retries`, for V1-V3 without D5's router and
+    size-changing drift), but other requests in between can make it miss again, even with
+    no drift event (L3 breaks under a rejected request, docs/questions.md section 5). A
+    backoff helps where misses can recur with no fault of the client's (engines behind a
+    router without the pairing, repeated clears, other traffic), so that retries do not
+    hammer the server.
     """
     validate_retry(send, request, max_retries, media)
     validate_backoff(backoff, sleep)

@@ -141,8 +141,10 @@ class MultiModalCacheMissError(CacheError, KeyError):
     """The engine found neither data nor a usable cache entry for some items of a request.
 
     ``identities`` lists EVERY missed identity of the request, in request order, so that the
-    front end can invalidate them all at once and one retry suffices (vllm#46747). Items that
-    did not miss were still cached. Picklable, as it crosses the process boundary.
+    front end can invalidate them all at once and the retry carries all their data
+    (vllm#46747): one retry suffices when nothing else touches the caches until it is
+    delivered (`model_checks.retries`), not in general. Items that did not miss were still
+    cached. Picklable, as it crosses the process boundary.
     """
 
     retryable: ClassVar[bool] = True

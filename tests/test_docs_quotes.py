@@ -84,3 +84,13 @@ def test_readme_and_protocol_quote_verdicts() -> None:
     for page in (DOCS / "protocol.md", DOCS.parent / "README.md"):
         found, bad = quotes_in(page.name, page.read_text())
         assert bad == [] and len(found) >= 3, page.name
+
+
+def test_a_bounded_hold_that_a_larger_instance_breaks_is_caught() -> None:
+    """The main job's instance holds L3 under D2 (its records say so), but a replayed witness
+    five requests deep breaks it: the answer is a break, so "holds" is wrong."""
+    page = "`V2 D2 L3 holds` and `V2 D2 L3 breaks` and `V2 D3 L1 holds`\n"
+    found, _ = quotes_in("page.md", page)
+    wrong = [p for q in found for p in judge(q, load())]
+    assert [p.text for p in wrong] == ["V2 D2 L3 holds"]
+    assert "the project's answer for V2 is: breaks" in wrong[0].why

@@ -1,10 +1,11 @@
 """Which environments a lattice answer decides for every instance, from two kinds of evidence:
 a replayed counterexample under E breaks the property under every environment containing E
 (the minimal breaking sets' upward closure), and an all-instance proof under E
-(`smt.prove.parametric_goals`) makes it hold under every environment contained in E: each
-proof's argument that its model over-approximates the spec uses only the absence of drift
-sources outside E (the mirror: no reordering, loss, one-sided removal or skew; P0's
-assertion: no late-miss source), which holds all the more below E, and the model under E
+(`smt.prove.parametric_goals`; for L1-L3 `smt.prove.parametric_liveness`) makes it hold
+under every environment contained in E: each proof's argument that its model
+over-approximates the spec uses only the absence of drift sources outside E (the mirror: no
+reordering, loss, one-sided removal or skew; P0's assertion: no late-miss source; L1: no
+record P0 does not send), which holds all the more below E, and the model under E
 has every behaviour it has below E (its environment only enables behaviour, P0's
 assertion, or refuses a source outside the mirror's). Every other environment is bounded:
 the lattice's explorations hold it at their rung at most. For the largest of those, the
@@ -25,11 +26,14 @@ from spec import drift_order, variant_named
 
 def decided_properties() -> tuple[str, ...]:
     """The properties whose environments this decides (the prover's goals are about them):
-    the safety properties, and H1, which the mirror proves where the caches mirror each
-    other. Imported when asked: the mirror loads z3, which a usage error must not wait for."""
+    the safety properties, H1, which the mirror proves where the caches mirror each other,
+    and L1-L3, safety over the monitors' history (`smt.prove.parametric_liveness`).
+    Imported when asked: the mirror loads z3, which a usage error must not wait for."""
+    from model_checks.smt.prove.parametric_liveness import PROPERTIES as LIVENESS
     from model_checks.smt.prove.parametric_mirror import PROPERTIES as MIRROR_PROPERTIES
 
-    return (*encoded_safety(), *(p for p in MIRROR_PROPERTIES if p not in encoded_safety()))
+    safety = (*encoded_safety(), *(p for p in MIRROR_PROPERTIES if p not in encoded_safety()))
+    return (*safety, *LIVENESS)
 
 
 class ProofContradicted(AssertionError):
@@ -86,7 +90,9 @@ def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[st
 
 
 def _fails(entry: dict[str, Any], environment: frozenset[str]) -> str:
-    from model_checks.smt.prove.parametric_goals import attempt
+    from model_checks.smt.prove import parametric_goals, parametric_liveness
 
-    failed = attempt(variant_named(entry["variant"]), entry["property"], environment)
+    module = (parametric_liveness if entry["property"] in parametric_liveness.PROPERTIES
+              else parametric_goals)
+    failed = module.attempt(variant_named(entry["variant"]), entry["property"], environment)
     return failed or "proved by the nearest certificate (not among the goals)"

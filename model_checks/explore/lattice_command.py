@@ -298,7 +298,7 @@ def _figures_line(request: LatticeRequest, outcomes: list[EnvOutcome], run: dict
 
 
 def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest) -> None:
-    """Per S1-S3 entry, which of the 2^n environments the replayed breaks and the
+    """Per S1-S3, H1 and L1-L3 entry, which of the 2^n environments the replayed breaks and the
     all-instance proofs decide for every instance (`every_instance.decided`), in the entry's
     `every_instance` key."""
     for entry in entries:
@@ -347,13 +347,14 @@ def collect_evidence(paths: list[Path]) -> list[Break]:
 
 def parametric_proofs() -> tuple[Proof, ...]:
     """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
-    S1 and S3 under their largest provable environments); a certificate rejected gives no
-    proof."""
+    S1, S3 and H1 under their largest provable environments; `parametric_liveness`: L1-L3
+    likewise); a certificate rejected gives no proof."""
     from model_checks.records import Verdict
-    from model_checks.smt.prove.parametric_goals import records
+    from model_checks.smt.prove import parametric_goals, parametric_liveness
 
+    found = [*parametric_goals.records(), *parametric_liveness.records()]
     return tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
-                 for r in records() if r.verdict is Verdict.PROVED)
+                 for r in found if r.verdict is Verdict.PROVED)
 
 
 OUTCOMES_FORMAT = "lattice-outcomes/1"

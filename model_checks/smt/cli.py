@@ -157,17 +157,19 @@ def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
 
 
 def run_parametric(args: argparse.Namespace) -> int:
-    """S1-S3 for every instance, per variant under each goal's environment
-    (`parametric_goals.goals`): 0 every goal proved, 1 a certificate was rejected (a finding:
-    the record is unknown and says which query failed)."""
+    """S1-S3, H1 and L1-L3 for every instance, per variant under each goal's environment
+    (`parametric_goals.goals`, `parametric_liveness.goals`): 0 every goal proved, 1 a
+    certificate was rejected (a finding: the record is unknown and says which query
+    failed)."""
     from model_checks.cells import environment_text
-    from model_checks.smt.prove import parametric_goals
+    from model_checks.smt.prove import parametric_goals, parametric_liveness
 
     if args.variant or args.environment or args.property:
         raise ProveUsageError("--parametric proves its own goals for every instance: drop "
                               "--variant, --environment and --property")
-    print("Z3: S1-S3 for every instance size (quantified invariants, MBQI)")
-    records = parametric_goals.records(args.rlimit_certificate)
+    print("Z3: S1-S3, H1 and L1-L3 for every instance size (quantified invariants, MBQI)")
+    records = [*parametric_goals.records(args.rlimit_certificate),
+               *parametric_liveness.records(args.rlimit_certificate)]
     for record in records:
         print(f"  {record.variant} {record.property} under "
               f"{environment_text(record.environment)}: {record.verdict.value} for instance "

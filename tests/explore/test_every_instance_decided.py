@@ -1,7 +1,8 @@
-"""The committed lattice (`docs/results/lattice.json`) decides S1, S2, S3 and H1 of every
-variant for all 2^11 environments, for every instance: each environment is above a replayed
-break or below an all-instance proof, none is left bounded; S2 holds everywhere by a proof
-under every source; and the page says so (`docs/drift-combinations.md`)."""
+"""The committed lattice (`docs/results/lattice.json`) decides S1, S2, S3, H1, L1, L2 and L3
+of every variant for all 2^11 environments, for every instance: each environment is above a
+replayed break or below an all-instance proof, none is left bounded; no proof lies above a
+break; S2 holds everywhere by a proof under every source; and the page says so
+(`docs/drift-combinations.md`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,14 @@ def test_every_environment_is_decided_for_every_instance(variant: str, prop: str
     assert answer["environments"] == 2 ** len(DRIFT_IDS)
     assert answer["remaining"] == 0
     assert answer["breaking"] + answer["proved"] == answer["environments"]
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+@pytest.mark.parametrize("prop", decided_properties())
+def test_no_proof_environment_contains_a_minimal_breaking_set(variant: str, prop: str) -> None:
+    entry = _entries()[variant, prop]
+    for proof in entry["every_instance"]["proofs"]:
+        assert not any(set(m) <= set(proof["environment"]) for m in entry["minimal_breaking"])
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)

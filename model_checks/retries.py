@@ -1,0 +1,251 @@
+"""L4 as a theorem about retries: how many retries recovery needs, as a function of what
+happens during a request's life.
+
+Counting drift events is not enough: with no drift event between a miss and its retry, a
+retry can still miss in V1-V3, because other requests' ordinary work changes the caches in
+between (a rejected request earlier is enough: `parametric_witness_liveness`, "rejected-l3").
+What a retry needs is that nothing but its own request touch the caches while it recovers.
+
+`THEOREM` (an undisturbed attempt is followed by success). Variants V1-V3, one engine,
+environments within `ENVIRONMENT` (D1, D2, D3, D4, D6, D10, D11). An attempt of request r is
+undisturbed when, from the step that sends it to the delivery of r's next attempt, no drift
+event happens and no step but r's own (P1 taking r's messages, P0 taking r's reply and
+handling r's retry, the client's retry) changes a shadow or a receiver (`disturbed`). If an
+undisturbed attempt misses, the next attempt succeeds.
+
+Proof, for every instance (identities, sizes, budget, items, requests): let A be the missed
+attempt and B the next. (1) Each item of A that P0's shadow holds once A is sent is in P1's
+cache once A is delivered, with the same tag, unless it is among the missed ones: a
+reference that P1 served stays (P1 touched every item of A first, and A's items fit the
+budget together without D8, so its payloads evict older entries first, never one of A's,
+and without D7 no entry is larger than the content it holds); a payload P0 recorded fits the
+budget at P0's size, which is P1's size without D9, so P1 caches it too (V1: or keeps the
+entry it has), with the same tag. (2) Nothing else changes either cache until B's delivery
+(undisturbed), and P0 taking A's reply drops exactly the missed identities. (3) So each
+item P0 sends by reference in B is in P1's cache with B's tag, and every missed identity is
+sent with its data; P1 touches B's items first and B's payloads evict older entries first,
+so no reference of B misses: B succeeds. D5 is left out because a router may send B to the
+other engine; D7, D8, D9 because a size can differ between the sides or between contents
+(the sanity pair below breaks it under D9).
+
+`COROLLARY` (retries needed). In the same variants and environments, a request with at most
+k disturbed attempts ends in success within k + 1 retries, so R >= k + 1 suffices; unless
+P0's assertion fails it first (V1, V2 under D6), which no retry cures. (If attempts 0..m all
+miss, attempts 0..m-1 each have a successor that missed, so each is disturbed: m <= k.)
+
+`STANDING_DRIFT` (no R is enough). Under size skew alone (D9: an item P0 records at a size
+within the budget, P1's over it, so P1 never caches it), with no drift event at all, for
+every R a request ends as a miss after R retries in every variant that reports misses:
+before each of its attempts another request re-sends the item's payload, P0 re-records it,
+and the attempt references what P1 never held (`standing_drift_run`, replayed for R = 1..6).
+
+`undisturbed_retry_missed` is the theorem as a trace monitor (`advance` its step); `search`
+runs it over every reachable state of an instance. The tests run both within `ENVIRONMENT`
+(exhaustively on a small instance, sampled on larger ones) and show they fail under D9.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from spec import (
+    V2,
+    VARIANTS,
+    Config,
+    Content,
+    ItemSize,
+    Trace,
+    Variant,
+    enabled,
+    environment,
+    initial,
+    step,
+)
+from spec.state import ClientItem, State
+from spec.transitions import (
+    Action,
+    P0Handle,
+    P0HandleRejected,
+    P0Process,
+    P0ReceiveReply,
+    P0UpdateItem,
+    P1Receive,
+    Retry,
+    Submit,
+)
+
+REPORTING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.reports_misses)
+"""The variants the claims are about: those that report a miss (V0's engine crashes)."""
+
+ENVIRONMENT: tuple[str, ...] = ("D1", "D2", "D3", "D4", "D6", "D10", "D11")
+"""The sources the theorem allows (any subset): none of them changes a size or adds an
+engine."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement about retries, where it holds, and what backs it."""
+
+    name: str
+    statement: str
+    variants: tuple[str, ...]
+    environment: tuple[str, ...]
+    evidence: str
+
+
+THEOREM = Claim(
+    "undisturbed attempt", "an undisturbed attempt that misses is followed by a successful "
+    "one", REPORTING, ENVIRONMENT,
+    "proved by hand for every instance (this module's docstring); checked in every run of "
+    "two requests of up to two items, identities a, b, budget 2, 2 retries, per source "
+    "(`search`; tests/test_retries.py::test_the_theorem_holds_in_every_run_of_a_small_"
+    "instance) and on sampled runs of five requests (`undisturbed_retry_missed`)")
+COROLLARY = Claim(
+    "retries needed", "with at most k disturbed attempts a request succeeds within k + 1 "
+    "retries (R >= k + 1), unless P0's assertion fails it (V1, V2 under D6)",
+    REPORTING, ENVIRONMENT, "follows from the theorem (docstring)")
+STANDING_DRIFT = Claim(
+    "standing drift", "under D9 alone, for every R, a request ends as a miss after R retries, "
+    "with no drift event", REPORTING, ("D9",),
+    "`standing_drift_run(R)` replayed for R = 1..6 "
+    "(tests/test_retries.py::test_no_number_of_retries_is_enough_under_size_skew)")
+
+
+# -- the theorem as a monitor ------------------------------------------------------------------
+
+
+def _own(action: Action, rid: int, before: State) -> bool:
+    """The step belongs to request rid: P0 handles its attempt, the client retries it, P1
+    takes its message, or P0 takes its reply."""
+    if isinstance(action, P0Handle | P0HandleRejected | P0Process | P0UpdateItem | Retry):
+        return action.rid == rid
+    if isinstance(action, P1Receive):
+        at = before.queue_of(action.engine)[action.index]
+        return before.to_engine[at].rid == rid
+    if isinstance(action, P0ReceiveReply):
+        return before.to_front_end[0].rid == rid
+    return False
+
+
+def disturbed(action: Action, rid: int, before: State, after: State) -> bool:
+    """A step that disturbs request rid's attempt: a drift event, or another request's step
+    (or any other step) that changes a shadow or a receiver."""
+    if action.drift_event() is not None:
+        return True
+    changed = before.shadows != after.shadows or before.receivers != after.receivers
+    return changed and not _own(action, rid, before)
+
+
+Memory = tuple[tuple[int, bool, bool, bool], ...]
+"""The monitor's bookkeeping, per request seen (sorted by rid): whether its previous attempt
+missed, and whether the windows of its previous and current attempts are undisturbed."""
+
+
+def advance(memory: Memory, before: State, action: Action,
+            after: State) -> tuple[Memory, bool | None]:
+    """The monitor's step: its new memory, and, at a delivery that follows an undisturbed
+    missed attempt of the same request, whether it missed (None at any other step)."""
+    rows = {rid: [missed, prev, cur] for rid, missed, prev, cur in memory}
+    for rid, row in rows.items():
+        if disturbed(action, rid, before, after):
+            row[1] = row[2] = False
+    outcome = None
+    delivery = after.last_delivery if isinstance(action, P1Receive) else None
+    if delivery is not None:
+        row = rows.setdefault(delivery.message.rid, [False, False, False])
+        if row[0] and row[1]:
+            outcome = bool(delivery.missed)
+        row[0] = bool(delivery.missed)
+    if len(after.to_engine) > len(before.to_engine):  # an attempt sent: its window opens
+        row = rows.setdefault(after.to_engine[-1].rid, [False, False, False])
+        row[1], row[2] = row[2], True
+    return tuple((rid, r[0], r[1], r[2]) for rid, r in sorted(rows.items())), outcome
+
+
+def recoveries(trace: Trace) -> Iterator[tuple[int, bool]]:
+    """Each delivery of an attempt that follows an undisturbed missed attempt of the same
+    request: its step and whether it missed (the theorem says never)."""
+    memory: Memory = ()
+    for number, before, action, after in trace.transitions():
+        memory, outcome = advance(memory, before, action, after)
+        if outcome is not None:
+            yield number, outcome
+
+
+def undisturbed_retry_missed(trace: Trace) -> int | None:
+    """The first step at which an attempt that follows an undisturbed missed attempt is
+    delivered and misses (the theorem violated); None if there is none."""
+    return next((number for number, missed in recoveries(trace) if missed), None)
+
+
+@dataclass(frozen=True)
+class Search:
+    """An exhaustive search of an instance for the theorem: the (state, memory) pairs
+    visited, how many deliveries reached its premise, and a run that violates it (empty if
+    none)."""
+
+    states: int
+    premises: int
+    violation: tuple[Action, ...]
+
+
+def search(config: Config, max_states: int = 200_000) -> Search:
+    """Every reachable (state, monitor memory) of `config`, breadth-first; raises
+    OverflowError past `max_states` (an instance too large to answer)."""
+    start: tuple[State, Memory] = (initial(config), ())
+    parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None] = {
+        start: None}
+    queue, premises = deque([start]), 0
+    while queue:
+        node = queue.popleft()
+        for action in enabled(config, node[0]):
+            after = step(config, node[0], action)
+            memory, outcome = advance(node[1], node[0], action, after)
+            premises += outcome is not None
+            nxt = (after, memory)
+            if nxt in parent:
+                continue
+            parent[nxt] = (node, action)
+            if outcome:
+                return Search(len(parent), premises, _path(parent, nxt))
+            if len(parent) > max_states:
+                raise OverflowError(f"more than {max_states} states")
+            queue.append(nxt)
+    return Search(len(parent), premises, ())
+
+
+def _path(parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None],
+          node: tuple[State, Memory]) -> tuple[Action, ...]:
+    steps: list[Action] = []
+    link = parent[node]
+    while link is not None:
+        node, action = link
+        steps.append(action)
+        link = parent[node]
+    return tuple(reversed(steps))
+
+
+# -- the standing-drift family -----------------------------------------------------------------
+
+
+def standing_drift_config(retries: int, variant: Variant = V2) -> Config:
+    """Size skew alone: identity s recorded at 1 byte by P0, 3 bytes at P1 (over the budget
+    of 2, so P1 never caches it); the client retries up to `retries` times."""
+    return Config(identities=("s",), budget=2, variant=variant, environment=environment("D9"),
+                  sizes=(ItemSize(Content("s", 0), 1, 3),), max_retries=retries,
+                  max_requests=retries + 3, max_items=1)
+
+
+def standing_drift_run(retries: int) -> tuple[Action, ...]:
+    """Request 1 misses `retries` + 1 times: before each attempt, another request re-sends
+    s's payload and P0 re-records s, and the attempt references it."""
+    data, ref = (ClientItem("s", 0, True),), (ClientItem("s", 0, False),)
+    steps: list[Action] = [Submit(data), P0Handle(0), P1Receive(0), P0ReceiveReply(),
+                           Submit(ref), P0Handle(1), P1Receive(0), P0ReceiveReply()]
+    for attempt in range(retries):
+        other = attempt + 2
+        steps += [Submit(data), P0Handle(other), P1Receive(0), P0ReceiveReply(),
+                  Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply()]
+    return tuple(steps)

@@ -1,0 +1,415 @@
+"""L1, L2 and L3 for every instance, as safety over a state extended with the monitors'
+bookkeeping (history variables; Padon et al., "Reducing liveness to safety in first-order
+logic", POPL 2018, on a model over uninterpreted sorts).
+
+Each of L1-L3 is violated at a step of a finite trace (`spec.properties.liveness`), so it is a
+safety property of `parametric`'s abstract model with history variables added (`LState`):
+
+- `owed[f, i]`: front end f took a miss reply listing identity i and has sent no payload of i
+  since (L1's monitor, per front end: a payload of i in any message of f discharges it, the
+  retry's own or another request's; a per-request monitor owes less, so this one
+  over-approximates its violations);
+- `reported`: P1 has reported a miss (every monitor of L1-L3 starts at a miss: L1's owes
+  nothing before P0 takes a miss reply, L2 needs a second one, L3 watches from P1's miss);
+- `broken`: front end f sent a reference for i while `owed[f, i]` (L1 violated).
+
+Two steps join `parametric.ACTIONS` (the others update the history as stated on `HISTORY`):
+
+- "P0 takes a miss reply": once P1 has reported a miss, any front end may take a reply
+  listing any identity (more than the spec: its replies name what P1 missed); where the
+  variant invalidates, P0 drops the identity from that front end's shadow; it is owed.
+  Several identities of one reply are several such steps, which only adds states.
+- "P0 records a payload it does not send": P0 updates its shadow for an item and the
+  message never leaves. The spec does so under D2 (`P0HandleRejected`), under D6 (the
+  update and the send are separate steps: a reference in between sees the record before
+  its payload is sent) and where P0 asserts (`parametric.LATE_MISS_SOURCES`: the items
+  updated before the failing one stay recorded, P1 never sees the request). Without them
+  P0 records an item only in the step that sends its message (`P0Handle`), which is
+  `parametric`'s "P0 sends a payload". So the step is enabled exactly in those
+  environments (`records_unsent`), and there L1's certificate fails on it.
+
+Certificates (`NO_MISS`, `L1_CERTIFICATE`), checked with fresh solvers like `parametric`'s
+(init => I, I and each step => each part of I', I => not bad, I satisfiable with init):
+
+- L1 where P0 never records without sending (V1, V2 without D2, D6, D7, D8; V3 without D2,
+  D6): `owed[f, i]` implies f's shadow does not hold i, and `broken` is false. A reference
+  needs the shadow to hold its identity; the shadow gains i only by a payload of i, which
+  discharges `owed[f, i]`; the miss reply drops i as it owes it.
+- L1-L3 of a variant that never reports a miss (V0 crashes instead), under every source:
+  nothing reported, nothing owed, nothing broken.
+
+Where the caches mirror (`parametric_goals.mirror_environment`), `parametric_mirror`'s
+certificate shows that no reference ever misses, which excludes L1-L3 at once
+(`parametric_mirror.LIVENESS_BAD`). Elsewhere `attempt` names the step each certificate
+fails on; `parametric_witness_liveness` holds the breaks found where it failed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import z3
+
+from model_checks.records import Verdict, VerdictRecord
+from model_checks.smt.budget import CERTIFICATE_RLIMIT
+from model_checks.smt.prove import parametric_mirror
+from model_checks.smt.prove.parametric import (
+    ACTIONS,
+    CHECKER,
+    FRONT_END,
+    IDENTITY,
+    LATE_MISS_SOURCES,
+    Action,
+    Choice,
+    ParametricRejected,
+    Params,
+    PModel,
+    PState,
+    ask,
+    background,
+    choice,
+    initial,
+    model_name,
+    params,
+    state,
+)
+from model_checks.smt.prove.parametric_goals import mirror_environment
+from model_checks.smt.results import ProvedAllDepths
+from spec import VARIANTS, Drift, Trace, Variant, drift_order, lru
+from spec.observations import miss_taken, sent_message
+
+PROPERTIES = ("L1", "L2", "L3")
+
+
+@dataclass(frozen=True)
+class LState:
+    """A state of `parametric`'s model and the monitors' history variables."""
+
+    base: PState
+    owed: z3.ArrayRef  # (front end, identity) -> a miss of it owed a payload
+    reported: z3.BoolRef  # P1 has reported a miss
+    broken: z3.BoolRef  # a reference was sent for an owed identity (L1 violated)
+
+
+def lstate(suffix: str) -> LState:
+    return LState(state(suffix), z3.Array(f"owed{suffix}", FRONT_END, IDENTITY, z3.BoolSort()),
+                  z3.Bool(f"reported{suffix}"), z3.Bool(f"broken{suffix}"))
+
+
+@dataclass(frozen=True)
+class LModel:
+    """`parametric`'s model of a variant under an environment, with the monitors' steps."""
+
+    base: PModel
+
+    def records_unsent(self) -> bool:
+        """P0 may record an item in its shadow whose message is never sent (module
+        docstring): D2, D6, or P0's assertion (a late-miss source without reprocessing)."""
+        env, v = self.base.environment, self.base.variant
+        asserts = not v.late_miss_reprocess and (bool(env & LATE_MISS_SOURCES)
+                                                 or not v.touches_first)
+        return bool(env & {Drift.D2, Drift.D6}) or asserts
+
+
+LAction = Callable[[LModel, Params, LState, Choice], tuple[z3.BoolRef, LState]]
+History = Callable[[LModel, LState, Choice, PState], LState]
+
+
+def _unchanged(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+    return replace(s, base=after)
+
+
+def _sent_reference(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+    """L1's monitor: a reference for an owed identity breaks L1."""
+    return replace(s, base=after, broken=z3.Or(s.broken, z3.Select(s.owed, c.fe, c.ident)))
+
+
+def _sent_payload(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+    """A payload of i from front end f discharges what f owed for i."""
+    return replace(s, base=after, owed=z3.Store(s.owed, c.fe, c.ident, False))
+
+
+def _took_reference(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+    """A reference P1 could not serve, in a variant that reports misses, is a reported miss
+    (without, it is a crash, `after.fault`)."""
+    miss = z3.And(z3.Not(after.ld_live), z3.BoolVal(m.base.variant.reports_misses))
+    return replace(s, base=after, reported=z3.Or(s.reported, miss))
+
+
+HISTORY: dict[str, History] = {
+    "P0 sends a reference": _sent_reference,
+    "P0 sends a payload": _sent_payload,
+    "P1 takes a reference": _took_reference,
+}
+"""How each of `parametric.ACTIONS` changes the history (the others leave it unchanged)."""
+
+
+def _lifted(label: str, action: Action) -> LAction:
+    history = HISTORY.get(label, _unchanged)
+
+    def act(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRef, LState]:
+        guard, after = action(m.base, p, s.base, c)
+        return guard, history(m, s, c, after)
+
+    return act
+
+
+def take_miss_reply(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRef, LState]:
+    """P0 (front end fe) takes a miss reply listing `ident`: dropped from its shadow where
+    the variant invalidates, and owed."""
+    b, v = s.base, m.base.variant
+    base = b
+    if v.invalidates:
+        held = z3.Select(b.sh_in, c.fe, c.ident)
+        used = z3.Select(b.sh_used, c.fe) - z3.If(held, z3.Select(b.sh_size, c.fe, c.ident), 0)
+        base = replace(b, sh_in=z3.Store(b.sh_in, c.fe, c.ident, False),
+                       sh_used=z3.Store(b.sh_used, c.fe, used))
+    guard = z3.And(s.reported, z3.BoolVal(v.reports_misses))
+    return guard, replace(s, base=base, owed=z3.Store(s.owed, c.fe, c.ident, True))
+
+
+def record_unsent(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRef, LState]:
+    """P0 records processing `pid` of `ident` in its shadow (the old entry dropped first,
+    once it fits) for a message it never sends (`LModel.records_unsent`)."""
+    b = s.base
+    size = p.p0_bytes(c.pid)
+    held = z3.Select(b.sh_in, c.fe, c.ident)
+    used = z3.Select(b.sh_used, c.fe) - z3.If(held, z3.Select(b.sh_size, c.fe, c.ident), 0)
+    base = replace(
+        b, sh_in=z3.Store(b.sh_in, c.fe, c.ident, True),
+        sh_pid=z3.Store(b.sh_pid, c.fe, c.ident, c.pid),
+        sh_tag=z3.Store(b.sh_tag, c.fe, c.ident, m.base.tag_of(c.pid)),
+        sh_size=z3.Store(b.sh_size, c.fe, c.ident, size),
+        sh_used=z3.Store(b.sh_used, c.fe, used + size))
+    fits = m.base.fits(used, size, p.budget, m.base.variant.shadow_lru)
+    guard = z3.And(z3.BoolVal(m.records_unsent()), size >= 1, fits,
+                   p.owner(c.pid) == c.ident)
+    return guard, replace(s, base=base)
+
+
+LACTIONS: dict[str, LAction] = {
+    **{label: _lifted(label, action) for label, action in ACTIONS.items()},
+    "P0 takes a miss reply": take_miss_reply,
+    "P0 records a payload it does not send": record_unsent,
+}
+
+
+def step(m: LModel, p: Params, s: LState, n: LState, c: Choice, action: LAction) -> z3.BoolRef:
+    """One step by `action`: its guard, no fault before, and n its complete next state."""
+    guard, after = action(m, p, s, c)
+    base = [getattr(n.base, f) == getattr(after.base, f) for f in PState.__dataclass_fields__]
+    return z3.And(z3.Not(s.base.fault), guard, *base, n.owed == after.owed,
+                  n.reported == after.reported, n.broken == after.broken)
+
+
+def linitial(s: LState) -> z3.BoolRef:
+    f, i = z3.Const("f0", FRONT_END), z3.Const("i0", IDENTITY)
+    return z3.And(initial(s.base), z3.ForAll([f, i], z3.Not(z3.Select(s.owed, f, i))),
+                  z3.Not(s.reported), z3.Not(s.broken))
+
+
+# -- certificates and properties ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LInvariant:
+    name: str
+    statement: str
+    holds: Callable[[LState, Params], z3.BoolRef]
+
+
+def _owed_not_held(s: LState, p: Params) -> z3.BoolRef:
+    f, i = z3.Const("f", FRONT_END), z3.Const("i", IDENTITY)
+    return z3.ForAll([f, i], z3.Implies(z3.Select(s.owed, f, i),
+                                        z3.Not(z3.Select(s.base.sh_in, f, i))))
+
+
+def _nothing_owed(s: LState, p: Params) -> z3.BoolRef:
+    f, i = z3.Const("f", FRONT_END), z3.Const("i", IDENTITY)
+    return z3.ForAll([f, i], z3.Not(z3.Select(s.owed, f, i)))
+
+
+NOT_BROKEN = LInvariant("no-reference-for-an-owed-identity", "no front end has sent a "
+                        "reference for an identity it owes a payload (L1)",
+                        lambda s, p: z3.Not(s.broken))
+L1_CERTIFICATE = (
+    LInvariant("owed-identity-not-in-the-shadow", "an identity a front end owes a payload is "
+               "not in its shadow (for every front end and identity)", _owed_not_held),
+    NOT_BROKEN,
+)
+"""L1's certificate where P0 never records an item without sending it."""
+
+NO_MISS = (
+    LInvariant("no-miss-reported", "P1 has reported no miss", lambda s, p: z3.Not(s.reported)),
+    LInvariant("nothing-owed", "no front end owes a payload", _nothing_owed),
+    NOT_BROKEN,
+)
+"""L1-L3's certificate for a variant that never reports a miss."""
+
+BAD: dict[str, Callable[[LState, Params], z3.BoolRef]] = {
+    "L1": lambda s, p: s.broken,
+    "L2": lambda s, p: s.reported,
+    "L3": lambda s, p: s.reported,
+}
+"""Each property's violation, over-approximated: L1's monitor fired; L2 and L3 each need a
+reported miss first (a violation of either is a second miss, or a retry's, after one)."""
+
+
+def prove(model: LModel, certificate: tuple[LInvariant, ...], properties: tuple[str, ...],
+          rlimit: int = CERTIFICATE_RLIMIT) -> list[ProvedAllDepths]:
+    """Check the certificate with fresh solvers (I satisfiable with init; init => I; I and
+    each step => each part of I'; I => each property); one result per property, instance
+    "any". Raises ParametricRejected naming the query that failed."""
+    start = time.perf_counter()
+    p, s, n, c = params(), lstate(""), lstate("'"), choice()
+    inv = z3.And([part.holds(s, p) for part in certificate])
+    peak = 0
+
+    def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
+        nonlocal peak
+        result, why, used = ask(rlimit, background(p), *facts)
+        peak = max(peak, used)
+        if result != expected:
+            got = f"undecided, {why}" if result == z3.unknown else str(result)
+            raise ParametricRejected(f"{model_name(model.base)}: {what}: expected {expected}, "
+                                     f"got {got}")
+
+    must(z3.sat, "non-vacuity (the invariant holds in an initial state)", linitial(s), inv)
+    must(z3.unsat, "initiation (init implies the invariant)", linitial(s), z3.Not(inv))
+    for label, action in LACTIONS.items():
+        for part in certificate:
+            must(z3.unsat, f"consecution of {part.name} under '{label}'",
+                 inv, step(model, p, s, n, c, action), z3.Not(part.holds(n, p)))
+    for prop in properties:
+        must(z3.unsat, f"the invariant implies {prop}", inv, BAD[prop](s, p))
+    elapsed = time.perf_counter() - start
+    names = " & ".join(part.name for part in certificate)
+    return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)
+            for prop in properties]
+
+
+METHOD = ("quantified inductive invariant over uninterpreted sorts with the monitor's history "
+          "variables (MBQI, 3-step check)")
+
+
+# -- goals: one proof per variant, property and largest environment ----------------------------
+
+
+@dataclass(frozen=True)
+class LGoal:
+    """One proof: `property` (L1-L3) of `variant` under `environment` (drift ids) and every
+    environment below it, for every instance: by `certificate` on this module's model, or
+    (`mirror`) by `parametric_mirror`'s no-miss certificate."""
+
+    variant: Variant
+    property: str
+    environment: frozenset[str]
+    certificate: tuple[LInvariant, ...] = ()
+    mirror: bool = False
+
+    def drifts(self) -> frozenset[Drift]:
+        return frozenset(Drift(d) for d in self.environment)
+
+    def prove(self, rlimit: int = CERTIFICATE_RLIMIT) -> ProvedAllDepths:
+        """The proof, or ParametricRejected naming the query that failed."""
+        if self.mirror:
+            model = parametric_mirror.MirrorModel(self.variant, self.drifts())
+            proof, = parametric_mirror.prove(model, (self.property,), rlimit)
+            return proof
+        lmodel = LModel(PModel(self.variant, environment=self.drifts()))
+        proof, = prove(lmodel, self.certificate, (self.property,), rlimit)
+        return proof
+
+
+ALL = frozenset(d.value for d in Drift)
+
+
+def l1_environment(variant: Variant) -> frozenset[str] | None:
+    """The largest environment where P0 never records an item it does not send
+    (`LModel.records_unsent` false): without D2 and D6, and without the late-miss sources
+    where P0 asserts; None where P0 may assert in every environment."""
+    if not variant.touches_first and not variant.late_miss_reprocess:
+        return None
+    out = {Drift.D2, Drift.D6} | (set() if variant.late_miss_reprocess else LATE_MISS_SOURCES)
+    return ALL - {d.value for d in out}
+
+
+def goals() -> tuple[LGoal, ...]:
+    """L1-L3 of a variant that never reports a miss, under every source (`NO_MISS`); for the
+    others, L1 under `l1_environment` (`L1_CERTIFICATE`) and L2, L3 where the caches mirror
+    (`parametric_goals.mirror_environment`: no miss at all)."""
+    found: list[LGoal] = []
+    for variant in VARIANTS:
+        if not variant.reports_misses:
+            found += [LGoal(variant, prop, ALL, NO_MISS) for prop in PROPERTIES]
+            continue
+        l1 = l1_environment(variant)
+        if l1 is not None:
+            found.append(LGoal(variant, "L1", l1, L1_CERTIFICATE))
+        mirror = mirror_environment(variant)
+        found += [LGoal(variant, prop, mirror, mirror=True) for prop in ("L2", "L3")]
+    return tuple(found)
+
+
+def record(goal: LGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
+    """The goal's verdict: proved for all depths and instance "any", or unknown naming the
+    query that failed."""
+    env = drift_order(goal.environment)
+    try:
+        proof = goal.prove(rlimit)
+    except ParametricRejected as error:
+        return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.UNKNOWN,
+                             0, "depth", 0.0, detail=f"certificate rejected: {error}",
+                             instance="any")
+    return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.PROVED, None,
+                         "depth", round(proof.seconds, 3),
+                         detail=f"{proof.method}: {proof.certificate}; peak rlimit {proof.peak}",
+                         instance="any")
+
+
+def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
+    """One record per goal, in `goals()` order."""
+    return [record(goal, rlimit) for goal in goals()]
+
+
+def attempt(variant: Variant, prop: str, environment: frozenset[str],
+            rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
+    """Try `prop` (L1-L3) under `environment` with the nearest certificate (L1: `NO_MISS`
+    for a variant that never reports a miss, else `L1_CERTIFICATE`; L2, L3: `NO_MISS`
+    likewise, else the mirror); None if proved, otherwise the query that failed."""
+    drifts = frozenset(Drift(d) for d in environment)
+    lmodel = LModel(PModel(variant, environment=drifts))
+    try:
+        if not variant.reports_misses:
+            prove(lmodel, NO_MISS, (prop,), rlimit)
+        elif prop == "L1":
+            prove(lmodel, L1_CERTIFICATE, (prop,), rlimit)
+        else:
+            parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,),
+                                    rlimit)
+    except ParametricRejected as error:
+        return str(error)
+    return None
+
+
+# -- the L1 certificate on concrete spec runs ---------------------------------------------------
+
+
+def owed_held(trace: Trace) -> int | None:
+    """The first step after which a front end's shadow holds an identity that front end owes
+    a payload (`L1_CERTIFICATE`'s first part, on the spec's states with the history computed
+    as the model does: owed at a miss reply P0 takes, discharged by a payload it sends);
+    None if there is none."""
+    owed: set[tuple[int, str]] = set()
+    for number, before, action, after in trace.transitions():
+        reply = miss_taken(before, action)
+        if reply is not None:
+            owed |= {(reply.front_end, h) for h in reply.missed}
+        message = sent_message(before, after)
+        if message is not None:
+            owed -= {(message.front_end, i.identity) for i in message.items if i.data is not None}
+        if any(lru.probe(after.shadows[fe], h) for fe, h in owed):
+            return number
+    return None
