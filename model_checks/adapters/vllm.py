@@ -161,9 +161,10 @@ class Probed:
 
 
 @dataclass
-class VllmFrontEnd:
-    """`FrontEndSide` over vLLM's `LruKeyReplicatedSenderCache` and the glue above. Request
-    ids are ``epoch << 32 | n``, the epoch counting restarts."""
+class SenderSide:
+    """What every front end over a `LruKeyReplicatedSenderCache` shares: the probe, the
+    reply handling, clear, restart and the shadow view (the update is the subclass's).
+    Request ids are ``epoch << 32 | n``, the epoch counting restarts."""
 
     setup: api.Setup
     index: int
@@ -193,6 +194,36 @@ class VllmFrontEnd:
         processed = tuple(None if hit or item.media is None else self._process(item.media)
                           for item, hit in zip(items, hits, strict=True))
         return Probed(items, processed)
+
+    def next_id(self) -> int:
+        """The id of the next message this life of the front end sends."""
+        return self.epoch << _EPOCH_SHIFT | next(self.ids)
+
+    def abandon(self, request_id: int) -> None:
+        del request_id  # rejected after the update: the shadow keeps what it recorded (D2)
+
+    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
+        del request_id  # a reply to an earlier life invalidates the current shadow too
+        for identity in missed:
+            self.cache.invalidate(identity)
+
+    def clear(self) -> api.Fault | None:
+        return clear_cache(self.cache)
+
+    def restart(self) -> api.Fault | None:
+        self.epoch += 1
+        self._build()
+        return None
+
+    def shadow(self) -> tuple[api.ShadowEntry, ...]:
+        return tuple(api.ShadowEntry(key, size, placeholders_of(meta.prompt_updates),
+                                     getattr(meta, "tag", None))
+                     for key, size, meta in ordered_entries(self.cache))
+
+
+@dataclass
+class VllmFrontEnd(SenderSide):
+    """`FrontEndSide` over vLLM's `LruKeyReplicatedSenderCache` and the glue above."""
 
     def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
         while True:
@@ -228,27 +259,7 @@ class VllmFrontEnd:
             return None
         del self.updating[id(probed)]
         self.cache.release_sender_touches()
-        return api.WireMessage(self.epoch << _EPOCH_SHIFT | next(self.ids), tuple(wire))
-
-    def abandon(self, request_id: int) -> None:
-        del request_id  # rejected after the update: the shadow keeps what it recorded (D2)
-
-    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
-        del request_id  # a reply to an earlier life invalidates the current shadow too
-        for identity in missed:
-            self.cache.invalidate(identity)
-
-    def clear(self) -> api.Fault | None:
-        return clear_cache(self.cache)
-
-    def restart(self) -> api.Fault | None:
-        self.epoch += 1
-        self._build()
-        return None
-
-    def shadow(self) -> tuple[api.ShadowEntry, ...]:
-        return tuple(api.ShadowEntry(key, size, placeholders_of(meta.prompt_updates), None)
-                     for key, size, meta in ordered_entries(self.cache))
+        return api.WireMessage(self.next_id(), tuple(wire))
 
 
 @dataclass
@@ -265,8 +276,10 @@ class VllmEngine:
     def _feature(self, item: api.WireItem) -> Any:
         v = vllm_classes()
         data = None if item.payload is None else kwargs_item(item.payload)
+        tagged = {} if item.tag is None else {"mm_tag": item.tag}
         return v.feature(data=data, modality=_MODALITY, identifier=item.identity,
-                         mm_position=v.placeholder(*item.placeholders), mm_hash=item.identity)
+                         mm_position=v.placeholder(*item.placeholders), mm_hash=item.identity,
+                         **tagged)
 
     def receive(self, message: api.WireMessage) -> api.Delivered:
         features = [self._feature(item) for item in message.items]
@@ -289,7 +302,7 @@ class VllmEngine:
         return None
 
     def receiver(self) -> tuple[api.ReceiverEntry, ...]:
-        return tuple(api.ReceiverEntry(key, size, payload_of(item), None)
+        return tuple(api.ReceiverEntry(key, size, payload_of(item), getattr(item, "mm_tag", None))
                      for key, size, item in ordered_entries(self.cache))
 
     def close(self) -> None:
