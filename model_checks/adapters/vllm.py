@@ -43,10 +43,11 @@ import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
+from model_checks.adapters.vllm_emit import VLLM_CALLS, VllmCalls
 from model_checks.adapters.vllm_release import IMPLEMENTS, require_supported
 from model_checks.conform import adapter as api
 
@@ -311,10 +312,12 @@ class VllmEngine:
 
 @dataclass
 class VllmAdapter:
-    """`Adapter` for one supported vLLM release: the variant it implements, nothing else."""
+    """`Adapter` for one supported vLLM release: the variant it implements, nothing else.
+    `--emit-pytest` writes its files in vLLM's own calls (`pytest_calls`)."""
 
     version: str
     name: str = field(init=False)
+    pytest_calls: ClassVar[VllmCalls] = VLLM_CALLS
 
     def __post_init__(self) -> None:
         self.name = f"vllm {self.version}"
