@@ -118,3 +118,42 @@ def factory() -> PatchedAdapter:
     built, the release is another, or vLLM was imported from the wheel in this process)."""
     use_patched_copy()
     return PatchedAdapter(RELEASE)
+
+
+ADAPTER = "model_checks.adapters.vllm_patched:factory"
+DEPLOYMENT = "D1+D2+D3+D4+D7+D8+D9+D10+D11"
+"""Every drift source a vLLM deployment can have (the doctor's list: not D5, not D6)."""
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def witnesses(root: Path = ROOT) -> list[Path]:
+    """Every committed trace of V2 breaking S1 (a stale pairing), and of V2 breaking S3
+    without D6 (the patch keeps the release's assertion under D6, as V2 does)."""
+    found = {*root.glob("docs/results/**/V2_*_S1.json"),
+             *root.glob("tests/conform/traces/V2_*_S1.json"),
+             *(p for p in root.glob("docs/results/**/V2_*_S3.json")
+               if "D6" not in p.stem.split("_")[1].split("+"))}
+    return sorted(found)
+
+
+def check_fix(root: Path = ROOT) -> int:
+    """The fix's proof on the release, in one process: `conform --variant V3` under
+    `DEPLOYMENT` with S1 and S3 required, then every witness of `witnesses` replayed under
+    V3 with S1 and S3 required. 0 when every run exits 0, else 1; one line per run."""
+    from model_checks.cli import main
+
+    runs = [("conform", ["--variant", VARIANT, "--environment", DEPLOYMENT])]
+    runs += [(str(p.relative_to(root)), ["--replay", str(p), "--variant", VARIANT])
+             for p in witnesses(root)]
+    codes = [(what, main(["conform", "--adapter", ADAPTER, *args, "--require", "S1,S3"]))
+             for what, args in runs]
+    for what, code in codes:
+        print(f"fix check: {what}: exit {code}")
+    failed = [what for what, code in codes if code != 0]
+    print(f"fix check: {len(codes) - len(failed)} of {len(codes)} runs exit 0"
+          + (f"; not: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(check_fix())
