@@ -72,7 +72,7 @@ def _receive(receiver, request, sent):
             mm_hash=mm_hash,
             mm_tag=tag,
         )
-        for (mm_hash, _), (data, updates, tag) in zip(request, sent)
+        for (mm_hash, _), (data, updates, tag) in zip(request, sent, strict=True)
     ]
     return receiver.get_and_update_features(features)
 
