@@ -129,3 +129,13 @@ def test_vllm_the_patched_adapter_refuses_a_process_with_the_wheels_vllm() -> No
     _patched()
     with pytest.raises(vllm_patched.UnsupportedVllm, match="process of its own"):
         vllm_patched.factory()
+
+
+def test_vllm_every_file_the_patch_changes_compiles_in_the_copy() -> None:
+    root = _patched()
+    changed = [line.split()[1].removeprefix("b/") for line in
+               vllm_patched.PATCH.read_text().splitlines() if line.startswith("+++ ")]
+    assert len(changed) == 5
+    for name in changed:
+        assert not (root / name).is_symlink()
+        compile((root / name).read_text(), str(root / name), "exec", dont_inherit=True)
