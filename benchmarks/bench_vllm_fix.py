@@ -15,7 +15,8 @@ request of `--items` items:
 in two workloads: "miss" (every identity new: payloads, inserts, evictions once the budget
 is full) and "hit" (the same identities again: references). Items are 4 KiB of float32.
 Printed: per workload and side, the median over rounds of each round's nanoseconds per item,
-for both releases, and patched / 0.33.0. Figures are printed, never asserted.
+for both releases, patched / 0.33.0, and the range of the per-round ratios (a round of each
+release, taken one after the other). Figures are printed, never asserted.
 
     python benchmarks/bench_vllm_fix.py [--rounds 7] [--requests 500] [--items 4]
 """
@@ -160,11 +161,14 @@ def main(argv: list[str] | None = None) -> int:
             process.kill()
     print(f"ns per item, median of {args.rounds} rounds ({args.requests} requests of "
           f"{args.items} items of 4 KiB; caches of {BUDGET_ITEMS} items)")
-    print(f"{'workload':<10}{'0.33.0':>10}{'patched':>10}{'ratio':>8}")
+    print(f"{'workload':<10}{'0.33.0':>10}{'patched':>10}{'ratio':>8}  per-round ratios")
     for key in rounds["0.33.0"][0]:
         before = statistics.median(r[key] for r in rounds["0.33.0"])
         after = statistics.median(r[key] for r in rounds["patched"])
-        print(f"{key:<10}{before:>10.0f}{after:>10.0f}{after / before:>8.2f}")
+        each = [p[key] / b[key] for b, p in zip(rounds["0.33.0"], rounds["patched"],
+                                                 strict=True)]
+        print(f"{key:<10}{before:>10.0f}{after:>10.0f}{after / before:>8.2f}  "
+              f"{min(each):.2f}-{max(each):.2f}")
     return 0
 
 
