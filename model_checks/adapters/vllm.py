@@ -11,11 +11,15 @@ after how the release's input processor and engine core call them:
   vLLM raises a `ValueError` naming the first such item, the glue names every one (the cache
   calls are the same: none). The harness's processor (`Setup.process`) then runs on each
   missed item: it stands for the Hugging Face processor.
-- P0's update (the processor's merge step): `touch_sender_cache_item` for every identity of
-  the request, then `get_and_update_item` per item in order (a hit returns ``None`` and the
-  cached prompt updates; a miss records the item's size and prompt updates if it fits and
-  returns the item), then `release_sender_touches`. The sender's `AssertionError` (a probed
-  hit evicted before its update: D6, D8) is the spec's P0 assertion (`p0-assert`).
+- P0's update: the release's own `BaseMultiModalProcessor._merge_mm_kwargs` (it touches
+  every identity of the request, then updates each item through the sender: a hit returns
+  ``None`` and the cached prompt updates, a miss records the item's size and prompt updates
+  if it fits and returns the item), called with the glue's `self` (`MergeSelf`: the prompt
+  updates are kept as cached, where the processor would renumber their item index), then
+  `release_sender_touches`, as `_cached_apply_hf_processor` does in its `finally`. Under D6
+  (another request's items between two of this one's) the glue makes the same calls one
+  item at a time (`update_item`). The sender's `AssertionError` (a probed hit evicted
+  before its update: D6, D8) is the spec's P0 assertion (`p0-assert`).
 - P1 (the engine core's `preprocess_add_request`): the receiver's own
   `get_and_update_features` over one `MultiModalFeatureSpec` per item; it touches every
   identity, updates each item, and raises one `MultiModalCacheMissError` listing every missed
@@ -69,6 +73,8 @@ class VllmClasses:
     feature: Any
     placeholder: Any
     multimodal_config: Any
+    kwargs_items: Any
+    processor: Any
 
 
 @functools.cache
@@ -86,13 +92,15 @@ def vllm_classes() -> VllmClasses:
         MultiModalFeatureSpec,
         MultiModalFieldElem,
         MultiModalKwargsItem,
+        MultiModalKwargsItems,
         PlaceholderRange,
     )
+    from vllm.multimodal.processing.processor import BaseMultiModalProcessor
 
     return VllmClasses(LruKeyReplicatedSenderCache, LruKeyReplicatedReceiverCache,
                        MultiModalCacheMissError, MultiModalKwargsItem, MultiModalFieldElem,
                        MultiModalBatchedField, MultiModalFeatureSpec, PlaceholderRange,
-                       MultiModalConfig)
+                       MultiModalConfig, MultiModalKwargsItems, BaseMultiModalProcessor)
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,47 @@ def clear_cache(cache: Any) -> api.Fault | None:
     return None
 
 
+class MergeSelf:
+    """The `self` the glue passes to `BaseMultiModalProcessor._merge_mm_kwargs`: the one
+    method it calls on it keeps a cached prompt update as it is (the glue's prompt updates are
+    placeholder ranges, which have no item index to renumber)."""
+
+    @staticmethod
+    def _recompute_cached_prompt_update(update: Any, item_idx: int) -> Any:
+        del item_idx
+        return update
+
+
+@dataclass(frozen=True)
+class Merged:
+    """What the release's `_merge_mm_kwargs` returned for a request, per item in request
+    order: the kwargs item (None: a reference), the prompt updates, the tag (None where the
+    release sends none)."""
+
+    kwargs: tuple[Any, ...]
+    updates: tuple[Any, ...]
+    tags: tuple[int | None, ...]
+
+
+def merge(cache: Any, identities: Sequence[str],
+          processed: Sequence[tuple[Any, tuple[Any, ...]] | None]) -> Merged:
+    """A request's update through the release's own `_merge_mm_kwargs` (one modality), then
+    `release_sender_touches`; the sender's exceptions propagate."""
+    v = vllm_classes()
+    missing = [p for p in processed if p is not None]
+    try:
+        kwargs, updates = v.processor._merge_mm_kwargs(
+            MergeSelf(), cache, mm_hashes={_MODALITY: list(identities)},
+            mm_is_cached={_MODALITY: [p is None for p in processed]},
+            mm_missing_kwargs=v.kwargs_items({_MODALITY: [k for k, _ in missing]}),
+            mm_missing_prompt_updates={_MODALITY: [list(u) for _, u in missing]})
+    finally:
+        cache.release_sender_touches()
+    tags = (getattr(kwargs, "mm_tags", None) or {}).get(_MODALITY, [None] * len(identities))
+    return Merged(tuple(kwargs.get(_MODALITY, ())), tuple(updates.get(_MODALITY, ())),
+                  tuple(tags))
+
+
 @dataclass(frozen=True)
 class Probed:
     """A probed request: its items and, per item, the processed item and prompt updates
@@ -164,7 +213,8 @@ class Probed:
 @dataclass
 class SenderSide:
     """What every front end over a `LruKeyReplicatedSenderCache` shares: the probe, the
-    reply handling, clear, restart and the shadow view (the update is the subclass's).
+    update through the release's `_merge_mm_kwargs`, the reply handling, clear, restart and
+    the shadow view.
     Request ids are ``epoch << 32 | n``, the epoch counting restarts."""
 
     setup: api.Setup
@@ -216,6 +266,22 @@ class SenderSide:
         self._build()
         return None
 
+    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
+        """The whole request through the release's `_merge_mm_kwargs` (`merge`)."""
+        if not isinstance(probed, Probed):
+            raise TypeError(f"got {type(probed).__name__}, expected this side's Probed")
+        try:
+            merged = merge(self.cache, [i.identity for i in probed.items], probed.processed)
+        except AssertionError as error:
+            return api.Fault("p0-assert", str(error))
+        except Exception as error:
+            return crash(error)
+        return api.WireMessage(self.next_id(), tuple(
+            api.WireItem(item.identity, None if kwargs is None else payload_of(kwargs),
+                         placeholders_of(updates), tag)
+            for item, kwargs, updates, tag in zip(probed.items, merged.kwargs, merged.updates,
+                                                  merged.tags, strict=True)))
+
     def shadow(self) -> tuple[api.ShadowEntry, ...]:
         return tuple(api.ShadowEntry(key, size, placeholders_of(meta.prompt_updates),
                                      getattr(meta, "tag", None))
@@ -224,13 +290,8 @@ class SenderSide:
 
 @dataclass
 class VllmFrontEnd(SenderSide):
-    """`FrontEndSide` over vLLM's `LruKeyReplicatedSenderCache` and the glue above."""
-
-    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
-        while True:
-            result = self.update_item(probed)
-            if result is not None:
-                return result
+    """`FrontEndSide` over vLLM's `LruKeyReplicatedSenderCache` and the glue above, with
+    the item-at-a-time update (`adapter.ItemUpdates`) that D6 needs."""
 
     def update_item(self, probed: object) -> api.WireMessage | api.Fault | None:
         """One item of the update (`adapter.ItemUpdates`), as vLLM's input processor takes

@@ -11,11 +11,12 @@ the copy was not built.
 The glue is `model_checks.adapters.vllm`'s, with the two calls the patch changes, after the
 patched callers:
 
-- P0's update (the processor's `_merge_mm_kwargs`): `touch_sender_cache_item` for every
-  identity, then one `get_and_update_tagged` for the whole request (the sender resolves the
-  entries it holds first, then inserts the others, and returns each item's tag in request
-  order), then `release_sender_touches`. There is no item-at-a-time update: D6 (two threads
-  in one shadow) is not an environment a vLLM deployment has.
+- P0's update: the patched `_merge_mm_kwargs` itself (as for the release: the glue gives
+  it a `self` and releases the touches after it): it touches every identity, then makes one
+  `get_and_update_tagged` call for the whole request (the sender resolves the entries it
+  holds first, then inserts the others, and returns each item's tag in request order).
+  There is no item-at-a-time update: D6 (two threads in one shadow) is not an environment
+  a vLLM deployment has.
 - P1 (`get_and_update_features`): each `MultiModalFeatureSpec` carries the wire item's tag
   as `mm_tag`; the receiver resolves references first and treats a tag that differs from its
   entry's as a miss.
@@ -31,7 +32,6 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from model_checks.adapters import vllm as glue
 from model_checks.adapters.vllm_release import UnsupportedVllm, require_supported
@@ -69,33 +69,10 @@ def use_patched_copy() -> Path:
 
 @dataclass
 class PatchedFrontEnd(glue.SenderSide):
-    """`FrontEndSide` over the patched `LruKeyReplicatedSenderCache`: the whole request's
-    update in one `get_and_update_tagged`, each wire item with its tag."""
-
-    def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
-        if not isinstance(probed, glue.Probed):
-            raise TypeError(f"got {type(probed).__name__}, expected this side's Probed")
-        for item in probed.items:
-            self.cache.touch_sender_cache_item(item.identity)
-        try:
-            updated = self.cache.get_and_update_tagged(
-                list(probed.processed), [item.identity for item in probed.items])
-        except AssertionError as error:
-            return api.Fault("p0-assert", str(error))
-        except Exception as error:
-            return glue.crash(error)
-        finally:
-            self.cache.release_sender_touches()
-        return api.WireMessage(self.next_id(), tuple(
-            _wire_item(item.identity, result)
-            for item, result in zip(probed.items, updated, strict=True)))
-
-
-def _wire_item(identity: str, result: tuple[Any, Any, int | None]) -> api.WireItem:
-    """One item of the message from the sender's (kwargs or None, prompt updates, tag)."""
-    kwargs, updates, tag = result
-    payload = None if kwargs is None else glue.payload_of(kwargs)
-    return api.WireItem(identity, payload, glue.placeholders_of(updates), tag)
+    """`FrontEndSide` over the patched `LruKeyReplicatedSenderCache`: the patched
+    `_merge_mm_kwargs` makes one `get_and_update_tagged` call per request and keeps each
+    item's tag beside its kwargs (`MultiModalKwargsItems.mm_tags`), which the shared update
+    puts on the wire items. No item-at-a-time update: D6 is not a vLLM deployment's."""
 
 
 @dataclass
