@@ -24,9 +24,16 @@ after how the release's input processor and engine core call them:
   `get_and_update_features` over one `MultiModalFeatureSpec` per item; it touches every
   identity, updates each item, and raises one `MultiModalCacheMissError` listing every missed
   identity, which is the `Missed` reply.
-- the miss reply (the front end's output handling): `invalidate` of every identity the
-  reply lists (`EngineCoreOutput.mm_cache_miss_hashes`). A rejected request (D2) changes
-  nothing more: vLLM's shadow keeps what the update recorded.
+- the miss reply, in two modes. The offline engine (`factory`; `LLMEngine.step`):
+  `invalidate` of every identity the reply lists (`EngineCoreOutput.mm_cache_miss_hashes`),
+  at once. The async server (`async_factory`; `AsyncLLM`'s output handler): the renderer's
+  own `queue_mm_cache_invalidations` (it keeps the listed identities the shadow holds now)
+  and `_drain_mm_cache_invalidations`, which `_process_multimodal` runs before every
+  lookup, here before every probe; both compiled from the installed release's source (the
+  renderers module imports packages the CPU set-up leaves out) and run on the renderer
+  state they read (`RendererQueue`). The async front end's shadow view is the shadow as
+  the next lookup sees it (the queued identities left out). A rejected request (D2)
+  changes nothing more: vLLM's shadow keeps what the update recorded.
 - clear (`reset_mm_cache`, sleep, pause): `clear_cache()`; restart: a new cache object.
 - the budget: the caches read `ModelConfig.get_multimodal_config().mm_processor_cache_gb`;
   `CacheConfig` gives them a real `vllm.config.MultiModalConfig` whose value is the budget in
@@ -45,12 +52,15 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterator, Sequence
+import textwrap
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import torch
 
+from model_checks.adapters import vllm_pins
 from model_checks.adapters.vllm_emit import VLLM_CALLS, VllmCalls
 from model_checks.adapters.vllm_release import IMPLEMENTS, require_supported
 from model_checks.conform import adapter as api
@@ -201,6 +211,38 @@ def merge(cache: Any, identities: Sequence[str],
                   tuple(tags))
 
 
+QUEUE = "renderers/base.py:BaseRenderer.queue_mm_cache_invalidations"
+DRAIN = "renderers/base.py:BaseRenderer._drain_mm_cache_invalidations"
+
+
+@functools.cache
+def renderer_method(key: str) -> Callable[..., None]:
+    """A `BaseRenderer` method of the installed release (`vllm_pins` key), compiled from its
+    source into a function of its `self`."""
+    text = vllm_pins.source(key, padded=True)
+    if text is None:
+        raise RuntimeError(f"{key} is not in the installed vLLM")
+    namespace: dict[str, Any] = {"Sequence": Sequence}
+    exec(compile(textwrap.dedent(text), f"<vllm {key}>", "exec"), namespace)
+    function: Callable[..., None] = namespace[key.rpartition(".")[2]]
+    return function
+
+
+@dataclass
+class RendererQueue:
+    """The renderer state the release's invalidation queue and drain read and write."""
+
+    mm_processor_cache: Any
+    _mm_cache_invalidation_lock: Any = field(default_factory=threading.Lock)
+    _pending_mm_cache_invalidations: set[str] = field(default_factory=set)
+
+    def queue(self, identities: Sequence[str]) -> None:
+        renderer_method(QUEUE)(self, identities)
+
+    def drain(self) -> None:
+        renderer_method(DRAIN)(self)
+
+
 @dataclass(frozen=True)
 class Probed:
     """A probed request: its items and, per item, the processed item and prompt updates
@@ -324,6 +366,38 @@ class VllmFrontEnd(SenderSide):
         return api.WireMessage(self.next_id(), tuple(wire))
 
 
+class AsyncServer:
+    """The async server's reply handling, for a `SenderSide`: the renderer's queue at the
+    reply, its drain before each probe (as `_process_multimodal` drains before the lookup)."""
+
+    cache: Any
+    renderer: RendererQueue
+
+    def _build(self) -> None:
+        super()._build()  # type: ignore[misc]
+        self.renderer = RendererQueue(self.cache)
+
+    def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
+        self.renderer.drain()
+        probed: object | api.ClientRejected = super().probe(items)  # type: ignore[misc]
+        return probed
+
+    def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
+        del request_id
+        self.renderer.queue(list(missed))
+
+    def shadow(self) -> tuple[api.ShadowEntry, ...]:
+        """The shadow as the next lookup sees it: the queued identities are dropped first."""
+        entries: tuple[api.ShadowEntry, ...] = super().shadow()  # type: ignore[misc]
+        pending = self.renderer._pending_mm_cache_invalidations
+        return tuple(e for e in entries if e.identity not in pending)
+
+
+@dataclass
+class VllmAsyncFrontEnd(AsyncServer, VllmFrontEnd):
+    """`VllmFrontEnd` with the async server's deferred invalidation."""
+
+
 @dataclass
 class VllmEngine:
     """`EngineSide` over vLLM's `LruKeyReplicatedReceiverCache`: each message goes through
@@ -377,22 +451,30 @@ class VllmAdapter:
     `--emit-pytest` writes its files in vLLM's own calls (`pytest_calls`)."""
 
     version: str
+    server: bool = False
+    """The async server's reply handling (the renderer's queue), else the offline engine's."""
     name: str = field(init=False)
     pytest_calls: ClassVar[VllmCalls] = VLLM_CALLS
 
     def __post_init__(self) -> None:
-        self.name = f"vllm {self.version}"
+        self.name = f"vllm {self.version}" + (" (async server)" if self.server else "")
 
     def supports(self, variant: str) -> bool:
         return variant == IMPLEMENTS[self.version]
 
     def front_end(self, setup: api.Setup, index: int) -> VllmFrontEnd:
-        return VllmFrontEnd(setup, index)
+        return (VllmAsyncFrontEnd if self.server else VllmFrontEnd)(setup, index)
 
     def engine(self, setup: api.Setup) -> VllmEngine:
         return VllmEngine(setup)
 
 
 def factory() -> VllmAdapter:
-    """The installed vLLM release's caches (`UnsupportedVllm`, one line, for any other)."""
+    """The installed vLLM release's caches, as the offline engine drives them
+    (`UnsupportedVllm`, one line, for any other release)."""
     return VllmAdapter(require_supported())
+
+
+def async_factory() -> VllmAdapter:
+    """The installed release's caches, as the async server drives them."""
+    return VllmAdapter(require_supported(), server=True)

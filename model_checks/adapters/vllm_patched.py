@@ -76,18 +76,25 @@ class PatchedFrontEnd(glue.SenderSide):
 
 
 @dataclass
+class PatchedAsyncFrontEnd(glue.AsyncServer, PatchedFrontEnd):
+    """`PatchedFrontEnd` with the async server's deferred invalidation (the renderer's
+    queue and drain, unchanged by the patch)."""
+
+
+@dataclass
 class PatchedAdapter(glue.VllmAdapter):
     """`Adapter` for the patched release: V3, the patched front end, the shared engine glue
     (which passes each wire item's tag as `mm_tag`)."""
 
     def __post_init__(self) -> None:
-        self.name = f"vllm {self.version} + {PATCH.name}"
+        self.name = f"vllm {self.version} + {PATCH.name}" + (
+            " (async server)" if self.server else "")
 
     def supports(self, variant: str) -> bool:
         return variant == VARIANT
 
     def front_end(self, setup: api.Setup, index: int) -> PatchedFrontEnd:  # type: ignore[override]
-        return PatchedFrontEnd(setup, index)
+        return (PatchedAsyncFrontEnd if self.server else PatchedFrontEnd)(setup, index)
 
 
 def factory() -> PatchedAdapter:
@@ -97,7 +104,14 @@ def factory() -> PatchedAdapter:
     return PatchedAdapter(RELEASE)
 
 
+def async_factory() -> PatchedAdapter:
+    """The patched copy as the async server drives it (the renderer's queue and drain)."""
+    use_patched_copy()
+    return PatchedAdapter(RELEASE, server=True)
+
+
 ADAPTER = "model_checks.adapters.vllm_patched:factory"
+ASYNC_ADAPTER = "model_checks.adapters.vllm_patched:async_factory"
 DEPLOYMENT = "D1+D2+D3+D4+D7+D8+D9+D10+D11"
 """Every drift source a vLLM deployment can have (the doctor's list: not D5, not D6)."""
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,15 +129,17 @@ def witnesses(root: Path = ROOT) -> list[Path]:
 
 def check_fix(root: Path = ROOT) -> int:
     """The fix's proof on the release, in one process: `conform --variant V3` under
-    `DEPLOYMENT` with S1 and S3 required, then every witness of `witnesses` replayed under
-    V3 with S1 and S3 required. 0 when every run exits 0, else 1; one line per run."""
+    `DEPLOYMENT` with S1 and S3 required, as the offline engine and as the async server
+    drive the caches, then every witness of `witnesses` replayed under V3 with S1 and S3
+    required. 0 when every run exits 0, else 1; one line per run."""
     from model_checks.cli import main
 
-    runs = [("conform", ["--variant", VARIANT, "--environment", DEPLOYMENT])]
-    runs += [(str(p.relative_to(root)), ["--replay", str(p), "--variant", VARIANT])
+    conform = ["--variant", VARIANT, "--environment", DEPLOYMENT]
+    runs = [("conform", ADAPTER, conform), ("conform (async server)", ASYNC_ADAPTER, conform)]
+    runs += [(str(p.relative_to(root)), ADAPTER, ["--replay", str(p), "--variant", VARIANT])
              for p in witnesses(root)]
-    codes = [(what, main(["conform", "--adapter", ADAPTER, *args, "--require", "S1,S3"]))
-             for what, args in runs]
+    codes = [(what, main(["conform", "--adapter", adapter, *args, "--require", "S1,S3"]))
+             for what, adapter, args in runs]
     for what, code in codes:
         print(f"fix check: {what}: exit {code}")
     failed = [what for what, code in codes if code != 0]

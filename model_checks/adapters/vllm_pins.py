@@ -45,9 +45,10 @@ def package_dir() -> Path:
     return Path(spec.origin).parent
 
 
-def source(key: str, root: Path | None = None) -> str | None:
+def source(key: str, root: Path | None = None, *, padded: bool = False) -> str | None:
     """The source text of `key` (``file:Class.method``) in the package at `root` (the
-    installed one by default), or None if the file, class or method is gone."""
+    installed one by default), or None if the file, class or method is gone; `padded`: its
+    first line indented as in the file."""
     relative, _, qualified = key.partition(":")
     path = (root or package_dir()) / relative
     if not path.is_file():
@@ -60,7 +61,7 @@ def source(key: str, root: Path | None = None) -> str | None:
                      and child.name == name), ast.Pass())
         if isinstance(node, ast.Pass):
             return None
-    return ast.get_source_segment(text, node)
+    return ast.get_source_segment(text, node, padded=padded)
 
 
 def pin(text: str) -> str:
