@@ -23,7 +23,10 @@ after how the release's input processor and engine core call them:
 - P1 (the engine core's `preprocess_add_request`): the receiver's own
   `get_and_update_features` over one `MultiModalFeatureSpec` per item; it touches every
   identity, updates each item, and raises one `MultiModalCacheMissError` listing every missed
-  identity, which is the `Missed` reply.
+  identity. The engine core's own `_handle_mm_cache_miss` turns it into the reply (compiled
+  from the installed source, with records standing for the engine's output types, whose
+  module imports packages the CPU set-up leaves out); the `Missed` reply lists the
+  `mm_cache_miss_hashes` of its output.
 - the miss reply, in two modes. The offline engine (`factory`; `LLMEngine.step`):
   `invalidate` of every identity the reply lists (`EngineCoreOutput.mm_cache_miss_hashes`),
   at once. The async server (`async_factory`; `AsyncLLM`'s output handler): the renderer's
@@ -52,8 +55,11 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
+import queue
 import textwrap
 import threading
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -213,19 +219,55 @@ def merge(cache: Any, identities: Sequence[str],
 
 QUEUE = "renderers/base.py:BaseRenderer.queue_mm_cache_invalidations"
 DRAIN = "renderers/base.py:BaseRenderer._drain_mm_cache_invalidations"
+MISS = "v1/engine/core.py:EngineCoreProc._handle_mm_cache_miss"
+
+
+def _quiet_logger() -> logging.Logger:
+    """The engine core's logger, silenced: every drift miss would print a warning."""
+    logger = logging.getLogger("paired_caches.vllm_engine_core")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+    return logger
+
+
+def _namespace() -> dict[str, Any]:
+    """The globals the compiled methods read: the names of their annotations, the engine
+    core's logger, and records standing for the engine's output types."""
+    return {"Sequence": Sequence, "EngineCoreRequest": object,
+            "MultiModalCacheMissError": vllm_classes().miss_error, "logger": _quiet_logger(),
+            "EngineCoreOutputs": types.SimpleNamespace,
+            "EngineCoreOutput": types.SimpleNamespace,
+            "FinishReason": types.SimpleNamespace(ERROR="error")}
 
 
 @functools.cache
-def renderer_method(key: str) -> Callable[..., None]:
-    """A `BaseRenderer` method of the installed release (`vllm_pins` key), compiled from its
-    source into a function of its `self`."""
+def release_method(key: str) -> Callable[..., None]:
+    """A method of the installed release (`vllm_pins` key), compiled from its source into a
+    function of its `self`."""
     text = vllm_pins.source(key, padded=True)
     if text is None:
         raise RuntimeError(f"{key} is not in the installed vLLM")
-    namespace: dict[str, Any] = {"Sequence": Sequence}
+    namespace = _namespace()
     exec(compile(textwrap.dedent(text), f"<vllm {key}>", "exec"), namespace)
     function: Callable[..., None] = namespace[key.rpartition(".")[2]]
     return function
+
+
+@dataclass
+class EngineCoreOutputQueue:
+    """The engine core state its miss handling reads and writes."""
+
+    engine_index: int = 0
+    output_queue: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)
+
+
+def miss_reply(error: Exception) -> tuple[str, ...]:
+    """The identities the engine core's own `_handle_mm_cache_miss` puts in its reply to
+    `error` (`EngineCoreOutput.mm_cache_miss_hashes`)."""
+    core = EngineCoreOutputQueue()
+    release_method(MISS)(core, types.SimpleNamespace(request_id="r", client_index=0), error)
+    _, outputs = core.output_queue.get_nowait()
+    return tuple(h for output in outputs.outputs for h in output.mm_cache_miss_hashes or ())
 
 
 @dataclass
@@ -237,10 +279,10 @@ class RendererQueue:
     _pending_mm_cache_invalidations: set[str] = field(default_factory=set)
 
     def queue(self, identities: Sequence[str]) -> None:
-        renderer_method(QUEUE)(self, identities)
+        release_method(QUEUE)(self, identities)
 
     def drain(self) -> None:
-        renderer_method(DRAIN)(self)
+        release_method(DRAIN)(self)
 
 
 @dataclass(frozen=True)
@@ -422,7 +464,7 @@ class VllmEngine:
         try:
             served = self.cache.get_and_update_features(features)
         except vllm_classes().miss_error as error:
-            return api.Missed(tuple(error.mm_hashes))  # type: ignore[attr-defined]
+            return api.Missed(miss_reply(error))
         except Exception as error:
             return crash(error)
         return api.Served(tuple(

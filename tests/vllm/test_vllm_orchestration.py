@@ -1,6 +1,7 @@
 """The release's own orchestration around the caches, in the two modes vLLM runs them:
 
 - P0's update is the release's `_merge_mm_kwargs` in both (`model_checks.adapters.vllm`);
+- a miss becomes its reply through the engine core's own `_handle_mm_cache_miss`;
 - the offline engine (`factory`) invalidates a miss reply's identities at once, as
   `LLMEngine.step` does; the async server (`async_factory`) runs the renderer's own
   `queue_mm_cache_invalidations` at the reply and `_drain_mm_cache_invalidations` before the
@@ -76,10 +77,16 @@ def test_vllm_the_renderers_queue_keeps_what_the_shadow_holds_and_drains_at_the_
     assert fe.renderer._pending_mm_cache_invalidations == set()
 
 
-def test_vllm_the_queue_and_drain_are_the_releases_own_source() -> None:
+def test_vllm_the_queue_drain_and_miss_handling_are_the_releases_own_source() -> None:
     from model_checks.adapters import vllm_pins
 
-    for key in (glue.QUEUE, glue.DRAIN):
-        function = glue.renderer_method(key)
+    for key in (glue.QUEUE, glue.DRAIN, glue.MISS):
+        function = glue.release_method(key)
         assert function.__code__.co_filename == f"<vllm {key}>"
         assert key in vllm_pins.PINS
+
+
+def test_vllm_the_miss_reply_is_the_engine_cores_own_handling() -> None:
+    miss_error = glue.vllm_classes().miss_error
+    assert glue.miss_reply(miss_error(["a", "c"])) == ("a", "c")
+    assert glue.release_method(glue.MISS).__code__.co_filename == f"<vllm {glue.MISS}>"
