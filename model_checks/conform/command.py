@@ -87,7 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="budget: ci (small), dev, nightly (large)")
     parser.add_argument("--variant", action="append", type=_spec_spelling, choices=VARIANT_NAMES,
                         help="check only these variants (repeatable; default: every variant "
-                        "the adapter supports; one it does not support is a usage error)")
+                        "the adapter supports; one it does not support is a usage error); with "
+                        "--replay, one variant: the trace's actions as a script under it")
     add_environment_argument(
         parser, repeatable=False,
         help="the deployment's drift sources, ids joined by '+' (e.g. D1+D2+D9), or 'none': "
@@ -170,6 +171,9 @@ def _check_cheaply(args: argparse.Namespace) -> None:
     if args.replay is not None:
         ignored = [flag for flag, given in (("--environment", args.environment is not None),
                                            ("--keep-going", args.keep_going)) if given]
+        if args.variant and len(args.variant) > 1:
+            raise _Usage("--replay runs under one variant: its own, or the one --variant "
+                         "names")
         if ignored:
             raise _Usage(f"--replay runs the trace's own configuration as written; "
                          f"{' and '.join(ignored)} cannot apply to it")
@@ -212,7 +216,8 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     preflight(adapter, variants or VARIANT_NAMES, factory)
     if args.replay is not None:
         return replay_trace(adapter, args.replay, factory, required,
-                            emit=_emitter(args, adapter))
+                            emit=_emitter(args, adapter),
+                            variant=variants[0] if variants else None)
     env = None if allowed is None else environment(*allowed)
     outcome = conform(adapter, PROFILES[args.profile], variants=variants,
                       engine_factory=factory, seed=args.seed, keep_going=args.keep_going,

@@ -16,6 +16,10 @@ fails (by an AssertionError, run in this process), so the file has the fewest ca
 D9's re-encoding on the channel is a line of its own (`on_the_wire`, not a call). What it
 cannot express (the client's own retry loop, two engines, another observation) gets no file,
 and the reason is printed.
+
+An adapter may write the file in its implementation's own calls instead: an adapter object
+with a `pytest_calls` attribute (a `Calls`) renders the header, each call and each check
+itself (`model_checks.adapters.vllm_emit`: vLLM's caches, no import of this project).
 """
 
 from __future__ import annotations
@@ -100,6 +104,86 @@ def test_{name}():
 '''
 
 
+class Calls:
+    """How a file spells its header, each call and each check: here, the adapter's calls
+    (the file imports the adapter's module and `model_checks.conform.adapter`). A subclass
+    may spell them in the implementation's own calls; a method that cannot raises
+    `Unsupported` (no file, with the reason); `None` from a call method means no line."""
+
+    def header(self, adapter_path: str, config: Config, title: str, where: str, how: str,
+               name: str) -> str:
+        """The file up to the test body's first call (the sides built)."""
+        module, _, factory = adapter_path.partition(":")
+        fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
+        return HEADER.format(title=title, where=where, how=how, module=module,
+                             factory=factory, budget=config.budget,
+                             variant=config.variant.name, front_ends=config.front_ends,
+                             name=name, front_ends_line=f"{fes}, = [adapter.front_end(setup, "
+                             "i) for i in range(FRONT_ENDS)]")
+
+    def probe(self, rid: int, fe: int) -> str | None:
+        return f"p{rid} = fe{fe}.probe(r{rid})"
+
+    def update(self, rid: int, fe: int) -> str | None:
+        return f"m{rid} = fe{fe}.update(p{rid})"
+
+    def update_item(self, rid: int, fe: int) -> str | None:
+        return f"m{rid} = fe{fe}.update_item(p{rid})"
+
+    def abandon(self, rid: int, fe: int) -> str | None:
+        return f"fe{fe}.abandon(m{rid}.request_id)"
+
+    def receive(self, rid: int) -> str | None:
+        return f"d{rid} = engine.receive(m{rid})"
+
+    def reply(self, rid: int, fe: int) -> str | None:
+        return f"fe{fe}.handle_reply(m{rid}.request_id, missed(d{rid}))"
+
+    def clear(self, fe: int | None) -> str | None:
+        """Clear front end `fe`'s shadow, or (None) the engine's cache."""
+        return "engine.clear()" if fe is None else f"fe{fe}.clear()"
+
+    def restart(self, fe: int | None) -> str | None:
+        """Restart front end `fe`, or (None) the engine."""
+        return "engine.restart()" if fe is None else f"fe{fe}.restart()"
+
+    def s1(self, rid: int) -> list[str]:
+        d = f"d{rid}"
+        return ["# S1: every tensor handed to the model is of the content its placeholders say",
+                f"assert [(i.identity, code(i.payload)) for i in {d}.inputs] == "
+                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]"]
+
+    def s2(self, config: Config) -> list[str]:
+        fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
+        return ["assert sum(e.size for e in engine.receiver()) <= BUDGET  # S2: P1",
+                f"assert all(sum(e.size for e in f.shadow()) <= BUDGET for f in ({fes},))"
+                "  # S2: every shadow"]
+
+    def shadow(self, index: int, want: list[tuple[object, ...]]) -> list[str]:
+        return [f"assert [(e.identity, e.size, e.placeholders[0]) for e in fe{index}.shadow()]"
+                f" == {want!r}  # the shadow the spec has here"]
+
+    def receiver(self, want: list[tuple[object, ...]]) -> list[str]:
+        return [f"assert [(e.identity, e.size, code(e.payload)) for e in engine.receiver()] "
+                f"== {want!r}  # the cache the spec has here"]
+
+    def missed(self, rid: int, identities: tuple[str, ...]) -> list[str]:
+        return [f"assert missed(d{rid}) == {identities!r}  # the miss the spec reports"]
+
+    def served(self, rid: int, want: list[tuple[object, ...]]) -> list[str]:
+        return [f"assert [(i.identity, code(i.payload), i.placeholders[0]) for i in "
+                f"d{rid}.inputs] == {want!r}  # what the spec serves"]
+
+
+ADAPTER_CALLS = Calls()
+
+
+def calls_of(adapter: Adapter) -> Calls:
+    """The adapter's own spelling (`pytest_calls`), else the adapter's calls."""
+    calls = getattr(adapter, "pytest_calls", None)
+    return calls if isinstance(calls, Calls) else ADAPTER_CALLS
+
+
 @dataclass(frozen=True)
 class Line:
     """One line of the test body: `call` (an adapter call, deletable when shrinking) or not."""
@@ -118,6 +202,7 @@ class _Gen:
 
     config: Config
     item_level: bool
+    calls: Calls
     lines: list[Line]
     channel: list[int]
     replies: list[tuple[int, int]]
@@ -129,8 +214,9 @@ class _Gen:
                  else f"uuid_only({i.identity!r})" for i in items]
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
-    def add(self, text: str, comment: str, call: bool = True) -> None:
-        self.lines.append(Line(f"{text}  # {comment}", call))
+    def add(self, text: str | None, comment: str, call: bool = True) -> None:
+        if text is not None:
+            self.lines.append(Line(f"{text}  # {comment}", call))
 
     def step(self, action: Action, before: State, after: State, comment: str) -> None:
         """The calls of one spec step."""
@@ -145,12 +231,12 @@ class _Gen:
             self._update_item(action, before, after, comment)
         elif isinstance(action, t.P1Receive):
             rid = self.channel.pop(action.index)
-            self.add(f"d{rid} = engine.receive(m{rid})", comment)
+            self.add(self.calls.receive(rid), comment)
             self.replies.append((rid, after.requests[rid].front_end))
             self.last_receive = rid
         elif isinstance(action, t.P0ReceiveReply):
             rid, fe = self.replies.pop(0)
-            self.add(f"fe{fe}.handle_reply(m{rid}.request_id, missed(d{rid}))", comment)
+            self.add(self.calls.reply(rid, fe), comment)
         else:
             self._side_event(action, comment)
 
@@ -159,15 +245,15 @@ class _Gen:
         rid = action.rid
         request = after.requests[rid]
         fe = request.front_end
-        self.add(f"p{rid} = fe{fe}.probe(r{rid})", comment)
+        self.add(self.calls.probe(rid, fe), comment)
         shadow = before.shadows[fe]
         if isinstance(action, t.P0Process) or any(
                 not i.has_data and not lru.probe(shadow, i.identity)
                 for i in before.requests[rid].items):
             return  # the probe's step, or a rejection at the probe: no update
-        self.add(f"m{rid} = fe{fe}.update(p{rid})", comment)
+        self.add(self.calls.update(rid, fe), comment)
         if isinstance(action, t.P0HandleRejected) and request.outcome is Outcome.REJECTED:
-            self.add(f"fe{fe}.abandon(m{rid}.request_id)", comment)
+            self.add(self.calls.abandon(rid, fe), comment)
         elif request.stage is Stage.IN_FLIGHT:
             self._sent(rid, after, comment)
 
@@ -187,25 +273,25 @@ class _Gen:
         rid = action.rid
         fe = after.requests[rid].front_end
         if self.item_level:
-            self.add(f"m{rid} = fe{fe}.update_item(p{rid})", comment)
+            self.add(self.calls.update_item(rid, fe), comment)
         elif before.requests[rid].stage is Stage.PROCESSED:
-            self.add(f"m{rid} = fe{fe}.update(p{rid})", comment)
+            self.add(self.calls.update(rid, fe), comment)
         if after.requests[rid].stage is Stage.IN_FLIGHT:
             self._sent(rid, after, comment)
 
     def _side_event(self, action: Action, comment: str) -> None:
         if isinstance(action, t.ClearBoth):
             for fe in range(self.config.front_ends):
-                self.add(f"fe{fe}.clear()", comment)
-            self.add("engine.clear()", comment)
+                self.add(self.calls.clear(fe), comment)
+            self.add(self.calls.clear(None), comment)
         elif isinstance(action, t.P0Clear | t.P0ClearForReset):
-            self.add(f"fe{action.front_end}.clear()", comment)
+            self.add(self.calls.clear(action.front_end), comment)
         elif isinstance(action, t.P1Clear | t.P1Reset):
-            self.add("engine.clear()", comment)
+            self.add(self.calls.clear(None), comment)
         elif isinstance(action, t.P0Restart):
-            self.add(f"fe{action.front_end}.restart()", comment)
+            self.add(self.calls.restart(action.front_end), comment)
         elif isinstance(action, t.P1Restart):
-            self.add("engine.restart()", comment)
+            self.add(self.calls.restart(None), comment)
         else:
             raise Unsupported(f"no call for {render.action(action)}")
 
@@ -219,32 +305,23 @@ def _code(config: Config, content: object) -> object:
     return codec.code_of(config, content)  # type: ignore[arg-type]
 
 
-def check_lines(config: Config, caught_by: str, spec_side: object, last_receive: int | None
-                ) -> list[str]:
+def check_lines(config: Config, caught_by: str, spec_side: object, last_receive: int | None,
+                calls: Calls = ADAPTER_CALLS) -> list[str]:
     """The assertion of what broke, on the implementation's observations."""
-    fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
     if caught_by == "S1":
         if last_receive is None:
             raise Unsupported("S1 without a delivery")
-        d = f"d{last_receive}"
-        return ["# S1: every tensor handed to the model is of the content its placeholders say",
-                f"assert [(i.identity, code(i.payload)) for i in {d}.inputs] == "
-                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]"]
+        return calls.s1(last_receive)
     if caught_by == "S2":
-        return ["assert sum(e.size for e in engine.receiver()) <= BUDGET  # S2: P1",
-                f"assert all(sum(e.size for e in f.shadow()) <= BUDGET for f in ({fes},))"
-                "  # S2: every shadow"]
+        return calls.s2(config)
     if caught_by.startswith("shadow "):
         index = int(caught_by.split()[1])
-        want = [(e[0], e[1], _code(config, e[2])) for e in _entries(spec_side)]
-        return [f"assert [(e.identity, e.size, e.placeholders[0]) for e in fe{index}.shadow()]"
-                f" == {want!r}  # the shadow the spec has here"]
+        return calls.shadow(index, [(e[0], e[1], _code(config, e[2]))
+                                    for e in _entries(spec_side)])
     if caught_by == "receiver":
-        want = [(e[0], e[1], _code(config, e[2])) for e in _entries(spec_side)]
-        return [f"assert [(e.identity, e.size, code(e.payload)) for e in engine.receiver()] "
-                f"== {want!r}  # the cache the spec has here"]
+        return calls.receiver([(e[0], e[1], _code(config, e[2])) for e in _entries(spec_side)])
     if caught_by == "delivery":
-        return _delivery_check(config, spec_side)
+        return _delivery_check(config, spec_side, calls)
     raise Unsupported(f"no assertion on the implementation's calls for {caught_by!r}")
 
 
@@ -255,28 +332,26 @@ def _entries(side: object) -> list[tuple[object, ...]]:
     return entries
 
 
-def _delivery_check(config: Config, side: object) -> list[str]:
+def _delivery_check(config: Config, side: object, calls: Calls) -> list[str]:
     if not isinstance(side, tuple) or len(side) != 3:
         raise Unsupported("a delivery that is not a served or missed request")
     rid, kind, items = side
     if kind == "missed":
-        return [f"assert missed(d{rid}) == {tuple(items)!r}  # the miss the spec reports"]
-    want = [(i[0], _code(config, i[1]), _code(config, i[2])) for i in items]
-    return [f"assert [(i.identity, code(i.payload), i.placeholders[0]) for i in d{rid}.inputs]"
-            f" == {want!r}  # what the spec serves"]
+        return calls.missed(rid, tuple(items))
+    return calls.served(rid, [(i[0], _code(config, i[1]), _code(config, i[2])) for i in items])
 
 
 # -- the file ----------------------------------------------------------------------------------
 
 
-def _body(config: Config, actions: Sequence[Action], item_level: bool
+def _body(config: Config, actions: Sequence[Action], item_level: bool, calls: Calls
           ) -> tuple[list[Line], int | None]:
     trace = spec_trace(config, actions)
     if trace is None:
         raise Unsupported("the actions are not a trace of the spec")
     if config.engines != 1:
         raise Unsupported("a second engine behind a router has no calls")
-    gen = _Gen(config, item_level, [], [], [])
+    gen = _Gen(config, item_level, calls, [], [], [])
     for number, (before, taken) in enumerate(zip(trace.states(), trace.steps,
                                                  strict=False), start=1):
         gen.step(taken.action, before, taken.state, f"{number}. {render.action(taken.action)}")
@@ -284,14 +359,8 @@ def _body(config: Config, actions: Sequence[Action], item_level: bool
 
 
 def source(adapter_path: str, config: Config, lines: Sequence[Line], check: Sequence[str],
-           title: str, where: str, how: str, name: str) -> str:
-    module, _, factory = adapter_path.partition(":")
-    fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
-    head = HEADER.format(title=title, where=where, how=how, module=module, factory=factory,
-                         budget=config.budget, variant=config.variant.name,
-                         front_ends=config.front_ends, name=name,
-                         front_ends_line=f"{fes}, = [adapter.front_end(setup, i) "
-                         "for i in range(FRONT_ENDS)]")
+           title: str, where: str, how: str, name: str, calls: Calls = ADAPTER_CALLS) -> str:
+    head = calls.header(adapter_path, config, title, where, how, name)
     body = "".join(f"    {line.text}\n" for line in lines)
     return head + body + "".join(f"    {line}\n" for line in check)
 
@@ -300,7 +369,9 @@ def fails(text: str, name: str) -> bool:
     """Whether the test in `text` fails by an AssertionError when run in this process."""
     namespace: dict[str, object] = {"__name__": "emitted"}
     try:
-        exec(compile(text, "<emitted>", "exec"), namespace)
+        # dont_inherit: compiled as pytest compiles the file, without this module's
+        # `from __future__ import annotations`
+        exec(compile(text, "<emitted>", "exec", dont_inherit=True), namespace)
         test = namespace[f"test_{name}"]
     except Exception:
         return False
@@ -330,19 +401,21 @@ def emit(adapter: Adapter, adapter_path: str, config: Config, actions: Sequence[
     setup = Setup(config.budget, config.variant.name, config.front_ends, codec.process_media)
     item_level = isinstance(build_front_end(adapter, setup, 0), ItemUpdates)
     how = f"breaks {caught_by}" if caught_by[:1] in "SLH" else f"differs in {caught_by}"
+    calls = calls_of(adapter)
     try:
-        lines, last = _body(config, actions, item_level)
-        check = check_lines(config, caught_by, spec_side, last)
+        lines, last = _body(config, actions, item_level, calls)
+        check = check_lines(config, caught_by, spec_side, last, calls)
+        text = source(adapter_path, config, lines, check, title, where, how, name, calls)
     except Unsupported as why:
         return Emitted(None, 0, str(why))
-    text = source(adapter_path, config, lines, check, title, where, how, name)
     if not fails(text, name):
         return Emitted(None, 0, "its calls do not reproduce the failure in one process")
     for index in range(len(lines) - 1, -1, -1):
         if not lines[index].call:
             continue
         shorter = lines[:index] + lines[index + 1:]
-        candidate = source(adapter_path, config, shorter, check, title, where, how, name)
+        candidate = source(adapter_path, config, shorter, check, title, where, how, name,
+                           calls)
         if fails(candidate, name):
             lines, text = shorter, candidate
     return Emitted(text, sum(line.call for line in lines))

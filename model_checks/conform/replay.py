@@ -5,10 +5,17 @@ update's item steps, consecutive in the file, are its one `update`; a round trip
 job drove through the implementation's end-to-end call is that call again). A step it cannot
 drive stops the replay there, named with the reason, with its own result and exit code
 (`exits.EXIT_NOT_FOLLOWED`): a trace that was not followed is never reported as kept.
+
+Under another variant (`--replay TRACE --variant V`): the file's actions are a script for V,
+as the trace's clients, drift and scheduling would drive V (the spec re-derives every state
+under V; an action V does not enable there is skipped), and the channel is settled at the end
+(every message delivered, every reply taken), so a witness of one variant is asked of an
+implementation of another: 0 when nothing it records or requires breaks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -33,7 +40,7 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.notation import wrap
 from model_checks.trace_file import BadTraceFile, Replayed, replay_file
-from spec import Config, Trace, describe_environment, registry
+from spec import Config, Trace, describe_environment, registry, variant_named
 from spec.transitions import Action
 
 Emit = Callable[[Sequence[tuple[str, str, Config, Sequence[Action], str, object]]], None]
@@ -48,32 +55,37 @@ def _conformance_meta(path: Path) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _load(adapter: Adapter, path: Path) -> tuple[Replayed, bool] | str:
+def _load(adapter: Adapter, path: Path, variant: str | None
+          ) -> tuple[Replayed, bool] | str:
     """The replayed file and whether its job was served, or the usage error."""
     try:
         replayed = replay_file(path)
     except BadTraceFile as error:
         return f"--replay: {error}"
-    config = replayed.trace.config
-    if not supports(adapter, config.variant.name):
-        return f"--replay: adapter {adapter.name} does not support {config.variant.name}"
+    name = variant or replayed.trace.config.variant.name
+    if not supports(adapter, name):
+        return f"--replay: adapter {adapter.name} does not support {name}"
     return replayed, bool(_conformance_meta(path).get("served", False))
 
 
 def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | None,
-                 required: frozenset[str], emit: Emit | None = None) -> int:
+                 required: frozenset[str], emit: Emit | None = None,
+                 variant: str | None = None) -> int:
     """The trace's steps in lockstep against the implementation (not settled: the file is
     the whole run), after its step table. Exit 1 when it reproduces a disagreement or a
     regression; 4 when it reproduces the property the file records (or a `--require`d one)
     broken as the variant breaks it; 5 when a step cannot be driven (nothing after it
     judged); 0 when every step was followed and agreed and none of those broke; 2 when the
     file cannot be read or the adapter lacks its variant. `emit` (`--emit-pytest`) gets the
-    replay's disagreement and broken properties."""
-    loaded = _load(adapter, path)
+    replay's disagreement and broken properties. `variant` other than the file's: the
+    actions as a script under it (`replay_under`)."""
+    loaded = _load(adapter, path, variant)
     if isinstance(loaded, str):
         print(f"error: {loaded}", file=sys.stderr)
         return EXIT_USAGE
     replayed, served = loaded
+    if variant is not None and variant != replayed.trace.config.variant.name:
+        return replay_under(adapter, path, replayed, variant, engine_factory, required)
     config, trace = replayed.trace.config, replayed.trace
     actions = [s.action for s in trace.steps]
     recorded = replayed.property_id
@@ -109,6 +121,33 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
                      for p, b in sorted(found.items())]
         emit(failures)
     return _result(config.variant.name, recorded, required, found, failure, len(actions))
+
+
+def replay_under(adapter: Adapter, path: Path, replayed: Replayed, variant: str,
+                 engine_factory: EngineFactory | None, required: frozenset[str]) -> int:
+    """The trace's actions as a script under `variant`, settled, in lockstep against the
+    implementation: exit 1 on a disagreement, 4 if a property the file records or
+    `required` breaks, else 0."""
+    trace = replayed.trace
+    config = dataclasses.replace(trace.config, variant=variant_named(variant))
+    actions = [s.action for s in trace.steps]
+    print("\n".join(wrap([
+        f"replaying {path} ({trace.config.variant.name}, environment "
+        f"{describe_environment(config.environment)}, {len(actions)} spec steps) under "
+        f"{variant} against {adapter.name}: its actions as a script ({variant} re-derives "
+        "every state; an action it does not enable there is skipped), then the channel "
+        "settled"])))
+    driven = 0
+    try:
+        run = run_actions(config, adapter, actions, settle=True,
+                          engine_factory=engine_factory)
+        found, failure, driven = run.broken, None, len(run.actions)
+        print(f"followed: {driven} spec steps driven and agreed")
+    except Disagreement as disagreement:
+        found, failure = disagreement.broken, disagreement
+        print(failure.report())
+    _print_broken(found)
+    return _result(variant, replayed.property_id, required, found, failure, driven)
 
 
 def _not_followed(adapter: Adapter, stopped: NotFollowed, total: int) -> int:

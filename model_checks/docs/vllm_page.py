@@ -4,6 +4,9 @@ snapshot of a real run (`docs/results/vllm.json`, written by
 clients switch on each drift source (`model_checks.doctor.facts.SOURCES`) and the lattice's
 answers (`model_checks.doctor.answer`). Rendering needs no vLLM, so `docs --check` keeps the
 page fresh anywhere; refreshing the snapshot needs scripts/setup-vllm.
+
+Everything from the `HAND_WRITTEN` marker line to the end of the committed page is written by
+hand and kept as it is (the generated part stops before it).
 """
 
 from __future__ import annotations
@@ -21,6 +24,16 @@ from model_checks.doctor.facts import SOURCES
 from spec import VARIANT_NAMES, Drift
 
 PAGE = "vllm.md"
+HAND_WRITTEN = "<!-- Written by hand from here on; `python -m model_checks docs` keeps it. -->"
+"""The line after which the committed page is hand-written (kept, never generated)."""
+
+
+def hand_written(root: Path) -> str:
+    """The committed page's hand-written tail, from the `HAND_WRITTEN` line on ("" if none)."""
+    path = root / PAGE
+    text = path.read_text() if path.is_file() else ""
+    start = text.find(HAND_WRITTEN)
+    return "" if start < 0 else text[start:]
 
 
 def load(root: Path) -> dict[str, Any]:
@@ -164,4 +177,5 @@ def vllm_page(snap: dict[str, Any]) -> str:
                           "scripts/setup-vllm."]) + "\n"
     parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
              *_reproducer(snap), *_settings()]
-    return "\n".join(parts) + "\n"
+    tail = hand_written(root)
+    return "\n".join(parts) + "\n" + ("\n" + tail if tail else "")

@@ -113,3 +113,27 @@ def test_a_retry_loop_bug_is_caught_and_its_trace_replays(
 ) -> None:
     mutant = next(m for m in CLIENT_MUTANTS if m.name == name)
     _caught_and_replayed(mutant.adapter, tmp_path, None, capsys)
+
+
+def test_a_v2_stale_pairing_replayed_under_v3_keeps_s1_on_the_reference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--replay TRACE --variant V3`: the V2 witnesses' actions as scripts for V3, settled."""
+    from model_checks.cli import main
+
+    for path in _v2_s1_traces():
+        code = main(["conform", "--adapter", REFERENCE, "--replay", str(path), "--variant", "V3",
+                     "--require", "S1,S3"])
+        out = capsys.readouterr().out
+        assert code == 0, (path.name, out[-600:])
+        assert f"under V3 against {load_adapter(REFERENCE).name}" in " ".join(out.split())
+        assert out.rstrip().splitlines()[-1].startswith("RESULT: NOT REPRODUCED")
+
+
+def test_replay_takes_one_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    from model_checks.cli import main
+
+    path = str(PAIR_TRACES[0])
+    assert main(["conform", "--adapter", REFERENCE, "--replay", path, "--variant", "V2",
+                 "--variant", "V3"]) == 2
+    assert "--replay runs under one variant" in capsys.readouterr().err

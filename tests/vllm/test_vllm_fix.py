@@ -1,0 +1,141 @@
+"""The stale pairing under reused identities alone (D7), as a reproducer in vLLM's own calls,
+and the tag patch (patches/vllm-0.33.0-tags.diff) that removes it, proved on the release:
+
+- `conform --emit-pytest` on the D7-alone witness writes a file that imports only torch and
+  vLLM, fails under plain pytest on 0.33.0 and passes on the patched copy;
+- the patched copy passes its check (`python -m model_checks.adapters.vllm_patched`: conform
+  as V3 under every source a vLLM deployment can have, S1 and S3 required, and every
+  committed V2 stale-pairing witness replayed under V3), in a process of its own;
+- the patch's regression tests (vLLM's style) pass on the patched copy and fail on 0.33.0.
+
+The patched copy is built by scripts/setup-vllm-patched; without it those tests skip.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from model_checks.adapters import vllm_patched
+from model_checks.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+WITNESS = ROOT / "docs" / "results" / "lattice" / "V2_D7_S1.json"
+REGRESSION = ROOT / "patches" / "test_vllm_cache_tags.py"
+
+pytestmark = pytest.mark.vllm
+
+
+def _patched() -> Path:
+    root = vllm_patched.patched_dir()
+    if not (root / "vllm").is_dir():
+        pytest.skip(f"the patched vLLM copy is not built; run {vllm_patched.SETUP_SCRIPT}")
+    return root
+
+
+def _pytest(paths: list[Path], patched: Path | None) -> dict[str, str]:
+    """Plain pytest on `paths` in one fresh process, vLLM from the wheel or from `patched`:
+    each test's outcome by its name ("passed", "failed")."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if patched is not None:
+        env["PYTHONPATH"] = str(patched)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+         "-o", "addopts=", "--rootdir", str(paths[0].parent), *map(str, paths)],
+        cwd=paths[0].parent, env=env, capture_output=True, text=True, timeout=600)
+    outcomes = {}
+    for line in run.stdout.splitlines():
+        word, _, test = line.partition(" ")
+        if word in ("PASSED", "FAILED") and "::" in test:
+            outcomes[test.split("::")[1].split(" ")[0]] = word.lower()
+    assert outcomes, run.stdout[-2000:] + run.stderr[-2000:]
+    return outcomes
+
+
+@pytest.fixture(scope="module")
+def reproducer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("emitted")
+    code = main(["conform", "--adapter", "model_checks.adapters.vllm:factory",
+                 "--replay", str(WITNESS), "--emit-pytest", str(directory)])
+    assert code == 4
+    path = directory / "test_conform_replay_S1.py"
+    (directory / REGRESSION.name).write_text(REGRESSION.read_text())
+    return path
+
+
+@pytest.fixture(scope="module")
+def on_release(reproducer: Path) -> dict[str, str]:
+    return _pytest([reproducer, reproducer.parent / REGRESSION.name], None)
+
+
+@pytest.fixture(scope="module")
+def on_patched(reproducer: Path) -> dict[str, str]:
+    return _pytest([reproducer, reproducer.parent / REGRESSION.name], _patched())
+
+
+def test_vllm_the_d7_reproducer_imports_only_torch_and_vllm(reproducer: Path) -> None:
+    tree = ast.parse(reproducer.read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported == {"dataclasses", "torch", "vllm"}
+    assert "get_and_update_features" in reproducer.read_text()
+
+
+def test_vllm_the_d7_reproducer_fails_on_the_release(on_release: dict[str, str]) -> None:
+    assert on_release["test_conform_replay_S1"] == "failed"
+
+
+def test_vllm_the_d7_reproducer_passes_on_the_patched_copy(on_patched: dict[str, str]) -> None:
+    assert on_patched["test_conform_replay_S1"] == "passed"
+
+
+def test_vllm_the_patch_regression_tests_pass_patched_and_fail_on_the_release(
+    on_release: dict[str, str], on_patched: dict[str, str],
+) -> None:
+    regression = {name for name in on_patched if name != "test_conform_replay_S1"}
+    assert len(regression) >= 5
+    assert all(on_patched[name] == "passed" for name in regression)
+    assert {on_release[name] for name in regression} == {"passed", "failed"}
+    assert on_release["test_untagged_calls_behave_as_before"] == "passed"
+
+
+def test_vllm_the_patched_copy_passes_the_fix_check() -> None:
+    _patched()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "model_checks.adapters.vllm_patched"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:]
+    runs = 2 + len(vllm_patched.witnesses())
+    assert run.stdout.rstrip().splitlines()[-1] == f"fix check: {runs} of {runs} runs exit 0"
+    assert "fix check: docs/results/lattice/V2_D7_S1.json: exit 0" in run.stdout
+
+
+def test_vllm_the_witnesses_include_every_v2_stale_pairing() -> None:
+    names = {p.name for p in vllm_patched.witnesses()}
+    assert {"V2_D7_S1.json", "V2_D1+D7_S1.json", "V2_D2+D7_S1.json"} <= names
+    assert not any("D6" in n.split("_")[1].split("+") for n in names if n.endswith("S3.json"))
+
+
+def test_vllm_the_patched_adapter_refuses_a_process_with_the_wheels_vllm() -> None:
+    import vllm  # noqa: F401  (this process imports the wheel's vLLM)
+
+    _patched()
+    with pytest.raises(vllm_patched.UnsupportedVllm, match="process of its own"):
+        vllm_patched.factory()
+
+
+def test_vllm_every_file_the_patch_changes_compiles_in_the_copy() -> None:
+    root = _patched()
+    changed = [line.split()[1].removeprefix("b/") for line in
+               vllm_patched.PATCH.read_text().splitlines() if line.startswith("+++ ")]
+    assert len(changed) == 5
+    for name in changed:
+        assert not (root / name).is_symlink()
+        compile((root / name).read_text(), str(root / name), "exec", dont_inherit=True)
