@@ -6,14 +6,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from model_checks.docs.vllm_page import load, vllm_page
+from model_checks.docs.vllm_page import hand_written, load, vllm_page
 from model_checks.docs.vllm_snapshot import SNAPSHOT
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_docs_vllm_page_renders_from_the_committed_snapshot() -> None:
-    page = vllm_page(load(DOCS))
+    page = vllm_page(load(DOCS), hand_written(DOCS))
     assert page == (DOCS / "vllm.md").read_text()
     assert "a real run on **vllm 0.33.0**" in page
     for backing in ("tests/vllm/test_vllm_conform.py", "tests/vllm/test_vllm_stale_pairing.py",

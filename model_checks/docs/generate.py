@@ -36,7 +36,7 @@ from model_checks.docs.pages import (
 )
 from model_checks.docs.requirements_page import requirements_page
 from model_checks.docs.vllm_page import PAGE as VLLM_PAGE
-from model_checks.docs.vllm_page import vllm_page
+from model_checks.docs.vllm_page import hand_written, vllm_page
 from model_checks.scenario_run import (
     ScenarioVerdict,
     replay_all,
@@ -124,7 +124,7 @@ def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
         "kill-matrix.md": render_kill_matrix(runs.rows, independent=runs.independent),
         api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
         "requirements.md": requirements_page(runs.rows),
-        VLLM_PAGE: vllm_page(bundle.vllm),
+        VLLM_PAGE: vllm_page(bundle.vllm, hand_written(root)),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
         **runs.files(),

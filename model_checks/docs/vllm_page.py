@@ -169,13 +169,13 @@ def _settings() -> list[str]:
             "```"]
 
 
-def vllm_page(snap: dict[str, Any]) -> str:
-    """The page's Markdown, from the snapshot (`load`)."""
+def vllm_page(snap: dict[str, Any], tail: str = "") -> str:
+    """The page's Markdown, from the snapshot (`load`), then the committed page's
+    hand-written `tail` (`hand_written`)."""
     if not snap:
         return "\n".join([GENERATED, "", "# vLLM's released caches under the checks", "",
                           f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "
                           "scripts/setup-vllm."]) + "\n"
     parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
              *_reproducer(snap), *_settings()]
-    tail = hand_written(root)
     return "\n".join(parts) + "\n" + ("\n" + tail if tail else "")
