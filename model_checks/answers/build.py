@@ -25,6 +25,7 @@ from typing import Any
 from model_checks.answers.model import Hold, Reach, Witness
 from model_checks.answers.store import AnswerStore, Facts, ordered
 from model_checks.records import (
+    CHECKERS,
     EXPLORE,
     HYPOTHESIS,
     SCENARIOS,
@@ -38,6 +39,8 @@ LATTICE_FAMILY = "the lattice's family at "
 """How a rung's instance is named: the lattice's family (its page states it) at a rung."""
 
 Key = tuple[str, str]
+SPEC_CHECKERS = frozenset(c.record for c in CHECKERS if c.judges_cells)
+"""The checkers whose records are evidence about a variant's spec in a cell."""
 _REQUESTS = re.compile(r"(\d+) requests")
 
 
@@ -109,6 +112,8 @@ def record_facts(records: Iterable[VerdictRecord], traces: Mapping[tuple[str, tu
     witnesses: dict[Key, list[Witness]] = defaultdict(list)
     holds: dict[Key, list[Hold]] = defaultdict(list)
     for r in records:
+        if r.checker not in SPEC_CHECKERS:
+            continue  # conformance judges an implementation, not the variant's spec
         key, env = (r.variant, r.property), ordered(r.environment)
         if r.verdict is Verdict.COUNTEREXAMPLE and r.counterexample_length is not None:
             trace = traces.get((r.variant, tuple(r.environment), r.property), "")

@@ -75,3 +75,18 @@ def test_the_store_round_trips_through_its_json() -> None:
     store = _store(Facts((D7_BREAK,), (EVERY, CELL), "why"))
     again = AnswerStore.from_json(store.to_json())
     assert again.facts == store.facts
+
+
+def test_conformance_records_are_no_evidence_about_the_spec() -> None:
+    from model_checks.answers.build import record_facts
+    from model_checks.records import Verdict as RecordVerdict
+    from model_checks.records import VerdictRecord
+
+    implementation = VerdictRecord("conformance-safety", "V0", ("D1",), "S3",
+                                   RecordVerdict.COUNTEREXAMPLE, 5, "steps", 0.0,
+                                   counterexample_length=5)
+    spec_break = VerdictRecord("explore", "V0", ("D1",), "S3", RecordVerdict.COUNTEREXAMPLE,
+                               None, "depth", 0.0, counterexample_length=5)
+    assert record_facts([implementation], {}) == {}
+    (facts,) = record_facts([implementation, spec_break], {}).values()
+    assert [w.checker for w in facts.witnesses] == ["explore"]
