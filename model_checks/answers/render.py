@@ -1,5 +1,5 @@
 """An answer as a page shows it, and back: the one wording of a table cell, the page-wide
-legend of the instances cells name, and `parse_cell`, with which the tests read every
+legend of the instances cells name, and `answer_in_cell`, with which the tests read every
 generated page back and compare it with the store.
 
 Cell words: `breaks: [counterexample, N steps](link)`; `holds, every instance`;
@@ -69,7 +69,7 @@ _CELL = re.compile(r"^(?:breaks: (?:\[)?counterexample, (?P<steps>\d+) steps|"
                    r"no violation sampled|vacuous, every instance|undecided))")
 
 
-def parse_cell(text: str) -> tuple[Verdict, Reach | None, int | None] | None:
+def answer_in_cell(text: str) -> tuple[Verdict, Reach | None, int | None] | None:
     """(verdict, reach, witness steps) a cell shows, or None for a cell that shows no
     answer."""
     found = _CELL.match(text.strip())
@@ -87,6 +87,6 @@ def parse_cell(text: str) -> tuple[Verdict, Reach | None, int | None] | None:
 
 
 def shown(answer: Answer) -> tuple[Verdict, Reach | None, int | None]:
-    """What `parse_cell` reads back from `cell(answer)`."""
+    """What `answer_in_cell` reads back from `cell(answer)`."""
     steps = answer.witness.steps if answer.witness is not None else None
     return answer.verdict, answer.reach, steps

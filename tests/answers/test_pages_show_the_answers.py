@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from model_checks.answers import AnswerStore, Verdict, load
-from model_checks.answers.render import parse_cell, shown
+from model_checks.answers.render import answer_in_cell, shown
 from model_checks.summary import WITNESS_LETTER
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -84,7 +84,7 @@ def mismatches(cells: Iterator[Cell], store: AnswerStore) -> list[str]:
     wrong = []
     for variant, env, prop, text in cells:
         answer = store.answer(variant, env, prop)
-        if parse_cell(text) != shown(answer):
+        if answer_in_cell(text) != shown(answer):
             wrong.append(f"{variant} {'+'.join(env) or 'none'} {prop}: page {text!r}, "
                          f"answer {answer.words()!r}")
     return wrong
@@ -142,7 +142,7 @@ def test_invariants_md_against_the_committed_lattice_alone() -> None:
         for variant, env, prop, text in cells:
             if (variant, prop) != key:
                 continue
-            verdict = parse_cell(text)
+            verdict = answer_in_cell(text)
             assert verdict is not None, text
             if any(m <= set(env) for m in minimal):
                 checked_breaks += 1
