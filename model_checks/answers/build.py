@@ -2,8 +2,9 @@
 
 - The drift lattice's entries (the ci run and each long run): their witnesses (replayed
   traces, the minimal breaking sets among them, the other checkers' breaks merged in), their
-  all-instance proofs (holding downward: `explore.every_instance`), and a variant's vacuous
-  reason (it cannot break the property at all).
+  all-instance proofs (holding downward: `explore.every_instance`), a variant's vacuous
+  reason (it cannot break the property at all), and, for a property that compares contents
+  (`Property.compares_contents`), that it holds in every instance without identity reuse.
 - The lattice's kept outcomes: each explored environment that held a property to a rung of
   the run's ladder (every reachable state of the rung's instance judged: all depths of that
   instance). The lattice's instance family grows with its environment (each drift source
@@ -34,11 +35,16 @@ from model_checks.records import (
     Verdict,
     VerdictRecord,
 )
+from spec import Drift, by_id
 
 LATTICE_FAMILY = "the lattice's family at "
 """How a rung's instance is named: the lattice's family (its page states it) at a rung."""
 
 Key = tuple[str, str]
+ONE_CONTENT = "one content per identity"
+"""The argument for a property that compares contents of one identity (S1, S4): without
+identity reuse (D7) every processing of an identity describes the same content, so a tensor
+and placeholders of one identity always agree, in every instance."""
 SPEC_CHECKERS = frozenset(c.record for c in CHECKERS if c.judges_cells)
 """The checkers whose records are evidence about a variant's spec in a cell."""
 _REQUESTS = re.compile(r"(\d+) requests")
@@ -77,9 +83,15 @@ def _witness(trace: Mapping[str, Any]) -> Witness:
 
 
 def _proofs(entry: Mapping[str, Any]) -> tuple[Hold, ...]:
+    """The entry's all-instance proofs, and for a property that compares contents of one
+    identity, the argument that it holds without identity reuse."""
     every = entry.get("every_instance") or {}
-    return tuple(Hold(ordered(p["environment"]), Reach.EVERY_INSTANCE, str(p["checker"]), "",
-                      True) for p in every.get("proofs") or ())
+    proofs = [Hold(ordered(p["environment"]), Reach.EVERY_INSTANCE, str(p["checker"]), "",
+                   True) for p in every.get("proofs") or ()]
+    if by_id(str(entry["property"])).compares_contents:
+        without_reuse = ordered(d for d in entry.get("sources") or () if d != Drift.D7.value)
+        proofs.append(Hold(without_reuse, Reach.EVERY_INSTANCE, ONE_CONTENT, "", True))
+    return tuple(proofs)
 
 
 def _rung_holds(outcomes: Iterable[Mapping[str, Any]], ladder: Sequence[str]

@@ -1,5 +1,4 @@
-"""The project's answer, per property about states, for a variant in a deployment's
-environment.
+"""The project's answer, per property, for a variant in a deployment's environment.
 
 Everything here is read from the answer store (`model_checks.answers`, package data: an
 installed package answers as the checkout does), never restated: a property *breaks* in the
@@ -14,15 +13,15 @@ from dataclasses import dataclass
 
 from model_checks.answers import Answer as StoredAnswer
 from model_checks.conform.weakness import answers, weakness
-from spec import Kind, registry
+from spec import registry
 
 LATTICE_PAGE = "docs/drift-combinations.md"
 
 
 def judged_properties() -> tuple[tuple[str, str], ...]:
-    """(id, title) of every property about states (safety, limit, diagnostic), in registry
-    order: the ones a deployment's environment decides."""
-    return tuple((p.id, p.title) for p in registry() if p.kind is not Kind.LIVENESS)
+    """(id, title) of every property, in registry order: the safety ones, and recovery by
+    the client's retry (L1-L4), which the deployment's environment decides as well."""
+    return tuple((p.id, p.title) for p in registry())
 
 
 @dataclass(frozen=True)
