@@ -41,6 +41,8 @@ class _Tally:
     breaks: dict[str, list[int]] = field(default_factory=dict)
     calls: int = 0
     uncontrolled: int = 0
+    stopped: int = 0
+    unjudged: int = 0
 
 
 def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
@@ -101,7 +103,9 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
         _report_unexplained(args, run, checked, verdict, (variant, seed))
         return cmd.EXIT_FAIL
     tally.explained.append(verdict)
-    for prop, numbers in cmd.observed_breaks(run.history).items():
+    tally.stopped += verdict.stopped_by is not None
+    tally.unjudged += len(verdict.unjudged)
+    for prop, numbers in cmd.observed_breaks(run.history, verdict.unjudged).items():
         tally.breaks.setdefault(prop, []).extend(numbers)
     return None
 
@@ -131,6 +135,10 @@ def _summary(args: argparse.Namespace, tally: _Tally) -> int:
     print(f"{len(explained)} histories ({tally.calls} calls) explained; drift shown: "
           f"{cmd.drift_text(cmd.drift_total(explained))}; search: {explored} nodes expanded "
           f"(limit {cmd.LIMIT.nodes} per history)")
+    if tally.stopped:
+        print(f"{tally.stopped} histories stopped at a fault (the engine's crash, a hang: "
+              f"the spec has no step after one, so no call began after it); "
+              f"{tally.unjudged} calls open at the stop not judged")
     if tally.uncontrolled:
         print(f"{tally.uncontrolled} histories ran unhooked (a side without a yield hook): "
               "switches only between calls, not reproducible from the seed")
