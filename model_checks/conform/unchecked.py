@@ -61,8 +61,12 @@ YIELD_HOOK = Part(
     "a side without the hook reports no evictions, so a history's evictions are not "
     "compared with the spec's (switches come from the controlled scheduler's tracing)")
 
+CLIENT_RESENDS = Part(
+    "retry_loop", "ClientLoop", "the client's retry loop",
+    "the concurrent clients resend a missed request themselves (at most twice, media on "
+    "every item), whatever the adapter offers: L1-L4 are not judged on a history")
+
 LOCKSTEP_PARTS = (RETRY_LOOP, RETRY_ITEMS, ITEM_UPDATES, END_TO_END)
-CONCURRENT_PARTS = (END_TO_END,)
 
 _OFFERS: dict[str, Callable[[object], bool]] = {
     "retry_loop": lambda side: isinstance(side, api.ClientLoop),

@@ -26,6 +26,7 @@ from model_checks.history.instance import Instance, NeedsDrift, instance_of
 from model_checks.history.record import Call, History
 from model_checks.history.steps import DONE_AFTER_P0, Move, end_of, moves, submitted
 from spec import Drift, State
+from spec import lru as spec_lru
 from spec.transitions import Action
 
 
@@ -89,6 +90,8 @@ class _Search:
     seen: set[tuple[State, tuple[int, ...], tuple[int, ...]]] = field(default_factory=set)
     explored: int = 0
     submits: tuple[tuple[int, Action], ...] = ()
+    final: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    final_missed: bool = False
 
     def __post_init__(self) -> None:
         self.ends = tuple(end_of(c) for c in self.calls)
@@ -123,6 +126,16 @@ class _Search:
             for move in moves(self.instance, state, self.calls[n], progress[n], rids[n]):
                 yield n, move
 
+    def leaves_final(self, state: State) -> bool:
+        """Whether the caches of `state` hold what the run left in them (`final`, where
+        read): each side's identities, compared as sets (a view's order is not relied
+        on)."""
+        for side, identities in self.final or ():
+            cache = state.receiver if side == "engine" else state.shadows[int(side[2:])]
+            if {e.identity for e in spec_lru.entries(cache)} != set(identities):
+                return False
+        return True
+
     def open_at_stop(self, path: list[tuple[int, Move]], progress: tuple[int, ...]
                      ) -> tuple[int, ...] | None:
         """At a faulted state (the spec stops: nothing is enabled), the unfinished calls,
@@ -147,7 +160,9 @@ class _Search:
         while stack:
             (state, progress, rids), children = stack[-1]
             if all(p == e for p, e in zip(progress, self.ends, strict=True)):
-                return path
+                if self.leaves_final(state):
+                    return path
+                self.final_missed = True
             if state.fault is not None and self.open_at_stop(path, progress) is not None:
                 return path
             child = next(children, None)
@@ -201,14 +216,16 @@ def explain(history: History, environment: frozenset[Drift], limit: Limit = Limi
         instance = instance_of(history, environment)
     except NeedsDrift as error:
         return Unexplained(str(error), 0)
-    search = _Search(instance, history.calls, limit)
+    search = _Search(instance, history.calls, limit, final=history.header.final)
     try:
         path = search.run()
     except _OverLimit:
         return Undecided(limit.nodes, limit)
     if path is None:
+        leaves = (" and leaves the caches as the run left them" if search.final_missed
+                  else "")
         return Unexplained("no order of spec steps within the calls' intervals produces "
-                           "what they observed", search.explored)
+                           f"what they observed{leaves}", search.explored)
     return _explained(search, path)
 
 
