@@ -94,9 +94,15 @@ class LineTracer:
 
     def files(self) -> list[tuple[str, int]]:
         """The files whose lines ran traced, with their line counts, most first, each as a
-        path relative to the working directory where it lies below it."""
-        here = os.path.join(os.getcwd(), "")
-        return [(name.removeprefix(here), n) for name, n in self.ran.most_common()]
+        path relative to site-packages or the working directory where it lies below it."""
+        return [(self.short(name), n) for name, n in self.ran.most_common()]
+
+    def short(self, filename: str) -> str:
+        real = os.path.realpath(filename)
+        for root in (*self.sites, os.path.join(os.getcwd(), "")):
+            if real.startswith(root):
+                return real.removeprefix(root)
+        return real
 
     def install(self) -> None:
         """Trace the calling thread (the scheduler calls it in each thread it runs)."""
