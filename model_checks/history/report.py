@@ -137,6 +137,25 @@ def variants_of(adapter: object, asked: list[str] | None) -> tuple[str, ...]:
         v for v in VARIANT_NAMES if supports(adapter, v))  # type: ignore[arg-type]
 
 
+HISTORY_ACTIONS = ("Submit", "P0Handle", "P0Process", "P0UpdateItem", "P1Receive",
+                   "P0ReceiveReply", "P0Clear", "P1Clear", "P0Restart", "P1Restart")
+"""The spec actions an explanation of a history can take (`model_checks.history.steps`)."""
+
+
+def coverage_line(verdicts: list[Explained], env: frozenset[Drift]) -> str:
+    """How much of the spec's behaviour the explanations covered: each action a history can
+    take in `env`, with how often the explanations took it, and those never taken."""
+    from spec.transitions import ACTION_TYPES
+
+    taken: Counter[str] = Counter(type(a).__name__ for v in verdicts for _, a in v.steps)
+    possible = [t.__name__ for t in ACTION_TYPES if t.__name__ in HISTORY_ACTIONS
+                and (t.requires is None or t.requires in env)]
+    counts = ", ".join(f"{name} x{taken[name]}" for name in possible if taken[name])
+    never = ", ".join(name for name in possible if not taken[name]) or "none"
+    return (f"spec actions the explanations took: {counts or 'none'}; never taken: {never} "
+            f"(of the {len(possible)} a history can take in {drifts_text(env)})")
+
+
 def drift_total(verdicts: list[Explained]) -> dict[Drift, int]:
     total: Counter[Drift] = Counter()
     for verdict in verdicts:

@@ -40,7 +40,8 @@ def _where(args: argparse.Namespace, variant: str, seed: int) -> Path:
 @dataclass
 class _Tally:
     """What the explained histories of a run showed: each verdict, the calls made, the
-    histories run unhooked, and per property the numbers of the calls that broke it."""
+    histories whose schedule was not controlled, the code traced, the histories stopped at
+    a fault, the parts no history ran, and per property the calls that broke it."""
 
     explained: list[Explained] = field(default_factory=list)
     breaks: dict[str, list[int]] = field(default_factory=dict)
@@ -52,6 +53,7 @@ class _Tally:
     locks: int = 0
     histories: int = 0
     missing: tuple[Part, ...] = ()
+    checked: frozenset[Drift] = frozenset()
 
     def unchecked(self) -> tuple[Part, ...]:
         """The parts no history ran: the client's loop always, the end-to-end call and the
@@ -80,7 +82,7 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
           f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
           f"{cmd.drifts_text(checked)})")
-    tally = _Tally(missing=absent(adapter, variants, (END_TO_END,)))
+    tally = _Tally(missing=absent(adapter, variants, (END_TO_END,)), checked=checked)
     for variant in variants:
         for seed in range(args.seed, args.seed + cmd.SCHEDULES[args.profile]):
             stopped = _check_schedule(args, adapter, variant, env, seed, tally)
@@ -159,10 +161,12 @@ def _summary(args: argparse.Namespace, tally: _Tally) -> int:
     print(f"{len(explained)} histories ({tally.calls} calls) explained; drift shown: "
           f"{cmd.drift_text(cmd.drift_total(explained))}; search: {explored} nodes expanded "
           f"(limit {cmd.LIMIT.nodes} per history)")
+    print("\n".join(wrap([cmd.coverage_line(explained, tally.checked)])))
     if tally.stopped:
-        print(f"{tally.stopped} histories stopped at a fault (the engine's crash, a hang: "
-              f"the spec has no step after one, so no call began after it); "
-              f"{tally.unjudged} calls open at the stop not judged")
+        print("\n".join(wrap([
+            f"{tally.stopped} histories stopped at a fault (the engine's crash, a hang: the "
+            f"spec has no step after one, so no call began after it); {tally.unjudged} calls "
+            "open at the stop not judged"])))
     print("\n".join(wrap(controlled_lines(args, tuple(tally.traced.most_common()),
                                           tally.locks, not tally.uncontrolled))))
     print("\n".join(wrap(unchecked_lines(tally.unchecked()))))
