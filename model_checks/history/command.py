@@ -131,6 +131,7 @@ def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace
         print("\n".join(report_unexplained(history, checked, verdict, where)))
         print(f"RESULT: NOT EXPLAINED by the spec in {drifts_text(checked)} (exit {EXIT_FAIL})")
         return EXIT_FAIL
-    return final_explained(observed_breaks(history), required_of(args), "the log is")
+    return final_explained(observed_breaks(history, verdict.unjudged), required_of(args),
+                           "the log is")
 
 
