@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -112,9 +112,11 @@ class VerdictRecord:
         return cls(**fields)  # type: ignore[arg-type]
 
 
-def write_records(path: Path, records: Iterable[VerdictRecord]) -> None:
-    """Write records as one JSON document: {"records": [...]}, sorted keys, stable order."""
-    payload = {"records": [r.to_json() for r in records]}
+def write_records(path: Path, records: Iterable[VerdictRecord],
+                  extra: Mapping[str, object] | None = None) -> None:
+    """Write records as one JSON document: {"records": [...]} (and `extra`'s keys beside
+    it), sorted keys, stable order."""
+    payload: dict[str, object] = {**(extra or {}), "records": [r.to_json() for r in records]}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     Failure = tuple[str, str, Config, Sequence[Action], str, object]
     Emit = Callable[[Sequence[Failure]], None]
     from model_checks.conform.run import Outcome, PropertyBroken
+    from model_checks.conform.unchecked import Part
 
 from model_checks.conform.exits import (
     EXIT_FAIL,
@@ -214,6 +215,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
 
     factory: EngineFactory | None = remote  # type: ignore[assignment]
     preflight(adapter, variants or VARIANT_NAMES, factory)
+    missing = _missing(adapter, variants, required)
     if args.replay is not None:
         return replay_trace(adapter, args.replay, factory, required,
                             emit=_emitter(args, adapter),
@@ -226,7 +228,20 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     for prop in sorted(required.intersection(broken)):
         broken[prop] = PropertyShrinker(adapter, factory).shrink(prop, broken[prop])
     mode = "two processes (zmq)" if remote else "one process"
-    return _report(args, adapter, outcome, broken, required, allowed, mode)
+    return _report(args, adapter, outcome, broken, required, (allowed, mode, missing))
+
+
+def _missing(adapter: Adapter, variants: tuple[str, ...] | None, required: frozenset[str]
+             ) -> tuple[Part, ...]:
+    """The optional parts the adapter lacks; a usage error if a required property's check
+    needs one of them."""
+    from model_checks.conform.unchecked import absent, needing
+
+    missing = absent(adapter, variants or VARIANT_NAMES)
+    error = needing(required, missing)
+    if error is not None:
+        raise _Usage(error)
+    return missing
 
 
 def _adapter(path: str) -> Adapter:
@@ -296,12 +311,16 @@ def _report(
     outcome: Outcome,
     broken: dict[str, PropertyBroken],
     required: frozenset[str],
-    allowed: frozenset[str] | None,
-    mode: str,
+    run: tuple[frozenset[str] | None, str, tuple[Part, ...]],
 ) -> int:
+    """The report of a lockstep run; `run` is (the environment allowed, the process mode,
+    the optional parts the adapter lacks)."""
     from model_checks.conform.notation import wrap
-    from model_checks.conform.report import safety_lines, statuses
+    from model_checks.conform.report import coverage_line, safety_lines, statuses
     from model_checks.conform.traces import write_failure_traces
+    from model_checks.conform.unchecked import lines as unchecked_lines
+
+    allowed, mode, missing = run
 
     where = "every drift source" if allowed is None else "environment " + (
         environment_text(sorted(allowed, key=lambda d: int(d[1:]))))
@@ -332,10 +351,11 @@ def _report(
         print("lockstep: every step agreed with the spec")
     print("\n".join(safety_lines(outcome, broken, required,
                                  paths.properties if paths else {}, args.adapter, allowed)))
+    print("\n".join(wrap([coverage_line(outcome, allowed), *unchecked_lines(missing)])))
     if args.json:
         from model_checks.conform.traces import write_run_records
 
-        write_run_records(args.json, outcome, paths)
+        write_run_records(args.json, outcome, paths, [p.to_json() for p in missing])
     emitter = _emitter(args, adapter)
     if emitter is not None:
         emitter(_failures(outcome, broken))

@@ -21,6 +21,7 @@ from model_checks.conform.corpus import corpus
 from model_checks.conform.lockstep import EngineFactory, Lockstep, run_actions
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import Profile
+from model_checks.conform.witnesses import WitnessJob, witness_jobs
 from model_checks.scenarios.base import Scenario
 from spec import Config, Drift, Variant
 from spec.transitions import Action, P0Handle, P0ReceiveReply, P1Receive, Submit
@@ -85,7 +86,7 @@ class GeneratedJob:
                     database=self.profile.database)
 
 
-Job = ScriptedJob | GeneratedJob
+Job = ScriptedJob | GeneratedJob | WitnessJob
 
 
 def jobs(
@@ -93,9 +94,10 @@ def jobs(
     served: bool = False,
 ) -> Iterator[Job]:
     """The corpus (scripted), then one generated job per configuration; with `environment`,
-    only what lies inside it. `served` (an adapter whose front end offers `EndToEnd`): each
-    scenario with a plain round trip is run a second time with those round trips through the
-    implementation's own end-to-end call."""
+    only what lies inside it, and the committed witnesses inside it, each continued and
+    mutated (`witnesses.witness_jobs`), before the generated jobs. `served` (an adapter
+    whose front end offers `EndToEnd`): each scenario with a plain round trip is run a
+    second time with those round trips through the implementation's own end-to-end call."""
     if profile.corpus:
         for scenario in corpus():
             if variant not in scenario.variants:
@@ -106,6 +108,8 @@ def jobs(
             yield ScriptedJob(variant, config, scenario)
             if served and _has_round_trip(scenario.script, config):
                 yield ScriptedJob(variant, config, scenario, served=True)
+    if environment is not None and profile.corpus:
+        yield from witness_jobs(variant, environment, seed)
     chosen = configurations(variant, profile.wide, environment) if profile.walks else ()
     for name, config in chosen:
         yield GeneratedJob(variant, config, name, profile, seed)

@@ -192,3 +192,16 @@ class PropertyShrinker:
         if prop not in found:
             return None
         return PropertyBroken("", config, found[prop])
+
+
+def coverage_line(outcome: Outcome, allowed: frozenset[str] | None) -> str:
+    """How much of the spec's behaviour the lockstep runs reached: each action the
+    environment enables, with how many steps took it, and those no step took."""
+    from spec.transitions import ACTION_TYPES
+
+    possible = [t.__name__ for t in ACTION_TYPES
+                if t.requires is None or allowed is None or t.requires.value in allowed]
+    taken = ", ".join(f"{n} x{outcome.actions[n]}" for n in possible if outcome.actions[n])
+    never = ", ".join(n for n in possible if not outcome.actions[n]) or "none"
+    return (f"coverage: spec actions the lockstep steps took: {taken or 'none'}; never "
+            f"taken: {never} (of the {len(possible)} the environment enables)")

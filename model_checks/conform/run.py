@@ -11,6 +11,7 @@ disagreement stops the run; it is shrunk and reported with its trace.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -77,6 +78,8 @@ class Outcome:
     broken: dict[tuple[str, str], PropertyBroken] = field(default_factory=dict)
     """(variant, property) -> the shortest trace on which the implementation broke it."""
     records: list[VerdictRecord] = field(default_factory=list)
+    actions: Counter[str] = field(default_factory=Counter)
+    """Spec action name -> how many lockstep steps took it (the runs' coverage)."""
 
     @property
     def failure(self) -> Disagreement | None:
@@ -220,6 +223,7 @@ class _Tally:
     def take(self, run: Lockstep) -> None:
         """The job's sink: one finished run."""
         self.steps += len(run.actions)
+        self.outcome.actions.update(type(a).__name__ for a in run.actions)
         _spec_verdicts(run, self.verdicts)
         self.outcome.note_broken(self.where, self.config, run.broken)
 

@@ -79,8 +79,10 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
     return paths
 
 
-def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None) -> None:
-    """The run's verdict records, each failing one pointing at its trace file."""
+def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None,
+                      unchecked: list[dict[str, object]] | None = None) -> None:
+    """The run's verdict records, each failing one pointing at its trace file; `unchecked`
+    (the optional parts the adapter lacks, `unchecked.Part.to_json`) beside them."""
     records = list(outcome.records)
     if paths is not None and paths.findings:
         first = paths.findings[0]
@@ -95,4 +97,5 @@ def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None) ->
         records.append(VerdictRecord(CONFORMANCE.record, "none", (), "lockstep", Verdict.UNKNOWN, 0,
                                      "steps", outcome.seconds,
                                      detail=f"{outcome.adapter}: nothing checked (0 steps)"))
-    write_records(path, records + safety)
+    write_records(path, records + safety,
+                  None if unchecked is None else {"unchecked": unchecked})

@@ -56,6 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "explained by the spec, which drift it shows, what broke")
 
 
+JUDGED = frozenset({"S1", "S3"})
+"""The properties a history judges (`report.observed_breaks`)."""
+
+
 def wanted(args: argparse.Namespace) -> bool:
     """Whether the history check answers this command (or conform's own missing adapter)."""
     return bool(args.threads or args.tasks or args.check_log or args.adapter is None)
@@ -71,6 +75,11 @@ def run(args: argparse.Namespace) -> int:
         env = _environment(args.environment)
     except BadEnvironment as error:
         return usage(str(error))
+    unjudged = sorted(required_of(args) - JUDGED)
+    if unjudged:
+        return usage(f"--require {','.join(unjudged)}: a history judges S1 and S3 only (S2 "
+                     "needs byte counts; L1-L4 the client's own retry loop, which the "
+                     "concurrent clients replace): run lockstep conformance for them")
     if args.check_log is not None:
         if args.threads or args.tasks:
             return usage("--check-log checks a log: give it without --threads or --tasks")
@@ -122,6 +131,7 @@ def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace
         print("\n".join(report_unexplained(history, checked, verdict, where)))
         print(f"RESULT: NOT EXPLAINED by the spec in {drifts_text(checked)} (exit {EXIT_FAIL})")
         return EXIT_FAIL
-    return final_explained(observed_breaks(history), required_of(args), "the log is")
+    return final_explained(observed_breaks(history, verdict.unjudged), required_of(args),
+                           "the log is")
 
 

@@ -21,13 +21,14 @@ import functools
 import itertools
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.hooks import Hooks, attach
-from model_checks.history.record import Header, History
+from model_checks.history.preempt import LineTracer, install_locks
+from model_checks.history.record import Header, History, final_order
 from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
 from model_checks.history.schedule import Scheduler
 from spec import Config, Content, Drift, ItemSize, drift_order
@@ -98,27 +99,46 @@ def plan(config: Config, clients: int, requests: int, seed: int) -> Plan:
 
 @dataclass
 class Sides:
-    """The recorded sides of one run."""
+    """The recorded sides of one run: whether every side took the yield hook (`hooked`),
+    and, where one did not and a scheduler runs the threads, the tracer that preempts
+    inside the implementation's own code (`tracer`) and how many of its locks became the
+    schedule's (`locks`)."""
 
     front_ends: list[RecordingFrontEnd]
     engine: RecordingEngine
     hooked: bool
+    tracer: LineTracer | None = None
+    locks: int = 0
 
     def close(self) -> None:
         self.engine.inner.close()
 
 
+@dataclass
+class _Hooking:
+    """Gives each side built (and rebuilt after a restart) the yield hook, or, a side that
+    takes none, the schedule's locks in place of its own (`preempt.install_locks`)."""
+
+    hooks: Hooks
+    scheduler: Scheduler | None
+    hooked: bool = True
+    locks: int = 0
+
+    def __call__(self, side: object) -> None:
+        if attach(side, self.hooks):
+            return
+        self.hooked = False
+        if self.scheduler is not None:
+            self.locks += install_locks(side, self.scheduler)
+
+
 def build(adapter: api.Adapter, config: Config, recorder: Recorder,
           scheduler: Scheduler | None) -> Sides:
-    """Build and record the sides; give each the yield hook (and again after a restart)."""
+    """Build and record the sides; give each the yield hook (and again after a restart);
+    under a scheduler, a side without one runs traced (`preempt`)."""
     setup = api.Setup(config.budget, config.variant.name, config.front_ends,
                       codec.process_media)
-    hooks = Hooks(scheduler, recorder.evicted, recorder.touched)
-    hooked = [True]
-
-    def hook(side: object) -> None:
-        hooked[0] = attach(side, hooks) and hooked[0]
-
+    hook = _Hooking(Hooks(scheduler, recorder.evicted, recorder.touched), scheduler)
     engine = RecordingEngine(api.build_engine(adapter.engine, setup), recorder, hook)
     hook(engine.inner)
     front_ends = []
@@ -127,10 +147,30 @@ def build(adapter: api.Adapter, config: Config, recorder: Recorder,
                                  f"fe{index}", hook)
         hook(side.inner)
         front_ends.append(side)
-    recorder.reports_evictions = hooked[0] and all(
+    recorder.reports_evictions = hook.hooked and all(
         getattr(s, "reports_evictions", True) for s in (engine.inner, *(f.inner for f in
                                                                          front_ends)))
-    return Sides(front_ends, engine, hooked[0])
+    tracer = None
+    if scheduler is not None and not hook.hooked:
+        tracer = LineTracer(scheduler)
+        scheduler.tracer = tracer
+    return Sides(front_ends, engine, hook.hooked, tracer, hook.locks)
+
+
+def final_views(sides: Sides, recorder: Recorder
+                ) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    """The caches as the run left them (every call returned), through the sides' views:
+    per side its identities, least recent first; None where the system stopped at a fault
+    or a view failed (nothing to compare)."""
+    if recorder.stopped is not None:
+        return None
+    try:
+        views = [(f.side, tuple(e.identity for e in f.inner.shadow()))
+                 for f in sides.front_ends]
+        views.append(("engine", tuple(e.identity for e in sides.engine.inner.receiver())))
+    except Exception:  # a view that faults: the run's calls are still judged
+        return None
+    return final_order(tuple(views))
 
 
 def _items(config: Config, contents: Sequence[Content]) -> tuple[api.ItemIn, ...]:
@@ -144,13 +184,17 @@ def _header(config: Config, environment: frozenset[Drift], source: str) -> Heade
 
 @dataclass(frozen=True)
 class Run:
-    """One run's history, whether its schedule was controlled (every side hooked), and the
-    errors clients raised (a deadlock, a crash of the harness's own code)."""
+    """One run's history, whether its schedule was controlled (every side hooked, or traced
+    under the scheduler), the errors clients raised (a deadlock, a crash of the harness's
+    own code), the preemptions made, and, for a traced run, the files whose lines ran under
+    the scheduler (with their line counts) and the locks made the schedule's."""
 
     history: History
     controlled: bool
     errors: tuple[str, ...]
     preemptions: int
+    traced: tuple[tuple[str, int], ...] = ()
+    locks: int = 0
 
 
 def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequence[Content]],
@@ -173,16 +217,31 @@ def _event(sides: Sides, side: str, op: str) -> None:
     getattr(target, op)()
 
 
+TRACED = (1 / 100, 16)
+"""A traced run's chance of a preemption at each line and its bound on preemptions (a
+hooked side's points take the scheduler's own, 1/4 and 8): a history runs some thousands
+of traced lines, and the preemptions should fall across the run, not all in its first
+lines. With these, each lock removed from `tests/history/hookless_pair.py` is caught
+within 30 seeds of 4 threads under D3, and the pair with its locks passes them."""
+
+
 def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
-                threads: int, seed: int, requests: int = 3, preemptions: int = 8) -> Run:
-    """`threads` client threads and a drift thread under the schedule of `seed`."""
+                threads: int, seed: int, requests: int = 3, preemptions: int | None = None,
+                chance: float | None = None) -> Run:
+    """`threads` client threads and a drift thread under the schedule of `seed`; `chance`
+    of a preemption at each point and the bound on `preemptions` (default: the
+    scheduler's, `TRACED` where the run is traced)."""
     config = instance_config(variant, environment)
     work = plan(config, threads, requests, seed)
-    scheduler = Scheduler(seed, preemptions)
+    scheduler = Scheduler(seed)
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --threads {threads} --seed {seed}"),
                         Labels(config), scheduler.tick)
     sides = build(adapter, config, recorder, scheduler)
+    if sides.tracer is not None:
+        scheduler.chance, scheduler.preemptions = TRACED
+    scheduler.chance = scheduler.chance if chance is None else chance
+    scheduler.preemptions = scheduler.preemptions if preemptions is None else preemptions
     try:
         bodies = [functools.partial(_client, sides, config, n, work.requests[n],
                                     scheduler.boundary) for n in range(threads)]
@@ -192,10 +251,13 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
                                             scheduler))
             names.append("drift")
         scheduler.run(bodies, names)
+        recorder.header = replace(recorder.header, final=final_views(sides, recorder))
     finally:
         sides.close()
     errors = tuple(f"{type(e).__name__}: {e}" for e in scheduler.errors)
-    return Run(recorder.history(), sides.hooked, errors, scheduler.preempted)
+    traced = tuple(sides.tracer.files()) if sides.tracer is not None else ()
+    return Run(recorder.history(), sides.hooked or sides.tracer is not None, errors,
+               scheduler.preempted, traced, sides.locks)
 
 
 def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
@@ -265,6 +327,7 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     errors: tuple[str, ...] = ()
     try:
         asyncio.run(main())
+        recorder.header = replace(recorder.header, final=final_views(sides, recorder))
     except Exception as error:
         errors = (f"{type(error).__name__}: {error}",)
     finally:

@@ -26,6 +26,7 @@ from model_checks.history.instance import Instance, NeedsDrift, instance_of
 from model_checks.history.record import Call, History
 from model_checks.history.steps import DONE_AFTER_P0, Move, end_of, moves, submitted
 from spec import Drift, State
+from spec import lru as spec_lru
 from spec.transitions import Action
 
 
@@ -41,12 +42,18 @@ class Explained:
     """Every call explained: `steps` (call number, spec action) in the order taken;
     `drift` the sources the steps exercise and the instance needs (with counts: how many
     steps exercise each; a configuration need counts 0); `reordered` replies taken out of the
-    queue's order; `explored` nodes expanded."""
+    queue's order; `explored` nodes expanded. `stopped_by`: the call whose fault (the
+    engine's crash, a hang) stopped the system, where one did: the spec has no step after a
+    fault, so the calls still open at that point (`unjudged`, each invoked before the
+    stopping call returned) are not judged, as a checker treats calls of indeterminate
+    outcome."""
 
     steps: tuple[tuple[int, Action], ...]
     drift: dict[Drift, int]
     reordered: int
     explored: int
+    unjudged: tuple[int, ...] = ()
+    stopped_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,8 @@ class _Search:
     seen: set[tuple[State, tuple[int, ...], tuple[int, ...]]] = field(default_factory=set)
     explored: int = 0
     submits: tuple[tuple[int, Action], ...] = ()
+    final: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    final_missed: bool = False
 
     def __post_init__(self) -> None:
         self.ends = tuple(end_of(c) for c in self.calls)
@@ -117,6 +126,28 @@ class _Search:
             for move in moves(self.instance, state, self.calls[n], progress[n], rids[n]):
                 yield n, move
 
+    def leaves_final(self, state: State) -> bool:
+        """Whether the caches of `state` hold what the run left in them (`final`, where
+        read): each side's identities, compared as sets (a view's order is not relied
+        on)."""
+        for side, identities in self.final or ():
+            cache = state.receiver if side == "engine" else state.shadows[int(side[2:])]
+            if {e.identity for e in spec_lru.entries(cache)} != set(identities):
+                return False
+        return True
+
+    def open_at_stop(self, path: list[tuple[int, Move]], progress: tuple[int, ...]
+                     ) -> tuple[int, ...] | None:
+        """At a faulted state (the spec stops: nothing is enabled), the unfinished calls,
+        if every one was invoked before the stopping call (the last move's) returned; else
+        None (a call began after the system stopped: nothing explains it)."""
+        stop = self.calls[path[-1][0]].returned
+        open_ = tuple(n for n, (p, e) in enumerate(zip(progress, self.ends, strict=True))
+                      if p < e)
+        if any(self.calls[n].invoked > stop for n in open_):
+            return None
+        return open_
+
     def run(self) -> list[tuple[int, Move]] | None:
         """A path of moves that completes every call, or None; `_OverLimit` past the
         limit."""
@@ -127,8 +158,12 @@ class _Search:
         stack = [(start, self.children(*start))]
         self.seen.add(start)
         while stack:
-            (_, progress, rids), children = stack[-1]
+            (state, progress, rids), children = stack[-1]
             if all(p == e for p, e in zip(progress, self.ends, strict=True)):
+                if self.leaves_final(state):
+                    return path
+                self.final_missed = True
+            if state.fault is not None and self.open_at_stop(path, progress) is not None:
                 return path
             child = next(children, None)
             if child is None:
@@ -163,7 +198,15 @@ def _explained(search: _Search, path: list[tuple[int, Move]]) -> Explained:
         if source is not None:
             drift[source] += 1
     reordered = sum(move.reordered for _, move in path)
-    return Explained(steps, dict(drift), reordered, search.explored)
+    final = path[-1][1].state if path else None
+    if final is None or final.fault is None:
+        return Explained(steps, dict(drift), reordered, search.explored)
+    progress = [0] * len(calls)
+    for n, move in path:
+        progress[n] = move.progress
+    unjudged = search.open_at_stop(path, tuple(progress)) or ()
+    return Explained(steps, dict(drift), reordered, search.explored,
+                     tuple(calls[n].number for n in unjudged), calls[path[-1][0]].number)
 
 
 def explain(history: History, environment: frozenset[Drift], limit: Limit = Limit()
@@ -173,14 +216,16 @@ def explain(history: History, environment: frozenset[Drift], limit: Limit = Limi
         instance = instance_of(history, environment)
     except NeedsDrift as error:
         return Unexplained(str(error), 0)
-    search = _Search(instance, history.calls, limit)
+    search = _Search(instance, history.calls, limit, final=history.header.final)
     try:
         path = search.run()
     except _OverLimit:
         return Undecided(limit.nodes, limit)
     if path is None:
+        leaves = (" and leaves the caches as the run left them" if search.final_missed
+                  else "")
         return Unexplained("no order of spec steps within the calls' intervals produces "
-                           "what they observed", search.explored)
+                           f"what they observed{leaves}", search.explored)
     return _explained(search, path)
 
 

@@ -5,9 +5,10 @@ A side (front end or engine) that offers `attach(hooks)` (`Scheduled`) gets a `H
 after it is built and after each of its restarts: it calls `hooks.point()` between its
 steps, takes its locks from `hooks.lock()` (a lock the schedule knows: waiting for it gives
 the turn to another thread) and may call `hooks.evicted(side, identity)` when its cache
-evicts (`side` is "p0" or "p1"), which the history then records per call. A side without
-`attach` runs unhooked: its threads are scheduled only at call boundaries, and a run with
-real preemption is not reproducible from the seed (the report says so).
+evicts (`side` is "p0" or "p1"), which the history then records per call. The hook is
+optional: a side without `attach` runs traced under the same schedule
+(`model_checks.history.preempt`: a point at each line of its code, its locks the
+schedule's), reporting no evictions.
 
 The reference's sides get the hook from this module (`install_reference`), without a line
 of reference/ changed: their caches' locks become the schedule's, and each cache's order
@@ -130,7 +131,7 @@ def install_reference(side: object, hooks: Hooks) -> bool:
 
 def attach(side: object, hooks: Hooks) -> bool:
     """Give `side` the hook: its own `attach`, or the reference's glue; False if it takes
-    none (it runs unhooked)."""
+    none (it then runs traced: `model_checks.history.preempt`)."""
     if isinstance(side, Scheduled):
         side.attach(hooks)
         return True

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +116,10 @@ class Header:
     front_ends: int = 1
     environment: tuple[str, ...] | None = None
     source: str = ""
+    final: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    """The caches as the run left them, read once every call had returned: per side
+    (`fe0`, `fe1`, `engine`) its identities, least recent first; None: not read (a log
+    may leave it out; a history stopped at a fault has none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +134,8 @@ class History:
         it stood when the `count`-th response came (calls still running then are left out)."""
         kept = sorted(sorted(self.calls, key=lambda c: c.returned)[:count],
                       key=lambda c: c.number)
-        return History(self.header, renumbered(kept))
+        header = self.header if count >= len(self.calls) else replace(self.header, final=None)
+        return History(header, renumbered(kept))
 
 
 def renumbered(calls: Iterable[Call]) -> tuple[Call, ...]:
@@ -174,10 +179,13 @@ def call_json(call: Call) -> dict[str, Any]:
 
 
 def header_json(header: Header) -> dict[str, Any]:
-    return {"schema": SCHEMA, "variant": header.variant, "budget": header.budget,
+    data: dict[str, Any] = {"schema": SCHEMA, "variant": header.variant, "budget": header.budget,
             "front_ends": header.front_ends,
             "environment": None if header.environment is None else list(header.environment),
             "source": header.source}
+    if header.final is not None:
+        data["final"] = {side: list(ids) for side, ids in header.final}
+    return data
 
 
 def log_lines(history: History) -> list[str]:
@@ -271,7 +279,25 @@ def parse_header(data: object, line: int = 1) -> Header:
     source = data.get("source", "")
     _need(isinstance(source, str), line, f"got source {source!r:.40}, expected a string")
     return Header(_str(data, "variant", line, VARIANT_NAMES), _int(data, "budget", line, 1),
-                  _int(data, "front_ends", line, 1, 1), environment, source)
+                  _int(data, "front_ends", line, 1, 1), environment, source,
+                  _final(data.get("final"), line))
+
+
+def _final(data: object, line: int) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    if data is None:
+        return None
+    _need(isinstance(data, dict), line, f"got final {data!r:.40}, expected an object")
+    assert isinstance(data, dict)
+    bad = [k for k in data if k != "engine" and not (k.startswith("fe") and k[2:].isdigit())]
+    _need(not bad, line, f"got final sides {bad}, expected fe0, fe1, ... or engine")
+    return final_order(tuple((side, _strings(ids, line, f"final {side}"))
+                             for side, ids in data.items()))
+
+
+def final_order(views: tuple[tuple[str, tuple[str, ...]], ...]
+                ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Views in one order: the front ends by index, then the engine."""
+    return tuple(sorted(views, key=lambda v: (v[0] == "engine", len(v[0]), v[0])))
 
 
 def _item(data: object, line: int) -> Item:

@@ -77,6 +77,7 @@ class Recorder:
     calls: list[Call] = field(default_factory=list)
     sizes: dict[str, int] = field(default_factory=dict)
     reports_evictions: bool = False
+    stopped: Result | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -115,8 +116,12 @@ class Recorder:
             if buffer is not None:
                 buffer.setdefault(side, []).append(identity)
 
-    def begin(self) -> int:
+    def begin(self) -> int | None:
+        """A call begins now: its invocation time; None, and nothing begins, once the system
+        stopped (`stopped`)."""
         with self._lock:
+            if self.stopped is not None:
+                return None
             self._evicted[client_name()] = {}
             self._phases[client_name()] = []
         return self.clock()
@@ -133,6 +138,14 @@ class Recorder:
                                 tuple(evicted.get("p1", ())))
             self.calls.append(Call(len(self.calls), client_name(), side, op, items, invoked,
                                    returned, result, hints))
+            if self.stopped is None and stops(result):
+                self.stopped = result
+
+    def refusal(self) -> api.Fault:
+        """What a call gets once the system stopped (it is not made, not recorded)."""
+        stopped = self.stopped
+        return api.Fault(stopped.fault if stopped is not None else "crash",
+                         "the system stopped at an earlier fault")
 
     def items(self, items: tuple[api.ItemIn, ...]) -> tuple[Item, ...]:
         recorded = tuple(self.labels.item(i, lambda k: self.sizes.get(k, 1)) for i in items)
@@ -160,6 +173,14 @@ class Recorder:
         return RecordingEngine(side, self)
 
 
+def stops(result: Result) -> bool:
+    """Whether a call's result stops the system: a fault other than P0's assertion (which
+    fails its request only). The engine's crash is its input thread dying, as in the spec,
+    where a fault is absorbing: as lockstep stops a side at its fault, the concurrent runs
+    make no call after one (`Recorder.begin`)."""
+    return result.kind == "fault" and result.fault != "p0-assert"
+
+
 def _hints(phases: list[tuple[str, int]]) -> tuple[int | None, int | None, int | None]:
     """(P0 before the engine, the engine, P0 after it): the last time of each phase."""
     p0 = p1 = reply = None
@@ -175,6 +196,8 @@ def _hints(phases: list[tuple[str, int]]) -> tuple[int | None, int | None, int |
 
 def _event(recorder: Recorder, side: str, op: str, call: Callable[[], object]) -> object:
     invoked = recorder.begin()
+    if invoked is None:
+        return recorder.refusal()
     try:
         made = call()
     except Exception as error:
@@ -256,6 +279,8 @@ class RecordingFrontEnd:
     def serve(self, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
         recorded = self.recorder.items(items)
         invoked = self.recorder.begin()
+        if invoked is None:
+            return self.recorder.refusal()
         try:
             outcome = end_to_end(self.inner, engine, items)
         except Exception as error:
@@ -266,6 +291,8 @@ class RecordingFrontEnd:
     async def serve_async(self, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
         recorded = self.recorder.items(items)
         invoked = self.recorder.begin()
+        if invoked is None:
+            return self.recorder.refusal()
         try:
             outcome = await async_end_to_end(self.inner, engine, items)
         except Exception as error:

@@ -47,11 +47,15 @@ def drift_text(drift: dict[Drift, int]) -> str:
                      for d, n in sorted(drift.items(), key=lambda p: DRIFT_IDS.index(p[0].value)))
 
 
-def observed_breaks(history: History) -> dict[str, list[int]]:
+def observed_breaks(history: History, unjudged: tuple[int, ...] = ()
+                    ) -> dict[str, list[int]]:
     """Properties the history shows broken, by the calls that show it: S1 (a served item
-    whose tensor and placeholders come from different contents), S3 (a fault)."""
+    whose tensor and placeholders come from different contents), S3 (a fault); calls
+    `unjudged` (open when the system stopped) are left out."""
     found: dict[str, list[int]] = {}
     for call in history.calls:
+        if call.number in unjudged:
+            continue
         if call.result.kind == "fault":
             found.setdefault("S3", []).append(call.number)
         if any(i.tensor != i.placeholders for i in call.result.inputs):
@@ -65,11 +69,20 @@ def verdict_lines(verdict: Verdict) -> list[str]:
         return [f"explained by {len(verdict.steps)} spec steps; drift the explanation "
                 f"shows: {drift_text(verdict.drift)}; replies taken out of the queue's "
                 f"order: {verdict.reordered}; search: {verdict.explored} nodes expanded "
-                f"(limit {LIMIT.nodes})"]
+                f"(limit {LIMIT.nodes})", *stop_lines(verdict)]
     if isinstance(verdict, Undecided):
         return [f"UNDECIDED: the search expanded its limit of {verdict.limit.nodes} nodes "
                 "without deciding; not explained"]
     return [f"NOT EXPLAINED: {verdict.reason}; search: {verdict.explored} nodes expanded"]
+
+
+def stop_lines(verdict: Explained) -> list[str]:
+    """Where a fault stopped the system: the stopping call and the calls left unjudged."""
+    if verdict.stopped_by is None:
+        return []
+    open_ = ", ".join(map(str, verdict.unjudged)) or "none"
+    return [f"the system stopped at call {verdict.stopped_by}'s fault (the spec has no step "
+            f"after one; no call began after it); calls open then, not judged: {open_}"]
 
 
 def report_unexplained(history: History, env: frozenset[Drift], verdict: Unexplained,
@@ -122,6 +135,25 @@ def variants_of(adapter: object, asked: list[str] | None) -> tuple[str, ...]:
 
     return tuple(asked) if asked else tuple(
         v for v in VARIANT_NAMES if supports(adapter, v))  # type: ignore[arg-type]
+
+
+HISTORY_ACTIONS = ("Submit", "P0Handle", "P0Process", "P0UpdateItem", "P1Receive",
+                   "P0ReceiveReply", "P0Clear", "P1Clear", "P0Restart", "P1Restart")
+"""The spec actions an explanation of a history can take (`model_checks.history.steps`)."""
+
+
+def coverage_line(verdicts: list[Explained], env: frozenset[Drift]) -> str:
+    """How much of the spec's behaviour the explanations covered: each action a history can
+    take in `env`, with how often the explanations took it, and those never taken."""
+    from spec.transitions import ACTION_TYPES
+
+    taken: Counter[str] = Counter(type(a).__name__ for v in verdicts for _, a in v.steps)
+    possible = [t.__name__ for t in ACTION_TYPES if t.__name__ in HISTORY_ACTIONS
+                and (t.requires is None or t.requires in env)]
+    counts = ", ".join(f"{name} x{taken[name]}" for name in possible if taken[name])
+    never = ", ".join(name for name in possible if not taken[name]) or "none"
+    return (f"spec actions the explanations took: {counts or 'none'}; never taken: {never} "
+            f"(of the {len(possible)} a history can take in {drifts_text(env)})")
 
 
 def drift_total(verdicts: list[Explained]) -> dict[Drift, int]:

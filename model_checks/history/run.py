@@ -6,10 +6,15 @@ schedule where every side takes the yield hook)."""
 from __future__ import annotations
 
 import argparse
+import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from model_checks.conform.adapter import Adapter, AdapterError, load_adapter, supports
+from model_checks.conform.notation import wrap
+from model_checks.conform.unchecked import CLIENT_RESENDS, END_TO_END, YIELD_HOOK, Part, absent
+from model_checks.conform.unchecked import lines as unchecked_lines
 from model_checks.history import report as cmd
 from model_checks.history.concurrent import Run, checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Explained, Undecided, Unexplained, explain
@@ -35,12 +40,34 @@ def _where(args: argparse.Namespace, variant: str, seed: int) -> Path:
 @dataclass
 class _Tally:
     """What the explained histories of a run showed: each verdict, the calls made, the
-    histories run unhooked, and per property the numbers of the calls that broke it."""
+    histories whose schedule was not controlled, the code traced, the histories stopped at
+    a fault, the parts no history ran, and per property the calls that broke it."""
 
     explained: list[Explained] = field(default_factory=list)
     breaks: dict[str, list[int]] = field(default_factory=dict)
     calls: int = 0
     uncontrolled: int = 0
+    stopped: int = 0
+    unjudged: int = 0
+    traced: Counter[str] = field(default_factory=Counter)
+    locks: int = 0
+    histories: int = 0
+    missing: tuple[Part, ...] = ()
+    checked: frozenset[Drift] = frozenset()
+
+    def unchecked(self) -> tuple[Part, ...]:
+        """The parts no history ran: the client's loop always, the end-to-end call and the
+        yield hook where absent."""
+        hookless = (YIELD_HOOK,) if self.traced or self.uncontrolled else ()
+        return (CLIENT_RESENDS, *self.missing, *hookless)
+
+    def add(self, run: Run) -> None:
+        """A run's calls and how its schedule was controlled."""
+        self.histories += 1
+        self.calls += len(run.history.calls)
+        self.uncontrolled += not run.controlled
+        self.traced.update(dict(run.traced))
+        self.locks += run.locks
 
 
 def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
@@ -55,7 +82,7 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
           f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
           f"{cmd.drifts_text(checked)})")
-    tally = _Tally()
+    tally = _Tally(missing=absent(adapter, variants, (END_TO_END,)), checked=checked)
     for variant in variants:
         for seed in range(args.seed, args.seed + cmd.SCHEDULES[args.profile]):
             stopped = _check_schedule(args, adapter, variant, env, seed, tally)
@@ -85,8 +112,7 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
     a client raised, the search was undecided, or the history has no explanation."""
     checked = checked_environment(env)
     run = _runner(args, adapter, variant, env, seed)
-    tally.calls += len(run.history.calls)
-    tally.uncontrolled += not run.controlled
+    tally.add(run)
     where = f"{variant}, seed {seed}"
     if run.errors:
         print(f"a client raised in {where}: {'; '.join(run.errors)}")
@@ -101,7 +127,9 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
         _report_unexplained(args, run, checked, verdict, (variant, seed))
         return cmd.EXIT_FAIL
     tally.explained.append(verdict)
-    for prop, numbers in cmd.observed_breaks(run.history).items():
+    tally.stopped += verdict.stopped_by is not None
+    tally.unjudged += len(verdict.unjudged)
+    for prop, numbers in cmd.observed_breaks(run.history, verdict.unjudged).items():
         tally.breaks.setdefault(prop, []).extend(numbers)
     return None
 
@@ -113,13 +141,15 @@ def _report_unexplained(args: argparse.Namespace, run: Run, checked: frozenset[D
     variant, seed = schedule
     where = f"{variant}, seed {seed}"
     print(f"history of {where}: {len(run.history.calls)} calls, {run.preemptions} preemptions")
+    print("\n".join(wrap(controlled_lines(args, run.traced, run.locks, run.controlled))))
     print("\n".join(cmd.verdict_lines(verdict)))
     print("\n".join(cmd.report_unexplained(run.history, checked, verdict,
                                            _where(args, variant, seed))))
     again = "--threads" if args.threads else "--tasks"
+    scoped = f" --environment {args.environment}" if args.environment else ""
     print(f"the same schedule: python -m model_checks conform --adapter "
           f"{args.adapter} {again} {args.threads or args.tasks} --seed {seed} "
-          f"--variant {variant}")
+          f"--variant {variant}{scoped}")
     print(f"RESULT: NOT EXPLAINED: the history of {where} (exit {cmd.EXIT_FAIL})")
 
 
@@ -131,13 +161,50 @@ def _summary(args: argparse.Namespace, tally: _Tally) -> int:
     print(f"{len(explained)} histories ({tally.calls} calls) explained; drift shown: "
           f"{cmd.drift_text(cmd.drift_total(explained))}; search: {explored} nodes expanded "
           f"(limit {cmd.LIMIT.nodes} per history)")
-    if tally.uncontrolled:
-        print(f"{tally.uncontrolled} histories ran unhooked (a side without a yield hook): "
-              "switches only between calls, not reproducible from the seed")
+    print("\n".join(wrap([cmd.coverage_line(explained, tally.checked)])))
+    if tally.stopped:
+        print("\n".join(wrap([
+            f"{tally.stopped} histories stopped at a fault (the engine's crash, a hang: the "
+            f"spec has no step after one, so no call began after it); {tally.unjudged} calls "
+            "open at the stop not judged"])))
+    print("\n".join(wrap(controlled_lines(args, tuple(tally.traced.most_common()),
+                                          tally.locks, not tally.uncontrolled))))
+    print("\n".join(wrap(unchecked_lines(tally.unchecked()))))
+    if args.json:
+        _write_summary(args.json, tally)
     if not explained:
         print("RESULT: NOTHING CHECKED: 0 histories (exit 1)")
         return cmd.EXIT_FAIL
     return cmd.final_explained(tally.breaks, cmd.required_of(args), "every history is")
+
+
+def _write_summary(path: Path, tally: _Tally) -> None:
+    """`--json`: the histories explained, the parts unchecked, the code traced."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "histories": tally.histories, "explained": len(tally.explained),
+        "calls": tally.calls, "unchecked": [p.to_json() for p in tally.unchecked()],
+        "traced": dict(tally.traced.most_common()), "locks": tally.locks,
+    }, indent=2, sort_keys=True) + "\n")
+
+
+def controlled_lines(args: argparse.Namespace, traced: tuple[tuple[str, int], ...],
+                     locks: int, controlled: bool) -> list[str]:
+    """Which code ran under the controlled schedule, and how it was preempted."""
+    if args.tasks:
+        return ["schedule: asyncio tasks on one loop, ordered by the seed (switches at the "
+                "implementation's own awaits)"]
+    if not controlled:
+        return ["schedule: NOT controlled (a side took no hook and could not be traced): "
+                "switches only between calls, not reproducible from the seed"]
+    if not traced:
+        return ["schedule: controlled by the seed; preemption points from the yield hook "
+                "(every side hooked)"]
+    files = ", ".join(f"{name} ({lines} lines)" for name, lines in traced[:6])
+    more = f" and {len(traced) - 6} more files" if len(traced) > 6 else ""
+    return [f"schedule: controlled by the seed; a side without a yield hook ran traced, a "
+            f"preemption point at each of its lines: {files}{more}; {locks} of its locks "
+            f"made the schedule's"]
 
 
 def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift],

@@ -19,9 +19,11 @@ reported as such (`Deadlock`).
 from __future__ import annotations
 
 import random
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 JOIN_SECONDS = 60.0
 """How long `run` waits for its threads: a safety net against a thread blocked outside the
@@ -46,6 +48,9 @@ class Scheduler:
     clock: int = 0
     preempted: int = 0
     errors: list[BaseException] = field(default_factory=list)
+    tracer: Callable[..., Any] | None = None
+    """A `sys.settrace` function installed in every thread the scheduler runs (the
+    preemption points of code without a yield hook: `model_checks.history.preempt`)."""
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -88,11 +93,14 @@ class Scheduler:
         self._local.index = index
         with self._cond:
             self._wait_turn(index)
+        if self.tracer is not None:
+            sys.settrace(self.tracer)
         try:
             body()
         except BaseException as error:  # kept for the harness, never lost
             self.errors.append(error)
         finally:
+            sys.settrace(None)
             with self._cond:
                 self._ready.discard(index)
                 self._pass_on()
@@ -165,22 +173,36 @@ class Scheduler:
 
 
 class SchedLock:
-    """A lock of the schedule: `with lock:` as a `threading.Lock`; waiting gives the turn
-    away. Not reentrant (as `threading.Lock`)."""
+    """A lock of the schedule: `with lock:` as a `threading.Lock` (as a `threading.RLock`
+    where `reentrant`); waiting gives the turn away."""
 
-    def __init__(self, scheduler: Scheduler) -> None:
+    def __init__(self, scheduler: Scheduler, reentrant: bool = False) -> None:
         self._scheduler = scheduler
         self._owner: int | None = None
+        self._reentrant = reentrant
+        self._count = 0
 
     def _free(self) -> bool:
         return self._owner is None
 
-    def acquire(self) -> bool:
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Take the lock; with `blocking` False, only if it is free now (`timeout` is
+        ignored: the schedule has no clock)."""
+        del timeout
+        me = threading.get_ident()
+        if self._reentrant and self._owner == me:
+            self._count += 1
+            return True
+        if not blocking and not self._free():
+            return False
         self._scheduler.block(self._free)
-        self._owner = threading.get_ident()
+        self._owner, self._count = me, 1
         return True
 
     def release(self) -> None:
+        self._count -= 1
+        if self._count > 0:
+            return
         self._owner = None
         self._scheduler.wake()
 

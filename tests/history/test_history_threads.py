@@ -104,3 +104,27 @@ def test_the_reference_passes_many_schedules(env: frozenset[Drift]) -> None:
                     run_tasks(async_factory(), "V3", env, 50, seed)):
             verdict = explain(run.history, checked_environment(env))
             assert isinstance(verdict, Explained), (seed, verdict)
+
+
+@pytest.mark.parametrize("mode", [("--threads", "4"), ("--tasks", "20")],
+                         ids=lambda m: "".join(m).lstrip("-"))
+@pytest.mark.parametrize("seed", [1, 3, 5])
+def test_every_variant_of_the_reference_is_explained(mode: tuple[str, str], seed: int
+                                                     ) -> None:
+    """Every variant (the default), two schedules per seed: V0's engine crash stops its
+    system, so no call begins after it and the calls open then are not judged."""
+    code, out, _ = conform("--adapter", REFERENCE, *mode, "--seed", str(seed))
+    assert code == 0, out
+    assert "8 histories" in out, out
+
+
+def test_v0s_crash_stops_the_run_and_the_checker_stops_with_it() -> None:
+    run = run_threads(factory(), "V0", ALL_DRIFT, 4, 2)
+    faults = [c for c in run.history.calls
+              if c.result.kind == "fault" and c.result.fault == "engine-crash"]
+    assert faults, "seed 2 crashes V0's engine"
+    crash = min(faults, key=lambda c: c.returned)
+    assert all(c.invoked < crash.returned for c in run.history.calls)
+    verdict = explain(run.history, checked_environment(ALL_DRIFT))
+    assert isinstance(verdict, Explained), verdict
+    assert verdict.stopped_by is not None

@@ -88,3 +88,29 @@ def test_vllm_release_conforms_with_its_engine_side_in_another_process(
     out = capsys.readouterr().out
     assert "conformance of vllm 0.33.0 (two processes" in out
     assert out.rstrip().splitlines()[-1] == "RESULT: CONFORMS: every step agreed (exit 0)"
+
+
+def test_the_release_runs_traced_under_the_seeded_scheduler() -> None:
+    """`--threads` on the release: no yield hook, so its real classes run traced (a
+    preemption point at each of their lines), the same history from the same seed."""
+    from model_checks.adapters.vllm import factory
+    from model_checks.history.concurrent import run_threads
+    from model_checks.history.record import log_lines
+    from spec import environment
+
+    runs = [run_threads(factory(), "V2", environment("D3"), 4, 1) for _ in range(2)]
+    assert runs[0].controlled and runs[0].preemptions > 0
+    assert any(name.startswith("vllm/multimodal/") for name, _ in runs[0].traced)
+    assert log_lines(runs[0].history) == log_lines(runs[1].history)
+
+
+def test_the_release_reaches_s1_in_its_deployment_by_its_own_run(tmp_path: Path) -> None:
+    """The client-uuids deployment: the committed V2 witness of S1 inside it, driven in
+    lockstep on the release and continued, breaks S1 there: exit 4, the trace written from
+    that run (not the committed file)."""
+    records = tmp_path / "records.json"
+    code = main(["conform", "--adapter", ADAPTER, "--variant", "V2", "--environment",
+                 "D1+D2+D7+D8+D9", "--require", "S1", "--json", str(records)])
+    assert code == 4
+    written = tmp_path / "records.S1.trace.json"
+    assert written.exists() and "witness" in written.read_text()

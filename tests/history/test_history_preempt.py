@@ -1,0 +1,113 @@
+"""Seeded preemption without hooks: a pair with no yield hook (`hookless_pair.py`) runs
+traced under the seeded scheduler (a preemption point at each of its lines, its locks the
+schedule's). With one lock removed from any method that shares state, `conform --threads 4`
+with a fixed seed fails, the same way on every run; with its locks the same seeds pass. The
+report names the code that ran under the controlled scheduler."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from history_helpers import conform, reference_log
+
+from model_checks.history.concurrent import checked_environment, run_threads
+from model_checks.history.explain import Explained, Unexplained, explain
+from model_checks.history.preempt import LineTracer, install_locks
+from model_checks.history.record import History, log_lines, read_log, write_log
+from model_checks.history.schedule import SchedLock, Scheduler
+from spec import environment
+from tests.history.hookless_pair import TARGETS, factory_unlocked
+
+CAUGHT_AT = {"fe.serve": 15, "fe.handle_reply": 6, "fe.clear": 7, "engine.receive": 18,
+             "engine.clear": 0}
+"""A seed whose schedule shows each lock removed (found once by a scan of seeds 0-29; the
+schedule is a function of the seed, so it stays). A restart's lock is not among them: the
+drift client restarts a side only when no call is open, so nothing races it here."""
+
+PAIR = "tests.history.hookless_pair:factory"
+
+
+def test_every_shared_state_method_is_planted() -> None:
+    assert set(CAUGHT_AT) == set(TARGETS)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_lock_removed_is_caught_with_a_fixed_seed(target: str) -> None:
+    seed = str(CAUGHT_AT[target])
+    planted = f"tests.history.hookless_pair:factory_unlocked_{target.replace('.', '_')}"
+    code, out, _ = conform("--adapter", planted, "--threads", "4", "--seed", seed,
+                           "--environment", "D3")
+    assert code == 1, out
+    assert "RESULT: NOT EXPLAINED" in out and "<< first unexplained" in out
+    assert "ran traced" in out and "tests/history/hookless_pair.py" in out
+    assert f"--seed {seed}" in out and "--environment D3" in out  # the same schedule
+    if target == "fe.clear":  # the whole command again, the same output
+        again = conform("--adapter", planted, "--threads", "4", "--seed", seed,
+                        "--environment", "D3")
+        assert again == (code, out, "")
+    code, out, _ = conform("--adapter", PAIR, "--threads", "4", "--seed", seed,
+                           "--environment", "D3")
+    assert code == 0, out
+
+
+def test_a_seed_replays_the_same_traced_history() -> None:
+    adapter = factory_unlocked("fe.handle_reply")
+    runs = [run_threads(adapter, "V2", environment("D3"), 4, 6) for _ in range(2)]
+    assert log_lines(runs[0].history) == log_lines(runs[1].history)
+    assert runs[0].controlled and runs[0].preemptions > 0 and runs[0].locks == 2
+    assert {name for name, _ in runs[0].traced} >= {"tests/history/hookless_pair.py",
+                                                    "tests/conform/ordered_pair.py"}
+
+
+class _Holder:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.inner = {"x": _Inner()}
+
+
+class _Inner:
+    def __init__(self) -> None:
+        self.rlock = threading.RLock()
+
+
+def test_locks_reachable_from_a_side_become_the_schedules() -> None:
+    scheduler = Scheduler(0)
+    holder = _Holder()
+    assert install_locks(holder, scheduler) == 2
+    assert isinstance(holder.lock, SchedLock)
+    rlock = holder.inner["x"].rlock
+    assert isinstance(rlock, SchedLock)
+    with rlock, rlock:  # reentrant, as the RLock it replaced
+        assert rlock.locked()
+    assert not rlock.locked()
+
+
+def test_the_harness_and_the_standard_library_are_not_traced() -> None:
+    tracer = LineTracer(Scheduler(0))
+    assert not tracer.traced(threading.__file__)
+    assert not tracer.traced(run_threads.__code__.co_filename)
+    assert tracer.traced(__file__)
+
+
+def written(history: History) -> Path:
+    path = Path(tempfile.mkdtemp()) / "log.jsonl"
+    write_log(path, history)
+    return path
+
+
+def test_the_caches_left_must_be_the_explanations() -> None:
+    history = reference_log()
+    final = history.header.final
+    assert final is not None and any(ids for _, ids in final)
+    assert isinstance(explain(history, checked_environment(environment("D3"))), Explained)
+    side = next(s for s, i in final if i)
+    wrong = tuple((s, i[1:] if s == side else i) for s, i in final)
+    changed = History(replace(history.header, final=wrong), history.calls)
+    verdict = explain(changed, checked_environment(environment("D3")))
+    assert isinstance(verdict, Unexplained) and "leaves the caches" in verdict.reason
+    assert changed.prefix(len(history.calls) - 1).header.final is None
+    assert read_log(written(changed)).header.final == wrong
