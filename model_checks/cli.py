@@ -109,7 +109,7 @@ COMMANDS: list[Command] = [
 COMMANDS.append(Command(
     "doctor",
     "a vLLM deployment's paired-cache risks from its facts (--client-uuids yes, --sleep-mode, "
-    "--api-servers N, --serve 'vllm serve ...'): drift sources, the lattice's answer, remedies",
+    "--api-servers N, --serve 'vllm serve ...'): drift sources, the project's answers, remedies",
     lazy("model_checks.doctor.command", "add_arguments"),
     lazy("model_checks.doctor.command", "run"),
 ))

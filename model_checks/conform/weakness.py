@@ -85,7 +85,7 @@ class Weakness:
     source: str
     kept_by: tuple[str, ...]
     shortest: tuple[str, int] | None = None
-    """The lattice's shortest trace for it: (file, steps)."""
+    """The shortest witness of it in the answer store: (file, steps)."""
 
     def within(self, allowed: Iterable[str] | None) -> tuple[Environment, ...]:
         """The minimal environments inside a deployment's environment (None: every source)."""

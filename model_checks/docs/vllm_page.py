@@ -112,10 +112,11 @@ def _deployments(snap: dict[str, Any]) -> list[str]:
             "(`python -m model_checks doctor`; sources no fact rules out stay in). Per "
             "property: the verdict of `conform --environment ENV --require S1,S2,S3` on the "
             "release (its generated runs are bounded: 2 examples of 20 steps per "
-            "configuration), then the lattice's answer for the variant under that environment "
-            f"({LATTICE_PAGE}; {instance_text(variant)}). Where the lattice breaks a "
-            "property that conform kept, the lattice's trace is the stronger evidence: its "
-            "S1 traces replay on the release (next section).", "",
+            "configuration), then the project's answer for the variant under that environment "
+            f"({LATTICE_PAGE}; {instance_text(variant)}). Where the answer breaks a "
+            "property that conform's runs kept, the gate exits 4 all the same, and the "
+            "witness is the stronger evidence: its S1 traces replay on the release (next "
+            "section).", "",
             table(("deployment", "environment", "exit", *props), rows)]
 
 
