@@ -43,8 +43,6 @@ from model_checks.explore.lattice import (
 from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
 from model_checks.explore.lattice_report import Break, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
-from model_checks.explore.outcome_refs import refer as refer_traces
-from model_checks.explore.outcome_refs import resolve as resolve_traces
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import replay_data, write_trace
 from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
@@ -239,8 +237,6 @@ def run_lattice(args: argparse.Namespace) -> int:
         if args.parametric:
             _decide_every_instance(entries, request)
         write_witnesses(request, known, entries, out, evidence)
-        if args.resume is not None and args.resume.exists():
-            refer_traces(args.resume, [Path(w["trace"]) for e in entries for w in e["traces"]])
     except (ProofContradicted, WitnessDefect) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -398,8 +394,7 @@ def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowled
     the wall time of the runs that explored them."""
     kept, others = [], []
     if path.exists():  # other variants' outcomes, and the parts that explored them, stay
-        kept = [o for o in resolve_traces(json.loads(path.read_text())["outcomes"],
-                                          path.parent)
+        kept = [o for o in json.loads(path.read_text())["outcomes"]
                 if o["variant"] not in request.variants]
         others = [p for p in earlier_parts(path)
                   if not set(p.get("variants", ())) & set(request.variants)]
@@ -430,7 +425,7 @@ def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]
         outcomes = tuple(
             EnvOutcome(**{**o, "environment": tuple(o["environment"]),
                           "states_per_rung": tuple(o["states_per_rung"])})
-            for o in resolve_traces(data["outcomes"], path.parent))
+            for o in data["outcomes"])
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise LatticeUsageError(f"--resume {path}: unreadable outcomes ({error})") from None
     if not same or ladder_then != request.ladder[:len(ladder_then)]:
