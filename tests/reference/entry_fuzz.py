@@ -82,13 +82,24 @@ class Boom(Exception):
 # --- the world: every object an entry point may change, in a known state -------------------
 
 
+class WorldProcessor(SerialProcessor):
+    """The world's processor: ``SerialProcessor``, whose own failure on content it cannot
+    process (an assertion) is the processor's, reported as ``Boom``."""
+
+    def __call__(self, content: object) -> ProcessedItem:
+        try:
+            return super().__call__(content)
+        except Exception as error:
+            raise Boom(f"processor: {type(error).__name__}") from None
+
+
 class World:
     """A front end and an engine that served a request (``a``, ``b``), with a message
     outstanding and a request probed; the asyncio front end likewise; standalone caches and
     an LRU holding ``a``; a tag source."""
 
     def __init__(self) -> None:
-        self.processor = SerialProcessor()
+        self.processor = WorldProcessor()
         self.fe = FrontEnd(BUDGET, self.processor, tags=TagSource.for_tests(1))
         self.engine = Engine(BUDGET)
         serve(self.fe, self.engine, Request((RequestItem("a", 1), RequestItem("b", 2))))
@@ -563,7 +574,7 @@ PROBED = st.one_of(
 
 
 def _serial() -> SerialProcessor:
-    return SerialProcessor()
+    return WorldProcessor()
 
 
 async def _async_processor(content: object) -> ProcessedItem:
@@ -619,6 +630,7 @@ def _async_serve(w: World) -> Callable[[Request], Awaitable[object]]:
 
 def _clearing_send(w: World) -> Callable[[Request], object]:
     def send(request: Request) -> object:
+        w.fe.probe_shadow(request)  # a request the front end rejects changes nothing
         w.engine.clear()  # every attempt misses on its references
         return serve(w.fe, w.engine, request)
     return send

@@ -23,6 +23,7 @@ from entry_fuzz import (
     IndexRaises,
     IntSub,
     IterRaises,
+    LenLies,
     World,
     all_entry_points,
     arguments,
@@ -34,8 +35,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from reference import (
+    V3,
+    BadInputError,
     BadInputTypeError,
     ByteLru,
+    ClientError,
     Engine,
     ProbedRequest,
     Reply,
@@ -43,9 +47,11 @@ from reference import (
     RequestItem,
     SenderCache,
     UnknownRequestError,
+    resolution_order,
+    serve,
     validate_budget,
 )
-from reference.aio import AsyncFrontEnd
+from reference.aio import AsyncFrontEnd, serve_async
 
 EXAMPLES = 30
 """Examples per entry point in CI (derandomized: the same examples on every run)."""
@@ -231,3 +237,31 @@ DEEP_EXAMPLES = 400
 @pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
 def test_an_entry_point_keeps_the_contract_deeply(name: str) -> None:
     run_harness(ENTRY_POINTS[name], DEEP_EXAMPLES)
+
+
+def test_a_sequence_whose_len_lies_is_ordered_by_its_flags() -> None:
+    """Before: ``resolution_order`` indexed by ``len()``, and a sequence whose ``len()`` says
+    more than it holds raised a raw IndexError."""
+    assert resolution_order(V3, LenLies([])) == []
+    assert resolution_order(V3, LenLies([False, True])) == [1, 0]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["serve", "serve_async"])
+def test_a_rejected_request_leaves_the_engine_admissions_alone(asynchronous: bool) -> None:
+    """Before: ``serve`` (and ``serve_async``) had the engine admit the front end's tag
+    source, then the front end rejected the request: the engine kept the admission."""
+    world = World()
+    engine = world.aengine if not asynchronous else world.engine  # the other front end's
+    before = world.state()
+    for request in (None, Request((RequestItem("a", 1), RequestItem("a", 1))),
+                    Request((RequestItem("unknown"),))):
+        with pytest.raises((BadInputError, ClientError)):
+            if asynchronous:
+                asyncio.run(serve_async(world.afe, engine, request))  # type: ignore[arg-type]
+            else:
+                serve(world.fe, engine, request)  # type: ignore[arg-type]
+    assert world.state() == before
+    served = (asyncio.run(serve_async(world.afe, engine, Request((RequestItem("e", 5),))))
+              if asynchronous else serve(world.fe, engine, Request((RequestItem("e", 5),))))
+    assert len(served) == 1  # admitted by deliver, once prepared
+    assert (world.afe if asynchronous else world.fe).sender.tags.nonce in engine._sources
