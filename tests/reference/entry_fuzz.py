@@ -13,7 +13,8 @@ Each parameter's values come from its annotation (``typing.get_type_hints``), th
 calls go deep) mixed with hostile ones (subclasses of int and str, bool, numpy scalars, 0-d,
 wrong-dtype, meta and expanded tensors, NaN, infinities, huge and negative numbers, objects
 whose ``__hash__``, ``__eq__``, ``__index__`` or ``__iter__`` raise, None). A drawn value is a
-``Recipe`` (a name and a function of the world), made in a fresh world per example.
+``Recipe`` (a name and a function of the world), made in a fresh world per example, whose
+caches run a drawn variant (V3, the default, most often; V0-V2 too).
 
 ``check_call`` states the property: the call raises a ``CacheError`` of at most
 ``MESSAGE_LIMIT`` characters and the world is exactly as before (a rejection), or it is
@@ -96,23 +97,25 @@ class WorldProcessor(SerialProcessor):
 class World:
     """A front end and an engine that served a request (``a``, ``b``), with a message
     outstanding and a request probed; the asyncio front end likewise; standalone caches and
-    an LRU holding ``a``; a tag source."""
+    an LRU holding ``a``; a tag source. Every cache and front end runs ``variant``."""
 
-    def __init__(self) -> None:
+    def __init__(self, variant: Variant = V3) -> None:
+        self.variant = variant
         self.processor = WorldProcessor()
-        self.fe = FrontEnd(BUDGET, self.processor, tags=TagSource.for_tests(1))
-        self.engine = Engine(BUDGET)
+        self.fe = FrontEnd(BUDGET, self.processor, variant=variant, tags=TagSource.for_tests(1))
+        self.engine = Engine(BUDGET, variant=variant)
         serve(self.fe, self.engine, Request((RequestItem("a", 1), RequestItem("b", 2))))
         self.message = self.fe.prepare(Request((RequestItem("a", 1), RequestItem("d", 4))))
         self.probed = self.fe.probe(Request((RequestItem("c", 3),)))
         self.afe = AsyncFrontEnd(BUDGET, self.processor, tags=TagSource.for_tests(2),
-                                 executor=InlineExecutor())
-        self.aengine = Engine(BUDGET)
+                                 variant=variant, executor=InlineExecutor())
+        self.aengine = Engine(BUDGET, variant=variant)
         self.amessage, self.aprobed = asyncio.run(self._warm_async())
-        self.sender = SenderCache(BUDGET, tags=TagSource.for_tests(3))
+        self.sender = SenderCache(BUDGET, variant=variant, tags=TagSource.for_tests(3))
         self.sender.get_and_update("a", make_item(16))
-        self.receiver = ReceiverCache(BUDGET)
-        self.receiver.resolve([WireItem("a", {"x": torch.zeros(2)}, Placeholders(0, 1), 7)])
+        self.receiver = ReceiverCache(BUDGET, variant=variant)
+        self.receiver.resolve([WireItem("a", {"x": torch.zeros(2)}, Placeholders(0, 1),
+                                        7 if variant.tagged else None)])
         self.lru: ByteLru[object, object] = ByteLru(64)
         self.lru.put("a", "value", 4)
         self.tags = TagSource.for_tests(4)
@@ -304,7 +307,8 @@ HOSTILE: list[Recipe] = [
     const(StrSub("a"), "StrSub('a')"), const(np.int64(3), "np.int64(3)"),
     const(np.float64("nan"), "np.float64(nan)"), fresh("torch.tensor(1)", lambda: torch.tensor(1)),
     const(float("nan")), const(float("inf")), const(-1), const(10**400, "10**400"),
-    const(HashRaises()), const(EqRaises("a"), "EqRaises('a')"), const(IterRaises()),
+    const(HashRaises()), const(EqRaises("a"), "EqRaises('a')"), const(EqAlways()),
+    const(IterRaises()),
     const(IndexRaises()), const(b"a"), fresh("[]", list), fresh("{}", dict),
 ]
 
@@ -323,9 +327,10 @@ INTS = st.sampled_from([
     const(float("nan")), const(float("inf")), const(-float("inf")), const(IndexRaises()),
     const("4"), const(None),
 ])
-IDENTITIES = ["a", "b", "c", "d", "z"]
-STRS = st.one_of(
-    st.sampled_from([const(i) for i in IDENTITIES]),
+IDENTITIES = ["a", "a", "b", "c", "d", "z"]  # "a": held by every cache of the world
+VALID_STRS = st.sampled_from([const(i) for i in IDENTITIES])
+STRS = st.one_of(  # known identities two times in three: calls that go deep
+    VALID_STRS, VALID_STRS,
     st.sampled_from([
         const(""), const("a" * 5000, "'a' * 5000"), const("\ud800"), const("\x00"),
         const(StrSub("a"), "StrSub('a')"), const(np.str_("a"), "np.str_('a')"),
@@ -462,6 +467,9 @@ def collections(element: st.SearchStrategy[Recipe],
 # --- values of the package's own types -------------------------------------------------------
 
 
+GOOD_PAYLOAD = fresh("{'x': zeros(1)}", lambda: {"x": torch.zeros(1)})
+
+
 @st.composite
 def wire_items(draw: st.DrawFn) -> Recipe:
     if draw(st.booleans()):
@@ -471,8 +479,8 @@ def wire_items(draw: st.DrawFn) -> Recipe:
             world("afe message item 0", lambda w: w.amessage.items[0]),
         ]))
     identity = draw(STRS)
-    payload = draw(st.one_of(st.just(const(None)), payloads()))
-    placeholders = draw(PLACEHOLDERS)
+    payload = draw(st.one_of(st.just(const(None)), st.just(GOOD_PAYLOAD), payloads()))
+    placeholders = draw(st.one_of(st.just(const(Placeholders(0, 1))), PLACEHOLDERS))
     tag = draw(TAGS)
     return Recipe(f"WireItem({identity}, {payload}, {placeholders}, {tag})",
                   lambda w: WireItem(identity.make(w), payload.make(w),  # type: ignore[arg-type]
@@ -546,7 +554,7 @@ MESSAGES = st.one_of(
 @st.composite
 def replies(draw: st.DrawFn) -> Recipe:
     request_id = draw(st.one_of(REQUEST_IDS, INTS))
-    missed = draw(st.one_of(collections(STRS, "tuple"), st.just(const(()))))
+    missed = draw(collections(STRS, "tuple"))
     return Recipe(f"Reply({request_id}, {missed})",
                   lambda w: Reply(request_id.make(w), missed.make(w)))  # type: ignore[arg-type]
 
@@ -885,15 +893,16 @@ def call(entry: EntryPoint, w: World, values: dict[str, object]) -> object:
     return result
 
 
-def check_call(entry: EntryPoint, recipes: dict[str, Recipe]) -> None:
+def check_call(entry: EntryPoint, recipes: dict[str, Recipe], variant: Variant = V3) -> None:
     """One call of ``entry`` with ``recipes`` made in a fresh world; raise
     ``HarnessViolation`` if it breaks the contract (see the module docstring)."""
-    w = World()
+    w = World(variant)
     values = make_arguments(w, recipes)
     if values is None:
         return
     before = w.state()
-    shown = f"{entry.name}({', '.join(f'{k}={v!r}' for k, v in recipes.items())})"
+    shown = (f"{entry.name}({', '.join(f'{k}={v!r}' for k, v in recipes.items())})"
+             f" in a {variant} world")
     try:
         result = call(entry, w, values)
     except Boom:  # the processor's own failure

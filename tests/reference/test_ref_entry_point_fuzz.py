@@ -35,6 +35,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from reference import (
+    V0,
+    V1,
+    V2,
     V3,
     BadInputError,
     BadInputTypeError,
@@ -57,6 +60,8 @@ EXAMPLES = 30
 """Examples per entry point in CI (derandomized: the same examples on every run)."""
 
 ENTRY_POINTS = {entry.name: entry for entry in entry_points()}
+WORLD_VARIANTS = (V3, V3, V3, V2, V1, V0)
+"""The variant of each example's world: the default most often, every legacy one too."""
 
 
 def harness_settings(examples: int, *, shrink: bool = True) -> settings:
@@ -93,7 +98,8 @@ def run_harness(entry: EntryPoint, examples: int, *, shrink: bool = True) -> Non
     @harness_settings(examples, shrink=shrink)
     @given(data=st.data())
     def one_call(data: st.DataObject) -> None:
-        check_call(entry, data.draw(arguments(entry), label="arguments"))
+        variant = data.draw(st.sampled_from(WORLD_VARIANTS), label="variant")
+        check_call(entry, data.draw(arguments(entry), label="arguments"), variant)
 
     one_call()
 
@@ -208,13 +214,17 @@ PLANTS: dict[str, tuple[str, object]] = {
 }
 
 
+PLANT_EXAMPLES = 2 * EXAMPLES
+"""Examples per entry point when looking for a planted gap (the first one found ends it)."""
+
+
 def first_violation(owner: str) -> HarnessViolation | None:
     """Run the harness over every entry point of ``owner`` until one breaks the contract."""
     for entry in entry_points():
         if entry.owner != owner:
             continue
         try:
-            run_harness(entry, EXAMPLES, shrink=False)
+            run_harness(entry, PLANT_EXAMPLES, shrink=False)
         except HarnessViolation as violation:
             return violation
     return None
