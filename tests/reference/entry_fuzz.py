@@ -20,7 +20,9 @@ caches run a drawn variant (V3, the default, most often; V0-V2 too).
 ``MESSAGE_LIMIT`` characters and the world is exactly as before (a rejection), or it is
 accepted and every cache's ``check_invariants()`` holds. The engine's miss and the legacy
 variants' assertions are protocol outcomes, not rejections: invariants only. A processor's own
-exception (``Boom``) may propagate, changing nothing. Anything else is a ``HarnessViolation``.
+exception (``Boom``) may propagate, changing nothing. The error a ``retry`` ends with once
+its ``send`` has sent (``World.sends``) is an outcome too: what the sends did stays done.
+Anything else is a ``HarnessViolation``.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class World:
         self.lru: ByteLru[object, object] = ByteLru(64)
         self.lru.put("a", "value", 4)
         self.tags = TagSource.for_tests(4)
+        self.sends = 0  # requests the harness's send callbacks sent (``retry``'s)
 
     async def _warm_async(self) -> tuple[Message, ProbedRequest]:
         await serve_async(self.afe, self.aengine, Request((RequestItem("a", 1),)))
@@ -623,21 +626,26 @@ PROCESSORS = st.one_of(
 
 
 def _serve_send(w: World) -> Callable[[Request], object]:
-    return lambda request: serve(w.fe, w.engine, request)
+    def send(request: Request) -> object:
+        w.sends += 1
+        return serve(w.fe, w.engine, request)
+    return send
 
 
 def _coroutine_send(w: World) -> Callable[[Request], object]:
-    return lambda request: serve_async(w.afe, w.aengine, request)
+    return lambda request: serve_async(w.afe, w.aengine, request)  # rejected unawaited
 
 
 def _async_serve(w: World) -> Callable[[Request], Awaitable[object]]:
     async def send(request: Request) -> object:
+        w.sends += 1
         return await serve_async(w.afe, w.aengine, request)
     return send
 
 
 def _clearing_send(w: World) -> Callable[[Request], object]:
     def send(request: Request) -> object:
+        w.sends += 1
         w.fe.probe_shadow(request)  # a request the front end rejects changes nothing
         w.engine.clear()  # every attempt misses on its references
         return serve(w.fe, w.engine, request)
@@ -915,7 +923,7 @@ def check_call(entry: EntryPoint, recipes: dict[str, Recipe], variant: Variant =
         if len(text) > MESSAGE_LIMIT:
             raise HarnessViolation(
                 f"{shown} raised {type(error).__name__} of {len(text)} characters") from error
-        if isinstance(error, PROTOCOL_OUTCOMES):
+        if isinstance(error, PROTOCOL_OUTCOMES) or w.sends:  # or what a send ended with
             _invariants(w, None, shown)
             return
         if w.state() != before:
