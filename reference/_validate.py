@@ -55,11 +55,16 @@ def check_identities(identities: Iterable[object]) -> tuple[str, ...]:
 def as_collection(name: str, values: object) -> tuple[object, ...]:
     """``values`` as a tuple; a str, bytes or a non-iterable is rejected (a str is one value,
     not a collection of its characters)."""
+    expected = "expected a collection (tuple, list, set) of them"
     if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, Iterable):
+        raise BadInputTypeError(f"got {name} {describe(values)}, {expected}")
+    try:
+        return tuple(values)
+    except Exception as error:  # an iterable whose iteration raises: user code, rejected
         raise BadInputTypeError(
-            f"got {name} {describe(values)}, expected a collection (tuple, list, set) of them"
-        )
-    return tuple(values)
+            f"got {name} {describe(values)} whose iteration raised {type(error).__name__}, "
+            f"{expected}"
+        ) from None
 
 
 def check_instance(name: str, value: object, expected: type) -> None:

@@ -36,13 +36,17 @@ class Engine:
             check_exact("tags", tags, TagSource)
         if not self._receiver.variant.tagged:
             return
-        owner = self._sources.setdefault(tags.nonce, tags)
-        if owner is not tags:
-            raise NonceInUseError(
-                f"got a front end whose tag nonce {tags.nonce} another front end presented "
-                "to this engine, expected a nonce of its own (TagSource(); a fixed nonce is "
-                "for tests only)"
-            )
+        if self._sources.setdefault(tags.nonce, tags) is not tags:
+            raise _nonce_in_use(tags)
+
+    def _check_admission(self, tags: TagSource) -> None:
+        """Raise as ``admit`` would, recording nothing: what ``reference.serve`` checks
+        before the front end changes anything (``deliver`` admits the source later, before
+        the engine receives the message)."""
+        if type(tags) is not TagSource:
+            check_exact("tags", tags, TagSource)
+        if self._receiver.variant.tagged and self._sources.get(tags.nonce, tags) is not tags:
+            raise _nonce_in_use(tags)
 
     @property
     def receiver(self) -> ReceiverCache:
@@ -72,3 +76,11 @@ class Engine:
 
     def stats(self) -> CacheStats:
         return self._receiver.stats()
+
+
+def _nonce_in_use(tags: TagSource) -> NonceInUseError:
+    return NonceInUseError(
+        f"got a front end whose tag nonce {tags.nonce} another front end presented "
+        "to this engine, expected a nonce of its own (TagSource(); a fixed nonce is "
+        "for tests only)"
+    )

@@ -305,9 +305,8 @@ class FrontEnd(_RequestRecords):
         if type(probed) is not ProbedRequest:
             check_exact("probed request", probed, ProbedRequest)
         request_id, request, hits, processed = probed
-        items = request.items
-        # what the message will name: the request's identities (all of them hits, usually)
-        sent = hits if len(hits) == len(items) else frozenset([i.identity for i in items])
+        if type(request_id) is not int:
+            check_request_id(request_id)
         sender: SenderCache | None = self._sender
         if type(sender) is not SenderCache or sender._lock is not self._lock:
             sender = None  # not the trusted path: see ``_trusted``
@@ -319,6 +318,10 @@ class FrontEnd(_RequestRecords):
                     f"got probed request {describe(request_id)}, expected one probed by "
                     "this front end and not yet updated"
                 )
+            # ``probed`` is this front end's own record: its fields are the ones it checked
+            items = request.items
+            # what the message will name: the request's identities (all of them hits, usually)
+            sent = hits if len(hits) == len(items) else frozenset([i.identity for i in items])
             if sender is not None and not processed:  # the trusted hit path: one acquisition
                 wire = sender._references_locked(items, self._processor)
                 if wire is not None:

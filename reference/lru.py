@@ -128,27 +128,20 @@ def validate_budget(budget: object) -> int:
         raise BadInputTypeError(f"got budget {describe(budget)}, {expected}")
     try:
         value = operator.index(budget)  # type: ignore[arg-type]  # any __index__ will do
-    except TypeError:
+    except Exception:  # not an integer, or an __index__ that raises: rejected alike
         raise BadInputTypeError(f"got budget {describe(budget)}, {expected}") from None
     if value <= 0:
         raise InvalidBudgetError(f"got budget {describe(budget)}, {expected}")
     return value
 
 
-def _hashable(key: object) -> bool:
-    try:
-        hash(key)
-    except TypeError:
-        return False
-    return True
-
-
 def _unhashable(key: object) -> BadInputTypeError:
-    return BadInputTypeError(f"got key {describe(key)}, expected a hashable key")
+    return BadInputTypeError(
+        f"got key {describe(key)}, expected a hashable key (whose hash and == do not raise)")
 
 
 def _validate_nodes(nodes: object) -> None:
-    if isinstance(nodes, bool) or not isinstance(nodes, int):
+    if type(nodes) is not int:  # a plain int, as check_invariants expects of node counts
         raise BadInputTypeError(f"got nodes {describe(nodes)}, expected an int")
     if nodes < 1:
         raise BadInputValueError(f"got nodes {nodes}, expected an int >= 1")
@@ -280,14 +273,14 @@ class ByteLru(_LruLedger[K, V]):
         """Probe: no reordering, not counted as a lookup."""
         try:
             return key in self._order
-        except TypeError:
+        except Exception:  # unhashable, or its hash or == raises
             raise _unhashable(key) from None
 
     def get(self, key: K) -> V | None:
         """The value for ``key``, made most recent; None (a miss) if absent."""
         try:
             value = self._order.get(key)
-        except TypeError:
+        except Exception:  # unhashable, or its hash or == raises
             raise _unhashable(key) from None
         if value is None:
             self._misses += 1
@@ -317,7 +310,7 @@ class ByteLru(_LruLedger[K, V]):
                 if len(keys) == 1:  # the common request: one item
                     return frozenset(keys) if keys[0] in self._order else frozenset()
                 return frozenset(filter(self._order.__contains__, keys))
-            except TypeError:
+            except Exception:  # unhashable, or its hash or == raises
                 pass  # an unhashable key: reported by __contains__ below
         return frozenset(filter(self.__contains__, keys))
 
@@ -348,8 +341,10 @@ class ByteLru(_LruLedger[K, V]):
             values: list[V | None] = [order[key] for key in keys]
         except KeyError:
             return None
-        except TypeError:
-            raise _unhashable(next(k for k in keys if not _hashable(k))) from None
+        except Exception:  # a key whose hash or == raises: __contains__ names it
+            for key in keys:
+                self.__contains__(key)
+            raise _unhashable(keys) from None
         move = order.move_to_end
         for key in keys:
             move(key)
@@ -360,14 +355,14 @@ class ByteLru(_LruLedger[K, V]):
         """The value for ``key`` without reordering or counting a lookup; None if absent."""
         try:
             return self._order.get(key)
-        except TypeError:
+        except Exception:  # unhashable, or its hash or == raises
             raise _unhashable(key) from None
 
     def size_of(self, key: K) -> int | None:
         """The size recorded at insert, without reordering; None if absent."""
         try:
             return self._sizes.get(key)
-        except TypeError:
+        except Exception:  # unhashable, or its hash or == raises
             raise _unhashable(key) from None
 
     def touch(self, key: K) -> bool:
@@ -403,8 +398,8 @@ class ByteLru(_LruLedger[K, V]):
         if value is None:
             raise BadInputValueError("got value None, expected a cacheable value")
         try:
-            hash(key)
-        except TypeError:
+            self._sizes.get(key)  # its hash and == (against a key it collides with) work
+        except Exception:  # unhashable, or its hash or == raises
             raise _unhashable(key) from None
         self._drop_existing(key)
         if size > self._budget or nodes > self._max_nodes:
@@ -426,7 +421,7 @@ class ByteLru(_LruLedger[K, V]):
         """Remove ``key`` (an invalidation) and return its value; None if absent."""
         try:
             value = self._order.pop(key, None)
-        except TypeError:
+        except Exception:  # unhashable, or its hash or == raises
             raise _unhashable(key) from None
         if value is None:
             return None

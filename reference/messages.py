@@ -95,12 +95,19 @@ class Request:
             raise BadInputTypeError(
                 f"got media {describe(media)}, expected None or a mapping of identities to media"
             )
-        if not media:
-            return self
-        return Request(tuple(
-            replace(item, content=media[item.identity]) if item.identity in media else item
-            for item in self.items
-        ))
+        try:
+            if not media:
+                return self
+            items = tuple(
+                replace(item, content=media[item.identity]) if item.identity in media else item
+                for item in self.items
+            )
+        except Exception as error:  # a mapping whose lookups raise: user code, rejected
+            raise BadInputTypeError(
+                f"got media {describe(media)} whose lookups raised {type(error).__name__}, "
+                "expected a mapping of identities to media"
+            ) from None
+        return Request(items)
 
 
 @compared_by_identity

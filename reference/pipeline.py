@@ -12,8 +12,10 @@ Failure atomicity across the pair (each clause has its test in
   is not a usable one (wrong type, another variant) or rejects the message, the front end
   *withdraws* it (``FrontEnd.withdraw``): the request is closed and the shadow entries it
   recorded are dropped again. Dropping keys from P0 is always safe: the next request resends.
-- **One source per tag nonce.** ``serve`` and ``deliver`` have the engine admit the front
-  end's tag source (``Engine.admit``) first: a second front end presenting a nonce already
+- **One source per tag nonce.** ``serve`` checks first that the engine would admit the
+  front end's tag source, recording nothing (a request rejected afterwards leaves the
+  engine's record as it was), and ``deliver`` has the engine admit it (``Engine.admit``)
+  before the engine receives anything: a second front end presenting a nonce already
   in use is rejected (``NonceInUseError``; ``deliver`` then withdraws its message).
 - **No request is left outstanding.** Whatever ``deliver`` ends with (inputs, the miss
   error, any other error), the request is closed: replied to, or withdrawn.
@@ -73,7 +75,7 @@ def serve(front_end: FrontEnd, engine: Engine, request: Request) -> tuple[ModelI
     """
     check_instance("front end", front_end, FrontEnd)
     check_pair(front_end.variant, engine)
-    engine.admit(front_end.sender.tags)
+    engine._check_admission(front_end.sender.tags)  # admitted by deliver, once prepared
     return deliver(front_end, engine, front_end.prepare(request))
 
 

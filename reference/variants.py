@@ -89,7 +89,7 @@ def resolution_order(variant: Variant, is_reference: Sequence[bool]) -> list[int
         raise BadInputTypeError(
             f"got is_reference {describe(is_reference)}, expected a sequence of bools"
         )
-    return ordered(variant, is_reference)
+    return ordered(variant, tuple(is_reference))  # its flags, whatever its len() says
 
 
 def ordered(variant: Variant, is_reference: Sequence[bool]) -> list[int]:
