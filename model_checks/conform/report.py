@@ -196,12 +196,19 @@ class PropertyShrinker:
 
 def coverage_line(outcome: Outcome, allowed: frozenset[str] | None) -> str:
     """How much of the spec's behaviour the lockstep runs reached: each action the
-    environment enables, with how many steps took it, and those no step took."""
+    environment enables, with how many steps took it, and those no step took; then the
+    guards: those that held in some state of the runs but whose action no step took (a
+    behaviour the runs could have tried), and those that never held (a behaviour the runs
+    never came near)."""
     from spec.transitions import ACTION_TYPES
 
     possible = [t.__name__ for t in ACTION_TYPES
                 if t.requires is None or allowed is None or t.requires.value in allowed]
     taken = ", ".join(f"{n} x{outcome.actions[n]}" for n in possible if outcome.actions[n])
     never = ", ".join(n for n in possible if not outcome.actions[n]) or "none"
+    held = ", ".join(f"{n} x{outcome.guards[n]}" for n in possible
+                     if outcome.guards[n] and not outcome.actions[n]) or "none"
+    closed = ", ".join(n for n in possible if not outcome.guards[n]) or "none"
     return (f"coverage: spec actions the lockstep steps took: {taken or 'none'}; never "
-            f"taken: {never} (of the {len(possible)} the environment enables)")
+            f"taken: {never} (of the {len(possible)} the environment enables); guards that "
+            f"held but were never taken (states): {held}; guards that never held: {closed}")

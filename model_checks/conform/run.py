@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from model_checks.conform import codec
@@ -39,7 +39,18 @@ from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
 from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
-from spec import VARIANTS, Config, Drift, Variant, describe_environment, registry
+from spec import (
+    VARIANTS,
+    Config,
+    Drift,
+    TraceError,
+    Variant,
+    describe_environment,
+    enabled,
+    registry,
+)
+from spec import run as run_spec
+from spec.transitions import Action
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,9 @@ class Outcome:
     records: list[VerdictRecord] = field(default_factory=list)
     actions: Counter[str] = field(default_factory=Counter)
     """Spec action name -> how many lockstep steps took it (the runs' coverage)."""
+    guards: Counter[str] = field(default_factory=Counter)
+    """Spec action name -> in how many of the runs' spec states its guard held (some
+    instance of it was enabled): the guards the runs reached, taken or not."""
 
     @property
     def failure(self) -> Disagreement | None:
@@ -224,8 +238,23 @@ class _Tally:
         """The job's sink: one finished run."""
         self.steps += len(run.actions)
         self.outcome.actions.update(type(a).__name__ for a in run.actions)
+        self.outcome.guards.update(guards_held(self.config, run.actions))
         _spec_verdicts(run, self.verdicts)
         self.outcome.note_broken(self.where, self.config, run.broken)
+
+
+def guards_held(config: Config, actions: Sequence[Action]) -> Counter[str]:
+    """Per spec action name, the states of the spec's run of `actions` in which its guard
+    held (an instance of it was enabled); a prefix the spec cannot take counts as far as it
+    goes."""
+    held: Counter[str] = Counter()
+    try:
+        trace = run_spec(config, actions)
+    except TraceError:
+        return held
+    for state in trace.states():
+        held.update({type(a).__name__ for a in enabled(config, state)})
+    return held
 
 
 def _run_job(outcome: Outcome, wiring: Wiring, job: Job) -> bool:
