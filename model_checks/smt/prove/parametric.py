@@ -48,7 +48,7 @@ the proof fail: S1's consecution breaks on the path of a later reference.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -475,6 +475,35 @@ def ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
     return answer.result, answer.why_unknown() if answer.result == z3.unknown else "", answer.used
 
 
+def check_certificate(
+    name: str, facts: z3.BoolRef, inv: z3.BoolRef, init: z3.BoolRef,
+    consecutions: Iterable[tuple[str, z3.BoolRef, z3.BoolRef]],
+    violations: Iterable[tuple[str, z3.BoolRef]], rlimit: int,
+) -> int:
+    """The three-step certificate check, each query on a fresh solver under `rlimit` with
+    the `facts` every query assumes: I satisfiable with init (non-vacuity), init => I, I and
+    each step => each part of I' (`consecutions`: what, step, the part's negation after it),
+    I => each property (`violations`: property, its bad state). Returns the peak units one
+    query spent; raises ParametricRejected naming `name` and the query that failed."""
+    peak = 0
+
+    def must(expected: z3.CheckSatResult, what: str, *query: z3.BoolRef) -> None:
+        nonlocal peak
+        result, why, used = ask(rlimit, facts, *query)
+        peak = max(peak, used)
+        if result != expected:
+            got = f"undecided, {why}" if result == z3.unknown else str(result)
+            raise ParametricRejected(f"{name}: {what}: expected {expected}, got {got}")
+
+    must(z3.sat, "non-vacuity (the invariant holds in an initial state)", init, inv)
+    must(z3.unsat, "initiation (init implies the invariant)", init, z3.Not(inv))
+    for what, moved, broken in consecutions:
+        must(z3.unsat, f"consecution of {what}", inv, moved, broken)
+    for prop, bad in violations:
+        must(z3.unsat, f"the invariant implies {prop}", inv, bad)
+    return peak
+
+
 def prove(
     model: PModel = PModel(),
     certificate: tuple[PInvariant, ...] = CERTIFICATE,
@@ -488,25 +517,12 @@ def prove(
     start = time.perf_counter()
     p, s, n, c = params(), state(""), state("'"), choice()
     inv = z3.And([part.holds(s, p) for part in certificate])
-    peak = 0
-
-    def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
-        nonlocal peak
-        result, why, used = ask(rlimit, background(p), *facts)
-        peak = max(peak, used)
-        if result != expected:
-            got = f"undecided, {why}" if result == z3.unknown else str(result)
-            raise ParametricRejected(f"{model_name(model)}: {what}: expected {expected}, "
-                                     f"got {got}")
-
-    must(z3.sat, "non-vacuity (the invariant holds in an initial state)", initial(s), inv)
-    must(z3.unsat, "initiation (init implies the invariant)", initial(s), z3.Not(inv))
-    for label, action in ACTIONS.items():
-        for part in certificate:
-            must(z3.unsat, f"consecution of {part.name} under '{label}'",
-                 inv, step(model, p, s, n, c, action), z3.Not(part.holds(n, p)))
-    for prop in properties:
-        must(z3.unsat, f"the invariant implies {prop}", inv, (bad or BAD)[prop](s, p))
+    consecutions = [(f"{part.name} under '{label}'", step(model, p, s, n, c, action),
+                     z3.Not(part.holds(n, p)))
+                    for label, action in ACTIONS.items() for part in certificate]
+    violations = [(prop, (bad or BAD)[prop](s, p)) for prop in properties]
+    peak = check_certificate(model_name(model), background(p), inv, initial(s), consecutions,
+                             violations, rlimit)
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, "quantified inductive invariant over uninterpreted sorts "

@@ -67,8 +67,8 @@ from model_checks.smt.prove.parametric import (
     Params,
     PModel,
     PState,
-    ask,
     background,
+    check_certificate,
     choice,
     initial,
     model_name,
@@ -265,25 +265,12 @@ def prove(model: LModel, certificate: tuple[LInvariant, ...], properties: tuple[
     start = time.perf_counter()
     p, s, n, c = params(), lstate(""), lstate("'"), choice()
     inv = z3.And([part.holds(s, p) for part in certificate])
-    peak = 0
-
-    def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
-        nonlocal peak
-        result, why, used = ask(rlimit, background(p), *facts)
-        peak = max(peak, used)
-        if result != expected:
-            got = f"undecided, {why}" if result == z3.unknown else str(result)
-            raise ParametricRejected(f"{model_name(model.base)}: {what}: expected {expected}, "
-                                     f"got {got}")
-
-    must(z3.sat, "non-vacuity (the invariant holds in an initial state)", linitial(s), inv)
-    must(z3.unsat, "initiation (init implies the invariant)", linitial(s), z3.Not(inv))
-    for label, action in LACTIONS.items():
-        for part in certificate:
-            must(z3.unsat, f"consecution of {part.name} under '{label}'",
-                 inv, step(model, p, s, n, c, action), z3.Not(part.holds(n, p)))
-    for prop in properties:
-        must(z3.unsat, f"the invariant implies {prop}", inv, BAD[prop](s, p))
+    consecutions = [(f"{part.name} under '{label}'", step(model, p, s, n, c, action),
+                     z3.Not(part.holds(n, p)))
+                    for label, action in LACTIONS.items() for part in certificate]
+    violations = [(prop, BAD[prop](s, p)) for prop in properties]
+    peak = check_certificate(model_name(model.base), background(p), inv, linitial(s),
+                             consecutions, violations, rlimit)
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)

@@ -74,7 +74,7 @@ from model_checks.smt.prove.parametric import (
     LATE_MISS_SOURCES,
     PROCESSING,
     ParametricRejected,
-    ask,
+    check_certificate,
     if_state,
 )
 from model_checks.smt.results import ProvedAllDepths
@@ -387,24 +387,12 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
     start = time.perf_counter()
     fn, s, n = funcs(model.knobs), mstate(""), mstate("'")
     inv = z3.And([part.holds(model, fn, s) for part in certificate])
-    peak = 0
-
-    def must(expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
-        nonlocal peak
-        result, why, used = ask(rlimit, axioms(fn), *facts)
-        peak = max(peak, used)
-        if result != expected:
-            got = f"undecided, {why}" if result == z3.unknown else str(result)
-            raise ParametricRejected(f"{name(model)}: {what}: expected {expected}, got {got}")
-
-    must(z3.sat, "non-vacuity (the invariant holds in an initial state)", initial(fn, s), inv)
-    must(z3.unsat, "initiation (init implies the invariant)", initial(fn, s), z3.Not(inv))
-    for label, action in ACTIONS.items():
-        for part in certificate:
-            must(z3.unsat, f"consecution of {part.name} under '{label}'",
-                 inv, step(model, fn, s, n, action), z3.Not(part.holds(model, fn, n)))
-    for prop in properties:
-        must(z3.unsat, f"the invariant implies {prop}", inv, {**BAD, **LIVENESS_BAD}[prop](s))
+    consecutions = [(f"{part.name} under '{label}'", step(model, fn, s, n, action),
+                     z3.Not(part.holds(model, fn, n)))
+                    for label, action in ACTIONS.items() for part in certificate]
+    violations = [(prop, {**BAD, **LIVENESS_BAD}[prop](s)) for prop in properties]
+    peak = check_certificate(name(model), axioms(fn), inv, initial(fn, s), consecutions,
+                             violations, rlimit)
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)
