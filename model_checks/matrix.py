@@ -104,17 +104,24 @@ ALWAYS = (
     "(docs/questions.md, section 5)."
 )
 
+RESENDS_LIVE = (
+    " V4 keeps L1-L4: its resend carries every item as data whatever P0's shadow says, so it "
+    "holds no reference P1 could miss, whatever drifted since the miss (a rejection "
+    "re-recording the identity, a clear, P1 evicting what P0 keeps), and the first resend "
+    "succeeds."
+)
+
 # Per environment: the properties each variant must break (every other property of PROPERTIES
 # must hold), and why. Reasoned from the protocol (docs/protocol.md, the spec's transitions)
 # for the configuration `config_for` builds; never copied from a checker's output.
 _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
-    ((), dict(V0="", V1="", V2="", V3=""),
+    ((), dict(V0="", V1="", V2="", V3="", V4=""),
      "No drift: P0 updates and sends in one step, P1 takes messages in order, sizes agree, "
      "every request fits the budget. Both LRUs see the same operations in the same order "
      "(touch all, then get for a reference and put for a payload), so P1 lags P0 but mirrors "
      "it: every reference is served with the entry P0 recorded (H1, S1), nothing crashes, no "
      "miss ever happens (L1-L3 vacuous), every request succeeds or is a client error (L4)."),
-    (("D1",), dict(V0=CRASH, V1="H1 L2 L3", V2="H1 L2 L3", V3="H1 L2 L3"),
+    (("D1",), dict(V0=CRASH, V1="H1 L2 L3", V2="H1 L2 L3", V3="H1 L2 L3", V4="H1"),
      "Reordered delivery: a reference can overtake the payload it trusts, so P1 misses (H1; "
      "V0 crashes). Only one version exists (S1, S4 hold) and P0's handling is one step (no "
      "P0 assertion). L1 holds: without rejection or split updates P0 re-records a dropped "
@@ -126,28 +133,28 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "after it, evicts from P1 the entry the retry then references, while P0, which applied "
      "that message before the reordered one, keeps it. L4 is not judged: whether one request "
      "can miss three times within 4 requests is not settled by reasoning, and the ci search "
-     "found no trace."),
-    (("D2",), dict(V0=CRASH, V1="H1 L1 L2 L4", V2="H1 L1 L2 L4", V3="H1 L1 L2 L4"),
+     "found no trace." + RESENDS_LIVE),
+    (("D2",), dict(V0=CRASH, V1="H1 L1 L2 L4", V2="H1 L1 L2 L4", V3="H1 L1 L2 L4", V4="H1"),
      "Rejected after P0 updated: P0 records keys P1 never sees; the next reference misses "
      "(H1; V0 crashes). L1 breaks: after a miss dropped h, a rejected request re-records h "
      "without sending it, and the client's retry then sends h as a reference; P1 never saw h, "
      "so the retry is answered with a miss for h again (L2). L4 breaks: three rejections "
      "defeat two retries. L3 holds within the bounds only: a rejection before the miss is no "
-     "event after it, and breaks it in a larger instance (below)."),
-    (("D3",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
+     "event after it, and breaks it in a larger instance (below)." + RESENDS_LIVE),
+    (("D3",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4", V4="H1"),
      "One-sided clear: P1 cleared alone while P0 still says hit (H1; V0 crashes); clearing P0 "
      "alone is safe. L2 breaks: after the miss on a, another request re-records a with its "
      "payload, P1 is cleared again, and the retry's reference to a misses. L4 breaks: three "
      "P1 clears, each after another request re-recorded the identity, defeat two retries. L1 "
      "holds: clears only remove keys. L3 holds within the bounds only: a clear before the "
-     "miss is no event after it, and breaks it in a larger instance (below)."),
-    (("D4",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
+     "miss is no event after it, and breaks it in a larger instance (below)." + RESENDS_LIVE),
+    (("D4",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4", V4="H1"),
      "Clear racing in-flight requests: P0 clears, requests handled before P1's reset are "
      "cached by P1 and then wiped while P0 still records them (H1; V0 crashes). L4 breaks "
      "with two events per wipe: three clear/reset pairs defeat two retries (the machines "
      "allow 2(R+1) = 6 events per run); L2 breaks with a wipe between the re-recording "
-     "payload and the retry, as for D3. L1 holds and L3 is judged as for D3."),
-    (("D5",), dict(V0=CRASH, V1="H1 L3", V2="H1 L3", V3="H1 L3"),
+     "payload and the retry, as for D3. L1 holds and L3 is judged as for D3." + RESENDS_LIVE),
+    (("D5",), dict(V0=CRASH, V1="H1 L3", V2="H1 L3", V3="H1 L3", V4="H1"),
      "Two front ends share P1: one front end's payloads evict another's entries from P1 only "
      "(H1; V0 crashes). This drift is a configuration, not an event, so L3's premise holds "
      "throughout: after front end 0's miss on a, front end 1's request evicts front end 0's "
@@ -157,9 +164,9 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "payload, and evicting it again from P1 before the retry takes a fifth request of "
      "front end 1. L4 (V1-V3) is not judged: that each retry sends what missed as data does "
      "not settle it, since other requests' retries re-record identities (the D9 trace), and "
-     "the ci search found no trace. One version only: S1, S4 hold."),
+     "the ci search found no trace. One version only: S1, S4 hold." + RESENDS_LIVE),
     (("D6",), dict(V0="S3 H1 L4", V1="S3 H1 L1 L2 L3 L4", V2="S3 H1 L1 L2 L3 L4",
-                   V3="H1 L1 L2 L3"),
+                   V3="H1 L1 L2 L3", V4="H1"),
      "Interleaved P0 updates. A probed hit evicted by another request before the update: the "
      "real front end's assertion fails that request (S3, L4) in V0-V2, the others go on; V3 "
      "reprocesses it. Send order differs from update order: request 2 references a that "
@@ -174,8 +181,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "variant of it, scenario three-unfinished-split-updates, 13 steps, also breaks L1 and "
      "L2). V3's L4 is not judged (see D5; each inverted send needs its own split request, and "
      "the retries send what missed as data). P0's assertion does not stop the system: the "
-     "stale records it leaves add H1/L1/L2 paths the split updates already had."),
-    (("D7",), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L4", V2="S3 S4 H1 L4", V3="S4"),
+     "stale records it leaves add H1/L1/L2 paths the split updates already had." + RESENDS_LIVE),
+    (("D7",), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L4", V2="S3 S4 H1 L4", V3="S4", V4="S4"),
      "Identity reuse alone: a shadow hit on a for new content serves the old content, in "
      "every variant, V3 included (its tag names the old processing): S4 is the documented "
      "limit. The new content is larger (b@1 takes the whole budget): after [b@1], a request "
@@ -185,7 +192,7 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "(H1; V0's engine crashes). In the cache-wins variants (V0, V1) P1 can then keep an "
      "old tensor where P0 records the new content, and a hit pairs them (S1, 3 requests). "
      "V3 resolves references first and reprocesses a lost hit: only S4."),
-    (("D8",), dict(V0=CRASH, V1="S3 H1 L1 L2 L3 L4", V2="S3 H1 L1 L2 L3 L4", V3=""),
+    (("D8",), dict(V0=CRASH, V1="S3 H1 L1 L2 L3 L4", V2="S3 H1 L1 L2 L3 L4", V3="", V4=""),
      "A request larger than the budget: in request order its own inserts evict a probed hit "
      "before P0 reaches it, with no data to send: the P0 assertion (S3, L4) in V0-V2. Since "
      "the assertion fails only its request: the items it recorded before the lost hit "
@@ -195,7 +202,7 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "answered with a miss for b again (L2), with no drift event since the miss (L3: D8 is "
      "standing drift). V3 resolves references first on both sides and reprocesses a lost "
      "hit: nothing breaks."),
-    (("D9",), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4"),
+    (("D9",), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4", V4="H1"),
      "Size skew (P1 sizes b at 2 bytes, P0 at 1; P1 sizes c at 3, over the budget, P0 at 1): "
      "caching b evicts a from P1 only, and c is cached by P0 and skipped by P1 (H1; V0 "
      "crashes). A configuration, not an event, so L3 breaks: V1/V2's retry [a data, b ref] "
@@ -204,55 +211,58 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "re-records c with its payload, which P1 skips, and the retry's reference to c misses. "
      "L4 breaks: in V1/V2 two requests' retries keep re-recording each other's identities; "
      "in every variant (c being one-sided) two other requests re-record c before each "
-     "retry, so the request misses c three times with no drift event at all."),
-    (("D10",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4"),
+     "retry, so the request misses c three times with no drift event at all." + RESENDS_LIVE),
+    (("D10",), dict(V0=CRASH, V1="H1 L2 L4", V2="H1 L2 L4", V3="H1 L2 L4", V4="H1"),
      "Process restart: P1's restart loses its cache while P0 says hit (H1; V0 crashes); P0's "
      "restart is safe. L4 and L2 break as for D3 (P1 restarts); L1 holds and L3 is judged "
-     "as for D3."),
-    (("D11",), dict(V0="", V1="", V2="", V3=""),
+     "as for D3." + RESENDS_LIVE),
+    (("D11",), dict(V0="", V1="", V2="", V3="", V4=""),
      "Items over the budget are cached by neither side (the receiver's pre-#57833 path and "
      "put both skip them, and no old entry exists since neither side ever cached one), so "
      "the LRUs mirror; a later UUID-only request for such an item is a client error at P0, "
      "which L4 accepts. Nothing breaks."),
     (("D5", "D7"), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L3 L4", V2="S1 S3 S4 H1 L3 L4",
-                        V3="S4 H1 L3"),
+                        V3="S4 H1 L3", V4="S4 H1"),
      "Two front ends and identity reuse: front end 1 sends a's new content while front end 0 "
      "still records the old; front end 0's reference then pairs P1's new tensor with old "
      "placeholders (V2, vllm#55546), or the cache-wins variants pair the old tensor with the "
      "new placeholders (S1). V3's tag mismatch turns it into a miss (H1, not S1). S4 as for "
      "D7, and S3, L4 (V1, V2) as for D7; H1, L2, L3 as for D5; V3's L4 not judged as for D5 "
-     "(every D5 trace is a D5+D7 trace, so it cannot be expected to hold here)."),
+     "(every D5 trace is a D5+D7 trace, so it cannot be expected to hold here)." + RESENDS_LIVE),
     (("D7", "D10"), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L2 L4", V2="S3 S4 H1 L2 L4",
-                         V3="S4 H1 L2 L4"),
+                         V3="S4 H1 L2 L4", V4="S4 H1"),
      "P0 restarts and forgets a; the client sends a with new content; P0 sends the payload. "
      "V0/V1 (the cache wins) use P1's old tensor with the new placeholders (S1). V2/V3: the "
      "payload wins and with one front end and FIFO delivery P1's entry for an identity is "
      "always the last payload P0 sent for it, so every reference pairs consistently. S3 "
-     "(V1, V2) and S4 as for D7; H1, L2, L4 as for D10."),
+     "(V1, V2) and S4 as for D7; H1, L2, L4 as for D10." + RESENDS_LIVE),
     (("D3", "D7", "D9", "D11"), dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L2 L3 L4",
-                                     V2="S3 S4 H1 L2 L3 L4", V3="S4 H1 L2 L3 L4"),
+                                     V2="S3 S4 H1 L2 L3 L4", V3="S4 H1 L2 L3 L4", V4="S4 H1"),
      "The stale-resend setting of vllm#57833: P0 forgets a (clear), the client sends a's new "
      "content: the cache-wins variants pair P1's old tensor with the new placeholders (S1); "
      "V2/V3 drop the old entry first. H1, L2, L4 as for D3; L3 as for D9 (c is over the "
-     "budget on both sides here, D11); S3 (V1, V2) and S4 as for D7."),
+     "budget on both sides here, D11); S3 (V1, V2) and S4 as for D7." + RESENDS_LIVE),
     (CRITICAL_SECTION_REMAINDER, dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L1 L2 L3 L4",
-                                      V2="S1 S3 S4 H1 L1 L2 L3 L4", V3="S4 H1 L2 L3 L4"),
+                                      V2="S1 S3 S4 H1 L1 L2 L3 L4", V3="S4 H1 L2 L3 L4", V4="S4 H1"),
      "Q2: P0 updates and sends in one critical section and rejects nothing after it (no D1, "
      "D2, D6). Not sufficient for H1: one-sided clears, clears racing requests, shared "
      "engines, size skew and restarts still make P1 miss. S1 as for D5+D7, S3 (V1/V2) as "
      "for D8, L3 as for D5/D9, L2 and L4 as for D3. L1 breaks in V1/V2 (P0's "
      "assertion under D8 leaves recorded, unsent items, as a rejection would); it holds "
-     "in V3, which never asserts."),
+     "in V3, which never asserts." + RESENDS_LIVE),
     (DRIFT_IDS,
      dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L1 L2 L3 L4", V2="S1 S3 S4 H1 L1 L2 L3 L4",
-          V3="S4 H1 L1 L2 L3 L4"),
+          V3="S4 H1 L1 L2 L3 L4", V4="S4 H1"),
      "Everything at once: the union of the above. V3 keeps S1, S2, S3 under every drift; S4 "
-     "is its documented limit; H1 and L1-L4 are what drift costs it."),
+     "is its documented limit; H1 and L1-L4 are what drift costs it." + RESENDS_LIVE),
 )
 
 
-REPORTING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.reports_misses)
-"""The variants that answer a miss with the retryable error (V1-V3; V0 crashes instead)."""
+REPORTING: tuple[str, ...] = tuple(
+    v.name for v in VARIANTS if v.reports_misses and not v.resends_bypass_shadow
+)
+"""The variants that answer a miss with the retryable error and whose resend may hold a
+reference (V1-V3; V0 crashes instead; V4's resend holds none, so its liveness is settled)."""
 
 _NOT_JUDGED: dict[tuple[str, tuple[str, ...]], set[str]] = {
     **{(v, ("D1",)): {"L4"} for v in REPORTING},
@@ -284,7 +294,8 @@ def _reports_untagged(variant: Variant) -> bool:
 
 
 def _reports(variant: Variant) -> bool:
-    return variant.reports_misses
+    """Misses reported, and a resend that may reference (V1-V3): its retry can miss again."""
+    return variant.reports_misses and not variant.resends_bypass_shadow
 
 
 REUSE_WHY = ("L1 and L2 are not judged here for V1 and V2: with D7 alone, five requests on a "
@@ -357,7 +368,8 @@ ROUTER_ENVIRONMENTS: tuple[tuple[str, ...], ...] = ((ROUTER,),)
 
 
 _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
-    ((ROUTER,), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4"),
+    ((ROUTER,), dict(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="H1 L2 L3 L4",
+                     V4="H1"),
      "One front end, two engines behind a router (data-parallel engines; vLLM turns the IPC "
      "cache off here unless an external load balancer gives each engine its own front end). "
      "The one shadow records what was sent to either engine, so a request for a routed to "
@@ -371,7 +383,7 @@ _ROUTER_BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "router-retry-to-the-other-engine). L4 breaks within 4 requests: a fourth request "
      "re-sends a's payload to engine 0 before the second retry, which engine 1 misses again, "
      "the third miss with R = 2. The same traces exist with 3 unfinished requests (wider "
-     "L3/L4 break too)."),
+     "L3/L4 break too)." + RESENDS_LIVE),
 )
 
 

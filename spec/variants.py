@@ -1,4 +1,4 @@
-"""Protocol variants V0-V3 as values: each knob is one variation point of the transitions.
+"""Protocol variants V0-V4 as values: each knob is one variation point of the transitions.
 
 A variant is passed in the configuration; the transitions ask it small questions (see the
 methods below) and never test a variant's name. A mutant is a variant with one knob changed
@@ -71,6 +71,10 @@ class Variant:
     # (V3); False = the P0-side assertion of the real system.
     late_miss_reprocess: bool
     # P0 and P1 touch every identity of the request before the per-item updates.
+    # P0, a resend (the client's retry after a miss error): every item travels as a payload,
+    # processed again and recorded afresh, whatever the shadow holds (V4). A resend then holds
+    # no reference, so P1 cannot answer it with a miss, whatever drifted since.
+    resends_bypass_shadow: bool = False
     touches_first: bool = True
     shadow_lru: LruFlaw = LruFlaw.NONE
     receiver_lru: LruFlaw = LruFlaw.NONE
@@ -154,7 +158,23 @@ V3 = Variant(
 a probed hit lost before the update is reprocessed instead of asserted. Wire cost: one 8-byte
 tag per item, on references and payloads alike; no extra message and no extra round trip."""
 
-VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3)
+V4 = Variant(
+    name="V4",
+    miss_handling=MissHandling.REPORT_ALL,
+    invalidates=True,
+    payload_wins=True,
+    drop_before_replace=True,
+    tagged=True,
+    references_first=True,
+    late_miss_reprocess=True,
+    resends_bypass_shadow=True,
+)
+"""Live (ours): V3 plus resends that bypass the shadow: the client's retry after a miss error
+sends every item as a payload. S1-S3 as V3; a miss now leads to a resend that cannot miss.
+Cost: a retry's processor runs and payload bytes for its every item, not only the missed ones;
+nothing when nothing misses."""
+
+VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4)
 """Every protocol variant, in order: the one list the checkers, docs and adapters read."""
 
 VARIANT_NAMES: tuple[str, ...] = tuple(v.name for v in VARIANTS)
@@ -164,7 +184,7 @@ _REPR_BY_VALUE: dict[Variant, str] = {v: v.name for v in VARIANTS}
 
 
 def variant_named(name: str) -> Variant:
-    """The variant called `name` (V0-V3); an unknown name is a clear error."""
+    """The variant called `name` (V0-V4); an unknown name is a clear error."""
     for variant in VARIANTS:
         if variant.name == name:
             return variant

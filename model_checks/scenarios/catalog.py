@@ -104,7 +104,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "nothing for it. V0 crashes; V1-V3 report the miss and the retry succeeds.",
         configured("D1"),
         (submit(item("a")), P0Handle(0), submit(item("a")), P0Handle(1), P1Receive(1)),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "rejected-after-update",
@@ -113,7 +113,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "a is a shadow hit that P1 never saw.",
         configured("D2"),
         (submit(item("a")), P0HandleRejected(0), *round_trip(1, item("a"))),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "engine-cleared-alone",
@@ -122,7 +122,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "path: miss, invalidation, retry with data, success (L1).",
         configured("D3"),
         (*round_trip(0, item("a")), P1Clear(), *round_trip(1, item("a"))),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "front-end-cleared-alone",
@@ -145,7 +145,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             P1Reset(),
             *round_trip(1, item("a")),
         ),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "two-front-ends-evict",
@@ -158,7 +158,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             *round_trip(1, item("b"), front_end=1),
             *round_trip(2, item("a")),
         ),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "two-front-ends-reuse-identity",
@@ -173,7 +173,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             *round_trip(1, item("a", 1), front_end=1),
             *round_trip(2, item("a", 0)),
         ),
-        per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1"),
+        per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1", V4="H1"),
     ),
     Scenario(
         "router-retry-to-the-other-engine",
@@ -190,7 +190,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             *round_trip(2, item("a")),
             Retry(1), P0Handle(1, 1), P1Receive(0, 1), P0ReceiveReply(),
         ),
-        per_variant(V0=CRASH, V1="H1 L2 L3", V2="H1 L2 L3", V3="H1 L2 L3"),
+        per_variant(V0=CRASH, V1="H1 L2 L3", V2="H1 L2 L3", V3="H1 L2 L3", V4="H1"),
     ),
     Scenario(
         "probed-hit-lost-before-update",
@@ -200,7 +200,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "end's assertion. V3 processes a then and sends it.",
         configured("D6", budget=1),
         probed_hit_evicted(item("a")),
-        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3="", V4=""),
     ),
     Scenario(
         "three-unfinished-split-updates",
@@ -223,7 +223,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             P0UpdateItem(2),  # request 2, processed before the miss, records a unsent
             Retry(1), P0Handle(1),  # the retry finds a: a reference again
         ),
-        per_variant(V0=CRASH, V1="H1 L1 L2 L3", V2="H1 L1 L2 L3", V3="H1 L1 L2 L3"),
+        per_variant(V0=CRASH, V1="H1 L1 L2 L3", V2="H1 L1 L2 L3", V3="H1 L1 L2 L3", V4="H1"),
         judges_cell=False,
     ),
     Scenario(
@@ -233,7 +233,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "attempt ends as a clear client error before anything changes; V0-V2 assert.",
         configured("D6", budget=1),
         probed_hit_evicted(uuid_only("a")),
-        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3=""),
+        per_variant(V0="S3 L4", V1="S3 L4", V2="S3 L4", V3="", V4=""),
     ),
     Scenario(
         "rejected-record-over-a-skewed-payload",
@@ -258,7 +258,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             P0Handle(2),
             P1Receive(0),
         ),
-        per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1"),
+        per_variant(V0="S1 S4", V1="S1 S4", V2="S1 S4", V3="H1", V4="H1"),
     ),
     Scenario(
         "identity-reuse-serves-old-content",
@@ -278,7 +278,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "payload wins in V2 and V3.",
         configured("D7", "D10", versions=2),
         (*round_trip(0, item("a", 0)), P0Restart(0), *round_trip(1, item("a", 1))),
-        per_variant(V0="S1 S4", V1="S1 S4", V2="", V3=""),
+        per_variant(V0="S1 S4", V1="S1 S4", V2="", V3="", V4=""),
     ),
     Scenario(
         "request-over-budget",
@@ -298,7 +298,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             P0Handle(2),
             P1Receive(0),
         ),
-        per_variant(V0="S3 H1 L4", V1="S3 H1 L4", V2="S3 H1 L4", V3=""),
+        per_variant(V0="S3 H1 L4", V1="S3 H1 L4", V2="S3 H1 L4", V3="", V4=""),
     ),
     Scenario(
         "size-skew",
@@ -307,7 +307,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "to a misses.",
         configured("D9", sizes=(ItemSize(Content("b"), 1, 2),)),
         (*round_trip(0, item("a")), *round_trip(1, item("b")), *round_trip(2, item("a"))),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "engine-restart",
@@ -315,7 +315,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The engine restarts and loses its cache; P0 still references a.",
         configured("D10"),
         (*round_trip(0, item("a")), P1Restart(), *round_trip(1, item("a"))),
-        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1"),
+        per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
     ),
     Scenario(
         "front-end-restart",

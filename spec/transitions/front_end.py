@@ -55,7 +55,10 @@ def process_attempt(config: Config, state: State, rid: int) -> State:
     """
     request = state.requests[rid]
     shadow = state.shadows[request.front_end]
-    hits = frozenset(i.identity for i in request.items if lru.probe(shadow, i.identity))
+    hits = frozenset(
+        i.identity for i in request.items
+        if lru.probe(shadow, i.identity) and not bypasses_shadow(config, request)
+    )
     if any(i.identity not in hits and not i.has_data for i in request.items):
         return state.with_request(
             request.evolve(stage=Stage.DONE, outcome=Outcome.CLIENT_ERROR)
@@ -71,13 +74,24 @@ def process_attempt(config: Config, state: State, rid: int) -> State:
     return state.with_request(request.evolve(stage=Stage.PROCESSED, work=work))
 
 
-def update_order(config: Config, items: tuple[ClientItem, ...], shadow: lru.Lru) -> tuple[int, ...]:
+def bypasses_shadow(config: Config, request: Request) -> bool:
+    """V4: a resend (the client's retry after a miss) reads nothing from the shadow: every item
+    is processed and sent as a payload, and recorded afresh. Whatever drifted between the miss
+    and the resend (a rejected request re-recording a missed identity, a one-sided clear, P1
+    evicting what P0 still holds), the resend then holds no reference P1 could miss."""
+    return config.variant.resends_bypass_shadow and request.retries > 0
+
+
+def update_order(
+    config: Config, items: tuple[ClientItem, ...], shadow: lru.Lru | None
+) -> tuple[int, ...]:
     """Request order, or (references_first) the items the shadow holds when the update starts
     before the others, each group stable. Deciding by presence at update time, not at probe
     time, keeps every insert (payloads, and late misses reprocessed) after every reference,
-    which is also the order P1 will resolve the wire items in."""
+    which is also the order P1 will resolve the wire items in. No shadow (a resend that
+    bypasses it, all payloads): request order, which is P1's order for payloads."""
     indices = tuple(range(len(items)))
-    if not config.variant.references_first:
+    if not config.variant.references_first or shadow is None:
         return indices
     return tuple(sorted(indices, key=lambda i: not lru.probe(shadow, items[i].identity)))
 
@@ -94,7 +108,8 @@ def update_next_item(config: Config, state: State, rid: int, engine: int = 0) ->
     if work.done == 0:
         if config.variant.touches_first:
             state = _touch_all(config, state, request)
-        order = update_order(config, request.items, state.shadows[fe])
+        shadow = None if bypasses_shadow(config, request) else state.shadows[fe]
+        order = update_order(config, request.items, shadow)
         work = P0Work(work.hits, work.processed, order, work.done, work.wire)
         request = request.evolve(work=work)
     index = work.order[work.done]
@@ -152,11 +167,13 @@ def _update_item(
     """The sender's get-and-update for one item (the seed's `get_and_update_item`)."""
     assert request.work is not None
     item = request.items[index]
+    pid = request.work.processed[index]
+    if pid is not None and bypasses_shadow(config, request):
+        return _record_and_send(config, state, request.front_end, item, pid)
     entry, shadow = lru.get(state.shadows[request.front_end], item.identity)
     if entry is not None:
         wire = WireItem(item.identity, None, entry.processing, entry.tag)
         return state.with_shadow(request.front_end, shadow), wire
-    pid = request.work.processed[index]
     if pid is None:
         if config.variant.late_miss_reprocess and not item.has_data:
             raise _MissingMedia(item.identity)
