@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
-from spec import V2, V3, Content, ItemSize, LruFlaw, MissHandling, Variant
+from spec import V2, V3, V4, Content, ItemSize, LruFlaw, MissHandling, Variant
 from spec.transitions import P0Clear, P1Clear
 
 
@@ -110,4 +110,6 @@ MUTANTS: tuple[Mutant, ...] = (
             tagged=False),
     _mutant("no-late-miss-reprocess", "S3 L4", _scenario("probed-hit-lost-before-update"),
             base=V3, late_miss_reprocess=False),
+    _mutant("resends-use-shadow", "L1 L2 L3", _scenario("three-unfinished-split-updates"),
+            base=V4, resends_bypass_shadow=False),
 )
