@@ -421,7 +421,7 @@ def _cells() -> tuple[Cell, ...]:
 
 
 EXPECTED: tuple[Cell, ...] = _cells()
-"""The main matrix's cells (ENVIRONMENTS and ROUTER_ENVIRONMENTS x V0-V3): what the main job
+"""The main matrix's cells (ENVIRONMENTS and ROUTER_ENVIRONMENTS x every variant): what the main job
 runs."""
 
 

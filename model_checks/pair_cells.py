@@ -120,4 +120,4 @@ def _pair_cell(variant: str, pair: tuple[str, ...]) -> Cell:
 PAIR_EXPECTED: tuple[Cell, ...] = tuple(
     _pair_cell(variant, pair) for pair in PAIR_ENVIRONMENTS for variant in VARIANT_NAMES
 )
-"""The pair cells (PAIR_ENVIRONMENTS x V0-V3): the nightly job's addition."""
+"""The pair cells (PAIR_ENVIRONMENTS x every variant): the nightly job's addition."""

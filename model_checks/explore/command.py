@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ci: 30k states per graph, 2 requests; nightly: 2M states, "
                              "3 requests (default: ci)")
     parser.add_argument("--variant", action="append", default=None,
-                        help="only this variant (V0..V3; repeatable)")
+                        help="only this variant (V0..V4; repeatable)")
     add_environment_argument(parser, alias="--env", dest="env", help=(
         "only this environment, drift ids joined by + or 'none' (repeatable; default: every "
         "environment of the matrix)"))
