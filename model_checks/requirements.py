@@ -150,6 +150,17 @@ OBLIGATIONS: tuple[Obligation, ...] = (
         "cannot send (the P0-side assertion, V0-V2).",
         impl_mutant="no-touch-before-update",
     ),
+    Obligation(
+        "O12", "a resend bypasses the shadow", "P0",
+        "P0 processes every item of the client's resend after a miss error and sends each as a "
+        "payload, recording it afresh, whatever its shadow holds (V4).",
+        ("L1", "L2", "L3"),
+        "Between the miss and the resend the caches drift apart again: a rejected or split "
+        "request re-records a missed identity, or P1 evicts what P0 still holds after a key "
+        "was lost on one side; a resend that trusts the shadow then references what P1 "
+        "lacks and misses again, with or without a new drift event.",
+        spec_mutant="resends-use-shadow",
+    ),
 )
 """Every obligation, in the order the page lists them."""
 
