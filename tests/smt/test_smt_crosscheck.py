@@ -12,7 +12,20 @@ from model_checks.mutants import MUTANTS
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
 from model_checks.smt.encode.symbols import Bounds, Encoding
-from spec import DRIFT_IDS, V0, V1, V2, V3, V4, Config, Content, Drift, ItemSize, Variant, environment
+from spec import (
+    DRIFT_IDS,
+    V0,
+    V1,
+    V2,
+    V3,
+    V4,
+    Config,
+    Content,
+    Drift,
+    ItemSize,
+    Variant,
+    environment,
+)
 
 ENCODED = DRIFT_IDS  # the encoding covers every drift source
 VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4, *(m.variant for m in MUTANTS))

@@ -14,6 +14,7 @@ import pytest
 
 from model_checks.explore.evidence import gather
 from model_checks.records import Verdict
+from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
@@ -39,7 +40,6 @@ from model_checks.smt.prove.parametric_liveness import (
     records,
 )
 from model_checks.smt.prove.parametric_witness_liveness import WITNESSES
-from model_checks.scenarios import SCENARIOS
 from spec import (
     ALL_DRIFT,
     V0,
@@ -146,7 +146,8 @@ def _retrying_walk(config: Config, steps: int, rng: random.Random) -> list[State
     return states
 
 
-@pytest.mark.parametrize("drift", [("D3", "D6"), ("D2", "D3", "D5", "D9"), ("D1", "D4", "D7", "D10")])
+@pytest.mark.parametrize("drift", [("D3", "D6"), ("D2", "D3", "D5", "D9"),
+                                   ("D1", "D4", "D7", "D10")])
 def test_sampled_reachable_v4_states_satisfy_the_resend_certificate(
         drift: tuple[str, ...]) -> None:
     """The abstraction (the resend flag: the request's `retries > 0`) of every state of V4

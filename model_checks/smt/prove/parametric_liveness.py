@@ -82,11 +82,11 @@ from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     ACTIONS,
-    RESEND_PAYLOADS,
     CHECKER,
     FRONT_END,
     IDENTITY,
     LATE_MISS_SOURCES,
+    RESEND_PAYLOADS,
     Action,
     Choice,
     ParametricRejected,
