@@ -39,6 +39,20 @@ every R a request ends as a miss after R retries in every variant that reports m
 before each of its attempts another request re-sends the item's payload, P0 re-records it,
 and the attempt references what P1 never held (`standing_drift_run`, replayed for R = 1..6).
 
+`FIRST_RESEND` (one retry is enough). A variant whose resends bypass the shadow (V4), every
+source D1-D11: with R >= 1, every request ends final for the client (success, client error
+or rejected). Proof, for every instance: an attempt ends in success, a client error, a
+rejection (D2), a miss, or P0's assertion; V4 reprocesses a late miss instead of asserting
+and never faults (S3 for every instance under every source, `parametric_goals`), so only a
+miss is not final, and it is retried (R >= 1). The retry's attempt is a resend: every item
+processed, carrying data and sent as a payload, so it holds no reference and P1 cannot
+answer it with a miss (L2 for every instance under every source:
+`parametric_liveness.RESEND_CERTIFICATE`, "P1 has missed no resend's reference"); under fair
+delivery it is taken and ends in success or a rejection. This holds whatever the drift,
+standing (D9: `STANDING_DRIFT` is about the variants that read the shadow on a resend) or
+not. `resend_missed` is the claim's core as a monitor (a resend P1 answers with a miss),
+`search_resends` runs it over every reachable state of an instance.
+
 `undisturbed_retry_missed` is the theorem as a trace monitor (`advance` its step); `search`
 runs it over every reachable state of an instance. The tests run both within `ENVIRONMENT`
 (exhaustively on a small instance, sampled on larger ones) and show they fail under D9.
@@ -79,6 +93,15 @@ from spec.transitions import (
 REPORTING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.reports_misses)
 """The variants the claims are about: those that report a miss (V0's engine crashes)."""
 
+SHADOW_READING: tuple[str, ...] = tuple(
+    v.name for v in VARIANTS if v.reports_misses and not v.resends_bypass_shadow)
+"""The variants that report a miss and whose resend reads the shadow (V1-V3)."""
+
+BYPASSING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.resends_bypass_shadow)
+"""The variants whose resend bypasses the shadow, every item a payload (V4)."""
+
+EVERY_SOURCE: tuple[str, ...] = tuple(f"D{n}" for n in range(1, 12))
+
 ENVIRONMENT: tuple[str, ...] = ("D1", "D2", "D3", "D4", "D6", "D10", "D11")
 """The sources the theorem allows (any subset): none of them changes a size or adds an
 engine."""
@@ -108,9 +131,18 @@ COROLLARY = Claim(
     REPORTING, ENVIRONMENT, "follows from the theorem (docstring)")
 STANDING_DRIFT = Claim(
     "standing drift", "under D9 alone, for every R, a request ends as a miss after R retries, "
-    "with no drift event", REPORTING, ("D9",),
+    "with no drift event", SHADOW_READING, ("D9",),
     "`standing_drift_run(R)` replayed for R = 1..6 "
     "(tests/test_retries.py::test_no_number_of_retries_is_enough_under_size_skew)")
+FIRST_RESEND = Claim(
+    "one retry is enough", "with R >= 1 every request ends final for the client (success, "
+    "client error or rejected): the first resend holds no reference, so it cannot miss",
+    BYPASSING, EVERY_SOURCE,
+    "proved for every instance from L2 and S3 of V4 under every source (this module's "
+    "docstring; `parametric_liveness.RESEND_CERTIFICATE`, `parametric_goals`); no resend "
+    "misses in every run of a small instance per source (`search_resends`; "
+    "tests/test_retries.py::test_no_resend_misses_in_every_run_of_a_small_instance), and the "
+    "standing-drift family ends in success at the first resend")
 
 
 # -- the theorem as a monitor ------------------------------------------------------------------
@@ -225,6 +257,48 @@ def _path(parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action]
         steps.append(action)
         link = parent[node]
     return tuple(reversed(steps))
+
+
+# -- the first resend --------------------------------------------------------------------------
+
+def resend_missed(before: State, action: Action, after: State) -> bool:
+    """The step is P1 answering a resend (an attempt with `retries > 0`) with a miss: a
+    request has one attempt at a time, so the message P1 took is its request's current
+    attempt's."""
+    delivery = after.last_delivery if isinstance(action, P1Receive) else None
+    if delivery is None or not delivery.missed:
+        return False
+    return after.requests[delivery.message.rid].retries > 0
+
+
+def search_resends(config: Config, max_states: int = 200_000) -> Search:
+    """Every reachable state of `config`, breadth-first, until a step where a resend misses
+    (`resend_missed`; `premises` counts the resends P1 took); raises OverflowError past
+    `max_states`."""
+    start: tuple[State, Memory] = (initial(config), ())
+    parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None] = {
+        start: None}
+    queue, premises = deque([start]), 0
+    while queue:
+        node = queue.popleft()
+        for action in enabled(config, node[0]):
+            after = step(config, node[0], action)
+            nxt: tuple[State, Memory] = (after, ())
+            premises += _took_resend(action, after)
+            if nxt in parent:
+                continue
+            parent[nxt] = (node, action)
+            if resend_missed(node[0], action, after):
+                return Search(len(parent), premises, _path(parent, nxt))
+            if len(parent) > max_states:
+                raise OverflowError(f"more than {max_states} states")
+            queue.append(nxt)
+    return Search(len(parent), premises, ())
+
+
+def _took_resend(action: Action, after: State) -> bool:
+    delivery = after.last_delivery if isinstance(action, P1Receive) else None
+    return delivery is not None and after.requests[delivery.message.rid].retries > 0
 
 
 # -- the standing-drift family -----------------------------------------------------------------

@@ -13,8 +13,12 @@ import pytest
 
 from model_checks.retries import (
     ENVIRONMENT,
+    EVERY_SOURCE,
+    FIRST_RESEND,
+    STANDING_DRIFT,
     recoveries,
     search,
+    search_resends,
     standing_drift_config,
     standing_drift_run,
     undisturbed_retry_missed,
@@ -24,6 +28,7 @@ from spec import (
     V1,
     V2,
     V3,
+    V4,
     Config,
     Content,
     ItemSize,
@@ -160,3 +165,35 @@ def test_no_number_of_retries_is_enough_under_size_skew(variant: Variant, retrie
     violation = by_id("L4").check_trace(trace)
     assert violation is not None
     assert violation.reason == f"request 1 ended as miss after {retries} retries"
+
+
+def test_the_first_resend_claim_is_about_v4_and_standing_drift_about_the_others() -> None:
+    assert FIRST_RESEND.variants == ("V4",) and FIRST_RESEND.environment == EVERY_SOURCE
+    assert STANDING_DRIFT.variants == ("V1", "V2", "V3")
+
+
+@pytest.mark.parametrize("source", EVERY_SOURCE)
+def test_no_resend_misses_in_every_run_of_a_small_instance(source: str) -> None:
+    """Exhaustively, per source, on V4: no step answers a resend with a miss. The same search
+    on V3 finds one where a resend can miss (here under D3: P1 cleared alone before the
+    retry references what P0 still holds), so the check can fail."""
+    found = search_resends(_small(V4, (source,)))
+    assert found.violation == ()
+    # resends reach P1 wherever a miss can happen in this instance (one front end and no
+    # size difference between contents: no miss under D5, D7, D8, D11)
+    assert (found.premises > 0) == (source not in ("D5", "D7", "D8", "D11"))
+
+
+def test_the_resend_search_finds_a_v3_resend_that_misses() -> None:
+    found = search_resends(_small(V3, ("D3",)))
+    assert found.violation and found.premises > 0
+
+
+@pytest.mark.parametrize("retries", range(1, 4))
+def test_one_retry_is_enough_under_size_skew_in_v4(retries: int) -> None:
+    """The standing-drift family, which no R survives in V1-V3, ends in success at V4's
+    first resend (its payload is used, not cached, at P1): L4 holds at the end."""
+    trace = run(standing_drift_config(retries, V4), standing_drift_run(1))
+    assert by_id("L4").check_trace(trace) is None
+    assert trace.final.requests[1].outcome is not None
+    assert trace.final.requests[1].outcome.value == "success"

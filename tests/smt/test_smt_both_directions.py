@@ -9,7 +9,7 @@ import pytest
 
 from model_checks.smt.decode.crosscheck import StepChecker, both_directions, random_walk
 from model_checks.smt.encode.symbols import Encoding
-from spec import V0, V1, V2, V3, Variant, enabled, environment, initial
+from spec import V0, V1, V2, V3, V4, Variant, enabled, environment, initial
 from tests.smt.test_smt_crosscheck import _config
 
 
@@ -19,6 +19,7 @@ from tests.smt.test_smt_crosscheck import _config
     (V2, ("D7", "D8"), 5),  # two items per request: many Submit choices per state
     (V3, ("D5", "D7"), 10),
     (V3, ("D6",), 10),
+    (V4, ("D3", "D6"), 10),  # one-sided clears miss; the resends' split updates
 ])
 def test_sampled_states_enable_the_same_actions_with_the_same_successors(
     variant: Variant, drift: tuple[str, ...], steps: int

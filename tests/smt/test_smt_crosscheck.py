@@ -12,10 +12,23 @@ from model_checks.mutants import MUTANTS
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
 from model_checks.smt.encode.symbols import Bounds, Encoding
-from spec import DRIFT_IDS, V0, V1, V2, V3, Config, Content, Drift, ItemSize, Variant, environment
+from spec import (
+    DRIFT_IDS,
+    V0,
+    V1,
+    V2,
+    V3,
+    V4,
+    Config,
+    Content,
+    Drift,
+    ItemSize,
+    Variant,
+    environment,
+)
 
 ENCODED = DRIFT_IDS  # the encoding covers every drift source
-VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, *(m.variant for m in MUTANTS))
+VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4, *(m.variant for m in MUTANTS))
 
 
 def _config(variant: Variant, drift: tuple[str, ...], rng: random.Random) -> Config:
@@ -65,7 +78,7 @@ def test_encodable_scenarios_are_accepted() -> None:
         most = 2 if {"D6", "D8"} & set(scenario.drift) else 1
         if any(len(getattr(a, "items", ())) > most for a in scenario.script):
             continue
-        for variant in (V0, V2, V3):
+        for variant in (V0, V2, V3, V4):
             trace = scenario.run(variant)
             bounds = Bounds(max_in_flight=trace.config.max_in_flight)  # 3 in one scenario
             encoding = Encoding(variant, trace.config.environment, bounds,
@@ -80,3 +93,15 @@ def test_a_disagreement_names_its_step() -> None:
     problem = first_disagreement(Encoding(V2, trace.config.environment), trace)
     assert problem is not None
     assert problem.startswith("step 8 (P1Receive(index=0, engine=0))"), problem
+
+
+def test_a_resend_that_reads_the_shadow_is_not_v4() -> None:
+    """V3's resend references a (the shadow re-recorded it) where V4's sends its payload: the
+    V4 relation accepts V4's trace and rejects V3's at the resend's send."""
+    scenario = next(s for s in SCENARIOS if s.name == "router-retry-to-the-other-engine")
+    v4_trace = scenario.run(V4)
+    encoding = Encoding(V4, v4_trace.config.environment, engines=v4_trace.config.engines)
+    assert first_disagreement(encoding, v4_trace) is None
+    problem = first_disagreement(encoding, scenario.run(V3))
+    assert problem is not None
+    assert "P0Handle(rid=1, engine=1)" in problem, problem

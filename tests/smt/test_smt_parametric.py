@@ -21,7 +21,7 @@ from model_checks.smt.prove.parametric import (
     check_state,
     prove,
 )
-from spec import V2, V3, LruFlaw, MissHandling
+from spec import V2, V3, V4, LruFlaw, MissHandling, Variant
 from tests.smt.test_smt_crosscheck import _config
 
 
@@ -62,7 +62,7 @@ def test_prove_parametric_writes_one_record_per_goal(tmp_path: Path) -> None:
     records = read_records(out)
     v3 = [r for r in records if r.variant == "V3" and len(r.environment) == 11]
     assert sorted(r.property for r in v3) == ["S1", "S2", "S3"]
-    assert {r.variant for r in records} == {"V0", "V1", "V2", "V3"}
+    assert {r.variant for r in records} == {"V0", "V1", "V2", "V3", "V4"}
     for record in records:
         assert (record.verdict, record.instance, record.bound) == (Verdict.PROVED, "any", None)
 
@@ -74,10 +74,12 @@ def test_prove_parametric_refuses_a_cell_selection() -> None:
 
 @pytest.mark.parametrize("drift", [("D1", "D7"), ("D5", "D7", "D3"),
                                    ("D6", "D8", "D7", "D9", "D11"), ("D2", "D4", "D10", "D7")])
-def test_sampled_reachable_v3_states_satisfy_the_certificate(drift: tuple[str, ...]) -> None:
-    """The abstraction of every state of a V3 random walk satisfies the certificate: it states
-    what the spec's states are, not only what the abstract model's are."""
-    config = _config(V3, drift, random.Random(len(drift)))
+@pytest.mark.parametrize("variant", [V3, V4], ids=lambda v: v.name)
+def test_sampled_reachable_v3_states_satisfy_the_certificate(variant: Variant,
+                                                              drift: tuple[str, ...]) -> None:
+    """The abstraction of every state of a V3 (and V4) random walk satisfies the certificate:
+    it states what the spec's states are, not only what the abstract model's are."""
+    config = _config(variant, drift, random.Random(len(drift)))
     trace = random_walk(config, 20, len(drift))
     assert len(trace.steps) == 20
     assert [check_state(config, s) for s in trace.states()] == [None] * 21

@@ -38,18 +38,20 @@ from tests.smt.test_smt_crosscheck import _config
 def test_every_goal_is_proved_for_any_instance() -> None:
     """S2 of every variant under every source; S1 of V0-V2 without D7; S3 of V1-V2 without
     D6, D7, D8; V3's S1-S3 under every source; by the mirror, H1 of V0-V2 and V0's S3 under
-    D11, V3's H1 under D7+D8+D11."""
+    D11, V3's H1 under D7+D8+D11; V4's as V3's (the abstract model covers its resends)."""
     found = records()
     assert [r.verdict for r in found] == [Verdict.PROVED] * len(goals())
     assert {r.instance for r in found} == {"any"}
     s2 = {r.variant for r in found if r.property == "S2" and set(r.environment) == ALL}
-    assert s2 == {"V0", "V1", "V2", "V3"}
+    assert s2 == {"V0", "V1", "V2", "V3", "V4"}
     without = {(r.variant, r.property): ALL - set(r.environment) for r in found}
     assert without["V0", "S1"] == without["V2", "S1"] == {"D7"}
     assert without["V1", "S3"] == {"D6", "D7", "D8"}
     under = {(r.variant, r.property): set(r.environment) for r in found if "mirror" in r.detail}
     assert under == {("V0", "H1"): {"D11"}, ("V0", "S3"): {"D11"}, ("V1", "H1"): {"D11"},
-                     ("V2", "H1"): {"D11"}, ("V3", "H1"): {"D7", "D8", "D11"}}
+                     ("V2", "H1"): {"D11"}, ("V3", "H1"): {"D7", "D8", "D11"},
+                     ("V4", "H1"): {"D7", "D8", "D11"}}
+    assert {p for (v, p), env in without.items() if v == "V4" and not env} == {"S1", "S2", "S3"}
 
 
 def _without(*ids: str) -> frozenset[Drift]:

@@ -14,14 +14,23 @@ import pytest
 
 from model_checks.explore.evidence import gather
 from model_checks.records import Verdict
+from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove import parametric_mirror
-from model_checks.smt.prove.parametric import ParametricRejected, PModel
+from model_checks.smt.prove.parametric import (
+    CERTIFICATE,
+    RESEND_PAYLOADS,
+    RESEND_REFERENCES,
+    ParametricRejected,
+    PModel,
+    check_state,
+)
 from model_checks.smt.prove.parametric_liveness import (
     ALL,
     L1_CERTIFICATE,
     NO_MISS,
     NOT_BROKEN,
+    RESEND_CERTIFICATE,
     LModel,
     attempt,
     goals,
@@ -31,7 +40,26 @@ from model_checks.smt.prove.parametric_liveness import (
     records,
 )
 from model_checks.smt.prove.parametric_witness_liveness import WITNESSES
-from spec import ALL_DRIFT, V0, V1, V2, V3, Drift, Variant, by_id, run
+from spec import (
+    ALL_DRIFT,
+    V0,
+    V1,
+    V2,
+    V3,
+    V4,
+    Config,
+    Drift,
+    State,
+    Variant,
+    by_id,
+    enabled,
+    initial,
+    lru,
+    run,
+    step,
+)
+from spec.fairness import fair_choice, pending
+from spec.transitions import Retry, Submit
 from tests.smt.test_smt_crosscheck import _config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +81,94 @@ def test_every_liveness_goal_is_proved_for_any_instance() -> None:
     assert ALL - env["V1", "L1"] == ALL - env["V2", "L1"] == {"D2", "D6", "D7", "D8"}
     assert ALL - env["V3", "L1"] == {"D2", "D6"}
     assert env["V2", "L3"] == {"D11"} and env["V3", "L2"] == {"D7", "D8", "D11"}
+    assert env["V4", "L1"] == env["V4", "L2"] == env["V4", "L3"] == ALL
+
+
+@pytest.mark.parametrize("model", [PModel(V4, RESEND_REFERENCES), PModel(V3)],
+                         ids=["V4-resend-reads-the-shadow", "V3"])
+@pytest.mark.parametrize("prop", ["L1", "L2", "L3"])
+def test_a_resend_that_sends_a_reference_breaks_the_resend_certificate(model: PModel,
+                                                                       prop: str) -> None:
+    """V4's certificate fails, for each property, on the step that a resend reading the
+    shadow adds: P0 sends a reference with the resend flag set."""
+    with pytest.raises(ParametricRejected, match="consecution of resend-items-carry-data "
+                                                  "under 'P0 sends a reference'"):
+        prove(LModel(model), RESEND_CERTIFICATE, (prop,))
+
+
+def test_the_resend_certificate_needs_its_wire_part() -> None:
+    """Without "every live resend item carries data", P1 may take a resend's reference and
+    miss it: the history part alone is not inductive."""
+    with pytest.raises(ParametricRejected, match="consecution of no-resend-missed under 'P1 "
+                                                  "takes a reference'"):
+        prove(LModel(PModel(V4)), RESEND_CERTIFICATE[1:], ("L2",))
+
+
+def _resend_items(state: State) -> int:
+    """The wire items of resends in a spec state (in flight, or built under D6)."""
+    sent = sum(len(m.items) for m in state.to_engine if state.requests[m.rid].retries > 0)
+    built = sum(len(r.work.wire) for r in state.requests
+                if r.work is not None and r.retries > 0)
+    return sent + built
+
+
+def _resends_checked(variant: Variant, config: Config, states: list[State]) -> int:
+    """How many states with a resend item in flight the certificates were checked on; fails
+    on a state whose abstraction does not satisfy V3's certificate and the resend part."""
+    checked = 0
+    for state in states:
+        assert check_state(config, state, certificate=(*CERTIFICATE, RESEND_PAYLOADS)) is None
+        checked += _resend_items(state) > 0
+    return checked
+
+
+def _references_held(state: State, submit: Submit) -> bool:
+    shadow = state.shadows[submit.front_end]
+    return all(i.has_data or lru.probe(shadow, i.identity) for i in submit.items)
+
+
+def _retrying_walk(config: Config, steps: int, rng: random.Random) -> list[State]:
+    """The states of a run that retries every miss at once and otherwise mixes uniform steps
+    (drift, interleavings) with the fair scheduler's (deliver, take the reply), so that
+    resends are in flight often (a uniform walk rarely gets as far as one)."""
+    state, states = initial(config), [initial(config)]
+    for _ in range(steps):
+        owed, choices = pending(config, state), list(enabled(config, state))
+        if not choices:
+            break
+        retries = [a for a in choices if isinstance(a, Retry)]
+        served = [a for a in choices if isinstance(a, Submit) and _references_held(state, a)]
+        fair = fair_choice(owed) if owed and rng.random() < 0.6 else rng.choice(choices)
+        if isinstance(fair, Submit) and served:
+            fair = rng.choice(served)  # items without data the shadow holds: references
+        state = step(config, state, retries[0] if retries else fair)
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("drift", [("D3", "D6"), ("D2", "D3", "D5", "D9"),
+                                   ("D1", "D4", "D7", "D10")])
+def test_sampled_reachable_v4_states_satisfy_the_resend_certificate(
+        drift: tuple[str, ...]) -> None:
+    """The abstraction (the resend flag: the request's `retries > 0`) of every state of V4
+    random walks satisfies V3's certificate and "every live resend item carries data"."""
+    checked = 0
+    for seed in range(4):
+        config = replace(_config(V4, drift, random.Random(seed)), max_requests=8, max_retries=2)
+        checked += _resends_checked(V4, config, _retrying_walk(config, 60, random.Random(seed)))
+    assert checked > 0, "no resend was ever in flight: the walks check nothing"
+
+
+def test_the_resend_part_fails_on_a_v3_resend_reference() -> None:
+    """V3's retry, routed to the other engine, references a (P0 re-recorded it): its wire
+    item is a resend's without data, and the state check names the part."""
+    scenario = next(s for s in SCENARIOS if s.name == "router-retry-to-the-other-engine")
+    v4 = scenario.run(V4)
+    assert _resends_checked(V4, v4.config, list(v4.states())) > 0
+    v3 = scenario.run(V3)
+    problems = [p for s in v3.states()
+                if (p := check_state(v3.config, s, certificate=(RESEND_PAYLOADS,)))]
+    assert problems and "resend-items-carry-data fails" in problems[0], problems
 
 
 def test_a_variant_that_does_not_invalidate_breaks_the_l1_certificate() -> None:
@@ -157,3 +273,15 @@ def test_every_witness_is_taken_as_evidence_outside_its_proofs() -> None:
         env = proved.get((found_break.variant, found_break.property), frozenset())
         assert not set(found_break.environment) <= env, found_break
     assert V0 not in {v for w in WITNESSES for v in w.variants}
+
+
+@pytest.mark.parametrize("witness", [w for w in WITNESSES if V3 in w.variants],
+                         ids=lambda w: w.name)
+def test_each_witness_that_breaks_v3_replays_on_v4_without_breaking_it(witness: object) -> None:
+    """V3's breaks (a rejection, a one-sided clear, a reset, a restart, two front ends) run
+    on V4 step for step, and its resend, all payloads, does not miss (the proof's claim)."""
+    from model_checks.smt.prove.parametric_witness_liveness import Witness
+
+    assert isinstance(witness, Witness)
+    trace = run(witness.config_for(V4), witness.actions)
+    assert by_id(witness.property).check_trace(trace) is None

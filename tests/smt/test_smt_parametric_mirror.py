@@ -19,7 +19,22 @@ from model_checks.smt.prove.parametric_mirror import (
     MirrorModel,
     prove,
 )
-from spec import V0, V1, V2, V3, Config, Drift, LruFlaw, State, Variant, enabled, initial, lru, step
+from spec import (
+    V0,
+    V1,
+    V2,
+    V3,
+    V4,
+    Config,
+    Drift,
+    LruFlaw,
+    State,
+    Variant,
+    enabled,
+    initial,
+    lru,
+    step,
+)
 from spec.transitions import ClearBoth, Submit
 from spec.transitions.engine import deliver
 from tests.smt.test_smt_parametric_wide import wide_config
@@ -28,11 +43,11 @@ D11 = frozenset({Drift.D11})
 
 
 @pytest.mark.parametrize(("variant", "environment"), [
-    (V0, D11), (V1, D11), (V2, D11), (V0, frozenset()), (V3, MIRRORING),
+    (V0, D11), (V1, D11), (V2, D11), (V0, frozenset()), (V3, MIRRORING), (V4, MIRRORING),
 ])
 def test_h1_and_s3_are_proved_where_the_caches_mirror(variant: Variant,
                                                       environment: frozenset[Drift]) -> None:
-    """V0-V2 under D11 (and no drift); V3 under D7+D8+D11."""
+    """V0-V2 under D11 (and no drift); V3 and V4 under D7+D8+D11."""
     proofs = prove(MirrorModel(variant, environment))
     assert [(p.property, p.instance) for p in proofs] == [("H1", "any"), ("S3", "any")]
     assert all(p.peak > 0 for p in proofs)
@@ -160,6 +175,7 @@ def _drained(config: Config, state: State) -> tuple[lru.Lru, list[tuple[str, ...
 
 @pytest.mark.parametrize(("variant", "drift"), [
     (V0, ("D11",)), (V1, ("D11",)), (V2, ("D11",)), (V2, ()), (V3, ("D7", "D8", "D11")),
+    (V4, ("D7", "D8", "D11")),
 ])
 def test_the_drained_receiver_is_the_shadow_on_wide_walks(variant: Variant,
                                                           drift: tuple[str, ...]) -> None:

@@ -87,12 +87,23 @@ def _client_error(enc: Encoding, s: SymState, rid: z3.ArithRef) -> SymState:
                          outcome=z3.IntVal(OutcomeCode.CLIENT_ERROR))
 
 
+def bypasses_shadow(enc: Encoding, s: SymState, rid: z3.ArithRef) -> z3.BoolRef:
+    """V4: request rid's attempt is a resend (`retries > 0`), which reads nothing from the
+    shadow (`spec...front_end.bypasses_shadow`): every item is processed, recorded afresh and
+    sent as a payload, in request order."""
+    if not enc.variant.resends_bypass_shadow:
+        return z3.BoolVal(False)
+    return req(s, enc, "retries", rid) > 0
+
+
 def process(enc: Encoding, s: SymState, rid: z3.ArithRef, fe: int) -> tuple[SymState, Work]:
-    """Probe, and process the missed items; a missed item without media is a client error."""
+    """Probe, and process the missed items (every item of a resend that bypasses the shadow);
+    a missed item without media is a client error."""
     side = shadow_side(fe)
     exists = [item_exists(enc, s, rid, j) for j in range(enc.m)]
     ids = [req_item(s, enc, "id", rid, j) for j in range(enc.m)]
-    missed = [z3.And(exists[j], z3.Not(lru.present(s, side, ids[j], enc.k)))
+    bypass = bypasses_shadow(enc, s, rid)
+    missed = [z3.And(exists[j], z3.Or(bypass, z3.Not(lru.present(s, side, ids[j], enc.k))))
               for j in range(enc.m)]
     error = z3.Or([z3.And(missed[j], z3.Not(req_item(s, enc, "data", rid, j)))
                    for j in range(enc.m)])
@@ -133,11 +144,13 @@ def _touch_all(enc: Encoding, s: SymState, rid: z3.ArithRef, side: str) -> SymSt
 
 def _order(enc: Encoding, s: SymState, rid: z3.ArithRef, side: str, work: Work) -> z3.BoolRef:
     """Whether the second item is updated first: references first, decided by presence when
-    the update starts (`spec...update_order`), kept afterwards."""
+    the update starts (`spec...update_order`), kept afterwards; a resend that bypasses the
+    shadow goes in request order (all payloads)."""
     if enc.m == 1 or not enc.variant.references_first:
         return z3.BoolVal(False)
     present = [lru.present(s, side, req_item(s, enc, "id", rid, j), enc.k) for j in range(2)]
-    decided = z3.And(item_exists(enc, s, rid, 1), z3.Not(present[0]), present[1])
+    decided = z3.And(item_exists(enc, s, rid, 1), z3.Not(present[0]), present[1],
+                     z3.Not(bypasses_shadow(enc, s, rid)))
     return z3.If(_is_first(work), decided, work.swap)
 
 
@@ -167,8 +180,10 @@ def update_next(
     ident, ver, has_data = of_item("id"), of_item("ver"), of_item("data")
     when = stamp(s["clock"], enc.m + (work.done if isinstance(work.done, int) else 0))
     cached, after_hit = lru.get(t, side, ident, when, enc.k)
+    # a resend that bypasses the shadow never reads it: no get, every item a fresh record
+    hit = z3.And(cached.present, z3.Not(bypasses_shadow(enc, s, rid)))
     processed = pick(list(work.procs), index)
-    lost = z3.And(z3.Not(cached.present), processed == NONE_PID)
+    lost = z3.And(z3.Not(hit), processed == NONE_PID)
     reprocess = z3.And(lost, z3.BoolVal(variant.late_miss_reprocess))
     pid = z3.If(reprocess, t["nproc"], processed)
     recorded = dict(t)
@@ -177,7 +192,6 @@ def update_next(
     size = content_bytes(p.shadow_bytes, ident, ver)
     recorded, hang = lru.put(recorded, side, (ident, size, pid, ver, tag), when, p.budget,
                              variant.shadow_lru, enc.k)
-    hit = cached.present
     after = lru.merge(hit, after_hit, recorded)
     wire = {"data": z3.If(hit, z3.IntVal(NONE_PID), pid), "ph": z3.If(hit, cached.pid, pid),
             "ver": z3.If(hit, cached.ver, ver), "tag": z3.If(hit, cached.tag, tag)}

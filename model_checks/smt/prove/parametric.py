@@ -13,7 +13,12 @@ it at once):
   (placeholders and tag are the entry's) or as a payload of any processing, which it may record
   in its shadow (the old entry of the identity dropped first, and only if the new one fits) or
   not. Requests, probes, touches and LRU order are abstracted away: any item of any request, in
-  any order, under any interleaving (D1, D5, D6, D8), with any retry.
+  any order, under any interleaving (D1, D5, D6, D8), with any retry. Each wire item carries a
+  `resend` flag, chosen freely as P0 sends it (its message is a retry's: the request's
+  `retries > 0`); a variant whose resends bypass the shadow (V4) sends no reference with it
+  set. A payload whatever the shadow holds is already any payload at any time, so V4's
+  resends (every item processed afresh, recorded and sent as a payload, in request order,
+  touches first) are steps of the model: V3's certificate covers V4's S1-S3 unchanged.
 - Any entry of any side may be dropped at any time (eviction in any order, clears, resets,
   restarts, invalidation: D3, D4, D10), any wire item may be lost (D2).
 - P1 takes any wire item: a payload is used and cached per the variant's payload rule (if it
@@ -60,6 +65,7 @@ from model_checks.smt.judged import encoded_safety
 from model_checks.smt.results import ProvedAllDepths
 from spec import V3, Config, Drift, LruFlaw, State, Variant
 from spec import lru as spec_lru
+from spec.state import Request
 
 IDENTITY = z3.DeclareSort("Identity")
 FRONT_END = z3.DeclareSort("FrontEnd")
@@ -78,6 +84,7 @@ class Flaw:
     name: str
     tag_checked_on_first_item_only: bool = False
     serves_another_identity: bool = False
+    resend_sends_references: bool = False
 
 
 NO_FLAW = Flaw("none")
@@ -85,6 +92,8 @@ UNCHECKED_LATER_ITEMS = Flaw("tag checked on a message's first item only",
                              tag_checked_on_first_item_only=True)
 KEY_CONFUSION = Flaw("P1 serves a reference from another identity's entry",
                      serves_another_identity=True)
+RESEND_REFERENCES = Flaw("a resend that reads the shadow (V3's resends)",
+                         resend_sends_references=True)
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,7 @@ class PState:
     w_ph: z3.ArrayRef
     w_tag: z3.ArrayRef
     w_pos: z3.ArrayRef  # position of the item in its message
+    w_resend: z3.ArrayRef  # the item's message is a resend (its request's retries > 0)
     ld_live: z3.BoolRef  # an item was served; it paired ld_tensor with ld_ph
     ld_tensor: z3.ExprRef
     ld_ph: z3.ExprRef
@@ -127,6 +137,7 @@ def state(suffix: str) -> PState:
         arr("sh_used", FRONT_END, INT),
         arr("w_live", WIRE, BOOL), arr("w_id", WIRE, IDENTITY), arr("w_data", WIRE, BOOL),
         arr("w_ph", WIRE, PROCESSING), arr("w_tag", WIRE, PROCESSING), arr("w_pos", WIRE, INT),
+        arr("w_resend", WIRE, BOOL),
         z3.Bool(f"ld_live{suffix}"), z3.Const(f"ld_tensor{suffix}", PROCESSING),
         z3.Const(f"ld_ph{suffix}", PROCESSING), z3.Bool(f"fault{suffix}"),
     )
@@ -152,7 +163,8 @@ def params() -> Params:
 @dataclass(frozen=True)
 class Choice:
     """The arguments of one step: a front end, an identity, a wire item, a processing, a
-    position, and a yes/no (record in the shadow / cache in P1)."""
+    position, a yes/no (record in the shadow / cache in P1), and whether P0 sends the item
+    as part of a resend."""
 
     fe: z3.ExprRef
     ident: z3.ExprRef
@@ -160,12 +172,13 @@ class Choice:
     pid: z3.ExprRef
     pos: z3.ArithRef
     keep: z3.BoolRef
+    resend: z3.BoolRef
 
 
 def choice() -> Choice:
     return Choice(z3.Const("c_fe", FRONT_END), z3.Const("c_id", IDENTITY),
                   z3.Const("c_wire", WIRE), z3.Const("c_pid", PROCESSING), z3.Int("c_pos"),
-                  z3.Bool("c_keep"))
+                  z3.Bool("c_keep"), z3.Bool("c_resend"))
 
 
 EVERY_SOURCE: frozenset[Drift] = frozenset(Drift)
@@ -192,6 +205,10 @@ class PModel:
     flaw: Flaw = NO_FLAW
     environment: frozenset[Drift] = EVERY_SOURCE
 
+    def resends_hold_references(self) -> bool:
+        """A resend may send a reference: it reads the shadow (V0-V3, or the mutant)."""
+        return not self.variant.resends_bypass_shadow or self.flaw.resend_sends_references
+
     def tag_of(self, pid: z3.ExprRef) -> z3.ExprRef:
         return pid if self.variant.tagged else NO_TAG
 
@@ -212,9 +229,10 @@ def _drop(in_: z3.ArrayRef, size: z3.ArrayRef, used: z3.ArithRef,
 
 
 def p0_send_reference(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
-    """P0 (front end fe) sends item `wire` of identity `ident` by reference to its entry."""
+    """P0 (front end fe) sends item `wire` of identity `ident` by reference to its entry; a
+    resend only where resends read the shadow."""
     guard = z3.And(z3.Select(s.sh_in, c.fe, c.ident), z3.Not(z3.Select(s.w_live, c.wire)),
-                   c.pos >= 0)
+                   c.pos >= 0, z3.Or(z3.Not(c.resend), m.resends_hold_references()))
     return guard, _sent(s, c, data=False, ph=z3.Select(s.sh_pid, c.fe, c.ident),
                         tag=z3.Select(s.sh_tag, c.fe, c.ident))
 
@@ -246,6 +264,7 @@ def _sent(s: PState, c: Choice, data: bool, ph: z3.ExprRef, tag: z3.ExprRef) -> 
         w_live=z3.Store(s.w_live, c.wire, True), w_id=z3.Store(s.w_id, c.wire, c.ident),
         w_data=z3.Store(s.w_data, c.wire, data), w_ph=z3.Store(s.w_ph, c.wire, ph),
         w_tag=z3.Store(s.w_tag, c.wire, tag), w_pos=z3.Store(s.w_pos, c.wire, c.pos),
+        w_resend=z3.Store(s.w_resend, c.wire, c.resend),
     )
 
 
@@ -439,6 +458,19 @@ def _no_fault(s: PState, p: Params) -> z3.BoolRef:
     return z3.Not(s.fault)
 
 
+def _resends_carry_data(s: PState, p: Params) -> z3.BoolRef:
+    w = _w()
+    return z3.ForAll([w], z3.Implies(z3.And(z3.Select(s.w_live, w), z3.Select(s.w_resend, w)),
+                                     z3.Select(s.w_data, w)))
+
+
+RESEND_PAYLOADS = PInvariant(
+    "resend-items-carry-data", "every live wire item of a resend carries a payload (for "
+    "every wire item): where resends bypass the shadow (V4), P0 sends a resend no reference",
+    _resends_carry_data)
+"""The wire half of V4's liveness certificate (`parametric_liveness.RESEND_CERTIFICATE`)."""
+
+
 CERTIFICATE: tuple[PInvariant, ...] = (
     PInvariant("entry-tag-is-its-processing", "every entry of P1 and of every shadow is tagged "
                "with the processing it holds (I1, for every identity and front end)",
@@ -612,9 +644,14 @@ def abstraction(config: Config, concrete: State, served: int | None, engine: int
     def pids(value: int | None) -> z3.ExprRef:
         return NO_TAG if value is None else pid_consts[value]
 
-    wires = [item for message in concrete.to_engine for item in enumerate(message.items)]
-    wires += [(index, item) for request in concrete.requests if request.work is not None
-              for index, item in request.work.wire]
+    def request_of(rid: int) -> Request:
+        # a request has one attempt at a time: a message in flight is its current attempt's
+        return concrete.requests[rid]
+
+    wires = [(request_of(message.rid), index, item) for message in concrete.to_engine
+             for index, item in enumerate(message.items)]
+    wires += [(request, index, item) for request in concrete.requests
+              if request.work is not None for index, item in request.work.wire]
     slots = [z3.Const(f"wire_{n}", WIRE) for n in range(len(wires) + 1)]  # one dead slot
     facts: list[z3.BoolRef] = [
         _closed(IDENTITY, list(ids.values())), _closed(FRONT_END, fes),
@@ -633,8 +670,9 @@ def abstraction(config: Config, concrete: State, served: int | None, engine: int
         entries = {e.identity: e for e in shadow if isinstance(e, spec_lru.Entry)}
         facts += _side(s.sh_in, s.sh_pid, s.sh_tag, s.sh_size, z3.Select(s.sh_used, fe),
                        _keyed(fe, ids), config.identities, entries, pids)
-    for slot, (index, item) in zip(slots, wires, strict=False):
+    for slot, (request, index, item) in zip(slots, wires, strict=False):
         facts += [z3.Select(s.w_live, slot), z3.Select(s.w_id, slot) == ids[item.identity],
+                  z3.Select(s.w_resend, slot) == (request.retries > 0),
                   z3.Select(s.w_data, slot) == (item.data is not None),
                   z3.Select(s.w_ph, slot) == pids(item.placeholders),
                   z3.Select(s.w_tag, slot) == pids(item.tag),

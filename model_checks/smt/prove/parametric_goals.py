@@ -156,7 +156,8 @@ class Goal:
 
 def goals() -> tuple[Goal, ...]:
     """Every goal the certificates decide: S2 of every variant under every source; S1 of
-    V0-V2 without D7 and of V3 under every source; S3 of V3 under every source and of the
+    V0-V2 without D7 and of the tagged variants (V3, V4: `parametric`'s model covers V4's
+    resends) under every source; S3 of those under every source and of the
     variants that report misses without `LATE_MISS_SOURCES`; where the caches mirror
     (`mirror_environment`), H1 of every variant, and S3 where no other goal covers it (V0,
     which crashes on a miss)."""

@@ -11,7 +11,9 @@ safety property of `parametric`'s abstract model with history variables added (`
   over-approximates its violations);
 - `reported`: P1 has reported a miss (every monitor of L1-L3 starts at a miss: L1's owes
   nothing before P0 takes a miss reply, L2 needs a second one, L3 watches from P1's miss);
-- `broken`: front end f sent a reference for i while `owed[f, i]` (L1 violated).
+- `broken`: front end f sent a reference for i while `owed[f, i]` (L1 violated);
+- `resend_referenced`: P0 sent a reference as part of a resend (a wire item with
+  `parametric`'s `resend` flag); `resend_missed`: P1 could not serve a resend's reference.
 
 Two steps join `parametric.ACTIONS` (the others update the history as stated on `HISTORY`):
 
@@ -38,6 +40,29 @@ Certificates (`NO_MISS`, `L1_CERTIFICATE`), checked with fresh solvers like `par
 - L1-L3 of a variant that never reports a miss (V0 crashes instead), under every source:
   nothing reported, nothing owed, nothing broken.
 
+- L1-L3 of a variant whose resends bypass the shadow (V4), under every source
+  (`RESEND_CERTIFICATE`, with `RESEND_BAD`): every live wire item of a resend carries data,
+  no resend has sent a reference, and P1 has missed no resend's reference. A resend reference
+  is excluded by P0's guard, so the wire part is inductive (a payload carries data; losing
+  or taking an item removes it), and P1's reference step needs an item without data.
+
+Why `RESEND_BAD` over-approximates the spec's violations of V4. A request has one attempt
+at a time, and its next attempt (the client's `Retry`, `retries + 1`) starts only after P0
+took the reply of the previous one, which P1 sent on delivering its message; so every
+message of request r sent after P0 took a miss reply for r, and every message of r that
+P1 takes after it reported a miss for r, is a resend's (`retries > 0`), and the abstraction
+(`parametric.abstraction`) flags its wire items. L1's violation is such a message sending
+the missed identity as a reference: P0 sent a reference with the flag (`resend_referenced`,
+whether or not the model's per-front-end `owed` still holds: no argument about which
+payloads discharge it is needed). L2's is a second miss reply for r listing an identity
+again, L3's a miss at P1 for r after an earlier one: either way P1 missed on a later
+attempt's message, that is, could not serve one of a resend's references
+(`resend_missed`). The certificate shows neither happens, under every source at once, so
+for all 2,048 environments.
+
+A mutant (`parametric.RESEND_REFERENCES`: V4 whose resend reads the shadow, as V3's does)
+makes the proof fail on the wire part's consecution under "P0 sends a reference".
+
 Where the caches mirror (`parametric_goals.mirror_environment`), `parametric_mirror`'s
 certificate shows that no reference ever misses, which excludes L1-L3 at once
 (`parametric_mirror.LIVENESS_BAD`). Elsewhere `attempt` names the step each certificate
@@ -61,6 +86,7 @@ from model_checks.smt.prove.parametric import (
     FRONT_END,
     IDENTITY,
     LATE_MISS_SOURCES,
+    RESEND_PAYLOADS,
     Action,
     Choice,
     ParametricRejected,
@@ -91,11 +117,14 @@ class LState:
     owed: z3.ArrayRef  # (front end, identity) -> a miss of it owed a payload
     reported: z3.BoolRef  # P1 has reported a miss
     broken: z3.BoolRef  # a reference was sent for an owed identity (L1 violated)
+    resend_referenced: z3.BoolRef  # a resend sent a reference
+    resend_missed: z3.BoolRef  # P1 could not serve a resend's reference
 
 
 def lstate(suffix: str) -> LState:
     return LState(state(suffix), z3.Array(f"owed{suffix}", FRONT_END, IDENTITY, z3.BoolSort()),
-                  z3.Bool(f"reported{suffix}"), z3.Bool(f"broken{suffix}"))
+                  z3.Bool(f"reported{suffix}"), z3.Bool(f"broken{suffix}"),
+                  z3.Bool(f"resend_referenced{suffix}"), z3.Bool(f"resend_missed{suffix}"))
 
 
 @dataclass(frozen=True)
@@ -122,8 +151,10 @@ def _unchanged(m: LModel, s: LState, c: Choice, after: PState) -> LState:
 
 
 def _sent_reference(m: LModel, s: LState, c: Choice, after: PState) -> LState:
-    """L1's monitor: a reference for an owed identity breaks L1."""
-    return replace(s, base=after, broken=z3.Or(s.broken, z3.Select(s.owed, c.fe, c.ident)))
+    """L1's monitor: a reference for an owed identity breaks L1; a resend's reference is
+    noted (V4's L1 monitor)."""
+    return replace(s, base=after, broken=z3.Or(s.broken, z3.Select(s.owed, c.fe, c.ident)),
+                   resend_referenced=z3.Or(s.resend_referenced, c.resend))
 
 
 def _sent_payload(m: LModel, s: LState, c: Choice, after: PState) -> LState:
@@ -133,9 +164,11 @@ def _sent_payload(m: LModel, s: LState, c: Choice, after: PState) -> LState:
 
 def _took_reference(m: LModel, s: LState, c: Choice, after: PState) -> LState:
     """A reference P1 could not serve, in a variant that reports misses, is a reported miss
-    (without, it is a crash, `after.fault`)."""
+    (without, it is a crash, `after.fault`); on a resend's item, a resend's miss."""
     miss = z3.And(z3.Not(after.ld_live), z3.BoolVal(m.base.variant.reports_misses))
-    return replace(s, base=after, reported=z3.Or(s.reported, miss))
+    resend = z3.Select(s.base.w_resend, c.wire)
+    return replace(s, base=after, reported=z3.Or(s.reported, miss),
+                   resend_missed=z3.Or(s.resend_missed, z3.And(miss, resend)))
 
 
 HISTORY: dict[str, History] = {
@@ -201,13 +234,16 @@ def step(m: LModel, p: Params, s: LState, n: LState, c: Choice, action: LAction)
     guard, after = action(m, p, s, c)
     base = [getattr(n.base, f) == getattr(after.base, f) for f in PState.__dataclass_fields__]
     return z3.And(z3.Not(s.base.fault), guard, *base, n.owed == after.owed,
-                  n.reported == after.reported, n.broken == after.broken)
+                  n.reported == after.reported, n.broken == after.broken,
+                  n.resend_referenced == after.resend_referenced,
+                  n.resend_missed == after.resend_missed)
 
 
 def linitial(s: LState) -> z3.BoolRef:
     f, i = z3.Const("f0", FRONT_END), z3.Const("i0", IDENTITY)
     return z3.And(initial(s.base), z3.ForAll([f, i], z3.Not(z3.Select(s.owed, f, i))),
-                  z3.Not(s.reported), z3.Not(s.broken))
+                  z3.Not(s.reported), z3.Not(s.broken), z3.Not(s.resend_referenced),
+                  z3.Not(s.resend_missed))
 
 
 # -- certificates and properties ---------------------------------------------------------------
@@ -248,13 +284,39 @@ NO_MISS = (
 )
 """L1-L3's certificate for a variant that never reports a miss."""
 
-BAD: dict[str, Callable[[LState, Params], z3.BoolRef]] = {
+RESEND_CERTIFICATE = (
+    LInvariant(RESEND_PAYLOADS.name, RESEND_PAYLOADS.statement,
+               lambda s, p: RESEND_PAYLOADS.holds(s.base, p)),
+    LInvariant("no-resend-reference", "no resend has sent a reference (L1)",
+               lambda s, p: z3.Not(s.resend_referenced)),
+    LInvariant("no-resend-missed", "P1 has missed no resend's reference (L2, L3)",
+               lambda s, p: z3.Not(s.resend_missed)),
+)
+"""L1-L3's certificate for a variant whose resends bypass the shadow (V4), every source."""
+
+Bad = Callable[[LState, Params], z3.BoolRef]
+
+BAD: dict[str, Bad] = {
     "L1": lambda s, p: s.broken,
     "L2": lambda s, p: s.reported,
     "L3": lambda s, p: s.reported,
 }
 """Each property's violation, over-approximated: L1's monitor fired; L2 and L3 each need a
 reported miss first (a violation of either is a second miss, or a retry's, after one)."""
+
+RESEND_BAD: dict[str, Bad] = {
+    "L1": lambda s, p: s.resend_referenced,
+    "L2": lambda s, p: s.resend_missed,
+    "L3": lambda s, p: s.resend_missed,
+}
+"""Each property's violation as V4's certificate excludes it (module docstring): L1 needs a
+resend's reference, L2 and L3 a resend P1 answers with a miss."""
+
+
+def bad_for(variant: Variant) -> dict[str, Bad]:
+    """The violations a variant's certificates are checked against (`RESEND_BAD` where
+    resends bypass the shadow, else `BAD`)."""
+    return RESEND_BAD if variant.resends_bypass_shadow else BAD
 
 
 def prove(model: LModel, certificate: tuple[LInvariant, ...], properties: tuple[str, ...],
@@ -268,7 +330,7 @@ def prove(model: LModel, certificate: tuple[LInvariant, ...], properties: tuple[
     consecutions = [(f"{part.name} under '{label}'", step(model, p, s, n, c, action),
                      z3.Not(part.holds(n, p)))
                     for label, action in LACTIONS.items() for part in certificate]
-    violations = [(prop, BAD[prop](s, p)) for prop in properties]
+    violations = [(prop, bad_for(model.base.variant)[prop](s, p)) for prop in properties]
     peak = check_certificate(model_name(model.base), background(p), inv, linitial(s),
                              consecutions, violations, rlimit)
     elapsed = time.perf_counter() - start
@@ -324,13 +386,15 @@ def l1_environment(variant: Variant) -> frozenset[str] | None:
 
 
 def goals() -> tuple[LGoal, ...]:
-    """L1-L3 of a variant that never reports a miss, under every source (`NO_MISS`); for the
-    others, L1 under `l1_environment` (`L1_CERTIFICATE`) and L2, L3 where the caches mirror
+    """L1-L3 of a variant that never reports a miss, under every source (`NO_MISS`), and of
+    one whose resends bypass the shadow (`RESEND_CERTIFICATE`); for the others, L1 under
+    `l1_environment` (`L1_CERTIFICATE`) and L2, L3 where the caches mirror
     (`parametric_goals.mirror_environment`: no miss at all)."""
     found: list[LGoal] = []
     for variant in VARIANTS:
-        if not variant.reports_misses:
-            found += [LGoal(variant, prop, ALL, NO_MISS) for prop in PROPERTIES]
+        whole = nearest(variant)
+        if whole is not None:
+            found += [LGoal(variant, prop, ALL, whole) for prop in PROPERTIES]
             continue
         l1 = l1_environment(variant)
         if l1 is not None:
@@ -338,6 +402,17 @@ def goals() -> tuple[LGoal, ...]:
         mirror = mirror_environment(variant)
         found += [LGoal(variant, prop, mirror, mirror=True) for prop in ("L2", "L3")]
     return tuple(found)
+
+
+def nearest(variant: Variant) -> tuple[LInvariant, ...] | None:
+    """The certificate of L1-L3 under every source, where one applies: `NO_MISS` for a
+    variant that never reports a miss, `RESEND_CERTIFICATE` for one whose resends bypass
+    the shadow; None otherwise."""
+    if not variant.reports_misses:
+        return NO_MISS
+    if variant.resends_bypass_shadow:
+        return RESEND_CERTIFICATE
+    return None
 
 
 def record(goal: LGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
@@ -363,14 +438,15 @@ def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
 
 def attempt(variant: Variant, prop: str, environment: frozenset[str],
             rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
-    """Try `prop` (L1-L3) under `environment` with the nearest certificate (L1: `NO_MISS`
-    for a variant that never reports a miss, else `L1_CERTIFICATE`; L2, L3: `NO_MISS`
-    likewise, else the mirror); None if proved, otherwise the query that failed."""
+    """Try `prop` (L1-L3) under `environment` with the nearest certificate (`nearest` where
+    one covers every source; else L1: `L1_CERTIFICATE`; L2, L3: the mirror); None if
+    proved, otherwise the query that failed."""
     drifts = frozenset(Drift(d) for d in environment)
     lmodel = LModel(PModel(variant, environment=drifts))
+    whole = nearest(variant)
     try:
-        if not variant.reports_misses:
-            prove(lmodel, NO_MISS, (prop,), rlimit)
+        if whole is not None:
+            prove(lmodel, whole, (prop,), rlimit)
         elif prop == "L1":
             prove(lmodel, L1_CERTIFICATE, (prop,), rlimit)
         else:

@@ -32,7 +32,12 @@ requests:
   applies them to its cache. Splitting one spec step into several model steps only adds
   intermediate states: every spec run is a run of the model. P0 may push any operation at
   any time with the spec's own guard (a reference only for an identity its shadow holds, a
-  payload only for one it does not), so every order of requests, items and retries is in it.
+  payload only for one it does not, or, where resends bypass the shadow, for any identity),
+  so every order of requests, items and retries is in it. V4's resend is its touches, then
+  a `put` per item in request order whether the shadow holds the item or not; P1 touches the
+  same identities and, holding no reference to resolve first, puts the payloads in request
+  order too, by the same function where the payload wins and the old entry is dropped first
+  (V4, like V3): the two sides stay mirrored through a put of an identity both hold.
 - **The rest.** A client error (probe-time) changes nothing (a stutter); a success reply
   changes nothing; a miss reply makes P0 drop the reported identities (enabled once a miss
   happened, which the invariant excludes); the protocol's clear of both sides runs only with
@@ -214,9 +219,13 @@ class MirrorModel:
     def p0_guard(self, fn: Funcs, lru: z3.ExprRef, kind: z3.ArithRef,
                  ident: z3.ExprRef) -> z3.BoolRef:
         """A reference only for an identity the shadow holds, a payload only for one it
-        does not (`front_end._update_item`)."""
+        does not (`front_end._update_item`); where resends bypass the shadow (V4), a payload
+        for any identity (a resend records every item afresh, held or not)."""
+        payload: z3.BoolRef = z3.Not(fn.has(lru, ident))
+        if self.variant.resends_bypass_shadow:
+            payload = z3.BoolVal(True)
         return z3.Or(kind == TOUCH, z3.And(kind == REFERENCE, fn.has(lru, ident)),
-                     z3.And(kind == PAYLOAD, z3.Not(fn.has(lru, ident))))
+                     z3.And(kind == PAYLOAD, payload))
 
     def p0_asserts(self) -> bool:
         needed = bool(self.environment & LATE_MISS_SOURCES) or not self.variant.touches_first
