@@ -243,7 +243,8 @@ _BREAKS: tuple[tuple[tuple[str, ...], dict[str, str], str], ...] = (
      "V2/V3 drop the old entry first. H1, L2, L4 as for D3; L3 as for D9 (c is over the "
      "budget on both sides here, D11); S3 (V1, V2) and S4 as for D7." + RESENDS_LIVE),
     (CRITICAL_SECTION_REMAINDER, dict(V0="S1 S4 " + CRASH, V1="S1 S3 S4 H1 L1 L2 L3 L4",
-                                      V2="S1 S3 S4 H1 L1 L2 L3 L4", V3="S4 H1 L2 L3 L4", V4="S4 H1"),
+                                      V2="S1 S3 S4 H1 L1 L2 L3 L4", V3="S4 H1 L2 L3 L4",
+                                      V4="S4 H1"),
      "Q2: P0 updates and sends in one critical section and rejects nothing after it (no D1, "
      "D2, D6). Not sufficient for H1: one-sided clears, clears racing requests, shared "
      "engines, size skew and restarts still make P1 miss. S1 as for D5+D7, S3 (V1/V2) as "

@@ -70,11 +70,11 @@ class Variant:
     # P0, a probed hit gone at update time: True = run the processor now and send the payload
     # (V3); False = the P0-side assertion of the real system.
     late_miss_reprocess: bool
-    # P0 and P1 touch every identity of the request before the per-item updates.
     # P0, a resend (the client's retry after a miss error): every item travels as a payload,
     # processed again and recorded afresh, whatever the shadow holds (V4). A resend then holds
     # no reference, so P1 cannot answer it with a miss, whatever drifted since.
     resends_bypass_shadow: bool = False
+    # P0 and P1 touch every identity of the request before the per-item updates.
     touches_first: bool = True
     shadow_lru: LruFlaw = LruFlaw.NONE
     receiver_lru: LruFlaw = LruFlaw.NONE
