@@ -233,7 +233,7 @@ class FrontEnd(_RequestRecords):
             identities = _request_identities(items)
         sender = self._sender
         if request.resend and sender._bypasses_shadow(True):
-            hits = frozenset()  # a V4 resend reads nothing from the shadow
+            hits: frozenset[str] = frozenset()  # a V4 resend reads nothing from the shadow
         elif type(sender) is not SenderCache or sender._lock is not self._lock:
             hits = sender.probe(identities)  # not the trusted path: see ``_trusted``
         else:
