@@ -186,7 +186,7 @@ def test_a_bad_resend_mark_is_rejected_and_changes_nothing(mark: object) -> None
             (Outgoing("a", None, 1),), resend=mark),  # type: ignore[arg-type]
     ]
     for call in calls:
-        with pytest.raises(BadInputTypeError, match="got resend .*expected a bool") as error:
+        with pytest.raises(BadInputTypeError, match=r"got resend .*expected a bool") as error:
             call()
         assert len(str(error.value)) <= 600
         assert (snapshot_pair(front_end, engine), front_end.probed(),
