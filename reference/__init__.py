@@ -1,10 +1,11 @@
 """Reference implementation of the paired multimodal caches (sender shadow and receiver).
 
 The front end (P0) keeps a metadata-only shadow of the engine's (P1) LRU of tensors and sends
-``payload=None`` for items it believes P1 holds. The default variant, V3, keeps that saving and
+``payload=None`` for items it believes P1 holds. The default variant, V4, keeps that saving and
 stays safe under every drift source of the brief: references carry a tag, so P1 never pairs a
 tensor with placeholders of another processing; a miss is one retryable error listing every
-missed identity; the front end invalidates exactly those and the client resends.
+missed identity; the front end invalidates exactly those and the client resends, marked as a
+resend (``Request.resend``), which the front end sends as payloads only: it cannot miss.
 
 Limit (S4): an identity that a client reuses for different content (D7) is served consistently
 (tensor and placeholders from one processing) but not necessarily from this request's content:
@@ -20,7 +21,7 @@ Usage, the front end, the engine and the retry helper working together::
     ...     pixels = torch.tensor(content, dtype=torch.float32)
     ...     placeholders = Placeholders(offset=0, length=len(pixels))
     ...     return ProcessedItem({"pixel_values": pixels}, placeholders, token_key="pixel_values")
-    >>> front_end = FrontEnd(budget=1 << 20, processor=processor)   # P0, V3 by default
+    >>> front_end = FrontEnd(budget=1 << 20, processor=processor)   # P0, V4 by default
     >>> engine = Engine(budget=1 << 20)                              # P1
     >>> def send(request: Request):
     ...     return serve(front_end, engine, request)
@@ -75,7 +76,16 @@ from reference.pipeline import serve
 from reference.receiver import ReceiverCache, ReceiverEntry, Resolution
 from reference.sender import SenderCache, ShadowEntry
 from reference.tags import TagSource
-from reference.variants import DEFAULT_VARIANT, V0, V1, V2, V3, Variant, resolution_order
+from reference.variants import (
+    DEFAULT_VARIANT,
+    V0,
+    V1,
+    V2,
+    V3,
+    V4,
+    Variant,
+    resolution_order,
+)
 
 __all__ = [
     "DEFAULT_VARIANT",
@@ -86,6 +96,7 @@ __all__ = [
     "V1",
     "V2",
     "V3",
+    "V4",
     "BadInputError",
     "BadInputTypeError",
     "BadInputValueError",

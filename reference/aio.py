@@ -3,9 +3,10 @@
 ``AsyncFrontEnd`` is the threaded ``FrontEnd`` with its two steps awaited separately, as a
 serving front end does (docs/protocol.md):
 
-1. ``await probe(request)``: validate, probe the shadow (no reordering), reject UUID-only
-   misses, then process the missed items, each awaited in an executor (the event loop serves
-   other requests meanwhile: this is D1, other requests' probes and updates interleave here);
+1. ``await probe(request)``: validate, probe the shadow (no reordering; a V4 resend finds no
+   hits), reject UUID-only misses, then process the missed items, each awaited in an
+   executor (the event loop serves other requests meanwhile: this is D1, other requests'
+   probes and updates interleave here);
    then the request is recorded as probed.
 2. ``await update(probed)``: probed hits the shadow lost meanwhile (late misses, V3) are
    processed first, awaited in the executor, unless one of them is UUID-only (then the request
@@ -35,7 +36,7 @@ Usage, the example of docs/reference.md with the asyncio front end::
     ...     pixels = torch.tensor(content, dtype=torch.float32)
     ...     return ProcessedItem({"pixel_values": pixels}, Placeholders(0, len(pixels)))
     >>> async def main() -> list[float]:
-    ...     front_end = AsyncFrontEnd(budget=1 << 20, processor=processor)   # P0, V3
+    ...     front_end = AsyncFrontEnd(budget=1 << 20, processor=processor)   # P0, V4
     ...     engine = Engine(budget=1 << 20)                                   # P1
     ...     async def send(request: Request):
     ...         return await serve_async(front_end, engine, request)
@@ -217,8 +218,10 @@ async def retry_async(
     backoff: float = 0.0,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> T:
-    """``reference.retry`` for a coroutine ``send``: the same resends, awaited (the backoff
-    too, through ``sleep``; default 0: at once)."""
+    """``reference.retry`` for a coroutine ``send``: the same resends, each marked as a
+    resend, awaited (the backoff too, through ``sleep``; default 0: at once). The same
+    promise: under V4 (the default) the first resend holds no reference and cannot miss,
+    whatever drifted (it needs media for every item); under V1-V3 it can miss again."""
     validate_retry(send, request, max_retries, media)
     validate_backoff(backoff, sleep)
     validate_kinds(send, sleep, awaited=True)

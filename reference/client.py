@@ -42,23 +42,30 @@ def retry(
 ) -> T:
     """Send ``request``; on ``MultiModalCacheMissError`` resend it, at most ``max_retries`` times.
 
-    Every resend carries the data: ``request.with_media(media)`` (the request's own content,
-    plus ``media[identity]`` for the items ``media`` names, UUID-only ones included). Retried:
+    Every resend carries the data and is marked as a resend: ``request.with_media(media)``
+    (the request's own content, plus ``media[identity]`` for the items ``media`` names,
+    UUID-only ones included) with ``resend=True`` (``next_attempt``). Retried:
     the miss error, and a ``MissingMediaError`` (P0 lost a UUID-only item) when ``media``
     holds every identity it names and the attempt did not carry them yet; a resend counts
     against ``max_retries`` either way. Any other error propagates at once. After the last
     retry the last error propagates.
 
+    What a resend promises depends on the variant the server runs. Under V4 (the default)
+    a resend reads nothing from P0's shadow: every item travels as a payload, so the first
+    resend holds no reference and cannot miss, whatever drifted since the miss (L1-L3 hold
+    under every drift source); it needs media for every item (the request's own content or
+    ``media``'s), and one without is the ``MissingMediaError`` naming it, not retried again.
+    Under V1-V3 the miss that triggers a resend was answered by P0 dropping the missed
+    identities before the error reached the client, so the first resend carries their data;
+    it succeeds at once when nothing else touches the caches until it is delivered
+    (`model_checks.retries`, for V1-V3 without D5's router and size-changing drift), but
+    other requests in between can make it miss again, even with no drift event (L3 breaks
+    under a rejected request, docs/questions.md section 5).
+
     ``backoff``: the k-th resend (k = 1, 2, ...) waits ``backoff * 2 ** (k - 1)`` seconds
-    first, through ``sleep``. Default 0: resend at once. The miss that triggers a resend was
-    answered by P0 dropping the missed identities before the error reached the client, so
-    the first resend carries their data; it succeeds at once when nothing else touches the
-    caches until it is delivered (`model_checks.retries`, for V1-V3 without D5's router and
-    size-changing drift), but other requests in between can make it miss again, even with
-    no drift event (L3 breaks under a rejected request, docs/questions.md section 5). A
-    backoff helps where misses can recur with no fault of the client's (engines behind a
-    router without the pairing, repeated clears, other traffic), so that retries do not
-    hammer the server.
+    first, through ``sleep``. Default 0: resend at once. A backoff helps where misses can
+    recur with no fault of the client's (engines behind a router without the pairing,
+    repeated clears, other traffic under V1-V3), so that retries do not hammer the server.
     """
     validate_retry(send, request, max_retries, media)
     validate_backoff(backoff, sleep)
@@ -151,10 +158,11 @@ def next_attempt(
     error: MultiModalCacheMissError | MissingMediaError,
     media: Mapping[str, object] | None,
 ) -> Request:
-    """The request to resend after ``error``, or re-raise ``error`` if resending cannot help
-    (a ``MissingMediaError`` that ``media`` does not cover, or that already carried it)."""
+    """The request to resend after ``error``: ``request`` with ``media`` attached, marked as
+    a resend (``Request.resend``); or re-raise ``error`` if resending cannot help (a
+    ``MissingMediaError`` that ``media`` does not cover, or that already carried it)."""
     if isinstance(error, MissingMediaError) and (
         attempt is not request or not media or any(i not in media for i in error.identities)
     ):
         raise error
-    return request.with_media(media)
+    return Request(request.with_media(media).items, resend=True)

@@ -7,6 +7,11 @@ interleave between them (D1):
    miss (``MissingMediaError``, nothing changed), run the processor on the missed items only.
 2. ``update(probed)``: the sender cache's update (touch all, per item), then the message.
 
+A resend (``Request.resend``, the client's retry after a miss) under V4 reads nothing from the
+shadow: its probe finds no hits (every item processed; a UUID-only item is the same
+``MissingMediaError``), and its update records every item afresh and sends it as a payload,
+in request order. Under V0-V3 the mark changes nothing.
+
 ``prepare(request)`` does both at once. ``handle_reply`` closes a request: on a miss reply it
 invalidates exactly the reported identities (vllm#46747). ``abandon`` closes a request that
 was prepared but never reached the engine, keeping what the update recorded (the protocol's
@@ -217,7 +222,8 @@ class FrontEnd(_RequestRecords):
         Validated once, here; a request whose every item hits is probed and recorded in one
         acquisition of the lock (the trusted path)."""
         if type(request) is Request and type(request.items) is tuple and len(
-                request.items) == 1 and type(request.items[0]) is RequestItem:
+                request.items) == 1 and type(request.items[0]) is RequestItem and (
+                request.resend is False):
             items: tuple[RequestItem, ...] = request.items  # one item, checked inline
             identities = [items[0].identity]
             if type(identities[0]) is not str or not identities[0]:
@@ -226,7 +232,9 @@ class FrontEnd(_RequestRecords):
             items = _check_request(request)
             identities = _request_identities(items)
         sender = self._sender
-        if type(sender) is not SenderCache or sender._lock is not self._lock:
+        if request.resend and sender._bypasses_shadow(True):
+            hits: frozenset[str] = frozenset()  # a V4 resend reads nothing from the shadow
+        elif type(sender) is not SenderCache or sender._lock is not self._lock:
             hits = sender.probe(identities)  # not the trusted path: see ``_trusted``
         else:
             lock = self._lock
@@ -258,9 +266,15 @@ class FrontEnd(_RequestRecords):
     # The steps of ``probe``, for a front end that awaits between them (``AsyncFrontEnd``).
 
     def probe_shadow(self, request: Request) -> frozenset[str]:
-        """Validate ``request``, probe the shadow, reject UUID-only misses; changes nothing."""
+        """Validate ``request``, probe the shadow, reject UUID-only misses; changes nothing.
+        A V4 resend finds no hits (it reads nothing from the shadow)."""
         items = _check_request(request)
-        hits = self._sender.probe([item.identity for item in items])
+        identities = [item.identity for item in items]
+        hits: frozenset[str] = frozenset()
+        if request.resend and self._sender._bypasses_shadow(True):
+            check_identities(identities)  # what the probe checks; the shadow is not read
+        else:
+            hits = self._sender.probe(identities)
         if len(hits) != len(items):
             uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
             if uuid_only:
@@ -273,7 +287,8 @@ class FrontEnd(_RequestRecords):
         """Give the probed request its id and record it (the only change ``probe`` makes).
 
         ``hits`` and ``processed`` must split the request's identities: every identity is a
-        hit or has its processed item, not both; anything else is rejected, changing nothing.
+        hit or has its processed item, not both (a V4 resend: no hits, every item processed);
+        anything else is rejected, changing nothing.
         """
         _check_request(request)
         if type(processed) is not dict:
@@ -283,6 +298,11 @@ class FrontEnd(_RequestRecords):
             check_instance("hits", hits, frozenset)
             hits = frozenset(hits)
         _check_probed_parts(request, hits, processed)
+        if hits and request.resend and self._sender._bypasses_shadow(True):
+            raise BadInputValueError(
+                f"got hits {short_list(sorted(hits))} for a resend, expected none (under "
+                f"{self.variant} a resend reads nothing from the shadow: every item processed)"
+            )
         with self._lock:
             request_id = next(self._ids)
             probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
@@ -333,11 +353,15 @@ class FrontEnd(_RequestRecords):
         finally:
             lock.release()
         outgoing = _outgoing(items, processed)
+        # A V4 resend was probed with no hits: every item is processed, recorded afresh.
+        bypass = request.resend and self._sender._bypasses_shadow(True)
         try:
             if sender is not None:  # validated when probed: the sender's checks skipped
                 wire = sender._update_validated(
-                    outgoing, [each[0] for each in outgoing], self._processor)
-            else:
+                    outgoing, [each[0] for each in outgoing], self._processor, bypass)
+            elif bypass:
+                wire = self._sender.update(outgoing, self._processor, resend=True)
+            else:  # (no resend argument: a sender that overrides ``update`` gets its own call)
                 wire = self._sender.update(outgoing, self._processor)
         except BaseException:
             with self._lock:  # nothing changed: the request is probed again
@@ -445,6 +469,8 @@ def _check_request(request: Request) -> tuple[RequestItem, ...]:
     they are used: the sender cache's probe); returns its items."""
     if type(request) is not Request:
         check_exact("request", request, Request)
+    if type(request.resend) is not bool:
+        raise BadInputTypeError(f"got resend {describe(request.resend)}, expected a bool")
     items = request.items
     if type(items) is not tuple:
         check_exact("request items", items, tuple)

@@ -78,9 +78,16 @@ class RequestItem:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A client request: its multimodal items, in prompt order."""
+    """A client request: its multimodal items, in prompt order.
+
+    ``resend``: this attempt is the client's resend after a miss error (the retry helpers
+    set it on every resend). Under ``resends_bypass_shadow`` (V4) the front end then reads
+    nothing from its shadow: every item needs its media, is processed and sent as a payload.
+    Under V0-V3 it changes nothing. A plain bool, checked where the request is received.
+    """
 
     items: tuple[RequestItem, ...]
+    resend: bool = False
 
     @property
     def identities(self) -> tuple[str, ...]:
@@ -89,7 +96,8 @@ class Request:
     def with_media(self, media: Mapping[str, object] | None = None) -> Request:
         """This request with ``media[identity]`` attached to every item ``media`` names.
 
-        Items that already carry content keep it unless ``media`` names them.
+        Items that already carry content keep it unless ``media`` names them; the resend
+        mark is kept.
         """
         if media is not None and not isinstance(media, Mapping):
             raise BadInputTypeError(
@@ -107,7 +115,7 @@ class Request:
                 f"got media {describe(media)} whose lookups raised {type(error).__name__}, "
                 "expected a mapping of identities to media"
             ) from None
-        return Request(items)
+        return Request(items, self.resend)
 
 
 @compared_by_identity

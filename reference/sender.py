@@ -126,22 +126,32 @@ class SenderCache(GuardedCache[ShadowEntry]):
             return self._insert(identity, item)  # type: ignore[arg-type]  # a miss has one
 
     def update(
-        self, outgoing: Sequence[Outgoing], process: Processor | None = None
+        self, outgoing: Sequence[Outgoing], process: Processor | None = None, *,
+        resend: bool = False,
     ) -> tuple[WireItem, ...]:
         """P0's update for one request (its step 3, docs/protocol.md); returns the wire items.
 
         Touches every identity, then resolves each item (``resolution_order``): a hit becomes a
         reference; a miss records its metadata if it fits and sends its payload. ``process``
         is used for late misses in V3, before anything changes (see the module docstring).
+        ``resend``: the request is the client's resend after a miss; under
+        ``resends_bypass_shadow`` (V4) every item must carry its processed item, and each is
+        recorded afresh and sent as a payload, in request order, whatever the shadow holds
+        (``_record_afresh``); otherwise it changes nothing.
         Atomic with respect to other calls; one lock acquisition.
         """
+        if type(resend) is not bool:
+            raise BadInputTypeError(f"got resend {describe(resend)}, expected a bool")
         if type(outgoing) is not tuple:
             outgoing = cast("tuple[Outgoing, ...]", as_collection("outgoing items", outgoing))
         if len(outgoing) == 1 and type(outgoing[0]) is Outgoing and outgoing[0][1] is None and (
-                type(outgoing[0][0]) is str and outgoing[0][0]):
+                type(outgoing[0][0]) is str and outgoing[0][0]) and not resend:
             identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
         else:
             identities = _validate_outgoing(outgoing)
+        bypass = self._bypasses_shadow(resend)
+        if bypass:
+            _check_all_processed(outgoing)
         if process is not None and process is not self._checked_process:
             if not callable(process) or is_async_callable(process):
                 raise BadInputTypeError(
@@ -149,14 +159,18 @@ class SenderCache(GuardedCache[ShadowEntry]):
                     "callable content -> ProcessedItem"
                 )
             self._checked_process = process  # checked once per processor, not per request
-        return self._update_validated(outgoing, identities, process)
+        return self._update_validated(outgoing, identities, process, bypass)
 
     def _update_validated(
-        self, outgoing: tuple[Outgoing, ...], identities: list[str], process: Processor | None
+        self, outgoing: tuple[Outgoing, ...], identities: list[str], process: Processor | None,
+        bypass: bool = False,
     ) -> tuple[WireItem, ...]:
         """``update`` on input already validated (``identities`` are ``outgoing``'s, in
-        order): the front end's trusted path, which validated its request at its own
-        boundary. Takes the lock itself."""
+        order; ``bypass``: a V4 resend, every item processed): the front end's trusted path,
+        which validated its request at its own boundary. Takes the lock itself."""
+        if bypass:
+            with self._lock:
+                return self._record_afresh(outgoing)
         stuck = False
         while True:  # ends: each round returns, or processes at least one more late miss
             with self._lock:
@@ -277,6 +291,23 @@ class SenderCache(GuardedCache[ShadowEntry]):
 
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
 
+    def _bypasses_shadow(self, resend: bool) -> bool:
+        """V4: a resend reads nothing from the shadow (the front end's probe finds no hits,
+        the update records every item afresh). Under V0-V3 a resend is a first attempt."""
+        return resend and self._variant.resends_bypass_shadow
+
+    def _record_afresh(self, outgoing: tuple[Outgoing, ...]) -> tuple[WireItem, ...]:
+        """A V4 resend's update, the lock held: touch every identity (as every update does,
+        so that the request's own inserts evict what it does not name first), then record
+        each item afresh and send its payload, in request order (P1's order for payloads).
+        A held entry is replaced, not read: its tag and placeholders are the new ones."""
+        touch = self._lru.touch
+        for each in outgoing:
+            touch(each.identity)
+        insert = self._insert
+        return tuple([insert(each.identity, each.item)  # type: ignore[arg-type]  # checked
+                      for each in outgoing])
+
     def _update_one(self, outgoing: Outgoing, process: Processor | None) -> WireItem:
         entry = self._lru.get(outgoing.identity)
         if entry is not None:
@@ -343,6 +374,17 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
     if len(identities) > 1 and len(set(identities)) != len(identities):
         check_identities(identities)
     return identities
+
+
+def _check_all_processed(outgoing: tuple[Outgoing, ...]) -> None:
+    """A V4 resend reads nothing from the shadow: every item must come processed."""
+    unprocessed = [each.identity for each in outgoing if each.item is None]
+    if unprocessed:
+        raise BadInputValueError(
+            f"got resend items {short_list(unprocessed)} ({len(unprocessed)}) without a "
+            "processed item, expected every item of a resend processed (it reads nothing "
+            "from the shadow)"
+        )
 
 
 def _no_processor(identities: list[str]) -> BadInputValueError:

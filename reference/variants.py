@@ -5,7 +5,9 @@ The names and meanings are those of the executable spec (`spec.variants`):
 - V0 legacy: the receiver asserts on a miss; the payload is ignored when the identity is cached.
 - V1 recover (vllm#46747): a typed, retryable miss error; P0 invalidates; "the cache wins".
 - V2 seed (vllm#57833): V1, but "the payload wins" (drop the old entry, cache if it fits).
-- V3 hardened (the default): V2 plus tags, references first, and late-miss reprocessing.
+- V3 hardened: V2 plus tags, references first, and late-miss reprocessing.
+- V4 (the default): V3 plus resends that bypass the shadow: the client's retry after a miss
+  error sends every item as a payload, so it holds no reference P1 could miss.
 
 Each knob selects exactly one behaviour, implemented by one small method of
 ``SenderCache``/``ReceiverCache``; a mutant is a ``Variant`` with one knob changed.
@@ -18,7 +20,9 @@ from dataclasses import dataclass
 
 from reference.errors import BadInputTypeError, describe
 
-__all__ = ["DEFAULT_VARIANT", "V0", "V1", "V2", "V3", "VARIANTS", "Variant", "resolution_order"]
+__all__ = [
+    "DEFAULT_VARIANT", "V0", "V1", "V2", "V3", "V4", "VARIANTS", "Variant", "resolution_order",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +45,12 @@ class Variant:
         P0-side assertion (``SenderCacheAssertionError``, False).
     recovers: a receiver miss raises the retryable ``MultiModalCacheMissError`` (True), or the
         legacy assertion ``ReceiverCacheAssertionError`` (False, V0).
+    resends_bypass_shadow: a *resend* (``Request.resend``: the client's retry after a miss
+        error) reads nothing from the shadow: every item is processed, recorded afresh (a new
+        tag) and sent as a payload, in request order (True, V4); or a resend is handled as a
+        first attempt, references for what the shadow holds (False). True: a resend holds no
+        reference, so P1 cannot answer it with a miss, whatever drifted since the miss.
+        Cost: a resend's processor runs and payload bytes for its every item.
     """
 
     name: str
@@ -49,12 +59,13 @@ class Variant:
     references_first: bool
     late_miss_reprocess: bool
     recovers: bool = True
+    resends_bypass_shadow: bool = False
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or not self.name:
             raise BadInputTypeError(f"got variant name {describe(self.name)}, expected a str")
         for knob in ("payload_wins", "tagged", "references_first", "late_miss_reprocess",
-                     "recovers"):
+                     "recovers", "resends_bypass_shadow"):
             value = getattr(self, knob)
             if type(value) is not bool:
                 raise BadInputTypeError(f"got {knob} {describe(value)}, expected a bool")
@@ -71,9 +82,12 @@ V2 = Variant("V2", payload_wins=True, tagged=False, references_first=False,
              late_miss_reprocess=False)
 V3 = Variant("V3", payload_wins=True, tagged=True, references_first=True,
              late_miss_reprocess=True)
-VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3)
+V4 = Variant("V4", payload_wins=True, tagged=True, references_first=True,
+             late_miss_reprocess=True, resends_bypass_shadow=True)
+VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4)
 """Every variant the reference implements."""
-DEFAULT_VARIANT = V3
+DEFAULT_VARIANT = V4
+"""What ``FrontEnd()``, ``Engine()`` and the caches run when no variant is given."""
 
 
 def resolution_order(variant: Variant, is_reference: Sequence[bool]) -> list[int]:

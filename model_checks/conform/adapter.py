@@ -83,7 +83,7 @@ class SideFault(Exception):
 class Setup:
     """What an adapter is built from.
 
-    budget: the byte budget of every cache; variant: "V0".."V3" (the spec's names and
+    budget: the byte budget of every cache; variant: "V0".."V4" (the spec's names and
     meanings); front_ends: how many front ends share the engine; process: the processor every
     front end must use (deterministic: equal media give equal tensors and placeholders).
     """
@@ -330,7 +330,7 @@ class Adapter(Protocol):
     name: str
 
     def supports(self, variant: str) -> bool:
-        """Whether the implementation has this variant ("V0".."V3")."""
+        """Whether the implementation has this variant ("V0".."V4")."""
         ...
 
     def front_end(self, setup: Setup, index: int) -> FrontEndSide:

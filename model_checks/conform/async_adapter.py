@@ -11,16 +11,21 @@ request's probe or update between this request's probe and update; D6's split up
 Glue decisions, as in the reference adapter (docs/conformance.md): request ids are
 ``epoch << 32 | id`` so that a restart's new front end never closes an earlier life's
 requests (a reply to one invalidates what it lists in the current shadow, as the spec does);
-every front end gets a deterministic nonce so runs replay.
+every front end gets a deterministic nonce so runs replay. The client is the reference's
+asyncio retry helper (`reference.aio.retry_async`, driven whole: `adapter.ClientLoop`, on the
+side's loop), and the probe of its resend probes the `Request` it built, with its resend mark
+(`EpochFrontEnd.request_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+import torch
 
 from model_checks.conform import adapter as api
 from model_checks.conform.reference_adapter import (
@@ -28,13 +33,21 @@ from model_checks.conform.reference_adapter import (
     EpochFrontEnd,
     ReferenceEngine,
     fault_of,
+    items_of,
     processor_for,
     request_of,
     variant_of,
     wire_message,
 )
-from reference import Engine, MissingMediaError, ProbedRequest, TagSource
-from reference.aio import AsyncFrontEnd, InlineExecutor
+from reference import (
+    Engine,
+    MissingMediaError,
+    MultiModalCacheMissError,
+    ProbedRequest,
+    Request,
+    TagSource,
+)
+from reference.aio import AsyncFrontEnd, InlineExecutor, retry_async
 
 T = TypeVar("T")
 
@@ -67,9 +80,31 @@ class AsyncFrontEndSide(EpochFrontEnd[AsyncFrontEnd]):
 
     def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
         try:
-            return self._run(self.front_end.probe(request_of(items)))
+            return self._run(self.front_end.probe(self.request_for(items)))
         except MissingMediaError as error:
             return api.ClientRejected(error.identities)
+
+    def retry_loop(
+        self, send: Callable[[tuple[api.ItemIn, ...]], api.Missed | None],
+        items: tuple[api.ItemIn, ...], media: Mapping[str, torch.Tensor], max_retries: int,
+    ) -> None:
+        """The client's whole retry loop (`adapter.ClientLoop`): `retry_async`, run on this
+        side's loop, each attempt through the harness's `send`."""
+        built: list[tuple[tuple[api.ItemIn, ...], Request]] = []
+
+        async def attempt(request: Request) -> None:
+            items_in = items_of(request)
+            built.append((items_in, request))
+            missed = send(items_in)
+            if missed is not None:
+                raise MultiModalCacheMissError(list(missed.identities))
+
+        try:
+            self._run(retry_async(attempt, request_of(items), max_retries=max_retries,
+                                  media=media))
+        finally:  # the last attempt is the resend the harness keeps (or none: the loop ended)
+            if len(built) > 1:
+                self.remember_resend(*built[-1])
 
     def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
         if not isinstance(probed, ProbedRequest):

@@ -135,7 +135,9 @@ class NoTouchSender(SenderCache):
     """P0 updates a request's items without touching them all first: an early insert can
     evict a later hit of the same request."""
 
-    def update(self, outgoing: Sequence[Outgoing], process: Any = None) -> tuple[WireItem, ...]:
+    def update(self, outgoing: Sequence[Outgoing], process: Any = None, *,
+               resend: bool = False) -> tuple[WireItem, ...]:
+        del resend  # a mutant of V2/V3, where a resend is a first attempt
         outgoing = tuple(outgoing)
         with self._lock:
             self._reject_unprocessable_late_misses(outgoing, process)

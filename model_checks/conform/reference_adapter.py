@@ -17,6 +17,12 @@ Glue decisions (each also in docs/conformance.md):
 - the client: `ReferenceFrontEnd.retry_items` resends through the reference's own retry
   helper (`reference.retry`), so a bug in it (media not attached, the wrong items) is
   checked by L1-L3 like any other.
+- the resend mark: the harness hands `probe` the items of an attempt, not the reference's
+  `Request`. The side keeps the `Request` its client built for each resend with the items
+  tuple it handed the harness (`EpochFrontEnd.remember_resend`), and the probe of that very
+  tuple (the harness passes it back unchanged) probes that `Request`, marked as the client
+  marked it (`Request.resend`; V4 reads it). A client that forgets the mark is then seen as
+  the spec sees it: a resend that reads the shadow.
 """
 
 from __future__ import annotations
@@ -148,7 +154,14 @@ def wire_message(message: Message, epoch: int) -> api.WireMessage:
 
 
 def request_of(items: tuple[api.ItemIn, ...]) -> Request:
+    """The harness's items as a first attempt (no resend mark)."""
     return Request(tuple(RequestItem(i.identity, i.media) for i in items))
+
+
+def items_of(request: Request) -> tuple[api.ItemIn, ...]:
+    """A reference `Request`'s items as the harness's (the client's attempt)."""
+    return tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
+                 for i in request.items)
 
 
 def processor_for(setup: api.Setup) -> Callable[[object], ProcessedItem]:
@@ -190,9 +203,26 @@ class EpochFrontEnd(ABC, Generic[F]):
     index: int
     epoch: int = 0
     front_end: F = field(init=False)
+    # the client's resends not probed yet: id of the items tuple -> (that tuple, its Request)
+    resends: dict[int, tuple[tuple[api.ItemIn, ...], Request]] = field(
+        init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.front_end = self._build()
+
+    def remember_resend(self, items: tuple[api.ItemIn, ...], request: Request) -> None:
+        """The client built `request` for the attempt whose items it handed the harness as
+        `items` (kept alive here, so its id names it until it is probed)."""
+        self.resends[id(items)] = (items, request)
+
+    def request_for(self, items: tuple[api.ItemIn, ...]) -> Request:
+        """The `Request` to probe for `items`: the client's own if it built one for this
+        very tuple (a resend, with its mark), else the items as a first attempt. Survives a
+        restart: the client's resend is a resend whichever life of the front end takes it."""
+        kept = self.resends.pop(id(items), None)
+        if kept is not None and kept[0] is items:
+            return kept[1]
+        return request_of(items)
 
     @abstractmethod
     def _build(self) -> F:
@@ -270,13 +300,20 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
     ) -> None:
         """The client's whole retry loop (`adapter.ClientLoop`): `reference.retry` (or a
         mutant of it), each attempt through the harness's `send`."""
+        built: list[tuple[tuple[api.ItemIn, ...], Request]] = []
+
         def attempt(request: Request) -> None:
-            missed = send(tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
-                                for i in request.items))
+            items_in = items_of(request)
+            built.append((items_in, request))
+            missed = send(items_in)
             if missed is not None:
                 raise MultiModalCacheMissError(list(missed.identities))
 
-        self.resend(attempt, request_of(items), max_retries=max_retries, media=media)
+        try:
+            self.resend(attempt, request_of(items), max_retries=max_retries, media=media)
+        finally:  # the last attempt is the resend the harness keeps (or none: the loop ended)
+            if len(built) > 1:
+                self.remember_resend(*built[-1])
 
     def serve(self, engine: api.EngineSide, items: tuple[api.ItemIn, ...]
               ) -> api.Served | api.Missed | api.ClientRejected | api.Fault:
@@ -301,7 +338,7 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
 
     def probe(self, items: tuple[api.ItemIn, ...]) -> object | api.ClientRejected:
         try:
-            return self.front_end.probe(request_of(items))
+            return self.front_end.probe(self.request_for(items))
         except MissingMediaError as error:
             return api.ClientRejected(error.identities)
 
@@ -327,9 +364,9 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
                 raise MultiModalCacheMissError([i.identity for i in items])
 
         self.resend(send, request, max_retries=1, media=media)
-        resent = attempts[-1]
-        return tuple(api.ItemIn(i.identity, i.content)  # type: ignore[arg-type]
-                     for i in resent.items)
+        resent = items_of(attempts[-1])
+        self.remember_resend(resent, attempts[-1])
+        return resent
 
 
 @dataclass

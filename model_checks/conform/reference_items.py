@@ -6,7 +6,8 @@ requests cannot interleave between its items. A front end that updates outside a
 `ItemUpdater` drives the reference's own per-item API the way such a front end does: the
 first item step touches every identity of the request (`SenderCache.touch`), each step then
 resolves one item in the variant's order (`reference.variants.ordered`, decided by presence
-when the update starts, as `SenderCache.update` decides it) through the sender cache's own
+when the update starts, as `SenderCache.update` decides it; a V4 resend: request order, each
+item's update marked `resend=True`, so it is recorded afresh) through the sender cache's own
 update of that one item (`SenderCache.update`: a hit is a reference, a miss records its
 metadata, V3's late miss is reprocessed by the cache's own path; that update's touch of the
 one item changes nothing: a hit's lookup makes it the most recent anyway, and an absent item
@@ -41,6 +42,7 @@ class _Update:
 
     probed: ProbedRequest
     order: list[int]
+    resend: bool = False  # a V4 resend: every item recorded afresh, in request order
     wire: dict[int, WireItem] = field(default_factory=dict)
 
 
@@ -68,7 +70,10 @@ class ItemUpdater:
         front_end = self.front_end()
         outgoing = Outgoing(item.identity, probed.processed.get(item.identity), item.content)
         try:
-            wire = front_end.sender.update((outgoing,), front_end.processor)[0]
+            if update.resend:
+                wire = front_end.sender.update((outgoing,), front_end.processor, resend=True)[0]
+            else:
+                wire = front_end.sender.update((outgoing,), front_end.processor)[0]
         except Exception as error:
             del self.updating[probed.request_id]
             if isinstance(error, MissingMediaError):
@@ -93,6 +98,11 @@ class ItemUpdater:
             return rejected
         for item in items:
             sender.touch(item.identity)
+        if probed.request.resend and sender._bypasses_shadow(True):
+            # V4: a resend reads nothing from the shadow; its payloads go in request order
+            update = _Update(probed, list(range(len(items))), resend=True)
+            self.updating[probed.request_id] = update
+            return update
         present = [item.identity in sender for item in items]
         update = _Update(probed, ordered(sender.variant, present))
         self.updating[probed.request_id] = update

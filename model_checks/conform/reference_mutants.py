@@ -205,6 +205,14 @@ class LateMissAsserts(SenderCache):
         raise SenderCacheAssertionError(outgoing.identity)
 
 
+class ResendReadsShadow(SenderCache):
+    """V4's resend mark ignored: a resend is probed and updated as a first attempt, so it
+    still sends references for what the shadow holds."""
+
+    def _bypasses_shadow(self, resend: bool) -> bool:
+        return False
+
+
 # -- the receiver cache (P1) --------------------------------------------------------------------
 
 
@@ -358,6 +366,9 @@ REFERENCE_MUTANTS: tuple[ImplMutant, ...] = (
                   TagPerIdentity),
     sender_mutant("p0-late-miss-asserts", "V3", "V3's late-miss reprocessing forgotten",
                   LateMissAsserts),
+    sender_mutant("p0-resend-reads-shadow", "V4",
+                  "a V4 resend still sends references for what P0's shadow holds",
+                  ResendReadsShadow),
     receiver_mutant("p1-ignores-tags", "V3", "P1 serves a reference whatever its tag", IgnoresTags),
     receiver_mutant("p1-cache-always-wins", "V2", "P1 ignores a payload for a cached identity",
                     CacheAlwaysWins),

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from model_checks.conform import codec
+from model_checks.conform import codec, reference_mutants
 from model_checks.conform.lockstep import run_actions
 from model_checks.conform.reference_adapter import factory, variant_of
-from model_checks.conform.run import corpus
+from model_checks.conform.run import PROFILES, conform, corpus
 from reference import (
     Engine,
     FrontEnd,
@@ -22,7 +22,7 @@ from reference import (
     retry,
     serve,
 )
-from spec import V3, Content
+from spec import V3, Content, Drift
 
 
 def _processor(media: object) -> ProcessedItem:
@@ -81,3 +81,24 @@ def test_conform_retry_helper_gives_up_after_max_retries() -> None:
     with pytest.raises(MultiModalCacheMissError):
         retry(send, Request((RequestItem("a", None),)), max_retries=2, media=media)
     assert calls == 3
+
+
+def test_conform_v4_resends_conform_under_a_rejected_request() -> None:
+    """Under D2 a rejected request re-records an identity P1 never got; V4's resend reads
+    nothing from the shadow, so the reference conforms and keeps L1 and L3."""
+    outcome = conform(factory(), PROFILES["ci"], variants=("V4",),
+                      environment=frozenset({Drift.D2}))
+    assert outcome.conforms and outcome.checked == ["V4"]
+
+
+def test_conform_catches_a_v4_resend_that_reads_the_shadow() -> None:
+    """The mutant whose resend still sends references for what the shadow holds disagrees
+    with V4's spec at the resend's handling step, under D2 alone."""
+    mutant = reference_mutants.by_name("p0-resend-reads-shadow")
+    assert mutant.base == "V4"
+    outcome = conform(mutant.adapter, PROFILES["ci"], environment=frozenset({Drift.D2}))
+    assert not outcome.conforms and outcome.failure is not None
+    report = outcome.failure.report()
+    before, _, _ = report.partition("<-- here")
+    flagged = before.splitlines()[-1]  # the step the spec and the mutant disagree at
+    assert "retry(rid=" in before and "p0_handle(rid=" in flagged, report

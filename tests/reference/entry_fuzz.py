@@ -14,7 +14,7 @@ calls go deep) mixed with hostile ones (subclasses of int and str, bool, numpy s
 wrong-dtype, meta and expanded tensors, NaN, infinities, huge and negative numbers, objects
 whose ``__hash__``, ``__eq__``, ``__index__`` or ``__iter__`` raise, None). A drawn value is a
 ``Recipe`` (a name and a function of the world), made in a fresh world per example, whose
-caches run a drawn variant (V3, the default, most often; V0-V2 too).
+caches run a drawn variant (V4, the default, most often; V0-V3 too).
 
 ``check_call`` states the property: the call raises a ``CacheError`` of at most
 ``MESSAGE_LIMIT`` characters and the world is exactly as before (a rejection), or it is
@@ -45,6 +45,7 @@ from reference import (
     V0,
     V2,
     V3,
+    V4,
     ByteLru,
     CacheError,
     Engine,
@@ -101,7 +102,7 @@ class World:
     outstanding and a request probed; the asyncio front end likewise; standalone caches and
     an LRU holding ``a``; a tag source. Every cache and front end runs ``variant``."""
 
-    def __init__(self, variant: Variant = V3) -> None:
+    def __init__(self, variant: Variant = V4) -> None:
         self.variant = variant
         self.processor = WorldProcessor()
         self.fe = FrontEnd(BUDGET, self.processor, variant=variant, tags=TagSource.for_tests(1))
@@ -517,13 +518,15 @@ def request_items(draw: st.DrawFn) -> Recipe:
 def requests(draw: st.DrawFn) -> Recipe:
     items = draw(st.lists(st.one_of(request_items(), request_items(), hostile()), max_size=4))
     shape = draw(st.sampled_from(["tuple", "tuple", "tuple", "list", "generator"]))
+    # the resend mark: a first attempt most often, a resend (V4 reads it), hostile flags
+    resend = draw(st.one_of(st.just(const(False)), st.just(const(True)), BOOLS))
     inner = ", ".join(map(repr, items))
 
     def make(w: World) -> object:
         values = [i.make(w) for i in items]
         built = {"tuple": tuple, "list": list, "generator": _generator}[shape](values)
-        return Request(built)  # type: ignore[arg-type]
-    return Recipe(f"Request({shape}[{inner}])", make)
+        return Request(built, resend.make(w))  # type: ignore[arg-type]
+    return Recipe(f"Request({shape}[{inner}], resend={resend})", make)
 
 
 REQUESTS = st.one_of(requests(), st.sampled_from([
@@ -670,9 +673,10 @@ CALLABLES = st.one_of(st.sampled_from([
     const(_boom, "raising Boom"),
 ]), hostile())
 VARIANTS = st.one_of(
-    st.sampled_from([const(V0), const(V2), const(V3)]),
-    st.builds(lambda a, b, c, d: const(Variant("Vx", a, b, c, d)),
-              st.booleans(), st.booleans(), st.booleans(), st.booleans()),
+    st.sampled_from([const(V0), const(V2), const(V3), const(V4)]),
+    st.builds(lambda a, b, c, d, e: const(Variant("Vx", a, b, c, d,
+                                                  resends_bypass_shadow=e)),
+              st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans()),
     st.sampled_from([const("V3"), const(None), const(Alien())]),
 )
 TAG_SOURCES = st.one_of(st.sampled_from([
@@ -901,7 +905,7 @@ def call(entry: EntryPoint, w: World, values: dict[str, object]) -> object:
     return result
 
 
-def check_call(entry: EntryPoint, recipes: dict[str, Recipe], variant: Variant = V3) -> None:
+def check_call(entry: EntryPoint, recipes: dict[str, Recipe], variant: Variant = V4) -> None:
     """One call of ``entry`` with ``recipes`` made in a fresh world; raise
     ``HarnessViolation`` if it breaks the contract (see the module docstring)."""
     w = World(variant)

@@ -22,7 +22,7 @@ from model_checks.conform.run import corpus
 from model_checks.records import Verdict, read_records
 from reference import (
     V2,
-    V3,
+    V4,
     Engine,
     MissingMediaError,
     ProbedRequest,
@@ -184,4 +184,4 @@ def test_conformance_catches_an_asyncio_front_end_mutant() -> None:
 
 def test_async_front_end_variant_is_the_one_given() -> None:
     assert AsyncFrontEnd(8, SerialProcessor(), variant=V2).variant is V2
-    assert AsyncFrontEnd(8, SerialProcessor()).variant is V3
+    assert AsyncFrontEnd(8, SerialProcessor()).variant is V4

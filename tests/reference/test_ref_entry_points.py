@@ -24,13 +24,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from ref_helpers import ITEM_BYTES, SerialProcessor, make_item, snapshot
 
 from reference import (
     V2,
-    V3,
+    V4,
     BadInputError,
     ByteLru,
     CacheError,
@@ -186,7 +187,7 @@ def parameters(signature: inspect.Signature) -> list[str]:
 VALID: dict[str, Value] = {
     "budget": lambda w: 64,
     "processor": lambda w: SerialProcessor(),
-    "variant": lambda w: V3,
+    "variant": lambda w: V4,
     "tags": lambda w: TagSource.for_tests(9),
     "executor": lambda w: None,
     "identities": lambda w: ["a"],
@@ -202,6 +203,7 @@ VALID: dict[str, Value] = {
     "ReceiverCache.get_and_update.item": lambda w: WireItem(
         "z", {"x": torch.zeros(1)}, Placeholders(0, 1), 5),
     "outgoing": lambda w: (Outgoing("z", make_item(16), 9),),
+    "resend": lambda w: False,
     "process": lambda w: w.processor,
     "SenderCache.retract.items": lambda w: w.message.items,
     "ReceiverCache.resolve.items": lambda w: (WireItem("z", {"x": torch.zeros(1)},
@@ -248,6 +250,7 @@ VALID: dict[str, Value] = {
     "references_first": lambda w: True,
     "late_miss_reprocess": lambda w: True,
     "recovers": lambda w: True,
+    "resends_bypass_shadow": lambda w: True,
 }
 
 ALIEN: Value = lambda w: Alien()  # noqa: E731
@@ -282,6 +285,7 @@ BAD: dict[str, list[Value]] = {
                  lambda w: [Outgoing("z", make_item(16), 1), Outgoing("z", None, 1)],
                  lambda w: [Outgoing("z", 5, 1)]],  # type: ignore[arg-type]
     "process": [ALIEN, lambda w: 5],
+    "resend": [ALIEN, lambda w: 1, lambda w: None, lambda w: "True"],
     "SenderCache.retract.items": [ALIEN, lambda w: "ab", lambda w: [5], lambda w: None],
     "ReceiverCache.resolve.items": [
         ALIEN, lambda w: "ab", lambda w: [5], lambda w: None,
@@ -295,7 +299,11 @@ BAD: dict[str, list[Value]] = {
                 lambda w: Request((RequestItem("a", 1), RequestItem("a", 1))),
                 lambda w: Request((RequestItem("", 1),)),
                 lambda w: Request((RequestItem(["a"], 1),)),  # type: ignore[arg-type]
-                lambda w: Request((RequestItem("unknown-uuid-only"),))],
+                lambda w: Request((RequestItem("unknown-uuid-only"),)),
+                lambda w: Request((RequestItem("a", 1),), resend=1),  # type: ignore[arg-type]
+                lambda w: Request((RequestItem("a", 1),), resend=None),  # type: ignore[arg-type]
+                # a V4 resend reads nothing from the shadow: a held UUID-only item is missing
+                lambda w: Request((RequestItem("a"),), resend=True)],
     "probed": [ALIEN, lambda w: None,
                lambda w: ProbedRequest(w.probed.request_id, w.probed.request, frozenset(),
                                        {"c": make_item(16)}),
@@ -345,7 +353,8 @@ BAD: dict[str, list[Value]] = {
     "fn": [ALIEN, lambda w: 5],
     "name": [ALIEN, lambda w: 3, lambda w: ""],
     **{knob: [ALIEN, lambda w: 1, lambda w: None] for knob in (
-        "payload_wins", "tagged", "references_first", "late_miss_reprocess", "recovers")},
+        "payload_wins", "tagged", "references_first", "late_miss_reprocess", "recovers",
+        "resends_bypass_shadow")},
 }
 
 
@@ -578,7 +587,10 @@ PROBES: dict[str, list[Probe]] = {
                    ("str subclass", lambda w: [Name("a")])],
     "keys": [("1 MB identity", lambda w: [MB_IDENTITY]),
              ("1,000 unknown identities", lambda w: list(UNKNOWN))],
-    "request": [("1 MB identity", lambda w: Request((RequestItem(MB_IDENTITY, 1),
+    "resend": [("numpy bool as a flag", lambda w: np.bool_(True))],
+    "request": [("numpy bool as a flag",
+                 lambda w: Request((RequestItem("a", 1),), resend=np.bool_(True))),  # type: ignore[arg-type]
+                ("1 MB identity", lambda w: Request((RequestItem(MB_IDENTITY, 1),
                                                       RequestItem(MB_IDENTITY, 1)))),
                 ("1,000 unknown identities",
                  lambda w: Request(tuple(RequestItem(i) for i in UNKNOWN))),

@@ -232,7 +232,7 @@ def test_a_served_tensor_edited_in_place_is_never_served_again(edit: object) -> 
     client's retry resends the data: the edited tensor is not paired again."""
     front_end = FrontEnd(1 << 10, lambda c: ProcessedItem(
         {"x": torch.full((4,), float(c))}, Placeholders(0, 4)), variant=V3)
-    engine = Engine(1 << 10)
+    engine = Engine(1 << 10, variant=V3)
     request = Request((RequestItem("a", 5),))
     first = serve(front_end, engine, request)
     edit(first[0].payload["x"])  # type: ignore[operator]

@@ -189,8 +189,8 @@ def test_a_stray_miss_keeps_the_engines_error_and_closes_the_request() -> None:
     """Before: the front end rejected the reply (``UnknownIdentityError``), which replaced
     the engine's miss error, and the request stayed outstanding for ever."""
     front_end, _ = pair()
-    engine = StrayMissEngine(8 * ITEM_BYTES)
-    warm(front_end, Engine(8 * ITEM_BYTES))
+    engine = StrayMissEngine(8 * ITEM_BYTES, variant=V3)
+    warm(front_end, Engine(8 * ITEM_BYTES, variant=V3))
     with pytest.raises(MultiModalCacheMissError) as caught:
         serve(front_end, engine, REQUEST)
     assert caught.value.identities == ("never-sent", "a")
@@ -211,9 +211,9 @@ class ClosingEngine(Engine):
 
 def test_a_miss_for_a_request_already_closed_keeps_the_engines_error() -> None:
     front_end, _ = pair()
-    engine = ClosingEngine(8 * ITEM_BYTES)
+    engine = ClosingEngine(8 * ITEM_BYTES, variant=V3)
     engine.front_end = front_end
-    warm(front_end, Engine(8 * ITEM_BYTES))
+    warm(front_end, Engine(8 * ITEM_BYTES, variant=V3))
     with pytest.raises(MultiModalCacheMissError) as caught:
         serve(front_end, engine, Request((RequestItem("a", 1),)))
     assert any("rejected the miss reply" in note for note in caught.value.__notes__)

@@ -179,7 +179,7 @@ def test_touch_and_probe() -> None:
 
 
 def test_clear_stats_budget() -> None:
-    cache = ReceiverCache(64)
+    cache = ReceiverCache(64, variant=V3)
     cache.get_and_update(payload(make_item(16), "a", V3))
     cache.clear()
     assert cache.entries() == [] and cache.stats().clears == 1

@@ -77,15 +77,16 @@ class Misses:
 
 
 REQUEST = Request((RequestItem("a", 1),))
+RESENT = Request(REQUEST.items, resend=True)  # what every resend is: marked
 
 
 def test_retry_resends_at_once_by_default_and_backs_off_when_asked() -> None:
     """Before: ``retry`` had no backoff. The default stays 0 (resend at once); ``backoff=b``
     waits b, 2b, 4b... before the resends, through ``sleep`` (recorded here, not timed)."""
     waits: list[float] = []
-    assert retry(Misses(2), REQUEST, sleep=waits.append) is REQUEST
+    assert retry(Misses(2), REQUEST, sleep=waits.append) == RESENT
     assert waits == []
-    assert retry(Misses(3), REQUEST, backoff=0.5, sleep=waits.append) is REQUEST
+    assert retry(Misses(3), REQUEST, backoff=0.5, sleep=waits.append) == RESENT
     assert waits == [0.5, 1.0, 2.0]
     waits.clear()
     with pytest.raises(MultiModalCacheMissError):
@@ -103,7 +104,7 @@ def test_retry_async_backs_off_through_its_sleep() -> None:
         return Misses.__call__(misses, request)
 
     misses = Misses(2)
-    assert asyncio.run(retry_async(send, REQUEST, backoff=0.25, sleep=sleep)) is REQUEST
+    assert asyncio.run(retry_async(send, REQUEST, backoff=0.25, sleep=sleep)) == RESENT
     assert waits == [0.25, 0.5]
 
 

@@ -13,6 +13,7 @@ from reference import (
     V1,
     V2,
     V3,
+    V4,
     BadInputError,
     BadInputTypeError,
     BadInputValueError,
@@ -107,15 +108,32 @@ def test_request_with_media_attaches_content() -> None:
     attached = request.with_media({"a": 1})
     assert attached.items == (RequestItem("a", 1), RequestItem("b", 2))
     assert attached.identities == ("a", "b")
+    assert not attached.resend and not request.resend
+    resend = Request(request.items, resend=True)
+    assert resend.with_media({"a": 1}).resend  # the mark is kept
 
 
 def test_variant_knobs_match_the_spec() -> None:
-    assert DEFAULT_VARIANT is V3
-    assert (V0.recovers, V1.recovers, V2.recovers, V3.recovers) == (False, True, True, True)
-    assert (V1.payload_wins, V2.payload_wins, V3.payload_wins) == (False, True, True)
+    assert DEFAULT_VARIANT is V4
+    assert [v.recovers for v in (V0, V1, V2, V3, V4)] == [False, True, True, True, True]
+    assert [v.payload_wins for v in (V1, V2, V3, V4)] == [False, True, True, True]
     for knob in ("tagged", "references_first", "late_miss_reprocess"):
-        assert [getattr(v, knob) for v in (V0, V1, V2, V3)] == [False, False, False, True]
-    assert str(V3) == "V3"
+        assert [getattr(v, knob) for v in (V0, V1, V2, V3, V4)] == [
+            False, False, False, True, True]
+    assert [v.resends_bypass_shadow for v in (V0, V1, V2, V3, V4)] == [
+        False, False, False, False, True]
+    assert str(V3) == "V3" and str(V4) == "V4"
+
+
+def test_variant_knobs_equal_the_specs_knobs_of_the_same_name() -> None:
+    """The reference's V4 is the spec's V4: each knob both have says the same."""
+    import spec
+
+    for ours, theirs in ((V3, spec.V3), (V4, spec.V4)):
+        assert ours.name == theirs.name
+        for knob in ("payload_wins", "tagged", "references_first", "late_miss_reprocess",
+                     "resends_bypass_shadow"):
+            assert getattr(ours, knob) == getattr(theirs, knob), (ours, knob)
 
 
 def test_resolution_order() -> None:
