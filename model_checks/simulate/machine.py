@@ -49,7 +49,7 @@ from spec import Config, Drift, Kind, State, Trace, by_id, initial, registry, st
 from spec.fairness import FairnessBoundExceeded, drive_to_quiescence
 from spec.state import ClientItem
 from spec.trace import Step
-from spec.transitions import ACTION_TYPES, Action, ClearBoth, Submit
+from spec.transitions import ACTION_TYPES, Action, ClearBoth, P1Reset, Submit
 from spec.transitions.client import request_fits_unless_d8
 
 PICK = st.integers(min_value=0, max_value=7)
@@ -280,9 +280,18 @@ def _enabled_cheaply(config: Config, state: State) -> list[Action]:
     return found
 
 
+COMPLETIONS: frozenset[type[Action]] = frozenset({P1Reset})
+"""Drift steps that finish an event an example already took (D4's reset reaching P1 after
+P0's clear): owed, not chosen, so neither budgeted nor swarmed. Budgeting one stranded it
+whenever the clear was the example's last event: enabled in every later step, never fired."""
+
+
 def is_event(action_type: type[Action]) -> bool:
     """Drift events (a clear, a restart, a rejection, a split P0 update) and the protocol's
-    synchronised clear: the steps an example may take only `events` times."""
+    synchronised clear: the steps an example may take only `events` times. The completion of
+    an event taken (`COMPLETIONS`) is none."""
+    if action_type in COMPLETIONS:
+        return False
     return action_type.drift is not None or action_type is ClearBoth
 
 
