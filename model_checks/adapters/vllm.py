@@ -68,7 +68,7 @@ import torch
 
 from model_checks.adapters import vllm_pins
 from model_checks.adapters.vllm_emit import VLLM_CALLS, VllmCalls
-from model_checks.adapters.vllm_release import IMPLEMENTS, require_supported
+from model_checks.adapters.vllm_release import require_supported, variant_of
 from model_checks.conform import adapter as api
 
 _EPOCH_SHIFT = 32
@@ -502,7 +502,7 @@ class VllmAdapter:
         self.name = f"vllm {self.version}" + (" (async server)" if self.server else "")
 
     def supports(self, variant: str) -> bool:
-        return variant == IMPLEMENTS[self.version]
+        return variant == variant_of(self.version)
 
     def front_end(self, setup: api.Setup, index: int) -> VllmFrontEnd:
         return (VllmAsyncFrontEnd if self.server else VllmFrontEnd)(setup, index)

@@ -1,10 +1,14 @@
-"""Which vLLM release is installed, whether the adapter supports it, and which spec variant it
-implements; answered from the installed distribution's metadata, without importing vLLM.
+"""Which vLLM release is installed, whether the adapter supports it, and which spec variant
+each of its paired-cache designs implements; answered from the installed distribution's
+metadata, without importing vLLM.
 
-`IMPLEMENTS` is the one table of supported releases: a release is added only after
-`conform --adapter model_checks.adapters.vllm:factory` ran on it (tests/vllm/), with the
-spec variant its caches behave as. Any other release is refused with one line
-(`UnsupportedVllm`), so the adapter never judges code it was not written against.
+`IMPLEMENTS` is the one table of supported releases, keyed by (release, cache type): vLLM
+builds one of two paired-cache designs, chosen by `--mm-processor-cache-type` (`CACHE_TYPES`,
+`DESIGNS`). A release is added only after `conform --adapter model_checks.adapters.vllm:factory`
+ran on it (tests/vllm/), with the spec variant its LRU pair behaves as; a design the project
+does not model maps to None, and `KNOWN` says what is known of it. Any other release is
+refused with one line (`UnsupportedVllm`), so the adapter never judges code it was not
+written against.
 """
 
 from __future__ import annotations
@@ -14,10 +18,33 @@ import importlib.metadata
 SETUP_SCRIPT = "scripts/setup-vllm"
 """What installs the supported release (requirements-vllm.txt)."""
 
-IMPLEMENTS: dict[str, str] = {"0.33.0": "V2"}
-"""Supported vLLM release -> the spec variant its LRU sender/receiver pair implements (V2: a
-typed miss error listing every missed identity, P0 invalidates them, the payload wins and the
-old entry is dropped first, vllm#46747 and vllm#57833)."""
+CACHE_OPTION = "--mm-processor-cache-type"
+CACHE_TYPES: tuple[str, ...] = ("lru", "shm")
+"""The values of vLLM's `--mm-processor-cache-type` (its `MMCacheType`), the default first."""
+
+DESIGNS: dict[str, tuple[str, str]] = {
+    "lru": ("the key-replicated LRU pair", "LruKeyReplicatedSenderCache on P0, "
+            "LruKeyReplicatedReceiverCache in the engine core"),
+    "shm": ("vLLM's shared-memory object store", "ShmObjectStoreSenderCache on P0, "
+            "ShmObjectStoreReceiverCache in each worker"),
+}
+"""Cache type -> (the design vLLM builds for it, its classes)."""
+
+IMPLEMENTS: dict[tuple[str, str], str | None] = {("0.33.0", "lru"): "V2",
+                                                 ("0.33.0", "shm"): None}
+"""(supported release, cache type) -> the spec variant that design implements, or None: not
+modelled. 0.33.0's LRU pair is V2 (a typed miss error listing every missed identity, P0
+invalidates them, the payload wins and the old entry is dropped first, vllm#46747 and
+vllm#57833)."""
+
+KNOWN: dict[str, str] = {
+    "shm": "P0 is the single writer of a ring buffer in shared memory and owns its eviction "
+           "(first in, first out); P1 resolves the signed handles P0 sends, and a handle it "
+           "cannot resolve (its chunk overwritten) raises inside the worker rather than "
+           "being a typed miss the client retries; a handle that no worker ever reads (a "
+           "request dropped after P0 stored it) pins its chunk, and every chunk behind it",
+}
+"""Cache type of a design not modelled -> what is known of it (the release's source)."""
 
 
 class UnsupportedVllm(RuntimeError):
@@ -33,8 +60,13 @@ def installed_version() -> str | None:
         return None
 
 
+def releases() -> tuple[str, ...]:
+    """The supported releases, in `IMPLEMENTS`'s order."""
+    return tuple(dict.fromkeys(release for release, _ in IMPLEMENTS))
+
+
 def supported_text() -> str:
-    return ", ".join(IMPLEMENTS)
+    return ", ".join(releases())
 
 
 def require_supported(version: str | None = None) -> str:
@@ -43,13 +75,44 @@ def require_supported(version: str | None = None) -> str:
     if found is None:
         raise UnsupportedVllm(f"vLLM is not installed; run {SETUP_SCRIPT} (supported: "
                               f"vllm {supported_text()})")
-    if found not in IMPLEMENTS:
+    if found not in releases():
         raise UnsupportedVllm(f"got vllm {found}, expected vllm {supported_text()} (the "
                               f"releases this adapter was checked against; {SETUP_SCRIPT} "
                               "installs it)")
     return found
 
 
+def require_cache_type(cache_type: str) -> str:
+    """`cache_type` when vLLM accepts it, else `ValueError` naming the accepted values."""
+    if cache_type not in CACHE_TYPES:
+        raise ValueError(f"got {CACHE_OPTION} {cache_type!r}, expected "
+                         f"{' or '.join(CACHE_TYPES)}")
+    return cache_type
+
+
+def implements(version: str, cache_type: str) -> str | None:
+    """The spec variant `version`'s `cache_type` design implements, None when the project
+    does not model that design (`UnsupportedVllm`, `ValueError`: one line)."""
+    return IMPLEMENTS[require_supported(version), require_cache_type(cache_type)]
+
+
 def variant_of(version: str) -> str:
-    """The spec variant a supported release implements (`UnsupportedVllm` otherwise)."""
-    return IMPLEMENTS[require_supported(version)]
+    """The spec variant a supported release's LRU pair implements (the design the adapter
+    drives; `UnsupportedVllm` otherwise)."""
+    variant = implements(version, "lru")
+    if variant is None:
+        raise UnsupportedVllm(f"vllm {version}'s LRU pair is not modelled")
+    return variant
+
+
+def designs_text(version: str) -> str:
+    """One sentence per cache type of `version`: its design and what it implements."""
+    parts = []
+    for cache_type in CACHE_TYPES:
+        variant = implements(version, cache_type)
+        name, classes = DESIGNS[cache_type]
+        default = "; the default" if cache_type == CACHE_TYPES[0] else ""
+        parts.append(f"`{CACHE_OPTION} {cache_type}` builds {name} ({classes}{default}), "
+                     + (f"which implements **{variant}**" if variant else
+                        "which the project does not model yet"))
+    return "; ".join(parts)

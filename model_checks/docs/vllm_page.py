@@ -56,8 +56,10 @@ def _intro(snap: dict[str, Any]) -> list[str]:
         "installed release; the glue that calls them as vLLM's input processor and engine "
         "core do is `model_checks/adapters/vllm.py`. Supported releases: "
         f"{vllm_release.supported_text()} (`model_checks/adapters/vllm_release.py`; any "
-        "other is refused in one line). The release implements "
-        f"**{snap['variant']}**.", "",
+        "other is refused in one line). Per cache type (`IMPLEMENTS`, keyed by release and "
+        f"cache type): {vllm_release.designs_text(snap['vllm'])}. The runs below are of "
+        "the LRU pair; `doctor` gives no answer for a deployment of a design the project "
+        "does not model (exit 5).", "",
         "```sh",
         "bash scripts/setup && bash scripts/setup-vllm    # vLLM --no-deps: requirements-vllm.txt",
         ".venv/bin/python -m model_checks conform --adapter model_checks.adapters.vllm:factory "
@@ -167,6 +169,9 @@ def _settings() -> list[str]:
             "```sh",
             "python -m model_checks doctor --client-uuids yes --rejections yes",
             "python -m model_checks doctor --serve 'vllm serve MODEL --enable-sleep-mode'",
+            "python -m model_checks doctor --serve 'vllm serve MODEL --config serve.yaml'",
+            "python -m model_checks doctor --serve 'vllm serve MODEL "
+            "--mm-processor-cache-type shm'  # exit 5: not modelled",
             "```"]
 
 

@@ -1,13 +1,19 @@
 """`python -m model_checks doctor`: a vLLM deployment's paired-cache risks, from its facts.
 
 Given flags (``--client-uuids yes``, ``--sleep-mode``, ``--api-servers N``, ...) or a
-``--serve 'vllm serve ...'`` line (its settings override the matching flags), it prints: the
+``--serve 'vllm serve ...'`` line (its settings override the matching flags; read as vLLM
+reads it, ``--config FILE`` included: `serve_line`), it prints: the release and cache type
+with the variant that design implements (`vllm_release.IMPLEMENTS`, keyed by both), the
 cache vLLM builds there, each drift source's status (on, assumed, off) and how it arises,
-the project's answer per safety property for the variant the release implements (with the
-instance the answer is for), what removes each risk, and the counters to alert on.
+the project's answer per safety property for that variant (with the instance the answer is
+for), what removes each risk, and the counters to alert on. For a design the project does
+not model (``--mm-processor-cache-type shm``) it answers nothing: it says so, and what is
+known of the design.
 
-Exit codes: 0 answered; 2 usage error (one line on stderr: bad flags, an unreadable serve
-line, an unsupported vLLM release).
+Exit codes: 0 answered (or no paired cache to answer for); 2 usage error (one line on
+stderr: bad flags, an unreadable serve line or --config file, an unknown cache type, an
+unsupported vLLM release); 5 the deployment's paired cache is a design the project does not
+model (shm), so no answer is given.
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ from model_checks.doctor.facts import (
     from_serve_line,
     statuses,
 )
-from spec import Drift
+from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 WIDTH = 100
+EXIT_OK, EXIT_NOT_MODELLED = 0, 5
+"""0: answered; 5: the deployment's paired cache is a design the project does not model."""
 
 COUNTERS = (
     "engine warnings 'Multi-modal cache miss for request ...' (MultiModalCacheMissError, "
@@ -76,7 +84,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-parallel", type=int, metavar="N", help="data_parallel_size")
     parser.add_argument("--data-parallel-external-lb", dest="external_lb",
                         action="store_true", default=None)
-    parser.add_argument("--serve", metavar="LINE", help="a 'vllm serve ...' command line")
+    parser.add_argument("--cache-type", choices=vllm_release.CACHE_TYPES,
+                        help="--mm-processor-cache-type (default lru; shm is not modelled: "
+                             f"exit {EXIT_NOT_MODELLED})")
+    parser.add_argument("--cache-gb", type=float, metavar="GIB",
+                        help="--mm-processor-cache-gb (0: no multimodal cache)")
+    parser.add_argument("--serve", metavar="LINE",
+                        help="a 'vllm serve ...' command line, read as vLLM reads it "
+                             "(--config FILE too)")
     parser.add_argument("--vllm-version", metavar="X.Y.Z",
                         help="the release to answer for (default: the installed one)")
 
@@ -84,11 +99,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def deployment_of(args: argparse.Namespace) -> Deployment:
     """The deployment the arguments state (`ServeLineError` or `ValueError`: one line)."""
     given = {dest: getattr(args, dest) for dest, _ in _CHOICES.values()}
-    for dest in ("sleep_mode", "api_servers", "data_parallel", "external_lb"):
+    for dest in ("sleep_mode", "api_servers", "data_parallel", "external_lb", "cache_type",
+                 "cache_gb"):
         given[dest] = getattr(args, dest)
     for dest in ("api_servers", "data_parallel"):
         if given[dest] is not None and given[dest] < 1:
             raise ValueError(f"got --{dest.replace('_', '-')} {given[dest]}, expected >= 1")
+    if given["cache_gb"] is not None and not given["cache_gb"] >= 0:
+        raise ValueError(f"got --cache-gb {given['cache_gb']}, expected >= 0")
     base = replace(Deployment(), **{k: v for k, v in given.items() if v is not None})
     return from_serve_line(args.serve, base) if args.serve else base
 
@@ -100,7 +118,7 @@ def _version(requested: str | None) -> tuple[str, str]:
     installed = vllm_release.installed_version()
     if installed is not None:
         return vllm_release.require_supported(installed), "installed here"
-    newest = list(vllm_release.IMPLEMENTS)[-1]
+    newest = vllm_release.releases()[-1]
     return newest, f"vLLM is not installed here; answering for {newest}"
 
 
@@ -131,31 +149,74 @@ def _answer_lines(result: Answer) -> list[str]:
 
 
 def _unpaired(deployment: Deployment, version: str) -> list[str]:
-    kind = deployment.pairing()
-    if kind == "none":
+    if deployment.pairing() == "none":
         why = "--mm-processor-cache-gb is 0: no multimodal cache at all"
-    elif kind == "processor_only":
+    else:  # "processor_only"
         why = (f"{deployment.api_servers} API server(s), data parallel "
                f"{deployment.data_parallel}{' (external LB)' if deployment.external_lb else ''}"
                f": vLLM {version} uses MultiModalProcessorOnlyCache there (each front end "
                f"keeps its own tensors, nothing is paired with the engine: D5 is avoided, "
                f"the IPC saving is lost; {SOURCES['D5'].reference})")
-    else:
-        why = ("--mm-processor-cache-type shm: the shared-memory pair, another design that "
-               "this doctor and the adapter do not judge")
     return _wrap(f"no paired cache here: {why}; no drift source of the pairing applies",
                  "")
 
 
+def _header(deployment: Deployment, version: str, chosen: str) -> list[str]:
+    """The release and cache type, with the variant that design implements (or that the
+    project does not model it): never a variant for a design that does not implement it."""
+    cache_type = deployment.cache_type
+    variant = vllm_release.implements(version, cache_type)
+    said = (f" implements {variant} (model_checks/adapters/vllm_release.py; conform checks "
+            "it)" if variant else ": not modelled by the project "
+            "(model_checks/adapters/vllm_release.py)")
+    return _wrap(f"doctor: vLLM {version} ({chosen}) with {vllm_release.CACHE_OPTION} "
+                 f"{cache_type}{said}", "")
+
+
+def _not_modelled(deployment: Deployment, version: str) -> list[str]:
+    """Why no answer is given for a paired cache whose design the project does not model."""
+    cache_type = deployment.cache_type
+    lru = vllm_release.CACHE_TYPES[0]
+    name, classes = vllm_release.DESIGNS[cache_type]
+    return [
+        *_wrap(f"not modelled: this deployment uses {name} ({classes}), which the project "
+               f"does not model yet; none of the project's answers, which are for "
+               f"{vllm_release.DESIGNS[lru][0]} ({VARIANT_NAMES[0]}-{VARIANT_NAMES[-1]}, drift "
+               f"sources {DRIFT_IDS[0]}-{DRIFT_IDS[-1]}), apply to it, so none is given", ""),
+        *_wrap(f"what is known of it (vLLM {version}'s source): "
+               f"{vllm_release.KNOWN[cache_type]}", ""),
+        *_wrap(f"for the project's answers, run {vllm_release.CACHE_OPTION} {lru} (vLLM's "
+               f"default), which vLLM {version} implements as "
+               f"{vllm_release.implements(version, lru)} (exit {EXIT_NOT_MODELLED}: no answer "
+               "for a design not modelled)", ""),
+    ]
+
+
+def exit_code(deployment: Deployment, version: str) -> int:
+    """`EXIT_NOT_MODELLED` when vLLM builds a paired cache of a design the project does not
+    model, else `EXIT_OK`."""
+    kind = deployment.pairing()
+    modelled = kind not in vllm_release.CACHE_TYPES or vllm_release.implements(version, kind)
+    return EXIT_OK if modelled else EXIT_NOT_MODELLED
+
+
 def report(deployment: Deployment, version: str, chosen: str) -> list[str]:
-    """The doctor's answer, as lines of at most 100 columns."""
-    variant = vllm_release.variant_of(version)
-    lines = _wrap(f"doctor: vLLM {version} ({chosen}) implements {variant} "
-                  f"(model_checks/adapters/vllm_release.py; conform checks it)", "")
-    if deployment.pairing() != "lru":
+    """The doctor's answer, as lines of at most 100 columns: the lattice's answers only for
+    a paired cache whose design implements a variant."""
+    lines = _header(deployment, version, chosen)
+    kind = deployment.pairing()
+    if kind not in vllm_release.CACHE_TYPES:
         return lines + _unpaired(deployment, version)
+    variant = vllm_release.implements(version, kind)
+    if variant is None:
+        return lines + _not_modelled(deployment, version)
+    return lines + _answered(deployment, variant)
+
+
+def _answered(deployment: Deployment, variant: str) -> list[str]:
+    """Drift sources, the lattice's answer for `variant` under them, remedies, counters."""
     env = environment(deployment)
-    lines += _sources(deployment)
+    lines = _sources(deployment)
     lines += _wrap(f"the project's answer for {variant} under {environment_text(env)} "
                    f"({LATTICE_PAGE}; from {instance_text(variant)}):", "")
     for result in answer(variant, env):
@@ -178,4 +239,4 @@ def run(args: argparse.Namespace) -> int:
     except (ServeLineError, ValueError, vllm_release.UnsupportedVllm) as error:
         raise UsageError(str(error)) from None
     print("\n".join(report(deployment, version, chosen)))
-    return 0
+    return exit_code(deployment, version)

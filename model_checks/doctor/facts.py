@@ -9,9 +9,13 @@ silently dropped. The spec's ids and titles come from `spec.Drift`.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, replace
 from enum import Enum
+
+from model_checks.doctor.serve_line import ServeLineError, settings
+
+__all__ = ["SOURCES", "Deployment", "ServeLineError", "Source", "Status", "environment",
+           "from_serve_line", "statuses"]
 
 
 class Status(Enum):
@@ -40,9 +44,11 @@ class Deployment:
     cache_type: str = "lru"
 
     def pairing(self) -> str:
-        """Which cache vLLM 0.33.0 builds (vllm.multimodal.cache.factories): "lru" (the
-        paired shadow and receiver), "processor_only" (no pairing: several API servers, or
-        data parallelism balanced internally), "shm", or "none" (cache off)."""
+        """Which cache vLLM 0.33.0 builds (vllm.multimodal.cache.factories, in its order):
+        "none" (cache off: --mm-processor-cache-gb 0), "processor_only" (no pairing: several
+        API servers, or data parallelism balanced internally, whatever the cache type), else
+        the cache type: "lru" (the paired shadow and receiver) or "shm" (the shared-memory
+        object store)."""
         if self.cache_gb <= 0:
             return "none"
         if self.api_servers != 1 or (self.data_parallel != 1 and not self.external_lb):
@@ -121,54 +127,8 @@ def environment(deployment: Deployment) -> tuple[str, ...]:
     return tuple(d for d in SOURCES if found[d] is not Status.OFF)
 
 
-class ServeLineError(ValueError):
-    """A ``vllm serve`` command line the doctor cannot read (one line: what and why)."""
-
-
-_SERVE_VALUES = {"--api-server-count": "api_servers", "-asc": "api_servers",
-                 "--data-parallel-size": "data_parallel", "-dp": "data_parallel",
-                 "--mm-processor-cache-gb": "cache_gb",
-                 "--mm-processor-cache-type": "cache_type"}
-
-
-def _value(name: str, text: str) -> int | float | str:
-    try:
-        if name in ("api_servers", "data_parallel"):
-            number = int(text)
-            if number < 1:
-                raise ValueError
-            return number
-        if name == "cache_gb":
-            return float(text)
-    except ValueError:
-        raise ServeLineError(f"got {text!r} for {name.replace('_', ' ')}, expected a "
-                             "positive number") from None
-    if text not in ("lru", "shm"):
-        raise ServeLineError(f"got --mm-processor-cache-type {text!r}, expected lru or shm")
-    return text
-
-
 def from_serve_line(line: str, base: Deployment) -> Deployment:
-    """`base` updated with the settings a ``vllm serve ...`` line gives (other options are
-    vLLM's and ignored here)."""
-    words = shlex.split(line)
-    if words[:2] != ["vllm", "serve"]:
-        raise ServeLineError(f"got {' '.join(words[:2])!r}, expected a line starting "
-                             "'vllm serve'")
-    changes: dict[str, object] = {}
-    index = 2
-    while index < len(words):
-        word, _, inline = words[index].partition("=")
-        if word in _SERVE_VALUES:
-            if not inline:
-                index += 1
-                if index >= len(words):
-                    raise ServeLineError(f"{word} has no value")
-                inline = words[index]
-            changes[_SERVE_VALUES[word]] = _value(_SERVE_VALUES[word], inline)
-        elif word == "--enable-sleep-mode":
-            changes["sleep_mode"] = True
-        elif word == "--data-parallel-external-lb":
-            changes["external_lb"] = True
-        index += 1
-    return replace(base, **changes)  # type: ignore[arg-type]
+    """`base` updated with the settings a ``vllm serve ...`` line gives, read as vLLM reads
+    it (`serve_line`: every spelling, a ``--config`` file; other options are vLLM's and
+    ignored here). `ServeLineError`: one line."""
+    return replace(base, **settings(line))  # type: ignore[arg-type]

@@ -59,7 +59,7 @@ def test_release_conform_refuses_another_release_with_exit_2_and_changes_nothing
 def test_release_the_adapter_supports_only_the_variant_its_release_implements() -> None:
     adapter = VllmAdapter("0.33.0")
     assert [v for v in VARIANT_NAMES if adapter.supports(v)] == [
-        vllm_release.IMPLEMENTS["0.33.0"]]
+        vllm_release.IMPLEMENTS[("0.33.0", "lru")]]
     assert adapter.name == "vllm 0.33.0"
 
 
