@@ -159,7 +159,7 @@ OBLIGATIONS: tuple[Obligation, ...] = (
         "request re-records a missed identity, or P1 evicts what P0 still holds after a key "
         "was lost on one side; a resend that trusts the shadow then references what P1 "
         "lacks and misses again, with or without a new drift event.",
-        spec_mutant="resends-use-shadow", impl_mutant="p0-resend-reads-shadow",
+        spec_mutant="resends-use-shadow",
     ),
 )
 """Every obligation, in the order the page lists them."""

@@ -137,14 +137,20 @@ def _breaking(entry: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _provers(entry: dict[str, Any]) -> str:
+    """Who proved it for every instance: Z3's parametric proof, or the argument named."""
+    named = [c for c in entry.get("proved_by") or () if c != "z3-parametric"]
+    return "; ".join(named) if named else "Z3's parametric proof"
+
+
 def answer(entry: dict[str, Any]) -> str:
     """One property's answer in words: where it breaks (who found it, at which rung or in
     which instance), or up to which rung it holds, and how complete that is."""
     if entry.get("vacuous"):
         return f"vacuous under every environment: {entry['vacuous']}"
     if entry.get("proved_every_instance"):
-        return ("holds under every environment, for all depths and every instance (Z3's "
-                "parametric proof)" + _top(entry))
+        return ("holds under every environment, for all depths and every instance ("
+                f"{_provers(entry)})" + _top(entry))
     if entry["holds_everywhere"]:
         return ("holds under every environment with "
                 f"{entry.get('holds_everywhere_rung') or 'the instance'} (the exploration "

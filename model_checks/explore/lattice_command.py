@@ -353,8 +353,34 @@ def parametric_proofs() -> tuple[Proof, ...]:
     from model_checks.smt.prove import parametric_goals, parametric_liveness
 
     found = [*parametric_goals.records(), *parametric_liveness.records()]
-    return tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
-                 for r in found if r.verdict is Verdict.PROVED)
+    proofs = tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
+                   for r in found if r.verdict is Verdict.PROVED)
+    return (*proofs, *first_resend_proofs(proofs))
+
+
+FIRST_RESEND = "the first-resend argument (model_checks/retries.py), with at least one retry"
+
+
+def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
+    """L4 for every instance with R >= 1, for each variant whose resends bypass the shadow,
+    under the widest environment where both S3 and L2 are proved (`retries.FIRST_RESEND`:
+    no crash, hang or P0 assertion, and no resend answered with a miss, so a request that
+    missed succeeds at its first resend unless that is rejected, a clear end)."""
+    from model_checks.retries import FIRST_RESEND as CLAIM
+    from spec import variant_named
+
+    derived = []
+    for name in sorted({p.variant for p in proofs}):
+        if not variant_named(name).resends_bypass_shadow:
+            continue
+        s3, l2 = ([frozenset(p.environment) for p in proofs
+                   if p.variant == name and p.property == prop] for prop in ("S3", "L2"))
+        common = [a & b for a in s3 for b in l2]
+        if common:
+            widest = max(common, key=len)
+            derived.append(Proof(name, "L4", drift_order(widest), FIRST_RESEND,
+                                 f"{CLAIM.statement}; from S3 and L2 proved for every instance"))
+    return tuple(derived)
 
 
 OUTCOMES_FORMAT = "lattice-outcomes/1"

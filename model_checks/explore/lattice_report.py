@@ -118,6 +118,8 @@ def _entry(
         "holds_everywhere": everywhere,
         "holds_everywhere_rung": (_words(request, held_top) if everywhere else None),
         "proved_every_instance": proved and not found and not others,
+        "proved_by": sorted({p.checker for p in request.proofs if p.variant == variant
+                             and p.property == prop and top <= frozenset(p.environment)}),
         "top_reached": _words(request, top_reached),
         "top_cut": _words(request, top_cut) if top_cut is not None else None,
         "holds_up_to": _words(request, min(holding)) if holding and not minimal
