@@ -13,7 +13,15 @@ from dataclasses import dataclass, replace
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
 from spec import V2, V3, V4, Content, ItemSize, LruFlaw, MissHandling, Variant
-from spec.transitions import P0Clear, P1Clear
+from spec.transitions import (
+    P0Clear,
+    P0Handle,
+    P0HandleRejected,
+    P0ReceiveReply,
+    P1Clear,
+    P1Receive,
+    Retry,
+)
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,22 @@ _TWO_MISSES = Scenario(
     every_variant(""),
 )
 
+_REJECTED_RE_RECORDS = Scenario(
+    "rejection-re-records-a-missed-identity",
+    ("D2",),
+    "A rejected request leaves a in P0's shadow only; the next reference to a misses and P0 "
+    "drops it; another rejected request records a again before the client's resend, which "
+    "then finds a in the shadow: unless it bypasses the shadow, it references a and misses "
+    "again.",
+    configured("D2"),
+    (
+        submit(item("a")), submit(item("a")), P0HandleRejected(0), submit(item("a")),
+        P0Handle(1), P1Receive(0), P0ReceiveReply(), P0HandleRejected(2),
+        Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply(),
+    ),
+    every_variant(""),
+)
+
 MUTANTS: tuple[Mutant, ...] = (
     _mutant("engine-asserts", "S3 L4", _scenario("engine-cleared-alone"),
             miss_handling=MissHandling.CRASH),
@@ -110,6 +134,6 @@ MUTANTS: tuple[Mutant, ...] = (
             tagged=False),
     _mutant("no-late-miss-reprocess", "S3 L4", _scenario("probed-hit-lost-before-update"),
             base=V3, late_miss_reprocess=False),
-    _mutant("resends-use-shadow", "L1 L2 L3", _scenario("three-unfinished-split-updates"),
-            base=V4, resends_bypass_shadow=False),
+    _mutant("resends-use-shadow", "L1 L2", _REJECTED_RE_RECORDS, base=V4,
+            resends_bypass_shadow=False),
 )

@@ -65,6 +65,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from spec import (
+    DRIFT_IDS,
     V2,
     VARIANTS,
     Config,
@@ -100,7 +101,7 @@ SHADOW_READING: tuple[str, ...] = tuple(
 BYPASSING: tuple[str, ...] = tuple(v.name for v in VARIANTS if v.resends_bypass_shadow)
 """The variants whose resend bypasses the shadow, every item a payload (V4)."""
 
-EVERY_SOURCE: tuple[str, ...] = tuple(f"D{n}" for n in range(1, 12))
+EVERY_SOURCE: tuple[str, ...] = DRIFT_IDS
 
 ENVIRONMENT: tuple[str, ...] = ("D1", "D2", "D3", "D4", "D6", "D10", "D11")
 """The sources the theorem allows (any subset): none of them changes a size or adds an

@@ -266,15 +266,10 @@ class FrontEnd(_RequestRecords):
     # The steps of ``probe``, for a front end that awaits between them (``AsyncFrontEnd``).
 
     def probe_shadow(self, request: Request) -> frozenset[str]:
-        """Validate ``request``, probe the shadow, reject UUID-only misses; changes nothing.
-        A V4 resend finds no hits (it reads nothing from the shadow)."""
+        """Validate ``request``, probe the shadow (a V4 resend: no hits), reject UUID-only
+        misses; changes nothing."""
         items = _check_request(request)
-        identities = [item.identity for item in items]
-        hits: frozenset[str] = frozenset()
-        if request.resend and self._sender._bypasses_shadow(True):
-            check_identities(identities)  # what the probe checks; the shadow is not read
-        else:
-            hits = self._sender.probe(identities)
+        hits = _shadow_hits(self._sender, [item.identity for item in items], request.resend)
         if len(hits) != len(items):
             uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
             if uuid_only:
@@ -298,11 +293,7 @@ class FrontEnd(_RequestRecords):
             check_instance("hits", hits, frozenset)
             hits = frozenset(hits)
         _check_probed_parts(request, hits, processed)
-        if hits and request.resend and self._sender._bypasses_shadow(True):
-            raise BadInputValueError(
-                f"got hits {short_list(sorted(hits))} for a resend, expected none (under "
-                f"{self.variant} a resend reads nothing from the shadow: every item processed)"
-            )
+        _reject_resend_hits(hits, self._sender, request)
         with self._lock:
             request_id = next(self._ids)
             probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
@@ -353,16 +344,13 @@ class FrontEnd(_RequestRecords):
         finally:
             lock.release()
         outgoing = _outgoing(items, processed)
-        # A V4 resend was probed with no hits: every item is processed, recorded afresh.
-        bypass = request.resend and self._sender._bypasses_shadow(True)
+        bypass = request.resend and self._sender._bypasses_shadow(True)  # V4: all processed
         try:
             if sender is not None:  # validated when probed: the sender's checks skipped
                 wire = sender._update_validated(
                     outgoing, [each[0] for each in outgoing], self._processor, bypass)
-            elif bypass:
-                wire = self._sender.update(outgoing, self._processor, resend=True)
-            else:  # (no resend argument: a sender that overrides ``update`` gets its own call)
-                wire = self._sender.update(outgoing, self._processor)
+            else:  # no resend argument unless bypassing: an overriding sender gets its call
+                wire = self._sender.update(outgoing, self._processor, **_resend(bypass))
         except BaseException:
             with self._lock:  # nothing changed: the request is probed again
                 self._outstanding.pop(request_id, None)
@@ -462,6 +450,28 @@ def _request_identities(items: tuple[RequestItem, ...]) -> list[str]:
     if len(identities) > 1 and len(set(identities)) != len(identities):
         check_identities(identities)  # raises the duplicate error
     return identities
+
+
+def _shadow_hits(sender: SenderCache, identities: list[str], resend: bool) -> frozenset[str]:
+    """The identities the shadow holds; none for a V4 resend (checked, the shadow not read)."""
+    if resend and sender._bypasses_shadow(True):
+        check_identities(identities)  # what the probe checks
+        return frozenset()
+    return sender.probe(identities)
+
+
+def _reject_resend_hits(hits: frozenset[str], sender: SenderCache, request: Request) -> None:
+    """A V4 resend reads nothing from the shadow: hits claimed for it are bad input."""
+    if hits and request.resend and sender._bypasses_shadow(True):
+        raise BadInputValueError(
+            f"got hits {short_list(sorted(hits))} for a resend, expected none (under "
+            f"{sender.variant} a resend reads nothing from the shadow: every item processed)"
+        )
+
+
+def _resend(bypass: bool) -> dict[str, bool]:
+    """``update``'s resend argument: passed only when bypassing (V4)."""
+    return {"resend": True} if bypass else {}
 
 
 def _check_request(request: Request) -> tuple[RequestItem, ...]:

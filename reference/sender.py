@@ -33,7 +33,7 @@ validates with ``type() is`` tests and builds nothing but the wire item.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -134,43 +134,25 @@ class SenderCache(GuardedCache[ShadowEntry]):
         Touches every identity, then resolves each item (``resolution_order``): a hit becomes a
         reference; a miss records its metadata if it fits and sends its payload. ``process``
         is used for late misses in V3, before anything changes (see the module docstring).
-        ``resend``: the request is the client's resend after a miss; under
-        ``resends_bypass_shadow`` (V4) every item must carry its processed item, and each is
-        recorded afresh and sent as a payload, in request order, whatever the shadow holds
-        (``_record_afresh``); otherwise it changes nothing.
-        Atomic with respect to other calls; one lock acquisition.
+        ``resend``: the client's resend after a miss; under V4 every item must come processed
+        and is recorded afresh and sent as a payload (``record_afresh``). Atomic; one lock.
         """
-        if type(resend) is not bool:
-            raise BadInputTypeError(f"got resend {describe(resend)}, expected a bool")
-        if type(outgoing) is not tuple:
-            outgoing = cast("tuple[Outgoing, ...]", as_collection("outgoing items", outgoing))
-        if len(outgoing) == 1 and type(outgoing[0]) is Outgoing and outgoing[0][1] is None and (
-                type(outgoing[0][0]) is str and outgoing[0][0]) and not resend:
-            identities = [outgoing[0][0]]  # the common request (one probed hit), checked inline
-        else:
-            identities = _validate_outgoing(outgoing)
-        bypass = self._bypasses_shadow(resend)
-        if bypass:
+        outgoing, identities = _checked_outgoing(outgoing, resend)
+        if bypass := self._bypasses_shadow(resend):
             _check_all_processed(outgoing)
         if process is not None and process is not self._checked_process:
-            if not callable(process) or is_async_callable(process):
-                raise BadInputTypeError(
-                    f"got process {describe(process)}, expected None or a plain (not async) "
-                    "callable content -> ProcessedItem"
-                )
-            self._checked_process = process  # checked once per processor, not per request
+            self._checked_process = _checked_processor(process)  # once per processor
         return self._update_validated(outgoing, identities, process, bypass)
 
     def _update_validated(
         self, outgoing: tuple[Outgoing, ...], identities: list[str], process: Processor | None,
         bypass: bool = False,
     ) -> tuple[WireItem, ...]:
-        """``update`` on input already validated (``identities`` are ``outgoing``'s, in
-        order; ``bypass``: a V4 resend, every item processed): the front end's trusted path,
-        which validated its request at its own boundary. Takes the lock itself."""
+        """``update`` on validated input (``identities``: ``outgoing``'s; ``bypass``: a V4
+        resend): the front end's trusted path. Takes the lock itself."""
         if bypass:
             with self._lock:
-                return self._record_afresh(outgoing)
+                return record_afresh(self._lru.touch, self._insert, outgoing)
         stuck = False
         while True:  # ends: each round returns, or processes at least one more late miss
             with self._lock:
@@ -292,21 +274,8 @@ class SenderCache(GuardedCache[ShadowEntry]):
     # Variation points: each knob of ``Variant`` is read by exactly one method below.
 
     def _bypasses_shadow(self, resend: bool) -> bool:
-        """V4: a resend reads nothing from the shadow (the front end's probe finds no hits,
-        the update records every item afresh). Under V0-V3 a resend is a first attempt."""
+        """V4: a resend reads nothing from the shadow; under V0-V3 it is a first attempt."""
         return resend and self._variant.resends_bypass_shadow
-
-    def _record_afresh(self, outgoing: tuple[Outgoing, ...]) -> tuple[WireItem, ...]:
-        """A V4 resend's update, the lock held: touch every identity (as every update does,
-        so that the request's own inserts evict what it does not name first), then record
-        each item afresh and send its payload, in request order (P1's order for payloads).
-        A held entry is replaced, not read: its tag and placeholders are the new ones."""
-        touch = self._lru.touch
-        for each in outgoing:
-            touch(each.identity)
-        insert = self._insert
-        return tuple([insert(each.identity, each.item)  # type: ignore[arg-type]  # checked
-                      for each in outgoing])
 
     def _update_one(self, outgoing: Outgoing, process: Processor | None) -> WireItem:
         entry = self._lru.get(outgoing.identity)
@@ -374,6 +343,42 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
     if len(identities) > 1 and len(set(identities)) != len(identities):
         check_identities(identities)
     return identities
+
+
+def _checked_outgoing(outgoing: Sequence[Outgoing], resend: object
+                      ) -> tuple[tuple[Outgoing, ...], list[str]]:
+    """``update``'s arguments checked: the outgoing items as a tuple, and their identities."""
+    if type(resend) is not bool:
+        raise BadInputTypeError(f"got resend {describe(resend)}, expected a bool")
+    if type(outgoing) is not tuple:
+        outgoing = cast("tuple[Outgoing, ...]", as_collection("outgoing items", outgoing))
+    if len(outgoing) == 1 and type(outgoing[0]) is Outgoing and outgoing[0][1] is None and (
+            type(outgoing[0][0]) is str and outgoing[0][0]) and not resend:
+        return outgoing, [outgoing[0][0]]  # the common request (one probed hit), inline
+    return outgoing, _validate_outgoing(outgoing)
+
+
+def record_afresh(touch: Callable[[str], object],
+                  insert: Callable[[str, ProcessedItem], WireItem],
+                  outgoing: tuple[Outgoing, ...]) -> tuple[WireItem, ...]:
+    """A V4 resend's update: touch every identity (as every update does, so that the
+    request's own inserts evict what it does not name first), then record each item afresh
+    and send its payload, in request order (P1's order for payloads). A held entry is
+    replaced, not read: its tag and placeholders are the new ones."""
+    for each in outgoing:
+        touch(each.identity)
+    return tuple([insert(each.identity, cast(ProcessedItem, each.item))  # checked: processed
+                  for each in outgoing])
+
+
+def _checked_processor(process: object) -> object:
+    """``process`` if it is a plain (not async) callable, else a clear error."""
+    if not callable(process) or is_async_callable(process):
+        raise BadInputTypeError(
+            f"got process {describe(process)}, expected None or a plain (not async) "
+            "callable content -> ProcessedItem"
+        )
+    return process
 
 
 def _check_all_processed(outgoing: tuple[Outgoing, ...]) -> None:

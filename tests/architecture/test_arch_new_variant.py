@@ -36,11 +36,11 @@ _AFTER_V2 = re.compile(r'\bV2=("[^"]*"(?: \+ CRASH)?|CRASH)')
 
 
 def _add_to_spec(text: str) -> str:
-    declared = "VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3)"
+    declared = "VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4)"
     assert declared in text, "spec/variants.py no longer declares VARIANTS as the recipe says"
     twin = f'{NEW} = Variant(**{{f.name: getattr(V2, f.name) for f in fields(V2)}} | ' \
         f'{{"name": "{NEW}"}})\n\n'
-    return text.replace(declared, twin + declared.replace("V3)", f"V3, {NEW})"))
+    return text.replace(declared, twin + declared.replace("V4)", f"V4, {NEW})"))
 
 
 def _add_to_rows(text: str) -> str:
