@@ -70,8 +70,8 @@ COMMANDS: list[Command] = [
     Command(
         "conform",
         "lockstep conformance of an implementation (--adapter module:factory) to the spec",
-        lazy("model_checks.conform.command", "add_arguments"),
-        lazy("model_checks.conform.command", "run"),
+        lazy("model_checks.conform_entry", "add_arguments"),
+        lazy("model_checks.conform_entry", "run"),
     ),
     Command(
         "simulate",

@@ -185,3 +185,56 @@ def test_a_planted_cycle_through_a_function_level_import_is_found() -> None:
     assert cycles(import_graph(planted, deferred=True)) == [["pkg.a", "pkg.e"]]
     planted["pkg.e"] = "def later():\n    import pkg.d\n"
     assert cycles(import_graph(planted, deferred=True)) == []  # TYPE_CHECKING is no edge
+
+
+# -- package cycles --------------------------------------------------------------------------
+
+
+def package_graph(graph: dict[str, set[str]], root: str = "model_checks") -> dict[str, set[str]]:
+    """`graph` (module -> the modules it imports) folded to the packages directly under
+    `root`: each module of `root.pkg` (at any depth) stands for `root.pkg`; a module directly
+    in `root` (`root.cells`) stands for itself; modules outside `root` are left out."""
+
+    def unit(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[0] != root or len(parts) == 1:
+            return None
+        return ".".join(parts[:2])
+
+    folded: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = unit(module)
+        if source is None:
+            continue
+        edges = folded.setdefault(source, set())
+        edges.update(t for t in map(unit, targets) if t is not None and t != source)
+    return folded
+
+
+def test_no_two_packages_of_model_checks_import_each_other() -> None:
+    """A package that imports another which imports it back (even through others, even inside
+    a function) is one package in two folders: the dependency between packages runs one way."""
+    found = cycles(package_graph(import_graph(_project_sources(), deferred=True)))
+    assert not found, f"package cycles in model_checks (module imports folded): {found}"
+
+
+def test_a_planted_package_cycle_is_found() -> None:
+    planted = {
+        "model_checks": "",
+        "model_checks.kernel": "",
+        "model_checks.front": "",
+        "model_checks.front.command": "from model_checks.back import command\n",
+        "model_checks.back": "",
+        "model_checks.back.command": "from model_checks.front import codec\n",
+        "model_checks.front.codec": "import model_checks.kernel\n",
+        "model_checks.other": "",
+        "model_checks.other.run": ("def later():\n    import model_checks.front.codec\n"
+                                   "    import spec\n"),
+        "spec": "",
+    }
+    graph = import_graph(planted, deferred=True)
+    assert cycles(graph) == []  # no cycle of modules: front.command -> back -> front.codec
+    assert package_graph(graph)["model_checks.other"] == {"model_checks.front"}
+    assert cycles(package_graph(graph)) == [["model_checks.back", "model_checks.front"]]
+    planted["model_checks.back.command"] = "import model_checks.kernel\n"
+    assert cycles(package_graph(import_graph(planted, deferred=True))) == []

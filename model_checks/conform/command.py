@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING
 from model_checks.cells import environment_text
 from model_checks.conform.profiles import PROFILES
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
-from model_checks.history import command as history
 from spec import VARIANT_NAMES, property_ids
 
 if TYPE_CHECKING:
@@ -111,13 +110,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run one trace file (as written beside --json, or by simulate) "
                         "in lockstep against the implementation, print its step table, exit "
                         "non-zero if it reproduces a disagreement or the property it records")
-    history.add_arguments(parser)  # --threads, --tasks, --check-log (model_checks/history)
 
 
 def run(args: argparse.Namespace) -> int:
     """The command; output cut short by a closed pipe (`| head`) ends it quietly."""
+    return quiet_on_closed_pipe(_run, args)
+
+
+def quiet_on_closed_pipe(command: Callable[[argparse.Namespace], int],
+                         args: argparse.Namespace) -> int:
+    """`command(args)`; output cut short by a closed pipe (`| head`) ends it quietly, with
+    `EXIT_FAIL`."""
     try:
-        return _run(args)
+        return command(args)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
@@ -125,8 +130,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if history.wanted(args):
-        return history.run(args)
     try:
         required = _required(args.require)
         allowed = _environment(args.environment)

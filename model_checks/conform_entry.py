@@ -1,0 +1,30 @@
+"""The `conform` subcommand as the command line registers it: the lockstep check
+(`model_checks.conform.command`) and the history checks (`model_checks.history.command`:
+`--threads N`, `--tasks N`, `--check-log FILE`) on one parser.
+
+This module is where the two meet, so that the dependency between the packages runs one way:
+the history checks use conform's adapter interface and codec, and conform knows nothing of
+them. Importing it imports nothing heavy (both commands parse before torch, Hypothesis or an
+adapter is imported).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from model_checks.conform import command as lockstep
+from model_checks.history import command as history
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Conform's options, then the history options (which make `--adapter` optional)."""
+    lockstep.add_arguments(parser)
+    history.add_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The history check where its options (or a missing adapter) ask for it, else the
+    lockstep check; a closed pipe ends either quietly."""
+    if history.wanted(args):
+        return lockstep.quiet_on_closed_pipe(history.run, args)
+    return lockstep.run(args)
