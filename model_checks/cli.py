@@ -8,7 +8,8 @@ arguments are built, so a usage error answers before any of them is imported. Wi
 subcommand the main job runs (`model_checks.jobs`).
 
 Exit codes: 0 every verdict matched its expectation; 1 some verdict differed (a finding or a
-regression: the output marks it); 2 usage or input error (one line on stderr).
+regression: the output marks it); 2 usage or input error (one line on stderr): `exits`
+holds them and `UsageError`, for the commands to read without importing this module.
 """
 
 from __future__ import annotations
@@ -22,13 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.executor import DASK_HELP, ClusterError
+from model_checks.exits import EXIT_USAGE, UsageError
 from model_checks.mutant_run.command import HELP as MUTANTS_HELP
-
-EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """Bad arguments or unreadable input: printed as one line, exit code 2."""
 
 
 @dataclass(frozen=True)
@@ -70,8 +66,8 @@ COMMANDS: list[Command] = [
     Command(
         "conform",
         "lockstep conformance of an implementation (--adapter module:factory) to the spec",
-        lazy("model_checks.conform_entry", "add_arguments"),
-        lazy("model_checks.conform_entry", "run"),
+        lazy("model_checks.conform_command", "add_arguments"),
+        lazy("model_checks.conform_command", "run"),
     ),
     Command(
         "simulate",

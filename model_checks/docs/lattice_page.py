@@ -43,7 +43,7 @@ def _produced_by(entry: dict[str, Any]) -> str:
     if not isinstance(run, dict):
         raise LatticeFileError(f"{LATTICE}: no run record (command, profile, times); "
                                f"regenerate it with {LATTICE_COMMAND}")
-    from model_checks.explore.lattice_command import LATTICE_PROFILES
+    from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 
     profile = LATTICE_PROFILES.get(run["profile"])
     if profile is None:

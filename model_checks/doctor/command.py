@@ -33,10 +33,11 @@ from model_checks.doctor.facts import (
     from_serve_line,
     statuses,
 )
+from model_checks.exits import EXIT_OK, UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 WIDTH = 100
-EXIT_OK, EXIT_NOT_MODELLED = 0, 5
+EXIT_NOT_MODELLED = 5
 """0: answered; 5: the deployment's paired cache is a design the project does not model."""
 
 COUNTERS = (
@@ -231,8 +232,6 @@ def _answered(deployment: Deployment, variant: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from model_checks.cli import UsageError
-
     try:
         deployment = deployment_of(args)
         version, chosen = _version(args.vllm_version)

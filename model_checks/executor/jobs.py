@@ -77,7 +77,7 @@ time per process."""
 
 
 PRELOAD = (
-    "model_checks.conform_entry",
+    "model_checks.conform_command",
     "model_checks.mutant_run.checkers",
     "model_checks.simulate.cli",
     "model_checks.smt.cli",

@@ -38,6 +38,7 @@ from pathlib import Path
 from model_checks.cells import Agreement, agreement, environment_text
 from model_checks.environment_arg import add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument
+from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.explore.agreement import disagreements
 from model_checks.explore.cells import (
     CellJob,
@@ -68,8 +69,6 @@ from model_checks.records import (
     write_records,
 )
 from spec import VARIANTS, variant_named
-
-EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
 HELP = ("explore every reachable state of a small instance per matrix cell: shortest "
         "counterexamples, proofs for the instance at all depths, vacuous properties")

@@ -25,12 +25,13 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from model_checks.cells import cell_label, environment_text
 from model_checks.executor import ClusterError
+from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
     EnvOutcome,
@@ -41,49 +42,15 @@ from model_checks.explore.lattice import (
     search,
 )
 from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
+from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import replay_data, write_trace
 from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_FAILED = EXIT_MISMATCH
 
-@dataclass(frozen=True)
-class LatticeProfile:
-    """A profile, rung by rung: environments of up to `max_size` sources climb from `base`
-    to `top` (one more request per rung); then every environment of up to `deep_size`
-    sources containing `deep_with` climbs on to `deep` requests. `max_states` bounds each
-    graph (a resource limit: the verdicts never depend on the clock)."""
-
-    max_size: int
-    base: Rung
-    top: Rung
-    max_states: int
-    deep: int = 0
-    deep_size: int = 0
-    deep_with: tuple[str, ...] = ()
-
-    def words(self) -> str:
-        text = f"every environment of up to {self.max_size} sources at {self.base.words()}"
-        if self.top != self.base:
-            text += f", climbing to {self.top.short()}"
-        if self.deep:
-            text += (f"; every environment of up to {self.deep_size} sources with "
-                     f"{'+'.join(self.deep_with)} on to {self.deep} requests")
-        return text + f"; at most {self.max_states:,} states per graph"
-
-
-BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3, max_items=2)
-"""The ladder's base: three 1-byte identities in the 2-byte budget and two items per request
-in every environment, so it can evict for capacity with no drift at all."""
-LATTICE_PROFILES = {
-    "ci": LatticeProfile(2, BASE_RUNG, BASE_RUNG, 150_000,
-                         deep=3, deep_size=2, deep_with=("D7",)),
-    "nightly": LatticeProfile(3, BASE_RUNG, replace(BASE_RUNG, max_requests=3), 600_000,
-                              deep=4, deep_size=2, deep_with=("D7",)),
-}
-"""The lattice's profiles (`LatticeProfile.words` says each rung by rung)."""
 
 DEFAULT_JSON = Path("build/explore/lattice.json")
 DEFAULT_OUT = Path("build/explore/lattice")

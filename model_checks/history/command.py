@@ -1,5 +1,5 @@
 """`conform --threads N`, `conform --tasks N` and `conform --check-log FILE`: the history
-checks, on the conform command's parser (`model_checks.conform_entry` adds `add_arguments`
+checks, on the conform command's parser (`model_checks.conform_command` adds `add_arguments`
 and runs `run` where `wanted` says so; conform itself does not know them).
 
 Exit codes, one final `RESULT:` line each (as conform's):

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from model_checks.answers import load as load_answers
-from model_checks.cli import EXIT_MISMATCH, build_parser
+from model_checks.cli import build_parser
 from model_checks.executor import DASK_HELP, backend_for
+from model_checks.exits import EXIT_MISMATCH
 from model_checks.jobs import phases as jobs
 from model_checks.jobs.phases import SCENARIOS, Output, Phase
 from model_checks.records import VerdictRecord, read_records, write_records

@@ -17,12 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import CHECKERS, NOT_APPLICABLE, Outcome
 from model_checks.records import write_records
 from model_checks.text_table import grid
 
-EXIT_OK, EXIT_SURVIVED, EXIT_USAGE = 0, 1, 2
+EXIT_SURVIVED = EXIT_MISMATCH
 
 HELP = "run every mutant through every checker that must catch it: a mutant x checker table"
 DESCRIPTION = (

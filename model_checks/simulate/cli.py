@@ -26,6 +26,7 @@ from model_checks.cell_sets import add_cells_argument, cells_named
 from model_checks.cells import cell_label, cell_matches, environment_text
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
+from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.instance import WIDER_IN_FLIGHT
 from model_checks.itf import write_itf
 from model_checks.matrix import PROPERTIES, Cell, Expectation
@@ -36,8 +37,6 @@ from model_checks.trace_file import BadTraceFile, Replayed, replay_file, table
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
-
-EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,8 +12,8 @@ import pytest
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge, judge_all
-from model_checks.explore.lattice_command import BASE_RUNG
 from model_checks.explore.lattice_instance import lattice_config
+from model_checks.explore.lattice_profiles import BASE_RUNG
 from model_checks.explore.monitors import MONITORS, Monitor, Step
 from model_checks.explore.product import Verdict, search_product
 from spec import V1, V2, V3, Config, Kind, State, by_id, registry, variant_named

@@ -24,8 +24,8 @@ from model_checks.explore.lattice import (
     explore_environment,
     seeded,
 )
-from model_checks.explore.lattice_command import BASE_RUNG, LATTICE_PROFILES
 from model_checks.explore.lattice_instance import Rung, describe_family, ladder, lattice_config
+from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
 from spec import Config, variant_named

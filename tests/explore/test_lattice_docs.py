@@ -103,7 +103,7 @@ def test_the_page_states_the_run_that_wrote_the_json() -> None:
     """The page's produced-by line is generated from the run the JSON records: command,
     profile rung by rung, explorations, states, workers (never one run's wall or CPU time);
     a JSON without a run record, or naming no profile, is an error, not a guessed command."""
-    from model_checks.explore.lattice_command import LATTICE_PROFILES
+    from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 
     line = lat._produced_by({"run": _run()})
     assert LATTICE_PROFILES["ci"].words() in line
