@@ -10,9 +10,9 @@ checker reports besides. Three rules are stated here once:
   `D5-router`);
 - `cell_label`: the one spelling of a cell, in job names, trace file names and progress
   lines (`V1_D1+D7`, `V1_none`, `V1_D5-router`; with a property, `V1_D1+D7_S1`), read back by
-  `parse_cell`, which accepts the older spellings as aliases (`V1_D1_D7`, `V1-D1+D7-S1`,
-  `V1_ROUTER`); `cell_identifier` is the same made a Python identifier, only where one is
-  required (Hypothesis names a state machine class after its cell);
+  `parse_cell`; an older spelling (`V1_D1_D7`, `V1-D1+D7-S1`, `V1_ROUTER`) is an error that
+  names it (`older_cell`); `cell_identifier` is the same made a Python identifier, only where
+  one is required (Hypothesis names a state machine class after its cell);
 - `agreement`: what a verdict on a cell says about the matrix's expectation for it: a
   match, a mismatch (a finding), undecided, unshown (a smaller instance than the matrix's
   showing no counterexample contradicts nothing), or not judged.
@@ -24,7 +24,7 @@ import enum
 import re
 from collections.abc import Iterable
 
-from model_checks.environment_arg import BadEnvironment, parse_environment
+from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
 from model_checks.matrix import Expectation
 from model_checks.records import Checker, Verdict
 from spec import VARIANT_NAMES, property_ids
@@ -39,7 +39,7 @@ def cell_label(variant: str, environment: Iterable[str], prop: str | None = None
     """The one spelling of a cell: the variant and `environment_text`, joined by `_`
     (`V2_D2+D7`, `V1_none`, `V1_D5-router`), then `_` and the property where one is named
     (`V2_D2+D7_S1`). Job names, trace files and progress lines print it; `parse_cell` reads
-    it back, and the older spellings too."""
+    it back."""
     label = f"{variant}_{environment_text(environment)}"
     return label if prop is None else f"{label}_{prop}"
 
@@ -64,32 +64,55 @@ _FORM = "<variant>_<environment>[_<property>], e.g. V2_D2+D7, V1_none or V1_D5-r
 
 
 def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
-    """(variant, environment, property or None) of a cell spelled `cell_label`'s way, or in
-    an older spelling: environments joined by `_` (`V2_D2_D7`, as job labels and class names
-    wrote them), `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`),
-    and `D5_router` or `ROUTER` for `D5-router`. Any case. Raises `BadCell` otherwise."""
-    words = re.sub(r"d5[-_]router", "ROUTER", text.strip(), flags=re.IGNORECASE)
+    """(variant, environment, property or None) of a cell spelled `cell_label`'s way, in any
+    case and with the environment's ids in any order. Raises `BadCell` otherwise, naming the
+    one spelling where `text` is an older one (`older_cell`)."""
+    parts = text.strip().split("_")
+    variants = {v.upper(): v for v in VARIANT_NAMES}
+    reason = f"variants {', '.join(VARIANT_NAMES)}"
+    if len(parts) in (2, 3) and parts[0].upper() in variants:
+        prop = {p.upper(): p for p in property_ids()}.get(parts[-1].upper())
+        try:
+            drift = parse_environment(parts[1], router=True)
+        except BadEnvironment as error:
+            reason = str(error)
+        else:
+            if len(parts) == 2 or prop is not None:
+                return variants[parts[0].upper()], drift, prop
+            reason = f"{parts[2]!r} is no property"
+    current = older_cell(text)
+    if current is not None:
+        raise BadCell(f"cell: got {text!r}, an older spelling: write {current}")
+    raise BadCell(f"cell: got {text!r}, expected {_FORM} ({reason})")
+
+
+def older_cell(text: str) -> str | None:
+    """`cell_label`'s spelling of `text` where it is an older spelling of a cell, else None:
+    environments joined by `_` (`V2_D2_D7`, as job labels and class names once wrote them),
+    `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`), and `D5_router` or
+    `ROUTER` for `D5-router`; any case."""
+    words = re.sub(r"d5[-_]router|(?<![a-z])router(?![a-z])", "ROUTER", text.strip(),
+                   flags=re.IGNORECASE)
     tokens = [w for w in re.split(r"[\s_+-]+", words) if w]
     variants = {v.upper(): v for v in VARIANT_NAMES}
     if len(tokens) < 2 or tokens[0].upper() not in variants:
-        raise BadCell(f"cell: got {text!r}, expected {_FORM} (variants "
-                      f"{', '.join(VARIANT_NAMES)})")
+        return None
     properties = {p.upper(): p for p in property_ids()}
     prop = properties.get(tokens[-1].upper()) if len(tokens) > 2 else None
-    env = tokens[1:-1] if prop is not None else tokens[1:]
+    env = [ROUTER if t.upper() == "ROUTER" else t for t in
+           (tokens[1:-1] if prop is not None else tokens[1:])]
     try:
         drift = parse_environment("+".join(env), router=True)
-    except BadEnvironment as error:
-        raise BadCell(f"cell: got {text!r}, expected {_FORM} ({error})") from None
-    return variants[tokens[0].upper()], drift, prop
+    except BadEnvironment:
+        return None
+    label = cell_label(variants[tokens[0].upper()], drift, prop)
+    return None if label.lower() == text.strip().lower() else label
 
 
 def cell_matches(text: str, variant: str, environment: Iterable[str]) -> bool:
     """Whether a cell filter (`simulate --only`) selects a cell: `text` is part of the cell's
-    label, compared in the identifier form so that every spelling `parse_cell` accepts
-    selects the same cells (`V2_D1+D7`, `V2_D1_D7`; `V0_` selects every V0 cell)."""
-    wanted = identifier(text).lower()
-    return wanted in cell_identifier(variant, environment).lower()
+    label (`cell_label`), in any case (`V2_D1+D7`; `V0_` selects every V0 cell)."""
+    return text.lower() in cell_label(variant, environment).lower()
 
 
 class Agreement(enum.Enum):

@@ -2,8 +2,8 @@
 drift environment (`prove`, `explore`, `simulate`, `conform`).
 
 An environment is drift ids joined by "+" (any order, any case: `d7+D2` is D2+D7), or
-`none`; where a command has D5's router configuration, `D5-router` too. Older spellings
-(`D2_D7`, `D5_router`, `ROUTER`) are accepted as aliases and read as the canonical one.
+`none`; where a command has D5's router configuration, `D5-router` too. That is the one
+spelling: an older one (`D2_D7`, `D5_router`, `ROUTER`) is a usage error that names it.
 Each command keeps its older option name as an alias (`explore --env`), so existing command
 lines still work. Parsing imports nothing heavy, so a bad environment is a usage error
 before torch, z3 or Hypothesis is imported.
@@ -23,31 +23,50 @@ class BadEnvironment(ValueError):
     """A malformed environment; the message is one line naming the valid ids."""
 
 
-ROUTER_ALIASES = ("d5-router", "d5_router", "router")
-"""Spellings of `ROUTER` accepted on input (any case): the canonical one, the Python
-identifier form Hypothesis's class names use (`V1_D5_router`), and the constant's name."""
+OLDER_ROUTER = ("d5_router", "router")
+"""Older spellings of `ROUTER` (any case): the Python identifier form Hypothesis's class names
+use (`V1_D5_router`), and the constant's name. Not read: named in the error."""
 
 
 def parse_environment(text: str, *, router: bool = False) -> tuple[str, ...]:
     """`"D7+d2"` -> `("D2", "D7")`; `"none"` -> `()`; `"D5-router"` -> `("D5-router",)` when
-    the command has the router configuration. The canonical spelling is
-    `cells.environment_text`'s (drift ids joined by "+", `none`, `D5-router`); the older
-    spellings are aliases: ids joined by "_" (`D2_D7`, as job labels and class names wrote
-    them) and `ROUTER_ALIASES`. Raises `BadEnvironment` otherwise."""
+    the command has the router configuration. The one spelling is
+    `cells.environment_text`'s (drift ids joined by "+", `none`, `D5-router`), in any case
+    and order. Raises `BadEnvironment` otherwise, naming the spelling where `text` is an
+    older one (`older_environment`)."""
     cleaned = text.strip()
     if cleaned.lower() == "none":
         return ()
-    if router and cleaned.lower() in ROUTER_ALIASES:
+    if router and cleaned.lower() == ROUTER.lower():
         return (ROUTER,)
     ids = []
-    for part in cleaned.replace("_", "+").split("+"):
+    for part in cleaned.split("+"):
         drift = part.strip().upper()
         if drift not in DRIFT_IDS:
+            current = older_environment(cleaned, router=router)
+            if current is not None:
+                raise BadEnvironment(f"--environment: got {cleaned!r}, an older spelling: "
+                                     f"write {current}")
             extra = f", {ROUTER}" if router else ""
             raise BadEnvironment(f"--environment: got {part.strip()!r}, expected "
                                  f"{DRIFT_IDS[0]}..{DRIFT_IDS[-1]} joined by '+', or none{extra}")
         ids.append(drift)
     return tuple(sorted(set(ids), key=lambda d: int(d[1:])))
+
+
+def older_environment(text: str, *, router: bool = False) -> str | None:
+    """The one spelling of `text` where it is an older spelling of an environment (ids joined
+    by "_", as job labels and class names once wrote them: `D2_D7` -> `D2+D7`; `OLDER_ROUTER`
+    -> `D5-router` when the command has the router configuration), else None."""
+    cleaned = text.strip()
+    if router and cleaned.lower() in OLDER_ROUTER:
+        return ROUTER
+    if "_" not in cleaned:
+        return None
+    try:
+        return "+".join(parse_environment(cleaned.replace("_", "+"), router=router))
+    except BadEnvironment:
+        return None
 
 
 def add_environment_argument(

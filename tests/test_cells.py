@@ -16,6 +16,7 @@ from model_checks.cells import (
     cell_label,
     cell_matches,
     environment_text,
+    older_cell,
     parse_cell,
 )
 from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
@@ -24,7 +25,7 @@ from model_checks.records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker,
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "env_text",
-          "agreement", "parse_cell", "cell_matches")
+          "agreement", "parse_cell", "older_cell", "cell_matches")
 
 
 def test_a_cell_is_labelled_one_way() -> None:
@@ -86,22 +87,18 @@ def test_nothing_expected_is_not_judged_whatever_the_verdict() -> None:
         assert agreement(HYPOTHESIS, Expectation.NOT_JUDGED, verdict) is Agreement.NOT_JUDGED
 
 
-ALIASES = [
+SPELLINGS = [
     ("V2_D2+D7", ("V2", ("D2", "D7"), None)),  # the one spelling
-    ("V2_D2_D7", ("V2", ("D2", "D7"), None)),  # the old job label and class name
-    ("V2-D2+D7-S1", ("V2", ("D2", "D7"), "S1")),  # parts joined by -
-    ("V2 D2+D7 S1", ("V2", ("D2", "D7"), "S1")),  # prose
     ("v2_d7+d2_s1", ("V2", ("D2", "D7"), "S1")),  # any case, any order
     ("V1_D5-router_H1", ("V1", (ROUTER,), "H1")),
-    ("V1_D5_router", ("V1", (ROUTER,), None)),  # the router's class-name form
-    ("V1_ROUTER", ("V1", (ROUTER,), None)),  # the constant's name
+    ("V1_d5-ROUTER", ("V1", (ROUTER,), None)),
     ("V3_none", ("V3", (), None)),
-    ("V3-none-L4", ("V3", (), "L4")),
+    ("V3_none_L4", ("V3", (), "L4")),
 ]
 
 
-@pytest.mark.parametrize(("text", "cell"), ALIASES, ids=[a for a, _ in ALIASES])
-def test_every_spelling_of_a_cell_reads_as_the_one(
+@pytest.mark.parametrize(("text", "cell"), SPELLINGS, ids=[a for a, _ in SPELLINGS])
+def test_the_one_spelling_of_a_cell_reads_back(
     text: str, cell: tuple[str, tuple[str, ...], str | None],
 ) -> None:
     assert parse_cell(text) == cell
@@ -109,23 +106,55 @@ def test_every_spelling_of_a_cell_reads_as_the_one(
     assert parse_cell(cell_label(variant, env, prop)) == cell  # the one spelling round-trips
 
 
+OLDER = [
+    ("V2_D2_D7", "V2_D2+D7"),  # the old job label and class name
+    ("V2_D2_D7_S1", "V2_D2+D7_S1"),
+    ("V2-D2+D7-S1", "V2_D2+D7_S1"),  # parts joined by -
+    ("V2 D2+D7 S1", "V2_D2+D7_S1"),  # prose
+    ("V1_D5_router", "V1_D5-router"),  # the router's class-name form
+    ("V1_ROUTER", "V1_D5-router"),  # the constant's name
+    ("v3-none-l4", "V3_none_L4"),
+]
+
+
+@pytest.mark.parametrize(("text", "current"), OLDER, ids=[a for a, _ in OLDER])
+def test_an_older_cell_spelling_is_an_error_naming_the_one(text: str, current: str) -> None:
+    assert older_cell(text) == current
+    with pytest.raises(BadCell) as raised:
+        parse_cell(text)
+    assert str(raised.value) == f"cell: got {text!r}, an older spelling: write {current}"
+    assert parse_cell(current)  # what it names is read
+
+
 @pytest.mark.parametrize("text", ["X9_D1", "V2", "V2_D99", "V2_none_D1", "V2_S1", "",
                                   "V2_D1+ROUTER"])
 def test_a_bad_cell_spelling_is_a_clear_error(text: str) -> None:
+    assert older_cell(text) is None
     with pytest.raises(BadCell, match=r"^cell: got .*, expected <variant>_<environment>"):
         parse_cell(text)
 
 
 @pytest.mark.parametrize(("text", "env"), [
-    ("D2+D7", ("D2", "D7")), ("D2_D7", ("D2", "D7")), ("d7_d2", ("D2", "D7")),
-    ("none", ()), ("D5-router", (ROUTER,)), ("D5_router", (ROUTER,)), ("ROUTER", (ROUTER,)),
-    ("router", (ROUTER,)),
+    ("D2+D7", ("D2", "D7")), ("d7+d2", ("D2", "D7")), ("none", ()), ("NONE", ()),
+    ("D5-router", (ROUTER,)), ("d5-ROUTER", (ROUTER,)),
 ])
-def test_every_spelling_of_an_environment_reads_as_the_one(
+def test_the_one_spelling_of_an_environment_reads_back(
     text: str, env: tuple[str, ...],
 ) -> None:
     assert parse_environment(text, router=True) == env
     assert parse_environment(environment_text(env), router=True) == env
+
+
+@pytest.mark.parametrize(("text", "current"), [
+    ("D2_D7", "D2+D7"), ("d7_d2", "D2+D7"), ("D5_router", ROUTER), ("ROUTER", ROUTER),
+    ("router", ROUTER),
+])
+def test_an_older_environment_spelling_is_an_error_naming_the_one(
+    text: str, current: str,
+) -> None:
+    with pytest.raises(BadEnvironment) as raised:
+        parse_environment(text, router=True)
+    assert str(raised.value) == f"--environment: got {text!r}, an older spelling: write {current}"
 
 
 def test_a_bad_environment_is_a_clear_error_and_the_router_needs_its_command() -> None:
@@ -136,15 +165,15 @@ def test_a_bad_environment_is_a_clear_error_and_the_router_needs_its_command() -
         parse_environment("ROUTER")  # a command without the router configuration
 
 
-def test_a_cell_filter_selects_the_same_cells_in_every_spelling() -> None:
+def test_a_cell_filter_selects_by_the_one_spelling() -> None:
     from model_checks.cell_sets import ALL_EXPECTED
 
     def chosen(text: str) -> list[str]:
         return [cell_label(c.variant, c.environment) for c in ALL_EXPECTED
                 if cell_matches(text, c.variant, c.environment)]
 
-    assert chosen("V2_D1+D7") == chosen("V2_D1_D7") == ["V2_D1+D7"]
-    assert chosen("V1_D5-router") == chosen("V1_ROUTER".replace("ROUTER", "D5_router"))
+    assert chosen("V2_D1+D7") == chosen("v2_d1+d7") == ["V2_D1+D7"]
+    assert chosen("V2_D1_D7") == chosen("V1_D5_router") == []  # older spellings select nothing
     assert chosen("V1_D5-router") == ["V1_D5-router"]
     assert len(chosen("V0_")) == len([c for c in ALL_EXPECTED if c.variant == "V0"])
     assert chosen("") == [cell_label(c.variant, c.environment) for c in ALL_EXPECTED]

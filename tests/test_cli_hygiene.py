@@ -90,6 +90,19 @@ def test_cli_simulate_lists_the_labels_when_no_cell_matches() -> None:
     assert "V3_D5_D7" not in done.stderr
 
 
+def test_cli_an_older_spelling_is_one_line_naming_the_one() -> None:
+    """`V2_D1_D7` and `D1_D7` were once read as `V2_D1+D7` and `D1+D7`: now each is a usage
+    error of one line that names the spelling to write."""
+    for argv, current in ((("simulate", "--only", "V2_D1_D7"), "write V2_D1+D7"),
+                          (("simulate", "--environment", "D1_D7"), "write D1+D7"),
+                          (("explore", "--environment", "D5_router"), "write D5-router")):
+        done = _run(*argv)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+        assert current in done.stderr, done.stderr
+        _clean(done)
+
+
 def test_cli_ids_are_case_insensitive() -> None:
     from model_checks.conform.command import _required
     from model_checks.environment_arg import parse_environment

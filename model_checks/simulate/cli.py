@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from model_checks import render
 from model_checks.cell_sets import add_cells_argument, cells_named
-from model_checks.cells import cell_label, cell_matches, environment_text
+from model_checks.cells import cell_label, cell_matches, environment_text, older_cell
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
@@ -48,7 +48,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder for the counterexample traces")
     parser.add_argument("--only", default="",
                         help="run only cells whose label contains this text (e.g. V2_D1, "
-                             "V2_D1+D7; the older V2_D1_D7 is the same)")
+                             "V2_D1+D7)")
     add_environment_argument(parser, alias="--env")
     add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
@@ -161,6 +161,10 @@ def _chosen_cells(args: argparse.Namespace) -> list[Cell] | None:
     every = cells_named(args.cells)
     cells = [c for c in every if cell_matches(args.only, c.variant, c.environment)
              and (envs is None or c.environment in envs)]
+    current = older_cell(args.only)
+    if not cells and current is not None:
+        print(f"error: --only {args.only!r}: an older spelling, write {current}", file=sys.stderr)
+        return None
     if not cells and not args.only.startswith("mutant"):
         labels = sorted({cell_label(c.variant, c.environment) for c in every})
         print(f"error: no cell matches {args.only!r}"
