@@ -1,0 +1,29 @@
+"""Lockstep conformance: an implementation of the paired caches, reached through an adapter,
+driven action for action beside the spec, its observations compared and the safety
+properties judged on them (`python -m model_checks conform --adapter MODULE:FACTORY`).
+
+- the interface: `adapter` (the adapter an implementation provides, its preflight and
+  loading; the tensor types in `payload`), `codec` (spec contents as real media and tensors,
+  and back), and the adapters of the reference implementation (`reference_adapter`,
+  `reference_items`; `async_adapter` for its asyncio front end); `remote` runs an adapter's
+  engine side in a child process behind a socket;
+- a run: `run` (the scripted corpus, then random lockstep walks, per variant and environment,
+  within a profile's budget: `profiles`), over `corpus`, `configurations`, `jobs`, `machine`
+  (the spec's Hypothesis machines driving the implementation) and `witnesses` (runs from the
+  committed witnesses); `lockstep/` is the side-by-side driver, the views compared, S1-S3 and
+  L1-L4 restated on the implementation's observations, and the shrinking of a disagreement;
+- what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the
+  variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
+  run could not exercise), `traces` (each failure written so that it replays), `replay`
+  (`--replay TRACE`), `emit` (`--emit-pytest`: each failure as a standalone pytest file),
+  `notation` (observations in the one trace notation), `judged` (what conformance judges);
+- the implementation mutants: `mutants` (bugs of the system's history), `reference_mutants`,
+  `serving_mutants`, `observed_mutants` and `client_mutants` (independent single-change
+  sets), all built in one shape (`mutant_factory`; their names without torch in
+  `mutant_names`), and `killmatrix` (what catches each);
+- the command line: `command` (arguments checked before torch or the adapter is imported;
+  exit codes in `exits`), and `api_page` (the adapter interface as docs/conformance.md lists
+  it). The history checks (`model_checks.history`) use the adapter interface and codec and
+  share this command's parser through `model_checks.conform_command`; nothing here imports
+  them.
+"""

@@ -1,7 +1,22 @@
-"""The exhaustive explorer: every reachable state of a small instance, over the spec itself.
+"""The exhaustive explorer: every reachable state of a small instance, over the spec itself
+(`python -m model_checks explore`).
 
-`graph` builds the state graph breadth-first with `spec.enabled` and `spec.step` (the one
-reduction, `canonical`, renames processing ids and is argued sound there); `judge` decides
-every property on it (`monitors` for L1-L3, `liveness` for L4); `cells` runs one job per
-matrix cell and turns the outcomes into verdict records; `command` is the CLI.
+- the state graph: `graph` builds it breadth-first with `spec.enabled` and the spec's step,
+  with two state reductions, each argued sound in its module (`canonical`: processing
+  renaming; `symmetry`: interchangeable identities) and opt-in partial-order reduction
+  (`reduction/`: stubborn sets); `fingerprint` names a state across processes;
+- judging: `judge` decides every property and lemma on a complete graph (`monitors` and
+  `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
+- the matrix's cells: `instance` is the instance per variant and environment, `cells` one
+  job per cell turned into verdict records, `agreement` the cross-check against Z3's and
+  Hypothesis's records; `command` is the command line;
+- the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
+  minimal environments that break it, over the instance family of `lattice_instance` and the
+  profiles of `lattice_profiles`, with every checker's replayed breaks (`evidence`), the
+  monotonicity lemma checked on each witness (`monotone`), the environments decided for every
+  instance (`every_instance`) and the report (`lattice_report`); `lattice_command` is its
+  command line;
+- one search over a Dask cluster: `distributed` (stateless workers) and `owned` with
+  `partition` (partitions of the visited set held by the workers), sharing `spread` and
+  `wire`; `collector` pauses the garbage collector while states are allocated.
 """

@@ -5,10 +5,18 @@ cannot explain.
 - `record`: the history (one record per call of an implementation's sides) and its JSON-lines
   log format (`SCHEMA`, versioned; docs/history.md);
 - `recorder`: wraps any adapter's sides and records every call;
-- `instance` and `explain`: a history as a spec configuration, and the search for
-  linearization points (memoized, bounded by a count of search nodes, never a clock);
+- `instance`, `steps` and `explain`: a history as a spec configuration, a call as spec steps,
+  and the search for linearization points (memoized, bounded by a count of search nodes,
+  never a clock);
 - `lanes`: swim lanes of a history, as text and as a mermaid diagram;
-- `schedule`, `hooks` and `concurrent`: seeded schedules of N threads or asyncio tasks over an
-  adapter, with preemption points where the adapter offers a yield hook;
-- `command`: `conform --threads N`, `--tasks N` and `--check-log FILE`.
+- `schedule`, `hooks`, `preempt` and `concurrent`: seeded schedules of N threads or asyncio
+  tasks over an adapter, with preemption points where the adapter offers a yield hook (and by
+  line tracing where it offers none);
+- `run` and `report`: the seeded concurrent runs, and what the checks print (verdicts, drift,
+  swim lanes, the `RESULT:` line and its exit code);
+- `command`: `conform --threads N`, `--tasks N` and `--check-log FILE` (on conform's parser
+  through `model_checks.conform_command`).
+
+History depends on conformance's adapter interface and codec (`model_checks.conform`), never
+the other way.
 """
