@@ -61,7 +61,7 @@ runs it over every reachable state of an instance. The tests run both within `EN
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from spec import (
@@ -224,9 +224,25 @@ class Search:
     violation: tuple[Action, ...]
 
 
+Watch = Callable[[Memory, State, Action, State], tuple[Memory, bool, bool]]
+"""A monitor for `_breadth_first`: from the memory and one step, the new memory, whether the
+step is a premise (counted), and whether it is the violation searched for."""
+
+
 def search(config: Config, max_states: int = 200_000) -> Search:
     """Every reachable (state, monitor memory) of `config`, breadth-first; raises
     OverflowError past `max_states` (an instance too large to answer)."""
+    def watch(memory: Memory, before: State, action: Action,
+              after: State) -> tuple[Memory, bool, bool]:
+        memory, outcome = advance(memory, before, action, after)
+        return memory, outcome is not None, bool(outcome)
+
+    return _breadth_first(config, max_states, watch)
+
+
+def _breadth_first(config: Config, max_states: int, watch: Watch) -> Search:
+    """Every reachable (state, memory) of `config` under `watch`, until a step it reports
+    as the violation (its path returned); raises OverflowError past `max_states`."""
     start: tuple[State, Memory] = (initial(config), ())
     parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None] = {
         start: None}
@@ -235,13 +251,13 @@ def search(config: Config, max_states: int = 200_000) -> Search:
         node = queue.popleft()
         for action in enabled(config, node[0]):
             after = step(config, node[0], action)
-            memory, outcome = advance(node[1], node[0], action, after)
-            premises += outcome is not None
+            memory, premise, found = watch(node[1], node[0], action, after)
+            premises += premise
             nxt = (after, memory)
             if nxt in parent:
                 continue
             parent[nxt] = (node, action)
-            if outcome:
+            if found:
                 return Search(len(parent), premises, _path(parent, nxt))
             if len(parent) > max_states:
                 raise OverflowError(f"more than {max_states} states")
@@ -276,25 +292,11 @@ def search_resends(config: Config, max_states: int = 200_000) -> Search:
     """Every reachable state of `config`, breadth-first, until a step where a resend misses
     (`resend_missed`; `premises` counts the resends P1 took); raises OverflowError past
     `max_states`."""
-    start: tuple[State, Memory] = (initial(config), ())
-    parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None] = {
-        start: None}
-    queue, premises = deque([start]), 0
-    while queue:
-        node = queue.popleft()
-        for action in enabled(config, node[0]):
-            after = step(config, node[0], action)
-            nxt: tuple[State, Memory] = (after, ())
-            premises += _took_resend(action, after)
-            if nxt in parent:
-                continue
-            parent[nxt] = (node, action)
-            if resend_missed(node[0], action, after):
-                return Search(len(parent), premises, _path(parent, nxt))
-            if len(parent) > max_states:
-                raise OverflowError(f"more than {max_states} states")
-            queue.append(nxt)
-    return Search(len(parent), premises, ())
+    def watch(memory: Memory, before: State, action: Action,
+              after: State) -> tuple[Memory, bool, bool]:
+        return (), _took_resend(action, after), resend_missed(before, action, after)
+
+    return _breadth_first(config, max_states, watch)
 
 
 def _took_resend(action: Action, after: State) -> bool:

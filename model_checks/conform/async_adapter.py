@@ -30,19 +30,19 @@ import torch
 from model_checks.conform import adapter as api
 from model_checks.conform.reference_adapter import (
     SUPPORTED,
+    Attempts,
     EpochFrontEnd,
     ReferenceEngine,
     fault_of,
-    items_of,
     processor_for,
     request_of,
+    send_attempt,
     variant_of,
     wire_message,
 )
 from reference import (
     Engine,
     MissingMediaError,
-    MultiModalCacheMissError,
     ProbedRequest,
     Request,
     TagSource,
@@ -90,21 +90,16 @@ class AsyncFrontEndSide(EpochFrontEnd[AsyncFrontEnd]):
     ) -> None:
         """The client's whole retry loop (`adapter.ClientLoop`): `retry_async`, run on this
         side's loop, each attempt through the harness's `send`."""
-        built: list[tuple[tuple[api.ItemIn, ...], Request]] = []
+        built: Attempts = []
 
         async def attempt(request: Request) -> None:
-            items_in = items_of(request)
-            built.append((items_in, request))
-            missed = send(items_in)
-            if missed is not None:
-                raise MultiModalCacheMissError(list(missed.identities))
+            send_attempt(send, built, request)
 
         try:
             self._run(retry_async(attempt, request_of(items), max_retries=max_retries,
                                   media=media))
-        finally:  # the last attempt is the resend the harness keeps (or none: the loop ended)
-            if len(built) > 1:
-                self.remember_resend(*built[-1])
+        finally:
+            self.keep_last_resend(built)
 
     def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
         if not isinstance(probed, ProbedRequest):

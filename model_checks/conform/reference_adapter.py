@@ -27,6 +27,7 @@ Glue decisions (each also in docs/conformance.md):
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -164,6 +165,22 @@ def items_of(request: Request) -> tuple[api.ItemIn, ...]:
                  for i in request.items)
 
 
+Attempts = list[tuple[tuple[api.ItemIn, ...], Request]]
+"""The client's attempts of one retry loop, in order: the items handed the harness, and the
+`Request` they came from."""
+
+
+def send_attempt(send: Callable[[tuple[api.ItemIn, ...]], api.Missed | None],
+                 built: Attempts, request: Request) -> None:
+    """One attempt of the client's retry loop through the harness's `send`: remembered in
+    `built`, a miss raised as the reference's miss error (which the retry helper resends)."""
+    items_in = items_of(request)
+    built.append((items_in, request))
+    missed = send(items_in)
+    if missed is not None:
+        raise MultiModalCacheMissError(list(missed.identities))
+
+
 def processor_for(setup: api.Setup) -> Callable[[object], ProcessedItem]:
     """The harness's processor as a reference processor (media -> `ProcessedItem`)."""
     process = setup.process
@@ -214,6 +231,12 @@ class EpochFrontEnd(ABC, Generic[F]):
         """The client built `request` for the attempt whose items it handed the harness as
         `items` (kept alive here, so its id names it until it is probed)."""
         self.resends[id(items)] = (items, request)
+
+    def keep_last_resend(self, built: Attempts) -> None:
+        """After a retry loop: its last attempt is the resend the harness keeps (none when
+        the loop made one attempt)."""
+        if len(built) > 1:
+            self.remember_resend(*built[-1])
 
     def request_for(self, items: tuple[api.ItemIn, ...]) -> Request:
         """The `Request` to probe for `items`: the client's own if it built one for this
@@ -300,20 +323,12 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
     ) -> None:
         """The client's whole retry loop (`adapter.ClientLoop`): `reference.retry` (or a
         mutant of it), each attempt through the harness's `send`."""
-        built: list[tuple[tuple[api.ItemIn, ...], Request]] = []
-
-        def attempt(request: Request) -> None:
-            items_in = items_of(request)
-            built.append((items_in, request))
-            missed = send(items_in)
-            if missed is not None:
-                raise MultiModalCacheMissError(list(missed.identities))
-
+        built: Attempts = []
         try:
-            self.resend(attempt, request_of(items), max_retries=max_retries, media=media)
-        finally:  # the last attempt is the resend the harness keeps (or none: the loop ended)
-            if len(built) > 1:
-                self.remember_resend(*built[-1])
+            self.resend(functools.partial(send_attempt, send, built), request_of(items),
+                        max_retries=max_retries, media=media)
+        finally:
+            self.keep_last_resend(built)
 
     def serve(self, engine: api.EngineSide, items: tuple[api.ItemIn, ...]
               ) -> api.Served | api.Missed | api.ClientRejected | api.Fault:
