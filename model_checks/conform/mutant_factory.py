@@ -1,6 +1,6 @@
-"""The shape every implementation mutant is built in, shared by the three mutant sets
-(`mutants`: the bugs of the system's history; `reference_mutants` and `serving_mutants`: the
-independent single-change sets).
+"""The shape every implementation mutant is built in, shared by every mutant set
+(`mutants`: the bugs of the system's history; `reference_mutants`: an independent
+single-change set; the sets only tests run, in tests/conform/).
 
 A mutant is one subclass of a reference class (reference/ is never edited), wired into the
 reference adapter by the wrappers below: an LRU class into a cache (`receiver_with_lru`,

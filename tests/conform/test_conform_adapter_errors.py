@@ -127,8 +127,8 @@ def test_adapter_interface_version_is_named_in_load_errors() -> None:
 
 MUTANT_FACTORIES = [
     ("model_checks.conform.mutants", "mutant_", "MUTANTS"),
-    ("model_checks.conform.observed_mutants", "observed_mutant_", "OBSERVED_MUTANTS"),
-    ("model_checks.conform.client_mutants", "loop_mutant_", "CLIENT_MUTANTS"),
+    ("tests.conform.observed_mutants", "observed_mutant_", "OBSERVED_MUTANTS"),
+    ("tests.conform.client_mutants", "loop_mutant_", "CLIENT_MUTANTS"),
 ]
 
 

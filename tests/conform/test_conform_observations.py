@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from model_checks.conform.lockstep import Disagreement, run_actions
-from model_checks.conform.observed_mutants import by_name
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.run import PROFILES, configurations, conform
 from model_checks.scenarios.base import item, submit, uuid_only
@@ -17,6 +16,7 @@ from model_checks.scenarios.catalog import configured, round_trip
 from spec import V2, V3, Content, ItemSize
 from spec.transitions import P0Process, P0UpdateItem
 from tests.conform import ordered_pair
+from tests.conform.observed_mutants import by_name
 
 _LOST = (
     *round_trip(0, item("a"), item("b")),
@@ -62,11 +62,11 @@ def test_a_front_end_evicting_by_item_count_is_caught_with_no_drift() -> None:
 
 
 def test_the_observed_set_is_new_and_killed_by_conformance_alone() -> None:
-    from model_checks.conform.client_mutants import CLIENT_MUTANTS
     from model_checks.conform.mutants import MUTANTS
-    from model_checks.conform.observed_mutants import OBSERVED_MUTANTS
     from model_checks.conform.reference_mutants import REFERENCE_MUTANTS
-    from model_checks.conform.serving_mutants import SERVING_MUTANTS
+    from tests.conform.client_mutants import CLIENT_MUTANTS
+    from tests.conform.observed_mutants import OBSERVED_MUTANTS
+    from tests.conform.serving_mutants import SERVING_MUTANTS
 
     names = [m.name for m in OBSERVED_MUTANTS]
     assert len(names) >= 20 and len(set(names)) == len(names)

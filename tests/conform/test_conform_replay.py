@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 
 from model_checks.conform.adapter import Adapter, load_adapter
-from model_checks.conform.client_mutants import CLIENT_MUTANTS
 from model_checks.conform.exits import EXIT_FAIL, EXIT_NOT_FOLLOWED, EXIT_WEAKNESS
 from model_checks.conform.remote import RemoteEngines
 from model_checks.conform.replay import replay_trace
 from model_checks.conform.run import PROFILES, conform
-from model_checks.conform.serving_mutants import SERVING_MUTANTS
 from model_checks.conform.traces import write_failure_traces
+from tests.conform.client_mutants import CLIENT_MUTANTS
+from tests.conform.serving_mutants import SERVING_MUTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "model_checks.conform.reference_adapter:factory"

@@ -1,5 +1,5 @@
 """A third, independent set of single-change mutants of the reference
-(`model_checks/conform/serving_mutants.py`): conformance alone kills at least 95 %, and the
+(`tests/conform/serving_mutants.py`): conformance alone kills at least 95 %, and the
 only survivors are its blind spots (`BLIND`: a lock removed, which sequential lockstep cannot
 see). Among the kills, three checks that have no other known-bad variant: the processor
 calls per step (`front-end-processes-hits`), the identities a rejection names
@@ -11,7 +11,7 @@ from __future__ import annotations
 from model_checks.conform.killmatrix import PROFILE, _kill
 from model_checks.conform.mutants import MUTANTS
 from model_checks.conform.reference_mutants import REFERENCE_MUTANTS
-from model_checks.conform.serving_mutants import BLIND, KILLED_BY_THREADS, SERVING_MUTANTS
+from tests.conform.serving_mutants import BLIND, KILLED_BY_THREADS, SERVING_MUTANTS
 
 
 def test_serving_mutants_are_new() -> None:

@@ -15,13 +15,13 @@ from history_helpers import ASYNC_REFERENCE, PAIR, REFERENCE, UNLOCKED_PAIR, con
 from model_checks.conform.async_adapter import factory as async_factory
 from model_checks.conform.mutant_factory import mutant_named
 from model_checks.conform.reference_adapter import factory
-from model_checks.conform.serving_mutants import KILLED_BY_THREADS, SERVING_MUTANTS
 from model_checks.history.concurrent import checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Explained, explain
 from model_checks.history.record import log_lines
 from model_checks.history.report import observed_breaks
 from model_checks.history.run import first_unexplained_seed
 from spec import ALL_DRIFT, VARIANTS, Drift, environment
+from tests.conform.serving_mutants import KILLED_BY_THREADS, SERVING_MUTANTS
 
 UNLOCKED_SEED = 1
 """A seed whose schedule shows the unlocked reply handler (found once; the schedule is a

@@ -9,8 +9,8 @@ threaded history check kills it).
 
 None is in `model_checks.conform.mutants` or `model_checks.conform.reference_mutants`; each is
 a subclass changing one method by one decision (reference/ is never edited). `BLIND` names
-the ones conformance cannot reach, each with the reason; `tests/conform/test_conform_mutants.py`
-measures the rate.
+the ones conformance cannot reach, each with the reason;
+`tests/conform/test_conform_serving_mutants.py` measures the rate.
 """
 
 from __future__ import annotations

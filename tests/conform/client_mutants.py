@@ -2,7 +2,7 @@
 show only when the loop is driven whole, across every retry of a request
 (`adapter.ClientLoop`): asked for one resend at a time, each builds the right first resend.
 
-`loop_mutant_<name>` factories (`--adapter model_checks.conform.client_mutants:...`) build
+`loop_mutant_<name>` factories (`--adapter tests.conform.client_mutants:...`) build
 the reference adapter with that loop, variant V3.
 """
 
