@@ -6,12 +6,14 @@ conformance run, Z3 on a mutant with a 6-step counterexample, Hypothesis on one 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from model_checks.cli import main
-from model_checks.mutant_run import checkers
+from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
+from model_checks.mutant_run import checkers, names
 from model_checks.mutant_run.outcome import Catch, Outcome
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.records import CONFORMANCE, SCENARIOS, Z3_BMC, Verdict, read_records
@@ -84,6 +86,37 @@ def test_the_unknown_mutant_error_lists_every_valid_name(
     for name in checkers.mutant_names():
         assert name in err
     assert "receiver-sizes-differently" in err  # implementation-only mutants too
+
+
+ROOT = Path(__file__).resolve().parents[1]
+_NAMED = re.compile(r"mutants(?: [^`\n]*?)? --mutant ([\w-]+)")
+
+
+def test_every_name_the_command_knows_is_a_registry_name() -> None:
+    """What `--mutant` accepts (read without torch) is exactly the registries' names, and
+    every `mutants --mutant NAME` in the docs names a mutant there is."""
+    known = names.mutant_names()
+    assert known == checkers.mutant_names()
+    registered = {m.name for m in (*SPEC_MUTANTS, *IMPL_MUTANTS)}
+    assert set(known) == registered
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    named = {(page.name, name) for page in pages for name in _NAMED.findall(page.read_text())}
+    assert named  # the pattern still finds the commands the docs write
+    assert not {(page, name) for page, name in named if name not in registered}
+
+
+@pytest.mark.parametrize(
+    ("source", "wanted"),
+    [
+        ("OTHER = (f('a'),)\n", "no module-level MUTANTS"),
+        ("MUTANTS = tuple(make())\n", "not a tuple written out"),
+        ("MUTANTS: tuple[X, ...] = (\n    f('a'),\n    f(NAME),\n)\n", "at line 3"),
+    ],
+)
+def test_a_registry_whose_names_cannot_be_read_is_an_error(source: str, wanted: str) -> None:
+    assert names.names_in_source("MUTANTS = (f('a', 1), g('b'))\n") == ("a", "b")
+    with pytest.raises(names.RegistryShapeError, match=re.escape(wanted)):
+        names.names_in_source(source)
 
 
 def _nothing(selection: checkers.Selection, options: checkers.Options,

@@ -19,8 +19,8 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   `notation` (observations in the one trace notation), `judged` (what conformance judges);
 - the implementation mutants: `mutants` (bugs of the system's history) and
   `reference_mutants` (an independent single-change set), built in one shape
-  (`mutant_factory`; their names without torch in `mutant_names`), and `killmatrix` (what
-  catches each); the sets only tests run are in tests/conform/;
+  (`mutant_factory`), and `killmatrix` (what catches each); the sets only tests run are in
+  tests/conform/;
 - the command line: `command` (arguments checked before torch or the adapter is imported;
   exit codes in `exits`), and `api_page` (the adapter interface as docs/conformance.md lists
   it). The history checks (`model_checks.history`) use the adapter interface and codec and

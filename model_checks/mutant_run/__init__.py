@@ -4,6 +4,6 @@ The project's rule is that a check that cannot fail is a defect. This command sh
 table, which checker catches which known-bad variant: the spec mutants
 (`model_checks.mutants`) through their witness scenario, the Hypothesis machines and the Z3
 bounded model checker, and the implementation mutants (`model_checks.conform.mutants`)
-through the conformance run. `outcome` holds the typed results, `checkers` runs them, and
-`command` is the command line.
+through the conformance run. `outcome` holds the typed results, `checkers` runs them,
+`names` knows their names without importing torch, and `command` is the command line.
 """

@@ -28,6 +28,7 @@ from model_checks.conform import killmatrix
 from model_checks.conform.killmatrix import Kill
 from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
 from model_checks.conform.mutants import ImplMutant
+from model_checks.mutant_run.names import in_order
 from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import Catch, Outcome, column
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
@@ -289,9 +290,9 @@ one)."""
 
 
 def mutant_names() -> tuple[str, ...]:
-    """Every mutant name: the spec mutants, then the implementation-only ones."""
-    names = [m.name for m in SPEC_MUTANTS]
-    return (*names, *(m.name for m in IMPL_MUTANTS if m.name not in names))
+    """Every mutant name: the spec mutants, then the implementation-only ones (from the
+    registries as imported; `names.mutant_names` reads the same without torch)."""
+    return in_order((m.name for m in SPEC_MUTANTS), (m.name for m in IMPL_MUTANTS))
 
 
 def select(names: Sequence[str] | None) -> Selection:

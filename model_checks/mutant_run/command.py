@@ -83,11 +83,9 @@ def _checkers(text: str) -> tuple[str, ...]:
 
 def _mutants(names: Sequence[str] | None) -> tuple[str, ...]:
     # the names alone, without the checkers behind them (torch, z3): a usage error is fast
-    from model_checks.conform.mutant_names import IMPL_MUTANT_NAMES
-    from model_checks.mutants import MUTANTS
+    from model_checks.mutant_run.names import mutant_names
 
-    spec = [m.name for m in MUTANTS]
-    known = (*spec, *(n for n in IMPL_MUTANT_NAMES if n not in spec))
+    known = mutant_names()
     if names is None:
         return known
     unknown = [n for n in names if n not in known]
