@@ -83,7 +83,7 @@ COMMANDS: list[Command] = [
     ),
     Command(
         "prove",
-        "decide the matrix's safety cells with Z3 (bounded model checking, V3 for all depths)",
+        "decide the matrix's safety cells with Z3 (bounded model checking; V3, V4 all depths)",
         lazy("model_checks.smt.cli", "add_arguments"),
         lazy("model_checks.smt.cli", "run_checked"),
     ),
