@@ -104,10 +104,10 @@ class Weakness:
     def removal(self) -> str:
         """One sentence: what removes the weakness, generated from the evidence: another
         variant only if one keeps the property in every environment checked (a vacuous keep
-        does not count), named with what it has (tags where it is tagged)."""
+        does not count), named with the mechanism only those variants have (`_mechanisms`)."""
         ways = []
         if self.kept_by and self.variant not in self.kept_by:
-            has = " (tags)" if all(_tagged(v) for v in self.kept_by) else ""
+            has = _mechanisms(self.kept_by)
             ways.append(f"another variant: {'/'.join(self.kept_by)}{has} keeps "
                         f"{self.property_id} in every environment checked")
         needed = _hitting_set(self.minimal)
@@ -136,10 +136,23 @@ def weakness(variant: str, prop: str) -> Weakness:
                     (shortest.trace, shortest.steps) if shortest and shortest.trace else None)
 
 
-def _tagged(variant: str) -> bool:
+MECHANISMS = (("tagged", "tags"), ("references_first", "references first"),
+              ("late_miss_reprocess", "late-miss reprocessing"),
+              ("resends_bypass_shadow", "resends that bypass the shadow"))
+"""The knobs a removal names, in the words it uses."""
+
+
+def _mechanisms(kept_by: Iterable[str]) -> str:
+    """` (tags)`: the named mechanisms every variant in `kept_by` has and no other variant
+    has, which is what the keep rests on; empty where none is."""
     from spec import VARIANTS
 
-    return any(v.name == variant and v.tagged for v in VARIANTS)
+    keepers = [v for v in VARIANTS if v.name in set(kept_by)]
+    others = [v for v in VARIANTS if v not in keepers]
+    named = [words for knob, words in MECHANISMS
+             if all(getattr(v, knob) for v in keepers)
+             and not any(getattr(v, knob) for v in others)]
+    return f" ({', '.join(named)})" if keepers and named else ""
 
 
 def trace_sources(config: Config, actions: Iterable[Action]) -> Environment:

@@ -104,7 +104,9 @@ def test_weakness_advice_never_names_a_variant_that_does_not_keep_it() -> None:
             for other in w.kept_by:
                 assert not weakness(other, prop).minimal and not vacuous(other, prop)
     assert "V0" not in weakness("V2", "L3").removal()
-    assert "V3/V4 (tags) keeps S1" in weakness("V2", "S1").removal()
+    assert ("V3/V4 (tags, references first, late-miss reprocessing) keeps S1"
+            in weakness("V2", "S1").removal())
+    assert "V4 (resends that bypass the shadow) keeps L3" in weakness("V2", "L3").removal()
 
 
 def test_kept_says_sampled_with_the_steps(capsys: pytest.CaptureFixture[str]) -> None:

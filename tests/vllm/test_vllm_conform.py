@@ -55,7 +55,7 @@ def test_vllm_require_s1_is_the_inherited_weakness_naming_the_pages_environments
     named = ", ".join(environment_text(e) for e in weakness("V2", "S1").minimal)
     assert "S1 consistent pairing [required]: INHERITED WEAKNESS on V2" in out
     assert f"({weakness('V2', 'S1').source}): {named}" in out
-    assert "removed by another variant: V3/V4 (tags)" in out
+    assert "removed by another variant: V3/V4 (tags, references first, late-miss" in out
     assert out.rstrip().splitlines()[-1] == (
         "RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: required S1 on V2 (exit 4)")
 
