@@ -9,7 +9,7 @@ expressed in the same vocabulary as the real ones.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 
 class LruFlaw(enum.Enum):
@@ -158,17 +158,7 @@ V3 = Variant(
 a probed hit lost before the update is reprocessed instead of asserted. Wire cost: one 8-byte
 tag per item, on references and payloads alike; no extra message and no extra round trip."""
 
-V4 = Variant(
-    name="V4",
-    miss_handling=MissHandling.REPORT_ALL,
-    invalidates=True,
-    payload_wins=True,
-    drop_before_replace=True,
-    tagged=True,
-    references_first=True,
-    late_miss_reprocess=True,
-    resends_bypass_shadow=True,
-)
+V4 = replace(V3, name="V4", resends_bypass_shadow=True)
 """Live (ours): V3 plus resends that bypass the shadow: the client's retry after a miss error
 sends every item as a payload. S1-S3 as V3; a miss now leads to a resend that cannot miss.
 Cost: a retry's processor runs and payload bytes for its every item, not only the missed ones;
