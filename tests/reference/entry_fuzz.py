@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 from hypothesis import strategies as st
-from ref_helpers import ITEM_BYTES, SerialProcessor, make_item, snapshot
+from ref_helpers import ITEM_BYTES, SerialProcessor, deep, make_item, self_referencing, snapshot
 
 import reference
 import reference.aio
@@ -392,23 +392,10 @@ def payloads(draw: st.DrawFn) -> Recipe:
             return {"n": tree} if nested else tree
         return Recipe("{'n': " + name + "}" if nested else name, make)
     return draw(st.sampled_from([
-        fresh("self-referencing", _self_referencing), fresh("40 levels deep", lambda: _deep(40)),
+        fresh("self-referencing", self_referencing), fresh("40 levels deep", lambda: deep(40)),
         fresh("BrokenMapping()", BrokenMapping), const([]), const(None), const(Alien()),
         fresh("{'x': zeros(1)}", lambda: {"x": torch.zeros(1)}),
     ]))
-
-
-def _self_referencing() -> dict[str, object]:
-    tree: dict[str, object] = {}
-    tree["self"] = tree
-    return tree
-
-
-def _deep(levels: int) -> dict[str, object]:
-    tree: dict[str, object] = {"x": torch.zeros(1)}
-    for _ in range(levels):
-        tree = {"n": tree}
-    return tree
 
 
 PLACEHOLDERS = st.one_of(

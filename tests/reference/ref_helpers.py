@@ -84,3 +84,18 @@ def snapshot(cache: SenderCache | ReceiverCache) -> tuple[object, ...]:
 
 def snapshot_pair(front_end: FrontEnd, engine: Engine) -> tuple[object, ...]:
     return (snapshot(front_end.sender), snapshot(engine.receiver), front_end.outstanding())
+
+
+def self_referencing() -> dict[str, object]:
+    """A tensor tree that contains itself (a payload no walk may follow forever)."""
+    tree: dict[str, object] = {}
+    tree["self"] = tree
+    return tree
+
+
+def deep(levels: int) -> dict[str, object]:
+    """A one-tensor tree nested `levels` mappings deep."""
+    tree: dict[str, object] = {"x": torch.zeros(1)}
+    for _ in range(levels):
+        tree = {"n": tree}
+    return tree

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from ref_helpers import ITEM_BYTES, SerialProcessor, make_item, snapshot
+from ref_helpers import ITEM_BYTES, SerialProcessor, deep, make_item, self_referencing, snapshot
 
 from reference import (
     V2,
@@ -68,19 +68,6 @@ class Alien:
 
     def __repr__(self) -> str:
         return "Alien()"
-
-
-def self_referencing() -> dict[str, object]:
-    tree: dict[str, object] = {}
-    tree["self"] = tree
-    return tree
-
-
-def deep(levels: int) -> dict[str, object]:
-    tree: dict[str, object] = {"x": torch.zeros(1)}
-    for _ in range(levels):
-        tree = {"n": tree}
-    return tree
 
 
 class World:
