@@ -1,0 +1,28 @@
+"""The lattice's L4 proof for a variant whose resends bypass the shadow is derived only from
+S3 and L2 proved for every instance, under the environment both cover: without either, or
+for a variant that reads the shadow on a resend, nothing is derived."""
+
+from __future__ import annotations
+
+from model_checks.explore.lattice import Proof
+from model_checks.explore.lattice_command import FIRST_RESEND, first_resend_proofs
+from spec import DRIFT_IDS
+
+EVERY = tuple(DRIFT_IDS)
+SOME = ("D1", "D2", "D3")
+
+
+def _proof(variant: str, prop: str, env: tuple[str, ...]) -> Proof:
+    return Proof(variant, prop, env, "z3-parametric", "certificate")
+
+
+def test_l4_is_derived_from_s3_and_l2_under_the_environment_both_cover() -> None:
+    derived = first_resend_proofs((_proof("V4", "S3", EVERY), _proof("V4", "L2", SOME)))
+    assert [(p.variant, p.property, p.environment, p.checker) for p in derived] == [
+        ("V4", "L4", SOME, FIRST_RESEND)]
+
+
+def test_nothing_is_derived_without_both_proofs_or_without_the_bypass() -> None:
+    assert first_resend_proofs((_proof("V4", "S3", EVERY),)) == ()
+    assert first_resend_proofs((_proof("V4", "L2", EVERY),)) == ()
+    assert first_resend_proofs((_proof("V3", "S3", EVERY), _proof("V3", "L2", EVERY))) == ()
