@@ -1,0 +1,155 @@
+"""The actions of the shared-memory design. Each is a frozen value with `guard` and `apply`;
+an action that represents a drift source names it in `requires` and exists only in an
+environment that enables it.
+
+- `Submit`: a client request, processed by P0 in one step (the touches, updates and release
+  of one request run in one synchronous call).
+- `ClientHandle` (C1): a request that carries a handle P0 issued earlier, which P0 accepts
+  if it is still the key's current chunk, and passes on.
+- `Execute`: the engine executes the oldest sent request (any one under D1).
+- `Reject` (D2): a request P0 processed never reaches the workers (rejected before it is
+  sent, or aborted while it waits).
+- `Read`: one worker reads the next executed request; workers are separate processes, so
+  one may lag behind another by any number of requests.
+- `ClearP0` (D3): P0's clear (`reset_mm_cache`); a worker's clear does nothing to the store.
+- `RestartP0` (D10): P0 restarts and creates the store anew.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import ClassVar
+
+from spec.config import Content
+from spec.designs.shm import sender
+from spec.designs.shm.config import ShmConfig
+from spec.designs.shm.readers import read
+from spec.designs.shm.state import Handle, Message, ShmState
+
+
+@dataclass(frozen=True, slots=True)
+class Submit:
+    contents: tuple[Content, ...]
+    requires: ClassVar[str | None] = None
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return state.requests < config.max_requests
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        after, items = sender.process(config, state, self.contents)
+        message = Message(state.requests, items, self.contents)
+        return after.evolve(requests=state.requests + 1, queued=(*after.queued, message))
+
+
+@dataclass(frozen=True, slots=True)
+class ClientHandle:
+    handle: Handle
+    requires: ClassVar[str | None] = "C1"
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return (state.requests < config.max_requests and self.handle in state.issued
+                and sender.accepts(state.ring, self.handle))
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        ring = state.ring
+        if config.knobs.client_handle_counts:
+            ring = sender.count_client_handle(ring, self.handle)
+        message = Message(state.requests, (self.handle,), (self.handle.placeholders,))
+        return state.evolve(ring=ring, requests=state.requests + 1,
+                            queued=(*state.queued, message))
+
+
+@dataclass(frozen=True, slots=True)
+class Execute:
+    index: int
+    requires: ClassVar[str | None] = None
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        in_order = self.index == 0 or config.enables("D1")
+        return in_order and 0 <= self.index < len(state.queued)
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        message = state.queued[self.index]
+        queued = state.queued[:self.index] + state.queued[self.index + 1:]
+        return state.evolve(queued=queued, executed=(*state.executed, message))
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    index: int
+    requires: ClassVar[str | None] = "D2"
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return 0 <= self.index < len(state.queued)
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        return state.evolve(queued=state.queued[:self.index] + state.queued[self.index + 1:])
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    worker: int
+    requires: ClassVar[str | None] = None
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return (0 <= self.worker < config.readers
+                and state.position[self.worker] < len(state.executed))
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        message = state.executed[state.position[self.worker]]
+        after = read(config, state, self.worker, message)
+        if after.fault is not None:
+            return after
+        position = list(after.position)
+        position[self.worker] += 1
+        executed = after.executed
+        while executed and min(position) > 0:  # read by every worker: retire it
+            executed = executed[1:]
+            position = [p - 1 for p in position]
+        return after.evolve(executed=executed, position=tuple(position))
+
+
+@dataclass(frozen=True, slots=True)
+class ClearP0:
+    requires: ClassVar[str | None] = "D3"
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return bool(state.ring.chunks) or state.ring.data_end > 0
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        return state.evolve(ring=sender.clear(state.ring))
+
+
+@dataclass(frozen=True, slots=True)
+class RestartP0:
+    requires: ClassVar[str | None] = "D10"
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return state.ring.id_end > 0 and state.ring.epoch < 1  # one restart per run
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        return state.evolve(ring=sender.restart(state.ring, config.knobs.restart_new_secret))
+
+
+ShmAction = Submit | ClientHandle | Execute | Reject | Read | ClearP0 | RestartP0
+ACTION_TYPES: tuple[type[ShmAction], ...] = (Submit, ClientHandle, Execute, Reject, Read,
+                                               ClearP0, RestartP0)
+
+
+def candidates(config: ShmConfig, state: ShmState) -> list[ShmAction]:
+    """Every action of a type the environment enables, before guards, in a fixed order."""
+    found: list[ShmAction] = []
+    for size in range(1, config.max_items + 1):
+        found += [Submit(c) for c in product(config.contents(), repeat=size)]
+    if config.enables("C1"):
+        found += [ClientHandle(h) for h in sorted(state.issued, key=repr)]
+    found += [Execute(i) for i in range(len(state.queued))]
+    if config.enables("D2"):
+        found += [Reject(i) for i in range(len(state.queued))]
+    found += [Read(w) for w in range(config.readers)]
+    if config.enables("D3"):
+        found.append(ClearP0())
+    if config.enables("D10"):
+        found.append(RestartP0())
+    return found

@@ -1,0 +1,141 @@
+"""The shared-memory design as a `spec.designs.base.Design`: its sources, refusals,
+properties, instance builder and transition system."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from spec.config import Content, InvalidConfiguration
+from spec.designs.base import DesignProperty, DriftSource, check_environment, check_variant
+from spec.designs.shm.actions import ACTION_TYPES, ShmAction, candidates
+from spec.designs.shm.config import OBJECT_STORE, ShmConfig
+from spec.designs.shm.properties import PROPERTIES
+from spec.designs.shm.state import Handle, ShmState, initial_state
+from spec.transitions import InvalidAction
+
+SOURCES: tuple[DriftSource, ...] = (
+    DriftSource("D1", "reordered delivery",
+                "the engine executes sent requests in another order than P0 processed them"),
+    DriftSource("D2", "request lost after P0 issued its handles",
+                "a request P0 processed never reaches the workers (rejected before it is "
+                "sent, or aborted while it waits): its handles are never read"),
+    DriftSource("D3", "P0 clears the store",
+                "P0's clear drops every chunk and restarts the data range while handles it "
+                "issued are in flight; the ids keep increasing"),
+    DriftSource("D7", "identity reused for new content",
+                "a client names new content with an identity P0 has a chunk for"),
+    DriftSource("D8", "request larger than the ring",
+                "a request's items together take more than the ring: its own chunks, not "
+                "yet read, leave no room for the rest"),
+    DriftSource("D10", "P0 restart with a new secret",
+                "P0 restarts and creates the store anew (ids from 0, a new signing secret) "
+                "while handles it issued are in flight; the bytes stay until overwritten"),
+    DriftSource("D11", "object over the size limit",
+                "an object larger than the store's object size limit"),
+    DriftSource("C1", "client-supplied handle",
+                "a client sends back a handle P0 issued earlier; P0 checks it is the key's "
+                "current chunk and passes it on without counting it as issued"),
+)
+
+REFUSED: dict[str, str] = {
+    "D4": "a worker's clear does nothing to the store (readers hold no cache of their own), "
+    "so a clear racing in-flight requests is P0's clear, D3",
+    "D5": "vLLM uses no IPC cache with several API processes or internally balanced "
+    "data-parallel engines (the cache factory falls back to a processor-only cache), and "
+    "the store has one writer",
+    "D6": "P0 processes one request's touches, updates and release in one synchronous call, "
+    "so no other request's update interleaves with them",
+    "D9": "both sides read one object in one store: an object has one size",
+}
+
+
+@dataclass(frozen=True)
+class ShmDesign:
+    """The shared-memory object store (vLLM 0.33.0, `--mm-processor-cache-type shm`)."""
+
+    name: str = "shm"
+    title: str = "shared-memory object store"
+    variants: tuple[str, ...] = (OBJECT_STORE,)
+    sources: tuple[DriftSource, ...] = SOURCES
+    properties: tuple[DesignProperty, ...] = PROPERTIES
+
+    @property
+    def refused(self) -> Mapping[str, str]:
+        return REFUSED
+
+    def instance(self, variant: str, environment: frozenset[str]) -> ShmConfig:
+        """Two identities, two readers, a ring of two 1-byte objects (2 ring bytes each), three
+        requests of up to two items; D7 adds a second content per identity, D8 a ring one
+        byte short of two chunks, D11 an object of 2 over a limit of 1."""
+        check_variant(self, variant)
+        check_environment(self, environment)
+        sizes: tuple[tuple[Content, int], ...] = ()
+        limit, ring = 4, 4
+        if "D11" in environment:
+            limit, sizes = 1, ((Content("b"), 2),)
+        if "D8" in environment:
+            ring = 3
+        return ShmConfig(versions=2 if "D7" in environment else 1, object_bytes=sizes,
+                         ring_bytes=ring, max_object_bytes=limit, environment=environment)
+
+    def initial(self, config: ShmConfig) -> ShmState:
+        return initial_state(config.readers)
+
+    def enabled(self, config: ShmConfig, state: ShmState) -> list[ShmAction]:
+        if state.fault is not None:
+            return []
+        return [a for a in candidates(config, state) if a.guard(config, state)]
+
+    def step(self, config: ShmConfig, state: ShmState, action: ShmAction) -> ShmState:
+        """The next state; raises InvalidAction (changing nothing) for an action not enabled."""
+        if state.fault is not None or not _available(config, action) or not action.guard(
+                config, state):
+            raise InvalidAction(f"{action!r} is not enabled in this state")
+        cleared = state.evolve(last_reads=()) if state.last_reads else state
+        return action.apply(config, cleared)
+
+    def is_quiescent(self, config: ShmConfig, state: ShmState) -> bool:
+        return not state.queued and not state.executed
+
+    def action_to_json(self, action: ShmAction) -> dict[str, Any]:
+        return {"action": type(action).__name__, **_plain(asdict(action))}
+
+    def action_from_json(self, data: Mapping[str, Any]) -> ShmAction:
+        by_name = {t.__name__: t for t in ACTION_TYPES}
+        kind = by_name.get(str(data.get("action")))
+        if kind is None:
+            raise InvalidAction(f"no shm action {data.get('action')!r}; one of {list(by_name)}")
+        values = {f.name: _typed(f.name, data[f.name]) for f in fields(kind)}
+        return kind(**values)
+
+
+def _available(config: ShmConfig, action: ShmAction) -> bool:
+    return action.requires is None or config.enables(action.requires)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _content(data: Any) -> Content:
+    return Content(str(data["identity"]), int(data["version"]))
+
+
+def _typed(name: str, value: Any) -> Any:
+    if name == "contents":
+        return tuple(_content(c) for c in value)
+    if name == "handle":
+        return Handle(value["key"], value["address"], value["id"], value["epoch"],
+                      _content(value["placeholders"]))
+    return value
+
+
+SHM = ShmDesign()
+
+__all__ = ["REFUSED", "SHM", "SOURCES", "InvalidConfiguration", "ShmDesign"]
