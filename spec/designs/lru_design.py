@@ -1,0 +1,103 @@
+"""The key-replicated LRU design (V0-V4: P0's metadata-only shadow mirrors P1's tensor
+cache) as a `spec.designs.base.Design`, over the spec's own transition system. Its state
+properties (S1-S4, H1) are the registry's; its trace properties (L1-L4) and its proofs are
+judged by the checkers built for it (`simulate`, `prove`, `explore`, `conform`), which the
+design-generic checkers do not replace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from spec.config import Config, Content, ItemSize
+from spec.designs.base import DesignProperty, DriftSource, Scope, check_environment, check_variant
+from spec.drift import DRIFT_IDS, Drift, environment, needs_of
+from spec.fairness import is_quiescent
+from spec.machine import enabled, initial, step
+from spec.properties.declare import Kind
+from spec.properties.registry import registry
+from spec.state import ClientItem, State
+from spec.transitions import ACTION_TYPES, Action, InvalidAction
+from spec.variants import VARIANT_NAMES, variant_named
+
+
+def _property(prop: Any) -> DesignProperty:
+    return DesignProperty(prop.id, prop.title, prop.statement, Scope.EVERY_STATE,
+                          prop.check_state)
+
+
+@dataclass(frozen=True)
+class LruDesign:
+    """The key-replicated LRU design."""
+
+    name: str = "lru"
+    title: str = "key-replicated LRU (P0's shadow mirrors P1's cache)"
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return VARIANT_NAMES
+
+    @property
+    def sources(self) -> tuple[DriftSource, ...]:
+        return tuple(DriftSource(d, Drift(d).title, Drift(d).effect) for d in DRIFT_IDS)
+
+    @property
+    def refused(self) -> Mapping[str, str]:
+        return {}
+
+    @property
+    def properties(self) -> tuple[DesignProperty, ...]:
+        return tuple(_property(p) for p in registry() if p.state_check is not None
+                     and p.kind in (Kind.SAFETY, Kind.DIAGNOSTIC, Kind.LIMIT))
+
+    def instance(self, variant: str, environment_ids: frozenset[str]) -> Config:
+        """Two identities (three under D8), a budget of 2, two requests of one item (what
+        `Drift.needs` asks for more), one retry; the sizes each configured source needs."""
+        check_variant(self, variant)
+        check_environment(self, environment_ids)
+        drift = environment(*environment_ids)
+        needs = needs_of(drift)
+        identities = ("a", "b", "c") if needs.extra_identity else ("a", "b")
+        sizes: list[ItemSize] = []
+        if needs.skewed_sizes:
+            sizes.append(ItemSize(Content("a"), 1, 2))
+        if needs.oversized:
+            sizes.append(ItemSize(Content("b"), 3, 3))
+        return Config(identities=identities, budget=2, sizes=tuple(sizes),
+                      versions=needs.versions, variant=variant_named(variant),
+                      environment=drift, max_retries=1, max_in_flight=2, max_requests=2,
+                      max_items=min(needs.items, 2), front_ends=needs.front_ends)
+
+    def initial(self, config: Config) -> State:
+        return initial(config)
+
+    def enabled(self, config: Config, state: State) -> list[Action]:
+        return enabled(config, state)
+
+    def step(self, config: Config, state: State, action: Action) -> State:
+        return step(config, state, action)
+
+    def is_quiescent(self, config: Config, state: State) -> bool:
+        return is_quiescent(config, state)
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        values = {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}
+        if "items" in values:
+            values["items"] = [dataclasses.asdict(i) for i in values["items"]]
+        return {"action": action.label, **values}
+
+    def action_from_json(self, data: Mapping[str, Any]) -> Action:
+        by_label = {t.label: t for t in ACTION_TYPES}
+        kind = by_label.get(str(data.get("action")))
+        if kind is None:
+            raise InvalidAction(f"no lru action {data.get('action')!r}; one of {list(by_label)}")
+        values = {k: v for k, v in data.items() if k != "action"}
+        if "items" in values:
+            values["items"] = tuple(ClientItem(**i) for i in values["items"])
+        return kind(**values)
+
+
+LRU = LruDesign()
