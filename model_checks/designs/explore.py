@@ -56,13 +56,16 @@ def explore(design: Design, config: Any, *, max_states: int = 2_000_000,
     frontier = deque([start])
     found: dict[str, Witness] = {}
     transitions = 0
-    _judge(design, config, start, parent, found)
+    _judge(design, config, start, (), found)
     complete = True
     while frontier:
         state = frontier.popleft()
         for action in design.enabled(config, state):
             after = design.step(config, state, action)
             transitions += 1
+            # judged on every transition, visited or not: a state's identity may leave out
+            # what only the properties read on arrival (what the step served)
+            _judge(design, config, after, (state, action, parent), found)
             if after in parent:
                 continue
             if len(parent) >= max_states:
@@ -71,7 +74,6 @@ def explore(design: Design, config: Any, *, max_states: int = 2_000_000,
                 break
             parent[after] = (state, action)
             depth[after] = depth[state] + 1
-            _judge(design, config, after, parent, found)
             frontier.append(after)
     order = [p.id for p in design.properties]
     return Exploration(design.name, variant, environment, len(parent), transitions,
@@ -79,8 +81,10 @@ def explore(design: Design, config: Any, *, max_states: int = 2_000_000,
                        tuple(sorted(found.values(), key=lambda w: order.index(w.property_id))))
 
 
-def _judge(design: Design, config: Any, state: Any, parent: dict[Any, Any],
+def _judge(design: Design, config: Any, state: Any, arrival: tuple[Any, ...],
            found: dict[str, Witness]) -> None:
+    """Record a witness for each property `state` breaks that has none yet; `arrival` is
+    (the state before, the action, the parent table), or () for the initial state."""
     quiescent: bool | None = None
     for prop in design.properties:
         if prop.id in found:
@@ -92,7 +96,14 @@ def _judge(design: Design, config: Any, state: Any, parent: dict[Any, Any],
                 continue
         reasons = prop.check(config, state)
         if reasons:
-            found[prop.id] = Witness(prop.id, _path(parent, state), "; ".join(reasons))
+            found[prop.id] = Witness(prop.id, _arrival_path(arrival), "; ".join(reasons))
+
+
+def _arrival_path(arrival: tuple[Any, ...]) -> tuple[Any, ...]:
+    if not arrival:
+        return ()
+    before, action, parent = arrival
+    return (*_path(parent, before), action)
 
 
 def _path(parent: dict[Any, Any], state: Any) -> tuple[Any, ...]:

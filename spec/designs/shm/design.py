@@ -66,19 +66,20 @@ class ShmDesign:
         return REFUSED
 
     def instance(self, variant: str, environment: frozenset[str]) -> ShmConfig:
-        """Two identities, two readers, a ring of two 1-byte objects (2 ring bytes each), three
-        requests of up to two items; D7 adds a second content per identity, D8 a ring one
-        byte short of two chunks, D11 an object of 2 over a limit of 1."""
+        """Two identities, two readers, a ring of 4 bytes (two 1-byte objects with their
+        1-byte headers), three requests of up to two items. A source adds to it, so that an
+        environment's instance has every behaviour of its subsets': D7 a second content of
+        the first identity, D8 a third item per request (three chunks exceed the ring), D11 a
+        third identity whose object exceeds the object size limit."""
         check_variant(self, variant)
         check_environment(self, environment)
+        identities: tuple[str, ...] = ("a", "b")
         sizes: tuple[tuple[Content, int], ...] = ()
-        limit, ring = 4, 4
         if "D11" in environment:
-            limit, sizes = 1, ((Content("b"), 2),)
-        if "D8" in environment:
-            ring = 3
-        return ShmConfig(versions=2 if "D7" in environment else 1, object_bytes=sizes,
-                         ring_bytes=ring, max_object_bytes=limit, environment=environment)
+            identities, sizes = ("a", "b", "c"), ((Content("c"), 5),)
+        return ShmConfig(identities=identities, versions=2 if "D7" in environment else 1,
+                         object_bytes=sizes, max_items=3 if "D8" in environment else 2,
+                         environment=environment)
 
     def initial(self, config: ShmConfig) -> ShmState:
         return initial_state(config.readers)

@@ -25,6 +25,8 @@ def process(config: ShmConfig, state: ShmState, contents: tuple[Content, ...]
         state, item = _update(config, state, content, touched)
         touched -= {item.id} if isinstance(item, Handle) else set()
         items.append(item)
+    if not config.enables("C1"):  # only a client that sends handles back needs them kept
+        return state, tuple(items)
     issued = state.issued | {i for i in items if isinstance(i, Handle)}
     return state.evolve(issued=issued), tuple(items)
 

@@ -109,7 +109,7 @@ class ShmState:
     """The whole system. `queued`: sent, not yet executed by the engine; `executed`: executed,
     in order, until every worker has read them; `position[w]`: how many of `executed` worker
     `w` has read. `issued`: every handle P0 ever issued (a client may send one back).
-    `fault`: why the engine died, if it did. `last_reads`: what the last step's reads served."""
+    `fault`: why the engine died, if it did."""
 
     ring: Ring = Ring()
     memory: tuple[Slot, ...] = ()
@@ -119,7 +119,11 @@ class ShmState:
     requests: int = 0
     issued: frozenset[Handle] = frozenset()
     fault: str | None = None
-    last_reads: tuple[Read, ...] = field(default=(), compare=True)
+    last_reads: tuple[Read, ...] = field(default=(), compare=False)
+    """What the last step's reads served: read by the properties on arrival, and not part of
+    the state's identity (nothing that follows depends on it), so two paths that differ only
+    in what they last served meet in one state; a checker judges every transition's target,
+    visited or not."""
 
     def evolve(self, **changes: object) -> ShmState:
         return replace(self, **changes)  # type: ignore[arg-type]
