@@ -91,10 +91,17 @@ class Design(Protocol):
     @property
     def properties(self) -> tuple[DesignProperty, ...]: ...
 
-    def instance(self, variant: str, environment: frozenset[str]) -> Any:
-        """The configuration the checkers explore for `variant` under `environment`: the
-        smallest that lets every source of `environment` occur, and a superset's instance
-        contains every behaviour of a subset's (so breaks are monotone in the environment)."""
+    @property
+    def rungs(self) -> tuple[str, ...]:
+        """The instance ladder, smallest first, each rung in words ("2 requests"); a run of
+        one rung is a run of the next."""
+        ...
+
+    def instance(self, variant: str, environment: frozenset[str], rung: int = 0) -> Any:
+        """The configuration the checkers explore for `variant` under `environment` at
+        `rung`: the smallest that lets every source of `environment` occur, and a superset's
+        instance contains every behaviour of a subset's (so breaks are monotone in the
+        environment)."""
         ...
 
     def initial(self, config: Any) -> Any: ...

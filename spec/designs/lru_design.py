@@ -53,11 +53,16 @@ class LruDesign:
         return tuple(_property(p) for p in registry() if p.state_check is not None
                      and p.kind in (Kind.SAFETY, Kind.DIAGNOSTIC, Kind.LIMIT))
 
-    def instance(self, variant: str, environment_ids: frozenset[str]) -> Config:
+    rungs: tuple[str, ...] = ("2 requests",)
+
+    def instance(self, variant: str, environment_ids: frozenset[str], rung: int = 0
+                 ) -> Config:
         """Two identities (three under D8), a budget of 2, two requests of one item (what
         `Drift.needs` asks for more), one retry; the sizes each configured source needs."""
         check_variant(self, variant)
         check_environment(self, environment_ids)
+        if rung != 0:
+            raise ValueError("the lru design's generic instance has one rung, 0")
         drift = environment(*environment_ids)
         needs = needs_of(drift)
         identities = ("a", "b", "c") if needs.extra_identity else ("a", "b")

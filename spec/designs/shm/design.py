@@ -65,21 +65,26 @@ class ShmDesign:
     def refused(self) -> Mapping[str, str]:
         return REFUSED
 
-    def instance(self, variant: str, environment: frozenset[str]) -> ShmConfig:
+    rungs: tuple[str, ...] = ("2 requests", "3 requests")
+
+    def instance(self, variant: str, environment: frozenset[str], rung: int = 0
+                 ) -> ShmConfig:
         """Two identities, two readers, a ring of 4 bytes (two 1-byte objects with their
-        1-byte headers), three requests of up to two items. A source adds to it, so that an
+        1-byte headers), requests of up to two items: two requests at rung 0, three at 1. A source adds to it, so that an
         environment's instance has every behaviour of its subsets': D7 a second content of
         the first identity, D8 a third item per request (three chunks exceed the ring), D11 a
         third identity whose object exceeds the object size limit."""
         check_variant(self, variant)
         check_environment(self, environment)
+        if not 0 <= rung < len(self.rungs):
+            raise ValueError(f"rung {rung}: the shm design's rungs are 0..{len(self.rungs) - 1}")
         identities: tuple[str, ...] = ("a", "b")
         sizes: tuple[tuple[Content, int], ...] = ()
         if "D11" in environment:
             identities, sizes = ("a", "b", "c"), ((Content("c"), 5),)
         return ShmConfig(identities=identities, versions=2 if "D7" in environment else 1,
                          object_bytes=sizes, max_items=3 if "D8" in environment else 2,
-                         environment=environment)
+                         max_requests=2 + rung, environment=environment)
 
     def initial(self, config: ShmConfig) -> ShmState:
         return initial_state(config.readers)

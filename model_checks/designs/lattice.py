@@ -1,0 +1,212 @@
+"""Every environment of a design's drift sources, answered per property: the minimal sets
+of sources under which it breaks (each with a shortest witness), and where it holds.
+
+The search rests on monotonicity: a design's instance for an environment has every
+behaviour of its subsets' instances (`Design.instance`'s contract), so a break stands under
+every environment containing its set (its witness is replayed there to confirm it), and a
+complete search that finds no break under an environment settles every environment inside
+it, for that rung's instance. At each rung of the design's ladder it explores every
+environment of at most that rung's size; at the base rung it then explores, per property,
+the largest environments that contain none of its breaking sets, where a complete search
+settles the rest. Witnesses found by hand on larger instances (`Explicit`) join the breaks
+once they replay. An environment no search settled is `unknown`, never `holds`; an
+all-instance proof (`proofs`) settles a property everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from multiprocessing import get_context
+from typing import Any
+
+from model_checks.designs.explore import Exploration, explore, replay
+from spec.designs import design_named
+from spec.designs.base import Design, source_order
+
+Environment = frozenset[str]
+
+
+@dataclass(frozen=True)
+class Explicit:
+    """A witness found outside the ladder: its environment, property, the instance it runs
+    on (its configuration and that instance in words) and its actions."""
+
+    environment: Environment
+    property_id: str
+    config: Any
+    instance: str
+    actions: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One property under one environment: 'breaks', 'holds' or 'unknown'; for a break the
+    minimal set, the witness's length and the instance it ran on; for a hold what settled
+    it (a proof, or the complete search of an environment at a rung)."""
+
+    verdict: str
+    basis: str
+    breaking_set: tuple[str, ...] = ()
+    steps: int = 0
+
+
+@dataclass(frozen=True)
+class Break:
+    environment: Environment
+    property_id: str
+    actions: tuple[Any, ...]
+    instance: str
+    config: Any
+    reason: str
+
+
+@dataclass
+class LatticeResult:
+    design: str
+    variant: str
+    sources: tuple[str, ...]
+    max_states: int
+    sizes: tuple[int, ...]
+    explorations: dict[tuple[int, Environment], Exploration] = field(default_factory=dict)
+    minimal: dict[str, list[Break]] = field(default_factory=dict)
+    proofs: dict[str, str] = field(default_factory=dict)
+
+    def answer(self, environment: Environment, property_id: str) -> Answer:
+        if property_id in self.proofs:
+            return Answer("holds", self.proofs[property_id])
+        for found in self.minimal.get(property_id, []):
+            if found.environment <= environment and self.replays(found, environment):
+                return Answer("breaks", found.instance, _ids(found.environment),
+                              len(found.actions))
+        for rung in reversed(range(len(self.sizes))):
+            for (at, explored), search in self.explorations.items():
+                if at == rung and environment <= explored and search.complete \
+                        and search.verdict(property_id) == "holds":
+                    return Answer("holds", f"{self.rung_words(rung)}: search of "
+                                  f"{name(explored)}")
+        return Answer("unknown", "no complete search covers it")
+
+    def rung_words(self, rung: int) -> str:
+        return design_named(self.design).rungs[rung]
+
+    def replays(self, found: Break, environment: Environment) -> bool:
+        """True when `found`'s witness runs on `environment`'s version of its instance and
+        breaks its property there too (what lets a break stand under a larger environment)."""
+        design = design_named(self.design)
+        config = dataclasses.replace(found.config, environment=environment)
+        prop = next(p for p in design.properties if p.id == found.property_id)
+        try:
+            return bool(replay(design, config, found.actions, prop))
+        except ValueError:  # a step not enabled there, or a configuration not valid there
+            return False
+
+
+def name(environment: Iterable[str]) -> str:
+    """An environment's one spelling: 'none', or its ids in catalogue order joined by '+'."""
+    ids = _ids(environment)
+    return "+".join(ids) if ids else "none"
+
+
+def _ids(environment: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(environment, key=source_order))
+
+
+def _explore_one(job: tuple[str, str, tuple[str, ...], int, int]) -> tuple[int, Exploration]:
+    design_name, variant, sources, rung, max_states = job
+    design = design_named(design_name)
+    environment = frozenset(sources)
+    config = design.instance(variant, environment, rung)
+    return rung, explore(design, config, max_states=max_states, variant=variant,
+                         environment=environment)
+
+
+def search(design: Design, variant: str, *, sizes: Sequence[int] = (1,),
+           max_states: int = 2_000_000, processes: int = 1,
+           proofs: Mapping[str, str] | None = None, explicit: Sequence[Explicit] = (),
+           progress: Callable[[int, Exploration], None] | None = None) -> LatticeResult:
+    """The lattice of `design`'s sources for `variant`: at rung r, every environment of at
+    most `sizes[r]` sources; at rung 0 also the largest environments avoiding each
+    property's breaks (see the module docstring)."""
+    sources = tuple(s.id for s in design.sources)
+    result = LatticeResult(design.name, variant, sources, max_states, tuple(sizes),
+                           proofs=dict(proofs or {}))
+    jobs = [(rung, frozenset(c)) for rung, size in enumerate(sizes)
+            for k in range(size + 1) for c in combinations(sources, k)]
+    _run(design, variant, jobs, result, processes, progress)
+    _settle_minimal(design, result, explicit)
+    wanted = {(0, env) for prop in design.properties if prop.id not in result.proofs
+              for env in _largest_avoiding(sources, [b.environment for b in
+                                                     result.minimal[prop.id]])}
+    _run(design, variant, sorted(wanted - set(result.explorations), key=lambda j: name(j[1])),
+         result, processes, progress)
+    _settle_minimal(design, result, explicit)
+    return result
+
+
+def _run(design: Design, variant: str, jobs: list[tuple[int, Environment]],
+         result: LatticeResult, processes: int,
+         progress: Callable[[int, Exploration], None] | None) -> None:
+    work = [(design.name, variant, tuple(sorted(env)), rung, result.max_states)
+            for rung, env in jobs]
+    if processes > 1 and len(work) > 1:
+        with get_context("fork").Pool(processes) as pool:
+            _collect(pool.imap(_explore_one, work), result, progress)
+    else:
+        _collect(map(_explore_one, work), result, progress)
+
+
+def _collect(found: Iterable[tuple[int, Exploration]], result: LatticeResult,
+             progress: Callable[[int, Exploration], None] | None) -> None:
+    for rung, exploration in found:
+        result.explorations[(rung, exploration.environment)] = exploration
+        if progress is not None:
+            progress(rung, exploration)
+
+
+def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Explicit]
+                    ) -> None:
+    """Per property, the breaks under no smaller breaking environment, smallest set first
+    and, per set, the lowest rung's (the explicit witnesses after the ladder's)."""
+    for prop in design.properties:
+        breaks = _ladder_breaks(design, result, prop.id) + [
+            Break(e.environment, e.property_id, e.actions, e.instance, e.config,
+                  "explicit witness") for e in explicit if e.property_id == prop.id]
+        minimal: list[Break] = []
+        for found in breaks:
+            if any(o.environment < found.environment for o in breaks):
+                continue
+            if any(m.environment == found.environment for m in minimal):
+                continue
+            minimal.append(found)
+        result.minimal[prop.id] = sorted(minimal, key=lambda b: (len(b.environment),
+                                                                  name(b.environment)))
+
+
+def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> list[Break]:
+    found = []
+    for (rung, env), search in sorted(result.explorations.items(),
+                                      key=lambda item: (item[0][0], name(item[0][1]))):
+        witness = search.witness(property_id)
+        if witness is not None:
+            config = design.instance(result.variant, env, rung)
+            found.append(Break(env, property_id, witness.actions,
+                               design.rungs[rung], config, witness.reason))
+    return found
+
+
+def _largest_avoiding(sources: tuple[str, ...], breaking: list[Environment]
+                      ) -> list[Environment]:
+    """The largest environments of `sources` that contain none of `breaking`."""
+    candidates = [frozenset(sources)]
+    for blocked in breaking:
+        grown: list[Environment] = []
+        for env in candidates:
+            if not blocked <= env:
+                grown.append(env)
+                continue
+            grown += [env - {source} for source in blocked]
+        candidates = [e for e in set(grown) if not any(e < o for o in grown)]
+    return sorted(set(candidates), key=name)
