@@ -1,0 +1,781 @@
+"""S1 and S2 of the shared-memory design for every instance: an abstract model of its ring
+over unbounded integers, proved by a certificate (a conjunction of invariants) checked for
+initiation and consecution under every action with z3.
+
+`model_checks.designs.explore` decides one finite instance. Here nothing is bounded: the
+ring's size R >= 1, every chunk's size n (1 <= n <= R: header and object together; a larger
+one never fits, the allocator refuses it), the ids, addresses, epochs and contents are
+integers, and there is no limit on requests, items, readers, clears or restarts.
+
+**The abstract state** (`View`; the same record holds z3 terms for the proof and Python values
+for a spec state, `abstraction`):
+- the ring's registers: R, the data range [start, end) of the current lap frame, `end_offset`
+  (end mod R, the physical next write position), the id range [id_start, id_end), the epoch;
+- the live chunks, by id (live: id_start <= id < id_end): physical offset, size, content, and
+  `high`, whether the chunk lies in the lap after the frame's first (its position in the
+  frame is `physical + R` then, else `physical`; a chunk's logical address differs from its
+  frame position by the laps the data range shifted since it was put, which only the
+  physical offset, `address mod R`, survives in the spec's handles and reads);
+- the shared memory, by physical offset: a slot's presence, header id, size, content and
+  whether it is intact;
+- one arbitrary handle (physical offset, id, epoch, placeholders' content, all fixed), and
+  whether P0 has issued it: every issued handle is that one for some choice of its fields.
+
+**The actions** (`ACTIONS`; every spec step is a sequence of them, `sources_covered`):
+- `put`: ring.allocate of a chunk of any size n in [1, R] (wrapping to the next lap start
+  when the rest of this lap is too short, refused without room: `start + n - data_start <=
+  R`), ring.write of its slot (a slot whose header the chunk covers is gone, one whose data
+  it covers from inside loses `intact`), and the handle P0 issues for it;
+- `hit`: the handle of any live chunk, issued again (P0's placeholders are the chunk's);
+- `free`: the oldest live chunk freed, whatever its reads and pins (data_start moves to the
+  next live chunk, or the range resets to 0..0 when none is left), then the lap shift when
+  data_start passed the buffer's end. ring.free's loop is a sequence of these: the positions
+  it passes are increasing and below 2R, so one shift happens in either, at the same place;
+- `clear` (D3): no live chunk, data range 0..0, ids kept; `restart` (D10): ids from 0, an
+  empty ring, a new epoch (the same one under the mutant `restart_new_secret=False`); the
+  memory keeps its bytes in both;
+- `stutter`: everything else (a request executed, rejected, a worker's read, a client's
+  handle passed on, an item sent inline) leaves the abstract state as it is.
+
+A read is a state predicate: a worker may read any issued handle at any time. It passes the
+reader's checks when the handle's epoch is the store's and (with `reader_checks_id`) the slot
+at its physical offset has its id; it yields the slot's content if the slot is there and
+intact, otherwise garbage. S1 fails when a read passes and yields anything but the handle's
+placeholders; S2 fails when the data range spans more than R, or a live chunk ends past the
+buffer, or two live chunks overlap physically (`spec.designs.shm.properties.within_ring`).
+
+**The certificates** (`S1_CERTIFICATE`, `S2_CERTIFICATE`): each part is universal over a slot
+offset, a chunk id or a pair of ids. Each obligation negates one part at fresh points and
+assumes every part at the points the step reads (`_hypothesis`: instances of a universal
+statement, a weaker hypothesis than the certificate, so an unsat query proves the universal
+obligation); no query has a quantifier (the memory write is an array lambda, read at single
+points), and each is bounded by `RLIMIT` units. `prove_every_instance` reports per property.
+
+What the proof shows beyond the two properties: every slot in memory is always intact. A
+write starts at the next write position or at offset 0, neither strictly inside a slot, so
+it removes the slots whose headers it covers and ends at or before the next slot's header;
+the spec's `intact=False` branch of `ring.write` is never taken (`check_state` confirms it on
+spec states, `slot_intact`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from itertools import product
+from typing import Any
+
+import z3
+
+from model_checks.smt.budget import Bounded
+from spec.designs.shm.config import ShmConfig, ShmKnobs
+from spec.designs.shm.state import ShmState
+
+RLIMIT = 20_000_000
+"""Per query. Calibrated with `prove_every_instance`'s `peak`: the release's S2 certificate
+spent 111 thousand units on its costliest query, S1's 30 thousand (the mutants' stay below
+both); 20 million leaves a margin of about 180."""
+
+SOURCES = ("D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1")
+"""Every drift source of the design; `sources_covered` says how the abstract actions cover
+each."""
+
+
+# -- one logic, two evaluators -----------------------------------------------------------------
+
+
+class Z3Logic:
+    """The connectives over z3 terms (the proof)."""
+
+    @staticmethod
+    def all(*xs: Any) -> Any:
+        return z3.And(*xs)
+
+    @staticmethod
+    def any(*xs: Any) -> Any:
+        return z3.Or(*xs)
+
+    @staticmethod
+    def not_(x: Any) -> Any:
+        return z3.Not(x)
+
+    @staticmethod
+    def implies(a: Any, b: Any) -> Any:
+        return z3.Implies(a, b)
+
+    @staticmethod
+    def ite(c: Any, a: Any, b: Any) -> Any:
+        return z3.If(c, a, b)
+
+
+class PyLogic:
+    """The same connectives over Python values (a spec state's abstraction)."""
+
+    @staticmethod
+    def all(*xs: Any) -> Any:
+        return all(xs)
+
+    @staticmethod
+    def any(*xs: Any) -> Any:
+        return any(xs)
+
+    @staticmethod
+    def not_(x: Any) -> Any:
+        return not x
+
+    @staticmethod
+    def implies(a: Any, b: Any) -> Any:
+        return (not a) or b
+
+    @staticmethod
+    def ite(c: Any, a: Any, b: Any) -> Any:
+        return a if c else b
+
+
+Logic = type[Z3Logic] | type[PyLogic]
+
+
+class Table(dict[int, Any]):
+    """A Python stand-in for a z3 array: a default for every index not listed."""
+
+    def __init__(self, default: Any, items: Iterable[tuple[int, Any]] = ()) -> None:
+        super().__init__(items)
+        self.default = default
+
+    def __missing__(self, key: int) -> Any:
+        return self.default
+
+
+@dataclass(frozen=True)
+class View:
+    """One abstract state (module docstring), its fields z3 terms or Python values."""
+
+    ring: Any
+    start: Any
+    end: Any
+    end_offset: Any
+    id_start: Any
+    id_end: Any
+    epoch: Any
+    c_physical: Any
+    c_high: Any
+    c_nbytes: Any
+    c_content: Any
+    m_has: Any
+    m_id: Any
+    m_nbytes: Any
+    m_content: Any
+    m_intact: Any
+    issued: Any
+    h_physical: Any
+    h_id: Any
+    h_epoch: Any
+    h_content: Any
+
+
+def live(L: Logic, v: View, i: Any) -> Any:
+    return L.all(v.id_start <= i, i < v.id_end)
+
+
+def position(L: Logic, v: View, i: Any) -> Any:
+    """Chunk `i`'s address in the data range's frame."""
+    return v.c_physical[i] + L.ite(v.c_high[i], v.ring, 0)
+
+
+def read_passes(L: Logic, v: View, knobs: ShmKnobs) -> Any:
+    """A worker's checks of the tracked handle pass (readers.handle_fault)."""
+    signed = v.h_epoch == v.epoch
+    if not knobs.reader_checks_id:
+        return signed
+    return L.all(signed, v.m_has[v.h_physical], v.m_id[v.h_physical] == v.h_id)
+
+
+def read_pairs(L: Logic, v: View) -> Any:
+    """The read yields the handle's placeholders (readers._read_slot: garbage without an
+    intact slot)."""
+    p = v.h_physical
+    return L.all(v.m_has[p], v.m_intact[p], v.m_content[p] == v.h_content)
+
+
+# -- the certificates ----------------------------------------------------------------------
+
+
+RING, SLOT, CHUNK, PAIR, HANDLE = "ring", "slot", "chunk", "pair", "handle"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One invariant of a certificate: `holds(L, view, a, b)`, universal over a slot offset
+    (kind SLOT: a), a chunk id (CHUNK: a), a pair of ids (PAIR: a, b), or over none (RING,
+    HANDLE: the tracked handle)."""
+
+    name: str
+    kind: str
+    statement: str
+    holds: Callable[[Logic, View, Any, Any], Any]
+
+
+def _offset_in_ring(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.all(v.ring >= 1, v.end_offset >= 0, v.end_offset < v.ring, v.id_start >= 0,
+                 v.id_start <= v.id_end)
+
+
+def _slot_shape(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(v.m_has[a], L.all(a >= 0, v.m_nbytes[a] >= 1,
+                                       a + v.m_nbytes[a] <= v.ring))
+
+
+def _slot_intact(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(v.m_has[a], v.m_intact[a])
+
+
+def _next_write_outside(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(v.m_has[a], L.not_(L.all(a < v.end_offset,
+                                              v.end_offset < a + v.m_nbytes[a])))
+
+
+def _chunk_header(L: Logic, v: View, a: Any, b: Any) -> Any:
+    p = v.c_physical[a]
+    return L.implies(live(L, v, a), L.all(
+        p >= 0, p < v.ring,
+        L.implies(L.all(v.m_has[p], v.m_id[p] == a), v.m_content[p] == v.c_content[a])))
+
+
+def _handle_issued(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(v.issued, L.all(v.h_epoch <= v.epoch, v.h_physical >= 0,
+                                     v.h_physical < v.ring))
+
+
+def _handle_current(L: Logic, v: View, a: Any, b: Any) -> Any:
+    p = v.h_physical
+    return L.implies(L.all(v.issued, v.h_epoch == v.epoch), L.all(
+        v.h_id < v.id_end,
+        L.implies(L.all(v.m_has[p], v.m_id[p] == v.h_id), v.m_content[p] == v.h_content)))
+
+
+def _ring_frame(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.all(v.ring >= 1, v.start >= 0, v.start < v.ring, v.start <= v.end,
+                 v.end - v.start <= v.ring, v.id_start >= 0, v.id_start <= v.id_end)
+
+
+def _end_offset(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return v.end_offset == v.end - L.ite(v.end >= v.ring, v.ring, 0)
+
+
+def _empty_ring(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(v.id_start == v.id_end, L.all(v.start == 0, v.end == 0))
+
+
+def _end_at_last(L: Logic, v: View, a: Any, b: Any) -> Any:
+    last = v.id_end - 1
+    return L.implies(v.id_start < v.id_end,
+                     v.end == position(L, v, last) + v.c_nbytes[last])
+
+
+def _chunk_fits(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(live(L, v, a), L.all(
+        v.c_nbytes[a] >= 1, v.c_physical[a] >= 0, v.c_physical[a] + v.c_nbytes[a] <= v.ring,
+        v.start <= position(L, v, a), position(L, v, a) + v.c_nbytes[a] <= v.end))
+
+
+def _chunk_next(L: Logic, v: View, a: Any, b: Any) -> Any:
+    after = position(L, v, a + 1)
+    return L.implies(L.all(live(L, v, a), live(L, v, a + 1)),
+                     L.any(after == position(L, v, a) + v.c_nbytes[a], after == v.ring))
+
+
+def _chunk_order(L: Logic, v: View, a: Any, b: Any) -> Any:
+    return L.implies(L.all(live(L, v, a), live(L, v, b), a < b),
+                     position(L, v, a) + v.c_nbytes[a] <= position(L, v, b))
+
+
+S1_CERTIFICATE: tuple[Part, ...] = (
+    Part("offset_in_ring", RING, "0 <= end mod R < R, 0 <= id_start <= id_end",
+         _offset_in_ring),
+    Part("slot_shape", SLOT, "a slot lies within the buffer", _slot_shape),
+    Part("slot_intact", SLOT, "every slot in memory is intact", _slot_intact),
+    Part("next_write_outside", SLOT, "the next write position (end mod R) is not strictly "
+         "inside a slot", _next_write_outside),
+    Part("chunk_header", CHUNK, "a live chunk's offset is within the buffer, and the slot "
+         "there with its id holds its content", _chunk_header),
+    Part("handle_issued", HANDLE, "an issued handle's epoch is at most the store's, its "
+         "offset within the buffer", _handle_issued),
+    Part("handle_current", HANDLE, "an issued handle of the current epoch has an id below "
+         "id_end, and the slot at its offset with its id holds its placeholders' content",
+         _handle_current),
+)
+"""S1: a slot is never partly overwritten (the next write position is never strictly inside
+one, and a new chunk starts there or at offset 0 and ends at a slot boundary or before a
+slot's header), and within an epoch an id is written once, so a slot with a current handle's
+id at its offset is the write the handle was issued for."""
+
+S2_CERTIFICATE: tuple[Part, ...] = (
+    Part("ring_frame", RING, "0 <= start < R, start <= end <= start + R, "
+         "0 <= id_start <= id_end",
+         _ring_frame),
+    Part("end_offset", RING, "end_offset is end mod R", _end_offset),
+    Part("empty_ring", RING, "an empty ring's data range is 0..0", _empty_ring),
+    Part("end_at_last", RING, "a non-empty ring ends where its newest chunk ends",
+         _end_at_last),
+    Part("chunk_fits", CHUNK, "a live chunk lies within the buffer and within [start, end)",
+         _chunk_fits),
+    Part("chunk_next", CHUNK, "the next live chunk follows contiguously or at the next lap's "
+         "start", _chunk_next),
+    Part("chunk_order", PAIR, "live chunks lie in id order without overlap", _chunk_order),
+)
+"""S2: the live chunks lie in [start, end), a window of at most R in the frame, in id order,
+each within one lap: so they are disjoint in the buffer too."""
+
+CERTIFICATES: dict[str, tuple[Part, ...]] = {"S1": S1_CERTIFICATE, "S2": S2_CERTIFICATE}
+
+
+def s1_broken(L: Logic, v: View, knobs: ShmKnobs) -> Any:
+    """A read of the tracked issued handle passes the checks and yields other content."""
+    return L.all(v.issued, read_passes(L, v, knobs), L.not_(read_pairs(L, v)))
+
+
+def s2_broken(L: Logic, v: View, i: Any, j: Any) -> Any:
+    """properties.within_ring fails, at chunks i and j."""
+    def end_of(x: Any) -> Any:
+        return v.c_physical[x] + v.c_nbytes[x]
+    return L.any(
+        v.end - v.start > v.ring,
+        L.all(live(L, v, i), end_of(i) > v.ring),
+        L.all(live(L, v, i), live(L, v, j), i != j, v.c_physical[i] < end_of(j),
+              v.c_physical[j] < end_of(i)))
+
+
+# -- the abstract model in z3 ----------------------------------------------------------------
+
+
+INT, BOOL = z3.IntSort(), z3.BoolSort()
+RELEASED = ShmKnobs()
+"""The release's knobs."""
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The mutants: `ShmKnobs`' two ring-relevant mechanisms, and an allocator without its
+    space check (`ring.allocate`'s `start + nbytes - data_start <= ring_bytes`)."""
+
+    shm: ShmKnobs = RELEASED
+    allocator_checks_space: bool = True
+
+    @property
+    def name(self) -> str:
+        changed = [f"{k}={getattr(self.shm, k)}" for k in ("reader_checks_id",
+                                                           "restart_new_secret")
+                   if not getattr(self.shm, k)]
+        if not self.allocator_checks_space:
+            changed.append("allocator_checks_space=False")
+        return ", ".join(changed) or "the release"
+
+
+RELEASE = Knobs()
+NO_ID_CHECK = Knobs(shm=ShmKnobs(reader_checks_id=False))
+SAME_SECRET = Knobs(shm=ShmKnobs(restart_new_secret=False))
+NO_SPACE_CHECK = Knobs(allocator_checks_space=False)
+
+def z3_state(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...]) -> View:
+    """Fresh variables for one state; the ring's size and the tracked handle are shared."""
+    def arr(name: str, sort: z3.SortRef) -> z3.ArrayRef:
+        return z3.Array(f"{name}{suffix}", INT, sort)
+
+    def num(name: str) -> z3.ArithRef:
+        return z3.Int(f"{name}{suffix}")
+
+    return View(ring, num("start"), num("end"), num("end_offset"), num("id_start"),
+                num("id_end"), num("epoch"), arr("c_physical", INT), arr("c_high", BOOL),
+                arr("c_nbytes", INT), arr("c_content", INT), arr("m_has", BOOL),
+                arr("m_id", INT), arr("m_nbytes", INT), arr("m_content", INT),
+                arr("m_intact", BOOL), z3.Bool(f"issued{suffix}"), *handle)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A step's arguments: a chunk's size and content (put), a live chunk (hit)."""
+
+    nbytes: z3.ArithRef
+    content: z3.ArithRef
+    chunk: z3.ArithRef
+
+
+@dataclass(frozen=True)
+class Step:
+    """An action's guard and the state after it (terms over the state before)."""
+
+    guard: z3.BoolRef
+    after: View
+    write_at: z3.ArithRef | None = None  # the physical offset a put writes at
+
+
+def allocation(v: View, n: z3.ArithRef, knobs: Knobs) -> tuple[z3.BoolRef, z3.ArithRef,
+                                                              z3.ArithRef]:
+    """ring.allocate: (it succeeds, the chunk's frame position, its physical offset)."""
+    wraps = v.end_offset + n > v.ring
+    start = z3.If(wraps, v.end - v.end_offset + v.ring, v.end)
+    physical = z3.If(wraps, 0, v.end_offset)
+    fits = start + n - v.start <= v.ring
+    return (fits if knobs.allocator_checks_space else z3.BoolVal(True)), start, physical
+
+
+def put(v: View, c: Choice, knobs: Knobs) -> Step:
+    n, content = c.nbytes, c.content
+    ok, start, q = allocation(v, n, knobs)
+    x = z3.Int("x")
+    covered = z3.And(q <= x, x < q + n)
+    inside = z3.And(v.m_has[x], x < q, q < x + v.m_nbytes[x])
+    new = v.id_end
+    after_offset = z3.If(v.end_offset + n > v.ring, n, v.end_offset + n)
+    after = replace(
+        v, end=start + n, end_offset=z3.If(after_offset == v.ring, 0, after_offset),
+        id_end=new + 1,
+        c_physical=z3.Store(v.c_physical, new, q),
+        c_high=z3.Store(v.c_high, new, start >= v.ring),
+        c_nbytes=z3.Store(v.c_nbytes, new, n), c_content=z3.Store(v.c_content, new, content),
+        m_has=z3.Lambda([x], z3.If(covered, x == q, v.m_has[x])),
+        m_id=z3.Store(v.m_id, q, new), m_nbytes=z3.Store(v.m_nbytes, q, n),
+        m_content=z3.Store(v.m_content, q, content),
+        m_intact=z3.Lambda([x], z3.If(x == q, True, z3.If(inside, False, v.m_intact[x]))),
+        issued=z3.Or(v.issued, z3.And(v.h_physical == q, v.h_id == new,
+                                      v.h_epoch == v.epoch, v.h_content == content)))
+    return Step(z3.And(n >= 1, n <= v.ring, ok), after, q)
+
+
+def hit(v: View, c: Choice, knobs: Knobs) -> Step:
+    k = c.chunk
+    issues = z3.And(v.h_physical == v.c_physical[k], v.h_id == k, v.h_epoch == v.epoch,
+                    v.h_content == v.c_content[k])
+    return Step(live(Z3Logic, v, k), replace(v, issued=z3.Or(v.issued, issues)))
+
+
+def free(v: View, c: Choice, knobs: Knobs) -> Step:
+    nxt = v.id_start + 1
+    more = nxt < v.id_end
+    start = z3.If(more, position(Z3Logic, v, nxt), 0)
+    end = z3.If(more, v.end, 0)
+    shift = start >= v.ring
+    x = z3.Int("x")
+    after = replace(v, id_start=nxt, start=z3.If(shift, start - v.ring, start),
+                    end=z3.If(shift, end - v.ring, end),
+                    end_offset=z3.If(more, v.end_offset, 0),
+                    c_high=z3.If(shift, z3.Lambda([x], z3.BoolVal(False)), v.c_high))
+    return Step(v.id_start < v.id_end, after)
+
+
+def clear(v: View, c: Choice, knobs: Knobs) -> Step:
+    return Step(z3.BoolVal(True), replace(v, id_start=v.id_end, start=0, end=0, end_offset=0))
+
+
+def restart(v: View, c: Choice, knobs: Knobs) -> Step:
+    epoch = v.epoch + 1 if knobs.shm.restart_new_secret else v.epoch
+    return Step(z3.BoolVal(True), replace(v, id_start=0, id_end=0, start=0, end=0,
+                                          end_offset=0, epoch=epoch))
+
+
+def stutter(v: View, c: Choice, knobs: Knobs) -> Step:
+    return Step(z3.BoolVal(True), v)
+
+
+ACTIONS: dict[str, Callable[[View, Choice, Knobs], Step]] = {
+    "put": put, "hit": hit, "free": free, "clear": clear, "restart": restart,
+    "stutter": stutter,
+}
+
+
+def sources_covered() -> dict[str, str]:
+    """How each drift source of the design is among the abstract actions."""
+    return {
+        "D1": "reordered execution moves messages only: a worker may read any issued handle "
+              "at any time (the read is a state predicate), so every order is covered",
+        "D2": "a lost request's handles are issued and never read: issuing is `put`/`hit`, "
+              "not reading them is allowed; the loss itself is a `stutter`",
+        "D3": "P0's clear is `clear`",
+        "D7": "a new content of an identity is a `put` of any content (contents are "
+              "unconstrained integers, a hit issues the chunk's own content)",
+        "D8": "a request larger than the ring is a sequence of `put`s, `free`s (any time, "
+              "whatever is pinned) and refusals (`stutter`)",
+        "D10": "P0's restart is `restart`, any number of times",
+        "D11": "an object over the limit is sent inline: a `stutter` (an inline read pairs "
+               "its own content); every chunk size 1..R is a `put`",
+        "C1": "a client's handle that P0 accepts is a handle it issued, passed on unchanged: "
+              "a `stutter`, its reads are reads of an issued handle (counting it, the "
+              "`client_handle_counts` knob, changes pins only, and `free` ignores pins)",
+    }
+
+
+# -- the check ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An obligation the certificate failed, with a z3 model (or why z3 gave none)."""
+
+    obligation: str
+    model: str
+
+
+@dataclass(frozen=True)
+class ProofVerdict:
+    """Whether `property` holds for every instance, by `certificate` (its parts' names),
+    with every query under `rlimit` units; `peak`: the most one query spent."""
+
+    property: str
+    proved: bool
+    certificate: str
+    knobs: str
+    rlimit: int
+    peak: int
+    queries: int
+    seconds: float
+    sources: tuple[str, ...]
+    failures: tuple[Failure, ...] = ()
+
+    def summary(self) -> str:
+        if self.proved:
+            return (f"{self.property} holds for every instance of the shm design under every "
+                    f"environment of {'+'.join(self.sources)} ({self.knobs}): certificate "
+                    f"{self.certificate}, {self.queries} queries, peak {self.peak} of rlimit "
+                    f"{self.rlimit}")
+        first = self.failures[0]
+        return (f"{self.property} not proved ({self.knobs}): {first.obligation} fails\n"
+                f"{first.model}")
+
+
+@dataclass(frozen=True)
+class _Points:
+    slot: z3.ArithRef
+    i: z3.ArithRef
+    j: z3.ArithRef
+
+
+def _instances(part: Part, v: View, slots: Sequence[Any], chunks: Sequence[Any]) -> list[Any]:
+    L = Z3Logic
+    if part.kind == SLOT:
+        return [part.holds(L, v, p, None) for p in slots]
+    if part.kind == CHUNK:
+        return [part.holds(L, v, i, None) for i in chunks]
+    if part.kind == PAIR:
+        return [part.holds(L, v, a, b) for a, b in product(chunks, repeat=2)]
+    return [part.holds(L, v, None, None)]
+
+
+def _hypothesis(certificate: Sequence[Part], v: View, pts: _Points, c: Choice,
+                write_at: Any = None) -> z3.BoolRef:
+    """The certificate at every point a step reads: the fresh slot and chunk points, the
+    chunks a step names (the hit's, the oldest, its successor, the newest, i + 1), and the
+    slots at their offsets, the handle's and the write's."""
+    chunks = [pts.i, pts.j, c.chunk, pts.i + 1, v.id_start, v.id_start + 1, v.id_end - 1]
+    slots = [pts.slot, v.h_physical, *(v.c_physical[x] for x in chunks)]
+    if write_at is not None:
+        slots.append(write_at)
+    return z3.And([f for part in certificate for f in _instances(part, v, slots, chunks)])
+
+
+def _at(part: Part, v: View, pts: _Points) -> Any:
+    if part.kind == SLOT:
+        return part.holds(Z3Logic, v, pts.slot, None)
+    if part.kind == CHUNK:
+        return part.holds(Z3Logic, v, pts.i, None)
+    return part.holds(Z3Logic, v, pts.i, pts.j)
+
+
+def initial(v: View) -> z3.BoolRef:
+    x = z3.Int("x")
+    return z3.And(v.start == 0, v.end == 0, v.end_offset == 0, v.id_start == 0,
+                  v.id_end == 0, v.epoch == 0, z3.Not(v.issued),
+                  v.m_has == z3.Lambda([x], z3.BoolVal(False)))
+
+
+def _readable(model: z3.ModelRef, before: View, after: View | None, pts: _Points, c: Choice,
+              write_at: Any) -> str:
+    """The model's values at the points the obligation names, before (and after) the step."""
+    def val(term: Any) -> str:
+        if isinstance(term, bool | int):
+            return str(term)
+        return str(model.eval(term, model_completion=True))
+
+    lines = [f"ring R={val(before.ring)}; points: slot {val(pts.slot)}, chunks i={val(pts.i)} "
+             f"j={val(pts.j)}; choice: n={val(c.nbytes)} content={val(c.content)} "
+             f"hit chunk={val(c.chunk)}" + ("" if write_at is None else
+                                           f"; writes at {val(write_at)}"),
+             f"handle: physical {val(before.h_physical)} id {val(before.h_id)} epoch "
+             f"{val(before.h_epoch)} placeholders {val(before.h_content)}"]
+    chunk_ids = sorted({val(t) for t in (pts.i, pts.j, c.chunk, before.id_start,
+                                          before.id_end - 1)}, key=int)
+    for label, v in (("before", before), ("after", after)):
+        if v is None:
+            continue
+        slots = sorted({val(t) for t in (pts.slot, v.h_physical,
+                                         *(v.c_physical[z3.IntVal(int(x))]
+                                           for x in chunk_ids))}, key=int)
+        if after is not None:
+            lines.append(f"{label} the step:")
+        lines.append(
+            f"  data {val(v.start)}..{val(v.end)} (end mod R {val(v.end_offset)}), ids "
+            f"{val(v.id_start)}..{val(v.id_end)}, epoch {val(v.epoch)}, handle issued "
+            f"{val(v.issued)}")
+        for x in chunk_ids:
+            i = z3.IntVal(int(x))
+            if not z3.is_true(model.eval(live(Z3Logic, v, i), model_completion=True)):
+                continue
+            lines.append(f"  live chunk #{x}: physical "
+                         f"{val(v.c_physical[i])} high lap {val(v.c_high[i])} bytes "
+                         f"{val(v.c_nbytes[i])} content {val(v.c_content[i])}")
+        for p_ in slots:
+            p = z3.IntVal(int(p_))
+            if z3.is_true(model.eval(v.m_has[p], model_completion=True)):
+                lines.append(f"  slot at {p_}: id {val(v.m_id[p])} bytes {val(v.m_nbytes[p])} "
+                             f"content {val(v.m_content[p])} intact {val(v.m_intact[p])}")
+    return "\n".join(lines)
+
+
+def _named(v: View, pts: _Points, c: Choice) -> list[Any]:
+    return [v.ring, v.start, v.end, v.end_offset, v.id_start, v.id_end, v.epoch, v.h_physical,
+            v.h_id, v.h_epoch, v.h_content, pts.slot, pts.i, pts.j, c.nbytes, c.content,
+            c.chunk]
+
+
+def _small_model(facts: list[Any], terms: list[Any], rlimit: int) -> z3.ModelRef | None:
+    """A model of `facts` with the named integers small (for reading), if one is found."""
+    for bound in (4, 16, 256):
+        solver = Bounded(rlimit)
+        solver.add(*facts, *(z3.And(-bound <= t, t <= bound) for t in terms))
+        if solver.check().result == z3.sat:
+            return solver.model()
+    return None
+
+
+def prove(prop: str, knobs: Knobs = RELEASE, rlimit: int = RLIMIT,
+          stop_at_first: bool = False) -> ProofVerdict:
+    """Check `prop`'s certificate in the abstract model with `knobs`: non-vacuity, initiation,
+    consecution of each part under each action, and the certificate implies the property."""
+    begin = time.perf_counter()
+    certificate = CERTIFICATES[prop]
+    ring = z3.Int("R")
+    handle = (z3.Int("h_physical"), z3.Int("h_id"), z3.Int("h_epoch"), z3.Int("h_content"))
+    v = z3_state("", ring, handle)
+    pts = _Points(z3.Int("p"), z3.Int("i"), z3.Int("j"))
+    c = Choice(z3.Int("n"), z3.Int("content"), z3.Int("k"))
+    peak, queries, failures = 0, 0, []
+
+    def must(expected: z3.CheckSatResult, what: str, facts: list[Any], after: View | None = None,
+             write_at: Any = None) -> None:
+        nonlocal peak, queries
+        solver = Bounded(rlimit)
+        solver.add(ring >= 1, *facts)
+        answer = solver.check()
+        queries += 1
+        peak = max(peak, answer.used)
+        if answer.result == expected:
+            return
+        if answer.result == z3.sat:
+            model = _small_model([ring >= 1, *facts], _named(v, pts, c), rlimit)
+            shown = _readable(model or solver.model(), v, after, pts, c, write_at)
+        elif answer.result == z3.unknown:
+            shown = f"undecided: {answer.why_unknown()}"
+        else:
+            shown = "unsat: the invariant does not hold in any initial state"
+        failures.append(Failure(what, shown))
+
+    hyp = _hypothesis(certificate, v, pts, c)
+    must(z3.sat, "non-vacuity (the certificate holds in an initial state)", [initial(v), hyp])
+    for part in certificate:
+        if failures and stop_at_first:
+            break
+        must(z3.unsat, f"initiation of {part.name}", [initial(v), z3.Not(_at(part, v, pts))])
+    for label, action in ACTIONS.items():
+        step = action(v, c, knobs)
+        hyp = _hypothesis(certificate, v, pts, c, step.write_at)
+        for part in certificate:
+            if failures and stop_at_first:
+                break
+            must(z3.unsat, f"consecution of {part.name} under {label}",
+                 [hyp, step.guard, z3.Not(_at(part, step.after, pts))], step.after,
+                 step.write_at)
+    hyp = _hypothesis(certificate, v, pts, c)
+    bad = (s1_broken(Z3Logic, v, knobs.shm) if prop == "S1"
+           else s2_broken(Z3Logic, v, pts.i, pts.j))
+    if not (failures and stop_at_first):
+        must(z3.unsat, f"the certificate implies {prop}", [hyp, bad])
+    return ProofVerdict(prop, not failures, " & ".join(p.name for p in certificate),
+                        knobs.name, rlimit, peak, queries,
+                        round(time.perf_counter() - begin, 3), SOURCES, tuple(failures))
+
+
+def prove_every_instance(knobs: Knobs = RELEASE, rlimit: int = RLIMIT
+                         ) -> dict[str, ProofVerdict]:
+    """S1 and S2 of the shm design for every instance (any ring, sizes, header, readers,
+    requests, items, identities, contents, clears and restarts) under every environment of
+    its sources (`SOURCES`, all at once, covered as `sources_covered` says), with
+    `client_handle_counts` either way (pins are abstracted away). With the release's knobs
+    both are proved; a mutant's verdict names the obligation that failed, with a model."""
+    return {prop: prove(prop, knobs, rlimit) for prop in CERTIFICATES}
+
+
+# -- the certificate on spec states ----------------------------------------------------------
+
+
+def abstraction(config: ShmConfig, state: ShmState) -> list[View]:
+    """The abstract states of a spec state, one per issued handle (as the tracked one) and one
+    with the tracked handle not issued. Raises AssertionError where a chunk's address does
+    not lie in the data range's window (the frame position would be undefined)."""
+    ring, R = state.ring, config.ring_bytes
+    physical, high, nbytes, content = Table(0), Table(False), Table(0), Table(0)
+    contents: dict[Any, int] = {}
+
+    def code(value: Any) -> int:
+        return contents.setdefault(value, len(contents))
+
+    for chunk in ring.chunks:
+        frame = ring.data_start + (chunk.address - ring.data_start) % R
+        physical[chunk.id], high[chunk.id] = chunk.address % R, frame >= R
+        assert frame - (R if frame >= R else 0) == chunk.address % R
+        nbytes[chunk.id], content[chunk.id] = chunk.nbytes, code(chunk.content)
+    has, ids, sizes, held, intact = Table(False), Table(0), Table(0), Table(0), Table(False)
+    for slot in state.memory:
+        has[slot.physical], ids[slot.physical] = True, slot.id
+        sizes[slot.physical], held[slot.physical] = slot.nbytes, code(slot.content)
+        intact[slot.physical] = slot.intact
+    base = View(R, ring.data_start, ring.data_end, ring.data_end % R, ring.id_start,
+                ring.id_end, ring.epoch, physical, high, nbytes, content, has, ids, sizes, held,
+                intact, False, 0, 0, 0, -1)
+    views = [base]
+    for h in sorted(state.issued, key=repr):
+        views.append(replace(base, issued=True, h_physical=h.address % R, h_id=h.id,
+                             h_epoch=h.epoch, h_content=code(h.placeholders)))
+    return views
+
+
+def check_state(config: ShmConfig, state: ShmState, knobs: ShmKnobs = RELEASED
+                ) -> list[str]:
+    """The certificate parts (of both properties) a spec state's abstraction breaks, and where;
+    and the abstract S1/S2 violations, which must agree with the spec's own S2 and with S1
+    on the state's reads (empty: all hold)."""
+    L, R = PyLogic, config.ring_bytes
+    found: list[str] = []
+    views = abstraction(config, state)
+    slots = sorted({*range(R), *(s.physical for s in state.memory)})
+    chunks = sorted({*range(state.ring.id_start, state.ring.id_end + 1),
+                     *(h.id for h in state.issued)})
+    for part in (*S1_CERTIFICATE, *S2_CERTIFICATE):
+        for v in views if part.kind == HANDLE else views[:1]:
+            if part.kind == SLOT:
+                bad = [f"slot {p}" for p in slots if not part.holds(L, v, p, None)]
+            elif part.kind == CHUNK:
+                bad = [f"chunk {i}" for i in chunks if not part.holds(L, v, i, None)]
+            elif part.kind == PAIR:
+                bad = [f"chunks {a},{b}" for a, b in product(chunks, repeat=2)
+                       if not part.holds(L, v, a, b)]
+            else:
+                bad = [] if part.holds(L, v, None, None) else [f"handle #{v.h_id}"]
+            found += [f"{part.name} fails at {where}" for where in bad]
+    for v in views[1:]:
+        if s1_broken(L, v, knobs):
+            found.append(f"S1 broken by handle #{v.h_id}")
+    live_ids = range(state.ring.id_start, state.ring.id_end)
+    if any(s2_broken(L, views[0], a, b) for a, b in product(live_ids, repeat=2)) or (
+            not live_ids and s2_broken(L, views[0], 0, 0)):
+        found.append("S2 broken")
+    return found
