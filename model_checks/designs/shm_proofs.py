@@ -44,6 +44,12 @@ intact, otherwise garbage. S1 fails when a read passes and yields anything but t
 placeholders; S2 fails when the data range spans more than R, or a live chunk ends past the
 buffer, or two live chunks overlap physically (`spec.designs.shm.properties.within_ring`).
 
+The actions and the invariants are written once over a logic (`Z3Logic` for the proof,
+`PyLogic` for values): `check_state` evaluates the certificates on a spec state's abstraction,
+`simulates` checks that a spec step is a sequence of abstract actions between the
+abstractions of its two states (a request: its items' hits, puts and inline items in order,
+with the frees it made before them).
+
 **The certificates** (`S1_CERTIFICATE`, `S2_CERTIFICATE`): each part is universal over a slot
 offset, a chunk id or a pair of ids. Each obligation negates one part at fresh points and
 assumes every part at the points the step reads (`_hypothesis`: instances of a universal
@@ -70,7 +76,7 @@ import z3
 
 from model_checks.smt.budget import Bounded
 from spec.designs.shm.config import ShmConfig, ShmKnobs
-from spec.designs.shm.state import ShmState
+from spec.designs.shm.state import Handle, ShmState
 
 RLIMIT = 20_000_000
 """Per query. Calibrated with `prove_every_instance`'s `peak`: the release's S2 certificate
@@ -108,6 +114,16 @@ class Z3Logic:
     def ite(c: Any, a: Any, b: Any) -> Any:
         return z3.If(c, a, b)
 
+    @staticmethod
+    def store(array: Any, index: Any, value: Any) -> Any:
+        return z3.Store(array, index, value)
+
+    @staticmethod
+    def lam(body: Callable[[Any], Any]) -> Any:
+        x = z3.Int("x")
+        term = body(x)
+        return z3.Lambda([x], z3.BoolVal(term) if isinstance(term, bool) else term)
+
 
 class PyLogic:
     """The same connectives over Python values (a spec state's abstraction)."""
@@ -132,6 +148,14 @@ class PyLogic:
     def ite(c: Any, a: Any, b: Any) -> Any:
         return a if c else b
 
+    @staticmethod
+    def store(array: Any, index: Any, value: Any) -> Any:
+        return Stored(array, index, value)
+
+    @staticmethod
+    def lam(body: Callable[[Any], Any]) -> Any:
+        return Lazy(body)
+
 
 Logic = type[Z3Logic] | type[PyLogic]
 
@@ -145,6 +169,26 @@ class Table(dict[int, Any]):
 
     def __missing__(self, key: int) -> Any:
         return self.default
+
+
+class Stored:
+    """A Python array after one store (z3.Store's reading)."""
+
+    def __init__(self, base: Any, index: int, value: Any) -> None:
+        self.base, self.index, self.value = base, index, value
+
+    def __getitem__(self, key: int) -> Any:
+        return self.value if key == self.index else self.base[key]
+
+
+class Lazy:
+    """A Python array given by a function (z3.Lambda's reading)."""
+
+    def __init__(self, body: Callable[[Any], Any]) -> None:
+        self.body = body
+
+    def __getitem__(self, key: int) -> Any:
+        return self.body(key)
 
 
 @dataclass(frozen=True)
@@ -396,92 +440,96 @@ def z3_state(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...]) ->
 class Choice:
     """A step's arguments: a chunk's size and content (put), a live chunk (hit)."""
 
-    nbytes: z3.ArithRef
-    content: z3.ArithRef
-    chunk: z3.ArithRef
+    nbytes: Any
+    content: Any
+    chunk: Any
 
 
 @dataclass(frozen=True)
 class Step:
-    """An action's guard and the state after it (terms over the state before)."""
+    """An action's guard and the state after it (terms over the state before, or values)."""
 
-    guard: z3.BoolRef
+    guard: Any
     after: View
-    write_at: z3.ArithRef | None = None  # the physical offset a put writes at
+    write_at: Any = None  # the physical offset a put writes at
 
 
-def allocation(v: View, n: z3.ArithRef, knobs: Knobs) -> tuple[z3.BoolRef, z3.ArithRef,
-                                                              z3.ArithRef]:
+def allocation(L: Logic, v: View, n: Any, knobs: Knobs) -> tuple[Any, Any, Any]:
     """ring.allocate: (it succeeds, the chunk's frame position, its physical offset)."""
     wraps = v.end_offset + n > v.ring
-    start = z3.If(wraps, v.end - v.end_offset + v.ring, v.end)
-    physical = z3.If(wraps, 0, v.end_offset)
+    start = L.ite(wraps, v.end - v.end_offset + v.ring, v.end)
+    physical = L.ite(wraps, 0, v.end_offset)
     fits = start + n - v.start <= v.ring
-    return (fits if knobs.allocator_checks_space else z3.BoolVal(True)), start, physical
+    return (fits if knobs.allocator_checks_space else True), start, physical
 
 
-def put(v: View, c: Choice, knobs: Knobs) -> Step:
+def put(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
     n, content = c.nbytes, c.content
-    ok, start, q = allocation(v, n, knobs)
-    x = z3.Int("x")
-    covered = z3.And(q <= x, x < q + n)
-    inside = z3.And(v.m_has[x], x < q, q < x + v.m_nbytes[x])
+    ok, start, q = allocation(L, v, n, knobs)
     new = v.id_end
-    after_offset = z3.If(v.end_offset + n > v.ring, n, v.end_offset + n)
+    after_offset = L.ite(v.end_offset + n > v.ring, n, v.end_offset + n)
+    has, intact, sizes = v.m_has, v.m_intact, v.m_nbytes
+
+    def covered(x: Any) -> Any:
+        return L.all(q <= x, x < q + n)
+
+    def inside(x: Any) -> Any:
+        return L.all(has[x], x < q, q < x + sizes[x])
+
     after = replace(
-        v, end=start + n, end_offset=z3.If(after_offset == v.ring, 0, after_offset),
+        v, end=start + n, end_offset=L.ite(after_offset == v.ring, 0, after_offset),
         id_end=new + 1,
-        c_physical=z3.Store(v.c_physical, new, q),
-        c_high=z3.Store(v.c_high, new, start >= v.ring),
-        c_nbytes=z3.Store(v.c_nbytes, new, n), c_content=z3.Store(v.c_content, new, content),
-        m_has=z3.Lambda([x], z3.If(covered, x == q, v.m_has[x])),
-        m_id=z3.Store(v.m_id, q, new), m_nbytes=z3.Store(v.m_nbytes, q, n),
-        m_content=z3.Store(v.m_content, q, content),
-        m_intact=z3.Lambda([x], z3.If(x == q, True, z3.If(inside, False, v.m_intact[x]))),
-        issued=z3.Or(v.issued, z3.And(v.h_physical == q, v.h_id == new,
-                                      v.h_epoch == v.epoch, v.h_content == content)))
-    return Step(z3.And(n >= 1, n <= v.ring, ok), after, q)
+        c_physical=L.store(v.c_physical, new, q),
+        c_high=L.store(v.c_high, new, start >= v.ring),
+        c_nbytes=L.store(v.c_nbytes, new, n), c_content=L.store(v.c_content, new, content),
+        m_has=L.lam(lambda x: L.ite(covered(x), x == q, has[x])),
+        m_id=L.store(v.m_id, q, new), m_nbytes=L.store(v.m_nbytes, q, n),
+        m_content=L.store(v.m_content, q, content),
+        m_intact=L.lam(lambda x: L.ite(x == q, True, L.ite(inside(x), False, intact[x]))),
+        issued=L.any(v.issued, L.all(v.h_physical == q, v.h_id == new,
+                                     v.h_epoch == v.epoch, v.h_content == content)))
+    return Step(L.all(n >= 1, n <= v.ring, ok), after, q)
 
 
-def hit(v: View, c: Choice, knobs: Knobs) -> Step:
+def hit(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
     k = c.chunk
-    issues = z3.And(v.h_physical == v.c_physical[k], v.h_id == k, v.h_epoch == v.epoch,
-                    v.h_content == v.c_content[k])
-    return Step(live(Z3Logic, v, k), replace(v, issued=z3.Or(v.issued, issues)))
+    issues = L.all(v.h_physical == v.c_physical[k], v.h_id == k, v.h_epoch == v.epoch,
+                   v.h_content == v.c_content[k])
+    return Step(live(L, v, k), replace(v, issued=L.any(v.issued, issues)))
 
 
-def free(v: View, c: Choice, knobs: Knobs) -> Step:
+def free(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
     nxt = v.id_start + 1
     more = nxt < v.id_end
-    start = z3.If(more, position(Z3Logic, v, nxt), 0)
-    end = z3.If(more, v.end, 0)
+    start = L.ite(more, position(L, v, nxt), 0)
+    end = L.ite(more, v.end, 0)
     shift = start >= v.ring
-    x = z3.Int("x")
-    after = replace(v, id_start=nxt, start=z3.If(shift, start - v.ring, start),
-                    end=z3.If(shift, end - v.ring, end),
-                    end_offset=z3.If(more, v.end_offset, 0),
-                    c_high=z3.If(shift, z3.Lambda([x], z3.BoolVal(False)), v.c_high))
+    after = replace(v, id_start=nxt, start=L.ite(shift, start - v.ring, start),
+                    end=L.ite(shift, end - v.ring, end),
+                    end_offset=L.ite(more, v.end_offset, 0),
+                    c_high=L.ite(shift, L.lam(lambda x: False), v.c_high))
     return Step(v.id_start < v.id_end, after)
 
 
-def clear(v: View, c: Choice, knobs: Knobs) -> Step:
-    return Step(z3.BoolVal(True), replace(v, id_start=v.id_end, start=0, end=0, end_offset=0))
+def clear(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+    return Step(True, replace(v, id_start=v.id_end, start=0, end=0, end_offset=0))
 
 
-def restart(v: View, c: Choice, knobs: Knobs) -> Step:
+def restart(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
     epoch = v.epoch + 1 if knobs.shm.restart_new_secret else v.epoch
-    return Step(z3.BoolVal(True), replace(v, id_start=0, id_end=0, start=0, end=0,
-                                          end_offset=0, epoch=epoch))
+    return Step(True, replace(v, id_start=0, id_end=0, start=0, end=0, end_offset=0,
+                              epoch=epoch))
 
 
-def stutter(v: View, c: Choice, knobs: Knobs) -> Step:
-    return Step(z3.BoolVal(True), v)
+def stutter(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+    return Step(True, v)
 
 
-ACTIONS: dict[str, Callable[[View, Choice, Knobs], Step]] = {
+ACTIONS: dict[str, Callable[[Logic, View, Choice, Knobs], Step]] = {
     "put": put, "hit": hit, "free": free, "clear": clear, "restart": restart,
     "stutter": stutter,
 }
+"""The abstract actions, over z3 terms (the proof) or Python values (`simulates`)."""
 
 
 def sources_covered() -> dict[str, str]:
@@ -631,6 +679,10 @@ def _readable(model: z3.ModelRef, before: View, after: View | None, pts: _Points
     return "\n".join(lines)
 
 
+def _z3(value: Any) -> Any:
+    return z3.BoolVal(value) if isinstance(value, bool) else value
+
+
 def _named(v: View, pts: _Points, c: Choice) -> list[Any]:
     return [v.ring, v.start, v.end, v.end_offset, v.id_start, v.id_end, v.epoch, v.h_physical,
             v.h_id, v.h_epoch, v.h_content, pts.slot, pts.i, pts.j, c.nbytes, c.content,
@@ -686,13 +738,13 @@ def prove(prop: str, knobs: Knobs = RELEASE, rlimit: int = RLIMIT,
             break
         must(z3.unsat, f"initiation of {part.name}", [initial(v), z3.Not(_at(part, v, pts))])
     for label, action in ACTIONS.items():
-        step = action(v, c, knobs)
+        step = action(Z3Logic, v, c, knobs)
         hyp = _hypothesis(certificate, v, pts, c, step.write_at)
         for part in certificate:
             if failures and stop_at_first:
                 break
             must(z3.unsat, f"consecution of {part.name} under {label}",
-                 [hyp, step.guard, z3.Not(_at(part, step.after, pts))], step.after,
+                 [hyp, _z3(step.guard), z3.Not(_at(part, step.after, pts))], step.after,
                  step.write_at)
     hyp = _hypothesis(certificate, v, pts, c)
     bad = (s1_broken(Z3Logic, v, knobs.shm) if prop == "S1"
@@ -717,35 +769,133 @@ def prove_every_instance(knobs: Knobs = RELEASE, rlimit: int = RLIMIT
 # -- the certificate on spec states ----------------------------------------------------------
 
 
-def abstraction(config: ShmConfig, state: ShmState) -> list[View]:
-    """The abstract states of a spec state, one per issued handle (as the tracked one) and one
-    with the tracked handle not issued. Raises AssertionError where a chunk's address does
-    not lie in the data range's window (the frame position would be undefined)."""
+def abstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | None = None
+                ) -> list[View]:
+    """The abstract states of a spec state, one with the tracked handle not issued, then one
+    per issued handle (as the tracked one). `codes` numbers the contents (shared between
+    states compared). Raises AssertionError where a chunk's address does not lie in the data
+    range's window (the frame position would be undefined)."""
+    codes = {} if codes is None else codes
+    base = _base(config, state, codes)
+    return [base, *(_tracking(config, base, h, True, codes)
+                    for h in sorted(state.issued, key=repr))]
+
+
+def _code(codes: dict[Any, int], value: Any) -> int:
+    return codes.setdefault(value, len(codes))
+
+
+def _base(config: ShmConfig, state: ShmState, codes: dict[Any, int]) -> View:
     ring, R = state.ring, config.ring_bytes
     physical, high, nbytes, content = Table(0), Table(False), Table(0), Table(0)
-    contents: dict[Any, int] = {}
-
-    def code(value: Any) -> int:
-        return contents.setdefault(value, len(contents))
-
     for chunk in ring.chunks:
         frame = ring.data_start + (chunk.address - ring.data_start) % R
         physical[chunk.id], high[chunk.id] = chunk.address % R, frame >= R
         assert frame - (R if frame >= R else 0) == chunk.address % R
-        nbytes[chunk.id], content[chunk.id] = chunk.nbytes, code(chunk.content)
+        nbytes[chunk.id], content[chunk.id] = chunk.nbytes, _code(codes, chunk.content)
     has, ids, sizes, held, intact = Table(False), Table(0), Table(0), Table(0), Table(False)
     for slot in state.memory:
         has[slot.physical], ids[slot.physical] = True, slot.id
-        sizes[slot.physical], held[slot.physical] = slot.nbytes, code(slot.content)
+        sizes[slot.physical], held[slot.physical] = slot.nbytes, _code(codes, slot.content)
         intact[slot.physical] = slot.intact
-    base = View(R, ring.data_start, ring.data_end, ring.data_end % R, ring.id_start,
+    return View(R, ring.data_start, ring.data_end, ring.data_end % R, ring.id_start,
                 ring.id_end, ring.epoch, physical, high, nbytes, content, has, ids, sizes, held,
                 intact, False, 0, 0, 0, -1)
-    views = [base]
-    for h in sorted(state.issued, key=repr):
-        views.append(replace(base, issued=True, h_physical=h.address % R, h_id=h.id,
-                             h_epoch=h.epoch, h_content=code(h.placeholders)))
-    return views
+
+
+def _tracking(config: ShmConfig, base: View, handle: Handle, issued: bool,
+              codes: dict[Any, int]) -> View:
+    return replace(base, issued=issued, h_physical=handle.address % config.ring_bytes,
+                   h_id=handle.id, h_epoch=handle.epoch,
+                   h_content=_code(codes, handle.placeholders))
+
+
+def _differs(config: ShmConfig, a: View, b: View) -> str | None:
+    """Where two Python views differ (live chunks and slots compared field by field)."""
+    registers = ("start", "end", "end_offset", "id_start", "id_end", "epoch", "issued")
+    for name in registers:
+        if getattr(a, name) != getattr(b, name):
+            return f"{name} {getattr(a, name)} != {getattr(b, name)}"
+    for i in range(a.id_start, a.id_end):
+        for name in ("c_physical", "c_high", "c_nbytes", "c_content"):
+            if getattr(a, name)[i] != getattr(b, name)[i]:
+                return f"chunk #{i} {name}"
+    for p in range(config.ring_bytes):
+        if a.m_has[p] != b.m_has[p]:
+            return f"slot {p} presence"
+        for name in ("m_id", "m_nbytes", "m_content", "m_intact"):
+            if a.m_has[p] and getattr(a, name)[p] != getattr(b, name)[p]:
+                return f"slot {p} {name}"
+    return None
+
+
+def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    if parts == 0:
+        return [()] if total == 0 else []
+    return [(first, *rest) for first in range(total + 1)
+            for rest in _compositions(total - first, parts - 1)]
+
+
+def _submit(config: ShmConfig, view: View, items: Sequence[Any], frees: Sequence[int],
+            knobs: Knobs, codes: dict[Any, int]) -> View | None:
+    """The view after a request's items, `frees[n]` frees before the n-th item, or None where
+    an action's guard fails."""
+    L = PyLogic
+    for item, count in zip(items, frees, strict=True):
+        for _ in range(count):
+            step = free(L, view, Choice(0, 0, 0), knobs)
+            if not step.guard:
+                return None
+            view = step.after
+        if isinstance(item, Handle) and item.id < view.id_end:
+            step = hit(L, view, Choice(0, 0, item.id), knobs)
+        elif isinstance(item, Handle):
+            step = put(L, view, Choice(config.chunk_bytes(item.placeholders),
+                                       _code(codes, item.placeholders), 0), knobs)
+        else:
+            step = stutter(L, view, Choice(0, 0, 0), knobs)
+        if not step.guard:
+            return None
+        view = step.after
+    return view
+
+
+def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState) -> str | None:
+    """None when the spec step `before --action--> after` is a sequence of abstract actions
+    (module docstring) between their abstractions, for the untracked handle and for every
+    handle issued in either state as the tracked one; otherwise why not."""
+    codes: dict[Any, int] = {}
+    knobs = Knobs(shm=config.knobs)
+    handles = sorted(before.issued | after.issued, key=repr)
+    start, end = _base(config, before, codes), _base(config, after, codes)
+    pairs = [(start, end), *((_tracking(config, start, h, h in before.issued, codes),
+                              _tracking(config, end, h, h in after.issued, codes))
+                             for h in handles)]
+    name = type(action).__name__
+    runs: list[Callable[[View], View | None]]
+    if name == "Submit":
+        items = after.queued[-1].items
+        total = after.ring.id_start - before.ring.id_start
+
+        def submit(frees: tuple[int, ...]) -> Callable[[View], View | None]:
+            return lambda v: _submit(config, v, items, frees, knobs, codes)
+
+        runs = [submit(frees) for frees in _compositions(total, len(items))]
+    else:
+        label = {"ClearP0": "clear", "RestartP0": "restart"}.get(name, "stutter")
+
+        def single(v: View) -> View | None:
+            return ACTIONS[label](PyLogic, v, Choice(0, 0, 0), knobs).after
+
+        runs = [single]
+    for run in runs:
+        results = [run(a) for a, _ in pairs]
+        if all(r is not None and _differs(config, r, b) is None
+               for r, (_, b) in zip(results, pairs, strict=True)):
+            return None
+    first = runs[0](pairs[0][0])
+    why = "a guard fails" if first is None else _differs(config, first, pairs[0][1])
+    return f"{name}: no sequence of abstract actions matches ({why})"
 
 
 def check_state(config: ShmConfig, state: ShmState, knobs: ShmKnobs = RELEASED

@@ -128,6 +128,23 @@ def _check(config: ShmConfig, states: list[ShmState]) -> None:
         assert not within_ring(config, state)
 
 
+def _steps(config: ShmConfig, seed: int, walks: int, length: int
+           ) -> list[tuple[ShmState, ShmAction, ShmState]]:
+    rng, found = random.Random(seed), []
+    for _ in range(walks):
+        state = SHM.initial(config)
+        for _ in range(length):
+            actions = SHM.enabled(config, state)
+            if not actions:
+                break
+            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
+            action = rng.choice([a for a in actions if type(a).__name__ == kind])
+            after = SHM.step(config, state, action)
+            found.append((state, action, after))
+            state = after
+    return found
+
+
 def test_the_certificate_holds_on_an_explored_instance() -> None:
     config = SHM.instance("O1", EVERY_SOURCE)
     _check(config, _explored(config, 3_000))
@@ -143,6 +160,26 @@ def test_the_certificate_holds_on_walks_that_wrap_and_shift_laps() -> None:
     stale = _sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
                    items=2)
     _check(stale, _walks(stale, seed=1, walks=20, length=60))
+
+
+def test_every_spec_step_is_a_sequence_of_abstract_actions() -> None:
+    laps = _sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
+    steps = _steps(laps, seed=3, walks=6, length=200)
+    assert any(after.ring.id_start > before.ring.id_start and
+               0 < after.ring.data_end < before.ring.data_end for before, _, after in steps)
+    every = _sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
+                   items=2)
+    for config, found in ((laps, steps), (every, _steps(every, seed=1, walks=20, length=60))):
+        kinds = set()
+        for before, action, after in found:
+            assert sp.simulates(config, before, action, after) is None, (before, action)
+            kinds.add(type(action).__name__)
+        assert "Submit" in kinds and "Read" in kinds
+    before, action, after = next((b, a, t) for b, a, t in steps if t.memory != b.memory)
+    moved = after.evolve(ring=replace(after.ring, data_end=after.ring.data_end + 1))
+    assert sp.simulates(laps, before, action, moved) is not None
+    torn = after.evolve(memory=tuple(replace(m, content=Content("z")) for m in after.memory))
+    assert sp.simulates(laps, before, action, torn) is not None
 
 
 def test_the_evaluator_sees_a_broken_state() -> None:
