@@ -19,7 +19,8 @@ for a spec state, `abstraction`):
 - the shared memory, by physical offset: a slot's presence, header id, size, content and
   whether it is intact;
 - one arbitrary handle (physical offset, id, epoch, placeholders' content, all fixed), and
-  whether P0 has issued it: every issued handle is that one for some choice of its fields.
+  whether P0 has ever issued it: every issued handle is that one for some choice of its
+  fields (a spec state knows fewer: those in flight, and those kept for clients under C1).
 
 **The actions** (`ACTIONS`; every spec step is a sequence of them, `sources_covered`):
 - `put`: ring.allocate of a chunk of any size n in [1, R] (wrapping to the next lap start
@@ -778,7 +779,16 @@ def abstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | None
     codes = {} if codes is None else codes
     base = _base(config, state, codes)
     return [base, *(_tracking(config, base, h, True, codes)
-                    for h in sorted(state.issued, key=repr))]
+                    for h in sorted(known_handles(state), key=repr))]
+
+
+def known_handles(state: ShmState) -> frozenset[Handle]:
+    """The handles a spec state still knows P0 issued: those it keeps for clients (`issued`,
+    under C1) and those in flight (queued or executed, not yet read by every worker). The
+    abstract model's issued set contains them (it forgets none)."""
+    flying = {item for message in (*state.queued, *state.executed) for item in message.items
+              if isinstance(item, Handle)}
+    return state.issued | frozenset(flying)
 
 
 def _code(codes: dict[Any, int], value: Any) -> int:
@@ -812,7 +822,9 @@ def _tracking(config: ShmConfig, base: View, handle: Handle, issued: bool,
 
 def _differs(config: ShmConfig, a: View, b: View) -> str | None:
     """Where two Python views differ (live chunks and slots compared field by field)."""
-    registers = ("start", "end", "end_offset", "id_start", "id_end", "epoch", "issued")
+    if b.issued and not a.issued:
+        return "a handle the spec knows is not issued in the model"
+    registers = ("start", "end", "end_offset", "id_start", "id_end", "epoch")
     for name in registers:
         if getattr(a, name) != getattr(b, name):
             return f"{name} {getattr(a, name)} != {getattr(b, name)}"
@@ -863,14 +875,15 @@ def _submit(config: ShmConfig, view: View, items: Sequence[Any], frees: Sequence
 def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState) -> str | None:
     """None when the spec step `before --action--> after` is a sequence of abstract actions
     (module docstring) between their abstractions, for the untracked handle and for every
-    handle issued in either state as the tracked one; otherwise why not."""
+    handle either state knows (`known_handles`) as the tracked one; otherwise why not. The
+    model's issued set only grows: a handle the spec no longer knows may stay issued in it."""
     codes: dict[Any, int] = {}
     knobs = Knobs(shm=config.knobs)
-    handles = sorted(before.issued | after.issued, key=repr)
+    known, now = known_handles(before), known_handles(after)
     start, end = _base(config, before, codes), _base(config, after, codes)
-    pairs = [(start, end), *((_tracking(config, start, h, h in before.issued, codes),
-                              _tracking(config, end, h, h in after.issued, codes))
-                             for h in handles)]
+    pairs = [(start, end), *((_tracking(config, start, h, h in known, codes),
+                              _tracking(config, end, h, h in now, codes))
+                             for h in sorted(known | now, key=repr))]
     name = type(action).__name__
     runs: list[Callable[[View], View | None]]
     if name == "Submit":
@@ -908,7 +921,7 @@ def check_state(config: ShmConfig, state: ShmState, knobs: ShmKnobs = RELEASED
     views = abstraction(config, state)
     slots = sorted({*range(R), *(s.physical for s in state.memory)})
     chunks = sorted({*range(state.ring.id_start, state.ring.id_end + 1),
-                     *(h.id for h in state.issued)})
+                     *(h.id for h in known_handles(state))})
     for part in (*S1_CERTIFICATE, *S2_CERTIFICATE):
         for v in views if part.kind == HANDLE else views[:1]:
             if part.kind == SLOT:

@@ -147,12 +147,16 @@ def _steps(config: ShmConfig, seed: int, walks: int, length: int
 
 def test_the_certificate_holds_on_an_explored_instance() -> None:
     config = SHM.instance("O1", EVERY_SOURCE)
-    _check(config, _explored(config, 3_000))
+    _check(config, _explored(config, 1_500))
+    without_c1 = SHM.instance("O1", frozenset({"D1", "D2", "D3", "D10"}))
+    states = _explored(without_c1, 1_000)
+    assert any(sp.known_handles(s) and not s.issued for s in states)  # in flight only
+    _check(without_c1, states)
 
 
 def test_the_certificate_holds_on_walks_that_wrap_and_shift_laps() -> None:
     laps = _sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
-    states = _walks(laps, seed=3, walks=10, length=200)
+    states = _walks(laps, seed=3, walks=6, length=200)
     ring = laps.ring_bytes
     assert any(c.address - s.ring.data_start >= ring for s in states for c in s.ring.chunks)
     assert any(c.address % ring == 0 < c.address for s in states for c in s.ring.chunks)
