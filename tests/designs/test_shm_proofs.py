@@ -1,0 +1,198 @@
+"""S1 and S2 of the shared-memory design for every instance (`shm_proofs`): proved with the
+release's knobs, each mutant makes its proof fail at the obligation its mechanism carries
+(and the spec's own runs break S1 under the two spec knobs), and the certificate holds on
+reachable spec states, whole small explorations and random walks that wrap and shift laps."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import replace
+
+import pytest
+
+from model_checks.designs import shm_proofs as sp
+from spec.config import Content
+from spec.designs.shm import SHM, ShmConfig, ShmState
+from spec.designs.shm.actions import ClearP0, Execute, Read, RestartP0, ShmAction, Submit
+from spec.designs.shm.config import ShmKnobs
+from spec.designs.shm.properties import consistent_pairing, within_ring
+
+EVERY_SOURCE = frozenset(sp.SOURCES)
+
+
+def test_s1_and_s2_hold_for_every_instance() -> None:
+    verdicts = sp.prove_every_instance()
+    assert set(verdicts) == {"S1", "S2"}
+    for prop, verdict in verdicts.items():
+        assert verdict.proved, verdict.summary()
+        assert verdict.property == prop and verdict.knobs == "the release"
+        assert verdict.rlimit == sp.RLIMIT and 0 < verdict.peak < sp.RLIMIT // 10
+        assert verdict.sources == sp.SOURCES
+        assert "every instance" in verdict.summary()
+    assert "slot_intact" in verdicts["S1"].certificate
+    assert "chunk_order" in verdicts["S2"].certificate
+
+
+def test_every_source_of_the_design_is_covered() -> None:
+    assert {s.id for s in SHM.sources} == set(sp.SOURCES) == set(sp.sources_covered())
+
+
+def _failed(prop: str, knobs: sp.Knobs) -> sp.ProofVerdict:
+    verdict = sp.prove(prop, knobs, stop_at_first=True)
+    assert not verdict.proved
+    assert "undecided" not in verdict.failures[0].model  # z3 gave a model
+    return verdict
+
+
+def test_without_the_id_check_s1_fails_where_a_read_passes() -> None:
+    verdict = _failed("S1", sp.NO_ID_CHECK)
+    assert verdict.failures[0].obligation == "the certificate implies S1"
+    assert "handle: physical" in verdict.failures[0].model
+
+
+def test_with_the_old_secret_s1_fails_at_a_restart() -> None:
+    verdict = _failed("S1", sp.SAME_SECRET)
+    assert verdict.failures[0].obligation == "consecution of handle_current under restart"
+    assert "after the step" in verdict.failures[0].model
+
+
+def test_without_the_space_check_s2_fails_at_a_put() -> None:
+    verdict = _failed("S2", sp.NO_SPACE_CHECK)
+    assert verdict.failures[0].obligation.endswith("under put")
+
+
+def _run(config: ShmConfig, actions: list[ShmAction]) -> ShmState:
+    state = SHM.initial(config)
+    for action in actions:
+        state = SHM.step(config, state, action)
+    return state
+
+
+@pytest.mark.parametrize(("source", "knobs", "event"), [
+    ("D3", ShmKnobs(reader_checks_id=False), ClearP0()),
+    ("D10", ShmKnobs(restart_new_secret=False), RestartP0()),
+])
+def test_the_spec_mutants_break_s1(source: str, knobs: ShmKnobs, event: ShmAction) -> None:
+    """The explorer's shortest witnesses: a's handle in flight, the store cleared or
+    restarted, b written at a's address, a's handle read."""
+    a, b = Content("a"), Content("b")
+    trace = [Submit((a,)), Execute(0), event, Submit((b,)), Read(0)]
+    config = SHM.instance("O1", frozenset({source}))
+    assert consistent_pairing(replace(config, knobs=knobs),
+                              _run(replace(config, knobs=knobs), trace))
+    released = _run(config, trace)
+    assert not consistent_pairing(config, released) and released.fault is not None
+
+
+def _explored(config: ShmConfig, limit: int) -> list[ShmState]:
+    start = SHM.initial(config)
+    seen, frontier = {start}, deque([start])
+    while frontier and len(seen) < limit:
+        state = frontier.popleft()
+        for action in SHM.enabled(config, state):
+            after = SHM.step(config, state, action)
+            if after not in seen:
+                seen.add(after)
+                frontier.append(after)
+    return list(seen)
+
+
+def _walks(config: ShmConfig, seed: int, walks: int, length: int) -> list[ShmState]:
+    """Random walks choosing an action kind first (so reads and frees keep up with puts)."""
+    rng, found = random.Random(seed), []
+    for _ in range(walks):
+        state = SHM.initial(config)
+        for _ in range(length):
+            actions = SHM.enabled(config, state)
+            if not actions:
+                break
+            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
+            state = SHM.step(config, state, rng.choice(
+                [a for a in actions if type(a).__name__ == kind]))
+            found.append(state)
+    return found
+
+
+def _sized(environment: set[str], ring: int, readers: int, items: int) -> ShmConfig:
+    ids = ("a", "b", "c", "d", "e", "f")
+    return ShmConfig(identities=ids, versions=2 if "D7" in environment else 1,
+                     object_bytes=tuple((Content(x), 1 + n % 3) for n, x in enumerate(ids)),
+                     header_bytes=1, ring_bytes=ring, max_object_bytes=3, readers=readers,
+                     max_requests=80, max_items=items, environment=frozenset(environment))
+
+
+def _check(config: ShmConfig, states: list[ShmState]) -> None:
+    for state in states:
+        assert sp.check_state(config, state) == [], state
+        assert not within_ring(config, state)
+
+
+def _steps(config: ShmConfig, seed: int, walks: int, length: int
+           ) -> list[tuple[ShmState, ShmAction, ShmState]]:
+    rng, found = random.Random(seed), []
+    for _ in range(walks):
+        state = SHM.initial(config)
+        for _ in range(length):
+            actions = SHM.enabled(config, state)
+            if not actions:
+                break
+            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
+            action = rng.choice([a for a in actions if type(a).__name__ == kind])
+            after = SHM.step(config, state, action)
+            found.append((state, action, after))
+            state = after
+    return found
+
+
+def test_the_certificate_holds_on_an_explored_instance() -> None:
+    config = SHM.instance("O1", EVERY_SOURCE)
+    _check(config, _explored(config, 1_500))
+    without_c1 = SHM.instance("O1", frozenset({"D1", "D2", "D3", "D10"}))
+    states = _explored(without_c1, 1_000)
+    assert any(sp.known_handles(s) and not s.issued for s in states)  # in flight only
+    _check(without_c1, states)
+
+
+def test_the_certificate_holds_on_walks_that_wrap_and_shift_laps() -> None:
+    laps = _sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
+    states = _walks(laps, seed=3, walks=6, length=200)
+    ring = laps.ring_bytes
+    assert any(c.address - s.ring.data_start >= ring for s in states for c in s.ring.chunks)
+    assert any(c.address % ring == 0 < c.address for s in states for c in s.ring.chunks)
+    _check(laps, states)
+    stale = _sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
+                   items=2)
+    _check(stale, _walks(stale, seed=1, walks=20, length=60))
+
+
+def test_every_spec_step_is_a_sequence_of_abstract_actions() -> None:
+    laps = _sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
+    steps = _steps(laps, seed=3, walks=6, length=200)
+    assert any(after.ring.id_start > before.ring.id_start and
+               0 < after.ring.data_end < before.ring.data_end for before, _, after in steps)
+    every = _sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
+                   items=2)
+    for config, found in ((laps, steps), (every, _steps(every, seed=1, walks=20, length=60))):
+        kinds = set()
+        for before, action, after in found:
+            assert sp.simulates(config, before, action, after) is None, (before, action)
+            kinds.add(type(action).__name__)
+        assert "Submit" in kinds and "Read" in kinds
+    before, action, after = next((b, a, t) for b, a, t in steps if t.memory != b.memory)
+    moved = after.evolve(ring=replace(after.ring, data_end=after.ring.data_end + 1))
+    assert sp.simulates(laps, before, action, moved) is not None
+    torn = after.evolve(memory=tuple(replace(m, content=Content("z")) for m in after.memory))
+    assert sp.simulates(laps, before, action, torn) is not None
+
+
+def test_the_evaluator_sees_a_broken_state() -> None:
+    """A slot partly overwritten (not reachable in the spec) breaks `slot_intact`; a chunk
+    recorded past the buffer breaks `chunk_fits`: the concrete reading is not vacuous."""
+    config = SHM.instance("O1", frozenset())
+    state = _run(config, [Submit((Content("a"),))])
+    torn = state.evolve(memory=tuple(replace(s, intact=False) for s in state.memory))
+    assert any("slot_intact" in r for r in sp.check_state(config, torn))
+    chunk = replace(state.ring.chunks[0], nbytes=config.ring_bytes + 1)
+    wide = state.evolve(ring=replace(state.ring, chunks=(chunk,)))
+    assert any("chunk_fits" in r for r in sp.check_state(config, wide))
