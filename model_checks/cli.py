@@ -70,6 +70,12 @@ COMMANDS: list[Command] = [
         lazy("model_checks.conform_command", "run"),
     ),
     Command(
+        "design",
+        "the design-generic checkers over any design (--design shm): explore, lattice, --check",
+        lazy("model_checks.designs.command", "add_arguments"),
+        lazy("model_checks.designs.command", "run"),
+    ),
+    Command(
         "simulate",
         "Hypothesis state machines over the verdict matrix and the mutants (--profile)",
         lazy("model_checks.simulate.cli", "add_simulate_arguments"),

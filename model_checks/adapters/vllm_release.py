@@ -31,20 +31,19 @@ DESIGNS: dict[str, tuple[str, str]] = {
 """Cache type -> (the design vLLM builds for it, its classes)."""
 
 IMPLEMENTS: dict[tuple[str, str], str | None] = {("0.33.0", "lru"): "V2",
-                                                 ("0.33.0", "shm"): None}
-"""(supported release, cache type) -> the spec variant that design implements, or None: not
-modelled. 0.33.0's LRU pair is V2 (a typed miss error listing every missed identity, P0
-invalidates them, the payload wins and the old entry is dropped first, vllm#46747 and
-vllm#57833)."""
+                                                 ("0.33.0", "shm"): "O1"}
+"""(supported release, cache type) -> the variant of that cache type's design
+(`DESIGN_OF`) the release implements, or None: not modelled. 0.33.0's LRU pair is V2 (a
+typed miss error listing every missed identity, P0 invalidates them, the payload wins and
+the old entry is dropped first, vllm#46747 and vllm#57833); its shared-memory object store
+is the shm design's O1 (`spec/designs/shm/`)."""
 
-KNOWN: dict[str, str] = {
-    "shm": "P0 is the single writer of a ring buffer in shared memory and owns its eviction "
-           "(first in, first out); P1 resolves the signed handles P0 sends, and a handle it "
-           "cannot resolve (its chunk overwritten) raises inside the worker rather than "
-           "being a typed miss the client retries; a handle that no worker ever reads (a "
-           "request dropped after P0 stored it) pins its chunk, and every chunk behind it",
-}
-"""Cache type of a design not modelled -> what is known of it (the release's source)."""
+DESIGN_OF: dict[str, str] = {"lru": "lru", "shm": "shm"}
+"""Cache type -> the name of the design (`spec.designs`) vLLM builds for it."""
+
+KNOWN: dict[str, str] = {}
+"""Cache type of a design not modelled -> what is known of it (the release's source); every
+cache type of the supported releases is modelled."""
 
 
 class UnsupportedVllm(RuntimeError):

@@ -10,8 +10,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from spec.designs import design_named
 from model_checks.designs.lattice import LatticeResult, name
+from spec.designs import design_named
 
 
 def describe(config: Any) -> dict[str, Any]:
@@ -39,19 +39,24 @@ def to_json(result: LatticeResult) -> dict[str, Any]:
         "refused": dict(design.refused),
         "properties": [{"id": p.id, "title": p.title, "statement": p.statement,
                         "scope": p.scope.value} for p in design.properties],
-        "max_states": result.max_states, "max_size": result.max_size,
+        "max_states": result.max_states, "sizes": list(result.sizes),
         "base_instance": describe(design.instance(result.variant, frozenset())),
         "proofs": result.proofs,
-        "explorations": [_exploration(e, x) for e, x in sorted(
-            result.explorations.items(), key=lambda item: (len(item[0]), name(item[0])))],
-        "minimal": {p: [name(e) for e in envs] for p, envs in result.minimal.items()},
+        "explorations": [_exploration(rung, design.rungs[rung], e, x)
+                         for (rung, e), x in sorted(result.explorations.items(),
+                                                    key=lambda i: (i[0][0], len(i[0][1]),
+                                                                   name(i[0][1])))],
+        "minimal": {p: [name(b.environment) for b in breaks]
+                    for p, breaks in result.minimal.items()},
         "answers": {p.id: {name(e): dataclasses.asdict(result.answer(e, p.id)) for e in every}
                     for p in design.properties},
     }
 
 
-def _exploration(environment: frozenset[str], found: Any) -> dict[str, Any]:
-    return {"environment": name(environment), "states": found.states,
+def _exploration(rung: int, words: str, environment: frozenset[str], found: Any
+                 ) -> dict[str, Any]:
+    return {"rung": rung, "rung_words": words, "environment": name(environment),
+            "states": found.states,
             "transitions": found.transitions, "depth": found.depth,
             "complete": found.complete,
             "verdicts": {w.property_id: "breaks" for w in found.witnesses}}
@@ -62,14 +67,13 @@ def write_witnesses(result: LatticeResult, directory: Path) -> list[Path]:
     design = design_named(result.design)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for property_id, environments in result.minimal.items():
-        for environment in environments:
-            found = result.explorations[environment].witness(property_id)
-            assert found is not None
-            path = directory / f"{name(environment)}_{property_id}.json"
+    for property_id, breaks in result.minimal.items():
+        for found in breaks:
+            path = directory / f"{name(found.environment)}_{property_id}.json"
             path.write_text(json.dumps({
                 "design": design.name, "variant": result.variant,
-                "environment": sorted(environment), "property": property_id,
+                "environment": sorted(found.environment), "property": property_id,
+                "instance": found.instance, "config": describe(found.config),
                 "reason": found.reason,
                 "actions": [design.action_to_json(a) for a in found.actions],
             }, indent=1) + "\n")

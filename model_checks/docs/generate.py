@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from model_checks.conform import api_page
 from model_checks.conform.killmatrix import render as render_kill_matrix
+from model_checks.docs import design_section
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
@@ -93,6 +94,8 @@ class Runs:
 
 
 ANSWERS = "../model_checks/answers/answers.json"
+DESIGN_ANSWERS = "../model_checks/answers/designs.json"
+"""The other designs' answers (package data, for the doctor), generated with the pages."""
 """The answer store (package data), relative to the docs folder: generated with the pages."""
 
 
@@ -113,7 +116,10 @@ def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
                 for line in long_run_section(d.entries, d.outcomes, d.run)]
     return {
         ANSWERS: bundle.answers.to_json(),
-        "drift-combinations.md": lat.lattice_page(lattice, bundle.outcomes, sections),
+        DESIGN_ANSWERS: design_section.answers_json(design_section.load(root)),
+        "drift-combinations.md": lat.lattice_page(
+            lattice, bundle.outcomes, sections,
+            design_section.sections(design_section.load(root))),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
         **res.verdicts_pages(results, bundle.answers),
         "invariants.md": invariants_page(verdicts, answered, legend.lines()),

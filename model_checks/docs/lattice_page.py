@@ -238,11 +238,13 @@ def _narrow_note(first: dict[str, Any]) -> list[str]:
 
 def lattice_page(entries: list[dict[str, Any]],
                  outcomes: list[dict[str, Any]] | None = None,
-                 nightly: list[str] | None = None) -> str:
+                 nightly: list[str] | None = None,
+                 designs: list[str] | None = None) -> str:
     """The page: the plain answers, the all-instance section, the rungs the liveness
     answers reached (from the run's kept `outcomes`, where given), the long runs' sections
-    (`nightly`, their lines, where given), per variant a table of answers, and last how it
-    was produced (the command, the instance ladder and family)."""
+    (`nightly`, their lines, where given), per variant a table of answers, the other
+    designs' sections (`designs`, their lines), and last how the key-replicated design's
+    answers were produced (the command, the instance ladder and family)."""
     if not entries:
         raise LatticeFileError("the lattice result has no entries")
     first = entries[0]
@@ -254,7 +256,10 @@ def lattice_page(entries: list[dict[str, Any]],
         "break stands under every environment containing its set; a proof for every instance "
         "under an environment holds under every environment inside it. "
         "`docs/questions.md` section 1 quotes this page; how it is searched, and where each "
-        "answer comes from, is at the end of the page (\"How this page was produced\").", "",
+        "answer comes from, is at the end of the page (\"How this page was produced\"). "
+        "The variants V0-V4 are the key-replicated LRU design's; another design, with its own "
+        "sources and properties, has a section of its own after them (\"Design `shm`\": "
+        "vLLM's shared-memory object store).", "",
         "## In plain words", "",
     ]
     variants = list(dict.fromkeys(e["variant"] for e in entries))
@@ -272,6 +277,7 @@ def lattice_page(entries: list[dict[str, Any]],
                   f"{mine[0]['explored_states']:,} states.", ""]
         parts.append(table(["property", "answer"], [[e["property"], answer(e)] for e in mine]))
         parts.append("")
+    parts += designs or []
     return "\n".join([*parts, *_provenance(first)])
 
 
@@ -279,6 +285,8 @@ def _provenance(first: dict[str, Any]) -> list[str]:
     """The page's last section: the command, the search's bounds and the instance family."""
     return [
         "## How this page was produced", "",
+        "The key-replicated design's answers (V0-V4); each other design's section says how "
+        "its own were produced.", "",
         "Over every checker's evidence: the lattice's explorer climbing an instance ladder, "
         "every replayed counterexample of Z3, Hypothesis, the per-cell explorer, the pair "
         "cells and the scenarios, and the all-instance proofs. How it is searched and why it "

@@ -3,17 +3,18 @@
 Given flags (``--client-uuids yes``, ``--sleep-mode``, ``--api-servers N``, ...) or a
 ``--serve 'vllm serve ...'`` line (its settings override the matching flags; read as vLLM
 reads it, ``--config FILE`` included: `serve_line`), it prints: the release and cache type
-with the variant that design implements (`vllm_release.IMPLEMENTS`, keyed by both), the
+with the design and variant it implements (`vllm_release.IMPLEMENTS`, keyed by both), the
 cache vLLM builds there, each drift source's status (on, assumed, off) and how it arises,
-the project's answer per safety property for that variant (with the instance the answer is
-for), what removes each risk, and the counters to alert on. For a design the project does
-not model (``--mm-processor-cache-type shm``) it answers nothing: it says so, and what is
-known of the design.
+the project's answer per property for that variant (with the instance the answer is for),
+what removes each risk, and (for the LRU pair) the counters to alert on. The shared-memory
+object store (``--mm-processor-cache-type shm``) is answered with its own design's sources
+and properties (`design_answer`), never with the LRU pair's. For a design the project does
+not model it answers nothing: it says so, and what is known of the design.
 
 Exit codes: 0 answered (or no paired cache to answer for); 2 usage error (one line on
 stderr: bad flags, an unreadable serve line or --config file, an unknown cache type, an
 unsupported vLLM release); 5 the deployment's paired cache is a design the project does not
-model (shm), so no answer is given.
+model, so no answer is given (no cache type of the supported releases is such a design).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import replace
 
 from model_checks.adapters import vllm_release
 from model_checks.cells import environment_text
+from model_checks.doctor import design_answer
 from model_checks.doctor.answer import LATTICE_PAGE, Answer, answer, instance_text
 from model_checks.doctor.facts import (
     SOURCES,
@@ -72,7 +74,9 @@ _CHOICES = {"--client-uuids": ("client_uuids", "clients send their own uuids and
             "--large-requests": ("large_requests", "a request's media can exceed the cache "
                                                    "(D8; default: assumed)"),
             "--size-skew": ("size_skew", "the sides can size an item differently (D9; "
-                                         "default: assumed)")}
+                                         "default: assumed)"),
+            "--client-handles": ("client_handles", "clients send back shared-memory handles "
+                                 "(C1, the shm design only; default: assumed)")}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,8 +90,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-parallel-external-lb", dest="external_lb",
                         action="store_true", default=None)
     parser.add_argument("--cache-type", choices=vllm_release.CACHE_TYPES,
-                        help="--mm-processor-cache-type (default lru; shm is not modelled: "
-                             f"exit {EXIT_NOT_MODELLED})")
+                        help="--mm-processor-cache-type (default lru; shm is answered "
+                             "with the shared-memory design's own sources and properties)")
     parser.add_argument("--cache-gb", type=float, metavar="GIB",
                         help="--mm-processor-cache-gb (0: no multimodal cache)")
     parser.add_argument("--serve", metavar="LINE",
@@ -167,8 +171,9 @@ def _header(deployment: Deployment, version: str, chosen: str) -> list[str]:
     project does not model it): never a variant for a design that does not implement it."""
     cache_type = deployment.cache_type
     variant = vllm_release.implements(version, cache_type)
-    said = (f" implements {variant} (model_checks/adapters/vllm_release.py; conform checks "
-            "it)" if variant else ": not modelled by the project "
+    design = vllm_release.DESIGN_OF.get(cache_type, cache_type)
+    said = (f" implements design {design}'s {variant} (model_checks/adapters/vllm_release.py;"
+            " conform checks it)" if variant else ": not modelled by the project "
             "(model_checks/adapters/vllm_release.py)")
     return _wrap(f"doctor: vLLM {version} ({chosen}) with {vllm_release.CACHE_OPTION} "
                  f"{cache_type}{said}", "")
@@ -185,7 +190,7 @@ def _not_modelled(deployment: Deployment, version: str) -> list[str]:
                f"{vllm_release.DESIGNS[lru][0]} ({VARIANT_NAMES[0]}-{VARIANT_NAMES[-1]}, drift "
                f"sources {DRIFT_IDS[0]}-{DRIFT_IDS[-1]}), apply to it, so none is given", ""),
         *_wrap(f"what is known of it (vLLM {version}'s source): "
-               f"{vllm_release.KNOWN[cache_type]}", ""),
+               f"{vllm_release.KNOWN.get(cache_type, 'its classes only')}", ""),
         *_wrap(f"for the project's answers, run {vllm_release.CACHE_OPTION} {lru} (vLLM's "
                f"default), which vLLM {version} implements as "
                f"{vllm_release.implements(version, lru)} (exit {EXIT_NOT_MODELLED}: no answer "
@@ -211,6 +216,9 @@ def report(deployment: Deployment, version: str, chosen: str) -> list[str]:
     variant = vllm_release.implements(version, kind)
     if variant is None:
         return lines + _not_modelled(deployment, version)
+    design = vllm_release.DESIGN_OF[kind]
+    if design != "lru":
+        return lines + design_answer.lines(deployment, design, variant)
     return lines + _answered(deployment, variant)
 
 

@@ -42,6 +42,7 @@ class Deployment:
     external_lb: bool = False
     cache_gb: float = 4.0
     cache_type: str = "lru"
+    client_handles: bool | None = None
 
     def pairing(self) -> str:
         """Which cache vLLM 0.33.0 builds (vllm.multimodal.cache.factories, in its order):

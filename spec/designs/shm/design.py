@@ -70,10 +70,11 @@ class ShmDesign:
     def instance(self, variant: str, environment: frozenset[str], rung: int = 0
                  ) -> ShmConfig:
         """Two identities, two readers, a ring of 4 bytes (two 1-byte objects with their
-        1-byte headers), requests of up to two items: two requests at rung 0, three at 1. A source adds to it, so that an
-        environment's instance has every behaviour of its subsets': D7 a second content of
-        the first identity, D8 a third item per request (three chunks exceed the ring), D11 a
-        third identity whose object exceeds the object size limit."""
+        1-byte headers), requests of up to two items: two requests at rung 0, three at 1. A
+        source adds to it, so that an environment's instance has every behaviour of its
+        subsets': D7 a second content of the first identity, D8 a third item per request
+        (three chunks exceed the ring), D11 a third identity whose object exceeds the object
+        size limit."""
         check_variant(self, variant)
         check_environment(self, environment)
         if not 0 <= rung < len(self.rungs):

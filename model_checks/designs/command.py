@@ -1,0 +1,154 @@
+"""The `design` command: the design-generic checkers over any design of `spec.designs`.
+
+`--checker explore` searches one environment's instance and prints each property's verdict
+with its witness; `--checker lattice` answers every environment of the design's sources
+(`--json` writes the result, `--witnesses DIR` one file per minimal break); `--check`
+re-derives, for every design with committed answers (docs/results/designs/NAME.json), the
+base rung's single-source explorations and the all-instance proofs, and fails (exit 1) where
+one contradicts the committed answers. Exit 2: a usage error (an unknown design, variant or
+source, or a source the design refuses, with the reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from model_checks.designs.evidence import EXPLICIT, PROOFS
+from model_checks.designs.explore import explore
+from model_checks.designs.lattice import search
+from model_checks.designs.results import to_json, write_witnesses
+from model_checks.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from spec.config import InvalidConfiguration
+from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
+from spec.designs.base import Design
+
+RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
+"""Committed answers per design: NAME.json, and NAME/witnesses/ENV_PROPERTY.json."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--design", help="the design (lru, shm, ...); default with --check: "
+                        "every design with committed answers")
+    parser.add_argument("--variant", help="the design's variant (default: its last)")
+    parser.add_argument("--checker", choices=("explore", "lattice"), default="explore")
+    parser.add_argument("--environment", default="none",
+                        help="explore: the sources, e.g. D2+D3 (none: no drift)")
+    parser.add_argument("--rung", type=int, default=0, help="explore: the ladder's rung")
+    parser.add_argument("--max-states", type=int, default=2_000_000,
+                        help="states per search (a resource limit)")
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--sizes", default="",
+                        help="lattice: sources per environment at each rung, e.g. 1,1")
+    parser.add_argument("--json", type=Path, help="write the result as JSON here")
+    parser.add_argument("--witnesses", type=Path, help="lattice: write witnesses here")
+    parser.add_argument("--check", action="store_true",
+                        help="check the committed answers of every design that has them")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.check:
+            return _check(args)
+        design = design_named(args.design or "")
+        variant = args.variant or design.variants[-1]
+        if args.checker == "lattice":
+            return _lattice(design, variant, args)
+        return _explore(design, variant, args)
+    except (UnknownDesign, RefusedDrift, InvalidConfiguration) as error:
+        raise UsageError(str(error)) from None
+
+
+def _environment(text: str) -> frozenset[str]:
+    return frozenset() if text in ("", "none") else frozenset(text.split("+"))
+
+
+def _explore(design: Design, variant: str, args: argparse.Namespace) -> int:
+    environment = _environment(args.environment)
+    config = design.instance(variant, environment, args.rung)
+    found = explore(design, config, max_states=args.max_states, variant=variant,
+                    environment=environment)
+    print(f"{design.name} {variant} {args.environment} at rung {args.rung} "
+          f"({design.rungs[args.rung]}): {found.states:,} states, depth {found.depth}, "
+          f"{'complete' if found.complete else 'cut by the state limit'}")
+    for prop in design.properties:
+        verdict = found.verdict(prop.id)
+        witness = found.witness(prop.id)
+        print(f"  {prop.id} {verdict}" + (f" in {len(witness.actions)} steps: {witness.reason}"
+                                           if witness else ""))
+        for number, action in enumerate(witness.actions if witness else (), start=1):
+            print(f"      {number}. {json.dumps(design.action_to_json(action))}")
+    if args.json:
+        args.json.write_text(json.dumps({"states": found.states, "complete": found.complete,
+                                         "verdicts": {p.id: found.verdict(p.id)
+                                                      for p in design.properties}}) + "\n")
+    return EXIT_OK if found.states > 0 else EXIT_MISMATCH
+
+
+def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
+    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (1,)
+    if len(sizes) > len(design.rungs):
+        raise UsageError(f"--sizes gives {len(sizes)} rungs; {design.name} has "
+                         f"{len(design.rungs)}")
+    proofs = PROOFS[design.name]() if design.name in PROOFS else {}
+    explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
+    result = search(design, variant, sizes=sizes, max_states=args.max_states,
+                    processes=args.processes, proofs=proofs, explicit=explicit,
+                    progress=lambda rung, x: print(
+                        f"  rung {rung} {'+'.join(sorted(x.environment)) or 'none'}: "
+                        f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True))
+    data = to_json(result)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(data, indent=1) + "\n")
+    if args.witnesses:
+        write_witnesses(result, args.witnesses)
+    for prop, minimal in data["minimal"].items():
+        print(f"{prop}: " + ("; ".join(minimal) if minimal else "no break"))
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Every design with committed answers: its base-rung single-source searches and its
+    proofs agree with them."""
+    chosen = [design_named(args.design)] if args.design else [
+        d for d in designs() if (RESULTS / f"{d.name}.json").exists()]
+    if not chosen:
+        raise UsageError(f"no design has committed answers under {RESULTS}")
+    wrong = 0
+    for design in chosen:
+        wrong += _check_one(design, args.max_states)
+    print(f"{len(chosen)} design(s) checked; {wrong} verdict(s) contradict the committed "
+          "answers")
+    if args.json:
+        args.json.write_text(json.dumps({"contradictions": wrong}) + "\n")
+    return EXIT_MISMATCH if wrong else EXIT_OK
+
+
+def _check_one(design: Design, max_states: int) -> int:
+    committed = json.loads((RESULTS / f"{design.name}.json").read_text())
+    variant = committed["variant"]
+    wrong = 0
+    singles: list[frozenset[str]] = [frozenset({s.id}) for s in design.sources]
+    for environment in [frozenset[str](), *singles]:
+        found = explore(design, design.instance(variant, environment), variant=variant,
+                        environment=environment, max_states=max_states)
+        label = "+".join(sorted(environment)) or "none"
+        for prop in design.properties:
+            answer = committed["answers"][prop.id][label]["verdict"]
+            mine = found.verdict(prop.id)
+            if mine != "unknown" and answer != "unknown" and mine != answer:
+                print(f"! {design.name} {label} {prop.id}: this search says {mine}, the "
+                      f"committed answer {answer}")
+                wrong += 1
+        print(f"  {design.name} {label}: {found.states:,} states, "
+              f"{sum(1 for w in found.witnesses)} break(s)")
+    if design.name in PROOFS:
+        proved = PROOFS[design.name]()
+        for prop, _basis in committed["proofs"].items():
+            if prop not in proved:
+                print(f"! {design.name} {prop}: committed as proved, the proof fails now")
+                wrong += 1
+        print(f"  {design.name} proofs: {', '.join(sorted(proved)) or 'none'} proved")
+    return wrong

@@ -1,0 +1,103 @@
+"""The doctor's answer for a deployment whose paired cache is a design other than the
+key-replicated LRU: the design's own drift sources, each on, assumed or off from the
+deployment's facts, and the design's committed answer per property under them (package data
+`model_checks/answers/designs.json`, generated with docs/drift-combinations.md).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from importlib import resources
+from typing import Any
+
+from model_checks.doctor.facts import Deployment, Status
+
+WIDTH = 100
+
+SHM_FACTS: dict[str, tuple[str, str]] = {
+    "D1": ("reordering", "requests can reach the workers in another order than P0 "
+           "processed them"),
+    "D2": ("rejections", "a request is rejected or aborted after P0 issued its handles"),
+    "D3": ("sleep_mode", "/sleep, /pause with cache clear or reset_mm_cache clear P0's store "
+           "while requests are in flight"),
+    "D7": ("client_uuids", "clients send their own multi_modal_uuids and may reuse one"),
+    "D8": ("large_requests", "a request's media can exceed --mm-processor-cache-gb"),
+    "D10": ("restarts", "the front end restarts and creates the store anew while requests "
+            "are in flight"),
+    "D11": ("oversize", "objects larger than --mm-shm-cache-max-object-size-mb"),
+    "C1": ("client_handles", "clients send back SHM handles (the token-in, token-out "
+           "endpoint validates and passes them on)"),
+}
+"""The shm design's sources: the deployment fact that switches each on, and how it arises."""
+
+REMOVES: dict[str, str] = {
+    "D2": "a request dropped after P0 issued handles pins their chunks for good (U1): "
+          "restart the server when the store's hit rate falls to zero",
+    "D3": "drain in-flight requests before a cache reset: a handle in flight then finds its "
+          "chunk overwritten and the worker raises (S3)",
+    "D10": "restart the engine with the front end",
+    "D7": "content-hash identities (let vLLM hash the media)",
+    "C1": "do not accept client-supplied handles, or count them as issued",
+}
+
+
+def load() -> dict[str, Any]:
+    text = resources.files("model_checks").joinpath("answers/designs.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def statuses(deployment: Deployment) -> dict[str, Status]:
+    """Each shm source's status: a stated fact, or assumed where none is stated."""
+    found = {}
+    for source, (fact, _) in SHM_FACTS.items():
+        value = getattr(deployment, fact)
+        found[source] = Status.ASSUMED if value is None else Status.ON if value else Status.OFF
+    return found
+
+
+def environment_name(deployment: Deployment) -> str:
+    """The environment (on or assumed) in the design's one spelling."""
+    order = list(SHM_FACTS)
+    found = statuses(deployment)
+    on = sorted((s for s in order if found[s] is not Status.OFF),
+                key=lambda s: (s.rstrip("0123456789"), int(s.lstrip("CD"))))
+    return "+".join(on) if on else "none"
+
+
+def lines(deployment: Deployment, design: str, variant: str) -> list[str]:
+    """Sources, the design's answer per property under them, and what removes each risk."""
+    data = load()[design]
+    found = statuses(deployment)
+    env = environment_name(deployment)
+    out = _wrap(f"drift sources of the {data['title']} in this deployment (on: a fact switches "
+                "it on; assumed: no fact rules it out; off):", "")
+    for source in data["sources"]:
+        fact = SHM_FACTS[source["id"]][1]
+        out += _wrap(f"{source['id']} {source['title']}: {found[source['id']].value} ({fact})")
+    out += _wrap(f"the project's answer for design {design} {variant} under {env} "
+                 "(docs/drift-combinations.md, section \"Design `shm`\"):", "")
+    for prop in data["properties"]:
+        answer = data["answers"][prop["id"]][env]
+        out += _wrap(f"{prop['id']} {prop['title']}: " + _said(design, prop["id"], answer))
+    out.append("what removes each risk:")
+    for source in env.split("+") if env != "none" else []:
+        if source in REMOVES:
+            out += _wrap(f"{source}: {REMOVES[source]}")
+    return out
+
+
+def _said(design: str, prop: str, answer: dict[str, Any]) -> str:
+    if answer["verdict"] == "breaks":
+        breaking = "+".join(answer["breaking_set"])
+        return (f"BREAKS under {breaking} (witness docs/results/designs/{design}/witnesses/"
+                f"{breaking}_{prop}.json, {answer['steps']} steps, {answer['basis']})")
+    if answer["verdict"] == "holds":
+        return f"holds: {answer['basis']}"
+    return f"undecided here ({answer['basis']})"
+
+
+def _wrap(text: str, indent: str = "  ") -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent,
+                         subsequent_indent=indent + "    ", break_on_hyphens=False)
