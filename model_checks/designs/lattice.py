@@ -110,6 +110,11 @@ def name(environment: Iterable[str]) -> str:
     return "+".join(ids) if ids else "none"
 
 
+def _set_order(environment: Environment) -> tuple[int, list[tuple[str, int]]]:
+    """Smaller sets first, then catalogue order (D3 before D10)."""
+    return len(environment), [source_order(s) for s in _ids(environment)]
+
+
 def _ids(environment: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(environment, key=source_order))
 
@@ -181,8 +186,7 @@ def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Ex
             if any(m.environment == found.environment for m in minimal):
                 continue
             minimal.append(found)
-        result.minimal[prop.id] = sorted(minimal, key=lambda b: (len(b.environment),
-                                                                  name(b.environment)))
+        result.minimal[prop.id] = sorted(minimal, key=lambda b: _set_order(b.environment))
 
 
 def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> list[Break]:

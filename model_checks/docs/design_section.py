@@ -83,7 +83,7 @@ def _answer(result: dict[str, Any], prop: str, total: int) -> str:
     if prop in result["proofs"]:
         return f"holds under every environment, for all depths and every instance, " \
                f"{result['proofs'][prop]}"
-    minimal = result["minimal"][prop]
+    minimal = sorted(result["minimal"][prop], key=_set_order)
     parts = []
     if minimal:
         parts.append("breaks under any of: " + "; ".join(
@@ -102,6 +102,11 @@ def _answer(result: dict[str, Any], prop: str, total: int) -> str:
 def _break(result: dict[str, Any], prop: str, env: str, answer: dict[str, Any]) -> str:
     path = f"results/designs/{result['design']}/witnesses/{env}_{prop}.json"
     return f"{env} ([witness]({path}), {answer['steps']} steps, {answer['basis']})"
+
+
+def _set_order(env: str) -> tuple[int, list[tuple[str, int]]]:
+    ids = env.split("+")
+    return len(ids), [(i.rstrip("0123456789"), int(i.lstrip("CD") or 0)) for i in ids]
 
 
 def _rungs(result: dict[str, Any]) -> list[str]:

@@ -1,7 +1,8 @@
 """The doctor reads the cache type and size from every spelling vLLM 0.33.0 accepts (dashes,
 underscores, ``=``, a ``--config`` YAML file with either spelling of its keys, a line option
-over the file's), answers for the LRU pair as before, and answers nothing for the
-shared-memory object store, which the project does not model: it says so and exits 5."""
+over the file's), answers for the LRU pair as before, and answers the shared-memory object
+store with its own design's sources and answers (never the LRU pair's); a design the project
+does not model gets no answer and exit 5."""
 
 from __future__ import annotations
 
@@ -95,31 +96,61 @@ def test_doctor_places_the_config_file_after_the_model(configs: Path) -> None:
     assert normalised("--media_io_kwargs.video_x=1") == "--media-io-kwargs.video_x=1"
 
 
-def test_doctor_declines_an_shm_deployment_with_exit_5(
-    capsys: pytest.CaptureFixture[str],
+SHM_SPELLINGS = ("vllm serve M --mm-processor-cache-type shm",
+                 "vllm serve M --mm_processor_cache_type=shm",
+                 "vllm serve M --config under.yml")
+
+
+@pytest.mark.parametrize("line", SHM_SPELLINGS)
+def test_doctor_answers_an_shm_deployment_with_the_shm_design(
+    configs: Path, capsys: pytest.CaptureFixture[str], line: str,
 ) -> None:
-    code, out, err = doctor("vllm serve M --mm_processor_cache_type=shm", capsys)
-    assert (code, err) == (EXIT_NOT_MODELLED, "") and EXIT_NOT_MODELLED == 5
+    code, out, err = doctor(line, capsys)
+    assert (code, err) == (0, "")
     head = out.splitlines()[0]
-    assert head.startswith("doctor: vLLM 0.33.0 (as asked) with --mm-processor-cache-type shm: "
-                           "not modelled by the project")
-    assert "implements" not in head
-    assert "vLLM's shared-memory object store" in out and "does not model yet" in out
-    assert f"({VARIANT_NAMES[0]}-{VARIANT_NAMES[-1]}, drift sources D1-D11)" in out
-    assert "P0 is the single writer of a ring buffer" in out and "pins its chunk" in out
-    for prop in ("S1", "S2", "S3", "S4", "H1"):
-        assert f"  {prop} " not in out
-    assert "BREAKS" not in out and "project's answer for" not in out
-    assert "drift sources in this deployment" not in out
-    assert not any(f"{d}:" in out for d in DRIFT_IDS)  # no source's status or remedy
+    assert head.startswith("doctor: vLLM 0.33.0 (as asked) with --mm-processor-cache-type shm "
+                           "implements design shm's O1")
+    assert "V2" not in out and "drift sources in this deployment" not in out
+    assert "drift sources of the shared-memory object store in this deployment" in out
+    for source in ("D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"):
+        assert f"  {source} " in out
+    for source in ("D4", "D5", "D6", "D9"):  # the LRU pair's, refused by the shm design
+        assert f"  {source} " not in out
+    assert "the project's answer for design shm O1 under" in out
+    for prop in ("S1", "S2", "S3", "S4", "H1", "U1"):
+        assert f"  {prop} " in out
+    assert "S1 consistent pairing: holds: proved for every instance" in out
+    assert "U1 the store stays usable: BREAKS under D2" in out
     assert all(len(line) <= 100 for line in capsys.readouterr().out.splitlines())
 
 
-def test_doctor_declines_an_shm_deployment_named_in_a_config_file(
+def test_doctor_reads_the_shm_sources_from_the_deployment(
     configs: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert doctor("vllm serve M --config under.yml", capsys)[0] == EXIT_NOT_MODELLED
-    assert main(["doctor", "--vllm-version", "0.33.0", "--cache-type", "shm"]) == 5
+    """No rejections, no clears, no restarts, no reuse: U1 and S4 no longer break; the
+    sleep mode of the config file switches P0's clear (D3) on."""
+    quiet = ["doctor", "--vllm-version", "0.33.0", "--cache-type", "shm", "--rejections", "no",
+             "--client-handles", "no", "--client-uuids", "no", "--restarts", "no"]
+    assert main(quiet) == 0
+    out = re.sub(r"\n {4,}", " ", capsys.readouterr().out)
+    assert "U1 the store stays usable: holds" in out and "S4 served is sent: holds" in out
+    assert "S3 no crash: holds" in out
+    code, out, _ = doctor("vllm serve M --config under.yml", capsys)
+    assert code == 0 and "D3 P0 clears the store: on" in out
+
+
+def test_doctor_declines_a_design_not_modelled_with_exit_5(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cache type whose design is not modelled gets no answer (exit 5), never another
+    design's."""
+    monkeypatch.setitem(vllm_release.IMPLEMENTS, ("0.33.0", "shm"), None)
+    code, out, err = doctor("vllm serve M --mm_processor_cache_type=shm", capsys)
+    assert (code, err) == (EXIT_NOT_MODELLED, "") and EXIT_NOT_MODELLED == 5
+    assert "not modelled by the project" in out.splitlines()[0]
+    assert "BREAKS" not in out and "project's answer for" not in out
+    assert not any(f"{d}:" in out for d in DRIFT_IDS)
+    assert f"({VARIANT_NAMES[0]}-{VARIANT_NAMES[-1]}, drift sources D1-D11)" in out
 
 
 def test_doctor_still_answers_the_lru_pair(capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,7 +158,7 @@ def test_doctor_still_answers_the_lru_pair(capsys: pytest.CaptureFixture[str]) -
         code, out, _ = doctor(line, capsys)
         assert code == 0
         assert out.startswith("doctor: vLLM 0.33.0 (as asked) with --mm-processor-cache-type "
-                              "lru implements V2")
+                              "lru implements design lru's V2")
         assert "the project's answer for V2 under D1+D2+D8+D9" in out
 
 

@@ -9,7 +9,9 @@ than the ring) is rejected unless that source is enabled.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from spec.config import Content, InvalidConfiguration
 
@@ -58,6 +60,18 @@ class ShmConfig:
 
     def __post_init__(self) -> None:
         _validate(self)
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any], environment: frozenset[str]) -> ShmConfig:
+        """The configuration a witness file states (its constants as `describe` writes
+        them, without environment or knobs), under `environment`."""
+        sizes = tuple((Content(c["identity"], c["version"]), n) for c, n in data["object_bytes"])
+        return ShmConfig(identities=tuple(data["identities"]), versions=data["versions"],
+                         object_bytes=sizes, header_bytes=data["header_bytes"],
+                         ring_bytes=data["ring_bytes"],
+                         max_object_bytes=data["max_object_bytes"], readers=data["readers"],
+                         max_requests=data["max_requests"], max_items=data["max_items"],
+                         environment=environment)
 
     def enables(self, source: str) -> bool:
         return source in self.environment

@@ -1,0 +1,103 @@
+"""The design lattice: minimal breaking sets, holds settled only by complete searches, a
+break standing under a larger environment only where its witness replays there, the
+committed answers and witnesses of the shm design replaying on the spec."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from model_checks.designs.evidence import EXPLICIT
+from model_checks.designs.explore import replay
+from model_checks.designs.lattice import LatticeResult, _largest_avoiding, name, search
+from model_checks.designs.results import to_json, write_witnesses
+from spec.designs import design_named
+from spec.designs.shm import ShmConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = ROOT / "docs" / "results" / "designs"
+SHM = design_named("shm")
+
+
+@pytest.fixture(scope="module")
+def small() -> LatticeResult:
+    """The shm lattice at rung 0 with a small state limit (its large searches are cut)."""
+    return search(SHM, "O1", sizes=(1,), max_states=3_000, explicit=EXPLICIT["shm"]())
+
+
+def test_largest_environments_avoiding_the_breaks() -> None:
+    got = _largest_avoiding(("A", "B", "C"), [frozenset({"A"}), frozenset({"B", "C"})])
+    assert sorted(map(sorted, got)) == [["B"], ["C"]]
+    assert _largest_avoiding(("A", "B"), []) == [frozenset({"A", "B"})]
+
+
+def test_a_small_lattice_finds_the_single_source_breaks_and_nothing_else(
+    small: LatticeResult,
+) -> None:
+    result = small
+    minimal = {p: [name(b.environment) for b in v] for p, v in result.minimal.items()}
+    assert minimal["U1"] == ["D2"] and minimal["S4"] == ["D7"]
+    assert minimal["S3"] == ["C1", "D3", "D10"] and minimal["S1"] == []
+    assert result.answer(frozenset({"D2", "D7"}), "U1").verdict == "breaks"
+    # no proof given and the large searches cut by the state limit: S1 is not "holds" under
+    # every source
+    assert result.answer(frozenset(s.id for s in SHM.sources), "S1").verdict == "unknown"
+    assert result.answer(frozenset(), "S1").verdict == "holds"
+
+
+def test_a_break_stands_only_where_its_witness_replays(small: LatticeResult) -> None:
+    result = small
+    found = result.minimal["U1"][0]
+    assert result.replays(found, frozenset({"D2", "D8"}))
+    shortened = dataclasses.replace(found, actions=found.actions[:1])
+    assert not result.replays(shortened, frozenset({"D2"}))
+
+
+def test_explicit_witnesses_replay_on_the_spec_and_join_the_breaks(
+    small: LatticeResult,
+) -> None:
+    for witness in EXPLICIT["shm"]():
+        prop = next(p for p in SHM.properties if p.id == witness.property_id)
+        assert replay(SHM, witness.config, witness.actions, prop)
+    result = small
+    assert "C1" in [name(b.environment) for b in result.minimal["S3"]]
+    assert result.answer(frozenset({"C1"}), "S3").basis.endswith("(explicit witness)")
+
+
+def test_witness_files_round_trip(small: LatticeResult, tmp_path: Path) -> None:
+    result = small
+    paths = write_witnesses(result, tmp_path)
+    assert {p.name for p in paths} >= {"D2_U1.json", "D7_S4.json", "D3_S3.json"}
+    data = json.loads((tmp_path / "D2_U1.json").read_text())
+    actions = [SHM.action_from_json(a) for a in data["actions"]]
+    config = SHM.instance(data["variant"], frozenset(data["environment"]))
+    assert replay(SHM, config, actions, next(p for p in SHM.properties if p.id == "U1"))
+    assert to_json(result)["answers"]["U1"]["D2"]["verdict"] == "breaks"
+
+
+@pytest.mark.skipif(not (COMMITTED / "shm.json").exists(), reason="no committed shm answers")
+def test_every_committed_shm_witness_replays_on_the_spec() -> None:
+    folder = COMMITTED / "shm" / "witnesses"
+    files = sorted(folder.glob("*.json"))
+    assert files
+    for path in files:
+        data = json.loads(path.read_text())
+        prop = next(p for p in SHM.properties if p.id == data["property"])
+        config = ShmConfig.from_json(data["config"], frozenset(data["environment"]))
+        actions = [SHM.action_from_json(a) for a in data["actions"]]
+        assert replay(SHM, config, actions, prop), path.name
+
+
+@pytest.mark.skipif(not (COMMITTED / "shm.json").exists(), reason="no committed shm answers")
+def test_the_committed_shm_answers_decide_every_environment_of_s1_to_s3_h1_and_u1() -> None:
+    committed = json.loads((COMMITTED / "shm.json").read_text())
+    assert len(committed["answers"]["S1"]) == 2 ** len(committed["sources"]) == 256
+    for prop in ("S1", "S2"):
+        assert prop in committed["proofs"]
+    for prop in ("S1", "S2", "S3", "H1", "U1", "S4"):
+        undecided = [e for e, a in committed["answers"][prop].items()
+                     if a["verdict"] == "unknown"]
+        assert not undecided, (prop, undecided[:5])
