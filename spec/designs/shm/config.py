@@ -36,11 +36,11 @@ class ShmConfig:
     """A finite instance.
 
     identities: the identities (mm hashes) clients may name; versions: contents per identity
-    of the first identity (more than 1 only under D7). object_bytes: (content, bytes) pairs, 1 for a content not
-    listed. header_bytes: ring bytes per chunk beyond its object. ring_bytes: the ring's data
-    size. max_object_bytes: the largest object P0 puts (vLLM's max object size). readers:
-    the workers that read every handle (vLLM's world size). max_requests, max_items: bounds of
-    the client.
+    of the first identity (more than 1 only under D7). object_bytes: (content, bytes) pairs,
+    1 for a content not listed. header_bytes: ring bytes per chunk beyond its object.
+    ring_bytes: the ring's data size. max_object_bytes: the largest object P0 puts (vLLM's
+    max object size). readers: the workers that read every handle (vLLM's world size).
+    max_requests, max_items: bounds of the client.
     """
 
     identities: tuple[str, ...] = ("a", "b")

@@ -46,5 +46,5 @@ def _read_slot(memory: tuple[Slot, ...], physical: int) -> tuple[tuple[Slot, ...
         if slot.physical == physical:
             tensor = slot.content if slot.intact else GARBAGE
             counted = replace(slot, reads=slot.reads + 1)
-            return memory[:index] + (counted,) + memory[index + 1:], tensor
+            return (*memory[:index], counted, *memory[index + 1:]), tensor
     return memory, GARBAGE
