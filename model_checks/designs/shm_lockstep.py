@@ -10,6 +10,7 @@ seeded random ones (a step budget, never a time limit).
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any
 from model_checks.designs.shm_views import (
     NotDriven,
     Observation,
+    RingView,
     Served,
     ShmAdapter,
     ShmSide,
@@ -79,12 +81,31 @@ class Disagreement:
     implementation: Observation
 
     def report(self) -> str:
-        lines = [f"step {self.step}: {SHM.action_to_json(self.action)}"]
+        """The step, then each observation that differs (the ring: only what differs)."""
+        lines = [f"step {self.step}: {json.dumps(SHM.action_to_json(self.action))}"]
         for name in self.spec.differences(self.implementation):
-            lines += [f"  {name} differs:",
-                      f"    spec:           {getattr(self.spec, name)}",
-                      f"    implementation: {getattr(self.implementation, name)}"]
+            lines.append(f"  {name} differs:")
+            if name == "ring":
+                lines += ring_differences(self.spec.ring, self.implementation.ring)
+            else:
+                lines += [f"    spec:           {getattr(self.spec, name)}",
+                          f"    implementation: {getattr(self.implementation, name)}"]
         return "\n".join(lines)
+
+
+def ring_differences(spec: RingView, implementation: RingView) -> list[str]:
+    """One line per range bound, and per chunk (by id), that differs."""
+    lines = [f"    {name}: spec {getattr(spec, name)}, implementation "
+             f"{getattr(implementation, name)}"
+             for name in ("id_start", "id_end", "data_start", "data_end")
+             if getattr(spec, name) != getattr(implementation, name)]
+    ours = {c.id: c for c in spec.chunks}
+    theirs = {c.id: c for c in implementation.chunks}
+    for chunk_id in sorted(ours.keys() | theirs.keys()):
+        if ours.get(chunk_id) != theirs.get(chunk_id):
+            lines += [f"    chunk #{chunk_id}: spec           {ours.get(chunk_id)}",
+                      f"    chunk #{chunk_id}: implementation {theirs.get(chunk_id)}"]
+    return lines
 
 
 class Lockstep:

@@ -153,3 +153,15 @@ def test_the_committed_witnesses_parse() -> None:
     for path in committed(ROOT):
         found = read(path)
         assert path.stem == f"{'+'.join(sorted(found.environment))}_{found.property_id}"
+
+
+@pytest.mark.slow
+def test_the_committed_witnesses_are_what_write_witnesses_writes(tmp_path: Path) -> None:
+    """Explored again, every source alone gives the committed files, byte for byte."""
+    from model_checks.designs.witness_files import write_witnesses
+
+    written = write_witnesses(tmp_path)
+    assert [p.name for p in sorted(written)] == [p.name for p in committed(ROOT)]
+    for path in written:
+        assert path.read_text() == (ROOT / "docs/results/designs/shm/witnesses" /
+                                    path.name).read_text()
