@@ -23,8 +23,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The history check where its options (or a missing adapter) ask for it, else the
-    lockstep check; a closed pipe ends either quietly."""
+    """A design's own lockstep where `--design` names one other than the LRU's; else the
+    history check where its options (or a missing adapter) ask for it, else the lockstep
+    check; a closed pipe ends each quietly."""
+    if getattr(args, "design", "lru") != "lru":
+        return lockstep.quiet_on_closed_pipe(_design_run, args)
     if history.wanted(args):
         return lockstep.quiet_on_closed_pipe(history.run, args)
     return lockstep.run(args)
+
+
+def _design_run(args: argparse.Namespace) -> int:
+    """`model_checks.designs.conform.run`, refusing the history check's options."""
+    from model_checks.conform.exits import EXIT_USAGE
+    from model_checks.designs import conform as designs
+
+    if args.threads or args.tasks or args.check_log or args.adapter is None:
+        import sys
+
+        print(f"error: --design {args.design} needs --adapter MODULE:FACTORY; --threads, "
+              f"--tasks and --check-log apply to the LRU design only", file=sys.stderr)
+        return EXIT_USAGE
+    return designs.run(args)

@@ -109,7 +109,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replay", type=Path, metavar="TRACE",
                         help="run one trace file (as written beside --json, or by simulate) "
                         "in lockstep against the implementation, print its step table, exit "
-                        "non-zero if it reproduces a disagreement or the property it records")
+                        "non-zero if it reproduces a disagreement or the property it records; "
+                        "with --design other than lru, a witness document of that design")
+    parser.add_argument("--design", default="lru", choices=_design_names(),
+                        help="the paired-cache design the implementation builds (default lru: "
+                        "the key-replicated LRU, variants V0-V4); another design is checked "
+                        "by its own lockstep (model_checks.designs.conform), with its own "
+                        "adapter interface")
+    parser.add_argument("--steps", type=int, metavar="N", default=None,
+                        help="with --design other than lru: lockstep steps per environment "
+                        "(seeded random runs)")
+
+
+def _design_names() -> list[str]:
+    from spec.designs.registry import designs
+
+    return [design.name for design in designs()]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,6 +187,8 @@ def _check_cheaply(args: argparse.Namespace) -> None:
         found = None
     if found is None:
         raise _Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
+    if getattr(args, "steps", None) is not None:
+        raise _Usage("--steps applies to a design other than lru (--design)")
     if args.replay is not None:
         ignored = [flag for flag, given in (("--environment", args.environment is not None),
                                            ("--keep-going", args.keep_going)) if given]

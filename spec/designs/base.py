@@ -112,6 +112,13 @@ class Design(Protocol):
 
     def is_quiescent(self, config: Any, state: Any) -> bool: ...
 
+    def config_from_json(self, data: Mapping[str, Any], variant: str,
+                         environment: frozenset[str]) -> Any:
+        """The configuration a witness file states (its constants, as
+        `model_checks.designs.results.describe` writes them), of `variant` under
+        `environment`."""
+        ...
+
     def action_to_json(self, action: Any) -> dict[str, Any]: ...
 
     def action_from_json(self, data: Mapping[str, Any]) -> Any: ...

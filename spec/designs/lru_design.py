@@ -88,6 +88,17 @@ class LruDesign:
     def is_quiescent(self, config: Config, state: State) -> bool:
         return is_quiescent(config, state)
 
+    def config_from_json(self, data: Mapping[str, Any], variant: str,
+                         environment_ids: frozenset[str]) -> Config:
+        sizes = tuple(ItemSize(Content(s["content"]["identity"], s["content"]["version"]),
+                               s["shadow_bytes"], s["receiver_bytes"]) for s in data["sizes"])
+        return Config(identities=tuple(data["identities"]), budget=data["budget"],
+                      sizes=sizes, versions=data["versions"], variant=variant_named(variant),
+                      environment=environment(*environment_ids),
+                      max_retries=data["max_retries"], max_in_flight=data["max_in_flight"],
+                      max_requests=data["max_requests"], max_items=data["max_items"],
+                      front_ends=data["front_ends"], engines=data["engines"])
+
     def action_to_json(self, action: Action) -> dict[str, Any]:
         values = {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}
         if "items" in values:

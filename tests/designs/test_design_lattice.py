@@ -15,7 +15,6 @@ from model_checks.designs.explore import replay
 from model_checks.designs.lattice import LatticeResult, _largest_avoiding, name, search
 from model_checks.designs.results import to_json, write_witnesses
 from spec.designs import design_named
-from spec.designs.shm import ShmConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "docs" / "results" / "designs"
@@ -86,7 +85,8 @@ def test_every_committed_shm_witness_replays_on_the_spec() -> None:
     for path in files:
         data = json.loads(path.read_text())
         prop = next(p for p in SHM.properties if p.id == data["property"])
-        config = ShmConfig.from_json(data["config"], frozenset(data["environment"]))
+        config = SHM.config_from_json(data["config"], data["variant"],
+                                      frozenset(data["environment"]))
         actions = [SHM.action_from_json(a) for a in data["actions"]]
         assert replay(SHM, config, actions, prop), path.name
 

@@ -106,6 +106,11 @@ class ShmDesign:
     def is_quiescent(self, config: ShmConfig, state: ShmState) -> bool:
         return not state.queued and not state.executed
 
+    def config_from_json(self, data: Mapping[str, Any], variant: str,
+                         environment: frozenset[str]) -> ShmConfig:
+        check_variant(self, variant)
+        return ShmConfig.from_json(data, environment)
+
     def action_to_json(self, action: ShmAction) -> dict[str, Any]:
         return {"action": type(action).__name__, **_plain(asdict(action))}
 

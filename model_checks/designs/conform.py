@@ -1,0 +1,291 @@
+"""`conform --design shm --adapter MODULE:FACTORY`: the shared-memory design's lockstep
+check of an implementation (`shm_lockstep`), as the conform command runs it for a design
+other than the LRU's.
+
+- Without `--replay`: seeded random runs of `--steps` steps in each environment (the one
+  `--environment` names; else none, each source alone, and every source together), then
+  every committed witness (`witness_files.committed`) in lockstep. Exit 0 when every step
+  agreed, 1 at the first disagreement (printed with both observations, and the trace as a
+  witness document to replay).
+- With `--replay FILE` (a witness document): its actions in lockstep, then its property
+  judged on the implementation after the last step: exit 4 REPRODUCED where it breaks
+  there, 0 NOT REPRODUCED, 1 on a disagreement, 5 NOT FOLLOWED where a step cannot be
+  driven. `--emit-pytest DIR` writes the replay (or a disagreement's trace) as a pytest
+  file.
+
+Exit 2 for a usage error (one line on stderr), 3 for a harness failure (the adapter raised
+where it should have answered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from model_checks.conform.exits import (
+    EXIT_FAIL,
+    EXIT_HARNESS,
+    EXIT_NOT_FOLLOWED,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WEAKNESS,
+)
+from model_checks.designs.shm_lockstep import Outcome, replay, walk
+from model_checks.designs.shm_views import Unmappable
+from model_checks.designs.witness_files import (
+    BadWitness,
+    WitnessDocument,
+    committed,
+    document,
+    read,
+)
+from spec.designs.base import Design, source_order
+from spec.designs.registry import design_named
+from spec.transitions import InvalidAction
+
+if TYPE_CHECKING:
+    from model_checks.designs.shm_views import ShmAdapter
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository root (the committed witnesses are under it)."""
+DEFAULT_STEPS = 400
+"""Lockstep steps per environment when `--steps` is not given."""
+
+T = TypeVar("T")
+
+
+class Usage(Exception):
+    """A usage error: one line on stderr, exit 2."""
+
+
+class Harness(Exception):
+    """The harness could not do its work: exit 3."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command for `args.design` (not the LRU's): its exit code."""
+    try:
+        design = design_named(args.design)
+        _refuse_lru_options(args)
+        if design.name != "shm":
+            raise Usage(f"--design {design.name}: conform has no lockstep for it (it has one "
+                        f"for shm)")
+        if args.replay is not None:
+            return _replay(args, design, read_witness(args.replay, design))
+        envs = environments(design, args.environment)
+        return _conform(args, design, _adapter(args.adapter), envs)
+    except Usage as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except Harness as error:
+        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit "
+              f"{EXIT_HARNESS})")
+        return EXIT_HARNESS
+
+
+def _refuse_lru_options(args: argparse.Namespace) -> None:
+    given = [flag for flag, value in (("--json", args.json), ("--require", args.require),
+                                      ("--variant", args.variant),
+                                      ("--keep-going", args.keep_going),
+                                      ("--processes 2", args.processes == 2)) if value]
+    if given:
+        raise Usage(f"--design {args.design}: {', '.join(given)} apply to the LRU design only")
+    if args.steps is not None and args.steps < 1:
+        raise Usage(f"--steps: got {args.steps}, expected a number of steps >= 1")
+    if args.replay is not None and (args.environment is not None or args.steps is not None):
+        raise Usage("--replay runs the witness's own instance as written; --environment and "
+                    "--steps cannot apply to it")
+
+
+def environments(design: Design, text: str | None) -> list[frozenset[str]]:
+    """The environments to check: the one `text` names, else none, each source alone, and
+    every source together."""
+    if text is None:
+        every = frozenset(s.id for s in design.sources)
+        return [frozenset(), *(frozenset({s}) for s in sorted(every, key=source_order)), every]
+    if text.strip().lower() == "none":
+        return [frozenset()]
+    env = frozenset(part.strip().upper() for part in text.split("+"))
+    try:
+        design.instance(design.variants[0], env)
+    except ValueError as error:
+        raise Usage(f"--environment: {error}") from None
+    return [env]
+
+
+def env_text(environment: frozenset[str]) -> str:
+    return "+".join(sorted(environment, key=source_order)) or "none"
+
+
+def read_witness(path: Path, design: Design) -> WitnessDocument:
+    try:
+        found = read(path)
+    except OSError as error:
+        raise Usage(f"--replay: cannot read {path}: {error.strerror}") from None
+    except BadWitness as error:
+        raise Usage(f"--replay: {error}") from None
+    if found.design.name != design.name:
+        raise Usage(f"--replay: {path} is a witness of design {found.design.name!r}, not "
+                    f"{design.name!r}")
+    return found
+
+
+def _adapter(path: str) -> ShmAdapter:
+    """The adapter `MODULE:FACTORY` builds; a usage error where it does not load."""
+    module, sep, factory = path.partition(":")
+    if not sep or not module or not factory:
+        raise Usage(f"--adapter: got {path!r}, expected module:factory")
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        raise Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
+    try:
+        built: ShmAdapter = getattr(importlib.import_module(module), factory)()
+    except Exception as error:  # a usage error: one line, no traceback
+        raise Usage(f"--adapter: {type(error).__name__}: {error}") from None
+    for method in ("byte_map", "start"):
+        if not callable(getattr(built, method, None)):
+            raise Usage(f"--adapter: {path} has no {method}(config) (design shm needs "
+                        f"model_checks.designs.shm_views.ShmAdapter)")
+    return built
+
+
+def guarded(call: Callable[[], T], what: str) -> T:
+    """`call()`; `Unmappable` is a usage error, the spec refusing an action a usage error
+    (the witness does not replay on the spec), any other exception a harness failure."""
+    try:
+        return call()
+    except Unmappable as error:
+        raise Usage(f"the adapter cannot state this instance in its bytes: {error}") from None
+    except InvalidAction as error:
+        raise Usage(f"the trace does not replay on the spec: {error}") from None
+    except Exception as error:
+        raise Harness(f"{what}: {type(error).__name__}: {error}") from error
+
+
+def _conform(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
+             envs: list[frozenset[str]]) -> int:
+    steps = args.steps or DEFAULT_STEPS
+    print(f"conformance of {adapter.name} to design {design.name} ({design.variants[0]}), "
+          f"{steps} lockstep steps per environment, seed {args.seed}")
+    printed: list[str] = []
+    for env in envs:
+        if not _environment_agrees(args, design, adapter, env, printed):
+            return EXIT_FAIL
+    return _witnesses(args, design, adapter, envs)
+
+
+def _environment_agrees(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
+                        env: frozenset[str], printed: list[str]) -> bool:
+    """The seeded runs of one environment (its byte map printed where it differs from the
+    one `printed` last); whether every step agreed."""
+    config = design.instance(design.variants[0], env)
+    seed = f"{args.seed}:{env_text(env)}"
+    lines = guarded(lambda: adapter.byte_map(config), "byte_map")
+    if lines != printed:
+        print("\n".join(f"  {line}" for line in lines))
+        printed[:] = lines
+    outcome = guarded(lambda: walk(adapter, config, args.steps or DEFAULT_STEPS, seed),
+                      "a lockstep run")
+    if _failed(args, design, outcome, env, f"environment {env_text(env)} (seed {seed!r})"):
+        return False
+    print(f"  environment {env_text(env)}: {outcome.steps} lockstep steps, every step agreed")
+    return True
+
+
+def _witnesses(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
+               envs: list[frozenset[str]]) -> int:
+    """Every committed witness whose environment the run covers, in lockstep."""
+    covered = frozenset().union(*envs)
+    found = [read_witness(path, design) for path in committed(ROOT)]
+    chosen = [w for w in found if w.environment <= covered]
+    for witness in chosen:
+        if not _witness_agrees(args, adapter, witness):
+            return EXIT_FAIL
+    print(f"  witnesses: {len(chosen)} committed witness(es) replayed in lockstep, every step "
+          f"agreed")
+    print(f"RESULT: CONFORMS: every step agreed (exit {EXIT_OK})")
+    return EXIT_OK
+
+
+def _witness_agrees(args: argparse.Namespace, adapter: ShmAdapter,
+                    witness: WitnessDocument) -> bool:
+    outcome = guarded(lambda: replay(adapter, witness.config(), witness.actions),
+                      witness.label())
+    return not _failed(args, witness.design, outcome, witness.environment,
+                       f"the witness of {witness.label()}")
+
+
+def _failed(args: argparse.Namespace, design: Design, outcome: Outcome,
+            env: frozenset[str], where: str) -> bool:
+    """Print a disagreement or a step not driven of a run (and emit it); whether it had one."""
+    if outcome.disagreement is None and outcome.not_driven is None:
+        return False
+    trace = document(design, design.variants[0], env, None, outcome.actions)
+    if outcome.disagreement is not None:
+        print(f"DISAGREEMENT in {where}, at step {outcome.disagreement.step}:")
+        print(outcome.disagreement.report())
+    else:
+        print(f"NOT FOLLOWED in {where}: {outcome.not_driven}")
+    print(f"  the trace, to replay with --replay FILE:\n  {json.dumps(trace)}")
+    if args.emit_pytest is not None:
+        print(emit(args.emit_pytest, args.adapter, trace, f"a lockstep run in {where}"))
+    print(f"RESULT: DISAGREEMENT with design {design.name}'s spec in {where} (exit {EXIT_FAIL})")
+    return True
+
+
+def _replay(args: argparse.Namespace, design: Design, found: WitnessDocument) -> int:
+    adapter = _adapter(args.adapter)
+    config = found.config()
+    print(f"replay of {args.replay} ({found.label()}, {len(found.actions)} steps) against "
+          f"{adapter.name}")
+    print("\n".join(f"  {line}" for line in guarded(lambda: adapter.byte_map(config),
+                                                    "byte_map")))
+    wanted = [found.property_id] if found.property_id else []
+    outcome = guarded(lambda: replay(adapter, config, found.actions, wanted), "the replay")
+    for number, action in enumerate(outcome.actions[:outcome.steps], start=1):
+        print(f"  step {number}: {json.dumps(design.action_to_json(action))}")
+    if args.emit_pytest is not None:
+        trace = document(design, found.variant, found.environment, found.property_id,
+                         found.actions)
+        print(emit(args.emit_pytest, args.adapter, trace, f"the replay of {args.replay}"))
+    return _replay_verdict(found, outcome)
+
+
+def _replay_verdict(found: WitnessDocument, outcome: Outcome) -> int:
+    if outcome.disagreement is not None:
+        print(outcome.disagreement.report())
+        print(f"RESULT: DISAGREEMENT with the spec at step {outcome.disagreement.step} "
+              f"(exit {EXIT_FAIL})")
+        return EXIT_FAIL
+    if outcome.not_driven is not None:
+        print(f"RESULT: NOT FOLLOWED: {outcome.not_driven}; nothing from it on is judged "
+              f"(exit {EXIT_NOT_FOLLOWED})")
+        return EXIT_NOT_FOLLOWED
+    print(f"  every step agreed with the spec ({outcome.steps} steps)")
+    reasons = outcome.broken.get(found.property_id, []) if found.property_id else []
+    if reasons:
+        print(f"  {found.property_id} on the implementation after the last step: broken: "
+              f"{'; '.join(reasons)}")
+        print(f"RESULT: REPRODUCED: the implementation breaks {found.property_id} as the "
+              f"design's spec does (exit {EXIT_WEAKNESS})")
+        return EXIT_WEAKNESS
+    print(f"RESULT: NOT REPRODUCED: every step agreed and "
+          f"{found.property_id or 'no property'} is kept (exit {EXIT_OK})")
+    return EXIT_OK
+
+
+def emit(directory: Path, adapter_path: str, trace: dict[str, Any], where: str) -> str:
+    """Write `trace` as a pytest file into `directory`; the line saying where."""
+    from model_checks.designs.emit import write_pytest
+
+    path = write_pytest(directory, adapter_path, trace, where)
+    return f"  pytest file: {path}"
