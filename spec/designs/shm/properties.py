@@ -8,6 +8,8 @@ will ever read again what is in flight, because nothing is.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from spec.designs.base import DesignProperty, Scope
 from spec.designs.shm import ring as ring_ops
 from spec.designs.shm.config import ShmConfig
@@ -31,10 +33,10 @@ def within_ring(config: ShmConfig, state: ShmState) -> list[str]:
         reasons.append(f"the data range {ring.data_start}..{ring.data_end} spans more than "
                        f"the ring's {size} bytes")
     spans = sorted((c.address % size, c.address % size + c.nbytes, c.id) for c in ring.chunks)
-    for low, high, chunk_id in spans:
+    for _, high, chunk_id in spans:
         if high > size:
             reasons.append(f"chunk #{chunk_id} ends at {high}, past the ring's {size} bytes")
-    for (_, high, first), (low, _, second) in zip(spans, spans[1:], strict=False):
+    for (_, high, first), (low, _, second) in pairwise(spans):
         if low < high:
             reasons.append(f"chunks #{first} and #{second} overlap")
     return reasons
