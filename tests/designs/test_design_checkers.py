@@ -17,7 +17,10 @@ from spec.designs import Design
 from spec.designs.lru_design import LRU
 from spec.designs.shm.design import SHM
 
-CASES = [  # (design, variant, environment, configuration fields replaced), each < 1000 states
+Case = tuple[Design, str, frozenset[str], dict[str, Any]]
+"""A design, variant, environment, and the configuration fields replaced in its instance."""
+
+CASES: list[Case] = [  # each under 1000 states
     (SHM, "O1", frozenset({"D3"}), {"max_requests": 2, "readers": 1}),
     (SHM, "O1", frozenset({"D2"}), {"max_requests": 2, "readers": 1}),
     (SHM, "O1", frozenset(), {"max_requests": 2, "readers": 1}),
@@ -26,7 +29,7 @@ CASES = [  # (design, variant, environment, configuration fields replaced), each
 ]
 
 
-def _case_id(case: tuple[Design, str, frozenset[str], dict[str, Any]]) -> str:
+def _case_id(case: Case) -> str:
     design, variant, environment, _ = case
     return f"{design.name}-{variant}-{'+'.join(sorted(environment)) or 'none'}"
 
@@ -38,7 +41,7 @@ def _config(design: Design, variant: str, environment: frozenset[str],
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_prove_and_explore_agree_and_every_break_replays(
-        case: tuple[Design, str, frozenset[str], dict[str, Any]]) -> None:
+        case: Case) -> None:
     design, variant, environment, _ = case
     config = _config(*case)
     explored = explore(design, config)
@@ -79,17 +82,18 @@ def test_the_bound_stops_at_max_depth_and_a_deeper_break_is_not_a_hold() -> None
     assert proved.verdict("S2") == HOLDS
 
 
-@pytest.mark.parametrize("limits", [{"max_states": 0}, {"max_depth": 0}])
-def test_an_empty_state_space_or_depth_0_is_a_failure(limits: dict[str, int]) -> None:
+@pytest.mark.parametrize(("max_states", "max_depth"), [(0, 5), (1000, 0)])
+def test_an_empty_state_space_or_depth_0_is_a_failure(max_states: int, max_depth: int
+                                                       ) -> None:
     config = _config(SHM, "O1", frozenset(), {"max_requests": 1, "readers": 1})
-    proved = prove(SHM, config, **limits)
+    proved = prove(SHM, config, max_states=max_states, max_depth=max_depth)
     assert proved.failed
     assert {p.verdict for p in proved.proofs} == {NOT_RUN}
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[2]], ids=_case_id)
 def test_simulate_finds_breaks_that_replay(
-        case: tuple[Design, str, frozenset[str], dict[str, Any]]) -> None:
+        case: Case) -> None:
     design, variant, environment, _ = case
     config = _config(*case)
     explored = explore(design, config)
@@ -111,9 +115,9 @@ def test_simulate_reports_not_found_with_its_steps_and_repeats_itself() -> None:
     assert simulate(SHM, config, examples=20, steps=10) == first  # derandomized
 
 
-@pytest.mark.parametrize("budget", [{"examples": 0}, {"steps": 0}])
-def test_simulate_with_no_step_is_a_failure(budget: dict[str, int]) -> None:
+@pytest.mark.parametrize(("examples", "steps"), [(0, 5), (5, 0)])
+def test_simulate_with_no_step_is_a_failure(examples: int, steps: int) -> None:
     config = _config(SHM, "O1", frozenset(), {"max_requests": 1, "readers": 1})
-    found = simulate(SHM, config, **budget)
+    found = simulate(SHM, config, examples=examples, steps=steps)
     assert found.failed and found.steps == 0
     assert {found.verdict(p.id) for p in SHM.properties} == {NOT_RUN}
