@@ -6,11 +6,12 @@ all depths, and a run that checks nothing (no state, depth 0, no step) is a fail
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import pytest
 
-from model_checks.designs.explore import explore, replay
+from model_checks.designs.explore import Exploration, explore, replay
 from model_checks.designs.prove import BOUNDED, BREAKS, HOLDS, NOT_RUN, prove
 from model_checks.designs.simulate import NOT_FOUND, simulate
 from spec.designs import Design
@@ -39,12 +40,19 @@ def _config(design: Design, variant: str, environment: frozenset[str],
     return dataclasses.replace(design.instance(variant, environment), **fields)
 
 
+@functools.cache
+def _explored(case_id: str) -> Exploration:
+    """The explorer's verdicts on one case, searched once for every test that reads them."""
+    case = next(c for c in CASES if _case_id(c) == case_id)
+    return explore(case[0], _config(*case))
+
+
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_prove_and_explore_agree_and_every_break_replays(
         case: Case) -> None:
     design, variant, environment, _ = case
     config = _config(*case)
-    explored = explore(design, config)
+    explored = _explored(_case_id(case))
     proved = prove(design, config, max_depth=10, variant=variant, environment=environment)
     assert explored.complete and proved.complete and not proved.failed
     assert proved.states == explored.states
@@ -59,7 +67,7 @@ def test_prove_and_explore_agree_and_every_break_replays(
 
 
 def test_the_cases_cover_breaks_and_holds_in_both_designs() -> None:
-    verdicts = {(case[0].name, explore(case[0], _config(*case)).verdict(p.id))
+    verdicts = {(case[0].name, _explored(_case_id(case)).verdict(p.id))
                 for case in CASES for p in case[0].properties}
     assert verdicts == {(d, v) for d in ("shm", "lru") for v in ("breaks", "holds")}
 
@@ -96,7 +104,7 @@ def test_simulate_finds_breaks_that_replay(
         case: Case) -> None:
     design, variant, environment, _ = case
     config = _config(*case)
-    explored = explore(design, config)
+    explored = _explored(_case_id(case))
     found = simulate(design, config, examples=100, steps=20, variant=variant,
                      environment=environment)
     assert not found.failed and found.steps > 0
