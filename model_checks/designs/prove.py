@@ -32,7 +32,8 @@ BREAKS, HOLDS, BOUNDED, UNKNOWN, NOT_RUN = "breaks", "holds", "bounded", "unknow
 within the bound; Z3 gave up (resource limit); nothing was decided (a failure)."""
 
 DEFAULT_RLIMIT = 50_000_000
-"""Z3's resource limit per solver: deterministic, unlike a timeout."""
+"""Z3's resource limit, set on each of the two solvers (the bounded search's and the
+induction's): deterministic, unlike a timeout."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from model_checks.designs.explore import Exploration, explore, replay
-from model_checks.designs.prove import BOUNDED, BREAKS, HOLDS, NOT_RUN, prove
+from model_checks.designs.prove import BOUNDED, BREAKS, HOLDS, NOT_RUN, UNKNOWN, prove
 from model_checks.designs.simulate import NOT_FOUND, simulate
 from spec.designs import Design
 from spec.designs.lru_design import LRU
@@ -97,6 +97,13 @@ def test_an_empty_state_space_or_depth_0_is_a_failure(max_states: int, max_depth
     proved = prove(SHM, config, max_states=max_states, max_depth=max_depth)
     assert proved.failed
     assert {p.verdict for p in proved.proofs} == {NOT_RUN}
+
+
+def test_a_resource_limit_too_small_decides_nothing_rather_than_a_hold() -> None:
+    config = _config(SHM, "O1", frozenset({"D3"}), {"max_requests": 2, "readers": 1})
+    proved = prove(SHM, config, rlimit=1)
+    assert {p.verdict for p in proved.proofs} == {UNKNOWN}
+    assert all("Z3 gave up" in p.reason for p in proved.proofs)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[2]], ids=_case_id)
