@@ -31,6 +31,15 @@ class ShmKnobs:
     client_handle_counts: bool = False
     """A client-supplied handle P0 accepts counts as an issued handle (the release does not
     count it: the readers' reads of it then pay for another handle's)."""
+    frees_pinned: bool = False
+    """FIFO freeing ignores the in-use flag: it frees a chunk whose handles are still in
+    flight (the release stops at the first chunk in use)."""
+    reader_counts_reads: bool = True
+    """A worker's read counts in the chunk's in-use flag (off: a chunk once issued is never
+    seen as read, and stays pinned)."""
+    wraps_short_lap: bool = True
+    """Allocation wraps to the next lap when the rest of this lap is too short for the chunk
+    (off: the chunk runs past the buffer's end)."""
 
 
 @dataclass(frozen=True, slots=True)

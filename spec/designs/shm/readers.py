@@ -34,17 +34,21 @@ def read(config: ShmConfig, state: ShmState, worker: int, message: Message) -> S
     reads = []
     for item, sent in zip(message.items, message.sent, strict=True):
         if isinstance(item, Handle):
-            memory, tensor = _read_slot(memory, item.address % config.ring_bytes)
+            memory, tensor = _read_slot(memory, item.address % config.ring_bytes,
+                                        config.knobs.reader_counts_reads)
             reads.append(Read(worker, message.rid, item.key, tensor, item.placeholders, sent))
         else:
             reads.append(Read(worker, message.rid, item.key, item.content, item.content, sent))
     return state.evolve(memory=memory, last_reads=tuple(reads))
 
 
-def _read_slot(memory: tuple[Slot, ...], physical: int) -> tuple[tuple[Slot, ...], Content]:
+def _read_slot(memory: tuple[Slot, ...], physical: int, counts: bool
+               ) -> tuple[tuple[Slot, ...], Content]:
+    """The memory after one read of the slot at `physical` (counted in its in-use flag
+    unless `counts` is off, a mutant), and the object read."""
     for index, slot in enumerate(memory):
         if slot.physical == physical:
             tensor = slot.content if slot.intact else GARBAGE
-            counted = replace(slot, reads=slot.reads + 1)
+            counted = replace(slot, reads=slot.reads + int(counts))
             return (*memory[:index], counted, *memory[index + 1:]), tensor
     return memory, GARBAGE

@@ -15,11 +15,13 @@ from dataclasses import replace
 from spec.designs.shm.state import Chunk, Ring, Slot
 
 
-def allocate(ring: Ring, nbytes: int, ring_bytes: int) -> tuple[Ring, int, int] | None:
+def allocate(ring: Ring, nbytes: int, ring_bytes: int, *, wraps: bool = True
+             ) -> tuple[Ring, int, int] | None:
     """(the ring after, address, id) of a new chunk of `nbytes`, or None where the ring has no
-    contiguous room for it (vLLM raises MemoryError). The chunk itself is not recorded."""
+    contiguous room for it (vLLM raises MemoryError). The chunk itself is not recorded.
+    `wraps=False` (a mutant) places it at the data end even where the lap is too short."""
     lap_offset = ring.data_end % ring_bytes
-    if lap_offset + nbytes > ring_bytes:
+    if wraps and lap_offset + nbytes > ring_bytes:
         start = (ring.data_end // ring_bytes + 1) * ring_bytes
     else:
         start = ring.data_end
@@ -30,16 +32,18 @@ def allocate(ring: Ring, nbytes: int, ring_bytes: int) -> tuple[Ring, int, int] 
 
 
 def free(ring: Ring, reads: dict[int, int], readers: int, protected: frozenset[int],
-         nbytes: int, ring_bytes: int) -> Ring:
+         nbytes: int, ring_bytes: int, *, frees_pinned: bool = False) -> Ring:
     """Free chunks from the id start, oldest first, until `nbytes` are freed or a chunk is in
     use: protected (touched by the request P0 is processing), or read fewer times than
-    `writers * readers` (`reads[id]`: the reads its slot records)."""
+    `writers * readers` (`reads[id]`: the reads its slot records). `frees_pinned` (a mutant)
+    ignores the reads: only a protected chunk stops it."""
     freed = 0
     chunks = ring.chunks
     start, id_start, end = ring.data_start, ring.id_start, ring.data_end
     while chunks and chunks[0].id == id_start and freed < nbytes:
         oldest = chunks[0]
-        if oldest.id in protected or reads.get(oldest.id, 0) < oldest.writers * readers:
+        pinned = reads.get(oldest.id, 0) < oldest.writers * readers and not frees_pinned
+        if oldest.id in protected or pinned:
             break
         chunks = chunks[1:]
         id_start += 1

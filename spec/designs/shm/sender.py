@@ -55,12 +55,14 @@ def _put(config: ShmConfig, state: ShmState, content: Content, touched: frozense
         return state, Inline(content.identity, content)
     nbytes = config.chunk_bytes(content)
     ring = state.ring
-    placed = ring_ops.allocate(ring, nbytes, config.ring_bytes)
+    wraps = config.knobs.wraps_short_lap
+    placed = ring_ops.allocate(ring, nbytes, config.ring_bytes, wraps=wraps)
     if placed is None:
         reads = ring_ops.reads_of(state.memory, ring.chunks, config.ring_bytes)
         ring = ring_ops.free(ring, reads, config.readers, touched,
-                             2 * config.max_object_bytes, config.ring_bytes)
-        placed = ring_ops.allocate(ring, nbytes, config.ring_bytes)
+                             2 * config.max_object_bytes, config.ring_bytes,
+                             frees_pinned=config.knobs.frees_pinned)
+        placed = ring_ops.allocate(ring, nbytes, config.ring_bytes, wraps=wraps)
     if placed is None:
         # the freeing stands even though the put failed: the freed keys are gone from P0
         return state.evolve(ring=ring), Inline(content.identity, content)
