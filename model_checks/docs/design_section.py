@@ -68,7 +68,7 @@ def _section(result: dict[str, Any]) -> list[str]:
               "Properties, as this design states them:", ""]
     lines += [f"- {p['id']} ({p['title']}, checked on {p['scope']}): {p['statement']}"
               for p in result["properties"]]
-    lines += ["", f"Produced by `{DESIGN_COMMAND.format(name=name)}`: at each rung of the "
+    lines += ["", f"Computed by `{DESIGN_COMMAND.format(name=name)}`: at each rung of the "
               f"ladder ({' / '.join(_rungs(result))}), every environment of one source, then "
               "at the base rung, per property, the largest environments without its breaks; "
               f"at most {result['max_states']:,} states per search (a resource limit). The "

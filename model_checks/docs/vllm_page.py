@@ -57,9 +57,9 @@ def _intro(snap: dict[str, Any]) -> list[str]:
         "core do is `model_checks/adapters/vllm.py`. Supported releases: "
         f"{vllm_release.supported_text()} (`model_checks/adapters/vllm_release.py`; any "
         "other is refused in one line). Per cache type (`IMPLEMENTS`, keyed by release and "
-        f"cache type): {vllm_release.designs_text(snap['vllm'])}. The runs below are of "
-        "the LRU pair; `doctor` gives no answer for a deployment of a design the project "
-        "does not model (exit 5).", "",
+        f"cache type): {vllm_release.designs_text(snap['vllm'])}. The first runs below are "
+        "of the LRU pair; the shared-memory object store's, from the same run, are in its "
+        "own section (\"The shared-memory object store\").", "",
         "```sh",
         "bash scripts/setup && bash scripts/setup-vllm    # vLLM --no-deps: requirements-vllm.txt",
         ".venv/bin/python -m model_checks conform --adapter model_checks.adapters.vllm:factory "
@@ -175,6 +175,39 @@ def _settings() -> list[str]:
             "```"]
 
 
+def _shm(snap: dict[str, Any]) -> list[str]:
+    """The shared-memory store's section: its lockstep runs and its witnesses' replays."""
+    shm = snap.get("shm")
+    if not shm:
+        return ["## The shared-memory object store", "",
+                f"Not in this snapshot: run `{COMMAND}` again.", ""]
+    rows = [[f"`{e['environment']}`", f"{e['steps']:,}", e["said"]]
+            for e in shm["environments"]]
+    replays = [[f"[{Path(r['witness']).name}]({r['witness'].removeprefix('docs/')})",
+                r["property"], str(r["exit"]), r["result"]] for r in shm["replays"]]
+    return [
+        "## The shared-memory object store", "",
+        "`--mm-processor-cache-type shm`: vLLM's `ShmObjectStoreSenderCache` (P0, the single "
+        "writer of a ring in shared memory) and `ShmObjectStoreReceiverCache` (each worker, a "
+        "reader), run in lockstep with the shm design (`spec/designs/shm/`, variant O1) by "
+        "`model_checks/adapters/vllm_shm.py`, which states the model's bytes in the "
+        f"release's own ({shm['byte_map']}). Its answers for every environment of its sources "
+        "are on docs/drift-combinations.md, section \"Design `shm`\"; the doctor answers a "
+        "deployment of it with them.", "",
+        f"`python -m model_checks {shm['argv']}`: exit {shm['exit']}, {shm['result']}", "",
+        table(["environment", "lockstep steps", "outcome"], rows), "",
+        "Every committed witness of the design replayed on the release (`conform --design shm "
+        "--adapter model_checks.adapters.vllm_shm:factory --replay FILE`; exit 4: the release "
+        "breaks the property as the model does):", "",
+        table(["witness", "property", "exit", "result"], replays), "",
+        "C1 is the finding: a client that sends back a handle it was given (the token-in, "
+        "token-out endpoint validates it and passes it on) has it read by every worker, but "
+        "P0 never counted it as issued, so those reads pay for another request's handle of "
+        "the same chunk: P0 frees the chunk while a worker has yet to read that request, a "
+        "new chunk takes its place, and the worker raises inside the model's execution.", "",
+    ]
+
+
 def vllm_page(snap: dict[str, Any], tail: str = "") -> str:
     """The page's Markdown, from the snapshot (`load`), then the committed page's
     hand-written `tail` (`hand_written`)."""
@@ -183,5 +216,5 @@ def vllm_page(snap: dict[str, Any], tail: str = "") -> str:
                           f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "
                           "scripts/setup-vllm."]) + "\n"
     parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
-             *_reproducer(snap), *_settings()]
+             *_reproducer(snap), *_shm(snap), *_settings()]
     return "\n".join(parts) + "\n" + ("\n" + tail if tail else "")

@@ -9,7 +9,10 @@ What it runs, all through the commands users run:
   ``--require S1,S2,S3``: the verdict per property and the RESULT line;
 - `conform --replay` of every trace the committed lattice keeps for the variant's S1, and of
   the variant's S1 breaks with D7 and one more source (`tests/conform/traces/`);
-- `REPRODUCER`, the shortest stale pairing as vLLM calls, executed as shown on the page.
+- `REPRODUCER`, the shortest stale pairing as vLLM calls, executed as shown on the page;
+- the shared-memory object store: `conform --design shm --adapter
+  model_checks.adapters.vllm_shm:factory` (seeded lockstep runs per environment) and
+  `--replay` of every committed witness of the shm design.
 """
 
 from __future__ import annotations
@@ -114,6 +117,34 @@ def _replays(variant: str, root: Path) -> list[dict[str, Any]]:
     return found
 
 
+SHM_ADAPTER = "model_checks.adapters.vllm_shm:factory"
+SHM_STEPS = 2000
+"""Lockstep steps per environment of the shared-memory design's run."""
+SHM_WITNESSES = Path("results") / "designs" / "shm" / "witnesses"
+_SHM_ENVIRONMENT = re.compile(r"^  environment (?P<env>\S+): (?P<steps>\d+) lockstep steps, "
+                              r"(?P<said>.+)$")
+
+
+def _shm(root: Path) -> dict[str, Any]:
+    """The shared-memory store: seeded lockstep runs per environment, then every committed
+    witness of the shm design replayed on the release."""
+    argv = ["conform", "--design", "shm", "--adapter", SHM_ADAPTER, "--steps", str(SHM_STEPS)]
+    code, out = _cli(argv)
+    lines = out.rstrip().splitlines()
+    environments = [{"environment": m["env"], "steps": int(m["steps"]), "said": m["said"]}
+                    for m in map(_SHM_ENVIRONMENT.match, lines) if m]
+    byte_map = next((line.strip() for line in lines if line.strip().startswith("byte map")),
+                    "")
+    replays = []
+    for path in sorted((root / SHM_WITNESSES).glob("*.json")):
+        replayed, said = _cli([*argv[:5], "--replay", str(path)])
+        replays.append({"witness": path.relative_to(root.parent).as_posix(),
+                        "property": json.loads(path.read_text())["property"],
+                        "exit": replayed, "result": said.rstrip().splitlines()[-1]})
+    return {"argv": " ".join(argv), "exit": code, "environments": environments,
+            "byte_map": byte_map, "result": lines[-1] if lines else "", "replays": replays}
+
+
 def run(root: Path) -> dict[str, Any]:
     """The snapshot: every run above, made now on the installed release."""
     import torch
@@ -132,7 +163,7 @@ def run(root: Path) -> dict[str, Any]:
             "conformance": {variant: {str(n): _conform(["--variant", variant, "--processes",
                                                          str(n)]) for n in (1, 2)}},
             "deployments": deployments, "replays": _replays(variant, root),
-            "reproducer": reproduce()}
+            "reproducer": reproduce(), "shm": _shm(root)}
 
 
 def main(root: Path = Path("docs")) -> int:

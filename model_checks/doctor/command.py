@@ -175,6 +175,8 @@ def _header(deployment: Deployment, version: str, chosen: str) -> list[str]:
     said = (f" implements design {design}'s {variant} (model_checks/adapters/vllm_release.py;"
             " conform checks it)" if variant else ": not modelled by the project "
             "(model_checks/adapters/vllm_release.py)")
+    if deployment.pairing() not in vllm_release.CACHE_TYPES:
+        said = ": no paired cache of that type is built here (below)"
     return _wrap(f"doctor: vLLM {version} ({chosen}) with {vllm_release.CACHE_OPTION} "
                  f"{cache_type}{said}", "")
 

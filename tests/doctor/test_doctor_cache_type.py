@@ -219,8 +219,12 @@ def test_doctor_an_unknown_cache_type_flag_names_the_accepted_values(
 
 def test_doctor_the_design_table_is_keyed_by_release_and_cache_type() -> None:
     assert vllm_release.implements("0.33.0", "lru") == "V2"
-    assert vllm_release.implements("0.33.0", "shm") is None
+    assert vllm_release.implements("0.33.0", "shm") == "O1"
     assert vllm_release.variant_of("0.33.0") == "V2"
+    assert set(vllm_release.DESIGN_OF) == set(vllm_release.CACHE_TYPES)
+    from spec.designs import design_named
+    for (_, cache_type), variant in vllm_release.IMPLEMENTS.items():
+        assert variant in design_named(vllm_release.DESIGN_OF[cache_type]).variants
     assert set(vllm_release.IMPLEMENTS) == {(r, t) for r in vllm_release.releases()
                                             for t in vllm_release.CACHE_TYPES}
     assert set(vllm_release.KNOWN) == {t for (_, t), v in vllm_release.IMPLEMENTS.items()
