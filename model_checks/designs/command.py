@@ -15,9 +15,9 @@ import argparse
 import json
 from pathlib import Path
 
-from model_checks.designs.evidence import EXPLICIT, PROOFS
+from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.explore import explore
-from model_checks.designs.lattice import search
+from model_checks.designs.lattice import name, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
@@ -93,8 +93,10 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
                          f"{len(design.rungs)}")
     proofs = PROOFS[design.name]() if design.name in PROOFS else {}
     explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
+    restricted = RESTRICTED[design.name]() if design.name in RESTRICTED else []
     result = search(design, variant, sizes=sizes, max_states=args.max_states,
                     processes=args.processes, proofs=proofs, explicit=explicit,
+                    restricted=restricted,
                     progress=lambda rung, x: print(
                         f"  rung {rung} {'+'.join(sorted(x.environment)) or 'none'}: "
                         f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True))
@@ -151,4 +153,12 @@ def _check_one(design: Design, max_states: int) -> int:
                 print(f"! {design.name} {prop}: committed as proved, the proof fails now")
                 wrong += 1
         print(f"  {design.name} proofs: {', '.join(sorted(proved)) or 'none'} proved")
+    if design.name in RESTRICTED:
+        held = {(p, name(e)) for p, e, _ in RESTRICTED[design.name]()}
+        for entry in committed.get("restricted", []):
+            if (entry["property"], entry["environment"]) not in held:
+                print(f"! {design.name} {entry['property']} under {entry['environment']}: "
+                      "committed as proved, the proof fails now")
+                wrong += 1
+        print(f"  {design.name} restricted proofs: {len(held)} proved")
     return wrong

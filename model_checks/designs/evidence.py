@@ -25,6 +25,10 @@ def _shm_proofs() -> dict[str, str]:
 PROOFS: dict[str, Callable[[], dict[str, str]]] = {"shm": _shm_proofs}
 """Per design, the function that runs its all-instance proofs: property -> what proved it."""
 
+RESTRICTED: dict[str, Callable[[], list[tuple[str, frozenset[str], str]]]] = {}
+"""Per design, the function that runs its all-instance proofs that hold under every
+environment inside a given one: (property, that environment, what proved it)."""
+
 
 def _shm_client_handle_frees_early() -> list[Explicit]:
     """A client sends back the handle of a chunk a request in flight also holds; P0 accepts

@@ -73,10 +73,16 @@ class LatticeResult:
     explorations: dict[tuple[int, Environment], Exploration] = field(default_factory=dict)
     minimal: dict[str, list[Break]] = field(default_factory=dict)
     proofs: dict[str, str] = field(default_factory=dict)
+    restricted: list[tuple[str, Environment, str]] = field(default_factory=list)
+    """All-instance proofs of a property under every environment inside a given one:
+    (property, the largest environment covered, what proved it)."""
 
     def answer(self, environment: Environment, property_id: str) -> Answer:
         if property_id in self.proofs:
             return Answer("holds", self.proofs[property_id])
+        for prop, covered, basis in self.restricted:
+            if prop == property_id and environment <= covered:
+                return Answer("holds", basis)
         for found in self.minimal.get(property_id, []):
             if found.environment <= environment and self.replays(found, environment):
                 return Answer("breaks", found.instance, _ids(found.environment),
@@ -131,13 +137,14 @@ def _explore_one(job: tuple[str, str, tuple[str, ...], int, int]) -> tuple[int, 
 def search(design: Design, variant: str, *, sizes: Sequence[int] = (1,),
            max_states: int = 2_000_000, processes: int = 1,
            proofs: Mapping[str, str] | None = None, explicit: Sequence[Explicit] = (),
+           restricted: Sequence[tuple[str, Environment, str]] = (),
            progress: Callable[[int, Exploration], None] | None = None) -> LatticeResult:
     """The lattice of `design`'s sources for `variant`: at rung r, every environment of at
     most `sizes[r]` sources; at rung 0 also the largest environments avoiding each
     property's breaks (see the module docstring)."""
     sources = tuple(s.id for s in design.sources)
     result = LatticeResult(design.name, variant, sources, max_states, tuple(sizes),
-                           proofs=dict(proofs or {}))
+                           proofs=dict(proofs or {}), restricted=list(restricted))
     jobs = [(rung, frozenset(c)) for rung, size in enumerate(sizes)
             for k in range(size + 1) for c in combinations(sources, k)]
     _run(design, variant, jobs, result, processes, progress)

@@ -42,6 +42,8 @@ def to_json(result: LatticeResult) -> dict[str, Any]:
         "max_states": result.max_states, "sizes": list(result.sizes),
         "base_instance": describe(design.instance(result.variant, frozenset())),
         "proofs": result.proofs,
+        "restricted": [{"property": p, "environment": name(e), "basis": b}
+                       for p, e, b in result.restricted],
         "explorations": [_exploration(rung, design.rungs[rung], e, x)
                          for (rung, e), x in sorted(result.explorations.items(),
                                                     key=lambda i: (i[0][0], len(i[0][1]),

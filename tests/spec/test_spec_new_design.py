@@ -1,7 +1,7 @@
-"""The recipe for a new design (docs/architecture.md, "A new design"), followed in full: a
-one-slot cache declared here as a `spec.designs.base.Design`, registered with
-`spec.designs.register`, is judged by every design-generic checker (explore, simulate,
-prove) with no edit to them, refuses the source it cannot have with its reason, and is
+"""The recipe for a new design (docs/architecture.md, "A new design"), followed in full: a one-slot
+cache declared here as a `spec.designs.base.Design`, registered with `spec.designs.register`, is
+judged by every design-generic checker (explore, simulate, prove, the lattice and the `design`
+command) with no edit to them, refuses the source it cannot have with its reason, and is
 withdrawn at teardown.
 
 The design: P0 remembers which key P1's one slot holds and sends a key it remembers as a
@@ -18,8 +18,11 @@ from typing import Any
 
 import pytest
 
+from model_checks.cli import main
 from model_checks.designs.explore import explore, replay
+from model_checks.designs.lattice import search
 from model_checks.designs.prove import BREAKS, HOLDS, prove
+from model_checks.designs.results import to_json
 from model_checks.designs.simulate import NOT_FOUND, simulate
 from spec.designs import (
     DesignProperty,
@@ -99,10 +102,17 @@ class OneSlotDesign:
     def refused(self) -> Mapping[str, str]:
         return {"D5": "one front end owns the one slot"}
 
-    def instance(self, variant: str, environment: frozenset[str]) -> SlotConfig:
+    rungs: tuple[str, ...] = ("3 requests", "4 requests")
+
+    def instance(self, variant: str, environment: frozenset[str], rung: int = 0
+                 ) -> SlotConfig:
         check_variant(self, variant)
         check_environment(self, environment)
-        return SlotConfig(environment=environment)
+        return SlotConfig(max_requests=3 + rung, environment=environment)
+
+    def config_from_json(self, data: Mapping[str, Any], variant: str,
+                         environment: frozenset[str]) -> SlotConfig:
+        return SlotConfig(tuple(data["keys"]), data["max_requests"], environment)
 
     def initial(self, config: SlotConfig) -> SlotState:
         return SlotState()
@@ -199,3 +209,23 @@ def test_a_run_with_nothing_enabled_is_a_simulation_failure(registered: OneSlotD
     idle = replace(registered.instance("W1", frozenset()), max_requests=0)
     found = simulate(registered, idle, examples=5, steps=5)
     assert found.failed and found.steps == 0
+
+
+def test_the_lattice_judges_it(registered: OneSlotDesign) -> None:
+    result = search(registered, "W1", sizes=(1, 1))
+    assert [sorted(b.environment) for b in result.minimal["S3"]] == [["D3"]]
+    assert result.minimal["Q1"] == []
+    assert result.answer(frozenset(), "S3").verdict == "holds"
+    assert result.answer(frozenset({"D3"}), "Q1").basis == "4 requests: search of D3"
+    data = to_json(result)
+    assert data["answers"]["S3"]["D3"]["verdict"] == "breaks"
+
+
+def test_the_design_command_judges_it(registered: OneSlotDesign,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["design", "--design", "one-slot", "--environment", "D3"]) == 0
+    out = capsys.readouterr().out
+    assert "S3 breaks in" in out and "Q1 holds" in out
+    assert main(["design", "--design", "one-slot", "--environment", "D5"]) == 2
+    assert "D5 cannot occur in design 'one-slot': one front end owns the one slot" in \
+        capsys.readouterr().err
