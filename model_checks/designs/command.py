@@ -17,7 +17,7 @@ from pathlib import Path
 
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.explore import explore
-from model_checks.designs.lattice import name, search
+from model_checks.designs.lattice import LatticeOptions, name, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
@@ -94,12 +94,12 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
     proofs = PROOFS[design.name]() if design.name in PROOFS else {}
     explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
     restricted = RESTRICTED[design.name]() if design.name in RESTRICTED else []
-    result = search(design, variant, sizes=sizes, max_states=args.max_states,
-                    processes=args.processes, proofs=proofs, explicit=explicit,
-                    restricted=restricted,
-                    progress=lambda rung, x: print(
-                        f"  rung {rung} {'+'.join(sorted(x.environment)) or 'none'}: "
-                        f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True))
+    result = search(design, variant, LatticeOptions(
+        sizes=sizes, max_states=args.max_states, processes=args.processes, proofs=proofs,
+        restricted=tuple(restricted), explicit=tuple(explicit),
+        progress=lambda rung, x: print(
+            f"  rung {rung} {'+'.join(sorted(x.environment)) or 'none'}: "
+            f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True)))
     data = to_json(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -134,17 +134,33 @@ def _explore_one(job: tuple[str, str, tuple[str, ...], int, int]) -> tuple[int, 
                          environment=environment)
 
 
-def search(design: Design, variant: str, *, sizes: Sequence[int] = (1,),
-           max_states: int = 2_000_000, processes: int = 1,
-           proofs: Mapping[str, str] | None = None, explicit: Sequence[Explicit] = (),
-           restricted: Sequence[tuple[str, Environment, str]] = (),
-           progress: Callable[[int, Exploration], None] | None = None) -> LatticeResult:
+@dataclass(frozen=True)
+class LatticeOptions:
+    """How far a lattice searches and what settles answers beyond it: `sizes[r]`, the most
+    sources per environment at rung r; `max_states` per search (a resource limit); the
+    processes it runs on; all-instance proofs (property -> what proved it), proofs
+    restricted to the environments inside one, and explicit witnesses; a progress callback
+    given each finished search."""
+
+    sizes: tuple[int, ...] = (1,)
+    max_states: int = 2_000_000
+    processes: int = 1
+    proofs: Mapping[str, str] = field(default_factory=dict)
+    restricted: tuple[tuple[str, Environment, str], ...] = ()
+    explicit: tuple[Explicit, ...] = ()
+    progress: Callable[[int, Exploration], None] | None = None
+
+
+def search(design: Design, variant: str, options: LatticeOptions = LatticeOptions()
+           ) -> LatticeResult:
     """The lattice of `design`'s sources for `variant`: at rung r, every environment of at
-    most `sizes[r]` sources; at rung 0 also the largest environments avoiding each
+    most `options.sizes[r]` sources; at rung 0 also the largest environments avoiding each
     property's breaks (see the module docstring)."""
+    sizes, processes, progress = options.sizes, options.processes, options.progress
+    explicit = options.explicit
     sources = tuple(s.id for s in design.sources)
-    result = LatticeResult(design.name, variant, sources, max_states, tuple(sizes),
-                           proofs=dict(proofs or {}), restricted=list(restricted))
+    result = LatticeResult(design.name, variant, sources, options.max_states, tuple(sizes),
+                           proofs=dict(options.proofs), restricted=list(options.restricted))
     jobs = [(rung, frozenset(c)) for rung, size in enumerate(sizes)
             for k in range(size + 1) for c in combinations(sources, k)]
     _run(design, variant, jobs, result, processes, progress)

@@ -12,7 +12,13 @@ import pytest
 
 from model_checks.designs.evidence import EXPLICIT
 from model_checks.designs.explore import replay
-from model_checks.designs.lattice import LatticeResult, _largest_avoiding, name, search
+from model_checks.designs.lattice import (
+    LatticeOptions,
+    LatticeResult,
+    _largest_avoiding,
+    name,
+    search,
+)
 from model_checks.designs.results import to_json, write_witnesses
 from spec.designs import design_named
 
@@ -24,7 +30,7 @@ SHM = design_named("shm")
 @pytest.fixture(scope="module")
 def small() -> LatticeResult:
     """The shm lattice at rung 0 with a small state limit (its large searches are cut)."""
-    return search(SHM, "O1", sizes=(1,), max_states=3_000, explicit=EXPLICIT["shm"]())
+    return search(SHM, "O1", LatticeOptions(max_states=3_000, explicit=tuple(EXPLICIT["shm"]())))
 
 
 def test_largest_environments_avoiding_the_breaks() -> None:

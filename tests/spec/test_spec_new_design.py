@@ -20,7 +20,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.designs.explore import explore, replay
-from model_checks.designs.lattice import search
+from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.prove import BREAKS, HOLDS, prove
 from model_checks.designs.results import to_json
 from model_checks.designs.simulate import NOT_FOUND, simulate
@@ -212,7 +212,7 @@ def test_a_run_with_nothing_enabled_is_a_simulation_failure(registered: OneSlotD
 
 
 def test_the_lattice_judges_it(registered: OneSlotDesign) -> None:
-    result = search(registered, "W1", sizes=(1, 1))
+    result = search(registered, "W1", LatticeOptions(sizes=(1, 1)))
     assert [sorted(b.environment) for b in result.minimal["S3"]] == [["D3"]]
     assert result.minimal["Q1"] == []
     assert result.answer(frozenset(), "S3").verdict == "holds"
