@@ -14,7 +14,7 @@ shared-memory object store, ...). It declares, once:
   variant and an environment) and its transition system (`initial`, `enabled`, `step`).
 
 Every design-generic checker (`model_checks.designs`) reads only this interface, so a new
-design is judged by every one of them with no edit to them (docs/architecture.md, "Adding a
+design is judged by every one of them with no edit to them (docs/architecture.md, "A new
 design"; `tests/spec/test_spec_new_design.py`).
 """
 
