@@ -943,3 +943,20 @@ def check_state(config: ShmConfig, state: ShmState, knobs: ShmKnobs = RELEASED
             not live_ids and s2_broken(L, views[0], 0, 0)):
         found.append("S2 broken")
     return found
+
+
+# -- the environment-restricted proofs (`shm_restricted`) ------------------------------------
+
+
+def restricted_proofs(rlimit: int = RLIMIT) -> list[tuple[str, frozenset[str], str]]:
+    """S3, H1 and U1 proved for every instance, each under every environment of the largest
+    environment it holds in (`shm_restricted.ENVIRONMENTS`): (property, that environment,
+    what proved it), for the proofs that succeed. Unlike `prove_every_instance`'s, these do
+    not cover every environment: a source outside it makes the proof fail (and the lattice
+    breaks the property there)."""
+    from model_checks.designs.shm_restricted import prove_restricted_all
+
+    return [(prop, verdict.environment,
+             f"proved for every instance under every environment of {verdict.sources()} "
+             f"(Z3: {verdict.certificate})")
+            for prop, verdict in prove_restricted_all(rlimit).items() if verdict.proved]
