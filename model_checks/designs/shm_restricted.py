@@ -44,7 +44,9 @@ chunk), `pending_nonneg` and `pending_fresh` (no reads are owed of an id not yet
   state nothing is owed, so every live chunk's reads reach its quota: nothing is pinned.
   Under D2 `paid` fails at `drop`.
 
-`check_restricted` evaluates a certificate on a spec state's abstraction (`xabstraction`).
+`check_restricted` evaluates a certificate on a spec state's abstraction (`xabstraction`);
+`xsimulates` checks that a spec step is a sequence of these actions between the abstractions
+of its two states.
 """
 
 from __future__ import annotations
@@ -499,11 +501,13 @@ def pending_of(config: ShmConfig, state: ShmState) -> dict[int, int]:
     return owed
 
 
-def xabstraction(config: ShmConfig, state: ShmState) -> XView:
+def xabstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | None = None
+                 ) -> XView:
     """The abstract state of a spec state (the tracked handle not issued; a chunk not live
-    with owed reads takes its offset from its handles)."""
+    with owed reads takes its offset from its handles). `codes` numbers the contents
+    (shared between states compared)."""
     R = config.ring_bytes
-    base = sp._base(config, state, {})
+    base = sp._base(config, state, {} if codes is None else codes)
     physical = Table(0, base.c_physical.items())
     for message in (*state.queued, *state.executed):
         for item in message.items:
@@ -540,3 +544,91 @@ def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]
     broken = u1_broken if prop == "U1" else s3_broken
     found += [f"{prop} broken at chunk {i}" for i in chunks if broken(L, x, i)]
     return found
+
+
+def _xdiffers(config: ShmConfig, a: XView, b: XView, ids: Sequence[int]) -> str | None:
+    """Where two Python views differ: `shm_proofs`' registers, live chunks and slots, then
+    the live chunks' quotas, the owed reads of `ids` and the slots' reads."""
+    why = sp._differs(config, a.v, b.v)
+    if why is not None:
+        return why
+    for i in range(a.v.id_start, a.v.id_end):
+        if a.quota[i] != b.quota[i]:
+            return f"chunk #{i} quota {a.quota[i]} != {b.quota[i]}"
+    for i in ids:
+        if a.pending[i] != b.pending[i]:
+            return f"chunk #{i} owed reads {a.pending[i]} != {b.pending[i]}"
+    for p in range(config.ring_bytes):
+        if a.v.m_has[p] and a.reads[p] != b.reads[p]:
+            return f"slot {p} reads {a.reads[p]} != {b.reads[p]}"
+    return None
+
+
+def _run(x: XView, steps: Sequence[tuple[str, Choice]], knobs: XKnobs) -> XView | None:
+    for label, choice in steps:
+        step = ACTIONS[label](PyLogic, x, choice, knobs)
+        if not step.guard:
+            return None
+        x = step.after
+    return x
+
+
+def xsimulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
+               ) -> str | None:
+    """None when the spec step `before --action--> after` is a sequence of this module's
+    abstract actions between their abstractions (`xabstraction`); otherwise why not. A step
+    that faults is none: the engine stops (a read's guard includes the worker's checks).
+    A restart forgets the owed reads, as `pending_of` counts the current epoch's only."""
+    if after.fault is not None:
+        return None if before.fault is None and type(action).__name__ == "Read" else (
+            "a fault outside a read")
+    codes: dict[Any, int] = {}
+    knobs = XKnobs(client_handle_counts=config.knobs.client_handle_counts,
+                   restart_forgets_owed=True)
+    start, end = xabstraction(config, before, codes), xabstraction(config, after, codes)
+    ids = sorted({*range(max(before.ring.id_end, after.ring.id_end) + 2),
+                  *pending_of(config, before), *pending_of(config, after)})
+    none = Choice(0, 0, 0)
+    epoch = before.ring.epoch
+
+    def handles(items: Sequence[Any]) -> list[Handle]:
+        return [i for i in items if isinstance(i, Handle) and i.epoch == epoch]
+
+    name = type(action).__name__
+    runs: list[list[tuple[str, Choice]]]
+    if name == "Submit":
+        items = after.queued[-1].items
+        total = after.ring.id_start - before.ring.id_start
+        runs = []
+        for frees in sp._compositions(total, len(items)):
+            run: list[tuple[str, Choice]] = []
+            id_end = before.ring.id_end
+            for item, count in zip(items, frees, strict=True):
+                run += [("free", none)] * count
+                if isinstance(item, Handle) and item.id < id_end:
+                    run.append(("hit", Choice(0, 0, item.id)))
+                elif isinstance(item, Handle):
+                    run.append(("put", Choice(config.chunk_bytes(item.placeholders),
+                                              sp._code(codes, item.placeholders), 0)))
+                    id_end += 1
+                else:
+                    run.append(("stutter", none))
+            runs.append(run)
+    elif name == "Reject":
+        lost = handles(before.queued[action.index].items)
+        runs = [[("drop", Choice(0, 0, h.id)) for h in lost for _ in range(config.readers)]]
+    elif name == "Read":
+        message = before.executed[before.position[action.worker]]
+        runs = [[("read", Choice(0, 0, h.id)) for h in handles(message.items)]]
+    elif name == "ClientHandle":
+        runs = [[("client", Choice(0, 0, action.handle.id))]]
+    else:
+        label = {"ClearP0": "clear", "RestartP0": "restart"}.get(name, "stutter")
+        runs = [[(label, none)]]
+    for steps in runs:
+        result = _run(start, steps, knobs)
+        if result is not None and _xdiffers(config, result, end, ids) is None:
+            return None
+    first = _run(start, runs[0], knobs)
+    why = "a guard fails" if first is None else _xdiffers(config, first, end, ids)
+    return f"{name}: no sequence of abstract actions matches ({why})"

@@ -1,12 +1,14 @@
 """S3, H1 and U1 of the shared-memory design for every instance under the environments they
 hold in (`shm_restricted`): proved there; a source outside makes each proof fail at the
-obligation the lattice's break runs through; and the certificates hold on explored spec
-states of instances within those environments (and fail on states outside them)."""
+obligation the lattice's break runs through; the certificates hold on explored spec states
+of instances within those environments (and fail on states outside them); and every spec
+step is a sequence of the abstract actions."""
 
 from __future__ import annotations
 
 import random
 from collections import deque
+from dataclasses import replace
 
 import pytest
 
@@ -14,6 +16,7 @@ from model_checks.designs import shm_proofs as sp
 from model_checks.designs import shm_restricted as sr
 from spec.config import Content
 from spec.designs.shm import SHM, ShmConfig, ShmState
+from spec.designs.shm.actions import ShmAction
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +139,40 @@ def test_the_certificate_fails_on_states_outside_the_environment(prop: str, sour
     broken = {r.split(" ")[0] for s in _explored(config, 1_500)
               for r in sr.check_restricted(config, s, prop)}
     assert part in broken
+
+
+def _steps(config: ShmConfig, seed: int, walks: int, length: int
+           ) -> list[tuple[ShmState, ShmAction, ShmState]]:
+    rng, found = random.Random(seed), []
+    for _ in range(walks):
+        state = SHM.initial(config)
+        for _ in range(length):
+            actions = SHM.enabled(config, state)
+            if not actions:
+                break
+            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
+            action = rng.choice([a for a in actions if type(a).__name__ == kind])
+            after = SHM.step(config, state, action)
+            found.append((state, action, after))
+            state = after
+    return found
+
+
+def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
+    """Every source at once (the actions are those of every environment), and a ring that
+    wraps laps; a step whose slot reads are changed matches no sequence."""
+    every = _sized(frozenset(sp.SOURCES), ring=9, readers=2, items=2)
+    laps = _sized(frozenset({"D1", "D2", "C1"}), ring=12, readers=1, items=1)
+    kinds: set[str] = set()
+    for config, seed, walks, length in ((every, 1, 20, 60), (laps, 3, 4, 150)):
+        for before, action, after in _steps(config, seed, walks, length):
+            assert sr.xsimulates(config, before, action, after) is None, (before, action)
+            kinds.add(type(action).__name__)
+            if after.ring.id_start > before.ring.id_start:
+                kinds.add("free")
+    assert {"Submit", "Read", "Reject", "ClientHandle", "ClearP0", "RestartP0",
+            "free"} <= kinds
+    before, action, after = next(s for s in _steps(laps, 3, 1, 50)
+                                 if type(s[1]).__name__ == "Read" and s[2].memory)
+    tampered = after.evolve(memory=tuple(replace(m, reads=m.reads + 1) for m in after.memory))
+    assert "reads" in (sr.xsimulates(laps, before, action, tampered) or "")
