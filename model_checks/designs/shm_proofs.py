@@ -58,6 +58,10 @@ statement, a weaker hypothesis than the certificate, so an unsat query proves th
 obligation); no query has a quantifier (the memory write is an array lambda, read at single
 points), and each is bounded by `RLIMIT` units. `prove_every_instance` reports per property.
 
+S3, H1 and U1 hold only under some environments: `model_checks.designs.shm_restricted`
+proves each under the largest environment it holds in, over this model with the pins'
+bookkeeping added; `restricted_proofs` reports them with the environment each covers.
+
 What the proof shows beyond the two properties: every slot in memory is always intact. A
 write starts at the next write position or at offset 0, neither strictly inside a slot, so
 it removes the slots whose headers it covers and ends at or before the next slot's header;

@@ -37,12 +37,17 @@ actions), `chunk_slot` (a live chunk's slot is in memory with its id: no write l
 chunk), `pending_nonneg` and `pending_fresh` (no reads are owed of an id not yet put).
 - S3/H1 (`S3_CERTIFICATE`): `owed_live` (a chunk with an owed read is live) and `counted`
   (reads + pending <= quota for a live chunk). So a chunk with an owed read is pinned, FIFO
-  freeing stops at it, its slot keeps its id and the worker's checks pass: no fault. Under
-  D3 `owed_live` fails at `clear`; under C1 `counted` fails at `client` (its reads pay for
-  another handle's).
+  freeing stops at it (and so frees nothing after it), its slot keeps its id, and with no
+  restart the epoch never changes: the worker's checks pass, no fault (every fault is a
+  handle's, so S3 and H1 are one obligation). Under D3 `owed_live` fails at `clear`; under
+  C1 `counted` fails at `client` (its reads pay for another handle's); under D10
+  `pending_fresh` and `owed_live` fail at `restart`.
 - U1 (`U1_CERTIFICATE`): `paid` (reads + pending >= quota for a live chunk). At a quiescent
   state nothing is owed, so every live chunk's reads reach its quota: nothing is pinned.
-  Under D2 `paid` fails at `drop`.
+  A client's handle only adds owed reads; a clear or a restart drops the live chunks (a new
+  one starts with quota N and N reads owed); a read of a cleared chunk's handle passes only
+  where the slot at its offset still carries its id, which is then no live chunk's slot
+  (`chunk_slot`), so it adds to no live chunk's reads. Under D2 `paid` fails at `drop`.
 
 `check_restricted` evaluates a certificate on a spec state's abstraction (`xabstraction`);
 `xsimulates` checks that a spec step is a sequence of these actions between the abstractions
