@@ -443,7 +443,7 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
         if answer.result == expected:
             return
         if answer.result == z3.sat:
-            model = sp._small_model([ring >= 1, *facts], named, rlimit)
+            model = sp.small_model([ring >= 1, *facts], named, rlimit)
             shown = _readable(model or solver.model(), x, after, i, j, slot, c)
         elif answer.result == z3.unknown:
             shown = f"undecided: {answer.why_unknown()}"
@@ -464,7 +464,7 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
             if failures and stop_at_first:
                 break
             must(z3.unsat, f"consecution of {part.name} under {label}",
-                 [hyp, sp._z3(step.guard), z3.Not(_at(part, step.after, i, j, slot))],
+                 [hyp, sp.as_z3(step.guard), z3.Not(_at(part, step.after, i, j, slot))],
                  step.after)
     if not (failures and stop_at_first):
         bad = u1_broken(Z3Logic, x, i) if prop == "U1" else s3_broken(Z3Logic, x, i)
@@ -512,7 +512,7 @@ def xabstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | Non
     with owed reads takes its offset from its handles). `codes` numbers the contents
     (shared between states compared)."""
     R = config.ring_bytes
-    base = sp._base(config, state, {} if codes is None else codes)
+    base = sp.base_view(config, state, {} if codes is None else codes)
     physical = Table(0, base.c_physical.items())
     for message in (*state.queued, *state.executed):
         for item in message.items:
@@ -554,7 +554,7 @@ def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]
 def _xdiffers(config: ShmConfig, a: XView, b: XView, ids: Sequence[int]) -> str | None:
     """Where two Python views differ: `shm_proofs`' registers, live chunks and slots, then
     the live chunks' quotas, the owed reads of `ids` and the slots' reads."""
-    why = sp._differs(config, a.v, b.v)
+    why = sp.views_differ(config, a.v, b.v)
     if why is not None:
         return why
     for i in range(a.v.id_start, a.v.id_end):
@@ -605,7 +605,7 @@ def xsimulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
         items = after.queued[-1].items
         total = after.ring.id_start - before.ring.id_start
         runs = []
-        for frees in sp._compositions(total, len(items)):
+        for frees in sp.compositions(total, len(items)):
             run: list[tuple[str, Choice]] = []
             id_end = before.ring.id_end
             for item, count in zip(items, frees, strict=True):
@@ -614,7 +614,7 @@ def xsimulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
                     run.append(("hit", Choice(0, 0, item.id)))
                 elif isinstance(item, Handle):
                     run.append(("put", Choice(config.chunk_bytes(item.placeholders),
-                                              sp._code(codes, item.placeholders), 0)))
+                                              sp.content_code(codes, item.placeholders), 0)))
                     id_end += 1
                 else:
                     run.append(("stutter", none))
