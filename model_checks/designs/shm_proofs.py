@@ -58,6 +58,10 @@ statement, a weaker hypothesis than the certificate, so an unsat query proves th
 obligation); no query has a quantifier (the memory write is an array lambda, read at single
 points), and each is bounded by `RLIMIT` units. `prove_every_instance` reports per property.
 
+S3, H1 and U1 hold only under some environments: `model_checks.designs.shm_restricted`
+proves each under the largest environment it holds in, over this model with the pins'
+bookkeeping added; `restricted_proofs` reports them with the environment each covers.
+
 What the proof shows beyond the two properties: every slot in memory is always intact. A
 write starts at the next write position or at offset 0, neither strictly inside a slot, so
 it removes the slots whose headers it covers and ends at or before the next slot's header;
@@ -681,7 +685,8 @@ def _readable(model: z3.ModelRef, before: View, after: View | None, pts: _Points
     return "\n".join(lines)
 
 
-def _z3(value: Any) -> Any:
+def as_z3(value: Any) -> Any:
+    """A guard as a z3 term (an action's guard may be a Python bool)."""
     return z3.BoolVal(value) if isinstance(value, bool) else value
 
 
@@ -691,7 +696,7 @@ def _named(v: View, pts: _Points, c: Choice) -> list[Any]:
             c.chunk]
 
 
-def _small_model(facts: list[Any], terms: list[Any], rlimit: int) -> z3.ModelRef | None:
+def small_model(facts: list[Any], terms: list[Any], rlimit: int) -> z3.ModelRef | None:
     """A model of `facts` with the named integers small (for reading), if one is found."""
     for bound in (4, 16, 256):
         solver = Bounded(rlimit)
@@ -725,7 +730,7 @@ def prove(prop: str, knobs: Knobs = RELEASE, rlimit: int = RLIMIT,
         if answer.result == expected:
             return
         if answer.result == z3.sat:
-            model = _small_model([ring >= 1, *facts], _named(v, pts, c), rlimit)
+            model = small_model([ring >= 1, *facts], _named(v, pts, c), rlimit)
             shown = _readable(model or solver.model(), v, after, pts, c, write_at)
         elif answer.result == z3.unknown:
             shown = f"undecided: {answer.why_unknown()}"
@@ -746,7 +751,7 @@ def prove(prop: str, knobs: Knobs = RELEASE, rlimit: int = RLIMIT,
             if failures and stop_at_first:
                 break
             must(z3.unsat, f"consecution of {part.name} under {label}",
-                 [hyp, _z3(step.guard), z3.Not(_at(part, step.after, pts))], step.after,
+                 [hyp, as_z3(step.guard), z3.Not(_at(part, step.after, pts))], step.after,
                  step.write_at)
     hyp = _hypothesis(certificate, v, pts, c)
     bad = (s1_broken(Z3Logic, v, knobs.shm) if prop == "S1"
@@ -778,7 +783,7 @@ def abstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | None
     states compared). Raises AssertionError where a chunk's address does not lie in the data
     range's window (the frame position would be undefined)."""
     codes = {} if codes is None else codes
-    base = _base(config, state, codes)
+    base = base_view(config, state, codes)
     return [base, *(_tracking(config, base, h, True, codes)
                     for h in sorted(known_handles(state), key=repr))]
 
@@ -792,22 +797,24 @@ def known_handles(state: ShmState) -> frozenset[Handle]:
     return state.issued | frozenset(flying)
 
 
-def _code(codes: dict[Any, int], value: Any) -> int:
+def content_code(codes: dict[Any, int], value: Any) -> int:
+    """The integer a content stands for in the views compared (numbered as first seen)."""
     return codes.setdefault(value, len(codes))
 
 
-def _base(config: ShmConfig, state: ShmState, codes: dict[Any, int]) -> View:
+def base_view(config: ShmConfig, state: ShmState, codes: dict[Any, int]) -> View:
+    """A spec state's abstract state, the tracked handle not issued."""
     ring, R = state.ring, config.ring_bytes
     physical, high, nbytes, content = Table(0), Table(False), Table(0), Table(0)
     for chunk in ring.chunks:
         frame = ring.data_start + (chunk.address - ring.data_start) % R
         physical[chunk.id], high[chunk.id] = chunk.address % R, frame >= R
         assert frame - (R if frame >= R else 0) == chunk.address % R
-        nbytes[chunk.id], content[chunk.id] = chunk.nbytes, _code(codes, chunk.content)
+        nbytes[chunk.id], content[chunk.id] = chunk.nbytes, content_code(codes, chunk.content)
     has, ids, sizes, held, intact = Table(False), Table(0), Table(0), Table(0), Table(False)
     for slot in state.memory:
         has[slot.physical], ids[slot.physical] = True, slot.id
-        sizes[slot.physical], held[slot.physical] = slot.nbytes, _code(codes, slot.content)
+        sizes[slot.physical], held[slot.physical] = slot.nbytes, content_code(codes, slot.content)
         intact[slot.physical] = slot.intact
     return View(R, ring.data_start, ring.data_end, ring.data_end % R, ring.id_start,
                 ring.id_end, ring.epoch, physical, high, nbytes, content, has, ids, sizes, held,
@@ -818,10 +825,10 @@ def _tracking(config: ShmConfig, base: View, handle: Handle, issued: bool,
               codes: dict[Any, int]) -> View:
     return replace(base, issued=issued, h_physical=handle.address % config.ring_bytes,
                    h_id=handle.id, h_epoch=handle.epoch,
-                   h_content=_code(codes, handle.placeholders))
+                   h_content=content_code(codes, handle.placeholders))
 
 
-def _differs(config: ShmConfig, a: View, b: View) -> str | None:
+def views_differ(config: ShmConfig, a: View, b: View) -> str | None:
     """Where two Python views differ (live chunks and slots compared field by field)."""
     if b.issued and not a.issued:
         return "a handle the spec knows is not issued in the model"
@@ -842,11 +849,12 @@ def _differs(config: ShmConfig, a: View, b: View) -> str | None:
     return None
 
 
-def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    """Every way to split `total` frees among `parts` items (each before its item)."""
     if parts == 0:
         return [()] if total == 0 else []
     return [(first, *rest) for first in range(total + 1)
-            for rest in _compositions(total - first, parts - 1)]
+            for rest in compositions(total - first, parts - 1)]
 
 
 def _submit(config: ShmConfig, view: View, items: Sequence[Any], frees: Sequence[int],
@@ -864,7 +872,7 @@ def _submit(config: ShmConfig, view: View, items: Sequence[Any], frees: Sequence
             step = hit(L, view, Choice(0, 0, item.id), knobs)
         elif isinstance(item, Handle):
             step = put(L, view, Choice(config.chunk_bytes(item.placeholders),
-                                       _code(codes, item.placeholders), 0), knobs)
+                                       content_code(codes, item.placeholders), 0), knobs)
         else:
             step = stutter(L, view, Choice(0, 0, 0), knobs)
         if not step.guard:
@@ -881,7 +889,7 @@ def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState)
     codes: dict[Any, int] = {}
     knobs = Knobs(shm=config.knobs)
     known, now = known_handles(before), known_handles(after)
-    start, end = _base(config, before, codes), _base(config, after, codes)
+    start, end = base_view(config, before, codes), base_view(config, after, codes)
     pairs = [(start, end), *((_tracking(config, start, h, h in known, codes),
                               _tracking(config, end, h, h in now, codes))
                              for h in sorted(known | now, key=repr))]
@@ -894,7 +902,7 @@ def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState)
         def submit(frees: tuple[int, ...]) -> Callable[[View], View | None]:
             return lambda v: _submit(config, v, items, frees, knobs, codes)
 
-        runs = [submit(frees) for frees in _compositions(total, len(items))]
+        runs = [submit(frees) for frees in compositions(total, len(items))]
     else:
         label = {"ClearP0": "clear", "RestartP0": "restart"}.get(name, "stutter")
 
@@ -904,11 +912,11 @@ def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState)
         runs = [single]
     for run in runs:
         results = [run(a) for a, _ in pairs]
-        if all(r is not None and _differs(config, r, b) is None
+        if all(r is not None and views_differ(config, r, b) is None
                for r, (_, b) in zip(results, pairs, strict=True)):
             return None
     first = runs[0](pairs[0][0])
-    why = "a guard fails" if first is None else _differs(config, first, pairs[0][1])
+    why = "a guard fails" if first is None else views_differ(config, first, pairs[0][1])
     return f"{name}: no sequence of abstract actions matches ({why})"
 
 
@@ -943,3 +951,20 @@ def check_state(config: ShmConfig, state: ShmState, knobs: ShmKnobs = RELEASED
             not live_ids and s2_broken(L, views[0], 0, 0)):
         found.append("S2 broken")
     return found
+
+
+# -- the environment-restricted proofs (`shm_restricted`) ------------------------------------
+
+
+def restricted_proofs(rlimit: int = RLIMIT) -> list[tuple[str, frozenset[str], str]]:
+    """S3, H1 and U1 proved for every instance, each under every environment of the largest
+    environment it holds in (`shm_restricted.ENVIRONMENTS`): (property, that environment,
+    what proved it), for the proofs that succeed. Unlike `prove_every_instance`'s, these do
+    not cover every environment: a source outside it makes the proof fail (and the lattice
+    breaks the property there)."""
+    from model_checks.designs.shm_restricted import prove_restricted_all
+
+    return [(prop, verdict.environment,
+             f"proved for every instance under every environment of {verdict.sources()} "
+             f"(Z3: {verdict.certificate})")
+            for prop, verdict in prove_restricted_all(rlimit).items() if verdict.proved]

@@ -1,0 +1,639 @@
+"""S3, H1 and U1 of the shared-memory design for every instance, each under the environments
+it holds in (`shm_proofs` proves S1 and S2 under every environment; these three break under
+some sources, so each proof covers the largest environment the lattice says it holds in, and
+adding a source it excludes makes it fail at a named obligation).
+
+**What is added to `shm_proofs`' abstract state** (`XView`: its `View` and four more fields):
+- `readers`: the number of workers N >= 1 (an unbounded integer);
+- per chunk id: `quota`, the reads its pins ask for (writers x N: P0's issued handles times
+  the readers; kept as one number so that every query stays linear), and `pending`, the reads
+  still owed of the chunk's handles of the current epoch: for every in-flight message (queued:
+  N readers owe it; executed at index j: the workers whose position is at most j), its
+  handle items with that id;
+- per slot: `reads`, the in-use flag's count the shared memory keeps.
+
+**The actions** (`ACTIONS`), over `shm_proofs`' ring actions:
+- `put`: a new chunk, quota N, N more reads owed, its slot's reads 0;
+- `hit`: a live chunk's handle issued again: N more to its quota and N more reads owed;
+- `free`: the oldest live chunk, only when its slot's reads (`ring.reads_of`) reach its
+  quota (the release's FIFO freeing stops at the first chunk in use; a touched chunk stops it
+  too, which only narrows the guard);
+- `read`: a worker reads one owed handle of chunk k of the current epoch: the checks pass
+  (the slot at k's offset carries k's id; the signature is current, since these handles are
+  the current epoch's) and the slot's reads count one more, one fewer read is owed. A check
+  that fails is a fault: the engine stops, so the action's guard includes the checks;
+- `drop` (D2): an owed read that never happens (a request lost before the workers read it);
+- `client` (C1): a client's handle of a live chunk P0 accepts: N more reads owed, quota
+  unchanged (the release does not count it; `client_handle_counts` adds N to the quota);
+- `clear` (D3), `restart` (D10; a read of an old epoch's handle fails the signature check, so
+  the U1 proof forgets those owed reads, while S3's keeps them owed: `XKnobs`);
+  `stutter`: anything else.
+D1 (any order: the reads are any owed read at any time), D7 (any content per put), D8 (puts,
+frees and refusals in any sequence) and D11 (an inline item: a stutter) need no action of
+their own, as in `shm_proofs.sources_covered`.
+
+**The certificates**: both contain `shm_proofs.S2_CERTIFICATE` (re-proved here under these
+actions), `chunk_slot` (a live chunk's slot is in memory with its id: no write lands on a live
+chunk), `pending_nonneg` and `pending_fresh` (no reads are owed of an id not yet put).
+- S3/H1 (`S3_CERTIFICATE`): `owed_live` (a chunk with an owed read is live) and `counted`
+  (reads + pending <= quota for a live chunk). So a chunk with an owed read is pinned, FIFO
+  freeing stops at it (and so frees nothing after it), its slot keeps its id, and with no
+  restart the epoch never changes: the worker's checks pass, no fault (every fault is a
+  handle's, so S3 and H1 are one obligation). Under D3 `owed_live` fails at `clear`; under
+  C1 `counted` fails at `client` (its reads pay for another handle's); under D10
+  `pending_fresh` and `owed_live` fail at `restart`.
+- U1 (`U1_CERTIFICATE`): `paid` (reads + pending >= quota for a live chunk). At a quiescent
+  state nothing is owed, so every live chunk's reads reach its quota: nothing is pinned.
+  A client's handle only adds owed reads; a clear or a restart drops the live chunks (a new
+  one starts with quota N and N reads owed); a read of a cleared chunk's handle passes only
+  where the slot at its offset still carries its id, which is then no live chunk's slot
+  (`chunk_slot`), so it adds to no live chunk's reads. Under D2 `paid` fails at `drop`.
+
+`check_restricted` evaluates a certificate on a spec state's abstraction (`xabstraction`);
+`xsimulates` checks that a spec step is a sequence of these actions between the abstractions
+of its two states.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from itertools import product
+from typing import Any
+
+import z3
+
+from model_checks.designs import shm_proofs as sp
+from model_checks.designs.shm_proofs import (
+    CHUNK,
+    PAIR,
+    SLOT,
+    Choice,
+    Failure,
+    Logic,
+    Part,
+    PyLogic,
+    Table,
+    View,
+    Z3Logic,
+    live,
+)
+from model_checks.smt.budget import Bounded
+from spec.designs.shm.config import ShmConfig
+from spec.designs.shm.state import Handle, ShmState
+
+RLIMIT = sp.RLIMIT
+
+S3_ENVIRONMENT = frozenset({"D1", "D2", "D7", "D8", "D11"})
+"""The largest environment S3 and H1 hold in: no P0 clear, no restart, no client handle."""
+
+U1_ENVIRONMENT = frozenset({"D1", "D3", "D7", "D8", "D10", "D11", "C1"})
+"""The largest environment U1 holds in: every source but D2 (a lost request)."""
+
+ENVIRONMENTS: dict[str, frozenset[str]] = {"S3": S3_ENVIRONMENT, "H1": S3_ENVIRONMENT,
+                                           "U1": U1_ENVIRONMENT}
+
+
+@dataclass(frozen=True)
+class XView:
+    """`shm_proofs.View` with the pins' bookkeeping (module docstring)."""
+
+    v: View
+    readers: Any
+    quota: Any
+    pending: Any
+    reads: Any
+
+
+def passes(L: Logic, x: XView, k: Any) -> Any:
+    """A worker's id check of a current handle of chunk k passes: the slot at k's offset is in
+    memory and carries k's id (`readers.handle_fault`)."""
+    p = x.v.c_physical[k]
+    return L.all(x.v.m_has[p], x.v.m_id[p] == k)
+
+
+def reads_of(L: Logic, x: XView, k: Any) -> Any:
+    """`ring.reads_of`: the reads chunk k's slot records, 0 where its header is gone."""
+    p = x.v.c_physical[k]
+    return L.ite(passes(L, x, k), x.reads[p], 0)
+
+
+# -- the certificates ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class XPart:
+    """One invariant over an `XView` (`shm_proofs.Part`'s kinds)."""
+
+    name: str
+    kind: str
+    statement: str
+    holds: Callable[[Logic, XView, Any, Any], Any]
+
+
+def _lift(part: Part) -> XPart:
+    def holds(L: Logic, x: XView, a: Any, b: Any) -> Any:
+        return part.holds(L, x.v, a, b)
+    return XPart(part.name, part.kind, part.statement, holds)
+
+
+def _chunk_slot(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return L.implies(live(L, x.v, a), passes(L, x, a))
+
+
+def _pending_nonneg(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return x.pending[a] >= 0
+
+
+def _pending_fresh(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return L.implies(a >= x.v.id_end, x.pending[a] == 0)
+
+
+def _owed_live(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return L.implies(x.pending[a] >= 1, live(L, x.v, a))
+
+
+def _counted(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return L.implies(live(L, x.v, a), reads_of(L, x, a) + x.pending[a] <= x.quota[a])
+
+
+def _paid(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return L.implies(live(L, x.v, a), reads_of(L, x, a) + x.pending[a] >= x.quota[a])
+
+
+def _readers_positive(L: Logic, x: XView, a: Any, b: Any) -> Any:
+    return x.readers >= 1
+
+
+COMMON: tuple[XPart, ...] = (
+    *(_lift(p) for p in sp.S2_CERTIFICATE),
+    XPart("readers_positive", sp.RING, "N >= 1", _readers_positive),
+    XPart("chunk_slot", CHUNK, "a live chunk's slot is in memory with its id", _chunk_slot),
+    XPart("pending_nonneg", CHUNK, "no chunk owes a negative number of reads",
+         _pending_nonneg),
+    XPart("pending_fresh", CHUNK, "no read is owed of an id at or past id_end",
+         _pending_fresh),
+)
+
+S3_CERTIFICATE: tuple[XPart, ...] = (
+    *COMMON,
+    XPart("owed_live", CHUNK, "a chunk with an owed read is live", _owed_live),
+    XPart("counted", CHUNK, "a live chunk's reads and owed reads are at most its quota "
+         "(writers x readers)", _counted),
+)
+"""S3 and H1: an owed read's chunk is live and pinned, so its slot carries its id."""
+
+U1_CERTIFICATE: tuple[XPart, ...] = (
+    *COMMON,
+    XPart("paid", CHUNK, "a live chunk's reads and owed reads are at least its quota "
+         "(writers x readers)", _paid),
+)
+"""U1: with nothing owed, a live chunk's reads reach its quota."""
+
+CERTIFICATES: dict[str, tuple[XPart, ...]] = {"S3": S3_CERTIFICATE, "H1": S3_CERTIFICATE,
+                                             "U1": U1_CERTIFICATE}
+
+
+def s3_broken(L: Logic, x: XView, k: Any) -> Any:
+    """An owed read of chunk k whose check fails (a fault: S3 and H1 break)."""
+    return L.all(x.pending[k] >= 1, L.not_(passes(L, x, k)))
+
+
+def u1_broken(L: Logic, x: XView, k: Any) -> Any:
+    """Chunk k is live, nothing is owed of it, and its reads fall short of its quota (at a
+    quiescent state nothing is owed of any chunk: `properties.usable` fails)."""
+    return L.all(live(L, x.v, k), x.pending[k] == 0, reads_of(L, x, k) < x.quota[k])
+
+
+# -- the actions -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class XStep:
+    guard: Any
+    after: XView
+    write_at: Any = None
+
+
+@dataclass(frozen=True)
+class XKnobs:
+    """`client_handle_counts`: the release (off), or a client's handle counts in the quota.
+    `restart_forgets_owed`: whether a restart forgets the owed reads. A read of a handle of
+    the old epoch fails the signature check: the engine dies. U1 asks nothing of a faulted
+    state, so its proof forgets them (`prove_restricted` sets it for U1); for S3 and H1 that
+    read is the fault itself, so they stay owed (and `owed_live` fails under `restart`)."""
+
+    client_handle_counts: bool = False
+    restart_forgets_owed: bool = False
+
+
+def _base(label: str, L: Logic, x: XView, c: Choice) -> sp.Step:
+    return sp.ACTIONS[label](L, x.v, c, sp.RELEASE)
+
+
+def x_put(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    step = _base("put", L, x, c)
+    new = x.v.id_end
+    after = XView(step.after, x.readers, L.store(x.quota, new, x.readers),
+                  L.store(x.pending, new, x.pending[new] + x.readers),
+                  L.store(x.reads, step.write_at, 0))
+    return XStep(step.guard, after, step.write_at)
+
+
+def x_hit(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    step = _base("hit", L, x, c)
+    i = c.chunk
+    after = replace(x, v=step.after, quota=L.store(x.quota, i, x.quota[i] + x.readers),
+                    pending=L.store(x.pending, i, x.pending[i] + x.readers))
+    return XStep(step.guard, after)
+
+
+def x_free(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    step = _base("free", L, x, c)
+    oldest = x.v.id_start
+    unpinned = reads_of(L, x, oldest) >= x.quota[oldest]
+    return XStep(L.all(step.guard, unpinned), replace(x, v=step.after))
+
+
+def x_read(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    i = c.chunk
+    p = x.v.c_physical[i]
+    after = replace(x, pending=L.store(x.pending, i, x.pending[i] - 1),
+                    reads=L.store(x.reads, p, x.reads[p] + 1))
+    return XStep(L.all(x.pending[i] >= 1, passes(L, x, i)), after)
+
+
+def x_drop(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    i = c.chunk
+    return XStep(x.pending[i] >= 1,
+                 replace(x, pending=L.store(x.pending, i, x.pending[i] - 1)))
+
+
+def x_client(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    i = c.chunk
+    quota = (L.store(x.quota, i, x.quota[i] + x.readers) if k.client_handle_counts
+             else x.quota)
+    return XStep(live(L, x.v, i), replace(
+        x, quota=quota, pending=L.store(x.pending, i, x.pending[i] + x.readers)))
+
+
+def x_clear(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    return XStep(True, replace(x, v=_base("clear", L, x, c).after))
+
+
+def x_restart(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    pending = L.lam(lambda y: y * 0) if k.restart_forgets_owed else x.pending
+    return XStep(True, replace(x, v=_base("restart", L, x, c).after, pending=pending))
+
+
+def x_stutter(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+    return XStep(True, x)
+
+
+XAction = Callable[[Logic, XView, Choice, XKnobs], XStep]
+
+ACTIONS: dict[str, XAction] = {
+    "put": x_put, "hit": x_hit, "free": x_free, "read": x_read, "stutter": x_stutter,
+    "drop": x_drop, "client": x_client, "clear": x_clear, "restart": x_restart,
+}
+"""Every abstract action; `actions_of` picks those of an environment."""
+
+REQUIRES: dict[str, str] = {"drop": "D2", "client": "C1", "clear": "D3", "restart": "D10"}
+"""The action a source adds; the others are in every environment."""
+
+
+def actions_of(environment: frozenset[str]) -> dict[str, XAction]:
+    return {label: action for label, action in ACTIONS.items()
+            if REQUIRES.get(label) is None or REQUIRES[label] in environment}
+
+
+# -- the proof -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RestrictedVerdict:
+    """Whether `property` holds for every instance under every environment of `environment`,
+    by `certificate`, with every query under `rlimit` units; `peak`: the most one spent."""
+
+    property: str
+    environment: frozenset[str]
+    proved: bool
+    certificate: str
+    knobs: str
+    rlimit: int
+    peak: int
+    queries: int
+    seconds: float
+    failures: tuple[Failure, ...] = ()
+
+    def sources(self) -> str:
+        from spec.designs.base import source_order
+        return "+".join(sorted(self.environment, key=source_order))
+
+    def summary(self) -> str:
+        if self.proved:
+            return (f"{self.property} holds for every instance of the shm design under every "
+                    f"environment of {self.sources()} ({self.knobs}): certificate "
+                    f"{self.certificate}, {self.queries} queries, peak {self.peak} of rlimit "
+                    f"{self.rlimit}")
+        first = self.failures[0]
+        return (f"{self.property} not proved under {self.sources()} ({self.knobs}): "
+                f"{first.obligation} fails\n{first.model}")
+
+
+def z3_xstate(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...],
+              readers: z3.ArithRef) -> XView:
+    def arr(name: str) -> z3.ArrayRef:
+        return z3.Array(f"{name}{suffix}", sp.INT, sp.INT)
+    return XView(sp.z3_state(suffix, ring, handle), readers, arr("quota"), arr("pending"),
+                 arr("reads"))
+
+
+def _instances(part: XPart, x: XView, slots: Sequence[Any], chunks: Sequence[Any]) -> list[Any]:
+    L = Z3Logic
+    if part.kind == SLOT:
+        return [part.holds(L, x, p, None) for p in slots]
+    if part.kind == CHUNK:
+        return [part.holds(L, x, i, None) for i in chunks]
+    if part.kind == PAIR:
+        return [part.holds(L, x, a, b) for a, b in product(chunks, repeat=2)]
+    return [part.holds(L, x, None, None)]
+
+
+def _hypothesis(certificate: Sequence[XPart], x: XView, i: Any, j: Any, slot: Any, c: Choice
+                ) -> z3.BoolRef:
+    """The certificate at the points a step reads (`shm_proofs._hypothesis`'s, and id_end):
+    one hypothesis for every action, since no part is universal over a slot (the write's
+    offset adds no instance)."""
+    v = x.v
+    chunks = [i, j, c.chunk, i + 1, v.id_start, v.id_start + 1, v.id_end - 1, v.id_end]
+    slots = [slot, *(v.c_physical[y] for y in chunks)]
+    return z3.And([f for part in certificate for f in _instances(part, x, slots, chunks)])
+
+
+def _at(part: XPart, x: XView, i: Any, j: Any, slot: Any) -> Any:
+    if part.kind == SLOT:
+        return part.holds(Z3Logic, x, slot, None)
+    if part.kind == CHUNK:
+        return part.holds(Z3Logic, x, i, None)
+    return part.holds(Z3Logic, x, i, j)
+
+
+def _initial(x: XView) -> z3.BoolRef:
+    y = z3.Int("y")
+    return z3.And(sp.initial(x.v), x.readers >= 1,
+                  x.pending == z3.Lambda([y], z3.IntVal(0)))
+
+
+def _readable(model: z3.ModelRef, x: XView, after: XView | None, i: Any, j: Any, slot: Any,
+              c: Choice) -> str:
+    def val(term: Any) -> str:
+        if isinstance(term, bool | int):
+            return str(term)
+        return str(model.eval(term, model_completion=True))
+
+    lines = [f"ring R={val(x.v.ring)}, readers N={val(x.readers)}; points: chunks i={val(i)} "
+             f"j={val(j)}, slot {val(slot)}; choice: n={val(c.nbytes)} chunk k={val(c.chunk)}"]
+    ids = sorted({int(val(t)) for t in (i, c.chunk, x.v.id_start, x.v.id_end - 1)})
+    for label, view in (("before", x), ("after", after)):
+        if view is None:
+            continue
+        lines.append(f"{label} the step: data {val(view.v.start)}..{val(view.v.end)}, ids "
+                     f"{val(view.v.id_start)}..{val(view.v.id_end)}, epoch {val(view.v.epoch)}")
+        for y in ids:
+            k = z3.IntVal(y)
+            p = view.v.c_physical[k]
+            slot_has = z3.is_true(model.eval(view.v.m_has[p], model_completion=True))
+            header = f"slot id {val(view.v.m_id[p])}" if slot_has else "no slot"
+            lines.append(f"  chunk #{y}: live {val(live(Z3Logic, view.v, k))} physical "
+                         f"{val(p)} ({header}, reads {val(view.reads[p])}) quota "
+                         f"{val(view.quota[k])} pending {val(view.pending[k])}")
+    return "\n".join(lines)
+
+
+def prove_restricted(prop: str, environment: frozenset[str] | None = None,
+                     knobs: XKnobs | None = None, rlimit: int = RLIMIT,
+                     stop_at_first: bool = False) -> RestrictedVerdict:
+    """Check `prop`'s certificate (S3, H1 or U1) in the abstract model with the actions of
+    `environment` (default: the largest it holds in, `ENVIRONMENTS`): non-vacuity,
+    initiation, consecution of each part under each action, and the certificate implies the
+    property."""
+    begin = time.perf_counter()
+    environment = ENVIRONMENTS[prop] if environment is None else environment
+    knobs = XKnobs(restart_forgets_owed=prop == "U1") if knobs is None else knobs
+    certificate = CERTIFICATES[prop]
+    ring, readers = z3.Int("R"), z3.Int("N")
+    handle = (z3.Int("h_physical"), z3.Int("h_id"), z3.Int("h_epoch"), z3.Int("h_content"))
+    x = z3_xstate("", ring, handle, readers)
+    i, j, slot = z3.Int("i"), z3.Int("j"), z3.Int("p")
+    c = Choice(z3.Int("n"), z3.Int("content"), z3.Int("k"))
+    peak, queries, failures = 0, 0, []
+    named = [ring, readers, i, j, slot, c.nbytes, c.chunk, x.v.id_start, x.v.id_end,
+             x.v.start, x.v.end]
+
+    def must(expected: z3.CheckSatResult, what: str, facts: list[Any],
+             after: XView | None = None) -> None:
+        nonlocal peak, queries
+        solver = Bounded(rlimit)
+        solver.add(ring >= 1, *facts)
+        answer = solver.check()
+        queries += 1
+        peak = max(peak, answer.used)
+        if answer.result == expected:
+            return
+        if answer.result == z3.sat:
+            model = sp.small_model([ring >= 1, *facts], named, rlimit)
+            shown = _readable(model or solver.model(), x, after, i, j, slot, c)
+        elif answer.result == z3.unknown:
+            shown = f"undecided: {answer.why_unknown()}"
+        else:
+            shown = "unsat: the invariant does not hold in any initial state"
+        failures.append(Failure(what, shown))
+
+    hyp = _hypothesis(certificate, x, i, j, slot, c)
+    must(z3.sat, "non-vacuity (the certificate holds in an initial state)", [_initial(x), hyp])
+    for part in certificate:
+        if failures and stop_at_first:
+            break
+        must(z3.unsat, f"initiation of {part.name}",
+             [_initial(x), z3.Not(_at(part, x, i, j, slot))])
+    for label, action in actions_of(environment).items():
+        step = action(Z3Logic, x, c, knobs)
+        for part in certificate:
+            if failures and stop_at_first:
+                break
+            must(z3.unsat, f"consecution of {part.name} under {label}",
+                 [hyp, sp.as_z3(step.guard), z3.Not(_at(part, step.after, i, j, slot))],
+                 step.after)
+    if not (failures and stop_at_first):
+        bad = u1_broken(Z3Logic, x, i) if prop == "U1" else s3_broken(Z3Logic, x, i)
+        must(z3.unsat, f"the certificate implies {prop}", [hyp, bad])
+    name = "client_handle_counts=True" if knobs.client_handle_counts else "the release"
+    return RestrictedVerdict(prop, environment, not failures,
+                             " & ".join(p.name for p in certificate), name, rlimit, peak,
+                             queries, round(time.perf_counter() - begin, 3), tuple(failures))
+
+
+def prove_restricted_all(rlimit: int = RLIMIT) -> dict[str, RestrictedVerdict]:
+    """S3 and H1 under every environment of `S3_ENVIRONMENT`, U1 under every environment of
+    `U1_ENVIRONMENT`, each for every instance, with the release's knobs. Every fault is a
+    handle's (`readers.handle_fault`), so H1 and S3 are one obligation: one proof serves
+    both (`prove_restricted("H1")` runs it again under H1's name)."""
+    s3 = prove_restricted("S3", rlimit=rlimit)
+    return {"S3": s3, "H1": replace(s3, property="H1"),
+            "U1": prove_restricted("U1", rlimit=rlimit)}
+
+
+# -- the certificates on spec states ---------------------------------------------------------
+
+
+def pending_of(config: ShmConfig, state: ShmState) -> dict[int, int]:
+    """The reads owed, per chunk id, of the in-flight handles of the current epoch: N per
+    handle item of a queued message, and per handle item of the executed message at index j,
+    the workers whose position is at most j."""
+    owed: dict[int, int] = {}
+
+    def owe(items: Sequence[Any], count: int) -> None:
+        for item in items:
+            if isinstance(item, Handle) and item.epoch == state.ring.epoch and count:
+                owed[item.id] = owed.get(item.id, 0) + count
+
+    for message in state.queued:
+        owe(message.items, config.readers)
+    for index, message in enumerate(state.executed):
+        owe(message.items, sum(1 for p in state.position if p <= index))
+    return owed
+
+
+def xabstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | None = None
+                 ) -> XView:
+    """The abstract state of a spec state (the tracked handle not issued; a chunk not live
+    with owed reads takes its offset from its handles). `codes` numbers the contents
+    (shared between states compared)."""
+    R = config.ring_bytes
+    base = sp.base_view(config, state, {} if codes is None else codes)
+    physical = Table(0, base.c_physical.items())
+    for message in (*state.queued, *state.executed):
+        for item in message.items:
+            if (isinstance(item, Handle) and item.epoch == state.ring.epoch
+                    and not state.ring.id_start <= item.id < state.ring.id_end):
+                physical[item.id] = item.address % R
+    quota = Table(0, ((c.id, c.writers * config.readers) for c in state.ring.chunks))
+    pending = Table(0, pending_of(config, state).items())
+    reads = Table(0, ((s.physical, s.reads) for s in state.memory))
+    return XView(replace(base, c_physical=physical), config.readers, quota, pending, reads)
+
+
+def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]:
+    """The parts of `prop`'s certificate a spec state's abstraction breaks, and where, and the
+    abstract property's violation (empty: all hold). Meant for states of instances whose
+    environment is within `ENVIRONMENTS[prop]`."""
+    L = PyLogic
+    x = xabstraction(config, state)
+    owed = pending_of(config, state)
+    chunks = sorted({*range(state.ring.id_end + 2), *owed})
+    slots = sorted({*range(config.ring_bytes), *(s.physical for s in state.memory)})
+    found: list[str] = []
+    for part in CERTIFICATES[prop]:
+        if part.kind == SLOT:
+            bad = [f"slot {p}" for p in slots if not part.holds(L, x, p, None)]
+        elif part.kind == CHUNK:
+            bad = [f"chunk {i}" for i in chunks if not part.holds(L, x, i, None)]
+        elif part.kind == PAIR:
+            bad = [f"chunks {a},{b}" for a, b in product(chunks, repeat=2)
+                   if not part.holds(L, x, a, b)]
+        else:
+            bad = [] if part.holds(L, x, None, None) else ["the ring"]
+        found += [f"{part.name} fails at {where}" for where in bad]
+    broken = u1_broken if prop == "U1" else s3_broken
+    found += [f"{prop} broken at chunk {i}" for i in chunks if broken(L, x, i)]
+    return found
+
+
+def _xdiffers(config: ShmConfig, a: XView, b: XView, ids: Sequence[int]) -> str | None:
+    """Where two Python views differ: `shm_proofs`' registers, live chunks and slots, then
+    the live chunks' quotas, the owed reads of `ids` and the slots' reads."""
+    why = sp.views_differ(config, a.v, b.v)
+    if why is not None:
+        return why
+    for i in range(a.v.id_start, a.v.id_end):
+        if a.quota[i] != b.quota[i]:
+            return f"chunk #{i} quota {a.quota[i]} != {b.quota[i]}"
+    for i in ids:
+        if a.pending[i] != b.pending[i]:
+            return f"chunk #{i} owed reads {a.pending[i]} != {b.pending[i]}"
+    for p in range(config.ring_bytes):
+        if a.v.m_has[p] and a.reads[p] != b.reads[p]:
+            return f"slot {p} reads {a.reads[p]} != {b.reads[p]}"
+    return None
+
+
+def _run(x: XView, steps: Sequence[tuple[str, Choice]], knobs: XKnobs) -> XView | None:
+    for label, choice in steps:
+        step = ACTIONS[label](PyLogic, x, choice, knobs)
+        if not step.guard:
+            return None
+        x = step.after
+    return x
+
+
+def xsimulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
+               ) -> str | None:
+    """None when the spec step `before --action--> after` is a sequence of this module's
+    abstract actions between their abstractions (`xabstraction`); otherwise why not. A step
+    that faults is none: the engine stops (a read's guard includes the worker's checks).
+    A restart forgets the owed reads, as `pending_of` counts the current epoch's only."""
+    if after.fault is not None:
+        return None if before.fault is None and type(action).__name__ == "Read" else (
+            "a fault outside a read")
+    codes: dict[Any, int] = {}
+    knobs = XKnobs(client_handle_counts=config.knobs.client_handle_counts,
+                   restart_forgets_owed=True)
+    start, end = xabstraction(config, before, codes), xabstraction(config, after, codes)
+    ids = sorted({*range(max(before.ring.id_end, after.ring.id_end) + 2),
+                  *pending_of(config, before), *pending_of(config, after)})
+    none = Choice(0, 0, 0)
+    epoch = before.ring.epoch
+
+    def handles(items: Sequence[Any]) -> list[Handle]:
+        return [i for i in items if isinstance(i, Handle) and i.epoch == epoch]
+
+    name = type(action).__name__
+    runs: list[list[tuple[str, Choice]]]
+    if name == "Submit":
+        items = after.queued[-1].items
+        total = after.ring.id_start - before.ring.id_start
+        runs = []
+        for frees in sp.compositions(total, len(items)):
+            run: list[tuple[str, Choice]] = []
+            id_end = before.ring.id_end
+            for item, count in zip(items, frees, strict=True):
+                run += [("free", none)] * count
+                if isinstance(item, Handle) and item.id < id_end:
+                    run.append(("hit", Choice(0, 0, item.id)))
+                elif isinstance(item, Handle):
+                    run.append(("put", Choice(config.chunk_bytes(item.placeholders),
+                                              sp.content_code(codes, item.placeholders), 0)))
+                    id_end += 1
+                else:
+                    run.append(("stutter", none))
+            runs.append(run)
+    elif name == "Reject":
+        lost = handles(before.queued[action.index].items)
+        runs = [[("drop", Choice(0, 0, h.id)) for h in lost for _ in range(config.readers)]]
+    elif name == "Read":
+        message = before.executed[before.position[action.worker]]
+        runs = [[("read", Choice(0, 0, h.id)) for h in handles(message.items)]]
+    elif name == "ClientHandle":
+        runs = [[("client", Choice(0, 0, action.handle.id))]]
+    else:
+        label = {"ClearP0": "clear", "RestartP0": "restart"}.get(name, "stutter")
+        runs = [[(label, none)]]
+    for steps in runs:
+        result = _run(start, steps, knobs)
+        if result is not None and _xdiffers(config, result, end, ids) is None:
+            return None
+    first = _run(start, runs[0], knobs)
+    why = "a guard fails" if first is None else _xdiffers(config, first, end, ids)
+    return f"{name}: no sequence of abstract actions matches ({why})"

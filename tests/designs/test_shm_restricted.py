@@ -1,0 +1,178 @@
+"""S3, H1 and U1 of the shared-memory design for every instance under the environments they
+hold in (`shm_restricted`): proved there; a source outside makes each proof fail at the
+obligation the lattice's break runs through; the certificates hold on explored spec states
+of instances within those environments (and fail on states outside them); and every spec
+step is a sequence of the abstract actions."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import replace
+
+import pytest
+
+from model_checks.designs import shm_proofs as sp
+from model_checks.designs import shm_restricted as sr
+from spec.config import Content
+from spec.designs.shm import SHM, ShmConfig, ShmState
+from spec.designs.shm.actions import ShmAction
+
+
+@pytest.fixture(scope="module")
+def verdicts() -> dict[str, sr.RestrictedVerdict]:
+    return sr.prove_restricted_all()
+
+
+def test_s3_h1_and_u1_hold_under_their_environments(
+        verdicts: dict[str, sr.RestrictedVerdict]) -> None:
+    assert set(verdicts) == {"S3", "H1", "U1"}
+    for prop, verdict in verdicts.items():
+        assert verdict.proved, verdict.summary()
+        assert verdict.environment == sr.ENVIRONMENTS[prop]
+        assert verdict.rlimit == sr.RLIMIT and 0 < verdict.peak < sr.RLIMIT // 10
+        assert "every instance" in verdict.summary()
+    assert frozenset({"D1", "D2", "D7", "D8", "D11"}) == sr.S3_ENVIRONMENT
+    assert frozenset(sp.SOURCES) - {"D2"} == sr.U1_ENVIRONMENT
+    assert "counted" in verdicts["S3"].certificate and "paid" in verdicts["U1"].certificate
+
+
+def test_restricted_proofs_name_the_environment_they_cover(
+        verdicts: dict[str, sr.RestrictedVerdict], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sr, "prove_restricted_all", lambda rlimit: verdicts)
+    found = {prop: (environment, text) for prop, environment, text in sp.restricted_proofs()}
+    assert set(found) == {"S3", "H1", "U1"}
+    assert found["S3"][0] == found["H1"][0] == sr.S3_ENVIRONMENT
+    assert found["U1"][0] == sr.U1_ENVIRONMENT
+    assert "D1+D2+D7+D8+D11" in found["S3"][1] and "C1+D1+D3+D7+D8+D10+D11" in found["U1"][1]
+
+
+@pytest.mark.parametrize(("prop", "source", "obligation"), [
+    ("S3", "D3", "consecution of owed_live under clear"),
+    ("S3", "C1", "consecution of counted under client"),
+    ("U1", "D2", "consecution of paid under drop"),
+])
+def test_a_source_outside_the_environment_fails_the_proof(prop: str, source: str,
+                                                           obligation: str) -> None:
+    environment = sr.ENVIRONMENTS[prop] | {source}
+    verdict = sr.prove_restricted(prop, environment)
+    assert not verdict.proved
+    assert verdict.failures[0].obligation == obligation, verdict.summary()
+    action = next(label for label, needs in sr.REQUIRES.items() if needs == source)
+    assert all(f.obligation.endswith(f"under {action}")
+               for f in verdict.failures)
+    assert "undecided" not in verdict.failures[0].model
+    assert "after the step" in verdict.failures[0].model
+
+
+def test_a_counted_client_handle_keeps_s3() -> None:
+    """The `client_handle_counts` knob: a client's handle counts in the quota, so C1 no longer
+    breaks the counting (the release does not count it, `evidence`'s explicit witness)."""
+    knobs = sr.XKnobs(client_handle_counts=True)
+    assert sr.prove_restricted("S3", sr.S3_ENVIRONMENT | {"C1"}, knobs).proved
+
+
+def _explored(config: ShmConfig, limit: int) -> list[ShmState]:
+    start = SHM.initial(config)
+    seen, frontier = {start}, deque([start])
+    while frontier and len(seen) < limit:
+        state = frontier.popleft()
+        for action in SHM.enabled(config, state):
+            after = SHM.step(config, state, action)
+            if after not in seen:
+                seen.add(after)
+                frontier.append(after)
+    return list(seen)
+
+
+def _walks(config: ShmConfig, seed: int, walks: int, length: int) -> list[ShmState]:
+    rng, found = random.Random(seed), []
+    for _ in range(walks):
+        state = SHM.initial(config)
+        for _ in range(length):
+            actions = SHM.enabled(config, state)
+            if not actions:
+                break
+            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
+            state = SHM.step(config, state, rng.choice(
+                [a for a in actions if type(a).__name__ == kind]))
+            found.append(state)
+    return found
+
+
+def _sized(environment: frozenset[str], ring: int, readers: int, items: int) -> ShmConfig:
+    ids = ("a", "b", "c", "d", "e", "f")
+    return ShmConfig(identities=ids, versions=2 if "D7" in environment else 1,
+                     object_bytes=tuple((Content(x), 1 + n % 3) for n, x in enumerate(ids)),
+                     header_bytes=1, ring_bytes=ring, max_object_bytes=3, readers=readers,
+                     max_requests=80, max_items=items, environment=environment)
+
+
+@pytest.mark.parametrize(("prop", "explored"), [
+    ("S3", sr.S3_ENVIRONMENT), ("U1", frozenset({"D1", "D3", "D10", "C1"})),
+])
+def test_the_certificate_holds_on_explored_states(prop: str, explored: frozenset[str]
+                                                  ) -> None:
+    """A breadth-first exploration (of an environment small enough to reach quiescent states
+    with live chunks), and walks of the whole environment and of one that wraps laps."""
+    environment = sr.ENVIRONMENTS[prop]
+    config = SHM.instance("O1", explored, 1)
+    states = _explored(config, 2_000)
+    assert any(sr.pending_of(config, s) for s in states)
+    assert any(SHM.is_quiescent(config, s) and s.ring.chunks for s in states)
+    walked = _sized(environment, ring=9, readers=2, items=2)
+    laps = _sized(environment - {"D3", "D10"}, ring=12, readers=1, items=1)
+    for cfg, found in ((config, states), (walked, _walks(walked, 1, 20, 60)),
+                       (laps, _walks(laps, 3, 4, 150))):
+        for state in found:
+            assert sr.check_restricted(cfg, state, prop) == [], state
+            if prop == "S3":
+                assert state.fault is None
+
+
+@pytest.mark.parametrize(("prop", "source", "part"), [
+    ("S3", "D3", "owed_live"), ("S3", "C1", "counted"), ("U1", "D2", "paid"),
+])
+def test_the_certificate_fails_on_states_outside_the_environment(prop: str, source: str,
+                                                                  part: str) -> None:
+    config = SHM.instance("O1", sr.ENVIRONMENTS[prop] | {source}, 1)
+    broken = {r.split(" ")[0] for s in _explored(config, 1_500)
+              for r in sr.check_restricted(config, s, prop)}
+    assert part in broken
+
+
+def _steps(config: ShmConfig, seed: int, walks: int, length: int
+           ) -> list[tuple[ShmState, ShmAction, ShmState]]:
+    rng, found = random.Random(seed), []
+    for _ in range(walks):
+        state = SHM.initial(config)
+        for _ in range(length):
+            actions = SHM.enabled(config, state)
+            if not actions:
+                break
+            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
+            action = rng.choice([a for a in actions if type(a).__name__ == kind])
+            after = SHM.step(config, state, action)
+            found.append((state, action, after))
+            state = after
+    return found
+
+
+def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
+    """Every source at once (the actions are those of every environment), and a ring that
+    wraps laps; a step whose slot reads are changed matches no sequence."""
+    every = _sized(frozenset(sp.SOURCES), ring=9, readers=2, items=2)
+    laps = _sized(frozenset({"D1", "D2", "C1"}), ring=12, readers=1, items=1)
+    kinds: set[str] = set()
+    for config, seed, walks, length in ((every, 1, 20, 60), (laps, 3, 4, 150)):
+        for before, action, after in _steps(config, seed, walks, length):
+            assert sr.xsimulates(config, before, action, after) is None, (before, action)
+            kinds.add(type(action).__name__)
+            if after.ring.id_start > before.ring.id_start:
+                kinds.add("free")
+    assert {"Submit", "Read", "Reject", "ClientHandle", "ClearP0", "RestartP0",
+            "free"} <= kinds
+    before, action, after = next(s for s in _steps(laps, 3, 1, 50)
+                                 if type(s[1]).__name__ == "Read" and s[2].memory)
+    tampered = after.evolve(memory=tuple(replace(m, reads=m.reads + 1) for m in after.memory))
+    assert "reads" in (sr.xsimulates(laps, before, action, tampered) or "")
