@@ -25,7 +25,14 @@ def _shm_proofs() -> dict[str, str]:
 PROOFS: dict[str, Callable[[], dict[str, str]]] = {"shm": _shm_proofs}
 """Per design, the function that runs its all-instance proofs: property -> what proved it."""
 
-RESTRICTED: dict[str, Callable[[], list[tuple[str, frozenset[str], str]]]] = {}
+def _shm_restricted() -> list[tuple[str, frozenset[str], str]]:
+    from model_checks.designs.shm_proofs import restricted_proofs
+
+    return restricted_proofs()
+
+
+RESTRICTED: dict[str, Callable[[], list[tuple[str, frozenset[str], str]]]] = {
+    "shm": _shm_restricted}
 """Per design, the function that runs its all-instance proofs that hold under every
 environment inside a given one: (property, that environment, what proved it)."""
 
