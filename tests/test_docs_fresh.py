@@ -27,7 +27,8 @@ def _copy(tmp_path: Path) -> Path:
     shutil.copytree(DOCS, docs)
     store = tmp_path / "model_checks" / "answers"
     store.mkdir(parents=True)
-    shutil.copy(DOCS.parent / "model_checks" / "answers" / "answers.json", store)
+    for name in ("answers.json", "designs.json"):
+        shutil.copy(DOCS.parent / "model_checks" / "answers" / name, store)
     return docs
 
 

@@ -36,6 +36,7 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
+from model_checks.designs.lattice import name as environment_name
 from model_checks.designs.shm_lockstep import Outcome, replay, walk
 from model_checks.designs.shm_views import Unmappable
 from model_checks.designs.witness_files import (
@@ -119,10 +120,6 @@ def environments(design: Design, text: str | None) -> list[frozenset[str]]:
     return [env]
 
 
-def env_text(environment: frozenset[str]) -> str:
-    return "+".join(sorted(environment, key=source_order)) or "none"
-
-
 def read_witness(path: Path, design: Design) -> WitnessDocument:
     try:
         found = read(path)
@@ -188,16 +185,17 @@ def _environment_agrees(args: argparse.Namespace, design: Design, adapter: ShmAd
     """The seeded runs of one environment (its byte map printed where it differs from the
     one `printed` last); whether every step agreed."""
     config = design.instance(design.variants[0], env)
-    seed = f"{args.seed}:{env_text(env)}"
+    seed = f"{args.seed}:{environment_name(env)}"
     lines = guarded(lambda: adapter.byte_map(config), "byte_map")
     if lines != printed:
         print("\n".join(f"  {line}" for line in lines))
         printed[:] = lines
     outcome = guarded(lambda: walk(adapter, config, args.steps or DEFAULT_STEPS, seed),
                       "a lockstep run")
-    if _failed(args, design, outcome, env, f"environment {env_text(env)} (seed {seed!r})"):
+    label = environment_name(env)
+    if _failed(args, design, outcome, env, f"environment {label} (seed {seed!r})"):
         return False
-    print(f"  environment {env_text(env)}: {outcome.steps} lockstep steps, every step agreed")
+    print(f"  environment {label}: {outcome.steps} lockstep steps, every step agreed")
     return True
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from model_checks.answers.build import LatticeRun, build
 from model_checks.answers.store import AnswerStore
+from model_checks.docs import design_section
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import snapshot as snap
 from model_checks.docs.lattice_nightly import LONG_RUNS, LongRun, load_kept, load_long_run
@@ -62,6 +63,8 @@ class Bundle:
     """The committed kill matrix (`KILL_MATRIX`), None where absent."""
     scenarios: Any = None
     """The committed scenario verdicts (`SCENARIOS`), None where absent."""
+    designs: tuple[dict[str, Any], ...] = ()
+    """The other designs' committed answers (`design_section.load`)."""
 
     @classmethod
     def load(cls, root: Path) -> Bundle:
@@ -72,7 +75,7 @@ class Bundle:
                                          load_kept(root, run) if entries is not None else []))
         return cls(root, snap.load(root), lat.load(root), load_outcomes(root),
                    tuple(long_runs), load_vllm(root), _optional(root / KILL_MATRIX),
-                   _optional(root / SCENARIOS))
+                   _optional(root / SCENARIOS), tuple(design_section.load(root)))
 
     @cached_property
     def answers(self) -> AnswerStore:

@@ -92,8 +92,8 @@ def _answer(result: dict[str, Any], prop: str, total: int) -> str:
     counts = {v: sum(1 for a in answers.values() if a["verdict"] == v)
               for v in ("breaks", "holds", "unknown")}
     if held:
-        parts.append("holds, for all depths of the instance named, under the "
-                     f"{counts['holds']} environments inside: " + "; ".join(held))
+        parts.append(f"holds under the {counts['holds']} environments inside: "
+                     + "; ".join(held))
     if counts["unknown"]:
         parts.append(f"undecided under {counts['unknown']} of {total} environments")
     return ". ".join(parts) if parts else "undecided"

@@ -116,10 +116,10 @@ def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
                 for line in long_run_section(d.entries, d.outcomes, d.run)]
     return {
         ANSWERS: bundle.answers.to_json(),
-        DESIGN_ANSWERS: design_section.answers_json(design_section.load(root)),
+        DESIGN_ANSWERS: design_section.answers_json(list(bundle.designs)),
         "drift-combinations.md": lat.lattice_page(
             lattice, bundle.outcomes, sections,
-            design_section.sections(design_section.load(root))),
+            design_section.sections(list(bundle.designs))),
         lat.QUESTIONS: lat.splice_questions(root, lattice),
         **res.verdicts_pages(results, bundle.answers),
         "invariants.md": invariants_page(verdicts, answered, legend.lines()),
