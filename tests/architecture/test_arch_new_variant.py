@@ -123,10 +123,10 @@ print("explore ok")
 # prove (the cheap part): Z3 encodes the variant and finds D7's S4 break
 from model_checks.smt.budget import BMC_RLIMIT
 from model_checks.smt.cells import SmtCell
-from model_checks.smt.runner import run_group
+from model_checks.smt.runner import SmtRun, run_group
 from model_checks.smt.results import Violated
-outcomes, line = run_group([SmtCell(new, ("D7",), "S4", Expectation.BREAKS, "matrix")], 6,
-                           BMC_RLIMIT)
+outcomes, line = run_group([SmtCell(new, ("D7",), "S4", Expectation.BREAKS, "matrix")],
+                           SmtRun(6, BMC_RLIMIT))
 assert [o.status for o in outcomes] == ["match"], line
 assert isinstance(outcomes[0].result, Violated), line
 print("prove ok")
