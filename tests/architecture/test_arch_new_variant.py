@@ -134,11 +134,11 @@ print("prove ok")
 # the reference adapter: not supported, with a reason, instead of `unknown variant`
 from model_checks.conform.reference_adapter import ReferenceAdapter, factory
 from model_checks.conform.profiles import PROFILES as CONFORM
-from model_checks.conform.run import conform
+from model_checks.conform.run import ConformRun, conform
 adapter = factory()
 assert not adapter.supports(NEW)
 assert NEW in adapter.unsupported_reason(NEW)
-checked = conform(adapter, CONFORM["ci"], variants=(NEW,))
+checked = conform(adapter, CONFORM["ci"], ConformRun(variants=(NEW,)))
 assert checked.not_checked == [NEW] and not checked.checked, checked
 import subprocess
 usage = subprocess.run([sys.executable, "-m", "model_checks", "conform", "--adapter",

@@ -239,7 +239,7 @@ def test_a_worker_with_other_sources_fails_the_search(
 @pytest.mark.parametrize("limits", [{"chunk_states": 0}, {"partitions": 0}])
 def test_bad_limits_are_refused_before_any_work(limits: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="must be >= 1"):
-        build_distributed(V2_D3, None, **limits)  # type: ignore[arg-type]
+        build_distributed(V2_D3, None, GraphOptions(**limits))  # type: ignore[arg-type]
 
 
 def _comparable(record: VerdictRecord) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conform.lockstep import Disagreement, run_actions
+from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import factory
 from model_checks.matrix import Expectation
 from model_checks.mutants import MUTANTS
@@ -113,7 +113,7 @@ def test_spacers_reachable_crash_of_v0_replays_on_the_reference() -> None:
     assert isinstance(found, Violated) and found.depth == 5
     try:
         broken = run_actions(found.config, factory(), [s.action for s in found.trace.steps],
-                             settle=False).broken
+                             Driving(settle=False)).broken
     except Disagreement as disagreement:
         broken = disagreement.broken
     assert "S3" in broken
