@@ -103,10 +103,11 @@ print("scenarios ok", len(verdicts))
 # simulate: D7's cell, S4 found broken and S2 kept within the ci profile
 from model_checks.matrix import Expectation
 from model_checks.simulate.profiles import PROFILES
-from model_checks.simulate.run import run_cell
+from model_checks.simulate.run import SimulatedCell, run_cell
 cell = expected_cell(NEW, ("D7",))
-result = run_cell("new", NEW, ("D7",), config_for(new, ("D7",)),
-                  {p: cell.expectations[p] for p in ("S2", "S4")}, PROFILES["ci"], None)
+result = run_cell(SimulatedCell("new", NEW, ("D7",), config_for(new, ("D7",)),
+                                {p: cell.expectations[p] for p in ("S2", "S4")}),
+                  PROFILES["ci"], None)
 assert not result.mismatches and len(result.records) == 2, result.mismatches
 print("simulate ok")
 
