@@ -95,7 +95,7 @@ def test_the_release_runs_traced_under_the_seeded_scheduler() -> None:
     """`--threads` on the release: no yield hook, so its real classes run traced (a
     preemption point at each of their lines), the same history from the same seed."""
     from model_checks.adapters.vllm import factory
-    from model_checks.history.concurrent import run_threads
+    from model_checks.history.concurrent import ThreadRun, run_threads
     from model_checks.history.record import log_lines
     from spec import environment
 
