@@ -38,6 +38,7 @@ from model_checks.explore import spread
 from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.partition import (
     KEY_BITS,
+    PartitionKey,
     collect_task,
     expand_task,
     merge_task,
@@ -104,8 +105,8 @@ class _OwnedSearch:
     def run(self) -> Graph:
         try:
             probes = self._wait([self._submit(
-                open_task, self.search, self.config, self.reduce, self.symmetry, p, self.parts,
-                self.start if p == self.owner[0] else None, self.source, part=p,
+                open_task, PartitionKey(self.search, p, self.parts), self.config, self.reduce,
+                self.symmetry, self.start if p == self.owner[0] else None, self.source, part=p,
                 key=f"open-{p}") for p in range(self.parts)])
             if any(probe != hash(PROBE) for probe in probes):
                 raise DistributedSearchFailed(
