@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.remote import Command, RemoteEngines, SetupMsg
-from model_checks.conform.run import Profile, conform
+from model_checks.conform.run import ConformRun, Profile, conform
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"
 
@@ -38,7 +38,7 @@ def measure(profile: Profile, processes: int) -> tuple[int, float]:
         if remote is not None:  # start the child before timing: its start-up is not a step
             remote.request(Command("start", SetupMsg(2, "V3", 1), adapter=REFERENCE))
         start = time.perf_counter()
-        outcome = conform(factory(), profile, engine_factory=remote)
+        outcome = conform(factory(), profile, ConformRun(engine_factory=remote))
         seconds = time.perf_counter() - start
     finally:
         if remote is not None:

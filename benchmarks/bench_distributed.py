@@ -34,7 +34,7 @@ from functools import partial
 
 from model_checks.executor.cluster import DaskCluster
 from model_checks.explore.distributed import build_distributed
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
 from spec import Config, variant_named
 
@@ -95,8 +95,8 @@ def main() -> None:
                 local.append((wall, cpu))
                 before = _workers_cpu(cluster)
                 other, wall, cpu = _timed(
-                    partial(build_distributed, config, cluster, chunk_states=args.chunk,
-                            owned=not args.stateless))
+                    partial(build_distributed, config, cluster,
+                            GraphOptions(chunk_states=args.chunk, owned=not args.stateless)))
                 workers.append(_workers_cpu(cluster) - before)
                 assert other == graph, f"{label}: the distributed graph differs from build's"
                 spread.append((wall, cpu))

@@ -60,7 +60,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import judge_all
 from spec import Config, State, enabled, initial, step, variant_named
@@ -143,7 +143,7 @@ def measure(label: str, repeat: int, memory: bool) -> dict[str, float]:
         _settle()
         total_s.append(time.process_time() - started)
         started = time.process_time()
-        plain = build(config, symmetry=False)
+        plain = build(config, GraphOptions(symmetry=False))
         judge_all(plain)
         _settle()
         plain_s.append(time.process_time() - started)
@@ -202,7 +202,7 @@ def phases(label: str, repeat: int) -> dict[str, float]:
                                        for s in made]),
             "fingerprints": least(lambda: [hash(s) for s in renamed]),
             "checks": least(lambda: [checks.see(i, s) for i, s in enumerate(states)]),
-            "unchecked build": least(lambda: build(config, checks=())),
+            "unchecked build": least(lambda: build(config, GraphOptions(checks=()))),
         }
     figures["search"] = figures.pop("unchecked build") - sum(
         figures[k] for k in ("enabled", "steps", "renaming", "fingerprints"))
@@ -233,7 +233,7 @@ def bytes_per_state(config: Config) -> dict[str, float]:
         gc.collect()
         base = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
-        graph = build(config, keep_states=False)
+        graph = build(config, GraphOptions(keep_states=False))
         figures["B lean peak"] = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
     return {name: value / len(graph.states) for name, value in figures.items()}

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from model_checks.conform.async_adapter import factory as async_factory
 from model_checks.conform.reference_adapter import factory
-from model_checks.history.concurrent import checked_environment, run_tasks, run_threads
+from model_checks.history.concurrent import ThreadRun, checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Limit, explain
 from model_checks.history.record import History
 from model_checks.text_table import grid
@@ -79,14 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--tasks", type=int, nargs="+", default=[10, 50])
     args = parser.parse_args(argv)
-    threads = [row(lambda s, t=t, r=r: run_threads(factory(), "V3", ENV, t, s, r).history,
+    threads = [row(lambda s, t=t, r=r: run_threads(factory(), "V3", ENV,
+                                                    ThreadRun(t, s, r)).history,
                    args.histories, f"{t} threads x {r}")
                for t in args.threads for r in args.requests]
     print(table("threads (reference V3, environment D3; hints from the yield hook)", threads))
     tasks = [row(lambda s, n=n: run_tasks(async_factory(), "V3", ENV, n, s).history,
                  args.histories, f"{n} tasks x 2") for n in args.tasks]
     print(table("asyncio tasks (reference V3, environment D3; no hook: no hints)", tasks))
-    small = [row(lambda s, t=t: run_threads(factory(), "V3", ENV, t, s, 2).history,
+    small = [row(lambda s, t=t: run_threads(factory(), "V3", ENV, ThreadRun(t, s, 2)).history,
                  args.histories, f"{t} threads x 2", strip=True) for t in args.threads]
     print(table("threads, hints removed (the order a server's log without hints gets)",
                 small))

@@ -71,8 +71,7 @@ from model_checks.smt.encode.symbols import (
 )
 from model_checks.smt.limits import CERTIFICATE_RLIMIT, CHC_RLIMIT
 from model_checks.smt.prove.invariant import V3_INVARIANTS, Invariant, conjunction, prove
-from model_checks.smt.prove.proved_first import prove_first
-from model_checks.smt.runner import BY_CHC
+from model_checks.smt.prove.proved_first import BY_CHC, ProveOptions, prove_first
 from spec import ALL_DRIFT, V0, V1, V2, V3, Drift, Variant
 
 VARIANTS = {"V0": V0, "V1": V1, "V2": V2, "V3": V3}
@@ -189,8 +188,8 @@ def run_cell(spec: str, config: str, incremental: bool, max_depth: int,
         environment = tuple(sorted((d.value for d in env), key=lambda x: int(x[1:])))
         holding = tuple(c.property for c in matrix_cells("all") if c.variant.name == name
                         and c.environment == environment and c.expected is Expectation.HOLDS)
-        found = prove_first(enc, PROPS, holding, CERTIFICATE_RLIMIT, CHC_RLIMIT, BY_CHC,
-                            mirror)
+        found = prove_first(enc, PROPS, holding,
+                            ProveOptions(CERTIFICATE_RLIMIT, CHC_RLIMIT, BY_CHC, mirror))
         props = tuple(p for p in PROPS if p not in found.proofs)
         lemmas = found.lemmas if prune == "lemmas" else ()
         first = (context_units(), time.process_time() - cpu)

@@ -59,6 +59,7 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
+from model_checks.conform.run import ConformRun
 
 PROPERTY_IDS = property_ids()
 """The registry's ids when the command loads (`spec.registry()`; the spec is pure Python, so
@@ -241,9 +242,9 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
                             emit=_emitter(args, adapter),
                             variant=variants[0] if variants else None)
     env = None if allowed is None else environment(*allowed)
-    outcome = conform(adapter, PROFILES[args.profile], variants=variants,
-                      engine_factory=factory, seed=args.seed, keep_going=args.keep_going,
-                      environment=env)
+    run = ConformRun(variants=variants, engine_factory=factory, seed=args.seed,
+                     keep_going=args.keep_going, environment=env)
+    outcome = conform(adapter, PROFILES[args.profile], run)
     broken = outcome.broken_properties()
     for prop in sorted(required.intersection(broken)):
         broken[prop] = PropertyShrinker(adapter, factory).shrink(prop, broken[prop])

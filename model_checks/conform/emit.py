@@ -358,9 +358,23 @@ def _body(config: Config, actions: Sequence[Action], item_level: bool, calls: Ca
     return gen.lines, gen.last_receive
 
 
-def source(adapter_path: str, config: Config, lines: Sequence[Line], check: Sequence[str],
-           title: str, where: str, how: str, name: str, calls: Calls = ADAPTER_CALLS) -> str:
-    head = calls.header(adapter_path, config, title, where, how, name)
+@dataclass(frozen=True)
+class Heading:
+    """What a file's head says: the adapter (`module:factory`), the configuration, the title,
+    where the failure was found, how it fails (its docstring), and the test's name."""
+
+    adapter_path: str
+    config: Config
+    title: str
+    where: str
+    how: str
+    name: str
+
+
+def source(heading: Heading, lines: Sequence[Line], check: Sequence[str],
+           calls: Calls = ADAPTER_CALLS) -> str:
+    head = calls.header(heading.adapter_path, heading.config, heading.title, heading.where,
+                        heading.how, heading.name)
     body = "".join(f"    {line.text}\n" for line in lines)
     return head + body + "".join(f"    {line}\n" for line in check)
 
@@ -395,17 +409,34 @@ class Emitted:
     why: str = ""
 
 
-def emit(adapter: Adapter, adapter_path: str, config: Config, actions: Sequence[Action],
-         caught_by: str, spec_side: object, *, title: str, where: str, name: str) -> Emitted:
-    """The shrunk pytest file for a failure of `caught_by` at the last of `actions`."""
+@dataclass(frozen=True)
+class Failure:
+    """A failure to write a file for: the test's `name`, `where` it was found, the
+    configuration and `actions` it was found on, the property or field that `caught_by`
+    it, and the spec's side of the disagreement (`spec_side`)."""
+
+    name: str
+    where: str
+    config: Config
+    actions: Sequence[Action]
+    caught_by: str
+    spec_side: object
+
+
+def emit(adapter: Adapter, adapter_path: str, failure: Failure, title: str) -> Emitted:
+    """The shrunk pytest file for a failure of `failure.caught_by` at the last of its
+    actions, headed by `title`."""
+    config, actions, caught_by = failure.config, failure.actions, failure.caught_by
+    name = failure.name
     setup = Setup(config.budget, config.variant.name, config.front_ends, codec.process_media)
     item_level = isinstance(build_front_end(adapter, setup, 0), ItemUpdates)
     how = f"breaks {caught_by}" if caught_by[:1] in "SLH" else f"differs in {caught_by}"
     calls = calls_of(adapter)
     try:
         lines, last = _body(config, actions, item_level, calls)
-        check = check_lines(config, caught_by, spec_side, last, calls)
-        text = source(adapter_path, config, lines, check, title, where, how, name, calls)
+        check = check_lines(config, caught_by, failure.spec_side, last, calls)
+        heading = Heading(adapter_path, config, title, failure.where, how, name)
+        text = source(heading, lines, check, calls)
     except Unsupported as why:
         return Emitted(None, 0, str(why))
     if not fails(text, name):
@@ -414,8 +445,7 @@ def emit(adapter: Adapter, adapter_path: str, config: Config, actions: Sequence[
         if not lines[index].call:
             continue
         shorter = lines[:index] + lines[index + 1:]
-        candidate = source(adapter_path, config, shorter, check, title, where, how, name,
-                           calls)
+        candidate = source(heading, shorter, check, calls)
         if fails(candidate, name):
             lines, text = shorter, candidate
     return Emitted(text, sum(line.call for line in lines))
@@ -438,9 +468,9 @@ def emit_all(directory: Path, adapter: Adapter, adapter_path: str,
     the lines that say what was written, or why nothing was."""
     said = []
     for name, where, config, actions, caught_by, spec_side in failures:
-        emitted = emit(adapter, adapter_path, config, actions, caught_by, spec_side,
-                       title=f"{caught_by} on {adapter.name}, as conform found it in {where}",
-                       where=where, name=name)
+        failure = Failure(name, where, config, actions, caught_by, spec_side)
+        emitted = emit(adapter, adapter_path, failure,
+                       f"{caught_by} on {adapter.name}, as conform found it in {where}")
         path = write(directory, name, emitted)
         said.append(f"pytest file for {caught_by} ({where}): {path} ({emitted.calls} "
                     "implementation calls)" if path is not None else

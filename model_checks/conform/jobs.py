@@ -18,7 +18,7 @@ from typing import ClassVar
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.configurations import configurations
 from model_checks.conform.corpus import corpus
-from model_checks.conform.lockstep import EngineFactory, Lockstep, run_actions
+from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import Profile
 from model_checks.conform.witnesses import WitnessJob, witness_jobs
@@ -53,10 +53,10 @@ class ScriptedJob:
         """Run the script in lockstep; raises its `Disagreement`."""
         s = self.scenario
         if self.served:
-            sink(run_actions(self.config, adapter, s.script, settle=s.settle, served=True))
+            sink(run_actions(self.config, adapter, s.script, Driving(settle=s.settle, served=True)))
             return
-        sink(run_actions(self.config, adapter, s.script, settle=s.settle,
-                         engine_factory=factory))
+        sink(run_actions(self.config, adapter, s.script,
+                         Driving(settle=s.settle, engine_factory=factory)))
 
 
 @dataclass(frozen=True)

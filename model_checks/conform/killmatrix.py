@@ -21,7 +21,7 @@ from model_checks import file_cache
 from model_checks.conform.mutants import MUTANTS, ImplMutant, adapter_path
 from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
 from model_checks.conform.remote import RemoteEngines
-from model_checks.conform.run import PROFILES, Profile, conform
+from model_checks.conform.run import PROFILES, ConformRun, Profile, conform
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "kill-matrix.md"
 PROFILE = PROFILES["ci"]
@@ -46,7 +46,7 @@ class Row:
 
 
 def _kill(mutant: ImplMutant, profile: Profile, remote: RemoteEngines | None) -> Kill:
-    outcome = conform(mutant.adapter, profile, engine_factory=remote)
+    outcome = conform(mutant.adapter, profile, ConformRun(engine_factory=remote))
     if outcome.harness is not None:
         return Kill(None, None, "", "", outcome.harness)
     found = outcome.failure

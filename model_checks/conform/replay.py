@@ -34,6 +34,7 @@ from model_checks.conform.exits import (
 from model_checks.conform.lockstep import (
     Broken,
     Disagreement,
+    Driving,
     EngineFactory,
     NotFollowed,
     run_actions,
@@ -100,8 +101,9 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
         if config.engines != 1:
             raise NotFollowed(1, None, f"the configuration has {config.engines} engines "
                               "behind a router; the adapter interface drives one engine")
-        run = run_actions(config, adapter, actions, settle=False, served=served, exact=True,
+        driving = Driving(settle=False, served=served, exact=True,
                           engine_factory=None if served else engine_factory)
+        run = run_actions(config, adapter, actions, driving)
         found, failure = run.broken, None
     except NotFollowed as stopped:
         return _not_followed(adapter, stopped, len(actions))
@@ -139,8 +141,8 @@ def replay_under(adapter: Adapter, path: Path, replayed: Replayed, variant: str,
         "settled"])))
     driven = 0
     try:
-        run = run_actions(config, adapter, actions, settle=True,
-                          engine_factory=engine_factory)
+        run = run_actions(config, adapter, actions,
+                          Driving(settle=True, engine_factory=engine_factory))
         found, failure, driven = run.broken, None, len(run.actions)
         print(f"followed: {driven} spec steps driven and agreed")
     except Disagreement as disagreement:

@@ -20,6 +20,7 @@ from model_checks.conform.adapter import Adapter
 from model_checks.conform.lockstep import (
     SPEC_JUDGED,
     Disagreement,
+    Driving,
     EngineFactory,
     run_actions,
     spec_trace,
@@ -184,8 +185,9 @@ class PropertyShrinker:
         if spec_trace(config, actions) is None:
             return None
         try:
-            run = run_actions(config, self.adapter, actions, settle=False, served=served,
+            driving = Driving(settle=False, served=served,
                               engine_factory=None if served else self.engine_factory)
+            run = run_actions(config, self.adapter, actions, driving)
             found = run.broken
         except Disagreement as disagreement:
             found = disagreement.broken

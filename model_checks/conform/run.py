@@ -44,7 +44,6 @@ from spec import (
     Config,
     Drift,
     TraceError,
-    Variant,
     describe_environment,
     enabled,
     registry,
@@ -168,25 +167,34 @@ class Wiring:
     shrink_failure: bool = True
 
 
-def conform(
-    adapter: Adapter,
-    profile: Profile,
-    *,
-    variants: tuple[str, ...] | None = None,
-    engine_factory: EngineFactory | None = None,
-    seed: int = 0,
-    shrink_failure: bool = True,
-    keep_going: bool = False,
-    environment: frozenset[Drift] | None = None,
-) -> Outcome:
-    """Run the profile's checks on `adapter`. A variant the adapter does not support is
-    listed as not checked. The first disagreement stops the run (`keep_going`: the job, and
-    the run goes on with the next job); a `HarnessFailure` always stops it. `environment`
-    (None: every drift source) drives the implementation only through that deployment's
-    drift events and configurations: scenarios whose environment lies inside it, and the
-    generated runs of `configurations(..., environment)`."""
+@dataclass(frozen=True)
+class ConformRun:
+    """What a conformance run checks and how: `variants` (None: every one the adapter
+    supports); `engine_factory` (None: the adapter's engine); `seed` of the generated runs;
+    `shrink_failure`: a generated job's disagreement gets a deletion pass after Hypothesis's
+    shrinking; `keep_going`: a disagreement stops only its job, not the run; `environment`
+    (None: every drift source): the deployment whose drift events and configurations drive
+    the implementation."""
+
+    variants: tuple[str, ...] | None = None
+    engine_factory: EngineFactory | None = None
+    seed: int = 0
+    shrink_failure: bool = True
+    keep_going: bool = False
+    environment: frozenset[Drift] | None = None
+
+
+def conform(adapter: Adapter, profile: Profile, run: ConformRun = ConformRun()) -> Outcome:
+    """Run the profile's checks on `adapter`, as `run` says. A variant the adapter does not
+    support is listed as not checked. The first disagreement stops the run (`keep_going`:
+    the job, and the run goes on with the next job); a `HarnessFailure` always stops it.
+    `environment` (None: every drift source) drives the implementation only through that
+    deployment's drift events and configurations: scenarios whose environment lies inside
+    it, and the generated runs of `configurations(..., environment)`."""
+    variants, seed, environment = run.variants, run.seed, run.environment
+    keep_going = run.keep_going
     outcome = Outcome(adapter.name)
-    wiring = Wiring(adapter, engine_factory, shrink_failure)
+    wiring = Wiring(adapter, run.engine_factory, run.shrink_failure)
     start = time.perf_counter()
     for variant in VARIANTS:
         if variants is not None and variant.name not in variants:
@@ -274,8 +282,7 @@ def _run_job(outcome: Outcome, wiring: Wiring, job: Job) -> bool:
             detail=f"{adapter.name}, {job.label}: harness failure: {outcome.harness}",
         ))
         return False
-    outcome.records += _records(adapter, variant, config, job.label, tally.verdicts,
-                                tally.steps, seconds, failure)
+    outcome.records += _records(adapter, job, tally, seconds, failure)
     return True
 
 
@@ -317,18 +324,13 @@ def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:
             verdicts[prop.id] = len(trace.steps)
 
 
-def _records(
-    adapter: Adapter,
-    variant: Variant,
-    config: Config,
-    label: str,
-    verdicts: dict[str, int | None],
-    steps: int,
-    seconds: float,
-    failure: Disagreement | None,
-) -> list[VerdictRecord]:
-    env = _environment(config)
-    detail = f"{adapter.name}, {label}"
+def _records(adapter: Adapter, job: Job, tally: _Tally, seconds: float,
+             failure: Disagreement | None) -> list[VerdictRecord]:
+    """The job's records: the lockstep run's, and (without a disagreement) one per property
+    with the first length at which the spec's traces broke it."""
+    variant, verdicts, steps = job.variant, tally.verdicts, tally.steps
+    env = _environment(job.config)
+    detail = f"{adapter.name}, {job.label}"
     records = [
         VerdictRecord(
             CONFORMANCE.record, variant.name, env, "lockstep",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from model_checks.conform.adapter import Adapter
-from model_checks.conform.lockstep import EngineFactory, Lockstep, run_actions
+from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
 from model_checks.trace_file import BadTraceFile, replay_file
 from spec import Config, Drift, Variant, enabled, initial, step
 from spec.transitions import Action, InvalidAction
@@ -54,7 +54,7 @@ class WitnessJob:
     def run(self, adapter: Adapter, factory: EngineFactory | None,
             sink: Callable[[Lockstep], None]) -> None:
         """Drive the script in lockstep; raises its `Disagreement`."""
-        sink(run_actions(self.config, adapter, self.script, engine_factory=factory))
+        sink(run_actions(self.config, adapter, self.script, Driving(engine_factory=factory)))
 
 
 def witness_jobs(variant: Variant, environment: frozenset[Drift], seed: int,

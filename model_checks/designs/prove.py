@@ -76,12 +76,26 @@ class ProofResult:
         return any(p.verdict == NOT_RUN for p in self.proofs)
 
 
-def prove(design: Design, config: Any, *, max_depth: int = 12, max_states: int = 200_000,
-          rlimit: int = DEFAULT_RLIMIT, variant: str = "",
-          environment: frozenset[str] = frozenset()) -> ProofResult:
+@dataclass(frozen=True)
+class ProofOptions:
+    """How far `prove` goes and what its result names: bounded model checking to `max_depth`
+    steps over a state graph of at most `max_states` states, each Z3 query bounded by
+    `rlimit` resource units; the `variant` and `environment` (drift source names) the
+    result is recorded for."""
+
+    max_depth: int = 12
+    max_states: int = 200_000
+    rlimit: int = DEFAULT_RLIMIT
+    variant: str = ""
+    environment: frozenset[str] = frozenset()
+
+
+def prove(design: Design, config: Any, options: ProofOptions = ProofOptions()) -> ProofResult:
     """Judge every property of `design` on `config` with Z3: bounded model checking to
-    `max_depth` steps (no deeper than the graph is exhaustive), then induction for each
-    property not broken."""
+    `options.max_depth` steps (no deeper than the graph is exhaustive), then induction for
+    each property not broken."""
+    max_depth, max_states, rlimit = options.max_depth, options.max_states, options.rlimit
+    variant, environment = options.variant, options.environment
     graph = state_graph(design, config, max_states)
     instance = f"design {design.name} {variant or '?'} {sorted(environment)}: {config!r}"
     bound = min(max_depth, graph.exhaustive_depth)

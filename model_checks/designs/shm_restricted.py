@@ -386,8 +386,11 @@ def _initial(x: XView) -> z3.BoolRef:
                   x.pending == z3.Lambda([y], z3.IntVal(0)))
 
 
-def _readable(model: z3.ModelRef, x: XView, after: XView | None, i: Any, j: Any, slot: Any,
-              c: Choice) -> str:
+def _readable(model: z3.ModelRef, x: XView, after: XView | None,
+              points: tuple[Any, Any, Any, Choice]) -> str:
+    """A failing query's model, readable: the chosen chunks `i`, `j`, the slot and the
+    step's choice (`points`), then each side of the step."""
+    i, j, slot, c = points
     def val(term: Any) -> str:
         if isinstance(term, bool | int):
             return str(term)
@@ -444,7 +447,7 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
             return
         if answer.result == z3.sat:
             model = sp.small_model([ring >= 1, *facts], named, rlimit)
-            shown = _readable(model or solver.model(), x, after, i, j, slot, c)
+            shown = _readable(model or solver.model(), x, after, (i, j, slot, c))
         elif answer.result == z3.unknown:
             shown = f"undecided: {answer.why_unknown()}"
         else:

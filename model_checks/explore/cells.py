@@ -17,7 +17,7 @@ from typing import Any
 
 from model_checks.cells import cell_label
 from model_checks.executor import Job, sweep, values
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
@@ -77,8 +77,8 @@ class CellOutcome:
     configs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-GraphBuilder = Callable[..., Graph]
-"""`build(config, max_states=...)` or a function giving the same graph (e.g. built over a
+GraphBuilder = Callable[[Config, GraphOptions], Graph]
+"""`build(config, options)` or a function giving the same graph (e.g. built over a
 cluster: `distributed.build_distributed`)."""
 
 
@@ -140,7 +140,7 @@ def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
     reduction)."""
     if job.por:
         return _reduced(job, config)
-    graph = build_graph(config, max_states=job.max_states)
+    graph = build_graph(config, GraphOptions(max_states=job.max_states))
     figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
                + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
     return graph, judge_all(graph, job.with_lemmas), figures, 0

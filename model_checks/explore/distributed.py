@@ -53,13 +53,12 @@ import pickle
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from model_checks.explore import spread
 from model_checks.explore.cells import CellJob, CellOutcome, explore_cell
 from model_checks.explore.fingerprint import stable_fingerprint
-from model_checks.explore.graph import Graph
+from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.spread import (
     DistributedSearchFailed,
     LevelProgress,
@@ -71,11 +70,6 @@ from spec import Action, Config, State, enabled, initial
 
 if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
-
-CHUNK_STATES = 500
-"""The most frontier states one task expands: large enough that a task's overhead (about a
-millisecond of the scheduler's) is small against its work (about a millisecond per state),
-small enough that a lost task is little to redo and that no task's arguments are large."""
 
 NO_WORKER_SECONDS = 60.0
 """How long the search waits with unfinished tasks and no worker at all before it gives up
@@ -140,52 +134,42 @@ def expand_task(payload: bytes, source: str | None = None) -> bytes:
     return dumps(expand_chunk(config, reduce, symmetry, states, source))
 
 
-def build_distributed(
-    config: Config,
-    cluster: DaskCluster,
-    *,
-    reduce: bool = True,
-    symmetry: bool | None = None,
-    max_states: int = 2_000_000,
-    partitions: int | None = None,
-    chunk_states: int = CHUNK_STATES,
-    progress: LevelProgress | None = None,
-    owned: bool = True,
-) -> Graph:
-    """`graph.build(config, reduce=..., symmetry=..., max_states=...)`, its expansion done
-    by the workers of `cluster`: the same `Graph`. `partitions` (default: the workers at
-    the start) and `chunk_states` change where work runs, never the result. With `owned`
-    (the default) each partition of the visited set lives on one worker for the whole
-    search (`owned`: fast, but a worker lost mid-search fails it); without, the workers
-    keep nothing and the client merges every successor (this module: a lost worker only
-    delays its tasks). `chunk_states` applies to the latter."""
-    if chunk_states < 1:
-        raise ValueError(f"chunk_states must be >= 1, got {chunk_states}")
-    if partitions is not None and partitions < 1:
-        raise ValueError(f"partitions must be >= 1, got {partitions}")
-    if owned:
+_DEFAULTS = GraphOptions()
+
+
+def build_distributed(config: Config, cluster: DaskCluster, options: GraphOptions = _DEFAULTS
+                      ) -> Graph:
+    """`graph.build(config, options)`, its expansion done by the workers of `cluster`: the
+    same `Graph` (the options `build` alone reads do not apply). With `options.owned` (the
+    default) each partition of the visited set lives on one worker for the whole search
+    (`owned`: fast, but a worker lost mid-search fails it); without, the workers keep nothing
+    and the client merges every successor (this module: a lost worker only delays its
+    tasks). `options.chunk_states` applies to the latter."""
+    if options.chunk_states < 1:
+        raise ValueError(f"chunk_states must be >= 1, got {options.chunk_states}")
+    if options.partitions is not None and options.partitions < 1:
+        raise ValueError(f"partitions must be >= 1, got {options.partitions}")
+    if options.owned:
         from model_checks.explore.owned import build_owned
 
-        return build_owned(config, cluster, reduce=reduce, symmetry=symmetry,
-                           max_states=max_states, partitions=partitions, progress=progress)
-    search = _Search(config, cluster, reduce, symmetry, max_states,
-                     partitions or max(1, len(spread.workers(cluster))), chunk_states, progress)
-    return search.run()
+        return build_owned(config, cluster, options)
+    partitions = options.partitions or max(1, len(spread.workers(cluster)))
+    return _Search(config, cluster, options, partitions).run()
 
 
 class _Search:
     """The client's side: the graph, one visited table per partition, each state's
     partition, and the level loop."""
 
-    def __init__(self, config: Config, cluster: DaskCluster, reduce: bool,
-                 symmetry: bool | None, max_states: int, partitions: int, chunk_states: int,
-                 progress: LevelProgress | None) -> None:
+    def __init__(self, config: Config, cluster: DaskCluster, options: GraphOptions,
+                 partitions: int) -> None:
         from model_checks.executor.sources import source_digest
 
         self.config, self.cluster = config, cluster
+        reduce, symmetry, max_states = options.reduce, options.symmetry, options.max_states
         self.reduce, self.symmetry = reduce, symmetry
-        self.max_states, self.partitions, self.chunk_states = max_states, partitions, chunk_states
-        self.progress = progress
+        self.max_states, self.partitions = max_states, partitions
+        self.chunk_states, self.progress = options.chunk_states, options.progress
         self.source = source_digest()
         self.run_id = uuid.uuid4().hex[:8]
         rename_pids, self.groups = reductions(config, reduce, symmetry)
@@ -313,7 +297,9 @@ def explore_cells(
 ) -> list[CellOutcome]:
     """`cells.explore_cell` for each job in turn, here, every graph built over `cluster`
     (`build_distributed`): the outcomes `cells.run_jobs` gives, cell by cell."""
-    build_graph = partial(build_distributed, cluster=cluster, progress=progress)
+    def build_graph(config: Config, options: GraphOptions) -> Graph:
+        return build_distributed(config, cluster, replace(options, progress=progress))
+
     return [explore_cell(job, build_graph) for job in jobs]
 
 

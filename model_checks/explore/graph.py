@@ -54,6 +54,7 @@ from typing import overload
 
 from model_checks.explore import collector
 from model_checks.explore.canonical import canonical
+from model_checks.explore.spread import LevelProgress
 from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
     Groups,
@@ -401,33 +402,75 @@ class ViaView(Sequence[Action | None]):
         return self._graph.via_action(range(self._graph.size)[index])
 
 
-def build(
-    config: Config, *, reduce: bool = True, symmetry: bool | None = None,
-    max_states: int = 2_000_000, keep_states: bool = True, expand: Expand | None = None,
-    max_depth: int | None = None, depth_proviso: bool = True,
-    checks: Sequence[Property] | None = None,
-) -> Graph:
-    """Every state reachable from `initial(config)`, breadth-first. `symmetry` (default: as
-    `reduce`) applies identity symmetry where the configuration has interchangeable
-    identities. `expand(state, enabled)`: the actions to expand (a subset, kept only where
-    the breadth-first cycle proviso `_proviso` holds, unless `depth_proviso` is false
-    because `expand` ensures a cycle proviso itself); `max_depth`: states at that depth are
-    not expanded. With `keep_states` the graph holds the states the search made (a judge
-    reads them all, many times, and need not rebuild them) until `release_states`; without,
-    it keeps only the search's current frontier and its arrays (the lean search). `checks`:
-    the state properties checked on every state as the search numbers it (`graph.checks`;
-    default: `state_checks.state_properties(config)`, every one the judge would check;
-    `()`: none, for a search nobody judges state properties on)."""
-    groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-    graph = Graph(config, reduce, symmetric=bool(groups), max_states=max_states, groups=groups)
+Expand = Callable[[State, list[Action]], list[Action]]
+
+CHUNK_STATES = 500
+"""The most frontier states one task expands: large enough that a task's overhead (about a
+millisecond of the scheduler's) is small against its work (about a millisecond per state),
+small enough that a lost task is little to redo and that no task's arguments are large."""
+
+
+@dataclass(frozen=True)
+class GraphOptions:
+    """How a state-graph search runs: the options of `build` and of the searches over a
+    cluster (`distributed.build_distributed`, `owned.build_owned`), which give the same
+    graph.
+
+    `reduce`: apply processing renaming and, unless `symmetry` says otherwise, identity
+    symmetry; `symmetry` (None: as `reduce`): identity symmetry where the configuration has
+    interchangeable identities; `max_states`: the most states before the search stops (the
+    graph is then incomplete; a resource limit).
+
+    For `build` only: `keep_states`: hold the states the search made (a judge reads them all,
+    many times, and need not rebuild them) until `release_states`; without, keep only the
+    current frontier and the arrays (the lean search). `expand(state, enabled)`: the actions
+    to expand (a subset, kept only where the breadth-first cycle proviso `_proviso` holds,
+    unless `depth_proviso` is false because `expand` ensures a cycle proviso itself);
+    `max_depth`: states at that depth are not expanded. `checks`: the state properties
+    checked on every state as the search numbers it (`graph.checks`; None:
+    `state_checks.state_properties(config)`, every one the judge would check; `()`: none).
+
+    For the searches over a cluster only: `partitions` (None: the workers at the start) and
+    `chunk_states` (the most frontier states one task expands, in the search without
+    owned partitions) change where work runs, never the result; `progress` is told of each
+    level; with `owned` each partition of the visited set lives on one worker for the whole
+    search, without, the workers keep nothing and the client merges every successor."""
+
+    reduce: bool = True
+    symmetry: bool | None = None
+    max_states: int = 2_000_000
+    keep_states: bool = True
+    expand: Expand | None = None
+    max_depth: int | None = None
+    depth_proviso: bool = True
+    checks: Sequence[Property] | None = None
+    partitions: int | None = None
+    chunk_states: int = CHUNK_STATES
+    progress: LevelProgress | None = None
+    owned: bool = True
+
+    @property
+    def symmetric(self) -> bool:
+        """Whether identity symmetry applies (where identities are interchangeable)."""
+        return self.reduce if self.symmetry is None else self.symmetry
+
+
+def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
+    """Every state reachable from `initial(config)`, breadth-first, searched as `options`
+    says (`GraphOptions`)."""
+    reduce = options.reduce
+    groups = interchangeable(config) if options.symmetric else ()
+    graph = Graph(config, reduce, symmetric=bool(groups), max_states=options.max_states,
+                  groups=groups)
+    checks = options.checks
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
+    expansion = _Expansion(options.expand, options.max_depth, options.depth_proviso)
     with collector.paused():  # the search's objects form no cycles: `collector`
-        _Search(graph, _Expansion(expand, max_depth, depth_proviso), keep_states).run()
+        _Search(graph, expansion, options.keep_states).run()
     return graph
 
 
-Expand = Callable[[State, list[Action]], list[Action]]
 Made = dict[Action, tuple[State, "Renaming | None"]]
 
 

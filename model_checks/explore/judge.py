@@ -13,7 +13,7 @@ import enum
 from dataclasses import dataclass
 
 from model_checks.explore import collector
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor, observe
 from model_checks.explore.product import Verdict, search_product
@@ -140,8 +140,8 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     if lasso is not None and (graph.symmetric or graph.partial):
         # A cycle of the quotient (or of a graph that partial-order reduction pruned) need
         # not be one of the unreduced graph: judge L4 there.
-        unreduced = build(graph.config, symmetry=False, max_states=graph.max_states,
-                          checks=())
+        unreduced = build(graph.config,
+                          GraphOptions(symmetry=False, max_states=graph.max_states, checks=()))
         return _eventual_completion(unreduced, prop)
     if lasso is not None:
         trace = run(graph.config, (*lasso.prefix, *lasso.cycle))

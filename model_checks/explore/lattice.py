@@ -46,7 +46,7 @@ from typing import Any
 
 from model_checks.cells import environment_text
 from model_checks.executor import Job, sweep, values
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import (
     Rung,
@@ -119,8 +119,8 @@ def explore_environment(job: EnvJob) -> EnvOutcome:
     diameter, reached, cut_at = 0, job.first - 1, None
     for number, shape in enumerate(job.climb(), start=job.first):
         config = lattice_config(variant_named(job.variant), job.environment, shape)
-        graph = build(config, max_states=job.max_states,
-                      checks=state_properties(config, with_lemmas=False))
+        checks = state_properties(config, with_lemmas=False)
+        graph = build(config, GraphOptions(max_states=job.max_states, checks=checks))
         per_rung.append(len(graph.states))
         diameter = graph.diameter
         for judgement in judge_all(graph, with_lemmas=False):

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
-from model_checks.explore.lattice_report import Break, summarise, trace_data
+from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
 from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import replay_data, write_trace
@@ -208,7 +208,8 @@ def run_lattice(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     outcomes = [o for k in known.values() for o in k.explored]
-    run = _run_figures(args, request, outcomes, seconds, before, cpu_before, len(evidence))
+    timing = RunTiming(seconds, before, cpu_before)
+    run = _run_figures(args, request, outcomes, timing, len(evidence))
     for entry in entries:
         entry["run"] = run
     target = args.json if args.json is not None else DEFAULT_JSON
@@ -228,13 +229,24 @@ def _usage(error: Exception | str) -> int:
     return EXIT_USAGE
 
 
+@dataclass(frozen=True)
+class RunTiming:
+    """A lattice run's time: the wall `seconds` this run explored, the wall seconds of the
+    kept runs it resumed (`before`), and this process's CPU time when it started."""
+
+    seconds: float
+    before: float
+    cpu_before: float
+
+
 def _run_figures(args: argparse.Namespace, request: LatticeRequest,
-                 outcomes: list[EnvOutcome], seconds: float, before: float,
-                 cpu_before: float, evidence: int) -> dict[str, Any]:
+                 outcomes: list[EnvOutcome], timing: RunTiming, evidence: int
+                 ) -> dict[str, Any]:
     """The run every entry records (`run`): command, profile, explorations, states, wall and
     CPU time, workers, what was resumed, merged and proved. Answering from kept outcomes
     explores nothing: its wall time is the kept runs' alone, so rendering again writes the
     same page."""
+    seconds, before, cpu_before = timing.seconds, timing.before, timing.cpu_before
     return {
         "profile": args.profile, "command": _command(args),
         "explorations": len(outcomes), "cut": sum(not o.complete for o in outcomes),
@@ -443,8 +455,9 @@ def write_witnesses(
     for entry in entries:
         variant, prop = entry["variant"], entry["property"]
         for witness in entry["traces"]:
-            data = trace_data(known, variant, prop, witness["drift"], evidence or [],
-                              witness["checker"], witness.get("source"))
+            wanted = TraceWanted(variant, prop, witness["drift"], witness["checker"],
+                                 witness.get("source"))
+            data = trace_data(known, wanted, evidence or [])
             _check_witness(request, variant, prop, witness["drift"], data)
             witness["notes"] = liveness_notes(data, prop)
             path = out / f"{cell_label(variant, witness['drift'], prop)}.json"

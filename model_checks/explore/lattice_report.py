@@ -205,12 +205,25 @@ def _found_by(outcome: EnvOutcome | None, others: Sequence[Break]) -> list[str]:
     return sorted(found)
 
 
-def trace_data(known: dict[str, Knowledge], variant: str, prop: str, drift: Sequence[str],
-               evidence: Sequence[Break] = (), checker: str = EXPLORE_LATTICE.record,
-               source: str | None = None) -> dict[str, Any]:
-    """The trace that breaks `prop` under exactly `drift` (an entry's minimal set), from this
-    run's explorer or from the evidence named by `source` (or `checker`)."""
-    env = frozenset(drift)
+@dataclass(frozen=True)
+class TraceWanted:
+    """A witness trace an entry names: the variant, the property it breaks, the drift
+    sources it breaks it under (an entry's minimal set), the checker that found it and, for
+    evidence, the `source` of the break."""
+
+    variant: str
+    prop: str
+    drift: Sequence[str]
+    checker: str = EXPLORE_LATTICE.record
+    source: str | None = None
+
+
+def trace_data(known: dict[str, Knowledge], wanted: TraceWanted,
+               evidence: Sequence[Break] = ()) -> dict[str, Any]:
+    """The trace that breaks `wanted.prop` under exactly `wanted.drift`, from this run's
+    explorer or from the evidence named by `wanted.source` (or `wanted.checker`)."""
+    variant, prop, checker, source = wanted.variant, wanted.prop, wanted.checker, wanted.source
+    env = frozenset(wanted.drift)
     if source is None and checker == EXPLORE_LATTICE.record:
         return known[variant].breaks[prop][env].traces[prop]
     if source is not None:

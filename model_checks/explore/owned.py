@@ -35,9 +35,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from model_checks.explore import spread
-from model_checks.explore.graph import Graph
+from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.partition import (
     KEY_BITS,
+    PartitionKey,
     collect_task,
     expand_task,
     merge_task,
@@ -45,7 +46,7 @@ from model_checks.explore.partition import (
     partition_of,
     release,
 )
-from model_checks.explore.spread import DistributedSearchFailed, LevelProgress, reductions
+from model_checks.explore.spread import DistributedSearchFailed, reductions
 from model_checks.explore.symmetry import Renaming, canonical_identities
 from model_checks.explore.wire import PROBE, Codec
 from spec import Config, State, initial
@@ -59,29 +60,28 @@ POLL_SECONDS = 1.0
 """How often a level still running makes the client look for lost workers."""
 
 
-def build_owned(config: Config, cluster: DaskCluster, *, reduce: bool, symmetry: bool | None,
-                max_states: int, partitions: int | None, progress: LevelProgress | None
-                ) -> Graph:
-    """`graph.build(config, reduce=..., symmetry=..., max_states=...)` with the visited set
-    partitioned over the workers of `cluster` (see the module): the same `Graph`."""
+def build_owned(config: Config, cluster: DaskCluster, options: GraphOptions) -> Graph:
+    """`graph.build(config, options)` with the visited set partitioned over the workers of
+    `cluster` (see the module): the same `Graph` (of the options, `reduce`, `symmetry`,
+    `max_states`, `partitions` and `progress` apply)."""
     owners = sorted(spread.workers(cluster))
     if not owners:
         raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
-    return _OwnedSearch(config, cluster, reduce, symmetry, max_states,
-                        partitions or len(owners), owners, progress).run()
+    return _OwnedSearch(config, cluster, options, options.partitions or len(owners),
+                        owners).run()
 
 
 class _OwnedSearch:
     """The client's numbering (per state its partition, key, depth and the state) and the
     level loop; `_write` turns the partitions' edges into the graph."""
 
-    def __init__(self, config: Config, cluster: DaskCluster, reduce: bool,
-                 symmetry: bool | None, max_states: int, parts: int, owners: list[str],
-                 progress: LevelProgress | None) -> None:
+    def __init__(self, config: Config, cluster: DaskCluster, options: GraphOptions, parts: int,
+                 owners: list[str]) -> None:
         from model_checks.executor.sources import source_digest
 
+        reduce, symmetry = options.reduce, options.symmetry
         self.config, self.cluster, self.reduce, self.symmetry = config, cluster, reduce, symmetry
-        self.max_states, self.parts, self.progress = max_states, parts, progress
+        self.max_states, self.parts, self.progress = options.max_states, parts, options.progress
         self.where = [owners[p % len(owners)] for p in range(parts)]
         self.search = f"owned-{uuid.uuid4().hex[:8]}"
         self.source = source_digest()
@@ -105,8 +105,8 @@ class _OwnedSearch:
     def run(self) -> Graph:
         try:
             probes = self._wait([self._submit(
-                open_task, self.search, self.config, self.reduce, self.symmetry, p, self.parts,
-                self.start if p == self.owner[0] else None, self.source, part=p,
+                open_task, PartitionKey(self.search, p, self.parts), self.config, self.reduce,
+                self.symmetry, self.start if p == self.owner[0] else None, self.source, part=p,
                 key=f"open-{p}") for p in range(self.parts)])
             if any(probe != hash(PROBE) for probe in probes):
                 raise DistributedSearchFailed(

@@ -30,6 +30,7 @@ from __future__ import annotations
 import pickle
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from model_checks.explore.spread import DistributedSearchFailed, dumps, reductions
@@ -188,11 +189,22 @@ Batch = tuple[list[Code], list[int], dict[int, Any]]
 elements of the codes the receiver has not had from the sender."""
 
 
-def open_task(search: str, config: Config, reduce: bool, symmetry: bool | None, part: int,
-              parts: int, start: State | None, source: str | None) -> int:
-    """Create partition `part` of `search` here, holding `start` (state 0) if it is its
-    own; `hash(wire.PROBE)` here. With `source`, a worker whose sources differ from the
+@dataclass(frozen=True)
+class PartitionKey:
+    """Which partition a task opens: number `part` of the `parts` of the search named
+    `search`."""
+
+    search: str
+    part: int
+    parts: int
+
+
+def open_task(key: PartitionKey, config: Config, reduce: bool, symmetry: bool | None,
+              start: State | None, source: str | None) -> int:
+    """Create partition `key.part` of `key.search` here, holding `start` (state 0) if it is
+    its own; `hash(wire.PROBE)` here. With `source`, a worker whose sources differ from the
     submitter's refuses."""
+    search, part, parts = key.search, key.part, key.parts
     if source is not None:
         from model_checks.executor.sources import source_digest
 

@@ -225,12 +225,25 @@ lines. With these, each lock removed from `tests/history/hookless_pair.py` is ca
 within 30 seeds of 4 threads under D3, and the pair with its locks passes them."""
 
 
+@dataclass(frozen=True)
+class ThreadRun:
+    """One threaded run's shape: `threads` client threads, each making `requests` requests,
+    under the schedule of `seed`; `chance` of a preemption at each point and the bound on
+    `preemptions` (None: the scheduler's, `TRACED` where the run is traced)."""
+
+    threads: int
+    seed: int
+    requests: int = 3
+    preemptions: int | None = None
+    chance: float | None = None
+
+
 def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
-                threads: int, seed: int, requests: int = 3, preemptions: int | None = None,
-                chance: float | None = None) -> Run:
-    """`threads` client threads and a drift thread under the schedule of `seed`; `chance`
-    of a preemption at each point and the bound on `preemptions` (default: the
-    scheduler's, `TRACED` where the run is traced)."""
+                shape: ThreadRun) -> Run:
+    """`shape.threads` client threads and a drift thread under the schedule of
+    `shape.seed` (`ThreadRun`)."""
+    threads, seed, requests = shape.threads, shape.seed, shape.requests
+    preemptions, chance = shape.preemptions, shape.chance
     config = instance_config(variant, environment)
     work = plan(config, threads, requests, seed)
     scheduler = Scheduler(seed)

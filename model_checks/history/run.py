@@ -16,7 +16,13 @@ from model_checks.conform.notation import wrap
 from model_checks.conform.unchecked import CLIENT_RESENDS, END_TO_END, YIELD_HOOK, Part, absent
 from model_checks.conform.unchecked import lines as unchecked_lines
 from model_checks.history import report as cmd
-from model_checks.history.concurrent import Run, checked_environment, run_tasks, run_threads
+from model_checks.history.concurrent import (
+    Run,
+    ThreadRun,
+    checked_environment,
+    run_tasks,
+    run_threads,
+)
 from model_checks.history.explain import Explained, Undecided, Unexplained, explain
 from spec import Drift
 
@@ -24,7 +30,7 @@ from spec import Drift
 def _runner(args: argparse.Namespace, adapter: Adapter, variant: str, env: frozenset[Drift],
             seed: int) -> Run:
     if args.threads:
-        return run_threads(adapter, variant, env, args.threads, seed)
+        return run_threads(adapter, variant, env, ThreadRun(args.threads, seed))
     return run_tasks(adapter, variant, env, args.tasks, seed)
 
 
@@ -212,7 +218,7 @@ def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift]
     """The first seed of `seeds` whose threaded history the spec does not explain in
     `env` (with what concurrency adds), or None: how a mutant is killed by this check."""
     for seed in seeds:
-        run = run_threads(adapter, variant, env, threads, seed)
+        run = run_threads(adapter, variant, env, ThreadRun(threads, seed))
         if run.errors or isinstance(explain(run.history, checked_environment(env), cmd.LIMIT),
                                     Unexplained):
             return seed

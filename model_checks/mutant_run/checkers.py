@@ -46,7 +46,7 @@ from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_tr
 from model_checks.smt.cells import SAFETY, mutant_cells
 from model_checks.smt.encode.symbols import Bounds, Encoding
 from model_checks.smt.results import Result, Violated, to_record
-from model_checks.smt.runner import run_cells
+from model_checks.smt.runner import SmtRun, run_cells
 from model_checks.smt.search.bmc import bmc
 from spec import Drift, registry
 
@@ -188,9 +188,9 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
     mutants = [m for m in selection.spec if required(Z3_BMC, m)]
     names = {m.variant.name: m for m in mutants}
     cells = [c for c in mutant_cells() if c.variant.name in names]
-    first = run_cells(cells, options.z3_depth, options.z3_rlimit,
-                      lambda line: progress(f"  z3 {line}"), options.jobs, options.z3_depth,
-                      backend=_backend(options))
+    run = SmtRun(options.z3_depth, options.z3_rlimit, options.z3_depth)
+    first = run_cells(cells, run, lambda line: progress(f"  z3 {line}"), options.jobs,
+                      _backend(options))
     results: dict[tuple[str, str], tuple[Result, VerdictRecord, str]] = {
         (o.cell.variant.name, o.cell.property): (o.result, o.record, "") for o in first
     }

@@ -176,17 +176,27 @@ def _record(
     )
 
 
-def run_cell(
-    label: str,
-    variant_name: str,
-    env: tuple[str, ...],
-    config: Config,
-    expectations: Mapping[str, Expectation],
-    profile: Profile,
-    out: Path | None,
-    witnesses: Sequence[Witness] = (),
-    witness_first: bool = False,
-) -> CellResult:
+@dataclass(frozen=True)
+class SimulatedCell:
+    """One cell to simulate: its `label` (file and record names), the variant's name, the
+    environment's drift sources, the configuration searched, and the expected verdict per
+    property."""
+
+    label: str
+    variant_name: str
+    env: tuple[str, ...]
+    config: Config
+    expectations: Mapping[str, Expectation]
+
+
+def run_cell(simulated: SimulatedCell, profile: Profile, out: Path | None,
+             witnesses: Sequence[Witness] = (), witness_first: bool = False) -> CellResult:
+    """Search the cell's configuration as `profile` says for a counterexample to each
+    property, held or broken as expected; with `witness_first`, a property expected to break
+    is first tried on `witnesses` (a verdict is enough there, not the shortest
+    counterexample); the counterexample files go under `out`."""
+    label, variant_name, env = simulated.label, simulated.variant_name, simulated.env
+    config, expectations = simulated.config, simulated.expectations
     start = time.perf_counter()
     cell = CellResult(label, variant_name, env, expectations, rules=rule_names(config))
     holds = [p for p, e in expectations.items() if e is Expectation.HOLDS]
@@ -227,8 +237,8 @@ def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment)
     label = cell_label(cell.variant, cell.environment)
-    return run_cell(label, cell.variant, cell.environment, config, cell.at_instance,
-                    profile, out)
+    return run_cell(SimulatedCell(label, cell.variant, cell.environment, config,
+                                  cell.at_instance), profile, out)
 
 
 def run_matrix(
@@ -288,8 +298,8 @@ def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
     label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
-    result = run_cell(label, cell.variant, cell.environment, config, cell.wider, profile, out,
-                      witness_first=True)
+    simulated = SimulatedCell(label, cell.variant, cell.environment, config, cell.wider)
+    result = run_cell(simulated, profile, out, witness_first=True)
     result.records = [replace(r, checker=WIDER_CHECKER) for r in result.records]
     return result
 
@@ -312,8 +322,9 @@ def run_mutant(mutant: Mutant, profile: Profile, out: Path | None) -> CellResult
     label = identifier(f"mutant_{mutant.name}")
     own = Witness(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
                   mutant.witness.script)
-    return run_cell(label, mutant.variant.name, mutant.witness.drift, config, expectations,
-                    profile, out, (own,))
+    simulated = SimulatedCell(label, mutant.variant.name, mutant.witness.drift, config,
+                              expectations)
+    return run_cell(simulated, profile, out, (own,))
 
 
 def _run_mutant_at(index: int, profile: Profile, out: Path | None) -> CellResult:

@@ -189,16 +189,17 @@ def run(args: argparse.Namespace) -> int:
         backend = backend_from(args, args.jobs)
     except ClusterError as error:
         raise ProveUsageError(str(error)) from None
-    from model_checks.smt.runner import run_cells
+    from model_checks.smt.prove.proved_first import ProveOptions
+    from model_checks.smt.runner import SmtRun, run_cells
 
     print(f"Z3: {len(cells)} cells; holding properties to depth {args.depth}, "
           f"counterexamples searched to depth {max(args.depth, args.search_depth)}")
     start = time.perf_counter()
     try:
-        outcomes = run_cells(cells, args.depth, args.rlimit, _print, args.jobs,
-                             args.search_depth, args.rlimit_certificate, backend=backend,
-                             chc_rlimit=args.rlimit_chc,
-                             chc_properties=_chc_properties(args), mirror=args.mirror)
+        proving = ProveOptions(args.rlimit_certificate, args.rlimit_chc,
+                               _chc_properties(args), args.mirror)
+        run = SmtRun(args.depth, args.rlimit, args.search_depth, proving)
+        outcomes = run_cells(cells, run, _print, args.jobs, backend)
     finally:
         backend.close()
     records = []

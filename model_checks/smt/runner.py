@@ -5,7 +5,7 @@ group. The all-depth methods run first (`proved_first`): for V3, S1-S3 by the in
 invariant (`invariant.V3_INVARIANTS`, re-checked for the group's own environment), S2 for every
 variant with unflawed LRUs by the budget's certificate, and, for the properties the cells
 expect to hold, 1-induction for S1, the hand-written mirror certificate for H1, S1, S3
-(`relational`, where `mirror` wants it), and z3's CHC engine Spacer for `BY_CHC`, its
+(`relational`, where `mirror` wants it), and z3's CHC engine Spacer for `proved_first.BY_CHC`, its
 invariant re-checked with fresh solvers (`chc`). Only the properties they leave open go
 through bounded model checking with iterative deepening (the unsatisfiable queries of deep BMC
 were mostly re-proofs of properties that hold for all depths: `benchmarks/bench_smt.py --prune
@@ -22,19 +22,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from model_checks import executor
 from model_checks.cells import agreement
 from model_checks.matrix import Expectation
 from model_checks.records import VerdictRecord, checker_named
-from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT
+from model_checks.smt.budget import BMC_RLIMIT
 from model_checks.smt.cells import SmtCell, own_expectation
 from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.judged import encoded_safety
-from model_checks.smt.limits import CHC_RLIMIT
 from model_checks.smt.prove.invariant import CertificateRejected, certificates, prove
-from model_checks.smt.prove.proved_first import REACHABLE_DEPTH, FirstProofs, prove_first
+from model_checks.smt.prove.proved_first import (
+    REACHABLE_DEPTH,
+    FirstProofs,
+    ProveOptions,
+    prove_first,
+)
 from model_checks.smt.results import (
     ProvedAllDepths,
     ProvedToBound,
@@ -43,16 +47,23 @@ from model_checks.smt.results import (
     Violated,
     to_record,
 )
-from model_checks.smt.search.bmc import bmc_many
+from model_checks.smt.search.bmc import BmcOptions, bmc_many
 
 PROVED_BY_INVARIANT = encoded_safety()
-BY_CHC = ("S3",)
-"""Properties the main job proves for all depths with Spacer where the cells expect them to
-hold (`proved_first`), before BMC: S3, which Spacer decides for V1 and V2 within
-`limits.CHC_RLIMIT`. S1 (under D7) and H1 it does not decide within that limit;
-`prove --chc S1,S3,H1` with a larger `--rlimit-chc` tries them (the nightly job)."""
-
 Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class SmtRun:
+    """How the Z3 checker decides its cells: holding properties are proved by BMC to `depth`;
+    a counterexample to a property expected to break is searched to `search_depth` (None:
+    `depth`); each BMC query is bounded by `rlimit` resource units; `prove`: how the
+    all-depth methods run first (`ProveOptions`)."""
+
+    depth: int
+    rlimit: int = BMC_RLIMIT
+    search_depth: int | None = None
+    prove: ProveOptions = field(default_factory=ProveOptions)
 
 
 @dataclass(frozen=True)
@@ -103,29 +114,25 @@ def _scoped(enc: Encoding, proof: ProvedAllDepths) -> Result:
                    f"({proof.certificate}), not for the sources left out", proof.seconds)
 
 
-def run_group(
-    group: list[SmtCell], depth: int, rlimit: int, search_depth: int | None = None,
-    progress: Progress | None = None, certificate_rlimit: int = CERTIFICATE_RLIMIT,
-    chc_rlimit: int = CHC_RLIMIT, chc_properties: tuple[str, ...] = BY_CHC,
-    mirror: str = "one-item",
-) -> tuple[list[CellOutcome], str]:
+def run_group(group: list[SmtCell], run: SmtRun, progress: Progress | None = None
+              ) -> tuple[list[CellOutcome], str]:
     """Decide every cell of one (variant, environment) group; returns a summary line too.
 
-    First the all-depth methods (`proved_first.prove_first`: certificates, 1-induction, the
-    mirror certificate where `mirror` (a `relational.MODES`) wants it, Spacer for
-    `chc_properties` with `chc_rlimit` units per query). Of the properties left open, those
-    expected to hold are proved to `depth` by BMC; a counterexample to a property expected to
-    break is searched to `search_depth` (default: `depth`), and to a property Spacer found
-    reachable to `REACHABLE_DEPTH`, so that it comes back as a replayed trace. Satisfiable
-    queries are cheap, proofs of deep bounds are not. Each BMC query is bounded by `rlimit`
-    resource units."""
+    First the all-depth methods (`proved_first.prove_first`, as `run.prove` says:
+    certificates, 1-induction, the mirror certificate, Spacer). Of the properties left open,
+    those expected to hold are proved to `run.depth` by BMC; a counterexample to a property
+    expected to break is searched to `run.search_depth` (default: `run.depth`), and to a
+    property Spacer found reachable to `REACHABLE_DEPTH`, so that it comes back as a
+    replayed trace. Satisfiable queries are cheap, proofs of deep bounds are not. Each BMC
+    query is bounded by `run.rlimit` resource units."""
+    depth, rlimit, search_depth = run.depth, run.rlimit, run.search_depth
+    certificate_rlimit = run.prove.certificate_rlimit
     enc = _encoding(group[0])
     props = tuple(dict.fromkeys(c.property for c in group))
     start = time.perf_counter()
     holding = tuple(dict.fromkeys(c.property for c in group
                                   if c.expected is Expectation.HOLDS))
-    first = prove_first(enc, props, holding, certificate_rlimit, chc_rlimit, chc_properties,
-                        mirror)
+    first = prove_first(enc, props, holding, run.prove)
     results: dict[str, Result] = dict(first.proofs)
     if enc.left_out:  # proofs of the encoded part only: said so, not lifted
         results = _proved(enc, tuple(p for p in props if p in PROVED_BY_INVARIANT),
@@ -135,7 +142,8 @@ def run_group(
         deepest = max(depth, search_depth or depth)
         limits = {c.property: deepest if _findable(enc, c) else depth for c in group}
         limits.update({prop: REACHABLE_DEPTH for prop in first.reachable})
-        results.update(bmc_many(enc, rest, max(limits.values()), rlimit, progress, limits))
+        bounded = BmcOptions(rlimit, progress, limits)
+        results.update(bmc_many(enc, rest, max(limits.values()), bounded))
         results.update(_spacer_reachable(first, results))
     results.update(_in_smaller_instance(enc, group, results, deepest_of(depth, search_depth),
                                         rlimit))
@@ -171,7 +179,7 @@ def _in_smaller_instance(
         return {}
     small = replace(enc, bounds=replace(enc.bounds, max_items=1, max_items_under_d8=1))
     found: dict[str, Result] = {}
-    for prop, result in bmc_many(small, wanted, depth, rlimit).items():
+    for prop, result in bmc_many(small, wanted, depth, BmcOptions(rlimit)).items():
         if isinstance(result, Violated):
             before = results[prop]
             reached = before.bound if isinstance(before, Unknown) else 0
@@ -198,28 +206,22 @@ def _spacer_reachable(first: FirstProofs, results: dict[str, Result]) -> dict[st
 
 def run_cells(
     cells: list[SmtCell],
-    depth: int,
-    rlimit: int = BMC_RLIMIT,
+    run: SmtRun,
     progress: Progress | None = None,
     jobs: int = 1,
-    search_depth: int | None = None,
-    certificate_rlimit: int = CERTIFICATE_RLIMIT,
     backend: executor.Backend | None = None,
-    chc_rlimit: int = CHC_RLIMIT,
-    chc_properties: tuple[str, ...] = BY_CHC,
-    mirror: str = "one-item",
 ) -> list[CellOutcome]:
-    """Decide every cell; each group is one job of the executor, on `backend` (default: `jobs`
-    local processes), in a process forked for it alone (the units a z3 query spends depend on
-    what its context built before), the groups of more drift sources (larger encodings)
-    started first; progress: one line per group. A group whose job failed
-    gives its cells the status "failed", the other groups' results are kept."""
+    """Decide every cell as `run` says (`run_group`); each group is one job of the executor,
+    on `backend` (default: `jobs` local processes), in a process forked for it alone (the
+    units a z3 query spends depend on what its context built before), the groups of more
+    drift sources (larger encodings) started first; progress: one line per group. A group
+    whose job failed gives its cells the status "failed", the other groups' results are
+    kept."""
     groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
-    work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group,
-                         (group, depth, rlimit, search_depth, None, certificate_rlimit,
-                          chc_rlimit, chc_properties, mirror), cost=len(env))
+    work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group, (group, run, None),
+                         cost=len(env))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
         "Z3 groups", lambda done: done.value[1], progress)

@@ -103,10 +103,11 @@ print("scenarios ok", len(verdicts))
 # simulate: D7's cell, S4 found broken and S2 kept within the ci profile
 from model_checks.matrix import Expectation
 from model_checks.simulate.profiles import PROFILES
-from model_checks.simulate.run import run_cell
+from model_checks.simulate.run import SimulatedCell, run_cell
 cell = expected_cell(NEW, ("D7",))
-result = run_cell("new", NEW, ("D7",), config_for(new, ("D7",)),
-                  {p: cell.expectations[p] for p in ("S2", "S4")}, PROFILES["ci"], None)
+result = run_cell(SimulatedCell("new", NEW, ("D7",), config_for(new, ("D7",)),
+                                {p: cell.expectations[p] for p in ("S2", "S4")}),
+                  PROFILES["ci"], None)
 assert not result.mismatches and len(result.records) == 2, result.mismatches
 print("simulate ok")
 
@@ -123,10 +124,10 @@ print("explore ok")
 # prove (the cheap part): Z3 encodes the variant and finds D7's S4 break
 from model_checks.smt.budget import BMC_RLIMIT
 from model_checks.smt.cells import SmtCell
-from model_checks.smt.runner import run_group
+from model_checks.smt.runner import SmtRun, run_group
 from model_checks.smt.results import Violated
-outcomes, line = run_group([SmtCell(new, ("D7",), "S4", Expectation.BREAKS, "matrix")], 6,
-                           BMC_RLIMIT)
+outcomes, line = run_group([SmtCell(new, ("D7",), "S4", Expectation.BREAKS, "matrix")],
+                           SmtRun(6, BMC_RLIMIT))
 assert [o.status for o in outcomes] == ["match"], line
 assert isinstance(outcomes[0].result, Violated), line
 print("prove ok")
@@ -134,11 +135,11 @@ print("prove ok")
 # the reference adapter: not supported, with a reason, instead of `unknown variant`
 from model_checks.conform.reference_adapter import ReferenceAdapter, factory
 from model_checks.conform.profiles import PROFILES as CONFORM
-from model_checks.conform.run import conform
+from model_checks.conform.run import ConformRun, conform
 adapter = factory()
 assert not adapter.supports(NEW)
 assert NEW in adapter.unsupported_reason(NEW)
-checked = conform(adapter, CONFORM["ci"], variants=(NEW,))
+checked = conform(adapter, CONFORM["ci"], ConformRun(variants=(NEW,)))
 assert checked.not_checked == [NEW] and not checked.checked, checked
 import subprocess
 usage = subprocess.run([sys.executable, "-m", "model_checks", "conform", "--adapter",

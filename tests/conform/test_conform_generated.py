@@ -5,7 +5,7 @@ their seed; `keep_going` collects one shrunk disagreement per job."""
 from __future__ import annotations
 
 from model_checks.conform.mutants import by_name
-from model_checks.conform.run import Profile, conform
+from model_checks.conform.run import ConformRun, Profile, conform
 
 GENERATED_ONLY = Profile("generated-only", walks=6, length=20, corpus=False)
 
@@ -22,8 +22,8 @@ def test_conform_generated_runs_find_and_shrink_a_mutant_without_the_corpus() ->
 
 def test_conform_generated_runs_replay_from_their_seed() -> None:
     mutant = by_name("reports-first-miss")
-    first = conform(mutant.adapter, GENERATED_ONLY, seed=3)
-    again = conform(mutant.adapter, GENERATED_ONLY, seed=3)
+    first = conform(mutant.adapter, GENERATED_ONLY, ConformRun(seed=3))
+    again = conform(mutant.adapter, GENERATED_ONLY, ConformRun(seed=3))
     assert first.failure is not None and again.failure is not None
     assert first.failure.report() == again.failure.report()
     assert first.steps == again.steps
@@ -32,7 +32,7 @@ def test_conform_generated_runs_replay_from_their_seed() -> None:
 def test_conform_keep_going_collects_one_disagreement_per_job() -> None:
     mutant = by_name("reports-first-miss")
     stopping = conform(mutant.adapter, GENERATED_ONLY)
-    going = conform(mutant.adapter, GENERATED_ONLY, keep_going=True)
+    going = conform(mutant.adapter, GENERATED_ONLY, ConformRun(keep_going=True))
     assert len(stopping.findings) == 1
     assert len(going.findings) > 1
     wheres = [f.where for f in going.findings]

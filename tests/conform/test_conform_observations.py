@@ -10,7 +10,7 @@ import pytest
 
 from model_checks.conform.lockstep import Disagreement, run_actions
 from model_checks.conform.reference_adapter import factory
-from model_checks.conform.run import PROFILES, configurations, conform
+from model_checks.conform.run import PROFILES, ConformRun, configurations, conform
 from model_checks.scenarios.base import item, submit, uuid_only
 from model_checks.scenarios.catalog import configured, round_trip
 from spec import V2, V3, Content, ItemSize
@@ -56,9 +56,10 @@ def test_every_generated_configuration_has_items_of_several_sizes() -> None:
 
 def test_a_front_end_evicting_by_item_count_is_caught_with_no_drift() -> None:
     outcome = conform(ordered_pair.factory_sender_evicting_by_count(), PROFILES["ci"],
-                      environment=frozenset())
+                      ConformRun(environment=frozenset()))
     assert outcome.findings and outcome.findings[0].where == "V2 generated none"
-    assert conform(ordered_pair.factory(), PROFILES["ci"], environment=frozenset()).conforms
+    assert conform(ordered_pair.factory(), PROFILES["ci"],
+                   ConformRun(environment=frozenset())).conforms
 
 
 def test_the_observed_set_is_new_and_killed_by_conformance_alone() -> None:

@@ -16,7 +16,7 @@ from cachetools import LRUCache
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.run import Profile, conform
+from model_checks.conform.run import ConformRun, Profile, conform
 from model_checks.records import Verdict, read_records
 
 
@@ -175,7 +175,7 @@ def test_conform_another_system_conforms_on_the_variants_it_has() -> None:
 
 @pytest.mark.parametrize("variant", ["V1", "V2"])
 def test_conform_another_system_with_the_wrong_payload_rule_is_caught(variant: str) -> None:
-    outcome = conform(ToyAdapter(wrong_payload_rule=True), PROFILE, variants=(variant,))
+    outcome = conform(ToyAdapter(wrong_payload_rule=True), PROFILE, ConformRun(variants=(variant,)))
     assert outcome.failure is not None
 
 

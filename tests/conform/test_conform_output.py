@@ -16,7 +16,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.conform.mutants import by_name
-from model_checks.conform.run import PROFILES, Profile, conform
+from model_checks.conform.run import PROFILES, ConformRun, Profile, conform
 from model_checks.conform.weakness import vacuous, weakness
 from spec import VARIANT_NAMES
 
@@ -93,7 +93,7 @@ def test_no_hypothesis_folder_in_the_working_directory(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
     conform(by_name("reports-first-miss").adapter,
-            Profile("walks-only", walks=1, length=5, corpus=False), variants=("V3",))
+            Profile("walks-only", walks=1, length=5, corpus=False), ConformRun(variants=("V3",)))
     assert not (tmp_path / ".hypothesis").exists()
 
 
@@ -110,7 +110,8 @@ def test_weakness_advice_never_names_a_variant_that_does_not_keep_it() -> None:
 
 
 def test_kept_says_sampled_with_the_steps(capsys: pytest.CaptureFixture[str]) -> None:
-    outcome = conform(by_name("reports-first-miss").adapter, PROFILES["ci"], variants=())
+    outcome = conform(by_name("reports-first-miss").adapter, PROFILES["ci"],
+                      ConformRun(variants=()))
     assert outcome.steps == 0  # nothing run: nothing kept
     assert main(["conform", "--adapter", "tests.conform.seed_pair:factory", "--require",
                  "S2"]) == 0

@@ -15,7 +15,7 @@ import torch
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.lockstep import Disagreement, run_actions, shrink
+from model_checks.conform.lockstep import Disagreement, Driving, run_actions, shrink
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine, factory
 from model_checks.conform.run import corpus
 from model_checks.records import Verdict, read_records
@@ -34,7 +34,7 @@ def _cases() -> list[tuple[Scenario, str]]:
 )
 def test_conform_scenario_runs_in_lockstep(scenario: Scenario, variant: str) -> None:
     config = scenario.config(next(v for v in scenario.variants if v.name == variant))
-    run = run_actions(config, factory(), scenario.script, settle=scenario.settle)
+    run = run_actions(config, factory(), scenario.script, Driving(settle=scenario.settle))
     assert run.actions, "the script ran"
 
 
@@ -119,7 +119,7 @@ def test_conform_s1_is_checked_on_tensor_values() -> None:
     baseline = next(s for s in corpus() if s.name == "no-drift-baseline")
     with pytest.raises(Disagreement) as caught:
         run_actions(baseline.config(V3), garbling, baseline.script,
-                    engine_factory=lambda s: _GarblingEngine(s, garbling.engine_class))
+                    Driving(engine_factory=lambda s: _GarblingEngine(s, garbling.engine_class)))
     assert caught.value.caught_by == "S1"
     assert "paired with placeholders" in str(caught.value.impl_side)
 
@@ -133,7 +133,7 @@ def test_conform_shrink_keeps_the_check_and_shortens() -> None:
     config = Config(variant=V3, max_requests=8)
     script = next(s for s in corpus() if s.name == "no-drift-baseline").script
     with pytest.raises(Disagreement) as caught:
-        run_actions(config, garbling, (*script, *script[:4]), engine_factory=engines)
+        run_actions(config, garbling, (*script, *script[:4]), Driving(engine_factory=engines))
     found = caught.value
     small = shrink(config, garbling, found, engine_factory=engines)
     assert small.caught_by == found.caught_by

@@ -12,7 +12,7 @@ import torch
 
 from model_checks.cli import main
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import Disagreement, run_actions
+from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, _pack_payload, _unpack_payload
 from model_checks.conform.run import corpus
@@ -61,7 +61,7 @@ def test_conform_the_child_is_reaped_on_success_and_on_failure() -> None:
     try:
         with pytest.raises(Disagreement):
             run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script,
-                        engine_factory=remote)
+                        Driving(engine_factory=remote))
         assert remote.process is not None
         pid = remote.process.pid
     finally:
@@ -89,7 +89,7 @@ def test_conform_a_hung_engine_process_is_a_hang_and_is_killed() -> None:
     try:
         with pytest.raises(Disagreement) as caught:
             run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script,
-                        engine_factory=remote)
+                        Driving(engine_factory=remote))
         assert caught.value.caught_by == "S3"
         assert "hang" in str(caught.value.impl_side)
     finally:

@@ -21,7 +21,7 @@ from model_checks.conform.adapter import Adapter, load_adapter
 from model_checks.conform.exits import EXIT_FAIL, EXIT_NOT_FOLLOWED, EXIT_WEAKNESS
 from model_checks.conform.remote import RemoteEngines
 from model_checks.conform.replay import replay_trace
-from model_checks.conform.run import PROFILES, conform
+from model_checks.conform.run import PROFILES, ConformRun, conform
 from model_checks.conform.traces import write_failure_traces
 from tests.conform.client_mutants import CLIENT_MUTANTS
 from tests.conform.serving_mutants import SERVING_MUTANTS
@@ -87,7 +87,7 @@ def _caught_and_replayed(adapter: Adapter, tmp_path: Path, factory: RemoteEngine
                          capsys: pytest.CaptureFixture[str]) -> str:
     """Conform finds a disagreement; the trace written for it replays (exit 1, one process
     and, with `factory`, two). Returns the job that found it."""
-    outcome = conform(adapter, PROFILES["ci"], engine_factory=factory)
+    outcome = conform(adapter, PROFILES["ci"], ConformRun(engine_factory=factory))
     assert outcome.findings, "the planted bug was not caught"
     paths = write_failure_traces(tmp_path / "records.json", outcome, {})
     assert paths.findings

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from model_checks.conform import codec, reference_mutants
-from model_checks.conform.lockstep import run_actions
+from model_checks.conform.lockstep import Driving, run_actions
 from model_checks.conform.reference_adapter import factory, variant_of
-from model_checks.conform.run import PROFILES, conform, corpus
+from model_checks.conform.run import PROFILES, ConformRun, conform, corpus
 from reference import (
     Engine,
     FrontEnd,
@@ -34,7 +34,7 @@ def _processor(media: object) -> ProcessedItem:
 def test_conform_retry_helper_recovers_as_the_lockstep_does() -> None:
     scenario = next(s for s in corpus() if s.name == "engine-cleared-alone")
     config = scenario.config(V3)
-    run = run_actions(config, factory(), scenario.script, settle=True)
+    run = run_actions(config, factory(), scenario.script, Driving(settle=True))
     spec_retries = run.state.requests[1].retries
     assert run.state.requests[1].outcome is not None
     assert run.state.requests[1].outcome.value == "success"
@@ -86,8 +86,8 @@ def test_conform_retry_helper_gives_up_after_max_retries() -> None:
 def test_conform_v4_resends_conform_under_a_rejected_request() -> None:
     """Under D2 a rejected request re-records an identity P1 never got; V4's resend reads
     nothing from the shadow, so the reference conforms and keeps L1 and L3."""
-    outcome = conform(factory(), PROFILES["ci"], variants=("V4",),
-                      environment=frozenset({Drift.D2}))
+    outcome = conform(factory(), PROFILES["ci"],
+                      ConformRun(variants=("V4",), environment=frozenset({Drift.D2})))
     assert outcome.conforms and outcome.checked == ["V4"]
 
 
@@ -96,7 +96,7 @@ def test_conform_catches_a_v4_resend_that_reads_the_shadow() -> None:
     with V4's spec at the resend's handling step, under D2 alone."""
     mutant = reference_mutants.by_name("p0-resend-reads-shadow")
     assert mutant.base == "V4"
-    outcome = conform(mutant.adapter, PROFILES["ci"], environment=frozenset({Drift.D2}))
+    outcome = conform(mutant.adapter, PROFILES["ci"], ConformRun(environment=frozenset({Drift.D2})))
     assert not outcome.conforms and outcome.failure is not None
     report = outcome.failure.report()
     before, _, _ = report.partition("<-- here")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from model_checks.designs.explore import Exploration, explore, replay
-from model_checks.designs.prove import BOUNDED, BREAKS, HOLDS, NOT_RUN, UNKNOWN, prove
+from model_checks.designs.prove import BOUNDED, BREAKS, HOLDS, NOT_RUN, UNKNOWN, ProofOptions, prove
 from model_checks.designs.simulate import NOT_FOUND, simulate
 from spec.designs import Design
 from spec.designs.lru_design import LRU
@@ -53,7 +53,8 @@ def test_prove_and_explore_agree_and_every_break_replays(
     design, variant, environment, _ = case
     config = _config(*case)
     explored = _explored(_case_id(case))
-    proved = prove(design, config, max_depth=10, variant=variant, environment=environment)
+    proved = prove(design, config,
+                   ProofOptions(max_depth=10, variant=variant, environment=environment))
     assert explored.complete and proved.complete and not proved.failed
     assert proved.states == explored.states
     assert design.name in proved.instance and repr(config) in proved.instance
@@ -74,7 +75,7 @@ def test_the_cases_cover_breaks_and_holds_in_both_designs() -> None:
 
 def test_a_graph_cut_short_decides_only_to_its_depth() -> None:
     config = _config(SHM, "O1", frozenset({"D3"}), {"max_requests": 2})
-    proved = prove(SHM, config, max_depth=10, max_states=200)
+    proved = prove(SHM, config, ProofOptions(max_depth=10, max_states=200))
     assert not proved.complete
     assert 0 < proved.bound < 10
     assert {p.verdict for p in proved.proofs} == {BOUNDED}
@@ -83,7 +84,7 @@ def test_a_graph_cut_short_decides_only_to_its_depth() -> None:
 
 def test_the_bound_stops_at_max_depth_and_a_deeper_break_is_not_a_hold() -> None:
     config = _config(SHM, "O1", frozenset({"D3"}), {"max_requests": 2, "readers": 1})
-    proved = prove(SHM, config, max_depth=3)
+    proved = prove(SHM, config, ProofOptions(max_depth=3))
     assert proved.complete and proved.bound == 3
     assert proved.verdict("S3") == BOUNDED  # its shortest break takes 5 steps
     assert "a deeper state breaks it" in proved.proof("S3").reason
@@ -94,14 +95,14 @@ def test_the_bound_stops_at_max_depth_and_a_deeper_break_is_not_a_hold() -> None
 def test_an_empty_state_space_or_depth_0_is_a_failure(max_states: int, max_depth: int
                                                        ) -> None:
     config = _config(SHM, "O1", frozenset(), {"max_requests": 1, "readers": 1})
-    proved = prove(SHM, config, max_states=max_states, max_depth=max_depth)
+    proved = prove(SHM, config, ProofOptions(max_states=max_states, max_depth=max_depth))
     assert proved.failed
     assert {p.verdict for p in proved.proofs} == {NOT_RUN}
 
 
 def test_a_resource_limit_too_small_decides_nothing_rather_than_a_hold() -> None:
     config = _config(SHM, "O1", frozenset({"D3"}), {"max_requests": 2, "readers": 1})
-    proved = prove(SHM, config, rlimit=1)
+    proved = prove(SHM, config, ProofOptions(rlimit=1))
     assert {p.verdict for p in proved.proofs} == {UNKNOWN}
     assert all("Z3 gave up" in p.reason for p in proved.proofs)
 

@@ -94,7 +94,7 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
     killed (nothing would be lost and the test would prove nothing); if no worker holds a job
     at one progress line, the next line tries again."""
     from model_checks.smt.cli import _selected, add_arguments
-    from model_checks.smt.runner import run_cells
+    from model_checks.smt.runner import SmtRun, run_cells
 
     processes = dict(zip(("w0", "w1"), workers(2), strict=True))
     parser = __import__("argparse").ArgumentParser()
@@ -118,8 +118,8 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
                 return
 
     try:
-        outcomes = run_cells(_selected(args), args.depth, args.rlimit, progress,
-                             search_depth=args.search_depth, backend=backend)
+        run = SmtRun(args.depth, args.rlimit, args.search_depth)
+        outcomes = run_cells(_selected(args), run, progress, backend=backend)
         left = _wait_for_workers(backend, 1)
     finally:
         backend.close()

@@ -26,7 +26,7 @@ from model_checks.explore import distributed, owned, spread
 from model_checks.explore.cells import CellJob, explore_cell
 from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import build_distributed
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.spread import DistributedSearchFailed
@@ -72,28 +72,29 @@ def test_the_distributed_graph_is_builds(dask_cluster: cluster.DaskCluster, owne
                                          ) -> None:
     local = build(V2_D3)
     for partitions, chunk in ((None, 500), (3, 7), (1, 50)):
-        remote = build_distributed(V2_D3, dask_cluster, partitions=partitions,
-                                   chunk_states=chunk, owned=owned)
+        options = GraphOptions(partitions=partitions, chunk_states=chunk, owned=owned)
+        remote = build_distributed(V2_D3, dask_cluster, options)
         assert remote == local, (partitions, chunk)
     assert local.symmetric and local.complete
     assert _verdicts(remote) == _verdicts(local)
     assert any(status is Status.COUNTEREXAMPLE for _, status, _ in _verdicts(local))
-    assert build_distributed(V0_D6, dask_cluster, chunk_states=100, owned=owned) == build(
-        V0_D6)
+    assert build_distributed(V0_D6, dask_cluster,
+                             GraphOptions(chunk_states=100, owned=owned)) == build(V0_D6)
 
 
 @pytest.mark.parametrize("owned", [True, False])
 def test_unreduced_and_cut_graphs_are_builds(dask_cluster: cluster.DaskCluster, owned: bool
                                              ) -> None:
-    assert build_distributed(V2_D3, dask_cluster, reduce=False, chunk_states=40,
-                             owned=owned) == build(V2_D3, reduce=False)
+    unreduced = GraphOptions(reduce=False, chunk_states=40, owned=owned)
+    assert build_distributed(V2_D3, dask_cluster, unreduced) == build(
+        V2_D3, GraphOptions(reduce=False))
     for limit in (300, 1, 2, 472, 473):  # inside a level, at the first states, at the end
-        cut = build_distributed(V2_D3, dask_cluster, max_states=limit, chunk_states=40,
-                                owned=owned)
-        assert cut == build(V2_D3, max_states=limit), limit
-    cut = build_distributed(V2_D3, dask_cluster, max_states=300, owned=owned)
+        cut = build_distributed(V2_D3, dask_cluster,
+                                GraphOptions(max_states=limit, chunk_states=40, owned=owned))
+        assert cut == build(V2_D3, GraphOptions(max_states=limit)), limit
+    cut = build_distributed(V2_D3, dask_cluster, GraphOptions(max_states=300, owned=owned))
     assert not cut.complete and len(cut.states) == 300
-    assert _verdicts(cut) == _verdicts(build(V2_D3, max_states=300))
+    assert _verdicts(cut) == _verdicts(build(V2_D3, GraphOptions(max_states=300)))
 
 
 def test_the_equality_can_fail(
@@ -106,7 +107,7 @@ def test_the_equality_can_fail(
         return sorted(range(low, high), key=lambda n: (search.partition[n], n))
 
     monkeypatch.setattr(distributed._Search, "_order", by_partition)
-    remote = build_distributed(V2_D3, dask_cluster, partitions=2, owned=False)
+    remote = build_distributed(V2_D3, dask_cluster, GraphOptions(partitions=2, owned=False))
     local = build(V2_D3)
     assert len(remote.states) == len(local.states) and remote.diameter == local.diameter
     assert remote != local
@@ -130,7 +131,7 @@ def test_the_owned_equality_can_fail(
         return numbers
 
     monkeypatch.setattr(owned._OwnedSearch, "_rank", by_partition)
-    remote = build_distributed(V2_D3, dask_cluster, partitions=2)
+    remote = build_distributed(V2_D3, dask_cluster, GraphOptions(partitions=2))
     local = build(V2_D3)
     assert len(remote.states) == len(local.states) and remote.diameter == local.diameter
     assert remote != local
@@ -143,7 +144,8 @@ def test_no_worker_known_at_submission_still_builds(
     search's tasks carry no placement preference and the scheduler places them: the same
     graph, no error. The owned search needs its owners at the start: one line, no graph."""
     monkeypatch.setattr(spread, "workers", lambda _cluster: [])
-    assert build_distributed(V2_D3, dask_cluster, partitions=2, owned=False) == build(V2_D3)
+    assert build_distributed(V2_D3, dask_cluster,
+                             GraphOptions(partitions=2, owned=False)) == build(V2_D3)
     with pytest.raises(DistributedSearchFailed, match="no Dask worker at"):
         build_distributed(V2_D3, dask_cluster)
 
@@ -176,8 +178,8 @@ def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Worke
                 return
 
     try:
-        remote = build_distributed(V3_D7, backend, chunk_states=20, progress=progress,
-                                   owned=False)
+        remote = build_distributed(V3_D7, backend,
+                                   GraphOptions(chunk_states=20, progress=progress, owned=False))
         deadline = time.monotonic() + HANG_SECONDS
         while len(backend.client.scheduler_info()["workers"]) != 1:
             assert time.monotonic() < deadline, "the scheduler still counts the killed worker"
@@ -207,7 +209,7 @@ def test_a_worker_killed_mid_search_fails_the_owned_search(
     try:
         with pytest.raises(DistributedSearchFailed,
                            match=r"left the cluster mid-search, and with them partition"):
-            build_distributed(V3_D7, backend, progress=progress)
+            build_distributed(V3_D7, backend, GraphOptions(progress=progress))
     finally:
         backend.close()
     assert processes[1].returncode is not None, "the worker was killed"
@@ -231,13 +233,13 @@ def test_a_worker_with_other_sources_fails_the_search(
     monkeypatch.setattr(sources, "source_digest", lambda: "0" * 64)
     for owned_mode in (True, False):
         with pytest.raises(DistributedSearchFailed, match="a worker runs other sources"):
-            build_distributed(V2_D3, dask_cluster, owned=owned_mode)
+            build_distributed(V2_D3, dask_cluster, GraphOptions(owned=owned_mode))
 
 
 @pytest.mark.parametrize("limits", [{"chunk_states": 0}, {"partitions": 0}])
 def test_bad_limits_are_refused_before_any_work(limits: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="must be >= 1"):
-        build_distributed(V2_D3, None, **limits)  # type: ignore[arg-type]
+        build_distributed(V2_D3, None, GraphOptions(**limits))  # type: ignore[arg-type]
 
 
 def _comparable(record: VerdictRecord) -> dict[str, Any]:
@@ -322,7 +324,7 @@ def test_a_search_left_without_workers_fails(
 
     try:
         with pytest.raises(DistributedSearchFailed, match="no Dask worker left at"):
-            build_distributed(V3_D7, backend, chunk_states=20, progress=progress,
-                              owned=False)
+            build_distributed(V3_D7, backend,
+                              GraphOptions(chunk_states=20, progress=progress, owned=False))
     finally:
         backend.close()

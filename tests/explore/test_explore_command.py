@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
+from model_checks.explore.graph import GraphOptions
 from model_checks.instance import config_for
 from model_checks.records import Verdict, read_records
 from model_checks.trace_file import action_from_json, replay_file
@@ -73,7 +74,7 @@ def test_state_limit_leaves_proofs_undecided() -> None:
     from model_checks.explore.instance import explore_config
     from model_checks.explore.judge import Status, judge
 
-    graph = build(explore_config(variant_named("V3"), ("D3",)), max_states=50)
+    graph = build(explore_config(variant_named("V3"), ("D3",)), GraphOptions(max_states=50))
     assert not graph.complete
     assert judge(graph, by_id("S2")).status is Status.UNDECIDED
 

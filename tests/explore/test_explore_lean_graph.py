@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.explore.graph import Graph, RegenerationDiverged, build
+from model_checks.explore.graph import Graph, GraphOptions, RegenerationDiverged, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.instance import REUSED
@@ -51,7 +51,7 @@ def test_figures_and_verdicts_are_the_recorded_ones_held_or_lean(label: str) -> 
     states, steps, diameter, verdicts = RECORDED[label]
     config = _config(label)
     for keep in (True, False):
-        graph = build(config, keep_states=keep)
+        graph = build(config, GraphOptions(keep_states=keep))
         assert (len(graph.states), graph.steps_taken, graph.diameter) == (
             states, steps, diameter)
         assert _summary(judge_all(graph)) == verdicts + " P P P P P P P"
@@ -61,7 +61,7 @@ def test_figures_and_verdicts_are_the_recorded_ones_held_or_lean(label: str) -> 
 def test_rebuilt_states_and_edges_equal_the_held_ones(label: str) -> None:
     """Identity symmetry (D7+D10: two interchangeable identities) and a router (D5)."""
     held = build(_config(label))
-    lean = build(_config(label), keep_states=False)
+    lean = build(_config(label), GraphOptions(keep_states=False))
     assert list(lean.states) == list(held.states)
     assert [lean.states[i] for i in range(len(held.states) - 1, -1, -37)] == [
         held.states[i] for i in range(len(held.states) - 1, -1, -37)]
@@ -77,14 +77,14 @@ def test_rebuilt_states_and_edges_equal_the_held_ones(label: str) -> None:
 
 
 def test_the_lean_search_keeps_no_state_behind_its_frontier() -> None:
-    graph = build(_config("V2_D7_D10"), keep_states=False)
+    graph = build(_config("V2_D7_D10"), GraphOptions(keep_states=False))
     assert graph._held is None and not graph._cache
 
 
 def test_a_state_rebuilt_with_another_fingerprint_is_an_error() -> None:
     """Known-bad: a stored fingerprint that does not match what the path rebuilds (as if the
     spec or a reduction were not deterministic) stops the reader."""
-    graph = build(_config("V2_D3"), keep_states=False)
+    graph = build(_config("V2_D3"), GraphOptions(keep_states=False))
     graph.fingerprints[100] ^= 1
     with pytest.raises(RegenerationDiverged, match="state 100"):
         list(graph.states)
@@ -95,7 +95,7 @@ def test_a_state_rebuilt_with_another_fingerprint_is_an_error() -> None:
 def test_a_cut_search_keeps_the_edges_it_found() -> None:
     """On the state limit, the state being expanded keeps the edges found so far, as when
     the explorer kept edge lists; every later state has none."""
-    graph = build(_config("V1_D6"), max_states=300)
+    graph = build(_config("V1_D6"), GraphOptions(max_states=300))
     assert not graph.complete and len(graph.states) == 300
     expanded = len(graph.edge_start) - 1
     assert all(graph.edges[i] == [] for i in range(expanded, 300))

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import judge_all
 from model_checks.explore.reduction import Reducer, build_reduced
@@ -85,13 +85,13 @@ def test_the_reduction_prunes() -> None:
 
 def test_the_breadth_first_cycle_proviso_also_keeps_the_verdicts() -> None:
     config = _small(V1, ("D7", "D10"))
-    reduced = build(config, expand=Reducer(config).ample)
+    reduced = build(config, GraphOptions(expand=Reducer(config).ample))
     for want, got in zip(judge_all(build(config)), judge_all(reduced), strict=True):
         assert got.status is want.status
 
 
 def _graph_states(config: Config, limit: int = 1500) -> list[State]:
-    return build(config, reduce=False, max_states=limit).states
+    return build(config, GraphOptions(reduce=False, max_states=limit)).states
 
 
 def _cleared(state: State) -> State:
@@ -171,7 +171,7 @@ def test_every_step_but_the_clears_makes_progress(variant: Variant,
 
 def test_a_step_that_makes_no_progress_breaks_the_proviso() -> None:
     config = _small(V2, ("D10",))
-    built = build(config, max_states=50)
+    built = build(config, GraphOptions(max_states=50))
     edges = [list(out) for out in built.edges]
     edges[0].append((P1Receive(0), 0))  # a made-up edge back to the initial state
     graph = Graph.of(config, list(built.states), list(built.depth), list(built.parent),
@@ -201,4 +201,4 @@ def test_a_footprint_is_required_for_every_action_class() -> None:
     config = _small(V2, ())
     with pytest.raises(KeyError, match="Unknown has no entry in RULES: add its instances, "
                        "footprint"):
-        footprint(config, build(config, max_states=1).states[0], Unknown())
+        footprint(config, build(config, GraphOptions(max_states=1)).states[0], Unknown())

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge, judge_all
 from model_checks.explore.lattice_instance import lattice_config
@@ -101,9 +101,10 @@ def test_a_monitor_that_flags_every_step_does_not_disturb_the_others() -> None:
 def test_every_judgement_is_the_same_with_and_without_the_search_time_checks() -> None:
     for config in CONFIGS[:4]:
         checked = judge_all(build(config))
-        passes = judge_all(build(config, checks=()))
+        passes = judge_all(build(config, GraphOptions(checks=())))
         assert checked == passes
-        assert build(config).checks is not None and build(config, checks=()).checks is None
+        assert build(config).checks is not None and build(config,
+                                                          GraphOptions(checks=())).checks is None
 
 
 def _two_entries(config: Config, state: State) -> list[str]:
@@ -130,7 +131,7 @@ def test_a_planted_state_property_is_broken_where_a_pass_breaks_it(planted: str)
     assert graph.checks is not None and planted in graph.checks.first
     found = judge(graph, by_id(planted))
     assert found.status is Status.COUNTEREXAMPLE
-    assert found == judge(build(config, checks=()), by_id(planted))
+    assert found == judge(build(config, GraphOptions(checks=())), by_id(planted))
     index, _ = graph.checks.first[planted]
     assert len(found.actions) == graph.depth[index]
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from model_checks.explore.canonical import canonical
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import judge_all
 from spec import V0, V1, V2, V3, Variant, enabled, initial, step
@@ -28,7 +28,8 @@ def _small(variant: Variant, env: tuple[str, ...]):  # type: ignore[no-untyped-d
 @pytest.mark.parametrize(("variant", "env"), CASES, ids=lambda c: getattr(c, "name", str(c)))
 def test_reduced_and_unreduced_agree(variant: Variant, env: tuple[str, ...]) -> None:
     config = _small(variant, env)
-    reduced, plain = build(config, reduce=True), build(config, reduce=False)
+    reduced, plain = build(config,
+                           GraphOptions(reduce=True)), build(config, GraphOptions(reduce=False))
     assert reduced.complete and plain.complete
     assert len(reduced.states) <= len(plain.states)
     assert reduced.diameter <= plain.diameter
@@ -41,7 +42,7 @@ def test_renaming_commutes_with_step() -> None:
     """Bisimulation, step by step: the canonical form of a successor equals the canonical
     form of the same action's successor from the canonical state."""
     config = _small(V3, ("D7", "D10"))
-    graph = build(config, reduce=False)
+    graph = build(config, GraphOptions(reduce=False))
     for state in graph.states[:3000]:
         rep = canonical(state)
         assert [a for a in enabled(config, state)] == [a for a in enabled(config, rep)]
@@ -52,5 +53,5 @@ def test_renaming_commutes_with_step() -> None:
 def test_renaming_merges_states_that_differ_only_in_names() -> None:
     config = _small(V2, ("D7",))
     assert canonical(initial(config)) == initial(config)
-    graph = build(config, reduce=False)
+    graph = build(config, GraphOptions(reduce=False))
     assert len({canonical(s) for s in graph.states}) < len(graph.states)

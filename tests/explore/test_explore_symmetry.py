@@ -14,7 +14,7 @@ import pytest
 
 from model_checks.explore import graph as graph_module
 from model_checks.explore.canonical import canonical
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import LatticeShape, lattice_config
@@ -51,7 +51,7 @@ def _cases() -> list[typing.Any]:
 
 @pytest.mark.parametrize("config", _cases())
 def test_reduced_and_unreduced_agree(config: Config) -> None:
-    reduced, plain = build(config), build(config, symmetry=False)
+    reduced, plain = build(config), build(config, GraphOptions(symmetry=False))
     assert reduced.symmetric and not plain.symmetric
     assert reduced.complete and plain.complete
     assert len(reduced.states) < len(plain.states)
@@ -80,7 +80,7 @@ def test_the_representative_is_the_same_for_every_permutation() -> None:
     config = explore_config(V2, ("D8",), max_requests=2)
     groups = interchangeable(config)
     assert groups == (("a", "b", "c"),)
-    graph = build(config, reduce=False, max_states=6000)
+    graph = build(config, GraphOptions(reduce=False, max_states=6000))
     for state in graph.states[::60]:
         rep, _ = canonical_identities(state, groups)
         for order in itertools.permutations(groups[0]):
@@ -105,7 +105,8 @@ def test_grouping_a_skewed_identity_is_caught(monkeypatch: pytest.MonkeyPatch) -
     """The check can fail: treating D9's skewed identity as interchangeable with a and b
     merges states that differ, and the reduced search then misses H1's counterexample."""
     config = lattice_config(V1, ("D9",), LatticeShape())
-    plain = {j.property_id: j.status for j in judge_all(build(config, symmetry=False))}
+    plain = {j.property_id: j.status for j in judge_all(build(config,
+                                                              GraphOptions(symmetry=False)))}
     monkeypatch.setattr(graph_module, "interchangeable", lambda c: (c.identities,))
     wrong = {j.property_id: j.status for j in judge_all(build(config))}
     assert plain["H1"] is Status.COUNTEREXAMPLE
@@ -135,7 +136,7 @@ def test_the_fast_step_is_spec_step(variant: str) -> None:
     """The inner loop's `action.apply(config, cleared)` equals `spec.step` on every enabled
     action (cleared: the state with its last delivery dropped, once per state)."""
     config = explore_config(variant_named(variant), ("D1", "D7"), max_requests=2)
-    graph = build(config, reduce=False, max_states=1500)
+    graph = build(config, GraphOptions(reduce=False, max_states=1500))
     for state in graph.states:
         cleared = dataclasses.replace(state, last_delivery=None)
         for action in enabled(config, state):

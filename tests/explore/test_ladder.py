@@ -12,7 +12,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.docs.lattice_page import answer
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
@@ -34,7 +34,7 @@ SMALL = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=2)
 
 
 def _paths(config: Config, count: int) -> list[list[object]]:
-    graph = build(config, reduce=False, max_states=3000)
+    graph = build(config, GraphOptions(reduce=False, max_states=3000))
     step = max(1, len(graph.states) // count)
     return [graph.path_to(i) for i in [*range(0, len(graph.states), step), len(graph.states) - 1]]
 

@@ -13,7 +13,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.docs.lattice_page import answer
 from model_checks.explore import lattice_command
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
@@ -39,7 +39,7 @@ SOURCES = tuple(sorted((d.value for d in ALL_DRIFT), key=lambda d: int(d[1:])))
 
 def _sampled_paths(config: Config, count: int) -> list[list[object]]:
     """Shortest paths to `count` states spread over the (breadth-first) graph, deepest last."""
-    graph = build(config, reduce=False, max_states=4000)
+    graph = build(config, GraphOptions(reduce=False, max_states=4000))
     step = max(1, len(graph.states) // count)
     return [graph.path_to(i) for i in [*range(0, len(graph.states), step), len(graph.states) - 1]]
 

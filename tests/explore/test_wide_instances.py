@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.explore.graph import build
+from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import LatticeRequest
 from model_checks.explore.lattice_command import LatticeUsageError, read_outcomes
@@ -43,7 +43,7 @@ def test_sizes_per_content_and_multi_item_requests_are_explored_under_d7_alone()
     assert config.max_items == 2
     first, second = Content("a", 0), Content("a", 1)
     assert (config.shadow_bytes(first), config.shadow_bytes(second)) == (1, REUSED_BYTES)
-    graph = build(config, max_states=60_000)
+    graph = build(config, GraphOptions(max_states=60_000))
     assert graph.complete
     states = list(graph.states)
     assert any(len(r.items) == 2 for s in states for r in s.requests)
@@ -61,7 +61,7 @@ def test_the_wide_family_breaks_s3_under_d7_alone_where_the_narrow_one_cannot() 
         for items in (1, 2):
             config = lattice_config(variant_named(name), ("D7",),
                                     Rung(2, 2, 2, 2, max_items=items))
-            graph = build(config, max_states=60_000)
+            graph = build(config, GraphOptions(max_states=60_000))
             assert graph.complete
             s3 = next(j for j in judge_all(graph, with_lemmas=False) if j.property_id == "S3")
             verdicts[name, items] = s3.status
@@ -134,7 +134,7 @@ def test_the_shortest_s3_break_under_d7_alone_replays_on_the_spec() -> None:
     config = lattice_config(variant_named("V2"), ("D7",), SMALL)
     assert config.max_items == 2
     assert config.shadow_bytes(Content("a", 1)) != config.shadow_bytes(Content("a", 0))
-    graph = build(config, max_states=60_000)
+    graph = build(config, GraphOptions(max_states=60_000))
     assert graph.complete
     s3 = next(j for j in judge_all(graph, with_lemmas=False) if j.property_id == "S3")
     assert s3.status is Status.COUNTEREXAMPLE

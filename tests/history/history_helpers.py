@@ -10,7 +10,7 @@ from pathlib import Path
 
 from model_checks.cli import main
 from model_checks.conform.reference_adapter import factory
-from model_checks.history.concurrent import run_threads
+from model_checks.history.concurrent import ThreadRun, run_threads
 from model_checks.history.record import Call, History, Input, Result, write_log
 from spec import environment
 
@@ -31,7 +31,7 @@ def conform(*argv: str) -> tuple[int, str, str]:
 def reference_log(seed: int = 1) -> History:
     """Four threads and a drift client on the reference V3 in environment D3 (one-sided
     clears): misses, invalidations and resends happen."""
-    return run_threads(factory(), "V3", environment("D3"), 4, seed).history
+    return run_threads(factory(), "V3", environment("D3"), ThreadRun(4, seed)).history
 
 
 def with_result(history: History, number: int, result: Result) -> History:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from history_helpers import reference_log
 
-from model_checks.history.concurrent import checked_environment, run_threads
+from model_checks.history.concurrent import ThreadRun, checked_environment, run_threads
 from model_checks.history.explain import Explained, Unexplained, explain
 from model_checks.history.preempt import LineTracer, install_locks
 from model_checks.history.record import History, log_lines, read_log, write_log
@@ -71,7 +71,7 @@ def test_a_lock_removed_is_caught_with_a_fixed_seed(target: str) -> None:
 
 def test_a_seed_replays_the_same_traced_history() -> None:
     adapter = factory_unlocked("fe.handle_reply")
-    runs = [run_threads(adapter, "V2", environment("D3"), 4, 6) for _ in range(2)]
+    runs = [run_threads(adapter, "V2", environment("D3"), ThreadRun(4, 6)) for _ in range(2)]
     assert log_lines(runs[0].history) == log_lines(runs[1].history)
     assert runs[0].controlled and runs[0].preemptions > 0 and runs[0].locks == 2
     assert {name for name, _ in runs[0].traced} >= {"tests/history/hookless_pair.py",

@@ -15,7 +15,7 @@ from history_helpers import ASYNC_REFERENCE, PAIR, REFERENCE, UNLOCKED_PAIR, con
 from model_checks.conform.async_adapter import factory as async_factory
 from model_checks.conform.mutant_factory import mutant_named
 from model_checks.conform.reference_adapter import factory
-from model_checks.history.concurrent import checked_environment, run_tasks, run_threads
+from model_checks.history.concurrent import ThreadRun, checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Explained, explain
 from model_checks.history.record import log_lines
 from model_checks.history.report import observed_breaks
@@ -52,7 +52,7 @@ def test_the_pair_without_its_reply_lock_fails_shown_and_replayable(tmp_path: Pa
 
 
 def test_a_seed_replays_the_same_history() -> None:
-    runs = [run_threads(factory(), "V3", environment("D3"), 4, 7) for _ in range(2)]
+    runs = [run_threads(factory(), "V3", environment("D3"), ThreadRun(4, 7)) for _ in range(2)]
     assert log_lines(runs[0].history) == log_lines(runs[1].history)
     assert runs[0].controlled and runs[0].preemptions > 0
 
@@ -70,7 +70,7 @@ def test_the_lock_mutants_are_killed_by_the_threaded_check(name: str) -> None:
 @pytest.mark.parametrize("env", CI_ENVIRONMENTS,
                          ids=lambda e: "+".join(sorted(d.value for d in e)) or "none")
 def test_the_reference_passes_8_threads_and_50_tasks(env: frozenset[Drift]) -> None:
-    for run in (run_threads(factory(), "V3", env, 8, 0),
+    for run in (run_threads(factory(), "V3", env, ThreadRun(8, 0)),
                 run_tasks(async_factory(), "V3", env, 50, 0)):
         assert not run.errors and run.history.calls
         verdict = explain(run.history, checked_environment(env))
@@ -100,7 +100,7 @@ def test_bad_options_are_usage_errors() -> None:
                          ids=lambda e: "+".join(sorted(d.value for d in e)) or "none")
 def test_the_reference_passes_many_schedules(env: frozenset[Drift]) -> None:
     for seed in range(1, 21):
-        for run in (run_threads(factory(), "V3", env, 8, seed),
+        for run in (run_threads(factory(), "V3", env, ThreadRun(8, seed)),
                     run_tasks(async_factory(), "V3", env, 50, seed)):
             verdict = explain(run.history, checked_environment(env))
             assert isinstance(verdict, Explained), (seed, verdict)
@@ -119,7 +119,7 @@ def test_every_variant_of_the_reference_is_explained(mode: tuple[str, str], seed
 
 
 def test_v0s_crash_stops_the_run_and_the_checker_stops_with_it() -> None:
-    run = run_threads(factory(), "V0", ALL_DRIFT, 4, 2)
+    run = run_threads(factory(), "V0", ALL_DRIFT, ThreadRun(4, 2))
     faults = [c for c in run.history.calls
               if c.result.kind == "fault" and c.result.fault == "engine-crash"]
     assert faults, "seed 2 crashes V0's engine"

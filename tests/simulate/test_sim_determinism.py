@@ -27,7 +27,7 @@ from hypothesis.internal.conjecture import engine
 from model_checks.instance import config_for
 from model_checks.matrix import Expectation
 from model_checks.simulate import run
-from model_checks.simulate.run import PROFILES, run_cell
+from model_checks.simulate.run import PROFILES, SimulatedCell, run_cell
 from spec import variant_named
 
 SMALL = replace(PROFILES["ci"], name="test", holds_examples=10, break_examples=60,
@@ -57,8 +57,9 @@ def records(clock: _Clock | None = None) -> list[dict[str, Any]]:
         if clock is not None:
             patch = stack.enter_context(pytest.MonkeyPatch.context())
             patch.setattr(engine, "time", clock)
-        cell = run_cell("V2_D8", variant, env, config_for(variant_named(variant), env),
-                        expectations, SMALL, None)
+        simulated = SimulatedCell("V2_D8", variant, env, config_for(variant_named(variant), env),
+                                  expectations)
+        cell = run_cell(simulated, SMALL, None)
     assert not cell.mismatches, cell.mismatches
     return [{k: v for k, v in r.to_json().items() if k != "seconds"} for r in cell.records]
 

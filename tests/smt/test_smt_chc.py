@@ -21,8 +21,9 @@ from model_checks.smt.prove.chc import (
 )
 from model_checks.smt.prove.induction import k_induction
 from model_checks.smt.prove.invariant import CertificateRejected, prove
+from model_checks.smt.prove.proved_first import ProveOptions
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, to_record
-from model_checks.smt.runner import run_group
+from model_checks.smt.runner import SmtRun, run_group
 from spec import V1, V2, Drift, MissHandling
 
 D1 = frozenset({Drift.D1})
@@ -79,10 +80,10 @@ def test_the_re_check_rejects_a_tampered_invariant() -> None:
 
 def test_an_exhausted_rlimit_leaves_the_bounded_proof() -> None:
     cell = SmtCell(V2, ("D1",), "S3", Expectation.HOLDS, "matrix")
-    lifted, _ = run_group([cell], 2, 200_000_000)
+    lifted, _ = run_group([cell], SmtRun(2, 200_000_000))
     assert isinstance(lifted[0].result, ProvedAllDepths)
     assert lifted[0].result.method == METHOD
-    bounded, _ = run_group([cell], 2, 200_000_000, chc_rlimit=1)
+    bounded, _ = run_group([cell], SmtRun(2, 200_000_000, prove=ProveOptions(chc_rlimit=1)))
     assert isinstance(bounded[0].result, ProvedToBound)
     assert bounded[0].result.bound == 2
 

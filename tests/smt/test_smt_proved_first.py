@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conform.lockstep import Disagreement, run_actions
+from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import factory
 from model_checks.matrix import Expectation
 from model_checks.mutants import MUTANTS
@@ -17,10 +17,15 @@ from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT
 from model_checks.smt.cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.prove.chc import METHOD
-from model_checks.smt.prove.proved_first import FirstProofs, property_lemma, prove_first
+from model_checks.smt.prove.proved_first import (
+    FirstProofs,
+    ProveOptions,
+    property_lemma,
+    prove_first,
+)
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, Unknown, Violated
-from model_checks.smt.runner import _spacer_reachable, run_group
-from model_checks.smt.search.bmc import bmc_many
+from model_checks.smt.runner import SmtRun, _spacer_reachable, run_group
+from model_checks.smt.search.bmc import BmcOptions, bmc_many
 from spec import V0, V1, V2, by_id, environment, run
 from tests.smt.test_smt_chc import CRASHES
 from tests.smt.test_smt_mutants import DEEP, SHALLOW, WHOLE_RANGE
@@ -33,7 +38,7 @@ def test_properties_proved_for_all_depths_leave_bmc() -> None:
     BMC; only H1 is searched, and its 5-step counterexample is found."""
     cells = [SmtCell(V2, ("D1",), prop, Expectation.HOLDS, "matrix") for prop in SAFETY[:3]]
     cells.append(SmtCell(V2, ("D1",), "H1", Expectation.BREAKS, "matrix"))
-    outcomes, line = run_group(cells, 6, BMC_RLIMIT, 10)
+    outcomes, line = run_group(cells, SmtRun(6, BMC_RLIMIT, 10))
     results = {o.cell.property: o.result for o in outcomes}
     methods = {p: r.method for p, r in results.items() if isinstance(r, ProvedAllDepths)}
     assert methods == {"S1": "1-induction without lemmas (BMC base case to depth 0)",
@@ -48,9 +53,10 @@ def _pruned_depths(name: str, length: int, rlimit: int) -> dict[str, int]:
     mutant = next(m for m in MUTANTS if m.name == name)
     enc = Encoding(mutant.variant, environment(*mutant.witness.drift), WHOLE_RANGE)
     broken = tuple(sorted(mutant.breaks & set(SAFETY)))
-    first = prove_first(enc, SAFETY, SAFETY, CERTIFICATE_RLIMIT, 20_000_000, ("S3",))
+    first = prove_first(enc, SAFETY, SAFETY,
+                        ProveOptions(CERTIFICATE_RLIMIT, 20_000_000, ("S3",), mirror="none"))
     assert not set(broken) & set(first.proofs), "a broken property was proved"
-    found = bmc_many(enc, broken, length, rlimit, lemmas=first.lemmas)
+    found = bmc_many(enc, broken, length, BmcOptions(rlimit, lemmas=first.lemmas))
     depths = {}
     for prop, result in found.items():
         assert isinstance(result, Violated), (name, prop, result)
@@ -78,7 +84,7 @@ def test_an_unproved_lemma_would_hide_the_break() -> None:
     broken S3 itself) as a lemma removes the mutant's 7-step crash."""
     mutant = next(m for m in MUTANTS if m.name == "engine-asserts")
     enc = Encoding(mutant.variant, environment(*mutant.witness.drift))
-    hidden = bmc_many(enc, ("S3",), 7, lemmas=(property_lemma("S3"),))["S3"]
+    hidden = bmc_many(enc, ("S3",), 7, BmcOptions(lemmas=(property_lemma("S3"),)))["S3"]
     assert isinstance(hidden, ProvedToBound) and hidden.bound == 7
 
 
@@ -88,7 +94,8 @@ def test_a_state_spacer_finds_reachable_comes_back_as_a_replayed_trace() -> None
     `REACHABLE_DEPTH`, returns the shortest crash (5 steps), decoded and replayed on the spec
     (`bmc._violation`)."""
     cell = SmtCell(CRASHES, ("D1",), "S3", Expectation.HOLDS, "mutant")
-    (outcome,), _ = run_group([cell], 2, BMC_RLIMIT, chc_rlimit=60_000_000)
+    run = SmtRun(2, BMC_RLIMIT, prove=ProveOptions(chc_rlimit=60_000_000))
+    (outcome,), _ = run_group([cell], run)
     assert isinstance(outcome.result, Violated) and outcome.result.depth == 5
     assert outcome.status == "mismatch"  # the claim was wrong, and the runner says so
     actions = [s.action for s in outcome.result.trace.steps]
@@ -100,12 +107,13 @@ def test_spacers_reachable_crash_of_v0_replays_on_the_reference() -> None:
     """V0 under D1 with S3 claimed to hold: Spacer finds the crash reachable (32 million
     units), BMC decodes it (5 steps), and the reference implementation crashes on it too."""
     cell = SmtCell(V0, ("D1",), "S3", Expectation.HOLDS, "mutant")
-    (outcome,), _ = run_group([cell], 2, BMC_RLIMIT, chc_rlimit=40_000_000)
+    run = SmtRun(2, BMC_RLIMIT, prove=ProveOptions(chc_rlimit=40_000_000))
+    (outcome,), _ = run_group([cell], run)
     found = outcome.result
     assert isinstance(found, Violated) and found.depth == 5
     try:
         broken = run_actions(found.config, factory(), [s.action for s in found.trace.steps],
-                             settle=False).broken
+                             Driving(settle=False)).broken
     except Disagreement as disagreement:
         broken = disagreement.broken
     assert "S3" in broken
@@ -126,6 +134,6 @@ def test_a_reachable_state_bmc_cannot_reach_stays_undecided() -> None:
 
 def test_v1_holding_s3_is_proved_before_bmc_and_not_searched() -> None:
     (outcome,), line = run_group([SmtCell(V1, ("D1",), "S3", Expectation.HOLDS, "matrix")],
-                                 6, BMC_RLIMIT)
+                                 SmtRun(6, BMC_RLIMIT))
     assert isinstance(outcome.result, ProvedAllDepths) and outcome.result.method == METHOD
     assert "peak rlimit: BMC 0" in line  # no BMC query was asked

@@ -18,6 +18,7 @@ from model_checks.smt.cells import SmtCell
 from model_checks.smt.cli import MIRROR_MODES
 from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.prove.invariant import CertificateRejected, prove
+from model_checks.smt.prove.proved_first import ProveOptions
 from model_checks.smt.prove.relational import (
     METHOD,
     MODES,
@@ -29,7 +30,7 @@ from model_checks.smt.prove.relational import (
     wanted,
 )
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, to_record
-from model_checks.smt.runner import run_group
+from model_checks.smt.runner import SmtRun, run_group
 from spec import V0, V1, V2, V3, Drift, LruFlaw
 
 NONE: frozenset[Drift] = frozenset()
@@ -116,11 +117,12 @@ def test_where_the_runner_tries_the_mirror() -> None:
 
 def test_the_runner_lifts_h1_and_s3_of_v0_and_mirror_none_leaves_them_bounded() -> None:
     cells = [SmtCell(V0, (), prop, Expectation.HOLDS, "matrix") for prop in ("H1", "S3")]
-    lifted, _ = run_group(cells, 2, 200_000_000, chc_rlimit=1)
+    lifted, _ = run_group(cells, SmtRun(2, 200_000_000, prove=ProveOptions(chc_rlimit=1)))
     for outcome in lifted:
         assert isinstance(outcome.result, ProvedAllDepths)
         assert outcome.result.method == METHOD and outcome.record.bound is None
-    bounded, _ = run_group(cells, 2, 200_000_000, chc_rlimit=1, mirror="none")
+    bounded_run = SmtRun(2, 200_000_000, prove=ProveOptions(chc_rlimit=1, mirror="none"))
+    bounded, _ = run_group(cells, bounded_run)
     assert all(isinstance(o.result, ProvedToBound) and o.result.bound == 2 for o in bounded)
 
 

@@ -16,7 +16,7 @@ from model_checks.smt.encode.symbols import (
     state_at,
 )
 from model_checks.smt.results import ProvedToBound, Violated
-from model_checks.smt.search.bmc import bmc, bmc_many, unroll
+from model_checks.smt.search.bmc import BmcOptions, bmc, bmc_many, unroll
 from spec import V0, V2, V3, environment
 
 
@@ -85,8 +85,9 @@ def test_fresh_and_incremental_deepening_agree() -> None:
     bound as one incremental solver."""
     for incremental in (True, False):
         broken = bmc_many(Encoding(V0, environment("D1")), ("S3", "S1"), 5,
-                          incremental=incremental)
+                          BmcOptions(incremental=incremental))
         assert isinstance(broken["S3"], Violated) and broken["S3"].depth == 5
         assert isinstance(broken["S1"], ProvedToBound) and broken["S1"].bound == 5
-        held = bmc_many(Encoding(V2, environment()), ("H1",), 4, incremental=incremental)
+        held = bmc_many(Encoding(V2, environment()), ("H1",), 4,
+                        BmcOptions(incremental=incremental))
         assert isinstance(held["H1"], ProvedToBound) and held["H1"].bound == 4

@@ -21,7 +21,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.designs.explore import explore, replay
 from model_checks.designs.lattice import LatticeOptions, search
-from model_checks.designs.prove import BREAKS, HOLDS, prove
+from model_checks.designs.prove import BREAKS, HOLDS, ProofOptions, prove
 from model_checks.designs.results import to_json
 from model_checks.designs.simulate import NOT_FOUND, simulate
 from spec.designs import (
@@ -184,8 +184,8 @@ def test_simulate_judges_it(registered: OneSlotDesign) -> None:
 
 def test_prove_judges_it(registered: OneSlotDesign) -> None:
     config = registered.instance("W1", frozenset({"D3"}))
-    proved = prove(registered, config, max_depth=6, variant="W1",
-                   environment=frozenset({"D3"}))
+    proved = prove(registered, config,
+                   ProofOptions(max_depth=6, variant="W1", environment=frozenset({"D3"})))
     assert proved.verdict("S3") == BREAKS and proved.verdict("Q1") == HOLDS
     assert replay(registered, config, proved.proof("S3").actions, PROPERTIES["S3"])
     assert "one-slot" in proved.instance

@@ -95,11 +95,11 @@ def test_the_release_runs_traced_under_the_seeded_scheduler() -> None:
     """`--threads` on the release: no yield hook, so its real classes run traced (a
     preemption point at each of their lines), the same history from the same seed."""
     from model_checks.adapters.vllm import factory
-    from model_checks.history.concurrent import run_threads
+    from model_checks.history.concurrent import ThreadRun, run_threads
     from model_checks.history.record import log_lines
     from spec import environment
 
-    runs = [run_threads(factory(), "V2", environment("D3"), 4, 1) for _ in range(2)]
+    runs = [run_threads(factory(), "V2", environment("D3"), ThreadRun(4, 1)) for _ in range(2)]
     assert runs[0].controlled and runs[0].preemptions > 0
     assert any(name.startswith("vllm/multimodal/") for name, _ in runs[0].traced)
     assert log_lines(runs[0].history) == log_lines(runs[1].history)

@@ -50,6 +50,7 @@ from model_checks.conform.lockstep.disagreement import (
 from model_checks.conform.lockstep.driver import SPEC_JUDGED, Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
 from model_checks.conform.lockstep.runs import (
+    Driving,
     choose,
     random_walk,
     run_actions,
@@ -61,6 +62,7 @@ __all__ = [
     "SPEC_JUDGED",
     "Broken",
     "Disagreement",
+    "Driving",
     "EngineFactory",
     "Lockstep",
     "NotFollowed",

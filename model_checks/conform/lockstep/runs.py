@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from model_checks import render
 from model_checks.conform import adapter as api
@@ -23,21 +24,27 @@ from spec.trace import Step, Trace
 from spec.transitions import ACTION_TYPES, Action, Submit
 
 
-def run_actions(
-    config: Config,
-    adapter: api.Adapter,
-    actions: Iterable[Action],
-    *,
-    settle: bool = True,
-    engine_factory: EngineFactory | None = None,
-    served: bool = False,
-    exact: bool = False,
-) -> Lockstep:
-    """Run a script in lockstep. Raises `Disagreement` with `actions` set to the steps taken.
-    `served`: every round trip the implementation's own end-to-end call can take
-    (`Lockstep.served_block`) goes through it. `exact` (a replay): every action is one spec
-    step, followed as written, or `NotFollowed` names the first one that cannot be driven;
-    otherwise (shrinking, scripts) an action the spec does not enable is skipped."""
+@dataclass(frozen=True)
+class Driving:
+    """How `run_actions` drives a script: `settle`, settle the run at the end; the
+    `engine_factory` (None: the adapter's engine); `served`: every round trip the
+    implementation's own end-to-end call can take (`Lockstep.served_block`) goes through it;
+    `exact` (a replay): every action is one spec step, followed as written, or `NotFollowed`
+    names the first one that cannot be driven; otherwise (shrinking, scripts) an action the
+    spec does not enable is skipped."""
+
+    settle: bool = True
+    engine_factory: EngineFactory | None = None
+    served: bool = False
+    exact: bool = False
+
+
+def run_actions(config: Config, adapter: api.Adapter, actions: Iterable[Action],
+                driving: Driving = Driving()) -> Lockstep:
+    """Run a script in lockstep, as `driving` says. Raises `Disagreement` with `actions` set
+    to the steps taken."""
+    settle, engine_factory = driving.settle, driving.engine_factory
+    served, exact = driving.served, driving.exact
     script = list(actions)
     with _session(config, adapter, engine_factory) as run:
         run.served = served
@@ -213,8 +220,8 @@ def _replay(
     if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
         return None
     try:
-        run_actions(config, adapter, actions, engine_factory=None if served else engine_factory,
-                    served=served)
+        run_actions(config, adapter, actions,
+                    Driving(engine_factory=None if served else engine_factory, served=served))
     except Disagreement as found:
         return found
     return None

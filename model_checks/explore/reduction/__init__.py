@@ -6,7 +6,7 @@ the reduced graph while keeping the unreduced search's shortest counterexamples
 
 from __future__ import annotations
 
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.reduction.stubborn import Reducer, check_progress
 from spec import Config
 
@@ -15,7 +15,8 @@ def build_reduced(config: Config, *, max_states: int = 2_000_000,
                   reducer: Reducer | None = None) -> Graph:
     """`build(config)` (both state reductions) expanding only stubborn sets."""
     chooser = reducer if reducer is not None else Reducer(config)
-    graph = build(config, max_states=max_states, expand=chooser.ample, depth_proviso=False)
+    graph = build(config,
+                  GraphOptions(max_states=max_states, expand=chooser.ample, depth_proviso=False))
     check_progress(graph)
     return graph
 

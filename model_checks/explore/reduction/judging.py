@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from model_checks.explore.graph import Graph, build
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.judge import Judgement, Status, judge, judge_all
 from model_checks.explore.reduction import build_reduced
 from spec import Config, by_id
@@ -49,7 +49,7 @@ def judge_reduced(config: Config, *, max_states: int = 2_000_000,
     # A counterexample of k steps is a shortest one unless one of fewer steps exists, so the
     # unreduced search goes down to k - 1 steps only.
     depth = max(len(j.actions) for j in finite) - 1
-    bounded = build(config, max_states=max_states, max_depth=depth)
+    bounded = build(config, GraphOptions(max_states=max_states, max_depth=depth))
     shortest = {j.property_id: _shortest(bounded, j) for j in finite}
     return Reduced(graph, [shortest.get(j.property_id, j) for j in judgements],
                    len(bounded.states), depth)

@@ -150,10 +150,21 @@ def _shadow_faults(config: Config) -> bool:
     return config.variant.shadow_lru is not LruFlaw.NONE
 
 
-def _p0_attempt(config: Config, state: State, rid: int, *, sends_to: int | None,
-                probes_only: bool = False, mid: bool = False, drift: bool = False,
-                ) -> Footprint:
+@dataclass(frozen=True)
+class _P0Step:
+    """What a P0 pipeline step touches besides its request: the engine it `sends_to` (None:
+    none); `probes_only`: it reads the shadow caches, never writes them; `mid`: it holds a
+    request mid-pipeline; `drift`: it may clear L3's record (a drift event)."""
+
+    sends_to: int | None
+    probes_only: bool = False
+    mid: bool = False
+    drift: bool = False
+
+
+def _p0_attempt(config: Config, state: State, rid: int, step: _P0Step) -> Footprint:
     """The P0 pipeline steps (handle, rejected handle, process, one item's update)."""
+    sends_to, probes_only, mid, drift = step.sends_to, step.probes_only, step.mid, step.drift
     accesses: list[tuple[Location, Mode]] = [
         (("request", rid), Mode.WRITE), (("processings",), Mode.APPEND), (("count",), Mode.DEC),
     ]
@@ -190,25 +201,25 @@ def _retry(config: Config, state: State, action: Action) -> Footprint:
 
 def _handle(config: Config, state: State, action: Action) -> Footprint:
     handle = _as(t.P0Handle, action)
-    return _p0_attempt(config, state, handle.rid, sends_to=handle.engine)
+    return _p0_attempt(config, state, handle.rid, _P0Step(sends_to=handle.engine))
 
 
 def _rejected(config: Config, state: State, action: Action) -> Footprint:
     # The message it appends is removed in the same step: to_engine is untouched.
     rid = _as(t.P0HandleRejected, action).rid
-    return _p0_attempt(config, state, rid, sends_to=None, drift=True)
+    return _p0_attempt(config, state, rid, _P0Step(sends_to=None, drift=True))
 
 
 def _process(config: Config, state: State, action: Action) -> Footprint:
     rid = _as(t.P0Process, action).rid
-    return _p0_attempt(config, state, rid, sends_to=None, probes_only=True, mid=True,
-                       drift=True)
+    return _p0_attempt(config, state, rid,
+                       _P0Step(sends_to=None, probes_only=True, mid=True, drift=True))
 
 
 def _update(config: Config, state: State, action: Action) -> Footprint:
     # Any update may be the one that sends (the last), to the engine the action names.
     update = _as(t.P0UpdateItem, action)
-    return _p0_attempt(config, state, update.rid, sends_to=update.engine, mid=True)
+    return _p0_attempt(config, state, update.rid, _P0Step(sends_to=update.engine, mid=True))
 
 
 def _receive_reply(config: Config, state: State, action: Action) -> Footprint:

@@ -86,8 +86,8 @@ def _resolve(enc: Encoding, p: Params, s: SymState, w: WireItem,
     receiver `side` of the engine handling the message)."""
     variant = enc.variant
     size = content_bytes(p.receiver_bytes, w.ident, w.ver)
-    put_state, hang = lru.put(s, side, (w.ident, size, w.data, w.ver, w.tag), clock, p.budget,
-                              variant.receiver_lru, enc.k)
+    limits = lru.Limits(p.budget, variant.receiver_lru, enc.k)
+    put_state, hang = lru.put(s, side, (w.ident, size, w.data, w.ver, w.tag), clock, limits)
     if not variant.drop_before_replace:
         put_state = lru.merge(size > p.budget, s, put_state)
         hang = z3.And(size <= p.budget, hang)
@@ -159,16 +159,27 @@ def _p1_receive(enc: Encoding, p: Params, s: SymState, a: Args, engine: int) -> 
                                 z3.And(w.exists, resolved.hang)))
     missed = [_per_item(enc, swap, [r.missed for r in results], j) for j in range(enc.m)]
     any_missed = z3.Or(missed)
-    _deliver(enc, work, s, a.rid, swap, results, any_missed)
+    _deliver(enc, work, s, a.rid, _Resolution(swap, results, any_missed))
     n = _reply(enc, work, s, a.rid, missed)
     hung = step_base(s)
     hung["fault"] = z3.IntVal(FaultCode.HANG)
     return guard, lru.merge(z3.Or([r.hang for r in results]), hung, n)
 
 
-def _deliver(enc: Encoding, n: SymState, s: SymState, rid: z3.ArithRef, swap: z3.BoolRef,
-             results: list[Resolved], any_missed: z3.BoolRef) -> None:
+@dataclass(frozen=True)
+class _Resolution:
+    """A receive's items resolved: whether the two items' positions are swapped (`swap`),
+    each position's result, and whether any item missed."""
+
+    swap: z3.BoolRef
+    results: list[Resolved]
+    any_missed: z3.BoolRef
+
+
+def _deliver(enc: Encoding, n: SymState, s: SymState, rid: z3.ArithRef,
+             resolution: _Resolution) -> None:
     """The last delivery: every item served, or the miss (in place)."""
+    swap, results, any_missed = resolution.swap, resolution.results, resolution.any_missed
     n["ld_rid"] = rid
     n["ld_kind"] = z3.If(any_missed, z3.IntVal(DeliveryCode.MISSED),
                          z3.IntVal(DeliveryCode.SERVED))

@@ -190,8 +190,8 @@ def update_next(
     recorded["nproc"] = z3.If(reprocess, t["nproc"] + 1, t["nproc"])
     tag = pid if variant.tagged else z3.IntVal(NONE_PID)
     size = content_bytes(p.shadow_bytes, ident, ver)
-    recorded, hang = lru.put(recorded, side, (ident, size, pid, ver, tag), when, p.budget,
-                             variant.shadow_lru, enc.k)
+    limits = lru.Limits(p.budget, variant.shadow_lru, enc.k)
+    recorded, hang = lru.put(recorded, side, (ident, size, pid, ver, tag), when, limits)
     after = lru.merge(hit, after_hit, recorded)
     wire = {"data": z3.If(hit, z3.IntVal(NONE_PID), pid), "ph": z3.If(hit, cached.pid, pid),
             "ver": z3.If(hit, cached.ver, ver), "tag": z3.If(hit, cached.tag, tag)}

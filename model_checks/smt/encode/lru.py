@@ -141,18 +141,27 @@ def _victim(s: SymState, side: str, flaw: LruFlaw, k_count: int) -> list[z3.Bool
     return victims
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The cache a `put` inserts into: its byte `budget` (symbolic), its LRU's `flaw`, and
+    the number of identities it has slots for (`k_count`)."""
+
+    budget: z3.ArithRef
+    flaw: LruFlaw
+    k_count: int
+
+
 def put(
     s: SymState,
     side: str,
     entry: tuple[z3.ArithRef, z3.ArithRef, z3.ArithRef, z3.ArithRef, z3.ArithRef],
     clock: z3.ArithRef,
-    budget: z3.ArithRef,
-    flaw: LruFlaw,
-    k_count: int,
+    limits: Limits,
 ) -> tuple[SymState, z3.BoolRef]:
     """Insert entry (ident, size, pid, ver, tag) as most recent if it fits the budget, evicting
     least-recent slots first; any old slot for ident goes first. Returns (state, hang): hang
     when eviction reaches a ghost slot and can make no progress (the state is then unusable)."""
+    budget, flaw, k_count = limits.budget, limits.flaw, limits.k_count
     ident, size, pid, ver, tag = entry
     s = pop(s, side, ident, k_count)
     fits_budget = size <= budget

@@ -507,16 +507,28 @@ def ask(rlimit: int, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, str, int]:
     return answer.result, answer.why_unknown() if answer.result == z3.unknown else "", answer.used
 
 
-def check_certificate(
-    name: str, facts: z3.BoolRef, inv: z3.BoolRef, init: z3.BoolRef,
-    consecutions: Iterable[tuple[str, z3.BoolRef, z3.BoolRef]],
-    violations: Iterable[tuple[str, z3.BoolRef]], rlimit: int,
-) -> int:
+@dataclass(frozen=True)
+class CertificateQueries:
+    """What a certificate check asks, named `name` in its errors: the `facts` every query
+    assumes, the invariant I (`inv`), the initial states (`init`), per step and part of I
+    the step and the part's negation after it (`consecutions`: what, step, negation), and
+    per property its bad state (`violations`: property, bad state)."""
+
+    name: str
+    facts: z3.BoolRef
+    inv: z3.BoolRef
+    init: z3.BoolRef
+    consecutions: Iterable[tuple[str, z3.BoolRef, z3.BoolRef]]
+    violations: Iterable[tuple[str, z3.BoolRef]]
+
+
+def check_certificate(queries: CertificateQueries, rlimit: int) -> int:
     """The three-step certificate check, each query on a fresh solver under `rlimit` with
     the `facts` every query assumes: I satisfiable with init (non-vacuity), init => I, I and
-    each step => each part of I' (`consecutions`: what, step, the part's negation after it),
-    I => each property (`violations`: property, its bad state). Returns the peak units one
-    query spent; raises ParametricRejected naming `name` and the query that failed."""
+    each step => each part of I', I => each property. Returns the peak units one query
+    spent; raises ParametricRejected naming `queries.name` and the query that failed."""
+    name, facts, inv, init = queries.name, queries.facts, queries.inv, queries.init
+    consecutions, violations = queries.consecutions, queries.violations
     peak = 0
 
     def must(expected: z3.CheckSatResult, what: str, *query: z3.BoolRef) -> None:
@@ -553,8 +565,9 @@ def prove(
                      z3.Not(part.holds(n, p)))
                     for label, action in ACTIONS.items() for part in certificate]
     violations = [(prop, (bad or BAD)[prop](s, p)) for prop in properties]
-    peak = check_certificate(model_name(model), background(p), inv, initial(s), consecutions,
-                             violations, rlimit)
+    queries = CertificateQueries(model_name(model), background(p), inv, initial(s),
+                                 consecutions, violations)
+    peak = check_certificate(queries, rlimit)
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, "quantified inductive invariant over uninterpreted sorts "
@@ -603,10 +616,23 @@ def _closed(sort: z3.SortRef, elements: list[z3.ExprRef]) -> z3.BoolRef:
     return z3.And(distinct, z3.ForAll([x], z3.Or([x == e for e in elements])))
 
 
-def _side(in_: z3.ArrayRef, pid: z3.ArrayRef, tag: z3.ArrayRef, size: z3.ArrayRef,
-          used: z3.ArithRef, key: Callable[[str], tuple[z3.ExprRef, ...]],
+@dataclass(frozen=True)
+class _SideArrays:
+    """One cache side of the model state: per identity key whether it is cached (`in_`),
+    its processing, tag and size, and the bytes the side uses."""
+
+    in_: z3.ArrayRef
+    pid: z3.ArrayRef
+    tag: z3.ArrayRef
+    size: z3.ArrayRef
+    used: z3.ArithRef
+
+
+def _side(arrays: _SideArrays, key: Callable[[str], tuple[z3.ExprRef, ...]],
           identities: tuple[str, ...], entries: dict[str, Any],
           pids: Callable[[int | None], z3.ExprRef]) -> list[z3.BoolRef]:
+    """The side's arrays pinned to the spec side's `entries` (identity -> entry)."""
+    in_, pid, tag, size, used = arrays.in_, arrays.pid, arrays.tag, arrays.size, arrays.used
     facts: list[z3.BoolRef] = [used == sum(e.size for e in entries.values())]
     for ident in identities:
         entry = entries.get(ident)
@@ -664,12 +690,12 @@ def abstraction(config: Config, concrete: State, served: int | None, engine: int
                   p.owner(pid_consts[n]) == ids[processing.identity]]
     receiver = {e.identity: e for e in concrete.receiver_of(engine)
                 if isinstance(e, spec_lru.Entry)}
-    facts += _side(s.p1_in, s.p1_pid, s.p1_tag, s.p1_size, s.p1_used, lambda i: (ids[i],),
-                   config.identities, receiver, pids)
+    p1 = _SideArrays(s.p1_in, s.p1_pid, s.p1_tag, s.p1_size, s.p1_used)
+    facts += _side(p1, lambda i: (ids[i],), config.identities, receiver, pids)
     for fe, shadow in zip(fes, concrete.shadows, strict=True):
         entries = {e.identity: e for e in shadow if isinstance(e, spec_lru.Entry)}
-        facts += _side(s.sh_in, s.sh_pid, s.sh_tag, s.sh_size, z3.Select(s.sh_used, fe),
-                       _keyed(fe, ids), config.identities, entries, pids)
+        arrays = _SideArrays(s.sh_in, s.sh_pid, s.sh_tag, s.sh_size, z3.Select(s.sh_used, fe))
+        facts += _side(arrays, _keyed(fe, ids), config.identities, entries, pids)
     for slot, (request, index, item) in zip(slots, wires, strict=False):
         facts += [z3.Select(s.w_live, slot), z3.Select(s.w_id, slot) == ids[item.identity],
                   z3.Select(s.w_resend, slot) == (request.retries > 0),

@@ -88,6 +88,7 @@ from model_checks.smt.prove.parametric import (
     LATE_MISS_SOURCES,
     RESEND_PAYLOADS,
     Action,
+    CertificateQueries,
     Choice,
     ParametricRejected,
     Params,
@@ -331,8 +332,9 @@ def prove(model: LModel, certificate: tuple[LInvariant, ...], properties: tuple[
                      z3.Not(part.holds(n, p)))
                     for label, action in LACTIONS.items() for part in certificate]
     violations = [(prop, bad_for(model.base.variant)[prop](s, p)) for prop in properties]
-    peak = check_certificate(model_name(model.base), background(p), inv, linitial(s),
-                             consecutions, violations, rlimit)
+    queries = CertificateQueries(model_name(model.base), background(p), inv, linitial(s),
+                                 consecutions, violations)
+    peak = check_certificate(queries, rlimit)
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)

@@ -78,6 +78,7 @@ from model_checks.smt.prove.parametric import (
     IDENTITY,
     LATE_MISS_SOURCES,
     PROCESSING,
+    CertificateQueries,
     ParametricRejected,
     check_certificate,
     if_state,
@@ -400,8 +401,9 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
                      z3.Not(part.holds(model, fn, n)))
                     for label, action in ACTIONS.items() for part in certificate]
     violations = [(prop, {**BAD, **LIVENESS_BAD}[prop](s)) for prop in properties]
-    peak = check_certificate(name(model), axioms(fn), inv, initial(fn, s), consecutions,
-                             violations, rlimit)
+    queries = CertificateQueries(name(model), axioms(fn), inv, initial(fn, s), consecutions,
+                                 violations)
+    peak = check_certificate(queries, rlimit)
     elapsed = time.perf_counter() - start
     names = " & ".join(part.name for part in certificate)
     return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)

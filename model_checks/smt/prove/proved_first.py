@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from model_checks.smt.budget import Bounded
+from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.encode.actions import initial
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.symbols import (
@@ -43,6 +43,7 @@ from model_checks.smt.encode.symbols import (
     params_constraint,
     state_at,
 )
+from model_checks.smt.limits import CHC_RLIMIT
 from model_checks.smt.prove.chc import Reachable, Undecided, chc_decide
 from model_checks.smt.prove.induction import k_induction
 from model_checks.smt.prove.invariant import CertificateRejected, Invariant, certificates, prove
@@ -72,16 +73,36 @@ class FirstProofs:
     undecided: dict[str, str] = field(default_factory=dict)
 
 
-def prove_first(
-    enc: Encoding, props: tuple[str, ...], holding: tuple[str, ...],
-    certificate_rlimit: int, chc_rlimit: int, chc_properties: tuple[str, ...],
-    mirror: str = "none",
-) -> FirstProofs:
+BY_CHC = ("S3",)
+"""Properties the main job proves for all depths with Spacer where the cells expect them to
+hold (`proved_first`), before BMC: S3, which Spacer decides for V1 and V2 within
+`limits.CHC_RLIMIT`. S1 (under D7) and H1 it does not decide within that limit;
+`prove --chc S1,S3,H1` with a larger `--rlimit-chc` tries them (the nightly job)."""
+
+
+@dataclass(frozen=True)
+class ProveOptions:
+    """How the all-depth methods run before BMC: `certificate_rlimit`, the resource units of
+    each certificate and 1-induction query; `chc_rlimit`, those of each Spacer query;
+    `chc_properties`, the properties Spacer is asked where the cells expect them to hold;
+    `mirror`, one of `relational.MODES`: where the hand-written relational certificates are
+    tried ("none": nowhere)."""
+
+    certificate_rlimit: int = CERTIFICATE_RLIMIT
+    chc_rlimit: int = CHC_RLIMIT
+    chc_properties: tuple[str, ...] = BY_CHC
+    mirror: str = "one-item"
+
+
+def prove_first(enc: Encoding, props: tuple[str, ...], holding: tuple[str, ...],
+                options: ProveOptions = ProveOptions()) -> FirstProofs:
     """All-depth proofs of `props` (certificates) and of those expected to hold (`holding`:
-    1-induction, the hand-written certificates of `relational` where `mirror`, one of
-    `relational.MODES`, wants them, then Spacer), and the lemmas they give; nothing for an
-    encoding that leaves drift sources out (its proofs cover the encoded part only: the runner
-    says so)."""
+    1-induction, the hand-written certificates of `relational` where `options.mirror` wants
+    them, then Spacer for `options.chc_properties`), and the lemmas they give; nothing for an
+    encoding that leaves drift sources out (its proofs cover the encoded part only: the
+    runner says so)."""
+    certificate_rlimit, chc_rlimit = options.certificate_rlimit, options.chc_rlimit
+    chc_properties, mirror = options.chc_properties, options.mirror
     found = FirstProofs()
     if enc.left_out:
         return found

@@ -11,7 +11,7 @@ replayed on the spec, and compared state by state with the SMT relation before i
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import z3
@@ -75,7 +75,7 @@ def bmc(
     progress: Progress | None = None,
 ) -> Result:
     """The shortest violation of `prop` within max_depth steps, or the bound reached."""
-    return bmc_many(enc, (prop,), max_depth, rlimit, progress)[prop]
+    return bmc_many(enc, (prop,), max_depth, BmcOptions(rlimit, progress))[prop]
 
 
 @dataclass
@@ -134,16 +134,22 @@ class _Unrolled:
         return asked
 
 
-def bmc_many(
-    enc: Encoding,
-    props: tuple[str, ...],
-    max_depth: int,
-    rlimit: int = BMC_RLIMIT,
-    progress: Progress | None = None,
-    limits: dict[str, int] | None = None,
-    incremental: bool = True,
-    lemmas: tuple[Invariant, ...] = (),
-) -> dict[str, Result]:
+@dataclass(frozen=True)
+class BmcOptions:
+    """How `bmc_many` searches: `rlimit`, the resource units of each check; `progress`, told
+    of each depth; `limits`, a lower bound than the search's for some properties;
+    `incremental`: one incremental solver for every depth, or a fresh one per depth;
+    `lemmas`: proved invariants asserted in every state of the unrolling (see `bmc_many`)."""
+
+    rlimit: int = BMC_RLIMIT
+    progress: Progress | None = None
+    limits: Mapping[str, int] | None = None
+    incremental: bool = True
+    lemmas: tuple[Invariant, ...] = ()
+
+
+def bmc_many(enc: Encoding, props: tuple[str, ...], max_depth: int,
+             options: BmcOptions = BmcOptions()) -> dict[str, Result]:
     """`bmc` for several properties on one shared unrolling: at each depth, each property not
     yet decided is asked under its own assumption literal. `limits` lowers the bound of some
     properties (a property expected to hold is proved to a cheaper bound than the depth to
@@ -160,6 +166,8 @@ def bmc_many(
     this encoding (a re-checked certificate: it holds in every reachable state), so it removes
     only unreachable states: every query keeps its answer, and counterexamples stay
     shortest."""
+    rlimit, progress, limits = options.rlimit, options.progress, options.limits
+    incremental, lemmas = options.incremental, options.lemmas
     bound = {prop: min(max_depth, (limits or {}).get(prop, max_depth)) for prop in props}
     unrolled = _Unrolled.start(enc, rlimit, incremental, lemmas)
     start = time.perf_counter()
