@@ -59,7 +59,6 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
-from model_checks.conform.run import ConformRun
 
 PROPERTY_IDS = property_ids()
 """The registry's ids when the command loads (`spec.registry()`; the spec is pure Python, so
@@ -231,7 +230,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     from model_checks.conform.lockstep import EngineFactory
     from model_checks.conform.replay import replay_trace
     from model_checks.conform.report import PropertyShrinker
-    from model_checks.conform.run import conform
+    from model_checks.conform.run import ConformRun, conform
     from spec import environment
 
     factory: EngineFactory | None = remote  # type: ignore[assignment]

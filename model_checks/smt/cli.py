@@ -198,8 +198,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         proving = ProveOptions(args.rlimit_certificate, args.rlimit_chc,
                                _chc_properties(args), args.mirror)
-        run = SmtRun(args.depth, args.rlimit, args.search_depth, proving)
-        outcomes = run_cells(cells, run, _print, args.jobs, backend)
+        smt_run = SmtRun(args.depth, args.rlimit, args.search_depth, proving)
+        outcomes = run_cells(cells, smt_run, _print, args.jobs, backend)
     finally:
         backend.close()
     records = []
