@@ -26,7 +26,7 @@ PROOFS: dict[str, Callable[[], dict[str, str]]] = {"shm": _shm_proofs}
 """Per design, the function that runs its all-instance proofs: property -> what proved it."""
 
 def _shm_restricted() -> list[tuple[str, frozenset[str], str]]:
-    from model_checks.designs.shm_proofs import restricted_proofs
+    from model_checks.designs.shm_restricted import restricted_proofs
 
     return restricted_proofs()
 

@@ -60,7 +60,7 @@ points), and each is bounded by `RLIMIT` units. `prove_every_instance` reports p
 
 S3, H1 and U1 hold only under some environments: `model_checks.designs.shm_restricted`
 proves each under the largest environment it holds in, over this model with the pins'
-bookkeeping added; `restricted_proofs` reports them with the environment each covers.
+bookkeeping added; its `restricted_proofs` reports them with the environment each covers.
 
 What the proof shows beyond the two properties: every slot in memory is always intact. A
 write starts at the next write position or at offset 0, neither strictly inside a slot, so
@@ -952,19 +952,3 @@ def check_state(config: ShmConfig, state: ShmState, knobs: ShmKnobs = RELEASED
         found.append("S2 broken")
     return found
 
-
-# -- the environment-restricted proofs (`shm_restricted`) ------------------------------------
-
-
-def restricted_proofs(rlimit: int = RLIMIT) -> list[tuple[str, frozenset[str], str]]:
-    """S3, H1 and U1 proved for every instance, each under every environment of the largest
-    environment it holds in (`shm_restricted.ENVIRONMENTS`): (property, that environment,
-    what proved it), for the proofs that succeed. Unlike `prove_every_instance`'s, these do
-    not cover every environment: a source outside it makes the proof fail (and the lattice
-    breaks the property there)."""
-    from model_checks.designs.shm_restricted import prove_restricted_all
-
-    return [(prop, verdict.environment,
-             f"proved for every instance under every environment of {verdict.sources()} "
-             f"(Z3: {verdict.certificate})")
-            for prop, verdict in prove_restricted_all(rlimit).items() if verdict.proved]

@@ -40,7 +40,7 @@ def test_s3_h1_and_u1_hold_under_their_environments(
 def test_restricted_proofs_name_the_environment_they_cover(
         verdicts: dict[str, sr.RestrictedVerdict], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sr, "prove_restricted_all", lambda rlimit: verdicts)
-    found = {prop: (environment, text) for prop, environment, text in sp.restricted_proofs()}
+    found = {prop: (environment, text) for prop, environment, text in sr.restricted_proofs()}
     assert set(found) == {"S3", "H1", "U1"}
     assert found["S3"][0] == found["H1"][0] == sr.S3_ENVIRONMENT
     assert found["U1"][0] == sr.U1_ENVIRONMENT
