@@ -78,20 +78,20 @@ COMMANDS: list[Command] = [
     Command(
         "simulate",
         "Hypothesis state machines over the verdict matrix and the mutants (--profile)",
-        lazy("model_checks.simulate.cli", "add_simulate_arguments"),
-        lazy("model_checks.simulate.cli", "run_simulate"),
+        lazy("model_checks.simulate.command", "add_simulate_arguments"),
+        lazy("model_checks.simulate.command", "run_simulate"),
     ),
     Command(
         "replay",
         "re-run a counterexample trace file on the spec and print its step table",
-        lazy("model_checks.simulate.cli", "add_replay_arguments"),
-        lazy("model_checks.simulate.cli", "run_replay"),
+        lazy("model_checks.replay_command", "add_replay_arguments"),
+        lazy("model_checks.replay_command", "run_replay"),
     ),
     Command(
         "prove",
         "decide the matrix's safety cells with Z3 (bounded model checking; V3, V4 all depths)",
-        lazy("model_checks.smt.cli", "add_arguments"),
-        lazy("model_checks.smt.cli", "run_checked"),
+        lazy("model_checks.smt.command", "add_arguments"),
+        lazy("model_checks.smt.command", "run_checked"),
     ),
     Command(
         "explore",
@@ -148,7 +148,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Every subcommand is listed; only `command`'s arguments are built (importing its
     module), so that parsing never imports the checkers of the others."""
     parser = argparse.ArgumentParser(
-        prog="python -m model_checks",
+        prog="python -m model_checks", allow_abbrev=False,
         description="Model checks of the paired caches. Without a subcommand: the main job.",
         epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error, "
         "3 harness failure (conform), 4 a required property broken as its variant breaks it "
@@ -168,7 +168,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         help="main job only: " + DASK_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in COMMANDS:
-        child = sub.add_parser(entry.name, help=entry.help, description=entry.help)
+        child = sub.add_parser(entry.name, help=entry.help, description=entry.help,
+                               allow_abbrev=False)
         if entry.name == command:
             entry.add_arguments(child)
             parser.set_defaults(_chosen_parser=child)

@@ -4,9 +4,9 @@ drift environment (`prove`, `explore`, `simulate`, `conform`).
 An environment is drift ids joined by "+" (any order, any case: `d7+D2` is D2+D7), or
 `none`; where a command has D5's router configuration, `D5-router` too. That is the one
 spelling: an older one (`D2_D7`, `D5_router`, `ROUTER`) is a usage error that names it.
-Each command keeps its older option name as an alias (`explore --env`), so existing command
-lines still work. Parsing imports nothing heavy, so a bad environment is a usage error
-before torch, z3 or Hypothesis is imported.
+The option has no other name, and the command line takes no abbreviation of it. Parsing
+imports nothing heavy, so a bad environment is a usage error before torch, z3 or Hypothesis
+is imported.
 """
 
 from __future__ import annotations
@@ -70,14 +70,11 @@ def older_environment(text: str, *, router: bool = False) -> str | None:
 
 
 def add_environment_argument(
-    parser: argparse.ArgumentParser, *, alias: str | None = None, dest: str = "environment",
-    repeatable: bool = True, help: str = "",
+    parser: argparse.ArgumentParser, *, dest: str = "environment", repeatable: bool = True,
+    help: str = "",
 ) -> None:
-    """Add `--environment` (and the command's older spelling `alias`) to `parser`."""
-    names = ["--environment", *([alias] if alias else [])]
+    """Add `--environment` to `parser`."""
     text = help or ("only this environment: drift ids joined by '+' (e.g. D1+D2+D9), or "
                     "'none'" + ("; repeatable" if repeatable else ""))
-    if alias:
-        text += f" ({alias} is the same option)"
-    parser.add_argument(*names, dest=dest, metavar="D1+D2+...", default=None,
+    parser.add_argument("--environment", dest=dest, metavar="D1+D2+...", default=None,
                         action="append" if repeatable else "store", help=text)

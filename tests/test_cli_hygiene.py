@@ -58,7 +58,6 @@ USAGE_ERRORS = [
     ("simulate", "--environment", "D99"),
     ("simulate", "--only", "V2_D12"),
     ("prove", "--environment", "D1+X"),
-    ("explore", "--env", "D1+X"),
     ("explore", "--environment", "D1+X"),
     ("mutants", "--mutant", "nope"),
     ("replay", "/no/such/trace.json"),
@@ -139,3 +138,19 @@ def test_cli_the_dev_extra_declares_what_torch_imports_quietly() -> None:
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]["dev"]
     assert any(d.split(">")[0].split("=")[0].strip() == "numpy" for d in extra)
+
+
+@pytest.mark.parametrize("command", ["explore", "simulate", "prove"])
+def test_an_environment_has_one_option_name_and_no_abbreviation(
+    command: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--environment` is the only spelling: neither an older name (`--env`) nor a prefix of
+    the option is taken, so a command line means one thing in every release."""
+    from model_checks.cli import main
+
+    for spelling in ("--env", "--environ"):
+        with pytest.raises(SystemExit) as usage:
+            main([command, spelling, "D1"])
+        assert usage.value.code == 2
+        assert f"unrecognized arguments: {spelling} D1" in capsys.readouterr().err
+

@@ -79,8 +79,9 @@ time per process."""
 PRELOAD = (
     "model_checks.conform_command",
     "model_checks.mutant_run.checkers",
-    "model_checks.simulate.cli",
-    "model_checks.smt.cli",
+    "model_checks.replay_command",
+    "model_checks.simulate.command",
+    "model_checks.smt.command",
     "model_checks.cli",
 )
 """The modules every job's process starts with, wherever it runs. Why: Hypothesis draws

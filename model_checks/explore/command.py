@@ -1,7 +1,7 @@
 """`python -m model_checks explore`: the exhaustive explicit-state checker of the spec.
 
 Explores every reachable state of the small instance (`model_checks.explore.instance`) for
-each cell of the expected matrix (or the cells `--variant`/`--env` pick) and judges every
+each cell of the expected matrix (or the cells `--variant`/`--environment` pick) and judges every
 property and lemma completely: a shortest counterexample (written as a replayable trace and
 replayed on the spec before it is reported), proved for the instance at all depths (with the
 number of states and the diameter), vacuous (with the reason), or undecided (the state limit
@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "3 requests (default: ci)")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (V0..V4; repeatable)")
-    add_environment_argument(parser, alias="--env", dest="env", help=(
+    add_environment_argument(parser, dest="env", help=(
         "only this environment, drift ids joined by + or 'none' (repeatable; default: every "
         "environment of the matrix)"))
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")

@@ -132,7 +132,7 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     profile = LATTICE_PROFILES[args.profile]
     size, limit = profile.max_size, profile.max_states
     if args.env is not None:
-        raise LatticeUsageError("--env picks matrix cells; with --lattice use --sources")
+        raise LatticeUsageError("--environment picks matrix cells; with --lattice use --sources")
     if args.cross_check is not None:
         raise LatticeUsageError("--cross-check judges matrix cells; it does not apply to "
                                 "--lattice")

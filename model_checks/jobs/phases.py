@@ -97,7 +97,7 @@ incremental solver asked other assumptions), while the small groups save under h
 each."""
 
 PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
-    argument for env in PAIR_ENVIRONMENTS for argument in ("--env", "+".join(env))
+    argument for env in PAIR_ENVIRONMENTS for argument in ("--environment", "+".join(env))
 )
 """`explore`'s selection of the pair cells (explore takes environments, not `--cells`)."""
 

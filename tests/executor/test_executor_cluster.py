@@ -93,7 +93,7 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
     then, because a fixed worker may already have finished its jobs and hold none when it is
     killed (nothing would be lost and the test would prove nothing); if no worker holds a job
     at one progress line, the next line tries again."""
-    from model_checks.smt.cli import _selected, add_arguments
+    from model_checks.smt.command import _selected, add_arguments
     from model_checks.smt.runner import SmtRun, run_cells
 
     processes = dict(zip(("w0", "w1"), workers(2), strict=True))

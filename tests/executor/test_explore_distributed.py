@@ -262,7 +262,7 @@ def test_explore_distributed_writes_the_local_records(
     local = explore_cell(CellJob(variant_named("V0"), ("D1",), tmp_path / "local", limit,
                                  shapes_for(("D1",), shapes, large)))
     out = tmp_path / "spread"
-    assert main(["explore", "--variant", "V0", "--env", "D1", "--dask", scheduler,
+    assert main(["explore", "--variant", "V0", "--environment", "D1", "--dask", scheduler,
                  "--distributed", "--json", str(out / "records.json"),
                  "--out", str(out)]) == 0
     assert "states/s spread over the Dask cluster at" in capsys.readouterr().out
@@ -282,7 +282,7 @@ def test_distributed_without_a_cluster_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["explore", "--variant", "V2", "--env", "D3", *argv]) == 2
+    assert main(["explore", "--variant", "V2", "--environment", "D3", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
     assert not list(tmp_path.iterdir()), "nothing ran, nothing was written"
@@ -299,7 +299,7 @@ def test_a_search_the_cluster_cannot_finish_is_one_line_and_exit_1(
 
     monkeypatch.setattr(distributed, "explore_cells", fails)
     records = tmp_path / "records.json"
-    assert main(["explore", "--variant", "V0", "--env", "D1", "--dask", scheduler,
+    assert main(["explore", "--variant", "V0", "--environment", "D1", "--dask", scheduler,
                  "--distributed", "--json", str(records), "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: the distributed search failed: task explore-x-level3-0")

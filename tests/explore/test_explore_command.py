@@ -21,7 +21,7 @@ def test_explore_cells_records_and_traces(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, records = tmp_path / "cx", tmp_path / "records.json"
-    code = main(["explore", "--variant", "V2", "--env", "none", "--env", "D7+D10",
+    code = main(["explore", "--variant", "V2", "--environment", "none", "--environment", "D7+D10",
                  "--processes", "1", "--json", str(records), "--out", str(out)])
     assert code == 0, capsys.readouterr().out
     found = {(r.environment, r.property): r for r in read_records(records)}
@@ -45,7 +45,7 @@ def test_explorer_traces_are_traces_of_the_matrix_instance(tmp_path: Path) -> No
     """The explorer's instance is a restriction of the matrix's: its counterexamples replay
     there, action by action, and break the same property."""
     records = tmp_path / "records.json"
-    assert main(["explore", "--variant", "V1", "--env", "D2", "--env", "D7+D10",
+    assert main(["explore", "--variant", "V1", "--environment", "D2", "--environment", "D7+D10",
                  "--processes", "1", "--json", str(records), "--out", str(tmp_path)]) in (0, 1)
     traces = [r for r in read_records(records) if r.verdict is Verdict.COUNTEREXAMPLE]
     assert traces
@@ -58,7 +58,7 @@ def test_explorer_traces_are_traces_of_the_matrix_instance(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("argv", [
     ["explore", "--variant", "V9"],
-    ["explore", "--env", "D12"],
+    ["explore", "--environment", "D12"],
     ["explore", "--processes", "0"],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], tmp_path: Path,

@@ -148,8 +148,9 @@ def test_bad_rung_options_are_one_line_and_exit_2_in_both_commands(
     lattice: bool, option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     target = tmp_path / "out.json"
-    argv = ["explore", *(["--lattice"] if lattice else []), "--variant", "V1", "--env" if not
-            lattice else "--sources", "D1", option, value, "--json", str(target)]
+    selection = "--sources" if lattice else "--environment"
+    argv = ["explore", *(["--lattice"] if lattice else []), "--variant", "V1", selection, "D1",
+            option, value, "--json", str(target)]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and option in err

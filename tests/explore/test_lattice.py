@@ -149,7 +149,7 @@ def test_a_lattice_that_explores_nothing_fails(
 @pytest.mark.parametrize("argv", [
     ["explore", "--lattice", "--sources", "D1+D12"],
     ["explore", "--lattice", "--variant", "V9"],
-    ["explore", "--lattice", "--env", "D1"],
+    ["explore", "--lattice", "--environment", "D1"],
     ["explore", "--lattice", "--max-size", "-1"],
     ["explore", "--lattice", "--processes", "0"],
     ["explore", "--sources", "D1"],

@@ -1,14 +1,9 @@
-"""`python -m model_checks simulate` and `python -m model_checks replay FILE`.
-
-simulate: run the Hypothesis machines over the expected matrix and the mutants, print the
-verdict matrix (the properties found broken per cell; `!` marks a cell that differs from its
-expectation), the mutants with their counterexample lengths, and per-rule statistics; write
-the verdict records (`--json`) and one JSON trace per counterexample (`--out`). Exit code 0
-when every verdict is as expected and every enabled rule fired, 1 otherwise.
-
-replay: re-run a counterexample file on the spec and print its step table. Exit code 0 when
-the property breaks where the file says, 1 when it does not, 2 for a file that cannot be read
-(one line on stderr).
+"""`python -m model_checks simulate`: run the Hypothesis machines over the expected matrix and
+the mutants, print the verdict matrix (the properties found broken per cell; `!` marks a cell
+that differs from its expectation), the mutants with their counterexample lengths, and
+per-rule statistics; write the verdict records (`--json`) and one JSON trace per
+counterexample (`--out`). Exit code 0 when every verdict is as expected and every enabled
+rule fired, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -21,19 +16,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_checks import render
 from model_checks.cell_sets import add_cells_argument, cells_named
 from model_checks.cells import cell_label, cell_matches, environment_text, older_cell
 from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.instance import WIDER_IN_FLIGHT
-from model_checks.itf import write_itf
 from model_checks.matrix import PROPERTIES, Cell, Expectation
 from model_checks.records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.text_table import grid
-from model_checks.trace_file import BadTraceFile, Replayed, replay_file, table
+from model_checks.trace_file import table
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
@@ -49,7 +42,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", default="",
                         help="run only cells whose label contains this text (e.g. V2_D1, "
                              "V2_D1+D7)")
-    add_environment_argument(parser, alias="--env")
+    add_environment_argument(parser)
     add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
@@ -57,13 +50,6 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=None,
                         help="local worker processes (default: the profile's, 2)")
     add_dask_argument(parser)
-
-
-def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="a counterexample trace written by simulate")
-    parser.add_argument("--itf", type=Path, metavar="OUT",
-                        help="also write the replayed trace to OUT in the Informal Trace Format "
-                             "that Apalache and Quint read (docs/checkers.md, \"ITF\")")
 
 
 def ci_arguments() -> argparse.Namespace:
@@ -232,36 +218,3 @@ def _problems(everything: Sequence[CellResult]) -> int:
         print(f"MISMATCH {problem}")
     print(f"{len(problems)} problem(s)")
     return EXIT_MISMATCH if problems else EXIT_OK
-
-
-def _wrote_itf(path: Path, replayed: Replayed, source: Path) -> bool:
-    """Write the ITF file, or say in one line why it cannot be written."""
-    try:
-        write_itf(path, replayed, str(source))
-    except OSError as error:
-        print(f"error: cannot write the ITF trace to {path}: {error.strerror}", file=sys.stderr)
-        return False
-    print(f"ITF trace written to {path}")
-    return True
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    try:
-        replayed = replay_file(args.file)
-    except BadTraceFile as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.itf is not None and not _wrote_itf(args.itf, replayed, args.file):
-        return EXIT_USAGE
-    if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge
-        print(render.step_text(replayed.trace))
-        print(f"a conformance disagreement at step {replayed.recorded_step}: the spec replays "
-              "every step; run it against the implementation with `python -m model_checks "
-              "conform --adapter MODULE:FACTORY --replay FILE`")
-        return EXIT_OK
-    print(table(replayed.trace, replayed.property_id, replayed.step, replayed.reason,
-                replayed.fair_from))
-    if replayed.step != replayed.recorded_step:
-        print(f"the file says {replayed.property_id} breaks at step {replayed.recorded_step}")
-        return EXIT_MISMATCH
-    return EXIT_OK

@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "514 million units on one query), 'none'")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")
-    add_environment_argument(parser, alias="--env", help=(
+    add_environment_argument(parser, help=(
         'only this environment, ids joined by "+", "none" for none, '
         f'"{ROUTER}" for D5\'s router configuration (repeatable)'))
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
