@@ -3,8 +3,8 @@ with the expected matrix.
 
 A *cell* is a variant (or a mutant) under an environment (a tuple of drift ids), searched in
 some instance; a checker's job judges one cell, or one cell's property, and its *outcome* is
-the verdict records it wrote (`model_checks.records.VerdictRecord`) with whatever figures the
-checker reports besides. Three rules are stated here once:
+the verdict records it wrote (`model_checks.verdict_records.VerdictRecord`) with whatever
+figures the checker reports besides. Three rules are stated here once:
 
 - `environment_text`: an environment in prose, tables and progress lines (`D1+D7`, `none`,
   `D5-router`);
@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
 from model_checks.matrix import Expectation
-from model_checks.records import Checker, Verdict
+from model_checks.verdict_records import Checker, Verdict
 from spec import VARIANT_NAMES, property_ids
 
 

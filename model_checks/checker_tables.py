@@ -12,9 +12,9 @@ from collections.abc import Callable
 from model_checks.conform.judged import judged as conform
 from model_checks.explore.judge import judged as explore
 from model_checks.judged import Table
-from model_checks.records import CONFORMANCE, EXPLORE, HYPOTHESIS, Z3_BMC
 from model_checks.simulate.machine import judged as simulate
 from model_checks.smt.judged import judged as z3
+from model_checks.verdict_records import CONFORMANCE, EXPLORE, HYPOTHESIS, Z3_BMC
 
 
 def checker_tables() -> dict[str, Callable[[], Table]]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from model_checks.environment_arg import ROUTER
-from model_checks.matrix_pairs import untagged
+from model_checks.pair_reasons import untagged
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS, Drift, Variant, property_ids, variant_named
 
 
@@ -326,7 +326,7 @@ _BEYOND_THE_BOUNDS: tuple[tuple[str, Callable[[Variant], bool], set[str], str], 
     ("D7", _reports_untagged, {"L1", "L2"}, REUSE_WHY), ("D2", _reports, {"L3"}, REJECTED_WHY),
     ("D5", _reports, {"L2"}, TWO_FRONT_ENDS_WHY),
     *((source, _reports, {"L3"}, ONE_SIDED_WHY) for source in ("D3", "D4", "D10")))
-"""Per drift source and class of variants (by knobs, as `matrix_pairs` reasons), the
+"""Per drift source and class of variants (by knobs, as `pair_reasons` reasons), the
 properties that break under every environment with that source past the main job's bounds
 (the all-instance witnesses of `smt.prove.parametric_witness_liveness` for L1-L3), where no row
 already expects them to break: V2's S1 (V0 and V1 break it within the bounds) breaks under D7

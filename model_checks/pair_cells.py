@@ -2,8 +2,8 @@
 
 A pair's expectation is the union of its two sources' (`union`: the environment's behaviours
 only grow, so the pair breaks what either breaks alone) plus its interactions, the reasoned
-`matrix_pairs.PAIR_REASONS`; the properties the matrix's instance of the pair cannot show
-(`instance.instance_contains`, `matrix_pairs.needs_c`) are its `unshown`. Every pair cell's
+`pair_reasons.PAIR_REASONS`; the properties the matrix's instance of the pair cannot show
+(`instance.instance_contains`, `pair_reasons.needs_c`) are its `unshown`. Every pair cell's
 `why` is generated from those parts.
 """
 
@@ -22,7 +22,7 @@ from model_checks.matrix import (
     Expectation,
     single,
 )
-from model_checks.matrix_pairs import PAIR_REASONS, PairReason, needs_c
+from model_checks.pair_reasons import PAIR_REASONS, PairReason, needs_c
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift, variant_named
 
 PAIR_ENVIRONMENTS: tuple[tuple[str, ...], ...] = tuple(

@@ -28,7 +28,7 @@ from model_checks.answers import Verdict as AnswerVerdict
 from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import environment_text
 from model_checks.matrix import EXPECTED, Cell, Expectation
-from model_checks.records import (
+from model_checks.verdict_records import (
     CHECKERS,
     EXPLORE_LATTICE,
     PAIR_WITNESS,
@@ -36,7 +36,7 @@ from model_checks.records import (
     Verdict,
     VerdictRecord,
 )
-from model_checks.records import EXPLORE as EXPLORER
+from model_checks.verdict_records import EXPLORE as EXPLORER
 from spec import property_ids
 
 LETTER = {c.record: c.letter for c in CHECKERS if c.letter}

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks import render
-from model_checks.records import HYPOTHESIS
+from model_checks.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.drift import describe_environment, environment
 from spec.lru import Entry, Ghost

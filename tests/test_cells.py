@@ -21,7 +21,7 @@ from model_checks.cells import (
 )
 from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
 from model_checks.matrix import Expectation
-from model_checks.records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker, Verdict
+from model_checks.verdict_records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "env_text",
@@ -59,7 +59,7 @@ def test_no_checker_restates_the_label_rules() -> None:
 def test_a_planted_label_rule_is_found() -> None:
     planted = ("def cell_label(variant, env):\n"
                "    return '_'.join([variant, *env]) if env else f'{variant}_none'\n")
-    assert restated("explore/cells.py", planted) == ["explore/cells.py:1 cell_label"]
+    assert restated("explore/cell_jobs.py", planted) == ["explore/cell_jobs.py:1 cell_label"]
     assert restated("ok.py", "from model_checks.cells import cell_label\n") == []
 
 

@@ -29,8 +29,8 @@ from model_checks.docs.snapshot import (
     read_run,
     sources,
 )
-from model_checks.records import Verdict, VerdictRecord, write_records
 from model_checks.summary import code
+from model_checks.verdict_records import Verdict, VerdictRecord, write_records
 from spec import property_ids
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

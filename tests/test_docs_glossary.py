@@ -8,8 +8,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from model_checks.records import CHECKERS, Verdict, VerdictRecord
 from model_checks.summary import LEGEND, code
+from model_checks.verdict_records import CHECKERS, Verdict, VerdictRecord
 
 GLOSSARY = Path(__file__).resolve().parent.parent / "docs" / "glossary.md"
 ROW = re.compile(r"^\| ([^|]+?) \|", re.M)

@@ -22,7 +22,7 @@ from model_checks.cell_sets import (
     expected_cell,
 )
 from model_checks.docs.snapshot import trace_name
-from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.explore.cell_jobs import CellJob, explore_cell
 from model_checks.instance import config_for, instance_contains
 from model_checks.jobs import phases
 from model_checks.jobs import run as job_run
@@ -35,11 +35,11 @@ from model_checks.matrix import (
     WIDER_PROPERTIES,
     Expectation,
 )
-from model_checks.matrix_pairs import PAIR_REASONS
 from model_checks.pair_cells import PAIR_ENVIRONMENTS, PAIR_EXPECTED, union
+from model_checks.pair_reasons import PAIR_REASONS
 from model_checks.pair_witnesses import WITNESSES
-from model_checks.records import Verdict
 from model_checks.trace_file import action_from_json, config_from_json
+from model_checks.verdict_records import Verdict
 from spec import DRIFT_IDS, VARIANTS, by_id, environment, run, variant_named
 
 VARIANT_NAMES = [v.name for v in VARIANTS]

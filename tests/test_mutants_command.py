@@ -16,7 +16,7 @@ from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
 from model_checks.mutant_run import checkers, names
 from model_checks.mutant_run.outcome import Catch, Outcome
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
-from model_checks.records import CONFORMANCE, SCENARIOS, Z3_BMC, Verdict, read_records
+from model_checks.verdict_records import CONFORMANCE, SCENARIOS, Z3_BMC, Verdict, read_records
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

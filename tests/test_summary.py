@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from model_checks.matrix import EXPECTED, Expectation
-from model_checks.records import Verdict, VerdictRecord
 from model_checks.scenario_run import records, replay_all
 from model_checks.summary import matrix_summary, summary
+from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import VARIANT_NAMES, property_ids
 
 

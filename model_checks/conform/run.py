@@ -38,7 +38,7 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import Profile as Profile
 from model_checks.judged import NotJudged
-from model_checks.records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
+from model_checks.verdict_records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
 from spec import (
     VARIANTS,
     Config,

@@ -23,8 +23,8 @@ from pathlib import Path
 from model_checks import render
 from model_checks.conform.lockstep import spec_trace
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.records import CONFORMANCE, Verdict, VerdictRecord, write_records
 from model_checks.trace_file import trace_to_json, write_trace
+from model_checks.verdict_records import CONFORMANCE, Verdict, VerdictRecord, write_records
 
 DISAGREEMENT = "disagreement"
 """`#meta.property` of a disagreement trace (no property of the registry is re-checked on

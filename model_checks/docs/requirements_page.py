@@ -12,7 +12,7 @@ from model_checks.conform.killmatrix import Row, kill_text
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.requirements import OBLIGATIONS, Obligation
-from model_checks.smt.cells import SAFETY
+from model_checks.smt.decided_cells import SAFETY
 from spec import VARIANTS, Variant, by_id
 
 SPEC_CHECKS = (

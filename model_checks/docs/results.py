@@ -42,11 +42,11 @@ from model_checks.docs.snapshot import (
 from model_checks.environment_arg import ROUTER
 from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
 from model_checks.pair_cells import PAIR_EXPECTED
-from model_checks.records import EXPLORE as EXPLORER
-from model_checks.records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
-from model_checks.records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.summary import LEGEND, contradicts, order, summary
 from model_checks.trace_file import Replayed, replay_data
+from model_checks.verdict_records import EXPLORE as EXPLORER
+from model_checks.verdict_records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
+from model_checks.verdict_records import SCENARIOS as SCENARIO_CHECKER
 from spec import Drift, by_id, safety_ids
 
 
@@ -98,7 +98,7 @@ def _replay(snapshot: Snapshot, name: str) -> Replayed:
 EXPLORE = EXPLORER.record
 _SCOPE = "; instance: "
 """Where an explorer record's detail names its instance, states and diameter
-(`model_checks/explore/cells.py`: "REASON; instance: INSTANCE; N states, diameter D")."""
+(`model_checks/explore/cell_jobs.py`: "REASON; instance: INSTANCE; N states, diameter D")."""
 
 
 def _explored(record: VerdictRecord) -> tuple[str, str]:
@@ -278,7 +278,7 @@ def pairs_section(results: Results, answers: AnswerStore, legend: Legend) -> lis
         "of the snapshot, on its own instance, with the pair's environment); what it breaks "
         "beyond that is an interaction, reasoned below. *not shown at the instance*: breaks "
         "the matrix's instance of the pair cannot show (D11 makes c over the budget, D9 "
-        "skews b and c: `matrix_pairs.needs_c`), which Hypothesis does not judge there. The "
+        "skews b and c: `pair_reasons.needs_c`), which Hypothesis does not judge there. The "
         "nightly job runs these cells (`python -m model_checks nightly`); the main job does "
         "not, so a cell without records says \"" + NOT_RUN + "\".", "",
         table(("environment", "variant", "expected to break", "not judged",

@@ -24,9 +24,9 @@ from typing import Any
 from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import cell_label, environment_text
 from model_checks.matrix import PROPERTIES
-from model_checks.records import CHECKERS as ALL_CHECKERS
-from model_checks.records import EXPLORE, SCENARIOS, Verdict, VerdictRecord, checker_named
 from model_checks.trace_file import BadTraceFile, replay_data
+from model_checks.verdict_records import CHECKERS as ALL_CHECKERS
+from model_checks.verdict_records import EXPLORE, SCENARIOS, Verdict, VerdictRecord, checker_named
 
 RESULTS = "results"
 RECORDS = f"{RESULTS}/records.json"

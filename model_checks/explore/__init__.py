@@ -16,7 +16,7 @@
   monotonicity lemma checked on each witness (`monotone`), the environments decided for every
   instance (`every_instance`) and the report (`lattice_report`); `lattice_command` is its
   command line;
-- one search over a Dask cluster: `distributed` (stateless workers) and `owned` with
-  `partition` (partitions of the visited set held by the workers), sharing `spread` and
+- one search over a Dask cluster: `distributed` (stateless workers) and `partitioned` with
+  `partition` (partitions of the visited set held by the workers), sharing `distributed_common` and
   `wire`; `collector` pauses the garbage collector while states are allocated.
 """

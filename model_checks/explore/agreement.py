@@ -30,8 +30,8 @@ from typing import Any
 
 from model_checks.cells import environment_text
 from model_checks.instance import config_for
-from model_checks.records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from model_checks.trace_file import action_from_json, config_from_json
+from model_checks.verdict_records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from spec import Action, Config, TraceError, by_id, run, variant_named
 
 Cell = tuple[str, tuple[str, ...]]

@@ -40,7 +40,7 @@ from model_checks.environment_arg import add_environment_argument, parse_environ
 from model_checks.executor import ClusterError, add_dask_argument
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.explore.agreement import disagreements
-from model_checks.explore.cells import (
+from model_checks.explore.cell_jobs import (
     CellJob,
     CellOutcome,
     run_jobs,
@@ -60,7 +60,7 @@ from model_checks.explore.lattice_command import (
     rung_bounds,
 )
 from model_checks.matrix import EXPECTED, PROPERTIES
-from model_checks.records import (
+from model_checks.verdict_records import (
     EXPLORE,
     MATRIX_INSTANCE,
     Verdict,
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, LatticeUsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    from model_checks.explore.spread import DistributedSearchFailed
+    from model_checks.explore.distributed_common import DistributedSearchFailed
 
     try:
         return explore_matrix(cells, args, others)

@@ -1,8 +1,8 @@
 """One exploration spread over a Dask cluster: a level-synchronous breadth-first search whose
 frontier is partitioned by a stable fingerprint across the workers.
 
-Two modes, one result (`build`'s `Graph`). By default (`owned`) each partition of the visited
-set lives on one worker for the whole search (`owned` the client's side, `partition` the
+Two modes, one result (`build`'s `Graph`). By default (`partitioned`) each partition of the visited
+set lives on one worker for the whole search (`partitioned` the client's side, `partition` the
 worker's, `wire` the states' encoding): the workers expand and deduplicate their own
 partitions and send each other only the successors they own, and the client ranks each
 level's new states and writes the graph; a worker lost mid-search fails the search. With
@@ -55,16 +55,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore import spread
-from model_checks.explore.cells import CellJob, CellOutcome, explore_cell
-from model_checks.explore.fingerprint import stable_fingerprint
-from model_checks.explore.graph import Graph, GraphOptions
-from model_checks.explore.spread import (
+from model_checks.explore import distributed_common
+from model_checks.explore.cell_jobs import CellJob, CellOutcome, explore_cell
+from model_checks.explore.distributed_common import (
     DistributedSearchFailed,
     LevelProgress,
     dumps,
     reductions,
 )
+from model_checks.explore.fingerprint import stable_fingerprint
+from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.symmetry import Renaming, canonical_identities
 from spec import Action, Config, State, enabled, initial
 
@@ -142,7 +142,7 @@ def build_distributed(config: Config, cluster: DaskCluster, options: GraphOption
     """`graph.build(config, options)`, its expansion done by the workers of `cluster`: the
     same `Graph` (the options `build` alone reads do not apply). With `options.owned` (the
     default) each partition of the visited set lives on one worker for the whole search
-    (`owned`: fast, but a worker lost mid-search fails it); without, the workers keep nothing
+    (`partitioned`: fast, but a worker lost mid-search fails it); without, the workers keep nothing
     and the client merges every successor (this module: a lost worker only delays its
     tasks). `options.chunk_states` applies to the latter."""
     if options.chunk_states < 1:
@@ -150,10 +150,10 @@ def build_distributed(config: Config, cluster: DaskCluster, options: GraphOption
     if options.partitions is not None and options.partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {options.partitions}")
     if options.owned:
-        from model_checks.explore.owned import build_owned
+        from model_checks.explore.partitioned import build_owned
 
         return build_owned(config, cluster, options)
-    partitions = options.partitions or max(1, len(spread.workers(cluster)))
+    partitions = options.partitions or max(1, len(distributed_common.workers(cluster)))
     return _Search(config, cluster, options, partitions).run()
 
 
@@ -233,7 +233,7 @@ class _Search:
         """Submit the level's tasks, each to its partition's worker (a preference), and
         collect every result (in chunk order) as it finishes."""
         client = self.cluster.client
-        owners = sorted(spread.workers(self.cluster))
+        owners = sorted(distributed_common.workers(self.cluster))
         futures = []
         for n, (part, numbers) in enumerate(chunks):
             payload = dumps((self.config, self.reduce, self.symmetry,
@@ -320,7 +320,8 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
                 done, not_done = wait(list(pending), timeout=POLL_SECONDS,
                                       return_when="FIRST_COMPLETED")
         except TimeoutError:
-            no_worker_polls = no_worker_polls + POLL_SECONDS if not spread.workers(cluster) else 0.0
+            idle = not distributed_common.workers(cluster)
+            no_worker_polls = no_worker_polls + POLL_SECONDS if idle else 0.0
             if no_worker_polls >= NO_WORKER_SECONDS:
                 raise DistributedSearchFailed(
                     f"no Dask worker left at {cluster.address} for "

@@ -29,8 +29,8 @@ from typing import Any
 
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice_report import Break
-from model_checks.records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
 from model_checks.trace_file import BadTraceFile, replay_data, trace_to_json
+from model_checks.verdict_records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
 from spec import ALL_DRIFT, Drift, TraceError, by_id, run, variant_named
 
 rejected: list[str] = []

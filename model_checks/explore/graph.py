@@ -54,7 +54,7 @@ from typing import overload
 
 from model_checks.explore import collector
 from model_checks.explore.canonical import canonical
-from model_checks.explore.spread import LevelProgress
+from model_checks.explore.distributed_common import LevelProgress
 from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
     Groups,
@@ -413,7 +413,7 @@ small enough that a lost task is little to redo and that no task's arguments are
 @dataclass(frozen=True)
 class GraphOptions:
     """How a state-graph search runs: the options of `build` and of the searches over a
-    cluster (`distributed.build_distributed`, `owned.build_owned`), which give the same
+    cluster (`distributed.build_distributed`, `partitioned.build_owned`), which give the same
     graph.
 
     `reduce`: apply processing renaming and, unless `symmetry` says otherwise, identity
@@ -433,7 +433,7 @@ class GraphOptions:
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
     owned partitions) change where work runs, never the result; `progress` is told of each
-    level; with `owned` each partition of the visited set lives on one worker for the whole
+    level; with `partitioned` each partition of the visited set lives on one worker for the whole
     search, without, the workers keep nothing and the client merges every successor."""
 
     reduce: bool = True

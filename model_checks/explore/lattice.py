@@ -54,8 +54,8 @@ from model_checks.explore.lattice_instance import (
     lattice_config,
 )
 from model_checks.explore.state_checks import ONE_CONTENT, state_properties
-from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import trace_to_json
+from model_checks.verdict_records import EXPLORE_LATTICE
 from spec import Drift, describe_environment, environment, registry, variant_named
 
 Env = frozenset[str]

@@ -45,8 +45,8 @@ from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lat
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
-from model_checks.records import EXPLORE_LATTICE
 from model_checks.trace_file import replay_data, write_trace
+from model_checks.verdict_records import EXPLORE_LATTICE
 from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
 
 EXIT_FAILED = EXIT_MISMATCH
@@ -328,8 +328,8 @@ def parametric_proofs() -> tuple[Proof, ...]:
     """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
     S1, S3 and H1 under their largest provable environments; `parametric_liveness`: L1-L3
     likewise); a certificate rejected gives no proof."""
-    from model_checks.records import Verdict
     from model_checks.smt.prove import parametric_goals, parametric_liveness
+    from model_checks.verdict_records import Verdict
 
     found = [*parametric_goals.records(), *parametric_liveness.records()]
     proofs = tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)

@@ -26,7 +26,7 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_instance import describe_family, drift_order, eviction
 from model_checks.explore.state_checks import ONE_CONTENT
-from model_checks.records import EXPLORE_LATTICE
+from model_checks.verdict_records import EXPLORE_LATTICE
 from spec import registry
 
 

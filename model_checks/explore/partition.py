@@ -1,4 +1,4 @@
-"""The worker's side of the owned-partition search (`owned`): one partition of the visited
+"""The worker's side of the owned-partition search (`partitioned`): one partition of the visited
 set, kept in the worker process across the levels of one search.
 
 A `Partition` holds the visited table of its partition (the codes, `wire`, of the states
@@ -21,7 +21,7 @@ is ranked), and the states of its frontier only. Per level:
 - `collect` hands back the edges and the item resolutions, and forgets the search.
 
 A partition lives only in its worker's memory: a worker lost mid-search takes it along, and
-the client's next look at the cluster fails the search (`owned`). A task given to a process
+the client's next look at the cluster fails the search (`partitioned`). A task given to a process
 that does not hold the partition (a restarted worker) raises `PartitionLost`.
 """
 
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.explore.spread import DistributedSearchFailed, dumps, reductions
+from model_checks.explore.distributed_common import DistributedSearchFailed, dumps, reductions
 from model_checks.explore.symmetry import Renaming, canonical_identities
 from model_checks.explore.wire import PROBE, Channel, Code, Codec
 from spec import Action, Config, State, enabled

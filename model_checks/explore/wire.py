@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model_checks.explore.distributed_common import field_values
 from model_checks.explore.fingerprint import stable_fingerprint
-from model_checks.explore.spread import field_values
 from spec import State
 
 Code = tuple[Any, ...]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from model_checks.environment_arg import BadEnvironment, parse_environment
 from model_checks.history.explain import Undecided, Unexplained, explain
-from model_checks.history.record import History, LogError, read_log
+from model_checks.history.log import History, LogError, read_log
 from model_checks.history.report import (
     EXIT_FAIL,
     EXIT_UNDECIDED,

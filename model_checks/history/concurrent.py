@@ -27,8 +27,8 @@ from typing import Any
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.hooks import Hooks, attach
+from model_checks.history.log import Header, History, final_order
 from model_checks.history.preempt import LineTracer, install_locks
-from model_checks.history.record import Header, History, final_order
 from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
 from model_checks.history.schedule import Scheduler
 from spec import Config, Content, Drift, ItemSize, drift_order

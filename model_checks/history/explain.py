@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from model_checks.history.instance import Instance, NeedsDrift, instance_of
-from model_checks.history.record import Call, History
+from model_checks.history.log import Call, History
 from model_checks.history.steps import DONE_AFTER_P0, Move, end_of, moves, submitted
 from spec import Drift, State
 from spec import lru as spec_lru

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.history.record import History, LogError
+from model_checks.history.log import History, LogError
 from spec import Config, Content, Drift, InvalidConfiguration, ItemSize, variant_named
 from spec.state import ClientItem
 

@@ -28,7 +28,7 @@ import torch
 from model_checks import render
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.history.record import Call, Header, History, Input, Item, Result
+from model_checks.history.log import Call, Header, History, Input, Item, Result
 from spec import Config
 
 Outcome = api.Served | api.Missed | api.ClientRejected | api.Fault

@@ -19,7 +19,7 @@ from model_checks.history.explain import (
     shortest_unexplained,
 )
 from model_checks.history.lanes import mermaid_lanes, text_lanes
-from model_checks.history.record import History, call_text, write_log
+from model_checks.history.log import History, call_text, write_log
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_WEAKNESS = 0, 1, 2, 3, 4

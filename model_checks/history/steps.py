@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from model_checks.history.instance import Instance
-from model_checks.history.record import Call, Result
+from model_checks.history.log import Call, Result
 from spec import Drift, State, initial, step
 from spec import lru as spec_lru
 from spec.state import FaultKind, Outcome, Stage

@@ -33,7 +33,13 @@ from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import Catch, Outcome, column
 from model_checks.mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.mutants import Mutant
-from model_checks.records import (
+from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
+from model_checks.smt.decided_cells import SAFETY, mutant_cells
+from model_checks.smt.encode.symbols import Bounds, Encoding
+from model_checks.smt.results import Result, Violated, to_record
+from model_checks.smt.runner import SmtRun, run_cells
+from model_checks.smt.search.bmc import bmc
+from model_checks.verdict_records import (
     CONFORMANCE,
     HYPOTHESIS,
     SCENARIOS,
@@ -42,12 +48,6 @@ from model_checks.records import (
     Verdict,
     VerdictRecord,
 )
-from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
-from model_checks.smt.cells import SAFETY, mutant_cells
-from model_checks.smt.encode.symbols import Bounds, Encoding
-from model_checks.smt.results import Result, Violated, to_record
-from model_checks.smt.runner import SmtRun, run_cells
-from model_checks.smt.search.bmc import bmc
 from spec import Drift, registry
 
 Progress = Callable[[str], None]

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model_checks.records import CONFORMANCE, HYPOTHESIS, SCENARIOS, Z3_BMC, Checker, VerdictRecord
+from model_checks.verdict_records import (
+    CONFORMANCE,
+    HYPOTHESIS,
+    SCENARIOS,
+    Z3_BMC,
+    Checker,
+    VerdictRecord,
+)
 
 COLUMNS: tuple[Checker, ...] = (SCENARIOS, HYPOTHESIS, Z3_BMC, CONFORMANCE)
 """The checkers a mutant is run through, in the table's column order (Z3 stands for both of

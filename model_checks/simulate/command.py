@@ -23,10 +23,10 @@ from model_checks.executor import Backend, ClusterError, add_dask_argument, back
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.instance import WIDER_IN_FLIGHT
 from model_checks.matrix import PROPERTIES, Cell, Expectation
-from model_checks.records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.text_table import grid
 from model_checks.trace_file import table
+from model_checks.verdict_records import Verdict, write_records
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult

@@ -29,12 +29,12 @@ from model_checks.executor import Backend, Done, Failed, Job, LineProgress, Loca
 from model_checks.instance import WIDER_IN_FLIGHT, config_for
 from model_checks.matrix import EXPECTED, Cell, Expectation
 from model_checks.mutants import MUTANTS, Mutant
-from model_checks.records import HYPOTHESIS, Verdict, VerdictRecord
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, Profile
 from model_checks.simulate.witnesses import Witness, shortest_witness
 from model_checks.trace_file import replay_data, trace_to_json, write_trace
+from model_checks.verdict_records import HYPOTHESIS, Verdict, VerdictRecord
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record

@@ -26,10 +26,10 @@ from model_checks.environment_arg import (
 )
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.matrix import Expectation
-from model_checks.records import write_records
-from model_checks.smt.cells import SAFETY, SmtCell, matrix_cells
+from model_checks.smt.decided_cells import SAFETY, SmtCell, matrix_cells
 from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, CHC_RLIMIT
 from model_checks.trace_file import trace_to_json, write_trace
+from model_checks.verdict_records import write_records
 from spec import VARIANTS, by_id
 
 if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field, replace
 from model_checks import executor
 from model_checks.cells import agreement
 from model_checks.matrix import Expectation
-from model_checks.records import VerdictRecord, checker_named
 from model_checks.smt.budget import BMC_RLIMIT
-from model_checks.smt.cells import SmtCell, own_expectation
+from model_checks.smt.decided_cells import SmtCell, own_expectation
 from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.judged import encoded_safety
 from model_checks.smt.prove.invariant import CertificateRejected, certificates, prove
@@ -48,6 +47,7 @@ from model_checks.smt.results import (
     to_record,
 )
 from model_checks.smt.search.bmc import BmcOptions, bmc_many
+from model_checks.verdict_records import VerdictRecord, checker_named
 
 PROVED_BY_INVARIANT = encoded_safety()
 Progress = Callable[[str], None]

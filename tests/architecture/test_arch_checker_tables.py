@@ -16,7 +16,7 @@ import pytest
 
 from model_checks.checker_tables import checker_tables
 from model_checks.judged import Judged, NotJudged, Table, gaps
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
 from spec.properties import declare as declared
 
@@ -63,7 +63,7 @@ def test_arch_checker_tables_match_the_checkers_code() -> None:
     lockstep judges on the agreed trace."""
     from model_checks.conform import lockstep
     from model_checks.conform.judged import on_agreed_trace
-    from model_checks.smt.cells import SAFETY
+    from model_checks.smt.decided_cells import SAFETY
     from model_checks.smt.encode.properties import BAD
     from model_checks.smt.judged import ENCODED
 

@@ -9,7 +9,7 @@ shows, on the copy, that every checker takes it up with no other edit: the scena
 judges it as expected; simulate, explore and Z3 judge one of its cells; the reference
 adapter lists it as not supported with its reason (never `unknown variant`); the main job's
 summary shows its rows; the pair reasoning gives it V2's expectations (derived from its
-knobs, not from a table keyed by name: with `matrix_pairs.PAIR_REASONS` keyed by variant
+knobs, not from a table keyed by name: with `pair_reasons.PAIR_REASONS` keyed by variant
 name, this test failed on D1+D7's S1); and the copy's deployments table agrees with the
 copy's matrix.
 """
@@ -123,7 +123,7 @@ print("explore ok")
 
 # prove (the cheap part): Z3 encodes the variant and finds D7's S4 break
 from model_checks.smt.budget import BMC_RLIMIT
-from model_checks.smt.cells import SmtCell
+from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.runner import SmtRun, run_group
 from model_checks.smt.results import Violated
 outcomes, line = run_group([SmtCell(new, ("D7",), "S4", Expectation.BREAKS, "matrix")],
@@ -150,7 +150,7 @@ assert "unknown variant" not in usage.stderr, usage.stderr
 print("conform ok")
 
 # the main job's summary: a row for V2b
-from model_checks.records import Verdict, VerdictRecord
+from model_checks.verdict_records import Verdict, VerdictRecord
 from model_checks.summary import matrix_summary, summary
 records = [VerdictRecord("explore", NEW, ("D7",), "S4", Verdict.COUNTEREXAMPLE, None,
                          "states", 0.0, counterexample_length=5)]

@@ -19,7 +19,7 @@ from conftest import Workers
 
 from model_checks.cli import main
 from model_checks.executor import cluster
-from model_checks.records import VerdictRecord, read_records
+from model_checks.verdict_records import VerdictRecord, read_records
 
 SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "D1",
          "--environment", "D2", "--depth", "3", "--search-depth", "5"]

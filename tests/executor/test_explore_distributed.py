@@ -23,14 +23,14 @@ from conftest import Workers
 from model_checks.cli import main
 from model_checks.executor import cluster
 from model_checks.explore import distributed, owned, spread
-from model_checks.explore.cells import CellJob, explore_cell
+from model_checks.explore.cell_jobs import CellJob, explore_cell
 from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import build_distributed
+from model_checks.explore.distributed_common import DistributedSearchFailed
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Status, judge_all
-from model_checks.explore.spread import DistributedSearchFailed
-from model_checks.records import VerdictRecord, read_records
+from model_checks.verdict_records import VerdictRecord, read_records
 from spec import Config, variant_named
 
 HANG_SECONDS = 120

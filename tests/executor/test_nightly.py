@@ -12,7 +12,7 @@ import pytest
 from model_checks import cli
 from model_checks.jobs import phases, run
 from model_checks.jobs.phases import LATTICE_EVIDENCE, NIGHTLY_PARTS, Phase, checker
-from model_checks.records import read_records
+from model_checks.verdict_records import read_records
 
 
 @pytest.mark.parametrize("phase", [*phases.MAIN_JOB, *phases.NIGHTLY],

@@ -12,8 +12,8 @@ import pytest
 from model_checks.cli import main
 from model_checks.explore.graph import GraphOptions
 from model_checks.instance import config_for
-from model_checks.records import Verdict, read_records
 from model_checks.trace_file import action_from_json, replay_file
+from model_checks.verdict_records import Verdict, read_records
 from spec import DRIFT_IDS, by_id, run, variant_named
 
 
@@ -85,7 +85,7 @@ def test_a_property_undecided_on_a_cut_graph_is_decided_on_the_next_instance(
     """The first instance's graph is cut by the state limit: its counterexample (H1) stands,
     with that instance on its record; every other property is decided on the next, smaller
     instance, whose record names it; nothing is left unknown."""
-    from model_checks.explore.cells import CellJob, explore_cell
+    from model_checks.explore.cell_jobs import CellJob, explore_cell
     from model_checks.explore.instance import Shape
     from spec import V1
 

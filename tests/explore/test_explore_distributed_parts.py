@@ -10,12 +10,12 @@ import pickle
 import pytest
 
 from model_checks.explore.distributed import expand_chunk, expand_task
+from model_checks.explore.distributed_common import DistributedSearchFailed, dumps, field_values
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.partition import PartitionLost, merge_task
 from model_checks.explore.partition import expand_task as expand_task_of_partition
-from model_checks.explore.spread import DistributedSearchFailed, dumps, field_values
 from model_checks.explore.wire import Channel, Codec
 from spec import Config, State, variant_named
 

@@ -6,8 +6,8 @@ expects the property to hold does."""
 from __future__ import annotations
 
 from model_checks.matrix import Expectation
-from model_checks.records import Verdict, VerdictRecord
 from model_checks.summary import _cell, code
+from model_checks.verdict_records import Verdict, VerdictRecord
 
 
 def _record(checker: str, verdict: Verdict, bound: int | None = None,

@@ -11,7 +11,7 @@ from pathlib import Path
 from model_checks.cli import main
 from model_checks.conform.reference_adapter import factory
 from model_checks.history.concurrent import ThreadRun, run_threads
-from model_checks.history.record import Call, History, Input, Result, write_log
+from model_checks.history.log import Call, History, Input, Result, write_log
 from spec import environment
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"

@@ -18,7 +18,7 @@ from model_checks.history.explain import (
     explain,
     shortest_unexplained,
 )
-from model_checks.history.record import read_log
+from model_checks.history.log import read_log
 from spec import Drift, environment
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from history_helpers import conform, reference_log, written
 
-from model_checks.history.record import SCHEMA, LogError, log_lines, parse_log, read_log
+from model_checks.history.log import SCHEMA, LogError, log_lines, parse_log, read_log
 
 
 def test_a_recorded_history_round_trips(tmp_path: Path) -> None:

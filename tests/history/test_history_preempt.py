@@ -19,8 +19,8 @@ from history_helpers import reference_log
 
 from model_checks.history.concurrent import ThreadRun, checked_environment, run_threads
 from model_checks.history.explain import Explained, Unexplained, explain
+from model_checks.history.log import History, log_lines, read_log, write_log
 from model_checks.history.preempt import LineTracer, install_locks
-from model_checks.history.record import History, log_lines, read_log, write_log
 from model_checks.history.schedule import SchedLock, Scheduler
 from spec import environment
 from tests.history.hookless_pair import TARGETS, factory_unlocked

@@ -17,7 +17,7 @@ from model_checks.conform.mutant_factory import mutant_named
 from model_checks.conform.reference_adapter import factory
 from model_checks.history.concurrent import ThreadRun, checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Explained, explain
-from model_checks.history.record import log_lines
+from model_checks.history.log import log_lines
 from model_checks.history.report import observed_breaks
 from model_checks.history.run import first_unexplained_seed
 from spec import ALL_DRIFT, VARIANTS, Drift, environment

@@ -9,7 +9,7 @@ import pytest
 import z3
 
 from model_checks.matrix import Expectation
-from model_checks.smt.cells import SmtCell
+from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.prove.chc import (
     METHOD,

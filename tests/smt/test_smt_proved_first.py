@@ -14,7 +14,7 @@ from model_checks.conform.reference_adapter import factory
 from model_checks.matrix import Expectation
 from model_checks.mutants import MUTANTS
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT
-from model_checks.smt.cells import SmtCell
+from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.prove.chc import METHOD
 from model_checks.smt.prove.proved_first import (

@@ -14,8 +14,8 @@ from model_checks.mutants import MUTANTS
 from model_checks.scenarios import Scenario, violated
 from model_checks.scenarios.base import every_variant, item
 from model_checks.scenarios.catalog import configured, round_trip
-from model_checks.smt.cells import SmtCell
 from model_checks.smt.command import MIRROR_MODES
+from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.prove.invariant import CertificateRejected, prove
 from model_checks.smt.prove.proved_first import ProveOptions

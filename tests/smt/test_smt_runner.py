@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from model_checks.matrix import Expectation
 from model_checks.smt.budget import BMC_RLIMIT
-from model_checks.smt.cells import SmtCell
+from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.results import Unknown, Violated, to_record
 from model_checks.smt.runner import _in_smaller_instance

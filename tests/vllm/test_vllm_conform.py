@@ -96,7 +96,7 @@ def test_the_release_runs_traced_under_the_seeded_scheduler() -> None:
     preemption point at each of their lines), the same history from the same seed."""
     from model_checks.adapters.vllm import factory
     from model_checks.history.concurrent import ThreadRun, run_threads
-    from model_checks.history.record import log_lines
+    from model_checks.history.log import log_lines
     from spec import environment
 
     runs = [run_threads(factory(), "V2", environment("D3"), ThreadRun(4, 1)) for _ in range(2)]

@@ -57,7 +57,6 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
@@ -74,6 +73,7 @@ from model_checks.smt.prove.parametric import (
     prove,
 )
 from model_checks.smt.results import ProvedAllDepths
+from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import VARIANTS, Drift, Variant, drift_order
 
 Bad = Callable[[PState, Params], z3.BoolRef]

@@ -77,7 +77,6 @@ from dataclasses import dataclass, replace
 
 import z3
 
-from model_checks.records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
@@ -104,6 +103,7 @@ from model_checks.smt.prove.parametric import (
 )
 from model_checks.smt.prove.parametric_goals import mirror_environment
 from model_checks.smt.results import ProvedAllDepths
+from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import VARIANTS, Drift, Trace, Variant, drift_order, lru
 from spec.observations import miss_taken, sent_message
 

@@ -34,7 +34,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore import spread
+from model_checks.explore import distributed_common
+from model_checks.explore.distributed_common import DistributedSearchFailed, reductions
 from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.partition import (
     KEY_BITS,
@@ -46,7 +47,6 @@ from model_checks.explore.partition import (
     partition_of,
     release,
 )
-from model_checks.explore.spread import DistributedSearchFailed, reductions
 from model_checks.explore.symmetry import Renaming, canonical_identities
 from model_checks.explore.wire import PROBE, Codec
 from spec import Config, State, initial
@@ -64,7 +64,7 @@ def build_owned(config: Config, cluster: DaskCluster, options: GraphOptions) -> 
     """`graph.build(config, options)` with the visited set partitioned over the workers of
     `cluster` (see the module): the same `Graph` (of the options, `reduce`, `symmetry`,
     `max_states`, `partitions` and `progress` apply)."""
-    owners = sorted(spread.workers(cluster))
+    owners = sorted(distributed_common.workers(cluster))
     if not owners:
         raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
     return _OwnedSearch(config, cluster, options, options.partitions or len(owners),
@@ -200,7 +200,7 @@ class _OwnedSearch:
                                           f"{one_line(error)}") from None
 
     def _check_owners(self) -> None:
-        present = set(spread.workers(self.cluster))
+        present = set(distributed_common.workers(self.cluster))
         lost = sorted({w for w in self.where if w not in present})
         if lost:
             held = [p for p, w in enumerate(self.where) if w in lost]
@@ -210,7 +210,7 @@ class _OwnedSearch:
 
     def _release(self) -> None:
         try:
-            present = set(spread.workers(self.cluster))
+            present = set(distributed_common.workers(self.cluster))
             self.cluster.client.run(release, self.search,
                                     workers=[w for w in set(self.where) if w in present])
         except Exception:  # best effort: the search has failed already

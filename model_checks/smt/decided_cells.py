@@ -52,7 +52,7 @@ _PAYLOAD_WINS_STALE = {"D1", "D2", "D5"}
 """With D7: drift that lets P1 hold another processing than P0's entry under the same key
 when P0 sends a reference (payload lost or overtaken, or another front end's payload), with
 one item per request. The expected matrix's pair cells D1+D7, D2+D7 (and D5+D7) say the
-same; with two items D6 and D8 join them (`model_checks.matrix_pairs`)."""
+same; with two items D6 and D8 join them (`model_checks.pair_reasons`)."""
 
 
 def own_expectation(variant: Variant, env: tuple[str, ...], prop: str) -> Expectation:

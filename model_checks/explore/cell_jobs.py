@@ -21,8 +21,8 @@ from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
-from model_checks.records import EXPLORE, Verdict, VerdictRecord
 from model_checks.trace_file import config_to_json, trace_to_json, write_trace
+from model_checks.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant
 
 CHECKER = EXPLORE.record

@@ -1,4 +1,4 @@
-"""What both distributed searches share (`distributed`'s stateless workers, `owned`'s
+"""What both distributed searches share (`distributed`'s stateless workers, `partitioned`'s
 partitions held by the workers): their error, their progress callback, `build`'s reductions,
 the pickling of the spec's states, and the cluster's workers."""
 
