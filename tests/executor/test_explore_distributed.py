@@ -22,7 +22,7 @@ from conftest import Workers
 
 from model_checks.cli import main
 from model_checks.executor import cluster
-from model_checks.explore import distributed, owned, spread
+from model_checks.explore import distributed, distributed_common, partitioned
 from model_checks.explore.cell_jobs import CellJob, explore_cell
 from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import build_distributed
@@ -119,7 +119,7 @@ def test_the_owned_equality_can_fail(
     """The known-bad ranking: a level's new states numbered partition by partition (each in
     key order) instead of by the merge of every partition's keys: the same states, numbered
     otherwise, and the owned graph is not `build`'s."""
-    rank = owned._OwnedSearch._rank
+    rank = partitioned._OwnedSearch._rank
 
     def by_partition(search: Any, keys: list[array[int]], high: int) -> list[array[int]]:
         shifted = [array("q", [(n << 40) | key for key in part])
@@ -130,7 +130,7 @@ def test_the_owned_equality_can_fail(
             search.cut &= (1 << 40) - 1
         return numbers
 
-    monkeypatch.setattr(owned._OwnedSearch, "_rank", by_partition)
+    monkeypatch.setattr(partitioned._OwnedSearch, "_rank", by_partition)
     remote = build_distributed(V2_D3, dask_cluster, GraphOptions(partitions=2))
     local = build(V2_D3)
     assert len(remote.states) == len(local.states) and remote.diameter == local.diameter
@@ -143,7 +143,7 @@ def test_no_worker_known_at_submission_still_builds(
     """With no worker known when a level is submitted (one restarting), the stateless
     search's tasks carry no placement preference and the scheduler places them: the same
     graph, no error. The owned search needs its owners at the start: one line, no graph."""
-    monkeypatch.setattr(spread, "workers", lambda _cluster: [])
+    monkeypatch.setattr(distributed_common, "workers", lambda _cluster: [])
     assert build_distributed(V2_D3, dask_cluster,
                              GraphOptions(partitions=2, owned=False)) == build(V2_D3)
     with pytest.raises(DistributedSearchFailed, match="no Dask worker at"):
@@ -220,7 +220,7 @@ def test_workers_hashing_codes_otherwise_fail_the_owned_search(
 ) -> None:
     """Partitions are chosen by the hash of a tuple of ints: a worker whose hash of the probe
     differs from the client's (here the client's probe is changed) fails the search."""
-    monkeypatch.setattr(owned, "PROBE", (1, 2, 3, 4))
+    monkeypatch.setattr(partitioned, "PROBE", (1, 2, 3, 4))
     with pytest.raises(DistributedSearchFailed, match="hashes tuples of ints otherwise"):
         build_distributed(V2_D3, dask_cluster)
 
