@@ -405,7 +405,7 @@ RELEASED = ShmKnobs()
 
 
 @dataclass(frozen=True)
-class Knobs:
+class RingKnobs:
     """The mutants: `ShmKnobs`' two ring-relevant mechanisms, and an allocator without its
     space check (`ring.allocate`'s `start + nbytes - data_start <= ring_bytes`)."""
 
@@ -422,10 +422,10 @@ class Knobs:
         return ", ".join(changed) or "the release"
 
 
-RELEASE = Knobs()
-NO_ID_CHECK = Knobs(shm=ShmKnobs(reader_checks_id=False))
-SAME_SECRET = Knobs(shm=ShmKnobs(restart_new_secret=False))
-NO_SPACE_CHECK = Knobs(allocator_checks_space=False)
+RELEASE = RingKnobs()
+NO_ID_CHECK = RingKnobs(shm=ShmKnobs(reader_checks_id=False))
+SAME_SECRET = RingKnobs(shm=ShmKnobs(restart_new_secret=False))
+NO_SPACE_CHECK = RingKnobs(allocator_checks_space=False)
 
 def z3_state(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...]) -> View:
     """Fresh variables for one state; the ring's size and the tracked handle are shared."""
@@ -460,7 +460,7 @@ class Step:
     write_at: Any = None  # the physical offset a put writes at
 
 
-def allocation(L: Logic, v: View, n: Any, knobs: Knobs) -> tuple[Any, Any, Any]:
+def allocation(L: Logic, v: View, n: Any, knobs: RingKnobs) -> tuple[Any, Any, Any]:
     """ring.allocate: (it succeeds, the chunk's frame position, its physical offset)."""
     wraps = v.end_offset + n > v.ring
     start = L.ite(wraps, v.end - v.end_offset + v.ring, v.end)
@@ -469,7 +469,7 @@ def allocation(L: Logic, v: View, n: Any, knobs: Knobs) -> tuple[Any, Any, Any]:
     return (fits if knobs.allocator_checks_space else True), start, physical
 
 
-def put(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+def put(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     n, content = c.nbytes, c.content
     ok, start, q = allocation(L, v, n, knobs)
     new = v.id_end
@@ -497,14 +497,14 @@ def put(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
     return Step(L.all(n >= 1, n <= v.ring, ok), after, q)
 
 
-def hit(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+def hit(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     k = c.chunk
     issues = L.all(v.h_physical == v.c_physical[k], v.h_id == k, v.h_epoch == v.epoch,
                    v.h_content == v.c_content[k])
     return Step(live(L, v, k), replace(v, issued=L.any(v.issued, issues)))
 
 
-def free(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+def free(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     nxt = v.id_start + 1
     more = nxt < v.id_end
     start = L.ite(more, position(L, v, nxt), 0)
@@ -517,21 +517,21 @@ def free(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
     return Step(v.id_start < v.id_end, after)
 
 
-def clear(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+def clear(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     return Step(True, replace(v, id_start=v.id_end, start=0, end=0, end_offset=0))
 
 
-def restart(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+def restart(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     epoch = v.epoch + 1 if knobs.shm.restart_new_secret else v.epoch
     return Step(True, replace(v, id_start=0, id_end=0, start=0, end=0, end_offset=0,
                               epoch=epoch))
 
 
-def stutter(L: Logic, v: View, c: Choice, knobs: Knobs) -> Step:
+def stutter(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     return Step(True, v)
 
 
-ACTIONS: dict[str, Callable[[Logic, View, Choice, Knobs], Step]] = {
+ACTIONS: dict[str, Callable[[Logic, View, Choice, RingKnobs], Step]] = {
     "put": put, "hit": hit, "free": free, "clear": clear, "restart": restart,
     "stutter": stutter,
 }
@@ -706,7 +706,7 @@ def small_model(facts: list[Any], terms: list[Any], rlimit: int) -> z3.ModelRef 
     return None
 
 
-def prove(prop: str, knobs: Knobs = RELEASE, rlimit: int = RLIMIT,
+def prove(prop: str, knobs: RingKnobs = RELEASE, rlimit: int = RLIMIT,
           stop_at_first: bool = False) -> ProofVerdict:
     """Check `prop`'s certificate in the abstract model with `knobs`: non-vacuity, initiation,
     consecution of each part under each action, and the certificate implies the property."""
@@ -763,7 +763,7 @@ def prove(prop: str, knobs: Knobs = RELEASE, rlimit: int = RLIMIT,
                         round(time.perf_counter() - begin, 3), SOURCES, tuple(failures))
 
 
-def prove_every_instance(knobs: Knobs = RELEASE, rlimit: int = RLIMIT
+def prove_every_instance(knobs: RingKnobs = RELEASE, rlimit: int = RLIMIT
                          ) -> dict[str, ProofVerdict]:
     """S1 and S2 of the shm design for every instance (any ring, sizes, header, readers,
     requests, items, identities, contents, clears and restarts) under every environment of
@@ -858,7 +858,7 @@ def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
 
 
 def _submit(config: ShmConfig, view: View, items: Sequence[Any], frees: Sequence[int],
-            knobs: Knobs, codes: dict[Any, int]) -> View | None:
+            knobs: RingKnobs, codes: dict[Any, int]) -> View | None:
     """The view after a request's items, `frees[n]` frees before the n-th item, or None where
     an action's guard fails."""
     L = PyLogic
@@ -887,7 +887,7 @@ def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState)
     handle either state knows (`known_handles`) as the tracked one; otherwise why not. The
     model's issued set only grows: a handle the spec no longer knows may stay issued in it."""
     codes: dict[Any, int] = {}
-    knobs = Knobs(shm=config.knobs)
+    knobs = RingKnobs(shm=config.knobs)
     known, now = known_handles(before), known_handles(after)
     start, end = base_view(config, before, codes), base_view(config, after, codes)
     pairs = [(start, end), *((_tracking(config, start, h, h in known, codes),

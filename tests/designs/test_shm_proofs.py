@@ -38,7 +38,7 @@ def test_every_source_of_the_design_is_covered() -> None:
     assert {s.id for s in SHM.sources} == set(sp.SOURCES) == set(sp.sources_covered())
 
 
-def _failed(prop: str, knobs: sp.Knobs) -> sp.ProofVerdict:
+def _failed(prop: str, knobs: sp.RingKnobs) -> sp.ProofVerdict:
     verdict = sp.prove(prop, knobs, stop_at_first=True)
     assert not verdict.proved
     assert "undecided" not in verdict.failures[0].model  # z3 gave a model

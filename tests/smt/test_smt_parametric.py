@@ -14,9 +14,9 @@ from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
     UNCHECKED_LATER_ITEMS,
+    ParametricInvariant,
+    ParametricModel,
     ParametricRejected,
-    PInvariant,
-    PModel,
     check_state,
     prove,
 )
@@ -34,22 +34,23 @@ def test_v3_is_proved_for_any_instance() -> None:
 def test_a_tag_not_checked_on_one_path_makes_the_proof_fail() -> None:
     with pytest.raises(ParametricRejected, match="served-from-one-processing under 'P1 takes a "
                                                   "reference'"):
-        prove(PModel(V3, UNCHECKED_LATER_ITEMS))
+        prove(ParametricModel(V3, UNCHECKED_LATER_ITEMS))
 
 
 @pytest.mark.parametrize(("model", "broken"), [
-    (PModel(V2), "entry-tag-is-its-processing"),
-    (PModel(replace(V3, name="V3-ignores-new-size", receiver_lru=LruFlaw.IGNORE_NEW_SIZE)),
+    (ParametricModel(V2), "entry-tag-is-its-processing"),
+    (ParametricModel(replace(V3, name="V3-ignores-new-size", receiver_lru=LruFlaw.IGNORE_NEW_SIZE)),
      "within-budget"),
-    (PModel(replace(V3, name="V3-crashes", miss_handling=MissHandling.CRASH)), "no-fault"),
+    (ParametricModel(replace(V3, name="V3-crashes", miss_handling=MissHandling.CRASH)), "no-fault"),
 ])
-def test_each_property_has_a_variant_that_fails_it(model: PModel, broken: str) -> None:
+def test_each_property_has_a_variant_that_fails_it(model: ParametricModel, broken: str) -> None:
     with pytest.raises(ParametricRejected, match=f"consecution of {broken}"):
         prove(model)
 
 
 def test_an_unsatisfiable_certificate_is_rejected() -> None:
-    vacuous = (*CERTIFICATE, PInvariant("false", "nothing holds", lambda s, p: z3.BoolVal(False)))
+    vacuous = (*CERTIFICATE,
+               ParametricInvariant("false", "nothing holds", lambda s, p: z3.BoolVal(False)))
     with pytest.raises(ParametricRejected, match="non-vacuity"):
         prove(certificate=vacuous)
 

@@ -14,8 +14,8 @@ from model_checks.explore.lattice import Proof
 from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove.parametric import (
     KEY_CONFUSION,
+    ParametricModel,
     ParametricRejected,
-    PModel,
     check_state,
     prove,
 )
@@ -67,26 +67,26 @@ def test_an_lru_that_ignores_the_new_size_breaks_the_budget_certificate(variant:
     flawed = {side: LruFlaw.IGNORE_NEW_SIZE}
     mutant = replace(variant, name="ignores-new-size", **flawed)  # type: ignore[arg-type]
     with pytest.raises(ParametricRejected, match="consecution of within-budget"):
-        prove(PModel(mutant), BUDGET_CERTIFICATE, ("S2",))
+        prove(ParametricModel(mutant), BUDGET_CERTIFICATE, ("S2",))
 
 
 def test_serving_another_identity_breaks_the_owner_certificate() -> None:
     """The owner certificate's mutant: P1 serves a reference from another identity's entry."""
     with pytest.raises(ParametricRejected, match="served-from-one-identity under 'P1 takes a "
                                                   "reference'"):
-        prove(PModel(V2, KEY_CONFUSION, _without("D7")), OWNER_CERTIFICATE, ("S1",),
+        prove(ParametricModel(V2, KEY_CONFUSION, _without("D7")), OWNER_CERTIFICATE, ("S1",),
               bad=BAD_WITHOUT_D7)
 
 
 @pytest.mark.parametrize(("model", "step"), [
-    (PModel(V1, environment=_without("D7", "D8")), "P0 asserts"),
-    (PModel(replace(V1, name="V1-touches-late", touches_first=False),
-            environment=_without("D6", "D7", "D8")), "P0 asserts"),
-    (PModel(replace(V2, name="V2-crashes", miss_handling=MissHandling.CRASH),
-            environment=_without("D6", "D7", "D8")), "P1 takes a reference"),
+    (ParametricModel(V1, environment=_without("D7", "D8")), "P0 asserts"),
+    (ParametricModel(replace(V1, name="V1-touches-late", touches_first=False),
+                     environment=_without("D6", "D7", "D8")), "P0 asserts"),
+    (ParametricModel(replace(V2, name="V2-crashes", miss_handling=MissHandling.CRASH),
+                     environment=_without("D6", "D7", "D8")), "P1 takes a reference"),
 ])
 def test_a_late_miss_source_or_a_crash_on_miss_breaks_the_no_fault_certificate(
-        model: PModel, step: str) -> None:
+        model: ParametricModel, step: str) -> None:
     with pytest.raises(ParametricRejected, match=f"consecution of no-fault under '{step}'"):
         prove(model, NO_FAULT_CERTIFICATE, ("S3",))
 

@@ -20,8 +20,8 @@ from model_checks.smt.prove.parametric import (
     CERTIFICATE,
     RESEND_PAYLOADS,
     RESEND_REFERENCES,
+    ParametricModel,
     ParametricRejected,
-    PModel,
     check_state,
 )
 from model_checks.smt.prove.parametric_liveness import (
@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _model(variant: Variant, *without: str) -> LModel:
     env = frozenset(d for d in Drift if d.value not in without)
-    return LModel(PModel(variant, environment=env))
+    return LModel(ParametricModel(variant, environment=env))
 
 
 def test_every_liveness_goal_is_proved_for_any_instance() -> None:
@@ -84,10 +84,10 @@ def test_every_liveness_goal_is_proved_for_any_instance() -> None:
     assert env["V4", "L1"] == env["V4", "L2"] == env["V4", "L3"] == ALL
 
 
-@pytest.mark.parametrize("model", [PModel(V4, RESEND_REFERENCES), PModel(V3)],
+@pytest.mark.parametrize("model", [ParametricModel(V4, RESEND_REFERENCES), ParametricModel(V3)],
                          ids=["V4-resend-reads-the-shadow", "V3"])
 @pytest.mark.parametrize("prop", ["L1", "L2", "L3"])
-def test_a_resend_that_sends_a_reference_breaks_the_resend_certificate(model: PModel,
+def test_a_resend_that_sends_a_reference_breaks_the_resend_certificate(model: ParametricModel,
                                                                        prop: str) -> None:
     """V4's certificate fails, for each property, on the step that a resend reading the
     shadow adds: P0 sends a reference with the resend flag set."""
@@ -101,7 +101,7 @@ def test_the_resend_certificate_needs_its_wire_part() -> None:
     miss it: the history part alone is not inductive."""
     with pytest.raises(ParametricRejected, match="consecution of no-resend-missed under 'P1 "
                                                   "takes a reference'"):
-        prove(LModel(PModel(V4)), RESEND_CERTIFICATE[1:], ("L2",))
+        prove(LModel(ParametricModel(V4)), RESEND_CERTIFICATE[1:], ("L2",))
 
 
 def _resend_items(state: State) -> int:
@@ -207,7 +207,7 @@ def test_a_variant_that_reports_misses_breaks_the_no_miss_certificate() -> None:
 
 def test_reordered_delivery_breaks_the_mirror_for_l3() -> None:
     model = parametric_mirror.MirrorModel(
-        V2, frozenset({Drift.D11}), parametric_mirror.Knobs("reordered", reordered=True))
+        V2, frozenset({Drift.D11}), parametric_mirror.MirrorKnobs("reordered", reordered=True))
     with pytest.raises(ParametricRejected):
         parametric_mirror.prove(model, ("L3",))
 

@@ -15,7 +15,7 @@ import pytest
 from model_checks.smt.prove.parametric import ParametricRejected
 from model_checks.smt.prove.parametric_mirror import (
     MIRRORING,
-    Knobs,
+    MirrorKnobs,
     MirrorModel,
     prove,
 )
@@ -65,7 +65,7 @@ def test_a_late_miss_source_fails_the_mirror_where_p0_asserts(variant: Variant,
 
 def test_a_reference_with_a_stale_tag_is_rejected_where_tags_are_checked() -> None:
     """V3's mirror needs each reference to carry its entry's tag; V2 reads no tag."""
-    stale = Knobs("a reference with any tag", stale_tag=True)
+    stale = MirrorKnobs("a reference with any tag", stale_tag=True)
     with pytest.raises(ParametricRejected, match="each-pending-operation-replays under 'P0 "
                                                   "handles an operation'"):
         prove(MirrorModel(V3, D11, stale))
@@ -73,19 +73,19 @@ def test_a_reference_with_a_stale_tag_is_rejected_where_tags_are_checked() -> No
 
 
 @pytest.mark.parametrize(("knobs", "query"), [
-    (Knobs("reordered delivery", reordered=True),
+    (MirrorKnobs("reordered delivery", reordered=True),
      "p1-is-the-drain-start under 'P1 takes an operation'"),
-    (Knobs("a lost operation", lost=True),
+    (MirrorKnobs("a lost operation", lost=True),
      "shadow-is-the-drain-end under 'P0 handles an operation'"),
-    (Knobs("P1 cleared alone", one_sided_clear=True),
+    (MirrorKnobs("P1 cleared alone", one_sided_clear=True),
      "p1-is-the-drain-start under 'P1 is cleared alone'"),
-    (Knobs("unequal sizes", unequal_sizes=True),
+    (MirrorKnobs("unequal sizes", unequal_sizes=True),
      "p1-is-the-drain-start under 'P1 takes an operation'"),
-    (Knobs("both cleared in flight", clear_in_flight=True),
+    (MirrorKnobs("both cleared in flight", clear_in_flight=True),
      "p1-is-the-drain-start under 'both sides are cleared'"),
 ])
 @pytest.mark.parametrize("variant", [V0, V2])
-def test_each_abstraction_step_has_a_mutant_the_prover_rejects(variant: Variant, knobs: Knobs,
+def test_each_abstraction_step_has_a_mutant_the_prover_rejects(variant: Variant, knobs: MirrorKnobs,
                                                                query: str) -> None:
     """FIFO delivery, nothing lost, no one-sided clear, equal sizes, the clear of both sides
     only when idle: without any one of them the mirror is not inductive."""

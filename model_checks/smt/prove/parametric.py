@@ -7,7 +7,7 @@ processings are uninterpreted sorts (any number of each, finite or not), the bud
 size are unbounded integers, and there is no limit on requests, unfinished requests, retries or
 items per request.
 
-The model over-approximates the spec, item by item (module `PModel`; every drift source is in
+The model over-approximates the spec, item by item (`ParametricModel`; every drift source is in
 it at once):
 - P0 (any front end) sends an item of any identity either as a reference to its shadow entry
   (placeholders and tag are the entry's) or as a payload of any processing, which it may record
@@ -97,7 +97,7 @@ RESEND_REFERENCES = Flaw("a resend that reads the shadow (V3's resends)",
 
 
 @dataclass(frozen=True)
-class PState:
+class ParametricState:
     """One state of the abstract model (arrays indexed by the sorts)."""
 
     p1_in: z3.ArrayRef
@@ -123,12 +123,12 @@ class PState:
     fault: z3.BoolRef
 
 
-def state(suffix: str) -> PState:
+def state(suffix: str) -> ParametricState:
     """Fresh variables for one state."""
     def arr(name: str, *sorts: z3.SortRef) -> z3.ArrayRef:
         return z3.Array(f"{name}{suffix}", *sorts)
 
-    return PState(
+    return ParametricState(
         arr("p1_in", IDENTITY, BOOL), arr("p1_pid", IDENTITY, PROCESSING),
         arr("p1_tag", IDENTITY, PROCESSING), arr("p1_size", IDENTITY, INT),
         z3.Int(f"p1_used{suffix}"),
@@ -194,7 +194,7 @@ that does not touch its hits first may evict one at any time: `p0_assertion`).""
 
 
 @dataclass(frozen=True)
-class PModel:
+class ParametricModel:
     """The abstract model of one variant under an environment (plus a flaw the spec does not
     have, for mutants). Every source is in it at once, except where the environment lacks
     one that a behaviour needs: P0's assertion needs one of `LATE_MISS_SOURCES`. (Without D7
@@ -220,7 +220,8 @@ class PModel:
         return used + size <= budget
 
 
-Action = Callable[[PModel, Params, PState, Choice], tuple[z3.BoolRef, PState]]
+Action = Callable[[ParametricModel, Params, ParametricState, Choice],
+                  tuple[z3.BoolRef, ParametricState]]
 
 
 def _drop(in_: z3.ArrayRef, size: z3.ArrayRef, used: z3.ArithRef,
@@ -228,7 +229,9 @@ def _drop(in_: z3.ArrayRef, size: z3.ArrayRef, used: z3.ArithRef,
     return used - z3.If(z3.Select(in_, *key), z3.Select(size, *key), 0)
 
 
-def p0_send_reference(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def p0_send_reference(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """P0 (front end fe) sends item `wire` of identity `ident` by reference to its entry; a
     resend only where resends read the shadow."""
     guard = z3.And(z3.Select(s.sh_in, c.fe, c.ident), z3.Not(z3.Select(s.w_live, c.wire)),
@@ -237,7 +240,9 @@ def p0_send_reference(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.Bo
                         tag=z3.Select(s.sh_tag, c.fe, c.ident))
 
 
-def p0_send_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def p0_send_payload(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """P0 sends processing `pid` as a payload; with `keep`, it records it in its shadow (old
     entry dropped first, once it fits), else leaves the shadow as it is."""
     size = p.p0_bytes(c.pid)
@@ -258,7 +263,8 @@ def p0_send_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.Bool
     return guard, _sent(after, c, data=True, ph=c.pid, tag=m.tag_of(c.pid))
 
 
-def _sent(s: PState, c: Choice, data: bool, ph: z3.ExprRef, tag: z3.ExprRef) -> PState:
+def _sent(s: ParametricState, c: Choice, data: bool, ph: z3.ExprRef,
+          tag: z3.ExprRef) -> ParametricState:
     return replace(
         s,
         w_live=z3.Store(s.w_live, c.wire, True), w_id=z3.Store(s.w_id, c.wire, c.ident),
@@ -268,26 +274,34 @@ def _sent(s: PState, c: Choice, data: bool, ph: z3.ExprRef, tag: z3.ExprRef) -> 
     )
 
 
-def shadow_drop(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def shadow_drop(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """An entry of a shadow goes: eviction, invalidation, clear, restart."""
     used = z3.Select(s.sh_used, c.fe) - z3.Select(s.sh_size, c.fe, c.ident)
     return z3.Select(s.sh_in, c.fe, c.ident), replace(
         s, sh_in=z3.Store(s.sh_in, c.fe, c.ident, False), sh_used=z3.Store(s.sh_used, c.fe, used))
 
 
-def p1_drop(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def p1_drop(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """An entry of P1 goes: eviction, clear, reset, restart."""
     return z3.Select(s.p1_in, c.ident), replace(
         s, p1_in=z3.Store(s.p1_in, c.ident, False),
         p1_used=s.p1_used - z3.Select(s.p1_size, c.ident))
 
 
-def wire_lost(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def wire_lost(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """A wire item never reaches P1 (its request was rejected or aborted)."""
     return z3.Select(s.w_live, c.wire), replace(s, w_live=z3.Store(s.w_live, c.wire, False))
 
 
-def p1_receive_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def p1_receive_payload(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """P1 takes a payload item: per the variant's payload rule it uses the cached entry ("the
     cache wins") or the payload, which it caches with `keep` once it fits, the old entry
     dropped first (where the variant drops before replacing)."""
@@ -319,8 +333,8 @@ def p1_receive_payload(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.B
 
 
 def p1_receive_reference(
-    m: PModel, p: Params, s: PState, c: Choice
-) -> tuple[z3.BoolRef, PState]:
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """P1 takes a reference: served from its entry if present and (tagged) if the tags agree;
     otherwise a miss, reported (no delivery) or, without reported misses, a crash."""
     w = c.wire
@@ -338,7 +352,9 @@ def p1_receive_reference(
     return guard, if_state(hit, served, missed)
 
 
-def p0_assertion(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def p0_assertion(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """Without late-miss reprocessing, P0 asserts when a probed hit is gone at update time
     (possible under D6, D7 or D8, `LATE_MISS_SOURCES`: here at any time)."""
     # the argument of LATE_MISS_SOURCES needs the hits touched first; without, at any time
@@ -347,7 +363,9 @@ def p0_assertion(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef
     return z3.BoolVal(possible), replace(s, fault=z3.BoolVal(True))
 
 
-def eviction_hang(m: PModel, p: Params, s: PState, c: Choice) -> tuple[z3.BoolRef, PState]:
+def eviction_hang(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
     """An LRU with the ghost flaw can spin in its eviction loop (here: at any time)."""
     ghosts = LruFlaw.GHOST_TOUCH in (m.variant.shadow_lru, m.variant.receiver_lru)
     return z3.BoolVal(ghosts), replace(s, fault=z3.BoolVal(True))
@@ -376,14 +394,15 @@ def if_state(cond: z3.BoolRef, then: _State, other: _State) -> _State:
                          for name, value in vars(then).items()})
 
 
-def step(m: PModel, p: Params, s: PState, n: PState, c: Choice, action: Action) -> z3.BoolRef:
+def step(m: ParametricModel, p: Params, s: ParametricState, n: ParametricState, c: Choice,
+         action: Action) -> z3.BoolRef:
     """One step by `action`: its guard, no fault before, and n its complete next state."""
     guard, after = action(m, p, s, c)
-    fields = PState.__dataclass_fields__
+    fields = ParametricState.__dataclass_fields__
     return z3.And(z3.Not(s.fault), guard, *[getattr(n, f) == getattr(after, f) for f in fields])
 
 
-def initial(s: PState) -> z3.BoolRef:
+def initial(s: ParametricState) -> z3.BoolRef:
     i, f, w = z3.Const("i0", IDENTITY), z3.Const("f0", FRONT_END), z3.Const("w0", WIRE)
     return z3.And(
         z3.ForAll([i], z3.Not(z3.Select(s.p1_in, i))), s.p1_used == 0,
@@ -402,26 +421,31 @@ def background(p: Params) -> z3.BoolRef:
 
 
 @dataclass(frozen=True)
-class PInvariant:
+class ParametricInvariant:
+    """One part of a certificate: its name, what it states, and its formula on a state."""
+
     name: str
     statement: str
-    holds: Callable[[PState, Params], z3.BoolRef]
+    holds: Callable[[ParametricState, Params], z3.BoolRef]
 
 
-def _i() -> z3.ExprRef:
+def _any_identity() -> z3.ExprRef:
+    """The variable a part of the certificate quantifies over identities with."""
     return z3.Const("i", IDENTITY)
 
 
-def _f() -> z3.ExprRef:
+def _any_front_end() -> z3.ExprRef:
+    """The variable a part of the certificate quantifies over front ends with."""
     return z3.Const("f", FRONT_END)
 
 
-def _w() -> z3.ExprRef:
+def _any_wire_item() -> z3.ExprRef:
+    """The variable a part of the certificate quantifies over wire items with."""
     return z3.Const("w", WIRE)
 
 
-def _entry_tags(s: PState, p: Params) -> z3.BoolRef:
-    i, f = _i(), _f()
+def _entry_tags(s: ParametricState, p: Params) -> z3.BoolRef:
+    i, f = _any_identity(), _any_front_end()
     return z3.And(
         z3.ForAll([i], z3.Implies(z3.Select(s.p1_in, i),
                                   z3.Select(s.p1_tag, i) == z3.Select(s.p1_pid, i))),
@@ -430,23 +454,23 @@ def _entry_tags(s: PState, p: Params) -> z3.BoolRef:
     )
 
 
-def _wire_tags(s: PState, p: Params) -> z3.BoolRef:
-    w = _w()
+def _wire_tags(s: ParametricState, p: Params) -> z3.BoolRef:
+    w = _any_wire_item()
     return z3.ForAll([w], z3.Implies(z3.Select(s.w_live, w),
                                      z3.Select(s.w_tag, w) == z3.Select(s.w_ph, w)))
 
 
-def _served(s: PState, p: Params) -> z3.BoolRef:
+def _served(s: ParametricState, p: Params) -> z3.BoolRef:
     return z3.Implies(s.ld_live, s.ld_tensor == s.ld_ph)
 
 
-def _within_budget(s: PState, p: Params) -> z3.BoolRef:
-    f = _f()
+def _within_budget(s: ParametricState, p: Params) -> z3.BoolRef:
+    f = _any_front_end()
     return z3.And(s.p1_used <= p.budget, z3.ForAll([f], z3.Select(s.sh_used, f) <= p.budget))
 
 
-def _positive_sizes(s: PState, p: Params) -> z3.BoolRef:
-    i, f = _i(), _f()
+def _positive_sizes(s: ParametricState, p: Params) -> z3.BoolRef:
+    i, f = _any_identity(), _any_front_end()
     return z3.And(
         z3.ForAll([i], z3.Implies(z3.Select(s.p1_in, i), z3.Select(s.p1_size, i) >= 1)),
         z3.ForAll([f, i], z3.Implies(z3.Select(s.sh_in, f, i),
@@ -454,40 +478,40 @@ def _positive_sizes(s: PState, p: Params) -> z3.BoolRef:
     )
 
 
-def _no_fault(s: PState, p: Params) -> z3.BoolRef:
+def _no_fault(s: ParametricState, p: Params) -> z3.BoolRef:
     return z3.Not(s.fault)
 
 
-def _resends_carry_data(s: PState, p: Params) -> z3.BoolRef:
-    w = _w()
+def _resends_carry_data(s: ParametricState, p: Params) -> z3.BoolRef:
+    w = _any_wire_item()
     return z3.ForAll([w], z3.Implies(z3.And(z3.Select(s.w_live, w), z3.Select(s.w_resend, w)),
                                      z3.Select(s.w_data, w)))
 
 
-RESEND_PAYLOADS = PInvariant(
+RESEND_PAYLOADS = ParametricInvariant(
     "resend-items-carry-data", "every live wire item of a resend carries a payload (for "
     "every wire item): where resends bypass the shadow (V4), P0 sends a resend no reference",
     _resends_carry_data)
 """The wire half of V4's liveness certificate (`parametric_liveness.RESEND_CERTIFICATE`)."""
 
 
-CERTIFICATE: tuple[PInvariant, ...] = (
-    PInvariant("entry-tag-is-its-processing", "every entry of P1 and of every shadow is tagged "
-               "with the processing it holds (I1, for every identity and front end)",
-               _entry_tags),
-    PInvariant("wire-tag-is-its-placeholders", "every wire item's tag names the processing of "
-               "its placeholders (I2, for every wire item)", _wire_tags),
-    PInvariant("served-from-one-processing", "the item served last pairs a tensor and "
-               "placeholders of one processing (S1)", _served),
-    PInvariant("within-budget", "every side's byte total is within the budget (S2)",
-               _within_budget),
-    PInvariant("entries-have-positive-size", "every entry has a positive size (I6)",
-               _positive_sizes),
-    PInvariant("no-fault", "no fault (S3)", _no_fault),
+CERTIFICATE: tuple[ParametricInvariant, ...] = (
+    ParametricInvariant("entry-tag-is-its-processing", "every entry of P1 and of every shadow "
+                        "is tagged with the processing it holds (I1, for every identity and "
+                        "front end)", _entry_tags),
+    ParametricInvariant("wire-tag-is-its-placeholders", "every wire item's tag names the "
+                        "processing of its placeholders (I2, for every wire item)", _wire_tags),
+    ParametricInvariant("served-from-one-processing", "the item served last pairs a tensor and "
+                        "placeholders of one processing (S1)", _served),
+    ParametricInvariant("within-budget", "every side's byte total is within the budget (S2)",
+                        _within_budget),
+    ParametricInvariant("entries-have-positive-size", "every entry has a positive size (I6)",
+                        _positive_sizes),
+    ParametricInvariant("no-fault", "no fault (S3)", _no_fault),
 )
 """V3's certificate for every instance."""
 
-BAD: dict[str, Callable[[PState, Params], z3.BoolRef]] = {
+BAD: dict[str, Callable[[ParametricState, Params], z3.BoolRef]] = {
     "S1": lambda s, p: z3.Not(_served(s, p)),
     "S2": lambda s, p: z3.Not(_within_budget(s, p)),
     "S3": lambda s, p: s.fault,
@@ -549,11 +573,11 @@ def check_certificate(queries: CertificateQueries, rlimit: int) -> int:
 
 
 def prove(
-    model: PModel = PModel(),
-    certificate: tuple[PInvariant, ...] = CERTIFICATE,
+    model: ParametricModel = ParametricModel(),
+    certificate: tuple[ParametricInvariant, ...] = CERTIFICATE,
     properties: tuple[str, ...] = encoded_safety(),
     rlimit: int = CERTIFICATE_RLIMIT,
-    bad: dict[str, Callable[[PState, Params], z3.BoolRef]] | None = None,
+    bad: dict[str, Callable[[ParametricState, Params], z3.BoolRef]] | None = None,
 ) -> list[ProvedAllDepths]:
     """Check the certificate with fresh solvers (init => I; I and each action => each part of
     I'; I => each property; I satisfiable with init); one result per property, instance
@@ -575,7 +599,7 @@ def prove(
             for prop in properties]
 
 
-def model_name(model: PModel) -> str:
+def model_name(model: ParametricModel) -> str:
     flaw = "" if model.flaw is NO_FLAW else f" with {model.flaw.name}"
     if model.environment == EVERY_SOURCE:
         return f"{model.variant.name}{flaw}"
@@ -588,7 +612,8 @@ ENVIRONMENT = tuple(d.value for d in sorted(Drift, key=lambda d: int(d.value[1:]
 """Every drift source is in the abstract model at once."""
 
 
-def records(rlimit: int = CERTIFICATE_RLIMIT, model: PModel = PModel()) -> list[VerdictRecord]:
+def records(rlimit: int = CERTIFICATE_RLIMIT,
+            model: ParametricModel = ParametricModel()) -> list[VerdictRecord]:
     """One record per property of V3 (or `model`): proved for all depths with instance "any",
     or, if the certificate is rejected, unknown with the query that failed."""
     start = time.perf_counter()
@@ -655,7 +680,7 @@ def _delivered(concrete: State, engine: int) -> tuple[Any, ...]:
 
 
 def abstraction(config: Config, concrete: State, served: int | None, engine: int = 0) -> tuple[
-        PState, Params, z3.BoolRef]:
+        ParametricState, Params, z3.BoolRef]:
     """A model state pinned to a spec state, seen from engine `engine` (its receiver as P1;
     its `served`-th item of the last delivery, if that engine made it, as the last delivery,
     none if None): the sorts closed over the state's identities, front ends, wire items (the
@@ -716,7 +741,7 @@ def abstraction(config: Config, concrete: State, served: int | None, engine: int
 
 
 def check_state(config: Config, concrete: State, rlimit: int = CERTIFICATE_RLIMIT,
-                certificate: tuple[PInvariant, ...] = CERTIFICATE) -> str | None:
+                certificate: tuple[ParametricInvariant, ...] = CERTIFICATE) -> str | None:
     """None when every abstraction of the spec state (one per engine and served item)
     satisfies the certificate; otherwise the part that fails (prefixed by its engine where
     there are two) or an abstraction that is inconsistent."""

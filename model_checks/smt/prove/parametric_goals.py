@@ -65,21 +65,21 @@ from model_checks.smt.prove.parametric import (
     EVERY_SOURCE,
     IDENTITY,
     LATE_MISS_SOURCES,
+    ParametricInvariant,
+    ParametricModel,
     ParametricRejected,
+    ParametricState,
     Params,
-    PInvariant,
-    PModel,
-    PState,
     prove,
 )
 from model_checks.smt.results import ProvedAllDepths
 from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import VARIANTS, Drift, Variant, drift_order
 
-Bad = Callable[[PState, Params], z3.BoolRef]
+Bad = Callable[[ParametricState, Params], z3.BoolRef]
 
 
-def _part(name: str) -> PInvariant:
+def _part(name: str) -> ParametricInvariant:
     return next(part for part in CERTIFICATE if part.name == name)
 
 
@@ -87,7 +87,7 @@ BUDGET_CERTIFICATE = (_part("within-budget"), _part("entries-have-positive-size"
 """S2's certificate, per side: its total within the budget, its entries of positive size."""
 
 
-def _entries_owned(s: PState, p: Params) -> z3.BoolRef:
+def _entries_owned(s: ParametricState, p: Params) -> z3.BoolRef:
     i, f = z3.Const("i", IDENTITY), z3.Const("f", s.sh_in.domain())
     return z3.And(
         z3.ForAll([i], z3.Implies(z3.Select(s.p1_in, i), p.owner(z3.Select(s.p1_pid, i)) == i)),
@@ -96,23 +96,23 @@ def _entries_owned(s: PState, p: Params) -> z3.BoolRef:
     )
 
 
-def _wire_owned(s: PState, p: Params) -> z3.BoolRef:
+def _wire_owned(s: ParametricState, p: Params) -> z3.BoolRef:
     w = z3.Const("w", s.w_live.domain())
     return z3.ForAll([w], z3.Implies(z3.Select(s.w_live, w),
                                      p.owner(z3.Select(s.w_ph, w)) == z3.Select(s.w_id, w)))
 
 
-def _served_owned(s: PState, p: Params) -> z3.BoolRef:
+def _served_owned(s: ParametricState, p: Params) -> z3.BoolRef:
     return z3.Implies(s.ld_live, p.owner(s.ld_tensor) == p.owner(s.ld_ph))
 
 
 OWNER_CERTIFICATE = (
-    PInvariant("entries-hold-their-identity", "every entry of P1 and of every shadow holds a "
-               "processing of its own identity", _entries_owned),
-    PInvariant("wire-items-hold-their-identity", "every wire item's placeholders are a "
-               "processing of its identity", _wire_owned),
-    PInvariant("served-from-one-identity", "the item served last pairs processings of one "
-               "identity (S1 without D7: one content per identity)", _served_owned),
+    ParametricInvariant("entries-hold-their-identity", "every entry of P1 and of every shadow "
+                        "holds a processing of its own identity", _entries_owned),
+    ParametricInvariant("wire-items-hold-their-identity", "every wire item's placeholders are a "
+                        "processing of its identity", _wire_owned),
+    ParametricInvariant("served-from-one-identity", "the item served last pairs processings of "
+                        "one identity (S1 without D7: one content per identity)", _served_owned),
 )
 NO_FAULT_CERTIFICATE = (_part("no-fault"),)
 
@@ -134,12 +134,12 @@ class Goal:
     variant: Variant
     property: str
     environment: frozenset[str]
-    certificate: tuple[PInvariant, ...] = ()
+    certificate: tuple[ParametricInvariant, ...] = ()
     bad: dict[str, Bad] | None = None
     mirror: bool = False
 
-    def model(self) -> PModel:
-        return PModel(self.variant, environment=self.drifts())
+    def model(self) -> ParametricModel:
+        return ParametricModel(self.variant, environment=self.drifts())
 
     def drifts(self) -> frozenset[Drift]:
         return frozenset(Drift(d) for d in self.environment)
@@ -244,13 +244,13 @@ def attempt(variant: Variant, prop: str, environment: frozenset[str],
             parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,),
                                     rlimit)
         else:
-            prove(PModel(variant, environment=drifts), NEAREST[prop], (prop,), rlimit)
+            prove(ParametricModel(variant, environment=drifts), NEAREST[prop], (prop,), rlimit)
     except ParametricRejected as error:
         return str(error)
     return None
 
 
-NEAREST: dict[str, tuple[PInvariant, ...]] = {
+NEAREST: dict[str, tuple[ParametricInvariant, ...]] = {
     "S1": (_part("served-from-one-processing"),), "S2": BUDGET_CERTIFICATE,
     "S3": NO_FAULT_CERTIFICATE,
 }

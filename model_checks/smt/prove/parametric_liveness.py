@@ -89,10 +89,10 @@ from model_checks.smt.prove.parametric import (
     Action,
     CertificateQueries,
     Choice,
+    ParametricModel,
     ParametricRejected,
+    ParametricState,
     Params,
-    PModel,
-    PState,
     background,
     check_certificate,
     choice,
@@ -114,7 +114,7 @@ PROPERTIES = ("L1", "L2", "L3")
 class LState:
     """A state of `parametric`'s model and the monitors' history variables."""
 
-    base: PState
+    base: ParametricState
     owed: z3.ArrayRef  # (front end, identity) -> a miss of it owed a payload
     reported: z3.BoolRef  # P1 has reported a miss
     broken: z3.BoolRef  # a reference was sent for an owed identity (L1 violated)
@@ -132,7 +132,7 @@ def lstate(suffix: str) -> LState:
 class LModel:
     """`parametric`'s model of a variant under an environment, with the monitors' steps."""
 
-    base: PModel
+    base: ParametricModel
 
     def records_unsent(self) -> bool:
         """P0 may record an item in its shadow whose message is never sent (module
@@ -144,26 +144,26 @@ class LModel:
 
 
 LAction = Callable[[LModel, Params, LState, Choice], tuple[z3.BoolRef, LState]]
-History = Callable[[LModel, LState, Choice, PState], LState]
+History = Callable[[LModel, LState, Choice, ParametricState], LState]
 
 
-def _unchanged(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+def _unchanged(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
     return replace(s, base=after)
 
 
-def _sent_reference(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+def _sent_reference(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
     """L1's monitor: a reference for an owed identity breaks L1; a resend's reference is
     noted (V4's L1 monitor)."""
     return replace(s, base=after, broken=z3.Or(s.broken, z3.Select(s.owed, c.fe, c.ident)),
                    resend_referenced=z3.Or(s.resend_referenced, c.resend))
 
 
-def _sent_payload(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+def _sent_payload(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
     """A payload of i from front end f discharges what f owed for i."""
     return replace(s, base=after, owed=z3.Store(s.owed, c.fe, c.ident, False))
 
 
-def _took_reference(m: LModel, s: LState, c: Choice, after: PState) -> LState:
+def _took_reference(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
     """A reference P1 could not serve, in a variant that reports misses, is a reported miss
     (without, it is a crash, `after.fault`); on a resend's item, a resend's miss."""
     miss = z3.And(z3.Not(after.ld_live), z3.BoolVal(m.base.variant.reports_misses))
@@ -233,7 +233,8 @@ LACTIONS: dict[str, LAction] = {
 def step(m: LModel, p: Params, s: LState, n: LState, c: Choice, action: LAction) -> z3.BoolRef:
     """One step by `action`: its guard, no fault before, and n its complete next state."""
     guard, after = action(m, p, s, c)
-    base = [getattr(n.base, f) == getattr(after.base, f) for f in PState.__dataclass_fields__]
+    base = [getattr(n.base, f) == getattr(after.base, f)
+            for f in ParametricState.__dataclass_fields__]
     return z3.And(z3.Not(s.base.fault), guard, *base, n.owed == after.owed,
                   n.reported == after.reported, n.broken == after.broken,
                   n.resend_referenced == after.resend_referenced,
@@ -369,7 +370,7 @@ class LGoal:
             model = parametric_mirror.MirrorModel(self.variant, self.drifts())
             proof, = parametric_mirror.prove(model, (self.property,), rlimit)
             return proof
-        lmodel = LModel(PModel(self.variant, environment=self.drifts()))
+        lmodel = LModel(ParametricModel(self.variant, environment=self.drifts()))
         proof, = prove(lmodel, self.certificate, (self.property,), rlimit)
         return proof
 
@@ -444,7 +445,7 @@ def attempt(variant: Variant, prop: str, environment: frozenset[str],
     one covers every source; else L1: `L1_CERTIFICATE`; L2, L3: the mirror); None if
     proved, otherwise the query that failed."""
     drifts = frozenset(Drift(d) for d in environment)
-    lmodel = LModel(PModel(variant, environment=drifts))
+    lmodel = LModel(ParametricModel(variant, environment=drifts))
     whole = nearest(variant)
     try:
         if whole is not None:

@@ -60,8 +60,8 @@ before it (`hist`): P1's cache is the state before the oldest pending operation,
 the state after the newest, each pending operation leads from its state to the next by P0's
 function and passed P0's guard there; no miss happened (H1) and no fault (S3). P1's step
 applies its own function to the state P0 applied its function to, so the two must agree on
-every operation P0 may push: that is where each mutant fails (`Knobs`: reordered delivery,
-a lost operation, a one-sided clear, unequal sizes, a clear of both sides in flight, a
+every operation P0 may push: that is where each mutant fails (`MirrorKnobs`: reordered
+delivery, a lost operation, a one-sided clear, unequal sizes, a clear of both sides in flight, a
 reference carrying a tag not its entry's; and a variant with another receiver LRU).
 """
 
@@ -97,7 +97,7 @@ source reorders, loses, removes or adds a key on one side only, or skews the siz
 
 
 @dataclass(frozen=True)
-class Knobs:
+class MirrorKnobs:
     """Behaviours the mirror does not have, each a mutant of one abstraction step."""
 
     name: str = "none"
@@ -109,12 +109,13 @@ class Knobs:
     stale_tag: bool = False  # a reference carries any tag, not its entry's
 
 
-NO_KNOBS = Knobs()
+NO_KNOBS = MirrorKnobs()
 
 
 @dataclass(frozen=True)
-class Funcs:
-    """The uninterpreted LRU functions and parameters, shared by every step."""
+class LruFunctions:
+    """The uninterpreted LRU (its empty state and functions), the budget and each side's size
+    of a processing: shared by every step."""
 
     budget: z3.ArithRef
     empty: z3.ExprRef
@@ -128,9 +129,9 @@ class Funcs:
     p1_bytes: z3.FuncDeclRef
 
 
-def funcs(knobs: Knobs = NO_KNOBS) -> Funcs:
+def lru_functions(knobs: MirrorKnobs = NO_KNOBS) -> LruFunctions:
     p0 = z3.Function("m_p0_bytes", PROCESSING, INT)
-    return Funcs(
+    return LruFunctions(
         z3.Int("m_budget"), z3.Const("m_empty", LRU),
         z3.Function("m_has", LRU, IDENTITY, BOOL), z3.Function("m_tag", LRU, IDENTITY, PROCESSING),
         z3.Function("m_get", LRU, IDENTITY, LRU),
@@ -141,7 +142,7 @@ def funcs(knobs: Knobs = NO_KNOBS) -> Funcs:
     )
 
 
-def axioms(fn: Funcs) -> z3.BoolRef:
+def axioms(fn: LruFunctions) -> z3.BoolRef:
     """What the model assumes of the LRU functions (`ABSENT_OVERSIZE_PUT`, and the empty
     cache holds nothing)."""
     lru, i, q, n = (z3.Const("ax_l", LRU), z3.Const("ax_i", IDENTITY),
@@ -159,7 +160,7 @@ ABSENT_OVERSIZE_PUT = ("a put of a key the LRU does not hold, larger than the bu
 
 
 @dataclass(frozen=True)
-class MState:
+class MirrorState:
     """One state: both caches, the queue (kind, identity, processing, a reference's tag and
     the shadow before each operation, indexed head..tail-1), and the flags."""
 
@@ -176,8 +177,8 @@ class MState:
     fault: z3.BoolRef
 
 
-def mstate(suffix: str) -> MState:
-    return MState(
+def mirror_state(suffix: str) -> MirrorState:
+    return MirrorState(
         z3.Const(f"m_p1{suffix}", LRU), z3.Const(f"m_shadow{suffix}", LRU),
         z3.Array(f"m_hist{suffix}", INT, LRU), z3.Array(f"m_kind{suffix}", INT, INT),
         z3.Array(f"m_ident{suffix}", INT, IDENTITY), z3.Array(f"m_pid{suffix}", INT, PROCESSING),
@@ -193,18 +194,18 @@ class MirrorModel:
 
     variant: Variant
     environment: frozenset[Drift] = MIRRORING
-    knobs: Knobs = NO_KNOBS
+    knobs: MirrorKnobs = NO_KNOBS
 
-    def p0_apply(self, fn: Funcs, lru: z3.ExprRef, kind: z3.ArithRef, ident: z3.ExprRef,
-                 pid: z3.ExprRef) -> z3.ExprRef:
+    def p0_apply(self, fn: LruFunctions, lru: z3.ExprRef, kind: z3.ArithRef,
+                 ident: z3.ExprRef, pid: z3.ExprRef) -> z3.ExprRef:
         """P0's function: touch, get (a hit), or put at P0's size (a miss)."""
         flaw = self.variant.shadow_lru
         return z3.If(kind == TOUCH, fn.touch[flaw](lru, ident),
                      z3.If(kind == REFERENCE, fn.get(lru, ident),
                            fn.put[flaw](lru, ident, pid, fn.p0_bytes(pid))))
 
-    def p1_apply(self, fn: Funcs, lru: z3.ExprRef, kind: z3.ArithRef, ident: z3.ExprRef,
-                 pid: z3.ExprRef) -> z3.ExprRef:
+    def p1_apply(self, fn: LruFunctions, lru: z3.ExprRef, kind: z3.ArithRef,
+                 ident: z3.ExprRef, pid: z3.ExprRef) -> z3.ExprRef:
         """P1's function: touch, get (a reference), or the variant's payload rule
         (`engine.resolve_payload`) at P1's size."""
         v, flaw = self.variant, self.variant.receiver_lru
@@ -217,7 +218,7 @@ class MirrorModel:
         return z3.If(kind == TOUCH, fn.touch[flaw](lru, ident),
                      z3.If(kind == REFERENCE, fn.get(lru, ident), payload))
 
-    def p0_guard(self, fn: Funcs, lru: z3.ExprRef, kind: z3.ArithRef,
+    def p0_guard(self, fn: LruFunctions, lru: z3.ExprRef, kind: z3.ArithRef,
                  ident: z3.ExprRef) -> z3.BoolRef:
         """A reference only for an identity the shadow holds, a payload only for one it
         does not (`front_end._update_item`); where resends bypass the shadow (V4), a payload
@@ -236,14 +237,14 @@ class MirrorModel:
         return LruFlaw.GHOST_TOUCH in (self.variant.shadow_lru, self.variant.receiver_lru)
 
 
-MAction = Callable[[MirrorModel, Funcs, MState], tuple[z3.BoolRef, MState]]
+MirrorAction = Callable[[MirrorModel, LruFunctions, MirrorState], tuple[z3.BoolRef, MirrorState]]
 
 
 def _op() -> tuple[z3.ArithRef, z3.ExprRef, z3.ExprRef]:
     return z3.Int("c_kind"), z3.Const("c_ident", IDENTITY), z3.Const("c_pid", PROCESSING)
 
 
-def p0_pushes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def p0_pushes(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> tuple[z3.BoolRef, MirrorState]:
     """P0 applies one operation of a request it handles to its shadow and queues it for P1
     (with `lost`, it may also leave it off the queue: the request never reaches P1)."""
     kind, ident, pid = _op()
@@ -261,7 +262,7 @@ def p0_pushes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]
     return guard, pushed
 
 
-def p1_takes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def p1_takes(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> tuple[z3.BoolRef, MirrorState]:
     """P1 applies the oldest pending operation to its cache (with `reordered`, any pending
     one, the oldest moving into its slot); a reference it does not hold (tagged: or whose
     tag differs) is a miss, a crash where misses are not reported."""
@@ -283,36 +284,40 @@ def p1_takes(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
     return guard, after
 
 
-def p0_invalidates(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def p0_invalidates(
+    m: MirrorModel, fn: LruFunctions, s: MirrorState
+) -> tuple[z3.BoolRef, MirrorState]:
     """After a reported miss, P0 drops a reported identity from its shadow (V1-V3)."""
     ident = z3.Const("c_dropped", IDENTITY)
     return z3.And(s.missed, z3.BoolVal(m.variant.invalidates)), replace(
         s, shadow=fn.pop(s.shadow, ident), hist=z3.Store(s.hist, s.tail, fn.pop(s.shadow, ident)))
 
 
-def clear_both(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def clear_both(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> tuple[z3.BoolRef, MirrorState]:
     """The protocol's clear of both sides, with nothing in flight (`ClearBoth`)."""
     idle = z3.BoolVal(True) if m.knobs.clear_in_flight else s.head == s.tail
     return idle, replace(s, p1=fn.empty, shadow=fn.empty,
                          hist=z3.Store(s.hist, s.tail, fn.empty))
 
 
-def p1_cleared(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def p1_cleared(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> tuple[z3.BoolRef, MirrorState]:
     """P1's cache emptied alone (only with the `one_sided_clear` knob)."""
     return z3.BoolVal(m.knobs.one_sided_clear), replace(s, p1=fn.empty)
 
 
-def p0_asserts(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def p0_asserts(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> tuple[z3.BoolRef, MirrorState]:
     """P0's assertion on a probed hit gone at update time (`MirrorModel.p0_asserts`)."""
     return z3.BoolVal(m.p0_asserts()), replace(s, fault=z3.BoolVal(True))
 
 
-def eviction_hangs(m: MirrorModel, fn: Funcs, s: MState) -> tuple[z3.BoolRef, MState]:
+def eviction_hangs(
+    m: MirrorModel, fn: LruFunctions, s: MirrorState
+) -> tuple[z3.BoolRef, MirrorState]:
     """A ghost-key LRU's eviction loop spins (at any time)."""
     return z3.BoolVal(m.hangs()), replace(s, fault=z3.BoolVal(True))
 
 
-ACTIONS: dict[str, MAction] = {
+ACTIONS: dict[str, MirrorAction] = {
     "P0 handles an operation": p0_pushes,
     "P1 takes an operation": p1_takes,
     "P0 drops a reported identity": p0_invalidates,
@@ -323,14 +328,15 @@ ACTIONS: dict[str, MAction] = {
 }
 
 
-def step(m: MirrorModel, fn: Funcs, s: MState, n: MState, action: MAction) -> z3.BoolRef:
+def step(m: MirrorModel, fn: LruFunctions, s: MirrorState, n: MirrorState,
+         action: MirrorAction) -> z3.BoolRef:
     """One step by `action`: its guard, no fault before, and n its complete next state."""
     guard, after = action(m, fn, s)
-    fields = MState.__dataclass_fields__
+    fields = MirrorState.__dataclass_fields__
     return z3.And(z3.Not(s.fault), guard, *[getattr(n, f) == getattr(after, f) for f in fields])
 
 
-def initial(fn: Funcs, s: MState) -> z3.BoolRef:
+def initial(fn: LruFunctions, s: MirrorState) -> z3.BoolRef:
     return z3.And(s.p1 == fn.empty, s.shadow == fn.empty, s.head == 0, s.tail == 0,
                   z3.Select(s.hist, 0) == fn.empty, z3.Not(s.missed), z3.Not(s.fault))
 
@@ -339,13 +345,15 @@ def initial(fn: Funcs, s: MState) -> z3.BoolRef:
 
 
 @dataclass(frozen=True)
-class MInvariant:
+class MirrorInvariant:
+    """One part of the mirror's certificate: its name, what it states, and its formula."""
+
     name: str
     statement: str
-    holds: Callable[[MirrorModel, Funcs, MState], z3.BoolRef]
+    holds: Callable[[MirrorModel, LruFunctions, MirrorState], z3.BoolRef]
 
 
-def _replays(m: MirrorModel, fn: Funcs, s: MState) -> z3.BoolRef:
+def _replays(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> z3.BoolRef:
     k = z3.Int("k")
     before = z3.Select(s.hist, k)
     kind, ident, pid = z3.Select(s.kind, k), z3.Select(s.ident, k), z3.Select(s.pid, k)
@@ -356,26 +364,28 @@ def _replays(m: MirrorModel, fn: Funcs, s: MState) -> z3.BoolRef:
         z3.Or(kind == TOUCH, kind == REFERENCE, kind == PAYLOAD))))
 
 
-CERTIFICATE: tuple[MInvariant, ...] = (
-    MInvariant("queue-in-order", "the pending operations are head..tail-1",
-               lambda m, fn, s: s.head <= s.tail),
-    MInvariant("p1-is-the-drain-start", "P1's cache is the shadow as it was before the oldest "
-               "pending operation", lambda m, fn, s: z3.Select(s.hist, s.head) == s.p1),
-    MInvariant("shadow-is-the-drain-end", "P0's shadow is the state after the newest pending "
-               "operation", lambda m, fn, s: z3.Select(s.hist, s.tail) == s.shadow),
-    MInvariant("each-pending-operation-replays", "each pending operation passed P0's guard "
-               "in the state before it, carries (tagged) that state's tag of its identity and "
-               "leads to the next state by P0's function", _replays),
-    MInvariant("no-miss", "no reference has missed (H1)", lambda m, fn, s: z3.Not(s.missed)),
-    MInvariant("no-fault", "no fault (S3)", lambda m, fn, s: z3.Not(s.fault)),
+CERTIFICATE: tuple[MirrorInvariant, ...] = (
+    MirrorInvariant("queue-in-order", "the pending operations are head..tail-1",
+                    lambda m, fn, s: s.head <= s.tail),
+    MirrorInvariant("p1-is-the-drain-start", "P1's cache is the shadow as it was before the "
+                    "oldest pending operation",
+                    lambda m, fn, s: z3.Select(s.hist, s.head) == s.p1),
+    MirrorInvariant("shadow-is-the-drain-end", "P0's shadow is the state after the newest "
+                    "pending operation",
+                    lambda m, fn, s: z3.Select(s.hist, s.tail) == s.shadow),
+    MirrorInvariant("each-pending-operation-replays", "each pending operation passed P0's "
+                    "guard in the state before it, carries (tagged) that state's tag of its "
+                    "identity and leads to the next state by P0's function", _replays),
+    MirrorInvariant("no-miss", "no reference has missed (H1)", lambda m, fn, s: z3.Not(s.missed)),
+    MirrorInvariant("no-fault", "no fault (S3)", lambda m, fn, s: z3.Not(s.fault)),
 )
 
-BAD: dict[str, Callable[[MState], z3.BoolRef]] = {
+BAD: dict[str, Callable[[MirrorState], z3.BoolRef]] = {
     "H1": lambda s: s.missed,
     "S3": lambda s: s.fault,
 }
 PROPERTIES = tuple(BAD)
-LIVENESS_BAD: dict[str, Callable[[MState], z3.BoolRef]] = {
+LIVENESS_BAD: dict[str, Callable[[MirrorState], z3.BoolRef]] = {
     "L1": lambda s: s.missed, "L2": lambda s: s.missed, "L3": lambda s: s.missed,
 }
 """L1-L3 over-approximated by their common premise: each monitor starts at a miss (L1 owes
@@ -387,7 +397,7 @@ METHOD = ("the mirror, a quantified inductive invariant over uninterpreted LRU s
 
 def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
           rlimit: int = CERTIFICATE_RLIMIT,
-          certificate: tuple[MInvariant, ...] = CERTIFICATE) -> list[ProvedAllDepths]:
+          certificate: tuple[MirrorInvariant, ...] = CERTIFICATE) -> list[ProvedAllDepths]:
     """Check the certificate with fresh solvers (I satisfiable with init; init => I; I and
     each action => each part of I'; I => each property of `BAD` or `LIVENESS_BAD`); one
     result per property, instance
@@ -395,7 +405,7 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
     outside `MIRRORING`: not this model's)."""
     _applies(model)
     start = time.perf_counter()
-    fn, s, n = funcs(model.knobs), mstate(""), mstate("'")
+    fn, s, n = lru_functions(model.knobs), mirror_state(""), mirror_state("'")
     inv = z3.And([part.holds(model, fn, s) for part in certificate])
     consecutions = [(f"{part.name} under '{label}'", step(model, fn, s, n, action),
                      z3.Not(part.holds(model, fn, n)))
