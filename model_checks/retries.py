@@ -64,6 +64,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from model_checks.parent_links import path_to
 from spec import (
     DRIFT_IDS,
     V2,
@@ -258,22 +259,11 @@ def _breadth_first(config: Config, max_states: int, watch: Watch) -> Search:
                 continue
             parent[nxt] = (node, action)
             if found:
-                return Search(len(parent), premises, _path(parent, nxt))
+                return Search(len(parent), premises, path_to(parent, nxt))
             if len(parent) > max_states:
                 raise OverflowError(f"more than {max_states} states")
             queue.append(nxt)
     return Search(len(parent), premises, ())
-
-
-def _path(parent: dict[tuple[State, Memory], tuple[tuple[State, Memory], Action] | None],
-          node: tuple[State, Memory]) -> tuple[Action, ...]:
-    steps: list[Action] = []
-    link = parent[node]
-    while link is not None:
-        node, action = link
-        steps.append(action)
-        link = parent[node]
-    return tuple(reversed(steps))
 
 
 # -- the first resend --------------------------------------------------------------------------

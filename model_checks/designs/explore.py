@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.parent_links import path_to
 from spec.designs.base import Design, DesignProperty, Scope
 
 
@@ -103,17 +104,7 @@ def _arrival_path(arrival: tuple[Any, ...]) -> tuple[Any, ...]:
     if not arrival:
         return ()
     before, action, parent = arrival
-    return (*_path(parent, before), action)
-
-
-def _path(parent: dict[Any, Any], state: Any) -> tuple[Any, ...]:
-    actions = []
-    link = parent[state]
-    while link is not None:
-        state, action = link
-        actions.append(action)
-        link = parent[state]
-    return tuple(reversed(actions))
+    return (*path_to(parent, before), action)
 
 
 def replay(design: Design, config: Any, actions: Sequence[Any], prop: DesignProperty
