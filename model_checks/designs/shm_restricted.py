@@ -3,7 +3,8 @@ it holds in (`shm_proofs` proves S1 and S2 under every environment; these three 
 some sources, so each proof covers the largest environment the lattice says it holds in, and
 adding a source it excludes makes it fail at a named obligation).
 
-**What is added to `shm_proofs`' abstract state** (`XView`: its `View` and four more fields):
+**What is added to `shm_proofs`' abstract state** (`RestrictedView`: its `View` and four more
+fields):
 - `readers`: the number of workers N >= 1 (an unbounded integer);
 - per chunk id: `quota`, the reads its pins ask for (writers x N: P0's issued handles times
   the readers; kept as one number so that every query stays linear), and `pending`, the reads
@@ -26,7 +27,7 @@ adding a source it excludes makes it fail at a named obligation).
 - `client` (C1): a client's handle of a live chunk P0 accepts: N more reads owed, quota
   unchanged (the release does not count it; `client_handle_counts` adds N to the quota);
 - `clear` (D3), `restart` (D10; a read of an old epoch's handle fails the signature check, so
-  the U1 proof forgets those owed reads, while S3's keeps them owed: `XKnobs`);
+  the U1 proof forgets those owed reads, while S3's keeps them owed: `RestrictedKnobs`);
   `stutter`: anything else.
 D1 (any order: the reads are any owed read at any time), D7 (any content per put), D8 (puts,
 frees and refusals in any sequence) and D11 (an inline item: a stutter) need no action of
@@ -49,9 +50,9 @@ chunk), `pending_nonneg` and `pending_fresh` (no reads are owed of an id not yet
   where the slot at its offset still carries its id, which is then no live chunk's slot
   (`chunk_slot`), so it adds to no live chunk's reads. Under D2 `paid` fails at `drop`.
 
-`check_restricted` evaluates a certificate on a spec state's abstraction (`xabstraction`);
-`xsimulates` checks that a spec step is a sequence of these actions between the abstractions
-of its two states.
+`check_restricted` evaluates a certificate on a spec state's abstraction
+(`restricted_abstraction`); `restricted_simulates` checks that a spec step is a sequence of these
+actions between the abstractions of its two states.
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ ENVIRONMENTS: dict[str, frozenset[str]] = {"S3": S3_ENVIRONMENT, "H1": S3_ENVIRO
 
 
 @dataclass(frozen=True)
-class XView:
-    """`shm_proofs.View` with the pins' bookkeeping (module docstring)."""
+class RestrictedView:
+    """The restricted proofs' abstract state: `shm_proofs.View` (`v`) with the pins'
+    bookkeeping (`readers`, `quota`, `pending`, `reads`; module docstring)."""
 
     v: View
     readers: Any
@@ -106,14 +108,14 @@ class XView:
     reads: Any
 
 
-def passes(L: Logic, x: XView, k: Any) -> Any:
+def passes(L: Logic, x: RestrictedView, k: Any) -> Any:
     """A worker's id check of a current handle of chunk k passes: the slot at k's offset is in
     memory and carries k's id (`readers.handle_fault`)."""
     p = x.v.c_physical[k]
     return L.all(x.v.m_has[p], x.v.m_id[p] == k)
 
 
-def reads_of(L: Logic, x: XView, k: Any) -> Any:
+def reads_of(L: Logic, x: RestrictedView, k: Any) -> Any:
     """`ring.reads_of`: the reads chunk k's slot records, 0 where its header is gone."""
     p = x.v.c_physical[k]
     return L.ite(passes(L, x, k), x.reads[p], 0)
@@ -123,84 +125,85 @@ def reads_of(L: Logic, x: XView, k: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class XPart:
-    """One invariant over an `XView` (`shm_proofs.Part`'s kinds)."""
+class RestrictedPart:
+    """One invariant over a `RestrictedView` (`shm_proofs.Part`'s kinds)."""
 
     name: str
     kind: str
     statement: str
-    holds: Callable[[Logic, XView, Any, Any], Any]
+    holds: Callable[[Logic, RestrictedView, Any, Any], Any]
 
 
-def _lift(part: Part) -> XPart:
-    def holds(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _lift(part: Part) -> RestrictedPart:
+    def holds(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
         return part.holds(L, x.v, a, b)
-    return XPart(part.name, part.kind, part.statement, holds)
+    return RestrictedPart(part.name, part.kind, part.statement, holds)
 
 
-def _chunk_slot(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _chunk_slot(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return L.implies(live(L, x.v, a), passes(L, x, a))
 
 
-def _pending_nonneg(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _pending_nonneg(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return x.pending[a] >= 0
 
 
-def _pending_fresh(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _pending_fresh(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return L.implies(a >= x.v.id_end, x.pending[a] == 0)
 
 
-def _owed_live(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _owed_live(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return L.implies(x.pending[a] >= 1, live(L, x.v, a))
 
 
-def _counted(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _counted(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return L.implies(live(L, x.v, a), reads_of(L, x, a) + x.pending[a] <= x.quota[a])
 
 
-def _paid(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _paid(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return L.implies(live(L, x.v, a), reads_of(L, x, a) + x.pending[a] >= x.quota[a])
 
 
-def _readers_positive(L: Logic, x: XView, a: Any, b: Any) -> Any:
+def _readers_positive(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
     return x.readers >= 1
 
 
-COMMON: tuple[XPart, ...] = (
+COMMON: tuple[RestrictedPart, ...] = (
     *(_lift(p) for p in sp.S2_CERTIFICATE),
-    XPart("readers_positive", sp.RING, "N >= 1", _readers_positive),
-    XPart("chunk_slot", CHUNK, "a live chunk's slot is in memory with its id", _chunk_slot),
-    XPart("pending_nonneg", CHUNK, "no chunk owes a negative number of reads",
-         _pending_nonneg),
-    XPart("pending_fresh", CHUNK, "no read is owed of an id at or past id_end",
-         _pending_fresh),
+    RestrictedPart("readers_positive", sp.RING, "N >= 1", _readers_positive),
+    RestrictedPart("chunk_slot", CHUNK, "a live chunk's slot is in memory with its id",
+                   _chunk_slot),
+    RestrictedPart("pending_nonneg", CHUNK, "no chunk owes a negative number of reads",
+                   _pending_nonneg),
+    RestrictedPart("pending_fresh", CHUNK, "no read is owed of an id at or past id_end",
+                   _pending_fresh),
 )
 
-S3_CERTIFICATE: tuple[XPart, ...] = (
+S3_CERTIFICATE: tuple[RestrictedPart, ...] = (
     *COMMON,
-    XPart("owed_live", CHUNK, "a chunk with an owed read is live", _owed_live),
-    XPart("counted", CHUNK, "a live chunk's reads and owed reads are at most its quota "
-         "(writers x readers)", _counted),
+    RestrictedPart("owed_live", CHUNK, "a chunk with an owed read is live", _owed_live),
+    RestrictedPart("counted", CHUNK, "a live chunk's reads and owed reads are at most its "
+                   "quota (writers x readers)", _counted),
 )
 """S3 and H1: an owed read's chunk is live and pinned, so its slot carries its id."""
 
-U1_CERTIFICATE: tuple[XPart, ...] = (
+U1_CERTIFICATE: tuple[RestrictedPart, ...] = (
     *COMMON,
-    XPart("paid", CHUNK, "a live chunk's reads and owed reads are at least its quota "
-         "(writers x readers)", _paid),
+    RestrictedPart("paid", CHUNK, "a live chunk's reads and owed reads are at least its "
+                   "quota (writers x readers)", _paid),
 )
 """U1: with nothing owed, a live chunk's reads reach its quota."""
 
-CERTIFICATES: dict[str, tuple[XPart, ...]] = {"S3": S3_CERTIFICATE, "H1": S3_CERTIFICATE,
-                                             "U1": U1_CERTIFICATE}
+CERTIFICATES: dict[str, tuple[RestrictedPart, ...]] = {
+    "S3": S3_CERTIFICATE, "H1": S3_CERTIFICATE, "U1": U1_CERTIFICATE}
 
 
-def s3_broken(L: Logic, x: XView, k: Any) -> Any:
+def s3_broken(L: Logic, x: RestrictedView, k: Any) -> Any:
     """An owed read of chunk k whose check fails (a fault: S3 and H1 break)."""
     return L.all(x.pending[k] >= 1, L.not_(passes(L, x, k)))
 
 
-def u1_broken(L: Logic, x: XView, k: Any) -> Any:
+def u1_broken(L: Logic, x: RestrictedView, k: Any) -> Any:
     """Chunk k is live, nothing is owed of it, and its reads fall short of its quota (at a
     quiescent state nothing is owed of any chunk: `properties.usable` fails)."""
     return L.all(live(L, x.v, k), x.pending[k] == 0, reads_of(L, x, k) < x.quota[k])
@@ -210,14 +213,17 @@ def u1_broken(L: Logic, x: XView, k: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class XStep:
+class RestrictedStep:
+    """An action's guard and the `RestrictedView` after it (`shm_proofs.Step`'s, with
+    `write_at` the physical offset a put writes at)."""
+
     guard: Any
-    after: XView
+    after: RestrictedView
     write_at: Any = None
 
 
 @dataclass(frozen=True)
-class XKnobs:
+class RestrictedKnobs:
     """`client_handle_counts`: the release (off), or a client's handle counts in the quota.
     `restart_forgets_owed`: whether a restart forgets the owed reads. A read of a handle of
     the old epoch fails the signature check: the engine dies. U1 asks nothing of a faulted
@@ -228,74 +234,74 @@ class XKnobs:
     restart_forgets_owed: bool = False
 
 
-def _base(label: str, L: Logic, x: XView, c: Choice) -> sp.Step:
+def _base(label: str, L: Logic, x: RestrictedView, c: Choice) -> sp.Step:
     return sp.ACTIONS[label](L, x.v, c, sp.RELEASE)
 
 
-def x_put(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def put(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     step = _base("put", L, x, c)
     new = x.v.id_end
-    after = XView(step.after, x.readers, L.store(x.quota, new, x.readers),
-                  L.store(x.pending, new, x.pending[new] + x.readers),
-                  L.store(x.reads, step.write_at, 0))
-    return XStep(step.guard, after, step.write_at)
+    after = RestrictedView(step.after, x.readers, L.store(x.quota, new, x.readers),
+                           L.store(x.pending, new, x.pending[new] + x.readers),
+                           L.store(x.reads, step.write_at, 0))
+    return RestrictedStep(step.guard, after, step.write_at)
 
 
-def x_hit(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def hit(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     step = _base("hit", L, x, c)
     i = c.chunk
     after = replace(x, v=step.after, quota=L.store(x.quota, i, x.quota[i] + x.readers),
                     pending=L.store(x.pending, i, x.pending[i] + x.readers))
-    return XStep(step.guard, after)
+    return RestrictedStep(step.guard, after)
 
 
-def x_free(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def free(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     step = _base("free", L, x, c)
     oldest = x.v.id_start
     unpinned = reads_of(L, x, oldest) >= x.quota[oldest]
-    return XStep(L.all(step.guard, unpinned), replace(x, v=step.after))
+    return RestrictedStep(L.all(step.guard, unpinned), replace(x, v=step.after))
 
 
-def x_read(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def read(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     i = c.chunk
     p = x.v.c_physical[i]
     after = replace(x, pending=L.store(x.pending, i, x.pending[i] - 1),
                     reads=L.store(x.reads, p, x.reads[p] + 1))
-    return XStep(L.all(x.pending[i] >= 1, passes(L, x, i)), after)
+    return RestrictedStep(L.all(x.pending[i] >= 1, passes(L, x, i)), after)
 
 
-def x_drop(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def drop(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     i = c.chunk
-    return XStep(x.pending[i] >= 1,
-                 replace(x, pending=L.store(x.pending, i, x.pending[i] - 1)))
+    return RestrictedStep(x.pending[i] >= 1,
+                          replace(x, pending=L.store(x.pending, i, x.pending[i] - 1)))
 
 
-def x_client(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def client(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     i = c.chunk
     quota = (L.store(x.quota, i, x.quota[i] + x.readers) if k.client_handle_counts
              else x.quota)
-    return XStep(live(L, x.v, i), replace(
+    return RestrictedStep(live(L, x.v, i), replace(
         x, quota=quota, pending=L.store(x.pending, i, x.pending[i] + x.readers)))
 
 
-def x_clear(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
-    return XStep(True, replace(x, v=_base("clear", L, x, c).after))
+def clear(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
+    return RestrictedStep(True, replace(x, v=_base("clear", L, x, c).after))
 
 
-def x_restart(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
+def restart(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     pending = L.lam(lambda y: y * 0) if k.restart_forgets_owed else x.pending
-    return XStep(True, replace(x, v=_base("restart", L, x, c).after, pending=pending))
+    return RestrictedStep(True, replace(x, v=_base("restart", L, x, c).after, pending=pending))
 
 
-def x_stutter(L: Logic, x: XView, c: Choice, k: XKnobs) -> XStep:
-    return XStep(True, x)
+def stutter(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
+    return RestrictedStep(True, x)
 
 
-XAction = Callable[[Logic, XView, Choice, XKnobs], XStep]
+RestrictedAction = Callable[[Logic, RestrictedView, Choice, RestrictedKnobs], RestrictedStep]
 
-ACTIONS: dict[str, XAction] = {
-    "put": x_put, "hit": x_hit, "free": x_free, "read": x_read, "stutter": x_stutter,
-    "drop": x_drop, "client": x_client, "clear": x_clear, "restart": x_restart,
+ACTIONS: dict[str, RestrictedAction] = {
+    "put": put, "hit": hit, "free": free, "read": read, "stutter": stutter,
+    "drop": drop, "client": client, "clear": clear, "restart": restart,
 }
 """Every abstract action; `actions_of` picks those of an environment."""
 
@@ -303,7 +309,7 @@ REQUIRES: dict[str, str] = {"drop": "D2", "client": "C1", "clear": "D3", "restar
 """The action a source adds; the others are in every environment."""
 
 
-def actions_of(environment: frozenset[str]) -> dict[str, XAction]:
+def actions_of(environment: frozenset[str]) -> dict[str, RestrictedAction]:
     return {label: action for label, action in ACTIONS.items()
             if REQUIRES.get(label) is None or REQUIRES[label] in environment}
 
@@ -342,15 +348,16 @@ class RestrictedVerdict:
                 f"{first.obligation} fails\n{first.model}")
 
 
-def z3_xstate(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...],
-              readers: z3.ArithRef) -> XView:
+def z3_restricted_view(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...],
+                       readers: z3.ArithRef) -> RestrictedView:
     def arr(name: str) -> z3.ArrayRef:
         return z3.Array(f"{name}{suffix}", sp.INT, sp.INT)
-    return XView(sp.z3_state(suffix, ring, handle), readers, arr("quota"), arr("pending"),
-                 arr("reads"))
+    return RestrictedView(sp.z3_state(suffix, ring, handle), readers, arr("quota"),
+                          arr("pending"), arr("reads"))
 
 
-def _instances(part: XPart, x: XView, slots: Sequence[Any], chunks: Sequence[Any]) -> list[Any]:
+def _instances(part: RestrictedPart, x: RestrictedView, slots: Sequence[Any],
+               chunks: Sequence[Any]) -> list[Any]:
     L = Z3Logic
     if part.kind == SLOT:
         return [part.holds(L, x, p, None) for p in slots]
@@ -361,8 +368,8 @@ def _instances(part: XPart, x: XView, slots: Sequence[Any], chunks: Sequence[Any
     return [part.holds(L, x, None, None)]
 
 
-def _hypothesis(certificate: Sequence[XPart], x: XView, i: Any, j: Any, slot: Any, c: Choice
-                ) -> z3.BoolRef:
+def _hypothesis(certificate: Sequence[RestrictedPart], x: RestrictedView, i: Any, j: Any,
+                slot: Any, c: Choice) -> z3.BoolRef:
     """The certificate at the points a step reads (`shm_proofs._hypothesis`'s, and id_end):
     one hypothesis for every action, since no part is universal over a slot (the write's
     offset adds no instance)."""
@@ -372,7 +379,7 @@ def _hypothesis(certificate: Sequence[XPart], x: XView, i: Any, j: Any, slot: An
     return z3.And([f for part in certificate for f in _instances(part, x, slots, chunks)])
 
 
-def _at(part: XPart, x: XView, i: Any, j: Any, slot: Any) -> Any:
+def _at(part: RestrictedPart, x: RestrictedView, i: Any, j: Any, slot: Any) -> Any:
     if part.kind == SLOT:
         return part.holds(Z3Logic, x, slot, None)
     if part.kind == CHUNK:
@@ -380,13 +387,13 @@ def _at(part: XPart, x: XView, i: Any, j: Any, slot: Any) -> Any:
     return part.holds(Z3Logic, x, i, j)
 
 
-def _initial(x: XView) -> z3.BoolRef:
+def _initial(x: RestrictedView) -> z3.BoolRef:
     y = z3.Int("y")
     return z3.And(sp.initial(x.v), x.readers >= 1,
                   x.pending == z3.Lambda([y], z3.IntVal(0)))
 
 
-def _readable(model: z3.ModelRef, x: XView, after: XView | None,
+def _readable(model: z3.ModelRef, x: RestrictedView, after: RestrictedView | None,
               points: tuple[Any, Any, Any, Choice]) -> str:
     """A failing query's model, readable: the chosen chunks `i`, `j`, the slot and the
     step's choice (`points`), then each side of the step."""
@@ -416,7 +423,7 @@ def _readable(model: z3.ModelRef, x: XView, after: XView | None,
 
 
 def prove_restricted(prop: str, environment: frozenset[str] | None = None,
-                     knobs: XKnobs | None = None, rlimit: int = RLIMIT,
+                     knobs: RestrictedKnobs | None = None, rlimit: int = RLIMIT,
                      stop_at_first: bool = False) -> RestrictedVerdict:
     """Check `prop`'s certificate (S3, H1 or U1) in the abstract model with the actions of
     `environment` (default: the largest it holds in, `ENVIRONMENTS`): non-vacuity,
@@ -424,11 +431,11 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
     property."""
     begin = time.perf_counter()
     environment = ENVIRONMENTS[prop] if environment is None else environment
-    knobs = XKnobs(restart_forgets_owed=prop == "U1") if knobs is None else knobs
+    knobs = RestrictedKnobs(restart_forgets_owed=prop == "U1") if knobs is None else knobs
     certificate = CERTIFICATES[prop]
     ring, readers = z3.Int("R"), z3.Int("N")
     handle = (z3.Int("h_physical"), z3.Int("h_id"), z3.Int("h_epoch"), z3.Int("h_content"))
-    x = z3_xstate("", ring, handle, readers)
+    x = z3_restricted_view("", ring, handle, readers)
     i, j, slot = z3.Int("i"), z3.Int("j"), z3.Int("p")
     c = Choice(z3.Int("n"), z3.Int("content"), z3.Int("k"))
     peak, queries, failures = 0, 0, []
@@ -436,7 +443,7 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
              x.v.start, x.v.end]
 
     def must(expected: z3.CheckSatResult, what: str, facts: list[Any],
-             after: XView | None = None) -> None:
+             after: RestrictedView | None = None) -> None:
         nonlocal peak, queries
         solver = Bounded(rlimit)
         solver.add(ring >= 1, *facts)
@@ -509,8 +516,8 @@ def pending_of(config: ShmConfig, state: ShmState) -> dict[int, int]:
     return owed
 
 
-def xabstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | None = None
-                 ) -> XView:
+def restricted_abstraction(config: ShmConfig, state: ShmState,
+                           codes: dict[Any, int] | None = None) -> RestrictedView:
     """The abstract state of a spec state (the tracked handle not issued; a chunk not live
     with owed reads takes its offset from its handles). `codes` numbers the contents
     (shared between states compared)."""
@@ -525,7 +532,8 @@ def xabstraction(config: ShmConfig, state: ShmState, codes: dict[Any, int] | Non
     quota = Table(0, ((c.id, c.writers * config.readers) for c in state.ring.chunks))
     pending = Table(0, pending_of(config, state).items())
     reads = Table(0, ((s.physical, s.reads) for s in state.memory))
-    return XView(replace(base, c_physical=physical), config.readers, quota, pending, reads)
+    return RestrictedView(replace(base, c_physical=physical), config.readers, quota, pending,
+                          reads)
 
 
 def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]:
@@ -533,7 +541,7 @@ def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]
     abstract property's violation (empty: all hold). Meant for states of instances whose
     environment is within `ENVIRONMENTS[prop]`."""
     L = PyLogic
-    x = xabstraction(config, state)
+    x = restricted_abstraction(config, state)
     owed = pending_of(config, state)
     chunks = sorted({*range(state.ring.id_end + 2), *owed})
     slots = sorted({*range(config.ring_bytes), *(s.physical for s in state.memory)})
@@ -554,7 +562,8 @@ def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]
     return found
 
 
-def _xdiffers(config: ShmConfig, a: XView, b: XView, ids: Sequence[int]) -> str | None:
+def _restricted_views_differ(config: ShmConfig, a: RestrictedView, b: RestrictedView,
+                             ids: Sequence[int]) -> str | None:
     """Where two Python views differ: `shm_proofs`' registers, live chunks and slots, then
     the live chunks' quotas, the owed reads of `ids` and the slots' reads."""
     why = sp.views_differ(config, a.v, b.v)
@@ -572,7 +581,8 @@ def _xdiffers(config: ShmConfig, a: XView, b: XView, ids: Sequence[int]) -> str 
     return None
 
 
-def _run(x: XView, steps: Sequence[tuple[str, Choice]], knobs: XKnobs) -> XView | None:
+def _run(x: RestrictedView, steps: Sequence[tuple[str, Choice]], knobs: RestrictedKnobs
+         ) -> RestrictedView | None:
     for label, choice in steps:
         step = ACTIONS[label](PyLogic, x, choice, knobs)
         if not step.guard:
@@ -581,19 +591,21 @@ def _run(x: XView, steps: Sequence[tuple[str, Choice]], knobs: XKnobs) -> XView 
     return x
 
 
-def xsimulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
-               ) -> str | None:
+def restricted_simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
+                         ) -> str | None:
     """None when the spec step `before --action--> after` is a sequence of this module's
-    abstract actions between their abstractions (`xabstraction`); otherwise why not. A step
-    that faults is none: the engine stops (a read's guard includes the worker's checks).
-    A restart forgets the owed reads, as `pending_of` counts the current epoch's only."""
+    abstract actions between their abstractions (`restricted_abstraction`); otherwise why
+    not. A step that faults is none: the engine stops (a read's guard includes the worker's
+    checks). A restart forgets the owed reads, as `pending_of` counts the current epoch's
+    only."""
     if after.fault is not None:
         return None if before.fault is None and type(action).__name__ == "Read" else (
             "a fault outside a read")
     codes: dict[Any, int] = {}
-    knobs = XKnobs(client_handle_counts=config.knobs.client_handle_counts,
-                   restart_forgets_owed=True)
-    start, end = xabstraction(config, before, codes), xabstraction(config, after, codes)
+    knobs = RestrictedKnobs(client_handle_counts=config.knobs.client_handle_counts,
+                            restart_forgets_owed=True)
+    start = restricted_abstraction(config, before, codes)
+    end = restricted_abstraction(config, after, codes)
     ids = sorted({*range(max(before.ring.id_end, after.ring.id_end) + 2),
                   *pending_of(config, before), *pending_of(config, after)})
     none = Choice(0, 0, 0)
@@ -635,10 +647,10 @@ def xsimulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState
         runs = [[(label, none)]]
     for steps in runs:
         result = _run(start, steps, knobs)
-        if result is not None and _xdiffers(config, result, end, ids) is None:
+        if result is not None and _restricted_views_differ(config, result, end, ids) is None:
             return None
     first = _run(start, runs[0], knobs)
-    why = "a guard fails" if first is None else _xdiffers(config, first, end, ids)
+    why = "a guard fails" if first is None else _restricted_views_differ(config, first, end, ids)
     return f"{name}: no sequence of abstract actions matches ({why})"
 
 

@@ -68,7 +68,7 @@ def test_a_source_outside_the_environment_fails_the_proof(prop: str, source: str
 def test_a_counted_client_handle_keeps_s3() -> None:
     """The `client_handle_counts` knob: a client's handle counts in the quota, so C1 no longer
     breaks the counting (the release does not count it, `evidence`'s explicit witness)."""
-    knobs = sr.XKnobs(client_handle_counts=True)
+    knobs = sr.RestrictedKnobs(client_handle_counts=True)
     assert sr.prove_restricted("S3", sr.S3_ENVIRONMENT | {"C1"}, knobs).proved
 
 
@@ -166,7 +166,7 @@ def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
     kinds: set[str] = set()
     for config, seed, walks, length in ((every, 1, 20, 60), (laps, 3, 4, 150)):
         for before, action, after in _steps(config, seed, walks, length):
-            assert sr.xsimulates(config, before, action, after) is None, (before, action)
+            assert sr.restricted_simulates(config, before, action, after) is None, (before, action)
             kinds.add(type(action).__name__)
             if after.ring.id_start > before.ring.id_start:
                 kinds.add("free")
@@ -175,4 +175,4 @@ def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
     before, action, after = next(s for s in _steps(laps, 3, 1, 50)
                                  if type(s[1]).__name__ == "Read" and s[2].memory)
     tampered = after.evolve(memory=tuple(replace(m, reads=m.reads + 1) for m in after.memory))
-    assert "reads" in (sr.xsimulates(laps, before, action, tampered) or "")
+    assert "reads" in (sr.restricted_simulates(laps, before, action, tampered) or "")

@@ -30,7 +30,7 @@ from model_checks.smt.prove.parametric_liveness import (
     NO_MISS,
     NOT_BROKEN,
     RESEND_CERTIFICATE,
-    LModel,
+    LivenessModel,
     attempt,
     goals,
     l1_environment,
@@ -65,9 +65,9 @@ from tests.smt.test_smt_crosscheck import _config
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _model(variant: Variant, *without: str) -> LModel:
+def _model(variant: Variant, *without: str) -> LivenessModel:
     env = frozenset(d for d in Drift if d.value not in without)
-    return LModel(ParametricModel(variant, environment=env))
+    return LivenessModel(ParametricModel(variant, environment=env))
 
 
 def test_every_liveness_goal_is_proved_for_any_instance() -> None:
@@ -93,7 +93,7 @@ def test_a_resend_that_sends_a_reference_breaks_the_resend_certificate(model: Pa
     shadow adds: P0 sends a reference with the resend flag set."""
     with pytest.raises(ParametricRejected, match="consecution of resend-items-carry-data "
                                                   "under 'P0 sends a reference'"):
-        prove(LModel(model), RESEND_CERTIFICATE, (prop,))
+        prove(LivenessModel(model), RESEND_CERTIFICATE, (prop,))
 
 
 def test_the_resend_certificate_needs_its_wire_part() -> None:
@@ -101,7 +101,7 @@ def test_the_resend_certificate_needs_its_wire_part() -> None:
     miss it: the history part alone is not inductive."""
     with pytest.raises(ParametricRejected, match="consecution of no-resend-missed under 'P1 "
                                                   "takes a reference'"):
-        prove(LModel(ParametricModel(V4)), RESEND_CERTIFICATE[1:], ("L2",))
+        prove(LivenessModel(ParametricModel(V4)), RESEND_CERTIFICATE[1:], ("L2",))
 
 
 def _resend_items(state: State) -> int:

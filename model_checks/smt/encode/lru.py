@@ -27,24 +27,26 @@ def merge(cond: z3.BoolRef, then: SymState, other: SymState) -> SymState:
     return merged
 
 
-def _v(s: SymState, side: str, field_name: str, k: int) -> z3.ExprRef:
+def _slot_field(s: SymState, side: str, field_name: str, k: int) -> z3.ExprRef:
+    """The variable of `field_name` in side's slot of identity index k."""
     return s[lru_name(side, field_name, k)]
 
 
 def present(s: SymState, side: str, ident: z3.ArithRef, k_count: int) -> z3.BoolRef:
-    return z3.Or([z3.And(ident == k, _v(s, side, "in", k)) for k in range(k_count)])
+    return z3.Or([z3.And(ident == k, _slot_field(s, side, "in", k)) for k in range(k_count)])
 
 
 def field_of(s: SymState, side: str, name: str, ident: z3.ArithRef, k_count: int) -> z3.ExprRef:
-    result = _v(s, side, name, k_count - 1)
+    result = _slot_field(s, side, name, k_count - 1)
     for k in range(k_count - 2, -1, -1):
-        result = z3.If(ident == k, _v(s, side, name, k), result)
+        result = z3.If(ident == k, _slot_field(s, side, name, k), result)
     return result
 
 
 def used(s: SymState, side: str, k_count: int) -> z3.ArithRef:
     """Bytes held by the entries (ghosts hold none)."""
-    return z3.Sum([z3.If(_v(s, side, "in", k), _v(s, side, "size", k), 0) for k in range(k_count)])
+    return z3.Sum([z3.If(_slot_field(s, side, "in", k), _slot_field(s, side, "size", k), 0)
+                   for k in range(k_count)])
 
 
 def _stamp(s: SymState, side: str, k: int, cond: z3.BoolRef, clock: z3.ArithRef) -> None:
@@ -59,12 +61,12 @@ def touch(
     GHOST_TOUCH, where it becomes (or stays) a ghost slot, most recent."""
     s = dict(s)
     for k in range(k_count):
-        hit = z3.And(ident == k, _v(s, side, "in", k))
+        hit = z3.And(ident == k, _slot_field(s, side, "in", k))
         if flaw is LruFlaw.GHOST_TOUCH:
             this = ident == k
             _stamp(s, side, k, this, clock)
             ghost = lru_name(side, "ghost", k)
-            s[ghost] = z3.Or(s[ghost], z3.And(this, z3.Not(_v(s, side, "in", k))))
+            s[ghost] = z3.Or(s[ghost], z3.And(this, z3.Not(_slot_field(s, side, "in", k))))
         else:
             _stamp(s, side, k, hit, clock)
     return s
@@ -92,7 +94,7 @@ def get(
     )
     s = dict(s)
     for k in range(k_count):
-        _stamp(s, side, k, z3.And(ident == k, _v(s, side, "in", k)), clock)
+        _stamp(s, side, k, z3.And(ident == k, _slot_field(s, side, "in", k)), clock)
     return found, s
 
 
@@ -123,8 +125,9 @@ def _fits(s: SymState, side: str, size: z3.ArithRef, budget: z3.ArithRef, flaw: 
 
 def _victim(s: SymState, side: str, flaw: LruFlaw, k_count: int) -> list[z3.BoolRef]:
     """Per identity: its slot is the one eviction takes (least recent; most recent if flawed)."""
-    slot = [z3.Or(_v(s, side, "in", k), _v(s, side, "ghost", k)) for k in range(k_count)]
-    ts = [_v(s, side, "ts", k) for k in range(k_count)]
+    slot = [z3.Or(_slot_field(s, side, "in", k), _slot_field(s, side, "ghost", k))
+            for k in range(k_count)]
+    ts = [_slot_field(s, side, "ts", k) for k in range(k_count)]
     newest = flaw is LruFlaw.EVICT_MOST_RECENT
     victims = []
     for k in range(k_count):
@@ -170,7 +173,7 @@ def put(
     for _ in range(k_count):
         need = z3.And(fits_budget, z3.Not(_fits(evicting, side, size, budget, flaw, k_count)))
         victims = _victim(evicting, side, flaw, k_count)
-        ghost_hit = z3.Or([z3.And(v, _v(evicting, side, "ghost", k))
+        ghost_hit = z3.Or([z3.And(v, _slot_field(evicting, side, "ghost", k))
                            for k, v in enumerate(victims)])
         hang = z3.Or(hang, z3.And(need, ghost_hit))
         step = dict(evicting)

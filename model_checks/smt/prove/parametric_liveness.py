@@ -3,7 +3,7 @@ bookkeeping (history variables; Padon et al., "Reducing liveness to safety in fi
 logic", POPL 2018, on a model over uninterpreted sorts).
 
 Each of L1-L3 is violated at a step of a finite trace (`spec.properties.liveness`), so it is a
-safety property of `parametric`'s abstract model with history variables added (`LState`):
+safety property of `parametric`'s abstract model with history variables added (`LivenessState`):
 
 - `owed[f, i]`: front end f took a miss reply listing identity i and has sent no payload of i
   since (L1's monitor, per front end: a payload of i in any message of f discharges it, the
@@ -111,7 +111,7 @@ PROPERTIES = ("L1", "L2", "L3")
 
 
 @dataclass(frozen=True)
-class LState:
+class LivenessState:
     """A state of `parametric`'s model and the monitors' history variables."""
 
     base: ParametricState
@@ -122,14 +122,16 @@ class LState:
     resend_missed: z3.BoolRef  # P1 could not serve a resend's reference
 
 
-def lstate(suffix: str) -> LState:
-    return LState(state(suffix), z3.Array(f"owed{suffix}", FRONT_END, IDENTITY, z3.BoolSort()),
-                  z3.Bool(f"reported{suffix}"), z3.Bool(f"broken{suffix}"),
-                  z3.Bool(f"resend_referenced{suffix}"), z3.Bool(f"resend_missed{suffix}"))
+def liveness_state(suffix: str) -> LivenessState:
+    return LivenessState(state(suffix),
+                         z3.Array(f"owed{suffix}", FRONT_END, IDENTITY, z3.BoolSort()),
+                         z3.Bool(f"reported{suffix}"), z3.Bool(f"broken{suffix}"),
+                         z3.Bool(f"resend_referenced{suffix}"),
+                         z3.Bool(f"resend_missed{suffix}"))
 
 
 @dataclass(frozen=True)
-class LModel:
+class LivenessModel:
     """`parametric`'s model of a variant under an environment, with the monitors' steps."""
 
     base: ParametricModel
@@ -143,27 +145,32 @@ class LModel:
         return bool(env & {Drift.D2, Drift.D6}) or asserts
 
 
-LAction = Callable[[LModel, Params, LState, Choice], tuple[z3.BoolRef, LState]]
-History = Callable[[LModel, LState, Choice, ParametricState], LState]
+LivenessAction = Callable[[LivenessModel, Params, LivenessState, Choice],
+                          tuple[z3.BoolRef, LivenessState]]
+History = Callable[[LivenessModel, LivenessState, Choice, ParametricState], LivenessState]
 
 
-def _unchanged(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
+def _unchanged(m: LivenessModel, s: LivenessState, c: Choice,
+               after: ParametricState) -> LivenessState:
     return replace(s, base=after)
 
 
-def _sent_reference(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
+def _sent_reference(m: LivenessModel, s: LivenessState, c: Choice,
+                    after: ParametricState) -> LivenessState:
     """L1's monitor: a reference for an owed identity breaks L1; a resend's reference is
     noted (V4's L1 monitor)."""
     return replace(s, base=after, broken=z3.Or(s.broken, z3.Select(s.owed, c.fe, c.ident)),
                    resend_referenced=z3.Or(s.resend_referenced, c.resend))
 
 
-def _sent_payload(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
+def _sent_payload(m: LivenessModel, s: LivenessState, c: Choice,
+                  after: ParametricState) -> LivenessState:
     """A payload of i from front end f discharges what f owed for i."""
     return replace(s, base=after, owed=z3.Store(s.owed, c.fe, c.ident, False))
 
 
-def _took_reference(m: LModel, s: LState, c: Choice, after: ParametricState) -> LState:
+def _took_reference(m: LivenessModel, s: LivenessState, c: Choice,
+                    after: ParametricState) -> LivenessState:
     """A reference P1 could not serve, in a variant that reports misses, is a reported miss
     (without, it is a crash, `after.fault`); on a resend's item, a resend's miss."""
     miss = z3.And(z3.Not(after.ld_live), z3.BoolVal(m.base.variant.reports_misses))
@@ -180,17 +187,21 @@ HISTORY: dict[str, History] = {
 """How each of `parametric.ACTIONS` changes the history (the others leave it unchanged)."""
 
 
-def _lifted(label: str, action: Action) -> LAction:
+def _lifted(label: str, action: Action) -> LivenessAction:
     history = HISTORY.get(label, _unchanged)
 
-    def act(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRef, LState]:
+    def act(
+        m: LivenessModel, p: Params, s: LivenessState, c: Choice
+    ) -> tuple[z3.BoolRef, LivenessState]:
         guard, after = action(m.base, p, s.base, c)
         return guard, history(m, s, c, after)
 
     return act
 
 
-def take_miss_reply(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRef, LState]:
+def take_miss_reply(
+    m: LivenessModel, p: Params, s: LivenessState, c: Choice
+) -> tuple[z3.BoolRef, LivenessState]:
     """P0 (front end fe) takes a miss reply listing `ident`: dropped from its shadow where
     the variant invalidates, and owed."""
     b, v = s.base, m.base.variant
@@ -204,9 +215,11 @@ def take_miss_reply(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.Bool
     return guard, replace(s, base=base, owed=z3.Store(s.owed, c.fe, c.ident, True))
 
 
-def record_unsent(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRef, LState]:
+def record_unsent(
+    m: LivenessModel, p: Params, s: LivenessState, c: Choice
+) -> tuple[z3.BoolRef, LivenessState]:
     """P0 records processing `pid` of `ident` in its shadow (the old entry dropped first,
-    once it fits) for a message it never sends (`LModel.records_unsent`)."""
+    once it fits) for a message it never sends (`LivenessModel.records_unsent`)."""
     b = s.base
     size = p.p0_bytes(c.pid)
     held = z3.Select(b.sh_in, c.fe, c.ident)
@@ -223,14 +236,15 @@ def record_unsent(m: LModel, p: Params, s: LState, c: Choice) -> tuple[z3.BoolRe
     return guard, replace(s, base=base)
 
 
-LACTIONS: dict[str, LAction] = {
+LIVENESS_ACTIONS: dict[str, LivenessAction] = {
     **{label: _lifted(label, action) for label, action in ACTIONS.items()},
     "P0 takes a miss reply": take_miss_reply,
     "P0 records a payload it does not send": record_unsent,
 }
 
 
-def step(m: LModel, p: Params, s: LState, n: LState, c: Choice, action: LAction) -> z3.BoolRef:
+def step(m: LivenessModel, p: Params, s: LivenessState, n: LivenessState, c: Choice,
+         action: LivenessAction) -> z3.BoolRef:
     """One step by `action`: its guard, no fault before, and n its complete next state."""
     guard, after = action(m, p, s, c)
     base = [getattr(n.base, f) == getattr(after.base, f)
@@ -241,7 +255,7 @@ def step(m: LModel, p: Params, s: LState, n: LState, c: Choice, action: LAction)
                   n.resend_missed == after.resend_missed)
 
 
-def linitial(s: LState) -> z3.BoolRef:
+def liveness_initial(s: LivenessState) -> z3.BoolRef:
     f, i = z3.Const("f0", FRONT_END), z3.Const("i0", IDENTITY)
     return z3.And(initial(s.base), z3.ForAll([f, i], z3.Not(z3.Select(s.owed, f, i))),
                   z3.Not(s.reported), z3.Not(s.broken), z3.Not(s.resend_referenced),
@@ -252,51 +266,56 @@ def linitial(s: LState) -> z3.BoolRef:
 
 
 @dataclass(frozen=True)
-class LInvariant:
+class LivenessInvariant:
+    """One part of a certificate: its name, what it states, and its formula on a state with
+    the history."""
+
     name: str
     statement: str
-    holds: Callable[[LState, Params], z3.BoolRef]
+    holds: Callable[[LivenessState, Params], z3.BoolRef]
 
 
-def _owed_not_held(s: LState, p: Params) -> z3.BoolRef:
+def _owed_not_held(s: LivenessState, p: Params) -> z3.BoolRef:
     f, i = z3.Const("f", FRONT_END), z3.Const("i", IDENTITY)
     return z3.ForAll([f, i], z3.Implies(z3.Select(s.owed, f, i),
                                         z3.Not(z3.Select(s.base.sh_in, f, i))))
 
 
-def _nothing_owed(s: LState, p: Params) -> z3.BoolRef:
+def _nothing_owed(s: LivenessState, p: Params) -> z3.BoolRef:
     f, i = z3.Const("f", FRONT_END), z3.Const("i", IDENTITY)
     return z3.ForAll([f, i], z3.Not(z3.Select(s.owed, f, i)))
 
 
-NOT_BROKEN = LInvariant("no-reference-for-an-owed-identity", "no front end has sent a "
-                        "reference for an identity it owes a payload (L1)",
-                        lambda s, p: z3.Not(s.broken))
+NOT_BROKEN = LivenessInvariant("no-reference-for-an-owed-identity", "no front end has sent "
+                               "a reference for an identity it owes a payload (L1)",
+                               lambda s, p: z3.Not(s.broken))
 L1_CERTIFICATE = (
-    LInvariant("owed-identity-not-in-the-shadow", "an identity a front end owes a payload is "
-               "not in its shadow (for every front end and identity)", _owed_not_held),
+    LivenessInvariant("owed-identity-not-in-the-shadow", "an identity a front end owes a "
+                      "payload is not in its shadow (for every front end and identity)",
+                      _owed_not_held),
     NOT_BROKEN,
 )
 """L1's certificate where P0 never records an item without sending it."""
 
 NO_MISS = (
-    LInvariant("no-miss-reported", "P1 has reported no miss", lambda s, p: z3.Not(s.reported)),
-    LInvariant("nothing-owed", "no front end owes a payload", _nothing_owed),
+    LivenessInvariant("no-miss-reported", "P1 has reported no miss",
+                      lambda s, p: z3.Not(s.reported)),
+    LivenessInvariant("nothing-owed", "no front end owes a payload", _nothing_owed),
     NOT_BROKEN,
 )
 """L1-L3's certificate for a variant that never reports a miss."""
 
 RESEND_CERTIFICATE = (
-    LInvariant(RESEND_PAYLOADS.name, RESEND_PAYLOADS.statement,
-               lambda s, p: RESEND_PAYLOADS.holds(s.base, p)),
-    LInvariant("no-resend-reference", "no resend has sent a reference (L1)",
-               lambda s, p: z3.Not(s.resend_referenced)),
-    LInvariant("no-resend-missed", "P1 has missed no resend's reference (L2, L3)",
-               lambda s, p: z3.Not(s.resend_missed)),
+    LivenessInvariant(RESEND_PAYLOADS.name, RESEND_PAYLOADS.statement,
+                      lambda s, p: RESEND_PAYLOADS.holds(s.base, p)),
+    LivenessInvariant("no-resend-reference", "no resend has sent a reference (L1)",
+                      lambda s, p: z3.Not(s.resend_referenced)),
+    LivenessInvariant("no-resend-missed", "P1 has missed no resend's reference (L2, L3)",
+                      lambda s, p: z3.Not(s.resend_missed)),
 )
 """L1-L3's certificate for a variant whose resends bypass the shadow (V4), every source."""
 
-Bad = Callable[[LState, Params], z3.BoolRef]
+Bad = Callable[[LivenessState, Params], z3.BoolRef]
 
 BAD: dict[str, Bad] = {
     "L1": lambda s, p: s.broken,
@@ -321,19 +340,20 @@ def bad_for(variant: Variant) -> dict[str, Bad]:
     return RESEND_BAD if variant.resends_bypass_shadow else BAD
 
 
-def prove(model: LModel, certificate: tuple[LInvariant, ...], properties: tuple[str, ...],
-          rlimit: int = CERTIFICATE_RLIMIT) -> list[ProvedAllDepths]:
+def prove(model: LivenessModel, certificate: tuple[LivenessInvariant, ...],
+          properties: tuple[str, ...], rlimit: int = CERTIFICATE_RLIMIT
+          ) -> list[ProvedAllDepths]:
     """Check the certificate with fresh solvers (I satisfiable with init; init => I; I and
     each step => each part of I'; I => each property); one result per property, instance
     "any". Raises ParametricRejected naming the query that failed."""
     start = time.perf_counter()
-    p, s, n, c = params(), lstate(""), lstate("'"), choice()
+    p, s, n, c = params(), liveness_state(""), liveness_state("'"), choice()
     inv = z3.And([part.holds(s, p) for part in certificate])
     consecutions = [(f"{part.name} under '{label}'", step(model, p, s, n, c, action),
                      z3.Not(part.holds(n, p)))
-                    for label, action in LACTIONS.items() for part in certificate]
+                    for label, action in LIVENESS_ACTIONS.items() for part in certificate]
     violations = [(prop, bad_for(model.base.variant)[prop](s, p)) for prop in properties]
-    queries = CertificateQueries(model_name(model.base), background(p), inv, linitial(s),
+    queries = CertificateQueries(model_name(model.base), background(p), inv, liveness_initial(s),
                                  consecutions, violations)
     peak = check_certificate(queries, rlimit)
     elapsed = time.perf_counter() - start
@@ -350,7 +370,7 @@ METHOD = ("quantified inductive invariant over uninterpreted sorts with the moni
 
 
 @dataclass(frozen=True)
-class LGoal:
+class LivenessGoal:
     """One proof: `property` (L1-L3) of `variant` under `environment` (drift ids) and every
     environment below it, for every instance: by `certificate` on this module's model, or
     (`mirror`) by `parametric_mirror`'s no-miss certificate."""
@@ -358,7 +378,7 @@ class LGoal:
     variant: Variant
     property: str
     environment: frozenset[str]
-    certificate: tuple[LInvariant, ...] = ()
+    certificate: tuple[LivenessInvariant, ...] = ()
     mirror: bool = False
 
     def drifts(self) -> frozenset[Drift]:
@@ -370,8 +390,8 @@ class LGoal:
             model = parametric_mirror.MirrorModel(self.variant, self.drifts())
             proof, = parametric_mirror.prove(model, (self.property,), rlimit)
             return proof
-        lmodel = LModel(ParametricModel(self.variant, environment=self.drifts()))
-        proof, = prove(lmodel, self.certificate, (self.property,), rlimit)
+        liveness_model = LivenessModel(ParametricModel(self.variant, environment=self.drifts()))
+        proof, = prove(liveness_model, self.certificate, (self.property,), rlimit)
         return proof
 
 
@@ -380,7 +400,7 @@ ALL = frozenset(d.value for d in Drift)
 
 def l1_environment(variant: Variant) -> frozenset[str] | None:
     """The largest environment where P0 never records an item it does not send
-    (`LModel.records_unsent` false): without D2 and D6, and without the late-miss sources
+    (`LivenessModel.records_unsent` false): without D2 and D6, and without the late-miss sources
     where P0 asserts; None where P0 may assert in every environment."""
     if not variant.touches_first and not variant.late_miss_reprocess:
         return None
@@ -388,26 +408,26 @@ def l1_environment(variant: Variant) -> frozenset[str] | None:
     return ALL - {d.value for d in out}
 
 
-def goals() -> tuple[LGoal, ...]:
+def goals() -> tuple[LivenessGoal, ...]:
     """L1-L3 of a variant that never reports a miss, under every source (`NO_MISS`), and of
     one whose resends bypass the shadow (`RESEND_CERTIFICATE`); for the others, L1 under
     `l1_environment` (`L1_CERTIFICATE`) and L2, L3 where the caches mirror
     (`parametric_goals.mirror_environment`: no miss at all)."""
-    found: list[LGoal] = []
+    found: list[LivenessGoal] = []
     for variant in VARIANTS:
         whole = nearest(variant)
         if whole is not None:
-            found += [LGoal(variant, prop, ALL, whole) for prop in PROPERTIES]
+            found += [LivenessGoal(variant, prop, ALL, whole) for prop in PROPERTIES]
             continue
         l1 = l1_environment(variant)
         if l1 is not None:
-            found.append(LGoal(variant, "L1", l1, L1_CERTIFICATE))
+            found.append(LivenessGoal(variant, "L1", l1, L1_CERTIFICATE))
         mirror = mirror_environment(variant)
-        found += [LGoal(variant, prop, mirror, mirror=True) for prop in ("L2", "L3")]
+        found += [LivenessGoal(variant, prop, mirror, mirror=True) for prop in ("L2", "L3")]
     return tuple(found)
 
 
-def nearest(variant: Variant) -> tuple[LInvariant, ...] | None:
+def nearest(variant: Variant) -> tuple[LivenessInvariant, ...] | None:
     """The certificate of L1-L3 under every source, where one applies: `NO_MISS` for a
     variant that never reports a miss, `RESEND_CERTIFICATE` for one whose resends bypass
     the shadow; None otherwise."""
@@ -418,7 +438,7 @@ def nearest(variant: Variant) -> tuple[LInvariant, ...] | None:
     return None
 
 
-def record(goal: LGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
+def record(goal: LivenessGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
     """The goal's verdict: proved for all depths and instance "any", or unknown naming the
     query that failed."""
     env = drift_order(goal.environment)
@@ -445,13 +465,13 @@ def attempt(variant: Variant, prop: str, environment: frozenset[str],
     one covers every source; else L1: `L1_CERTIFICATE`; L2, L3: the mirror); None if
     proved, otherwise the query that failed."""
     drifts = frozenset(Drift(d) for d in environment)
-    lmodel = LModel(ParametricModel(variant, environment=drifts))
+    liveness_model = LivenessModel(ParametricModel(variant, environment=drifts))
     whole = nearest(variant)
     try:
         if whole is not None:
-            prove(lmodel, whole, (prop,), rlimit)
+            prove(liveness_model, whole, (prop,), rlimit)
         elif prop == "L1":
-            prove(lmodel, L1_CERTIFICATE, (prop,), rlimit)
+            prove(liveness_model, L1_CERTIFICATE, (prop,), rlimit)
         else:
             parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,),
                                     rlimit)
