@@ -9,6 +9,9 @@ The checkers, one package each (each with its command module):
 - `simulate`: Hypothesis state machines over the expected matrix and the mutants;
 - `smt`: the Z3 encoding: bounded model checking and the all-depth proofs;
 - `explore`: the exhaustive explicit-state explorer of small instances, and the drift lattice;
+- `designs`: the design-generic checkers over any design of `spec.designs` (the `design`
+  command), and the shared-memory object store's lockstep (`conform --design shm`) and
+  all-instance proofs;
 - `conform`: lockstep conformance of an implementation (through an adapter) to the spec;
   `adapters` holds the adapters over implementations that are not ours (vLLM);
 - `history`: histories of concurrent clients or a running server, explained by spec steps;
@@ -19,11 +22,23 @@ property, shipped as package data), `docs` (the generated pages, `docs --check`)
 (a vLLM deployment's risks from its facts), `jobs` (the main and nightly jobs) and
 `executor` (one executor for every sweep of independent jobs).
 
-The modules at the top level are the vocabulary every checker shares: the expected matrix
-(`matrix`, `pair_cells`, `cell_sets`), the instance (`instance`), cells and environments
-(`cells`, `environment_arg`), verdict records (`records`), what each checker judges
-(`judged`, `checker_tables`), trace files and their notation (`trace_file`, `render`, `itf`),
-the spec mutants (`mutants`), the summary (`summary`), and the command line (`cli`, its
-shared exit codes in `exits`, and `conform_command`, where conform's and history's options
-meet).
+The modules at the top level:
+
+- the expected matrix: `matrix` (the main cells, each with its reasoning), `pair_cells` (the
+  pairs of drift sources, derived from the single-source rows and the reasoned interactions
+  of `pair_reasons`, each shown by a hand-built trace of `pair_witnesses`) and `cell_sets`
+  (the selections a sweep takes, `--cells`);
+- the vocabulary every checker shares: the instance (`instance`), cells and environments
+  (`cells`, `environment_arg`), verdict records (`verdict_records`), what each checker judges
+  (`judged`, `checker_tables`), the tables keyed by action class (`action_tables`), trace
+  files and their notation (`trace_file`, `render`, `itf`), the spec mutants (`mutants`) and
+  the one plain-text table (`text_table`);
+- what the checks establish beyond the matrix: the obligations of a safe implementation, each
+  with the mutants that omit it (`requirements`), and L4 as a theorem about how many retries
+  recovery needs (`retries`);
+- the main job's summary (`summary`) and the cache of deterministic results that several
+  processes compute alike (`file_cache`);
+- the command line (`cli`, its shared exit codes in `exits`, `conform_command`, where
+  conform's and history's options meet, and `replay_command`, which re-runs any checker's
+  trace file on the spec).
 """

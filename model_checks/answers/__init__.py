@@ -3,6 +3,17 @@ once from every checker's evidence and shipped as package data (`answers.json`).
 
     from model_checks.answers import load
     load().answer("V2", ("D7",), "S1").words()   # 'breaks, a counterexample of ... steps ...'
+
+- `model`: the typed answer (`Answer`: a verdict, how far a hold reaches, a break's shortest
+  replayed witness);
+- `store`: the facts per variant and property and the one rule that turns them into an
+  answer (`AnswerStore`, `load`), serialised as `answers.json`;
+- `build`: the store built from every source of evidence (the drift lattice's witnesses,
+  proofs and kept outcomes, the results snapshot's verdict records);
+- `render`: an answer as a page's table cell shows it, and read back from one.
+
+`designs.json` beside them: the other designs' committed answers, generated with the pages
+(`model_checks.docs`) and read by the doctor.
 """
 
 from model_checks.answers.model import Answer, Hold, Reach, Verdict, Witness

@@ -1,6 +1,27 @@
 """Design-generic checkers: each reads only `spec.designs.base.Design`, so every design (the
 key-replicated LRU, the shared-memory object store, one added by the recipe) is judged by
-them with no edit here. `explore`: exhaustive breadth-first search of one instance;
-`simulate`: Hypothesis's stateful testing over the design's actions; `prove`: Z3 over the
-explored transition relation (bounded reachability and k-induction); `lattice`: every
-environment of the design's sources, with minimal breaking sets."""
+them with no edit here (`python -m model_checks design`).
+
+- the checkers: `explore` (exhaustive breadth-first search of one instance, each broken
+  property with a shortest witness, replayable with `explore.replay`); `simulate`
+  (Hypothesis's stateful testing over the design's actions); `prove` (Z3 over the transition
+  relation of `graph`, the instance's reachable state graph: bounded model checking, and
+  induction on a complete graph); `lattice` (every environment of the design's sources, with
+  minimal breaking sets);
+- their results: `evidence` (per design, what settles its answers beyond the explored ladder:
+  all-instance proofs and explicit witnesses), `results` (a lattice as JSON, the committed
+  evidence the docs render, and its witnesses as files) and `witness_files` (one witness
+  document per environment and property, which an implementation can replay); `command` is
+  the command line (`--checker explore`, `--checker lattice`, and `--check`, which re-derives
+  the committed answers);
+- the shared-memory design: its mutants (`mutants`: one mechanism of the release turned off
+  or on, with the instance where that breaks a property), S1 and S2 for every instance
+  (`shm_proofs`: an abstract model of the ring over unbounded integers, its certificates
+  checked with Z3), and S3, H1 and U1 for every instance under the environments each holds
+  in (`shm_restricted`);
+- an implementation of the shared-memory design in lockstep with the spec
+  (`conform --design shm`): `shm_views` (what is compared after each step, and the side an
+  adapter provides), `shm_lockstep` (the driver: a replay of given actions, seeded random
+  walks), `conform` (the runs, the replay of a witness document and their exit codes) and
+  `emit` (`--emit-pytest`: a trace as a standalone pytest file).
+"""

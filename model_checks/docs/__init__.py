@@ -7,4 +7,22 @@ hand-written page quotes a verdict the answer store (`model_checks.answers`) doe
 the results snapshot of `docs/results/`, `snapshot`; the lattice's runs; the answer store),
 never from a run of a command: `vllm_snapshot` is the real vLLM run that writes its snapshot,
 run by hand where vLLM is installed.
+
+The pages, by the module that renders them:
+
+- `pages`: invariants.md, drift.md, scenarios.md, notation.md and a page per scenario that
+  breaks a property; `answer_tables`: invariants.md's per-property tables of the project's
+  answers;
+- `results`: verdicts.md and a page per variant (every checker on every cell of the expected
+  matrix), and a page per counterexample trace of the results snapshot;
+- `lattice_page`: drift-combinations.md and the region of questions.md that quotes the
+  lattice's answer, with its sections: the rungs the liveness answers reached
+  (`lattice_reach`), the long runs (`lattice_nightly`), "For every instance"
+  (`every_instance_page`) and each design other than the key-replicated LRU, from its
+  committed answers (`design_section`);
+- `requirements_page`: requirements.md, from the obligations registry, with the evidence
+  that a checker catches each obligation's mutants; `vllm_page`: vllm.md, from the committed
+  vLLM snapshot;
+- shared by them: `markdown` (the generated pages' header and deterministic tables) and
+  `mermaid` (a trace as a sequence diagram).
 """

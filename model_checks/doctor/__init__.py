@@ -1,5 +1,13 @@
-"""`python -m model_checks doctor`: a vLLM deployment's facts -> its drift sources, the drift
-lattice's answer per safety property for the variant its release implements, what removes
-each risk, and the counters to alert on (`command.py`; facts in `facts.py`, a `vllm serve`
-line read in `serve_line.py`, answers read from the answer store, `model_checks.answers`, in
-`answer.py`)."""
+"""`python -m model_checks doctor`: a vLLM deployment's facts -> its drift sources, the
+project's answer per property (safety, and recovery by the client's retry) for the variant
+its release implements, what removes each risk, and the counters to alert on.
+
+- `command`: the command line and its report, with its exit codes;
+- `facts`: a deployment's facts and the drift sources they switch on (on, assumed, off);
+  `serve_line`: a `vllm serve` line (and its `--config` file) read as vLLM reads it, without
+  importing vLLM;
+- `answer`: the answers for the key-replicated LRU pair, read from the answer store
+  (`model_checks.answers`); `design_answer`: those for a deployment whose paired cache is
+  another design (the shared-memory object store): its own drift sources and its committed
+  answers (`answers/designs.json`).
+"""

@@ -9,6 +9,15 @@ processes, or this process for one worker) and `DaskCluster` (a running `dask.di
 scheduler, the optional `paired-caches[cluster]` extra). Progress: jobs done / total, elapsed
 time and an estimate, a line per finished job.
 
+- `jobs`: a job, its two kinds of result and the call that runs one on a worker; `sweep`:
+  the contract's two calls;
+- `backends`: where jobs run (`LocalProcesses`, a dead pool restarted with the unfinished
+  jobs); `cluster`: the Dask backend (`DaskCluster`), which checks that every worker runs
+  this checkout's sources (`sources`: their digest); `errors`: the cluster's usage errors;
+- `progress`: a sweep's progress (`LineProgress`); `arguments`: the `--dask ADDRESS` flag
+  every sweeping command shares;
+- `examples`: small pure jobs for the executor's own tests.
+
 Nothing here imports a checker: a job names its own function, so the executor is as cheap to
 import as the command line that parses arguments before it.
 """

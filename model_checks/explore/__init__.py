@@ -7,9 +7,10 @@
   (`reduction/`: stubborn sets); `fingerprint` names a state across processes;
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
-- the matrix's cells: `instance` is the instance per variant and environment, `cells` one
-  job per cell turned into verdict records, `agreement` the cross-check against Z3's and
-  Hypothesis's records; `command` is the command line;
+- the matrix's cells: `instance` is the small instance per variant and environment,
+  `cell_jobs` one job per cell, its graph judged completely and turned into verdict records,
+  `agreement` the cross-check against Z3's and Hypothesis's records; `command` is the command
+  line;
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
   minimal environments that break it, over the instance family of `lattice_instance` and the
   profiles of `lattice_profiles`, with every checker's replayed breaks (`evidence`), the
@@ -17,6 +18,7 @@
   instance (`every_instance`) and the report (`lattice_report`); `lattice_command` is its
   command line;
 - one search over a Dask cluster: `distributed` (stateless workers) and `partitioned` with
-  `partition` (partitions of the visited set held by the workers), sharing `distributed_common` and
-  `wire`; `collector` pauses the garbage collector while states are allocated.
+  `partition` (partitions of the visited set held by the workers), sharing
+  `distributed_common` and `wire`; `collector` pauses the garbage collector while states are
+  allocated.
 """

@@ -2,7 +2,7 @@
 explained by spec steps consistent with real time, or shown as the shortest history the spec
 cannot explain.
 
-- `record`: the history (one record per call of an implementation's sides) and its JSON-lines
+- `log`: the history (one record per call of an implementation's sides) and its JSON-lines
   log format (`SCHEMA`, versioned; docs/history.md);
 - `recorder`: wraps any adapter's sides and records every call;
 - `instance`, `steps` and `explain`: a history as a spec configuration, a call as spec steps,

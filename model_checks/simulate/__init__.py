@@ -1,6 +1,7 @@
 """Hypothesis state machines over the spec: random walks of the spec's actions, every
 property checked after each step, over the cells of the expected matrix and the spec mutants
-(`python -m model_checks simulate`; `replay FILE` re-runs a counterexample file).
+(`python -m model_checks simulate`; the top-level `replay FILE`, `model_checks.replay_command`,
+re-runs a counterexample file it writes).
 
 - `machine`: the state machine of one cell (rules are the spec's actions, invariants its
   properties);
@@ -11,6 +12,5 @@ property checked after each step, over the cells of the expected matrix and the 
   small for the search (records say so);
 - `profiles`: the search budgets, importable without Hypothesis; `hypothesis_private`: every
   use of Hypothesis's private API, in one module;
-- `cli`: the `simulate` and `replay` commands (arguments parsed before Hypothesis is
-  imported).
+- `command`: the `simulate` command (arguments parsed before Hypothesis is imported).
 """

@@ -9,7 +9,8 @@
 - `decode/`: a model back into a spec trace, replayed on the spec and cross-checked step by
   step against the encoding.
 
-At the top: the command (`cli`), the cells it decides (`cells`), the run over them (`runner`),
-the typed results and their records (`results`), the table of what it judges (`judged`), and
-the solver budgets every stage uses (`budget`, `limits`: rlimit units, never seconds).
+At the top: the command (`command`, `python -m model_checks prove`), the cells it decides and
+what it expects of each (`decided_cells`), the run over them (`runner`), the typed results and
+their records (`results`), the table of what it judges (`judged`), and the solver budgets
+every stage uses (`budget`, `limits`: rlimit units, never seconds).
 """

@@ -2,8 +2,21 @@
 
 Owns the inductive-invariant check and V3's certificate (`invariant`), k-induction with
 Houdini lemmas (`induction`), Spacer's CHC proofs (`chc`), the hand-written relational
-certificates (`relational`), the order they run in before BMC (`proved_first`), and the
-parametric proof of V3 over uninterpreted sorts (`parametric`; its certificate covers V4's
-S1-S3 too). Reads the formulas of `encode/`; hands proved properties (and lemmas) to the
-runner and `search/`, which searches only what is left.
+certificates (`relational`) and the order they run in before BMC (`proved_first`). Reads the
+formulas of `encode/`; hands proved properties (and lemmas) to the runner and `search/`,
+which searches only what is left.
+
+Beside them, the proofs for every instance size, over abstract models with uninterpreted
+sorts (z3's MBQI), run by `prove --parametric` and read by the drift lattice as all-instance
+proofs:
+
+- `parametric`: the abstract model and V3's certificate of S1-S3 (which covers V4's S1-S3
+  too); `parametric_goals`: S1, S2, S3 and H1 beyond V3, one goal per variant, property and
+  environment, each with its own certificate, and the nearest certificate's failing query
+  where none applies;
+- `parametric_mirror`: H1 and S3 where the two caches mirror each other, over uninterpreted
+  LRU states; `parametric_liveness`: L1-L3 as safety over the model with history variables;
+- where those proofs fail, real breaks on larger instances, each replayed before the drift
+  lattice takes it as evidence: `parametric_witness` (V2's S1 under D7 alone) and
+  `parametric_witness_liveness` (L1-L3).
 """
