@@ -37,7 +37,10 @@ The modules at the top level:
   with the mutants that omit it (`requirements`), and L4 as a theorem about how many retries
   recovery needs (`retries`);
 - the main job's summary (`summary`) and the cache of deterministic results that several
-  processes compute alike (`file_cache`);
+  processes compute alike (`file_cache`); a breadth-first search's shortest path, walked back
+  along its parent links (`parent_links`);
+- the real vLLM run behind docs/vllm.md (`vllm_snapshot`, which drives the command line) and
+  what its page shares with it: the snapshot's file, its command, the reproducer (`vllm_run`);
 - the command line (`cli`, its shared exit codes in `exits`, `conform_command`, where
   conform's and history's options meet, and `replay_command`, which re-runs any checker's
   trace file on the spec).

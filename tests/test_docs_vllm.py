@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from model_checks.docs.vllm_page import hand_written, load, vllm_page
-from model_checks.docs.vllm_snapshot import SNAPSHOT
+from model_checks.vllm_run import SNAPSHOT
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -24,7 +24,7 @@ def test_docs_vllm_page_renders_from_the_committed_snapshot() -> None:
 def test_docs_vllm_page_without_a_snapshot_says_how_to_make_one(tmp_path: Path) -> None:
     assert not (tmp_path / SNAPSHOT).exists()
     page = vllm_page(load(tmp_path))
-    assert "No snapshot" in page and "python -m model_checks.docs.vllm_snapshot" in page
+    assert "No snapshot" in page and "python -m model_checks.vllm_snapshot" in page
     (tmp_path / "results").mkdir()
     shutil.copy(DOCS / SNAPSHOT, tmp_path / SNAPSHOT)
     assert vllm_page(load(tmp_path)) == vllm_page(load(DOCS))

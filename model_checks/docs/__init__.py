@@ -5,8 +5,9 @@
 hand-written page quotes a verdict the answer store (`model_checks.answers`) does not hold
 (`quotes`); CI runs it. The pages are rendered from committed results read once (`bundle`:
 the results snapshot of `docs/results/`, `snapshot`; the lattice's runs; the answer store),
-never from a run of a command: `vllm_snapshot` is the real vLLM run that writes its snapshot,
-run by hand where vLLM is installed.
+never from a run of a command: the real vLLM run that writes vllm.md's snapshot is
+`model_checks.vllm_snapshot`, run by hand where vLLM is installed, and the page reads only
+what it shares with that run (`model_checks.vllm_run`).
 
 The pages, by the module that renders them:
 

@@ -1,6 +1,6 @@
 """docs/vllm.md: vLLM's released caches under the checks, rendered from the committed
 snapshot of a real run (`docs/results/vllm.json`, written by
-`python -m model_checks.docs.vllm_snapshot`), the doctor's table of how vLLM's settings and
+`python -m model_checks.vllm_snapshot`), the doctor's table of how vLLM's settings and
 clients switch on each drift source (`model_checks.doctor.facts.SOURCES`) and the lattice's
 answers (`model_checks.doctor.answer`). Rendering needs no vLLM, so `docs --check` keeps the
 page fresh anywhere; refreshing the snapshot needs scripts/setup-vllm.
@@ -18,9 +18,9 @@ from typing import Any
 from model_checks.adapters import vllm_release
 from model_checks.cells import environment_text
 from model_checks.docs.markdown import GENERATED, table
-from model_checks.docs.vllm_snapshot import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.doctor.answer import LATTICE_PAGE, answer, instance_text, judged_properties
 from model_checks.doctor.facts import SOURCES
+from model_checks.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from spec import VARIANT_NAMES, Drift
 
 PAGE = "vllm.md"

@@ -17,13 +17,7 @@ from tests.test_layout import _project_sources, import_graph
 CONSUMERS = ("model_checks.docs", "model_checks.doctor")
 """The packages held to the rule."""
 
-ALLOWED: dict[tuple[str, str], str] = {
-    ("model_checks.docs.vllm_snapshot", "model_checks.cli"): (
-        "to be removed: the vLLM run behind docs/results/vllm.json drives the commands users "
-        "run, in process; it belongs beside the runs, not in the site generator, and moves "
-        "when that snapshot is next made (its module path is the command the snapshot records)"
-    ),
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 """Import edges tolerated, with the reason. An entry that is no longer an edge fails the test,
 so the list only shrinks."""
 

@@ -164,7 +164,7 @@ def test_vllm_the_pages_reproducer_pairs_the_stale_tensor_as_its_snapshot_says()
     from pathlib import Path
 
     from model_checks.docs.vllm_page import load
-    from model_checks.docs.vllm_snapshot import reproduce
+    from model_checks.vllm_snapshot import reproduce
 
     observed = reproduce()
     assert observed == {"data_sent": False, "placeholders_of_image": 1, "tensor_of_image": 0}

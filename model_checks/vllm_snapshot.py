@@ -1,6 +1,9 @@
-"""The real run behind docs/vllm.md: `python -m model_checks.docs.vllm_snapshot` (needs the
-release scripts/setup-vllm installs) runs vLLM's caches and writes `docs/results/vllm.json`,
-from which `model_checks.docs.vllm_page` renders the page (so `docs --check` needs no vLLM).
+"""The real run behind docs/vllm.md: `python -m model_checks.vllm_snapshot` (needs the release
+scripts/setup-vllm installs) runs vLLM's caches and writes `docs/results/vllm.json`, from
+which `model_checks.docs.vllm_page` renders the page (so `docs --check` needs no vLLM). It
+drives the commands users run, in process, so it lives beside the command line, not in the
+site generator; what the page needs of it (the snapshot's file, this command, the reproducer)
+is in `model_checks.vllm_run`.
 
 What it runs, all through the commands users run:
 - `conform --adapter model_checks.adapters.vllm:factory` per variant the release implements
@@ -27,11 +30,10 @@ from typing import Any
 from model_checks.adapters import vllm_release
 from model_checks.cells import environment_text
 from model_checks.doctor.facts import Deployment, environment
+from model_checks.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from spec import safety_ids
 
 ADAPTER = "model_checks.adapters.vllm:factory"
-SNAPSHOT = Path("results") / "vllm.json"
-COMMAND = "python -m model_checks.docs.vllm_snapshot"
 
 DEPLOYMENTS: dict[str, Deployment] = {
     "content-hash identities, one API server (the doctor's defaults)": Deployment(),
@@ -39,34 +41,6 @@ DEPLOYMENTS: dict[str, Deployment] = {
     "sleep mode (clears racing in-flight requests)": Deployment(sleep_mode=True),
 }
 """The deployments the page answers, each as the doctor reads it (`doctor.facts`)."""
-
-REPRODUCER = '''\
-from vllm.config import MultiModalConfig
-from vllm.multimodal.cache.lru import (
-    LruKeyReplicatedReceiverCache, LruKeyReplicatedSenderCache)
-from vllm.multimodal.inputs import (
-    MultiModalBatchedField, MultiModalFieldElem, MultiModalKwargsItem, PlaceholderRange)
-import torch
-
-class ModelConfig:  # what the caches read of vllm.config.ModelConfig
-    def get_multimodal_config(self):
-        return MultiModalConfig(mm_processor_cache_gb=64 / 2**30)  # one 64-byte item
-
-def image(n):  # the processor's output for image n: 16 float32 values, 16 tokens
-    elem = MultiModalFieldElem(data=torch.full((16,), float(n)), field=MultiModalBatchedField())
-    return MultiModalKwargsItem({"pixel_values": elem}), [PlaceholderRange(offset=n, length=16)]
-
-p0 = LruKeyReplicatedSenderCache(ModelConfig())    # the API server's shadow
-p1 = LruKeyReplicatedReceiverCache(ModelConfig())  # the engine core's tensors
-p1.get_and_update_item(p0.get_and_update_item(image(0), "u")[0], "u")  # 1, 2: "u" is image 0
-p0.get_and_update_item(image(7), "x")    # 3: evicts "u" from P0; the request is rejected
-p0.get_and_update_item(image(1), "u")    # 4: uuid "u" reused for image 1; rejected too
-data, updates = p0.get_and_update_item(None, "u")  # 5: a hit: no data, image 1's updates
-served = p1.get_and_update_item(None, "u")         # 6: P1 returns what it holds
-'''
-"""Six `get_and_update_item` calls: D7 (uuid "u" reused, vllm#55547) with D2 (two requests
-rejected after P0 updated, as in vllm#43941). Executed by `reproduce` as shown."""
-
 
 def reproduce() -> dict[str, Any]:
     """Run `REPRODUCER`; what the engine served and which placeholders came with it."""
