@@ -75,7 +75,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import z3
 
@@ -252,18 +252,20 @@ def read_pairs(L: Logic, v: View) -> Any:
 
 
 RING, SLOT, CHUNK, PAIR, HANDLE = "ring", "slot", "chunk", "pair", "handle"
+ViewT = TypeVar("ViewT")
 
 
 @dataclass(frozen=True)
-class Part:
-    """One invariant of a certificate: `holds(L, view, a, b)`, universal over a slot offset
-    (kind SLOT: a), a chunk id (CHUNK: a), a pair of ids (PAIR: a, b), or over none (RING,
-    HANDLE: the tracked handle)."""
+class Part(Generic[ViewT]):
+    """One invariant of a certificate over a view of the state (`View` here, a wider view in
+    `shm_restricted`): `holds(L, view, a, b)`, universal over a slot offset (kind SLOT: a), a
+    chunk id (CHUNK: a), a pair of ids (PAIR: a, b), or over none (RING, HANDLE: the tracked
+    handle)."""
 
     name: str
     kind: str
     statement: str
-    holds: Callable[[Logic, View, Any, Any], Any]
+    holds: Callable[[Logic, ViewT, Any, Any], Any]
 
 
 def _offset_in_ring(L: Logic, v: View, a: Any, b: Any) -> Any:
@@ -340,7 +342,7 @@ def _chunk_order(L: Logic, v: View, a: Any, b: Any) -> Any:
                      position(L, v, a) + v.c_nbytes[a] <= position(L, v, b))
 
 
-S1_CERTIFICATE: tuple[Part, ...] = (
+S1_CERTIFICATE: tuple[Part[View], ...] = (
     Part("offset_in_ring", RING, "0 <= end mod R < R, 0 <= id_start <= id_end",
          _offset_in_ring),
     Part("slot_shape", SLOT, "a slot lies within the buffer", _slot_shape),
@@ -360,7 +362,7 @@ one, and a new chunk starts there or at offset 0 and ends at a slot boundary or 
 slot's header), and within an epoch an id is written once, so a slot with a current handle's
 id at its offset is the write the handle was issued for."""
 
-S2_CERTIFICATE: tuple[Part, ...] = (
+S2_CERTIFICATE: tuple[Part[View], ...] = (
     Part("ring_frame", RING, "0 <= start < R, start <= end <= start + R, "
          "0 <= id_start <= id_end",
          _ring_frame),
@@ -377,7 +379,7 @@ S2_CERTIFICATE: tuple[Part, ...] = (
 """S2: the live chunks lie in [start, end), a window of at most R in the frame, in id order,
 each within one lap: so they are disjoint in the buffer too."""
 
-CERTIFICATES: dict[str, tuple[Part, ...]] = {"S1": S1_CERTIFICATE, "S2": S2_CERTIFICATE}
+CERTIFICATES: dict[str, tuple[Part[View], ...]] = {"S1": S1_CERTIFICATE, "S2": S2_CERTIFICATE}
 
 
 def s1_broken(L: Logic, v: View, knobs: ShmKnobs) -> Any:
@@ -604,7 +606,10 @@ class _Points:
     j: z3.ArithRef
 
 
-def _instances(part: Part, v: View, slots: Sequence[Any], chunks: Sequence[Any]) -> list[Any]:
+def instances(part: Part[ViewT], v: ViewT, slots: Sequence[Any], chunks: Sequence[Any]
+              ) -> list[Any]:
+    """Every instance of `part` at the given points: one per slot offset (SLOT), one per chunk
+    id (CHUNK), one per ordered pair of chunk ids (PAIR), else the one (RING, HANDLE)."""
     L = Z3Logic
     if part.kind == SLOT:
         return [part.holds(L, v, p, None) for p in slots]
@@ -615,7 +620,7 @@ def _instances(part: Part, v: View, slots: Sequence[Any], chunks: Sequence[Any])
     return [part.holds(L, v, None, None)]
 
 
-def _hypothesis(certificate: Sequence[Part], v: View, pts: _Points, c: Choice,
+def _hypothesis(certificate: Sequence[Part[View]], v: View, pts: _Points, c: Choice,
                 write_at: Any = None) -> z3.BoolRef:
     """The certificate at every point a step reads: the fresh slot and chunk points, the
     chunks a step names (the hit's, the oldest, its successor, the newest, i + 1), and the
@@ -624,10 +629,10 @@ def _hypothesis(certificate: Sequence[Part], v: View, pts: _Points, c: Choice,
     slots = [pts.slot, v.h_physical, *(v.c_physical[x] for x in chunks)]
     if write_at is not None:
         slots.append(write_at)
-    return z3.And([f for part in certificate for f in _instances(part, v, slots, chunks)])
+    return z3.And([f for part in certificate for f in instances(part, v, slots, chunks)])
 
 
-def _at(part: Part, v: View, pts: _Points) -> Any:
+def _at(part: Part[View], v: View, pts: _Points) -> Any:
     if part.kind == SLOT:
         return part.holds(Z3Logic, v, pts.slot, None)
     if part.kind == CHUNK:

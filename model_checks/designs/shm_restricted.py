@@ -124,17 +124,11 @@ def reads_of(L: Logic, x: RestrictedView, k: Any) -> Any:
 # -- the certificates ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RestrictedPart:
-    """One invariant over a `RestrictedView` (`shm_proofs.Part`'s kinds)."""
-
-    name: str
-    kind: str
-    statement: str
-    holds: Callable[[Logic, RestrictedView, Any, Any], Any]
+RestrictedPart = sp.Part[RestrictedView]
+"""One invariant over a `RestrictedView` (`shm_proofs.Part`'s kinds)."""
 
 
-def _lift(part: Part) -> RestrictedPart:
+def _lift(part: Part[View]) -> RestrictedPart:
     def holds(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
         return part.holds(L, x.v, a, b)
     return RestrictedPart(part.name, part.kind, part.statement, holds)
@@ -356,18 +350,6 @@ def z3_restricted_view(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef
                           arr("pending"), arr("reads"))
 
 
-def _instances(part: RestrictedPart, x: RestrictedView, slots: Sequence[Any],
-               chunks: Sequence[Any]) -> list[Any]:
-    L = Z3Logic
-    if part.kind == SLOT:
-        return [part.holds(L, x, p, None) for p in slots]
-    if part.kind == CHUNK:
-        return [part.holds(L, x, i, None) for i in chunks]
-    if part.kind == PAIR:
-        return [part.holds(L, x, a, b) for a, b in product(chunks, repeat=2)]
-    return [part.holds(L, x, None, None)]
-
-
 def _hypothesis(certificate: Sequence[RestrictedPart], x: RestrictedView, i: Any, j: Any,
                 slot: Any, c: Choice) -> z3.BoolRef:
     """The certificate at the points a step reads (`shm_proofs._hypothesis`'s, and id_end):
@@ -376,7 +358,7 @@ def _hypothesis(certificate: Sequence[RestrictedPart], x: RestrictedView, i: Any
     v = x.v
     chunks = [i, j, c.chunk, i + 1, v.id_start, v.id_start + 1, v.id_end - 1, v.id_end]
     slots = [slot, *(v.c_physical[y] for y in chunks)]
-    return z3.And([f for part in certificate for f in _instances(part, x, slots, chunks)])
+    return z3.And([f for part in certificate for f in sp.instances(part, x, slots, chunks)])
 
 
 def _at(part: RestrictedPart, x: RestrictedView, i: Any, j: Any, slot: Any) -> Any:
