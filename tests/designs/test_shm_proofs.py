@@ -5,8 +5,6 @@ reachable spec states, whole small explorations and random walks that wrap and s
 
 from __future__ import annotations
 
-import random
-from collections import deque
 from dataclasses import replace
 
 import pytest
@@ -17,6 +15,8 @@ from spec.designs.shm import SHM, ShmConfig, ShmState
 from spec.designs.shm.actions import ClearP0, Execute, Read, RestartP0, ShmAction, Submit
 from spec.designs.shm.config import ShmKnobs
 from spec.designs.shm.properties import consistent_pairing, within_ring
+from tests.designs.shm_states import explored, sized, walked
+from tests.designs.shm_states import steps as walk_steps
 
 EVERY_SOURCE = frozenset(sp.SOURCES)
 
@@ -85,95 +85,41 @@ def test_the_spec_mutants_break_s1(source: str, knobs: ShmKnobs, event: ShmActio
     assert not consistent_pairing(config, released) and released.fault is not None
 
 
-def _explored(config: ShmConfig, limit: int) -> list[ShmState]:
-    start = SHM.initial(config)
-    seen, frontier = {start}, deque([start])
-    while frontier and len(seen) < limit:
-        state = frontier.popleft()
-        for action in SHM.enabled(config, state):
-            after = SHM.step(config, state, action)
-            if after not in seen:
-                seen.add(after)
-                frontier.append(after)
-    return list(seen)
-
-
-def _walks(config: ShmConfig, seed: int, walks: int, length: int) -> list[ShmState]:
-    """Random walks choosing an action kind first (so reads and frees keep up with puts)."""
-    rng, found = random.Random(seed), []
-    for _ in range(walks):
-        state = SHM.initial(config)
-        for _ in range(length):
-            actions = SHM.enabled(config, state)
-            if not actions:
-                break
-            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
-            state = SHM.step(config, state, rng.choice(
-                [a for a in actions if type(a).__name__ == kind]))
-            found.append(state)
-    return found
-
-
-def _sized(environment: set[str], ring: int, readers: int, items: int) -> ShmConfig:
-    ids = ("a", "b", "c", "d", "e", "f")
-    return ShmConfig(identities=ids, versions=2 if "D7" in environment else 1,
-                     object_bytes=tuple((Content(x), 1 + n % 3) for n, x in enumerate(ids)),
-                     header_bytes=1, ring_bytes=ring, max_object_bytes=3, readers=readers,
-                     max_requests=80, max_items=items, environment=frozenset(environment))
-
-
 def _check(config: ShmConfig, states: list[ShmState]) -> None:
     for state in states:
         assert sp.check_state(config, state) == [], state
         assert not within_ring(config, state)
 
 
-def _steps(config: ShmConfig, seed: int, walks: int, length: int
-           ) -> list[tuple[ShmState, ShmAction, ShmState]]:
-    rng, found = random.Random(seed), []
-    for _ in range(walks):
-        state = SHM.initial(config)
-        for _ in range(length):
-            actions = SHM.enabled(config, state)
-            if not actions:
-                break
-            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
-            action = rng.choice([a for a in actions if type(a).__name__ == kind])
-            after = SHM.step(config, state, action)
-            found.append((state, action, after))
-            state = after
-    return found
-
-
 def test_the_certificate_holds_on_an_explored_instance() -> None:
     config = SHM.instance("O1", EVERY_SOURCE)
-    _check(config, _explored(config, 1_500))
+    _check(config, explored(config, 1_500))
     without_c1 = SHM.instance("O1", frozenset({"D1", "D2", "D3", "D10"}))
-    states = _explored(without_c1, 1_000)
+    states = explored(without_c1, 1_000)
     assert any(sp.known_handles(s) and not s.issued for s in states)  # in flight only
     _check(without_c1, states)
 
 
 def test_the_certificate_holds_on_walks_that_wrap_and_shift_laps() -> None:
-    laps = _sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
-    states = _walks(laps, seed=3, walks=6, length=200)
+    laps = sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
+    states = walked(laps, seed=3, walks=6, length=200)
     ring = laps.ring_bytes
     assert any(c.address - s.ring.data_start >= ring for s in states for c in s.ring.chunks)
     assert any(c.address % ring == 0 < c.address for s in states for c in s.ring.chunks)
     _check(laps, states)
-    stale = _sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
+    stale = sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
                    items=2)
-    _check(stale, _walks(stale, seed=1, walks=20, length=60))
+    _check(stale, walked(stale, seed=1, walks=20, length=60))
 
 
 def test_every_spec_step_is_a_sequence_of_abstract_actions() -> None:
-    laps = _sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
-    steps = _steps(laps, seed=3, walks=6, length=200)
+    laps = sized({"D1", "D2", "C1"}, ring=12, readers=1, items=1)
+    steps = walk_steps(laps, seed=3, walks=6, length=200)
     assert any(after.ring.id_start > before.ring.id_start and
                0 < after.ring.data_end < before.ring.data_end for before, _, after in steps)
-    every = _sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
+    every = sized({"D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"}, ring=9, readers=2,
                    items=2)
-    for config, found in ((laps, steps), (every, _steps(every, seed=1, walks=20, length=60))):
+    for config, found in ((laps, steps), (every, walk_steps(every, seed=1, walks=20, length=60))):
         kinds = set()
         for before, action, after in found:
             assert sp.simulates(config, before, action, after) is None, (before, action)

@@ -6,17 +6,15 @@ step is a sequence of the abstract actions."""
 
 from __future__ import annotations
 
-import random
-from collections import deque
 from dataclasses import replace
 
 import pytest
 
 from model_checks.designs import shm_proofs as sp
 from model_checks.designs import shm_restricted as sr
-from spec.config import Content
-from spec.designs.shm import SHM, ShmConfig, ShmState
-from spec.designs.shm.actions import ShmAction
+from spec.designs.shm import SHM
+from tests.designs.shm_states import explored, sized, walked
+from tests.designs.shm_states import steps as walk_steps
 
 
 @pytest.fixture(scope="module")
@@ -72,58 +70,21 @@ def test_a_counted_client_handle_keeps_s3() -> None:
     assert sr.prove_restricted("S3", sr.S3_ENVIRONMENT | {"C1"}, knobs).proved
 
 
-def _explored(config: ShmConfig, limit: int) -> list[ShmState]:
-    start = SHM.initial(config)
-    seen, frontier = {start}, deque([start])
-    while frontier and len(seen) < limit:
-        state = frontier.popleft()
-        for action in SHM.enabled(config, state):
-            after = SHM.step(config, state, action)
-            if after not in seen:
-                seen.add(after)
-                frontier.append(after)
-    return list(seen)
-
-
-def _walks(config: ShmConfig, seed: int, walks: int, length: int) -> list[ShmState]:
-    rng, found = random.Random(seed), []
-    for _ in range(walks):
-        state = SHM.initial(config)
-        for _ in range(length):
-            actions = SHM.enabled(config, state)
-            if not actions:
-                break
-            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
-            state = SHM.step(config, state, rng.choice(
-                [a for a in actions if type(a).__name__ == kind]))
-            found.append(state)
-    return found
-
-
-def _sized(environment: frozenset[str], ring: int, readers: int, items: int) -> ShmConfig:
-    ids = ("a", "b", "c", "d", "e", "f")
-    return ShmConfig(identities=ids, versions=2 if "D7" in environment else 1,
-                     object_bytes=tuple((Content(x), 1 + n % 3) for n, x in enumerate(ids)),
-                     header_bytes=1, ring_bytes=ring, max_object_bytes=3, readers=readers,
-                     max_requests=80, max_items=items, environment=environment)
-
-
-@pytest.mark.parametrize(("prop", "explored"), [
+@pytest.mark.parametrize(("prop", "small"), [
     ("S3", sr.S3_ENVIRONMENT), ("U1", frozenset({"D1", "D3", "D10", "C1"})),
 ])
-def test_the_certificate_holds_on_explored_states(prop: str, explored: frozenset[str]
-                                                  ) -> None:
+def test_the_certificate_holds_on_explored_states(prop: str, small: frozenset[str]) -> None:
     """A breadth-first exploration (of an environment small enough to reach quiescent states
     with live chunks), and walks of the whole environment and of one that wraps laps."""
     environment = sr.ENVIRONMENTS[prop]
-    config = SHM.instance("O1", explored, 1)
-    states = _explored(config, 2_000)
+    config = SHM.instance("O1", small, 1)
+    states = explored(config, 2_000)
     assert any(sr.pending_of(config, s) for s in states)
     assert any(SHM.is_quiescent(config, s) and s.ring.chunks for s in states)
-    walked = _sized(environment, ring=9, readers=2, items=2)
-    laps = _sized(environment - {"D3", "D10"}, ring=12, readers=1, items=1)
-    for cfg, found in ((config, states), (walked, _walks(walked, 1, 20, 60)),
-                       (laps, _walks(laps, 3, 4, 150))):
+    whole = sized(environment, ring=9, readers=2, items=2)
+    laps = sized(environment - {"D3", "D10"}, ring=12, readers=1, items=1)
+    for cfg, found in ((config, states), (whole, walked(whole, 1, 20, 60)),
+                       (laps, walked(laps, 3, 4, 150))):
         for state in found:
             assert sr.check_restricted(cfg, state, prop) == [], state
             if prop == "S3":
@@ -136,43 +97,26 @@ def test_the_certificate_holds_on_explored_states(prop: str, explored: frozenset
 def test_the_certificate_fails_on_states_outside_the_environment(prop: str, source: str,
                                                                   part: str) -> None:
     config = SHM.instance("O1", sr.ENVIRONMENTS[prop] | {source}, 1)
-    broken = {r.split(" ")[0] for s in _explored(config, 1_500)
+    broken = {r.split(" ")[0] for s in explored(config, 1_500)
               for r in sr.check_restricted(config, s, prop)}
     assert part in broken
-
-
-def _steps(config: ShmConfig, seed: int, walks: int, length: int
-           ) -> list[tuple[ShmState, ShmAction, ShmState]]:
-    rng, found = random.Random(seed), []
-    for _ in range(walks):
-        state = SHM.initial(config)
-        for _ in range(length):
-            actions = SHM.enabled(config, state)
-            if not actions:
-                break
-            kind = rng.choice(sorted({type(a).__name__ for a in actions}))
-            action = rng.choice([a for a in actions if type(a).__name__ == kind])
-            after = SHM.step(config, state, action)
-            found.append((state, action, after))
-            state = after
-    return found
 
 
 def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
     """Every source at once (the actions are those of every environment), and a ring that
     wraps laps; a step whose slot reads are changed matches no sequence."""
-    every = _sized(frozenset(sp.SOURCES), ring=9, readers=2, items=2)
-    laps = _sized(frozenset({"D1", "D2", "C1"}), ring=12, readers=1, items=1)
+    every = sized(frozenset(sp.SOURCES), ring=9, readers=2, items=2)
+    laps = sized(frozenset({"D1", "D2", "C1"}), ring=12, readers=1, items=1)
     kinds: set[str] = set()
     for config, seed, walks, length in ((every, 1, 20, 60), (laps, 3, 4, 150)):
-        for before, action, after in _steps(config, seed, walks, length):
+        for before, action, after in walk_steps(config, seed, walks, length):
             assert sr.restricted_simulates(config, before, action, after) is None, (before, action)
             kinds.add(type(action).__name__)
             if after.ring.id_start > before.ring.id_start:
                 kinds.add("free")
     assert {"Submit", "Read", "Reject", "ClientHandle", "ClearP0", "RestartP0",
             "free"} <= kinds
-    before, action, after = next(s for s in _steps(laps, 3, 1, 50)
+    before, action, after = next(s for s in walk_steps(laps, 3, 1, 50)
                                  if type(s[1]).__name__ == "Read" and s[2].memory)
     tampered = after.evolve(memory=tuple(replace(m, reads=m.reads + 1) for m in after.memory))
     assert "reads" in (sr.restricted_simulates(laps, before, action, tampered) or "")
