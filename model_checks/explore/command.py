@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from model_checks.cells import Agreement, agreement, environment_text
@@ -73,11 +73,20 @@ from spec import VARIANTS, variant_named
 HELP = ("explore every reachable state of a small instance per matrix cell: shortest "
         "counterexamples, proofs for the instance at all depths, vacuous properties")
 
-PROFILES = {"ci": (30_000, CI_SHAPES, CI_LARGE_SHAPES),
-            "nightly": (2_000_000, NIGHTLY_SHAPES, NIGHTLY_SHAPES)}
-"""Per profile: the state limit per graph (a resource limit: verdicts never depend on the
-clock), the instances to try, largest first, and those for the largest environments
-(`instance.shapes_for`)."""
+@dataclass(frozen=True)
+class ExploreProfile:
+    """How far `explore` looks per cell: `max_states` bounds each graph (a resource limit:
+    verdicts never depend on the clock); `shapes` are the instances to try, largest first,
+    and `large_shapes` those for the largest environments (`instance.shapes_for`)."""
+
+    max_states: int
+    shapes: tuple[Shape, ...]
+    large_shapes: tuple[Shape, ...]
+
+
+PROFILES = {"ci": ExploreProfile(30_000, CI_SHAPES, CI_LARGE_SHAPES),
+            "nightly": ExploreProfile(2_000_000, NIGHTLY_SHAPES, NIGHTLY_SHAPES)}
+"""The explorer's profiles, by `--profile`."""
 
 MARK = {Verdict.COUNTEREXAMPLE: "x", Verdict.PROVED: "P", Verdict.VACUOUS: "v",
         Verdict.UNKNOWN: "?", Verdict.HOLDS: "ok"}
@@ -198,8 +207,9 @@ def explore_matrix(
     args: argparse.Namespace,
     others: list[VerdictRecord] | None = None,
 ) -> int:
-    limit, shapes, large = PROFILES[args.profile]
-    limit = getattr(args, "max_states", None) or limit
+    profile = PROFILES[args.profile]
+    limit = getattr(args, "max_states", None) or profile.max_states
+    shapes, large = profile.shapes, profile.large_shapes
     bounds = {k: getattr(args, k, None) for k in ("max_requests", "unfinished", "retries",
                                                   "identities")}
     jobs = []

@@ -258,7 +258,8 @@ def test_explore_distributed_writes_the_local_records(
     """The command's records and traces against `explore_cell` run here (what `explore
     --processes 1` runs in a child process, which would first import every checker)."""
     workers(2)
-    limit, shapes, large = PROFILES["ci"]
+    ci = PROFILES["ci"]
+    limit, shapes, large = ci.max_states, ci.shapes, ci.large_shapes
     local = explore_cell(CellJob(variant_named("V0"), ("D1",), tmp_path / "local", limit,
                                  shapes_for(("D1",), shapes, large)))
     out = tmp_path / "spread"

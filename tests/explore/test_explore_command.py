@@ -105,7 +105,7 @@ def test_the_largest_environments_start_at_one_item_per_request() -> None:
     from model_checks.explore.command import PROFILES
     from model_checks.explore.instance import CI_LARGE_SHAPES, CI_SHAPES, shapes_for
 
-    _, shapes, large = PROFILES["ci"]
+    shapes, large = PROFILES["ci"].shapes, PROFILES["ci"].large_shapes
     assert shapes_for(DRIFT_IDS, shapes, large) == CI_LARGE_SHAPES
     assert shapes_for(("D3", "D7", "D9", "D11"), shapes, large) == CI_SHAPES
     assert all(s.max_items == 1 for s in CI_LARGE_SHAPES)
