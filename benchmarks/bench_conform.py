@@ -27,12 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.remote import Command, RemoteEngines, SetupMsg
-from model_checks.conform.run import ConformRun, Profile, conform
+from model_checks.conform.run import ConformProfile, ConformRun, conform
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"
 
 
-def measure(profile: Profile, processes: int) -> tuple[int, float]:
+def measure(profile: ConformProfile, processes: int) -> tuple[int, float]:
     remote = RemoteEngines(REFERENCE) if processes == 2 else None
     try:
         if remote is not None:  # start the child before timing: its start-up is not a step
@@ -56,8 +56,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     workloads = {
-        "scripted": Profile("scripted", walks=0, length=0, corpus=True),
-        "generated": Profile("generated", walks=args.walks, length=args.length, corpus=False),
+        "scripted": ConformProfile("scripted", walks=0, length=0, corpus=True),
+        "generated": ConformProfile("generated", walks=args.walks, length=args.length,
+                                    corpus=False),
     }
     print(f"{'workload':<11}{'mode':<15}{'steps':>7}{'seconds':>9}{'steps/s':>9}{'ratio':>7}")
     baseline = None

@@ -16,7 +16,7 @@ counterexample files are compared by content. Exit 0: identical; 1: a record or 
 differs (each difference is printed); 2: usage error.
 
 Every Z3 query is bounded by rlimit units (`model_checks/smt/budget.py`) and Hypothesis's
-shrinking by a count (`simulate.profiles.Profile.max_shrinks`), never by seconds, so the
+shrinking by a count (`simulate.profiles.SimulateProfile.max_shrinks`), never by seconds, so the
 expected outcome is "identical" whatever the load; this script is how that claim is
 re-measured (docs/checkers.md, "Verdicts do not depend on the machine").
 """

@@ -38,7 +38,8 @@ The modules at the top level:
   recovery needs (`retries`);
 - the main job's summary (`summary`) and the cache of deterministic results that several
   processes compute alike (`file_cache`); a breadth-first search's shortest path, walked back
-  along its parent links (`parent_links`);
+  along its parent links (`parent_links`); the one profile type every checker's `--profile`
+  names (`profiles`);
 - the real vLLM run behind docs/vllm.md (`vllm_snapshot`, which drives the command line) and
   what its page shares with it: the snapshot's file, its command, the reproducer (`vllm_run`);
 - the command line (`cli`, its shared exit codes in `exits`, `conform_command`, where

@@ -20,7 +20,7 @@ from model_checks.conform.configurations import configurations
 from model_checks.conform.corpus import corpus
 from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
 from model_checks.conform.machine import lockstep_machine, run_machine
-from model_checks.conform.profiles import Profile
+from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.witnesses import WitnessJob, witness_jobs
 from model_checks.scenarios.base import Scenario
 from spec import Config, Drift, Variant
@@ -67,7 +67,7 @@ class GeneratedJob:
     variant: Variant
     config: Config
     name: str
-    profile: Profile
+    profile: ConformProfile
     seed: int
 
     scripted: ClassVar[bool] = False
@@ -90,8 +90,8 @@ Job = ScriptedJob | GeneratedJob | WitnessJob
 
 
 def jobs(
-    variant: Variant, profile: Profile, seed: int, environment: frozenset[Drift] | None = None,
-    served: bool = False,
+    variant: Variant, profile: ConformProfile, seed: int,
+    environment: frozenset[Drift] | None = None, served: bool = False,
 ) -> Iterator[Job]:
     """The corpus (scripted), then one generated job per configuration; with `environment`,
     only what lies inside it, and the committed witnesses inside it, each continued and

@@ -21,7 +21,7 @@ from model_checks import file_cache
 from model_checks.conform.mutants import MUTANTS, ImplMutant, adapter_path
 from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
 from model_checks.conform.remote import RemoteEngines
-from model_checks.conform.run import PROFILES, ConformRun, Profile, conform
+from model_checks.conform.run import PROFILES, ConformProfile, ConformRun, conform
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "kill-matrix.md"
 PROFILE = PROFILES["ci"]
@@ -45,7 +45,7 @@ class Row:
     two_processes: Kill | None
 
 
-def _kill(mutant: ImplMutant, profile: Profile, remote: RemoteEngines | None) -> Kill:
+def _kill(mutant: ImplMutant, profile: ConformProfile, remote: RemoteEngines | None) -> Kill:
     outcome = conform(mutant.adapter, profile, ConformRun(engine_factory=remote))
     if outcome.harness is not None:
         return Kill(None, None, "", "", outcome.harness)
@@ -56,7 +56,7 @@ def _kill(mutant: ImplMutant, profile: Profile, remote: RemoteEngines | None) ->
 
 
 def kill_matrix(
-    profile: Profile = PROFILE,
+    profile: ConformProfile = PROFILE,
     *,
     processes: bool = True,
     mutants: Sequence[ImplMutant] = MUTANTS,
@@ -104,7 +104,7 @@ def _rows_of(mutants: Sequence[ImplMutant]) -> Callable[[Any], list[Row]]:
 
 
 @functools.cache
-def independent_rows(profile: Profile = PROFILE) -> list[Row]:
+def independent_rows(profile: ConformProfile = PROFILE) -> list[Row]:
     """The independent mutant set, conformance alone, in one process (cached per process and
     in `file_cache`: the runs are derandomized and bounded by counts)."""
     return file_cache.cached(
@@ -120,7 +120,7 @@ def kill_rate(rows: Sequence[Row]) -> tuple[int, int]:
 
 
 @functools.cache
-def default_rows(profile: Profile = PROFILE) -> list[Row]:
+def default_rows(profile: ConformProfile = PROFILE) -> list[Row]:
     """`kill_matrix` of every mutant in both modes, cached per process and in `file_cache`
     (docs and every test worker share it)."""
     return file_cache.cached(
@@ -131,7 +131,7 @@ def default_rows(profile: Profile = PROFILE) -> list[Row]:
     )
 
 
-def page(profile: Profile = PROFILE) -> str:
+def page(profile: ConformProfile = PROFILE) -> str:
     """The whole page, from fresh runs."""
     return render(default_rows(profile), profile, independent_rows(profile))
 
@@ -183,7 +183,7 @@ def kill_text(kill: Kill | None, *, sentence: bool = False) -> str:
     return f"caught by {caught}" if sentence else caught
 
 
-def render(rows: list[Row], profile: Profile = PROFILE,
+def render(rows: list[Row], profile: ConformProfile = PROFILE,
            independent: Sequence[Row] = ()) -> str:
     lines = [
         "# Kill matrix: mutants of the reference implementation",

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_checks.profiles import Profile, profile_table
+
 
 @dataclass(frozen=True)
-class Profile:
+class ConformProfile(Profile):
     """Hypothesis examples per configuration (`walks`), the most steps per example
     (`length`), whether the scenario corpus runs, and an example database (None: none)."""
 
-    name: str
     walks: int
     length: int
     corpus: bool = True
@@ -19,10 +20,10 @@ class Profile:
     database: str | None = None
 
 
-PROFILES: dict[str, Profile] = {
-    "ci": Profile("ci", walks=2, length=20),
-    "dev": Profile("dev", walks=12, length=30, wide=True),
-    "nightly": Profile("nightly", walks=150, length=40, wide=True),
-}
+PROFILES: dict[str, ConformProfile] = profile_table(
+    ConformProfile("ci", walks=2, length=20),
+    ConformProfile("dev", walks=12, length=30, wide=True),
+    ConformProfile("nightly", walks=150, length=40, wide=True),
+)
 
-__all__ = ["PROFILES", "Profile"]
+__all__ = ["PROFILES", "ConformProfile"]

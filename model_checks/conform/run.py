@@ -36,7 +36,7 @@ from model_checks.conform.lockstep import (
     shrink,
 )
 from model_checks.conform.profiles import PROFILES as PROFILES
-from model_checks.conform.profiles import Profile as Profile
+from model_checks.conform.profiles import ConformProfile as ConformProfile
 from model_checks.judged import NotJudged
 from model_checks.verdict_records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
 from spec import (
@@ -184,7 +184,7 @@ class ConformRun:
     environment: frozenset[Drift] | None = None
 
 
-def conform(adapter: Adapter, profile: Profile, run: ConformRun = ConformRun()) -> Outcome:
+def conform(adapter: Adapter, profile: ConformProfile, run: ConformRun = ConformRun()) -> Outcome:
     """Run the profile's checks on `adapter`, as `run` says. A variant the adapter does not
     support is listed as not checked. The first disagreement stops the run (`keep_going`:
     the job, and the run goes on with the next job); a `HarnessFailure` always stops it.

@@ -60,6 +60,7 @@ from model_checks.explore.lattice_command import (
     rung_bounds,
 )
 from model_checks.matrix import EXPECTED, PROPERTIES
+from model_checks.profiles import Profile, profile_table
 from model_checks.verdict_records import (
     EXPLORE,
     MATRIX_INSTANCE,
@@ -74,7 +75,7 @@ HELP = ("explore every reachable state of a small instance per matrix cell: shor
         "counterexamples, proofs for the instance at all depths, vacuous properties")
 
 @dataclass(frozen=True)
-class ExploreProfile:
+class ExploreProfile(Profile):
     """How far `explore` looks per cell: `max_states` bounds each graph (a resource limit:
     verdicts never depend on the clock); `shapes` are the instances to try, largest first,
     and `large_shapes` those for the largest environments (`instance.shapes_for`)."""
@@ -84,8 +85,8 @@ class ExploreProfile:
     large_shapes: tuple[Shape, ...]
 
 
-PROFILES = {"ci": ExploreProfile(30_000, CI_SHAPES, CI_LARGE_SHAPES),
-            "nightly": ExploreProfile(2_000_000, NIGHTLY_SHAPES, NIGHTLY_SHAPES)}
+PROFILES = profile_table(ExploreProfile("ci", 30_000, CI_SHAPES, CI_LARGE_SHAPES),
+                         ExploreProfile("nightly", 2_000_000, NIGHTLY_SHAPES, NIGHTLY_SHAPES))
 """The explorer's profiles, by `--profile`."""
 
 MARK = {Verdict.COUNTEREXAMPLE: "x", Verdict.PROVED: "P", Verdict.VACUOUS: "v",

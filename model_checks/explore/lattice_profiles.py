@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from model_checks.explore.lattice_instance import Rung
+from model_checks.profiles import Profile, profile_table
 
 
 @dataclass(frozen=True)
-class LatticeProfile:
+class LatticeProfile(Profile):
     """A profile, rung by rung: environments of up to `max_size` sources climb from `base`
     to `top` (one more request per rung); then every environment of up to `deep_size`
     sources containing `deep_with` climbs on to `deep` requests. `max_states` bounds each
@@ -38,10 +39,10 @@ class LatticeProfile:
 BASE_RUNG = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=3, max_items=2)
 """The ladder's base: three 1-byte identities in the 2-byte budget and two items per request
 in every environment, so it can evict for capacity with no drift at all."""
-LATTICE_PROFILES = {
-    "ci": LatticeProfile(2, BASE_RUNG, BASE_RUNG, 150_000,
-                         deep=3, deep_size=2, deep_with=("D7",)),
-    "nightly": LatticeProfile(3, BASE_RUNG, replace(BASE_RUNG, max_requests=3), 600_000,
-                              deep=4, deep_size=2, deep_with=("D7",)),
-}
+LATTICE_PROFILES = profile_table(
+    LatticeProfile("ci", 2, BASE_RUNG, BASE_RUNG, 150_000,
+                   deep=3, deep_size=2, deep_with=("D7",)),
+    LatticeProfile("nightly", 3, BASE_RUNG, replace(BASE_RUNG, max_requests=3), 600_000,
+                   deep=4, deep_size=2, deep_with=("D7",)),
+)
 """The lattice's profiles (`LatticeProfile.words` says each rung by rung)."""

@@ -23,7 +23,7 @@ from model_checks.executor import Backend, ClusterError, add_dask_argument, back
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.instance import WIDER_IN_FLIGHT
 from model_checks.matrix import PROPERTIES, Cell, Expectation
-from model_checks.simulate.profiles import PROFILES, Profile
+from model_checks.simulate.profiles import PROFILES, SimulateProfile
 from model_checks.text_table import grid
 from model_checks.trace_file import table
 from model_checks.verdict_records import Verdict, write_records
@@ -163,7 +163,7 @@ def _chosen_cells(args: argparse.Namespace) -> list[Cell] | None:
 
 
 def _simulate(
-    args: argparse.Namespace, profile: Profile, cells: Sequence[Cell], backend: Backend,
+    args: argparse.Namespace, profile: SimulateProfile, cells: Sequence[Cell], backend: Backend,
 ) -> tuple[list[CellResult], list[CellResult], list[CellResult]]:
     """The matrix's cells, their wider instance and the mutants `--only` and `--no-mutants`
     leave, through `backend` (closed after)."""

@@ -31,15 +31,15 @@ from model_checks.matrix import EXPECTED, Cell, Expectation
 from model_checks.mutants import MUTANTS, Mutant
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
-from model_checks.simulate.profiles import PROFILES, Profile
+from model_checks.simulate.profiles import PROFILES, SimulateProfile
 from model_checks.simulate.witnesses import Witness, shortest_witness
 from model_checks.trace_file import replay_data, trace_to_json, write_trace
 from model_checks.verdict_records import HYPOTHESIS, Verdict, VerdictRecord
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record
-__all__ = ["NO_CLOCK", "PROFILES", "CellResult", "Profile", "run_cell", "run_matrix", "run_mutant",
-           "run_mutants", "run_wider", "shrink_bound"]
+__all__ = ["NO_CLOCK", "PROFILES", "CellResult", "SimulateProfile", "run_cell", "run_matrix",
+           "run_mutant", "run_mutants", "run_wider", "shrink_bound"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def search(
     label: str,
     config: Config,
     checked: Sequence[str],
-    profile: Profile,
+    profile: SimulateProfile,
     examples: int,
     stats: RuleStats,
 ) -> Search:
@@ -189,7 +189,7 @@ class SimulatedCell:
     expectations: Mapping[str, Expectation]
 
 
-def run_cell(simulated: SimulatedCell, profile: Profile, out: Path | None,
+def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | None,
              witnesses: Sequence[Witness] = (), witness_first: bool = False) -> CellResult:
     """Search the cell's configuration as `profile` says for a counterexample to each
     property, held or broken as expected; with `witness_first`, a property expected to break
@@ -233,7 +233,7 @@ def run_cell(simulated: SimulatedCell, profile: Profile, out: Path | None,
     return cell
 
 
-def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
+def _run_expected(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment)
     label = cell_label(cell.variant, cell.environment)
@@ -242,8 +242,8 @@ def _run_expected(index: int, profile: Profile, out: Path | None) -> CellResult:
 
 
 def run_matrix(
-    profile: Profile, out: Path | None, cells: Sequence[Cell] = EXPECTED, progress: bool = False,
-    backend: Backend | None = None,
+    profile: SimulateProfile, out: Path | None, cells: Sequence[Cell] = EXPECTED,
+    progress: bool = False, backend: Backend | None = None,
 ) -> list[CellResult]:
     """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
     an independent, deterministic job. Results in the order of `cells`."""
@@ -256,7 +256,7 @@ def run_matrix(
 def _gathered(
     jobs: Sequence[Job[CellResult]],
     cells: Sequence[tuple[str, tuple[str, ...], Mapping[str, Expectation]]],
-    profile: Profile,
+    profile: SimulateProfile,
     backend: Backend | None,
     title: str | None,
 ) -> list[CellResult]:
@@ -293,7 +293,7 @@ WIDER_CHECKER = f"hypothesis-{WIDER_IN_FLIGHT}-unfinished"
 cell's records, whose instance is `IN_FLIGHT` unfinished requests)."""
 
 
-def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
+def _run_wider(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
     """L3 and L4 of one cell at `WIDER_IN_FLIGHT` unfinished requests, against `Cell.wider`."""
     cell = ALL_EXPECTED[index]
     config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
@@ -305,8 +305,8 @@ def _run_wider(index: int, profile: Profile, out: Path | None) -> CellResult:
 
 
 def run_wider(
-    profile: Profile, out: Path | None, cells: Sequence[Cell] = EXPECTED, progress: bool = False,
-    backend: Backend | None = None,
+    profile: SimulateProfile, out: Path | None, cells: Sequence[Cell] = EXPECTED,
+    progress: bool = False, backend: Backend | None = None,
 ) -> list[CellResult]:
     """Every cell's L3 and L4 at the wider instance, through `backend` like `run_matrix`."""
     jobs = [Job(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
@@ -316,7 +316,7 @@ def run_wider(
     return _gathered(jobs, failed, profile, backend, title)
 
 
-def run_mutant(mutant: Mutant, profile: Profile, out: Path | None) -> CellResult:
+def run_mutant(mutant: Mutant, profile: SimulateProfile, out: Path | None) -> CellResult:
     config = mutant.witness.config(mutant.variant)
     expectations = {p: Expectation.BREAKS for p in sorted(mutant.breaks)}
     label = identifier(f"mutant_{mutant.name}")
@@ -327,12 +327,13 @@ def run_mutant(mutant: Mutant, profile: Profile, out: Path | None) -> CellResult
     return run_cell(simulated, profile, out, (own,))
 
 
-def _run_mutant_at(index: int, profile: Profile, out: Path | None) -> CellResult:
+def _run_mutant_at(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
     return run_mutant(MUTANTS[index], profile, out)
 
 
 def run_mutants(
-    profile: Profile, out: Path | None, progress: bool = False, backend: Backend | None = None,
+    profile: SimulateProfile, out: Path | None, progress: bool = False,
+    backend: Backend | None = None,
 ) -> list[CellResult]:
     jobs = [Job(identifier(f"mutant_{m.name}"), _run_mutant_at, (i, profile, out))
             for i, m in enumerate(MUTANTS)]

@@ -5,9 +5,9 @@ their seed; `keep_going` collects one shrunk disagreement per job."""
 from __future__ import annotations
 
 from model_checks.conform.mutants import by_name
-from model_checks.conform.run import ConformRun, Profile, conform
+from model_checks.conform.run import ConformProfile, ConformRun, conform
 
-GENERATED_ONLY = Profile("generated-only", walks=6, length=20, corpus=False)
+GENERATED_ONLY = ConformProfile("generated-only", walks=6, length=20, corpus=False)
 
 
 def test_conform_generated_runs_find_and_shrink_a_mutant_without_the_corpus() -> None:

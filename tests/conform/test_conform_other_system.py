@@ -16,7 +16,7 @@ from cachetools import LRUCache
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.run import ConformRun, Profile, conform
+from model_checks.conform.run import ConformProfile, ConformRun, conform
 from model_checks.verdict_records import Verdict, read_records
 
 
@@ -162,7 +162,7 @@ class ToyAdapter:
         return ToyEngine(setup, wins != self.wrong_payload_rule)
 
 
-PROFILE = Profile("test", walks=2, length=20)
+PROFILE = ConformProfile("test", walks=2, length=20)
 
 
 def test_conform_another_system_conforms_on_the_variants_it_has() -> None:

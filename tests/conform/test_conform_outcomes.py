@@ -25,7 +25,7 @@ from model_checks.conform import adapter as api
 from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, tensor_bytes
-from model_checks.conform.run import Profile, conform, corpus
+from model_checks.conform.run import ConformProfile, conform, corpus
 from model_checks.verdict_records import Verdict, read_records
 from spec import V3
 
@@ -64,7 +64,7 @@ def test_conform_zero_steps_never_conforms(tmp_path: Path,
     assert main(["conform", "--adapter", f"{HERE}:no_variant", "--json", str(out)]) == 1
     text = capsys.readouterr().out
     assert "NOTHING CHECKED" in text and "conforms" not in text
-    assert not conform(no_variant(), Profile("t", 1, 5)).conforms
+    assert not conform(no_variant(), ConformProfile("t", 1, 5)).conforms
     assert any(r.verdict is Verdict.UNKNOWN for r in read_records(out))
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.conform.mutants import by_name
-from model_checks.conform.run import PROFILES, ConformRun, Profile, conform
+from model_checks.conform.run import PROFILES, ConformProfile, ConformRun, conform
 from model_checks.conform.weakness import vacuous, weakness
 from spec import VARIANT_NAMES
 
@@ -93,7 +93,8 @@ def test_no_hypothesis_folder_in_the_working_directory(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
     conform(by_name("reports-first-miss").adapter,
-            Profile("walks-only", walks=1, length=5, corpus=False), ConformRun(variants=("V3",)))
+            ConformProfile("walks-only", walks=1, length=5, corpus=False),
+            ConformRun(variants=("V3",)))
     assert not (tmp_path / ".hypothesis").exists()
 
 

@@ -1,6 +1,6 @@
 """Hypothesis's verdict records are a function of the profile and the cell, never of the clock.
 
-The profiles bound shrinking by a count (`Profile.max_shrinks`, `run.shrink_bound`). These
+The profiles bound shrinking by a count (`SimulateProfile.max_shrinks`, `run.shrink_bound`). These
 tests run one small cell with fake clocks in Hypothesis's engine: one that never moves (no
 time limit is ever reached) and one that jumps a minute per reading (any time limit is
 reached at once). The records must be the same under both, except `seconds`; the known-bad
