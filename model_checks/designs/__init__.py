@@ -14,8 +14,7 @@ them with no edit here (`python -m model_checks design`).
   document per environment and property, which an implementation can replay); `command` is
   the command line (`--checker explore`, `--checker lattice`, and `--check`, which re-derives
   the committed answers);
-- the shared-memory design: its mutants (`mutants`: one mechanism of the release turned off
-  or on, with the instance where that breaks a property), S1 and S2 for every instance
+- the shared-memory design: S1 and S2 for every instance
   (`shm_proofs`: an abstract model of the ring over unbounded integers, its certificates
   checked with Z3), and S3, H1 and U1 for every instance under the environments each holds
   in (`shm_restricted`);
