@@ -20,9 +20,12 @@ and properties, and what `reference.extension` declares.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
+
+from reference.extension import EXTENSION_POINTS
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ("spec", "reference", "model_checks")
@@ -199,10 +202,6 @@ def reference_private_uses(name: str, source: str, members: set[str],
 
 
 ALLOWED: dict[str, str] = {
-    "model_checks/conform/mutant_factory.py": "to convert: swaps a side's cache or LRU",
-    "model_checks/conform/mutants.py": "to convert: the mutants of the system's history",
-    "model_checks/conform/reference_mutants.py": "to convert: the independent mutant set",
-    "model_checks/conform/reference_items.py": "to convert: asks the sender about a resend",
     "model_checks/history/hooks.py": "to convert: swaps a side's locks and LRU order",
     "benchmarks/bench_reference.py": "to convert: a receiver without its version check",
 }
@@ -210,15 +209,49 @@ ALLOWED: dict[str, str] = {
 entry whose module has none left fails the test, so the list only shrinks."""
 
 
+def _declared() -> set[str]:
+    """The hooks `reference.extension` declares (protected methods a subclass may override
+    or a variant call)."""
+    return {name for hooks in EXTENSION_POINTS.values() for name in hooks}
+
+
 def _reference_members() -> tuple[set[str], set[str]]:
-    """The private members and the class names of reference/."""
+    """The private members of reference/ but its declared hooks, and its class names."""
     members: set[str] = set()
     classes: set[str] = set()
     for path in sorted((ROOT / "reference").rglob("*.py")):
         found, defined = reference_private_members(path.read_text())
         members |= found
         classes |= defined
-    return members, classes
+    return members - _declared(), classes
+
+
+def _private_members_by_class() -> dict[type, set[str]]:
+    """Every class of reference/ (as loaded) -> the private members it defines itself."""
+    found: dict[type, set[str]] = {}
+    for path in sorted((ROOT / "reference").rglob("*.py")):
+        module = importlib.import_module(_module_name(path))
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                source = ast.get_source_segment(path.read_text(), node) or ""
+                found[getattr(module, node.name)] = reference_private_members(source)[0]
+    return found
+
+
+def test_arch_every_declared_hook_is_a_private_method_of_its_class_alone() -> None:
+    """A hook of `EXTENSION_POINTS` is a method its class has (itself or through a base of
+    reference/), named in its docstring, and no other class of reference/ has a private
+    member of that name (the rule, which goes by names, could not tell them apart)."""
+    by_class = _private_members_by_class()
+    for cls, hooks in EXTENSION_POINTS.items():
+        assert hooks, cls
+        for name in hooks:
+            assert callable(getattr(cls, name, None)), f"{cls.__name__}.{name} is no method"
+            assert name in (cls.__doc__ or ""), f"{cls.__name__}'s docstring omits {name}"
+            owners = {c for c, members in by_class.items() if name in members}
+            assert owners <= set(cls.__mro__), (
+                f"{name} is also a private member of {sorted(c.__name__ for c in owners)}")
 
 
 def _scanned_sources() -> dict[str, str]:
