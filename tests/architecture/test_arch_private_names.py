@@ -201,14 +201,6 @@ def reference_private_uses(name: str, source: str, members: set[str],
     return [f"{name}:{line}: {what}" for line, what in sorted(found)]
 
 
-ALLOWED: dict[str, str] = {
-    "model_checks/history/hooks.py": "to convert: swaps a side's locks and LRU order",
-    "benchmarks/bench_reference.py": "to convert: a receiver without its version check",
-}
-"""Modules whose uses of reference/'s private members are tolerated, with the reason. An
-entry whose module has none left fails the test, so the list only shrinks."""
-
-
 def _declared() -> set[str]:
     """The hooks `reference.extension` declares (protected methods a subclass may override
     or a variant call)."""
@@ -268,11 +260,8 @@ def test_arch_no_module_uses_a_private_member_of_reference() -> None:
         if more <= classes:
             break
         classes |= more
-    found = {name: uses for name, source in sources.items()
-             if (uses := reference_private_uses(name, source, members, classes))}
-    stale = sorted(set(ALLOWED) - set(found))
-    assert not stale, f"ALLOWED modules that use no private member of reference/: {stale}"
-    found = {name: uses for name, uses in found.items() if name not in ALLOWED}
+    found = [use for name, source in sources.items()
+             for use in reference_private_uses(name, source, members, classes)]
     assert not found, ("private members of reference/ used outside it (use a public method "
                        f"or a seam of reference.extension): {found}")
 
