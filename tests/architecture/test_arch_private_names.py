@@ -14,17 +14,22 @@ of its classes) is a violation, and so is a subclass of a reference class that d
 reads or writes such a member on `self` (overriding a private method depends on it as much
 as calling it). A class that is not a reference class's subclass keeps its own `self._name`.
 The mutants and harnesses built on reference/ use its declared seams instead: public methods
-and properties, and what `reference.extension` declares.
+and properties, and `reference.extension`: its functions, and the protected hooks its
+`EXTENSION_POINTS` declares (each a method of one class, named in that class's docstring,
+with a stated contract), which a subclass may override and a variant call. Each seam is used
+outside reference/: the surface is what the mutants and harnesses need.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from pathlib import Path
 
 import pytest
 
+from reference import extension
 from reference.extension import EXTENSION_POINTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,6 +269,24 @@ def test_arch_no_module_uses_a_private_member_of_reference() -> None:
              for use in reference_private_uses(name, source, members, classes)]
     assert not found, ("private members of reference/ used outside it (use a public method "
                        f"or a seam of reference.extension): {found}")
+
+
+def test_arch_every_seam_is_used_outside_reference() -> None:
+    """The seams are what the mutants and harnesses need, no more: every hook of
+    `EXTENSION_POINTS` is overridden or called, and every function of `reference.extension`
+    imported, by a module outside reference/."""
+    _, classes = _reference_members()
+    sources = _scanned_sources()
+    subclasses = set().union(*(reference_subclasses(s, classes) for s in sources.values()))
+    hooks = {use.rsplit(".", 1)[1] for name, source in sources.items()
+             for use in reference_private_uses(name, source, _declared(), classes | subclasses)}
+    imported = {alias.name for source in sources.values() for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.ImportFrom) and node.module == "reference.extension"
+                for alias in node.names}
+    functions = {name for name in extension.__all__
+                 if inspect.isfunction(getattr(extension, name))}
+    assert _declared() - hooks == set(), "hooks no module outside reference/ uses"
+    assert functions - imported == set(), "functions no module outside reference/ uses"
 
 
 PLANTED = '''\
