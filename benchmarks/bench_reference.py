@@ -82,6 +82,7 @@ from reference import (
     WireItem,
     tree_nbytes,
 )
+from reference.extension import lru_of, use_receiver
 from reference.messages import Outgoing
 from reference.receiver import ReceiverEntry
 
@@ -317,8 +318,12 @@ class UncheckedReceiver(ReceiverCache):
     """Benchmark only: the receiver without its serve-time version check, to isolate what
     "served tensors cannot corrupt the cache" costs on the whole request."""
 
+    def __init__(self, budget: int, **kwargs: Any) -> None:
+        super().__init__(budget, **kwargs)
+        self.lru = lru_of(self)  # read once: the lookup costs what the reference's does
+
     def _lookup_reference(self, item: WireItem) -> TensorTree | None:
-        entry = self._lru.get(item.identity)
+        entry = self.lru.get(item.identity)
         if entry is None or not self._tag_matches(entry, item.tag):
             return None
         return entry.payload
@@ -342,7 +347,7 @@ def request_hits(
     by_content = dict(enumerate(item for _, item in items))
     front_end = FrontEnd(1 << 40, lambda content: by_content[content])  # type: ignore[index]
     engine = Engine(1 << 40)
-    engine._receiver = receiver(1 << 40)
+    use_receiver(engine, receiver(1 << 40))
     requests = [
         Request(tuple(RequestItem(identity, start + i)
                       for i, (identity, _) in enumerate(items[start:start + 8])))

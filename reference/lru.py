@@ -1,8 +1,8 @@
 """A byte-budget LRU: the one eviction loop both caches share.
 
 Shape borrowed from cachetools (an ordered mapping, a size per key, a running total), with
-``_single`` underscores so that a conformance adapter can read ``_order``, ``_sizes``,
-``_bytes_in_use`` and ``_budget``, and with ``check_invariants()``.
+``check_invariants()``. Code outside reference/ reads it through its public methods, and
+builds variants of it (the conformance mutants) through ``reference.extension``.
 
 Decisions, stated once:
 
@@ -260,6 +260,9 @@ class ByteLru(_LruLedger[K, V]):
     keys; ``_bytes_in_use`` is the sum of ``_sizes`` and at most ``_budget``;
     ``_nodes_in_use`` is the sum of ``_nodes`` and at most ``_max_nodes``; every size is an
     int in ``[0, _budget]``, every node count an int in ``[1, _max_nodes]``.
+
+    Extension points (hooks a subclass may override, ``reference.extension``): ``_evict_one``
+    and ``_drop_existing``, the two steps of ``put`` before it records the entry.
     """
 
     def __init__(self, budget: int, max_nodes: int | None = None) -> None:
@@ -440,6 +443,8 @@ class ByteLru(_LruLedger[K, V]):
         self._clears += 1
 
     def _drop_existing(self, key: K) -> None:
+        """Remove ``key``'s entry, if any, before ``put`` records it again (a replacement:
+        its bytes and nodes freed, counted in ``replacements``). An extension point."""
         old = self._sizes.pop(key, None)
         if old is not None:
             del self._order[key]
@@ -448,7 +453,8 @@ class ByteLru(_LruLedger[K, V]):
             self._replacements += 1
 
     def _evict_one(self) -> None:
-        """Remove the least recent entry (the eviction policy; callers ensure non-empty)."""
+        """Remove the least recent entry (the eviction policy; callers ensure non-empty),
+        counted in ``evictions``. An extension point."""
         key, _ = self._order.popitem(last=False)
         self._bytes_in_use -= self._sizes.pop(key)
         self._nodes_in_use -= self._nodes.pop(key, 0)

@@ -118,7 +118,11 @@ class _Sizes(list[int]):
 
 
 class ReceiverCache(GuardedCache[ReceiverEntry]):
-    """The receiver (P1). ``budget`` in bytes, the same as the sender's."""
+    """The receiver (P1). ``budget`` in bytes, the same as the sender's.
+
+    Extension points (hooks a subclass may override, ``reference.extension``): ``_validate``,
+    and the variation points ``_lookup_reference``, ``_tag_matches``, ``_accept_payload``.
+    """
 
     def __init__(self, budget: int, *, variant: Variant = DEFAULT_VARIANT) -> None:
         super().__init__(budget, variant)
@@ -190,7 +194,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         """Check every item in one pass; return each payload's charge (0 for references).
 
         The common case costs a few ``type() is`` tests per item; anything unusual goes
-        through the full checks, which raise the clear error.
+        through the full checks, which raise the clear error. An extension point: charges
+        of a subclass's own, in a plain list, get their payloads prepared again (``_kept``).
         """
         tagged = self._variant.tagged
         sizes = _Sizes()
@@ -239,6 +244,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         return self._accept_payload(item, kept, size)
 
     def _lookup_reference(self, item: WireItem) -> TensorTree | None:
+        """The payload a reference is served: its entry's if the tag matches and the tensors
+        are unedited; else None, a miss (an edited entry is dropped)."""
         entry = self._lru.get(item.identity)
         if entry is None:
             return None
@@ -253,10 +260,13 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         return entry.payload
 
     def _tag_matches(self, entry: ReceiverEntry, tag: int | None) -> bool:
+        """Whether ``entry`` carries a reference's ``tag`` (always, in untagged variants)."""
         return not self._variant.tagged or entry.tag == tag
 
     def _accept_payload(self, item: WireItem, payload: TensorTree, size: int) -> TensorTree:
-        """``payload`` is the one ``_validate`` prepared (validated, compact, frozen)."""
+        """The payload a payload item is served, cached if it fits: the item's (the payload
+        wins), or an unedited cached entry's (the cache wins). ``payload`` is the one
+        ``_validate`` prepared (validated, compact, frozen)."""
         if not self._variant.payload_wins:
             cached = self._lru.get(item.identity)
             if cached is not None and not cached.edited():

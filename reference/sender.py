@@ -76,7 +76,12 @@ class ShadowEntry:
 
 
 class SenderCache(GuardedCache[ShadowEntry]):
-    """The shadow (P0). ``budget`` in bytes, as P1's; ``tags`` defaults to a random nonce."""
+    """The shadow (P0). ``budget`` in bytes, as P1's; ``tags`` defaults to a random nonce.
+
+    Extension points (hooks a subclass may override, ``reference.extension``): ``_update_one``,
+    ``_record``, ``_new_tag``, ``_late_miss``, ``_reject_unprocessable_late_misses`` and
+    ``_bypasses_shadow``, among the variation points below.
+    """
 
     def __init__(
         self,
@@ -123,7 +128,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
             entry = self._lru.get(identity)
             if entry is not None:
                 return self._reference(identity, entry)
-            return self._insert(identity, item)  # type: ignore[arg-type]  # a miss has one
+            return self._record(identity, item)  # type: ignore[arg-type]  # a miss has one
 
     def update(
         self, outgoing: Sequence[Outgoing], process: Processor | None = None, *,
@@ -152,7 +157,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         resend): the front end's trusted path. Takes the lock itself."""
         if bypass:
             with self._lock:
-                return record_afresh(self._lru.touch, self._insert, outgoing)
+                return record_afresh(self._lru.touch, self._record, outgoing)
         stuck = False
         while True:  # ends: each round returns, or processes at least one more late miss
             with self._lock:
@@ -162,7 +167,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
                 # leave the LRU order that "touch all, then get each" leaves.
                 entries = lru.get_all(identities)
                 if entries is not None:
-                    return self._references(outgoing, identities, entries, process)
+                    return _references(self, outgoing, identities, entries, process)
                 present = list(map(lru.__contains__, identities))
                 late = frozenset([each.identity for each, held in zip(
                     outgoing, present, strict=True) if not held and each.item is None])
@@ -176,20 +181,6 @@ class SenderCache(GuardedCache[ShadowEntry]):
             processed = self._reprocess_late_misses(outgoing, late, process)
             stuck = processed is outgoing  # nothing processed: resolve as things are
             outgoing = processed
-
-    def _references(
-        self, outgoing: tuple[Outgoing, ...], identities: list[str],
-        entries: list[ShadowEntry | None], process: Processor | None,
-    ) -> tuple[WireItem, ...]:
-        """The hit path's wire items, from the entries ``get_all`` returned."""
-        if len(entries) == 1 and entries[0] is not None:
-            entry = entries[0]
-            return (_new_tuple(WireItem, (identities[0], None, entry.placeholders, entry.tag)),)
-        return tuple([  # (None only from an LRU whose get lost a present key: a subclass)
-            _new_tuple(WireItem, (each[0], None, entry.placeholders, entry.tag))
-            if entry is not None else self._update_one(each, process)
-            for each, entry in zip(outgoing, entries, strict=True)
-        ])
 
     def _resolve(
         self, outgoing: tuple[Outgoing, ...], present: list[bool], process: Processor | None
@@ -244,7 +235,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
         if None in entries:  # (only from an LRU whose get lost a present key: a subclass)
             outgoing = tuple([_new_tuple(Outgoing, (item.identity, None, item.content))
                               for item in items])
-            return self._references(outgoing, identities, entries, process)
+            return _references(self, outgoing, identities, entries, process)
         held = cast("list[ShadowEntry]", entries)
         return tuple([_new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
                       for identity, entry in zip(identities, held, strict=True)])
@@ -278,22 +269,25 @@ class SenderCache(GuardedCache[ShadowEntry]):
         return resend and self._variant.resends_bypass_shadow
 
     def _update_one(self, outgoing: Outgoing, process: Processor | None) -> WireItem:
+        """One item of an update: a hit is a reference, a miss recorded (a late miss too)."""
         entry = self._lru.get(outgoing.identity)
         if entry is not None:
             return self._reference(outgoing.identity, entry)
         item = outgoing.item if outgoing.item is not None else self._late_miss(outgoing, process)
-        return self._insert(outgoing.identity, item)
+        return self._record(outgoing.identity, item)
 
     def _reference(self, identity: str, entry: ShadowEntry) -> WireItem:
         return _new_tuple(WireItem, (identity, None, entry.placeholders, entry.tag))
 
-    def _insert(self, identity: str, item: ProcessedItem) -> WireItem:
+    def _record(self, identity: str, item: ProcessedItem) -> WireItem:
+        """Record ``item``'s charge, placeholders and a new tag; its wire item, a payload."""
         tag = self._new_tag()
         self._lru.put_entry(identity, ShadowEntry(item.placeholders, tag), item.nbytes,
                            item.nodes + identity_nodes(identity))
         return _new_tuple(WireItem, (identity, item.payload, item.placeholders, tag))
 
     def _new_tag(self) -> int | None:
+        """The tag of a new record: the tag source's next (tagged variants), else None."""
         return self._tags.next() if self._variant.tagged else None
 
     def _late_miss(self, outgoing: Outgoing, process: Processor | None) -> ProcessedItem:
@@ -309,6 +303,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
     def _reject_unprocessable_late_misses(
         self, outgoing: Sequence[Outgoing], process: Processor | None
     ) -> None:
+        """V3: raise, before any change, if a late miss cannot be reprocessed."""
         if self._variant.late_miss_reprocess:  # V3 only; the others assert at update
             _reject_unprocessable_late_misses(outgoing, self._lru, process)
 
@@ -325,6 +320,21 @@ class SenderCache(GuardedCache[ShadowEntry]):
             Outgoing(o.identity, late_miss(o, process), o.content) if o.identity in late else o
             for o in outgoing
         ])
+
+
+def _references(
+    cache: SenderCache, outgoing: tuple[Outgoing, ...], identities: list[str],
+    entries: list[ShadowEntry | None], process: Processor | None,
+) -> tuple[WireItem, ...]:
+    """The hit path's wire items, from the entries ``get_all`` returned (the lock held)."""
+    if len(entries) == 1 and entries[0] is not None:
+        entry = entries[0]
+        return (_new_tuple(WireItem, (identities[0], None, entry.placeholders, entry.tag)),)
+    return tuple([  # (None only from an LRU whose get lost a present key: a subclass)
+        _new_tuple(WireItem, (each[0], None, entry.placeholders, entry.tag))
+        if entry is not None else cache._update_one(each, process)
+        for each, entry in zip(outgoing, entries, strict=True)
+    ])
 
 
 def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:

@@ -3,10 +3,10 @@
 single-change set; the sets only tests run, in tests/conform/).
 
 A mutant is one subclass of a reference class (reference/ is never edited), wired into the
-reference adapter by the wrappers below: an LRU class into a cache (`receiver_with_lru`,
-`sender_with_lru`), a cache class into its side (`engine_with`, `front_end_with`), and the
-sides into an adapter checked against the spec of the variant the mutant mutates
-(`impl_mutant`).
+reference adapter by the wrappers below (through the seams of `reference.extension`): an LRU
+class into a cache (`receiver_with_lru`, `sender_with_lru`), a cache class into its side
+(`engine_with`, `front_end_with`), and the sides into an adapter checked against the spec of
+the variant the mutant mutates (`impl_mutant`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from model_checks.conform.reference_adapter import ReferenceAdapter
 from reference import Engine, FrontEnd, ReceiverCache, SenderCache
+from reference.extension import use_lru, use_receiver, use_sender
 from reference.lru import ByteLru
 
 
@@ -51,7 +52,7 @@ def receiver_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[ReceiverCache]
     class Receiver(ReceiverCache):
         def __init__(self, budget: int, **kwargs: Any) -> None:
             super().__init__(budget, **kwargs)
-            self._lru = lru_class(budget)
+            use_lru(self, lru_class(budget))
 
     return Receiver
 
@@ -62,7 +63,7 @@ def sender_with_lru(lru_class: type[ByteLru[Any, Any]]) -> type[SenderCache]:
     class Sender(SenderCache):
         def __init__(self, budget: int, **kwargs: Any) -> None:
             super().__init__(budget, **kwargs)
-            self._lru = lru_class(budget)
+            use_lru(self, lru_class(budget))
 
     return Sender
 
@@ -73,7 +74,7 @@ def engine_with(receiver_class: type[ReceiverCache]) -> Callable[..., Engine]:
     class MutantEngine(Engine):
         def __init__(self, budget: int, **kwargs: Any) -> None:
             super().__init__(budget, **kwargs)
-            self._receiver = receiver_class(budget, **kwargs)
+            use_receiver(self, receiver_class(budget, **kwargs))
 
     return MutantEngine
 
@@ -84,7 +85,7 @@ def front_end_with(sender_class: type[SenderCache]) -> Callable[..., FrontEnd]:
     class MutantFrontEnd(FrontEnd):
         def __init__(self, budget: int, processor: Any, **kwargs: Any) -> None:
             super().__init__(budget, processor, **kwargs)
-            self._sender = sender_class(budget, **kwargs)
+            use_sender(self, sender_class(budget, **kwargs))
 
     return MutantFrontEnd
 

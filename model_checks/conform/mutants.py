@@ -1,8 +1,10 @@
 """Mutants of the reference implementation, each a known bug of the system's history.
 
-Every mutant is a subclass of a reference class (reference/ is never edited) wired into the
-reference adapter, so the conformance run checks it exactly as it checks the reference. Each
-names the variant it mutates (`base`): the spec of that variant is what it must disagree with.
+Every mutant is a subclass of a reference class (reference/ is never edited), built through
+its declared seams (public methods, and the hooks and functions of `reference.extension`) and
+wired into the reference adapter, so the conformance run checks it exactly as it checks the
+reference. Each names the variant it mutates (`base`): the spec of that variant is what it
+must disagree with.
 `--adapter model_checks.conform.mutants:<factory name>` puts one under the command line.
 `kill_matrix()` runs them all and `write_kill_matrix()` writes docs/kill-matrix.md.
 """
@@ -10,7 +12,7 @@ names the variant it mutates (`base`): the spec of that variant is what it must 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from model_checks.conform.adapter import EvictionHang
 from model_checks.conform.mutant_factory import ImplMutant as ImplMutant
@@ -32,6 +34,7 @@ from reference import (
     SenderCache,
     WireItem,
 )
+from reference.extension import count, lock_of, lru_of, order_of
 from reference.lru import ByteLru
 from reference.messages import Outgoing
 from reference.variants import resolution_order
@@ -49,36 +52,39 @@ class GhostTouchLru(ByteLru[K, V]):
     a bound and raises `EvictionHang`)."""
 
     def touch(self, key: K) -> bool:
-        if key not in self._order:
-            self._order[key] = _GHOST
+        order = order_of(self)
+        if key not in order:
+            order[key] = _GHOST
             return False
         return super().touch(key)
 
     def __contains__(self, key: object) -> bool:
-        value = self._order.get(key, None)  # type: ignore[arg-type]
+        value = order_of(self).get(key, None)  # type: ignore[arg-type]
         return value is not None and value is not _GHOST
 
     def get(self, key: K) -> V | None:
-        if self._order.get(key) is _GHOST:
-            self._misses += 1
+        if order_of(self).get(key) is _GHOST:
+            count(self, "misses")
             return None
         return super().get(key)
 
     def items(self) -> list[tuple[K, V]]:
-        return [(k, v) for k, v in self._order.items() if v is not _GHOST]
+        return [(k, v) for k, v in order_of(self).items() if v is not _GHOST]
 
     def entries(self) -> list[tuple[K, int]]:
-        return [(k, self._sizes[k]) for k, v in self._order.items() if v is not _GHOST]
+        return [(k, cast(int, self.size_of(k))) for k, v in order_of(self).items()
+                if v is not _GHOST]
 
     def put(self, key: K, value: V, size: int) -> bool:
-        if self._order.get(key) is _GHOST:
-            del self._order[key]
+        order = order_of(self)
+        if order.get(key) is _GHOST:
+            del order[key]
         spins = 0
-        while key not in self._sizes and size <= self._budget and (
-            self._bytes_in_use + size > self._budget
+        while self.size_of(key) is None and size <= self.budget and (
+            self.bytes_in_use + size > self.budget
         ):
-            oldest = next(iter(self._order))
-            if self._order[oldest] is _GHOST:
+            oldest = next(iter(order))
+            if order[oldest] is _GHOST:
                 spins += 1  # the flawed loop "evicts" a key it cannot find: no progress
                 if spins > _HANG_BOUND:
                     raise EvictionHang(f"eviction made no progress after {spins} steps")
@@ -91,9 +97,9 @@ class MostRecentEvictingLru(ByteLru[K, V]):
     """Eviction from the wrong end: the most recent entry goes first."""
 
     def _evict_one(self) -> None:
-        key, _ = self._order.popitem(last=True)
-        self._bytes_in_use -= self._sizes.pop(key)
-        self._evictions += 1
+        order = order_of(self)
+        order.move_to_end(next(reversed(order)), last=False)  # the newest, where the oldest is
+        super()._evict_one()
 
 
 class AssertingReceiver(ReceiverCache):
@@ -107,7 +113,7 @@ class FirstMissReceiver(ReceiverCache):
     """Only the first missed identity is reported: one retry per missed item."""
 
     def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
-        if not self._variant.recovers:
+        if not self.variant.recovers:
             return super().miss_error(identities, request_id)
         return MultiModalCacheMissError(identities[:1], request_id=request_id)
 
@@ -117,7 +123,7 @@ class StaleKeepingReceiver(ReceiverCache):
     later reference is served the stale tensor."""
 
     def _accept_payload(self, item: WireItem, payload: Any, size: int) -> Any:
-        if self._variant.payload_wins and size > self._lru.budget:
+        if self.variant.payload_wins and size > self.budget:
             return payload
         return super()._accept_payload(item, payload, size)
 
@@ -139,9 +145,10 @@ class NoTouchSender(SenderCache):
                resend: bool = False) -> tuple[WireItem, ...]:
         del resend  # a mutant of V2/V3, where a resend is a first attempt
         outgoing = tuple(outgoing)
-        with self._lock:
+        with lock_of(self):
             self._reject_unprocessable_late_misses(outgoing, process)
-            order = resolution_order(self._variant, [o.identity in self._lru for o in outgoing])
+            lru = lru_of(self)
+            order = resolution_order(self.variant, [o.identity in lru for o in outgoing])
             wire = {index: self._update_one(outgoing[index], process) for index in order}
         return tuple(wire[index] for index in range(len(outgoing)))
 

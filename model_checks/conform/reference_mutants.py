@@ -5,7 +5,9 @@ None of them is in `model_checks.conform.mutants` (the bugs of the system's hist
 named by the check it motivated). These are the slips an implementer makes: one changed
 comparison, one forgotten line, one wrong size, one call to the wrong method. Each is a
 subclass of a reference class (reference/ is never edited) changing exactly one method by
-one decision, wired into the reference adapter and checked against the spec of `base`.
+one decision, built through the reference's declared seams (public methods, and the hooks
+and functions of `reference.extension`), wired into the reference adapter and checked
+against the spec of `base`.
 `KNOWN_EQUIVALENT` names the mutants conformance cannot catch because no observation can
 tell them from the reference, each with the argument (also in docs/conformance.md).
 """
@@ -41,6 +43,7 @@ from reference import (
     SenderCache,
     WireItem,
 )
+from reference.extension import count, lock_of, lru_of, sent_identities, set_bytes_in_use
 from reference.lru import ByteLru
 from reference.messages import Outgoing
 from reference.sender import ShadowEntry
@@ -57,11 +60,8 @@ class GetWithoutRefresh(ByteLru[K, V]):
     """`get` returns the value but forgets to make it most recent."""
 
     def get(self, key: K) -> V | None:
-        value = self._order.get(key)
-        if value is None:
-            self._misses += 1
-            return None
-        self._hits += 1
+        value = self.peek(key)
+        count(self, "misses" if value is None else "hits")
         return value
 
 
@@ -69,7 +69,7 @@ class TouchDoesNothing(ByteLru[K, V]):
     """`touch` checks the key and returns, without moving it."""
 
     def touch(self, key: K) -> bool:
-        return key in self._order
+        return key in self
 
 
 class EvictsUntilStrictlyBelow(ByteLru[K, V]):
@@ -77,23 +77,18 @@ class EvictsUntilStrictlyBelow(ByteLru[K, V]):
 
     def put(self, key: K, value: V, size: int) -> bool:
         self._drop_existing(key)
-        if size > self._budget:
-            self._oversize += 1
-            return False
-        while self._order and self._bytes_in_use + size >= self._budget:
-            self._evict_one()
-        self._order[key] = value
-        self._sizes[key] = size
-        self._bytes_in_use += size
-        return True
+        if size <= self.budget:
+            while len(self) and self.bytes_in_use + size >= self.budget:
+                self._evict_one()
+        return super().put(key, value, size)  # refuses it, or records it: nothing to evict
 
 
 class OversizeKeepsOld(ByteLru[K, V]):
     """A value larger than the budget is refused before the old entry is dropped."""
 
     def put(self, key: K, value: V, size: int) -> bool:
-        if size > self._budget:
-            self._oversize += 1
+        if size > self.budget:
+            count(self, "oversize")
             return False
         return super().put(key, value, size)
 
@@ -102,11 +97,9 @@ class PopKeepsBytes(ByteLru[K, V]):
     """An invalidation removes the entry but not its bytes from the total."""
 
     def pop(self, key: K) -> V | None:
-        value = self._order.pop(key, None)
-        if value is None:
-            return None
-        self._sizes.pop(key)
-        self._invalidations += 1
+        held = self.bytes_in_use
+        value = super().pop(key)
+        set_bytes_in_use(self, held)  # the entry's bytes still counted
         return value
 
 
@@ -114,26 +107,25 @@ class ClearKeepsBytes(ByteLru[K, V]):
     """`clear` empties the maps but leaves the byte total."""
 
     def clear(self) -> None:
-        self._order.clear()
-        self._sizes.clear()
-        self._clears += 1
+        held = self.bytes_in_use
+        super().clear()
+        set_bytes_in_use(self, held)
 
 
 class ReplacementKeepsOldBytes(ByteLru[K, V]):
     """A replacement drops the old entry but not its bytes from the total."""
 
     def _drop_existing(self, key: K) -> None:
-        old = self._sizes.pop(key, None)
-        if old is not None:
-            del self._order[key]
-            self._replacements += 1
+        held = self.bytes_in_use
+        super()._drop_existing(key)
+        set_bytes_in_use(self, held)
 
 
 # -- the sender cache (P0) ----------------------------------------------------------------------
 
 
 class _RecordsOtherMetadata(SenderCache):
-    """The reference's `_insert` with one of what it records replaced: the size (`_size`) or
+    """The reference's `_record` with one of what it records replaced: the size (`_size`) or
     the tag (`_tag`). Each mutant below overrides one of the two."""
 
     def _size(self, item: Any) -> int:
@@ -142,9 +134,9 @@ class _RecordsOtherMetadata(SenderCache):
     def _tag(self, identity: str) -> int | None:
         return self._new_tag()
 
-    def _insert(self, identity: str, item: Any) -> WireItem:
+    def _record(self, identity: str, item: Any) -> WireItem:
         tag = self._tag(identity)
-        self._lru.put(identity, ShadowEntry(item.placeholders, tag), self._size(item))
+        lru_of(self).put(identity, ShadowEntry(item.placeholders, tag), self._size(item))
         return WireItem(identity, item.payload, item.placeholders, tag)
 
 
@@ -173,8 +165,9 @@ class ProbeRefreshes(SenderCache):
     """The probe uses `get` (a lookup that reorders) instead of `in`."""
 
     def probe(self, identities: Iterable[str]) -> frozenset[str]:
-        with self._lock:
-            return frozenset(i for i in identities if self._lru.get(i) is not None)
+        with lock_of(self):
+            lru = lru_of(self)
+            return frozenset(i for i in identities if lru.get(i) is not None)
 
 
 class InvalidatesFirstOnly(SenderCache):
@@ -189,7 +182,7 @@ class TagPerIdentity(_RecordsOtherMetadata):
     tag it had before."""
 
     def _tag(self, identity: str) -> int | None:
-        return zlib.crc32(identity.encode()) if self._variant.tagged else None
+        return zlib.crc32(identity.encode()) if self.variant.tagged else None
 
 
 class LateMissAsserts(SenderCache):
@@ -220,7 +213,7 @@ class IgnoresTags(ReceiverCache):
     """V3's tag check forgotten: any cached entry serves a reference."""
 
     def _lookup_reference(self, item: WireItem) -> Any:
-        entry = self._lru.get(item.identity)
+        entry = lru_of(self).get(item.identity)
         return None if entry is None else entry.payload
 
 
@@ -228,7 +221,7 @@ class CacheAlwaysWins(ReceiverCache):
     """A payload for a cached identity is ignored, whatever the variant says."""
 
     def _accept_payload(self, item: WireItem, payload: Any, size: int) -> Any:
-        cached = self._lru.get(item.identity)
+        cached = lru_of(self).get(item.identity)
         if cached is not None:
             return cached.payload
         return super()._accept_payload(item, payload, size)
@@ -238,8 +231,8 @@ class PayloadUsedNotCached(ReceiverCache):
     """A payload replacing a cached entry is used, the old entry dropped, the new not cached."""
 
     def _accept_payload(self, item: WireItem, payload: Any, size: int) -> Any:
-        if self._variant.payload_wins and item.identity in self._lru:
-            self._lru.pop(item.identity)
+        if self.variant.payload_wins and item.identity in lru_of(self):
+            lru_of(self).pop(item.identity)
             return payload
         return super()._accept_payload(item, payload, size)
 
@@ -279,18 +272,18 @@ class InvalidatesWholeRequest(FrontEnd):
         if not reply.missed:
             super().handle_reply(reply)
             return
-        sent = self._outstanding.get(reply.request_id, frozenset(reply.missed))
+        sent = sent_identities(self, reply.request_id)
         super().handle_reply(reply)
-        self._sender.invalidate(sorted(sent))
+        self.sender.invalidate(sorted(reply.missed if sent is None else sent))
 
 
 class AbandonInvalidates(FrontEnd):
     """A request rejected after its update (D2) is also dropped from the shadow."""
 
     def abandon(self, request_id: int) -> None:
-        sent = self._outstanding.get(request_id, frozenset())
+        sent = sent_identities(self, request_id)
         super().abandon(request_id)
-        self._sender.invalidate(sorted(sent))
+        self.sender.invalidate(sorted(sent or ()))
 
 
 class ClearForgetsOutstanding(FrontEnd):
@@ -298,8 +291,8 @@ class ClearForgetsOutstanding(FrontEnd):
 
     def clear(self) -> None:
         super().clear()
-        with self._lock:
-            self._outstanding.clear()
+        for request_id in self.outstanding():
+            self.abandon(request_id)
 
 
 def retry_without_media(send: Callable[[Request], Any], request: Request, *,

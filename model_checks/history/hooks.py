@@ -10,11 +10,12 @@ optional: a side without `attach` runs traced under the same schedule
 (`model_checks.history.preempt`: a point at each line of its code, its locks the
 schedule's), reporting no evictions.
 
-The reference's sides get the hook from this module (`install_reference`), without a line
-of reference/ changed: their caches' locks become the schedule's, and each cache's order
-(the `OrderedDict` behind its LRU, `ByteLru._order`) becomes a `PointedOrder`, which places
-a point in each of its moves and removals, reports every `popitem` (the LRU's eviction
-step) as an eviction and every access as a hint of when the call was at that side.
+The reference's sides get the hook from this module (`install_reference`), through the seams
+reference/ declares (`reference.extension`): their caches' locks become the schedule's, and
+each cache's order (the `OrderedDict` behind its LRU, `extension.order_of`) becomes a
+`PointedOrder`, which places a point in each of its moves and removals, reports every
+`popitem` (the LRU's eviction step) as an eviction and every access as a hint of when the
+call was at that side.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from model_checks.history.schedule import Scheduler
+
+if TYPE_CHECKING:
+    from reference.guarded import GuardedCache
 
 
 @dataclass
@@ -100,13 +104,15 @@ class PointedOrder(OrderedDict[Any, Any]):
         return key, value
 
 
-def _pointed(cache: Any, hooks: Hooks, side: str) -> None:
+def _pointed(cache: GuardedCache[Any], hooks: Hooks, side: str) -> None:
     """The cache's locks and order, as the schedule's (the cache is the reference's)."""
-    cache._lock = hooks.lock()
-    lru = cache._lru
-    order = PointedOrder(lru._order)
+    from reference.extension import lru_of, order_of, use_lock, use_order
+
+    use_lock(cache, hooks.lock())
+    lru = lru_of(cache)
+    order = PointedOrder(order_of(lru))
     order.hooks, order.side = hooks, side
-    lru._order = order
+    use_order(lru, order)
 
 
 def install_reference(side: object, hooks: Hooks) -> bool:
@@ -114,12 +120,13 @@ def install_reference(side: object, hooks: Hooks) -> bool:
     True if `side` is one, False (nothing changed) otherwise."""
     from reference import Engine, FrontEnd
     from reference.aio import AsyncFrontEnd
+    from reference.extension import use_lock
 
     front_end = getattr(side, "front_end", None)
     if isinstance(front_end, AsyncFrontEnd):
         front_end = front_end.front_end
     if isinstance(front_end, FrontEnd):
-        front_end._lock = hooks.lock()  # type: ignore[assignment]
+        use_lock(front_end, hooks.lock())
         _pointed(front_end.sender, hooks, "p0")
         return True
     engine = getattr(side, "engine", None)

@@ -124,7 +124,7 @@ class PayloadsFirst(SenderCache):
 class SizeOffByOne(SenderCache):
     """The shadow records one byte more than the processed item has."""
 
-    def _insert(self, identity: str, item: Any) -> Any:
+    def _record(self, identity: str, item: Any) -> Any:
         tag = self._new_tag()
         self._lru.put_entry(identity, ShadowEntry(item.placeholders, tag), item.nbytes + 1,
                             item.nodes)
