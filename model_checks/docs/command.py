@@ -1,6 +1,6 @@
 """`docs`: render docs/ from the committed results snapshot (`--from-run` refreshes the
 snapshot from a run's records first; `--check` compares instead of writing, and also checks
-every verdict a hand-written page quotes against the snapshot)."""
+every verdict a hand-written page quotes against the answer store)."""
 
 from __future__ import annotations
 

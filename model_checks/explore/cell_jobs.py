@@ -2,9 +2,9 @@
 
 A job builds one graph and judges every property on it (`explore_cell`), so the graph is
 built once per cell. Jobs are pure functions of their arguments and return plain values, so
-they run in any process; `run_jobs` is the one place that decides where (a local process
-pool for now; the shared executor can replace it without touching the callers). Results
-come back in submission order, so a parallel run prints what a serial one prints.
+they run in any process; `run_jobs` is the one place that decides where (the shared
+executor: local processes, or a Dask cluster). Results come back in submission order, so a
+parallel run prints what a serial one prints.
 """
 
 from __future__ import annotations
