@@ -303,6 +303,24 @@ def explore_cells(
     return [explore_cell(job, build_graph) for job in jobs]
 
 
+class _NoWorkerGuard:
+    """The hang guard of a wait on the cluster: called once per poll that found nothing, it
+    gives up (`DistributedSearchFailed`) once the scheduler has had no worker for
+    `NO_WORKER_SECONDS` in a row."""
+
+    def __init__(self, cluster: DaskCluster) -> None:
+        self.cluster = cluster
+        self.idle_seconds = 0.0
+
+    def poll(self) -> None:
+        idle = not distributed_common.workers(self.cluster)
+        self.idle_seconds = self.idle_seconds + POLL_SECONDS if idle else 0.0
+        if self.idle_seconds >= NO_WORKER_SECONDS:
+            raise DistributedSearchFailed(
+                f"no Dask worker left at {self.cluster.address} for "
+                f"{NO_WORKER_SECONDS:g} s with the search unfinished")
+
+
 def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int], None]
              ) -> list[Expansion]:
     """Every future's value, in submission order, fetched as each finishes (a result is
@@ -313,23 +331,19 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
     results: dict[int, Expansion] = {}
     position = {future.key: n for n, future in enumerate(futures)}
     pending = set(futures)
-    no_worker_polls = 0.0
+    guard = _NoWorkerGuard(cluster)
     while pending:
         try:
             with cluster.client.as_current():  # `wait` asks for the current client
                 done, not_done = wait(list(pending), timeout=POLL_SECONDS,
                                       return_when="FIRST_COMPLETED")
         except TimeoutError:
-            idle = not distributed_common.workers(cluster)
-            no_worker_polls = no_worker_polls + POLL_SECONDS if idle else 0.0
-            if no_worker_polls >= NO_WORKER_SECONDS:
-                raise DistributedSearchFailed(
-                    f"no Dask worker left at {cluster.address} for "
-                    f"{NO_WORKER_SECONDS:g} s with the search unfinished") from None
+            guard.poll()
             continue
         for future in sorted(done, key=lambda f: position[f.key]):
             try:
-                results[position[future.key]] = pickle.loads(future.result())
+                value = distributed_common.fetch(future, POLL_SECONDS, guard.poll)
+                results[position[future.key]] = pickle.loads(value)
             except DistributedSearchFailed:
                 raise
             except Exception as error:  # e.g. KilledWorker: it died on every worker it had

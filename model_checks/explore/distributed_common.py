@@ -1,6 +1,7 @@
 """What both distributed searches share (`distributed`'s stateless workers, `partitioned`'s
 partitions held by the workers): their error, their progress callback, `build`'s reductions,
-the pickling of the spec's states, and the cluster's workers."""
+the pickling of the spec's states, the cluster's workers, and the bounded fetch of a finished
+task's value (`fetch`)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,18 @@ def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
 def workers(cluster: DaskCluster) -> list[str]:
     """The addresses of the workers the scheduler knows now."""
     return list(cluster.client.scheduler_info(n_workers=-1)["workers"])
+
+
+def fetch(future: Any, poll_seconds: float, on_poll: Callable[[], None]) -> Any:
+    """The value of a finished task's `future`, asked for every `poll_seconds`, calling
+    `on_poll` between asks (it raises to give up). A task can finish and its worker die before
+    the value is fetched: the scheduler then runs the task again, which needs a worker, so an
+    unbounded `result()` would wait for ever on a cluster with none left."""
+    while True:
+        try:
+            return future.result(timeout=poll_seconds)
+        except TimeoutError:
+            on_poll()
 
 
 def _identity(state: State) -> State:

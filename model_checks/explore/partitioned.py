@@ -189,7 +189,8 @@ class _OwnedSearch:
             except TimeoutError:
                 self._check_owners()
         try:
-            return list(client.gather(futures))
+            return [distributed_common.fetch(future, POLL_SECONDS, self._check_owners)
+                    for future in futures]
         except DistributedSearchFailed:
             raise
         except Exception as error:  # e.g. KilledWorker, CancelledError
