@@ -1,7 +1,7 @@
 """One exploration spread over a Dask cluster: a level-synchronous breadth-first search whose
 frontier is partitioned by a stable fingerprint across the workers.
 
-Two modes, one result (`build`'s `Graph`). By default (`partitioned`) each partition of the visited
+Two modes, one result (`build`'s `Graph`). By default (`owned`) each partition of the visited
 set lives on one worker for the whole search (`partitioned` the client's side, `partition` the
 worker's, `wire` the states' encoding): the workers expand and deduplicate their own
 partitions and send each other only the successors they own, and the client ranks each

@@ -433,7 +433,7 @@ class GraphOptions:
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
     owned partitions) change where work runs, never the result; `progress` is told of each
-    level; with `partitioned` each partition of the visited set lives on one worker for the whole
+    level; with `owned` each partition of the visited set lives on one worker for the whole
     search, without, the workers keep nothing and the client merges every successor."""
 
     reduce: bool = True
