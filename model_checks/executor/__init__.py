@@ -13,7 +13,9 @@ time and an estimate, a line per finished job.
   the contract's two calls;
 - `backends`: where jobs run (`LocalProcesses`, a dead pool restarted with the unfinished
   jobs); `cluster`: the Dask backend (`DaskCluster`), which checks that every worker runs
-  this checkout's sources (`sources`: their digest); `errors`: the cluster's usage errors;
+  this checkout's sources (`sources`: their digest); `waits`: every wait on a cluster,
+  bounded, with a guard that gives up once no worker is left; `errors`: the cluster's
+  errors;
 - `progress`: a sweep's progress (`LineProgress`); `arguments`: the `--dask ADDRESS` flag
   every sweeping command shares;
 - `examples`: small pure jobs for the executor's own tests.

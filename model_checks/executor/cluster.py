@@ -14,12 +14,20 @@ import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from model_checks.executor import waits
 from model_checks.executor.errors import ClusterError
 from model_checks.executor.jobs import Failed, Indexed, Job, call, one_line, start_order
 from model_checks.executor.sources import source_digest
 
 CONNECT_SECONDS = 10
 """How long to wait for the scheduler to answer and for a first worker to join it."""
+
+NO_WORKER_SECONDS = 60.0
+"""How long a sweep waits with jobs unfinished and no worker at all before it gives up (an
+error, never a result: a hang guard)."""
+
+POLL_SECONDS = 1.0
+"""How long one wait on the cluster lasts before the hang guard is asked."""
 
 EXTRA = "pip install 'paired-caches[cluster]'"
 
@@ -68,8 +76,8 @@ class DaskCluster:
                                "this checkout: restart them from it")
 
     def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]:
-        from distributed import as_completed
-
+        """Every job's result as it finishes. Raises `ClusterError` once the scheduler has
+        had no worker for `NO_WORKER_SECONDS` with jobs unfinished (never a hang)."""
         digest = source_digest()
         run_id = uuid.uuid4().hex[:8]
         order = start_order(jobs)  # submitted larger cost first, as the scheduler starts them
@@ -79,11 +87,14 @@ class DaskCluster:
             for n in order
         ]
         index = {future.key: n for n, future in zip(order, futures, strict=True)}
+        guard = waits.NoWorkerGuard(self, POLL_SECONDS, NO_WORKER_SECONDS, ClusterError)
         try:
-            for future in as_completed(futures, loop=self.client.loop):
+            for future in waits.as_finished(self, futures, POLL_SECONDS, guard.poll):
                 n = index[future.key]
                 try:
-                    yield n, future.result()
+                    yield n, waits.fetch(future, POLL_SECONDS, guard.poll)
+                except ClusterError:
+                    raise
                 except Exception as error:  # the scheduler gave up on it (e.g. KilledWorker)
                     yield n, Failed(jobs[n].label, one_line(error))
         finally:

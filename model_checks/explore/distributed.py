@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore import distributed_common
+from model_checks.executor import waits
 from model_checks.explore.cell_jobs import CellJob, CellOutcome, explore_cell
 from model_checks.explore.distributed_common import (
     DistributedSearchFailed,
@@ -153,7 +153,7 @@ def build_distributed(config: Config, cluster: DaskCluster, options: GraphOption
         from model_checks.explore.partitioned import build_owned
 
         return build_owned(config, cluster, options)
-    partitions = options.partitions or max(1, len(distributed_common.workers(cluster)))
+    partitions = options.partitions or max(1, len(waits.workers(cluster)))
     return _Search(config, cluster, options, partitions).run()
 
 
@@ -233,7 +233,7 @@ class _Search:
         """Submit the level's tasks, each to its partition's worker (a preference), and
         collect every result (in chunk order) as it finishes."""
         client = self.cluster.client
-        owners = sorted(distributed_common.workers(self.cluster))
+        owners = sorted(waits.workers(self.cluster))
         futures = []
         for n, (part, numbers) in enumerate(chunks):
             payload = dumps((self.config, self.reduce, self.symmetry,
@@ -303,54 +303,25 @@ def explore_cells(
     return [explore_cell(job, build_graph) for job in jobs]
 
 
-class _NoWorkerGuard:
-    """The hang guard of a wait on the cluster: called once per poll that found nothing, it
-    gives up (`DistributedSearchFailed`) once the scheduler has had no worker for
-    `NO_WORKER_SECONDS` in a row."""
-
-    def __init__(self, cluster: DaskCluster) -> None:
-        self.cluster = cluster
-        self.idle_seconds = 0.0
-
-    def poll(self) -> None:
-        idle = not distributed_common.workers(self.cluster)
-        self.idle_seconds = self.idle_seconds + POLL_SECONDS if idle else 0.0
-        if self.idle_seconds >= NO_WORKER_SECONDS:
-            raise DistributedSearchFailed(
-                f"no Dask worker left at {self.cluster.address} for "
-                f"{NO_WORKER_SECONDS:g} s with the search unfinished")
-
-
 def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int], None]
              ) -> list[Expansion]:
     """Every future's value, in submission order, fetched as each finishes (a result is
     fetched from its worker at once, so a worker that dies later holds nothing needed).
     A worker lost with tasks in hand only delays them: the scheduler reruns them."""
-    from distributed import wait
-
     results: dict[int, Expansion] = {}
     position = {future.key: n for n, future in enumerate(futures)}
-    pending = set(futures)
-    guard = _NoWorkerGuard(cluster)
-    while pending:
+    guard = waits.NoWorkerGuard(cluster, POLL_SECONDS, NO_WORKER_SECONDS,
+                                   DistributedSearchFailed)
+    for future in waits.as_finished(cluster, futures, POLL_SECONDS, guard.poll):
         try:
-            with cluster.client.as_current():  # `wait` asks for the current client
-                done, not_done = wait(list(pending), timeout=POLL_SECONDS,
-                                      return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            guard.poll()
-            continue
-        for future in sorted(done, key=lambda f: position[f.key]):
-            try:
-                value = distributed_common.fetch(future, POLL_SECONDS, guard.poll)
-                results[position[future.key]] = pickle.loads(value)
-            except DistributedSearchFailed:
-                raise
-            except Exception as error:  # e.g. KilledWorker: it died on every worker it had
-                from model_checks.executor.jobs import one_line
+            value = waits.fetch(future, POLL_SECONDS, guard.poll)
+            results[position[future.key]] = pickle.loads(value)
+        except DistributedSearchFailed:
+            raise
+        except Exception as error:  # e.g. KilledWorker: it died on every worker it had
+            from model_checks.executor.jobs import one_line
 
-                raise DistributedSearchFailed(
-                    f"task {future.key} failed: {one_line(error)}") from None
-            finished(len(results))
-        pending = set(not_done)
+            raise DistributedSearchFailed(
+                f"task {future.key} failed: {one_line(error)}") from None
+        finished(len(results))
     return [results[n] for n in range(len(futures))]

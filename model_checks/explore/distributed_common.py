@@ -1,7 +1,7 @@
 """What both distributed searches share (`distributed`'s stateless workers, `partitioned`'s
-partitions held by the workers): their error, their progress callback, `build`'s reductions,
-the pickling of the spec's states, the cluster's workers, and the bounded fetch of a finished
-task's value (`fetch`)."""
+partitions held by the workers): their error, their progress callback, `build`'s reductions
+and the pickling of the spec's states. Their waits on the cluster are bounded, as every wait
+on a cluster is (`model_checks.executor.waits`)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,11 @@ import pickle
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.symmetry import Groups, interchangeable
 from spec import Config, State
-
-if TYPE_CHECKING:
-    from model_checks.executor.cluster import DaskCluster
 
 LevelProgress = Callable[[int, int, int], None]
 """`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
@@ -80,23 +77,6 @@ def field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
 
 def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
     return tuple(getattr(obj, name) for name in names)
-
-
-def workers(cluster: DaskCluster) -> list[str]:
-    """The addresses of the workers the scheduler knows now."""
-    return list(cluster.client.scheduler_info(n_workers=-1)["workers"])
-
-
-def fetch(future: Any, poll_seconds: float, on_poll: Callable[[], None]) -> Any:
-    """The value of a finished task's `future`, asked for every `poll_seconds`, calling
-    `on_poll` between asks (it raises to give up). A task can finish and its worker die before
-    the value is fetched: the scheduler then runs the task again, which needs a worker, so an
-    unbounded `result()` would wait for ever on a cluster with none left."""
-    while True:
-        try:
-            return future.result(timeout=poll_seconds)
-        except TimeoutError:
-            on_poll()
 
 
 def _identity(state: State) -> State:

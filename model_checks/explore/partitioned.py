@@ -34,7 +34,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from model_checks.explore import distributed_common
+from model_checks.executor import waits
 from model_checks.explore.distributed_common import DistributedSearchFailed, reductions
 from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.partition import (
@@ -64,7 +64,7 @@ def build_owned(config: Config, cluster: DaskCluster, options: GraphOptions) -> 
     """`graph.build(config, options)` with the visited set partitioned over the workers of
     `cluster` (see the module): the same `Graph` (of the options, `reduce`, `symmetry`,
     `max_states`, `partitions` and `progress` apply)."""
-    owners = sorted(distributed_common.workers(cluster))
+    owners = sorted(waits.workers(cluster))
     if not owners:
         raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
     return _OwnedSearch(config, cluster, options, options.partitions or len(owners),
@@ -189,7 +189,7 @@ class _OwnedSearch:
             except TimeoutError:
                 self._check_owners()
         try:
-            return [distributed_common.fetch(future, POLL_SECONDS, self._check_owners)
+            return [waits.fetch(future, POLL_SECONDS, self._check_owners)
                     for future in futures]
         except DistributedSearchFailed:
             raise
@@ -201,7 +201,7 @@ class _OwnedSearch:
                                           f"{one_line(error)}") from None
 
     def _check_owners(self) -> None:
-        present = set(distributed_common.workers(self.cluster))
+        present = set(waits.workers(self.cluster))
         lost = sorted({w for w in self.where if w not in present})
         if lost:
             held = [p for p, w in enumerate(self.where) if w in lost]
@@ -211,7 +211,7 @@ class _OwnedSearch:
 
     def _release(self) -> None:
         try:
-            present = set(distributed_common.workers(self.cluster))
+            present = set(waits.workers(self.cluster))
             self.cluster.client.run(release, self.search,
                                     workers=[w for w in set(self.where) if w in present])
         except Exception:  # best effort: the search has failed already

@@ -18,7 +18,8 @@ import pytest
 from conftest import Workers
 
 from model_checks.cli import main
-from model_checks.executor import cluster
+from model_checks.executor import ClusterError, cluster
+from model_checks.executor.jobs import Job
 from model_checks.verdict_records import VerdictRecord, read_records
 
 SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "D1",
@@ -163,3 +164,27 @@ def test_a_scheduler_without_workers_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.startswith(f"error: no Dask worker joined the scheduler at {scheduler}")
     assert err.count("\n") == 1
+
+
+def test_a_sweep_left_without_workers_fails(
+    scheduler: str, workers: Workers, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hang guard: the only worker killed once a first job is done, the sweep gives up
+    (`ClusterError`, a line and exit 2 on the command line) once the scheduler has had no
+    worker for NO_WORKER_SECONDS (shortened here), instead of waiting for ever."""
+    (process,) = workers(1)
+    monkeypatch.setattr(cluster, "NO_WORKER_SECONDS", 2.0)
+    monkeypatch.setattr(cluster, "POLL_SECONDS", 0.2)
+    backend = cluster.DaskCluster(scheduler)
+    jobs = [Job(f"sleep-{n}", time.sleep, (0.5,)) for n in range(4)]
+    results = []
+    try:
+        with pytest.raises(ClusterError, match="no Dask worker left at"):
+            for result in backend.results(jobs):
+                results.append(result)
+                if process.poll() is None:
+                    process.kill()
+                    process.wait(timeout=HANG_SECONDS)
+    finally:
+        backend.close()
+    assert 1 <= len(results) < len(jobs)

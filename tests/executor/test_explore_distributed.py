@@ -21,8 +21,8 @@ import pytest
 from conftest import Workers
 
 from model_checks.cli import main
-from model_checks.executor import cluster
-from model_checks.explore import distributed, distributed_common, partitioned
+from model_checks.executor import cluster, waits
+from model_checks.explore import distributed, partitioned
 from model_checks.explore.cell_jobs import CellJob, explore_cell
 from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import build_distributed
@@ -143,7 +143,7 @@ def test_no_worker_known_at_submission_still_builds(
     """With no worker known when a level is submitted (one restarting), the stateless
     search's tasks carry no placement preference and the scheduler places them: the same
     graph, no error. The owned search needs its owners at the start: one line, no graph."""
-    monkeypatch.setattr(distributed_common, "workers", lambda _cluster: [])
+    monkeypatch.setattr(waits, "workers", lambda _cluster: [])
     assert build_distributed(V2_D3, dask_cluster,
                              GraphOptions(partitions=2, owned=False)) == build(V2_D3)
     with pytest.raises(DistributedSearchFailed, match="no Dask worker at"):

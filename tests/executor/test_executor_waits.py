@@ -1,14 +1,15 @@
 """Fetching a finished task's value from a Dask cluster is bounded: a task can finish and
 its worker die before the value is fetched, and the scheduler then runs it again, which needs
-a worker. `distributed_common.fetch` asks in polls and lets the search's guard give up
-between them, so a search left without workers fails instead of waiting for ever (the
-distributed searches' end-to-end case is tests/executor/test_explore_distributed.py)."""
+a worker. `waits.fetch` asks in polls and lets the caller's guard give up between them, so a
+sweep or a search left without workers fails instead of waiting for ever (the end-to-end
+cases: `test_a_sweep_left_without_workers_fails` in test_executor_cluster.py and
+`test_a_search_left_without_workers_fails` in test_explore_distributed.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from model_checks.explore.distributed_common import fetch
+from model_checks.executor.waits import fetch
 
 
 class LostResult:
