@@ -8,7 +8,7 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   `reference_items`; `async_adapter` for its asyncio front end); `remote` runs an adapter's
   engine side in a child process behind a socket;
 - a run: `run` (the scripted corpus, then random lockstep walks, per variant and environment,
-  within a profile's budget: `profiles`), over `corpus`, `configurations`, `jobs`, `machine`
+  within a profile's budget: `profiles`), over `corpus`, `configurations`, `cases`, `machine`
   (the spec's Hypothesis machines driving the implementation) and `witnesses` (runs from the
   committed witnesses); `lockstep/` is the side-by-side driver, the views compared, S1-S3 and
   L1-L4 restated on the implementation's observations, and the shrinking of a disagreement;

@@ -287,9 +287,9 @@ class EndToEnd(Protocol):
     """Optional, on a front-end side: the implementation's own end-to-end call (prepare,
     receive on `engine`, close with the reply) for one request, as users call it (the
     reference's `serve`). `engine` is the engine side the same adapter built, in this
-    process (also with `--processes 2`: the served jobs build their engine here).
+    process (also with `--processes 2`: the served cases build their engine here).
     Return what the client gets: `Served`, `Missed` (after the front end handled the reply),
-    `ClientRejected` or a `Fault`. The harness drives it in jobs of their own (no D9),
+    `ClientRejected` or a `Fault`. The harness drives it in cases of their own (no D9),
     comparing everything after the whole round trip (the spec's four steps: submit, handle,
     receive, reply), and replays their traces the same way."""
 

@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "if the implementation breaks one where the spec keeps it, exit 4 "
                         "if it breaks one as its variant does (an inherited weakness)")
     parser.add_argument("--keep-going", action="store_true",
-                        help="collect one shrunk disagreement per job instead of stopping at "
+                        help="collect one shrunk disagreement per case instead of stopping at "
                         "the first")
     parser.add_argument("--emit-pytest", type=Path, metavar="DIR",
                         help="write each failure (a disagreement, a broken property; also of "
@@ -415,7 +415,7 @@ def _first(items: Sequence[str], what: str = "of them") -> str:
     finding is listed above it)."""
     if len(items) == 1:
         return items[0]
-    return f"{len(items)} {what}, first {items[0]}" if what == "jobs" else (
+    return f"{len(items)} {what}, first {items[0]}" if what == "cases" else (
         f"{items[0]} and {len(items) - 1} more")
 
 
@@ -431,7 +431,7 @@ def _final(outcome: Outcome, required: frozenset[str],
         if regressions:
             return EXIT_FAIL, (f"RESULT: REGRESSION: the implementation breaks "
                                f"{_first(regressions)} where the spec keeps it (exit 1)")
-        where = _first([f.where for f in outcome.findings], "jobs")
+        where = _first([f.where for f in outcome.findings], "cases")
         return EXIT_FAIL, f"RESULT: DISAGREEMENT with the spec in {where} (exit 1)"
     if outcome.steps == 0:
         return EXIT_FAIL, "RESULT: NOTHING CHECKED (exit 1)"

@@ -10,7 +10,7 @@ reports. At teardown the run is settled (driven to quiescence by the spec's fair
 so the retry path is judged too.
 
 Configuration in the class: the configuration, the adapter and the engine factory are class
-attributes of a class generated per job (`lockstep_machine`), whose constructor takes no
+attributes of a class generated per case (`lockstep_machine`), whose constructor takes no
 argument. Derandomised: `seed` fixes Hypothesis's random choices, so a run replays exactly and
 its verdict is a function of the query; the database, when given, only adds remembered
 failures first.

@@ -11,7 +11,7 @@ Glue decisions (each also in docs/conformance.md):
   does what the spec does with it: drop the listed identities from the current shadow.
 - tags: the first front end's first life gets a deterministic nonce (``1 + 64 * epoch +
   index``); every other front end or life is built as a user builds it, with no tag source
-  (``FrontEnd(budget, processor, variant=...)``), so the random nonce path runs in every job
+  (``FrontEnd(budget, processor, variant=...)``), so the random nonce path runs in every case
   with two front ends or a restart. The harness compares tags through a bijection it learns,
   so random values replay the same comparisons.
 - the client: `ReferenceFrontEnd.retry_items` resends through the reference's own retry

@@ -2,7 +2,7 @@
 
 The replay is exact: every spec step of the file is one implementation step (an atomic
 update's item steps, consecutive in the file, are its one `update`; a round trip the file's
-job drove through the implementation's end-to-end call is that call again). A step it cannot
+case drove through the implementation's end-to-end call is that call again). A step it cannot
 drive stops the replay there, named with the reason, with its own result and exit code
 (`exits.EXIT_NOT_FOLLOWED`): a trace that was not followed is never reported as kept.
 
@@ -58,7 +58,7 @@ def _conformance_meta(path: Path) -> dict[str, Any]:
 
 def _load(adapter: Adapter, path: Path, variant: str | None
           ) -> tuple[Replayed, bool] | str:
-    """The replayed file and whether its job was served, or the usage error."""
+    """The replayed file and whether its case was served, or the usage error."""
     try:
         replayed = replay_file(path)
     except BadTraceFile as error:

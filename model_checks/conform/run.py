@@ -1,7 +1,7 @@
 """A conformance run: the scenario corpus, then random lockstep walks, per variant and
 environment, within a profile's budget; typed results and verdict records.
 
-Order of work, per variant the adapter supports (`jobs`): (1) every script of the corpus
+Order of work, per variant the adapter supports (`cases`): (1) every script of the corpus
 (`corpus`: the hand-written scenarios of `model_checks.scenarios`, every witness of
 `model_checks.mutants` and conformance's own), in lockstep, settled; (2) `walks` random walks
 of `length` steps on each configuration of `configurations`, each settled. The first
@@ -24,9 +24,9 @@ from model_checks.conform.adapter import (
     build_front_end,
     supports,
 )
+from model_checks.conform.cases import Case, cases
 from model_checks.conform.configurations import configurations as configurations
 from model_checks.conform.corpus import corpus as corpus
-from model_checks.conform.jobs import Job, jobs
 from model_checks.conform.judged import judged
 from model_checks.conform.lockstep import (
     Broken,
@@ -54,7 +54,7 @@ from spec.transitions import Action
 
 @dataclass(frozen=True)
 class Finding:
-    """One disagreement, shrunk, and the job it was found in (e.g. "V3 walks D7")."""
+    """One disagreement, shrunk, and the case it was found in (e.g. "V3 walks D7")."""
 
     where: str
     disagreement: Disagreement
@@ -64,7 +64,7 @@ class Finding:
 @dataclass(frozen=True)
 class PropertyBroken:
     """A property the implementation broke (its first and shortest trace over the run): the
-    job, its configuration, and the lockstep evidence (`Broken`)."""
+    case, its configuration, and the lockstep evidence (`Broken`)."""
 
     where: str
     config: Config
@@ -74,7 +74,7 @@ class PropertyBroken:
 @dataclass
 class Outcome:
     """What a run found: steps taken, seconds, the variants checked and not checked (the
-    adapter does not support them), the disagreements (one per job with `keep_going`, else
+    adapter does not support them), the disagreements (one per case with `keep_going`, else
     the first), a harness failure if one stopped the run, the properties the implementation
     broke, and the verdict records."""
 
@@ -159,8 +159,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Wiring:
-    """How a run drives its jobs: the adapter, the engine factory (None: the adapter's) and
-    whether a generated job's disagreement gets a deletion pass after Hypothesis's shrinking."""
+    """How a run drives its cases: the adapter, the engine factory (None: the adapter's) and
+    whether a generated case's disagreement gets a deletion pass after Hypothesis's shrinking."""
 
     adapter: Adapter
     engine_factory: EngineFactory | None = None
@@ -171,8 +171,8 @@ class Wiring:
 class ConformRun:
     """What a conformance run checks and how: `variants` (None: every one the adapter
     supports); `engine_factory` (None: the adapter's engine); `seed` of the generated runs;
-    `shrink_failure`: a generated job's disagreement gets a deletion pass after Hypothesis's
-    shrinking; `keep_going`: a disagreement stops only its job, not the run; `environment`
+    `shrink_failure`: a generated case's disagreement gets a deletion pass after Hypothesis's
+    shrinking; `keep_going`: a disagreement stops only its case, not the run; `environment`
     (None: every drift source): the deployment whose drift events and configurations drive
     the implementation."""
 
@@ -187,7 +187,7 @@ class ConformRun:
 def conform(adapter: Adapter, profile: ConformProfile, run: ConformRun = ConformRun()) -> Outcome:
     """Run the profile's checks on `adapter`, as `run` says. A variant the adapter does not
     support is listed as not checked. The first disagreement stops the run (`keep_going`:
-    the job, and the run goes on with the next job); a `HarnessFailure` always stops it.
+    the case, and the run goes on with the next case); a `HarnessFailure` always stops it.
     `environment` (None: every drift source) drives the implementation only through that
     deployment's drift events and configurations: scenarios whose environment lies inside
     it, and the generated runs of `configurations(..., environment)`."""
@@ -204,19 +204,19 @@ def conform(adapter: Adapter, profile: ConformProfile, run: ConformRun = Conform
             continue
         outcome.checked.append(variant.name)
         served = _offers_serve(adapter, variant.name)
-        if not _run_jobs(outcome, wiring, jobs(variant, profile, seed, environment, served),
+        if not _run_cases(outcome, wiring, cases(variant, profile, seed, environment, served),
                          keep_going):
             break
     outcome.seconds = time.perf_counter() - start
     return outcome
 
 
-def _run_jobs(outcome: Outcome, wiring: Wiring, chosen: Iterator[Job],
+def _run_cases(outcome: Outcome, wiring: Wiring, chosen: Iterator[Case],
               keep_going: bool) -> bool:
     """Run `chosen` into `outcome` in turn; False once the run must stop (a harness failure,
     or a disagreement without `keep_going`)."""
-    for job in chosen:
-        if not _run_job(outcome, wiring, job):
+    for case in chosen:
+        if not _run_case(outcome, wiring, case):
             return False
         if outcome.findings and not keep_going:
             return False
@@ -231,7 +231,7 @@ def _offers_serve(adapter: Adapter, variant: str) -> bool:
 
 @dataclass
 class _Tally:
-    """What one job's finished lockstep runs showed: the steps they took, and per property
+    """What one case's finished lockstep runs showed: the steps they took, and per property
     the length of the first spec trace that breaks it (None: none did); each run's broken
     properties go to `outcome` as they come (`Outcome.note_broken`)."""
 
@@ -243,7 +243,7 @@ class _Tally:
         default_factory=lambda: {p.id: None for p in registry()})
 
     def take(self, run: Lockstep) -> None:
-        """The job's sink: one finished run."""
+        """The case's sink: one finished run."""
         self.steps += len(run.actions)
         self.outcome.actions.update(type(a).__name__ for a in run.actions)
         self.outcome.guards.update(guards_held(self.config, run.actions))
@@ -265,13 +265,13 @@ def guards_held(config: Config, actions: Sequence[Action]) -> Counter[str]:
     return held
 
 
-def _run_job(outcome: Outcome, wiring: Wiring, job: Job) -> bool:
-    """Run one job into `outcome` (its steps, findings and records); False if a harness
+def _run_case(outcome: Outcome, wiring: Wiring, case: Case) -> bool:
+    """Run one case into `outcome` (its steps, findings and records); False if a harness
     failure stopped it."""
-    variant, config = job.variant, job.config
+    variant, config = case.variant, case.config
     t0 = time.perf_counter()
-    tally = _Tally(f"{variant.name} {job.label}", config, outcome)
-    failure = _drive(wiring, job, tally)
+    tally = _Tally(f"{variant.name} {case.label}", config, outcome)
+    failure = _drive(wiring, case, tally)
     outcome.steps += tally.steps
     seconds = time.perf_counter() - t0
     adapter = wiring.adapter
@@ -279,22 +279,22 @@ def _run_job(outcome: Outcome, wiring: Wiring, job: Job) -> bool:
         outcome.records.append(VerdictRecord(
             CONFORMANCE.record, variant.name, _environment(config), "lockstep",
             Verdict.UNKNOWN, tally.steps, "steps", seconds,
-            detail=f"{adapter.name}, {job.label}: harness failure: {outcome.harness}",
+            detail=f"{adapter.name}, {case.label}: harness failure: {outcome.harness}",
         ))
         return False
-    outcome.records += _records(adapter, job, tally, seconds, failure)
+    outcome.records += _records(adapter, case, tally, seconds, failure)
     return True
 
 
-def _drive(wiring: Wiring, job: Job, tally: _Tally) -> Disagreement | None:
-    """Run `job`, its finished runs into `tally`; its disagreement (shrunk, for a scripted
-    job with `shrink_failure`) is returned and added to the outcome's findings; a harness
+def _drive(wiring: Wiring, case: Case, tally: _Tally) -> Disagreement | None:
+    """Run `case`, its finished runs into `tally`; its disagreement (shrunk, for a scripted
+    case with `shrink_failure`) is returned and added to the outcome's findings; a harness
     failure is noted in the outcome."""
     outcome, where, config = tally.outcome, tally.where, tally.config
     try:
-        job.run(wiring.adapter, wiring.engine_factory, tally.take)
+        case.run(wiring.adapter, wiring.engine_factory, tally.take)
     except Disagreement as found:
-        if job.scripted:
+        if case.scripted:
             tally.steps += len(found.actions)
         outcome.note_broken(where, config, found.broken)
         try:
@@ -324,13 +324,13 @@ def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:
             verdicts[prop.id] = len(trace.steps)
 
 
-def _records(adapter: Adapter, job: Job, tally: _Tally, seconds: float,
+def _records(adapter: Adapter, case: Case, tally: _Tally, seconds: float,
              failure: Disagreement | None) -> list[VerdictRecord]:
-    """The job's records: the lockstep run's, and (without a disagreement) one per property
+    """The case's records: the lockstep run's, and (without a disagreement) one per property
     with the first length at which the spec's traces broke it."""
-    variant, verdicts, steps = job.variant, tally.verdicts, tally.steps
-    env = _environment(job.config)
-    detail = f"{adapter.name}, {job.label}"
+    variant, verdicts, steps = case.variant, tally.verdicts, tally.steps
+    env = _environment(case.config)
+    detail = f"{adapter.name}, {case.label}"
     records = [
         VerdictRecord(
             CONFORMANCE.record, variant.name, env, "lockstep",

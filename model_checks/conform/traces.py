@@ -4,7 +4,7 @@ With `--json PATH` (say `build/conform/records.json`), beside the records:
 
 - `records.disagreement-N.trace.json`: the N-th disagreement (a regression included), the
   shrunk script as a `paired-caches-trace/1` trace of the spec (`#meta.property` is
-  `disagreement`; `#meta.conformance` names the job and the observation that differed), and
+  `disagreement`; `#meta.conformance` names the case and the observation that differed), and
   `records.disagreement-N.trace.txt` beside it: the report and the step table in the one
   trace notation;
 - `records.<ID>.trace.json` (and `.trace.txt`): the shortest trace on which the

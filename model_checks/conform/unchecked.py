@@ -55,7 +55,7 @@ ITEM_UPDATES = Part(
 END_TO_END = Part(
     "serve", "EndToEnd", "the end-to-end call",
     "the implementation's own wiring of probe, update, receive and reply is not run: the "
-    "served jobs are skipped and the concurrent modes call the four steps in turn")
+    "served cases are skipped and the concurrent modes call the four steps in turn")
 YIELD_HOOK = Part(
     "attach", "yield hook", "evictions as they happen",
     "a side without the hook reports no evictions, so a history's evictions are not "

@@ -4,7 +4,7 @@ implementation's own lockstep runs.
 For a run with `--environment`, every committed witness of the variant under check
 (`docs/results/lattice/<variant>_<sources>_<property>.json`: the shortest trace that breaks a
 property in a minimal environment) whose environment lies inside the deployment's is a
-`WitnessJob`: its actions driven in lockstep on the implementation (so a break it reaches is
+`WitnessCase`: its actions driven in lockstep on the implementation (so a break it reaches is
 the implementation's own, judged on its observations, not a replay of the file), then a
 seeded continuation beyond it (`CONTINUE` spec steps chosen among those enabled), and
 `MUTANTS` seeded mutants of it (one step deleted, then continued). A step the spec does not
@@ -35,7 +35,7 @@ CONTINUE = 8
 
 
 @dataclass(frozen=True)
-class WitnessJob:
+class WitnessCase:
     """One witness (or a mutant of it) and its continuation, in lockstep on `config`."""
 
     variant: Variant
@@ -48,7 +48,7 @@ class WitnessJob:
 
     @property
     def label(self) -> str:
-        """The job's name in records and findings (after the variant)."""
+        """The case's name in records and findings (after the variant)."""
         return f"witness {self.name}"
 
     def run(self, adapter: Adapter, factory: EngineFactory | None,
@@ -57,8 +57,8 @@ class WitnessJob:
         sink(run_actions(self.config, adapter, self.script, Driving(engine_factory=factory)))
 
 
-def witness_jobs(variant: Variant, environment: frozenset[Drift], seed: int,
-                 root: Path = LATTICE) -> Iterator[WitnessJob]:
+def witness_cases(variant: Variant, environment: frozenset[Drift], seed: int,
+                 root: Path = LATTICE) -> Iterator[WitnessCase]:
     """The witnesses of `variant` inside `environment`, each followed by its mutants."""
     for path in sorted(root.glob(f"{variant.name}_*.json")):
         try:
@@ -70,13 +70,13 @@ def witness_jobs(variant: Variant, environment: frozenset[Drift], seed: int,
             continue
         actions = tuple(s.action for s in trace.steps)
         rng = random.Random(zlib.crc32(f"{seed}:{path.stem}".encode()))
-        yield WitnessJob(variant, config, path.stem, _continued(config, actions, rng))
+        yield WitnessCase(variant, config, path.stem, _continued(config, actions, rng))
         for number in range(1, MUTANTS + 1):
             if len(actions) < 2:
                 break
             cut = rng.randrange(len(actions))
             mutant = actions[:cut] + actions[cut + 1:]
-            yield WitnessJob(variant, config, f"{path.stem} mutant {number}",
+            yield WitnessCase(variant, config, f"{path.stem} mutant {number}",
                              _continued(config, mutant, rng))
 
 

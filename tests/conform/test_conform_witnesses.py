@@ -12,7 +12,7 @@ import io
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.witnesses import MUTANTS, witness_jobs
+from model_checks.conform.witnesses import MUTANTS, witness_cases
 from spec import environment, variant_named
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"
@@ -26,13 +26,13 @@ def _conform(*argv: str) -> tuple[int, str]:
 
 
 def test_the_witnesses_inside_the_environment_each_with_its_mutants() -> None:
-    jobs = list(witness_jobs(variant_named("V2"), environment("D7"), 0))
-    names = [j.name for j in jobs if " mutant " not in j.name]
+    cases = list(witness_cases(variant_named("V2"), environment("D7"), 0))
+    names = [j.name for j in cases if " mutant " not in j.name]
     assert names and all(n.startswith("V2_D7_") for n in names)
-    assert len(jobs) == len(names) * (1 + MUTANTS)
-    assert [j.script for j in jobs] == [j.script for j in
-                                        witness_jobs(variant_named("V2"), environment("D7"), 0)]
-    assert not list(witness_jobs(variant_named("V2"), environment("D11"), 0))
+    assert len(cases) == len(names) * (1 + MUTANTS)
+    assert [j.script for j in cases] == [j.script for j in
+                                        witness_cases(variant_named("V2"), environment("D7"), 0)]
+    assert not list(witness_cases(variant_named("V2"), environment("D11"), 0))
 
 
 @pytest.mark.parametrize(("sources", "prop"), [("D7", "S1"), ("D6", "S3"), ("D7", "S3"),

@@ -1,9 +1,9 @@
-"""A conformance run's jobs, per variant: plain values, each with a `run` method.
+"""A conformance run's cases, per variant: plain values, each with a `run` method.
 
-A job is one scenario's script (`ScriptedJob`: its round trips through the adapter's calls,
+A case is one scenario's script (`ScriptedCase`: its round trips through the adapter's calls,
 or with `served`, through the implementation's own end-to-end call) or one Hypothesis machine
-of generated lockstep walks on one configuration (`GeneratedJob`). `jobs` lists them in the
-order a run takes them. A job's `run` drives the adapter and hands every finished lockstep
+of generated lockstep walks on one configuration (`GeneratedCase`). `cases` lists them in the
+order a run takes them. A case's `run` drives the adapter and hands every finished lockstep
 run to the sink; a disagreement escapes it as `Disagreement`.
 """
 
@@ -21,17 +21,17 @@ from model_checks.conform.corpus import corpus
 from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import ConformProfile
-from model_checks.conform.witnesses import WitnessJob, witness_jobs
+from model_checks.conform.witnesses import WitnessCase, witness_cases
 from model_checks.scenarios.base import Scenario
 from spec import Config, Drift, Variant
 from spec.transitions import Action, P0Handle, P0ReceiveReply, P1Receive, Submit
 
 Sink = Callable[[Lockstep], None]
-"""Called with every finished lockstep run of a job, failed or not."""
+"""Called with every finished lockstep run of a case, failed or not."""
 
 
 @dataclass(frozen=True)
-class ScriptedJob:
+class ScriptedCase:
     """One scenario's script on `config`, settled as the scenario says. `served`: its
     plain round trips go through the implementation's own end-to-end call (`EndToEnd`),
     with the engine in this process whatever the engine factory."""
@@ -42,11 +42,11 @@ class ScriptedJob:
     served: bool = False
 
     scripted: ClassVar[bool] = True
-    """A scripted job is shrunk greedily when it fails (`lockstep.shrink`)."""
+    """A scripted case is shrunk greedily when it fails (`lockstep.shrink`)."""
 
     @property
     def label(self) -> str:
-        """The job's name in records and findings (after the variant)."""
+        """The case's name in records and findings (after the variant)."""
         return f"{'served' if self.served else 'scenario'} {self.scenario.name}"
 
     def run(self, adapter: Adapter, factory: EngineFactory | None, sink: Sink) -> None:
@@ -60,7 +60,7 @@ class ScriptedJob:
 
 
 @dataclass(frozen=True)
-class GeneratedJob:
+class GeneratedCase:
     """The profile's random lockstep walks on the configuration named `name`, seeded by
     (`seed`, variant, name); Hypothesis shrinks a failing walk."""
 
@@ -74,7 +74,7 @@ class GeneratedJob:
 
     @property
     def label(self) -> str:
-        """The job's name in records and findings (after the variant)."""
+        """The case's name in records and findings (after the variant)."""
         return f"generated {self.name}"
 
     def run(self, adapter: Adapter, factory: EngineFactory | None, sink: Sink) -> None:
@@ -86,16 +86,16 @@ class GeneratedJob:
                     database=self.profile.database)
 
 
-Job = ScriptedJob | GeneratedJob | WitnessJob
+Case = ScriptedCase | GeneratedCase | WitnessCase
 
 
-def jobs(
+def cases(
     variant: Variant, profile: ConformProfile, seed: int,
     environment: frozenset[Drift] | None = None, served: bool = False,
-) -> Iterator[Job]:
-    """The corpus (scripted), then one generated job per configuration; with `environment`,
+) -> Iterator[Case]:
+    """The corpus (scripted), then one generated case per configuration; with `environment`,
     only what lies inside it, and the committed witnesses inside it, each continued and
-    mutated (`witnesses.witness_jobs`), before the generated jobs. `served` (an adapter
+    mutated (`witnesses.witness_cases`), before the generated cases. `served` (an adapter
     whose front end offers `EndToEnd`): each scenario with a plain round trip is run a
     second time with those round trips through the implementation's own end-to-end call."""
     if profile.corpus:
@@ -105,14 +105,14 @@ def jobs(
             config = scenario.config(variant)
             if environment is not None and not config.environment <= environment:
                 continue
-            yield ScriptedJob(variant, config, scenario)
+            yield ScriptedCase(variant, config, scenario)
             if served and _has_round_trip(scenario.script, config):
-                yield ScriptedJob(variant, config, scenario, served=True)
+                yield ScriptedCase(variant, config, scenario, served=True)
     if environment is not None and profile.corpus:
-        yield from witness_jobs(variant, environment, seed)
+        yield from witness_cases(variant, environment, seed)
     chosen = configurations(variant, profile.wide, environment) if profile.walks else ()
     for name, config in chosen:
-        yield GeneratedJob(variant, config, name, profile, seed)
+        yield GeneratedCase(variant, config, name, profile, seed)
 
 
 def _has_round_trip(script: tuple[Action, ...], config: Config) -> bool:
