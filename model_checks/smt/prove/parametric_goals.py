@@ -54,6 +54,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import z3
 
@@ -199,7 +200,23 @@ def ids(environment: Iterable[str]) -> tuple[str, ...]:
     return drift_order(environment)
 
 
-def record(goal: Goal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
+class ProvableGoal(Protocol):
+    """What a record needs of a goal (this module's `Goal`, `parametric_liveness`'s
+    `LivenessGoal`): which cell it settles, and its proof."""
+
+    @property
+    def variant(self) -> Variant: ...
+
+    @property
+    def environment(self) -> frozenset[str]: ...
+
+    def prove(self, rlimit: int = CERTIFICATE_RLIMIT) -> ProvedAllDepths: ...
+
+    @property  # last: the member's name shadows the decorator in the class body
+    def property(self) -> str: ...
+
+
+def record(goal: ProvableGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
     """The goal's verdict: proved for all depths and instance "any", or unknown naming the
     query that failed."""
     env = ids(goal.environment)

@@ -81,7 +81,6 @@ from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     ACTIONS,
-    CHECKER,
     FRONT_END,
     IDENTITY,
     LATE_MISS_SOURCES,
@@ -101,10 +100,10 @@ from model_checks.smt.prove.parametric import (
     params,
     state,
 )
-from model_checks.smt.prove.parametric_goals import mirror_environment
+from model_checks.smt.prove.parametric_goals import mirror_environment, record
 from model_checks.smt.results import ProvedAllDepths
-from model_checks.verdict_records import Verdict, VerdictRecord
-from spec import VARIANTS, Drift, Trace, Variant, drift_order, lru
+from model_checks.verdict_records import VerdictRecord
+from spec import VARIANTS, Drift, Trace, Variant, lru
 from spec.observations import miss_taken, sent_message
 
 PROPERTIES = ("L1", "L2", "L3")
@@ -436,22 +435,6 @@ def nearest(variant: Variant) -> tuple[LivenessInvariant, ...] | None:
     if variant.resends_bypass_shadow:
         return RESEND_CERTIFICATE
     return None
-
-
-def record(goal: LivenessGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
-    """The goal's verdict: proved for all depths and instance "any", or unknown naming the
-    query that failed."""
-    env = drift_order(goal.environment)
-    try:
-        proof = goal.prove(rlimit)
-    except ParametricRejected as error:
-        return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.UNKNOWN,
-                             0, "depth", 0.0, detail=f"certificate rejected: {error}",
-                             instance="any")
-    return VerdictRecord(CHECKER, goal.variant.name, env, goal.property, Verdict.PROVED, None,
-                         "depth", round(proof.seconds, 3),
-                         detail=f"{proof.method}: {proof.certificate}; peak rlimit {proof.peak}",
-                         instance="any")
 
 
 def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
