@@ -1,7 +1,8 @@
 """The small instance the explorer decides exhaustively, per variant and environment.
 
-A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`): the same
-budget, sizes, contents, front ends and retries, with fewer identities, requests and items,
+A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`), cut
+down by the one builder (`explore_cut`, a `spec.instances.Cut`; a shape is the part of it the
+profiles vary): the same budget, sizes, contents, front ends and retries, with fewer identities, requests and items,
 so that every matrix cell's graph is complete within the CI budget. Identities a and b (and
 c where the matrix needs it: D8's three-item request, D11's item over the budget), at most 3
 requests of which 2 unfinished, one item per request (two under D6, whose updates interleave

@@ -43,9 +43,10 @@ The per-cell explorer instance (`instance.explore_config`, a restriction of the 
 `config_for`) is not monotone in the environment: D9 skews the existing identity b and D8 and
 D11 both add c at different sizes, so a run using b (or c) under E is not a run under E plus
 D9 (or D11); the lemma's test shows that its check fails on that family. That is why the
-lattice states its own family rather than cutting the matrix's instance down; it states it in
-the same vocabulary (`model_checks.instance.Instance`, with the matrix's budget and, by
-default, its unfinished requests, retries and items per request: `instance.MATRIX`).
+lattice states its own family rather than cutting the matrix's instance down; it states it as
+data for the one builder (`lattice_family`, a `spec.instances.Family`, with the matrix's
+budget and, by default, its unfinished requests, retries and items per request:
+`instance.MATRIX`).
 """
 
 from __future__ import annotations
