@@ -2,11 +2,12 @@
 
 A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`), cut
 down by the one builder (`explore_cut`, a `spec.instances.Cut`; a shape is the part of it the
-profiles vary): the same budget, sizes, contents, front ends and retries, with fewer identities, requests and items,
-so that every matrix cell's graph is complete within the CI budget. Identities a and b (and
-c where the matrix needs it: D8's three-item request, D11's item over the budget), at most 3
-requests of which 2 unfinished, one item per request (two under D6, whose updates interleave
-item by item; three under D8, whose request must exceed the budget), 2 retries. Because it is
+profiles vary): the same budget, sizes, contents, front ends and retries, with fewer
+identities, requests and items, so that every matrix cell's graph is complete within the CI
+budget. Identities a and b (and c where the matrix needs it: D8's three-item request, D11's
+item over the budget), at most 3 requests of which 2 unfinished, one item per request (two
+under D6, whose updates interleave item by item; three under D8, whose request must exceed
+the budget), 2 retries. Because it is
 a restriction, every trace of this instance is a trace of the matrix's instance (a test
 replays each explorer counterexample there), so a counterexample here is one there; a proof
 here is for this instance only, and says so (`describe`).

@@ -38,10 +38,10 @@ LRU_FAMILY = Family(
 )
 """The design's generic instance family (`spec.instances`): two identities (three under D8),
 a budget of 2, two requests of the items the drift needs (at most 2), one retry; a of 1 byte
-on P0 and 2 on P1 (D9), b of 3 bytes on both sides, over the budget (D11). Unlike the matrix's, it resizes an identity that exists
-without the source (b under D11, a under D9), so a superset's instance need not contain a
-subset's behaviours, as `Design.instance` states of instances in general; the design's
-verdicts were computed on it as it is."""
+on P0 and 2 on P1 (D9), b of 3 bytes on both sides, over the budget (D11). Unlike the
+matrix's, it resizes an identity that exists without the source (b under D11, a under D9), so
+a superset's instance need not contain a subset's behaviours, as `Design.instance` states of
+instances in general; the design's verdicts were computed on it as it is."""
 
 
 @dataclass(frozen=True)
