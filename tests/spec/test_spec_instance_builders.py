@@ -1,6 +1,6 @@
 """Every checker's instance equals, `==` on `Config` (identity and size order included), the
-frozen copy of the builder it had before (`frozen_builders`), over all 2,048 environments
-(and D5's router half of each that has D5), every variant, and every explorer shape and
+frozen copy of the builder it had before (`frozen_instance_builders`), over all 2,048
+environments (and D5's router half of each that has D5), every variant, and every explorer shape and
 lattice rung the profiles use: the verdicts and Hypothesis's derandomized draws were computed
 on exactly these configurations."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-import frozen_builders as frozen
+import frozen_instance_builders as frozen
 import pytest
 
 from model_checks.environment_arg import ROUTER
