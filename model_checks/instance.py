@@ -59,6 +59,13 @@ IN_FLIGHT = MATRIX.max_in_flight
 WIDER_IN_FLIGHT = 3
 """The second instance size L3 and L4 are judged at (`matrix.Cell.wider`)."""
 
+
+def matrix_family(max_in_flight: int = IN_FLIGHT) -> Family:
+    """The matrix's family at `max_in_flight` unfinished requests (`WIDER_IN_FLIGHT`: the
+    wider instance)."""
+    return replace(MATRIX_FAMILY, max_in_flight=max_in_flight)
+
+
 def matrix_drift(env: tuple[str, ...]) -> frozenset[Drift]:
     """The drift sources of a matrix environment (drift ids; `ROUTER` is D5)."""
     router = ROUTER in env
@@ -70,8 +77,7 @@ def matrix_instance(env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Ins
     source needs to exist at all, `spec.Drift.needs`), with `max_in_flight` unfinished
     requests. `ROUTER` in the environment is D5's other half: one front end, two engines
     behind a router."""
-    family = replace(MATRIX_FAMILY, max_in_flight=max_in_flight)
-    return realise(family, matrix_drift(env), routed=ROUTER in env)
+    return realise(matrix_family(max_in_flight), matrix_drift(env), routed=ROUTER in env)
 
 
 def instance_for(variant: Variant, env: tuple[str, ...], *, family: Family = MATRIX_FAMILY,
@@ -85,7 +91,7 @@ def instance_for(variant: Variant, env: tuple[str, ...], *, family: Family = MAT
 def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Config:
     """The matrix's configuration for a cell (`instance_for` of `MATRIX_FAMILY`; the wider
     instance with `max_in_flight` = `WIDER_IN_FLIGHT`)."""
-    return instance_for(variant, env, family=replace(MATRIX_FAMILY, max_in_flight=max_in_flight))
+    return instance_for(variant, env, family=matrix_family(max_in_flight))
 
 
 def environment_of(config: Config) -> tuple[str, ...]:

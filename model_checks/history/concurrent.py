@@ -2,7 +2,7 @@
 seeded schedule: threads (`run_threads`) or asyncio tasks (`run_tasks`); the history of
 what they did (`Recorder`).
 
-The instance (`Instance`): identities a-d in a 3-byte budget, items of 1 byte (2 bytes for
+The instance (`HISTORY_FAMILY`): identities a-d in a 3-byte budget, items of 1 byte (2 bytes for
 b and c where D8 is in the environment, so that two items together exceed the budget; 4
 bytes for d under D11), a second content per identity under D7, two front ends under D5
 (clients alternate). Each client makes `requests` requests of one or two items, every item
