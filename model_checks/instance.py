@@ -1,81 +1,24 @@
-"""The instance vocabulary: what a checked instance is, stated once, apart from the spec.
+"""The checkers' entry to the instance builder (`spec.instances`): the matrix's family, and
+`instance_for`, the configuration any checker's family gives for a matrix environment.
 
 As TLC keeps a model's constants in its configuration, not in the specification, the spec's
-`Config` says what an instance may be and this module says which instances the checkers
-search. An `Instance` names every constant once: identities, contents per identity, sizes
-per side, budget, requests, unfinished requests, retries, items per request, front ends and
-engines. `matrix_instance` is the expected matrix's instance for an environment (the one
-Hypothesis and the pair witnesses search); every other checker cuts it down (`Instance.cut`:
-the explorer's shapes) or states its own family in the same words (the drift lattice's
-rungs, `explore.lattice_instance`), and Z3's bounds take their defaults from `MATRIX`.
-`config_for` is the matrix instance made a configuration of one variant.
+`Config` says what an instance may be and a family (`spec.instances.Family`) says which
+instances a checker searches. `MATRIX_FAMILY` is the expected matrix's (the one Hypothesis
+and the pair witnesses search, `config_for`, and whose instance with no drift, `MATRIX`,
+gives Z3's bounds their defaults); the explorer cuts it down (`spec.instances.Cut`:
+`explore.instance`), and the drift lattice states its own family beside itself
+(`explore.lattice_instance`), as do the concurrent histories (`history.concurrent`) and the
+LRU design (`spec.designs.lru_design`). `instance_for` reads a matrix environment (drift
+ids, `ROUTER` for D5's router half) into the builder's terms.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from model_checks.environment_arg import ROUTER
-from spec import Config, Content, Drift, ItemSize, Variant, drift_order, environment, needs_of
-
-
-@dataclass(frozen=True)
-class Instance:
-    """The constants of one instance, without a variant or environment (`config` adds
-    them). `sizes` lists the contents whose size is not 1 byte on both sides."""
-
-    identities: tuple[str, ...]
-    budget: int
-    max_requests: int
-    max_in_flight: int
-    max_retries: int
-    max_items: int
-    sizes: tuple[ItemSize, ...] = ()
-    versions: int = 1
-    front_ends: int = 1
-    engines: int = 1
-
-    def config(self, variant: Variant, drift: frozenset[Drift]) -> Config:
-        """This instance as the spec's configuration for `variant` under `drift` (the spec
-        validates it: an instance a drift source does not allow is an error naming it)."""
-        return Config(
-            identities=self.identities, budget=self.budget, sizes=self.sizes,
-            versions=self.versions, variant=variant, environment=drift,
-            max_retries=self.max_retries, max_in_flight=self.max_in_flight,
-            max_requests=self.max_requests, max_items=self.max_items,
-            front_ends=self.front_ends, engines=self.engines,
-        )
-
-    def cut(self, *, identities: int | None = None, max_requests: int | None = None,
-            max_in_flight: int | None = None, max_items: int | None = None,
-            max_retries: int | None = None) -> Instance:
-        """This instance cut down, never resized: its first `identities` identities, each at
-        its sizes here, and every bound at most this instance's (a larger bound asked for is
-        this instance's). A bound below 1 (retries: below 0) is a `ValueError`."""
-        asked = dict(identities=identities, max_requests=max_requests,
-                     max_in_flight=max_in_flight, max_items=max_items, max_retries=max_retries)
-        for name, value in asked.items():
-            low = 0 if name == "max_retries" else 1
-            if value is not None and value < low:
-                raise ValueError(f"cut: {name} must be at least {low}, got {value}")
-        kept = self.identities[: identities or len(self.identities)]
-        return replace(
-            self, identities=kept,
-            sizes=tuple(s for s in self.sizes if s.content.identity in kept),
-            **{name: min(value, getattr(self, name)) for name, value in asked.items()
-               if value is not None and name != "identities"},
-        )
-
-
-MATRIX = Instance(identities=("a", "b", "c"), budget=2, max_requests=4, max_in_flight=2,
-                  max_retries=2, max_items=2)
-"""The matrix's base instance, with no drift: identities a, b, c of 1 byte, a 2-byte budget,
-at most 4 requests, 2 of them unfinished at once, 2 items each, 2 retries."""
-
-IN_FLIGHT = MATRIX.max_in_flight
-"""Unfinished requests at once in the matrix's instance."""
-WIDER_IN_FLIGHT = 3
-"""The second instance size L3 and L4 are judged at (`matrix.Cell.wider`)."""
+from spec import Config, Content, Drift, ItemSize, Variant, drift_order, environment
+from spec.instances import Cut, Family, Instance, Sized, realise
 
 SKEWED = ItemSize(Content("b"), 1, 2)
 """Under D9: P1 sizes b at 2 bytes, P0 at 1 (P1 evicts where P0 does not)."""
@@ -90,6 +33,39 @@ uuid names new content of another size): recording it evicts everything else. (N
 makes c@0 oversized, and D8's requests need a third small content, c@1.)"""
 
 
+def _sized(size: ItemSize, need: str = "", unless: str = "") -> Sized:
+    return Sized(size.content, size.shadow_bytes, size.receiver_bytes, need, unless)
+
+
+MATRIX_FAMILY = Family(
+    identities=("a", "b", "c"), budget=2, max_requests=4, max_in_flight=2, max_retries=2,
+    max_items=2,
+    sizes=(_sized(SKEWED, "skewed_sizes"), _sized(ONE_SIDED, "skewed_sizes", "oversized"),
+           _sized(OVERSIZED, "oversized"), _sized(REUSED)),
+)
+"""The matrix's family: identities a, b, c of 1 byte, a 2-byte budget, at most 4 requests, 2
+of them unfinished at once, 2 items each (more where the drift needs them), 2 retries; b
+skewed and c cached by P0 only under D9 (c is over the budget on both sides instead under
+D11), b's second content of 2 bytes under D7."""
+
+UNCUT = Cut()
+"""The cut that trims nothing."""
+
+MATRIX = realise(MATRIX_FAMILY, frozenset())
+"""The matrix's instance with no drift."""
+
+IN_FLIGHT = MATRIX.max_in_flight
+"""Unfinished requests at once in the matrix's instance."""
+WIDER_IN_FLIGHT = 3
+"""The second instance size L3 and L4 are judged at (`matrix.Cell.wider`)."""
+
+
+def matrix_family(max_in_flight: int = IN_FLIGHT) -> Family:
+    """The matrix's family at `max_in_flight` unfinished requests (`WIDER_IN_FLIGHT`: the
+    wider instance)."""
+    return replace(MATRIX_FAMILY, max_in_flight=max_in_flight)
+
+
 def matrix_drift(env: tuple[str, ...]) -> frozenset[Drift]:
     """The drift sources of a matrix environment (drift ids; `ROUTER` is D5)."""
     router = ROUTER in env
@@ -97,32 +73,25 @@ def matrix_drift(env: tuple[str, ...]) -> frozenset[Drift]:
 
 
 def matrix_instance(env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Instance:
-    """The matrix's instance for an environment: `MATRIX` with what each drift source needs to
-    exist at all (`spec.Drift.needs`): two front ends (D5), a second content per identity
-    (D7; b's of 2 bytes), three items per request (D8), b skewed and c cached by P0 only
-    (D9; c is over the budget on both sides instead under D11), and `max_in_flight`
-    unfinished requests. `ROUTER` in the environment is D5's other half: one front end, two
-    engines behind a router."""
-    router = ROUTER in env
-    needs = needs_of(matrix_drift(env))
-    sizes = tuple(
-        size for size, present in (
-            (SKEWED, needs.skewed_sizes),
-            (ONE_SIDED, needs.skewed_sizes and not needs.oversized),
-            (OVERSIZED, needs.oversized),
-        ) if present
-    ) + ((REUSED,) if needs.versions > 1 else ())
-    return replace(
-        MATRIX, sizes=sizes, versions=needs.versions, max_in_flight=max_in_flight,
-        max_items=max(MATRIX.max_items, needs.items),
-        front_ends=1 if router else needs.front_ends, engines=2 if router else 1,
-    )
+    """The matrix's instance for an environment (`MATRIX_FAMILY` realised: what each drift
+    source needs to exist at all, `spec.Drift.needs`), with `max_in_flight` unfinished
+    requests. `ROUTER` in the environment is D5's other half: one front end, two engines
+    behind a router."""
+    return realise(matrix_family(max_in_flight), matrix_drift(env), routed=ROUTER in env)
+
+
+def instance_for(variant: Variant, env: tuple[str, ...], *, family: Family = MATRIX_FAMILY,
+                 cut: Cut = UNCUT) -> Config:
+    """The configuration of `family` for `variant` in a matrix environment (drift ids,
+    `ROUTER` for D5's router half), cut down by `cut`: every checker's instance."""
+    drift = matrix_drift(env)
+    return realise(family, drift, routed=ROUTER in env).cut(cut).config(variant, drift)
 
 
 def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Config:
-    """The configuration every checker's instance comes from for a cell: `matrix_instance`
-    for `variant` (the wider instance with `max_in_flight` = `WIDER_IN_FLIGHT`)."""
-    return matrix_instance(env, max_in_flight).config(variant, matrix_drift(env))
+    """The matrix's configuration for a cell (`instance_for` of `MATRIX_FAMILY`; the wider
+    instance with `max_in_flight` = `WIDER_IN_FLIGHT`)."""
+    return instance_for(variant, env, family=matrix_family(max_in_flight))
 
 
 def environment_of(config: Config) -> tuple[str, ...]:

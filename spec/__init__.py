@@ -2,7 +2,9 @@
 
 A configuration (`Config`) fixes the identities, budget, sizes, variant and environment; `step`
 is the pure transition function and `enabled` lists what may happen next; `registry()` lists
-the properties S1-S4, H1 and L1-L4 that checkers evaluate.
+the properties S1-S4, H1 and L1-L4 that checkers evaluate. `spec.instances` builds the
+instances the checkers search (a checker's family of configurations, realised per
+environment).
 """
 
 from spec.config import Config, Content, InvalidConfiguration, ItemSize

@@ -14,7 +14,6 @@ from model_checks.explore.lattice_instance import Rung
 from model_checks.instance import (
     MATRIX,
     ONE_SIDED,
-    Instance,
     config_for,
     environment_of,
     instance_contains,
@@ -23,6 +22,7 @@ from model_checks.instance import (
 )
 from model_checks.smt.encode.symbols import Bounds
 from spec import Content, variant_named
+from spec.instances import Cut, Instance
 
 
 def bounds_problems(bounds: Bounds, instance: Instance) -> list[str]:
@@ -73,16 +73,16 @@ def test_d9_with_three_identities_keeps_cs_one_sided_size() -> None:
     size, a cut back to three brings c back at that size, never at 1/1 B."""
     d9 = matrix_instance(("D9",))
     assert ONE_SIDED in d9.sizes
-    two = d9.cut(identities=2)
+    two = d9.cut(Cut(identities=2))
     assert two.identities == ("a", "b") and ONE_SIDED not in two.sizes
-    config = d9.cut(identities=3).config(variant_named("V2"), matrix_drift(("D9",)))
+    config = d9.cut(Cut(identities=3)).config(variant_named("V2"), matrix_drift(("D9",)))
     c = Content("c")
     assert (config.shadow_bytes(c), config.receiver_bytes(c)) == (1, 3)
 
 
 def test_a_cut_never_widens() -> None:
-    wide = MATRIX.cut(identities=9, max_requests=9, max_in_flight=9, max_items=9,
-                      max_retries=9)
+    wide = MATRIX.cut(Cut(identities=9, max_requests=9, max_in_flight=9, max_items=9,
+                          max_retries=9))
     assert wide == MATRIX
 
 
@@ -92,7 +92,7 @@ def test_a_bad_cut_is_an_error_that_changes_nothing(bound: str) -> None:
     instance = matrix_instance(("D9",))
     before = replace(instance)
     with pytest.raises(ValueError, match=f"cut: {bound} must be at least"):
-        instance.cut(**{bound: -1})
+        instance.cut(Cut(**{bound: -1}))
     assert instance == before
 
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from model_checks.cells import cell_label
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import Graph, GraphOptions, build
-from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_config
+from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
+from model_checks.instance import instance_for
 from model_checks.trace_file import config_to_json, trace_to_json, write_trace
 from model_checks.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant
@@ -46,15 +47,12 @@ class CellJob:
     identities: int | None = None
 
     def config(self, shape: Shape) -> Config:
-        """The instance of one shape: the matrix's (`config_for`) cut down by
-        `explore_config` to the shape's bounds and the job's (`identities` the matrix's
-        first ones, each at the matrix's sizes), with the job's retries."""
-        config = explore_config(self.variant, self.environment,
-                                max_requests=shape.max_requests, max_items=shape.max_items,
-                                max_identities=shape.max_identities or self.identities,
-                                **({} if self.unfinished is None
-                                   else {"max_in_flight": self.unfinished}))
-        return config if self.retries is None else replace(config, max_retries=self.retries)
+        """The instance of one shape: the matrix's (`instance.instance_for`) cut down
+        (`explore_cut`) to the shape's bounds and the job's (`identities` the matrix's first
+        ones, each at the matrix's sizes), with the job's retries."""
+        cut = explore_cut(self.environment, shape, identities=self.identities,
+                          max_in_flight=self.unfinished, retries=self.retries)
+        return instance_for(self.variant, self.environment, cut=cut)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """The small instance the explorer decides exhaustively, per variant and environment.
 
-A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`): the same
-budget, sizes, contents, front ends and retries, with fewer identities, requests and items,
-so that every matrix cell's graph is complete within the CI budget. Identities a and b (and
-c where the matrix needs it: D8's three-item request, D11's item over the budget), at most 3
-requests of which 2 unfinished, one item per request (two under D6, whose updates interleave
-item by item; three under D8, whose request must exceed the budget), 2 retries. Because it is
+A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`), cut
+down by the one builder (`explore_cut`, a `spec.instances.Cut`; a shape is the part of it the
+profiles vary): the same budget, sizes, contents, front ends and retries, with fewer
+identities, requests and items, so that every matrix cell's graph is complete within the CI
+budget. Identities a and b (and c where the matrix needs it: D8's three-item request, D11's
+item over the budget), at most 3 requests of which 2 unfinished, one item per request (two
+under D6, whose updates interleave item by item; three under D8, whose request must exceed
+the budget), 2 retries. Because it is
 a restriction, every trace of this instance is a trace of the matrix's instance (a test
 replays each explorer counterexample there), so a counterexample here is one there; a proof
 here is for this instance only, and says so (`describe`).
@@ -15,8 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.instance import matrix_drift, matrix_instance
+from model_checks.instance import MATRIX, instance_for, matrix_drift
 from spec import Config, Variant, needs_of
+from spec.instances import Cut
 
 MAX_REQUESTS = 3
 MAX_IN_FLIGHT = 2
@@ -56,6 +59,24 @@ def shapes_for(environment: tuple[str, ...], shapes: tuple[Shape, ...],
     return large if len(environment) >= LARGE_ENVIRONMENT else shapes
 
 
+def explore_cut(env: tuple[str, ...], shape: Shape, *, identities: int | None = None,
+                max_in_flight: int | None = None, retries: int | None = None) -> Cut:
+    """What the explorer trims from the matrix's instance for one environment (drift ids)
+    and shape: the matrix's first `shape.max_identities` (else `identities`) identities, by
+    default a and b, and c where a source needs it; the shape's requests; `max_in_flight`
+    unfinished requests; the items per request the environment needs (`spec.Drift.needs`),
+    at most the shape's; `retries` where given."""
+    needs = needs_of(matrix_drift(env))
+    # c only where a source needs it (D8's third identity, D11's oversized item, which the
+    # matrix makes c): D9's c, cached by P0 only, is left out with it unless asked for.
+    keep_c = needs.extra_identity or needs.oversized
+    default = len(MATRIX.identities) if keep_c else 2
+    return Cut(identities=shape.max_identities or identities or default,
+               max_requests=shape.max_requests,
+               max_in_flight=MAX_IN_FLIGHT if max_in_flight is None else max_in_flight,
+               max_items=min(needs.items, shape.max_items or needs.items), retries=retries)
+
+
 def explore_config(
     variant: Variant,
     env: tuple[str, ...],
@@ -66,21 +87,11 @@ def explore_config(
     max_identities: int | None = None,
 ) -> Config:
     """The explorer's configuration for one variant and environment (drift ids): the
-    matrix's instance (`instance.matrix_instance`) cut down (`Instance.cut`), never resized.
-    Its identities are the matrix's first `max_identities` (by default a and b, and c where
-    a source needs it), each at the matrix's sizes (D9's c, cached by P0 only, stays 1/3 B
-    when `max_identities` brings it back); its items per request are what the environment
-    needs (`spec.Drift.needs`), at most `max_items`."""
-    matrix = matrix_instance(env)
-    needs = needs_of(matrix_drift(env))
-    # c only where a source needs it (D8's third identity, D11's oversized item, which the
-    # matrix makes c): D9's c, cached by P0 only, is left out with it unless asked for.
-    keep_c = needs.extra_identity or needs.oversized
-    default = len(matrix.identities) if keep_c else 2
-    cut = matrix.cut(identities=max_identities or default, max_requests=max_requests,
-                     max_in_flight=max_in_flight,
-                     max_items=min(needs.items, max_items or needs.items))
-    return cut.config(variant, matrix_drift(env))
+    matrix's instance cut down (`explore_cut` of the shape these bounds make), never
+    resized: each identity kept is at the matrix's sizes (D9's c, cached by P0 only, stays
+    1/3 B when `max_identities` brings it back)."""
+    shape = Shape(max_requests, max_items, max_identities)
+    return instance_for(variant, env, cut=explore_cut(env, shape, max_in_flight=max_in_flight))
 
 
 def describe(config: Config) -> str:

@@ -43,9 +43,10 @@ The per-cell explorer instance (`instance.explore_config`, a restriction of the 
 `config_for`) is not monotone in the environment: D9 skews the existing identity b and D8 and
 D11 both add c at different sizes, so a run using b (or c) under E is not a run under E plus
 D9 (or D11); the lemma's test shows that its check fails on that family. That is why the
-lattice states its own family rather than cutting the matrix's instance down; it states it in
-the same vocabulary (`model_checks.instance.Instance`, with the matrix's budget and, by
-default, its unfinished requests, retries and items per request: `instance.MATRIX`).
+lattice states its own family rather than cutting the matrix's instance down; it states it as
+data for the one builder (`lattice_family`, a `spec.instances.Family`, with the matrix's
+budget and, by default, its unfinished requests, retries and items per request:
+`instance.MATRIX`).
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from model_checks.instance import MATRIX, Instance
-from spec import Config, Content, ItemSize, State, Variant, environment, needs_of
+from model_checks.instance import MATRIX
+from spec import Config, Content, State, Variant, environment
 from spec import drift_order as drift_order
+from spec.instances import Family, Grown, Sized
 
 SKEWED_BYTES = (1, 3)
 """D9's own identity `skewed` (version 0): P0 records 1 byte, P1 sizes 3 bytes, over the budget:
@@ -136,32 +138,32 @@ def ladder(base: Rung, top: Rung) -> tuple[Rung, ...]:
     return tuple(dict.fromkeys(rungs))
 
 
+def lattice_family(shape: Rung) -> Family:
+    """The family at one rung, as data (`spec.instances.Family`): the rung's lettered
+    identities and bounds (unfinished requests at most the requests), D8's next letter,
+    D9's `skewed` and D11's `oversized` identities at their sizes, and D7's second content
+    of every lettered identity at `shape.reused_bytes` (1 byte, like every unlisted content,
+    when that is 1)."""
+    extra = string.ascii_lowercase[shape.identities]
+    reused = () if shape.reused_bytes == 1 else tuple(
+        Sized(Content(name, 1), shape.reused_bytes, shape.reused_bytes)
+        for name in (*shape.names(), extra))
+    return Family(
+        identities=shape.names(), budget=BUDGET, max_requests=shape.max_requests,
+        max_in_flight=min(shape.max_in_flight, shape.max_requests),
+        max_retries=shape.max_retries, max_items=shape.max_items,
+        grown=(Grown(extra, "extra_identity"), Grown(SKEWED, "skewed_sizes"),
+               Grown(OVERSIZED, "oversized")),
+        sizes=(*reused, Sized(Content(SKEWED), *SKEWED_BYTES, need="skewed_sizes"),
+               Sized(Content(OVERSIZED), *OVERSIZED_BYTES, need="oversized")),
+    )
+
+
 def lattice_config(variant: Variant, env: Iterable[str], shape: Rung) -> Config:
     """The lattice's configuration for one variant, environment (drift ids) and rung: the
-    family's instance stated in the instance vocabulary (`model_checks.instance.Instance`),
-    with the identities, sizes and bounds the module's docstring lists."""
-    drift = environment(*env)
-    needs = needs_of(drift)
-    identities = list(shape.names())
-    sizes: list[ItemSize] = []
-    if needs.extra_identity:
-        identities.append(string.ascii_lowercase[shape.identities])
-    if needs.versions > 1 and shape.reused_bytes != 1:
-        sizes += [ItemSize(Content(name, 1), shape.reused_bytes, shape.reused_bytes)
-                  for name in identities]
-    for needed, name, (p0, p1) in ((needs.skewed_sizes, SKEWED, SKEWED_BYTES),
-                                   (needs.oversized, OVERSIZED, OVERSIZED_BYTES)):
-        if needed:
-            identities.append(name)
-            sizes.append(ItemSize(Content(name), p0, p1))
-    family = Instance(
-        identities=tuple(identities), budget=BUDGET, sizes=tuple(sizes),
-        versions=needs.versions, max_retries=shape.max_retries,
-        max_in_flight=min(shape.max_in_flight, shape.max_requests),
-        max_requests=shape.max_requests, max_items=max(shape.max_items, needs.items),
-        front_ends=needs.front_ends,
-    )
-    return family.config(variant, drift)
+    rung's family (`lattice_family`) realised by the one builder (`spec.instances`), with
+    the identities, sizes and bounds the module's docstring lists."""
+    return lattice_family(shape).config(variant, environment(*env))
 
 
 def embed(state: State, config: Config) -> State:

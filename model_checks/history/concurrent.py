@@ -2,7 +2,7 @@
 seeded schedule: threads (`run_threads`) or asyncio tasks (`run_tasks`); the history of
 what they did (`Recorder`).
 
-The instance (`Instance`): identities a-d in a 3-byte budget, items of 1 byte (2 bytes for
+The instance (`HISTORY_FAMILY`): identities a-d in a 3-byte budget, items of 1 byte (2 bytes for
 b and c where D8 is in the environment, so that two items together exceed the budget; 4
 bytes for d under D11), a second content per identity under D7, two front ends under D5
 (clients alternate). Each client makes `requests` requests of one or two items, every item
@@ -31,7 +31,8 @@ from model_checks.history.log import Header, History, final_order
 from model_checks.history.preempt import LineTracer, install_locks
 from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
 from model_checks.history.schedule import Scheduler
-from spec import Config, Content, Drift, ItemSize, drift_order
+from spec import Config, Content, Drift, drift_order
+from spec.instances import Family, Items, Sized
 
 INHERENT = frozenset({Drift.D1})
 """What concurrent clients do to any deployment: the engine receives requests in another
@@ -42,26 +43,28 @@ name (V3 absorbs it: a late miss is reprocessed)."""
 
 RETRIES = 2
 
+_D8_SIZED = tuple(Sized(Content(i, v), 2, 2, need="extra_identity") for i in "bc" for v in (0, 1))
+_D11_SIZED = tuple(Sized(Content("d", v), 4, 4, need="oversized") for v in (0, 1))
+HISTORY_FAMILY = Family(
+    identities=("a", "b", "c", "d"), budget=3, max_requests=4, max_in_flight=2,
+    max_retries=2, max_items=2, items=Items.FIXED, sizes=(*_D8_SIZED, *_D11_SIZED),
+)
+"""The workload's instance family (module docstring; `spec.instances`): the spec's default
+bounds, which the workload's own clients and retries do not read; b and c of 2 bytes under
+D8 (its need of a request over the budget), d of 4 under D11, each content of an identity
+(D7's second too) at that size."""
+
 
 def checked_environment(environment: frozenset[Drift]) -> frozenset[Drift]:
     return environment | INHERENT
 
 
 def instance_config(variant: str, environment: frozenset[Drift]) -> Config:
-    """The spec configuration the workload's contents are coded in (module docstring)."""
+    """The spec configuration the workload's contents are coded in (`HISTORY_FAMILY`, in the
+    environment the history is checked in)."""
     from spec import variant_named
 
-    sizes = []
-    if Drift.D8 in environment:
-        sizes += [ItemSize(Content(i, v), 2, 2) for i in "bc" for v in range(2)]
-    if Drift.D11 in environment:
-        sizes += [ItemSize(Content("d", v), 4, 4) for v in range(2)]
-    versions = 2 if Drift.D7 in environment else 1
-    return Config(identities=("a", "b", "c", "d"), budget=3,
-                  sizes=tuple(s for s in sizes if s.content.version < versions),
-                  versions=versions, variant=variant_named(variant),
-                  environment=checked_environment(environment),
-                  front_ends=2 if Drift.D5 in environment else 1)
+    return HISTORY_FAMILY.config(variant_named(variant), checked_environment(environment))
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from typing import Any
 
 from spec.config import Config, Content, ItemSize
 from spec.designs.base import DesignProperty, DriftSource, Scope, check_environment, check_variant
-from spec.drift import DRIFT_IDS, Drift, environment, needs_of
+from spec.drift import DRIFT_IDS, Drift, environment
 from spec.fairness import is_quiescent
+from spec.instances import Family, Grown, Items, Sized
 from spec.machine import enabled, initial, step
 from spec.properties.declare import Kind
 from spec.properties.registry import registry
@@ -27,6 +28,20 @@ from spec.variants import VARIANT_NAMES, variant_named
 def _property(prop: Any) -> DesignProperty:
     return DesignProperty(prop.id, prop.title, prop.statement, Scope.EVERY_STATE,
                           prop.check_state)
+
+
+LRU_FAMILY = Family(
+    identities=("a", "b"), budget=2, max_requests=2, max_in_flight=2, max_retries=1,
+    max_items=2, items=Items.NEEDED, grown=(Grown("c", "extra_identity"),),
+    sizes=(Sized(Content("a"), 1, 2, need="skewed_sizes"),
+           Sized(Content("b"), 3, 3, need="oversized")),
+)
+"""The design's generic instance family (`spec.instances`): two identities (three under D8),
+a budget of 2, two requests of the items the drift needs (at most 2), one retry; a of 1 byte
+on P0 and 2 on P1 (D9), b of 3 bytes on both sides, over the budget (D11). Unlike the
+matrix's, it resizes an identity that exists without the source (b under D11, a under D9), so
+a superset's instance need not contain a subset's behaviours, as `Design.instance` states of
+instances in general; the design's verdicts were computed on it as it is."""
 
 
 @dataclass(frozen=True)
@@ -63,18 +78,7 @@ class LruDesign:
         check_environment(self, environment_ids)
         if rung != 0:
             raise ValueError("the lru design's generic instance has one rung, 0")
-        drift = environment(*environment_ids)
-        needs = needs_of(drift)
-        identities = ("a", "b", "c") if needs.extra_identity else ("a", "b")
-        sizes: list[ItemSize] = []
-        if needs.skewed_sizes:
-            sizes.append(ItemSize(Content("a"), 1, 2))
-        if needs.oversized:
-            sizes.append(ItemSize(Content("b"), 3, 3))
-        return Config(identities=identities, budget=2, sizes=tuple(sizes),
-                      versions=needs.versions, variant=variant_named(variant),
-                      environment=drift, max_retries=1, max_in_flight=2, max_requests=2,
-                      max_items=min(needs.items, 2), front_ends=needs.front_ends)
+        return LRU_FAMILY.config(variant_named(variant), environment(*environment_ids))
 
     def initial(self, config: Config) -> State:
         return initial(config)

@@ -15,6 +15,7 @@ from model_checks.explore.cell_jobs import CellJob
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES, Shape, explore_config
 from model_checks.instance import config_for, matrix_drift, matrix_instance
 from spec import Config, Content, variant_named
+from spec.instances import Cut
 
 IDENTITY_CHOICES = (None, 1, 2, 3)
 """`--identities` as the explore command passes it to a job (None: the default)."""
@@ -50,10 +51,10 @@ def cut_down_problems(matrix: Config, explored: Config) -> list[str]:
 def cut_of(env: tuple[str, ...], explored: Config) -> Config:
     """The matrix's instance (`instance.matrix_instance`) cut to `explored`'s identities and
     bounds by `Instance.cut`, with its variant and retries."""
-    cut = matrix_instance(env).cut(identities=len(explored.identities),
-                                   max_requests=explored.max_requests,
-                                   max_in_flight=explored.max_in_flight,
-                                   max_items=explored.max_items)
+    cut = matrix_instance(env).cut(Cut(identities=len(explored.identities),
+                                       max_requests=explored.max_requests,
+                                       max_in_flight=explored.max_in_flight,
+                                       max_items=explored.max_items))
     return replace(cut.config(explored.variant, matrix_drift(env)),
                    max_retries=explored.max_retries)
 
