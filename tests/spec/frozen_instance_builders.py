@@ -1,7 +1,8 @@
-"""The checkers' instance builders as they stood before one builder (`spec.instances`) took
-their place, frozen here so that the equivalence tests can hold the new builder to them:
-the configurations (order of identities and sizes included) that every verdict and every
-derandomized Hypothesis draw was computed on. Self-contained: only the spec is imported."""
+"""An independent statement, written out per checker, of the instances the checkers search:
+the configurations (order of identities and sizes included) that every committed verdict and
+every derandomized Hypothesis draw was computed on. The equivalence tests hold the one
+builder (`spec.instances`) and each checker's family to it. Self-contained: only the spec is
+imported."""
 
 from __future__ import annotations
 

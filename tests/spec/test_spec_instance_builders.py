@@ -1,5 +1,5 @@
 """Every checker's instance equals, `==` on `Config` (identity and size order included), the
-frozen copy of the builder it had before (`frozen_instance_builders`), over all 2,048
+independent statement of it in `frozen_instance_builders`, over all 2,048
 environments (and D5's router half of each that has D5), every variant, and every explorer shape and
 lattice rung the profiles use: the verdicts and Hypothesis's derandomized draws were computed
 on exactly these configurations."""
