@@ -134,7 +134,9 @@ class GraphWriter:
     """A graph under construction, in the order every search writes it: state 0's row, then
     per expanded state (in number order) its edges, with a new row for each new target.
     Actions and renamings are interned in the order their first edge (or row) is written.
-    A hot loop may append to the graph's edge arrays itself, in the same order."""
+    A writer that must be fast may append to the graph's edge arrays itself, in the same
+    order: `build`'s per-edge loop, and `partitioned`, which writes each partition's edges
+    in slices."""
 
     __slots__ = ("actions", "graph", "renamings")
 
