@@ -23,10 +23,11 @@ cannot break:
   or more per partition, each `expand_chunk(config, states)`: a pure function of its
   arguments that returns, per state, its (action, successor, identity renaming) in
   `spec.enabled`'s order, from the successor function `graph.build` calls
-  (`search_core.Reductions`), with each successor's fingerprint. A level is done when every task of it has returned; the successors are then
-  merged into the visited tables, one per partition (the exchange), and the states new to
-  them form level d + 1. Keeping levels synchronous keeps breadth-first depths exact, hence
-  shortest counterexamples and the diameter.
+  (`search_core.Reductions`), with each successor's fingerprint. A level is done when every
+  task of it has returned; the successors are then merged into the visited tables, one per
+  partition (the exchange), and the states new to them form level d + 1. Keeping levels
+  synchronous keeps breadth-first depths exact, hence shortest counterexamples and the
+  diameter.
 - **Where the state lives.** The visited tables and the graph are kept by the submitting
   process (the client), which the judge needs anyway: liveness and the monitors' product
   searches walk the whole graph. A worker keeps nothing between tasks, so a worker killed
