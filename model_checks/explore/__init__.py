@@ -4,7 +4,9 @@
 - the state graph: `graph` builds it breadth-first with `spec.enabled` and the spec's step,
   with two state reductions, each argued sound in its module (`canonical`: processing
   renaming; `symmetry`: interchangeable identities) and opt-in partial-order reduction
-  (`reduction/`: stubborn sets); `fingerprint` names a state across processes;
+  (`reduction/`: stubborn sets); `search_core` is what every search shares (the successor
+  function under the reductions, the interned tables, the graph's writer); `fingerprint`
+  names a state across processes;
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
 - the matrix's cells: `instance` is the small instance per variant and environment,

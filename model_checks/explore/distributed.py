@@ -22,11 +22,12 @@ cannot break:
 - **Levels.** Level d's frontier (the states first reached at depth d) is cut into tasks, one
   or more per partition, each `expand_chunk(config, states)`: a pure function of its
   arguments that returns, per state, its (action, successor, identity renaming) in
-  `spec.enabled`'s order, exactly `graph.build`'s inner loop, with each successor's
-  fingerprint. A level is done when every task of it has returned; the successors are then
-  merged into the visited tables, one per partition (the exchange), and the states new to
-  them form level d + 1. Keeping levels synchronous keeps breadth-first depths exact, hence
-  shortest counterexamples and the diameter.
+  `spec.enabled`'s order, from the successor function `graph.build` calls
+  (`search_core.Reductions`), with each successor's fingerprint. A level is done when every
+  task of it has returned; the successors are then merged into the visited tables, one per
+  partition (the exchange), and the states new to them form level d + 1. Keeping levels
+  synchronous keeps breadth-first depths exact, hence shortest counterexamples and the
+  diameter.
 - **Where the state lives.** The visited tables and the graph are kept by the submitting
   process (the client), which the judge needs anyway: liveness and the monitors' product
   searches walk the whole graph. A worker keeps nothing between tasks, so a worker killed
@@ -60,13 +61,14 @@ from model_checks.explore.cell_jobs import CellJob, CellOutcome, explore_cell
 from model_checks.explore.distributed_common import (
     DistributedSearchFailed,
     LevelProgress,
+    check_sources,
     dumps,
-    reductions,
 )
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import Graph, GraphOptions
-from model_checks.explore.symmetry import Renaming, canonical_identities
-from spec import Action, Config, State, enabled, initial
+from model_checks.explore.search_core import GraphWriter, Reductions
+from model_checks.explore.symmetry import Renaming
+from spec import Action, Config, State
 
 if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
@@ -96,29 +98,18 @@ def expand_chunk(
     config: Config, reduce: bool, symmetry: bool | None, states: Sequence[State],
     source: str | None = None,
 ) -> Expansion:
-    """Every edge of every state of `states`, as `graph.build` takes them: the action applied
-    to the state with its last delivery cleared, the processing renaming, then identity
-    symmetry. A pure function of its arguments (a task Dask may run twice). With `source`,
-    a worker whose sources differ from the submitter's refuses the task."""
-    if source is not None:
-        from model_checks.executor.sources import source_digest
-
-        if source_digest() != source:
-            raise DistributedSearchFailed(
-                f"a worker runs other sources (digest {source_digest()[:12]}, expected "
-                f"{source[:12]}): restart it from this checkout")
-    rename_pids, groups = reductions(config, reduce, symmetry)
+    """Every edge of every state of `states`, as `graph.build` takes them
+    (`search_core.Reductions.expand`). A pure function of its arguments (a task Dask may run
+    twice). With `source`, a worker whose sources differ from the submitter's refuses the
+    task."""
+    check_sources(source)
+    reductions = Reductions.of(config, reduce, symmetry)
     position: dict[State, int] = {}
     successors: list[tuple[State, int]] = []
     edges: list[tuple[Edge, ...]] = []
     for state in states:
-        cleared = state if state.last_delivery is None else replace(state, last_delivery=None)
         out: list[Edge] = []
-        for action in enabled(config, state):
-            successor = rename_pids(action.apply(config, cleared))
-            renaming = None
-            if groups:
-                successor, renaming = canonical_identities(successor, groups)
+        for action, successor, renaming in reductions.expand(state):
             at = position.setdefault(successor, len(successors))
             if at == len(successors):
                 successors.append((successor, stable_fingerprint(successor)))
@@ -158,8 +149,8 @@ def build_distributed(config: Config, cluster: DaskCluster, options: GraphOption
 
 
 class _Search:
-    """The client's side: the graph, one visited table per partition, each state's
-    partition, and the level loop."""
+    """The client's side: the graph (`GraphWriter`), one visited table per partition, each
+    state's partition, and the level loop."""
 
     def __init__(self, config: Config, cluster: DaskCluster, options: GraphOptions,
                  partitions: int) -> None:
@@ -172,52 +163,35 @@ class _Search:
         self.chunk_states, self.progress = options.chunk_states, options.progress
         self.source = source_digest()
         self.run_id = uuid.uuid4().hex[:8]
-        rename_pids, self.groups = reductions(config, reduce, symmetry)
-        self.graph = Graph(config, reduce, symmetric=bool(self.groups), max_states=max_states,
-                           groups=self.groups)
+        reductions = Reductions.of(config, reduce, symmetry)
+        self.graph = Graph.empty(reductions, max_states)
+        self.writer = GraphWriter(self.graph)
         self.states: list[State] = []  # held by the graph when the search ends (the judge's)
-        self.action_codes: dict[Action, int] = {}
-        self.renaming_codes: dict[Renaming | None, int] = {None: 0}
         self.visited: list[dict[State, int]] = [{} for _ in range(partitions)]
         self.partition: list[int] = []
-        start, renaming = canonical_identities(rename_pids(initial(config)), self.groups)
-        assert renaming is None, "the initial state names no identity"
+        start = reductions.start()
         part = stable_fingerprint(start) % partitions
-        self.visited[part][start] = self._add(start, part, -1, None, 0, None)
+        self.visited[part][start] = self._add(start, part, -1, (-1, 0), 0)
 
-    def _add(self, state: State, part: int, parent: int, action: Action | None,
-             depth: int, renaming: Renaming | None) -> int:
-        """Number `state` (the caller enters it in its partition's visited table): its row of
-        the graph's flat arrays, as `build` writes it."""
-        graph = self.graph
-        number = graph.size
+    def _add(self, state: State, part: int, parent: int, via: tuple[int, int],
+             depth: int) -> int:
+        """Number `state`, reached from `parent` by the action and renaming of codes `via`
+        (the caller enters it in its partition's visited table)."""
         self.partition.append(part)
         self.states.append(state)
-        graph.fingerprints.append(hash(state))
-        graph.depth.append(depth)
-        graph.parent.append(parent)
-        graph.via_code.append(-1 if action is None else graph.intern(action, self.action_codes))
-        graph.via_renaming_code.append(self._renaming_code(renaming))
-        return number
-
-    def _renaming_code(self, renaming: Renaming | None) -> int:
-        code = self.renaming_codes.get(renaming)
-        if code is None:
-            code = self.renaming_codes[renaming] = len(self.graph.renamings)
-            self.graph.renamings.append(renaming)
-        return code
+        return self.writer.add_state(hash(state), depth, parent, *via)
 
     def run(self) -> Graph:
         low, high, level = 0, 1, 0
+        complete = True
         while low < high:
             chunks = self._chunks(low, high)
             results = self._expand(level, chunks)
             if not self._merge(low, high, level, chunks, results):
-                self.graph.complete = False
+                complete = False
                 break
             low, high, level = high, self.graph.size, level + 1
-        self.graph._held = self.states
-        return self.graph
+        return self.writer.finish(self.graph.steps_taken, complete, self.states)
 
     def _chunks(self, low: int, high: int) -> list[tuple[int, list[int]]]:
         """The level's tasks: per partition, its frontier states in number order, cut into
@@ -265,7 +239,7 @@ class _Search:
         """The exchange: every edge of the level, in state-number order and each state's in
         `enabled`'s order (`build`'s order), into the visited table of its successor's
         partition. False when the state limit stops it (where `build` stops)."""
-        graph, groups = self.graph, self.groups
+        graph, writer = self.graph, self.writer
         where: dict[int, tuple[Expansion, int]] = {}
         for (_, numbers), result in zip(chunks, results, strict=True):
             for k, number in enumerate(numbers):
@@ -278,17 +252,15 @@ class _Search:
                 part = fingerprint % self.partitions
                 fresh = graph.size
                 target = self.visited[part].setdefault(successor, fresh)  # one hash, not two
-                code = graph.intern(action, self.action_codes)  # first, as `build` does
+                code = writer.actions.code(action)  # first, as `build` does
+                if target == fresh and fresh >= self.max_states:
+                    writer.end_edges()  # as `build` stops
+                    return False
+                rcode = writer.renamings.code(renaming) if graph.symmetric else 0
                 if target == fresh:
-                    if fresh >= self.max_states:
-                        graph.edge_start.append(len(graph.edge_target))  # as `build` stops
-                        return False
-                    self._add(successor, part, number, action, level + 1, renaming)
-                graph.edge_target.append(target)
-                graph.edge_action.append(code)
-                if groups:
-                    graph.edge_renaming.append(self._renaming_code(renaming))
-            graph.edge_start.append(len(graph.edge_target))
+                    self._add(successor, part, number, (code, rcode), level + 1)
+                writer.add_edge(target, code, rcode)
+            writer.end_edges()
         return True
 
 

@@ -1,7 +1,8 @@
 """What both distributed searches share (`distributed`'s stateless workers, `partitioned`'s
-partitions held by the workers): their error, their progress callback, `build`'s reductions
-and the pickling of the spec's states. Their waits on the cluster are bounded, as every wait
-on a cluster is (`model_checks.executor.waits`)."""
+partitions held by the workers), beyond what every search shares (`search_core`): their
+error, their progress callback, the workers' check of their sources and the pickling of the
+spec's states. Their waits on the cluster are bounded, as every wait on a cluster is
+(`model_checks.executor.waits`)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,6 @@ from dataclasses import fields, is_dataclass
 from functools import partial
 from typing import Any
 
-from model_checks.explore.canonical import canonical
-from model_checks.explore.symmetry import Groups, interchangeable
-from spec import Config, State
-
 LevelProgress = Callable[[int, int, int], None]
 """`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
 
@@ -26,11 +23,17 @@ class DistributedSearchFailed(RuntimeError):
     a worker runs other sources, no worker is left): no graph, hence no verdict."""
 
 
-def reductions(config: Config, reduce: bool, symmetry: bool | None
-                ) -> tuple[Callable[[State], State], Groups]:
-    """`build`'s reductions for these flags: the processing renaming, the identity groups."""
-    groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-    return (canonical if reduce else _identity), groups
+def check_sources(source: str | None) -> None:
+    """Refuse a task (`DistributedSearchFailed`) on a worker whose sources differ from the
+    submitter's, whose digest is `source` (None: no check)."""
+    if source is None:
+        return
+    from model_checks.executor.sources import source_digest
+
+    if source_digest() != source:
+        raise DistributedSearchFailed(
+            f"a worker runs other sources (digest {source_digest()[:12]}, expected "
+            f"{source[:12]}): restart it from this checkout")
 
 
 class _Pickler(pickle.Pickler):
@@ -77,7 +80,3 @@ def field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
 
 def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:
     return tuple(getattr(obj, name) for name in names)
-
-
-def _identity(state: State) -> State:
-    return state

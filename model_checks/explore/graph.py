@@ -36,10 +36,15 @@ Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) c
 enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
 (`_proviso`). `max_depth` stops expanding at a depth (a bounded search, never complete).
 
-The inner loop calls `action.apply` on the state with its last delivery cleared, computed once
-per state, instead of `spec.step` per action: `step` is exactly "check `is_enabled`, then
-apply to the cleared state", and `enabled` has just established `is_enabled` for each action
-it lists (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_step`).
+Successors come from the search core every search shares (`search_core.Reductions`, which
+also rebuilds stored states): `action.apply` on the state with its last delivery cleared,
+computed once per state, instead of `spec.step` per action: `step` is exactly "check
+`is_enabled`, then apply to the cleared state", and `enabled` has just established
+`is_enabled` for each action it lists
+(`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_step`). This module's
+search (`_Search`) is the one that expands in this process: it alone applies the partial-order
+reduction's choice and its proviso, and writes the graph through `search_core.GraphWriter`
+with its per-edge loop's look-ups hoisted.
 """
 
 from __future__ import annotations
@@ -53,19 +58,22 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from model_checks.explore import collector
-from model_checks.explore.canonical import canonical
 from model_checks.explore.distributed_common import LevelProgress
+from model_checks.explore.search_core import (
+    GraphWriter,
+    Reductions,
+    Successor,
+    cleared,
+)
 from model_checks.explore.state_checks import StateChecks, state_properties
 from model_checks.explore.symmetry import (
     Groups,
     Renaming,
-    canonical_identities,
     concrete_actions,
-    interchangeable,
     inverse,
     rename_state,
 )
-from spec import Action, Config, Property, State, enabled, initial
+from spec import Action, Config, Property, State, enabled
 
 
 class StateLimitExceeded(Exception):
@@ -122,6 +130,14 @@ class Graph:
     """While states are held, every state's edge list too (the judge reads each many times)."""
     _cache: dict[int, State] = field(default_factory=dict, repr=False)
     _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
+    _reductions: Reductions | None = field(default=None, repr=False, compare=False)
+    """The successor function that rebuilds states (`reductions`)."""
+
+    @classmethod
+    def empty(cls, reductions: Reductions, max_states: int) -> Graph:
+        """The graph a search under `reductions` starts from (no state yet)."""
+        return cls(reductions.config, reductions.reduce, symmetric=bool(reductions.groups),
+                   max_states=max_states, groups=reductions.groups, _reductions=reductions)
 
     @classmethod
     def of(cls, config: Config, states: list[State], depth: list[int], parent: list[int],
@@ -129,28 +145,23 @@ class Graph:
         """A graph given whole (tests build made-up graphs this way): its states are held,
         never regenerated, and have no identity renamings."""
         graph = cls(config, True)
+        writer = GraphWriter(graph)
         for number, state in enumerate(states):
-            graph.fingerprints.append(hash(state))
-            graph.depth.append(depth[number])
-            graph.parent.append(parent[number])
             action = via[number]
-            graph.via_code.append(-1 if action is None else graph.intern(action))
+            writer.add_state(hash(state), depth[number], parent[number],
+                             -1 if action is None else writer.actions.code(action), 0)
             for edge_action, target in edges[number]:
-                graph.edge_target.append(target)
-                graph.edge_action.append(graph.intern(edge_action))
-            graph.edge_start.append(len(graph.edge_target))
+                writer.add_edge(target, writer.actions.code(edge_action), 0)
+            writer.end_edges()
         graph._held = list(states)
         return graph
 
-    def intern(self, action: Action, table: dict[Action, int] | None = None) -> int:
-        """The code of `action` in `actions` (added if new)."""
-        if table is None:
-            table = {a: code for code, a in enumerate(self.actions)}
-        code = table.get(action)
-        if code is None:
-            code = table[action] = len(self.actions)
-            self.actions.append(action)
-        return code
+    def reductions(self) -> Reductions:
+        """The reductions the graph's search applied: the successor function that rebuilds
+        its states."""
+        if self._reductions is None:
+            self._reductions = Reductions(self.config, self.reduced, self.groups)
+        return self._reductions
 
     @property
     def size(self) -> int:
@@ -303,8 +314,7 @@ class Graph:
             yield state
 
     def _start(self) -> State:
-        start, _ = canonical_identities(_rename_pids(self.reduced)(initial(self.config)),
-                                        self.groups)
+        start = self.reductions().start()
         self._check(0, start)
         return start
 
@@ -312,9 +322,7 @@ class Graph:
         """State `index`, rebuilt from its parent's state along the stored tree edge."""
         action = self.via_action(index)
         assert action is not None
-        cleared = parent if parent.last_delivery is None else parent.evolve(last_delivery=None)
-        state = _rename_pids(self.reduced)(action.apply(self.config, cleared))
-        state, _ = canonical_identities(state, self.groups)
+        state, _ = self.reductions().successor(cleared(parent), action)
         self._check(index, state)
         return state
 
@@ -458,10 +466,8 @@ class GraphOptions:
 def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first, searched as `options`
     says (`GraphOptions`)."""
-    reduce = options.reduce
-    groups = interchangeable(config) if options.symmetric else ()
-    graph = Graph(config, reduce, symmetric=bool(groups), max_states=options.max_states,
-                  groups=groups)
+    graph = Graph.empty(Reductions.of(config, options.reduce, options.symmetric),
+                        options.max_states)
     checks = options.checks
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
@@ -469,9 +475,6 @@ def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
     with collector.paused():  # the search's objects form no cycles: `collector`
         _Search(graph, expansion, options.keep_states).run()
     return graph
-
-
-Made = dict[Action, tuple[State, "Renaming | None"]]
 
 
 @dataclass(frozen=True)
@@ -485,35 +488,35 @@ class _Expansion:
 
 
 class _Search:
-    """One breadth-first search, filling `graph`'s arrays: the visited set (fingerprint to
-    number), the interned actions and renamings, and the states whose successors are still
-    to come (`pending`: the states from number `graph.size - len(pending)` on). Its states
-    are canonical for both reductions (`_canonical`); which actions it expands is
-    `_chosen`'s concern; `_expand` adds each edge and, if its target is new, one state."""
+    """One breadth-first search in this process, filling `graph`'s arrays (`GraphWriter`):
+    the visited set (fingerprint to number) and the states whose successors are still to
+    come (`pending`: the states from number `graph.size - len(pending)` on). Its states
+    come from the shared successor function (`graph.reductions()`); which actions it expands
+    is `_chosen`'s concern; `_expand` adds each edge and, if its target is new, one state."""
 
     def __init__(self, graph: Graph, expansion: _Expansion, keep_states: bool) -> None:
         self.graph, self.config, self.expansion = graph, graph.config, expansion
         self.keep_states = keep_states
-        self.rename_pids = _rename_pids(graph.reduced)
+        self.reductions = graph.reductions()
+        self.writer = GraphWriter(graph)
         self.seen: dict[int, int] = {}
-        self.action_codes: dict[Action, int] = {}
-        self.renaming_codes: dict[Renaming | None, int] = {None: 0}
         self.pending: list[State] = []
         self.taken = 0
         self.checked = 0  # the states numbered below it have had their state properties checked
-        start, renaming = self._canonical(initial(self.config))
-        assert renaming is None, "the initial state names no identity"
+        start = self.reductions.start()
         self.seen[hash(start)] = 0
-        self._add_state(start, hash(start), 0, -1, -1, 0)
+        self.writer.add_state(hash(start), 0, -1, -1, 0)
+        self.pending.append(start)
 
     def run(self) -> None:
         """Expand states in number order until none is left or the state limit cuts the
         search (the graph is then marked incomplete); hand the states to the graph if kept."""
         graph, numbered, lean = self.graph, self.graph.parent, not self.keep_states
         frontier = 0
+        complete = True
         while frontier < len(numbered):
             if not self._expand(frontier):
-                graph.complete = False
+                complete = False
                 break
             frontier += 1
             if frontier - self.checked >= _CHECK_BATCH:
@@ -521,104 +524,67 @@ class _Search:
             if lean:
                 self._trim(frontier)
         self._check_upto(graph.size)
-        graph.steps_taken = self.taken
-        graph._held = self.pending if self.keep_states else None
-
-    def _canonical(self, state: State) -> tuple[State, Renaming | None]:
-        """`state` with its processing ids renamed (`canonical.py`) and, under identity
-        symmetry, its identities (`symmetry.py`), and the identity renaming applied."""
-        state = self.rename_pids(state)
-        return canonical_identities(state, self.graph.groups) if self.graph.groups else (
-            state, None)
+        self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
 
     def _expand(self, number: int) -> bool:
         """Add every chosen edge of state `number` (and the new states they reach); False
         when a new state would pass the state limit (the edges found so far are kept).
 
-        One loop, its lookups hoisted (it runs once per edge): canonicalise the successor,
-        intern the action, look its fingerprint up, add the edge and, if new, the state."""
-        graph, pending = self.graph, self.pending
+        One loop, its lookups hoisted (it runs once per edge; it writes the edge arrays
+        itself, as `GraphWriter.add_edge` would): intern the action, look the successor's
+        fingerprint up, add the edge and, if new, the state."""
+        graph, pending, writer = self.graph, self.pending, self.writer
         state = pending[number - len(graph.parent) + len(pending)]
         depth = graph.depth[number] + 1  # the successors' depth
-        cleared = state if state.last_delivery is None else state.evolve(last_delivery=None)
-        actions, made = self._chosen(state, cleared, depth - 1)
-        config, rename_pids, groups = self.config, self.rename_pids, graph.groups
-        seen, action_codes, interned = self.seen, self.action_codes, graph.actions
+        successors = self._chosen(state, depth - 1)
+        seen, action_codes, intern_action = self.seen, writer.actions.codes, writer.actions.code
         parent, targets, codes = graph.parent, graph.edge_target, graph.edge_action
-        renaming: Renaming | None = None
-        for action in actions:
-            if made is not None:
-                successor, renaming = made[action]
-            else:
-                successor = rename_pids(action.apply(config, cleared))
-                if groups:
-                    successor, renaming = canonical_identities(successor, groups)
+        symmetric, renaming_code = graph.symmetric, writer.renamings.code
+        add_state, max_states = writer.add_state, graph.max_states
+        for action, successor, renaming in successors:
             self.taken += 1
             code = action_codes.get(action)
             if code is None:
-                code = action_codes[action] = len(interned)
-                interned.append(action)
+                code = intern_action(action)
             fresh = len(parent)
             key = hash(successor)  # the 64-bit fingerprint
             target = seen.setdefault(key, fresh)
-            if target == fresh and fresh >= graph.max_states:
-                graph.edge_start.append(len(targets))
+            if target == fresh and fresh >= max_states:
+                writer.end_edges()
                 return False
             rcode = 0
-            if groups:
-                rcode = self._renaming_code(renaming)
+            if symmetric:
+                rcode = renaming_code(renaming)
                 graph.edge_renaming.append(rcode)
             if target == fresh:
-                self._add_state(successor, key, depth, number, code, rcode)
+                add_state(key, depth, number, code, rcode)
+                pending.append(successor)
             targets.append(target)
             codes.append(code)
-        graph.edge_start.append(len(targets))
+        writer.end_edges()
         return True
 
-    def _chosen(self, state: State, cleared: State, depth: int,
-                ) -> tuple[list[Action], Made | None]:
-        """The actions to expand from `state` at `depth`, and their successors where the
-        choice needed them made: every enabled action; none at `max_depth` (the graph is
-        then incomplete unless `state` has none); `expand`'s choice where the cycle proviso
-        (`_proviso`) keeps it, else every action."""
+    def _chosen(self, state: State, depth: int) -> list[Successor]:
+        """The edges to expand from `state` at `depth`, with their successors: every enabled
+        action; none at `max_depth` (the graph is then incomplete unless `state` has none);
+        `expand`'s choice where the cycle proviso (`_proviso`) keeps it, else every action."""
         actions = enabled(self.config, state)
-        expansion = self.expansion
+        expansion, reductions = self.expansion, self.reductions
         if expansion.max_depth is not None and depth >= expansion.max_depth:
             self.graph.complete = self.graph.complete and not actions
-            return [], None
+            return []
         if expansion.expand is None or not actions:
-            return actions, None
+            return reductions.successors(state, actions)
         chosen = expansion.expand(state, actions)
-        made = {action: self._canonical(action.apply(self.config, cleared))
-                for action in chosen}
-        if len(chosen) == len(actions):
-            return actions, made
-        if not expansion.depth_proviso or _proviso(self.graph, self.seen, depth, made):
+        made = reductions.successors(state, chosen)
+        if len(chosen) < len(actions) and (
+                not expansion.depth_proviso or _proviso(self.graph, self.seen, depth, made)):
             self.graph.partial += 1
-            return chosen, made
-        made.update((action, self._canonical(action.apply(self.config, cleared)))
-                    for action in actions if action not in made)
-        return actions, made
-
-    def _add_state(self, state: State, key: int, depth: int, parent: int, code: int,
-                   rcode: int) -> None:
-        """Number `state` (fingerprint `key`, reached from `parent` by the action of code
-        `code` and the renaming of code `rcode`) as the graph's next state."""
-        graph = self.graph
-        graph.fingerprints.append(key)
-        graph.depth.append(depth)
-        graph.parent.append(parent)
-        graph.via_code.append(code)
-        graph.via_renaming_code.append(rcode)
-        self.pending.append(state)
-
-    def _renaming_code(self, renaming: Renaming | None) -> int:
-        """The code of `renaming` in the graph's interned renamings (added if new)."""
-        code = self.renaming_codes.get(renaming)
-        if code is None:
-            code = self.renaming_codes[renaming] = len(self.graph.renamings)
-            self.graph.renamings.append(renaming)
-        return code
+            return made
+        known = {action: (successor, renaming) for action, successor, renaming in made}
+        ready = cleared(state)
+        return [(action, *(known.get(action) or reductions.successor(ready, action)))
+                for action in actions]
 
     def _check_upto(self, end: int) -> None:
         """Check the state properties (`graph.checks`) on the states numbered from the first
@@ -644,21 +610,13 @@ _CHECK_BATCH = 1024
 """States the search numbers between two batches of state-property checks."""
 
 
-def _proviso(graph: Graph, seen: dict[int, int], depth: int, made: Made) -> bool:
+def _proviso(graph: Graph, seen: dict[int, int], depth: int, made: list[Successor]) -> bool:
     """The cycle proviso, breadth-first: a reduced expansion is kept only if every chosen
     successor is new or one level deeper. Then every edge out of a reduced state goes one
     level down, so every cycle of the reduced graph passes through a fully expanded state
     and no action is postponed around it forever."""
-    for successor, _ in made.values():
+    for _, successor, _ in made:
         known = seen.get(hash(successor))
         if known is not None and graph.depth[known] <= depth:
             return False
     return True
-
-
-def _rename_pids(reduce: bool) -> Callable[[State], State]:
-    return canonical if reduce else _identity
-
-
-def _identity(state: State) -> State:
-    return state

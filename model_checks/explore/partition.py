@@ -33,8 +33,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.explore.distributed_common import DistributedSearchFailed, dumps, reductions
-from model_checks.explore.symmetry import Renaming, canonical_identities
+from model_checks.explore.distributed_common import (
+    DistributedSearchFailed,
+    check_sources,
+    dumps,
+)
+from model_checks.explore.search_core import Interned, Reductions
+from model_checks.explore.symmetry import Renaming
 from model_checks.explore.wire import PROBE, Channel, Code, Codec
 from spec import Action, Config, State, enabled
 
@@ -71,7 +76,7 @@ class Partition:
     def __init__(self, config: Config, reduce: bool, symmetry: bool | None, part: int,
                  parts: int) -> None:
         self.config, self.part, self.parts = config, part, parts
-        self.rename_pids, self.groups = reductions(config, reduce, symmetry)
+        self.reductions = Reductions.of(config, reduce, symmetry)
         self.codec = Codec()
         self.channels = [Channel(self.codec) for _ in range(parts)]  # to each partition
         self.to_client = Channel(self.codec)
@@ -84,8 +89,8 @@ class Partition:
         self.sent = [0] * parts  # items sent to each partition so far
         self.own: Batch = ([], [], {})  # this level's batch for this partition
         self.resolved = [array("q") for _ in range(parts)]  # item from p: its local index
-        self.action_codes: dict[Action, int] = {}
-        self.renaming_codes: dict[Renaming | None, int] = {None: 0}
+        self.actions: Interned[Action] = Interned([])  # local codes
+        self.renamings: Interned[Renaming | None] = Interned([None])
         self.edge_count, self.edge_ref = array("q"), array("q")
         self.edge_action, self.edge_renaming = array("q"), array("q")
 
@@ -103,22 +108,19 @@ class Partition:
         other partitions, pickled (b"" for this one, which stays here)."""
         self.numbers.extend(numbers)
         parts, part, config, encode = self.parts, self.part, self.config, self.codec.encode
-        rename_pids, groups, known, sent = self.rename_pids, self.groups, self.known, self.sent
+        reductions, known, sent = self.reductions, self.known, self.sent
+        symmetric = bool(reductions.groups)
         batches: list[Batch] = [([], [], {}) for _ in range(parts)]
         refs, actions, renamings = self.edge_ref, self.edge_action, self.edge_renaming
-        action_codes, renaming_codes = self.action_codes, self.renaming_codes
+        action_codes, intern_action = self.actions.codes, self.actions.code
+        renaming_code = self.renamings.code
         for index, state in zip(self.frontier, self.pending, strict=True):
             source = self.numbers[index] << KEY_BITS
-            cleared = state if state.last_delivery is None else state.evolve(
-                last_delivery=None)
             moves = enabled(config, state)
             if len(moves) >= 1 << KEY_BITS:
                 raise DistributedSearchFailed(f"a state has {len(moves)} enabled actions")
-            for position, action in enumerate(moves):
-                successor = rename_pids(action.apply(config, cleared))
-                renaming = None
-                if groups:
-                    successor, renaming = canonical_identities(successor, groups)
+            for position, (action, successor, renaming) in enumerate(
+                    reductions.successors(state, moves)):
                 code = encode(successor)  # keys `known`: a tuple of ints hashes cheaply
                 ref = known.get(code)
                 if ref is None:
@@ -128,9 +130,10 @@ class Partition:
                     batches[q][0].append(code)
                     batches[q][1].append(source | position)
                 refs.append(ref)
-                actions.append(action_codes.setdefault(action, len(action_codes)))
-                if groups:
-                    renamings.append(renaming_codes.setdefault(renaming, len(renaming_codes)))
+                local = action_codes.get(action)
+                actions.append(intern_action(action) if local is None else local)
+                if symmetric:
+                    renamings.append(renaming_code(renaming))
             self.edge_count.append(len(moves))
         for q, (codes, _, elements) in enumerate(batches):
             if q != part:
@@ -177,10 +180,9 @@ class Partition:
 
     def collection(self) -> bytes:
         """Everything the client needs to write the graph's edges, pickled."""
-        actions = sorted(self.action_codes, key=self.action_codes.__getitem__)
-        renamings = sorted(self.renaming_codes, key=self.renaming_codes.__getitem__)
-        return dumps((actions, renamings, self.edge_count.tobytes(), self.edge_ref.tobytes(),
-                      self.edge_action.tobytes(), self.edge_renaming.tobytes(),
+        return dumps((self.actions.values, self.renamings.values, self.edge_count.tobytes(),
+                      self.edge_ref.tobytes(), self.edge_action.tobytes(),
+                      self.edge_renaming.tobytes(),
                       [r.tobytes() for r in self.resolved]))
 
 
@@ -205,13 +207,7 @@ def open_task(key: PartitionKey, config: Config, reduce: bool, symmetry: bool | 
     its own; `hash(wire.PROBE)` here. With `source`, a worker whose sources differ from the
     submitter's refuses."""
     search, part, parts = key.search, key.part, key.parts
-    if source is not None:
-        from model_checks.executor.sources import source_digest
-
-        if source_digest() != source:
-            raise DistributedSearchFailed(
-                f"a worker runs other sources (digest {source_digest()[:12]}, expected "
-                f"{source[:12]}): restart it from this checkout")
+    check_sources(source)
     partition = _HELD[(search, part)] = Partition(config, reduce, symmetry, part, parts)
     if start is not None:
         partition.accept([partition.codec.encode(start)], [start])

@@ -31,11 +31,10 @@ import pickle
 import uuid
 from array import array
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import waits
-from model_checks.explore.distributed_common import DistributedSearchFailed, reductions
+from model_checks.explore.distributed_common import DistributedSearchFailed
 from model_checks.explore.graph import Graph, GraphOptions
 from model_checks.explore.partition import (
     KEY_BITS,
@@ -47,9 +46,9 @@ from model_checks.explore.partition import (
     partition_of,
     release,
 )
-from model_checks.explore.symmetry import Renaming, canonical_identities
+from model_checks.explore.search_core import GraphWriter, Reductions
 from model_checks.explore.wire import PROBE, Codec
-from spec import Config, State, initial
+from spec import Config, State
 
 if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
@@ -85,9 +84,8 @@ class _OwnedSearch:
         self.where = [owners[p % len(owners)] for p in range(parts)]
         self.search = f"owned-{uuid.uuid4().hex[:8]}"
         self.source = source_digest()
-        rename_pids, self.groups = reductions(config, reduce, symmetry)
-        start, renaming = canonical_identities(rename_pids(initial(config)), self.groups)
-        assert renaming is None, "the initial state names no identity"
+        self.reductions = Reductions.of(config, reduce, symmetry)
+        start = self.reductions.start()
         self.start, self.codec = start, Codec()
         self.owner = array("q", [partition_of(self.codec.encode(start), parts)])  # by number
         self.key = array("q", [-1])
@@ -221,9 +219,8 @@ class _OwnedSearch:
         """The graph's arrays from every partition's edges (see the module): per partition
         its edges' targets as global numbers, then every source's edges in number order,
         actions and renamings interned in the order of their first edge, as `build` does."""
-        graph = Graph(self.config, self.reduce, symmetric=bool(self.groups),
-                      max_states=self.max_states, groups=self.groups)
-        parts, cut = self.parts, self.cut
+        writer = GraphWriter(Graph.empty(self.reductions, self.max_states))
+        graph, parts, cut = writer.graph, self.parts, self.cut
         counts, refs, actions, renamings = (
             [array("q", c[i]) for c in collected] for i in (2, 3, 4, 5))
         resolved = [[array("q", r) for r in c[6]] for c in collected]
@@ -246,7 +243,7 @@ class _OwnedSearch:
         stop = None if cut is None else (total, self.owner[expanded - 1],
                                          edge_at[self.owner[expanded - 1]])
         action_of = self._codes([c[0] for c in collected], actions, position, stop,
-                                graph.intern, {})
+                                writer.actions.code)
         targets = []
         for p in range(parts):
             number_of = [self._numbers(resolved[q][p], q) for q in range(parts)]
@@ -254,16 +251,14 @@ class _OwnedSearch:
         for p, first, end in slices:
             graph.edge_target.extend(targets[p][first:end])
             graph.edge_action.extend(action_of[p][first:end])
-            graph.edge_start.append(len(graph.edge_target))
-        if self.groups:
+            writer.end_edges()
+        if graph.symmetric:
             renaming_of = self._codes([c[1] for c in collected], renamings, position, None,
-                                      partial(_intern, graph), {None: 0})
+                                      writer.renamings.code)
             for p, first, end in slices:
                 graph.edge_renaming.extend(renaming_of[p][first:end])
-        graph.steps_taken = total + (cut is not None)
-        graph.complete = cut is None
-        self._rows(graph)
-        return graph
+        self._rows(writer)
+        return writer.finish(total + (cut is not None), cut is None, self.states)
 
     def _numbers(self, items: array[int], q: int) -> list[int]:
         """The global numbers of partition q's local indices `items` (-1: past the limit)."""
@@ -273,10 +268,10 @@ class _OwnedSearch:
 
     @staticmethod
     def _codes(tables: list[list[Any]], codes: list[array[int]], position: list[array[int]],
-               stop: tuple[int, int, int] | None, intern: Callable[[Any, dict[Any, int]], int],
-               interned: dict[Any, int]) -> list[list[int]]:
+               stop: tuple[int, int, int] | None, intern: Callable[[Any], int]
+               ) -> list[list[int]]:
         """Per partition, its kept edges' codes in the graph's tables: each partition's
-        values (`tables[p]`, by local code) interned (`intern(value, interned)`) in the
+        values (`tables[p]`, by local code) interned (`intern(value)`) in the
         order of the edge that first carries them, `stop` (the edge the state limit stops
         at: its position in the graph, partition, local edge) included."""
         first: list[tuple[int, int, int]] = []
@@ -291,30 +286,20 @@ class _OwnedSearch:
         mapping = [[-1] * len(table) for table in tables]
         for _, p, code in sorted(first):
             if mapping[p][code] < 0:
-                mapping[p][code] = intern(tables[p][code], interned)
+                mapping[p][code] = intern(tables[p][code])
         return [[mapping[p][c] for c in codes[p][:len(position[p])]] for p in range(len(codes))]
 
-    def _rows(self, graph: Graph) -> None:
+    def _rows(self, writer: GraphWriter) -> None:
         """Per state: its fingerprint (this process's `hash`, as `build` keeps), depth,
-        parent, and the action and renaming of its first edge (its key's)."""
-        graph.fingerprints.extend(hash(state) for state in self.states)
-        graph.depth.extend(self.depth)
-        graph.parent.append(-1)
-        graph.via_code.append(-1)
-        graph.via_renaming_code.append(0)
-        starts, groups = graph.edge_start, self.groups
-        for key in self.key[1:]:
+        parent, and the action and renaming of its first edge (its key's), written after
+        the edges they are read from."""
+        graph, states = writer.graph, self.states
+        starts, symmetric = graph.edge_start, graph.symmetric
+        writer.add_state(hash(states[0]), 0, -1, -1, 0)
+        for number in range(1, len(states)):
+            key = self.key[number]
             source = key >> KEY_BITS
             edge = starts[source] + (key & _POSITION)
-            graph.parent.append(source)
-            graph.via_code.append(graph.edge_action[edge])
-            graph.via_renaming_code.append(graph.edge_renaming[edge] if groups else 0)
-        graph._held = self.states
-
-
-def _intern(graph: Graph, renaming: Renaming | None, codes: dict[Renaming | None, int]) -> int:
-    code = codes.get(renaming)
-    if code is None:
-        code = codes[renaming] = len(graph.renamings)
-        graph.renamings.append(renaming)
-    return code
+            writer.add_state(hash(states[number]), self.depth[number], source,
+                             graph.edge_action[edge],
+                             graph.edge_renaming[edge] if symmetric else 0)

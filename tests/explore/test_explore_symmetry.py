@@ -12,7 +12,7 @@ import typing
 
 import pytest
 
-from model_checks.explore import graph as graph_module
+from model_checks.explore import search_core
 from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
@@ -107,7 +107,7 @@ def test_grouping_a_skewed_identity_is_caught(monkeypatch: pytest.MonkeyPatch) -
     config = lattice_config(V1, ("D9",), LatticeShape())
     plain = {j.property_id: j.status for j in judge_all(build(config,
                                                               GraphOptions(symmetry=False)))}
-    monkeypatch.setattr(graph_module, "interchangeable", lambda c: (c.identities,))
+    monkeypatch.setattr(search_core, "interchangeable", lambda c: (c.identities,))
     wrong = {j.property_id: j.status for j in judge_all(build(config))}
     assert plain["H1"] is Status.COUNTEREXAMPLE
     assert wrong["H1"] is not Status.COUNTEREXAMPLE
