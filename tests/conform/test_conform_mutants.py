@@ -1,5 +1,5 @@
-"""Every implementation mutant is caught by the conformance run, and docs/kill-matrix.md is
-exactly what a fresh run of both modes produces."""
+"""Every history mutant of the reference is caught by the conformance run, and
+docs/kill-matrix.md is exactly what a fresh run of both modes produces."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import json
 
 import pytest
 
-from model_checks.conform import mutants, reference_mutants
 from model_checks.conform.adapter import load_adapter
-from model_checks.conform.killmatrix import (
+from model_checks.mutant_run.killmatrix import (
     DEFAULT_PATH,
     default_rows,
     independent_rows,
@@ -17,13 +16,23 @@ from model_checks.conform.killmatrix import (
     render,
     results_json,
 )
-from model_checks.conform.mutants import MUTANTS, adapter_path
-from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
+from model_checks.mutant_run.reference_mutants import (
+    adapter_path,
+    by_name,
+    history_mutants,
+    reference_mutants,
+    slip_mutants,
+)
+from model_checks.mutation.registry import Target, entries
+
+MUTANTS = history_mutants()
+REFERENCE_MUTANTS = slip_mutants()
+KNOWN_EQUIVALENT = {e.name for e in entries(Target.REFERENCE) if e.equivalent}
 
 
 def test_conform_at_least_eight_mutants_each_loadable_by_path() -> None:
     assert len(MUTANTS) >= 8
-    for mutant in MUTANTS:
+    for mutant in reference_mutants():
         assert load_adapter(adapter_path(mutant)).name == mutant.adapter.name
 
 
@@ -45,7 +54,7 @@ def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
     "every mutant argued equivalent survives"
     text = render(rows, independent=independent)
     assert DEFAULT_PATH.read_text() == text, (
-        "docs/kill-matrix.md is stale: run python -m model_checks.conform.killmatrix"
+        "docs/kill-matrix.md is stale: run python -m model_checks.mutant_run.killmatrix"
     )
     committed = json.loads((DEFAULT_PATH.parent / "results" / "kill-matrix.json").read_text())
     assert committed == results_json(rows, independent), (
@@ -60,13 +69,13 @@ def test_conform_the_independent_set_is_disjoint_from_the_history_mutants() -> N
 
 
 def test_a_mutant_is_found_by_name_and_an_unknown_name_lists_the_known_ones() -> None:
-    """Both mutant sets look names up through one function; a wrong name is a `KeyError`
+    """Both reference sets look names up through one function; a wrong name is a `KeyError`
     naming every mutant of the set asked, and finds nothing of another set."""
-    for module, mutant_set in ((mutants, mutants.MUTANTS),
-                               (reference_mutants, reference_mutants.REFERENCE_MUTANTS)):
-        assert all(module.by_name(m.name) is m for m in mutant_set)
+    for mutant_set in (MUTANTS, REFERENCE_MUTANTS):
+        assert all(by_name(m.name) is m for m in mutant_set)
+        assert all(by_name(m.name, mutant_set) is m for m in mutant_set)
         with pytest.raises(KeyError) as error:
-            module.by_name("no-such-mutant")
+            by_name("no-such-mutant", mutant_set)
         assert all(m.name in str(error.value) for m in mutant_set)
     with pytest.raises(KeyError):
-        mutants.by_name(reference_mutants.REFERENCE_MUTANTS[0].name)
+        by_name(REFERENCE_MUTANTS[0].name, MUTANTS)
