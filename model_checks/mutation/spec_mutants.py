@@ -3,7 +3,7 @@ witness scenario that must expose it. The registry (`model_checks.mutation.regis
 each mutant, its base and the properties it must break; `spec_mutants()` builds them.
 
 A mutant is a `Variant` with one knob changed, so the spec's transitions run it unchanged. A
-check that no mutant can fail is a defect: `tests/test_spec_mutants.py` asserts that every
+check that no mutant can fail is a defect: `tests/test_scenarios.py` asserts that every
 witness breaks the listed properties on the mutant, and that the unmutated base variant does
 not break them on the same script.
 """
