@@ -63,8 +63,8 @@ def kill_matrix(
     processes: bool = True,
     mutants: Sequence[ImplMutant] | None = None,
 ) -> list[Row]:
-    """One row per mutant of `mutants` (default: all), in their order: the conformance run in
-    one process and (`processes`) across two."""
+    """One row per mutant of `mutants` (default: the history set), in their order: the
+    conformance run in one process and (`processes`) across two."""
     rows: list[Row] = []
     mutants = history_mutants() if mutants is None else mutants
     if not mutants:
