@@ -15,7 +15,10 @@ The checkers, one package each (each with its command module):
 - `conform`: lockstep conformance of an implementation (through an adapter) to the spec;
   `adapters` holds the adapters over implementations that are not ours (vLLM);
 - `history`: histories of concurrent clients or a running server, explained by spec steps;
-- `mutant_run`: every mutant through every checker that must catch it.
+- `mutation`: the one registry of mutants (spec and reference, each set) and the spec
+  mutants' definitions; `mutant_run`: the one runner, every mutant through every checker that
+  must catch it (the `mutants` command and the kill matrix), with the reference mutants'
+  classes.
 
 Built on them: `answers` (the answer store: one typed answer per variant, environment and
 property, shipped as package data), `docs` (the generated pages, `docs --check`), `doctor`
@@ -31,8 +34,8 @@ The modules at the top level:
 - the vocabulary every checker shares: the instance (`instance`), cells and environments
   (`cells`, `environment_arg`), verdict records (`verdict_records`), what each checker judges
   (`judged`, `checker_tables`), the tables keyed by action class (`action_tables`), trace
-  files and their notation (`trace_file`, `render`, `itf`), the spec mutants (`mutants`) and
-  the one plain-text table (`text_table`);
+  files and their notation (`trace_file`, `render`, `itf`) and the one plain-text table
+  (`text_table`);
 - what the checks establish beyond the matrix: the obligations of a safe implementation, each
   with the mutants that omit it (`requirements`), and L4 as a theorem about how many retries
   recovery needs (`retries`);

@@ -1,10 +1,11 @@
 """The obligations a safe implementation of the paired caches must meet: one registry.
 
 Each obligation says what an implementation must do, where (P0, P1, the LRU of either), the
-properties it protects, and the mutants that omit it: a spec mutant (`model_checks/mutants.py`,
-a variant with one knob changed, exposed by its witness scenario, Hypothesis and, for state
-properties, Z3) and an implementation mutant (`model_checks/conform/mutants.py`, a subclass of
-a reference class, exposed by conformance). `docs/requirements.md` is rendered from this
+properties it protects, and the mutants that omit it, by their names in the mutant registry
+(`model_checks/mutation/registry.py`): a spec mutant (a variant with one knob changed, exposed
+by its witness scenario, Hypothesis and, for state properties, Z3) and an implementation
+mutant (a history mutant of the reference, a subclass of a reference class, exposed by
+conformance). `docs/requirements.md` is rendered from this
 registry and from runs made when it is generated; `tests/test_docs_requirements.py` checks
 that every named mutant exists and is caught where the registry says.
 
@@ -41,8 +42,8 @@ class Obligation:
     def __post_init__(self) -> None:
         if self.spec_mutant is None and self.impl_mutant is None:
             raise InvalidObligation(
-                f"{self.id} names no mutant; add one to model_checks/mutants.py or "
-                "model_checks/conform/mutants.py that omits it, or drop the obligation")
+                f"{self.id} names no mutant; add one that omits it to the registry "
+                "model_checks/mutation/registry.py, or drop the obligation")
         known = set(property_ids())
         if not set(self.protects) <= known or not self.protects:
             raise InvalidObligation(f"{self.id} protects {self.protects!r}; name property ids "

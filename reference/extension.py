@@ -1,6 +1,6 @@
 """The declared seams of reference/: what code outside it may use to build a variant of the
-reference (a conformance mutant, `model_checks/conform/mutants.py` and
-`reference_mutants.py`), to swap one of its parts (`model_checks/conform/mutant_factory.py`)
+reference (a reference mutant, `model_checks/mutant_run/history_mutants.py` and
+`slip_mutants.py`), to swap one of its parts (`model_checks/mutant_run/factory.py`)
 or to instrument it (the history checks' preemption points, `model_checks/history/hooks.py`),
 without reading a private member.
 

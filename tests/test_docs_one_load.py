@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from model_checks import scenario_run
-from model_checks.conform import killmatrix
 from model_checks.docs import generate
+from model_checks.mutant_run import killmatrix
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 RESULTS = (DOCS / "results").resolve()

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.conform.killmatrix import kill_matrix
-from model_checks.conform.mutants import by_name as impl_mutant
 from model_checks.docs.requirements_page import omitted_by, spec_mutant
+from model_checks.mutant_run.killmatrix import kill_matrix
+from model_checks.mutant_run.reference_mutants import by_name, history_mutants
 from model_checks.requirements import OBLIGATIONS, InvalidObligation, Obligation
 from model_checks.scenario_run import replay_all
 from model_checks.scenarios import SCENARIOS, violated
@@ -33,7 +33,7 @@ def test_the_spec_mutant_breaks_a_protected_property_its_base_keeps(
 
 
 def test_the_implementation_mutants_exist_and_conformance_catches_them() -> None:
-    mutants = [impl_mutant(o.impl_mutant or "") for o in WITH_IMPL]
+    mutants = [by_name(o.impl_mutant or "", history_mutants()) for o in WITH_IMPL]
     rows = kill_matrix(processes=False, mutants=mutants)
     for obligation, row in zip(WITH_IMPL, rows, strict=True):
         assert row.in_process.harness is None, obligation.id

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from model_checks import file_cache
-from model_checks.conform import killmatrix
-from model_checks.conform.mutants import MUTANTS
+from model_checks.mutant_run import killmatrix
+from model_checks.mutant_run.reference_mutants import history_mutants
 
 
 def _counting() -> tuple[list[int], Any]:
@@ -73,12 +73,12 @@ def test_turned_off_it_computes_every_time(monkeypatch: pytest.MonkeyPatch,
 
 def test_kill_matrix_rows_round_trip_and_reject_another_shape() -> None:
     kill = killmatrix.Kill("S1", 4, "where", "trace")
-    decode = killmatrix._rows_of(MUTANTS)
-    data = [[killmatrix._as_json(kill), None] for _ in MUTANTS]
+    decode = killmatrix._rows_of(history_mutants())
+    data = [[killmatrix._as_json(kill), None] for _ in history_mutants()]
     rows = decode(json.loads(json.dumps(data)))
-    assert [r.mutant for r in rows] == list(MUTANTS)
+    assert [r.mutant for r in rows] == list(history_mutants())
     assert all(r.in_process == kill and r.two_processes is None for r in rows)
     with pytest.raises(ValueError, match="one entry per mutant"):
         decode(data[:-1])
     with pytest.raises(TypeError, match="expected a kill record"):
-        decode([["S1", None] for _ in MUTANTS])
+        decode([["S1", None] for _ in history_mutants()])

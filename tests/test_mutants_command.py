@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
-from model_checks.mutant_run import checkers, names
+from model_checks.mutant_run import checkers
 from model_checks.mutant_run.outcome import Catch, Outcome
-from model_checks.mutants import MUTANTS as SPEC_MUTANTS
+from model_checks.mutant_run.reference_mutants import history_mutants
+from model_checks.mutation.registry import command_names
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.verdict_records import CONFORMANCE, SCENARIOS, Z3_BMC, Verdict, read_records
 
 
@@ -83,7 +84,7 @@ def test_the_unknown_mutant_error_lists_every_valid_name(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, _, err = _run(capsys, "--mutant", "nope")
-    for name in checkers.mutant_names():
+    for name in command_names():
         assert name in err
     assert "receiver-sizes-differently" in err  # implementation-only mutants too
 
@@ -93,30 +94,17 @@ _NAMED = re.compile(r"mutants(?: [^`\n]*?)? --mutant ([\w-]+)")
 
 
 def test_every_name_the_command_knows_is_a_registry_name() -> None:
-    """What `--mutant` accepts (read without torch) is exactly the registries' names, and
-    every `mutants --mutant NAME` in the docs names a mutant there is."""
-    known = names.mutant_names()
-    assert known == checkers.mutant_names()
-    registered = {m.name for m in (*SPEC_MUTANTS, *IMPL_MUTANTS)}
-    assert set(known) == registered
+    """What `--mutant` accepts (the registry's data) is exactly the names of the mutants the
+    command builds, and every `mutants --mutant NAME` in the docs names a mutant there is."""
+    known = command_names()
+    selection = checkers.select(None)
+    registered = {m.name for m in (*selection.spec, *selection.impl)}
+    assert len(known) == len(set(known)) and set(known) == registered
+    assert registered == {m.name for m in (*spec_mutants(), *history_mutants())}
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     named = {(page.name, name) for page in pages for name in _NAMED.findall(page.read_text())}
     assert named  # the pattern still finds the commands the docs write
     assert not {(page, name) for page, name in named if name not in registered}
-
-
-@pytest.mark.parametrize(
-    ("source", "wanted"),
-    [
-        ("OTHER = (f('a'),)\n", "no module-level MUTANTS"),
-        ("MUTANTS = tuple(make())\n", "not a tuple written out"),
-        ("MUTANTS: tuple[X, ...] = (\n    f('a'),\n    f(NAME),\n)\n", "at line 3"),
-    ],
-)
-def test_a_registry_whose_names_cannot_be_read_is_an_error(source: str, wanted: str) -> None:
-    assert names.names_in_source("MUTANTS = (f('a', 1), g('b'))\n") == ("a", "b")
-    with pytest.raises(names.RegistryShapeError, match=re.escape(wanted)):
-        names.names_in_source(source)
 
 
 def _nothing(selection: checkers.Selection, options: checkers.Options,
@@ -217,7 +205,7 @@ def test_z3_searches_again_with_the_witness_bounds_and_reports_a_real_survivor(
 
 
 def test_witness_bounds_are_the_witness_configuration_s() -> None:
-    by_name = {m.name: m for m in SPEC_MUTANTS}
+    by_name = {m.name: m for m in spec_mutants()}
     ghost = checkers.witness_bounds(by_name["ghost-touch"])
     assert (ghost.budget_range, ghost.size_range) == ((1, 1), (1, 1))
     stale = checkers.witness_bounds(by_name["keeps-stale-on-resend"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from model_checks.environment_arg import ROUTER
-from model_checks.mutants import MUTANTS, Mutant
+from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.scenarios import SCENARIOS, Scenario, violated
 from spec import V1, V2, V3, V4, VARIANTS, Drift, Outcome, Variant
 from spec.transitions import ACTION_TYPES
@@ -28,7 +28,7 @@ def test_every_drift_source_has_a_scenario() -> None:
 def test_every_action_is_exercised() -> None:
     used = {
         s.action.label
-        for scenario in (*SCENARIOS, *(m.witness for m in MUTANTS))
+        for scenario in (*SCENARIOS, *(m.witness for m in spec_mutants()))
         for variant in VARIANTS
         for s in scenario.run(variant).steps
     }
@@ -56,14 +56,14 @@ def test_v0_crash_stops_the_run() -> None:
     assert trace.final.fault is not None and trace.final.fault.kind.value == "engine-crash"
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", spec_mutants(), ids=lambda m: m.name)
 def test_every_mutant_is_caught_by_its_witness(mutant: Mutant) -> None:
     assert mutant.breaks <= violated(mutant.witness.run(mutant.variant))
     assert not mutant.breaks & violated(mutant.witness.run(mutant.base))
 
 
 def test_v2_is_the_base_of_the_mutants_unless_stated() -> None:
-    assert all(m.base in (V2, V3, V4) for m in MUTANTS)
+    assert all(m.base in (V2, V3, V4) for m in spec_mutants())
 
 
 def test_v3_uuid_only_late_miss_is_a_client_error_that_changes_nothing() -> None:

@@ -17,10 +17,8 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   run could not exercise), `traces` (each failure written so that it replays), `replay`
   (`--replay TRACE`), `emit` (`--emit-pytest`: each failure as a standalone pytest file),
   `notation` (observations in the one trace notation), `judged` (what conformance judges);
-- the implementation mutants: `mutants` (bugs of the system's history) and
-  `reference_mutants` (an independent single-change set), built in one shape
-  (`mutant_factory`), and `killmatrix` (what catches each); the sets only tests run are in
-  tests/conform/;
+  the reference's mutants, and the kill matrix that runs them, are in
+  `model_checks.mutant_run` (the sets only tests run are in tests/conform/);
 - the command line: `command` (arguments checked before torch or the adapter is imported;
   exit codes in `exits`), and `api_page` (the adapter interface as docs/conformance.md lists
   it). The history checks (`model_checks.history`) use the adapter interface and codec and

@@ -116,13 +116,13 @@ def corpus() -> tuple[Scenario, ...]:
     """The scenario suite, the spec mutants' witness scripts and conformance's own scripts,
     all run on the real variants. The adapter API drives one engine, so a scenario of D5's
     router configuration (`engines=2`) has no implementation counterpart and is left out."""
-    from model_checks.mutants import MUTANTS
+    from model_checks.mutation.spec_mutants import spec_mutants
 
     one_engine = tuple(s for s in SCENARIOS if s.config(s.variants[0]).engines == 1)
     seen = {s.name for s in SCENARIOS}
     extra = [_HIT_AFTER_MISS, _PARTIAL_MISS, _REPLACEMENT_KEEPS_OTHERS, _SECOND_RETRY,
              _LOST_BEFORE_UPDATE, _REJECTION_NAMES_MISSING]
-    for mutant in MUTANTS:
+    for mutant in spec_mutants():
         if mutant.witness.name not in seen:
             seen.add(mutant.witness.name)
             extra.append(mutant.witness)

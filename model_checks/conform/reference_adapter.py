@@ -2,7 +2,7 @@
 
 `factory()` is the entry point (``--adapter model_checks.conform.reference_adapter:factory``).
 `ReferenceAdapter` takes the front-end and engine classes to build, so that implementation
-mutants (`model_checks.conform.mutants`) are the same adapter over subclasses.
+mutants (`model_checks.mutant_run.reference_mutants`) are the same adapter over subclasses.
 
 Glue decisions (each also in docs/conformance.md):
 - request ids: the reference numbers attempts per `FrontEnd` from 1; a restart builds a new

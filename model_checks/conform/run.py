@@ -2,9 +2,9 @@
 environment, within a profile's budget; typed results and verdict records.
 
 Order of work, per variant the adapter supports (`cases`): (1) every script of the corpus
-(`corpus`: the hand-written scenarios of `model_checks.scenarios`, every witness of
-`model_checks.mutants` and conformance's own), in lockstep, settled; (2) `walks` random walks
-of `length` steps on each configuration of `configurations`, each settled. The first
+(`corpus`: the hand-written scenarios of `model_checks.scenarios`, every witness of the spec
+mutants of `model_checks.mutation` and conformance's own), in lockstep, settled; (2) `walks`
+random walks of `length` steps on each configuration of `configurations`, each settled. The first
 disagreement stops the run; it is shrunk and reported with its trace.
 """
 

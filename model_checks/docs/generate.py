@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.conform import api_page
-from model_checks.conform.killmatrix import render as render_kill_matrix
 from model_checks.docs import design_section
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
@@ -38,6 +37,7 @@ from model_checks.docs.pages import (
 from model_checks.docs.requirements_page import requirements_page
 from model_checks.docs.vllm_page import PAGE as VLLM_PAGE
 from model_checks.docs.vllm_page import hand_written, vllm_page
+from model_checks.mutant_run.killmatrix import render as render_kill_matrix
 from model_checks.scenario_run import (
     ScenarioVerdict,
     replay_all,
@@ -47,7 +47,7 @@ from model_checks.scenario_run import (
 from spec import Drift
 
 if TYPE_CHECKING:
-    from model_checks.conform.killmatrix import Row
+    from model_checks.mutant_run.killmatrix import Row
 
 MANAGED = ("counterexamples", res.VARIANT_PAGES)
 """The folders whose every page is generated: anything else in them is extra."""
@@ -65,14 +65,14 @@ class Runs:
     @classmethod
     def fresh(cls) -> Runs:
         """Run both now (the kill matrix through its cache: `killmatrix.default_rows`)."""
-        from model_checks.conform.killmatrix import default_rows, independent_rows
+        from model_checks.mutant_run.killmatrix import default_rows, independent_rows
 
         return cls(replay_all(), default_rows(), independent_rows())
 
     @classmethod
     def committed(cls, bundle: Bundle) -> Runs:
         """As `docs` last wrote them under docs/results/; `SnapshotError` where absent."""
-        from model_checks.conform.killmatrix import rows_from_json
+        from model_checks.mutant_run.killmatrix import rows_from_json
 
         if bundle.kill_matrix is None or bundle.scenarios is None:
             raise snap.SnapshotError(f"{bundle.root / KILL_MATRIX} or {bundle.root / SCENARIOS} "
@@ -86,7 +86,7 @@ class Runs:
 
     def files(self) -> dict[str, str]:
         """The results files they are kept in."""
-        from model_checks.conform.killmatrix import results_json
+        from model_checks.mutant_run.killmatrix import results_json
 
         return {KILL_MATRIX: json.dumps(results_json(self.rows, self.independent), indent=1)
                 + "\n",

@@ -8,9 +8,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from model_checks.conform.killmatrix import Row, kill_text
 from model_checks.docs.markdown import GENERATED, table
-from model_checks.mutants import MUTANTS, Mutant
+from model_checks.mutant_run.killmatrix import Row, kill_text
+from model_checks.mutation.spec_mutants import Mutant, spec_mutant
 from model_checks.requirements import OBLIGATIONS, Obligation
 from model_checks.smt.decided_cells import SAFETY
 from spec import VARIANTS, Variant, by_id
@@ -21,13 +21,6 @@ SPEC_CHECKS = (
 )
 Z3_CHECK = "Z3 (`tests/smt/test_smt_mutants.py`)"
 Z3_PROPERTIES = frozenset(SAFETY)
-
-
-def spec_mutant(name: str) -> Mutant:
-    for mutant in MUTANTS:
-        if mutant.name == name:
-            return mutant
-    raise KeyError(f"no spec mutant {name!r} in model_checks/mutants.py")
 
 
 def knobs(mutant: Mutant) -> str:
@@ -75,7 +68,7 @@ def _spec_lines(name: str) -> list[str]:
     mutant = spec_mutant(name)
     checks = SPEC_CHECKS + (f", {Z3_CHECK}" if mutant.breaks & Z3_PROPERTIES else "")
     return [
-        f"- spec mutant `{name}` ({knobs(mutant)}; `model_checks/mutants.py`): "
+        f"- spec mutant `{name}` ({knobs(mutant)}; `model_checks/mutation/spec_mutants.py`): "
         f"{witness_evidence(mutant)}. Checks that kill it: {checks}; all at once: "
         f"`python -m model_checks mutants --mutant {name}`.",
     ]
@@ -84,11 +77,11 @@ def _spec_lines(name: str) -> list[str]:
 def _impl_lines(name: str, rows: Sequence[Row]) -> list[str]:
     row = next((r for r in rows if r.mutant.name == name), None)
     if row is None:
-        raise KeyError(f"no implementation mutant {name!r} in model_checks/conform/mutants.py")
+        raise KeyError(f"no history mutant {name!r} in model_checks/mutation/registry.py")
     one, two = (kill_text(kill, sentence=True) for kill in (row.in_process, row.two_processes))
     return [
         f"- implementation mutant `{name}` ({row.mutant.story}; base {row.mutant.base}; "
-        "`model_checks/conform/mutants.py`): conformance "
+        "`model_checks/mutant_run/history_mutants.py`): conformance "
         f"{one} in one process, {two} "
         "across two ([kill matrix](kill-matrix.md), `tests/conform/test_conform_mutants.py`).",
     ]
@@ -127,12 +120,13 @@ def requirements_page(rows: Sequence[Row]) -> str:
         "The obligations an implementation of the paired caches must meet to keep the safety "
         "and liveness properties (`docs/invariants.md`) under drift, from the registry "
         "`model_checks/requirements.py`. Each names the properties it protects and the mutants "
-        "that omit it: a spec mutant (a variant with one knob changed, `model_checks/"
-        "mutants.py`) and/or an implementation mutant (a subclass of a reference class, "
-        "`model_checks/conform/mutants.py`), with the check that catches each, run when this "
-        "page was generated. `tests/test_docs_requirements.py` fails when a named mutant is "
-        "missing or no longer caught. The spec's variants, by their knobs (implementation-only "
-        "obligations not judged): " + "; ".join(
+        "that omit it, by their names in `model_checks/mutation/registry.py`: a spec mutant "
+        "(a variant with one knob changed, `model_checks/mutation/spec_mutants.py`) and/or an "
+        "implementation mutant (a subclass of a reference class, "
+        "`model_checks/mutant_run/history_mutants.py`), with the check that catches each, run "
+        "when this page was generated. `tests/test_docs_requirements.py` fails when a named "
+        "mutant is missing or no longer caught. The spec's variants, by their knobs "
+        "(implementation-only obligations not judged): " + "; ".join(
             f"{v.name} omits {', '.join(omitted_by(v))}" if omitted_by(v)
             else f"{v.name} meets every one" for v in VARIANTS) + ".", "",
         table(("id", "obligation", "where", "protects", "spec mutant",

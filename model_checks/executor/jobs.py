@@ -79,6 +79,8 @@ time per process."""
 PRELOAD = (
     "model_checks.conform_command",
     "model_checks.mutant_run.checkers",
+    "model_checks.mutant_run.history_mutants",
+    "model_checks.mutant_run.slip_mutants",
     "model_checks.replay_command",
     "model_checks.simulate.command",
     "model_checks.smt.command",
@@ -89,7 +91,8 @@ constants from every module of ours loaded in the process (its "local constants"
 `sys.modules`), so a search's examples, and with 100 examples even its verdict, depend on what
 the process imported. This is the set the command line imported eagerly before it loaded the
 checkers lazily (the committed results were made with it): measured, V1 under every drift
-source finds S3 with it and not without it."""
+source finds S3 with it and not without it. The reference mutants' definitions are named
+too: the mutant registry loads them lazily, and their constants belong to the set."""
 
 
 @functools.cache

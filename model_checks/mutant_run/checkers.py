@@ -10,7 +10,7 @@ z3: the mutant's Z3 cells (`smt.cells.mutant_cells`, safety properties only) thr
 without a counterexample is searched again to `z3_deep_depth` steps with the budget and item
 sizes of the mutant's witness configuration (the deep counterexamples are out of reach of the
 whole range within the per-query rlimit).
-conformance: the implementation mutant through `conform.killmatrix.kill_matrix` in one
+conformance: the reference mutant through `killmatrix.kill_matrix` in one
 process and, with `processes` 2, across two as well; it is caught by a property the
 implementation broke while the spec kept it, or else by the first observation that differed
 (shown as "<observation> differs").
@@ -24,15 +24,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from model_checks import executor
-from model_checks.conform import killmatrix
-from model_checks.conform.killmatrix import Kill
-from model_checks.conform.mutants import MUTANTS as IMPL_MUTANTS
-from model_checks.conform.mutants import ImplMutant
-from model_checks.mutant_run.names import in_order
+from model_checks.mutant_run import killmatrix
+from model_checks.mutant_run.factory import ImplMutant
+from model_checks.mutant_run.killmatrix import Kill
 from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import Catch, Outcome, column
-from model_checks.mutants import MUTANTS as SPEC_MUTANTS
-from model_checks.mutants import Mutant
+from model_checks.mutant_run.reference_mutants import reference_mutants
+from model_checks.mutation.registry import COMMAND_SETS
+from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.run import PROFILES, CellResult, run_mutant, write_traces
 from model_checks.smt.decided_cells import SAFETY, mutant_cells
 from model_checks.smt.encode.symbols import Bounds, Encoding
@@ -119,7 +118,7 @@ def run_scenario(selection: Selection, options: Options, progress: Progress) -> 
 
 
 def _hypothesis_at(index: int, traces: Path | None) -> CellResult:
-    return run_mutant(SPEC_MUTANTS[index], HYPOTHESIS_PROFILE, traces)
+    return run_mutant(spec_mutants()[index], HYPOTHESIS_PROFILE, traces)
 
 
 def _hypothesis_outcome(mutant: Mutant, result: CellResult) -> Outcome:
@@ -144,7 +143,7 @@ def _failed_outcome(mutant: Mutant, checker: Checker, failed: executor.Failed) -
 
 def run_hypothesis(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
     """Each mutant's cell at the ci profile, one executor job per mutant."""
-    jobs = [executor.Job(m.name, _hypothesis_at, (SPEC_MUTANTS.index(m), options.traces))
+    jobs = [executor.Job(m.name, _hypothesis_at, (spec_mutants().index(m), options.traces))
             for m in selection.spec]
     outcomes = []
     for mutant, result in zip(selection.spec, executor.run(jobs, _backend(options)),
@@ -174,7 +173,7 @@ def _encoding(mutant: Mutant, bounds: Bounds) -> Encoding:
 
 
 def _deep(index: int, prop: str, depth: int, rlimit: int) -> Result:
-    mutant = SPEC_MUTANTS[index]
+    mutant = spec_mutants()[index]
     return bmc(_encoding(mutant, witness_bounds(mutant)), prop, depth, rlimit)
 
 
@@ -200,7 +199,7 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
         progress(f"  z3: {len(again)} cell(s) without a counterexample to depth "
                  f"{options.z3_depth}; searching to depth {options.z3_deep_depth} with each "
                  "witness's budget and sizes")
-    deep = [executor.Job(f"{name}_{prop}", _deep, (SPEC_MUTANTS.index(names[name]), prop,
+    deep = [executor.Job(f"{name}_{prop}", _deep, (spec_mutants().index(names[name]), prop,
                                                     options.z3_deep_depth, options.z3_rlimit))
             for name, prop in again]
     for (name, prop), done in zip(again, executor.run(deep, _backend(options)), strict=True):
@@ -289,22 +288,21 @@ RUNNERS: dict[str, Runner] = {
 one)."""
 
 
-def mutant_names() -> tuple[str, ...]:
-    """Every mutant name: the spec mutants, then the implementation-only ones (from the
-    registries as imported; `names.mutant_names` reads the same without torch)."""
-    return in_order((m.name for m in SPEC_MUTANTS), (m.name for m in IMPL_MUTANTS))
+def _impl_mutants() -> tuple[ImplMutant, ...]:
+    """The reference mutants the command runs: those of its sets."""
+    return reference_mutants(*COMMAND_SETS)
 
 
 def select(names: Sequence[str] | None) -> Selection:
     """The spec and implementation mutants of these names (None: all of them)."""
     return Selection(
-        tuple(m for m in SPEC_MUTANTS if names is None or m.name in names),
-        tuple(m for m in IMPL_MUTANTS if names is None or m.name in names),
+        tuple(m for m in spec_mutants() if names is None or m.name in names),
+        tuple(m for m in _impl_mutants() if names is None or m.name in names),
     )
 
 
 def applies(checker: str, name: str) -> bool:
     """Whether the checker named `checker` has something to check the mutant `name` with."""
     if column(checker) is CONFORMANCE:
-        return any(m.name == name for m in IMPL_MUTANTS)
-    return any(m.name == name and required(column(checker), m) for m in SPEC_MUTANTS)
+        return any(m.name == name for m in _impl_mutants())
+    return any(m.name == name and required(column(checker), m) for m in spec_mutants())

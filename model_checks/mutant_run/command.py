@@ -20,6 +20,7 @@ from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import CHECKERS, NOT_APPLICABLE, Outcome
+from model_checks.mutation.registry import command_names
 from model_checks.text_table import grid
 from model_checks.verdict_records import write_records
 
@@ -27,15 +28,15 @@ EXIT_SURVIVED = EXIT_MISMATCH
 
 HELP = "run every mutant through every checker that must catch it: a mutant x checker table"
 DESCRIPTION = (
-    "Every spec mutant (model_checks/mutants.py) through its witness scenario (scenario), its "
-    "Hypothesis cell at the ci profile (hypothesis) and, if it breaks S1/S2/S3/H1, its Z3 "
-    "cells (z3); every implementation mutant (model_checks/conform/mutants.py) through the "
-    "conformance run (conformance). A checker that applies must catch the mutant: every "
-    "property the mutant must break (z3: its safety properties; conformance: any "
-    "disagreement). Not part of the main job, which already covers the mutants: its "
-    "simulate part runs the spec mutants' Hypothesis cells, and its test command runs the "
-    "implementation mutants' kill matrix (tests/conform/test_conform_mutants.py) and Z3's "
-    "shallow mutant cells (tests/smt/test_smt_mutants.py)."
+    "Every spec mutant (model_checks/mutation/registry.py) through its witness scenario "
+    "(scenario), its Hypothesis cell at the ci profile (hypothesis) and, if it breaks "
+    "S1/S2/S3/H1, its Z3 cells (z3); every history mutant of the reference (the same "
+    "registry) through the conformance run (conformance). A checker that applies must "
+    "catch the mutant: every property the mutant must break (z3: its safety properties; "
+    "conformance: any disagreement). Not part of the main job, which already covers the "
+    "mutants: its simulate part runs the spec mutants' Hypothesis cells, and its test "
+    "command runs the reference mutants' kill matrix (tests/conform/test_conform_mutants.py) "
+    "and Z3's shallow mutant cells (tests/smt/test_smt_mutants.py)."
 )
 EPILOG = ("exit codes: 0 every mutant caught by every checker that must catch it, "
           "1 a mutant survived such a checker, 2 usage error")
@@ -82,10 +83,9 @@ def _checkers(text: str) -> tuple[str, ...]:
 
 
 def _mutants(names: Sequence[str] | None) -> tuple[str, ...]:
-    # the names alone, without the checkers behind them (torch, z3): a usage error is fast
-    from model_checks.mutant_run.names import mutant_names
-
-    known = mutant_names()
+    # the registry's names alone, without the checkers behind them (torch, z3): a usage
+    # error is fast
+    known = command_names()
     if names is None:
         return known
     unknown = [n for n in names if n not in known]

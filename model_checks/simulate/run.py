@@ -6,8 +6,8 @@ must-hold property at once (if one breaks, that is a mismatch; it is recorded an
 runs again without it), then one search per must-break property checks that property alone,
 so that Hypothesis shrinks towards a minimal counterexample of exactly that property. Every
 counterexample is written as a JSON trace and re-played on the spec before it is reported.
-Mutants (`model_checks.mutants`) run the same way in their witness's configuration, with the
-properties their witness breaks as must-break.
+Spec mutants (`model_checks.mutation.spec_mutants`) run the same way in their witness's
+configuration, with the properties their witness breaks as must-break.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from model_checks.cells import Agreement, agreement, cell_label, identifier
 from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
 from model_checks.instance import WIDER_IN_FLIGHT, config_for
 from model_checks.matrix import EXPECTED, Cell, Expectation
-from model_checks.mutants import MUTANTS, Mutant
+from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
@@ -328,7 +328,7 @@ def run_mutant(mutant: Mutant, profile: SimulateProfile, out: Path | None) -> Ce
 
 
 def _run_mutant_at(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
-    return run_mutant(MUTANTS[index], profile, out)
+    return run_mutant(spec_mutants()[index], profile, out)
 
 
 def run_mutants(
@@ -336,7 +336,7 @@ def run_mutants(
     backend: Backend | None = None,
 ) -> list[CellResult]:
     jobs = [Job(identifier(f"mutant_{m.name}"), _run_mutant_at, (i, profile, out))
-            for i, m in enumerate(MUTANTS)]
+            for i, m in enumerate(spec_mutants())]
     cells = [(m.variant.name, m.witness.drift, {p: Expectation.BREAKS for p in sorted(m.breaks)})
-             for m in MUTANTS]
+             for m in spec_mutants()]
     return _gathered(jobs, cells, profile, backend, "Hypothesis mutants" if progress else None)

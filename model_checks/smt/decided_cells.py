@@ -7,8 +7,8 @@ rule reasoned out from the protocol for a bounded configuration with one front e
 per request (budget 1..4, sizes 1..3), stated property by property below; it also decides how
 deep to search a cell whose environment has drift sources the encoding leaves out.
 
-Mutants: every mutant of `model_checks.mutants` that breaks a state property under its
-witness's environment must yield a Z3 counterexample there too.
+Mutants: every spec mutant (`model_checks.mutation.spec_mutants`) that breaks a state property
+under its witness's environment must yield a Z3 counterexample there too.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from model_checks import cell_sets, matrix
 from model_checks.judged import judged_ids
 from model_checks.matrix import Expectation
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.smt.judged import judged
 from spec import VARIANTS, Variant
 
@@ -111,5 +111,5 @@ def mutant_cells() -> list[SmtCell]:
     """Each mutant, under its witness's environment, for every state property it breaks."""
     return [
         SmtCell(m.variant, tuple(m.witness.drift), prop, Expectation.BREAKS, "mutant")
-        for m in MUTANTS for prop in sorted(m.breaks & set(SAFETY))
+        for m in spec_mutants() for prop in sorted(m.breaks & set(SAFETY))
     ]

@@ -12,13 +12,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from model_checks.conform import adapter as api
-from model_checks.conform.mutant_factory import (
+from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
+from model_checks.mutant_run.factory import (
     ImplMutant,
     adapter_factories,
     impl_mutant,
     mutant_named,
 )
-from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
 from reference import MissingMediaError, MultiModalCacheMissError, Request
 from reference.client import next_attempt
 

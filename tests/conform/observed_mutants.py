@@ -2,8 +2,8 @@
 lockstep step compares beyond the caches' contents: the identities a rejection names, the
 processor calls a step makes, what a rejected call leaves behind, and sizes in bytes.
 
-None is one of the other sets' (`mutants`, `reference_mutants`, `serving_mutants`,
-`client_mutants`). `observed_mutant_<name>` factories serve `--adapter`.
+None is one of the other sets' (the registry's, `model_checks.mutation.registry`, or
+`serving_mutants`, `client_mutants`). `observed_mutant_<name>` factories serve `--adapter`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from model_checks.conform.mutant_factory import (
+from model_checks.mutant_run.factory import (
     ImplMutant,
     adapter_factories,
     impl_mutant,

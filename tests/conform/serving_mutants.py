@@ -7,9 +7,9 @@ more than its misses, a success reply that invalidates, `serve`'s own handling o
 a lock removed from one method, which sequential lockstep cannot see (`KILLED_BY_THREADS`: the
 threaded history check kills it).
 
-None is in `model_checks.conform.mutants` or `model_checks.conform.reference_mutants`; each is
-a subclass changing one method by one decision (reference/ is never edited). `BLIND` names
-the ones conformance cannot reach, each with the reason;
+None is a mutant of the registry (`model_checks.mutation.registry`); each is a subclass
+changing one method by one decision (reference/ is never edited). `BLIND` names the ones
+conformance cannot reach, each with the reason;
 `tests/conform/test_conform_serving_mutants.py` measures the rate.
 """
 
@@ -19,7 +19,8 @@ from collections.abc import Hashable
 from typing import Any, TypeVar
 
 from model_checks.conform import adapter as api
-from model_checks.conform.mutant_factory import (
+from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
+from model_checks.mutant_run.factory import (
     ImplMutant,
     impl_mutant,
     receiver_lru_mutant,
@@ -27,8 +28,7 @@ from model_checks.conform.mutant_factory import (
     sender_lru_mutant,
     sender_mutant,
 )
-from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
-from model_checks.conform.reference_mutants import (
+from model_checks.mutant_run.slip_mutants import (
     ClearKeepsBytes,
     EvictsUntilStrictlyBelow,
     TouchDoesNothing,

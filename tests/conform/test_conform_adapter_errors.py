@@ -126,7 +126,7 @@ def test_adapter_interface_version_is_named_in_load_errors() -> None:
 
 
 MUTANT_FACTORIES = [
-    ("model_checks.conform.mutants", "mutant_", "MUTANTS"),
+    ("model_checks.mutant_run.reference_mutants", "mutant_", "reference_mutants"),
     ("tests.conform.observed_mutants", "observed_mutant_", "OBSERVED_MUTANTS"),
     ("tests.conform.client_mutants", "loop_mutant_", "CLIENT_MUTANTS"),
 ]
@@ -136,7 +136,8 @@ MUTANT_FACTORIES = [
 def test_mutant_factories_load_every_mutant_and_refuse_an_unknown_one(
     module: str, prefix: str, table: str,
 ) -> None:
-    mutants = getattr(importlib.import_module(module), table)
+    found = getattr(importlib.import_module(module), table)
+    mutants = found() if callable(found) else found  # the registry's set is built on demand
     for mutant in mutants:
         loaded = api.load_adapter(f"{module}:{prefix}{mutant.name.replace('-', '_')}")
         assert loaded is mutant.adapter

@@ -1,5 +1,5 @@
-"""Every implementation mutant is caught by the conformance run, and docs/kill-matrix.md is
-exactly what a fresh run of both modes produces."""
+"""Every history mutant of the reference is caught by the conformance run, and
+docs/kill-matrix.md is exactly what a fresh run of both modes produces."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import json
 
 import pytest
 
-from model_checks.conform import mutants, reference_mutants
 from model_checks.conform.adapter import load_adapter
-from model_checks.conform.killmatrix import (
+from model_checks.mutant_run.killmatrix import (
     DEFAULT_PATH,
     default_rows,
     independent_rows,
@@ -17,13 +16,23 @@ from model_checks.conform.killmatrix import (
     render,
     results_json,
 )
-from model_checks.conform.mutants import MUTANTS, adapter_path
-from model_checks.conform.reference_mutants import KNOWN_EQUIVALENT, REFERENCE_MUTANTS
+from model_checks.mutant_run.reference_mutants import (
+    adapter_path,
+    by_name,
+    history_mutants,
+    reference_mutants,
+    slip_mutants,
+)
+from model_checks.mutation.registry import Target, entries
+
+HISTORY = history_mutants()
+SLIPS = slip_mutants()
+ARGUED_EQUIVALENT = {e.name for e in entries(Target.REFERENCE) if e.equivalent}
 
 
 def test_conform_at_least_eight_mutants_each_loadable_by_path() -> None:
-    assert len(MUTANTS) >= 8
-    for mutant in MUTANTS:
+    assert len(HISTORY) >= 8
+    for mutant in reference_mutants():
         assert load_adapter(adapter_path(mutant)).name == mutant.adapter.name
 
 
@@ -41,11 +50,11 @@ def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
     killed, total = kill_rate(independent)
     assert total >= 20 and killed >= 0.95 * total, f"{killed} of {total}"
     survivors = {r.mutant.name for r in independent if r.in_process.caught_by is None}
-    assert survivors == set(KNOWN_EQUIVALENT), "every survivor is argued equivalent, and "
+    assert survivors == set(ARGUED_EQUIVALENT), "every survivor is argued equivalent, and "
     "every mutant argued equivalent survives"
     text = render(rows, independent=independent)
     assert DEFAULT_PATH.read_text() == text, (
-        "docs/kill-matrix.md is stale: run python -m model_checks.conform.killmatrix"
+        "docs/kill-matrix.md is stale: run python -m model_checks.mutant_run.killmatrix"
     )
     committed = json.loads((DEFAULT_PATH.parent / "results" / "kill-matrix.json").read_text())
     assert committed == results_json(rows, independent), (
@@ -53,20 +62,20 @@ def test_conform_every_mutant_is_caught_and_the_kill_matrix_is_fresh() -> None:
 
 
 def test_conform_the_independent_set_is_disjoint_from_the_history_mutants() -> None:
-    names = [m.name for m in REFERENCE_MUTANTS]
+    names = [m.name for m in SLIPS]
     assert len(set(names)) == len(names)
-    assert not set(names) & {m.name for m in MUTANTS}
-    assert not {m.story for m in REFERENCE_MUTANTS} & {m.story for m in MUTANTS}
+    assert not set(names) & {m.name for m in HISTORY}
+    assert not {m.story for m in SLIPS} & {m.story for m in HISTORY}
 
 
 def test_a_mutant_is_found_by_name_and_an_unknown_name_lists_the_known_ones() -> None:
-    """Both mutant sets look names up through one function; a wrong name is a `KeyError`
+    """Both reference sets look names up through one function; a wrong name is a `KeyError`
     naming every mutant of the set asked, and finds nothing of another set."""
-    for module, mutant_set in ((mutants, mutants.MUTANTS),
-                               (reference_mutants, reference_mutants.REFERENCE_MUTANTS)):
-        assert all(module.by_name(m.name) is m for m in mutant_set)
+    for mutant_set in (HISTORY, SLIPS):
+        assert all(by_name(m.name) is m for m in mutant_set)
+        assert all(by_name(m.name, mutant_set) is m for m in mutant_set)
         with pytest.raises(KeyError) as error:
-            module.by_name("no-such-mutant")
+            by_name("no-such-mutant", mutant_set)
         assert all(m.name in str(error.value) for m in mutant_set)
     with pytest.raises(KeyError):
-        mutants.by_name(reference_mutants.REFERENCE_MUTANTS[0].name)
+        by_name(SLIPS[0].name, HISTORY)

@@ -63,15 +63,14 @@ def test_a_front_end_evicting_by_item_count_is_caught_with_no_drift() -> None:
 
 
 def test_the_observed_set_is_new_and_killed_by_conformance_alone() -> None:
-    from model_checks.conform.mutants import MUTANTS
-    from model_checks.conform.reference_mutants import REFERENCE_MUTANTS
+    from model_checks.mutant_run.reference_mutants import reference_mutants
     from tests.conform.client_mutants import CLIENT_MUTANTS
     from tests.conform.observed_mutants import OBSERVED_MUTANTS
     from tests.conform.serving_mutants import SERVING_MUTANTS
 
     names = [m.name for m in OBSERVED_MUTANTS]
     assert len(names) >= 20 and len(set(names)) == len(names)
-    others = {m.name for m in (*MUTANTS, *REFERENCE_MUTANTS, *SERVING_MUTANTS, *CLIENT_MUTANTS)}
+    others = {m.name for m in (*reference_mutants(), *SERVING_MUTANTS, *CLIENT_MUTANTS)}
     assert not set(names) & others
     survivors = [m.name for m in OBSERVED_MUTANTS
                  if not conform(m.adapter, PROFILES["ci"]).findings]

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.mutants import by_name
 from model_checks.conform.run import PROFILES, ConformProfile, ConformRun, conform
 from model_checks.conform.weakness import vacuous, weakness
+from model_checks.mutant_run.reference_mutants import by_name
 from spec import VARIANT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,7 +79,7 @@ def test_a_closed_pipe_ends_the_output_quietly() -> None:
 
 
 def test_keep_going_keeps_the_result_line_short(capsys: pytest.CaptureFixture[str]) -> None:
-    path = "model_checks.conform.mutants:mutant_reports_first_miss"
+    path = "model_checks.mutant_run.reference_mutants:mutant_reports_first_miss"
     assert main(["conform", "--adapter", path, "--keep-going"]) == 1
     out = capsys.readouterr().out
     assert out.count("DISAGREEMENT in ") > 1

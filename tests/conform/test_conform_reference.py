@@ -144,7 +144,8 @@ def test_conform_shrink_keeps_the_check_and_shortens() -> None:
 def test_conform_json_records_name_the_failing_trace(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
     code = main(["conform", "--adapter",
-                 "model_checks.conform.mutants:mutant_reports_first_miss", "--json", str(out)])
+                 "model_checks.mutant_run.reference_mutants:mutant_reports_first_miss",
+                 "--json", str(out)])
     assert code == 1
     data = json.loads(out.read_text())["records"]
     failing = [r for r in data if r["verdict"] == "counterexample" and r["property"] == "lockstep"]

@@ -57,7 +57,7 @@ def test_conform_tensors_cross_the_wire_bit_exact() -> None:
 
 def test_conform_the_child_is_reaped_on_success_and_on_failure() -> None:
     scenario = next(s for s in corpus() if s.name == "two-identities-miss")
-    remote = RemoteEngines("model_checks.conform.mutants:mutant_reports_first_miss")
+    remote = RemoteEngines("model_checks.mutant_run.reference_mutants:mutant_reports_first_miss")
     try:
         with pytest.raises(Disagreement):
             run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script,

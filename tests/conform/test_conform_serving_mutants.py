@@ -8,16 +8,15 @@ calls per step (`front-end-processes-hits`), the identities a rejection names
 
 from __future__ import annotations
 
-from model_checks.conform.killmatrix import PROFILE, _kill
-from model_checks.conform.mutants import MUTANTS
-from model_checks.conform.reference_mutants import REFERENCE_MUTANTS
+from model_checks.mutant_run.killmatrix import PROFILE, _kill
+from model_checks.mutant_run.reference_mutants import reference_mutants
 from tests.conform.serving_mutants import BLIND, KILLED_BY_THREADS, SERVING_MUTANTS
 
 
 def test_serving_mutants_are_new() -> None:
     names = [m.name for m in SERVING_MUTANTS]
     assert len(names) >= 20 and len(set(names)) == len(names)
-    assert not set(names) & {m.name for m in (*MUTANTS, *REFERENCE_MUTANTS)}
+    assert not set(names) & {m.name for m in reference_mutants()}
 
 
 def test_serving_mutants_are_killed_by_conformance_alone() -> None:

@@ -10,7 +10,7 @@ from walks import random_walk
 
 from model_checks.explore.instance import explore_config
 from model_checks.explore.monitors import MONITORS
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from spec import VARIANTS, Config, Trace, Variant, by_id
 
 ENVIRONMENTS = [("D1",), ("D2",), ("D3",), ("D5",), ("D6",), ("D9",), ("D1", "D3", "D6", "D7")]
@@ -27,7 +27,7 @@ def _first_flag(config: Config, trace: Trace, prop_id: str) -> int | None:
 
 
 def _variants() -> list[Variant]:
-    return [*VARIANTS, *(m.variant for m in MUTANTS)]
+    return [*VARIANTS, *(m.variant for m in spec_mutants())]
 
 
 def test_monitors_flag_what_the_spec_flags() -> None:
@@ -52,7 +52,7 @@ def test_monitors_flag_what_the_spec_flags() -> None:
 def test_monitors_flag_the_mutant_witnesses() -> None:
     """The witnesses of the mutants that break L1-L3 are flagged where the spec flags them."""
     flagged = dict.fromkeys(MONITORS, 0)
-    for mutant in MUTANTS:
+    for mutant in spec_mutants():
         trace = mutant.witness.run(mutant.variant)
         for prop_id in MONITORS:
             violation = by_id(prop_id).check_trace(trace)

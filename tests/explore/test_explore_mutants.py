@@ -1,6 +1,7 @@
-"""Every spec mutant of `model_checks.mutants` is caught by the explorer: in its witness's
-configuration, restricted to the identities, requests and items the witness uses, the
-explorer finds a counterexample to every property the mutant must break, and replays it."""
+"""Every spec mutant (`model_checks.mutation.spec_mutants`) is caught by the explorer: in
+its witness's configuration, restricted to the identities, requests and items the witness
+uses, the explorer finds a counterexample to every property the mutant must break, and
+replays it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from model_checks.explore.graph import build
 from model_checks.explore.judge import Status, judge
-from model_checks.mutants import MUTANTS, Mutant
+from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import Config, by_id
 from spec.transitions import Submit
 
@@ -31,7 +32,7 @@ def witness_config(mutant: Mutant) -> Config:
     )
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", spec_mutants(), ids=lambda m: m.name)
 def test_explore_catches_mutant(mutant: Mutant) -> None:
     graph = build(witness_config(mutant))
     assert graph.complete

@@ -1,4 +1,5 @@
-"""Quality: every mutant of model_checks.mutants is caught by the simulation checker.
+"""Quality: every spec mutant (`model_checks.mutation.spec_mutants`) is caught by the
+simulation checker.
 
 The fast test runs each mutant's cell with a small budget and no shrinking (being caught is
 what is asserted; the ci profile records the shrunk lengths). A mutant is caught by the
@@ -13,7 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.mutants import MUTANTS, Mutant
+from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.run import PROFILES, run_mutant
 from model_checks.verdict_records import Verdict
 
@@ -21,7 +22,7 @@ FAST = replace(PROFILES["ci"], name="test", break_examples=60, max_shrinks=0, jo
 FOUND_BY_SEARCH = {"engine-asserts", "evicts-most-recent", "ignores-new-size"}
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", spec_mutants(), ids=lambda m: m.name)
 def test_every_mutant_is_caught(mutant: Mutant) -> None:
     result = run_mutant(mutant, FAST, None)
     assert not result.mismatches, result.mismatches
@@ -32,7 +33,7 @@ def test_every_mutant_is_caught(mutant: Mutant) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", spec_mutants(), ids=lambda m: m.name)
 def test_ci_search_catches_and_shrinks(mutant: Mutant) -> None:
     result = run_mutant(mutant, PROFILES["ci"], None)
     assert not result.mismatches

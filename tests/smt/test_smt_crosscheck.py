@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
 from model_checks.smt.encode.symbols import Bounds, Encoding
@@ -28,7 +28,7 @@ from spec import (
 )
 
 ENCODED = DRIFT_IDS  # the encoding covers every drift source
-VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4, *(m.variant for m in MUTANTS))
+VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4, *(m.variant for m in spec_mutants()))
 
 
 def _config(variant: Variant, drift: tuple[str, ...], rng: random.Random) -> Config:

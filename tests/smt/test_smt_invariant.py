@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import z3
 
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.prove.invariant import (
     BUDGET_INVARIANTS,
@@ -43,7 +43,7 @@ def test_the_budget_certificate_proves_s2_for_every_variant() -> None:
 
 
 def test_the_budget_certificate_does_not_prove_a_mutant_that_ignores_the_new_size() -> None:
-    mutant = next(m for m in MUTANTS if m.name == "ignores-new-size")
+    mutant = next(m for m in spec_mutants() if m.name == "ignores-new-size")
     rejected = r"consecution of within-budget, on P1Receive \(engine 0\): expected unsat"
     with pytest.raises(CertificateRejected, match=rejected):
         prove(Encoding(mutant.variant, environment()), BUDGET_INVARIANTS, ("S2",))

@@ -12,7 +12,7 @@ import pytest
 from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import factory
 from model_checks.matrix import Expectation
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT
 from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
@@ -50,7 +50,7 @@ def test_properties_proved_for_all_depths_leave_bmc() -> None:
 def _pruned_depths(name: str, length: int, rlimit: int) -> dict[str, int]:
     """The mutant's broken properties with the pruning first (every property claimed to
     hold) and its lemmas in every state: the depth of each counterexample found."""
-    mutant = next(m for m in MUTANTS if m.name == name)
+    mutant = next(m for m in spec_mutants() if m.name == name)
     enc = Encoding(mutant.variant, environment(*mutant.witness.drift), WHOLE_RANGE)
     broken = tuple(sorted(mutant.breaks & set(SAFETY)))
     first = prove_first(enc, SAFETY, SAFETY,
@@ -82,7 +82,7 @@ def test_pruning_keeps_the_deep_mutants_at_their_depth(name: str) -> None:
 def test_an_unproved_lemma_would_hide_the_break() -> None:
     """What the mutant tests guard against: asserting a property that is not proved (here the
     broken S3 itself) as a lemma removes the mutant's 7-step crash."""
-    mutant = next(m for m in MUTANTS if m.name == "engine-asserts")
+    mutant = next(m for m in spec_mutants() if m.name == "engine-asserts")
     enc = Encoding(mutant.variant, environment(*mutant.witness.drift))
     hidden = bmc_many(enc, ("S3",), 7, BmcOptions(lemmas=(property_lemma("S3"),)))["S3"]
     assert isinstance(hidden, ProvedToBound) and hidden.bound == 7

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from model_checks.matrix import Expectation
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.scenarios import Scenario, violated
 from model_checks.scenarios.base import every_variant, item
 from model_checks.scenarios.catalog import configured, round_trip
@@ -55,7 +55,7 @@ def test_the_mirror_proves_s1_and_s3_of_v0_under_identity_reuse() -> None:
     assert [p.property for p in proofs] == ["H1", "S1", "S3"]
 
 
-RECEIVER_EVICTS_NEWEST = next(m for m in MUTANTS if m.name == "evicts-most-recent").variant
+RECEIVER_EVICTS_NEWEST = next(m for m in spec_mutants() if m.name == "evicts-most-recent").variant
 """The spec mutant whose receiver evicts its most recent entry (its witness breaks H1 with no
 drift: `tests/test_spec_mutants.py`)."""
 SENDER_EVICTS_NEWEST = replace(V1, name="V1-shadow-evicts-most-recent",
@@ -135,7 +135,7 @@ def test_a_bad_mirror_mode_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     assert "--mirror: invalid choice: 'some'" in capsys.readouterr().err
 
 
-STALE_ON_RESEND = next(m for m in MUTANTS if m.name == "keeps-stale-on-resend")
+STALE_ON_RESEND = next(m for m in spec_mutants() if m.name == "keeps-stale-on-resend")
 """V2 whose receiver keeps the old entry when the new payload does not fit (its witness breaks
 S1 under D3+D7+D9+D11: `tests/test_scenarios.py`)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.mutants import MUTANTS
+from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.scenarios import SCENARIOS, violated
 from spec import (
     VARIANTS,
@@ -60,7 +60,7 @@ def test_unknown_property_is_a_clear_error() -> None:
 def test_l2_breaks_on_the_never_invalidates_mutant_and_not_on_its_base() -> None:
     # P0 keeps a after the miss, so the retry (media attached) sends a as a reference again
     # and is answered with a miss for a: the client-level statement of L2 can fail.
-    mutant = next(m for m in MUTANTS if m.name == "never-invalidates")
+    mutant = next(m for m in spec_mutants() if m.name == "never-invalidates")
     violation = by_id("L2").check_trace(mutant.witness.run(mutant.variant))
     assert violation is not None and "carried data for a, was answered" in violation.reason
     assert by_id("L2").check_trace(mutant.witness.run(mutant.base)) is None
@@ -88,6 +88,6 @@ def test_every_property_is_violated_by_some_scenario_or_mutant() -> None:
     for scenario in SCENARIOS:
         for variant in VARIANTS:
             broken |= violated(scenario.run(variant))
-    for mutant in MUTANTS:
+    for mutant in spec_mutants():
         broken |= violated(mutant.witness.run(mutant.variant))
     assert broken == {p.id for p in registry()}

@@ -1,12 +1,13 @@
-"""The shape every implementation mutant is built in, shared by every mutant set
-(`mutants`: the bugs of the system's history; `reference_mutants`: an independent
-single-change set; the sets only tests run, in tests/conform/).
+"""The shape every implementation mutant is built in, shared by every mutant set of the
+reference (the registry's history bugs and slips, and the sets only tests run, in
+tests/conform/).
 
 A mutant is one subclass of a reference class (reference/ is never edited), wired into the
 reference adapter by the wrappers below (through the seams of `reference.extension`): an LRU
 class into a cache (`receiver_with_lru`, `sender_with_lru`), a cache class into its side
 (`engine_with`, `front_end_with`), and the sides into an adapter checked against the spec of
-the variant the mutant mutates (`impl_mutant`).
+the variant the mutant mutates (`impl_mutant`). `PARTS` maps each part of the reference a
+registry entry names to the wrapper that puts a class there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model_checks.conform.reference_adapter import ReferenceAdapter
+from model_checks.mutation.registry import Part
 from reference import Engine, FrontEnd, ReceiverCache, SenderCache
 from reference.extension import use_lru, use_receiver, use_sender
 from reference.lru import ByteLru
@@ -143,3 +145,28 @@ def adapter_factories(
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return factory
+
+
+def _front_end(name: str, base: str, story: str, cls: Callable[..., FrontEnd]) -> ImplMutant:
+    return impl_mutant(name, base, story, front_end=cls)
+
+
+def _engine(name: str, base: str, story: str, cls: Callable[..., Engine]) -> ImplMutant:
+    return impl_mutant(name, base, story, engine=cls)
+
+
+def _adapter(name: str, base: str, story: str, cls: type[ReferenceAdapter]) -> ImplMutant:
+    return impl_mutant(name, base, story, adapter_class=cls)
+
+
+PARTS: dict[Part, Callable[[str, str, str, Any], ImplMutant]] = {
+    Part.SENDER: sender_mutant,
+    Part.RECEIVER: receiver_mutant,
+    Part.SENDER_LRU: sender_lru_mutant,
+    Part.RECEIVER_LRU: receiver_lru_mutant,
+    Part.FRONT_END: _front_end,
+    Part.ENGINE: _engine,
+    Part.ADAPTER: _adapter,
+}
+"""Part of the reference -> the wrapper building a mutant (name, base, story, class) whose
+class replaces that part."""

@@ -1,15 +1,15 @@
-"""An independent set of single-change mutants of the reference implementation, to measure
-what conformance alone catches (the target: at least 20 mutants, at least 95 % killed).
+"""The classes of the reference implementation's slip mutants: an independent set of
+single-change mutants, to measure what conformance alone catches (the target: at least 20
+mutants, at least 95 % killed).
 
-None of them is in `model_checks.conform.mutants` (the bugs of the system's history, each
-named by the check it motivated). These are the slips an implementer makes: one changed
-comparison, one forgotten line, one wrong size, one call to the wrong method. Each is a
-subclass of a reference class (reference/ is never edited) changing exactly one method by
-one decision, built through the reference's declared seams (public methods, and the hooks
-and functions of `reference.extension`), wired into the reference adapter and checked
-against the spec of `base`.
-`KNOWN_EQUIVALENT` names the mutants conformance cannot catch because no observation can
-tell them from the reference, each with the argument (also in docs/conformance.md).
+None of them is one of the history's mutants (`history_mutants`, the bugs each named by the
+check it motivated). These are the slips an implementer makes: one changed comparison, one
+forgotten line, one wrong size, one call to the wrong method. Each is a subclass of a
+reference class (reference/ is never edited) changing exactly one method by one decision,
+built through the reference's declared seams (public methods, and the hooks and functions of
+`reference.extension`). The registry (`model_checks.mutation.registry`) names each, its base,
+its slip and where its class goes, and for those conformance cannot catch (no observation can
+tell them from the reference) the argument (also in docs/conformance.md).
 """
 
 from __future__ import annotations
@@ -22,15 +22,6 @@ from typing import Any, TypeVar
 import torch
 
 from model_checks.conform import adapter as api
-from model_checks.conform.mutant_factory import (
-    ImplMutant,
-    impl_mutant,
-    mutant_named,
-    receiver_lru_mutant,
-    receiver_mutant,
-    sender_lru_mutant,
-    sender_mutant,
-)
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceFrontEnd
 from reference import (
     CacheError,
@@ -255,6 +246,9 @@ def _receiver_in_request_order() -> type[ReceiverCache]:
     return InRequestOrder
 
 
+InRequestOrderReceiver = _receiver_in_request_order()
+
+
 class EngineClearDoesNothing(Engine):
     """The engine's clear forgets to clear its cache."""
 
@@ -308,7 +302,7 @@ def retry_without_media(send: Callable[[Request], Any], request: Request, *,
     return send(attempt)
 
 
-class _ClientAdapter(ReferenceAdapter):
+class RetryWithoutMediaAdapter(ReferenceAdapter):
     """The reference adapter whose front ends resend through another retry helper."""
 
     def front_end(self, setup: api.Setup, index: int) -> ReferenceFrontEnd:
@@ -316,7 +310,7 @@ class _ClientAdapter(ReferenceAdapter):
                                  resend=retry_without_media)
 
 
-# -- the set -------------------------------------------------------------------------------------
+# -- helpers -------------------------------------------------------------------------------------
 
 
 def _leaves(tree: Any) -> list[torch.Tensor]:
@@ -324,80 +318,3 @@ def _leaves(tree: Any) -> list[torch.Tensor]:
     for value in tree.values():
         found.extend([value] if isinstance(value, torch.Tensor) else _leaves(value))
     return found
-
-
-REFERENCE_MUTANTS: tuple[ImplMutant, ...] = (
-    receiver_lru_mutant("p1-get-without-refresh", "V2",
-                        "P1's LRU get does not make the entry most recent", GetWithoutRefresh),
-    receiver_lru_mutant("p1-touch-does-nothing", "V2", "P1's LRU touch does not move the key",
-                        TouchDoesNothing),
-    receiver_lru_mutant("p1-evicts-on-exact-fit", "V3",
-                        "P1 evicts while bytes + size >= budget (off by one)",
-                        EvictsUntilStrictlyBelow),
-    receiver_lru_mutant("p1-clear-keeps-bytes", "V3", "P1's clear leaves the byte total",
-                        ClearKeepsBytes),
-    receiver_lru_mutant("p1-replacement-keeps-bytes", "V2",
-                        "P1's replacement leaves the old entry's bytes", ReplacementKeepsOldBytes),
-    sender_lru_mutant("p0-get-without-refresh", "V2",
-                      "P0's LRU get does not make the entry most recent", GetWithoutRefresh),
-    sender_lru_mutant("p0-oversize-keeps-old", "V3",
-                      "P0 refuses an oversized item before dropping the old entry",
-                      OversizeKeepsOld),
-    sender_lru_mutant("p0-invalidation-keeps-bytes", "V3",
-                      "P0's invalidation leaves the entry's bytes", PopKeepsBytes),
-    sender_mutant("p0-sizes-by-elements", "V3", "P0 records an item's element count as its size",
-                  SizesByElementCount),
-    sender_mutant("p0-sizes-by-placeholders", "V3", "P0 records the placeholder length as the size",
-                  SizesByPlaceholders),
-    sender_mutant("p0-sizes-by-first-tensor", "V3",
-                  "P0 records the first tensor's bytes as the size", SizesByFirstTensor),
-    sender_mutant("p0-probe-refreshes", "V3", "P0's probe reorders the shadow (get instead of in)",
-                  ProbeRefreshes),
-    sender_mutant("p0-invalidates-first-only", "V3", "P0 drops only the first missed identity",
-                  InvalidatesFirstOnly),
-    sender_mutant("p0-tag-per-identity", "V3", "the tag names the identity, not the processing",
-                  TagPerIdentity),
-    sender_mutant("p0-late-miss-asserts", "V3", "V3's late-miss reprocessing forgotten",
-                  LateMissAsserts),
-    sender_mutant("p0-resend-reads-shadow", "V4",
-                  "a V4 resend still sends references for what P0's shadow holds",
-                  ResendReadsShadow),
-    receiver_mutant("p1-ignores-tags", "V3", "P1 serves a reference whatever its tag", IgnoresTags),
-    receiver_mutant("p1-cache-always-wins", "V2", "P1 ignores a payload for a cached identity",
-                    CacheAlwaysWins),
-    receiver_mutant("p1-replacing-payload-not-cached", "V2",
-                    "P1 uses a replacing payload without caching it", PayloadUsedNotCached),
-    receiver_mutant("p1-misses-reversed", "V3", "the miss error lists the identities last first",
-                    ReportsMissesReversed),
-    receiver_mutant("p1-request-order", "V3",
-                    "P1 resolves in request order (references first forgotten)",
-                    _receiver_in_request_order()),
-    impl_mutant("engine-clear-does-nothing", "V3",
-                "the engine's clear does not clear its cache",
-                engine=EngineClearDoesNothing),
-    impl_mutant("invalidates-whole-request", "V3",
-                "a miss reply invalidates every identity sent",
-                front_end=InvalidatesWholeRequest),
-    impl_mutant("abandon-invalidates", "V3",
-                "a request rejected after its update is dropped from the shadow",
-                front_end=AbandonInvalidates),
-    impl_mutant("clear-forgets-in-flight", "V3",
-                "P0's clear forgets the requests in flight",
-                front_end=ClearForgetsOutstanding),
-    impl_mutant("retry-without-media", "V3",
-                "the client's retry helper resends without the media",
-                adapter_class=_ClientAdapter),
-)
-
-KNOWN_EQUIVALENT: dict[str, str] = {
-    "p0-oversize-keeps-old": (
-        "the sender inserts an identity only after its lookup missed (`_update_one`), so no "
-        "old entry exists when an oversized item is refused: dropping it first or not leaves "
-        "the same shadow"
-    ),
-}
-"""Mutants no observation of conformance can tell from the reference, and why."""
-
-
-def by_name(name: str) -> ImplMutant:
-    return mutant_named(REFERENCE_MUTANTS, name)

@@ -1,12 +1,12 @@
-"""Mutants of the reference implementation, each a known bug of the system's history.
+"""The classes of the reference implementation's history mutants, each a known bug of the
+system's history.
 
-Every mutant is a subclass of a reference class (reference/ is never edited), built through
-its declared seams (public methods, and the hooks and functions of `reference.extension`) and
-wired into the reference adapter, so the conformance run checks it exactly as it checks the
-reference. Each names the variant it mutates (`base`): the spec of that variant is what it
-must disagree with.
-`--adapter model_checks.conform.mutants:<factory name>` puts one under the command line.
-`kill_matrix()` runs them all and `write_kill_matrix()` writes docs/kill-matrix.md.
+Every class is a subclass of a reference class (reference/ is never edited), built through its
+declared seams (public methods, and the hooks and functions of `reference.extension`). The
+registry (`model_checks.mutation.registry`) names each mutant, the variant it mutates (its
+spec is what the mutant must disagree with), its story and the part of the reference its
+class replaces; `model_checks.mutant_run.reference_mutants` wires it into the reference
+adapter, so the conformance run checks it exactly as it checks the reference.
 """
 
 from __future__ import annotations
@@ -15,15 +15,6 @@ from collections.abc import Hashable, Sequence
 from typing import Any, TypeVar, cast
 
 from model_checks.conform.adapter import EvictionHang
-from model_checks.conform.mutant_factory import ImplMutant as ImplMutant
-from model_checks.conform.mutant_factory import (
-    adapter_factories,
-    impl_mutant,
-    mutant_named,
-    receiver_lru_mutant,
-    receiver_mutant,
-    sender_mutant,
-)
 from reference import (
     CacheError,
     FrontEnd,
@@ -158,40 +149,3 @@ class NeverInvalidatingFrontEnd(FrontEnd):
 
     def handle_reply(self, reply: Reply) -> None:
         super().handle_reply(Reply(reply.request_id, ()))
-
-
-MUTANTS: tuple[ImplMutant, ...] = (
-    receiver_mutant("engine-asserts", "V3", "an assertion instead of the miss error (vllm#31404)",
-                    AssertingReceiver),
-    impl_mutant("never-invalidates", "V3",
-                "no invalidation on a miss reply",
-                front_end=NeverInvalidatingFrontEnd),
-    receiver_mutant("keeps-stale-on-resend", "V2",
-                    "a resent payload too large to cache leaves the stale entry "
-                    "(before vllm#57833)", StaleKeepingReceiver),
-    receiver_lru_mutant("ghost-touch", "V3",
-                        "touch of an absent key recorded in P1's order (vllm#43941)",
-                        GhostTouchLru),
-    receiver_lru_mutant("evicts-most-recent", "V3", "P1 evicts from the wrong end",
-                        MostRecentEvictingLru),
-    receiver_mutant("receiver-sizes-differently", "V3",
-                    "P1 sizes an item one byte larger than P0 (framing counted)",
-                    SkewedSizeReceiver),
-    receiver_mutant("reports-first-miss", "V3",
-                    "the miss error lists only the first missed identity", FirstMissReceiver),
-    sender_mutant("no-touch-before-update", "V2",
-                  "P0 does not touch the request's items before updating them", NoTouchSender),
-)
-
-
-def by_name(name: str) -> ImplMutant:
-    return mutant_named(MUTANTS, name)
-
-
-def adapter_path(mutant: ImplMutant) -> str:
-    """The `module:factory` path of a mutant's adapter (for the CLI and the engine process)."""
-    return f"{__name__}:mutant_{mutant.name.replace('-', '_')}"
-
-
-__getattr__ = adapter_factories(__name__, "mutant_", MUTANTS)
-"""`mutant_<name>` factories, one per mutant, for `--adapter module:factory`."""

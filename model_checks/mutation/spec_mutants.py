@@ -1,18 +1,24 @@
-"""Known-bad variants (mutants), each with a witness scenario that must expose it.
+"""The spec mutants' definitions: per mutant, the knobs of its base variant it changes and the
+witness scenario that must expose it. The registry (`model_checks.mutation.registry`) names
+each mutant, its base and the properties it must break; `spec_mutants()` builds them.
 
 A mutant is a `Variant` with one knob changed, so the spec's transitions run it unchanged. A
-check that no mutant can fail is a defect: `tests/test_spec_mutants.py` asserts that every
+check that no mutant can fail is a defect: `tests/test_scenarios.py` asserts that every
 witness breaks the listed properties on the mutant, and that the unmutated base variant does
 not break them on the same script.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from model_checks.mutation.registry import Entry, Target, entries
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
-from spec import V2, V3, V4, Content, ItemSize, LruFlaw, MissHandling, Variant
+from spec import Content, ItemSize, LruFlaw, MissHandling, Variant, variant_named
 from spec.transitions import (
     P0Clear,
     P0Handle,
@@ -37,15 +43,46 @@ class Mutant:
     breaks: frozenset[str]
 
 
+@dataclass(frozen=True)
+class Change:
+    """What a spec mutant changes: `knobs` of its base variant (field -> value), and the
+    `witness` scenario exposing the change."""
+
+    witness: Scenario
+    knobs: Mapping[str, object]
+
+
 def _scenario(name: str) -> Scenario:
     return next(s for s in SCENARIOS if s.name == name)
 
 
-def _mutant(
-    name: str, breaks: str, witness: Scenario, base: Variant = V2, **knobs: object
-) -> Mutant:
-    variant = replace(base, name=f"{base.name}-{name}", **knobs)  # type: ignore[arg-type]
-    return Mutant(name, variant, base, witness, frozenset(breaks.split()))
+def _change(witness: Scenario, **knobs: object) -> Change:
+    return Change(witness, knobs)
+
+
+def mutant(entry: Entry) -> Mutant:
+    """The spec mutant of a registry entry: its base variant with the knobs of its `Change`."""
+    change = getattr(importlib.import_module(entry.module), entry.attr)
+    if not isinstance(change, Change):
+        raise TypeError(f"{entry.definition} is a {type(change).__name__}, not a Change")
+    base = variant_named(entry.base)
+    variant = replace(base, name=f"{base.name}-{entry.name}", **change.knobs)  # type: ignore[arg-type]
+    return Mutant(entry.name, variant, base, change.witness, entry.breaks)
+
+
+@functools.cache
+def spec_mutants() -> tuple[Mutant, ...]:
+    """Every spec mutant of the registry, in its order (built once per process)."""
+    return tuple(mutant(e) for e in entries(Target.SPEC))
+
+
+def spec_mutant(name: str) -> Mutant:
+    """The spec mutant called `name`; a `KeyError` lists the names there are."""
+    for found in spec_mutants():
+        if found.name == name:
+            return found
+    known = ", ".join(m.name for m in spec_mutants())
+    raise KeyError(f"unknown spec mutant {name!r}, expected one of {known}")
 
 
 _STALE_ON_RESEND = Scenario(
@@ -119,21 +156,14 @@ _REJECTED_RE_RECORDS = Scenario(
     every_variant(""),
 )
 
-MUTANTS: tuple[Mutant, ...] = (
-    _mutant("engine-asserts", "S3 L4", _scenario("engine-cleared-alone"),
-            miss_handling=MissHandling.CRASH),
-    _mutant("keeps-stale-on-resend", "S1", _STALE_ON_RESEND, drop_before_replace=False),
-    _mutant("never-invalidates", "L1 L2 L3 L4", _scenario("engine-cleared-alone"),
-            invalidates=False),
-    _mutant("ghost-touch", "S3", _GHOST, receiver_lru=LruFlaw.GHOST_TOUCH),
-    _mutant("evicts-most-recent", "H1", _NO_DRIFT_EVICTIONS,
-            receiver_lru=LruFlaw.EVICT_MOST_RECENT),
-    _mutant("ignores-new-size", "S2", _NO_DRIFT_EVICTIONS, receiver_lru=LruFlaw.IGNORE_NEW_SIZE),
-    _mutant("reports-first-miss", "L3", _TWO_MISSES, miss_handling=MissHandling.REPORT_FIRST),
-    _mutant("untagged", "S1 S4", _scenario("two-front-ends-reuse-identity"), base=V3,
-            tagged=False),
-    _mutant("no-late-miss-reprocess", "S3 L4", _scenario("probed-hit-lost-before-update"),
-            base=V3, late_miss_reprocess=False),
-    _mutant("resends-use-shadow", "L1 L2", _REJECTED_RE_RECORDS, base=V4,
-            resends_bypass_shadow=False),
-)
+ENGINE_ASSERTS = _change(_scenario("engine-cleared-alone"), miss_handling=MissHandling.CRASH)
+KEEPS_STALE_ON_RESEND = _change(_STALE_ON_RESEND, drop_before_replace=False)
+NEVER_INVALIDATES = _change(_scenario("engine-cleared-alone"), invalidates=False)
+GHOST_TOUCH = _change(_GHOST, receiver_lru=LruFlaw.GHOST_TOUCH)
+EVICTS_MOST_RECENT = _change(_NO_DRIFT_EVICTIONS, receiver_lru=LruFlaw.EVICT_MOST_RECENT)
+IGNORES_NEW_SIZE = _change(_NO_DRIFT_EVICTIONS, receiver_lru=LruFlaw.IGNORE_NEW_SIZE)
+REPORTS_FIRST_MISS = _change(_TWO_MISSES, miss_handling=MissHandling.REPORT_FIRST)
+UNTAGGED = _change(_scenario("two-front-ends-reuse-identity"), tagged=False)
+NO_LATE_MISS_REPROCESS = _change(_scenario("probed-hit-lost-before-update"),
+                                 late_miss_reprocess=False)
+RESENDS_USE_SHADOW = _change(_REJECTED_RE_RECORDS, resends_bypass_shadow=False)
