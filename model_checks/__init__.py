@@ -33,9 +33,10 @@ The modules at the top level:
   (the selections a sweep takes, `--cells`);
 - the vocabulary every checker shares: the instance (`instance`), cells and environments
   (`cells`, `environment_arg`), verdict records (`verdict_records`), what each checker judges
-  (`judged`, `checker_tables`), the tables keyed by action class (`action_tables`), trace
-  files and their notation (`trace_file`, `render`, `itf`) and the one plain-text table
-  (`text_table`);
+  (`judged`, `checker_tables`), the tables keyed by action class (`action_tables`), the one
+  trace format and its notation (`itf`, the spec's traces in it `trace_file`, the old
+  formats read for one release `legacy_trace`, `render`), and
+  the one plain-text table (`text_table`);
 - what the checks establish beyond the matrix: the obligations of a safe implementation, each
   with the mutants that omit it (`requirements`), and L4 as a theorem about how many retries
   recovery needs (`retries`);

@@ -1,8 +1,12 @@
-"""A spec trace in the Informal Trace Format (ITF) that Apalache and Quint read.
+"""The one trace format: the Informal Trace Format (ITF) that Apalache and Quint read, with the
+project's metadata; its one writer (`document`, `text`, `write_trace`) and reader
+(`read_trace`, `load`).
 
-ITF (Apalache's ADR-015) is a JSON object: `#meta`, `vars` (the state variables' names) and
-`states`, one object per state with `#meta.index` and one value per variable. This writer
-maps the spec's values onto ITF's expressions, one rule per Python kind:
+ITF (Apalache's ADR-015) is a JSON object: `#meta`, `vars` (the state variables' names),
+`states` (one object per state with `#meta.index` and one value per variable) and, for a
+lasso, `loop` (the index of the state its cycle starts at, which the last state equals).
+Values map onto ITF's expressions, one rule per Python kind (`expression`; `plain` reads
+them back):
 
 | spec value | ITF expression |
 |---|---|
@@ -16,13 +20,18 @@ maps the spec's values onto ITF's expressions, one rule per Python kind:
 | an enum member | its value, a string |
 | `None` | the variant `{"tag": "None", "value": {}}` (Quint's `Option`) |
 
-Every state also carries the step that led to it as Quint's model-based-testing variables:
+Every state carries the step that led to it as Quint's model-based-testing variables:
 `mbt::actionTaken` (the action's label, `init` for the first state) and `mbt::nondetPicks`
-(a record of the action's arguments). `#meta` keeps the trace's own: the variant, the
-environment, the property and where it broke. The contract, checked by
-`tests/test_itf.py` against the schema `model_checks/itf.schema.json`: every state has
-exactly the variables of `vars`, indices count from 0, and no value is a JSON number or
-null (a reader never has to guess an integer's precision or a missing field's meaning).
+(a record of the action's arguments), so a reader rebuilds the run from the actions and
+compares the states it computes with the recorded ones. `#meta["paired-caches"]` holds the
+project's metadata: for a trace of the key-replicated spec (`model_checks.trace_file`) the
+full configuration, the checker, variant, environment, property, the step it broke at and
+why, the fair scheduler's start (`fair_from`), the rung and conformance's fields; for a
+design's witness (`model_checks.designs.witness_files`) the design, variant, environment,
+property, instance and configuration. The contract, checked by `tests/test_itf.py` against
+the schema `model_checks/itf.schema.json`: every state has exactly the variables of `vars`,
+indices count from 0, and no state value is a JSON number or null (a reader never has to
+guess an integer's precision or a missing field's meaning).
 """
 
 from __future__ import annotations
@@ -30,16 +39,25 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from model_checks.trace_file import Replayed
 from spec.lru import Entry, Ghost
 
 ACTION_TAKEN = "mbt::actionTaken"
 NONDET_PICKS = "mbt::nondetPicks"
+PROJECT = "paired-caches"
+"""The key of the project's metadata in a trace's `#meta`."""
+FORMAT = "ITF"
+DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 SCHEMA = Path(__file__).with_name("itf.schema.json")
 """The JSON Schema of what this module writes (a subset of ITF)."""
+
+
+class BadTraceFile(ValueError):
+    """A document that is not an ITF trace with the project's metadata; the message is one
+    line saying why."""
 
 
 def expression(value: object) -> Any:
@@ -53,9 +71,9 @@ def expression(value: object) -> Any:
     if isinstance(value, enum.Enum):
         return expression(value.value)
     if isinstance(value, Entry | Ghost):
-        return {"tag": type(value).__name__, "value": _record(value)}
+        return {"tag": type(value).__name__, "value": record(value)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _record(value)
+        return record(value)
     if isinstance(value, tuple | list):
         return [expression(v) for v in value]
     if isinstance(value, frozenset | set):
@@ -66,47 +84,113 @@ def expression(value: object) -> Any:
     raise TypeError(f"no ITF expression for a {type(value).__name__}: {value!r}")
 
 
-def _record(value: Any) -> dict[str, Any]:
+def record(value: Any) -> dict[str, Any]:
+    """A dataclass as an ITF record: every field, in order."""
     return {f.name: expression(getattr(value, f.name)) for f in dataclasses.fields(value)}
 
 
-def trace_to_itf(replayed: Replayed, source: str) -> dict[str, Any]:
-    """The ITF document of a replayed trace file (`source`: the file it came from)."""
-    trace = replayed.trace
-    states = list(trace.states())
-    variables = [f.name for f in dataclasses.fields(states[0])]
-    actions: list[tuple[str, dict[str, Any]]] = [("init", {})]
-    actions += [(s.action.label, _record(s.action)) for s in trace.steps]
+def plain(found: Any) -> Any:
+    """An ITF expression as plain JSON values: integers, lists for sequences, sets and
+    tuples, dicts for records and maps, None for the `None` variant (what the checkers'
+    constructors take; the spec's types are theirs to restore)."""
+    if isinstance(found, list):
+        return [plain(v) for v in found]
+    if not isinstance(found, dict):
+        return found
+    if "#bigint" in found:
+        return int(found["#bigint"])
+    for collection in ("#set", "#tup"):
+        if collection in found:
+            return [plain(v) for v in found[collection]]
+    if "#map" in found:
+        return {plain(k): plain(v) for k, v in found["#map"]}
+    if set(found) == {"tag", "value"} and found["tag"] == "None":
+        return None
+    return {k: plain(v) for k, v in found.items()}
+
+
+def document(states: Sequence[object], steps: Sequence[tuple[str, Mapping[str, Any]]],
+             project: Mapping[str, Any], loop: int | None = None) -> dict[str, Any]:
+    """The ITF document of a run: `states` (dataclasses, the initial one first), `steps` (each
+    action's label and its ITF record of arguments), the project's metadata, and `loop`
+    (a lasso's return state, else None)."""
+    variables = [f.name for f in dataclasses.fields(states[0])]  # type: ignore[arg-type]
+    taken = [("init", {}), *steps]
     return {
-        "#meta": {
-            "format": "ITF",
-            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-            "source": source,
-            "description": _description(replayed),
-            "variant": trace.config.variant.name,
-            "property": replayed.property_id,
-            "broken-at": replayed.step if replayed.step is not None else "not reproduced",
-        },
+        "#meta": {"format": FORMAT, "format-description": DESCRIPTION, PROJECT: dict(project)},
         "vars": [ACTION_TAKEN, NONDET_PICKS, *variables],
+        **({} if loop is None else {"loop": loop}),
         "states": [
-            {
-                "#meta": {"index": index},
-                ACTION_TAKEN: label,
-                NONDET_PICKS: picks,
-                **{name: expression(getattr(state, name)) for name in variables},
-            }
-            for index, (state, (label, picks)) in enumerate(zip(states, actions, strict=True))
-        ],
+            {"#meta": {"index": index}, ACTION_TAKEN: label, NONDET_PICKS: dict(picks),
+             **{name: expression(getattr(state, name)) for name in variables}}
+            for index, (state, (label, picks)) in enumerate(zip(states, taken, strict=True))],
     }
 
 
-def _description(replayed: Replayed) -> str:
-    if replayed.step is None:
-        return f"{replayed.property_id} not reproduced on the spec"
-    return f"{replayed.property_id} broken at state {replayed.step}: {replayed.reason}"
+def project(trace: Mapping[str, Any]) -> dict[str, Any]:
+    """The project's metadata of an ITF document (mutable: a writer adds its fields)."""
+    found: dict[str, Any] = trace["#meta"][PROJECT]
+    return found
 
 
-def write_itf(path: Path, replayed: Replayed, source: str) -> None:
-    """Write the ITF document of `replayed` to `path` (one JSON object)."""
+def is_trace(data: object) -> bool:
+    """Whether `data` is an ITF document with the project's metadata."""
+    meta = data.get("#meta") if isinstance(data, dict) else None
+    return isinstance(meta, dict) and meta.get("format") == FORMAT and isinstance(
+        meta.get(PROJECT), dict)
+
+
+def actions(trace: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Each step's action label and its arguments as plain values (`plain`)."""
+    return [(s[ACTION_TAKEN], plain(s[NONDET_PICKS])) for s in trace["states"][1:]]
+
+
+def differing_state(trace: Mapping[str, Any], computed: Sequence[object]) -> int | None:
+    """The first state index whose recorded variables differ from `computed`'s (or whose
+    count differs), else None."""
+    recorded = trace["states"]
+    for index, (written, state) in enumerate(zip(recorded, computed, strict=False)):  # counts below
+        if any(written.get(f.name) != expression(getattr(state, f.name))
+               for f in dataclasses.fields(state)):  # type: ignore[arg-type]
+            return index
+    return None if len(recorded) == len(computed) else min(len(recorded), len(computed))
+
+
+def text(trace: Mapping[str, Any]) -> str:
+    """A document as compact, deterministic JSON with one line per state: diffs read step by
+    step."""
+    head = [f"{json.dumps(k)}:{_compact(v)}" for k, v in trace.items() if k != "states"]
+    states = ",\n".join(_compact(s) for s in trace.get("states", []))
+    return "{" + ",\n".join(head) + ',\n"states":[\n' + states + "\n]}\n"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def write_trace(path: Path, trace: Mapping[str, Any]) -> None:
+    """Write `trace` (an ITF document) to `path` (`text`), creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(trace_to_itf(replayed, source), indent=1) + "\n")
+    path.write_text(text(trace))
+
+
+def load(path: Path) -> Any:
+    """The JSON in `path`; `BadTraceFile` (one line) when it cannot be read or is not JSON."""
+    try:
+        return json.loads(path.read_text())
+    except OSError as error:
+        raise BadTraceFile(f"cannot read {path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        why = error.msg.removesuffix(" starting at")  # json says "... starting at" + a position
+        raise BadTraceFile(f"{path} is not JSON: {why} (line {error.lineno}, column "
+                       f"{error.colno})") from None
+
+
+def read_trace(path: Path) -> dict[str, Any]:
+    """The ITF document in `path`; `BadTraceFile` where it is not one with the project's
+    metadata."""
+    data = load(path)
+    if not is_trace(data):
+        raise BadTraceFile(f"{path} is not an ITF trace with #meta[{PROJECT!r}]")
+    found: dict[str, Any] = data
+    return found

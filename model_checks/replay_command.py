@@ -1,5 +1,6 @@
 """`python -m model_checks replay FILE`: re-run a trace file, written by any checker, on the
-spec and print its step table; `--itf OUT` also writes it in the Informal Trace Format. Exit
+spec and print its step table; `--itf OUT` also writes its ITF document (`model_checks.itf`; an
+old-format file converted). Exit
 code 0 when the property breaks where the file says (or, for a conformance disagreement, when
 the spec replays every step), 1 when it does not, 2 for a file that cannot be read (one line
 on stderr).
@@ -11,10 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from model_checks import render
+from model_checks import itf, render
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
-from model_checks.itf import write_itf
-from model_checks.trace_file import BadTraceFile, Replayed, replay_file, table
+from model_checks.trace_file import BadTraceFile, replay_file, table, upgraded
 
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,10 +25,10 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
                              "that Apalache and Quint read (docs/checkers.md, \"ITF\")")
 
 
-def _wrote_itf(path: Path, replayed: Replayed, source: Path) -> bool:
+def _wrote_itf(path: Path, source: Path) -> bool:
     """Write the ITF file, or say in one line why it cannot be written."""
     try:
-        write_itf(path, replayed, str(source))
+        itf.write_trace(path, upgraded(itf.load(source)))
     except OSError as error:
         print(f"error: cannot write the ITF trace to {path}: {error.strerror}", file=sys.stderr)
         return False
@@ -42,7 +42,7 @@ def run_replay(args: argparse.Namespace) -> int:
     except BadTraceFile as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.itf is not None and not _wrote_itf(args.itf, replayed, args.file):
+    if args.itf is not None and not _wrote_itf(args.itf, args.file):
         return EXIT_USAGE
     if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge
         print(render.step_text(replayed.trace))

@@ -1,76 +1,42 @@
-"""The trace file every checker writes and reads: an ITF-like JSON file, its replay on the spec,
-and a labelled step table.
+"""The trace of the key-replicated spec as every checker writes and reads it: its ITF document
+with the project's metadata (`model_checks.itf`), its replay on the spec, and a labelled step
+table.
 
-The JSON file (format `paired-caches-trace/1`, modelled on the ITF traces of Apalache and
-Quint) holds `#meta` (format, checker, variant, environment, property, the step it broke at
-and why), `config` (every field of the configuration, the variant by its knobs), and `states`:
-one object per step, the initial state first, each with `#meta.index`, the `action` label,
-its `args` and the `state` after it. Steps the fair scheduler took at teardown are marked
-`"fair": true`. `replay` rebuilds the configuration and actions from the file, re-runs them
-on the spec, checks that every recorded state is the one the spec computes, and re-checks the
-property; `table` prints the same table for a found and a replayed trace.
+`trace_to_json` builds the document: the spec's states, each with the action that led to it,
+and in `#meta["paired-caches"]` the full configuration (`config_to_json`: every field, the
+variant by all its knobs), the checker, variant, environment, property, the step it broke at
+and why, and where the fair scheduler took over (`fair_from`). `replay_data` rebuilds the
+configuration and actions from a document, re-runs them on the spec, checks that every
+recorded state is the one the spec computes, and re-checks the property (a file in the old
+format, taken apart by `model_checks.legacy_trace`, is replayed too, with a line on stderr;
+`upgraded` gives its ITF document); `table` prints the same table for a found and a replayed
+trace.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from model_checks import render
+from model_checks import itf, legacy_trace, render
+from model_checks.itf import BadTraceFile
 from model_checks.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.drift import describe_environment, environment
-from spec.lru import Entry, Ghost
 from spec.state import ClientItem
 from spec.transitions import ACTION_TYPES, Action
 
-FORMAT = "paired-caches-trace/1"
-
-
-class BadTraceFile(ValueError):
-    """A trace file that cannot be replayed; the message is one line saying why."""
-
-
-# -- JSON encoding --------------------------------------------------------------------------
-
-
-_OMITTED_AT_DEFAULT = frozenset({"other_receivers", "engine"})
-"""Fields of D5's router configuration (engine 1's receiver; a message's, a sending step's and
-an engine step's engine), left out where they hold their default: a single-engine trace is
-written exactly as before they existed, so committed traces keep replaying."""
-
-
-def _written(value: object, field: dataclasses.Field[Any]) -> bool:
-    if field.name not in _OMITTED_AT_DEFAULT:
-        return True
-    return bool(getattr(value, field.name) != field.default)
-
-
-def to_json(value: object) -> Any:
-    """Dataclasses as objects (fields in order; the router's fields only where they differ
-    from their default), enums by value, tuples and sets as lists."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if _written(value, f)}
-        if isinstance(value, Entry | Ghost):
-            data["#type"] = type(value).__name__
-        return data
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [to_json(v) for v in value]
-    if isinstance(value, frozenset | set):
-        return sorted(to_json(v) for v in value)
-    return value
+__all__ = ["BadTraceFile", "Replayed", "actions_of", "config_from_json", "config_of",
+           "config_to_json", "replay_data", "replay_file", "table", "trace_to_json", "upgraded",
+           "write_trace"]
 
 
 def config_to_json(config: Config) -> dict[str, Any]:
+    """Every field of `config`, the variant by its knobs (enums by value), the environment by
+    its sources' ids: what `config_from_json` reads back."""
     return {
         "identities": list(config.identities),
         "budget": config.budget,
@@ -79,7 +45,8 @@ def config_to_json(config: Config) -> dict[str, Any]:
             for s in config.sizes
         ],
         "versions": config.versions,
-        "variant": to_json(config.variant),
+        "variant": {f.name: _value(getattr(config.variant, f.name))
+                    for f in dataclasses.fields(config.variant)},
         "environment": describe_environment(config.environment).split("+")
         if config.environment
         else [],
@@ -88,11 +55,16 @@ def config_to_json(config: Config) -> dict[str, Any]:
         "max_requests": config.max_requests,
         "max_items": config.max_items,
         "front_ends": config.front_ends,
-        **({"engines": config.engines} if config.engines != 1 else {}),
+        "engines": config.engines,
     }
 
 
+def _value(knob: object) -> object:
+    return knob.value if isinstance(knob, enum.Enum) else knob
+
+
 def config_from_json(data: Mapping[str, Any]) -> Config:
+    """The configuration `config_to_json` wrote (a knob it lacks holds its default)."""
     v = dict(data["variant"])
     variant = Variant(
         **{
@@ -123,6 +95,7 @@ _ACTIONS: dict[str, type[Action]] = {t.label: t for t in ACTION_TYPES}
 
 
 def action_from_json(label: str, args: Mapping[str, Any]) -> Action:
+    """The action `label` with the arguments `args` (plain JSON values)."""
     action_type = _ACTIONS.get(label)
     if action_type is None:
         raise BadTraceFile(f"unknown action {label!r}, expected one of {', '.join(_ACTIONS)}")
@@ -130,11 +103,6 @@ def action_from_json(label: str, args: Mapping[str, Any]) -> Action:
     if "items" in fields:
         fields["items"] = tuple(ClientItem(**item) for item in fields["items"])
     return action_type(**fields)
-
-
-def _arguments(action: Action) -> dict[str, object]:
-    return {f.name: getattr(action, f.name) for f in dataclasses.fields(action)
-            if _written(action, f)}
 
 
 def trace_to_json(
@@ -146,37 +114,25 @@ def trace_to_json(
     fair_from: int | None = None,
     checker: str = HYPOTHESIS.record,
 ) -> dict[str, Any]:
-    states: list[dict[str, Any]] = [
-        {"#meta": {"index": 0}, "action": "init", "args": {}, "state": to_json(trace.initial)}
-    ]
-    for number, s in enumerate(trace.steps, start=1):
-        entry: dict[str, Any] = {
-            "#meta": {"index": number},
-            "action": s.action.label,
-            "args": to_json(_arguments(s.action)),
-            "state": to_json(s.state),
-        }
-        if fair_from is not None and number > fair_from:
-            entry["fair"] = True
-        states.append(entry)
-    return {
-        "#meta": {
-            "format": FORMAT,
-            "checker": checker,
-            "variant": trace.config.variant.name,
-            "environment": config_to_json(trace.config)["environment"],
-            "property": property_id,
-            "step": step,
-            "reason": reason,
-        },
-        "config": config_to_json(trace.config),
-        "states": states,
+    """The ITF document of `trace` (`model_checks.itf.document`) with the project's metadata:
+    the full configuration, the checker, the property, the step it broke at and why, and
+    where the fair scheduler took over (`fair_from`). A writer adds its own fields to
+    `itf.project(...)` (the rung, conformance's) and a lasso's `loop`."""
+    config = config_to_json(trace.config)
+    meta: dict[str, Any] = {
+        "checker": checker, "variant": trace.config.variant.name,
+        "environment": config["environment"], "property": property_id, "step": step,
+        "reason": reason, "config": config,
     }
+    if fair_from is not None:
+        meta["fair_from"] = fair_from
+    steps = [(s.action.label, itf.record(s.action)) for s in trace.steps]
+    return itf.document(list(trace.states()), steps, meta)
 
 
 def write_trace(path: Path, data: Mapping[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    """Write a trace document (`itf.write_trace`, the one writer)."""
+    itf.write_trace(path, data)
 
 
 # -- replay ---------------------------------------------------------------------------------
@@ -194,47 +150,83 @@ class Replayed:
 
 def replay_file(path: Path) -> Replayed:
     """Re-run a trace file on the spec. Raises BadTraceFile with a one-line reason."""
-    try:
-        data = json.loads(path.read_text())
-    except OSError as error:
-        raise BadTraceFile(f"cannot read {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        why = error.msg.removesuffix(" starting at")  # json says "... starting at" + a position
-        raise BadTraceFile(f"{path} is not JSON: {why} (line {error.lineno}, column "
-                           f"{error.colno})") from None
+    data = itf.load(path)
     try:
         return replay_data(data)
-    except BadTraceFile:
-        raise
+    except BadTraceFile as error:
+        raise BadTraceFile(f"{path}: {error}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         why = f"{type(error).__name__}: {error}"
-        raise BadTraceFile(f"{path} is not a {FORMAT} trace: {why}") from None
+        raise BadTraceFile(f"{path} is not a replayable {itf.FORMAT} trace: {why}") from None
 
 
 def replay_data(data: Mapping[str, Any]) -> Replayed:
-    meta = data["#meta"]
-    if meta.get("format") != FORMAT:
-        raise BadTraceFile(f"format is {meta.get('format')!r}, expected {FORMAT!r}")
-    config = config_from_json(data["config"])
-    states = data["states"]
-    actions = [action_from_json(s["action"], s["args"]) for s in states[1:]]
-    trace = run(config, actions)
-    for number, (recorded, computed) in enumerate(
-        zip(states, trace.states(), strict=True)
-    ):
-        if recorded["state"] != to_json(computed):
+    """Re-run a trace document on the spec: its actions from the configuration it states,
+    every state compared with the recorded one, the property re-checked."""
+    if legacy_trace.is_old_trace(data):
+        return _replay_old(legacy_trace.old_trace(data))
+    if not itf.is_trace(data):
+        raise BadTraceFile(f"not an {itf.FORMAT} trace with #meta[{itf.PROJECT!r}]")
+    meta = itf.project(data)
+    if "design" in meta:
+        raise BadTraceFile(f"a witness of design {meta['design']!r}: replay it with "
+                           f"`conform --design {meta['design']} --replay FILE`")
+    trace = run(config_of(data), actions_of(data))
+    differs = itf.differing_state(data, list(trace.states()))
+    if differs is not None:
+        raise BadTraceFile(f"step {differs}: the recorded state differs from the one the "
+                           "spec computes")
+    return rechecked(trace, meta["property"], meta["step"], meta.get("fair_from"))
+
+
+def config_of(data: Mapping[str, Any]) -> Config:
+    """The configuration a trace document states."""
+    return config_from_json(itf.project(data)["config"])
+
+
+def actions_of(data: Mapping[str, Any]) -> list[Action]:
+    """The actions of a trace document, the initial state's none first."""
+    return [action_from_json(label, args) for label, args in itf.actions(data)]
+
+
+def _replay_old(old: legacy_trace.OldTrace) -> Replayed:
+    """An old-format trace re-run, its states compared as the old format wrote them."""
+    trace = run(config_from_json(old.config),
+                [action_from_json(label, args) for label, args in old.steps])
+    for number, (recorded, computed) in enumerate(zip(old.states, trace.states(), strict=True)):
+        if recorded != legacy_trace.to_json(computed):
             raise BadTraceFile(
-                f"step {number}: the recorded state differs from the one the spec computes"
-            )
-    fair = [s["#meta"]["index"] for s in states if s.get("fair")]
-    fair_from = min(fair) - 1 if fair else None
-    property_id = meta["property"]
+                f"step {number}: the recorded state differs from the one the spec computes")
+    return rechecked(trace, old.meta["property"], old.meta["step"], old.fair_from)
+
+
+def upgraded(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ITF document of a trace document: itself, or an old-format trace's replay with
+    every field of its `#meta` (the configuration written in full, `cycle_from` as ITF's
+    `loop`)."""
+    if not legacy_trace.is_old_trace(data):
+        return dict(data)
+    old = legacy_trace.old_trace(data)
+    replayed = _replay_old(old)
+    new = trace_to_json(replayed.trace, property_id=replayed.property_id,
+                        step=replayed.recorded_step, reason=old.meta["reason"],
+                        fair_from=replayed.fair_from, checker=old.meta["checker"])
+    itf.project(new).update({k: old.meta[k] for k in ("rung", "conformance") if k in old.meta})
+    if "cycle_from" in old.meta:
+        new["loop"] = old.meta["cycle_from"]
+    return new
+
+
+def rechecked(trace: Trace, property_id: str, recorded_step: int, fair_from: int | None
+              ) -> Replayed:
+    """`trace` with its property checked again (a conformance disagreement or deadlock has no
+    registry property to check)."""
     step, reason = None, ""
-    if property_id not in ("deadlock", "disagreement"):  # no registry property to re-check
+    if property_id not in ("deadlock", "disagreement"):
         violation = by_id(property_id).check_trace(trace)
         if violation is not None:
             step, reason = violation.step, violation.reason
-    return Replayed(trace, property_id, step, reason, meta["step"], fair_from)
+    return Replayed(trace, property_id, step, reason, recorded_step, fair_from)
 
 
 # -- the step table -------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""`replay FILE --itf OUT` writes the Informal Trace Format that Apalache and Quint read: every
-committed trace file, written as ITF, validates against `model_checks/itf.schema.json`, holds
-exactly the variables it declares in every state and the states the spec computes; the schema
-rejects what a careless writer would emit (JSON numbers, nulls, a state missing `#meta`)."""
+"""The one trace format: every committed trace (the trace files, the traces the lattice's
+outcome files embed, the design witnesses) is an ITF document with the project's metadata
+that validates against `model_checks/itf.schema.json` (that `model_checks.itf` is the one
+module that builds one is `tests/architecture/test_arch_one_trace_writer.py`); random runs
+of both designs round-trip through the writer and the reader; the schema rejects what a
+careless writer would emit; an old-format trace is still read, with one deprecation line."""
 
 from __future__ import annotations
 
@@ -15,76 +17,258 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from model_checks.itf import ACTION_TAKEN, NONDET_PICKS, SCHEMA, expression, trace_to_itf
-from model_checks.trace_file import replay_file
+from model_checks import itf, legacy_trace
+from model_checks.designs.witness_files import WitnessDocument, document, parse, upgraded
+from model_checks.trace_file import (
+    config_to_json,
+    replay_data,
+    replay_file,
+    trace_to_json,
+)
+from spec import V2, Config, Variant, run
+from spec.designs.registry import design_named
+from spec.machine import enabled, initial
 
 ROOT = Path(__file__).resolve().parent.parent
-TRACES = sorted(p for p in (ROOT / "docs" / "results").glob("*/*.json")
-                if p.parent.name != "designs")
-"""The committed traces of the key-replicated design (a design of its own keeps its answers
-and witness documents under docs/results/designs/, in its own format)."""
-VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+SCHEMA = json.loads(itf.SCHEMA.read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+META = jsonschema.Draft202012Validator({"$defs": SCHEMA["$defs"],
+                                        **SCHEMA["properties"]["#meta"]})
+"""The schema of `#meta` alone: cheap enough for every committed trace (the whole schema,
+whose expressions are checked value by value, is run on a sample)."""
+TAGGED = ("#bigint", "#tup", "#set", "#map", "#unserializable")
 
 
-def errors(document: dict[str, Any]) -> list[str]:
-    return [e.message for e in VALIDATOR.iter_errors(document)]
+def committed() -> list[tuple[str, dict[str, Any]]]:
+    """Every trace the repository holds: (where, document)."""
+    listed = subprocess.run(["git", "ls-files", "*.json"], capture_output=True, text=True,
+                            cwd=ROOT, check=True).stdout.split()
+    found = []
+    for name in listed:
+        data = json.loads((ROOT / name).read_text())
+        if isinstance(data, dict) and ("#meta" in data or "actions" in data):
+            found.append((name, data))
+        for outcome in data.get("outcomes", ()) if isinstance(data, dict) else ():
+            found += [(f"{name}: {prop}", t) for prop, t in outcome.get("traces", {}).items()]
+    return found
+
+
+COMMITTED = committed()
+
+
+def errors(data: dict[str, Any]) -> list[str]:
+    return [e.message for e in VALIDATOR.iter_errors(data)]
 
 
 def test_the_schema_is_a_valid_json_schema() -> None:
-    jsonschema.Draft202012Validator.check_schema(json.loads(SCHEMA.read_text()))
+    jsonschema.Draft202012Validator.check_schema(json.loads(itf.SCHEMA.read_text()))
 
 
-def test_there_are_committed_traces_to_write() -> None:
-    assert len(TRACES) > 100
+def test_the_schema_requires_every_variant_knob() -> None:
+    schema = json.loads(itf.SCHEMA.read_text())
+    knobs = schema["$defs"]["spec-trace"]["properties"]["config"]["properties"]["variant"]
+    assert knobs["required"] == [f.name for f in dataclasses.fields(Variant)]
+    assert set(schema["$defs"]["spec-trace"]["properties"]["config"]["required"]) == set(
+        config_to_json(Config()))
 
 
-@pytest.mark.parametrize("path", TRACES[::7], ids=lambda p: p.name)
-def test_a_committed_trace_as_itf_validates_and_matches_the_spec(path: Path) -> None:
-    replayed = replay_file(path)
-    document = trace_to_itf(replayed, str(path))
-    assert errors(document) == []
-    states = list(replayed.trace.states())
-    assert len(document["states"]) == len(states)
-    for index, (written, state) in enumerate(zip(document["states"], states, strict=True)):
-        assert written["#meta"]["index"] == index
-        assert set(written) - {"#meta"} == set(document["vars"])
-        for field in dataclasses.fields(state):
-            assert written[field.name] == expression(getattr(state, field.name))
-    labels = [s[ACTION_TAKEN] for s in document["states"]]
-    assert labels == ["init", *(s.action.label for s in replayed.trace.steps)]
+def is_expression(value: Any) -> bool:
+    """The schema's grammar of expressions, in Python (no JSON numbers or nulls)."""
+    if isinstance(value, bool | str):
+        return True
+    if isinstance(value, list):
+        return all(is_expression(v) for v in value)
+    if not isinstance(value, dict):
+        return False
+    if "#bigint" in value:
+        return set(value) == {"#bigint"} and value["#bigint"].lstrip("-").isdigit()
+    if "#map" in value:
+        return set(value) == {"#map"} and all(len(kv) == 2 and is_expression(kv)
+                                              for kv in value["#map"])
+    if any(tag in value for tag in TAGGED):
+        return len(value) == 1 and is_expression(next(iter(value.values())))
+    return not any(k.startswith("#") for k in value) and all(
+        is_expression(v) for v in value.values())
+
+
+def test_every_committed_trace_is_itf_with_the_project_metadata() -> None:
+    kinds = {"spec": 0, "embedded": 0, "design": 0}
+    for where, data in COMMITTED:
+        assert itf.is_trace(data), where
+        assert [e.message for e in META.iter_errors(data["#meta"])] == [], where
+        assert set(data) <= {"#meta", "vars", "states", "loop"}, where
+        for index, state in enumerate(data["states"]):
+            assert state["#meta"]["index"] == index, where
+            assert set(state) - {"#meta"} == set(data["vars"]), where
+            assert all(is_expression(state[name]) for name in data["vars"]), where
+        design = "design" in itf.project(data)
+        kinds["design" if design else "embedded" if ": " in where else "spec"] += 1
+    assert kinds["spec"] > 600 and kinds["embedded"] > 1000 and kinds["design"] >= 8, kinds
+
+
+@pytest.mark.parametrize("index", range(0, len(COMMITTED), 149))
+def test_a_committed_trace_replays_to_its_recorded_states(index: int) -> None:
+    where, data = COMMITTED[index]
+    assert errors(data) == [], where
+    if "design" in itf.project(data):
+        assert parse(data).actions, where
+        return
+    replayed = replay_data(data)
+    assert replayed.recorded_step == itf.project(data)["step"], where
+    assert len(data["states"]) == len(replayed.trace.steps) + 1
+
+
+# -- round trips ------------------------------------------------------------------------------
+
+
+@st.composite
+def choices(draw: st.DrawFn) -> list[int]:
+    return draw(st.lists(st.integers(min_value=0, max_value=50), max_size=12))
+
+
+def spec_run(picks: list[int]) -> Any:
+    config = Config(variant=V2)
+    trace = run(config, [])
+    for pick in picks:
+        possible = enabled(config, trace.final)
+        if not possible:
+            break
+        trace = trace.extended(possible[pick % len(possible)])
+    assert trace.initial == initial(config)
+    return trace
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(choices())
+def test_a_random_spec_trace_round_trips(picks: list[int]) -> None:
+    trace = spec_run(picks)
+    data = trace_to_json(trace, property_id="S1", step=len(trace.steps), reason="r",
+                         fair_from=0)
+    data["loop"] = 0
+    read = json.loads(itf.text(data))
+    assert errors(read) == []
+    replayed = replay_data(read)
+    assert replayed.trace == trace and replayed.fair_from == 0
+    assert replayed.recorded_step == len(trace.steps) and read["loop"] == 0
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(choices())
+def test_a_random_design_witness_round_trips(picks: list[int]) -> None:
+    design = design_named("shm")
+    variant, environment = design.variants[0], frozenset({"D2"})
+    config = design.instance(variant, environment)
+    state, actions = design.initial(config), []
+    for pick in picks:
+        enabled = design.enabled(config, state)
+        if not enabled:
+            break
+        actions.append(enabled[pick % len(enabled)])
+        state = design.step(config, state, actions[-1])
+    found = WitnessDocument(design, variant, environment, None, tuple(actions))
+    read = json.loads(itf.text(document(found, "2 requests", "why")))
+    assert errors(read) == []
+    assert parse(read) == found
+
+
+# -- the schema against a careless writer -----------------------------------------------------
 
 
 def first_document() -> dict[str, Any]:
-    return trace_to_itf(replay_file(TRACES[0]), "trace")
+    return next(data for where, data in COMMITTED if "design" not in itf.project(data))
 
 
-@pytest.mark.parametrize("mutation", ["json-number", "null", "no-meta", "hash-field", "bad-int"])
+@pytest.mark.parametrize("mutation", ["json-number", "null", "no-meta", "hash-field", "bad-int",
+                                      "no-project", "no-knob"])
 def test_the_schema_rejects_a_careless_writer(mutation: str) -> None:
-    document = copy.deepcopy(first_document())
-    state = document["states"][1]
+    data = copy.deepcopy(first_document())
+    state = data["states"][1]
     if mutation == "json-number":
-        state[NONDET_PICKS] = {"front_end": 0}
+        state[itf.NONDET_PICKS] = {"front_end": 0}
     elif mutation == "null":
-        state[NONDET_PICKS] = {"front_end": None}
+        state[itf.NONDET_PICKS] = {"front_end": None}
     elif mutation == "no-meta":
         del state["#meta"]
     elif mutation == "hash-field":
-        state[NONDET_PICKS] = {"#front_end": "0"}
+        state[itf.NONDET_PICKS] = {"#front_end": "0"}
+    elif mutation == "bad-int":
+        state[itf.NONDET_PICKS] = {"front_end": {"#bigint": "zero"}}
+    elif mutation == "no-project":
+        del data["#meta"][itf.PROJECT]
     else:
-        state[NONDET_PICKS] = {"front_end": {"#bigint": "zero"}}
-    assert errors(document) != []
+        del itf.project(data)["config"]["variant"]["resends_bypass_shadow"]
+    assert errors(data) != []
 
 
-def test_values_map_to_itf_expressions() -> None:
-    assert expression(3) == {"#bigint": "3"}
-    assert expression(True) is True
-    assert expression(None) == {"tag": "None", "value": {}}
-    assert expression(("a", 1)) == ["a", {"#bigint": "1"}]
-    assert expression(frozenset({"b", "a"})) == {"#set": ["a", "b"]}
-    assert expression({"k": 2}) == {"#map": [["k", {"#bigint": "2"}]]}
+def test_values_map_to_itf_expressions_and_back() -> None:
+    assert itf.expression(3) == {"#bigint": "3"}
+    assert itf.expression(True) is True
+    assert itf.expression(None) == {"tag": "None", "value": {}}
+    assert itf.expression(("a", 1)) == ["a", {"#bigint": "1"}]
+    assert itf.expression(frozenset({"b", "a"})) == {"#set": ["a", "b"]}
+    assert itf.expression({"k": 2}) == {"#map": [["k", {"#bigint": "2"}]]}
     with pytest.raises(TypeError, match="no ITF expression for a float"):
-        expression(1.5)
+        itf.expression(1.5)
+    assert itf.plain({"#map": [["k", {"#tup": [{"#bigint": "2"}]}]]}) == {"k": [2]}
+    assert itf.plain({"tag": "None", "value": {}}) is None
+    assert is_expression([{"#set": [{"#bigint": "-2"}]}, {"a": {"tag": "None", "value": {}}}])
+    for careless in (0, None, {"#bigint": "two"}, {"#set": [1]}, {"#map": [["k"]]}, {"#x": 1}):
+        assert not is_expression(careless), careless
+
+
+# -- the old format, read for one release -------------------------------------------------------
+
+
+def old_format(data: dict[str, Any]) -> dict[str, Any]:
+    """An ITF trace of the spec as the old format held it."""
+    meta = itf.project(data)
+    trace = replay_data(data).trace
+    states = [{"#meta": {"index": 0}, "action": "init", "args": {},
+               "state": legacy_trace.to_json(trace.initial)}]
+    states += [{"#meta": {"index": n}, "action": s.action.label,
+                "args": legacy_trace.to_json(dataclasses.asdict(s.action)),
+                "state": legacy_trace.to_json(s.state)}
+               for n, s in enumerate(trace.steps, start=1)]
+    head = {k: meta[k] for k in ("checker", "variant", "environment", "property", "step",
+                                 "reason")}
+    return {"#meta": {"format": legacy_trace.FORMAT, **head}, "config": meta["config"],
+            "states": states}
+
+
+def test_an_old_trace_is_read_with_one_deprecation_line(tmp_path: Path) -> None:
+    data = first_document()
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old_format(data)))
+    program = ("import sys; from pathlib import Path; from model_checks.trace_file import "
+               "replay_file; r = [replay_file(Path(sys.argv[1])) for _ in range(2)]; "
+               "print(r[0].recorded_step)")
+    done = subprocess.run([sys.executable, "-c", program, str(path)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, check=True)
+    assert done.stdout.strip() == str(itf.project(data)["step"])
+    assert done.stderr.count("\n") == 1 and "old format" in done.stderr
+    assert replay_file(path) == replay_data(data)
+    new = tmp_path / "new.json"
+    assert run_replay(str(path), "--itf", str(new)).returncode == 0
+    assert json.loads(new.read_text()) == data
+
+
+def test_an_old_design_witness_is_parsed_as_its_itf_document() -> None:
+    data = next(d for where, d in COMMITTED if "design" in itf.project(d))
+    found = parse(data)
+    old = {"design": found.design.name, "variant": found.variant,
+           "environment": sorted(found.environment), "property": found.property_id,
+           "config": found.stated,
+           "actions": [found.design.action_to_json(a) for a in found.actions]}
+    assert parse(old) == found
+    assert json.loads(itf.text(upgraded(old))) == {**data, "#meta": {
+        **data["#meta"], itf.PROJECT: {k: v for k, v in itf.project(data).items()
+                                       if k not in ("instance", "reason")}}}
+
+
+# -- replay --itf -------------------------------------------------------------------------------
 
 
 def run_replay(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -92,18 +276,24 @@ def run_replay(*arguments: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
+def spec_file() -> str:
+    return next(where for where, data in COMMITTED
+                if ": " not in where and "design" not in itf.project(data))
+
+
 def test_replay_writes_the_itf_file(tmp_path: Path) -> None:
     out = tmp_path / "trace.itf.json"
-    done = run_replay(str(TRACES[0]), "--itf", str(out))
+    done = run_replay(spec_file(), "--itf", str(out))
     assert done.returncode == 0, done.stderr
     assert f"ITF trace written to {out}" in done.stdout
     assert errors(json.loads(out.read_text())) == []
+    assert out.read_text() == (ROOT / spec_file()).read_text()
 
 
 def test_an_unwritable_itf_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    done = run_replay(str(TRACES[0]), "--itf", str(blocker / "trace.itf.json"))
+    done = run_replay(spec_file(), "--itf", str(blocker / "trace.itf.json"))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith("error: cannot write the ITF trace to ")

@@ -38,7 +38,7 @@ from model_checks.matrix import (
 from model_checks.pair_cells import PAIR_ENVIRONMENTS, PAIR_EXPECTED, union
 from model_checks.pair_reasons import PAIR_REASONS
 from model_checks.pair_witnesses import WITNESSES
-from model_checks.trace_file import action_from_json, config_from_json
+from model_checks.trace_file import actions_of, config_of
 from model_checks.verdict_records import Verdict
 from spec import DRIFT_IDS, VARIANTS, by_id, environment, run, variant_named
 
@@ -154,8 +154,8 @@ def _lifted(variant: str, pair: tuple[str, ...], prop: str) -> bool | None:
         if not path.exists():
             continue
         data = json.loads(path.read_text())
-        actions = [action_from_json(s["action"], s["args"]) for s in data["states"][1:]]
-        lifted = replace(config_from_json(data["config"]), environment=environment(*pair))
+        actions = actions_of(data)
+        lifted = replace(config_of(data), environment=environment(*pair))
         if by_id(prop).check_trace(run(lifted, actions)) is not None:
             return True
         found = False

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from model_checks import render
+from model_checks import itf, render
 from model_checks.conform.adapter import Adapter, supports
 from model_checks.conform.exits import (
     EXIT_FAIL,
@@ -50,8 +50,9 @@ the spec's side)."""
 
 
 def _conformance_meta(path: Path) -> dict[str, Any]:
-    """`#meta.conformance` of a trace conform wrote ({} for any other trace file)."""
-    meta = json.loads(path.read_text()).get("#meta", {})
+    """The `conformance` metadata of a trace conform wrote ({} for any other trace file)."""
+    data = json.loads(path.read_text())
+    meta = itf.project(data) if itf.is_trace(data) else data.get("#meta", {})
     found = meta.get("conformance", {}) if isinstance(meta, dict) else {}
     return found if isinstance(found, dict) else {}
 

@@ -3,8 +3,8 @@
 With `--json PATH` (say `build/conform/records.json`), beside the records:
 
 - `records.disagreement-N.trace.json`: the N-th disagreement (a regression included), the
-  shrunk script as a `paired-caches-trace/1` trace of the spec (`#meta.property` is
-  `disagreement`; `#meta.conformance` names the case and the observation that differed), and
+  shrunk script as an ITF trace of the spec (`model_checks.itf`; its metadata's `property`
+  is `disagreement`, its `conformance` names the case and the observation that differed), and
   `records.disagreement-N.trace.txt` beside it: the report and the step table in the one
   trace notation;
 - `records.<ID>.trace.json` (and `.trace.txt`): the shortest trace on which the
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from model_checks import render
+from model_checks import itf, render
 from model_checks.conform.lockstep import spec_trace
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.trace_file import trace_to_json, write_trace
@@ -55,8 +55,9 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
         path = _stem(json_path, f"{DISAGREEMENT}-{number}")
         data = trace_to_json(trace, property_id=DISAGREEMENT, step=found.step,
                              reason=str(found), checker=CONFORMANCE.record)
-        data["#meta"]["conformance"] = {"where": finding.where, "caught_by": found.caught_by,
-                                        "served": found.served}
+        itf.project(data)["conformance"] = {"where": finding.where,
+                                             "caught_by": found.caught_by,
+                                             "served": found.served}
         write_trace(path, data)
         path.with_suffix(".txt").write_text(
             f"{finding.where}\n{found.report()}\n\nthe spec's steps:\n"
@@ -70,7 +71,7 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
         path = _stem(json_path, prop)
         data = trace_to_json(trace, property_id=prop, step=len(trace.steps), reason=b.reason,
                              checker=CONFORMANCE.record)
-        data["#meta"]["conformance"] = {"where": found_prop.where, "served": b.served}
+        itf.project(data)["conformance"] = {"where": found_prop.where, "served": b.served}
         write_trace(path, data)
         path.with_suffix(".txt").write_text(
             f"{prop} broken by the implementation in {found_prop.where} at step {b.step}: "

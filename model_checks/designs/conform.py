@@ -227,7 +227,8 @@ def _failed(args: argparse.Namespace, design: Design, outcome: Outcome,
     """Print a disagreement or a step not driven of a run (and emit it); whether it had one."""
     if outcome.disagreement is None and outcome.not_driven is None:
         return False
-    trace = document(design, design.variants[0], env, None, outcome.actions)
+    trace = document(WitnessDocument(design, design.variants[0], env, None,
+                                     tuple(outcome.actions)))
     if outcome.disagreement is not None:
         print(f"DISAGREEMENT in {where}, at step {outcome.disagreement.step}:")
         print(outcome.disagreement.report())
@@ -252,8 +253,7 @@ def _replay(args: argparse.Namespace, design: Design, found: WitnessDocument) ->
     for number, action in enumerate(outcome.actions[:outcome.steps], start=1):
         print(f"  step {number}: {json.dumps(design.action_to_json(action))}")
     if args.emit_pytest is not None:
-        trace = document(design, found.variant, found.environment, found.property_id,
-                         found.actions)
+        trace = document(found)
         print(emit(args.emit_pytest, args.adapter, trace, f"the replay of {args.replay}"))
     return _replay_verdict(found, outcome)
 

@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf
+
 TEMPLATE = '''"""Replays {where} on the implementation in lockstep with design {design}'s spec.
 
 Written by `python -m model_checks conform --design {design} --emit-pytest`. It fails while
@@ -45,13 +47,14 @@ def write_pytest(directory: Path, adapter_path: str, trace: dict[str, Any], wher
     """Write `trace` (a witness document) as `directory/test_<design>_<env>_<property>.py`;
     the path written."""
     module, _, factory = adapter_path.partition(":")
-    env = "_".join(trace["environment"]) or "none"
-    name = re.sub(r"\W", "_", f"{trace['design']}_{env}_{trace['property'] or 'trace'}")
-    claim = (f"{trace['property']}" if trace["property"] else "no property (a disagreement's "
+    meta = itf.project(trace)
+    env = "_".join(meta["environment"]) or "none"
+    name = re.sub(r"\W", "_", f"{meta['design']}_{env}_{meta['property'] or 'trace'}")
+    claim = (f"{meta['property']}" if meta["property"] else "no property (a disagreement's "
              "trace)")
     path = directory / f"test_{name.lower()}.py"
     directory.mkdir(parents=True, exist_ok=True)
-    path.write_text(TEMPLATE.format(where=where, design=trace["design"], claim=claim,
+    path.write_text(TEMPLATE.format(where=where, design=meta["design"], claim=claim,
                                     module=module, factory=factory, name=name.lower(),
                                     trace=json.dumps(trace)))
     return path

@@ -5,12 +5,13 @@ adapter, on an implementation (`conform --design NAME --replay FILE`)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf
 from model_checks.designs.lattice import LatticeResult, name
+from model_checks.designs.witness_files import WitnessDocument, document
 from spec.designs import design_named
 
 
@@ -65,19 +66,16 @@ def _exploration(rung: int, words: str, environment: frozenset[str], found: Any
 
 
 def write_witnesses(result: LatticeResult, directory: Path) -> list[Path]:
-    """One JSON file per minimal breaking set and property: `ENV_PROPERTY.json`."""
+    """One ITF witness (`witness_files.document`) per minimal breaking set and property:
+    `ENV_PROPERTY.json`."""
     design = design_named(result.design)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for property_id, breaks in result.minimal.items():
         for found in breaks:
             path = directory / f"{name(found.environment)}_{property_id}.json"
-            path.write_text(json.dumps({
-                "design": design.name, "variant": result.variant,
-                "environment": sorted(found.environment), "property": property_id,
-                "instance": found.instance, "config": describe(found.config),
-                "reason": found.reason,
-                "actions": [design.action_to_json(a) for a in found.actions],
-            }, indent=1) + "\n")
+            witness = WitnessDocument(design, result.variant, found.environment, property_id,
+                                      tuple(found.actions), describe(found.config))
+            itf.write_trace(path, document(witness, found.instance, found.reason))
             written.append(path)
     return written

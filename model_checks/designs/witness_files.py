@@ -1,9 +1,10 @@
-"""A design's witnesses as files: one JSON document per (environment, property), naming the
-design, variant, environment and property and listing the actions (`action_to_json`), which
+"""A design's witnesses as files: one ITF document per (environment, property)
+(`model_checks.itf`), its states the design's spec computes from the actions and its
+`#meta["paired-caches"]` naming the design, variant, environment and property, which
 `conform --design NAME --replay FILE` runs against an implementation.
 
-    {"design": "shm", "variant": "O1", "environment": ["D2"], "property": "U1",
-     "actions": [{"action": "Submit", ...}, ...]}
+    {"#meta": {"format": "ITF", ..., "paired-caches": {"design": "shm", "variant": "O1",
+     "environment": ["D2"], "property": "U1", ...}}, "vars": [...], "states": [...]}
 
 The instance a document names is the configuration it states (`config`, the design's
 `config_from_json`: a witness found on a larger instance than the ladder's), else
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf, legacy_trace
 from spec.designs.base import Design, source_order
 from spec.designs.registry import design_named
+from spec.transitions import InvalidAction
 
 SHM_WITNESSES = Path("docs") / "results" / "designs" / "shm" / "witnesses"
 """Where the shared-memory design's committed witnesses are, from the repository's root."""
@@ -54,31 +57,82 @@ class WitnessDocument:
                 f"{self.property_id or 'none'}")
 
 
-def document(design: Design, variant: str, environment: frozenset[str],
-             property_id: str | None, actions: Sequence[Any]) -> dict[str, Any]:
-    """The JSON document of a witness (`property_id` None: a trace that claims no property,
-    as a disagreement's)."""
-    return {"design": design.name, "variant": variant,
-            "environment": sorted(environment, key=source_order), "property": property_id,
-            "actions": [design.action_to_json(a) for a in actions]}
+def document(found: WitnessDocument, instance: str | None = None, reason: str | None = None
+             ) -> dict[str, Any]:
+    """The ITF document of a witness (`model_checks.itf.document`): its states, rebuilt on the
+    design's spec from its actions, and in `#meta["paired-caches"]` the design, variant,
+    environment, property (None: a trace that claims no property, as a disagreement's), the
+    stated configuration and, where known, the instance in words and the reason it breaks."""
+    design, config = found.design, found.config()
+    meta: dict[str, Any] = {
+        "design": design.name, "variant": found.variant,
+        "environment": sorted(found.environment, key=source_order),
+        "property": found.property_id}
+    if instance is not None:
+        meta["instance"] = instance
+    if found.stated is not None:
+        meta["config"] = dict(found.stated)
+    if reason is not None:
+        meta["reason"] = reason
+    steps = [(type(a).__name__, itf.record(a)) for a in found.actions]
+    return itf.document(_states(design, config, found.actions), steps, meta)
+
+
+def _states(design: Design, config: Any, actions: Sequence[Any]) -> list[Any]:
+    states = [design.initial(config)]
+    for action in actions:
+        states.append(design.step(config, states[-1], action))
+    return states
 
 
 def parse(data: Mapping[str, Any]) -> WitnessDocument:
-    """A witness document's values; `BadWitness` naming what is wrong."""
+    """A witness document's values, its recorded states checked against the spec's;
+    `BadWitness` naming what is wrong. A document in the old format (its actions only, taken
+    apart by `model_checks.legacy_trace`, which says so on stderr) is read too."""
     try:
-        design = design_named(str(data["design"]))
-        environment = frozenset(str(s) for s in data["environment"])
-        variant, prop = str(data["variant"]), data["property"]
-        stated = data.get("config")
-        WitnessDocument(design, variant, environment, prop, (), stated).config()
-        actions = tuple(design.action_from_json(a) for a in data["actions"])
+        if legacy_trace.is_old_witness(data):
+            meta, actions = legacy_trace.old_witness(data)
+            return _parsed(meta, [design_named(str(meta["design"])).action_from_json(a)
+                                  for a in actions])
+        meta = itf.project(data)
+        found = _parsed(meta, [design_named(str(meta["design"])).action_from_json(
+            {"action": label, **args}) for label, args in itf.actions(data)])
+        differs = itf.differing_state(data, _states(found.design, found.config(),
+                                                    found.actions))
+    except BadWitness:
+        raise
+    except InvalidAction as error:
+        raise BadWitness(f"the trace does not replay on the spec: {error}") from None
     except KeyError as error:
         raise BadWitness(f"the witness has no {error}") from None
     except (ValueError, TypeError) as error:
         raise BadWitness(f"{type(error).__name__}: {error}") from None
+    if differs is not None:
+        raise BadWitness(f"state {differs}: the recorded state differs from the one the "
+                         "spec computes")
+    return found
+
+
+def _parsed(meta: Mapping[str, Any], actions: Sequence[Any]) -> WitnessDocument:
+    """The witness `meta` names, with `actions`; `BadWitness` for an unknown property."""
+    design = design_named(str(meta["design"]))
+    environment = frozenset(str(s) for s in meta["environment"])
+    variant, prop = str(meta["variant"]), meta["property"]
+    found = WitnessDocument(design, variant, environment, prop, tuple(actions),
+                            meta.get("config"))
+    found.config()
     if prop is not None and prop not in {p.id for p in design.properties}:
         raise BadWitness(f"design {design.name!r} has no property {prop!r}")
-    return WitnessDocument(design, variant, environment, prop, actions, stated)
+    return found
+
+
+def upgraded(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ITF document of a witness document: itself, or an old-format witness's (its
+    instance and reason kept)."""
+    if not legacy_trace.is_old_witness(data):
+        return dict(data)
+    meta, _ = legacy_trace.old_witness(data)
+    return document(parse(data), meta.get("instance"), meta.get("reason"))
 
 
 def read(path: Path) -> WitnessDocument:

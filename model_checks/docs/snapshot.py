@@ -4,8 +4,8 @@ A main job takes minutes and the times in its records differ from run to run, so
 never read a live run: they read `results/records.json` (the verdict records of the scenarios,
 Hypothesis, Z3 and the explorer from main-job runs, restricted to the cells of the expected
 matrix) and `results/traces/*.json` (per cell with a counterexample, the shortest trace
-across checkers, Z3 preferred on ties, then the explorer's, in the replayable
-`paired-caches-trace/1` format).
+across checkers, Z3 preferred on ties, then the explorer's, as replayable ITF
+traces, `model_checks.itf`).
 `from_run` builds a new snapshot from a run's records file (a whole main job, or one phase's
 part such as `build/main-job/parts/4-explore.json`), keeping the records of the checkers and
 cells that run did not judge (`carried_over`), checking every trace it copies; nothing is
@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf
 from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.cells import cell_label, environment_text
 from model_checks.matrix import PROPERTIES
@@ -290,17 +291,9 @@ def write(snapshot: Snapshot, root: Path) -> list[Path]:
         if old.name not in snapshot.traces:
             old.unlink()
     for name, data in sorted(snapshot.traces.items()):
-        (folder / name).write_text(_trace_text(data))
+        (folder / name).write_text(itf.text(data))
         written.append(folder / name)
     return written
-
-
-def _trace_text(data: dict[str, Any]) -> str:
-    """A trace as JSON with one line per state: compact, and diffs read step by step."""
-    head = {k: v for k, v in data.items() if k != "states"}
-    lines = [json.dumps(k) + ": " + json.dumps(v) + "," for k, v in head.items()]
-    states = ",\n  ".join(json.dumps(s) for s in data.get("states", []))
-    return "{\n" + "\n".join(lines) + '\n"states": [\n  ' + states + "\n]}\n"
 
 
 def orphans(root: Path, snapshot: Snapshot) -> list[str]:

@@ -23,14 +23,14 @@ disagreement.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf
 from model_checks.cells import environment_text
 from model_checks.instance import config_for
-from model_checks.trace_file import action_from_json, config_from_json
+from model_checks.trace_file import actions_of, config_from_json
 from model_checks.verdict_records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from spec import Action, Config, TraceError, by_id, run, variant_named
 
@@ -41,9 +41,8 @@ Cell = tuple[str, tuple[str, ...]]
 def _actions(path: str) -> tuple[Action, ...] | None:
     """The actions of a trace file (cached: one file is compared with many records)."""
     try:
-        data = json.loads(Path(path).read_text())
-        return tuple(action_from_json(s["action"], s["args"]) for s in data["states"][1:])
-    except (OSError, ValueError, KeyError, TypeError):
+        return tuple(actions_of(itf.read_trace(Path(path))))
+    except (ValueError, KeyError, TypeError):
         return None
 
 

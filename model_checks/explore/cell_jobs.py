@@ -197,7 +197,7 @@ def _write(job: CellJob, judgement: Judgement) -> Path:
     data = trace_to_json(judgement.trace, property_id=judgement.property_id,
                          step=len(judgement.actions), reason=judgement.reason, checker=CHECKER)
     if judgement.cycle_from is not None:
-        data["#meta"]["cycle_from"] = judgement.cycle_from
+        data["loop"] = judgement.cycle_from  # ITF's lasso: the state the last returns to
     write_trace(path, data)
     return path
 

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf, legacy_trace
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice_report import Break
 from model_checks.trace_file import BadTraceFile, replay_data, trace_to_json
@@ -84,12 +85,21 @@ def pair_witnesses() -> list[Break | str]:
 
 
 def _trace_file(path: Path) -> dict[str, Any] | None:
-    """The trace in `path` if it is a replayable trace file (it has `#meta`), else None."""
+    """The trace in `path` if it is a trace file of the spec (an ITF document with the
+    project's metadata), else None."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and "#meta" in data else None
+    if not isinstance(data, dict) or not (itf.is_trace(data) or legacy_trace.is_old_trace(data)):
+        return None
+    return data if "design" not in _meta(data) else None
+
+
+def _meta(data: dict[str, Any]) -> dict[str, Any]:
+    """The project's metadata of a trace (an old-format file's `#meta`)."""
+    found: dict[str, Any] = itf.project(data) if itf.is_trace(data) else data.get("#meta", {})
+    return found
 
 
 def gather(paths: Iterable[Path]) -> list[Break]:
@@ -107,7 +117,7 @@ def gather(paths: Iterable[Path]) -> list[Break]:
         for file in files:
             trace = _trace_file(file)
             if trace is not None:  # a replayable trace file, not a records file
-                meta = trace["#meta"]
+                meta = _meta(trace)
                 if set(meta.get("environment", [])) <= drift_ids:
                     made = replayed_break(trace, meta["variant"], meta["property"],
                                           tuple(meta["environment"]),
@@ -133,7 +143,7 @@ def gather(paths: Iterable[Path]) -> list[Break]:
         except (OSError, ValueError) as error:
             rejected.append(f"{trace_path}: unreadable ({error})")
             continue
-        checker = str(data.get("#meta", {}).get("checker") or first.checker)
+        checker = str(_meta(data).get("checker") or first.checker)
         made = replayed_break(data, first.variant, first.property, tuple(first.environment),
                               checker, trace_path)
         if isinstance(made, Break):

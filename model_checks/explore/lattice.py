@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from model_checks import itf
 from model_checks.cells import environment_text
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import GraphOptions, build
@@ -136,8 +137,8 @@ def explore_environment(job: EnvJob) -> EnvOutcome:
                                      step=len(judgement.actions), reason=judgement.reason,
                                      checker=EXPLORE_LATTICE.record)
                 if judgement.cycle_from is not None:
-                    data["#meta"]["cycle_from"] = judgement.cycle_from
-                data["#meta"]["rung"] = shape.words()
+                    data["loop"] = judgement.cycle_from  # ITF's lasso
+                itf.project(data)["rung"] = shape.words()
                 traces[prop] = data
             elif judgement.status in (Status.PROVED, Status.VACUOUS):
                 verdicts[prop], rungs[prop] = HOLDS, number

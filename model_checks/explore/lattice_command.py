@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from model_checks import itf
 from model_checks.cells import cell_label, environment_text
 from model_checks.executor import ClusterError
 from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
@@ -469,7 +470,7 @@ def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
     """For a liveness witness: whether it is an S3 crash counted again (the same trace breaks
     S3), and whether it depends on the retry bound (with one more retry allowed, the same
     actions no longer break the property at that step)."""
-    if not prop.startswith("L") or "cycle_from" in data["#meta"]:
+    if not prop.startswith("L") or "loop" in data:
         return []
     replayed = replay_data(data)
     notes = []
@@ -491,11 +492,11 @@ def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
 def _check_witness(request: LatticeRequest, variant: str, prop: str, drift: list[str],
                    data: dict[str, Any]) -> None:
     replayed = replay_data(data)
-    lasso = "cycle_from" in data["#meta"]
+    lasso = "loop" in data
     if not lasso and replayed.step != replayed.recorded_step:
         raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not break "
                             "it on replay")
-    if data["#meta"].get("checker") != EXPLORE_LATTICE.record or not request.explore:
+    if itf.project(data).get("checker") != EXPLORE_LATTICE.record or not request.explore:
         return  # evidence: replayed with every source added when it was gathered
     top = lattice_config(variant_named(variant), request.sources, request.ladder[-1])
     failure = lift_failure(replayed.trace.config, top, [s.action for s in replayed.trace.steps])

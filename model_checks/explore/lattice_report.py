@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks import itf
 from model_checks.explore.lattice import (
     ANY_RUNG,
     HOLDS,
@@ -165,7 +166,7 @@ def _candidates(request: LatticeRequest, prop: str, outcome: EnvOutcome | None,
     0), then the other checkers' breaks by steps, checker and source."""
     candidates: list[tuple[int, int, dict[str, Any]]] = []
     if outcome is not None:
-        candidates.append((int(outcome.traces[prop]["#meta"]["step"]), 0, {
+        candidates.append((int(itf.project(outcome.traces[prop])["step"]), 0, {
             "checker": EXPLORE_LATTICE.record,
             "instance": _words(request, outcome.rung[prop]), "states": outcome.states}))
     for number, b in enumerate(sorted(others, key=lambda b: (b.steps, b.checker, b.source))):

@@ -138,7 +138,7 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
 
 
 def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
-    """Write a Violated cell's trace as a replayable `paired-caches-trace/1` file (the format
+    """Write a Violated cell's trace as a replayable ITF trace file (the format
     of `simulate`, read by `python -m model_checks replay`); return its path, else None."""
     from model_checks.smt.results import Violated
 

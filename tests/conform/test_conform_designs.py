@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from model_checks import itf
 from model_checks.cli import main
 from model_checks.designs.shm_views import breaks, spec_observation
-from model_checks.designs.witness_files import committed, document, read
+from model_checks.designs.witness_files import WitnessDocument, committed, document, read
 from spec.designs.shm import SHM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,7 @@ def test_each_planted_mechanism_change_is_a_disagreement(
     out = capsys.readouterr().out
     assert f"DISAGREEMENT in environment {environment}" in out
     trace = json.loads(out.split("the trace, to replay with --replay FILE:\n")[1].splitlines()[0])
-    assert trace["design"] == "shm" and trace["property"] is None
+    assert itf.project(trace)["design"] == "shm" and itf.project(trace)["property"] is None
 
 
 @pytest.mark.parametrize("witness", committed(ROOT), ids=lambda p: p.stem)
@@ -65,8 +66,8 @@ def test_a_step_the_side_cannot_drive_is_not_followed(tmp_path: Path,
               "placeholders": {"identity": "a", "version": 0}}
     client = SHM.action_from_json({"action": "ClientHandle", "handle": handle})
     path = tmp_path / "client.json"
-    path.write_text(json.dumps(document(SHM, "O1", frozenset({"C1"}), "S3",
-                                        [submit, client])))
+    path.write_text(json.dumps(document(WitnessDocument(SHM, "O1", frozenset({"C1"}), "S3",
+                                                        (submit, client)))))
     assert main(_conform("factory", "--replay", str(path))) == 0
     assert "RESULT: NOT REPRODUCED" in capsys.readouterr().out
     assert main(_conform("forgetful", "--replay", str(path))) == 5
@@ -104,9 +105,12 @@ def test_a_witness_the_spec_cannot_take_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     path = tmp_path / "w.json"
-    path.write_text(json.dumps(document(SHM, "O1", frozenset({"D2"}), "U1",
-                                        [SHM.action_from_json({"action": "Read",
-                                                               "worker": 0})])))
+    submit = SHM.action_from_json({"action": "Submit",
+                                   "contents": [{"identity": "a", "version": 0}]})
+    data = document(WitnessDocument(SHM, "O1", frozenset({"D2"}), "U1", (submit,)))
+    data["states"][1].update({itf.ACTION_TAKEN: "Read", itf.NONDET_PICKS: {
+        "worker": {"#bigint": "0"}}})  # an action the spec refuses first
+    path.write_text(json.dumps(data))
     assert main(_conform("factory", "--replay", str(path))) == 2
     assert "the trace does not replay on the spec" in capsys.readouterr().err
 

@@ -20,6 +20,7 @@ from model_checks.designs.lattice import (
     search,
 )
 from model_checks.designs.results import to_json, write_witnesses
+from model_checks.designs.witness_files import read
 from spec.designs import design_named
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,10 +77,10 @@ def test_witness_files_round_trip(small: LatticeResult, tmp_path: Path) -> None:
     result = small
     paths = write_witnesses(result, tmp_path)
     assert {p.name for p in paths} >= {"D2_U1.json", "D7_S4.json", "D3_S3.json"}
-    data = json.loads((tmp_path / "D2_U1.json").read_text())
-    actions = [SHM.action_from_json(a) for a in data["actions"]]
-    config = SHM.instance(data["variant"], frozenset(data["environment"]))
-    assert replay(SHM, config, actions, next(p for p in SHM.properties if p.id == "U1"))
+    witness = read(tmp_path / "D2_U1.json")
+    assert witness.config() == SHM.instance(witness.variant, witness.environment)
+    assert replay(SHM, witness.config(), witness.actions,
+                  next(p for p in SHM.properties if p.id == "U1"))
     assert to_json(result)["answers"]["U1"]["D2"]["verdict"] == "breaks"
 
 
@@ -89,12 +90,9 @@ def test_every_committed_shm_witness_replays_on_the_spec() -> None:
     files = sorted(folder.glob("*.json"))
     assert files
     for path in files:
-        data = json.loads(path.read_text())
-        prop = next(p for p in SHM.properties if p.id == data["property"])
-        config = SHM.config_from_json(data["config"], data["variant"],
-                                      frozenset(data["environment"]))
-        actions = [SHM.action_from_json(a) for a in data["actions"]]
-        assert replay(SHM, config, actions, prop), path.name
+        witness = read(path)
+        prop = next(p for p in SHM.properties if p.id == witness.property_id)
+        assert replay(SHM, witness.config(), witness.actions, prop), path.name
 
 
 @pytest.mark.skipif(not (COMMITTED / "shm.json").exists(), reason="no committed shm answers")

@@ -12,7 +12,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.explore.graph import GraphOptions
 from model_checks.instance import config_for
-from model_checks.trace_file import action_from_json, replay_file
+from model_checks.trace_file import actions_of, replay_file
 from model_checks.verdict_records import Verdict, read_records
 from spec import DRIFT_IDS, by_id, run, variant_named
 
@@ -51,7 +51,7 @@ def test_explorer_traces_are_traces_of_the_matrix_instance(tmp_path: Path) -> No
     assert traces
     for record in traces:
         data = json.loads(Path(str(record.counterexample_path)).read_text())
-        actions = [action_from_json(s["action"], s["args"]) for s in data["states"][1:]]
+        actions = actions_of(data)
         matrix = config_for(variant_named(record.variant), record.environment)
         assert by_id(record.property).check_trace(run(matrix, actions)) is not None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+from model_checks import itf
 from model_checks.docs.lattice_page import answer
 from model_checks.explore import evidence
 from model_checks.explore.lattice import (
@@ -36,7 +37,7 @@ def test_the_snapshot_and_the_pair_witnesses_are_replayed_evidence() -> None:
 def test_a_trace_that_does_not_replay_is_not_evidence() -> None:
     good = next(b for b in evidence.gather([SNAPSHOT]) if b.checker == "pair-witness")
     bad = copy.deepcopy(good.trace)
-    bad["#meta"]["step"] = good.steps + 1
+    itf.project(bad)["step"] = good.steps + 1
     made = evidence.replayed_break(bad, good.variant, "S1", good.environment, "z3-bmc", "x")
     assert isinstance(made, str) and "without breaking S1" in made
     cut = copy.deepcopy(good.trace)

@@ -1,4 +1,4 @@
-"""Counterexample traces: the JSON format, the step table, and `python -m model_checks replay`."""
+"""Counterexample traces: the ITF document, the step table, and `python -m model_checks replay`."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from model_checks import itf
 from model_checks.cli import main
 from model_checks.instance import config_for
 from model_checks.simulate.machine import RuleStats
 from model_checks.simulate.run import PROFILES, Finding, search
 from model_checks.trace_file import (
-    FORMAT,
     config_from_json,
     config_to_json,
     replay_file,
@@ -34,17 +34,22 @@ def _finding(tmp_path: Path) -> tuple[Finding, Path]:
     return found, path
 
 
-def test_json_is_one_object_per_step_with_label_arguments_and_state(tmp_path: Path) -> None:
+def test_json_is_one_itf_state_per_step_with_label_arguments_and_variables(
+    tmp_path: Path,
+) -> None:
     found, path = _finding(tmp_path)
     data = json.loads(path.read_text())
-    assert data["#meta"]["format"] == FORMAT
-    assert data["#meta"]["property"] == "H1" and data["#meta"]["step"] == found.step
+    assert data["#meta"]["format"] == "ITF"
+    meta = itf.project(data)
+    assert meta["property"] == "H1" and meta["step"] == found.step
+    assert config_from_json(meta["config"]) == found.trace.config
     states = data["states"]
     assert len(states) == len(found.trace.steps) + 1
-    assert states[0]["action"] == "init"
+    assert states[0][itf.ACTION_TAKEN] == "init"
     assert [s["#meta"]["index"] for s in states] == list(range(len(states)))
-    assert all({"action", "args", "state"} <= set(s) for s in states)
-    assert "receiver" in states[-1]["state"] and "shadows" in states[-1]["state"]
+    assert all({itf.ACTION_TAKEN, itf.NONDET_PICKS} <= set(s) for s in states)
+    assert "receiver" in states[-1] and "shadows" in states[-1]
+    assert len(path.read_text().splitlines()) == len(states) + 4  # one line per state
 
 
 def test_replay_prints_the_same_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,7 +73,7 @@ def test_a_bad_file_is_one_clear_line_and_exit_2(
     }
     _, good = _finding(tmp_path)
     data = json.loads(good.read_text())
-    data["states"][1]["action"] = "teleport"
+    data["states"][1][itf.ACTION_TAKEN] = "teleport"
     cases["bad-action.json"] = json.dumps(data)
     for name, text in cases.items():
         path = tmp_path / name
@@ -82,7 +87,7 @@ def test_a_bad_file_is_one_clear_line_and_exit_2(
 def test_a_tampered_state_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, path = _finding(tmp_path)
     data = json.loads(path.read_text())
-    data["states"][-1]["state"]["receiver"] = [{"#type": "Ghost", "identity": "z"}]
+    data["states"][-1]["receiver"] = [{"tag": "Ghost", "value": {"identity": "z"}}]
     path.write_text(json.dumps(data))
     assert main(["replay", str(path)]) == 2
     assert "differs" in capsys.readouterr().err

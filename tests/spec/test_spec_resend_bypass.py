@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.trace_file import action_from_json, config_from_json
+from model_checks.trace_file import actions_of, config_of
 from spec import V4, Config, State, Trace, by_id, initial, step
 from spec.trace import Step, run
 from spec.transitions import InvalidAction, Retry
@@ -35,8 +35,8 @@ WITHOUT_BYPASS = replace(V4, name="V4-resends-use-shadow", resends_bypass_shadow
 
 def _schedule(prop: str, source: str) -> tuple[Config, list[Any]]:
     data = json.loads((WITNESSES / f"V3_{source}_{prop}.json").read_text())
-    actions = [action_from_json(s["action"], s["args"]) for s in data["states"][1:]]
-    return config_from_json(data["config"]), actions
+    actions = actions_of(data)
+    return config_of(data), actions
 
 
 def _run_while_enabled(config: Config, actions: list[Any]) -> Trace:

@@ -15,9 +15,10 @@ old tensor with the new placeholders. The lattice's rungs (budget 2) and Z3's ma
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
+from model_checks import itf
 from model_checks.trace_file import trace_to_json
 from model_checks.verdict_records import SCENARIOS
 from spec import V2, Config, Content, ItemSize, Trace, by_id, environment, run
@@ -50,7 +51,7 @@ def trace() -> Trace:
     return run(CONFIG, ACTIONS)
 
 
-def trace_json() -> dict[str, object]:
+def trace_json() -> dict[str, Any]:
     """The run as a replayable trace file, breaking S1 at its last step."""
     violation = by_id("S1").check_trace(trace())
     assert violation is not None, "the witness no longer breaks S1: the spec changed"
@@ -59,7 +60,8 @@ def trace_json() -> dict[str, object]:
 
 
 def text() -> str:
-    return json.dumps(trace_json(), indent=1, sort_keys=True) + "\n"
+    """The trace file's text (`itf.text`)."""
+    return itf.text(trace_json())
 
 
 def write(root: Path = Path(".")) -> Path:

@@ -36,10 +36,11 @@ and the lattice takes its committed trace as evidence (checker "scenarios").
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from model_checks import itf
 from model_checks.trace_file import trace_to_json
 from model_checks.verdict_records import SCENARIOS
 from spec import V1, V2, V3, Config, Content, ItemSize, Trace, Variant, by_id, environment, run
@@ -87,7 +88,7 @@ class Witness:
                                                 key=lambda d: int(d.value[1:])))
         return Path(f"docs/results/every-instance/{variant.name}_{env}_{self.property}.json")
 
-    def trace_json(self, variant: Variant) -> dict[str, object]:
+    def trace_json(self, variant: Variant) -> dict[str, Any]:
         """The run as a replayable trace file, breaking the property at its last step."""
         trace = self.trace(variant)
         violation = by_id(self.property).check_trace(trace)
@@ -96,7 +97,8 @@ class Witness:
                              reason=violation.reason, checker=SCENARIOS.record)
 
     def text(self, variant: Variant) -> str:
-        return json.dumps(self.trace_json(variant), indent=1, sort_keys=True) + "\n"
+        """The trace file's text (`itf.text`)."""
+        return itf.text(self.trace_json(variant))
 
 
 _D7_SIZES = {("h", 0): 2, ("h", 1): 2, ("x", 0): 2, ("x", 1): 1}
