@@ -19,7 +19,7 @@ import time
 
 import z3
 
-from model_checks.environment_arg import parse_environment
+from model_checks.kernel.environment_arg import parse_environment
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.encode.actions import args_at, available, transition
 from model_checks.smt.encode.symbols import Encoding, params, params_constraint, state_at

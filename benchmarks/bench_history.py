@@ -31,7 +31,7 @@ from model_checks.conform.reference_adapter import factory
 from model_checks.history.concurrent import ThreadRun, checked_environment, run_tasks, run_threads
 from model_checks.history.explain import Limit, explain
 from model_checks.history.log import History
-from model_checks.text_table import grid
+from model_checks.kernel.text_table import grid
 from spec import environment
 
 ENV = environment("D3")

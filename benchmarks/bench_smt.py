@@ -57,7 +57,7 @@ import z3
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
 from model_checks.smt.budget import DEEP_RLIMIT, Bounded, counter
 from model_checks.smt.decided_cells import matrix_cells
 from model_checks.smt.encode.actions import args_at, initial, transition

@@ -24,9 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-from model_checks.cells import cell_identifier
-from model_checks.instance import config_for
-from model_checks.matrix import EXPECTED, Expectation
+from model_checks.kernel.cells import cell_identifier
+from model_checks.kernel.instance import config_for
+from model_checks.kernel.matrix import EXPECTED, Expectation
 from model_checks.simulate.machine import RuleStats
 from model_checks.simulate.run import PROFILES, search
 from spec import enabled, initial, step, variant_named

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from model_checks import render
+from model_checks.kernel import render
 from spec import V2, V3, ClientItem, Config, Content, ItemSize, Trace, Variant, initial, step
 from spec.state import Message, State
 from spec.trace import Step

@@ -1,4 +1,4 @@
-"""Rewrite every committed trace in an old format as ITF (`model_checks.legacy_trace`):
+"""Rewrite every committed trace in an old format as ITF (`model_checks.kernel.legacy_trace`):
 the trace files of the spec, the traces the lattice's outcome files embed, and the design
 witnesses. For each, reading the new document must give the same configuration, states,
 break step and fair start as replaying the old one (the design witnesses: the same
@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf, legacy_trace
 from model_checks.designs import witness_files
-from model_checks.trace_file import replay_data, upgraded
+from model_checks.kernel import itf, legacy_trace
+from model_checks.kernel.trace_file import replay_data, upgraded
 
 
 def converted_trace(old: dict[str, Any]) -> dict[str, Any]:

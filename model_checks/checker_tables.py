@@ -1,4 +1,5 @@
-"""Every checker's table of the properties it judges (`model_checks.judged`), by checker name.
+"""Every checker's table of the properties it judges (`model_checks.kernel.judged`), by
+checker name.
 
 Kept apart from `judged`, which every checker imports for its own table: this module reads
 the checkers, so it sits above them, and `judged` below them, with no import between the two
@@ -11,10 +12,10 @@ from collections.abc import Callable
 
 from model_checks.conform.judged import judged as conform
 from model_checks.explore.judge import judged as explore
-from model_checks.judged import Table
+from model_checks.kernel.judged import Table
+from model_checks.kernel.verdict_records import CONFORMANCE, EXPLORE, HYPOTHESIS, Z3_BMC
 from model_checks.simulate.machine import judged as simulate
 from model_checks.smt.judged import judged as z3
-from model_checks.verdict_records import CONFORMANCE, EXPLORE, HYPOTHESIS, Z3_BMC
 
 
 def checker_tables() -> dict[str, Callable[[], Table]]:

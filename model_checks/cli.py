@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.executor import DASK_HELP, ClusterError
-from model_checks.exits import EXIT_USAGE, UsageError
+from model_checks.kernel.exits import EXIT_USAGE, UsageError
 from model_checks.mutant_run.command import HELP as MUTANTS_HELP
 
 
@@ -55,7 +55,7 @@ COMMANDS: list[Command] = [
         "scenarios",
         "replay the hand-written scenario suite on every variant",
         _no_arguments,
-        lazy("model_checks.scenario_run", "run"),
+        lazy("model_checks.scenarios.run", "run"),
     ),
     Command(
         "docs",

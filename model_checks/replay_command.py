@@ -1,10 +1,8 @@
-"""`python -m model_checks replay FILE`: re-run a trace file, written by any checker, on the
-spec and print its step table; `--itf OUT` also writes its ITF document (`model_checks.itf`; an
-old-format file converted). Exit
-code 0 when the property breaks where the file says (or, for a conformance disagreement, when
-the spec replays every step), 1 when it does not, 2 for a file that cannot be read (one line
-on stderr).
-"""
+"""`python -m model_checks replay FILE`: re-run a trace file, written by any checker, on the spec
+and print its step table; `--itf OUT` also writes its ITF document (`model_checks.kernel.itf`; an
+old-format file converted). Exit code 0 when the property breaks where the file says (or, for a
+conformance disagreement, when the spec replays every step), 1 when it does not, 2 for a file that
+cannot be read (one line on stderr)."""
 
 from __future__ import annotations
 
@@ -12,9 +10,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from model_checks import itf, render
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
-from model_checks.trace_file import BadTraceFile, replay_file, table, upgraded
+from model_checks.kernel import itf, render
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.trace_file import BadTraceFile, replay_file, table, upgraded
 
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:

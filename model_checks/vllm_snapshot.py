@@ -3,7 +3,7 @@ scripts/setup-vllm installs) runs vLLM's caches and writes `docs/results/vllm.js
 which `model_checks.docs.vllm_page` renders the page (so `docs --check` needs no vLLM). It
 drives the commands users run, in process, so it lives beside the command line, not in the
 site generator; what the page needs of it (the snapshot's file, this command, the reproducer)
-is in `model_checks.vllm_run`.
+is in `model_checks.adapters.vllm_run`.
 
 What it runs, all through the commands users run:
 - `conform --adapter model_checks.adapters.vllm:factory` per variant the release implements
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.adapters import vllm_release
-from model_checks.cells import environment_text
+from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.doctor.facts import Deployment, environment
-from model_checks.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
+from model_checks.kernel.cells import environment_text
 from spec import safety_ids
 
 ADAPTER = "model_checks.adapters.vllm:factory"

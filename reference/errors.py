@@ -143,7 +143,7 @@ class MultiModalCacheMissError(CacheError, KeyError):
     ``identities`` lists EVERY missed identity of the request, in request order, so that the
     front end can invalidate them all at once and the retry carries all their data
     (vllm#46747): one retry suffices when nothing else touches the caches until it is
-    delivered (`model_checks.retries`), not in general. Items that did not miss were still
+    delivered (`model_checks.kernel.retries`), not in general. Items that did not miss were still
     cached. Picklable, as it crosses the process boundary.
     """
 

@@ -1,4 +1,4 @@
-"""The checkers' shared cell vocabulary (`model_checks.cells`): one label rule, one way to
+"""The checkers' shared cell vocabulary (`model_checks.kernel.cells`): one label rule, one way to
 write an environment, one rule comparing a verdict with the expected matrix."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.cells import (
+from model_checks.kernel.cells import (
     Agreement,
     BadCell,
     agreement,
@@ -19,9 +19,16 @@ from model_checks.cells import (
     older_cell,
     parse_cell,
 )
-from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
-from model_checks.matrix import Expectation
-from model_checks.verdict_records import CHECKERS, EXPLORE, HYPOTHESIS, Z3_BMC, Checker, Verdict
+from model_checks.kernel.environment_arg import ROUTER, BadEnvironment, parse_environment
+from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.verdict_records import (
+    CHECKERS,
+    EXPLORE,
+    HYPOTHESIS,
+    Z3_BMC,
+    Checker,
+    Verdict,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "env_text",
@@ -48,19 +55,19 @@ def restated(name: str, source: str) -> list[str]:
 
 
 def test_no_checker_restates_the_label_rules() -> None:
-    """The rules live in model_checks/cells.py alone: no other module defines a function of
+    """The rules live in model_checks/kernel/cells.py alone: no other module defines a function of
     the same name (the explorer and Hypothesis each had their own `cell_label`)."""
     found = [line for path in sorted((ROOT / "model_checks").rglob("*.py"))
-             if path != ROOT / "model_checks" / "cells.py"
+             if path != ROOT / "model_checks" / "kernel" / "cells.py"
              for line in restated(str(path.relative_to(ROOT)), path.read_text())]
-    assert not found, f"restated cell vocabulary (use model_checks.cells): {found}"
+    assert not found, f"restated cell vocabulary (use model_checks.kernel.cells): {found}"
 
 
 def test_a_planted_label_rule_is_found() -> None:
     planted = ("def cell_label(variant, env):\n"
                "    return '_'.join([variant, *env]) if env else f'{variant}_none'\n")
     assert restated("explore/cell_jobs.py", planted) == ["explore/cell_jobs.py:1 cell_label"]
-    assert restated("ok.py", "from model_checks.cells import cell_label\n") == []
+    assert restated("ok.py", "from model_checks.kernel.cells import cell_label\n") == []
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.record)
@@ -166,7 +173,7 @@ def test_a_bad_environment_is_a_clear_error_and_the_router_needs_its_command() -
 
 
 def test_a_cell_filter_selects_by_the_one_spelling() -> None:
-    from model_checks.cell_sets import ALL_EXPECTED
+    from model_checks.kernel.cell_sets import ALL_EXPECTED
 
     def chosen(text: str) -> list[str]:
         return [cell_label(c.variant, c.environment) for c in ALL_EXPECTED

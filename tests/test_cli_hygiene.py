@@ -104,7 +104,7 @@ def test_cli_an_older_spelling_is_one_line_naming_the_one() -> None:
 
 def test_cli_ids_are_case_insensitive() -> None:
     from model_checks.conform.command import _required
-    from model_checks.environment_arg import parse_environment
+    from model_checks.kernel.environment_arg import parse_environment
 
     assert _required("s1, h1") == frozenset({"S1", "H1"})
     assert parse_environment("d7+D2") == ("D2", "D7")
@@ -113,7 +113,7 @@ def test_cli_ids_are_case_insensitive() -> None:
 
 def test_cli_property_ids_known_to_the_command_line_are_the_registry() -> None:
     from model_checks.conform.command import PROPERTY_IDS
-    from model_checks.environment_arg import DRIFT_IDS
+    from model_checks.kernel.environment_arg import DRIFT_IDS
     from spec import Drift, registry
 
     assert tuple(p.id for p in registry()) == PROPERTY_IDS

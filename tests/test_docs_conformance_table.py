@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.cell_sets import ALL_EXPECTED
-from model_checks.environment_arg import ROUTER
-from model_checks.matrix import Expectation
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.matrix import Expectation
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "conformance.md"

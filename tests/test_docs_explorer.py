@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.answers import load as load_answers
+from model_checks.answers.summary import code
 from model_checks.docs.results import Results, describe, variant_page
 from model_checks.docs.snapshot import (
     CHECKERS,
@@ -29,8 +30,7 @@ from model_checks.docs.snapshot import (
     read_run,
     sources,
 )
-from model_checks.summary import code
-from model_checks.verdict_records import Verdict, VerdictRecord, write_records
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
 from spec import property_ids
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -14,9 +14,9 @@ import pytest
 from model_checks.cli import main
 from model_checks.docs.generate import check, pages
 from model_checks.docs.snapshot import RECORDS, TRACES, key, load, read_run
-from model_checks.instance import environment_of
-from model_checks.trace_file import replay_file
-from model_checks.verdict_records import Verdict
+from model_checks.kernel.instance import environment_of
+from model_checks.kernel.trace_file import replay_file
+from model_checks.kernel.verdict_records import Verdict
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

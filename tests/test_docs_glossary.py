@@ -1,5 +1,5 @@
 """docs/glossary.md defines every mark the main job's summary can print and lists each term
-once: a mark of `model_checks.summary.LEGEND` or of `summary.code` missing from the glossary
+once: a mark of `model_checks.answers.summary.LEGEND` or of `summary.code` missing from the glossary
 fails, and so does a term defined twice."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from model_checks.summary import LEGEND, code
-from model_checks.verdict_records import CHECKERS, Verdict, VerdictRecord
+from model_checks.answers.summary import LEGEND, code
+from model_checks.kernel.verdict_records import CHECKERS, Verdict, VerdictRecord
 
 GLOSSARY = Path(__file__).resolve().parent.parent / "docs" / "glossary.md"
 ROW = re.compile(r"^\| ([^|]+?) \|", re.M)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from model_checks import render
 from model_checks.cli import main
 from model_checks.docs.generate import pages
 from model_checks.docs.snapshot import TRACES, load, trace_name
+from model_checks.kernel import render
 from spec.lru import Entry, Ghost
 from spec.state import ClientItem, Message, Reply, WireItem
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from model_checks import scenario_run
 from model_checks.docs import generate
 from model_checks.mutant_run import killmatrix
+from model_checks.scenarios import run as scenario_run
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 RESULTS = (DOCS / "results").resolve()

@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import pytest
 
+from model_checks.docs.requirements import OBLIGATIONS, InvalidObligation, Obligation
 from model_checks.docs.requirements_page import omitted_by, spec_mutant
 from model_checks.mutant_run.killmatrix import kill_matrix
 from model_checks.mutant_run.reference_mutants import by_name, history_mutants
-from model_checks.requirements import OBLIGATIONS, InvalidObligation, Obligation
-from model_checks.scenario_run import replay_all
 from model_checks.scenarios import SCENARIOS, violated
+from model_checks.scenarios.run import replay_all
 from spec import V2, V3, V4
 
 WITH_SPEC = [o for o in OBLIGATIONS if o.spec_mutant is not None]

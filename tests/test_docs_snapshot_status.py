@@ -15,7 +15,7 @@ from model_checks.docs.snapshot import (
 )
 from model_checks.jobs.phases import PROVE_NIGHTLY_ONLY
 from model_checks.jobs.run import snapshot_status
-from model_checks.verdict_records import Verdict
+from model_checks.kernel.verdict_records import Verdict
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from model_checks.adapters.vllm_run import SNAPSHOT
 from model_checks.docs.vllm_page import hand_written, load, vllm_page
-from model_checks.vllm_run import SNAPSHOT
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -1,5 +1,5 @@
-"""model_checks.file_cache: a value is computed once per key and sources, read back after, and
-an entry that is absent, unreadable or of another shape is computed again; the kill matrix's
+"""model_checks.executor.file_cache: a value is computed once per key and sources, read back after,
+and an entry that is absent, unreadable or of another shape is computed again; the kill matrix's
 cached rows are the rows of a fresh run."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from model_checks import file_cache
+from model_checks.executor import file_cache
 from model_checks.mutant_run import killmatrix
 from model_checks.mutant_run.reference_mutants import history_mutants
 

@@ -1,4 +1,4 @@
-"""The instance vocabulary (`model_checks.instance`): the matrix's instance stated once, cut
+"""The instance vocabulary (`model_checks.kernel.instance`): the matrix's instance stated once, cut
 down (never resized) by the explorer, and the defaults of Z3's bounds and the lattice's rungs
 taken from it."""
 
@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.cell_sets import ALL_EXPECTED
-from model_checks.environment_arg import ROUTER
 from model_checks.explore.lattice_instance import Rung
-from model_checks.instance import (
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.instance import (
     MATRIX,
     ONE_SIDED,
     config_for,

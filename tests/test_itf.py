@@ -1,9 +1,9 @@
-"""The one trace format: every committed trace (the trace files, the traces the lattice's
-outcome files embed, the design witnesses) is an ITF document with the project's metadata
-that validates against `model_checks/itf.schema.json` (that `model_checks.itf` is the one
-module that builds one is `tests/architecture/test_arch_one_trace_writer.py`); random runs
-of both designs round-trip through the writer and the reader; the schema rejects what a
-careless writer would emit; an old-format trace is still read, with one deprecation line."""
+"""The one trace format: every committed trace (the trace files, the traces the lattice's outcome
+files embed, the design witnesses) is an ITF document with the project's metadata that validates
+against `model_checks/kernel/itf.schema.json` (that `model_checks.kernel.itf` is the one module that
+builds one is `tests/architecture/test_arch_one_trace_writer.py`); random runs of both designs
+round-trip through the writer and the reader; the schema rejects what a careless writer would emit;
+an old-format trace is still read, with one deprecation line."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_checks import itf, legacy_trace
 from model_checks.designs.witness_files import WitnessDocument, document, parse, upgraded
-from model_checks.trace_file import (
+from model_checks.kernel import itf, legacy_trace
+from model_checks.kernel.trace_file import (
     config_to_json,
     replay_data,
     replay_file,
@@ -242,7 +242,7 @@ def test_an_old_trace_is_read_with_one_deprecation_line(tmp_path: Path) -> None:
     data = first_document()
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old_format(data)))
-    program = ("import sys; from pathlib import Path; from model_checks.trace_file import "
+    program = ("import sys; from pathlib import Path; from model_checks.kernel.trace_file import "
                "replay_file; r = [replay_file(Path(sys.argv[1])) for _ in range(2)]; "
                "print(r[0].recorded_step)")
     done = subprocess.run([sys.executable, "-c", program, str(path)], capture_output=True,

@@ -238,3 +238,43 @@ def test_a_planted_package_cycle_is_found() -> None:
     assert cycles(package_graph(graph)) == [["model_checks.back", "model_checks.front"]]
     planted["model_checks.back.command"] = "import model_checks.kernel\n"
     assert cycles(package_graph(import_graph(planted, deferred=True))) == []
+
+
+# -- the kernel ------------------------------------------------------------------------------
+
+KERNEL = "model_checks.kernel"
+
+
+def kernel_reaches(graph: dict[str, set[str]], kernel: str = KERNEL) -> list[str]:
+    """Every import (`module -> target`) from a module of `kernel` to a module of
+    `model_checks` outside it: the kernel is what every checker and product builds on, so it
+    depends on none of them (spec and third-party packages are outside the question)."""
+
+    def inside(module: str) -> bool:
+        return module == kernel or module.startswith(kernel + ".")
+
+    return sorted(f"{module} -> {target}" for module, targets in graph.items() if inside(module)
+                  for target in targets
+                  if target.split(".")[0] == "model_checks" and not inside(target))
+
+
+def test_the_kernel_imports_nothing_else_of_model_checks() -> None:
+    found = kernel_reaches(import_graph(_project_sources(), deferred=True))
+    assert not found, f"the kernel imports checkers or products: {found}"
+
+
+def test_a_kernel_import_of_a_checker_is_found() -> None:
+    planted = {
+        "model_checks": "",
+        "model_checks.kernel": "",
+        "model_checks.kernel.cells": "from model_checks.kernel import exits\nimport spec\n",
+        "model_checks.kernel.exits": "def later():\n    from model_checks.smt import runner\n",
+        "model_checks.smt": "",
+        "model_checks.smt.runner": "from model_checks.kernel import cells\n",
+        "spec": "",
+    }
+    graph = import_graph(planted, deferred=True)
+    assert kernel_reaches(graph) == ["model_checks.kernel.exits -> model_checks.smt.runner"]
+    planted["model_checks.kernel.exits"] = "import model_checks\n"
+    assert kernel_reaches(import_graph(planted, deferred=True)) == [
+        "model_checks.kernel.exits -> model_checks"]

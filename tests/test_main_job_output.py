@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from model_checks import cli
+from model_checks.answers.summary import LEGEND, short_environment
 from model_checks.jobs import phases as jobs
 from model_checks.jobs.phases import checker
 from model_checks.jobs.run import WIDTH
-from model_checks.summary import LEGEND, short_environment
 
 ONE_CELL = ("simulate", "--profile", "ci", "--only", "V3_D11", "--no-mutants")
 

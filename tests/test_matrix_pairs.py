@@ -14,20 +14,20 @@ from pathlib import Path
 import pytest
 
 from model_checks import cli
-from model_checks.cell_sets import (
+from model_checks.docs.snapshot import trace_name
+from model_checks.explore.cell_jobs import CellJob, explore_cell
+from model_checks.jobs import phases
+from model_checks.jobs import run as job_run
+from model_checks.jobs.run import PhaseRun
+from model_checks.kernel.cell_sets import (
     ALL_EXPECTED,
     CELL_SETS,
     add_cells_argument,
     cells_named,
     expected_cell,
 )
-from model_checks.docs.snapshot import trace_name
-from model_checks.explore.cell_jobs import CellJob, explore_cell
-from model_checks.instance import config_for, instance_contains
-from model_checks.jobs import phases
-from model_checks.jobs import run as job_run
-from model_checks.jobs.run import PhaseRun
-from model_checks.matrix import (
+from model_checks.kernel.instance import config_for, instance_contains
+from model_checks.kernel.matrix import (
     ENVIRONMENTS,
     EXPECTED,
     PROPERTIES,
@@ -35,11 +35,11 @@ from model_checks.matrix import (
     WIDER_PROPERTIES,
     Expectation,
 )
-from model_checks.pair_cells import PAIR_ENVIRONMENTS, PAIR_EXPECTED, union
-from model_checks.pair_reasons import PAIR_REASONS
-from model_checks.pair_witnesses import WITNESSES
-from model_checks.trace_file import actions_of, config_of
-from model_checks.verdict_records import Verdict
+from model_checks.kernel.pair_cells import PAIR_ENVIRONMENTS, PAIR_EXPECTED, union
+from model_checks.kernel.pair_reasons import PAIR_REASONS
+from model_checks.kernel.pair_witnesses import WITNESSES
+from model_checks.kernel.trace_file import actions_of, config_of
+from model_checks.kernel.verdict_records import Verdict
 from spec import DRIFT_IDS, VARIANTS, by_id, environment, run, variant_named
 
 VARIANT_NAMES = [v.name for v in VARIANTS]

@@ -12,12 +12,18 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
+from model_checks.kernel.verdict_records import (
+    CONFORMANCE,
+    SCENARIOS,
+    Z3_BMC,
+    Verdict,
+    read_records,
+)
 from model_checks.mutant_run import checkers
 from model_checks.mutant_run.outcome import Catch, Outcome
 from model_checks.mutant_run.reference_mutants import history_mutants
 from model_checks.mutation.registry import command_names
 from model_checks.mutation.spec_mutants import spec_mutants
-from model_checks.verdict_records import CONFORMANCE, SCENARIOS, Z3_BMC, Verdict, read_records
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

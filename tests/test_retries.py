@@ -1,4 +1,4 @@
-"""L4 as a theorem about retries (`model_checks.retries`): the undisturbed-attempt theorem
+"""L4 as a theorem about retries (`model_checks.kernel.retries`): the undisturbed-attempt theorem
 holds in every run of a small instance and on sampled runs of larger ones within its
 environment, its monitor fails where the theorem's assumptions fail (size skew), the break
 of L3 with no drift event is a disturbed attempt, and under size skew alone no number of
@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.retries import (
+from model_checks.kernel.retries import (
     ENVIRONMENT,
     EVERY_SOURCE,
     FIRST_RESEND,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.environment_arg import ROUTER
+from model_checks.kernel.environment_arg import ROUTER
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.scenarios import SCENARIOS, Scenario, violated
 from spec import V1, V2, V3, V4, VARIANTS, Drift, Outcome, Variant

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from model_checks.matrix import EXPECTED, Expectation
-from model_checks.scenario_run import records, replay_all
-from model_checks.summary import matrix_summary, summary
-from model_checks.verdict_records import Verdict, VerdictRecord
+from model_checks.answers.summary import matrix_summary, summary
+from model_checks.kernel.matrix import EXPECTED, Expectation
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
+from model_checks.scenarios.run import records, replay_all
 from spec import VARIANT_NAMES, property_ids
 
 

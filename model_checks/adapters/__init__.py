@@ -10,7 +10,9 @@
 - beside them: `vllm_release` (which release is installed and which variant each of its cache
   designs implements, read without importing vLLM; the doctor reads it too), `vllm_pins` (the
   vLLM functions the glue stands for, pinned to their source) and `vllm_emit`
-  (`--emit-pytest` files in vLLM's own calls).
+  (`--emit-pytest` files in vLLM's own calls);
+- `vllm_run`: what the real vLLM run behind docs/vllm.md (`model_checks.vllm_snapshot`) and
+  the page share: the snapshot's file, its command, the reproducer (no vLLM import).
 
 vLLM is optional: it is installed by `scripts/setup-vllm`, never required by the package, and
 these modules import it only when an adapter's factory or side is built.

@@ -10,7 +10,9 @@ once from every checker's evidence and shipped as package data (`answers.json`).
   answer (`AnswerStore`, `load`), serialised as `answers.json`;
 - `build`: the store built from every source of evidence (the drift lattice's witnesses,
   proofs and kept outcomes, the results snapshot's verdict records);
-- `render`: an answer as a page's table cell shows it, and read back from one.
+- `render`: an answer as a page's table cell shows it, and read back from one;
+- `summary`: the main job's summary, every checker's verdict records merged into one table
+  and one file, read against the expected matrix.
 
 `designs.json` beside them: the other designs' committed answers, generated with the pages
 (`model_checks.docs`) and read by the doctor.

@@ -25,7 +25,7 @@ from typing import Any
 
 from model_checks.answers.model import Hold, Reach, Witness
 from model_checks.answers.store import AnswerStore, Facts, ordered
-from model_checks.verdict_records import (
+from model_checks.kernel.verdict_records import (
     CHECKERS,
     EXPLORE,
     HYPOTHESIS,

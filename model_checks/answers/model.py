@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from model_checks.cells import environment_text
+from model_checks.kernel.cells import environment_text
 
 
 class Verdict(enum.Enum):

@@ -35,9 +35,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_checks.cells import environment_text
 from model_checks.conform.profiles import PROFILES
-from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.environment_arg import (
+    BadEnvironment,
+    add_environment_argument,
+    parse_environment,
+)
 from spec import VARIANT_NAMES, property_ids
 
 if TYPE_CHECKING:

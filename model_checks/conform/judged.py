@@ -9,7 +9,7 @@ records say so instead of claiming it holds.
 
 from __future__ import annotations
 
-from model_checks.judged import Judged, NotJudged, Table
+from model_checks.kernel.judged import Judged, NotJudged, Table
 from spec import registry
 
 OWN_OBSERVATIONS = "restated on the implementation's own state and replies (lockstep)"

@@ -1,4 +1,5 @@
-"""Conformance observations in the one trace notation (`model_checks.render`, docs/notation.md).
+"""Conformance observations in the one trace notation (`model_checks.kernel.render`,
+docs/notation.md).
 
 The lockstep compares plain tuples (`model_checks.conform.lockstep.views`); this module
 writes them as the notation writes a state, where only contents are observable: a content
@@ -14,7 +15,7 @@ import enum
 import textwrap
 from collections.abc import Iterable
 
-from model_checks import render
+from model_checks.kernel import render
 from spec import Content
 
 WIDTH = 100

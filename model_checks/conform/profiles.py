@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.profiles import Profile, profile_table
+from model_checks.kernel.profiles import Profile, profile_table
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf, render
 from model_checks.conform.adapter import Adapter, supports
 from model_checks.conform.exits import (
     EXIT_FAIL,
@@ -40,7 +39,8 @@ from model_checks.conform.lockstep import (
     run_actions,
 )
 from model_checks.conform.notation import wrap
-from model_checks.trace_file import BadTraceFile, Replayed, replay_file
+from model_checks.kernel import itf, render
+from model_checks.kernel.trace_file import BadTraceFile, Replayed, replay_file
 from spec import Config, Trace, describe_environment, registry, variant_named
 from spec.transitions import Action
 

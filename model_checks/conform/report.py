@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from model_checks.cells import environment_text
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.lockstep import (
     SPEC_JUDGED,
@@ -29,6 +28,7 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.conform.weakness import answer_in, trace_sources, vacuous, weakness
+from model_checks.kernel.cells import environment_text
 from spec import VARIANT_NAMES, Config, registry
 from spec.transitions import Action
 

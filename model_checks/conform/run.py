@@ -37,8 +37,13 @@ from model_checks.conform.lockstep import (
 )
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import ConformProfile as ConformProfile
-from model_checks.judged import NotJudged
-from model_checks.verdict_records import CONFORMANCE, CONFORMANCE_SAFETY, Verdict, VerdictRecord
+from model_checks.kernel.judged import NotJudged
+from model_checks.kernel.verdict_records import (
+    CONFORMANCE,
+    CONFORMANCE_SAFETY,
+    Verdict,
+    VerdictRecord,
+)
 from spec import (
     VARIANTS,
     Config,

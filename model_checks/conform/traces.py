@@ -3,7 +3,7 @@
 With `--json PATH` (say `build/conform/records.json`), beside the records:
 
 - `records.disagreement-N.trace.json`: the N-th disagreement (a regression included), the
-  shrunk script as an ITF trace of the spec (`model_checks.itf`; its metadata's `property`
+  shrunk script as an ITF trace of the spec (`model_checks.kernel.itf`; its metadata's `property`
   is `disagreement`, its `conformance` names the case and the observation that differed), and
   `records.disagreement-N.trace.txt` beside it: the report and the step table in the one
   trace notation;
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from model_checks import itf, render
 from model_checks.conform.lockstep import spec_trace
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.trace_file import trace_to_json, write_trace
-from model_checks.verdict_records import CONFORMANCE, Verdict, VerdictRecord, write_records
+from model_checks.kernel import itf, render
+from model_checks.kernel.trace_file import trace_to_json, write_trace
+from model_checks.kernel.verdict_records import CONFORMANCE, Verdict, VerdictRecord, write_records
 
 DISAGREEMENT = "disagreement"
 """`#meta.property` of a disagreement trace (no property of the registry is re-checked on

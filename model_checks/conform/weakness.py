@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from model_checks.answers import Answer, AnswerStore
 from model_checks.answers import load as load_answers
-from model_checks.cells import environment_text
+from model_checks.kernel.cells import environment_text
 from spec import DRIFT_IDS, VARIANT_NAMES
 
 if TYPE_CHECKING:

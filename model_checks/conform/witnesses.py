@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
-from model_checks.trace_file import BadTraceFile, replay_file
+from model_checks.kernel.trace_file import BadTraceFile, replay_file
 from spec import Config, Drift, Variant, enabled, initial, step
 from spec.transitions import Action, InvalidAction
 

@@ -19,7 +19,7 @@ from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.explore import explore
 from model_checks.designs.lattice import LatticeOptions, name, search
 from model_checks.designs.results import to_json, write_witnesses
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design

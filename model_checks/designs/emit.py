@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
+from model_checks.kernel import itf
 
 TEMPLATE = '''"""Replays {where} on the implementation in lockstep with design {design}'s spec.
 

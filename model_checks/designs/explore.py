@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.parent_links import path_to
+from model_checks.kernel.parent_links import path_to
 from spec.designs.base import Design, DesignProperty, Scope
 
 

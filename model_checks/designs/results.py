@@ -9,9 +9,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
 from model_checks.designs.lattice import LatticeResult, name
 from model_checks.designs.witness_files import WitnessDocument, document
+from model_checks.kernel import itf
 from spec.designs import design_named
 
 

@@ -1,5 +1,5 @@
 """A design's witnesses as files: one ITF document per (environment, property)
-(`model_checks.itf`), its states the design's spec computes from the actions and its
+(`model_checks.kernel.itf`), its states the design's spec computes from the actions and its
 `#meta["paired-caches"]` naming the design, variant, environment and property, which
 `conform --design NAME --replay FILE` runs against an implementation.
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf, legacy_trace
+from model_checks.kernel import itf, legacy_trace
 from spec.designs.base import Design, source_order
 from spec.designs.registry import design_named
 from spec.transitions import InvalidAction
@@ -59,8 +59,8 @@ class WitnessDocument:
 
 def document(found: WitnessDocument, instance: str | None = None, reason: str | None = None
              ) -> dict[str, Any]:
-    """The ITF document of a witness (`model_checks.itf.document`): its states, rebuilt on the
-    design's spec from its actions, and in `#meta["paired-caches"]` the design, variant,
+    """The ITF document of a witness (`model_checks.kernel.itf.document`): its states, rebuilt
+    on the     design's spec from its actions, and in `#meta["paired-caches"]` the design, variant,
     environment, property (None: a trace that claims no property, as a disagreement's), the
     stated configuration and, where known, the instance in words and the reason it breaks."""
     design, config = found.design, found.config()
@@ -88,7 +88,7 @@ def _states(design: Design, config: Any, actions: Sequence[Any]) -> list[Any]:
 def parse(data: Mapping[str, Any]) -> WitnessDocument:
     """A witness document's values, its recorded states checked against the spec's;
     `BadWitness` naming what is wrong. A document in the old format (its actions only, taken
-    apart by `model_checks.legacy_trace`, which says so on stderr) is read too."""
+    apart by `model_checks.kernel.legacy_trace`, which says so on stderr) is read too."""
     try:
         if legacy_trace.is_old_witness(data):
             meta, actions = legacy_trace.old_witness(data)

@@ -7,7 +7,7 @@ hand-written page quotes a verdict the answer store (`model_checks.answers`) doe
 the results snapshot of `docs/results/`, `snapshot`; the lattice's runs; the answer store),
 never from a run of a command: the real vLLM run that writes vllm.md's snapshot is
 `model_checks.vllm_snapshot`, run by hand where vLLM is installed, and the page reads only
-what it shares with that run (`model_checks.vllm_run`).
+what it shares with that run (`model_checks.adapters.vllm_run`).
 
 The pages, by the module that renders them:
 
@@ -21,7 +21,8 @@ The pages, by the module that renders them:
   (`lattice_reach`), the long runs (`lattice_nightly`), "For every instance"
   (`every_instance_page`) and each design other than the key-replicated LRU, from its
   committed answers (`design_section`);
-- `requirements_page`: requirements.md, from the obligations registry, with the evidence
+- `requirements_page`: requirements.md, from the obligations registry (`requirements`: the
+  obligations of a safe implementation, each with the mutants that omit it), with the evidence
   that a checker catches each obligation's mutants; `vllm_page`: vllm.md, from the committed
   vLLM snapshot;
 - shared by them: `markdown` (the generated pages' header and deterministic tables) and

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from model_checks.answers import AnswerStore
 from model_checks.answers.render import Legend, cell
-from model_checks.cells import environment_text
 from model_checks.docs.markdown import table
-from model_checks.matrix import EXPECTED, PROPERTIES
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.matrix import EXPECTED, PROPERTIES
 
 INTRO = (
     "The project's answer for each variant (columns) and environment (rows): every checker's "

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from model_checks.docs.bundle import Bundle

@@ -38,7 +38,7 @@ from model_checks.docs.requirements_page import requirements_page
 from model_checks.docs.vllm_page import PAGE as VLLM_PAGE
 from model_checks.docs.vllm_page import hand_written, vllm_page
 from model_checks.mutant_run.killmatrix import render as render_kill_matrix
-from model_checks.scenario_run import (
+from model_checks.scenarios.run import (
     ScenarioVerdict,
     replay_all,
     verdicts_from_json,

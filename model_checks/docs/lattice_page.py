@@ -21,8 +21,8 @@ from model_checks.docs.every_instance_page import section as every_instance_sect
 from model_checks.docs.lattice_reach import reach_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.snapshot import SnapshotError
-from model_checks.verdict_records import CHECKERS as ALL_CHECKERS
-from model_checks.verdict_records import EXPLORE_LATTICE
+from model_checks.kernel.verdict_records import CHECKERS as ALL_CHECKERS
+from model_checks.kernel.verdict_records import EXPLORE_LATTICE
 from spec import Drift
 
 LATTICE = "results/lattice.json"

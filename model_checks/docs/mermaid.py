@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model_checks import render
+from model_checks.kernel import render
 from spec.observations import sent_message
 from spec.state import State
 from spec.trace import Trace

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from model_checks import render
-from model_checks.cells import environment_text
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
-from model_checks.scenario_run import ScenarioVerdict
+from model_checks.kernel import render
+from model_checks.kernel.cells import environment_text
 from model_checks.scenarios import SCENARIOS, Scenario
+from model_checks.scenarios.run import ScenarioVerdict
 from spec import ACTION_TYPES, VARIANTS, Drift, lemmas, registry, safety_ids
 from spec.trace import Trace
 
@@ -171,7 +171,7 @@ def notation_page() -> str:
         GENERATED, "", "# Trace notation", "",
         "Every trace this project shows is written in one notation: the step tables and "
         "sequence diagrams of the generated pages, `python -m model_checks replay FILE`, and "
-        "conformance failures. It is defined once, in `model_checks/render.py`; this is its "
+        "conformance failures. It is defined once, in `model_checks/kernel/render.py`; this is its "
         "legend.", "", render.LEGEND, "",
         "Columns of a step table: `#` the step, `action` the transition taken (its label and "
         "arguments), then the state after it: `shadow` P0's shadow (one per front end), `P1` "

@@ -1,5 +1,5 @@
 """docs/requirements.md: what an implementation must do to be safe, from the obligations
-registry (`model_checks.requirements`), with each obligation's mutants and the evidence that a
+registry (`model_checks.docs.requirements`), with each obligation's mutants and the evidence that a
 checker catches them: the spec mutant's witness scenario, run now on the mutant and on its
 base variant, and the implementation mutant's row of the kill matrix (conformance, run now)."""
 
@@ -9,9 +9,9 @@ import dataclasses
 from collections.abc import Sequence
 
 from model_checks.docs.markdown import GENERATED, table
+from model_checks.docs.requirements import OBLIGATIONS, Obligation
 from model_checks.mutant_run.killmatrix import Row, kill_text
 from model_checks.mutation.spec_mutants import Mutant, spec_mutant
-from model_checks.requirements import OBLIGATIONS, Obligation
 from model_checks.smt.decided_cells import SAFETY
 from spec import VARIANTS, Variant, by_id
 
@@ -119,7 +119,8 @@ def requirements_page(rows: Sequence[Row]) -> str:
         GENERATED, "", "# What a safe implementation must do", "",
         "The obligations an implementation of the paired caches must meet to keep the safety "
         "and liveness properties (`docs/invariants.md`) under drift, from the registry "
-        "`model_checks/requirements.py`. Each names the properties it protects and the mutants "
+        "`model_checks/docs/requirements.py`. Each names the properties it protects and the "
+        "mutants "
         "that omit it, by their names in `model_checks/mutation/registry.py`: a spec mutant "
         "(a variant with one knob changed, `model_checks/mutation/spec_mutants.py`) and/or an "
         "implementation mutant (a subclass of a reference class, "

@@ -22,8 +22,7 @@ from pathlib import Path
 from model_checks.answers import AnswerStore
 from model_checks.answers.render import Legend
 from model_checks.answers.render import cell as answer_cell
-from model_checks.cell_sets import ALL_EXPECTED
-from model_checks.cells import environment_text
+from model_checks.answers.summary import LEGEND, contradicts, order, summary
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.pages import NOTATION_LINK, step_table
@@ -39,14 +38,21 @@ from model_checks.docs.snapshot import (
     label,
     trace_name,
 )
-from model_checks.environment_arg import ROUTER
-from model_checks.matrix import EXPECTED, PROPERTIES, Cell, Expectation
-from model_checks.pair_cells import PAIR_EXPECTED
-from model_checks.summary import LEGEND, contradicts, order, summary
-from model_checks.trace_file import Replayed, replay_data
-from model_checks.verdict_records import EXPLORE as EXPLORER
-from model_checks.verdict_records import HYPOTHESIS, Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
-from model_checks.verdict_records import SCENARIOS as SCENARIO_CHECKER
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.matrix import EXPECTED, PROPERTIES, Cell, Expectation
+from model_checks.kernel.pair_cells import PAIR_EXPECTED
+from model_checks.kernel.trace_file import Replayed, replay_data
+from model_checks.kernel.verdict_records import EXPLORE as EXPLORER
+from model_checks.kernel.verdict_records import (
+    HYPOTHESIS,
+    Z3_BMC,
+    Z3_INDUCTION,
+    Verdict,
+    VerdictRecord,
+)
+from model_checks.kernel.verdict_records import SCENARIOS as SCENARIO_CHECKER
 from spec import Drift, by_id, safety_ids
 
 
@@ -190,7 +196,8 @@ def _contradiction(results: Results, cell: Key, expected: Expectation | None) ->
 
 def _legend() -> list[str]:
     return [
-        "How to read: each row is one cell of the expected matrix (`model_checks/matrix.py`): a "
+        "How to read: each row is one cell of the expected matrix "
+        "(`model_checks/kernel/matrix.py`): a "
         "variant, an environment (the drift sources enabled) and a property. *expected* is "
         "what the matrix requires (holds: no checker may find a violation; breaks: a "
         "counterexample must be found; not judged: no claim). Each checker's column gives its "

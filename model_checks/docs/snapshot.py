@@ -5,7 +5,7 @@ never read a live run: they read `results/records.json` (the verdict records of 
 Hypothesis, Z3 and the explorer from main-job runs, restricted to the cells of the expected
 matrix) and `results/traces/*.json` (per cell with a counterexample, the shortest trace
 across checkers, Z3 preferred on ties, then the explorer's, as replayable ITF
-traces, `model_checks.itf`).
+traces, `model_checks.kernel.itf`).
 `from_run` builds a new snapshot from a run's records file (a whole main job, or one phase's
 part such as `build/main-job/parts/4-explore.json`), keeping the records of the checkers and
 cells that run did not judge (`carried_over`), checking every trace it copies; nothing is
@@ -21,13 +21,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
-from model_checks.cell_sets import ALL_EXPECTED
-from model_checks.cells import cell_label, environment_text
-from model_checks.matrix import PROPERTIES
-from model_checks.trace_file import BadTraceFile, replay_data
-from model_checks.verdict_records import CHECKERS as ALL_CHECKERS
-from model_checks.verdict_records import EXPLORE, SCENARIOS, Verdict, VerdictRecord, checker_named
+from model_checks.kernel import itf
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.cells import cell_label, environment_text
+from model_checks.kernel.matrix import PROPERTIES
+from model_checks.kernel.trace_file import BadTraceFile, replay_data
+from model_checks.kernel.verdict_records import CHECKERS as ALL_CHECKERS
+from model_checks.kernel.verdict_records import (
+    EXPLORE,
+    SCENARIOS,
+    Verdict,
+    VerdictRecord,
+    checker_named,
+)
 
 RESULTS = "results"
 RECORDS = f"{RESULTS}/records.json"

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.adapters import vllm_release
-from model_checks.cells import environment_text
+from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.doctor.answer import LATTICE_PAGE, answer, instance_text, judged_properties
 from model_checks.doctor.facts import SOURCES
-from model_checks.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
+from model_checks.kernel.cells import environment_text
 from spec import VARIANT_NAMES, Drift
 
 PAGE = "vllm.md"

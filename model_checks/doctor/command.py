@@ -24,7 +24,6 @@ import textwrap
 from dataclasses import replace
 
 from model_checks.adapters import vllm_release
-from model_checks.cells import environment_text
 from model_checks.doctor import design_answer
 from model_checks.doctor.answer import LATTICE_PAGE, Answer, answer, instance_text
 from model_checks.doctor.facts import (
@@ -35,7 +34,8 @@ from model_checks.doctor.facts import (
     from_serve_line,
     statuses,
 )
-from model_checks.exits import EXIT_OK, UsageError
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.exits import EXIT_OK, UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 WIDTH = 100

@@ -18,7 +18,9 @@ time and an estimate, a line per finished job.
   errors;
 - `progress`: a sweep's progress (`LineProgress`); `arguments`: the `--dask ADDRESS` flag
   every sweeping command shares;
-- `examples`: small pure jobs for the executor's own tests.
+- `examples`: small pure jobs for the executor's own tests;
+- `file_cache`: the cache of deterministic results that several processes of one checkout
+  compute alike (such as the kill matrix), keyed by the sources' digest.
 
 Nothing here imports a checker: a job names its own function, so the executor is as cheap to
 import as the command line that parses arguments before it.

@@ -27,11 +27,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
-from model_checks.cells import environment_text
-from model_checks.instance import config_for
-from model_checks.trace_file import actions_of, config_from_json
-from model_checks.verdict_records import MATRIX_INSTANCE, Verdict, VerdictRecord
+from model_checks.kernel import itf
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.instance import config_for
+from model_checks.kernel.trace_file import actions_of, config_from_json
+from model_checks.kernel.verdict_records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from spec import Action, Config, TraceError, by_id, run, variant_named
 
 Cell = tuple[str, tuple[str, ...]]

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model_checks.cells import cell_label
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
-from model_checks.instance import instance_for
-from model_checks.trace_file import config_to_json, trace_to_json, write_trace
-from model_checks.verdict_records import EXPLORE, Verdict, VerdictRecord
+from model_checks.kernel.cells import cell_label
+from model_checks.kernel.instance import instance_for
+from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
+from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant
 
 CHECKER = EXPLORE.record

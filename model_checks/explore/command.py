@@ -35,10 +35,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from model_checks.cells import Agreement, agreement, environment_text
-from model_checks.environment_arg import add_environment_argument, parse_environment
 from model_checks.executor import ClusterError, add_dask_argument
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.explore.agreement import disagreements
 from model_checks.explore.cell_jobs import (
     CellJob,
@@ -59,9 +56,12 @@ from model_checks.explore.lattice_command import (
     run_lattice,
     rung_bounds,
 )
-from model_checks.matrix import EXPECTED, PROPERTIES
-from model_checks.profiles import Profile, profile_table
-from model_checks.verdict_records import (
+from model_checks.kernel.cells import Agreement, agreement, environment_text
+from model_checks.kernel.environment_arg import add_environment_argument, parse_environment
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.matrix import EXPECTED, PROPERTIES
+from model_checks.kernel.profiles import Profile, profile_table
+from model_checks.kernel.verdict_records import (
     EXPLORE,
     MATRIX_INSTANCE,
     Verdict,

@@ -13,7 +13,7 @@ A trace failing either is not evidence: it is reported by `rejected` (and the co
 them), never merged. The break's instance is the trace's own configuration in words
 (`instance.describe`): Z3's, Hypothesis's or a scenario's, not a rung of the lattice ladder.
 Environments outside the lattice's drift sources (`D5-router`) are skipped. The pair cells'
-hand-built witnesses (`model_checks.pair_witnesses`) are evidence too, checker
+hand-built witnesses (`model_checks.kernel.pair_witnesses`) are evidence too, checker
 `pair-witness`, made into traces on the matrix's instance of their pair. A folder (or file)
 of replayable trace files is evidence too (a lattice run's witnesses, say), each under the
 checker, variant, environment and property its `#meta` names.
@@ -27,11 +27,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf, legacy_trace
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice_report import Break
-from model_checks.trace_file import BadTraceFile, replay_data, trace_to_json
-from model_checks.verdict_records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
+from model_checks.kernel import itf, legacy_trace
+from model_checks.kernel.trace_file import BadTraceFile, replay_data, trace_to_json
+from model_checks.kernel.verdict_records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
 from spec import ALL_DRIFT, Drift, TraceError, by_id, run, variant_named
 
 rejected: list[str] = []
@@ -60,15 +60,15 @@ def replayed_break(data: dict[str, Any], variant: str, prop: str, env: tuple[str
 
 
 def pair_witnesses() -> list[Break | str]:
-    """The pair cells' hand-built S1 witnesses (`model_checks.pair_witnesses`), each run on
+    """The pair cells' hand-built S1 witnesses (`model_checks.kernel.pair_witnesses`), each run on
     the matrix's instance of its pair and replayed like any other trace."""
-    from model_checks.instance import config_for
-    from model_checks.pair_witnesses import WITNESSES
+    from model_checks.kernel.instance import config_for
+    from model_checks.kernel.pair_witnesses import WITNESSES
 
     made: list[Break | str] = []
     for (pair, variants), actions in sorted(WITNESSES.items()):
         for variant in variants.split():
-            source = f"model_checks/pair_witnesses.py: {'+'.join(pair)} {variant}"
+            source = f"model_checks/kernel/pair_witnesses.py: {'+'.join(pair)} {variant}"
             try:
                 trace = run(config_for(variant_named(variant), pair), actions)
             except TraceError as error:

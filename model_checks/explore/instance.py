@@ -1,6 +1,6 @@
 """The small instance the explorer decides exhaustively, per variant and environment.
 
-A restriction of the Hypothesis and Z3 instance (`model_checks.instance.config_for`), cut
+A restriction of the Hypothesis and Z3 instance (`model_checks.kernel.instance.config_for`), cut
 down by the one builder (`explore_cut`, a `spec.instances.Cut`; a shape is the part of it the
 profiles vary): the same budget, sizes, contents, front ends and retries, with fewer
 identities, requests and items, so that every matrix cell's graph is complete within the CI
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.instance import MATRIX, instance_for, matrix_drift
+from model_checks.kernel.instance import MATRIX, instance_for, matrix_drift
 from spec import Config, Variant, needs_of
 from spec.instances import Cut
 

@@ -19,7 +19,7 @@ from model_checks.explore.monitors import MONITORS, Monitor, observe
 from model_checks.explore.product import Verdict, search_product
 from model_checks.explore.state_checks import vacuous_reason
 from model_checks.explore.symmetry import concrete_actions
-from model_checks.judged import Judged, NotJudged, Table
+from model_checks.kernel.judged import Judged, NotJudged, Table
 from spec import Action, Property, Trace, lemmas, registry, run
 
 

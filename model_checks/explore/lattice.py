@@ -44,8 +44,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from model_checks import itf
-from model_checks.cells import environment_text
 from model_checks.executor import Job, sweep, values
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
@@ -55,8 +53,10 @@ from model_checks.explore.lattice_instance import (
     lattice_config,
 )
 from model_checks.explore.state_checks import ONE_CONTENT, state_properties
-from model_checks.trace_file import trace_to_json
-from model_checks.verdict_records import EXPLORE_LATTICE
+from model_checks.kernel import itf
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.trace_file import trace_to_json
+from model_checks.kernel.verdict_records import EXPLORE_LATTICE
 from spec import Drift, describe_environment, environment, registry, variant_named
 
 Env = frozenset[str]

@@ -29,10 +29,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
-from model_checks.cells import cell_label, environment_text
 from model_checks.executor import ClusterError
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
     EnvOutcome,
@@ -46,8 +43,11 @@ from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lat
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
-from model_checks.trace_file import replay_data, write_trace
-from model_checks.verdict_records import EXPLORE_LATTICE
+from model_checks.kernel import itf
+from model_checks.kernel.cells import cell_label, environment_text
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.trace_file import replay_data, write_trace
+from model_checks.kernel.verdict_records import EXPLORE_LATTICE
 from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
 
 EXIT_FAILED = EXIT_MISMATCH
@@ -329,8 +329,8 @@ def parametric_proofs() -> tuple[Proof, ...]:
     """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
     S1, S3 and H1 under their largest provable environments; `parametric_liveness`: L1-L3
     likewise); a certificate rejected gives no proof."""
+    from model_checks.kernel.verdict_records import Verdict
     from model_checks.smt.prove import parametric_goals, parametric_liveness
-    from model_checks.verdict_records import Verdict
 
     found = [*parametric_goals.records(), *parametric_liveness.records()]
     proofs = tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
@@ -338,7 +338,7 @@ def parametric_proofs() -> tuple[Proof, ...]:
     return (*proofs, *first_resend_proofs(proofs))
 
 
-FIRST_RESEND = "the first-resend argument (model_checks/retries.py), with at least one retry"
+FIRST_RESEND = "the first-resend argument (model_checks/kernel/retries.py), with at least one retry"
 
 
 def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
@@ -346,7 +346,7 @@ def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
     under the widest environment where both S3 and L2 are proved (`retries.FIRST_RESEND`:
     no crash, hang or P0 assertion, and no resend answered with a miss, so a request that
     missed succeeds at its first resend unless that is rejected, a clear end)."""
-    from model_checks.retries import FIRST_RESEND as CLAIM
+    from model_checks.kernel.retries import FIRST_RESEND as CLAIM
     from spec import variant_named
 
     derived = []

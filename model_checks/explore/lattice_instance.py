@@ -55,7 +55,7 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from model_checks.instance import MATRIX
+from model_checks.kernel.instance import MATRIX
 from spec import Config, Content, State, Variant, environment
 from spec import drift_order as drift_order
 from spec.instances import Family, Grown, Sized

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from model_checks.explore.lattice_instance import Rung
-from model_checks.profiles import Profile, profile_table
+from model_checks.kernel.profiles import Profile, profile_table
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks import itf
 from model_checks.explore.lattice import (
     ANY_RUNG,
     HOLDS,
@@ -27,7 +26,8 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_instance import describe_family, drift_order, eviction
 from model_checks.explore.state_checks import ONE_CONTENT
-from model_checks.verdict_records import EXPLORE_LATTICE
+from model_checks.kernel import itf
+from model_checks.kernel.verdict_records import EXPLORE_LATTICE
 from spec import registry
 
 

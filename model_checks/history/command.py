@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from model_checks.environment_arg import BadEnvironment, parse_environment
 from model_checks.history.explain import Undecided, Unexplained, explain
 from model_checks.history.log import History, LogError, read_log
 from model_checks.history.report import (
@@ -37,6 +36,7 @@ from model_checks.history.report import (
     usage,
     verdict_lines,
 )
+from model_checks.kernel.environment_arg import BadEnvironment, parse_environment
 from spec import ALL_DRIFT, Drift, environment
 
 

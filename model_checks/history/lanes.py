@@ -7,7 +7,7 @@ cannot explain.
 from __future__ import annotations
 
 from model_checks.history.log import Call, History, item_text, result_text
-from model_checks.text_table import grid
+from model_checks.kernel.text_table import grid
 
 MARK = "<< first unexplained"
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks import render
+from model_checks.kernel import render
 from spec import DRIFT_IDS, VARIANT_NAMES
 
 SCHEMA = "paired-caches-history/1"

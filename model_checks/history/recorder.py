@@ -25,10 +25,10 @@ from typing import Any
 
 import torch
 
-from model_checks import render
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.log import Call, Header, History, Input, Item, Result
+from model_checks.kernel import render
 from spec import Config
 
 Outcome = api.Served | api.Missed | api.ClientRejected | api.Fault

@@ -9,7 +9,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from model_checks.cells import environment_text
 from model_checks.history.explain import (
     Explained,
     Limit,
@@ -20,6 +19,7 @@ from model_checks.history.explain import (
 )
 from model_checks.history.lanes import mermaid_lanes, text_lanes
 from model_checks.history.log import History, call_text, write_log
+from model_checks.kernel.cells import environment_text
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_WEAKNESS = 0, 1, 2, 3, 4

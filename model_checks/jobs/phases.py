@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from model_checks.cells import environment_text
-from model_checks.matrix import ENVIRONMENTS, ROUTER_ENVIRONMENTS
-from model_checks.pair_cells import PAIR_ENVIRONMENTS
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.matrix import ENVIRONMENTS, ROUTER_ENVIRONMENTS
+from model_checks.kernel.pair_cells import PAIR_ENVIRONMENTS
 from spec import DRIFT_IDS, VARIANTS
 
 

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from model_checks.answers import load as load_answers
+from model_checks.answers.summary import LEGEND, contradiction_count, matrix_summary, summary
 from model_checks.cli import build_parser
 from model_checks.executor import DASK_HELP, backend_for
-from model_checks.exits import EXIT_MISMATCH
 from model_checks.jobs import phases as jobs
 from model_checks.jobs.phases import SCENARIOS, Output, Phase
-from model_checks.scenario_run import records as scenario_records
-from model_checks.scenario_run import replay_all, report_scenarios
-from model_checks.summary import LEGEND, contradiction_count, matrix_summary, summary
-from model_checks.verdict_records import VerdictRecord, read_records, write_records
+from model_checks.kernel.exits import EXIT_MISMATCH
+from model_checks.kernel.verdict_records import VerdictRecord, read_records, write_records
+from model_checks.scenarios.run import records as scenario_records
+from model_checks.scenarios.run import replay_all, report_scenarios
 
 WIDTH = 100
 """The main job's default output stays within this many columns."""

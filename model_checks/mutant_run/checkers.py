@@ -24,6 +24,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from model_checks import executor
+from model_checks.kernel.verdict_records import (
+    CONFORMANCE,
+    HYPOTHESIS,
+    SCENARIOS,
+    Z3_BMC,
+    Checker,
+    Verdict,
+    VerdictRecord,
+)
 from model_checks.mutant_run import killmatrix
 from model_checks.mutant_run.factory import ImplMutant
 from model_checks.mutant_run.killmatrix import Kill
@@ -38,15 +47,6 @@ from model_checks.smt.encode.symbols import Bounds, Encoding
 from model_checks.smt.results import Result, Violated, to_record
 from model_checks.smt.runner import SmtRun, run_cells
 from model_checks.smt.search.bmc import bmc
-from model_checks.verdict_records import (
-    CONFORMANCE,
-    HYPOTHESIS,
-    SCENARIOS,
-    Z3_BMC,
-    Checker,
-    Verdict,
-    VerdictRecord,
-)
 from spec import Drift, registry
 
 Progress = Callable[[str], None]

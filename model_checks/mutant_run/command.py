@@ -17,12 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.text_table import grid
+from model_checks.kernel.verdict_records import write_records
 from model_checks.mutant_run.options import Options
 from model_checks.mutant_run.outcome import CHECKERS, NOT_APPLICABLE, Outcome
 from model_checks.mutation.registry import command_names
-from model_checks.text_table import grid
-from model_checks.verdict_records import write_records
 
 EXIT_SURVIVED = EXIT_MISMATCH
 

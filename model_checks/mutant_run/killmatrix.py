@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from model_checks import file_cache
 from model_checks.conform.remote import RemoteEngines
 from model_checks.conform.run import PROFILES, ConformProfile, ConformRun, conform
+from model_checks.executor import file_cache
 from model_checks.mutant_run.factory import ImplMutant
 from model_checks.mutant_run.reference_mutants import adapter_path, history_mutants, slip_mutants
 from model_checks.mutation.registry import Target, entry_named

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model_checks.verdict_records import (
+from model_checks.kernel.verdict_records import (
     CONFORMANCE,
     HYPOTHESIS,
     SCENARIOS,

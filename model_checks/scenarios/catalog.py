@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from model_checks.environment_arg import ROUTER
+from model_checks.kernel.environment_arg import ROUTER
 from model_checks.scenarios.base import (
     Scenario,
     every_variant,

@@ -16,17 +16,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_checks.cell_sets import add_cells_argument, cells_named
-from model_checks.cells import cell_label, cell_matches, environment_text, older_cell
-from model_checks.environment_arg import BadEnvironment, add_environment_argument, parse_environment
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
-from model_checks.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
-from model_checks.instance import WIDER_IN_FLIGHT
-from model_checks.matrix import PROPERTIES, Cell, Expectation
+from model_checks.kernel.cell_sets import add_cells_argument, cells_named
+from model_checks.kernel.cells import cell_label, cell_matches, environment_text, older_cell
+from model_checks.kernel.environment_arg import (
+    BadEnvironment,
+    add_environment_argument,
+    parse_environment,
+)
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.instance import WIDER_IN_FLIGHT
+from model_checks.kernel.matrix import PROPERTIES, Cell, Expectation
+from model_checks.kernel.text_table import grid
+from model_checks.kernel.trace_file import table
+from model_checks.kernel.verdict_records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
-from model_checks.text_table import grid
-from model_checks.trace_file import table
-from model_checks.verdict_records import Verdict, write_records
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult

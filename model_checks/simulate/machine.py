@@ -43,7 +43,7 @@ from typing import Any, ClassVar, NoReturn
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from model_checks.judged import Judged, Table
+from model_checks.kernel.judged import Judged, Table
 from model_checks.simulate.hypothesis_private import OrderedRules, use_rules
 from spec import Config, Drift, Kind, State, Trace, by_id, initial, registry, step
 from spec.fairness import FairnessBoundExceeded, drive_to_quiescence

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from model_checks.profiles import Profile, profile_table
+from model_checks.kernel.profiles import Profile, profile_table
 
 if TYPE_CHECKING:
     from hypothesis import settings as Settings

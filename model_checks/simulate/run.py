@@ -1,6 +1,6 @@
 """Run the Hypothesis machines over the verdict matrix and the mutants.
 
-Per cell (variant x environment of the expected matrix: `model_checks.matrix.EXPECTED`, or
+Per cell (variant x environment of the expected matrix: `model_checks.kernel.matrix.EXPECTED`, or
 the selection `--cells` names; each held to `Cell.at_instance`): one search checks every
 must-hold property at once (if one breaks, that is a mismatch; it is recorded and the search
 runs again without it), then one search per must-break property checks that property alone,
@@ -23,18 +23,18 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
-from model_checks.cell_sets import ALL_EXPECTED
-from model_checks.cells import Agreement, agreement, cell_label, identifier
 from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
-from model_checks.instance import WIDER_IN_FLIGHT, config_for
-from model_checks.matrix import EXPECTED, Cell, Expectation
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.cells import Agreement, agreement, cell_label, identifier
+from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
+from model_checks.kernel.matrix import EXPECTED, Cell, Expectation
+from model_checks.kernel.trace_file import replay_data, trace_to_json, write_trace
+from model_checks.kernel.verdict_records import HYPOTHESIS, Verdict, VerdictRecord
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
 from model_checks.simulate.witnesses import Witness, shortest_witness
-from model_checks.trace_file import replay_data, trace_to_json, write_trace
-from model_checks.verdict_records import HYPOTHESIS, Verdict, VerdictRecord
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record

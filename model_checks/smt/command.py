@@ -16,20 +16,20 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_checks.cell_sets import add_cells_argument
-from model_checks.cells import cell_label, environment_text
-from model_checks.environment_arg import (
+from model_checks.executor import ClusterError, add_dask_argument, backend_from
+from model_checks.kernel.cell_sets import add_cells_argument
+from model_checks.kernel.cells import cell_label, environment_text
+from model_checks.kernel.environment_arg import (
     ROUTER,
     BadEnvironment,
     add_environment_argument,
     parse_environment,
 )
-from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.trace_file import trace_to_json, write_trace
+from model_checks.kernel.verdict_records import write_records
 from model_checks.smt.decided_cells import SAFETY, SmtCell, matrix_cells
 from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, CHC_RLIMIT
-from model_checks.trace_file import trace_to_json, write_trace
-from model_checks.verdict_records import write_records
 from spec import VARIANTS, by_id
 
 if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
@@ -161,7 +161,7 @@ def run_parametric(args: argparse.Namespace) -> int:
     (`parametric_goals.goals`, `parametric_liveness.goals`): 0 every goal proved, 1 a
     certificate was rejected (a finding: the record is unknown and says which query
     failed)."""
-    from model_checks.cells import environment_text
+    from model_checks.kernel.cells import environment_text
     from model_checks.smt.prove import parametric_goals, parametric_liveness
 
     if args.variant or args.environment or args.property:

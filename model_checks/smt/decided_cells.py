@@ -1,6 +1,6 @@
 """Which cells the SMT checker decides, and what it expects of each.
 
-The expected matrix (`model_checks.cell_sets.CELL_SETS`: the main matrix, the pairs of drift
+The expected matrix (`model_checks.kernel.cell_sets.CELL_SETS`: the main matrix, the pairs of drift
 sources, or both) is the authority; the SMT checker reads its safety cells (S1, S2, S3, H1).
 Without a matrix it would use `own_expectation`, a
 rule reasoned out from the protocol for a bounded configuration with one front end and one item
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks import cell_sets, matrix
-from model_checks.judged import judged_ids
-from model_checks.matrix import Expectation
+from model_checks.kernel import cell_sets, matrix
+from model_checks.kernel.judged import judged_ids
+from model_checks.kernel.matrix import Expectation
 from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.smt.judged import judged
 from spec import VARIANTS, Variant
@@ -52,7 +52,7 @@ _PAYLOAD_WINS_STALE = {"D1", "D2", "D5"}
 """With D7: drift that lets P1 hold another processing than P0's entry under the same key
 when P0 sends a reference (payload lost or overtaken, or another front end's payload), with
 one item per request. The expected matrix's pair cells D1+D7, D2+D7 (and D5+D7) say the
-same; with two items D6 and D8 join them (`model_checks.pair_reasons`)."""
+same; with two items D6 and D8 join them (`model_checks.kernel.pair_reasons`)."""
 
 
 def own_expectation(variant: Variant, env: tuple[str, ...], prop: str) -> Expectation:

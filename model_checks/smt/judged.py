@@ -8,7 +8,7 @@ listed as not judged, with the reason.
 
 from __future__ import annotations
 
-from model_checks.judged import Judged, NotJudged, Table
+from model_checks.kernel.judged import Judged, NotJudged, Table
 from spec import Kind, registry, safety_ids
 
 ENCODED: frozenset[str] = frozenset({"S1", "S2", "S3", "S4", "H1"})

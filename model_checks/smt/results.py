@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_checks.kernel.verdict_records import Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from model_checks.smt.encode.symbols import Encoding, environment_ids
-from model_checks.verdict_records import Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from spec import Config, Trace
 from spec.drift import Drift
 

@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from model_checks import executor
-from model_checks.cells import agreement
-from model_checks.matrix import Expectation
+from model_checks.kernel.cells import agreement
+from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.verdict_records import VerdictRecord, checker_named
 from model_checks.smt.budget import BMC_RLIMIT
 from model_checks.smt.decided_cells import SmtCell, own_expectation
 from model_checks.smt.encode.symbols import Encoding, encoding_for
@@ -47,7 +48,6 @@ from model_checks.smt.results import (
     to_record,
 )
 from model_checks.smt.search.bmc import BmcOptions, bmc_many
-from model_checks.verdict_records import VerdictRecord, checker_named
 
 PROVED_BY_INVARIANT = encoded_safety()
 Progress = Callable[[str], None]

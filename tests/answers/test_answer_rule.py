@@ -79,8 +79,8 @@ def test_the_store_round_trips_through_its_json() -> None:
 
 def test_conformance_records_are_no_evidence_about_the_spec() -> None:
     from model_checks.answers.build import record_facts
-    from model_checks.verdict_records import Verdict as RecordVerdict
-    from model_checks.verdict_records import VerdictRecord
+    from model_checks.kernel.verdict_records import Verdict as RecordVerdict
+    from model_checks.kernel.verdict_records import VerdictRecord
 
     implementation = VerdictRecord("conformance-safety", "V0", ("D1",), "S3",
                                    RecordVerdict.COUNTEREXAMPLE, 5, "steps", 0.0,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from model_checks.answers import AnswerStore, Verdict, load
 from model_checks.answers.render import answer_in_cell, shown
-from model_checks.summary import WITNESS_LETTER
+from model_checks.answers.summary import WITNESS_LETTER
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 LETTERS = "".join(WITNESS_LETTER.values())

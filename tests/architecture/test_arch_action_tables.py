@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from model_checks.action_tables import entry, uncovered
+from model_checks.kernel.action_tables import entry, uncovered
 from spec import ACTION_TYPES, Action, Drift
 from spec.transitions import ClearBoth, P1Reset
 
@@ -68,8 +68,8 @@ def test_arch_a_class_without_reduction_rules_names_the_class_and_the_file(
     """Known-bad input: a planted action class the explorer's one table (`RULES`) lacks is
     named, with the file to edit, by the coverage check and when the explorer builds its
     universe of actions."""
-    from model_checks import action_tables
     from model_checks.explore.reduction import rules
+    from model_checks.kernel import action_tables
     from spec import V2, Config
 
     class P1Nap(Action):

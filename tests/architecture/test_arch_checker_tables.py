@@ -1,6 +1,6 @@
 """Every checker answers for every registered property, and a new property needs no edit.
 
-Each checker keeps one table keyed by property (`model_checks.judged`): judged, or not judged
+Each checker keeps one table keyed by property (`model_checks.kernel.judged`): judged, or not judged
 with the reason. The first tests check the tables against the registry (and that a table
 missing a property is caught); the last registers an extra state property, as a fixture,
 and shows the checkers take it up with no other edit: simulate and explore judge it (each
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from model_checks.checker_tables import checker_tables
-from model_checks.judged import Judged, NotJudged, Table, gaps
-from model_checks.verdict_records import Verdict, VerdictRecord
+from model_checks.kernel.judged import Judged, NotJudged, Table, gaps
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
 from spec.properties import declare as declared
 
@@ -93,13 +93,13 @@ def extra_property() -> Iterator[str]:
 
 
 def test_arch_a_new_property_is_taken_up_with_no_other_edit(extra_property: str) -> None:
+    from model_checks.answers.summary import matrix_summary, summary
     from model_checks.conform.run import Outcome
     from model_checks.explore.graph import build
     from model_checks.explore.instance import explore_config
     from model_checks.explore.judge import Status, judge
     from model_checks.simulate.profiles import PROFILES
     from model_checks.simulate.run import RuleStats, search
-    from model_checks.summary import matrix_summary, summary
     from spec import by_id
 
     assert extra_property in property_ids()

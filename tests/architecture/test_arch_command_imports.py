@@ -4,7 +4,7 @@
 needs the command line (`model_checks.cli`, its registry and parser) nor a command's module (a
 `command.py`, a `cli.py`, a `*_command.py`; their own `command.py` is theirs, and imports no
 other). What they share with the command line (the exit codes, `UsageError`) is in
-`model_checks.exits`. Checked on the import graph, imports inside functions included, and
+`model_checks.kernel.exits`. Checked on the import graph, imports inside functions included, and
 through every module in between: a page that imports a module that imports the command line
 imports it too.
 """
@@ -71,17 +71,17 @@ def test_docs_and_doctor_import_no_command_line_module() -> None:
         graph[importer] = graph[importer] - {target}
     found = reached_commands(graph, CONSUMERS, command_modules(set(graph)))
     assert not found, (f"{' and '.join(CONSUMERS)} import a command-line module (read what "
-                       f"they share from model_checks.exits): {found}")
+                       f"they share from model_checks.kernel.exits): {found}")
 
 
 def test_a_planted_command_import_is_found() -> None:
     planted = {
         "model_checks": "",
-        "model_checks.cli": "from model_checks.exits import EXIT_OK\n",
-        "model_checks.exits": "EXIT_OK = 0\n",
+        "model_checks.cli": "from model_checks.kernel.exits import EXIT_OK\n",
+        "model_checks.kernel.exits": "EXIT_OK = 0\n",
         "model_checks.run_command": "",
         "model_checks.docs": "",
-        "model_checks.docs.command": "from model_checks.exits import EXIT_OK\n",
+        "model_checks.docs.command": "from model_checks.kernel.exits import EXIT_OK\n",
         "model_checks.docs.page": "from model_checks.docs import helper\n",
         "model_checks.docs.helper": "def later():\n    from model_checks.cli import main\n",
         "model_checks.doctor": "",
@@ -102,5 +102,5 @@ def test_a_planted_command_import_is_found() -> None:
     ]
     for name in ("model_checks.docs.helper", "model_checks.doctor.facts",
                  "model_checks.doctor.answer"):
-        planted[name] = "from model_checks.exits import EXIT_OK\n"
+        planted[name] = "from model_checks.kernel.exits import EXIT_OK\n"
     assert reached_commands(import_graph(planted, deferred=True), CONSUMERS, commands) == []

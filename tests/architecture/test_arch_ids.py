@@ -146,9 +146,9 @@ def test_arch_the_scan_finds_each_kind_of_restatement() -> None:
 def test_arch_checker_names_are_declared_once() -> None:
     """Checker names come from `records.CHECKERS`: unique record names, and the summary's
     letters, the snapshot's checkers and the cross-checked ones are read off it."""
-    from model_checks import summary
-    from model_checks import verdict_records as records
+    from model_checks.answers import summary
     from model_checks.docs import snapshot
+    from model_checks.kernel import verdict_records as records
 
     names = [c.record for c in records.CHECKERS]
     assert len(names) == len(set(names))

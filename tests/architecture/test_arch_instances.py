@@ -24,7 +24,7 @@ INSTANCE_FIELDS = frozenset({"identities", "budget", "sizes", "versions", "max_r
 ALLOWED: dict[str, str] = {
     "spec/designs/lru_design.py::config_from_json":
         "decoder: the configuration a witness file states",
-    "model_checks/trace_file.py::config_from_json":
+    "model_checks/kernel/trace_file.py::config_from_json":
         "decoder: the configuration a trace file states",
     "model_checks/smt/decode/trace.py":
         "decoder: the configuration a Z3 model chose (its budget and sizes are symbolic)",
@@ -39,7 +39,7 @@ ALLOWED: dict[str, str] = {
         "a parametric proof's witness: the sizes Z3 found, replayed on the spec",
     "model_checks/smt/prove/parametric_witness_liveness.py":
         "parametric liveness proofs' witnesses: the sizes Z3 found, replayed on the spec",
-    "model_checks/retries.py::standing_drift_config":
+    "model_checks/kernel/retries.py::standing_drift_config":
         "the retries study's one-identity instance, sized to show a standing miss",
     "model_checks/designs/evidence.py":
         "the shared-memory design's own configuration type, widened for one witness",
@@ -54,7 +54,7 @@ ALLOWED: dict[str, str] = {
     "model_checks/explore/command.py::cell_ladder": "explorer shapes, not configurations",
     "model_checks/smt/results.py::_found_in": "Z3's bounds, not a configuration",
     "model_checks/smt/runner.py::_in_smaller_instance": "Z3's bounds, not a configuration",
-    "model_checks/instance.py::matrix_family":
+    "model_checks/kernel/instance.py::matrix_family":
         "the matrix's family at other unfinished requests (a family, not a configuration)",
     "benchmarks/bench_wire.py": "a benchmark's fixture",
     "benchmarks/bench_vllm_fix.py": "a benchmark's fixture",

@@ -2,7 +2,7 @@
 
 The fixture copies the sources to a scratch directory and adds "V2b" (V2's knobs under
 another name) by editing exactly the recipe's files: `spec/variants.py` (the variant, joining
-`VARIANTS`), `model_checks/matrix.py` (its expectation in every row),
+`VARIANTS`), `model_checks/kernel/matrix.py` (its expectation in every row),
 `model_checks/scenarios/catalog.py` (its expected violations in every scenario) and
 docs/conformance.md (its place in the deployments table, V2's row). A subprocess then
 shows, on the copy, that every checker takes it up with no other edit: the scenario suite
@@ -27,7 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = "V2b"
-RECIPE = ("spec/variants.py", "model_checks/matrix.py", "model_checks/scenarios/catalog.py",
+RECIPE = ("spec/variants.py", "model_checks/kernel/matrix.py", "model_checks/scenarios/catalog.py",
           "docs/conformance.md")
 """The non-test files the recipe edits (docs/architecture.md, "A new variant")."""
 
@@ -79,8 +79,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 CHECKS = '''
 import sys
-from model_checks.cell_sets import ALL_EXPECTED, expected_cell
-from model_checks.instance import config_for
+from model_checks.kernel.cell_sets import ALL_EXPECTED, expected_cell
+from model_checks.kernel.instance import config_for
 from spec import VARIANT_NAMES, variant_named
 NEW = sys.argv[1]
 assert NEW in VARIANT_NAMES, VARIANT_NAMES
@@ -95,13 +95,13 @@ for cell in ALL_EXPECTED:
 print("matrix ok")
 
 # scenarios: every scenario judges V2b as its catalog expects
-from model_checks.scenario_run import replay_all
+from model_checks.scenarios.run import replay_all
 verdicts = [v for v in replay_all() if v.variant == NEW]
 assert verdicts and all(v.as_expected for v in verdicts), verdicts
 print("scenarios ok", len(verdicts))
 
 # simulate: D7's cell, S4 found broken and S2 kept within the ci profile
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
 from model_checks.simulate.profiles import PROFILES
 from model_checks.simulate.run import SimulatedCell, run_cell
 cell = expected_cell(NEW, ("D7",))
@@ -150,8 +150,8 @@ assert "unknown variant" not in usage.stderr, usage.stderr
 print("conform ok")
 
 # the main job's summary: a row for V2b
-from model_checks.verdict_records import Verdict, VerdictRecord
-from model_checks.summary import matrix_summary, summary
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
+from model_checks.answers.summary import matrix_summary, summary
 records = [VerdictRecord("explore", NEW, ("D7",), "S4", Verdict.COUNTEREXAMPLE, None,
                          "states", 0.0, counterexample_length=5)]
 assert any(line.split()[:2] == ["D7", NEW] for line in summary(records).splitlines())
@@ -202,13 +202,13 @@ def test_arch_a_new_variant_is_taken_up_with_no_other_edit(scratch: Path) -> Non
 
 def test_arch_a_variant_missing_from_a_row_fails_loudly(scratch: Path) -> None:
     """Known-bad: a matrix row without the new variant is an error naming it and its row."""
-    matrix = scratch / "model_checks" / "matrix.py"
+    matrix = scratch / "model_checks" / "kernel" / "matrix.py"
     text = matrix.read_text()
     broken = text.replace(f', {NEW}=""', "", 1)
     assert broken != text
     matrix.write_text(broken)
     try:
-        done = _run(scratch, "import model_checks.matrix")
+        done = _run(scratch, "import model_checks.kernel.matrix")
     finally:
         matrix.write_text(text)
     assert done.returncode != 0

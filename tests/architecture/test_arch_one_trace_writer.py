@@ -1,4 +1,4 @@
-"""One writer of trace documents: no module of model_checks/ but `model_checks/itf.py` builds
+"""One writer of trace documents: no module of model_checks/ but `model_checks/kernel/itf.py` builds
 a trace document (read from the source with `ast`: a dict display with a `states` key beside
 `#meta` or `vars`, as an ITF document or the old trace format has, or with `design` beside
 `actions`, as the old design witnesses had). Every checker's trace goes through
@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WRITER = "model_checks/itf.py"
+WRITER = "model_checks/kernel/itf.py"
 SHAPES = ({"states", "#meta"}, {"states", "vars"}, {"design", "actions"})
 """Key sets of which a dict display holding all is a trace document."""
 

@@ -1,5 +1,5 @@
 """One profile type: every profile class of `model_checks/` (a class named `...Profile`)
-extends `model_checks.profiles.Profile`, and every table of profiles (a module-level
+extends `model_checks.kernel.profiles.Profile`, and every table of profiles (a module-level
 `PROFILES` or `..._PROFILES`) is built by `profile_table`, so its keys are the profiles' own
 names, among `PROFILE_NAMES`. Read from the source with `ast`; each rule is also run on a
 planted source, to show it can fail."""
@@ -14,7 +14,7 @@ import pytest
 from model_checks.conform.profiles import PROFILES as CONFORM
 from model_checks.explore.command import PROFILES as EXPLORE
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
-from model_checks.profiles import PROFILE_NAMES, Profile, profile_table
+from model_checks.kernel.profiles import PROFILE_NAMES, Profile, profile_table
 from model_checks.simulate.profiles import PROFILES as SIMULATE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,8 @@ def stray_profiles(name: str, source: str) -> list[str]:
 def test_arch_every_profile_is_one_type() -> None:
     found = [line for path in sorted((ROOT / "model_checks").rglob("*.py"))
              for line in stray_profiles(str(path.relative_to(ROOT)), path.read_text())]
-    assert not found, f"profiles outside the one profile type (model_checks.profiles): {found}"
+    assert not found, ("profiles outside the one profile type (model_checks.kernel.profiles): "
+                       f"{found}")
 
 
 def test_arch_a_planted_stray_profile_is_found() -> None:

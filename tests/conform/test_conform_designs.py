@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from model_checks import itf
 from model_checks.cli import main
 from model_checks.designs.shm_views import breaks, spec_observation
 from model_checks.designs.witness_files import WitnessDocument, committed, document, read
+from model_checks.kernel import itf
 from spec.designs.shm import SHM
 
 ROOT = Path(__file__).resolve().parents[2]

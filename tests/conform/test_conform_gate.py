@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.cells import environment_text
 from model_checks.cli import main
 from model_checks.conform.weakness import weakness
+from model_checks.kernel.cells import environment_text
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS
 
 PAIR = "tests.conform.ordered_pair:factory"

@@ -17,7 +17,7 @@ from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.run import ConformProfile, ConformRun, conform
-from model_checks.verdict_records import Verdict, read_records
+from model_checks.kernel.verdict_records import Verdict, read_records
 
 
 def _order(cache: LRUCache[str, Any]) -> list[str]:

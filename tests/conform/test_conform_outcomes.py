@@ -26,7 +26,7 @@ from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, tensor_bytes
 from model_checks.conform.run import ConformProfile, conform, corpus
-from model_checks.verdict_records import Verdict, read_records
+from model_checks.kernel.verdict_records import Verdict, read_records
 from spec import V3
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"

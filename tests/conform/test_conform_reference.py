@@ -18,8 +18,8 @@ from model_checks.conform import codec
 from model_checks.conform.lockstep import Disagreement, Driving, run_actions, shrink
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine, factory
 from model_checks.conform.run import corpus
+from model_checks.kernel.verdict_records import Verdict, read_records
 from model_checks.scenarios.base import Scenario
-from model_checks.verdict_records import Verdict, read_records
 from spec import V3, VARIANT_NAMES, Config, Content
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"

@@ -20,7 +20,7 @@ from conftest import Workers
 from model_checks.cli import main
 from model_checks.executor import ClusterError, cluster
 from model_checks.executor.jobs import Job
-from model_checks.verdict_records import VerdictRecord, read_records
+from model_checks.kernel.verdict_records import VerdictRecord, read_records
 
 SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "D1",
          "--environment", "D2", "--depth", "3", "--search-depth", "5"]

@@ -12,7 +12,7 @@ import pytest
 from model_checks import cli
 from model_checks.jobs import phases, run
 from model_checks.jobs.phases import LATTICE_EVIDENCE, NIGHTLY_PARTS, Phase, checker
-from model_checks.verdict_records import read_records
+from model_checks.kernel.verdict_records import read_records
 
 
 @pytest.mark.parametrize("phase", [*phases.MAIN_JOB, *phases.NIGHTLY],
@@ -50,8 +50,8 @@ def test_the_parts_are_the_whole_nightly_job_in_order() -> None:
 def test_the_simulate_parts_split_the_nightly_cells_exactly() -> None:
     """The variant parts' `--only` filters select each matrix cell exactly once (the filter is
     the one `simulate` applies), and only the mutants' part keeps the mutants."""
-    from model_checks.cell_sets import cells_named
-    from model_checks.cells import cell_label, cell_matches
+    from model_checks.kernel.cell_sets import cells_named
+    from model_checks.kernel.cells import cell_label, cell_matches
 
     filters = [phase.argv[phase.argv.index("--only") + 1]
                for part, parts in phases.NIGHTLY_PARTS.items()

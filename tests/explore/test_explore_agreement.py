@@ -10,8 +10,8 @@ from pathlib import Path
 from model_checks.explore.agreement import disagreements
 from model_checks.explore.cell_jobs import CellJob, explore_cell
 from model_checks.explore.instance import CI_SHAPES
-from model_checks.trace_file import config_to_json
-from model_checks.verdict_records import Verdict, VerdictRecord
+from model_checks.kernel.trace_file import config_to_json
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from spec import V2
 
 

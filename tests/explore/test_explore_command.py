@@ -11,9 +11,9 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.explore.graph import GraphOptions
-from model_checks.instance import config_for
-from model_checks.trace_file import actions_of, replay_file
-from model_checks.verdict_records import Verdict, read_records
+from model_checks.kernel.instance import config_for
+from model_checks.kernel.trace_file import actions_of, replay_file
+from model_checks.kernel.verdict_records import Verdict, read_records
 from spec import DRIFT_IDS, by_id, run, variant_named
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.explore.command import ExploreUsageError, _other_records
-from model_checks.verdict_records import write_records
+from model_checks.kernel.verdict_records import write_records
 
 
 def test_trace_files_beside_the_records_are_not_read(tmp_path: Path) -> None:

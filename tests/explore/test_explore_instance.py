@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.cell_sets import ALL_EXPECTED
 from model_checks.explore.cell_jobs import CellJob
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES, Shape, explore_config
-from model_checks.instance import config_for, matrix_drift, matrix_instance
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.instance import config_for, matrix_drift, matrix_instance
 from spec import Config, Content, variant_named
 from spec.instances import Cut
 

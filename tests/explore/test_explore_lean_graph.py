@@ -12,7 +12,7 @@ import pytest
 from model_checks.explore.graph import Graph, GraphOptions, RegenerationDiverged, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
-from model_checks.instance import REUSED
+from model_checks.kernel.instance import REUSED
 from spec import Config, variant_named
 
 # Recorded with the explorer that kept whole states in a dict and edges as lists of tuples

@@ -5,9 +5,9 @@ expects the property to hold does."""
 
 from __future__ import annotations
 
-from model_checks.matrix import Expectation
-from model_checks.summary import _cell, code
-from model_checks.verdict_records import Verdict, VerdictRecord
+from model_checks.answers.summary import _cell, code
+from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 
 
 def _record(checker: str, verdict: Verdict, bound: int | None = None,

@@ -185,7 +185,7 @@ def test_the_per_cell_explorer_climbs_above_what_it_proves(tmp_path: Path) -> No
     the record says exactly that, with the larger instance."""
     from model_checks.explore.cell_jobs import CellJob, explore_cell
     from model_checks.explore.instance import Shape
-    from model_checks.verdict_records import Verdict
+    from model_checks.kernel.verdict_records import Verdict
     from spec import V1
 
     outcome = explore_cell(CellJob(V1, ("D7", "D10"), tmp_path, 30_000, (Shape(1),),

@@ -31,7 +31,7 @@ from model_checks.explore.lattice import (
 from model_checks.explore.lattice_instance import LatticeShape, lattice_config
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
-from model_checks.trace_file import replay_file
+from model_checks.kernel.trace_file import replay_file
 from spec import ALL_DRIFT, Config, variant_named
 
 SOURCES = tuple(sorted((d.value for d in ALL_DRIFT), key=lambda d: int(d[1:])))

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from model_checks.docs import lattice_page as lat
-from model_checks.trace_file import replay_file
+from model_checks.kernel.trace_file import replay_file
 from spec import VARIANT_NAMES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from model_checks import itf
 from model_checks.docs.lattice_page import answer
 from model_checks.explore import evidence
 from model_checks.explore.lattice import (
@@ -20,6 +19,7 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_instance import Rung
 from model_checks.explore.lattice_report import summarise
+from model_checks.kernel import itf
 
 SNAPSHOT = Path(__file__).resolve().parents[2] / "docs" / "results" / "records.json"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.trace_file import replay_file
-from model_checks.verdict_records import VerdictRecord, read_records
+from model_checks.kernel.trace_file import replay_file
+from model_checks.kernel.verdict_records import VerdictRecord, read_records
 
 
 def test_por_records_match_the_unreduced_ones(tmp_path: Path,

@@ -18,7 +18,7 @@ from model_checks.explore.lattice import LatticeRequest
 from model_checks.explore.lattice_command import LatticeUsageError, read_outcomes
 from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
-from model_checks.trace_file import replay_file
+from model_checks.kernel.trace_file import replay_file
 from spec import Content, by_id, environment, lru, run, variant_named
 from spec.transitions.client import Submit
 

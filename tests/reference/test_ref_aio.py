@@ -19,7 +19,7 @@ from model_checks.cli import main
 from model_checks.conform.async_adapter import AsyncAdapter, factory
 from model_checks.conform.lockstep import Disagreement, run_actions
 from model_checks.conform.run import corpus
-from model_checks.verdict_records import Verdict, read_records
+from model_checks.kernel.verdict_records import Verdict, read_records
 from reference import (
     V2,
     V4,

@@ -7,12 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from model_checks import itf
 from model_checks.cli import main
-from model_checks.instance import config_for
-from model_checks.simulate.machine import RuleStats
-from model_checks.simulate.run import PROFILES, Finding, search
-from model_checks.trace_file import (
+from model_checks.kernel import itf
+from model_checks.kernel.instance import config_for
+from model_checks.kernel.trace_file import (
     config_from_json,
     config_to_json,
     replay_file,
@@ -20,6 +18,8 @@ from model_checks.trace_file import (
     trace_to_json,
     write_trace,
 )
+from model_checks.simulate.machine import RuleStats
+from model_checks.simulate.run import PROFILES, Finding, search
 from spec import ALL_DRIFT, V1, V2, Config
 
 

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from hypothesis.internal.conjecture import engine
 
-from model_checks.instance import config_for
-from model_checks.matrix import Expectation
+from model_checks.kernel.instance import config_for
+from model_checks.kernel.matrix import Expectation
 from model_checks.simulate import run
 from model_checks.simulate.run import PROFILES, SimulatedCell, run_cell
 from spec import variant_named

@@ -7,7 +7,7 @@ from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 import spec
-from model_checks.instance import config_for
+from model_checks.kernel.instance import config_for
 from model_checks.simulate import machine as machines
 from model_checks.simulate.machine import (
     PropertyViolated,

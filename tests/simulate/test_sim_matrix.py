@@ -3,9 +3,9 @@ of reasoning (a checker that always says "safe" or always says "broken" fails he
 
 from __future__ import annotations
 
-from model_checks.cell_sets import expected_cell
-from model_checks.instance import WIDER_IN_FLIGHT, config_for
-from model_checks.matrix import (
+from model_checks.kernel.cell_sets import expected_cell
+from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
+from model_checks.kernel.matrix import (
     ENVIRONMENTS,
     EXPECTED,
     PROPERTIES,

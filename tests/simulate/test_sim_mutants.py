@@ -14,9 +14,9 @@ from dataclasses import replace
 
 import pytest
 
+from model_checks.kernel.verdict_records import Verdict
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.run import PROFILES, run_mutant
-from model_checks.verdict_records import Verdict
 
 FAST = replace(PROFILES["ci"], name="test", break_examples=60, max_shrinks=0, jobs=1)
 FOUND_BY_SEARCH = {"engine-asserts", "evicts-most-recent", "ignores-new-size"}

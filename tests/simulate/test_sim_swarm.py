@@ -16,8 +16,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_checks.cells import cell_identifier
-from model_checks.instance import config_for
+from model_checks.kernel.cells import cell_identifier
+from model_checks.kernel.instance import config_for
 from model_checks.simulate.machine import (
     SWARMED,
     UUID_ONLY,

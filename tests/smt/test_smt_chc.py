@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 import z3
 
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
 from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.prove.chc import (

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.trace_file import replay_file
-from model_checks.verdict_records import Verdict, read_records
+from model_checks.kernel.trace_file import replay_file
+from model_checks.kernel.verdict_records import Verdict, read_records
 
 
 def test_prove_a_selection_writes_records_and_exits_0(tmp_path: Path) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from model_checks.docs.results import describe
+from model_checks.kernel.verdict_records import VerdictRecord
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, instance, to_record
-from model_checks.verdict_records import VerdictRecord
 from spec import V2, V3, Drift
 
 

@@ -10,6 +10,7 @@ import pytest
 import z3
 
 from model_checks.cli import main
+from model_checks.kernel.verdict_records import Verdict, read_records
 from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
@@ -20,7 +21,6 @@ from model_checks.smt.prove.parametric import (
     check_state,
     prove,
 )
-from model_checks.verdict_records import Verdict, read_records
 from spec import V2, V3, V4, LruFlaw, MissHandling, Variant
 from tests.smt.test_smt_crosscheck import _config
 

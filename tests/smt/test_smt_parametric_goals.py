@@ -11,6 +11,7 @@ import pytest
 
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import Proof
+from model_checks.kernel.verdict_records import Verdict
 from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove.parametric import (
     KEY_CONFUSION,
@@ -30,7 +31,6 @@ from model_checks.smt.prove.parametric_goals import (
     maximal_holding,
     records,
 )
-from model_checks.verdict_records import Verdict
 from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant
 from tests.smt.test_smt_crosscheck import _config
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.explore.evidence import gather
+from model_checks.kernel.verdict_records import Verdict
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove import parametric_mirror
@@ -39,7 +40,6 @@ from model_checks.smt.prove.parametric_liveness import (
     records,
 )
 from model_checks.smt.prove.parametric_witness_liveness import WITNESSES
-from model_checks.verdict_records import Verdict
 from spec import (
     ALL_DRIFT,
     V0,

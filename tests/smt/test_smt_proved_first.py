@@ -11,7 +11,7 @@ import pytest
 
 from model_checks.conform.lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import factory
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
 from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.smt.budget import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT
 from model_checks.smt.decided_cells import SmtCell

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
 from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.scenarios import Scenario, violated
 from model_checks.scenarios.base import every_variant, item

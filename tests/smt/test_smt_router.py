@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.cell_sets import expected_cell
-from model_checks.environment_arg import ROUTER
-from model_checks.instance import config_for
+from model_checks.kernel.cell_sets import expected_cell
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import both_directions, first_disagreement, random_walk
 from model_checks.smt.encode import engine as smt_engine

@@ -3,7 +3,7 @@ searched again with one item per request, and its record says where it is shorte
 
 from __future__ import annotations
 
-from model_checks.matrix import Expectation
+from model_checks.kernel.matrix import Expectation
 from model_checks.smt.budget import BMC_RLIMIT
 from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding

@@ -11,7 +11,6 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from model_checks.environment_arg import ROUTER
 from model_checks.explore.cell_jobs import CellJob
 from model_checks.explore.instance import (
     CI_LARGE_SHAPES,
@@ -20,8 +19,9 @@ from model_checks.explore.instance import (
     describe,
 )
 from model_checks.explore.lattice_instance import Rung, lattice_config
-from model_checks.instance import WIDER_IN_FLIGHT, config_for
-from model_checks.trace_file import config_from_json
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
+from model_checks.kernel.trace_file import config_from_json
 from spec import Config, variant_named
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"

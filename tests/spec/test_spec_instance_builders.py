@@ -12,13 +12,13 @@ from dataclasses import replace
 import frozen_instance_builders as frozen
 import pytest
 
-from model_checks.environment_arg import ROUTER
 from model_checks.explore.cell_jobs import CellJob
 from model_checks.explore.instance import CI_LARGE_SHAPES, CI_SHAPES, NIGHTLY_SHAPES
 from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG
 from model_checks.history.concurrent import instance_config
-from model_checks.instance import WIDER_IN_FLIGHT, config_for
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
 from spec import DRIFT_IDS, VARIANTS, environment
 from spec.designs.lru_design import LRU
 

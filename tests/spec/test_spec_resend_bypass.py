@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.trace_file import actions_of, config_of
+from model_checks.kernel.trace_file import actions_of, config_of
 from spec import V4, Config, State, Trace, by_id, initial, step
 from spec.trace import Step, run
 from spec.transitions import InvalidAction, Retry

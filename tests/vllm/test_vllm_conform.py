@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from drift_page import page_minimal
 
-from model_checks.cells import environment_text
 from model_checks.cli import main
 from model_checks.conform.weakness import weakness
+from model_checks.kernel.cells import environment_text
 
 ADAPTER = "model_checks.adapters.vllm:factory"
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from model_checks import render
 from model_checks.conform.notation import observation_text, wrap
+from model_checks.kernel import render
 from spec.transitions import Action
 
 
@@ -69,7 +69,7 @@ class NotFollowed(Exception):
 
 
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:
-    """The actions as numbered lines in the replay notation (`model_checks.render`), the
+    """The actions as numbered lines in the replay notation (`model_checks.kernel.render`), the
     step `at` marked."""
     return [
         f"  {number:3d}. {render.action(action)}{'  <-- here' if number == at else ''}"

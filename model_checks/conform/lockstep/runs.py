@@ -11,11 +11,11 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from model_checks import render
 from model_checks.conform import adapter as api
 from model_checks.conform.lockstep.disagreement import Disagreement, NotFollowed
 from model_checks.conform.lockstep.driver import Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
+from model_checks.kernel import render
 from spec import Config, State
 from spec.fairness import is_quiescent
 from spec.machine import initial, is_enabled, step

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from model_checks.instance import MATRIX, matrix_drift, matrix_instance
+from model_checks.kernel.instance import MATRIX, matrix_drift, matrix_instance
 from spec import Drift, Needs, Variant, needs_of
 from spec.drift import describe_environment, drift_order
 
@@ -88,7 +88,7 @@ reported as unknown."""
 @dataclass(frozen=True, slots=True)
 class Bounds:
     """The finite instance: identities, request slots, concurrency and retries (by default the
-    matrix's, `model_checks.instance.MATRIX`), items per request cut down to `max_items`
+    matrix's, `model_checks.kernel.instance.MATRIX`), items per request cut down to `max_items`
     (`max_items_under_d8` where the drift needs two: D6, D7, D8), and the ranges of the
     symbolic budget and sizes (which cover the matrix's budget and sizes)."""
 
@@ -197,7 +197,7 @@ def encoding_for(variant: Variant, env: tuple[str, ...], bounds: Bounds | None =
 def environment_ids(enc: Encoding) -> tuple[str, ...]:
     """The matrix environment an encoding is about (drift ids in numeric order; D5 named
     `ROUTER` in the router configuration)."""
-    from model_checks.environment_arg import ROUTER
+    from model_checks.kernel.environment_arg import ROUTER
 
     ids = drift_order(d.value for d in enc.environment)
     if enc.engines == 1:

@@ -59,10 +59,10 @@ from typing import Any, TypeVar
 
 import z3
 
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.judged import encoded_safety
 from model_checks.smt.results import ProvedAllDepths
-from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import V3, Config, Drift, LruFlaw, State, Variant
 from spec import lru as spec_lru
 from spec.state import Request

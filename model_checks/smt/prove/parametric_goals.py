@@ -58,6 +58,7 @@ from typing import Protocol
 
 import z3
 
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
@@ -74,7 +75,6 @@ from model_checks.smt.prove.parametric import (
     prove,
 )
 from model_checks.smt.results import ProvedAllDepths
-from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import VARIANTS, Drift, Variant, drift_order
 
 Bad = Callable[[ParametricState, Params], z3.BoolRef]

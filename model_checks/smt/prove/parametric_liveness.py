@@ -77,6 +77,7 @@ from dataclasses import dataclass, replace
 
 import z3
 
+from model_checks.kernel.verdict_records import VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
@@ -102,7 +103,6 @@ from model_checks.smt.prove.parametric import (
 )
 from model_checks.smt.prove.parametric_goals import mirror_environment, record
 from model_checks.smt.results import ProvedAllDepths
-from model_checks.verdict_records import VerdictRecord
 from spec import VARIANTS, Drift, Trace, Variant, lru
 from spec.observations import miss_taken, sent_message
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
-from model_checks.trace_file import trace_to_json
-from model_checks.verdict_records import SCENARIOS
+from model_checks.kernel import itf
+from model_checks.kernel.trace_file import trace_to_json
+from model_checks.kernel.verdict_records import SCENARIOS
 from spec import V2, Config, Content, ItemSize, Trace, by_id, environment, run
 from spec.state import ClientItem
 from spec.transitions import Action, P0Handle, P0ReceiveReply, P1Receive, Submit

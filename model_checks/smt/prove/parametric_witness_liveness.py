@@ -40,9 +40,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf
-from model_checks.trace_file import trace_to_json
-from model_checks.verdict_records import SCENARIOS
+from model_checks.kernel import itf
+from model_checks.kernel.trace_file import trace_to_json
+from model_checks.kernel.verdict_records import SCENARIOS
 from spec import V1, V2, V3, Config, Content, ItemSize, Trace, Variant, by_id, environment, run
 from spec.state import ClientItem
 from spec.transitions import (

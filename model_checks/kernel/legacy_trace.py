@@ -1,4 +1,4 @@
-"""The layouts of the trace formats written before ITF (`model_checks.itf`), read for one
+"""The layouts of the trace formats written before ITF (`model_checks.kernel.itf`), read for one
 release: a `paired-caches-trace/1` file of the key-replicated spec (`#meta`, `config`, and
 per state its `action`, `args` and `state`) and a design's witness document (`design`,
 `variant`, `environment`, `property` and its `actions`). Nothing writes them any more.

@@ -3,7 +3,7 @@ with the expected matrix.
 
 A *cell* is a variant (or a mutant) under an environment (a tuple of drift ids), searched in
 some instance; a checker's job judges one cell, or one cell's property, and its *outcome* is
-the verdict records it wrote (`model_checks.verdict_records.VerdictRecord`) with whatever
+the verdict records it wrote (`model_checks.kernel.verdict_records.VerdictRecord`) with whatever
 figures the checker reports besides. Three rules are stated here once:
 
 - `environment_text`: an environment in prose, tables and progress lines (`D1+D7`, `none`,
@@ -24,9 +24,9 @@ import enum
 import re
 from collections.abc import Iterable
 
-from model_checks.environment_arg import ROUTER, BadEnvironment, parse_environment
-from model_checks.matrix import Expectation
-from model_checks.verdict_records import Checker, Verdict
+from model_checks.kernel.environment_arg import ROUTER, BadEnvironment, parse_environment
+from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.verdict_records import Checker, Verdict
 from spec import VARIANT_NAMES, property_ids
 
 

@@ -24,12 +24,12 @@ Every state carries the step that led to it as Quint's model-based-testing varia
 `mbt::actionTaken` (the action's label, `init` for the first state) and `mbt::nondetPicks`
 (a record of the action's arguments), so a reader rebuilds the run from the actions and
 compares the states it computes with the recorded ones. `#meta["paired-caches"]` holds the
-project's metadata: for a trace of the key-replicated spec (`model_checks.trace_file`) the
+project's metadata: for a trace of the key-replicated spec (`model_checks.kernel.trace_file`) the
 full configuration, the checker, variant, environment, property, the step it broke at and
 why, the fair scheduler's start (`fair_from`), the rung and conformance's fields; for a
 design's witness (`model_checks.designs.witness_files`) the design, variant, environment,
 property, instance and configuration. The contract, checked by `tests/test_itf.py` against
-the schema `model_checks/itf.schema.json`: every state has exactly the variables of `vars`,
+the schema `model_checks/kernel/itf.schema.json`: every state has exactly the variables of `vars`,
 indices count from 0, and no state value is a JSON number or null (a reader never has to
 guess an integer's precision or a missing field's meaning).
 """

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 
-from model_checks.matrix import EXPECTED, Cell
-from model_checks.pair_cells import PAIR_EXPECTED
+from model_checks.kernel.matrix import EXPECTED, Cell
+from model_checks.kernel.pair_cells import PAIR_EXPECTED
 
 ALL_EXPECTED: tuple[Cell, ...] = EXPECTED + PAIR_EXPECTED
 """The whole expected matrix: the main matrix, then every other pair of drift sources."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from model_checks.text_table import grid
+from model_checks.kernel.text_table import grid
 from spec import lru
 from spec.state import ClientItem, Message, Reply, State, WireItem
 from spec.trace import Trace

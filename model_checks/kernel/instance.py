@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from model_checks.environment_arg import ROUTER
+from model_checks.kernel.environment_arg import ROUTER
 from spec import Config, Content, Drift, ItemSize, Variant, drift_order, environment
 from spec.instances import Cut, Family, Instance, Sized, realise
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import combinations
 
-from model_checks.instance import instance_contains
-from model_checks.matrix import (
+from model_checks.kernel.instance import instance_contains
+from model_checks.kernel.matrix import (
     ALWAYS,
     ENVIRONMENTS,
     PROPERTIES,
@@ -22,7 +22,7 @@ from model_checks.matrix import (
     Expectation,
     single,
 )
-from model_checks.pair_reasons import PAIR_REASONS, PairReason, needs_c
+from model_checks.kernel.pair_reasons import PAIR_REASONS, PairReason, needs_c
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift, variant_named
 
 PAIR_ENVIRONMENTS: tuple[tuple[str, ...], ...] = tuple(

@@ -25,10 +25,10 @@ from collections.abc import Iterable
 
 from model_checks.answers import Answer, AnswerStore
 from model_checks.answers import Verdict as AnswerVerdict
-from model_checks.cell_sets import ALL_EXPECTED
-from model_checks.cells import environment_text
-from model_checks.matrix import EXPECTED, Cell, Expectation
-from model_checks.verdict_records import (
+from model_checks.kernel.cell_sets import ALL_EXPECTED
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.matrix import EXPECTED, Cell, Expectation
+from model_checks.kernel.verdict_records import (
     CHECKERS,
     EXPLORE_LATTICE,
     PAIR_WITNESS,
@@ -36,7 +36,7 @@ from model_checks.verdict_records import (
     Verdict,
     VerdictRecord,
 )
-from model_checks.verdict_records import EXPLORE as EXPLORER
+from model_checks.kernel.verdict_records import EXPLORE as EXPLORER
 from spec import property_ids
 
 LETTER = {c.record: c.letter for c in CHECKERS if c.letter}
@@ -138,7 +138,7 @@ LEGEND = (
     "  xNC  breaks: shortest witness of N steps inside the environment, found by C",
     "       (Z Z3, H Hypothesis, E explorer, L the lattice, S a scenario, W a pair witness)",
     "  ok   no violation in the runs sampled   ?  undecided   -  not checked",
-    "  !    this run's records contradict the expected matrix (model_checks/matrix.py):",
+    "  !    this run's records contradict the expected matrix (model_checks/kernel/matrix.py):",
     "       the only failure mark. An x without ! is a break the matrix expects or allows.",
 )
 """The summary's legend, printed with it (every line under 100 columns)."""

@@ -2,10 +2,10 @@
 
 Expectations are data, reasoned out from the protocol (each cell's `why`), never copied from a
 checker's output. A checker compares its results with the cells (`EXPECTED` here, every
-selection in `model_checks.cell_sets`); a must-hold property that fails, or a must-break
+selection in `model_checks.kernel.cell_sets`); a must-hold property that fails, or a must-break
 property whose counterexample is not found within budget, is a mismatch. The rows are
-written for the matrix's instance (`model_checks.instance.config_for`); the pair cells are
-derived from them (`model_checks.pair_cells`).
+written for the matrix's instance (`model_checks.kernel.instance.config_for`); the pair cells are
+derived from them (`model_checks.kernel.pair_cells`).
 
 L3 and L4 are judged at two instance sizes (2 and 3 unfinished requests, `Cell.wider`); a
 cell says in its `why` where a verdict depends on the bound.
@@ -17,8 +17,8 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from model_checks.environment_arg import ROUTER
-from model_checks.pair_reasons import untagged
+from model_checks.kernel.environment_arg import ROUTER
+from model_checks.kernel.pair_reasons import untagged
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS, Drift, Variant, property_ids, variant_named
 
 
@@ -100,7 +100,7 @@ ALWAYS = (
     "wherever P0 can re-record a missed identity before the retry (another request's payload, "
     "a rejection, a split or failed update) and P1 then lacks it when the retry's reference "
     "arrives. L4 is judged with R = 2 retries, the instance's; how many retries recovery "
-    "needs for any R, and where no R is enough, is model_checks.retries' theorem "
+    "needs for any R, and where no R is enough, is model_checks.kernel.retries' theorem "
     "(docs/questions.md, section 5)."
 )
 

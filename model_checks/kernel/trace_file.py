@@ -1,5 +1,5 @@
 """The trace of the key-replicated spec as every checker writes and reads it: its ITF document
-with the project's metadata (`model_checks.itf`), its replay on the spec, and a labelled step
+with the project's metadata (`model_checks.kernel.itf`), its replay on the spec, and a labelled step
 table.
 
 `trace_to_json` builds the document: the spec's states, each with the action that led to it,
@@ -8,7 +8,7 @@ variant by all its knobs), the checker, variant, environment, property, the step
 and why, and where the fair scheduler took over (`fair_from`). `replay_data` rebuilds the
 configuration and actions from a document, re-runs them on the spec, checks that every
 recorded state is the one the spec computes, and re-checks the property (a file in the old
-format, taken apart by `model_checks.legacy_trace`, is replayed too, with a line on stderr;
+format, taken apart by `model_checks.kernel.legacy_trace`, is replayed too, with a line on stderr;
 `upgraded` gives its ITF document); `table` prints the same table for a found and a replayed
 trace.
 """
@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from model_checks import itf, legacy_trace, render
-from model_checks.itf import BadTraceFile
-from model_checks.verdict_records import HYPOTHESIS
+from model_checks.kernel import itf, legacy_trace, render
+from model_checks.kernel.itf import BadTraceFile
+from model_checks.kernel.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.drift import describe_environment, environment
 from spec.state import ClientItem
@@ -114,7 +114,7 @@ def trace_to_json(
     fair_from: int | None = None,
     checker: str = HYPOTHESIS.record,
 ) -> dict[str, Any]:
-    """The ITF document of `trace` (`model_checks.itf.document`) with the project's metadata:
+    """The ITF document of `trace` (`model_checks.kernel.itf.document`) with the project's metadata:
     the full configuration, the checker, the property, the step it broke at and why, and
     where the fair scheduler took over (`fair_from`). A writer adds its own fields to
     `itf.project(...)` (the rung, conformance's) and a lasso's `loop`."""
@@ -239,7 +239,7 @@ def table(
     reason: str,
     fair_from: int | None = None,
 ) -> str:
-    """The step table in the one trace notation (`model_checks.render`, legend in
+    """The step table in the one trace notation (`model_checks.kernel.render`, legend in
     docs/notation.md), then where the property broke."""
     where = f"at step {step}" if step is not None else "NOT reproduced"
     fault = list(trace.states())[step].fault if step is not None else None

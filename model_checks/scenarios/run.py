@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.cells import environment_text
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.verdict_records import SCENARIOS as SCENARIO_CHECKER
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from model_checks.scenarios import SCENARIOS, Scenario, violated
-from model_checks.verdict_records import SCENARIOS as SCENARIO_CHECKER
-from model_checks.verdict_records import Verdict, VerdictRecord
 from spec import VARIANTS, registry
 
 

@@ -64,7 +64,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from model_checks.parent_links import path_to
+from model_checks.kernel.parent_links import path_to
 from spec import (
     DRIFT_IDS,
     V2,

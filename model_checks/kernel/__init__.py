@@ -1,0 +1,19 @@
+"""The checker kernel: the vocabulary every checker, the conformance harness and every
+consumer of their verdicts share. It imports no checker, no product and no command line;
+the rest of `model_checks` is built over it.
+
+- the expected matrix: `matrix` (the main cells, each with its reasoning), `pair_cells` (the
+  pairs of drift sources, derived from the single-source rows and the reasoned interactions
+  of `pair_reasons`, each shown by a hand-built trace of `pair_witnesses`) and `cell_sets`
+  (the selections a sweep takes, `--cells`);
+- instances and cells: the matrix's family of instances and the checkers' entry to the one
+  builder (`instance`), cells and environments (`cells`, `environment_arg`), what each
+  checker judges (`judged`), the tables keyed by action class (`action_tables`) and the one
+  profile type every checker's `--profile` names (`profiles`);
+- verdicts and traces: verdict records (`verdict_records`), the one trace format and its
+  notation (`itf`, the spec's traces in it `trace_file`, the old formats read for one release
+  `legacy_trace`, `render`), the one plain-text table (`text_table`) and the command line's
+  shared exit codes (`exits`);
+- search helpers: a breadth-first search's shortest path, walked back along its parent links
+  (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`).
+"""
