@@ -73,3 +73,12 @@ def test_the_gate_refuses_v2_s1_under_d7_as_the_checkout_does(installed: Path,
     last = there.stdout.strip().splitlines()[-1]
     assert last == here.stdout.strip().splitlines()[-1]
     assert "INHERITED WEAKNESS" in last and "S1 on V2" in last
+
+
+def test_the_itf_schema_ships_beside_its_module(installed: Path, tmp_path: Path) -> None:
+    """`replay --itf` users validate against the schema the package ships (package data)."""
+    env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}
+    found = subprocess.run([str(installed), "-c", "from model_checks.kernel import itf; "
+                            "print(itf.SCHEMA.is_file(), itf.SCHEMA)"], cwd=tmp_path, env=env,
+                           check=True, capture_output=True, text=True).stdout.split()
+    assert found[0] == "True" and "site-packages" in found[1], found
