@@ -19,9 +19,10 @@ from model_checks.explore.instance import (
     describe,
 )
 from model_checks.explore.lattice_instance import Rung, lattice_config
+from model_checks.kernel import itf
 from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
-from model_checks.kernel.trace_file import config_from_json
+from model_checks.kernel.trace_file import config_of
 from spec import Config, variant_named
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -47,11 +48,12 @@ def rung_of(words: str, reused_bytes: int) -> Rung:
 
 
 def traces(checker: str) -> list[tuple[dict[str, object], Config]]:
+    """The committed trace files of `checker`: each one's project metadata and config."""
     found = []
     for path in sorted(RESULTS.glob("*/*.json")):
         data = json.loads(path.read_text())
-        if isinstance(data, dict) and data.get("#meta", {}).get("checker") == checker:
-            found.append((data["#meta"], config_from_json(data["config"])))
+        if itf.is_trace(data) and itf.project(data).get("checker") == checker:
+            found.append((itf.project(data), config_of(data)))
     return found
 
 
