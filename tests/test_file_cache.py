@@ -82,3 +82,10 @@ def test_kill_matrix_rows_round_trip_and_reject_another_shape() -> None:
         decode(data[:-1])
     with pytest.raises(TypeError, match="expected a kill record"):
         decode([["S1", None] for _ in history_mutants()])
+
+
+def test_the_cache_lives_under_the_checkouts_build_folder() -> None:
+    """Entries go to build/cache/ at the checkout's root (ignored by git), never inside the
+    package's own folders, wherever the module sits in the package."""
+    checkout = Path(__file__).resolve().parents[1]
+    assert checkout / "build" / "cache" == file_cache.ROOT

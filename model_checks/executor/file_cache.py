@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from model_checks.executor.sources import source_digest
 
-ROOT = Path(__file__).resolve().parents[1] / "build" / "cache"
+ROOT = Path(__file__).resolve().parents[2] / "build" / "cache"
 LIBRARIES = ("hypothesis", "z3-solver", "torch", "numpy")
 OFF = "PAIRED_CACHES_NO_FILE_CACHE"
 T = TypeVar("T")
