@@ -17,6 +17,7 @@ channel: lockstep conformance drives them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import random
@@ -28,7 +29,7 @@ from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.hooks import Hooks, attach
 from model_checks.history.log import Header, History, final_order
-from model_checks.history.preempt import LineTracer, install_locks
+from model_checks.history.preempt import LineTracer, install_locks, no_collection
 from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
 from model_checks.history.schedule import Scheduler
 from spec import Config, Content, Drift, drift_order
@@ -266,7 +267,8 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
             bodies.append(functools.partial(_thread_drift, sides, recorder, work.events,
                                             scheduler))
             names.append("drift")
-        scheduler.run(bodies, names)
+        with no_collection() if sides.tracer is not None else contextlib.nullcontext():
+            scheduler.run(bodies, names)
         recorder.header = replace(recorder.header, final=final_views(sides, recorder))
     finally:
         sides.close()

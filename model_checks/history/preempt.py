@@ -14,7 +14,8 @@ A side that takes no yield hook (`hooks.attach`) still runs under the seeded `Sc
 
 So the races of any pure-Python implementation (a missing lock, a read-modify-write across
 two lines) are reachable at line granularity, and the schedule stays a function of the seed
-(bounded preemptions, as the scheduler's). `LineTracer.ran` counts the lines run per file:
+(bounded preemptions, as the scheduler's; `no_collection` keeps the garbage collector out of a
+traced schedule). `LineTracer.ran` counts the lines run per file:
 the report says which code ran under the controlled scheduler. Limits: code in C extensions
 runs as one step; a lock the side creates per call, or keeps in a module global, is not
 found (a thread blocked on it stops the run: `ScheduleStuck`); a `threading.Condition` is not
@@ -23,12 +24,14 @@ replaced.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import sys
 import sysconfig
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -157,3 +160,19 @@ def _attributes(value: object) -> list[tuple[str, object]]:
             if isinstance(name, str) and hasattr(value, name) and not name.startswith("__"):
                 found.append((name, getattr(value, name)))
     return found
+
+
+@contextlib.contextmanager
+def no_collection() -> Iterator[None]:
+    """Garbage collected before a traced schedule and not during it. Why: a collection runs
+    the finalizers of earlier objects wherever an allocation count happens to be reached, and
+    a finalizer in the implementation's code runs traced lines, preemption points that the
+    seed does not decide: the same seed would give another history."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
