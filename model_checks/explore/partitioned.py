@@ -176,16 +176,8 @@ class _OwnedSearch:
     def _wait(self, futures: list[Any]) -> list[Any]:
         """Every future's value, in order; a worker of the search gone, or a task failed:
         `DistributedSearchFailed`."""
-        from distributed import wait
-
-        client = self.cluster.client
-        while True:
-            try:
-                with client.as_current():
-                    wait(futures, timeout=POLL_SECONDS)
-                break
-            except TimeoutError:
-                self._check_owners()
+        for _ in waits.as_finished(self.cluster, futures, POLL_SECONDS, self._check_owners):
+            pass  # every task has finished or failed; their values are fetched in order below
         try:
             return [waits.fetch(future, POLL_SECONDS, self._check_owners)
                     for future in futures]
