@@ -21,9 +21,9 @@ import contextlib
 import functools
 import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
@@ -32,8 +32,11 @@ from model_checks.history.log import Header, History, final_order
 from model_checks.history.preempt import LineTracer, install_locks, no_collection
 from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
 from model_checks.history.schedule import Scheduler
+from model_checks.history.watch import Race, Split, Watcher
 from spec import Config, Content, Drift, drift_order
 from spec.instances import Family, Items, Sized
+
+T = TypeVar("T")
 
 INHERENT = frozenset({Drift.D1})
 """What concurrent clients do to any deployment: the engine receives requests in another
@@ -78,7 +81,10 @@ class Plan:
 
 
 def plan(config: Config, clients: int, requests: int, seed: int) -> Plan:
-    """A seeded plan for `clients` clients of `requests` requests each."""
+    """A seeded plan for `clients` clients of `requests` requests each; the drift client
+    makes every event the environment allows on every side at least once (a clear of each
+    side under D3, a restart of each under D10), in a seeded order, so that no run leaves
+    a side's clear or restart undriven."""
     rng = random.Random(seed)
     contents = config.contents()
 
@@ -95,8 +101,11 @@ def plan(config: Config, clients: int, requests: int, seed: int) -> Plan:
     fronts = [f"fe{i}" for i in range(config.front_ends)]
     kinds = [op for d, op in ((Drift.D3, "clear"), (Drift.D10, "restart"))
              if config.enables(d)]
-    for _ in range(max(1, clients // 2) if kinds else 0):
+    every = [(side, op) for op in kinds for side in ("engine", *fronts)]
+    for _ in range(max(0, clients // 2 - len(every)) if kinds else 0):
         events.append((rng.choice(["engine", *fronts]), rng.choice(kinds)))
+    events.extend(every)
+    rng.shuffle(events)
     return Plan(tuple(tuple(request() for _ in range(requests)) for _ in range(clients)),
                 tuple(events))
 
@@ -136,20 +145,38 @@ class _Hooking:
             self.locks += install_locks(side, self.scheduler)
 
 
+@dataclass
+class _Rehooked:
+    """After a side is built or restarted: the hook (`_Hooking`), then its state watched
+    under its name."""
+
+    hook: _Hooking
+    watcher: Watcher | None
+    side: str
+
+    def __call__(self, inner: object) -> None:
+        self.hook(inner)
+        if self.watcher is not None:
+            self.watcher.watch(self.side, inner)
+
+
 def build(adapter: api.Adapter, config: Config, recorder: Recorder,
-          scheduler: Scheduler | None) -> Sides:
+          scheduler: Scheduler | None, watcher: Watcher | None = None) -> Sides:
     """Build and record the sides; give each the yield hook (and again after a restart);
-    under a scheduler, a side without one runs traced (`preempt`)."""
+    under a scheduler, a side without one runs traced (`preempt`); with a `watcher`, each
+    side's state is watched (`watch`)."""
     setup = api.Setup(config.budget, config.variant.name, config.front_ends,
                       codec.process_media)
     hook = _Hooking(Hooks(scheduler, recorder.evicted, recorder.touched), scheduler)
-    engine = RecordingEngine(api.build_engine(adapter.engine, setup), recorder, hook)
-    hook(engine.inner)
+    rehook = _Rehooked(hook, watcher, "engine")
+    engine = RecordingEngine(api.build_engine(adapter.engine, setup), recorder, rehook)
+    rehook(engine.inner)
     front_ends = []
     for index in range(config.front_ends):
+        rehook = _Rehooked(hook, watcher, f"fe{index}")
         side = RecordingFrontEnd(api.build_front_end(adapter, setup, index), recorder,
-                                 f"fe{index}", hook)
-        hook(side.inner)
+                                 f"fe{index}", rehook)
+        rehook(side.inner)
         front_ends.append(side)
     recorder.reports_evictions = hook.hooked and all(
         getattr(s, "reports_evictions", True) for s in (engine.inner, *(f.inner for f in
@@ -199,26 +226,103 @@ class Run:
     preemptions: int
     traced: tuple[tuple[str, int], ...] = ()
     locks: int = 0
+    watched: Watched | None = None
+
+
+@dataclass(frozen=True)
+class Watched:
+    """What the watcher saw in one run (`watch`): the locations watched, the accesses
+    noted, the races and split front-end sections found, the clears run in windows."""
+
+    locations: tuple[str, ...]
+    accesses: int
+    races: tuple[Race, ...]
+    splits: tuple[Split, ...]
+    windows: int
+    in_flight: int
+
+    @staticmethod
+    def of(watcher: Watcher) -> Watched:
+        return Watched(tuple(watcher.locations()), watcher.accesses, tuple(watcher.races),
+                       tuple(watcher.splits), watcher.windows, watcher.in_flight)
 
 
 def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequence[Content]],
-            between: Callable[[], None]) -> None:
+            between: Callable[[], None], watcher: Watcher | None = None) -> None:
     front_end = sides.front_ends[index % len(sides.front_ends)]
+    serving = watcher.serving if watcher is not None else _unwatched
     for contents in requests:
         for _ in range(1 + RETRIES):
             between()
-            outcome = front_end.serve(sides.engine, _items(config, contents))
+            with serving(front_end.side):
+                outcome = front_end.serve(sides.engine, _items(config, contents))
             if not isinstance(outcome, api.Missed):
                 break
+
+
+@contextlib.contextmanager
+def _unwatched(side: str) -> Iterator[None]:
+    del side
+    yield
 
 
 QUIET_TRIES = 1000
 """How often the drift client waits for a quiet moment before a restart (then it skips it)."""
 
 
-def _event(sides: Sides, side: str, op: str) -> None:
+def _event(sides: Sides, side: str, op: str, watcher: Watcher | None = None) -> None:
+    """`op` ("clear", "restart") of `side`; a restart is a barrier of the watcher's (no
+    call is open: the drift client waits for that)."""
     target: Any = sides.engine if side == "engine" else sides.front_ends[int(side[2:])]
+    if op == "restart" and watcher is not None:
+        with watcher.barrier():
+            target.restart()
+        return
     getattr(target, op)()
+
+
+@dataclass
+class _Windows:
+    """The clears run in split windows of a threaded run (`watch`): the serving thread asks
+    (`ask`) and waits, giving the turn away, while the window thread runs the clear."""
+
+    sides: Sides
+    scheduler: Scheduler
+    pending: str | None = None
+    done: bool = False
+
+    def ask(self, side: str) -> bool:
+        if self.pending is not None or self.done:
+            return False
+        self.pending = side
+        self.scheduler.wake()
+        self.scheduler.block(lambda: self.pending is None)
+        return True
+
+    def body(self) -> None:
+        while True:
+            self.scheduler.block(lambda: self.pending is not None or self.done)
+            if self.pending is None:
+                return
+            _event(self.sides, self.pending, "clear")
+            self.pending = None
+            self.scheduler.wake()
+
+    def finishing(self, bodies: list[Callable[[], None]]) -> list[Callable[[], None]]:
+        """`bodies`, the last to end ending the window thread too."""
+        remaining = [len(bodies)]
+
+        def wrapped(body: Callable[[], None]) -> Callable[[], None]:
+            def run() -> None:
+                try:
+                    body()
+                finally:
+                    remaining[0] -= 1
+                    if remaining[0] == 0:
+                        self.done = True
+                        self.scheduler.wake()
+            return run
+        return [wrapped(b) for b in bodies]
 
 
 TRACED = (1 / 100, 16)
@@ -254,20 +358,31 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --threads {threads} --seed {seed}"),
                         Labels(config), scheduler.tick)
-    sides = build(adapter, config, recorder, scheduler)
+    watcher = Watcher(threads=True)
+    sides = build(adapter, config, recorder, scheduler, watcher)
+    scheduler.monitor = watcher
     if sides.tracer is not None:
         scheduler.chance, scheduler.preemptions = TRACED
     scheduler.chance = scheduler.chance if chance is None else chance
     scheduler.preemptions = scheduler.preemptions if preemptions is None else preemptions
     try:
-        bodies = [functools.partial(_client, sides, config, n, work.requests[n],
-                                    scheduler.boundary) for n in range(threads)]
+        bodies: list[Callable[[], None]] = [
+            functools.partial(_client, sides, config, n, work.requests[n],
+                              scheduler.boundary, watcher) for n in range(threads)]
         names = [f"thread-{n}" for n in range(threads)]
         if work.events:
             bodies.append(functools.partial(_thread_drift, sides, recorder, work.events,
-                                            scheduler))
+                                            scheduler, watcher, spacing_of(work)))
             names.append("drift")
-        with no_collection() if sides.tracer is not None else contextlib.nullcontext():
+        windows = _Windows(sides, scheduler)
+        bodies = windows.finishing(bodies)
+        if Drift.D3 in environment:
+            watcher.inject = windows.ask
+            bodies.append(windows.body)
+            names.append("window")
+        watcher.clients = set(names)
+        with no_collection() if sides.tracer is not None else contextlib.nullcontext(), \
+                watcher.active():
             scheduler.run(bodies, names)
         recorder.header = replace(recorder.header, final=final_views(sides, recorder))
     finally:
@@ -275,48 +390,104 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     errors = tuple(f"{type(e).__name__}: {e}" for e in scheduler.errors)
     traced = tuple(sides.tracer.files()) if sides.tracer is not None else ()
     return Run(recorder.history(), sides.hooked or sides.tracer is not None, errors,
-               scheduler.preempted, traced, sides.locks)
+               scheduler.preempted, traced, sides.locks, Watched.of(watcher))
 
 
 def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
-                  scheduler: Scheduler) -> None:
-    """The drift client: each event between the others' calls; a restart only when no call
+                  scheduler: Scheduler, watcher: Watcher | None = None,
+                  spacing: int = 0) -> None:
+    """The drift client: each event between the others' calls, the k-th once the clients
+    made k * `spacing` calls (`_due`: the events fall across the run, so a clear finds
+    something cached and the misses it causes are replied to); a restart only when no call
     is open (a restarted process takes no part in a request begun before: the harness
     builds a new side object, which a call already running would not see)."""
-    for side, op in events:
+    for number, (side, op) in enumerate(events):
         scheduler.boundary()
+        tries = 0
+        while not _due(recorder, number, spacing) and tries < QUIET_TRIES:
+            scheduler.boundary()
+            tries += 1
         tries = 0
         while op == "restart" and recorder.open() and tries < QUIET_TRIES:
             scheduler.boundary()
             tries += 1
         if op != "restart" or not recorder.open():
-            _event(sides, side, op)
+            _event(sides, side, op, watcher)
+
+
+def _due(recorder: Recorder, number: int, spacing: int) -> bool:
+    """Whether the clients made `number` x `spacing` calls (the drift's own not counted)."""
+    return len(recorder.calls) - number >= number * spacing
+
+
+def spacing_of(work: Plan) -> int:
+    """Client requests between two drift events: the events spread across the run."""
+    requests = sum(len(r) for r in work.requests)
+    return requests // (len(work.events) + 1)
+
+
+class Suspensions:
+    """An awaitable driving `coroutine` step by step, calling `note` each time it suspends
+    (before the loop gets the future it waits for): where a task's awaits are."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, T], note: Callable[[], None]) -> None:
+        self.coroutine = coroutine
+        self.note = note
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                out = (self.coroutine.throw(error) if error is not None
+                       else self.coroutine.send(value))
+            except StopIteration as stop:
+                return stop.value
+            self.note()
+            try:
+                value, error = (yield out), None
+            except GeneratorExit:
+                self.coroutine.close()
+                raise
+            except BaseException as thrown:  # handed to the coroutine, as a Task does
+                value, error = None, thrown
 
 
 async def _task_client(sides: Sides, config: Config, index: int,
-                       requests: Sequence[Sequence[Content]], rng: random.Random) -> None:
+                       requests: Sequence[Sequence[Content]], rng: random.Random,
+                       watcher: Watcher | None = None) -> None:
     front_end = sides.front_ends[index % len(sides.front_ends)]
     for contents in requests:
         for _ in range(1 + RETRIES):
             for _ in range(rng.randrange(3)):
                 await asyncio.sleep(0)
-            outcome = await front_end.serve_async(sides.engine, _items(config, contents))
+            call = front_end.serve_async(sides.engine, _items(config, contents))
+            if watcher is None:
+                outcome = await call
+            else:
+                with watcher.serving(front_end.side):
+                    outcome = await Suspensions(call, watcher.suspended)
             if not isinstance(outcome, api.Missed):
                 break
 
 
 async def _task_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
-                      rng: random.Random) -> None:
+                      rng: random.Random, watcher: Watcher | None = None,
+                      spacing: int = 0) -> None:
     """As `_thread_drift`, between awaits."""
-    for side, op in events:
+    for number, (side, op) in enumerate(events):
         for _ in range(rng.randrange(4)):
             await asyncio.sleep(0)
+        tries = 0
+        while not _due(recorder, number, spacing) and tries < QUIET_TRIES:
+            await asyncio.sleep(0)
+            tries += 1
         tries = 0
         while op == "restart" and recorder.open() and tries < QUIET_TRIES:
             await asyncio.sleep(0)
             tries += 1
         if op != "restart" or not recorder.open():
-            _event(sides, side, op)
+            _event(sides, side, op, watcher)
 
 
 def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift], tasks: int,
@@ -331,23 +502,37 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --tasks {tasks} --seed {seed}"),
                         Labels(config), lambda: next(clock))
-    sides = build(adapter, config, recorder, None)
+    watcher = Watcher(threads=False)
+    watcher.clients = {*(f"task-{n}" for n in range(tasks)), "drift", "window"}
+    sides = build(adapter, config, recorder, None, watcher)
+
+    def inject(side: str) -> bool:
+        async def clear() -> None:
+            _event(sides, side, "clear")
+        asyncio.get_running_loop().create_task(clear(), name="window")
+        return True
+
+    if Drift.D3 in environment:
+        watcher.inject = inject
 
     async def main() -> None:
         order = list(range(tasks))
         rng.shuffle(order)
-        running = [asyncio.create_task(_task_client(sides, config, n, work.requests[n], rng),
-                                       name=f"task-{n}") for n in order]
-        running.append(asyncio.create_task(_task_drift(sides, recorder, work.events, rng),
+        running = [asyncio.create_task(_task_client(sides, config, n, work.requests[n], rng,
+                                                    watcher), name=f"task-{n}")
+                   for n in order]
+        running.append(asyncio.create_task(_task_drift(sides, recorder, work.events, rng,
+                                                       watcher, spacing_of(work)),
                                            name="drift"))
         await asyncio.gather(*running)
 
     errors: tuple[str, ...] = ()
     try:
-        asyncio.run(main())
+        with watcher.active():
+            asyncio.run(main())
         recorder.header = replace(recorder.header, final=final_views(sides, recorder))
     except Exception as error:
         errors = (f"{type(error).__name__}: {error}",)
     finally:
         sides.close()
-    return Run(recorder.history(), True, errors, 0)
+    return Run(recorder.history(), True, errors, 0, watched=Watched.of(watcher))

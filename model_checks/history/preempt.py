@@ -124,11 +124,11 @@ def install_locks(side: object, scheduler: Scheduler, depth: int = 6) -> int:
 
 
 def _replace(holder: object, scheduler: Scheduler, depth: int, seen: set[int]) -> int:
-    if depth < 0 or id(holder) in seen or not _walkable(holder):
+    if depth < 0 or id(holder) in seen or not walkable(holder):
         return 0
     seen.add(id(holder))
     replaced = 0
-    for name, value in list(_attributes(holder)):
+    for name, value in list(attributes_of(holder)):
         if isinstance(value, _LOCK_TYPES):
             reentrant = isinstance(value, type(threading.RLock()))
             try:
@@ -145,7 +145,7 @@ def _replace(holder: object, scheduler: Scheduler, depth: int, seen: set[int]) -
     return replaced
 
 
-def _walkable(value: object) -> bool:
+def walkable(value: object) -> bool:
     """An object of a class with attributes, not the harness's locks, not a tensor."""
     module = type(value).__module__ or ""
     if module == "builtins" or module.startswith(("torch", "threading", "_thread")):
@@ -153,7 +153,7 @@ def _walkable(value: object) -> bool:
     return hasattr(value, "__dict__") or hasattr(type(value), "__slots__")
 
 
-def _attributes(value: object) -> list[tuple[str, object]]:
+def attributes_of(value: object) -> list[tuple[str, object]]:
     found = list(getattr(value, "__dict__", {}).items())
     for cls in type(value).__mro__:
         for name in getattr(cls, "__slots__", ()):

@@ -51,6 +51,9 @@ class Scheduler:
     tracer: Callable[..., Any] | None = None
     """A `sys.settrace` function installed in every thread the scheduler runs (the
     preemption points of code without a yield hook: `model_checks.history.preempt`)."""
+    monitor: Any = None
+    """Told of every outermost acquisition and release of the schedule's locks
+    (`acquired(lock)`, `released(lock)`: `model_checks.history.watch.Watcher`)."""
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -197,6 +200,8 @@ class SchedLock:
             return False
         self._scheduler.block(self._free)
         self._owner, self._count = me, 1
+        if self._scheduler.monitor is not None:
+            self._scheduler.monitor.acquired(self)
         return True
 
     def release(self) -> None:
@@ -205,6 +210,8 @@ class SchedLock:
             return
         self._owner = None
         self._scheduler.wake()
+        if self._scheduler.monitor is not None:
+            self._scheduler.monitor.released(self)
 
     def locked(self) -> bool:
         return self._owner is not None

@@ -1,0 +1,475 @@
+"""The pair's shared state, watched: every access to the containers its sides reach, with the
+locks the accessing thread held, checked for races (a lockset check, as Eraser's) and for
+front-end work split across critical sections (the windows a check-then-act leaves open).
+
+`Watcher.watch(side, root)` walks the objects a side reaches (as `preempt.install_locks`
+does) and replaces every `dict`, `OrderedDict`, `list`, `set` and `deque` it finds by a
+watched copy (`watched_class`: the same type with each read and write noted; a container of
+a subclass of these, such as the reference's `PointedOrder`, gets its class swapped for a
+watched subclass, so the object stays the same); the harness calls it after the side is
+built and after each restart. A **location** is one container (its path from the side:
+`fe0.cache.entries`). Every access a scheduled client makes is noted with the client, read or
+write, the locks of the schedule it held (`SchedLock`, reported through `acquired` and
+`released`) and the stack of the implementation's frames.
+
+**Races** (threads only). Two accesses to one location by two clients, one a write, with no
+lock in common, are a race, whether or not the run went wrong: the check does not need the
+schedule to interleave them. Ordering the lockset check cannot see is the harness's own: a
+restart runs only when no call is open (`barrier`: accesses before it are ordered before
+every access after it, so the records are forgotten there), and the threads start after the
+sides are built and end before their views are read (accesses outside the clients are not
+noted). Each race is reported once per location and pair of code sites, with both stacks.
+
+**Split front-end sections.** The spec's P0 step takes a request's probe and update as one
+(without D6, interleaved updates, in the environment). A serve whose front-end accesses,
+before any access to the engine's state, fall into two critical sections (the lock
+released and taken again: probe under one acquisition, update under a second) or, in the
+asyncio mode, on both sides of an await, is **split**. Each split is noted with the two
+sections' sites (`Split`), and the harness tests it: where the environment has D3, at the
+next release (or await) of that window it runs a clear of the front end before the serve
+goes on (`window`: a clear the environment allows at any moment, placed where a
+check-then-act loses its probed hits). An implementation that re-checks under the second
+section (the reference's late misses) is explained; one that acts on what it probed fails.
+
+Limits: an access through a container the walk did not reach (created per call, a module
+global, a C extension's own state) is not seen; attributes holding plain values (a byte
+count) are not locations, the container they follow is; a lock the schedule does not know
+(not a `threading.Lock`/`RLock` reachable from the side) is not in any lockset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+from model_checks.history.preempt import attributes_of, harness_roots, walkable
+
+Site = tuple[str, int, str]
+"""A frame of the implementation: (file, line, function)."""
+
+READS = ("__getitem__", "__contains__", "__iter__", "__len__", "__reversed__", "get", "keys",
+         "values", "items", "copy", "index", "count", "__eq__")
+WRITES = ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update", "setdefault",
+          "move_to_end", "append", "appendleft", "extend", "insert", "remove", "sort",
+          "reverse", "add", "discard", "__iadd__", "rotate", "popleft")
+CONTAINERS: tuple[type, ...] = (dict, OrderedDict, list, set, deque)
+HARNESS_MODULES = ("model_checks.", "spec.")
+STACK_DEPTH = 6
+WINDOWS = 4
+"""At most this many clears of a front end run in split windows per history."""
+IN_FLIGHT = 3
+"""At most this many clears of the engine run between a front end's update and the
+engine's receive per history (after as many serves as there are clients: caches warm)."""
+
+_ACTIVE: list[Watcher] = []
+
+
+def _noted(name: str, kind: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _ACTIVE:
+            _ACTIVE[-1].note(self, kind)
+        return method(self, *args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+_CLASSES: dict[type, type] = {}
+
+
+def watched_class(base: type) -> type:
+    """`base` with every read (`READS`) and write (`WRITES`) it has noted to the active
+    watcher; no new slots (so a container's class can be swapped for it)."""
+    known = _CLASSES.get(base)
+    if known is not None:
+        return known
+    space: dict[str, Any] = {"__slots__": (), "__watched__": True}
+    for kind, names in (("read", READS), ("write", WRITES)):
+        for name in names:
+            method = getattr(base, name, None)
+            if method is not None:
+                space[name] = _noted(name, kind, method)
+    made = type(f"Watched{base.__name__}", (base,), space)
+    _CLASSES[base] = made
+    return made
+
+
+@dataclass(frozen=True)
+class Access:
+    """One noted access: the client, read or write, the locks held (names), the stack."""
+
+    client: str
+    kind: str
+    locks: frozenset[str]
+    stack: tuple[Site, ...]
+
+
+@dataclass(frozen=True)
+class Race:
+    """Two accesses to `location` by two clients, one a write, with no lock in common."""
+
+    location: str
+    first: Access
+    second: Access
+
+    def lines(self) -> list[str]:
+        return [f"RACE on {self.location}: no common lock, no order between them",
+                *_access_lines(self.first), *_access_lines(self.second)]
+
+    def to_json(self) -> dict[str, object]:
+        return {"location": self.location, "accesses": [_access_json(a) for a in
+                                                          (self.first, self.second)]}
+
+
+@dataclass(frozen=True)
+class Split:
+    """A serve on front end `side` whose work before the engine fell into two sections
+    (`first`, `second`: each section's sites) touching `locations`; `how` says what separated
+    them ("the lock released and taken again", "an await")."""
+
+    side: str
+    how: str
+    first: tuple[Site, ...]
+    second: tuple[Site, ...]
+    locations: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        return [f"split front-end section on {self.side} ({self.how}; touching "
+                f"{', '.join(self.locations)}): the spec takes probe and update as one step",
+                f"  first section:  {_stack_text(self.first)}",
+                f"  second section: {_stack_text(self.second)}"]
+
+    def to_json(self) -> dict[str, object]:
+        return {"side": self.side, "how": self.how, "locations": list(self.locations),
+                "first": [list(s) for s in self.first], "second": [list(s) for s in self.second]}
+
+
+def _stack_text(stack: tuple[Site, ...]) -> str:
+    return " <- ".join(f"{os.path.basename(f)}:{line} {fn}" for f, line, fn in stack) or "?"
+
+
+def _access_lines(access: Access) -> list[str]:
+    locks = ", ".join(sorted(access.locks)) or "no lock"
+    return [f"  {access.kind} by {access.client} holding {locks}: {_stack_text(access.stack)}"]
+
+
+def _access_json(access: Access) -> dict[str, object]:
+    return {"client": access.client, "kind": access.kind, "locks": sorted(access.locks),
+            "stack": [list(s) for s in access.stack]}
+
+
+@dataclass
+class _Serving:
+    """A client's open serve: its front end, its sections so far (each the set of
+    front-end locations touched, and its sites), whether it reached the engine."""
+
+    side: str
+    sections: list[tuple[set[str], list[Site]]] = field(default_factory=list)
+    open: bool = False
+    engine: bool = False
+    released: Site | None = None
+
+
+@dataclass
+class Watcher:
+    """The watched state of one run (module docstring). `threads`: whether the clients are
+    threads (races are checked) or asyncio tasks (one thread: only splits)."""
+
+    threads: bool
+    names: dict[int, str] = field(default_factory=dict)
+    owners: dict[int, str] = field(default_factory=dict)
+    lock_names: dict[int, str] = field(default_factory=dict)
+    clients: set[str] = field(default_factory=set)
+    races: list[Race] = field(default_factory=list)
+    splits: list[Split] = field(default_factory=list)
+    accesses: int = 0
+    windows: int = 0
+    in_flight: int = 0
+    serves: int = 0
+    window_sites: set[Site] = field(default_factory=set)
+    inject: Callable[[str], bool] | None = None
+    """Runs a clear of the given front end now, in a window (None: no windows)."""
+
+    def __post_init__(self) -> None:
+        self._held: dict[str, dict[int, int]] = {}
+        self._records: dict[str, dict[tuple[str, str, frozenset[str]], Access]] = {}
+        self._kept: list[object] = []  # watched containers outlive the run: ids not reused
+        self._reported: set[tuple[str, Site | None, Site | None]] = set()
+        self._serving: dict[str, _Serving] = {}
+        self._paused = 0
+        self._guard = threading.Lock()
+        self.harness, self.stdlib, self.sites = harness_roots()
+        self._own: dict[str, bool] = {}
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def watch(self, side: str, root: object, depth: int = 6) -> int:
+        """Watch every container `root` reaches (to `depth`); the number newly watched."""
+        return self._walk(root, side, side, depth, {id(self)})
+
+    def _walk(self, holder: object, side: str, path: str, depth: int, seen: set[int]) -> int:
+        if depth < 0 or id(holder) in seen or not walkable(holder):
+            return 0
+        if path != side and type(holder).__module__.startswith(HARNESS_MODULES):
+            return 0  # the harness's own objects below a side (its hooks, its scheduler)
+        seen.add(id(holder))
+        count = 0
+        for name, value in list(attributes_of(holder)):
+            where = f"{path}.{name}"
+            if type(value).__name__ == "SchedLock":
+                self.lock_names.setdefault(id(value), where)
+                continue
+            if isinstance(value, CONTAINERS):
+                watched = self._container(holder, name, value, side, where)
+                count += watched is not None
+                inner: Any = value if watched is None else watched
+                members = list(dict.values(inner) if isinstance(inner, dict)
+                               else list.__iter__(inner) if isinstance(inner, list)
+                               else ())
+                count += sum(self._walk(v, side, f"{where}[]", depth - 1, seen)
+                             for v in members)
+            else:
+                count += self._walk(value, side, where, depth - 1, seen)
+        return count
+
+    def _container(self, holder: object, name: str, value: Any, side: str,
+                   where: str) -> object | None:
+        """Watch `value` (the attribute `name` of `holder`): swap its class where it is a
+        subclass, else replace it by a watched copy; None if it was watched already or
+        cannot be."""
+        if getattr(type(value), "__watched__", False):
+            return None
+        base = type(value)
+        made = watched_class(base)
+        if base in CONTAINERS:
+            copy = made(value) if base is not deque else made(value, value.maxlen)
+            try:
+                object.__setattr__(holder, name, copy)
+            except (AttributeError, TypeError):
+                return None
+            value = copy
+        else:
+            try:
+                value.__class__ = made
+            except TypeError:
+                return None
+        self.names[id(value)] = where
+        self.owners[id(value)] = side
+        self._kept.append(value)
+        watched: object = value
+        return watched
+
+    # -- locks -----------------------------------------------------------------------------
+
+    def acquired(self, lock: object) -> None:
+        """A client took a lock of the schedule (outermost acquisition)."""
+        client = self._client()
+        if client is None:
+            return
+        held = self._held.setdefault(client, {})
+        held[id(lock)] = held.get(id(lock), 0) + 1
+        serving = self._serving.get(client)
+        if serving is not None and not serving.engine and not serving.open:
+            serving.open = True
+            serving.sections.append((set(), []))
+
+    def released(self, lock: object) -> None:
+        """A client released a lock of the schedule; where this closes a front-end section
+        of a split window, maybe run the window's clear (`inject`)."""
+        client = self._client()
+        if client is None:
+            return
+        held = self._held.get(client, {})
+        held.pop(id(lock), None)
+        serving = self._serving.get(client)
+        if serving is None or serving.engine or held:
+            return
+        serving.open = False
+        if not serving.sections or not serving.sections[-1][0]:
+            return
+        site = self._site()
+        serving.released = site
+        if site in self.window_sites:
+            self._window(serving)
+        elif (self.inject is not None and self.in_flight < IN_FLIGHT
+              and self.serves > len(self.clients)):
+            self.in_flight += 1  # counted first: another client may reach a window meanwhile
+            self.in_flight -= not self.inject("engine")
+
+    def _window(self, serving: _Serving) -> None:
+        if self.inject is not None and self.windows < WINDOWS:
+            self.windows += 1
+            self.windows -= not self.inject(serving.side)
+
+    # -- accesses --------------------------------------------------------------------------
+
+    def note(self, container: object, kind: str) -> None:
+        """An access to a watched container (called by its watched methods)."""
+        if self._paused:
+            return
+        key = id(container)
+        location = self.names.get(key)
+        client = self._client() if location is not None else None
+        if client is None or location is None:
+            return
+        self.accesses += 1
+        held = frozenset(self.lock_names.get(k, f"lock@{k:x}")
+                         for k in self._held.get(client, {}))
+        self._front_end_access(client, key, location)
+        if not self.threads:
+            return
+        records = self._records.setdefault(location, {})
+        index = (client, kind, held)
+        if index in records:
+            return
+        access = Access(client, kind, held, self._stack())
+        records[index] = access
+        for (other, other_kind, other_locks), earlier in list(records.items()):
+            if other == client or (kind == other_kind == "read") or (held & other_locks):
+                continue
+            sites = (earlier.stack[0] if earlier.stack else None,
+                     access.stack[0] if access.stack else None)
+            mark = (location, *sorted(sites, key=str))
+            if mark not in self._reported:
+                self._reported.add(mark)  # type: ignore[arg-type]
+                self.races.append(Race(location, earlier, access))
+
+    def _front_end_access(self, client: str, key: int, location: str) -> None:
+        """An access in a serve: before the engine, an access to the serving front end's
+        state joins the open section (threads: under a lock; tasks: since the last await)."""
+        serving = self._serving.get(client)
+        if serving is None or serving.engine:
+            return
+        owner = self.owners.get(key)
+        if owner != serving.side:
+            serving.engine = owner == "engine"
+            return
+        if self.threads and not serving.open:
+            return  # outside any section: the lockset check's
+        if not serving.sections:
+            serving.sections.append((set(), []))
+        touched, sites = serving.sections[-1]
+        touched.add(location)
+        if not sites:
+            sites.extend(self._stack())
+        self._check_split(serving)
+
+    def _check_split(self, serving: _Serving) -> None:
+        """Two sections of one serve touching the front end's state: a split (noted once
+        per pair of sites), its first section's end a window."""
+        if len(serving.sections) < 2:
+            return
+        first = next((s for s in serving.sections[:-1] if s[0]), None)
+        if first is None:
+            return
+        touched, sites = serving.sections[-1]
+        if not touched:
+            return
+        if serving.released is not None and serving.released not in self.window_sites:
+            self.window_sites.add(serving.released)
+            how = ("the lock released and taken again" if self.threads else "an await")
+            self.splits.append(Split(serving.side, how, tuple(first[1]), tuple(sites),
+                                     tuple(sorted(first[0] | touched))))
+
+    def suspended(self) -> None:
+        """The current asyncio task awaits: in a serve that touched its front end and has
+        not reached the engine, a section ends (and its window may run a clear)."""
+        client = self._client()
+        serving = self._serving.get(client) if client is not None else None
+        if serving is None or serving.engine or not serving.sections:
+            return
+        if not serving.sections[-1][0]:
+            return
+        site = self._site()
+        serving.released = site
+        serving.sections.append((set(), []))
+        self._window(serving)  # one thread: every await of the window lets others in
+
+    @contextlib.contextmanager
+    def serving(self, side: str) -> Iterator[None]:
+        """The current client serves a request through front end `side`."""
+        client = self._client()
+        if client is not None:
+            self._serving[client] = _Serving(side)
+            self.serves += 1
+        try:
+            yield
+        finally:
+            if client is not None:
+                self._serving.pop(client, None)
+
+    @contextlib.contextmanager
+    def barrier(self) -> Iterator[None]:
+        """A restart: no call is open, and what the restart itself does (rebuilding the
+        side's state) is not noted. Accesses before and after it are still compared: a
+        location is one path (`fe0.cache.entries`) across restarts, and a lock discipline
+        that holds only because a restart happened to separate two accesses is still
+        broken."""
+        self._paused += 1
+        try:
+            yield
+        finally:
+            self._paused -= 1
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        """Note accesses to this watcher's containers while the run lasts."""
+        _ACTIVE.append(self)
+        try:
+            yield
+        finally:
+            _ACTIVE.remove(self)
+
+    # -- where -----------------------------------------------------------------------------
+
+    def _client(self) -> str | None:
+        if not self.threads:
+            try:
+                task = asyncio.current_task()
+            except RuntimeError:
+                return None
+            name = task.get_name() if task is not None else None
+        else:
+            name = threading.current_thread().name
+        return name if name in self.clients else None
+
+    def _implementation(self, filename: str) -> bool:
+        known = self._own.get(filename)
+        if known is None:
+            real = os.path.realpath(filename)
+            harness = real.startswith(self.harness) or (
+                real.startswith(self.stdlib) and not real.startswith(self.sites))
+            known = not filename.startswith("<") and not harness
+            self._own[filename] = known
+        return known
+
+    def _frames(self) -> Iterator[FrameType]:
+        frame: FrameType | None = sys._getframe(2)
+        while frame is not None:
+            if self._implementation(frame.f_code.co_filename):
+                yield frame
+            frame = frame.f_back
+
+    def _stack(self) -> tuple[Site, ...]:
+        found = []
+        for frame in self._frames():
+            found.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+            if len(found) >= STACK_DEPTH:
+                break
+        return tuple(found)
+
+    def _site(self) -> Site:
+        for frame in self._frames():
+            return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+        return ("?", 0, "?")
+
+    def locations(self) -> list[str]:
+        """The watched locations, by side."""
+        return sorted(set(self.names.values()))
