@@ -181,6 +181,8 @@ def build(adapter: api.Adapter, config: Config, recorder: Recorder,
     recorder.reports_evictions = hook.hooked and all(
         getattr(s, "reports_evictions", True) for s in (engine.inner, *(f.inner for f in
                                                                          front_ends)))
+    if watcher is not None and not hook.hooked:
+        watcher.touched = recorder.touched
     tracer = None
     if scheduler is not None and not hook.hooked:
         tracer = LineTracer(scheduler)
@@ -427,10 +429,11 @@ def spacing_of(work: Plan) -> int:
 
 
 class Suspensions:
-    """An awaitable driving `coroutine` step by step, calling `note` each time it suspends
-    (before the loop gets the future it waits for): where a task's awaits are."""
+    """An awaitable driving `coroutine` step by step, calling `note(coroutine)` each time it
+    suspends (before the loop gets the future it waits for): where a task's awaits are."""
 
-    def __init__(self, coroutine: Coroutine[Any, Any, T], note: Callable[[], None]) -> None:
+    def __init__(self, coroutine: Coroutine[Any, Any, T],
+                 note: Callable[[Coroutine[Any, Any, T]], None]) -> None:
         self.coroutine = coroutine
         self.note = note
 
@@ -443,7 +446,7 @@ class Suspensions:
                        else self.coroutine.send(value))
             except StopIteration as stop:
                 return stop.value
-            self.note()
+            self.note(self.coroutine)
             try:
                 value, error = (yield out), None
             except GeneratorExit:

@@ -60,6 +60,9 @@ READS = ("__getitem__", "__contains__", "__iter__", "__len__", "__reversed__", "
 WRITES = ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update", "setdefault",
           "move_to_end", "append", "appendleft", "extend", "insert", "remove", "sort",
           "reverse", "add", "discard", "__iadd__", "rotate", "popleft")
+FINDS = ("__getitem__", "__contains__", "get")
+"""Reads that look one key up: noted after the call, with whether they found it (a section
+that found something is one whose window a clear can change)."""
 CONTAINERS: tuple[type, ...] = (dict, OrderedDict, list, set, deque)
 HARNESS_MODULES = ("model_checks.", "spec.")
 STACK_DEPTH = 6
@@ -73,6 +76,15 @@ _ACTIVE: list[Watcher] = []
 
 
 def _noted(name: str, kind: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    if name in FINDS:
+        def find(self: Any, *args: Any, **kwargs: Any) -> Any:
+            result = method(self, *args, **kwargs)
+            if _ACTIVE:
+                _ACTIVE[-1].note(self, kind, result is not None and result is not False)
+            return result
+        find.__name__ = name
+        return find
+
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         if _ACTIVE:
             _ACTIVE[-1].note(self, kind)
@@ -172,6 +184,7 @@ class _Serving:
 
     side: str
     sections: list[tuple[set[str], list[Site]]] = field(default_factory=list)
+    found: bool = False
     open: bool = False
     engine: bool = False
     released: Site | None = None
@@ -195,7 +208,10 @@ class Watcher:
     serves: int = 0
     window_sites: set[Site] = field(default_factory=set)
     inject: Callable[[str], bool] | None = None
-    """Runs a clear of the given front end now, in a window (None: no windows)."""
+    """Runs a clear of the given side now, in a window (None: no windows)."""
+    touched: Callable[[str], None] | None = None
+    """Told "p0" or "p1" at each access a serving client makes to its front end's or the
+    engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
 
     def __post_init__(self) -> None:
         self._held: dict[str, dict[int, int]] = {}
@@ -298,19 +314,25 @@ class Watcher:
         serving.released = site
         if site in self.window_sites:
             self._window(serving)
+        elif not serving.found:
+            return
         elif (self.inject is not None and self.in_flight < IN_FLIGHT
               and self.serves > len(self.clients)):
             self.in_flight += 1  # counted first: another client may reach a window meanwhile
             self.in_flight -= not self.inject("engine")
+        serving.found = False
 
     def _window(self, serving: _Serving) -> None:
-        if self.inject is not None and self.windows < WINDOWS:
+        """A clear of the serving front end now, if its section found something (a probed
+        hit a check-then-act would act on) and the bound allows."""
+        found, serving.found = serving.found, False
+        if self.inject is not None and found and self.windows < WINDOWS:
             self.windows += 1
             self.windows -= not self.inject(serving.side)
 
     # -- accesses --------------------------------------------------------------------------
 
-    def note(self, container: object, kind: str) -> None:
+    def note(self, container: object, kind: str, found: bool = False) -> None:
         """An access to a watched container (called by its watched methods)."""
         if self._paused:
             return
@@ -322,7 +344,7 @@ class Watcher:
         self.accesses += 1
         held = frozenset(self.lock_names.get(k, f"lock@{k:x}")
                          for k in self._held.get(client, {}))
-        self._front_end_access(client, key, location)
+        self._front_end_access(client, key, location, found)
         if not self.threads:
             return
         records = self._records.setdefault(location, {})
@@ -341,13 +363,17 @@ class Watcher:
                 self._reported.add(mark)  # type: ignore[arg-type]
                 self.races.append(Race(location, earlier, access))
 
-    def _front_end_access(self, client: str, key: int, location: str) -> None:
+    def _front_end_access(self, client: str, key: int, location: str, found: bool) -> None:
         """An access in a serve: before the engine, an access to the serving front end's
         state joins the open section (threads: under a lock; tasks: since the last await)."""
         serving = self._serving.get(client)
-        if serving is None or serving.engine:
+        if serving is None:
             return
         owner = self.owners.get(key)
+        if self.touched is not None and owner is not None:
+            self.touched("p1" if owner == "engine" else "p0")
+        if serving.engine:
+            return
         if owner != serving.side:
             serving.engine = owner == "engine"
             return
@@ -357,6 +383,7 @@ class Watcher:
             serving.sections.append((set(), []))
         touched, sites = serving.sections[-1]
         touched.add(location)
+        serving.found = serving.found or found
         if not sites:
             sites.extend(self._stack())
         self._check_split(serving)
@@ -378,19 +405,31 @@ class Watcher:
             self.splits.append(Split(serving.side, how, tuple(first[1]), tuple(sites),
                                      tuple(sorted(first[0] | touched))))
 
-    def suspended(self) -> None:
-        """The current asyncio task awaits: in a serve that touched its front end and has
-        not reached the engine, a section ends (and its window may run a clear)."""
+    def suspended(self, awaiting: Any = None) -> None:
+        """The current asyncio task awaits (in the coroutine `awaiting`): in a serve that
+        touched its front end and has not reached the engine, a section ends (and its window
+        may run a clear: one thread, so every such await lets other tasks in)."""
         client = self._client()
         serving = self._serving.get(client) if client is not None else None
         if serving is None or serving.engine or not serving.sections:
             return
         if not serving.sections[-1][0]:
             return
-        site = self._site()
-        serving.released = site
+        serving.released = self._awaiting_site(awaiting)
         serving.sections.append((set(), []))
-        self._window(serving)  # one thread: every await of the window lets others in
+        self._window(serving)
+
+    def _awaiting_site(self, coroutine: Any) -> Site:
+        """The innermost line of the implementation's own coroutines that awaits."""
+        site: Site = ("?", 0, "?")
+        while coroutine is not None:
+            frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame",
+                                                                     None)
+            if frame is not None and self._implementation(frame.f_code.co_filename):
+                site = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+            coroutine = (getattr(coroutine, "cr_await", None)
+                         or getattr(coroutine, "gi_yieldfrom", None))
+        return site
 
     @contextlib.contextmanager
     def serving(self, side: str) -> Iterator[None]:
