@@ -234,7 +234,8 @@ class Run:
 @dataclass(frozen=True)
 class Watched:
     """What the watcher saw in one run (`watch`): the locations watched, the accesses
-    noted, the races and split front-end sections found, the clears run in windows."""
+    noted, the races and split front-end sections found, the clears run in windows and in
+    flight, the locations accessed and never under a lock."""
 
     locations: tuple[str, ...]
     accesses: int
@@ -242,11 +243,13 @@ class Watched:
     splits: tuple[Split, ...]
     windows: int
     in_flight: int
+    unguarded: tuple[str, ...] = ()
 
     @staticmethod
     def of(watcher: Watcher) -> Watched:
         return Watched(tuple(watcher.locations()), watcher.accesses, tuple(watcher.races),
-                       tuple(watcher.splits), watcher.windows, watcher.in_flight)
+                       tuple(watcher.splits), watcher.windows, watcher.in_flight,
+                       tuple(watcher.unguarded()))
 
 
 def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequence[Content]],

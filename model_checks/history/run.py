@@ -24,6 +24,7 @@ from model_checks.history.concurrent import (
     run_threads,
 )
 from model_checks.history.explain import Explained, Undecided, Unexplained, explain
+from model_checks.history.tested import Tested
 from spec import Drift
 
 
@@ -60,6 +61,7 @@ class _Tally:
     histories: int = 0
     missing: tuple[Part, ...] = ()
     checked: frozenset[Drift] = frozenset()
+    tested: Tested = field(default_factory=lambda: Tested(""))
 
     def unchecked(self) -> tuple[Part, ...]:
         """The parts no history ran: the client's loop always, the end-to-end call and the
@@ -67,8 +69,9 @@ class _Tally:
         hookless = (YIELD_HOOK,) if self.traced or self.uncontrolled else ()
         return (CLIENT_RESENDS, *self.missing, *hookless)
 
-    def add(self, run: Run) -> None:
-        """A run's calls and how its schedule was controlled."""
+    def add(self, run: Run, seed: int) -> None:
+        """A run's calls, how its schedule was controlled, what it exercised."""
+        self.tested.add(run, seed)
         self.histories += 1
         self.calls += len(run.history.calls)
         self.uncontrolled += not run.controlled
@@ -88,7 +91,8 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
           f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
           f"{cmd.drifts_text(checked)})")
-    tally = _Tally(missing=absent(adapter, variants, (END_TO_END,)), checked=checked)
+    tally = _Tally(missing=absent(adapter, variants, (END_TO_END,)), checked=checked,
+                   tested=Tested(f"{mode} ({', '.join(variants)})"))
     for variant in variants:
         for seed in range(args.seed, args.seed + cmd.SCHEDULES[args.profile]):
             stopped = _check_schedule(args, adapter, variant, env, seed, tally)
@@ -118,15 +122,28 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
     a client raised, the search was undecided, or the history has no explanation."""
     checked = checked_environment(env)
     run = _runner(args, adapter, variant, env, seed)
-    tally.add(run)
+    tally.add(run, seed)
     where = f"{variant}, seed {seed}"
     if run.errors:
         print(f"a client raised in {where}: {'; '.join(run.errors)}")
         print(f"RESULT: NOT EXPLAINED: the run failed in {where} (exit 1)")
         return cmd.EXIT_FAIL
+    if run.watched is not None and run.watched.races:
+        _report_races(args, run, (variant, seed), tally)
+        return cmd.EXIT_FAIL
     verdict = explain(run.history, checked, cmd.LIMIT)
     if isinstance(verdict, Undecided):
         print("\n".join(cmd.verdict_lines(verdict)))
+        searched = (f"searched: the history of {where}, {len(run.history.calls)} calls "
+                    f"(events), {verdict.explored} nodes expanded, the limit "
+                    f"{verdict.limit.nodes} nodes per history")
+        print(searched)
+        print("\n".join(wrap(tally.tested.lines())))
+        if args.json:
+            _write_summary(args.json, tally, {"result": "undecided", "where": where,
+                                              "calls": len(run.history.calls),
+                                              "explored": verdict.explored,
+                                              "limit": verdict.limit.nodes})
         print(f"RESULT: UNDECIDED in {where} (exit {cmd.EXIT_UNDECIDED})")
         return cmd.EXIT_UNDECIDED
     if isinstance(verdict, Unexplained):
@@ -147,16 +164,52 @@ def _report_unexplained(args: argparse.Namespace, run: Run, checked: frozenset[D
     variant, seed = schedule
     where = f"{variant}, seed {seed}"
     print(f"history of {where}: {len(run.history.calls)} calls, {run.preemptions} preemptions")
+    if run.watched is not None:
+        for split in run.watched.splits:
+            print("\n".join(split.lines()))
+        if run.watched.windows:
+            print(f"{run.watched.windows} clears of a front end ran in a split section's "
+                  "window (between its two sections) in this history")
     print("\n".join(wrap(controlled_lines(args, run.traced, run.locks, run.controlled))))
     print("\n".join(cmd.verdict_lines(verdict)))
     print("\n".join(cmd.report_unexplained(run.history, checked, verdict,
                                            _where(args, variant, seed))))
+    print(_again(args, variant, seed))
+    print(f"RESULT: NOT EXPLAINED: the history of {where} (exit {cmd.EXIT_FAIL})")
+
+
+def _again(args: argparse.Namespace, variant: str, seed: int) -> str:
+    """The command that runs the same schedule."""
     again = "--threads" if args.threads else "--tasks"
     scoped = f" --environment {args.environment}" if args.environment else ""
-    print(f"the same schedule: python -m model_checks conform --adapter "
-          f"{args.adapter} {again} {args.threads or args.tasks} --seed {seed} "
-          f"--variant {variant}{scoped}")
-    print(f"RESULT: NOT EXPLAINED: the history of {where} (exit {cmd.EXIT_FAIL})")
+    return (f"the same schedule: python -m model_checks conform --adapter {args.adapter} "
+            f"{again} {args.threads or args.tasks} --seed {seed} --variant {variant}{scoped}")
+
+
+def _report_races(args: argparse.Namespace, run: Run, schedule: tuple[str, int],
+                  tally: _Tally) -> None:
+    """The races the watcher found in (variant, seed): each location with both accesses'
+    clients, locks and stacks; whether or not the history went wrong."""
+    variant, seed = schedule
+    watched = run.watched
+    assert watched is not None
+    where = f"{variant}, seed {seed}"
+    print(f"history of {where}: {len(run.history.calls)} calls, {run.preemptions} preemptions;"
+          f" {len(watched.races)} races on the pair's shared state (found by their locks, "
+          "whether or not this schedule interleaved them)")
+    for race in watched.races[:RACES_SHOWN]:
+        print("\n".join(race.lines()))
+    if len(watched.races) > RACES_SHOWN:
+        print(f"... and {len(watched.races) - RACES_SHOWN} more")
+    print(_again(args, variant, seed))
+    if args.json:
+        _write_summary(args.json, tally, {"result": "race", "where": where,
+                                          "races": [r.to_json() for r in watched.races]})
+    print(f"RESULT: RACE: {len(watched.races)} unordered accesses with no common lock in "
+          f"{where} (exit {cmd.EXIT_FAIL})")
+
+
+RACES_SHOWN = 4
 
 
 def _summary(args: argparse.Namespace, tally: _Tally) -> int:
@@ -176,6 +229,7 @@ def _summary(args: argparse.Namespace, tally: _Tally) -> int:
     print("\n".join(wrap(controlled_lines(args, tuple(tally.traced.most_common()),
                                           tally.locks, not tally.uncontrolled))))
     print("\n".join(wrap(unchecked_lines(tally.unchecked()))))
+    print("\n".join(wrap(tally.tested.lines())))
     if args.json:
         _write_summary(args.json, tally)
     if not explained:
@@ -184,13 +238,15 @@ def _summary(args: argparse.Namespace, tally: _Tally) -> int:
     return cmd.final_explained(tally.breaks, cmd.required_of(args), "every history is")
 
 
-def _write_summary(path: Path, tally: _Tally) -> None:
-    """`--json`: the histories explained, the parts unchecked, the code traced."""
+def _write_summary(path: Path, tally: _Tally, stop: dict[str, object] | None = None) -> None:
+    """`--json`: the histories explained, the parts unchecked, the code traced, what was
+    tested, and `stop`: what ended the run early (a race, an undecided search)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({
         "histories": tally.histories, "explained": len(tally.explained),
         "calls": tally.calls, "unchecked": [p.to_json() for p in tally.unchecked()],
         "traced": dict(tally.traced.most_common()), "locks": tally.locks,
+        "tested": tally.tested.to_json(), "stopped": stop,
     }, indent=2, sort_keys=True) + "\n")
 
 
@@ -215,11 +271,13 @@ def controlled_lines(args: argparse.Namespace, traced: tuple[tuple[str, int], ..
 
 def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift],
                            threads: int, seeds: range) -> int | None:
-    """The first seed of `seeds` whose threaded history the spec does not explain in
-    `env` (with what concurrency adds), or None: how a mutant is killed by this check."""
+    """The first seed of `seeds` whose threaded run has a race, or whose history the spec
+    does not explain in `env` (with what concurrency adds), or None: how a mutant is killed
+    by this check."""
     for seed in seeds:
         run = run_threads(adapter, variant, env, ThreadRun(threads, seed))
-        if run.errors or isinstance(explain(run.history, checked_environment(env), cmd.LIMIT),
-                                    Unexplained):
+        if run.errors or (run.watched is not None and run.watched.races):
+            return seed
+        if isinstance(explain(run.history, checked_environment(env), cmd.LIMIT), Unexplained):
             return seed
     return None

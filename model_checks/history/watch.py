@@ -14,7 +14,9 @@ write, the locks of the schedule it held (`SchedLock`, reported through `acquire
 
 **Races** (threads only). Two accesses to one location by two clients, one a write, with no
 lock in common, are a race, whether or not the run went wrong: the check does not need the
-schedule to interleave them. Ordering the lockset check cannot see is the harness's own: a
+schedule to interleave them. A location no client ever accessed under a lock (a dict used
+lock-free, each of its operations one atomic step under the GIL) is not reported: it is
+listed as unguarded (`unguarded`), and the history judges what its users do. Ordering the lockset check cannot see is the harness's own: a
 restart runs only when no call is open (`barrier`: accesses before it are ordered before
 every access after it, so the records are forgotten there), and the threads start after the
 sides are built and end before their views are read (accesses outside the clients are not
@@ -64,7 +66,8 @@ FINDS = ("__getitem__", "__contains__", "get")
 """Reads that look one key up: noted after the call, with whether they found it (a section
 that found something is one whose window a clear can change)."""
 CONTAINERS: tuple[type, ...] = (dict, OrderedDict, list, set, deque)
-HARNESS_MODULES = ("model_checks.", "spec.")
+HARNESS_MODULES = ("model_checks.history.", "spec.")
+"""The harness's machinery below a side (its hooks, its scheduler, its recorder): not walked."""
 STACK_DEPTH = 6
 WINDOWS = 4
 """At most this many clears of a front end run in split windows per history."""
@@ -132,7 +135,8 @@ class Race:
     second: Access
 
     def lines(self) -> list[str]:
-        return [f"RACE on {self.location}: no common lock, no order between them",
+        return [f"RACE on {self.location}: accessed under a lock elsewhere, here by two "
+                "clients with no lock in common (another schedule runs them at once)",
                 *_access_lines(self.first), *_access_lines(self.second)]
 
     def to_json(self) -> dict[str, object]:
@@ -207,6 +211,8 @@ class Watcher:
     in_flight: int = 0
     serves: int = 0
     window_sites: set[Site] = field(default_factory=set)
+    guarded: set[str] = field(default_factory=set)
+    """The locations some client accessed holding a lock of the schedule."""
     inject: Callable[[str], bool] | None = None
     """Runs a clear of the given side now, in a window (None: no windows)."""
     touched: Callable[[str], None] | None = None
@@ -240,7 +246,9 @@ class Watcher:
         for name, value in list(attributes_of(holder)):
             where = f"{path}.{name}"
             if type(value).__name__ == "SchedLock":
-                self.lock_names.setdefault(id(value), where)
+                if id(value) not in self.lock_names:
+                    self.lock_names[id(value)] = where  # a lock is named by its first path
+                    self._kept.append(value)  # (kept: its id is never another lock's)
                 continue
             if isinstance(value, CONTAINERS):
                 watched = self._container(holder, name, value, side, where)
@@ -344,7 +352,8 @@ class Watcher:
         self.accesses += 1
         held = frozenset(self.lock_names.get(k, f"lock@{k:x}")
                          for k in self._held.get(client, {}))
-        self._front_end_access(client, key, location, found)
+        self._front_end_access(client, key, location, found,
+                               kind == "write" or any(n.startswith("engine") for n in held))
         if not self.threads:
             return
         records = self._records.setdefault(location, {})
@@ -353,9 +362,13 @@ class Watcher:
             return
         access = Access(client, kind, held, self._stack())
         records[index] = access
+        if held:
+            self.guarded.add(location)
         for (other, other_kind, other_locks), earlier in list(records.items()):
             if other == client or (kind == other_kind == "read") or (held & other_locks):
                 continue
+            if not held and not other_locks and location not in self.guarded:
+                continue  # no code guards it: its single operations are atomic (the GIL)
             sites = (earlier.stack[0] if earlier.stack else None,
                      access.stack[0] if access.stack else None)
             mark = (location, *sorted(sites, key=str))
@@ -363,9 +376,13 @@ class Watcher:
                 self._reported.add(mark)  # type: ignore[arg-type]
                 self.races.append(Race(location, earlier, access))
 
-    def _front_end_access(self, client: str, key: int, location: str, found: bool) -> None:
+    def _front_end_access(self, client: str, key: int, location: str, found: bool,
+                          receiving: bool) -> None:
         """An access in a serve: before the engine, an access to the serving front end's
-        state joins the open section (threads: under a lock; tasks: since the last await)."""
+        state joins the open section (threads: under a lock; tasks: since the last await).
+        The engine is reached at an access to its state that writes or holds one of its
+        locks (`receiving`): a lock-free read of it (an admission check) is not its
+        receive."""
         serving = self._serving.get(client)
         if serving is None:
             return
@@ -375,7 +392,7 @@ class Watcher:
         if serving.engine:
             return
         if owner != serving.side:
-            serving.engine = owner == "engine"
+            serving.engine = owner == "engine" and receiving
             return
         if self.threads and not serving.open:
             return  # outside any section: the lockset check's
@@ -512,3 +529,9 @@ class Watcher:
     def locations(self) -> list[str]:
         """The watched locations, by side."""
         return sorted(set(self.names.values()))
+
+    def unguarded(self) -> list[str]:
+        """The locations the clients accessed and never under a lock: taken as relying on
+        their container's single operations being atomic, so races on them are not reported
+        (the history judges what they do)."""
+        return sorted(set(self._records) - self.guarded)

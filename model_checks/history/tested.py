@@ -1,0 +1,125 @@
+"""What the concurrent runs of one `conform --threads`/`--tasks` command exercised, and what
+they did not: the report's "tested" block (text and `--json`), so that a pass says what it
+covers.
+
+`Tested.add(run)` takes each run's history and what its watcher saw (`concurrent.Watched`);
+`lines()` names the mode and the schedules, the preemptions made, the shared locations
+watched and the accesses noted, the split sections found and the clears run in their
+windows and in flight, the paths the histories took (outcomes, clears and restarts per side)
+and those they never took, and the payload dtypes the processor made.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+
+from model_checks.conform.codec import layout
+from model_checks.history.concurrent import Run
+
+PATHS = (
+    ("served", "a request served"),
+    ("missed", "a miss reply (the engine missed a reference; the front end invalidated)"),
+    ("rejected", "a client rejection (an identity sent without media that P0 does not hold)"),
+    ("p0-assert", "P0's assertion (a probed hit gone at its update)"),
+)
+"""The outcomes a serve can have, as the report names them."""
+
+NEVER_DRIVEN = (
+    "the engine's refusal (the harness has no way to make an engine refuse a request)",
+    "a request resent without media (the clients always send media)",
+)
+"""Paths no concurrent run drives, whatever the seed: named in every report."""
+
+
+@dataclass
+class Tested:
+    """The totals over the runs of one command (module docstring)."""
+
+    mode: str
+    histories: int = 0
+    calls: int = 0
+    preemptions: int = 0
+    accesses: int = 0
+    locations: set[str] = field(default_factory=set)
+    unguarded: set[str] = field(default_factory=set)
+    races: int = 0
+    splits: set[str] = field(default_factory=set)
+    windows: int = 0
+    in_flight: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    events: Counter[str] = field(default_factory=Counter)
+    dtypes: set[str] = field(default_factory=set)
+    seeds: list[int] = field(default_factory=list)
+
+    def add(self, run: Run, seed: int) -> None:
+        self.histories += 1
+        self.seeds.append(seed)
+        self.calls += len(run.history.calls)
+        self.preemptions += run.preemptions
+        for call in run.history.calls:
+            if call.op == "serve":
+                self.outcomes[call.result.fault if call.result.kind == "fault"
+                              else call.result.kind] += 1
+                for item in call.items:
+                    self.dtypes.update(str(d).removeprefix("torch.")
+                                       for _, d, _ in layout(item.bytes))
+            else:
+                self.events[f"{call.op} of {call.side}"] += 1
+        watched = run.watched
+        if watched is not None:
+            self.accesses += watched.accesses
+            self.locations.update(watched.locations)
+            self.unguarded.update(watched.unguarded)
+            self.races += len(watched.races)
+            self.splits.update(f"{s.side}: {_top(s.first)} then {_top(s.second)}"
+                               for s in watched.splits)
+            self.windows += watched.windows
+            self.in_flight += watched.in_flight
+
+    def never(self) -> list[str]:
+        """The paths no history took (the outcomes besides P0's assertion, which only a
+        faulty front end takes), and those no run drives."""
+        missing = [text for kind, text in PATHS if not self.outcomes[kind]
+                   and kind != "p0-assert"]
+        return [*missing, *NEVER_DRIVEN]
+
+    def lines(self) -> list[str]:
+        seeds = (f"seeds {min(self.seeds)}-{max(self.seeds)}" if self.seeds else "no seeds")
+        outcomes = ", ".join(f"{k} x{n}" for k, n in sorted(self.outcomes.items())) or "none"
+        events = ", ".join(f"{k} x{n}" for k, n in sorted(self.events.items())) or "none"
+        locations = ", ".join(sorted(self.locations)) or "none"
+        splits = "; ".join(sorted(self.splits)) or "none"
+        return [
+            f"tested: {self.mode}, {self.histories} schedules ({seeds}), {self.calls} calls, "
+            f"{self.preemptions} preemptions",
+            f"tested: shared locations watched ({len(self.locations)}): {locations}; "
+            f"{self.accesses} accesses checked for races (lockset): {self.races} races; "
+            f"accessed only without a lock (each operation taken as atomic, races not "
+            f"reported): {', '.join(sorted(self.unguarded)) or 'none'}",
+            f"tested: split front-end sections: {splits}; {self.windows} clears run in their "
+            f"windows; {self.in_flight} engine clears between an update and its receive",
+            f"tested: outcomes {outcomes}; events {events}",
+            f"tested: payload dtypes {', '.join(sorted(self.dtypes)) or 'none'} (the "
+            "harness's processor)",
+            f"never tested: {'; '.join(self.never())}",
+        ]
+
+    def to_json(self) -> dict[str, object]:
+        return {"mode": self.mode, "schedules": self.histories, "seeds": self.seeds,
+                "calls": self.calls, "preemptions": self.preemptions,
+                "locations": sorted(self.locations), "accesses": self.accesses,
+                "unguarded": sorted(self.unguarded),
+                "races": self.races, "splits": sorted(self.splits), "windows": self.windows,
+                "in_flight_clears": self.in_flight, "outcomes": dict(self.outcomes),
+                "events": dict(self.events), "dtypes": sorted(self.dtypes),
+                "never": self.never()}
+
+
+def _top(stack: tuple[tuple[str, int, str], ...]) -> str:
+    """The outermost frame of the implementation's in `stack`."""
+    if not stack:
+        return "?"
+    file, line, function = stack[-1] if len(stack) > 1 else stack[0]
+    return f"{os.path.basename(file)}:{line} {function}"
