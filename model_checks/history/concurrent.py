@@ -363,7 +363,7 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --threads {threads} --seed {seed}"),
                         Labels(config), scheduler.tick)
-    watcher = Watcher(threads=True)
+    watcher = Watcher(threads=True, split_windows=Drift.D6 not in environment)
     sides = build(adapter, config, recorder, scheduler, watcher)
     scheduler.monitor = watcher
     if sides.tracer is not None:
@@ -508,7 +508,7 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --tasks {tasks} --seed {seed}"),
                         Labels(config), lambda: next(clock))
-    watcher = Watcher(threads=False)
+    watcher = Watcher(threads=False, split_windows=Drift.D6 not in environment)
     watcher.clients = {*(f"task-{n}" for n in range(tasks)), "drift", "window"}
     sides = build(adapter, config, recorder, None, watcher)
 

@@ -128,10 +128,11 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
         print(f"a client raised in {where}: {'; '.join(run.errors)}")
         print(f"RESULT: NOT EXPLAINED: the run failed in {where} (exit 1)")
         return cmd.EXIT_FAIL
-    if run.watched is not None and run.watched.races:
+    verdict = explain(run.history, checked, cmd.LIMIT)
+    races = run.watched.races if run.watched is not None else ()
+    if races and not isinstance(verdict, Unexplained):
         _report_races(args, run, (variant, seed), tally)
         return cmd.EXIT_FAIL
-    verdict = explain(run.history, checked, cmd.LIMIT)
     if isinstance(verdict, Undecided):
         print("\n".join(cmd.verdict_lines(verdict)))
         searched = (f"searched: the history of {where}, {len(run.history.calls)} calls "
@@ -165,6 +166,8 @@ def _report_unexplained(args: argparse.Namespace, run: Run, checked: frozenset[D
     where = f"{variant}, seed {seed}"
     print(f"history of {where}: {len(run.history.calls)} calls, {run.preemptions} preemptions")
     if run.watched is not None:
+        for race in run.watched.races[:RACES_SHOWN]:
+            print("\n".join(race.lines()))
         for split in run.watched.splits:
             print("\n".join(split.lines()))
         if run.watched.windows:

@@ -215,6 +215,10 @@ class Watcher:
     """The locations some client accessed holding a lock of the schedule."""
     inject: Callable[[str], bool] | None = None
     """Runs a clear of the given side now, in a window (None: no windows)."""
+    split_windows: bool = True
+    """Whether a split section's window gets a clear of its front end (not where D6 is in
+    the environment: the spec itself then lets another request act between a probe and its
+    update, so a split is no finding, and its clears only lengthen the search)."""
     touched: Callable[[str], None] | None = None
     """Told "p0" or "p1" at each access a serving client makes to its front end's or the
     engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
@@ -334,7 +338,8 @@ class Watcher:
         """A clear of the serving front end now, if its section found something (a probed
         hit a check-then-act would act on) and the bound allows."""
         found, serving.found = serving.found, False
-        if self.inject is not None and found and self.windows < WINDOWS:
+        if (self.inject is not None and self.split_windows and found
+                and self.windows < WINDOWS):
             self.windows += 1
             self.windows -= not self.inject(serving.side)
 
