@@ -1,0 +1,183 @@
+"""The gate at its defaults (`--profile ci`) on pairs written without the harness's hooks:
+a lock removed in any method is a race (found by the locks held, whether or not the
+schedule interleaved the accesses), a check-then-act in the sender and an unlocked await
+between probe and update fail once a clear runs in their window, at every seed 1-5; the
+clean pairs pass; the reference mutant with `invalidate` unlocked is killed at the defaults;
+the report says what it tested, and an undecided search what it searched."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from history_helpers import conform
+
+from model_checks.conform.reference_adapter import factory
+from model_checks.history import report as cmd
+from model_checks.history.explain import Limit
+from model_checks.history.run import first_unexplained_seed
+from model_checks.history.schedule import Scheduler
+from model_checks.history.watch import Watcher
+from model_checks.mutant_run.factory import mutant_named
+from spec import ALL_DRIFT
+from tests.conform.serving_mutants import SERVING_MUTANTS
+from tests.history.hookless_pair import TARGETS
+
+DEPLOYED = "D1+D2+D3+D4+D5+D9+D10+D11"
+"""A serving team's deployment: every drift source but interleaved updates (D6), a second
+content per identity (D7) and requests over the budget (D8)."""
+HOOKLESS = "tests.history.hookless_pair"
+PLANTED = "tests.history.planted_pair"
+SEEDS = [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow),
+         pytest.param(4, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow)]
+
+
+def gate(adapter: str, mode: str, seed: int, *more: str) -> tuple[int, str]:
+    """`conform --adapter ADAPTER --threads 4|--tasks 4 --seed SEED` in the deployment's
+    environment at the CI profile (the default)."""
+    code, out, _ = conform("--adapter", adapter, f"--{mode}", "4", "--seed", str(seed),
+                           "--environment", DEPLOYED, *more)
+    return code, out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_lock_removed_in_any_method_is_a_race_at_every_seed(target: str, seed: int) -> None:
+    method = target.split(".")[1]
+    code, out = gate(f"{HOOKLESS}:factory_unlocked_{target.replace('.', '_')}", "threads",
+                     seed)
+    assert code == 1, out
+    assert "RESULT: RACE" in out or "RESULT: NOT EXPLAINED" in out, out
+    assert "RACE on " in out and "holding no lock" in out, out
+    assert f" {method}" in out.split("holding no lock")[1].splitlines()[0], out  # its stack
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_check_then_act_in_the_sender_is_caught_at_every_seed(seed: int) -> None:
+    code, out = gate(f"{PLANTED}:factory_check_then_act", "threads", seed)
+    assert code == 1 and "RESULT: NOT EXPLAINED" in out, out
+    assert "split front-end section on fe" in out and "the lock released and taken again" in out
+    assert "first section:" in out and "probe" in out and "second section:" in out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_unlocked_await_between_probe_and_update_is_caught_at_every_seed(seed: int
+                                                                            ) -> None:
+    code, out = gate(f"{PLANTED}:async_factory_unlocked_await", "tasks", seed)
+    assert code == 1 and "RESULT: NOT EXPLAINED" in out, out
+    assert "split front-end section on fe" in out and "(an await;" in out, out
+    assert "serve_async" in out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("pair", [("hookless_pair:factory", "threads"),
+                                  ("planted_pair:async_factory", "tasks")],
+                         ids=["threads", "tasks"])
+def test_the_clean_pairs_pass_at_every_seed(pair: tuple[str, str], seed: int) -> None:
+    adapter, mode = pair
+    code, out = gate(f"tests.history.{adapter}", mode, seed)
+    assert code == 0, out
+    assert "RESULT: EXPLAINED" in out and "RACE" not in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("threads", ["4", "8"])
+def test_the_clean_pair_is_never_undecided_at_nightly(threads: str) -> None:
+    code, out, _ = conform("--adapter", f"{HOOKLESS}:factory", "--threads", threads,
+                           "--profile", "nightly")
+    assert code == 0, out
+    assert "50 histories" in out
+
+
+def test_the_reference_mutant_with_invalidate_unlocked_is_killed_at_the_defaults() -> None:
+    """The defaults: seed 0, the CI profile's two schedules, every drift source."""
+    mutant = mutant_named(SERVING_MUTANTS, "invalidate-unlocked")
+    schedules = range(0, cmd.SCHEDULES["ci"])
+    assert first_unexplained_seed(mutant.adapter, mutant.base, ALL_DRIFT, 4,
+                                  schedules) is not None
+    assert first_unexplained_seed(factory(), mutant.base, ALL_DRIFT, 4, schedules) is None
+
+
+def test_the_report_says_what_it_tested(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    code, out = gate(f"{HOOKLESS}:factory", "threads", 1, "--json", str(path))
+    assert code == 0, out
+    text = " ".join(out.split())
+    assert "tested: 4 threads (V2), 2 schedules (seeds 1-2)" in text
+    assert "shared locations watched (5):" in text and "fe0.cache.entries" in text
+    assert "engine.cache._Cache__data" in text and "0 races" in text
+    assert "engine clears between an update and its receive" in text
+    assert "clear of fe0 x" in text and "restart of engine x" in text  # every side's events
+    assert "payload dtypes float32" in text
+    assert "never tested:" in text and "the engine's refusal" in text
+    tested = json.loads(path.read_text())["tested"]
+    assert tested["schedules"] == 2 and tested["seeds"] == [1, 2]
+    assert "fe0.cache.entries" in tested["locations"] and tested["races"] == 0
+    assert tested["accesses"] > 0 and tested["preemptions"] > 0
+    assert any("refusal" in line for line in tested["never"])
+
+
+def test_an_undecided_search_says_what_it_searched(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cmd, "LIMIT", Limit(nodes=3))
+    path = tmp_path / "run.json"
+    code, out = gate(f"{HOOKLESS}:factory", "threads", 1, "--json", str(path))
+    assert code == 3 and "RESULT: UNDECIDED" in out, out
+    assert "searched: the history of V2, seed 1," in out and "the limit 3 nodes" in out
+    assert "tested: 4 threads" in " ".join(out.split())
+    stopped = json.loads(path.read_text())["stopped"]
+    assert stopped["result"] == "undecided" and stopped["limit"] == 3
+    assert stopped["calls"] > 0 and stopped["explored"] >= 3
+
+
+class _Shared:
+    def __init__(self, locked: bool) -> None:
+        self.lock = threading.Lock()
+        self.table: dict[str, int] = {}
+        self.loose: dict[str, int] = {}
+        self.locked = locked
+
+    def put(self, key: str) -> None:
+        with self.lock:
+            self.table[key] = 1
+        self.loose[key] = 1  # never under a lock: its single operations are atomic
+
+    def drop(self) -> None:
+        if self.locked:
+            with self.lock:
+                self.table.clear()
+        else:
+            self.table.clear()
+
+
+def _watched_run(locked: bool) -> Watcher:
+    from model_checks.history.preempt import install_locks
+
+    scheduler = Scheduler(0)
+    shared = _Shared(locked)
+    install_locks(shared, scheduler)
+    watcher = Watcher(threads=True)
+    watcher.watch("fe0", shared)
+    watcher.clients = {"a", "b"}
+    scheduler.monitor = watcher
+    with watcher.active():
+        scheduler.run([lambda: shared.put("x"), shared.drop], ["a", "b"])
+    return watcher
+
+
+def test_a_write_without_the_common_lock_is_a_race_whatever_the_order() -> None:
+    watcher = _watched_run(locked=False)
+    assert [r.location for r in watcher.races] == ["fe0.table"]
+    race = watcher.races[0]
+    assert {race.first.client, race.second.client} == {"a", "b"}
+    assert {race.first.locks, race.second.locks} == {frozenset(), frozenset({"fe0.lock"})}
+    assert any(site[2] == "drop" for site in race.first.stack + race.second.stack)
+    assert watcher.unguarded() == ["fe0.loose"]
+
+
+def test_the_same_writes_under_the_common_lock_are_no_race() -> None:
+    watcher = _watched_run(locked=True)
+    assert watcher.races == [] and watcher.accesses > 0
+    assert watcher.locations() == ["fe0.loose", "fe0.table"]
