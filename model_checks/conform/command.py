@@ -343,6 +343,7 @@ def _report(
     from model_checks.conform.report import coverage_line, safety_lines, statuses
     from model_checks.conform.traces import write_failure_traces
     from model_checks.conform.unchecked import lines as unchecked_lines
+    from model_checks.conform.unchecked import lockstep_untested_lines
 
     allowed, mode, missing = run
 
@@ -375,7 +376,8 @@ def _report(
         print("lockstep: every step agreed with the spec")
     print("\n".join(safety_lines(outcome, broken, required,
                                  paths.properties if paths else {}, args.adapter, allowed)))
-    print("\n".join(wrap([coverage_line(outcome, allowed), *unchecked_lines(missing)])))
+    print("\n".join(wrap([coverage_line(outcome, allowed), *unchecked_lines(missing),
+                           *lockstep_untested_lines()])))
     if args.json:
         from model_checks.conform.traces import write_run_records
 

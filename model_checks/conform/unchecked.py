@@ -108,3 +108,19 @@ def lines(missing: tuple[Part, ...]) -> list[str]:
         return ["unchecked parts: none (every optional interface is offered)"]
     return ["unchecked parts (an optional interface absent; what that leaves unverified):",
             *(f"  {p.line()}" for p in missing)]
+
+
+LOCKSTEP_UNTESTED = (
+    "concurrency: lockstep makes one call at a time from one thread, so a pass says the "
+    "sequential protocol is right, not that the pair is thread-safe (`--threads N` and "
+    "`--tasks N` check races and split front-end sections)",
+    "the engine's refusal: the harness never makes an engine refuse a request",
+    "payload dtypes other than the harness's processor's (float32, int16, uint8)",
+)
+"""What no lockstep run exercises, whatever the adapter offers: every lockstep report names
+it."""
+
+
+def lockstep_untested_lines() -> list[str]:
+    """The lockstep report's block of what it never tests."""
+    return ["not tested by lockstep:", *(f"  {line}" for line in LOCKSTEP_UNTESTED)]

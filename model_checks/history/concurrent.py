@@ -7,11 +7,17 @@ b and c where D8 is in the environment, so that two items together exceed the bu
 bytes for d under D11), a second content per identity under D7, two front ends under D5
 (clients alternate). Each client makes `requests` requests of one or two items, every item
 with its media, and resends a request that missed (at most twice: a new call each time).
-One more client, `drift`, makes the environment's events between the others' calls: a clear
-of either side (D3) and a restart of either side (D10). Concurrent clients reorder the
-engine's deliveries (D1) by construction: D1 joins the environment the history is checked in
-(`checked_environment`); D2, D4 and D9 are not exercised here (they need the harness's own
-channel: lockstep conformance drives them).
+One more client, `drift`, makes the environment's events between the others' calls, spread
+across the run: a clear of every side (D3) and a restart of every side (D10), each at least
+once. Concurrent clients reorder the engine's deliveries (D1) by construction: D1 joins the
+environment the history is checked in (`checked_environment`); D2, D4 and D9 are not
+exercised here (they need the harness's own channel: lockstep conformance drives them).
+
+Every run watches the sides' shared state (`watch.Watcher`): races by the locks held,
+split front-end sections, and, where D3 is in the environment, clears run in their windows
+and engine clears between an update and its receive (threads: a `window` thread runs them
+while the serving thread waits; tasks: a `window` task, scheduled before the awaiting task
+resumes).
 """
 
 from __future__ import annotations
@@ -334,8 +340,8 @@ TRACED = (1 / 100, 16)
 """A traced run's chance of a preemption at each line and its bound on preemptions (a
 hooked side's points take the scheduler's own, 1/4 and 8): a history runs some thousands
 of traced lines, and the preemptions should fall across the run, not all in its first
-lines. With these, each lock removed from `tests/history/hookless_pair.py` is caught
-within 30 seeds of 4 threads under D3, and the pair with its locks passes them."""
+lines. (A lock removed from `tests/history/hookless_pair.py` is a race whatever the
+preemptions: `watch`.)"""
 
 
 @dataclass(frozen=True)

@@ -13,25 +13,38 @@ write, the locks of the schedule it held (`SchedLock`, reported through `acquire
 `released`) and the stack of the implementation's frames.
 
 **Races** (threads only). Two accesses to one location by two clients, one a write, with no
-lock in common, are a race, whether or not the run went wrong: the check does not need the
-schedule to interleave them. A location no client ever accessed under a lock (a dict used
-lock-free, each of its operations one atomic step under the GIL) is not reported: it is
-listed as unguarded (`unguarded`), and the history judges what its users do. Ordering the lockset check cannot see is the harness's own: a
-restart runs only when no call is open (`barrier`: accesses before it are ordered before
-every access after it, so the records are forgotten there), and the threads start after the
-sides are built and end before their views are read (accesses outside the clients are not
-noted). Each race is reported once per location and pair of code sites, with both stacks.
+lock in common, are a race, whether or not the run went wrong: the check (a lockset check,
+as Eraser's) does not need the schedule to interleave them. A location no client ever
+accessed under a lock (a dict used lock-free, each of its operations one atomic step under
+the GIL) is not reported: it is listed as unguarded (`unguarded`), and the history judges
+what its users do. Ordering the check cannot see is the harness's own: the threads start
+after the sides are built and end before their views are read (accesses outside the
+clients are not noted), and a restart runs only when no call is open (`barrier`: what the
+restart itself does is not noted; a location keeps its path across restarts, so accesses
+before and after one are still compared: a lock discipline that holds only because a
+restart separated two accesses is still broken). Each race is reported once per location
+and pair of code sites, with both stacks.
 
 **Split front-end sections.** The spec's P0 step takes a request's probe and update as one
 (without D6, interleaved updates, in the environment). A serve whose front-end accesses,
-before any access to the engine's state, fall into two critical sections (the lock
-released and taken again: probe under one acquisition, update under a second) or, in the
-asyncio mode, on both sides of an await, is **split**. Each split is noted with the two
-sections' sites (`Split`), and the harness tests it: where the environment has D3, at the
-next release (or await) of that window it runs a clear of the front end before the serve
-goes on (`window`: a clear the environment allows at any moment, placed where a
-check-then-act loses its probed hits). An implementation that re-checks under the second
-section (the reference's late misses) is explained; one that acts on what it probed fails.
+before it reaches the engine (an access to the engine's state that writes or holds one of
+its locks), fall into two critical sections (the lock released and taken again: probe under
+one acquisition, update under a second) or, in the asyncio mode, on both sides of an await,
+is **split**. Each split is noted with the two sections' sites (`Split`), and the harness
+tests it where the environment has D3 and not D6: in a threaded run, the release that ended
+the first section is a window from then on; in an asyncio run, every await after the
+front end's state was touched is one. At a window whose section found something (a lookup
+that hit: a probed hit a check-then-act would act on), a clear of the front end runs before
+the serve goes on (`inject`, at most `WINDOWS` per history): a clear the environment allows
+at any moment, placed where a check-then-act loses its probed hits. An implementation that
+re-checks under its second section (the reference's late misses) is explained; one that
+acts on what it probed is not.
+
+**Clears in flight.** Where D3 is in the environment, at the end of a serve's front-end
+section that found something, the engine is cleared before it receives the message (at
+most `IN_FLIGHT` per history, once the caches are warm): the miss reply and the front
+end's invalidation run in every such history, not only when the schedule happens to
+evict.
 
 Limits: an access through a container the walk did not reach (created per call, a module
 global, a C extension's own state) is not seen; attributes holding plain values (a byte

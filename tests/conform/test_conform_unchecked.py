@@ -54,6 +54,11 @@ def test_the_reference_is_not_refused() -> None:
     code, out, _ = _conform("--adapter", REFERENCE, "--variant", "V3", "--require", "L1")
     assert code in (0, 4), out  # judged (V3 breaks L1 under some drift, as its spec does)
     assert "unchecked parts: none" in out
+    text = " ".join(out.split())
+    assert "not tested by lockstep:" in text  # even where every optional part is offered
+    assert "a pass says the sequential protocol is right, not that the pair is thread-safe" \
+        in text
+    assert "the engine's refusal" in text and "(float32, int16, uint8)" in text
 
 
 def test_a_history_judges_s1_and_s3_only() -> None:
