@@ -24,6 +24,7 @@ from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS
 
 PAIR = "tests.conform.ordered_pair:factory"
 BUGGY = "tests.conform.ordered_pair:factory_evicting_by_count"
+THREADED_PAIR = "tests.history.hookless_pair:factory"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
 
 
@@ -51,7 +52,8 @@ def _argv(command: str, entry: dict[str, str], adapter: str, out: Path) -> list[
 def test_gate_the_docs_ci_job_for_v0_v2_passes_on_a_pair_written_from_the_docs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    entries, commands = _ci_job()
+    entries, every = _ci_job()
+    commands = [c for c in every if "--threads" not in c]
     untagged = [e for e in entries if e["variant"] in {v.name for v in VARIANTS if not v.tagged}]
     assert untagged and len(commands) == 2  # one process, then two
     assert any(e["variant"] == "V3" and len(e["environment"].split("+")) == len(DRIFT_IDS)
@@ -65,6 +67,22 @@ def test_gate_the_docs_ci_job_for_v0_v2_passes_on_a_pair_written_from_the_docs(
             assert last.startswith("RESULT: CONFORMS: every step agreed; required properties "
                                    "kept in ") and last.endswith("sampled steps: S1, S2, S3 "
                                                                  "(exit 0)"), last
+
+
+def test_gate_the_docs_ci_job_runs_concurrent_clients_on_a_threaded_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The job's concurrent step, on a threaded V2 pair written without the harness's hooks:
+    it passes; the same pair with one lock removed is a race."""
+    entries, every = _ci_job()
+    threaded = [c for c in every if "--threads" in c]
+    assert len(threaded) == 1
+    entry = next(e for e in entries if e["variant"] == "V2")
+    for adapter, expected in ((THREADED_PAIR, 0), (f"{THREADED_PAIR}_unlocked_fe_clear", 1)):
+        code = main(_argv(threaded[0], entry, adapter, tmp_path))
+        out = capsys.readouterr().out
+        assert code == expected, out[-3000:]
+        assert ("RESULT: EXPLAINED" if expected == 0 else "RESULT: RACE") in out
 
 
 def test_gate_require_s1_under_every_source_is_the_inherited_weakness(
