@@ -115,7 +115,8 @@ LOCKSTEP_UNTESTED = (
     "sequential protocol is right, not that the pair is thread-safe (`--threads N` and "
     "`--tasks N` check races and split front-end sections)",
     "the engine's refusal: the harness never makes an engine refuse a request",
-    "payload dtypes other than the harness's processor's (float32, int16, uint8)",
+    "payload dtypes other than the harness's processor's (float32, int16, uint8): "
+    "`--threads` and `--tasks` size the others first (a dtype sweep)",
 )
 """What no lockstep run exercises, whatever the adapter offers: every lockstep report names
 it."""

@@ -23,6 +23,7 @@ from model_checks.history.concurrent import (
     run_tasks,
     run_threads,
 )
+from model_checks.history.dtypes import sweep
 from model_checks.history.explain import Explained, Undecided, Unexplained, explain
 from model_checks.history.tested import Tested
 from spec import Drift
@@ -94,11 +95,29 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
     tally = _Tally(missing=absent(adapter, variants, (END_TO_END,)), checked=checked,
                    tested=Tested(f"{mode} ({', '.join(variants)})"))
     for variant in variants:
+        sized = _sized(adapter, variant, tally)
+        if sized is not None:
+            return sized
         for seed in range(args.seed, args.seed + cmd.SCHEDULES[args.profile]):
             stopped = _check_schedule(args, adapter, variant, env, seed, tally)
             if stopped is not None:
                 return stopped
     return _summary(args, tally)
+
+
+def _sized(adapter: Adapter, variant: str, tally: _Tally) -> int | None:
+    """The dtype sweep of `variant` (`dtypes.sweep`) into `tally`; the exit code (its
+    mismatches printed) if a side sized a payload wrong or held more than the budget."""
+    swept = sweep(adapter, variant)
+    tally.tested.swept = swept.tried
+    if not swept.mismatches:
+        return None
+    print(f"payloads across dtypes ({', '.join(swept.tried)}; {variant}): each side's size of "
+          "an item against torch's byte count, and the bytes it holds against the budget")
+    for mismatch in swept.mismatches[:RACES_SHOWN * 2]:
+        print(f"SIZE: {mismatch.line()}")
+    print(f"RESULT: SIZE MISMATCH: {len(swept.mismatches)} in {variant} (exit {cmd.EXIT_FAIL})")
+    return cmd.EXIT_FAIL
 
 
 def _adapter_and_variants(args: argparse.Namespace) -> tuple[Adapter, tuple[str, ...]] | int:

@@ -6,7 +6,8 @@ covers.
 `lines()` names the mode and the schedules, the preemptions made, the shared locations
 watched and the accesses noted, the split sections found and the clears run in their
 windows and in flight, the paths the histories took (outcomes, clears and restarts per side)
-and those they never took, and the payload dtypes the processor made.
+and those they never took, the payload dtypes the processor made and those the dtype sweep
+sized.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Tested:
     outcomes: Counter[str] = field(default_factory=Counter)
     events: Counter[str] = field(default_factory=Counter)
     dtypes: set[str] = field(default_factory=set)
+    swept: tuple[str, ...] = ()
+    """The dtypes the sweep sized (`dtypes.sweep`)."""
     seeds: list[int] = field(default_factory=list)
 
     def add(self, run: Run, seed: int) -> None:
@@ -101,8 +104,9 @@ class Tested:
             f"tested: split front-end sections: {splits}; {self.windows} clears run in their "
             f"windows; {self.in_flight} engine clears between an update and its receive",
             f"tested: outcomes {outcomes}; events {events}",
-            f"tested: payload dtypes {', '.join(sorted(self.dtypes)) or 'none'} (the "
-            "harness's processor)",
+            f"tested: payload dtypes {', '.join(sorted(self.dtypes)) or 'none'} in the "
+            f"histories (the harness's processor); sized in bytes against the budget, one "
+            f"call at a time: {', '.join(self.swept) or 'none'}",
             f"never tested: {'; '.join(self.never())}",
         ]
 
@@ -114,6 +118,7 @@ class Tested:
                 "races": self.races, "splits": sorted(self.splits), "windows": self.windows,
                 "in_flight_clears": self.in_flight, "outcomes": dict(self.outcomes),
                 "events": dict(self.events), "dtypes": sorted(self.dtypes),
+                "swept": list(self.swept),
                 "never": self.never()}
 
 
