@@ -1,9 +1,10 @@
 """The gate at its defaults (`--profile ci`) on pairs written without the harness's hooks:
 a lock removed in any method is a race (found by the locks held, whether or not the
 schedule interleaved the accesses), a check-then-act in the sender and an unlocked await
-between probe and update fail once a clear runs in their window, at every seed 1-5; the
-clean pairs pass; the reference mutant with `invalidate` unlocked is killed at the defaults;
-the report says what it tested, and an undecided search what it searched."""
+between probe and update fail once a clear runs in their window, a size table wrong for
+int64 fails the dtype sweep, at every seed 1-5; the clean pairs pass; the reference mutant
+with `invalidate` unlocked is killed at the defaults; the report says what it tested, and
+an undecided search what it searched."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from history_helpers import conform
 
 from model_checks.conform.reference_adapter import factory
 from model_checks.history import report as cmd
+from model_checks.history.dtypes import sweep
 from model_checks.history.explain import Limit
 from model_checks.history.run import first_unexplained_seed
 from model_checks.history.schedule import Scheduler
@@ -74,6 +76,28 @@ def test_an_unlocked_await_between_probe_and_update_is_caught_at_every_seed(seed
     assert "serve_async" in out
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_a_size_table_wrong_for_int64_is_caught_at_every_seed(seed: int) -> None:
+    code, out = gate(f"{PLANTED}:factory_dtype_table", "threads", seed)
+    assert code == 1 and "RESULT: SIZE MISMATCH" in out, out
+    assert "SIZE: fe0, int64 [8]: int64-1 sized 32 bytes, torch counts 64" in out
+    assert "SIZE: engine, int64" in out
+
+
+def test_the_dtype_sweep_passes_the_reference_and_the_pairs() -> None:
+    from tests.history.hookless_pair import factory as hookless
+    from tests.history.planted_pair import async_factory, factory_dtype_table
+
+    for adapter, variant in ((factory(), "V3"), (factory(), "V0"), (hookless(), "V2"),
+                             (async_factory(), "V2")):
+        swept = sweep(adapter, variant)
+        assert swept.mismatches == () and {"int64", "bfloat16", "bool",
+                                           "complex64"} <= set(swept.tried)
+    found = sweep(factory_dtype_table(), "V2").mismatches
+    assert {m.dtype for m in found} == {"int64"} and {m.side for m in found} == {"fe0",
+                                                                                  "engine"}
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("pair", [("hookless_pair:factory", "threads"),
                                   ("planted_pair:async_factory", "tasks")],
@@ -114,12 +138,14 @@ def test_the_report_says_what_it_tested(tmp_path: Path) -> None:
     assert "engine clears between an update and its receive" in text
     assert "clear of fe0 x" in text and "restart of engine x" in text  # every side's events
     assert "payload dtypes float32" in text
+    assert "sized in bytes against the budget, one call at a time: int64, complex64" in text
     assert "never tested:" in text and "the engine's refusal" in text
     tested = json.loads(path.read_text())["tested"]
     assert tested["schedules"] == 2 and tested["seeds"] == [1, 2]
     assert "fe0.cache.entries" in tested["locations"] and tested["races"] == 0
     assert tested["accesses"] > 0 and tested["preemptions"] > 0
     assert any("refusal" in line for line in tested["never"])
+    assert "int64" in tested["swept"] and "bfloat16" in tested["swept"]
 
 
 def test_an_undecided_search_says_what_it_searched(tmp_path: Path,
