@@ -118,6 +118,20 @@ def test_the_clean_pair_is_never_undecided_at_nightly(threads: str) -> None:
     assert "50 histories" in out
 
 
+@pytest.mark.slow
+def test_the_asyncio_reference_needs_d6_below_v3() -> None:
+    """Its front end awaits the processor between probe and update: a clear in that window
+    is a late miss, which V3 reprocesses and V1 fails with P0's assertion (D6's behaviour)."""
+    asynchronous = "model_checks.conform.async_adapter:factory"
+    code, out, _ = conform("--adapter", asynchronous, "--tasks", "4", "--seed", "1",
+                           "--environment", "D3", "--variant", "V3")
+    assert code == 0 and "clears run in their windows" in out, out
+    code, out, _ = conform("--adapter", asynchronous, "--tasks", "4", "--seed", "1",
+                           "--environment", "D3", "--variant", "V1")
+    assert code == 1 and "FAULT p0-assert  << first unexplained" in out, out
+    assert "split front-end section on fe0 (an await;" in out
+
+
 def test_the_reference_mutant_with_invalidate_unlocked_is_killed_at_the_defaults() -> None:
     """The defaults: seed 0, the CI profile's two schedules, every drift source."""
     mutant = mutant_named(SERVING_MUTANTS, "invalidate-unlocked")
