@@ -158,6 +158,8 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
                     f"(events), {verdict.explored} nodes expanded, the limit "
                     f"{verdict.limit.nodes} nodes per history")
         print(searched)
+        for split in run.watched.splits if run.watched is not None else ():
+            print("\n".join(split.lines()))
         print("\n".join(wrap(tally.tested.lines())))
         if args.json:
             _write_summary(args.json, tally, {"result": "undecided", "where": where,
