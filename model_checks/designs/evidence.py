@@ -53,5 +53,12 @@ def _shm_client_handle_frees_early() -> list[Explicit]:
     return [Explicit(environment, prop, config, words, actions) for prop in ("S3", "H1")]
 
 
-EXPLICIT: dict[str, Callable[[], list[Explicit]]] = {"shm": _shm_client_handle_frees_early}
+def _path_engine_death() -> list[Explicit]:
+    from model_checks.designs.path_witnesses import explicit
+
+    return explicit()
+
+
+EXPLICIT: dict[str, Callable[[], list[Explicit]]] = {
+    "shm": _shm_client_handle_frees_early, "lru+encoder": _path_engine_death}
 """Per design, its explicit witnesses."""

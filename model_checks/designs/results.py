@@ -13,10 +13,14 @@ from model_checks.designs.lattice import LatticeResult, name
 from model_checks.designs.witness_files import WitnessDocument, document
 from model_checks.kernel import itf
 from spec.designs import design_named
+from spec.designs.compose import ComposedConfig
 
 
 def describe(config: Any) -> dict[str, Any]:
-    """An instance's constants, without its environment, variant or knobs."""
+    """An instance's constants, without its environment, variant or knobs (a composition's:
+    each stage's, in path order)."""
+    if isinstance(config, ComposedConfig):
+        return {"stages": [describe(c) for c in config.configs]}
     left_out = {"environment", "variant", "knobs"}
     return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config)
             if not f.name.startswith("_") and f.name not in left_out}
