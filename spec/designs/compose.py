@@ -208,9 +208,12 @@ class ComposedDesign:
             index, taken = pending.pop(0)
             stage, cfg = self.stages[index], config.configs[index]
             before = states[index]
-            if index and not stage.design.enabled(cfg, before):
-                continue  # a dead stage (nothing enabled: its engine died) takes nothing
-            states[index] = stage.design.step(cfg, before, taken)
+            try:
+                states[index] = stage.design.step(cfg, before, taken)
+            except InvalidAction:
+                if index and not stage.design.enabled(cfg, before):
+                    continue  # a dead stage (its engine died: nothing enabled) takes nothing
+                raise
             if index + 1 < len(self.stages):
                 caused = self.links[index].outputs(cfg, before, taken, states[index])
                 pending += [(index + 1, a) for a in caused]
