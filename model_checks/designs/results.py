@@ -13,7 +13,7 @@ from model_checks.designs.lattice import LatticeResult, name
 from model_checks.designs.witness_files import WitnessDocument, document
 from model_checks.kernel import itf
 from spec.designs import design_named
-from spec.designs.compose import ComposedConfig
+from spec.designs.compose import ComposedConfig, ComposedDesign
 
 
 def describe(config: Any) -> dict[str, Any]:
@@ -38,8 +38,11 @@ def to_json(result: LatticeResult) -> dict[str, Any]:
     design = design_named(result.design)
     every = [frozenset(c) for k in range(len(result.sources) + 1)
              for c in combinations(result.sources, k)]
+    stages = [{"design": st.design.name, "variant": st.variant, "prefix": st.prefix}
+              for st in design.stages] if isinstance(design, ComposedDesign) else []
     return {
         "design": design.name, "title": design.title, "variant": result.variant,
+        **({"stages": stages} if stages else {}),
         "sources": [{"id": s.id, "title": s.title, "effect": s.effect} for s in design.sources],
         "refused": dict(design.refused),
         "properties": [{"id": p.id, "title": p.title, "statement": p.statement,

@@ -23,7 +23,7 @@ of the whole is built, and the end-to-end properties; `ComposedDesign` is then a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
