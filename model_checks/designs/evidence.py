@@ -31,8 +31,20 @@ def _shm_restricted() -> list[tuple[str, frozenset[str], str]]:
     return restricted_proofs()
 
 
+def _encoder_restricted() -> list[tuple[str, frozenset[str], str]]:
+    from model_checks.designs.encoder_proofs import encoder_restricted
+
+    return encoder_restricted()
+
+
+def _path_restricted() -> list[tuple[str, frozenset[str], str]]:
+    from model_checks.designs.encoder_proofs import path_restricted
+
+    return path_restricted()
+
+
 RESTRICTED: dict[str, Callable[[], list[tuple[str, frozenset[str], str]]]] = {
-    "shm": _shm_restricted}
+    "shm": _shm_restricted, "encoder": _encoder_restricted, "lru+encoder": _path_restricted}
 """Per design, the function that runs its all-instance proofs that hold under every
 environment inside a given one: (property, that environment, what proved it)."""
 

@@ -35,14 +35,18 @@ NOTES: dict[str, list[str]] = {
         "pins, in `model_checks/adapters/encoder_code.py` (checked against the installed "
         "release by `tests/designs/test_encoder_code.py`).", ""],
     "lru+encoder": [
-        "The engine's death under D2 and D7 is the explicit witness "
-        "`results/designs/lru+encoder/witnesses/D2+D7_E2E.json` "
-        "(`model_checks/designs/path_witnesses.py`): requests rejected after P0 processed "
-        "them leave P0's shadow with a reused identity's new placeholders while P1 keeps its "
-        "old tensor; the encoder cache has evicted the identity, so the guard has nothing to "
-        "compare, the encoder computes the old content's embeddings and the model's merge "
-        "raises (`Attempted to assign 1 multimodal tokens to 2 placeholders`). While the "
-        "encoder cache still holds the identity, the guard fails that request instead.", "",
+        "Two explicit witnesses (`model_checks/designs/path_witnesses.py`), each replayed "
+        "on the spec: under D7 alone (`results/designs/lru+encoder/witnesses/D7_E2E.json`), "
+        "requests failed by P0's assertion leave P0's shadow with a reused identity's old "
+        "placeholders while P1 keeps the new tensor, and the encoder cache's entry passes "
+        "the guard (equal sizes): a silently wrong answer. Under D2 and D7 with ordinary "
+        "requests (`results/designs/lru+encoder/witnesses/D2+D7_E.S3.json`), requests "
+        "rejected after P0 processed them leave P0's shadow with the new, larger content's "
+        "placeholders while P1 keeps the old tensor; the encoder cache has evicted the "
+        "identity, so the guard has nothing to compare, the encoder computes the old "
+        "content's embeddings and the model's merge raises (`Attempted to assign 1 "
+        "multimodal tokens to 2 placeholders`): the engine dies. While the encoder cache "
+        "still holds the identity, the guard fails that request instead.", "",
         "**The prefix cache.** Can a reused identity with new content reuse KV blocks "
         "computed from the old content? Yes, from the code: a block that holds placeholders "
         "is keyed by `(\"mm\", identifier, offset)` besides its token ids "
