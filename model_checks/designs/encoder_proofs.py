@@ -86,7 +86,8 @@ def _first_stage(sources: frozenset[str]) -> list[Restricted]:
     store = load()
     lru = tuple(s for s in sorted(sources, key=source_order) if s.startswith("D"))
     found: list[Restricted] = []
-    for prop in ("S1", "S2", "S3", "S4", "H1"):
+    carried = {p.id for p in PROCESSOR_THEN_ENCODER.properties}
+    for prop in (p for p in ("S1", "S2", "S3", "S4", "H1") if f"P.{p}" in carried):
         held = [frozenset(c) for k in range(len(lru) + 1) for c in combinations(lru, k)
                 if _holds_everywhere(store.answer("V2", tuple(sorted(c, key=source_order)),
                                                   prop))]

@@ -12,9 +12,9 @@ of the whole is built, and the end-to-end properties; `ComposedDesign` is then a
   (`Link.driven`) are not its own to take: it has no client of its own.
 - The environment is one set of source ids; each stage sees the sources it has
   (`project`). A source every stage refuses is refused, with each stage's reason.
-- The properties: the end-to-end ones, over the composed state, then every stage's own,
-  named `PREFIX.ID` (`P.S1`: the processor cache's S1). A stage's quiescent property is
-  asked of states where every stage is quiescent.
+- The properties: the end-to-end ones, over the composed state, then the stages' own
+  (every one, or those `carried`), named `PREFIX.ID` (`P.S1`: the processor cache's S1). A
+  stage's quiescent property is asked of states where every stage is quiescent.
 - A step is one stage's own action (`Local`); a stage's action a link's outputs make
   impossible raises, as an action not enabled does (a composed instance gives the next
   stage room for every request the previous one can hand it).
@@ -120,6 +120,8 @@ class ComposedDesign:
     build: Callable[[frozenset[str], int], tuple[Any, ...]]
     end_to_end: tuple[DesignProperty, ...]
     rungs: tuple[str, ...] = ("the base instance",)
+    carried: tuple[str, ...] | None = None
+    """The stage properties the composition checks (`PREFIX.ID`), else every one."""
 
     def __post_init__(self) -> None:
         if len(self.links) != len(self.stages) - 1:
@@ -152,8 +154,10 @@ class ComposedDesign:
 
     @property
     def properties(self) -> tuple[DesignProperty, ...]:
-        return (*self.end_to_end, *(stage_property(i, st, p) for i, st in enumerate(self.stages)
-                                    for p in st.design.properties))
+        staged = (stage_property(i, st, p) for i, st in enumerate(self.stages)
+                  for p in st.design.properties)
+        return (*self.end_to_end, *(p for p in staged
+                                    if self.carried is None or p.id in self.carried))
 
     def project(self, index: int, environment: frozenset[str]) -> frozenset[str]:
         """The part of `environment` stage `index` has."""

@@ -88,4 +88,7 @@ PROCESSOR_THEN_ENCODER = ComposedDesign(
     build=_build,
     end_to_end=(E2E,),
     rungs=("2 requests", "3 requests"),
+    carried=("P.S1", "P.S4", "E.S1", "E.S2", "E.S3", "E.S4", "E.U1"),
 )
+"""The processor cache's S2, S3 and H1 are not carried: they are its own, answered for V2 on
+its own page, and nothing downstream changes them (links only hand work forward)."""
