@@ -46,7 +46,11 @@ NOTES: dict[str, list[str]] = {
         "identity, so the guard has nothing to compare, the encoder computes the old "
         "content's embeddings and the model's merge raises (`Attempted to assign 1 "
         "multimodal tokens to 2 placeholders`): the engine dies. While the encoder cache "
-        "still holds the identity, the guard fails that request instead.", "",
+        "still holds the identity, the guard fails that request instead. Both reproduce on "
+        "vLLM 0.33.0's own `EncoderCacheManager`, driven as the scheduler and the workers "
+        "drive it, the processor cache's stage on the spec (`python -m "
+        "model_checks.adapters.vllm_encoder --replay FILE`, exit 4; "
+        "`tests/designs/test_vllm_encoder_replay.py`).", "",
         "**The prefix cache.** Can a reused identity with new content reuse KV blocks "
         "computed from the old content? Yes, from the code: a block that holds placeholders "
         "is keyed by `(\"mm\", identifier, offset)` besides its token ids "
