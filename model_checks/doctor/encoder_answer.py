@@ -49,7 +49,7 @@ def lines(deployment: Deployment) -> list[str]:
 
 def _wrap(text: str, indent: str) -> list[str]:
     return textwrap.wrap(text, design_answer.WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "  ") or [indent]
+                         subsequent_indent=indent + "    ") or [indent]
 
 
 def _said(prop: str, answer: dict[str, Any]) -> str:
