@@ -14,6 +14,10 @@ them with no edit here (`python -m model_checks design`).
   document per environment and property, which an implementation can replay); `command` is
   the command line (`--checker explore`, `--checker lattice`, and `--check`, which re-derives
   the committed answers);
+- the encoder design and the composed path (`spec.designs.paths`): their all-instance
+  answers (`encoder_proofs`: one content per identity without D7, and the processor cache's
+  own answers for the path's first stage) and the path's explicit witnesses
+  (`path_witnesses`: the D7 silent reuse, the D2+D7 engine death);
 - the shared-memory design: S1 and S2 for every instance
   (`shm_proofs`: an abstract model of the ring over unbounded integers, its certificates
   checked with Z3), and S3, H1 and U1 for every instance under the environments each holds

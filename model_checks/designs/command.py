@@ -112,8 +112,8 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    """Every design with committed answers: its base-rung single-source searches and its
-    proofs agree with them."""
+    """Every design with committed answers: its base-rung single-source searches (at most as
+    many states as the committed ones searched) and its proofs agree with them."""
     chosen = [design_named(args.design)] if args.design else [
         d for d in designs() if (RESULTS / f"{d.name}.json").exists()]
     if not chosen:
@@ -139,6 +139,7 @@ def _contradicts(mine: str, answer: dict[str, str], base_rung: str) -> bool:
 def _check_one(design: Design, max_states: int) -> int:
     committed = json.loads((RESULTS / f"{design.name}.json").read_text())
     variant = committed["variant"]
+    max_states = min(max_states, committed["max_states"])  # no further than committed
     wrong = 0
     singles: list[frozenset[str]] = [frozenset({s.id}) for s in design.sources]
     for environment in [frozenset[str](), *singles]:

@@ -31,8 +31,20 @@ def _shm_restricted() -> list[tuple[str, frozenset[str], str]]:
     return restricted_proofs()
 
 
+def _encoder_restricted() -> list[tuple[str, frozenset[str], str]]:
+    from model_checks.designs.encoder_proofs import encoder_restricted
+
+    return encoder_restricted()
+
+
+def _path_restricted() -> list[tuple[str, frozenset[str], str]]:
+    from model_checks.designs.encoder_proofs import path_restricted
+
+    return path_restricted()
+
+
 RESTRICTED: dict[str, Callable[[], list[tuple[str, frozenset[str], str]]]] = {
-    "shm": _shm_restricted}
+    "shm": _shm_restricted, "encoder": _encoder_restricted, "lru+encoder": _path_restricted}
 """Per design, the function that runs its all-instance proofs that hold under every
 environment inside a given one: (property, that environment, what proved it)."""
 
@@ -53,5 +65,12 @@ def _shm_client_handle_frees_early() -> list[Explicit]:
     return [Explicit(environment, prop, config, words, actions) for prop in ("S3", "H1")]
 
 
-EXPLICIT: dict[str, Callable[[], list[Explicit]]] = {"shm": _shm_client_handle_frees_early}
+def _path_engine_death() -> list[Explicit]:
+    from model_checks.designs.path_witnesses import explicit
+
+    return explicit()
+
+
+EXPLICIT: dict[str, Callable[[], list[Explicit]]] = {
+    "shm": _shm_client_handle_frees_early, "lru+encoder": _path_engine_death}
 """Per design, its explicit witnesses."""

@@ -201,7 +201,8 @@ def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Ex
     for prop in design.properties:
         breaks = _ladder_breaks(design, result, prop.id) + [
             Break(e.environment, e.property_id, e.actions, e.instance, e.config,
-                  "explicit witness") for e in explicit if e.property_id == prop.id]
+                  "; ".join(replay(design, e.config, e.actions, prop)) or "explicit witness")
+            for e in explicit if e.property_id == prop.id]
         minimal: list[Break] = []
         for found in breaks:
             if any(o.environment < found.environment for o in breaks):

@@ -13,10 +13,14 @@ from model_checks.designs.lattice import LatticeResult, name
 from model_checks.designs.witness_files import WitnessDocument, document
 from model_checks.kernel import itf
 from spec.designs import design_named
+from spec.designs.compose import ComposedConfig, ComposedDesign
 
 
 def describe(config: Any) -> dict[str, Any]:
-    """An instance's constants, without its environment, variant or knobs."""
+    """An instance's constants, without its environment, variant or knobs (a composition's:
+    each stage's, in path order)."""
+    if isinstance(config, ComposedConfig):
+        return {"stages": [describe(c) for c in config.configs]}
     left_out = {"environment", "variant", "knobs"}
     return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config)
             if not f.name.startswith("_") and f.name not in left_out}
@@ -34,8 +38,11 @@ def to_json(result: LatticeResult) -> dict[str, Any]:
     design = design_named(result.design)
     every = [frozenset(c) for k in range(len(result.sources) + 1)
              for c in combinations(result.sources, k)]
+    stages = [{"design": st.design.name, "variant": st.variant, "prefix": st.prefix}
+              for st in design.stages] if isinstance(design, ComposedDesign) else []
     return {
         "design": design.name, "title": design.title, "variant": result.variant,
+        **({"stages": stages} if stages else {}),
         "sources": [{"id": s.id, "title": s.title, "effect": s.effect} for s in design.sources],
         "refused": dict(design.refused),
         "properties": [{"id": p.id, "title": p.title, "statement": p.statement,

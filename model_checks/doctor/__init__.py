@@ -9,5 +9,7 @@ its release implements, what removes each risk, and the counters to alert on.
 - `answer`: the answers for the key-replicated LRU pair, read from the answer store
   (`model_checks.answers`); `design_answer`: those for a deployment whose paired cache is
   another design (the shared-memory object store): its own drift sources and its committed
-  answers (`answers/designs.json`).
+  answers (`answers/designs.json`); `encoder_answer`: the engine's encoder cache, which every
+  multimodal deployment has (the encoder design's committed answers), said where there is no
+  processor cache.
 """

@@ -24,7 +24,7 @@ import textwrap
 from dataclasses import replace
 
 from model_checks.adapters import vllm_release
-from model_checks.doctor import design_answer
+from model_checks.doctor import design_answer, encoder_answer
 from model_checks.doctor.answer import LATTICE_PAGE, Answer, answer, instance_text
 from model_checks.doctor.facts import (
     SOURCES,
@@ -155,7 +155,9 @@ def _answer_lines(result: Answer) -> list[str]:
 
 def _unpaired(deployment: Deployment, version: str) -> list[str]:
     if deployment.pairing() == "none":
-        why = "--mm-processor-cache-gb is 0: no multimodal cache at all"
+        why = "--mm-processor-cache-gb is 0: no processor cache"
+        return [*_wrap(f"no paired cache here: {why}; no drift source of the pairing "
+                       "applies", ""), *encoder_answer.lines(deployment)]
     else:  # "processor_only"
         why = (f"{deployment.api_servers} API server(s), data parallel "
                f"{deployment.data_parallel}{' (external LB)' if deployment.external_lb else ''}"

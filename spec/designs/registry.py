@@ -9,10 +9,12 @@ _ADDED: dict[str, Design] = {}
 
 
 def _built_in() -> tuple[Design, ...]:
+    from spec.designs.encoder.design import ENCODER
     from spec.designs.lru_design import LRU
+    from spec.designs.paths import PROCESSOR_THEN_ENCODER
     from spec.designs.shm.design import SHM
 
-    return (LRU, SHM)
+    return (LRU, SHM, ENCODER, PROCESSOR_THEN_ENCODER)
 
 
 def designs() -> tuple[Design, ...]:

@@ -43,6 +43,13 @@ ALLOWED: dict[str, str] = {
         "the retries study's one-identity instance, sized to show a standing miss",
     "model_checks/designs/evidence.py":
         "the shared-memory design's own configuration type, widened for one witness",
+    "spec/designs/paths.py::_build":
+        "the composed path's instance: the LRU design's generic one, with one more request "
+        "per rung of the path's ladder",
+    "model_checks/designs/path_witnesses.py":
+        "the composed path's explicit witnesses: the configuration each runs on, widened "
+        "from the ladder's (a third identity and more requests; the processor cache's D7 "
+        "witness's own)",
     "model_checks/explore/lattice_command.py::liveness_notes":
         "a liveness witness's configuration with one retry more: whether its break "
         "depends on the retry bound",
