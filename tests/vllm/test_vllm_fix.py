@@ -151,6 +151,28 @@ def test_vllm_the_d7_reproducer_fails_when_nothing_is_served(
     assert _pytest([planted], _patched())["test_conform_replay_S1"] == "failed"
 
 
+def _wire(step: str, patched: Path | None, given: str = "") -> str:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if patched is not None:
+        env["PYTHONPATH"] = str(patched)
+    run = subprocess.run([sys.executable, "-W", "ignore", str(CALLERS.with_name("patch_wire.py")),
+                          step], input=given, env=env, capture_output=True, text=True,
+                         timeout=600, check=True)
+    return run.stdout
+
+
+def test_vllm_the_patched_features_and_the_releases_read_each_other() -> None:
+    """Encoded by one copy's `MsgpackEncoder`, decoded by the other's `MsgpackDecoder`: the
+    release ignores the tag, the patched copy reads an untagged feature as tag None."""
+    patched = _patched()
+    to_release = _wire("decode", None, _wire("encode", patched))
+    to_patched = _wire("decode", patched, _wire("encode", None))
+    assert to_release.split("\n")[:2] == ["u 3 None -", "u 3 3.0 -"]
+    assert to_patched.split("\n")[:2] == ["u 3 None None", "u 3 3.0 None"]
+    assert _wire("decode", patched, _wire("encode", patched)).split("\n")[:2] == [
+        "u 3 None 5", "u 3 3.0 5"]
+
+
 def test_vllm_the_callers_pass_from_the_patched_source_and_fail_from_the_release() -> None:
     patched = _pytest([CALLERS], _patched(), path=(ROOT,))
     release = _pytest([CALLERS], None, path=(ROOT,))
