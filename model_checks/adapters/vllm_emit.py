@@ -9,7 +9,11 @@ standing for the vLLM caller named in its docstring (`probe`: the processor's ca
 `invalidate`: the offline engine's miss handling). On a release whose sender tags its
 entries (`get_and_update_tagged`, the tag patch), `update` and `receive` pass the tags as the
 patched callers do, so one file fails on the release that breaks the property and passes on
-one that keeps it. The harness's processor is embedded (`codec`'s layout).
+one that keeps it. A request the spec's P0 failed is delivered if this P0 accepts it
+(`deliver`: S1 on what is served, the miss reply handled), and the S1 check settles the
+checked request (`settle`: after a miss, the reply and the client's resend with every
+item's media) and asserts every item served with the content the client means: a file whose
+engine serves nothing fails. The harness's processor is embedded (`codec`'s layout).
 
 Not expressible here (no file, the reason printed): D6's item-at-a-time update, and checks
 on the shadow's or the receiver's contents (the adapter's views read cachetools' internals).
