@@ -156,12 +156,14 @@ class Calls:
 
     def s1(self, rid: int, settle: Settle) -> list[str]:
         """S1 on request `rid`'s last delivery (`settle`: the request as the client resends
-        it after a miss, and what must then be served)."""
-        del settle
+        it after a miss, and what must then be served); a delivery that serves nothing (a
+        miss has no `inputs`) or leaves an item out fails."""
         d = f"d{rid}"
+        identities = [identity for identity, _, _ in settle.want]
         return ["# S1: every tensor handed to the model is of the content its placeholders say",
                 f"assert [(i.identity, code(i.payload)) for i in {d}.inputs] == "
-                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]"]
+                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]",
+                f"assert [i.identity for i in {d}.inputs] == {identities!r}  # every item"]
 
     def s2(self, config: Config) -> list[str]:
         fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
