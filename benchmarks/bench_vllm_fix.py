@@ -18,6 +18,11 @@ Printed: per workload and side, the median over rounds of each round's nanosecon
 for both releases, patched / 0.33.0, and the range of the per-round ratios (a round of each
 release, taken one after the other). Figures are printed, never asserted.
 
+The bytes on the wire: each child encodes the features of one request of the hit workload
+(references) and of the miss workload (payloads), as its release builds them, with vLLM's
+own `MsgpackEncoder` (what the engine client sends to the engine core); printed per feature
+for both releases and their difference (exact: no timing).
+
     python benchmarks/bench_vllm_fix.py [--rounds 7] [--requests 500] [--items 4]
 """
 
@@ -111,10 +116,39 @@ def _round(requests: int, items: int) -> dict[str, float]:
     return times
 
 
+def _wire(items: int) -> dict[str, float]:
+    """Bytes per feature as vLLM's `MsgpackEncoder` encodes a request's features: its
+    references (the items cached) and its payloads (the items new)."""
+    from vllm.multimodal.inputs import MultiModalFeatureSpec
+    from vllm.v1.serial_utils import MsgpackEncoder
+
+    sender, _ = _caches(None)
+    tagged = hasattr(sender, "get_and_update_tagged")
+    encoder = MsgpackEncoder()
+    request = [(f"id-{i}", _processed(i)) for i in range(items)]
+    hashes = [h for h, _ in request]
+    sizes = {}
+    for name, inputs in (("payload", [p for _, p in request]), ("reference", [None] * items)):
+        if tagged:
+            out = sender.get_and_update_tagged(inputs, hashes)
+        else:
+            out = [(*sender.get_and_update_item(p, h), None) for p, h in zip(
+                inputs, hashes, strict=True)]
+        features = [MultiModalFeatureSpec(
+            data=data, modality="image", identifier=h, mm_position=updates[0], mm_hash=h,
+            **({"mm_tag": tag} if tagged else {}))
+            for h, (data, updates, tag) in zip(hashes, out, strict=True)]
+        encoded = sum(len(bytes(part)) for f in features for part in encoder.encode(f))
+        sizes[name] = encoded / items
+    return sizes
+
+
 def child(requests: int, items: int) -> None:
-    """Answer each line on stdin with one round's figures (a JSON line)."""
-    for _ in sys.stdin:
-        print(json.dumps(_round(requests, items)), flush=True)
+    """Answer each line on stdin with one round's figures, or ("wire") the bytes per
+    feature (a JSON line)."""
+    for line in sys.stdin:
+        answer = _wire(items) if line.strip() == "wire" else _round(requests, items)
+        print(json.dumps(answer), flush=True)
 
 
 def _start(patched: bool, requests: int, items: int) -> subprocess.Popen[str]:
@@ -126,9 +160,9 @@ def _start(patched: bool, requests: int, items: int) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, env=env, text=True)
 
 
-def _ask(process: subprocess.Popen[str]) -> dict[str, float]:
+def _ask(process: subprocess.Popen[str], what: str = "go") -> dict[str, float]:
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("go\n")
+    process.stdin.write(f"{what}\n")
     process.stdin.flush()
     answer: dict[str, float] = json.loads(process.stdout.readline())
     return answer
@@ -151,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                 "patched": _start(True, args.requests, args.items)}
     rounds: dict[str, list[dict[str, float]]] = {name: [] for name in releases}
     try:
+        wire = {name: _ask(process, "wire") for name, process in releases.items()}
         for process in releases.values():
             _ask(process)  # a warm-up round each, not counted
         for _ in range(args.rounds):
@@ -169,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
                                                  strict=True)]
         print(f"{key:<10}{before:>10.0f}{after:>10.0f}{after / before:>8.2f}  "
               f"{min(each):.2f}-{max(each):.2f}")
+    print("bytes per feature on the wire (vLLM's MsgpackEncoder)")
+    print(f"{'feature':<10}{'0.33.0':>10}{'patched':>10}{'more':>8}")
+    for key in wire["0.33.0"]:
+        before, after = wire["0.33.0"][key], wire["patched"][key]
+        print(f"{key:<10}{before:>10.1f}{after:>10.1f}{after - before:>+8.1f}")
     return 0
 
 

@@ -147,6 +147,14 @@ def payload_of(item: Any) -> dict[str, torch.Tensor]:
     return dict(data)
 
 
+def receiver_value(value: Any) -> tuple[dict[str, torch.Tensor], int | None]:
+    """A receiver entry's tensors and tag: the release stores the `MultiModalKwargsItem`
+    itself (no tag), a tagging release a record of the item and its tag (`.item`, `.tag`)."""
+    if hasattr(value, "tag"):
+        return payload_of(value.item), value.tag
+    return payload_of(value), None
+
+
 def placeholders_of(updates: Sequence[Any]) -> tuple[int, int]:
     """The placeholders the glue's prompt updates (one `PlaceholderRange`) describe."""
     (position,) = updates
@@ -205,16 +213,17 @@ def merge(cache: Any, identities: Sequence[str],
     v = vllm_classes()
     missing = [p for p in processed if p is not None]
     try:
-        kwargs, updates = v.processor._merge_mm_kwargs(
+        merged = v.processor._merge_mm_kwargs(
             MergeSelf(), cache, mm_hashes={_MODALITY: list(identities)},
             mm_is_cached={_MODALITY: [p is None for p in processed]},
             mm_missing_kwargs=v.kwargs_items({_MODALITY: [k for k, _ in missing]}),
             mm_missing_prompt_updates={_MODALITY: [list(u) for _, u in missing]})
     finally:
         cache.release_sender_touches()
-    tags = (getattr(kwargs, "mm_tags", None) or {}).get(_MODALITY, [None] * len(identities))
+    kwargs, updates = merged[0], merged[1]
+    tags = merged[2].get(_MODALITY) if len(merged) > 2 else None
     return Merged(tuple(kwargs.get(_MODALITY, ())), tuple(updates.get(_MODALITY, ())),
-                  tuple(tags))
+                  tuple(tags if tags is not None else [None] * len(identities)))
 
 
 QUEUE = "renderers/base.py:BaseRenderer.queue_mm_cache_invalidations"
@@ -480,8 +489,8 @@ class VllmEngine:
         return None
 
     def receiver(self) -> tuple[api.ReceiverEntry, ...]:
-        return tuple(api.ReceiverEntry(key, size, payload_of(item), getattr(item, "mm_tag", None))
-                     for key, size, item in ordered_entries(self.cache))
+        return tuple(api.ReceiverEntry(key, size, *receiver_value(value))
+                     for key, size, value in ordered_entries(self.cache))
 
     def close(self) -> None:
         pass

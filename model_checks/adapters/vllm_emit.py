@@ -9,7 +9,11 @@ standing for the vLLM caller named in its docstring (`probe`: the processor's ca
 `invalidate`: the offline engine's miss handling). On a release whose sender tags its
 entries (`get_and_update_tagged`, the tag patch), `update` and `receive` pass the tags as the
 patched callers do, so one file fails on the release that breaks the property and passes on
-one that keeps it. The harness's processor is embedded (`codec`'s layout).
+one that keeps it. A request the spec's P0 failed is delivered if this P0 accepts it
+(`deliver`: S1 on what is served, the miss reply handled), and the S1 check settles the
+checked request (`settle`: after a miss, the reply and the client's resend with every
+item's media) and asserts every item served with the content the client means: a file whose
+engine serves nothing fails. The harness's processor is embedded (`codec`'s layout).
 
 Not expressible here (no file, the reason printed): D6's item-at-a-time update, and checks
 on the shadow's or the receiver's contents (the adapter's views read cachetools' internals).
@@ -17,7 +21,7 @@ on the shadow's or the receiver's contents (the adapter's views read cachetools'
 
 from __future__ import annotations
 
-from model_checks.conform.emit import Calls, Unsupported
+from model_checks.conform.emit import Calls, Settle, Unsupported
 from spec import Config
 
 HEADER = '''"""{title}
@@ -168,6 +172,33 @@ def invalidate(p0, identities):
         p0.invalidate(identity)
 
 
+def check_s1(delivered):
+    """S1 on what a delivery served: each tensor of the content its placeholders say."""
+    assert [(f.mm_hash, code(f.data)) for f in served(delivered)] == [
+        (f.mm_hash, f.mm_position.offset) for f in served(delivered)]
+
+
+def deliver(p0, p1, message):
+    """A request the spec's P0 failed, if this P0 accepted it (a message): it reaches the
+    engine, what is served keeps S1, and the miss reply is handled."""
+    if message is None:
+        return
+    delivered = receive(p1, message)
+    check_s1(delivered)
+    invalidate(p0, missed(delivered))
+
+
+def settle(p0, p1, delivered, resend):
+    """A delivery as the client ends up with it: served as it is, or, after a miss, the
+    reply handled and the request resent with every item's media (`resend`), once."""
+    if not missed(delivered):
+        return delivered
+    invalidate(p0, missed(delivered))
+    probed = probe(p0, resend)
+    message = None if probed is None else update(p0, probed)
+    return [] if message is None else receive(p1, message)
+
+
 def test_{name}():
     {front_ends_line}
     engine = receiver()
@@ -209,11 +240,17 @@ class VllmCalls(Calls):
     def restart(self, fe: int | None) -> str | None:
         return "engine = receiver()" if fe is None else f"fe{fe} = sender()"
 
-    def s1(self, rid: int) -> list[str]:
-        d = f"served(d{rid})"
-        return ["# S1: every tensor handed to the model is of the content its placeholders say",
-                f"assert [(f.mm_hash, code(f.data)) for f in {d}] == "
-                f"[(f.mm_hash, f.mm_position.offset) for f in {d}]"]
+    def accepted(self, rid: int, fe: int) -> str | None:
+        return f"deliver(fe{fe}, engine, m{rid})"
+
+    def s1(self, rid: int, settle: Settle) -> list[str]:
+        d = f"d{rid}"
+        return [f"{d} = settle(fe{settle.fe}, engine, {d}, {settle.resend})  # a miss: the "
+                "reply, then the client's resend",
+                "# S1: every tensor handed to the model is of the content its placeholders "
+                "say; every item is served, of the content the client means",
+                f"assert [(f.mm_hash, code(f.data), f.mm_position.offset) for f in "
+                f"served({d})] == {list(settle.want)!r}"]
 
     def s2(self, config: Config) -> list[str]:
         fes = ", ".join(f"fe{i}" for i in range(config.front_ends))

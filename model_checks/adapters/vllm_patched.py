@@ -2,7 +2,7 @@
 ``--adapter model_checks.adapters.vllm_patched:factory``.
 
 `scripts/setup-vllm-patched` builds the patched copy beside the installed wheel (never in
-it): `build/vllm-0.33.0-patched/vllm`, links to the release's files except the five the
+it): `build/vllm-0.33.0-patched/vllm`, links to the release's files except the ones the
 patch changes. The factory puts that directory first on `sys.path` before vLLM is imported,
 so the caches, `MultiModalFeatureSpec` and the base classes are the patched ones; a process
 that imported vLLM already (from the wheel) is refused with one line, as is a machine where
@@ -14,12 +14,14 @@ patched callers:
 - P0's update: the patched `_merge_mm_kwargs` itself (as for the release: the glue gives
   it a `self` and releases the touches after it): it touches every identity, then makes one
   `get_and_update_tagged` call for the whole request (the sender resolves the entries it
-  holds first, then inserts the others, and returns each item's tag in request order).
+  holds first, then inserts the others, and returns each item's tag in request order), and
+  returns the tags with the kwargs and the prompt updates.
   There is no item-at-a-time update: D6 (two threads in one shadow) is not an environment
   a vLLM deployment has.
 - P1 (`get_and_update_features`): each `MultiModalFeatureSpec` carries the wire item's tag
-  as `mm_tag`; the receiver resolves references first and treats a tag that differs from its
-  entry's as a miss.
+  as `mm_tag`; the receiver resolves references first (a reference that follows its own
+  payload in the request, after it) and serves a reference only from an entry of its tag;
+  the receiver view reads each entry's item and tag from the record it stores.
 
 The patched release implements V3 (tags, references resolved first on both sides) in every
 environment without D6; V3's third knob (a probed hit lost before the update is processed
@@ -70,9 +72,9 @@ def use_patched_copy() -> Path:
 @dataclass
 class PatchedFrontEnd(glue.SenderSide):
     """`FrontEndSide` over the patched `LruKeyReplicatedSenderCache`: the patched
-    `_merge_mm_kwargs` makes one `get_and_update_tagged` call per request and keeps each
-    item's tag beside its kwargs (`MultiModalKwargsItems.mm_tags`), which the shared update
-    puts on the wire items. No item-at-a-time update: D6 is not a vLLM deployment's."""
+    `_merge_mm_kwargs` makes one `get_and_update_tagged` call per request and returns each
+    item's tag, which the shared update puts on the wire items. No item-at-a-time update: D6
+    is not a vLLM deployment's."""
 
 
 @dataclass

@@ -25,7 +25,7 @@ itself (`model_checks.adapters.vllm_emit`: vLLM's caches, no import of this proj
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from model_checks.conform import codec
@@ -147,11 +147,23 @@ class Calls:
         """Restart front end `fe`, or (None) the engine."""
         return "engine.restart()" if fe is None else f"fe{fe}.restart()"
 
-    def s1(self, rid: int) -> list[str]:
+    def accepted(self, rid: int, fe: int) -> str | None:
+        """Request `rid`, which the spec's P0 failed (its assertion), if the
+        implementation's P0 accepted it: delivered to the engine, its reply handled. None:
+        no line (the adapter's calls report the failure as the spec does)."""
+        del rid, fe
+        return None
+
+    def s1(self, rid: int, settle: Settle) -> list[str]:
+        """S1 on request `rid`'s last delivery (`settle`: the request as the client resends
+        it after a miss, and what must then be served); a delivery that serves nothing (a
+        miss has no `inputs`) or leaves an item out fails."""
         d = f"d{rid}"
+        identities = [identity for identity, _, _ in settle.want]
         return ["# S1: every tensor handed to the model is of the content its placeholders say",
                 f"assert [(i.identity, code(i.payload)) for i in {d}.inputs] == "
-                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]"]
+                f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]",
+                f"assert [i.identity for i in {d}.inputs] == {identities!r}  # every item"]
 
     def s2(self, config: Config) -> list[str]:
         fes = ", ".join(f"fe{i}" for i in range(config.front_ends))
@@ -185,6 +197,18 @@ def calls_of(adapter: Adapter) -> Calls:
 
 
 @dataclass(frozen=True)
+class Settle:
+    """What an S1 check settles a request with: its front end, the request as the client
+    resends it after a miss (every item with its media, in the file's spelling), and what
+    must be served then, per item in request order: (identity, the code of the content the
+    client means, the code its placeholders must say)."""
+
+    fe: int
+    resend: str
+    want: tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
 class Line:
     """One line of the test body: `call` (an adapter call, deletable when shrinking) or not."""
 
@@ -207,12 +231,21 @@ class _Gen:
     channel: list[int]
     replies: list[tuple[int, int]]
     last_receive: int | None = None
+    sent_items: dict[int, tuple[ClientItem, ...]] = field(default_factory=dict)
+    front_ends: dict[int, int] = field(default_factory=dict)
 
-    def items(self, items: Sequence[ClientItem]) -> str:
+    def items(self, items: Sequence[ClientItem], *, with_media: bool = False) -> str:
         parts = [f"item({i.identity!r}, {codec.code_of(self.config, i.content)}, "
-                 f"{self.config.shadow_bytes(i.content)})" if i.has_data
+                 f"{self.config.shadow_bytes(i.content)})" if i.has_data or with_media
                  else f"uuid_only({i.identity!r})" for i in items]
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def settle(self, rid: int) -> Settle:
+        """How the check on request `rid` settles it (`Settle`)."""
+        items = self.sent_items[rid]
+        want = tuple((i.identity, codec.code_of(self.config, i.content),
+                      codec.code_of(self.config, i.content)) for i in items)
+        return Settle(self.front_ends[rid], self.items(items, with_media=True), want)
 
     def add(self, text: str | None, comment: str, call: bool = True) -> None:
         if text is not None:
@@ -221,8 +254,10 @@ class _Gen:
     def step(self, action: Action, before: State, after: State, comment: str) -> None:
         """The calls of one spec step."""
         if isinstance(action, t.Submit):
+            self.sent_items[len(before.requests)] = tuple(action.items)
             self.add(f"r{len(before.requests)} = {self.items(action.items)}", comment, False)
         elif isinstance(action, t.Retry):
+            self.sent_items[action.rid] = tuple(after.requests[action.rid].items)
             self.add(f"r{action.rid} = {self.items(after.requests[action.rid].items)}",
                      comment, False)
         elif isinstance(action, t.P0Handle | t.P0HandleRejected | t.P0Process):
@@ -245,6 +280,7 @@ class _Gen:
         rid = action.rid
         request = after.requests[rid]
         fe = request.front_end
+        self.front_ends[rid] = fe
         self.add(self.calls.probe(rid, fe), comment)
         shadow = before.shadows[fe]
         if isinstance(action, t.P0Process) or any(
@@ -256,6 +292,10 @@ class _Gen:
             self.add(self.calls.abandon(rid, fe), comment)
         elif request.stage is Stage.IN_FLIGHT:
             self._sent(rid, after, comment)
+        elif request.outcome is Outcome.P0_ASSERT:
+            # kept when shrinking: an implementation that accepts what the spec's P0
+            # failed must not escape the check by never delivering it
+            self.add(self.calls.accepted(rid, fe), comment, call=False)
 
     def _sent(self, rid: int, after: State, comment: str) -> None:
         """Request `rid`'s message enters the channel (D9: re-encoded to P1's sizes)."""
@@ -306,12 +346,12 @@ def _code(config: Config, content: object) -> object:
 
 
 def check_lines(config: Config, caught_by: str, spec_side: object, last_receive: int | None,
-                calls: Calls = ADAPTER_CALLS) -> list[str]:
+                calls: Calls = ADAPTER_CALLS, settle: Settle | None = None) -> list[str]:
     """The assertion of what broke, on the implementation's observations."""
     if caught_by == "S1":
-        if last_receive is None:
+        if last_receive is None or settle is None:
             raise Unsupported("S1 without a delivery")
-        return calls.s1(last_receive)
+        return calls.s1(last_receive, settle)
     if caught_by == "S2":
         return calls.s2(config)
     if caught_by.startswith("shadow "):
@@ -345,7 +385,7 @@ def _delivery_check(config: Config, side: object, calls: Calls) -> list[str]:
 
 
 def _body(config: Config, actions: Sequence[Action], item_level: bool, calls: Calls
-          ) -> tuple[list[Line], int | None]:
+          ) -> tuple[list[Line], int | None, Settle | None]:
     trace = spec_trace(config, actions)
     if trace is None:
         raise Unsupported("the actions are not a trace of the spec")
@@ -355,7 +395,8 @@ def _body(config: Config, actions: Sequence[Action], item_level: bool, calls: Ca
     for number, (before, taken) in enumerate(zip(trace.states(), trace.steps,
                                                  strict=False), start=1):
         gen.step(taken.action, before, taken.state, f"{number}. {render.action(taken.action)}")
-    return gen.lines, gen.last_receive
+    last = gen.last_receive
+    return gen.lines, last, None if last is None else gen.settle(last)
 
 
 @dataclass(frozen=True)
@@ -433,8 +474,8 @@ def emit(adapter: Adapter, adapter_path: str, failure: Failure, title: str) -> E
     how = f"breaks {caught_by}" if caught_by[:1] in "SLH" else f"differs in {caught_by}"
     calls = calls_of(adapter)
     try:
-        lines, last = _body(config, actions, item_level, calls)
-        check = check_lines(config, caught_by, failure.spec_side, last, calls)
+        lines, last, settle = _body(config, actions, item_level, calls)
+        check = check_lines(config, caught_by, failure.spec_side, last, calls, settle)
         heading = Heading(adapter_path, config, title, failure.where, how, name)
         text = source(heading, lines, check, calls)
     except Unsupported as why:

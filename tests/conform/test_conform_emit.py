@@ -78,3 +78,21 @@ def test_replay_emits_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
                  str(trace), "--emit-pytest", str(out)]) == 4
     assert "pytest file for S1" in capsys.readouterr().out
     assert _pytest(out).returncode == 1
+
+
+def test_an_emitted_s1_file_fails_when_its_engine_serves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A planted engine that serves an empty list: the S1 check must not pass vacuously."""
+    out = tmp_path / "emitted"
+    trace = ROOT / "tests" / "conform" / "traces" / "V2_D6+D7_S1.json"
+    assert main(["conform", "--adapter", "tests.conform.seed_pair:factory", "--replay",
+                 str(trace), "--emit-pytest", str(out)]) == 4
+    capsys.readouterr()
+    path = out / "test_conform_replay_S1.py"
+    built = "    engine = adapter.engine(setup)\n"
+    text = path.read_text()
+    assert built in text
+    path.write_text(text.replace(built, built + "    engine.receive = lambda message: "
+                                 "api.Served(())\n"))
+    assert _pytest(out).returncode == 1

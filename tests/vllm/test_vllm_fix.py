@@ -2,11 +2,16 @@
 and the tag patch (patches/vllm-0.33.0-tags.diff) that removes it, proved on the release:
 
 - `conform --emit-pytest` on the D7-alone witness writes a file that imports only torch and
-  vLLM, fails under plain pytest on 0.33.0 and passes on the patched copy;
+  vLLM, fails under plain pytest on 0.33.0 and passes on the patched copy, and fails when
+  nothing is served (planted engines that serve nothing, or miss every time);
 - the patched copy passes its check (`python -m model_checks.adapters.vllm_patched`: conform
   as V3 under every source a vLLM deployment can have, S1 and S3 required, and every
   committed V2 stale-pairing witness replayed under V3), in a process of its own;
-- the patch's regression tests (vLLM's style) pass on the patched copy and fail on 0.33.0.
+- the patch's regression tests (vLLM's style) pass on the patched copy; those of a behaviour
+  the release lacks fail on 0.33.0, and the duplicate-item tests fail under a planted
+  receiver that resolves every reference first (`livelock_mutant`);
+- the callers the CPU set-up cannot import (`patch_callers.py`), run from the patched source,
+  pass on the patched copy and fail on 0.33.0.
 
 The patched copy is built by scripts/setup-vllm-patched; without it those tests skip.
 """
@@ -27,6 +32,24 @@ from model_checks.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 WITNESS = ROOT / "docs" / "results" / "lattice" / "V2_D7_S1.json"
 REGRESSION = ROOT / "patches" / "test_vllm_cache_tags.py"
+CALLERS = Path(__file__).with_name("patch_callers.py")
+FAILING_ON_THE_RELEASE = {
+    "test_reused_uuid_after_undelivered_request_misses_then_serves",
+    "test_insert_does_not_evict_entry_referenced_by_same_request",
+    "test_untagged_item_methods_cannot_pair_a_stale_tensor",
+    "test_untagged_reference_from_older_frontend_misses",
+    "test_tags_are_unique_per_processing_and_restart",
+}
+"""The regression tests of what the release lacks; the others pin what it already does (the
+same item twice served, a reference to an earlier request's entry a hit)."""
+DUPLICATES = {"test_same_new_image_twice_is_served",
+              "test_same_image_twice_beside_held_image_is_served"}
+VACUOUS_ENGINES = {
+    "serves nothing": "def receive(p1, message):\n    return []\n",
+    "misses every time": "def receive(p1, message):\n"
+                         "    return MultiModalCacheMissError([w[0] for w in message])\n",
+}
+"""Planted engines under which the emitted reproducer must fail: nothing is ever served."""
 
 pytestmark = pytest.mark.vllm
 
@@ -38,14 +61,17 @@ def _patched() -> Path:
     return root
 
 
-def _pytest(paths: list[Path], patched: Path | None) -> dict[str, str]:
-    """Plain pytest on `paths` in one fresh process, vLLM from the wheel or from `patched`:
-    each test's outcome by its name ("passed", "failed")."""
+def _pytest(paths: list[Path], patched: Path | None, *, path: tuple[Path, ...] = (),
+            plugin: str | None = None) -> dict[str, str]:
+    """Plain pytest on `paths` in one fresh process, vLLM from the wheel or from `patched`
+    (`path`: more directories on PYTHONPATH, after it; `plugin`: a module to load with
+    ``-p``): each test's outcome by its name ("passed", "failed")."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if patched is not None:
-        env["PYTHONPATH"] = str(patched)
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(p) for p in ((patched,) if patched is not None else ()) + path)
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+         *(("-p", plugin) if plugin else ()),
          "-o", "addopts=", "--rootdir", str(paths[0].parent), *map(str, paths)],
         cwd=paths[0].parent, env=env, capture_output=True, text=True, timeout=600)
     outcomes = {}
@@ -100,10 +126,58 @@ def test_vllm_the_patch_regression_tests_pass_patched_and_fail_on_the_release(
     on_release: dict[str, str], on_patched: dict[str, str],
 ) -> None:
     regression = {name for name in on_patched if name != "test_conform_replay_S1"}
-    assert len(regression) >= 5
+    assert regression >= FAILING_ON_THE_RELEASE | DUPLICATES
     assert all(on_patched[name] == "passed" for name in regression)
-    assert {on_release[name] for name in regression} == {"passed", "failed"}
-    assert on_release["test_untagged_calls_behave_as_before"] == "passed"
+    assert {n for n in regression if on_release[n] == "failed"} == FAILING_ON_THE_RELEASE
+
+
+def test_vllm_the_duplicate_tests_fail_when_references_are_resolved_first(
+    reproducer: Path,
+) -> None:
+    """The planted receiver of the livelock: the same item twice misses on every retry."""
+    outcomes = _pytest([reproducer.parent / REGRESSION.name], _patched(),
+                       path=(CALLERS.parent,), plugin="livelock_mutant")
+    assert {n for n, outcome in outcomes.items() if outcome == "failed"} == DUPLICATES
+
+
+@pytest.mark.parametrize("engine", sorted(VACUOUS_ENGINES))
+def test_vllm_the_d7_reproducer_fails_when_nothing_is_served(
+    reproducer: Path, engine: str, tmp_path: Path,
+) -> None:
+    text = reproducer.read_text()
+    head, tail = text.split("\ndef test_", 1)
+    planted = tmp_path / reproducer.name
+    planted.write_text(f"{head}\n{VACUOUS_ENGINES[engine]}\n\ndef test_{tail}")
+    assert _pytest([planted], _patched())["test_conform_replay_S1"] == "failed"
+
+
+def _wire(step: str, patched: Path | None, given: str = "") -> str:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if patched is not None:
+        env["PYTHONPATH"] = str(patched)
+    run = subprocess.run([sys.executable, "-W", "ignore", str(CALLERS.with_name("patch_wire.py")),
+                          step], input=given, env=env, capture_output=True, text=True,
+                         timeout=600, check=True)
+    return run.stdout
+
+
+def test_vllm_the_patched_features_and_the_releases_read_each_other() -> None:
+    """Encoded by one copy's `MsgpackEncoder`, decoded by the other's `MsgpackDecoder`: the
+    release ignores the tag, the patched copy reads an untagged feature as tag None."""
+    patched = _patched()
+    to_release = _wire("decode", None, _wire("encode", patched))
+    to_patched = _wire("decode", patched, _wire("encode", None))
+    assert to_release.split("\n")[:2] == ["u 3 None -", "u 3 3.0 -"]
+    assert to_patched.split("\n")[:2] == ["u 3 None None", "u 3 3.0 None"]
+    assert _wire("decode", patched, _wire("encode", patched)).split("\n")[:2] == [
+        "u 3 None 5", "u 3 3.0 5"]
+
+
+def test_vllm_the_callers_pass_from_the_patched_source_and_fail_from_the_release() -> None:
+    patched = _pytest([CALLERS], _patched(), path=(ROOT,))
+    release = _pytest([CALLERS], None, path=(ROOT,))
+    assert len(patched) >= 5 and set(patched.values()) == {"passed"}
+    assert release.keys() == patched.keys() and set(release.values()) == {"failed"}
 
 
 def test_vllm_the_patched_copy_passes_the_fix_check() -> None:
@@ -135,7 +209,9 @@ def test_vllm_every_file_the_patch_changes_compiles_in_the_copy() -> None:
     root = _patched()
     changed = [line.split()[1].removeprefix("b/") for line in
                vllm_patched.PATCH.read_text().splitlines() if line.startswith("+++ ")]
-    assert len(changed) == 5
+    assert {"vllm/multimodal/cache/base.py", "vllm/multimodal/cache/lru.py",
+            "vllm/model_executor/models/jina_vl.py", "vllm/v1/engine/core_client.py",
+            "vllm/v1/engine/input_processor.py"} <= set(changed)
     for name in changed:
         assert not (root / name).is_symlink()
         compile((root / name).read_text(), str(root / name), "exec", dont_inherit=True)

@@ -38,6 +38,7 @@ def test_vllm_the_patched_copy_changes_exactly_the_pinned_callers_it_patches() -
         pytest.skip(f"the patched vLLM copy is not built; run {vllm_patched.SETUP_SCRIPT}")
     assert set(vllm_pins.changed(root)) == {
         "multimodal/processing/processor.py:BaseMultiModalProcessor._merge_mm_kwargs",
+        "multimodal/processing/processor.py:BaseMultiModalProcessor._cached_apply_hf_processor",
         "multimodal/cache/base.py:BaseMultiModalReceiverCache.get_and_update_features",
         "v1/engine/input_processor.py:InputProcessor.process_inputs",
     }
