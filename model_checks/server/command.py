@@ -75,6 +75,7 @@ def _run_all(plans: list[Any], logs: Path) -> list[dict[str, Any]]:
     try:
         reference.start()
         print(f"server: reference server (no processor cache) up in {reference.started_in:.0f} s")
+        version = reference.version()
         expected = references(reference, plans)
     finally:
         reference.stop()
@@ -98,7 +99,7 @@ def _run_all(plans: list[Any], logs: Path) -> list[dict[str, Any]]:
                   + (f": {step.message}" if step.message else ""))
             for line in step.log[:3]:
                 print(f"      log: {line}")
-        runs.append({**result.as_json(), "driven": True})
+        runs.append({**result.as_json(), "driven": True, "vllm": version})
     return runs
 
 

@@ -11,6 +11,7 @@ serves the same app without asking. `VLLM_SERVER_DEV_MODE=1` opens `/reset_mm_ca
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -93,6 +94,14 @@ class Server:
                 return bool(answer.status == 200)
         except (urllib.error.URLError, OSError):
             return False
+
+    def version(self) -> str:
+        """The server's vLLM version (`GET /version`), or "unknown"."""
+        try:
+            with urllib.request.urlopen(self.url("/version"), timeout=10) as answer:
+                return str(json.loads(answer.read()).get("version", "unknown"))
+        except (urllib.error.URLError, OSError, ValueError):
+            return "unknown"
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
