@@ -12,26 +12,25 @@ from typing import Any
 
 from model_checks.docs.markdown import cell, table
 
-RUN = Path("results/server/run.json")
-"""The committed run, under docs/."""
-COMMAND = ("python -m model_checks server --replay WITNESS ... "
-           "--json docs/results/server/run.json")
+RUNS = Path("results/server")
+"""The committed runs (`*.json`, one per deployment), under docs/."""
+COMMAND = "python -m model_checks server --replay WITNESS ... --json OUT"
 
 
 def load(root: Path) -> list[dict[str, Any]]:
-    """The committed run under the docs folder `root` ([] when absent: the section says so)."""
-    path = root / RUN
-    if not path.is_file():
-        return []
-    loaded: list[dict[str, Any]] = json.loads(path.read_text())
-    return loaded
+    """The committed runs under the docs folder `root`, in file-name order ([] when none: the
+    section says so)."""
+    runs: list[dict[str, Any]] = []
+    for path in sorted((root / RUNS).glob("*.json")):
+        runs += json.loads(path.read_text())
+    return runs
 
 
 def section(runs: list[dict[str, Any]]) -> list[str]:
     """The section's Markdown lines."""
     lines = ["", "## On a real server", ""]
     if not runs:
-        return [*lines, f"No committed run (`docs/{RUN.as_posix()}`): run `.ci/server`."]
+        return [*lines, f"No committed run (`docs/{RUNS.as_posix()}/*.json`): run `.ci/server`."]
     driven = [run for run in runs if run.get("driven")]
     undriven = [run for run in runs if not run.get("driven")]
     lines += [
@@ -48,9 +47,12 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
         "witness's front end handles it and waits for its answer "
         "(`model_checks/server/plan.py` says when that reproduces the witness). A 200 is "
         "compared with a fresh server's answer for the same images (greedy tokens and "
-        "per-token log-probabilities, `model_checks/server/drive.py`).", "",
-        "| witness | server | what the server did | log line |",
-        "|---|---|---|---|",
+        "per-token log-probabilities, `model_checks/server/drive.py`). The driver resets the "
+        "engine's encoder cache before each request unless the deployment says it was kept "
+        "(`--keep-encoder-cache`): an encoder output kept under a reused uuid otherwise "
+        "answers before the receiver cache the witness is about.", "",
+        "| witness | deployment | server | what the server did | log line |",
+        "|---|---|---|---|---|",
     ]
     for run in driven:
         lines.append(_row(run))
@@ -70,10 +72,21 @@ def _name(witness: str) -> str:
 def _row(run: dict[str, Any]) -> str:
     verdict = "**break**" if run["broke"] else "no break"
     did = "; ".join(f"{step['action']}: {_what(step)}" for step in run["steps"])
-    log = next((line for step in run["steps"] if step["outcome"] != "answered"
+    log = next((line for step in reversed(run["steps"]) if step["outcome"] != "answered"
                 for line in reversed(step["log"]) if "Error" in line or "Attempted" in line), "")
     return "| " + " | ".join(
-        [_name(run["witness"]), verdict, cell(did), cell(f"`{log}`" if log else "")]) + " |"
+        [_name(run["witness"]), _deployment(run), verdict, cell(did),
+         cell(f"`{log}`" if log else "")]) + " |"
+
+
+def _deployment(run: dict[str, Any]) -> str:
+    """The processor cache's size and whether the encoder cache was reset per request."""
+    flags = run["flags"]
+    gib = float(flags[flags.index("--mm-processor-cache-gb") + 1])
+    cache = f"processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
+    encoder = ("encoder cache reset before each request" if run.get("encoder_cache_reset", True)
+               else "encoder cache kept")
+    return f"{cache}, {encoder}"
 
 
 def _what(step: dict[str, Any]) -> str:

@@ -27,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replay", action="append", required=True, type=Path, metavar="WITNESS",
                         help="an ITF witness of the LRU design (repeatable)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the runs as JSON")
+    parser.add_argument("--no-processor-cache", action="store_true",
+                        help="serve with --mm-processor-cache-gb 0 instead of the witness's "
+                             "budget")
+    parser.add_argument("--keep-encoder-cache", action="store_true",
+                        help="do not reset the engine's encoder cache before each request")
     parser.add_argument("--logs", type=Path, default=Path("build/server-logs"),
                         help="folder for the servers' logs (default build/server-logs)")
 
@@ -49,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if plans:
         from model_checks.server.launch import ServerFailed
         try:
-            runs = _run_all(plans, args.logs)
+            runs = _run_all(plans, args)
         except ServerFailed as error:
             print(f"server: {error}", file=sys.stderr)
             return EXIT_HARNESS
@@ -61,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_NOT_DRIVABLE if undriven else EXIT_OK
 
 
-def _run_all(plans: list[Any], logs: Path) -> list[dict[str, Any]]:
+def _run_all(plans: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     from model_checks.server.drive import drive, references
     from model_checks.server.launch import Server
     from model_checks.server.plan import MAX_MODEL_LEN
@@ -71,7 +76,7 @@ def _run_all(plans: list[Any], logs: Path) -> list[dict[str, Any]]:
                         str(max(p.encoder_cache_tokens for p in plans)),
                         "--limit-mm-per-prompt",
                         json.dumps({"image": max(p.max_items for p in plans)})],
-                       logs / "reference.log")
+                       args.logs / "reference.log")
     try:
         reference.start()
         print(f"server: reference server (no processor cache) up in {reference.started_in:.0f} s")
@@ -81,16 +86,17 @@ def _run_all(plans: list[Any], logs: Path) -> list[dict[str, Any]]:
         reference.stop()
     runs = []
     for plan in plans:
-        server = Server(plan.flags(), logs / (Path(plan.witness).stem + ".log"))
+        flags = plan.flags(processor_cache=not args.no_processor_cache)
+        server = Server(flags, args.logs / (Path(plan.witness).stem + ".log"))
         try:
             server.start()
             begun = time.monotonic()
-            steps = drive(plan, server, expected)
+            steps = drive(plan, server, expected, not args.keep_encoder_cache)
             took = time.monotonic() - begun
         finally:
             server.stop()
         from model_checks.server.drive import Run
-        result = Run(plan, plan.flags(), server.started_in, steps)
+        result = Run(plan, flags, server.started_in, steps, not args.keep_encoder_cache)
         print(f"server: {plan.witness}: started in {server.started_in:.0f} s, "
               f"{len(steps)} steps in {took:.1f} s: "
               f"{'BREAK' if result.broke else 'no break'}")

@@ -88,6 +88,7 @@ class Run:
     flags: list[str]
     started_in: float
     steps: list[StepResult]
+    encoder_cache_reset: bool = True
 
     @property
     def broke(self) -> bool:
@@ -96,7 +97,8 @@ class Run:
     def as_json(self) -> dict[str, Any]:
         return {"witness": self.plan.witness, "variant": self.plan.variant,
                 "environment": list(self.plan.environment), "property": self.plan.checked_property,
-                "flags": self.flags, "broke": self.broke,
+                "flags": self.flags, "encoder_cache_reset": self.encoder_cache_reset,
+                "broke": self.broke,
                 "steps": [{**asdict(step), "outcome": step.outcome.value} for step in self.steps]}
 
 
@@ -169,8 +171,11 @@ def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, 
 
 
 def drive(plan: Plan, server: Server,
-          expected: dict[tuple[tuple[str, int, int], ...], Answer]) -> list[StepResult]:
-    """Run `plan` on the started `server`; stop at the first engine death."""
+          expected: dict[tuple[tuple[str, int, int], ...], Answer],
+          reset_encoder_cache: bool = True) -> list[StepResult]:
+    """Run `plan` on the started `server`; stop at the first engine death. Without
+    `reset_encoder_cache` the engine's encoder cache is left as the requests leave it (the
+    deployment as it runs)."""
     results: list[StepResult] = []
     for step in plan.steps:
         if isinstance(step, Reset):
@@ -179,7 +184,8 @@ def drive(plan: Plan, server: Server,
             results.append(StepResult(step.step, "reset_mm_cache", outcome, response.status,
                                       response.message, _log(server)))
         else:
-            post(server, "/reset_encoder_cache", None)
+            if reset_encoder_cache:
+                post(server, "/reset_encoder_cache", None)
             text = PROMPT + (" " + OVERLONG_TEXT if step.rejected else "")
             response = post(server, "/v1/chat/completions", chat_body(step.items, text))
             results.append(_judge(step, response, server, expected))

@@ -92,11 +92,13 @@ class Plan:
     def budget_bytes(self) -> int:
         return budget_bytes(self.budget_units)
 
-    def flags(self) -> list[str]:
+    def flags(self, processor_cache: bool = True) -> list[str]:
         """The cache flags of `vllm serve` for this plan (`model_checks.server.launch` adds
-        the fixed ones)."""
+        the fixed ones); without `processor_cache`, `--mm-processor-cache-gb 0` (no processor
+        cache on either side: the deployment the witness's budget is not about)."""
+        budget = repr(self.budget_bytes / 2**30) if processor_cache else "0"
         return [
-            "--mm-processor-cache-gb", repr(self.budget_bytes / 2**30),
+            "--mm-processor-cache-gb", budget,
             "--max-num-batched-tokens", str(self.encoder_cache_tokens),
             "--max-model-len", str(MAX_MODEL_LEN),
             "--limit-mm-per-prompt", json.dumps({"image": self.max_items}),
