@@ -73,7 +73,7 @@ def _row(run: dict[str, Any]) -> str:
     verdict = "**break**" if run["broke"] else "no break"
     did = "; ".join(f"{step['action']}: {_what(step)}" for step in run["steps"])
     log = next((line for step in reversed(run["steps"]) if step["outcome"] != "answered"
-                for line in reversed(step["log"]) if "Error" in line or "Attempted" in line), "")
+                for line in reversed(step["log"]) if _telling(line)), "")
     return "| " + " | ".join(
         [_name(run["witness"]), _deployment(run), verdict, cell(did),
          cell(f"`{log}`" if log else "")]) + " |"
@@ -87,6 +87,11 @@ def _deployment(run: dict[str, Any]) -> str:
     encoder = ("encoder cache reset before each request" if run.get("encoder_cache_reset", True)
                else "encoder cache kept")
     return f"{cache}, {encoder}"
+
+
+def _telling(line: str) -> bool:
+    """A log line that says what broke (not a traceback's `raise` line)."""
+    return any(mark in line for mark in ("Error", "Attempted", "reused"))
 
 
 def _what(step: dict[str, Any]) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from model_checks.server.images import data_url
 from model_checks.server.launch import Server, ServerFailed, error_lines, strip_prefix
-from model_checks.server.plan import OVERLONG_TEXT, PROMPT, Item, Plan, Reset, Send
+from model_checks.server.plan import PROMPT, Item, Plan, Reset, Send, rejected_text
 
 MAX_TOKENS = 4
 LOGPROB_TOLERANCE = 1e-3
@@ -186,7 +186,7 @@ def drive(plan: Plan, server: Server,
         else:
             if reset_encoder_cache:
                 post(server, "/reset_encoder_cache", None)
-            text = PROMPT + (" " + OVERLONG_TEXT if step.rejected else "")
+            text = rejected_text(len(step.items)) if step.rejected else PROMPT
             response = post(server, "/v1/chat/completions", chat_body(step.items, text))
             results.append(_judge(step, response, server, expected))
         if results[-1].outcome is Outcome.ENGINE_DEAD:
@@ -199,7 +199,7 @@ def _judge(step: Send, response: Response, server: Server,
     log = _log(server)
     action = f"request {step.rid}: " + ", ".join(
         f"{i.identity}.v{i.version}" + ("" if i.has_data else " (uuid only)") for i in step.items
-    ) + (" + text over --max-model-len" if step.rejected else "")
+    ) + (" + a text over --max-model-len once the images are expanded" if step.rejected else "")
     dead = response.status == 0 or any(m in line for line in log for m in DEATH_MARKERS) \
         or not server.alive()
     if dead:

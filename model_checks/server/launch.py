@@ -152,7 +152,10 @@ def free_port() -> int:
         return port
 
 
-ERROR_MARKERS = ("Error:", "Error(", "AssertionError", "EngineDeadError", "Attempted to assign")
+ERROR_MARKERS = ("Error:", "Error(", "AssertionError", "EngineDeadError", "Attempted to assign",
+                 "may have been reused")
+"""What marks a log line worth reporting: an exception, the engine's death, the embedding
+merge's mismatch, the scheduler's warning that an encoder output does not fit a reused uuid."""
 
 
 def last_error(text: str) -> str:

@@ -18,7 +18,8 @@ step and why).
 Each (identity, version) becomes one PNG (`model_checks.server.images`) sized in units of the
 witness (its `sizes`, 1 when not listed); each item carries its identity as the client's
 `uuid`; an item without data is the uuid alone. A request the witness rejects after P0
-handled it (D2) carries a text over `--max-model-len`, so vLLM rejects it after processing.
+handled it (D2) carries a text that fits `--max-model-len` only before the images are expanded
+(`rejected_text`), so vLLM rejects it after processing.
 A `clear_both` is `POST /reset_mm_cache` (both processes' caches, nothing in flight).
 """
 
@@ -35,8 +36,20 @@ PROMPT = "what?"
 """The text of every request after its images."""
 MAX_MODEL_LEN = 512
 """The server's `--max-model-len`: every ordinary request stays far below it."""
-OVERLONG_TEXT = "x" * (MAX_MODEL_LEN + 16)
-"""The text a rejected request adds: one token per byte, over `MAX_MODEL_LEN` by itself."""
+TEMPLATE_TOKENS = len("user: ") + len("\nassistant:")
+"""Tokens the chat template adds around a message (one token per byte, no merges)."""
+IMAGE_TEXT_TOKENS = 2
+"""Tokens of one image in the text before the processor expands it: `<image>` and a newline."""
+
+
+def rejected_text(images: int) -> str:
+    """The text of a request to be rejected after processing: with its `images` placeholders
+    unexpanded the prompt has `MAX_MODEL_LEN` - 1 tokens, so the front end's length check
+    before processing lets it through; each image then expands to at least 10 tokens, so
+    the processed prompt is over `--max-model-len` and the request is rejected after the
+    front end processed it and updated its cache (D2)."""
+    filler = MAX_MODEL_LEN - 1 - TEMPLATE_TOKENS - IMAGE_TEXT_TOKENS * images - len(PROMPT) - 1
+    return PROMPT + " " + "x" * filler
 
 
 def tokens(units: int) -> int:
@@ -63,7 +76,8 @@ class Send:
     rid: int
     items: tuple[Item, ...]
     rejected: bool
-    """The witness rejects it after P0 handled it: its prompt goes over `--max-model-len`."""
+    """The witness rejects it after P0 handled it: its processed prompt goes over
+    `--max-model-len` (`rejected_text`)."""
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,14 @@ from model_checks.kernel.itf import read_trace
 from model_checks.server.drive import chat_body
 from model_checks.server.images import budget_bytes, png, processed_bytes, width
 from model_checks.server.plan import (
+    IMAGE_TEXT_TOKENS,
     MAX_MODEL_LEN,
-    OVERLONG_TEXT,
+    TEMPLATE_TOKENS,
     NotAWitness,
     NotDrivable,
     Send,
     plan,
+    rejected_text,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,8 +140,12 @@ def test_a_uuid_only_item_is_the_uuid_with_no_image_url() -> None:
     assert first["messages"][0]["content"][0]["image_url"]["url"].startswith("data:image/png")
 
 
-def test_a_rejected_request_goes_over_max_model_len_by_its_text_alone() -> None:
-    assert len(OVERLONG_TEXT) > MAX_MODEL_LEN
+@pytest.mark.parametrize("images", [1, 2, 3])
+def test_a_rejected_request_fits_before_its_images_expand_and_not_after(images: int) -> None:
+    before = TEMPLATE_TOKENS + IMAGE_TEXT_TOKENS * images + len(rejected_text(images))
+    assert before == MAX_MODEL_LEN - 1
+    smallest = 10  # a 32 x 32 image (the tiny model's fewest tokens)
+    assert before - images + smallest * images > MAX_MODEL_LEN
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
