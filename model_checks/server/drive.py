@@ -7,7 +7,9 @@ Judged from the responses and the server's log, per request:
   (a stale tensor paired, or the content of an earlier use of the identity): a break;
 - `client-error`: a 4xx (a uuid the server does not hold, a prompt over `--max-model-len`);
 - `server-error`: a 5xx: a break;
-- `engine-dead`: no answer, or the log says the engine died: a break, and nothing after it runs.
+- `engine-dead`: no answer, or the log says the engine died: a break, and nothing after it runs;
+- `not-rejected`: a request the witness rejects was answered (the run did not reproduce the
+  witness there; not a break of the server's).
 The reference answers come from a second fresh server whose processor cache is off
 (`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
 Before every request the driver resets the engine's encoder cache (`/reset_encoder_cache`,
@@ -41,6 +43,7 @@ class Outcome(StrEnum):
     CLIENT_ERROR = "client-error"
     SERVER_ERROR = "server-error"
     ENGINE_DEAD = "engine-dead"
+    NOT_REJECTED = "not-rejected"
     RESET = "reset"
 
     @property
@@ -208,13 +211,16 @@ def _judge(step: Send, response: Response, server: Server,
         outcome = Outcome.SERVER_ERROR
     elif response.status >= 400:
         outcome = Outcome.CLIENT_ERROR
+    elif step.rejected:
+        outcome = Outcome.NOT_REJECTED  # the driver's miss, not the server's break
     else:
         reference = expected.get(key(step.items))
         agrees = response.answer is not None and reference is not None \
             and response.answer.agrees(reference)
         outcome = Outcome.ANSWERED if agrees else Outcome.WRONG_ANSWER
-    message = response.message or ("" if outcome is Outcome.ANSWERED else
-                                    "the answer differs from a fresh server's for these images")
+    message = response.message or {
+        Outcome.ANSWERED: "", Outcome.NOT_REJECTED: "answered, though its prompt should be over "
+        "--max-model-len"}.get(outcome, "the answer differs from a fresh server's for these images")
     return StepResult(step.step, action, outcome, response.status, message, log)
 
 
