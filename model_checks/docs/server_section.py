@@ -65,8 +65,7 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
 
 
 def _name(witness: str) -> str:
-    path = Path(witness)
-    return f"`{path.parent.name}/{path.name}`"
+    return f"`{witness.removeprefix('docs/results/')}`"
 
 
 def _row(run: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ EXIT_NOT_DRIVABLE = 5
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replay", action="append", required=True, type=Path, metavar="WITNESS",
-                        help="an ITF witness of the LRU design (repeatable)")
+                        help="an ITF witness (repeatable); the LRU design's are driven")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the runs as JSON")
     parser.add_argument("--no-processor-cache", action="store_true",
                         help="serve with --mm-processor-cache-gb 0 instead of the witness's "

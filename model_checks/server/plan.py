@@ -168,6 +168,10 @@ def plan(trace: dict[str, Any], name: str) -> Plan:
     """The plan of the ITF witness `trace` (named `name` in messages); `NotAWitness` when it is
     not one of the LRU design, `NotDrivable` at the first step HTTP cannot drive."""
     meta = project(trace)
+    if meta.get("design") not in (None, "lru"):
+        raise NotDrivable(0, "design", f"a witness of design {meta['design']}: the driver "
+                          "translates the LRU design's actions only (its ring buffer's reads and "
+                          "handles have no HTTP counterpart the driver can order)")
     config = meta.get("config")
     states = trace.get("states")
     if not isinstance(config, dict) or "budget" not in config or not isinstance(states, list) \
