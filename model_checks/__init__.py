@@ -21,8 +21,9 @@ The products built on the kernel and the checkers:
 
 - conformance: `conform` (lockstep conformance of an implementation, through an adapter, to
   the spec), `adapters` (the adapters over implementations that are not ours, vLLM, and the
-  real vLLM run's shared data) and `history` (histories of concurrent clients or a running
-  server, explained by spec steps);
+  real vLLM run's shared data), `history` (histories of concurrent clients or a running
+  server, explained by spec steps) and `server` (witnesses replayed over HTTP on a real
+  `vllm serve` of a tiny model, the `server` command);
 - mutation: `mutation` (the one registry of mutants, spec and reference, each set, and the
   spec mutants' definitions) and `mutant_run` (the one runner: every mutant through every
   checker that must catch it, the `mutants` command and the kill matrix, with the reference

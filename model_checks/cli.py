@@ -117,6 +117,14 @@ COMMANDS.append(Command(
 ))
 
 COMMANDS.append(Command(
+    "server",
+    "witnesses replayed over HTTP on a real `vllm serve` of a tiny model (--replay WITNESS; "
+    "set up by scripts/setup-vllm-server)",
+    lazy("model_checks.server.command", "add_arguments"),
+    lazy("model_checks.server.command", "run"),
+))
+
+COMMANDS.append(Command(
     "nightly",
     "the nightly job: the main job's checkers at their deep budgets, and every mutant "
     "(--dask ADDRESS: on a cluster)",

@@ -24,7 +24,8 @@ The pages, by the module that renders them:
 - `requirements_page`: requirements.md, from the obligations registry (`requirements`: the
   obligations of a safe implementation, each with the mutants that omit it), with the evidence
   that a checker catches each obligation's mutants; `vllm_page`: vllm.md, from the committed
-  vLLM snapshot;
+  vLLM snapshot, with its section "On a real server" from the committed server runs
+  (`server_section`);
 - shared by them: `markdown` (the generated pages' header and deterministic tables) and
   `mermaid` (a trace as a sequence diagram).
 """

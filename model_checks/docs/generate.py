@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.conform import api_page
-from model_checks.docs import design_section
+from model_checks.docs import design_section, server_section
 from model_checks.docs import lattice_page as lat
 from model_checks.docs import results as res
 from model_checks.docs import snapshot as snap
@@ -130,7 +130,7 @@ def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
         "kill-matrix.md": render_kill_matrix(runs.rows, independent=runs.independent),
         api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
         "requirements.md": requirements_page(runs.rows),
-        VLLM_PAGE: vllm_page(bundle.vllm, hand_written(root)),
+        VLLM_PAGE: vllm_page(bundle.vllm, hand_written(root), server_section.load(root)),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
         **runs.files(),

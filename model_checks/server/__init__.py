@@ -1,0 +1,5 @@
+"""Witnesses replayed over HTTP on a real `vllm serve` of a tiny random-weight LLaVA-NeXT on
+CPU: the model (`tiny_model`, `unpadded_processor`), the images (`images`), a witness as HTTP
+requests (`plan`), the server's process (`launch`), the run and its judgement (`drive`) and
+the command (`command`). Set up by `scripts/setup-vllm-server`; docs/running.md says how to run.
+"""

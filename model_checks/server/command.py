@@ -1,0 +1,123 @@
+"""`python -m model_checks server --replay WITNESS [--replay ...] [--json OUT]`: witnesses of the
+LRU design replayed over HTTP on a real `vllm serve` (set up by `scripts/setup-vllm-server`).
+
+Exit codes: 4 a run showed a break (a 5xx, an engine death or a wrong answer); 0 every run
+showed none; 5 a witness has a step HTTP cannot drive (named on stderr; its run is skipped);
+2 bad input (one line on stderr, nothing started); 3 a server did not start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from model_checks.kernel.exits import EXIT_OK, EXIT_USAGE, UsageError
+from model_checks.kernel.itf import BadTraceFile, read_trace
+
+EXIT_HARNESS = 3
+EXIT_BREAK = 4
+EXIT_NOT_DRIVABLE = 5
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--replay", action="append", required=True, type=Path, metavar="WITNESS",
+                        help="an ITF witness (repeatable); the LRU design's are driven")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write the runs as JSON")
+    parser.add_argument("--no-processor-cache", action="store_true",
+                        help="serve with --mm-processor-cache-gb 0 instead of the witness's "
+                             "budget")
+    parser.add_argument("--keep-encoder-cache", action="store_true",
+                        help="do not reset the engine's encoder cache before each request")
+    parser.add_argument("--logs", type=Path, default=Path("build/server-logs"),
+                        help="folder for the servers' logs (default build/server-logs)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from model_checks.server.plan import NotAWitness, NotDrivable, Plan, plan
+
+    plans: list[Plan] = []
+    undriven: list[dict[str, Any]] = []
+    for path in args.replay:
+        try:
+            plans.append(plan(read_trace(path), str(path)))
+        except (BadTraceFile, NotAWitness) as error:
+            raise UsageError(str(error)) from None
+        except NotDrivable as why:
+            print(f"server: {path}: cannot be driven over HTTP at {why}", file=sys.stderr)
+            undriven.append({"witness": str(path), "driven": False, "step": why.step,
+                             "action": why.label, "why": why.why})
+    runs: list[dict[str, Any]] = []
+    if plans:
+        from model_checks.server.launch import ServerFailed
+        try:
+            runs = _run_all(plans, args)
+        except ServerFailed as error:
+            print(f"server: {error}", file=sys.stderr)
+            return EXIT_HARNESS
+    if args.json:
+        from model_checks.server.drive import write
+        write(args.json, [*runs, *undriven])
+    if any(r["broke"] for r in runs):
+        return EXIT_BREAK
+    return EXIT_NOT_DRIVABLE if undriven else EXIT_OK
+
+
+def _run_all(plans: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
+    from model_checks.server.drive import drive, references
+    from model_checks.server.launch import Server
+    from model_checks.server.plan import MAX_MODEL_LEN
+
+    reference = Server(["--mm-processor-cache-gb", "0", "--max-model-len", str(MAX_MODEL_LEN),
+                        "--max-num-batched-tokens",
+                        str(max(p.encoder_cache_tokens for p in plans)),
+                        "--limit-mm-per-prompt",
+                        json.dumps({"image": max(p.max_items for p in plans)})],
+                       args.logs / "reference.log")
+    try:
+        reference.start()
+        print(f"server: reference server (no processor cache) up in {reference.started_in:.0f} s")
+        version = reference.version()
+        expected = references(reference, plans)
+    finally:
+        reference.stop()
+    runs = []
+    for plan in plans:
+        flags = plan.flags(processor_cache=not args.no_processor_cache)
+        server = Server(flags, args.logs / (Path(plan.witness).stem + ".log"))
+        try:
+            server.start()
+            begun = time.monotonic()
+            steps = drive(plan, server, expected, not args.keep_encoder_cache)
+            took = time.monotonic() - begun
+        finally:
+            server.stop()
+        from model_checks.server.drive import Run
+        result = Run(plan, flags, server.started_in, steps, not args.keep_encoder_cache)
+        print(f"server: {plan.witness}: started in {server.started_in:.0f} s, "
+              f"{len(steps)} steps in {took:.1f} s: "
+              f"{'BREAK' if result.broke else 'no break'}")
+        for step in steps:
+            print(f"  step {step.step} {step.action}: {step.outcome.value} ({step.status})"
+                  + (f": {step.message}" if step.message else ""))
+            for line in step.log[:3]:
+                print(f"      log: {line}")
+        runs.append({**result.as_json(), "driven": True, "vllm": version})
+    return runs
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m model_checks server")
+    add_arguments(parser)
+    try:
+        return run(parser.parse_args(argv))
+    except UsageError as error:
+        print(f"server: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,233 @@
+"""Run a plan (`model_checks.server.plan`) on a fresh server and judge what the server did.
+
+Judged from the responses and the server's log, per request:
+- `answered`: 200 with the answer a fresh server gives for the same images (greedy tokens equal,
+  per-token log-probabilities within `LOGPROB_TOLERANCE`);
+- `wrong-answer`: 200 with another answer than a fresh server's for the images the client sent
+  (a stale tensor paired, or the content of an earlier use of the identity): a break;
+- `client-error`: a 4xx (a uuid the server does not hold, a prompt over `--max-model-len`);
+- `server-error`: a 5xx: a break;
+- `engine-dead`: no answer, or the log says the engine died: a break, and nothing after it runs;
+- `not-rejected`: a request the witness rejects was answered (the run did not reproduce the
+  witness there; not a break of the server's).
+The reference answers come from a second fresh server whose processor cache is off
+(`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
+Before every request the driver resets the engine's encoder cache (`/reset_encoder_cache`,
+outside the modelled protocol): otherwise an encoder output kept under a reused uuid would
+answer instead of the receiver cache the witness is about.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from model_checks.server.images import data_url
+from model_checks.server.launch import Server, ServerFailed, error_lines, strip_prefix
+from model_checks.server.plan import PROMPT, Item, Plan, Reset, Send, rejected_text
+
+MAX_TOKENS = 4
+LOGPROB_TOLERANCE = 1e-3
+REQUEST_TIMEOUT = 300.0
+DEATH_MARKERS = ("EngineDeadError", "Engine core proc", "died unexpectedly", "EngineCore failed")
+
+
+class Outcome(StrEnum):
+    ANSWERED = "answered"
+    WRONG_ANSWER = "wrong-answer"
+    CLIENT_ERROR = "client-error"
+    SERVER_ERROR = "server-error"
+    ENGINE_DEAD = "engine-dead"
+    NOT_REJECTED = "not-rejected"
+    RESET = "reset"
+
+    @property
+    def breaks(self) -> bool:
+        return self in (Outcome.WRONG_ANSWER, Outcome.SERVER_ERROR, Outcome.ENGINE_DEAD)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A chat completion's greedy tokens and their log-probabilities."""
+
+    tokens: tuple[str, ...]
+    logprobs: tuple[float, ...]
+
+    def agrees(self, other: Answer) -> bool:
+        return self.tokens == other.tokens and all(
+            abs(a - b) <= LOGPROB_TOLERANCE for a, b in zip(self.logprobs, other.logprobs,
+                                                             strict=True))
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int  # 0: no answer (connection refused or reset)
+    answer: Answer | None
+    message: str
+
+
+@dataclass
+class StepResult:
+    """What the server did at one plan step."""
+
+    step: int
+    action: str
+    outcome: Outcome
+    status: int
+    message: str
+    log: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    """A plan's run on one server."""
+
+    plan: Plan
+    flags: list[str]
+    started_in: float
+    steps: list[StepResult]
+    encoder_cache_reset: bool = True
+
+    @property
+    def broke(self) -> bool:
+        return any(step.outcome.breaks for step in self.steps)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"witness": self.plan.witness, "variant": self.plan.variant,
+                "environment": list(self.plan.environment), "property": self.plan.checked_property,
+                "flags": self.flags, "encoder_cache_reset": self.encoder_cache_reset,
+                "broke": self.broke,
+                "steps": [{**asdict(step), "outcome": step.outcome.value} for step in self.steps]}
+
+
+def chat_body(items: tuple[Item, ...], text: str, uuids: dict[str, str] | None = None,
+              ) -> dict[str, Any]:
+    """The chat completion request: one image part per item (data URL and uuid, or the uuid
+    alone), then the text."""
+    parts: list[dict[str, Any]] = []
+    for item in items:
+        uuid = (uuids or {}).get(item.identity, item.identity)
+        url = {"url": data_url(item.identity, item.version, item.units)} if item.has_data else None
+        parts.append({"type": "image_url", "image_url": url, "uuid": uuid})
+    parts.append({"type": "text", "text": text})
+    return {"model": "tiny-llava", "messages": [{"role": "user", "content": parts}],
+            "max_tokens": MAX_TOKENS, "temperature": 0, "logprobs": True}
+
+
+def post(server: Server, path: str, body: dict[str, Any] | None) -> Response:
+    data = json.dumps(body).encode() if body is not None else b""
+    request = urllib.request.Request(server.url(path), data=data, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as answer:
+            text = answer.read().decode(errors="replace")
+            return Response(answer.status, _answer(text), "")
+    except urllib.error.HTTPError as error:
+        return Response(error.code, None, _message(error.read().decode(errors="replace")))
+    except (urllib.error.URLError, OSError) as error:
+        return Response(0, None, f"no answer: {getattr(error, 'reason', error)}")
+
+
+def _answer(text: str) -> Answer | None:
+    try:
+        content = json.loads(text)["choices"][0]["logprobs"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    return Answer(tuple(c["token"] for c in content), tuple(float(c["logprob"]) for c in content))
+
+
+def _message(text: str) -> str:
+    try:
+        found = json.loads(text)
+        message = found.get("error", {}).get("message") or found.get("message") or text
+    except (ValueError, AttributeError):
+        message = text
+    return " ".join(str(message).split())[:300]
+
+
+def key(items: tuple[Item, ...]) -> tuple[tuple[str, int, int], ...]:
+    """A request's contents as the client means them (uuid-only items: the content named)."""
+    return tuple((item.identity, item.version, item.units) for item in items)
+
+
+def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, int], ...], Answer]:
+    """A fresh server's answer for every request the plans send, each item with its data and a
+    uuid no other request uses."""
+    found: dict[tuple[tuple[str, int, int], ...], Answer] = {}
+    for plan in plans:
+        for step in plan.steps:
+            if not isinstance(step, Send) or step.rejected or key(step.items) in found:
+                continue
+            items = tuple(Item(i.identity, i.version, i.units, True) for i in step.items)
+            uuids = {i.identity: f"reference-{len(found)}-{n}" for n, i in enumerate(items)}
+            response = post(server, "/v1/chat/completions", chat_body(items, PROMPT, uuids))
+            if response.answer is None:
+                raise ServerFailed(f"the reference server did not answer {key(items)}: "
+                                   f"{response.status} {response.message}")
+            found[key(step.items)] = response.answer
+    return found
+
+
+def drive(plan: Plan, server: Server,
+          expected: dict[tuple[tuple[str, int, int], ...], Answer],
+          reset_encoder_cache: bool = True) -> list[StepResult]:
+    """Run `plan` on the started `server`; stop at the first engine death. Without
+    `reset_encoder_cache` the engine's encoder cache is left as the requests leave it (the
+    deployment as it runs)."""
+    results: list[StepResult] = []
+    for step in plan.steps:
+        if isinstance(step, Reset):
+            response = post(server, "/reset_mm_cache", None)
+            outcome = Outcome.RESET if response.status == 200 else Outcome.SERVER_ERROR
+            results.append(StepResult(step.step, "reset_mm_cache", outcome, response.status,
+                                      response.message, _log(server)))
+        else:
+            if reset_encoder_cache:
+                post(server, "/reset_encoder_cache", None)
+            text = rejected_text(len(step.items)) if step.rejected else PROMPT
+            response = post(server, "/v1/chat/completions", chat_body(step.items, text))
+            results.append(_judge(step, response, server, expected))
+        if results[-1].outcome is Outcome.ENGINE_DEAD:
+            break
+    return results
+
+
+def _judge(step: Send, response: Response, server: Server,
+           expected: dict[tuple[tuple[str, int, int], ...], Answer]) -> StepResult:
+    log = _log(server)
+    action = f"request {step.rid}: " + ", ".join(
+        f"{i.identity}.v{i.version}" + ("" if i.has_data else " (uuid only)") for i in step.items
+    ) + (" + a text over --max-model-len once the images are expanded" if step.rejected else "")
+    dead = response.status == 0 or any(m in line for line in log for m in DEATH_MARKERS) \
+        or not server.alive()
+    if dead:
+        outcome = Outcome.ENGINE_DEAD
+    elif response.status >= 500:
+        outcome = Outcome.SERVER_ERROR
+    elif response.status >= 400:
+        outcome = Outcome.CLIENT_ERROR
+    elif step.rejected:
+        outcome = Outcome.NOT_REJECTED  # the driver's miss, not the server's break
+    else:
+        reference = expected.get(key(step.items))
+        agrees = response.answer is not None and reference is not None \
+            and response.answer.agrees(reference)
+        outcome = Outcome.ANSWERED if agrees else Outcome.WRONG_ANSWER
+    message = response.message or {
+        Outcome.ANSWERED: "", Outcome.NOT_REJECTED: "answered, though its prompt should be over "
+        "--max-model-len"}.get(outcome, "the answer differs from a fresh server's for these images")
+    return StepResult(step.step, action, outcome, response.status, message, log)
+
+
+def _log(server: Server) -> list[str]:
+    return [strip_prefix(line) for line in error_lines(server.new_log())][:12]
+
+
+def write(path: Path, runs: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(runs, indent=1) + "\n")

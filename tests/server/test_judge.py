@@ -1,0 +1,72 @@
+"""The driver's judgement of one response (no server: a stand-in that reports a log and
+whether the process lives)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from model_checks.server.drive import Answer, Outcome, Response, _judge, key
+from model_checks.server.launch import Server, last_error, strip_prefix
+from model_checks.server.plan import Item, Send
+
+
+@dataclass
+class StandIn(Server):
+    text: str = ""
+    living: bool = True
+
+    def alive(self) -> bool:
+        return self.living
+
+    def new_log(self) -> str:
+        return self.text
+
+
+ITEMS = (Item("a", 1, 1, True),)
+FRESH = Answer(("x", "y"), (-5.1, -5.2))
+EXPECTED = {key(ITEMS): FRESH}
+
+
+def judged(response: Response, *, rejected: bool = False, log: str = "",
+           living: bool = True) -> Outcome:
+    server = StandIn([], Path("unused.log"), text=log, living=living)
+    return _judge(Send(1, 0, ITEMS, rejected), response, server, EXPECTED).outcome
+
+
+@pytest.mark.parametrize(("response", "outcome"), [
+    (Response(200, FRESH, ""), Outcome.ANSWERED),
+    (Response(200, Answer(("x", "y"), (-5.1, -5.2004)), ""), Outcome.ANSWERED),
+    (Response(200, Answer(("x", "z"), (-5.1, -5.2)), ""), Outcome.WRONG_ANSWER),
+    (Response(200, Answer(("x", "y"), (-5.1, -5.3)), ""), Outcome.WRONG_ANSWER),
+    (Response(400, None, "Cache miss"), Outcome.CLIENT_ERROR),
+    (Response(500, None, "Expected a cached item"), Outcome.SERVER_ERROR),
+    (Response(0, None, "no answer"), Outcome.ENGINE_DEAD),
+])
+def test_each_response_is_judged(response: Response, outcome: Outcome) -> None:
+    assert judged(response) is outcome
+
+
+def test_breaks_are_the_server_error_the_engine_death_and_the_wrong_answer() -> None:
+    assert {o for o in Outcome if o.breaks} == {
+        Outcome.SERVER_ERROR, Outcome.ENGINE_DEAD, Outcome.WRONG_ANSWER}
+
+
+def test_the_log_or_a_dead_process_makes_an_engine_death() -> None:
+    died = "(APIServer pid=1) ERROR 12-05 09:00:00 [x.py:1] vllm.EngineDeadError"
+    assert judged(Response(500, None, "x"), log=died) is Outcome.ENGINE_DEAD
+    assert judged(Response(500, None, "x"), living=False) is Outcome.ENGINE_DEAD
+
+
+def test_an_answered_rejection_is_the_drivers_miss_not_a_break() -> None:
+    outcome = judged(Response(200, FRESH, ""), rejected=True)
+    assert outcome is Outcome.NOT_REJECTED and not outcome.breaks
+
+
+def test_log_lines_lose_vllms_prefix_and_the_last_error_is_found() -> None:
+    line = ("(EngineCore pid=7) ERROR 12-05 09:03:07 [core.py:1] ValueError: Attempted to "
+            "assign 10 = 10 multimodal tokens to 12 placeholders")
+    assert strip_prefix(line).startswith("ValueError: Attempted")
+    assert last_error("ok\n" + line + "\nINFO done") == strip_prefix(line)
