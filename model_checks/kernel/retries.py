@@ -168,8 +168,13 @@ def disturbed(action: Action, rid: int, before: State, after: State) -> bool:
     (or any other step) that changes a shadow or a receiver."""
     if action.drift_event() is not None:
         return True
-    changed = before.shadows != after.shadows or before.receivers != after.receivers
-    return changed and not _own(action, rid, before)
+    return caches_changed(before, after) and not _own(action, rid, before)
+
+
+def caches_changed(before: State, after: State) -> bool:
+    """The step changed a shadow or a receiver (any engine's): the caches' contents or their
+    LRU order, compared by value."""
+    return before.shadows != after.shadows or before.receivers() != after.receivers()
 
 
 Memory = tuple[tuple[int, bool, bool, bool], ...]
