@@ -25,7 +25,7 @@ def _planted(before: State, after: State) -> bool:
     """The monitor's old comparison: `State.receivers` is a method, so `!=` compares two
     bound methods of different states, always unequal."""
     return bool(before.shadows != after.shadows
-                or before.receivers != after.receivers)  # type: ignore[comparison-overlap]
+                or before.receivers != after.receivers)
 
 
 @pytest.mark.parametrize("witness", BREAKS, ids=lambda w: w.name)
