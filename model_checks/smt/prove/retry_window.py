@@ -138,6 +138,15 @@ class WindowModel:
 
 
 @dataclass(frozen=True)
+class Items:
+    """The request's identities (`item`; every attempt carries the same ones) and which
+    identities are over the budget (`big`)."""
+
+    item: z3.ArrayRef
+    big: z3.ArrayRef
+
+
+@dataclass(frozen=True)
 class Run:
     """The symbolic window: the request's identities (`item`), those over the budget
     (`big`), the facts relating the steps (`facts`), whether A missed and whether B did."""
@@ -153,15 +162,15 @@ def _x() -> z3.ExprRef:
     return z3.Const("x", IDENTITY)
 
 
-def _handle(m: WindowModel, c: Caches, item: z3.ArrayRef, big: z3.ArrayRef,
-            fresh: z3.FuncDeclRef, kept: z3.ArrayRef, resend: bool) -> tuple[Caches, Wire]:
+def _handle(m: WindowModel, c: Caches, request: Items, fresh: z3.FuncDeclRef,
+            kept: z3.ArrayRef, resend: bool) -> tuple[Caches, Wire]:
     """P0 handles one attempt of the request in one step: a reference for each item its
     shadow holds (kept: `KEEPS_THE_REQUEST`), else a payload of a new processing, recorded
     unless over the budget; another identity's entry stays only where `kept` says. A
     resend of a variant whose resends bypass the shadow (V4) reads nothing: every item a
     payload, recorded afresh."""
-    x = _x()
-    mine = z3.Select(item, x)
+    x, big = _x(), request.big
+    mine = z3.Select(request.item, x)
     bypass = resend and m.variant.resends_bypass_shadow
     held = z3.BoolVal(False) if bypass else z3.Select(c.sh_in, x)
     new_tag = m.tag_of(fresh(x))
@@ -175,11 +184,11 @@ def _handle(m: WindowModel, c: Caches, item: z3.ArrayRef, big: z3.ArrayRef,
     return Caches(sh_in, sh_tag, c.p1_in, c.p1_tag), wire
 
 
-def _deliver(m: WindowModel, c: Caches, item: z3.ArrayRef, big: z3.ArrayRef, wire: Wire,
+def _deliver(m: WindowModel, c: Caches, request: Items, wire: Wire,
              kept: z3.ArrayRef) -> tuple[Caches, z3.ArrayRef]:
     """P1 takes the attempt's message: its caches after, and the identities that missed."""
-    x, v = _x(), m.variant
-    mine, held = z3.Select(item, x), z3.Select(c.p1_in, x)
+    x, v, big = _x(), m.variant, request.big
+    mine, held = z3.Select(request.item, x), z3.Select(c.p1_in, x)
     tag, data, fits = z3.Select(wire.tag, x), z3.Select(wire.data, x), z3.Not(z3.Select(big, x))
     same = z3.Select(c.p1_tag, x) == tag if v.tagged else z3.BoolVal(True)
     missed = z3.Lambda([x], z3.And(mine, z3.Not(data), z3.Not(z3.And(held, same))))
@@ -220,6 +229,7 @@ def window(m: WindowModel) -> Run:
     """The four steps of the window, from any caches (module docstring)."""
     x = _x()
     item, big = z3.Array("item", IDENTITY, BOOL), z3.Array("big", IDENTITY, BOOL)
+    request = Items(item, big)
     start = caches("start")
     facts = [_none_big_held(start, big)]
     if not m.oversized():
@@ -232,15 +242,15 @@ def window(m: WindowModel) -> Run:
         at_send = Caches(sent.sh_in, sent.sh_tag, start.p1_in, start.p1_tag)
     else:
         # A a first attempt: in V4 a resend holds no reference, so it cannot miss
-        at_send, wire_a = _handle(m, start, item, big,
+        at_send, wire_a = _handle(m, start, request,
                                   z3.Function("pid_a", IDENTITY, PROCESSING),
                                   z3.Array("kept_a0", IDENTITY, BOOL), resend=False)
-    delivered, a_missed = _deliver(m, at_send, item, big, wire_a,
+    delivered, a_missed = _deliver(m, at_send, request, wire_a,
                                    z3.Array("kept_a1", IDENTITY, BOOL))
     replied = _take_reply(m, delivered, a_missed)
-    handled, wire_b = _handle(m, replied, item, big, z3.Function("pid_b", IDENTITY, PROCESSING),
+    handled, wire_b = _handle(m, replied, request, z3.Function("pid_b", IDENTITY, PROCESSING),
                               z3.Array("kept_b0", IDENTITY, BOOL), resend=True)
-    _, b_missed = _deliver(m, handled, item, big, wire_b, z3.Array("kept_b1", IDENTITY, BOOL))
+    _, b_missed = _deliver(m, handled, request, wire_b, z3.Array("kept_b1", IDENTITY, BOOL))
     return Run(item, big, z3.And(facts), _some(a_missed), _some(b_missed))
 
 
