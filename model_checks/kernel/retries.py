@@ -45,7 +45,8 @@ and the attempt references what P1 never held (`standing_drift_run`, replayed fo
 
 `FIRST_RESEND` (one retry is enough). A variant whose resends bypass the shadow (V4), every
 source D1-D11: with R >= 1, every request ends final for the client (success, client error
-or rejected). Proof, for every instance: an attempt ends in success, a client error, a
+or rejected). Argument, for every instance (its two premises are machine-checked proofs,
+the step from them to L4 is not a solver's): an attempt ends in success, a client error, a
 rejection (D2), a miss, or P0's assertion; V4 reprocesses a late miss instead of asserting
 and never faults (S3 for every instance under every source, `parametric_goals`), so only a
 miss is not final, and it is retried (R >= 1). The retry's attempt is a resend: every item
@@ -159,8 +160,9 @@ FIRST_RESEND = Claim(
     "one retry is enough", "with R >= 1 every request ends final for the client (success, "
     "client error or rejected): the first resend holds no reference, so it cannot miss",
     BYPASSING, EVERY_SOURCE,
-    "proved for every instance from L2 and S3 of V4 under every source (this module's "
-    "docstring; `parametric_liveness.RESEND_CERTIFICATE`, `parametric_goals`); no resend "
+    "argued for every instance from L2 and S3 of V4, each proved for every instance under "
+    "every source (`parametric_liveness.RESEND_CERTIFICATE`, `parametric_goals`; the step to "
+    "L4 under fair delivery is this module's docstring's argument, no solver's); no resend "
     "misses in every run of a small instance per source (`search_resends`; "
     "tests/test_retries.py::test_no_resend_misses_in_every_run_of_a_small_instance), and the "
     "standing-drift family ends in success at the first resend")
