@@ -261,8 +261,10 @@ def lattice_page(entries: list[dict[str, Any]],
     parts = [
         GENERATED, "", "# Minimal drift combinations that break each property", "",
         "For each variant and property: the smallest sets of drift sources under which the "
-        "property breaks, each with its shortest replayed trace (`python -m model_checks "
-        "replay PATH`), the checker and the instance that found it; or how far it holds. A "
+        "property breaks, each with the shortest replayed trace found (`python -m "
+        "model_checks replay PATH`), the checker and the rung or instance that found it: "
+        "shortest on that instance, a larger one may hold a shorter run; or how far it "
+        "holds. A "
         "break stands under every environment containing its set; a proof for every instance "
         "under an environment holds under every environment inside it. "
         "`docs/questions.md` section 1 quotes this page; how it is searched, and where each "
