@@ -173,7 +173,9 @@ class Lockstep:
     def _alternative_agreeing(self, action: Action, before: State, marks: tuple[int, int, int],
                               broken: dict[str, Broken], first: Disagreement) -> Action:
         """The alternative of `action` whose spec step the implementation's step agrees with
-        (the spec's side rewound and re-taken with it); raises `first` if there is none."""
+        (the spec's side rewound and re-taken with it); raises `first` if there is none,
+        with the run as `action`'s comparison left it (its broken properties too)."""
+        found = dict(self.broken)
         for alternative in choices.alternatives(action):
             self._rewind(before, marks, broken)
             self._take_spec_steps(alternative)
@@ -184,7 +186,7 @@ class Lockstep:
             except Disagreement:
                 continue
             return alternative
-        self._rewind(before, marks, broken)
+        self._rewind(before, marks, found)
         self._take_spec_steps(action)
         raise first
 
