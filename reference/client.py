@@ -58,7 +58,8 @@ def retry(
     Under V1-V3 the miss that triggers a resend was answered by P0 dropping the missed
     identities before the error reached the client, so the first resend carries their data;
     it succeeds at once when nothing else touches the caches until it is delivered
-    (`model_checks.kernel.retries`, for V1-V3 without D5's router and size-changing drift), but
+    (`model_checks.kernel.retries`, for V1 and V2 without D5's router and size-changing drift,
+    V3 also without split updates, D6), but
     other requests in between can make it miss again, even with no drift event (L3 breaks
     under a rejected request, docs/questions.md section 5).
 

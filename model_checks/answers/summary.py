@@ -135,7 +135,7 @@ LEGEND = (
     "  and this run's records, combined once; docs/invariants.md shows the same answers):",
     "  Pe   holds for every instance (all-instance proof)   vac  vacuous: cannot fail at all",
     "  Pi   holds for all depths of one named instance      Pb   holds to a bound",
-    "  xNC  breaks: shortest witness of N steps inside the environment, found by C",
+    "  xNC  breaks: shortest witness C found on its instance, N steps inside the environment",
     "       (Z Z3, H Hypothesis, E explorer, L the lattice, S a scenario, W a pair witness)",
     "  ok   no violation in the runs sampled   ?  undecided   -  not checked",
     "  !    this run's records contradict the expected matrix (model_checks/kernel/matrix.py):",

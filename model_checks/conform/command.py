@@ -340,7 +340,12 @@ def _report(
     """The report of a lockstep run; `run` is (the environment allowed, the process mode,
     the optional parts the adapter lacks)."""
     from model_checks.conform.notation import wrap
-    from model_checks.conform.report import coverage_line, safety_lines, statuses
+    from model_checks.conform.report import (
+        choices_line,
+        coverage_line,
+        safety_lines,
+        statuses,
+    )
     from model_checks.conform.traces import write_failure_traces
     from model_checks.conform.unchecked import lines as unchecked_lines
     from model_checks.conform.unchecked import lockstep_untested_lines
@@ -376,8 +381,8 @@ def _report(
         print("lockstep: every step agreed with the spec")
     print("\n".join(safety_lines(outcome, broken, required,
                                  paths.properties if paths else {}, args.adapter, allowed)))
-    print("\n".join(wrap([coverage_line(outcome, allowed), *unchecked_lines(missing),
-                           *lockstep_untested_lines()])))
+    print("\n".join(wrap([coverage_line(outcome, allowed), choices_line(outcome),
+                           *unchecked_lines(missing), *lockstep_untested_lines()])))
     if args.json:
         from model_checks.conform.traces import write_run_records
 

@@ -214,3 +214,12 @@ def coverage_line(outcome: Outcome, allowed: frozenset[str] | None) -> str:
     return (f"coverage: spec actions the lockstep steps took: {taken or 'none'}; never "
             f"taken: {never} (of the {len(possible)} the environment enables); guards that "
             f"held but were never taken (states): {held}; guards that never held: {closed}")
+
+
+def choices_line(outcome: Outcome) -> str:
+    """Which of the choices the spec allows a correct implementation (`lockstep.choices`)
+    it was seen making, and in how many steps; a choice seen only where every choice has
+    the same effect is not counted."""
+    seen = ", ".join(f"{name} x{count}" for name, count in sorted(outcome.choices.items()))
+    return ("implementation choices observed (each allowed by the spec): "
+            f"{seen or 'none (no step where the allowed choices differ)'}")

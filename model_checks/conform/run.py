@@ -98,6 +98,9 @@ class Outcome:
     guards: Counter[str] = field(default_factory=Counter)
     """Spec action name -> in how many of the runs' spec states its guard held (some
     instance of it was enabled): the guards the runs reached, taken or not."""
+    choices: Counter[str] = field(default_factory=Counter)
+    """Implementation choice the spec allows (`lockstep.choices.NAMES`) -> in how many steps
+    the implementation was seen making it (steps where the choices differed)."""
 
     @property
     def failure(self) -> Disagreement | None:
@@ -252,6 +255,7 @@ class _Tally:
         self.steps += len(run.actions)
         self.outcome.actions.update(type(a).__name__ for a in run.actions)
         self.outcome.guards.update(guards_held(self.config, run.actions))
+        self.outcome.choices.update(run.choices)
         _spec_verdicts(run, self.verdicts)
         self.outcome.note_broken(self.where, self.config, run.broken)
 

@@ -18,8 +18,9 @@ from model_checks.kernel.matrix import EXPECTED, PROPERTIES
 INTRO = (
     "The project's answer for each variant (columns) and environment (rows): every checker's "
     "evidence combined once (`model_checks/answers`; `docs/drift-combinations.md` gives the "
-    "minimal breaking environments and the proofs behind them). A break names its shortest "
-    "replayed witness inside the environment, and stands under every environment containing "
+    "minimal breaking environments and the proofs behind them). A break names the shortest "
+    "replayed witness found inside the environment (shortest on the instance that found it, "
+    "not on every instance), and stands under every environment containing "
     "the witness's; \"every instance\" is an all-instance proof, which covers every "
     "environment inside its own; any other hold names its instance (the legend at the end of "
     "the page). Every checker's own result per cell: `docs/verdicts.md`."

@@ -143,11 +143,21 @@ def _provers(entry: dict[str, Any]) -> str:
     return "; ".join(named) if named else "Z3's parametric proof"
 
 
+def _argued(entry: dict[str, Any]) -> bool:
+    """Every instance is settled by an argument from proofs (a prover named as an argument,
+    `lattice_command.FIRST_RESEND`), not by a solver's proof of the property itself."""
+    provers = entry.get("proved_by") or ()
+    return bool(provers) and all("argument" in c for c in provers)
+
+
 def answer(entry: dict[str, Any]) -> str:
     """One property's answer in words: where it breaks (who found it, at which rung or in
     which instance), or up to which rung it holds, and how complete that is."""
     if entry.get("vacuous"):
         return f"vacuous under every environment: {entry['vacuous']}"
+    if entry.get("proved_every_instance") and _argued(entry):
+        return ("holds under every environment, for every instance by an argument from "
+                f"all-instance proofs, itself no solver's ({_provers(entry)})" + _top(entry))
     if entry.get("proved_every_instance"):
         return ("holds under every environment, for all depths and every instance ("
                 f"{_provers(entry)})" + _top(entry))
@@ -251,8 +261,10 @@ def lattice_page(entries: list[dict[str, Any]],
     parts = [
         GENERATED, "", "# Minimal drift combinations that break each property", "",
         "For each variant and property: the smallest sets of drift sources under which the "
-        "property breaks, each with its shortest replayed trace (`python -m model_checks "
-        "replay PATH`), the checker and the instance that found it; or how far it holds. A "
+        "property breaks, each with the shortest replayed trace found (`python -m "
+        "model_checks replay PATH`), the checker and the rung or instance that found it: "
+        "shortest on that instance, a larger one may hold a shorter run; or how far it "
+        "holds. A "
         "break stands under every environment containing its set; a proof for every instance "
         "under an environment holds under every environment inside it. "
         "`docs/questions.md` section 1 quotes this page; how it is searched, and where each "

@@ -15,5 +15,6 @@ the rest of `model_checks` is built over it.
   `legacy_trace`, `render`), the one plain-text table (`text_table`) and the command line's
   shared exit codes (`exits`);
 - search helpers: a breadth-first search's shortest path, walked back along its parent links
-  (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`).
+  (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`;
+  the runs of the spec where it does not hold, `retry_witnesses`).
 """

@@ -272,7 +272,9 @@ class InvalidatesWholeRequest(FrontEnd):
 
 
 class AbandonInvalidates(FrontEnd):
-    """A request rejected after its update (D2) is also dropped from the shadow."""
+    """A request rejected after its update (D2) is also dropped from the shadow: every
+    identity it sent, references too. (Dropping only what its update recorded is a choice
+    the spec allows, `P0HandleRejectedUndo`; dropping a reference's entry is not.)"""
 
     def abandon(self, request_id: int) -> None:
         sent = sent_identities(self, request_id)

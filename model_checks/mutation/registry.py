@@ -187,7 +187,8 @@ MUTANTS: tuple[Entry, ...] = (
     _slip("invalidates-whole-request", "V3", "a miss reply invalidates every identity sent",
           Part.FRONT_END, "InvalidatesWholeRequest"),
     _slip("abandon-invalidates", "V3",
-          "a request rejected after its update is dropped from the shadow",
+          "a request rejected after its update is dropped from the shadow, its references too "
+          "(dropping only what it recorded is an allowed choice)",
           Part.FRONT_END, "AbandonInvalidates"),
     _slip("clear-forgets-in-flight", "V3", "P0's clear forgets the requests in flight",
           Part.FRONT_END, "ClearForgetsOutstanding"),

@@ -27,6 +27,7 @@ from spec.transitions import (
     P0ClearForReset,
     P0Handle,
     P0HandleRejected,
+    P0HandleRejectedUndo,
     P0Process,
     P0ReceiveReply,
     P0Restart,
@@ -114,6 +115,16 @@ SCENARIOS: tuple[Scenario, ...] = (
         configured("D2"),
         (submit(item("a")), P0HandleRejected(0), *round_trip(1, item("a"))),
         per_variant(V0=CRASH, V1="H1", V2="H1", V3="H1", V4="H1"),
+    ),
+    Scenario(
+        "rejected-after-update-undone",
+        ("D2",),
+        "P0 records a, then the request is rejected before it is sent, and P0 undoes its "
+        "update (the other choice the spec allows): a is gone from the shadow, so the next "
+        "request for a sends its data and nothing misses.",
+        configured("D2"),
+        (submit(item("a")), P0HandleRejectedUndo(0), *round_trip(1, item("a"))),
+        every_variant(""),
     ),
     Scenario(
         "engine-cleared-alone",

@@ -111,6 +111,7 @@ PRIORITY: tuple[str, ...] = (
     "submit",
     "p0_process",
     "p0_handle_rejected",
+    "p0_handle_rejected_undo",
     "p1_clear",
     "p1_restart",
     "p1_reset",

@@ -176,7 +176,31 @@ def run_parametric(args: argparse.Namespace) -> int:
               f"{record.instance!r} ({record.detail}; {record.seconds:.1f} s)")
     if args.json is not None:
         write_records(args.json, records)
-    return 0 if all(r.bound is None and r.verdict.value == "proved" for r in records) else 1
+    theorem = _retry_theorem(args.rlimit_certificate)
+    proved = all(r.bound is None and r.verdict.value == "proved" for r in records)
+    return 0 if proved and theorem else 1
+
+
+def _retry_theorem(rlimit: int) -> bool:
+    """Prints the undisturbed-attempt theorem's proof per variant (`retry_window.GOALS`);
+    True if every goal is proved."""
+    from model_checks.smt.prove import retry_window
+    from model_checks.smt.prove.parametric import ParametricRejected
+
+    print("Z3: the undisturbed-attempt theorem about retries for every instance "
+          "(model_checks/kernel/retries.py)")
+    proved = True
+    for goal in retry_window.GOALS:
+        where = f"  {goal.variant.name} under {retry_window.describe(goal.environment)}"
+        try:
+            proof = retry_window.prove(goal, rlimit)
+        except ParametricRejected as error:
+            print(f"{where}: unknown ({error})")
+            proved = False
+            continue
+        print(f"{where}: proved for instance 'any' ({proof.method}; assumes "
+              f"{proof.certificate}; {proof.seconds:.1f} s)")
+    return proved
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from spec.transitions.engine import P1Receive
 from spec.transitions.front_end import (
     P0Handle,
     P0HandleRejected,
+    P0HandleRejectedUndo,
     P0Process,
     P0ReceiveReply,
     P0UpdateItem,
@@ -25,6 +26,7 @@ ACTION_TYPES: tuple[type[Action], ...] = (
     P0Process,
     P0UpdateItem,
     P0HandleRejected,
+    P0HandleRejectedUndo,
     P1Receive,
     P0ReceiveReply,
     Retry,
@@ -39,6 +41,7 @@ __all__ = [
     "InvalidAction",
     "P0Handle",
     "P0HandleRejected",
+    "P0HandleRejectedUndo",
     "P0Process",
     "P0ReceiveReply",
     "P0UpdateItem",

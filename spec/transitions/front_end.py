@@ -277,6 +277,40 @@ class P0HandleRejected(Action):
     enabled_instances = candidates
 
 
+def undo_recorded(state: State, front_end: int, message: Message) -> State:
+    """Drop from the front end's shadow every entry the message's attempt recorded: an entry
+    holding the processing one of its payloads carries. Touches and evictions are not
+    undone (what they removed is gone; order is no content)."""
+    shadow = state.shadows[front_end]
+    for item in message.items:
+        entry = lru.find(shadow, item.identity)
+        if item.data is not None and entry is not None and entry.processing == item.data:
+            shadow = lru.pop(shadow, item.identity)
+    return state.with_shadow(front_end, shadow)
+
+
+@dataclass(frozen=True, slots=True)
+class P0HandleRejectedUndo(P0HandleRejected):
+    """D2, the other choice a correct front end may make: as `P0HandleRejected`, and then P0
+    undoes its shadow update for the rejected attempt, dropping every entry it recorded
+    (`undo_recorded`). Safe in every variant: removing keys from P0 only turns later
+    references into payloads. Both choices are in the spec (`enabled` lists both), so every
+    property is decided over both, and conformance accepts an implementation making either
+    (and says which it observed)."""
+
+    label = "p0_handle_rejected_undo"
+
+    def apply(self, config: Config, state: State) -> State:
+        after = handle_attempt(config, state, self.rid)
+        request = after.requests[self.rid]
+        if after.fault is not None or request.stage is not Stage.IN_FLIGHT:
+            return after
+        message = after.to_engine[-1]
+        after = undo_recorded(after.evolve(to_engine=after.to_engine[:-1]),
+                              request.front_end, message)
+        return after.with_request(request.evolve(stage=Stage.DONE, outcome=Outcome.REJECTED))
+
+
 @dataclass(frozen=True, slots=True)
 class P0Process(Action):
     """D6: P0 probes and runs the processor for an attempt; its update comes later, after other

@@ -39,6 +39,8 @@ ALLOWED: dict[str, str] = {
         "a parametric proof's witness: the sizes Z3 found, replayed on the spec",
     "model_checks/smt/prove/parametric_witness_liveness.py":
         "parametric liveness proofs' witnesses: the sizes Z3 found, replayed on the spec",
+    "model_checks/kernel/retry_witnesses.py":
+        "the retry theorem's breaks: the instances their committed traces run on",
     "model_checks/kernel/retries.py::standing_drift_config":
         "the retries study's one-identity instance, sized to show a standing miss",
     "model_checks/designs/evidence.py":

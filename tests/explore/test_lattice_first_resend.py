@@ -26,3 +26,16 @@ def test_nothing_is_derived_without_both_proofs_or_without_the_bypass() -> None:
     assert first_resend_proofs((_proof("V4", "S3", EVERY),)) == ()
     assert first_resend_proofs((_proof("V4", "L2", EVERY),)) == ()
     assert first_resend_proofs((_proof("V3", "S3", EVERY), _proof("V3", "L2", EVERY))) == ()
+
+
+def test_the_page_calls_the_first_resend_answer_an_argument_not_a_solvers_proof() -> None:
+    """The derived L4 rests on two proofs and an argument: the page does not say "for all
+    depths", which it says of a solver's proof."""
+    from model_checks.docs.lattice_page import answer
+
+    base = {"vacuous": None, "proved_every_instance": True, "holds_everywhere": False}
+    argued = answer({**base, "proved_by": [FIRST_RESEND]})
+    assert "by an argument from all-instance proofs, itself no solver's" in argued
+    assert "for all depths" not in argued
+    proved = answer({**base, "proved_by": ["z3-parametric"]})
+    assert "for all depths and every instance (Z3's parametric proof)" in proved

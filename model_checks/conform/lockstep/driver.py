@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from model_checks.conform import adapter as api
 from model_checks.conform.judged import on_agreed_trace
+from model_checks.conform.lockstep import choices
 from model_checks.conform.lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lockstep.implementation import EngineFactory, Implementation
 from model_checks.conform.lockstep.monitors import Monitors, unfinished
@@ -76,6 +77,8 @@ class Lockstep:
         self.spec_delivery: object | None = None  # set by `apply_served`: P1's receive in it
         self.before: State = self.spec.state  # the spec's state before the current step
         self.action_of_step: list[int] = []  # spec step index -> lockstep action number
+        # implementation choices observed (`choices.NAMES`) where they made a difference
+        self.choices: dict[str, int] = {}
 
     # -- the spec's run so far (`observer.SpecRun`) ------------------------------------------
 
@@ -122,14 +125,18 @@ class Lockstep:
     def apply(self, action: Action) -> None:
         """Apply `action` (enabled in the spec) to both sides and compare. `actions` gets one
         entry per spec step taken (an atomic update's item steps each), so that it is always
-        the spec's trace, step for step."""
+        the spec's trace, step for step.
+
+        Where the spec allows the implementation a choice (`choices.alternatives`: keep or
+        undo the shadow on a rejection), the implementation's step is compared with the
+        action's spec step and, if they disagree, with each alternative's: the spec's trace
+        takes the one that agrees (refinement: the implementation's step is one of the
+        spec's), `choices` counts what was observed, and only if none agrees is the first
+        disagreement raised."""
         before = self.state
-        for taken in self.spec_steps(action):
-            self.spec.state = taken.state
-            self.steps.append(taken)
-            self.actions.append(action)
-            self.action_of_step.append(len(self.actions))
-        number = len(self.actions)
+        marks = (len(self.steps), len(self.actions), len(self.action_of_step))
+        broken = dict(self.broken)
+        self._take_spec_steps(action)
         self.impl.delivery = None
         self.spec_delivery = None
         self.before = before
@@ -138,7 +145,50 @@ class Lockstep:
         if action.drift_event() is not None:
             self.monitors.drift()
         self.impl.apply(action)
-        self._compare(number, action)
+        try:
+            self._compare(len(self.actions), action)
+        except Disagreement as first:
+            action = self._alternative_agreeing(action, before, marks, broken, first)
+        observed = choices.choice_of(action)
+        others = choices.alternatives(action)
+        if observed is not None and any(
+                step(self.config, before, other) != self.state for other in others):
+            self.choices[observed] = self.choices.get(observed, 0) + 1
+
+    def _take_spec_steps(self, action: Action) -> None:
+        for taken in self.spec_steps(action):
+            self.spec.state = taken.state
+            self.steps.append(taken)
+            self.actions.append(action)
+            self.action_of_step.append(len(self.actions))
+
+    def _rewind(self, before: State, marks: tuple[int, int, int],
+                broken: dict[str, Broken]) -> None:
+        steps, actions, numbers = marks
+        del self.steps[steps:], self.actions[actions:], self.action_of_step[numbers:]
+        self.spec.state = before
+        self.broken.clear()
+        self.broken.update(broken)
+
+    def _alternative_agreeing(self, action: Action, before: State, marks: tuple[int, int, int],
+                              broken: dict[str, Broken], first: Disagreement) -> Action:
+        """The alternative of `action` whose spec step the implementation's step agrees with
+        (the spec's side rewound and re-taken with it); raises `first` if there is none,
+        with the run as `action`'s comparison left it (its broken properties too)."""
+        found = dict(self.broken)
+        for alternative in choices.alternatives(action):
+            self._rewind(before, marks, broken)
+            self._take_spec_steps(alternative)
+            for front_end in range(len(self.impl.front_ends)):  # its tags, against this step
+                self.impl.shadow_changed(front_end)
+            try:
+                self._compare(len(self.actions), alternative)
+            except Disagreement:
+                continue
+            return alternative
+        self._rewind(before, marks, found)
+        self._take_spec_steps(action)
+        raise first
 
     def served_block(self, actions: Sequence[Action]) -> bool:
         """Whether `actions` (from here) start with a round trip the implementation's own

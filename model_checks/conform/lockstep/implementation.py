@@ -276,6 +276,11 @@ class Implementation:
         """Tell the observer front end `front_end`'s shadow as it is now."""
         self.observer.shadow_changed(front_end, self.front_ends[front_end].shadow())
 
+    def shadow_changed(self, front_end: int) -> None:
+        """`_shadow_changed`, for the driver: the spec's step was re-taken as another
+        allowed choice, and its shadow's tags are paired again against it."""
+        self._shadow_changed(front_end)
+
     def _reencode(self, item: api.WireItem) -> api.Payload:
         assert item.payload is not None
         code = codec.payload_code(item.payload)
@@ -345,7 +350,9 @@ def _entry(kind: type[A], call: Callable[[Implementation, A], None]) -> tuple[ty
 
 
 def _handle(impl: Implementation, action: t.P0Handle | t.P0HandleRejected) -> None:
-    """P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2)."""
+    """P0Handle -> probe + update; P0HandleRejected (and P0HandleRejectedUndo) -> the same,
+    then abandon (D2): whether the front end keeps or undoes its update is its own choice,
+    which the driver matches to one of the two actions (`driver.Lockstep.apply`)."""
     if impl.probe(action.rid):
         impl.update(action.rid, rejected=isinstance(action, t.P0HandleRejected))
 
@@ -373,6 +380,7 @@ ACTION_CALLS: Mapping[type[Action], Call] = dict([
     _entry(t.Submit, lambda impl, a: impl.submit(a)),
     _entry(t.P0Handle, _handle),
     _entry(t.P0HandleRejected, _handle),
+    _entry(t.P0HandleRejectedUndo, _handle),
     _entry(t.P0Process, _process_only),
     _entry(t.P0UpdateItem, lambda impl, a: impl.update_item(a.rid)),
     _entry(t.P1Receive, lambda impl, a: impl.receive(a.index)),

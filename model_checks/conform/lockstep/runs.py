@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
+from model_checks.conform.lockstep import choices
 from model_checks.conform.lockstep.disagreement import Disagreement, NotFollowed
 from model_checks.conform.lockstep.driver import Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
@@ -115,7 +116,7 @@ def choose(config: Config, state: State, rng: random.Random) -> Action | None:
         return None
     by_label: dict[str, list[Action]] = {}
     for action_type in ACTION_TYPES:
-        if action_type is Submit:
+        if action_type is Submit or action_type in choices.MATCHED:
             continue
         for action in action_type.candidates(config, state):
             if is_enabled(config, state, action):

@@ -205,7 +205,8 @@ def _handle(config: Config, state: State, action: Action) -> Footprint:
 
 
 def _rejected(config: Config, state: State, action: Action) -> Footprint:
-    # The message it appends is removed in the same step: to_engine is untouched.
+    # The message it appends is removed in the same step: to_engine is untouched. The undoing
+    # choice (`P0HandleRejectedUndo`) writes the same shadow, and nothing else.
     rid = _as(t.P0HandleRejected, action).rid
     return _p0_attempt(config, state, rid, _P0Step(sends_to=None, drift=True))
 
@@ -369,6 +370,8 @@ RULES: dict[type[Action], Rules] = {
                           _update_enabling),
     t.P0HandleRejected: Rules(_per_request(t.P0HandleRejected), _rejected, _in(("ends",)),
                               _request_step),
+    t.P0HandleRejectedUndo: Rules(_per_request(t.P0HandleRejectedUndo), _rejected,
+                                  _in(("ends",)), _request_step),
     t.P1Receive: Rules(_receives, _receive, _in(("receive",)), _receive_enabling),
     t.P0ReceiveReply: Rules(_once(t.P0ReceiveReply), _receive_reply, _in(("reply",), ("ends",)),
                             _needs(("receive",))),  # no reply: P1 must answer a message

@@ -309,6 +309,31 @@ def p0_handle_rejected(fe: int) -> Relation:
     return relation
 
 
+@per_front_end(t.P0HandleRejectedUndo)
+def p0_handle_rejected_undo(fe: int) -> Relation:
+    """D2, the front end that undoes: as `p0_handle_rejected`, then every shadow entry
+    holding a processing the message carried as a payload is dropped
+    (`spec...front_end.undo_recorded`)."""
+    def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
+        guard, after = p0_handle(fe)(enc, p, s, a)
+        sent = z3.And(after["fault"] == FaultCode.NONE,
+                      req(after, enc, "stage", a.rid) == StageCode.IN_FLIGHT)
+        undone = dict(after)
+        side = shadow_side(fe)
+        for j in range(enc.m):
+            ident = req_item(after, enc, "id", a.rid, j)
+            data = read(after, enc, msg_name, item("data", j), a.rid)
+            recorded = z3.And(item_exists(enc, after, a.rid, j), data != NONE_PID,
+                              lru.present(after, side, ident, enc.k),
+                              lru.field_of(after, side, "pid", ident, enc.k) == data)
+            undone = lru.merge(recorded, lru.pop(undone, side, ident, enc.k), undone)
+        write(undone, enc, msg_name, a.rid, pend=z3.BoolVal(False))
+        set_req(undone, enc, a.rid, stage=z3.IntVal(StageCode.DONE),
+                outcome=z3.IntVal(OutcomeCode.REJECTED))
+        return guard, lru.merge(sent, undone, after)
+    return relation
+
+
 @per_front_end(t.P0Process)
 def p0_process(fe: int) -> Relation:
     """D6: probe and process only; the work is kept in the request's slots."""

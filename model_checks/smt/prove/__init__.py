@@ -18,5 +18,8 @@ proofs:
   LRU states; `parametric_liveness`: L1-L3 as safety over the model with history variables;
 - where those proofs fail, real breaks on larger instances, each replayed before the drift
   lattice takes it as evidence: `parametric_witness` (V2's S1 under D7 alone) and
-  `parametric_witness_liveness` (L1-L3).
+  `parametric_witness_liveness` (L1-L3);
+- `retry_window`: the undisturbed-attempt theorem about retries
+  (`model_checks.kernel.retries`), a symbolic run of the window over uninterpreted sorts;
+  `prove --parametric` prints it after the matrix's goals (it is no matrix property).
 """

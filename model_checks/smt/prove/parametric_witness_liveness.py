@@ -68,7 +68,8 @@ def _item(identity: str, version: int = 0, data: bool = True) -> ClientItem:
 @dataclass(frozen=True)
 class Witness:
     """A run that breaks `property` under `config`'s environment in each of `variants` at
-    its last step; `failing_step` is the step of the proof it confirms."""
+    its last step; `failing_step` is the step of the proof it confirms; its trace files are
+    kept under `folder`."""
 
     name: str
     property: str
@@ -76,6 +77,7 @@ class Witness:
     config: Config
     actions: tuple[Action, ...]
     failing_step: str
+    folder: str = "docs/results/every-instance"
 
     def config_for(self, variant: Variant) -> Config:
         return replace(self.config, variant=variant)
@@ -86,7 +88,7 @@ class Witness:
     def path(self, variant: Variant) -> Path:
         env = "+".join(d.value for d in sorted(self.config.environment,
                                                 key=lambda d: int(d.value[1:])))
-        return Path(f"docs/results/every-instance/{variant.name}_{env}_{self.property}.json")
+        return Path(self.folder) / f"{variant.name}_{env}_{self.property}.json"
 
     def trace_json(self, variant: Variant) -> dict[str, Any]:
         """The run as a replayable trace file, breaking the property at its last step."""
@@ -199,10 +201,10 @@ WITNESSES: tuple[Witness, ...] = (
 )
 
 
-def write(root: Path = Path(".")) -> list[Path]:
+def write(root: Path = Path("."), witnesses: tuple[Witness, ...] = WITNESSES) -> list[Path]:
     """Write every witness's trace file, one per variant, under `root`; returns the paths."""
     written = []
-    for witness in WITNESSES:
+    for witness in witnesses:
         for variant in witness.variants:
             target = root / witness.path(variant)
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,40 @@
+"""Where the spec lets a correct implementation choose: each choice is a spec action, the
+alternatives of one step are actions with the same arguments, and a lockstep run matches the
+implementation's step to whichever of them it agrees with (`driver.Lockstep.apply`).
+
+The one choice so far: on a rejection after P0's update (D2), P0 keeps its shadow update
+(`P0HandleRejected`) or undoes it, dropping what the attempt recorded
+(`P0HandleRejectedUndo`). The spec enables both, so every property is decided over both.
+"""
+
+from __future__ import annotations
+
+from spec import Action
+from spec import transitions as t
+
+NAMES: dict[type[Action], str] = {
+    t.P0HandleRejected: "keeps its shadow update on a rejection (D2)",
+    t.P0HandleRejectedUndo: "undoes its shadow update on a rejection (D2)",
+}
+"""Each choice's action class, and what an implementation making it does."""
+
+_GROUPS: tuple[tuple[type[Action], ...], ...] = (
+    (t.P0HandleRejected, t.P0HandleRejectedUndo),
+)
+
+MATCHED: frozenset[type[Action]] = frozenset(g for group in _GROUPS for g in group[1:])
+"""The choices a random walk never picks: it picks each group's first, and the driver
+matches the implementation's step to the choice it made (so walks drive the same steps
+whatever the implementation chooses)."""
+
+
+def alternatives(action: Action) -> tuple[Action, ...]:
+    """The other choices of `action`'s step, with its arguments (none if it is no choice)."""
+    kind = type(action)
+    group = next((g for g in _GROUPS if kind in g), ())
+    return tuple(other(**action.arguments()) for other in group if other is not kind)
+
+
+def choice_of(action: Action) -> str | None:
+    """The choice `action` stands for (None: the step is no choice)."""
+    return NAMES.get(type(action))
