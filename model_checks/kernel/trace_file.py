@@ -56,6 +56,7 @@ def config_to_json(config: Config) -> dict[str, Any]:
         "max_items": config.max_items,
         "front_ends": config.front_ends,
         "engines": config.engines,
+        "duplicates": config.duplicates,
     }
 
 
@@ -88,6 +89,7 @@ def config_from_json(data: Mapping[str, Any]) -> Config:
         max_items=data["max_items"],
         front_ends=data["front_ends"],
         engines=data.get("engines", 1),
+        duplicates=data.get("duplicates", False),
     )
 
 

@@ -114,6 +114,7 @@ MUTANTS: tuple[Entry, ...] = (
     _spec("untagged", "V3", "S1 S4", "UNTAGGED"),
     _spec("no-late-miss-reprocess", "V3", "S3 L4", "NO_LATE_MISS_REPROCESS"),
     _spec("resends-use-shadow", "V4", "L1 L2", "RESENDS_USE_SHADOW"),
+    _spec("references-before-own-payload", "V3", "H1 L2 L3 L4", "REFERENCES_BEFORE_OWN_PAYLOAD"),
     # -- the reference: the bugs of the system's history -------------------------------------
     _history("engine-asserts", "V3", "an assertion instead of the miss error (vllm#31404)",
              Part.RECEIVER, "AssertingReceiver"),
