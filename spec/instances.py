@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from spec.config import Config, Content, ItemSize
 from spec.drift import Drift, Needs, needs_of
@@ -72,11 +73,13 @@ class Instance:
         each at its sizes here, and every bound at most this instance's (a larger bound asked
         for is this instance's); retries set to `cut.retries` where given."""
         kept = self.identities[: cut.identities or len(self.identities)]
-        bounds = {name: min(value, getattr(self, name)) for name, value in cut.bounds().items()}
+        bounds: dict[str, Any] = {name: min(value, getattr(self, name))
+                                  for name, value in cut.bounds().items()}
+        if cut.retries is not None:
+            bounds["max_retries"] = cut.retries
         return replace(
             self, identities=kept,
-            sizes=tuple(s for s in self.sizes if s.content.identity in kept),
-            **bounds, **({} if cut.retries is None else {"max_retries": cut.retries}),
+            sizes=tuple(s for s in self.sizes if s.content.identity in kept), **bounds,
         )
 
 

@@ -74,16 +74,16 @@ class Variant:
     # processed again and recorded afresh, whatever the shadow holds (V4). A resend then holds
     # no reference, so P1 cannot answer it with a miss, whatever drifted since.
     resends_bypass_shadow: bool = False
+    # P0 and P1 touch every identity of the request before the per-item updates.
+    touches_first: bool = True
+    shadow_lru: LruFlaw = LruFlaw.NONE
+    receiver_lru: LruFlaw = LruFlaw.NONE
     # With references first: a reference to an identity whose payload the same message also
     # carries (a request naming one identity twice: P0 recorded the first occurrence's payload,
     # then the second occurrence hit it) is resolved among the payloads, in request order,
     # after that payload, which is the order P0 updated them in. False is the mutant that
     # resolves every reference first: that reference then misses at every attempt.
     references_after_own_payload: bool = True
-    # P0 and P1 touch every identity of the request before the per-item updates.
-    touches_first: bool = True
-    shadow_lru: LruFlaw = LruFlaw.NONE
-    receiver_lru: LruFlaw = LruFlaw.NONE
 
     def __repr__(self) -> str:
         return _REPR_BY_VALUE.get(self, _field_repr(self))
