@@ -122,7 +122,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
     """The receiver (P1). ``budget`` in bytes, the same as the sender's.
 
     Extension points (hooks a subclass may override, ``reference.extension``): ``_validate``,
-    and the variation points ``_lookup_reference``, ``_tag_matches``, ``_accept_payload``.
+    ``_resolution_order``, and the variation points ``_lookup_reference``, ``_tag_matches``,
+    ``_accept_payload``.
     """
 
     def __init__(self, budget: int, *, variant: Variant = DEFAULT_VARIANT) -> None:
@@ -158,7 +159,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             else:
                 served = [None] * count
                 resolve_one = self._resolve_one
-                for index in self._order(items, sizes):
+                for index in self._resolution_order(items, sizes):
                     served[index] = resolve_one(items[index], sizes[index], kept[index])
         if None not in served:
             return Resolution(tuple([
@@ -174,7 +175,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         ]))
         return Resolution(inputs, missed)
 
-    def _order(self, items: tuple[WireItem, ...], sizes: list[int]) -> Sequence[int]:
+    def _resolution_order(self, items: tuple[WireItem, ...], sizes: list[int]
+                          ) -> Sequence[int]:
         """``resolution_order``, without building the partition when it is the identity
         (references are the items of size 0: a payload is charged at least 1 byte). A
         reference to an identity whose payload the same request carries (one identity named

@@ -255,9 +255,10 @@ class ReferencesBeforeOwnPayload(ReceiverCache):
     the second item's reference is resolved before the first item's payload caches it, so it
     misses at every attempt (until a V4 resend, all payloads)."""
 
-    def _order(self, items: tuple[WireItem, ...], sizes: list[int]) -> Sequence[int]:
+    def _resolution_order(self, items: tuple[WireItem, ...], sizes: list[int]
+                          ) -> Sequence[int]:
         if not self.variant.references_first:
-            return super()._order(items, sizes)
+            return super()._resolution_order(items, sizes)
         return ordered(self.variant, [item.payload is None for item in items])
 
 
