@@ -313,6 +313,8 @@ def _command(args: argparse.Namespace) -> str:
                           ("--items", args.items), ("--reused-bytes", args.reused_bytes)):
         if value is not None:
             parts.append(f"{option} {value}")
+    if getattr(args, "duplicates", False):
+        parts.append("--duplicates")
     if args.parametric:
         parts.append("--parametric")
     if args.resume is not None:
