@@ -28,8 +28,13 @@ def check_identity(identity: object) -> str:
     return identity
 
 
-def check_identities(identities: Iterable[object]) -> tuple[str, ...]:
-    """Every identity valid, and none twice (one request names each item once).
+def check_identities(identities: Iterable[object], *, distinct: bool = True
+                     ) -> tuple[str, ...]:
+    """Every identity valid, and (``distinct``) none twice.
+
+    A request may name one identity twice (the same image twice in one prompt, two equal
+    images): its items are checked with ``distinct=False``. A miss reply and an invalidation
+    list each identity once (``DuplicateIdentityError`` otherwise).
 
     ``identities`` is a collection of identities: a tuple, a list, a set, any iterable but
     a str or bytes (a bare ``"img"`` is one identity, not the three ``i``, ``m``, ``g``).
@@ -42,11 +47,11 @@ def check_identities(identities: Iterable[object]) -> tuple[str, ...]:
     for identity in checked:
         if type(identity) is not str or not identity:  # the common case costs one test
             check_identity(identity)
-    if len(checked) > 1 and len(set(checked)) != len(checked):
+    if distinct and len(checked) > 1 and len(set(checked)) != len(checked):
         counts = Counter(checked)  # linear: one request may name thousands of identities
         twice = sorted(identity for identity, count in counts.items() if count > 1)
         raise DuplicateIdentityError(
-            f"got identities {short_list(twice)} more than once in one request, "
+            f"got identities {short_list(twice)} more than once in one list, "
             "expected each identity at most once"
         )
     return checked

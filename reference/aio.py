@@ -71,7 +71,7 @@ from reference.errors import (
     MultiModalCacheMissError,
     describe,
 )
-from reference.frontend import FrontEnd, ProbedRequest
+from reference.frontend import FrontEnd, ProbedRequest, repeated_contents
 from reference.items import ProcessedItem, Processor, run_processor
 from reference.lru import CacheStats
 from reference.messages import Message, ModelInput, Reply, Request
@@ -133,10 +133,13 @@ class AsyncFrontEnd:
         """Steps 1-2 of P0; other requests run while the missed items are processed."""
         hits = self._front_end.probe_shadow(request)
         processed = {}
-        for item in request.items:
-            if item.identity not in hits:
+        for item in request.items:  # an identity named twice: its first item's content
+            if item.identity not in hits and item.identity not in processed:
                 processed[item.identity] = await self._process(item.content)
-        return self._front_end.record_probed(request, hits, processed)
+        repeats = {}
+        for index in repeated_contents(request.items, hits):
+            repeats[index] = await self._process(request.items[index].content)
+        return self._front_end.record_probed(request, hits, processed, repeats)
 
     async def update(self, probed: ProbedRequest) -> Message:
         """Step 3 of P0: process late misses (awaited), then update the shadow atomically.
@@ -148,15 +151,22 @@ class AsyncFrontEnd:
         front_end = self._front_end
         if not front_end._is_probed(probed) or not self.variant.late_miss_reprocess:
             return front_end.update(probed)  # rejected there; or V0-V2: asserts, as modelled
-        lost = [item for item in probed.request.items
+        items = probed.request.items
+        lost = [item for item in items
                 if item.identity in probed.hits and item.identity not in self.sender]
         if any(item.content is None for item in lost):
             return front_end.update(probed)  # a UUID-only late miss: rejected, nothing processed
         late = {}
-        for item in lost:
-            late[item.identity] = await self._process(item.content)
+        for item in lost:  # an identity named twice: its first item's content
+            if item.identity not in late:
+                late[item.identity] = await self._process(item.content)
+        late_repeats = {}
+        lost_identities = frozenset(late)
+        for index in repeated_contents(items, probed.hits - lost_identities):
+            if items[index].identity in lost_identities:
+                late_repeats[index] = await self._process(items[index].content)
         if late:
-            probed = front_end._with_late(probed, late)
+            probed = front_end._with_late(probed, late, late_repeats)
         return front_end.update(probed)
 
     async def prepare(self, request: Request) -> Message:

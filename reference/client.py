@@ -43,8 +43,8 @@ def retry(
     """Send ``request``; on ``MultiModalCacheMissError`` resend it, at most ``max_retries`` times.
 
     Every resend carries the data and is marked as a resend: ``request.with_media(media)``
-    (the request's own content, plus ``media[identity]`` for the items ``media`` names,
-    UUID-only ones included) with ``resend=True`` (``next_attempt``). Retried:
+    (each item's own content; ``media[identity]`` for the UUID-only items ``media`` names)
+    with ``resend=True`` (``next_attempt``). Retried:
     the miss error, and a ``MissingMediaError`` (P0 lost a UUID-only item) when ``media``
     holds every identity it names and the attempt did not carry them yet; a resend counts
     against ``max_retries`` either way. Any other error propagates at once. After the last

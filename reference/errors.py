@@ -121,7 +121,8 @@ class UnsupportedTensorError(InvalidPayloadError):
 
 
 class DuplicateIdentityError(BadInputValueError):
-    """One request names the same identity twice."""
+    """A list that names each identity once (a miss reply's, an invalidation's) names one
+    twice. A request may name one identity twice: that is no error."""
 
 
 class UnknownRequestError(BadInputValueError):

@@ -75,6 +75,10 @@ EXTENSION_POINTS: Mapping[type, Mapping[str, str]] = {
         "_accept_payload": "the payload a payload item is served, cached if it fits: the "
                            "item's (the payload wins), or an unedited cached entry's (the cache "
                            "wins: V0, V1)",
+        "_resolution_order": "the order a request's items are resolved in (indices): request "
+                             "order, or with references first the references whose identity "
+                             "no payload of the request carries, then the rest in request "
+                             "order",
     },
 }
 """The hooks, by class: name -> the contract an override keeps."""

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 from reference._validate import (
@@ -73,7 +75,7 @@ from reference.sender import SenderCache
 from reference.tags import TagSource
 from reference.variants import DEFAULT_VARIANT, Variant
 
-__all__ = ["FrontEnd", "ProbedRequest"]
+__all__ = ["FrontEnd", "ProbedRequest", "processed_item", "repeated_contents"]
 
 _new_tuple = _new_outgoing = tuple.__new__  # named tuples without their __new__ frame
 
@@ -81,12 +83,42 @@ _new_tuple = _new_outgoing = tuple.__new__  # named tuples without their __new__
 @compared_by_identity
 class ProbedRequest(NamedTuple):
     """A request between ``probe`` and ``update``: its id, what hit, what was processed.
-    (A named tuple for speed, compared by identity: see ``reference.messages``.)"""
+    (A named tuple for speed, compared by identity: see ``reference.messages``.)
+
+    ``processed``: per missed identity, the processing of its first item. ``repeats``: per
+    item index, the processing of a later item of an identity the request names twice whose
+    content is another object than the first item's (under identity reuse, another content;
+    an equal object is the same content, processed once: the processor is deterministic).
+    ``processed_item`` reads both."""
 
     request_id: int
     request: Request
     hits: frozenset[str]
     processed: dict[str, ProcessedItem]
+    repeats: Mapping[int, ProcessedItem] = MappingProxyType({})
+
+
+def processed_item(probed: ProbedRequest, index: int) -> ProcessedItem | None:
+    """The processing of item ``index`` of ``probed``'s request (None: a probed hit)."""
+    repeats = probed.repeats
+    if repeats and index in repeats:
+        return repeats[index]
+    return probed.processed.get(probed.request.items[index].identity)
+
+
+def repeated_contents(items: tuple[RequestItem, ...], hits: frozenset[str]) -> list[int]:
+    """The indices of the missed items whose identity an earlier item names with another
+    content object: each is processed on its own (``ProbedRequest.repeats``)."""
+    first: dict[str, object] = {}
+    repeated = []
+    for index, item in enumerate(items):
+        if item.identity in hits:
+            continue
+        if item.identity not in first:
+            first[item.identity] = item.content
+        elif item.content is not first[item.identity]:
+            repeated.append(index)
+    return repeated
 
 
 class _RequestRecords:
@@ -108,15 +140,17 @@ class _RequestRecords:
             return type(request_id) is int and self._probed.get(request_id) is probed
 
     def _with_late(
-        self, probed: ProbedRequest, late: dict[str, ProcessedItem]
+        self, probed: ProbedRequest, late: dict[str, ProcessedItem],
+        late_repeats: dict[int, ProcessedItem] | None = None,
     ) -> ProbedRequest:
         """Replace the record ``probed`` by one that also carries ``late``, the items the
-        caller processed for probed hits the shadow lost (the asyncio front end's, awaited);
+        caller processed for probed hits the shadow lost (the asyncio front end's, awaited;
+        ``late_repeats``: per index, a later item of such an identity with another content);
         the update uses them only where the shadow still misses. Raises as ``update`` does
         if ``probed`` is not a probed request of this front end."""
         replacement = _new_tuple(ProbedRequest, (
             probed.request_id, probed.request, probed.hits - late.keys(),
-            {**late, **probed.processed}))
+            {**late, **probed.processed}, {**(late_repeats or {}), **probed.repeats}))
         with self._lock:
             if self._probed.get(probed.request_id) is not probed:
                 raise UnknownRequestError(
@@ -144,8 +178,9 @@ class _RequestRecords:
                 f"got a message of request {message.request_id!r}, expected one of the "
                 f"{len(self._outstanding)} outstanding requests"
             )
-        if type(items) is not tuple or len(items) != len(sent) or any(
-                getattr(item, "identity", None) not in sent for item in items):
+        if type(items) is not tuple or len(items) < len(sent) or any(
+                getattr(item, "identity", None) not in sent for item in items) or (
+                len(items) != len(sent) and len({item.identity for item in items}) != len(sent)):
             raise BadInputValueError(
                 f"got a message of request {message.request_id} whose items are not "
                 "the ones this front end sent, expected the message update returned"
@@ -243,11 +278,12 @@ class FrontEnd(_RequestRecords):
                 hits = sender._lru.present(identities)
                 if len(hits) == len(items):  # every item hit: recorded at once
                     request_id = next(self._ids)
-                    probed = _new_tuple(ProbedRequest, (request_id, request, hits, {}))
+                    probed = _new_tuple(ProbedRequest, (request_id, request, hits, {}, {}))
                     self._probed[request_id] = probed
                     return probed
             finally:
                 lock.release()
+        repeats: dict[int, ProcessedItem] = {}
         if len(hits) == len(items):  # every item hit: nothing to process
             processed: dict[str, ProcessedItem] = {}
         else:
@@ -255,11 +291,16 @@ class FrontEnd(_RequestRecords):
             if uuid_only:
                 raise MissingMediaError(uuid_only)
             processor = self._processor
-            processed = {item.identity: run_processor(processor, item.content)
-                         for item in items if item.identity not in hits}
+            processed = {}
+            for item in items:  # an identity named twice: its first item's content
+                if item.identity not in hits and item.identity not in processed:
+                    processed[item.identity] = run_processor(processor, item.content)
+            if len(processed) + len(hits) != len(items):  # one identity named twice
+                repeats = {index: run_processor(processor, items[index].content)
+                           for index in repeated_contents(items, hits)}
         with self._lock:
             request_id = next(self._ids)
-            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed, repeats))
             self._probed[request_id] = probed
         return probed
 
@@ -277,26 +318,32 @@ class FrontEnd(_RequestRecords):
         return hits
 
     def record_probed(
-        self, request: Request, hits: frozenset[str], processed: dict[str, ProcessedItem]
+        self, request: Request, hits: frozenset[str], processed: dict[str, ProcessedItem],
+        repeats: dict[int, ProcessedItem] | None = None,
     ) -> ProbedRequest:
         """Give the probed request its id and record it (the only change ``probe`` makes).
 
         ``hits`` and ``processed`` must split the request's identities: every identity is a
         hit or has its processed item, not both (a V4 resend: no hits, every item processed);
-        anything else is rejected, changing nothing.
+        ``repeats`` (``ProbedRequest.repeats``) must name exactly the items
+        ``repeated_contents`` lists. Anything else is rejected, changing nothing.
         """
         _check_request(request)
         if type(processed) is not dict:
             check_instance("processed items", processed, dict)
         processed = dict(processed)  # P0's own: a later change to the caller's changes nothing
+        repeats = {} if repeats is None else repeats
+        if type(repeats) is not dict:
+            check_instance("repeated items", repeats, dict)
+        repeats = dict(repeats)
         if type(hits) is not frozenset:
             check_instance("hits", hits, frozenset)
             hits = frozenset(hits)
-        _check_probed_parts(request, hits, processed)
+        _check_probed_parts(request, hits, processed, repeats)
         _reject_resend_hits(hits, self._sender, request)
         with self._lock:
             request_id = next(self._ids)
-            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed))
+            probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed, repeats))
             self._probed[request_id] = probed
         return probed
 
@@ -315,7 +362,7 @@ class FrontEnd(_RequestRecords):
         """
         if type(probed) is not ProbedRequest:
             check_exact("probed request", probed, ProbedRequest)
-        request_id, request, hits, processed = probed
+        request_id, request, hits, processed, _ = probed
         if type(request_id) is not int:
             check_request_id(request_id)
         sender: SenderCache | None = self._sender
@@ -343,7 +390,7 @@ class FrontEnd(_RequestRecords):
             self._outstanding[request_id] = sent
         finally:
             lock.release()
-        outgoing = _outgoing(items, processed)
+        outgoing = _outgoing(items, processed, probed.repeats)
         bypass = request.resend and self._sender._bypasses_shadow(True)  # V4: all processed
         try:
             if sender is not None:  # validated when probed: the sender's checks skipped
@@ -427,9 +474,13 @@ class FrontEnd(_RequestRecords):
         return self._sender.stats()
 
 
-def _outgoing(items: tuple[RequestItem, ...], processed: dict[str, ProcessedItem]
-              ) -> tuple[Outgoing, ...]:
+def _outgoing(items: tuple[RequestItem, ...], processed: dict[str, ProcessedItem],
+              repeats: Mapping[int, ProcessedItem]) -> tuple[Outgoing, ...]:
     """The request's items on their way to the sender cache, in request order."""
+    if repeats:
+        return tuple([_new_outgoing(Outgoing, (
+            item.identity, repeats[index] if index in repeats else processed.get(item.identity),
+            item.content)) for index, item in enumerate(items)])
     if processed:
         get = processed.get
         return tuple([_new_outgoing(Outgoing, (item.identity, get(item.identity), item.content))
@@ -441,21 +492,19 @@ def _outgoing(items: tuple[RequestItem, ...], processed: dict[str, ProcessedItem
 
 
 def _request_identities(items: tuple[RequestItem, ...]) -> list[str]:
-    """The identities of a checked request's items, each checked, none twice (one pass and
-    one set: linear in the request)."""
+    """The identities of a checked request's items, each checked (one may come twice: the
+    same image twice in one prompt)."""
     identities = [item.identity for item in items]
     for identity in identities:
         if type(identity) is not str or not identity:
             check_identity(identity)
-    if len(identities) > 1 and len(set(identities)) != len(identities):
-        check_identities(identities)  # raises the duplicate error
     return identities
 
 
 def _shadow_hits(sender: SenderCache, identities: list[str], resend: bool) -> frozenset[str]:
     """The identities the shadow holds; none for a V4 resend (checked, the shadow not read)."""
     if resend and sender._bypasses_shadow(True):
-        check_identities(identities)  # what the probe checks
+        check_identities(identities, distinct=False)  # what the probe checks
         return frozenset()
     return sender.probe(identities)
 
@@ -491,10 +540,11 @@ def _check_request(request: Request) -> tuple[RequestItem, ...]:
 
 
 def _check_probed_parts(
-    request: Request, hits: object, processed: object
+    request: Request, hits: object, processed: object, repeats: dict[int, ProcessedItem]
 ) -> None:
     """``hits`` a frozenset and ``processed`` a dict of ``ProcessedItem`` that together name
-    each identity of ``request`` exactly once."""
+    each identity of ``request`` exactly once; ``repeats`` a dict of ``ProcessedItem`` for
+    exactly the items ``repeated_contents`` lists."""
     if type(hits) is not frozenset:
         check_instance("hits", hits, frozenset)
     if type(processed) is not dict:
@@ -502,11 +552,21 @@ def _check_probed_parts(
     for identity, item in processed.items():  # type: ignore[attr-defined]
         if type(item) is not ProcessedItem:
             check_exact(f"processed item of {short(identity)!r}", item, ProcessedItem)
-    identities = check_identities([item.identity for item in request.items])
+    identities = frozenset(check_identities([item.identity for item in request.items],
+                                            distinct=False))
     if len(hits) + len(processed) != len(identities) or any(  # type: ignore[arg-type]
             (identity in hits) == (identity in processed)  # type: ignore[operator]
             for identity in identities):
         raise BadInputValueError(
             "got hits and processed items that do not split the request's identities, "
             "expected each identity a hit or processed, not both"
+        )
+    for index, item in repeats.items():
+        if type(item) is not ProcessedItem:
+            check_exact(f"repeated item {describe(index)}", item, ProcessedItem)
+    expected = repeated_contents(request.items, hits)  # type: ignore[arg-type]
+    if sorted(repeats) != expected:
+        raise BadInputValueError(
+            f"got repeated items at {sorted(repeats)!r}, expected them at {expected!r} (the "
+            "items whose identity an earlier item names with another content)"
         )

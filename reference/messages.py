@@ -94,10 +94,12 @@ class Request:
         return tuple(item.identity for item in self.items)
 
     def with_media(self, media: Mapping[str, object] | None = None) -> Request:
-        """This request with ``media[identity]`` attached to every item ``media`` names.
+        """This request with ``media[identity]`` attached to every UUID-only item ``media``
+        names.
 
-        Items that already carry content keep it unless ``media`` names them; the resend
-        mark is kept.
+        Items that already carry content keep it (a request may name one identity twice,
+        under identity reuse with two contents: a mapping by identity cannot say which is
+        which, the items can); the resend mark is kept.
         """
         if media is not None and not isinstance(media, Mapping):
             raise BadInputTypeError(
@@ -107,7 +109,8 @@ class Request:
             if not media:
                 return self
             items = tuple(
-                replace(item, content=media[item.identity]) if item.identity in media else item
+                replace(item, content=media[item.identity])
+                if item.content is None and item.identity in media else item
                 for item in self.items
             )
         except Exception as error:  # a mapping whose lookups raise: user code, rejected

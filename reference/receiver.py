@@ -103,7 +103,8 @@ def _stamp(leaves: tuple[torch.Tensor, ...]) -> int:
 
 class Resolution(NamedTuple):
     """The outcome of resolving one request: inputs for the items that did not miss, in
-    request order, and the missed identities, in request order."""
+    request order, and the missed identities, in request order, each once (a request may
+    name one identity twice)."""
 
     inputs: tuple[ModelInput, ...]
     missed: tuple[str, ...]
@@ -121,7 +122,8 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
     """The receiver (P1). ``budget`` in bytes, the same as the sender's.
 
     Extension points (hooks a subclass may override, ``reference.extension``): ``_validate``,
-    and the variation points ``_lookup_reference``, ``_tag_matches``, ``_accept_payload``.
+    ``_resolution_order``, and the variation points ``_lookup_reference``, ``_tag_matches``,
+    ``_accept_payload``.
     """
 
     def __init__(self, budget: int, *, variant: Variant = DEFAULT_VARIANT) -> None:
@@ -157,7 +159,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             else:
                 served = [None] * count
                 resolve_one = self._resolve_one
-                for index in self._order(items, sizes):
+                for index in self._resolution_order(items, sizes):
                     served[index] = resolve_one(items[index], sizes[index], kept[index])
         if None not in served:
             return Resolution(tuple([
@@ -168,18 +170,24 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
             _new_input(ModelInput, (item.identity, payload, item.placeholders))
             for item, payload in zip(items, served, strict=True) if payload is not None
         )
-        missed = tuple(
+        missed = tuple(dict.fromkeys([  # an identity named twice is listed once
             item.identity for item, payload in zip(items, served, strict=True) if payload is None
-        )
+        ]))
         return Resolution(inputs, missed)
 
-    def _order(self, items: tuple[WireItem, ...], sizes: list[int]) -> Sequence[int]:
+    def _resolution_order(self, items: tuple[WireItem, ...], sizes: list[int]
+                          ) -> Sequence[int]:
         """``resolution_order``, without building the partition when it is the identity
-        (references are the items of size 0: a payload is charged at least 1 byte)."""
+        (references are the items of size 0: a payload is charged at least 1 byte). A
+        reference to an identity whose payload the same request carries (one identity named
+        twice) goes with the payloads, after it: the sender recorded that payload, then hit
+        it, and the receiver resolves them in that order, so the reference finds it."""
         references = sizes.count(0)
         if references in (0, len(items)) or not self._variant.references_first:
             return range(len(items))
-        return ordered(self._variant, [item.payload is None for item in items])
+        carried = {item.identity for item in items if item.payload is not None}
+        return ordered(self._variant, [item.payload is None and item.identity not in carried
+                                       for item in items])
 
     def miss_error(self, identities: Sequence[str], request_id: int | None = None) -> CacheError:
         """The error for these missed identities: retryable, or V0's assertion."""
@@ -201,7 +209,6 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         sizes = _Sizes()
         kept: list[TensorTree | None] = []
         sizes.kept = kept
-        seen: set[str] = set()
         budget = self._lru.budget
         for item in items:
             if type(item) is not WireItem:
@@ -213,7 +220,6 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
                 check_exact(f"placeholders of {short(identity)!r}", placeholders, Placeholders)
             if not (type(tag) is int and 0 <= tag < _TAG_LIMIT if tagged else tag is None):
                 check_tag(tag, tagged, identity)
-            seen.add(identity)
             if payload is None:
                 sizes.append(0)
                 kept.append(None)
@@ -221,8 +227,6 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
                 frozen, charge = prepare_payload(payload, budget)
                 sizes.append(charge)
                 kept.append(frozen)
-        if len(seen) != len(items):
-            check_identities([item.identity for item in items])
         return sizes
 
     def _kept(self, items: tuple[WireItem, ...], sizes: list[int]) -> list[TensorTree | None]:

@@ -107,7 +107,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
                 type(identities[0]) is str and identities[0]):
             checked: Sequence[str] = identities  # the common request, checked inline
         else:
-            checked = check_identities(identities)
+            checked = check_identities(identities, distinct=False)
         with self._lock:
             return self._lru.present(checked)
 
@@ -338,8 +338,8 @@ def _references(
 
 
 def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
-    """Every element an ``Outgoing`` with a valid identity and item, no identity twice;
-    returns the identities, in order."""
+    """Every element an ``Outgoing`` with a valid identity and item (one identity may come
+    twice: a request naming the same image twice); returns the identities, in order."""
     identities: list[str] = []
     for each in outgoing:
         if type(each) is not Outgoing:
@@ -350,8 +350,6 @@ def _validate_outgoing(outgoing: tuple[Outgoing, ...]) -> list[str]:
         if item is not None and type(item) is not ProcessedItem:
             check_exact("item", item, ProcessedItem)
         identities.append(identity)
-    if len(identities) > 1 and len(set(identities)) != len(identities):
-        check_identities(identities)
     return identities
 
 

@@ -55,6 +55,10 @@ class Config:
     max_requests: how many requests the client submits in a run (bounds the state space).
     max_items: the most items one request carries.
     front_ends: how many front ends share the engine (2 only under D5).
+    duplicates: a request may name one identity more than once, as real traffic does (the
+        same image twice in one prompt, or two equal images: equal content hashes; under D7
+        one identity with two contents). No drift source: the protocol must serve it. False
+        keeps every request's identities distinct (a smaller instance, not another system).
     engines: how many engines one front end's router spreads its messages over (2 only under
         D5: the other half of D5, data-parallel engines, each with its own receiver cache,
         behind the one front end's one shadow; see `spec.transitions.front_end`). The two
@@ -73,6 +77,7 @@ class Config:
     max_items: int = 2
     front_ends: int = 1
     engines: int = 1
+    duplicates: bool = False
     _size_table: dict[Content, ItemSize] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
@@ -132,6 +137,10 @@ def _validate(config: Config) -> None:
             type(value) is int and value >= minimum,
             f"{name} must be an int >= {minimum}, got {value!r}",
         )
+    _require(
+        type(config.duplicates) is bool,
+        f"duplicates must be True or False, got {config.duplicates!r}",
+    )
     _require(
         config.versions == 1 or config.enables(Drift.D7),
         f"versions={config.versions} reuses identities for new content; enable D7 or set "

@@ -17,7 +17,9 @@ What a family grows, per need (every other constant is the family's base):
   own identities), after the base ones and in the family's order;
 - sizes: each `Sized` content where its need holds (and its `unless` need does not), if the
   instance has that content (its identity, and a version below `versions`); every other
-  content is 1 byte on both sides.
+  content is 1 byte on both sides;
+- duplicates: the family's (`Family.duplicates`): whether a request may name one identity
+  twice. Real traffic does; no drift source is needed for it.
 
 Families live beside the checkers that search them; designs cannot import the checkers, which
 is why the builder lives in the spec.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from spec.config import Config, Content, ItemSize
 from spec.drift import Drift, Needs, needs_of
@@ -39,7 +42,8 @@ NEED_FLAGS = frozenset(f.name for f in fields(Needs) if f.type in ("bool", bool)
 @dataclass(frozen=True)
 class Instance:
     """The constants of one instance, without a variant or environment (`config` adds
-    them). `sizes` lists the contents whose size is not 1 byte on both sides."""
+    them). `sizes` lists the contents whose size is not 1 byte on both sides; `duplicates`
+    lets a request name one identity more than once (`spec.Config.duplicates`)."""
 
     identities: tuple[str, ...]
     budget: int
@@ -51,6 +55,7 @@ class Instance:
     versions: int = 1
     front_ends: int = 1
     engines: int = 1
+    duplicates: bool = False
 
     def config(self, variant: Variant, drift: frozenset[Drift]) -> Config:
         """This instance as the spec's configuration for `variant` under `drift` (the spec
@@ -60,7 +65,7 @@ class Instance:
             versions=self.versions, variant=variant, environment=drift,
             max_retries=self.max_retries, max_in_flight=self.max_in_flight,
             max_requests=self.max_requests, max_items=self.max_items,
-            front_ends=self.front_ends, engines=self.engines,
+            front_ends=self.front_ends, engines=self.engines, duplicates=self.duplicates,
         )
 
     def cut(self, cut: Cut) -> Instance:
@@ -68,11 +73,13 @@ class Instance:
         each at its sizes here, and every bound at most this instance's (a larger bound asked
         for is this instance's); retries set to `cut.retries` where given."""
         kept = self.identities[: cut.identities or len(self.identities)]
-        bounds = {name: min(value, getattr(self, name)) for name, value in cut.bounds().items()}
+        bounds: dict[str, Any] = {name: min(value, getattr(self, name))
+                                  for name, value in cut.bounds().items()}
+        if cut.retries is not None:
+            bounds["max_retries"] = cut.retries
         return replace(
             self, identities=kept,
-            sizes=tuple(s for s in self.sizes if s.content.identity in kept),
-            **bounds, **({} if cut.retries is None else {"max_retries": cut.retries}),
+            sizes=tuple(s for s in self.sizes if s.content.identity in kept), **bounds,
         )
 
 
@@ -158,6 +165,7 @@ class Family:
     items: Items = Items.GROWN
     grown: tuple[Grown, ...] = ()
     sizes: tuple[Sized, ...] = ()
+    duplicates: bool = False
 
     def config(self, variant: Variant, drift: frozenset[Drift]) -> Config:
         """This family's configuration for `variant` under `drift`."""
@@ -182,6 +190,7 @@ def realise(family: Family, drift: frozenset[Drift], *, routed: bool = False) ->
         max_requests=family.max_requests, max_in_flight=family.max_in_flight,
         max_retries=family.max_retries, max_items=items,
         front_ends=1 if routed else needs.front_ends, engines=2 if routed else 1,
+        duplicates=family.duplicates,
     )
 
 

@@ -186,12 +186,6 @@ class Request:
             self.work if isinstance(work, _Keep) else work,
         )
 
-    def version_of(self, identity: str) -> int:
-        for item in self.items:
-            if item.identity == identity:
-                return item.version
-        raise KeyError(identity)
-
 
 @quick_init
 @dataclass(frozen=True, slots=True)

@@ -78,6 +78,12 @@ class Variant:
     touches_first: bool = True
     shadow_lru: LruFlaw = LruFlaw.NONE
     receiver_lru: LruFlaw = LruFlaw.NONE
+    # With references first: a reference to an identity whose payload the same message also
+    # carries (a request naming one identity twice: P0 recorded the first occurrence's payload,
+    # then the second occurrence hit it) is resolved among the payloads, in request order,
+    # after that payload, which is the order P0 updated them in. False is the mutant that
+    # resolves every reference first: that reference then misses at every attempt.
+    references_after_own_payload: bool = True
 
     def __repr__(self) -> str:
         return _REPR_BY_VALUE.get(self, _field_repr(self))

@@ -23,6 +23,9 @@ from hypothesis import strategies as st
 from model_checks.designs.witness_files import WitnessDocument, document, parse, upgraded
 from model_checks.kernel import itf, legacy_trace
 from model_checks.kernel.trace_file import (
+    OPTIONAL_FIELDS,
+    OPTIONAL_KNOBS,
+    config_from_json,
     config_to_json,
     replay_data,
     replay_file,
@@ -67,12 +70,30 @@ def test_the_schema_is_a_valid_json_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(json.loads(itf.SCHEMA.read_text()))
 
 
+def _optional(part: dict[str, Any]) -> dict[str, Any]:
+    """The optional fields a schema part declares, with their defaults."""
+    return {name: spec["default"] for name, spec in part.get("properties", {}).items()
+            if "default" in spec}
+
+
 def test_the_schema_requires_every_variant_knob() -> None:
+    """Every knob and configuration field is required, or optional with the default that
+    `config_from_json` gives a trace without it (the spec's own default)."""
     schema = json.loads(itf.SCHEMA.read_text())
-    knobs = schema["$defs"]["spec-trace"]["properties"]["config"]["properties"]["variant"]
-    assert knobs["required"] == [f.name for f in dataclasses.fields(Variant)]
-    assert set(schema["$defs"]["spec-trace"]["properties"]["config"]["required"]) == set(
-        config_to_json(Config()))
+    config = schema["$defs"]["spec-trace"]["properties"]["config"]
+    knobs = config["properties"]["variant"]
+    optional_knobs = _optional(knobs)
+    assert optional_knobs == OPTIONAL_KNOBS
+    assert [*knobs["required"], *optional_knobs] == [f.name for f in dataclasses.fields(Variant)]
+    defaults = {f.name: f.default for f in dataclasses.fields(Variant)}
+    assert all(defaults[name] == value for name, value in optional_knobs.items())
+    optional_fields = {k: v for k, v in _optional(config).items() if k != "variant"}
+    assert optional_fields == OPTIONAL_FIELDS
+    assert set(config["required"]) == set(config_to_json(Config()))
+    assert all(getattr(Config(), name) == value for name, value in optional_fields.items())
+    written = config_to_json(Config(duplicates=True))
+    assert set(written) == set(config["required"]) | set(optional_fields)
+    assert config_from_json(written) == Config(duplicates=True)
 
 
 def is_expression(value: Any) -> bool:

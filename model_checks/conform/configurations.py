@@ -1,6 +1,7 @@
 """The configurations of conformance's generated runs, per variant and deployment: no drift,
 each drift source alone with the configuration it needs, every source at once, and (the wide
-profile) every source with four identities of mixed sizes."""
+profile) every source with four identities of mixed sizes. In every one a request may name one
+identity twice (`Config.duplicates`), as real traffic does."""
 
 from __future__ import annotations
 
@@ -51,13 +52,13 @@ def _alone(variant: Variant, drift: Drift) -> Config:
     sizes = (*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ()))
     return Config(
         variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=budget,
+        front_ends=needs.front_ends, budget=budget, duplicates=True,
         versions=needs.versions, max_items=max(2, needs.items),
         sizes=sizes,
     ) if sizes or budget < 2 else Config(
         variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=_VARIED_BUDGET, versions=needs.versions,
-        max_items=max(2, needs.items), sizes=_VARIED,
+        front_ends=needs.front_ends, budget=_VARIED_BUDGET, duplicates=True,
+        versions=needs.versions, max_items=max(2, needs.items), sizes=_VARIED,
     )
 
 
@@ -77,7 +78,7 @@ def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
     return Config(
         variant=variant, environment=env, front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
-        sizes=sizes, max_requests=7, max_in_flight=3,
+        sizes=sizes, max_requests=7, max_in_flight=3, duplicates=True,
     )
 
 
@@ -92,7 +93,8 @@ def configurations(
     it, alone and all of them at once (labelled by the environment); the wide configuration,
     which needs every source, only when it is every source."""
     env = ALL_DRIFT if environment is None else environment
-    yield "none", Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED)
+    yield "none", Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED,
+                         duplicates=True)
     for drift in Drift:
         if drift not in env:
             continue
@@ -103,5 +105,5 @@ def configurations(
         yield "all-wide", Config(
             identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
             front_ends=2, versions=2, max_items=3, sizes=_WIDE_SIZES, max_requests=8,
-            max_in_flight=3,
+            max_in_flight=3, duplicates=True,
         )

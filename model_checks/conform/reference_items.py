@@ -33,6 +33,7 @@ from reference import (
     ProbedRequest,
     WireItem,
 )
+from reference.frontend import processed_item
 from reference.variants import ordered
 
 
@@ -68,7 +69,7 @@ class ItemUpdater:
         index = update.order[len(update.wire)]
         item = probed.request.items[index]
         front_end = self.front_end()
-        outgoing = Outgoing(item.identity, probed.processed.get(item.identity), item.content)
+        outgoing = Outgoing(item.identity, processed_item(probed, index), item.content)
         try:
             if update.resend:
                 wire = front_end.sender.update((outgoing,), front_end.processor, resend=True)[0]

@@ -213,7 +213,8 @@ def coverage_line(outcome: Outcome, allowed: frozenset[str] | None) -> str:
     closed = ", ".join(n for n in possible if not outcome.guards[n]) or "none"
     return (f"coverage: spec actions the lockstep steps took: {taken or 'none'}; never "
             f"taken: {never} (of the {len(possible)} the environment enables); guards that "
-            f"held but were never taken (states): {held}; guards that never held: {closed}")
+            f"held but were never taken (states): {held}; guards that never held: {closed}; "
+            f"requests naming one identity twice: {outcome.repeated}")
 
 
 def choices_line(outcome: Outcome) -> str:

@@ -54,7 +54,7 @@ from spec import (
     registry,
 )
 from spec import run as run_spec
-from spec.transitions import Action
+from spec.transitions import Action, Submit
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,8 @@ class Outcome:
     choices: Counter[str] = field(default_factory=Counter)
     """Implementation choice the spec allows (`lockstep.choices.NAMES`) -> in how many steps
     the implementation was seen making it (steps where the choices differed)."""
+    repeated: int = 0
+    """How many submitted requests named one identity twice (`Config.duplicates`)."""
 
     @property
     def failure(self) -> Disagreement | None:
@@ -254,10 +256,19 @@ class _Tally:
         """The case's sink: one finished run."""
         self.steps += len(run.actions)
         self.outcome.actions.update(type(a).__name__ for a in run.actions)
+        self.outcome.repeated += sum(1 for a in run.actions if names_an_identity_twice(a))
         self.outcome.guards.update(guards_held(self.config, run.actions))
         self.outcome.choices.update(run.choices)
         _spec_verdicts(run, self.verdicts)
         self.outcome.note_broken(self.where, self.config, run.broken)
+
+
+def names_an_identity_twice(action: Action) -> bool:
+    """A submitted request that names one identity twice."""
+    if not isinstance(action, Submit):
+        return False
+    identities = [item.identity for item in action.items]
+    return len(set(identities)) < len(identities)
 
 
 def guards_held(config: Config, actions: Sequence[Action]) -> Counter[str]:

@@ -158,9 +158,10 @@ def run(args: argparse.Namespace) -> int:
         return run_lattice(args)
     lattice_only = (args.sources, args.max_size, args.evidence, args.resume, args.items,
                     args.reused_bytes)
-    if any(o is not None for o in lattice_only) or args.parametric or args.no_explore:
+    if any(o is not None for o in lattice_only) or args.parametric or args.no_explore or (
+            args.duplicates):
         print("error: --sources, --max-size, --evidence, --parametric, --resume, --items, "
-              "--reused-bytes and --no-explore need --lattice", file=sys.stderr)
+              "--reused-bytes, --duplicates and --no-explore need --lattice", file=sys.stderr)
         return EXIT_USAGE
     if args.distributed and args.dask is None:
         print("error: --distributed needs --dask ADDRESS (the cluster to spread the search "

@@ -109,4 +109,5 @@ def describe(config: Config) -> str:
         + (f"{config.engines} engines behind a router; " if config.engines > 1 else "")
         + f"{config.versions} content(s) per identity"
         + (f"; sizes P0/P1 {sizes}" if sizes else "")
+        + ("; an identity may repeat in a request" if config.duplicates else "")
     )

@@ -86,6 +86,9 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--items", type=int, default=None, metavar="N",
                         help="with --lattice: N items per request at every rung (default: "
                              "the profile's, 2; D8 adds a third)")
+    parser.add_argument("--duplicates", action="store_true",
+                        help="with --lattice: a request may name one identity twice, at "
+                             "every rung (default: the profile's, each identity once)")
     parser.add_argument("--reused-bytes", type=int, default=None, metavar="N",
                         help="with --lattice: the size of D7's second content of every "
                              "lettered identity, both sides (default: the profile's, 2; 1: "
@@ -149,7 +152,9 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
         if args.max_size < 0:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
         size = args.max_size
-    bounds = rung_bounds(args)
+    bounds: dict[str, Any] = dict(rung_bounds(args))
+    if getattr(args, "duplicates", False):
+        bounds["duplicates"] = True
     for field, option, value in (("max_items", "--items", args.items),
                                  ("reused_bytes", "--reused-bytes", args.reused_bytes)):
         if value is not None:
@@ -159,7 +164,8 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     limit = args.max_states or limit
     top = replace(profile.top, **bounds)
     # the family's own fields (items, the second contents' size) are the same at every rung
-    base = replace(profile.base, **{k: v if k in NARROW else min(v, getattr(profile.base, k))
+    base = replace(profile.base, **{k: v if k in FAMILY_FIELDS
+                                    else min(v, getattr(profile.base, k))
                                     for k, v in bounds.items()})
     deep = profile.deep if "max_requests" not in bounds else 0
     rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
@@ -307,6 +313,8 @@ def _command(args: argparse.Namespace) -> str:
                           ("--items", args.items), ("--reused-bytes", args.reused_bytes)):
         if value is not None:
             parts.append(f"{option} {value}")
+    if getattr(args, "duplicates", False):
+        parts.append("--duplicates")
     if args.parametric:
         parts.append("--parametric")
     if args.resume is not None:
@@ -366,7 +374,10 @@ def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
 OUTCOMES_FORMAT = "lattice-outcomes/1"
 NARROW = {"max_items": 1, "reused_bytes": 1}
 """The rung fields of a ladder kept before rungs had them: one item per request, every
-content 1 byte (what outcomes kept then were explored with)."""
+content 1 byte (what outcomes kept then were explored with; without `duplicates`, a rung's
+default: each identity once per request)."""
+FAMILY_FIELDS = frozenset({*NARROW, "duplicates"})
+"""The rung fields that are the family's, the same at every rung of a ladder."""
 
 
 def earlier_parts(path: Path | None) -> list[dict[str, Any]]:

@@ -78,7 +78,9 @@ class Rung:
     exploration. `identities` base identities (a, b, c, ...) of 1 byte each: with 3 or more
     in the 2-byte budget, the base instance can evict for capacity. `max_items` items per
     request in every environment (D8 raises it to 3); `reused_bytes`, the size of D7's second
-    content of every lettered identity (`a@1`, `b@1`, ...) on both sides."""
+    content of every lettered identity (`a@1`, `b@1`, ...) on both sides; `duplicates`,
+    whether a request may name one identity twice (`spec.Config.duplicates`: admitting them
+    only enables more requests, so a rung that admits them covers one that does not)."""
 
     max_requests: int = 2
     max_in_flight: int = MATRIX.max_in_flight
@@ -86,6 +88,7 @@ class Rung:
     identities: int = 2
     max_items: int = MATRIX.max_items
     reused_bytes: int = REUSED_BYTES
+    duplicates: bool = False
 
     def __post_init__(self) -> None:
         for name, low in (("max_requests", 1), ("max_in_flight", 1), ("max_retries", 0),
@@ -103,7 +106,8 @@ class Rung:
                 and self.max_retries >= other.max_retries
                 and self.identities >= other.identities
                 and self.max_items >= other.max_items
-                and self.reused_bytes == other.reused_bytes)
+                and self.reused_bytes == other.reused_bytes
+                and self.duplicates >= other.duplicates)
 
     def names(self) -> tuple[str, ...]:
         return tuple(string.ascii_lowercase[: self.identities])
@@ -112,6 +116,8 @@ class Rung:
         """The rung in a few words: "3 requests (2 unfinished), 2 retries, identities a,b,c, 2
         items per request"."""
         items = f"{self.max_items} item{'s' if self.max_items > 1 else ''} per request"
+        if self.duplicates:
+            items += " (an identity may repeat)"
         return (f"{self.max_requests} requests ({min(self.max_in_flight, self.max_requests)} "
                 f"unfinished), {self.max_retries} retries, identities {','.join(self.names())}, "
                 f"{items}")
@@ -156,6 +162,7 @@ def lattice_family(shape: Rung) -> Family:
                Grown(OVERSIZED, "oversized")),
         sizes=(*reused, Sized(Content(SKEWED), *SKEWED_BYTES, need="skewed_sizes"),
                Sized(Content(OVERSIZED), *OVERSIZED_BYTES, need="oversized")),
+        duplicates=shape.duplicates,
     )
 
 

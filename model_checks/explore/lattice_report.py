@@ -144,9 +144,11 @@ def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
     """The shortest replayed trace for `env` over the explorer's and every other checker's,
     with the checker, the rung or instance, and where the explorer held it below."""
     held = k.held_rung(prop, env)
-    rung = None if outcome is None else outcome.rung[prop]
-    steps, _, best = min(_candidates(request, prop, outcome, others),
-                         key=lambda c: (c[0], c[1]))
+    steps, rank, best = min(_candidates(request, prop, outcome, others),
+                            key=lambda c: (c[0], c[1]))
+    # the rung of this run's own break, when that is the trace shown (another checker's
+    # shorter trace is of its own instance, which `best` names)
+    rung = None if outcome is None or rank else outcome.rung[prop]
     return {
         "drift": list(drift_order(env)),
         "steps": steps,

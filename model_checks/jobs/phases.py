@@ -114,12 +114,14 @@ cell), so the nightly fails on any contradiction the summary marks."""
 LATTICE_EVIDENCE: tuple[str, ...] = ("docs/results/records.json", "docs/results/wide-family",
                                      "docs/results/every-instance",
                                      "docs/results/lattice-nightly",
-                                     "docs/results/lattice-single-source")
+                                     "docs/results/lattice-single-source",
+                                     "docs/results/lattice-duplicates")
 """The committed breaks the lattice merges as evidence: the docs snapshot's replayed records,
 the wide instance family's traces, the hand-built runs of the all-instance proofs' failing
-steps (`smt.prove.parametric_witness`), and the long runs' witnesses (`docs.lattice_nightly`
-`LONG_RUNS`: larger rungs than the ci profile's); the same as the committed lattice page's
-command."""
+steps (`smt.prove.parametric_witness`), the long runs' witnesses (`docs.lattice_nightly`
+`LONG_RUNS`: larger rungs than the ci profile's), and the witnesses of the base rung with
+requests that name one identity twice (`explore --lattice --duplicates --max-size 1`, per
+variant); the same as the committed lattice page's command."""
 
 NIGHTLY_PARTS: dict[str, tuple[Phase, ...]] = {
     **{

@@ -29,14 +29,29 @@ from spec.drift import describe_environment, environment
 from spec.state import ClientItem
 from spec.transitions import ACTION_TYPES, Action
 
-__all__ = ["BadTraceFile", "Replayed", "actions_of", "config_from_json", "config_of",
+__all__ = ["OPTIONAL_FIELDS", "OPTIONAL_KNOBS", "BadTraceFile", "Replayed", "actions_of",
+           "config_from_json", "config_of",
            "config_to_json", "replay_data", "replay_file", "table", "trace_to_json", "upgraded",
            "write_trace"]
 
 
+OPTIONAL_FIELDS: dict[str, object] = {"duplicates": False}
+"""Configuration fields a trace may leave out, with the value a trace without one has (the
+spec's default): written only where they differ from it, so that a trace of a configuration
+that does not use them reads as it did before they existed."""
+
+OPTIONAL_KNOBS: dict[str, object] = {"references_after_own_payload": True}
+"""Variant knobs a trace may leave out, likewise (`OPTIONAL_FIELDS`)."""
+
+
 def config_to_json(config: Config) -> dict[str, Any]:
-    """Every field of `config`, the variant by its knobs (enums by value), the environment by
-    its sources' ids: what `config_from_json` reads back."""
+    """Every field of `config` (an optional one only where it differs from its default:
+    `OPTIONAL_FIELDS`, `OPTIONAL_KNOBS`), the variant by its knobs (enums by value), the
+    environment by its sources' ids: what `config_from_json` reads back."""
+    knobs = {f.name: _value(getattr(config.variant, f.name))
+             for f in dataclasses.fields(config.variant)}
+    optional = {name: getattr(config, name) for name, default in OPTIONAL_FIELDS.items()
+                if getattr(config, name) != default}
     return {
         "identities": list(config.identities),
         "budget": config.budget,
@@ -45,8 +60,8 @@ def config_to_json(config: Config) -> dict[str, Any]:
             for s in config.sizes
         ],
         "versions": config.versions,
-        "variant": {f.name: _value(getattr(config.variant, f.name))
-                    for f in dataclasses.fields(config.variant)},
+        "variant": {name: value for name, value in knobs.items()
+                    if name not in OPTIONAL_KNOBS or OPTIONAL_KNOBS[name] != value},
         "environment": describe_environment(config.environment).split("+")
         if config.environment
         else [],
@@ -56,6 +71,7 @@ def config_to_json(config: Config) -> dict[str, Any]:
         "max_items": config.max_items,
         "front_ends": config.front_ends,
         "engines": config.engines,
+        **optional,
     }
 
 
@@ -88,6 +104,7 @@ def config_from_json(data: Mapping[str, Any]) -> Config:
         max_items=data["max_items"],
         front_ends=data["front_ends"],
         engines=data.get("engines", 1),
+        duplicates=data.get("duplicates", False),
     )
 
 

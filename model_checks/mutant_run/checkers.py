@@ -161,11 +161,12 @@ def run_hypothesis(selection: Selection, options: Options, progress: Progress) -
 
 def witness_bounds(mutant: Mutant) -> Bounds:
     """The budget and the range of item sizes of the mutant's witness configuration (a
-    content the configuration does not size has size 1 on both sides)."""
+    content the configuration does not size has size 1 on both sides), and whether its
+    requests may name one identity twice."""
     config = mutant.witness.config(mutant.variant)
     sizes = [1, *(n for s in config.sizes for n in (s.shadow_bytes, s.receiver_bytes))]
     return Bounds(budget_range=(config.budget, config.budget),
-                  size_range=(min(sizes), max(sizes)))
+                  size_range=(min(sizes), max(sizes)), duplicates=config.duplicates)
 
 
 def _encoding(mutant: Mutant, bounds: Bounds) -> Encoding:

@@ -38,7 +38,7 @@ from reference.extension import count, lock_of, lru_of, sent_identities, set_byt
 from reference.lru import ByteLru
 from reference.messages import Outgoing
 from reference.sender import ShadowEntry
-from reference.variants import V3
+from reference.variants import V3, ordered
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -247,6 +247,19 @@ def _receiver_in_request_order() -> type[ReceiverCache]:
 
 
 InRequestOrderReceiver = _receiver_in_request_order()
+
+
+class ReferencesBeforeOwnPayload(ReceiverCache):
+    """Every reference resolved before every payload, a reference to the identity whose
+    payload the same request carries included: for a request naming one new identity twice
+    the second item's reference is resolved before the first item's payload caches it, so it
+    misses at every attempt (until a V4 resend, all payloads)."""
+
+    def _resolution_order(self, items: tuple[WireItem, ...], sizes: list[int]
+                          ) -> Sequence[int]:
+        if not self.variant.references_first:
+            return super()._resolution_order(items, sizes)
+        return ordered(self.variant, [item.payload is None for item in items])
 
 
 class EngineClearDoesNothing(Engine):

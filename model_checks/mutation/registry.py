@@ -114,6 +114,7 @@ MUTANTS: tuple[Entry, ...] = (
     _spec("untagged", "V3", "S1 S4", "UNTAGGED"),
     _spec("no-late-miss-reprocess", "V3", "S3 L4", "NO_LATE_MISS_REPROCESS"),
     _spec("resends-use-shadow", "V4", "L1 L2", "RESENDS_USE_SHADOW"),
+    _spec("references-before-own-payload", "V3", "H1 L2 L3 L4", "REFERENCES_BEFORE_OWN_PAYLOAD"),
     # -- the reference: the bugs of the system's history -------------------------------------
     _history("engine-asserts", "V3", "an assertion instead of the miss error (vllm#31404)",
              Part.RECEIVER, "AssertingReceiver"),
@@ -182,6 +183,9 @@ MUTANTS: tuple[Entry, ...] = (
           Part.RECEIVER, "ReportsMissesReversed"),
     _slip("p1-request-order", "V3", "P1 resolves in request order (references first forgotten)",
           Part.RECEIVER, "InRequestOrderReceiver"),
+    _slip("p1-references-before-own-payload", "V3",
+          "P1 resolves a reference before the request's own payload for its identity",
+          Part.RECEIVER, "ReferencesBeforeOwnPayload"),
     _slip("engine-clear-does-nothing", "V3", "the engine's clear does not clear its cache",
           Part.ENGINE, "EngineClearDoesNothing"),
     _slip("invalidates-whole-request", "V3", "a miss reply invalidates every identity sent",

@@ -167,3 +167,5 @@ UNTAGGED = _change(_scenario("two-front-ends-reuse-identity"), tagged=False)
 NO_LATE_MISS_REPROCESS = _change(_scenario("probed-hit-lost-before-update"),
                                  late_miss_reprocess=False)
 RESENDS_USE_SHADOW = _change(_REJECTED_RE_RECORDS, resends_bypass_shadow=False)
+REFERENCES_BEFORE_OWN_PAYLOAD = _change(_scenario("same-image-twice"),
+                                        references_after_own_payload=False)

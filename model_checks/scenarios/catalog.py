@@ -345,4 +345,27 @@ SCENARIOS: tuple[Scenario, ...] = (
         (*round_trip(0, item("c")), submit(uuid_only("c")), P0Handle(1)),
         every_variant(""),
     ),
+    Scenario(
+        "same-image-twice",
+        (),
+        "One request names a twice (the same image twice in one prompt; two equal images "
+        "have equal content hashes): P0 probes both occurrences (both miss), processes both, "
+        "records the first and sends its payload, then finds the second in the shadow and "
+        "sends it as a reference; P1 caches the payload first, so the reference hits. The "
+        "next request for a twice sends two references. Nothing breaks in any variant.",
+        configured(duplicates=True),
+        (*round_trip(0, item("a"), item("a")), *round_trip(1, item("a"), item("a"))),
+        every_variant(""),
+    ),
+    Scenario(
+        "reused-identity-twice-in-one-request",
+        ("D7",),
+        "Under identity reuse one request names a with two contents: the first occurrence "
+        "is recorded and sent as a payload, the second finds that entry in the shadow and is "
+        "sent as a reference to it, so P1 serves the first content for both. The pairing is "
+        "consistent (S1), the content is not the one sent (S4, the documented limit of D7).",
+        configured("D7", versions=2, duplicates=True),
+        round_trip(0, item("a", 0), item("a", 1)),
+        every_variant("S4"),
+    ),
 )

@@ -328,7 +328,7 @@ def _items_strategy(config: Config, focused: bool) -> st.SearchStrategy[tuple[Cl
                 st.sampled_from(config.identities),
                 min_size=1,
                 max_size=config.max_items,
-                unique=True,
+                unique=not config.duplicates,  # with duplicates, one identity may recur
             )
         )
         # Swarm testing of a request feature: UUID-only items appear in an example or not at

@@ -71,6 +71,8 @@ def instance(enc: Encoding) -> str:
     within the size range."""
     b = enc.bounds
     items = "1 item" if enc.m == 1 else f"{enc.m} items"
+    if b.duplicates:
+        items += " (an identity may repeat)"
     front_ends = "1 front end" if enc.front_ends == 1 else f"{enc.front_ends} front ends"
     if enc.engines > 1:
         front_ends += f" and {enc.engines} engines behind a router"

@@ -101,7 +101,8 @@ class LruDesign:
                       environment=environment(*environment_ids),
                       max_retries=data["max_retries"], max_in_flight=data["max_in_flight"],
                       max_requests=data["max_requests"], max_items=data["max_items"],
-                      front_ends=data["front_ends"], engines=data["engines"])
+                      front_ends=data["front_ends"], engines=data["engines"],
+                      duplicates=data.get("duplicates", False))
 
     def action_to_json(self, action: Action) -> dict[str, Any]:
         values = {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}

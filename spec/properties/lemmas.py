@@ -99,7 +99,8 @@ def pids_issued(config: Config, state: State) -> list[str]:
 @state_property("I5", "requests name known contents", Kind.LEMMA)
 def requests_name_known_contents(config: Config, state: State) -> list[str]:
     """Every request is on one of the configuration's front ends and has between one and
-    max_items items, with distinct identities of the configuration and known content versions."""
+    max_items items, with identities of the configuration (distinct unless the configuration
+    admits duplicates) and known content versions."""
     found = [
         f"request {r.rid} names {i.identity!r} version {i.version}"
         for r in state.requests for i in r.items
@@ -107,7 +108,8 @@ def requests_name_known_contents(config: Config, state: State) -> list[str]:
     ]
     for r in state.requests:
         identities = [i.identity for i in r.items]
-        if not 1 <= len(identities) <= config.max_items or len(set(identities)) < len(identities):
+        repeated = len(set(identities)) < len(identities) and not config.duplicates
+        if not 1 <= len(identities) <= config.max_items or repeated:
             found.append(f"request {r.rid} has items {identities}")
         if not 0 <= r.front_end < config.front_ends:
             found.append(f"request {r.rid} is on front end {r.front_end}")

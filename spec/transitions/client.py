@@ -17,19 +17,27 @@ from spec.transitions.base import Action
 
 
 def request_fits_unless_d8(config: Config, items: tuple[ClientItem, ...]) -> bool:
-    """Without D8, the items of one request that fit the budget together fit it too."""
+    """Without D8, the items of one request that fit the budget together fit it too. An
+    identity named twice counts once, at its largest content: a cache holds one entry per
+    identity, so the request's second occurrence never needs room of its own."""
     if config.enables(Drift.D8):
         return True
-    sizes = (config.shadow_bytes(i.content) for i in items)
-    return sum(s for s in sizes if s <= config.budget) <= config.budget
+    largest: dict[str, int] = {}
+    for item in items:
+        size = config.shadow_bytes(item.content)
+        if size <= config.budget:
+            largest[item.identity] = max(size, largest.get(item.identity, 0))
+    return sum(largest.values()) <= config.budget
 
 
 def well_formed(config: Config, items: tuple[ClientItem, ...]) -> bool:
-    """Distinct, known identities; known versions; between 1 and max_items items."""
+    """Known identities, distinct unless the configuration admits duplicates (the same
+    identity twice in one request, with the same content or, under D7, another); known
+    versions; between 1 and max_items items."""
     identities = [i.identity for i in items]
     return (
         1 <= len(items) <= config.max_items
-        and len(set(identities)) == len(identities)
+        and (config.duplicates or len(set(identities)) == len(identities))
         and all(i in config.identities for i in identities)
         and all(0 <= i.version < config.versions for i in items)
     )
@@ -102,9 +110,10 @@ def _submittable(config: Config) -> tuple[Submit, ...]:
 
 
 def all_requests(config: Config) -> Iterator[tuple[ClientItem, ...]]:
-    """Every well-formed item tuple the client may send, in a fixed order."""
+    """Every well-formed item tuple the client may send, in a fixed order (with duplicates,
+    the distinct tuples first, in the order without them)."""
     for length in range(1, config.max_items + 1):
-        for identities in itertools.permutations(config.identities, length):
+        for identities in _identity_tuples(config, length):
             versions = itertools.product(range(config.versions), repeat=length)
             for version_choice in versions:
                 for data_choice in itertools.product((True, False), repeat=length):
@@ -112,6 +121,16 @@ def all_requests(config: Config) -> Iterator[tuple[ClientItem, ...]]:
                         ClientItem(i, v, d)
                         for i, v, d in zip(identities, version_choice, data_choice, strict=True)
                     )
+
+
+def _identity_tuples(config: Config, length: int) -> Iterator[tuple[str, ...]]:
+    """The identities of a request of `length` items: distinct ones, then (with duplicates)
+    those that repeat one."""
+    yield from itertools.permutations(config.identities, length)
+    if config.duplicates:
+        for identities in itertools.product(config.identities, repeat=length):
+            if len(set(identities)) < length:
+                yield identities
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,9 @@ Per message (P1's three steps, docs/protocol.md): touch every identity; resolve 
 per the variant's payload rule; reference: the cached entry, if present and, where tagged, with
 the reference's tag); if anything missed, the request is not scheduled and one reply lists the
 missed identities (or, in V0, the engine crashes); otherwise every item is handed to the model.
-Items that did not miss stay cached either way.
+Items that did not miss stay cached either way. A request may name one identity twice (a
+configuration with `duplicates`): each occurrence is resolved on its own, and the miss reply
+lists a missed identity once.
 """
 
 from __future__ import annotations
@@ -24,11 +26,21 @@ from spec.transitions.base import Action
 
 
 def resolution_order(config: Config, message: Message) -> tuple[int, ...]:
-    """Request order, or (references_first) references before payloads, each stable."""
-    indices = tuple(range(len(message.items)))
+    """Request order, or (references_first) references before payloads, each stable. A
+    reference to an identity the same message also carries a payload for (a request naming one
+    identity twice) goes with the payloads, in request order (`references_after_own_payload`):
+    P0 recorded that payload, then hit it, and P1 resolves them in the order P0 updated
+    them, so the reference finds the entry the payload just cached."""
+    items = message.items
+    indices = tuple(range(len(items)))
     if not config.variant.references_first:
         return indices
-    return tuple(sorted(indices, key=lambda i: message.items[i].data is not None))
+    carried = (
+        {w.identity for w in items if w.data is not None}
+        if config.variant.references_after_own_payload else set()
+    )
+    return tuple(sorted(
+        indices, key=lambda i: items[i].data is not None or items[i].identity in carried))
 
 
 def resolve_reference(
@@ -60,12 +72,13 @@ def deliver(config: Config, state: State, message: Message) -> State:
             if tensor is not None:
                 tensors[index] = tensor
     state = state.with_receiver(message.engine, receiver)
-    missed = tuple(w.identity for i, w in enumerate(message.items) if i not in tensors)
+    missed = tuple(dict.fromkeys(
+        w.identity for i, w in enumerate(message.items) if i not in tensors))
     if missed:
         return _report_miss(config, state, message, missed)
-    request = state.requests[message.rid]
+    sent = state.requests[message.rid].items  # the wire items are in request order
     served = tuple(
-        Served(message.rid, w.identity, tensors[i], w.placeholders, request.version_of(w.identity))
+        Served(message.rid, w.identity, tensors[i], w.placeholders, sent[i].version)
         for i, w in enumerate(message.items)
     )
     reply = Reply(message.rid, message.front_end, ())

@@ -5,9 +5,18 @@ how much of the spec's behaviour the runs came near."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
+from model_checks.conform.profiles import PROFILES
+from model_checks.conform.reference_adapter import factory
 from model_checks.conform.report import coverage_line
-from model_checks.conform.run import Outcome, guards_held
+from model_checks.conform.run import (
+    ConformRun,
+    Outcome,
+    conform,
+    guards_held,
+    names_an_identity_twice,
+)
 from spec import ClientItem, Config
 from spec.transitions import Submit
 
@@ -27,3 +36,20 @@ def test_the_report_names_guards_held_but_not_taken_and_guards_never_held() -> N
     assert "guards that never held: P0ReceiveReply" in line
     full = Outcome("pair", steps=3, actions=Counter({"Submit": 1}), guards=Counter())
     assert "guards that never held: Submit" in coverage_line(full, frozenset())
+
+
+def test_the_report_counts_requests_that_name_an_identity_twice() -> None:
+    twice = Submit((ClientItem("a"), ClientItem("a")))
+    assert names_an_identity_twice(twice)
+    assert not names_an_identity_twice(Submit((ClientItem("a"), ClientItem("b"))))
+    outcome = Outcome("pair", steps=1, actions=Counter({"Submit": 1}), repeated=1)
+    assert coverage_line(outcome, None).endswith("requests naming one identity twice: 1")
+
+
+def test_the_generated_runs_of_the_reference_submit_duplicates() -> None:
+    """Conformance's generated runs admit duplicates (`configurations`), and the reference
+    serves them in lockstep with the spec."""
+    profile = replace(PROFILES["ci"], corpus=False)
+    outcome = conform(factory(), profile, ConformRun(variants=("V3",)))
+    assert outcome.failure is None and outcome.harness is None
+    assert outcome.repeated > 0

@@ -54,7 +54,21 @@ def _name(case: object) -> str:
 @pytest.mark.parametrize(("variant", "env"), CASES, ids=_name)
 def test_reduced_search_judges_as_the_unreduced_one(variant: Variant,
                                                      env: tuple[str, ...]) -> None:
-    config = _small(variant, env)
+    _reduction_keeps_the_verdicts(_small(variant, env))
+
+
+DUPLICATE_CASES = [(V3, ()), (V1, ("D7",)), (V2, ("D9",)), (V3, ("D6",))]
+
+
+@pytest.mark.parametrize(("variant", "env"), DUPLICATE_CASES, ids=_name)
+def test_with_duplicates_the_reduced_search_judges_as_the_unreduced_one(
+        variant: Variant, env: tuple[str, ...]) -> None:
+    """Requests that name one identity twice (`Config.duplicates`) change no footprint."""
+    config = replace(_small(variant, env), duplicates=True, max_items=2)
+    _reduction_keeps_the_verdicts(config)
+
+
+def _reduction_keeps_the_verdicts(config: Config) -> None:
     plain = build(config)
     expected = judge_all(plain)
     reduced = judge_reduced(config)

@@ -34,6 +34,7 @@ PER_CELL = [
 ]
 LATTICE = [(V1, ("D6", "D9")), (V0, ("D7", "D10"))]
 SLOW_LATTICE = [(V2, ("D3", "D6")), (V3, ("D8",))]  # 40 s together on a loaded machine
+DUPLICATES = [(V3, ()), (V1, ("D9",))]
 
 
 def _cases() -> list[typing.Any]:
@@ -46,6 +47,10 @@ def _cases() -> list[typing.Any]:
                            id=f"lattice_{v.name}_{'+'.join(env)}") for v, env in LATTICE]
     cases += [pytest.param(lattice_config(v, env, LatticeShape()), marks=pytest.mark.slow,
                            id=f"lattice_{v.name}_{'+'.join(env)}") for v, env in SLOW_LATTICE]
+    # requests that name one identity twice: the renaming maps both items alike
+    cases += [pytest.param(lattice_config(v, env, LatticeShape(duplicates=True)),
+                           id=f"duplicates_{v.name}_{'+'.join(env) or 'none'}")
+              for v, env in DUPLICATES]
     return cases
 
 

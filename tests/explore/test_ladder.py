@@ -196,3 +196,20 @@ def test_the_per_cell_explorer_climbs_above_what_it_proves(tmp_path: Path) -> No
     assert "2 requests" in s1.detail
     s2 = next(r for r in outcome.records if r.property == "S2")
     assert s2.verdict is Verdict.PROVED and "2 requests" in s2.detail
+
+
+def test_a_rung_that_admits_duplicates_covers_one_that_does_not() -> None:
+    """Admitting requests that name one identity twice only enables more requests."""
+    admitting = Rung(duplicates=True)
+    assert admitting.covers(Rung()) and not Rung().covers(admitting)
+    assert "an identity may repeat" in admitting.words()
+    config = lattice_config(variant_named("V3"), (), admitting)
+    assert config.duplicates and not lattice_config(variant_named("V3"), (), Rung()).duplicates
+
+
+def test_duplicates_need_the_lattice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "out.json"
+    assert main(["explore", "--variant", "V1", "--duplicates", "--json", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "--duplicates" in err
+    assert not target.exists()

@@ -420,6 +420,11 @@ PROCESSED_DICTS = st.one_of(
     st.lists(st.tuples(STRS, PROCESSED), max_size=3).map(_processed_dict),
     hostile(),
 )
+REPEATED_DICTS = st.one_of(  # per item index: a later item of an identity named twice
+    st.just(const(None)),
+    st.lists(st.tuples(INTS, PROCESSED), max_size=2).map(_processed_dict),
+    hostile(),
+)
 
 
 TAGS = st.one_of(
@@ -712,6 +717,7 @@ TYPE_STRATEGIES: dict[object, st.SearchStrategy[Recipe]] = {
     Callable[..., Any]: CALLABLES,
     Mapping[str, object]: MEDIA,
     dict[str, ProcessedItem]: PROCESSED_DICTS,
+    dict[int, ProcessedItem] | None: REPEATED_DICTS,
 }
 # A few parameters read better with values of their own than with their type's.
 PARAMETER_STRATEGIES: dict[str, st.SearchStrategy[Recipe]] = {

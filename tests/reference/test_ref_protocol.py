@@ -93,7 +93,6 @@ def test_uuid_only_miss_is_a_client_error_and_changes_nothing() -> None:
 @pytest.mark.parametrize(
     ("request_", "error"),
     [
-        (req(("a", 1), ("a", 2)), DuplicateIdentityError),
         (Request((RequestItem(7, 1),)), BadInputTypeError),  # type: ignore[arg-type]
         (Request((RequestItem("", 1),)), BadInputValueError),
         (Request([RequestItem("a", 1)]), BadInputTypeError),  # type: ignore[arg-type]

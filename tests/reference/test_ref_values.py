@@ -111,6 +111,10 @@ def test_request_with_media_attaches_content() -> None:
     assert not attached.resend and not request.resend
     resend = Request(request.items, resend=True)
     assert resend.with_media({"a": 1}).resend  # the mark is kept
+    # an item's own content is kept: one identity may name two contents in one request
+    twice = Request((RequestItem("a", 1), RequestItem("a", 2), RequestItem("a")))
+    assert twice.with_media({"a": 9}).items == (
+        RequestItem("a", 1), RequestItem("a", 2), RequestItem("a", 9))
 
 
 def test_variant_knobs_match_the_spec() -> None:

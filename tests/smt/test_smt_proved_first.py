@@ -28,7 +28,7 @@ from model_checks.smt.runner import SmtRun, _spacer_reachable, run_group
 from model_checks.smt.search.bmc import BmcOptions, bmc_many
 from spec import V0, V1, V2, by_id, environment, run
 from tests.smt.test_smt_chc import CRASHES
-from tests.smt.test_smt_mutants import DEEP, SHALLOW, WHOLE_RANGE
+from tests.smt.test_smt_mutants import DEEP, SHALLOW, WHOLE_RANGE, encoding_of
 
 SAFETY = ("S1", "S2", "S3", "H1")
 
@@ -51,7 +51,7 @@ def _pruned_depths(name: str, length: int, rlimit: int) -> dict[str, int]:
     """The mutant's broken properties with the pruning first (every property claimed to
     hold) and its lemmas in every state: the depth of each counterexample found."""
     mutant = next(m for m in spec_mutants() if m.name == name)
-    enc = Encoding(mutant.variant, environment(*mutant.witness.drift), WHOLE_RANGE)
+    enc = encoding_of(mutant, WHOLE_RANGE)
     broken = tuple(sorted(mutant.breaks & set(SAFETY)))
     first = prove_first(enc, SAFETY, SAFETY,
                         ProveOptions(CERTIFICATE_RLIMIT, 20_000_000, ("S3",), mirror="none"))

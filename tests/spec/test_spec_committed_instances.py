@@ -28,7 +28,7 @@ from spec import Config, variant_named
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 SHAPES = tuple(dict.fromkeys((*NIGHTLY_SHAPES, *CI_SHAPES, *CI_LARGE_SHAPES)))
 RUNG_WORDS = re.compile(r"(\d+) requests \((\d+) unfinished\), (\d+) retries, identities "
-                        r"([a-z,]+), (\d+) items? per request")
+                        r"([a-z,]+), (\d+) items? per request( \(an identity may repeat\))?")
 
 
 @cache
@@ -41,10 +41,10 @@ def explorer_instances(variant: str, env: tuple[str, ...]) -> tuple[Config, ...]
 def rung_of(words: str, reused_bytes: int) -> Rung:
     match = RUNG_WORDS.fullmatch(words)
     assert match, words
-    requests, unfinished, retries, names, items = match.groups()
+    requests, unfinished, retries, names, items, repeat = match.groups()
     return Rung(max_requests=int(requests), max_in_flight=int(unfinished),
                 max_retries=int(retries), identities=len(names.split(",")),
-                max_items=int(items), reused_bytes=reused_bytes)
+                max_items=int(items), reused_bytes=reused_bytes, duplicates=bool(repeat))
 
 
 def traces(checker: str) -> list[tuple[dict[str, object], Config]]:

@@ -150,7 +150,11 @@ class Implementation:
         )
 
     def _media(self, attempt: Attempt) -> dict[str, torch.Tensor]:
-        return {i.identity: codec.media_for(self.config, i.content) for i in attempt.items}
+        """The media of every identity of the attempt, for a client that attaches it to the
+        items sent UUID-only (an item sent with its media keeps it). An identity the
+        request names twice, once UUID-only: the UUID-only item's content."""
+        ordered = sorted(attempt.items, key=lambda i: not i.has_data)  # UUID-only ones last
+        return {i.identity: codec.media_for(self.config, i.content) for i in ordered}
 
     def _client_retry(self, attempt: Attempt) -> tuple[api.ItemIn, ...] | None:
         """The items the implementation's own client resends (`api.ClientRetry`), or None

@@ -44,6 +44,7 @@ def config_of(enc: Encoding, model: z3.ModelRef, p: Params) -> Config:
         max_items=enc.m,
         front_ends=enc.front_ends,
         engines=enc.engines,
+        duplicates=enc.bounds.duplicates,
     )
 
 

@@ -22,15 +22,17 @@ from spec import transitions as t
 
 
 def _submitted_items(enc: Encoding, a: Args) -> z3.BoolRef:
-    """Submit's items are well formed: 1..M of them, known distinct identities, known
-    versions; without D8, those that fit the budget fit it together (`request_fits_unless_d8`
-    needs the sizes, so it is checked in `submit`)."""
+    """Submit's items are well formed: 1..M of them, known identities (distinct unless the
+    bounds admit duplicates), known versions; without D8, those that fit the budget fit it
+    together (`request_fits_unless_d8` needs the sizes, so it is checked in `submit`)."""
     facts: list[z3.BoolRef] = [a.sn >= 1, a.sn <= enc.m]
     for j in range(enc.m):
         used = a.sn > j if j else z3.BoolVal(True)
         facts.append(z3.Implies(used, z3.And(a.sid[j] >= 0, a.sid[j] < enc.k,
                                              a.sver[j] >= 0, a.sver[j] < enc.versions)))
-        facts += [z3.Implies(z3.And(used, a.sn > i), a.sid[i] != a.sid[j]) for i in range(j)]
+        if not enc.bounds.duplicates:
+            facts += [z3.Implies(z3.And(used, a.sn > i), a.sid[i] != a.sid[j])
+                      for i in range(j)]
     return z3.And(facts)
 
 
@@ -40,6 +42,14 @@ def _fits_unless_d8(enc: Encoding, p: Params, a: Args) -> z3.BoolRef:
     sizes = [content_bytes(p.shadow_bytes, a.sid[j], a.sver[j]) for j in range(enc.m)]
     counted = [z3.If(z3.And(a.sn > j, sizes[j] <= p.budget), sizes[j], 0)
                for j in range(enc.m)]
+    if enc.bounds.duplicates:
+        # an identity named twice counts once, at its larger size (`request_fits_unless_d8`)
+        for j in range(1, enc.m):
+            for i in range(j):
+                same = z3.And(a.sn > j, a.sid[i] == a.sid[j])
+                larger = z3.If(counted[i] >= counted[j], counted[i], counted[j])
+                counted[i], counted[j] = z3.If(same, larger, counted[i]), z3.If(
+                    same, z3.IntVal(0), counted[j])
     return z3.Sum(counted) <= p.budget
 
 

@@ -1,7 +1,8 @@
 """P1Receive as a relation, mirroring spec/transitions/engine.py: P1 takes one message (the
 oldest, or any under D1), touches every item's identity (where the variant touches first),
-resolves the items in resolution order (references first in V3), then serves every item or
-reports the missed identities (V0: crashes).
+resolves the items in resolution order (references first in V3, a reference to the identity
+of the message's other payload after it), then serves every item or reports the missed
+identities (V0: crashes; one flag per identity where a request may name one twice).
 
 Each item is resolved at a position of the resolution order; with two items the position's item
 index is symbolic (`swap`: the second item is resolved first), so one resolution formula serves
@@ -113,6 +114,9 @@ def _positions(enc: Encoding, wires: list[WireItem]) -> tuple[z3.BoolRef, list[W
         return z3.BoolVal(False), wires
     first, second = wires
     swap = z3.And(second.exists, first.data != NONE_PID, second.data == NONE_PID)
+    if enc.variant.references_after_own_payload:
+        # a reference to the identity the first item's payload carries stays after it
+        swap = z3.And(swap, first.ident != second.ident)
     return swap, [_choose(swap, second, first), _choose(swap, first, second)]
 
 
@@ -122,6 +126,18 @@ def _per_item(enc: Encoding, swap: z3.BoolRef, at_position: list[z3.ExprRef], j:
     if enc.m == 1:
         return at_position[0]
     return z3.If(swap, at_position[1 - j], at_position[j])
+
+
+def _by_identity(enc: Encoding, s: SymState, rid: z3.ArithRef, flags: list[z3.BoolRef]
+                 ) -> list[z3.BoolRef]:
+    """Per item: whether its identity is reported. The spec's reply lists identities, so an
+    item is flagged when any item of the same identity is (a request naming one identity
+    twice may miss one occurrence only)."""
+    if not enc.bounds.duplicates:
+        return flags
+    ids = [req_item(s, enc, "id", rid, j) for j in range(enc.m)]
+    return [z3.Or([z3.And(flags[i], item_exists(enc, s, rid, j), ids[i] == ids[j])
+                   for i in range(enc.m)]) for j in range(enc.m)]
 
 
 @per_engine(t.P1Receive)
@@ -205,6 +221,7 @@ def _reply(enc: Encoding, n: SymState, s: SymState, rid: z3.ArithRef,
         reported = list(missed)
         if enc.variant.miss_handling is MissHandling.REPORT_FIRST:
             reported = [z3.And(m, *[z3.Not(e) for e in missed[:j]]) for j, m in enumerate(missed)]
+        reported = _by_identity(enc, s, rid, reported)
         replied = dict(n)
         write(replied, enc, rep_name, rid, pend=z3.BoolVal(True), seq=s["clock"],
               **{item("missed", j): reported[j] for j in range(enc.m)})

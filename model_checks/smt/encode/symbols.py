@@ -89,8 +89,9 @@ reported as unknown."""
 class Bounds:
     """The finite instance: identities, request slots, concurrency and retries (by default the
     matrix's, `model_checks.kernel.instance.MATRIX`), items per request cut down to `max_items`
-    (`max_items_under_d8` where the drift needs two: D6, D7, D8), and the ranges of the
-    symbolic budget and sizes (which cover the matrix's budget and sizes)."""
+    (`max_items_under_d8` where the drift needs two: D6, D7, D8, or where duplicates are
+    admitted), and the ranges of the symbolic budget and sizes (which cover the matrix's
+    budget and sizes)."""
 
     identities: tuple[str, ...] = MATRIX.identities
     max_requests: int = MATRIX.max_requests
@@ -100,6 +101,9 @@ class Bounds:
     size_range: tuple[int, int] = (1, 3)
     max_items: int = 1
     max_items_under_d8: int = 2
+    duplicates: bool = False
+    """A request may name one identity twice (`spec.Config.duplicates`): items per request
+    are then `max_items_under_d8` (two), whatever the drift."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +153,9 @@ class Encoding:
         """Items per request at most: two where the drift needs more than one (D6: updates
         interleaved item by item; D8: a request over the budget; `spec.Drift.needs`) or
         reuses an identity for new content (D7: the new content's own size may make a
-        two-item request overflow), else one."""
-        if self.needs.items > 1 or self.needs.versions > 1:
+        two-item request overflow), or where a request may name one identity twice
+        (`Bounds.duplicates`), else one."""
+        if self.needs.items > 1 or self.needs.versions > 1 or self.bounds.duplicates:
             return max(self.bounds.max_items, self.bounds.max_items_under_d8)
         return self.bounds.max_items
 

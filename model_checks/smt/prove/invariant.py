@@ -161,8 +161,9 @@ def _known_contents(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
                    s[req_name(r, "fe")] >= 0, s[req_name(r, "fe")] < enc.front_ends]
         for j in range(enc.m):
             ver = s[req_name(r, item("ver", j))]
+            distinct = [] if enc.bounds.duplicates else [ids[i] != ids[j] for i in range(j)]
             known = z3.And(ids[j] >= 0, ids[j] < enc.k, ver >= 0, ver < enc.versions,
-                           *[ids[i] != ids[j] for i in range(j)])
+                           *distinct)
             request.append(z3.Implies(_exists(enc, s, r, j), known))
         facts.append(z3.Implies(r < s["nreq"], z3.And(request)))
     return z3.And(facts)

@@ -189,8 +189,10 @@ update between probe and update (D6), a request over the budget (D8), or an entr
 the size of an older content of its identity than the request's (D7: the request fits the
 budget by its own contents' sizes, its probed hit's entry does not). Without any of them P0
 handles a request in one step (`P0Handle`), touches its hits first, and the request's items
-fit the budget together (`request_fits_unless_d8`), so no insert evicts a probed hit (a variant
-that does not touch its hits first may evict one at any time: `p0_assertion`)."""
+fit the budget together (`request_fits_unless_d8`, an identity the request names twice
+counted once: P0 inserts it once, its later items hit that record), so no insert evicts a
+probed hit (a variant that does not touch its hits first may evict one at any time:
+`p0_assertion`)."""
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,17 @@ requests:
   touches the same identities, then per item in its resolution order does one `get` (a
   reference; a miss when absent or, tagged, when the tags differ) or the variant's payload
   rule at P1's size. The two orders are one: request order (without `references_first`), or
-  references first on both sides (with it: P0 puts first the items its shadow holds when the
-  update starts, a `get` evicts nothing and a request's identities are distinct, so exactly
-  those are its references, which P1 resolves first, each group in request order). The
+  references first on both sides. With it, P0 updates first the items whose identity its
+  shadow holds when the update starts (a `get` evicts nothing, so each is a reference), then
+  the others in request order; P1 resolves first the references whose identity no payload of
+  the message carries, then the rest in request order. A request may name one identity twice
+  (`spec.Config.duplicates`); the two groups still agree. Every item of an identity held at
+  the start is a reference, and no payload of the message carries it. Of the items of an
+  identity not held at the start, the first one updated is a payload (a miss), or, if its
+  record did not fit, every one of them is; a later one that hits is a reference to the
+  record the payload made, whose identity the message's payload carries: P1 resolves it after
+  that payload, as P0 updated it (`engine.resolution_order`; the mutant that resolves every
+  reference first, `references_after_own_payload=False`, breaks exactly this). The
   model's P0 pushes these operations, one per step, onto a
   FIFO queue and applies them to its shadow; P1 takes them, one per step, oldest first, and
   applies them to its cache. Splitting one spec step into several model steps only adds
