@@ -29,9 +29,6 @@ SOURCES: tuple[DriftSource, ...] = (
     DriftSource("D8", "request larger than the ring",
                 "a request's items together take more than the ring: its own chunks, not "
                 "yet read, leave no room for the rest"),
-    DriftSource("D10", "P0 restart with a new secret",
-                "P0 restarts and creates the store anew (ids from 0, a new signing secret) "
-                "while handles it issued are in flight; the bytes stay until overwritten"),
     DriftSource("D11", "object over the size limit",
                 "an object larger than the store's object size limit"),
     DriftSource("C1", "client-supplied handle",
@@ -48,6 +45,12 @@ REFUSED: dict[str, str] = {
     "D6": "P0 processes one request's touches, updates and release in one synchronous call, "
     "so no other request's update interleaves with them",
     "D9": "both sides read one object in one store: an object has one size",
+    "D10": "P0 does not restart alone: the workers die with the engine, and the store's "
+    "shared-memory segment is named afresh for each process tree "
+    "(VLLM_OBJECT_STORAGE_SHM_BUFFER_NAME); with that name fixed by hand, a second P0 "
+    "either fails to start (FileExistsError: the segment exists) or creates a new segment "
+    "the workers do not map, where handles issued before keep reading and every new "
+    "handle fails its signature: a topology of two stores this design does not model",
 }
 
 
