@@ -325,7 +325,9 @@ class ItemRead:
 
     def __init__(self, receiver: Any, item: Any, key: str) -> None:
         self.serde = PausedSerde(receiver._shm_cache.ser_de)
-        self.receiver, self.result, self.error = receiver, None, None
+        self.receiver = receiver
+        self.result: Any = None
+        self.error: Exception | None = None
         self.done = threading.Event()
         receiver._shm_cache.ser_de = self.serde
         self.thread = threading.Thread(target=self._run, args=(item, key), daemon=True)

@@ -37,6 +37,7 @@ from spec.designs.shm.actions import (
     ClientHandle,
     Copy,
     Execute,
+    Preempt,
     Reject,
     ShmAction,
     Submit,
@@ -56,6 +57,8 @@ class Engine:
     position: list[int] = field(default_factory=list)
     copied: list[list[ServedItem]] = field(default_factory=list)
     """Per worker, the items of its next message it copied so far."""
+    scheduled: list[tuple[Any, tuple[Content, ...]]] = field(default_factory=list)
+    """The executed messages the engine may preempt and send again (under R1)."""
 
     def __post_init__(self) -> None:
         self.position = [0] * self.readers
@@ -190,9 +193,14 @@ class Lockstep:
         return served
 
     def _environment(self, action: ShmAction) -> None:
-        """The engine's own steps, and P0's clear."""
+        """The engine's own steps (a preempted request sent again: its message, with the
+        handles it carried), and P0's clear."""
         if isinstance(action, Execute):
             self.engine.executed.append(self.engine.queued.pop(action.index))
+            if self.config.enables("R1"):
+                self.engine.scheduled.append(self.engine.executed[-1])
+        elif isinstance(action, Preempt):
+            self.engine.executed.append(self.engine.scheduled.pop(action.index))
         elif isinstance(action, Reject):
             self.engine.queued.pop(action.index)
         elif isinstance(action, ClearP0):

@@ -45,8 +45,9 @@ state, the spec's `split_read=False`), a lemma. The release's worker checks, the
 and P0 may write in between: S1 of the release's split read is proved where it holds by
 `model_checks.designs.shm_restricted` (a copy happens while its read is still owed, so it is a
 state predicate over owed reads there), and breaks where a chunk can be freed while a read of
-it is owed (a P0 clear, a client's handle). S2 fails when the data range spans more than R, or a live chunk ends past the
-buffer, or two live chunks overlap physically (`spec.designs.shm.properties.within_ring`).
+it is owed (a P0 clear, a client's handle, a re-sent request). S2 fails when the data range
+spans more than R, or a live chunk ends past the buffer, or two live chunks overlap
+physically (`spec.designs.shm.properties.within_ring`).
 
 The actions and the invariants are written once over a logic (`Z3Logic` for the proof,
 `PyLogic` for values): `check_state` evaluates the certificates on a spec state's abstraction,
@@ -92,7 +93,7 @@ release's S2 certificate spent 80 to 111 thousand units (the figure moves with w
 context built before it, `model_checks.smt.budget`), S1's about 30 thousand, the mutants'
 as much; 20 million leaves a margin of about 180."""
 
-SOURCES = ("D1", "D2", "D3", "D7", "D8", "D11", "C1")
+SOURCES = ("D1", "D2", "D3", "D7", "D8", "D11", "C1", "R1")
 """Every drift source of the design; `sources_covered` says how the abstract actions cover
 each."""
 
@@ -551,6 +552,8 @@ def sources_covered() -> dict[str, str]:
         "C1": "a client's handle that P0 accepts is a handle it issued, passed on unchanged: "
               "a `stutter`, its reads are reads of an issued handle (counting it, the "
               "`client_handle_counts` knob, changes pins only, and `free` ignores pins)",
+        "R1": "a preempted request re-sent to the workers: its handles are issued handles, "
+              "read again; the re-send is a `stutter` (reads change pins only)",
     }
 
 

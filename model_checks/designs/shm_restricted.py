@@ -1,7 +1,8 @@
 """S1, S3, H1 and U1 of the shared-memory design for every instance, each under the
 environments it holds in (`shm_proofs` proves S2 under every environment, and S1 of an atomic
-read; these break under some sources, so each proof covers the largest environment the lattice says it holds in, and
-adding a source it excludes makes it fail at a named obligation).
+read; these break under some sources, so each proof covers the largest environment the
+lattice says it holds in, and adding a source it excludes makes it fail at a named
+obligation).
 
 **What is added to `shm_proofs`' abstract state** (`RestrictedView`: its `View` and four more
 fields):
@@ -28,6 +29,8 @@ fields):
 - `drop` (D2): an owed read that never happens (a request lost before the workers read it);
 - `client` (C1): a client's handle of a live chunk P0 accepts: N more reads owed, quota
   unchanged (the release does not count it; `client_handle_counts` adds N to the quota);
+- `resend` (R1): a preempted request's handle of any chunk issued so far (live or not)
+  read again by every worker: N more reads owed, quota unchanged;
 - `clear` (D3); `stutter`: anything else.
 D1 (any order: the reads are any owed read at any time), D7 (any content per put), D8 (puts,
 frees and refusals in any sequence) and D11 (an inline item: a stutter) need no action of
@@ -41,15 +44,16 @@ chunk), `pending_nonneg` and `pending_fresh` (no reads are owed of an id not yet
   freeing stops at it (and so frees nothing after it), its slot keeps its id, and with no
   restart the epoch never changes: the worker's checks pass, no fault (every fault is a
   handle's, so S3 and H1 are one obligation). Under D3 `owed_live` fails at `clear`; under
-  C1 `counted` fails at `client` (its reads pay for another handle's).
+  C1 `counted` fails at `client` (its reads pay for another handle's); under R1 `owed_live`
+  fails at `resend` (a re-sent handle of a chunk already freed).
 - S1 of the split read (`S1_CERTIFICATE`): S3's, `shm_proofs.S1_CERTIFICATE` (a slot is never
   partly overwritten; the slot at a current handle's offset with its id holds its
   placeholders' content) and `handle_chunk` (a current issued handle of a live chunk names
   that chunk's offset and content). A copy is of an owed read, whose chunk is live
   (`owed_live`), so its slot carries its id (`chunk_slot`) and the handle's placeholders'
   content, intact: the copy pairs, whenever it comes after the check. Under D3 and C1 it
-  breaks (`owed_live`, `counted`), and the lattice has the witnesses: a chunk overwritten
-  between a worker's check and its copy.
+  breaks (`owed_live`, `counted`), and under R1 (`owed_live`): the lattice has the
+  witnesses, a chunk overwritten between a worker's check and its copy.
 - U1 (`U1_CERTIFICATE`): `paid` (reads + pending >= quota for a live chunk). At a quiescent
   state nothing is owed, so every live chunk's reads reach its quota: nothing is pinned.
   A client's handle only adds owed reads; a clear drops the live chunks (a new
@@ -95,9 +99,10 @@ from spec.designs.shm.state import Handle, ShmState
 RLIMIT = sp.RLIMIT
 
 S3_ENVIRONMENT = frozenset({"D1", "D2", "D7", "D8", "D11"})
-"""The largest environment S1, S3 and H1 hold in: no P0 clear, no client handle."""
+"""The largest environment S1, S3 and H1 hold in: no P0 clear, no client handle, no request
+re-sent to the workers."""
 
-U1_ENVIRONMENT = frozenset({"D1", "D3", "D7", "D8", "D11", "C1"})
+U1_ENVIRONMENT = frozenset({"D1", "D3", "D7", "D8", "D11", "C1", "R1"})
 """The largest environment U1 holds in: every source but D2 (a lost request)."""
 
 ENVIRONMENTS: dict[str, frozenset[str]] = {"S1": S3_ENVIRONMENT, "S3": S3_ENVIRONMENT,
@@ -311,6 +316,12 @@ def client(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> Restri
         x, quota=quota, pending=L.store(x.pending, i, x.pending[i] + x.readers)))
 
 
+def resend(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
+    i = c.chunk
+    return RestrictedStep(L.all(i >= 0, i < x.v.id_end), replace(
+        x, pending=L.store(x.pending, i, x.pending[i] + x.readers)))
+
+
 def clear(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     return RestrictedStep(True, replace(x, v=_base("clear", L, x, c).after))
 
@@ -323,11 +334,11 @@ RestrictedAction = Callable[[Logic, RestrictedView, Choice, RestrictedKnobs], Re
 
 ACTIONS: dict[str, RestrictedAction] = {
     "put": put, "hit": hit, "free": free, "read": read, "stutter": stutter,
-    "drop": drop, "client": client, "clear": clear,
+    "drop": drop, "client": client, "resend": resend, "clear": clear,
 }
 """Every abstract action; `actions_of` picks those of an environment."""
 
-REQUIRES: dict[str, str] = {"drop": "D2", "client": "C1", "clear": "D3"}
+REQUIRES: dict[str, str] = {"drop": "D2", "client": "C1", "resend": "R1", "clear": "D3"}
 """The action a source adds; the others are in every environment."""
 
 
@@ -659,6 +670,9 @@ def restricted_simulates(config: ShmConfig, before: ShmState, action: Any, after
         assert found is not None
         runs = [[("read", Choice(0, 0, h.id)) for h in handles([found[1]])]
                 or [("stutter", none)]]
+    elif name == "Preempt":
+        again = handles(before.scheduled[action.index].items)
+        runs = [[("resend", Choice(0, 0, h.id)) for h in again]]
     elif name == "ClientHandle":
         runs = [[("client", Choice(0, 0, action.handle.id))]]
     else:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.docs.markdown import table
+from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
 DESIGN_COMMAND = ("python -m model_checks design --design {name} --checker lattice "
@@ -106,7 +107,7 @@ def _break(result: dict[str, Any], prop: str, env: str, answer: dict[str, Any]) 
 
 def _set_order(env: str) -> tuple[int, list[tuple[str, int]]]:
     ids = env.split("+")
-    return len(ids), [(i.rstrip("0123456789"), int(i.lstrip("CD") or 0)) for i in ids]
+    return len(ids), [source_order(i) for i in ids]
 
 
 def _rungs(result: dict[str, Any]) -> list[str]:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from model_checks.adapters import vllm_release
+from model_checks.adapters import vllm_code_map, vllm_release
 from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.doctor.answer import LATTICE_PAGE, answer, instance_text, judged_properties
@@ -208,6 +208,35 @@ def _shm(snap: dict[str, Any]) -> list[str]:
     ]
 
 
+def _code_map() -> list[str]:
+    """Per design, the release's code for each spec action (`vllm_code_map.TABLES`)."""
+    lines = [
+        "## What runs each spec action", "",
+        "For each design, the code of vLLM 0.33.0 that performs each spec action: the "
+        "process, the lock it holds, and its functions, each pinned to its source by hash "
+        "(`model_checks/adapters/vllm_code_map.py`; `tests/vllm/test_vllm_code_map.py` reads "
+        "every function from the installed release and fails on a changed or missing one, "
+        "or on an action without a row). A spec step is as coarse as the release's critical "
+        "section: the shm worker's check and copy are two steps because the writer takes no "
+        "lock the worker holds between them.", ""]
+    for design, rows in vllm_code_map.TABLES.items():
+        lines += [f"Design `{design}`:", "", table(
+            ("action", "process", "lock", "functions", "what it does"),
+            [(f"`{r.action}`", r.process, r.lock,
+              "<br>".join(f"`{f}` ({vllm_code_map.PINS[f]})" for f in r.functions) or "none",
+              r.does) for r in rows]), ""]
+    lines += [
+        "Why the LRU design has no preemption re-send: its P1 is the engine core's receiver "
+        "cache, applied in `EngineCore.preprocess_add_request` before the request becomes the "
+        "scheduler's `Request`; a preempted request is scheduled again from that `Request`, "
+        "whose items the cache already resolved, and the workers hold no receiver cache in "
+        "`lru` mode. The shm store's readers are the workers themselves, which read every "
+        "request the scheduler sends them as new: with the V2 model runner a resumed request "
+        "is one, handles included (`Preempt`, source R1). Both read from the release's "
+        "source by `tests/vllm/test_vllm_code_map.py`.", ""]
+    return lines
+
+
 def vllm_page(snap: dict[str, Any], tail: str = "") -> str:
     """The page's Markdown, from the snapshot (`load`), then the committed page's
     hand-written `tail` (`hand_written`)."""
@@ -216,5 +245,5 @@ def vllm_page(snap: dict[str, Any], tail: str = "") -> str:
                           f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "
                           "scripts/setup-vllm."]) + "\n"
     parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
-             *_reproducer(snap), *_shm(snap), *_settings()]
+             *_reproducer(snap), *_shm(snap), *_code_map(), *_settings()]
     return "\n".join(parts) + "\n" + ("\n" + tail if tail else "")

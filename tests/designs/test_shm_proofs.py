@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from model_checks.designs import shm_proofs as sp
 from spec.config import Content
 from spec.designs.shm import SHM, ShmConfig, ShmState

@@ -1,8 +1,8 @@
-"""S1 (of the split read), S3, H1 and U1 of the shared-memory design for every instance under the environments they
-hold in (`shm_restricted`): proved there; a source outside makes each proof fail at the
-obligation the lattice's break runs through; the certificates hold on explored spec states
-of instances within those environments (and fail on states outside them); and every spec
-step is a sequence of the abstract actions."""
+"""S1 (of the split read), S3, H1 and U1 of the shared-memory design for every instance under
+the environments they hold in (`shm_restricted`): proved there; a source outside makes each
+proof fail at the obligation the lattice's break runs through; the certificates hold on
+explored spec states of instances within those environments (and fail on states outside
+them); and every spec step is a sequence of the abstract actions."""
 
 from __future__ import annotations
 

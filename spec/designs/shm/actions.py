@@ -13,7 +13,10 @@ environment that enables it.
   item's handle (`Check`), then copies the item out of the shared memory and counts the read
   (`Copy`), with any other step in between (`readers`); workers are separate processes, so
   one may lag behind another by any number of requests.
-- `ClearP0` (D3): P0's clear (`reset_mm_cache`); a worker's clear does nothing to the store.
+- `Preempt` (R1): the engine preempts a request it scheduled and later schedules it again as
+  a new request, with the handles it came with: every worker reads them again.
+- `ClearP0` (D3): P0's clear (`reset_mm_cache`, `/sleep`, `pause_generation` with its
+  default cache clear); a worker's clear does nothing to the store.
 """
 
 from __future__ import annotations
@@ -73,7 +76,9 @@ class Execute:
     def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
         message = state.queued[self.index]
         queued = state.queued[:self.index] + state.queued[self.index + 1:]
-        return state.evolve(queued=queued, executed=(*state.executed, message))
+        scheduled = (*state.scheduled, message) if config.enables("R1") else state.scheduled
+        return state.evolve(queued=queued, executed=(*state.executed, message),
+                            scheduled=scheduled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +133,26 @@ class Copy:
 
 
 @dataclass(frozen=True, slots=True)
+class Preempt:
+    """The engine preempts the request of `scheduled[index]` and schedules it again: with a
+    multiprocess executor and the V2 model runner (vLLM's scheduler sends a resumed request
+    to the workers as a new one, and `strip_covered_mm_data` keeps its handles), its message
+    reaches every worker once more. Each request is preempted at most once here (a bound of
+    the instance: a second preemption reads the same handles again)."""
+
+    index: int
+    requires: ClassVar[str | None] = "R1"
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return 0 <= self.index < len(state.scheduled)
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        message = state.scheduled[self.index]
+        scheduled = state.scheduled[:self.index] + state.scheduled[self.index + 1:]
+        return state.evolve(executed=(*state.executed, message), scheduled=scheduled)
+
+
+@dataclass(frozen=True, slots=True)
 class ClearP0:
     requires: ClassVar[str | None] = "D3"
 
@@ -138,9 +163,9 @@ class ClearP0:
         return state.evolve(ring=sender.clear(state.ring))
 
 
-ShmAction = Submit | ClientHandle | Execute | Reject | Check | Copy | ClearP0
+ShmAction = Submit | ClientHandle | Execute | Reject | Check | Copy | Preempt | ClearP0
 ACTION_TYPES: tuple[type[ShmAction], ...] = (Submit, ClientHandle, Execute, Reject, Check,
-                                               Copy, ClearP0)
+                                               Copy, Preempt, ClearP0)
 
 
 def candidates(config: ShmConfig, state: ShmState) -> list[ShmAction]:
@@ -155,6 +180,8 @@ def candidates(config: ShmConfig, state: ShmState) -> list[ShmAction]:
         found += [Reject(i) for i in range(len(state.queued))]
     found += [Check(w) for w in range(config.readers)]
     found += [Copy(w) for w in range(config.readers)]
+    if config.enables("R1"):
+        found += [Preempt(i) for i in range(len(state.scheduled))]
     if config.enables("D3"):
         found.append(ClearP0())
     return found

@@ -23,7 +23,9 @@ SOURCES: tuple[DriftSource, ...] = (
                 "sent, or aborted while it waits): its handles are never read"),
     DriftSource("D3", "P0 clears the store",
                 "P0's clear drops every chunk and restarts the data range while handles it "
-                "issued are in flight; the ids keep increasing"),
+                "issued are in flight; the ids keep increasing (reset_mm_cache, /sleep, and "
+                "pause_generation, whose default cache clear runs before the engine pauses "
+                "in every mode: in keep mode the queued requests resume after it)"),
     DriftSource("D7", "identity reused for new content",
                 "a client names new content with an identity P0 has a chunk for"),
     DriftSource("D8", "request larger than the ring",
@@ -33,7 +35,12 @@ SOURCES: tuple[DriftSource, ...] = (
                 "an object larger than the store's object size limit"),
     DriftSource("C1", "client-supplied handle",
                 "a client sends back a handle P0 issued earlier; P0 checks it is the key's "
-                "current chunk and passes it on without counting it as issued"),
+                "current chunk and passes it on without counting it as issued (only the "
+                "token-in endpoint takes one: --enable-scale-out or --tokens-only)"),
+    DriftSource("R1", "preempted request re-sent to the workers",
+                "with a multiprocess executor (tensor or pipeline parallel >= 2) and the V2 "
+                "model runner, a preempted request is scheduled again as a new request with "
+                "its handles: every worker reads them again, reads P0 never counted"),
 )
 
 REFUSED: dict[str, str] = {

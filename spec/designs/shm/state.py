@@ -120,8 +120,10 @@ class Ring:
 class ShmState:
     """The whole system. `queued`: sent, not yet executed by the engine; `executed`: executed,
     in order, until every worker has read them; `position[w]`: how many of `executed` worker
-    `w` has read; `progress[w]`: how far it is inside the next one. `issued`: every handle P0 ever issued (a client may send one back).
-    `fault`: why the engine died, if it did."""
+    `w` has read; `progress[w]`: how far it is inside the next one. `scheduled`: the
+    executed messages whose request the engine may still preempt (kept under R1 only).
+    `issued`: every handle P0 ever issued (a client may send one back). `fault`: why the
+    engine died, if it did."""
 
     ring: Ring = Ring()
     memory: tuple[Slot, ...] = ()
@@ -129,6 +131,7 @@ class ShmState:
     executed: tuple[Message, ...] = ()
     position: tuple[int, ...] = ()
     progress: tuple[Progress, ...] = ()
+    scheduled: tuple[Message, ...] = ()
     requests: int = 0
     issued: frozenset[Handle] = frozenset()
     fault: str | None = None
