@@ -61,6 +61,36 @@ REFUSED: dict[str, str] = {
 }
 
 
+NOTES: tuple[str, ...] = (
+    "A worker's read is two steps, as in the release: `SingleWriterShmObjectStorage.get` "
+    "checks the handle (its signature, then the chunk header's id), then copies the object "
+    "and counts the read under the workers' lock, which P0 never takes; P0 may write "
+    "between the two (`Check`, `Copy`). S1 is decided on that split read: proved for every "
+    "instance where no chunk can be freed while a read of it is owed (D1+D2+D7+D8+D11, "
+    "`model_checks/designs/shm_restricted.py`), broken under D3, C1 and R1, where a worker "
+    "that passed its check copies another object with no error (the D3 witness replays on "
+    "the release's classes with the interleaving forced by the adapter, docs/vllm.md). "
+    "With the read as one step (the knob `split_read=False`) no run of the same instance "
+    "breaks S1 (`tests/designs/test_shm_proofs.py`).",
+    "R1 exists only with a multiprocess executor (tensor or pipeline parallel >= 2) and the "
+    "V2 model runner (vLLM's default): the scheduler sends a resumed request to the workers "
+    "as a new one and `strip_covered_mm_data` keeps its handles, so every worker reads them "
+    "again, reads P0 never counted; no drift source of the client's is needed for the "
+    "engine to die. The LRU design has no such action: its receiver cache is read in the "
+    "engine core before the scheduler (docs/vllm.md, \"What runs each spec action\").",
+    "C1 needs the token-in, token-out endpoint (`--enable-scale-out` or `--tokens-only`): no "
+    "other endpoint accepts a handle, and none hands one out (handles are signed with the "
+    "store's secret; `/render` skips the multimodal cache). The doctor assumes C1 only with "
+    "one of those flags.",
+    "D3 includes `pause_generation`: its default cache clear runs before the engine pauses, "
+    "in every mode; in `keep` mode the queued requests resume after it and fail their "
+    "check. D10 is refused (below), and with it every state the conformance adapter could "
+    "only build by swapping shared-memory segments: the adapter reaches each state through "
+    "the release's own calls.",
+)
+"""What the design's section of docs/drift-combinations.md says beyond its answers."""
+
+
 @dataclass(frozen=True)
 class ShmDesign:
     """The shared-memory object store (vLLM 0.33.0, `--mm-processor-cache-type shm`)."""
@@ -70,6 +100,7 @@ class ShmDesign:
     variants: tuple[str, ...] = (OBJECT_STORE,)
     sources: tuple[DriftSource, ...] = SOURCES
     properties: tuple[DesignProperty, ...] = PROPERTIES
+    notes: tuple[str, ...] = NOTES
 
     @property
     def refused(self) -> Mapping[str, str]:
