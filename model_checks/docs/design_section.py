@@ -20,7 +20,7 @@ from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
 DESIGN_COMMAND = ("python -m model_checks design --design {name} --checker lattice "
-                  "--sizes 1,1 --processes 2 --max-states 3000000 "
+                  "--sizes 1,1 --processes 2 --max-states 1000000 "
                   "--json docs/results/designs/{name}.json "
                   "--witnesses docs/results/designs/{name}/witnesses")
 

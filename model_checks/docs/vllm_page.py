@@ -200,11 +200,20 @@ def _shm(snap: dict[str, Any]) -> list[str]:
         "--adapter model_checks.adapters.vllm_shm:factory --replay FILE`; exit 4: the release "
         "breaks the property as the model does):", "",
         table(["witness", "property", "exit", "result"], replays), "",
-        "C1 is the finding: a client that sends back a handle it was given (the token-in, "
-        "token-out endpoint validates it and passes it on) has it read by every worker, but "
-        "P0 never counted it as issued, so those reads pay for another request's handle of "
-        "the same chunk: P0 frees the chunk while a worker has yet to read that request, a "
-        "new chunk takes its place, and the worker raises inside the model's execution.", "",
+        "The adapter runs each worker's `get` on a thread of its own and holds it between its "
+        "checks and its copy (`PausedSerde`), so the spec's `Check` and `Copy` are the "
+        "release's own two halves and P0's steps run between them as the witness orders "
+        "them: on the D3 witness of S1 the release serves b's tensor for a's item with no "
+        "error, and a side whose read runs whole at its check disagrees there "
+        "(`tests/vllm/test_vllm_shm_conform.py`). The findings, each reproduced above: P0's "
+        "clear (`reset_mm_cache`, `/sleep`, `pause_generation` by default) while a request "
+        "is in flight kills the engine (S3) or, between a worker's check and its copy, "
+        "serves another object silently (S1); a client's handle (C1, only with "
+        "`--enable-scale-out` or `--tokens-only`) and, with tensor or pipeline parallel "
+        ">= 2, a preempted request sent to the workers again (R1) are read by every worker "
+        "without P0 counting them, so those reads pay for another request's handle of the "
+        "same chunk: P0 frees it while a worker has yet to read that request, and a new "
+        "chunk takes its place.", "",
     ]
 
 
