@@ -11,14 +11,16 @@ The calls are the release's own:
   `_cached_apply_hf_processor` does in its `finally`;
 - a client handle is `validate_input_item` on an item rebuilt with the sender's own
   `address_as_item` from the (address, id, signature) P0 issued;
-- a worker's read is the receiver's `get_and_update_features` over one
-  `MultiModalFeatureSpec` per item (it touches, i.e. checks, every handle, then gets each);
-  a `ValueError` from it is the worker's fault (the engine dies);
-- P0's clear is `clear_cache`; P0's restart is a new `ShmObjectStoreSenderCache` whose store is
-  the same shared memory: built by the release's constructor on a scratch segment, which is
-  then swapped for the store's, and signed with a new secret by the ring's own
-  `_init_auth_secret` (ids from 0, an empty ring, the bytes kept until overwritten: the
-  model's D10). The workers keep their mapping.
+- a worker's read of an item is the receiver's `get_and_update_item`, run on a thread of its
+  own and held (`PausedSerde`, the storage's deserializer wrapped) after `get`'s signature and
+  id checks, before its copy: the model's `Check` runs it up to there, its `Copy` lets it
+  copy and count, so P0's steps run between the two exactly as the spec's interleaving says.
+  A `ValueError` from the check is the worker's fault (the engine dies). The receiver's touch
+  phase (`get_and_update_features` checks every handle first) is not run: it repeats the
+  checks `get` makes (`spec.designs.shm.readers`);
+- P0's clear is `clear_cache`. Nothing else reaches into the store: every state a run
+  reaches is one the release's own calls made (the design has no P0 restart: a second P0
+  over a live segment is not something 0.33.0 does, `spec.designs.shm.design.REFUSED`).
 
 The byte map (`ByteMap`): a model byte is `UNIT` (64) real bytes. An object of model size s
 is a `MultiModalKwargsItem` holding one uint8 tensor (a marker, the identity's index, the
@@ -46,6 +48,7 @@ import itertools
 import multiprocessing
 import os
 import secrets
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +62,6 @@ from model_checks.designs.shm_views import (
     NotDriven,
     RingView,
     SentItem,
-    Served,
     ServedItem,
     Unmappable,
     fault_kind,
@@ -299,6 +301,61 @@ Message = tuple[tuple[str, Any, Content], ...]
 and the content of its placeholders."""
 
 
+class PausedSerde:
+    """The storage's deserializer, held before each copy until `go` is set: `reached` is set
+    once a `get` passed its checks and waits there."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.reached = threading.Event()
+        self.go = threading.Event()
+
+    def serialize(self, value: Any) -> Any:
+        return self.inner.serialize(value)
+
+    def deserialize(self, data: memoryview) -> Any:
+        self.reached.set()
+        self.go.wait()
+        return self.inner.deserialize(data)
+
+
+class ItemRead:
+    """One worker's `get_and_update_item` of one item on a thread of its own, held between
+    its checks and its copy (`PausedSerde`)."""
+
+    def __init__(self, receiver: Any, item: Any, key: str) -> None:
+        self.serde = PausedSerde(receiver._shm_cache.ser_de)
+        self.receiver = receiver
+        self.result: Any = None
+        self.error: Exception | None = None
+        self.done = threading.Event()
+        receiver._shm_cache.ser_de = self.serde
+        self.thread = threading.Thread(target=self._run, args=(item, key), daemon=True)
+        self.thread.start()
+        while not (self.serde.reached.wait(0.01) or self.done.is_set()):
+            pass
+
+    @property
+    def held(self) -> bool:
+        """The `get` passed its checks and waits before its copy."""
+        return not self.done.is_set()
+
+    def _run(self, item: Any, key: str) -> None:
+        try:
+            self.result = self.receiver.get_and_update_item(item, key)
+        except Exception as error:  # reported by `finish`
+            self.error = error
+        finally:
+            self.done.set()
+
+    def finish(self) -> Any:
+        """Let the copy run; the item read, or the error raised."""
+        self.serde.go.set()
+        self.thread.join()
+        self.receiver._shm_cache.ser_de = self.serde.inner
+        return self.result if self.error is None else self.error
+
+
 class VllmShmSide:
     """P0 and the workers of one run (`model_checks.designs.shm_views.ShmSide`)."""
 
@@ -310,6 +367,7 @@ class VllmShmSide:
         self.lock = multiprocessing.Lock()
         self.epoch = 0
         self.issued: dict[HandleRef, tuple[int, int, list[int]]] = {}
+        self.held: dict[int, ItemRead] = {}
         with buffer_name(self.name):
             self.sender = v.sender(self.vllm_config)
             self.receivers = [v.receiver(self.vllm_config, self.lock)
@@ -374,37 +432,32 @@ class VllmShmSide:
             return False
         return True
 
-    def read(self, worker: int, message: Message, sent: Sequence[Content]) -> Served:
-        """The worker's `get_and_update_features`; a ValueError is its fault."""
-        v = vllm_shm_classes()
-        features = [v.feature(data=item, modality=_MODALITY, identifier=key,
-                              mm_position=v.placeholder(offset=index, length=1), mm_hash=key)
-                    for index, (key, item, _) in enumerate(message)]
-        try:
-            served = self.receivers[worker].get_and_update_features(features)
-        except ValueError as error:
-            return Served(worker, fault_kind(str(error)), ())
-        except Exception as error:  # not a handle check: reported as it is
-            return Served(worker, f"{type(error).__name__}: {error}", ())
-        return Served(worker, None, tuple(
-            ServedItem(key, decode(self.config, feature.data), placeholders, asked)
-            for (key, _, placeholders), feature, asked in
-            zip(message, served, sent, strict=True)))
+    def check(self, worker: int, message: Message, index: int) -> str | None:
+        """The worker's `get_and_update_item` of the item, run up to its copy; a ValueError
+        from its checks is the worker's fault."""
+        key, item, _ = message[index]
+        held = ItemRead(self.receivers[worker], item, key)
+        if held.held:
+            self.held[worker] = held
+            return None
+        error = held.finish()
+        if isinstance(error, ValueError):
+            return fault_kind(str(error))
+        return f"{type(error).__name__}: {error}" if isinstance(error, Exception) else None
+
+    def copy(self, worker: int, message: Message, index: int, sent: Content) -> ServedItem:
+        """The held `get` copies and counts (an inline item: `get_and_update_item` returns
+        it as it came)."""
+        key, item, placeholders = message[index]
+        held = self.held.pop(worker, None)
+        result = held.finish() if held is not None else (
+            self.receivers[worker].get_and_update_item(item, key))
+        if isinstance(result, Exception):
+            raise result
+        return ServedItem(key, decode(self.config, result), placeholders, sent)
 
     def clear(self) -> None:
         self.sender.clear_cache()
-
-    def restart(self) -> None:
-        """A new P0 over the same shared memory, with a new secret (module doc)."""
-        with buffer_name(fresh_name()):
-            new = vllm_shm_classes().sender(self.vllm_config)
-        old_ring, new_ring = self.sender._shm_cache.ring_buffer, new._shm_cache.ring_buffer
-        old_ring.shared_memory, new_ring.shared_memory = (new_ring.shared_memory,
-                                                          old_ring.shared_memory)
-        new_ring._init_auth_secret()
-        self.sender.close()  # the scratch segment
-        self.sender = new
-        self.epoch += 1
 
     def ring(self) -> RingView:
         """P0's ring: its metadata, and each live chunk's flag as `default_is_free_check`
@@ -427,7 +480,10 @@ class VllmShmSide:
                          reads, freeable)
 
     def close(self) -> None:
-        """Close every mapping; the sender's close unlinks the segment."""
+        """Let every held read finish, then close every mapping; the sender's close unlinks
+        the segment."""
+        for held in getattr(self, "held", {}).values():
+            held.finish()
         for cache in (*getattr(self, "receivers", ()), getattr(self, "sender", None)):
             if cache is not None:
                 with contextlib.suppress(BufferError):

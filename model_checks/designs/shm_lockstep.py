@@ -21,6 +21,7 @@ from model_checks.designs.shm_views import (
     Observation,
     RingView,
     Served,
+    ServedItem,
     ShmAdapter,
     ShmSide,
     breaks,
@@ -31,17 +32,19 @@ from model_checks.designs.shm_views import (
 from spec.config import Content
 from spec.designs.shm import SHM
 from spec.designs.shm.actions import (
+    Check,
     ClearP0,
     ClientHandle,
+    Copy,
     Execute,
-    Read,
+    Preempt,
     Reject,
-    RestartP0,
     ShmAction,
     Submit,
 )
 from spec.designs.shm.config import ShmConfig
-from spec.designs.shm.state import ShmState
+from spec.designs.shm.readers import next_item
+from spec.designs.shm.state import Handle, ShmState
 
 
 @dataclass
@@ -52,9 +55,14 @@ class Engine:
     queued: list[tuple[Any, tuple[Content, ...]]] = field(default_factory=list)
     executed: list[tuple[Any, tuple[Content, ...]]] = field(default_factory=list)
     position: list[int] = field(default_factory=list)
+    copied: list[list[ServedItem]] = field(default_factory=list)
+    """Per worker, the items of its next message it copied so far."""
+    scheduled: list[tuple[Any, tuple[Content, ...]]] = field(default_factory=list)
+    """The executed messages the engine may preempt and send again (under R1)."""
 
     def __post_init__(self) -> None:
         self.position = [0] * self.readers
+        self.copied = [[] for _ in range(self.readers)]
 
     def next_for(self, worker: int) -> tuple[Any, tuple[Content, ...]]:
         return self.executed[self.position[worker]]
@@ -62,6 +70,7 @@ class Engine:
     def advance(self, worker: int) -> None:
         """Worker `worker` read its next message; one every worker read is retired."""
         self.position[worker] += 1
+        self.copied[worker] = []
         while self.executed and min(self.position) > 0:
             self.executed.pop(0)
             self.position = [p - 1 for p in self.position]
@@ -122,9 +131,10 @@ class Lockstep:
     def step(self, action: ShmAction) -> Disagreement | None:
         """Take `action` on both sides (`InvalidAction` where the spec has it disabled,
         `NotDriven` where the side cannot drive it); the disagreement, if any."""
-        after = SHM.step(self.config, self.state, action)
-        expected = spec_observation(self.config, self.state, action, after)
-        returned = self._drive(action)
+        before = self.state
+        after = SHM.step(self.config, before, action)
+        expected = spec_observation(self.config, before, action, after)
+        returned = self._drive(action, before)
         accepted = frozenset(r for r in issued_refs(after) if self.side.accepts(r))
         actual = Observation(returned, self.side.ring(), accepted)
         self.state, self.last, self.steps = after, actual, self.steps + 1
@@ -133,15 +143,17 @@ class Lockstep:
         return None if actual == expected else Disagreement(self.steps, action, expected,
                                                             actual)
 
-    def _drive(self, action: ShmAction) -> object:
+    def _drive(self, action: ShmAction, before: ShmState) -> object:
         if isinstance(action, Submit):
             message, items = self.side.submit(action.contents)
             self.engine.queued.append((message, action.contents))
             return items
         if isinstance(action, ClientHandle):
             return self._client(action)
-        if isinstance(action, Read):
-            return self._read(action.worker)
+        if isinstance(action, Check):
+            return self._check(action.worker)
+        if isinstance(action, Copy):
+            return self._copy(action.worker, before)
         self._environment(action)
         return None
 
@@ -153,25 +165,46 @@ class Lockstep:
             self.engine.queued.append((message, (handle[1],)))
         return refused
 
-    def _read(self, worker: int) -> Served:
+    def _next(self, worker: int) -> tuple[Any, tuple[Content, ...], int]:
         if self.engine.position[worker] >= len(self.engine.executed):
             raise NotDriven(f"worker {worker} has no executed message to read")
         message, sent = self.engine.next_for(worker)
-        served = self.side.read(worker, message, sent)
-        if served.fault is None:
-            self.engine.advance(worker)
+        return message, sent, len(self.engine.copied[worker])
+
+    def _check(self, worker: int) -> Served | None:
+        message, _, index = self._next(worker)
+        fault = self.side.check(worker, message, index)
+        return None if fault is None else Served(worker, fault, ())
+
+    def _copy(self, worker: int, before: ShmState) -> Served | None:
+        """The copy of the worker's next item; under `split_read=False` its check first,
+        in the same step. The message's last item returns everything the worker served."""
+        message, sent, index = self._next(worker)
+        found = next_item(before, worker)
+        if not self.config.knobs.split_read and found and isinstance(found[1], Handle):
+            fault = self.side.check(worker, message, index)
+            if fault is not None:
+                return Served(worker, fault, ())
+        self.engine.copied[worker].append(self.side.copy(worker, message, index, sent[index]))
+        if len(self.engine.copied[worker]) < len(sent):
+            return None
+        served = Served(worker, None, tuple(self.engine.copied[worker]))
+        self.engine.advance(worker)
         return served
 
     def _environment(self, action: ShmAction) -> None:
-        """The engine's own steps, and P0's clear and restart."""
+        """The engine's own steps (a preempted request sent again: its message, with the
+        handles it carried), and P0's clear."""
         if isinstance(action, Execute):
             self.engine.executed.append(self.engine.queued.pop(action.index))
+            if self.config.enables("R1"):
+                self.engine.scheduled.append(self.engine.executed[-1])
+        elif isinstance(action, Preempt):
+            self.engine.executed.append(self.engine.scheduled.pop(action.index))
         elif isinstance(action, Reject):
             self.engine.queued.pop(action.index)
         elif isinstance(action, ClearP0):
             self.side.clear()
-        elif isinstance(action, RestartP0):
-            self.side.restart()
 
     def broken(self, prop_id: str) -> list[str]:
         """Why the implementation breaks `prop_id` after the last step (`breaks`)."""

@@ -5,7 +5,7 @@ initiation and consecution under every action with z3.
 `model_checks.designs.explore` decides one finite instance. Here nothing is bounded: the
 ring's size R >= 1, every chunk's size n (1 <= n <= R: header and object together; a larger
 one never fits, the allocator refuses it), the ids, addresses, epochs and contents are
-integers, and there is no limit on requests, items, readers, clears or restarts.
+integers, and there is no limit on requests, items, readers or clears.
 
 **The abstract state** (`View`; the same record holds z3 terms for the proof and Python values
 for a spec state, `abstraction`):
@@ -32,18 +32,22 @@ for a spec state, `abstraction`):
   next live chunk, or the range resets to 0..0 when none is left), then the lap shift when
   data_start passed the buffer's end. ring.free's loop is a sequence of these: the positions
   it passes are increasing and below 2R, so one shift happens in either, at the same place;
-- `clear` (D3): no live chunk, data range 0..0, ids kept; `restart` (D10): ids from 0, an
-  empty ring, a new epoch (the same one under the mutant `restart_new_secret=False`); the
-  memory keeps its bytes in both;
+- `clear` (D3): no live chunk, data range 0..0, ids kept; the memory keeps its bytes;
 - `stutter`: everything else (a request executed, rejected, a worker's read, a client's
   handle passed on, an item sent inline) leaves the abstract state as it is.
 
 A read is a state predicate: a worker may read any issued handle at any time. It passes the
 reader's checks when the handle's epoch is the store's and (with `reader_checks_id`) the slot
 at its physical offset has its id; it yields the slot's content if the slot is there and
-intact, otherwise garbage. S1 fails when a read passes and yields anything but the handle's
-placeholders; S2 fails when the data range spans more than R, or a live chunk ends past the
-buffer, or two live chunks overlap physically (`spec.designs.shm.properties.within_ring`).
+intact, otherwise garbage. "S1" here fails when a read passes and yields anything but the
+handle's placeholders: it is the property of an *atomic* read (the check and the copy in one
+state, the spec's `split_read=False`), a lemma. The release's worker checks, then copies,
+and P0 may write in between: S1 of the release's split read is proved where it holds by
+`model_checks.designs.shm_restricted` (a copy happens while its read is still owed, so it is a
+state predicate over owed reads there), and breaks where a chunk can be freed while a read of
+it is owed (a P0 clear, a client's handle, a re-sent request). S2 fails when the data range
+spans more than R, or a live chunk ends past the buffer, or two live chunks overlap
+physically (`spec.designs.shm.properties.within_ring`).
 
 The actions and the invariants are written once over a logic (`Z3Logic` for the proof,
 `PyLogic` for values): `check_state` evaluates the certificates on a spec state's abstraction,
@@ -89,7 +93,7 @@ release's S2 certificate spent 80 to 111 thousand units (the figure moves with w
 context built before it, `model_checks.smt.budget`), S1's about 30 thousand, the mutants'
 as much; 20 million leaves a margin of about 180."""
 
-SOURCES = ("D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1")
+SOURCES = ("D1", "D2", "D3", "D7", "D8", "D11", "C1", "R1")
 """Every drift source of the design; `sources_covered` says how the abstract actions cover
 each."""
 
@@ -416,8 +420,7 @@ class RingKnobs:
 
     @property
     def name(self) -> str:
-        changed = [f"{k}={getattr(self.shm, k)}" for k in ("reader_checks_id",
-                                                           "restart_new_secret")
+        changed = [f"{k}={getattr(self.shm, k)}" for k in ("reader_checks_id",)
                    if not getattr(self.shm, k)]
         if not self.allocator_checks_space:
             changed.append("allocator_checks_space=False")
@@ -426,7 +429,6 @@ class RingKnobs:
 
 RELEASE = RingKnobs()
 NO_ID_CHECK = RingKnobs(shm=ShmKnobs(reader_checks_id=False))
-SAME_SECRET = RingKnobs(shm=ShmKnobs(restart_new_secret=False))
 NO_SPACE_CHECK = RingKnobs(allocator_checks_space=False)
 
 def z3_state(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef, ...]) -> View:
@@ -523,19 +525,12 @@ def clear(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     return Step(True, replace(v, id_start=v.id_end, start=0, end=0, end_offset=0))
 
 
-def restart(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
-    epoch = v.epoch + 1 if knobs.shm.restart_new_secret else v.epoch
-    return Step(True, replace(v, id_start=0, id_end=0, start=0, end=0, end_offset=0,
-                              epoch=epoch))
-
-
 def stutter(L: Logic, v: View, c: Choice, knobs: RingKnobs) -> Step:
     return Step(True, v)
 
 
 ACTIONS: dict[str, Callable[[Logic, View, Choice, RingKnobs], Step]] = {
-    "put": put, "hit": hit, "free": free, "clear": clear, "restart": restart,
-    "stutter": stutter,
+    "put": put, "hit": hit, "free": free, "clear": clear, "stutter": stutter,
 }
 """The abstract actions, over z3 terms (the proof) or Python values (`simulates`)."""
 
@@ -552,12 +547,13 @@ def sources_covered() -> dict[str, str]:
               "unconstrained integers, a hit issues the chunk's own content)",
         "D8": "a request larger than the ring is a sequence of `put`s, `free`s (any time, "
               "whatever is pinned) and refusals (`stutter`)",
-        "D10": "P0's restart is `restart`, any number of times",
         "D11": "an object over the limit is sent inline: a `stutter` (an inline read pairs "
                "its own content); every chunk size 1..R is a `put`",
         "C1": "a client's handle that P0 accepts is a handle it issued, passed on unchanged: "
               "a `stutter`, its reads are reads of an issued handle (counting it, the "
               "`client_handle_counts` knob, changes pins only, and `free` ignores pins)",
+        "R1": "a preempted request re-sent to the workers: its handles are issued handles, "
+              "read again; the re-send is a `stutter` (reads change pins only)",
     }
 
 
@@ -770,8 +766,9 @@ def prove(prop: str, knobs: RingKnobs = RELEASE, rlimit: int = RLIMIT,
 
 def prove_every_instance(knobs: RingKnobs = RELEASE, rlimit: int = RLIMIT
                          ) -> dict[str, ProofVerdict]:
-    """S1 and S2 of the shm design for every instance (any ring, sizes, header, readers,
-    requests, items, identities, contents, clears and restarts) under every environment of
+    """S1 of an atomic read (a lemma, module docstring) and S2 of the shm design for every
+    instance (any ring, sizes, header, readers, requests, items, identities, contents and
+    clears) under every environment of
     its sources (`SOURCES`, all at once, covered as `sources_covered` says), with
     `client_handle_counts` either way (pins are abstracted away). With the release's knobs
     both are proved; a mutant's verdict names the obligation that failed, with a model."""
@@ -909,7 +906,7 @@ def simulates(config: ShmConfig, before: ShmState, action: Any, after: ShmState)
 
         runs = [submit(frees) for frees in compositions(total, len(items))]
     else:
-        label = {"ClearP0": "clear", "RestartP0": "restart"}.get(name, "stutter")
+        label = {"ClearP0": "clear"}.get(name, "stutter")
 
         def single(v: View) -> View | None:
             return ACTIONS[label](PyLogic, v, Choice(0, 0, 0), knobs).after

@@ -1,7 +1,8 @@
-"""S3, H1 and U1 of the shared-memory design for every instance, each under the environments
-it holds in (`shm_proofs` proves S1 and S2 under every environment; these three break under
-some sources, so each proof covers the largest environment the lattice says it holds in, and
-adding a source it excludes makes it fail at a named obligation).
+"""S1, S3, H1 and U1 of the shared-memory design for every instance, each under the
+environments it holds in (`shm_proofs` proves S2 under every environment, and S1 of an atomic
+read; these break under some sources, so each proof covers the largest environment the
+lattice says it holds in, and adding a source it excludes makes it fail at a named
+obligation).
 
 **What is added to `shm_proofs`' abstract state** (`RestrictedView`: its `View` and four more
 fields):
@@ -19,16 +20,18 @@ fields):
 - `free`: the oldest live chunk, only when its slot's reads (`ring.reads_of`) reach its
   quota (the release's FIFO freeing stops at the first chunk in use; a touched chunk stops it
   too, which only narrows the guard);
-- `read`: a worker reads one owed handle of chunk k of the current epoch: the checks pass
-  (the slot at k's offset carries k's id; the signature is current, since these handles are
-  the current epoch's) and the slot's reads count one more, one fewer read is owed. A check
-  that fails is a fault: the engine stops, so the action's guard includes the checks;
+- `read`: a worker copies one owed handle of chunk k of the current epoch: the slot at k's
+  offset counts one more read (whichever chunk's slot is there now), one fewer read is owed.
+  The worker's check before its copy (`Check`) changes nothing here (a `stutter`); a check
+  that fails is a fault, where the engine stops (no step of the model), and S3's violation
+  is a state where a check of an owed read would fail (`s3_broken`). The read stays owed
+  until the copy counts it, so a copy happens in a state where its read is owed;
 - `drop` (D2): an owed read that never happens (a request lost before the workers read it);
 - `client` (C1): a client's handle of a live chunk P0 accepts: N more reads owed, quota
   unchanged (the release does not count it; `client_handle_counts` adds N to the quota);
-- `clear` (D3), `restart` (D10; a read of an old epoch's handle fails the signature check, so
-  the U1 proof forgets those owed reads, while S3's keeps them owed: `RestrictedKnobs`);
-  `stutter`: anything else.
+- `resend` (R1): a preempted request's handle of any chunk issued so far (live or not)
+  read again by every worker: N more reads owed, quota unchanged;
+- `clear` (D3); `stutter`: anything else.
 D1 (any order: the reads are any owed read at any time), D7 (any content per put), D8 (puts,
 frees and refusals in any sequence) and D11 (an inline item: a stutter) need no action of
 their own, as in `shm_proofs.sources_covered`.
@@ -41,11 +44,19 @@ chunk), `pending_nonneg` and `pending_fresh` (no reads are owed of an id not yet
   freeing stops at it (and so frees nothing after it), its slot keeps its id, and with no
   restart the epoch never changes: the worker's checks pass, no fault (every fault is a
   handle's, so S3 and H1 are one obligation). Under D3 `owed_live` fails at `clear`; under
-  C1 `counted` fails at `client` (its reads pay for another handle's); under D10
-  `pending_fresh` and `owed_live` fail at `restart`.
+  C1 `counted` fails at `client` (its reads pay for another handle's); under R1 `owed_live`
+  fails at `resend` (a re-sent handle of a chunk already freed).
+- S1 of the split read (`S1_CERTIFICATE`): S3's, `shm_proofs.S1_CERTIFICATE` (a slot is never
+  partly overwritten; the slot at a current handle's offset with its id holds its
+  placeholders' content) and `handle_chunk` (a current issued handle of a live chunk names
+  that chunk's offset and content). A copy is of an owed read, whose chunk is live
+  (`owed_live`), so its slot carries its id (`chunk_slot`) and the handle's placeholders'
+  content, intact: the copy pairs, whenever it comes after the check. Under D3 and C1 it
+  breaks (`owed_live`, `counted`), and under R1 (`owed_live`): the lattice has the
+  witnesses, a chunk overwritten between a worker's check and its copy.
 - U1 (`U1_CERTIFICATE`): `paid` (reads + pending >= quota for a live chunk). At a quiescent
   state nothing is owed, so every live chunk's reads reach its quota: nothing is pinned.
-  A client's handle only adds owed reads; a clear or a restart drops the live chunks (a new
+  A client's handle only adds owed reads; a clear drops the live chunks (a new
   one starts with quota N and N reads owed); a read of a cleared chunk's handle passes only
   where the slot at its offset still carries its id, which is then no live chunk's slot
   (`chunk_slot`), so it adds to no live chunk's reads. Under D2 `paid` fails at `drop`.
@@ -82,18 +93,20 @@ from model_checks.designs.shm_proofs import (
 )
 from model_checks.smt.budget import Bounded
 from spec.designs.shm.config import ShmConfig
+from spec.designs.shm.readers import next_item
 from spec.designs.shm.state import Handle, ShmState
 
 RLIMIT = sp.RLIMIT
 
 S3_ENVIRONMENT = frozenset({"D1", "D2", "D7", "D8", "D11"})
-"""The largest environment S3 and H1 hold in: no P0 clear, no restart, no client handle."""
+"""The largest environment S1, S3 and H1 hold in: no P0 clear, no client handle, no request
+re-sent to the workers."""
 
-U1_ENVIRONMENT = frozenset({"D1", "D3", "D7", "D8", "D10", "D11", "C1"})
+U1_ENVIRONMENT = frozenset({"D1", "D3", "D7", "D8", "D11", "C1", "R1"})
 """The largest environment U1 holds in: every source but D2 (a lost request)."""
 
-ENVIRONMENTS: dict[str, frozenset[str]] = {"S3": S3_ENVIRONMENT, "H1": S3_ENVIRONMENT,
-                                           "U1": U1_ENVIRONMENT}
+ENVIRONMENTS: dict[str, frozenset[str]] = {"S1": S3_ENVIRONMENT, "S3": S3_ENVIRONMENT,
+                                           "H1": S3_ENVIRONMENT, "U1": U1_ENVIRONMENT}
 
 
 @dataclass(frozen=True)
@@ -181,6 +194,22 @@ S3_CERTIFICATE: tuple[RestrictedPart, ...] = (
 )
 """S3 and H1: an owed read's chunk is live and pinned, so its slot carries its id."""
 
+def _handle_chunk(L: Logic, x: RestrictedView, a: Any, b: Any) -> Any:
+    v = x.v
+    return L.implies(L.all(v.issued, v.h_epoch == v.epoch, live(L, v, v.h_id)),
+                     L.all(v.h_physical == v.c_physical[v.h_id],
+                           v.h_content == v.c_content[v.h_id]))
+
+
+S1_CERTIFICATE: tuple[RestrictedPart, ...] = (
+    *S3_CERTIFICATE,
+    *(_lift(p) for p in sp.S1_CERTIFICATE),
+    RestrictedPart("handle_chunk", sp.HANDLE, "a current issued handle of a live chunk "
+                   "names its chunk's offset and content", _handle_chunk),
+)
+"""S1 of the split read: a copy comes while its read is owed, so its chunk is live, pinned,
+intact, and holds the handle's placeholders' content."""
+
 U1_CERTIFICATE: tuple[RestrictedPart, ...] = (
     *COMMON,
     RestrictedPart("paid", CHUNK, "a live chunk's reads and owed reads are at least its "
@@ -189,7 +218,15 @@ U1_CERTIFICATE: tuple[RestrictedPart, ...] = (
 """U1: with nothing owed, a live chunk's reads reach its quota."""
 
 CERTIFICATES: dict[str, tuple[RestrictedPart, ...]] = {
-    "S3": S3_CERTIFICATE, "H1": S3_CERTIFICATE, "U1": U1_CERTIFICATE}
+    "S1": S1_CERTIFICATE, "S3": S3_CERTIFICATE, "H1": S3_CERTIFICATE, "U1": U1_CERTIFICATE}
+
+
+def s1_broken(L: Logic, x: RestrictedView, k: Any) -> Any:
+    """A copy of the tracked issued handle (of the current epoch, its read owed) yields other
+    content than its placeholders' (`shm_proofs.read_pairs`)."""
+    v = x.v
+    return L.all(v.issued, v.h_epoch == v.epoch, x.pending[v.h_id] >= 1,
+                 L.not_(sp.read_pairs(L, v)))
 
 
 def s3_broken(L: Logic, x: RestrictedView, k: Any) -> Any:
@@ -201,6 +238,11 @@ def u1_broken(L: Logic, x: RestrictedView, k: Any) -> Any:
     """Chunk k is live, nothing is owed of it, and its reads fall short of its quota (at a
     quiescent state nothing is owed of any chunk: `properties.usable` fails)."""
     return L.all(live(L, x.v, k), x.pending[k] == 0, reads_of(L, x, k) < x.quota[k])
+
+
+BROKEN: dict[str, Callable[[Logic, RestrictedView, Any], Any]] = {
+    "S1": s1_broken, "S3": s3_broken, "H1": s3_broken, "U1": u1_broken}
+"""Each property's violation at a chunk point (S1's is the tracked handle's)."""
 
 
 # -- the actions -----------------------------------------------------------------------------
@@ -219,13 +261,9 @@ class RestrictedStep:
 @dataclass(frozen=True)
 class RestrictedKnobs:
     """`client_handle_counts`: the release (off), or a client's handle counts in the quota.
-    `restart_forgets_owed`: whether a restart forgets the owed reads. A read of a handle of
-    the old epoch fails the signature check: the engine dies. U1 asks nothing of a faulted
-    state, so its proof forgets them (`prove_restricted` sets it for U1); for S3 and H1 that
-    read is the fault itself, so they stay owed (and `owed_live` fails under `restart`)."""
+    """
 
     client_handle_counts: bool = False
-    restart_forgets_owed: bool = False
 
 
 def _base(label: str, L: Logic, x: RestrictedView, c: Choice) -> sp.Step:
@@ -261,7 +299,7 @@ def read(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> Restrict
     p = x.v.c_physical[i]
     after = replace(x, pending=L.store(x.pending, i, x.pending[i] - 1),
                     reads=L.store(x.reads, p, x.reads[p] + 1))
-    return RestrictedStep(L.all(x.pending[i] >= 1, passes(L, x, i)), after)
+    return RestrictedStep(x.pending[i] >= 1, after)
 
 
 def drop(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
@@ -278,13 +316,14 @@ def client(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> Restri
         x, quota=quota, pending=L.store(x.pending, i, x.pending[i] + x.readers)))
 
 
+def resend(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
+    i = c.chunk
+    return RestrictedStep(L.all(i >= 0, i < x.v.id_end), replace(
+        x, pending=L.store(x.pending, i, x.pending[i] + x.readers)))
+
+
 def clear(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
     return RestrictedStep(True, replace(x, v=_base("clear", L, x, c).after))
-
-
-def restart(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
-    pending = L.lam(lambda y: y * 0) if k.restart_forgets_owed else x.pending
-    return RestrictedStep(True, replace(x, v=_base("restart", L, x, c).after, pending=pending))
 
 
 def stutter(L: Logic, x: RestrictedView, c: Choice, k: RestrictedKnobs) -> RestrictedStep:
@@ -295,11 +334,11 @@ RestrictedAction = Callable[[Logic, RestrictedView, Choice, RestrictedKnobs], Re
 
 ACTIONS: dict[str, RestrictedAction] = {
     "put": put, "hit": hit, "free": free, "read": read, "stutter": stutter,
-    "drop": drop, "client": client, "clear": clear, "restart": restart,
+    "drop": drop, "client": client, "resend": resend, "clear": clear,
 }
 """Every abstract action; `actions_of` picks those of an environment."""
 
-REQUIRES: dict[str, str] = {"drop": "D2", "client": "C1", "clear": "D3", "restart": "D10"}
+REQUIRES: dict[str, str] = {"drop": "D2", "client": "C1", "resend": "R1", "clear": "D3"}
 """The action a source adds; the others are in every environment."""
 
 
@@ -351,13 +390,16 @@ def z3_restricted_view(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef
 
 
 def _hypothesis(certificate: Sequence[RestrictedPart], x: RestrictedView, i: Any, j: Any,
-                slot: Any, c: Choice) -> z3.BoolRef:
-    """The certificate at the points a step reads (`shm_proofs._hypothesis`'s, and id_end):
-    one hypothesis for every action, since no part is universal over a slot (the write's
-    offset adds no instance)."""
+                slot: Any, c: Choice, write_at: Any = None) -> z3.BoolRef:
+    """The certificate at the points a step reads (`shm_proofs._hypothesis`'s, id_end and the
+    tracked handle's chunk; the tracked handle's offset and the write's, for the parts
+    universal over a slot)."""
     v = x.v
-    chunks = [i, j, c.chunk, i + 1, v.id_start, v.id_start + 1, v.id_end - 1, v.id_end]
-    slots = [slot, *(v.c_physical[y] for y in chunks)]
+    chunks = [i, j, c.chunk, i + 1, v.id_start, v.id_start + 1, v.id_end - 1, v.id_end,
+              v.h_id]
+    slots = [slot, v.h_physical, *(v.c_physical[y] for y in chunks)]
+    if write_at is not None:
+        slots.append(write_at)
     return z3.And([f for part in certificate for f in sp.instances(part, x, slots, chunks)])
 
 
@@ -407,13 +449,13 @@ def _readable(model: z3.ModelRef, x: RestrictedView, after: RestrictedView | Non
 def prove_restricted(prop: str, environment: frozenset[str] | None = None,
                      knobs: RestrictedKnobs | None = None, rlimit: int = RLIMIT,
                      stop_at_first: bool = False) -> RestrictedVerdict:
-    """Check `prop`'s certificate (S3, H1 or U1) in the abstract model with the actions of
+    """Check `prop`'s certificate (S1, S3, H1 or U1) in the abstract model with the actions of
     `environment` (default: the largest it holds in, `ENVIRONMENTS`): non-vacuity,
     initiation, consecution of each part under each action, and the certificate implies the
     property."""
     begin = time.perf_counter()
     environment = ENVIRONMENTS[prop] if environment is None else environment
-    knobs = RestrictedKnobs(restart_forgets_owed=prop == "U1") if knobs is None else knobs
+    knobs = RestrictedKnobs() if knobs is None else knobs
     certificate = CERTIFICATES[prop]
     ring, readers = z3.Int("R"), z3.Int("N")
     handle = (z3.Int("h_physical"), z3.Int("h_id"), z3.Int("h_epoch"), z3.Int("h_content"))
@@ -452,14 +494,16 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
              [_initial(x), z3.Not(_at(part, x, i, j, slot))])
     for label, action in actions_of(environment).items():
         step = action(Z3Logic, x, c, knobs)
+        step_hyp = hyp if step.write_at is None else _hypothesis(certificate, x, i, j, slot,
+                                                                 c, step.write_at)
         for part in certificate:
             if failures and stop_at_first:
                 break
             must(z3.unsat, f"consecution of {part.name} under {label}",
-                 [hyp, sp.as_z3(step.guard), z3.Not(_at(part, step.after, i, j, slot))],
+                 [step_hyp, sp.as_z3(step.guard), z3.Not(_at(part, step.after, i, j, slot))],
                  step.after)
     if not (failures and stop_at_first):
-        bad = u1_broken(Z3Logic, x, i) if prop == "U1" else s3_broken(Z3Logic, x, i)
+        bad = BROKEN[prop](Z3Logic, x, i)
         must(z3.unsat, f"the certificate implies {prop}", [hyp, bad])
     name = "client_handle_counts=True" if knobs.client_handle_counts else "the release"
     return RestrictedVerdict(prop, environment, not failures,
@@ -468,13 +512,13 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
 
 
 def prove_restricted_all(rlimit: int = RLIMIT) -> dict[str, RestrictedVerdict]:
-    """S3 and H1 under every environment of `S3_ENVIRONMENT`, U1 under every environment of
-    `U1_ENVIRONMENT`, each for every instance, with the release's knobs. Every fault is a
+    """S1, S3 and H1 under every environment of `S3_ENVIRONMENT`, U1 under every environment
+    of `U1_ENVIRONMENT`, each for every instance, with the release's knobs. Every fault is a
     handle's (`readers.handle_fault`), so H1 and S3 are one obligation: one proof serves
     both (`prove_restricted("H1")` runs it again under H1's name)."""
     s3 = prove_restricted("S3", rlimit=rlimit)
-    return {"S3": s3, "H1": replace(s3, property="H1"),
-            "U1": prove_restricted("U1", rlimit=rlimit)}
+    return {"S1": prove_restricted("S1", rlimit=rlimit), "S3": s3,
+            "H1": replace(s3, property="H1"), "U1": prove_restricted("U1", rlimit=rlimit)}
 
 
 # -- the certificates on spec states ---------------------------------------------------------
@@ -483,7 +527,8 @@ def prove_restricted_all(rlimit: int = RLIMIT) -> dict[str, RestrictedVerdict]:
 def pending_of(config: ShmConfig, state: ShmState) -> dict[int, int]:
     """The reads owed, per chunk id, of the in-flight handles of the current epoch: N per
     handle item of a queued message, and per handle item of the executed message at index j,
-    the workers whose position is at most j."""
+    the workers whose position is below j, and those at j that have not copied that item yet
+    (a checked item's read is still owed: it counts at the copy)."""
     owed: dict[int, int] = {}
 
     def owe(items: Sequence[Any], count: int) -> None:
@@ -494,7 +539,10 @@ def pending_of(config: ShmConfig, state: ShmState) -> dict[int, int]:
     for message in state.queued:
         owe(message.items, config.readers)
     for index, message in enumerate(state.executed):
-        owe(message.items, sum(1 for p in state.position if p <= index))
+        owe(message.items, sum(1 for p in state.position if p < index))
+        for position, progress in zip(state.position, state.progress, strict=True):
+            if position == index:
+                owe(message.items[progress.item:], 1)
     return owed
 
 
@@ -539,7 +587,7 @@ def check_restricted(config: ShmConfig, state: ShmState, prop: str) -> list[str]
         else:
             bad = [] if part.holds(L, x, None, None) else ["the ring"]
         found += [f"{part.name} fails at {where}" for where in bad]
-    broken = u1_broken if prop == "U1" else s3_broken
+    broken = BROKEN[prop]
     found += [f"{prop} broken at chunk {i}" for i in chunks if broken(L, x, i)]
     return found
 
@@ -578,14 +626,12 @@ def restricted_simulates(config: ShmConfig, before: ShmState, action: Any, after
     """None when the spec step `before --action--> after` is a sequence of this module's
     abstract actions between their abstractions (`restricted_abstraction`); otherwise why
     not. A step that faults is none: the engine stops (a read's guard includes the worker's
-    checks). A restart forgets the owed reads, as `pending_of` counts the current epoch's
-    only."""
+    checks)."""
     if after.fault is not None:
-        return None if before.fault is None and type(action).__name__ == "Read" else (
+        return None if before.fault is None and type(action).__name__ in ("Check", "Copy") else (
             "a fault outside a read")
     codes: dict[Any, int] = {}
-    knobs = RestrictedKnobs(client_handle_counts=config.knobs.client_handle_counts,
-                            restart_forgets_owed=True)
+    knobs = RestrictedKnobs(client_handle_counts=config.knobs.client_handle_counts)
     start = restricted_abstraction(config, before, codes)
     end = restricted_abstraction(config, after, codes)
     ids = sorted({*range(max(before.ring.id_end, after.ring.id_end) + 2),
@@ -619,13 +665,18 @@ def restricted_simulates(config: ShmConfig, before: ShmState, action: Any, after
     elif name == "Reject":
         lost = handles(before.queued[action.index].items)
         runs = [[("drop", Choice(0, 0, h.id)) for h in lost for _ in range(config.readers)]]
-    elif name == "Read":
-        message = before.executed[before.position[action.worker]]
-        runs = [[("read", Choice(0, 0, h.id)) for h in handles(message.items)]]
+    elif name == "Copy":
+        found = next_item(before, action.worker)
+        assert found is not None
+        runs = [[("read", Choice(0, 0, h.id)) for h in handles([found[1]])]
+                or [("stutter", none)]]
+    elif name == "Preempt":
+        again = handles(before.scheduled[action.index].items)
+        runs = [[("resend", Choice(0, 0, h.id)) for h in again]]
     elif name == "ClientHandle":
         runs = [[("client", Choice(0, 0, action.handle.id))]]
     else:
-        label = {"ClearP0": "clear", "RestartP0": "restart"}.get(name, "stutter")
+        label = {"ClearP0": "clear"}.get(name, "stutter")
         runs = [[(label, none)]]
     for steps in runs:
         result = _run(start, steps, knobs)
@@ -637,7 +688,7 @@ def restricted_simulates(config: ShmConfig, before: ShmState, action: Any, after
 
 
 def restricted_proofs(rlimit: int = RLIMIT) -> list[tuple[str, frozenset[str], str]]:
-    """S3, H1 and U1 proved for every instance, each under every environment of the largest
+    """S1, S3, H1 and U1 proved for every instance, each under every environment of the largest
     environment it holds in (`shm_restricted.ENVIRONMENTS`): (property, that environment,
     what proved it), for the proofs that succeed. Unlike `prove_every_instance`'s, these do
     not cover every environment: a source outside it makes the proof fail (and the lattice

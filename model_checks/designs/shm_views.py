@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from spec.config import Content
 from spec.designs.shm import ring as ring_ops
 from spec.designs.shm import sender
-from spec.designs.shm.actions import ClientHandle, Read, ShmAction, Submit
+from spec.designs.shm.actions import Check, ClientHandle, Copy, ShmAction, Submit
 from spec.designs.shm.config import ShmConfig
 from spec.designs.shm.state import Handle, Inline, ShmState
 
@@ -100,7 +100,8 @@ class RingView:
 @dataclass(frozen=True, slots=True)
 class Observation:
     """What one step shows: what it returned (`SentItem`s for a submit, None or the refusal
-    for a client handle, `Served` for a read, None otherwise), P0's ring after it, and which
+    for a client handle, `Served` for a check that raised and for the copy of a message's
+    last item, None otherwise), P0's ring after it, and which
     of the handles issued so far P0 would accept back."""
 
     returned: object
@@ -132,13 +133,18 @@ class ShmSide(Protocol):
         """Whether P0 would accept `handle` back now (no side effect)."""
         ...
 
-    def read(self, worker: int, message: Any, sent: Sequence[Content]) -> Served:
-        """Worker `worker` reads `message` (the client sent `sent`, item by item)."""
+    def check(self, worker: int, message: Any, index: int) -> str | None:
+        """Worker `worker` checks the handle of item `index` of `message` (the id check of
+        the release's `get`, stopped before its copy): the fault's kind (`fault_kind`) if
+        the check raises, else None."""
+        ...
+
+    def copy(self, worker: int, message: Any, index: int, sent: Content) -> ServedItem:
+        """Worker `worker` copies item `index` of `message` (a handle it checked, or an
+        inline item) and counts the read; the client sent `sent` for it."""
         ...
 
     def clear(self) -> None: ...
-
-    def restart(self) -> None: ...
 
     def ring(self) -> RingView: ...
 
@@ -177,11 +183,12 @@ def spec_observation(config: ShmConfig, before: ShmState, action: ShmAction,
 def _spec_returned(config: ShmConfig, after: ShmState, action: ShmAction) -> object:
     if isinstance(action, Submit):
         return tuple(_sent(item) for item in after.queued[-1].items)
-    if isinstance(action, Read):
+    if isinstance(action, Check | Copy):
         if after.fault is not None:
             return Served(action.worker, fault_kind(after.fault), ())
-        return Served(action.worker, None, tuple(
-            ServedItem(r.key, r.tensor, r.placeholders, r.sent) for r in after.last_reads))
+        if isinstance(action, Copy) and after.last_reads:  # the message's last item
+            return Served(action.worker, None, tuple(
+                ServedItem(r.key, r.tensor, r.placeholders, r.sent) for r in after.last_reads))
     return None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.docs.markdown import table
+from spec.designs import design_named
 from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
@@ -112,6 +113,7 @@ def _section(result: dict[str, Any]) -> list[str]:
     for prop in result["properties"]:
         rows.append([f"{prop['id']} {prop['title']}", _answer(result, prop["id"], total)])
     lines += [table(["property", "answer"], rows), ""]
+    lines += [line for note in getattr(design_named(name), "notes", ()) for line in (note, "")]
     lines += ["Its drift sources:", "",
               table(["source", "what happens in this design"],
                     [[f"{s['id']} {s['title']}", s["effect"]] for s in result["sources"]]), "",

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from model_checks.adapters import vllm_release
+from model_checks.adapters import vllm_code_map, vllm_release
 from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.docs import server_section
 from model_checks.docs.markdown import GENERATED, table
@@ -201,12 +201,50 @@ def _shm(snap: dict[str, Any]) -> list[str]:
         "--adapter model_checks.adapters.vllm_shm:factory --replay FILE`; exit 4: the release "
         "breaks the property as the model does):", "",
         table(["witness", "property", "exit", "result"], replays), "",
-        "C1 is the finding: a client that sends back a handle it was given (the token-in, "
-        "token-out endpoint validates it and passes it on) has it read by every worker, but "
-        "P0 never counted it as issued, so those reads pay for another request's handle of "
-        "the same chunk: P0 frees the chunk while a worker has yet to read that request, a "
-        "new chunk takes its place, and the worker raises inside the model's execution.", "",
+        "The adapter runs each worker's `get` on a thread of its own and holds it between its "
+        "checks and its copy (`PausedSerde`), so the spec's `Check` and `Copy` are the "
+        "release's own two halves and P0's steps run between them as the witness orders "
+        "them: on the D3 witness of S1 the release serves b's tensor for a's item with no "
+        "error, and a side whose read runs whole at its check disagrees there "
+        "(`tests/vllm/test_vllm_shm_conform.py`). The findings, each reproduced above: P0's "
+        "clear (`reset_mm_cache`, `/sleep`, `pause_generation` by default) while a request "
+        "is in flight kills the engine (S3) or, between a worker's check and its copy, "
+        "serves another object silently (S1); a client's handle (C1, only with "
+        "`--enable-scale-out` or `--tokens-only`) and, with tensor or pipeline parallel "
+        ">= 2, a preempted request sent to the workers again (R1) are read by every worker "
+        "without P0 counting them, so those reads pay for another request's handle of the "
+        "same chunk: P0 frees it while a worker has yet to read that request, and a new "
+        "chunk takes its place.", "",
     ]
+
+
+def _code_map() -> list[str]:
+    """Per design, the release's code for each spec action (`vllm_code_map.TABLES`)."""
+    lines = [
+        "## What runs each spec action", "",
+        "For each design, the code of vLLM 0.33.0 that performs each spec action: the "
+        "process, the lock it holds, and its functions, each pinned to its source by hash "
+        "(`model_checks/adapters/vllm_code_map.py`; `tests/vllm/test_vllm_code_map.py` reads "
+        "every function from the installed release and fails on a changed or missing one, "
+        "or on an action without a row). A spec step is as coarse as the release's critical "
+        "section: the shm worker's check and copy are two steps because the writer takes no "
+        "lock the worker holds between them.", ""]
+    for design, rows in vllm_code_map.TABLES.items():
+        lines += [f"Design `{design}`:", "", table(
+            ("action", "process", "lock", "functions", "what it does"),
+            [(f"`{r.action}`", r.process, r.lock,
+              "<br>".join(f"`{f}` ({vllm_code_map.PINS[f]})" for f in r.functions) or "none",
+              r.does) for r in rows]), ""]
+    lines += [
+        "Why the LRU design has no preemption re-send: its P1 is the engine core's receiver "
+        "cache, applied in `EngineCore.preprocess_add_request` before the request becomes the "
+        "scheduler's `Request`; a preempted request is scheduled again from that `Request`, "
+        "whose items the cache already resolved, and the workers hold no receiver cache in "
+        "`lru` mode. The shm store's readers are the workers themselves, which read every "
+        "request the scheduler sends them as new: with the V2 model runner a resumed request "
+        "is one, handles included (`Preempt`, source R1). Both read from the release's "
+        "source by `tests/vllm/test_vllm_code_map.py`.", ""]
+    return lines
 
 
 def vllm_page(snap: dict[str, Any], tail: str = "",
@@ -218,6 +256,6 @@ def vllm_page(snap: dict[str, Any], tail: str = "",
                           f"No snapshot (`docs/{SNAPSHOT.as_posix()}`): run `{COMMAND}` after "
                           "scripts/setup-vllm."]) + "\n"
     parts = [*_intro(snap), *_conformance(snap), *_deployments(snap), *_replays(snap),
-             *_reproducer(snap), *_shm(snap), *_settings(),
+             *_reproducer(snap), *_shm(snap), *_code_map(), *_settings(),
              *server_section.section(server_runs or [])]
     return "\n".join(parts) + "\n" + ("\n" + tail if tail else "")

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any
 
 from model_checks.doctor.facts import Deployment, Status
+from spec.designs.base import source_order
 
 WIDTH = 100
 
@@ -19,26 +20,30 @@ SHM_FACTS: dict[str, tuple[str, str]] = {
     "D1": ("reordering", "requests can reach the workers in another order than P0 "
            "processed them"),
     "D2": ("rejections", "a request is rejected or aborted after P0 issued its handles"),
-    "D3": ("sleep_mode", "/sleep, /pause with cache clear or reset_mm_cache clear P0's store "
-           "while requests are in flight"),
+    "D3": ("sleep_mode", "/sleep, reset_mm_cache, or pause_generation (its default cache clear "
+           "runs in every mode, before the engine pauses) clear P0's store while requests "
+           "are in flight"),
     "D7": ("client_uuids", "clients send their own multi_modal_uuids and may reuse one"),
     "D8": ("large_requests", "a request's media can exceed --mm-processor-cache-gb"),
-    "D10": ("restarts", "the front end restarts and creates the store anew while requests "
-            "are in flight"),
     "D11": ("oversize", "objects larger than --mm-shm-cache-max-object-size-mb"),
     "C1": ("client_handles", "clients send back SHM handles (the token-in, token-out "
-           "endpoint validates and passes them on)"),
+           "endpoint, registered by --enable-scale-out or --tokens-only, validates and "
+           "passes them on; off without those flags)"),
+    "R1": ("multiprocess", "tensor or pipeline parallel >= 2: the multiprocess executor sends "
+           "a preempted request to the workers again with its handles (V2 model runner)"),
 }
-"""The shm design's sources: the deployment fact that switches each on, and how it arises."""
+"""The shm design's sources: the deployment fact that switches each on, and how it arises
+(a fact `Deployment` derives is a method of it)."""
 
 REMOVES: dict[str, str] = {
     "D2": "a request dropped after P0 issued handles pins their chunks for good (U1): "
           "restart the server when the store's hit rate falls to zero",
     "D3": "drain in-flight requests before a cache reset: a handle in flight then finds its "
           "chunk overwritten and the worker raises (S3)",
-    "D10": "restart the engine with the front end",
     "D7": "content-hash identities (let vLLM hash the media)",
     "C1": "do not accept client-supplied handles, or count them as issued",
+    "R1": "VLLM_USE_V2_MODEL_RUNNER=0 (the V1 runner sends a resumed request without its "
+          "handles), or --mm-processor-cache-type lru",
 }
 
 
@@ -49,10 +54,16 @@ def load() -> dict[str, Any]:
 
 
 def statuses(deployment: Deployment) -> dict[str, Status]:
-    """Each shm source's status: a stated fact, or assumed where none is stated."""
+    """Each shm source's status: a stated fact, or assumed where none is stated. C1 unstated
+    is assumed only where an endpoint takes handles (`Deployment.takes_handles`), else
+    off."""
     found = {}
     for source, (fact, _) in SHM_FACTS.items():
         value = getattr(deployment, fact)
+        if callable(value):
+            value = value()
+        if source == "C1" and value is None and not deployment.takes_handles():
+            value = False
         found[source] = Status.ASSUMED if value is None else Status.ON if value else Status.OFF
     return found
 
@@ -61,8 +72,7 @@ def environment_name(deployment: Deployment) -> str:
     """The environment (on or assumed) in the design's one spelling."""
     order = list(SHM_FACTS)
     found = statuses(deployment)
-    on = sorted((s for s in order if found[s] is not Status.OFF),
-                key=lambda s: (s.rstrip("0123456789"), int(s.lstrip("CD"))))
+    on = sorted((s for s in order if found[s] is not Status.OFF), key=source_order)
     return "+".join(on) if on else "none"
 
 

@@ -43,6 +43,22 @@ class Deployment:
     cache_gb: float = 4.0
     cache_type: str = "lru"
     client_handles: bool | None = None
+    scale_out: bool = False
+    tokens_only: bool = False
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+
+    def takes_handles(self) -> bool:
+        """Whether an endpoint takes shared-memory handles from clients: vLLM 0.33.0's
+        token-in, token-out endpoint, registered by --enable-scale-out or --tokens-only
+        (vllm/entrypoints/scale_out/factories.py); no other endpoint accepts or hands out
+        one."""
+        return self.scale_out or self.tokens_only
+
+    def multiprocess(self) -> bool:
+        """Whether the workers are processes of their own (tensor or pipeline parallel >= 2:
+        vLLM's multiprocess executor), each reading every request it is sent."""
+        return self.tensor_parallel * self.pipeline_parallel >= 2
 
     def pairing(self) -> str:
         """Which cache vLLM 0.33.0 builds (vllm.multimodal.cache.factories, in its order):

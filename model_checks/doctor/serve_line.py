@@ -33,6 +33,10 @@ class ServeLineError(ValueError):
 VALUES: dict[str, str] = {"--api-server-count": "api_servers", "-asc": "api_servers",
                           "--data-parallel-size": "data_parallel", "-dp": "data_parallel",
                           "--mm-processor-cache-gb": "cache_gb",
+                          "--tensor-parallel-size": "tensor_parallel",
+                          "-tp": "tensor_parallel",
+                          "--pipeline-parallel-size": "pipeline_parallel",
+                          "-pp": "pipeline_parallel",
                           vllm_release.CACHE_OPTION: "cache_type"}
 """Option taking a value -> the `Deployment` field it sets."""
 
@@ -40,7 +44,9 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--enable-sleep-mode": ("sleep_mode", True), "--no-enable-sleep-mode": ("sleep_mode", False),
     "--disable-sleep-mode": ("sleep_mode", False),
     "--data-parallel-external-lb": ("external_lb", True), "-dpe": ("external_lb", True),
-    "--no-data-parallel-external-lb": ("external_lb", False)}
+    "--no-data-parallel-external-lb": ("external_lb", False),
+    "--enable-scale-out": ("scale_out", True), "--no-enable-scale-out": ("scale_out", False),
+    "--tokens-only": ("tokens_only", True), "--no-tokens-only": ("tokens_only", False)}
 """Flag -> (the `Deployment` field it sets, to what): vLLM's boolean options with their
 ``--no-`` and ``--disable-`` inverses."""
 

@@ -13,7 +13,6 @@ from model_checks.designs.shm_views import (
     NotDriven,
     RingView,
     SentItem,
-    Served,
     ServedItem,
     fault_kind,
     spec_ring,
@@ -21,7 +20,7 @@ from model_checks.designs.shm_views import (
 from spec.config import Content
 from spec.designs.shm import SHM, sender
 from spec.designs.shm.config import ShmConfig, ShmKnobs
-from spec.designs.shm.readers import read
+from spec.designs.shm.readers import handle_fault, read_slot
 from spec.designs.shm.state import Handle, Message, ShmState
 
 
@@ -55,20 +54,24 @@ class ModelSide:
     def accepts(self, handle: HandleRef) -> bool:
         return sender.accepts(self.state.ring, self._handle(handle, Content("?")))
 
-    def read(self, worker: int, message: Message, sent: Sequence[Content]) -> Served:
-        after = read(self.config, self.state, worker, message)
-        if after.fault is not None:
-            return Served(worker, fault_kind(after.fault), ())
-        self.state = after.evolve(last_reads=())
-        return Served(worker, None, tuple(ServedItem(r.key, r.tensor, r.placeholders, r.sent)
-                                          for r in after.last_reads))
+    def check(self, worker: int, message: Message, index: int) -> str | None:
+        item = message.items[index]
+        if not isinstance(item, Handle):
+            return None
+        fault = handle_fault(self.config, self.state, item)
+        return None if fault is None else fault_kind(fault)
+
+    def copy(self, worker: int, message: Message, index: int, sent: Content) -> ServedItem:
+        item = message.items[index]
+        if not isinstance(item, Handle):
+            return ServedItem(item.key, item.content, item.content, sent)
+        memory, tensor = read_slot(self.state.memory, item.address % self.config.ring_bytes,
+                                   self.config.knobs.reader_counts_reads)
+        self.state = self.state.evolve(memory=memory)
+        return ServedItem(item.key, tensor, item.placeholders, sent)
 
     def clear(self) -> None:
         self.state = self.state.evolve(ring=sender.clear(self.state.ring))
-
-    def restart(self) -> None:
-        self.state = self.state.evolve(ring=sender.restart(
-            self.state.ring, self.config.knobs.restart_new_secret))
 
     def ring(self) -> RingView:
         return spec_ring(self.config, self.state)
@@ -98,10 +101,6 @@ def no_id_check() -> ModelAdapter:
 
 def counts_client_handles() -> ModelAdapter:
     return ModelAdapter(ShmKnobs(client_handle_counts=True), "P0 counts client handles")
-
-
-def same_secret() -> ModelAdapter:
-    return ModelAdapter(ShmKnobs(restart_new_secret=False), "a restart keeps the secret")
 
 
 class ForgetfulSide(ModelSide):

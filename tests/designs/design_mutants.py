@@ -50,12 +50,6 @@ MUTANTS: tuple[DesignMutant, ...] = (
         "that does not compare the header's id reads the new object under the old "
         "placeholders (the release raises instead: S3, not S1)"),
     DesignMutant(
-        "restart_keeps_secret", ShmKnobs(restart_new_secret=False), frozenset({"D10"}), "S1",
-        _SMALL,
-        "a restarted writer numbers chunks from 0 again, so a handle from before the restart "
-        "names an address and id the new store reuses; signed with the old secret it still "
-        "verifies, and the id check passes"),
-    DesignMutant(
         "frees_pinned", ShmKnobs(frees_pinned=True), frozenset(), "S3", _THIRD_IDENTITY,
         "a third identity makes P0 free the oldest chunk to put it; freeing one whose handle "
         "is in flight lets the new chunk overwrite its header, and the worker's id check "

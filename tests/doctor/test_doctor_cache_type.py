@@ -112,9 +112,9 @@ def test_doctor_answers_an_shm_deployment_with_the_shm_design(
                            "implements design shm's O1")
     assert "V2" not in out and "drift sources in this deployment" not in out
     assert "drift sources of the shared-memory object store in this deployment" in out
-    for source in ("D1", "D2", "D3", "D7", "D8", "D10", "D11", "C1"):
+    for source in ("D1", "D2", "D3", "D7", "D8", "D11", "C1", "R1"):
         assert f"  {source} " in out
-    for source in ("D4", "D5", "D6", "D9"):  # the LRU pair's, refused by the shm design
+    for source in ("D4", "D5", "D6", "D9", "D10"):  # refused by the shm design
         assert f"  {source} " not in out
     assert "the project's answer for design shm O1 under" in out
     for prop in ("S1", "S2", "S3", "S4", "H1", "U1"):
@@ -127,16 +127,49 @@ def test_doctor_answers_an_shm_deployment_with_the_shm_design(
 def test_doctor_reads_the_shm_sources_from_the_deployment(
     configs: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """No rejections, no clears, no restarts, no reuse: U1 and S4 no longer break; the
-    sleep mode of the config file switches P0's clear (D3) on."""
+    """No rejections, no clears, no reuse: U1 and S4 no longer break; the sleep mode of the
+    config file switches P0's clear (D3) on."""
     quiet = ["doctor", "--vllm-version", "0.33.0", "--cache-type", "shm", "--rejections", "no",
-             "--client-handles", "no", "--client-uuids", "no", "--restarts", "no"]
+             "--client-handles", "no", "--client-uuids", "no"]
     assert main(quiet) == 0
     out = re.sub(r"\n {4,}", " ", capsys.readouterr().out)
     assert "U1 the store stays usable: holds" in out and "S4 served is sent: holds" in out
     assert "S3 no crash: holds" in out
     code, out, _ = doctor("vllm serve M --config under.yml", capsys)
     assert code == 0 and "D3 P0 clears the store: on" in out
+
+
+@pytest.mark.parametrize("line", ["vllm serve M --mm-processor-cache-type shm",
+                                  "vllm serve M --mm-processor-cache-type shm "
+                                  "--enable-scale-out --no-enable-scale-out"])
+def test_doctor_shm_without_a_handle_endpoint_does_not_cite_c1(
+    line: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only the token-in endpoint (--enable-scale-out or --tokens-only) takes a client's
+    handle: without it C1 is off and no answer cites it; with either flag C1 is assumed
+    and S3 breaks under it."""
+    code, out, _ = doctor(line, capsys)
+    assert code == 0 and "C1 client-supplied handle: off" in out
+    assert "under C1" not in out and "C1_" not in out and "C1: do not accept" not in out
+    assert "S3 no crash: holds" in out
+    for flag in ("--enable-scale-out", "--tokens-only"):
+        code, out, _ = doctor(f"vllm serve M --mm-processor-cache-type shm {flag}", capsys)
+        assert code == 0 and "C1 client-supplied handle: assumed" in out
+        assert "S3 no crash: BREAKS under C1" in out
+
+
+@pytest.mark.parametrize("option", ["-tp 2", "--tensor-parallel-size=2", "-pp 2",
+                                    "--pipeline_parallel_size 4"])
+def test_doctor_shm_with_a_multiprocess_executor_has_the_preemption_resend(
+    option: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Tensor or pipeline parallel >= 2: a preempted request is read again by every worker
+    (R1), and the engine can die with no drift source of the client's."""
+    code, out, _ = doctor(f"vllm serve M --mm-processor-cache-type shm {option}", capsys)
+    assert code == 0 and "R1 preempted request re-sent to the workers: on" in out
+    assert "S3 no crash: BREAKS under R1" in out
+    code, out, _ = doctor("vllm serve M --mm-processor-cache-type shm -tp 1", capsys)
+    assert "R1 preempted request re-sent to the workers: off" in out
 
 
 def test_doctor_declines_a_design_not_modelled_with_exit_5(
@@ -192,6 +225,8 @@ def test_doctor_shm_without_a_pair_is_no_paired_cache(
      "got --mm-processor-cache-gb -1, expected a number of GiB >= 0"),
     ("vllm serve m --mm-processor-cache-gb 2k", "got '2k' for --mm-processor-cache-gb, "
      "expected a number"),
+    ("vllm serve m -tp 0", "got -tp 0, expected >= 1"),
+    ("vllm serve m --tokens-only=yes", "got --tokens-only=yes: --tokens-only takes no value"),
     ("vllm serve m --config shm.json", "--config shm.json: vLLM reads only .yaml or .yml files"),
     ("vllm serve m --config list.yaml", "--config list.yaml: expected a mapping of options"),
     ("vllm serve m --config missing.yaml", "--config missing.yaml: No such file or directory"),

@@ -6,15 +6,18 @@ catch:
   handle's (`_validate_monotonic_id` does nothing), so a handle to a reused address reads
   whatever chunk is there now;
 - `count_client_handles`: P0 counts a client handle it accepts as one more issued handle (its
-  writer flag), which no worker's read pays for.
+  writer flag), which no worker's read pays for;
+- `atomic_read`: a worker's `get` runs whole at its check (the copy right after the id
+  check, before P0 can write), as a lockstep that steps the two sides alternately would run
+  it: the copy then returns what was read before P0's write.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from model_checks.adapters.vllm_shm import Message, VllmShmAdapter, VllmShmSide
-from model_checks.designs.shm_views import HandleRef
+from model_checks.adapters.vllm_shm import Message, VllmShmAdapter, VllmShmSide, decode
+from model_checks.designs.shm_views import HandleRef, ServedItem
 from spec.config import Content
 from spec.designs.shm.config import ShmConfig
 
@@ -35,6 +38,26 @@ class CountClientHandlesSide(VllmShmSide):
         return message, refused
 
 
+class AtomicReadSide(VllmShmSide):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.read_early: dict[int, Any] = {}
+
+    def check(self, worker: int, message: Message, index: int) -> str | None:
+        fault = super().check(worker, message, index)
+        held = self.held.pop(worker, None)
+        if held is not None:
+            self.read_early[worker] = held.finish()
+        return fault
+
+    def copy(self, worker: int, message: Message, index: int, sent: Content) -> ServedItem:
+        key, _, placeholders = message[index]
+        if worker not in self.read_early:
+            return super().copy(worker, message, index, sent)
+        return ServedItem(key, decode(self.config, self.read_early.pop(worker)), placeholders,
+                          sent)
+
+
 class MutantAdapter(VllmShmAdapter):
     def __init__(self, side: type[VllmShmSide], name: str) -> None:
         super().__init__("0.33.0")
@@ -52,3 +75,7 @@ def skip_id_check() -> MutantAdapter:
 
 def count_client_handles() -> MutantAdapter:
     return MutantAdapter(CountClientHandlesSide, "P0 counts client handles")
+
+
+def atomic_read() -> MutantAdapter:
+    return MutantAdapter(AtomicReadSide, "a worker's get runs whole at its check")

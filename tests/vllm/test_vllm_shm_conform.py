@@ -5,8 +5,8 @@
   environments (exit 0);
 - every committed witness of the design (docs/results/designs/shm/witnesses/) replays on
   the release step for step and reproduces its property there (exit 4);
-- a planted fault (`shm_mutants`) is caught (exit 1): a worker that skips the id check, and
-  a P0 that counts client handles;
+- a planted fault (`shm_mutants`) is caught (exit 1): a worker that skips the id check, a P0
+  that counts client handles, and a worker whose read is not split (its copy at its check);
 - `--emit-pytest` writes the replay as a test that fails while the release breaks it.
 """
 
@@ -33,7 +33,7 @@ def _conform(*extra: str) -> list[str]:
     return ["conform", "--design", "shm", "--adapter", ADAPTER, *extra]
 
 
-@pytest.mark.parametrize("environment", ["none", "D2", "D3+D10", "C1+D1+D7"])
+@pytest.mark.parametrize("environment", ["none", "D2", "D3+R1", "C1+D1+D7"])
 def test_the_release_follows_the_design_on_every_step(
     environment: str, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -49,7 +49,7 @@ def test_the_committed_witnesses_are_one_per_minimal_breaking_set_and_property()
     lattice = json.loads((ROOT / "docs" / "results" / "designs" / "shm.json").read_text())
     expected = {f"{env}_{prop}" for prop, envs in lattice["minimal"].items() for env in envs}
     assert sorted(p.stem for p in WITNESSES) == sorted(expected)
-    assert {"D2_U1", "D3_S3", "D10_H1", "D7_S4", "C1_S3"} <= expected
+    assert {"D2_U1", "D3_S3", "D3_S1", "R1_S3", "R1_S1", "D7_S4", "C1_S3"} <= expected
 
 
 @pytest.mark.parametrize("witness", WITNESSES, ids=[p.stem for p in WITNESSES])
@@ -85,6 +85,21 @@ def test_a_worker_without_the_id_check_disagrees_on_the_d3_witness(
                  "skip_id_check", "--replay", str(witness)]) == 1
     out = capsys.readouterr().out
     assert "spec:           Served(worker=0, fault='data modified or invalid'" in out
+
+
+def test_the_split_read_is_what_serves_another_tensor_on_the_release(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The D3 witness of S1 (a worker checks a's handle, P0 clears and writes b there, the
+    worker copies) reproduces on the release's classes; a worker whose read runs whole at
+    its check disagrees at the copy, where the release serves b for a."""
+    witness = ROOT / "docs/results/designs/shm/witnesses/D3_S1.json"
+    assert main(_conform("--replay", str(witness))) == 4
+    capsys.readouterr()
+    assert main(["conform", "--design", "shm", "--adapter", "tests.vllm.shm_mutants:"
+                 "atomic_read", "--replay", str(witness)]) == 1
+    out = capsys.readouterr().out
+    assert "Copy" in out and "tensor=Content(identity='b'" in out
 
 
 def test_emit_pytest_writes_a_test_failing_while_the_release_breaks_the_property(

@@ -9,10 +9,14 @@ environment that enables it.
 - `Execute`: the engine executes the oldest sent request (any one under D1).
 - `Reject` (D2): a request P0 processed never reaches the workers (rejected before it is
   sent, or aborted while it waits).
-- `Read`: one worker reads the next executed request; workers are separate processes, so
+- `Check`, `Copy`: one worker reads the next executed request item by item: it checks an
+  item's handle (`Check`), then copies the item out of the shared memory and counts the read
+  (`Copy`), with any other step in between (`readers`); workers are separate processes, so
   one may lag behind another by any number of requests.
-- `ClearP0` (D3): P0's clear (`reset_mm_cache`); a worker's clear does nothing to the store.
-- `RestartP0` (D10): P0 restarts and creates the store anew.
+- `Preempt` (R1): the engine preempts a request it scheduled and later schedules it again as
+  a new request, with the handles it came with: every worker reads them again.
+- `ClearP0` (D3): P0's clear (`reset_mm_cache`, `/sleep`, `pause_generation` with its
+  default cache clear); a worker's clear does nothing to the store.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import ClassVar
 from spec.config import Content
 from spec.designs.shm import sender
 from spec.designs.shm.config import ShmConfig
-from spec.designs.shm.readers import read
+from spec.designs.shm.readers import check_item, copy_item, next_item
 from spec.designs.shm.state import Handle, Message, ShmState
 
 
@@ -72,7 +76,9 @@ class Execute:
     def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
         message = state.queued[self.index]
         queued = state.queued[:self.index] + state.queued[self.index + 1:]
-        return state.evolve(queued=queued, executed=(*state.executed, message))
+        scheduled = (*state.scheduled, message) if config.enables("R1") else state.scheduled
+        return state.evolve(queued=queued, executed=(*state.executed, message),
+                            scheduled=scheduled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,26 +94,62 @@ class Reject:
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
+class Check:
+    """Worker `worker` checks the handle of the item it is at (signature, then the header's
+    id): enabled where that item is a handle not yet checked, and the read is split."""
+
     worker: int
     requires: ClassVar[str | None] = None
 
     def guard(self, config: ShmConfig, state: ShmState) -> bool:
-        return (0 <= self.worker < config.readers
-                and state.position[self.worker] < len(state.executed))
+        if not (config.knobs.split_read and 0 <= self.worker < config.readers):
+            return False
+        found = next_item(state, self.worker)
+        return (found is not None and isinstance(found[1], Handle)
+                and not state.progress[self.worker].checked)
 
     def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
-        message = state.executed[state.position[self.worker]]
-        after = read(config, state, self.worker, message)
-        if after.fault is not None:
-            return after
-        position = list(after.position)
-        position[self.worker] += 1
-        executed = after.executed
-        while executed and min(position) > 0:  # read by every worker: retire it
-            executed = executed[1:]
-            position = [p - 1 for p in position]
-        return after.evolve(executed=executed, position=tuple(position))
+        return check_item(config, state, self.worker)
+
+
+@dataclass(frozen=True, slots=True)
+class Copy:
+    """Worker `worker` copies the item it is at and counts the read: enabled where that item
+    is inline, or a handle it checked (any handle when the read is not split)."""
+
+    worker: int
+    requires: ClassVar[str | None] = None
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        if not 0 <= self.worker < config.readers:
+            return False
+        found = next_item(state, self.worker)
+        return found is not None and (not isinstance(found[1], Handle)
+                                      or not config.knobs.split_read
+                                      or state.progress[self.worker].checked)
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        return copy_item(config, state, self.worker)
+
+
+@dataclass(frozen=True, slots=True)
+class Preempt:
+    """The engine preempts the request of `scheduled[index]` and schedules it again: with a
+    multiprocess executor and the V2 model runner (vLLM's scheduler sends a resumed request
+    to the workers as a new one, and `strip_covered_mm_data` keeps its handles), its message
+    reaches every worker once more. Each request is preempted at most once here (a bound of
+    the instance: a second preemption reads the same handles again)."""
+
+    index: int
+    requires: ClassVar[str | None] = "R1"
+
+    def guard(self, config: ShmConfig, state: ShmState) -> bool:
+        return 0 <= self.index < len(state.scheduled)
+
+    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
+        message = state.scheduled[self.index]
+        scheduled = state.scheduled[:self.index] + state.scheduled[self.index + 1:]
+        return state.evolve(executed=(*state.executed, message), scheduled=scheduled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,20 +163,9 @@ class ClearP0:
         return state.evolve(ring=sender.clear(state.ring))
 
 
-@dataclass(frozen=True, slots=True)
-class RestartP0:
-    requires: ClassVar[str | None] = "D10"
-
-    def guard(self, config: ShmConfig, state: ShmState) -> bool:
-        return state.ring.id_end > 0 and state.ring.epoch < 1  # one restart per run
-
-    def apply(self, config: ShmConfig, state: ShmState) -> ShmState:
-        return state.evolve(ring=sender.restart(state.ring, config.knobs.restart_new_secret))
-
-
-ShmAction = Submit | ClientHandle | Execute | Reject | Read | ClearP0 | RestartP0
-ACTION_TYPES: tuple[type[ShmAction], ...] = (Submit, ClientHandle, Execute, Reject, Read,
-                                               ClearP0, RestartP0)
+ShmAction = Submit | ClientHandle | Execute | Reject | Check | Copy | Preempt | ClearP0
+ACTION_TYPES: tuple[type[ShmAction], ...] = (Submit, ClientHandle, Execute, Reject, Check,
+                                               Copy, Preempt, ClearP0)
 
 
 def candidates(config: ShmConfig, state: ShmState) -> list[ShmAction]:
@@ -147,9 +178,10 @@ def candidates(config: ShmConfig, state: ShmState) -> list[ShmAction]:
     found += [Execute(i) for i in range(len(state.queued))]
     if config.enables("D2"):
         found += [Reject(i) for i in range(len(state.queued))]
-    found += [Read(w) for w in range(config.readers)]
+    found += [Check(w) for w in range(config.readers)]
+    found += [Copy(w) for w in range(config.readers)]
+    if config.enables("R1"):
+        found += [Preempt(i) for i in range(len(state.scheduled))]
     if config.enables("D3"):
         found.append(ClearP0())
-    if config.enables("D10"):
-        found.append(RestartP0())
     return found

@@ -26,8 +26,10 @@ class ShmKnobs:
 
     reader_checks_id: bool = True
     """A reader compares the chunk header's id with the handle's before reading."""
-    restart_new_secret: bool = True
-    """A restarted writer signs with a new secret."""
+    split_read: bool = True
+    """A worker's check of a handle and its copy of the object are two steps, with P0 free
+    to write between them, as in the release (off: one atomic step, the coarser model that
+    cannot see a chunk overwritten after its check)."""
     client_handle_counts: bool = False
     """A client-supplied handle P0 accepts counts as an issued handle (the release does not
     count it: the readers' reads of it then pay for another handle's)."""

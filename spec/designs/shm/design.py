@@ -23,20 +23,24 @@ SOURCES: tuple[DriftSource, ...] = (
                 "sent, or aborted while it waits): its handles are never read"),
     DriftSource("D3", "P0 clears the store",
                 "P0's clear drops every chunk and restarts the data range while handles it "
-                "issued are in flight; the ids keep increasing"),
+                "issued are in flight; the ids keep increasing (reset_mm_cache, /sleep, and "
+                "pause_generation, whose default cache clear runs before the engine pauses "
+                "in every mode: in keep mode the queued requests resume after it)"),
     DriftSource("D7", "identity reused for new content",
                 "a client names new content with an identity P0 has a chunk for"),
     DriftSource("D8", "request larger than the ring",
                 "a request's items together take more than the ring: its own chunks, not "
                 "yet read, leave no room for the rest"),
-    DriftSource("D10", "P0 restart with a new secret",
-                "P0 restarts and creates the store anew (ids from 0, a new signing secret) "
-                "while handles it issued are in flight; the bytes stay until overwritten"),
     DriftSource("D11", "object over the size limit",
                 "an object larger than the store's object size limit"),
     DriftSource("C1", "client-supplied handle",
                 "a client sends back a handle P0 issued earlier; P0 checks it is the key's "
-                "current chunk and passes it on without counting it as issued"),
+                "current chunk and passes it on without counting it as issued (only the "
+                "token-in endpoint takes one: --enable-scale-out or --tokens-only)"),
+    DriftSource("R1", "preempted request re-sent to the workers",
+                "with a multiprocess executor (tensor or pipeline parallel >= 2) and the V2 "
+                "model runner, a preempted request is scheduled again as a new request with "
+                "its handles: every worker reads them again, reads P0 never counted"),
 )
 
 REFUSED: dict[str, str] = {
@@ -48,7 +52,43 @@ REFUSED: dict[str, str] = {
     "D6": "P0 processes one request's touches, updates and release in one synchronous call, "
     "so no other request's update interleaves with them",
     "D9": "both sides read one object in one store: an object has one size",
+    "D10": "P0 does not restart alone: the workers die with the engine, and the store's "
+    "shared-memory segment is named afresh for each process tree "
+    "(VLLM_OBJECT_STORAGE_SHM_BUFFER_NAME); with that name fixed by hand, a second P0 "
+    "either fails to start (FileExistsError: the segment exists) or creates a new segment "
+    "the workers do not map, where handles issued before keep reading and every new "
+    "handle fails its signature: a topology of two stores this design does not model",
 }
+
+
+NOTES: tuple[str, ...] = (
+    "A worker's read is two steps, as in the release: `SingleWriterShmObjectStorage.get` "
+    "checks the handle (its signature, then the chunk header's id), then copies the object "
+    "and counts the read under the workers' lock, which P0 never takes; P0 may write "
+    "between the two (`Check`, `Copy`). S1 is decided on that split read: proved for every "
+    "instance where no chunk can be freed while a read of it is owed (D1+D2+D7+D8+D11, "
+    "`model_checks/designs/shm_restricted.py`), broken under D3, C1 and R1, where a worker "
+    "that passed its check copies another object with no error (the D3 witness replays on "
+    "the release's classes with the interleaving forced by the adapter, docs/vllm.md). "
+    "With the read as one step (the knob `split_read=False`) no run of the same instance "
+    "breaks S1 (`tests/designs/test_shm_proofs.py`).",
+    "R1 exists only with a multiprocess executor (tensor or pipeline parallel >= 2) and the "
+    "V2 model runner (vLLM's default): the scheduler sends a resumed request to the workers "
+    "as a new one and `strip_covered_mm_data` keeps its handles, so every worker reads them "
+    "again, reads P0 never counted; no drift source of the client's is needed for the "
+    "engine to die. The LRU design has no such action: its receiver cache is read in the "
+    "engine core before the scheduler (docs/vllm.md, \"What runs each spec action\").",
+    "C1 needs the token-in, token-out endpoint (`--enable-scale-out` or `--tokens-only`): no "
+    "other endpoint accepts a handle, and none hands one out (handles are signed with the "
+    "store's secret; `/render` skips the multimodal cache). The doctor assumes C1 only with "
+    "one of those flags.",
+    "D3 includes `pause_generation`: its default cache clear runs before the engine pauses, "
+    "in every mode; in `keep` mode the queued requests resume after it and fail their "
+    "check. D10 is refused (below), and with it every state the conformance adapter could "
+    "only build by swapping shared-memory segments: the adapter reaches each state through "
+    "the release's own calls.",
+)
+"""What the design's section of docs/drift-combinations.md says beyond its answers."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +100,7 @@ class ShmDesign:
     variants: tuple[str, ...] = (OBJECT_STORE,)
     sources: tuple[DriftSource, ...] = SOURCES
     properties: tuple[DesignProperty, ...] = PROPERTIES
+    notes: tuple[str, ...] = NOTES
 
     @property
     def refused(self) -> Mapping[str, str]:

@@ -97,10 +97,5 @@ def clear(ring: Ring) -> Ring:
     return replace(ring, chunks=(), id_start=ring.id_end, data_start=0, data_end=0)
 
 
-def restart(ring: Ring, new_secret: bool) -> Ring:
-    """A restarted P0 creates the store anew: ids from 0, an empty ring, a new secret."""
-    return Ring(epoch=ring.epoch + 1 if new_secret else ring.epoch)
-
-
 def _replace_chunk(chunks: tuple[Chunk, ...], new: Chunk) -> tuple[Chunk, ...]:
     return tuple(new if c.id == new.id else c for c in chunks)

@@ -2,7 +2,7 @@
 chunks, the messages on their way to the workers, and what each worker has read.
 
 The writer's view (`Ring`) and the shared memory (`Slot`) are kept apart because they can
-disagree: a clear or a restart drops the writer's metadata while the bytes stay in memory
+disagree: a clear drops the writer's metadata while the bytes stay in memory
 until a new chunk overwrites them, and a handle issued before stays in flight.
 """
 
@@ -89,6 +89,18 @@ class Read:
 
 
 @dataclass(frozen=True, slots=True)
+class Progress:
+    """How far one worker is inside its next executed message: `item` items copied (the
+    reads they served in `copied`), and whether the next item's handle passed its check, so
+    that its copy may follow (the release's `get`: the id check, then the copy, with no lock
+    the writer takes in between)."""
+
+    item: int = 0
+    checked: bool = False
+    copied: tuple[Read, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Ring:
     """The writer's ring: live chunks in id order, the id range and the data range (logical
     addresses; `data_start <= data_end`), and the signing secret's epoch."""
@@ -108,14 +120,18 @@ class Ring:
 class ShmState:
     """The whole system. `queued`: sent, not yet executed by the engine; `executed`: executed,
     in order, until every worker has read them; `position[w]`: how many of `executed` worker
-    `w` has read. `issued`: every handle P0 ever issued (a client may send one back).
-    `fault`: why the engine died, if it did."""
+    `w` has read; `progress[w]`: how far it is inside the next one. `scheduled`: the
+    executed messages whose request the engine may still preempt (kept under R1 only).
+    `issued`: every handle P0 ever issued (a client may send one back). `fault`: why the
+    engine died, if it did."""
 
     ring: Ring = Ring()
     memory: tuple[Slot, ...] = ()
     queued: tuple[Message, ...] = ()
     executed: tuple[Message, ...] = ()
     position: tuple[int, ...] = ()
+    progress: tuple[Progress, ...] = ()
+    scheduled: tuple[Message, ...] = ()
     requests: int = 0
     issued: frozenset[Handle] = frozenset()
     fault: str | None = None
@@ -133,4 +149,4 @@ class ShmState:
 
 
 def initial_state(readers: int) -> ShmState:
-    return ShmState(position=(0,) * readers)
+    return ShmState(position=(0,) * readers, progress=(Progress(),) * readers)
