@@ -185,7 +185,8 @@ def _version(requested: str | None) -> tuple[str, str]:
 
 def _wrap(text: str, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "    ", break_on_hyphens=False)
+                         subsequent_indent=indent + "    ", break_on_hyphens=False,
+                         break_long_words=False)  # a path stays whole, to copy
 
 
 def _sources(deployment: Deployment) -> list[str]:

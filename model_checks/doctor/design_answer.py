@@ -138,4 +138,5 @@ def _said(design: str, prop: str, answer: dict[str, Any]) -> str:
 
 def _wrap(text: str, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "    ", break_on_hyphens=False)
+                         subsequent_indent=indent + "    ", break_on_hyphens=False,
+                         break_long_words=False)  # a path stays whole, to copy
