@@ -160,8 +160,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Model checks of the paired caches. Without a subcommand: the main job.",
         epilog="exit codes: 0 all verdicts as expected, 1 a verdict differs, 2 usage error, "
         "3 harness failure (conform), 4 a required property broken as its variant breaks it "
-        "(conform: an inherited weakness), 5 a cache design the project does not model "
-        "(doctor: --mm-processor-cache-type shm)",
+        "(conform: an inherited weakness) or at risk in the deployment (doctor --require), "
+        "5 a cache design the project does not model (doctor; every cache type of the "
+        "supported vLLM releases is modelled: shm is answered as design shm)",
     )
     parser.add_argument(
         "--json", type=Path, default=Path("build/main-job/records.json"),

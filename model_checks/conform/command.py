@@ -157,17 +157,16 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     from model_checks.conform.adapter import AdapterError, HarnessFailure
+    from model_checks.conform.two_processes import ExtraMissing, remote_engines
 
     remote = None
     try:
         adapter = _adapter(args.adapter)
         variants = _variants(adapter, args.variant)
         if args.processes == 2:
-            from model_checks.conform.remote import RemoteEngines  # pyzmq only when it is used
-
-            remote = RemoteEngines(args.adapter)
+            remote = remote_engines(args.adapter)  # pyzmq and msgspec only when used
         return _checked(args, adapter, variants, required, allowed, remote)
-    except (_Usage, AdapterError) as error:
+    except (_Usage, AdapterError, ExtraMissing) as error:
         print(f"error: {_one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except HarnessFailure as error:

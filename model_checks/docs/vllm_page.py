@@ -172,7 +172,9 @@ def _settings() -> list[str]:
             "python -m model_checks doctor --serve 'vllm serve MODEL --enable-sleep-mode'",
             "python -m model_checks doctor --serve 'vllm serve MODEL --config serve.yaml'",
             "python -m model_checks doctor --serve 'vllm serve MODEL "
-            "--mm-processor-cache-type shm'  # exit 5: not modelled",
+            "--mm-processor-cache-type shm'  # design shm's own answer",
+            "python -m model_checks doctor --client-uuids yes --require S1,S3  # exit 4: "
+            "at risk",
             "```"]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from model_checks.answers import Answer as StoredAnswer
 from model_checks.conform.weakness import answers, weakness
+from model_checks.kernel.shipped import located
 from spec import registry
 
 LATTICE_PAGE = "docs/drift-combinations.md"
@@ -53,7 +54,7 @@ def _trace(stored: StoredAnswer) -> str:
     w = stored.witness
     if w is None:
         return ""
-    return f"{w.trace or w.checker} ({w.steps} steps)"
+    return f"{located(w.trace) if w.trace else w.checker} ({w.steps} steps)"
 
 
 def answer(variant: str, env: tuple[str, ...]) -> tuple[Answer, ...]:

@@ -11,22 +11,37 @@ object store (``--mm-processor-cache-type shm``) is answered with its own design
 and properties (`design_answer`), never with the LRU pair's. For a design the project does
 not model it answers nothing: it says so, and what is known of the design.
 
-Exit codes: 0 answered (or no paired cache to answer for); 2 usage error (one line on
-stderr: bad flags, an unreadable serve line or --config file, an unknown cache type, an
-unsupported vLLM release); 5 the deployment's paired cache is a design the project does not
-model, so no answer is given (no cache type of the supported releases is such a design).
+The answer opens with a headline per property (`findings.Finding`: "S1 consistent pairing:
+AT RISK, clients reuse uuids"), then what to change in vLLM (its options, the project's patch,
+no cache) and what rules an assumption out, then the details. ``--json`` prints the same as
+one JSON object instead.
+
+Exit codes: 0 answered (or no paired cache to answer for), and no ``--require``d property at
+risk; 2 usage error (one line on stderr: bad flags, an option vLLM does not have, a flag that
+contradicts the serve line, an unreadable serve line or --config file, an unknown cache type
+or property, an unsupported vLLM release); 4 a ``--require``d property is AT RISK in the
+deployment; 5 the deployment's paired cache is a design the project does not model, so no
+answer is given (no cache type of the supported releases is such a design).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import textwrap
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from model_checks.adapters import vllm_release
 from model_checks.doctor import design_answer, encoder_answer
-from model_checks.doctor.answer import LATTICE_PAGE, Answer, answer, instance_text
+from model_checks.doctor.answer import (
+    LATTICE_PAGE,
+    Answer,
+    answer,
+    instance_text,
+    judged_properties,
+)
 from model_checks.doctor.facts import (
+    NO_CACHE,
     SOURCES,
     Deployment,
     ServeLineError,
@@ -34,13 +49,17 @@ from model_checks.doctor.facts import (
     from_serve_line,
     statuses,
 )
+from model_checks.doctor.findings import Finding, lru_finding, patch_line
+from model_checks.doctor.serve_line import FLAGS, VALUES, settings
 from model_checks.kernel.cells import environment_text
 from model_checks.kernel.exits import EXIT_OK, UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 
 WIDTH = 100
+EXIT_AT_RISK = 4
+"""A ``--require``d property is at risk in the deployment."""
 EXIT_NOT_MODELLED = 5
-"""0: answered; 5: the deployment's paired cache is a design the project does not model."""
+"""The deployment's paired cache is a design the project does not model."""
 
 COUNTERS = (
     "engine warnings 'Multi-modal cache miss for request ...' (MultiModalCacheMissError, "
@@ -99,6 +118,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(--config FILE too)")
     parser.add_argument("--vllm-version", metavar="X.Y.Z",
                         help="the release to answer for (default: the installed one)")
+    parser.add_argument("--require", metavar="S1,S3",
+                        help="properties the deployment must keep, comma separated: exit "
+                             f"{EXIT_AT_RISK} when one of them is AT RISK, 0 otherwise")
+    parser.add_argument("--json", action="store_true",
+                        help="print the answer as one JSON object (the findings, the sources, "
+                             "the exit code)")
+
+
+_FLAG_OF: dict[str, str] = {
+    **{dest: flag for flag, (dest, _) in _CHOICES.items()},
+    "sleep_mode": "--sleep-mode", "api_servers": "--api-servers",
+    "data_parallel": "--data-parallel", "external_lb": "--data-parallel-external-lb",
+    "cache_type": "--cache-type", "cache_gb": "--cache-gb"}
+"""`Deployment` field -> the doctor's flag that states it."""
+
+
+def _serve_option(field: str) -> str:
+    """The serve line's option that sets `field` (its long spelling)."""
+    named = [o for o, f in VALUES.items() if f == field]
+    named += [o for o, (f, _) in FLAGS.items() if f == field]
+    return next(o for o in named if o.startswith("--"))
+
+
+def _shown(value: object) -> str:
+    return ("yes" if value else "no") if isinstance(value, bool) else f"{value:g}" if (
+        isinstance(value, float)) else str(value)
+
+
+def _conflicts(given: dict[str, object], line: str) -> None:
+    """A flag stating what the serve line states otherwise: `ValueError`, one line."""
+    from_line = settings(line)
+    for field, value in given.items():
+        if value is not None and field in from_line and from_line[field] != value:
+            raise ValueError(f"got {_FLAG_OF[field]} {_shown(value)} beside a serve line with "
+                             f"{_serve_option(field)} {_shown(from_line[field])}: give one")
 
 
 def deployment_of(args: argparse.Namespace) -> Deployment:
@@ -112,6 +166,8 @@ def deployment_of(args: argparse.Namespace) -> Deployment:
             raise ValueError(f"got --{dest.replace('_', '-')} {given[dest]}, expected >= 1")
     if given["cache_gb"] is not None and not given["cache_gb"] >= 0:
         raise ValueError(f"got --cache-gb {given['cache_gb']}, expected >= 0")
+    if args.serve:
+        _conflicts(given, args.serve)
     base = replace(Deployment(), **{k: v for k, v in given.items() if v is not None})
     return from_serve_line(args.serve, base) if args.serve else base
 
@@ -129,7 +185,8 @@ def _version(requested: str | None) -> tuple[str, str]:
 
 def _wrap(text: str, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "    ", break_on_hyphens=False)
+                         subsequent_indent=indent + "    ", break_on_hyphens=False,
+                         break_long_words=False)  # a path stays whole, to copy
 
 
 def _sources(deployment: Deployment) -> list[str]:
@@ -202,39 +259,123 @@ def _not_modelled(deployment: Deployment, version: str) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class Report:
+    """The doctor's answer for one deployment: the header, a finding per property (none
+    without a paired cache, or for a design not modelled), the details below them."""
+
+    header: list[str]
+    findings: tuple[Finding, ...]
+    details: list[str]
+    modelled: bool
+    version: str
+    deployment: Deployment
+    variant: str | None
+    replay: str = "python -m model_checks replay PATH"
+    """The command that replays a finding's witness."""
+
+    def at_risk(self, required: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(f.property_id for f in self.findings
+                     if f.at_risk and f.property_id in required)
+
+    def exit_code(self, required: tuple[str, ...]) -> int:
+        if not self.modelled:
+            return EXIT_NOT_MODELLED
+        return EXIT_AT_RISK if self.at_risk(required) else EXIT_OK
+
+    def lines(self, required: tuple[str, ...] = ()) -> list[str]:
+        """The answer as lines of at most 100 columns: headlines first."""
+        out = list(self.header)
+        for finding in self.findings:
+            out += _wrap(finding.headline(), "")
+        out += _actions(self.findings, self.replay)
+        if required and self.modelled:
+            risky = self.at_risk(required)
+            out += _wrap(f"required {','.join(required)}: " + (
+                f"{', '.join(risky)} AT RISK (exit {EXIT_AT_RISK})" if risky else
+                "none at risk (exit 0)"), "")
+        return out + self.details
+
+    def to_json(self, required: tuple[str, ...] = ()) -> dict[str, object]:
+        d = self.deployment
+        found = statuses(d) if self.variant and d.pairing() == "lru" else {}
+        return {"vllm": self.version, "cache_type": d.cache_type, "pairing": d.pairing(),
+                "variant": self.variant, "modelled": self.modelled,
+                "sources": {k: v.value for k, v in found.items()},
+                "environment": list(environment(d)) if found else [],
+                "findings": [f.to_json() for f in self.findings],
+                "required": list(required), "at_risk": list(self.at_risk(required)),
+                "exit": self.exit_code(required)}
+
+
+def _actions(findings: tuple[Finding, ...], replay: str) -> list[str]:
+    """What to change in vLLM, and what rules an assumption out, for the findings at risk."""
+    risky = [f for f in findings if f.at_risk]
+    if not risky:
+        return []
+    out = ["to remove the risks, in vLLM (a source's line removes every risk that needs it):"]
+    remedies = sorted(dict.fromkeys(r for f in risky for r in f.remedies),
+                      key=lambda r: int(r[1:r.index(":")]) if r[:1] in "CD" else 99)
+    patch = patch_line(findings)
+    for remedy in [r for r in remedies if r != NO_CACHE] + [patch] * bool(patch) + [
+            r for r in remedies if r == NO_CACHE]:
+        out += _wrap(remedy)
+    assumed = list(dict.fromkeys(r for f in risky for r in f.rule_out))
+    if assumed:
+        out += _wrap("if your deployment rules a source out, say so: " + ", ".join(assumed)
+                     + " (a source no fact rules out is assumed)", "")
+    witnesses = [f"{f.property_id}: {f.witness}" for f in risky if f.witness]
+    if witnesses:
+        out += _wrap(f"witnesses ({replay}): " + "; ".join(witnesses), "")
+    return out
+
+
 def exit_code(deployment: Deployment, version: str) -> int:
     """`EXIT_NOT_MODELLED` when vLLM builds a paired cache of a design the project does not
-    model, else `EXIT_OK`."""
+    model, else `EXIT_OK` (before any ``--require``: `Report.exit_code`)."""
     kind = deployment.pairing()
     modelled = kind not in vllm_release.CACHE_TYPES or vllm_release.implements(version, kind)
     return EXIT_OK if modelled else EXIT_NOT_MODELLED
 
 
-def report(deployment: Deployment, version: str, chosen: str) -> list[str]:
-    """The doctor's answer, as lines of at most 100 columns: the lattice's answers only for
-    a paired cache whose design implements a variant."""
-    lines = _header(deployment, version, chosen)
+def build(deployment: Deployment, version: str, chosen: str) -> Report:
+    """The doctor's answer: findings only for a paired cache whose design implements a
+    variant."""
+    header = _header(deployment, version, chosen)
     kind = deployment.pairing()
     if kind not in vllm_release.CACHE_TYPES:
-        return lines + _unpaired(deployment, version)
+        return Report(header, (), _unpaired(deployment, version), True, version, deployment,
+                      None)
     variant = vllm_release.implements(version, kind)
     if variant is None:
-        return lines + _not_modelled(deployment, version)
+        return Report(header, (), _not_modelled(deployment, version), False, version,
+                      deployment, None)
     design = vllm_release.DESIGN_OF[kind]
     if design != "lru":
-        return lines + design_answer.lines(deployment, design, variant)
-    return lines + _answered(deployment, variant)
+        return Report(header, design_answer.findings(deployment, design),
+                      ["details:", *design_answer.lines(deployment, design, variant)], True,
+                      version, deployment, variant,
+                      f"python -m model_checks conform --design {design} --replay PATH")
+    results = answer(variant, environment(deployment))
+    return Report(header, tuple(lru_finding(r, deployment) for r in results),
+                  ["details:", *_answered(deployment, variant, results)], True, version,
+                  deployment, variant)
 
 
-def _answered(deployment: Deployment, variant: str) -> list[str]:
-    """Drift sources, the lattice's answer for `variant` under them, remedies, counters."""
+def report(deployment: Deployment, version: str, chosen: str) -> list[str]:
+    """The doctor's answer as lines (`Report.lines`)."""
+    return build(deployment, version, chosen).lines()
+
+
+def _answered(deployment: Deployment, variant: str, results: tuple[Answer, ...]) -> list[str]:
+    """Drift sources, the lattice's answer for `variant` under them, removals, counters."""
     env = environment(deployment)
     lines = _sources(deployment)
     lines += _wrap(f"the project's answer for {variant} under {environment_text(env)} "
                    f"({LATTICE_PAGE}; from {instance_text(variant)}):", "")
-    for result in answer(variant, env):
+    for result in results:
         lines += _answer_lines(result)
-    lines.append("what removes each risk:")
+    lines.append("what removes each risk, in the model's terms:")
     for drift in env:
         lines += _wrap(f"{drift}: {SOURCES[drift].removes}")
     lines.append("counters to alert on:")
@@ -243,11 +384,36 @@ def _answered(deployment: Deployment, variant: str) -> list[str]:
     return lines
 
 
+def required_of(text: str | None, known: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``--require`` list, checked (`ValueError`: one line)."""
+    if text is None:
+        return ()
+    wanted = tuple(p.strip() for p in text.split(","))
+    for prop in wanted:
+        if prop not in known:
+            raise ValueError(f"got --require {prop!r}, expected properties from "
+                             f"{','.join(known)}")
+    return wanted
+
+
+def _known_properties() -> tuple[str, ...]:
+    """Every property the doctor answers: the LRU pair's, then the other designs' own."""
+    ids = [prop for prop, _ in judged_properties()]
+    for data in design_answer.load().values():
+        ids += [p["id"] for p in data["properties"]]
+    return tuple(dict.fromkeys(ids))
+
+
 def run(args: argparse.Namespace) -> int:
     try:
+        required = required_of(args.require, _known_properties())
         deployment = deployment_of(args)
         version, chosen = _version(args.vllm_version)
     except (ServeLineError, ValueError, vllm_release.UnsupportedVllm) as error:
         raise UsageError(str(error)) from None
-    print("\n".join(report(deployment, version, chosen)))
-    return exit_code(deployment, version)
+    result = build(deployment, version, chosen)
+    if args.json:
+        print(json.dumps(result.to_json(required), indent=2))
+    else:
+        print("\n".join(result.lines(required)))
+    return result.exit_code(required)

@@ -11,7 +11,9 @@ import textwrap
 from importlib import resources
 from typing import Any
 
-from model_checks.doctor.facts import Deployment, Status
+from model_checks.doctor.facts import NO_CACHE, Deployment, Status
+from model_checks.doctor.findings import Finding, Level, because
+from model_checks.kernel.shipped import located
 from spec.designs.base import source_order
 
 WIDTH = 100
@@ -98,11 +100,47 @@ def lines(deployment: Deployment, design: str, variant: str) -> list[str]:
     return out
 
 
+RULE_OUT: dict[str, str] = {"D1": "--reordering no", "D2": "--rejections no",
+                            "D3": "no --sleep-mode", "D7": "--client-uuids no",
+                            "D8": "--large-requests no", "D10": "--restarts no",
+                            "D11": "--oversize no", "C1": "--client-handles no"}
+"""The doctor's option that rules each shm source out."""
+
+
+def _witness(design: str, prop: str, answer: dict[str, Any]) -> str:
+    breaking = "+".join(answer["breaking_set"])
+    return located(f"docs/results/designs/{design}/witnesses/{breaking}_{prop}.json")
+
+
+def findings(deployment: Deployment, design: str) -> tuple[Finding, ...]:
+    """One finding per property of `design` under the deployment's environment."""
+    data = load()[design]
+    found = statuses(deployment)
+    env = environment_name(deployment)
+    facts = {source: text for source, (_, text) in SHM_FACTS.items()}
+    out = []
+    for prop in data["properties"]:
+        answer = data["answers"][prop["id"]][env]
+        if answer["verdict"] == "breaks":
+            sources = tuple(answer["breaking_set"])
+            out.append(Finding(
+                prop["id"], prop["title"], Level.AT_RISK, because((sources,), found, facts),
+                f"{_witness(design, prop['id'], answer)} ({answer['steps']} steps)",
+                tuple(RULE_OUT[s] for s in sources if found[s] is Status.ASSUMED),
+                (*(f"{s}: {REMOVES[s]}" for s in sources if s in REMOVES), NO_CACHE),
+                _said(design, prop["id"], answer)))
+        else:
+            level = Level.KEPT if answer["verdict"] == "holds" else Level.UNDECIDED
+            out.append(Finding(prop["id"], prop["title"], level, answer["basis"],
+                               detail=_said(design, prop["id"], answer)))
+    return tuple(out)
+
+
 def _said(design: str, prop: str, answer: dict[str, Any]) -> str:
     if answer["verdict"] == "breaks":
         breaking = "+".join(answer["breaking_set"])
-        return (f"BREAKS under {breaking} (witness docs/results/designs/{design}/witnesses/"
-                f"{breaking}_{prop}.json, {answer['steps']} steps, {answer['basis']})")
+        return (f"BREAKS under {breaking} (witness {_witness(design, prop, answer)}, "
+                f"{answer['steps']} steps, {answer['basis']})")
     if answer["verdict"] == "holds":
         return f"holds: {answer['basis']}"
     return f"undecided here ({answer['basis']})"
@@ -110,4 +148,5 @@ def _said(design: str, prop: str, answer: dict[str, Any]) -> str:
 
 def _wrap(text: str, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "    ", break_on_hyphens=False)
+                         subsequent_indent=indent + "    ", break_on_hyphens=False,
+                         break_long_words=False)  # a path stays whole, to copy

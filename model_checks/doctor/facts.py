@@ -14,8 +14,9 @@ from enum import Enum
 
 from model_checks.doctor.serve_line import ServeLineError, settings
 
-__all__ = ["SOURCES", "Deployment", "ServeLineError", "Source", "Status", "environment",
-           "from_serve_line", "statuses"]
+__all__ = ["NO_CACHE", "OPERATOR", "PATCH", "PATCHED_VARIANT", "SOURCES", "Deployment",
+           "Operator", "ServeLineError", "Source", "Status", "environment", "from_serve_line",
+           "statuses"]
 
 
 class Status(Enum):
@@ -75,12 +76,25 @@ class Deployment:
 
 @dataclass(frozen=True)
 class Source:
-    """How one drift source arises in vLLM: the fact, its reference, what removes it."""
+    """How one drift source arises in vLLM: the fact, its reference, what removes it (in the
+    model's terms); and for an operator (`OPERATOR`): the fact in a few words, the doctor's
+    flag that rules it out, and what to change in vLLM's options or use."""
 
     drift: str
     arises: str
     reference: str
     removes: str
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One drift source in an operator's words: `fact` (a headline's reason), `rule_out`
+    (the doctor's option stating it does not occur, "" when no fact rules it out) and
+    `vllm` (what to set or do in vLLM to remove it)."""
+
+    fact: str
+    rule_out: str
+    vllm: str
 
 
 SOURCES: dict[str, Source] = {
@@ -121,6 +135,47 @@ SOURCES: dict[str, Source] = {
                   "('cache if fits'), so a later uuid-only request misses", "vllm#52835",
                   "a cache larger than the largest item, or media with every request"),
 }
+
+
+OPERATOR: dict[str, Operator] = {
+    "D1": Operator("requests may reach the engine out of order", "--reordering no",
+                   "no vLLM option orders them (a client's retry recovers a miss)"),
+    "D2": Operator("requests are rejected or aborted after processing", "--rejections no",
+                   "no vLLM option prevents it (vllm#43941)"),
+    "D3": Operator("a client clears the engine's cache alone", "--engine-only-clears no",
+                   "clear only through vLLM's /sleep, /pause or reset_mm_cache, which "
+                   "clear the front end's cache first"),
+    "D4": Operator("sleep mode clears race in-flight requests", "no --sleep-mode",
+                   "drain or abort requests before /sleep, /pause with cache clear or "
+                   "reset_mm_cache, or leave --enable-sleep-mode off"),
+    "D5": Operator("several API servers share an engine", "",
+                   "vLLM disables the pairing itself there"),
+    "D6": Operator("two threads update the shadow", "",
+                   "vLLM processes multimodal inputs on one thread"),
+    "D7": Operator("clients reuse uuids", "--client-uuids no",
+                   "clients send no multi_modal_uuids (vLLM hashes the media)"),
+    "D8": Operator("a request's media may exceed the cache", "--large-requests no",
+                   "--mm-processor-cache-gb above the largest request's media (bound it with "
+                   "--limit-mm-per-prompt)"),
+    "D9": Operator("the sides may size an item differently", "--size-skew no",
+                   "no vLLM option; items whose only leaves are tensors size alike"),
+    "D10": Operator("the engine core restarts alone", "--restarts no",
+                    "restart the API server with the engine core"),
+    "D11": Operator("items larger than the cache occur", "--oversize no",
+                    "--mm-processor-cache-gb above the largest item, or media with every "
+                    "request"),
+}
+"""Each drift source in an operator's words (`Operator`)."""
+
+PATCH = "patches/vllm-0.33.0-tags.diff"
+"""The project's change to vLLM 0.33.0: its LRU pair becomes V3 (tags, references resolved
+first; docs/vllm.md, "The change")."""
+
+PATCHED_VARIANT = "V3"
+
+NO_CACHE = ("--mm-processor-cache-gb 0 (no multimodal cache: nothing is paired, every item is "
+            "processed again)")
+"""The one vLLM option that removes every pairing risk, at the cost of the cache."""
 
 
 def statuses(deployment: Deployment) -> dict[str, Status]:

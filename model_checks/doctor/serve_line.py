@@ -1,4 +1,5 @@
-"""A ``vllm serve ...`` line read with the rules vLLM 0.33.0's `FlexibleArgumentParser` applies
+"""A ``vllm serve ...`` line (or ``python -m vllm.entrypoints.openai.api_server ...``, the
+same parser) read with the rules vLLM 0.33.0's `FlexibleArgumentParser` applies
 (vllm/utils/argparse_utils.py), restated here so that the doctor never imports vLLM:
 
 - ``--config FILE`` (that exact word, at most once; ``--config=FILE`` is stored and never
@@ -9,21 +10,25 @@
   ``.``), so ``--mm_processor_cache_type=shm`` is ``--mm-processor-cache-type shm``;
 - ``--name=value`` is ``--name value``; a later occurrence wins; a bare ``--`` ends options.
 
-Only the options the doctor reads are interpreted (`VALUES`, `FLAGS`); every other word is
-vLLM's and skipped. vLLM's parser also expands unambiguous abbreviations of its options; the
+Only the options the doctor reads are interpreted (`VALUES`, `FLAGS`); every other option
+vLLM has is skipped, and an option vLLM does not have (a misspelling) is refused in one line
+(`vllm_options`). vLLM's parser also expands unambiguous abbreviations of its options; the
 doctor cannot tell which are unambiguous among all of vLLM's options, so an abbreviation of
 an option it reads is refused in one line rather than guessed.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import Any
 
 from model_checks.adapters import vllm_release
+from model_checks.doctor import vllm_options
 
 
 class ServeLineError(ValueError):
@@ -51,16 +56,25 @@ FLAGS: dict[str, tuple[str, bool]] = {
 ``--no-`` and ``--disable-`` inverses."""
 
 
+API_SERVER = "vllm.entrypoints.openai.api_server"
+"""The module vLLM 0.33.0 still runs as a server (deprecated, the same parser as `vllm serve`)."""
+
+_PYTHON = re.compile(r"(.*/)?python(\d+(\.\d+)?)?\Z")
+
+
 def words_of(line: str) -> list[str]:
-    """The words after ``vllm serve`` (`ServeLineError` for any other command)."""
+    """The words after ``vllm serve`` or ``python -m vllm.entrypoints.openai.api_server``
+    (`ServeLineError` for any other command)."""
     try:
         words = shlex.split(line)
     except ValueError as error:
         raise ServeLineError(f"cannot split the serve line: {error}") from None
-    if words[:2] != ["vllm", "serve"]:
-        raise ServeLineError(f"got {' '.join(words[:2])!r}, expected a line starting "
-                             "'vllm serve'")
-    return words[2:]
+    if words[:2] == ["vllm", "serve"]:
+        return words[2:]
+    if len(words) >= 3 and _PYTHON.match(words[0]) and words[1:3] == ["-m", API_SERVER]:
+        return words[3:]
+    raise ServeLineError(f"got {' '.join(words[:3])!r}, expected a line starting 'vllm serve' "
+                         f"or 'python -m {API_SERVER}'")
 
 
 def _load_yaml(path: str) -> Any:
@@ -68,7 +82,8 @@ def _load_yaml(path: str) -> Any:
     try:
         yaml = importlib.import_module("yaml")
     except ImportError:
-        raise ServeLineError("reading --config needs PyYAML (pip install pyyaml)") from None
+        raise ServeLineError("reading --config needs PyYAML: pip install "
+                             "'paired-caches[config]'") from None
     try:
         return yaml.safe_load(Path(path).read_text())
     except OSError as error:
@@ -132,7 +147,8 @@ def normalised(word: str) -> str:
 
 def _option(name: str) -> str | None:
     """The option `name` stands for, if the doctor reads it; `ServeLineError` for an
-    abbreviation of one, or a dotted (JSON) spelling of one."""
+    abbreviation of one, a dotted (JSON) spelling of one, or an option vLLM does not have
+    (`vllm_options`: a misspelt option is refused, never skipped)."""
     if name in VALUES or name in FLAGS:
         return name
     if name.startswith("--") and len(name) > 2:
@@ -144,6 +160,12 @@ def _option(name: str) -> str | None:
         if longer:
             raise ServeLineError(f"got {name}, an abbreviation vLLM may expand to "
                                  f"{' or '.join(longer)}; write the option out")
+        known = vllm_options.known()
+        if not vllm_options.accepts(name, known):
+            near = difflib.get_close_matches(base, sorted(known), n=1)
+            meant = f"; did you mean {near[0]}?" if near else ""
+            raise ServeLineError(f"got {base}, which vLLM {vllm_options.RELEASE} does not "
+                                 f"have{meant}")
     return None
 
 

@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from model_checks.answers import beside
 from model_checks.executor import ClusterError, add_dask_argument
 from model_checks.explore.agreement import disagreements
 from model_checks.explore.cell_jobs import (
@@ -286,9 +287,12 @@ def cell_ladder(shapes: tuple[Shape, ...], max_requests: int | None
 
 def table(outcomes: list[CellOutcome]) -> str:
     """One row per cell: states, diameter, and per property x<steps>, P (proved for the
-    instance), v (vacuous), ? (undecided)."""
+    instance), v (vacuous), ? (undecided); a mark followed by `beside.MARK` found no break
+    where the project's answer is one, which a footnote under the table gives with its
+    witness (`model_checks.answers.beside`)."""
     header = ["variant", "environment", "states", "diam", *PROPERTIES]
     rows = [header]
+    notes: list[str] = []
     for o in outcomes:
         by_prop = {r.property: r for r in o.records}
         marks = []
@@ -297,12 +301,21 @@ def table(outcomes: list[CellOutcome]) -> str:
             mark = "-" if r is None else MARK[r.verdict]
             if r is not None and r.verdict is Verdict.COUNTEREXAMPLE:
                 mark += str(r.counterexample_length)
+            elif r is not None:
+                stronger = beside.stronger_break(o.variant, tuple(o.environment), prop)
+                if stronger is not None:
+                    mark += beside.MARK
+                    notes.append(stronger.text())
             marks.append(mark)
         rows.append([o.variant, environment_text(o.environment), str(o.states),
                      str(o.diameter), *marks])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    if notes:
+        lines.append(f"{beside.MARK} no break on this instance, but the project's answer (every "
+                     "checker's evidence, model_checks.answers) is a break:")
+        lines += [f"  {n}" for n in notes]
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from model_checks.kernel import itf, legacy_trace, render
 from model_checks.kernel.itf import BadTraceFile
+from model_checks.kernel.shipped import located
 from model_checks.kernel.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.drift import describe_environment, environment
@@ -262,4 +263,5 @@ def table(
     fault = list(trace.states())[step].fault if step is not None else None
     kind = f" ({fault.kind.value})" if fault is not None else ""
     return (render.step_text(trace, fair_from)
-            + f"\n{property_id}{kind} broken {where}: {reason}\nnotation: docs/notation.md")
+            + f"\n{property_id}{kind} broken {where}: {reason}\n"
+            f"notation: {located('docs/notation.md')}")

@@ -16,14 +16,17 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from model_checks.conform.remote import RemoteEngines
 from model_checks.conform.run import PROFILES, ConformProfile, ConformRun, conform
+from model_checks.conform.two_processes import remote_engines
 from model_checks.executor import file_cache
 from model_checks.mutant_run.factory import ImplMutant
 from model_checks.mutant_run.reference_mutants import adapter_path, history_mutants, slip_mutants
 from model_checks.mutation.registry import Target, entry_named
+
+if TYPE_CHECKING:
+    from model_checks.conform.remote import RemoteEngines
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "kill-matrix.md"
 PROFILE = PROFILES["ci"]
@@ -69,7 +72,7 @@ def kill_matrix(
     mutants = history_mutants() if mutants is None else mutants
     if not mutants:
         return rows
-    remote = RemoteEngines(adapter_path(mutants[0])) if processes else None
+    remote = remote_engines(adapter_path(mutants[0])) if processes else None
     try:
         for mutant in mutants:
             in_process = _kill(mutant, profile, None)

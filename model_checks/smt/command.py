@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_checks.answers import beside
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.cell_sets import add_cells_argument
 from model_checks.kernel.cells import cell_label, environment_text
@@ -132,9 +134,51 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
         and (envs is None or c.environment in envs)
         and (args.property is None or c.property in args.property)
     ]
+    if envs is not None:
+        cells += store_cells(args.variant or names, sorted(envs), args.property or SAFETY,
+                             {(c.variant.name, c.environment, c.property) for c in cells})
     if not cells:
-        raise ProveUsageError("no cell matches the selection")
+        raise ProveUsageError(f"no cell matches the selection; {selectable(args, envs)}")
     return cells
+
+
+def store_cells(variants: list[str], envs: list[tuple[str, ...]], props: Sequence[str],
+                taken: set[tuple[str, tuple[str, ...], str]]) -> list[SmtCell]:
+    """The cells of an explicit selection that the matrix does not judge but the answer
+    store decides (`model_checks.answers`): expected to break where it has a witness, to hold
+    where it holds or is vacuous; an undecided answer gives no cell."""
+    from model_checks.answers import load
+
+    store = load()
+    found = []
+    for name in variants:
+        variant = next(v for v in VARIANTS if v.name == name)
+        for env in envs:
+            if "D5-router" in env:
+                continue  # the router configuration is the matrix's own cell
+            for prop in props:
+                if (name, env, prop) in taken:
+                    continue
+                answer = store.answer(name, env, prop)
+                if answer.breaks or answer.kept:
+                    expected = Expectation.BREAKS if answer.breaks else Expectation.HOLDS
+                    found.append(SmtCell(variant, env, prop, expected, "store"))
+    return found
+
+
+def selectable(args: argparse.Namespace, envs: set[tuple[str, ...]] | None) -> str:
+    """What the selection could name instead: the matrix's environments and properties for
+    the variants asked, and that an explicit --environment reaches the answer store's."""
+    cells = [c for c in matrix_cells(args.cells)
+             if args.variant is None or c.variant.name in args.variant]
+    shown = sorted({environment_text(c.environment) for c in cells},
+                   key=lambda e: (len(e), e))
+    props = sorted({c.property for c in cells}, key=SAFETY.index)
+    return (f"--cells {args.cells} has environments {', '.join(shown[:12])}"
+            f"{' ...' if len(shown) > 12 else ''} and properties {','.join(props)}; an "
+            f"--environment the matrix does not judge selects the answer store's decided "
+            f"cells ({','.join(SAFETY)})" + ("" if envs is None else ", and the store "
+                                            "decides none of those asked"))
 
 
 def _counterexample_file(directory: Path, outcome: CellOutcome) -> str | None:
@@ -238,19 +282,43 @@ def run(args: argparse.Namespace) -> int:
         records.append(record)
     if args.json is not None:
         write_records(args.json, records)
-    wrong = [o for o in outcomes if o.status in ("mismatch", "failed")]
-    undecided = [o for o in outcomes if o.status == "undecided"]
+    weaker = [o for o in outcomes if _weaker(o)]
+    wrong = [o for o in outcomes if o.status in ("mismatch", "failed") and o not in weaker]
+    undecided = [o for o in outcomes if o.status == "undecided" and o not in weaker]
     missing = [o for o in undecided if o.cell.expected is Expectation.BREAKS]
+    for o in weaker:
+        stronger = beside.stronger_break(o.cell.variant.name, o.cell.environment,
+                                         o.cell.property)
+        print(f"WEAKER THAN THE ANSWER: {o.cell.variant.name} "
+              f"{environment_text(o.cell.environment)} {o.cell.property}: no counterexample "
+              f"here ({o.record.verdict.value}{_depth(o.record.bound)}, {o.record.detail}); "
+              f"{stronger.text() if stronger else ''}")
     for label, group in (("MISMATCH", wrong), ("MISSING COUNTEREXAMPLE", missing),
                          ("undecided", [o for o in undecided if o not in missing])):
         for o in group:
             print(f"{label}: {o.cell.variant.name} {environment_text(o.cell.environment)} "
                   f"{o.cell.property}: expected {o.cell.expected.value}, got "
                   f"{o.record.verdict.value} ({o.record.detail})")
-    print(f"\n{len(outcomes) - len(wrong) - len(undecided)} of {len(outcomes)} cells as "
-          f"expected, {len(undecided)} undecided ({len(missing)} expected counterexamples "
-          f"not found), {len(wrong)} differ ({time.perf_counter() - start:.1f} s)")
+    print(f"\n{len(outcomes) - len(wrong) - len(undecided) - len(weaker)} of {len(outcomes)} "
+          f"cells as expected, {len(undecided)} undecided ({len(missing)} expected "
+          f"counterexamples not found), {len(wrong)} differ"
+          + (f", {len(weaker)} weaker than the project's answer" if weaker else "")
+          + f" ({time.perf_counter() - start:.1f} s)")
     return 1 if wrong or missing else 0
+
+
+def _depth(bound: int | None) -> str:
+    return "" if bound is None else f" to depth {bound}"
+
+
+def _weaker(outcome: CellOutcome) -> bool:
+    """A cell taken from the answer store as a break (`store_cells`) that this run found no
+    counterexample for within its bounds: weaker than the answer (a deeper or wider instance
+    reached the break), not a contradiction; a proof for all depths would be one."""
+    record = outcome.record
+    return (outcome.cell.source == "store" and outcome.cell.expected is Expectation.BREAKS
+            and outcome.status in ("mismatch", "undecided")
+            and not (record.verdict.value == "proved" and record.bound is None))
 
 
 def run_checked(args: argparse.Namespace) -> int:

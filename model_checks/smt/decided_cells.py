@@ -40,7 +40,7 @@ class SmtCell:
     environment: tuple[str, ...]
     property: str
     expected: Expectation
-    source: str  # "matrix", "smt-own" or "mutant"
+    source: str  # "matrix", "smt-own", "mutant" or "store" (`smt.command.store_cells`)
 
 
 _LOSES_KEYS = {"D1", "D2", "D3", "D4", "D9", "D10"}

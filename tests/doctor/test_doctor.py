@@ -101,8 +101,9 @@ def test_doctor_a_serve_line_sets_what_it_names() -> None:
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--api-servers", "0"], "error: got --api-servers 0, expected >= 1"),
-    (["--serve", "python -m vllm"], "error: got 'python -m', expected a line starting "
-                                    "'vllm serve'"),
+    (["--serve", "python -m vllm"], "error: got 'python -m vllm', expected a line starting "
+                                    "'vllm serve' or 'python -m "
+                                    "vllm.entrypoints.openai.api_server'"),
     (["--serve", "vllm serve m --api-server-count"], "error: --api-server-count has no value"),
     (["--serve", "vllm serve m --mm-processor-cache-type disk"],
      "error: got --mm-processor-cache-type 'disk', expected lru or shm"),

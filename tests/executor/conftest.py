@@ -11,11 +11,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 90  # loaded 2-core machines start a Python process slowly; a bound, not a figure
+HANG_SECONDS = 900
+"""A bound that only catches a hang (far above any wait a loaded machine makes, below the
+suite's per-test timeout): a test waits for the cluster's own event, never decides by time."""
 
 
 def _environment() -> dict[str, str]:
@@ -84,3 +88,30 @@ def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
     finally:
         for process in started:
             _stop(process)
+
+
+def in_hand(client: Any) -> dict[str, tuple[str, list[object]]]:
+    """Per worker name, its address and the tasks the scheduler has assigned to it and not
+    seen finish."""
+    names = {a: str(w["name"]) for a, w in client.scheduler_info()["workers"].items()}
+    return {names[a]: (a, list(tasks)) for a, tasks in client.processing().items()
+            if a in names}
+
+
+def removed(client: Any, address: str) -> bool:
+    """Whether the scheduler has removed the worker at `address`: its own record of the
+    event (the "remove-worker" entry it logs on the worker's topic), not a count of workers,
+    which other workers coming and going would blur."""
+    return any(event.get("action") == "remove-worker"
+               for _, event in client.get_events(address))
+
+
+def wait_removed(client: Any, address: str) -> None:
+    """Wait for the scheduler to remove the worker at `address`: the verdict is the event;
+    `HANG_SECONDS` only turns a hang into a failure naming it."""
+    bound = time.monotonic() + HANG_SECONDS
+    while not removed(client, address):
+        if time.monotonic() > bound:
+            raise AssertionError(f"hang: the scheduler never removed {address} "
+                                 f"({HANG_SECONDS} s)")
+        time.sleep(0.2)
