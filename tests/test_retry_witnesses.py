@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from model_checks.kernel import retries
+from model_checks.kernel.committed_witness import Witness
 from model_checks.kernel.retries import advance, disturbed, undisturbed_retry_missed
 from model_checks.kernel.retry_witnesses import BREAKS
 from model_checks.kernel.trace_file import replay_file
-from model_checks.smt.prove.parametric_witness_liveness import Witness
 from spec import V3, Config, State, environment, initial, step
 from spec.state import ClientItem
 from spec.transitions import P0Handle, Submit
@@ -32,7 +32,7 @@ def _planted(before: State, after: State) -> bool:
 def test_each_break_replays_on_the_spec_and_the_monitor_flags_it(witness: Witness) -> None:
     path = ROOT / witness.path(V3)
     assert path.read_text() == witness.text(V3), (
-        "regenerate: parametric_witness_liveness.write(witnesses=retry_witnesses.BREAKS)")
+        "regenerate: committed_witness.write_witnesses(retry_witnesses.BREAKS)")
     replayed = replay_file(path)
     assert replayed.step == len(witness.actions)  # L3 breaks at the last step
     assert undisturbed_retry_missed(replayed.trace) == len(witness.actions)

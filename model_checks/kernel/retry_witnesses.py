@@ -30,7 +30,7 @@ states paired with the monitor's memory, finds one of its length first).
 
 from __future__ import annotations
 
-from model_checks.smt.prove.parametric_witness_liveness import Witness
+from model_checks.kernel.committed_witness import Witness
 from spec import V3, Config, environment
 from spec.state import ClientItem
 from spec.transitions import (

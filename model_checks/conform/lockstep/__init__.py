@@ -15,12 +15,17 @@ One module per concern:
 - `observer`: the spec's run so far (`SpecRun`) and the observer that judges the
   implementation's events against it as they happen (`RunObserver`).
 - `driver`: `Lockstep`, which steps both sides and ties the above together.
+- `choices`: where the spec allows a correct implementation a choice (keep or undo the
+  shadow update on a rejection), the alternatives of a step, which the driver matches to
+  the implementation's step and counts.
 - `runs`: scripts, random walks, shrinking; `disagreement`: what a run finds.
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 
 - Submit -> a client request: media for items sent with data, UUID only otherwise.
-- P0Handle -> probe + update; P0HandleRejected -> the same, then abandon (D2).
+- P0Handle -> probe + update; P0HandleRejected and P0HandleRejectedUndo -> the same, then
+  abandon (D2): the implementation keeps or undoes its update, and the driver takes the
+  choice that agrees.
 - P0Process -> probe (D6); P0UpdateItem -> one item's update (`update_item`, where the front
   end offers `adapter.ItemUpdates`). A front end whose update is atomic takes all of an
   update's item steps in one `update`; a replay that interleaves another step between them

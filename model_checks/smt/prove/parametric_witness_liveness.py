@@ -36,14 +36,11 @@ and the lattice takes its committed trace as evidence (checker "scenarios").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from model_checks.kernel import itf
-from model_checks.kernel.trace_file import trace_to_json
-from model_checks.kernel.verdict_records import SCENARIOS
-from spec import V1, V2, V3, Config, Content, ItemSize, Trace, Variant, by_id, environment, run
+from model_checks.kernel.committed_witness import Witness, write_witnesses
+from spec import V1, V2, V3, Config, Content, ItemSize, environment
 from spec.state import ClientItem
 from spec.transitions import (
     Action,
@@ -63,44 +60,6 @@ from spec.transitions import (
 
 def _item(identity: str, version: int = 0, data: bool = True) -> ClientItem:
     return ClientItem(identity, version, data)
-
-
-@dataclass(frozen=True)
-class Witness:
-    """A run that breaks `property` under `config`'s environment in each of `variants` at
-    its last step; `failing_step` is the step of the proof it confirms; its trace files are
-    kept under `folder`."""
-
-    name: str
-    property: str
-    variants: tuple[Variant, ...]
-    config: Config
-    actions: tuple[Action, ...]
-    failing_step: str
-    folder: str = "docs/results/every-instance"
-
-    def config_for(self, variant: Variant) -> Config:
-        return replace(self.config, variant=variant)
-
-    def trace(self, variant: Variant) -> Trace:
-        return run(self.config_for(variant), self.actions)
-
-    def path(self, variant: Variant) -> Path:
-        env = "+".join(d.value for d in sorted(self.config.environment,
-                                                key=lambda d: int(d.value[1:])))
-        return Path(self.folder) / f"{variant.name}_{env}_{self.property}.json"
-
-    def trace_json(self, variant: Variant) -> dict[str, Any]:
-        """The run as a replayable trace file, breaking the property at its last step."""
-        trace = self.trace(variant)
-        violation = by_id(self.property).check_trace(trace)
-        assert violation is not None, f"{self.name} no longer breaks {self.property}"
-        return trace_to_json(trace, property_id=self.property, step=violation.step,
-                             reason=violation.reason, checker=SCENARIOS.record)
-
-    def text(self, variant: Variant) -> str:
-        """The trace file's text (`itf.text`)."""
-        return itf.text(self.trace_json(variant))
 
 
 _D7_SIZES = {("h", 0): 2, ("h", 1): 2, ("x", 0): 2, ("x", 1): 1}
@@ -201,13 +160,6 @@ WITNESSES: tuple[Witness, ...] = (
 )
 
 
-def write(root: Path = Path("."), witnesses: tuple[Witness, ...] = WITNESSES) -> list[Path]:
+def write(root: Path = Path(".")) -> list[Path]:
     """Write every witness's trace file, one per variant, under `root`; returns the paths."""
-    written = []
-    for witness in witnesses:
-        for variant in witness.variants:
-            target = root / witness.path(variant)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(witness.text(variant))
-            written.append(target)
-    return written
+    return write_witnesses(WITNESSES, root)
