@@ -29,6 +29,7 @@ from typing import Any
 
 from model_checks.adapters import vllm_release
 from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
+from model_checks.designs import witness_files
 from model_checks.doctor.facts import Deployment, environment
 from model_checks.kernel.cells import environment_text
 from spec import safety_ids
@@ -113,7 +114,7 @@ def _shm(root: Path) -> dict[str, Any]:
     for path in sorted((root / SHM_WITNESSES).glob("*.json")):
         replayed, said = _cli([*argv[:5], "--replay", str(path)])
         replays.append({"witness": path.relative_to(root.parent).as_posix(),
-                        "property": json.loads(path.read_text())["property"],
+                        "property": witness_files.read(path).property_id,
                         "exit": replayed, "result": said.rstrip().splitlines()[-1]})
     return {"argv": " ".join(argv), "exit": code, "environments": environments,
             "byte_map": byte_map, "result": lines[-1] if lines else "", "replays": replays}

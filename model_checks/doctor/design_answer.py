@@ -32,7 +32,8 @@ SHM_FACTS: dict[str, tuple[str, str]] = {
            "endpoint, registered by --enable-scale-out or --tokens-only, validates and "
            "passes them on; off without those flags)"),
     "R1": ("multiprocess", "tensor or pipeline parallel >= 2: the multiprocess executor sends "
-           "a preempted request to the workers again with its handles (V2 model runner)"),
+           "a preempted request to the workers again with its handles (vLLM's default model "
+           "runner)"),
 }
 """The shm design's sources: the deployment fact that switches each on, and how it arises
 (a fact `Deployment` derives is a method of it)."""

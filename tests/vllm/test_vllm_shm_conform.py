@@ -92,14 +92,15 @@ def test_the_split_read_is_what_serves_another_tensor_on_the_release(
 ) -> None:
     """The D3 witness of S1 (a worker checks a's handle, P0 clears and writes b there, the
     worker copies) reproduces on the release's classes; a worker whose read runs whole at
-    its check disagrees at the copy, where the release serves b for a."""
+    its check disagrees at that check, its read counted before P0 could write."""
     witness = ROOT / "docs/results/designs/shm/witnesses/D3_S1.json"
     assert main(_conform("--replay", str(witness))) == 4
     capsys.readouterr()
     assert main(["conform", "--design", "shm", "--adapter", "tests.vllm.shm_mutants:"
                  "atomic_read", "--replay", str(witness)]) == 1
     out = capsys.readouterr().out
-    assert "Copy" in out and "tensor=Content(identity='b'" in out
+    assert "DISAGREEMENT with the spec at step 3 (exit 1)" in out  # the check: read counted
+    assert '"action": "Check"' in out and "reads=1" in out
 
 
 def test_emit_pytest_writes_a_test_failing_while_the_release_breaks_the_property(
