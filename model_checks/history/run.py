@@ -36,6 +36,36 @@ def _runner(args: argparse.Namespace, adapter: Adapter, variant: str, env: froze
     return run_tasks(adapter, variant, env, args.tasks, seed)
 
 
+SMALLER = 2
+"""Clients of the smaller schedule tried where a schedule's search is undecided."""
+
+
+def _smaller(args: argparse.Namespace, adapter: Adapter, variant: str, env: frozenset[Drift],
+             seed: int, tally: _Tally) -> int | str:
+    """Where the search over a schedule's history is undecided, the same seed with `SMALLER`
+    clients (a history the search decides): the exit code if that history is not explained
+    or its run found a race (reported, with the command that runs it), else a line saying
+    what it showed. Its verdict is its own; the larger schedule stays undecided."""
+    small = argparse.Namespace(**{**vars(args), "threads": SMALLER if args.threads else 0,
+                                  "tasks": SMALLER if args.tasks else 0})
+    if (args.threads or args.tasks) <= SMALLER:
+        return "no smaller schedule to try"
+    run = _runner(small, adapter, variant, env, seed)
+    checked = checked_environment(env)
+    verdict = explain(run.history, checked, cmd.LIMIT)
+    mode = f"{SMALLER} {'threads' if args.threads else 'tasks'}"
+    if isinstance(verdict, Unexplained):
+        print(f"the search over this schedule is undecided; the same seed with {mode}:")
+        _report_unexplained(small, run, checked, verdict, (variant, seed))
+        return cmd.EXIT_FAIL
+    if run.watched is not None and run.watched.races and not isinstance(verdict, Undecided):
+        print(f"the search over this schedule is undecided; the same seed with {mode}:")
+        _report_races(small, run, (variant, seed), tally)
+        return cmd.EXIT_FAIL
+    shown = "explained" if isinstance(verdict, Explained) else "undecided too"
+    return f"the same seed with {mode}: {shown}"
+
+
 def _where(args: argparse.Namespace, variant: str, seed: int) -> Path:
     mode = f"threads{args.threads}" if args.threads else f"tasks{args.tasks}"
     stem = f"{mode}-{variant}-seed{seed}.unexplained.jsonl"
@@ -153,6 +183,9 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
         _report_races(args, run, (variant, seed), tally)
         return cmd.EXIT_FAIL
     if isinstance(verdict, Undecided):
+        smaller = _smaller(args, adapter, variant, env, seed, tally)
+        if isinstance(smaller, int):
+            return smaller
         print("\n".join(cmd.verdict_lines(verdict)))
         searched = (f"searched: the history of {where}, {len(run.history.calls)} calls "
                     f"(events), {verdict.explored} nodes expanded, the limit "
@@ -160,6 +193,7 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
         print(searched)
         for split in run.watched.splits if run.watched is not None else ():
             print("\n".join(split.lines()))
+        print(smaller)
         print("\n".join(wrap(tally.tested.lines())))
         if args.json:
             _write_summary(args.json, tally, {"result": "undecided", "where": where,

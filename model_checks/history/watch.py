@@ -66,6 +66,7 @@ from types import FrameType
 from typing import Any
 
 from model_checks.history.preempt import attributes_of, harness_roots, walkable
+from model_checks.history.schedule import SchedLock
 
 Site = tuple[str, int, str]
 """A frame of the implementation: (file, line, function)."""
@@ -197,7 +198,9 @@ def _access_json(access: Access) -> dict[str, object]:
 @dataclass
 class _Serving:
     """A client's open serve: its front end, its sections so far (each the set of
-    front-end locations touched, and its sites), whether it reached the engine."""
+    front-end locations touched, and its sites), whether the open section found something,
+    whether a section is open (threads: a lock held), whether it reached the engine, and
+    where its last section ended."""
 
     side: str
     sections: list[tuple[set[str], list[Site]]] = field(default_factory=list)
@@ -243,7 +246,6 @@ class Watcher:
         self._reported: set[tuple[str, Site | None, Site | None]] = set()
         self._serving: dict[str, _Serving] = {}
         self._paused = 0
-        self._guard = threading.Lock()
         self.harness, self.stdlib, self.sites = harness_roots()
         self._own: dict[str, bool] = {}
 
@@ -262,7 +264,7 @@ class Watcher:
         count = 0
         for name, value in list(attributes_of(holder)):
             where = f"{path}.{name}"
-            if type(value).__name__ == "SchedLock":
+            if isinstance(value, SchedLock):
                 if id(value) not in self.lock_names:
                     self.lock_names[id(value)] = where  # a lock is named by its first path
                     self._kept.append(value)  # (kept: its id is never another lock's)

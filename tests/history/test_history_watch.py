@@ -120,6 +120,14 @@ def test_the_clean_pair_is_never_undecided_at_nightly(threads: str) -> None:
 
 
 @pytest.mark.slow
+def test_an_undecided_schedule_is_decided_by_its_smaller_one() -> None:
+    code, out, _ = conform("--adapter", f"{PLANTED}:factory_check_then_act", "--threads", "8",
+                           "--seed", "1", "--environment", DEPLOYED)
+    assert code == 1 and "RESULT: NOT EXPLAINED" in out, out
+    assert "the same seed with 2 threads:" in out and "--threads 2 --seed 1" in out
+
+
+@pytest.mark.slow
 def test_the_asyncio_reference_needs_d6_below_v3() -> None:
     """Its front end awaits the processor between probe and update: a clear in that window
     is a late miss, which V3 reprocesses and V1 fails with P0's assertion (D6's behaviour)."""
@@ -172,6 +180,7 @@ def test_an_undecided_search_says_what_it_searched(tmp_path: Path,
     assert code == 3 and "RESULT: UNDECIDED" in out, out
     assert "searched: the history of V2, seed 1," in out and "the limit 3 nodes" in out
     assert "tested: 4 threads" in " ".join(out.split())
+    assert "the same seed with 2 threads: undecided too" in out
     stopped = json.loads(path.read_text())["stopped"]
     assert stopped["result"] == "undecided" and stopped["limit"] == 3
     assert stopped["calls"] > 0 and stopped["explored"] >= 3
