@@ -12,8 +12,9 @@ patched callers do, so one file fails on the release that breaks the property an
 one that keeps it. A request the spec's P0 failed is delivered if this P0 accepts it
 (`deliver`: S1 on what is served, the miss reply handled), and the S1 check settles the
 checked request (`settle`: after a miss, the reply and the client's resend with every
-item's media) and asserts every item served with the content the client means: a file whose
-engine serves nothing fails. The harness's processor is embedded (`codec`'s layout).
+item's media) and asserts every item served, each tensor of the content its placeholders
+say: a file whose engine serves nothing fails. The harness's processor is embedded
+(`codec`'s layout).
 
 Not expressible here (no file, the reason printed): D6's item-at-a-time update, and checks
 on the shadow's or the receiver's contents (the adapter's views read cachetools' internals).
@@ -243,14 +244,17 @@ class VllmCalls(Calls):
     def accepted(self, rid: int, fe: int) -> str | None:
         return f"deliver(fe{fe}, engine, m{rid})"
 
+    def accepted_at_probe(self, rid: int, fe: int) -> str | None:
+        return f"deliver(fe{fe}, engine, None if p{rid} is None else update(fe{fe}, p{rid}))"
+
     def s1(self, rid: int, settle: Settle) -> list[str]:
         d = f"d{rid}"
         return [f"{d} = settle(fe{settle.fe}, engine, {d}, {settle.resend})  # a miss: the "
                 "reply, then the client's resend",
-                "# S1: every tensor handed to the model is of the content its placeholders "
-                "say; every item is served, of the content the client means",
-                f"assert [(f.mm_hash, code(f.data), f.mm_position.offset) for f in "
-                f"served({d})] == {list(settle.want)!r}"]
+                f"assert [f.mm_hash for f in served({d})] == {list(settle.identities)!r}"
+                "  # every item served",
+                "# S1: every tensor handed to the model is of the content its placeholders say",
+                f"check_s1({d})"]
 
     def s2(self, config: Config) -> list[str]:
         fes = ", ".join(f"fe{i}" for i in range(config.front_ends))

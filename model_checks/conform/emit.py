@@ -154,12 +154,19 @@ class Calls:
         del rid, fe
         return None
 
+    def accepted_at_probe(self, rid: int, fe: int) -> str | None:
+        """Request `rid`, which the spec's P0 refused at its lookup (an item sent without
+        media that its shadow lacks), if the implementation's lookup found every item:
+        updated and delivered, its reply handled. None: no line."""
+        del rid, fe
+        return None
+
     def s1(self, rid: int, settle: Settle) -> list[str]:
         """S1 on request `rid`'s last delivery (`settle`: the request as the client resends
         it after a miss, and what must then be served); a delivery that serves nothing (a
         miss has no `inputs`) or leaves an item out fails."""
         d = f"d{rid}"
-        identities = [identity for identity, _, _ in settle.want]
+        identities = list(settle.identities)
         return ["# S1: every tensor handed to the model is of the content its placeholders say",
                 f"assert [(i.identity, code(i.payload)) for i in {d}.inputs] == "
                 f"[(i.identity, i.placeholders[0]) for i in {d}.inputs]",
@@ -199,13 +206,12 @@ def calls_of(adapter: Adapter) -> Calls:
 @dataclass(frozen=True)
 class Settle:
     """What an S1 check settles a request with: its front end, the request as the client
-    resends it after a miss (every item with its media, in the file's spelling), and what
-    must be served then, per item in request order: (identity, the code of the content the
-    client means, the code its placeholders must say)."""
+    resends it after a miss (every item with its media, in the file's spelling), and the
+    identities that must then be served, in request order."""
 
     fe: int
     resend: str
-    want: tuple[tuple[str, int, int], ...]
+    identities: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -243,9 +249,8 @@ class _Gen:
     def settle(self, rid: int) -> Settle:
         """How the check on request `rid` settles it (`Settle`)."""
         items = self.sent_items[rid]
-        want = tuple((i.identity, codec.code_of(self.config, i.content),
-                      codec.code_of(self.config, i.content)) for i in items)
-        return Settle(self.front_ends[rid], self.items(items, with_media=True), want)
+        return Settle(self.front_ends[rid], self.items(items, with_media=True),
+                      tuple(i.identity for i in items))
 
     def add(self, text: str | None, comment: str, call: bool = True) -> None:
         if text is not None:
@@ -283,10 +288,14 @@ class _Gen:
         self.front_ends[rid] = fe
         self.add(self.calls.probe(rid, fe), comment)
         shadow = before.shadows[fe]
-        if isinstance(action, t.P0Process) or any(
-                not i.has_data and not lru.probe(shadow, i.identity)
-                for i in before.requests[rid].items):
-            return  # the probe's step, or a rejection at the probe: no update
+        if isinstance(action, t.P0Process):
+            return  # the probe's step: the update is a step of its own
+        if any(not i.has_data and not lru.probe(shadow, i.identity)
+               for i in before.requests[rid].items):
+            # a rejection at the probe: no update, unless the implementation's P0 has
+            # every item (kept when shrinking, as `accepted`)
+            self.add(self.calls.accepted_at_probe(rid, fe), comment, call=False)
+            return
         self.add(self.calls.update(rid, fe), comment)
         if isinstance(action, t.P0HandleRejected) and request.outcome is Outcome.REJECTED:
             self.add(self.calls.abandon(rid, fe), comment)

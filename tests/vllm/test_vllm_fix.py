@@ -31,6 +31,9 @@ from model_checks.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 WITNESS = ROOT / "docs" / "results" / "lattice" / "V2_D7_S1.json"
+MORE_WITNESSES = [ROOT / "tests" / "conform" / "traces" / f"V2_{env}_S1.json"
+                  for env in ("D1+D7", "D2+D7", "D7+D8")]
+"""Stale pairings under other sources beside D7, whose reproducers must behave the same."""
 REGRESSION = ROOT / "patches" / "test_vllm_cache_tags.py"
 CALLERS = Path(__file__).with_name("patch_callers.py")
 FAILING_ON_THE_RELEASE = {
@@ -91,17 +94,30 @@ def reproducer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert code == 4
     path = directory / "test_conform_replay_S1.py"
     (directory / REGRESSION.name).write_text(REGRESSION.read_text())
+    for witness in MORE_WITNESSES:  # each as test_replay_<witness>.py, its test renamed
+        emitted = tmp_path_factory.mktemp("more")
+        assert main(["conform", "--adapter", "model_checks.adapters.vllm:factory",
+                     "--replay", str(witness), "--emit-pytest", str(emitted)]) == 4
+        name = "replay_" + witness.stem.replace("+", "_")
+        text = (emitted / "test_conform_replay_S1.py").read_text()
+        (directory / f"test_{name}.py").write_text(
+            text.replace("def test_conform_replay_S1(", f"def test_{name}("))
     return path
+
+
+def _emitted_and_regression(reproducer: Path) -> list[Path]:
+    return [reproducer, *sorted(reproducer.parent.glob("test_replay_*.py")),
+            reproducer.parent / REGRESSION.name]
 
 
 @pytest.fixture(scope="module")
 def on_release(reproducer: Path) -> dict[str, str]:
-    return _pytest([reproducer, reproducer.parent / REGRESSION.name], None)
+    return _pytest(_emitted_and_regression(reproducer), None)
 
 
 @pytest.fixture(scope="module")
 def on_patched(reproducer: Path) -> dict[str, str]:
-    return _pytest([reproducer, reproducer.parent / REGRESSION.name], _patched())
+    return _pytest(_emitted_and_regression(reproducer), _patched())
 
 
 def test_vllm_the_d7_reproducer_imports_only_torch_and_vllm(reproducer: Path) -> None:
@@ -122,10 +138,20 @@ def test_vllm_the_d7_reproducer_passes_on_the_patched_copy(on_patched: dict[str,
     assert on_patched["test_conform_replay_S1"] == "passed"
 
 
+def test_vllm_the_other_stale_pairing_reproducers_fail_on_the_release_and_pass_patched(
+    on_release: dict[str, str], on_patched: dict[str, str],
+) -> None:
+    replays = {name for name in on_patched if name.startswith("test_replay_")}
+    assert len(replays) == len(MORE_WITNESSES)
+    assert {on_release[name] for name in replays} == {"failed"}
+    assert {on_patched[name] for name in replays} == {"passed"}
+
+
 def test_vllm_the_patch_regression_tests_pass_patched_and_fail_on_the_release(
     on_release: dict[str, str], on_patched: dict[str, str],
 ) -> None:
-    regression = {name for name in on_patched if name != "test_conform_replay_S1"}
+    regression = {name for name in on_patched if name != "test_conform_replay_S1"
+                  and not name.startswith("test_replay_")}
     assert regression >= FAILING_ON_THE_RELEASE | DUPLICATES
     assert all(on_patched[name] == "passed" for name in regression)
     assert {n for n in regression if on_release[n] == "failed"} == FAILING_ON_THE_RELEASE
