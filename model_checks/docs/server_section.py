@@ -90,7 +90,7 @@ def _deployment(run: dict[str, Any]) -> str:
 
 def _telling(line: str) -> bool:
     """A log line that says what broke (not a traceback's `raise` line)."""
-    return any(mark in line for mark in ("Error", "Attempted", "reused"))
+    return any(mark in line for mark in ("Error", "Attempted", "reused", "cache miss"))
 
 
 def _what(step: dict[str, Any]) -> str:

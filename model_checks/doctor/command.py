@@ -93,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--mm-processor-cache-type (default lru; shm is answered "
                              "with the shared-memory design's own sources and properties)")
     parser.add_argument("--cache-gb", type=float, metavar="GIB",
-                        help="--mm-processor-cache-gb (0: no multimodal cache)")
+                        help="--mm-processor-cache-gb (0: no processor cache)")
     parser.add_argument("--serve", metavar="LINE",
                         help="a 'vllm serve ...' command line, read as vLLM reads it "
                              "(--config FILE too)")
@@ -155,7 +155,9 @@ def _answer_lines(result: Answer) -> list[str]:
 
 def _unpaired(deployment: Deployment, version: str) -> list[str]:
     if deployment.pairing() == "none":
-        why = "--mm-processor-cache-gb is 0: no multimodal cache at all"
+        why = ("--mm-processor-cache-gb is 0: no processor cache on either side (the engine's "
+               "encoder cache still keys its outputs by identity: a reused uuid can still get "
+               "another image's output or an error there; docs/vllm.md, \"On a real server\")")
     else:  # "processor_only"
         why = (f"{deployment.api_servers} API server(s), data parallel "
                f"{deployment.data_parallel}{' (external LB)' if deployment.external_lb else ''}"
