@@ -164,7 +164,7 @@ def test_doctor_still_answers_the_lru_pair(capsys: pytest.CaptureFixture[str]) -
 
 @pytest.mark.parametrize(("line", "why"), [
     ("vllm serve M --mm-processor-cache-type shm --mm-processor-cache-gb 0",
-     "--mm-processor-cache-gb is 0: no multimodal cache at all"),
+     "--mm-processor-cache-gb is 0: no processor cache on either side"),
     ("vllm serve M --mm-processor-cache-type shm -asc=2", "MultiModalProcessorOnlyCache"),
 ])
 def test_doctor_shm_without_a_pair_is_no_paired_cache(
