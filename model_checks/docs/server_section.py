@@ -7,6 +7,7 @@ Rendering needs no server; the run is refreshed by `.ci/server` (docs/running.md
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,8 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
         "(`model_checks/server/images.py`: a content of u units is an image the processor "
         "turns into 2u tiles); each (identity, version) is one PNG, each item carries its "
         "identity as the client's `uuid`, an item without data is the uuid alone, a rejected "
-        "request goes over `--max-model-len`, and the driver sends each request when the "
+        "request's prompt goes over `--max-model-len` once its images are expanded, and the "
+        "driver sends each request when the "
         "witness's front end handles it and waits for its answer "
         "(`model_checks/server/plan.py` says when that reproduces the witness). A 200 is "
         "compared with a fresh server's answer for the same images (greedy tokens and "
@@ -71,8 +73,9 @@ def _name(witness: str) -> str:
 def _row(run: dict[str, Any]) -> str:
     verdict = "**break**" if run["broke"] else "no break"
     did = "; ".join(f"{step['action']}: {_what(step)}" for step in run["steps"])
-    log = next((line for step in reversed(run["steps"]) if step["outcome"] != "answered"
-                for line in reversed(step["log"]) if _telling(line)), "")
+    lines = [line for step in run["steps"] if step["outcome"] != "answered"
+             for line in step["log"] if _rank(line) < len(TELLING)]
+    log = re.sub(r"chatcmpl-[0-9a-f-]+", "chatcmpl-...", min(lines, key=_rank)) if lines else ""
     return "| " + " | ".join(
         [_name(run["witness"]), _deployment(run), verdict, cell(did),
          cell(f"`{log}`" if log else "")]) + " |"
@@ -88,9 +91,16 @@ def _deployment(run: dict[str, Any]) -> str:
     return f"{cache}, {encoder}"
 
 
-def _telling(line: str) -> bool:
-    """A log line that says what broke (not a traceback's `raise` line)."""
-    return any(mark in line for mark in ("Error", "Attempted", "reused"))
+TELLING = ("Attempted to assign", "may have been reused", "AssertionError", "cache miss",
+           "Error")
+"""What a log line that says what broke contains, the most telling first: the embedding
+merge's mismatch, the scheduler's reused-uuid warning, the front end's assertion, the engine's
+miss report, any other error (not a traceback's `raise` line)."""
+
+
+def _rank(line: str) -> int:
+    """The first of `TELLING` that `line` contains (`len(TELLING)`: none)."""
+    return next((rank for rank, mark in enumerate(TELLING) if mark in line), len(TELLING))
 
 
 def _what(step: dict[str, Any]) -> str:

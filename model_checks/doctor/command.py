@@ -112,7 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--mm-processor-cache-type (default lru; shm is answered "
                              "with the shared-memory design's own sources and properties)")
     parser.add_argument("--cache-gb", type=float, metavar="GIB",
-                        help="--mm-processor-cache-gb (0: no multimodal cache)")
+                        help="--mm-processor-cache-gb (0: no processor cache)")
     parser.add_argument("--serve", metavar="LINE",
                         help="a 'vllm serve ...' command line, read as vLLM reads it "
                              "(--config FILE too)")

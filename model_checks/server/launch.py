@@ -31,6 +31,8 @@ FIXED_FLAGS = (
     "--kv-cache-memory-bytes", str(64 * 2**20),
 )
 """The flags every run shares; a plan adds its cache flags (`Plan.flags`)."""
+LOG_SETTLE = 0.5
+LOG_WAIT = 5.0
 START_TIMEOUT = 900.0
 """Seconds a start may take on a loaded two-core machine before the run gives up."""
 
@@ -113,7 +115,16 @@ class Server:
             return ""
 
     def new_log(self) -> str:
-        """The log written since the last call (or since the server became ready)."""
+        """The log written since the last call (or since the server became ready), once it
+        has stopped growing for `LOG_SETTLE` seconds (at most `LOG_WAIT`): the processes
+        write their lines about a request after its response is sent."""
+        deadline, size = time.monotonic() + LOG_WAIT, -1
+        while time.monotonic() < deadline:
+            current = len(self.log_text())
+            if current == size:
+                break
+            size = current
+            time.sleep(LOG_SETTLE)
         text = self.log_text()
         fresh, self.log_offset = text[self.log_offset:], len(text)
         return fresh
@@ -153,9 +164,10 @@ def free_port() -> int:
 
 
 ERROR_MARKERS = ("Error:", "Error(", "AssertionError", "EngineDeadError", "Attempted to assign",
-                 "may have been reused")
+                 "may have been reused", "Multi-modal cache miss")
 """What marks a log line worth reporting: an exception, the engine's death, the embedding
-merge's mismatch, the scheduler's warning that an encoder output does not fit a reused uuid."""
+merge's mismatch, the scheduler's warning that an encoder output does not fit a reused uuid,
+the engine's report of a receiver-cache miss."""
 
 
 def last_error(text: str) -> str:
