@@ -106,7 +106,8 @@ def test_json_carries_the_findings_and_the_exit(capsys: pytest.CaptureFixture[st
     (["--sleep-mode", "--serve", "vllm serve M --no-enable-sleep-mode"],
      "got --sleep-mode yes beside a serve line with --enable-sleep-mode no: give one"),
     (["--require", "S9"], "got --require 'S9', expected properties from "
-                          "S1,S2,S3,S4,H1,L1,L2,L3,L4,U1"),
+                          "S1,S2,S3,S4,H1,L1,L2,L3,L4,U1,E2E,P.S1,P.S4,E.S1,E.S2,E.S3,E.S4,"
+                          "E.U1"),
 ])
 def test_bad_or_conflicting_options_are_refused_in_one_line(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str],
@@ -118,7 +119,7 @@ def test_options_vllm_has_are_accepted() -> None:
     line = ("vllm serve M --port 8000 --tensor-parallel-size 2 --max-model-len 4096 "
             "--limit-mm-per-prompt.image 2 --no-enable-prefix-caching --trust-remote-code "
             "--mm_shm_cache_max_object_size_mb=64 -tp 2 --gpu-memory-utilization 0.9")
-    assert from_serve_line(line, Deployment()) == Deployment()
+    assert from_serve_line(line, Deployment()) == Deployment(tensor_parallel=2)
 
 
 def test_a_flag_agreeing_with_the_serve_line_is_accepted(
