@@ -13,7 +13,9 @@
   action-to-code table pinned to the release's source;
 - beside them: `vllm_release` (which release is installed and which variant each of its cache
   designs implements, read without importing vLLM; the doctor reads it too), `vllm_pins` (the
-  vLLM functions the glue stands for, pinned to their source) and `vllm_emit`
+  vLLM functions the glue stands for, pinned to their source), `vllm_code_map` (per design,
+  the release's code that performs each spec action: process, lock, pinned functions) and
+  `vllm_emit`
   (`--emit-pytest` files in vLLM's own calls);
 - `vllm_run`: what the real vLLM run behind docs/vllm.md (`model_checks.vllm_snapshot`) and
   the page share: the snapshot's file, its command, the reproducer (no vLLM import).

@@ -389,11 +389,12 @@ def z3_restricted_view(suffix: str, ring: z3.ArithRef, handle: tuple[z3.ArithRef
                           arr("pending"), arr("reads"))
 
 
-def _hypothesis(certificate: Sequence[RestrictedPart], x: RestrictedView, i: Any, j: Any,
-                slot: Any, c: Choice, write_at: Any = None) -> z3.BoolRef:
+def _hypothesis(certificate: Sequence[RestrictedPart], x: RestrictedView,
+                at: tuple[Any, Any, Any], c: Choice, write_at: Any = None) -> z3.BoolRef:
     """The certificate at the points a step reads (`shm_proofs._hypothesis`'s, id_end and the
     tracked handle's chunk; the tracked handle's offset and the write's, for the parts
-    universal over a slot)."""
+    universal over a slot); `at` is the chunks i, j and the slot the parts are read at."""
+    i, j, slot = at
     v = x.v
     chunks = [i, j, c.chunk, i + 1, v.id_start, v.id_start + 1, v.id_end - 1, v.id_end,
               v.h_id]
@@ -485,7 +486,7 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
             shown = "unsat: the invariant does not hold in any initial state"
         failures.append(Failure(what, shown))
 
-    hyp = _hypothesis(certificate, x, i, j, slot, c)
+    hyp = _hypothesis(certificate, x, (i, j, slot), c)
     must(z3.sat, "non-vacuity (the certificate holds in an initial state)", [_initial(x), hyp])
     for part in certificate:
         if failures and stop_at_first:
@@ -494,8 +495,8 @@ def prove_restricted(prop: str, environment: frozenset[str] | None = None,
              [_initial(x), z3.Not(_at(part, x, i, j, slot))])
     for label, action in actions_of(environment).items():
         step = action(Z3Logic, x, c, knobs)
-        step_hyp = hyp if step.write_at is None else _hypothesis(certificate, x, i, j, slot,
-                                                                 c, step.write_at)
+        step_hyp = hyp if step.write_at is None else _hypothesis(
+            certificate, x, (i, j, slot), c, step.write_at)
         for part in certificate:
             if failures and stop_at_first:
                 break

@@ -12,6 +12,10 @@ cannot explain.
 - `schedule`, `hooks`, `preempt` and `concurrent`: seeded schedules of N threads or asyncio
   tasks over an adapter, with preemption points where the adapter offers a yield hook (and by
   line tracing where it offers none);
+- `watch`: the pair's shared containers watched in every concurrent run (races by a
+  lockset check, front-end work split across critical sections); `dtypes`: the payload sweep
+  across torch's dtypes before the schedules; `tested`: what the runs exercised and what they
+  did not;
 - `run` and `report`: the seeded concurrent runs, and what the checks print (verdicts, drift,
   swim lanes, the `RESULT:` line and its exit code);
 - `command`: `conform --threads N`, `--tasks N` and `--check-log FILE` (on conform's parser

@@ -1,5 +1,6 @@
 """Witnesses replayed over HTTP on a real `vllm serve` of a tiny random-weight LLaVA-NeXT on
 CPU: the model (`tiny_model`, `unpadded_processor`), the images (`images`), a witness as HTTP
 requests (`plan`), the server's process (`launch`), the run and its judgement (`drive`) and
-the command (`command`). Set up by `scripts/setup-vllm-server`; docs/running.md says how to run.
+the command (`command`), and the witnesses of ordinary requests written for the server
+(`witnesses`). Set up by `scripts/setup-vllm-server`; docs/running.md says how to run.
 """

@@ -43,6 +43,9 @@ ALLOWED: dict[str, str] = {
         "the retry theorem's breaks: the instances their committed traces run on",
     "model_checks/kernel/retries.py::standing_drift_config":
         "the retries study's one-identity instance, sized to show a standing miss",
+    "model_checks/server/witnesses.py":
+        "the server's witnesses: the configuration each hand-written schedule of ordinary "
+        "requests runs on",
     "model_checks/designs/evidence.py":
         "the shared-memory design's own configuration type, widened for one witness",
     "spec/designs/paths.py::_build":
