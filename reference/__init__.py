@@ -2,10 +2,11 @@
 
 The front end (P0) keeps a metadata-only shadow of the engine's (P1) LRU of tensors and sends
 ``payload=None`` for items it believes P1 holds. The default variant, V4, keeps that saving and
-stays safe under every drift source of the brief: references carry a tag, so P1 never pairs a
-tensor with placeholders of another processing; a miss is one retryable error listing every
-missed identity; the front end invalidates exactly those and the client resends, marked as a
-resend (``Request.resend``), which the front end sends as payloads only: it cannot miss.
+stays safe under every drift source the project models (D1-D11, README "The model"):
+references carry a tag, so P1 never pairs a tensor with placeholders of another processing;
+a miss is one retryable error listing every missed identity; the front end invalidates
+exactly those and the client resends, marked as a resend (``Request.resend``), which the
+front end sends as payloads only: it cannot miss.
 
 Limit (S4): an identity that a client reuses for different content (D7) is served consistently
 (tensor and placeholders from one processing) but not necessarily from this request's content:

@@ -58,6 +58,7 @@ from typing import Any, TypeVar
 
 from reference._validate import check_instance
 from reference.client import (
+    awaited_result,
     backoff_delay,
     next_attempt,
     validate_backoff,
@@ -221,16 +222,20 @@ async def retry_async(
     """``reference.retry`` for a coroutine ``send``: the same resends, each marked as a
     resend, awaited (the backoff too, through ``sleep``; default 0: at once). The same
     promise: under V4 (the default) the first resend holds no reference and cannot miss,
-    whatever drifted (it needs media for every item); under V1-V3 it can miss again."""
+    whatever drifted (it needs media for every item); under V1-V3 it can miss again.
+
+    ``send`` and ``sleep``: async functions, or any callables returning an awaitable (``lambda
+    r: serve_async(front_end, engine, r)``); a call returning anything else is refused in one
+    line (``BadInputTypeError``; a plain send belongs to ``retry``)."""
     validate_retry(send, request, max_retries, media)
     validate_backoff(backoff, sleep)
     validate_kinds(send, sleep, awaited=True)
     attempt = request
     for resend in range(max_retries):
         try:
-            return await send(attempt)
+            return await awaited_result("send", send, send(attempt))
         except (MultiModalCacheMissError, MissingMediaError) as error:
             attempt = next_attempt(request, attempt, error, media)
         if backoff:
-            await sleep(backoff_delay(backoff, resend))
-    return await send(attempt)
+            await awaited_result("sleep", sleep, sleep(backoff_delay(backoff, resend)))
+    return await awaited_result("send", send, send(attempt))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from reference._validate import is_async_callable
@@ -19,6 +19,7 @@ from reference.messages import Request
 
 __all__ = [
     "MAX_BACKOFF",
+    "awaited_result",
     "backoff_delay",
     "next_attempt",
     "retry",
@@ -96,15 +97,29 @@ def _sent(result: T) -> T:
 
 
 def validate_kinds(send: object, sleep: object, *, awaited: bool) -> None:
-    """``send`` and ``sleep`` of the right kind before anything is sent: coroutine
-    functions for ``retry_async`` (``awaited``), plain callables for ``retry``."""
+    """``send`` and ``sleep`` of the right kind before anything is sent: for ``retry``
+    (not ``awaited``) plain callables, never an async function. ``retry_async`` takes any
+    callable (an async function, or a lambda returning a coroutine), whose result is checked
+    when it is called (`awaited_result`)."""
+    if awaited:
+        return
     for name, function in (("send", send), ("sleep", sleep)):
-        if is_async_callable(function) != awaited:
-            expected = "an async function (async def)" if awaited else "a plain callable"
+        if is_async_callable(function):
             raise BadInputTypeError(
-                f"got {name} {_describe(function)}, expected {expected}"
-                + (" (use retry_async)" if not awaited else " (use retry)")
+                f"got {name} {_describe(function)}, expected a plain callable (use retry_async)"
             )
+
+
+def awaited_result(name: str, function: object, result: Awaitable[T]) -> Awaitable[T]:
+    """``retry_async``'s ``send`` or ``sleep`` result, which must be awaitable (a coroutine);
+    anything else is refused in one line (the call itself has run: a plain send belongs to
+    ``retry``)."""
+    if not inspect.isawaitable(result):
+        raise BadInputTypeError(
+            f"got {name} {_describe(function)} returning {_describe(result)}, expected an "
+            "async function or a callable returning an awaitable (a plain send: use retry)"
+        )
+    return result
 
 
 MAX_BACKOFF = 3600.0

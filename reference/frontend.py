@@ -67,6 +67,7 @@ from reference.messages import (
     Reply,
     Request,
     RequestItem,
+    check_request_fields,
     compared_by_identity,
 )
 from reference.sender import SenderCache
@@ -479,15 +480,8 @@ def _check_request(request: Request) -> tuple[RequestItem, ...]:
     they are used: the sender cache's probe); returns its items."""
     if type(request) is not Request:
         check_exact("request", request, Request)
-    if type(request.resend) is not bool:
-        raise BadInputTypeError(f"got resend {describe(request.resend)}, expected a bool")
-    items = request.items
-    if type(items) is not tuple:
-        check_exact("request items", items, tuple)
-    for item in items:
-        if type(item) is not RequestItem:
-            check_exact("request item", item, RequestItem)
-    return items
+    check_request_fields(request.items, request.resend)  # again: fields can be forced
+    return request.items
 
 
 def _check_probed_parts(

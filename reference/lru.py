@@ -118,13 +118,15 @@ class CacheStats:
 def validate_budget(budget: object) -> int:
     """Return ``budget`` as an int number of bytes > 0, or raise saying what is wrong.
 
-    Rejected: bool, non-integers (floats included: NaN and infinities are value errors, other
-    floats type errors), zero and negative numbers.
+    Rejected: bool, and any boolean of an array library (a 0-d ``torch.bool`` tensor or a
+    ``numpy.bool_``, whose ``__index__`` would make ``True`` a budget of 1 byte), non-integers
+    (floats included: NaN and infinities are value errors, other floats type errors), zero
+    and negative numbers.
     """
     expected = "expected a positive int number of bytes"
     if isinstance(budget, float) and not math.isfinite(budget):
         raise InvalidBudgetError(f"got budget {describe(budget)}, {expected}")
-    if isinstance(budget, bool):
+    if isinstance(budget, bool) or "bool" in str(getattr(budget, "dtype", "")):
         raise BadInputTypeError(f"got budget {describe(budget)}, {expected}")
     try:
         value = operator.index(budget)  # type: ignore[arg-type]  # any __index__ will do

@@ -1,7 +1,9 @@
 """The values that move between client, front end (P0) and engine (P1).
 
-All are immutable; none validates itself (they are plain data, built in hot paths). The
-boundaries validate what they receive: ``FrontEnd.probe``, ``FrontEnd.handle_reply``,
+All are immutable. What a client builds, ``Request`` and ``RequestItem``, checks its fields
+at construction, with the errors ``serve()`` gives (a list of items, an int identity: one
+line, `BadInputTypeError`); the rest are plain data, built in hot paths. The boundaries
+validate what they receive all the same: ``FrontEnd.probe``, ``FrontEnd.handle_reply``,
 ``SenderCache.update``, ``ReceiverCache.resolve`` and ``Engine.receive``.
 
 The ones built once per item or per request on the hit path (``Outgoing``, ``WireItem``,
@@ -18,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeVar
 
+from reference._validate import check_exact, check_identity
 from reference.errors import BadInputTypeError, describe
 from reference.items import Placeholders, ProcessedItem, TensorTree
 
@@ -71,9 +74,25 @@ class RequestItem:
     identity: str
     content: object | None = None
 
+    def __post_init__(self) -> None:
+        if type(self.identity) is not str or not self.identity:
+            check_identity(self.identity)
+
     @property
     def uuid_only(self) -> bool:
         return self.content is None
+
+
+def check_request_fields(items: object, resend: object) -> None:
+    """A request's fields as every boundary wants them: a tuple of ``RequestItem`` (exactly:
+    a subclass could change what the checks read) and a bool resend mark."""
+    if type(resend) is not bool:
+        raise BadInputTypeError(f"got resend {describe(resend)}, expected a bool")
+    if type(items) is not tuple:
+        check_exact("request items", items, tuple)
+    for item in items:  # type: ignore[attr-defined]  # a tuple, checked above
+        if type(item) is not RequestItem:
+            check_exact("request item", item, RequestItem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +107,9 @@ class Request:
 
     items: tuple[RequestItem, ...]
     resend: bool = False
+
+    def __post_init__(self) -> None:
+        check_request_fields(self.items, self.resend)
 
     @property
     def identities(self) -> tuple[str, ...]:

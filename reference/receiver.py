@@ -128,7 +128,7 @@ class ReceiverCache(GuardedCache[ReceiverEntry]):
         super().__init__(budget, variant)
 
     def get_and_update(self, item: WireItem) -> TensorTree:
-        """One item, the seed's per-item step; raises the miss error if it cannot be served."""
+        """One item, vLLM's per-item step; raises the miss error if it cannot be served."""
         sizes = self._validate((item,))
         kept = self._kept((item,), sizes)
         with self._lock:

@@ -112,7 +112,7 @@ class SenderCache(GuardedCache[ShadowEntry]):
             return self._lru.present(checked)
 
     def get_and_update(self, identity: str, item: ProcessedItem | None) -> WireItem:
-        """One item, the seed's per-item step: a hit gives a reference, a miss records ``item``.
+        """One item, vLLM's per-item step: a hit gives a reference, a miss records ``item``.
 
         A miss with ``item`` None is a late miss: the assertion in V1/V2, a
         ``MissingMediaError`` in V3 (there is no content to reprocess here); it changes

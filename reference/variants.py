@@ -4,7 +4,8 @@ The names and meanings are those of the executable spec (`spec.variants`):
 
 - V0 legacy: the receiver asserts on a miss; the payload is ignored when the identity is cached.
 - V1 recover (vllm#46747): a typed, retryable miss error; P0 invalidates; "the cache wins".
-- V2 seed (vllm#57833): V1, but "the payload wins" (drop the old entry, cache if it fits).
+- V2 seed, the code vLLM runs (vllm#57833): V1, but "the payload wins" (drop the old
+  entry, cache if it fits).
 - V3 hardened: V2 plus tags, references first, and late-miss reprocessing.
 - V4 (the default): V3 plus resends that bypass the shadow: the client's retry after a miss
   error sends every item as a payload, so it holds no reference P1 could miss.

@@ -20,6 +20,8 @@ from reference import (
     Placeholders,
     ProcessedItem,
     ReceiverCache,
+    Request,
+    RequestItem,
     SenderCache,
     TensorTree,
 )
@@ -99,3 +101,20 @@ def deep(levels: int) -> dict[str, object]:
     for _ in range(levels):
         tree = {"n": tree}
     return tree
+
+
+def forced_request(items: object, resend: object = False) -> Request:
+    """A `Request` whose fields skipped its construction checks (as ``object.__setattr__``
+    can force them on a frozen dataclass): the boundaries must still refuse it."""
+    request = object.__new__(Request)
+    object.__setattr__(request, "items", items)
+    object.__setattr__(request, "resend", resend)
+    return request
+
+
+def forced_item(identity: object, content: object = None) -> RequestItem:
+    """A `RequestItem` whose identity skipped its construction check."""
+    item = object.__new__(RequestItem)
+    object.__setattr__(item, "identity", identity)
+    object.__setattr__(item, "content", content)
+    return item

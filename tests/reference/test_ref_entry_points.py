@@ -27,7 +27,16 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from ref_helpers import ITEM_BYTES, SerialProcessor, deep, make_item, self_referencing, snapshot
+from ref_helpers import (
+    ITEM_BYTES,
+    SerialProcessor,
+    deep,
+    forced_item,
+    forced_request,
+    make_item,
+    self_referencing,
+    snapshot,
+)
 
 from reference import (
     V2,
@@ -281,14 +290,14 @@ BAD: dict[str, list[Value]] = {
                    WireItem("z", None, Placeholders(0, 1), 5)],
     ],
     "request": [ALIEN, lambda w: None,
-                lambda w: Request([RequestItem("a", 1)]),  # type: ignore[arg-type]
-                lambda w: Request((("a", 1),)),  # type: ignore[arg-type]
+                lambda w: forced_request([RequestItem("a", 1)]),
+                lambda w: forced_request((("a", 1),)),
                 lambda w: Request((RequestItem("a", 1), RequestItem("a", 1))),
-                lambda w: Request((RequestItem("", 1),)),
-                lambda w: Request((RequestItem(["a"], 1),)),  # type: ignore[arg-type]
+                lambda w: forced_request((forced_item("", 1),)),
+                lambda w: forced_request((forced_item(["a"], 1),)),
                 lambda w: Request((RequestItem("unknown-uuid-only"),)),
-                lambda w: Request((RequestItem("a", 1),), resend=1),  # type: ignore[arg-type]
-                lambda w: Request((RequestItem("a", 1),), resend=None),  # type: ignore[arg-type]
+                lambda w: forced_request((RequestItem("a", 1),), resend=1),
+                lambda w: forced_request((RequestItem("a", 1),), resend=None),
                 # a V4 resend reads nothing from the shadow: a held UUID-only item is missing
                 lambda w: Request((RequestItem("a"),), resend=True)],
     "probed": [ALIEN, lambda w: None,
@@ -576,12 +585,12 @@ PROBES: dict[str, list[Probe]] = {
              ("1,000 unknown identities", lambda w: list(UNKNOWN))],
     "resend": [("numpy bool as a flag", lambda w: np.bool_(True))],
     "request": [("numpy bool as a flag",
-                 lambda w: Request((RequestItem("a", 1),), resend=np.bool_(True))),  # type: ignore[arg-type]
+                 lambda w: forced_request((RequestItem("a", 1),), resend=np.bool_(True))),
                 ("1 MB identity", lambda w: Request((RequestItem(MB_IDENTITY, 1),
                                                       RequestItem(MB_IDENTITY, 1)))),
                 ("1,000 unknown identities",
                  lambda w: Request(tuple(RequestItem(i) for i in UNKNOWN))),
-                ("str subclass", lambda w: Request((RequestItem(Name("a"), 1),)))],
+                ("str subclass", lambda w: forced_request((forced_item(Name("a"), 1),)))],
     "reply": [("1 MB identity", lambda w: Reply(w.message.request_id, (MB_IDENTITY,))),
               ("1,000 unknown identities", lambda w: Reply(w.message.request_id, UNKNOWN))],
     "AsyncFrontEnd.reply": [
@@ -734,14 +743,36 @@ def test_record_probed_keeps_its_own_copy() -> None:
     assert message.items[0].placeholders.offset == 1
 
 
-def test_retry_async_with_a_sync_send_changes_nothing() -> None:
-    """Before: a raw TypeError after both caches changed."""
+def test_retry_async_refuses_a_sync_send_at_its_first_result() -> None:
+    """A plain send cannot be told from a lambda returning a coroutine before it is called:
+    its first result, not awaitable, is refused in one line naming retry (that call ran)."""
     world = World()
-    before = world.state()
-    with pytest.raises(BadInputError, match="expected an async function"):
+    with pytest.raises(BadInputError, match=r"expected an async function or a callable "
+                                            r"returning an awaitable \(a plain send: use retry\)"):
         asyncio.run(retry_async(lambda r: serve(world.fe, world.engine, r),  # type: ignore[arg-type, return-value]
                                 world.request))
-    assert world.state() == before
+
+
+def test_retry_async_accepts_a_lambda_returning_a_coroutine() -> None:
+    world = World()
+    inputs = asyncio.run(retry_async(lambda r: serve_async(world.afe, world.aengine, r),
+                                     world.request))
+    assert [i.identity for i in inputs] == [i.identity for i in world.request.items]
+    slept: list[float] = []
+
+    async def nap(seconds: float) -> None:
+        slept.append(seconds)
+
+    world.aengine.clear()  # P1 loses its cache: a miss, a backoff, a resend
+    again = asyncio.run(retry_async(lambda r: serve_async(world.afe, world.aengine, r),
+                                    world.request, media={"a": 1, "d": 4}, backoff=0.5,
+                                    sleep=lambda s: nap(s)))
+    assert [i.identity for i in again] == [i.identity for i in world.request.items]
+    with pytest.raises(BadInputError, match=r"got sleep .* returning None"):
+        world.aengine.clear()
+        asyncio.run(retry_async(lambda r: serve_async(world.afe, world.aengine, r),
+                                world.request, media={"a": 1, "d": 4}, backoff=0.5,
+                                sleep=lambda s: None))
 
 
 def test_retry_rejects_a_send_that_returns_a_coroutine_unawaited() -> None:

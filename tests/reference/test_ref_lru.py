@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +14,7 @@ from reference import (
     BadInputTypeError,
     BadInputValueError,
     ByteLru,
+    Engine,
     InvalidBudgetError,
     InvariantViolationError,
     validate_budget,
@@ -151,6 +154,9 @@ def test_clear_drops_entries_and_keeps_counters() -> None:
         (math.inf, InvalidBudgetError),
         (-math.inf, InvalidBudgetError),
         (True, BadInputTypeError),
+        (torch.tensor(True), BadInputTypeError),  # its __index__ is 1: a budget of 1 byte
+        (torch.tensor([True]), BadInputTypeError),
+        (np.bool_(True), BadInputTypeError),
         (1.5, BadInputTypeError),
         (4.0, BadInputTypeError),
         ("4", BadInputTypeError),
@@ -162,6 +168,12 @@ def test_bad_budget_is_rejected_with_a_clear_error(budget: object, error: type) 
         ByteLru(budget)  # type: ignore[arg-type]
     with pytest.raises(error):
         validate_budget(budget)
+
+
+def test_an_engine_refuses_a_bool_tensor_budget_and_takes_an_int_tensor() -> None:
+    with pytest.raises(BadInputTypeError, match=r"got budget .*expected a positive int"):
+        Engine(torch.tensor(True))  # type: ignore[arg-type]
+    assert Engine(torch.tensor(64)).stats().budget == 64  # type: ignore[arg-type]
 
 
 def test_bad_budget_errors_are_also_builtin_errors() -> None:

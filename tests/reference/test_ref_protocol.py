@@ -5,7 +5,15 @@ from __future__ import annotations
 import doctest
 
 import pytest
-from ref_helpers import ITEM_BYTES, SerialProcessor, consistent, content_of, snapshot_pair
+from ref_helpers import (
+    ITEM_BYTES,
+    SerialProcessor,
+    consistent,
+    content_of,
+    forced_item,
+    forced_request,
+    snapshot_pair,
+)
 
 import reference
 from reference import (
@@ -94,10 +102,10 @@ def test_uuid_only_miss_is_a_client_error_and_changes_nothing() -> None:
     ("request_", "error"),
     [
         (req(("a", 1), ("a", 2)), DuplicateIdentityError),
-        (Request((RequestItem(7, 1),)), BadInputTypeError),  # type: ignore[arg-type]
-        (Request((RequestItem("", 1),)), BadInputValueError),
-        (Request([RequestItem("a", 1)]), BadInputTypeError),  # type: ignore[arg-type]
-        (Request((("a", 1),)), BadInputTypeError),  # type: ignore[arg-type]
+        (forced_request((forced_item(7, 1),)), BadInputTypeError),
+        (forced_request((forced_item("", 1),)), BadInputValueError),
+        (forced_request([RequestItem("a", 1)]), BadInputTypeError),
+        (forced_request((("a", 1),)), BadInputTypeError),
         ([RequestItem("a", 1)], BadInputTypeError),
     ],
 )

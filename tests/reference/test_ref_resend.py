@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from ref_helpers import ITEM_BYTES, SerialProcessor, snapshot, snapshot_pair
+from ref_helpers import ITEM_BYTES, SerialProcessor, forced_request, snapshot, snapshot_pair
 
 from reference import (
     DEFAULT_VARIANT,
@@ -173,7 +173,9 @@ def test_a_v4_resend_without_media_for_an_item_is_the_client_error() -> None:
 def test_a_bad_resend_mark_is_rejected_and_changes_nothing(mark: object) -> None:
     front_end, engine, _ = _served_pair(V4)
     afe = AsyncFrontEnd(BUDGET, SerialProcessor(), executor=InlineExecutor())
-    request = Request(AB, resend=mark)  # type: ignore[arg-type]
+    with pytest.raises(BadInputTypeError, match="expected a bool"):
+        Request(AB, resend=mark)  # type: ignore[arg-type]  # refused at construction
+    request = forced_request(AB, resend=mark)  # and at every boundary, when forced
     before = (snapshot_pair(front_end, engine), front_end.probed(), snapshot(afe.sender))
     calls = [
         lambda: front_end.probe(request),
