@@ -188,20 +188,29 @@ WHAT = {
     "S1": "pairs a stale tensor (S1)", "S2": "exceeds the byte budget (S2)",
     "S3": "crashes or hangs (S3)", "S4": "serves content the client did not send (S4)",
     "H1": "treats as a hit an identity P1 does not hold (H1)",
+    "L1": "resends a missed item as a reference instead of its data (L1)",
+    "L2": "answers a client's resend with another miss (L2)",
+    "L3": "fails a first retry with no new drift event after the miss (L3)",
+    "L4": "leaves a request crashed, hung or out of retries instead of served or refused "
+          "with a clear error (L4)",
 }
+"""Each property's break in plain words (the recovery properties L1-L4 in the client's
+terms: a miss is retried by the client, `reference.retry`)."""
 
 
 def _bare(what: str) -> str:
     """"pairs a stale tensor (S1)" as a question's verb phrase: "pair a stale tensor (S1)"."""
     verb, _, rest = what.partition(" ")
     base = {"pairs": "pair", "exceeds": "exceed", "crashes": "crash", "serves": "serve",
-            "treats": "treat"}.get(verb, verb)
+            "treats": "treat", "resends": "resend", "answers": "answer", "fails": "fail",
+            "leaves": "leave"}.get(verb, verb)
     return f"{base} {rest}".replace(" or hangs", " or hang")
 
 
 def plain(variant: str, entries: list[dict[str, Any]]) -> list[str]:
-    """Per variant, S1, S3 and H1 in one sentence each: the sources every minimal set shares,
-    "together with any of" the rest; or the rung up to which it holds."""
+    """Per variant, every property of `WHAT` (S1-S4, H1, and recovery L1-L4) in one sentence
+    each: the sources every minimal set shares, "together with any of" the rest; or how far
+    it holds."""
     lines = []
     for e in entries:
         prop = e["property"]

@@ -12,6 +12,7 @@ from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.requirements import OBLIGATIONS, Obligation
 from model_checks.mutant_run.killmatrix import Row, kill_text
 from model_checks.mutation.spec_mutants import Mutant, spec_mutant
+from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decided_cells import SAFETY
 from spec import VARIANTS, Variant, by_id
 
@@ -44,7 +45,11 @@ def witness_evidence(mutant: Mutant) -> str:
         kept = by_id(prop).check_trace(base) is None
         where = f"step {violation.step}" if violation is not None else "NOT broken"
         parts.append(f"{prop} at {where}" + ("" if kept else f" (also on {mutant.base.name})"))
-    return (f"witness [`{mutant.witness.name}`](scenarios.md#{mutant.witness.name}) breaks "
+    name = mutant.witness.name
+    in_suite = any(s.name == name for s in SCENARIOS)
+    shown = (f"[`{name}`](scenarios.md#{name})" if in_suite else
+             f"`{name}` (a mutant's own script, model_checks/mutation/)")
+    return (f"witness {shown} breaks "
             f"{', '.join(parts)} on the mutant; {mutant.base.name} keeps "
             f"{'them' if len(parts) > 1 else 'it'}")
 
