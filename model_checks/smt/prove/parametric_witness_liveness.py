@@ -86,7 +86,7 @@ class Witness:
     def path(self, variant: Variant) -> Path:
         env = "+".join(d.value for d in sorted(self.config.environment,
                                                 key=lambda d: int(d.value[1:])))
-        return Path(f"docs/results/every-instance/{variant.name}_{env}_{self.property}.json")
+        return Path(f"docs/results/parametric-witnesses/{variant.name}_{env}_{self.property}.json")
 
     def trace_json(self, variant: Variant) -> dict[str, Any]:
         """The run as a replayable trace file, breaking the property at its last step."""
