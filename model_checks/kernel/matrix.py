@@ -300,9 +300,10 @@ def _reports(variant: Variant) -> bool:
 
 
 REUSE_WHY = ("L1 and L2 are not judged here for V1 and V2: with D7 alone, five requests on a "
-             "budget of 3 with a size per content (docs/results/parametric-witnesses/V2_D7_L1.json, "
-             "18 steps; _L2, 20 steps) make P0's assertion re-record an identity it owes after "
-             "a miss, so the retry references it (L1) and misses it again (L2), a run the main "
+             "budget of 3 with a size per content "
+             "(docs/results/parametric-witnesses/V2_D7_L1.json, 18 steps; _L2, 20 steps) make "
+             "P0's assertion re-record an identity it owes after a miss, so the retry "
+             "references it (L1) and misses it again (L2), a run the main "
              "job's checkers did not reach.")
 REJECTED_WHY = ("L3 is not judged here for V1-V3: with D2 alone, five requests of two items "
                 "(docs/results/parametric-witnesses/V2_D2_L3.json, 20 steps) leave a retry missing "
