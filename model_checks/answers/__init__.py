@@ -11,8 +11,8 @@ once from every checker's evidence and shipped as package data (`answers.json`).
 - `build`: the store built from every source of evidence (the drift lattice's witnesses,
   proofs and kept outcomes, the results snapshot's verdict records);
 - `render`: an answer as a page's table cell shows it, and read back from one;
-- `beside`: a checker's own result on its instance set beside the project's answer, where
-  the answer says more (a break the instance did not reach);
+- `beside`: the answer shown beside a checker's weaker result on its own instance (explore's
+  and prove's lines name the break and its witness);
 - `summary`: the main job's summary, every checker's verdict records merged into one table
   and one file, read against the expected matrix.
 

@@ -6,8 +6,8 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   loading; the tensor types in `payload`), `codec` (spec contents as real media and tensors,
   and back), and the adapters of the reference implementation (`reference_adapter`,
   `reference_items`; `async_adapter` for its asyncio front end); `remote` runs an adapter's
-  engine side in a child process behind a socket, reached only through `two_processes`
-  (which imports it, and the optional packages it needs, when a run asks for two processes);
+  engine side in a child process behind a socket, imported only through `two_processes`
+  (pyzmq and msgspec, the processes extra, only when two processes are asked for);
 - a run: `run` (the scripted corpus, then random lockstep walks, per variant and environment,
   within a profile's budget: `profiles`), over `corpus`, `configurations`, `cases`, `machine`
   (the spec's Hypothesis machines driving the implementation) and `witnesses` (runs from the

@@ -12,9 +12,9 @@ the rest of `model_checks` is built over it.
   profile type every checker's `--profile` names (`profiles`);
 - verdicts and traces: verdict records (`verdict_records`), the one trace format and its
   notation (`itf`, the spec's traces in it `trace_file`, the old formats read for one release
-  `legacy_trace`, `render`), the one plain-text table (`text_table`) and the command line's
-  shared exit codes (`exits`), and a repository file a command cites, located where the
-  command runs (`shipped`);
+  `legacy_trace`, `render`), the one plain-text table (`text_table`), the command line's
+  shared exit codes (`exits`) and the repository files a command cites, as paths that open
+  from a checkout or an installed package (`shipped`);
 - search helpers: a breadth-first search's shortest path, walked back along its parent links
   (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`;
   the runs of the spec where it does not hold, `retry_witnesses`); a committed run that

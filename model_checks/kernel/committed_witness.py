@@ -28,7 +28,7 @@ class Witness:
     config: Config
     actions: tuple[Action, ...]
     failing_step: str
-    folder: str = "docs/results/every-instance"
+    folder: str = "docs/results/parametric-witnesses"
 
     def config_for(self, variant: Variant) -> Config:
         return replace(self.config, variant=variant)

@@ -280,11 +280,11 @@ no trace, so no verdict is claimed."""
 
 BEYOND_WHY = ("S1 is not judged here for a variant without tags (V2): it breaks with D7 "
               "alone four requests deep on a budget of 3 with a size per content (11 steps, "
-              "docs/results/every-instance/V2_D7_S1.json), past Hypothesis's instance and "
+              "docs/results/parametric-witnesses/V2_D7_S1.json), past Hypothesis's instance and "
               "Z3's search depth, so no check of the main job can confirm it.")
 L3_WHY = ("L3 is not judged here for V1 and V2: with D7 alone, three requests of two items "
           "in V1 (the lattice's four-request run, docs/results/lattice/V1_D7_L3.json, 13 "
-          "steps) and five in V2 (docs/results/every-instance/V2_D7_L3.json, 19 steps) leave "
+          "steps) and five in V2 (docs/results/parametric-witnesses/V2_D7_L3.json, 19 steps) leave "
           "a retry after a miss missing again with no drift event in between, a run the main "
           "job's checkers did not reach, so neither a hold nor a break is claimed.")
 
@@ -300,23 +300,24 @@ def _reports(variant: Variant) -> bool:
 
 
 REUSE_WHY = ("L1 and L2 are not judged here for V1 and V2: with D7 alone, five requests on a "
-             "budget of 3 with a size per content (docs/results/every-instance/V2_D7_L1.json, "
-             "18 steps; _L2, 20 steps) make P0's assertion re-record an identity it owes after "
-             "a miss, so the retry references it (L1) and misses it again (L2), a run the main "
+             "budget of 3 with a size per content "
+             "(docs/results/parametric-witnesses/V2_D7_L1.json, 18 steps; _L2, 20 steps) make "
+             "P0's assertion re-record an identity it owes after a miss, so the retry "
+             "references it (L1) and misses it again (L2), a run the main "
              "job's checkers did not reach.")
 REJECTED_WHY = ("L3 is not judged here for V1-V3: with D2 alone, five requests of two items "
-                "(docs/results/every-instance/V2_D2_L3.json, 20 steps) leave a retry missing "
+                "(docs/results/parametric-witnesses/V2_D2_L3.json, 20 steps) leave a retry missing "
                 "again with no drift event after the miss, a run the main job's checkers did "
                 "not reach.")
 ONE_SIDED_WHY = ("L3 is not judged here for V1-V3: once P1 alone has lost a key (D3, D4 or "
                  "D10, before the miss), six requests of two items with three unfinished "
-                 "(docs/results/every-instance/V2_D3_L3.json, 28 steps) make P1 fuller than "
+                 "(docs/results/parametric-witnesses/V2_D3_L3.json, 28 steps) make P1 fuller than "
                  "P0 after the miss reply, so P1 evicts what the retry references while P0 "
                  "keeps it, with no drift event after the miss: a run the main job's "
                  "checkers did not reach.")
 TWO_FRONT_ENDS_WHY = ("L2 is not judged here for V1-V3: with two front ends (D5) alone, six "
                       "one-item requests on a budget of 3 with sizes 2, 2 and 3 "
-                      "(docs/results/every-instance/V2_D5_L2.json, 27 steps) let the other "
+                      "(docs/results/parametric-witnesses/V2_D5_L2.json, 27 steps) let the other "
                       "front end's traffic evict at P1 what a request of the retry's front "
                       "end re-recorded, so the retry references it and misses it again, a "
                       "run the main job's checkers did not reach.")
@@ -332,7 +333,7 @@ properties that break under every environment with that source past the main job
 already expects them to break: V2's S1 (V0 and V1 break it within the bounds) breaks under D7
 alone four requests deep on a budget of 3 with a size per content (11 steps, two requests
 failed by P0's assertion leaving the shadow updated for requests P1 never sees:
-`docs/results/every-instance/V2_D7_S1.json`, replayed on the spec by
+`docs/results/parametric-witnesses/V2_D7_S1.json`, replayed on the spec by
 `tests/explore/test_every_instance_witness.py`). Hypothesis's instance (a budget of 2) does
 not contain that run; Z3's does (every step is one of its relation and the last breaks S1
 there: `tests/smt/test_smt_witness_in_encoding.py`), but its search stops at depth 10, and

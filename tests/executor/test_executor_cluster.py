@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -89,14 +90,21 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
         lines.append(line)
         if killed or not line.startswith("  ["):  # a job is done: the sweep is under way
             return
-        for name, (address, jobs) in sorted(in_hand(backend.client).items()):
-            if jobs and name in processes:
-                busy.extend(jobs)
-                processes[name].kill()
-                processes[name].wait(timeout=HANG_SECONDS)
-                killed.append(processes[name])
-                addresses.append(address)
-                return
+        for process in processes.values():  # nothing more finishes while we choose
+            process.send_signal(signal.SIGSTOP)
+        try:
+            for name, (address, jobs) in sorted(in_hand(backend.client).items()):
+                if jobs and name in processes:
+                    busy.extend(jobs)
+                    processes[name].kill()
+                    processes[name].wait(timeout=HANG_SECONDS)
+                    killed.append(processes[name])
+                    addresses.append(address)
+                    return
+        finally:
+            for process in processes.values():
+                if process.poll() is None:
+                    process.send_signal(signal.SIGCONT)
 
     try:
         run = SmtRun(args.depth, args.rlimit, args.search_depth)

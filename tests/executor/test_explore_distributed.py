@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 import subprocess
 from array import array
 from collections.abc import Iterator
@@ -147,9 +148,11 @@ def test_no_worker_known_at_submission_still_builds(
 
 
 def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Workers) -> None:
-    """At the first finished task of level 4 (100 states, 6 tasks or more), kill a worker that
-    has tasks of the level in hand; the scheduler reruns them on the other worker, and the
-    graph is still `build`'s."""
+    """At a finished task of level 4 or later (levels of up to 138 states, in tasks of 5
+    states), stop both workers (SIGSTOP: nothing more finishes, however loaded the machine),
+    kill one that has tasks of the level in hand and let the other go on; the scheduler reruns
+    the killed worker's tasks on the other, and the graph is still `build`'s. A callback at
+    which no worker holds a task lets both go on and waits for the next one."""
     processes = dict(zip(("w0", "w1"), workers(2), strict=True))
     backend = cluster.DaskCluster(scheduler)
     busy: list[object] = []
@@ -159,18 +162,25 @@ def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Worke
     def progress(level: int, done: int, total: int) -> None:
         if killed or level < 4:
             return
-        for name, (address, tasks) in sorted(in_hand(backend.client).items()):
-            if tasks and name in processes:
-                busy.extend(tasks)
-                processes[name].kill()
-                processes[name].wait(timeout=HANG_SECONDS)
-                killed.append(processes[name])
-                addresses.append(address)
-                return
+        for process in processes.values():
+            process.send_signal(signal.SIGSTOP)
+        try:
+            for name, (address, tasks) in sorted(in_hand(backend.client).items()):
+                if tasks and name in processes:
+                    busy.extend(tasks)
+                    processes[name].kill()
+                    processes[name].wait(timeout=HANG_SECONDS)
+                    killed.append(processes[name])
+                    addresses.append(address)
+                    return
+        finally:
+            for process in processes.values():
+                if process.poll() is None:
+                    process.send_signal(signal.SIGCONT)
 
     try:
         remote = build_distributed(V3_D7, backend,
-                                   GraphOptions(chunk_states=20, progress=progress, owned=False))
+                                   GraphOptions(chunk_states=5, progress=progress, owned=False))
         if addresses:  # the scheduler's own record of removing it (no clock decides)
             wait_removed(backend.client, addresses[0])
     finally:

@@ -90,3 +90,17 @@ def test_vllm_serve_line_the_doctor_reads_it_as_the_release_does(
     (tmp_path / "bad.yaml").write_text("mm_processor_cache_type: disk\n")
     assert doctor_reads(line) == vllm_reads(line)
     capsys.readouterr()
+
+
+def test_the_committed_option_names_are_the_releases() -> None:
+    """`model_checks/doctor/vllm-0.33.0-options.txt` is what the installed release's source
+    defines (`vllm_options.scan`): the doctor refuses exactly the options vLLM does not have."""
+    import vllm
+
+    from model_checks.doctor import vllm_options
+
+    scanned = vllm_options.scan(Path(vllm.__file__).parent)
+    assert frozenset(scanned) == vllm_options.known()
+    for option in ("--mm-processor-cache-gb", "--api-server-count", "--enable-sleep-mode",
+                   "--limit-mm-per-prompt", "--port", "-tp"):
+        assert option in scanned

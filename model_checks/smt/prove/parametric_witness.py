@@ -43,7 +43,7 @@ ACTIONS: tuple[Action, ...] = (
     Submit((_item("h", 0, data=False),)), P0Handle(3), P1Receive(0),
 )
 
-PATH = Path("docs/results/every-instance/V2_D7_S1.json")
+PATH = Path("docs/results/parametric-witnesses/V2_D7_S1.json")
 """Where the trace is committed (an `explore --lattice --evidence` folder)."""
 
 
