@@ -46,6 +46,9 @@ class CellJob:
     unfinished: int | None = None
     retries: int | None = None
     identities: int | None = None
+    only: frozenset[str] | None = None
+    """Judge only these properties and lemmas (None: every one); without partial-order
+    reduction."""
     family: Family | None = None
     """A family a user named (`named_instance`): its instance, uncut, instead of the
     matrix's cut to each shape (give one shape: every shape is that instance)."""
@@ -148,7 +151,7 @@ def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
     graph = build_graph(config, GraphOptions(max_states=job.max_states))
     figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
                + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
-    return graph, judge_all(graph, job.with_lemmas), figures, 0
+    return graph, judge_all(graph, job.with_lemmas, job.only), figures, 0
 
 
 def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str, int]:

@@ -101,10 +101,9 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     env = parse_environment(args.env[0], router=True)
     named.config(variant, env)  # refuses what the spec refuses, and sizes it does not have
     family = named.family()
-    lemma_asked = args.property is not None and args.property not in [p.id for p in registry()]
+    only = None if args.property is None or args.por else frozenset({args.property})
     job = CellJob(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
-                  (Shape(family.max_requests),), with_lemmas=args.property is None or lemma_asked,
-                  por=args.por, family=family)
+                  (Shape(family.max_requests),), por=args.por, family=family, only=only)
     return job, args.property
 
 

@@ -67,6 +67,11 @@ def test_the_verdicts_are_the_explorers_on_the_same_instance(tmp_path: Path) -> 
              for r in read_records(tmp_path / "records.json")}
     assert found == expected
     assert any(status == Status.COUNTEREXAMPLE.value for status, _ in found.values())
+    for prop in ("S4", "H1", "L1", "L4", "I1"):  # judged alone: the same verdict
+        _explore(tmp_path, "V2", "D7", TINY + ",size=a:2/2", "--property", prop)
+        alone = read_records(tmp_path / "records.json")
+        assert [(r.property, (r.verdict.value, r.counterexample_length or 0))
+                for r in alone] == [(prop, expected[prop])]
 
 
 def test_the_text_round_trips_and_names_the_builders_fields() -> None:
