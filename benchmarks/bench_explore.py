@@ -40,6 +40,12 @@ partial-order reduction in the same run: states, and the median CPU seconds
 (`time.process_time`) to build and judge every property and lemma; the reduced column adds
 the bounded unreduced search that keeps counterexamples shortest (`reduction/judging.py`).
 
+`--named` runs instead `explore --instance` (the command itself, in this process: it prints
+each verdict, the states, the depth and its own CPU seconds) on the instances of `NAMED`:
+the six instances an independent Murphi model was compared on (identities, requests,
+unfinished, items, retries, budget), each with the property its comparison judged;
+`--named-rows 1,4` picks rows, `--max-states N` is the command's state limit.
+
 Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
 shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
 """
@@ -68,6 +74,30 @@ from spec import Config, State, enabled, initial, step, variant_named
 DEFAULT_CELLS = ("V2_D3", "V3_D7", "V1_D6", "V2_D7_D10", "V1_D8",
                  "V2_D1_D7@3", "V3_D1_D7@3", "V2_D7@3", "V1_none@3")
 DEFAULT_POR_CELLS = ("V2_D1_D7@3", "V3_D1_D7@3", "V2_D7@3", "V1_none@3")
+
+
+NAMED = (
+    ("V2", "D1+D7", "identities=3,requests=3,unfinished=2,items=1,retries=2,budget=2", "S1"),
+    ("V2", "D2+D7", "identities=3,requests=4,unfinished=2,items=1,retries=2,budget=2", "S1"),
+    ("V3", "D2", "identities=3,requests=4,unfinished=2,items=2,retries=2,budget=2", "L3"),
+    ("V3", "none", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", None),
+    ("V4", "D6", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", None),
+    ("V2", "D11", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", None),
+)
+"""(variant, environment, instance, the property compared; None: every property)."""
+
+
+def named_table(rows: list[int], max_states: int, out: Path) -> None:
+    """`explore --instance` on each row of `NAMED` (1-based), its own output and exit."""
+    from model_checks.cli import main as cli
+
+    for row in rows:
+        variant, env, instance, prop = NAMED[row - 1]
+        argv = ["explore", "--variant", variant, "--environment", env, "--instance", instance,
+                "--max-states", str(max_states), "--json", str(out / f"{row}.json"),
+                "--out", str(out / str(row)), *(["--property", prop] if prop else [])]
+        print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
+        print(f"exit {cli(argv)}", flush=True)
 
 
 def naive(config: Config) -> tuple[int, int]:
@@ -281,7 +311,18 @@ def main() -> None:
     parser.add_argument("--por-cells", default=",".join(DEFAULT_POR_CELLS),
                         help="cells (@N: N requests) decided with and without partial-order "
                              "reduction; empty: none")
+    parser.add_argument("--named", action="store_true",
+                        help="explore --instance on the instances of NAMED (no other table)")
+    parser.add_argument("--named-rows", default="1,2,3,4,5,6")
+    parser.add_argument("--max-states", type=int, default=2_000_000)
+    parser.add_argument("--named-out", type=Path, default=Path("build/bench/named"))
     args = parser.parse_args()
+    if args.named:
+        rows = [int(r) for r in args.named_rows.split(",") if r]
+        if not all(1 <= r <= len(NAMED) for r in rows):
+            parser.error(f"--named-rows: rows are 1 to {len(NAMED)}")
+        named_table(rows, args.max_states, args.named_out)
+        return
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.baseline is not None and not (args.baseline / "spec" / "__init__.py").exists():

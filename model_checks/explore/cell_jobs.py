@@ -25,6 +25,7 @@ from model_checks.kernel.instance import instance_for
 from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
 from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant
+from spec.instances import Family
 
 CHECKER = EXPLORE.record
 DEFAULT_MAX_STATES = 2_000_000
@@ -45,11 +46,20 @@ class CellJob:
     unfinished: int | None = None
     retries: int | None = None
     identities: int | None = None
+    only: frozenset[str] | None = None
+    """Judge only these properties and lemmas (None: every one); without partial-order
+    reduction."""
+    family: Family | None = None
+    """A family a user named (`named_instance`): its instance, uncut, instead of the
+    matrix's cut to each shape (give one shape: every shape is that instance)."""
 
     def config(self, shape: Shape) -> Config:
         """The instance of one shape: the matrix's (`instance.instance_for`) cut down
         (`explore_cut`) to the shape's bounds and the job's (`identities` the matrix's first
-        ones, each at the matrix's sizes), with the job's retries."""
+        ones, each at the matrix's sizes), with the job's retries; with `family`, that
+        family's instance."""
+        if self.family is not None:
+            return instance_for(self.variant, self.environment, family=self.family)
         cut = explore_cut(self.environment, shape, identities=self.identities,
                           max_in_flight=self.unfinished, retries=self.retries)
         return instance_for(self.variant, self.environment, cut=cut)
@@ -141,7 +151,7 @@ def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
     graph = build_graph(config, GraphOptions(max_states=job.max_states))
     figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
                + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
-    return graph, judge_all(graph, job.with_lemmas), figures, 0
+    return graph, judge_all(graph, job.with_lemmas, job.only), figures, 0
 
 
 def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str, int]:

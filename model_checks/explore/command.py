@@ -15,6 +15,9 @@ With `--dask ADDRESS --distributed` each cell's search is spread over the cluste
 state fingerprint, each partition of the visited set held by one worker) instead of whole
 cells going to workers as jobs; the records are the local run's.
 
+With `--instance KEY=VALUE,...` (one `--variant`, one `--environment`) it searches that one
+instance instead, a user's, and exits 4 on a break (`model_checks.explore.instance_command`).
+
 With `--cross-check RECORDS` (the main job passes its Hypothesis and Z3 records) it also
 fails where another checker's verdict contradicts its own within one instance
 (`model_checks.explore.agreement`).
@@ -50,6 +53,7 @@ from model_checks.explore.instance import (
     Shape,
     shapes_for,
 )
+from model_checks.explore.instance_command import add_instance_arguments, run_named
 from model_checks.explore.lattice_command import (
     LatticeUsageError,
     add_lattice_arguments,
@@ -126,6 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
                         help="a records file (or a folder of them) of Hypothesis and Z3: fail "
                              "where a verdict contradicts the explorer's within one instance")
+    add_instance_arguments(parser)
 
 
 class ExploreUsageError(ValueError):
@@ -148,6 +153,10 @@ def _environment(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.instance is not None or args.property is not None:
+        if args.json is None:
+            args.json = Path("build/explore/records.json")
+        return run_named(args)  # `instance_command`: one instance a user names
     if args.lattice and args.por:
         print("error: --por applies to matrix cells, not to --lattice", file=sys.stderr)
         return EXIT_USAGE

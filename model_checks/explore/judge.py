@@ -48,11 +48,14 @@ class ReplayDisagrees(AssertionError):
     defect of the explorer, never reported as a verdict."""
 
 
-def judge_all(graph: Graph, with_lemmas: bool = True) -> list[Judgement]:
-    """Every property of the registry, then (optionally) every lemma, in registry order:
-    the state properties from what the search found (`graph.checks`), the monitored ones
-    from one search of the product with every monitor at once (`product.py`)."""
-    props = [*registry(), *(lemmas() if with_lemmas else ())]
+def judge_all(graph: Graph, with_lemmas: bool = True,
+              only: frozenset[str] | None = None) -> list[Judgement]:
+    """Every property of the registry, then (optionally) every lemma, in registry order
+    (`only`: just those of these ids): the state properties from what the search found
+    (`graph.checks`), the monitored ones from one search of the product with every monitor
+    at once (`product.py`)."""
+    props = [p for p in (*registry(), *(lemmas() if with_lemmas else ()))
+             if only is None or p.id in only]
     with collector.paused(), graph.holding_states():  # no cycles among them: `collector`
         monitored = _monitored_all(graph, props)
         return [monitored.get(prop.id) or _judge(graph, prop) for prop in props]

@@ -1,0 +1,132 @@
+"""`explore --variant V --environment E --instance KEY=VALUE,... [--property P]`: one search
+of an instance a user names (`named_instance`), judged completely, in this process.
+
+Prints the instance, one verdict per property (or the one `--property` asks for), each
+naming the instance it holds for, then the states explored, the depth reached and the CPU
+seconds of the search and the judging (`time.process_time`). Writes the verdict records
+(`--json`) and each counterexample as an ITF trace (`--out`), as a matrix cell does.
+
+Exit codes (`EXIT_*`): 4 a judged property breaks on the instance (its shortest
+counterexample's length printed); 3 none breaks but the state limit (`--max-states`, default
+`cell_jobs.DEFAULT_MAX_STATES`) left one undecided; 0 every judged property holds (proved
+for the instance, or vacuous on it); 1 nothing explored; 2 bad input (one line naming the
+fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from model_checks.explore.cell_jobs import DEFAULT_MAX_STATES, CellJob, explore_cell
+from model_checks.explore.instance import Shape, describe
+from model_checks.explore.named_instance import EXAMPLE, InstanceTextError, parse
+from model_checks.kernel.cells import environment_text
+from model_checks.kernel.environment_arg import parse_environment
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
+from spec import lemmas, registry, variant_named
+
+EXIT_UNDECIDED = 3
+"""No judged property breaks, but the state limit left one undecided."""
+EXIT_BREAK = 4
+"""A judged property breaks on the instance."""
+
+INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --instance {EXAMPLE}"
+                 "[,size=c:3/3]; keys: identities, requests, unfinished, items, retries, "
+                 "budget (all required), size=ID[@V]:P0/P1 (repeatable); needs one --variant "
+                 "and one --environment; exit 4 on a break (docs/explore.md)")
+PROPERTY_HELP = "with --instance: judge and report only this property or lemma (S1..L4, I1..)"
+
+_NOT_WITH = (("lattice", "--lattice"), ("distributed", "--distributed"),
+             ("cross_check", "--cross-check"), ("max_requests", "--max-requests"),
+             ("unfinished", "--unfinished"), ("retries", "--retries"),
+             ("identities", "--identities"), ("dask", "--dask"), ("sources", "--sources"),
+             ("max_size", "--max-size"), ("evidence", "--evidence"), ("resume", "--resume"),
+             ("items", "--items"), ("reused_bytes", "--reused-bytes"),
+             ("parametric", "--parametric"), ("no_explore", "--no-explore"),
+             ("duplicates", "--duplicates"))
+"""Options that pick or change the instances some other way (or where to search)."""
+
+
+def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--instance", default=None, metavar="KEY=VALUE,...", help=INSTANCE_HELP)
+    parser.add_argument("--property", default=None, metavar="P", help=PROPERTY_HELP)
+
+
+def run_named(args: argparse.Namespace) -> int:
+    """The `--instance` run (module docstring); `args` are `explore`'s."""
+    try:
+        job, wanted = _job(args)
+        config = job.config(job.shapes[0])
+    except (InstanceTextError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    named = parse(args.instance).text()
+    cell = f"{job.variant.name} {environment_text(job.environment)}"
+    print(f"instance {named}: {describe(config)}")
+    started = time.process_time()
+    outcome = explore_cell(job)
+    seconds = time.process_time() - started
+    records = [r for r in outcome.records if wanted is None or r.property == wanted]
+    write_records(args.json, records)
+    for record in records:
+        print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
+    limit = "" if outcome.complete else f" (state limit {job.max_states} reached)"
+    print(f"{outcome.states} states, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
+          f"records in {args.json}, traces in {args.out}")
+    return exit_code(records, outcome.states)
+
+
+def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
+    """The one cell's job over the named instance, and the property asked for (None: all);
+    `ValueError` naming the fix for bad arguments."""
+    if args.instance is None:
+        raise ValueError("--property needs --instance (the matrix cells report every property)")
+    for dest, option in _NOT_WITH:
+        if getattr(args, dest, None) not in (None, False):
+            raise ValueError(f"--instance names the instance; drop {option}")
+    if args.variant is None or len(args.variant) != 1 or args.env is None or len(args.env) != 1:
+        raise ValueError("--instance needs exactly one --variant and one --environment "
+                         "(e.g. --variant V2 --environment D1+D7)")
+    known = [p.id for p in (*registry(), *lemmas())]
+    if args.property is not None and args.property not in known:
+        raise ValueError(f"--property {args.property!r}: not a property or lemma; one of "
+                         f"{', '.join(known)}")
+    if args.max_states is not None and args.max_states < 1:
+        raise ValueError(f"--max-states must be >= 1, got {args.max_states}")
+    named = parse(args.instance)
+    variant = variant_named(args.variant[0])
+    env = parse_environment(args.env[0], router=True)
+    named.config(variant, env)  # refuses what the spec refuses, and sizes it does not have
+    family = named.family()
+    only = None if args.property is None or args.por else frozenset({args.property})
+    job = CellJob(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
+                  (Shape(family.max_requests),), por=args.por, family=family, only=only)
+    return job, args.property
+
+
+def verdict_text(record: VerdictRecord) -> str:
+    """One verdict in words: a break with its shortest counterexample's length and trace,
+    a hold (proved for the instance), vacuous or undecided with the reason."""
+    reason = record.detail.partition("; instance: ")[0]
+    if record.verdict is Verdict.COUNTEREXAMPLE:
+        return (f"BREAKS, shortest counterexample {record.counterexample_length} steps "
+                f"(trace {record.counterexample_path})")
+    if record.verdict is Verdict.PROVED:
+        return "holds (proved for this instance: every reachable state judged)"
+    if record.verdict is Verdict.VACUOUS:
+        return f"holds vacuously ({reason.removeprefix('vacuous: ')})"
+    return f"UNDECIDED ({reason.removeprefix('undecided: ')})"
+
+
+def exit_code(records: list[VerdictRecord], states: int) -> int:
+    """4 a break, else 3 an undecided property, else 0; 1 when nothing was explored or
+    judged."""
+    if states == 0 or not records:
+        return EXIT_MISMATCH
+    verdicts = {r.verdict for r in records}
+    if Verdict.COUNTEREXAMPLE in verdicts:
+        return EXIT_BREAK
+    return EXIT_UNDECIDED if Verdict.UNKNOWN in verdicts else EXIT_OK
