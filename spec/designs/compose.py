@@ -61,6 +61,10 @@ class Link:
     driven: Callable[[Any], bool]
 
 
+_COMPOSITIONS: dict[str, ComposedDesign] = {}
+"""Every composition built so far, by name: what a `ComposedConfig` names."""
+
+
 @dataclass(frozen=True, slots=True)
 class ComposedConfig:
     """An instance of a composition: the composition's name, each stage's configuration, and
@@ -72,11 +76,10 @@ class ComposedConfig:
     environment: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        from spec.designs.registry import design_named
-
-        composed = design_named(self.design)
-        if not isinstance(composed, ComposedDesign):
-            raise ValueError(f"design {self.design!r} is not a composition")
+        composed = _COMPOSITIONS.get(self.design)
+        if composed is None:
+            raise ValueError(f"design {self.design!r} is not a composition; the compositions "
+                             f"are {', '.join(sorted(_COMPOSITIONS)) or 'none'}")
         object.__setattr__(self, "configs", composed.rebound(self.configs, self.environment))
 
 
@@ -127,6 +130,9 @@ class ComposedDesign:
         if len(self.links) != len(self.stages) - 1:
             raise ValueError(f"{len(self.stages)} stages need {len(self.stages) - 1} links, "
                              f"got {len(self.links)}")
+        # Its instances find it by name here, not through the registry, which imports the
+        # built-in compositions (the registry -> paths -> compose import would close a cycle).
+        _COMPOSITIONS[self.name] = self
 
     @property
     def variants(self) -> tuple[str, ...]:
