@@ -1,11 +1,14 @@
 """The configurations of conformance's generated runs, per variant and deployment: no drift,
 each drift source alone with the configuration it needs, every source at once, and (the wide
-profile) every source with four identities of mixed sizes. In every one a request may name one
-identity twice (`Config.duplicates`), as real traffic does."""
+profile) every source with four identities of mixed sizes; then the same with requests that
+may name one identity twice (`Config.duplicates`), as real traffic does: no drift, and the
+deployment's sources together (alone, where it has one). The configurations without
+duplicates keep their own runs, so what they catch does not depend on the duplicates'."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from spec import (
     ALL_DRIFT,
@@ -52,13 +55,13 @@ def _alone(variant: Variant, drift: Drift) -> Config:
     sizes = (*(_SKEW if needs.skewed_sizes else ()), *(_OVERSIZE if needs.oversized else ()))
     return Config(
         variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=budget, duplicates=True,
+        front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
         sizes=sizes,
     ) if sizes or budget < 2 else Config(
         variant=variant, environment=frozenset({drift}), max_requests=6,
-        front_ends=needs.front_ends, budget=_VARIED_BUDGET, duplicates=True,
-        versions=needs.versions, max_items=max(2, needs.items), sizes=_VARIED,
+        front_ends=needs.front_ends, budget=_VARIED_BUDGET, versions=needs.versions,
+        max_items=max(2, needs.items), sizes=_VARIED,
     )
 
 
@@ -78,7 +81,7 @@ def _combined(variant: Variant, env: frozenset[Drift]) -> Config:
     return Config(
         variant=variant, environment=env, front_ends=needs.front_ends, budget=budget,
         versions=needs.versions, max_items=max(2, needs.items),
-        sizes=sizes, max_requests=7, max_in_flight=3, duplicates=True,
+        sizes=sizes, max_requests=7, max_in_flight=3,
     )
 
 
@@ -93,8 +96,8 @@ def configurations(
     it, alone and all of them at once (labelled by the environment); the wide configuration,
     which needs every source, only when it is every source."""
     env = ALL_DRIFT if environment is None else environment
-    yield "none", Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED,
-                         duplicates=True)
+    none = Config(variant=variant, max_requests=6, budget=_VARIED_BUDGET, sizes=_VARIED)
+    yield "none", none
     for drift in Drift:
         if drift not in env:
             continue
@@ -105,5 +108,12 @@ def configurations(
         yield "all-wide", Config(
             identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
             front_ends=2, versions=2, max_items=3, sizes=_WIDE_SIZES, max_requests=8,
-            max_in_flight=3, duplicates=True,
+            max_in_flight=3,
         )
+    yield "none-duplicates", replace(none, duplicates=True)
+    if len(env) > 1:
+        label = "all" if env == ALL_DRIFT else describe_environment(env)
+        yield f"{label}-duplicates", replace(_combined(variant, env), duplicates=True)
+    elif env:
+        (drift,) = env
+        yield f"{drift.value}-duplicates", replace(_alone(variant, drift), duplicates=True)

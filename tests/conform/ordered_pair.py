@@ -86,7 +86,7 @@ class ByteLru:
         self.used = 0
 
 
-Probed = tuple[tuple[api.ItemIn, ...], dict[str, tuple[api.Payload, tuple[int, int]]]]
+Probed = tuple[tuple[api.ItemIn, ...], dict[int, tuple[api.Payload, tuple[int, int]]]]
 """A probed request: its items, and each miss's payload and placeholders."""
 
 
@@ -97,7 +97,8 @@ def probe_items(cache: ByteLru, process: api.Process,
     missing = tuple(i.identity for i in items if i.identity not in cache and i.media is None)
     if missing:
         return api.ClientRejected(missing)
-    processed = {i.identity: process(i.media) for i in items
+    # by position: an identity named twice has each occurrence's own content
+    processed = {n: process(i.media) for n, i in enumerate(items)
                  if i.identity not in cache and i.media is not None}
     return items, processed
 
@@ -110,14 +111,14 @@ def update_wire(cache: ByteLru, probed: object) -> tuple[api.WireItem, ...] | ap
     for item in items:
         cache.touch(item.identity)
     wire = []
-    for item in items:
+    for n, item in enumerate(items):
         hit = cache.get(item.identity)
         if hit is not None:
             wire.append(api.WireItem(item.identity, None, hit, None))  # type: ignore[arg-type]
             continue
-        if item.identity not in processed:
+        if n not in processed:
             return api.Fault("p0-assert", f"{item.identity} was probed as a hit and is gone")
-        payload, placeholders = processed[item.identity]
+        payload, placeholders = processed[n]
         cache.put(item.identity, nbytes(payload), placeholders)
         wire.append(api.WireItem(item.identity, payload, placeholders, None))
     return tuple(wire)

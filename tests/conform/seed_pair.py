@@ -115,7 +115,7 @@ class ReceiverCache:
 @dataclass
 class _Update:
     items: tuple[api.ItemIn, ...]
-    processed: dict[str, tuple[dict[str, torch.Tensor], tuple[int, int]]]
+    processed: dict[int, tuple[dict[str, torch.Tensor], tuple[int, int]]]
     wire: list[api.WireItem] = field(default_factory=list)
 
 
@@ -137,8 +137,10 @@ class SeedFrontEnd:
         uuid_only = tuple(i.identity for i in misses if i.media is None)
         if uuid_only:
             return api.ClientRejected(uuid_only)
-        return _Update(items, {i.identity: self.setup.process(i.media) for i in misses
-                               if i.media is not None})
+        # by position: an identity named twice has each occurrence's own content
+        missed = {i.identity for i in misses}
+        return _Update(items, {n: self.setup.process(i.media) for n, i in enumerate(items)
+                               if i.identity in missed and i.media is not None})
 
     def update_item(self, probed: object) -> api.WireMessage | api.Fault | None:
         update: _Update = probed  # type: ignore[assignment]
@@ -148,7 +150,7 @@ class SeedFrontEnd:
         item = update.items[len(update.wire)]
         try:
             data, placeholders = self.sender.get_and_update_item(
-                update.processed.get(item.identity), item.identity)
+                update.processed.get(len(update.wire)), item.identity)
         except AssertionError as error:
             return api.Fault("p0-assert", str(error))
         update.wire.append(api.WireItem(item.identity, data, placeholders, None))  # type: ignore[arg-type]

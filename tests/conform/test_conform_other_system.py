@@ -55,8 +55,9 @@ class ToyFrontEnd:
         missing = tuple(i.identity for i in items if i.identity not in hits and i.media is None)
         if missing:
             return api.ClientRejected(missing)
-        processed = {i.identity: self.setup.process(i.media)
-                     for i in items if i.identity not in hits and i.media is not None}
+        # by position: an identity named twice has each occurrence's own content
+        processed = {n: self.setup.process(i.media) for n, i in enumerate(items)
+                     if i.identity not in hits and i.media is not None}
         return items, processed
 
     def update(self, probed: object) -> api.WireMessage | api.ClientRejected | api.Fault:
@@ -65,14 +66,14 @@ class ToyFrontEnd:
             if item.identity in self.cache:
                 self.cache[item.identity]  # a get makes it most recent
         wire = []
-        for item in items:
+        for n, item in enumerate(items):
             entry = self.cache.get(item.identity)
             if entry is not None:
                 wire.append(api.WireItem(item.identity, None, entry.placeholders, None))
                 continue
-            if item.identity not in processed:
+            if n not in processed:
                 return api.Fault("p0-assert", f"no cached item for {item.identity!r}")
-            payload, placeholders = processed[item.identity]
+            payload, placeholders = processed[n]
             _put(self.cache, item.identity, _Shadow(codec.payload_nbytes(payload), placeholders))
             wire.append(api.WireItem(item.identity, payload, placeholders, None))
         return api.WireMessage(self.epoch << 32 | next(self.ids), tuple(wire))
@@ -126,7 +127,7 @@ class ToyEngine:
             else:
                 inputs.append(api.ModelInput(item.identity, tensor, item.placeholders))
         if missed:
-            return api.Missed(tuple(missed))
+            return api.Missed(tuple(dict.fromkeys(missed)))  # each missed identity once
         return api.Served(tuple(inputs))
 
     def clear(self) -> None:
