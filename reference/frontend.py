@@ -284,21 +284,11 @@ class FrontEnd(_RequestRecords):
                     return probed
             finally:
                 lock.release()
-        repeats: dict[int, ProcessedItem] = {}
         if len(hits) == len(items):  # every item hit: nothing to process
             processed: dict[str, ProcessedItem] = {}
+            repeats: dict[int, ProcessedItem] = {}
         else:
-            uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
-            if uuid_only:
-                raise MissingMediaError(uuid_only)
-            processor = self._processor
-            processed = {}
-            for item in items:  # an identity named twice: its first item's content
-                if item.identity not in hits and item.identity not in processed:
-                    processed[item.identity] = run_processor(processor, item.content)
-            if len(processed) + len(hits) != len(items):  # one identity named twice
-                repeats = {index: run_processor(processor, items[index].content)
-                           for index in repeated_contents(items, hits)}
+            processed, repeats = _process_misses(self._processor, items, hits)
         with self._lock:
             request_id = next(self._ids)
             probed = _new_tuple(ProbedRequest, (request_id, request, hits, processed, repeats))
@@ -313,9 +303,7 @@ class FrontEnd(_RequestRecords):
         items = _check_request(request)
         hits = _shadow_hits(self._sender, [item.identity for item in items], request.resend)
         if len(hits) != len(items):
-            uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
-            if uuid_only:
-                raise MissingMediaError(uuid_only)
+            _reject_uuid_only(items, hits)
         return hits
 
     def record_probed(
@@ -329,18 +317,7 @@ class FrontEnd(_RequestRecords):
         ``repeats`` (``ProbedRequest.repeats``) must name exactly the items
         ``repeated_contents`` lists. Anything else is rejected, changing nothing.
         """
-        _check_request(request)
-        if type(processed) is not dict:
-            check_instance("processed items", processed, dict)
-        processed = dict(processed)  # P0's own: a later change to the caller's changes nothing
-        repeats = {} if repeats is None else repeats
-        if type(repeats) is not dict:
-            check_instance("repeated items", repeats, dict)
-        repeats = dict(repeats)
-        if type(hits) is not frozenset:
-            check_instance("hits", hits, frozenset)
-            hits = frozenset(hits)
-        _check_probed_parts(request, hits, processed, repeats)
+        hits, processed, repeats = _probed_parts(request, hits, processed, repeats)
         _reject_resend_hits(hits, self._sender, request)
         with self._lock:
             request_id = next(self._ids)
@@ -531,6 +508,53 @@ def _check_request(request: Request) -> tuple[RequestItem, ...]:
         check_exact("request", request, Request)
     check_request_fields(request.items, request.resend)  # again: fields can be forced
     return request.items
+
+
+def _reject_uuid_only(items: tuple[RequestItem, ...], hits: frozenset[str]) -> None:
+    """A UUID-only item that misses cannot be processed: ``MissingMediaError`` listing every
+    such identity (nothing processed, nothing changed)."""
+    uuid_only = [i.identity for i in items if i.identity not in hits and i.uuid_only]
+    if uuid_only:
+        raise MissingMediaError(uuid_only)
+
+
+def _process_misses(
+    processor: Processor, items: tuple[RequestItem, ...], hits: frozenset[str]
+) -> tuple[dict[str, ProcessedItem], dict[int, ProcessedItem]]:
+    """``probe``'s processing of the items that missed: the UUID-only misses rejected first
+    (``_reject_uuid_only``); then ``ProbedRequest.processed`` (per missed identity, its first
+    item's processing) and ``ProbedRequest.repeats`` (``repeated_contents``)."""
+    _reject_uuid_only(items, hits)
+    processed: dict[str, ProcessedItem] = {}
+    for item in items:  # an identity named twice: its first item's content
+        if item.identity not in hits and item.identity not in processed:
+            processed[item.identity] = run_processor(processor, item.content)
+    repeats: dict[int, ProcessedItem] = {}
+    if len(processed) + len(hits) != len(items):  # one identity named twice
+        repeats = {index: run_processor(processor, items[index].content)
+                   for index in repeated_contents(items, hits)}
+    return processed, repeats
+
+
+def _probed_parts(
+    request: Request, hits: frozenset[str], processed: dict[str, ProcessedItem],
+    repeats: dict[int, ProcessedItem] | None,
+) -> tuple[frozenset[str], dict[str, ProcessedItem], dict[int, ProcessedItem]]:
+    """``record_probed``'s arguments checked (``_check_probed_parts``) and copied: P0's own,
+    so a later change to the caller's changes nothing. Raises on bad input, changing nothing."""
+    _check_request(request)
+    if type(processed) is not dict:
+        check_instance("processed items", processed, dict)
+    processed = dict(processed)
+    repeats = {} if repeats is None else repeats
+    if type(repeats) is not dict:
+        check_instance("repeated items", repeats, dict)
+    repeats = dict(repeats)
+    if type(hits) is not frozenset:
+        check_instance("hits", hits, frozenset)
+        hits = frozenset(hits)
+    _check_probed_parts(request, hits, processed, repeats)
+    return hits, processed, repeats
 
 
 def _check_probed_parts(

@@ -211,49 +211,123 @@ class _Serving:
 
 
 @dataclass
-class Watcher:
-    """The watched state of one run (module docstring). `threads`: whether the clients are
-    threads (races are checked) or asyncio tasks (one thread: only splits)."""
+class Lockset:
+    """The race check (module docstring, **Races**): per location, the first access of each
+    (client, read or write, locks held). Two of them by two clients, one a write, with no
+    lock in common, are a race (`races`), reported once per location and pair of code
+    sites; a location no client ever accessed under a lock is not reported (`unguarded`)."""
 
-    threads: bool
-    names: dict[int, str] = field(default_factory=dict)
-    owners: dict[int, str] = field(default_factory=dict)
-    lock_names: dict[int, str] = field(default_factory=dict)
-    clients: set[str] = field(default_factory=set)
     races: list[Race] = field(default_factory=list)
-    splits: list[Split] = field(default_factory=list)
-    accesses: int = 0
-    windows: int = 0
-    in_flight: int = 0
-    serves: int = 0
-    window_sites: set[Site] = field(default_factory=set)
     guarded: set[str] = field(default_factory=set)
     """The locations some client accessed holding a lock of the schedule."""
-    inject: Callable[[str], bool] | None = None
-    """Runs a clear of the given side now, in a window (None: no windows)."""
-    split_windows: bool = True
-    """Whether a split section's window gets a clear of its front end (not where D6 is in
-    the environment: the spec itself then lets another request act between a probe and its
-    update, so a split is no finding, and its clears only lengthen the search)."""
-    touched: Callable[[str], None] | None = None
-    """Told "p0" or "p1" at each access a serving client makes to its front end's or the
-    engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
 
     def __post_init__(self) -> None:
-        self._held: dict[str, dict[int, int]] = {}
         self._records: dict[str, dict[tuple[str, str, frozenset[str]], Access]] = {}
-        self._kept: list[object] = []  # watched containers outlive the run: ids not reused
         self._reported: set[tuple[str, Site | None, Site | None]] = set()
-        self._serving: dict[str, _Serving] = {}
-        self._paused = 0
+
+    def note(self, location: str, client: str, kind: str, held: frozenset[str],
+             stack: Callable[[], tuple[Site, ...]]) -> None:
+        """An access to `location` by `client` holding `held`, checked against the earlier
+        ones; `stack` gives its stack, taken only for an access new to the location."""
+        records = self._records.setdefault(location, {})
+        index = (client, kind, held)
+        if index in records:
+            return
+        access = Access(client, kind, held, stack())
+        records[index] = access
+        if held:
+            self.guarded.add(location)
+        for (other, other_kind, other_locks), earlier in list(records.items()):
+            if other == client or (kind == other_kind == "read") or (held & other_locks):
+                continue
+            if not held and not other_locks and location not in self.guarded:
+                continue  # no code guards it: its single operations are atomic (the GIL)
+            sites = (earlier.stack[0] if earlier.stack else None,
+                     access.stack[0] if access.stack else None)
+            mark = (location, *sorted(sites, key=str))
+            if mark not in self._reported:
+                self._reported.add(mark)  # type: ignore[arg-type]
+                self.races.append(Race(location, earlier, access))
+
+    def unguarded(self) -> list[str]:
+        """The locations the clients accessed and never under a lock: taken as relying on
+        their container's single operations being atomic, so races on them are not reported
+        (the history judges what they do)."""
+        return sorted(set(self._records) - self.guarded)
+
+
+class Frames:
+    """Where an access happens: the frames of the implementation (not the harness's, torch's
+    or the standard library's, `preempt.harness_roots`), innermost first."""
+
+    def __init__(self) -> None:
         self.harness, self.stdlib, self.sites = harness_roots()
         self._own: dict[str, bool] = {}
 
-    # -- walking ---------------------------------------------------------------------------
+    def implementation(self, filename: str) -> bool:
+        """Whether code of `filename` is the implementation's."""
+        known = self._own.get(filename)
+        if known is None:
+            real = os.path.realpath(filename)
+            harness = real.startswith(self.harness) or (
+                real.startswith(self.stdlib) and not real.startswith(self.sites))
+            known = not filename.startswith("<") and not harness
+            self._own[filename] = known
+        return known
 
-    def watch(self, side: str, root: object, depth: int = 6) -> int:
-        """Watch every container `root` reaches (to `depth`); the number newly watched."""
-        return self._walk(root, side, side, depth, {id(self)})
+    def _frames(self) -> Iterator[FrameType]:
+        frame: FrameType | None = sys._getframe(2)  # past this and `stack`/`site`
+        while frame is not None:
+            if self.implementation(frame.f_code.co_filename):
+                yield frame
+            frame = frame.f_back
+
+    def stack(self) -> tuple[Site, ...]:
+        """The innermost `STACK_DEPTH` sites of the implementation in the current stack."""
+        found = []
+        for frame in self._frames():
+            found.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+            if len(found) >= STACK_DEPTH:
+                break
+        return tuple(found)
+
+    def site(self) -> Site:
+        """The innermost site of the implementation in the current stack."""
+        for frame in self._frames():
+            return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+        return ("?", 0, "?")
+
+    def awaiting_site(self, coroutine: Any) -> Site:
+        """The innermost line of the implementation's own coroutines that awaits."""
+        site: Site = ("?", 0, "?")
+        while coroutine is not None:
+            frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame",
+                                                                     None)
+            if frame is not None and self.implementation(frame.f_code.co_filename):
+                site = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+            coroutine = (getattr(coroutine, "cr_await", None)
+                         or getattr(coroutine, "gi_yieldfrom", None))
+        return site
+
+
+@dataclass
+class Locations:
+    """What a run watches (module docstring): `names`, each watched container's location
+    (its path from its side: `fe0.cache.entries`); `owners`, its side; `lock_names`, each
+    lock of the schedule a side reaches, named by its first path. Watched objects are kept
+    for the run, so their ids are never another object's."""
+
+    names: dict[int, str] = field(default_factory=dict)
+    owners: dict[int, str] = field(default_factory=dict)
+    lock_names: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._kept: list[object] = []  # watched containers outlive the run: ids not reused
+
+    def watch(self, side: str, root: object, depth: int, seen: set[int]) -> int:
+        """Watch every container `root` reaches (to `depth`, past the objects of `seen`);
+        the number newly watched."""
+        return self._walk(root, side, side, depth, seen | {id(self)})
 
     def _walk(self, holder: object, side: str, path: str, depth: int, seen: set[int]) -> int:
         if depth < 0 or id(holder) in seen or not walkable(holder):
@@ -309,6 +383,48 @@ class Watcher:
         watched: object = value
         return watched
 
+
+@dataclass
+class Watcher:
+    """The watched state of one run (module docstring). `threads`: whether the clients are
+    threads (races are checked, `Lockset`) or asyncio tasks (one thread: only splits). What
+    is watched is `Locations`'s, where each access happens `Frames`'s."""
+
+    threads: bool
+    clients: set[str] = field(default_factory=set)
+    splits: list[Split] = field(default_factory=list)
+    accesses: int = 0
+    windows: int = 0
+    in_flight: int = 0
+    serves: int = 0
+    window_sites: set[Site] = field(default_factory=set)
+    inject: Callable[[str], bool] | None = None
+    """Runs a clear of the given side now, in a window (None: no windows)."""
+    split_windows: bool = True
+    """Whether a split section's window gets a clear of its front end (not where D6 is in
+    the environment: the spec itself then lets another request act between a probe and its
+    update, so a split is no finding, and its clears only lengthen the search)."""
+    touched: Callable[[str], None] | None = None
+    """Told "p0" or "p1" at each access a serving client makes to its front end's or the
+    engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
+
+    def __post_init__(self) -> None:
+        self._held: dict[str, dict[int, int]] = {}
+        self.located = Locations()
+        self._serving: dict[str, _Serving] = {}
+        self._paused = 0
+        self.lockset = Lockset()
+        self.frames = Frames()
+
+    def watch(self, side: str, root: object, depth: int = 6) -> int:
+        """Watch every container `root` reaches (to `depth`); the number newly watched."""
+        return self.located.watch(side, root, depth, {id(self)})
+
+    @property
+    def races(self) -> list[Race]:
+        """The races found (`Lockset`)."""
+        return self.lockset.races
+
     # -- locks -----------------------------------------------------------------------------
 
     def acquired(self, lock: object) -> None:
@@ -337,7 +453,7 @@ class Watcher:
         serving.open = False
         if not serving.sections or not serving.sections[-1][0]:
             return
-        site = self._site()
+        site = self.frames.site()
         serving.released = site
         if site in self.window_sites:
             self._window(serving)
@@ -365,36 +481,17 @@ class Watcher:
         if self._paused:
             return
         key = id(container)
-        location = self.names.get(key)
+        location = self.located.names.get(key)
         client = self._client() if location is not None else None
         if client is None or location is None:
             return
         self.accesses += 1
-        held = frozenset(self.lock_names.get(k, f"lock@{k:x}")
+        held = frozenset(self.located.lock_names.get(k, f"lock@{k:x}")
                          for k in self._held.get(client, {}))
         self._front_end_access(client, key, location, found,
                                kind == "write" or any(n.startswith("engine") for n in held))
-        if not self.threads:
-            return
-        records = self._records.setdefault(location, {})
-        index = (client, kind, held)
-        if index in records:
-            return
-        access = Access(client, kind, held, self._stack())
-        records[index] = access
-        if held:
-            self.guarded.add(location)
-        for (other, other_kind, other_locks), earlier in list(records.items()):
-            if other == client or (kind == other_kind == "read") or (held & other_locks):
-                continue
-            if not held and not other_locks and location not in self.guarded:
-                continue  # no code guards it: its single operations are atomic (the GIL)
-            sites = (earlier.stack[0] if earlier.stack else None,
-                     access.stack[0] if access.stack else None)
-            mark = (location, *sorted(sites, key=str))
-            if mark not in self._reported:
-                self._reported.add(mark)  # type: ignore[arg-type]
-                self.races.append(Race(location, earlier, access))
+        if self.threads:
+            self.lockset.note(location, client, kind, held, self.frames.stack)
 
     def _front_end_access(self, client: str, key: int, location: str, found: bool,
                           receiving: bool) -> None:
@@ -406,7 +503,7 @@ class Watcher:
         serving = self._serving.get(client)
         if serving is None:
             return
-        owner = self.owners.get(key)
+        owner = self.located.owners.get(key)
         if self.touched is not None and owner is not None:
             self.touched("p1" if owner == "engine" else "p0")
         if serving.engine:
@@ -422,7 +519,7 @@ class Watcher:
         touched.add(location)
         serving.found = serving.found or found
         if not sites:
-            sites.extend(self._stack())
+            sites.extend(self.frames.stack())
         self._check_split(serving)
 
     def _check_split(self, serving: _Serving) -> None:
@@ -452,21 +549,9 @@ class Watcher:
             return
         if not serving.sections[-1][0]:
             return
-        serving.released = self._awaiting_site(awaiting)
+        serving.released = self.frames.awaiting_site(awaiting)
         serving.sections.append((set(), []))
         self._window(serving)
-
-    def _awaiting_site(self, coroutine: Any) -> Site:
-        """The innermost line of the implementation's own coroutines that awaits."""
-        site: Site = ("?", 0, "?")
-        while coroutine is not None:
-            frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame",
-                                                                     None)
-            if frame is not None and self._implementation(frame.f_code.co_filename):
-                site = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-            coroutine = (getattr(coroutine, "cr_await", None)
-                         or getattr(coroutine, "gi_yieldfrom", None))
-        return site
 
     @contextlib.contextmanager
     def serving(self, side: str) -> Iterator[None]:
@@ -516,42 +601,10 @@ class Watcher:
             name = threading.current_thread().name
         return name if name in self.clients else None
 
-    def _implementation(self, filename: str) -> bool:
-        known = self._own.get(filename)
-        if known is None:
-            real = os.path.realpath(filename)
-            harness = real.startswith(self.harness) or (
-                real.startswith(self.stdlib) and not real.startswith(self.sites))
-            known = not filename.startswith("<") and not harness
-            self._own[filename] = known
-        return known
-
-    def _frames(self) -> Iterator[FrameType]:
-        frame: FrameType | None = sys._getframe(2)
-        while frame is not None:
-            if self._implementation(frame.f_code.co_filename):
-                yield frame
-            frame = frame.f_back
-
-    def _stack(self) -> tuple[Site, ...]:
-        found = []
-        for frame in self._frames():
-            found.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
-            if len(found) >= STACK_DEPTH:
-                break
-        return tuple(found)
-
-    def _site(self) -> Site:
-        for frame in self._frames():
-            return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-        return ("?", 0, "?")
-
     def locations(self) -> list[str]:
         """The watched locations, by side."""
-        return sorted(set(self.names.values()))
+        return sorted(set(self.located.names.values()))
 
     def unguarded(self) -> list[str]:
-        """The locations the clients accessed and never under a lock: taken as relying on
-        their container's single operations being atomic, so races on them are not reported
-        (the history judges what they do)."""
-        return sorted(set(self._records) - self.guarded)
+        """The locations the clients accessed and never under a lock (`Lockset.unguarded`)."""
+        return self.lockset.unguarded()
