@@ -13,6 +13,8 @@
   `cell_jobs` one job per cell, its graph judged completely and turned into verdict records,
   `agreement` the cross-check against Z3's and Hypothesis's records; `command` is the command
   line;
+- one instance a user names (`explore --instance`): `named_instance` reads the text into the
+  builder's family, `instance_command` searches it and prints each verdict with its instance;
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
   minimal environments that break it, over the instance family of `lattice_instance` and the
   profiles of `lattice_profiles`, with every checker's replayed breaks (`evidence`), the

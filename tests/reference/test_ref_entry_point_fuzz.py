@@ -33,6 +33,7 @@ from entry_fuzz import (
 )
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from ref_helpers import forced_item, forced_request
 
 from reference import (
     V0,
@@ -264,7 +265,8 @@ def test_a_rejected_request_leaves_the_engine_admissions_alone(asynchronous: boo
     world = World()
     engine = world.aengine if not asynchronous else world.engine  # the other front end's
     before = world.state()
-    for request in (None, Request((RequestItem("", 1),)), Request((RequestItem("unknown"),))):
+    for request in (None, forced_request((forced_item("", 1),)),
+                    Request((RequestItem("unknown"),))):
         with pytest.raises((BadInputError, ClientError)):
             if asynchronous:
                 asyncio.run(serve_async(world.afe, engine, request))  # type: ignore[arg-type]
