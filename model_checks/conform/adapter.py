@@ -172,9 +172,15 @@ class ClientRejected:
 
 @dataclass(frozen=True, slots=True)
 class Missed:
-    """The engine's retryable miss error and the identities it lists."""
+    """The engine's retryable miss error and the identities it lists, each once in the order
+    first listed: an engine may list an identity its request named twice once per occurrence
+    (vLLM's does), and the front end drops it once either way, so the count is not compared."""
 
     identities: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.identities, tuple):
+            object.__setattr__(self, "identities", tuple(dict.fromkeys(self.identities)))
 
 
 @dataclass(frozen=True, slots=True)
