@@ -16,7 +16,8 @@ from model_checks.doctor.facts import Deployment
 
 ROOT = Path(__file__).resolve().parent.parent
 SHM = re.compile(r"\bshm\b|shared-memory")
-DENIED = re.compile(r"not modell?ed|does not model|exits? 5\b|exit code 5\b")
+# "this design does not model" is the design naming a topology outside it, not a denial
+DENIED = re.compile(r"not modell?ed|(?<!this design )does not model|exits? 5\b|exit code 5\b")
 
 
 def sentences(text: str) -> list[str]:

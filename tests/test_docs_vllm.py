@@ -7,13 +7,14 @@ import shutil
 from pathlib import Path
 
 from model_checks.adapters.vllm_run import SNAPSHOT
+from model_checks.docs import server_section
 from model_checks.docs.vllm_page import hand_written, load, vllm_page
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_docs_vllm_page_renders_from_the_committed_snapshot() -> None:
-    page = vllm_page(load(DOCS), hand_written(DOCS))
+    page = vllm_page(load(DOCS), hand_written(DOCS), server_section.load(DOCS))
     assert page == (DOCS / "vllm.md").read_text()
     assert "a real run on **vllm 0.33.0**" in page
     for backing in ("tests/vllm/test_vllm_conform.py", "tests/vllm/test_vllm_stale_pairing.py",

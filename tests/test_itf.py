@@ -260,7 +260,9 @@ def old_format(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_an_old_trace_is_read_with_one_deprecation_line(tmp_path: Path) -> None:
-    data = first_document()
+    # a trace without a rung: the old format kept none, so a round trip cannot restore one
+    data = next(d for where, d in COMMITTED
+                if "design" not in itf.project(d) and "rung" not in itf.project(d))
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old_format(data)))
     program = ("import sys; from pathlib import Path; from model_checks.kernel.trace_file import "
