@@ -122,6 +122,8 @@ LRU: tuple[CodeRow, ...] = (
         "v1/engine/input_processor.py:InputProcessor.process_inputs",
     ), "the shadow is updated, then the request is rejected (prompt too long) before it is "
        "sent"),
+    CodeRow("P0HandleRejectedUndo", P0, NO_LOCK, (), "not in the release: vLLM keeps the "
+            "shadow's update on a rejection (the spec allows an implementation to undo it)"),
     CodeRow("P1Receive", ENGINE, NO_LOCK, (
         "v1/engine/core.py:EngineCore.preprocess_add_request",
         "multimodal/cache/base.py:BaseMultiModalReceiverCache.get_and_update_features",

@@ -23,7 +23,8 @@ RECORDED = {
     "V3_D7": (691, 1455, 9, "P P P C6 P V V V P"),
     "V1_D6": (2362, 5302, 17, "V P P V C6 P P P P"),
     "V2_D7_D10": (1883, 7467, 14, "P P P C6 C7 P P P P"),
-    "V0_D2_D4": (1088, 2881, 11, "V P C5 V C5 V V V C5"),
+    # re-recorded when the spec let a front end undo its update on a rejection (D2)
+    "V0_D2_D4": (1096, 3151, 11, "V P C5 V C5 V V V C5"),
     "V3_D1_D5": (859, 1827, 13, "V P P V C5 P P P P"),
     "V2_D9_D11": (656, 1420, 9, "V P P V P V V V P"),
 }
