@@ -97,14 +97,14 @@ class TableSender(Sender):
         for item in items:
             self.cache.touch(item.identity)
         wire = []
-        for item in items:
+        for n, item in enumerate(items):  # processed by position (ordered_pair.probe_items)
             hit = self.cache.get(item.identity)
             if hit is not None:
                 wire.append(api.WireItem(item.identity, None, hit, None))  # type: ignore[arg-type]
                 continue
-            if item.identity not in processed:
+            if n not in processed:
                 return api.Fault("p0-assert", f"{item.identity} was probed and is gone")
-            payload, placeholders = processed[item.identity]
+            payload, placeholders = processed[n]
             self.cache.put(item.identity, table_nbytes(payload), placeholders)
             wire.append(api.WireItem(item.identity, payload, placeholders, None))
         return api.WireMessage(self.epoch << 32 | next(self.ids), tuple(wire))
