@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import pytest
 import torch
-
 from vllm.config import MultiModalConfig
 from vllm.multimodal.cache.base import MultiModalCacheMissError
 from vllm.multimodal.cache.lru import (
