@@ -20,7 +20,7 @@ from transformers.feature_extraction_utils import BatchFeature
 from transformers.image_processing_utils import select_best_resolution
 
 
-class UnpaddedLlavaNextProcessor(LlavaNextProcessor):
+class UnpaddedLlavaNextProcessor(LlavaNextProcessor):  # type: ignore[misc]
     """`LlavaNextProcessor` whose `pixel_values` are each image's own tiles, unpadded."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> BatchFeature:
