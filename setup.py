@@ -5,7 +5,8 @@ docs/results/, the pages of docs/). A checkout has them; an installed package ge
 each under `model_checks/shipped/` (read back by `model_checks.kernel.shipped.located`), so
 every path a command prints opens from an installed package too. The files are read from the
 checkout at build time, never stored twice in git; a cited file missing from the checkout
-stops the build.
+stops the build. The sdist carries the same files (`SdistWithCited`), so a wheel built from
+an sdist ships what one built from the checkout does.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 ROOT = Path(__file__).resolve().parent
 CITED = re.compile(r'"(docs/results/[^"]+/[^"/]+\.json)"')
@@ -47,4 +49,15 @@ class BuildWithCited(build_py):
             shutil.copyfile(source, target / relative)
 
 
-setup(cmdclass={"build_py": BuildWithCited})
+class SdistWithCited(sdist):
+    """`sdist`, its tree holding every cited file besides the package's own."""
+
+    def make_release_tree(self, base_dir: str, files: list[str]) -> None:
+        missing = [r for r in cited_files() if not (ROOT / r).is_file()]
+        if missing:
+            raise SystemExit(f"error: {missing[0]} is cited by the package but missing")
+        super().make_release_tree(base_dir, sorted({*files, *cited_files()}))
+
+
+if __name__ == "__main__":  # as every build runs it; an import (a test's) only reads it
+    setup(cmdclass={"build_py": BuildWithCited, "sdist": SdistWithCited})

@@ -25,14 +25,20 @@ def _no_checker(*_: object, **__: object) -> None:
 def test_check_reads_each_results_file_once_and_runs_no_checker(
         monkeypatch: pytest.MonkeyPatch) -> None:
     reads: Counter[Path] = Counter()
-    original = Path.read_text
+    original_text, original_bytes = Path.read_text, Path.read_bytes
 
     def counted(self: Path, *args: object, **kwargs: object) -> str:
         if self.resolve().is_relative_to(RESULTS):
             reads[self.resolve()] += 1
-        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+        return original_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_bytes(self: Path) -> bytes:  # a compressed results file is read as bytes
+        if self.resolve().is_relative_to(RESULTS):
+            reads[self.resolve()] += 1
+        return original_bytes(self)
 
     monkeypatch.setattr(Path, "read_text", counted)
+    monkeypatch.setattr(Path, "read_bytes", counted_bytes)
     for name in ("kill_matrix", "_kill", "default_rows", "independent_rows"):
         monkeypatch.setattr(killmatrix, name, _no_checker)
     monkeypatch.setattr(scenario_run, "replay", _no_checker)
@@ -40,8 +46,9 @@ def test_check_reads_each_results_file_once_and_runs_no_checker(
     generate.pages(DOCS)  # the generator: every results file read once
     assert reads, "no results file was read"
     assert {p: n for p, n in reads.items() if n > 1} == {}
-    for name in ("records.json", "lattice.json", "lattice-outcomes.json", "kill-matrix.json",
-                 "scenarios.json", "lattice-nightly-outcomes.json"):
+    for name in ("records.json", "lattice.json", "lattice-outcomes.json.gz",
+                 "kill-matrix.json", "scenarios.json", "lattice-nightly-outcomes.json.gz",
+                 "designs/lru+encoder.json.gz"):
         assert reads[RESULTS / name] == 1, name
     assert generate.check(DOCS) == []  # and the comparison runs no checker either
 

@@ -3,7 +3,7 @@
 `--checker explore` searches one environment's instance and prints each property's verdict
 with its witness; `--checker lattice` answers every environment of the design's sources
 (`--json` writes the result, `--witnesses DIR` one file per minimal break); `--check`
-re-derives, for every design with committed answers (docs/results/designs/NAME.json), the
+re-derives, for every design with committed answers (docs/results/designs/NAME.json.gz), the
 base rung's single-source explorations and the all-instance proofs, and fails (exit 1) where
 one contradicts the committed answers. Exit 2: a usage error (an unknown design, variant or
 source, or a source the design refuses, with the reason).
@@ -19,13 +19,20 @@ from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.explore import explore
 from model_checks.designs.lattice import LatticeOptions, name, search
 from model_checks.designs.results import to_json, write_witnesses
+from model_checks.kernel import result_files
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
-"""Committed answers per design: NAME.json, and NAME/witnesses/ENV_PROPERTY.json."""
+"""Committed answers per design: NAME.json.gz (`kernel.result_files`), and
+NAME/witnesses/ENV_PROPERTY.json."""
+
+
+def committed_answers(design: str) -> Path:
+    """The name of the design's committed answers (read in either form)."""
+    return RESULTS / f"{design}.json.gz"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--sizes", default="",
                         help="lattice: sources per environment at each rung, e.g. 1,1")
-    parser.add_argument("--json", type=Path, help="write the result as JSON here")
+    parser.add_argument("--json", type=Path, help="write the result as JSON here "
+                        "(gzip-compressed when the name ends in .gz)")
     parser.add_argument("--witnesses", type=Path, help="lattice: write witnesses here")
     parser.add_argument("--check", action="store_true",
                         help="check the committed answers of every design that has them")
@@ -102,8 +110,7 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
             f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True)))
     data = to_json(result)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(data, indent=1) + "\n")
+        result_files.write(args.json, data, indent=1)
     if args.witnesses:
         write_witnesses(result, args.witnesses)
     for prop, minimal in data["minimal"].items():
@@ -115,7 +122,7 @@ def _check(args: argparse.Namespace) -> int:
     """Every design with committed answers: its base-rung single-source searches (at most as
     many states as the committed ones searched) and its proofs agree with them."""
     chosen = [design_named(args.design)] if args.design else [
-        d for d in designs() if (RESULTS / f"{d.name}.json").exists()]
+        d for d in designs() if result_files.exists(committed_answers(d.name))]
     if not chosen:
         raise UsageError(f"no design has committed answers under {RESULTS}")
     wrong = 0
@@ -137,7 +144,7 @@ def _contradicts(mine: str, answer: dict[str, str], base_rung: str) -> bool:
 
 
 def _check_one(design: Design, max_states: int) -> int:
-    committed = json.loads((RESULTS / f"{design.name}.json").read_text())
+    committed = result_files.read(committed_answers(design.name))
     variant = committed["variant"]
     max_states = min(max_states, committed["max_states"])  # no further than committed
     wrong = 0

@@ -1,5 +1,5 @@
 """The section of docs/drift-combinations.md for each design other than the key-replicated
-LRU: rendered from its committed answers (`docs/results/designs/NAME.json`, written by
+LRU: rendered from its committed answers (`docs/results/designs/NAME.json.gz`, written by
 `DESIGN_COMMAND`), never from a live run. Per property: the minimal sets of sources that
 break it, each with its witness file, the rung or instance it ran on and its length; or
 what settles that it holds (an all-instance proof, or the complete search of the largest
@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.docs.markdown import table
+from model_checks.kernel import result_files
 from spec.designs import design_named
 from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
 DESIGN_COMMAND = ("python -m model_checks design --design {name} --checker lattice "
                   "--sizes {sizes} --processes 2 --max-states {max_states} "
-                  "--json docs/results/designs/{name}.json "
+                  "--json docs/results/designs/{name}.json.gz "
                   "--witnesses docs/results/designs/{name}/witnesses")
 
 
@@ -70,10 +71,14 @@ NOTES: dict[str, list[str]] = {
 
 
 def load(root: Path) -> list[dict[str, Any]]:
-    """Every committed design result under docs/results/designs/, by name."""
+    """Every committed design result under docs/results/designs/, by name (each kept
+    plain or compressed: `kernel.result_files`)."""
     folder = root / DESIGNS
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] \
-        if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    names = sorted({p.name.removesuffix(".gz") for p in folder.glob("*.json*")
+                    if p.name.endswith((".json", ".json.gz"))})
+    return [result_files.read(folder / n) for n in names]
 
 
 def answers_json(results: list[dict[str, Any]]) -> str:

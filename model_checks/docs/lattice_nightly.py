@@ -25,6 +25,7 @@ from typing import Any
 
 from model_checks.docs.lattice_reach import liveness_ids, reach_counts, reach_sentence
 from model_checks.docs.snapshot import SnapshotError
+from model_checks.kernel import result_files
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class LongRun:
 
     @property
     def outcomes(self) -> str:
-        return f"results/lattice-{self.name}-outcomes.json"
+        return f"results/lattice-{self.name}-outcomes.json.gz"
 
     @property
     def witnesses(self) -> str:
@@ -96,13 +97,15 @@ def scope(entry: dict[str, Any]) -> int:
 
 
 def load_kept(root: Path, run: LongRun) -> list[dict[str, Any]]:
-    """The run's kept outcomes (its `--resume` file)."""
+    """The run's kept outcomes (its `--resume` file, read in either form:
+    `kernel.result_files`)."""
+    path = result_files.stored(root / run.outcomes)
     try:
-        outcomes = json.loads((root / run.outcomes).read_text())["outcomes"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
-        raise NightlyFileError(f"{root / run.outcomes}: unreadable ({error})") from None
+        outcomes = result_files.read(path)["outcomes"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise NightlyFileError(f"{path}: unreadable ({error})") from None
     if not isinstance(outcomes, list) or not all(isinstance(o, dict) for o in outcomes):
-        raise NightlyFileError(f"{root / run.outcomes}: expected a list of outcome objects")
+        raise NightlyFileError(f"{path}: expected a list of outcome objects")
     return outcomes
 
 

@@ -1,6 +1,6 @@
 """Which rungs the committed lattice's liveness answers (L1-L4) reached, per variant.
 
-Read from the lattice's kept outcomes (`docs/results/lattice-outcomes.json`, the run's
+Read from the lattice's kept outcomes (`docs/results/lattice-outcomes.json.gz`, the run's
 `--resume` file: one outcome per variant and explored environment, with per property the
 verdict and the rung that settled it), never from a live run. Per variant and liveness
 property the section counts the explored environments that held it up to each rung
@@ -11,16 +11,16 @@ for the rung named, never for all instances.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from model_checks.docs.snapshot import SnapshotError
 from model_checks.explore.lattice import BREAKS, HOLDS, UNDECIDED
+from model_checks.kernel import result_files
 from spec import Kind, registry
 
-OUTCOMES = "results/lattice-outcomes.json"
+OUTCOMES = "results/lattice-outcomes.json.gz"
 
 
 def liveness_ids() -> tuple[str, ...]:
@@ -41,11 +41,11 @@ class OutcomesFileError(SnapshotError):
 def load_outcomes(root: Path) -> list[dict[str, Any]]:
     """The kept outcomes under `root` (the docs folder); an unreadable or malformed file is
     an `OutcomesFileError` naming the file."""
-    path = root / OUTCOMES
+    path = result_files.stored(root / OUTCOMES)
     try:
-        data = json.loads(path.read_text())
+        data = result_files.read(path)
         outcomes = data["outcomes"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError) as error:
         raise OutcomesFileError(f"{path}: unreadable lattice outcomes ({error})") from None
     if not isinstance(outcomes, list) or not all(isinstance(o, dict) for o in outcomes):
         raise OutcomesFileError(f"{path}: expected a list of outcome objects")

@@ -12,7 +12,8 @@ top environment at the top rung (`monotone.lift_failure`): the lemma the search 
 checked on every witness; another checker's trace is replayed with every source added.
 `--resume FILE` keeps every exploration's outcome in FILE and starts from those already
 there (same ladder, state limit and sources; otherwise a usage error), so a long run can be
-done in parts.
+done in parts. FILE is written gzip-compressed when its name ends in `.gz`
+(`kernel.result_files`; the committed ones are), and read in either form.
 
 Exit codes: 0 the lattice was searched (undecided environments are listed, not failures);
 1 no environment was explored, or a witness does not lift (a defect); 2 usage error.
@@ -43,7 +44,7 @@ from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lat
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
-from model_checks.kernel import itf
+from model_checks.kernel import itf, result_files
 from model_checks.kernel.cells import cell_label, environment_text
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.trace_file import replay_data, write_trace
@@ -79,7 +80,8 @@ def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
                              "seed the search with it")
     parser.add_argument("--resume", type=Path, default=None, metavar="FILE",
                         help="with --lattice: keep every exploration's outcome in FILE and "
-                             "start from those already there")
+                             "start from those already there (compressed when FILE ends in "
+                             ".gz)")
     parser.add_argument("--no-explore", action="store_true",
                         help="with --lattice --resume: answer from the kept outcomes only, "
                              "exploring nothing new")
@@ -383,10 +385,10 @@ FAMILY_FIELDS = frozenset({*NARROW, "duplicates"})
 def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
     """The parts of the run kept in `path` (variants, wall seconds, processes), as a merge of
     outcome files lists them (`parts`), or the file's own run as one part."""
-    if path is None or not path.exists():
+    if path is None or not result_files.exists(path):
         return []
     try:
-        data = json.loads(path.read_text())
+        data = result_files.read(path)
     except (OSError, ValueError):
         return []
     if isinstance(data.get("parts"), list):
@@ -397,10 +399,10 @@ def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
 
 def earlier_wall(path: Path | None) -> float:
     """The wall time the runs kept in `path` took (0 without one)."""
-    if path is None or not path.exists():
+    if path is None or not result_files.exists(path):
         return 0.0
     try:
-        return float(json.loads(path.read_text()).get("wall_seconds", 0.0))
+        return float(result_files.read(path).get("wall_seconds", 0.0))
     except (OSError, ValueError, TypeError, AttributeError):
         return 0.0
 
@@ -410,8 +412,8 @@ def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowled
     """Every outcome so far, with the ladder, limit and sources they were explored with, and
     the wall time of the runs that explored them."""
     kept, others = [], []
-    if path.exists():  # other variants' outcomes, and the parts that explored them, stay
-        kept = [o for o in json.loads(path.read_text())["outcomes"]
+    if result_files.exists(path):  # other variants' outcomes, and their parts, stay
+        kept = [o for o in result_files.read(path)["outcomes"]
                 if o["variant"] not in request.variants]
         others = [p for p in earlier_parts(path)
                   if not set(p.get("variants", ())) & set(request.variants)]
@@ -423,19 +425,16 @@ def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowled
             "ladder": [asdict(r) for r in request.ladder],
             "max_states": request.max_states, "sources": list(request.sources),
             "outcomes": kept + [asdict(o) for k in known.values() for o in k.explored]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data) + "\n")
-    temporary.replace(path)
+    result_files.write(path, data)
 
 
 def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]:
     """The outcomes kept in `path` (none if it does not exist yet); `LatticeUsageError` if it
     was written for another ladder, state limit or set of sources."""
-    if not path.exists():
+    if not result_files.exists(path):
         return ()
     try:
-        data = json.loads(path.read_text())
+        data = result_files.read(path)
         ladder_then = tuple(Rung(**{**NARROW, **r}) for r in data["ladder"])
         same = (data["format"] == OUTCOMES_FORMAT and data["max_states"] == request.max_states
                 and tuple(data["sources"]) == request.sources)

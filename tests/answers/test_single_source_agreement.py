@@ -1,23 +1,23 @@
 """For single drift sources, every L1-L3 answer agrees with the explicit-state search at four
 requests of two items (the committed single-source lattice run, `docs/results/
-lattice-single-source-outcomes.json`, which the nightly job reruns): where the search broke a
+lattice-single-source-outcomes.json.gz`, which the nightly job reruns): where the search broke a
 property the answer breaks it too, and where the answer holds for every instance the search
 found no break. A disagreement is a defect of a proof or of a replay."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from model_checks.answers import Reach, load
+from model_checks.kernel import result_files
 
 OUTCOMES = Path(__file__).resolve().parents[2] / "docs" / "results" / \
-    "lattice-single-source-outcomes.json"
+    "lattice-single-source-outcomes.json.gz"
 LIVENESS = ("L1", "L2", "L3")
 
 
 def _single_source_outcomes() -> list[dict[str, object]]:
-    data = json.loads(OUTCOMES.read_text())
+    data = result_files.read(OUTCOMES)
     ladder = data["ladder"]
     assert max(r["max_requests"] for r in ladder) == 4 and ladder[-1]["max_items"] == 2
     return [o for o in data["outcomes"] if len(o["environment"]) == 1]

@@ -4,7 +4,6 @@ committed answers (a planted wrong answer shows it can)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.designs import command
+from model_checks.kernel import result_files
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
 
@@ -39,14 +39,14 @@ def test_a_source_the_design_has_not_is_a_usage_error(
 def test_check_passes_on_the_committed_answers_and_fails_on_a_planted_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    shutil.copy(COMMITTED / "shm.json", tmp_path / "shm.json")
+    shutil.copy(COMMITTED / "shm.json.gz", tmp_path / "shm.json.gz")
     monkeypatch.setattr(command, "RESULTS", tmp_path)
     assert main(["design", "--check", "--design", "shm"]) == 0
     assert "0 verdict(s) contradict" in capsys.readouterr().out
-    planted = json.loads((tmp_path / "shm.json").read_text())
+    planted = result_files.read(tmp_path / "shm.json.gz")
     planted["answers"]["U1"]["D2"] = {"verdict": "holds", "basis": "planted",
                                       "breaking_set": [], "steps": 0}
-    (tmp_path / "shm.json").write_text(json.dumps(planted))
+    result_files.write(tmp_path / "shm.json.gz", planted)
     assert main(["design", "--check", "--design", "shm"]) == 1
     assert "! shm D2 U1: this search says breaks, the committed answer holds" in \
         capsys.readouterr().out

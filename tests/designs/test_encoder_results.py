@@ -14,6 +14,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.designs.explore import replay
 from model_checks.designs.witness_files import read
+from model_checks.kernel import result_files
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
 
@@ -29,7 +30,7 @@ def test_every_committed_witness_replays_and_breaks_its_property(design: str) ->
 
 
 def test_the_path_decides_e2e_everywhere_and_commits_the_engine_death() -> None:
-    committed = json.loads((RESULTS / "lru+encoder.json").read_text())
+    committed = result_files.read(RESULTS / "lru+encoder.json.gz")
     answers = committed["answers"]["E2E"]
     assert len(answers) == 2 ** len(committed["sources"])
     assert {a["verdict"] for a in answers.values()} == {"holds", "breaks"}

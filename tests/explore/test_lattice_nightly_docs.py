@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from model_checks.docs import lattice_nightly as nightly
+from model_checks.kernel import result_files
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 RUN = {"profile": "nightly", "command": "c", "explorations": 2, "cut": 1, "states": 900,
@@ -37,7 +38,7 @@ def _root(tmp_path: Path, entries: list[dict[str, Any]], cpu: list[float]) -> Pa
     outcomes = [{"variant": "V3", "cpu_seconds": c, "complete": c < max(cpu),
                  "verdicts": verdicts, "rung": {p: 1 for p in verdicts}, "cut_at": 2}
                 for c in cpu]
-    (tmp_path / nightly.NIGHTLY.outcomes).write_text(json.dumps({"outcomes": outcomes}))
+    result_files.write(tmp_path / nightly.NIGHTLY.outcomes, {"outcomes": outcomes})
     return tmp_path
 
 

@@ -18,6 +18,7 @@ from model_checks.explore.lattice import LatticeRequest
 from model_checks.explore.lattice_command import LatticeUsageError, read_outcomes
 from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
+from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import replay_file
 from spec import Content, by_id, environment, lru, run, variant_named
 from spec.transitions.client import Submit
@@ -74,8 +75,8 @@ def test_the_committed_outcomes_are_of_the_wide_family_and_refuse_a_narrow_ladde
     """The committed outcomes were explored with two items per request at every rung and
     D7's second contents at 2 bytes: a request of that ladder resumes them, a narrow one
     (`--items 1 --reused-bytes 1`) is refused (a usage error)."""
-    kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json"
-    data = json.loads(kept.read_text())
+    kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json.gz"
+    data = result_files.read(kept)
     wide = tuple(Rung(**r) for r in data["ladder"])
     assert all(r.max_items == 2 and r.reused_bytes == REUSED_BYTES for r in wide)
     narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in wide)
@@ -91,8 +92,8 @@ def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder
     """A ladder without the family fields (outcomes kept before rungs had them) reads as
     one item per request and every content 1 byte: a narrow request resumes it, a wide one
     is refused."""
-    kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json"
-    data = json.loads(kept.read_text())
+    kept = Path(__file__).resolve().parents[2] / "docs" / "results" / "lattice-outcomes.json.gz"
+    data = result_files.read(kept)
     for rung in data["ladder"]:
         del rung["max_items"], rung["reused_bytes"]
     old = tmp_path / "old-outcomes.json"
