@@ -20,7 +20,7 @@ from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
 ROOT = Path(__file__).resolve().parent
-CITED = re.compile(r'"(docs/results/[^"]+/[^"/]+\.json)"')
+CITED = re.compile(r'"(docs/results/[^"]+/[^"/]+\.json(?:\.gz)?)"')
 
 
 def cited_files() -> list[str]:

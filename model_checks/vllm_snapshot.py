@@ -83,7 +83,7 @@ lattice's minimal set became D7 alone (their README says where each came from)."
 
 def _replays(variant: str, root: Path) -> list[dict[str, Any]]:
     found = []
-    paths = [*sorted((root / "results" / "lattice").glob(f"{variant}_*_S1.json")),
+    paths = [*sorted((root / "results" / "lattice").glob(f"{variant}_*_S1.json.gz")),
              *sorted((root.parent / PAIR_TRACES).glob(f"{variant}_*_S1.json"))]
     for path in paths:
         code, out = _cli(["conform", "--adapter", ADAPTER, "--replay", str(path)])

@@ -14,6 +14,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.docs.generate import check, pages
 from model_checks.docs.snapshot import RECORDS, TRACES, key, load, read_run
+from model_checks.kernel import result_files
 from model_checks.kernel.instance import environment_of
 from model_checks.kernel.trace_file import replay_file
 from model_checks.kernel.verdict_records import Verdict
@@ -108,7 +109,7 @@ def _bad_run(tmp_path: Path, name: str) -> Path:
     elif name == "not-records.json":
         path.write_text('{"cells": []}')
     elif name == "missing-trace.json":
-        data = json.loads((DOCS / RECORDS).read_text())
+        data = result_files.read(DOCS / RECORDS)
         for record in data["records"]:
             if record["counterexample_path"]:
                 record["counterexample_path"] = "build/nowhere/trace.json"

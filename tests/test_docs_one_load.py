@@ -46,7 +46,7 @@ def test_check_reads_each_results_file_once_and_runs_no_checker(
     generate.pages(DOCS)  # the generator: every results file read once
     assert reads, "no results file was read"
     assert {p: n for p, n in reads.items() if n > 1} == {}
-    for name in ("records.json", "lattice.json", "lattice-outcomes.json.gz",
+    for name in ("records.json.gz", "lattice.json", "lattice-outcomes.json.gz",
                  "kill-matrix.json", "scenarios.json", "lattice-nightly-outcomes.json.gz",
                  "designs/lru+encoder.json.gz"):
         assert reads[RESULTS / name] == 1, name

@@ -1,5 +1,5 @@
-"""The one trace format: every committed trace (the trace files, the traces the lattice's outcome
-files embed, the design witnesses) is an ITF document with the project's metadata that validates
+"""The one trace format: every committed trace (the trace files, plain or compressed, the traces
+the lattice's outcome files embed, the design witnesses) is an ITF document with the project's metadata that validates
 against `model_checks/kernel/itf.schema.json` (that `model_checks.kernel.itf` is the one module that
 builds one is `tests/architecture/test_arch_one_trace_writer.py`); random runs of both designs
 round-trip through the writer and the reader; the schema rejects what a careless writer would emit;
@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_checks.designs.witness_files import WitnessDocument, document, parse, upgraded
-from model_checks.kernel import itf, legacy_trace
+from model_checks.kernel import itf, legacy_trace, result_files
 from model_checks.kernel.trace_file import (
     OPTIONAL_FIELDS,
     OPTIONAL_KNOBS,
@@ -47,11 +47,11 @@ TAGGED = ("#bigint", "#tup", "#set", "#map", "#unserializable")
 
 def committed() -> list[tuple[str, dict[str, Any]]]:
     """Every trace the repository holds: (where, document)."""
-    listed = subprocess.run(["git", "ls-files", "*.json"], capture_output=True, text=True,
-                            cwd=ROOT, check=True).stdout.split()
+    listed = subprocess.run(["git", "ls-files", "*.json", "*.json.gz"], capture_output=True,
+                            text=True, cwd=ROOT, check=True).stdout.split()
     found = []
     for name in listed:
-        data = json.loads((ROOT / name).read_text())
+        data = result_files.read(ROOT / name)
         if isinstance(data, dict) and ("#meta" in data or "actions" in data):
             found.append((name, data))
         for outcome in data.get("outcomes", ()) if isinstance(data, dict) else ():

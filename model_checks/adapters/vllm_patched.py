@@ -118,7 +118,7 @@ DEPLOYMENT = "D1+D2+D3+D4+D7+D8+D10+D11"
 """Every drift source a vLLM deployment can have (the doctor's list: not D5, not D6), but D9.
 Under D9 with a request naming one identity twice, the patched copy serves the second
 occurrence from its own request's payload where P1 could not cache it, and V3's spec misses
-it (the witness `docs/results/lattice-duplicates/V3_D9_H1.json`, step 3): a safe choice the
+it (the witness `docs/results/lattice-duplicates/V3_D9_H1.json.gz`, step 3): a safe choice the
 spec does not yet allow, so the lockstep run would stop at a disagreement that is not a
 stale pairing. The committed witnesses replayed below include D9's."""
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,9 +128,11 @@ def witnesses(root: Path = ROOT) -> list[Path]:
     """Every committed trace of V2 breaking S1 (a stale pairing), and of V2 breaking S3
     without D6 (the patch keeps the release's assertion under D6, as V2 does)."""
     found = {*root.glob("docs/results/**/V2_*_S1.json"),
+             *root.glob("docs/results/**/V2_*_S1.json.gz"),
              *root.glob("tests/conform/traces/V2_*_S1.json"),
-             *(p for p in root.glob("docs/results/**/V2_*_S3.json")
-               if "D6" not in p.stem.split("_")[1].split("+"))}
+             *(p for p in [*root.glob("docs/results/**/V2_*_S3.json"),
+                           *root.glob("docs/results/**/V2_*_S3.json.gz")]
+               if "D6" not in p.name.split("_")[1].split("+"))}
     return sorted(found)
 
 

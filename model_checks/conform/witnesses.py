@@ -2,7 +2,7 @@
 implementation's own lockstep runs.
 
 For a run with `--environment`, every committed witness of the variant under check
-(`docs/results/lattice/<variant>_<sources>_<property>.json`: the shortest trace that breaks a
+(`docs/results/lattice/<variant>_<sources>_<property>.json.gz`: the shortest trace that breaks a
 property in a minimal environment) whose environment lies inside the deployment's is a
 `WitnessCase`: its actions driven in lockstep on the implementation (so a break it reaches is
 the implementation's own, judged on its observations, not a replay of the file), then a
@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
+from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import BadTraceFile, replay_file
 from spec import Config, Drift, Variant, enabled, initial, step
 from spec.transitions import Action, InvalidAction
@@ -60,7 +61,9 @@ class WitnessCase:
 def witness_cases(variant: Variant, environment: frozenset[Drift], seed: int,
                  root: Path = LATTICE) -> Iterator[WitnessCase]:
     """The witnesses of `variant` inside `environment`, each followed by its mutants."""
-    for path in sorted(root.glob(f"{variant.name}_*.json")):
+    for path in result_files.json_files(root):
+        if not path.name.startswith(f"{variant.name}_"):
+            continue
         try:
             trace = replay_file(path).trace
         except BadTraceFile:
@@ -69,8 +72,9 @@ def witness_cases(variant: Variant, environment: frozenset[Drift], seed: int,
         if config.variant.name != variant.name or not config.environment <= environment:
             continue
         actions = tuple(s.action for s in trace.steps)
-        rng = random.Random(zlib.crc32(f"{seed}:{path.stem}".encode()))
-        yield WitnessCase(variant, config, path.stem, _continued(config, actions, rng))
+        name = result_files.stem(path)
+        rng = random.Random(zlib.crc32(f"{seed}:{name}".encode()))
+        yield WitnessCase(variant, config, name, _continued(config, actions, rng))
         for number in range(1, MUTANTS + 1):
             if len(actions) < 2:
                 break

@@ -21,6 +21,7 @@ from model_checks.docs.every_instance_page import section as every_instance_sect
 from model_checks.docs.lattice_reach import reach_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.snapshot import SnapshotError
+from model_checks.kernel import result_files
 from model_checks.kernel.verdict_records import CHECKERS as ALL_CHECKERS
 from model_checks.kernel.verdict_records import EXPLORE_LATTICE
 from spec import Drift
@@ -86,9 +87,8 @@ def orphans(root: Path, entries: list[dict[str, Any]], witnesses: str = WITNESSE
     """Witness files in `witnesses` under `root` that no entry references (a stale run's
     leftovers)."""
     used = {Path(w["trace"]).name for e in entries for w in e["traces"]}
-    folder = root / witnesses
-    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    return [f"{witnesses}/{p.name}" for p in found if p.name not in used]
+    return [f"{witnesses}/{p.name}" for p in result_files.json_files(root / witnesses)
+            if p.name not in used]
 
 
 def _words(drift: list[str]) -> str:

@@ -1,7 +1,7 @@
 """The results snapshot the generated pages are rendered from: `docs/results/`.
 
 A main job takes minutes and the times in its records differ from run to run, so the pages
-never read a live run: they read `results/records.json` (the verdict records of the scenarios,
+never read a live run: they read `results/records.json.gz` (the verdict records of the scenarios,
 Hypothesis, Z3 and the explorer from main-job runs, restricted to the cells of the expected
 matrix) and `results/traces/*.json` (per cell with a counterexample, the shortest trace
 across checkers, Z3 preferred on ties, then the explorer's, as replayable ITF
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks.kernel import itf
+from model_checks.kernel import itf, result_files
 from model_checks.kernel.cell_sets import ALL_EXPECTED
 from model_checks.kernel.cells import cell_label, environment_text
 from model_checks.kernel.matrix import PROPERTIES
@@ -36,7 +36,7 @@ from model_checks.kernel.verdict_records import (
 )
 
 RESULTS = "results"
-RECORDS = f"{RESULTS}/records.json"
+RECORDS = f"{RESULTS}/records.json.gz"
 TRACES = f"{RESULTS}/traces"
 CHECKERS = tuple(c.record for c in ALL_CHECKERS if c.judges_cells)
 """The checkers whose records judge cells of the matrix (conformance judges implementations
@@ -127,10 +127,10 @@ def _shortest(records: Iterable[VerdictRecord]) -> dict[Key, VerdictRecord]:
 
 def _load_json(path: Path, what: str) -> Any:
     try:
-        return json.loads(path.read_text())
+        return result_files.read(path)
     except OSError as error:
         raise SnapshotError(f"cannot read {what} {path}: {error.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError) as error:
         raise SnapshotError(f"{what} {path} is not JSON: {error}") from None
 
 
@@ -288,8 +288,7 @@ def write(snapshot: Snapshot, root: Path) -> list[Path]:
     """Write the snapshot under `root`, removing trace files it no longer references."""
     payload = {"command": snapshot.command, "records": [r.to_json() for r in snapshot.records]}
     path = root / RECORDS
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    result_files.write_text(path, json.dumps(payload, indent=1, sort_keys=True) + "\n")
     written = [path]
     folder = root / TRACES
     folder.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,6 @@ checker, variant, environment and property its `#meta` names.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice_report import Break
-from model_checks.kernel import itf, legacy_trace
+from model_checks.kernel import itf, legacy_trace, result_files
 from model_checks.kernel.trace_file import BadTraceFile, replay_data, trace_to_json
 from model_checks.kernel.verdict_records import PAIR_WITNESS, Verdict, VerdictRecord, read_records
 from spec import ALL_DRIFT, Drift, TraceError, by_id, run, variant_named
@@ -88,7 +87,7 @@ def _trace_file(path: Path) -> dict[str, Any] | None:
     """The trace in `path` if it is a trace file of the spec (an ITF document with the
     project's metadata), else None."""
     try:
-        data = json.loads(path.read_text())
+        data = result_files.read(path)
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not (itf.is_trace(data) or legacy_trace.is_old_trace(data)):
@@ -111,7 +110,7 @@ def gather(paths: Iterable[Path]) -> list[Break]:
     checkers: dict[tuple[str, tuple[str, ...], str], set[str]] = {}
     loose: list[Break] = []
     for path in paths:
-        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        files = result_files.json_files(path) if path.is_dir() else [path]
         if not path.exists():
             raise ValueError(f"--evidence {path}: no such file or folder")
         for file in files:
@@ -139,7 +138,7 @@ def gather(paths: Iterable[Path]) -> list[Break]:
     for trace_path, group in sorted(by_path.items()):
         first = group[0]
         try:
-            data = json.loads(Path(trace_path).read_text())
+            data = result_files.read(Path(trace_path))
         except (OSError, ValueError) as error:
             rejected.append(f"{trace_path}: unreadable ({error})")
             continue

@@ -450,6 +450,11 @@ def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]
     return tuple(o for o in outcomes if o.variant in request.variants)
 
 
+WITNESS_SUFFIX = ".json.gz"
+"""A lattice witness is kept compressed (`kernel.result_files`, byte-stable; `replay` and
+every reader take it as it is): a run writes hundreds of them, each state in full."""
+
+
 class WitnessDefect(AssertionError):
     """A minimal set's trace does not replay, or does not lift to the top environment."""
 
@@ -458,10 +463,11 @@ def write_witnesses(
     request: LatticeRequest, known: dict[str, Knowledge], entries: list[dict[str, Any]],
     out: Path, evidence: list[Break] | None = None,
 ) -> None:
-    """Write each entry's traces under `out` and fill in their paths (old files there are
-    removed first: the folder holds exactly this run's witnesses)."""
+    """Write each entry's traces under `out`, gzip-compressed (`WITNESS_SUFFIX`), and fill
+    in their paths (old files there, in either form, are removed first: the folder holds
+    exactly this run's witnesses)."""
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.json"):
+    for old in result_files.json_files(out):
         old.unlink()
     for entry in entries:
         variant, prop = entry["variant"], entry["property"]
@@ -471,7 +477,7 @@ def write_witnesses(
             data = trace_data(known, wanted, evidence or [])
             _check_witness(request, variant, prop, witness["drift"], data)
             witness["notes"] = liveness_notes(data, prop)
-            path = out / f"{cell_label(variant, witness['drift'], prop)}.json"
+            path = out / f"{cell_label(variant, witness['drift'], prop)}{WITNESS_SUFFIX}"
             write_trace(path, data)
             witness["trace"] = path.as_posix()
 

@@ -111,7 +111,7 @@ main job's budgets; too long for the main job, so the nightly job runs them. exp
 their expectations only through the nightly's summary (`contradiction_count` over every
 cell), so the nightly fails on any contradiction the summary marks."""
 
-LATTICE_EVIDENCE: tuple[str, ...] = ("docs/results/records.json", "docs/results/wide-family",
+LATTICE_EVIDENCE: tuple[str, ...] = ("docs/results/records.json.gz", "docs/results/wide-family",
                                      "docs/results/parametric-witnesses",
                                      "docs/results/lattice-nightly",
                                      "docs/results/lattice-single-source",

@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from model_checks.kernel import result_files
 from spec.lru import Entry, Ghost
 
 ACTION_TAKEN = "mbt::actionTaken"
@@ -169,17 +170,21 @@ def _compact(value: Any) -> str:
 
 
 def write_trace(path: Path, trace: Mapping[str, Any]) -> None:
-    """Write `trace` (an ITF document) to `path` (`text`), creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text(trace))
+    """Write `trace` (an ITF document) to `path` (`text`), creating its folder; gzip-
+    compressed when `path` ends in `.gz` (`kernel.result_files`: byte-stable)."""
+    result_files.write_text(path, text(trace))
 
 
 def load(path: Path) -> Any:
-    """The JSON in `path`; `BadTraceFile` (one line) when it cannot be read or is not JSON."""
+    """The JSON in `path`, plain or gzip-compressed (`NAME.json` and `NAME.json.gz` read
+    either form: `kernel.result_files`); `BadTraceFile` (one line) when it cannot be read or
+    is not JSON."""
     try:
-        return json.loads(path.read_text())
+        return json.loads(result_files.read_text(path))
     except OSError as error:
         raise BadTraceFile(f"cannot read {path}: {error.strerror}") from None
+    except result_files.ResultFileError as error:
+        raise BadTraceFile(str(error)) from None
     except json.JSONDecodeError as error:
         why = error.msg.removesuffix(" starting at")  # json says "... starting at" + a position
         raise BadTraceFile(f"{path} is not JSON: {why} (line {error.lineno}, column "

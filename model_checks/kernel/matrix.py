@@ -283,7 +283,7 @@ BEYOND_WHY = ("S1 is not judged here for a variant without tags (V2): it breaks 
               "docs/results/parametric-witnesses/V2_D7_S1.json), past Hypothesis's instance and "
               "Z3's search depth, so no check of the main job can confirm it.")
 L3_WHY = ("L3 is not judged here for V1 and V2: with D7 alone, three requests of two items "
-          "in V1 (the lattice's four-request run, docs/results/lattice/V1_D7_L3.json, 13 "
+          "in V1 (the lattice's four-request run, docs/results/lattice/V1_D7_L3.json.gz, 13 "
           "steps) and five in V2 (docs/results/parametric-witnesses/V2_D7_L3.json, 19 steps) leave "
           "a retry after a miss missing again with no drift event in between, a run the main "
           "job's checkers did not reach, so neither a hold nor a break is claimed.")

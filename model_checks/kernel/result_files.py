@@ -3,17 +3,20 @@
 A result file is kept either plain (`NAME.json`) or compressed (`NAME.json.gz`); the large
 ones (the lattice's kept outcomes, the designs' answers) are kept compressed. The contract:
 
-- `write(path, data)` writes compressed exactly when `path` ends in `.gz`, and the bytes
-  depend on `data` alone (gzip with no timestamp and no file name, a fixed level, the JSON
-  in `data`'s own key order, compact): writing the same data twice gives the same file, so a
-  regenerated result shows no change in git. It removes the other form of the same name,
+- `write(path, data)` (and `write_text(path, text)` for a writer with its own JSON layout,
+  as traces have) writes compressed exactly when `path` ends in `.gz`, and the bytes
+  depend on the text alone (gzip with no timestamp and no file name, a fixed level; the
+  JSON in `data`'s own key order): writing the same data twice gives the same file, so a
+  regenerated result shows no change in git. The compressed file holds the very text the
+  plain one would. It removes the other form of the same name,
   so one name never has two files that could disagree.
 - `read(path)` reads either form, whichever of the two names exists (`path` first), so a
   reader may name a result `NAME.json` or `NAME.json.gz` and still read a file kept the
   other way.
 
 `python -m model_checks.kernel.result_files FILE...` converts plain files to the compressed
-form in place (`NAME.json` becomes `NAME.json.gz`, same data).
+form in place (`NAME.json` becomes `NAME.json.gz`, the same text: the file its writer
+writes when named `.gz`).
 """
 
 from __future__ import annotations
@@ -72,6 +75,22 @@ def read_text(path: Path) -> str:
         raise ResultFileError(f"{found}: not a gzip-compressed JSON file ({error})") from None
 
 
+def stem(path: Path) -> str:
+    """The result's name without `.json` or `.json.gz` (`V2_D7_S1` for either form)."""
+    name = path.name.removesuffix(COMPRESSED)
+    return name.removesuffix(".json")
+
+
+def json_files(folder: Path) -> list[Path]:
+    """The result files in `folder` (`NAME.json` or `NAME.json.gz`), sorted by name; none
+    if it is not a folder."""
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir()
+                   if p.name.endswith((".json", ".json" + COMPRESSED)) and p.is_file()),
+                  key=lambda p: p.name)
+
+
 def read(path: Path) -> Any:
     """The data of the result named `path`, in either form (`OSError` if neither exists,
     `ValueError` (`json.JSONDecodeError` or `ResultFileError`) if it is malformed)."""
@@ -93,12 +112,16 @@ def compress(text: str) -> bytes:
 
 
 def write(path: Path, data: Any, indent: int | None = None) -> Path:
-    """Write `data` to `path`, compressed exactly when `path` ends in `.gz` (then compact:
-    `indent` is for plain files a reader opens), atomically (a temporary file beside it,
-    then a rename); the other form of the same name is removed. Returns `path`."""
-    compressed = is_compressed(path)
-    text = encode(data, None if compressed else indent)
-    payload = compress(text) if compressed else text.encode()
+    """Write `data` to `path` (`encode`), compressed exactly when `path` ends in `.gz`:
+    `write_text`. Returns `path`."""
+    return write_text(path, encode(data, indent))
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write the JSON text `text` to `path`, compressed exactly when `path` ends in `.gz`,
+    atomically (a temporary file beside it, then a rename); the other form of the same name
+    is removed. Returns `path`."""
+    payload = compress(text) if is_compressed(path) else text.encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(payload)
@@ -107,21 +130,24 @@ def write(path: Path, data: Any, indent: int | None = None) -> Path:
     return path
 
 
-def _plain_data(path: Path) -> Any:
-    """The data of the plain result file `path`; `ResultFileError` if it is not one."""
+def _plain_text(path: Path) -> str:
+    """The text of the plain result file `path`; `ResultFileError` if it is not one (not
+    named `NAME.json`, absent, or not JSON)."""
     if is_compressed(path) or not path.is_file():
         raise ResultFileError(f"{path}: not a plain result file (expected an existing "
                               "NAME.json)")
     try:
-        return json.loads(path.read_text())
+        text = path.read_text()
+        json.loads(text)
     except (OSError, ValueError) as error:
         raise ResultFileError(f"{path}: not a JSON file ({error})") from None
+    return text
 
 
 def convert(path: Path) -> Path:
     """Rewrite the plain result `path` (`NAME.json`) compressed as `NAME.json.gz`, the
-    same data; the plain file is removed. Returns the compressed file's path."""
-    return write(other_form(path), _plain_data(path))
+    same text; the plain file is removed. Returns the compressed file's path."""
+    return write_text(other_form(path), _plain_text(path))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for path in paths:  # every file checked before any is changed
         try:
-            _plain_data(path)
+            _plain_text(path)
         except ResultFileError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from model_checks.kernel import result_files
+
 
 @dataclass(frozen=True, slots=True)
 class Checker:
@@ -122,5 +124,6 @@ def write_records(path: Path, records: Iterable[VerdictRecord],
 
 
 def read_records(path: Path) -> list[VerdictRecord]:
-    data = json.loads(path.read_text())
+    """The records of a records file, plain or compressed (`kernel.result_files`)."""
+    data = result_files.read(path)
     return [VerdictRecord.from_json(r) for r in data["records"]]

@@ -9,7 +9,7 @@ import pytest
 from model_checks.answers import AnswerStore, Facts, Hold, Reach, Verdict, Witness
 from model_checks.answers.build import LatticeRun, build
 
-D7_BREAK = Witness(8, ("D7",), "explore-lattice", "rung 1", "docs/results/lattice/x.json")
+D7_BREAK = Witness(8, ("D7",), "explore-lattice", "rung 1", "docs/results/lattice/x.json.gz")
 EVERY = Hold(("D1", "D2", "D3"), Reach.EVERY_INSTANCE, "z3-parametric", "", True)
 CELL = Hold(("D9",), Reach.INSTANCE, "explore", "2 requests", False, 2)
 RUNG = Hold(("D8", "D9"), Reach.INSTANCE, "explore-lattice", "3 requests", True, 3)
@@ -64,7 +64,7 @@ def test_an_all_instance_hold_over_a_witness_is_refused() -> None:
     assert _store(Facts((D7_BREAK,), (wrong,))).contradictions()
     entry = {"variant": "V2", "property": "S1", "ladder": ["2 requests"], "vacuous": "",
              "traces": [{"drift": ["D7"], "steps": 8, "checker": "explore-lattice",
-                         "instance": "rung", "trace": "docs/results/lattice/x.json"}],
+                         "instance": "rung", "trace": "docs/results/lattice/x.json.gz"}],
              "every_instance": {"proofs": [{"environment": ["D7", "D8"],
                                             "checker": "z3-parametric"}]}}
     with pytest.raises(ValueError, match="contradicts itself"):

@@ -122,6 +122,7 @@ def test_lattice_command_writes_json_and_replayable_witnesses(
         assert {"variant", "property", "instance", "minimal_breaking",
                 "holds_everywhere"} <= set(entry)
         for witness in entry["traces"]:
+            assert witness["trace"].endswith(".json.gz")  # kept compressed, read as is
             replayed = replay_file(Path(witness["trace"]))
             assert replayed.property_id == entry["property"]
             assert replayed.step == witness["steps"]

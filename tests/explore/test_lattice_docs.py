@@ -4,7 +4,6 @@ region or an unreferenced witness is reported."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from model_checks.docs import lattice_page as lat
+from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import replay_file
 from spec import VARIANT_NAMES
 
@@ -29,7 +29,7 @@ def test_every_committed_witness_replays_and_breaks_its_property() -> None:
         replayed = replay_file(path)
         assert replayed.property_id == entry["property"]
         assert replayed.recorded_step == witness["steps"]
-        if "loop" not in json.loads(path.read_text()):  # a lasso: no last step
+        if "loop" not in result_files.read(path):  # a lasso: no last step
             assert replayed.step == witness["steps"], witness["trace"]
 
 
@@ -57,10 +57,10 @@ def test_answers_say_how_complete_they_are() -> None:
     assert "holds under every environment" in lat.answer(_entry(holds_everywhere=True))
     witness = {"drift": ["D5", "D7"], "steps": 9, "states": 5, "checker": "explore-lattice",
                "rung": "3 requests", "held_short": "2 requests", "rung_short": "3 requests",
-               "trace": "docs/results/lattice/V2_D5+D7_S1.json"}
+               "trace": "docs/results/lattice/V2_D5+D7_S1.json.gz"}
     done = lat.answer(_entry(minimal_breaking=[["D5", "D7"]], traces=[witness]))
     assert "D5 (several front ends share one engine) + D7" in done
-    assert "[9-step trace](results/lattice/V2_D5+D7_S1.json)" in done
+    assert "[9-step trace](results/lattice/V2_D5+D7_S1.json.gz)" in done
     assert "holds with 2 requests, breaks with 3 requests" in done
     assert "complete: every environment decided" in done
     cut = lat.answer(_entry(complete=False, undecided_count=2, undecided_smallest=[["D5"]]))
@@ -128,7 +128,7 @@ def test_a_break_found_elsewhere_is_never_answered_no_break_found() -> None:
     witness = {"drift": ["D2", "D7"], "steps": 10, "checker": "z3-bmc",
                "instance": "identities a,b,c; 4 requests", "found_by": ["z3-bmc"],
                "held_short": "3 requests", "rung_short": None,
-               "trace": "docs/results/lattice/V2_D2+D7_S1.json"}
+               "trace": "docs/results/lattice/V2_D2+D7_S1.json.gz"}
     text = lat.answer(_entry(minimal_breaking=[["D2", "D7"]], traces=[witness]))
     assert "no breaking environment" not in text
     assert "Z3, its instance: identities a,b,c; 4 requests" in text

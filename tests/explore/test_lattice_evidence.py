@@ -21,7 +21,7 @@ from model_checks.explore.lattice_instance import Rung
 from model_checks.explore.lattice_report import summarise
 from model_checks.kernel import itf
 
-SNAPSHOT = Path(__file__).resolve().parents[2] / "docs" / "results" / "records.json"
+SNAPSHOT = Path(__file__).resolve().parents[2] / "docs" / "results" / "records.json.gz"
 
 
 def test_the_snapshot_and_the_pair_witnesses_are_replayed_evidence() -> None:

@@ -28,10 +28,10 @@ from model_checks.server.plan import (
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
-WITNESSES = sorted([*(RESULTS / "lattice").glob("V2_*.json"),
+WITNESSES = sorted([*(RESULTS / "lattice").glob("V2_*.json.gz"),
                     *(RESULTS / "traces").glob("V2_*.json")])
 SHM_WITNESSES = sorted((RESULTS / "designs" / "shm" / "witnesses").glob("*.json"))
-D7_S1 = RESULTS / "lattice" / "V2_D7_S1.json"
+D7_S1 = RESULTS / "lattice" / "V2_D7_S1.json.gz"
 
 
 def test_there_are_witnesses_to_translate() -> None:

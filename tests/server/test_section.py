@@ -8,7 +8,7 @@ from typing import Any
 from model_checks.docs.server_section import section
 
 BROKEN: dict[str, Any] = {
-    "witness": "docs/results/lattice/V2_D7_S1.json", "driven": True, "broke": True,
+    "witness": "docs/results/lattice/V2_D7_S1.json.gz", "driven": True, "broke": True,
     "flags": ["--mm-processor-cache-gb", repr(79872 / 2**30)], "encoder_cache_reset": True,
     "steps": [
         {"step": 2, "action": "request 0: g.v1", "outcome": "answered", "status": 200,
@@ -17,7 +17,7 @@ BROKEN: dict[str, Any] = {
          "status": 500, "message": "EngineCore encountered an issue",
          "log": ["ValueError: Attempted to assign 10 = 10 multimodal tokens to 12 placeholders"]},
     ]}
-UNDRIVEN = {"witness": "docs/results/lattice/V2_D3_H1.json", "driven": False, "step": 6,
+UNDRIVEN = {"witness": "docs/results/lattice/V2_D3_H1.json.gz", "driven": False, "step": 6,
             "action": "p1_clear", "why": "a clear of the engine's cache alone"}
 
 

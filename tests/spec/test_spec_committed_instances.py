@@ -5,7 +5,6 @@ changed an instance the results were computed on fails here."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from functools import cache
@@ -19,7 +18,7 @@ from model_checks.explore.instance import (
     describe,
 )
 from model_checks.explore.lattice_instance import Rung, lattice_config
-from model_checks.kernel import itf
+from model_checks.kernel import itf, result_files
 from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
 from model_checks.kernel.trace_file import config_of
@@ -50,8 +49,8 @@ def rung_of(words: str, reused_bytes: int) -> Rung:
 def traces(checker: str) -> list[tuple[dict[str, object], Config]]:
     """The committed trace files of `checker`: each one's project metadata and config."""
     found = []
-    for path in sorted(RESULTS.glob("*/*.json")):
-        data = json.loads(path.read_text())
+    for path in sorted([*RESULTS.glob("*/*.json"), *RESULTS.glob("*/*.json.gz")]):
+        data = result_files.read(path)
         if itf.is_trace(data) and itf.project(data).get("checker") == checker:
             found.append((itf.project(data), config_of(data)))
     return found
@@ -63,7 +62,7 @@ def environment(meta: dict[str, object], config: Config) -> tuple[str, ...]:
 
 
 def test_every_explorer_record_names_a_rebuilt_instance() -> None:
-    records = json.loads((RESULTS / "records.json").read_text())["records"]
+    records = result_files.read(RESULTS / "records.json.gz")["records"]
     explored = [r for r in records if r["checker"] == "explore"]
     assert len(explored) > 800
     for record in explored:

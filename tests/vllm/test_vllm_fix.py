@@ -214,7 +214,7 @@ def test_vllm_the_patched_copy_passes_the_fix_check() -> None:
     assert run.returncode == 0, run.stdout[-3000:]
     runs = 2 + len(vllm_patched.witnesses())
     assert run.stdout.rstrip().splitlines()[-1] == f"fix check: {runs} of {runs} runs exit 0"
-    assert "fix check: docs/results/lattice/V2_D7_S1.json: exit 0" in run.stdout
+    assert "fix check: docs/results/lattice/V2_D7_S1.json.gz: exit 0" in run.stdout
 
 
 def test_vllm_the_witnesses_include_every_v2_stale_pairing() -> None:

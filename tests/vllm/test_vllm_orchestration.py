@@ -44,7 +44,7 @@ def test_vllm_the_async_server_pairs_the_stale_tensor_under_d7_alone(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["conform", "--adapter", ASYNC, "--replay",
-                 "docs/results/lattice/V2_D7_S1.json"]) == 4
+                 "docs/results/lattice/V2_D7_S1.json.gz"]) == 4
     assert capsys.readouterr().out.rstrip().endswith(
         "RESULT: REPRODUCED INHERITED WEAKNESS: S1 broken as V2 breaks it (exit 4)")
 

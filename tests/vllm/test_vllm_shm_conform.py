@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.designs.witness_files import committed
+from model_checks.kernel import result_files
 
 ADAPTER = "model_checks.adapters.vllm_shm:factory"
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def test_the_release_follows_the_design_on_every_step(
 
 
 def test_the_committed_witnesses_are_one_per_minimal_breaking_set_and_property() -> None:
-    lattice = json.loads((ROOT / "docs" / "results" / "designs" / "shm.json").read_text())
+    lattice = result_files.read(ROOT / "docs" / "results" / "designs" / "shm.json.gz")
     expected = {f"{env}_{prop}" for prop, envs in lattice["minimal"].items() for env in envs}
     assert sorted(p.stem for p in WITNESSES) == sorted(expected)
     assert {"D2_U1", "D3_S3", "D3_S1", "R1_S3", "R1_S1", "D7_S4", "C1_S3"} <= expected
