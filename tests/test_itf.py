@@ -1,9 +1,10 @@
-"""The one trace format: every committed trace (the trace files, plain or compressed, the traces
-the lattice's outcome files embed, the design witnesses) is an ITF document with the project's metadata that validates
-against `model_checks/kernel/itf.schema.json` (that `model_checks.kernel.itf` is the one module that
-builds one is `tests/architecture/test_arch_one_trace_writer.py`); random runs of both designs
-round-trip through the writer and the reader; the schema rejects what a careless writer would emit;
-an old-format trace is still read, with one deprecation line."""
+"""The one trace format: every committed trace (the trace files, plain or compressed, the
+traces the lattice's outcome files embed, the design witnesses) is an ITF document with the
+project's metadata that validates against `model_checks/kernel/itf.schema.json` (that
+`model_checks.kernel.itf` is the one module that builds one is
+`tests/architecture/test_arch_one_trace_writer.py`); random runs of both designs round-trip
+through the writer and the reader; the schema rejects what a careless writer would emit; an
+old-format trace is still read, with one deprecation line."""
 
 from __future__ import annotations
 
@@ -310,7 +311,7 @@ def test_replay_writes_the_itf_file(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"ITF trace written to {out}" in done.stdout
     assert errors(json.loads(out.read_text())) == []
-    assert out.read_text() == (ROOT / spec_file()).read_text()
+    assert out.read_text() == result_files.read_text(ROOT / spec_file())
 
 
 def test_an_unwritable_itf_path_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ the rest of `model_checks` is built over it.
 - verdicts and traces: verdict records (`verdict_records`), the one trace format and its
   notation (`itf`, the spec's traces in it `trace_file`, the old formats read for one release
   `legacy_trace`, `render`), the one plain-text table (`text_table`), the command line's
-  shared exit codes (`exits`) and the repository files a command cites, as paths that open
-  from a checkout or an installed package (`shipped`);
+  shared exit codes (`exits`), the repository files a command cites, as paths that open
+  from a checkout or an installed package (`shipped`), and the one reader and writer of the
+  results kept under docs/results/, plain or gzip-compressed (`result_files`);
 - search helpers: a breadth-first search's shortest path, walked back along its parent links
   (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`;
   the runs of the spec where it does not hold, `retry_witnesses`); a committed run that

@@ -31,7 +31,7 @@ def test_a_break_is_shown_with_its_deployment_and_log_line() -> None:
     row = next(line for line in text.splitlines() if "V2_D7_S1" in line)
     assert "**break**" in row and "**engine dead**" in row
     assert "processor cache 79872 B" in row and "Attempted to assign 10" in row
-    assert "| `lattice/V2_D3_H1.json` | 6 (`p1_clear`)" in text
+    assert "| `lattice/V2_D3_H1.json.gz` | 6 (`p1_clear`)" in text
 
 
 def test_a_run_without_a_break_says_no_break() -> None:
