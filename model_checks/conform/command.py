@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
+from model_checks.kernel import result_files
 from model_checks.kernel.cells import environment_text
 from model_checks.kernel.environment_arg import (
     BadEnvironment,
@@ -202,7 +202,7 @@ def _check_cheaply(args: argparse.Namespace) -> None:
             raise _Usage(f"--replay runs the trace's own configuration as written; "
                          f"{' and '.join(ignored)} cannot apply to it")
         try:
-            json.loads(args.replay.read_text())
+            result_files.read(args.replay)  # plain or compressed
         except OSError as error:
             raise _Usage(f"--replay: cannot read {args.replay}: {error.strerror}") from None
         except ValueError as error:

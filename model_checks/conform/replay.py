@@ -16,7 +16,6 @@ implementation of another: 0 when nothing it records or requires breaks.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,7 +38,7 @@ from model_checks.conform.lockstep import (
     run_actions,
 )
 from model_checks.conform.notation import wrap
-from model_checks.kernel import itf, render
+from model_checks.kernel import itf, render, result_files
 from model_checks.kernel.trace_file import BadTraceFile, Replayed, replay_file
 from spec import Config, Trace, describe_environment, registry, variant_named
 from spec.transitions import Action
@@ -51,7 +50,7 @@ the spec's side)."""
 
 def _conformance_meta(path: Path) -> dict[str, Any]:
     """The `conformance` metadata of a trace conform wrote ({} for any other trace file)."""
-    data = json.loads(path.read_text())
+    data = result_files.read(path)
     meta = itf.project(data) if itf.is_trace(data) else data.get("#meta", {})
     found = meta.get("conformance", {}) if isinstance(meta, dict) else {}
     return found if isinstance(found, dict) else {}
