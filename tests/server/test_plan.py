@@ -92,7 +92,7 @@ def test_a_planted_out_of_order_receive_is_refused() -> None:
 
 def test_a_reply_received_after_a_later_handle_is_refused() -> None:
     """V2 D2 H1 ends at P1's miss; a planted P0 handle after it, before the reply, is late."""
-    trace = _states(RESULTS / "lattice" / "V2_D2_H1.json")
+    trace = _states(RESULTS / "lattice" / "V2_D2_H1.json.gz")
     assert any(s["mbt::actionTaken"] == "p1_receive" for s in trace["states"])
     late = copy.deepcopy(trace["states"][-1])
     late["mbt::actionTaken"], late["mbt::nondetPicks"] = "p0_handle", {"rid": {"#bigint": "1"}}
@@ -163,7 +163,7 @@ def test_an_undrivable_witness_exits_5_naming_its_step(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from model_checks.server.command import main
     out = tmp_path / "run.json"
-    assert main(["--replay", str(RESULTS / "lattice" / "V2_D3_H1.json"), "--json", str(out)]) == 5
+    assert main(["--replay", str(RESULTS / "lattice" / "V2_D3_H1.json.gz"), "--json", str(out)]) == 5
     assert "step 6 (p1_clear)" in capsys.readouterr().err
     written = json.loads(out.read_text())
     assert written[0]["driven"] is False and written[0]["action"] == "p1_clear"
