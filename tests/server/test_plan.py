@@ -163,7 +163,8 @@ def test_an_undrivable_witness_exits_5_naming_its_step(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from model_checks.server.command import main
     out = tmp_path / "run.json"
-    assert main(["--replay", str(RESULTS / "lattice" / "V2_D3_H1.json.gz"), "--json", str(out)]) == 5
+    witness = RESULTS / "lattice" / "V2_D3_H1.json.gz"
+    assert main(["--replay", str(witness), "--json", str(out)]) == 5
     assert "step 6 (p1_clear)" in capsys.readouterr().err
     written = json.loads(out.read_text())
     assert written[0]["driven"] is False and written[0]["action"] == "p1_clear"
