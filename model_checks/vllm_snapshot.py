@@ -31,8 +31,8 @@ from model_checks.adapters import vllm_release
 from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.designs import witness_files
 from model_checks.doctor.facts import Deployment, environment
-from model_checks.kernel.cells import environment_text
 from spec import safety_ids
+from spec.drift import Environment
 
 ADAPTER = "model_checks.adapters.vllm:factory"
 
@@ -131,7 +131,7 @@ def run(root: Path) -> dict[str, Any]:
     for name, deployment in DEPLOYMENTS.items():
         env = environment(deployment)
         deployments.append({"name": name, "environment": list(env), **_conform(
-            ["--variant", variant, "--environment", environment_text(env),
+            ["--variant", variant, "--environment", Environment.of(env).text,
              "--require", ",".join(safety_ids())])})
     return {"vllm": str(vllm.__version__), "torch": str(torch.__version__),
             "variant": variant, "command": COMMAND,

@@ -17,12 +17,14 @@ from pathlib import Path
 
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.explore import explore
-from model_checks.designs.lattice import LatticeOptions, name, search
+from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
+from model_checks.kernel.environment_arg import add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design
+from spec.drift import Environment
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
 """Committed answers per design: NAME.json, and NAME/witnesses/ENV_PROPERTY.json."""
@@ -33,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "every design with committed answers")
     parser.add_argument("--variant", help="the design's variant (default: its last)")
     parser.add_argument("--checker", choices=("explore", "lattice"), default="explore")
-    parser.add_argument("--environment", default="none",
-                        help="explore: the sources, e.g. D2+D3 (none: no drift)")
+    add_environment_argument(parser, allowed=_every_source(), default="none: no drift",
+                             help="explore: the design's sources, e.g. D2+D3")
     parser.add_argument("--rung", type=int, default=0, help="explore: the ladder's rung")
     parser.add_argument("--max-states", type=int, default=2_000_000,
                         help="states per search (a resource limit)")
@@ -60,16 +62,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
 
 
-def _environment(text: str) -> frozenset[str]:
-    return frozenset() if text in ("", "none") else frozenset(text.split("+"))
+def _every_source() -> tuple[str, ...]:
+    """Every source some design declares (the chosen design's are checked at run time)."""
+    return tuple(dict.fromkeys(s.id for design in designs() for s in design.sources))
+
+
 
 
 def _explore(design: Design, variant: str, args: argparse.Namespace) -> int:
-    environment = _environment(args.environment)
+    environment = (args.environment or Environment()).ids  # the design refuses, with why
     config = design.instance(variant, environment, args.rung)
     found = explore(design, config, max_states=args.max_states, variant=variant,
                     environment=environment)
-    print(f"{design.name} {variant} {args.environment} at rung {args.rung} "
+    print(f"{design.name} {variant} {Environment.of(environment).text} at rung {args.rung} "
           f"({design.rungs[args.rung]}): {found.states:,} states, depth {found.depth}, "
           f"{'complete' if found.complete else 'cut by the state limit'}")
     for prop in design.properties:
@@ -98,7 +103,7 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
         sizes=sizes, max_states=args.max_states, processes=args.processes, proofs=proofs,
         restricted=tuple(restricted), explicit=tuple(explicit),
         progress=lambda rung, x: print(
-            f"  rung {rung} {'+'.join(sorted(x.environment)) or 'none'}: "
+            f"  rung {rung} {Environment.of(x.environment).text}: "
             f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True)))
     data = to_json(result)
     if args.json:
@@ -145,7 +150,7 @@ def _check_one(design: Design, max_states: int) -> int:
     for environment in [frozenset[str](), *singles]:
         found = explore(design, design.instance(variant, environment), variant=variant,
                         environment=environment, max_states=max_states)
-        label = "+".join(sorted(environment)) or "none"
+        label = Environment.of(environment).text
         for prop in design.properties:
             answer = committed["answers"][prop.id][label]
             if _contradicts(found.verdict(prop.id), answer, design.rungs[0]):
@@ -163,7 +168,7 @@ def _check_one(design: Design, max_states: int) -> int:
                 wrong += 1
         print(f"  {design.name} proofs: {', '.join(sorted(proved)) or 'none'} proved")
     if design.name in RESTRICTED:
-        held = {(p, name(e)) for p, e, _ in RESTRICTED[design.name]()}
+        held = {(p, Environment.of(e).text) for p, e, _ in RESTRICTED[design.name]()}
         for entry in committed.get("restricted", []):
             if (entry["property"], entry["environment"]) not in held:
                 print(f"! {design.name} {entry['property']} under {entry['environment']}: "

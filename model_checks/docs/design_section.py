@@ -165,7 +165,7 @@ def _break(result: dict[str, Any], prop: str, env: str, answer: dict[str, Any]) 
     return f"{env} ([witness]({path}), {answer['steps']} steps, {answer['basis']})"
 
 
-def _set_order(env: str) -> tuple[int, list[tuple[str, int]]]:
+def _set_order(env: str) -> tuple[int, list[tuple[str, int, str]]]:
     ids = env.split("+")
     return len(ids), [source_order(i) for i in ids]
 

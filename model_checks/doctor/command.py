@@ -51,9 +51,9 @@ from model_checks.doctor.facts import (
 )
 from model_checks.doctor.findings import Finding, lru_finding, patch_line
 from model_checks.doctor.serve_line import FLAGS, VALUES, settings
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.exits import EXIT_OK, UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
+from spec.drift import Environment
 
 WIDTH = 100
 EXIT_AT_RISK = 4
@@ -205,7 +205,7 @@ def _answer_lines(result: Answer) -> list[str]:
     if not result.breaks:
         return _wrap(head + "no breaking environment known inside this deployment: "
                      + result.bound)
-    named = ", ".join(environment_text(e) for e in result.breaks_under)
+    named = ", ".join(Environment.of(e).text for e in result.breaks_under)
     trace = f"; shortest trace {result.trace}" if result.trace else ""
     return _wrap(head + f"BREAKS under {named}{trace}; {result.removal}")
 
@@ -371,7 +371,7 @@ def _answered(deployment: Deployment, variant: str, results: tuple[Answer, ...])
     """Drift sources, the lattice's answer for `variant` under them, removals, counters."""
     env = environment(deployment)
     lines = _sources(deployment)
-    lines += _wrap(f"the project's answer for {variant} under {environment_text(env)} "
+    lines += _wrap(f"the project's answer for {variant} under {Environment.of(env).text} "
                    f"({LATTICE_PAGE}; from {instance_text(variant)}):", "")
     for result in results:
         lines += _answer_lines(result)

@@ -44,11 +44,12 @@ from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
 from model_checks.kernel import itf
-from model_checks.kernel.cells import cell_label, environment_text
+from model_checks.kernel.cells import cell_label
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.trace_file import replay_data, write_trace
 from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
+from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, run, variant_named
+from spec.drift import Environment
 
 EXIT_FAILED = EXIT_MISMATCH
 
@@ -135,7 +136,7 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     """The request the arguments describe; `LatticeUsageError` (or ValueError) if bad."""
     profile = LATTICE_PROFILES[args.profile]
     size, limit = profile.max_size, profile.max_states
-    if args.env is not None:
+    if args.environment is not None:
         raise LatticeUsageError("--environment picks matrix cells; with --lattice use --sources")
     if args.cross_check is not None:
         raise LatticeUsageError("--cross-check judges matrix cells; it does not apply to "
@@ -147,7 +148,7 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
         variant_named(name)
     sources = ALL_SOURCES
     if args.sources is not None:
-        sources = drift_order(d.value for d in environment(*args.sources.split("+")))
+        sources = Environment.parse(args.sources).sources
     if args.max_size is not None:
         if args.max_size < 0:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
@@ -520,7 +521,7 @@ def lattice_table(entries: list[dict[str, Any]]) -> str:
     """One line per variant and property: the minimal breaking sets, and what is undecided."""
     lines = []
     for e in entries:
-        sets = " ".join(environment_text(s) for s in e["minimal_breaking"]) or "-"
+        sets = " ".join(Environment.of(s).text for s in e["minimal_breaking"]) or "-"
         verdict = "holds everywhere" if e["holds_everywhere"] else f"minimal breaking: {sets}"
         if e["unsettled_breaking"]:
             verdict += "; breaks, minimality unsettled: " + " ".join(

@@ -11,10 +11,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.matrix import ENVIRONMENTS, ROUTER_ENVIRONMENTS
 from model_checks.kernel.pair_cells import PAIR_ENVIRONMENTS
 from spec import DRIFT_IDS, VARIANTS
+from spec.drift import Environment
 
 
 class Output(enum.Enum):
@@ -74,7 +74,7 @@ refresh from a main job (`docs.snapshot.carried_over`)."""
 PROVE_MAIN_ENVIRONMENTS: tuple[str, ...] = tuple(
     argument
     for env in (*ENVIRONMENTS, *ROUTER_ENVIRONMENTS) if env not in PROVE_NIGHTLY_ONLY
-    for argument in ("--environment", environment_text(env))
+    for argument in ("--environment", Environment.of(env).text)
 )
 """`prove`'s selection in the main job: every main-matrix environment but PROVE_NIGHTLY_ONLY."""
 
@@ -97,7 +97,8 @@ incremental solver asked other assumptions), while the small groups save under h
 each."""
 
 PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
-    argument for env in PAIR_ENVIRONMENTS for argument in ("--environment", "+".join(env))
+    argument for env in PAIR_ENVIRONMENTS
+    for argument in ("--environment", Environment.of(env).text)
 )
 """`explore`'s selection of the pair cells (explore takes environments, not `--cells`)."""
 

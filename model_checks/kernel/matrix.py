@@ -17,9 +17,9 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.pair_reasons import untagged
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS, Drift, Variant, property_ids, variant_named
+from spec.drift import ROUTER
 
 
 class Expectation(enum.Enum):
