@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.kernel.environment_arg import add_environment_argument
+from model_checks.kernel.options import add_processes_argument
 from spec import DRIFT_IDS, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
 if TYPE_CHECKING:
@@ -80,8 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="PATH",
                         help="write the verdict records here, and every failing trace beside "
                         "it (PATH's stem + .<id>.trace.json and .trace.txt)")
-    parser.add_argument("--processes", type=int, choices=(1, 2), default=1,
-                        help="1: engine in this process; 2: engine in a child process over zmq")
+    add_processes_argument(parser, detail="1, the engine in this process; 2, the engine in a "
+                           "child process over zmq")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="budget: ci (small), dev, nightly (large)")
     parser.add_argument("--variant", action="append", type=_spec_spelling, choices=VARIANT_NAMES,

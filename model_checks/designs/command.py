@@ -21,6 +21,11 @@ from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.kernel.environment_arg import add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from model_checks.kernel.options import (
+    WORKERS_ARE_JOBS,
+    add_jobs_argument,
+    add_renamed_argument,
+)
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design
@@ -40,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rung", type=int, default=0, help="explore: the ladder's rung")
     parser.add_argument("--max-states", type=int, default=2_000_000,
                         help="states per search (a resource limit)")
-    parser.add_argument("--processes", type=int, default=1)
+    add_jobs_argument(parser, default=1)
+    add_renamed_argument(parser, "--processes", WORKERS_ARE_JOBS)
     parser.add_argument("--sizes", default="",
                         help="lattice: sources per environment at each rung, e.g. 1,1")
     parser.add_argument("--json", type=Path, help="write the result as JSON here")
@@ -100,7 +106,7 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
     explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
     restricted = RESTRICTED[design.name]() if design.name in RESTRICTED else []
     result = search(design, variant, LatticeOptions(
-        sizes=sizes, max_states=args.max_states, processes=args.processes, proofs=proofs,
+        sizes=sizes, max_states=args.max_states, processes=args.jobs, proofs=proofs,
         restricted=tuple(restricted), explicit=tuple(explicit),
         progress=lambda rung, x: print(
             f"  rung {rung} {Environment.of(x.environment).text}: "

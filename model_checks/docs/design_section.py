@@ -20,7 +20,7 @@ from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
 DESIGN_COMMAND = ("python -m model_checks design --design {name} --checker lattice "
-                  "--sizes {sizes} --processes 2 --max-states {max_states} "
+                  "--sizes {sizes} --jobs 2 --max-states {max_states} "
                   "--json docs/results/designs/{name}.json "
                   "--witnesses docs/results/designs/{name}/witnesses")
 

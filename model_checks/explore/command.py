@@ -65,6 +65,11 @@ from model_checks.kernel.cells import Agreement, agreement
 from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.matrix import EXPECTED, PROPERTIES
+from model_checks.kernel.options import (
+    WORKERS_ARE_JOBS,
+    add_jobs_argument,
+    add_renamed_argument,
+)
 from model_checks.kernel.profiles import Profile, profile_table
 from model_checks.kernel.verdict_records import (
     EXPLORE,
@@ -109,7 +114,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser, allowed=MATRIX_SOURCES, repeatable=True, default="every environment of the "
         "matrix", help="only this environment: drift ids joined by '+' (or D5-router), or "
         "'none'")
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    add_jobs_argument(parser, default=2)
+    add_renamed_argument(parser, "--processes", WORKERS_ARE_JOBS)
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the verdict records (default "
                              "build/explore/records.json; with --lattice, the lattice's JSON, "
@@ -178,8 +184,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json is None:
         args.json = Path("build/explore/records.json")
     try:
-        if args.processes < 1:
-            raise ExploreUsageError(f"--processes must be >= 1, got {args.processes}")
+        if args.jobs < 1:
+            raise ExploreUsageError(f"--jobs must be >= 1, got {args.jobs}")
         cells = _cells(args)
         others = _other_records(args.cross_check)
         rung_bounds(args)
@@ -232,8 +238,8 @@ def explore_matrix(
     if args.distributed:
         outcomes, where = _distributed(jobs, args.dask)
     else:
-        outcomes = run_jobs(jobs, args.processes, args.dask)
-        where = f"with {args.processes} process(es)"
+        outcomes = run_jobs(jobs, args.jobs, args.dask)
+        where = f"with {args.jobs} process(es)"
     records = [r for o in outcomes for r in o.records]
     write_records(args.json, records)
     print(table(outcomes))

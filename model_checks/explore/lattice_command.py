@@ -141,8 +141,8 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     if args.cross_check is not None:
         raise LatticeUsageError("--cross-check judges matrix cells; it does not apply to "
                                 "--lattice")
-    if args.processes < 1:
-        raise LatticeUsageError(f"--processes must be >= 1, got {args.processes}")
+    if args.jobs < 1:
+        raise LatticeUsageError(f"--jobs must be >= 1, got {args.jobs}")
     variants = tuple(args.variant or [v.name for v in VARIANTS])
     for name in variants:
         variant_named(name)
@@ -176,7 +176,7 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
         legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
                     frozenset(profile.deep_with)),)
     return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, limit,
-                          args.processes, args.dask, legs, first_top=first_top)
+                          args.jobs, args.dask, legs, first_top=first_top)
 
 
 def run_lattice(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.instance import WIDER_IN_FLIGHT
 from model_checks.kernel.matrix import PROPERTIES, Cell, Expectation
+from model_checks.kernel.options import add_jobs_argument
 from model_checks.kernel.text_table import grid
 from model_checks.kernel.trace_file import table
 from model_checks.kernel.verdict_records import Verdict, write_records
@@ -51,8 +52,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
                         help="print the step table of every counterexample")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="local worker processes (default: the profile's, 2)")
+    add_jobs_argument(parser, default=None, default_text="the profile's, 2")
     add_dask_argument(parser)
 
 

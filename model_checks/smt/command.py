@@ -23,6 +23,7 @@ from model_checks.kernel.cell_sets import add_cells_argument
 from model_checks.kernel.cells import cell_label
 from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
 from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.options import add_jobs_argument
 from model_checks.kernel.trace_file import trace_to_json, write_trace
 from model_checks.kernel.verdict_records import write_records
 from model_checks.smt.decided_cells import SAFETY, SmtCell, matrix_cells
@@ -55,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bound to which a counterexample is searched for properties "
                              f"expected to break (default {DEFAULT_SEARCH_DEPTH})")
     parser.add_argument("--json", type=Path, default=None, help="write verdict records here")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    add_jobs_argument(parser, default=2)
     parser.add_argument("--rlimit", type=int, default=DEFAULT_RLIMIT,
                         help="z3 resource units per BMC query, the same on every machine "
                              f"(default {DEFAULT_RLIMIT})")
