@@ -128,7 +128,7 @@ def _replays(snap: dict[str, Any]) -> list[str]:
     return ["", f"## The lattice's {snap['variant']} S1 traces on the release", "",
             "`conform --adapter model_checks.adapters.vllm:factory --replay TRACE` for every "
             "minimal breaking trace the committed lattice keeps for S1, and for the variant's "
-            "S1 breaks with D7 and one more source (`tests/conform/traces/`; exit 4: the "
+            "S1 breaks with D7 and one more source (`docs/results/conform-traces/`; exit 4: the "
             "release pairs the stale tensor exactly where the spec does). D7 alone is a "
             "hand-built run, four requests on a budget of 3: two requests failed by P0's "
             "assertion leave the shadow updated for requests P1 never sees. A trace with D6's "

@@ -119,7 +119,7 @@ LATTICE_EVIDENCE: tuple[str, ...] = ("docs/results/records.json", "docs/results/
                                      "docs/results/lattice-duplicates")
 """The committed breaks the lattice merges as evidence: the docs snapshot's replayed records,
 the wide instance family's traces, the hand-built runs of the all-instance proofs' failing
-steps (`smt.prove.parametric_witness`), the long runs' witnesses (`docs.lattice_nightly`
+steps (written by tests/smt/parametric_witness.py), the long runs' witnesses (`docs.lattice_nightly`
 `LONG_RUNS`: larger rungs than the ci profile's), and the witnesses of the base rung with
 requests that name one identity twice (`explore --lattice --duplicates --max-size 1`, per
 variant); the same as the committed lattice page's command."""
