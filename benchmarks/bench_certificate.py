@@ -19,12 +19,11 @@ import time
 
 import z3
 
-from model_checks.kernel.environment_arg import parse_environment
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.encode.actions import args_at, available, transition
 from model_checks.smt.encode.symbols import Encoding, params, params_constraint, state_at
 from model_checks.smt.prove.invariant import V3_INVARIANTS, conjunction
-from spec import ALL_DRIFT, environment, variant_named
+from spec import ALL_DRIFT, Environment, variant_named
 
 
 def _whole(background: z3.BoolRef, facts: tuple[z3.BoolRef, ...]) -> tuple[int, float]:
@@ -56,7 +55,7 @@ def main() -> None:
     parser.add_argument("--invariant", default=None, help="only this invariant (by name)")
     args = parser.parse_args()
     drift = (ALL_DRIFT if args.environment == "all"
-             else environment(*parse_environment(args.environment)))
+             else Environment.parse(args.environment).drift)
     enc = Encoding(variant_named(args.variant), drift)
     p, s, n, a = params(enc), state_at(enc, 0), state_at(enc, 1), args_at(0)
     step = z3.And(conjunction(enc, p, s, V3_INVARIANTS), transition(enc, p, s, n, a))

@@ -189,7 +189,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     parser = build_parser(chosen(arguments))
-    args, extra = parser.parse_known_args(arguments)
+    try:
+        args, extra = parser.parse_known_args(arguments)
+    except UsageError as error:  # a typed option's bad value (`environment_arg`): one line
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     if extra:  # the subcommand's own usage, not the top level's (argparse's default)
         owner: argparse.ArgumentParser = getattr(args, "_chosen_parser", None) or parser
         owner.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -11,7 +11,7 @@ What it runs, all through the commands users run:
   process, tensors crossing a socket), and per deployment environment with
   ``--require S1,S2,S3``: the verdict per property and the RESULT line;
 - `conform --replay` of every trace the committed lattice keeps for the variant's S1, and of
-  the variant's S1 breaks with D7 and one more source (`tests/conform/traces/`);
+  the variant's S1 breaks with D7 and one more source (`docs/results/conform-traces/`);
 - `REPRODUCER`, the shortest stale pairing as vLLM calls, executed as shown on the page;
 - the shared-memory object store: `conform --design shm --adapter
   model_checks.adapters.vllm_shm:factory` (seeded lockstep runs per environment) and
@@ -31,8 +31,8 @@ from model_checks.adapters import vllm_release
 from model_checks.adapters.vllm_run import COMMAND, REPRODUCER, SNAPSHOT
 from model_checks.designs import witness_files
 from model_checks.doctor.facts import Deployment, environment
-from model_checks.kernel.cells import environment_text
 from spec import safety_ids
+from spec.drift import Environment
 
 ADAPTER = "model_checks.adapters.vllm:factory"
 
@@ -76,7 +76,7 @@ def _conform(extra: list[str]) -> dict[str, Any]:
             "result": out.rstrip().splitlines()[-1] if out.strip() else ""}
 
 
-PAIR_TRACES = Path("tests") / "conform" / "traces"
+PAIR_TRACES = Path("docs") / "results" / "conform-traces"
 """V2's S1 breaks with D7 and one more drift source, kept as conformance inputs once the
 lattice's minimal set became D7 alone (their README says where each came from)."""
 
@@ -131,7 +131,7 @@ def run(root: Path) -> dict[str, Any]:
     for name, deployment in DEPLOYMENTS.items():
         env = environment(deployment)
         deployments.append({"name": name, "environment": list(env), **_conform(
-            ["--variant", variant, "--environment", environment_text(env),
+            ["--variant", variant, "--environment", Environment.of(env).text,
              "--require", ",".join(safety_ids())])})
     return {"vllm": str(vllm.__version__), "torch": str(torch.__version__),
             "variant": variant, "command": COMMAND,

@@ -10,8 +10,9 @@ builder of the checkers reads that declaration.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 
 class Drift(enum.Enum):
@@ -164,20 +165,154 @@ def needs_of(env: Iterable[Drift]) -> Needs:
 
 
 def environment(*ids: str) -> frozenset[Drift]:
-    """Build an environment from ids such as "D1", "D7"; an unknown id is a clear error."""
-    members: set[Drift] = set()
-    for drift_id in ids:
-        try:
-            members.add(Drift(drift_id))
-        except ValueError:
-            known = ", ".join(d.value for d in Drift)
-            message = f"unknown drift source {drift_id!r}, expected one of {known}"
-            raise ValueError(message) from None
-    return frozenset(members)
+    """The drift members of ids such as "D1", "D7" (`Environment.parse`'s errors)."""
+    return Environment.of(ids).within(DRIFT_IDS).drift
 
 
-def describe_environment(env: frozenset[Drift]) -> str:
-    """A stable, human-readable name: "none" or ids in numeric order joined by "+"."""
-    if not env:
-        return "none"
-    return "+".join(drift_order(d.value for d in env))
+ROUTER = "D5-router"
+"""D5's second configuration: one front end, two engines behind a router (a source token
+where a command has that configuration; its drift member is D5)."""
+
+OLDER_ROUTER = ("d5_router", "router")
+"""Older spellings of `ROUTER` (any case), refused with the one spelling named."""
+
+
+class BadEnvironment(ValueError):
+    """A malformed environment; the message is one line naming the bad token and the
+    allowed ones."""
+
+
+def source_order(source_id: str) -> tuple[str, int, str]:
+    """Catalogue order of a source id: the letter prefix, then the number (D2 before D10),
+    then a configuration suffix (`D5-router` right after D5)."""
+    base, _, suffix = source_id.partition("-")
+    head = base.rstrip("0123456789")
+    tail = base[len(head):]
+    return head, int(tail) if tail else 0, suffix
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """A set of drift source ids (D1-D11, `ROUTER`, or a design's own such as C1, R1), held
+    in catalogue order (`source_order`) without repeats. `text` is its one spelling (ids
+    joined by "+", or "none"); `parse` reads that spelling back, in any case and order,
+    against the sources a command or design allows; `of_config` reads a configuration's;
+    `drift` gives the spec's members. Build it with `of` or `parse`, which order it."""
+
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, ids: Iterable[str | Drift]) -> Environment:
+        """The environment of these ids (or `Drift` members), ordered, repeats dropped."""
+        names = {i.value if isinstance(i, Drift) else i for i in ids}
+        return cls(tuple(sorted(names, key=source_order)))
+
+    @classmethod
+    def of_config(cls, config: _Configured) -> Environment:
+        """A configuration's environment: its drift members, D5 named `ROUTER` where the
+        engines are two (one front end routing to two engines)."""
+        return cls.of(ROUTER if d is Drift.D5 and config.engines > 1 else d.value
+                      for d in config.environment)
+
+    @classmethod
+    def parse(cls, text: str, allowed: Iterable[str] = DRIFT_IDS) -> Environment:
+        """`"D7+d2"` -> D2+D7; `"none"` -> the empty environment. Every id must be one of
+        `allowed` (any case); otherwise `BadEnvironment`, one line naming the bad token and
+        the allowed ids, or the one spelling where `text` is an older one (`D2_D7`,
+        `D5_router`, `ROUTER`). `ROUTER` stands alone."""
+        cleaned = text.strip()
+        if cleaned.lower() == "none":
+            return cls()
+        known = {a.upper(): a for a in allowed}
+        ids = []
+        for part in cleaned.split("+"):
+            token = known.get(part.strip().upper())
+            if token is None:
+                older = _older(cleaned, known)
+                if older is not None:
+                    raise BadEnvironment(f"--environment: got {cleaned!r}, an older "
+                                         f"spelling: write {older}")
+                raise BadEnvironment(
+                    f"--environment: got {part.strip()!r}, expected ids among "
+                    f"{listed(known.values())} joined by '+', "
+                    "or none")
+            ids.append(token)
+        if ROUTER in ids and len(set(ids)) > 1:
+            raise BadEnvironment(f"--environment: got {cleaned!r}, expected {ROUTER} alone "
+                                 "(D5's router configuration is an environment of its own)")
+        return cls.of(ids)
+
+    def within(self, allowed: Iterable[str]) -> Environment:
+        """This environment where every id is one of `allowed`, else `BadEnvironment`
+        naming the first one that is not (a design's sources, a command's)."""
+        known = frozenset(allowed)
+        for source in self.sources:
+            if source not in known:
+                raise BadEnvironment(
+                    f"--environment: got {source!r}, expected ids among "
+                    f"{listed(known)} joined by '+', or none")
+        return self
+
+    @property
+    def text(self) -> str:
+        """The one spelling: ids joined by "+", or "none"."""
+        return "+".join(self.sources) or "none"
+
+    @property
+    def ids(self) -> frozenset[str]:
+        return frozenset(self.sources)
+
+    @property
+    def drift(self) -> frozenset[Drift]:
+        """The spec's drift members (`ROUTER` is D5); a design's own ids are not drift."""
+        return frozenset(Drift.D5 if s == ROUTER else Drift(s) for s in self.sources)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sources)
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def __contains__(self, source: object) -> bool:
+        return source in self.sources
+
+
+class _Configured(Protocol):
+    """What `Environment.of_config` reads of a configuration."""
+
+    @property
+    def environment(self) -> frozenset[Drift]: ...
+
+    @property
+    def engines(self) -> int: ...
+
+
+def listed(sources: Iterable[str]) -> str:
+    """Source ids for a message, in catalogue order, a run of three or more numbers of one
+    prefix written as a range (`D1-D11, D5-router`; `C1, D1-D3, D7, D8, R1`)."""
+    sources = tuple(sources)
+    plain = sorted((s for s in sources if "-" not in s), key=source_order)
+    words: list[str] = []
+    run: list[str] = []
+    for source in [*plain, ""]:
+        head, number, _ = source_order(source) if source else ("", -1, "")
+        if run and (head != source_order(run[-1])[0] or number != source_order(run[-1])[1] + 1):
+            words += [f"{run[0]}-{run[-1]}"] if len(run) > 2 else run
+            run = []
+        if source:
+            run.append(source)
+    return ", ".join([*words, *sorted((s for s in sources if "-" in s), key=source_order)])
+
+
+def _older(text: str, known: dict[str, str]) -> str | None:
+    """The one spelling of `text` where it is an older spelling: ids joined by "_" (`D2_D7`),
+    or `OLDER_ROUTER` for `ROUTER` where the router is allowed."""
+    if ROUTER.upper() in known and text.lower() in OLDER_ROUTER:
+        return ROUTER
+    if "_" not in text:
+        return None
+    parts = [known.get(p.strip().upper()) for p in text.replace("_", "+").split("+")]
+    return None if None in parts else Environment.of(p for p in parts if p).text

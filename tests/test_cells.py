@@ -15,11 +15,10 @@ from model_checks.kernel.cells import (
     cell_identifier,
     cell_label,
     cell_matches,
-    environment_text,
     older_cell,
     parse_cell,
 )
-from model_checks.kernel.environment_arg import ROUTER, BadEnvironment, parse_environment
+from model_checks.kernel.environment_arg import MATRIX_SOURCES
 from model_checks.kernel.matrix import Expectation
 from model_checks.kernel.verdict_records import (
     CHECKERS,
@@ -29,9 +28,10 @@ from model_checks.kernel.verdict_records import (
     Checker,
     Verdict,
 )
+from spec.drift import ROUTER, BadEnvironment, Environment
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ("cell_label", "cell_identifier", "identifier", "environment_text", "env_text",
+SHARED = ("cell_label", "cell_identifier", "identifier", "env_text",
           "agreement", "parse_cell", "older_cell", "cell_matches")
 
 
@@ -44,8 +44,8 @@ def test_a_cell_is_labelled_one_way() -> None:
     assert cell_identifier("V1", ("D1", "D7")) == "V1_D1_D7"
     assert cell_identifier("ghost-touch", ("D3",)) == "ghost_touch_D3"
     assert cell_identifier("V2", ("D7", "D8")).isidentifier()
-    assert environment_text(()) == "none"
-    assert environment_text(("D5", "D7")) == "D5+D7"
+    assert Environment.of(()).text == "none"
+    assert Environment.of(("D7", "D5")).text == "D5+D7"
 
 
 def restated(name: str, source: str) -> list[str]:
@@ -148,8 +148,8 @@ def test_a_bad_cell_spelling_is_a_clear_error(text: str) -> None:
 def test_the_one_spelling_of_an_environment_reads_back(
     text: str, env: tuple[str, ...],
 ) -> None:
-    assert parse_environment(text, router=True) == env
-    assert parse_environment(environment_text(env), router=True) == env
+    assert Environment.parse(text, MATRIX_SOURCES).sources == env
+    assert Environment.parse(Environment.of(env).text, MATRIX_SOURCES).sources == env
 
 
 @pytest.mark.parametrize(("text", "current"), [
@@ -160,16 +160,18 @@ def test_an_older_environment_spelling_is_an_error_naming_the_one(
     text: str, current: str,
 ) -> None:
     with pytest.raises(BadEnvironment) as raised:
-        parse_environment(text, router=True)
+        Environment.parse(text, MATRIX_SOURCES)
     assert str(raised.value) == f"--environment: got {text!r}, an older spelling: write {current}"
 
 
 def test_a_bad_environment_is_a_clear_error_and_the_router_needs_its_command() -> None:
     for text in ("D12", "D1+X", "D5-router+D7"):
         with pytest.raises(BadEnvironment, match=r"^--environment: got "):
-            parse_environment(text, router=True)
+            Environment.parse(text, MATRIX_SOURCES)
     with pytest.raises(BadEnvironment):
-        parse_environment("ROUTER")  # a command without the router configuration
+        Environment.parse("ROUTER")  # a command without the router configuration
+    with pytest.raises(BadEnvironment):
+        Environment.parse("D5-router")
 
 
 def test_a_cell_filter_selects_by_the_one_spelling() -> None:

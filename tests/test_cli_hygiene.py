@@ -104,17 +104,16 @@ def test_cli_an_older_spelling_is_one_line_naming_the_one() -> None:
 
 def test_cli_ids_are_case_insensitive() -> None:
     from model_checks.conform.command import _required
-    from model_checks.kernel.environment_arg import parse_environment
+    from spec import Environment
 
     assert _required("s1, h1") == frozenset({"S1", "H1"})
-    assert parse_environment("d7+D2") == ("D2", "D7")
-    assert parse_environment("NONE") == ()
+    assert Environment.parse("d7+D2").sources == ("D2", "D7")
+    assert Environment.parse("NONE").sources == ()
 
 
 def test_cli_property_ids_known_to_the_command_line_are_the_registry() -> None:
     from model_checks.conform.command import PROPERTY_IDS
-    from model_checks.kernel.environment_arg import DRIFT_IDS
-    from spec import Drift, registry
+    from spec import DRIFT_IDS, Drift, registry
 
     assert tuple(p.id for p in registry()) == PROPERTY_IDS
     assert tuple(d.value for d in Drift) == DRIFT_IDS

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from model_checks.kernel.cell_sets import ALL_EXPECTED
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.matrix import Expectation
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
+from spec.drift import ROUTER
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "conformance.md"
 HEADER = "| variant | S1-S3 hold in a deployment without | e.g. `--environment` |"

@@ -15,9 +15,9 @@ from model_checks.cli import main
 from model_checks.docs.generate import check, pages
 from model_checks.docs.snapshot import RECORDS, TRACES, key, load, read_run
 from model_checks.kernel import result_files
-from model_checks.kernel.instance import environment_of
 from model_checks.kernel.trace_file import replay_file
 from model_checks.kernel.verdict_records import Verdict
+from spec.drift import Environment
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -87,7 +87,7 @@ def test_every_snapshot_trace_replays_and_reproduces_its_property() -> None:
         assert replayed.step == replayed.recorded_step == record.counterexample_length
         config = replayed.trace.config
         assert config.variant.name == record.variant
-        assert environment_of(config) == tuple(record.environment)
+        assert Environment.of_config(config).sources == tuple(record.environment)
     cells = [key(r) for r in with_trace]
     assert len(cells) == len(set(cells)), "one trace per cell"
 

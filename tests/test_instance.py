@@ -10,18 +10,17 @@ import pytest
 
 from model_checks.explore.lattice_instance import Rung
 from model_checks.kernel.cell_sets import ALL_EXPECTED
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import (
     MATRIX,
     ONE_SIDED,
     config_for,
-    environment_of,
     instance_contains,
     matrix_drift,
     matrix_instance,
 )
 from model_checks.smt.encode.symbols import Bounds
 from spec import Content, variant_named
+from spec.drift import ROUTER, Environment
 from spec.instances import Cut, Instance
 
 
@@ -65,7 +64,7 @@ def test_config_for_is_the_matrix_instance_of_every_cell() -> None:
         config = config_for(variant, cell.environment)
         assert config == matrix_instance(cell.environment).config(
             variant, matrix_drift(cell.environment))
-        assert environment_of(config) == cell.environment
+        assert Environment.of_config(config).sources == cell.environment
 
 
 def test_d9_with_three_identities_keeps_cs_one_sided_size() -> None:

@@ -25,7 +25,6 @@ from model_checks.kernel.retries import (
     standing_drift_run,
     undisturbed_retry_missed,
 )
-from model_checks.smt.prove.parametric_witness_liveness import WITNESSES
 from spec import (
     V1,
     V2,
@@ -45,6 +44,7 @@ from spec import (
 from spec.fairness import fair_choice, pending
 from spec.state import ClientItem
 from spec.transitions import P0Handle, P0ReceiveReply, P1Receive, Retry, Submit
+from tests.smt.parametric_witness_liveness import WITNESSES
 
 
 def _sampled(variant: Variant, drift: tuple[str, ...], seed: int) -> Config:

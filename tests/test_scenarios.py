@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.scenarios import SCENARIOS, Scenario, violated
 from spec import V1, V2, V3, V4, VARIANTS, Drift, Outcome, Variant
+from spec.drift import ROUTER
 from spec.transitions import ACTION_TYPES
 
 CASES = [(s, v) for s in SCENARIOS for v in VARIANTS]

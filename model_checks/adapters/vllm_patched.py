@@ -120,42 +120,4 @@ Under D9 with a request naming one identity twice, the patched copy serves the s
 occurrence from its own request's payload where P1 could not cache it, and V3's spec misses
 it (the witness `docs/results/lattice-duplicates/V3_D9_H1.json.gz`, step 3): a safe choice the
 spec does not yet allow, so the lockstep run would stop at a disagreement that is not a
-stale pairing. The committed witnesses replayed below include D9's."""
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def witnesses(root: Path = ROOT) -> list[Path]:
-    """Every committed trace of V2 breaking S1 (a stale pairing), and of V2 breaking S3
-    without D6 (the patch keeps the release's assertion under D6, as V2 does)."""
-    found = {*root.glob("docs/results/**/V2_*_S1.json"),
-             *root.glob("docs/results/**/V2_*_S1.json.gz"),
-             *root.glob("tests/conform/traces/V2_*_S1.json"),
-             *(p for p in [*root.glob("docs/results/**/V2_*_S3.json"),
-                           *root.glob("docs/results/**/V2_*_S3.json.gz")]
-               if "D6" not in p.name.split("_")[1].split("+"))}
-    return sorted(found)
-
-
-def check_fix(root: Path = ROOT) -> int:
-    """The fix's proof on the release, in one process: `conform --variant V3` under
-    `DEPLOYMENT` with S1 and S3 required, as the offline engine and as the async server
-    drive the caches, then every witness of `witnesses` replayed under V3 with S1 and S3
-    required. 0 when every run exits 0, else 1; one line per run."""
-    from model_checks.cli import main
-
-    conform = ["--variant", VARIANT, "--environment", DEPLOYMENT]
-    runs = [("conform", ADAPTER, conform), ("conform (async server)", ASYNC_ADAPTER, conform)]
-    runs += [(str(p.relative_to(root)), ADAPTER, ["--replay", str(p), "--variant", VARIANT])
-             for p in witnesses(root)]
-    codes = [(what, main(["conform", "--adapter", adapter, *args, "--require", "S1,S3"]))
-             for what, adapter, args in runs]
-    for what, code in codes:
-        print(f"fix check: {what}: exit {code}")
-    failed = [what for what, code in codes if code != 0]
-    print(f"fix check: {len(codes) - len(failed)} of {len(codes)} runs exit 0"
-          + (f"; not: {', '.join(failed)}" if failed else ""))
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(check_fix())
+stale pairing. The committed witnesses `model_checks.vllm_fix` replays include D9's."""

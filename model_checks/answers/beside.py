@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from model_checks.answers.model import Answer
 from model_checks.answers.store import load
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.shipped import located
+from spec.drift import Environment
 
 MARK = "*"
 """Beside a checker's mark: its result is weaker than the project's answer (a footnote says
@@ -33,7 +33,7 @@ class Beside:
     def text(self) -> str:
         w = self.answer.witness
         witness = f"; witness {located(w.trace)}" if w is not None and w.trace else ""
-        return (f"{self.variant} {environment_text(self.environment)} {self.property_id}: "
+        return (f"{self.variant} {Environment.of(self.environment).text} {self.property_id}: "
                 f"the project's answer: {self.answer.words()}{witness}")
 
 

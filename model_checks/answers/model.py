@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from model_checks.kernel.cells import environment_text
+from spec.drift import Environment
 
 
 class Verdict(enum.Enum):
@@ -114,7 +114,7 @@ class Answer:
         if self.witness is not None:
             w = self.witness
             return (f"a counterexample of {w.steps} steps under "
-                    f"{environment_text(w.environment)} ({w.checker}; {w.instance})")
+                    f"{Environment.of(w.environment).text} ({w.checker}; {w.instance})")
         if self.reach is None:
             return self.why or "nothing covers it"
         if self.reach is Reach.EVERY_INSTANCE:

@@ -21,19 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.answers.model import Answer, Hold, Reach, Verdict, Witness
+from spec.drift import Environment
 
 STORE_PATH = Path(__file__).resolve().parent / "answers.json"
 """The committed store (package data), written by `python -m model_checks docs`."""
 FORMAT = "paired-caches-answers/1"
 
-Environment = tuple[str, ...]
+SourceIds = tuple[str, ...]
 
 
 class AnswerStoreError(Exception):
     """The store cannot be read or contradicts itself; the message is one line saying why."""
 
 
-def ordered(env: Iterable[str]) -> Environment:
+def ordered(env: Iterable[str]) -> SourceIds:
     """An environment in the one order every page uses (drift ids by number, names last)."""
     items = set(env)
     ids = sorted((d for d in items if d[1:].isdigit()), key=lambda d: int(d[1:]))
@@ -48,7 +49,7 @@ class Facts:
     holds: tuple[Hold, ...] = ()
     vacuous: str = ""
 
-    def minimal_breaking(self) -> tuple[Environment, ...]:
+    def minimal_breaking(self) -> tuple[SourceIds, ...]:
         """The environments of the witnesses with no other witness's environment inside."""
         envs = {frozenset(w.environment) for w in self.witnesses}
         least = [e for e in envs if not any(o < e for o in envs)]
@@ -125,7 +126,7 @@ class AnswerStore:
         return Answer(variant, shown, prop, Verdict.HOLDS, best.reach, instance, best.checker,
                       None)
 
-    def minimal_breaking(self, variant: str, prop: str) -> tuple[Environment, ...]:
+    def minimal_breaking(self, variant: str, prop: str) -> tuple[SourceIds, ...]:
         return self.of(variant, prop).minimal_breaking()
 
     def with_facts(self, more: Mapping[tuple[str, str], Facts]) -> AnswerStore:
@@ -146,9 +147,9 @@ class AnswerStore:
                 for w in facts.witnesses:
                     if hold.covers(frozenset(w.environment)):
                         found.append(f"{variant} {prop}: proved for every instance under "
-                                     f"{'+'.join(hold.environment) or 'none'} ({hold.checker}),"
+                                     f"{Environment.of(hold.environment).text} ({hold.checker}),"
                                      f" yet broken by {w.trace or w.checker} under "
-                                     f"{'+'.join(w.environment) or 'none'}")
+                                     f"{Environment.of(w.environment).text}")
         return found
 
     # -- serialisation -------------------------------------------------------------------

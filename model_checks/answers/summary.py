@@ -26,7 +26,6 @@ from collections.abc import Iterable
 from model_checks.answers import Answer, AnswerStore
 from model_checks.answers import Verdict as AnswerVerdict
 from model_checks.kernel.cell_sets import ALL_EXPECTED
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.matrix import EXPECTED, Cell, Expectation
 from model_checks.kernel.verdict_records import (
     CHECKERS,
@@ -38,6 +37,7 @@ from model_checks.kernel.verdict_records import (
 )
 from model_checks.kernel.verdict_records import EXPLORE as EXPLORER
 from spec import property_ids
+from spec.drift import Environment
 
 LETTER = {c.record: c.letter for c in CHECKERS if c.letter}
 EXPLORE = EXPLORER.record
@@ -119,7 +119,7 @@ def matrix_summary(records: Iterable[VerdictRecord]) -> str:
     rows = [header]
     for cell in shown(by_key):
         env = tuple(cell.environment)
-        row = [cell.variant, environment_text(env)]
+        row = [cell.variant, Environment.of(env).text]
         for prop in properties:
             found = by_key.get((cell.variant, env, prop), [])
             row.append(_cell(found, cell.expectations.get(prop)))

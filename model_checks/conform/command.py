@@ -36,13 +36,9 @@ from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.kernel import result_files
-from model_checks.kernel.cells import environment_text
-from model_checks.kernel.environment_arg import (
-    BadEnvironment,
-    add_environment_argument,
-    parse_environment,
-)
-from spec import VARIANT_NAMES, property_ids
+from model_checks.kernel.environment_arg import add_environment_argument
+from model_checks.kernel.options import add_processes_argument
+from spec import DRIFT_IDS, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -85,8 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="PATH",
                         help="write the verdict records here, and every failing trace beside "
                         "it (PATH's stem + .<id>.trace.json and .trace.txt)")
-    parser.add_argument("--processes", type=int, choices=(1, 2), default=1,
-                        help="1: engine in this process; 2: engine in a child process over zmq")
+    add_processes_argument(parser, detail="1, the engine in this process; 2, the engine in a "
+                           "child process over zmq")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="budget: ci (small), dev, nightly (large)")
     parser.add_argument("--variant", action="append", type=_spec_spelling, choices=VARIANT_NAMES,
@@ -94,10 +90,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the adapter supports; one it does not support is a usage error); with "
                         "--replay, one variant: the trace's actions as a script under it")
     add_environment_argument(
-        parser, repeatable=False,
+        parser, allowed=_every_source(), default="every source of the design",
         help="the deployment's drift sources, ids joined by '+' (e.g. D1+D2+D9), or 'none': "
-        "drive the implementation only through them and judge each property in this "
-        "deployment (default: every source)")
+        "drive the implementation only through them, checking no drift, each source alone "
+        "and all of them together, and judge each property in this deployment")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated runs")
     parser.add_argument("--require", default=None, metavar="IDS",
                         help="comma-separated property ids (e.g. S1,S2,S3; any case): exit 1 "
@@ -123,6 +119,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, metavar="N", default=None,
                         help="with --design other than lru: lockstep steps per environment "
                         "(seeded random runs)")
+
+
+def _every_source() -> tuple[str, ...]:
+    """The drift ids and every design's own sources (`--design` picks whose are allowed)."""
+    from spec.designs.registry import designs
+
+    return (*DRIFT_IDS, *(s.id for design in designs() for s in design.sources))
 
 
 def _design_names() -> list[str]:
@@ -291,11 +294,11 @@ def _required(text: str | None) -> frozenset[str]:
     return frozenset(ids)
 
 
-def _environment(text: str | None) -> frozenset[str] | None:
-    if text is None:
+def _environment(env: Environment | None) -> frozenset[str] | None:
+    if env is None:
         return None
     try:
-        return frozenset(parse_environment(text))
+        return env.within(DRIFT_IDS).ids
     except BadEnvironment as error:
         raise _Usage(str(error)) from None
 
@@ -352,7 +355,7 @@ def _report(
     allowed, mode, missing = run
 
     where = "every drift source" if allowed is None else "environment " + (
-        environment_text(sorted(allowed, key=lambda d: int(d[1:]))))
+        Environment.of(allowed).text)
     lines = [
         f"conformance of {adapter.name} ({mode}, profile {args.profile}, {where}): "
         f"{outcome.steps} lockstep steps in {outcome.seconds:.1f}s "

@@ -15,9 +15,9 @@ from spec import (
     Config,
     Content,
     Drift,
+    Environment,
     ItemSize,
     Variant,
-    describe_environment,
     needs_of,
 )
 
@@ -103,7 +103,7 @@ def configurations(
             continue
         yield drift.value, _alone(variant, drift)
     if len(env) > 1:
-        yield "all" if env == ALL_DRIFT else describe_environment(env), _combined(variant, env)
+        yield "all" if env == ALL_DRIFT else Environment.of(env).text, _combined(variant, env)
     if wide and env == ALL_DRIFT:
         yield "all-wide", Config(
             identities=("a", "b", "c", "d"), budget=4, variant=variant, environment=ALL_DRIFT,
@@ -112,7 +112,7 @@ def configurations(
         )
     yield "none-duplicates", replace(none, duplicates=True)
     if len(env) > 1:
-        label = "all" if env == ALL_DRIFT else describe_environment(env)
+        label = "all" if env == ALL_DRIFT else Environment.of(env).text
         yield f"{label}-duplicates", replace(_combined(variant, env), duplicates=True)
     elif env:
         (drift,) = env

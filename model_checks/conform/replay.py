@@ -40,7 +40,8 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.notation import wrap
 from model_checks.kernel import itf, render, result_files
 from model_checks.kernel.trace_file import BadTraceFile, Replayed, replay_file
-from spec import Config, Trace, describe_environment, registry, variant_named
+from spec import Config, Trace, registry, variant_named
+from spec.drift import Environment
 from spec.transitions import Action
 
 Emit = Callable[[Sequence[tuple[str, str, Config, Sequence[Action], str, object]]], None]
@@ -94,7 +95,7 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
         served) else ""
     print("\n".join(wrap([
         f"replaying {path} ({config.variant.name}, environment "
-        f"{describe_environment(config.environment)}, {len(actions)} spec steps; it records "
+        f"{Environment.of(config.environment).text}, {len(actions)} spec steps; it records "
         f"{recorded}) in lockstep against {adapter.name}{how}"])))
     print(step_table(trace))
     try:
@@ -135,7 +136,7 @@ def replay_under(adapter: Adapter, path: Path, replayed: Replayed, variant: str,
     actions = [s.action for s in trace.steps]
     print("\n".join(wrap([
         f"replaying {path} ({trace.config.variant.name}, environment "
-        f"{describe_environment(config.environment)}, {len(actions)} spec steps) under "
+        f"{Environment.of(config.environment).text}, {len(actions)} spec steps) under "
         f"{variant} against {adapter.name}: its actions as a script ({variant} re-derives "
         "every state; an action it does not enable there is skipped), then the channel "
         "settled"])))

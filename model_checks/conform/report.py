@@ -28,8 +28,8 @@ from model_checks.conform.lockstep import (
 from model_checks.conform.notation import wrap
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.conform.weakness import answer_in, trace_sources, vacuous, weakness
-from model_checks.kernel.cells import environment_text
 from spec import VARIANT_NAMES, Config, registry
+from spec.drift import Environment
 from spec.transitions import Action
 
 KEPT, INHERITED, REGRESSION = "kept", "INHERITED WEAKNESS", "REGRESSION"
@@ -89,7 +89,7 @@ def safety_lines(
     environments that break it for the variant and what removes it), or a regression; the
     shortest trace where broken. `allowed`: the deployment's drift sources (None: all)."""
     where = "every drift source" if allowed is None else (
-        "the environment " + (environment_text(_ordered(allowed))))
+        "the environment " + (Environment.of(_ordered(allowed)).text))
     lines = [f"safety of the implementation per property, over "
              f"{' '.join(outcome.checked) or 'no variant'} under {where} (its own "
              f"observations; {' and '.join(SPEC_JUDGED)} on the agreed trace):"]
@@ -124,7 +124,7 @@ def safety_lines(
         if found is None:
             continue
         b = found.broken
-        uses = environment_text(trace_sources(found.config, b.actions))
+        uses = Environment.of(trace_sources(found.config, b.actions)).text
         lines.append(f"      shortest trace ({found.where}; the drift sources it uses: {uses}), "
                      f"broken at step {b.step}: {b.reason}")
         lines += ["  " + line for line in steps_text(b.actions, b.step)]

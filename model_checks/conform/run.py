@@ -48,8 +48,8 @@ from spec import (
     VARIANTS,
     Config,
     Drift,
+    Environment,
     TraceError,
-    describe_environment,
     enabled,
     registry,
 )
@@ -332,9 +332,7 @@ def _drive(wiring: Wiring, case: Case, tally: _Tally) -> Disagreement | None:
 
 
 def _environment(config: Config) -> tuple[str, ...]:
-    if not config.environment:
-        return ()
-    return tuple(describe_environment(config.environment).split("+"))
+    return Environment.of(config.environment).sources
 
 
 def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from model_checks.answers import Answer, AnswerStore
 from model_checks.answers import load as load_answers
-from model_checks.kernel.cells import environment_text
 from spec import DRIFT_IDS, VARIANT_NAMES
+from spec.drift import Environment
 
 if TYPE_CHECKING:
     from spec import Config
@@ -35,10 +35,10 @@ if TYPE_CHECKING:
 SOURCE = "the project's answers (model_checks/answers/answers.json)"
 """Where the minimal environments and the witnesses come from, as the report names it."""
 
-Environment = tuple[str, ...]
+SourceIds = tuple[str, ...]
 
 
-def _order(env: Iterable[str]) -> Environment:
+def _order(env: Iterable[str]) -> SourceIds:
     return tuple(sorted(set(env), key=lambda d: int(d[1:])))
 
 
@@ -59,12 +59,12 @@ def vacuous(variant: str, prop: str) -> str:
     return answers().of(variant, prop).vacuous
 
 
-def _minimal(sets: Iterable[Environment]) -> tuple[Environment, ...]:
+def _minimal(sets: Iterable[SourceIds]) -> tuple[SourceIds, ...]:
     unique = sorted(set(sets), key=lambda e: (len(e), [int(d[1:]) for d in e]))
     return tuple(e for e in unique if not any(set(o) < set(e) for o in unique))
 
 
-def _hitting_set(sets: Sequence[Environment]) -> Environment:
+def _hitting_set(sets: Sequence[SourceIds]) -> SourceIds:
     """The smallest set of drift sources meeting every set (first in numeric order)."""
     sources = _order(d for s in sets for d in s)
     for size in range(1, len(sources) + 1):
@@ -81,13 +81,13 @@ class Weakness:
 
     variant: str
     property_id: str
-    minimal: tuple[Environment, ...]
+    minimal: tuple[SourceIds, ...]
     source: str
     kept_by: tuple[str, ...]
     shortest: tuple[str, int] | None = None
     """The shortest witness of it in the answer store: (file, steps)."""
 
-    def within(self, allowed: Iterable[str] | None) -> tuple[Environment, ...]:
+    def within(self, allowed: Iterable[str] | None) -> tuple[SourceIds, ...]:
         """The minimal environments inside a deployment's environment (None: every source)."""
         if allowed is None:
             return self.minimal
@@ -97,9 +97,9 @@ class Weakness:
     def environments_text(self, allowed: Iterable[str] | None = None) -> str:
         inside = self.within(allowed)
         if not inside:
-            known = ", ".join(environment_text(e) for e in self.minimal) or "none known"
+            known = ", ".join(Environment.of(e).text for e in self.minimal) or "none known"
             return f"none of the known minimal environments ({known}) is inside it"
-        return ", ".join(environment_text(e) for e in inside)
+        return ", ".join(Environment.of(e).text for e in inside)
 
     def removal(self) -> str:
         """One sentence: what removes the weakness, generated from the evidence: another
@@ -155,7 +155,7 @@ def _mechanisms(kept_by: Iterable[str]) -> str:
     return f" ({', '.join(named)})" if keepers and named else ""
 
 
-def trace_sources(config: Config, actions: Iterable[Action]) -> Environment:
+def trace_sources(config: Config, actions: Iterable[Action]) -> SourceIds:
     """The drift sources a trace exercises: its steps' drift events (D1 reordering, D2
     rejection, D3/D4 clears, D6 split updates, D7 a second content, D10 restarts) and what
     its requests use of the configuration (D5 a second front end, D8 a request over the

@@ -3,11 +3,8 @@ key-replicated LRU, the shared-memory object store, one added by the recipe) is 
 them with no edit here (`python -m model_checks design`).
 
 - the checkers: `explore` (exhaustive breadth-first search of one instance, each broken
-  property with a shortest witness, replayable with `explore.replay`); `simulate`
-  (Hypothesis's stateful testing over the design's actions); `prove` (Z3 over the transition
-  relation of `graph`, the instance's reachable state graph: bounded model checking, and
-  induction on a complete graph); `lattice` (every environment of the design's sources, with
-  minimal breaking sets);
+  property with a shortest witness, replayable with `explore.replay`); `lattice` (every
+  environment of the design's sources, with minimal breaking sets);
 - their results: `evidence` (per design, what settles its answers beyond the explored ladder:
   all-instance proofs and explicit witnesses), `results` (a lattice as JSON, the committed
   evidence the docs render, and its witnesses as files) and `witness_files` (one witness

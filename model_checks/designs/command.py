@@ -17,13 +17,20 @@ from pathlib import Path
 
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.explore import explore
-from model_checks.designs.lattice import LatticeOptions, name, search
+from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.kernel import result_files
+from model_checks.kernel.environment_arg import add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from model_checks.kernel.options import (
+    WORKERS_ARE_JOBS,
+    add_jobs_argument,
+    add_renamed_argument,
+)
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design
+from spec.drift import Environment
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
 """Committed answers per design: NAME.json.gz (`kernel.result_files`), and
@@ -40,12 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "every design with committed answers")
     parser.add_argument("--variant", help="the design's variant (default: its last)")
     parser.add_argument("--checker", choices=("explore", "lattice"), default="explore")
-    parser.add_argument("--environment", default="none",
-                        help="explore: the sources, e.g. D2+D3 (none: no drift)")
+    add_environment_argument(parser, allowed=_every_source(), default="none: no drift",
+                             help="explore: the design's sources, e.g. D2+D3")
     parser.add_argument("--rung", type=int, default=0, help="explore: the ladder's rung")
     parser.add_argument("--max-states", type=int, default=2_000_000,
                         help="states per search (a resource limit)")
-    parser.add_argument("--processes", type=int, default=1)
+    add_jobs_argument(parser, default=1)
+    add_renamed_argument(parser, "--processes", WORKERS_ARE_JOBS)
     parser.add_argument("--sizes", default="",
                         help="lattice: sources per environment at each rung, e.g. 1,1")
     parser.add_argument("--json", type=Path, help="write the result as JSON here "
@@ -68,16 +76,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
 
 
-def _environment(text: str) -> frozenset[str]:
-    return frozenset() if text in ("", "none") else frozenset(text.split("+"))
+def _every_source() -> tuple[str, ...]:
+    """Every source some design declares (the chosen design's are checked at run time)."""
+    return tuple(dict.fromkeys(s.id for design in designs() for s in design.sources))
+
+
 
 
 def _explore(design: Design, variant: str, args: argparse.Namespace) -> int:
-    environment = _environment(args.environment)
+    environment = (args.environment or Environment()).ids  # the design refuses, with why
     config = design.instance(variant, environment, args.rung)
     found = explore(design, config, max_states=args.max_states, variant=variant,
                     environment=environment)
-    print(f"{design.name} {variant} {args.environment} at rung {args.rung} "
+    print(f"{design.name} {variant} {Environment.of(environment).text} at rung {args.rung} "
           f"({design.rungs[args.rung]}): {found.states:,} states, depth {found.depth}, "
           f"{'complete' if found.complete else 'cut by the state limit'}")
     for prop in design.properties:
@@ -103,10 +114,10 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
     explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
     restricted = RESTRICTED[design.name]() if design.name in RESTRICTED else []
     result = search(design, variant, LatticeOptions(
-        sizes=sizes, max_states=args.max_states, processes=args.processes, proofs=proofs,
+        sizes=sizes, max_states=args.max_states, processes=args.jobs, proofs=proofs,
         restricted=tuple(restricted), explicit=tuple(explicit),
         progress=lambda rung, x: print(
-            f"  rung {rung} {'+'.join(sorted(x.environment)) or 'none'}: "
+            f"  rung {rung} {Environment.of(x.environment).text}: "
             f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True)))
     data = to_json(result)
     if args.json:
@@ -152,7 +163,7 @@ def _check_one(design: Design, max_states: int) -> int:
     for environment in [frozenset[str](), *singles]:
         found = explore(design, design.instance(variant, environment), variant=variant,
                         environment=environment, max_states=max_states)
-        label = "+".join(sorted(environment)) or "none"
+        label = Environment.of(environment).text
         for prop in design.properties:
             answer = committed["answers"][prop.id][label]
             if _contradicts(found.verdict(prop.id), answer, design.rungs[0]):
@@ -170,7 +181,7 @@ def _check_one(design: Design, max_states: int) -> int:
                 wrong += 1
         print(f"  {design.name} proofs: {', '.join(sorted(proved)) or 'none'} proved")
     if design.name in RESTRICTED:
-        held = {(p, name(e)) for p, e, _ in RESTRICTED[design.name]()}
+        held = {(p, Environment.of(e).text) for p, e, _ in RESTRICTED[design.name]()}
         for entry in committed.get("restricted", []):
             if (entry["property"], entry["environment"]) not in held:
                 print(f"! {design.name} {entry['property']} under {entry['environment']}: "

@@ -36,7 +36,6 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
-from model_checks.designs.lattice import name as environment_name
 from model_checks.designs.shm_lockstep import Outcome, replay, walk
 from model_checks.designs.shm_views import Unmappable
 from model_checks.designs.witness_files import (
@@ -46,8 +45,9 @@ from model_checks.designs.witness_files import (
     document,
     read,
 )
-from spec.designs.base import Design, source_order
+from spec.designs.base import Design
 from spec.designs.registry import design_named
+from spec.drift import Environment
 from spec.transitions import InvalidAction
 
 if TYPE_CHECKING:
@@ -104,20 +104,17 @@ def _refuse_lru_options(args: argparse.Namespace) -> None:
                     "--steps cannot apply to it")
 
 
-def environments(design: Design, text: str | None) -> list[frozenset[str]]:
-    """The environments to check: the one `text` names, else none, each source alone, and
-    every source together."""
-    if text is None:
-        every = frozenset(s.id for s in design.sources)
-        return [frozenset(), *(frozenset({s}) for s in sorted(every, key=source_order)), every]
-    if text.strip().lower() == "none":
-        return [frozenset()]
-    env = frozenset(part.strip().upper() for part in text.split("+"))
-    try:
-        design.instance(design.variants[0], env)
+def environments(design: Design, chosen: Environment | None) -> list[frozenset[str]]:
+    """The environments to check, as LRU conformance does (`conform.configurations`): no
+    drift, each source of the deployment alone, and all of them together; the deployment is
+    `chosen` (`--environment`), else every source of the design."""
+    env = Environment.of(s.id for s in design.sources) if chosen is None else chosen
+    try:  # a source the design has not is refused with the design's reason
+        design.instance(design.variants[0], env.ids)
     except ValueError as error:
         raise Usage(f"--environment: {error}") from None
-    return [env]
+    together = [env.ids] if len(env) > 1 else []
+    return [frozenset(), *(frozenset({s}) for s in env), *together]
 
 
 def read_witness(path: Path, design: Design) -> WitnessDocument:
@@ -185,14 +182,14 @@ def _environment_agrees(args: argparse.Namespace, design: Design, adapter: ShmAd
     """The seeded runs of one environment (its byte map printed where it differs from the
     one `printed` last); whether every step agreed."""
     config = design.instance(design.variants[0], env)
-    seed = f"{args.seed}:{environment_name(env)}"
+    seed = f"{args.seed}:{Environment.of(env).text}"
     lines = guarded(lambda: adapter.byte_map(config), "byte_map")
     if lines != printed:
         print("\n".join(f"  {line}" for line in lines))
         printed[:] = lines
     outcome = guarded(lambda: walk(adapter, config, args.steps or DEFAULT_STEPS, seed),
                       "a lockstep run")
-    label = environment_name(env)
+    label = Environment.of(env).text
     if _failed(args, design, outcome, env, f"environment {label} (seed {seed!r})"):
         return False
     print(f"  environment {label}: {outcome.steps} lockstep steps, every step agreed")

@@ -18,7 +18,9 @@ from spec.designs.base import Design, DesignProperty, Scope
 
 @dataclass(frozen=True, slots=True)
 class Witness:
-    """A shortest path to a state that breaks `property_id`, and why it breaks."""
+    """Actions from the initial state to a state that breaks `property_id`, and why it
+    breaks: the explorer's is a shortest path, Hypothesis's (`designs.simulate`) its shrunk
+    run; `replay` re-runs either."""
 
     property_id: str
     actions: tuple[Any, ...]

@@ -25,8 +25,9 @@ from typing import Any
 from model_checks.designs.explore import Exploration, explore, replay
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
+from spec.drift import Environment
 
-Environment = frozenset[str]
+SourceIds = frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Explicit:
     """A witness found outside the ladder: its environment, property, the instance it runs
     on (its configuration and that instance in words) and its actions."""
 
-    environment: Environment
+    environment: SourceIds
     property_id: str
     config: Any
     instance: str
@@ -55,7 +56,7 @@ class Answer:
 
 @dataclass(frozen=True)
 class Break:
-    environment: Environment
+    environment: SourceIds
     property_id: str
     actions: tuple[Any, ...]
     instance: str
@@ -70,14 +71,14 @@ class LatticeResult:
     sources: tuple[str, ...]
     max_states: int
     sizes: tuple[int, ...]
-    explorations: dict[tuple[int, Environment], Exploration] = field(default_factory=dict)
+    explorations: dict[tuple[int, SourceIds], Exploration] = field(default_factory=dict)
     minimal: dict[str, list[Break]] = field(default_factory=dict)
     proofs: dict[str, str] = field(default_factory=dict)
-    restricted: list[tuple[str, Environment, str]] = field(default_factory=list)
+    restricted: list[tuple[str, SourceIds, str]] = field(default_factory=list)
     """All-instance proofs of a property under every environment inside a given one:
     (property, the largest environment covered, what proved it)."""
 
-    def answer(self, environment: Environment, property_id: str) -> Answer:
+    def answer(self, environment: SourceIds, property_id: str) -> Answer:
         if property_id in self.proofs:
             return Answer("holds", self.proofs[property_id])
         for prop, covered, basis in self.restricted:
@@ -92,13 +93,13 @@ class LatticeResult:
                 if at == rung and environment <= explored and search.complete \
                         and search.verdict(property_id) == "holds":
                     return Answer("holds", f"{self.rung_words(rung)}: search of "
-                                  f"{name(explored)}")
+                                  f"{Environment.of(explored).text}")
         return Answer("unknown", "no complete search covers it")
 
     def rung_words(self, rung: int) -> str:
         return design_named(self.design).rungs[rung]
 
-    def replays(self, found: Break, environment: Environment) -> bool:
+    def replays(self, found: Break, environment: SourceIds) -> bool:
         """True when `found`'s witness runs on `environment`'s version of its instance and
         breaks its property there too (what lets a break stand under a larger environment)."""
         design = design_named(self.design)
@@ -110,13 +111,7 @@ class LatticeResult:
             return False
 
 
-def name(environment: Iterable[str]) -> str:
-    """An environment's one spelling: 'none', or its ids in catalogue order joined by '+'."""
-    ids = _ids(environment)
-    return "+".join(ids) if ids else "none"
-
-
-def _set_order(environment: Environment) -> tuple[int, list[tuple[str, int]]]:
+def _set_order(environment: SourceIds) -> tuple[int, list[tuple[str, int, str]]]:
     """Smaller sets first, then catalogue order (D3 before D10)."""
     return len(environment), [source_order(s) for s in _ids(environment)]
 
@@ -146,7 +141,7 @@ class LatticeOptions:
     max_states: int = 2_000_000
     processes: int = 1
     proofs: Mapping[str, str] = field(default_factory=dict)
-    restricted: tuple[tuple[str, Environment, str], ...] = ()
+    restricted: tuple[tuple[str, SourceIds, str], ...] = ()
     explicit: tuple[Explicit, ...] = ()
     progress: Callable[[int, Exploration], None] | None = None
 
@@ -168,13 +163,14 @@ def search(design: Design, variant: str, options: LatticeOptions = LatticeOption
     wanted = {(0, env) for prop in design.properties if prop.id not in result.proofs
               for env in _largest_avoiding(sources, [b.environment for b in
                                                      result.minimal[prop.id]])}
-    _run(design, variant, sorted(wanted - set(result.explorations), key=lambda j: name(j[1])),
+    _run(design, variant, sorted(wanted - set(result.explorations),
+                                 key=lambda j: Environment.of(j[1]).text),
          result, processes, progress)
     _settle_minimal(design, result, explicit)
     return result
 
 
-def _run(design: Design, variant: str, jobs: list[tuple[int, Environment]],
+def _run(design: Design, variant: str, jobs: list[tuple[int, SourceIds]],
          result: LatticeResult, processes: int,
          progress: Callable[[int, Exploration], None] | None) -> None:
     work = [(design.name, variant, tuple(sorted(env)), rung, result.max_states)
@@ -216,7 +212,8 @@ def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Ex
 def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> list[Break]:
     found = []
     for (rung, env), search in sorted(result.explorations.items(),
-                                      key=lambda item: (item[0][0], name(item[0][1]))):
+                                      key=lambda item: (item[0][0],
+                                                        Environment.of(item[0][1]).text)):
         witness = search.witness(property_id)
         if witness is not None:
             config = design.instance(result.variant, env, rung)
@@ -225,16 +222,16 @@ def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> l
     return found
 
 
-def _largest_avoiding(sources: tuple[str, ...], breaking: list[Environment]
-                      ) -> list[Environment]:
+def _largest_avoiding(sources: tuple[str, ...], breaking: list[SourceIds]
+                      ) -> list[SourceIds]:
     """The largest environments of `sources` that contain none of `breaking`."""
     candidates = [frozenset(sources)]
     for blocked in breaking:
-        grown: list[Environment] = []
+        grown: list[SourceIds] = []
         for env in candidates:
             if not blocked <= env:
                 grown.append(env)
                 continue
             grown += [env - {source} for source in blocked]
         candidates = [e for e in set(grown) if not any(e < o for o in grown)]
-    return sorted(set(candidates), key=name)
+    return sorted(set(candidates), key=lambda e: Environment.of(e).text)

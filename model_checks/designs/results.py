@@ -9,11 +9,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from model_checks.designs.lattice import LatticeResult, name
+from model_checks.designs.lattice import LatticeResult
 from model_checks.designs.witness_files import WitnessDocument, document
 from model_checks.kernel import itf
 from spec.designs import design_named
 from spec.designs.compose import ComposedConfig, ComposedDesign
+from spec.drift import Environment
 
 
 def describe(config: Any) -> dict[str, Any]:
@@ -50,22 +51,23 @@ def to_json(result: LatticeResult) -> dict[str, Any]:
         "max_states": result.max_states, "sizes": list(result.sizes),
         "base_instance": describe(design.instance(result.variant, frozenset())),
         "proofs": result.proofs,
-        "restricted": [{"property": p, "environment": name(e), "basis": b}
+        "restricted": [{"property": p, "environment": Environment.of(e).text, "basis": b}
                        for p, e, b in result.restricted],
         "explorations": [_exploration(rung, design.rungs[rung], e, x)
                          for (rung, e), x in sorted(result.explorations.items(),
                                                     key=lambda i: (i[0][0], len(i[0][1]),
-                                                                   name(i[0][1])))],
-        "minimal": {p: [name(b.environment) for b in breaks]
+                                                                   Environment.of(i[0][1]).text))],
+        "minimal": {p: [Environment.of(b.environment).text for b in breaks]
                     for p, breaks in result.minimal.items()},
-        "answers": {p.id: {name(e): dataclasses.asdict(result.answer(e, p.id)) for e in every}
+        "answers": {p.id: {Environment.of(e).text: dataclasses.asdict(result.answer(e, p.id))
+                           for e in every}
                     for p in design.properties},
     }
 
 
 def _exploration(rung: int, words: str, environment: frozenset[str], found: Any
                  ) -> dict[str, Any]:
-    return {"rung": rung, "rung_words": words, "environment": name(environment),
+    return {"rung": rung, "rung_words": words, "environment": Environment.of(environment).text,
             "states": found.states,
             "transitions": found.transitions, "depth": found.depth,
             "complete": found.complete,
@@ -80,7 +82,7 @@ def write_witnesses(result: LatticeResult, directory: Path) -> list[Path]:
     written = []
     for property_id, breaks in result.minimal.items():
         for found in breaks:
-            path = directory / f"{name(found.environment)}_{property_id}.json"
+            path = directory / f"{Environment.of(found.environment).text}_{property_id}.json"
             witness = WitnessDocument(design, result.variant, found.environment, property_id,
                                       tuple(found.actions), describe(found.config))
             itf.write_trace(path, document(witness, found.instance, found.reason))

@@ -95,6 +95,7 @@ from model_checks.smt.budget import Bounded
 from spec.designs.shm.config import ShmConfig
 from spec.designs.shm.readers import next_item
 from spec.designs.shm.state import Handle, ShmState
+from spec.drift import Environment
 
 RLIMIT = sp.RLIMIT
 
@@ -367,8 +368,7 @@ class RestrictedVerdict:
     failures: tuple[Failure, ...] = ()
 
     def sources(self) -> str:
-        from spec.designs.base import source_order
-        return "+".join(sorted(self.environment, key=source_order))
+        return Environment.of(self.environment).text
 
     def summary(self) -> str:
         if self.proved:

@@ -23,6 +23,7 @@ from typing import Any
 from model_checks.kernel import itf, legacy_trace
 from spec.designs.base import Design, source_order
 from spec.designs.registry import design_named
+from spec.drift import Environment
 from spec.transitions import InvalidAction
 
 SHM_WITNESSES = Path("docs") / "results" / "designs" / "shm" / "witnesses"
@@ -52,7 +53,7 @@ class WitnessDocument:
         return self.design.instance(self.variant, self.environment)
 
     def label(self) -> str:
-        env = "+".join(sorted(self.environment, key=source_order)) or "none"
+        env = Environment.of(self.environment).text
         return (f"design {self.design.name} ({self.variant}), environment {env}, property "
                 f"{self.property_id or 'none'}")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from model_checks.answers import AnswerStore
 from model_checks.answers.render import Legend, cell
 from model_checks.docs.markdown import table
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.matrix import EXPECTED, PROPERTIES
+from spec.drift import Environment
 
 INTRO = (
     "The project's answer for each variant (columns) and environment (rows): every checker's "
@@ -37,7 +37,7 @@ def variants() -> list[str]:
 
 
 def answer_table(store: AnswerStore, prop: str, legend: Legend) -> str:
-    rows = [[environment_text(env),
+    rows = [[Environment.of(env).text,
              *(cell(store.answer(v, env, prop), legend) for v in variants())]
             for env in environments()]
     return table(("environment", *variants()), rows)

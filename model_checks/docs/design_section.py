@@ -21,7 +21,7 @@ from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
 DESIGN_COMMAND = ("python -m model_checks design --design {name} --checker lattice "
-                  "--sizes {sizes} --processes 2 --max-states {max_states} "
+                  "--sizes {sizes} --jobs 2 --max-states {max_states} "
                   "--json docs/results/designs/{name}.json.gz "
                   "--witnesses docs/results/designs/{name}/witnesses")
 
@@ -170,7 +170,7 @@ def _break(result: dict[str, Any], prop: str, env: str, answer: dict[str, Any]) 
     return f"{env} ([witness]({path}), {answer['steps']} steps, {answer['basis']})"
 
 
-def _set_order(env: str) -> tuple[int, list[tuple[str, int]]]:
+def _set_order(env: str) -> tuple[int, list[tuple[str, int, str]]]:
     ids = env.split("+")
     return len(ids), [source_order(i) for i in ids]
 

@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.kernel import render
-from model_checks.kernel.cells import environment_text
 from model_checks.scenarios import SCENARIOS, Scenario
 from model_checks.scenarios.run import ScenarioVerdict
 from spec import ACTION_TYPES, VARIANTS, Drift, lemmas, registry, safety_ids
+from spec.drift import Environment
 from spec.trace import Trace
 
 
@@ -191,7 +191,7 @@ def _scenario_section(scenario: Scenario, verdicts: list[ScenarioVerdict]) -> li
         "",
         f"## {scenario.name}",
         "",
-        f"Drift: {environment_text(scenario.drift)}. {scenario.story}",
+        f"Drift: {Environment.of(scenario.drift).text}. {scenario.story}",
         "",
         table(("variant", "violated", "steps"), rows),
         "",

@@ -39,8 +39,6 @@ from model_checks.docs.snapshot import (
     trace_name,
 )
 from model_checks.kernel.cell_sets import ALL_EXPECTED
-from model_checks.kernel.cells import environment_text
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.matrix import EXPECTED, PROPERTIES, Cell, Expectation
 from model_checks.kernel.pair_cells import PAIR_EXPECTED
 from model_checks.kernel.trace_file import Replayed, replay_data
@@ -54,6 +52,7 @@ from model_checks.kernel.verdict_records import (
 )
 from model_checks.kernel.verdict_records import SCENARIOS as SCENARIO_CHECKER
 from spec import Drift, by_id, safety_ids
+from spec.drift import ROUTER, Environment
 
 
 @dataclass(frozen=True)
@@ -270,7 +269,7 @@ def pairs_section(results: Results, answers: AnswerStore, legend: Legend) -> lis
     """verdicts.md's part for the pair cells: one row per cell (expected to break, not
     judged, results or NOT_RUN), then the hand-written interactions."""
     rows = [
-        (environment_text(c.environment), c.variant, _expected_text(c, Expectation.BREAKS),
+        (Environment.of(c.environment).text, c.variant, _expected_text(c, Expectation.BREAKS),
          _expected_text(c, Expectation.NOT_JUDGED),
          " ".join(p for p in PROPERTIES if p in c.unshown) or "-",
          _pair_result(results, c, answers, legend))
@@ -296,7 +295,7 @@ def pairs_section(results: Results, answers: AnswerStore, legend: Legend) -> lis
     for cell in PAIR_EXPECTED:
         if cell.interaction and cell.environment not in seen:
             seen.add(cell.environment)
-            parts.append(f"- **{environment_text(cell.environment)}**: {cell.interaction}")
+            parts.append(f"- **{Environment.of(cell.environment).text}**: {cell.interaction}")
     return parts
 
 
@@ -361,7 +360,7 @@ def variant_page(results: Results, answers: AnswerStore, variant: str) -> str:
     for cell in (c for c in EXPECTED if c.variant == variant):
         env = cell.environment
         titles = ", ".join(_title(d) for d in env) if len(env) <= 2 else ""
-        heading = environment_text(env) + (f" ({titles})" if titles else "")
+        heading = Environment.of(env).text + (f" ({titles})" if titles else "")
         rows = _rows(results, cell, answers, legend, prefix="../")
         parts += ["", f"## {heading}", "", table(headers, rows)]
     return "\n".join([*parts, *_provenance(results), *legend.lines()]) + "\n"
@@ -396,7 +395,7 @@ def trace_page(results: Results, cell: Key, record: VerdictRecord) -> str:
         if r.verdict is Verdict.COUNTEREXAMPLE and r is not record
     ]
     path = f"docs/{TRACES}/{trace_name(cell)}.json"
-    parts = [GENERATED, "", f"# {variant} under {environment_text(env)}: {prop} breaks", ""]
+    parts = [GENERATED, "", f"# {variant} under {Environment.of(env).text}: {prop} breaks", ""]
     parts += [
         f"- property: {prop} ({by_id(prop).title}), broken at step {replayed.step}: "
         f"{replayed.reason}",
@@ -427,7 +426,8 @@ def trace_pages(results: Results) -> dict[str, str]:
 def trace_index(results: Results) -> list[str]:
     """The README's section listing the checker counterexamples."""
     rows = [
-        (r.variant, environment_text(r.environment), r.property, r.checker, r.counterexample_length,
+        (r.variant, Environment.of(r.environment).text, r.property, r.checker,
+         r.counterexample_length,
          f"[{trace_name(key(r))}]({trace_name(key(r))}.md)")
         for r in results.snapshot.records if r.counterexample_path is not None
     ]

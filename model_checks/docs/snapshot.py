@@ -23,7 +23,7 @@ from typing import Any
 
 from model_checks.kernel import itf, result_files
 from model_checks.kernel.cell_sets import ALL_EXPECTED
-from model_checks.kernel.cells import cell_label, environment_text
+from model_checks.kernel.cells import cell_label
 from model_checks.kernel.matrix import PROPERTIES
 from model_checks.kernel.trace_file import BadTraceFile, replay_data
 from model_checks.kernel.verdict_records import CHECKERS as ALL_CHECKERS
@@ -34,6 +34,7 @@ from model_checks.kernel.verdict_records import (
     VerdictRecord,
     checker_named,
 )
+from spec.drift import Environment
 
 RESULTS = "results"
 RECORDS = f"{RESULTS}/records.json.gz"
@@ -98,7 +99,7 @@ def trace_name(cell: Key) -> str:
 def label(cell: Key) -> str:
     """`V0 D1 S3`: a cell as text."""
     variant, env, prop = cell
-    return f"{variant} {environment_text(env)} {prop}"
+    return f"{variant} {Environment.of(env).text} {prop}"
 
 
 def _trace_rank(record: VerdictRecord) -> tuple[int, int, str]:

@@ -21,8 +21,8 @@ from model_checks.docs import server_section
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.doctor.answer import LATTICE_PAGE, answer, instance_text, judged_properties
 from model_checks.doctor.facts import SOURCES
-from model_checks.kernel.cells import environment_text
 from spec import VARIANT_NAMES, Drift
+from spec.drift import Environment
 
 PAGE = "vllm.md"
 HAND_WRITTEN = "<!-- Written by hand from here on; `python -m model_checks docs` keeps it. -->"
@@ -96,7 +96,7 @@ def _conformance(snap: dict[str, Any]) -> list[str]:
 def _lattice_answer(variant: str, env: tuple[str, ...], prop: str) -> str:
     for result in answer(variant, env):
         if result.property_id == prop:
-            return ("breaks: " + ", ".join(environment_text(e) for e in result.breaks_under)
+            return ("breaks: " + ", ".join(Environment.of(e).text for e in result.breaks_under)
                     if result.breaks else "no breaking environment known")
     return ""
 
@@ -107,7 +107,7 @@ def _deployments(snap: dict[str, Any]) -> list[str]:
     rows = []
     for run in snap["deployments"]:
         env = tuple(run["environment"])
-        rows.append((run["name"], environment_text(env), run["exit"],
+        rows.append((run["name"], Environment.of(env).text, run["exit"],
                      *[f"{run['verdicts'].get(p, '')}; lattice: "
                        f"{_lattice_answer(variant, env, p)}" for p in props]))
     return ["", "## What it keeps per deployment environment", "",
@@ -128,7 +128,7 @@ def _replays(snap: dict[str, Any]) -> list[str]:
     return ["", f"## The lattice's {snap['variant']} S1 traces on the release", "",
             "`conform --adapter model_checks.adapters.vllm:factory --replay TRACE` for every "
             "minimal breaking trace the committed lattice keeps for S1, and for the variant's "
-            "S1 breaks with D7 and one more source (`tests/conform/traces/`; exit 4: the "
+            "S1 breaks with D7 and one more source (`docs/results/conform-traces/`; exit 4: the "
             "release pairs the stale tensor exactly where the spec does). D7 alone is a "
             "hand-built run, four requests on a budget of 3: two requests failed by P0's "
             "assertion leave the shadow updated for requests P1 never sees. A trace with D6's "

@@ -30,6 +30,7 @@ import argparse
 import json
 import textwrap
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from model_checks.adapters import vllm_release
 from model_checks.doctor import design_answer, encoder_answer
@@ -51,9 +52,9 @@ from model_checks.doctor.facts import (
 )
 from model_checks.doctor.findings import Finding, lru_finding, patch_line
 from model_checks.doctor.serve_line import FLAGS, VALUES, settings
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.exits import EXIT_OK, UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
+from spec.drift import Environment
 
 WIDTH = 100
 EXIT_AT_RISK = 4
@@ -98,6 +99,10 @@ _CHOICES = {"--client-uuids": ("client_uuids", "clients send their own uuids and
                                  "(C1, the shm design only; default: assumed)")}
 
 
+STDOUT = Path("-")
+"""`--json` without a path: the answer printed instead of the report."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for flag, (dest, text) in _CHOICES.items():
         parser.add_argument(flag, dest=dest, type=_yes_no, metavar="yes|no", help=text)
@@ -121,9 +126,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--require", metavar="S1,S3",
                         help="properties the deployment must keep, comma separated: exit "
                              f"{EXIT_AT_RISK} when one of them is AT RISK, 0 otherwise")
-    parser.add_argument("--json", action="store_true",
-                        help="print the answer as one JSON object (the findings, the sources, "
-                             "the exit code)")
+    parser.add_argument("--json", type=Path, nargs="?", const=STDOUT, default=None,
+                        metavar="PATH",
+                        help="write the answer as one JSON object here (the findings, the "
+                             "sources, the exit code); without PATH, or '-': print it instead "
+                             "of the report")
 
 
 _FLAG_OF: dict[str, str] = {
@@ -205,7 +212,7 @@ def _answer_lines(result: Answer) -> list[str]:
     if not result.breaks:
         return _wrap(head + "no breaking environment known inside this deployment: "
                      + result.bound)
-    named = ", ".join(environment_text(e) for e in result.breaks_under)
+    named = ", ".join(Environment.of(e).text for e in result.breaks_under)
     trace = f"; shortest trace {result.trace}" if result.trace else ""
     return _wrap(head + f"BREAKS under {named}{trace}; {result.removal}")
 
@@ -371,7 +378,7 @@ def _answered(deployment: Deployment, variant: str, results: tuple[Answer, ...])
     """Drift sources, the lattice's answer for `variant` under them, removals, counters."""
     env = environment(deployment)
     lines = _sources(deployment)
-    lines += _wrap(f"the project's answer for {variant} under {environment_text(env)} "
+    lines += _wrap(f"the project's answer for {variant} under {Environment.of(env).text} "
                    f"({LATTICE_PAGE}; from {instance_text(variant)}):", "")
     for result in results:
         lines += _answer_lines(result)
@@ -412,8 +419,14 @@ def run(args: argparse.Namespace) -> int:
     except (ServeLineError, ValueError, vllm_release.UnsupportedVllm) as error:
         raise UsageError(str(error)) from None
     result = build(deployment, version, chosen)
-    if args.json:
-        print(json.dumps(result.to_json(required), indent=2))
+    answer = json.dumps(result.to_json(required), indent=2)
+    if args.json == STDOUT:
+        print(answer)
     else:
         print("\n".join(result.lines(required)))
+    if args.json not in (None, STDOUT):
+        try:
+            args.json.write_text(answer + "\n")
+        except OSError as error:
+            raise UsageError(f"--json: cannot write {args.json}: {error.strerror}") from None
     return result.exit_code(required)

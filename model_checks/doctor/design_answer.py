@@ -14,7 +14,7 @@ from typing import Any
 from model_checks.doctor.facts import NO_CACHE, Deployment, Status
 from model_checks.doctor.findings import Finding, Level, because
 from model_checks.kernel.shipped import located
-from spec.designs.base import source_order
+from spec.drift import Environment
 
 WIDTH = 100
 
@@ -71,19 +71,18 @@ def statuses(deployment: Deployment) -> dict[str, Status]:
     return found
 
 
-def environment_name(deployment: Deployment) -> str:
-    """The environment (on or assumed) in the design's one spelling."""
-    order = list(SHM_FACTS)
+def deployment_environment(deployment: Deployment) -> Environment:
+    """The deployment's sources that are on or assumed."""
     found = statuses(deployment)
-    on = sorted((s for s in order if found[s] is not Status.OFF), key=source_order)
-    return "+".join(on) if on else "none"
+    return Environment.of(s for s in SHM_FACTS if found[s] is not Status.OFF)
 
 
 def lines(deployment: Deployment, design: str, variant: str) -> list[str]:
     """Sources, the design's answer per property under them, and what removes each risk."""
     data = load()[design]
     found = statuses(deployment)
-    env = environment_name(deployment)
+    sources = deployment_environment(deployment)
+    env = sources.text
     out = _wrap(f"drift sources of the {data['title']} in this deployment (on: a fact switches "
                 "it on; assumed: no fact rules it out; off):", "")
     for source in data["sources"]:
@@ -95,7 +94,7 @@ def lines(deployment: Deployment, design: str, variant: str) -> list[str]:
         answer = data["answers"][prop["id"]][env]
         out += _wrap(f"{prop['id']} {prop['title']}: " + _said(design, prop["id"], answer))
     out.append("what removes each risk:")
-    for source in env.split("+") if env != "none" else []:
+    for source in sources:
         if source in REMOVES:
             out += _wrap(f"{source}: {REMOVES[source]}")
     return out
@@ -117,7 +116,7 @@ def findings(deployment: Deployment, design: str) -> tuple[Finding, ...]:
     """One finding per property of `design` under the deployment's environment."""
     data = load()[design]
     found = statuses(deployment)
-    env = environment_name(deployment)
+    env = deployment_environment(deployment).text
     facts = {source: text for source, (_, text) in SHM_FACTS.items()}
     out = []
     for prop in data["properties"]:

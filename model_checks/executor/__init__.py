@@ -18,7 +18,6 @@ time and an estimate, a line per finished job.
   errors;
 - `progress`: a sweep's progress (`LineProgress`); `arguments`: the `--dask ADDRESS` flag
   every sweeping command shares;
-- `examples`: small pure jobs for the executor's own tests;
 - `file_cache`: the cache of deterministic results that several processes of one checkout
   compute alike (such as the kill matrix), keyed by the sources' digest.
 

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.kernel import itf
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.instance import config_for
 from model_checks.kernel.trace_file import actions_of, config_from_json
 from model_checks.kernel.verdict_records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from spec import Action, Config, TraceError, by_id, run, variant_named
+from spec.drift import Environment
 
 Cell = tuple[str, tuple[str, ...]]
 
@@ -85,7 +85,7 @@ def disagreements(
             else:
                 continue
             if line:
-                found.append(f"{mine.variant} {environment_text(cell[1])} {mine.property}: "
+                found.append(f"{mine.variant} {Environment.of(cell[1]).text} {mine.property}: "
                              + _where(other, cell[1]) + line)
         if mine.verdict not in (Verdict.PROVED, Verdict.VACUOUS) or instance is None:
             continue
@@ -93,7 +93,7 @@ def disagreements(
             if set(other.environment) < env:  # the explorer's own break in a smaller cell
                 line = _contradiction(mine, other, instance)
                 if line:
-                    found.append(f"{mine.variant} {environment_text(cell[1])} "
+                    found.append(f"{mine.variant} {Environment.of(cell[1]).text} "
                                  f"{mine.property}: " + _where(other, cell[1]) + line)
     return found
 
@@ -101,7 +101,7 @@ def disagreements(
 def _where(other: VerdictRecord, env: tuple[str, ...]) -> str:
     if tuple(other.environment) == tuple(env):
         return ""
-    return f"(across environments: {environment_text(other.environment)}) "
+    return f"(across environments: {Environment.of(other.environment).text}) "
 
 
 def _z3_above(mine: VerdictRecord, other: VerdictRecord) -> str | None:

@@ -61,10 +61,15 @@ from model_checks.explore.lattice_command import (
     run_lattice,
     rung_bounds,
 )
-from model_checks.kernel.cells import Agreement, agreement, environment_text
-from model_checks.kernel.environment_arg import add_environment_argument, parse_environment
+from model_checks.kernel.cells import Agreement, agreement
+from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.matrix import EXPECTED, PROPERTIES
+from model_checks.kernel.options import (
+    WORKERS_ARE_JOBS,
+    add_jobs_argument,
+    add_renamed_argument,
+)
 from model_checks.kernel.profiles import Profile, profile_table
 from model_checks.kernel.verdict_records import (
     EXPLORE,
@@ -75,6 +80,7 @@ from model_checks.kernel.verdict_records import (
     write_records,
 )
 from spec import VARIANTS, variant_named
+from spec.drift import Environment
 
 HELP = ("explore every reachable state of a small instance per matrix cell: shortest "
         "counterexamples, proofs for the instance at all depths, vacuous properties")
@@ -104,10 +110,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "3 requests (default: ci)")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (V0..V4; repeatable)")
-    add_environment_argument(parser, dest="env", help=(
-        "only this environment, drift ids joined by + or 'none' (repeatable; default: every "
-        "environment of the matrix)"))
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    add_environment_argument(
+        parser, allowed=MATRIX_SOURCES, repeatable=True, default="every environment of the "
+        "matrix", help="only this environment: drift ids joined by '+' (or D5-router), or "
+        "'none'")
+    add_jobs_argument(parser, default=2)
+    add_renamed_argument(parser, "--processes", WORKERS_ARE_JOBS)
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the verdict records (default "
                              "build/explore/records.json; with --lattice, the lattice's JSON, "
@@ -141,15 +149,11 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
     variants = args.variant or [v.name for v in VARIANTS]
     for name in variants:
         variant_named(name)
-    if args.env is None:
+    if args.environment is None:
         envs = list(dict.fromkeys(cell.environment for cell in EXPECTED))
     else:
-        envs = [_environment(text) for text in args.env]
+        envs = [env.sources for env in args.environment]
     return [(v, e) for e in envs for v in variants]
-
-
-def _environment(text: str) -> tuple[str, ...]:
-    return parse_environment(text, router=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -180,8 +184,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json is None:
         args.json = Path("build/explore/records.json")
     try:
-        if args.processes < 1:
-            raise ExploreUsageError(f"--processes must be >= 1, got {args.processes}")
+        if args.jobs < 1:
+            raise ExploreUsageError(f"--jobs must be >= 1, got {args.jobs}")
         cells = _cells(args)
         others = _other_records(args.cross_check)
         rung_bounds(args)
@@ -234,8 +238,8 @@ def explore_matrix(
     if args.distributed:
         outcomes, where = _distributed(jobs, args.dask)
     else:
-        outcomes = run_jobs(jobs, args.processes, args.dask)
-        where = f"with {args.processes} process(es)"
+        outcomes = run_jobs(jobs, args.jobs, args.dask)
+        where = f"with {args.jobs} process(es)"
     records = [r for o in outcomes for r in o.records]
     write_records(args.json, records)
     print(table(outcomes))
@@ -244,7 +248,7 @@ def explore_matrix(
     for line in wrong:
         print(f"MISMATCH {line}")
     for o in undecided:
-        print(f"UNDECIDED {o.variant} {environment_text(o.environment)}: state limit reached")
+        print(f"UNDECIDED {o.variant} {Environment.of(o.environment).text}: state limit reached")
     contradictions: list[str] = []
     if others is not None:
         instances = {(o.variant, o.environment, prop): config
@@ -316,7 +320,7 @@ def table(outcomes: list[CellOutcome]) -> str:
                     mark += beside.MARK
                     notes.append(stronger.text())
             marks.append(mark)
-        rows.append([o.variant, environment_text(o.environment), str(o.states),
+        rows.append([o.variant, Environment.of(o.environment).text, str(o.states),
                      str(o.diameter), *marks])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -339,7 +343,7 @@ def mismatches(records: list[VerdictRecord]) -> list[str]:
         if cell is None:
             continue
         if agreement(EXPLORE, cell.get(r.property), r.verdict) is Agreement.MISMATCH:
-            found.append(f"{r.variant} {environment_text(r.environment)} {r.property}: "
+            found.append(f"{r.variant} {Environment.of(r.environment).text} {r.property}: "
                          f"a {r.counterexample_length}-step counterexample where the matrix "
                          f"expects it to hold ({r.counterexample_path})")
     return found

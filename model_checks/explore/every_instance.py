@@ -22,6 +22,7 @@ from typing import Any
 from model_checks.explore.lattice import Proof
 from model_checks.smt.judged import encoded_safety
 from spec import drift_order, variant_named
+from spec.drift import Environment
 
 
 def decided_properties() -> tuple[str, ...]:
@@ -67,7 +68,7 @@ def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[st
     for proof, env in zip(mine, proved, strict=True):
         if any(m <= env for m in minimal):
             raise ProofContradicted(f"{entry['variant']} {entry['property']}: proved under "
-                                    f"{'+'.join(drift_order(env))} ({proof.checker}), yet "
+                                    f"{Environment.of(env).text} ({proof.checker}), yet "
                                     "broken by a replayed counterexample below it")
     every = _subsets(tuple(sources))
     breaking = [e for e in every if any(m <= e for m in minimal)]

@@ -22,11 +22,10 @@ import time
 from model_checks.explore.cell_jobs import DEFAULT_MAX_STATES, CellJob, explore_cell
 from model_checks.explore.instance import Shape, describe
 from model_checks.explore.named_instance import EXAMPLE, InstanceTextError, parse
-from model_checks.kernel.cells import environment_text
-from model_checks.kernel.environment_arg import parse_environment
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
 from spec import lemmas, registry, variant_named
+from spec.drift import Environment
 
 EXIT_UNDECIDED = 3
 """No judged property breaks, but the state limit left one undecided."""
@@ -64,7 +63,7 @@ def run_named(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     named = parse(args.instance).text()
-    cell = f"{job.variant.name} {environment_text(job.environment)}"
+    cell = f"{job.variant.name} {Environment.of(job.environment).text}"
     print(f"instance {named}: {describe(config)}")
     started = time.process_time()
     outcome = explore_cell(job)
@@ -87,7 +86,8 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     for dest, option in _NOT_WITH:
         if getattr(args, dest, None) not in (None, False):
             raise ValueError(f"--instance names the instance; drop {option}")
-    if args.variant is None or len(args.variant) != 1 or args.env is None or len(args.env) != 1:
+    if (args.variant is None or len(args.variant) != 1 or args.environment is None
+            or len(args.environment) != 1):
         raise ValueError("--instance needs exactly one --variant and one --environment "
                          "(e.g. --variant V2 --environment D1+D7)")
     known = [p.id for p in (*registry(), *lemmas())]
@@ -98,7 +98,7 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
         raise ValueError(f"--max-states must be >= 1, got {args.max_states}")
     named = parse(args.instance)
     variant = variant_named(args.variant[0])
-    env = parse_environment(args.env[0], router=True)
+    env = args.environment[0].sources
     named.config(variant, env)  # refuses what the spec refuses, and sizes it does not have
     family = named.family()
     only = None if args.property is None or args.por else frozenset({args.property})

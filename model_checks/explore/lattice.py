@@ -54,10 +54,10 @@ from model_checks.explore.lattice_instance import (
 )
 from model_checks.explore.state_checks import ONE_CONTENT, state_properties
 from model_checks.kernel import itf
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.trace_file import trace_to_json
 from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import Drift, describe_environment, environment, registry, variant_named
+from spec import Drift, registry, variant_named
+from spec.drift import Environment
 
 Env = frozenset[str]
 
@@ -200,7 +200,7 @@ class Knowledge:
     def learn(self, outcome: EnvOutcome) -> None:
         self.explored.append(outcome)
         env = frozenset(outcome.environment)
-        where = environment_text(outcome.environment)
+        where = Environment.of(outcome.environment).text
         for prop, verdict in outcome.verdicts.items():
             rung = outcome.rung.get(prop, outcome.first)
             known = self.status(prop, env, rung)
@@ -348,7 +348,7 @@ def search(request: LatticeRequest,
                     if (job := next_job(known[v], v, env, request, leg.top)) is not None]
             if not jobs:
                 continue
-            labelled = [Job(f"{j.variant}_{describe_environment(environment(*j.environment))}",
+            labelled = [Job(f"{j.variant}_{Environment.of(j.environment).text}",
                             explore_environment, (j,)) for j in jobs]
             # the batch's jobs are fixed before any of them is learnt, so running it in
             # chunks (to keep outcomes as they come) decides what one sweep decides

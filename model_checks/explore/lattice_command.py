@@ -45,11 +45,12 @@ from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
 from model_checks.kernel import itf, result_files
-from model_checks.kernel.cells import cell_label, environment_text
+from model_checks.kernel.cells import cell_label
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.trace_file import replay_data, write_trace
 from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, environment, run, variant_named
+from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, run, variant_named
+from spec.drift import Environment
 
 EXIT_FAILED = EXIT_MISMATCH
 
@@ -137,19 +138,19 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     """The request the arguments describe; `LatticeUsageError` (or ValueError) if bad."""
     profile = LATTICE_PROFILES[args.profile]
     size, limit = profile.max_size, profile.max_states
-    if args.env is not None:
+    if args.environment is not None:
         raise LatticeUsageError("--environment picks matrix cells; with --lattice use --sources")
     if args.cross_check is not None:
         raise LatticeUsageError("--cross-check judges matrix cells; it does not apply to "
                                 "--lattice")
-    if args.processes < 1:
-        raise LatticeUsageError(f"--processes must be >= 1, got {args.processes}")
+    if args.jobs < 1:
+        raise LatticeUsageError(f"--jobs must be >= 1, got {args.jobs}")
     variants = tuple(args.variant or [v.name for v in VARIANTS])
     for name in variants:
         variant_named(name)
     sources = ALL_SOURCES
     if args.sources is not None:
-        sources = drift_order(d.value for d in environment(*args.sources.split("+")))
+        sources = Environment.parse(args.sources).sources
     if args.max_size is not None:
         if args.max_size < 0:
             raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
@@ -177,7 +178,7 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
         legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
                     frozenset(profile.deep_with)),)
     return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, limit,
-                          args.processes, args.dask, legs, first_top=first_top)
+                          args.jobs, args.dask, legs, first_top=first_top)
 
 
 def run_lattice(args: argparse.Namespace) -> int:
@@ -525,7 +526,7 @@ def lattice_table(entries: list[dict[str, Any]]) -> str:
     """One line per variant and property: the minimal breaking sets, and what is undecided."""
     lines = []
     for e in entries:
-        sets = " ".join(environment_text(s) for s in e["minimal_breaking"]) or "-"
+        sets = " ".join(Environment.of(s).text for s in e["minimal_breaking"]) or "-"
         verdict = "holds everywhere" if e["holds_everywhere"] else f"minimal breaking: {sets}"
         if e["unsettled_breaking"]:
             verdict += "; breaks, minimality unsettled: " + " ".join(

@@ -36,8 +36,7 @@ from model_checks.history.report import (
     usage,
     verdict_lines,
 )
-from model_checks.kernel.environment_arg import BadEnvironment, parse_environment
-from spec import ALL_DRIFT, Drift, environment
+from spec import ALL_DRIFT, DRIFT_IDS, BadEnvironment, Drift, Environment, environment
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,8 +65,8 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.threads or args.tasks or args.check_log or args.adapter is None)
 
 
-def _environment(text: str | None) -> frozenset[Drift] | None:
-    return None if text is None else environment(*parse_environment(text))
+def _environment(env: Environment | None) -> frozenset[Drift] | None:
+    return None if env is None else env.within(DRIFT_IDS).drift
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,8 +19,8 @@ from model_checks.history.explain import (
 )
 from model_checks.history.lanes import mermaid_lanes, text_lanes
 from model_checks.history.log import History, call_text, write_log
-from model_checks.kernel.cells import environment_text
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
+from spec.drift import Environment
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_WEAKNESS = 0, 1, 2, 3, 4
 SCHEDULES = {"ci": 2, "dev": 10, "nightly": 50}
@@ -36,7 +36,7 @@ def usage(message: str) -> int:
 
 def drifts_text(env: frozenset[Drift]) -> str:
     """`D1+D3` (`none` for no drift): as prose writes it and as `--environment` takes it."""
-    return environment_text(sorted((d.value for d in env), key=DRIFT_IDS.index))
+    return Environment.of(sorted((d.value for d in env), key=DRIFT_IDS.index)).text
 
 
 def drift_text(drift: dict[Drift, int]) -> str:

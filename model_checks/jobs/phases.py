@@ -11,10 +11,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.matrix import ENVIRONMENTS, ROUTER_ENVIRONMENTS
 from model_checks.kernel.pair_cells import PAIR_ENVIRONMENTS
 from spec import DRIFT_IDS, VARIANTS
+from spec.drift import Environment
 
 
 class Output(enum.Enum):
@@ -74,7 +74,7 @@ refresh from a main job (`docs.snapshot.carried_over`)."""
 PROVE_MAIN_ENVIRONMENTS: tuple[str, ...] = tuple(
     argument
     for env in (*ENVIRONMENTS, *ROUTER_ENVIRONMENTS) if env not in PROVE_NIGHTLY_ONLY
-    for argument in ("--environment", environment_text(env))
+    for argument in ("--environment", Environment.of(env).text)
 )
 """`prove`'s selection in the main job: every main-matrix environment but PROVE_NIGHTLY_ONLY."""
 
@@ -97,7 +97,8 @@ incremental solver asked other assumptions), while the small groups save under h
 each."""
 
 PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
-    argument for env in PAIR_ENVIRONMENTS for argument in ("--environment", "+".join(env))
+    argument for env in PAIR_ENVIRONMENTS
+    for argument in ("--environment", Environment.of(env).text)
 )
 """`explore`'s selection of the pair cells (explore takes environments, not `--cells`)."""
 
@@ -118,7 +119,7 @@ LATTICE_EVIDENCE: tuple[str, ...] = ("docs/results/records.json.gz", "docs/resul
                                      "docs/results/lattice-duplicates")
 """The committed breaks the lattice merges as evidence: the docs snapshot's replayed records,
 the wide instance family's traces, the hand-built runs of the all-instance proofs' failing
-steps (`smt.prove.parametric_witness`), the long runs' witnesses (`docs.lattice_nightly`
+steps (written by tests/smt/parametric_witness.py), the long runs' witnesses (`docs.lattice_nightly`
 `LONG_RUNS`: larger rungs than the ci profile's), and the witnesses of the base rung with
 requests that name one identity twice (`explore --lattice --duplicates --max-size 1`, per
 variant); the same as the committed lattice page's command."""

@@ -7,9 +7,9 @@ the rest of `model_checks` is built over it.
   of `pair_reasons`, each shown by a hand-built trace of `pair_witnesses`) and `cell_sets`
   (the selections a sweep takes, `--cells`);
 - instances and cells: the matrix's family of instances and the checkers' entry to the one
-  builder (`instance`), cells and environments (`cells`, `environment_arg`), what each
-  checker judges (`judged`), the tables keyed by action class (`action_tables`) and the one
-  profile type every checker's `--profile` names (`profiles`);
+  builder (`instance`), cells and environments (`cells`, `environment_arg`), the options with one
+  meaning on every command (`options`: `--jobs`, `--processes`), what each
+  checker judges (`judged`) and the one profile type every checker's `--profile` names (`profiles`);
 - verdicts and traces: verdict records (`verdict_records`), the one trace format and its
   notation (`itf`, the spec's traces in it `trace_file`, the old formats read for one release
   `legacy_trace`, `render`), the one plain-text table (`text_table`), the command line's

@@ -6,8 +6,7 @@ some instance; a checker's job judges one cell, or one cell's property, and its 
 the verdict records it wrote (`model_checks.kernel.verdict_records.VerdictRecord`) with whatever
 figures the checker reports besides. Three rules are stated here once:
 
-- `environment_text`: an environment in prose, tables and progress lines (`D1+D7`, `none`,
-  `D5-router`);
+- an environment is spelled by `spec.Environment.text` (`D1+D7`, `none`, `D5-router`);
 - `cell_label`: the one spelling of a cell, in job names, trace file names and progress
   lines (`V1_D1+D7`, `V1_none`, `V1_D5-router`; with a property, `V1_D1+D7_S1`), read back by
   `parse_cell`; an older spelling (`V1_D1_D7`, `V1-D1+D7-S1`, `V1_ROUTER`) is an error that
@@ -24,23 +23,18 @@ import enum
 import re
 from collections.abc import Iterable
 
-from model_checks.kernel.environment_arg import ROUTER, BadEnvironment, parse_environment
+from model_checks.kernel.environment_arg import MATRIX_SOURCES
 from model_checks.kernel.matrix import Expectation
 from model_checks.kernel.verdict_records import Checker, Verdict
-from spec import VARIANT_NAMES, property_ids
-
-
-def environment_text(environment: Iterable[str]) -> str:
-    """An environment as prose and tables write it: drift ids joined by `+`, or `none`."""
-    return "+".join(environment) or "none"
+from spec import ROUTER, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
 
 def cell_label(variant: str, environment: Iterable[str], prop: str | None = None) -> str:
-    """The one spelling of a cell: the variant and `environment_text`, joined by `_`
+    """The one spelling of a cell: the variant and `Environment.text`, joined by `_`
     (`V2_D2+D7`, `V1_none`, `V1_D5-router`), then `_` and the property where one is named
     (`V2_D2+D7_S1`). Job names, trace files and progress lines print it; `parse_cell` reads
     it back."""
-    label = f"{variant}_{environment_text(environment)}"
+    label = f"{variant}_{Environment.of(environment).text}"
     return label if prop is None else f"{label}_{prop}"
 
 
@@ -73,7 +67,7 @@ def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
     if len(parts) in (2, 3) and parts[0].upper() in variants:
         prop = {p.upper(): p for p in property_ids()}.get(parts[-1].upper())
         try:
-            drift = parse_environment(parts[1], router=True)
+            drift = Environment.parse(parts[1], MATRIX_SOURCES).sources
         except BadEnvironment as error:
             reason = str(error)
         else:
@@ -102,7 +96,7 @@ def older_cell(text: str) -> str | None:
     env = [ROUTER if t.upper() == "ROUTER" else t for t in
            (tokens[1:-1] if prop is not None else tokens[1:])]
     try:
-        drift = parse_environment("+".join(env), router=True)
+        drift = Environment.parse("+".join(env), MATRIX_SOURCES).sources
     except BadEnvironment:
         return None
     label = cell_label(variants[tokens[0].upper()], drift, prop)

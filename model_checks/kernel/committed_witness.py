@@ -1,6 +1,6 @@
 """A committed run of the spec that breaks a property: its configuration, its actions, the
 variants it breaks, and its replayable trace file (one per variant, under its folder). The
-all-instance prover's liveness witnesses (`smt.prove.parametric_witness_liveness`) and the
+all-instance prover's liveness witnesses (`tests/smt/parametric_witness_liveness.py`) and the
 retry theorem's breaks (`retry_witnesses`) are such runs."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from model_checks.kernel import itf
 from model_checks.kernel.trace_file import trace_to_json
 from model_checks.kernel.verdict_records import SCENARIOS
-from spec import Config, Trace, Variant, by_id, run
+from spec import Config, Environment, Trace, Variant, by_id, run
 from spec.transitions import Action
 
 
@@ -37,8 +37,7 @@ class Witness:
         return run(self.config_for(variant), self.actions)
 
     def path(self, variant: Variant) -> Path:
-        env = "+".join(d.value for d in sorted(self.config.environment,
-                                                key=lambda d: int(d.value[1:])))
+        env = Environment.of(self.config.environment).text
         return Path(self.folder) / f"{variant.name}_{env}_{self.property}.json"
 
     def trace_json(self, variant: Variant) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from model_checks.kernel.environment_arg import ROUTER
-from spec import Config, Content, Drift, ItemSize, Variant, drift_order, environment
+from spec import Config, Content, Drift, ItemSize, Variant
+from spec.drift import DRIFT_IDS, ROUTER, Environment
 from spec.instances import Cut, Family, Instance, Sized, realise
 
 SKEWED = ItemSize(Content("b"), 1, 2)
@@ -68,8 +68,7 @@ def matrix_family(max_in_flight: int = IN_FLIGHT) -> Family:
 
 def matrix_drift(env: tuple[str, ...]) -> frozenset[Drift]:
     """The drift sources of a matrix environment (drift ids; `ROUTER` is D5)."""
-    router = ROUTER in env
-    return environment(*(d for d in env if d != ROUTER), *((Drift.D5.value,) if router else ()))
+    return Environment.of(env).within((*DRIFT_IDS, ROUTER)).drift
 
 
 def matrix_instance(env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Instance:
@@ -92,13 +91,6 @@ def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_F
     """The matrix's configuration for a cell (`instance_for` of `MATRIX_FAMILY`; the wider
     instance with `max_in_flight` = `WIDER_IN_FLIGHT`)."""
     return instance_for(variant, env, family=matrix_family(max_in_flight))
-
-
-def environment_of(config: Config) -> tuple[str, ...]:
-    """The matrix environment a configuration belongs to (the inverse of `config_for` on
-    environments): drift ids in numeric order, D5 named `ROUTER` where the engines are two."""
-    ids = drift_order(d.value for d in config.environment)
-    return tuple(ROUTER if d == Drift.D5.value and config.engines > 1 else d for d in ids)
 
 
 def instance_contains(large: tuple[str, ...], small: tuple[str, ...],

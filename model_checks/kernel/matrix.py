@@ -17,9 +17,9 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.pair_reasons import untagged
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS, Drift, Variant, property_ids, variant_named
+from spec.drift import ROUTER
 
 
 class Expectation(enum.Enum):
@@ -329,7 +329,7 @@ _BEYOND_THE_BOUNDS: tuple[tuple[str, Callable[[Variant], bool], set[str], str], 
     *((source, _reports, {"L3"}, ONE_SIDED_WHY) for source in ("D3", "D4", "D10")))
 """Per drift source and class of variants (by knobs, as `pair_reasons` reasons), the
 properties that break under every environment with that source past the main job's bounds
-(the all-instance witnesses of `smt.prove.parametric_witness_liveness` for L1-L3), where no row
+(the all-instance witnesses of `tests/smt/parametric_witness_liveness.py` for L1-L3), where no row
 already expects them to break: V2's S1 (V0 and V1 break it within the bounds) breaks under D7
 alone four requests deep on a budget of 3 with a size per content (11 steps, two requests
 failed by P0's assertion leaving the shadow updated for requests P1 never sees:

@@ -3,7 +3,8 @@ happens during a request's life.
 
 Counting drift events is not enough: with no drift event between a miss and its retry, a
 retry can still miss in V1-V3, because other requests' ordinary work changes the caches in
-between (a rejected request earlier is enough: `parametric_witness_liveness`, "rejected-l3").
+between (a rejected request earlier is enough: `tests/smt/parametric_witness_liveness.py`,
+"rejected-l3").
 What a retry needs is that nothing but its own request touch the caches while it recovers.
 
 `THEOREM` (an undisturbed attempt is followed by success). One engine; variants V1, V2

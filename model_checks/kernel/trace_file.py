@@ -26,7 +26,7 @@ from model_checks.kernel.itf import BadTraceFile
 from model_checks.kernel.shipped import located
 from model_checks.kernel.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
-from spec.drift import describe_environment, environment
+from spec.drift import Environment, environment
 from spec.state import ClientItem
 from spec.transitions import ACTION_TYPES, Action
 
@@ -63,9 +63,7 @@ def config_to_json(config: Config) -> dict[str, Any]:
         "versions": config.versions,
         "variant": {name: value for name, value in knobs.items()
                     if name not in OPTIONAL_KNOBS or OPTIONAL_KNOBS[name] != value},
-        "environment": describe_environment(config.environment).split("+")
-        if config.environment
-        else [],
+        "environment": list(Environment.of(config.environment).sources),
         "max_retries": config.max_retries,
         "max_in_flight": config.max_in_flight,
         "max_requests": config.max_requests,

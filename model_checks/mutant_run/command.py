@@ -18,6 +18,7 @@ from pathlib import Path
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.options import add_jobs_argument, add_processes_argument
 from model_checks.kernel.text_table import grid
 from model_checks.kernel.verdict_records import write_records
 from model_checks.mutant_run.options import Options
@@ -56,10 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, default=None,
                         help="write one verdict record per mutant, checker and property here "
                              "(and Hypothesis's traces next to it)")
-    parser.add_argument("--processes", type=int, default=1,
-                        help="conformance: 1 (in process) or 2 (also across two processes)")
-    parser.add_argument("--jobs", type=int, default=2,
-                        help="worker processes for Hypothesis and Z3 (default 2)")
+    add_processes_argument(parser, detail="the conformance checker's, 1 in process, 2 also "
+                           "across two processes", choices=False)
+    add_jobs_argument(parser, default=2, default_text="2, for Hypothesis and Z3")
     parser.add_argument("--z3-depth", type=int, default=Options.z3_depth,
                         help="Z3: steps searched over the whole budget and size range "
                              f"(default {Options.z3_depth})")

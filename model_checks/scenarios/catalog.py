@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.scenarios.base import (
     Scenario,
     every_variant,
@@ -19,6 +18,7 @@ from model_checks.scenarios.base import (
     uuid_only,
 )
 from spec import Config, Content, ItemSize, Variant, environment
+from spec.drift import ROUTER
 from spec.state import ClientItem
 from spec.transitions import (
     Action,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.kernel.cells import environment_text
 from model_checks.kernel.verdict_records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from model_checks.scenarios import SCENARIOS, Scenario, violated
 from spec import VARIANTS, registry
+from spec.drift import Environment
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +99,7 @@ def table(verdicts: list[ScenarioVerdict]) -> str:
     drift: dict[str, str] = {}
     for verdict in verdicts:
         rows.setdefault(verdict.scenario, {})[verdict.variant] = _cell(verdict)
-        drift[verdict.scenario] = environment_text(verdict.drift)
+        drift[verdict.scenario] = Environment.of(verdict.drift).text
     header = ["scenario", "drift", *names]
     body = [[name, drift[name], *(cells[n] for n in names)] for name, cells in rows.items()]
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]

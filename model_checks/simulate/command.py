@@ -18,19 +18,17 @@ from typing import TYPE_CHECKING
 
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.cell_sets import add_cells_argument, cells_named
-from model_checks.kernel.cells import cell_label, cell_matches, environment_text, older_cell
-from model_checks.kernel.environment_arg import (
-    BadEnvironment,
-    add_environment_argument,
-    parse_environment,
-)
+from model_checks.kernel.cells import cell_label, cell_matches, older_cell
+from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.instance import WIDER_IN_FLIGHT
 from model_checks.kernel.matrix import PROPERTIES, Cell, Expectation
+from model_checks.kernel.options import add_jobs_argument
 from model_checks.kernel.text_table import grid
 from model_checks.kernel.trace_file import table
 from model_checks.kernel.verdict_records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
+from spec.drift import Environment
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
@@ -46,13 +44,15 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", default="",
                         help="run only cells whose label contains this text (e.g. V2_D1, "
                              "V2_D1+D7)")
-    add_environment_argument(parser)
+    add_environment_argument(
+        parser, allowed=MATRIX_SOURCES, repeatable=True, default="the environments of the "
+        "cells --cells picks", help="only this environment: drift ids joined by '+' (or "
+        "D5-router), or 'none'")
     add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
                         help="print the step table of every counterexample")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="local worker processes (default: the profile's, 2)")
+    add_jobs_argument(parser, default=None, default_text="the profile's, 2")
     add_dask_argument(parser)
 
 
@@ -77,7 +77,7 @@ def matrix_table(results: Sequence[CellResult]) -> str:
             text += f" (expected {want})!"
         rows.setdefault(r.environment, {})[r.variant] = text
     header = ["environment", *variants]
-    body = [[environment_text(env), *(cells.get(v, "") for v in variants)]
+    body = [[Environment.of(env).text, *(cells.get(v, "") for v in variants)]
             for env, cells in rows.items()]
     return grid(header, body)
 
@@ -142,12 +142,7 @@ def _chosen_cells(args: argparse.Namespace) -> list[Cell] | None:
     """The cells `--cells`, `--only` and `--environment` choose; None (said on stderr) for
     an environment that cannot be parsed or an `--only` that matches no cell (the labels
     listed)."""
-    try:
-        envs = None if args.environment is None else {
-            parse_environment(text, router=True) for text in args.environment}
-    except BadEnvironment as error:
-        print(f"error: {error}", file=sys.stderr)
-        return None
+    envs = None if args.environment is None else {env.sources for env in args.environment}
     every = cells_named(args.cells)
     cells = [c for c in every if cell_matches(args.only, c.variant, c.environment)
              and (envs is None or c.environment in envs)]

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
 from spec import ClientItem, Config, Trace, by_id, initial, is_enabled, step
+from spec.drift import ROUTER
 from spec.fairness import drive_to_quiescence
 from spec.trace import Step
 from spec.transitions import (

@@ -20,19 +20,16 @@ from typing import TYPE_CHECKING
 from model_checks.answers import beside
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.cell_sets import add_cells_argument
-from model_checks.kernel.cells import cell_label, environment_text
-from model_checks.kernel.environment_arg import (
-    ROUTER,
-    BadEnvironment,
-    add_environment_argument,
-    parse_environment,
-)
+from model_checks.kernel.cells import cell_label
+from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
 from model_checks.kernel.matrix import Expectation
+from model_checks.kernel.options import add_jobs_argument
 from model_checks.kernel.trace_file import trace_to_json, write_trace
 from model_checks.kernel.verdict_records import write_records
 from model_checks.smt.decided_cells import SAFETY, SmtCell, matrix_cells
 from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, CHC_RLIMIT
-from spec import VARIANTS, by_id
+from spec import ROUTER, VARIANTS, by_id
+from spec.drift import Environment
 
 if TYPE_CHECKING:  # z3 is imported when the cells run, not to parse arguments
     from model_checks.smt.runner import CellOutcome
@@ -59,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bound to which a counterexample is searched for properties "
                              f"expected to break (default {DEFAULT_SEARCH_DEPTH})")
     parser.add_argument("--json", type=Path, default=None, help="write verdict records here")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    add_jobs_argument(parser, default=2)
     parser.add_argument("--rlimit", type=int, default=DEFAULT_RLIMIT,
                         help="z3 resource units per BMC query, the same on every machine "
                              f"(default {DEFAULT_RLIMIT})")
@@ -80,9 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "514 million units on one query), 'none'")
     parser.add_argument("--variant", action="append", default=None,
                         help="only this variant (repeatable)")
-    add_environment_argument(parser, help=(
-        'only this environment, ids joined by "+", "none" for none, '
-        f'"{ROUTER}" for D5\'s router configuration (repeatable)'))
+    add_environment_argument(
+        parser, allowed=MATRIX_SOURCES, repeatable=True, default="the environments of the "
+        "cells --cells picks", help=f"only this environment: drift ids joined by '+', "
+        f"{ROUTER} for D5's router configuration, or 'none'")
     parser.add_argument("--property", action="append", default=None, choices=SAFETY,
                         help="only this property (repeatable)")
     add_cells_argument(parser)
@@ -122,12 +120,7 @@ def _selected(args: argparse.Namespace) -> list[SmtCell]:
             raise ProveUsageError(f"unknown variant {name!r}; expected one of {', '.join(names)}")
     envs = None
     if args.environment is not None:
-        envs = set()
-        for text in args.environment:
-            try:
-                envs.add(parse_environment(text, router=True))
-            except BadEnvironment as error:
-                raise ProveUsageError(str(error)) from None
+        envs = {env.sources for env in args.environment}
     cells = [
         c for c in matrix_cells(args.cells)
         if (args.variant is None or c.variant.name in args.variant)
@@ -171,7 +164,7 @@ def selectable(args: argparse.Namespace, envs: set[tuple[str, ...]] | None) -> s
     the variants asked, and that an explicit --environment reaches the answer store's."""
     cells = [c for c in matrix_cells(args.cells)
              if args.variant is None or c.variant.name in args.variant]
-    shown = sorted({environment_text(c.environment) for c in cells},
+    shown = sorted({Environment.of(c.environment).text for c in cells},
                    key=lambda e: (len(e), e))
     props = sorted({c.property for c in cells}, key=SAFETY.index)
     return (f"--cells {args.cells} has environments {', '.join(shown[:12])}"
@@ -205,8 +198,8 @@ def run_parametric(args: argparse.Namespace) -> int:
     (`parametric_goals.goals`, `parametric_liveness.goals`): 0 every goal proved, 1 a
     certificate was rejected (a finding: the record is unknown and says which query
     failed)."""
-    from model_checks.kernel.cells import environment_text
     from model_checks.smt.prove import parametric_goals, parametric_liveness
+    from spec.drift import Environment
 
     if args.variant or args.environment or args.property:
         raise ProveUsageError("--parametric proves its own goals for every instance: drop "
@@ -216,7 +209,7 @@ def run_parametric(args: argparse.Namespace) -> int:
                *parametric_liveness.records(args.rlimit_certificate)]
     for record in records:
         print(f"  {record.variant} {record.property} under "
-              f"{environment_text(record.environment)}: {record.verdict.value} for instance "
+              f"{Environment.of(record.environment).text}: {record.verdict.value} for instance "
               f"{record.instance!r} ({record.detail}; {record.seconds:.1f} s)")
     if args.json is not None:
         write_records(args.json, records)
@@ -290,13 +283,13 @@ def run(args: argparse.Namespace) -> int:
         stronger = beside.stronger_break(o.cell.variant.name, o.cell.environment,
                                          o.cell.property)
         print(f"WEAKER THAN THE ANSWER: {o.cell.variant.name} "
-              f"{environment_text(o.cell.environment)} {o.cell.property}: no counterexample "
+              f"{Environment.of(o.cell.environment).text} {o.cell.property}: no counterexample "
               f"here ({o.record.verdict.value}{_depth(o.record.bound)}, {o.record.detail}); "
               f"{stronger.text() if stronger else ''}")
     for label, group in (("MISMATCH", wrong), ("MISSING COUNTEREXAMPLE", missing),
                          ("undecided", [o for o in undecided if o not in missing])):
         for o in group:
-            print(f"{label}: {o.cell.variant.name} {environment_text(o.cell.environment)} "
+            print(f"{label}: {o.cell.variant.name} {Environment.of(o.cell.environment).text} "
                   f"{o.cell.property}: expected {o.cell.expected.value}, got "
                   f"{o.record.verdict.value} ({o.record.detail})")
     print(f"\n{len(outcomes) - len(wrong) - len(undecided) - len(weaker)} of {len(outcomes)} "

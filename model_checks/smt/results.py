@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model_checks.kernel.verdict_records import Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
-from model_checks.smt.encode.symbols import Encoding, environment_ids
+from model_checks.smt.encode.symbols import Encoding
 from spec import Config, Trace
-from spec.drift import Drift
+from spec.drift import Drift, Environment
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ Result = Violated | ProvedToBound | ProvedAllDepths | Unknown
 
 
 def _env(enc: Encoding) -> tuple[str, ...]:
-    return environment_ids(enc)
+    return Environment.of_config(enc).sources
 
 
 def instance(enc: Encoding) -> str:

@@ -48,6 +48,7 @@ from model_checks.smt.results import (
     to_record,
 )
 from model_checks.smt.search.bmc import BmcOptions, bmc_many
+from spec.drift import Environment
 
 PROVED_BY_INVARIANT = encoded_safety()
 Progress = Callable[[str], None]
@@ -108,8 +109,7 @@ def _proved(enc: Encoding, props: tuple[str, ...], rlimit: int) -> dict[str, Res
 def _scoped(enc: Encoding, proof: ProvedAllDepths) -> Result:
     if not enc.left_out:
         return proof
-    encoded = "+".join(sorted((d.value for d in enc.encoded_environment),
-                              key=lambda x: int(x[1:]))) or "none"
+    encoded = Environment.of(enc.encoded_environment).text
     return Unknown(proof.property, 0, f"proved for all depths under {encoded} "
                    f"({proof.certificate}), not for the sources left out", proof.seconds)
 

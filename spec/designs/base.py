@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from spec.drift import source_order as source_order
+
 
 class UnknownDesign(ValueError):
     """A design, variant or drift source a design does not have; the message lists what it has."""
@@ -147,10 +149,3 @@ def check_variant(design: Design, variant: str) -> None:
             f"design {design.name!r} has no variant {variant!r}; it has "
             f"{', '.join(design.variants)}"
         )
-
-
-def source_order(source_id: str) -> tuple[str, int]:
-    """Catalogue order: the letter prefix, then the number (D2 before D10)."""
-    head = source_id.rstrip("0123456789")
-    tail = source_id[len(head):]
-    return head, int(tail) if tail else 0

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 
 import pytest
 
-from model_checks.kernel.action_tables import entry, uncovered
 from spec import ACTION_TYPES, Action, Drift
 from spec.transitions import ClearBoth, P1Reset
+from tests.architecture.action_tables import entry, uncovered
 
 
 def consumer_tables() -> dict[str, Mapping[type[Action], object]]:
@@ -69,8 +69,8 @@ def test_arch_a_class_without_reduction_rules_names_the_class_and_the_file(
     named, with the file to edit, by the coverage check and when the explorer builds its
     universe of actions."""
     from model_checks.explore.reduction import rules
-    from model_checks.kernel import action_tables
     from spec import V2, Config
+    from tests.architecture import action_tables
 
     class P1Nap(Action):
         """A planted action class."""

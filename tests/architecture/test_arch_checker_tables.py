@@ -14,11 +14,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from model_checks.checker_tables import checker_tables
 from model_checks.kernel.judged import Judged, NotJudged, Table, gaps
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
 from spec.properties import declare as declared
+from tests.architecture.checker_tables import checker_tables
 
 EXTRA = "S9"
 

@@ -35,10 +35,6 @@ ALLOWED: dict[str, str] = {
         "not a checker's instances",
     "model_checks/scenarios/catalog.py":
         "the scenario catalogue: each scenario states the configuration its trace runs on",
-    "model_checks/smt/prove/parametric_witness.py":
-        "a parametric proof's witness: the sizes Z3 found, replayed on the spec",
-    "model_checks/smt/prove/parametric_witness_liveness.py":
-        "parametric liveness proofs' witnesses: the sizes Z3 found, replayed on the spec",
     "model_checks/kernel/retry_witnesses.py":
         "the retry theorem's breaks: the instances their committed traces run on",
     "model_checks/kernel/retries.py::standing_drift_config":

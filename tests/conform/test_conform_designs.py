@@ -76,7 +76,7 @@ def test_a_step_the_side_cannot_drive_is_not_followed(tmp_path: Path,
 
 @pytest.mark.parametrize(("extra", "message"), [
     (["--environment", "D4"], "D4 cannot occur in design 'shm'"),
-    (["--environment", "D99"], "has no drift source D99"),
+    (["--environment", "D99"], "got 'D99', expected ids among C1, D1-D11, R1"),
     (["--variant", "V2"], "--variant apply to the LRU design only"),
     (["--steps", "0"], "--steps: got 0"),
 ])

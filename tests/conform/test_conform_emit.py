@@ -73,7 +73,7 @@ def test_the_seed_pair_s1_weakness_in_at_most_8_calls(
 
 def test_replay_emits_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "emitted"
-    trace = ROOT / "tests" / "conform" / "traces" / "V2_D6+D7_S1.json"
+    trace = ROOT / "docs" / "results" / "conform-traces" / "V2_D6+D7_S1.json"
     assert main(["conform", "--adapter", "tests.conform.seed_pair:factory", "--replay",
                  str(trace), "--emit-pytest", str(out)]) == 4
     assert "pytest file for S1" in capsys.readouterr().out
@@ -85,7 +85,7 @@ def test_an_emitted_s1_file_fails_when_its_engine_serves_nothing(
 ) -> None:
     """A planted engine that serves an empty list: the S1 check must not pass vacuously."""
     out = tmp_path / "emitted"
-    trace = ROOT / "tests" / "conform" / "traces" / "V2_D6+D7_S1.json"
+    trace = ROOT / "docs" / "results" / "conform-traces" / "V2_D6+D7_S1.json"
     assert main(["conform", "--adapter", "tests.conform.seed_pair:factory", "--replay",
                  str(trace), "--emit-pytest", str(out)]) == 4
     capsys.readouterr()

@@ -19,8 +19,8 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.conform.weakness import weakness
-from model_checks.kernel.cells import environment_text
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS
+from spec.drift import Environment
 
 PAIR = "tests.conform.ordered_pair:factory"
 BUGGY = "tests.conform.ordered_pair:factory_evicting_by_count"
@@ -92,7 +92,7 @@ def test_gate_require_s1_under_every_source_is_the_inherited_weakness(
     out = capsys.readouterr().out
     minimal = weakness("V2", "S1").minimal
     assert minimal and all("D7" in e for e in minimal)  # read, not written here
-    assert ", ".join(environment_text(e) for e in minimal) in out.replace("\n          ", " ")
+    assert ", ".join(Environment.of(e).text for e in minimal) in out.replace("\n          ", " ")
     assert "or by a deployment without D7" in out.replace("\n          ", " ")
     assert out.rstrip().splitlines()[-1] == (
         "RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: required S1 on V2 (exit 4)")

@@ -22,7 +22,7 @@ from spec import VARIANT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "model_checks.conform.reference_adapter:factory"
-TRACE = str(ROOT / "tests" / "conform" / "traces" / "V2_D6+D7_S1.json")
+TRACE = str(ROOT / "docs" / "results" / "conform-traces" / "V2_D6+D7_S1.json")
 
 
 def _fresh(*argv: str) -> tuple[int, str, str, bool]:

@@ -32,8 +32,8 @@ REFERENCE = "model_checks.conform.reference_adapter:factory"
 SEED_PAIR = "tests.conform.seed_pair:factory"
 
 
-PAIR_TRACES = sorted((ROOT / "tests" / "conform" / "traces").glob("V2_*_S1.json"))
-"""V2's S1 breaks with D7 and one more source (`tests/conform/traces/README.md`)."""
+PAIR_TRACES = sorted((ROOT / "docs" / "results" / "conform-traces").glob("V2_*_S1.json"))
+"""V2's S1 breaks with D7 and one more source (`docs/results/conform-traces/README.md`)."""
 
 
 def _v2_s1_traces() -> list[Path]:
@@ -75,7 +75,7 @@ def test_replay_stops_at_the_first_step_an_atomic_update_cannot_drive(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     adapter = load_adapter("model_checks.conform.async_adapter:factory")
-    path = ROOT / "tests" / "conform" / "traces" / "V2_D6+D7_S1.json"
+    path = ROOT / "docs" / "results" / "conform-traces" / "V2_D6+D7_S1.json"
     assert replay_trace(adapter, path, None, frozenset({"S1"})) == EXIT_NOT_FOLLOWED
     out = capsys.readouterr().out
     last = out.rstrip().splitlines()[-1]

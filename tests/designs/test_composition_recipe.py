@@ -17,9 +17,7 @@ from model_checks.cli import main
 from model_checks.designs.explore import explore, replay
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.path_witnesses import engine_death_actions, engine_death_config
-from model_checks.designs.prove import BREAKS, HOLDS, ProofOptions, prove
 from model_checks.designs.results import to_json, write_witnesses
-from model_checks.designs.simulate import simulate
 from model_checks.designs.witness_files import read
 from spec.config import Content
 from spec.designs import DesignProperty, DriftSource, Scope, design_named, register, withdraw
@@ -28,6 +26,8 @@ from spec.designs.encoder import ENCODER
 from spec.designs.encoder.actions import Schedule
 from spec.designs.encoder.config import EncoderConfig
 from spec.designs.paths import PROCESSOR_THEN_ENCODER
+from tests.designs.design_prove import BREAKS, HOLDS, ProofOptions, prove
+from tests.designs.design_simulate import simulate
 
 
 @dataclass(frozen=True, slots=True)

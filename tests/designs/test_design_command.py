@@ -27,7 +27,7 @@ def test_explore_prints_each_verdict_and_a_replayable_witness(
 
 @pytest.mark.parametrize(("environment", "message"), [
     ("D9", "D9 cannot occur in design 'shm': both sides read one object in one store"),
-    ("D12", "design 'shm' has no drift source D12"),
+    ("D12", "got 'D12', expected ids among C1, D1-D11, R1"),
 ])
 def test_a_source_the_design_has_not_is_a_usage_error(
     environment: str, message: str, capsys: pytest.CaptureFixture[str],

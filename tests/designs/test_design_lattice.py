@@ -16,12 +16,12 @@ from model_checks.designs.lattice import (
     LatticeOptions,
     LatticeResult,
     _largest_avoiding,
-    name,
     search,
 )
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
 from spec.designs import design_named
+from spec.drift import Environment
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "docs" / "results" / "designs"
@@ -44,7 +44,8 @@ def test_a_small_lattice_finds_the_single_source_breaks_and_nothing_else(
     small: LatticeResult,
 ) -> None:
     result = small
-    minimal = {p: [name(b.environment) for b in v] for p, v in result.minimal.items()}
+    minimal = {p: [Environment.of(b.environment).text for b in v]
+               for p, v in result.minimal.items()}
     assert minimal["U1"] == ["D2"] and minimal["S4"] == ["C1", "D3", "D7", "R1"]
     assert minimal["S3"] == minimal["S1"] == ["C1", "D3", "R1"] and minimal["S2"] == []
     assert result.answer(frozenset({"D2", "D7"}), "U1").verdict == "breaks"
@@ -69,7 +70,7 @@ def test_explicit_witnesses_replay_on_the_spec_and_join_the_breaks(
         prop = next(p for p in SHM.properties if p.id == witness.property_id)
         assert replay(SHM, witness.config, witness.actions, prop)
     result = small
-    assert "C1" in [name(b.environment) for b in result.minimal["S3"]]
+    assert "C1" in [Environment.of(b.environment).text for b in result.minimal["S3"]]
     assert result.answer(frozenset({"C1"}), "S3").basis.endswith("(explicit witness)")
 
 

@@ -80,6 +80,16 @@ def test_require_exits_4_exactly_when_a_required_property_is_at_risk(
         assert f"(exit {code})" in re.sub(r"\n {4,}", " ", out)
 
 
+def test_json_with_a_path_writes_the_answer_there_beside_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    target = tmp_path / "answer.json"
+    code, out, _ = doctor(["--client-uuids", "yes", "--json", str(target)], capsys)
+    assert json.loads(target.read_text())["exit"] == code and "S1" in out
+    code, _, err = doctor(["--json", str(tmp_path / "no" / "such" / "dir.json")], capsys)
+    assert code == 2 and err.startswith("error: --json: cannot write ") and err.count("\n") == 1
+
+
 def test_json_carries_the_findings_and_the_exit(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = doctor(["--client-uuids", "yes", "--require", "S1", "--json"], capsys)
     data = json.loads(out)

@@ -11,8 +11,8 @@ import pytest
 
 from model_checks import executor
 from model_checks.executor import Done, Failed, Job, LineProgress, LocalProcesses
-from model_checks.executor.examples import exit_on, fail_on, kill_worker_once, square_after
 from model_checks.executor.jobs import start_order
+from tests.executor.examples import exit_on, fail_on, kill_worker_once, square_after
 
 
 def _jobs() -> list[Job[int]]:

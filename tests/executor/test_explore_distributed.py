@@ -255,7 +255,7 @@ def test_explore_distributed_writes_the_local_records(
     scheduler: str, workers: Workers, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The command's records and traces against `explore_cell` run here (what `explore
-    --processes 1` runs in a child process, which would first import every checker)."""
+    --jobs 1` runs in a child process, which would first import every checker)."""
     workers(2)
     ci = PROFILES["ci"]
     limit, shapes, large = ci.max_states, ci.shapes, ci.large_shapes

@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.explore.evidence import gather
-from model_checks.smt.prove import parametric_witness as witness
 from spec import ALL_DRIFT, by_id, run
+from tests.smt import parametric_witness as witness
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ def test_explore_cells_records_and_traces(
 ) -> None:
     out, records = tmp_path / "cx", tmp_path / "records.json"
     code = main(["explore", "--variant", "V2", "--environment", "none", "--environment", "D7+D10",
-                 "--processes", "1", "--json", str(records), "--out", str(out)])
+                 "--jobs", "1", "--json", str(records), "--out", str(out)])
     assert code == 0, capsys.readouterr().out
     found = {(r.environment, r.property): r for r in read_records(records)}
     none_s1 = found[((), "S1")]
@@ -46,7 +46,7 @@ def test_explorer_traces_are_traces_of_the_matrix_instance(tmp_path: Path) -> No
     there, action by action, and break the same property."""
     records = tmp_path / "records.json"
     assert main(["explore", "--variant", "V1", "--environment", "D2", "--environment", "D7+D10",
-                 "--processes", "1", "--json", str(records), "--out", str(tmp_path)]) in (0, 1)
+                 "--jobs", "1", "--json", str(records), "--out", str(tmp_path)]) in (0, 1)
     traces = [r for r in read_records(records) if r.verdict is Verdict.COUNTEREXAMPLE]
     assert traces
     for record in traces:
@@ -59,7 +59,7 @@ def test_explorer_traces_are_traces_of_the_matrix_instance(tmp_path: Path) -> No
 @pytest.mark.parametrize("argv", [
     ["explore", "--variant", "V9"],
     ["explore", "--environment", "D12"],
-    ["explore", "--processes", "0"],
+    ["explore", "--jobs", "0"],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:

@@ -113,7 +113,7 @@ def test_lattice_command_writes_json_and_replayable_witnesses(
     target, out = tmp_path / "lattice.json", tmp_path / "traces"
     code = main(["explore", "--lattice", "--variant", "V1", "--sources", "D7+D10",
                  "--max-requests", "2", "--identities", "2",
-                 "--processes", "1", "--json", str(target), "--out", str(out)])
+                 "--jobs", "1", "--json", str(target), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0, printed
     entries = json.loads(target.read_text())
@@ -152,7 +152,7 @@ def test_a_lattice_that_explores_nothing_fails(
     ["explore", "--lattice", "--variant", "V9"],
     ["explore", "--lattice", "--environment", "D1"],
     ["explore", "--lattice", "--max-size", "-1"],
-    ["explore", "--lattice", "--processes", "0"],
+    ["explore", "--lattice", "--jobs", "0"],
     ["explore", "--sources", "D1"],
 ])
 def test_bad_lattice_input_is_one_line_and_exit_2(
@@ -178,7 +178,7 @@ def test_the_nightly_job_runs_a_lattice_phase(
     from model_checks.jobs.phases import lattice
 
     monkeypatch.chdir(tmp_path)
-    phase = lattice("--variant", "V1", "--sources", "D7", "--processes", "1",
+    phase = lattice("--variant", "V1", "--sources", "D7", "--jobs", "1",
                     "--max-requests", "2", "--identities", "2")
     assert phase.argv[:2] in {p.argv[:2] for p in phases.NIGHTLY if p.output is phase.output}
     monkeypatch.setattr(phases, "NIGHTLY", (phase,))

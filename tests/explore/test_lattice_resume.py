@@ -14,7 +14,7 @@ from model_checks.cli import main
 from model_checks.explore import lattice_command
 
 SMALL = ["explore", "--lattice", "--sources", "D3", "--max-size", "1", "--max-requests", "2",
-         "--processes", "1"]
+         "--jobs", "1"]
 
 
 def _lattice(tmp: Path, name: str, *options: str) -> tuple[int, list[dict[str, object]]]:

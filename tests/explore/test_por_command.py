@@ -17,7 +17,7 @@ def test_por_records_match_the_unreduced_ones(tmp_path: Path,
     def explore(name: str, *extra: str) -> dict[tuple[object, ...], VerdictRecord]:
         path = tmp_path / f"{name}.json"
         code = main(["explore", "--variant", "V2", "--environment", "D1+D7", "--environment", "D3",
-                     "--processes", "1", "--json", str(path), "--out", str(tmp_path / name),
+                     "--jobs", "1", "--json", str(path), "--out", str(tmp_path / name),
                      *extra])
         assert code == 0, capsys.readouterr().out
         return {(r.environment, r.property): r for r in read_records(path)}

@@ -39,7 +39,6 @@ from model_checks.smt.prove.parametric_liveness import (
     prove,
     records,
 )
-from model_checks.smt.prove.parametric_witness_liveness import WITNESSES
 from spec import (
     ALL_DRIFT,
     V0,
@@ -60,6 +59,7 @@ from spec import (
 )
 from spec.fairness import fair_choice, pending
 from spec.transitions import Retry, Submit
+from tests.smt.parametric_witness_liveness import WITNESSES
 from tests.smt.test_smt_crosscheck import _config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,7 +248,7 @@ def test_the_l1_witness_breaks_the_certificate_at_the_unsent_record() -> None:
 
 @pytest.mark.parametrize("witness", WITNESSES, ids=lambda w: w.name)
 def test_each_witness_breaks_its_property_at_its_last_step(witness: object) -> None:
-    from model_checks.smt.prove.parametric_witness_liveness import Witness
+    from tests.smt.parametric_witness_liveness import Witness
 
     assert isinstance(witness, Witness)
     for variant in witness.variants:
@@ -280,7 +280,7 @@ def test_every_witness_is_taken_as_evidence_outside_its_proofs() -> None:
 def test_each_witness_that_breaks_v3_replays_on_v4_without_breaking_it(witness: object) -> None:
     """V3's breaks (a rejection, a one-sided clear, a reset, a restart, two front ends) run
     on V4 step for step, and its resend, all payloads, does not miss (the proof's claim)."""
-    from model_checks.smt.prove.parametric_witness_liveness import Witness
+    from tests.smt.parametric_witness_liveness import Witness
 
     assert isinstance(witness, Witness)
     trace = run(witness.config_for(V4), witness.actions)

@@ -11,15 +11,15 @@ from dataclasses import replace
 import pytest
 
 from model_checks.kernel.cell_sets import expected_cell
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import both_directions, first_disagreement, random_walk
 from model_checks.smt.encode import engine as smt_engine
-from model_checks.smt.encode.symbols import Encoding, encoding_for, environment_ids
+from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.results import Violated, to_record
 from model_checks.smt.search.bmc import bmc_many
 from spec import V0, V1, V2, V3, Config, Variant, environment
+from spec.drift import ROUTER, Environment
 from spec.transitions import P0Handle, P1Receive
 
 SCENARIO = next(s for s in SCENARIOS if s.name == "router-retry-to-the-other-engine")
@@ -33,8 +33,8 @@ def _router(variant: Variant, *drift: str, max_items: int = 1) -> Config:
 def test_the_matrix_router_cell_is_encoded_with_two_engines_and_one_front_end() -> None:
     enc = encoding_for(V1, (ROUTER,))
     assert (enc.engines, enc.front_ends, enc.receivers) == (2, 1, ("p1", "p1e1"))
-    assert environment_ids(enc) == (ROUTER,)
-    assert environment_ids(encoding_for(V1, ("D5",))) == ("D5",)
+    assert Environment.of_config(enc).sources == (ROUTER,)
+    assert Environment.of_config(encoding_for(V1, ("D5",))).sources == ("D5",)
     with pytest.raises(ValueError, match="with D5"):
         Encoding(V1, frozenset(), engines=2)
 

@@ -15,10 +15,10 @@ from model_checks.kernel.matrix import Expectation, beyond_the_bounds
 from model_checks.smt.decode.crosscheck import first_disagreement, matches
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.symbols import encoding_for, params, params_constraint, state_at
-from model_checks.smt.prove import parametric_witness as witness
 from model_checks.smt.search.bmc import new_solver
 from spec import ClientItem, Config, Content, ItemSize, Trace, by_id, run
 from spec.transitions import Action, Submit
+from tests.smt import parametric_witness as witness
 
 RENAMED = {"g": "a", "h": "b", "z": "c"}
 

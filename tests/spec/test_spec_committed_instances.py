@@ -19,10 +19,10 @@ from model_checks.explore.instance import (
 )
 from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.kernel import itf, result_files
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
 from model_checks.kernel.trace_file import config_of
 from spec import Config, variant_named
+from spec.drift import ROUTER
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 SHAPES = tuple(dict.fromkeys((*NIGHTLY_SHAPES, *CI_SHAPES, *CI_LARGE_SHAPES)))

@@ -17,10 +17,10 @@ from model_checks.explore.instance import CI_LARGE_SHAPES, CI_SHAPES, NIGHTLY_SH
 from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG
 from model_checks.history.concurrent import instance_config
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
 from spec import DRIFT_IDS, VARIANTS, environment
 from spec.designs.lru_design import LRU
+from spec.drift import ROUTER
 
 DRIFT_ENVIRONMENTS = [e for n in range(len(DRIFT_IDS) + 1)
                       for e in itertools.combinations(DRIFT_IDS, n)]

@@ -21,9 +21,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.designs.explore import explore, replay
 from model_checks.designs.lattice import LatticeOptions, search
-from model_checks.designs.prove import BREAKS, HOLDS, ProofOptions, prove
 from model_checks.designs.results import to_json
-from model_checks.designs.simulate import NOT_FOUND, simulate
 from spec.designs import (
     DesignProperty,
     DriftSource,
@@ -37,6 +35,8 @@ from spec.designs import (
     register,
     withdraw,
 )
+from tests.designs.design_prove import BREAKS, HOLDS, ProofOptions, prove
+from tests.designs.design_simulate import NOT_FOUND, simulate
 
 
 @dataclass(frozen=True, slots=True)

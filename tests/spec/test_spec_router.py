@@ -16,11 +16,11 @@ from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge
 from model_checks.kernel.cell_sets import expected_cell
-from model_checks.kernel.environment_arg import ROUTER
 from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
 from spec import V1, V3, Config, InvalidConfiguration, Variant, by_id, environment, initial, step
+from spec.drift import ROUTER
 from spec.lru import Entry
 from spec.state import State
 from spec.trace import TraceError

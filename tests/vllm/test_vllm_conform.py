@@ -6,7 +6,7 @@
   never written here);
 - every V2 S1 trace of the committed lattice (D7 alone: a hand-built run, 4 requests on a
   budget of 3) and each of V2's S1 breaks with D7 and one more source
-  (`tests/conform/traces/`) replays on the release with exit 4, step for step (D6's item steps
+  (`docs/results/conform-traces/`) replays on the release with exit 4, step for step (D6's item
   through the adapter's `update_item`).
 """
 
@@ -20,7 +20,7 @@ from drift_page import page_minimal
 
 from model_checks.cli import main
 from model_checks.conform.weakness import weakness
-from model_checks.kernel.cells import environment_text
+from spec.drift import Environment
 
 ADAPTER = "model_checks.adapters.vllm:factory"
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_vllm_require_s1_is_the_inherited_weakness_naming_the_pages_environments
     assert listed and all("D7" in env for env in listed)
     # the page and the lattice agree
     assert set(listed) == {frozenset(e) for e in weakness("V2", "S1").minimal}
-    named = ", ".join(environment_text(e) for e in weakness("V2", "S1").minimal)
+    named = ", ".join(Environment.of(e).text for e in weakness("V2", "S1").minimal)
     assert "S1 consistent pairing [required]: INHERITED WEAKNESS on V2" in out
     assert f"({weakness('V2', 'S1').source}): {named}" in out
     assert "removed by another variant: V3/V4 (tags, references first, late-miss" in out
@@ -61,9 +61,9 @@ def test_vllm_require_s1_is_the_inherited_weakness_naming_the_pages_environments
 
 
 V2_S1_TRACES = sorted(LATTICE.glob("V2_*_S1.json"))
-PAIR_TRACES = sorted((ROOT / "tests" / "conform" / "traces").glob("V2_*_S1.json"))
+PAIR_TRACES = sorted((ROOT / "docs" / "results" / "conform-traces").glob("V2_*_S1.json"))
 """V2's S1 breaks with D7 and one more source, D6's interleaved item updates among them
-(`tests/conform/traces/README.md`)."""
+(`docs/results/conform-traces/README.md`)."""
 
 
 @pytest.mark.parametrize("trace", [*V2_S1_TRACES, *PAIR_TRACES],

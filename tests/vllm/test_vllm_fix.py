@@ -4,7 +4,7 @@ and the tag patch (patches/vllm-0.33.0-tags.diff) that removes it, proved on the
 - `conform --emit-pytest` on the D7-alone witness writes a file that imports only torch and
   vLLM, fails under plain pytest on 0.33.0 and passes on the patched copy, and fails when
   nothing is served (planted engines that serve nothing, or miss every time);
-- the patched copy passes its check (`python -m model_checks.adapters.vllm_patched`: conform
+- the patched copy passes its check (`python -m model_checks.vllm_fix`: conform
   as V3 under every source a vLLM deployment can have, S1 and S3 required, and every
   committed V2 stale-pairing witness replayed under V3), in a process of its own;
 - the patch's regression tests (vLLM's style) pass on the patched copy; those of a behaviour
@@ -26,12 +26,13 @@ from pathlib import Path
 
 import pytest
 
+from model_checks import vllm_fix
 from model_checks.adapters import vllm_patched
 from model_checks.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 WITNESS = ROOT / "docs" / "results" / "lattice" / "V2_D7_S1.json"
-MORE_WITNESSES = [ROOT / "tests" / "conform" / "traces" / f"V2_{env}_S1.json"
+MORE_WITNESSES = [ROOT / "docs" / "results" / "conform-traces" / f"V2_{env}_S1.json"
                   for env in ("D1+D7", "D2+D7", "D7+D8")]
 """Stale pairings under other sources beside D7, whose reproducers must behave the same."""
 REGRESSION = ROOT / "patches" / "test_vllm_cache_tags.py"
@@ -209,16 +210,16 @@ def test_vllm_the_callers_pass_from_the_patched_source_and_fail_from_the_release
 def test_vllm_the_patched_copy_passes_the_fix_check() -> None:
     _patched()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "model_checks.adapters.vllm_patched"],
+    run = subprocess.run([sys.executable, "-m", "model_checks.vllm_fix"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:]
-    runs = 2 + len(vllm_patched.witnesses())
+    runs = 2 + len(vllm_fix.witnesses())
     assert run.stdout.rstrip().splitlines()[-1] == f"fix check: {runs} of {runs} runs exit 0"
     assert "fix check: docs/results/lattice/V2_D7_S1.json.gz: exit 0" in run.stdout
 
 
 def test_vllm_the_witnesses_include_every_v2_stale_pairing() -> None:
-    names = {p.name for p in vllm_patched.witnesses()}
+    names = {p.name for p in vllm_fix.witnesses()}
     assert {"V2_D7_S1.json", "V2_D1+D7_S1.json", "V2_D2+D7_S1.json"} <= names
     assert not any("D6" in n.split("_")[1].split("+") for n in names if n.endswith("S3.json"))
 

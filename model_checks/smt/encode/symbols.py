@@ -42,7 +42,7 @@ import z3
 
 from model_checks.kernel.instance import MATRIX, matrix_drift, matrix_instance
 from spec import Drift, Needs, Variant, needs_of
-from spec.drift import describe_environment, drift_order
+from spec.drift import Environment
 
 NONE_PID = -1
 """The pid stored where the spec has None (a reference's payload, an untagged entry's tag)."""
@@ -183,7 +183,7 @@ class Encoding:
 
     def describe(self) -> str:
         router = ", two engines behind a router" if self.engines > 1 else ""
-        return f"{self.variant.name} under {describe_environment(self.environment)}{router}"
+        return f"{self.variant.name} under {Environment.of(self.environment).text}{router}"
 
 
 def shadow_side(front_end: int) -> str:
@@ -197,17 +197,6 @@ def encoding_for(variant: Variant, env: tuple[str, ...], bounds: Bounds | None =
     engines those of the matrix's instance (`instance.matrix_instance`)."""
     return Encoding(variant, matrix_drift(env), bounds or Bounds(),
                     engines=matrix_instance(env).engines)
-
-
-def environment_ids(enc: Encoding) -> tuple[str, ...]:
-    """The matrix environment an encoding is about (drift ids in numeric order; D5 named
-    `ROUTER` in the router configuration)."""
-    from model_checks.kernel.environment_arg import ROUTER
-
-    ids = drift_order(d.value for d in enc.environment)
-    if enc.engines == 1:
-        return ids
-    return tuple(ROUTER if d == Drift.D5.value else d for d in ids)
 
 
 def receiver_side(engine: int) -> str:

@@ -16,9 +16,10 @@ proofs:
   where none applies;
 - `parametric_mirror`: H1 and S3 where the two caches mirror each other, over uninterpreted
   LRU states; `parametric_liveness`: L1-L3 as safety over the model with history variables;
-- where those proofs fail, real breaks on larger instances, each replayed before the drift
-  lattice takes it as evidence: `parametric_witness` (V2's S1 under D7 alone) and
-  `parametric_witness_liveness` (L1-L3);
+- where those proofs fail, real breaks on larger instances, committed under
+  docs/results/parametric-witnesses/ and replayed before the drift lattice takes them as
+  evidence (written by tests/smt/parametric_witness.py, V2's S1 under D7 alone, and
+  tests/smt/parametric_witness_liveness.py, L1-L3, which hold the files fresh);
 - `retry_window`: the undisturbed-attempt theorem about retries
   (`model_checks.kernel.retries`), a symbolic run of the window over uninterpreted sorts;
   `prove --parametric` prints it after the matrix's goals (it is no matrix property).

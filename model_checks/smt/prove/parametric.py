@@ -65,6 +65,7 @@ from model_checks.smt.judged import encoded_safety
 from model_checks.smt.results import ProvedAllDepths
 from spec import V3, Config, Drift, LruFlaw, State, Variant
 from spec import lru as spec_lru
+from spec.drift import Environment
 from spec.state import Request
 
 IDENTITY = z3.DeclareSort("Identity")
@@ -605,8 +606,8 @@ def model_name(model: ParametricModel) -> str:
     flaw = "" if model.flaw is NO_FLAW else f" with {model.flaw.name}"
     if model.environment == EVERY_SOURCE:
         return f"{model.variant.name}{flaw}"
-    ids = "+".join(sorted((d.value for d in model.environment), key=lambda d: int(d[1:])))
-    return f"{model.variant.name}{flaw} under {ids or 'no drift'}"
+    ids = Environment.of(model.environment).text
+    return f"{model.variant.name}{flaw} under {'no drift' if ids == 'none' else ids}"
 
 
 CHECKER = "z3-parametric"

@@ -66,7 +66,7 @@ makes the proof fail on the wire part's consecution under "P0 sends a reference"
 Where the caches mirror (`parametric_goals.mirror_environment`), `parametric_mirror`'s
 certificate shows that no reference ever misses, which excludes L1-L3 at once
 (`parametric_mirror.LIVENESS_BAD`). Elsewhere `attempt` names the step each certificate
-fails on; `parametric_witness_liveness` holds the breaks found where it failed.
+fails on; `tests/smt/parametric_witness_liveness.py` holds the breaks found where it failed.
 """
 
 from __future__ import annotations

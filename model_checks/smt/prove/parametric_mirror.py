@@ -92,7 +92,8 @@ from model_checks.smt.prove.parametric import (
     if_state,
 )
 from model_checks.smt.results import ProvedAllDepths
-from spec import Drift, LruFlaw, Variant, drift_order
+from spec import Drift, LruFlaw, Variant
+from spec.drift import Environment
 
 LRU = z3.DeclareSort("LruState")
 INT, BOOL = z3.IntSort(), z3.BoolSort()
@@ -437,7 +438,7 @@ def _applies(model: MirrorModel) -> None:
 
 
 def _ids(environment: frozenset[Drift]) -> str:
-    return "+".join(drift_order(d.value for d in environment))
+    return Environment.of(environment).text
 
 
 def name(model: MirrorModel) -> str:

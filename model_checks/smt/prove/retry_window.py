@@ -66,6 +66,7 @@ from model_checks.smt.prove.parametric import (
 )
 from model_checks.smt.results import ProvedAllDepths
 from spec import V1, V2, V3, V4, Drift, MissHandling, Variant
+from spec.drift import Environment
 
 BOOL = z3.BoolSort()
 
@@ -274,7 +275,7 @@ def prove(m: WindowModel, rlimit: int = CERTIFICATE_RLIMIT) -> ProvedAllDepths:
 
 
 def describe(environment: frozenset[Drift]) -> str:
-    return "+".join(sorted((d.value for d in environment), key=lambda d: int(d[1:]))) or "none"
+    return Environment.of(environment).text
 
 
 WITHOUT_SPLIT = WINDOW_SOURCES - {Drift.D6}

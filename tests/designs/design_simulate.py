@@ -20,19 +20,15 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
+from model_checks.designs.explore import Witness
 from spec.designs.base import Design, DesignProperty, Scope
+
+Counterexample = Witness
+"""The one witness type under the name the state machine's text uses: Hypothesis derives its
+derandomized seed from that text, so renaming it there would change every search."""
 
 BREAKS, NOT_FOUND, NOT_RUN = "breaks", "not found", "not run"
 """The verdicts: a shrunk break; no break in the budget; no step taken (a failure)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Counterexample:
-    """The shrunk actions from the initial state to a state that breaks `property_id`."""
-
-    property_id: str
-    actions: tuple[Any, ...]
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +43,7 @@ class SimulationResult:
     steps_per_example: int
     steps: int
     property_ids: tuple[str, ...]
-    counterexamples: tuple[Counterexample, ...]
+    counterexamples: tuple[Witness, ...]
 
     @property
     def failed(self) -> bool:
@@ -59,7 +55,7 @@ class SimulationResult:
             return BREAKS
         return NOT_RUN if self.failed else NOT_FOUND
 
-    def counterexample(self, property_id: str) -> Counterexample | None:
+    def counterexample(self, property_id: str) -> Witness | None:
         return next((c for c in self.counterexamples if c.property_id == property_id), None)
 
 
@@ -78,7 +74,7 @@ class _Tally:
     (Hypothesis replays the shrunk example last, so it is the shrunk one)."""
 
     steps: int = 0
-    last: Counterexample | None = None
+    last: Witness | None = None
     watched: tuple[DesignProperty, ...] = field(default=())
 
 
@@ -86,7 +82,7 @@ def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 3
              variant: str = "", environment: frozenset[str] = frozenset()) -> SimulationResult:
     """Search `config` with at most `examples` runs of at most `steps` actions each, per
     round; each round that breaks a property removes it from the next round's checks."""
-    found: list[Counterexample] = []
+    found: list[Witness] = []
     tally = _Tally()
     while True:
         tally.watched = tuple(p for p in design.properties
@@ -101,7 +97,7 @@ def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 3
 
 
 def _round(design: Design, config: Any, tally: _Tally, examples: int, steps: int
-           ) -> Counterexample | None:
+           ) -> Witness | None:
     """One Hypothesis search over the watched properties: the shrunk break, or None."""
     if not tally.watched or examples < 1 or steps < 1:
         return None

@@ -24,8 +24,8 @@ from typing import Any
 
 import z3
 
-from model_checks.designs.graph import StateGraph, state_graph
 from spec.designs.base import Design
+from tests.designs.design_graph import StateGraph, state_graph
 
 BREAKS, HOLDS, BOUNDED, UNKNOWN, NOT_RUN = "breaks", "holds", "bounded", "unknown", "not run"
 """The verdicts: a decoded path to a break; every reachable state, every depth; no break
