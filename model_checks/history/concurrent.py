@@ -536,22 +536,39 @@ class Suspensions:
 async def _task_client(sides: Sides, config: Config, index: int,
                        requests: Sequence[Sequence[Content]], rng: random.Random,
                        watcher: Watcher | None = None,
-                       refused: frozenset[tuple[int, int]] = frozenset()) -> None:
+                       refused: frozenset[tuple[int, int]] = frozenset(),
+                       alone: _Alone | None = None) -> None:
     front_end = sides.front_ends[index % len(sides.front_ends)]
+    side, me = front_end.side, client_name()
     refuses = _refusing(sides, front_end, refused, index)
     for number, contents in enumerate(requests):
         for attempt in range(1 + RETRIES):
             for _ in range(rng.randrange(3)):
                 await asyncio.sleep(0)
-            call = front_end.serve_async(sides.engine, _items(config, contents),
-                                         refuses(number, attempt))
+            refusing = refuses(number, attempt)
+            if alone is not None:
+                await _await(lambda: alone.free(side, me))
+                if refusing:
+                    alone.by[side] = me
+                    await _await(lambda: alone.idle(side))
+            call = front_end.serve_async(sides.engine, _items(config, contents), refusing)
             if watcher is None:
                 outcome = await call
             else:
                 with watcher.serving(front_end.side):
                     outcome = await Suspensions(call, watcher.suspended)
+            if alone is not None and alone.by.get(side) == me:
+                del alone.by[side]
             if not isinstance(outcome, api.Missed):
                 break
+
+
+async def _await(ready: Callable[[], bool]) -> None:
+    """`_wait` between awaits."""
+    tries = 0
+    while not ready() and tries < QUIET_TRIES:
+        await asyncio.sleep(0)
+        tries += 1
 
 
 async def _task_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
@@ -598,11 +615,14 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     if Drift.D3 in environment:
         watcher.inject = inject
 
+    alone = _Alone(recorder)
+
     async def main() -> None:
         order = list(range(tasks))
         rng.shuffle(order)
         running = [asyncio.create_task(_task_client(sides, config, n, work.requests[n], rng,
-                                                    watcher, work.refused), name=f"task-{n}")
+                                                    watcher, work.refused, alone),
+                                       name=f"task-{n}")
                    for n in order]
         running.append(asyncio.create_task(_task_drift(sides, recorder, work.events, rng,
                                                        watcher, spacing_of(work)),

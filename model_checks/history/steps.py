@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from model_checks.conform.lockstep.choices import choice_of
 from model_checks.history.instance import Instance
 from model_checks.history.log import Call, Result
 from spec import Drift, State, initial, step
@@ -64,6 +65,10 @@ class Move:
     progress: int
     rid: int
     reordered: bool = False
+    choice: str | None = None
+    """The choice the spec allows that this move made (`lockstep.choices.NAMES`), where the
+    choices differ here and the call observed which it made (None: no choice, every choice
+    gives the same state, or the call did not show it: `Result.shadow_after`)."""
 
 
 def end_of(call: Call) -> int:
@@ -159,8 +164,10 @@ def _refused(instance: Instance, state: State, call: Call, rid: int) -> Iterator
     the call was quiet enough to read it (`Result.shadow_after`)."""
     exempt = frozenset(i.identity for i in state.requests[rid].items)
     observed = call.result.shadow_after
-    for action in (P0HandleRejected(rid), P0HandleRejectedUndo(rid)):
-        after = _step(instance, state, action)
+    choices = [(a, _step(instance, state, a))
+               for a in (P0HandleRejected(rid), P0HandleRejectedUndo(rid))]
+    same = choices[0][1] == choices[1][1]
+    for action, after in choices[:1] if same else choices:
         if after is None or after.requests[rid].outcome is not Outcome.REJECTED:
             continue
         shadow = after.shadows[call.front_end]
@@ -168,7 +175,8 @@ def _refused(instance: Instance, state: State, call: Call, rid: int) -> Iterator
                                 shadow, exempt):
             continue
         if observed is None or set(observed) == _identities(shadow):
-            yield Move((action,), after, DONE_AFTER_P0, rid)
+            yield Move((action,), after, DONE_AFTER_P0, rid,
+                       choice=None if same or observed is None else choice_of(action))
 
 
 def _finish_update(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:

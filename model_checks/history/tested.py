@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from model_checks.conform.codec import layout
-from model_checks.conform.lockstep.choices import choice_of
 from model_checks.history.concurrent import Run
 from model_checks.history.explain import Explained
 
@@ -63,15 +62,21 @@ class Tested:
     """The dtypes the sweep sized (`dtypes.sweep`)."""
     seeds: list[int] = field(default_factory=list)
     choices: Counter[str] = field(default_factory=Counter)
-    """The choice the explanations took at each refusal (`lockstep.choices.NAMES`)."""
+    """The choice the explanations made at the refusals where keeping and undoing differ
+    (`lockstep.choices.NAMES`)."""
 
     def explained(self, verdict: Explained) -> None:
-        """The choices the spec allows that `verdict`'s explanation took at refusals."""
-        self.choices.update(name for _, action in verdict.steps
-                            if (name := choice_of(action)) is not None)
+        """The choices the spec allows that `verdict`'s explanation made at refusals (where
+        keeping and undoing differ)."""
+        self.choices.update(verdict.choices)
+
+    refusals_read: int = 0
+    """Refused calls whose shadow after the refusal was read (`log.Result.shadow_after`)."""
 
     def add(self, run: Run, seed: int) -> None:
         self.histories += 1
+        self.refusals_read += sum(1 for c in run.history.calls
+                                  if c.result.shadow_after is not None)
         self.seeds.append(seed)
         self.calls += len(run.history.calls)
         self.preemptions += run.preemptions
@@ -108,8 +113,10 @@ class Tested:
         if not refused:
             return "the engine's refusal: none made"
         taken = ", ".join(f"{name} x{n}" for name, n in sorted(self.choices.items()))
-        return (f"the engine's refusal: {refused} requests refused after P0's update (D2); "
-                f"the explanations' choice at each: {taken or 'none explained'}")
+        return (f"the engine's refusal: {refused} requests refused after P0's update (D2), "
+                f"{self.refusals_read} alone on their front end (the shadow the refusal left "
+                f"compared with the spec's); the choice observed where keeping and undoing differ: "
+                f"{taken or 'none'}")
 
     def lines(self) -> list[str]:
         seeds = (f"seeds {min(self.seeds)}-{max(self.seeds)}" if self.seeds else "no seeds")
@@ -143,6 +150,7 @@ class Tested:
                 "in_flight_clears": self.in_flight, "outcomes": dict(self.outcomes),
                 "events": dict(self.events), "dtypes": sorted(self.dtypes),
                 "swept": list(self.swept), "refused": self.outcomes["refused"],
+                "refusals_read": self.refusals_read,
                 "refusal_choices": dict(self.choices),
                 "never": self.never()}
 
