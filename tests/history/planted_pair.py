@@ -35,6 +35,7 @@ import torch
 
 from model_checks.conform import adapter as api
 from tests.conform.ordered_pair import ByteLru, Probed, delivery, nbytes, probe_items
+from tests.conform.replies import missed_of
 from tests.history.hookless_pair import HooklessPair, Receiver, Sender
 
 
@@ -52,8 +53,7 @@ class CheckThenActSender(Sender):
             return message
         delivered: api.Delivered = engine.receive(message)
         if not isinstance(delivered, api.Fault):
-            missed = delivered.identities if isinstance(delivered, api.Missed) else ()
-            self.handle_reply(message.request_id, missed)
+            self.handle_reply(message.request_id, missed_of(delivered))
         return delivered
 
 
@@ -78,8 +78,7 @@ class AsyncSender(Sender):
         delivered: api.Delivered = engine.receive(message)
         await asyncio.sleep(0)
         if not isinstance(delivered, api.Fault):
-            missed = delivered.identities if isinstance(delivered, api.Missed) else ()
-            self.handle_reply(message.request_id, missed)
+            self.handle_reply(message.request_id, missed_of(delivered))
         return delivered
 
 
@@ -229,8 +228,7 @@ class UndoingSender(Sender):
                     self.cache.pop(identity)
             raise
         if not isinstance(delivered, api.Fault):
-            missed = delivered.identities if isinstance(delivered, api.Missed) else ()
-            self.handle_reply(message.request_id, missed)
+            self.handle_reply(message.request_id, missed_of(delivered))
         return delivered
 
     def _undone(self, message: api.WireMessage) -> list[str]:
