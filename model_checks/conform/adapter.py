@@ -309,14 +309,20 @@ class Refuses(Protocol):
     """Optional, on an engine side: how the engine refuses a request (a prompt too long, a
     full queue) before it reads any item: `refuse(message)` returns the exception its
     `receive` raises then (the engine's own error class). Under D2 the harness makes the
-    engine refuse some requests: it raises that exception from `receive` inside the front
-    end's own end-to-end call (`EndToEnd.serve`), so that the front end's own refusal path
-    runs; the front end may keep what the attempt recorded in its shadow or undo it (the
-    spec allows both), and must let the exception through to its client (a `serve` that
-    returns instead hid the refusal). Without it, or without `EndToEnd`, the refusal is
-    driven by `FrontEndSide.abandon`."""
+    engine refuse requests: it raises that exception from `receive` inside the front end's
+    own end-to-end call (`EndToEnd.serve`, or `serve_async` with `--tasks`), so that the
+    front end's own refusal path runs: in lockstep at each rejection step, in `--threads` and
+    `--tasks` at some first attempts (each made alone on its front end, so that the shadow
+    the refusal left is compared with the spec's). The front end may keep what the attempt
+    recorded in its shadow or undo it (the spec allows both; the report says which it saw),
+    and must let the exception through to its client (a `serve` that returns instead hid
+    the refusal). Without it, or without `EndToEnd`, lockstep drives the refusal with
+    `FrontEndSide.abandon`, and the concurrent runs make none."""
 
-    def refuse(self, message: WireMessage) -> Exception: ...
+    def refuse(self, message: WireMessage) -> Exception:
+        """The error this engine's `receive` raises when it refuses `message` (it reads
+        nothing, changes nothing)."""
+        ...
 
 
 class RefusingEngine:
