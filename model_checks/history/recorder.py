@@ -37,8 +37,7 @@ from spec import Config
 @dataclass(frozen=True, slots=True)
 class Refused:
     """A request the engine refused after P0's update (D2), as the harness made it refuse
-    (`end_to_end`): its front end's own call let the engine's refusal through, or, driven
-    step by step, the harness abandoned it (`FrontEndSide.abandon`). `shadow`: the
+    (`end_to_end`): its front end's own call let the engine's refusal through. `shadow`: the
     identities the front end's shadow held once it handled the refusal, read where no other
     call began or ended during this one (None: not read)."""
 
@@ -50,11 +49,11 @@ Outcome = api.Served | api.Missed | api.ClientRejected | api.Fault | Refused
 
 def can_refuse(front_end: object, engine: object) -> bool:
     """Whether the harness can make the engine refuse a request of `front_end`: its engine
-    declares how it refuses (`api.Refuses`) where the front end has its own end-to-end call
-    (sync or async), else the call is driven step by step and abandoned."""
+    declares how it refuses (`api.Refuses`) and the front end has its own end-to-end call
+    (`api.EndToEnd`, or `serve_async`), whose refusal path then runs."""
     own = isinstance(front_end, api.EndToEnd) or callable(getattr(front_end, "serve_async",
                                                                   None))
-    return isinstance(getattr(engine, "inner", engine), api.Refuses) or not own
+    return own and isinstance(getattr(engine, "inner", engine), api.Refuses)
 
 
 def client_name() -> str:
@@ -275,8 +274,7 @@ def end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...],
     """One request through the sides: the front end's own `serve` if it has one (given the
     innermost engine side), else probe, update, receive, reply. `refuse`: the engine refuses
     the request (D2; the caller checked `can_refuse`): the front end's own call meets the
-    engine's declared refusal (`api.RefusingEngine`), a step-by-step one is abandoned;
-    `told` is called as the engine refuses."""
+    engine's declared refusal (`api.RefusingEngine`); `told` is called as it refuses."""
     inner = getattr(engine, "inner", engine)
     if isinstance(front_end, api.EndToEnd):
         if not refuse:
@@ -297,10 +295,6 @@ def end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...],
     if not isinstance(message, api.WireMessage):
         updated: Outcome = message
         return updated
-    if refuse:
-        told()
-        front_end.abandon(message.request_id)
-        return Refused()
     delivered: api.Delivered = engine.receive(message)
     if isinstance(delivered, api.Fault):
         return delivered

@@ -26,9 +26,9 @@ PATHS = (
     ("missed", "a miss reply (the engine missed a reference; the front end invalidated)"),
     ("rejected", "a client rejection (an identity sent without media that P0 does not hold)"),
     ("p0-assert", "P0's assertion (a probed hit gone at its update)"),
-    ("refused", "the engine's refusal (D2: made only where the environment has D2 and the "
-                "engine declares how it refuses, `Refuses.refuse`, or the front end has no "
-                "end-to-end call of its own)"),
+    ("refused", "the engine's refusal (D2: made only where the environment has D2, the "
+                "engine declares how it refuses, `Refuses.refuse`, and the front end has its "
+                "own end-to-end call)"),
 )
 """The outcomes a serve can have, as the report names them."""
 
