@@ -15,8 +15,19 @@ import pytest
 from history_helpers import conform
 
 from model_checks.conform import adapter as api
-from model_checks.history.log import Result, read_log, write_log
+from model_checks.history.explain import Explained, Unexplained, explain
+from model_checks.history.log import (
+    Call,
+    Header,
+    History,
+    Input,
+    Item,
+    Result,
+    read_log,
+    write_log,
+)
 from model_checks.history.recorder import Refused, can_refuse
+from spec import environment
 from tests.history.planted_pair import EngineRefused, factory_refusal_keeps
 
 DEPLOYED = "D1+D2+D3+D4+D5+D9+D10+D11"
@@ -132,3 +143,32 @@ def test_a_refused_call_round_trips_through_the_log(tmp_path: Path) -> None:
     write_log(path, changed)
     assert read_log(path).calls[0].result == Result("refused", shadow_after=("a",))
     assert Refused(("a",)).shadow == ("a",)
+
+
+def _refusal_history(shadow_after: tuple[str, ...] | None) -> History:
+    """fe0 serves [a], then the engine refuses [a b] (a a hit, b recorded by the attempt);
+    `shadow_after`: what fe0's shadow held once it handled the refusal."""
+    served = Result("served", inputs=(Input("a", "a", "a"),))
+    return History(Header("V2", 3, 1, ("D2",), "test"), (
+        Call(0, "c", "fe0", "serve", (Item("a", "a", 1),), 1, 2, served),
+        Call(1, "c", "fe0", "serve", (Item("a", "a", 1), Item("b", "b", 1)), 3, 4,
+             Result("refused", shadow_after=shadow_after)),
+    ))
+
+
+@pytest.mark.parametrize(("shadow", "choices"), [
+    (("a", "b"), ("keeps its shadow update on a rejection (D2)",)),
+    (("a",), ("undoes its shadow update on a rejection (D2)",)),
+    (None, ()),  # not read: either choice explains it, none is observed
+])
+def test_a_refusal_is_explained_by_either_choice_and_says_which(
+        shadow: tuple[str, ...] | None, choices: tuple[str, ...]) -> None:
+    verdict = explain(_refusal_history(shadow), environment("D2"))
+    assert isinstance(verdict, Explained) and verdict.choices == choices
+
+
+@pytest.mark.parametrize("shadow", [(), ("b",)])
+def test_a_refusal_that_drops_an_earlier_entry_is_not_explained(shadow: tuple[str, ...]
+                                                                ) -> None:
+    assert isinstance(explain(_refusal_history(shadow), environment("D2")), Unexplained)
+    assert isinstance(explain(_refusal_history(("a",)), environment()), Unexplained)  # no D2
