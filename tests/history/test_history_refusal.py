@@ -63,14 +63,17 @@ def test_a_refusal_that_undoes_the_hits_is_caught_by_threads_at_every_seed(seed:
 
 
 @pytest.mark.parametrize("adapter", CLEAN)
-def test_a_refusal_kept_or_undone_conforms_in_lockstep(adapter: str) -> None:
-    code, out = gate(adapter, 1)
+def test_a_refusal_kept_or_undone_conforms_in_lockstep(adapter: str, tmp_path: Path) -> None:
+    code, out = gate(adapter, 1, "--json", str(tmp_path / "run.json"))
     assert code == 0 and "RESULT: CONFORMS" in out, out
     choice = "keeps" if adapter.endswith("keeps") else "undoes"
     observed = out.split("implementation choices observed")[1].split(" x")[0]
     assert f"{choice} its shadow update on a rejection (D2)" in observed, out
     assert "tested by lockstep: the engine's refusal (D2):" in out
     assert "rejections run through the front end's own end-to-end call" in out
+    written = json.loads((tmp_path / "run.json").read_text())
+    assert written["refusals"] > 0
+    assert set(written["choices"]) == {f"{choice} its shadow update on a rejection (D2)"}
 
 
 @pytest.mark.parametrize("seed", SEEDS)
