@@ -49,7 +49,8 @@ ADAPTER_API = 2
 """The version of this interface. `load_adapter` checks an adapter against it (its methods
 and their parameters); an adapter may state the version it was written for as `api_version`,
 and one that states another is refused. Version 2: the sides as below, `Setup.process`;
-optional on a front-end side: `ItemUpdates`, `ClientLoop`, `ClientRetry`, `EndToEnd`."""
+optional on a front-end side: `ItemUpdates`, `ClientLoop`, `ClientRetry`, `EndToEnd`; on an
+engine side: `Refuses`."""
 
 
 class AdapterError(ValueError):
@@ -301,6 +302,53 @@ class EndToEnd(Protocol):
 
     def serve(self, engine: EngineSide, items: tuple[ItemIn, ...]
               ) -> Served | Missed | ClientRejected | Fault: ...
+
+
+@runtime_checkable
+class Refuses(Protocol):
+    """Optional, on an engine side: how the engine refuses a request (a prompt too long, a
+    full queue) before it reads any item: `refuse(message)` returns the exception its
+    `receive` raises then (the engine's own error class). Under D2 the harness makes the
+    engine refuse requests: it raises that exception from `receive` inside the front end's
+    own end-to-end call (`EndToEnd.serve`, or `serve_async` with `--tasks`), so that the
+    front end's own refusal path runs: in lockstep at each rejection step, in `--threads` and
+    `--tasks` at some first attempts (each made alone on its front end, so that the shadow
+    the refusal left is compared with the spec's). The front end may keep what the attempt
+    recorded in its shadow or undo it (the spec allows both; the report says which it saw),
+    and must let the exception through to its client (a `serve` that returns instead hid
+    the refusal). Without it, or without `EndToEnd`, lockstep drives the refusal with
+    `FrontEndSide.abandon`, and the concurrent runs make none."""
+
+    def refuse(self, message: WireMessage) -> Exception:
+        """The error this engine's `receive` raises when it refuses `message` (it reads
+        nothing, changes nothing)."""
+        ...
+
+
+class RefusingEngine:
+    """An engine side whose `receive` refuses every message with the error the engine
+    declares (`Refuses.refuse`), reading nothing; `refused` holds the error raised, and
+    `told` is called as it refuses."""
+
+    def __init__(self, engine: Refuses, told: Callable[[], None] = lambda: None) -> None:
+        self.engine = engine
+        self.refused: Exception | None = None
+        self.told = told  # called as the engine refuses
+
+    def receive(self, message: WireMessage) -> Delivered:
+        self.refused = self.engine.refuse(message)
+        self.told()
+        raise self.refused
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.engine, name)
+
+
+def refused_by(engine: RefusingEngine, error: BaseException) -> bool:
+    """Whether `error`, escaping a front end's `serve`, is the refusal `engine` raised (the
+    same error, or one of its class: a front end may re-raise it as a new one)."""
+    return engine.refused is not None and (error is engine.refused
+                                           or type(error) is type(engine.refused))
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ VALUES = ("Setup", "ItemIn", "WireItem", "WireMessage", "ShadowEntry", "Receiver
 """The value types, in the order a request meets them."""
 
 PROTOCOLS = ("Adapter", "FrontEndSide", "EngineSide", "ItemUpdates", "ClientLoop", "ClientRetry",
-             "EndToEnd")
+             "EndToEnd", "Refuses")
 
 
 def _doc(obj: object) -> str:

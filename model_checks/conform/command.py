@@ -384,7 +384,8 @@ def _report(
     print("\n".join(safety_lines(outcome, broken, required,
                                  paths.properties if paths else {}, args.adapter, allowed)))
     print("\n".join(wrap([coverage_line(outcome, allowed), choices_line(outcome),
-                           *unchecked_lines(missing), *lockstep_untested_lines()])))
+                           *unchecked_lines(missing),
+                           *lockstep_untested_lines(outcome.refusals)])))
     if args.json:
         from model_checks.conform.traces import write_run_records
 

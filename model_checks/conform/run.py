@@ -103,6 +103,9 @@ class Outcome:
     the implementation was seen making it (steps where the choices differed)."""
     repeated: int = 0
     """How many submitted requests named one identity twice (`Config.duplicates`)."""
+    refusals: int = 0
+    """How many rejections (D2) ran through the front end's own end-to-end call with the
+    engine refusing (`adapter.Refuses`), not through `abandon`."""
 
     @property
     def failure(self) -> Disagreement | None:
@@ -259,6 +262,7 @@ class _Tally:
         self.outcome.repeated += sum(1 for a in run.actions if names_an_identity_twice(a))
         self.outcome.guards.update(guards_held(self.config, run.actions))
         self.outcome.choices.update(run.choices)
+        self.outcome.refusals += run.impl.refusals
         _spec_verdicts(run, self.verdicts)
         self.outcome.note_broken(self.where, self.config, run.broken)
 

@@ -82,8 +82,10 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
 
 def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None,
                       unchecked: list[dict[str, object]] | None = None) -> None:
-    """The run's verdict records, each failing one pointing at its trace file; `unchecked`
-    (the optional parts the adapter lacks, `unchecked.Part.to_json`) beside them."""
+    """The run's verdict records, each failing one pointing at its trace file; beside them
+    `refusals` (the rejections run through the front end's own refusal path), `choices`
+    (the choices the spec allows that the implementation was seen making) and `unchecked`
+    (the optional parts the adapter lacks, `unchecked.Part.to_json`)."""
     records = list(outcome.records)
     if paths is not None and paths.findings:
         first = paths.findings[0]
@@ -98,5 +100,8 @@ def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None,
         records.append(VerdictRecord(CONFORMANCE.record, "none", (), "lockstep", Verdict.UNKNOWN, 0,
                                      "steps", outcome.seconds,
                                      detail=f"{outcome.adapter}: nothing checked (0 steps)"))
-    write_records(path, records + safety,
-                  None if unchecked is None else {"unchecked": unchecked})
+    extra: dict[str, object] = {"refusals": outcome.refusals,
+                                "choices": dict(outcome.choices)}
+    if unchecked is not None:
+        extra["unchecked"] = unchecked
+    write_records(path, records + safety, extra)

@@ -114,7 +114,6 @@ LOCKSTEP_UNTESTED = (
     "concurrency: lockstep makes one call at a time from one thread, so a pass says the "
     "sequential protocol is right, not that the pair is thread-safe (`--threads N` and "
     "`--tasks N` check races and split front-end sections)",
-    "the engine's refusal: the harness never makes an engine refuse a request",
     "payload dtypes other than the harness's processor's (float32, int16, uint8): "
     "`--threads` and `--tasks` size the others first (a dtype sweep)",
 )
@@ -122,6 +121,19 @@ LOCKSTEP_UNTESTED = (
 it."""
 
 
-def lockstep_untested_lines() -> list[str]:
-    """The lockstep report's block of what it never tests."""
-    return ["not tested by lockstep:", *(f"  {line}" for line in LOCKSTEP_UNTESTED)]
+def refusal_line(refusals: int) -> str:
+    """Whether lockstep made the engine refuse (D2) through the front end's own call."""
+    if refusals:
+        return (f"the engine's refusal (D2): {refusals} rejections run through the front "
+                "end's own end-to-end call, the engine refusing (`Refuses.refuse`)")
+    return ("the engine's refusal (D2): never run through the front end's own refusal path "
+            "(the engine declares no `Refuses.refuse`, its front end has no `serve`, or no "
+            "rejection was taken); a rejection called `abandon` instead")
+
+
+def lockstep_untested_lines(refusals: int = 0) -> list[str]:
+    """The lockstep report's block of what it never tests (`refusals`: the rejections run
+    through the front end's own refusal path, `refusal_line`)."""
+    return ["not tested by lockstep:", *(f"  {line}" for line in LOCKSTEP_UNTESTED),
+            f"  {refusal_line(refusals)}" if not refusals else
+            f"tested by lockstep: {refusal_line(refusals)}"]

@@ -10,8 +10,11 @@ with its media, and resends a request that missed (at most twice: a new call eac
 One more client, `drift`, makes the environment's events between the others' calls, spread
 across the run: a clear of every side (D3) and a restart of every side (D10), each at least
 once. Concurrent clients reorder the engine's deliveries (D1) by construction: D1 joins the
-environment the history is checked in (`checked_environment`); D2, D4 and D9 are not
-exercised here (they need the harness's own channel: lockstep conformance drives them).
+environment the history is checked in (`checked_environment`). Under D2 the engine refuses
+some requests' first attempts (`Plan.refused`), where the harness can make it refuse
+(`recorder.can_refuse`: the engine declares how, `adapter.Refuses`): the front end's own
+refusal path runs inside its call. D4 and D9 are not exercised here (they need the
+harness's own channel: lockstep conformance drives them).
 
 Every run watches the sides' shared state (`watch.Watcher`): races by the locks held,
 split front-end sections, and, where D3 is in the environment, clears run in their windows
@@ -28,7 +31,7 @@ import functools
 import itertools
 import random
 from collections.abc import Callable, Coroutine, Generator, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from model_checks.conform import adapter as api
@@ -36,7 +39,14 @@ from model_checks.conform import codec
 from model_checks.history.hooks import Hooks, attach
 from model_checks.history.log import Header, History, final_order
 from model_checks.history.preempt import LineTracer, install_locks, no_collection
-from model_checks.history.recorder import Labels, Recorder, RecordingEngine, RecordingFrontEnd
+from model_checks.history.recorder import (
+    Labels,
+    Recorder,
+    RecordingEngine,
+    RecordingFrontEnd,
+    can_refuse,
+    client_name,
+)
 from model_checks.history.schedule import Scheduler
 from model_checks.history.watch import Race, Split, Watcher
 from spec import Config, Content, Drift, drift_order
@@ -52,6 +62,10 @@ window lets another request evict a probed hit shows D6, which the environment m
 name (V3 absorbs it: a late miss is reprocessed)."""
 
 RETRIES = 2
+
+REFUSED = 1 / 3
+"""Under D2, the chance that the engine refuses a request's first attempt (`Plan.refused`):
+where it can (`recorder.can_refuse`), the front end's own refusal path runs."""
 
 _D8_SIZED = tuple(Sized(Content(i, v), 2, 2, need="extra_identity") for i in "bc" for v in (0, 1))
 _D11_SIZED = tuple(Sized(Content("d", v), 4, 4, need="oversized") for v in (0, 1))
@@ -84,6 +98,8 @@ class Plan:
 
     requests: tuple[tuple[tuple[Content, ...], ...], ...]
     events: tuple[tuple[str, str], ...]
+    refused: frozenset[tuple[int, int]] = frozenset()
+    """(client, request) whose first attempt the engine refuses (D2: `REFUSED` of them)."""
 
 
 def plan(config: Config, clients: int, requests: int, seed: int) -> Plan:
@@ -112,8 +128,10 @@ def plan(config: Config, clients: int, requests: int, seed: int) -> Plan:
         events.append((rng.choice(["engine", *fronts]), rng.choice(kinds)))
     events.extend(every)
     rng.shuffle(events)
-    return Plan(tuple(tuple(request() for _ in range(requests)) for _ in range(clients)),
-                tuple(events))
+    made = tuple(tuple(request() for _ in range(requests)) for _ in range(clients))
+    refused = frozenset((c, r) for c in range(clients) for r in range(requests)
+                        if rng.random() < REFUSED) if config.enables(Drift.D2) else frozenset()
+    return Plan(made, tuple(events), refused)
 
 
 @dataclass
@@ -187,6 +205,8 @@ def build(adapter: api.Adapter, config: Config, recorder: Recorder,
     recorder.reports_evictions = hook.hooked and all(
         getattr(s, "reports_evictions", True) for s in (engine.inner, *(f.inner for f in
                                                                          front_ends)))
+    if watcher is not None:
+        recorder.refused, recorder.unwatched = watcher.refused, watcher.outside_serve
     if watcher is not None and not hook.hooked:
         watcher.touched = recorder.touched
     tracer = None
@@ -258,15 +278,62 @@ class Watched:
                        tuple(watcher.unguarded()))
 
 
+@dataclass
+class _Alone:
+    """Refused calls made alone on their front end, so that the shadow their refusal left
+    is read (`Recorder.quiet`): a client about to make one reserves its front end and waits
+    until no call of it is open; the others wait to begin a call on a front end another
+    reserved. Each wait is bounded (`QUIET_TRIES`), and a client that waited in vain makes
+    its call anyway (its refusal then goes unread)."""
+
+    recorder: Recorder
+    by: dict[str, str] = field(default_factory=dict)
+
+    def free(self, side: str, client: str) -> bool:
+        return self.by.get(side, client) == client
+
+    def idle(self, side: str) -> bool:
+        return self.recorder.open_on(side) == 0
+
+
+def _wait(ready: Callable[[], bool], between: Callable[[], None]) -> None:
+    """Give the turn away (`between`) until `ready()`, at most `QUIET_TRIES` times."""
+    tries = 0
+    while not ready() and tries < QUIET_TRIES:
+        between()
+        tries += 1
+
+
+def _refusing(sides: Sides, front_end: RecordingFrontEnd, refused: frozenset[tuple[int, int]],
+              index: int) -> Callable[[int, int], bool]:
+    """Whether the engine refuses attempt `attempt` of request `number` of client `index`:
+    its first attempt, where the plan says so and the harness can make the engine refuse
+    (`recorder.can_refuse`)."""
+    able = bool(refused) and can_refuse(front_end.inner, sides.engine)
+    return lambda number, attempt: able and attempt == 0 and (index, number) in refused
+
+
 def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequence[Content]],
-            between: Callable[[], None], watcher: Watcher | None = None) -> None:
+            between: Callable[[], None], watcher: Watcher | None = None,
+            refused: frozenset[tuple[int, int]] = frozenset(), alone: _Alone | None = None
+            ) -> None:
     front_end = sides.front_ends[index % len(sides.front_ends)]
+    side, me = front_end.side, client_name()
     serving = watcher.serving if watcher is not None else _unwatched
-    for contents in requests:
-        for _ in range(1 + RETRIES):
+    refuses = _refusing(sides, front_end, refused, index)
+    for number, contents in enumerate(requests):
+        for attempt in range(1 + RETRIES):
             between()
-            with serving(front_end.side):
-                outcome = front_end.serve(sides.engine, _items(config, contents))
+            refusing = refuses(number, attempt)
+            if alone is not None:
+                _wait(lambda: alone.free(side, me), between)
+                if refusing:
+                    alone.by[side] = me
+                    _wait(lambda: alone.idle(side), between)
+            with serving(side):
+                outcome = front_end.serve(sides.engine, _items(config, contents), refusing)
+            if alone is not None and alone.by.get(side) == me:
+                del alone.by[side]
             if not isinstance(outcome, api.Missed):
                 break
 
@@ -379,7 +446,8 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     try:
         bodies: list[Callable[[], None]] = [
             functools.partial(_client, sides, config, n, work.requests[n],
-                              scheduler.boundary, watcher) for n in range(threads)]
+                              scheduler.boundary, watcher, work.refused, _Alone(recorder))
+            for n in range(threads)]
         names = [f"thread-{n}" for n in range(threads)]
         if work.events:
             bodies.append(functools.partial(_thread_drift, sides, recorder, work.events,
@@ -467,20 +535,40 @@ class Suspensions:
 
 async def _task_client(sides: Sides, config: Config, index: int,
                        requests: Sequence[Sequence[Content]], rng: random.Random,
-                       watcher: Watcher | None = None) -> None:
+                       watcher: Watcher | None = None,
+                       refused: frozenset[tuple[int, int]] = frozenset(),
+                       alone: _Alone | None = None) -> None:
     front_end = sides.front_ends[index % len(sides.front_ends)]
-    for contents in requests:
-        for _ in range(1 + RETRIES):
+    side, me = front_end.side, client_name()
+    refuses = _refusing(sides, front_end, refused, index)
+    for number, contents in enumerate(requests):
+        for attempt in range(1 + RETRIES):
             for _ in range(rng.randrange(3)):
                 await asyncio.sleep(0)
-            call = front_end.serve_async(sides.engine, _items(config, contents))
+            refusing = refuses(number, attempt)
+            if alone is not None:
+                await _await(lambda: alone.free(side, me))
+                if refusing:
+                    alone.by[side] = me
+                    await _await(lambda: alone.idle(side))
+            call = front_end.serve_async(sides.engine, _items(config, contents), refusing)
             if watcher is None:
                 outcome = await call
             else:
                 with watcher.serving(front_end.side):
                     outcome = await Suspensions(call, watcher.suspended)
+            if alone is not None and alone.by.get(side) == me:
+                del alone.by[side]
             if not isinstance(outcome, api.Missed):
                 break
+
+
+async def _await(ready: Callable[[], bool]) -> None:
+    """`_wait` between awaits."""
+    tries = 0
+    while not ready() and tries < QUIET_TRIES:
+        await asyncio.sleep(0)
+        tries += 1
 
 
 async def _task_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, str]],
@@ -527,11 +615,14 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     if Drift.D3 in environment:
         watcher.inject = inject
 
+    alone = _Alone(recorder)
+
     async def main() -> None:
         order = list(range(tasks))
         rng.shuffle(order)
         running = [asyncio.create_task(_task_client(sides, config, n, work.requests[n], rng,
-                                                    watcher), name=f"task-{n}")
+                                                    watcher, work.refused, alone),
+                                       name=f"task-{n}")
                    for n in order]
         running.append(asyncio.create_task(_task_drift(sides, recorder, work.events, rng,
                                                        watcher, spacing_of(work)),

@@ -54,6 +54,9 @@ class Explained:
     explored: int
     unjudged: tuple[int, ...] = ()
     stopped_by: int | None = None
+    choices: tuple[str, ...] = ()
+    """The choices the spec allows that the explanation made where they differ (`Move.choice`:
+    keep or undo at an engine's refusal), in the order taken."""
 
 
 @dataclass(frozen=True)
@@ -198,15 +201,17 @@ def _explained(search: _Search, path: list[tuple[int, Move]]) -> Explained:
         if source is not None:
             drift[source] += 1
     reordered = sum(move.reordered for _, move in path)
+    choices = tuple(move.choice for _, move in path if move.choice is not None)
     final = path[-1][1].state if path else None
     if final is None or final.fault is None:
-        return Explained(steps, dict(drift), reordered, search.explored)
+        return Explained(steps, dict(drift), reordered, search.explored, choices=choices)
     progress = [0] * len(calls)
     for n, move in path:
         progress[n] = move.progress
     unjudged = search.open_at_stop(path, tuple(progress)) or ()
     return Explained(steps, dict(drift), reordered, search.explored,
-                     tuple(calls[n].number for n in unjudged), calls[path[-1][0]].number)
+                     tuple(calls[n].number for n in unjudged), calls[path[-1][0]].number,
+                     choices)
 
 
 def explain(history: History, environment: frozenset[Drift], limit: Limit = Limit()

@@ -32,10 +32,11 @@ OPS = ("serve", "clear", "restart")
 update, the engine's receive, the front end's handling of the reply), `clear` and `restart`
 (of the side named)."""
 
-RESULT_KINDS = ("served", "missed", "rejected", "fault", "done")
+RESULT_KINDS = ("served", "missed", "rejected", "refused", "fault", "done")
 """`served` (the inputs handed to the model), `missed` (the retryable miss error, its
-identities), `rejected` (a client error, its identities), `fault` (an assertion, a crash, a
-hang: `fault` names the kind), `done` (a clear or a restart that returned)."""
+identities), `rejected` (a client error, its identities), `refused` (the engine refused the
+request after P0's update, D2), `fault` (an assertion, a crash, a hang: `fault` names the
+kind), `done` (a clear or a restart that returned)."""
 
 
 class LogError(ValueError):
@@ -67,7 +68,9 @@ class Input:
 class Result:
     """What a call returned (`kind` among `RESULT_KINDS`). `evicted_p0`/`evicted_p1`: the
     identities the call evicted from the shadow/receiver, where the implementation reports
-    evictions (None: not observed)."""
+    evictions (None: not observed). `shadow_after`, of a `refused` call: the identities the
+    front end's shadow held once it handled the refusal, where no other call began or
+    ended during the call (None: not observed)."""
 
     kind: str
     identities: tuple[str, ...] = ()
@@ -76,6 +79,7 @@ class Result:
     detail: str = ""
     evicted_p0: tuple[str, ...] | None = None
     evicted_p1: tuple[str, ...] | None = None
+    shadow_after: tuple[str, ...] | None = None
 
 
 HINTS = ("p0", "p1", "reply")
@@ -156,7 +160,7 @@ def _result_json(result: Result) -> dict[str, Any]:
                            "placeholders": i.placeholders} for i in result.inputs]
     if result.kind == "fault":
         data["fault"], data["detail"] = result.fault, result.detail
-    for name in ("evicted_p0", "evicted_p1"):
+    for name in ("evicted_p0", "evicted_p1", "shadow_after"):
         value = getattr(result, name)
         if value is not None:
             data[name] = list(value)
@@ -211,7 +215,8 @@ def item_text(item: Item) -> str:
 
 
 def result_text(result: Result) -> str:
-    """`served a:a/a b:b@1/b`, `missed a,b`, `rejected a`, `FAULT p0-assert`, `done`;
+    """`served a:a/a b:b@1/b`, `missed a,b`, `rejected a`, `refused`, `FAULT p0-assert`,
+    `done`;
     evictions as `evicted P0 a, P1 b`."""
     if result.kind == "served":
         text = "served " + " ".join(render.served_text(i.identity, i.tensor, i.placeholders)
@@ -220,6 +225,8 @@ def result_text(result: Result) -> str:
         text = f"{result.kind} " + ",".join(result.identities)
     elif result.kind == "fault":
         text = f"FAULT {result.fault}"
+    elif result.kind == "refused":
+        text = "refused"
     else:
         text = "done"
     evicted = [f"{side} {','.join(ids)}" for side, ids in
@@ -323,13 +330,13 @@ def parse_result(data: object, line: int) -> Result:
     inputs = data.get("inputs", [])
     _need(isinstance(inputs, list), line, f"got inputs {inputs!r:.40}, expected a list")
     evicted = {name: None if data.get(name) is None else _strings(data[name], line, name)
-               for name in ("evicted_p0", "evicted_p1")}
+               for name in ("evicted_p0", "evicted_p1", "shadow_after")}
     fault = _str(data, "fault", line) if kind == "fault" else ""
     detail = data.get("detail", "")
     _need(isinstance(detail, str), line, f"got detail {detail!r:.40}, expected a string")
     return Result(kind, _strings(data.get("identities", []), line, "identities"),
                   tuple(_input(i, line) for i in inputs), fault, detail,
-                  evicted["evicted_p0"], evicted["evicted_p1"])
+                  evicted["evicted_p0"], evicted["evicted_p1"], evicted["shadow_after"])
 
 
 def parse_call(data: object, line: int, number: int, front_ends: int) -> Call:

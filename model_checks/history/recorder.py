@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -31,7 +33,27 @@ from model_checks.history.log import Call, Header, History, Input, Item, Result
 from model_checks.kernel import render
 from spec import Config
 
-Outcome = api.Served | api.Missed | api.ClientRejected | api.Fault
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A request the engine refused after P0's update (D2), as the harness made it refuse
+    (`end_to_end`): its front end's own call let the engine's refusal through. `shadow`: the
+    identities the front end's shadow held once it handled the refusal, read where no other
+    call began or ended during this one (None: not read)."""
+
+    shadow: tuple[str, ...] | None = None
+
+
+Outcome = api.Served | api.Missed | api.ClientRejected | api.Fault | Refused
+
+
+def can_refuse(front_end: object, engine: object) -> bool:
+    """Whether the harness can make the engine refuse a request of `front_end`: its engine
+    declares how it refuses (`api.Refuses`) and the front end has its own end-to-end call
+    (`api.EndToEnd`, or `serve_async`), whose refusal path then runs."""
+    own = isinstance(front_end, api.EndToEnd) or callable(getattr(front_end, "serve_async",
+                                                                  None))
+    return own and isinstance(getattr(engine, "inner", engine), api.Refuses)
 
 
 def client_name() -> str:
@@ -83,6 +105,39 @@ class Recorder:
         self._lock = threading.Lock()
         self._evicted: dict[str, dict[str, list[str]]] = {}
         self._phases: dict[str, list[tuple[str, int]]] = {}
+        self.refused: Callable[[], None] = lambda: None
+        """Called as the engine refuses a request (the watcher's `refused`)."""
+        self.unwatched: Callable[[], AbstractContextManager[None]] = nullcontext
+        """Around the harness's own read of a shadow in a call (the watcher's
+        `outside_serve`)."""
+        self._changes: Counter[str] = Counter()  # per side, its calls begun and ended
+        self._open: Counter[str] = Counter()  # per side, its calls open now
+        self._since: dict[str, tuple[str, int]] = {}  # per open call: its side, `_changes`
+
+    def open_on(self, side: str) -> int:
+        """How many calls of `side` have begun and not ended."""
+        with self._lock:
+            return self._open[side]
+
+    def quiet(self) -> bool:
+        """Whether, since the current client's call began, no other call of its side began
+        or ended and none is open (a call of another side never changes this side's cache)."""
+        with self._lock:
+            since = self._since.get(client_name())
+            return since is not None and self._changes[since[0]] == since[1] and (
+                self._open[since[0]] == 1)
+
+    def shadow_after(self, side: object, outcome: Outcome) -> Outcome:
+        """A refused `outcome` with the front end's shadow as its refusal left it, where the
+        call was quiet (`quiet`): what the explanation compares with the spec's choice."""
+        if not isinstance(outcome, Refused) or not self.quiet():
+            return outcome
+        try:
+            with self.unwatched():
+                shadow = tuple(e.identity for e in side.shadow())  # type: ignore[attr-defined]
+        except Exception:  # a view that faults: the refusal is still judged by the rest
+            return outcome
+        return Refused(shadow)
 
     def open(self) -> int:
         """How many calls have begun and not ended."""
@@ -116,12 +171,15 @@ class Recorder:
             if buffer is not None:
                 buffer.setdefault(side, []).append(identity)
 
-    def begin(self) -> int | None:
-        """A call begins now: its invocation time; None, and nothing begins, once the system
-        stopped (`stopped`)."""
+    def begin(self, side: str = "") -> int | None:
+        """A call of `side` begins now: its invocation time; None, and nothing begins, once
+        the system stopped (`stopped`)."""
         with self._lock:
             if self.stopped is not None:
                 return None
+            self._changes[side] += 1
+            self._open[side] += 1
+            self._since[client_name()] = (side, self._changes[side])
             self._evicted[client_name()] = {}
             self._phases[client_name()] = []
         return self.clock()
@@ -130,12 +188,14 @@ class Recorder:
             result: Result) -> None:
         returned = self.clock()
         with self._lock:
+            self._changes[side] += 1
+            self._open[side] -= 1
+            self._since.pop(client_name(), None)
             evicted = self._evicted.pop(client_name(), {})
             hints = _hints(self._phases.pop(client_name(), []))
             if op == "serve" and self.reports_evictions:
-                result = Result(result.kind, result.identities, result.inputs, result.fault,
-                                result.detail, tuple(evicted.get("p0", ())),
-                                tuple(evicted.get("p1", ())))
+                result = replace(result, evicted_p0=tuple(evicted.get("p0", ())),
+                                 evicted_p1=tuple(evicted.get("p1", ())))
             self.calls.append(Call(len(self.calls), client_name(), side, op, items, invoked,
                                    returned, result, hints))
             if self.stopped is None and stops(result):
@@ -164,6 +224,8 @@ class Recorder:
             return Result("missed", tuple(outcome.identities))
         if isinstance(outcome, api.ClientRejected):
             return Result("rejected", tuple(outcome.identities))
+        if isinstance(outcome, Refused):
+            return Result("refused", shadow_after=outcome.shadow)
         return Result("fault", fault=outcome.kind, detail=outcome.detail)
 
     def front_end(self, side: api.FrontEndSide, index: int) -> RecordingFrontEnd:
@@ -195,7 +257,7 @@ def _hints(phases: list[tuple[str, int]]) -> tuple[int | None, int | None, int |
 
 
 def _event(recorder: Recorder, side: str, op: str, call: Callable[[], object]) -> object:
-    invoked = recorder.begin()
+    invoked = recorder.begin(side)
     if invoked is None:
         return recorder.refusal()
     try:
@@ -207,12 +269,24 @@ def _event(recorder: Recorder, side: str, op: str, call: Callable[[], object]) -
     return made
 
 
-def end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
+def end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...],
+               refuse: bool = False, told: Callable[[], None] = lambda: None) -> Outcome:
     """One request through the sides: the front end's own `serve` if it has one (given the
-    innermost engine side), else probe, update, receive, reply."""
+    innermost engine side), else probe, update, receive, reply. `refuse`: the engine refuses
+    the request (D2; the caller checked `can_refuse`): the front end's own call meets the
+    engine's declared refusal (`api.RefusingEngine`); `told` is called as it refuses."""
     inner = getattr(engine, "inner", engine)
     if isinstance(front_end, api.EndToEnd):
-        served: Outcome = front_end.serve(inner, items)
+        if not refuse:
+            served: Outcome = front_end.serve(inner, items)
+            return served
+        refusing = api.RefusingEngine(inner, told)
+        try:
+            served = front_end.serve(refusing, items)  # type: ignore[arg-type]
+        except Exception as error:
+            if api.refused_by(refusing, error):
+                return Refused()
+            raise
         return served
     probed = front_end.probe(items)
     if isinstance(probed, api.ClientRejected):
@@ -229,21 +303,31 @@ def end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]) -> Ou
     return delivered
 
 
-async def async_end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]
+async def async_end_to_end(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...],
+                           refuse: bool = False, told: Callable[[], None] = lambda: None
                            ) -> Outcome:
     """One request through the sides from a coroutine: the front end's own `serve_async`
     if it has one, the asyncio reference's `serve_async` for its adapter's side, else the
-    synchronous path (no await in it)."""
+    synchronous path (no await in it); `refuse` as in `end_to_end`."""
     inner = getattr(engine, "inner", engine)
     own = getattr(front_end, "serve_async", None)
     if callable(own):
-        outcome: Outcome = await own(inner, items)
+        if not refuse:
+            outcome: Outcome = await own(inner, items)
+            return outcome
+        refusing = api.RefusingEngine(inner, told)
+        try:
+            outcome = await own(refusing, items)
+        except Exception as error:
+            if api.refused_by(refusing, error):
+                return Refused()
+            raise
         return outcome
     from reference.aio import AsyncFrontEnd
 
-    if isinstance(getattr(front_end, "front_end", None), AsyncFrontEnd):
+    if isinstance(getattr(front_end, "front_end", None), AsyncFrontEnd) and not refuse:
         return await _reference_async(front_end.front_end, inner, items)
-    return end_to_end(front_end, engine, items)
+    return end_to_end(front_end, engine, items, refuse, told)
 
 
 async def _reference_async(front_end: Any, engine: Any, items: tuple[api.ItemIn, ...]
@@ -276,25 +360,32 @@ class RecordingFrontEnd:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def serve(self, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
+    def serve(self, engine: Any, items: tuple[api.ItemIn, ...], refuse: bool = False
+              ) -> Outcome:
+        """One request recorded; `refuse`: the engine refuses it (`end_to_end`)."""
         recorded = self.recorder.items(items)
-        invoked = self.recorder.begin()
+        invoked = self.recorder.begin(self.side)
         if invoked is None:
             return self.recorder.refusal()
         try:
-            outcome = end_to_end(self.inner, engine, items)
+            outcome = end_to_end(self.inner, engine, items, refuse,
+                                 self.recorder.refused)
+            outcome = self.recorder.shadow_after(self.inner, outcome)
         except Exception as error:
             outcome = api.Fault("crash", f"{type(error).__name__}: {error}")
         self.recorder.end(self.side, "serve", recorded, invoked, self.recorder.result(outcome))
         return outcome
 
-    async def serve_async(self, engine: Any, items: tuple[api.ItemIn, ...]) -> Outcome:
+    async def serve_async(self, engine: Any, items: tuple[api.ItemIn, ...],
+                          refuse: bool = False) -> Outcome:
         recorded = self.recorder.items(items)
-        invoked = self.recorder.begin()
+        invoked = self.recorder.begin(self.side)
         if invoked is None:
             return self.recorder.refusal()
         try:
-            outcome = await async_end_to_end(self.inner, engine, items)
+            outcome = await async_end_to_end(self.inner, engine, items, refuse,
+                                             self.recorder.refused)
+            outcome = self.recorder.shadow_after(self.inner, outcome)
         except Exception as error:
             outcome = api.Fault("crash", f"{type(error).__name__}: {error}")
         self.recorder.end(self.side, "serve", recorded, invoked, self.recorder.result(outcome))

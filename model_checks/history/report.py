@@ -137,7 +137,8 @@ def variants_of(adapter: object, asked: list[str] | None) -> tuple[str, ...]:
         v for v in VARIANT_NAMES if supports(adapter, v))  # type: ignore[arg-type]
 
 
-HISTORY_ACTIONS = ("Submit", "P0Handle", "P0Process", "P0UpdateItem", "P1Receive",
+HISTORY_ACTIONS = ("Submit", "P0Handle", "P0HandleRejected", "P0HandleRejectedUndo",
+                   "P0Process", "P0UpdateItem", "P1Receive",
                    "P0ReceiveReply", "P0Clear", "P1Clear", "P0Restart", "P1Restart")
 """The spec actions an explanation of a history can take (`model_checks.history.steps`)."""
 

@@ -206,6 +206,7 @@ def _check_schedule(args: argparse.Namespace, adapter: Adapter, variant: str,
         _report_unexplained(args, run, checked, verdict, (variant, seed))
         return cmd.EXIT_FAIL
     tally.explained.append(verdict)
+    tally.tested.explained(verdict)
     tally.stopped += verdict.stopped_by is not None
     tally.unjudged += len(verdict.unjudged)
     for prop, numbers in cmd.observed_breaks(run.history, verdict.unjudged).items():

@@ -8,9 +8,10 @@ but the oldest is D1) and `REPLY` (`P0ReceiveReply` of this request's reply). Th
 replies in one order; a front end closes requests by id, so the reply part takes its own
 reply wherever it is in the queue (counted and reported as `replies taken out of order`;
 replies only invalidate, and removing keys from P0 is always safe). A call that ended
-earlier has fewer parts: a client error or P0's assertion ends at P0, the engine's crash at
-P1. `clear` and `restart` are one drift event each (`EVENTS`), allowed only where the
-environment has its source.
+earlier has fewer parts: a client error, P0's assertion or the engine's refusal (D2:
+`P0HandleRejected` or `P0HandleRejectedUndo`, the two choices the spec allows) ends at P0,
+the engine's crash at P1. `clear` and `restart` are one drift event each (`EVENTS`), allowed
+only where the environment has its source.
 
 Progress through a serve call: 0 nothing taken, 1 probed and processed (D6), 2 P0 done,
 3 P1 done, 4 the reply taken.
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from model_checks.conform.lockstep.choices import choice_of
 from model_checks.history.instance import Instance
 from model_checks.history.log import Call, Result
 from spec import Drift, State, initial, step
@@ -31,6 +33,8 @@ from spec.transitions import (
     InvalidAction,
     P0Clear,
     P0Handle,
+    P0HandleRejected,
+    P0HandleRejectedUndo,
     P0Process,
     P0ReceiveReply,
     P0Restart,
@@ -61,6 +65,10 @@ class Move:
     progress: int
     rid: int
     reordered: bool = False
+    choice: str | None = None
+    """The choice the spec allows that this move made (`lockstep.choices.NAMES`), where the
+    choices differ here and the call observed which it made (None: no choice, every choice
+    gives the same state, or the call did not show it: `Result.shadow_after`)."""
 
 
 def end_of(call: Call) -> int:
@@ -68,7 +76,8 @@ def end_of(call: Call) -> int:
     if call.op != "serve":
         return 1
     result = call.result
-    if result.kind == "rejected" or (result.kind == "fault" and result.fault == "p0-assert"):
+    if result.kind in ("rejected", "refused") or (result.kind == "fault"
+                                                  and result.fault == "p0-assert"):
         return DONE_AFTER_P0
     if result.kind == "fault":
         return DONE_AFTER_P1  # an engine crash (or a hang) ends at P1 at the latest
@@ -129,6 +138,9 @@ def submitted(instance: Instance, calls: tuple[Call, ...]
 
 
 def _start(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:
+    if call.result.kind == "refused":
+        yield from _refused(instance, state, call, rid)
+        return
     handled = _step(instance, state, P0Handle(rid))
     if handled is not None and _p0_matches(call.result, state, handled, rid, call.front_end):
         yield Move((P0Handle(rid),), handled, _after_p0(handled), rid)
@@ -142,6 +154,29 @@ def _start(instance: Instance, state: State, call: Call, rid: int) -> Iterator[M
             yield Move((P0Process(rid),), processed, DONE_AFTER_P0, rid)
         return
     yield Move((P0Process(rid),), processed, 1, rid)
+
+
+def _refused(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:
+    """A request the engine refused after P0's update (D2): P0 kept what the attempt
+    recorded (`P0HandleRejected`) or undid it (`P0HandleRejectedUndo`), the two choices the
+    spec allows; its evictions match (the request's own identities aside: an undo drops
+    them), and so does the shadow the front end held once it handled the refusal, where
+    the call was quiet enough to read it (`Result.shadow_after`)."""
+    exempt = frozenset(i.identity for i in state.requests[rid].items)
+    observed = call.result.shadow_after
+    choices = [(a, _step(instance, state, a))
+               for a in (P0HandleRejected(rid), P0HandleRejectedUndo(rid))]
+    same = choices[0][1] == choices[1][1]
+    for action, after in choices[:1] if same else choices:
+        if after is None or after.requests[rid].outcome is not Outcome.REJECTED:
+            continue
+        shadow = after.shadows[call.front_end]
+        if not _evictions_match(call.result.evicted_p0, state.shadows[call.front_end],
+                                shadow, exempt):
+            continue
+        if observed is None or set(observed) == _identities(shadow):
+            yield Move((action,), after, DONE_AFTER_P0, rid,
+                       choice=None if same or observed is None else choice_of(action))
 
 
 def _finish_update(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:

@@ -5,8 +5,9 @@ covers.
 `Tested.add(run)` takes each run's history and what its watcher saw (`concurrent.Watched`);
 `lines()` names the mode and the schedules, the preemptions made, the shared locations
 watched and the accesses noted, the split sections found and the clears run in their
-windows and in flight, the paths the histories took (outcomes, clears and restarts per side)
-and those they never took, the payload dtypes the processor made and those the dtype sweep
+windows and in flight, the paths the histories took (outcomes, clears and restarts per side),
+the engine's refusals and the choice the explanations took at each (`explained`), and the
+paths they never took, the payload dtypes the processor made and those the dtype sweep
 sized.
 """
 
@@ -18,18 +19,23 @@ from dataclasses import dataclass, field
 
 from model_checks.conform.codec import layout
 from model_checks.history.concurrent import Run
+from model_checks.history.explain import Explained
 
 PATHS = (
     ("served", "a request served"),
     ("missed", "a miss reply (the engine missed a reference; the front end invalidated)"),
     ("rejected", "a client rejection (an identity sent without media that P0 does not hold)"),
     ("p0-assert", "P0's assertion (a probed hit gone at its update)"),
+    ("refused", "the engine's refusal (D2: made only where the environment has D2, the "
+                "engine declares how it refuses, `Refuses.refuse`, and the front end has its "
+                "own end-to-end call)"),
 )
 """The outcomes a serve can have, as the report names them."""
 
 NEVER_DRIVEN = (
-    "the engine's refusal (the harness has no way to make an engine refuse a request)",
     "a request resent without media (the clients always send media)",
+    "a restart while a call of the restarted side is open (the drift client restarts a "
+    "side only when no call is open: a call already running would not see the new side)",
 )
 """Paths no concurrent run drives, whatever the seed: named in every report."""
 
@@ -55,9 +61,22 @@ class Tested:
     swept: tuple[str, ...] = ()
     """The dtypes the sweep sized (`dtypes.sweep`)."""
     seeds: list[int] = field(default_factory=list)
+    choices: Counter[str] = field(default_factory=Counter)
+    """The choice the explanations made at the refusals where keeping and undoing differ
+    (`lockstep.choices.NAMES`)."""
+
+    def explained(self, verdict: Explained) -> None:
+        """The choices the spec allows that `verdict`'s explanation made at refusals (where
+        keeping and undoing differ)."""
+        self.choices.update(verdict.choices)
+
+    refusals_read: int = 0
+    """Refused calls whose shadow after the refusal was read (`log.Result.shadow_after`)."""
 
     def add(self, run: Run, seed: int) -> None:
         self.histories += 1
+        self.refusals_read += sum(1 for c in run.history.calls
+                                  if c.result.shadow_after is not None)
         self.seeds.append(seed)
         self.calls += len(run.history.calls)
         self.preemptions += run.preemptions
@@ -88,6 +107,17 @@ class Tested:
                    and kind != "p0-assert"]
         return [*missing, *NEVER_DRIVEN]
 
+    def refusal_text(self) -> str:
+        """How many refusals ran, and the choice the explanations took at each."""
+        refused = self.outcomes["refused"]
+        if not refused:
+            return "the engine's refusal: none made"
+        taken = ", ".join(f"{name} x{n}" for name, n in sorted(self.choices.items()))
+        return (f"the engine's refusal: {refused} requests refused after P0's update (D2), "
+                f"{self.refusals_read} alone on their front end (the shadow the refusal left "
+                f"compared with the spec's); the choice observed where keeping and undoing differ: "
+                f"{taken or 'none'}")
+
     def lines(self) -> list[str]:
         seeds = (f"seeds {min(self.seeds)}-{max(self.seeds)}" if self.seeds else "no seeds")
         outcomes = ", ".join(f"{k} x{n}" for k, n in sorted(self.outcomes.items())) or "none"
@@ -104,6 +134,7 @@ class Tested:
             f"tested: split front-end sections: {splits}; {self.windows} clears run in their "
             f"windows; {self.in_flight} engine clears between an update and its receive",
             f"tested: outcomes {outcomes}; events {events}",
+            f"tested: {self.refusal_text()}",
             f"tested: payload dtypes {', '.join(sorted(self.dtypes)) or 'none'} in the "
             f"histories (the harness's processor); sized in bytes against the budget, one "
             f"call at a time: {', '.join(self.swept) or 'none'}",
@@ -118,7 +149,9 @@ class Tested:
                 "races": self.races, "splits": sorted(self.splits), "windows": self.windows,
                 "in_flight_clears": self.in_flight, "outcomes": dict(self.outcomes),
                 "events": dict(self.events), "dtypes": sorted(self.dtypes),
-                "swept": list(self.swept),
+                "swept": list(self.swept), "refused": self.outcomes["refused"],
+                "refusals_read": self.refusals_read,
+                "refusal_choices": dict(self.choices),
                 "never": self.never()}
 
 

@@ -566,6 +566,26 @@ class Watcher:
             if client is not None:
                 self._serving.pop(client, None)
 
+    def refused(self) -> None:
+        """The current client's serve reached the engine, which refused it (D2): what its
+        front end does next (keep or undo) is its refusal's handling, not another section."""
+        client = self._client()
+        serving = self._serving.get(client) if client is not None else None
+        if serving is not None:
+            serving.engine = True
+
+    @contextlib.contextmanager
+    def outside_serve(self) -> Iterator[None]:
+        """The harness's own read inside the current client's serve (the shadow after a
+        refusal): its accesses are noted for races, but make no section of the serve."""
+        client = self._client()
+        serving = self._serving.pop(client, None) if client is not None else None
+        try:
+            yield
+        finally:
+            if client is not None and serving is not None:
+                self._serving[client] = serving
+
     @contextlib.contextmanager
     def barrier(self) -> Iterator[None]:
         """A restart: no call is open, and what the restart itself does (rebuilding the

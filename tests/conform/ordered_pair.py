@@ -22,6 +22,7 @@ from typing import cast
 import torch
 
 from model_checks.conform import adapter as api
+from tests.conform.replies import answer, invalidate
 
 
 def nbytes(payload: api.Payload) -> int:
@@ -127,11 +128,9 @@ def update_wire(cache: ByteLru, probed: object) -> tuple[api.WireItem, ...] | ap
 def delivery(resolved: Sequence[tuple[api.WireItem, api.Payload | None]]) -> api.Delivered:
     """An engine's answer to a message, each item with the tensors it resolved to (None: a
     miss): one miss reply listing every missed identity, else the model's inputs."""
-    missed = tuple(item.identity for item, tensors in resolved if tensors is None)
-    if missed:
-        return api.Missed(missed)
-    return api.Served(tuple(api.ModelInput(item.identity, tensors, item.placeholders)
-                            for item, tensors in resolved if tensors is not None))
+    return answer([api.ModelInput(item.identity, tensors, item.placeholders)
+                   for item, tensors in resolved if tensors is not None],
+                  (item.identity for item, tensors in resolved if tensors is None))
 
 
 @dataclass
@@ -162,8 +161,7 @@ class Sender:
 
     def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
         del request_id
-        for identity in missed:
-            self.cache.pop(identity)
+        invalidate(self.cache.pop, missed)
 
     def clear(self) -> None:
         self.cache.clear()

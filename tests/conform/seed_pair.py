@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import torch
 
 from model_checks.conform import adapter as api
+from tests.conform.replies import answer, invalidate
 
 
 class MultiModalCacheMissError(KeyError):
@@ -169,8 +170,7 @@ class SeedFrontEnd:
 
     def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
         del request_id
-        for mm_hash in missed:
-            self.sender.invalidate(mm_hash)
+        invalidate(self.sender.invalidate, missed)
 
     def clear(self) -> None:
         self.sender.cache.clear()
@@ -206,7 +206,7 @@ class SeedEngine:
                 missed += error.mm_hashes
                 continue
             inputs.append(api.ModelInput(item.identity, tensors, item.placeholders))
-        return api.Missed(tuple(missed)) if missed else api.Served(tuple(inputs))
+        return answer(inputs, missed)
 
     def clear(self) -> None:
         self.cache.cache.clear()

@@ -18,6 +18,7 @@ from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.run import ConformProfile, ConformRun, conform
 from model_checks.kernel.verdict_records import Verdict, read_records
+from tests.conform.replies import answer, invalidate
 
 
 def _order(cache: LRUCache[str, Any]) -> list[str]:
@@ -82,8 +83,7 @@ class ToyFrontEnd:
         pass
 
     def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
-        for identity in missed:
-            self.cache.pop(identity, None)
+        invalidate(lambda identity: self.cache.pop(identity, None), missed)
 
     def clear(self) -> None:
         self.cache.clear()
@@ -126,9 +126,7 @@ class ToyEngine:
                 missed.append(item.identity)
             else:
                 inputs.append(api.ModelInput(item.identity, tensor, item.placeholders))
-        if missed:
-            return api.Missed(tuple(dict.fromkeys(missed)))  # each missed identity once
-        return api.Served(tuple(inputs))
+        return answer(inputs, missed)
 
     def clear(self) -> None:
         self.cache.clear()

@@ -23,6 +23,7 @@ import cachetools
 
 from model_checks.conform import adapter as api
 from tests.conform.ordered_pair import ByteLru, delivery, nbytes, probe_items, update_wire
+from tests.conform.replies import invalidate, missed_of
 
 TARGETS = ("fe.serve", "fe.handle_reply", "fe.clear", "engine.receive", "engine.clear")
 
@@ -70,8 +71,7 @@ class Sender:
             return message
         delivered: api.Delivered = engine.receive(message)
         if not isinstance(delivered, api.Fault):
-            missed = delivered.identities if isinstance(delivered, api.Missed) else ()
-            self.handle_reply(message.request_id, missed)
+            self.handle_reply(message.request_id, missed_of(delivered))
         return delivered
 
     def abandon(self, request_id: int) -> None:
@@ -80,8 +80,7 @@ class Sender:
     def handle_reply(self, request_id: int, missed: tuple[str, ...]) -> None:
         del request_id
         with self._guard("handle_reply"):
-            for identity in missed:
-                self.cache.pop(identity)
+            invalidate(self.cache.pop, missed)
 
     def clear(self) -> None:
         with self._guard("clear"):

@@ -9,7 +9,14 @@ gate must catch at its defaults (`conform --threads 4` / `--tasks 4` at `--profi
   processor's, as a server awaits it in an executor) between its probe and its update, and
   no lock across it;
 - `factory_dtype_table`: both sides size a payload from a dtype table (`ITEMSIZE`) wrong
-  for int64 (4 bytes an element): right for the harness's own float32, int16 and uint8.
+  for int64 (4 bytes an element): right for the harness's own float32, int16 and uint8;
+- `factory_refusal_keeps` / `factory_refusal_undoes` (clean) and
+  `factory_refusal_undoes_hits` (planted): an engine that refuses a request
+  (`EngineRefused`, declared as `refuse`: the adapter's `Refuses`), and a sender whose
+  serve lets the refusal through keeping what the attempt recorded, undoing it (dropping
+  each entry the attempt recorded and still holds), or, the planted bug, dropping every
+  identity of the refused request: its hits too, which an earlier accepted request
+  recorded and the engine holds (a choice the spec does not allow).
 
 Like `hookless_pair.py`: an `OrderedDict` shadow and a `cachetools.LRUCache` receiver,
 bounded in bytes, the payload wins, no tags (V2), plain `threading.Lock`s, no points, no
@@ -19,6 +26,7 @@ eviction reports, no `attach`.
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -26,7 +34,8 @@ import cachetools
 import torch
 
 from model_checks.conform import adapter as api
-from tests.conform.ordered_pair import Probed, probe_items
+from tests.conform.ordered_pair import ByteLru, Probed, delivery, nbytes, probe_items
+from tests.conform.replies import missed_of
 from tests.history.hookless_pair import HooklessPair, Receiver, Sender
 
 
@@ -44,8 +53,7 @@ class CheckThenActSender(Sender):
             return message
         delivered: api.Delivered = engine.receive(message)
         if not isinstance(delivered, api.Fault):
-            missed = delivered.identities if isinstance(delivered, api.Missed) else ()
-            self.handle_reply(message.request_id, missed)
+            self.handle_reply(message.request_id, missed_of(delivered))
         return delivered
 
 
@@ -70,8 +78,7 @@ class AsyncSender(Sender):
         delivered: api.Delivered = engine.receive(message)
         await asyncio.sleep(0)
         if not isinstance(delivered, api.Fault):
-            missed = delivered.identities if isinstance(delivered, api.Missed) else ()
-            self.handle_reply(message.request_id, missed)
+            self.handle_reply(message.request_id, missed_of(delivered))
         return delivered
 
 
@@ -156,3 +163,98 @@ def async_factory_unlocked_await() -> PlantedPair:
 
 def factory_dtype_table() -> PlantedPair:
     return PlantedPair("dtype-table-pair", sender=TableSender, receiver=TableReceiver)
+
+
+class EngineRefused(RuntimeError):
+    """The engine's refusal of a request before it reads any item (its queue is full)."""
+
+
+class RefusingReceiver(Receiver):
+    """P1 that declares how it refuses a request (the adapter's `Refuses`), over a byte LRU
+    that refreshes every item of a message before it stores or reads any, in request order
+    (as the spec's receiver does: lockstep compares its order too)."""
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        self.cache = ByteLru(self.setup.budget)  # type: ignore[assignment]
+
+    def refuse(self, message: api.WireMessage) -> Exception:
+        return EngineRefused(f"request {message.request_id} refused: the queue is full")
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        cache = cast(ByteLru, self.cache)
+        with self._guard("receive"):
+            for item in message.items:
+                cache.touch(item.identity)
+            resolved = []
+            for item in message.items:
+                tensors = item.payload
+                if tensors is not None:
+                    cache.put(item.identity, nbytes(tensors), tensors)
+                else:
+                    tensors = cast("api.Payload | None", cache.get(item.identity))
+                resolved.append((item, tensors))
+            return delivery(resolved)
+
+    def restart(self) -> None:
+        with self.lock:
+            self.cache = ByteLru(self.setup.budget)  # type: ignore[assignment]
+
+    def receiver(self) -> tuple[api.ReceiverEntry, ...]:
+        with self.lock:
+            cache = cast(ByteLru, self.cache)
+            return tuple(api.ReceiverEntry(k, size, cast(api.Payload, value), None)
+                         for k, (size, value) in cache.entries.items())
+
+
+class UndoingSender(Sender):
+    """P0 whose serve undoes a refused attempt under its lock, then lets the refusal through:
+    it drops each entry the attempt recorded and still holds (`_undone`)."""
+
+    def serve(self, engine: Any, items: tuple[api.ItemIn, ...]
+              ) -> api.Served | api.Missed | api.ClientRejected | api.Fault:
+        with self.lock:
+            probed = probe_items(self.cache, self.setup.process, items)
+            if isinstance(probed, api.ClientRejected):
+                return probed
+            message = self._update(probed)
+        if not isinstance(message, api.WireMessage):
+            return message
+        try:
+            delivered: api.Delivered = engine.receive(message)
+        except EngineRefused:
+            with self.lock:
+                for identity in self._undone(message):
+                    self.cache.pop(identity)
+            raise
+        if not isinstance(delivered, api.Fault):
+            self.handle_reply(message.request_id, missed_of(delivered))
+        return delivered
+
+    def _undone(self, message: api.WireMessage) -> list[str]:
+        """The entries to drop: each the attempt recorded (sent with its payload) whose
+        placeholders the shadow still holds."""
+        return [item.identity for item in message.items if item.payload is not None
+                and item.identity in self.cache
+                and self.cache.entries[item.identity][1] == item.placeholders]
+
+
+class UndoingHitsSender(UndoingSender):
+    """The planted bug: the undo drops every identity of the refused request, its hits too
+    (entries an earlier accepted request recorded, which the engine holds)."""
+
+    def _undone(self, message: api.WireMessage) -> list[str]:
+        return [item.identity for item in message.items]
+
+
+def factory_refusal_keeps() -> PlantedPair:
+    return PlantedPair("refusal-keeps-pair", receiver=RefusingReceiver)
+
+
+def factory_refusal_undoes() -> PlantedPair:
+    return PlantedPair("refusal-undoes-pair", sender=UndoingSender, receiver=RefusingReceiver)
+
+
+def factory_refusal_undoes_hits() -> PlantedPair:
+    return PlantedPair("refusal-undoes-hits-pair", sender=UndoingHitsSender,
+                       receiver=RefusingReceiver)

@@ -91,6 +91,7 @@ class Implementation:
         self.replies: list[tuple[int, int, tuple[str, ...]]] = []  # rid, request id, missed
         self.fault: api.Fault | None = None
         self.delivery: tuple[int, api.Delivered] | None = None
+        self.refusals = 0  # rejections run through the front end's own refusal path
 
     def close(self) -> None:
         self.engine.close()
@@ -193,6 +194,41 @@ class Implementation:
             self.delivery = (rid, result)
         if self.fault is None:
             self.guarded(lambda: self._shadow_changed(submit.front_end))
+
+    def refuses(self, rid: int) -> bool:
+        """Whether request `rid`'s rejection runs the front end's own refusal path: its
+        front end has `api.EndToEnd` and the engine declares how it refuses (`api.Refuses`)."""
+        return (isinstance(self.front_ends[self.attempts[rid].front_end], api.EndToEnd)
+                and isinstance(self.engine, api.Refuses))
+
+    def refuse(self, rid: int) -> None:
+        """Request `rid` through the front end's own end-to-end call, the engine refusing it
+        (`api.RefusingEngine`): the refusal escaping the call is the rejection (D2); a call
+        that returns instead hid it from its client (its outcome is what it returned)."""
+        attempt = self.attempts[rid]
+        front_end = self.front_ends[attempt.front_end]
+        assert isinstance(front_end, api.EndToEnd) and isinstance(self.engine, api.Refuses)
+        engine = api.RefusingEngine(self.engine)
+        attempt.stage = Stage.DONE
+        try:
+            result = front_end.serve(engine, self.items(attempt))  # type: ignore[arg-type]
+        except Exception as error:
+            if not api.refused_by(engine, error):
+                raise
+            attempt.outcome = Outcome.REJECTED
+            self.refusals += 1
+        else:
+            if isinstance(result, api.ClientRejected):
+                attempt.outcome, attempt.rejected = Outcome.CLIENT_ERROR, result.identities
+            elif isinstance(result, api.Fault) and result.kind == "p0-assert":
+                attempt.outcome, attempt.failure = Outcome.P0_ASSERT, result.detail
+            elif isinstance(result, api.Fault):
+                self.fault = result
+                return
+            else:
+                attempt.outcome = (Outcome.MISS if isinstance(result, api.Missed)
+                                   else Outcome.SUCCESS)
+        self._shadow_changed(attempt.front_end)
 
     # -- P0 ----------------------------------------------------------------------------------
 
@@ -355,8 +391,13 @@ def _entry(kind: type[A], call: Callable[[Implementation, A], None]) -> tuple[ty
 
 def _handle(impl: Implementation, action: t.P0Handle | t.P0HandleRejected) -> None:
     """P0Handle -> probe + update; P0HandleRejected (and P0HandleRejectedUndo) -> the same,
-    then abandon (D2): whether the front end keeps or undoes its update is its own choice,
-    which the driver matches to one of the two actions (`driver.Lockstep.apply`)."""
+    then abandon (D2), or, where the engine declares how it refuses (`api.Refuses`) and the
+    front end has its own end-to-end call, that call with the engine refusing (`refuse`):
+    whether the front end keeps or undoes its update is its own choice, which the driver
+    matches to one of the two actions (`driver.Lockstep.apply`)."""
+    if isinstance(action, t.P0HandleRejected) and impl.refuses(action.rid):
+        impl.refuse(action.rid)
+        return
     if impl.probe(action.rid):
         impl.update(action.rid, rejected=isinstance(action, t.P0HandleRejected))
 
