@@ -153,7 +153,7 @@ def _environment(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.instance is not None or args.property is not None:
+    if args.instance is not None or args.property is not None or args.forget_ended:
         if args.json is None:
             args.json = Path("build/explore/records.json")
         return run_named(args)  # `instance_command`: one instance a user names
