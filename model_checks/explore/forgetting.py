@@ -2,13 +2,14 @@
 has ended keeps only what the properties still read of it. Opt-in (`GraphOptions.forget`).
 
 A request has *ended* (`ended`) when its attempt is done with an outcome the client never
-retries (success, a client error, a rejection, P0's assertion, or a miss with no retry
-left) and no message, reply or delivery names its rid. From then on no action reads its
-record: the client's `Submit` reads only how many requests there are (`len(requests)`: the
-bound, and the fresh rid) and how many are unfinished (an ended request is done); `Retry`
-reads a miss with a retry left; every front-end, engine and drift step reads the request its
-message, reply or stage names (`SUBMITTED`, `PROCESSED`, `UPDATING`, `IN_FLIGHT`), never a
-done one; and no step changes it again.
+retries (success, a client error, a rejection, P0's assertion, or a miss with no retry left)
+and no message, reply or delivery names its rid (a guard: the spec takes a request's message
+and reply before it is done, so on the instances searched none names a done one). From then
+on no action reads its record: the client's `Submit` reads only how many requests there are
+(`len(requests)`: the bound, and the fresh rid) and how many are unfinished (an ended
+request is done); `Retry` reads a miss with a retry left; every front-end, engine and drift
+step reads the request its message, reply or stage names (`SUBMITTED`, `PROCESSED`,
+`UPDATING`, `IN_FLIGHT`), never a done one; and no step changes it again.
 
 What the properties and monitors read of an ended request:
 

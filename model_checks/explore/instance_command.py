@@ -87,8 +87,9 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     """The one cell's job over the named instance, and the property asked for (None: all);
     `ValueError` naming the fix for bad arguments."""
     if args.instance is None:
-        raise ValueError("--property and --forget-ended need --instance (the matrix cells "
-                         "report every property, searched as the profile says)")
+        given = "--property" if args.property is not None else "--forget-ended"
+        raise ValueError(f"{given} needs --instance (the matrix cells report every property, "
+                         "searched as the profile says)")
     for dest, option in _NOT_WITH:
         if getattr(args, dest, None) not in (None, False):
             raise ValueError(f"--instance names the instance; drop {option}")
