@@ -44,7 +44,10 @@ the bounded unreduced search that keeps counterexamples shortest (`reduction/jud
 each verdict, the states, the depth and its own CPU seconds) on the instances of `NAMED`:
 the six instances an independent Murphi model was compared on (identities, requests,
 unfinished, items, retries, budget), each with the property its comparison judged;
-`--named-rows 1,4` picks rows, `--max-states N` is the command's state limit.
+`--named-rows 1,4` picks rows, `--max-states N` is the command's state limit. Each row runs
+twice in a row, without and with `--forget-ended` (ended requests forgotten in the
+deduplication key, `model_checks.explore.forgetting`), then a table gives both runs' verdicts,
+states and CPU seconds and the ratios (without / with); `--named-forget off|on` runs one way.
 
 Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
 shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
@@ -53,10 +56,13 @@ shared machine); see docs/explore.md, "Speed and memory", for the table and what
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import inspect
+import io
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -87,17 +93,59 @@ NAMED = (
 """(variant, environment, instance, the property compared; None: every property)."""
 
 
-def named_table(rows: list[int], max_states: int, out: Path) -> None:
-    """`explore --instance` on each row of `NAMED` (1-based), its own output and exit."""
+def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> None:
+    """`explore --instance` on each row of `NAMED` (1-based), its own output and exit; with
+    `forget` "both", each row twice in a row, without and with `--forget-ended`, then a
+    table of both runs' states and CPU seconds and their ratios ("off" or "on": one way)."""
     from model_checks.cli import main as cli
 
+    modes = {"both": (False, True), "off": (False,), "on": (True,)}[forget]
+    table: list[tuple[int, dict[bool, tuple[str, int, float, int]]]] = []
     for row in rows:
         variant, env, instance, prop = NAMED[row - 1]
-        argv = ["explore", "--variant", variant, "--environment", env, "--instance", instance,
-                "--max-states", str(max_states), "--json", str(out / f"{row}.json"),
-                "--out", str(out / str(row)), *(["--property", prop] if prop else [])]
-        print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
-        print(f"exit {cli(argv)}", flush=True)
+        runs: dict[bool, tuple[str, int, float, int]] = {}
+        for forgetting in modes:
+            where = out / f"{row}{'-forget' if forgetting else ''}"
+            argv = ["explore", "--variant", variant, "--environment", env, "--instance",
+                    instance, "--max-states", str(max_states), "--json", f"{where}.json",
+                    "--out", str(where), *(["--property", prop] if prop else []),
+                    *(["--forget-ended"] if forgetting else [])]
+            print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
+            captured = io.StringIO()
+            with contextlib.redirect_stdout(captured):
+                code = cli(argv)
+            text = captured.getvalue()
+            print(text, end="")
+            print(f"exit {code}", flush=True)
+            figures = _NAMED_FIGURES.search(text)
+            assert figures is not None, text
+            runs[forgetting] = (_verdict_words(text), int(figures[1]), float(figures[2]), code)
+        table.append((row, runs))
+    if forget == "both":
+        _named_summary(table)
+
+
+_NAMED_FIGURES = re.compile(r"^(\d+) states.*?, ([\d.]+) CPU-s", re.MULTILINE)
+
+
+def _verdict_words(text: str) -> str:
+    """The verdicts a run printed, shortly: each break with its length, else "holds" or
+    "undecided" for all."""
+    breaks = re.findall(r"^\S+ \S+ (\S+) on .*: BREAKS, shortest counterexample (\d+) steps",
+                        text, re.MULTILINE)
+    if breaks:
+        return ", ".join(f"{p} {n}" for p, n in breaks)
+    return "UNDECIDED" if "UNDECIDED" in text else "holds"
+
+
+def _named_summary(table: list[tuple[int, dict[bool, tuple[str, int, float, int]]]]) -> None:
+    print(f"\n{'row':>3s} {'verdict (breaks: steps)':28s} {'states':>9s} {'CPU-s':>8s} "
+          f"{'forget st':>9s} {'CPU-s':>8s} {'states x':>8s} {'CPU x':>6s}")
+    for row, runs in table:
+        (words, states, seconds, _), (f_words, f_states, f_seconds, _) = runs[False], runs[True]
+        verdict = words if words == f_words else f"{words} / {f_words}"
+        print(f"{row:3d} {verdict[:28]:28s} {states:9d} {seconds:8.2f} {f_states:9d} "
+              f"{f_seconds:8.2f} {states / f_states:8.2f} {seconds / f_seconds:6.2f}")
 
 
 def naive(config: Config) -> tuple[int, int]:
@@ -316,12 +364,13 @@ def main() -> None:
     parser.add_argument("--named-rows", default="1,2,3,4,5,6")
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--named-out", type=Path, default=Path("build/bench/named"))
+    parser.add_argument("--named-forget", choices=("both", "off", "on"), default="both")
     args = parser.parse_args()
     if args.named:
         rows = [int(r) for r in args.named_rows.split(",") if r]
         if not all(1 <= r <= len(NAMED) for r in rows):
             parser.error(f"--named-rows: rows are 1 to {len(NAMED)}")
-        named_table(rows, args.max_states, args.named_out)
+        named_table(rows, args.max_states, args.named_out, args.named_forget)
         return
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")

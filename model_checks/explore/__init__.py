@@ -3,8 +3,10 @@
 
 - the state graph: `graph` builds it breadth-first with `spec.enabled` and the spec's step,
   with two state reductions, each argued sound in its module (`canonical`: processing
-  renaming; `symmetry`: interchangeable identities) and opt-in partial-order reduction
-  (`reduction/`: stubborn sets); `search_core` is what every search shares (the successor
+  renaming; `symmetry`: interchangeable identities), opt-in ended requests forgotten in the
+  deduplication key (`forgetting`, checked against the search without it by
+  `forgetting_agreement`) and opt-in partial-order reduction (`reduction/`: stubborn sets);
+  `search_core` is what every search shares (the successor
   function under the reductions, the interned tables, the graph's writer); `fingerprint`
   names a state across processes;
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and

@@ -52,6 +52,9 @@ class CellJob:
     family: Family | None = None
     """A family a user named (`named_instance`): its instance, uncut, instead of the
     matrix's cut to each shape (give one shape: every shape is that instance)."""
+    forget: bool = False
+    """Deduplicate states with ended requests forgotten (`forgetting`; without
+    partial-order reduction)."""
 
     def config(self, shape: Shape) -> Config:
         """The instance of one shape: the matrix's (`instance.instance_for`) cut down
@@ -148,7 +151,7 @@ def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
     reduction)."""
     if job.por:
         return _reduced(job, config)
-    graph = build_graph(config, GraphOptions(max_states=job.max_states))
+    graph = build_graph(config, GraphOptions(max_states=job.max_states, forget=job.forget))
     figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
                + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
     return graph, judge_all(graph, job.with_lemmas, job.only), figures, 0

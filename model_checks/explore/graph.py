@@ -30,7 +30,9 @@ marked incomplete, and nothing built on it is reported as proved.
 Two reductions apply when `reduce` is set: processing renaming (`canonical.py`) and identity
 symmetry (`symmetry.py`, only where some identities are interchangeable). The second moves
 identities, which actions name, so the graph keeps per edge the renaming it applied
-(`renaming`) and `path_to` maps every path back to the unreduced spec.
+(`renaming`) and `path_to` maps every path back to the unreduced spec. A third is opt-in
+(`GraphOptions.forget`, this module's search only): states deduplicated on a key with ended
+requests forgotten (`forgetting.py`); the stored states stay real ones.
 
 Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) chooses which
 enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
@@ -107,6 +109,9 @@ class Graph:
     max_states: int = 2_000_000
     partial: int = 0  # states expanded with fewer than all their enabled actions
     groups: Groups = ()
+    forgets: bool = False
+    """States deduplicated on their key with ended requests forgotten (`forgetting`): an
+    edge leads to the stored state whose key its real successor has."""
     fingerprints: array[int] = field(default_factory=lambda: array("q"))
     depth: array[int] = field(default_factory=lambda: array("i"))
     parent: array[int] = field(default_factory=lambda: array("i"))
@@ -137,7 +142,8 @@ class Graph:
     def empty(cls, reductions: Reductions, max_states: int) -> Graph:
         """The graph a search under `reductions` starts from (no state yet)."""
         return cls(reductions.config, reductions.reduce, symmetric=bool(reductions.groups),
-                   max_states=max_states, groups=reductions.groups, _reductions=reductions)
+                   max_states=max_states, groups=reductions.groups,
+                   forgets=reductions.forget, _reductions=reductions)
 
     @classmethod
     def of(cls, config: Config, states: list[State], depth: list[int], parent: list[int],
@@ -160,7 +166,7 @@ class Graph:
         """The reductions the graph's search applied: the successor function that rebuilds
         its states."""
         if self._reductions is None:
-            self._reductions = Reductions(self.config, self.reduced, self.groups)
+            self._reductions = Reductions(self.config, self.reduced, self.groups, self.forgets)
         return self._reductions
 
     @property
@@ -327,7 +333,7 @@ class Graph:
         return state
 
     def _check(self, index: int, state: State) -> None:
-        if hash(state) != self.fingerprints[index]:
+        if self.reductions().fingerprint(state) != self.fingerprints[index]:
             raise RegenerationDiverged(f"state {index} rebuilt with another fingerprint")
 
     def _remember(self, index: int, state: State) -> State:
@@ -426,8 +432,9 @@ class GraphOptions:
 
     `reduce`: apply processing renaming and, unless `symmetry` says otherwise, identity
     symmetry; `symmetry` (None: as `reduce`): identity symmetry where the configuration has
-    interchangeable identities; `max_states`: the most states before the search stops (the
-    graph is then incomplete; a resource limit).
+    interchangeable identities; `forget`: deduplicate states on their key with ended
+    requests forgotten (`forgetting`; `build` only); `max_states`: the most states before
+    the search stops (the graph is then incomplete; a resource limit).
 
     For `build` only: `keep_states`: hold the states the search made (a judge reads them all,
     many times, and need not rebuild them) until `release_states`; without, keep only the
@@ -446,6 +453,7 @@ class GraphOptions:
 
     reduce: bool = True
     symmetry: bool | None = None
+    forget: bool = False
     max_states: int = 2_000_000
     keep_states: bool = True
     expand: Expand | None = None
@@ -466,8 +474,8 @@ class GraphOptions:
 def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first, searched as `options`
     says (`GraphOptions`)."""
-    graph = Graph.empty(Reductions.of(config, options.reduce, options.symmetric),
-                        options.max_states)
+    graph = Graph.empty(Reductions.of(config, options.reduce, options.symmetric,
+                                      options.forget), options.max_states)
     checks = options.checks
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
@@ -504,8 +512,9 @@ class _Search:
         self.taken = 0
         self.checked = 0  # the states numbered below it have had their state properties checked
         start = self.reductions.start()
-        self.seen[hash(start)] = 0
-        self.writer.add_state(hash(start), 0, -1, -1, 0)
+        self.fingerprint = self.reductions.fingerprint
+        self.seen[self.fingerprint(start)] = 0
+        self.writer.add_state(self.fingerprint(start), 0, -1, -1, 0)
         self.pending.append(start)
 
     def run(self) -> None:
@@ -541,13 +550,14 @@ class _Search:
         parent, targets, codes = graph.parent, graph.edge_target, graph.edge_action
         symmetric, renaming_code = graph.symmetric, writer.renamings.code
         add_state, max_states = writer.add_state, graph.max_states
+        fingerprint = hash if not graph.forgets else self.fingerprint
         for action, successor, renaming in successors:
             self.taken += 1
             code = action_codes.get(action)
             if code is None:
                 code = intern_action(action)
             fresh = len(parent)
-            key = hash(successor)  # the 64-bit fingerprint
+            key = fingerprint(successor)  # the 64-bit fingerprint
             target = seen.setdefault(key, fresh)
             if target == fresh and fresh >= max_states:
                 writer.end_edges()
@@ -578,7 +588,8 @@ class _Search:
         chosen = expansion.expand(state, actions)
         made = reductions.successors(state, chosen)
         if len(chosen) < len(actions) and (
-                not expansion.depth_proviso or _proviso(self.graph, self.seen, depth, made)):
+                not expansion.depth_proviso
+                or _proviso(self.graph, self.seen, depth, made, self.fingerprint)):
             self.graph.partial += 1
             return made
         known = {action: (successor, renaming) for action, successor, renaming in made}
@@ -610,13 +621,14 @@ _CHECK_BATCH = 1024
 """States the search numbers between two batches of state-property checks."""
 
 
-def _proviso(graph: Graph, seen: dict[int, int], depth: int, made: list[Successor]) -> bool:
+def _proviso(graph: Graph, seen: dict[int, int], depth: int, made: list[Successor],
+             fingerprint: Callable[[State], int]) -> bool:
     """The cycle proviso, breadth-first: a reduced expansion is kept only if every chosen
     successor is new or one level deeper. Then every edge out of a reduced state goes one
     level down, so every cycle of the reduced graph passes through a fully expanded state
     and no action is postponed around it forever."""
     for _, successor, _ in made:
-        known = seen.get(hash(successor))
+        known = seen.get(fingerprint(successor))
         if known is not None and graph.depth[known] <= depth:
             return False
     return True

@@ -37,6 +37,8 @@ INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --in
                  "budget (all required), size=ID[@V]:P0/P1 (repeatable); needs one --variant "
                  "and one --environment; exit 4 on a break (docs/explore.md)")
 PROPERTY_HELP = "with --instance: judge and report only this property or lemma (S1..L4, I1..)"
+FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
+               "verdicts and shortest counterexamples from fewer states; docs/explore.md)")
 
 _NOT_WITH = (("lattice", "--lattice"), ("distributed", "--distributed"),
              ("cross_check", "--cross-check"), ("max_requests", "--max-requests"),
@@ -52,6 +54,7 @@ _NOT_WITH = (("lattice", "--lattice"), ("distributed", "--distributed"),
 def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--instance", default=None, metavar="KEY=VALUE,...", help=INSTANCE_HELP)
     parser.add_argument("--property", default=None, metavar="P", help=PROPERTY_HELP)
+    parser.add_argument("--forget-ended", action="store_true", help=FORGET_HELP)
 
 
 def run_named(args: argparse.Namespace) -> int:
@@ -73,7 +76,8 @@ def run_named(args: argparse.Namespace) -> int:
     for record in records:
         print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
     limit = "" if outcome.complete else f" (state limit {job.max_states} reached)"
-    print(f"{outcome.states} states, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
+    keyed = " (deduplicated with ended requests forgotten)" if job.forget else ""
+    print(f"{outcome.states} states{keyed}, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
           f"records in {args.json}, traces in {args.out}")
     return exit_code(records, outcome.states)
 
@@ -82,7 +86,9 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     """The one cell's job over the named instance, and the property asked for (None: all);
     `ValueError` naming the fix for bad arguments."""
     if args.instance is None:
-        raise ValueError("--property needs --instance (the matrix cells report every property)")
+        given = "--property" if args.property is not None else "--forget-ended"
+        raise ValueError(f"{given} needs --instance (the matrix cells report every property, "
+                         "searched as the profile says)")
     for dest, option in _NOT_WITH:
         if getattr(args, dest, None) not in (None, False):
             raise ValueError(f"--instance names the instance; drop {option}")
@@ -94,6 +100,8 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     if args.property is not None and args.property not in known:
         raise ValueError(f"--property {args.property!r}: not a property or lemma; one of "
                          f"{', '.join(known)}")
+    if args.forget_ended and args.por:
+        raise ValueError("--forget-ended and --por are separate searches; drop one")
     if args.max_states is not None and args.max_states < 1:
         raise ValueError(f"--max-states must be >= 1, got {args.max_states}")
     named = parse(args.instance)
@@ -103,7 +111,8 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     family = named.family()
     only = None if args.property is None or args.por else frozenset({args.property})
     job = CellJob(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
-                  (Shape(family.max_requests),), por=args.por, family=family, only=only)
+                  (Shape(family.max_requests),), por=args.por, family=family, only=only,
+                  forget=args.forget_ended)
     return job, args.property
 
 

@@ -140,9 +140,10 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     if not graph.complete:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     lasso = fair_lasso(graph)
-    if lasso is not None and (graph.symmetric or graph.partial):
-        # A cycle of the quotient (or of a graph that partial-order reduction pruned) need
-        # not be one of the unreduced graph: judge L4 there.
+    if lasso is not None and (graph.symmetric or graph.partial or graph.forgets):
+        # A cycle of the quotient (or of a graph that partial-order reduction pruned, or of
+        # the keys with ended requests forgotten) need not be one of the unreduced graph:
+        # judge L4 there.
         unreduced = build(graph.config,
                           GraphOptions(symmetry=False, max_states=graph.max_states, checks=()))
         return _eventual_completion(unreduced, prop)

@@ -7,7 +7,8 @@
   to the state with its last delivery cleared (`spec.step` without its `is_enabled` check,
   which `enabled` has just made), then the processing renaming (`canonical`), then, where
   identities are interchangeable, identity symmetry (`symmetry`), which also gives the
-  renaming it applied.
+  renaming it applied. With `forget`, its `fingerprint` is that of the state's key with
+  ended requests forgotten (`forgetting`), not of the state itself.
 - `Interned`: a table of distinct values named by their codes (their positions), for the
   graph's actions and identity renamings and for a partition's local tables.
 - `GraphWriter`: the graph under construction: its tables, one row per numbered state
@@ -33,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from model_checks.explore.canonical import canonical
+from model_checks.explore.forgetting import forgetting_key
 from model_checks.explore.symmetry import Groups, Renaming, canonical_identities, interchangeable
 from spec import Action, Config, State, enabled, initial
 
@@ -49,20 +51,29 @@ Value = TypeVar("Value")
 class Reductions:
     """The successor function of one configuration under the reductions a search applies:
     processing renaming if `reduce` (`rename_pids`: it or the identity) and identity
-    symmetry over the interchangeable identity `groups` (empty: none)."""
+    symmetry over the interchangeable identity `groups` (empty: none); with `forget`, states
+    deduplicated on their key with ended requests forgotten (`fingerprint`)."""
 
-    __slots__ = ("config", "groups", "reduce", "rename_pids")
+    __slots__ = ("config", "forget", "groups", "reduce", "rename_pids")
 
-    def __init__(self, config: Config, reduce: bool, groups: Groups) -> None:
-        self.config, self.reduce, self.groups = config, reduce, groups
+    def __init__(self, config: Config, reduce: bool, groups: Groups,
+                 forget: bool = False) -> None:
+        self.config, self.reduce, self.groups, self.forget = config, reduce, groups, forget
         self.rename_pids = pids_renaming(reduce)
 
     @classmethod
-    def of(cls, config: Config, reduce: bool, symmetry: bool | None) -> Reductions:
+    def of(cls, config: Config, reduce: bool, symmetry: bool | None,
+           forget: bool = False) -> Reductions:
         """The reductions for these flags: processing renaming if `reduce`; identity
-        symmetry if `symmetry` (None: as `reduce`) where identities are interchangeable."""
+        symmetry if `symmetry` (None: as `reduce`) where identities are interchangeable;
+        ended requests forgotten in the deduplication key if `forget`."""
         groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-        return cls(config, reduce, groups)
+        return cls(config, reduce, groups, forget)
+
+    def fingerprint(self, state: State) -> int:
+        """The 64-bit fingerprint a search deduplicates `state` (a representative) on: its
+        hash, or with `forget` the hash of its key (`forgetting.forgetting_key`)."""
+        return hash(forgetting_key(self.config, state)) if self.forget else hash(state)
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:
         """`state`'s representative under both reductions, and the identity renaming that

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from model_checks.mutation.registry import Entry, Target, entries
 from model_checks.scenarios.base import Scenario, every_variant, item, submit
 from model_checks.scenarios.catalog import SCENARIOS, configured, round_trip
-from spec import Content, ItemSize, LruFlaw, MissHandling, Variant, variant_named
+from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Variant, variant_named
 from spec.transitions import (
     P0Clear,
     P0Handle,
@@ -27,6 +27,7 @@ from spec.transitions import (
     P1Clear,
     P1Receive,
     Retry,
+    Submit,
 )
 
 
@@ -41,6 +42,22 @@ class Mutant:
     base: Variant
     witness: Scenario
     breaks: frozenset[str]
+
+    def witness_config(self) -> Config:
+        """The witness's configuration, cut down to what its script uses: its identities,
+        its number of requests, its largest request, and its most requests unfinished at
+        once (the instance an exhaustive search of the mutant completes)."""
+        config = self.witness.config(self.variant)
+        submits = [a for a in self.witness.script if isinstance(a, Submit)]
+        used = {i.identity for s in submits for i in s.items}
+        unfinished = max(s.unfinished() for s in self.witness.run(self.base).states())
+        return replace(
+            config,
+            identities=tuple(i for i in config.identities if i in used),
+            max_requests=len(submits),
+            max_items=max(len(s.items) for s in submits),
+            max_in_flight=max(unfinished, 1),
+        )
 
 
 @dataclass(frozen=True)

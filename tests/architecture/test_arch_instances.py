@@ -39,6 +39,9 @@ ALLOWED: dict[str, str] = {
         "the retry theorem's breaks: the instances their committed traces run on",
     "model_checks/kernel/retries.py::standing_drift_config":
         "the retries study's one-identity instance, sized to show a standing miss",
+    "model_checks/mutation/spec_mutants.py::witness_config":
+        "a spec mutant's witness: the configuration its scenario runs on, cut to what its "
+        "script uses",
     "model_checks/explore/named_instance.py":
         "a user's instance: the bounds and sizes named on the command line, handed to the "
         "builder as the matrix's family with those values",

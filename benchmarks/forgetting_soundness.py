@@ -1,0 +1,83 @@
+"""Ended requests forgotten (`model_checks.explore.forgetting`) against the search without it,
+on every matrix cell of the explorer's CI profile and on every spec mutant.
+
+Per matrix cell: the first instance the CI profile tries for its environment (`CI_SHAPES`,
+`CI_LARGE_SHAPES` for the largest environments) at the profile's state limit; per spec
+mutant: its witness's configuration (`Mutant.witness_config`). Each is searched both ways,
+every property and lemma judged on both and compared (`forgetting_agreement.compare`: equal
+statuses and shortest counterexample lengths). Prints one line per instance (states both
+ways, their ratio, the verdicts compared, any disagreement) and a total; exit 1 on a
+disagreement or an instance where nothing was compared.
+
+    python benchmarks/forgetting_soundness.py [--cells V2_D3,V3_none] [--no-mutants]
+        [--max-states N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from model_checks.explore.command import PROFILES
+from model_checks.explore.forgetting_agreement import Comparison, compare
+from model_checks.explore.instance import explore_config, shapes_for
+from model_checks.kernel.cells import cell_identifier
+from model_checks.kernel.matrix import EXPECTED
+from model_checks.mutation.spec_mutants import spec_mutants
+from spec import Config, variant_named
+
+
+def matrix_instances(wanted: set[str] | None) -> list[tuple[str, Config]]:
+    """Every matrix cell's first CI instance, labelled `V2_D2+D7` (or those `wanted`)."""
+    profile = PROFILES["ci"]
+    out = []
+    for cell in EXPECTED:
+        label = cell_identifier(cell.variant, cell.environment)
+        if wanted is not None and label not in wanted:
+            continue
+        shape = shapes_for(cell.environment, profile.shapes, profile.large_shapes)[0]
+        config = explore_config(variant_named(cell.variant), cell.environment,
+                                max_requests=shape.max_requests, max_items=shape.max_items,
+                                max_identities=shape.max_identities)
+        out.append((label, config))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--cells", default=None, help="comma-separated cells, e.g. V2_D3")
+    parser.add_argument("--no-mutants", action="store_true")
+    parser.add_argument("--max-states", type=int, default=PROFILES["ci"].max_states)
+    args = parser.parse_args(argv)
+    wanted = None if args.cells is None else set(args.cells.split(","))
+    instances = matrix_instances(wanted)
+    if not args.no_mutants and wanted is None:
+        instances += [(f"mutant {m.name}", m.witness_config()) for m in spec_mutants()]
+    failed, plain_total, forgetting_total = 0, 0, 0
+    started = time.process_time()
+    for label, config in instances:
+        result = compare(config, args.max_states, label)
+        failed += not result.agrees
+        plain_total += result.plain_states
+        forgetting_total += result.forgetting_states
+        print(_line(result), flush=True)
+    print(f"{len(instances)} instances, {failed} disagreeing; states {plain_total} without "
+          f"forgetting, {forgetting_total} with ({plain_total / max(forgetting_total, 1):.2f}x); "
+          f"{time.process_time() - started:.0f} CPU-s")
+    return 1 if failed or not instances else 0
+
+
+def _line(result: Comparison) -> str:
+    cut = "" if result.plain_complete else " (cut)"
+    cut_f = "" if result.forgetting_complete else " (cut)"
+    ratio = result.plain_states / max(result.forgetting_states, 1)
+    verdict = "agree" if result.agrees else "DISAGREE: " + "; ".join(
+        result.disagreements or ("nothing compared",))
+    return (f"{result.label:28s} {result.plain_states:7d}{cut:6s} {result.forgetting_states:7d}"
+            f"{cut_f:6s} {ratio:5.2f}x {result.compared:3d} compared  {verdict}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

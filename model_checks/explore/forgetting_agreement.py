@@ -1,0 +1,88 @@
+"""The soundness check of ended requests forgotten (`forgetting`): one instance searched
+with and without it, every property and lemma judged on both, the verdicts compared.
+
+Where both searches are complete, every property's status and shortest counterexample length
+must be equal. Where the state limit cut a search, a counterexample found by both must have
+the same length (both searches are breadth-first, so each is shortest), and one found by the
+search without forgetting must be found, as long, by a complete search with forgetting. A
+counterexample of the search with forgetting that does not replay on the spec (the judge's
+`ReplayDisagrees`) is a disagreement too. A comparison that compared nothing
+(`Comparison.compared` zero) does not agree: no green without work.
+
+Run on a sample of the matrix's cells and on the spec mutants by
+`tests/explore/test_explore_forgetting.py`, and on every matrix cell of the CI profile and
+every spec mutant by `benchmarks/forgetting_soundness.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.judge import Judgement, ReplayDisagrees, Status, judge_all
+from spec import Config
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One instance searched both ways: the states of each search, whether each completed,
+    the verdicts compared and every disagreement found (in words)."""
+
+    label: str
+    plain_states: int
+    forgetting_states: int
+    plain_complete: bool
+    forgetting_complete: bool
+    compared: int
+    disagreements: tuple[str, ...]
+
+    @property
+    def agrees(self) -> bool:
+        """True when verdicts were compared and none disagreed."""
+        return self.compared > 0 and not self.disagreements
+
+
+def compare(config: Config, max_states: int, label: str = "") -> Comparison:
+    """Search `config` without and with ended requests forgotten (each up to `max_states`
+    states), judge every property and lemma on both and compare (module docstring)."""
+    plain = build(config, GraphOptions(max_states=max_states))
+    plain_judged = judge_all(plain)
+    plain_states, plain_complete = len(plain.states), plain.complete
+    del plain
+    forgetting = build(config, GraphOptions(max_states=max_states, forget=True))
+    try:
+        forgetting_judged = judge_all(forgetting)
+    except ReplayDisagrees as error:  # a path of the forgetting graph the spec does not take
+        return Comparison(label, plain_states, len(forgetting.states), plain_complete,
+                          forgetting.complete, 1, (f"replay: {error}",))
+    compared, disagreements = 0, []
+    for a, b in zip(plain_judged, forgetting_judged, strict=True):
+        why = _disagreement(a, b, plain_complete, forgetting.complete)
+        if why is None:
+            continue
+        if why:
+            disagreements.append(f"{a.property_id}: {why}")
+        compared += 1
+    return Comparison(label, plain_states, len(forgetting.states), plain_complete,
+                      forgetting.complete, compared, tuple(disagreements))
+
+
+def _disagreement(plain: Judgement, forgetting: Judgement, plain_complete: bool,
+                  forgetting_complete: bool) -> str | None:
+    """Why the two verdicts disagree ("" when they agree; None when the limits leave
+    nothing to compare)."""
+    said = (f"without forgetting {_said(plain)}, with forgetting {_said(forgetting)}")
+    if plain_complete and forgetting_complete:
+        same = (plain.status, len(plain.actions)) == (forgetting.status, len(forgetting.actions))
+        return "" if same else said
+    broke = plain.status is Status.COUNTEREXAMPLE, forgetting.status is Status.COUNTEREXAMPLE
+    if all(broke) or (broke[0] and forgetting_complete):
+        return "" if plain.status is forgetting.status and len(plain.actions) == len(
+            forgetting.actions) else said
+    return None
+
+
+def _said(judgement: Judgement) -> str:
+    if judgement.status is Status.COUNTEREXAMPLE:
+        return f"breaks in {len(judgement.actions)} steps"
+    return judgement.status.name.lower()
