@@ -5,7 +5,8 @@ Connecting checks, before any job is sent, that the scheduler answers, that a wo
 joined it, and that every worker imports this checkout's sources (the same digest as here),
 so that the cluster's results are the local run's. Each job carries the digest too, for a
 worker that joins later. A worker that dies mid-sweep loses no job: the scheduler runs its
-jobs again elsewhere (jobs are pure, see `jobs`); results are gathered in submission order.
+jobs again elsewhere (jobs are pure, see `jobs`), at once, since the job's own process dies
+with it (`jobs.die_with_parent`); results are gathered in submission order.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ import functools
 import importlib
 import os
 import pickle
+import signal
+import sys
 import threading
 import time
 import traceback
@@ -108,13 +110,16 @@ def call(job: Job[T], source: str | None = None) -> Done[T] | Failed:
     differ with the terms earlier queries created), so every job starts from the state of a
     process that has run no job, wherever it runs and whatever ran there before. (`os.fork`,
     not `multiprocessing`: a Dask worker under a nanny is a daemon, which multiprocessing
-    forbids to have children.)"""
+    forbids to have children.) The child dies with the process that forked it
+    (`die_with_parent`)."""
     with _ONE_JOB_AT_A_TIME:
         preload()
         readable, writable = os.pipe()
+        parent = os.getpid()
         child = os.fork()
         if child == 0:  # pragma: no cover - the child's coverage is not collected
             try:
+                die_with_parent(parent)
                 os.close(readable)
                 with os.fdopen(writable, "wb") as out:
                     out.write(_pickled(run_here(job, source)))
@@ -130,6 +135,27 @@ def call(job: Job[T], source: str | None = None) -> Done[T] | Failed:
                           cpu_seconds=cpu)
         result: Done[T] | Failed = pickle.loads(data)
         return dataclasses.replace(result, cpu_seconds=cpu)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when the thread that forked it ends."""
+
+
+def die_with_parent(parent: int) -> None:
+    """In a job's child process: be killed (SIGKILL) when `parent`, the process that forked it,
+    dies. Why: a worker killed mid-job (a Dask worker, a pool's process) must not leave its
+    job running on, burning CPU for a result nobody reads and holding the worker's sockets
+    open (the scheduler would see the worker leave only at its heartbeat timeout, minutes
+    later, and rerun its jobs only then). The forking thread waits for the child until it
+    ends, so the signal comes only with the parent's death. Linux only (prctl); elsewhere
+    a killed worker's job runs to its end."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(9)
 
 
 def _pickled(result: Done[T] | Failed) -> bytes:

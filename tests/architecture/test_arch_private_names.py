@@ -23,6 +23,7 @@ outside reference/: the surface is what the mutants and harnesses need.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 from pathlib import Path
@@ -35,6 +36,13 @@ from reference.extension import EXTENSION_POINTS
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ("spec", "reference", "model_checks")
 SCANNED = (*PROJECT, "benchmarks")
+
+
+@functools.cache
+def _tree(source: str) -> ast.Module:
+    """`source` parsed, once per process: the tests here walk the same modules several times
+    each (the trees are only read)."""
+    return ast.parse(source)
 
 
 def _private(name: str) -> bool:
@@ -55,7 +63,7 @@ def private_reads(name: str, source: str, modules: set[str], package: bool = Fal
     """Every private name `source` (the module `name`, a package's `__init__` when `package`)
     takes from another module among `modules`, as "name:line: module.private"."""
     found: list[tuple[int, str]] = []
-    tree = ast.parse(source, name)
+    tree = _tree(source)
     bound: dict[str, str] = {}  # a local name -> the project module it stands for
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -134,7 +142,7 @@ def reference_private_members(source: str) -> tuple[set[str], set[str]]:
     class body) and the class names of a module of reference/."""
     members: set[str] = set()
     classes: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_tree(source)):
         if not isinstance(node, ast.ClassDef):
             continue
         classes.add(node.name)
@@ -167,7 +175,7 @@ def _base_name(base: ast.expr) -> str | None:
 def reference_subclasses(source: str, reference_classes: set[str]) -> set[str]:
     """The classes of `source` that subclass a class of `reference_classes`, directly or
     through another class of `source`."""
-    defined = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef)]
+    defined = [n for n in ast.walk(_tree(source)) if isinstance(n, ast.ClassDef)]
     found: set[str] = set()
     while True:
         more = {n.name for n in defined if n.name not in found and any(
@@ -202,7 +210,7 @@ def reference_private_uses(name: str, source: str, members: set[str],
         for child in ast.iter_child_nodes(node):
             visit(child, owner)
 
-    visit(ast.parse(source, name), None)
+    visit(_tree(source), None)
     return [f"{name}:{line}: {what}" for line, what in sorted(found)]
 
 
@@ -228,7 +236,7 @@ def _private_members_by_class() -> dict[type, set[str]]:
     found: dict[type, set[str]] = {}
     for path in sorted((ROOT / "reference").rglob("*.py")):
         module = importlib.import_module(_module_name(path))
-        tree = ast.parse(path.read_text())
+        tree = _tree(path.read_text())
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 source = ast.get_source_segment(path.read_text(), node) or ""
@@ -280,7 +288,7 @@ def test_arch_every_seam_is_used_outside_reference() -> None:
     subclasses = set().union(*(reference_subclasses(s, classes) for s in sources.values()))
     hooks = {use.rsplit(".", 1)[1] for name, source in sources.items()
              for use in reference_private_uses(name, source, _declared(), classes | subclasses)}
-    imported = {alias.name for source in sources.values() for node in ast.walk(ast.parse(source))
+    imported = {alias.name for source in sources.values() for node in ast.walk(_tree(source))
                 if isinstance(node, ast.ImportFrom) and node.module == "reference.extension"
                 for alias in node.names}
     functions = {name for name in extension.__all__

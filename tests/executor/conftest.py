@@ -8,8 +8,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -98,20 +101,94 @@ def in_hand(client: Any) -> dict[str, tuple[str, list[object]]]:
             if a in names}
 
 
-def removed(client: Any, address: str) -> bool:
-    """Whether the scheduler has removed the worker at `address`: its own record of the
-    event (the "remove-worker" entry it logs on the worker's topic), not a count of workers,
-    which other workers coming and going would blur."""
-    return any(event.get("action") == "remove-worker"
-               for _, event in client.get_events(address))
+@dataclass(frozen=True)
+class Killed:
+    """A worker `kill_a_busy_worker` killed: its name, address, the tasks it had in hand and
+    its (ended) process."""
+
+    name: str
+    address: str
+    tasks: list[object]
+    process: subprocess.Popen[bytes]
 
 
-def wait_removed(client: Any, address: str) -> None:
-    """Wait for the scheduler to remove the worker at `address`: the verdict is the event;
-    `HANG_SECONDS` only turns a hang into a failure naming it."""
-    bound = time.monotonic() + HANG_SECONDS
-    while not removed(client, address):
-        if time.monotonic() > bound:
+def kill_a_busy_worker(processes: dict[str, subprocess.Popen[bytes]], client: Any
+                       ) -> Killed | None:
+    """Stop every worker of `processes` (SIGSTOP: nothing more finishes while one is chosen,
+    however loaded the machine), kill the first by name that has tasks in hand (`in_hand`),
+    and let the others go on. None when no worker holds a task (all finished theirs): the
+    caller tries again at its next progress callback. Why not a fixed worker: it may have
+    finished its tasks and hold none when killed, and the test would prove nothing."""
+    for process in processes.values():
+        process.send_signal(signal.SIGSTOP)
+    try:
+        for name, (address, tasks) in sorted(in_hand(client).items()):
+            if tasks and name in processes:
+                processes[name].kill()
+                processes[name].wait(timeout=HANG_SECONDS)
+                return Killed(name, address, tasks, processes[name])
+        return None
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+
+
+class Removals:
+    """The scheduler's removals of workers, as it announces them: subscribed to its "all"
+    topic, on which it logs a "remove-worker" event naming each worker it removes (a killed
+    worker as soon as its connection drops). Made before any worker is killed, so no removal
+    is missed; `wait_removed` returns on the announcement (no clock decides)."""
+
+    TOPIC = "all"
+    PROBE = "paired-caches-probe"
+    PROBE_SECONDS = 1.0
+    """How long a probe waits for its echo before another is sent: a pace, never a verdict."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._heard: set[str] = set()
+        self._changed = threading.Condition()
+        client.subscribe_topic(self.TOPIC, self._hear)
+        self._wait_subscribed()
+
+    def _hear(self, event: tuple[float, Any]) -> None:
+        """The client's handler of the topic's events (run on its event loop's thread)."""
+        _, message = event
+        if not isinstance(message, dict):
+            return
+        if message.get("action") == "remove-worker":
+            heard = str(message.get("worker"))
+        elif message.get("action") == self.PROBE:
+            heard = str(message.get("token"))
+        else:
+            return
+        with self._changed:
+            self._heard.add(heard)
+            self._changed.notify_all()
+
+    def _wait(self, what: str, seconds: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: what in self._heard, timeout=seconds)
+
+    def _wait_subscribed(self) -> None:
+        """Return once the subscription is in place: a probe event this client logged on the
+        topic came back through it. The subscription travels on the client's stream and a
+        probe by a call, so a probe may overtake it and be lost: then another is sent."""
+        token = uuid.uuid4().hex
+        bound = time.monotonic() + HANG_SECONDS
+        while True:
+            self._client.log_event(self.TOPIC, {"action": self.PROBE, "token": token})
+            if self._wait(token, self.PROBE_SECONDS):
+                return
+            if time.monotonic() > bound:
+                raise AssertionError(f"hang: the scheduler never echoed a probe on the "
+                                     f"topic {self.TOPIC!r} ({HANG_SECONDS} s)")
+
+    def wait_removed(self, address: str) -> None:
+        """Wait for the scheduler to announce removing the worker at `address`: the verdict is
+        the event (not a count of workers, which other workers coming and going would blur);
+        `HANG_SECONDS` only turns a hang into a failure naming it."""
+        if not self._wait(address, HANG_SECONDS):
             raise AssertionError(f"hang: the scheduler never removed {address} "
                                  f"({HANG_SECONDS} s)")
-        time.sleep(0.2)

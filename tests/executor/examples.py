@@ -37,3 +37,11 @@ def kill_worker_once(n: int, marker: str) -> int:
         os.kill(os.getppid(), signal.SIGKILL)
         os._exit(9)
     return n * 10
+
+
+def announce_then_sleep(seconds: float) -> int:
+    """Prints the pid of the process running it (a job's own process) on a line of its own,
+    then sleeps `seconds`: a job that outlives a test unless something ends it."""
+    print(os.getpid(), flush=True)
+    time.sleep(seconds)
+    return os.getpid()

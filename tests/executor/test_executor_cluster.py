@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HANG_SECONDS, Workers, in_hand, wait_removed
+from conftest import HANG_SECONDS, Killed, Removals, Workers, kill_a_busy_worker
 
 from model_checks.cli import main
 from model_checks.executor import ClusterError, cluster
@@ -81,40 +80,27 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
     add_arguments(parser)
     args = parser.parse_args(SWEEP[1:])
     lines: list[str] = []
-    busy: list[object] = []
-    killed: list[subprocess.Popen[bytes]] = []
-    addresses: list[str] = []
+    killed: list[Killed] = []
     backend = cluster.DaskCluster(scheduler)
+    removals = Removals(backend.client)
 
     def progress(line: str) -> None:
         lines.append(line)
         if killed or not line.startswith("  ["):  # a job is done: the sweep is under way
             return
-        for process in processes.values():  # nothing more finishes while we choose
-            process.send_signal(signal.SIGSTOP)
-        try:
-            for name, (address, jobs) in sorted(in_hand(backend.client).items()):
-                if jobs and name in processes:
-                    busy.extend(jobs)
-                    processes[name].kill()
-                    processes[name].wait(timeout=HANG_SECONDS)
-                    killed.append(processes[name])
-                    addresses.append(address)
-                    return
-        finally:
-            for process in processes.values():
-                if process.poll() is None:
-                    process.send_signal(signal.SIGCONT)
+        victim = kill_a_busy_worker(processes, backend.client)
+        if victim is not None:
+            killed.append(victim)
 
     try:
         run = SmtRun(args.depth, args.rlimit, args.search_depth)
         outcomes = run_cells(_selected(args), run, progress, backend=backend)
-        if addresses:  # the scheduler's own record of removing it (no clock decides)
-            wait_removed(backend.client, addresses[0])
+        if killed:  # the scheduler's own announcement of removing it (no clock decides)
+            removals.wait_removed(killed[0].address)
     finally:
         backend.close()
-    assert killed and killed[0].returncode is not None, "no worker had a job in hand"
-    assert busy, "the killed worker had jobs in hand"
+    assert killed and killed[0].process.returncode is not None, "no worker had a job in hand"
+    assert killed[0].tasks, "the killed worker had jobs in hand"
     assert sum(line.startswith("  [") for line in lines) == 4
     assert all(o.status != "failed" for o in outcomes)
     assert [_comparable(o.record) for o in outcomes] == [_comparable(r) for r in local_run]
@@ -165,7 +151,9 @@ def test_a_sweep_left_without_workers_fails(
     monkeypatch.setattr(cluster, "POLL_SECONDS", 0.2)
     backend = cluster.DaskCluster(scheduler)
     # the first job ends at once, the others only after a hang bound: however slow the
-    # machine, no job but the first can finish before the worker is killed
+    # machine, no job but the first can finish before the worker is killed; the one the
+    # worker has started dies with it (`jobs.die_with_parent`), so the scheduler sees the
+    # worker leave at once and the sweep is left with no worker
     jobs = [Job(f"sleep-{n}", time.sleep, (0.0 if n == 0 else HANG_SECONDS,))
             for n in range(4)]
     results = []

@@ -4,10 +4,17 @@ progress lines (done/total, elapsed, estimate) per job."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import select
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import HANG_SECONDS, ROOT
 
 from model_checks import executor
 from model_checks.executor import Done, Failed, Job, LineProgress, LocalProcesses
@@ -65,6 +72,45 @@ def test_a_killed_worker_process_loses_no_job(tmp_path: Path) -> None:
     results = executor.run(jobs, LocalProcesses(2))
     assert Path(marker).exists()  # a worker process did die
     assert executor.values(results) == [n * 10 for n in range(5)]
+
+
+WORKER = """
+import sys
+from model_checks.executor import jobs
+from model_checks.executor.examples import announce_then_sleep
+jobs.preload = lambda: None  # what the job's process imports first is not under test
+if sys.argv[1] == "planted":  # the known-bad: a job's process that outlives its worker
+    jobs.die_with_parent = lambda parent: None
+jobs.call(jobs.Job("sleeper", announce_then_sleep, (float(sys.argv[2]),)))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="prctl and pidfd are Linux's")
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_killed_workers_job_dies_with_it(planted: bool) -> None:
+    """A worker process killed mid-job takes its job's process with it: nothing runs on for
+    a result nobody reads, holding the worker's sockets open. The wait is for the job's
+    process to end (its pidfd readable); `HANG_SECONDS` only turns a hang into a failure.
+    Planted: without `die_with_parent` the job still sleeps once its worker is gone."""
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, "planted" if planted else "kept", str(HANG_SECONDS)],
+        stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert worker.stdout is not None
+    job = int(worker.stdout.readline())  # the job's process is running
+    handle = os.pidfd_open(job)
+    try:
+        worker.kill()
+        worker.wait(timeout=HANG_SECONDS)
+        if planted:
+            assert not select.select([handle], [], [], 0)[0], "the planted job outlives it"
+        else:
+            ended, _, _ = select.select([handle], [], [], HANG_SECONDS)
+            assert ended, f"hang: the job's process outlived its worker ({HANG_SECONDS} s)"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(handle, signal.SIGKILL)
+        os.close(handle)
+        worker.stdout.close()
 
 
 def test_progress_prints_a_plain_line_per_job_with_counters() -> None:

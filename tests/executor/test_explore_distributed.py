@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import signal
-import subprocess
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HANG_SECONDS, Workers, in_hand, wait_removed
+from conftest import HANG_SECONDS, Killed, Removals, Workers, kill_a_busy_worker
 
 from model_checks.cli import main
 from model_checks.executor import cluster, waits
@@ -155,38 +153,25 @@ def test_a_worker_killed_mid_search_loses_nothing(scheduler: str, workers: Worke
     which no worker holds a task lets both go on and waits for the next one."""
     processes = dict(zip(("w0", "w1"), workers(2), strict=True))
     backend = cluster.DaskCluster(scheduler)
-    busy: list[object] = []
-    killed: list[subprocess.Popen[bytes]] = []
-    addresses: list[str] = []
+    removals = Removals(backend.client)
+    killed: list[Killed] = []
 
     def progress(level: int, done: int, total: int) -> None:
         if killed or level < 4:
             return
-        for process in processes.values():
-            process.send_signal(signal.SIGSTOP)
-        try:
-            for name, (address, tasks) in sorted(in_hand(backend.client).items()):
-                if tasks and name in processes:
-                    busy.extend(tasks)
-                    processes[name].kill()
-                    processes[name].wait(timeout=HANG_SECONDS)
-                    killed.append(processes[name])
-                    addresses.append(address)
-                    return
-        finally:
-            for process in processes.values():
-                if process.poll() is None:
-                    process.send_signal(signal.SIGCONT)
+        victim = kill_a_busy_worker(processes, backend.client)
+        if victim is not None:
+            killed.append(victim)
 
     try:
         remote = build_distributed(V3_D7, backend,
                                    GraphOptions(chunk_states=5, progress=progress, owned=False))
-        if addresses:  # the scheduler's own record of removing it (no clock decides)
-            wait_removed(backend.client, addresses[0])
+        if killed:  # the scheduler's own announcement of removing it (no clock decides)
+            removals.wait_removed(killed[0].address)
     finally:
         backend.close()
-    assert killed and killed[0].returncode is not None, "no worker had a task in hand"
-    assert busy, "the killed worker had tasks in hand"
+    assert killed and killed[0].process.returncode is not None, "no worker had a task in hand"
+    assert killed[0].tasks, "the killed worker had tasks in hand"
     local = build(V3_D7)
     assert remote == local
     assert _verdicts(remote) == _verdicts(local)
