@@ -77,7 +77,7 @@ def test_a_killed_worker_process_loses_no_job(tmp_path: Path) -> None:
 WORKER = """
 import sys
 from model_checks.executor import jobs
-from model_checks.executor.examples import announce_then_sleep
+from tests.executor.examples import announce_then_sleep
 jobs.preload = lambda: None  # what the job's process imports first is not under test
 if sys.argv[1] == "planted":  # the known-bad: a job's process that outlives its worker
     jobs.die_with_parent = lambda parent: None
