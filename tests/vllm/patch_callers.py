@@ -159,16 +159,19 @@ def test_the_engine_input_keeps_the_tags() -> None:
 def test_the_engine_keys_an_item_by_its_processing() -> None:
     """`InputProcessor._get_mm_identifier` (the feature's identifier, which the encoder cache
     and the prefix cache's block hashes key on) names the processor cache's tag, with or
-    without the LoRA prefix; an untagged item keys as before."""
+    without the LoRA prefix; an untagged item, or any item where an EC or KV connector shares
+    the keys with another instance, keys as before."""
     from vllm.multimodal.inputs import tagged_mm_identifier
 
     identify = compiled("v1/engine/input_processor.py:InputProcessor._get_mm_identifier",
                         {"tagged_mm_identifier": tagged_mm_identifier, "LoRARequest": object})
-    plain = types.SimpleNamespace(lora_config=None)
+    plain = types.SimpleNamespace(lora_config=None, tag_mm_identifiers=True)
     lora = types.SimpleNamespace(lora_config=types.SimpleNamespace(
-        enable_tower_connector_lora=True))
+        enable_tower_connector_lora=True), tag_mm_identifiers=True)
     adapter = types.SimpleNamespace(lora_name="l")
     assert identify(plain, "u", None, 5) != identify(plain, "u", None, 6)
     assert identify(plain, "u", None, None) == "u"
     assert identify(lora, "u", adapter, 5) != identify(lora, "u", adapter, 6)
     assert identify(lora, "u", adapter, 5).startswith("l:u")
+    connected = types.SimpleNamespace(lora_config=None, tag_mm_identifiers=False)
+    assert identify(connected, "u", None, 5) == "u"  # another instance keys by the hash
