@@ -3,7 +3,8 @@
 """Tests for the tags of the key-replicated multi-modal caches (P0's
 `LruKeyReplicatedSenderCache`, P1's `LruKeyReplicatedReceiverCache`), driven
 through their callers: `BaseMultiModalProcessor._merge_mm_kwargs` on P0 and
-`get_and_update_features` on P1, as the engine core calls it."""
+`get_and_update_features` on P1, as the engine core calls it; and of the
+identifier the engine's encoder cache and prefix cache key each item by."""
 
 import warnings
 from dataclasses import dataclass
@@ -71,6 +72,18 @@ def _processed(image: int, units: int = 1):
     ]
 
 
+def _identifier(uuid: str, tag: int | None) -> str:
+    """The feature's identifier as `InputProcessor.process_inputs` sets it
+    (no LoRA): the key of the engine's encoder cache (`EncoderCacheManager`)
+    and of the item in the prefix cache's block hashes
+    (`("mm", identifier, offset)`)."""
+    if tag is None:
+        return uuid
+    from vllm.multimodal.inputs import tagged_mm_identifier
+
+    return tagged_mm_identifier(uuid, tag)
+
+
 def _send(sender, request):
     """P0: the processor's cache lookup and merge for `request`, a list of
     (uuid, image or None for a uuid-only item, or (image, units)); the engine
@@ -101,7 +114,7 @@ def _send(sender, request):
         MultiModalFeatureSpec(
             data=data,
             modality="image",
-            identifier=uuid,
+            identifier=_identifier(uuid, tag),
             mm_position=item_updates[0],
             mm_hash=uuid,
             **({} if tag is None else {"mm_tag": tag}),
@@ -216,3 +229,22 @@ def test_tags_are_unique_per_processing_and_restart():
     restarted, _ = _caches(4)
     (fresh,) = _send(restarted, [("a", 0)])
     assert fresh.mm_tag not in (a.mm_tag, b.mm_tag)
+
+
+def test_reused_uuid_processed_again_gets_own_encoder_and_prefix_key(one_item):
+    """A uuid reused for other media and processed again reaches the encoder
+    cache and the prefix cache under another identifier than the earlier
+    media's, so neither can serve the earlier encoder output or KV blocks;
+    every reference to one processing keys as its payload did."""
+    sender, receiver = one_item
+    (first,) = _serve(sender, receiver, [("u", 0)], retries=0)
+    (reference,) = _serve(sender, receiver, [("u", None)], retries=0)
+    assert reference.identifier == first.identifier
+    _serve(sender, receiver, [("x", 7)], retries=0)  # evicts "u" on both sides
+    (reused,) = _serve(sender, receiver, [("u", (1, 1))], retries=0)
+    (reused_reference,) = _serve(sender, receiver, [("u", None)], retries=0)
+    assert (_image(reused), _image(reused_reference)) == (1, 1)
+    assert reused.identifier != first.identifier
+    assert reused_reference.identifier == reused.identifier
+    assert ("mm", reused.identifier, 0) != ("mm", first.identifier, 0)
+

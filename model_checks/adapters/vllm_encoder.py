@@ -10,11 +10,25 @@ run the encoder, merge its output into the placeholders, raising on another numb
 witness runs on the spec (its own conformance is `conform`'s): what it hands the engine is
 what the release's manager is driven with.
 
-    python -m model_checks.adapters.vllm_encoder --replay WITNESS
+    python -m model_checks.adapters.vllm_encoder --replay WITNESS [--patched]
 
 Exit 4 REPRODUCED (the witness's property breaks on the release), 0 NOT REPRODUCED, 1 a
 step where the release and the spec disagree, 2 bad input (one line), 3 vLLM is missing, 5
 NOT FOLLOWED (a property of the processor cache's stage, not judged here).
+
+`--patched` replays on the tag patch's copy (`model_checks.adapters.vllm_patched`, built by
+`scripts/setup-vllm-patched`), in a process of its own. There the processor cache serves
+each item from the processing its placeholders came from (a tagged reference to another
+processing misses and is resent: the processor cache's S1, which the fix check proves), so
+each item reaches the engine with its tensor from its placeholders' content; and the
+identifier the manager and the workers key it by is the patched
+`vllm.multimodal.inputs.tagged_mm_identifier` of the identity and that processing's tag.
+The spec's encoder design keys by identity, as the release does, so the patched replay is
+not in lockstep with it: the property is judged after every step instead, and a replay in
+which no item was consumed fails (exit 1). Exit 4 BROKEN ON THE PATCHED COPY, 0 not broken.
+The tag is modelled per content version, coarser than the patch's per processing: two
+processings of equal content share an entry here that the patch computes twice (an extra
+encoder run, never another output).
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ import argparse
 import importlib
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,11 +107,17 @@ class _Request:
         return self.mm_features[input_id].mm_position.get_num_embeds()
 
 
+def _identity(item: Item) -> str:
+    return item.identity
+
+
 @dataclass
 class ReleaseEncoderCache:
-    """The release's manager and the workers' cache of encoder outputs, for one instance."""
+    """The release's manager and the workers' cache of encoder outputs, for one instance;
+    `key` is the identifier an item reaches the engine with (the release's: its identity)."""
 
     config: EncoderConfig
+    key: Callable[[Item], str] = _identity
     manager: Any = None
     workers: dict[str, Content] = field(default_factory=dict)
     requests: list[_Request] = field(default_factory=list)
@@ -107,7 +128,7 @@ class ReleaseEncoderCache:
         self.manager = manager_class()(cache_size=self.config.cache_embeds)
 
     def arrive(self, items: tuple[Item, ...]) -> None:
-        features = [_Feature(i.identity, _Position(self.config.size(i.placeholders)))
+        features = [_Feature(self.key(i), _Position(self.config.size(i.placeholders)))
                     for i in items]
         self.requests.append(_Request(str(len(self.requests)), features, items))
 
@@ -147,11 +168,11 @@ class ReleaseEncoderCache:
         for freed in manager.get_freed_mm_hashes():
             self.workers.pop(freed, None)
         for index in allocate:
-            self.workers[request.items[index].identity] = request.items[index].tensor
+            self.workers[request.mm_features[index].identifier] = request.items[index].tensor
         self.consumed = []
         for index in chunk:
             item = request.items[index]
-            output = self.workers[item.identity]
+            output = self.workers[request.mm_features[index].identifier]
             have, want = self.config.size(output), request.get_num_encoder_embeds(index)
             if have != want:
                 self.fault = (f"request {rid} item {index} ({item.identity!r}): Attempted "
@@ -208,7 +229,24 @@ def encoder_steps(design: Any, config: Any, actions: tuple[Any, ...]
     return found
 
 
-def replay(path: Path) -> int:
+def patched_key() -> Callable[[Item], str]:
+    """The identifier an item reaches the patched engine with: the patched copy's
+    `tagged_mm_identifier` (looked up at each call) of its identity and the tag of the
+    processing served (modelled by its placeholders' content version)."""
+    inputs = importlib.import_module("vllm.multimodal.inputs")
+
+    def key(item: Item) -> str:
+        return str(inputs.tagged_mm_identifier(item.identity, item.placeholders.version))
+    return key
+
+
+def served_by_patched_processor_cache(item: Item) -> Item:
+    """The item as the patched processor cache hands it on: its tensor from the processing
+    its placeholders came from."""
+    return Item(item.identity, item.placeholders, item.placeholders, item.sent)
+
+
+def replay(path: Path, patched: bool = False) -> int:
     try:
         witness = read(path)
     except (BadWitness, OSError) as error:
@@ -222,6 +260,8 @@ def replay(path: Path) -> int:
         print(f"NOT FOLLOWED: {witness.label()}: this adapter judges {', '.join(JUDGED)} of "
               "the encoder cache (E2E on the path), not this property")
         return EXIT_NOT_FOLLOWED
+    if patched:
+        return _replay_patched(witness)
     try:
         steps = encoder_steps(witness.design, witness.config(), witness.actions)
         release = ReleaseEncoderCache(steps[0][2] if steps else witness.config())
@@ -241,6 +281,41 @@ def replay(path: Path) -> int:
         print(f"REPRODUCED on vLLM's EncoderCacheManager: {label}: {'; '.join(said)}")
         return EXIT_WEAKNESS
     print(f"NOT REPRODUCED on vLLM's EncoderCacheManager: {label}")
+    return EXIT_OK
+
+
+def _replay_patched(witness: Any) -> int:
+    from model_checks.adapters.vllm_patched import use_patched_copy
+    from model_checks.adapters.vllm_release import UnsupportedVllm
+
+    try:
+        use_patched_copy()
+        steps = encoder_steps(witness.design, witness.config(), witness.actions)
+        patched = ReleaseEncoderCache(steps[0][2] if steps else witness.config(),
+                                      key=patched_key())
+    except (ModuleNotFoundError, UnsupportedVllm) as error:
+        print(f"error: the patched vLLM copy cannot be used here: {error}", file=sys.stderr)
+        return EXIT_HARNESS
+    prop, label = str(witness.property_id).removeprefix("E."), witness.label()
+    said: list[str] = []
+    consumed = 0
+    for action, _, _ in steps:
+        if isinstance(action, Arrive):
+            action = Arrive(tuple(served_by_patched_processor_cache(i) for i in action.items))
+        _drive(patched, action)
+        consumed += len(patched.consumed)
+        said += _broken(patched, prop)
+        if patched.fault is not None:
+            break
+    if said:
+        print(f"BROKEN ON THE PATCHED COPY: {label}: {'; '.join(dict.fromkeys(said))}")
+        return EXIT_WEAKNESS
+    if not consumed:
+        print(f"NOTHING CONSUMED on the patched copy: {label}: {len(steps)} encoder steps, "
+              "no item reached the model")
+        return EXIT_FAIL
+    print(f"NOT BROKEN ON THE PATCHED COPY: {label}: {len(steps)} encoder steps, {consumed} "
+          "items consumed")
     return EXIT_OK
 
 
@@ -288,7 +363,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m model_checks.adapters.vllm_encoder",
                                      description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--replay", type=Path, required=True, help="a witness document")
-    return replay(parser.parse_args(argv).replay)
+    parser.add_argument("--patched", action="store_true",
+                        help="replay on the tag patch's copy (scripts/setup-vllm-patched)")
+    args = parser.parse_args(argv)
+    return replay(args.replay, args.patched)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,8 @@ def pages(root: Path, bundle: Bundle | None = None, runs: Runs | None = None
         "kill-matrix.md": render_kill_matrix(runs.rows, independent=runs.independent),
         api_page.PAGE: api_page.splice((root / api_page.PAGE).read_text()),
         "requirements.md": requirements_page(runs.rows),
-        VLLM_PAGE: vllm_page(bundle.vllm, hand_written(root), server_section.load(root)),
+        VLLM_PAGE: vllm_page(bundle.vllm, server_section.splice_patched(
+            hand_written(root), server_section.load_patched(root)), server_section.load(root)),
         **counterexample_pages(verdicts, res.trace_index(results)),
         **res.trace_pages(results),
         **runs.files(),

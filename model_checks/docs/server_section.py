@@ -2,6 +2,10 @@
 `python -m model_checks server` (`docs/results/server/run.json`), per witness what the server
 did with the log line that says it, and which witnesses could not be driven and why.
 Rendering needs no server; the run is refreshed by `.ci/server` (docs/running.md).
+
+The run on the patched server (`PATCHED`, `python -m model_checks server --patched`) is not
+this section's: it is rendered into the page's hand-written section "A fix", between the
+`PATCHED_BEGIN` and `PATCHED_END` lines (`splice_patched`).
 """
 
 from __future__ import annotations
@@ -16,15 +20,46 @@ from model_checks.docs.markdown import cell, table
 RUNS = Path("results/server")
 """The committed runs (`*.json`, one per deployment), under docs/."""
 COMMAND = "python -m model_checks server --replay WITNESS ... --json OUT"
+PATCHED = RUNS / "run-patched.json"
+"""The committed run on the patched server."""
+PATCHED_BEGIN = ("<!-- The patched server's run, generated from "
+                 "docs/results/server/run-patched.json by `python -m model_checks docs`. -->")
+PATCHED_END = "<!-- End of the patched server's run. -->"
 
 
 def load(root: Path) -> list[dict[str, Any]]:
-    """The committed runs under the docs folder `root`, in file-name order ([] when none: the
-    section says so)."""
+    """The committed runs of the release under the docs folder `root`, in file-name order
+    ([] when none: the section says so)."""
     runs: list[dict[str, Any]] = []
     for path in sorted((root / RUNS).glob("*.json")):
-        runs += json.loads(path.read_text())
+        if path != root / PATCHED:
+            runs += json.loads(path.read_text())
     return runs
+
+
+def load_patched(root: Path) -> list[dict[str, Any]]:
+    """The committed run on the patched server ([] when none)."""
+    path = root / PATCHED
+    return json.loads(path.read_text()) if path.is_file() else []
+
+
+def splice_patched(tail: str, runs: list[dict[str, Any]]) -> str:
+    """`tail` (the page's hand-written part) with the lines between `PATCHED_BEGIN` and
+    `PATCHED_END` replaced by the patched run's table (unchanged without both markers)."""
+    begin, end = tail.find(PATCHED_BEGIN), tail.find(PATCHED_END)
+    if begin < 0 or end < begin:
+        return tail
+    head = tail[:begin + len(PATCHED_BEGIN)]
+    return "\n".join([head, "", *patched_table(runs), "", tail[end:]])
+
+
+def patched_table(runs: list[dict[str, Any]]) -> list[str]:
+    """The patched run's rows, as the release's (`section`) are rendered."""
+    driven = [run for run in runs if run.get("driven")]
+    if not driven:
+        return [f"No committed run on the patched server (`docs/{PATCHED.as_posix()}`)."]
+    return ["| witness | deployment | server | what the server did | log line |",
+            "|---|---|---|---|---|", *(_row(run) for run in driven)]
 
 
 def section(runs: list[dict[str, Any]]) -> list[str]:
@@ -109,6 +144,8 @@ def _what(step: dict[str, Any]) -> str:
         return "200, the fresh server's answer"
     if outcome == "wrong-answer":
         return "200, **not** the fresh server's answer for these images"
+    if outcome == "missed":
+        return f"{step['status']}, the engine's retryable miss"
     if outcome == "engine-dead":
         return f"{step['status'] or 'no answer'}, **engine dead**"
     return f"{step['status']} ({step['message']})" if step["message"] else str(step["status"])

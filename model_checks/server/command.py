@@ -32,6 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "budget")
     parser.add_argument("--keep-encoder-cache", action="store_true",
                         help="do not reset the engine's encoder cache before each request")
+    parser.add_argument("--patched", action="store_true",
+                        help="serve from .vllm-server-patched-venv (the tag patch: "
+                             "scripts/setup-vllm-server --patched); a missed request is "
+                             "resent once with its data")
     parser.add_argument("--logs", type=Path, default=Path("build/server-logs"),
                         help="folder for the servers' logs (default build/server-logs)")
 
@@ -68,15 +72,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_all(plans: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     from model_checks.server.drive import drive, references
-    from model_checks.server.launch import Server
+    from model_checks.server.launch import PATCH, PATCHED_SERVER_PYTHON, SERVER_PYTHON, Server
     from model_checks.server.plan import MAX_MODEL_LEN
+
+    python = PATCHED_SERVER_PYTHON if args.patched else SERVER_PYTHON
 
     reference = Server(["--mm-processor-cache-gb", "0", "--max-model-len", str(MAX_MODEL_LEN),
                         "--max-num-batched-tokens",
                         str(max(p.encoder_cache_tokens for p in plans)),
                         "--limit-mm-per-prompt",
                         json.dumps({"image": max(p.max_items for p in plans)})],
-                       args.logs / "reference.log")
+                       args.logs / "reference.log", python)
     try:
         reference.start()
         print(f"server: reference server (no processor cache) up in {reference.started_in:.0f} s")
@@ -87,11 +93,11 @@ def _run_all(plans: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]
     runs = []
     for plan in plans:
         flags = plan.flags(processor_cache=not args.no_processor_cache)
-        server = Server(flags, args.logs / (Path(plan.witness).stem + ".log"))
+        server = Server(flags, args.logs / (Path(plan.witness).stem + ".log"), python)
         try:
             server.start()
             begun = time.monotonic()
-            steps = drive(plan, server, expected, not args.keep_encoder_cache)
+            steps = drive(plan, server, expected, not args.keep_encoder_cache, args.patched)
             took = time.monotonic() - begun
         finally:
             server.stop()
@@ -105,7 +111,8 @@ def _run_all(plans: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]
                   + (f": {step.message}" if step.message else ""))
             for line in step.log[:3]:
                 print(f"      log: {line}")
-        runs.append({**result.as_json(), "driven": True, "vllm": version})
+        runs.append({**result.as_json(), "driven": True, "vllm": version,
+                     **({"patch": PATCH} if args.patched else {})})
     return runs
 
 

@@ -9,7 +9,11 @@ Judged from the responses and the server's log, per request:
 - `server-error`: a 5xx: a break;
 - `engine-dead`: no answer, or the log says the engine died: a break, and nothing after it runs;
 - `not-rejected`: a request the witness rejects was answered (the run did not reproduce the
-  witness there; not a break of the server's).
+  witness there; not a break of the server's);
+- `missed` (only when the client resends on a miss, as for the patched server): a 5xx whose
+  log reports the engine's retryable multi-modal cache miss; the client then resends the
+  request with every item's data, judged as one more step (not a break: the miss is how the
+  patched caches refuse a reference they cannot pair).
 The reference answers come from a second fresh server whose processor cache is off
 (`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
 Before every request the driver resets the engine's encoder cache (`/reset_encoder_cache`,
@@ -35,6 +39,8 @@ MAX_TOKENS = 4
 LOGPROB_TOLERANCE = 1e-3
 REQUEST_TIMEOUT = 300.0
 DEATH_MARKERS = ("EngineDeadError", "Engine core proc", "died unexpectedly", "EngineCore failed")
+MISS_MARKER = "Multi-modal cache miss"
+"""What the engine logs when it replies to a request with the retryable miss."""
 
 
 class Outcome(StrEnum):
@@ -45,6 +51,7 @@ class Outcome(StrEnum):
     ENGINE_DEAD = "engine-dead"
     NOT_REJECTED = "not-rejected"
     RESET = "reset"
+    MISSED = "missed"
 
     @property
     def breaks(self) -> bool:
@@ -175,10 +182,11 @@ def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, 
 
 def drive(plan: Plan, server: Server,
           expected: dict[tuple[tuple[str, int, int], ...], Answer],
-          reset_encoder_cache: bool = True) -> list[StepResult]:
+          reset_encoder_cache: bool = True, resend_on_miss: bool = False) -> list[StepResult]:
     """Run `plan` on the started `server`; stop at the first engine death. Without
     `reset_encoder_cache` the engine's encoder cache is left as the requests leave it (the
-    deployment as it runs)."""
+    deployment as it runs). With `resend_on_miss` a request the engine misses is `missed`
+    and resent once with every item's data (the encoder cache is not reset in between)."""
     results: list[StepResult] = []
     for step in plan.steps:
         if isinstance(step, Reset):
@@ -192,6 +200,15 @@ def drive(plan: Plan, server: Server,
             text = rejected_text(len(step.items)) if step.rejected else PROMPT
             response = post(server, "/v1/chat/completions", chat_body(step.items, text))
             results.append(_judge(step, response, server, expected))
+            if resend_on_miss and results[-1].outcome is Outcome.SERVER_ERROR \
+                    and any(MISS_MARKER in line for line in results[-1].log):
+                results[-1].outcome = Outcome.MISSED
+                resent = Send(step.step, step.rid, tuple(
+                    Item(i.identity, i.version, i.units, True) for i in step.items),
+                    step.rejected)
+                response = post(server, "/v1/chat/completions", chat_body(resent.items, text))
+                results.append(_judge(resent, response, server, expected))
+                results[-1].action += " (resent with data after the miss)"
         if results[-1].outcome is Outcome.ENGINE_DEAD:
             break
     return results

@@ -24,6 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_PYTHON = ROOT / ".vllm-server-venv" / "bin" / "python"
+PATCHED_SERVER_PYTHON = ROOT / ".vllm-server-patched-venv" / "bin" / "python"
+"""The same server with the tag patch (`scripts/setup-vllm-server --patched`)."""
+PATCH = "vllm-0.33.0-tags.diff"
 MODEL = ROOT / "build" / "tiny-llava"
 FIXED_FLAGS = (
     "--enforce-eager", "--dtype", "float32", "--max-num-seqs", "4", "--trust-remote-code",

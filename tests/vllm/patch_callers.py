@@ -154,3 +154,24 @@ def test_the_engine_input_keeps_the_tags() -> None:
         pytest.fail(f"mm_input takes no tags: {error}")
     assert encoder.get("mm_tags") == {"image": [7]}
     assert mm_enc_dec_input(encoder, [2]).get("mm_tags") == {"image": [7]}
+
+
+def test_the_engine_keys_an_item_by_its_processing() -> None:
+    """`InputProcessor._get_mm_identifier` (the feature's identifier, which the encoder cache
+    and the prefix cache's block hashes key on) names the processor cache's tag, with or
+    without the LoRA prefix; an untagged item, or any item where an EC or KV connector shares
+    the keys with another instance, keys as before."""
+    from vllm.multimodal.inputs import tagged_mm_identifier
+
+    identify = compiled("v1/engine/input_processor.py:InputProcessor._get_mm_identifier",
+                        {"tagged_mm_identifier": tagged_mm_identifier, "LoRARequest": object})
+    plain = types.SimpleNamespace(lora_config=None, tag_mm_identifiers=True)
+    lora = types.SimpleNamespace(lora_config=types.SimpleNamespace(
+        enable_tower_connector_lora=True), tag_mm_identifiers=True)
+    adapter = types.SimpleNamespace(lora_name="l")
+    assert identify(plain, "u", None, 5) != identify(plain, "u", None, 6)
+    assert identify(plain, "u", None, None) == "u"
+    assert identify(lora, "u", adapter, 5) != identify(lora, "u", adapter, 6)
+    assert identify(lora, "u", adapter, 5).startswith("l:u")
+    connected = types.SimpleNamespace(lora_config=None, tag_mm_identifiers=False)
+    assert identify(connected, "u", None, 5) == "u"  # another instance keys by the hash
