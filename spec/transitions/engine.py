@@ -97,7 +97,7 @@ def deliver(config: Config, state: State, message: Message, own_payloads: bool =
         else:
             receiver, tensor = resolve_reference(config, receiver, item)
             if tensor is None and index in own:
-                tensor = tensors[own[index]]
+                tensor = message.items[own[index]].data  # what that payload was served
             if tensor is not None:
                 tensors[index] = tensor
     state = state.with_receiver(message.engine, receiver)
