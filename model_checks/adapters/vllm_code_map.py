@@ -130,6 +130,10 @@ LRU: tuple[CodeRow, ...] = (
     ), "the receiver cache touches, then serves or records each item before the request "
        "reaches the scheduler (a preempted request is never read again: the LRU design "
        "needs no re-send)"),
+    CodeRow("P1ReceiveOwnPayload", ENGINE, NO_LOCK, (), "not in the release, which resolves "
+            "untagged items and reports a reference it could not serve as a miss (the spec "
+            "allows a tagged receiver, V3 and V4, to serve a reference it could not cache under "
+            "D9 from its own message's payload; the tag-patched copy does)"),
     CodeRow("P0ReceiveReply", P0, NO_LOCK, (
         "v1/engine/async_llm.py:AsyncLLM._run_output_handler",
         "renderers/base.py:BaseRenderer.queue_mm_cache_invalidations",

@@ -114,10 +114,9 @@ def async_factory() -> PatchedAdapter:
 
 ADAPTER = "model_checks.adapters.vllm_patched:factory"
 ASYNC_ADAPTER = "model_checks.adapters.vllm_patched:async_factory"
-DEPLOYMENT = "D1+D2+D3+D4+D7+D8+D10+D11"
-"""Every drift source a vLLM deployment can have (the doctor's list: not D5, not D6), but D9.
-Under D9 with a request naming one identity twice, the patched copy serves the second
-occurrence from its own request's payload where P1 could not cache it, and V3's spec misses
-it (the witness `docs/results/lattice-duplicates/V3_D9_H1.json.gz`, step 3): a safe choice the
-spec does not yet allow, so the lockstep run would stop at a disagreement that is not a
-stale pairing. The committed witnesses `model_checks.vllm_fix` replays include D9's."""
+DEPLOYMENT = "D1+D2+D3+D4+D7+D8+D9+D10+D11"
+"""Every drift source a vLLM deployment can have (the doctor's list: not D5, not D6). Under
+D9 with a request naming one identity twice, the patched copy serves the second occurrence
+from its own request's payload where P1 could not cache it: the other choice the spec allows
+a tagged receiver (`spec.transitions.P1ReceiveOwnPayload`), which conformance reports as
+observed."""

@@ -120,9 +120,11 @@ LATTICE_EVIDENCE: tuple[str, ...] = ("docs/results/records.json.gz", "docs/resul
 """The committed breaks the lattice merges as evidence: the docs snapshot's replayed records,
 the wide instance family's traces, the hand-built runs of the all-instance proofs' failing
 steps (written by tests/smt/parametric_witness.py), the long runs' witnesses (`docs.lattice_nightly`
-`LONG_RUNS`: larger rungs than the ci profile's), and the witnesses of the base rung with
-requests that name one identity twice (`explore --lattice --duplicates --max-size 1`, per
-variant); the same as the committed lattice page's command."""
+`LONG_RUNS`: larger rungs than the ci profile's), and the witnesses of the ci ladder with
+requests that name one identity twice (`explore --lattice --duplicates`, per variant: every
+environment of up to two sources where `docs/results/lattice-duplicates-outcomes.json` has
+its outcomes, single sources, `--max-size 1`, elsewhere); the same as the committed lattice
+page's command."""
 
 NIGHTLY_PARTS: dict[str, tuple[Phase, ...]] = {
     **{

@@ -34,6 +34,7 @@ from spec.transitions import (
     P0UpdateItem,
     P1Clear,
     P1Receive,
+    P1ReceiveOwnPayload,
     P1Reset,
     P1Restart,
     Retry,
@@ -356,6 +357,19 @@ SCENARIOS: tuple[Scenario, ...] = (
         configured(duplicates=True),
         (*round_trip(0, item("a"), item("a")), *round_trip(1, item("a"), item("a"))),
         every_variant(""),
+    ),
+    Scenario(
+        "same-image-twice-served-from-its-payload",
+        ("D9",),
+        "Under size skew P1 cannot cache a (3 bytes at P1, 1 at P0, a 2-byte budget): one "
+        "request names a twice, P0 records the first occurrence and sends the second as a "
+        "reference to that record. A tagged receiver may serve that reference from the "
+        "request's own payload (the other choice the spec allows, equal tags naming the same "
+        "record), so nothing misses in V3 and V4. An untagged one cannot tell: it misses, "
+        "and every retry is sent the same way and misses again (V0's engine crashes).",
+        configured("D9", duplicates=True, sizes=(ItemSize(Content("a"), 1, 3),)),
+        (submit(item("a"), item("a")), P0Handle(0), P1ReceiveOwnPayload(0), P0ReceiveReply()),
+        per_variant(V0=CRASH, V1="H1 L2 L3 L4", V2="H1 L2 L3 L4", V3="", V4=""),
     ),
     Scenario(
         "reused-identity-twice-in-one-request",

@@ -112,6 +112,7 @@ PRIORITY: tuple[str, ...] = (
     "p0_process",
     "p0_handle_rejected",
     "p0_handle_rejected_undo",
+    "p1_receive_own_payload",
     "p1_clear",
     "p1_restart",
     "p1_reset",

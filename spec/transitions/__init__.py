@@ -10,7 +10,7 @@ from spec.transitions.base import Action, InvalidAction
 from spec.transitions.client import Retry, Submit
 from spec.transitions.drift_events import *  # noqa: F403  (its `__all__`: every event class)
 from spec.transitions.drift_events import DRIFT_EVENT_TYPES
-from spec.transitions.engine import P1Receive
+from spec.transitions.engine import P1Receive, P1ReceiveOwnPayload
 from spec.transitions.front_end import (
     P0Handle,
     P0HandleRejected,
@@ -28,6 +28,7 @@ ACTION_TYPES: tuple[type[Action], ...] = (
     P0HandleRejected,
     P0HandleRejectedUndo,
     P1Receive,
+    P1ReceiveOwnPayload,
     P0ReceiveReply,
     Retry,
     *DRIFT_EVENT_TYPES,
@@ -46,6 +47,7 @@ __all__ = [
     "P0ReceiveReply",
     "P0UpdateItem",
     "P1Receive",
+    "P1ReceiveOwnPayload",
     "Retry",
     "Submit",
 ]

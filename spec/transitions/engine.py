@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import ClassVar
 
 from spec import lru
 from spec.config import Config
@@ -55,9 +56,35 @@ def resolve_reference(
     return receiver, cached.processing
 
 
-def deliver(config: Config, state: State, message: Message) -> State:
+def own_payload_pairs(config: Config, message: Message) -> tuple[tuple[int, int], ...]:
+    """(payload index, reference index) for each reference of `message` that an earlier
+    payload of the same message (in resolution order) carries: the same identity and, where
+    tagged, the same tag. A request naming one identity twice has such a pair: P0 recorded the
+    first occurrence's payload and sent the second as a reference to it."""
+    order = resolution_order(config, message)
+    items = message.items
+    pairs: list[tuple[int, int]] = []
+    for position, index in enumerate(order):
+        ref = items[index]
+        if ref.data is not None:
+            continue
+        for earlier in order[:position]:
+            payload = items[earlier]
+            if (payload.data is not None and payload.identity == ref.identity
+                    and (not config.variant.tagged or payload.tag == ref.tag)):
+                pairs.append((earlier, index))
+                break
+    return tuple(pairs)
+
+
+def deliver(config: Config, state: State, message: Message, own_payloads: bool = False
+            ) -> State:
     """The handling of one message by the engine it was routed to, with that engine's
-    receiver."""
+    receiver. With `own_payloads` (`P1ReceiveOwnPayload`) in a tagged variant, a reference
+    that misses the cache is served the tensor handed over for an earlier payload of the same
+    message (`own_payload_pairs`) where there is one."""
+    own = dict((ref, payload) for payload, ref in own_payload_pairs(config, message)) \
+        if own_payloads and config.variant.tagged else {}
     receiver = state.receiver_of(message.engine)
     if config.variant.touches_first:
         for item in message.items:
@@ -69,6 +96,8 @@ def deliver(config: Config, state: State, message: Message) -> State:
             receiver, tensors[index] = resolve_payload(config, state, receiver, item)
         else:
             receiver, tensor = resolve_reference(config, receiver, item)
+            if tensor is None and index in own:
+                tensor = message.items[own[index]].data  # what that payload was served
             if tensor is not None:
                 tensors[index] = tensor
     state = state.with_receiver(message.engine, receiver)
@@ -125,6 +154,7 @@ class P1Receive(Action):
 
     label = "p1_receive"
     exercises = (Drift.D1,)
+    own_payloads: ClassVar[bool] = False  # `P1ReceiveOwnPayload`'s choice
     index: int = 0
     engine: int = 0
 
@@ -141,7 +171,7 @@ class P1Receive(Action):
         rest = state.to_engine[:at] + state.to_engine[at + 1 :]
         state = state.evolve(to_engine=rest)
         try:
-            return deliver(config, state, message)
+            return deliver(config, state, message, self.own_payloads)
         except lru.EvictionHang as hang:
             where = "P1" if config.engines == 1 else f"P1 (engine {self.engine})"
             return state.evolve(fault=Fault(FaultKind.HANG, f"{where}: {hang}"))
@@ -160,3 +190,32 @@ class P1Receive(Action):
             return cls.candidates(config, state)
         # In order: each engine takes only the oldest message of its queue.
         return (cls(0, e) for e in range(config.engines) if state.queue_of(e))
+
+
+@dataclass(frozen=True, slots=True)
+class P1ReceiveOwnPayload(P1Receive):
+    """D9, the other choice a correct receiver may make: as `P1Receive`, but a reference that
+    misses the cache is served from an earlier payload of the same message for its identity
+    and tag (`own_payload_pairs`). Under size skew P1 may be unable to cache a payload P0
+    recorded, so the request's second occurrence of that identity, sent as a reference to
+    that record, misses; serving it the tensor its own message carries pairs it with the
+    same content, so no stale pairing. Only a tagged receiver (V3, V4) can tell that the
+    reference names the record the payload made (equal tags), so only there is this a
+    choice: in V0-V2 the step is `P1Receive`'s. Enabled where the message it takes has such
+    a pair; both choices are in the spec, so every property is decided over both, and
+    conformance accepts a receiver making either (and says which it observed)."""
+
+    label = "p1_receive_own_payload"
+    requires = Drift.D9
+    own_payloads: ClassVar[bool] = True
+
+    def guard(self, config: Config, state: State) -> bool:
+        if not P1Receive.guard(self, config, state):
+            return False
+        message = state.to_engine[state.queue_of(self.engine)[self.index]]
+        return bool(own_payload_pairs(config, message))
+
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        within = super(P1ReceiveOwnPayload, cls).enabled_instances(config, state)
+        return (action for action in within if action.guard(config, state))

@@ -43,7 +43,8 @@ def test_spec_action_types_keep_their_order() -> None:
     not reorder it."""
     assert [t.__name__ for t in ACTION_TYPES] == [
         "Submit", "P0Handle", "P0Process", "P0UpdateItem", "P0HandleRejected",
-        "P0HandleRejectedUndo", "P1Receive", "P0ReceiveReply", "Retry", "ClearBoth", "P0Clear",
+        "P0HandleRejectedUndo", "P1Receive", "P1ReceiveOwnPayload", "P0ReceiveReply", "Retry",
+            "ClearBoth", "P0Clear",
         "P1Clear", "P0ClearForReset", "P1Reset", "P0Restart", "P1Restart"]
     assert ACTION_TYPES[-len(drift_events.DRIFT_EVENT_TYPES):] == drift_events.DRIFT_EVENT_TYPES
 

@@ -16,7 +16,8 @@ One module per concern:
   implementation's events against it as they happen (`RunObserver`).
 - `driver`: `Lockstep`, which steps both sides and ties the above together.
 - `choices`: where the spec allows a correct implementation a choice (keep or undo the
-  shadow update on a rejection), the alternatives of a step, which the driver matches to
+  shadow update on a rejection; under D9, serve a reference that misses the cache from its
+  own message's payload), the alternatives of a step, which the driver matches to
   the implementation's step and counts.
 - `runs`: scripts, random walks, shrinking; `disagreement`: what a run finds.
 
@@ -30,7 +31,9 @@ Mapping of spec actions onto the implementation (docs/conformance.md has the ful
   end offers `adapter.ItemUpdates`). A front end whose update is atomic takes all of an
   update's item steps in one `update`; a replay that interleaves another step between them
   stops there (`NotFollowed`).
-- P1Receive(i) -> the engine receives the i-th message of the channel (i > 0: D1).
+- P1Receive(i) -> the engine receives the i-th message of the channel (i > 0: D1);
+  P1ReceiveOwnPayload(i) (D9) -> the same: whether the receiver serves a reference that
+  misses from its own message's payload is its choice, which the driver matches.
 - P0ReceiveReply -> the front end takes the oldest reply.
 - Retry -> the client resends: through the implementation's own retry loop
   (`adapter.ClientLoop`) or resend builder (`adapter.ClientRetry`), else with media on every

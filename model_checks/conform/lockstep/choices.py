@@ -2,9 +2,12 @@
 alternatives of one step are actions with the same arguments, and a lockstep run matches the
 implementation's step to whichever of them it agrees with (`driver.Lockstep.apply`).
 
-The one choice so far: on a rejection after P0's update (D2), P0 keeps its shadow update
+The choices: on a rejection after P0's update (D2), P0 keeps its shadow update
 (`P0HandleRejected`) or undoes it, dropping what the attempt recorded
-(`P0HandleRejectedUndo`). The spec enables both, so every property is decided over both.
+(`P0HandleRejectedUndo`); under size skew (D9), a receiver that resolves references first
+(V3, V4) serves a reference that misses the cache as a miss (`P1Receive`) or from an earlier
+payload of its own message (`P1ReceiveOwnPayload`). The spec enables each, so every property
+is decided over all of them.
 """
 
 from __future__ import annotations
@@ -15,11 +18,16 @@ from spec import transitions as t
 NAMES: dict[type[Action], str] = {
     t.P0HandleRejected: "keeps its shadow update on a rejection (D2)",
     t.P0HandleRejectedUndo: "undoes its shadow update on a rejection (D2)",
+    t.P1Receive: "reports a reference its own message's payload carries as a miss when it "
+                 "could not cache that payload (D9)",
+    t.P1ReceiveOwnPayload: "serves a reference from its own message's payload when it could "
+                           "not cache that payload (D9)",
 }
 """Each choice's action class, and what an implementation making it does."""
 
 _GROUPS: tuple[tuple[type[Action], ...], ...] = (
     (t.P0HandleRejected, t.P0HandleRejectedUndo),
+    (t.P1Receive, t.P1ReceiveOwnPayload),
 )
 
 MATCHED: frozenset[type[Action]] = frozenset(g for group in _GROUPS for g in group[1:])

@@ -128,7 +128,8 @@ class Lockstep:
         the spec's trace, step for step.
 
         Where the spec allows the implementation a choice (`choices.alternatives`: keep or
-        undo the shadow on a rejection), the implementation's step is compared with the
+        undo the shadow on a rejection; a reference missing the cache served from its own
+        message's payload under D9), the implementation's step is compared with the
         action's spec step and, if they disagree, with each alternative's: the spec's trace
         takes the one that agrees (refinement: the implementation's step is one of the
         spec's), `choices` counts what was observed, and only if none agrees is the first
@@ -150,7 +151,7 @@ class Lockstep:
         except Disagreement as first:
             action = self._alternative_agreeing(action, before, marks, broken, first)
         observed = choices.choice_of(action)
-        others = choices.alternatives(action)
+        others = self._enabled_alternatives(action, before)
         if observed is not None and any(
                 step(self.config, before, other) != self.state for other in others):
             self.choices[observed] = self.choices.get(observed, 0) + 1
@@ -170,13 +171,19 @@ class Lockstep:
         self.broken.clear()
         self.broken.update(broken)
 
+    def _enabled_alternatives(self, action: Action, before: State) -> tuple[Action, ...]:
+        """`choices.alternatives(action)` whose guard holds in `before` (a receive's other
+        choice only where its message carries a reference to its own payload, under D9)."""
+        return tuple(other for other in choices.alternatives(action)
+                     if is_enabled(self.config, before, other))
+
     def _alternative_agreeing(self, action: Action, before: State, marks: tuple[int, int, int],
                               broken: dict[str, Broken], first: Disagreement) -> Action:
         """The alternative of `action` whose spec step the implementation's step agrees with
         (the spec's side rewound and re-taken with it); raises `first` if there is none,
         with the run as `action`'s comparison left it (its broken properties too)."""
         found = dict(self.broken)
-        for alternative in choices.alternatives(action):
+        for alternative in self._enabled_alternatives(action, before):
             self._rewind(before, marks, broken)
             self._take_spec_steps(alternative)
             for front_end in range(len(self.impl.front_ends)):  # its tags, against this step

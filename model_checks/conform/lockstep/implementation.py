@@ -429,6 +429,8 @@ ACTION_CALLS: Mapping[type[Action], Call] = dict([
     _entry(t.P0Process, _process_only),
     _entry(t.P0UpdateItem, lambda impl, a: impl.update_item(a.rid)),
     _entry(t.P1Receive, lambda impl, a: impl.receive(a.index)),
+    # the receiver's own choice under D9, matched by the driver (`driver.Lockstep.apply`)
+    _entry(t.P1ReceiveOwnPayload, lambda impl, a: impl.receive(a.index)),
     _entry(t.P0ReceiveReply, lambda impl, a: impl.take_reply()),
     _entry(t.Retry, lambda impl, a: impl.retry(a.rid)),
     _entry(t.ClearBoth, _clear_both),

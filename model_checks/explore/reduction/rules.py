@@ -129,11 +129,12 @@ def _submits(config: Config) -> Iterable[Action]:
             if well_formed(config, items) and request_fits_unless_d8(config, items))
 
 
-def _receives(config: Config) -> Iterable[Action]:
+def _receives(kind: type[t.P1Receive]) -> Instances:
     # At most one message per request is in flight, so an engine's queue is never longer;
     # only a reordered delivery (D1) takes a message other than the oldest.
-    return (t.P1Receive(i, e) for e in range(config.engines) for i in range(config.max_requests)
-            if i == 0 or config.enables(Drift.D1))
+    return lambda config: (kind(i, e) for e in range(config.engines)
+                           for i in range(config.max_requests)
+                           if i == 0 or config.enables(Drift.D1))
 
 
 # Footprints: (location, mode) pairs read off each guard and `apply` (`footprint.Location`).
@@ -340,6 +341,12 @@ def _receive_enabling(state: State, action: Action) -> tuple[Group, ...]:
     return (("send", _as(t.P1Receive, action).engine),)
 
 
+def _own_payload_enabling(state: State, action: Action) -> tuple[Group, ...]:
+    # Its engine's queue is too short (a send to it), or the message at its index carries no
+    # reference to its own payload (a receive moves another message there).
+    return (("send", _as(t.P1Receive, action).engine), ("receive",))
+
+
 def _idle_enabling(*, own_front_end: bool) -> EnablingOf:
     """A step that waits for nothing to be in flight (every front end's attempts, or only
     its own front end's for a restart, between probe and send; then the pending reset;
@@ -372,7 +379,11 @@ RULES: dict[type[Action], Rules] = {
                               _request_step),
     t.P0HandleRejectedUndo: Rules(_per_request(t.P0HandleRejectedUndo), _rejected,
                                   _in(("ends",)), _request_step),
-    t.P1Receive: Rules(_receives, _receive, _in(("receive",)), _receive_enabling),
+    t.P1Receive: Rules(_receives(t.P1Receive), _receive, _in(("receive",)), _receive_enabling),
+    # The other choice on a receive (D9) has the same footprint: it only hands over another
+    # tensor for a reference that misses.
+    t.P1ReceiveOwnPayload: Rules(_receives(t.P1ReceiveOwnPayload), _receive, _in(("receive",)),
+                                 _own_payload_enabling),
     t.P0ReceiveReply: Rules(_once(t.P0ReceiveReply), _receive_reply, _in(("reply",), ("ends",)),
                             _needs(("receive",))),  # no reply: P1 must answer a message
     t.Retry: Rules(_per_request(t.Retry), _retry, _retry_groups,

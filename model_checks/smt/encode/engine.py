@@ -151,7 +151,35 @@ def p1_receive(engine: int) -> Relation:
     return relation
 
 
-def _p1_receive(enc: Encoding, p: Params, s: SymState, a: Args, engine: int) -> Step:
+@per_engine(t.P1ReceiveOwnPayload)
+def p1_receive_own_payload(engine: int) -> Relation:
+    """D9, the receiver that serves a reference missing the cache from an earlier payload of
+    its own message (`spec...engine.own_payload_pairs`): as `p1_receive`, enabled where the
+    message's second resolved item is a reference to the first's identity (and tag, where
+    tagged) and the first a payload; in a tagged variant that reference, if it misses, gets
+    the payload's tensor (untagged, the step is `p1_receive`'s)."""
+
+    def relation(enc: Encoding, p: Params, s: SymState, a: Args) -> Step:
+        return _p1_receive(enc, p, s, a, engine, own_payloads=True)
+
+    return relation
+
+
+def _own_pair(enc: Encoding, ordered: list[WireItem]) -> z3.BoolRef:
+    """Whether the second resolved item is a reference the first resolved item's payload
+    carries (both exist; same identity; same tag where tagged)."""
+    if enc.m == 1:
+        return z3.BoolVal(False)
+    first, second = ordered
+    same = [first.ident == second.ident]
+    if enc.variant.tagged:
+        same.append(first.tag == second.tag)
+    return z3.And(first.exists, second.exists, first.data != NONE_PID,
+                  second.data == NONE_PID, *same)
+
+
+def _p1_receive(enc: Encoding, p: Params, s: SymState, a: Args, engine: int,
+                own_payloads: bool = False) -> Step:
     variant = enc.variant
     side = receiver_side(engine)
     pending = read(s, enc, msg_name, "pend", a.rid)
@@ -167,10 +195,18 @@ def _p1_receive(enc: Encoding, p: Params, s: SymState, a: Args, engine: int) -> 
                                 enc.k)
             work = lru.merge(w.exists, touched, work)
     swap, ordered = _positions(enc, wires)
+    own = _own_pair(enc, ordered) if own_payloads else z3.BoolVal(False)
+    if own_payloads:
+        guard = z3.And(guard, own)
     results: list[Resolved] = []
     for position, w in enumerate(ordered):
         after, resolved = _resolve(enc, p, work, w, stamp(s["clock"], enc.m + position), side)
         work = lru.merge(w.exists, after, work)
+        if position == 1 and own_payloads and variant.tagged:  # served from its own payload
+            from_own = z3.And(own, resolved.missed)
+            resolved = Resolved(z3.If(from_own, results[0].tensor, resolved.tensor),
+                                z3.If(from_own, results[0].tver, resolved.tver),
+                                z3.And(resolved.missed, z3.Not(own)), resolved.hang)
         results.append(Resolved(resolved.tensor, resolved.tver, z3.And(w.exists, resolved.missed),
                                 z3.And(w.exists, resolved.hang)))
     missed = [_per_item(enc, swap, [r.missed for r in results], j) for j in range(enc.m)]

@@ -24,7 +24,9 @@ it at once):
 - P1 takes any wire item: a payload is used and cached per the variant's payload rule (if it
   fits, the old entry dropped first); a reference is served from the entry of its identity
   if present and, where tagged, if the tags agree; otherwise it is a miss (a crash without
-  reported misses). One served item at a time is the "last delivery".
+  reported misses); under D9 a tagged receiver may instead serve it the processing its tag
+  names (an earlier payload of its own message carried it: `P1ReceiveOwnPayload`). One
+  served item at a time is the "last delivery".
 - Sizes: each side's size of a processing is any positive integer (D9), possibly over the
   budget (D11); identities may name several processings (D7).
 - A cache side is its entries plus its byte total `used`, which every step changes by exactly
@@ -355,6 +357,23 @@ def p1_receive_reference(
     return guard, if_state(hit, served, missed)
 
 
+def p1_serve_own_payload(
+    m: ParametricModel, p: Params, s: ParametricState, c: Choice
+) -> tuple[z3.BoolRef, ParametricState]:
+    """D9, a tagged receiver's other choice (`spec...P1ReceiveOwnPayload`): P1 serves a
+    reference the processing its tag names, which an earlier payload of its own message
+    carried, leaving its cache as it is. Over-approximated: any reference, whatever its
+    message holds."""
+    w = c.wire
+    possible = m.variant.tagged and Drift.D9 in m.environment
+    taken = replace(s, w_live=z3.Store(s.w_live, w, False))
+    served = replace(taken, ld_live=z3.BoolVal(True), ld_tensor=z3.Select(s.w_tag, w),
+                     ld_ph=z3.Select(s.w_ph, w))
+    guard = z3.And(z3.BoolVal(possible), z3.Select(s.w_live, w),
+                   z3.Not(z3.Select(s.w_data, w)))
+    return guard, served
+
+
 def p0_assertion(
     m: ParametricModel, p: Params, s: ParametricState, c: Choice
 ) -> tuple[z3.BoolRef, ParametricState]:
@@ -382,6 +401,7 @@ ACTIONS: dict[str, Action] = {
     "a wire item is lost": wire_lost,
     "P1 takes a payload": p1_receive_payload,
     "P1 takes a reference": p1_receive_reference,
+    "P1 serves a reference from its own message's payload": p1_serve_own_payload,
     "P0 asserts": p0_assertion,
     "an eviction hangs": eviction_hang,
 }
