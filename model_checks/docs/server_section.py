@@ -85,7 +85,9 @@ def _deployment(run: dict[str, Any]) -> str:
     """The processor cache's size and whether the encoder cache was reset per request."""
     flags = run["flags"]
     gib = float(flags[flags.index("--mm-processor-cache-gb") + 1])
-    cache = f"processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
+    kind = flags[flags.index("--mm-processor-cache-type") + 1] \
+        if "--mm-processor-cache-type" in flags else "lru"
+    cache = f"{kind} processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
     encoder = ("encoder cache reset before each request" if run.get("encoder_cache_reset", True)
                else "encoder cache kept")
     return f"{cache}, {encoder}"

@@ -9,7 +9,13 @@ Judged from the responses and the server's log, per request:
 - `server-error`: a 5xx: a break;
 - `engine-dead`: no answer, or the log says the engine died: a break, and nothing after it runs;
 - `not-rejected`: a request the witness rejects was answered (the run did not reproduce the
-  witness there; not a break of the server's).
+  witness there; not a break of the server's);
+- `not-held`: a request the witness holds in the engine's queue was not seen waiting there
+  while the steps after it were driven (the run did not reproduce the witness; not a break).
+A held request (`Send.held`) is sent without waiting for its answer while a text-only request
+of `HOLD_TOKENS` tokens occupies the engine's one sequence slot; the driver sees it wait in
+the engine's queue (`/metrics`, `vllm:num_requests_waiting`) before the next step, and judges
+it at the `Release`.
 The reference answers come from a second fresh server whose processor cache is off
 (`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
 Before every request the driver resets the engine's encoder cache (`/reset_encoder_cache`,
@@ -20,6 +26,8 @@ answer instead of the receiver cache the witness is about.
 from __future__ import annotations
 
 import json
+import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
@@ -29,7 +37,7 @@ from typing import Any
 
 from model_checks.server.images import data_url
 from model_checks.server.launch import Server, ServerFailed, error_lines, strip_prefix
-from model_checks.server.plan import PROMPT, Item, Plan, Reset, Send, rejected_text
+from model_checks.server.plan import PROMPT, Item, Plan, Release, Reset, Send, rejected_text
 
 MAX_TOKENS = 4
 LOGPROB_TOLERANCE = 1e-3
@@ -44,6 +52,7 @@ class Outcome(StrEnum):
     SERVER_ERROR = "server-error"
     ENGINE_DEAD = "engine-dead"
     NOT_REJECTED = "not-rejected"
+    NOT_HELD = "not-held"
     RESET = "reset"
 
     @property
@@ -98,7 +107,8 @@ class Run:
         return any(step.outcome.breaks for step in self.steps)
 
     def as_json(self) -> dict[str, Any]:
-        return {"witness": self.plan.witness, "variant": self.plan.variant,
+        return {"witness": self.plan.witness, "design": self.plan.cache_type,
+                "variant": self.plan.variant,
                 "environment": list(self.plan.environment), "property": self.plan.checked_property,
                 "flags": self.flags, "encoder_cache_reset": self.encoder_cache_reset,
                 "broke": self.broke,
@@ -173,6 +183,73 @@ def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, 
     return found
 
 
+HOLD_TOKENS = 400
+"""Greedy tokens of the request that keeps the engine busy while held requests wait."""
+WAIT_SEEN = 30.0
+"""Seconds the driver waits to see a held request in the engine's queue."""
+
+
+class Held:
+    """The requests sent without waiting (the hold's blocker first), each answered in its own
+    thread."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[Send | None, threading.Thread, list[Response]]] = []
+        self.seen = True
+
+    def send(self, server: Server, step: Send | None, body: dict[str, Any]) -> None:
+        box: list[Response] = []
+        thread = threading.Thread(
+            target=lambda: box.append(post(server, "/v1/chat/completions", body)), daemon=True)
+        thread.start()
+        self.threads.append((step, thread, box))
+
+    def blocking(self) -> bool:
+        """Whether the blocker (the first request sent) is still unanswered."""
+        return bool(self.threads) and self.threads[0][1].is_alive()
+
+    def join(self) -> list[tuple[Send | None, Response]]:
+        found = []
+        for step, thread, box in self.threads:
+            thread.join(REQUEST_TIMEOUT)
+            found.append((step, box[0] if box else Response(0, None, "no answer")))
+        self.threads = []
+        return found
+
+
+def blocker_body() -> dict[str, Any]:
+    """A text-only request that runs `HOLD_TOKENS` steps (end of sequence ignored)."""
+    return {"model": "tiny-llava", "messages": [{"role": "user", "content": "hold"}],
+            "max_tokens": HOLD_TOKENS, "temperature": 0, "ignore_eos": True}
+
+
+def queue_counts(server: Server) -> tuple[float, float]:
+    """The engine's running and waiting requests (`/metrics`), or (-1, -1)."""
+    try:
+        with urllib.request.urlopen(server.url("/metrics"), timeout=10) as answer:
+            text = answer.read().decode(errors="replace")
+    except (urllib.error.URLError, OSError):
+        return -1.0, -1.0
+    counts = {"vllm:num_requests_running": 0.0, "vllm:num_requests_waiting": 0.0}
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name in counts:
+            counts[name] += float(line.rsplit(" ", 1)[1])
+    return counts["vllm:num_requests_running"], counts["vllm:num_requests_waiting"]
+
+
+def _seen_waiting(server: Server, held: Held) -> bool:
+    """Whether the blocker runs with every held request waiting in the engine's queue (polled
+    up to `WAIT_SEEN` seconds; False at once when the blocker has been answered)."""
+    deadline = time.monotonic() + WAIT_SEEN
+    while time.monotonic() < deadline and held.blocking():
+        running, waiting = queue_counts(server)
+        if running >= 1 and waiting >= len(held.threads) - 1:
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def drive(plan: Plan, server: Server,
           expected: dict[tuple[tuple[str, int, int], ...], Answer],
           reset_encoder_cache: bool = True) -> list[StepResult]:
@@ -180,9 +257,20 @@ def drive(plan: Plan, server: Server,
     `reset_encoder_cache` the engine's encoder cache is left as the requests leave it (the
     deployment as it runs)."""
     results: list[StepResult] = []
+    held = Held()
     for step in plan.steps:
-        if isinstance(step, Reset):
+        if isinstance(step, Release):
+            results += _release(held, server, expected)
+        elif isinstance(step, Send) and step.held:
+            if not held.threads:
+                held.send(server, None, blocker_body())
+                held.seen = _seen_waiting(server, held)  # the blocker runs first
+            held.send(server, step, chat_body(step.items, PROMPT))
+            held.seen = held.seen and _seen_waiting(server, held)
+        elif isinstance(step, Reset):
             response = post(server, "/reset_mm_cache", None)
+            if held.threads:
+                held.seen = held.seen and _seen_waiting(server, held)
             outcome = Outcome.RESET if response.status == 200 else Outcome.SERVER_ERROR
             results.append(StepResult(step.step, "reset_mm_cache", outcome, response.status,
                                       response.message, _log(server)))
@@ -192,8 +280,26 @@ def drive(plan: Plan, server: Server,
             text = rejected_text(len(step.items)) if step.rejected else PROMPT
             response = post(server, "/v1/chat/completions", chat_body(step.items, text))
             results.append(_judge(step, response, server, expected))
-        if results[-1].outcome is Outcome.ENGINE_DEAD:
+        if results and results[-1].outcome is Outcome.ENGINE_DEAD:
             break
+    return results
+
+
+def _release(held: Held, server: Server,
+             expected: dict[tuple[tuple[str, int, int], ...], Answer]) -> list[StepResult]:
+    """Wait for the blocker and every held request; judge each held one (`not-held` for all
+    when one was not seen waiting, unless the server broke)."""
+    seen, results = held.seen, []
+    held.seen = True
+    for step, response in held.join():
+        if step is None:
+            continue
+        result = _judge(step, response, server, expected)
+        result.action += " (held in the engine's queue)"
+        if not seen and not result.outcome.breaks:
+            result.outcome, result.message = Outcome.NOT_HELD, "not seen waiting in the " \
+                "engine's queue while the steps after it ran"
+        results.append(result)
     return results
 
 

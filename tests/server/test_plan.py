@@ -52,12 +52,6 @@ def test_every_committed_v2_witness_is_planned_or_refused_with_its_step(path: Pa
     assert str(found.budget_bytes / 2**30) in found.flags()
 
 
-@pytest.mark.parametrize("path", SHM_WITNESSES, ids=lambda p: p.name)
-def test_shm_witnesses_are_not_driven_naming_their_design(path: Path) -> None:
-    with pytest.raises(NotDrivable, match="a witness of design shm"):
-        plan(read_trace(path), str(path))
-
-
 def test_the_d7_s1_plan_is_the_four_requests_the_server_run_drove() -> None:
     found = plan(read_trace(D7_S1), "V2_D7_S1")
     sends = [step for step in found.steps if isinstance(step, Send)]
