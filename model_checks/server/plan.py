@@ -31,12 +31,13 @@ from typing import Any
 
 from model_checks.kernel.itf import ACTION_TAKEN, NONDET_PICKS, plain, project
 from model_checks.server.images import MAX_UNITS, budget_bytes
+from model_checks.server.tiny_model import MAX_POSITIONS
 
 PROMPT = "what?"
 """The text of every request after its images."""
 MAX_MODEL_LEN = 512
 """The server's `--max-model-len`: every ordinary request stays far below it."""
-HOLD_MODEL_LEN = 4096
+HOLD_MODEL_LEN = MAX_POSITIONS
 """`--max-model-len` of a plan that holds requests (`Send.held`): room for the long request
 that keeps the engine busy meanwhile (`model_checks.server.drive.Held`)."""
 TEMPLATE_TOKENS = len("user: ") + len("\nassistant:")
@@ -202,8 +203,7 @@ def plan(trace: dict[str, Any], name: str) -> Plan:
         return shm_plan(trace, name)
     if meta.get("design") not in (None, "lru"):
         raise NotDrivable(0, "design", f"a witness of design {meta['design']}: the driver "
-                          "translates the LRU design's actions only (its ring buffer's reads and "
-                          "handles have no HTTP counterpart the driver can order)")
+                          "translates the LRU and shm designs' actions only")
     config = meta.get("config")
     states = trace.get("states")
     if not isinstance(config, dict) or "budget" not in config or not isinstance(states, list) \

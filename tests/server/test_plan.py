@@ -161,3 +161,10 @@ def test_an_undrivable_witness_exits_5_naming_its_step(
     assert "step 6 (p1_clear)" in capsys.readouterr().err
     written = json.loads(out.read_text())
     assert written[0]["driven"] is False and written[0]["action"] == "p1_clear"
+
+
+def test_a_witness_of_another_design_is_refused_naming_it() -> None:
+    trace = _states(D7_S1)
+    trace["#meta"]["paired-caches"]["design"] = "encoder"
+    with pytest.raises(NotDrivable, match=r"step 0 \(design\).*design encoder"):
+        plan(trace, "planted")
