@@ -127,13 +127,14 @@ class Run:
                 "steps": [{**asdict(step), "outcome": step.outcome.value} for step in self.steps]}
 
 
-def chat_body(items: tuple[Item, ...], text: str, uuids: dict[str, str] | None = None,
+def chat_body(items: tuple[Item, ...], text: str, uuids: tuple[str, ...] | None = None,
               ) -> dict[str, Any]:
     """The chat completion request: one image part per item (data URL and uuid, or the uuid
-    alone), then the text."""
+    alone), then the text; each item's uuid is its identity, or `uuids`'s entry at its
+    position."""
     parts: list[dict[str, Any]] = []
-    for item in items:
-        uuid = (uuids or {}).get(item.identity, item.identity)
+    for n, item in enumerate(items):
+        uuid = uuids[n] if uuids is not None else item.identity
         url = {"url": data_url(item.identity, item.version, item.units)} if item.has_data else None
         parts.append({"type": "image_url", "image_url": url, "uuid": uuid})
     parts.append({"type": "text", "text": text})
@@ -186,7 +187,7 @@ def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, 
             if not isinstance(step, Send) or step.rejected or key(step.items) in found:
                 continue
             items = tuple(Item(i.identity, i.version, i.units, True) for i in step.items)
-            uuids = {i.identity: f"reference-{len(found)}-{n}" for n, i in enumerate(items)}
+            uuids = tuple(f"reference-{len(found)}-{n}" for n in range(len(items)))
             response = post(server, "/v1/chat/completions", chat_body(items, PROMPT, uuids))
             if response.answer is None:
                 raise ServerFailed(f"the reference server did not answer {key(items)}: "

@@ -19,6 +19,7 @@ from model_checks.server.plan import (
     IMAGE_TEXT_TOKENS,
     MAX_MODEL_LEN,
     TEMPLATE_TOKENS,
+    Item,
     NotAWitness,
     NotDrivable,
     Send,
@@ -168,3 +169,11 @@ def test_a_witness_of_another_design_is_refused_naming_it() -> None:
     trace["#meta"]["paired-caches"]["design"] = "encoder"
     with pytest.raises(NotDrivable, match=r"step 0 \(design\).*design encoder"):
         plan(trace, "planted")
+
+
+def test_reference_uuids_are_one_per_item_even_for_a_repeated_identity() -> None:
+    items = (Item("a", 0, 1, True), Item("a", 1, 1, True))
+    parts = chat_body(items, "what?", ("r-0", "r-1"))["messages"][0]["content"]
+    assert [part["uuid"] for part in parts[:2]] == ["r-0", "r-1"]
+    assert [p["uuid"] for p in chat_body(items, "what?")["messages"][0]["content"][:2]] == [
+        "a", "a"]

@@ -39,3 +39,12 @@ def test_a_run_without_a_break_says_no_break() -> None:
              "flags": ["--mm-processor-cache-gb", "0"], "encoder_cache_reset": False}
     row = next(line for line in section([quiet]) if "V2_D7_S1" in line)
     assert "no break" in row and "no processor cache, encoder cache kept" in row
+
+
+def test_a_shm_run_names_its_cache_type() -> None:
+    shm = {**BROKEN, "witness": "docs/results/designs/shm/witnesses/D3_H1.json",
+           "flags": [*BROKEN["flags"], "--mm-processor-cache-type", "shm"]}
+    row = next(line for line in section([shm]) if "D3_H1" in line)
+    assert "shm processor cache 79872 B" in row
+    assert "lru processor cache 79872 B" in next(
+        line for line in section([BROKEN]) if "V2_D7_S1" in line)
