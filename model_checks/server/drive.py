@@ -19,8 +19,8 @@ engine's queue (`/metrics`, `vllm:num_requests_waiting`) before the next step, a
 The reference answers come from a second fresh server whose processor cache is off
 (`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
 Before every request not held the driver resets the engine's encoder cache
-(`/reset_encoder_cache`, outside the modelled protocol): otherwise an encoder output kept under a reused uuid would
-answer instead of the receiver cache the witness is about.
+(`/reset_encoder_cache`, outside the modelled protocol): otherwise an encoder output kept
+under a reused uuid would answer instead of the receiver cache the witness is about.
 """
 
 from __future__ import annotations
