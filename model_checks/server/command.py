@@ -1,5 +1,6 @@
 """`python -m model_checks server --replay WITNESS [--replay ...] [--json OUT]`: witnesses of the
-LRU design replayed over HTTP on a real `vllm serve` (set up by `scripts/setup-vllm-server`).
+LRU and shm designs replayed over HTTP on a real `vllm serve` (set up by
+`scripts/setup-vllm-server`).
 
 Exit codes: 4 a run showed a break (a 5xx, an engine death or a wrong answer); 0 every run
 showed none; 5 a witness has a step HTTP cannot drive (named on stderr; its run is skipped);
@@ -25,11 +26,14 @@ EXIT_NOT_DRIVABLE = 5
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replay", action="append", required=True, type=Path, metavar="WITNESS",
-                        help="an ITF witness (repeatable); the LRU design's are driven")
+                        help="an ITF witness (repeatable) of the LRU or shm design")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the runs as JSON")
     parser.add_argument("--no-processor-cache", action="store_true",
                         help="serve with --mm-processor-cache-gb 0 instead of the witness's "
                              "budget")
+    parser.add_argument("--cache-type", choices=("lru", "shm"),
+                        help="serve this --mm-processor-cache-type instead of the witness "
+                             "design's (the same schedule on the other cache)")
     parser.add_argument("--keep-encoder-cache", action="store_true",
                         help="do not reset the engine's encoder cache before each request")
     parser.add_argument("--patched", action="store_true",
@@ -92,7 +96,8 @@ def _run_all(plans: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]
         reference.stop()
     runs = []
     for plan in plans:
-        flags = plan.flags(processor_cache=not args.no_processor_cache)
+        flags = plan.flags(processor_cache=not args.no_processor_cache,
+                           cache_type=args.cache_type)
         server = Server(flags, args.logs / (Path(plan.witness).stem + ".log"), python)
         try:
             server.start()

@@ -14,16 +14,27 @@ Judged from the responses and the server's log, per request:
   log reports the engine's retryable multi-modal cache miss; the client then resends the
   request with every item's data, judged as one more step (not a break: the miss is how the
   patched caches refuse a reference they cannot pair).
+- `not-held`: a request the witness holds in the engine's queue was not seen waiting there
+  while the steps after it were driven (the run did not reproduce the witness; not a break).
+A held request (`Send.held`) is sent without waiting for its answer while a long text-only
+request occupies the engine's one sequence slot (`Held`); the driver sees it wait in the
+engine's queue (`/metrics`, `vllm:num_requests_waiting`) before the next step, and at the
+`Release` closes the long request's connection (the server aborts it) and judges it.
 The reference answers come from a second fresh server whose processor cache is off
 (`--mm-processor-cache-gb 0`) and whose items carry fresh uuids, so no cache can serve them.
-Before every request the driver resets the engine's encoder cache (`/reset_encoder_cache`,
-outside the modelled protocol): otherwise an encoder output kept under a reused uuid would
-answer instead of the receiver cache the witness is about.
+Before every request not held the driver resets the engine's encoder cache
+(`/reset_encoder_cache`, outside the modelled protocol): otherwise an encoder output kept
+under a reused uuid would answer instead of the receiver cache the witness is about.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import socket
+import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
@@ -33,7 +44,16 @@ from typing import Any
 
 from model_checks.server.images import data_url
 from model_checks.server.launch import Server, ServerFailed, error_lines, strip_prefix
-from model_checks.server.plan import PROMPT, Item, Plan, Reset, Send, rejected_text
+from model_checks.server.plan import (
+    HOLD_MODEL_LEN,
+    PROMPT,
+    Item,
+    Plan,
+    Release,
+    Reset,
+    Send,
+    rejected_text,
+)
 
 MAX_TOKENS = 4
 LOGPROB_TOLERANCE = 1e-3
@@ -50,6 +70,7 @@ class Outcome(StrEnum):
     SERVER_ERROR = "server-error"
     ENGINE_DEAD = "engine-dead"
     NOT_REJECTED = "not-rejected"
+    NOT_HELD = "not-held"
     RESET = "reset"
     MISSED = "missed"
 
@@ -105,20 +126,22 @@ class Run:
         return any(step.outcome.breaks for step in self.steps)
 
     def as_json(self) -> dict[str, Any]:
-        return {"witness": self.plan.witness, "variant": self.plan.variant,
+        return {"witness": self.plan.witness, "design": self.plan.cache_type,
+                "variant": self.plan.variant,
                 "environment": list(self.plan.environment), "property": self.plan.checked_property,
                 "flags": self.flags, "encoder_cache_reset": self.encoder_cache_reset,
                 "broke": self.broke,
                 "steps": [{**asdict(step), "outcome": step.outcome.value} for step in self.steps]}
 
 
-def chat_body(items: tuple[Item, ...], text: str, uuids: dict[str, str] | None = None,
+def chat_body(items: tuple[Item, ...], text: str, uuids: tuple[str, ...] | None = None,
               ) -> dict[str, Any]:
     """The chat completion request: one image part per item (data URL and uuid, or the uuid
-    alone), then the text."""
+    alone), then the text; each item's uuid is its identity, or `uuids`'s entry at its
+    position."""
     parts: list[dict[str, Any]] = []
-    for item in items:
-        uuid = (uuids or {}).get(item.identity, item.identity)
+    for n, item in enumerate(items):
+        uuid = uuids[n] if uuids is not None else item.identity
         url = {"url": data_url(item.identity, item.version, item.units)} if item.has_data else None
         parts.append({"type": "image_url", "image_url": url, "uuid": uuid})
     parts.append({"type": "text", "text": text})
@@ -171,13 +194,102 @@ def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, 
             if not isinstance(step, Send) or step.rejected or key(step.items) in found:
                 continue
             items = tuple(Item(i.identity, i.version, i.units, True) for i in step.items)
-            uuids = {i.identity: f"reference-{len(found)}-{n}" for n, i in enumerate(items)}
+            uuids = tuple(f"reference-{len(found)}-{n}" for n in range(len(items)))
             response = post(server, "/v1/chat/completions", chat_body(items, PROMPT, uuids))
             if response.answer is None:
                 raise ServerFailed(f"the reference server did not answer {key(items)}: "
                                    f"{response.status} {response.message}")
             found[key(step.items)] = response.answer
     return found
+
+
+HOLD_TOKENS = HOLD_MODEL_LEN - 64
+"""Greedy tokens the blocker asks for: far more than the hold needs, since the driver ends it
+(closing its connection, which makes the server abort it) at the `Release`."""
+WAIT_SEEN = 30.0
+"""Seconds the driver waits to see a held request in the engine's queue."""
+
+
+class Held:
+    """The held requests, each answered in its own thread, and the blocker: a text-only
+    request on its own connection that occupies the engine until `release` closes it."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[Send, threading.Thread, list[Response]]] = []
+        self.blocker: http.client.HTTPConnection | None = None
+        self.seen = True
+
+    def block(self, server: Server) -> None:
+        """Send the blocker (its answer is never read)."""
+        self.blocker = http.client.HTTPConnection("127.0.0.1", server.port,
+                                                  timeout=REQUEST_TIMEOUT)
+        self.blocker.request("POST", "/v1/chat/completions", json.dumps(blocker_body()),
+                             {"Content-Type": "application/json"})
+
+    def send(self, server: Server, step: Send, body: dict[str, Any]) -> None:
+        box: list[Response] = []
+        thread = threading.Thread(
+            target=lambda: box.append(post(server, "/v1/chat/completions", body)), daemon=True)
+        thread.start()
+        self.threads.append((step, thread, box))
+
+    def blocking(self) -> bool:
+        """Whether the blocker was sent and not released."""
+        return self.blocker is not None
+
+    def release(self) -> list[tuple[Send, Response]]:
+        """Close the blocker's connection (the server aborts it), then wait for every held
+        request's answer."""
+        if self.blocker is not None:
+            if self.blocker.sock is not None:
+                with contextlib.suppress(OSError):
+                    self.blocker.sock.shutdown(socket.SHUT_RDWR)
+            self.blocker.close()
+            self.blocker = None
+        found = []
+        for step, thread, box in self.threads:
+            thread.join(REQUEST_TIMEOUT)
+            found.append((step, box[0] if box else Response(0, None, "no answer")))
+        self.threads = []
+        return found
+
+
+def blocker_body() -> dict[str, Any]:
+    """A text-only request that runs `HOLD_TOKENS` steps (end of sequence ignored)."""
+    return {"model": "tiny-llava", "messages": [{"role": "user", "content": "hold"}],
+            "max_tokens": HOLD_TOKENS, "temperature": 0, "ignore_eos": True}
+
+
+def queue_counts(server: Server) -> tuple[float, float]:
+    """The engine's running and waiting requests (`/metrics`), or (-1, -1)."""
+    try:
+        with urllib.request.urlopen(server.url("/metrics"), timeout=10) as answer:
+            text = answer.read().decode(errors="replace")
+    except (urllib.error.URLError, OSError):
+        return -1.0, -1.0
+    return parse_queue_counts(text)
+
+
+def parse_queue_counts(text: str) -> tuple[float, float]:
+    """The running and waiting requests of a Prometheus text (summed over engines)."""
+    counts = {"vllm:num_requests_running": 0.0, "vllm:num_requests_waiting": 0.0}
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name in counts:
+            counts[name] += float(line.rsplit(" ", 1)[1])
+    return counts["vllm:num_requests_running"], counts["vllm:num_requests_waiting"]
+
+
+def _seen_waiting(server: Server, held: Held) -> bool:
+    """Whether the blocker runs with every held request waiting in the engine's queue (polled
+    up to `WAIT_SEEN` seconds)."""
+    deadline = time.monotonic() + WAIT_SEEN
+    while time.monotonic() < deadline and held.blocking():
+        running, waiting = queue_counts(server)
+        if running >= 1 and waiting >= len(held.threads):
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def drive(plan: Plan, server: Server,
@@ -188,9 +300,20 @@ def drive(plan: Plan, server: Server,
     deployment as it runs). With `resend_on_miss` a request the engine misses is `missed`
     and resent once with every item's data (the encoder cache is not reset in between)."""
     results: list[StepResult] = []
+    held = Held()
     for step in plan.steps:
-        if isinstance(step, Reset):
+        if isinstance(step, Release):
+            results += _release(held, server, expected)
+        elif isinstance(step, Send) and step.held:
+            if not held.blocking():
+                held.block(server)
+                held.seen = _seen_waiting(server, held)  # the blocker runs first
+            held.send(server, step, chat_body(step.items, PROMPT))
+            held.seen = held.seen and _seen_waiting(server, held)
+        elif isinstance(step, Reset):
             response = post(server, "/reset_mm_cache", None)
+            if held.blocking():
+                held.seen = held.seen and _seen_waiting(server, held)
             outcome = Outcome.RESET if response.status == 200 else Outcome.SERVER_ERROR
             results.append(StepResult(step.step, "reset_mm_cache", outcome, response.status,
                                       response.message, _log(server)))
@@ -209,8 +332,24 @@ def drive(plan: Plan, server: Server,
                 response = post(server, "/v1/chat/completions", chat_body(resent.items, text))
                 results.append(_judge(resent, response, server, expected))
                 results[-1].action += " (resent with data after the miss)"
-        if results[-1].outcome is Outcome.ENGINE_DEAD:
+        if results and results[-1].outcome is Outcome.ENGINE_DEAD:
             break
+    return results
+
+
+def _release(held: Held, server: Server,
+             expected: dict[tuple[tuple[str, int, int], ...], Answer]) -> list[StepResult]:
+    """Wait for the blocker and every held request; judge each held one (`not-held` for all
+    when one was not seen waiting, unless the server broke)."""
+    seen, results = held.seen, []
+    held.seen = True
+    for step, response in held.release():
+        result = _judge(step, response, server, expected)
+        result.action += " (held in the engine's queue)"
+        if not seen and not result.outcome.breaks:
+            result.outcome, result.message = Outcome.NOT_HELD, "not seen waiting in the " \
+                "engine's queue while the steps after it ran"
+        results.append(result)
     return results
 
 

@@ -31,11 +31,15 @@ from typing import Any
 
 from model_checks.kernel.itf import ACTION_TAKEN, NONDET_PICKS, plain, project
 from model_checks.server.images import MAX_UNITS, budget_bytes
+from model_checks.server.tiny_model import MAX_POSITIONS
 
 PROMPT = "what?"
 """The text of every request after its images."""
 MAX_MODEL_LEN = 512
 """The server's `--max-model-len`: every ordinary request stays far below it."""
+HOLD_MODEL_LEN = MAX_POSITIONS
+"""`--max-model-len` of a plan that holds requests (`Send.held`): room for the long request
+that keeps the engine busy meanwhile (`model_checks.server.drive.Held`)."""
 TEMPLATE_TOKENS = len("user: ") + len("\nassistant:")
 """Tokens the chat template adds around a message (one token per byte, no merges)."""
 IMAGE_TEXT_TOKENS = 2
@@ -78,6 +82,9 @@ class Send:
     rejected: bool
     """The witness rejects it after P0 handled it: its processed prompt goes over
     `--max-model-len` (`rejected_text`)."""
+    held: bool = False
+    """Sent without waiting for its answer while the engine is kept busy, so that it waits in
+    the engine's queue until the next `Release` (`model_checks.server.shm_plan`)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,15 @@ class Reset:
     step: int
 
 
-Step = Send | Reset
+@dataclass(frozen=True)
+class Release:
+    """The end of a hold: the driver lets the engine run and judges every held request,
+    before the witness's step `step`."""
+
+    step: int
+
+
+Step = Send | Reset | Release
 
 
 @dataclass(frozen=True)
@@ -101,22 +116,37 @@ class Plan:
     budget_units: int
     encoder_cache_tokens: int
     steps: tuple[Step, ...]
+    cache_type: str = "lru"
+    """`--mm-processor-cache-type`: the witness's design."""
+
+    @property
+    def holds(self) -> bool:
+        """Whether some request must wait in the engine's queue (`Send.held`)."""
+        return any(isinstance(step, Send) and step.held for step in self.steps)
 
     @property
     def budget_bytes(self) -> int:
         return budget_bytes(self.budget_units)
 
-    def flags(self, processor_cache: bool = True) -> list[str]:
+    def flags(self, processor_cache: bool = True, cache_type: str | None = None) -> list[str]:
         """The cache flags of `vllm serve` for this plan (`model_checks.server.launch` adds
         the fixed ones); without `processor_cache`, `--mm-processor-cache-gb 0` (no processor
-        cache on either side: the deployment the witness's budget is not about)."""
+        cache on either side: the deployment the witness's budget is not about); `cache_type`
+        serves another cache type than the witness's design (the same schedule on the other
+        cache)."""
+        cache_type = cache_type or self.cache_type
         budget = repr(self.budget_bytes / 2**30) if processor_cache else "0"
-        return [
+        found = [
             "--mm-processor-cache-gb", budget,
             "--max-num-batched-tokens", str(self.encoder_cache_tokens),
-            "--max-model-len", str(MAX_MODEL_LEN),
+            "--max-model-len", str(HOLD_MODEL_LEN if self.holds else MAX_MODEL_LEN),
             "--limit-mm-per-prompt", json.dumps({"image": self.max_items}),
         ]
+        if cache_type != "lru" and processor_cache:
+            found += ["--mm-processor-cache-type", cache_type]
+        if self.holds:
+            found += ["--max-num-seqs", "1"]  # one request runs, the held ones wait
+        return found
 
     @property
     def max_items(self) -> int:
@@ -168,10 +198,12 @@ def plan(trace: dict[str, Any], name: str) -> Plan:
     """The plan of the ITF witness `trace` (named `name` in messages); `NotAWitness` when it is
     not one of the LRU design, `NotDrivable` at the first step HTTP cannot drive."""
     meta = project(trace)
+    if meta.get("design") == "shm":
+        from model_checks.server.shm_plan import shm_plan
+        return shm_plan(trace, name)
     if meta.get("design") not in (None, "lru"):
         raise NotDrivable(0, "design", f"a witness of design {meta['design']}: the driver "
-                          "translates the LRU design's actions only (its ring buffer's reads and "
-                          "handles have no HTTP counterpart the driver can order)")
+                          "translates the LRU and shm designs' actions only")
     config = meta.get("config")
     states = trace.get("states")
     if not isinstance(config, dict) or "budget" not in config or not isinstance(states, list) \

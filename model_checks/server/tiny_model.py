@@ -48,6 +48,9 @@ CHAT_TEMPLATE = (
     "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
     "{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}")
 """A string-content template: vLLM puts each image's placeholder into the message's text."""
+MAX_POSITIONS = 4096
+"""The longest sequence the model takes: room for the driver's long request that keeps the
+engine busy while others wait (`model_checks.server.drive.Held`)."""
 VOCAB_SIZE = 288
 """256 byte tokens, the special tokens, rounded up."""
 
@@ -85,7 +88,7 @@ def _tokenizer() -> Any:
         tokenizer_object=core, unk_token="<unk>", bos_token="<s>", eos_token="</s>",
         pad_token="<pad>", additional_special_tokens=[IMAGE_TOKEN])
     tokenizer.chat_template = CHAT_TEMPLATE
-    tokenizer.model_max_length = 512
+    tokenizer.model_max_length = MAX_POSITIONS
     return tokenizer
 
 
@@ -131,7 +134,7 @@ def _config(image_token_id: int) -> Any:
         num_hidden_layers=2, num_attention_heads=2, projection_dim=32)
     text = LlamaConfig(
         vocab_size=VOCAB_SIZE, hidden_size=64, intermediate_size=128, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=MAX_POSITIONS,
         bos_token_id=1, eos_token_id=2, pad_token_id=3, tie_word_embeddings=False)
     return LlavaNextConfig(
         vision_config=vision, text_config=text, image_token_index=image_token_id,

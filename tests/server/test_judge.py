@@ -70,3 +70,37 @@ def test_log_lines_lose_vllms_prefix_and_the_last_error_is_found() -> None:
             "assign 10 = 10 multimodal tokens to 12 placeholders")
     assert strip_prefix(line).startswith("ValueError: Attempted")
     assert last_error("ok\n" + line + "\nINFO done") == strip_prefix(line)
+
+
+def _held(response: Response, seen: bool) -> Outcome:
+    import threading
+
+    from model_checks.server.drive import Held, _release
+    held = Held()
+    thread = threading.Thread(target=lambda: None)
+    thread.start()
+    held.threads.append((Send(1, 0, ITEMS, False, held=True), thread, [response]))
+    held.seen = seen
+    server = StandIn([], Path("unused.log"))
+    (result,) = _release(held, server, EXPECTED)
+    assert result.action.endswith("(held in the engine's queue)")
+    return result.outcome
+
+
+def test_a_held_request_not_seen_waiting_did_not_reproduce_the_witness() -> None:
+    assert _held(Response(200, FRESH, ""), seen=True) is Outcome.ANSWERED
+    assert _held(Response(200, FRESH, ""), seen=False) is Outcome.NOT_HELD
+    assert not Outcome.NOT_HELD.breaks
+
+
+def test_a_break_of_a_held_request_stands_even_when_it_was_not_seen_waiting() -> None:
+    assert _held(Response(0, None, "no answer"), seen=False) is Outcome.ENGINE_DEAD
+
+
+def test_the_queue_counts_are_read_from_the_metrics() -> None:
+    from model_checks.server.drive import parse_queue_counts
+    text = ('# HELP vllm:num_requests_waiting x\n'
+            'vllm:num_requests_running{engine="0",model_name="m"} 1.0\n'
+            'vllm:num_requests_waiting{engine="0",model_name="m"} 2.0\n'
+            'vllm:num_requests_waiting_by_reason{reason="x"} 7.0\n')
+    assert parse_queue_counts(text) == (1.0, 2.0)

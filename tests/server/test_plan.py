@@ -19,6 +19,7 @@ from model_checks.server.plan import (
     IMAGE_TEXT_TOKENS,
     MAX_MODEL_LEN,
     TEMPLATE_TOKENS,
+    Item,
     NotAWitness,
     NotDrivable,
     Send,
@@ -50,12 +51,6 @@ def test_every_committed_v2_witness_is_planned_or_refused_with_its_step(path: Pa
     assert sends and all(step.items for step in sends)
     assert found.budget_bytes == budget_bytes(found.budget_units)
     assert str(found.budget_bytes / 2**30) in found.flags()
-
-
-@pytest.mark.parametrize("path", SHM_WITNESSES, ids=lambda p: p.name)
-def test_shm_witnesses_are_not_driven_naming_their_design(path: Path) -> None:
-    with pytest.raises(NotDrivable, match="a witness of design shm"):
-        plan(read_trace(path), str(path))
 
 
 def test_the_d7_s1_plan_is_the_four_requests_the_server_run_drove() -> None:
@@ -168,3 +163,18 @@ def test_an_undrivable_witness_exits_5_naming_its_step(
     assert "step 6 (p1_clear)" in capsys.readouterr().err
     written = json.loads(out.read_text())
     assert written[0]["driven"] is False and written[0]["action"] == "p1_clear"
+
+
+def test_a_witness_of_another_design_is_refused_naming_it() -> None:
+    trace = _states(D7_S1)
+    trace["#meta"]["paired-caches"]["design"] = "encoder"
+    with pytest.raises(NotDrivable, match=r"step 0 \(design\).*design encoder"):
+        plan(trace, "planted")
+
+
+def test_reference_uuids_are_one_per_item_even_for_a_repeated_identity() -> None:
+    items = (Item("a", 0, 1, True), Item("a", 1, 1, True))
+    parts = chat_body(items, "what?", ("r-0", "r-1"))["messages"][0]["content"]
+    assert [part["uuid"] for part in parts[:2]] == ["r-0", "r-1"]
+    assert [p["uuid"] for p in chat_body(items, "what?")["messages"][0]["content"][:2]] == [
+        "a", "a"]

@@ -39,3 +39,27 @@ def test_a_run_without_a_break_says_no_break() -> None:
              "flags": ["--mm-processor-cache-gb", "0"], "encoder_cache_reset": False}
     row = next(line for line in section([quiet]) if "V2_D7_S1" in line)
     assert "no break" in row and "no processor cache, encoder cache kept" in row
+
+
+def test_a_shm_run_names_its_cache_type() -> None:
+    shm = {**BROKEN, "witness": "docs/results/designs/shm/witnesses/D3_H1.json",
+           "flags": [*BROKEN["flags"], "--mm-processor-cache-type", "shm"]}
+    row = next(line for line in section([shm]) if "D3_H1" in line)
+    assert "shm processor cache 79872 B" in row
+    assert "lru processor cache 79872 B" in next(
+        line for line in section([BROKEN]) if "V2_D7_S1" in line)
+
+
+def test_the_log_line_shown_is_the_error_not_the_raise_of_its_traceback() -> None:
+    died = {**BROKEN, "steps": [{**BROKEN["steps"][1], "log": [
+        "raise ValueError(", "ValueError: Data for address:id '0:0' has been modified or is "
+        "invalid."]}]}
+    row = next(line for line in section([died]) if "V2_D7_S1" in line)
+    assert "has been modified or is invalid" in row and "`raise" not in row
+
+
+def test_a_run_with_held_requests_says_their_encoder_cache_was_not_reset() -> None:
+    held = {**BROKEN, "steps": [{**BROKEN["steps"][0],
+                                 "action": "request 0: a.v0 (held in the engine's queue)"}]}
+    row = next(line for line in section([held]) if "V2_D7_S1" in line)
+    assert "encoder cache reset before each request not held" in row
