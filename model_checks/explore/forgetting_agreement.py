@@ -10,12 +10,17 @@ counterexample of the search with forgetting that does not replay on the spec (t
 (`Comparison.compared` zero) does not agree: no green without work.
 
 Run on a sample of the matrix's cells and on the spec mutants by
-`tests/explore/test_explore_forgetting.py`, and on every matrix cell of the CI profile and
-every spec mutant by `benchmarks/forgetting_soundness.py`.
+`tests/explore/test_explore_forgetting.py`, on every matrix cell of the CI profile and
+every spec mutant by `benchmarks/forgetting_soundness.py`, and on one instance a user names
+by `python -m model_checks.explore.forgetting_agreement --variant V --environment E
+--instance KEY=VALUE,... [--max-states N]` (exit 0 agreeing, 1 disagreeing or nothing
+compared, 2 bad input).
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 from dataclasses import dataclass
 
 from model_checks.explore.graph import GraphOptions, build
@@ -86,3 +91,34 @@ def _said(judgement: Judgement) -> str:
     if judgement.status is Status.COUNTEREXAMPLE:
         return f"breaks in {len(judgement.actions)} steps"
     return judgement.status.name.lower()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare one named instance both ways (module docstring); a line per disagreement."""
+    from model_checks.explore.named_instance import InstanceTextError, parse
+    from spec import BadEnvironment, Environment, variant_named
+
+    parser = argparse.ArgumentParser(prog="python -m model_checks.explore.forgetting_agreement")
+    parser.add_argument("--variant", required=True)
+    parser.add_argument("--environment", default="none")
+    parser.add_argument("--instance", required=True, metavar="KEY=VALUE,...")
+    parser.add_argument("--max-states", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+    try:
+        environment = Environment.parse(args.environment)
+        config = parse(args.instance).config(variant_named(args.variant),
+                                             tuple(environment.sources))
+    except (BadEnvironment, InstanceTextError, KeyError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    result = compare(config, args.max_states, f"{args.variant} {environment.text}")
+    for why in result.disagreements:
+        print(f"disagrees: {why}")
+    print(f"{result.label}: {result.compared} verdicts compared, states {result.plain_states} "
+          f"without and {result.forgetting_states} with ended requests forgotten: "
+          + ("AGREE" if result.agrees else "DISAGREE"))
+    return 0 if result.agrees else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -313,10 +313,20 @@ def _refusing(sides: Sides, front_end: RecordingFrontEnd, refused: frozenset[tup
     return lambda number, attempt: able and attempt == 0 and (index, number) in refused
 
 
+@dataclass(frozen=True)
+class _ClientRun:
+    """What every client of one run shares: the watcher (None: unwatched), the plan's
+    refused first attempts (client, request), and the front ends' reservations for refused
+    calls made alone (None: none)."""
+
+    watcher: Watcher | None = None
+    refused: frozenset[tuple[int, int]] = frozenset()
+    alone: _Alone | None = None
+
+
 def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequence[Content]],
-            between: Callable[[], None], watcher: Watcher | None = None,
-            refused: frozenset[tuple[int, int]] = frozenset(), alone: _Alone | None = None
-            ) -> None:
+            between: Callable[[], None], run: _ClientRun = _ClientRun()) -> None:
+    watcher, refused, alone = run.watcher, run.refused, run.alone
     front_end = sides.front_ends[index % len(sides.front_ends)]
     side, me = front_end.side, client_name()
     serving = watcher.serving if watcher is not None else _unwatched
@@ -446,7 +456,8 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     try:
         bodies: list[Callable[[], None]] = [
             functools.partial(_client, sides, config, n, work.requests[n],
-                              scheduler.boundary, watcher, work.refused, _Alone(recorder))
+                              scheduler.boundary,
+                              _ClientRun(watcher, work.refused, _Alone(recorder)))
             for n in range(threads)]
         names = [f"thread-{n}" for n in range(threads)]
         if work.events:
@@ -535,9 +546,8 @@ class Suspensions:
 
 async def _task_client(sides: Sides, config: Config, index: int,
                        requests: Sequence[Sequence[Content]], rng: random.Random,
-                       watcher: Watcher | None = None,
-                       refused: frozenset[tuple[int, int]] = frozenset(),
-                       alone: _Alone | None = None) -> None:
+                       run: _ClientRun = _ClientRun()) -> None:
+    watcher, refused, alone = run.watcher, run.refused, run.alone
     front_end = sides.front_ends[index % len(sides.front_ends)]
     side, me = front_end.side, client_name()
     refuses = _refusing(sides, front_end, refused, index)
@@ -615,13 +625,13 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     if Drift.D3 in environment:
         watcher.inject = inject
 
-    alone = _Alone(recorder)
+    run = _ClientRun(watcher, work.refused, _Alone(recorder))
 
     async def main() -> None:
         order = list(range(tasks))
         rng.shuffle(order)
         running = [asyncio.create_task(_task_client(sides, config, n, work.requests[n], rng,
-                                                    watcher, work.refused, alone),
+                                                    run),
                                        name=f"task-{n}")
                    for n in order]
         running.append(asyncio.create_task(_task_drift(sides, recorder, work.events, rng,

@@ -100,3 +100,17 @@ def test_bad_forgetting_arguments_exit_2_in_one_line(
     err = capsys.readouterr().err
     assert code == 2 and fix in err and len(err.strip().splitlines()) == 1, err
     assert not records.exists()
+
+
+def test_the_agreement_command_compares_a_named_instance_and_refuses_bad_input(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m model_checks.explore.forgetting_agreement`: exit 0 with the verdicts
+    compared on a small named instance; exit 2 with one line on an unknown variant."""
+    from model_checks.explore import forgetting_agreement
+
+    small = "identities=2,requests=2,unfinished=2,items=1,retries=1,budget=1"
+    assert forgetting_agreement.main(["--variant", "V3", "--environment", "D2",
+                                      "--instance", small]) == 0
+    assert "AGREE" in capsys.readouterr().out
+    assert forgetting_agreement.main(["--variant", "V9", "--instance", small]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

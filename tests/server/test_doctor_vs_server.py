@@ -23,9 +23,10 @@ def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def broke(runs: list[dict[str, Any]], *, processor_cache: bool, witness: str) -> bool:
-    """Whether a committed run of `witness` with (or without) a processor cache broke."""
+    """Whether a committed run of `witness` with (or without) a processor cache broke (the
+    witness named plain or compressed)."""
     for run in runs:
-        if not run.get("driven") or not run["witness"].endswith(witness):
+        if not run.get("driven") or not run["witness"].removesuffix(".gz").endswith(witness):
             continue
         flags = run["flags"]
         has_cache = float(flags[flags.index("--mm-processor-cache-gb") + 1]) > 0
