@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from model_checks.server.plan import NotAWitness, NotDrivable, Plan, plan
+    from model_checks.server.plan import NotAWitness, NotDrivable, Plan
+    from model_checks.server.plans import plan
 
     plans: list[Plan] = []
     undriven: list[dict[str, Any]] = []

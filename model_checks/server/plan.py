@@ -208,13 +208,11 @@ def transitions(states: list[Any], undrivable: dict[str, str]
                plain(states[index][NONDET_PICKS]))
 
 
-def plan(trace: dict[str, Any], name: str) -> Plan:
-    """The plan of the ITF witness `trace` (named `name` in messages); `NotAWitness` when it is
-    not one of the LRU design, `NotDrivable` at the first step HTTP cannot drive."""
+def lru_plan(trace: dict[str, Any], name: str) -> Plan:
+    """The plan of the LRU design's ITF witness `trace` (named `name` in messages);
+    `NotAWitness` when it is not one of the LRU design, `NotDrivable` at the first step HTTP
+    cannot drive (or for another design's witness)."""
     meta = project(trace)
-    if meta.get("design") == "shm":
-        from model_checks.server.shm_plan import shm_plan
-        return shm_plan(trace, name)
     if meta.get("design") not in (None, "lru"):
         raise NotDrivable(0, "design", f"a witness of design {meta['design']}: the driver "
                           "translates the LRU and shm designs' actions only")
