@@ -145,11 +145,15 @@ class Lockstep:
         self.impl.processor_calls = 0
         if action.drift_event() is not None:
             self.monitors.drift()
-        self.impl.apply(action)
+        self.spec.deferred = [] if self._enabled_alternatives(action, before) else None
         try:
-            self._compare(len(self.actions), action)
+            self.impl.apply(action)
+        finally:
+            deferred, self.spec.deferred = self.spec.deferred or [], None
+        try:
+            self._judge(deferred, action)
         except Disagreement as first:
-            action = self._alternative_agreeing(action, before, marks, broken, first)
+            action = self._alternative_agreeing(action, before, marks, broken, first, deferred)
         observed = choices.choice_of(action)
         others = self._enabled_alternatives(action, before)
         if observed is not None and any(
@@ -177,8 +181,16 @@ class Lockstep:
         return tuple(other for other in choices.alternatives(action)
                      if is_enabled(self.config, before, other))
 
+    def _judge(self, deferred: Sequence[tuple[str, str]], action: Action) -> None:
+        """The step just taken judged: the properties the implementation broke during it
+        where the spec's step did not yet say (`SpecRun.deferred`), then the comparison."""
+        for prop, reason in deferred:
+            self.observer.fail_property(prop, reason)
+        self._compare(len(self.actions), action)
+
     def _alternative_agreeing(self, action: Action, before: State, marks: tuple[int, int, int],
-                              broken: dict[str, Broken], first: Disagreement) -> Action:
+                              broken: dict[str, Broken], first: Disagreement,
+                              deferred: Sequence[tuple[str, str]] = ()) -> Action:
         """The alternative of `action` whose spec step the implementation's step agrees with
         (the spec's side rewound and re-taken with it); raises `first` if there is none,
         with the run as `action`'s comparison left it (its broken properties too)."""
@@ -189,7 +201,7 @@ class Lockstep:
             for front_end in range(len(self.impl.front_ends)):  # its tags, against this step
                 self.impl.shadow_changed(front_end)
             try:
-                self._compare(len(self.actions), alternative)
+                self._judge(deferred, alternative)
             except Disagreement:
                 continue
             return alternative
