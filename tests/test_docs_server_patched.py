@@ -42,7 +42,10 @@ def test_a_tail_without_the_markers_is_kept() -> None:
 
 def test_stale_content_reads_as_the_clients_reuse_and_the_run_as_no_break() -> None:
     stale = {**RUN, "steps": [{"step": 6, "action": "request 1: z.v1, g.v0",
-                               "outcome": "stale-content", "status": 200, "message": "",
+                               "outcome": "stale-content", "status": 200,
+                               "message": "the fresh server's answer with g.v1 for g.v0: the "
+                               "content first sent under the reused uuid",
                                "log": []}]}
     (row,) = section.patched_table([stale])[2:]
-    assert "content first sent under the reused uuid" in row and "no break" in row
+    assert "200, stale content (the fresh server's answer with g.v1 for g.v0: the content " \
+        "first sent under the reused uuid)" in row and "no break" in row

@@ -159,8 +159,7 @@ def _what(step: dict[str, Any]) -> str:
     if outcome == "wrong-answer":
         return "200, **not** the fresh server's answer for these images"
     if outcome == "stale-content":
-        return ("200, the fresh server's answer for the content first sent under the reused "
-                "uuid (stale content: the client's reuse, S4)")
+        return f"200, stale content ({step['message']})"
     if outcome == "missed":
         return f"{step['status']}, the engine's retryable miss"
     if outcome == "engine-dead":

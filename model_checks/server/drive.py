@@ -421,6 +421,7 @@ def _judge(step: Send, response: Response, server: Server, expected: dict[Key, A
     action = f"request {step.rid}: " + ", ".join(
         f"{i.identity}.v{i.version}" + ("" if i.has_data else " (uuid only)") for i in step.items
     ) + (" + a text over --max-model-len once the images are expanded" if step.rejected else "")
+    own, matched = key(step.items), None
     dead = response.status == 0 or any(m in line for line in log for m in DEATH_MARKERS) \
         or not server.alive()
     if dead:
@@ -432,16 +433,23 @@ def _judge(step: Send, response: Response, server: Server, expected: dict[Key, A
     elif step.rejected:
         outcome = Outcome.NOT_REJECTED  # the driver's miss, not the server's break
     else:
-        outcome = Outcome.ANSWERED if _agrees(response, expected.get(key(step.items))) \
-            else Outcome.STALE_CONTENT if any(_agrees(response, expected.get(other))
-                                              for other in stale or []) \
-            else Outcome.WRONG_ANSWER
+        matched = next((other for other in stale or []
+                        if _agrees(response, expected.get(other))), None)
+        outcome = Outcome.ANSWERED if _agrees(response, expected.get(own)) \
+            else Outcome.WRONG_ANSWER if matched is None else Outcome.STALE_CONTENT
     message = response.message or {
         Outcome.ANSWERED: "", Outcome.NOT_REJECTED: "answered, though its prompt should be over "
-        "--max-model-len", Outcome.STALE_CONTENT: "the fresh server's answer for the content "
-        "first sent under a reused uuid: the client reused the uuid for new content (S4)",
+        "--max-model-len", Outcome.STALE_CONTENT: _stale_message(own, matched or own),
     }.get(outcome, "the answer differs from a fresh server's for these images")
     return StepResult(step.step, action, outcome, response.status, message, log)
+
+
+def _stale_message(own: Key, matched: Key) -> str:
+    """What a `stale-content` answer was for: each replaced item's first content."""
+    replaced = ", ".join(f"{m[0]}.v{m[1]} for {o[0]}.v{o[1]}"
+                         for o, m in zip(own, matched, strict=True) if o != m)
+    return (f"the fresh server's answer with {replaced}: the content first sent under the "
+            "reused uuid (S4: the client reused the uuid for new content)")
 
 
 def _agrees(response: Response, reference: Answer | None) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.server.drive import Answer, Outcome, Response, _judge, key
+from model_checks.server.drive import Answer, Outcome, Response, StepResult, _judge, key
 from model_checks.server.launch import Server, last_error, strip_prefix
 from model_checks.server.plan import Item, Send
 
@@ -115,6 +115,11 @@ NEW_G = Answer(("g", "0"), (-2.0, -2.0))
 
 def judged_reuse(answer: Answer, stale_content: bool = True) -> Outcome:
     """The judgement of request (z.v1, g.v0) after g was first sent as g.v1."""
+    return judged_reuse_step(answer, stale_content).outcome
+
+
+def judged_reuse_step(answer: Answer, stale_content: bool = True) -> StepResult:
+    """The step judged by `judged_reuse`."""
     from model_checks.server.drive import remember, stale_keys
     first: dict[str, tuple[str, int, int]] = {}
     remember(first, (G1,))
@@ -123,12 +128,13 @@ def judged_reuse(answer: Answer, stale_content: bool = True) -> Outcome:
     expected = {key((Z1, G0)): NEW_G, key((Z1, G1)): FIRST_G}
     server = StandIn([], Path("unused.log"))
     return _judge(Send(6, 1, (Z1, G0), False), Response(200, answer, ""), server, expected,
-                  stale).outcome
+                  stale)
 
 
 def test_an_answer_for_the_content_first_sent_under_a_reused_uuid_is_stale_content() -> None:
     assert judged_reuse(NEW_G) is Outcome.ANSWERED
     assert judged_reuse(FIRST_G) is Outcome.STALE_CONTENT
+    assert "with g.v1 for g.v0: the content first sent" in judged_reuse_step(FIRST_G).message
     assert not Outcome.STALE_CONTENT.breaks
 
 
