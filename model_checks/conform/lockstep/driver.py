@@ -145,7 +145,8 @@ class Lockstep:
         self.impl.processor_calls = 0
         if action.drift_event() is not None:
             self.monitors.drift()
-        self.spec.deferred = [] if self._enabled_alternatives(action, before) else None
+        offered = choices.enabled_alternatives(self.config, action, before)
+        self.spec.deferred = [] if offered else None
         try:
             self.impl.apply(action)
         finally:
@@ -155,7 +156,7 @@ class Lockstep:
         except Disagreement as first:
             action = self._alternative_agreeing(action, before, marks, broken, first, deferred)
         observed = choices.choice_of(action)
-        others = self._enabled_alternatives(action, before)
+        others = choices.enabled_alternatives(self.config, action, before)
         if observed is not None and any(
                 step(self.config, before, other) != self.state for other in others):
             self.choices[observed] = self.choices.get(observed, 0) + 1
@@ -175,15 +176,8 @@ class Lockstep:
         self.broken.clear()
         self.broken.update(broken)
 
-    def _enabled_alternatives(self, action: Action, before: State) -> tuple[Action, ...]:
-        """`choices.alternatives(action)` whose guard holds in `before` (a receive's other
-        choice only where its message carries a reference to its own payload, under D9)."""
-        return tuple(other for other in choices.alternatives(action)
-                     if is_enabled(self.config, before, other))
-
     def _judge(self, deferred: Sequence[tuple[str, str]], action: Action) -> None:
-        """The step just taken judged: the properties the implementation broke during it
-        where the spec's step did not yet say (`SpecRun.deferred`), then the comparison."""
+        """The properties broken during the step (`SpecRun.deferred`), then the comparison."""
         for prop, reason in deferred:
             self.observer.fail_property(prop, reason)
         self._compare(len(self.actions), action)
@@ -195,7 +189,7 @@ class Lockstep:
         (the spec's side rewound and re-taken with it); raises `first` if there is none,
         with the run as `action`'s comparison left it (its broken properties too)."""
         found = dict(self.broken)
-        for alternative in self._enabled_alternatives(action, before):
+        for alternative in choices.enabled_alternatives(self.config, action, before):
             self._rewind(before, marks, broken)
             self._take_spec_steps(alternative)
             for front_end in range(len(self.impl.front_ends)):  # its tags, against this step
