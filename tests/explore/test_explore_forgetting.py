@@ -8,11 +8,8 @@ client may still retry forgotten) makes the comparison fail.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from model_checks.cli import main
 from model_checks.explore import forgetting
 from model_checks.explore.forgetting import ended, forgetting_key
 from model_checks.explore.forgetting_agreement import compare
@@ -84,22 +81,6 @@ def test_every_stored_state_is_a_real_state_its_path_reaches() -> None:
     for index in range(0, len(graph.states), 53):
         real = run(config, graph.path_to(index)).final
         assert reductions.canonical(real)[0] == graph.states[index]
-
-
-@pytest.mark.parametrize(("argv", "fix"), [
-    (["--forget-ended"], "--forget-ended needs --instance"),
-    (["--instance", "identities=2,requests=2,unfinished=1,items=1,retries=1,budget=2",
-      "--forget-ended", "--por"], "--forget-ended and --por are separate searches"),
-])
-def test_bad_forgetting_arguments_exit_2_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], fix: str
-) -> None:
-    records = tmp_path / "records.json"
-    code = main(["explore", "--variant", "V2", "--environment", "D7", "--json", str(records),
-                 "--out", str(tmp_path / "cx"), *argv])
-    err = capsys.readouterr().err
-    assert code == 2 and fix in err and len(err.strip().splitlines()) == 1, err
-    assert not records.exists()
 
 
 def test_the_agreement_command_compares_a_named_instance_and_refuses_bad_input(

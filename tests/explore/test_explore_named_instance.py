@@ -1,6 +1,7 @@
 """`explore --instance`: an instance a user names, built by the one instance builder, searched
 and judged as the explorer's own API judges it; exit 4 on a break, 0 on a hold, 2 on bad
-input (one line naming the fix, nothing written)."""
+input (one line naming the fix, nothing written; the bad arguments of every `explore` search
+option that needs an instance, `--forget-ended` among them, are refused in one table here)."""
 
 from __future__ import annotations
 
@@ -115,6 +116,9 @@ def test_bad_text_is_refused_naming_the_fix(text: str, fix: str) -> None:
     (["--instance", TINY, "--environment", "D1"], "exactly one --variant and one "
                                                   "--environment"),
     (["--property", "S1"], "--property needs --instance"),
+    (["--forget-ended"], "--forget-ended needs --instance"),
+    (["--instance", TINY, "--forget-ended", "--por"], "--forget-ended and --por are separate "
+                                                      "searches"),
 ])
 def test_bad_arguments_exit_2_in_one_line_writing_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], fix: str
