@@ -9,10 +9,9 @@ from dataclasses import dataclass
 import pytest
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import Disagreement, Driving, run_actions
-from model_checks.conform.lockstep.choices import NAMES, alternatives, choice_of
-from model_checks.conform.reference_adapter import ReferenceFrontEnd, factory
-from spec import V2, V3, V4, Config, Variant, environment
+from model_checks.conform.lockstep.choices import alternatives, choice_of
+from model_checks.conform.reference_adapter import ReferenceFrontEnd
+from spec import V2, V3, V4, Action, Config, Variant, environment
 from spec.state import ClientItem
 from spec.transitions import (
     P0Handle,
@@ -22,9 +21,8 @@ from spec.transitions import (
     P1Receive,
     Submit,
 )
+from tests.conform.choice_runs import Choice
 from tests.conform.undoing_pair import UndoingAdapter, UndoingFrontEnd
-
-KEEP, UNDO = NAMES[P0HandleRejected], NAMES[P0HandleRejectedUndo]
 
 
 def _config(variant: Variant) -> Config:
@@ -32,12 +30,15 @@ def _config(variant: Variant) -> Config:
                   environment=environment("D2"), max_requests=3)
 
 
-def _script(rejection: type[P0HandleRejected]) -> list[object]:
+def _script(rejection: type[P0HandleRejected]) -> list[Action]:
     """Request 0 records a and b and is rejected; request 1 then sends a and b: by
     reference after a kept update (P1 misses both), as payloads after an undone one."""
     both = (ClientItem("a"), ClientItem("b"))
     return [Submit(both), rejection(0), Submit(both), P0Handle(1), P1Receive(0),
             P0ReceiveReply()]
+
+
+UNDO = Choice(P0HandleRejected, P0HandleRejectedUndo, _config, _script, succeeds=1)
 
 
 @pytest.mark.parametrize("variant", [V2, V3, V4], ids=lambda v: v.name)
@@ -47,20 +48,14 @@ def test_a_pair_that_undoes_its_shadow_on_a_rejection_conforms(
         variant: Variant, named: type[P0HandleRejected]) -> None:
     """Whichever choice the script names, the undoing pair agrees with the spec's other
     choice, and the run records that it undid."""
-    run = run_actions(_config(variant), UndoingAdapter(), _script(named), Driving())
-    assert run.choices == {UNDO: 1}
-    assert any(isinstance(a, P0HandleRejectedUndo) for a in run.actions)
-    assert run.state.requests[1].outcome is not None
-    assert run.state.requests[1].outcome.value == "success"
+    UNDO.check_made_by(variant, UndoingAdapter(), named)
 
 
 @pytest.mark.parametrize("named", [P0HandleRejected, P0HandleRejectedUndo],
                          ids=["script keeps", "script undoes"])
 def test_the_reference_keeps_its_shadow_and_is_seen_keeping_it(
         named: type[P0HandleRejected]) -> None:
-    run = run_actions(_config(V3), factory(), _script(named), Driving())
-    assert run.choices == {KEEP: 1}
-    assert not any(isinstance(a, P0HandleRejectedUndo) for a in run.actions)
+    UNDO.check_reference(named, seen=1)
 
 
 @dataclass
@@ -87,11 +82,9 @@ def test_a_front_end_making_neither_choice_disagrees() -> None:
     a, b = ClientItem("a"), ClientItem("b")
     script = [Submit((a,)), P0Handle(0), P1Receive(0), P0ReceiveReply(),
               Submit((a, b)), P0HandleRejected(1)]
-    with pytest.raises(Disagreement):
-        run_actions(_config(V3), _ForgetsTooMuchAdapter(), script, Driving())
+    UNDO.check_neither_disagrees(_config(V3), _ForgetsTooMuchAdapter(), script)
 
 
 def test_each_choice_has_the_other_as_its_alternative() -> None:
-    assert alternatives(P0HandleRejected(2)) == (P0HandleRejectedUndo(2),)
-    assert alternatives(P0HandleRejectedUndo(2)) == (P0HandleRejected(2),)
+    UNDO.check_alternatives(2)
     assert alternatives(P0Handle(2)) == () and choice_of(P0Handle(2)) is None

@@ -11,12 +11,9 @@ from typing import Any
 
 import pytest
 
-from model_checks.conform.lockstep import Disagreement, Driving, run_actions
-from model_checks.conform.lockstep.choices import NAMES, alternatives, choice_of
-from model_checks.conform.reference_adapter import factory
 from reference.messages import ModelInput, WireItem
 from reference.receiver import Resolution
-from spec import V3, V4, Config, Content, ItemSize, Variant, environment
+from spec import V3, V4, Action, Config, Content, ItemSize, Variant, environment
 from spec.state import ClientItem
 from spec.transitions import (
     P0Handle,
@@ -25,13 +22,12 @@ from spec.transitions import (
     P1ReceiveOwnPayload,
     Submit,
 )
+from tests.conform.choice_runs import Choice
 from tests.conform.own_payload_pair import (
     OwnPayloadAdapter,
     OwnPayloadEngine,
     OwnPayloadReceiver,
 )
-
-MISS, OWN = NAMES[P1Receive], NAMES[P1ReceiveOwnPayload]
 
 
 def _config(variant: Variant) -> Config:
@@ -41,10 +37,13 @@ def _config(variant: Variant) -> Config:
                   sizes=(ItemSize(Content("a"), 1, 3),))
 
 
-def _script(receive: type[P1Receive]) -> list[object]:
+def _script(receive: type[P1Receive]) -> list[Action]:
     """One request naming a twice: P0 sends a payload, then a reference to it."""
     twice = (ClientItem("a"), ClientItem("a"))
     return [Submit(twice), P0Handle(0), receive(0), P0ReceiveReply()]
+
+
+OWN = Choice(P1Receive, P1ReceiveOwnPayload, _config, _script, succeeds=0)
 
 
 @pytest.mark.parametrize("variant", [V3, V4], ids=lambda v: v.name)
@@ -52,19 +51,15 @@ def _script(receive: type[P1Receive]) -> list[object]:
                          ids=["script misses", "script serves"])
 def test_a_receiver_serving_its_own_payload_conforms(
         variant: Variant, named: type[P1Receive]) -> None:
-    run = run_actions(_config(variant), OwnPayloadAdapter(), _script(named), Driving())
-    assert run.choices == {OWN: 1}
-    assert any(isinstance(a, P1ReceiveOwnPayload) for a in run.actions)
-    assert run.state.requests[0].outcome is not None
-    assert run.state.requests[0].outcome.value == "success"
+    OWN.check_made_by(variant, OwnPayloadAdapter(), named)
 
 
 @pytest.mark.parametrize("named", [P1Receive, P1ReceiveOwnPayload],
                          ids=["script misses", "script serves"])
 def test_the_reference_reports_the_miss_and_is_seen_doing_so(named: type[P1Receive]) -> None:
-    run = run_actions(_config(V3), factory(), _script(named), Driving())
-    assert run.choices.get(MISS, 0) >= 1 and OWN not in run.choices
-    assert not any(isinstance(a, P1ReceiveOwnPayload) for a in run.actions)
+    """Seen three times: the miss fails the request, and the client's two retries (the
+    configuration's default) miss again."""
+    OWN.check_reference(named, seen=3)
 
 
 class _ServesAnyPayload(OwnPayloadReceiver):
@@ -100,12 +95,9 @@ def test_a_receiver_serving_another_identitys_payload_disagrees() -> None:
     a, b = ClientItem("a"), ClientItem("b")
     script = [Submit((a,)), P0Handle(0), P1Receive(0), P0ReceiveReply(),
               Submit((b, a)), P0Handle(1), P1Receive(0)]
-    with pytest.raises(Disagreement):
-        run_actions(config, OwnPayloadAdapter(engine_class=_ServesAnyEngine), script,
-                    Driving())
+    OWN.check_neither_disagrees(config, OwnPayloadAdapter(engine_class=_ServesAnyEngine),
+                                script)
 
 
 def test_each_receive_choice_has_the_other_as_its_alternative() -> None:
-    assert alternatives(P1Receive(1, 0)) == (P1ReceiveOwnPayload(1, 0),)
-    assert alternatives(P1ReceiveOwnPayload(1, 0)) == (P1Receive(1, 0),)
-    assert choice_of(P1ReceiveOwnPayload(0)) == OWN
+    OWN.check_alternatives(1, 0)
