@@ -1,6 +1,7 @@
 """The instance and the planted wrong choice shared by the tests of the choice on a receive
 under size skew (D9, `P1ReceiveOwnPayload`) that a checker reading `enabled` must decide over
-both (`tests/explore`, `tests/simulate`). Importable from any test folder because
+both (`tests/explore`, `tests/simulate`; lockstep's deferred judgement in `tests/conform`
+runs on the instance too). Importable from any test folder because
 `tests/conftest.py` puts this folder on the path."""
 
 from __future__ import annotations
