@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,10 +69,13 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 Workers = Callable[[int], list[subprocess.Popen[bytes]]]
 
 
-@pytest.fixture
-def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
-    """`workers(n)` starts n single-threaded worker processes (no nanny: killing one kills
-    the worker) and waits until the scheduler has them all."""
+@contextmanager
+def running_workers(scheduler: str, folder: Path) -> Iterator[Workers]:
+    """The `workers` fixture: `start(n)` starts n single-threaded worker processes (no
+    nanny: killing one kills the worker; logs and local directory in `folder`) and waits
+    until the scheduler has them all. On exit every process started is stopped, and the exit
+    returns only once the scheduler has let them all go (`wait_let_go`): the next test's
+    wait for workers must not count these as its own."""
     from distributed import Client
 
     started: list[subprocess.Popen[bytes]] = []
@@ -79,8 +83,8 @@ def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
     def start(n: int) -> list[subprocess.Popen[bytes]]:
         new = [_start(["worker", scheduler, "--nthreads", "1", "--no-nanny", "--no-dashboard",
                        "--host", "127.0.0.1", "--name", f"w{len(started) + i}",
-                       "--local-directory", str(tmp_path)],
-                      tmp_path / f"worker{len(started) + i}.log", tmp_path) for i in range(n)]
+                       "--local-directory", str(folder)],
+                      folder / f"worker{len(started) + i}.log", folder) for i in range(n)]
         started.extend(new)
         with Client(scheduler, timeout=START_SECONDS, set_as_default=False) as client:
             client.wait_for_workers(len(started), timeout=START_SECONDS)
@@ -91,12 +95,28 @@ def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
     finally:
         for process in started:
             _stop(process)
-        if started:  # the next test's wait_for_workers must not count these as its own
+        if started:
             with Client(scheduler, timeout=START_SECONDS, set_as_default=False) as client:
-                deadline = time.monotonic() + START_SECONDS  # only catches a hang
-                # a synchronous client's scheduler_info is fetched afresh
-                while client.scheduler_info()["workers"] and time.monotonic() < deadline:
-                    time.sleep(0.05)
+                wait_let_go(client)
+
+
+def wait_let_go(client: Any) -> None:
+    """Return once the scheduler lists no worker (a synchronous client's `scheduler_info` is
+    fetched afresh at each call); `START_SECONDS` only turns a hang into a failure naming it."""
+    deadline = time.monotonic() + START_SECONDS
+    while client.scheduler_info()["workers"]:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"hang: the scheduler still lists workers after their "
+                                 f"processes ended ({START_SECONDS} s)")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
+    """`workers(n)` starts n worker processes and waits until the scheduler has them all;
+    the test's end waits until the scheduler has let them go (`running_workers`)."""
+    with running_workers(scheduler, tmp_path) as start:
+        yield start
 
 
 def in_hand(client: Any) -> dict[str, tuple[str, list[object]]]:
