@@ -3,7 +3,8 @@ implementation (`tests/conform/test_conform_choices.py`, D2's keep or undo on a 
 `tests/conform/test_conform_receive_choices.py`, D9's miss or own payload on a receive): a
 `Choice` names the step the reference makes, the spec's other step, and a script that reaches
 the choice under either; its checks run the script in lockstep and say which step the
-implementation was observed making."""
+implementation was observed making, and `check_neither_disagrees` that an implementation
+making neither step is caught."""
 
 from __future__ import annotations
 
@@ -51,15 +52,15 @@ class Choice:
         assert run.choices == {NAMES[self.reference]: seen}
         assert not any(isinstance(a, self.other) for a in run.actions)
 
-    def check_neither_disagrees(self, config: Config, adapter: api.Adapter,
-                                script: list[Action]) -> None:
-        """An implementation making neither step is still a disagreement."""
-        with pytest.raises(Disagreement):
-            run_actions(config, adapter, script, Driving())
-
     def check_alternatives(self, *args: int) -> None:
         """Each step has the other as its one alternative; the choice is named by its step."""
         assert alternatives(self.reference(*args)) == (self.other(*args),)
         assert alternatives(self.other(*args)) == (self.reference(*args),)
         assert choice_of(self.other(*args)) == NAMES[self.other]
         assert choice_of(self.reference(*args)) == NAMES[self.reference]
+
+
+def check_neither_disagrees(config: Config, adapter: api.Adapter, script: list[Action]) -> None:
+    """An implementation making neither of a choice's steps is still a disagreement."""
+    with pytest.raises(Disagreement):
+        run_actions(config, adapter, script, Driving())

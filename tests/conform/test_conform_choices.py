@@ -21,7 +21,7 @@ from spec.transitions import (
     P1Receive,
     Submit,
 )
-from tests.conform.choice_runs import Choice
+from tests.conform.choice_runs import Choice, check_neither_disagrees
 from tests.conform.undoing_pair import UndoingAdapter, UndoingFrontEnd
 
 
@@ -82,7 +82,7 @@ def test_a_front_end_making_neither_choice_disagrees() -> None:
     a, b = ClientItem("a"), ClientItem("b")
     script = [Submit((a,)), P0Handle(0), P1Receive(0), P0ReceiveReply(),
               Submit((a, b)), P0HandleRejected(1)]
-    UNDO.check_neither_disagrees(_config(V3), _ForgetsTooMuchAdapter(), script)
+    check_neither_disagrees(_config(V3), _ForgetsTooMuchAdapter(), script)
 
 
 def test_each_choice_has_the_other_as_its_alternative() -> None:

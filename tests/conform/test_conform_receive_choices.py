@@ -22,7 +22,7 @@ from spec.transitions import (
     P1ReceiveOwnPayload,
     Submit,
 )
-from tests.conform.choice_runs import Choice
+from tests.conform.choice_runs import Choice, check_neither_disagrees
 from tests.conform.own_payload_pair import (
     OwnPayloadAdapter,
     OwnPayloadEngine,
@@ -95,8 +95,7 @@ def test_a_receiver_serving_another_identitys_payload_disagrees() -> None:
     a, b = ClientItem("a"), ClientItem("b")
     script = [Submit((a,)), P0Handle(0), P1Receive(0), P0ReceiveReply(),
               Submit((b, a)), P0Handle(1), P1Receive(0)]
-    OWN.check_neither_disagrees(config, OwnPayloadAdapter(engine_class=_ServesAnyEngine),
-                                script)
+    check_neither_disagrees(config, OwnPayloadAdapter(engine_class=_ServesAnyEngine), script)
 
 
 def test_each_receive_choice_has_the_other_as_its_alternative() -> None:
