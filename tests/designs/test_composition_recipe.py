@@ -150,11 +150,11 @@ def test_every_design_generic_checker_judges_the_composition(metered: ComposedDe
     assert "D7" not in metered.refused  # a source one stage has is the composition's
 
 
-def test_the_design_command_judges_it(metered: ComposedDesign,
+def test_the_explore_command_judges_it(metered: ComposedDesign,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--design", "encoder+meter", "--environment", "D7"]) == 0
+    assert main(["explore", "--design", "encoder+meter", "--environment", "D7"]) == 0
     assert "M.M1 breaks in" in capsys.readouterr().out
-    assert main(["design", "--design", "encoder+meter", "--environment", "D5"]) == 2
+    assert main(["explore", "--design", "encoder+meter", "--environment", "D5"]) == 2
     assert "D5 cannot occur in design 'encoder+meter'" in capsys.readouterr().err
 
 

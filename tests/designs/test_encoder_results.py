@@ -40,6 +40,6 @@ def test_the_path_decides_e2e_everywhere_and_commits_the_engine_death() -> None:
         death["#meta"]["paired-caches"]["reason"]
 
 
-def test_design_check_rederives_the_encoder_design(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--check", "--design", "encoder"]) == 0
+def test_the_lattice_check_rederives_the_encoder_design(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explore", "--lattice", "--check", "--design", "encoder"]) == 0
     assert "0 verdict(s) contradict" in capsys.readouterr().out

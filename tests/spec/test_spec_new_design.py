@@ -221,11 +221,11 @@ def test_the_lattice_judges_it(registered: OneSlotDesign) -> None:
     assert data["answers"]["S3"]["D3"]["verdict"] == "breaks"
 
 
-def test_the_design_command_judges_it(registered: OneSlotDesign,
+def test_the_explore_command_judges_it(registered: OneSlotDesign,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--design", "one-slot", "--environment", "D3"]) == 0
+    assert main(["explore", "--design", "one-slot", "--environment", "D3"]) == 0
     out = capsys.readouterr().out
     assert "S3 breaks in" in out and "Q1 holds" in out
-    assert main(["design", "--design", "one-slot", "--environment", "D5"]) == 2
+    assert main(["explore", "--design", "one-slot", "--environment", "D5"]) == 2
     assert "D5 cannot occur in design 'one-slot': one front end owns the one slot" in \
         capsys.readouterr().err
