@@ -13,8 +13,8 @@ The checkers, one package each (each with its command module):
 - `simulate`: Hypothesis state machines over the expected matrix and the mutants;
 - `smt`: the Z3 encoding: bounded model checking and the all-depth proofs;
 - `explore`: the exhaustive explicit-state explorer of small instances, and the drift lattice;
-- `designs`: the design-generic checkers over any design of `spec.designs` (the `design`
-  command), and the shared-memory object store's lockstep (`conform --design shm`) and
+- `designs`: the design-generic checkers over any design of `spec.designs` (`explore
+  --design NAME`, `explore --lattice --design NAME`), and the shared-memory object store's lockstep (`conform --design shm`) and
   all-instance proofs.
 
 The products built on the kernel and the checkers:

@@ -1,7 +1,7 @@
 """Composition is a recipe (`spec.designs.compose`), not a special case: a dummy third
 design declared here (a meter that records which contents' embeddings the model consumed),
 composed after the encoder cache and registered, is judged by every design-generic checker
-(explore, simulate, prove, the lattice, witness files and the `design` command) with no
+(explore, simulate, prove, the lattice, witness files and `explore --design`) with no
 other edit; and the built-in path's D2+D7 engine death replays as a composed witness."""
 
 from __future__ import annotations

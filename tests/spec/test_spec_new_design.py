@@ -1,7 +1,7 @@
 """The recipe for a new design (docs/architecture.md, "A new design"), followed in full: a one-slot
 cache declared here as a `spec.designs.base.Design`, registered with `spec.designs.register`, is
-judged by every design-generic checker (explore, simulate, prove, the lattice and the `design`
-command) with no edit to them, refuses the source it cannot have with its reason, and is
+judged by every design-generic checker (explore, simulate, prove, the lattice and `explore
+--design`) with no edit to them, refuses the source it cannot have with its reason, and is
 withdrawn at teardown.
 
 The design: P0 remembers which key P1's one slot holds and sends a key it remembers as a
