@@ -14,8 +14,8 @@ The checkers, one package each (each with its command module):
 - `smt`: the Z3 encoding: bounded model checking and the all-depth proofs;
 - `explore`: the exhaustive explicit-state explorer of small instances, and the drift lattice;
 - `designs`: the design-generic checkers over any design of `spec.designs` (`explore
-  --design NAME`, `explore --lattice --design NAME`), and the shared-memory object store's lockstep (`conform --design shm`) and
-  all-instance proofs.
+  --design NAME`, `explore --lattice --design NAME`), and the shared-memory object store's
+  lockstep (`conform --design shm`) and all-instance proofs.
 
 The products built on the kernel and the checkers:
 

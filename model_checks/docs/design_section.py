@@ -135,8 +135,8 @@ def _section(result: dict[str, Any]) -> list[str]:
               "at the base rung, per property, the largest environments without its breaks; "
               f"at most {result['max_states']:,} states per search (a resource limit). The "
               f"base instance: {_instance(result['base_instance'])}. The committed answers "
-              "are re-derived in the main job (`explore --lattice --check`: the single-source searches "
-              "and the proofs).", ""]
+              "are re-derived in the main job (`explore --lattice --check`: the "
+              "single-source searches and the proofs).", ""]
     return lines
 
 

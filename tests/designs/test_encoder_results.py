@@ -1,8 +1,8 @@
 """The committed answers of the encoder design and of the composed path
-(docs/results/designs/encoder.json, lru+encoder.json) and their witnesses: every witness
-replays on the spec and breaks its property, the end-to-end property is decided under every
-environment of the path, the D2+D7 engine death is committed, and `explore --lattice --check` re-derives
-the encoder design's answers."""
+(docs/results/designs/encoder.json, lru+encoder.json) and their witnesses: every witness replays
+on the spec and breaks its property, the end-to-end property is decided under every environment
+of the path, the D2+D7 engine death is committed, and `explore --lattice --check` re-derives the
+encoder design's answers."""
 
 from __future__ import annotations
 
