@@ -155,6 +155,9 @@ def _check(args: argparse.Namespace) -> int:
         d for d in designs() if result_files.exists(committed_answers(d.name))]
     if not chosen:
         raise UsageError(f"no design has committed answers under {RESULTS}")
+    missing = [d.name for d in chosen if not result_files.exists(committed_answers(d.name))]
+    if missing:
+        raise UsageError(f"design {missing[0]} has no committed answers under {RESULTS}")
     wrong = 0
     for design in chosen:
         wrong += _check_one(design, args.max_states or DEFAULT_MAX_STATES)

@@ -88,6 +88,7 @@ def test_the_former_design_command_is_refused_in_one_line(
     (["--rung", "1"], "--design lru: another design's options only: --rung"),
     (["--design", "shm", "--variant", "V2"], "--variant: got 'V2'; design shm's variants"),
     (["--check"], "write explore --lattice --check"),
+    (["--lattice", "--check", "--design", "lru"], "design lru has no committed answers"),
     (["--design", "nothing"], "no design 'nothing'"),
 ])
 def test_a_bad_option_for_the_design_is_a_usage_error(
