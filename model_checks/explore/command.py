@@ -123,7 +123,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the verdict records (default "
                              "build/explore/records.json; with --lattice, the lattice's JSON, "
-                             "default build/explore/lattice.json)")
+                             "default build/explore/lattice.json; another --design: its "
+                             "searches' verdicts or its lattice, only where --json says)")
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for the counterexample traces (default "
                              "build/explore/counterexamples; with --lattice "
