@@ -13,9 +13,9 @@ The checkers, one package each (each with its command module):
 - `simulate`: Hypothesis state machines over the expected matrix and the mutants;
 - `smt`: the Z3 encoding: bounded model checking and the all-depth proofs;
 - `explore`: the exhaustive explicit-state explorer of small instances, and the drift lattice;
-- `designs`: the design-generic checkers over any design of `spec.designs` (the `design`
-  command), and the shared-memory object store's lockstep (`conform --design shm`) and
-  all-instance proofs.
+- `designs`: the design-generic checkers over any design of `spec.designs` (`explore
+  --design NAME`, `explore --lattice --design NAME`), and the shared-memory object store's
+  lockstep (`conform --design shm`) and all-instance proofs.
 
 The products built on the kernel and the checkers:
 
@@ -37,7 +37,8 @@ The products built on the kernel and the checkers:
 
 The modules at the top level are the command line and what reads across the checkers: `cli`
 (the command registry and parser), `conform_command` (where conform's and history's options
-meet), `replay_command` (any checker's trace file re-run on the spec), `vllm_snapshot` (the
-real vLLM run behind docs/vllm.md) and `vllm_fix` (the patched copy's check), which drive the
-command line.
+meet), `explore_command` (where the LRU design's explorer and the design-generic one meet,
+`--design` choosing), `replay_command` (any checker's trace file re-run on the spec),
+`vllm_snapshot` (the real vLLM run behind docs/vllm.md) and `vllm_fix` (the patched copy's
+check), which drive the command line.
 """

@@ -70,12 +70,6 @@ COMMANDS: list[Command] = [
         lazy("model_checks.conform_command", "run"),
     ),
     Command(
-        "design",
-        "the design-generic checkers over any design (--design shm): explore, lattice, --check",
-        lazy("model_checks.designs.command", "add_arguments"),
-        lazy("model_checks.designs.command", "run"),
-    ),
-    Command(
         "simulate",
         "Hypothesis state machines over the verdict matrix and the mutants (--profile)",
         lazy("model_checks.simulate.command", "add_simulate_arguments"),
@@ -95,10 +89,11 @@ COMMANDS: list[Command] = [
     ),
     Command(
         "explore",
-        "explore every reachable state of a small instance per matrix cell: shortest "
-        "counterexamples, proofs for the instance at all depths, vacuous properties",
-        lazy("model_checks.explore.command", "add_arguments"),
-        lazy("model_checks.explore.command", "run"),
+        "explore every reachable state of a small instance per matrix cell (--design NAME: "
+        "of any design): shortest counterexamples, proofs for the instance at all depths, "
+        "vacuous properties; --lattice: every environment's minimal breaking sets",
+        lazy("model_checks.explore_command", "add_arguments"),
+        lazy("model_checks.explore_command", "run"),
     ),
     Command(
         "mutants",
@@ -131,6 +126,12 @@ COMMANDS.append(Command(
     lazy("model_checks.jobs.run", "nightly_arguments"),
     lazy("model_checks.jobs.run", "run_nightly"),
 ))
+
+RETIRED = {
+    "design": "`design` is now `explore --design NAME` (--checker lattice: `explore --lattice "
+              "--design NAME`; --check: `explore --lattice --check`)",
+}
+"""Former commands, each refused in one line naming its new spelling."""
 
 MAIN_JOB = lazy("model_checks.jobs.run", "main_job")
 """What runs without a subcommand."""
@@ -188,6 +189,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    retired = next((RETIRED[a] for a in arguments if not a.startswith("-")
+                    and a in RETIRED), None)
+    if retired is not None and chosen(arguments) is None:
+        print(f"error: {retired}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser(chosen(arguments))
     try:
         args, extra = parser.parse_known_args(arguments)

@@ -31,7 +31,7 @@ TAKING = sorted(c.name for c in COMMANDS if _environment_actions(_subparser(c.na
 
 
 def test_the_commands_taking_an_environment_are_known() -> None:
-    assert set(TAKING) >= {"conform", "design", "explore", "prove", "simulate"}
+    assert set(TAKING) >= {"conform", "explore", "prove", "simulate"}
 
 
 @pytest.mark.parametrize("name", TAKING)

@@ -72,7 +72,7 @@ def test_jobs_are_workers_and_processes_the_conformance_split() -> None:
     jobs = {n for n, p in parsers.items() if "--jobs" in p._option_string_actions}
     split = {n for n, p in parsers.items() if "--processes" in p._option_string_actions
              and not is_renamed(p._option_string_actions["--processes"])}
-    assert {"explore", "prove", "simulate", "mutants", "design"} <= jobs
+    assert {"explore", "prove", "simulate", "mutants"} <= jobs
     assert split == {"conform", "mutants"}
 
 
@@ -89,7 +89,7 @@ def test_the_check_finds_an_option_with_two_meanings() -> None:
     assert any(f.startswith("--json: ") for f in found), found
 
 
-@pytest.mark.parametrize("name", ["explore", "design"])
+@pytest.mark.parametrize("name", ["explore"])
 def test_the_former_worker_option_is_refused_with_a_hint(name: str) -> None:
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.kernel import result_files
-from model_checks.kernel.environment_arg import add_environment_argument
+from model_checks.kernel.environment_arg import add_environment_argument, design_sources
 from model_checks.kernel.options import add_processes_argument
 from spec import DRIFT_IDS, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
@@ -90,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the adapter supports; one it does not support is a usage error); with "
                         "--replay, one variant: the trace's actions as a script under it")
     add_environment_argument(
-        parser, allowed=_every_source(), default="every source of the design",
+        parser, allowed=(*DRIFT_IDS, *design_sources()), default="every source of the design",
         help="the deployment's drift sources, ids joined by '+' (e.g. D1+D2+D9), or 'none': "
         "drive the implementation only through them, checking no drift, each source alone "
         "and all of them together, and judge each property in this deployment")
@@ -119,13 +119,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, metavar="N", default=None,
                         help="with --design other than lru: lockstep steps per environment "
                         "(seeded random runs)")
-
-
-def _every_source() -> tuple[str, ...]:
-    """The drift ids and every design's own sources (`--design` picks whose are allowed)."""
-    from spec.designs.registry import designs
-
-    return (*DRIFT_IDS, *(s.id for design in designs() for s in design.sources))
 
 
 def _design_names() -> list[str]:

@@ -1,6 +1,6 @@
 """Design-generic checkers: each reads only `spec.designs.base.Design`, so every design (the
 key-replicated LRU, the shared-memory object store, one added by the recipe) is judged by
-them with no edit here (`python -m model_checks design`).
+them with no edit here (`python -m model_checks explore --design NAME`).
 
 - the checkers: `explore` (exhaustive breadth-first search of one instance, each broken
   property with a shortest witness, replayable with `explore.replay`); `lattice` (every
@@ -9,8 +9,8 @@ them with no edit here (`python -m model_checks design`).
   all-instance proofs and explicit witnesses), `results` (a lattice as JSON, the committed
   evidence the docs render, and its witnesses as files) and `witness_files` (one witness
   document per environment and property, which an implementation can replay); `command` is
-  the command line (`--checker explore`, `--checker lattice`, and `--check`, which re-derives
-  the committed answers);
+  the `explore` command's jobs for them (`explore --design NAME`, `explore --lattice --design
+  NAME`, and `explore --lattice --check`, which re-derives the committed answers);
 - the encoder design and the composed path (`spec.designs.paths`): their all-instance
   answers (`encoder_proofs`: one content per identity without D7, and the processor cache's
   own answers for the path's first stage) and the path's explicit witnesses

@@ -1,12 +1,13 @@
-"""The `design` command: the design-generic checkers over any design of `spec.designs`.
-
-`--checker explore` searches one environment's instance and prints each property's verdict
-with its witness; `--checker lattice` answers every environment of the design's sources
-(`--json` writes the result, `--witnesses DIR` one file per minimal break); `--check`
-re-derives, for every design with committed answers (docs/results/designs/NAME.json.gz), the
-base rung's single-source explorations and the all-instance proofs, and fails (exit 1) where
-one contradicts the committed answers. Exit 2: a usage error (an unknown design, variant or
-source, or a source the design refuses, with the reason).
+"""The `explore` command's jobs for a design other than the LRU's (`--design NAME`), over the
+design-generic checkers: `explore --design NAME` searches each environment's instance
+(`--environment`, default none; `--rung`) and prints each property's verdict with its
+witness; `explore --lattice --design NAME` answers every environment of the design's sources
+(`--sizes`; `--json` writes the result, `--out DIR` one witness file per minimal break);
+`explore --lattice --check` re-derives, for every design with committed answers
+(docs/results/designs/NAME.json.gz; `--design` picks one), the base rung's single-source
+explorations and the all-instance proofs, and fails (exit 1) where one contradicts the
+committed answers. Exit 2: a usage error (an unknown design, variant or source, a source the
+design refuses, with the reason, or an option of the LRU's explorer only).
 """
 
 from __future__ import annotations
@@ -20,13 +21,7 @@ from model_checks.designs.explore import explore
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.kernel import result_files
-from model_checks.kernel.environment_arg import add_environment_argument
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
-from model_checks.kernel.options import (
-    WORKERS_ARE_JOBS,
-    add_jobs_argument,
-    add_renamed_argument,
-)
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design
@@ -36,60 +31,74 @@ RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
 """Committed answers per design: NAME.json.gz (`kernel.result_files`), and
 NAME/witnesses/ENV_PROPERTY.json."""
 
+DEFAULT_MAX_STATES = 2_000_000
+"""States per search when `--max-states` is not given."""
+
 
 def committed_answers(design: str) -> Path:
     """The name of the design's committed answers (read in either form)."""
     return RESULTS / f"{design}.json.gz"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--design", help="the design (lru, shm, ...); default with --check: "
-                        "every design with committed answers")
-    parser.add_argument("--variant", help="the design's variant (default: its last)")
-    parser.add_argument("--checker", choices=("explore", "lattice"), default="explore")
-    add_environment_argument(parser, allowed=_every_source(), default="none: no drift",
-                             help="explore: the design's sources, e.g. D2+D3")
-    parser.add_argument("--rung", type=int, default=0, help="explore: the ladder's rung")
-    parser.add_argument("--max-states", type=int, default=2_000_000,
-                        help="states per search (a resource limit)")
-    add_jobs_argument(parser, default=1)
-    add_renamed_argument(parser, "--processes", WORKERS_ARE_JOBS)
-    parser.add_argument("--sizes", default="",
-                        help="lattice: sources per environment at each rung, e.g. 1,1")
-    parser.add_argument("--json", type=Path, help="write the result as JSON here "
-                        "(gzip-compressed when the name ends in .gz)")
-    parser.add_argument("--witnesses", type=Path, help="lattice: write witnesses here")
+def add_design_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `explore` that choose a design and serve the design-generic jobs."""
+    parser.add_argument("--design", default=None, help="the design (lru, shm, encoder, ...; "
+                        "default lru; with --lattice --check: every design with committed "
+                        "answers)")
+    parser.add_argument("--rung", type=int, default=None,
+                        help="a design other than lru: the ladder's rung (default 0)")
+    parser.add_argument("--sizes", default=None,
+                        help="with --lattice, a design other than lru: sources per "
+                        "environment at each rung, e.g. 1,1 (default 1)")
     parser.add_argument("--check", action="store_true",
-                        help="check the committed answers of every design that has them")
+                        help="with --lattice: re-derive the committed answers of every design "
+                        "that has them (--design: of one) and fail where one is contradicted")
 
 
 def run(args: argparse.Namespace) -> int:
+    """The job `args` asks of a design other than the LRU's (or `--check`)."""
     try:
         if args.check:
             return _check(args)
-        design = design_named(args.design or "")
-        variant = args.variant or design.variants[-1]
-        if args.checker == "lattice":
-            return _lattice(design, variant, args)
-        return _explore(design, variant, args)
+        design = design_named(args.design)
+        if args.lattice:
+            return _lattice(design, _one_variant(design, args), args)
+        found = [_explore(design, variant, environment, args)
+                 for variant in args.variant or [design.variants[-1]]
+                 for environment in args.environment or [Environment()]]
+        if args.json:
+            args.json.write_text(json.dumps([summary for _, summary in found]) + "\n")
+        return max(code for code, _ in found)
     except (UnknownDesign, RefusedDrift, InvalidConfiguration) as error:
         raise UsageError(str(error)) from None
 
 
-def _every_source() -> tuple[str, ...]:
-    """Every source some design declares (the chosen design's are checked at run time)."""
-    return tuple(dict.fromkeys(s.id for design in designs() for s in design.sources))
+def _one_variant(design: Design, args: argparse.Namespace) -> str:
+    if args.variant and len(args.variant) > 1:
+        raise UsageError(f"--lattice --design {design.name}: one --variant, got "
+                         f"{', '.join(args.variant)}")
+    if args.environment:
+        raise UsageError(f"--lattice --design {design.name} searches every environment of "
+                         "its sources; --environment cannot apply")
+    variant = str(args.variant[0]) if args.variant else design.variants[-1]
+    _known_variant(design, variant)
+    return variant
 
 
-
-
-def _explore(design: Design, variant: str, args: argparse.Namespace) -> int:
-    environment = (args.environment or Environment()).ids  # the design refuses, with why
-    config = design.instance(variant, environment, args.rung)
-    found = explore(design, config, max_states=args.max_states, variant=variant,
-                    environment=environment)
-    print(f"{design.name} {variant} {Environment.of(environment).text} at rung {args.rung} "
-          f"({design.rungs[args.rung]}): {found.states:,} states, depth {found.depth}, "
+def _explore(design: Design, variant: str, chosen: Environment,
+             args: argparse.Namespace) -> tuple[int, dict[str, object]]:
+    """One search, printed; its exit code and its summary for `--json`."""
+    environment = chosen.ids  # the design refuses a source it has not, with why
+    rung = args.rung or 0
+    _known_variant(design, variant)
+    if not 0 <= rung < len(design.rungs):
+        raise UsageError(f"--rung: got {rung}; design {design.name} has rungs 0-"
+                         f"{len(design.rungs) - 1}")
+    config = design.instance(variant, environment, rung)
+    found = explore(design, config, max_states=args.max_states or DEFAULT_MAX_STATES,
+                    variant=variant, environment=environment)
+    print(f"{design.name} {variant} {chosen.text} at rung {rung} "
+          f"({design.rungs[rung]}): {found.states:,} states, depth {found.depth}, "
           f"{'complete' if found.complete else 'cut by the state limit'}")
     for prop in design.properties:
         verdict = found.verdict(prop.id)
@@ -98,15 +107,24 @@ def _explore(design: Design, variant: str, args: argparse.Namespace) -> int:
                                            if witness else ""))
         for number, action in enumerate(witness.actions if witness else (), start=1):
             print(f"      {number}. {json.dumps(design.action_to_json(action))}")
-    if args.json:
-        args.json.write_text(json.dumps({"states": found.states, "complete": found.complete,
-                                         "verdicts": {p.id: found.verdict(p.id)
-                                                      for p in design.properties}}) + "\n")
-    return EXIT_OK if found.states > 0 else EXIT_MISMATCH
+    summary = {"variant": variant, "environment": chosen.text, "rung": rung,
+               "states": found.states, "complete": found.complete,
+               "verdicts": {p.id: found.verdict(p.id) for p in design.properties}}
+    return (EXIT_OK if found.states > 0 else EXIT_MISMATCH), summary
+
+
+def _known_variant(design: Design, variant: str) -> None:
+    if variant not in design.variants:
+        raise UsageError(f"--variant: got {variant!r}; design {design.name}'s variants are "
+                         f"{', '.join(design.variants)}")
 
 
 def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
-    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (1,)
+    try:
+        sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (1,)
+    except ValueError:
+        raise UsageError(f"--sizes: got {args.sizes!r}, expected numbers joined by ','"
+                         ) from None
     if len(sizes) > len(design.rungs):
         raise UsageError(f"--sizes gives {len(sizes)} rungs; {design.name} has "
                          f"{len(design.rungs)}")
@@ -114,7 +132,8 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
     explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
     restricted = RESTRICTED[design.name]() if design.name in RESTRICTED else []
     result = search(design, variant, LatticeOptions(
-        sizes=sizes, max_states=args.max_states, processes=args.jobs, proofs=proofs,
+        sizes=sizes, max_states=args.max_states or DEFAULT_MAX_STATES, processes=args.jobs,
+        proofs=proofs,
         restricted=tuple(restricted), explicit=tuple(explicit),
         progress=lambda rung, x: print(
             f"  rung {rung} {Environment.of(x.environment).text}: "
@@ -122,8 +141,8 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
     data = to_json(result)
     if args.json:
         result_files.write(args.json, data, indent=1)
-    if args.witnesses:
-        write_witnesses(result, args.witnesses)
+    if args.out:
+        write_witnesses(result, args.out)
     for prop, minimal in data["minimal"].items():
         print(f"{prop}: " + ("; ".join(minimal) if minimal else "no break"))
     return EXIT_OK
@@ -136,9 +155,12 @@ def _check(args: argparse.Namespace) -> int:
         d for d in designs() if result_files.exists(committed_answers(d.name))]
     if not chosen:
         raise UsageError(f"no design has committed answers under {RESULTS}")
+    missing = [d.name for d in chosen if not result_files.exists(committed_answers(d.name))]
+    if missing:
+        raise UsageError(f"design {missing[0]} has no committed answers under {RESULTS}")
     wrong = 0
     for design in chosen:
-        wrong += _check_one(design, args.max_states)
+        wrong += _check_one(design, args.max_states or DEFAULT_MAX_STATES)
     print(f"{len(chosen)} design(s) checked; {wrong} verdict(s) contradict the committed "
           "answers")
     if args.json:

@@ -20,10 +20,10 @@ from spec.designs import design_named
 from spec.designs.base import source_order
 
 DESIGNS = "results/designs"
-DESIGN_COMMAND = ("python -m model_checks design --design {name} --checker lattice "
+DESIGN_COMMAND = ("python -m model_checks explore --lattice --design {name} "
                   "--sizes {sizes} --jobs 2 --max-states {max_states} "
                   "--json docs/results/designs/{name}.json.gz "
-                  "--witnesses docs/results/designs/{name}/witnesses")
+                  "--out docs/results/designs/{name}/witnesses")
 
 
 NOTES: dict[str, list[str]] = {
@@ -122,7 +122,7 @@ def _section(result: dict[str, Any]) -> list[str]:
     lines += ["Its drift sources:", "",
               table(["source", "what happens in this design"],
                     [[f"{s['id']} {s['title']}", s["effect"]] for s in result["sources"]]), "",
-              "Sources of the catalogue that cannot occur in it (the `design` command refuses "
+              "Sources of the catalogue that cannot occur in it (`explore --design` refuses "
               "them with the reason):", "",
               table(["source", "why it cannot occur"],
                     [[k, v] for k, v in result["refused"].items()]), "",
@@ -135,8 +135,8 @@ def _section(result: dict[str, Any]) -> list[str]:
               "at the base rung, per property, the largest environments without its breaks; "
               f"at most {result['max_states']:,} states per search (a resource limit). The "
               f"base instance: {_instance(result['base_instance'])}. The committed answers "
-              "are re-derived in the main job (`design --check`: the single-source searches "
-              "and the proofs).", ""]
+              "are re-derived in the main job (`explore --lattice --check`: the "
+              "single-source searches and the proofs).", ""]
     return lines
 
 

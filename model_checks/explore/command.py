@@ -62,7 +62,11 @@ from model_checks.explore.lattice_command import (
     rung_bounds,
 )
 from model_checks.kernel.cells import Agreement, agreement
-from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
+from model_checks.kernel.environment_arg import (
+    MATRIX_SOURCES,
+    add_environment_argument,
+    design_sources,
+)
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.matrix import EXPECTED, PROPERTIES
 from model_checks.kernel.options import (
@@ -109,20 +113,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ci: 30k states per graph, 2 requests; nightly: 2M states, "
                              "3 requests (default: ci)")
     parser.add_argument("--variant", action="append", default=None,
-                        help="only this variant (V0..V4; repeatable)")
+                        help="only this variant (V0..V4; another --design: its own; repeatable)")
     add_environment_argument(
-        parser, allowed=MATRIX_SOURCES, repeatable=True, default="every environment of the "
-        "matrix", help="only this environment: drift ids joined by '+' (or D5-router), or "
-        "'none'")
+        parser, allowed=(*MATRIX_SOURCES, *design_sources()), repeatable=True,
+        default="every environment of the matrix; another --design: none", help="only this "
+        "environment: drift ids joined by '+' (or D5-router), or 'none'")
     add_jobs_argument(parser, default=2)
     add_renamed_argument(parser, "--processes", WORKERS_ARE_JOBS)
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the verdict records (default "
                              "build/explore/records.json; with --lattice, the lattice's JSON, "
-                             "default build/explore/lattice.json)")
-    parser.add_argument("--out", type=Path, default=Path("build/explore/counterexamples"),
-                        help="folder for the counterexample traces (with --lattice default "
-                             "build/explore/lattice)")
+                             "default build/explore/lattice.json; another --design: its "
+                             "searches' verdicts or its lattice, only where --json says)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="folder for the counterexample traces (default "
+                             "build/explore/counterexamples; with --lattice "
+                             "build/explore/lattice; with --lattice and another --design, "
+                             "its witnesses are written only where --out says)")
     add_dask_argument(parser)
     parser.add_argument("--distributed", action="store_true",
                         help="with --dask: spread each cell's search over the cluster's "
@@ -157,6 +164,9 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is None:
+        args.out = Path("build/explore/lattice" if args.lattice
+                        else "build/explore/counterexamples")
     if args.instance is not None or args.property is not None or args.forget_ended:
         if args.json is None:
             args.json = Path("build/explore/records.json")

@@ -83,18 +83,18 @@ MAIN_JOB: tuple[Phase, ...] = (
     checker("prove", *PROVE_MAIN_ENVIRONMENTS),
     explore("--profile", "ci"),
     checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
-    Phase(("design", "--check"), Output.LATTICE),
+    lattice("--check"),
 )
 """The main job after the scenario suite: every checker at its CI budget, in this order; what a
-merge decision needs. Last, the other designs' committed answers re-derived (`design --check`:
-every single-source search at the base rung and the all-instance proofs). Left to the nightly job
-(NIGHTLY) or to the test suite, where they run already: Z3's groups of PROVE_NIGHTLY_ONLY, the
-spec mutants' Hypothesis cells (`tests/simulate/test_sim_mutants.py` at the ci profile; nightly:
-`simulate --profile nightly` and `mutants`) and conformance across two processes
-(`tests/conform/test_conform_remote.py`; nightly: `conform --processes 2`). `prove` keeps its
-default depth 6 here: at depth 4 a group with a deep counterexample can cost more, not less (one
-incremental solver asked other assumptions), while the small groups save under half a second
-each."""
+merge decision needs. Last, the other designs' committed answers re-derived (`explore
+--lattice --check`: every single-source search at the base rung and the all-instance proofs).
+Left to the nightly job (NIGHTLY) or to the test suite, where they run already: Z3's groups of
+PROVE_NIGHTLY_ONLY, the spec mutants' Hypothesis cells (`tests/simulate/test_sim_mutants.py`
+at the ci profile; nightly: `simulate --profile nightly` and `mutants`) and conformance across
+two processes (`tests/conform/test_conform_remote.py`; nightly: `conform --processes 2`).
+`prove` keeps its default depth 6 here: at depth 4 a group with a deep counterexample can cost
+more, not less (one incremental solver asked other assumptions), while the small groups save
+under half a second each."""
 
 PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
     argument for env in PAIR_ENVIRONMENTS

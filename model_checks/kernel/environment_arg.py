@@ -1,5 +1,5 @@
 """`--environment D1+D2+...`: the one option every command that takes a drift environment
-declares (`explore`, `prove`, `simulate`, `conform`, `design`), typed by `spec.Environment`.
+declares (`explore`, `prove`, `simulate`, `conform`), typed by `spec.Environment`.
 
 The value is an `Environment` (`Environment.parse`: ids joined by "+" in any order and case,
 or `none`), always stored as `args.environment`; the help states the command's one default.
@@ -19,6 +19,14 @@ from spec.drift import DRIFT_IDS, ROUTER, BadEnvironment, Environment
 
 MATRIX_SOURCES: tuple[str, ...] = (*DRIFT_IDS, ROUTER)
 """The sources of a command over the verdict matrix: D1-D11 and D5's router configuration."""
+
+
+def design_sources() -> tuple[str, ...]:
+    """Every source some design declares (`spec.designs`), in the designs' order: what a
+    command whose design `--design` picks accepts here."""
+    from spec.designs.registry import designs
+
+    return tuple(dict.fromkeys(s.id for design in designs() for s in design.sources))
 
 
 class EnvironmentType:

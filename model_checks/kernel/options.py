@@ -22,7 +22,7 @@ PROCESSES = "P0 and P1 in one or two processes"
 """What `--processes` means: its help starts with these words on every command."""
 
 WORKERS_ARE_JOBS = "write --jobs N for worker processes (--processes is conformance's split)"
-"""The hint where `--processes` once meant worker processes (`explore`, `design`)."""
+"""The hint where `--processes` once meant worker processes (`explore`)."""
 
 
 def add_jobs_argument(parser: argparse.ArgumentParser, *, default: int | None,

@@ -1,7 +1,7 @@
 """Composition is a recipe (`spec.designs.compose`), not a special case: a dummy third
 design declared here (a meter that records which contents' embeddings the model consumed),
 composed after the encoder cache and registered, is judged by every design-generic checker
-(explore, simulate, prove, the lattice, witness files and the `design` command) with no
+(explore, simulate, prove, the lattice, witness files and `explore --design`) with no
 other edit; and the built-in path's D2+D7 engine death replays as a composed witness."""
 
 from __future__ import annotations
@@ -150,11 +150,11 @@ def test_every_design_generic_checker_judges_the_composition(metered: ComposedDe
     assert "D7" not in metered.refused  # a source one stage has is the composition's
 
 
-def test_the_design_command_judges_it(metered: ComposedDesign,
+def test_the_explore_command_judges_it(metered: ComposedDesign,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--design", "encoder+meter", "--environment", "D7"]) == 0
+    assert main(["explore", "--design", "encoder+meter", "--environment", "D7"]) == 0
     assert "M.M1 breaks in" in capsys.readouterr().out
-    assert main(["design", "--design", "encoder+meter", "--environment", "D5"]) == 2
+    assert main(["explore", "--design", "encoder+meter", "--environment", "D5"]) == 2
     assert "D5 cannot occur in design 'encoder+meter'" in capsys.readouterr().err
 
 

@@ -1,8 +1,8 @@
 """The committed answers of the encoder design and of the composed path
-(docs/results/designs/encoder.json, lru+encoder.json) and their witnesses: every witness
-replays on the spec and breaks its property, the end-to-end property is decided under every
-environment of the path, the D2+D7 engine death is committed, and `design --check` re-derives
-the encoder design's answers."""
+(docs/results/designs/encoder.json, lru+encoder.json) and their witnesses: every witness replays
+on the spec and breaks its property, the end-to-end property is decided under every environment
+of the path, the D2+D7 engine death is committed, and `explore --lattice --check` re-derives the
+encoder design's answers."""
 
 from __future__ import annotations
 
@@ -40,6 +40,6 @@ def test_the_path_decides_e2e_everywhere_and_commits_the_engine_death() -> None:
         death["#meta"]["paired-caches"]["reason"]
 
 
-def test_design_check_rederives_the_encoder_design(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--check", "--design", "encoder"]) == 0
+def test_the_lattice_check_rederives_the_encoder_design(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explore", "--lattice", "--check", "--design", "encoder"]) == 0
     assert "0 verdict(s) contradict" in capsys.readouterr().out

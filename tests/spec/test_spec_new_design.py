@@ -1,7 +1,7 @@
 """The recipe for a new design (docs/architecture.md, "A new design"), followed in full: a one-slot
 cache declared here as a `spec.designs.base.Design`, registered with `spec.designs.register`, is
-judged by every design-generic checker (explore, simulate, prove, the lattice and the `design`
-command) with no edit to them, refuses the source it cannot have with its reason, and is
+judged by every design-generic checker (explore, simulate, prove, the lattice and `explore
+--design`) with no edit to them, refuses the source it cannot have with its reason, and is
 withdrawn at teardown.
 
 The design: P0 remembers which key P1's one slot holds and sends a key it remembers as a
@@ -221,11 +221,11 @@ def test_the_lattice_judges_it(registered: OneSlotDesign) -> None:
     assert data["answers"]["S3"]["D3"]["verdict"] == "breaks"
 
 
-def test_the_design_command_judges_it(registered: OneSlotDesign,
+def test_the_explore_command_judges_it(registered: OneSlotDesign,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--design", "one-slot", "--environment", "D3"]) == 0
+    assert main(["explore", "--design", "one-slot", "--environment", "D3"]) == 0
     out = capsys.readouterr().out
     assert "S3 breaks in" in out and "Q1 holds" in out
-    assert main(["design", "--design", "one-slot", "--environment", "D5"]) == 2
+    assert main(["explore", "--design", "one-slot", "--environment", "D5"]) == 2
     assert "D5 cannot occur in design 'one-slot': one front end owns the one slot" in \
         capsys.readouterr().err

@@ -1,0 +1,224 @@
+"""One checker stack over the `Design` interface: no checker module specific to one design.
+
+A checker module (of `CHECKERS`: the explorer, the lattice, the Hypothesis machine, the
+lockstep conformance, the scenario suite, and the commands that serve them) is specific to a
+design where it reads that design's own spec, directly or through another module of
+`model_checks/`: the LRU design's (the modules of `spec/` outside `spec/designs/` and the
+drift catalogue, or `spec.designs.lru_design`), or another design's package under
+`spec/designs/`. The design-generic ones read only `spec.designs`' interface and registry,
+the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay per design
+(`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
+
+The LRU design still has its own stack beside the generic one: its modules, and the
+shared-memory design's own lockstep, are listed in `SPECIFIC`, a known list that only
+shrinks. The test fails on a module that is specific and not listed (a new design-specific
+checker) and on one listed that is no longer specific, or gone (take it off the list).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import spec.drift
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "model_checks"
+CHECKERS = ("designs", "explore", "simulate", "conform", "scenarios", "explore_command.py",
+            "conform_command.py")
+"""The checker packages and command modules, under model_checks/."""
+
+GENERIC = frozenset({"spec.designs", "spec.designs.base", "spec.designs.registry",
+                     "spec.designs.compose", "spec.drift", "spec.values"})
+"""The spec modules every design shares: the interface, the registry, composition, the drift
+catalogue."""
+DESIGNS_PACKAGE = {"shm": "shm", "encoder": "encoder", "paths": "lru+encoder",
+                   "lru_design": "lru"}
+"""`spec.designs.X` -> the design it declares."""
+BUILT_IN = {"LRU": "lru", "SHM": "shm", "ENCODER": "encoder",
+            "PROCESSOR_THEN_ENCODER": "lru+encoder"}
+"""A design value imported by name from `spec.designs`."""
+
+SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
+                "spec.transitions": frozenset({"InvalidAction"})}
+"""The spec's words every design uses (its designs import them too): a content, a refused
+configuration, an action not enabled."""
+
+PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
+                        "designs/encoder_proofs.py", "designs/path_witnesses.py",
+                        "designs/evidence.py"})
+"""Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
+encoded for Z3, or its answers derived from another design's) and its explicit witnesses,
+declared per design in `designs/evidence.py`, the one table the generic lattice reads."""
+
+SPECIFIC: dict[str, frozenset[str]] = {
+    "lru": frozenset({
+        "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
+        "conform/cases.py", "conform/codec.py", "conform/command.py",
+        "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
+        "conform/judged.py", "conform/lockstep/__init__.py", "conform/lockstep/choices.py",
+        "conform/lockstep/disagreement.py", "conform/lockstep/driver.py",
+        "conform/lockstep/implementation.py", "conform/lockstep/monitors.py",
+        "conform/lockstep/observer.py", "conform/lockstep/properties.py",
+        "conform/lockstep/runs.py", "conform/lockstep/views.py", "conform/machine.py",
+        "conform/notation.py", "conform/reference_adapter.py", "conform/reference_items.py",
+        "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
+        "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
+        "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
+        "designs/command.py", "designs/conform.py", "designs/emit.py", "designs/results.py",
+        "designs/witness_files.py", "explore/agreement.py", "explore/canonical.py",
+        "explore/cell_jobs.py", "explore/command.py", "explore/distributed.py",
+        "explore/every_instance.py", "explore/evidence.py", "explore/fingerprint.py",
+        "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/graph.py",
+        "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
+        "explore/lattice.py", "explore/lattice_command.py", "explore/lattice_instance.py",
+        "explore/lattice_profiles.py", "explore/lattice_report.py", "explore/liveness.py",
+        "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
+        "explore/partition.py", "explore/partitioned.py", "explore/product.py",
+        "explore/reduction/__init__.py", "explore/reduction/judging.py",
+        "explore/reduction/rules.py", "explore/reduction/stubborn.py",
+        "explore/search_core.py", "explore/state_checks.py", "explore/symmetry.py",
+        "explore/wire.py", "explore_command.py", "scenarios/__init__.py",
+        "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
+        "simulate/command.py", "simulate/machine.py", "simulate/run.py",
+        "simulate/witnesses.py"}),
+    "shm": frozenset({"conform_command.py", "designs/conform.py", "designs/shm_lockstep.py",
+                      "designs/shm_views.py"}),
+}
+"""The checker modules still specific to one design, by design: a known list that only
+shrinks. The LRU design's own stack (its explorer and lattice, Hypothesis machine, lockstep
+conformance, scenario suite) and what reaches it: the commands that choose between the
+stacks, and the design-generic witness files, which write through the one trace format
+(`kernel/itf.py` tags the LRU's entries and ghosts); the shared-memory design's own lockstep
+(`conform --design shm`)."""
+
+
+def _name(path: Path) -> str:
+    return str(path.relative_to(PACKAGE)) if path.is_relative_to(PACKAGE) else str(path)
+
+
+def _module_path(name: str) -> Path | None:
+    """The file of `model_checks.X.Y` (a module or a package's `__init__`), if any."""
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.exists():
+            return path
+    return None
+
+
+def spec_owners(module: str, names: tuple[str, ...]) -> set[str]:
+    """The designs whose own spec `from module import names` reads (empty: generic)."""
+    head = module.removeprefix("spec.designs.").partition(".")[0]
+    if module.startswith("spec.designs.") and head in DESIGNS_PACKAGE:
+        return {DESIGNS_PACKAGE[head]}
+    if module == "spec.designs":
+        return {BUILT_IN[n] for n in names if n in BUILT_IN}
+    if module in GENERIC or not (module == "spec" or module.startswith("spec.")):
+        return set()
+    if module in SHARED_NAMES and names and set(names) <= SHARED_NAMES[module]:
+        return set()
+    if module == "spec":  # the package re-exports the drift catalogue and the LRU design
+        return {"lru"} if any(n not in dir(spec.drift) for n in names) else set()
+    return {"lru"}
+
+
+def imports(source: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Every absolute import of `source` (module, names), inside functions too."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, tuple(a.name for a in node.names)))
+            if node.module.startswith("model_checks"):  # a name may be a module
+                found += [(f"{node.module}.{a.name}", ()) for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, ()) for a in node.names]
+    return found
+
+
+@cache
+def _direct(path: Path) -> tuple[frozenset[str], tuple[Path, ...]]:
+    """The designs the module at `path` reads the spec of itself, and the modules of
+    `model_checks/` it imports."""
+    designs: set[str] = set()
+    reached: list[Path] = []
+    for module, names in imports(path.read_text()):
+        if module.startswith("model_checks."):
+            target = _module_path(module)
+            if target is not None and target != path and _name(target) not in PER_DESIGN:
+                reached.append(target)
+        else:
+            designs |= spec_owners(module, names)
+    return frozenset(designs), tuple(reached)
+
+
+def owners(path: Path) -> frozenset[str]:
+    """The designs whose own spec the module at `path` reads, directly or through the
+    modules of `model_checks/` it imports."""
+    found: set[str] = set()
+    seen, stack = {path}, [path]
+    while stack:
+        designs, reached = _direct(stack.pop())
+        found |= designs
+        for target in reached:
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return frozenset(found)
+
+
+def checker_modules() -> list[str]:
+    paths = [p for c in CHECKERS for p in ([PACKAGE / c] if c.endswith(".py")
+                                           else sorted((PACKAGE / c).rglob("*.py")))]
+    return [str(p.relative_to(PACKAGE)) for p in paths]
+
+
+def specific() -> dict[str, set[str]]:
+    """Design -> the checker modules specific to it (`PER_DESIGN` aside)."""
+    found: dict[str, set[str]] = {}
+    for name in checker_modules():
+        if name in PER_DESIGN:
+            continue
+        for design in owners(PACKAGE / name):
+            found.setdefault(design, set()).add(name)
+    return found
+
+
+def test_no_checker_module_is_specific_to_a_design_but_the_known_ones() -> None:
+    found = specific()
+    new = {d: sorted(set(m) - SPECIFIC.get(d, frozenset())) for d, m in found.items()}
+    gone = {d: sorted(m - set(found.get(d, ()))) for d, m in SPECIFIC.items()}
+    assert not any(new.values()), (
+        f"checker modules specific to one design: {new}; a checker reads the `Design` "
+        "interface (spec/designs/base.py), a design's Z3 encoding or evidence goes in "
+        "PER_DESIGN")
+    assert not any(gone.values()), f"no longer specific (take them off SPECIFIC): {gone}"
+
+
+def test_the_design_generic_explorer_and_lattice_read_only_the_interface() -> None:
+    found = specific()
+    for name in ("designs/explore.py", "designs/lattice.py"):
+        assert not any(name in modules for modules in found.values()), name
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("from spec.state import State", {"lru"}),
+    ("from spec import step", {"lru"}),
+    ("import spec.machine", {"lru"}),
+    ("def f():\n    from spec.designs.shm.state import Handle", {"shm"}),
+    ("from spec.designs import SHM", {"shm"}),
+    ("from spec.designs.paths import PROCESSOR_THEN_ENCODER", {"lru+encoder"}),
+    ("from spec.config import Content, Config", {"lru"}),
+    ("from spec import Environment", set()),
+    ("from spec.designs.base import Design", set()),
+    ("from spec.config import Content, InvalidConfiguration", set()),
+    ("from spec.transitions import InvalidAction", set()),
+])
+def test_the_check_sees_a_design_specific_import(source: str, expected: set[str]) -> None:
+    """Planted: each import, in a module of its own, read as the check reads a module."""
+    found: set[str] = set()
+    for module, names in imports(source):
+        found |= spec_owners(module, names)
+    assert found == expected, source

@@ -1,0 +1,115 @@
+"""One command per job, for every design (`--design`, default lru): `explore` searches an
+environment's instance, `explore --lattice` every environment of the design's sources,
+`explore --lattice --check` re-derives the committed answers and fails where a search
+contradicts them (a planted wrong answer shows it can), `conform` reaches each design's
+lockstep or says in one line that it has none. The former `design` command is refused in one
+line naming the new spelling; an option of one design's explorer given to another's, a source
+the design has not and an unknown one are usage errors."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from model_checks.cli import main
+from model_checks.designs import command
+from model_checks.kernel import result_files
+from spec.designs import designs
+
+COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
+NAMES = [d.name for d in designs()]
+
+
+def test_explore_prints_each_verdict_and_a_replayable_witness(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["explore", "--design", "shm", "--environment", "D2"]) == 0
+    out = capsys.readouterr().out
+    assert "U1 breaks in 2 steps" in out and "S1 holds" in out
+    assert '1. {"action": "Submit"' in out and '2. {"action": "Reject", "index": 0}' in out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_design_is_explored(name: str, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explore", "--design", name, "--max-states", "200", "--json",
+            str(tmp_path / "r.json"), "--out", str(tmp_path / "out")]
+    if name == "lru":  # the LRU design's own explorer, over the matrix's cells
+        argv += ["--variant", "V0", "--environment", "none"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert ("V0" in out) if name == "lru" else out.startswith(f"{name} ")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_design_has_its_lattice(name: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explore", "--lattice", "--design", name, "--max-states", "50", "--json",
+            str(tmp_path / "lattice.json"), "--out", str(tmp_path / "out")]
+    if name == "lru":
+        argv += ["--variant", "V0", "--sources", "D2", "--max-size", "1"]
+    assert main(argv) == 0
+    assert (tmp_path / "lattice.json").exists()
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_conform_reaches_every_design(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """lru and shm have a lockstep (which goes on to load the adapter); the others say so."""
+    assert main(["conform", "--design", name, "--adapter", "no.such:factory"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    reached = "cannot import 'no.such'" in err
+    assert reached == (name in ("lru", "shm")), err
+    assert reached or f"--design {name}: conform has no lockstep for it" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["design", "--design", "shm"], ["design", "--checker", "lattice", "--design", "encoder"],
+    ["design", "--check"],
+])
+def test_the_former_design_command_is_refused_in_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "explore --design NAME" in err, err
+    assert "explore --lattice --check" in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--design", "shm", "--environment", "D9"],
+     "D9 cannot occur in design 'shm': both sides read one object in one store"),
+    (["--design", "shm", "--environment", "D12"], "got 'D12', expected ids among"),
+    (["--environment", "C1"], "got 'C1', expected ids among D1-D11, D5-router"),
+    (["--design", "shm", "--por"], "--design shm: the LRU design's options only: --por"),
+    (["--rung", "1"], "--design lru: another design's options only: --rung"),
+    (["--design", "shm", "--variant", "V2"], "--variant: got 'V2'; design shm's variants"),
+    (["--check"], "write explore --lattice --check"),
+    (["--lattice", "--check", "--design", "lru"], "design lru has no committed answers"),
+    (["--design", "nothing"], "no design 'nothing'"),
+])
+def test_a_bad_option_for_the_design_is_a_usage_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["explore", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_check_passes_on_the_committed_answers_and_fails_on_a_planted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    shutil.copy(COMMITTED / "shm.json.gz", tmp_path / "shm.json.gz")
+    monkeypatch.setattr(command, "RESULTS", tmp_path)
+    assert main(["explore", "--lattice", "--check", "--design", "shm"]) == 0
+    assert "0 verdict(s) contradict" in capsys.readouterr().out
+    planted = result_files.read(tmp_path / "shm.json.gz")
+    planted["answers"]["U1"]["D2"] = {"verdict": "holds", "basis": "planted",
+                                      "breaking_set": [], "steps": 0}
+    result_files.write(tmp_path / "shm.json.gz", planted)
+    assert main(["explore", "--lattice", "--check", "--design", "shm"]) == 1
+    assert "! shm D2 U1: this search says breaks, the committed answer holds" in \
+        capsys.readouterr().out
