@@ -55,8 +55,6 @@ from spec.transitions.client import request_fits_unless_d8
 PICK = st.integers(min_value=0, max_value=7)
 """Which enabled action of a type to take, modulo how many there are."""
 
-HALTED = "halted"
-
 
 class PropertyViolated(AssertionError):
     """A checked property broke; carries the trace (the fair tail included, at teardown)."""
