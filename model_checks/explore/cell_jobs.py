@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model_checks.executor import Job, sweep, values
+from model_checks.executor import Task, sweep, values
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judge import Judgement, Status, judge_all
@@ -217,6 +217,6 @@ def _write(job: CellJob, judgement: Judgement) -> Path:
 
 def run_jobs(jobs: Sequence[CellJob], processes: int, dask: str | None = None) -> list[CellOutcome]:
     """`explore_cell` over `jobs` through the shared executor (local processes, or the Dask
-    scheduler at `dask`), results in submission order; a failed job raises `JobFailed`."""
-    labelled = [Job(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
+    scheduler at `dask`), results in submission order; a failed task raises `TaskFailed`."""
+    labelled = [Task(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
     return values(sweep(labelled, dask=dask, processes=processes))

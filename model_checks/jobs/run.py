@@ -33,7 +33,7 @@ WIDTH = 100
 """The main job's default output stays within this many columns."""
 
 SWEEPS = frozenset({"simulate", "prove", "explore", "mutants"})
-"""Commands whose jobs go through the executor and that take `--dask ADDRESS` (the main and
+"""Commands whose tasks go through the executor and that take `--dask ADDRESS` (the main and
 nightly jobs pass it on to them). A new sweep joins here when it takes the flag
 (`executor.add_dask_argument`, `executor.sweep(jobs, dask=args.dask)`)."""
 

@@ -7,7 +7,7 @@ the verdict records it wrote (`model_checks.kernel.verdict_records.VerdictRecord
 figures the checker reports besides. Three rules are stated here once:
 
 - an environment is spelled by `spec.Environment.text` (`D1+D7`, `none`, `D5-router`);
-- `cell_label`: the one spelling of a cell, in job names, trace file names and progress
+- `cell_label`: the one spelling of a cell, in task labels, trace file names and progress
   lines (`V1_D1+D7`, `V1_none`, `V1_D5-router`; with a property, `V1_D1+D7_S1`), read back by
   `parse_cell`; an older spelling (`V1_D1_D7`, `V1-D1+D7-S1`, `V1_ROUTER`) is an error that
   names it (`older_cell`); `cell_identifier` is the same made a Python identifier, only where
@@ -32,7 +32,7 @@ from spec import ROUTER, VARIANT_NAMES, BadEnvironment, Environment, property_id
 def cell_label(variant: str, environment: Iterable[str], prop: str | None = None) -> str:
     """The one spelling of a cell: the variant and `Environment.text`, joined by `_`
     (`V2_D2+D7`, `V1_none`, `V1_D5-router`), then `_` and the property where one is named
-    (`V2_D2+D7_S1`). Job names, trace files and progress lines print it; `parse_cell` reads
+    (`V2_D2+D7_S1`). Task names, trace files and progress lines print it; `parse_cell` reads
     it back."""
     label = f"{variant}_{Environment.of(environment).text}"
     return label if prop is None else f"{label}_{prop}"
@@ -82,7 +82,7 @@ def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
 
 def older_cell(text: str) -> str | None:
     """`cell_label`'s spelling of `text` where it is an older spelling of a cell, else None:
-    environments joined by `_` (`V2_D2_D7`, as job labels and class names once wrote them),
+    environments joined by `_` (`V2_D2_D7`, as task labels and class names once wrote them),
     `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`), and `D5_router` or
     `ROUTER` for `D5-router`; any case."""
     words = re.sub(r"d5[-_]router|(?<![a-z])router(?![a-z])", "ROUTER", text.strip(),
