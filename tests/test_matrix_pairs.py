@@ -24,6 +24,7 @@ from model_checks.kernel.cell_sets import (
     CELL_SETS,
     add_cells_argument,
     cells_named,
+    expected_cell,
 )
 from model_checks.kernel.instance import config_for, instance_contains
 from model_checks.kernel.matrix import (
@@ -32,7 +33,6 @@ from model_checks.kernel.matrix import (
     PROPERTIES,
     ROUTER_ENVIRONMENTS,
     WIDER_PROPERTIES,
-    Cell,
     Expectation,
 )
 from model_checks.kernel.pair_cells import PAIR_ENVIRONMENTS, PAIR_EXPECTED, union
@@ -41,15 +41,6 @@ from model_checks.kernel.pair_witnesses import WITNESSES
 from model_checks.kernel.trace_file import actions_of, config_of
 from model_checks.kernel.verdict_records import Verdict
 from spec import DRIFT_IDS, VARIANTS, by_id, environment, run, variant_named
-
-
-def expected_cell(variant: str, env: tuple[str, ...]) -> Cell:
-    """The cell for a variant and environment (drift ids in numeric order), pairs included."""
-    for cell in ALL_EXPECTED:
-        if cell.variant == variant and cell.environment == env:
-            return cell
-    raise KeyError(f"no expected cell for {variant} under {'+'.join(env) or 'no drift'}")
-
 
 VARIANT_NAMES = [v.name for v in VARIANTS]
 
@@ -245,6 +236,9 @@ def test_the_nightly_fails_on_a_contradiction(
     monkeypatch.setattr(job_run, "contradiction_count", lambda records: (1, 1))
     assert cli.main(["nightly", "--json", str(tmp_path / "records.json")]) == 1
     capsys.readouterr()
+
+
+
 
 
 @pytest.mark.parametrize("cell", sorted(WITNESSES), ids=lambda c: f"{'+'.join(c[0])}-{c[1]}")

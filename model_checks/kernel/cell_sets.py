@@ -1,7 +1,7 @@
 """The selections of the expected matrix a sweep takes, and the `--cells` option naming them.
 
 `ALL_EXPECTED` is the whole matrix (the main cells, `matrix.EXPECTED`, then the pair cells,
-`pair_cells.PAIR_EXPECTED`).
+`pair_cells.PAIR_EXPECTED`); `expected_cell` finds one cell of it.
 """
 
 from __future__ import annotations
@@ -40,3 +40,9 @@ def cells_named(name: str) -> tuple[Cell, ...]:
                        f"{', '.join(sorted(CELL_SETS))}") from None
 
 
+def expected_cell(variant: str, env: tuple[str, ...]) -> Cell:
+    """The cell for a variant and environment (drift ids in numeric order), pairs included."""
+    for cell in ALL_EXPECTED:
+        if cell.variant == variant and cell.environment == env:
+            return cell
+    raise KeyError(f"no expected cell for {variant} under {'+'.join(env) or 'no drift'}")

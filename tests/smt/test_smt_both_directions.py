@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from model_checks.smt.decode.crosscheck import StepChecker, both_directions, random_walk
+from model_checks.smt.decode.crosscheck import StepChecker, both_directions
 from model_checks.smt.encode.symbols import Encoding
 from spec import V0, V1, V2, V3, V4, Variant, enabled, environment, initial
-from tests.smt.test_smt_crosscheck import _config
+from tests.smt.test_smt_crosscheck import _config, random_walk
 
 
 @pytest.mark.parametrize(("variant", "drift", "steps"), [

@@ -15,7 +15,6 @@ import pytest
 from model_checks.explore.evidence import gather
 from model_checks.kernel.verdict_records import Verdict
 from model_checks.scenarios import SCENARIOS
-from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
@@ -61,7 +60,7 @@ from spec.fairness import fair_choice, pending
 from spec.observations import miss_taken, sent_message
 from spec.transitions import Retry, Submit
 from tests.smt.parametric_witness_liveness import WITNESSES
-from tests.smt.test_smt_crosscheck import _config
+from tests.smt.test_smt_crosscheck import _config, random_walk
 
 
 def owed_held(trace: Trace) -> int | None:

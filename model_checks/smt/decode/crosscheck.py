@@ -287,13 +287,6 @@ class StepChecker:
             solver.pop()
 
 
-def check_step(
-    enc: Encoding, config: Config, before: State, action: Action, after: State
-) -> str | None:
-    """None when the SMT relation takes exactly the spec's step; otherwise what differs."""
-    return StepChecker(enc, config).check(before, action, after)
-
-
 def _diff(solver: z3.Solver, n: SymState) -> str:
     model = solver.model()
     shown = [f"{k}={model.eval(v, model_completion=True)}" for k, v in n.items()
@@ -334,31 +327,7 @@ def first_disagreement(enc: Encoding, trace: Trace) -> str | None:
     return None
 
 
-__all__ = ["NotEncodable", "both_directions", "check_step", "enabled_disagreement",
+__all__ = ["NotEncodable", "both_directions", "enabled_disagreement",
            "first_disagreement", "matches"]
 
 
-
-
-def random_walk(config: Config, steps: int, seed: int) -> Trace:
-    """A spec trace of up to `steps` uniformly chosen enabled actions (stops at a fault)."""
-    import random
-
-    from spec import enabled
-    from spec.trace import Step
-
-    rng = random.Random(seed)
-    trace = Trace(config, _initial(config))
-    for _ in range(steps):
-        choices = enabled(config, trace.final)
-        if not choices:
-            break
-        trace = trace.extended(rng.choice(choices))
-    del Step
-    return trace
-
-
-def _initial(config: Config) -> State:
-    from spec import initial
-
-    return initial(config)
