@@ -21,7 +21,7 @@ from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cu
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
 from model_checks.kernel.cells import cell_label
-from model_checks.kernel.instance import instance_for
+from model_checks.kernel.instance import config_for
 from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
 from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant
@@ -57,15 +57,15 @@ class CellJob:
     partial-order reduction)."""
 
     def config(self, shape: Shape) -> Config:
-        """The instance of one shape: the matrix's (`instance.instance_for`) cut down
+        """The instance of one shape: the matrix's (`instance.config_for`) cut down
         (`explore_cut`) to the shape's bounds and the job's (`identities` the matrix's first
         ones, each at the matrix's sizes), with the job's retries; with `family`, that
         family's instance."""
         if self.family is not None:
-            return instance_for(self.variant, self.environment, family=self.family)
+            return config_for(self.variant, self.environment, family=self.family)
         cut = explore_cut(self.environment, shape, identities=self.identities,
                           max_in_flight=self.unfinished, retries=self.retries)
-        return instance_for(self.variant, self.environment, cut=cut)
+        return config_for(self.variant, self.environment, cut=cut)
 
 
 @dataclass(frozen=True)
