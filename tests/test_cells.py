@@ -10,13 +10,11 @@ import pytest
 
 from model_checks.kernel.cells import (
     Agreement,
-    BadCell,
     agreement,
     cell_identifier,
     cell_label,
     cell_matches,
     older_cell,
-    parse_cell,
 )
 from model_checks.kernel.environment_arg import MATRIX_SOURCES
 from model_checks.kernel.matrix import Expectation
@@ -28,11 +26,43 @@ from model_checks.kernel.verdict_records import (
     Checker,
     Verdict,
 )
+from spec import VARIANT_NAMES, property_ids
 from spec.drift import ROUTER, BadEnvironment, Environment
+
+
+class BadCell(ValueError):
+    """A malformed cell spelling; the message is one line naming the expected form."""
+
+
+_FORM = "<variant>_<environment>[_<property>], e.g. V2_D2+D7, V1_none or V1_D5-router_H1"
+
+
+def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
+    """(variant, environment, property or None) of a cell spelled `cell_label`'s way, in any
+    case and with the environment's ids in any order. Raises `BadCell` otherwise, naming the
+    one spelling where `text` is an older one (`older_cell`)."""
+    parts = text.strip().split("_")
+    variants = {v.upper(): v for v in VARIANT_NAMES}
+    reason = f"variants {', '.join(VARIANT_NAMES)}"
+    if len(parts) in (2, 3) and parts[0].upper() in variants:
+        prop = {p.upper(): p for p in property_ids()}.get(parts[-1].upper())
+        try:
+            drift = Environment.parse(parts[1], MATRIX_SOURCES).sources
+        except BadEnvironment as error:
+            reason = str(error)
+        else:
+            if len(parts) == 2 or prop is not None:
+                return variants[parts[0].upper()], drift, prop
+            reason = f"{parts[2]!r} is no property"
+    current = older_cell(text)
+    if current is not None:
+        raise BadCell(f"cell: got {text!r}, an older spelling: write {current}")
+    raise BadCell(f"cell: got {text!r}, expected {_FORM} ({reason})")
+
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("cell_label", "cell_identifier", "identifier", "env_text",
-          "agreement", "parse_cell", "older_cell", "cell_matches")
+          "agreement", "older_cell", "cell_matches")
 
 
 def test_a_cell_is_labelled_one_way() -> None:

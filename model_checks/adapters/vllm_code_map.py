@@ -222,6 +222,3 @@ def unpinned(root: Path | None = None, pins: dict[str, str] | None = None) -> di
     return {key: value for key, value in now.items() if value != pins[key]}
 
 
-def undeclared() -> set[str]:
-    """Functions a row names that `PINS` does not pin."""
-    return {key for rows in TABLES.values() for row in rows for key in row.functions} - set(PINS)

@@ -1,6 +1,6 @@
-"""An answer as a page shows it, and back: the one wording of a table cell, the page-wide
-legend of the instances cells name, and `answer_in_cell`, with which the tests read every
-generated page back and compare it with the store.
+"""An answer as a page shows it: the one wording of a table cell and the page-wide legend of
+the instances cells name (the tests read every generated page back and compare it with the
+store).
 
 Cell words: `breaks: [counterexample, N steps](link)`; `holds, every instance`;
 `holds, all depths (instance K)`; `holds, bounded (instance K)`;
@@ -9,14 +9,14 @@ Cell words: `breaks: [counterexample, N steps](link)`; `holds, every instance`;
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from model_checks.answers.model import Answer, Reach, Verdict, Witness
 
-_HOLD_WORDS = {Reach.EVERY_INSTANCE: "holds, every instance",
+HOLD_WORDS = {Reach.EVERY_INSTANCE: "holds, every instance",
                Reach.INSTANCE: "holds, all depths", Reach.BOUNDED: "holds, bounded",
                Reach.SAMPLED: "no violation sampled"}
+"""The words of a hold, per reach, as a cell shows it."""
 
 
 @dataclass
@@ -58,35 +58,7 @@ def cell(answer: Answer, legend: Legend, prefix: str = "") -> str:
         return "vacuous, every instance"
     if answer.reach is None:
         return "undecided"
-    words = _HOLD_WORDS[answer.reach]
+    words = HOLD_WORDS[answer.reach]
     if answer.reach is Reach.EVERY_INSTANCE:
         return words
     return f"{words} ({legend.name(answer.instance)})"
-
-
-_CELL = re.compile(r"^(?:breaks: (?:\[)?counterexample, (?P<steps>\d+) steps|"
-                   r"(?P<hold>holds, every instance|holds, all depths|holds, bounded|"
-                   r"no violation sampled|vacuous, every instance|undecided))")
-
-
-def answer_in_cell(text: str) -> tuple[Verdict, Reach | None, int | None] | None:
-    """(verdict, reach, witness steps) a cell shows, or None for a cell that shows no
-    answer."""
-    found = _CELL.match(text.strip())
-    if found is None:
-        return None
-    if found["steps"] is not None:
-        return Verdict.BREAKS, None, int(found["steps"])
-    hold = found["hold"]
-    if hold == "undecided":
-        return Verdict.UNDECIDED, None, None
-    if hold.startswith("vacuous"):
-        return Verdict.VACUOUS, Reach.EVERY_INSTANCE, None
-    reach = next(r for r, w in _HOLD_WORDS.items() if w == hold)
-    return Verdict.HOLDS, reach, None
-
-
-def shown(answer: Answer) -> tuple[Verdict, Reach | None, int | None]:
-    """What `answer_in_cell` reads back from `cell(answer)`."""
-    steps = answer.witness.steps if answer.witness is not None else None
-    return answer.verdict, answer.reach, steps

@@ -63,12 +63,10 @@ class Shrinking:
     examples: int = 0
     failed_at: int | None = None
     best: Disagreement | None = None
-    spent: bool = False
 
     def start_example(self) -> None:
         self.examples += 1
         if self.failed_at is not None and self.examples > self.failed_at + self.budget:
-            self.spent = True
             raise _ShrinkBudgetSpent
 
     def failed(self, found: Disagreement) -> None:

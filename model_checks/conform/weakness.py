@@ -59,11 +59,6 @@ def vacuous(variant: str, prop: str) -> str:
     return answers().of(variant, prop).vacuous
 
 
-def _minimal(sets: Iterable[SourceIds]) -> tuple[SourceIds, ...]:
-    unique = sorted(set(sets), key=lambda e: (len(e), [int(d[1:]) for d in e]))
-    return tuple(e for e in unique if not any(set(o) < set(e) for o in unique))
-
-
 def _hitting_set(sets: Sequence[SourceIds]) -> SourceIds:
     """The smallest set of drift sources meeting every set (first in numeric order)."""
     sources = _order(d for s in sets for d in s)

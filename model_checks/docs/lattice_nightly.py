@@ -204,11 +204,3 @@ def long_run_section(entries: list[dict[str, Any]] | None, outcomes: list[dict[s
     return lines
 
 
-def long_run_sections(root: Path) -> list[str]:
-    """Every committed long run's section, in `LONG_RUNS` order."""
-    lines = []
-    for run in LONG_RUNS:
-        entries = load_long_run(root, run)
-        kept = load_kept(root, run) if entries is not None else []
-        lines += long_run_section(entries, kept, run)
-    return lines

@@ -22,7 +22,7 @@ from pathlib import Path
 from model_checks.answers import AnswerStore
 from model_checks.answers.render import Legend
 from model_checks.answers.render import cell as answer_cell
-from model_checks.answers.summary import LEGEND, contradicts, order, summary
+from model_checks.answers.summary import LEGEND, contradicts, summary
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
 from model_checks.docs.pages import NOTATION_LINK, step_table
@@ -78,12 +78,6 @@ class Results:
         self, cell: Key, checkers: tuple[str, ...] = TRACE_CHECKERS
     ) -> list[VerdictRecord]:
         return [r for r in self.by_cell.get(cell, []) if r.checker in checkers]
-
-    def strongest(self, cell: Key) -> VerdictRecord | None:
-        """The most decisive Hypothesis, Z3 or explorer record of a cell (the main job's
-        summary rule, `summary.order`)."""
-        found = self.checked(cell)
-        return min(found, key=lambda r: (order(r), r.checker)) if found else None
 
     def page(self, cell: Key) -> str | None:
         """The counterexample page of a cell (relative to docs/), if the snapshot has one."""

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,6 +40,7 @@ from model_checks.doctor.answer import (
     instance_text,
     judged_properties,
 )
+from model_checks.doctor.design_answer import wrap
 from model_checks.doctor.facts import (
     NO_CACHE,
     SOURCES,
@@ -56,7 +56,6 @@ from model_checks.kernel.exits import EXIT_OK, UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, Drift
 from spec.drift import Environment
 
-WIDTH = 100
 EXIT_AT_RISK = 4
 """A ``--require``d property is at risk in the deployment."""
 EXIT_NOT_MODELLED = 5
@@ -190,19 +189,13 @@ def _version(requested: str | None) -> tuple[str, str]:
     return newest, f"vLLM is not installed here; answering for {newest}"
 
 
-def _wrap(text: str, indent: str = "  ") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "    ", break_on_hyphens=False,
-                         break_long_words=False)  # a path stays whole, to copy
-
-
 def _sources(deployment: Deployment) -> list[str]:
-    lines = _wrap("drift sources in this deployment (on: a fact switches it on; assumed: no "
+    lines = wrap("drift sources in this deployment (on: a fact switches it on; assumed: no "
                   "fact rules it out, so it stays in; off):", "")
     found = statuses(deployment)
     for drift, source in SOURCES.items():
         ref = f"; {source.reference}" if source.reference else ""
-        lines += _wrap(f"{drift} {Drift(drift).title}: {found[drift].value} "
+        lines += wrap(f"{drift} {Drift(drift).title}: {found[drift].value} "
                        f"({source.arises}{ref})")
     return lines
 
@@ -210,17 +203,17 @@ def _sources(deployment: Deployment) -> list[str]:
 def _answer_lines(result: Answer) -> list[str]:
     head = f"{result.property_id} {result.title}: "
     if not result.breaks:
-        return _wrap(head + "no breaking environment known inside this deployment: "
+        return wrap(head + "no breaking environment known inside this deployment: "
                      + result.bound)
     named = ", ".join(Environment.of(e).text for e in result.breaks_under)
     trace = f"; shortest trace {result.trace}" if result.trace else ""
-    return _wrap(head + f"BREAKS under {named}{trace}; {result.removal}")
+    return wrap(head + f"BREAKS under {named}{trace}; {result.removal}")
 
 
 def _unpaired(deployment: Deployment, version: str) -> list[str]:
     if deployment.pairing() == "none":
         why = "--mm-processor-cache-gb is 0: no processor cache"
-        return [*_wrap(f"no paired cache here: {why}; no drift source of the pairing "
+        return [*wrap(f"no paired cache here: {why}; no drift source of the pairing "
                        "applies", ""), *encoder_answer.lines(deployment)]
     else:  # "processor_only"
         why = (f"{deployment.api_servers} API server(s), data parallel "
@@ -228,7 +221,7 @@ def _unpaired(deployment: Deployment, version: str) -> list[str]:
                f": vLLM {version} uses MultiModalProcessorOnlyCache there (each front end "
                f"keeps its own tensors, nothing is paired with the engine: D5 is avoided, "
                f"the IPC saving is lost; {SOURCES['D5'].reference})")
-    return _wrap(f"no paired cache here: {why}; no drift source of the pairing applies",
+    return wrap(f"no paired cache here: {why}; no drift source of the pairing applies",
                  "")
 
 
@@ -243,7 +236,7 @@ def _header(deployment: Deployment, version: str, chosen: str) -> list[str]:
             "(model_checks/adapters/vllm_release.py)")
     if deployment.pairing() not in vllm_release.CACHE_TYPES:
         said = ": no paired cache of that type is built here (below)"
-    return _wrap(f"doctor: vLLM {version} ({chosen}) with {vllm_release.CACHE_OPTION} "
+    return wrap(f"doctor: vLLM {version} ({chosen}) with {vllm_release.CACHE_OPTION} "
                  f"{cache_type}{said}", "")
 
 
@@ -253,13 +246,13 @@ def _not_modelled(deployment: Deployment, version: str) -> list[str]:
     lru = vllm_release.CACHE_TYPES[0]
     name, classes = vllm_release.DESIGNS[cache_type]
     return [
-        *_wrap(f"not modelled: this deployment uses {name} ({classes}), which the project "
+        *wrap(f"not modelled: this deployment uses {name} ({classes}), which the project "
                f"does not model yet; none of the project's answers, which are for "
                f"{vllm_release.DESIGNS[lru][0]} ({VARIANT_NAMES[0]}-{VARIANT_NAMES[-1]}, drift "
                f"sources {DRIFT_IDS[0]}-{DRIFT_IDS[-1]}), apply to it, so none is given", ""),
-        *_wrap(f"what is known of it (vLLM {version}'s source): "
+        *wrap(f"what is known of it (vLLM {version}'s source): "
                f"{vllm_release.KNOWN.get(cache_type, 'its classes only')}", ""),
-        *_wrap(f"for the project's answers, run {vllm_release.CACHE_OPTION} {lru} (vLLM's "
+        *wrap(f"for the project's answers, run {vllm_release.CACHE_OPTION} {lru} (vLLM's "
                f"default), which vLLM {version} implements as "
                f"{vllm_release.implements(version, lru)} (exit {EXIT_NOT_MODELLED}: no answer "
                "for a design not modelled)", ""),
@@ -294,11 +287,11 @@ class Report:
         """The answer as lines of at most 100 columns: headlines first."""
         out = list(self.header)
         for finding in self.findings:
-            out += _wrap(finding.headline(), "")
+            out += wrap(finding.headline(), "")
         out += _actions(self.findings, self.replay)
         if required and self.modelled:
             risky = self.at_risk(required)
-            out += _wrap(f"required {','.join(required)}: " + (
+            out += wrap(f"required {','.join(required)}: " + (
                 f"{', '.join(risky)} AT RISK (exit {EXIT_AT_RISK})" if risky else
                 "none at risk (exit 0)"), "")
         return out + self.details
@@ -326,14 +319,14 @@ def _actions(findings: tuple[Finding, ...], replay: str) -> list[str]:
     patch = patch_line(findings)
     for remedy in [r for r in remedies if r != NO_CACHE] + [patch] * bool(patch) + [
             r for r in remedies if r == NO_CACHE]:
-        out += _wrap(remedy)
+        out += wrap(remedy)
     assumed = list(dict.fromkeys(r for f in risky for r in f.rule_out))
     if assumed:
-        out += _wrap("if your deployment rules a source out, say so: " + ", ".join(assumed)
+        out += wrap("if your deployment rules a source out, say so: " + ", ".join(assumed)
                      + " (a source no fact rules out is assumed)", "")
     witnesses = [f"{f.property_id}: {f.witness}" for f in risky if f.witness]
     if witnesses:
-        out += _wrap(f"witnesses ({replay}): " + "; ".join(witnesses), "")
+        out += wrap(f"witnesses ({replay}): " + "; ".join(witnesses), "")
     return out
 
 
@@ -378,16 +371,16 @@ def _answered(deployment: Deployment, variant: str, results: tuple[Answer, ...])
     """Drift sources, the lattice's answer for `variant` under them, removals, counters."""
     env = environment(deployment)
     lines = _sources(deployment)
-    lines += _wrap(f"the project's answer for {variant} under {Environment.of(env).text} "
+    lines += wrap(f"the project's answer for {variant} under {Environment.of(env).text} "
                    f"({LATTICE_PAGE}; from {instance_text(variant)}):", "")
     for result in results:
         lines += _answer_lines(result)
     lines.append("what removes each risk, in the model's terms:")
     for drift in env:
-        lines += _wrap(f"{drift}: {SOURCES[drift].removes}")
+        lines += wrap(f"{drift}: {SOURCES[drift].removes}")
     lines.append("counters to alert on:")
     for counter in COUNTERS:
-        lines += _wrap(counter)
+        lines += wrap(counter)
     return lines
 
 

@@ -83,20 +83,20 @@ def lines(deployment: Deployment, design: str, variant: str) -> list[str]:
     found = statuses(deployment)
     sources = deployment_environment(deployment)
     env = sources.text
-    out = _wrap(f"drift sources of the {data['title']} in this deployment (on: a fact switches "
+    out = wrap(f"drift sources of the {data['title']} in this deployment (on: a fact switches "
                 "it on; assumed: no fact rules it out; off):", "")
     for source in data["sources"]:
         fact = SHM_FACTS[source["id"]][1]
-        out += _wrap(f"{source['id']} {source['title']}: {found[source['id']].value} ({fact})")
-    out += _wrap(f"the project's answer for design {design} {variant} under {env} "
+        out += wrap(f"{source['id']} {source['title']}: {found[source['id']].value} ({fact})")
+    out += wrap(f"the project's answer for design {design} {variant} under {env} "
                  "(docs/drift-combinations.md, section \"Design `shm`\"):", "")
     for prop in data["properties"]:
         answer = data["answers"][prop["id"]][env]
-        out += _wrap(f"{prop['id']} {prop['title']}: " + _said(design, prop["id"], answer))
+        out += wrap(f"{prop['id']} {prop['title']}: " + _said(design, prop["id"], answer))
     out.append("what removes each risk:")
     for source in sources:
         if source in REMOVES:
-            out += _wrap(f"{source}: {REMOVES[source]}")
+            out += wrap(f"{source}: {REMOVES[source]}")
     return out
 
 
@@ -146,7 +146,8 @@ def _said(design: str, prop: str, answer: dict[str, Any]) -> str:
     return f"undecided here ({answer['basis']})"
 
 
-def _wrap(text: str, indent: str = "  ") -> list[str]:
+def wrap(text: str, indent: str = "  ") -> list[str]:
+    """`text` as the doctor's lines of at most `WIDTH` characters under `indent`."""
     return textwrap.wrap(text, WIDTH, initial_indent=indent,
                          subsequent_indent=indent + "    ", break_on_hyphens=False,
                          break_long_words=False)  # a path stays whole, to copy

@@ -6,7 +6,7 @@ import argparse
 
 from model_checks.executor.backends import Backend, backend_for
 
-DASK_HELP = ("send the jobs to the Dask scheduler at ADDRESS (e.g. tcp://127.0.0.1:8786) "
+DASK_HELP = ("send the tasks to the Dask scheduler at ADDRESS (e.g. tcp://127.0.0.1:8786) "
              "instead of local processes; needs the cluster extra, pip install "
              "'paired-caches[cluster]'")
 

@@ -1,9 +1,9 @@
-"""Where jobs run. A backend yields (submission index, result) as each job finishes, every
+"""Where tasks run. A backend yields (submission index, result) as each task finishes, every
 index exactly once; `executor.run` puts them back in submission order.
 
-`LocalProcesses(n)`: n processes of this machine (one: this process, no pool), the jobs of
-larger `Job.cost` started first. A pool whose
-worker process dies (killed, out of memory) is restarted with the unfinished jobs, at most
+`LocalProcesses(n)`: n processes of this machine (one: this process, no pool), the tasks of
+larger `Task.cost` started first. A pool whose
+worker process dies (killed, out of memory) is restarted with the unfinished tasks, at most
 `RESTARTS` times, like a cluster rescheduling a dead worker's tasks; after that they fail.
 """
 
@@ -14,16 +14,16 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from model_checks.executor.jobs import Done, Failed, Indexed, Job, call, preload, start_order
+from model_checks.executor.tasks import Done, Failed, Indexed, Task, call, preload, start_order
 
 
 class Backend(Protocol):
     @property
     def where(self) -> str:
-        """Where the jobs run, for progress lines: "2 local processes", a scheduler address."""
+        """Where the tasks run, for progress lines: "2 local processes", a scheduler address."""
         ...
 
-    def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]: ...
+    def results(self, tasks: Sequence[Task[Any]]) -> Iterator[Indexed]: ...
 
     def close(self) -> None: ...
 
@@ -44,30 +44,30 @@ class LocalProcesses:
     def close(self) -> None:
         """Nothing to release: each sweep's pool is closed when the sweep ends."""
 
-    def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]:
-        if self.processes == 1 or len(jobs) <= 1:
-            for index, job in enumerate(jobs):
-                yield index, call(job)
+    def results(self, tasks: Sequence[Task[Any]]) -> Iterator[Indexed]:
+        if self.processes == 1 or len(tasks) <= 1:
+            for index, task in enumerate(tasks):
+                yield index, call(task)
             return
         preload()  # here, so that every worker process of every pool inherits it
-        waiting = dict(enumerate(jobs))
+        waiting = dict(enumerate(tasks))
         for _ in range(self.RESTARTS + 1):
             yield from self._pool(waiting)
             if not waiting:
                 return
-        for index, job in sorted(waiting.items()):
-            yield index, Failed(job.label, f"a worker process died {self.RESTARTS + 1} times "
-                                "while this job was unfinished")
+        for index, task in sorted(waiting.items()):
+            yield index, Failed(task.label, f"a worker process died {self.RESTARTS + 1} times "
+                                "while this task was unfinished")
 
-    def _pool(self, waiting: dict[int, Job[Any]]) -> Iterator[Indexed]:
-        """Run `waiting` in one pool, removing each job as it finishes; returns early (jobs
+    def _pool(self, waiting: dict[int, Task[Any]]) -> Iterator[Indexed]:
+        """Run `waiting` in one pool, removing each task as it finishes; returns early (tasks
         left in `waiting`) if the pool breaks."""
         workers = min(self.processes, len(waiting))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             indices = list(waiting)
-            jobs = [waiting[index] for index in indices]
+            tasks = [waiting[index] for index in indices]
             futures: dict[Future[Done[Any] | Failed], int] = {
-                pool.submit(call, jobs[n]): indices[n] for n in start_order(jobs)
+                pool.submit(call, tasks[n]): indices[n] for n in start_order(tasks)
             }
             pending = set(futures)
             while pending:

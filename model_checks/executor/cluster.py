@@ -1,12 +1,12 @@
-"""The Dask backend: jobs go to a running `dask.distributed` scheduler (`dask scheduler`,
+"""The Dask backend: tasks go to a running `dask.distributed` scheduler (`dask scheduler`,
 `dask worker ADDRESS --nthreads 1`, started as users start them).
 
-Connecting checks, before any job is sent, that the scheduler answers, that a worker has
+Connecting checks, before any task is sent, that the scheduler answers, that a worker has
 joined it, and that every worker imports this checkout's sources (the same digest as here),
-so that the cluster's results are the local run's. Each job carries the digest too, for a
-worker that joins later. A worker that dies mid-sweep loses no job: the scheduler runs its
-jobs again elsewhere (jobs are pure, see `jobs`), at once, since the job's own process dies
-with it (`jobs.die_with_parent`); results are gathered in submission order.
+so that the cluster's results are the local run's. Each task carries the digest too, for a
+worker that joins later. A worker that dies mid-sweep loses no task: the scheduler runs its
+tasks again elsewhere (tasks are pure, see `tasks`), at once, since the task's own process dies
+with it (`tasks.die_with_parent`); results are gathered in submission order.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from typing import Any
 
 from model_checks.executor import waits
 from model_checks.executor.errors import ClusterError
-from model_checks.executor.jobs import Failed, Indexed, Job, call, one_line, start_order
 from model_checks.executor.sources import source_digest
+from model_checks.executor.tasks import Failed, Indexed, Task, call, one_line, start_order
 
 CONNECT_SECONDS = 10
 """How long to wait for the scheduler to answer and for a first worker to join it."""
 
 NO_WORKER_SECONDS = 60.0
-"""How long a sweep waits with jobs unfinished and no worker at all before it gives up (an
+"""How long a sweep waits with tasks unfinished and no worker at all before it gives up (an
 error, never a result: a hang guard)."""
 
 POLL_SECONDS = 1.0
@@ -76,14 +76,14 @@ class DaskCluster:
             raise ClusterError(f"Dask worker(s) {', '.join(other)} run other sources than "
                                "this checkout: restart them from it")
 
-    def results(self, jobs: Sequence[Job[Any]]) -> Iterator[Indexed]:
-        """Every job's result as it finishes. Raises `ClusterError` once the scheduler has
-        had no worker for `NO_WORKER_SECONDS` with jobs unfinished (never a hang)."""
+    def results(self, tasks: Sequence[Task[Any]]) -> Iterator[Indexed]:
+        """Every task's result as it finishes. Raises `ClusterError` once the scheduler has
+        had no worker for `NO_WORKER_SECONDS` with tasks unfinished (never a hang)."""
         digest = source_digest()
         run_id = uuid.uuid4().hex[:8]
-        order = start_order(jobs)  # submitted larger cost first, as the scheduler starts them
+        order = start_order(tasks)  # submitted larger cost first, as the scheduler starts them
         futures = [
-            self.client.submit(call, jobs[n], digest, key=f"{jobs[n].label}-{run_id}-{n}",
+            self.client.submit(call, tasks[n], digest, key=f"{tasks[n].label}-{run_id}-{n}",
                                pure=False)
             for n in order
         ]
@@ -97,7 +97,7 @@ class DaskCluster:
                 except ClusterError:
                     raise
                 except Exception as error:  # the scheduler gave up on it (e.g. KilledWorker)
-                    yield n, Failed(jobs[n].label, one_line(error))
+                    yield n, Failed(tasks[n].label, one_line(error))
         finally:
             self.client.cancel(futures)
 

@@ -1,9 +1,9 @@
-"""Progress of a sweep: jobs done / total, elapsed time, an estimate of the time left.
+"""Progress of a sweep: tasks done / total, elapsed time, an estimate of the time left.
 
-`LineProgress` prints one plain line per finished job (what a log or CI keeps); on a terminal
-it also keeps a status line under them, rewritten in place. The estimate assumes the jobs left
-take as long on average as the jobs done; it is labelled "about". Each job's line ends with
-its CPU time and the last line gives the jobs' total: what the sweep costs on an idle machine
+`LineProgress` prints one plain line per finished task (what a log or CI keeps); on a terminal
+it also keeps a status line under them, rewritten in place. The estimate assumes the tasks left
+take as long on average as the tasks done; it is labelled "about". Each task's line ends with
+its CPU time and the last line gives the tasks' total: what the sweep costs on an idle machine
 (divided by the processes that ran it), whatever the load was.
 """
 
@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from model_checks.executor.jobs import Done, Failed
+from model_checks.executor.tasks import Done, Failed
 
 
 class Progress(Protocol):
@@ -31,8 +31,8 @@ def clock(seconds: float) -> str:
 
 
 class LineProgress:
-    """`describe(done)` is the text of a finished job's line (default: its label and time);
-    a failed job's line is `FAILED label: error`. Lines go to `write` (default: print)."""
+    """`describe(done)` is the text of a finished task's line (default: its label and time);
+    a failed task's line is `FAILED label: error`. Lines go to `write` (default: print)."""
 
     def __init__(
         self,
@@ -53,17 +53,17 @@ class LineProgress:
 
     def started(self, total: int, where: str) -> None:
         self.total, self.start = total, time.perf_counter()
-        self._line(f"{self.title}: {total} job{'' if total == 1 else 's'} on {where}")
+        self._line(f"{self.title}: {total} task{'' if total == 1 else 's'} on {where}")
 
     def counters(self, cpu: bool = False) -> str:
-        """Jobs done / total, elapsed time, the estimate left; with `cpu`, the jobs' CPU time
-        so far; the failed jobs last."""
+        """Tasks done / total, elapsed time, the estimate left; with `cpu`, the tasks' CPU time
+        so far; the failed tasks last."""
         elapsed = time.perf_counter() - self.start
         text = f"{self.done}/{self.total}, {clock(elapsed)} elapsed"
         if 0 < self.done < self.total:
             text += f", about {clock(elapsed / self.done * (self.total - self.done))} left"
         if cpu:
-            text += f", the jobs' CPU time {clock(self.cpu)}"
+            text += f", the tasks' CPU time {clock(self.cpu)}"
         return text + (f", {self.failed} failed" if self.failed else "")
 
     def finished(self, result: Done[Any] | Failed) -> None:

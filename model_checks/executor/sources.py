@@ -1,4 +1,4 @@
-"""A digest of the sources a job's value depends on (spec/, reference/, model_checks/), so that
+"""A digest of the sources a task's value depends on (spec/, reference/, model_checks/), so that
 a cluster worker running another checkout is caught instead of returning other results."""
 
 from __future__ import annotations

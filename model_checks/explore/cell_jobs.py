@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model_checks.executor import Job, sweep, values
+from model_checks.executor import Task, sweep, values
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
 from model_checks.kernel.cells import cell_label
-from model_checks.kernel.instance import instance_for
+from model_checks.kernel.instance import config_for
 from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
 from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant
@@ -57,15 +57,15 @@ class CellJob:
     partial-order reduction)."""
 
     def config(self, shape: Shape) -> Config:
-        """The instance of one shape: the matrix's (`instance.instance_for`) cut down
+        """The instance of one shape: the matrix's (`instance.config_for`) cut down
         (`explore_cut`) to the shape's bounds and the job's (`identities` the matrix's first
         ones, each at the matrix's sizes), with the job's retries; with `family`, that
         family's instance."""
         if self.family is not None:
-            return instance_for(self.variant, self.environment, family=self.family)
+            return config_for(self.variant, self.environment, family=self.family)
         cut = explore_cut(self.environment, shape, identities=self.identities,
                           max_in_flight=self.unfinished, retries=self.retries)
-        return instance_for(self.variant, self.environment, cut=cut)
+        return config_for(self.variant, self.environment, cut=cut)
 
 
 @dataclass(frozen=True)
@@ -217,6 +217,6 @@ def _write(job: CellJob, judgement: Judgement) -> Path:
 
 def run_jobs(jobs: Sequence[CellJob], processes: int, dask: str | None = None) -> list[CellOutcome]:
     """`explore_cell` over `jobs` through the shared executor (local processes, or the Dask
-    scheduler at `dask`), results in submission order; a failed job raises `JobFailed`."""
-    labelled = [Job(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
+    scheduler at `dask`), results in submission order; a failed task raises `TaskFailed`."""
+    labelled = [Task(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
     return values(sweep(labelled, dask=dask, processes=processes))

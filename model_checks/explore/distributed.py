@@ -291,7 +291,7 @@ def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int],
         except DistributedSearchFailed:
             raise
         except Exception as error:  # e.g. KilledWorker: it died on every worker it had
-            from model_checks.executor.jobs import one_line
+            from model_checks.executor.tasks import one_line
 
             raise DistributedSearchFailed(
                 f"task {future.key} failed: {one_line(error)}") from None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model_checks.kernel.instance import MATRIX, instance_for, matrix_drift
+from model_checks.kernel.instance import MATRIX, config_for, matrix_drift
 from spec import Config, Variant, needs_of
 from spec.instances import Cut
 
@@ -91,7 +91,7 @@ def explore_config(
     resized: each identity kept is at the matrix's sizes (D9's c, cached by P0 only, stays
     1/3 B when `max_identities` brings it back)."""
     shape = Shape(max_requests, max_items, max_identities)
-    return instance_for(variant, env, cut=explore_cut(env, shape, max_in_flight=max_in_flight))
+    return config_for(variant, env, cut=explore_cut(env, shape, max_in_flight=max_in_flight))
 
 
 def describe(config: Config) -> str:

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from model_checks.executor import Job, sweep, values
+from model_checks.executor import Task, sweep, values
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import (
@@ -348,7 +348,7 @@ def search(request: LatticeRequest,
                     if (job := next_job(known[v], v, env, request, leg.top)) is not None]
             if not jobs:
                 continue
-            labelled = [Job(f"{j.variant}_{Environment.of(j.environment).text}",
+            labelled = [Task(f"{j.variant}_{Environment.of(j.environment).text}",
                             explore_environment, (j,)) for j in jobs]
             # the batch's jobs are fixed before any of them is learnt, so running it in
             # chunks (to keep outcomes as they come) decides what one sweep decides

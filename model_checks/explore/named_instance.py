@@ -1,5 +1,5 @@
 """Instances a user names on the command line (`explore --instance KEY=VALUE,...`), built by
-the one instance builder (`spec.instances.realise`, through `kernel.instance.instance_for`).
+the one instance builder (`spec.instances.realise`, through `kernel.instance.config_for`).
 
 The text names every bound of the instance; each key is a field of the builder's `Family`:
 
@@ -25,7 +25,7 @@ import re
 import string
 from dataclasses import dataclass, replace
 
-from model_checks.kernel.instance import MATRIX_FAMILY, instance_for
+from model_checks.kernel.instance import MATRIX_FAMILY, config_for
 from spec import Config, Content, ItemSize, Variant
 from spec.instances import Family, Items, Sized
 
@@ -78,7 +78,7 @@ class NamedInstance:
         `InstanceTextError` where a named size is of a content the instance does not have or
         the spec refuses the instance."""
         try:
-            config = instance_for(variant, env, family=self.family())
+            config = config_for(variant, env, family=self.family())
         except ValueError as error:
             raise InstanceTextError(f"--instance {self.text()}: {error}") from None
         for size in self.sizes:

@@ -184,7 +184,7 @@ class _OwnedSearch:
         except DistributedSearchFailed:
             raise
         except Exception as error:  # e.g. KilledWorker, CancelledError
-            from model_checks.executor.jobs import one_line
+            from model_checks.executor.tasks import one_line
 
             self._check_owners()
             raise DistributedSearchFailed(f"a task of {self.search} failed: "

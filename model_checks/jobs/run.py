@@ -21,7 +21,7 @@ from typing import TextIO, cast
 from model_checks.answers import load as load_answers
 from model_checks.answers.summary import LEGEND, contradiction_count, matrix_summary, summary
 from model_checks.cli import build_parser
-from model_checks.executor import DASK_HELP, backend_for
+from model_checks.executor import add_dask_argument, backend_for
 from model_checks.jobs import phases as jobs
 from model_checks.jobs.phases import SCENARIOS, Output, Phase
 from model_checks.kernel.exits import EXIT_MISMATCH
@@ -33,9 +33,9 @@ WIDTH = 100
 """The main job's default output stays within this many columns."""
 
 SWEEPS = frozenset({"simulate", "prove", "explore", "mutants"})
-"""Commands whose jobs go through the executor and that take `--dask ADDRESS` (the main and
+"""Commands whose tasks go through the executor and that take `--dask ADDRESS` (the main and
 nightly jobs pass it on to them). A new sweep joins here when it takes the flag
-(`executor.add_dask_argument`, `executor.sweep(jobs, dask=args.dask)`)."""
+(`executor.add_dask_argument`, `executor.sweep(tasks, dask=args.dask)`)."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def nightly_arguments(parser: argparse.ArgumentParser) -> None:
                              "output goes to the same folder)")
     parser.add_argument("--verbose", action="store_true",
                         help="print each phase's full output too, not only the summary")
-    parser.add_argument("--dask", metavar="ADDRESS", default=None, help=DASK_HELP)
+    add_dask_argument(parser)
     parser.add_argument("--part", action="append", default=None, metavar="NAME",
                         choices=sorted(jobs.NIGHTLY_PARTS),
                         help="run only this part of the nightly job (repeatable; default: "

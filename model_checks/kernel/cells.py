@@ -7,11 +7,11 @@ the verdict records it wrote (`model_checks.kernel.verdict_records.VerdictRecord
 figures the checker reports besides. Three rules are stated here once:
 
 - an environment is spelled by `spec.Environment.text` (`D1+D7`, `none`, `D5-router`);
-- `cell_label`: the one spelling of a cell, in job names, trace file names and progress
-  lines (`V1_D1+D7`, `V1_none`, `V1_D5-router`; with a property, `V1_D1+D7_S1`), read back by
-  `parse_cell`; an older spelling (`V1_D1_D7`, `V1-D1+D7-S1`, `V1_ROUTER`) is an error that
-  names it (`older_cell`); `cell_identifier` is the same made a Python identifier, only where
-  one is required (Hypothesis names a state machine class after its cell);
+- `cell_label`: the one spelling of a cell, in task labels, trace file names and progress
+  lines (`V1_D1+D7`, `V1_none`, `V1_D5-router`; with a property, `V1_D1+D7_S1`); an older
+  spelling (`V1_D1_D7`, `V1-D1+D7-S1`, `V1_ROUTER`) is an error that names it
+  (`older_cell`); `cell_identifier` is the same made a Python identifier, only where one is
+  required (Hypothesis names a state machine class after its cell);
 - `agreement`: what a verdict on a cell says about the matrix's expectation for it: a
   match, a mismatch (a finding), undecided, unshown (a smaller instance than the matrix's
   showing no counterexample contradicts nothing), or not judged.
@@ -32,8 +32,7 @@ from spec import ROUTER, VARIANT_NAMES, BadEnvironment, Environment, property_id
 def cell_label(variant: str, environment: Iterable[str], prop: str | None = None) -> str:
     """The one spelling of a cell: the variant and `Environment.text`, joined by `_`
     (`V2_D2+D7`, `V1_none`, `V1_D5-router`), then `_` and the property where one is named
-    (`V2_D2+D7_S1`). Job names, trace files and progress lines print it; `parse_cell` reads
-    it back."""
+    (`V2_D2+D7_S1`). Task names, trace files and progress lines print it."""
     label = f"{variant}_{Environment.of(environment).text}"
     return label if prop is None else f"{label}_{prop}"
 
@@ -50,39 +49,9 @@ def cell_identifier(variant: str, environment: Iterable[str]) -> str:
     return identifier(cell_label(variant, environment))
 
 
-class BadCell(ValueError):
-    """A malformed cell spelling; the message is one line naming the expected form."""
-
-
-_FORM = "<variant>_<environment>[_<property>], e.g. V2_D2+D7, V1_none or V1_D5-router_H1"
-
-
-def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
-    """(variant, environment, property or None) of a cell spelled `cell_label`'s way, in any
-    case and with the environment's ids in any order. Raises `BadCell` otherwise, naming the
-    one spelling where `text` is an older one (`older_cell`)."""
-    parts = text.strip().split("_")
-    variants = {v.upper(): v for v in VARIANT_NAMES}
-    reason = f"variants {', '.join(VARIANT_NAMES)}"
-    if len(parts) in (2, 3) and parts[0].upper() in variants:
-        prop = {p.upper(): p for p in property_ids()}.get(parts[-1].upper())
-        try:
-            drift = Environment.parse(parts[1], MATRIX_SOURCES).sources
-        except BadEnvironment as error:
-            reason = str(error)
-        else:
-            if len(parts) == 2 or prop is not None:
-                return variants[parts[0].upper()], drift, prop
-            reason = f"{parts[2]!r} is no property"
-    current = older_cell(text)
-    if current is not None:
-        raise BadCell(f"cell: got {text!r}, an older spelling: write {current}")
-    raise BadCell(f"cell: got {text!r}, expected {_FORM} ({reason})")
-
-
 def older_cell(text: str) -> str | None:
     """`cell_label`'s spelling of `text` where it is an older spelling of a cell, else None:
-    environments joined by `_` (`V2_D2_D7`, as job labels and class names once wrote them),
+    environments joined by `_` (`V2_D2_D7`, as task labels and class names once wrote them),
     `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`), and `D5_router` or
     `ROUTER` for `D5-router`; any case."""
     words = re.sub(r"d5[-_]router|(?<![a-z])router(?![a-z])", "ROUTER", text.strip(),

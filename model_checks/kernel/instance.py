@@ -1,5 +1,5 @@
 """The checkers' entry to the instance builder (`spec.instances`): the matrix's family, and
-`instance_for`, the configuration any checker's family gives for a matrix environment.
+`config_for`, the configuration any checker's family gives for a matrix environment.
 
 As TLC keeps a model's constants in its configuration, not in the specification, the spec's
 `Config` says what an instance may be and a family (`spec.instances.Family`) says which
@@ -8,7 +8,7 @@ and the pair witnesses search, `config_for`, and whose instance with no drift, `
 gives Z3's bounds their defaults); the explorer cuts it down (`spec.instances.Cut`:
 `explore.instance`), and the drift lattice states its own family beside itself
 (`explore.lattice_instance`), as do the concurrent histories (`history.concurrent`) and the
-LRU design (`spec.designs.lru_design`). `instance_for` reads a matrix environment (drift
+LRU design (`spec.designs.lru_design`). `config_for` reads a matrix environment (drift
 ids, `ROUTER` for D5's router half) into the builder's terms.
 """
 
@@ -60,37 +60,29 @@ WIDER_IN_FLIGHT = 3
 """The second instance size L3 and L4 are judged at (`matrix.Cell.wider`)."""
 
 
-def matrix_family(max_in_flight: int = IN_FLIGHT) -> Family:
-    """The matrix's family at `max_in_flight` unfinished requests (`WIDER_IN_FLIGHT`: the
-    wider instance)."""
-    return replace(MATRIX_FAMILY, max_in_flight=max_in_flight)
-
-
 def matrix_drift(env: tuple[str, ...]) -> frozenset[Drift]:
     """The drift sources of a matrix environment (drift ids; `ROUTER` is D5)."""
     return Environment.of(env).within((*DRIFT_IDS, ROUTER)).drift
 
 
-def matrix_instance(env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Instance:
-    """The matrix's instance for an environment (`MATRIX_FAMILY` realised: what each drift
-    source needs to exist at all, `spec.Drift.needs`), with `max_in_flight` unfinished
-    requests. `ROUTER` in the environment is D5's other half: one front end, two engines
-    behind a router."""
-    return realise(matrix_family(max_in_flight), matrix_drift(env), routed=ROUTER in env)
+def matrix_instance(env: tuple[str, ...], max_in_flight: int = IN_FLIGHT, *,
+                    family: Family | None = None) -> Instance:
+    """The instance of `family` (default: the matrix's, `MATRIX_FAMILY`, at `max_in_flight`
+    unfinished requests) for a matrix environment, realised by the one builder: what each
+    drift source needs to exist at all (`spec.Drift.needs`). `ROUTER` in the environment is
+    D5's other half: one front end, two engines behind a router."""
+    if family is None:
+        family = replace(MATRIX_FAMILY, max_in_flight=max_in_flight)
+    return realise(family, matrix_drift(env), routed=ROUTER in env)
 
 
-def instance_for(variant: Variant, env: tuple[str, ...], *, family: Family = MATRIX_FAMILY,
-                 cut: Cut = UNCUT) -> Config:
-    """The configuration of `family` for `variant` in a matrix environment (drift ids,
-    `ROUTER` for D5's router half), cut down by `cut`: every checker's instance."""
-    drift = matrix_drift(env)
-    return realise(family, drift, routed=ROUTER in env).cut(cut).config(variant, drift)
-
-
-def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_FLIGHT) -> Config:
-    """The matrix's configuration for a cell (`instance_for` of `MATRIX_FAMILY`; the wider
-    instance with `max_in_flight` = `WIDER_IN_FLIGHT`)."""
-    return instance_for(variant, env, family=matrix_family(max_in_flight))
+def config_for(variant: Variant, env: tuple[str, ...], max_in_flight: int = IN_FLIGHT, *,
+               family: Family | None = None, cut: Cut = UNCUT) -> Config:
+    """Every checker's configuration for `variant` in a matrix environment (drift ids,
+    `ROUTER` for D5's router half): `matrix_instance` cut down by `cut`. The matrix's own
+    (`WIDER_IN_FLIGHT`: the wider instance), or another checker's `family`."""
+    return matrix_instance(env, max_in_flight, family=family).cut(cut).config(
+        variant, matrix_drift(env))
 
 
 def instance_contains(large: tuple[str, ...], small: tuple[str, ...],

@@ -136,17 +136,17 @@ def _backend(options: Options) -> executor.Backend:
 
 
 def _failed_outcome(mutant: Mutant, checker: Checker, failed: executor.Failed) -> Outcome:
-    """A job that raised: nothing caught, the error in the note (the table shows SURVIVED)."""
+    """A task that raised: nothing caught, the error in the note (the table shows SURVIVED)."""
     return Outcome(mutant.name, checker, required(checker, mutant), (), (), failed.seconds,
-                   note=f"the job failed: {failed.error}")
+                   note=f"the task failed: {failed.error}")
 
 
 def run_hypothesis(selection: Selection, options: Options, progress: Progress) -> list[Outcome]:
-    """Each mutant's cell at the ci profile, one executor job per mutant."""
-    jobs = [executor.Job(m.name, _hypothesis_at, (spec_mutants().index(m), options.traces))
+    """Each mutant's cell at the ci profile, one executor task per mutant."""
+    tasks = [executor.Task(m.name, _hypothesis_at, (spec_mutants().index(m), options.traces))
             for m in selection.spec]
     outcomes = []
-    for mutant, result in zip(selection.spec, executor.run(jobs, _backend(options)),
+    for mutant, result in zip(selection.spec, executor.run(tasks, _backend(options)),
                               strict=True):
         if isinstance(result, executor.Failed):
             outcomes.append(_report(progress, _failed_outcome(mutant, HYPOTHESIS, result)))
@@ -200,14 +200,14 @@ def run_z3(selection: Selection, options: Options, progress: Progress) -> list[O
         progress(f"  z3: {len(again)} cell(s) without a counterexample to depth "
                  f"{options.z3_depth}; searching to depth {options.z3_deep_depth} with each "
                  "witness's budget and sizes")
-    deep = [executor.Job(f"{name}_{prop}", _deep, (spec_mutants().index(names[name]), prop,
+    deep = [executor.Task(f"{name}_{prop}", _deep, (spec_mutants().index(names[name]), prop,
                                                     options.z3_deep_depth, options.z3_rlimit))
             for name, prop in again]
     for (name, prop), done in zip(again, executor.run(deep, _backend(options)), strict=True):
         mutant = names[name]
         bounds = witness_bounds(mutant)
         if isinstance(done, executor.Failed):
-            progress(f"  z3 {name} {prop} with {_bounds_text(bounds)}: the job failed: "
+            progress(f"  z3 {name} {prop} with {_bounds_text(bounds)}: the task failed: "
                      f"{done.error}")
             continue
         result = done.value

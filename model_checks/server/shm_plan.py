@@ -51,7 +51,6 @@ UNDRIVABLE = {
     "Reject": "a request dropped after the front end wrote it to the ring (D2) matters here "
               "only to what the ring keeps pinned, which no response shows",
 }
-CLIENT_STEPS = ("Submit", "ClearP0")
 READS = ("Check", "Copy")
 
 

@@ -56,13 +56,6 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     add_dask_argument(parser)
 
 
-def ci_arguments() -> argparse.Namespace:
-    """`simulate --profile ci` with its defaults: the main job's part."""
-    parser = argparse.ArgumentParser()
-    add_simulate_arguments(parser)
-    return parser.parse_args([])
-
-
 def matrix_table(results: Sequence[CellResult]) -> str:
     """Rows: environments; columns: variants; a cell lists the properties found broken, with
     `!` and the expectation where they differ from it."""

@@ -5,8 +5,8 @@ One subclass per configuration (`machine_class`): the configuration and the prop
 are class attributes and the constructor takes no argument, so the trace Hypothesis prints
 (`state = V2_D1()`, `state.p1_receive(pick=1)`, ...) replays as it was found
 (the configuration lives in the class, not in constructor arguments Hypothesis would drop).
-Every generated class is also registered in this module's namespace (`machine_named`),
-where a printed trace finds it.
+Every generated class is also registered in this module's namespace (an attribute of its
+name), where a printed trace finds it.
 
 Rules: one per action type. A rule's precondition is "the spec enables at least one action of
 this type" (the spec's guard, not a copy of it); its argument `pick` chooses among the enabled
@@ -54,8 +54,6 @@ from spec.transitions.client import request_fits_unless_d8
 
 PICK = st.integers(min_value=0, max_value=7)
 """Which enabled action of a type to take, modulo how many there are."""
-
-HALTED = "halted"
 
 
 class PropertyViolated(AssertionError):
@@ -415,21 +413,6 @@ def machine_class(
     _REGISTERED[name] = cls
     setattr(sys.modules[__name__], name, cls)
     return cls
-
-
-def machine_named(name: str) -> type[SpecMachine]:
-    """A machine registered by `machine_class` (a printed trace's `state = Name()`)."""
-    try:
-        return _REGISTERED[name]
-    except KeyError:
-        raise KeyError(f"no machine named {name!r}; build it with machine_class first") from None
-
-
-def __getattr__(name: str) -> type[SpecMachine]:
-    """Module attribute access for registered machines (`from ... import V2_D1__S1`)."""
-    if name in _REGISTERED:
-        return _REGISTERED[name]
-    raise AttributeError(name)
 
 
 def judged() -> Table:

@@ -23,7 +23,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
-from model_checks.executor import Backend, Done, Failed, Job, LineProgress, LocalProcesses
+from model_checks.executor import Backend, Done, Failed, LineProgress, LocalProcesses, Task
 from model_checks.kernel.cell_sets import ALL_EXPECTED
 from model_checks.kernel.cells import Agreement, agreement, cell_label, identifier
 from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
@@ -246,29 +246,29 @@ def run_matrix(
     progress: bool = False, backend: Backend | None = None,
 ) -> list[CellResult]:
     """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
-    an independent, deterministic job. Results in the order of `cells`."""
-    jobs = [Job(cell_label(c.variant, c.environment), _run_expected,
+    an independent, deterministic task. Results in the order of `cells`."""
+    tasks = [Task(cell_label(c.variant, c.environment), _run_expected,
                 (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.at_instance) for c in cells]
-    return _gathered(jobs, failed, profile, backend, "Hypothesis cells" if progress else None)
+    return _gathered(tasks, failed, profile, backend, "Hypothesis cells" if progress else None)
 
 
 def _gathered(
-    jobs: Sequence[Job[CellResult]],
+    tasks: Sequence[Task[CellResult]],
     cells: Sequence[tuple[str, tuple[str, ...], Mapping[str, Expectation]]],
     profile: SimulateProfile,
     backend: Backend | None,
     title: str | None,
 ) -> list[CellResult]:
-    """Run the jobs, write their counterexample files here; a failed job becomes a cell with
+    """Run the tasks, write their counterexample files here; a failed task becomes a cell with
     no records and one mismatch naming the error (the other cells are kept)."""
     report = LineProgress(title, _cell_line) if title is not None else None
-    results = executor.run(jobs, backend or LocalProcesses(profile.jobs), report)
+    results = executor.run(tasks, backend or LocalProcesses(profile.jobs), report)
     gathered = []
     for result, (variant, env, expectations) in zip(results, cells, strict=True):
         if isinstance(result, Failed):
             cell = CellResult(result.label, variant, env, expectations)
-            cell.mismatches.append(f"{result.label}: the job failed: {result.error}")
+            cell.mismatches.append(f"{result.label}: the task failed: {result.error}")
         else:
             cell = result.value
         write_traces(cell)
@@ -309,11 +309,11 @@ def run_wider(
     progress: bool = False, backend: Backend | None = None,
 ) -> list[CellResult]:
     """Every cell's L3 and L4 at the wider instance, through `backend` like `run_matrix`."""
-    jobs = [Job(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
+    tasks = [Task(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
                 _run_wider, (ALL_EXPECTED.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.wider) for c in cells]
     title = f"L3/L4 at {WIDER_IN_FLIGHT} unfinished requests" if progress else None
-    return _gathered(jobs, failed, profile, backend, title)
+    return _gathered(tasks, failed, profile, backend, title)
 
 
 def run_mutant(mutant: Mutant, profile: SimulateProfile, out: Path | None) -> CellResult:
@@ -335,8 +335,8 @@ def run_mutants(
     profile: SimulateProfile, out: Path | None, progress: bool = False,
     backend: Backend | None = None,
 ) -> list[CellResult]:
-    jobs = [Job(identifier(f"mutant_{m.name}"), _run_mutant_at, (i, profile, out))
+    tasks = [Task(identifier(f"mutant_{m.name}"), _run_mutant_at, (i, profile, out))
             for i, m in enumerate(spec_mutants())]
     cells = [(m.variant.name, m.witness.drift, {p: Expectation.BREAKS for p in sorted(m.breaks)})
              for m in spec_mutants()]
-    return _gathered(jobs, cells, profile, backend, "Hypothesis mutants" if progress else None)
+    return _gathered(tasks, cells, profile, backend, "Hypothesis mutants" if progress else None)

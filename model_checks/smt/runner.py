@@ -72,12 +72,12 @@ class CellOutcome:
     cell: SmtCell
     result: Result
     record: VerdictRecord
-    error: str = ""  # the group's job failed with this error (its result is Unknown)
+    error: str = ""  # the group's task failed with this error (its result is Unknown)
 
     @property
     def status(self) -> str:
         """"match", "mismatch" (a finding), "undecided" (outside the encoding or budget): the
-        record's `cells.agreement` with the cell's expectation; or "failed" (the job raised:
+        record's `cells.agreement` with the cell's expectation; or "failed" (the task raised:
         a defect, not a verdict)."""
         if self.error:
             return "failed"
@@ -211,16 +211,16 @@ def run_cells(
     jobs: int = 1,
     backend: executor.Backend | None = None,
 ) -> list[CellOutcome]:
-    """Decide every cell as `run` says (`run_group`); each group is one job of the executor,
+    """Decide every cell as `run` says (`run_group`); each group is one task of the executor,
     on `backend` (default: `jobs` local processes), in a process forked for it alone (the
     units a z3 query spends depend on what its context built before), the groups of more
     drift sources (larger encodings) started first; progress: one line per group. A group
-    whose job failed gives its cells the status "failed", the other groups' results are
+    whose task failed gives its cells the status "failed", the other groups' results are
     kept."""
     groups: dict[tuple[str, tuple[str, ...]], list[SmtCell]] = {}
     for cell in cells:
         groups.setdefault((cell.variant.name, cell.environment), []).append(cell)
-    work = [executor.Job(f"{variant}_{'_'.join(env) or 'none'}", run_group, (group, run, None),
+    work = [executor.Task(f"{variant}_{'_'.join(env) or 'none'}", run_group, (group, run, None),
                          cost=len(env))
             for (variant, env), group in groups.items()]
     report = None if progress is None else executor.LineProgress(
@@ -236,7 +236,7 @@ def run_cells(
 
 
 def _failed(cell: SmtCell, failed: executor.Failed) -> CellOutcome:
-    unknown = Unknown(cell.property, 0, f"the job failed: {failed.error}", failed.seconds)
+    unknown = Unknown(cell.property, 0, f"the task failed: {failed.error}", failed.seconds)
     return CellOutcome(cell, unknown, to_record(_encoding(cell), unknown), failed.error)
 
 

@@ -13,8 +13,37 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from model_checks.answers import AnswerStore, Verdict, load
-from model_checks.answers.render import answer_in_cell, shown
+from model_checks.answers.model import Answer, Reach
+from model_checks.answers.render import HOLD_WORDS
 from model_checks.answers.summary import WITNESS_LETTER
+
+_CELL = re.compile(r"^(?:breaks: (?:\[)?counterexample, (?P<steps>\d+) steps|"
+                   r"(?P<hold>holds, every instance|holds, all depths|holds, bounded|"
+                   r"no violation sampled|vacuous, every instance|undecided))")
+
+
+def answer_in_cell(text: str) -> tuple[Verdict, Reach | None, int | None] | None:
+    """(verdict, reach, witness steps) a cell shows, or None for a cell that shows no
+    answer."""
+    found = _CELL.match(text.strip())
+    if found is None:
+        return None
+    if found["steps"] is not None:
+        return Verdict.BREAKS, None, int(found["steps"])
+    hold = found["hold"]
+    if hold == "undecided":
+        return Verdict.UNDECIDED, None, None
+    if hold.startswith("vacuous"):
+        return Verdict.VACUOUS, Reach.EVERY_INSTANCE, None
+    reach = next(r for r, w in HOLD_WORDS.items() if w == hold)
+    return Verdict.HOLDS, reach, None
+
+
+def shown(answer: Answer) -> tuple[Verdict, Reach | None, int | None]:
+    """What `answer_in_cell` reads back from `render.cell(answer)`."""
+    steps = answer.witness.steps if answer.witness is not None else None
+    return answer.verdict, answer.reach, steps
+
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 LETTERS = "".join(WITNESS_LETTER.values())

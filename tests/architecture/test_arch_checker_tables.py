@@ -14,11 +14,23 @@ from collections.abc import Iterator
 
 import pytest
 
-from model_checks.kernel.judged import Judged, NotJudged, Table, gaps
+from model_checks.kernel.judged import Judged, NotJudged, Table
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from spec import V3, Config, Kind, State, property_ids, registry
 from spec.properties import declare as declared
 from tests.architecture.checker_tables import checker_tables
+
+
+def gaps(table: Table) -> list[str]:
+    """What is wrong with a checker's table: registered properties it neither judges nor
+    lists as not judged, and ids it names that the registry does not have (empty: none)."""
+    registered = property_ids()
+    problems = [f"{p}: neither judged nor listed as not judged" for p in registered
+                if p not in table]
+    problems += [f"{p}: not a property of spec.registry()" for p in table
+                 if p not in registered]
+    return problems
+
 
 EXTRA = "S9"
 

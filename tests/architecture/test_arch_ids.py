@@ -9,7 +9,7 @@ excluded) for what restating them looks like:
   of their own (`("S1", "S2", "S3")`: `spec.safety_ids()`);
 - a dict display keyed by such a list of variants (`{"V0": ..., "V1": ..., "V2": ...}`):
   a new variant would silently get no entry (tables keyed by property or drift id are data
-  each checked for completeness, such as the checkers' tables by `judged.gaps`);
+  each checked for completeness, such as the checkers' tables by `test_arch_checker_tables.gaps`);
 - a string listing a whole family (`"S1 S2 S3 S4 H1 L1 L2 L3 L4"`);
 - a pattern enumerating a family (`V[0-3]`, `[SHL]\\d`);
 - ids spelled by counting (`f"D{n}" for n in range(1, 12)`).

@@ -68,7 +68,7 @@ ALLOWED: dict[str, str] = {
     "model_checks/explore/command.py::cell_ladder": "explorer shapes, not configurations",
     "model_checks/smt/results.py::_found_in": "Z3's bounds, not a configuration",
     "model_checks/smt/runner.py::_in_smaller_instance": "Z3's bounds, not a configuration",
-    "model_checks/kernel/instance.py::matrix_family":
+    "model_checks/kernel/instance.py::matrix_instance":
         "the matrix's family at other unfinished requests (a family, not a configuration)",
     "benchmarks/bench_wire.py": "a benchmark's fixture",
     "benchmarks/bench_vllm_fix.py": "a benchmark's fixture",

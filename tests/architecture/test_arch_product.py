@@ -6,7 +6,7 @@ itself, and the adapters sit below the command line.
   a generated page citing its file), or is an entry point of its own (a package, `__main__`,
   a module run with `python -m`).
   Code that only tests reach lives under `tests/` (the design-generic Hypothesis and Z3
-  cross-checks, the checkers' tables, the executor's example jobs, the all-instance
+  cross-checks, the checkers' tables, the executor's example tasks, the all-instance
   witnesses' writers).
 - Below the command line: no adapter imports `model_checks.cli` or a command's module, directly
   or through others, and none reads a path under `tests/` (its inputs are shipped data).

@@ -6,6 +6,7 @@ and a planted event with a relation getting its codes and decoding with no other
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
@@ -14,10 +15,11 @@ import pytest
 import z3
 
 from model_checks.smt.decode.fields import (
+    FIELDS,
+    FieldCodec,
     ModelStep,
     UnknownField,
     decode_action,
-    unknown_fields,
 )
 from model_checks.smt.encode.actions import ACTIONS, ActionEncoding, encodings
 from model_checks.smt.encode.args import Step, args_at
@@ -32,6 +34,15 @@ from model_checks.smt.encode.relations import (
 from model_checks.smt.encode.symbols import Encoding, SymState
 from spec import ACTION_TYPES, V2, Action, Config, Drift, State, environment
 from spec import transitions as t
+
+
+def unknown_fields(
+    action_types: tuple[type[Action], ...], known: dict[str, FieldCodec] = FIELDS,
+) -> list[str]:
+    """"Class.field" for every field of `action_types` that `known` does not map (empty: every
+    action can be decoded and cross-checked)."""
+    return [f"{cls.__name__}.{f.name}" for cls in action_types
+            for f in dataclasses.fields(cls) if f.name not in known]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Small pure jobs for the executor's own tests (importable by name on any worker, as jobs
+"""Small pure tasks for the executor's own tests (importable by name on any worker, as tasks
 must be): no checker behind them, so a test of the executor tests the executor alone."""
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ def fail_on(n: int, bad: int) -> int:
 
 
 def exit_on(n: int, bad: int) -> int:
-    """Ends its own process (exit code 9) on `bad`: the job fails, the others do not."""
+    """Ends its own process (exit code 9) on `bad`: the task fails, the others do not."""
     if n == bad:
         os._exit(9)
     return n
 
 
 def kill_worker_once(n: int, marker: str) -> int:
-    """The first job to find `marker` missing creates it and kills the worker process that runs
-    it (the parent of the job's own process): that worker's jobs must be run again elsewhere and
+    """The first task to find `marker` missing creates it and kills the worker process that runs
+    it (the parent of the task's own process): that worker's tasks must be run again elsewhere and
     give the same values. Only for a pool of worker processes, never this process."""
     if not os.path.exists(marker):
         with open(marker, "w") as file:
@@ -40,8 +40,8 @@ def kill_worker_once(n: int, marker: str) -> int:
 
 
 def announce_then_sleep(seconds: float) -> int:
-    """Prints the pid of the process running it (a job's own process) on a line of its own,
-    then sleeps `seconds`: a job that outlives a test unless something ends it."""
+    """Prints the pid of the process running it (a task's own process) on a line of its own,
+    then sleeps `seconds`: a task that outlives a test unless something ends it."""
     print(os.getpid(), flush=True)
     time.sleep(seconds)
     return os.getpid()

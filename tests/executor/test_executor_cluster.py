@@ -1,6 +1,6 @@
 """The Dask backend against a real scheduler and worker processes on 127.0.0.1: a sweep sent
-with `--dask` gives the local run's records, job for job; a worker killed mid-sweep loses no
-job and changes no result; an unreachable scheduler or a cluster without workers is one
+with `--dask` gives the local run's records, task for task; a worker killed mid-sweep loses no
+task and changes no result; an unreachable scheduler or a cluster without workers is one
 error line and exit code 2."""
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from conftest import HANG_SECONDS, Killed, Removals, Workers, kill_a_busy_worker
 
 from model_checks.cli import main
 from model_checks.executor import ClusterError, cluster
-from model_checks.executor.jobs import Job
+from model_checks.executor.tasks import Task
 from model_checks.kernel.verdict_records import VerdictRecord, read_records
 
 SWEEP = ["prove", "--variant", "V0", "--variant", "V1", "--environment", "D1",
          "--environment", "D2", "--depth", "3", "--search-depth", "5"]
-"""Four (variant, environment) groups, four jobs, each with counterexamples: small, and
+"""Four (variant, environment) groups, four tasks, each with counterexamples: small, and
 decided well within the solver's rlimit (a verdict is a function of the query)."""
 
 
@@ -41,7 +41,7 @@ def _trace(path: str | None) -> Any:
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory: pytest.TempPathFactory) -> list[VerdictRecord]:
-    """The local run, from a fresh interpreter as a user starts it: a job forked from this
+    """The local run, from a fresh interpreter as a user starts it: a task forked from this
     test process would inherit the z3 terms earlier tests created, and z3's answers (a
     Spacer invariant, a model) can depend on them; the cluster's workers are fresh too."""
     out = tmp_path_factory.mktemp("local") / "records.json"
@@ -57,7 +57,7 @@ def test_a_sweep_through_dask_equals_the_local_run(
     workers(2)
     out = tmp_path / "records.json"
     assert main([*SWEEP, "--dask", scheduler, "--json", str(out)]) == 0
-    assert f"4 jobs on the Dask cluster at {scheduler} (2 workers)" in capsys.readouterr().out
+    assert f"4 tasks on the Dask cluster at {scheduler} (2 workers)" in capsys.readouterr().out
     remote = read_records(out)
     assert [_comparable(r) for r in remote] == [_comparable(r) for r in local_run]
     traces = [_trace(r.counterexample_path) for r in remote]
@@ -68,9 +68,9 @@ def test_a_sweep_through_dask_equals_the_local_run(
 def test_a_worker_killed_mid_sweep_loses_no_job(
     scheduler: str, workers: Workers, local_run: list[VerdictRecord],
 ) -> None:
-    """At the first finished job, kill a worker that has a job in hand. Which one is chosen
-    then, because a fixed worker may already have finished its jobs and hold none when it is
-    killed (nothing would be lost and the test would prove nothing); if no worker holds a job
+    """At the first finished task, kill a worker that has a task in hand. Which one is chosen
+    then, because a fixed worker may already have finished its tasks and hold none when it is
+    killed (nothing would be lost and the test would prove nothing); if no worker holds a task
     at one progress line, the next line tries again."""
     from model_checks.smt.command import _selected, add_arguments
     from model_checks.smt.runner import SmtRun, run_cells
@@ -86,7 +86,7 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
 
     def progress(line: str) -> None:
         lines.append(line)
-        if killed or not line.startswith("  ["):  # a job is done: the sweep is under way
+        if killed or not line.startswith("  ["):  # a task is done: the sweep is under way
             return
         victim = kill_a_busy_worker(processes, backend.client)
         if victim is not None:
@@ -99,8 +99,8 @@ def test_a_worker_killed_mid_sweep_loses_no_job(
             removals.wait_removed(killed[0].address)
     finally:
         backend.close()
-    assert killed and killed[0].process.returncode is not None, "no worker had a job in hand"
-    assert killed[0].tasks, "the killed worker had jobs in hand"
+    assert killed and killed[0].process.returncode is not None, "no worker had a task in hand"
+    assert killed[0].tasks, "the killed worker had tasks in hand"
     assert sum(line.startswith("  [") for line in lines) == 4
     assert all(o.status != "failed" for o in outcomes)
     assert [_comparable(o.record) for o in outcomes] == [_comparable(r) for r in local_run]
@@ -143,23 +143,23 @@ def test_a_scheduler_without_workers_is_one_line_and_exit_2(
 def test_a_sweep_left_without_workers_fails(
     scheduler: str, workers: Workers, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The hang guard: the only worker killed once a first job is done, the sweep gives up
+    """The hang guard: the only worker killed once a first task is done, the sweep gives up
     (`ClusterError`, a line and exit 2 on the command line) once the scheduler has had no
     worker for NO_WORKER_SECONDS (shortened here), instead of waiting for ever."""
     (process,) = workers(1)
     monkeypatch.setattr(cluster, "NO_WORKER_SECONDS", 2.0)
     monkeypatch.setattr(cluster, "POLL_SECONDS", 0.2)
     backend = cluster.DaskCluster(scheduler)
-    # the first job ends at once, the others only after a hang bound: however slow the
-    # machine, no job but the first can finish before the worker is killed; the one the
-    # worker has started dies with it (`jobs.die_with_parent`), so the scheduler sees the
+    # the first task ends at once, the others only after a hang bound: however slow the
+    # machine, no task but the first can finish before the worker is killed; the one the
+    # worker has started dies with it (`tasks.die_with_parent`), so the scheduler sees the
     # worker leave at once and the sweep is left with no worker
-    jobs = [Job(f"sleep-{n}", time.sleep, (0.0 if n == 0 else HANG_SECONDS,))
+    tasks = [Task(f"sleep-{n}", time.sleep, (0.0 if n == 0 else HANG_SECONDS,))
             for n in range(4)]
     results = []
     try:
         with pytest.raises(ClusterError, match="no Dask worker left at"):
-            for result in backend.results(jobs):
+            for result in backend.results(tasks):
                 results.append(result)
                 if process.poll() is None:
                     process.kill()

@@ -9,14 +9,17 @@ import pytest
 import z3
 
 from model_checks.kernel.matrix import Expectation
+from model_checks.smt.budget import CERTIFICATE_RLIMIT
 from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
+from model_checks.smt.limits import CHC_RLIMIT
 from model_checks.smt.prove.chc import (
     METHOD,
+    ChcResult,
     Reachable,
     Undecided,
     as_invariant,
-    chc_prove,
+    chc_decide,
     spacer_invariant,
 )
 from model_checks.smt.prove.induction import k_induction
@@ -25,6 +28,16 @@ from model_checks.smt.prove.proved_first import ProveOptions
 from model_checks.smt.results import ProvedAllDepths, ProvedToBound, to_record
 from model_checks.smt.runner import SmtRun, run_group
 from spec import V1, V2, Drift, MissHandling
+
+
+def chc_prove(
+    enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT,
+    certificate_rlimit: int = CERTIFICATE_RLIMIT,
+) -> ChcResult:
+    """`prop` for all depths by Spacer, its invariant re-checked as a certificate; or why not.
+    A verdict is a function of the encoding, the property and the two limits."""
+    return chc_decide(enc, prop, rlimit, certificate_rlimit)[0]
+
 
 D1 = frozenset({Drift.D1})
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.scenarios import SCENARIOS
-from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
+from model_checks.smt.decode.crosscheck import first_disagreement
 from model_checks.smt.encode.symbols import Bounds, Encoding
 from spec import (
     DRIFT_IDS,
@@ -23,9 +23,25 @@ from spec import (
     Content,
     Drift,
     ItemSize,
+    Trace,
     Variant,
+    enabled,
     environment,
+    initial,
 )
+
+
+def random_walk(config: Config, steps: int, seed: int) -> Trace:
+    """A spec trace of up to `steps` uniformly chosen enabled actions (stops at a fault)."""
+    rng = random.Random(seed)
+    trace = Trace(config, initial(config))
+    for _ in range(steps):
+        choices = enabled(config, trace.final)
+        if not choices:
+            break
+        trace = trace.extended(rng.choice(choices))
+    return trace
+
 
 ENCODED = DRIFT_IDS  # the encoding covers every drift source
 VARIANTS: tuple[Variant, ...] = (V0, V1, V2, V3, V4, *(m.variant for m in spec_mutants()))

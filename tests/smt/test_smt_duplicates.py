@@ -11,12 +11,13 @@ from dataclasses import replace
 import pytest
 
 from model_checks.mutation.spec_mutants import spec_mutant
-from model_checks.smt.decode.crosscheck import first_disagreement, random_walk
+from model_checks.smt.decode.crosscheck import first_disagreement
 from model_checks.smt.encode.symbols import Bounds, Encoding
 from model_checks.smt.results import ProvedToBound, Violated
 from model_checks.smt.search.bmc import bmc
 from spec import V0, V2, V3, V4, Config, Content, Drift, ItemSize, Variant, environment
 from spec.transitions import Submit
+from tests.smt.test_smt_crosscheck import random_walk
 
 FLAWED = spec_mutant("references-before-own-payload").variant
 BOUNDS = Bounds(duplicates=True)

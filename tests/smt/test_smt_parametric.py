@@ -11,7 +11,6 @@ import z3
 
 from model_checks.cli import main
 from model_checks.kernel.verdict_records import Verdict, read_records
-from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
     UNCHECKED_LATER_ITEMS,
@@ -22,7 +21,7 @@ from model_checks.smt.prove.parametric import (
     prove,
 )
 from spec import V2, V3, V4, LruFlaw, MissHandling, Variant
-from tests.smt.test_smt_crosscheck import _config
+from tests.smt.test_smt_crosscheck import _config, random_walk
 
 
 def test_v3_is_proved_for_any_instance() -> None:

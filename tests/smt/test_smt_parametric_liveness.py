@@ -15,7 +15,6 @@ import pytest
 from model_checks.explore.evidence import gather
 from model_checks.kernel.verdict_records import Verdict
 from model_checks.scenarios import SCENARIOS
-from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
@@ -35,7 +34,6 @@ from model_checks.smt.prove.parametric_liveness import (
     attempt,
     goals,
     l1_environment,
-    owed_held,
     prove,
     records,
 )
@@ -49,6 +47,7 @@ from spec import (
     Config,
     Drift,
     State,
+    Trace,
     Variant,
     by_id,
     enabled,
@@ -58,9 +57,29 @@ from spec import (
     step,
 )
 from spec.fairness import fair_choice, pending
+from spec.observations import miss_taken, sent_message
 from spec.transitions import Retry, Submit
 from tests.smt.parametric_witness_liveness import WITNESSES
-from tests.smt.test_smt_crosscheck import _config
+from tests.smt.test_smt_crosscheck import _config, random_walk
+
+
+def owed_held(trace: Trace) -> int | None:
+    """The first step after which a front end's shadow holds an identity that front end owes
+    a payload (`L1_CERTIFICATE`'s first part, on the spec's states with the history computed
+    as the model does: owed at a miss reply P0 takes, discharged by a payload it sends);
+    None if there is none."""
+    owed: set[tuple[int, str]] = set()
+    for number, before, action, after in trace.transitions():
+        reply = miss_taken(before, action)
+        if reply is not None:
+            owed |= {(reply.front_end, h) for h in reply.missed}
+        message = sent_message(before, after)
+        if message is not None:
+            owed -= {(message.front_end, i.identity) for i in message.items if i.data is not None}
+        if any(lru.probe(after.shadows[fe], h) for fe, h in owed):
+            return number
+    return None
+
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from model_checks.smt.decode.crosscheck import random_walk
 from model_checks.smt.prove.parametric import CERTIFICATE, check_state
 from model_checks.smt.prove.parametric_goals import BUDGET_CERTIFICATE, OWNER_CERTIFICATE
 from spec import V0, V1, V2, V3, Config, Content, Drift, ItemSize, State, Variant, environment, lru
+from tests.smt.test_smt_crosscheck import random_walk
 
 
 def wide_config(variant: Variant, drift: tuple[str, ...], seed: int, engines: int = 1) -> Config:

@@ -13,7 +13,7 @@ import pytest
 from model_checks.kernel.cell_sets import expected_cell
 from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS
-from model_checks.smt.decode.crosscheck import both_directions, first_disagreement, random_walk
+from model_checks.smt.decode.crosscheck import first_disagreement
 from model_checks.smt.encode import engine as smt_engine
 from model_checks.smt.encode.symbols import Encoding, encoding_for
 from model_checks.smt.results import Violated, to_record
@@ -21,6 +21,8 @@ from model_checks.smt.search.bmc import bmc_many
 from spec import V0, V1, V2, V3, Config, Variant, environment
 from spec.drift import ROUTER, Environment
 from spec.transitions import P0Handle, P1Receive
+from tests.smt.test_smt_both_directions import both_directions
+from tests.smt.test_smt_crosscheck import random_walk
 
 SCENARIO = next(s for s in SCENARIOS if s.name == "router-retry-to-the-other-engine")
 

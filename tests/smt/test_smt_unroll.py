@@ -4,20 +4,42 @@ hides a violation with no successor)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import z3
 
 from model_checks.smt.encode.actions import args_at, initial, transition
 from model_checks.smt.encode.symbols import (
     Encoding,
     FaultCode,
+    Params,
+    SymState,
     at,
     params,
     params_constraint,
     state_at,
 )
 from model_checks.smt.results import ProvedToBound, Violated
-from model_checks.smt.search.bmc import BmcOptions, bmc, bmc_many, unroll
+from model_checks.smt.search.bmc import BmcOptions, bmc, bmc_many
 from spec import V0, V2, V3, environment
+
+
+@dataclass(frozen=True)
+class Unrolling:
+    states: tuple[SymState, ...]
+    formula: z3.BoolRef
+
+    @property
+    def transitions(self) -> int:
+        return len(self.states) - 1
+
+
+def unroll(enc: Encoding, p: Params, k: int) -> Unrolling:
+    """The initial state, the parameter ranges and exactly k transitions."""
+    states = [state_at(enc, t) for t in range(k + 1)]
+    facts = [params_constraint(enc, p), initial(enc, states[0])]
+    facts += [transition(enc, p, states[t], states[t + 1], args_at(t)) for t in range(k)]
+    return Unrolling(tuple(states), z3.And(facts))
 
 
 def _acts(formula: z3.ExprRef) -> set[str]:

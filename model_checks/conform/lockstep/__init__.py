@@ -59,8 +59,6 @@ from model_checks.conform.lockstep.driver import SPEC_JUDGED, Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
 from model_checks.conform.lockstep.runs import (
     Driving,
-    choose,
-    random_walk,
     run_actions,
     shrink,
     spec_trace,
@@ -74,8 +72,6 @@ __all__ = [
     "EngineFactory",
     "Lockstep",
     "NotFollowed",
-    "choose",
-    "random_walk",
     "run_actions",
     "shrink",
     "spec_trace",

@@ -1,4 +1,4 @@
-"""Lockstep runs: a script, a random walk, and shrinking a disagreement to a shorter script.
+"""Lockstep runs: a script, and shrinking a disagreement to a shorter script.
 
 Each run is a `Lockstep` that is always closed, and whose `Disagreement` carries the steps
 taken and the properties broken so far.
@@ -7,22 +7,18 @@ taken and the properties broken so far.
 from __future__ import annotations
 
 import contextlib
-import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import choices
 from model_checks.conform.lockstep.disagreement import Disagreement, NotFollowed
 from model_checks.conform.lockstep.driver import Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
 from model_checks.kernel import render
-from spec import Config, State
-from spec.fairness import is_quiescent
+from spec import Config
 from spec.machine import initial, is_enabled, step
-from spec.state import ClientItem
 from spec.trace import Step, Trace
-from spec.transitions import ACTION_TYPES, Action, Submit
+from spec.transitions import Action
 
 
 @dataclass(frozen=True)
@@ -103,69 +99,6 @@ def _session(
         raise
     finally:
         run.close()
-
-
-def choose(config: Config, state: State, rng: random.Random) -> Action | None:
-    """A random enabled action: first a kind of action, then one of its instances.
-
-    Submit is sampled instead of enumerated (a wide configuration has thousands of possible
-    requests): mostly requests with media on every item, since a UUID-only item P0 does not
-    hold ends the request at once as a client error.
-    """
-    if state.fault is not None:
-        return None
-    by_label: dict[str, list[Action]] = {}
-    for action_type in ACTION_TYPES:
-        if action_type is Submit or action_type in choices.MATCHED:
-            continue
-        for action in action_type.candidates(config, state):
-            if is_enabled(config, state, action):
-                by_label.setdefault(action.label, []).append(action)
-    submit = _sample_submit(config, state, rng)
-    if submit is not None:
-        by_label[Submit.label] = [submit]
-    if not by_label:
-        return None
-    return rng.choice(by_label[rng.choice(sorted(by_label))])
-
-
-def _sample_submit(config: Config, state: State, rng: random.Random) -> Submit | None:
-    if len(state.requests) >= config.max_requests or state.unfinished() >= config.max_in_flight:
-        return None
-    for _ in range(20):
-        count = rng.randint(1, min(config.max_items, len(config.identities)))
-        identities = rng.sample(config.identities, count)
-        all_media = rng.random() < 0.8
-        items = tuple(
-            ClientItem(i, rng.randrange(config.versions), all_media or rng.random() < 0.5)
-            for i in identities
-        )
-        action = Submit(items, rng.randrange(config.front_ends))
-        if is_enabled(config, state, action):
-            return action
-    return None
-
-
-def random_walk(
-    config: Config,
-    adapter: api.Adapter,
-    seed: int,
-    length: int,
-    *,
-    engine_factory: EngineFactory | None = None,
-) -> Lockstep:
-    """`length` random steps in lockstep, then settle. Raises `Disagreement`."""
-    rng = random.Random(seed)
-    with _session(config, adapter, engine_factory) as run:
-        for _ in range(length):
-            if len(run.state.requests) >= config.max_requests and is_quiescent(config, run.state):
-                break  # only clears and drift are left: nothing more to compare
-            action = choose(config, run.state, rng)
-            if action is None:
-                break
-            run.apply(action)
-        run.settle()
-    return run
 
 
 def shrink(

@@ -7,10 +7,10 @@ spec's next state (accepted), and does it allow any other (determinism)? Orders 
 channel order) are compared as orders, not as stamp values. A faulted next state is compared on
 its fault kind only: it is absorbing, and its other fields are the spec's partial work.
 
-The other direction (`enabled_disagreement`, on sampled reachable states): the relation, from
-the state pinned, takes no step whose arguments are not those of an action the spec enables
-there; with the first direction for every enabled action, the two enable the same set of
-actions and agree on each successor. Every query is bounded by `budget.STEP_RLIMIT`.
+The tests check the other direction on sampled reachable states with the same solver
+(tests/smt/test_smt_both_directions.py): the relation, from the state pinned, takes no step
+whose arguments are not those of an action the spec enables there. Every query is bounded by
+`budget.STEP_RLIMIT`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import z3
 
 from model_checks.smt.budget import STEP_RLIMIT, Bounded
 from model_checks.smt.decode.fields import NotEncodable, pin_arguments
-from model_checks.smt.encode.actions import ACTIONS, args_at, codes_of, transition
+from model_checks.smt.encode.actions import args_at, codes_of, transition
 from model_checks.smt.encode.symbols import (
     NONE_PID,
     STAMPS_PER_STEP,
@@ -219,7 +219,7 @@ def _params_of(enc: Encoding, p: Params, config: Config) -> list[z3.BoolRef]:
     return facts
 
 
-def _arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]:
+def arguments(enc: Encoding, before: State, action: Action) -> list[z3.BoolRef]:
     """The facts fixing the step's code and arguments to the spec action's (`fields`)."""
     a = args_at(0)
     pin = pin_arguments(enc, before, action, a)
@@ -254,7 +254,7 @@ class StepChecker:
         solver.push()
         try:
             solver.add(matches(self.enc, self.s, before))
-            solver.add(*_arguments(self.enc, before, action))
+            solver.add(*arguments(self.enc, before, action))
             target = matches(self.enc, self.n, after)
             if self._ask(target) != z3.sat:
                 return f"the SMT relation refuses {action!r} or its spec successor"
@@ -265,63 +265,12 @@ class StepChecker:
         finally:
             solver.pop()
 
-    def extra_step(self, before: State, actions: list[Action]) -> str | None:
-        """None when, from `before`, the relation takes no step whose arguments are not those
-        of one of `actions` (the spec's enabled actions there); otherwise the step it takes."""
-        solver = self.solver
-        solver.push()
-        try:
-            solver.add(matches(self.enc, self.s, before))
-            spec_steps = [z3.And(_arguments(self.enc, before, a)) for a in actions]
-            if self._ask(z3.Not(z3.Or(spec_steps))) == z3.unsat:
-                return None
-            model = solver.model()
-            code = model.eval(args_at(0).act, model_completion=True).as_long()
-            taken = ACTIONS[code]
-            chosen = {k: model.eval(v, model_completion=True)
-                      for k, v in vars(args_at(0)).items() if not isinstance(v, tuple)}
-            return (f"the SMT relation takes a step the spec does not enable: "
-                    f"{taken.spec_class.__name__} (front end {taken.front_end}, engine "
-                    f"{taken.engine}), {chosen}")
-        finally:
-            solver.pop()
-
-
-def check_step(
-    enc: Encoding, config: Config, before: State, action: Action, after: State
-) -> str | None:
-    """None when the SMT relation takes exactly the spec's step; otherwise what differs."""
-    return StepChecker(enc, config).check(before, action, after)
-
 
 def _diff(solver: z3.Solver, n: SymState) -> str:
     model = solver.model()
     shown = [f"{k}={model.eval(v, model_completion=True)}" for k, v in n.items()
              if not k.startswith("procs")]
     return ", ".join(shown)
-
-
-def enabled_disagreement(checker: StepChecker, state: State) -> str | None:
-    """Both directions at one spec state: every action the spec enables is a step of the
-    relation to the spec's successor, and only one; the relation enables nothing else."""
-    from spec import enabled, step
-
-    actions = list(enabled(checker.config, state))
-    for action in actions:
-        problem = checker.check(state, action, step(checker.config, state, action))
-        if problem is not None:
-            return problem
-    return checker.extra_step(state, actions)
-
-
-def both_directions(enc: Encoding, trace: Trace) -> str | None:
-    """`enabled_disagreement` at every state of `trace` (a sample of reachable states)."""
-    checker = StepChecker(enc, trace.config)
-    for number, state in enumerate(trace.states()):
-        problem = enabled_disagreement(checker, state)
-        if problem is not None:
-            return f"state {number}: {problem}"
-    return None
 
 
 def first_disagreement(enc: Encoding, trace: Trace) -> str | None:
@@ -334,31 +283,6 @@ def first_disagreement(enc: Encoding, trace: Trace) -> str | None:
     return None
 
 
-__all__ = ["NotEncodable", "both_directions", "check_step", "enabled_disagreement",
-           "first_disagreement", "matches"]
+__all__ = ["NotEncodable", "arguments", "first_disagreement", "matches"]
 
 
-
-
-def random_walk(config: Config, steps: int, seed: int) -> Trace:
-    """A spec trace of up to `steps` uniformly chosen enabled actions (stops at a fault)."""
-    import random
-
-    from spec import enabled
-    from spec.trace import Step
-
-    rng = random.Random(seed)
-    trace = Trace(config, _initial(config))
-    for _ in range(steps):
-        choices = enabled(config, trace.final)
-        if not choices:
-            break
-        trace = trace.extended(rng.choice(choices))
-    del Step
-    return trace
-
-
-def _initial(config: Config) -> State:
-    from spec import initial
-
-    return initial(config)

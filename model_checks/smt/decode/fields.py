@@ -192,15 +192,6 @@ FIELDS: dict[str, FieldCodec] = {
 """Per action field name, how it maps to a step's arguments."""
 
 
-def unknown_fields(
-    action_types: tuple[type[Action], ...], known: dict[str, FieldCodec] = FIELDS,
-) -> list[str]:
-    """"Class.field" for every field of `action_types` that `known` does not map (empty: every
-    action can be decoded and cross-checked)."""
-    return [f"{cls.__name__}.{f.name}" for cls in action_types
-            for f in dataclasses.fields(cls) if f.name not in known]
-
-
 def _codec(cls: type[Action], name: str) -> FieldCodec:
     try:
         return FIELDS[name]

@@ -1,10 +1,9 @@
 """Prove: properties for all depths, each proof re-checked as a certificate with fresh solvers.
 
-Owns the inductive-invariant check and V3's certificate (`invariant`), k-induction with
-Houdini lemmas (`induction`), Spacer's CHC proofs (`chc`), the hand-written relational
-certificates (`relational`) and the order they run in before BMC (`proved_first`). Reads the
-formulas of `encode/`; hands proved properties (and lemmas) to the runner and `search/`,
-which searches only what is left.
+Owns the inductive-invariant check and V3's certificate (`invariant`), k-induction (`induction`),
+Spacer's CHC proofs (`chc`), the hand-written relational certificates (`relational`) and the
+order they run in before BMC (`proved_first`). Reads the formulas of `encode/`; hands proved
+properties (and lemmas) to the runner and `search/`, which searches only what is left.
 
 Beside them, the proofs for every instance size, over abstract models with uninterpreted
 sorts (z3's MBQI), run by `prove --parametric` and read by the drift lattice as all-instance

@@ -187,21 +187,14 @@ def _mentions(formula: z3.ExprRef, var: z3.ExprRef) -> bool:
     return False
 
 
-def chc_prove(
-    enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT,
-    certificate_rlimit: int = CERTIFICATE_RLIMIT,
-) -> ChcResult:
-    """`prop` for all depths by Spacer, its invariant re-checked as a certificate; or why not.
-    A verdict is a function of the encoding, the property and the two limits."""
-    return chc_decide(enc, prop, rlimit, certificate_rlimit)[0]
-
-
 def chc_decide(
     enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT,
     certificate_rlimit: int = CERTIFICATE_RLIMIT,
 ) -> tuple[ChcResult, Invariant | None]:
-    """`chc_prove`, with the re-checked invariant of a proof (None otherwise): it holds in
-    every reachable state, so BMC may assert it as a lemma (`proved_first`)."""
+    """`prop` for all depths by Spacer, its invariant re-checked as a certificate, or why not
+    (a verdict is a function of the encoding, the property and the two limits); with the
+    re-checked invariant of a proof (None otherwise): it holds in every reachable state, so
+    BMC may assert it as a lemma (`proved_first`)."""
     start = time.perf_counter()
     formula, used, result = spacer_invariant(enc, prop, rlimit)
     if result == z3.unsat:

@@ -1,17 +1,11 @@
-"""All-depth results for holding cells: k-induction strengthened by the lemmas that are
-inductive for the cell's own variant and environment.
+"""All-depth results for holding cells by k-induction, optionally strengthened by lemmas.
 
-`inductive_lemmas` runs Houdini over the lemma candidates (`invariant.V3_INVARIANTS` without
-the parts that are the properties S1 and S3, which are what is asked): it drops every
-candidate that fails initiation or consecution relative to the others, until the rest is
-inductive; what is left is re-checked as a certificate (`invariant.prove`: init => L,
-L and a step => L', L satisfiable with init).
-
-`k_induction` then asks the inductive step for a property P: k+1 states linked by k
-transitions, L in every state, P in the first k, not P in the last. Unsatisfiable means P holds
-in every state reached after k steps from a state where P held for k steps; with BMC's
-proof that P holds within the first k steps from the initial state (the base case, which the
-caller passes as `base`), P holds for all depths. Every query is bounded by an rlimit.
+`k_induction` asks the inductive step for a property P: k+1 states linked by k
+transitions, the lemmas L in every state, P in the first k, not P in the last. Unsatisfiable
+means P holds in every state reached after k steps from a state where P held for k steps;
+with BMC's proof that P holds within the first k steps from the initial state (the base case,
+which the caller passes as `base`), P holds for all depths. Every query is bounded by an
+rlimit.
 """
 
 from __future__ import annotations
@@ -21,56 +15,11 @@ import time
 import z3
 
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
-from model_checks.smt.encode.actions import args_at, initial, transition
+from model_checks.smt.encode.actions import args_at, transition
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.symbols import Encoding, params, params_constraint, state_at
-from model_checks.smt.prove.invariant import (
-    V3_INVARIANTS,
-    CertificateRejected,
-    Invariant,
-    conjunction,
-    prove,
-)
+from model_checks.smt.prove.invariant import Invariant, conjunction
 from model_checks.smt.results import ProvedAllDepths
-
-CANDIDATES: tuple[Invariant, ...] = tuple(
-    inv for inv in V3_INVARIANTS if inv.lemma not in ("S3", "I3")
-)
-"""Lemma candidates: the structural invariants and the tag invariants (which hold only where
-tagged); the served-pairing lemma (I3) and no-fault (S3) are the properties S1 and S3."""
-
-
-def inductive_lemmas(enc: Encoding, rlimit: int = CERTIFICATE_RLIMIT) -> tuple[Invariant, ...]:
-    """The largest subset of CANDIDATES that Houdini finds inductive for `enc` (re-checked as a
-    certificate), or () when none is."""
-    p = params(enc)
-    s, n = state_at(enc, 0), state_at(enc, 1)
-    kept = [inv for inv in CANDIDATES
-            if _holds(rlimit, params_constraint(enc, p), initial(enc, s),
-                      z3.Not(inv.holds(enc, p, s)))]
-    changed = True
-    while changed and kept:
-        changed = False
-        step = z3.And(conjunction(enc, p, s, tuple(kept)), transition(enc, p, s, n, args_at(0)))
-        for inv in list(kept):
-            if not _holds(rlimit, params_constraint(enc, p), step, z3.Not(inv.holds(enc, p, n))):
-                kept.remove(inv)
-                changed = True
-                break
-    if not kept:
-        return ()
-    try:
-        prove(enc, tuple(kept), (), rlimit)
-    except CertificateRejected:
-        return ()
-    return tuple(kept)
-
-
-def _holds(rlimit: int, *facts: z3.BoolRef) -> bool:
-    """Whether the facts are unsatisfiable (undecided counts as not)."""
-    solver = Bounded(rlimit)
-    solver.add(*facts)
-    return bool(solver.check().result == z3.unsat)
 
 
 def k_induction(

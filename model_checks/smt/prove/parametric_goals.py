@@ -40,7 +40,7 @@ one-sided clear, unequal sizes, a clear of both sides in flight, a stale tag, an
 one side, a front end touching late.
 
 One P1 stands for each engine under D5's router (`parametric`, "Engines"). A proof under E
-settles every environment below E (`settled_by`; `explore.every_instance` says why).
+settles every environment below E (`explore.every_instance` says why).
 
 Where no certificate applies (S1 under D7 in V0-V2), `attempt` tries the nearest one and
 returns the query that fails: the abstraction keeps no relation between P0's shadow and P1's
@@ -51,7 +51,6 @@ restarts, skew); they stay bounded.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -237,18 +236,6 @@ def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
     return [record(goal, rlimit) for goal in goals()]
 
 
-def maximal_holding(minimal: Iterable[Iterable[str]],
-                    sources: Iterable[str] = ALL) -> tuple[frozenset[str], ...]:
-    """The maximal environments over `sources` above no minimal breaking set: the complement
-    of the breaking sets' upward closure, by its maximal elements (every subset is visited:
-    2^11 for the eleven sources)."""
-    pool, breaking = tuple(ids(sources)), [frozenset(m) for m in minimal]
-    holding = [frozenset(c) for n in range(len(pool) + 1)
-               for c in itertools.combinations(pool, n)
-               if not any(b <= frozenset(c) for b in breaking)]
-    return tuple(e for e in holding if not any(e < other for other in holding))
-
-
 def attempt(variant: Variant, prop: str, environment: frozenset[str],
             rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
     """Try `prop` under `environment` with the certificate nearest to it (S1: the served item
@@ -274,10 +261,4 @@ NEAREST: dict[str, tuple[ParametricInvariant, ...]] = {
 """The certificate `attempt` tries per property on `parametric`'s model."""
 
 
-def settled_by(goal_environments: Iterable[frozenset[str]], environment: frozenset[str]) -> bool:
-    """A proof under E settles every environment below E."""
-    return any(environment <= proved for proved in goal_environments)
-
-
-__all__ = ["ALL", "EVERY_SOURCE", "Goal", "attempt", "goals", "maximal_holding", "records",
-           "settled_by"]
+__all__ = ["ALL", "EVERY_SOURCE", "Goal", "attempt", "goals", "records"]

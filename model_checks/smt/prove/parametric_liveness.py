@@ -103,8 +103,7 @@ from model_checks.smt.prove.parametric import (
 )
 from model_checks.smt.prove.parametric_goals import mirror_environment, record
 from model_checks.smt.results import ProvedAllDepths
-from spec import VARIANTS, Drift, Trace, Variant, lru
-from spec.observations import miss_taken, sent_message
+from spec import VARIANTS, Drift, Variant
 
 PROPERTIES = ("L1", "L2", "L3")
 
@@ -466,19 +465,3 @@ def attempt(variant: Variant, prop: str, environment: frozenset[str],
 # -- the L1 certificate on concrete spec runs ---------------------------------------------------
 
 
-def owed_held(trace: Trace) -> int | None:
-    """The first step after which a front end's shadow holds an identity that front end owes
-    a payload (`L1_CERTIFICATE`'s first part, on the spec's states with the history computed
-    as the model does: owed at a miss reply P0 takes, discharged by a payload it sends);
-    None if there is none."""
-    owed: set[tuple[int, str]] = set()
-    for number, before, action, after in trace.transitions():
-        reply = miss_taken(before, action)
-        if reply is not None:
-            owed |= {(reply.front_end, h) for h in reply.missed}
-        message = sent_message(before, after)
-        if message is not None:
-            owed -= {(message.front_end, i.identity) for i in message.items if i.data is not None}
-        if any(lru.probe(after.shadows[fe], h) for fe, h in owed):
-            return number
-    return None

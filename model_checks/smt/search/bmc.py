@@ -1,11 +1,11 @@
 """Bounded model checking with iterative deepening on one incremental solver.
 
-`unroll(k)` is the formula of exactly k transitions from the initial state; `bmc` adds one
-transition per depth and asks, under one assumption literal per depth, whether the property is
-broken in the state reached after exactly that many steps. Depths are tried in increasing order,
-so the first counterexample is a shortest one, and a bad state with no successor (a fault is
-absorbing) is still found at its own depth. Every counterexample is decoded into spec actions,
-replayed on the spec, and compared state by state with the SMT relation before it is reported.
+`bmc` unrolls the transition relation from the initial state, one transition per depth, and
+asks, under one assumption literal per depth, whether the property is broken in the state
+reached after exactly that many steps. Depths are tried in increasing order, so the first
+counterexample is a shortest one, and a bad state with no successor (a fault is absorbing) is
+still found at its own depth. Every counterexample is decoded into spec actions, replayed on
+the spec, and compared state by state with the SMT relation before it is reported.
 """
 
 from __future__ import annotations
@@ -41,30 +41,12 @@ class ReplayMismatch(AssertionError):
     """A Z3 counterexample that the spec does not reproduce: the encoding is wrong."""
 
 
-@dataclass(frozen=True)
-class Unrolling:
-    states: tuple[SymState, ...]
-    formula: z3.BoolRef
-
-    @property
-    def transitions(self) -> int:
-        return len(self.states) - 1
-
-
 def new_solver(rlimit: int) -> Bounded:
     """An incremental solver with z3's default configuration, each check bounded by `rlimit`
     resource units (`budget`). On these queries z3's default solver is 1.5 to 4 times faster
     than the solver for the QF_LIA logic, which this module used while every query had one
     front end and one item per request."""
     return Bounded(rlimit)
-
-
-def unroll(enc: Encoding, p: Params, k: int) -> Unrolling:
-    """The initial state, the parameter ranges and exactly k transitions."""
-    states = [state_at(enc, t) for t in range(k + 1)]
-    facts = [params_constraint(enc, p), initial(enc, states[0])]
-    facts += [transition(enc, p, states[t], states[t + 1], args_at(t)) for t in range(k)]
-    return Unrolling(tuple(states), z3.And(facts))
 
 
 def bmc(
