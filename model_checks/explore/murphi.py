@@ -27,10 +27,11 @@ correct LRU, the payload wins and drops the old entry first, misses reported in 
 touches first) and environments of `TRANSLATED_DRIFT` with one front end, one engine and
 no duplicate identities; anything else is refused with one line (`NotTranslated`).
 
-`following` makes the model follow one spec trace instead: every rule is guarded to fire
-only as that trace's next step, and the invariant "trace end" fails exactly where the
-model reaches the trace's end with the named property broken (Rumur then reports that
-invariant: the trace replays on the model).
+`following` makes the model follow spec traces of its configuration instead (`Followed`:
+a trace and the property it breaks): a start state per trace, every rule guarded to fire
+only as that trace's next step, and per trace an invariant "trace N end" that fails
+exactly where the model reaches the trace's end with that property broken (Rumur, run to
+report every failed invariant, then names each trace that replays on the model).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spec import Config, Drift, LruFlaw, MissHandling, Trace, enabled, initial
+from spec import Config, Drift, LruFlaw, MissHandling, State, Trace, enabled, initial
 from spec.state import Outcome, Stage
 from spec.transitions import (
     Action,
@@ -73,13 +74,22 @@ class NotTranslated(ValueError):
 class Mistranslation:
     """A planted mistranslation, for the checks that must catch one: `drop_tag_check` drops
     the tag comparison from P1's reference rule (a reference to a stale entry is served);
-    `clear_needs_no_replies` adds a conjunct to ClearBoth's guard (no reply in flight)."""
+    `keep_missed` leaves the identities a miss reply lists in P0's shadow (no invalidation)."""
 
     drop_tag_check: bool = False
-    clear_needs_no_replies: bool = False
+    keep_missed: bool = False
 
 
 CORRECT = Mistranslation()
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A spec trace the model is to follow, and the property (of `PROPERTIES`) broken at its
+    end (None: its end need only be reached)."""
+
+    trace: Trace
+    broken: str | None
 
 
 def _refusal(config: Config) -> str | None:
@@ -141,36 +151,57 @@ def ends_for_good(config: Config, outcome: Outcome | None, stage: Stage, retries
                                         and retries < config.max_retries)
 
 
-def _slots_of(trace: Trace) -> list[int]:
-    """The slot (from 1) of each step's request, as the model assigns them: a new request
-    takes the lowest free slot, a request that ends for good frees its slot (0: no
-    request)."""
+def _slots_of(trace: Trace) -> list[tuple[int, dict[int, int]]]:
+    """Per step, the slot (from 1) of its request, as the model assigns them (0: no
+    request), and which slot each live request holds after it: a new request takes the
+    lowest free slot, a request that ends for good frees its slot."""
     owner: dict[int, int] = {}
-    slots: list[int] = []
+    slots: list[tuple[int, dict[int, int]]] = []
     for _, before, action, after in trace.transitions():
+        slot = 0
         if isinstance(action, Submit):
             used = set(owner.values())
             slot = min(s for s in range(1, trace.config.max_requests + 1) if s not in used)
             owner[len(before.requests)] = slot
-            slots.append(slot)
-        else:
-            rid = getattr(action, "rid", None)
-            if isinstance(action, ClearBoth | P0ReceiveReply | P1Receive):
-                rid = None
-            slots.append(0 if rid is None else owner[rid])
+        elif not isinstance(action, ClearBoth | P0ReceiveReply | P1Receive):
+            slot = owner[getattr(action, "rid")]  # noqa: B009  (every other action has one)
         for r in after.requests:
             if r.rid in owner and ends_for_good(trace.config, r.outcome, r.stage, r.retries):
                 del owner[r.rid]
+        slots.append((slot, dict(owner)))
     return slots
 
 
+_STAGES = {Stage.SUBMITTED: "S_SUBMITTED", Stage.PROCESSED: "S_PROCESSED",
+           Stage.UPDATING: "S_UPDATING", Stage.IN_FLIGHT: "S_IN_FLIGHT", Stage.DONE: "S_DONE"}
+
+
+def _projection(state: State, owner: dict[int, int], ids: dict[str, int], slots: int
+                ) -> str:
+    """A Murphi condition that holds where the model's state matches `state` as far as
+    both keep it: each cache's identities in LRU order, the queues' lengths, and every
+    live request's stage in its slot (the others free)."""
+    parts = []
+    for name, cache in (("shadow", state.shadows[0]), ("receiver", state.receiver)):
+        parts.append(f"{name}.n = {len(cache)}")
+        parts += [f"{name}.e[{n}].id = {ids[e.identity]}"
+                  for n, e in enumerate(cache, start=1)]
+    parts += [f"nmsg = {len(state.to_engine)}", f"nrep = {len(state.to_front_end)}"]
+    live = {slot: state.requests[rid].stage for rid, slot in owner.items()}
+    parts += [f"req[{slot}].st = {_STAGES[live[slot]] if slot in live else 'S_FREE'}"
+              for slot in range(1, slots + 1)]
+    return " & ".join(parts)
+
+
 def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
-          symmetric: bool = True, following: Trace | None = None,
-          broken: str | None = None, plant: Mistranslation = CORRECT) -> str:
+          symmetric: bool = True, following: Sequence[Followed] = (),
+          plant: Mistranslation = CORRECT) -> str:
     """The Murphi model of `config` with `properties` as invariants (`following`: the model
-    guarded to follow that trace, its one invariant failing at the trace's end where
-    `broken` (a property of `PROPERTIES`, or None: just reached) is broken there)."""
-    check_translated(config, properties if broken is None else (*properties, broken))
+    guarded to follow those traces instead, module docstring)."""
+    broken = [f.broken for f in following if f.broken is not None]
+    check_translated(config, (*properties, *broken))
+    if any(f.trace.config != config for f in following):
+        raise NotTranslated("a followed trace is of another configuration than the model's")
     table = submit_table(config)
     ids = {name: n for n, name in enumerate(config.identities, start=1)}
     v = config.variant
@@ -193,23 +224,51 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
            f"{'+'.join(sorted(d.value for d in config.environment)) or 'none'}\n", "const\n"]
     out += [f"  {name}: {value};\n" for name, value in consts.items()]
     out += [f"  {name}: {'true' if value else 'false'};\n" for name, value in flags.items()]
-    slot_type = "scalarset(NR)" if symmetric and following is None else "1..NR"
+    slot_type = "scalarset(NR)" if symmetric and not following else "1..NR"
     out.append(_TYPES.replace("SLOT_TYPE", slot_type))
-    if following is not None:
-        out.append(f"var tstep: 0..{len(following.steps)};\n")
+    if following:
+        longest = max(len(f.trace.steps) for f in following)
+        out.append(f"var tn: 1..{len(following)};\n    tstep: 0..{longest};\n")
     out.append(_sizes(config, ids))
     out.append(_submits(config, table, ids))
-    out.append(_PROCEDURES.replace("TSTEP_INIT\n", "" if following is None
-                                   else "  tstep := 0;\n"))
-    if following is not None:
-        out.append(_follows(following, config))
-    out.append(_rules(following is not None, plant))
-    if following is None:
-        out += [_INVARIANTS[p] for p in PROPERTIES if p in properties]
+    needed = {*properties, *broken}
+    procedures = _monitors(_PROCEDURES, needed)
+    if plant.keep_missed:
+        procedures = procedures.replace("      lru_pop(shadow, x);\n", "")
+    if following:
+        procedures = procedures.replace("startstate\n", f"ruleset t: 1..{len(following)} do "
+                                        "startstate\n").replace(
+            "TSTEP_INIT\nend;\n", "  tn := t; tstep := 0;\nend;\nendruleset;\n")
+        out += [procedures, _follows(following, config)]
     else:
-        flag = "true" if broken is None else _BROKEN[broken]
-        out.append(f'invariant "trace end" !(tstep = {len(following.steps)} & {flag});\n')
+        out.append(procedures.replace("TSTEP_INIT\n", ""))
+    out.append(_rules(bool(following)))
+    if following:
+        for number, f in enumerate(following, start=1):
+            flag = "true" if f.broken is None else _BROKEN[f.broken]
+            out.append(f'invariant "trace {number} end" '
+                       f'!(tn = {number} & tstep = {len(f.trace.steps)} & {flag});\n'
+                       f'invariant "trace {number} diverges" !(tn = {number} & !matches());\n')
+    else:
+        out += [_INVARIANTS[p] for p in PROPERTIES if p in properties]
     return "".join(out)
+
+
+def _monitors(text: str, needed: set[str]) -> str:
+    """`text` without the updates of the monitors no needed property reads (H1's last
+    delivery, L2's listed identities, L3's watch): their variables then stay constant and
+    add no states."""
+    updates = {"H1": ("    h1_bad := true;\n",),
+               "L2": ("      if listed[s][x] then l2_bad := true; endif;\n",
+                      "  listed[s] := r.missed;\n"),
+               "L3": ("    if watching[s] then l3_bad := true; endif;\n",
+                      "    watching[s] := true;\n")}
+    for prop, lines in updates.items():
+        if prop not in needed:
+            for line in lines:
+                assert line in text, line
+                text = text.replace(line, "")
+    return text
 
 
 def _sizes(config: Config, ids: dict[str, int]) -> str:
@@ -243,21 +302,33 @@ def _submits(config: Config, table: Sequence[Submit], ids: dict[str, int]) -> st
     return "".join(lines)
 
 
-def _follows(trace: Trace, config: Config) -> str:
-    lines = ["function follows(r: 0..20; a: 0..NR; b: 0..NK): boolean;\nbegin\n"
-             "  switch tstep\n"]
-    for number, (action, slot) in enumerate(zip((s.action for s in trace.steps),
-                                                _slots_of(trace), strict=True)):
-        name, a, b = rule_of(action, config, slot)
-        lines.append(f"  case {number}: return r = {RULES.index(name)} & a = {a} & b = {b};\n")
-    lines.append("  else return false;\n  endswitch;\nend;\n\n")
-    return "".join(lines)
+def _follows(following: Sequence[Followed], config: Config) -> str:
+    """`follows(r, a, b)`: rule number r with parameters a, b is the followed trace's
+    next step; `matches()`: the state matches the trace's state at this step
+    (`_projection`)."""
+    ids = {name: n for n, name in enumerate(config.identities, start=1)}
+    rules = ["function follows(r: 0..20; a: 0..NR; b: 0..NK): boolean;\nbegin\n"
+             "  switch tn\n"]
+    states = ["function matches(): boolean;\nbegin\n  switch tn\n"]
+    for trace_number, f in enumerate(following, start=1):
+        rules.append(f"  case {trace_number}:\n    switch tstep\n")
+        states.append(f"  case {trace_number}:\n    switch tstep\n"
+                      f"    case 0: return {_projection(f.trace.initial, {}, ids, config.max_requests)};\n")
+        for number, (step, (slot, owner)) in enumerate(zip(f.trace.steps, _slots_of(f.trace),
+                                                         strict=True)):
+            name, a, b = rule_of(step.action, config, slot)
+            rules.append(f"    case {number}: return r = {RULES.index(name)} & a = {a} "
+                         f"& b = {b};\n")
+            states.append(f"    case {number + 1}: return "
+                          f"{_projection(step.state, owner, ids, config.max_requests)};\n")
+        rules.append("    else return false;\n    endswitch;\n")
+        states.append("    else return false;\n    endswitch;\n")
+    end = "  endswitch;\n  return false;\nend;\n\n"
+    return "".join(rules) + end + "".join(states) + end
 
 
-def _rules(following: bool, plant: Mistranslation) -> str:
+def _rules(following: bool) -> str:
     text = _RULES
-    if plant.clear_needs_no_replies:
-        text = text.replace("nmsg = 0 &", "nmsg = 0 & nrep = 0 &")
     for number, name in enumerate(RULES):
         guard = f"follows({number}, A, B) & " if following else ""
         text = text.replace(f"@{name}@", guard)
@@ -359,7 +430,7 @@ end;
 
 procedure remove_at(var l: lru; k: 1..BUDGET);
 begin
-  for i := 1 to BUDGET - 1 do
+  for i := 1 to BUDGET do
     if i >= k & i < l.n then l.e[i] := l.e[i + 1]; endif;
   endfor;
   clear l.e[l.n];
@@ -625,7 +696,7 @@ procedure deliver(i: 1..NR);
 var m: message; tensor: pids; missed: idset; any: boolean; s: slot;
 begin
   m := msg[i];
-  for q := 1 to NR - 1 do if q >= i & q < nmsg then msg[q] := msg[q + 1]; endif; endfor;
+  for q := 1 to NR do if q >= i & q < nmsg then msg[q] := msg[q + 1]; endif; endfor;
   undefine msg[nmsg];
   nmsg := nmsg - 1;
   s := m.s;
@@ -663,7 +734,7 @@ procedure take_reply();
 var r: reply; s: slot; any: boolean;
 begin
   r := rep[1];
-  for q := 1 to NR - 1 do if q < nrep then rep[q] := rep[q + 1]; endif; endfor;
+  for q := 1 to NR do if q < nrep then rep[q] := rep[q + 1]; endif; endfor;
   undefine rep[nrep];
   nrep := nrep - 1;
   s := r.s;

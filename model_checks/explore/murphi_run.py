@@ -21,10 +21,17 @@ import re
 import resource
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from model_checks.explore.murphi import PROPERTIES, Mistranslation, model, submit_table
+from model_checks.explore.murphi import (
+    PROPERTIES,
+    Followed,
+    Mistranslation,
+    model,
+    submit_table,
+)
 from spec import Config, Trace, TraceError, by_id, run
 from spec.transitions import (
     Action,
@@ -65,6 +72,7 @@ class RumurRun:
     steps: tuple[tuple[str, dict[str, int]], ...]
     compile_seconds: float
     check_seconds: float
+    failed: frozenset[str] = frozenset()
 
 
 def rumur_binary() -> Path:
@@ -92,15 +100,19 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def check_text(text: str, workdir: Path, *, symmetry: bool = True) -> RumurRun:
-    """Rumur on the Murphi model `text`, built and run in `workdir`."""
+def check_text(text: str, workdir: Path, *, symmetry: bool = True, errors: int = 1
+               ) -> RumurRun:
+    """Rumur on the Murphi model `text`, built and run in `workdir`; `errors` > 1: go on
+    until that many invariants failed (no traces printed: `RumurRun.failed` names them)."""
     rumur = rumur_binary()
     workdir.mkdir(parents=True, exist_ok=True)
     source, checker = workdir / "model.m", workdir / "model"
     source.write_text(text)
     start = _children_cpu()
     options = ["--threads", "1", "--deadlock-detection", "off", "--symmetry-reduction",
-               "heuristic" if symmetry else "off", "--output", str(workdir / "model.c")]
+               "heuristic" if symmetry else "off", "--output", str(workdir / "model.c"),
+               *(["--max-errors", str(errors), "--counterexample-trace", "off"]
+                 if errors > 1 else [])]
     for command in ([str(rumur), *options, str(source)],
                     [*COMPILE, "-o", str(checker), str(workdir / "model.c"), "-lpthread"]):
         done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -124,13 +136,13 @@ def parse_output(text: str, compile_seconds: float, check_seconds: float) -> Rum
     if not states:
         raise RuntimeError(f"Rumur's checker printed no state count: {text[-2000:]}")
     broken = _BROKEN.search(text)
-    if broken is None and "No error found" not in text:
+    if broken is None and "No error found" not in text and "error(s) found" not in text:
         raise RuntimeError(f"Rumur's checker reported neither a verdict nor an invariant: "
                            f"{text[-2000:]}")
     steps = tuple((m[1], {k: int(v) for k, v in _PARAM.findall(m[2])})
                   for m in _RULE.finditer(text))
     return RumurRun(None if broken is None else broken[1], int(states[-1]), steps,
-                    compile_seconds, check_seconds)
+                    compile_seconds, check_seconds, frozenset(_BROKEN.findall(text)))
 
 
 def check(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
@@ -139,6 +151,19 @@ def check(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
     """Rumur on `config`'s model with `properties` as invariants."""
     return check_text(model(config, properties, symmetric=symmetry, plant=plant), workdir,
                       symmetry=symmetry)
+
+
+def follow(followed: Sequence[Followed], workdir: Path,
+           plant: Mistranslation = Mistranslation()) -> list[Followed]:
+    """The traces of `followed` (all of one configuration) that do NOT replay on the model:
+    those whose end the model does not reach with their property broken there, or where a
+    state of the model differs from the trace's (`murphi._projection`)."""
+    config = followed[0].trace.config
+    text = model(config, (), symmetric=False, following=followed, plant=plant)
+    done = check_text(text, workdir, symmetry=False, errors=2 * len(followed) + 1)
+    return [f for number, f in enumerate(followed, start=1)
+            if f"trace {number} end" not in done.failed
+            or f"trace {number} diverges" in done.failed]
 
 
 def actions(config: Config, run_: RumurRun) -> list[Action]:
