@@ -46,7 +46,6 @@ from spec.transitions import (
     ClearBoth,
     P0Handle,
     P0HandleRejected,
-    P0HandleRejectedUndo,
     P0Process,
     P0ReceiveReply,
     P0UpdateItem,
@@ -312,8 +311,9 @@ def _follows(following: Sequence[Followed], config: Config) -> str:
     states = ["function matches(): boolean;\nbegin\n  switch tn\n"]
     for trace_number, f in enumerate(following, start=1):
         rules.append(f"  case {trace_number}:\n    switch tstep\n")
+        start = _projection(f.trace.initial, {}, ids, config.max_requests)
         states.append(f"  case {trace_number}:\n    switch tstep\n"
-                      f"    case 0: return {_projection(f.trace.initial, {}, ids, config.max_requests)};\n")
+                      f"    case 0: return {start};\n")
         for number, (step, (slot, owner)) in enumerate(zip(f.trace.steps, _slots_of(f.trace),
                                                          strict=True)):
             name, a, b = rule_of(step.action, config, slot)

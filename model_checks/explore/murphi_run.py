@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model_checks.explore.murphi import (
+    CORRECT,
     PROPERTIES,
     Followed,
     Mistranslation,
@@ -147,14 +148,14 @@ def parse_output(text: str, compile_seconds: float, check_seconds: float) -> Rum
 
 def check(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
           workdir: Path, symmetry: bool = True,
-          plant: Mistranslation = Mistranslation()) -> RumurRun:
+          plant: Mistranslation = CORRECT) -> RumurRun:
     """Rumur on `config`'s model with `properties` as invariants."""
     return check_text(model(config, properties, symmetric=symmetry, plant=plant), workdir,
                       symmetry=symmetry)
 
 
 def follow(followed: Sequence[Followed], workdir: Path,
-           plant: Mistranslation = Mistranslation()) -> list[Followed]:
+           plant: Mistranslation = CORRECT) -> list[Followed]:
     """The traces of `followed` (all of one configuration) that do NOT replay on the model:
     those whose end the model does not reach with their property broken there, or where a
     state of the model differs from the trace's (`murphi._projection`)."""
