@@ -23,6 +23,7 @@ is its graph after the search, which kept every state.
 
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
         [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3] [--phases]
+    .venv/bin/python benchmarks/bench_explore.py --rumur [--named-rows 1,4] [--max-states N]
 
 `--phases` prints instead where each cell's CPU goes on this tree (`phases`): the build and
 the judge, and the build's parts, each timed alone over the cell's own states and edges.
@@ -48,6 +49,15 @@ unfinished, items, retries, budget), each with the property its comparison judge
 twice in a row, without and with `--forget-ended` (ended requests forgotten in the
 deduplication key, `model_checks.explore.forgetting`), then a table gives both runs' verdicts,
 states and CPU seconds and the ratios (without / with); `--named-forget off|on` runs one way.
+
+`--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
+--forget-ended` as above, then Rumur (one thread; `scripts/setup-rumur` unpacks it where it
+is not) on the Murphi model generated from the same configuration
+(`model_checks.explore.murphi`), with the row's property or every property the model
+translates as invariants; Rumur's counterexample is replayed on the spec (a disagreement
+stops the run). A table gives both sides' verdicts, states and CPU seconds, Rumur's
+without and with generating and compiling its checker (children's CPU time), and the
+ratios explorer / Rumur.
 
 Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
 shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
