@@ -176,13 +176,17 @@ def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
           f"{'Rumur verdict':14s} {'states':>9s} {'CPU-s':>6s} {'+compile':>8s}  "
           f"{'ratio excl. (incl.)':>19s}")
     for row, explorer, states, seconds, rumur_words, found in table:
-        same = "" if explorer.split(",")[0] == rumur_words or (
-            explorer == "holds" == rumur_words) else "  DIFFERENT VERDICTS"
+        undecided = explorer == "UNDECIDED"
+        same = "  (explorer: no verdict within the state limit)" if undecided else (
+            "" if rumur_words in explorer.split(", ") or explorer == "holds" == rumur_words
+            else "  DIFFERENT VERDICTS")
         check = max(found.check_seconds, 0.01)
         total = found.check_seconds + found.compile_seconds
+        more = ">" if undecided else ""
         print(f"{row:3d} {explorer[:18]:18s} {states:9d} {seconds:8.2f}  "
               f"{rumur_words:14s} {found.states:9d} {found.check_seconds:6.2f} "
-              f"{total:8.2f}  {seconds / check:8.1f}x ({seconds / total:.1f}x){same}")
+              f"{total:8.2f}  {more}{seconds / check:.1f}x ({more}{seconds / total:.1f}x)"
+              f"{same}")
 
 
 _BREAKS = re.compile(r"^\S+ \S+ (\S+) on .*: BREAKS, shortest counterexample (\d+) steps",
