@@ -150,3 +150,24 @@ def test_every_committed_trace_of_a_translated_configuration_replays_on_the_mode
     assert sum(len(g) for g in groups.values()) >= 50  # no green without traces
     for number, followed in enumerate(groups.values()):
         assert follow(followed, tmp_path / str(number)) == [], followed[0].trace.config
+
+
+def test_setup_rumur_says_in_one_line_what_it_lacks(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("bash", "dirname", "grep", "mktemp", "rm", "mkdir", "env"):
+        found = shutil.which(tool)
+        assert found is not None
+        (tools / tool).symlink_to(found)
+    done = subprocess.run(
+        [str(tools / "bash"), str(ROOT / "scripts" / "setup-rumur")], capture_output=True,
+        text=True, check=False,
+        env={**os.environ, "PATH": str(tools), "PAIRED_CACHES_RUMUR": str(tmp_path / "r")})
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("setup-rumur: apt-get not found; rumur needs a Debian "
+                                   "system with apt-get")
+    assert not (tmp_path / "r").exists()  # nothing changed
