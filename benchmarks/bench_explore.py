@@ -23,6 +23,7 @@ is its graph after the search, which kept every state.
 
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
         [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3] [--phases]
+    .venv/bin/python benchmarks/bench_explore.py --rumur [--named-rows 1,4] [--max-states N]
 
 `--phases` prints instead where each cell's CPU goes on this tree (`phases`): the build and
 the judge, and the build's parts, each timed alone over the cell's own states and edges.
@@ -48,6 +49,15 @@ unfinished, items, retries, budget), each with the property its comparison judge
 twice in a row, without and with `--forget-ended` (ended requests forgotten in the
 deduplication key, `model_checks.explore.forgetting`), then a table gives both runs' verdicts,
 states and CPU seconds and the ratios (without / with); `--named-forget off|on` runs one way.
+
+`--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
+--forget-ended` as above, then Rumur (one thread; `scripts/setup-rumur` unpacks it where it
+is not) on the Murphi model generated from the same configuration
+(`model_checks.explore.murphi`), with the row's property or every property the model
+translates as invariants; Rumur's counterexample is replayed on the spec (a disagreement
+stops the run). A table gives both sides' verdicts, states and CPU seconds, Rumur's
+without and with generating and compiling its checker (children's CPU time), and the
+ratios explorer / Rumur.
 
 Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
 shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
@@ -97,42 +107,97 @@ def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> Non
     """`explore --instance` on each row of `NAMED` (1-based), its own output and exit; with
     `forget` "both", each row twice in a row, without and with `--forget-ended`, then a
     table of both runs' states and CPU seconds and their ratios ("off" or "on": one way)."""
-    from model_checks.cli import main as cli
-
     modes = {"both": (False, True), "off": (False,), "on": (True,)}[forget]
     table: list[tuple[int, dict[bool, tuple[str, int, float, int]]]] = []
     for row in rows:
-        variant, env, instance, prop = NAMED[row - 1]
-        runs: dict[bool, tuple[str, int, float, int]] = {}
-        for forgetting in modes:
-            where = out / f"{row}{'-forget' if forgetting else ''}"
-            argv = ["explore", "--variant", variant, "--environment", env, "--instance",
-                    instance, "--max-states", str(max_states), "--json", f"{where}.json",
-                    "--out", str(where), *(["--property", prop] if prop else []),
-                    *(["--forget-ended"] if forgetting else [])]
-            print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
-            captured = io.StringIO()
-            with contextlib.redirect_stdout(captured):
-                code = cli(argv)
-            text = captured.getvalue()
-            print(text, end="")
-            print(f"exit {code}", flush=True)
-            figures = _NAMED_FIGURES.search(text)
-            assert figures is not None, text
-            runs[forgetting] = (_verdict_words(text), int(figures[1]), float(figures[2]), code)
+        runs = {forgetting: _explore_row(row, forgetting, max_states, out)[:4]
+                for forgetting in modes}
         table.append((row, runs))
     if forget == "both":
         _named_summary(table)
 
 
+def _explore_row(row: int, forgetting: bool, max_states: int, out: Path
+                 ) -> tuple[str, int, float, int, str]:
+    """`explore --instance` on row `row` of `NAMED`, in this process, its output printed:
+    (verdict words, states, its CPU seconds, exit code, its output)."""
+    from model_checks.cli import main as cli
+
+    variant, env, instance, prop = NAMED[row - 1]
+    where = out / f"{row}{'-forget' if forgetting else ''}"
+    argv = ["explore", "--variant", variant, "--environment", env, "--instance",
+            instance, "--max-states", str(max_states), "--json", f"{where}.json",
+            "--out", str(where), *(["--property", prop] if prop else []),
+            *(["--forget-ended"] if forgetting else [])]
+    print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        code = cli(argv)
+    text = captured.getvalue()
+    print(text, end="")
+    print(f"exit {code}", flush=True)
+    figures = _NAMED_FIGURES.search(text)
+    assert figures is not None, text
+    return _verdict_words(text), int(figures[1]), float(figures[2]), code, text
+
+
+def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
+    """Per row of `NAMED`: the explorer (`explore --instance --forget-ended`) and Rumur on
+    the Murphi model generated from the same configuration (`model_checks.explore.murphi`,
+    one thread, symmetry on), each to its verdict on the properties the model translates
+    (the row's, or every one of `murphi.PROPERTIES`); Rumur's counterexample replayed on
+    the spec. A table then gives both sides' verdicts, states, CPU seconds (Rumur's
+    without and with generating and compiling its checker) and the ratios."""
+    from model_checks.explore import murphi, murphi_run
+    from model_checks.explore.named_instance import parse as parse_instance
+    from spec.drift import Environment
+
+    murphi_run.ensure_rumur()
+    table = []
+    for row in rows:
+        variant, env, instance, prop = NAMED[row - 1]
+        _, states, seconds, _, text = _explore_row(row, True, max_states, out)
+        config = parse_instance(instance).config(
+            variant_named(variant), Environment.parse(env).sources)
+        props = (prop,) if prop else murphi.PROPERTIES
+        found = murphi_run.check(config, props, workdir=out / f"{row}-rumur")
+        rumur_words = "holds"
+        if found.broken is not None:
+            trace = murphi_run.replay(config, found)  # raises where the spec disagrees
+            rumur_words = f"{found.broken} {len(trace.steps)}"
+        breaks = dict(_BREAKS.findall(text))
+        explorer = ", ".join(f"{p} {n}" for p, n in breaks.items() if p in props) or (
+            "UNDECIDED" if "UNDECIDED" in text else "holds")
+        print(f"rumur: {rumur_words} over {', '.join(props)}; {found.states} states, "
+              f"{found.check_seconds:.2f} CPU-s (+{found.compile_seconds:.2f} to compile)"
+              + ("; counterexample replayed on the spec" if found.broken else ""), flush=True)
+        table.append((row, explorer, states, seconds, rumur_words, found))
+    print(f"\n{'row':>3s} {'explorer verdict':18s} {'states':>9s} {'CPU-s':>8s}  "
+          f"{'Rumur verdict':14s} {'states':>9s} {'CPU-s':>6s} {'+compile':>8s}  "
+          f"{'ratio excl. (incl.)':>19s}")
+    for row, explorer, states, seconds, rumur_words, found in table:
+        undecided = explorer == "UNDECIDED"
+        same = "  (explorer: no verdict within the state limit)" if undecided else (
+            "" if rumur_words in explorer.split(", ") or explorer == "holds" == rumur_words
+            else "  DIFFERENT VERDICTS")
+        check = max(found.check_seconds, 0.01)
+        total = found.check_seconds + found.compile_seconds
+        more = ">" if undecided else ""
+        print(f"{row:3d} {explorer[:18]:18s} {states:9d} {seconds:8.2f}  "
+              f"{rumur_words:14s} {found.states:9d} {found.check_seconds:6.2f} "
+              f"{total:8.2f}  {more}{seconds / check:.1f}x ({more}{seconds / total:.1f}x)"
+              f"{same}")
+
+
+_BREAKS = re.compile(r"^\S+ \S+ (\S+) on .*: BREAKS, shortest counterexample (\d+) steps",
+                     re.MULTILINE)
 _NAMED_FIGURES = re.compile(r"^(\d+) states.*?, ([\d.]+) CPU-s", re.MULTILINE)
 
 
 def _verdict_words(text: str) -> str:
     """The verdicts a run printed, shortly: each break with its length, else "holds" or
     "undecided" for all."""
-    breaks = re.findall(r"^\S+ \S+ (\S+) on .*: BREAKS, shortest counterexample (\d+) steps",
-                        text, re.MULTILINE)
+    breaks = _BREAKS.findall(text)
     if breaks:
         return ", ".join(f"{p} {n}" for p, n in breaks)
     return "UNDECIDED" if "UNDECIDED" in text else "holds"
@@ -365,12 +430,18 @@ def main() -> None:
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--named-out", type=Path, default=Path("build/bench/named"))
     parser.add_argument("--named-forget", choices=("both", "off", "on"), default="both")
+    parser.add_argument("--rumur", action="store_true",
+                        help="the rows of NAMED against Rumur on the generated Murphi model "
+                             "(no other table)")
     args = parser.parse_args()
-    if args.named:
+    if args.named or args.rumur:
         rows = [int(r) for r in args.named_rows.split(",") if r]
         if not all(1 <= r <= len(NAMED) for r in rows):
             parser.error(f"--named-rows: rows are 1 to {len(NAMED)}")
-        named_table(rows, args.max_states, args.named_out, args.named_forget)
+        if args.rumur:
+            rumur_table(rows, args.max_states, args.named_out)
+        else:
+            named_table(rows, args.max_states, args.named_out, args.named_forget)
         return
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")

@@ -26,5 +26,8 @@
 - one search over a Dask cluster: `distributed` (stateless workers) and `partitioned` with
   `partition` (partitions of the visited set held by the workers), sharing
   `distributed_common` and `wire`; `collector` pauses the garbage collector while states are
-  allocated.
+  allocated;
+- the independent anchor: `murphi` generates a Murphi model of one configuration from the
+  spec, `murphi_run` has Rumur check it and replays its counterexamples on the spec
+  (`benchmarks/bench_explore.py --rumur` compares the two checkers).
 """
