@@ -49,9 +49,10 @@ configuration, an action not enabled."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
-                        "designs/evidence.py"})
+                        "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
-encoded for Z3, or its answers derived from another design's) and its explicit witnesses,
+encoded for Z3, or its answers derived from another design's), its translation for another
+checker (the LRU design as a Murphi model run by Rumur) and its explicit witnesses,
 declared per design in `designs/evidence.py`, the one table the generic lattice reads."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
