@@ -73,40 +73,57 @@ def canonical(state: State) -> State:
 
 def _already_canonical(state: State) -> bool:
     """True when the held pids, in traversal order, are exactly 0, 1, ..., len(processings)-1
-    (first occurrences), so renaming would change nothing. Same traversal as `canonical`."""
-    seen: dict[int, None] = {}
+    (first occurrences), so renaming would change nothing. Same traversal as `canonical`.
+    While that holds, the pids met so far are 0..fresh-1: a pid below `fresh` was met before,
+    `fresh` itself is the next first occurrence, and any larger one breaks the order."""
+    fresh = 0
     for cache in (*state.shadows, *state.receivers()):
         for slot in cache:
             if isinstance(slot, Entry):
-                seen.setdefault(slot.processing)
-                if slot.tag is not None:
-                    seen.setdefault(slot.tag)
+                for pid in (slot.processing, slot.tag):
+                    if pid is not None and pid >= fresh:
+                        if pid != fresh:
+                            return False
+                        fresh += 1
     for message in state.to_engine:
-        _wire_pids(message.items, seen)
+        fresh = _wire_pids(message.items, fresh)
+        if fresh < 0:
+            return False
     for request in state.requests:
-        if request.work is not None:
-            for pid in request.work.processed:
-                if pid is not None:
-                    seen.setdefault(pid)
-            _wire_pids((w for _, w in request.work.wire), seen)
+        work = request.work
+        if work is not None:
+            for pid in work.processed:
+                if pid is not None and pid >= fresh:
+                    if pid != fresh:
+                        return False
+                    fresh += 1
+            fresh = _wire_pids([w for _, w in work.wire], fresh)
+            if fresh < 0:
+                return False
     delivery = state.last_delivery
     if delivery is not None:
-        _wire_pids(delivery.message.items, seen)
+        fresh = _wire_pids(delivery.message.items, fresh)
+        if fresh < 0:
+            return False
         for s in delivery.served:
-            seen.setdefault(s.tensor)
-            seen.setdefault(s.placeholders)
-    return len(seen) == len(state.processings) and all(
-        pid == number for number, pid in enumerate(seen)
-    )
+            for pid in (s.tensor, s.placeholders):
+                if pid >= fresh:
+                    if pid != fresh:
+                        return False
+                    fresh += 1
+    return fresh == len(state.processings)
 
 
-def _wire_pids(items: Iterable[WireItem], seen: dict[int, None]) -> None:
+def _wire_pids(items: Iterable[WireItem], fresh: int) -> int:
+    """`_already_canonical`'s walk over wire items from `fresh`: the next first occurrence
+    after them, or -1 where a pid breaks the order."""
     for item in items:
-        if item.data is not None:
-            seen.setdefault(item.data)
-        seen.setdefault(item.placeholders)
-        if item.tag is not None:
-            seen.setdefault(item.tag)
+        for pid in (item.data, item.placeholders, item.tag):
+            if pid is not None and pid >= fresh:
+                if pid != fresh:
+                    return -1
+                fresh += 1
+    return fresh
 
 
 def _lru(cache: Lru, rename: _Renamer) -> Lru:

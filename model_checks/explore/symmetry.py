@@ -101,34 +101,33 @@ def _first_met(state: State, groups: Groups) -> list[str]:
     """The grouped identities in the order a name-independent traversal meets them."""
     wanted = {i for group in groups for i in group}
     met: dict[str, None] = {}
-    for name in _identities_in_order(state):
-        if name in wanted and name not in met:
-            met[name] = None
-            if len(met) == len(wanted):
-                break
+    for names in _identities_in_order(state):
+        for name in names:
+            if name in wanted and name not in met:
+                met[name] = None
+                if len(met) == len(wanted):
+                    return list(met)
     return list(met)
 
 
-def _identities_in_order(state: State) -> Iterable[str]:
+def _identities_in_order(state: State) -> Iterable[Iterable[str]]:
+    """The state's identities in traversal order, in runs (one per cache, message, reply,
+    request and delivery), so that the walk stops at the first run that completes it."""
     for cache in (*state.shadows, *state.receivers()):
-        for slot in cache:
-            yield slot.identity
+        yield [slot.identity for slot in cache]
     for message in state.to_engine:
-        for wire in message.items:
-            yield wire.identity
+        yield [wire.identity for wire in message.items]
     for reply in state.to_front_end:
-        yield from reply.missed
+        yield reply.missed
     for request in state.requests:
-        for item in request.items:
-            yield item.identity
-        yield from request.missed  # work.hits is a set: its members are among the items
+        yield [item.identity for item in request.items]
+        yield request.missed  # work.hits is a set: its members are among the items
     delivery = state.last_delivery
     if delivery is not None:
-        for wire in delivery.message.items:
-            yield wire.identity
-        yield from delivery.missed
-    for processing in state.processings:  # pid order: structural once pids are canonical
-        yield processing.identity
+        yield [wire.identity for wire in delivery.message.items]
+        yield delivery.missed
+    # pid order: structural once pids are canonical
+    yield [processing.identity for processing in state.processings]
 
 
 def rename_state(state: State, names: dict[str, str]) -> State:
