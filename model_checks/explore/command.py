@@ -157,7 +157,8 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.instance is not None or args.property is not None or args.forget_ended:
+    if (args.instance is not None or args.property is not None or args.forget_ended
+            or args.symmetric_requests):
         if args.json is None:
             args.json = Path("build/explore/records.json")
         return run_named(args)  # `instance_command`: one instance a user names

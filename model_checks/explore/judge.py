@@ -17,6 +17,7 @@ from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor, observe
 from model_checks.explore.product import Verdict, search_product
+from model_checks.explore.slots import concrete_rids
 from model_checks.explore.state_checks import vacuous_reason
 from model_checks.explore.symmetry import concrete_actions
 from model_checks.kernel.judged import Judged, NotJudged, Table
@@ -182,7 +183,10 @@ def _from_product(graph: Graph, prop: Property, monitor: Monitor, verdict: Verdi
     """A monitor's verdict as a judgement: its violation replayed on the spec, vacuity
     where no step met its premise on a complete graph, else proved for the instance."""
     if verdict.steps is not None:
-        return _replayed(graph, prop, concrete_actions(list(verdict.steps)), verdict.reason)
+        actions = concrete_actions(list(verdict.steps))
+        if graph.slots:
+            actions = concrete_rids(actions, verdict.slot_maps)
+        return _replayed(graph, prop, actions, verdict.reason)
     if not verdict.premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
     return _complete_or_undecided(graph, prop, Judgement(
