@@ -87,6 +87,9 @@ def test_the_key_renumbers_live_slots_and_keeps_the_rest() -> None:
     named = one.evolve(to_engine=(Message(1, 0, ()),))
     assert slots_key(config, named) != slots_key(config, two)  # the message moves with it
     assert slots_key(config, state) is state  # nothing ended, slots in order: the state
+    more = one.evolve(requests=(done, second, Request(2, 0, a.items, 0, Stage.DONE,
+                                                      Outcome.SUCCESS)))
+    assert slots_key(config, more) != slots_key(config, one)  # Submit's bound reads the count
 
 
 def test_rid_maps_are_undone_on_the_actions() -> None:
