@@ -49,7 +49,8 @@ twice in a row, without and with `--forget-ended` (ended requests forgotten in t
 deduplication key, `model_checks.explore.forgetting`), then a table gives both runs' verdicts,
 states and CPU seconds and the ratios (without / with); `--named-forget all` adds a third run
 with `--symmetric-requests` as well (request slots renumbered in the key,
-`model_checks.explore.slots`); `--named-forget off|on|slots` runs one way.
+`model_checks.explore.slots`), `--named-forget keyed` runs only the two with forgetting (ratios
+to the first); `--named-forget off|on|slots` runs one way.
 
 Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
 shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
@@ -99,8 +100,8 @@ NAMED_MODES = {"off": (), "on": ("--forget-ended",),
                "slots": ("--forget-ended", "--symmetric-requests")}
 """The ways a named row runs: without forgetting, with ended requests forgotten, and with
 request slots renumbered too (`model_checks.explore.slots`)."""
-NAMED_RUNS = {"both": ("off", "on"), "all": ("off", "on", "slots"), "off": ("off",),
-              "on": ("on",), "slots": ("slots",)}
+NAMED_RUNS = {"both": ("off", "on"), "all": ("off", "on", "slots"), "keyed": ("on", "slots"),
+              "off": ("off",), "on": ("on",), "slots": ("slots",)}
 """`--named-forget`: which modes run, in this order."""
 
 
@@ -108,7 +109,8 @@ def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> Non
     """`explore --instance` on each row of `NAMED` (1-based), its own output and exit; with
     `forget` "both" ("all"), each row without and with `--forget-ended` (and with
     `--symmetric-requests` too) in a row, then a table of every run's states and CPU seconds
-    and their ratios to the run without ("off", "on", "slots": one way)."""
+    and their ratios to the first run ("keyed": with forgetting, then with slots too; "off",
+    "on", "slots": one way)."""
     from model_checks.cli import main as cli
 
     modes = NAMED_RUNS[forget]
@@ -133,7 +135,7 @@ def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> Non
             assert figures is not None, text
             runs[mode] = (_verdict_words(text), int(figures[1]), float(figures[2]), code)
         table.append((row, runs))
-    if len(modes) > 1 and modes[0] == "off":
+    if len(modes) > 1:
         _named_summary(table, modes)
 
 

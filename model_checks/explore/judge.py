@@ -140,6 +140,13 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
         return _replayed(graph, prop, graph.path_to(index), reason)
     if not graph.complete:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
+    if graph.slots:
+        # Fairness compares owed steps by their labels, which name rids: a component of the
+        # keys with slots renumbered may look unfair where the real cycle is fair. Judged on
+        # the keys with ended requests forgotten only, whose edges keep every label.
+        keyed = build(graph.config, GraphOptions(forget=True, max_states=graph.max_states,
+                                                 checks=()))
+        return _eventual_completion(keyed, prop)
     lasso = fair_lasso(graph)
     if lasso is not None and (graph.symmetric or graph.partial or graph.forgets):
         # A cycle of the quotient (or of a graph that partial-order reduction pruned, or of

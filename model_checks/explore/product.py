@@ -50,7 +50,8 @@ class Verdict:
     """One monitor's outcome: its shortest violation (the (action, renaming) steps of the
     product path, and the reason) or none, whether a step met its premise, and the number of
     product states (its own (state, memory) pairs) the search reached; with request slots
-    renumbered, per step of the violation its rid map (`slots.concrete_rids` undoes them)."""
+    renumbered (`Graph.slots`), per step of the violation its rid map (`slots.concrete_rids`
+    undoes them; empty otherwise)."""
 
     steps: tuple[tuple[Action, Renaming | None], ...] | None
     reason: str
@@ -162,8 +163,9 @@ class _Joint:
         for number, found in enumerate(self.found):
             if found is not None:
                 path, reason = found
+                maps = tuple(m for _, _, m in path) if self.graph.slots else ()
                 out.append(Verdict(tuple((a, r) for a, r, _ in path), reason,
-                                   self.premise[number], 0, tuple(m for _, _, m in path)))
+                                   self.premise[number], 0, maps))
                 continue
             pairs = {(index, memories[number]) for index, memories in self.came}
             out.append(Verdict(None, "", self.premise[number], len(pairs)))

@@ -29,7 +29,10 @@ tree path replays on the spec as it stands. A non-tree edge leads to a stored st
 live rids are those of the edge's real successor renamed (`slot_map`): the product search of
 the monitors recomputes the real successor, observes the step on it, and renames the memory
 onto the stored state; the rid maps along a product path are undone on its actions
-(`concrete_rids`) before the judge replays it on the spec. `tests/explore/test_explore_slots.py`
+(`concrete_rids`) before the judge replays it on the spec. L4's fair cycles are not judged
+on these keys: fairness compares owed steps by their labels, which name rids, so a component
+could look unfair where the real cycle is fair; the judge looks for them on the keys with
+ended requests forgotten only (stuck states it judges here: a stored state is a real one). `tests/explore/test_explore_slots.py`
 compares verdicts and shortest lengths with the search without it on a sample of cells and on
 every spec mutant, and plants an unsound key that the comparison catches;
 `benchmarks/forgetting_soundness.py --slots` on every matrix cell.
