@@ -32,10 +32,11 @@ onto the stored state; the rid maps along a product path are undone on its actio
 (`concrete_rids`) before the judge replays it on the spec. L4's fair cycles are not judged
 on these keys: fairness compares owed steps by their labels, which name rids, so a component
 could look unfair where the real cycle is fair; the judge looks for them on the keys with
-ended requests forgotten only (stuck states it judges here: a stored state is a real one). `tests/explore/test_explore_slots.py`
-compares verdicts and shortest lengths with the search without it on a sample of cells and on
-every spec mutant, and plants an unsound key that the comparison catches;
-`benchmarks/forgetting_soundness.py --slots` on every matrix cell.
+ended requests forgotten only (stuck states it judges here: a stored state is a real one).
+`tests/explore/test_explore_slots.py` compares verdicts and shortest lengths with the search
+without forgetting on a sample of cells and on every spec mutant, and plants unsound rid maps
+that the comparison catches; `benchmarks/forgetting_soundness.py --slots` on every matrix
+cell.
 """
 
 from __future__ import annotations
