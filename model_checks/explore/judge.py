@@ -142,8 +142,12 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     if graph.slots:
         # Fairness compares owed steps by their labels, which name rids: a component of the
-        # keys with slots renumbered may look unfair where the real cycle is fair. Judged on
-        # the keys with ended requests forgotten only, whose edges keep every label.
+        # keys with slots renumbered may look unfair where the real cycle is fair. Without
+        # any drift-free cycle holding an unfinished request (a real one would be one of the
+        # keys too) L4 holds; else it is judged on the keys with ended requests forgotten
+        # only, whose edges keep every label.
+        if fair_lasso(graph, fairness=False) is None:
+            return Judgement(prop.id, Status.PROVED, "")
         keyed = build(graph.config, GraphOptions(forget=True, max_states=graph.max_states,
                                                  checks=()))
         return _eventual_completion(keyed, prop)

@@ -31,8 +31,10 @@ the monitors recomputes the real successor, observes the step on it, and renames
 onto the stored state; the rid maps along a product path are undone on its actions
 (`concrete_rids`) before the judge replays it on the spec. L4's fair cycles are not judged
 on these keys: fairness compares owed steps by their labels, which name rids, so a component
-could look unfair where the real cycle is fair; the judge looks for them on the keys with
-ended requests forgotten only (stuck states it judges here: a stored state is a real one).
+could look unfair where the real cycle is fair. Where these keys have no drift-free cycle
+holding an unfinished request at all, no real one exists (its keys would form one) and L4
+holds; else the judge looks for fair cycles on the keys with ended requests forgotten only.
+Stuck states it judges here (a stored state is a real one).
 `tests/explore/test_explore_slots.py` compares verdicts and shortest lengths with the search
 without forgetting on a sample of cells and on every spec mutant, and plants unsound rid maps
 that the comparison catches; `benchmarks/forgetting_soundness.py --slots` on every matrix
