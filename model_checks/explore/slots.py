@@ -100,7 +100,8 @@ def renumber(state: State, live: dict[int, int], kept: Sequence[Request]) -> Sta
                                          s.sent_version) for s in delivery.served),
                             delivery.missed)
     return state.evolve(
-        requests=tuple(dataclasses.replace(r, rid=live[r.rid]) for r in kept),
+        requests=tuple(Request(live[r.rid], r.front_end, r.items, r.retries, r.stage, r.outcome,
+                               r.missed, r.work) for r in kept),
         to_engine=tuple(message(m) for m in state.to_engine),
         to_front_end=tuple(Reply(live[r.rid], r.front_end, r.missed) for r in state.to_front_end),
         last_delivery=delivery,
