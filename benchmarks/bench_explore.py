@@ -48,7 +48,10 @@ unfinished, items, retries, budget), each with the property its comparison judge
 `--named-rows 1,4` picks rows, `--max-states N` is the command's state limit. Each row runs
 twice in a row, without and with `--forget-ended` (ended requests forgotten in the
 deduplication key, `model_checks.explore.forgetting`), then a table gives both runs' verdicts,
-states and CPU seconds and the ratios (without / with); `--named-forget off|on` runs one way.
+states and CPU seconds and the ratios (without / with); `--named-forget all` adds a third run
+with `--symmetric-requests` as well (request slots renumbered in the key,
+`model_checks.explore.slots`), `--named-forget keyed` runs only the two with forgetting (ratios
+to the first); `--named-forget off|on|slots` runs one way.
 
 `--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
 --forget-ended` as above, then Rumur (one thread; `scripts/setup-rumur` unpacks it where it
@@ -103,32 +106,43 @@ NAMED = (
 """(variant, environment, instance, the property compared; None: every property)."""
 
 
+NAMED_MODES = {"off": (), "on": ("--forget-ended",),
+               "slots": ("--forget-ended", "--symmetric-requests")}
+"""The ways a named row runs: without forgetting, with ended requests forgotten, and with
+request slots renumbered too (`model_checks.explore.slots`)."""
+NAMED_RUNS = {"both": ("off", "on"), "all": ("off", "on", "slots"), "keyed": ("on", "slots"),
+              "off": ("off",), "on": ("on",), "slots": ("slots",)}
+"""`--named-forget`: which modes run, in this order."""
+
+
 def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> None:
     """`explore --instance` on each row of `NAMED` (1-based), its own output and exit; with
-    `forget` "both", each row twice in a row, without and with `--forget-ended`, then a
-    table of both runs' states and CPU seconds and their ratios ("off" or "on": one way)."""
-    modes = {"both": (False, True), "off": (False,), "on": (True,)}[forget]
-    table: list[tuple[int, dict[bool, tuple[str, int, float, int]]]] = []
+    `forget` "both" ("all"), each row without and with `--forget-ended` (and with
+    `--symmetric-requests` too) in a row, then a table of every run's states and CPU seconds
+    and their ratios to the first run ("keyed": with forgetting, then with slots too; "off",
+    "on", "slots": one way)."""
+    modes = NAMED_RUNS[forget]
+    table: list[tuple[int, dict[str, tuple[str, int, float, int]]]] = []
     for row in rows:
-        runs = {forgetting: _explore_row(row, forgetting, max_states, out)[:4]
-                for forgetting in modes}
+        runs = {mode: _explore_row(row, mode, max_states, out)[:4] for mode in modes}
         table.append((row, runs))
-    if forget == "both":
-        _named_summary(table)
+    if len(modes) > 1:
+        _named_summary(table, modes)
 
 
-def _explore_row(row: int, forgetting: bool, max_states: int, out: Path
+def _explore_row(row: int, mode: str, max_states: int, out: Path
                  ) -> tuple[str, int, float, int, str]:
-    """`explore --instance` on row `row` of `NAMED`, in this process, its output printed:
-    (verdict words, states, its CPU seconds, exit code, its output)."""
+    """`explore --instance` on row `row` of `NAMED` in `mode` (`NAMED_MODES`), in this
+    process, its output printed: (verdict words, states, its CPU seconds, exit code, its
+    output)."""
     from model_checks.cli import main as cli
 
     variant, env, instance, prop = NAMED[row - 1]
-    where = out / f"{row}{'-forget' if forgetting else ''}"
+    where = out / f"{row}{'' if mode == 'off' else '-' + mode}"
     argv = ["explore", "--variant", variant, "--environment", env, "--instance",
             instance, "--max-states", str(max_states), "--json", f"{where}.json",
             "--out", str(where), *(["--property", prop] if prop else []),
-            *(["--forget-ended"] if forgetting else [])]
+            *NAMED_MODES[mode]]
     print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured):
@@ -156,7 +170,7 @@ def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
     table = []
     for row in rows:
         variant, env, instance, prop = NAMED[row - 1]
-        _, states, seconds, _, text = _explore_row(row, True, max_states, out)
+        _, states, seconds, _, text = _explore_row(row, "on", max_states, out)
         config = parse_instance(instance).config(
             variant_named(variant), Environment.parse(env).sources)
         props = (prop,) if prop else murphi.PROPERTIES
@@ -203,14 +217,27 @@ def _verdict_words(text: str) -> str:
     return "UNDECIDED" if "UNDECIDED" in text else "holds"
 
 
-def _named_summary(table: list[tuple[int, dict[bool, tuple[str, int, float, int]]]]) -> None:
-    print(f"\n{'row':>3s} {'verdict (breaks: steps)':28s} {'states':>9s} {'CPU-s':>8s} "
-          f"{'forget st':>9s} {'CPU-s':>8s} {'states x':>8s} {'CPU x':>6s}")
+def _named_summary(table: list[tuple[int, dict[str, tuple[str, int, float, int]]]],
+                   modes: tuple[str, ...]) -> None:
+    """Per row: the verdicts (each run's, where they differ), then per mode its states and
+    CPU seconds, and for each mode after the first the ratios of the first's to its."""
+    head = f"\n{'row':>3s} {'verdict (breaks: steps)':28s}"
+    for number, mode in enumerate(modes):
+        head += f" {mode + ' st':>9s} {'CPU-s':>8s}"
+        head += f" {'states x':>8s} {'CPU x':>6s}" if number else ""
+    print(head)
     for row, runs in table:
-        (words, states, seconds, _), (f_words, f_states, f_seconds, _) = runs[False], runs[True]
-        verdict = words if words == f_words else f"{words} / {f_words}"
-        print(f"{row:3d} {verdict[:28]:28s} {states:9d} {seconds:8.2f} {f_states:9d} "
-              f"{f_seconds:8.2f} {states / f_states:8.2f} {seconds / f_seconds:6.2f}")
+        words = [runs[m][0] for m in modes]
+        verdict = words[0] if len(set(words)) == 1 else " / ".join(words)
+        line = f"{row:3d} {verdict[:28]:28s}"
+        base_states, base_seconds = runs[modes[0]][1], runs[modes[0]][2]
+        for number, mode in enumerate(modes):
+            _, states, seconds, _ = runs[mode]
+            line += f" {states:9d} {seconds:8.2f}"
+            if number:
+                line += (f" {base_states / max(states, 1):8.2f}"
+                         f" {base_seconds / max(seconds, 0.01):6.2f}")
+        print(line)
 
 
 def naive(config: Config) -> tuple[int, int]:
@@ -429,7 +456,7 @@ def main() -> None:
     parser.add_argument("--named-rows", default="1,2,3,4,5,6")
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--named-out", type=Path, default=Path("build/bench/named"))
-    parser.add_argument("--named-forget", choices=("both", "off", "on"), default="both")
+    parser.add_argument("--named-forget", choices=tuple(NAMED_RUNS), default="both")
     parser.add_argument("--rumur", action="store_true",
                         help="the rows of NAMED against Rumur on the generated Murphi model "
                              "(no other table)")

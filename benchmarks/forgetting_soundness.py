@@ -10,7 +10,10 @@ ways, their ratio, the verdicts compared, any disagreement) and a total; exit 1 
 disagreement or an instance where nothing was compared.
 
     python benchmarks/forgetting_soundness.py [--cells V2_D3,V3_none] [--no-mutants]
-        [--max-states N]
+        [--max-states N] [--slots]
+
+With `--slots` the search compared is the one whose key also renumbers the live requests'
+slots (`model_checks.explore.slots`), against the same search without any forgetting.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cells", default=None, help="comma-separated cells, e.g. V2_D3")
     parser.add_argument("--no-mutants", action="store_true")
     parser.add_argument("--max-states", type=int, default=PROFILES["ci"].max_states)
+    parser.add_argument("--slots", action="store_true",
+                        help="compare the search that renumbers request slots too")
     args = parser.parse_args(argv)
     wanted = None if args.cells is None else set(args.cells.split(","))
     instances = matrix_instances(wanted)
@@ -57,13 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     failed, plain_total, forgetting_total = 0, 0, 0
     started = time.process_time()
     for label, config in instances:
-        result = compare(config, args.max_states, label)
+        result = compare(config, args.max_states, label, args.slots)
         failed += not result.agrees
         plain_total += result.plain_states
         forgetting_total += result.forgetting_states
         print(_line(result), flush=True)
+    keyed = "forgetting and slots" if args.slots else "forgetting"
     print(f"{len(instances)} instances, {failed} disagreeing; states {plain_total} without "
-          f"forgetting, {forgetting_total} with ({plain_total / max(forgetting_total, 1):.2f}x); "
+          f"{keyed}, {forgetting_total} with ({plain_total / max(forgetting_total, 1):.2f}x); "
           f"{time.process_time() - started:.0f} CPU-s")
     return 1 if failed or not instances else 0
 

@@ -5,7 +5,8 @@
   with two state reductions, each argued sound in its module (`canonical`: processing
   renaming; `symmetry`: interchangeable identities), opt-in ended requests forgotten in the
   deduplication key (`forgetting`, checked against the search without it by
-  `forgetting_agreement`) and opt-in partial-order reduction (`reduction/`: stubborn sets);
+  `forgetting_agreement`), on top of it opt-in request slots renumbered (`slots`, checked
+  the same way) and opt-in partial-order reduction (`reduction/`: stubborn sets);
   `search_core` is what every search shares (the successor
   function under the reductions, the interned tables, the graph's writer); `fingerprint`
   names a state across processes;

@@ -55,6 +55,8 @@ class CellJob:
     forget: bool = False
     """Deduplicate states with ended requests forgotten (`forgetting`; without
     partial-order reduction)."""
+    slots: bool = False
+    """With `forget`, the key renumbers the live requests' slots too (`slots`)."""
 
     def config(self, shape: Shape) -> Config:
         """The instance of one shape: the matrix's (`instance.config_for`) cut down
@@ -151,7 +153,8 @@ def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
     reduction)."""
     if job.por:
         return _reduced(job, config)
-    graph = build_graph(config, GraphOptions(max_states=job.max_states, forget=job.forget))
+    graph = build_graph(config, GraphOptions(max_states=job.max_states, forget=job.forget,
+                                             slots=job.slots))
     figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
                + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
     return graph, judge_all(graph, job.with_lemmas, job.only), figures, 0

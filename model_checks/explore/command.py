@@ -167,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = Path("build/explore/lattice" if args.lattice
                         else "build/explore/counterexamples")
-    if args.instance is not None or args.property is not None or args.forget_ended:
+    if (args.instance is not None or args.property is not None or args.forget_ended
+            or args.symmetric_requests):
         if args.json is None:
             args.json = Path("build/explore/records.json")
         return run_named(args)  # `instance_command`: one instance a user names

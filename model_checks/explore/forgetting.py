@@ -16,7 +16,7 @@ What the properties and monitors read of an ended request:
 - S3 flags a request that ended with P0's assertion; L4 (the spec's check at a quiescent
   state, and the graph's test for an unfinished request in a fair cycle) reads whether its
   outcome is final for the client, and a miss; so the key keeps the set of ended requests'
-  outcome classes (`_outcome_class`: P0's assertion, a miss, or final for the client);
+  outcome classes (`outcome_class`: P0's assertion, a miss, or final for the client);
 - I5 reads its items and front end, which never change after `Submit` but for `Retry`'s
   media flag; they were judged in every state where the request was unfinished, which lie
   on every path to a state where it has ended, so a break of I5 is met first at a state this
@@ -71,7 +71,7 @@ def forgetting_key(config: Config, state: State) -> Hashable:
         return state
     requests = state.requests
     kept = tuple(r for r in requests if r.rid not in gone)
-    classes = frozenset(_outcome_class(requests[rid]) for rid in gone)
+    classes = frozenset(outcome_class(requests[rid]) for rid in gone)
     return canonical(state.evolve(requests=kept)), len(requests), classes
 
 
@@ -82,7 +82,7 @@ def _final(config: Config, request: Request) -> bool:
                                     or request.retries >= config.max_retries)
 
 
-def _outcome_class(request: Request) -> Outcome:
+def outcome_class(request: Request) -> Outcome:
     """What S3 and L4 read of an ended request's outcome: P0's assertion and a miss are kept,
     every outcome final for the client is one class (`Outcome.SUCCESS`)."""
     outcome = request.outcome

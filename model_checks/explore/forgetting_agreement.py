@@ -6,15 +6,20 @@ must be equal. Where the state limit cut a search, a counterexample found by bot
 the same length (both searches are breadth-first, so each is shortest), and one found by the
 search without forgetting must be found, as long, by a complete search with forgetting. A
 counterexample of the search with forgetting that does not replay on the spec (the judge's
-`ReplayDisagrees`) is a disagreement too. A comparison that compared nothing
-(`Comparison.compared` zero) does not agree: no green without work.
+`ReplayDisagrees`), or that the spec refuses to take (`TraceError`), is a disagreement too.
+A comparison that compared nothing (`Comparison.compared` zero) does not agree: no green
+without work.
 
 Run on a sample of the matrix's cells and on the spec mutants by
 `tests/explore/test_explore_forgetting.py`, on every matrix cell of the CI profile and
 every spec mutant by `benchmarks/forgetting_soundness.py`, and on one instance a user names
 by `python -m model_checks.explore.forgetting_agreement --variant V --environment E
---instance KEY=VALUE,... [--max-states N]` (exit 0 agreeing, 1 disagreeing or nothing
-compared, 2 bad input).
+--instance KEY=VALUE,... [--max-states N] [--slots]` (exit 0 agreeing, 1 disagreeing or
+nothing compared, 2 bad input).
+
+With `slots` (`--slots`) the search compared is the one whose key also renumbers the live
+requests' slots (`slots.py`), its monitors' violations replayed through their rid maps:
+`tests/explore/test_explore_slots.py` and `benchmarks/forgetting_soundness.py --slots`.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Judgement, ReplayDisagrees, Status, judge_all
-from spec import Config
+from spec import Config, TraceError
 
 
 @dataclass(frozen=True)
@@ -47,17 +52,19 @@ class Comparison:
         return self.compared > 0 and not self.disagreements
 
 
-def compare(config: Config, max_states: int, label: str = "") -> Comparison:
-    """Search `config` without and with ended requests forgotten (each up to `max_states`
-    states), judge every property and lemma on both and compare (module docstring)."""
+def compare(config: Config, max_states: int, label: str = "", slots: bool = False
+            ) -> Comparison:
+    """Search `config` without and with ended requests forgotten (with `slots`, request
+    slots renumbered too; each up to `max_states` states), judge every property and lemma on
+    both and compare (module docstring)."""
     plain = build(config, GraphOptions(max_states=max_states))
     plain_judged = judge_all(plain)
     plain_states, plain_complete = len(plain.states), plain.complete
     del plain
-    forgetting = build(config, GraphOptions(max_states=max_states, forget=True))
+    forgetting = build(config, GraphOptions(max_states=max_states, forget=True, slots=slots))
     try:
         forgetting_judged = judge_all(forgetting)
-    except ReplayDisagrees as error:  # a path of the forgetting graph the spec does not take
+    except (ReplayDisagrees, TraceError) as error:  # a path the spec does not take
         return Comparison(label, plain_states, len(forgetting.states), plain_complete,
                           forgetting.complete, 1, (f"replay: {error}",))
     compared, disagreements = 0, []
@@ -103,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--environment", default="none")
     parser.add_argument("--instance", required=True, metavar="KEY=VALUE,...")
     parser.add_argument("--max-states", type=int, default=1_000_000)
+    parser.add_argument("--slots", action="store_true",
+                        help="compare the search that renumbers request slots too")
     args = parser.parse_args(argv)
     try:
         environment = Environment.parse(args.environment)
@@ -111,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     except (BadEnvironment, InstanceTextError, KeyError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    result = compare(config, args.max_states, f"{args.variant} {environment.text}")
+    result = compare(config, args.max_states, f"{args.variant} {environment.text}",
+                     args.slots)
     for why in result.disagreements:
         print(f"disagrees: {why}")
     print(f"{result.label}: {result.compared} verdicts compared, states {result.plain_states} "

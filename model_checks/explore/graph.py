@@ -32,7 +32,8 @@ symmetry (`symmetry.py`, only where some identities are interchangeable). The se
 identities, which actions name, so the graph keeps per edge the renaming it applied
 (`renaming`) and `path_to` maps every path back to the unreduced spec. A third is opt-in
 (`GraphOptions.forget`, this module's search only): states deduplicated on a key with ended
-requests forgotten (`forgetting.py`); the stored states stay real ones.
+requests forgotten (`forgetting.py`), and on top of it (`GraphOptions.slots`) the live
+requests' slots renumbered (`slots.py`); the stored states stay real ones.
 
 Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) chooses which
 enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
@@ -112,6 +113,9 @@ class Graph:
     forgets: bool = False
     """States deduplicated on their key with ended requests forgotten (`forgetting`): an
     edge leads to the stored state whose key its real successor has."""
+    slots: bool = False
+    """With `forgets`, the key renumbers the live requests' slots too (`slots`): an edge's
+    real successor is the stored target with its live rids renamed (`slots.slot_map`)."""
     fingerprints: array[int] = field(default_factory=lambda: array("q"))
     depth: array[int] = field(default_factory=lambda: array("i"))
     parent: array[int] = field(default_factory=lambda: array("i"))
@@ -143,7 +147,8 @@ class Graph:
         """The graph a search under `reductions` starts from (no state yet)."""
         return cls(reductions.config, reductions.reduce, symmetric=bool(reductions.groups),
                    max_states=max_states, groups=reductions.groups,
-                   forgets=reductions.forget, _reductions=reductions)
+                   forgets=reductions.forget, slots=reductions.slots,
+                   _reductions=reductions)
 
     @classmethod
     def of(cls, config: Config, states: list[State], depth: list[int], parent: list[int],
@@ -166,7 +171,8 @@ class Graph:
         """The reductions the graph's search applied: the successor function that rebuilds
         its states."""
         if self._reductions is None:
-            self._reductions = Reductions(self.config, self.reduced, self.groups, self.forgets)
+            self._reductions = Reductions(self.config, self.reduced, self.groups, self.forgets,
+                                          self.slots)
         return self._reductions
 
     @property
@@ -433,7 +439,8 @@ class GraphOptions:
     `reduce`: apply processing renaming and, unless `symmetry` says otherwise, identity
     symmetry; `symmetry` (None: as `reduce`): identity symmetry where the configuration has
     interchangeable identities; `forget`: deduplicate states on their key with ended
-    requests forgotten (`forgetting`; `build` only); `max_states`: the most states before
+    requests forgotten (`forgetting`; `build` only); `slots`, with `forget`: the key renumbers
+    the live requests' slots too (`slots`); `max_states`: the most states before
     the search stops (the graph is then incomplete; a resource limit).
 
     For `build` only: `keep_states`: hold the states the search made (a judge reads them all,
@@ -454,6 +461,7 @@ class GraphOptions:
     reduce: bool = True
     symmetry: bool | None = None
     forget: bool = False
+    slots: bool = False
     max_states: int = 2_000_000
     keep_states: bool = True
     expand: Expand | None = None
@@ -475,7 +483,7 @@ def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
     """Every state reachable from `initial(config)`, breadth-first, searched as `options`
     says (`GraphOptions`)."""
     graph = Graph.empty(Reductions.of(config, options.reduce, options.symmetric,
-                                      options.forget), options.max_states)
+                                      options.forget, options.slots), options.max_states)
     checks = options.checks
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None

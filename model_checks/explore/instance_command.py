@@ -39,6 +39,9 @@ INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --in
 PROPERTY_HELP = "with --instance: judge and report only this property or lemma (S1..L4, I1..)"
 FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
                "verdicts and shortest counterexamples from fewer states; docs/explore.md)")
+SLOTS_HELP = ("with --forget-ended: the key also renumbers the live requests' slots (request "
+              "slots interchangeable; the same verdicts and shortest counterexamples from "
+              "fewer states; docs/explore.md)")
 
 _NOT_WITH = (("lattice", "--lattice"), ("distributed", "--distributed"),
              ("cross_check", "--cross-check"), ("max_requests", "--max-requests"),
@@ -55,6 +58,7 @@ def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--instance", default=None, metavar="KEY=VALUE,...", help=INSTANCE_HELP)
     parser.add_argument("--property", default=None, metavar="P", help=PROPERTY_HELP)
     parser.add_argument("--forget-ended", action="store_true", help=FORGET_HELP)
+    parser.add_argument("--symmetric-requests", action="store_true", help=SLOTS_HELP)
 
 
 def run_named(args: argparse.Namespace) -> int:
@@ -76,7 +80,8 @@ def run_named(args: argparse.Namespace) -> int:
     for record in records:
         print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
     limit = "" if outcome.complete else f" (state limit {job.max_states} reached)"
-    keyed = " (deduplicated with ended requests forgotten)" if job.forget else ""
+    keyed = (" (deduplicated with ended requests forgotten"
+             + (", request slots renumbered)" if job.slots else ")")) if job.forget else ""
     print(f"{outcome.states} states{keyed}, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
           f"records in {args.json}, traces in {args.out}")
     return exit_code(records, outcome.states)
@@ -86,7 +91,8 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     """The one cell's job over the named instance, and the property asked for (None: all);
     `ValueError` naming the fix for bad arguments."""
     if args.instance is None:
-        given = "--property" if args.property is not None else "--forget-ended"
+        given = ("--property" if args.property is not None else
+                 "--forget-ended" if args.forget_ended else "--symmetric-requests")
         raise ValueError(f"{given} needs --instance (the matrix cells report every property, "
                          "searched as the profile says)")
     for dest, option in _NOT_WITH:
@@ -100,6 +106,9 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     if args.property is not None and args.property not in known:
         raise ValueError(f"--property {args.property!r}: not a property or lemma; one of "
                          f"{', '.join(known)}")
+    if args.symmetric_requests and not args.forget_ended:
+        raise ValueError("--symmetric-requests needs --forget-ended (it renumbers the slots "
+                         "of the requests that key keeps)")
     if args.forget_ended and args.por:
         raise ValueError("--forget-ended and --por are separate searches; drop one")
     if args.max_states is not None and args.max_states < 1:
@@ -112,7 +121,7 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     only = None if args.property is None or args.por else frozenset({args.property})
     job = CellJob(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
                   (Shape(family.max_requests),), por=args.por, family=family, only=only,
-                  forget=args.forget_ended)
+                  forget=args.forget_ended, slots=args.symmetric_requests)
     return job, args.property
 
 

@@ -17,6 +17,7 @@ from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor, observe
 from model_checks.explore.product import Verdict, search_product
+from model_checks.explore.slots import concrete_rids
 from model_checks.explore.state_checks import vacuous_reason
 from model_checks.explore.symmetry import concrete_actions
 from model_checks.kernel.judged import Judged, NotJudged, Table
@@ -139,6 +140,17 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
         return _replayed(graph, prop, graph.path_to(index), reason)
     if not graph.complete:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
+    if graph.slots:
+        # Fairness compares owed steps by their labels, which name rids: a component of the
+        # keys with slots renumbered may look unfair where the real cycle is fair. Without
+        # any drift-free cycle holding an unfinished request (a real one would be one of the
+        # keys too) L4 holds; else it is judged on the keys with ended requests forgotten
+        # only, whose edges keep every label.
+        if fair_lasso(graph, fairness=False) is None:
+            return Judgement(prop.id, Status.PROVED, "")
+        keyed = build(graph.config, GraphOptions(forget=True, max_states=graph.max_states,
+                                                 checks=()))
+        return _eventual_completion(keyed, prop)
     lasso = fair_lasso(graph)
     if lasso is not None and (graph.symmetric or graph.partial or graph.forgets):
         # A cycle of the quotient (or of a graph that partial-order reduction pruned, or of
@@ -182,7 +194,10 @@ def _from_product(graph: Graph, prop: Property, monitor: Monitor, verdict: Verdi
     """A monitor's verdict as a judgement: its violation replayed on the spec, vacuity
     where no step met its premise on a complete graph, else proved for the instance."""
     if verdict.steps is not None:
-        return _replayed(graph, prop, concrete_actions(list(verdict.steps)), verdict.reason)
+        actions = concrete_actions(list(verdict.steps))
+        if graph.slots:
+            actions = concrete_rids(actions, verdict.slot_maps)
+        return _replayed(graph, prop, actions, verdict.reason)
     if not verdict.premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
     return _complete_or_undecided(graph, prop, Judgement(

@@ -99,8 +99,9 @@ def strongly_connected(successors: Sequence[Sequence[int]]) -> list[list[int]]:
     return components
 
 
-def fair_lasso(graph: Graph) -> Lasso | None:
-    """A fair, drift-free cycle holding an unfinished request, reached by a shortest path."""
+def fair_lasso(graph: Graph, fairness: bool = True) -> Lasso | None:
+    """A fair, drift-free cycle holding an unfinished request, reached by a shortest path
+    (without `fairness`: any such cycle, fair or not; none then means no fair one either)."""
     drift, owes = graph.action_flags(_is_drift), graph.action_flags(_is_owed)
     codes, targets = graph.edge_action, graph.edge_target
     drift_free = [[targets[k] for k in graph.edge_range(index) if not drift[codes[k]]]
@@ -109,7 +110,8 @@ def fair_lasso(graph: Graph) -> Lasso | None:
         members = set(component)
         if len(component) == 1 and component[0] not in drift_free[component[0]]:
             continue  # a single state with no self-loop: no cycle
-        if not _fair(graph, members, owes, drift) or not _unfinished(graph, members):
+        if (fairness and not _fair(graph, members, owes, drift)) or not _unfinished(
+                graph, members):
             continue
         entry = min(members)
         return Lasso(tuple(graph.path_to(entry)), _closed_walk(graph, members, entry),

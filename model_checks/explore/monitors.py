@@ -77,6 +77,10 @@ class Monitor:
     rename: Callable[[Memory, dict[str, str]], Memory] = lambda memory, names: memory
     """The memory with its identities renamed (identity symmetry, `symmetry.py`): the
     default is for a memory that names no identity."""
+    rename_rids: Callable[[Memory, dict[int, int]], Memory] = lambda memory, live: memory
+    """The memory with the rids of live requests renamed and those of the others dropped
+    (request slots renumbered, `slots.py`: no later step names an ended request): the
+    default is for a memory that names no request."""
     obligation: Callable[[Step, Memory], bool] | None = None
     """Where the premise depends on the monitor's memory: true on the steps at which the
     property's conclusion is judged (used instead of `premise` in the product search)."""
@@ -177,6 +181,21 @@ def _rename_l2(
     return frozenset((r, tuple(names.get(h, h) for h in ids)) for r, ids in listed)
 
 
+def _rids_l1(memory: L1Memory, live: dict[int, int]) -> L1Memory:
+    owed, excused = memory
+    return (frozenset((live[r], h) for r, h in owed if r in live),
+            frozenset((live[r], h) for r, h in excused if r in live))
+
+
+def _rids_l2(listed: frozenset[tuple[int, tuple[str, ...]]], live: dict[int, int]
+             ) -> frozenset[tuple[int, tuple[str, ...]]]:
+    return frozenset((live[r], ids) for r, ids in listed if r in live)
+
+
+def _rids_l3(watching: frozenset[int], live: dict[int, int]) -> frozenset[int]:
+    return frozenset(live[r] for r in watching if r in live)
+
+
 def _delivery_missed(step: Step) -> bool:
     return step.delivery is not None and bool(step.delivery.missed)
 
@@ -193,14 +212,14 @@ def _watched_retry_delivered(step: Step, watching: frozenset[int]) -> bool:
 MONITORS: dict[str, Monitor] = {
     "L1": Monitor("L1", (frozenset(), frozenset()), _advance_l1, _takes_miss,
                   "no miss is reachable: P0 never takes a miss reply, so nothing is owed",
-                  rename=_rename_l1),
+                  rename=_rename_l1, rename_rids=_rids_l1),
     "L2": Monitor("L2", frozenset(), _advance_l2, _takes_miss,
                   "no miss is reachable: P0 never takes a miss reply, so no retry is answered",
-                  rename=_rename_l2),
+                  rename=_rename_l2, rename_rids=_rids_l2),
     "L3": Monitor("L3", frozenset(), _advance_l3, _delivery_missed,
                   "no retry reaches P1 after a miss with no drift event in between (where P1 "
                   "misses, the engine crashes or a drift event comes first), so no recovery "
-                  "is judged", obligation=_watched_retry_delivered),
+                  "is judged", obligation=_watched_retry_delivered, rename_rids=_rids_l3),
 }
 """The trace properties judged by a monitor, by id. L4 is judged by graph analysis
 (`model_checks.explore.liveness`)."""

@@ -19,7 +19,10 @@ plants a monitor that flags everything).
 
 Across an edge with an identity renaming, each monitor reads the real successor (the
 representative with the renaming undone) and its memory is then renamed onto the
-representative, as in the lone search.
+representative, as in the lone search. Across an edge of a graph whose key renumbers request
+slots (`Graph.slots`), each monitor reads the real successor (recomputed from the state and
+the action) and its memory is then renamed onto the stored target's rids (`slots.slot_map`,
+`Monitor.rename_rids`); the path keeps each step's rid map (`Verdict.slot_maps`).
 """
 
 from __future__ import annotations
@@ -30,26 +33,31 @@ from dataclasses import dataclass
 
 from model_checks.explore.graph import Graph
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
-from model_checks.explore.symmetry import Renaming
+from model_checks.explore.search_core import cleared
+from model_checks.explore.slots import SlotMap, slot_map
+from model_checks.explore.symmetry import Renaming, rename_state
 from spec import Action
 
 DONE = "violated"
 """The memory of a monitor that has found its violation (no monitor's memory is a str)."""
 
 Node = tuple[int, tuple[Memory, ...]]
-Link = tuple[Node, Action, "Renaming | None"]
+Link = tuple[Node, Action, "Renaming | None", "SlotMap | None"]
 
 
 @dataclass(frozen=True)
 class Verdict:
     """One monitor's outcome: its shortest violation (the (action, renaming) steps of the
     product path, and the reason) or none, whether a step met its premise, and the number of
-    product states (its own (state, memory) pairs) the search reached."""
+    product states (its own (state, memory) pairs) the search reached; with request slots
+    renumbered (`Graph.slots`), per step of the violation its rid map (`slots.concrete_rids`
+    undoes them; empty otherwise)."""
 
     steps: tuple[tuple[Action, Renaming | None], ...] | None
     reason: str
     premise_met: bool
     product_states: int
+    slot_maps: tuple[SlotMap | None, ...] = ()
 
 
 def search_product(graph: Graph, monitors: Sequence[Monitor]) -> list[Verdict]:
@@ -69,8 +77,8 @@ class _Joint:
         self.came: dict[Node, Link | None] = {start: None}
         self.queue = deque([start])
         self.premise = [False] * len(self.monitors)
-        self.found: list[tuple[tuple[tuple[Action, Renaming | None], ...], str] | None] = [
-            None] * len(self.monitors)
+        self.found: list[tuple[list[tuple[Action, Renaming | None, SlotMap | None]], str]
+                         | None] = [None] * len(self.monitors)
         self.live = len(self.monitors)
 
     def run(self) -> None:
@@ -79,24 +87,34 @@ class _Joint:
         graph, came, queue = self.graph, self.came, self.queue
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
         states, symmetric = graph.states, graph.symmetric  # the held list while judging
+        slots, config, reductions = graph.slots, graph.config, graph.reductions()
         while queue and self.live:
             node = queue.popleft()
             index, memories = node
             before = states[index]
             edges = graph.edge_range(index)
             for k in edges:
-                action, target, renaming = actions[codes[k]], targets[k], None
-                if symmetric:
+                action, target, renaming, moved = actions[codes[k]], targets[k], None, None
+                if slots:  # the real successor, in `before`'s names
+                    real = reductions.rename_pids(action.apply(config, cleared(before)))
+                    step = observe(before, action, real)
+                    if symmetric:  # the slots are ordered in the stored state's names
+                        renaming = graph.renaming(index, k - edges.start)
+                    named = real if renaming is None else rename_state(real, dict(renaming))
+                    moved = slot_map(config, named, states[target])
+                elif symmetric:
                     renaming = graph.renaming(index, k - edges.start)
                     step = observe(before, action, graph.real_successor(index, k - edges.start))
                 else:
                     step = observe(before, action, states[target])
                 after = memories if step.quiet else self._moved(node, step, action)
+                if moved is not None:
+                    after = self._slots_moved(after, dict(moved))
                 if renaming is not None:
                     after = self._renamed(after, renaming)
                 successor = (target, after)
                 if successor not in came:
-                    came[successor] = (node, action, renaming)
+                    came[successor] = (node, action, renaming, moved)
                     queue.append(successor)
 
     def _moved(self, node: Node, step: Step, action: Action) -> tuple[Memory, ...]:
@@ -113,7 +131,7 @@ class _Joint:
                                         else monitor.obligation(step, memory))
             memory, reason = monitor.move(config, step, memory)
             if reason is not None:
-                self.found[number] = ((*self._path(node), (action, None)), reason)
+                self.found[number] = ([*self._path(node), (action, None, None)], reason)
                 self.live -= 1
                 memory = DONE
             moved.append(memory)
@@ -124,13 +142,18 @@ class _Joint:
         return tuple(memory if memory is DONE else monitor.rename(memory, names)
                      for monitor, memory in zip(self.monitors, memories, strict=True))
 
-    def _path(self, node: Node) -> list[tuple[Action, Renaming | None]]:
-        """The (action, renaming) steps of the breadth-first path to `node`."""
-        steps: list[tuple[Action, Renaming | None]] = []
+    def _slots_moved(self, memories: tuple[Memory, ...], live: dict[int, int]
+                     ) -> tuple[Memory, ...]:
+        return tuple(memory if memory is DONE else monitor.rename_rids(memory, live)
+                     for monitor, memory in zip(self.monitors, memories, strict=True))
+
+    def _path(self, node: Node) -> list[tuple[Action, Renaming | None, SlotMap | None]]:
+        """The (action, renaming, rid map) steps of the breadth-first path to `node`."""
+        steps: list[tuple[Action, Renaming | None, SlotMap | None]] = []
         link = self.came[node]
         while link is not None:
-            node, action, renaming = link
-            steps.append((action, renaming))
+            node, action, renaming, moved = link
+            steps.append((action, renaming, moved))
             link = self.came[node]
         return steps[::-1]
 
@@ -139,7 +162,10 @@ class _Joint:
         out = []
         for number, found in enumerate(self.found):
             if found is not None:
-                out.append(Verdict(found[0], found[1], self.premise[number], 0))
+                path, reason = found
+                maps = tuple(m for _, _, m in path) if self.graph.slots else ()
+                out.append(Verdict(tuple((a, r) for a, r, _ in path), reason,
+                                   self.premise[number], 0, maps))
                 continue
             pairs = {(index, memories[number]) for index, memories in self.came}
             out.append(Verdict(None, "", self.premise[number], len(pairs)))

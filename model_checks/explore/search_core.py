@@ -8,7 +8,8 @@
   which `enabled` has just made), then the processing renaming (`canonical`), then, where
   identities are interchangeable, identity symmetry (`symmetry`), which also gives the
   renaming it applied. With `forget`, its `fingerprint` is that of the state's key with
-  ended requests forgotten (`forgetting`), not of the state itself.
+  ended requests forgotten (`forgetting`), not of the state itself; with `slots` too, that
+  of the key with the live requests' slots renumbered (`slots`).
 - `Interned`: a table of distinct values named by their codes (their positions), for the
   graph's actions and identity renamings and for a partition's local tables.
 - `GraphWriter`: the graph under construction: its tables, one row per numbered state
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting import forgetting_key
+from model_checks.explore.slots import slots_key
 from model_checks.explore.symmetry import Groups, Renaming, canonical_identities, interchangeable
 from spec import Action, Config, State, enabled, initial
 
@@ -52,27 +54,33 @@ class Reductions:
     """The successor function of one configuration under the reductions a search applies:
     processing renaming if `reduce` (`rename_pids`: it or the identity) and identity
     symmetry over the interchangeable identity `groups` (empty: none); with `forget`, states
-    deduplicated on their key with ended requests forgotten (`fingerprint`)."""
+    deduplicated on their key with ended requests forgotten (`fingerprint`), and with
+    `slots` (which needs `forget`) with the live requests' slots renumbered as well."""
 
-    __slots__ = ("config", "forget", "groups", "reduce", "rename_pids")
+    __slots__ = ("config", "forget", "groups", "reduce", "rename_pids", "slots")
 
     def __init__(self, config: Config, reduce: bool, groups: Groups,
-                 forget: bool = False) -> None:
+                 forget: bool = False, slots: bool = False) -> None:
         self.config, self.reduce, self.groups, self.forget = config, reduce, groups, forget
+        self.slots = slots and forget
         self.rename_pids = pids_renaming(reduce)
 
     @classmethod
     def of(cls, config: Config, reduce: bool, symmetry: bool | None,
-           forget: bool = False) -> Reductions:
+           forget: bool = False, slots: bool = False) -> Reductions:
         """The reductions for these flags: processing renaming if `reduce`; identity
         symmetry if `symmetry` (None: as `reduce`) where identities are interchangeable;
-        ended requests forgotten in the deduplication key if `forget`."""
+        ended requests forgotten in the deduplication key if `forget`; request slots
+        renumbered in it too if `slots` as well."""
         groups = interchangeable(config) if (reduce if symmetry is None else symmetry) else ()
-        return cls(config, reduce, groups, forget)
+        return cls(config, reduce, groups, forget, slots)
 
     def fingerprint(self, state: State) -> int:
         """The 64-bit fingerprint a search deduplicates `state` (a representative) on: its
-        hash, or with `forget` the hash of its key (`forgetting.forgetting_key`)."""
+        hash, or with `forget` the hash of its key (`forgetting.forgetting_key`, or with
+        `slots` `slots.slots_key`)."""
+        if self.slots:
+            return hash(slots_key(self.config, state))
         return hash(forgetting_key(self.config, state)) if self.forget else hash(state)
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:

@@ -1,0 +1,144 @@
+"""Request slots interchangeable: the forgetting key (`forgetting.py`) with the rids of the
+requests it keeps renumbered, so that states that differ only in which slots their live
+requests occupy are deduplicated together. Opt-in (`GraphOptions.slots`, on top of
+`GraphOptions.forget`).
+
+A request's rid is its index in `State.requests`. Apart from that index, the spec uses rids
+only as names: a message, a reply, a delivery's served items and an action (`Retry`, the
+front end's steps) name a request by its rid, a step looks the record up, and `Submit` issues
+the fresh rid `len(requests)`. Nothing compares rids by order except the enumeration order of
+`enabled` (which orders a state's edges, never which edges there are). So for a bijection p of
+the live requests' rids (those not `forgetting.ended`; the ended ones are forgotten already),
+renaming every place a rid occurs (the records, the messages to the engine, the replies to the
+front end, the last delivery's message and served items) gives a state with the p-images of
+the enabled actions, whose successors are the p-images of the successors; the fresh rid is
+the same in both (the key keeps the number of requests). Every property reads rids as names
+(S3 and L4 read outcomes, which the key keeps per live request and as classes for ended
+ones), and a monitor's memory renamed by p judges the renamed run alike (`Monitor.rename_rids`;
+entries of ended requests are dropped: no later step names them, as `forgetting.py` argues).
+
+The key (`slots_key`) renumbers the live requests 0..k-1 in a canonical order (`slot_order`:
+by a name-free summary of each record, ties in rid order), then applies the processing
+renaming (`canonical.py`) again. A summary that ties leaves two related states apart (fewer
+merges, never a wrong one): every key is the state renamed by a bijection, so equal keys
+mean related states. Faulted states keep their rids (`Fault.detail` is text that may name
+one): their key is the forgetting key.
+
+As with forgetting, the explorer stores the first real state it meets of each key, so every
+tree path replays on the spec as it stands. A non-tree edge leads to a stored state whose
+live rids are those of the edge's real successor renamed (`slot_map`): the product search of
+the monitors recomputes the real successor, observes the step on it, and renames the memory
+onto the stored state; the rid maps along a product path are undone on its actions
+(`concrete_rids`) before the judge replays it on the spec. L4's fair cycles are not judged
+on these keys: fairness compares owed steps by their labels, which name rids, so a component
+could look unfair where the real cycle is fair. Where these keys have no drift-free cycle
+holding an unfinished request at all, no real one exists (its keys would form one) and L4
+holds; else the judge looks for fair cycles on the keys with ended requests forgotten only.
+Stuck states it judges here (a stored state is a real one).
+`tests/explore/test_explore_slots.py` compares verdicts and shortest lengths with the search
+without forgetting on a sample of cells and on every spec mutant, and plants unsound rid maps
+that the comparison catches; `benchmarks/forgetting_soundness.py --slots` on every matrix
+cell.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Sequence
+
+from model_checks.explore.canonical import canonical
+from model_checks.explore.forgetting import ended, forgetting_key, outcome_class
+from spec import Action, Config, State
+from spec.state import Delivery, Message, Reply, Request, Served
+
+SlotMap = tuple[tuple[int, int], ...]
+"""A renaming of live rids, as every (old, new) pair of the live requests (a pair may keep
+its rid: the map also says which requests are live)."""
+
+
+def slot_order(config: Config, state: State) -> tuple[int, ...]:
+    """The live rids (not `ended`) in canonical order: by each record's name-free summary
+    (`_summary`), ties in rid order."""
+    gone = ended(config, state)
+    live = [r for r in state.requests if r.rid not in gone]
+    return tuple(r.rid for r in sorted(live, key=_summary))
+
+
+def _summary(request: Request) -> tuple[object, ...]:
+    """What orders live requests: fields that name no rid and compare as plain values."""
+    outcome = request.outcome
+    return (request.stage.value, "" if outcome is None else outcome.value, request.retries,
+            request.front_end, tuple((i.identity, i.version, i.has_data) for i in request.items),
+            request.missed)
+
+
+def slots_key(config: Config, state: State) -> Hashable:
+    """The key `state` is deduplicated on (module docstring): the forgetting key with the
+    live requests renumbered in `slot_order`."""
+    if state.fault is not None:
+        return forgetting_key(config, state)
+    order = slot_order(config, state)
+    requests = state.requests
+    if len(order) == len(requests) and all(rid == n for n, rid in enumerate(order)):
+        return state  # nothing ended, nothing to move: the state itself, as forgetting's key
+    live = {old: new for new, old in enumerate(order)}
+    classes = frozenset(outcome_class(r) for r in requests if r.rid not in live)
+    renamed = renumber(state, live, tuple(requests[old] for old in order))
+    return canonical(renamed), len(requests), classes
+
+
+def renumber(state: State, live: dict[int, int], kept: Sequence[Request]) -> State:
+    """`state` with the requests `kept` (in their new order) renumbered by `live` and every
+    message, reply and delivery renamed alike."""
+    def message(m: Message) -> Message:
+        return Message(live[m.rid], m.front_end, m.items, m.engine)
+
+    delivery = state.last_delivery
+    if delivery is not None:
+        delivery = Delivery(message(delivery.message),
+                            tuple(Served(live[s.rid], s.identity, s.tensor, s.placeholders,
+                                         s.sent_version) for s in delivery.served),
+                            delivery.missed)
+    return state.evolve(
+        requests=tuple(Request(live[r.rid], r.front_end, r.items, r.retries, r.stage, r.outcome,
+                               r.missed, r.work) for r in kept),
+        to_engine=tuple(message(m) for m in state.to_engine),
+        to_front_end=tuple(Reply(live[r.rid], r.front_end, r.missed) for r in state.to_front_end),
+        last_delivery=delivery,
+    )
+
+
+def slot_map(config: Config, real: State, stored: State) -> SlotMap | None:
+    """The renaming of `real`'s live rids onto those of `stored` (equal keys), None when it
+    moves none."""
+    if real.fault is not None:
+        return None
+    pairs = tuple(zip(slot_order(config, real), slot_order(config, stored), strict=True))
+    return None if all(old == new for old, new in pairs) else pairs
+
+
+def rename_action(action: Action, names: dict[int, int]) -> Action:
+    """`action` with the rid it names renamed (actions that name a request have a `rid`
+    field; the others are kept)."""
+    rid = getattr(action, "rid", None)
+    if rid is None or rid not in names or names[rid] == rid:
+        return action
+    return dataclasses.replace(action, rid=names[rid])  # type: ignore[call-arg]
+
+
+def concrete_rids(actions: Sequence[Action], maps: Sequence[SlotMap | None]) -> list[Action]:
+    """The spec's actions for a product path, given per step the action taken from the
+    stored state and the rid map that led to the next one: with rho the renaming of the real
+    run's rids onto the stored state's, the real action is rho^-1(action), and after a map m
+    rho becomes m after rho, kept on the live requests only (the others are never named
+    again; a rid rho does not hold is a fresh one, the same in both)."""
+    rho: dict[int, int] = {}
+    out: list[Action] = []
+    for action, step in zip(actions, maps, strict=True):
+        out.append(rename_action(action, {new: old for old, new in rho.items()}))
+        if step is not None:
+            moved, held = dict(step), set(rho.values())
+            unmoved = [rid for rid in moved if rid not in rho and rid not in held]
+            rho = {real: moved[rho.get(real, real)] for real in (*rho, *unmoved)
+                   if rho.get(real, real) in moved}
+    return out

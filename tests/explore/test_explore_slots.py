@@ -1,0 +1,115 @@
+"""Request slots renumbered (`model_checks.explore.slots`) is sound: on a sample of instances
+where requests end and slots move (three requests, of which two at once) and on every spec
+mutant's witness instance, the search whose key renumbers the live requests' slots gives every
+property and lemma the verdict and shortest counterexample length of the search without any
+forgetting, from fewer states than forgetting alone, and its counterexamples (the monitors'
+through their rid maps) replay on the spec. Planted unsound rid maps across edges (pairs in
+the wrong order; none at all) make the comparison fail.
+`benchmarks/forgetting_soundness.py --slots` runs the same comparison on every matrix cell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from model_checks.cli import main
+from model_checks.explore import product
+from model_checks.explore.forgetting_agreement import compare
+from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.instance import explore_config
+from model_checks.explore.slots import SlotMap, concrete_rids, slot_order, slots_key
+from model_checks.mutation.spec_mutants import Mutant, spec_mutants
+from spec import V0, V1, V2, V3, ClientItem, Config, Outcome, State, Variant, run
+from spec.state import Message, Request, Stage
+from spec.transitions import Retry, Submit
+
+LIMIT = 30_000
+SAMPLE = [(V3, ("D2",)), (V0, ("D2",)), (V1, ("D6",)), (V2, ("D7",))]
+
+
+def _three_requests(variant: Variant, env: tuple[str, ...]) -> Config:
+    return explore_config(variant, env, max_requests=3, max_items=1)
+
+
+@pytest.mark.parametrize(("variant", "env"), SAMPLE,
+                         ids=[f"{v.name}_{'+'.join(e)}" for v, e in SAMPLE])
+def test_slots_agree_with_the_search_without_forgetting(variant: Variant,
+                                                        env: tuple[str, ...]) -> None:
+    config = _three_requests(variant, env)
+    result = compare(config, LIMIT, slots=True)
+    assert result.plain_complete and result.forgetting_complete
+    assert result.agrees, result.disagreements
+    assert result.compared == 16  # every property and lemma compared
+    forgetting = build(config, GraphOptions(max_states=LIMIT, forget=True, checks=()))
+    assert result.forgetting_states < len(forgetting.states)
+
+
+@pytest.mark.parametrize("mutant", spec_mutants(), ids=lambda m: m.name)
+def test_slots_agree_on_every_spec_mutant(mutant: Mutant) -> None:
+    result = compare(mutant.witness_config(), LIMIT, slots=True)
+    assert result.agrees, (mutant.name, result.disagreements)
+
+
+def test_a_wrong_rid_map_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check can fail: a rid map that pairs the live slots in the wrong order renames
+    the monitors' memories and the witnesses' actions onto the wrong requests."""
+    def reversed_map(config: Config, real: State, stored: State) -> SlotMap | None:
+        pairs = tuple(zip(slot_order(config, real), slot_order(config, stored)[::-1],
+                          strict=True))
+        return None if all(old == new for old, new in pairs) else pairs
+
+    monkeypatch.setattr(product, "slot_map", reversed_map)
+    result = compare(_three_requests(V3, ("D2",)), LIMIT, slots=True)
+    assert not result.agrees
+
+
+def test_monitors_left_unrenamed_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check can fail: without the rid maps across edges, the monitors' violations do
+    not replay on the spec (or are missed)."""
+    monkeypatch.setattr(product, "slot_map", lambda config, real, stored: None)
+    result = compare(_three_requests(V3, ("D2",)), LIMIT, slots=True)
+    assert not result.agrees
+
+
+def test_the_key_renumbers_live_slots_and_keeps_the_rest() -> None:
+    config = explore_config(V2, ("D3",), max_requests=3, max_items=1)
+    a, b = Submit((ClientItem("a"),)), Submit((ClientItem("b"),))
+    state = run(config, [a, b]).final
+    _, second = state.requests
+    done = Request(0, 0, a.items, 0, Stage.DONE, Outcome.SUCCESS)
+    # request 0 ended, request 1 live  versus  request 0 live, request 1 ended
+    one = state.evolve(requests=(done, second))
+    two = state.evolve(requests=(Request(0, 0, b.items), Request(1, 0, a.items, 0, Stage.DONE,
+                                                                 Outcome.SUCCESS)))
+    assert slot_order(config, one) == (1,) and slot_order(config, two) == (0,)
+    assert slots_key(config, one) == slots_key(config, two)
+    named = one.evolve(to_engine=(Message(1, 0, ()),))
+    assert slots_key(config, named) != slots_key(config, two)  # the message moves with it
+    assert slots_key(config, state) is state  # nothing ended, slots in order: the state
+    more = one.evolve(requests=(done, second, Request(2, 0, a.items, 0, Stage.DONE,
+                                                      Outcome.SUCCESS)))
+    assert slots_key(config, more) != slots_key(config, one)  # Submit's bound reads the count
+
+
+def test_rid_maps_are_undone_on_the_actions() -> None:
+    """A step renaming rid 1 onto 0 (rid 0 ended): the next action naming 0 from the stored
+    state is the real run's action naming 1; a fresh rid is the same in both."""
+    retry = Retry(0)
+    assert concrete_rids([Submit(()), retry], [((1, 0),), None]) == [Submit(()), Retry(1)]
+    assert concrete_rids([Submit(()), Retry(2)], [((1, 0),), None])[1] == Retry(2)
+    swapped = concrete_rids([Submit(()), Submit(()), Retry(0), Retry(1)],
+                            [None, ((0, 1), (1, 0)), None, None])
+    assert swapped[2:] == [Retry(1), Retry(0)]
+
+
+def test_symmetric_requests_needs_forget_ended(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "records.json"
+    code = main(["explore", "--variant", "V2", "--environment", "D7", "--json", str(records),
+                 "--out", str(tmp_path / "cx"), "--instance",
+                 "identities=2,requests=2,unfinished=1,items=1,retries=1,budget=2",
+                 "--symmetric-requests"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--symmetric-requests needs --forget-ended" in err
+    assert len(err.strip().splitlines()) == 1 and not records.exists()
