@@ -112,10 +112,10 @@ class Graph:
     groups: Groups = ()
     forgets: bool = False
     """States deduplicated on their key with ended requests forgotten (`forgetting`): an
-    edge leads to the stored state whose key its real successor has."""
+    edge leads to the stored state whose key its real successor has. With `slots` the key
+    renumbers the live requests' slots too: an edge's real successor is the stored target
+    with its live rids renamed (`slots.slot_map`)."""
     slots: bool = False
-    """With `forgets`, the key renumbers the live requests' slots too (`slots`): an edge's
-    real successor is the stored target with its live rids renamed (`slots.slot_map`)."""
     fingerprints: array[int] = field(default_factory=lambda: array("q"))
     depth: array[int] = field(default_factory=lambda: array("i"))
     parent: array[int] = field(default_factory=lambda: array("i"))
@@ -128,8 +128,7 @@ class Graph:
     edge_renaming: array[int] = field(default_factory=lambda: array("i"))
     actions: list[Action] = field(default_factory=list)
     """The interned actions: codes in `via_code` and `edge_action` index this list."""
-    renamings: list[Renaming | None] = field(default_factory=lambda: [None])
-    """The interned identity renamings (code 0: none)."""
+    renamings: list[Renaming | None] = field(default_factory=lambda: [None])  # code 0: none
     checks: StateChecks | None = field(default=None, repr=False, compare=False)
     """The state properties checked on every state as the search numbered it (None: none;
     the judge then checks them in passes over `states`). Not part of the graph: two graphs
@@ -149,23 +148,6 @@ class Graph:
                    max_states=max_states, groups=reductions.groups,
                    forgets=reductions.forget, slots=reductions.slots,
                    _reductions=reductions)
-
-    @classmethod
-    def of(cls, config: Config, states: list[State], depth: list[int], parent: list[int],
-           via: list[Action | None], edges: list[list[tuple[Action, int]]]) -> Graph:
-        """A graph given whole (tests build made-up graphs this way): its states are held,
-        never regenerated, and have no identity renamings."""
-        graph = cls(config, True)
-        writer = GraphWriter(graph)
-        for number, state in enumerate(states):
-            action = via[number]
-            writer.add_state(hash(state), depth[number], parent[number],
-                             -1 if action is None else writer.actions.code(action), 0)
-            for edge_action, target in edges[number]:
-                writer.add_edge(target, writer.actions.code(edge_action), 0)
-            writer.end_edges()
-        graph._held = list(states)
-        return graph
 
     def reductions(self) -> Reductions:
         """The reductions the graph's search applied: the successor function that rebuilds

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 
 from model_checks.explore.graph import Graph
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
-from model_checks.explore.search_core import cleared
 from model_checks.explore.slots import SlotMap, slot_map
 from model_checks.explore.symmetry import Renaming, rename_state
 from spec import Action
@@ -96,7 +95,7 @@ class _Joint:
             for k in edges:
                 action, target, renaming, moved = actions[codes[k]], targets[k], None, None
                 if slots:  # the real successor, in `before`'s names
-                    real = reductions.rename_pids(action.apply(config, cleared(before)))
+                    real = reductions.renamed_step(before, action)
                     step = observe(before, action, real)
                     if symmetric:  # the slots are ordered in the stored state's names
                         renaming = graph.renaming(index, k - edges.start)

@@ -99,6 +99,11 @@ class Reductions:
         """`action`'s successor of the state whose clearing (`cleared`) is `cleared`."""
         return self.canonical(action.apply(self.config, cleared))
 
+    def renamed_step(self, state: State, action: Action) -> State:
+        """`action`'s successor of `state` with processing ids renamed only: the real
+        successor in `state`'s identities (what the monitors read on a slots graph)."""
+        return self.rename_pids(action.apply(self.config, cleared(state)))
+
     def successors(self, state: State, actions: Sequence[Action]) -> list[Successor]:
         """Each of `actions` (enabled in `state`) with its successor, in their order."""
         config, rename_pids, groups = self.config, self.rename_pids, self.groups

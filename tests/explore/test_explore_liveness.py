@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from given_graph import given_graph
+
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge
@@ -43,7 +45,7 @@ def _idle_graph(owed_taken: bool) -> Graph:
     config = explore_config(V2, ())
     first = next(iter(Submit.candidates(config, initial(config))))
     submitted = step(config, initial(config), first)
-    graph = Graph.of(config, [submitted, submitted], [0, 1], [-1, 0], [None, P0Handle(0)],
+    graph = given_graph(config, [submitted, submitted], [0, 1], [-1, 0], [None, P0Handle(0)],
                      [[(ClearBoth(), 0), (P0Handle(0), 0 if owed_taken else 1)], []])
     return graph
 

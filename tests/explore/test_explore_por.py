@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from given_graph import given_graph
 
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
@@ -188,9 +189,9 @@ def test_a_step_that_makes_no_progress_breaks_the_proviso() -> None:
     built = build(config, GraphOptions(max_states=50))
     edges = [list(out) for out in built.edges]
     edges[0].append((P1Receive(0), 0))  # a made-up edge back to the initial state
-    graph = Graph.of(config, list(built.states), list(built.depth), list(built.parent),
+    graph = given_graph(config, list(built.states), list(built.depth), list(built.parent),
                      list(built.via), edges)
-    check_progress(Graph.of(config, list(built.states), list(built.depth), list(built.parent),
+    check_progress(given_graph(config, list(built.states), list(built.depth), list(built.parent),
                             list(built.via), [list(out) for out in built.edges]))
     with pytest.raises(ProgressBroken):
         check_progress(graph)
