@@ -20,7 +20,8 @@ Every run watches the sides' shared state (`watch.Watcher`): races by the locks 
 split front-end sections, and, where D3 is in the environment, clears run in their windows
 and engine clears between an update and its receive (threads: a `window` thread runs them
 while the serving thread waits; tasks: a `window` task, scheduled before the awaiting task
-resumes).
+resumes). Where D10 is in the environment, sides also restart while a serve is in flight,
+at the points the watcher chooses (`watch`: restarts in flight), run the same way.
 """
 
 from __future__ import annotations
@@ -270,12 +271,16 @@ class Watched:
     windows: int
     in_flight: int
     unguarded: tuple[str, ...] = ()
+    restarts: int = 0
+    """Restarts run while a serve was in flight (`Watcher.restarts`)."""
+    open_clears: int = 0
+    """Clears made while a call of the cleared side was open (`Watcher.open_clears`)."""
 
     @staticmethod
     def of(watcher: Watcher) -> Watched:
         return Watched(tuple(watcher.locations()), watcher.accesses, tuple(watcher.races),
                        tuple(watcher.splits), watcher.windows, watcher.in_flight,
-                       tuple(watcher.unguarded()))
+                       tuple(watcher.unguarded()), watcher.restarts, watcher.open_clears)
 
 
 @dataclass
@@ -358,41 +363,52 @@ QUIET_TRIES = 1000
 """How often the drift client waits for a quiet moment before a restart (then it skips it)."""
 
 
-def _event(sides: Sides, side: str, op: str, watcher: Watcher | None = None) -> None:
-    """`op` ("clear", "restart") of `side`; a restart is a barrier of the watcher's (no
-    call is open: the drift client waits for that)."""
+def _event(sides: Sides, side: str, op: str, watcher: Watcher | None = None,
+           quiet: bool = False) -> None:
+    """`op` ("clear", "restart") of `side`; a `quiet` restart (the drift client's: no call
+    is open, it waited for that) is a barrier of the watcher's; a clear made while a call of
+    `side` is open (any serve, for the engine) is counted (`Watcher.open_clears`)."""
     target: Any = sides.engine if side == "engine" else sides.front_ends[int(side[2:])]
-    if op == "restart" and watcher is not None:
+    if op == "restart" and quiet and watcher is not None:
         with watcher.barrier():
             target.restart()
         return
+    if op == "clear" and watcher is not None:
+        recorder = sides.engine.recorder
+        watcher.open_clears += bool(recorder.open() if side == "engine"
+                                    else recorder.open_on(side))
     getattr(target, op)()
 
 
 @dataclass
 class _Windows:
-    """The clears run in split windows of a threaded run (`watch`): the serving thread asks
-    (`ask`) and waits, giving the turn away, while the window thread runs the clear."""
+    """The clears run in split windows of a threaded run and the restarts in flight
+    (`watch`): the serving thread asks (`ask`, `ask_restart`) and waits, giving the turn
+    away, while the window thread runs the event."""
 
     sides: Sides
     scheduler: Scheduler
-    pending: str | None = None
+    watcher: Watcher | None = None
+    pending: tuple[str, str] | None = None
     done: bool = False
 
-    def ask(self, side: str) -> bool:
+    def ask(self, side: str, op: str = "clear") -> bool:
         if self.pending is not None or self.done:
             return False
-        self.pending = side
+        self.pending = (side, op)
         self.scheduler.wake()
         self.scheduler.block(lambda: self.pending is None)
         return True
+
+    def ask_restart(self, side: str) -> bool:
+        return self.ask(side, "restart")
 
     def body(self) -> None:
         while True:
             self.scheduler.block(lambda: self.pending is not None or self.done)
             if self.pending is None:
                 return
-            _event(self.sides, self.pending, "clear")
+            _event(self.sides, *self.pending, self.watcher)
             self.pending = None
             self.scheduler.wake()
 
@@ -454,20 +470,24 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     scheduler.chance = scheduler.chance if chance is None else chance
     scheduler.preemptions = scheduler.preemptions if preemptions is None else preemptions
     try:
+        run = _ClientRun(watcher, work.refused, _Alone(recorder))  # one, shared: a
+        # reservation holds only where every client sees it
         bodies: list[Callable[[], None]] = [
             functools.partial(_client, sides, config, n, work.requests[n],
-                              scheduler.boundary,
-                              _ClientRun(watcher, work.refused, _Alone(recorder)))
+                              scheduler.boundary, run)
             for n in range(threads)]
         names = [f"thread-{n}" for n in range(threads)]
         if work.events:
             bodies.append(functools.partial(_thread_drift, sides, recorder, work.events,
                                             scheduler, watcher, spacing_of(work)))
             names.append("drift")
-        windows = _Windows(sides, scheduler)
+        windows = _Windows(sides, scheduler, watcher)
         bodies = windows.finishing(bodies)
         if Drift.D3 in environment:
             watcher.inject = windows.ask
+        if Drift.D10 in environment:
+            watcher.restart = windows.ask_restart
+        if Drift.D3 in environment or Drift.D10 in environment:
             bodies.append(windows.body)
             names.append("window")
         watcher.clients = set(names)
@@ -489,8 +509,8 @@ def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, 
     """The drift client: each event between the others' calls, the k-th once the clients
     made k * `spacing` calls (`_due`: the events fall across the run, so a clear finds
     something cached and the misses it causes are replied to); a restart only when no call
-    is open (a restarted process takes no part in a request begun before: the harness
-    builds a new side object, which a call already running would not see)."""
+    is open (the restarts while a serve is in flight are the watcher's, at points inside
+    the serve: `watch`)."""
     for number, (side, op) in enumerate(events):
         scheduler.boundary()
         tries = 0
@@ -502,7 +522,7 @@ def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, 
             scheduler.boundary()
             tries += 1
         if op != "restart" or not recorder.open():
-            _event(sides, side, op, watcher)
+            _event(sides, side, op, watcher, quiet=True)
 
 
 def _due(recorder: Recorder, number: int, spacing: int) -> bool:
@@ -597,7 +617,7 @@ async def _task_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[s
             await asyncio.sleep(0)
             tries += 1
         if op != "restart" or not recorder.open():
-            _event(sides, side, op, watcher)
+            _event(sides, side, op, watcher, quiet=True)
 
 
 def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift], tasks: int,
@@ -616,14 +636,16 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     watcher.clients = {*(f"task-{n}" for n in range(tasks)), "drift", "window"}
     sides = build(adapter, config, recorder, None, watcher)
 
-    def inject(side: str) -> bool:
-        async def clear() -> None:
-            _event(sides, side, "clear")
-        asyncio.get_running_loop().create_task(clear(), name="window")
+    def inject(side: str, op: str = "clear") -> bool:
+        async def event() -> None:
+            _event(sides, side, op, watcher)
+        asyncio.get_running_loop().create_task(event(), name="window")
         return True
 
     if Drift.D3 in environment:
         watcher.inject = inject
+    if Drift.D10 in environment:
+        watcher.restart = functools.partial(inject, op="restart")
 
     run = _ClientRun(watcher, work.refused, _Alone(recorder))
 

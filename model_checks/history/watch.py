@@ -19,11 +19,11 @@ accessed under a lock (a dict used lock-free, each of its operations one atomic 
 the GIL) is not reported: it is listed as unguarded (`unguarded`), and the history judges
 what its users do. Ordering the check cannot see is the harness's own: the threads start
 after the sides are built and end before their views are read (accesses outside the
-clients are not noted), and a restart runs only when no call is open (`barrier`: what the
-restart itself does is not noted; a location keeps its path across restarts, so accesses
-before and after one are still compared: a lock discipline that holds only because a
-restart separated two accesses is still broken). Each race is reported once per location
-and pair of code sites, with both stacks.
+clients are not noted), and the drift client's restarts run only when no call is open
+(`barrier`: what the restart itself does is not noted; a location keeps its path across
+restarts, so accesses before and after one are still compared: a lock discipline that holds
+only because a restart separated two accesses is still broken). Each race is reported once
+per location and pair of code sites, with both stacks.
 
 **Split front-end sections.** The spec's P0 step takes a request's probe and update as one
 (without D6, interleaved updates, in the environment). A serve whose front-end accesses,
@@ -46,6 +46,18 @@ most `IN_FLIGHT` per history, once the caches are warm): the miss reply and the 
 end's invalidation run in every such history, not only when the schedule happens to
 evict.
 
+**Restarts in flight.** Where D10 is in the environment, once a serve reached the engine
+(an access to its state that writes or holds one of its locks), each release of an engine
+lock in it (threads) or await (tasks) is a point where a side restarts while the serve is
+open (`restart`, at most `RESTARTS` of each side kind per history, once the caches are
+warm): the engine, where a lookup in its state found something since the last such point
+(a resolved reference the receive may still act on; the spec's `P1Restart` may fall
+anywhere: a message already queued survives it), else the serving front end (its attempt
+is past its send: `P0Restart`'s guard). A
+receive split into two critical sections meets a restart between them; an implementation
+whose receive is one section sees the restart before or after it, as the spec does. The
+restart's own accesses are noted as any client's (it runs on the `window` client).
+
 Limits: an access through a container the walk did not reach (created per call, a module
 global, a C extension's own state) is not seen; attributes holding plain values (a byte
 count) are not locations, the container they follow is; a lock the schedule does not know
@@ -59,7 +71,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FrameType
@@ -88,6 +100,11 @@ WINDOWS = 4
 IN_FLIGHT = 3
 """At most this many clears of the engine run between a front end's update and the
 engine's receive per history (after as many serves as there are clients: caches warm)."""
+RESTARTS = 3
+"""At most this many restarts of the engine and as many of a front end run while a serve is
+in flight per history (`restart`), once as many serves as there are clients began (caches
+warm); a front end's each once as many serves began since the last (what it left, the
+engine's cache, is then used before the next)."""
 
 _ACTIVE: list[Watcher] = []
 
@@ -208,6 +225,9 @@ class _Serving:
     open: bool = False
     engine: bool = False
     released: Site | None = None
+    hit: bool = False
+    """Whether a lookup in the engine's state found something since the serve reached the
+    engine (a resolved reference the receive may still act on)."""
 
 
 @dataclass
@@ -400,6 +420,14 @@ class Watcher:
     window_sites: set[Site] = field(default_factory=set)
     inject: Callable[[str], bool] | None = None
     """Runs a clear of the given side now, in a window (None: no windows)."""
+    restart: Callable[[str], bool] | None = None
+    """Runs a restart of the given side now, while the current client's serve is in flight
+    (None: none, the environment has no D10)."""
+    restarts_by: Counter[str] = field(default_factory=Counter)
+    """Restarts run in flight (`restart`), per side kind ("engine", "front end")."""
+    open_clears: int = 0
+    """Clears of a side made while a call of it was open (the drift client's and the
+    windows'), counted by the harness (`concurrent`)."""
     split_windows: bool = True
     """Whether a split section's window gets a clear of its front end (not where D6 is in
     the environment: the spec itself then lets another request act between a probe and its
@@ -410,6 +438,7 @@ class Watcher:
 
     def __post_init__(self) -> None:
         self._held: dict[str, dict[int, int]] = {}
+        self._restarted = 0  # the serves begun at the last restart in flight
         self.located = Locations()
         self._serving: dict[str, _Serving] = {}
         self._paused = 0
@@ -448,7 +477,11 @@ class Watcher:
         held = self._held.get(client, {})
         held.pop(id(lock), None)
         serving = self._serving.get(client)
-        if serving is None or serving.engine or held:
+        if serving is None or held:
+            return
+        if serving.engine:
+            if self.located.lock_names.get(id(lock), "").startswith("engine"):
+                self._restart(serving)
             return
         serving.open = False
         if not serving.sections or not serving.sections[-1][0]:
@@ -462,7 +495,8 @@ class Watcher:
         elif (self.inject is not None and self.in_flight < IN_FLIGHT
               and self.serves > len(self.clients)):
             self.in_flight += 1  # counted first: another client may reach a window meanwhile
-            self.in_flight -= not self.inject("engine")
+            if not self.inject("engine"):  # (the count read again after the call)
+                self.in_flight -= 1
         serving.found = False
 
     def _window(self, serving: _Serving) -> None:
@@ -472,7 +506,35 @@ class Watcher:
         if (self.inject is not None and self.split_windows and found
                 and self.windows < WINDOWS):
             self.windows += 1
-            self.windows -= not self.inject(serving.side)
+            if not self.inject(serving.side):  # (the count read again after the call)
+                self.windows -= 1
+
+    def _restart(self, serving: _Serving) -> None:
+        """A restart while `serving`'s serve is in flight (it reached the engine: the
+        release of an engine lock inside its receive or after it, or an await after it), if
+        the bounds allow (`RESTARTS` per side kind): of the engine where a lookup in its
+        state found something since the last such point (a resolved reference the receive
+        may still act on), else of the serving front end (its attempt is past its send,
+        where the spec lets a front end restart: `P0Restart`)."""
+        hit, serving.hit = serving.hit, False
+        if self.restart is None or self.serves <= len(self.clients):
+            return
+        if hit and self.restarts_by["engine"] < RESTARTS:
+            side, kind = "engine", "engine"
+        elif (not hit and self.restarts_by["front end"] < RESTARTS
+              and self.serves > self._restarted + len(self.clients)):
+            side, kind = serving.side, "front end"
+            self._restarted = self.serves
+        else:
+            return
+        self.restarts_by[kind] += 1  # counted first: another client may reach a point
+        if not self.restart(side):  # (meanwhile: the count is read again after the call)
+            self.restarts_by[kind] -= 1
+
+    @property
+    def restarts(self) -> int:
+        """Restarts run in flight (`restart`)."""
+        return sum(self.restarts_by.values())
 
     # -- accesses --------------------------------------------------------------------------
 
@@ -507,9 +569,11 @@ class Watcher:
         if self.touched is not None and owner is not None:
             self.touched("p1" if owner == "engine" else "p0")
         if serving.engine:
+            serving.hit = serving.hit or (owner == "engine" and found)
             return
         if owner != serving.side:
             serving.engine = owner == "engine" and receiving
+            serving.hit = serving.engine and found
             return
         if self.threads and not serving.open:
             return  # outside any section: the lockset check's
@@ -545,7 +609,10 @@ class Watcher:
         may run a clear: one thread, so every such await lets other tasks in)."""
         client = self._client()
         serving = self._serving.get(client) if client is not None else None
-        if serving is None or serving.engine or not serving.sections:
+        if serving is not None and serving.engine:
+            self._restart(serving)
+            return
+        if serving is None or not serving.sections:
             return
         if not serving.sections[-1][0]:
             return
