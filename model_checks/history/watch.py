@@ -46,16 +46,16 @@ most `IN_FLIGHT` per history, once the caches are warm): the miss reply and the 
 end's invalidation run in every such history, not only when the schedule happens to
 evict.
 
-**Restarts in flight.** Where D10 is in the environment, once a serve reached the engine
-(an access to its state that writes or holds one of its locks), each release of an engine
-lock in it (threads) or await (tasks) is a point where a side restarts while the serve is
-open (`restart`, at most `RESTARTS` of each side kind per history, once the caches are
-warm): the engine, where a lookup in its state found something since the last such point
-(a resolved reference the receive may still act on; the spec's `P1Restart` may fall
-anywhere: a message already queued survives it), else the serving front end (its attempt
-is past its send: `P0Restart`'s guard). A
-receive split into two critical sections meets a restart between them; an implementation
-whose receive is one section sees the restart before or after it, as the spec does. The
+**Restarts in flight.** Where D10 is in the environment, sides restart while a serve is
+open (`restart`, at most `RESTARTS` at each kind of point per history, once the caches are
+warm: as many serves as there are clients, or a hit), at three kinds of point: the engine, where a serve takes an engine lock again after
+an engine section that found something (`acquiring`: a receive in two critical sections,
+the second acting on what the first found, meets a restart between them); the engine once,
+between a front end's update that found something and the engine's receive (after the
+clears in flight: the spec's `P1Restart` keeps a message already queued); the serving front
+end, once its serve reached the engine (the release of an engine lock, or an await after
+it: its attempt is past its send, where `P0Restart` allows it). An implementation whose
+receive is one critical section sees each restart before or after it, as the spec does. The
 restart's own accesses are noted as any client's (it runs on the `window` client).
 
 Limits: an access through a container the walk did not reach (created per call, a module
@@ -103,8 +103,8 @@ engine's receive per history (after as many serves as there are clients: caches 
 RESTARTS = 3
 """At most this many restarts of the engine and as many of a front end run while a serve is
 in flight per history (`restart`), once as many serves as there are clients began (caches
-warm); a front end's each once as many serves began since the last (what it left, the
-engine's cache, is then used before the next)."""
+warm); a front end's each once as many serves began since the last (what it left is then
+used before the next)."""
 
 _ACTIVE: list[Watcher] = []
 
@@ -424,7 +424,8 @@ class Watcher:
     """Runs a restart of the given side now, while the current client's serve is in flight
     (None: none, the environment has no D10)."""
     restarts_by: Counter[str] = field(default_factory=Counter)
-    """Restarts run in flight (`restart`), per side kind ("engine", "front end")."""
+    """Restarts run in flight (`restart`), per point: "engine" (between two engine sections
+    of a receive), "engine before its receive", "front end"."""
     open_clears: int = 0
     """Clears of a side made while a call of it was open (the drift client's and the
     windows'), counted by the harness (`concurrent`)."""
@@ -439,6 +440,7 @@ class Watcher:
     def __post_init__(self) -> None:
         self._held: dict[str, dict[int, int]] = {}
         self._restarted = 0  # the serves begun at the last restart in flight
+        self._settling = 0  # no clear or restart in flight before this many serves began
         self.located = Locations()
         self._serving: dict[str, _Serving] = {}
         self._paused = 0
@@ -492,11 +494,15 @@ class Watcher:
             self._window(serving)
         elif not serving.found:
             return
+        elif self.serves < self._settling:
+            pass  # what the last restart in flight left is used first
         elif (self.inject is not None and self.in_flight < IN_FLIGHT
               and self.serves > len(self.clients)):
             self.in_flight += 1  # counted first: another client may reach a window meanwhile
             if not self.inject("engine"):  # (the count read again after the call)
                 self.in_flight -= 1
+        else:  # the clears in flight done (or none): the engine restarts before its receive
+            self._run_restart("engine", "engine before its receive")
         serving.found = False
 
     def _window(self, serving: _Serving) -> None:
@@ -509,27 +515,44 @@ class Watcher:
             if not self.inject(serving.side):  # (the count read again after the call)
                 self.windows -= 1
 
+    def acquiring(self, lock: object) -> None:
+        """A client is about to take a lock of the schedule (holding none): where its serve
+        takes an engine lock again after an engine section that found something (a
+        receive in two critical sections, the second acting on what the first found), the
+        engine restarts first, while the serve is in flight (`RESTARTS`)."""
+        client = self._client()
+        serving = self._serving.get(client) if client is not None else None
+        if (serving is None or not serving.engine or not serving.hit
+                or self._held.get(client or "") or self.restart is None
+                or not self.located.lock_names.get(id(lock), "").startswith("engine")):
+            return
+        serving.hit = False
+        self._run_restart("engine", "engine")
+
     def _restart(self, serving: _Serving) -> None:
-        """A restart while `serving`'s serve is in flight (it reached the engine: the
-        release of an engine lock inside its receive or after it, or an await after it), if
-        the bounds allow (`RESTARTS` per side kind): of the engine where a lookup in its
-        state found something since the last such point (a resolved reference the receive
-        may still act on), else of the serving front end (its attempt is past its send,
-        where the spec lets a front end restart: `P0Restart`)."""
-        hit, serving.hit = serving.hit, False
-        if self.restart is None or self.serves <= len(self.clients):
+        """A restart of the serving front end while its serve is in flight: past its send
+        (it reached the engine: the release of an engine lock inside its receive or after
+        it, or an await after it), where the spec lets a front end restart (`P0Restart`),
+        at most `RESTARTS`, each once as many serves began since the last."""
+        if self.restart is None or self.serves <= self._restarted + len(self.clients):
             return
-        if hit and self.restarts_by["engine"] < RESTARTS:
-            side, kind = "engine", "engine"
-        elif (not hit and self.restarts_by["front end"] < RESTARTS
-              and self.serves > self._restarted + len(self.clients)):
-            side, kind = serving.side, "front end"
+        if self._run_restart(serving.side, "front end"):
             self._restarted = self.serves
-        else:
-            return
+
+    def _run_restart(self, side: str, kind: str) -> bool:
+        """A restart of `side` now (its `kind` within its bound, caches warm): whether it
+        ran."""
+        bound = 1 if kind == "engine before its receive" else RESTARTS
+        warm = kind == "engine" or self.serves > len(self.clients)  # (a hit: warm)
+        if (self.restart is None or self.restarts_by[kind] >= bound or not warm
+                or self.serves < self._settling):
+            return False
         self.restarts_by[kind] += 1  # counted first: another client may reach a point
+        self._settling = self.serves + len(self.clients)
         if not self.restart(side):  # (meanwhile: the count is read again after the call)
             self.restarts_by[kind] -= 1
+            return False
+        return True
 
     @property
     def restarts(self) -> int:
