@@ -48,15 +48,18 @@ evict.
 
 **Restarts in flight.** Where D10 is in the environment, sides restart while a serve is
 open (`restart`, at most `RESTARTS` at each kind of point per history, once the caches are
-warm: as many serves as there are clients, or a hit), at three kinds of point: the engine, where a serve takes an engine lock again after
-an engine section that found something (`acquiring`: a receive in two critical sections,
-the second acting on what the first found, meets a restart between them); the engine once,
-between a front end's update that found something and the engine's receive (after the
-clears in flight: the spec's `P1Restart` keeps a message already queued); the serving front
-end, once its serve reached the engine (the release of an engine lock, or an await after
-it: its attempt is past its send, where `P0Restart` allows it). An implementation whose
-receive is one critical section sees each restart before or after it, as the spec does. The
-restart's own accesses are noted as any client's (it runs on the `window` client).
+warm: as many serves as there are clients, or a hit), at three kinds of point: the engine,
+where a serve takes an engine lock again after an engine section that found something
+(`acquiring`: a receive in two critical sections, the second acting on what the first
+found, meets a restart between them); the engine once, between a front end's update that
+found something and the engine's receive (after the clears in flight: the spec's
+`P1Restart` keeps a message already queued); the serving front end, once its serve reached
+the engine (the release of an engine lock, or an await after it: its attempt is past its
+send, where `P0Restart` allows it). After each, no clear or restart runs in flight until as
+many serves as there are clients began (what it left is used first). An implementation
+whose receive is one critical section sees each restart before or after it, as the spec
+does. The restart's own accesses are noted as any client's (it runs on the `window`
+client).
 
 Limits: an access through a container the walk did not reach (created per call, a module
 global, a C extension's own state) is not seen; attributes holding plain values (a byte
