@@ -77,7 +77,8 @@ def test_an_unlocked_await_between_probe_and_update_is_caught_at_every_seed(seed
     assert "serve_async" in out
 
 
-@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
 def test_a_receive_acting_across_a_restart_in_flight_is_caught(seed: int) -> None:
     """The engine restarts between the two critical sections of the planted receive (where
     the second acts on what the first found): the restarted engine holds entries it never
