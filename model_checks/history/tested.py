@@ -145,9 +145,9 @@ class Tested:
             f"reported): {', '.join(sorted(self.unguarded)) or 'none'}",
             f"tested: split front-end sections: {splits}; {self.windows} clears run in their "
             f"windows; {self.in_flight} engine clears between an update and its receive",
-            f"tested: in flight: {self.restarts} restarts while a serve was open (the engine's "
-            f"and the serving front end's, in turn); {self.open_clears} clears while a call of "
-            f"the cleared side was open",
+            f"tested: in flight: {self.restarts} restarts while a serve was open (of the "
+            f"engine, inside or before its receive; of the serving front end, past its send); "
+            f"{self.open_clears} clears while a call of the cleared side was open",
             f"tested: outcomes {outcomes}; events {events}",
             f"tested: {self.refusal_text()}",
             f"tested: payload dtypes {', '.join(sorted(self.dtypes)) or 'none'} in the "
