@@ -535,10 +535,15 @@ class Watcher:
     def _restart(self, serving: _Serving) -> None:
         """A restart of the serving front end while its serve is in flight: past its send
         (it reached the engine: the release of an engine lock inside its receive or after
-        it, or an await after it), where the spec lets a front end restart (`P0Restart`),
-        at most `RESTARTS`, each once as many serves began since the last."""
+        it, or an await after it) and no other attempt of it is between its probe and its
+        send (it touched the front end's state and not yet the engine's), where the spec lets
+        a front end restart (`P0Restart`), at most `RESTARTS`, each once as many serves began
+        since the last."""
         if self.restart is None or self.serves <= self._restarted + len(self.clients):
             return
+        if any(other.side == serving.side and not other.engine and other.sections
+               for other in self._serving.values()):
+            return  # another attempt of this front end is between its probe and its send
         if self._run_restart(serving.side, "front end"):
             self._restarted = self.serves
 
