@@ -40,8 +40,8 @@ NEVER_DRIVEN = (
 
 NO_RESTART_IN_FLIGHT = (
     "a restart while a call of the restarted side is open (made only where the environment "
-    "has D10, at a release of an engine lock or an await once a serve reached the engine: "
-    "none happened)")
+    "has D10 and not D6, at a lock or an await once a serve reached the engine: none "
+    "happened)")
 
 
 @dataclass

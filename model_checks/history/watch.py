@@ -46,7 +46,7 @@ most `IN_FLIGHT` per history, once the caches are warm): the miss reply and the 
 end's invalidation run in every such history, not only when the schedule happens to
 evict.
 
-**Restarts in flight.** Where D10 is in the environment, sides restart while a serve is
+**Restarts in flight.** Where D10 is in the environment (not D6), sides restart while a serve is
 open (`restart`, at most `RESTARTS` at each kind of point per history, once the caches are
 warm: as many serves as there are clients, or a hit), at three kinds of point: the engine,
 where a serve takes an engine lock again after an engine section that found something
