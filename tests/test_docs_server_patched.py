@@ -38,3 +38,14 @@ def test_the_patched_run_is_spliced_between_its_markers() -> None:
 
 def test_a_tail_without_the_markers_is_kept() -> None:
     assert section.splice_patched("## A fix\n\ntext\n", [RUN]) == "## A fix\n\ntext\n"
+
+
+def test_stale_content_reads_as_the_clients_reuse_and_the_run_as_no_break() -> None:
+    stale = {**RUN, "steps": [{"step": 6, "action": "request 1: z.v1, g.v0",
+                               "outcome": "stale-content", "status": 200,
+                               "message": "the fresh server's answer with g.v1 for g.v0: the "
+                               "content first sent under the reused uuid",
+                               "log": []}]}
+    (row,) = section.patched_table([stale])[2:]
+    assert "200, stale content (the fresh server's answer with g.v1 for g.v0: the content " \
+        "first sent under the reused uuid)" in row and "no break" in row

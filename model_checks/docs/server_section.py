@@ -158,6 +158,8 @@ def _what(step: dict[str, Any]) -> str:
         return "200, the fresh server's answer"
     if outcome == "wrong-answer":
         return "200, **not** the fresh server's answer for these images"
+    if outcome == "stale-content":
+        return f"200, stale content ({step['message']})"
     if outcome == "missed":
         return f"{step['status']}, the engine's retryable miss"
     if outcome == "engine-dead":

@@ -14,6 +14,11 @@ Judged from the responses and the server's log, per request:
   log reports the engine's retryable multi-modal cache miss; the client then resends the
   request with every item's data, judged as one more step (not a break: the miss is how the
   patched caches refuse a reference they cannot pair).
+- `stale-content` (only when asked, as for the patched server): 200 with not the fresh
+  server's answer for the images sent, but its answer with some reused uuids' items replaced
+  by the content first sent under that uuid on this server (`stale_keys`): the client reused
+  a uuid for new content, which vLLM documents a uuid must not do (S4: the client's part).
+  Shown, not a break: a stale pairing answers for neither content and stays `wrong-answer`.
 - `not-held`: a request the witness holds in the engine's queue was not seen waiting there
   while the steps after it were driven (the run did not reproduce the witness; not a break).
 A held request (`Send.held`) is sent without waiting for its answer while a long text-only
@@ -73,6 +78,7 @@ class Outcome(StrEnum):
     NOT_HELD = "not-held"
     RESET = "reset"
     MISSED = "missed"
+    STALE_CONTENT = "stale-content"
 
     @property
     def breaks(self) -> bool:
@@ -180,26 +186,71 @@ def _message(text: str) -> str:
     return " ".join(str(message).split())[:300]
 
 
-def key(items: tuple[Item, ...]) -> tuple[tuple[str, int, int], ...]:
+Content = tuple[str, int, int]
+"""An item's content as the client means it: (identity, version, units)."""
+Key = tuple[Content, ...]
+"""A request's contents, in item order."""
+
+
+def key(items: tuple[Item, ...]) -> Key:
     """A request's contents as the client means them (uuid-only items: the content named)."""
     return tuple((item.identity, item.version, item.units) for item in items)
 
 
-def references(server: Server, plans: list[Plan]) -> dict[tuple[tuple[str, int, int], ...], Answer]:
-    """A fresh server's answer for every request the plans send, each item with its data and a
-    uuid no other request uses."""
-    found: dict[tuple[tuple[str, int, int], ...], Answer] = {}
+def remember(first: dict[str, Content], items: tuple[Item, ...]) -> None:
+    """Record in `first` the content each uuid of `items` first carried data for."""
+    for item in items:
+        if item.has_data:
+            first.setdefault(item.identity, (item.identity, item.version, item.units))
+
+
+def stale_keys(items: tuple[Item, ...], first: dict[str, Content]) -> list[Key]:
+    """The contents a request could be answered for when a cache serves some of its reused
+    uuids with the content first sent under them (`first`, `remember`): for every nonempty
+    subset of the items whose uuid first carried another content, the request's key with
+    those items replaced by that content (each key once, the request's own never)."""
+    own = key(items)
+    reused = [n for n, item in enumerate(items)
+              if first.get(item.identity, own[n]) != own[n]]
+    found: dict[Key, None] = {}
+    for mask in range(1, 2 ** len(reused)):
+        chosen = {n for bit, n in enumerate(reused) if mask >> bit & 1}
+        found.setdefault(tuple(first[item.identity] if n in chosen else own[n]
+                               for n, item in enumerate(items)))
+    return list(found)
+
+
+def plan_keys(plan: Plan, stale_content: bool) -> list[Key]:
+    """Every key a run of `plan` may judge against: each request's not rejected, and with
+    `stale_content` its `stale_keys` (the uuids remembered in the plan's order)."""
+    found: list[Key] = []
+    first: dict[str, Content] = {}
+    for step in plan.steps:
+        if not isinstance(step, Send):
+            continue
+        remember(first, step.items)
+        if not step.rejected:
+            found += [key(step.items), *(stale_keys(step.items, first) if stale_content else [])]
+    return found
+
+
+def references(server: Server, plans: list[Plan], stale_content: bool = False,
+               ) -> dict[Key, Answer]:
+    """A fresh server's answer for every key the plans' runs judge against (`plan_keys`),
+    each item with its data and a uuid no other request uses."""
+    found: dict[Key, Answer] = {}
     for plan in plans:
-        for step in plan.steps:
-            if not isinstance(step, Send) or step.rejected or key(step.items) in found:
+        for wanted in plan_keys(plan, stale_content):
+            if wanted in found:
                 continue
-            items = tuple(Item(i.identity, i.version, i.units, True) for i in step.items)
+            items = tuple(Item(identity, version, units, True)
+                          for identity, version, units in wanted)
             uuids = tuple(f"reference-{len(found)}-{n}" for n in range(len(items)))
             response = post(server, "/v1/chat/completions", chat_body(items, PROMPT, uuids))
             if response.answer is None:
-                raise ServerFailed(f"the reference server did not answer {key(items)}: "
+                raise ServerFailed(f"the reference server did not answer {wanted}: "
                                    f"{response.status} {response.message}")
-            found[key(step.items)] = response.answer
+            found[wanted] = response.answer
     return found
 
 
@@ -293,17 +344,25 @@ def _seen_waiting(server: Server, held: Held) -> bool:
 
 
 def drive(plan: Plan, server: Server,
-          expected: dict[tuple[tuple[str, int, int], ...], Answer],
-          reset_encoder_cache: bool = True, resend_on_miss: bool = False) -> list[StepResult]:
+          expected: dict[Key, Answer],
+          reset_encoder_cache: bool = True, resend_on_miss: bool = False,
+          stale_content: bool = False) -> list[StepResult]:
     """Run `plan` on the started `server`; stop at the first engine death. Without
     `reset_encoder_cache` the engine's encoder cache is left as the requests leave it (the
     deployment as it runs). With `resend_on_miss` a request the engine misses is `missed`
-    and resent once with every item's data (the encoder cache is not reset in between)."""
+    and resent once with every item's data (the encoder cache is not reset in between).
+    With `stale_content` an answer for the content first sent under a reused uuid is
+    `stale-content` (`expected` then holds the plan's `stale_keys`: `references`)."""
     results: list[StepResult] = []
     held = Held()
+    first: dict[str, Content] = {}
+    stale: dict[Send, list[Key]] = {}
     for step in plan.steps:
+        if isinstance(step, Send):
+            remember(first, step.items)
+            stale[step] = stale_keys(step.items, first) if stale_content else []
         if isinstance(step, Release):
-            results += _release(held, server, expected)
+            results += _release(held, server, expected, stale)
         elif isinstance(step, Send) and step.held:
             if not held.blocking():
                 held.block(server)
@@ -322,7 +381,7 @@ def drive(plan: Plan, server: Server,
                 post(server, "/reset_encoder_cache", None)
             text = rejected_text(len(step.items)) if step.rejected else PROMPT
             response = post(server, "/v1/chat/completions", chat_body(step.items, text))
-            results.append(_judge(step, response, server, expected))
+            results.append(_judge(step, response, server, expected, stale[step]))
             if resend_on_miss and results[-1].outcome is Outcome.SERVER_ERROR \
                     and any(MISS_MARKER in line for line in results[-1].log):
                 results[-1].outcome = Outcome.MISSED
@@ -330,21 +389,22 @@ def drive(plan: Plan, server: Server,
                     Item(i.identity, i.version, i.units, True) for i in step.items),
                     step.rejected)
                 response = post(server, "/v1/chat/completions", chat_body(resent.items, text))
-                results.append(_judge(resent, response, server, expected))
+                results.append(_judge(resent, response, server, expected, stale[step]))
                 results[-1].action += " (resent with data after the miss)"
         if results and results[-1].outcome is Outcome.ENGINE_DEAD:
             break
     return results
 
 
-def _release(held: Held, server: Server,
-             expected: dict[tuple[tuple[str, int, int], ...], Answer]) -> list[StepResult]:
+def _release(held: Held, server: Server, expected: dict[Key, Answer],
+             stale: dict[Send, list[Key]] | None = None) -> list[StepResult]:
     """Wait for the blocker and every held request; judge each held one (`not-held` for all
-    when one was not seen waiting, unless the server broke)."""
+    when one was not seen waiting, unless the server broke; `stale`: each request's
+    `stale_keys`)."""
     seen, results = held.seen, []
     held.seen = True
     for step, response in held.release():
-        result = _judge(step, response, server, expected)
+        result = _judge(step, response, server, expected, (stale or {}).get(step, []))
         result.action += " (held in the engine's queue)"
         if not seen and not result.outcome.breaks:
             result.outcome, result.message = Outcome.NOT_HELD, "not seen waiting in the " \
@@ -353,12 +413,15 @@ def _release(held: Held, server: Server,
     return results
 
 
-def _judge(step: Send, response: Response, server: Server,
-           expected: dict[tuple[tuple[str, int, int], ...], Answer]) -> StepResult:
+def _judge(step: Send, response: Response, server: Server, expected: dict[Key, Answer],
+           stale: list[Key] | None = None) -> StepResult:
+    """What the server did with `step`: `stale` lists the keys whose fresh answer makes a
+    200 that is not the request's own `stale-content` (`stale_keys`; none: `wrong-answer`)."""
     log = _log(server)
     action = f"request {step.rid}: " + ", ".join(
         f"{i.identity}.v{i.version}" + ("" if i.has_data else " (uuid only)") for i in step.items
     ) + (" + a text over --max-model-len once the images are expanded" if step.rejected else "")
+    own, matched = key(step.items), None
     dead = response.status == 0 or any(m in line for line in log for m in DEATH_MARKERS) \
         or not server.alive()
     if dead:
@@ -370,14 +433,28 @@ def _judge(step: Send, response: Response, server: Server,
     elif step.rejected:
         outcome = Outcome.NOT_REJECTED  # the driver's miss, not the server's break
     else:
-        reference = expected.get(key(step.items))
-        agrees = response.answer is not None and reference is not None \
-            and response.answer.agrees(reference)
-        outcome = Outcome.ANSWERED if agrees else Outcome.WRONG_ANSWER
+        matched = next((other for other in stale or []
+                        if _agrees(response, expected.get(other))), None)
+        outcome = Outcome.ANSWERED if _agrees(response, expected.get(own)) \
+            else Outcome.WRONG_ANSWER if matched is None else Outcome.STALE_CONTENT
     message = response.message or {
         Outcome.ANSWERED: "", Outcome.NOT_REJECTED: "answered, though its prompt should be over "
-        "--max-model-len"}.get(outcome, "the answer differs from a fresh server's for these images")
+        "--max-model-len", Outcome.STALE_CONTENT: _stale_message(own, matched or own),
+    }.get(outcome, "the answer differs from a fresh server's for these images")
     return StepResult(step.step, action, outcome, response.status, message, log)
+
+
+def _stale_message(own: Key, matched: Key) -> str:
+    """What a `stale-content` answer was for: each replaced item's first content."""
+    replaced = ", ".join(f"{m[0]}.v{m[1]} for {o[0]}.v{o[1]}"
+                         for o, m in zip(own, matched, strict=True) if o != m)
+    return (f"the fresh server's answer with {replaced}: the content first sent under the "
+            "reused uuid (S4: the client reused the uuid for new content)")
+
+
+def _agrees(response: Response, reference: Answer | None) -> bool:
+    return response.answer is not None and reference is not None \
+        and response.answer.agrees(reference)
 
 
 def _log(server: Server) -> list[str]:

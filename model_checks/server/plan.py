@@ -26,6 +26,7 @@ A `clear_both` is `POST /reset_mm_cache` (both processes' caches, nothing in fli
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,13 +195,24 @@ UNDRIVABLE = {
 }
 
 
-def plan(trace: dict[str, Any], name: str) -> Plan:
-    """The plan of the ITF witness `trace` (named `name` in messages); `NotAWitness` when it is
-    not one of the LRU design, `NotDrivable` at the first step HTTP cannot drive."""
+def transitions(states: list[Any], undrivable: dict[str, str]
+                ) -> Iterator[tuple[int, Any, Any, str, Any]]:
+    """Each step of a witness's `states` as (index, the state before, the state after, the
+    action taken, its nondeterministic picks), plain values; `NotDrivable` at the first
+    action `undrivable` names (with its reason)."""
+    for index in range(1, len(states)):
+        label = states[index][ACTION_TAKEN]
+        if label in undrivable:
+            raise NotDrivable(index, label, undrivable[label])
+        yield (index, plain(states[index - 1]), plain(states[index]), label,
+               plain(states[index][NONDET_PICKS]))
+
+
+def lru_plan(trace: dict[str, Any], name: str) -> Plan:
+    """The plan of the LRU design's ITF witness `trace` (named `name` in messages);
+    `NotAWitness` when it is not one of the LRU design, `NotDrivable` at the first step HTTP
+    cannot drive (or for another design's witness)."""
     meta = project(trace)
-    if meta.get("design") == "shm":
-        from model_checks.server.shm_plan import shm_plan
-        return shm_plan(trace, name)
     if meta.get("design") not in (None, "lru"):
         raise NotDrivable(0, "design", f"a witness of design {meta['design']}: the driver "
                           "translates the LRU and shm designs' actions only")
@@ -215,12 +227,7 @@ def plan(trace: dict[str, Any], name: str) -> Plan:
                           "front end and one engine core")
     steps: list[Step] = []
     pending_replies: dict[int, int] = {}  # rid whose miss reply is on its way -> its step
-    for index in range(1, len(states)):
-        before, after = plain(states[index - 1]), plain(states[index])
-        label = states[index][ACTION_TAKEN]
-        picks = plain(states[index][NONDET_PICKS])
-        if label in UNDRIVABLE:
-            raise NotDrivable(index, label, UNDRIVABLE[label])
+    for index, before, after, label, picks in transitions(states, UNDRIVABLE):
         if label in ("submit", "retry"):
             continue  # the client's side: the request is sent when P0 handles it
         if label in ("p0_handle", "p0_handle_rejected"):

@@ -37,6 +37,7 @@ from model_checks.server.plan import (
     Send,
     Step,
     tokens,
+    transitions,
 )
 
 JUDGED = ("S1", "S3", "S4", "H1")
@@ -71,12 +72,7 @@ def shm_plan(trace: dict[str, Any], name: str) -> Plan:
     submitted: dict[int, int] = {}  # rid -> its Submit's step
     reads: dict[int, list[int]] = {}  # rid -> the steps that read it
     client_steps: list[int] = []
-    for index in range(1, len(states)):
-        before, after = plain(states[index - 1]), plain(states[index])
-        label = states[index][ACTION_TAKEN]
-        picks = plain(states[index][NONDET_PICKS])
-        if label in UNDRIVABLE:
-            raise NotDrivable(index, label, UNDRIVABLE[label])
+    for index, before, after, label, picks in transitions(states, UNDRIVABLE):
         if label == "Submit":
             evicted = {c["id"] for c in before["ring"]["chunks"]} \
                 - {c["id"] for c in after["ring"]["chunks"]}

@@ -154,7 +154,7 @@ def test_gate_nothing_is_kept_where_nothing_was_checked(
 def test_gate_a_bad_environment_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conform", "--adapter", PAIR, "--environment", "D5+D7x"]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "'D7x'" in err and "D1..D11" in err
+    assert len(err.strip().splitlines()) == 1 and "'D7x'" in err and "D1-D11" in err
 
 
 def _recommended() -> list[tuple[str, str]]:

@@ -91,6 +91,12 @@ def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
     finally:
         for process in started:
             _stop(process)
+        if started:  # the next test's wait_for_workers must not count these as its own
+            with Client(scheduler, timeout=START_SECONDS, set_as_default=False) as client:
+                deadline = time.monotonic() + START_SECONDS  # only catches a hang
+                # a synchronous client's scheduler_info is fetched afresh
+                while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+                    time.sleep(0.05)
 
 
 def in_hand(client: Any) -> dict[str, tuple[str, list[object]]]:

@@ -23,9 +23,9 @@ from model_checks.server.plan import (
     NotAWitness,
     NotDrivable,
     Send,
-    plan,
     rejected_text,
 )
+from model_checks.server.plans import plan
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"

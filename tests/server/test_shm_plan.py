@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from model_checks.kernel.itf import read_trace
-from model_checks.server.plan import NotDrivable, Release, Reset, Send, plan
+from model_checks.server.plan import NotDrivable, Release, Reset, Send
+from model_checks.server.plans import plan
 
 ROOT = Path(__file__).resolve().parents[2]
 SHM = ROOT / "docs" / "results" / "designs" / "shm" / "witnesses"

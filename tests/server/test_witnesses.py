@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from model_checks.kernel.itf import project, read_trace, text
-from model_checks.server.plan import Send, plan
+from model_checks.server.plan import Send
+from model_checks.server.plans import plan
 from model_checks.server.witnesses import FOLDER, WITNESSES
 
 ROOT = Path(__file__).resolve().parents[2]

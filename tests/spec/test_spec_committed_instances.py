@@ -50,6 +50,8 @@ def traces(checker: str) -> list[tuple[dict[str, object], Config]]:
     """The committed trace files of `checker`: each one's project metadata and config."""
     found = []
     for path in sorted([*RESULTS.glob("*/*.json"), *RESULTS.glob("*/*.json.gz")]):
+        if path.parent.name == "conform-traces":
+            continue  # kept as the fix check's inputs, from instances older than the families
         data = result_files.read(path)
         if itf.is_trace(data) and itf.project(data).get("checker") == checker:
             found.append((itf.project(data), config_of(data)))

@@ -54,7 +54,7 @@ def test_size_skew_alone_lets_one_side_skip_what_the_other_caches() -> None:
 
 
 def test_unknown_names_are_clear_errors() -> None:
-    with pytest.raises(ValueError, match="unknown drift source 'D12'"):
+    with pytest.raises(ValueError, match="got 'D12', expected ids among D1-D11"):
         environment("D12")
     with pytest.raises(ValueError, match="unknown variant 'V9'"):
         variant_named("V9")

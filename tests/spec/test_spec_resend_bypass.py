@@ -13,13 +13,13 @@ P0 having dropped it), and misses another item of the request, one that did not 
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import actions_of, config_of
 from spec import V4, Config, State, Trace, by_id, initial, step
 from spec.trace import Step, run
@@ -34,7 +34,7 @@ WITHOUT_BYPASS = replace(V4, name="V4-resends-use-shadow", resends_bypass_shadow
 
 
 def _schedule(prop: str, source: str) -> tuple[Config, list[Any]]:
-    data = json.loads((WITNESSES / f"V3_{source}_{prop}.json").read_text())
+    data = result_files.read(WITNESSES / f"V3_{source}_{prop}.json.gz")
     actions = actions_of(data)
     return config_of(data), actions
 

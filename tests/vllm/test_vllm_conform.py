@@ -60,7 +60,7 @@ def test_vllm_require_s1_is_the_inherited_weakness_naming_the_pages_environments
         "RESULT: CONFORMS, BUT INHERITED WEAKNESS of the variant: required S1 on V2 (exit 4)")
 
 
-V2_S1_TRACES = sorted(LATTICE.glob("V2_*_S1.json"))
+V2_S1_TRACES = sorted(LATTICE.glob("V2_*_S1.json.gz"))
 PAIR_TRACES = sorted((ROOT / "docs" / "results" / "conform-traces").glob("V2_*_S1.json"))
 """V2's S1 breaks with D7 and one more source, D6's interleaved item updates among them
 (`docs/results/conform-traces/README.md`)."""

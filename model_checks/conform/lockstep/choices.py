@@ -12,7 +12,7 @@ is decided over all of them.
 
 from __future__ import annotations
 
-from spec import Action
+from spec import Action, Config, State, is_enabled
 from spec import transitions as t
 
 NAMES: dict[type[Action], str] = {
@@ -46,3 +46,9 @@ def alternatives(action: Action) -> tuple[Action, ...]:
 def choice_of(action: Action) -> str | None:
     """The choice `action` stands for (None: the step is no choice)."""
     return NAMES.get(type(action))
+
+
+def enabled_alternatives(config: Config, action: Action, before: State) -> tuple[Action, ...]:
+    """`alternatives(action)` whose guard holds in `before` (a receive's other choice only
+    where its message carries a reference to its own payload, under D9)."""
+    return tuple(other for other in alternatives(action) if is_enabled(config, before, other))

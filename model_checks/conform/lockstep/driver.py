@@ -145,13 +145,18 @@ class Lockstep:
         self.impl.processor_calls = 0
         if action.drift_event() is not None:
             self.monitors.drift()
-        self.impl.apply(action)
+        offered = choices.enabled_alternatives(self.config, action, before)
+        self.spec.deferred = [] if offered else None
         try:
-            self._compare(len(self.actions), action)
+            self.impl.apply(action)
+        finally:
+            deferred, self.spec.deferred = self.spec.deferred or [], None
+        try:
+            self._judge(deferred, action)
         except Disagreement as first:
-            action = self._alternative_agreeing(action, before, marks, broken, first)
+            action = self._alternative_agreeing(action, before, marks, broken, first, deferred)
         observed = choices.choice_of(action)
-        others = self._enabled_alternatives(action, before)
+        others = choices.enabled_alternatives(self.config, action, before)
         if observed is not None and any(
                 step(self.config, before, other) != self.state for other in others):
             self.choices[observed] = self.choices.get(observed, 0) + 1
@@ -171,25 +176,26 @@ class Lockstep:
         self.broken.clear()
         self.broken.update(broken)
 
-    def _enabled_alternatives(self, action: Action, before: State) -> tuple[Action, ...]:
-        """`choices.alternatives(action)` whose guard holds in `before` (a receive's other
-        choice only where its message carries a reference to its own payload, under D9)."""
-        return tuple(other for other in choices.alternatives(action)
-                     if is_enabled(self.config, before, other))
+    def _judge(self, deferred: Sequence[tuple[str, str]], action: Action) -> None:
+        """The properties broken during the step (`SpecRun.deferred`), then the comparison."""
+        for prop, reason in deferred:
+            self.observer.fail_property(prop, reason)
+        self._compare(len(self.actions), action)
 
     def _alternative_agreeing(self, action: Action, before: State, marks: tuple[int, int, int],
-                              broken: dict[str, Broken], first: Disagreement) -> Action:
+                              broken: dict[str, Broken], first: Disagreement,
+                              deferred: Sequence[tuple[str, str]] = ()) -> Action:
         """The alternative of `action` whose spec step the implementation's step agrees with
         (the spec's side rewound and re-taken with it); raises `first` if there is none,
         with the run as `action`'s comparison left it (its broken properties too)."""
         found = dict(self.broken)
-        for alternative in self._enabled_alternatives(action, before):
+        for alternative in choices.enabled_alternatives(self.config, action, before):
             self._rewind(before, marks, broken)
             self._take_spec_steps(alternative)
             for front_end in range(len(self.impl.front_ends)):  # its tags, against this step
                 self.impl.shadow_changed(front_end)
             try:
-                self._compare(len(self.actions), alternative)
+                self._judge(deferred, alternative)
             except Disagreement:
                 continue
             return alternative

@@ -195,41 +195,6 @@ class Implementation:
         if self.fault is None:
             self.guarded(lambda: self._shadow_changed(submit.front_end))
 
-    def refuses(self, rid: int) -> bool:
-        """Whether request `rid`'s rejection runs the front end's own refusal path: its
-        front end has `api.EndToEnd` and the engine declares how it refuses (`api.Refuses`)."""
-        return (isinstance(self.front_ends[self.attempts[rid].front_end], api.EndToEnd)
-                and isinstance(self.engine, api.Refuses))
-
-    def refuse(self, rid: int) -> None:
-        """Request `rid` through the front end's own end-to-end call, the engine refusing it
-        (`api.RefusingEngine`): the refusal escaping the call is the rejection (D2); a call
-        that returns instead hid it from its client (its outcome is what it returned)."""
-        attempt = self.attempts[rid]
-        front_end = self.front_ends[attempt.front_end]
-        assert isinstance(front_end, api.EndToEnd) and isinstance(self.engine, api.Refuses)
-        engine = api.RefusingEngine(self.engine)
-        attempt.stage = Stage.DONE
-        try:
-            result = front_end.serve(engine, self.items(attempt))  # type: ignore[arg-type]
-        except Exception as error:
-            if not api.refused_by(engine, error):
-                raise
-            attempt.outcome = Outcome.REJECTED
-            self.refusals += 1
-        else:
-            if isinstance(result, api.ClientRejected):
-                attempt.outcome, attempt.rejected = Outcome.CLIENT_ERROR, result.identities
-            elif isinstance(result, api.Fault) and result.kind == "p0-assert":
-                attempt.outcome, attempt.failure = Outcome.P0_ASSERT, result.detail
-            elif isinstance(result, api.Fault):
-                self.fault = result
-                return
-            else:
-                attempt.outcome = (Outcome.MISS if isinstance(result, api.Missed)
-                                   else Outcome.SUCCESS)
-        self._shadow_changed(attempt.front_end)
-
     # -- P0 ----------------------------------------------------------------------------------
 
     def probe(self, rid: int) -> bool:
@@ -354,6 +319,42 @@ class Implementation:
         self.replies.append((sent.rid, attempt.request_id, missed))
 
 
+def refuses(impl: Implementation, rid: int) -> bool:
+    """Whether request `rid`'s rejection runs the front end's own refusal path: its
+    front end has `api.EndToEnd` and the engine declares how it refuses (`api.Refuses`)."""
+    return (isinstance(impl.front_ends[impl.attempts[rid].front_end], api.EndToEnd)
+            and isinstance(impl.engine, api.Refuses))
+
+def refuse(impl: Implementation, rid: int) -> None:
+    """Request `rid` through the front end's own end-to-end call, the engine refusing it
+    (`api.RefusingEngine`): the refusal escaping the call is the rejection (D2); a call
+    that returns instead hid it from its client (its outcome is what it returned)."""
+    attempt = impl.attempts[rid]
+    front_end = impl.front_ends[attempt.front_end]
+    assert isinstance(front_end, api.EndToEnd) and isinstance(impl.engine, api.Refuses)
+    engine = api.RefusingEngine(impl.engine)
+    attempt.stage = Stage.DONE
+    try:
+        result = front_end.serve(engine, impl.items(attempt))  # type: ignore[arg-type]
+    except Exception as error:
+        if not api.refused_by(engine, error):
+            raise
+        attempt.outcome = Outcome.REJECTED
+        impl.refusals += 1
+    else:
+        if isinstance(result, api.ClientRejected):
+            attempt.outcome, attempt.rejected = Outcome.CLIENT_ERROR, result.identities
+        elif isinstance(result, api.Fault) and result.kind == "p0-assert":
+            attempt.outcome, attempt.failure = Outcome.P0_ASSERT, result.detail
+        elif isinstance(result, api.Fault):
+            impl.fault = result
+            return
+        else:
+            attempt.outcome = (Outcome.MISS if isinstance(result, api.Missed)
+                               else Outcome.SUCCESS)
+    impl._shadow_changed(attempt.front_end)
+
+
 def loop_resend(front_end: api.ClientLoop, config: Config, original: tuple[ClientItem, ...],
                 media: Mapping[str, torch.Tensor], misses: tuple[tuple[str, ...], ...]
                 ) -> tuple[api.ItemIn, ...] | None:
@@ -395,8 +396,8 @@ def _handle(impl: Implementation, action: t.P0Handle | t.P0HandleRejected) -> No
     front end has its own end-to-end call, that call with the engine refusing (`refuse`):
     whether the front end keeps or undoes its update is its own choice, which the driver
     matches to one of the two actions (`driver.Lockstep.apply`)."""
-    if isinstance(action, t.P0HandleRejected) and impl.refuses(action.rid):
-        impl.refuse(action.rid)
+    if isinstance(action, t.P0HandleRejected) and refuses(impl, action.rid):
+        refuse(impl, action.rid)
         return
     if impl.probe(action.rid):
         impl.update(action.rid, rejected=isinstance(action, t.P0HandleRejected))

@@ -27,7 +27,10 @@ from spec.transitions import Action
 class SpecRun:
     """The spec's side of a lockstep run so far: its state, its steps (one per spec step),
     the action of each step, and the properties the implementation broke (their first time);
-    `served`: the run's round trips go through the implementation's end-to-end call."""
+    `served`: the run's round trips go through the implementation's end-to-end call;
+    `deferred`: while a step the spec offers a choice for runs (not None), the properties the
+    implementation broke where the spec's step so far keeps them, judged once the choice the
+    implementation made is known (`driver.Lockstep.apply`)."""
 
     config: Config
     state: State
@@ -35,6 +38,7 @@ class SpecRun:
     actions: list[Action] = field(default_factory=list)
     broken: dict[str, Broken] = field(default_factory=dict)
     served: bool = False
+    deferred: list[tuple[str, str]] | None = None
 
 
 class RunObserver:
@@ -74,6 +78,9 @@ class RunObserver:
         conforms, and the property is the variant's weakness)."""
         run = self.run
         spec_reason = _spec_violation(run.config, run.steps, prop, len(run.steps))
+        if spec_reason is None and run.deferred is not None:
+            run.deferred.append((prop, reason))  # the spec's other choice may break it too
+            return
         number = len(run.actions)
         if prop not in run.broken:
             run.broken[prop] = Broken(prop, number, reason, spec_reason is not None,
