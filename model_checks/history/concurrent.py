@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.hooks import Hooks, attach
+from model_checks.history.inflight import InFlight
 from model_checks.history.log import Header, History, final_order
 from model_checks.history.preempt import LineTracer, install_locks, no_collection
 from model_checks.history.recorder import (
@@ -273,15 +274,15 @@ class Watched:
     in_flight: int
     unguarded: tuple[str, ...] = ()
     restarts: int = 0
-    """Restarts run while a serve was in flight (`Watcher.restarts`)."""
+    """Restarts run while a serve was in flight (`InFlight.restarts`)."""
     open_clears: int = 0
     """Clears made while a call of the cleared side was open (`Watcher.open_clears`)."""
 
     @staticmethod
     def of(watcher: Watcher) -> Watched:
         return Watched(tuple(watcher.locations()), watcher.accesses, tuple(watcher.races),
-                       tuple(watcher.splits), watcher.windows, watcher.in_flight,
-                       tuple(watcher.unguarded()), watcher.restarts, watcher.open_clears)
+                       tuple(watcher.splits), watcher.flight.windows, watcher.flight.in_flight,
+                       tuple(watcher.unguarded()), watcher.flight.restarts, watcher.open_clears)
 
 
 @dataclass
@@ -470,7 +471,7 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --threads {threads} --seed {seed}"),
                         Labels(config), scheduler.tick)
-    watcher = Watcher(threads=True, split_windows=Drift.D6 not in environment)
+    watcher = Watcher(threads=True, flight=InFlight(split_windows=Drift.D6 not in environment))
     sides = build(adapter, config, recorder, scheduler, watcher)
     scheduler.monitor = watcher
     if sides.tracer is not None:
@@ -492,9 +493,9 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
         windows = _Windows(sides, scheduler, watcher)
         bodies = windows.finishing(bodies)
         if Drift.D3 in environment:
-            watcher.inject = windows.ask
+            watcher.flight.inject = windows.ask
         if _restarts_in_flight(environment):
-            watcher.restart = windows.ask_restart
+            watcher.flight.restart = windows.ask_restart
         if Drift.D3 in environment or _restarts_in_flight(environment):
             bodies.append(windows.body)
             names.append("window")
@@ -640,7 +641,7 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --tasks {tasks} --seed {seed}"),
                         Labels(config), lambda: next(clock))
-    watcher = Watcher(threads=False, split_windows=Drift.D6 not in environment)
+    watcher = Watcher(threads=False, flight=InFlight(split_windows=Drift.D6 not in environment))
     watcher.clients = {*(f"task-{n}" for n in range(tasks)), "drift", "window"}
     sides = build(adapter, config, recorder, None, watcher)
 
@@ -651,9 +652,9 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
         return True
 
     if Drift.D3 in environment:
-        watcher.inject = inject
+        watcher.flight.inject = inject
     if _restarts_in_flight(environment):
-        watcher.restart = functools.partial(inject, op="restart")
+        watcher.flight.restart = functools.partial(inject, op="restart")
 
     run = _ClientRun(watcher, work.refused, _Alone(recorder))
 

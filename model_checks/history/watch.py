@@ -33,33 +33,16 @@ one acquisition, update under a second) or, in the asyncio mode, on both sides o
 is **split**. Each split is noted with the two sections' sites (`Split`), and the harness
 tests it where the environment has D3 and not D6: in a threaded run, the release that ended
 the first section is a window from then on; in an asyncio run, every await after the
-front end's state was touched is one. At a window whose section found something (a lookup
-that hit: a probed hit a check-then-act would act on), a clear of the front end runs before
-the serve goes on (`inject`, at most `WINDOWS` per history): a clear the environment allows
-at any moment, placed where a check-then-act loses its probed hits. An implementation that
-re-checks under its second section (the reference's late misses) is explained; one that
-acts on what it probed is not.
+front end's state was touched is one. At a window whose section found something, a
+clear of the front end runs before the serve goes on (`inflight`, **Windows**): a clear the
+environment allows at any moment, placed where a check-then-act loses its probed hits. An
+implementation that re-checks under its second section (the reference's late misses) is
+explained; one that acts on what it probed is not.
 
-**Clears in flight.** Where D3 is in the environment, at the end of a serve's front-end
-section that found something, the engine is cleared before it receives the message (at
-most `IN_FLIGHT` per history, once the caches are warm): the miss reply and the front
-end's invalidation run in every such history, not only when the schedule happens to
-evict.
-
-**Restarts in flight.** Where D10 is in the environment (not D6), sides restart while a serve is
-open (`restart`, at most `RESTARTS` at each kind of point per history, once the caches are
-warm: as many serves as there are clients, or a hit), at three kinds of point: the engine,
-where a serve takes an engine lock again after an engine section that found something
-(`acquiring`: a receive in two critical sections, the second acting on what the first
-found, meets a restart between them); the engine once, between a front end's update that
-found something and the engine's receive (after the clears in flight: the spec's
-`P1Restart` keeps a message already queued); the serving front end, once its serve reached
-the engine (the release of an engine lock, or an await after it: its attempt is past its
-send, where `P0Restart` allows it). After each, no clear or restart runs in flight until as
-many serves as there are clients began (what it left is used first). An implementation
-whose receive is one critical section sees each restart before or after it, as the spec
-does. The restart's own accesses are noted as any client's (it runs on the `window`
-client).
+**Clears and restarts in flight.** The watcher tells its `InFlight` (`inflight`) where an
+open serve stands: a front-end section that found something ended, an engine lock taken
+again after an engine section that found something, an engine lock released (or an await)
+past the send; it places clears and restarts there, within its bounds.
 
 Limits: an access through a container the walk did not reach (created per call, a module
 global, a C extension's own state) is not seen; attributes holding plain values (a byte
@@ -74,17 +57,15 @@ import contextlib
 import os
 import sys
 import threading
-from collections import Counter, OrderedDict, deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from model_checks.history.inflight import InFlight, Serving, Site
 from model_checks.history.preempt import attributes_of, harness_roots, walkable
 from model_checks.history.schedule import SchedLock
-
-Site = tuple[str, int, str]
-"""A frame of the implementation: (file, line, function)."""
 
 READS = ("__getitem__", "__contains__", "__iter__", "__len__", "__reversed__", "get", "keys",
          "values", "items", "copy", "index", "count", "__eq__")
@@ -98,17 +79,6 @@ CONTAINERS: tuple[type, ...] = (dict, OrderedDict, list, set, deque)
 HARNESS_MODULES = ("model_checks.history.", "spec.")
 """The harness's machinery below a side (its hooks, its scheduler, its recorder): not walked."""
 STACK_DEPTH = 6
-WINDOWS = 4
-"""At most this many clears of a front end run in split windows per history."""
-IN_FLIGHT = 3
-"""At most this many clears of the engine run between a front end's update and the
-engine's receive per history (after as many serves as there are clients: caches warm)."""
-RESTARTS = 3
-"""At most this many restarts of the engine and as many of a front end run while a serve is
-in flight per history (`restart`), once as many serves as there are clients began (caches
-warm); a front end's each once as many serves began since the last (what it left is then
-used before the next)."""
-
 _ACTIVE: list[Watcher] = []
 
 
@@ -213,24 +183,6 @@ def _access_lines(access: Access) -> list[str]:
 def _access_json(access: Access) -> dict[str, object]:
     return {"client": access.client, "kind": access.kind, "locks": sorted(access.locks),
             "stack": [list(s) for s in access.stack]}
-
-
-@dataclass
-class _Serving:
-    """A client's open serve: its front end, its sections so far (each the set of
-    front-end locations touched, and its sites), whether the open section found something,
-    whether a section is open (threads: a lock held), whether it reached the engine, and
-    where its last section ended."""
-
-    side: str
-    sections: list[tuple[set[str], list[Site]]] = field(default_factory=list)
-    found: bool = False
-    open: bool = False
-    engine: bool = False
-    released: Site | None = None
-    hit: bool = False
-    """Whether a lookup in the engine's state found something since the serve reached the
-    engine (a resolved reference the receive may still act on)."""
 
 
 @dataclass
@@ -411,41 +363,26 @@ class Locations:
 class Watcher:
     """The watched state of one run (module docstring). `threads`: whether the clients are
     threads (races are checked, `Lockset`) or asyncio tasks (one thread: only splits). What
-    is watched is `Locations`'s, where each access happens `Frames`'s."""
+    is watched is `Locations`'s, where each access happens `Frames`'s; the clears and
+    restarts placed inside open serves are `flight`'s (`InFlight`)."""
 
     threads: bool
     clients: set[str] = field(default_factory=set)
     splits: list[Split] = field(default_factory=list)
     accesses: int = 0
-    windows: int = 0
-    in_flight: int = 0
-    serves: int = 0
     window_sites: set[Site] = field(default_factory=set)
-    inject: Callable[[str], bool] | None = None
-    """Runs a clear of the given side now, in a window (None: no windows)."""
-    restart: Callable[[str], bool] | None = None
-    """Runs a restart of the given side now, while the current client's serve is in flight
-    (None: none, the environment has no D10)."""
-    restarts_by: Counter[str] = field(default_factory=Counter)
-    """Restarts run in flight (`restart`), per point: "engine" (between two engine sections
-    of a receive), "engine before its receive", "front end"."""
+    flight: InFlight = field(default_factory=InFlight)
     open_clears: int = 0
     """Clears of a side made while a call of it was open (the drift client's and the
     windows'), counted by the harness (`concurrent`)."""
-    split_windows: bool = True
-    """Whether a split section's window gets a clear of its front end (not where D6 is in
-    the environment: the spec itself then lets another request act between a probe and its
-    update, so a split is no finding, and its clears only lengthen the search)."""
     touched: Callable[[str], None] | None = None
     """Told "p0" or "p1" at each access a serving client makes to its front end's or the
     engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
 
     def __post_init__(self) -> None:
         self._held: dict[str, dict[int, int]] = {}
-        self._restarted = 0  # the serves begun at the last restart in flight
-        self._settling = 0  # no clear or restart in flight before this many serves began
         self.located = Locations()
-        self._serving: dict[str, _Serving] = {}
+        self._serving: dict[str, Serving] = {}
         self._paused = 0
         self.lockset = Lockset()
         self.frames = Frames()
@@ -475,7 +412,7 @@ class Watcher:
 
     def released(self, lock: object) -> None:
         """A client released a lock of the schedule; where this closes a front-end section
-        of a split window, maybe run the window's clear (`inject`)."""
+        or an engine section, `flight` may place a clear or a restart there (`InFlight`)."""
         client = self._client()
         if client is None:
             return
@@ -486,7 +423,7 @@ class Watcher:
             return
         if serving.engine:
             if self.located.lock_names.get(id(lock), "").startswith("engine"):
-                self._restart(serving)
+                self.flight.front_end(serving, self._serving.values())
             return
         serving.open = False
         if not serving.sections or not serving.sections[-1][0]:
@@ -494,78 +431,23 @@ class Watcher:
         site = self.frames.site()
         serving.released = site
         if site in self.window_sites:
-            self._window(serving)
-        elif not serving.found:
-            return
-        elif self.serves < self._settling:
-            pass  # what the last restart in flight left is used first
-        elif (self.inject is not None and self.in_flight < IN_FLIGHT
-              and self.serves > len(self.clients)):
-            self.in_flight += 1  # counted first: another client may reach a window meanwhile
-            if not self.inject("engine"):  # (the count read again after the call)
-                self.in_flight -= 1
-        else:  # the clears in flight done (or none): the engine restarts before its receive
-            self._run_restart("engine", "engine before its receive")
+            self.flight.window(serving)
+        elif serving.found:
+            self.flight.section_found()
         serving.found = False
-
-    def _window(self, serving: _Serving) -> None:
-        """A clear of the serving front end now, if its section found something (a probed
-        hit a check-then-act would act on) and the bound allows."""
-        found, serving.found = serving.found, False
-        if (self.inject is not None and self.split_windows and found
-                and self.windows < WINDOWS):
-            self.windows += 1
-            if not self.inject(serving.side):  # (the count read again after the call)
-                self.windows -= 1
 
     def acquiring(self, lock: object) -> None:
         """A client is about to take a lock of the schedule (holding none): where its serve
         takes an engine lock again after an engine section that found something (a
         receive in two critical sections, the second acting on what the first found), the
-        engine restarts first, while the serve is in flight (`RESTARTS`)."""
+        engine restarts first, while the serve is in flight (`InFlight.engine_again`)."""
         client = self._client()
         serving = self._serving.get(client) if client is not None else None
         if (serving is None or not serving.engine or not serving.hit
-                or self._held.get(client or "") or self.restart is None
+                or self._held.get(client or "")
                 or not self.located.lock_names.get(id(lock), "").startswith("engine")):
             return
-        serving.hit = False
-        self._run_restart("engine", "engine")
-
-    def _restart(self, serving: _Serving) -> None:
-        """A restart of the serving front end while its serve is in flight: past its send
-        (it reached the engine: the release of an engine lock inside its receive or after
-        it, or an await after it) and no other attempt of it is between its probe and its
-        send (it touched the front end's state and not yet the engine's), where the spec lets
-        a front end restart (`P0Restart`), at most `RESTARTS`, each once as many serves began
-        since the last."""
-        if self.restart is None or self.serves <= self._restarted + len(self.clients):
-            return
-        if any(other.side == serving.side and not other.engine and other.sections
-               for other in self._serving.values()):
-            return  # another attempt of this front end is between its probe and its send
-        if self._run_restart(serving.side, "front end"):
-            self._restarted = self.serves
-
-    def _run_restart(self, side: str, kind: str) -> bool:
-        """A restart of `side` now (its `kind` within its bound, caches warm): whether it
-        ran."""
-        bound = 1 if kind == "engine before its receive" else RESTARTS
-        warm = kind == "engine" or self.serves > len(self.clients)  # (a hit: warm)
-        if (self.restart is None or self.restarts_by[kind] >= bound or not warm
-                or self.serves < self._settling):
-            return False
-        self.restarts_by[kind] += 1  # counted first: another client may reach a point
-        self._settling = self.serves + len(self.clients)
-        if not self.restart(side):  # (meanwhile: the count is read again after the call)
-            self.restarts_by[kind] -= 1
-            return False
-        return True
-
-    @property
-    def restarts(self) -> int:
-        """Restarts run in flight (`restart`)."""
-        return sum(self.restarts_by.values())
+        self.flight.engine_again(serving)
 
     # -- accesses --------------------------------------------------------------------------
 
@@ -617,7 +499,7 @@ class Watcher:
             sites.extend(self.frames.stack())
         self._check_split(serving)
 
-    def _check_split(self, serving: _Serving) -> None:
+    def _check_split(self, serving: Serving) -> None:
         """Two sections of one serve touching the front end's state: a split (noted once
         per pair of sites), its first section's end a window."""
         if len(serving.sections) < 2:
@@ -641,7 +523,7 @@ class Watcher:
         client = self._client()
         serving = self._serving.get(client) if client is not None else None
         if serving is not None and serving.engine:
-            self._restart(serving)
+            self.flight.front_end(serving, self._serving.values())
             return
         if serving is None or not serving.sections:
             return
@@ -649,15 +531,15 @@ class Watcher:
             return
         serving.released = self.frames.awaiting_site(awaiting)
         serving.sections.append((set(), []))
-        self._window(serving)
+        self.flight.window(serving)
 
     @contextlib.contextmanager
     def serving(self, side: str) -> Iterator[None]:
         """The current client serves a request through front end `side`."""
         client = self._client()
         if client is not None:
-            self._serving[client] = _Serving(side)
-            self.serves += 1
+            self._serving[client] = Serving(side)
+            self.flight.began(len(self.clients))
         try:
             yield
         finally:

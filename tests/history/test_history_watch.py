@@ -92,7 +92,7 @@ def test_a_receive_acting_across_a_restart_in_flight_is_caught(seed: int) -> Non
 def test_the_split_receive_passes_without_restarts_between_its_sections(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """What catches the planted receive is the restart in flight, not a race or a clear."""
-    monkeypatch.setattr("model_checks.history.watch.RESTARTS", 0)
+    monkeypatch.setattr("model_checks.history.inflight.RESTARTS", 0)
     code, out = gate(f"{PLANTED}:factory_split_receive", "threads", 1)
     assert code == 0 and "RESULT: EXPLAINED" in out, out
 
