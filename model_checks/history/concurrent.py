@@ -338,7 +338,9 @@ def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequenc
     side, me = front_end.side, client_name()
     serving = watcher.serving if watcher is not None else _unwatched
     refuses = _refusing(sides, front_end, refused, index)
-    for number, contents in enumerate(requests):
+    planned = list(enumerate(requests))
+    while planned:
+        number, contents = planned.pop(0)
         for attempt in range(1 + RETRIES):
             between()
             refusing = refuses(number, attempt)
@@ -347,10 +349,16 @@ def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequenc
                 if refusing:
                     alone.by[side] = me
                     _wait(lambda: alone.idle(side), between)
-            with serving(side):
+            if watcher is not None:
+                watcher.take_turn(me)
+            with serving(side) as opened:
                 outcome = front_end.serve(sides.engine, _items(config, contents), refusing)
             if alone is not None and alone.by.get(side) == me:
                 del alone.by[side]
+            if watcher is not None:
+                watcher.hold.ended(me, opened)
+            if opened is not None and opened.again:  # the same request again (`acquiring`)
+                planned.insert(0, (len(requests), contents))
             if not isinstance(outcome, api.Missed):
                 break
 
@@ -358,7 +366,7 @@ def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequenc
 @contextlib.contextmanager
 def _unwatched(side: str) -> Iterator[None]:
     del side
-    yield
+    yield None
 
 
 QUIET_TRIES = 1000
@@ -383,7 +391,7 @@ def _event(sides: Sides, side: str, op: str, watcher: Watcher | None = None,
 
 
 def _restarts_in_flight(environment: frozenset[Drift]) -> bool:
-    """Whether sides restart while a serve is in flight (`watch`): where the environment has
+    """Whether sides restart while a serve is in flight (`inflight`): where the environment has
     D10 and not D6 (under D6 the spec's P0 step is split, and the explanation of a history
     with restarts inside its serves outgrows the search's limit)."""
     return Drift.D10 in environment and Drift.D6 not in environment
@@ -496,6 +504,7 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
             watcher.flight.inject = windows.ask
         if _restarts_in_flight(environment):
             watcher.flight.restart = windows.ask_restart
+            watcher.hold.settle = functools.partial(_wait, between=scheduler.boundary)
         if Drift.D3 in environment or _restarts_in_flight(environment):
             bodies.append(windows.body)
             names.append("window")
@@ -530,6 +539,8 @@ def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, 
         while op == "restart" and recorder.open() and tries < QUIET_TRIES:
             scheduler.boundary()
             tries += 1
+        if watcher is not None:
+            _wait(lambda: watcher.hold.may_begin("drift"), scheduler.boundary)
         if op != "restart" or not recorder.open():
             _event(sides, side, op, watcher, quiet=True)
 

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
-from model_checks.history.inflight import InFlight, Serving, Site
+from model_checks.history.inflight import Hold, InFlight, Serving, Site
 from model_checks.history.preempt import attributes_of, harness_roots, walkable
 from model_checks.history.schedule import SchedLock
 
@@ -359,6 +359,18 @@ class Locations:
         return watched
 
 
+def split_of(serving: Serving, threads: bool) -> Split | None:
+    """The split of `serving` (module docstring), if its last section and an earlier one
+    touched its front end's state and the earlier one's end is known."""
+    first = next((s for s in serving.sections[:-1] if s[0]), None)
+    if first is None or not serving.sections[-1][0] or serving.released is None:
+        return None
+    touched, sites = serving.sections[-1]
+    how = "the lock released and taken again" if threads else "an await"
+    return Split(serving.side, how, tuple(first[1]), tuple(sites),
+                 tuple(sorted(first[0] | touched)))
+
+
 @dataclass
 class Watcher:
     """The watched state of one run (module docstring). `threads`: whether the clients are
@@ -375,6 +387,8 @@ class Watcher:
     open_clears: int = 0
     """Clears of a side made while a call of it was open (the drift client's and the
     windows'), counted by the harness (`concurrent`)."""
+    hold: Hold = field(default_factory=Hold)
+    """The run held by one client for a restart inside a receive (`Hold`, `acquiring`)."""
     touched: Callable[[str], None] | None = None
     """Told "p0" or "p1" at each access a serving client makes to its front end's or the
     engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
@@ -422,7 +436,8 @@ class Watcher:
         if serving is None or held:
             return
         if serving.engine:
-            if self.located.lock_names.get(id(lock), "").startswith("engine"):
+            if (self.located.lock_names.get(id(lock), "").startswith("engine")
+                    and self.hold.by is None):
                 self.flight.front_end(serving, self._serving.values())
             return
         serving.open = False
@@ -430,7 +445,9 @@ class Watcher:
             return
         site = self.frames.site()
         serving.released = site
-        if site in self.window_sites:
+        if self.hold.by is not None:
+            pass  # the run held for a restart inside a receive (`acquiring`)
+        elif site in self.window_sites:
             self.flight.window(serving)
         elif serving.found:
             self.flight.section_found()
@@ -438,16 +455,20 @@ class Watcher:
 
     def acquiring(self, lock: object) -> None:
         """A client is about to take a lock of the schedule (holding none): where its serve
-        takes an engine lock again after an engine section that found something (a
-        receive in two critical sections, the second acting on what the first found), the
-        engine restarts first, while the serve is in flight (`InFlight.engine_again`)."""
+        takes an engine lock again after an engine section that found something (a receive
+        in two critical sections, the second acting on what the first found), the engine
+        may restart in between (`Hold.found_twice`)."""
         client = self._client()
         serving = self._serving.get(client) if client is not None else None
-        if (serving is None or not serving.engine or not serving.hit
-                or self._held.get(client or "")
+        if (client is None or serving is None or not serving.engine or not serving.hit
+                or self._held.get(client)
                 or not self.located.lock_names.get(id(lock), "").startswith("engine")):
             return
-        self.flight.engine_again(serving)
+        self.hold.found_twice(client, serving, self.flight)
+
+    def take_turn(self, client: str) -> None:
+        """Before a serve of `client` (threads): `Hold.take_turn`."""
+        self.hold.take_turn(client, lambda: not self._serving)
 
     # -- accesses --------------------------------------------------------------------------
 
@@ -502,19 +523,10 @@ class Watcher:
     def _check_split(self, serving: Serving) -> None:
         """Two sections of one serve touching the front end's state: a split (noted once
         per pair of sites), its first section's end a window."""
-        if len(serving.sections) < 2:
-            return
-        first = next((s for s in serving.sections[:-1] if s[0]), None)
-        if first is None:
-            return
-        touched, sites = serving.sections[-1]
-        if not touched:
-            return
-        if serving.released is not None and serving.released not in self.window_sites:
-            self.window_sites.add(serving.released)
-            how = ("the lock released and taken again" if self.threads else "an await")
-            self.splits.append(Split(serving.side, how, tuple(first[1]), tuple(sites),
-                                     tuple(sorted(first[0] | touched))))
+        split, site = split_of(serving, self.threads), serving.released
+        if split is not None and site is not None and site not in self.window_sites:
+            self.window_sites.add(site)
+            self.splits.append(split)
 
     def suspended(self, awaiting: Any = None) -> None:
         """The current asyncio task awaits (in the coroutine `awaiting`): in a serve that
@@ -534,14 +546,16 @@ class Watcher:
         self.flight.window(serving)
 
     @contextlib.contextmanager
-    def serving(self, side: str) -> Iterator[None]:
-        """The current client serves a request through front end `side`."""
+    def serving(self, side: str) -> Iterator[Serving | None]:
+        """The current client serves a request through front end `side`: its open serve
+        (None: not a client's), read after the call for what happened in it."""
         client = self._client()
-        if client is not None:
-            self._serving[client] = Serving(side)
+        opened = Serving(side) if client is not None else None
+        if client is not None and opened is not None:
+            self._serving[client] = opened
             self.flight.began(len(self.clients))
         try:
-            yield
+            yield opened
         finally:
             if client is not None:
                 self._serving.pop(client, None)
