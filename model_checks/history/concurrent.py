@@ -20,7 +20,9 @@ Every run watches the sides' shared state (`watch.Watcher`): races by the locks 
 split front-end sections, and, where D3 is in the environment, clears run in their windows
 and engine clears between an update and its receive (threads: a `window` thread runs them
 while the serving thread waits; tasks: a `window` task, scheduled before the awaiting task
-resumes).
+resumes). Where D10 is in the environment (and not D6: `_restarts_in_flight`), sides also
+restart while a serve is in flight, at the points the watcher chooses (`watch`: restarts in
+flight), run the same way.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any, TypeVar
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.hooks import Hooks, attach
+from model_checks.history.inflight import InFlight
 from model_checks.history.log import Header, History, final_order
 from model_checks.history.preempt import LineTracer, install_locks, no_collection
 from model_checks.history.recorder import (
@@ -270,12 +273,16 @@ class Watched:
     windows: int
     in_flight: int
     unguarded: tuple[str, ...] = ()
+    restarts: int = 0
+    """Restarts run while a serve was in flight (`InFlight.restarts`)."""
+    open_clears: int = 0
+    """Clears made while a call of the cleared side was open (`Watcher.open_clears`)."""
 
     @staticmethod
     def of(watcher: Watcher) -> Watched:
         return Watched(tuple(watcher.locations()), watcher.accesses, tuple(watcher.races),
-                       tuple(watcher.splits), watcher.windows, watcher.in_flight,
-                       tuple(watcher.unguarded()))
+                       tuple(watcher.splits), watcher.flight.windows, watcher.flight.in_flight,
+                       tuple(watcher.unguarded()), watcher.flight.restarts, watcher.open_clears)
 
 
 @dataclass
@@ -331,7 +338,9 @@ def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequenc
     side, me = front_end.side, client_name()
     serving = watcher.serving if watcher is not None else _unwatched
     refuses = _refusing(sides, front_end, refused, index)
-    for number, contents in enumerate(requests):
+    planned = list(enumerate(requests))
+    while planned:
+        number, contents = planned.pop(0)
         for attempt in range(1 + RETRIES):
             between()
             refusing = refuses(number, attempt)
@@ -340,10 +349,16 @@ def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequenc
                 if refusing:
                     alone.by[side] = me
                     _wait(lambda: alone.idle(side), between)
-            with serving(side):
+            if watcher is not None:
+                watcher.take_turn(me)
+            with serving(side) as opened:
                 outcome = front_end.serve(sides.engine, _items(config, contents), refusing)
             if alone is not None and alone.by.get(side) == me:
                 del alone.by[side]
+            if watcher is not None:
+                watcher.hold.ended(me, opened)
+            if opened is not None and opened.again:  # the same request again (`acquiring`)
+                planned.insert(0, (len(requests), contents))
             if not isinstance(outcome, api.Missed):
                 break
 
@@ -351,48 +366,66 @@ def _client(sides: Sides, config: Config, index: int, requests: Sequence[Sequenc
 @contextlib.contextmanager
 def _unwatched(side: str) -> Iterator[None]:
     del side
-    yield
+    yield None
 
 
 QUIET_TRIES = 1000
 """How often the drift client waits for a quiet moment before a restart (then it skips it)."""
 
 
-def _event(sides: Sides, side: str, op: str, watcher: Watcher | None = None) -> None:
-    """`op` ("clear", "restart") of `side`; a restart is a barrier of the watcher's (no
-    call is open: the drift client waits for that)."""
+def _event(sides: Sides, side: str, op: str, watcher: Watcher | None = None,
+           quiet: bool = False) -> None:
+    """`op` ("clear", "restart") of `side`; a `quiet` restart (the drift client's: no call
+    is open, it waited for that) is a barrier of the watcher's; a clear made while a call of
+    `side` is open (any serve, for the engine) is counted (`Watcher.open_clears`)."""
     target: Any = sides.engine if side == "engine" else sides.front_ends[int(side[2:])]
-    if op == "restart" and watcher is not None:
+    if op == "restart" and quiet and watcher is not None:
         with watcher.barrier():
             target.restart()
         return
+    if op == "clear" and watcher is not None:
+        recorder = sides.engine.recorder
+        watcher.open_clears += bool(recorder.open() if side == "engine"
+                                    else recorder.open_on(side))
     getattr(target, op)()
+
+
+def _restarts_in_flight(environment: frozenset[Drift]) -> bool:
+    """Whether sides restart while a serve is in flight (`inflight`): where the environment has
+    D10 and not D6 (under D6 the spec's P0 step is split, and the explanation of a history
+    with restarts inside its serves outgrows the search's limit)."""
+    return Drift.D10 in environment and Drift.D6 not in environment
 
 
 @dataclass
 class _Windows:
-    """The clears run in split windows of a threaded run (`watch`): the serving thread asks
-    (`ask`) and waits, giving the turn away, while the window thread runs the clear."""
+    """The clears run in split windows of a threaded run and the restarts in flight
+    (`watch`): the serving thread asks (`ask`, `ask_restart`) and waits, giving the turn
+    away, while the window thread runs the event."""
 
     sides: Sides
     scheduler: Scheduler
-    pending: str | None = None
+    watcher: Watcher | None = None
+    pending: tuple[str, str] | None = None
     done: bool = False
 
-    def ask(self, side: str) -> bool:
+    def ask(self, side: str, op: str = "clear") -> bool:
         if self.pending is not None or self.done:
             return False
-        self.pending = side
+        self.pending = (side, op)
         self.scheduler.wake()
         self.scheduler.block(lambda: self.pending is None)
         return True
+
+    def ask_restart(self, side: str) -> bool:
+        return self.ask(side, "restart")
 
     def body(self) -> None:
         while True:
             self.scheduler.block(lambda: self.pending is not None or self.done)
             if self.pending is None:
                 return
-            _event(self.sides, self.pending, "clear")
+            _event(self.sides, *self.pending, self.watcher)
             self.pending = None
             self.scheduler.wake()
 
@@ -446,7 +479,7 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --threads {threads} --seed {seed}"),
                         Labels(config), scheduler.tick)
-    watcher = Watcher(threads=True, split_windows=Drift.D6 not in environment)
+    watcher = Watcher(threads=True, flight=InFlight(split_windows=Drift.D6 not in environment))
     sides = build(adapter, config, recorder, scheduler, watcher)
     scheduler.monitor = watcher
     if sides.tracer is not None:
@@ -454,20 +487,25 @@ def run_threads(adapter: api.Adapter, variant: str, environment: frozenset[Drift
     scheduler.chance = scheduler.chance if chance is None else chance
     scheduler.preemptions = scheduler.preemptions if preemptions is None else preemptions
     try:
+        run = _ClientRun(watcher, work.refused, _Alone(recorder))  # one, shared: a
+        # reservation holds only where every client sees it
         bodies: list[Callable[[], None]] = [
             functools.partial(_client, sides, config, n, work.requests[n],
-                              scheduler.boundary,
-                              _ClientRun(watcher, work.refused, _Alone(recorder)))
+                              scheduler.boundary, run)
             for n in range(threads)]
         names = [f"thread-{n}" for n in range(threads)]
         if work.events:
             bodies.append(functools.partial(_thread_drift, sides, recorder, work.events,
                                             scheduler, watcher, spacing_of(work)))
             names.append("drift")
-        windows = _Windows(sides, scheduler)
+        windows = _Windows(sides, scheduler, watcher)
         bodies = windows.finishing(bodies)
         if Drift.D3 in environment:
-            watcher.inject = windows.ask
+            watcher.flight.inject = windows.ask
+        if _restarts_in_flight(environment):
+            watcher.flight.restart = windows.ask_restart
+            watcher.hold.settle = functools.partial(_wait, between=scheduler.boundary)
+        if Drift.D3 in environment or _restarts_in_flight(environment):
             bodies.append(windows.body)
             names.append("window")
         watcher.clients = set(names)
@@ -489,8 +527,8 @@ def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, 
     """The drift client: each event between the others' calls, the k-th once the clients
     made k * `spacing` calls (`_due`: the events fall across the run, so a clear finds
     something cached and the misses it causes are replied to); a restart only when no call
-    is open (a restarted process takes no part in a request begun before: the harness
-    builds a new side object, which a call already running would not see)."""
+    is open (the restarts while a serve is in flight are the watcher's, at points inside
+    the serve: `watch`)."""
     for number, (side, op) in enumerate(events):
         scheduler.boundary()
         tries = 0
@@ -501,8 +539,10 @@ def _thread_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[str, 
         while op == "restart" and recorder.open() and tries < QUIET_TRIES:
             scheduler.boundary()
             tries += 1
+        if watcher is not None:
+            _wait(lambda: watcher.hold.may_begin("drift"), scheduler.boundary)
         if op != "restart" or not recorder.open():
-            _event(sides, side, op, watcher)
+            _event(sides, side, op, watcher, quiet=True)
 
 
 def _due(recorder: Recorder, number: int, spacing: int) -> bool:
@@ -597,7 +637,7 @@ async def _task_drift(sides: Sides, recorder: Recorder, events: Sequence[tuple[s
             await asyncio.sleep(0)
             tries += 1
         if op != "restart" or not recorder.open():
-            _event(sides, side, op, watcher)
+            _event(sides, side, op, watcher, quiet=True)
 
 
 def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift], tasks: int,
@@ -612,18 +652,20 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     recorder = Recorder(_header(config, checked_environment(environment),
                                 f"conform --tasks {tasks} --seed {seed}"),
                         Labels(config), lambda: next(clock))
-    watcher = Watcher(threads=False, split_windows=Drift.D6 not in environment)
+    watcher = Watcher(threads=False, flight=InFlight(split_windows=Drift.D6 not in environment))
     watcher.clients = {*(f"task-{n}" for n in range(tasks)), "drift", "window"}
     sides = build(adapter, config, recorder, None, watcher)
 
-    def inject(side: str) -> bool:
-        async def clear() -> None:
-            _event(sides, side, "clear")
-        asyncio.get_running_loop().create_task(clear(), name="window")
+    def inject(side: str, op: str = "clear") -> bool:
+        async def event() -> None:
+            _event(sides, side, op, watcher)
+        asyncio.get_running_loop().create_task(event(), name="window")
         return True
 
     if Drift.D3 in environment:
-        watcher.inject = inject
+        watcher.flight.inject = inject
+    if _restarts_in_flight(environment):
+        watcher.flight.restart = functools.partial(inject, op="restart")
 
     run = _ClientRun(watcher, work.refused, _Alone(recorder))
 

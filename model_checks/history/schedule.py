@@ -52,8 +52,9 @@ class Scheduler:
     """A `sys.settrace` function installed in every thread the scheduler runs (the
     preemption points of code without a yield hook: `model_checks.history.preempt`)."""
     monitor: Any = None
-    """Told of every outermost acquisition and release of the schedule's locks
-    (`acquired(lock)`, `released(lock)`: `model_checks.history.watch.Watcher`)."""
+    """Told of every outermost acquisition and release of the schedule's locks, and of each
+    attempt to take one before it waits (`acquiring(lock)`, `acquired(lock)`,
+    `released(lock)`: `model_checks.history.watch.Watcher`)."""
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -196,6 +197,8 @@ class SchedLock:
         if self._reentrant and self._owner == me:
             self._count += 1
             return True
+        if self._scheduler.monitor is not None:
+            self._scheduler.monitor.acquiring(self)
         if not blocking and not self._free():
             return False
         self._scheduler.block(self._free)

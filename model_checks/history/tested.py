@@ -5,10 +5,11 @@ covers.
 `Tested.add(run)` takes each run's history and what its watcher saw (`concurrent.Watched`);
 `lines()` names the mode and the schedules, the preemptions made, the shared locations
 watched and the accesses noted, the split sections found and the clears run in their
-windows and in flight, the paths the histories took (outcomes, clears and restarts per side),
-the engine's refusals and the choice the explanations took at each (`explained`), and the
-paths they never took, the payload dtypes the processor made and those the dtype sweep
-sized.
+windows and in flight, the restarts run while a serve was in flight and the clears made
+while a call of the cleared side was open, the paths the histories took (outcomes, clears
+and restarts per side), the engine's refusals and the choice the explanations took at each
+(`explained`), and the paths they never took, the payload dtypes the processor made and
+those the dtype sweep sized.
 """
 
 from __future__ import annotations
@@ -34,10 +35,13 @@ PATHS = (
 
 NEVER_DRIVEN = (
     "a request resent without media (the clients always send media)",
-    "a restart while a call of the restarted side is open (the drift client restarts a "
-    "side only when no call is open: a call already running would not see the new side)",
 )
 """Paths no concurrent run drives, whatever the seed: named in every report."""
+
+NO_RESTART_IN_FLIGHT = (
+    "a restart while a call of the restarted side is open (made only where the environment "
+    "has D10 and not D6, at a lock or an await once a serve reached the engine: none "
+    "happened)")
 
 
 @dataclass
@@ -55,6 +59,10 @@ class Tested:
     splits: set[str] = field(default_factory=set)
     windows: int = 0
     in_flight: int = 0
+    restarts: int = 0
+    """Restarts run while a serve was in flight."""
+    open_clears: int = 0
+    """Clears made while a call of the cleared side was open."""
     outcomes: Counter[str] = field(default_factory=Counter)
     events: Counter[str] = field(default_factory=Counter)
     dtypes: set[str] = field(default_factory=set)
@@ -99,12 +107,16 @@ class Tested:
                                for s in watched.splits)
             self.windows += watched.windows
             self.in_flight += watched.in_flight
+            self.restarts += watched.restarts
+            self.open_clears += watched.open_clears
 
     def never(self) -> list[str]:
         """The paths no history took (the outcomes besides P0's assertion, which only a
         faulty front end takes), and those no run drives."""
         missing = [text for kind, text in PATHS if not self.outcomes[kind]
                    and kind != "p0-assert"]
+        if not self.restarts:
+            missing.append(NO_RESTART_IN_FLIGHT)
         return [*missing, *NEVER_DRIVEN]
 
     def refusal_text(self) -> str:
@@ -133,6 +145,9 @@ class Tested:
             f"reported): {', '.join(sorted(self.unguarded)) or 'none'}",
             f"tested: split front-end sections: {splits}; {self.windows} clears run in their "
             f"windows; {self.in_flight} engine clears between an update and its receive",
+            f"tested: in flight: {self.restarts} restarts while a serve was open (of the "
+            f"engine, inside or before its receive; of the serving front end, past its send); "
+            f"{self.open_clears} clears while a call of the cleared side was open",
             f"tested: outcomes {outcomes}; events {events}",
             f"tested: {self.refusal_text()}",
             f"tested: payload dtypes {', '.join(sorted(self.dtypes)) or 'none'} in the "
@@ -147,7 +162,8 @@ class Tested:
                 "locations": sorted(self.locations), "accesses": self.accesses,
                 "unguarded": sorted(self.unguarded),
                 "races": self.races, "splits": sorted(self.splits), "windows": self.windows,
-                "in_flight_clears": self.in_flight, "outcomes": dict(self.outcomes),
+                "in_flight_clears": self.in_flight, "in_flight_restarts": self.restarts,
+                "open_clears": self.open_clears, "outcomes": dict(self.outcomes),
                 "events": dict(self.events), "dtypes": sorted(self.dtypes),
                 "swept": list(self.swept), "refused": self.outcomes["refused"],
                 "refusals_read": self.refusals_read,

@@ -19,11 +19,11 @@ accessed under a lock (a dict used lock-free, each of its operations one atomic 
 the GIL) is not reported: it is listed as unguarded (`unguarded`), and the history judges
 what its users do. Ordering the check cannot see is the harness's own: the threads start
 after the sides are built and end before their views are read (accesses outside the
-clients are not noted), and a restart runs only when no call is open (`barrier`: what the
-restart itself does is not noted; a location keeps its path across restarts, so accesses
-before and after one are still compared: a lock discipline that holds only because a
-restart separated two accesses is still broken). Each race is reported once per location
-and pair of code sites, with both stacks.
+clients are not noted), and the drift client's restarts run only when no call is open
+(`barrier`: what the restart itself does is not noted; a location keeps its path across
+restarts, so accesses before and after one are still compared: a lock discipline that holds
+only because a restart separated two accesses is still broken). Each race is reported once
+per location and pair of code sites, with both stacks.
 
 **Split front-end sections.** The spec's P0 step takes a request's probe and update as one
 (without D6, interleaved updates, in the environment). A serve whose front-end accesses,
@@ -33,18 +33,16 @@ one acquisition, update under a second) or, in the asyncio mode, on both sides o
 is **split**. Each split is noted with the two sections' sites (`Split`), and the harness
 tests it where the environment has D3 and not D6: in a threaded run, the release that ended
 the first section is a window from then on; in an asyncio run, every await after the
-front end's state was touched is one. At a window whose section found something (a lookup
-that hit: a probed hit a check-then-act would act on), a clear of the front end runs before
-the serve goes on (`inject`, at most `WINDOWS` per history): a clear the environment allows
-at any moment, placed where a check-then-act loses its probed hits. An implementation that
-re-checks under its second section (the reference's late misses) is explained; one that
-acts on what it probed is not.
+front end's state was touched is one. At a window whose section found something, a
+clear of the front end runs before the serve goes on (`inflight`, **Windows**): a clear the
+environment allows at any moment, placed where a check-then-act loses its probed hits. An
+implementation that re-checks under its second section (the reference's late misses) is
+explained; one that acts on what it probed is not.
 
-**Clears in flight.** Where D3 is in the environment, at the end of a serve's front-end
-section that found something, the engine is cleared before it receives the message (at
-most `IN_FLIGHT` per history, once the caches are warm): the miss reply and the front
-end's invalidation run in every such history, not only when the schedule happens to
-evict.
+**Clears and restarts in flight.** The watcher tells its `InFlight` (`inflight`) where an
+open serve stands: a front-end section that found something ended, an engine lock taken
+again after an engine section that found something, an engine lock released (or an await)
+past the send; it places clears and restarts there, within its bounds.
 
 Limits: an access through a container the walk did not reach (created per call, a module
 global, a C extension's own state) is not seen; attributes holding plain values (a byte
@@ -65,11 +63,9 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from model_checks.history.inflight import Hold, InFlight, Serving, Site
 from model_checks.history.preempt import attributes_of, harness_roots, walkable
 from model_checks.history.schedule import SchedLock
-
-Site = tuple[str, int, str]
-"""A frame of the implementation: (file, line, function)."""
 
 READS = ("__getitem__", "__contains__", "__iter__", "__len__", "__reversed__", "get", "keys",
          "values", "items", "copy", "index", "count", "__eq__")
@@ -83,12 +79,6 @@ CONTAINERS: tuple[type, ...] = (dict, OrderedDict, list, set, deque)
 HARNESS_MODULES = ("model_checks.history.", "spec.")
 """The harness's machinery below a side (its hooks, its scheduler, its recorder): not walked."""
 STACK_DEPTH = 6
-WINDOWS = 4
-"""At most this many clears of a front end run in split windows per history."""
-IN_FLIGHT = 3
-"""At most this many clears of the engine run between a front end's update and the
-engine's receive per history (after as many serves as there are clients: caches warm)."""
-
 _ACTIVE: list[Watcher] = []
 
 
@@ -193,21 +183,6 @@ def _access_lines(access: Access) -> list[str]:
 def _access_json(access: Access) -> dict[str, object]:
     return {"client": access.client, "kind": access.kind, "locks": sorted(access.locks),
             "stack": [list(s) for s in access.stack]}
-
-
-@dataclass
-class _Serving:
-    """A client's open serve: its front end, its sections so far (each the set of
-    front-end locations touched, and its sites), whether the open section found something,
-    whether a section is open (threads: a lock held), whether it reached the engine, and
-    where its last section ended."""
-
-    side: str
-    sections: list[tuple[set[str], list[Site]]] = field(default_factory=list)
-    found: bool = False
-    open: bool = False
-    engine: bool = False
-    released: Site | None = None
 
 
 @dataclass
@@ -384,26 +359,36 @@ class Locations:
         return watched
 
 
+def split_of(serving: Serving, threads: bool) -> Split | None:
+    """The split of `serving` (module docstring), if its last section and an earlier one
+    touched its front end's state and the earlier one's end is known."""
+    first = next((s for s in serving.sections[:-1] if s[0]), None)
+    if first is None or not serving.sections[-1][0] or serving.released is None:
+        return None
+    touched, sites = serving.sections[-1]
+    how = "the lock released and taken again" if threads else "an await"
+    return Split(serving.side, how, tuple(first[1]), tuple(sites),
+                 tuple(sorted(first[0] | touched)))
+
+
 @dataclass
 class Watcher:
     """The watched state of one run (module docstring). `threads`: whether the clients are
     threads (races are checked, `Lockset`) or asyncio tasks (one thread: only splits). What
-    is watched is `Locations`'s, where each access happens `Frames`'s."""
+    is watched is `Locations`'s, where each access happens `Frames`'s; the clears and
+    restarts placed inside open serves are `flight`'s (`InFlight`)."""
 
     threads: bool
     clients: set[str] = field(default_factory=set)
     splits: list[Split] = field(default_factory=list)
     accesses: int = 0
-    windows: int = 0
-    in_flight: int = 0
-    serves: int = 0
     window_sites: set[Site] = field(default_factory=set)
-    inject: Callable[[str], bool] | None = None
-    """Runs a clear of the given side now, in a window (None: no windows)."""
-    split_windows: bool = True
-    """Whether a split section's window gets a clear of its front end (not where D6 is in
-    the environment: the spec itself then lets another request act between a probe and its
-    update, so a split is no finding, and its clears only lengthen the search)."""
+    flight: InFlight = field(default_factory=InFlight)
+    open_clears: int = 0
+    """Clears of a side made while a call of it was open (the drift client's and the
+    windows'), counted by the harness (`concurrent`)."""
+    hold: Hold = field(default_factory=Hold)
+    """The run held by one client for a restart inside a receive (`Hold`, `acquiring`)."""
     touched: Callable[[str], None] | None = None
     """Told "p0" or "p1" at each access a serving client makes to its front end's or the
     engine's state (`Recorder.touched`: the search's hints, for sides without the hook)."""
@@ -411,7 +396,7 @@ class Watcher:
     def __post_init__(self) -> None:
         self._held: dict[str, dict[int, int]] = {}
         self.located = Locations()
-        self._serving: dict[str, _Serving] = {}
+        self._serving: dict[str, Serving] = {}
         self._paused = 0
         self.lockset = Lockset()
         self.frames = Frames()
@@ -441,38 +426,49 @@ class Watcher:
 
     def released(self, lock: object) -> None:
         """A client released a lock of the schedule; where this closes a front-end section
-        of a split window, maybe run the window's clear (`inject`)."""
+        or an engine section, `flight` may place a clear or a restart there (`InFlight`)."""
         client = self._client()
         if client is None:
             return
         held = self._held.get(client, {})
         held.pop(id(lock), None)
         serving = self._serving.get(client)
-        if serving is None or serving.engine or held:
+        if serving is None or held:
+            return
+        if serving.engine:
+            if (self.located.lock_names.get(id(lock), "").startswith("engine")
+                    and self.hold.by is None):
+                self.flight.front_end(serving, self._serving.values())
             return
         serving.open = False
         if not serving.sections or not serving.sections[-1][0]:
             return
         site = self.frames.site()
         serving.released = site
-        if site in self.window_sites:
-            self._window(serving)
-        elif not serving.found:
-            return
-        elif (self.inject is not None and self.in_flight < IN_FLIGHT
-              and self.serves > len(self.clients)):
-            self.in_flight += 1  # counted first: another client may reach a window meanwhile
-            self.in_flight -= not self.inject("engine")
+        if self.hold.by is not None:
+            pass  # the run held for a restart inside a receive (`acquiring`)
+        elif site in self.window_sites:
+            self.flight.window(serving)
+        elif serving.found:
+            self.flight.section_found()
         serving.found = False
 
-    def _window(self, serving: _Serving) -> None:
-        """A clear of the serving front end now, if its section found something (a probed
-        hit a check-then-act would act on) and the bound allows."""
-        found, serving.found = serving.found, False
-        if (self.inject is not None and self.split_windows and found
-                and self.windows < WINDOWS):
-            self.windows += 1
-            self.windows -= not self.inject(serving.side)
+    def acquiring(self, lock: object) -> None:
+        """A client is about to take a lock of the schedule (holding none): where its serve
+        takes an engine lock again after an engine section that found something (a receive
+        in two critical sections, the second acting on what the first found), the engine
+        may restart in between (`Hold.found_twice`)."""
+        client = self._client()
+        serving = self._serving.get(client) if client is not None else None
+        if (client is None or serving is None or not serving.engine or not serving.hit
+                or self._held.get(client)
+                or not self.located.lock_names.get(id(lock), "").startswith("engine")):
+            return
+        self.hold.found_twice(client, serving, self.flight)
+
+    def take_turn(self, client: str) -> None:
+        """Before a serve of `client` (threads): `Hold.take_turn`."""
+        self.hold.take_turn(client, lambda: not self._serving)
 
     # -- accesses --------------------------------------------------------------------------
 
@@ -507,9 +503,11 @@ class Watcher:
         if self.touched is not None and owner is not None:
             self.touched("p1" if owner == "engine" else "p0")
         if serving.engine:
+            serving.hit = serving.hit or (owner == "engine" and found)
             return
         if owner != serving.side:
             serving.engine = owner == "engine" and receiving
+            serving.hit = serving.engine and found
             return
         if self.threads and not serving.open:
             return  # outside any section: the lockset check's
@@ -522,22 +520,13 @@ class Watcher:
             sites.extend(self.frames.stack())
         self._check_split(serving)
 
-    def _check_split(self, serving: _Serving) -> None:
+    def _check_split(self, serving: Serving) -> None:
         """Two sections of one serve touching the front end's state: a split (noted once
         per pair of sites), its first section's end a window."""
-        if len(serving.sections) < 2:
-            return
-        first = next((s for s in serving.sections[:-1] if s[0]), None)
-        if first is None:
-            return
-        touched, sites = serving.sections[-1]
-        if not touched:
-            return
-        if serving.released is not None and serving.released not in self.window_sites:
-            self.window_sites.add(serving.released)
-            how = ("the lock released and taken again" if self.threads else "an await")
-            self.splits.append(Split(serving.side, how, tuple(first[1]), tuple(sites),
-                                     tuple(sorted(first[0] | touched))))
+        split, site = split_of(serving, self.threads), serving.released
+        if split is not None and site is not None and site not in self.window_sites:
+            self.window_sites.add(site)
+            self.splits.append(split)
 
     def suspended(self, awaiting: Any = None) -> None:
         """The current asyncio task awaits (in the coroutine `awaiting`): in a serve that
@@ -545,23 +534,28 @@ class Watcher:
         may run a clear: one thread, so every such await lets other tasks in)."""
         client = self._client()
         serving = self._serving.get(client) if client is not None else None
-        if serving is None or serving.engine or not serving.sections:
+        if serving is not None and serving.engine:
+            self.flight.front_end(serving, self._serving.values())
+            return
+        if serving is None or not serving.sections:
             return
         if not serving.sections[-1][0]:
             return
         serving.released = self.frames.awaiting_site(awaiting)
         serving.sections.append((set(), []))
-        self._window(serving)
+        self.flight.window(serving)
 
     @contextlib.contextmanager
-    def serving(self, side: str) -> Iterator[None]:
-        """The current client serves a request through front end `side`."""
+    def serving(self, side: str) -> Iterator[Serving | None]:
+        """The current client serves a request through front end `side`: its open serve
+        (None: not a client's), read after the call for what happened in it."""
         client = self._client()
-        if client is not None:
-            self._serving[client] = _Serving(side)
-            self.serves += 1
+        opened = Serving(side) if client is not None else None
+        if client is not None and opened is not None:
+            self._serving[client] = opened
+            self.flight.began(len(self.clients))
         try:
-            yield
+            yield opened
         finally:
             if client is not None:
                 self._serving.pop(client, None)

@@ -18,6 +18,14 @@ gate must catch at its defaults (`conform --threads 4` / `--tasks 4` at `--profi
   identity of the refused request: its hits too, which an earlier accepted request
   recorded and the engine holds (a choice the spec does not allow).
 
+- `factory_split_receive`: an engine whose receive resolves the message under one
+  acquisition of its lock and refreshes and stores under a second, putting back each
+  reference it resolved from the cache it read in the first: a restart between the two (the
+  engine restarted while the request is in it) leaves the restarted engine holding entries
+  it never received, on which later references hit (only a restart in flight exposes it:
+  the two sections keep every access under the lock, and a clear between them empties the
+  same cache the second refills, as a receive after the clear would).
+
 Like `hookless_pair.py`: an `OrderedDict` shadow and a `cachetools.LRUCache` receiver,
 bounded in bytes, the payload wins, no tags (V2), plain `threading.Lock`s, no points, no
 eviction reports, no `attach`.
@@ -258,3 +266,31 @@ def factory_refusal_undoes() -> PlantedPair:
 def factory_refusal_undoes_hits() -> PlantedPair:
     return PlantedPair("refusal-undoes-hits-pair", sender=UndoingHitsSender,
                        receiver=RefusingReceiver)
+
+
+class SplitReceiveReceiver(Receiver):
+    """P1 whose receive resolves under one acquisition of its lock and refreshes and stores
+    under a second; the planted bug: a resolved reference is refreshed by putting it back
+    (`self.cache[identity] = tensors`), into the cache as it is at the second acquisition,
+    which a restart in between replaced."""
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        with self.lock:
+            resolved = [(item, item.payload if item.payload is not None
+                         else self.cache.get(item.identity)) for item in message.items]
+        with self.lock:
+            for item, tensors in resolved:  # every item refreshed first, as `Receiver`'s
+                if item.payload is None and tensors is not None:
+                    self.cache[item.identity] = tensors
+                elif item.identity in self.cache:
+                    self.cache[item.identity]
+            for item in message.items:
+                if item.payload is not None:
+                    self.cache.pop(item.identity, None)
+                    if nbytes(item.payload) <= self.cache.maxsize:
+                        self.cache[item.identity] = item.payload
+        return delivery(resolved)
+
+
+def factory_split_receive() -> PlantedPair:
+    return PlantedPair("split-receive-pair", receiver=SplitReceiveReceiver)
