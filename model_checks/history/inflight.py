@@ -30,6 +30,7 @@ serve is open (`restart`), at three kinds of point:
   or an await after it: its attempt is past its send, where `P0Restart` allows it), at most
   `RESTARTS`, each once as many serves began since the last.
 The last two wait until the caches are warm (as many serves as there are clients began).
+With more than `FEW_CLIENTS` clients, no restart runs in flight.
 After each restart, no clear or restart of the last two kinds runs in flight until as many
 serves as there are clients began (what it left is used first). An implementation whose
 receive is one critical section sees each restart before or after it, as the spec does.
@@ -61,6 +62,10 @@ serves began since the last (what it left is then used before the next)."""
 INSIDE_RECEIVE = 1
 """At most this many restarts of the engine between two engine sections of a receive per
 history (`engine_again`); one restart of the engine between an update and its receive."""
+FEW_CLIENTS = 4
+"""With more clients than this, no restart runs in flight: each multiplies the orders the
+explaining search must try, and over eight clients a correct pair's history outgrows the
+search's node limit."""
 
 
 @dataclass
@@ -182,7 +187,8 @@ class InFlight:
         inside = kind == "engine"  # (a hit: warm; what an earlier one left is not in its way)
         warm = inside or self.serves > self._clients
         if (self.restart is None or self.restarts_by[kind] >= bound or not warm
-                or (self.serves < self._settling and not inside)):
+                or (self.serves < self._settling and not inside)
+                or self._clients > FEW_CLIENTS):
             return False
         self.restarts_by[kind] += 1
         self._settling = self.serves + self._clients
