@@ -13,6 +13,7 @@ command line (`factory_unlocked_fe_serve`, ...).
 
 from __future__ import annotations
 
+import copy
 import itertools
 import threading
 from contextlib import AbstractContextManager, nullcontext
@@ -138,9 +139,15 @@ class Receiver:
             self.cache = cachetools.LRUCache(maxsize=self.setup.budget, getsizeof=nbytes)
 
     def receiver(self) -> tuple[api.ReceiverEntry, ...]:
+        """Least recent first, without refreshing anything: `LRUCache` keeps its order
+        private and a lookup (`items()`, `get`) refreshes, so the order is read from a copy
+        emptied by `popitem` (which takes the least recent), the payloads shared."""
         with self.lock:
-            return tuple(api.ReceiverEntry(k, nbytes(v), v, None)
-                         for k, v in self.cache.items())
+            payloads = {k: cachetools.Cache.__getitem__(self.cache, k) for k in self.cache}
+            twin = copy.deepcopy(self.cache, {id(v): v for v in payloads.values()})
+            order = [twin.popitem()[0] for _ in range(len(payloads))]
+            return tuple(api.ReceiverEntry(k, nbytes(payloads[k]), payloads[k], None)
+                         for k in order)
 
     def close(self) -> None:
         pass
