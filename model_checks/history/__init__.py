@@ -13,7 +13,8 @@ cannot explain.
   tasks over an adapter, with preemption points where the adapter offers a yield hook (and by
   line tracing where it offers none);
 - `watch`: the pair's shared containers watched in every concurrent run (races by a
-  lockset check, front-end work split across critical sections); `dtypes`: the payload sweep
+  lockset check, front-end work split across critical sections), and `inflight` the
+  clears and restarts it places inside open serves; `dtypes`: the payload sweep
   across torch's dtypes before the schedules; `tested`: what the runs exercised and what they
   did not;
 - `run` and `report`: the seeded concurrent runs, and what the checks print (verdicts, drift,

@@ -30,7 +30,7 @@ serve is open (`restart`), at three kinds of point:
   or an await after it: its attempt is past its send, where `P0Restart` allows it), at most
   `RESTARTS`, each once as many serves began since the last.
 The last two wait until the caches are warm (as many serves as there are clients began).
-With more than `FEW_CLIENTS` clients, no restart runs in flight.
+With more than `FEW_CLIENTS` clients making requests, no restart runs in flight.
 After each restart, no clear or restart of the last two kinds runs in flight until as many
 serves as there are clients began (what it left is used first). An implementation whose
 receive is one critical section sees each restart before or after it, as the spec does.
@@ -63,9 +63,9 @@ INSIDE_RECEIVE = 1
 """At most this many restarts of the engine between two engine sections of a receive per
 history (`engine_again`); one restart of the engine between an update and its receive."""
 FEW_CLIENTS = 4
-"""With more clients than this, no restart runs in flight: each multiplies the orders the
-explaining search must try, and over eight clients a correct pair's history outgrows the
-search's node limit."""
+"""With more clients making requests than this, no restart runs in flight: each multiplies
+the orders the explaining search must try, and over eight clients a correct pair's history
+outgrows the search's node limit."""
 
 
 @dataclass
@@ -114,6 +114,7 @@ class InFlight:
 
     def __post_init__(self) -> None:
         self._clients = 0  # the clients of the run, as of the last serve begun
+        self._requesting = 0  # those of them that make requests
         self._restarted = 0  # the serves begun at the last restart of a front end in flight
         self._settling = 0  # no clear or restart in flight before this many serves began
 
@@ -122,9 +123,10 @@ class InFlight:
         """Restarts run in flight (`restart`)."""
         return sum(self.restarts_by.values())
 
-    def began(self, clients: int) -> None:
-        """A serve began, one of `clients` clients'."""
-        self._clients = clients
+    def began(self, clients: int, requesting: int) -> None:
+        """A serve began, one of `clients` clients' (`requesting` of them make requests; the
+        others make drift events)."""
+        self._clients, self._requesting = clients, requesting
         self.serves += 1
 
     def window(self, serving: Serving) -> None:
@@ -188,7 +190,7 @@ class InFlight:
         warm = inside or self.serves > self._clients
         if (self.restart is None or self.restarts_by[kind] >= bound or not warm
                 or (self.serves < self._settling and not inside)
-                or self._clients > FEW_CLIENTS):
+                or self._requesting > FEW_CLIENTS):
             return False
         self.restarts_by[kind] += 1
         self._settling = self.serves + self._clients

@@ -78,6 +78,8 @@ that found something is one whose window a clear can change)."""
 CONTAINERS: tuple[type, ...] = (dict, OrderedDict, list, set, deque)
 HARNESS_MODULES = ("model_checks.history.", "spec.")
 """The harness's machinery below a side (its hooks, its scheduler, its recorder): not walked."""
+DRIFT_CLIENTS = frozenset({"drift", "window"})
+"""The harness's own clients, which make drift events, not requests (`concurrent`)."""
 STACK_DEPTH = 6
 _ACTIVE: list[Watcher] = []
 
@@ -553,7 +555,7 @@ class Watcher:
         opened = Serving(side) if client is not None else None
         if client is not None and opened is not None:
             self._serving[client] = opened
-            self.flight.began(len(self.clients))
+            self.flight.began(len(self.clients), len(self.clients - DRIFT_CLIENTS))
         try:
             yield opened
         finally:
