@@ -113,7 +113,7 @@ class InFlight:
     of a receive), "engine before its receive", "front end"."""
 
     def __post_init__(self) -> None:
-        self._clients = 0  # the clients of the run, as of the last serve begun
+        self._clients = 0  # the clients of the run (`run_by`)
         self._requesting = 0  # those of them that make requests
         self._restarted = 0  # the serves begun at the last restart of a front end in flight
         self._settling = 0  # no clear or restart in flight before this many serves began
@@ -123,10 +123,13 @@ class InFlight:
         """Restarts run in flight (`restart`)."""
         return sum(self.restarts_by.values())
 
-    def began(self, clients: int, requesting: int) -> None:
-        """A serve began, one of `clients` clients' (`requesting` of them make requests; the
-        others make drift events)."""
+    def run_by(self, clients: int, requesting: int) -> None:
+        """The run has `clients` clients, `requesting` of them making requests (the others
+        make drift events): told once, before its first serve begins."""
         self._clients, self._requesting = clients, requesting
+
+    def began(self) -> None:
+        """A serve began."""
         self.serves += 1
 
     def window(self, serving: Serving) -> None:

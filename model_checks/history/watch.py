@@ -555,7 +555,7 @@ class Watcher:
         opened = Serving(side) if client is not None else None
         if client is not None and opened is not None:
             self._serving[client] = opened
-            self.flight.began(len(self.clients), len(self.clients - DRIFT_CLIENTS))
+            self.flight.began()
         try:
             yield opened
         finally:
@@ -597,7 +597,9 @@ class Watcher:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
-        """Note accesses to this watcher's containers while the run lasts."""
+        """Note accesses to this watcher's containers while the run lasts (its `clients`
+        set before, and told to `flight`)."""
+        self.flight.run_by(len(self.clients), len(self.clients - DRIFT_CLIENTS))
         _ACTIVE.append(self)
         try:
             yield
