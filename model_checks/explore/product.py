@@ -21,7 +21,7 @@ Across an edge with an identity renaming, each monitor reads the real successor 
 representative with the renaming undone) and its memory is then renamed onto the
 representative, as in the lone search. Across an edge of a graph whose key renumbers request
 slots (`Graph.slots`), each monitor reads the real successor (recomputed from the state and
-the action) and its memory is then renamed onto the stored target's rids (`slots.slot_map`,
+the action, once per edge of a recently expanded state: `_Joint._slot_edges`) and its memory is then renamed onto the stored target's rids (`slots.slot_map`,
 `Monitor.rename_rids`); the path keeps each step's rid map (`Verdict.slot_maps`).
 """
 
@@ -35,13 +35,19 @@ from model_checks.explore.graph import Graph
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
 from model_checks.explore.slots import SlotMap, slot_map
 from model_checks.explore.symmetry import Renaming, rename_state
-from spec import Action
+from spec import Action, State
 
 DONE = "violated"
 """The memory of a monitor that has found its violation (no monitor's memory is a str)."""
 
 Node = tuple[int, tuple[Memory, ...]]
 Link = tuple[Node, Action, "Renaming | None", "SlotMap | None"]
+Crossed = tuple[Step, "Renaming | None", "SlotMap | None"]
+"""An edge as the monitors cross it on a graph with request slots renumbered (`_slot_edges`)."""
+
+REMEMBERED_STATES = 4096
+"""How many states' crossed edges the search remembers on a graph with request slots
+renumbered (the oldest forgotten first)."""
 
 
 @dataclass(frozen=True)
@@ -79,28 +85,24 @@ class _Joint:
         self.found: list[tuple[list[tuple[Action, Renaming | None, SlotMap | None]], str]
                          | None] = [None] * len(self.monitors)
         self.live = len(self.monitors)
+        self._crossed: dict[int, list[Crossed]] = {}
 
     def run(self) -> None:
         """Expand nodes breadth-first until the queue is empty or every monitor has found
         its violation."""
         graph, came, queue = self.graph, self.came, self.queue
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
-        states, symmetric = graph.states, graph.symmetric  # the held list while judging
-        slots, config, reductions = graph.slots, graph.config, graph.reductions()
+        states, symmetric, slots = graph.states, graph.symmetric, graph.slots
         while queue and self.live:
             node = queue.popleft()
             index, memories = node
             before = states[index]
             edges = graph.edge_range(index)
+            crossed = self._slot_edges(index, before) if slots else None
             for k in edges:
                 action, target, renaming, moved = actions[codes[k]], targets[k], None, None
-                if slots:  # the real successor, in `before`'s names
-                    real = reductions.renamed_step(before, action)
-                    step = observe(before, action, real)
-                    if symmetric:  # the slots are ordered in the stored state's names
-                        renaming = graph.renaming(index, k - edges.start)
-                    named = real if renaming is None else rename_state(real, dict(renaming))
-                    moved = slot_map(config, named, states[target])
+                if crossed is not None:
+                    step, renaming, moved = crossed[k - edges.start]
                 elif symmetric:
                     renaming = graph.renaming(index, k - edges.start)
                     step = observe(before, action, graph.real_successor(index, k - edges.start))
@@ -115,6 +117,31 @@ class _Joint:
                 if successor not in came:
                     came[successor] = (node, action, renaming, moved)
                     queue.append(successor)
+
+    def _slot_edges(self, index: int, before: State) -> list[Crossed]:
+        """Per edge of state `index` (`before`) of a graph with request slots renumbered: the
+        step to its real successor (recomputed from the state and the action, in `before`'s
+        names), the edge's identity renaming and the rid map onto the stored target's rids.
+        Remembered for the `REMEMBERED_STATES` states expanded last: a state reached with
+        other memories is expanded again, mostly soon after."""
+        known = self._crossed.get(index)
+        if known is not None:
+            return known
+        graph, states = self.graph, self.graph.states
+        edges, reductions = graph.edge_range(index), graph.reductions()
+        crossed: list[Crossed] = []
+        for k in edges:
+            action = graph.actions[graph.edge_action[k]]
+            real = reductions.renamed_step(before, action)  # in `before`'s names
+            renaming = graph.renaming(index, k - edges.start) if graph.symmetric else None
+            # the slots are ordered in the stored state's names
+            named = real if renaming is None else rename_state(real, dict(renaming))
+            crossed.append((observe(before, action, real), renaming,
+                            slot_map(graph.config, named, states[graph.edge_target[k]])))
+        if len(self._crossed) >= REMEMBERED_STATES:
+            del self._crossed[next(iter(self._crossed))]  # the oldest entry
+        self._crossed[index] = crossed
+        return crossed
 
     def _moved(self, node: Node, step: Step, action: Action) -> tuple[Memory, ...]:
         """Every monitor's memory after `step` by `action` from `node`; a violation met

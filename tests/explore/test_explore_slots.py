@@ -18,9 +18,11 @@ from model_checks.explore import product
 from model_checks.explore.forgetting_agreement import compare
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.monitors import MONITORS
+from model_checks.explore.search_core import Reductions
 from model_checks.explore.slots import SlotMap, concrete_rids, slot_order, slots_key
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
-from spec import V0, V1, V2, V3, ClientItem, Config, Outcome, State, Variant, run
+from spec import V0, V1, V2, V3, Action, ClientItem, Config, Outcome, State, Variant, run
 from spec.state import Message, Request, Stage
 from spec.transitions import Retry, Submit
 
@@ -70,6 +72,32 @@ def test_monitors_left_unrenamed_are_caught(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(product, "slot_map", lambda config, real, stored: None)
     result = compare(_three_requests(V3, ("D2",)), LIMIT, slots=True)
     assert not result.agrees
+
+
+def test_the_monitors_recompute_each_real_successor_once(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """The product search recomputes an edge's real successor once, though it expands some
+    states more than once (reached with other memories)."""
+    graph = build(_three_requests(V3, ("D2",)),
+                  GraphOptions(max_states=LIMIT, forget=True, slots=True, checks=()))
+    expanded: list[int] = []
+    computed: list[tuple[State, Action]] = []
+    edge_range, renamed_step = graph.edge_range, Reductions.renamed_step
+
+    def counted_range(index: int) -> range:
+        expanded.append(index)
+        return edge_range(index)
+
+    def counted_step(self: Reductions, state: State, action: Action) -> State:
+        computed.append((state, action))
+        return renamed_step(self, state, action)
+
+    monkeypatch.setattr(graph, "edge_range", counted_range)
+    monkeypatch.setattr(Reductions, "renamed_step", counted_step)
+    with graph.holding_states():
+        product.search_product(graph, [m for m in MONITORS.values() if not m.state_local])
+    assert len(set(expanded)) < len(expanded)  # some state expanded again
+    assert len(computed) == sum(len(edge_range(i)) for i in set(expanded))
 
 
 def test_the_key_renumbers_live_slots_and_keeps_the_rest() -> None:
