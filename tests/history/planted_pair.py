@@ -217,27 +217,12 @@ class RefusingReceiver(Receiver):
 
 class UndoingSender(Sender):
     """P0 whose serve undoes a refused attempt under its lock, then lets the refusal through:
-    it drops each entry the attempt recorded and still holds (`_undone`)."""
+    it drops each entry the attempt recorded and still holds (`_undone`). Otherwise
+    `Sender.serve`, the engine's receive wrapped (`_Undoing`)."""
 
     def serve(self, engine: Any, items: tuple[api.ItemIn, ...]
               ) -> api.Served | api.Missed | api.ClientRejected | api.Fault:
-        with self.lock:
-            probed = probe_items(self.cache, self.setup.process, items)
-            if isinstance(probed, api.ClientRejected):
-                return probed
-            message = self._update(probed)
-        if not isinstance(message, api.WireMessage):
-            return message
-        try:
-            delivered: api.Delivered = engine.receive(message)
-        except EngineRefused:
-            with self.lock:
-                for identity in self._undone(message):
-                    self.cache.pop(identity)
-            raise
-        if not isinstance(delivered, api.Fault):
-            self.handle_reply(message.request_id, missed_of(delivered))
-        return delivered
+        return super().serve(_Undoing(engine, self), items)
 
     def _undone(self, message: api.WireMessage) -> list[str]:
         """The entries to drop: each the attempt recorded (sent with its payload) whose
@@ -245,6 +230,25 @@ class UndoingSender(Sender):
         return [item.identity for item in message.items if item.payload is not None
                 and item.identity in self.cache
                 and self.cache.entries[item.identity][1] == item.placeholders]
+
+
+@dataclass
+class _Undoing:
+    """The engine as `UndoingSender.serve` calls it: a refused attempt's entries are dropped
+    from the sender's shadow, under its lock, before the refusal goes on."""
+
+    engine: Any
+    sender: UndoingSender
+
+    def receive(self, message: api.WireMessage) -> api.Delivered:
+        try:
+            delivered: api.Delivered = self.engine.receive(message)
+        except EngineRefused:
+            with self.sender.lock:
+                for identity in self.sender._undone(message):
+                    self.sender.cache.pop(identity)
+            raise
+        return delivered
 
 
 class UndoingHitsSender(UndoingSender):
