@@ -336,8 +336,7 @@ def _rules(following: bool) -> str:
         text = text.replace("  canon();\n", "  canon(); tstep := tstep + 1;\n")
     # the follow guard's parameters: the slot (or queue index) and the Submit index
     text = text.replace("follows(0, A, B)", "follows(0, s, k)")
-    for name in ("P0Handle", "P0HandleRejected", "P0HandleRejectedUndo", "P0Process",
-                 "P0UpdateItem", "Retry"):
+    for name, _, _ in _SLOT_RULES:
         text = text.replace(f"follows({RULES.index(name)}, A, B)",
                             f"follows({RULES.index(name)}, s, 0)")
     text = text.replace(f"follows({RULES.index('P1Receive')}, A, B)",
@@ -771,90 +770,41 @@ end;
 
 """
 
-_RULES = """
-ruleset s: slot; k: 1..NK do
-  rule "Submit" @Submit@req[s].st = S_FREE & submitted < NR & unfinished() < NF ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    if submit_drifts(k) then drift_event(); endif;
-    load_request(s, k);
-    submitted := submitted + 1;
-  canon();
-  end;
-endruleset;
+def _rule(name: str, guard: str, body: str, indent: str = "  ") -> str:
+    """Rule `name` of the model: its guard (`@name@` marks where `_rules` puts the follow
+    guard), then what every rule does first (the last delivery's flags cleared), `body`
+    (its lines indented under `indent`), and last (`canon`: processings renumbered)."""
+    lines = "".join(f"{indent}  {line}\n" for line in body.splitlines())
+    return (f'{indent}rule "{name}" @{name}@{guard} ==>\n{indent}begin\n'
+            f"{indent}  s1_bad := false; h1_bad := false;\n{lines}  canon();\n{indent}end;\n")
 
-ruleset s: slot do
-  rule "P0Handle" @P0Handle@req[s].st = S_SUBMITTED ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    handle_attempt(s);
-  canon();
-  end;
 
-  rule "P0HandleRejected" @P0HandleRejected@D2 & req[s].st = S_SUBMITTED ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    drift_event();
-    reject(s, false);
-  canon();
-  end;
+_SLOT_RULES = (
+    ("P0Handle", "req[s].st = S_SUBMITTED", "handle_attempt(s);"),
+    ("P0HandleRejected", "D2 & req[s].st = S_SUBMITTED", "drift_event();\nreject(s, false);"),
+    ("P0HandleRejectedUndo", "D2 & req[s].st = S_SUBMITTED", "drift_event();\nreject(s, true);"),
+    ("P0Process", "D6 & req[s].st = S_SUBMITTED", "drift_event();\nprocess_attempt(s);"),
+    ("P0UpdateItem", "D6 & (req[s].st = S_PROCESSED | req[s].st = S_UPDATING)",
+     "update_next_item(s);"),
+    ("Retry", "req[s].st = S_DONE & req[s].miss & req[s].retries < RMAX",
+     "req[s].st := S_SUBMITTED;\nreq[s].miss := false;\nreq[s].retries := req[s].retries + 1;\n"
+     "for i: idx do req[s].it[i].data := i <= req[s].n; endfor;"),
+)
+"""The rules of one request slot `s`: (name, guard, body)."""
 
-  rule "P0HandleRejectedUndo" @P0HandleRejectedUndo@D2 & req[s].st = S_SUBMITTED ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    drift_event();
-    reject(s, true);
-  canon();
-  end;
-
-  rule "P0Process" @P0Process@D6 & req[s].st = S_SUBMITTED ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    drift_event();
-    process_attempt(s);
-  canon();
-  end;
-
-  rule "P0UpdateItem" @P0UpdateItem@D6 & (req[s].st = S_PROCESSED | req[s].st = S_UPDATING) ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    update_next_item(s);
-  canon();
-  end;
-
-  rule "Retry" @Retry@req[s].st = S_DONE & req[s].miss & req[s].retries < RMAX ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    req[s].st := S_SUBMITTED;
-    req[s].miss := false;
-    req[s].retries := req[s].retries + 1;
-    for i: idx do req[s].it[i].data := i <= req[s].n; endfor;
-  canon();
-  end;
-endruleset;
-
-ruleset i: 1..NR do
-  rule "P1Receive" @P1Receive@i <= nmsg & (i = 1 | D1) ==>
-  begin
-    s1_bad := false; h1_bad := false;
-    if i > 1 then drift_event(); endif;
-    deliver(i);
-  canon();
-  end;
-endruleset;
-
-rule "P0ReceiveReply" @P0ReceiveReply@nrep > 0 ==>
-begin
-  s1_bad := false; h1_bad := false;
-  take_reply();
-  canon();
-end;
-
-rule "ClearBoth" @ClearBoth@nmsg = 0 & !mid_pipeline() ==>
-begin
-  s1_bad := false; h1_bad := false;
-  clear shadow; clear receiver;
-  canon();
-end;
-
-"""
+_RULES = (
+    "\nruleset s: slot; k: 1..NK do\n"
+    + _rule("Submit", "req[s].st = S_FREE & submitted < NR & unfinished() < NF",
+            "if submit_drifts(k) then drift_event(); endif;\nload_request(s, k);\n"
+            "submitted := submitted + 1;")
+    + "endruleset;\n\nruleset s: slot do\n"
+    + "\n".join(_rule(*rule) for rule in _SLOT_RULES)
+    + "endruleset;\n\nruleset i: 1..NR do\n"
+    + _rule("P1Receive", "i <= nmsg & (i = 1 | D1)",
+            "if i > 1 then drift_event(); endif;\ndeliver(i);")
+    + "endruleset;\n\n"
+    + _rule("P0ReceiveReply", "nrep > 0", "take_reply();", indent="") + "\n"
+    + _rule("ClearBoth", "nmsg = 0 & !mid_pipeline()", "clear shadow; clear receiver;",
+            indent="") + "\n"
+)
+"""Every rule of the model, with `@name@` where `_rules` puts each one's follow guard."""
