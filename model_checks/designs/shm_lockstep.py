@@ -133,7 +133,7 @@ class Lockstep:
         `NotDriven` where the side cannot drive it); the disagreement, if any."""
         before = self.state
         after = SHM.step(self.config, before, action)
-        expected = spec_observation(self.config, before, action, after)
+        expected = spec_observation(self.config, action, after)
         returned = self._drive(action, before)
         accepted = frozenset(r for r in issued_refs(after) if self.side.accepts(r))
         actual = Observation(returned, self.side.ring(), accepted)

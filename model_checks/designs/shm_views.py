@@ -173,14 +173,13 @@ class Unmappable(ValueError):
     """A configuration whose model bytes the implementation cannot be given exactly."""
 
 
-def spec_observation(config: ShmConfig, before: ShmState, action: ShmAction,
-                     after: ShmState) -> Observation:
-    """The spec's observation of `action` taken from `before` to `after`."""
-    return Observation(_spec_returned(config, after, action), spec_ring(config, after),
+def spec_observation(config: ShmConfig, action: ShmAction, after: ShmState) -> Observation:
+    """The spec's observation of `action`, which led to `after`."""
+    return Observation(_spec_returned(after, action), spec_ring(config, after),
                        spec_accepted(after))
 
 
-def _spec_returned(config: ShmConfig, after: ShmState, action: ShmAction) -> object:
+def _spec_returned(after: ShmState, action: ShmAction) -> object:
     if isinstance(action, Submit):
         return tuple(_sent(item) for item in after.queued[-1].items)
     if isinstance(action, Check | Copy):

@@ -37,7 +37,7 @@ def lines(deployment: Deployment) -> list[str]:
             out += _wrap(f"{prop}: no committed answer", "  ")
             continue
         out += _wrap(f"{prop} {titles.get(prop, '')}: "
-                                   + _said(prop, answer), "  ")
+                                   + _said(answer), "  ")
     if deployment.client_uuids:
         out += _wrap(
             "risk: a reused uuid of equal size is answered from the old content, silently, "
@@ -52,7 +52,7 @@ def _wrap(text: str, indent: str) -> list[str]:
                          subsequent_indent=indent + "    ") or [indent]
 
 
-def _said(prop: str, answer: dict[str, Any]) -> str:
+def _said(answer: dict[str, Any]) -> str:
     if answer["verdict"] == "breaks":
         return (f"BREAKS under {'+'.join(answer['breaking_set'])} ({answer['steps']} steps, "
                 f"{answer['basis']})")

@@ -123,21 +123,21 @@ def _state_property(graph: Graph, prop: Property) -> Judgement:
     if graph.checks is not None and graph.checks.covers(prop):
         first = graph.checks.first.get(prop.id)
         if first is not None:
-            index, reasons = first
-            return _replayed(graph, prop, graph.path_to(index), "; ".join(reasons))
+            index, _ = first
+            return _replayed(graph, prop, graph.path_to(index))
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     for index, state in enumerate(graph.states):
         reasons = prop.check_state(graph.config, state)
         if reasons:
-            return _replayed(graph, prop, graph.path_to(index), "; ".join(reasons))
+            return _replayed(graph, prop, graph.path_to(index))
     return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
 
 
 def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
     stuck = stuck_state(graph)
     if stuck is not None:
-        index, reason = stuck
-        return _replayed(graph, prop, graph.path_to(index), reason)
+        index, _ = stuck
+        return _replayed(graph, prop, graph.path_to(index))
     if not graph.complete:
         return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
     if graph.slots:
@@ -197,7 +197,7 @@ def _from_product(graph: Graph, prop: Property, monitor: Monitor, verdict: Verdi
         actions = concrete_actions(list(verdict.steps))
         if graph.slots:
             actions = concrete_rids(actions, verdict.slot_maps)
-        return _replayed(graph, prop, actions, verdict.reason)
+        return _replayed(graph, prop, actions)
     if not verdict.premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
     return _complete_or_undecided(graph, prop, Judgement(
@@ -210,7 +210,7 @@ def _state_local(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
     for index, state in enumerate(graph.states):
         violation = prop.check_trace(Trace(graph.config, state))
         if violation is not None:
-            return _replayed(graph, prop, graph.path_to(index), violation.reason)
+            return _replayed(graph, prop, graph.path_to(index))
         if index > 0 and not premise_met:
             before = graph.states[graph.parent[index]]
             action = graph.via[index]
@@ -221,9 +221,9 @@ def _state_local(graph: Graph, prop: Property, monitor: Monitor) -> Judgement:
     return _complete_or_undecided(graph, prop, Judgement(prop.id, Status.PROVED, ""))
 
 
-def _replayed(graph: Graph, prop: Property, actions: list[Action], reason: str) -> Judgement:
+def _replayed(graph: Graph, prop: Property, actions: list[Action]) -> Judgement:
     """Replay the path on the unreduced spec; the property's own check must break at its
-    last step (a shortest path breaks nowhere earlier)."""
+    last step (a shortest path breaks nowhere earlier), and its reason is the judgement's."""
     trace = run(graph.config, actions)
     violation = prop.check_trace(trace)
     if violation is None or violation.step != len(actions):

@@ -229,7 +229,7 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
         longest = max(len(f.trace.steps) for f in following)
         out.append(f"var tn: 1..{len(following)};\n    tstep: 0..{longest};\n")
     out.append(_sizes(config, ids))
-    out.append(_submits(config, table, ids))
+    out.append(_submits(table, ids))
     needed = {*properties, *broken}
     procedures = _monitors(_PROCEDURES, needed)
     if plant.keep_missed:
@@ -282,7 +282,7 @@ def _sizes(config: Config, ids: dict[str, int]) -> str:
     return "".join(lines)
 
 
-def _submits(config: Config, table: Sequence[Submit], ids: dict[str, int]) -> str:
+def _submits(table: Sequence[Submit], ids: dict[str, int]) -> str:
     lines = ["procedure load_request(s: slot; k: 1..NK);\nbegin\n  clear req[s];\n"
              "  req[s].st := S_SUBMITTED;\n  switch k\n"]
     drifting = []

@@ -96,7 +96,7 @@ def moves(instance: Instance, state: State, call: Call, progress: int, rid: int
     elif progress == DONE_AFTER_P0:
         yield from _receive(instance, state, call, rid)
     elif progress == DONE_AFTER_P1:
-        yield from _reply(instance, state, call, rid)
+        yield from _reply(instance, state, rid)
 
 
 def _step(instance: Instance, state: State, action: Action) -> State | None:
@@ -266,7 +266,7 @@ def _p1_matches(instance: Instance, result: Result, before: State, after: State,
     return observed == spec
 
 
-def _reply(instance: Instance, state: State, call: Call, rid: int) -> Iterator[Move]:
+def _reply(instance: Instance, state: State, rid: int) -> Iterator[Move]:
     at = next((n for n, r in enumerate(state.to_front_end) if r.rid == rid), None)
     if at is None:
         return

@@ -295,7 +295,7 @@ def _breadth_first(config: Config, max_states: int, watch: Watch) -> Search:
 
 # -- the first resend --------------------------------------------------------------------------
 
-def resend_missed(before: State, action: Action, after: State) -> bool:
+def resend_missed(action: Action, after: State) -> bool:
     """The step is P1 answering a resend (an attempt with `retries > 0`) with a miss: a
     request has one attempt at a time, so the message P1 took is its request's current
     attempt's."""
@@ -311,7 +311,7 @@ def search_resends(config: Config, max_states: int = 200_000) -> Search:
     `max_states`."""
     def watch(memory: Memory, before: State, action: Action,
               after: State) -> tuple[Memory, bool, bool]:
-        return (), _took_resend(action, after), resend_missed(before, action, after)
+        return (), _took_resend(action, after), resend_missed(action, after)
 
     return _breadth_first(config, max_states, watch)
 

@@ -133,7 +133,7 @@ def test_properties_judged_on_observations_agree_with_the_spec(environment: froz
         state = frontier.popleft()
         for action in SHM.enabled(config, state):
             after = SHM.step(config, state, action)
-            seen_obs = spec_observation(config, state, action, after)
+            seen_obs = spec_observation(config, action, after)
             quiescent = SHM.is_quiescent(config, after)
             for prop in SHM.properties:
                 if prop.id == "U1" and not quiescent:

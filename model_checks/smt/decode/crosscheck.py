@@ -87,8 +87,7 @@ _STAGES = {Stage.SUBMITTED: StageCode.SUBMITTED, Stage.IN_FLIGHT: StageCode.IN_F
            Stage.UPDATING: StageCode.UPDATING}
 
 
-def _wire(enc: Encoding, s: SymState, state: State, r: int, j: int,
-          wire: WireItem) -> list[z3.BoolRef]:
+def _wire(s: SymState, state: State, r: int, j: int, wire: WireItem) -> list[z3.BoolRef]:
     """Message r's item j holds `wire`."""
     if wire.data is not None and wire.data != wire.placeholders:
         raise NotEncodable(f"{wire!r}: a payload whose placeholders are another pid")
@@ -110,7 +109,7 @@ def _work(enc: Encoding, s: SymState, state: State, request: Request) -> list[z3
     if work.order and enc.m > 1:
         facts.append(s[req_name(r, "swap")] == (work.order[0] == 1))
     for index, wire in work.wire:
-        facts += _wire(enc, s, state, r, index, wire)
+        facts += _wire(s, state, r, index, wire)
     return facts
 
 
@@ -149,7 +148,7 @@ def _channels(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
                                    f"encoding has {enc.engines}")
             facts.append(s[msg_name(r, "eng")] == sent[r].engine)
             for j, wire in enumerate(sent[r].items):
-                facts += _wire(enc, s, state, r, j, wire)
+                facts += _wire(s, state, r, j, wire)
         if r in replied:
             identities = [i.identity for i in state.requests[r].items]
             facts += [s[rep_name(r, item("missed", j))] == (identity in replied[r].missed)
@@ -159,7 +158,7 @@ def _channels(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
     return facts
 
 
-def _globals(enc: Encoding, s: SymState, state: State) -> list[z3.BoolRef]:
+def _globals(s: SymState, state: State) -> list[z3.BoolRef]:
     facts: list[z3.BoolRef] = [s["nproc"] == len(state.processings),
                                s["reset"] == state.reset_pending]
     fault = FaultCode.NONE if state.fault is None else FaultCode[state.fault.kind.name]
@@ -196,7 +195,7 @@ def matches(enc: Encoding, s: SymState, state: State) -> z3.BoolRef:
     for engine, side in enumerate(enc.receivers):
         receiver = state.receiver_of(engine) if engine < len(state.receivers()) else ()
         facts += _side(enc, s, side, receiver, state)
-    facts += _requests(enc, s, state) + _channels(enc, s, state) + _globals(enc, s, state)
+    facts += _requests(enc, s, state) + _channels(enc, s, state) + _globals(s, state)
     return z3.And(facts)
 
 

@@ -72,7 +72,7 @@ class CertificateRejected(AssertionError):
     """An invariant that is not inductive, does not imply the property, or is vacuous."""
 
 
-def _entries(enc: Encoding, s: SymState) -> list[tuple[str, int]]:
+def _entries(enc: Encoding) -> list[tuple[str, int]]:
     return [(side, k) for side in enc.sides for k in range(enc.k)]
 
 
@@ -80,11 +80,11 @@ def _entry_tags(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
     return z3.And([
         z3.Implies(s[lru_name(side, "in", k)],
                    s[lru_name(side, "tag", k)] == s[lru_name(side, "pid", k)])
-        for side, k in _entries(enc, s)
+        for side, k in _entries(enc)
     ])
 
 
-def _exists(enc: Encoding, s: SymState, r: int, j: int) -> z3.BoolRef:
+def _exists(s: SymState, r: int, j: int) -> z3.BoolRef:
     return z3.BoolVal(True) if j == 0 else s[req_name(r, "n")] > j
 
 
@@ -96,7 +96,7 @@ def _wire_items(enc: Encoding, s: SymState) -> list[tuple[z3.BoolRef, int, int]]
         first_updated = z3.If(s[req_name(r, "swap")], 1, 0)
         updating = z3.And(r < s["nreq"], s[req_name(r, "stage")] == StageCode.UPDATING)
         for j in range(enc.m):
-            pending = z3.And(s[msg_name(r, "pend")], _exists(enc, s, r, j))
+            pending = z3.And(s[msg_name(r, "pend")], _exists(s, r, j))
             written = z3.And(updating, first_updated == j) if enc.split else z3.BoolVal(False)
             slots.append((z3.Or(pending, written), r, j))
     return slots
@@ -125,7 +125,7 @@ def _pid_slots(enc: Encoding, s: SymState) -> list[tuple[z3.BoolRef, z3.ExprRef,
     """(held, pid, version) of every slot that holds a processing: entries, wire items, and
     (D6) the pids processed for an attempt not yet sent."""
     slots = [(s[lru_name(side, "in", k)], s[lru_name(side, "pid", k)],
-              s[lru_name(side, "ver", k)]) for side, k in _entries(enc, s)]
+              s[lru_name(side, "ver", k)]) for side, k in _entries(enc)]
     slots += [(live, s[msg_name(r, item("ph", j))], s[msg_name(r, item("ver", j))])
               for live, r, j in _wire_items(enc, s)]
     if enc.split:
@@ -135,7 +135,7 @@ def _pid_slots(enc: Encoding, s: SymState) -> list[tuple[z3.BoolRef, z3.ExprRef,
                          z3.Or(stage == StageCode.PROCESSED, stage == StageCode.UPDATING))
             for j in range(enc.m):
                 pid = s[req_name(r, item("proc", j))]
-                slots.append((z3.And(mid, _exists(enc, s, r, j), pid != NONE_PID), pid,
+                slots.append((z3.And(mid, _exists(s, r, j), pid != NONE_PID), pid,
                               s[req_name(r, item("ver", j))]))
     return slots
 
@@ -164,7 +164,7 @@ def _known_contents(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
             distinct = [] if enc.bounds.duplicates else [ids[i] != ids[j] for i in range(j)]
             known = z3.And(ids[j] >= 0, ids[j] < enc.k, ver >= 0, ver < enc.versions,
                            *distinct)
-            request.append(z3.Implies(_exists(enc, s, r, j), known))
+            request.append(z3.Implies(_exists(s, r, j), known))
         facts.append(z3.Implies(r < s["nreq"], z3.And(request)))
     return z3.And(facts)
 
@@ -193,11 +193,11 @@ def _within_budget(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
 
 def _positive_sizes(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
     return z3.And([z3.Implies(s[lru_name(side, "in", k)], s[lru_name(side, "size", k)] >= 1)
-                   for side, k in _entries(enc, s)])
+                   for side, k in _entries(enc)])
 
 
 def _no_ghosts(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:
-    return z3.And([z3.Not(s[lru_name(side, "ghost", k)]) for side, k in _entries(enc, s)])
+    return z3.And([z3.Not(s[lru_name(side, "ghost", k)]) for side, k in _entries(enc)])
 
 
 def _no_fault(enc: Encoding, p: Params, s: SymState) -> z3.BoolRef:

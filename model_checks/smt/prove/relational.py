@@ -288,7 +288,7 @@ def agreement_proofs(enc: Encoding, rlimit: int = CERTIFICATE_RLIMIT) -> list[Pr
     return [replace(proof, method=AGREEMENT_METHOD) for proof in proofs]
 
 
-def _payload_to(enc: Encoding, s: SymState, r: int, k: int) -> z3.BoolRef:
+def _payload_to(s: SymState, r: int, k: int) -> z3.BoolRef:
     """Request r's pending message carries a payload for identity k (one item per request)."""
     return z3.And(s[msg_name(r, "pend")], s[msg_name(r, item("data", 0))] != NONE_PID,
                   s[req_name(r, item("id", 0))] == k)
@@ -303,12 +303,12 @@ def _agrees_with_latest_payload(enc: Encoding, s: SymState, k: int, before: z3.A
 
     facts = []
     for r in range(enc.r):
-        candidate = z3.And(_payload_to(enc, s, r, k), seq(r) < before)
-        later = [z3.And(_payload_to(enc, s, u, k), seq(r) < seq(u), seq(u) < before)
+        candidate = z3.And(_payload_to(s, r, k), seq(r) < before)
+        later = [z3.And(_payload_to(s, u, k), seq(r) < seq(u), seq(u) < before)
                  for u in range(enc.r) if u != r]
         same = z3.And(s[msg_name(r, item("ph", 0))] == pid, s[msg_name(r, item("ver", 0))] == ver)
         facts.append(z3.Implies(z3.And(candidate, z3.Not(z3.Or(later))), same))
-    none = z3.Not(z3.Or([z3.And(_payload_to(enc, s, r, k), seq(r) < before)
+    none = z3.Not(z3.Or([z3.And(_payload_to(s, r, k), seq(r) < before)
                          for r in range(enc.r)]))
     held = s[lru_name("p1", "in", k)]
     facts.append(z3.Implies(z3.And(none, held), z3.And(s[lru_name("p1", "pid", k)] == pid,
