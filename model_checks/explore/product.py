@@ -21,8 +21,9 @@ Across an edge with an identity renaming, each monitor reads the real successor 
 representative with the renaming undone) and its memory is then renamed onto the
 representative, as in the lone search. Across an edge of a graph whose key renumbers request
 slots (`Graph.slots`), each monitor reads the real successor (recomputed from the state and
-the action, once per edge of a recently expanded state: `_Joint._slot_edges`) and its memory is then renamed onto the stored target's rids (`slots.slot_map`,
-`Monitor.rename_rids`); the path keeps each step's rid map (`Verdict.slot_maps`).
+the action, once per edge of a recently expanded state: `_Joint._slot_edges`) and its memory
+is then renamed onto the stored target's rids (`slots.slot_map`, `Monitor.rename_rids`); the
+path keeps each step's rid map (`Verdict.slot_maps`).
 """
 
 from __future__ import annotations
@@ -127,17 +128,19 @@ class _Joint:
         known = self._crossed.get(index)
         if known is not None:
             return known
-        graph, states = self.graph, self.graph.states
-        edges, reductions = graph.edge_range(index), graph.reductions()
+        graph = self.graph
+        actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
+        states, symmetric, config = graph.states, graph.symmetric, graph.config
+        renamed_step, edges = graph.reductions().renamed_step, graph.edge_range(index)
         crossed: list[Crossed] = []
         for k in edges:
-            action = graph.actions[graph.edge_action[k]]
-            real = reductions.renamed_step(before, action)  # in `before`'s names
-            renaming = graph.renaming(index, k - edges.start) if graph.symmetric else None
+            action = actions[codes[k]]
+            real = renamed_step(before, action)  # in `before`'s names
+            renaming = graph.renaming(index, k - edges.start) if symmetric else None
             # the slots are ordered in the stored state's names
             named = real if renaming is None else rename_state(real, dict(renaming))
             crossed.append((observe(before, action, real), renaming,
-                            slot_map(graph.config, named, states[graph.edge_target[k]])))
+                            slot_map(config, named, states[targets[k]])))
         if len(self._crossed) >= REMEMBERED_STATES:
             del self._crossed[next(iter(self._crossed))]  # the oldest entry
         self._crossed[index] = crossed
