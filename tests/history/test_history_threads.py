@@ -70,12 +70,14 @@ def test_the_lock_mutants_are_killed_by_the_threaded_check(name: str) -> None:
 @pytest.mark.parametrize("env", CI_ENVIRONMENTS,
                          ids=lambda e: "+".join(sorted(d.value for d in e)) or "none")
 def test_the_reference_passes_8_threads_and_50_tasks(env: frozenset[Drift]) -> None:
-    for run in (run_threads(factory(), "V3", env, ThreadRun(8, 0)),
-                run_tasks(async_factory(), "V3", env, 50, 0)):
+    threads = run_threads(factory(), "V3", env, ThreadRun(8, 0))
+    for run in (threads, run_tasks(async_factory(), "V3", env, 50, 0)):
         assert not run.errors and run.history.calls
         verdict = explain(run.history, checked_environment(env))
         assert isinstance(verdict, Explained), verdict
         assert not observed_breaks(run.history)
+    if env == {Drift.D10}:  # restarts in flight at 8 threads (`inflight.FEW_CLIENTS`)
+        assert threads.watched is not None and threads.watched.restarts
 
 
 def test_the_commands_pass_on_the_reference() -> None:
@@ -99,11 +101,15 @@ def test_bad_options_are_usage_errors() -> None:
 @pytest.mark.parametrize("env", CI_ENVIRONMENTS,
                          ids=lambda e: "+".join(sorted(d.value for d in e)) or "none")
 def test_the_reference_passes_many_schedules(env: frozenset[Drift]) -> None:
+    """In D10 alone every 8-thread run also restarts sides while serves are open
+    (`inflight.FEW_CLIENTS`), and is explained all the same."""
     for seed in range(1, 21):
-        for run in (run_threads(factory(), "V3", env, ThreadRun(8, seed)),
-                    run_tasks(async_factory(), "V3", env, 50, seed)):
+        threads = run_threads(factory(), "V3", env, ThreadRun(8, seed))
+        for run in (threads, run_tasks(async_factory(), "V3", env, 50, seed)):
             verdict = explain(run.history, checked_environment(env))
             assert isinstance(verdict, Explained), (seed, verdict)
+        if env == {Drift.D10}:
+            assert threads.watched is not None and threads.watched.restarts, seed
 
 
 @pytest.mark.parametrize("mode", [("--threads", "4"), ("--tasks", "20")],
