@@ -14,6 +14,9 @@ Glue decisions (each also in docs/conformance.md):
   (``FrontEnd(budget, processor, variant=...)``), so the random nonce path runs in every case
   with two front ends or a restart. The harness compares tags through a bijection it learns,
   so random values replay the same comparisons.
+- restarts: a restart builds a new `Engine` too; the end-to-end serve is handed the engine
+  side's address (`EngineAddress`), so a message sent before a restart of the engine is
+  received by the restarted one, as the spec's `P1Restart` keeps it queued.
 - the client: `ReferenceFrontEnd.retry_items` resends through the reference's own retry
   helper (`reference.retry`), so a bug in it (media not attached, the wrong items) is
   checked by L1-L3 like any other.
@@ -59,6 +62,8 @@ from reference import (
 )
 from reference import variants as ref_variants
 from reference.items import TensorTree
+from reference.lru import CacheStats
+from reference.receiver import ReceiverCache
 from spec import VARIANT_NAMES
 
 _EPOCH_SHIFT = 32
@@ -337,7 +342,7 @@ class ReferenceFrontEnd(EpochFrontEnd[FrontEnd]):
             raise TypeError(f"got engine side {type(engine).__name__}, expected this "
                             "adapter's ReferenceEngine in this process")
         try:
-            inputs = self.end_to_end(self.front_end, engine.engine, request_of(items))
+            inputs = self.end_to_end(self.front_end, EngineAddress(engine), request_of(items))
         except Exception as error:
             return round_trip_error(error)
         return served_of(inputs)
@@ -426,6 +431,40 @@ class ReferenceEngine:
 
     def close(self) -> None:
         pass
+
+
+class EngineAddress(Engine):
+    """The engine as an end-to-end serve reaches it: each call goes to the engine `side`
+    runs when it is made (`ReferenceEngine.engine`, rebuilt at each restart), so a message
+    prepared before a restart of the engine is received by the restarted engine, as the
+    spec's `P1Restart` keeps a queued message for it (a front end addresses the engine, not
+    one life of it). Holds no cache of its own."""
+
+    def __init__(self, side: ReferenceEngine) -> None:  # (no Engine.__init__: no cache)
+        self._side = side
+
+    def admit(self, tags: TagSource) -> None:
+        self._side.engine.admit(tags)
+
+    def _check_admission(self, tags: TagSource) -> None:
+        self._side.engine._check_admission(tags)
+
+    @property
+    def receiver(self) -> ReceiverCache:
+        return self._side.engine.receiver
+
+    @property
+    def variant(self) -> ref_variants.Variant:
+        return self._side.engine.variant
+
+    def receive(self, message: Message) -> tuple[ModelInput, ...]:
+        return self._side.engine.receive(message)
+
+    def clear(self) -> None:
+        self._side.engine.clear()
+
+    def stats(self) -> CacheStats:
+        return self._side.engine.stats()
 
 
 @dataclass

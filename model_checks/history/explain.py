@@ -12,8 +12,9 @@ never by a clock: over it, the answer is `Undecided`, never explained.
 An explanation is the sequence of spec steps, the drift sources those steps exercise (each
 allowed only where the environment has it: the spec's guards say so) and the drift the
 instance itself needs (`Instance.needs`). With no explanation, `shortest_unexplained` finds
-the shortest prefix of the history (the first k calls to return) that has none while the
-first k - 1 have one: its k-th call is the first event the spec cannot explain.
+the shortest prefix of the history (the first k calls to return, with the calls open then,
+each free to have taken any of its parts: `History.as_of`) that has none while the prefix of
+k - 1 has one: its k-th call is the first event the spec cannot explain.
 """
 
 from __future__ import annotations
@@ -95,9 +96,12 @@ class _Search:
     submits: tuple[tuple[int, Action], ...] = ()
     final: tuple[tuple[str, tuple[str, ...]], ...] | None = None
     final_missed: bool = False
+    open_calls: frozenset[int] = frozenset()
+    """Calls still open where the history was cut (`History.as_of`): done at any progress."""
 
     def __post_init__(self) -> None:
         self.ends = tuple(end_of(c) for c in self.calls)
+        self.required = tuple(n for n in range(len(self.calls)) if n not in self.open_calls)
         self.by_return = sorted(range(len(self.calls)), key=lambda n: self.calls[n].returned)
 
     def eligible(self, progress: tuple[int, ...]) -> Iterator[int]:
@@ -162,7 +166,7 @@ class _Search:
         self.seen.add(start)
         while stack:
             (state, progress, rids), children = stack[-1]
-            if all(p == e for p, e in zip(progress, self.ends, strict=True)):
+            if all(progress[n] == self.ends[n] for n in self.required):
                 if self.leaves_final(state):
                     return path
                 self.final_missed = True
@@ -214,14 +218,17 @@ def _explained(search: _Search, path: list[tuple[int, Move]]) -> Explained:
                      choices)
 
 
-def explain(history: History, environment: frozenset[Drift], limit: Limit = Limit()
-            ) -> Verdict:
-    """The verdict on `history` in `environment` within `limit`."""
+def explain(history: History, environment: frozenset[Drift], limit: Limit = Limit(),
+            open_calls: frozenset[int] = frozenset()) -> Verdict:
+    """The verdict on `history` in `environment` within `limit`; the calls numbered in
+    `open_calls` were still open where the history was cut (`History.as_of`): each may have
+    taken any of its parts, or none."""
     try:
         instance = instance_of(history, environment)
     except NeedsDrift as error:
         return Unexplained(str(error), 0)
-    search = _Search(instance, history.calls, limit, final=history.header.final)
+    search = _Search(instance, history.calls, limit, final=history.header.final,
+                     open_calls=open_calls)
     try:
         path = search.run()
     except _OverLimit:
@@ -236,28 +243,34 @@ def explain(history: History, environment: frozenset[Drift], limit: Limit = Limi
 
 @dataclass(frozen=True)
 class Shortest:
-    """The shortest unexplained prefix: the first `count` calls to return (`history`), whose
-    last (`first_unexplained`, a call number of the full history) is the first event the
-    spec cannot explain; `verdict` on it; `explored` over every search made; `exact` False
-    when a prefix search was undecided (then the full history is reported)."""
+    """The shortest unexplained prefix: the first k calls to return and the calls open then
+    (`history`; `open_calls` their numbers in it), whose k-th to return
+    (`first_unexplained`, a call number of the full history) is the first event the spec
+    cannot explain; `verdict` on it; `explored` over every search made; `exact` False when a
+    prefix search was undecided (then the full history is reported)."""
 
     history: History
     first_unexplained: int
     verdict: Unexplained
     explored: int
     exact: bool
+    open_calls: frozenset[int] = frozenset()
 
 
 def shortest_unexplained(history: History, environment: frozenset[Drift],
                          verdict: Unexplained, limit: Limit = Limit()) -> Shortest:
-    """Binary search over prefixes: the least k whose prefix is unexplained while the
-    prefix of k - 1 calls is explained (the full history is unexplained: `verdict`)."""
+    """Binary search over prefixes: the least k whose prefix (`History.as_of`: the first k
+    calls to return, with the calls open then) is unexplained while the prefix of k - 1 is
+    explained (the full history is unexplained: `verdict`). The bisection is sound: a prefix
+    with no explanation has none once more calls returned either (an explanation of the
+    longer prefix, cut at the earlier response, would explain it)."""
     by_return = sorted(history.calls, key=lambda c: c.returned)
     low, high = 0, len(history.calls)  # prefix(low) explained, prefix(high) unexplained
     best, explored, exact = verdict, verdict.explored, True
     while high - low > 1:
         middle = (low + high) // 2
-        found = explain(history.prefix(middle), environment, limit)
+        cut, open_calls = history.as_of(middle)
+        found = explain(cut, environment, limit, open_calls)
         explored += found.explored
         if isinstance(found, Undecided):
             exact = False
@@ -268,4 +281,5 @@ def shortest_unexplained(history: History, environment: frozenset[Drift],
             low = middle
     if not exact:
         high, best = len(history.calls), verdict
-    return Shortest(history.prefix(high), by_return[high - 1].number, best, explored, exact)
+    cut, open_calls = history.as_of(high)
+    return Shortest(cut, by_return[high - 1].number, best, explored, exact, open_calls)

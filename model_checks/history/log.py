@@ -141,6 +141,21 @@ class History:
         header = self.header if count >= len(self.calls) else replace(self.header, final=None)
         return History(header, renumbered(kept))
 
+    def as_of(self, count: int) -> tuple[History, frozenset[int]]:
+        """The history as it stood when the `count`-th response came: the first `count`
+        calls to return and the calls open then (invoked before that response), renumbered
+        in their log order, with the numbers of the open ones. An open call may have taken
+        any of its parts by then, or none (`explain`'s `open_calls`): an explanation of the
+        whole history, cut there, is one of this history, so a history with none has none."""
+        by_return = sorted(self.calls, key=lambda c: c.returned)
+        cut = by_return[count - 1].returned if count > 0 else -1
+        opened = {c.number for c in by_return[count:] if c.invoked < cut}
+        kept = sorted([*by_return[:count], *(c for c in self.calls if c.number in opened)],
+                      key=lambda c: c.number)
+        header = self.header if count >= len(self.calls) else replace(self.header, final=None)
+        return (History(header, renumbered(kept)),
+                frozenset(n for n, c in enumerate(kept) if c.number in opened))
+
 
 def renumbered(calls: Iterable[Call]) -> tuple[Call, ...]:
     """`calls` with `number` set to their position."""

@@ -99,10 +99,13 @@ def report_unexplained(history: History, env: frozenset[Drift], verdict: Unexpla
                     + mermaid_lanes(shortest.history, mark) + "\n```\n")
     exact = "" if shortest.exact else (" (a prefix search was undecided: the whole history "
                                        "is shown)")
+    opened = len(shortest.open_calls)
+    open_then = (f" and the {opened} open then (each free to have taken any of its parts)"
+                 if opened else "")
     return [
         f"first unexplained event: call {first.number} by {first.client}: {call_text(first)}",
-        f"shortest unexplained prefix: the first {len(shortest.history.calls)} calls to "
-        f"return{exact}; {shortest.verdict.reason}",
+        f"shortest unexplained prefix: the first {len(shortest.history.calls) - opened} calls "
+        f"to return{open_then}{exact}; {shortest.verdict.reason}",
         text_lanes(shortest.history, mark),
         f"written: {where} (mermaid lanes: {page}); replay: python -m model_checks conform "
         f"--check-log {where} --environment {drifts_text(env)}",

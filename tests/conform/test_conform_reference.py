@@ -7,6 +7,7 @@ variant; then the command line's `ci` profile; then the command's usage errors.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,16 @@ from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.lockstep import Disagreement, Driving, run_actions, shrink
-from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine, factory
+from model_checks.conform.reference_adapter import (
+    ReferenceAdapter,
+    ReferenceEngine,
+    ReferenceFrontEnd,
+    factory,
+)
 from model_checks.conform.run import corpus
 from model_checks.kernel.verdict_records import Verdict, read_records
 from model_checks.scenarios.base import Scenario
+from reference import Engine, FrontEnd, Message, Request
 from spec import V3, VARIANT_NAMES, Config, Content
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"
@@ -150,3 +157,33 @@ def test_conform_json_records_name_the_failing_trace(tmp_path: Path) -> None:
     data = json.loads(out.read_text())["records"]
     failing = [r for r in data if r["verdict"] == "counterexample" and r["property"] == "lockstep"]
     assert failing and Path(failing[0]["counterexample_path"]).exists()
+
+
+class _RestartsTheEngineAfterItsUpdate(FrontEnd):
+    """A front end whose `prepare` (probe and update) runs `after_update` before returning
+    the message: the engine restarts between the update and the engine's receive, where the
+    spec's `P1Restart` keeps the queued message (and where the history gate's watcher places
+    a restart in flight: `model_checks.history.inflight.InFlight.section_found`)."""
+
+    after_update: Callable[[], object] = staticmethod(lambda: None)
+
+    def prepare(self, request: Request) -> Message:
+        message = super().prepare(request)
+        self.after_update()
+        return message
+
+
+def test_conform_a_message_sent_before_an_engine_restart_reaches_the_restarted_engine() -> None:
+    """The end-to-end serve (`reference.pipeline.serve`) reaches the engine the side runs when
+    the message is received, not the one it ran when the serve began: a reference to what
+    only the engine before the restart held misses, as in the spec."""
+    setup = api.Setup(2, "V3", 1, codec.process_media)
+    engine = ReferenceEngine(setup, Engine)
+    front = ReferenceFrontEnd(setup, 0, make=_RestartsTheEngineAfterItsUpdate)
+    item = api.ItemIn("a", codec.media_for(Config(variant=V3), Content("a", 0)))
+    assert isinstance(front.serve(engine, (item,)), api.Served)
+    restarting = front.front_end
+    assert isinstance(restarting, _RestartsTheEngineAfterItsUpdate)
+    restarting.after_update = engine.restart
+    assert front.serve(engine, (item,)) == api.Missed(("a",))  # the restarted engine is empty
+    assert isinstance(front.serve(engine, (item,)), api.Served)  # invalidated: sent again

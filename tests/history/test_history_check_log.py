@@ -5,7 +5,9 @@ nothing; over its limit the checker says undecided, never explained."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from history_helpers import conform, eviction_deleted, reference_log, stale_pairing, written
@@ -18,7 +20,7 @@ from model_checks.history.explain import (
     explain,
     shortest_unexplained,
 )
-from model_checks.history.log import read_log
+from model_checks.history.log import parse_log, read_log
 from spec import Drift, environment
 
 
@@ -78,3 +80,36 @@ def test_over_its_limit_the_checker_is_undecided_never_explained() -> None:
     for nodes in (1, 2, len(history.calls) // 2):
         verdict = explain(history, environment("D1", "D3"), Limit(nodes))
         assert isinstance(verdict, Undecided) and verdict.explored == nodes
+
+
+def _call(client: str, items: str, invoked: int, returned: int, result: Mapping[str, object]
+          ) -> dict[str, object]:
+    return {"client": client, "side": "fe0", "op": "serve", "invoked": invoked,
+            "returned": returned, "result": result,
+            "items": [{"identity": i, "content": i, "bytes": 1, "media": True}
+                      for i in items.split()]}
+
+
+def test_a_call_open_at_the_cut_may_have_taken_its_parts() -> None:
+    """Call 1's miss is explained by call 0, still open when call 1 returned: call 0's
+    update recorded `a` in the shadow, call 1 sent a reference to it, and the engine took
+    call 1's message first (D1). The first unexplained event is call 2's stale pairing, not
+    call 1, which a prefix leaving the open call 0 out would name."""
+    served_a = {"kind": "served", "inputs": [{"identity": "a", "tensor": "a",
+                                              "placeholders": "a"}]}
+    stale = {"kind": "served", "inputs": [{"identity": "b", "tensor": "a",
+                                           "placeholders": "b"}]}
+    lines = [{"schema": "paired-caches-history/1", "variant": "V3", "budget": 3,
+              "environment": ["D1"], "source": "test"},
+             _call("thread-0", "a", 1, 100, served_a),
+             _call("thread-1", "a", 2, 10, {"kind": "missed", "identities": ["a"]}),
+             _call("thread-1", "b", 11, 20, stale)]
+    history = parse_log("".join(json.dumps(line) + "\n" for line in lines))
+    verdict = explain(history, environment("D1"))
+    assert isinstance(verdict, Unexplained)
+    cut, open_calls = history.as_of(1)
+    assert [c.number for c in cut.calls] == [0, 1] and open_calls == {0}
+    assert isinstance(explain(cut, environment("D1"), open_calls=open_calls), Explained)
+    assert isinstance(explain(history.prefix(1), environment("D1")), Unexplained)
+    shortest = shortest_unexplained(history, environment("D1"), verdict)
+    assert shortest.first_unexplained == 2 and shortest.open_calls == {0}
