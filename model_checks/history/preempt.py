@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import sys
 import sysconfig
 import threading
 from collections import Counter
@@ -106,14 +105,6 @@ class LineTracer:
             if real.startswith(root):
                 return real.removeprefix(root)
         return real
-
-    def install(self) -> None:
-        """Trace the calling thread (the scheduler calls it in each thread it runs)."""
-        sys.settrace(self)
-
-    @staticmethod
-    def remove() -> None:
-        sys.settrace(None)
 
 
 def install_locks(side: object, scheduler: Scheduler, depth: int = 6) -> int:
