@@ -56,6 +56,11 @@ class Deployment:
         one."""
         return self.scale_out or self.tokens_only
 
+    def multiprocess(self) -> bool:
+        """Whether the workers are processes of their own (tensor or pipeline parallel >= 2:
+        vLLM's multiprocess executor), each reading every request it is sent."""
+        return self.tensor_parallel * self.pipeline_parallel >= 2
+
     def pairing(self) -> str:
         """Which cache vLLM 0.33.0 builds (vllm.multimodal.cache.factories, in its order):
         "none" (cache off: --mm-processor-cache-gb 0), "processor_only" (no pairing: several
