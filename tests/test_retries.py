@@ -1,8 +1,8 @@
-"""L4 as a theorem about retries (`model_checks.kernel.retries`): the undisturbed-attempt theorem
-holds in every run of a small instance and on sampled runs of larger ones within its
-environment, its monitor fails where the theorem's assumptions fail (size skew), the break
-of L3 with no drift event is a disturbed attempt, and under size skew alone no number of
-retries is enough."""
+"""L4 as a theorem about retries (`model_checks.kernel.retries`; its monitors
+`tests/retry_monitor.py`): the undisturbed-attempt theorem holds in every run of a small
+instance and on sampled runs of larger ones within its environment, its monitor fails where
+the theorem's assumptions fail (size skew), the break of L3 with no drift event is a
+disturbed attempt, and under size skew alone no number of retries is enough."""
 
 from __future__ import annotations
 
@@ -18,12 +18,6 @@ from model_checks.kernel.retries import (
     SPLIT_FREE,
     STANDING_DRIFT,
     THEOREM,
-    recoveries,
-    search,
-    search_resends,
-    standing_drift_config,
-    standing_drift_run,
-    undisturbed_retry_missed,
 )
 from spec import (
     V1,
@@ -44,6 +38,14 @@ from spec import (
 from spec.fairness import fair_choice, pending
 from spec.state import ClientItem
 from spec.transitions import P0Handle, P0ReceiveReply, P1Receive, Retry, Submit
+from tests.retry_monitor import (
+    recoveries,
+    search,
+    search_resends,
+    standing_drift_config,
+    standing_drift_run,
+    undisturbed_retry_missed,
+)
 from tests.smt.parametric_witness_liveness import WITNESSES
 
 

@@ -1,4 +1,4 @@
-"""The undisturbed-attempt theorem's breaks (`model_checks.kernel.retry_witnesses`): each
+"""The undisturbed-attempt theorem's breaks (`tests/retry_witnesses.py`): each
 committed trace replays on the spec as an L3 break, the theorem's monitor flags it at its last
 step, and a monitor that compares the receivers' bound methods instead of their values (every
 other request's step then counts as disturbing) misses the break under D6 alone."""
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.kernel import retries
-from model_checks.kernel.committed_witness import Witness
-from model_checks.kernel.retries import advance, disturbed, undisturbed_retry_missed
-from model_checks.kernel.retry_witnesses import BREAKS
 from model_checks.kernel.trace_file import replay_file
 from spec import V3, Config, State, environment, initial, step
 from spec.state import ClientItem
 from spec.transitions import P0Handle, Submit
+from tests import retry_monitor
+from tests.committed_witness import Witness
+from tests.retry_monitor import advance, disturbed, undisturbed_retry_missed
+from tests.retry_witnesses import BREAKS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def test_the_bound_method_comparison_hides_the_break_under_split_updates_alone(
     changes no cache) disturbs request 1's window, and the D6-alone break goes unflagged."""
     alone = next(w for w in BREAKS if w.name == "split-update")
     trace = replay_file(ROOT / alone.path(V3)).trace
-    monkeypatch.setattr(retries, "caches_changed", _planted)
+    monkeypatch.setattr(retry_monitor, "caches_changed", _planted)
     assert undisturbed_retry_missed(trace) is None
 
 

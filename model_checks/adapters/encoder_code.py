@@ -11,9 +11,6 @@ placeholders are built from the item's identity and offset, never from its conte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-from model_checks.adapters.vllm_pins import pin, source
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +71,3 @@ BLOCK_HASH_KEY = CodeRow(
     "prefix cache (not modelled: see docs/drift-combinations.md)",
     "v1/core/kv_cache_utils.py:_gen_mm_extra_hash_keys", "2c3ff227ae26f663",
     "a block's extra key is ('mm', identifier, offset): the identity, not the content")
-
-
-def changed(root: Path | None = None) -> dict[str, str]:
-    """Every row whose function differs from its pin in the installed release (or the
-    package at `root`): key -> its pin now, or "gone"."""
-    found = {}
-    for row in (*CODE, BLOCK_HASH_KEY):
-        text = source(row.key, root)
-        now = "gone" if text is None else pin(text)
-        if now != row.pin:
-            found[row.key] = now
-    return found

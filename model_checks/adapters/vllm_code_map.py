@@ -13,9 +13,6 @@ on docs/vllm.md ("What runs each spec action").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-from model_checks.adapters import vllm_pins
 
 NO_LOCK = "none"
 """A row's lock where its code holds none that another side of the protocol takes."""
@@ -210,15 +207,3 @@ SHM: tuple[CodeRow, ...] = (
 
 TABLES: dict[str, tuple[CodeRow, ...]] = {"lru": LRU, "shm": SHM}
 """Per design, its rows in the spec's action order."""
-
-
-def unpinned(root: Path | None = None, pins: dict[str, str] | None = None) -> dict[str, str]:
-    """Every function of `pins` (default `PINS`) whose source in the release at `root` (the
-    installed one by default) differs from its pin: ``file:Class.method`` -> what it is now
-    (its pin, or "gone")."""
-    pins = PINS if pins is None else pins
-    found = {key: vllm_pins.source(key, root) for key in pins}
-    now = {key: "gone" if text is None else vllm_pins.pin(text) for key, text in found.items()}
-    return {key: value for key, value in now.items() if value != pins[key]}
-
-

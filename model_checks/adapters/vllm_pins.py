@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+from collections.abc import Mapping
 from pathlib import Path
 
 PINS: dict[str, str] = {
@@ -68,9 +69,11 @@ def pin(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def changed(root: Path | None = None) -> dict[str, str]:
-    """Every pinned function whose source differs from its pin: key -> what it is now (its
-    pin, or "gone")."""
-    found = {key: source(key, root) for key in PINS}
+def changed(root: Path | None = None, pins: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every function of `pins` (default `PINS`) whose source in the release at `root` (the
+    installed one by default) differs from its pin: key -> what it is now (its pin, or
+    "gone")."""
+    pins = PINS if pins is None else pins
+    found = {key: source(key, root) for key in pins}
     now = {key: "gone" if text is None else pin(text) for key, text in found.items()}
-    return {key: value for key, value in now.items() if value != PINS[key]}
+    return {key: value for key, value in now.items() if value != pins[key]}

@@ -153,7 +153,6 @@ class RemoteEngines:
         self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self.socket: zmq.Socket[bytes] | None = None
         self.process: subprocess.Popen[bytes] | None = None
-        self.spawned = 0
         atexit.register(self.close)
 
     def _spawn(self) -> None:
@@ -166,7 +165,6 @@ class RemoteEngines:
             stdin=subprocess.DEVNULL,
         )
         self.socket = socket
-        self.spawned += 1
 
     def request(self, command: Command, frames: list[memoryview] | None = None) -> tuple[
         Result, list[Any]

@@ -169,11 +169,6 @@ def check(root: Path, bundle: Bundle | None = None) -> list[Problem]:
     return problems
 
 
-def stale(root: Path) -> list[str]:
-    """The names of every stale, missing or extra page (see `check`)."""
-    return [p.name for p in check(root)]
-
-
 def write(root: Path) -> list[Path]:
     """Write every page under `root`, and remove the extra ones: regenerating twice gives an
     identical tree."""

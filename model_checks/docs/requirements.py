@@ -164,11 +164,3 @@ OBLIGATIONS: tuple[Obligation, ...] = (
     ),
 )
 """Every obligation, in the order the page lists them."""
-
-
-def by_id(obligation_id: str) -> Obligation:
-    for obligation in OBLIGATIONS:
-        if obligation.id == obligation_id:
-            return obligation
-    raise KeyError(f"unknown obligation {obligation_id!r}, expected one of "
-                   f"{', '.join(o.id for o in OBLIGATIONS)}")

@@ -330,14 +330,6 @@ def _actions(findings: tuple[Finding, ...], replay: str) -> list[str]:
     return out
 
 
-def exit_code(deployment: Deployment, version: str) -> int:
-    """`EXIT_NOT_MODELLED` when vLLM builds a paired cache of a design the project does not
-    model, else `EXIT_OK` (before any ``--require``: `Report.exit_code`)."""
-    kind = deployment.pairing()
-    modelled = kind not in vllm_release.CACHE_TYPES or vllm_release.implements(version, kind)
-    return EXIT_OK if modelled else EXIT_NOT_MODELLED
-
-
 def build(deployment: Deployment, version: str, chosen: str) -> Report:
     """The doctor's answer: findings only for a paired cache whose design implements a
     variant."""
@@ -360,11 +352,6 @@ def build(deployment: Deployment, version: str, chosen: str) -> Report:
     return Report(header, tuple(lru_finding(r, deployment) for r in results),
                   ["details:", *_answered(deployment, variant, results)], True, version,
                   deployment, variant)
-
-
-def report(deployment: Deployment, version: str, chosen: str) -> list[str]:
-    """The doctor's answer as lines (`Report.lines`)."""
-    return build(deployment, version, chosen).lines()
 
 
 def _answered(deployment: Deployment, variant: str, results: tuple[Answer, ...]) -> list[str]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import sys
 import sysconfig
 import threading
 from collections import Counter
@@ -61,27 +60,34 @@ def harness_roots() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
             _dirs({paths[k] for k in ("purelib", "platlib")}))
 
 
+class ImplementationFiles:
+    """Whether code of a file is the implementation's: not the harness's, torch's or the
+    standard library's (`harness_roots`), nor generated (``<string>``); cached per file."""
+
+    def __init__(self) -> None:
+        self.harness, self.stdlib, self.sites = harness_roots()
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, filename: str) -> bool:
+        known = self._known.get(filename)
+        if known is None:
+            real = os.path.realpath(filename)
+            harness = real.startswith(self.harness) or (
+                real.startswith(self.stdlib) and not real.startswith(self.sites))
+            known = not filename.startswith("<") and not harness
+            self._known[filename] = known
+        return known
+
+
 class LineTracer:
     """A `sys.settrace` function: each line of a traced frame is a preemption point of
     `scheduler`; `ran` counts traced lines per file."""
 
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
-        self.harness, self.stdlib, self.sites = harness_roots()
+        self.traced = ImplementationFiles()
         self.ran: Counter[str] = Counter()
-        self._traced: dict[str, bool] = {}
         self._lock = threading.Lock()
-
-    def traced(self, filename: str) -> bool:
-        """Whether code of `filename` is the implementation's (traced)."""
-        known = self._traced.get(filename)
-        if known is None:
-            real = os.path.realpath(filename)
-            harness = real.startswith(self.harness) or (
-                real.startswith(self.stdlib) and not real.startswith(self.sites))
-            known = not filename.startswith("<") and not harness
-            self._traced[filename] = known
-        return known
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
         if event == "call" and self.traced(frame.f_code.co_filename):
@@ -102,18 +108,10 @@ class LineTracer:
 
     def short(self, filename: str) -> str:
         real = os.path.realpath(filename)
-        for root in (*self.sites, os.path.join(os.getcwd(), "")):
+        for root in (*self.traced.sites, os.path.join(os.getcwd(), "")):
             if real.startswith(root):
                 return real.removeprefix(root)
         return real
-
-    def install(self) -> None:
-        """Trace the calling thread (the scheduler calls it in each thread it runs)."""
-        sys.settrace(self)
-
-    @staticmethod
-    def remove() -> None:
-        sys.settrace(None)
 
 
 def install_locks(side: object, scheduler: Scheduler, depth: int = 6) -> int:

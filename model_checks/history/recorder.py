@@ -25,8 +25,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import torch
-
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.log import Call, Header, History, Input, Item, Result
@@ -425,10 +423,3 @@ class RecordingEngine:
             self.after_restart(self.inner)
             return made
         return _event(self.recorder, "engine", "restart", restart)
-
-
-def media_of(config: Config, identity: str, version: int) -> torch.Tensor:
-    """The media a client sends for content (identity, version) of `config`."""
-    from spec import Content
-
-    return codec.media_for(config, Content(identity, version))

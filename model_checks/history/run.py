@@ -326,17 +326,3 @@ def controlled_lines(args: argparse.Namespace, traced: tuple[tuple[str, int], ..
     return [f"schedule: controlled by the seed; a side without a yield hook ran traced, a "
             f"preemption point at each of its lines: {files}{more}; {locks} of its locks "
             f"made the schedule's"]
-
-
-def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift],
-                           threads: int, seeds: range) -> int | None:
-    """The first seed of `seeds` whose threaded run has a race, or whose history the spec
-    does not explain in `env` (with what concurrency adds), or None: how a mutant is killed
-    by this check."""
-    for seed in seeds:
-        run = run_threads(adapter, variant, env, ThreadRun(threads, seed))
-        if run.errors or (run.watched is not None and run.watched.races):
-            return seed
-        if isinstance(explain(run.history, checked_environment(env), cmd.LIMIT), Unexplained):
-            return seed
-    return None

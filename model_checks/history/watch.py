@@ -64,7 +64,7 @@ from types import FrameType
 from typing import Any
 
 from model_checks.history.inflight import Hold, InFlight, Serving, Site
-from model_checks.history.preempt import attributes_of, harness_roots, walkable
+from model_checks.history.preempt import ImplementationFiles, attributes_of, walkable
 from model_checks.history.schedule import SchedLock
 
 READS = ("__getitem__", "__contains__", "__iter__", "__len__", "__reversed__", "get", "keys",
@@ -235,22 +235,10 @@ class Lockset:
 
 class Frames:
     """Where an access happens: the frames of the implementation (not the harness's, torch's
-    or the standard library's, `preempt.harness_roots`), innermost first."""
+    or the standard library's, `preempt.ImplementationFiles`), innermost first."""
 
     def __init__(self) -> None:
-        self.harness, self.stdlib, self.sites = harness_roots()
-        self._own: dict[str, bool] = {}
-
-    def implementation(self, filename: str) -> bool:
-        """Whether code of `filename` is the implementation's."""
-        known = self._own.get(filename)
-        if known is None:
-            real = os.path.realpath(filename)
-            harness = real.startswith(self.harness) or (
-                real.startswith(self.stdlib) and not real.startswith(self.sites))
-            known = not filename.startswith("<") and not harness
-            self._own[filename] = known
-        return known
+        self.implementation = ImplementationFiles()
 
     def _frames(self) -> Iterator[FrameType]:
         frame: FrameType | None = sys._getframe(2)  # past this and `stack`/`site`

@@ -17,7 +17,5 @@ the rest of `model_checks` is built over it.
   from a checkout or an installed package (`shipped`), and the one reader and writer of the
   results kept under docs/results/, plain or gzip-compressed (`result_files`);
 - search helpers: a breadth-first search's shortest path, walked back along its parent links
-  (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`;
-  the runs of the spec where it does not hold, `retry_witnesses`); a committed run that
-  breaks a property, with its replayable trace files (`committed_witness`).
+  (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`).
 """

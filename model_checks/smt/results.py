@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from model_checks.kernel.verdict_records import Z3_BMC, Z3_INDUCTION, Verdict, VerdictRecord
 from model_checks.smt.encode.symbols import Encoding
 from spec import Config, Trace
-from spec.drift import Drift, Environment
+from spec.drift import Environment
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,3 @@ def _found_in(enc: Encoding, result: Violated) -> Encoding:
     smaller = replace(enc.bounds, max_items=result.config.max_items,
                       max_items_under_d8=result.config.max_items)
     return replace(enc, bounds=smaller)
-
-
-def drifts(*ids: str) -> frozenset[Drift]:
-    return frozenset(Drift(i) for i in ids)

@@ -35,10 +35,6 @@ ALLOWED: dict[str, str] = {
         "not a checker's instances",
     "model_checks/scenarios/catalog.py":
         "the scenario catalogue: each scenario states the configuration its trace runs on",
-    "model_checks/kernel/retry_witnesses.py":
-        "the retry theorem's breaks: the instances their committed traces run on",
-    "model_checks/kernel/retries.py::standing_drift_config":
-        "the retries study's one-identity instance, sized to show a standing miss",
     "model_checks/mutation/spec_mutants.py::witness_config":
         "a spec mutant's witness: the configuration its scenario runs on, cut to what its "
         "script uses",

@@ -1,5 +1,5 @@
-"""Shared by the history tests: a log recorded from the reference under drift, and the
-conform command run in this process."""
+"""Shared by the history tests: a log recorded from the reference under drift, the
+conform command run in this process, and the first seed whose threaded run a check kills."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.cli import main
+from model_checks.conform.adapter import Adapter
 from model_checks.conform.reference_adapter import factory
-from model_checks.history.concurrent import ThreadRun, run_threads
+from model_checks.history import report as cmd
+from model_checks.history.concurrent import ThreadRun, checked_environment, run_threads
+from model_checks.history.explain import Unexplained, explain
 from model_checks.history.log import Call, History, Input, Result, write_log
-from spec import environment
+from spec import Drift, environment
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"
 ASYNC_REFERENCE = "model_checks.conform.async_adapter:factory"
@@ -63,3 +66,17 @@ def written(tmp_path: Path, history: History, name: str = "log.jsonl") -> Path:
     path = tmp_path / name
     write_log(path, history)
     return path
+
+
+def first_unexplained_seed(adapter: Adapter, variant: str, env: frozenset[Drift],
+                           threads: int, seeds: range) -> int | None:
+    """The first seed of `seeds` whose threaded run has a race, or whose history the spec
+    does not explain in `env` (with what concurrency adds), or None: how a mutant is killed
+    by this check."""
+    for seed in seeds:
+        threaded = run_threads(adapter, variant, env, ThreadRun(threads, seed))
+        if threaded.errors or (threaded.watched is not None and threaded.watched.races):
+            return seed
+        if isinstance(explain(threaded.history, checked_environment(env), cmd.LIMIT), Unexplained):
+            return seed
+    return None

@@ -12,7 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
-from history_helpers import ASYNC_REFERENCE, PAIR, REFERENCE, UNLOCKED_PAIR, conform
+from history_helpers import (
+    ASYNC_REFERENCE,
+    PAIR,
+    REFERENCE,
+    UNLOCKED_PAIR,
+    conform,
+    first_unexplained_seed,
+)
 
 from model_checks.conform.async_adapter import factory as async_factory
 from model_checks.conform.reference_adapter import factory
@@ -20,7 +27,6 @@ from model_checks.history.concurrent import ThreadRun, checked_environment, run_
 from model_checks.history.explain import Explained, Unexplained, explain
 from model_checks.history.log import log_lines
 from model_checks.history.report import observed_breaks
-from model_checks.history.run import first_unexplained_seed
 from model_checks.mutant_run.factory import mutant_named
 from spec import ALL_DRIFT, VARIANTS, Drift, environment
 from tests.conform.serving_mutants import KILLED_BY_THREADS, SERVING_MUTANTS

@@ -14,13 +14,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from history_helpers import conform
+from history_helpers import conform, first_unexplained_seed
 
 from model_checks.conform.reference_adapter import factory
 from model_checks.history import report as cmd
 from model_checks.history.dtypes import sweep
 from model_checks.history.explain import Limit
-from model_checks.history.run import first_unexplained_seed
 from model_checks.history.schedule import Scheduler
 from model_checks.history.watch import Watcher
 from model_checks.mutant_run.factory import mutant_named

@@ -39,7 +39,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from model_checks.kernel.committed_witness import Witness, write_witnesses
 from spec import V1, V2, V3, Config, Content, ItemSize, environment
 from spec.state import ClientItem
 from spec.transitions import (
@@ -56,6 +55,7 @@ from spec.transitions import (
     Retry,
     Submit,
 )
+from tests.committed_witness import Witness, write_witnesses
 
 
 def _item(identity: str, version: int = 0, data: bool = True) -> ClientItem:

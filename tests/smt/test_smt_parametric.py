@@ -17,10 +17,10 @@ from model_checks.smt.prove.parametric import (
     ParametricInvariant,
     ParametricModel,
     ParametricRejected,
-    check_state,
     prove,
 )
 from spec import V2, V3, V4, LruFlaw, MissHandling, Variant
+from tests.smt.parametric_abstraction import check_state
 from tests.smt.test_smt_crosscheck import _config, random_walk
 
 

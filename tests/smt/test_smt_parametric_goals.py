@@ -18,7 +18,6 @@ from model_checks.smt.prove.parametric import (
     KEY_CONFUSION,
     ParametricModel,
     ParametricRejected,
-    check_state,
     prove,
 )
 from model_checks.smt.prove.parametric_goals import (
@@ -33,6 +32,7 @@ from model_checks.smt.prove.parametric_goals import (
     records,
 )
 from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant
+from tests.smt.parametric_abstraction import check_state
 from tests.smt.test_smt_crosscheck import _config, random_walk
 
 

@@ -22,7 +22,6 @@ from model_checks.smt.prove.parametric import (
     RESEND_REFERENCES,
     ParametricModel,
     ParametricRejected,
-    check_state,
 )
 from model_checks.smt.prove.parametric_liveness import (
     ALL,
@@ -59,6 +58,7 @@ from spec import (
 from spec.fairness import fair_choice, pending
 from spec.observations import miss_taken, sent_message
 from spec.transitions import Retry, Submit
+from tests.smt.parametric_abstraction import check_state
 from tests.smt.parametric_witness_liveness import WITNESSES
 from tests.smt.test_smt_crosscheck import _config, random_walk
 

@@ -2,7 +2,7 @@
 environment, a size per content (a reused identity's new content of another size under D7),
 and D5's router (one front end, two engines): the abstraction of every state of a random walk,
 seen from each engine, satisfies the budget certificate of every variant, the owner
-certificate of V0-V2 and V3's certificate (`parametric.check_state`)."""
+certificate of V0-V2 and V3's certificate (`tests/smt/parametric_abstraction.py`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import random
 
 import pytest
 
-from model_checks.smt.prove.parametric import CERTIFICATE, check_state
+from model_checks.smt.prove.parametric import CERTIFICATE
 from model_checks.smt.prove.parametric_goals import BUDGET_CERTIFICATE, OWNER_CERTIFICATE
 from spec import V0, V1, V2, V3, Config, Content, Drift, ItemSize, State, Variant, environment, lru
+from tests.smt.parametric_abstraction import check_state
 from tests.smt.test_smt_crosscheck import random_walk
 
 

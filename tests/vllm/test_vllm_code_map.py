@@ -25,7 +25,7 @@ def test_every_action_of_each_design_has_one_row() -> None:
 
 @pytest.mark.vllm
 def test_vllm_every_function_of_the_tables_is_as_pinned() -> None:
-    assert vllm_code_map.unpinned() == {}, (
+    assert vllm_pins.changed(pins=vllm_code_map.PINS) == {}, (
         "the installed release changed code a spec action stands for; read it, then the "
         "design's actions, then update the pins")
 
@@ -34,14 +34,14 @@ def test_vllm_every_function_of_the_tables_is_as_pinned() -> None:
 def test_vllm_a_wrong_pin_a_missing_function_and_a_changed_source_are_named(
         tmp_path: Path) -> None:
     key = "multimodal/cache/shm.py:ShmObjectStoreSenderCache.clear_cache"
-    assert vllm_code_map.unpinned(pins={key: "0" * 16}) == {key: vllm_code_map.PINS[key]}
+    assert vllm_pins.changed(pins={key: "0" * 16}) == {key: vllm_code_map.PINS[key]}
     gone = "multimodal/cache/shm.py:ShmObjectStoreSenderCache.no_such_method"
-    assert vllm_code_map.unpinned(pins={gone: "0" * 16}) == {gone: "gone"}
+    assert vllm_pins.changed(pins={gone: "0" * 16}) == {gone: "gone"}
     relative = key.partition(":")[0]
     original = (vllm_pins.package_dir() / relative).read_text()
     (tmp_path / relative).parent.mkdir(parents=True)
     (tmp_path / relative).write_text(original.replace("self._p0_cache.clear()", "pass"))
-    changed = vllm_code_map.unpinned(tmp_path, {key: vllm_code_map.PINS[key]})
+    changed = vllm_pins.changed(tmp_path, {key: vllm_code_map.PINS[key]})
     assert set(changed) == {key} and changed[key] != "gone"
 
 

@@ -30,12 +30,6 @@ _GROUPS: tuple[tuple[type[Action], ...], ...] = (
     (t.P1Receive, t.P1ReceiveOwnPayload),
 )
 
-MATCHED: frozenset[type[Action]] = frozenset(g for group in _GROUPS for g in group[1:])
-"""The choices a random walk never picks: it picks each group's first, and the driver
-matches the implementation's step to the choice it made (so walks drive the same steps
-whatever the implementation chooses)."""
-
-
 def alternatives(action: Action) -> tuple[Action, ...]:
     """The other choices of `action`'s step, with its arguments (none if it is no choice)."""
     kind = type(action)

@@ -51,8 +51,8 @@ at a time, and its next attempt (the client's `Retry`, `retries + 1`) starts onl
 took the reply of the previous one, which P1 sent on delivering its message; so every
 message of request r sent after P0 took a miss reply for r, and every message of r that
 P1 takes after it reported a miss for r, is a resend's (`retries > 0`), and the abstraction
-(`parametric.abstraction`) flags its wire items. L1's violation is such a message sending
-the missed identity as a reference: P0 sent a reference with the flag (`resend_referenced`,
+(`tests/smt/parametric_abstraction.py`) flags its wire items. L1's violation is such a message
+sending the missed identity as a reference: P0 sent a reference with the flag (`resend_referenced`,
 whether or not the model's per-front-end `owed` still holds: no argument about which
 payloads discharge it is needed). L2's is a second miss reply for r listing an identity
 again, L3's a miss at P1 for r after an earlier one: either way P1 missed on a later

@@ -5,7 +5,7 @@ The theorem. In V1 and V2 under any environment within D1, D2, D3, D4, D6, D10 a
 in V3 under any environment within D1, D2, D3, D4, D10 and D11, with one engine: if an
 attempt A of a request misses and its window is undisturbed (from the step that sends A to
 the delivery of the request's next attempt B, no drift event and no step but the request's
-own changes a shadow or P1's cache: the monitor `retries.disturbed`), B does not miss.
+own changes a shadow or P1's cache: `disturbed` in tests/retry_monitor.py), B does not miss.
 
 Why a fixed number of steps covers every run. In an undisturbed window the caches change
 only by the request's own steps, and those come in one order: P1 takes A's message, P0
@@ -44,7 +44,7 @@ The certificate is the symbolic run itself: `prove` asks z3 whether B can miss a
 four steps (unsat: proved for every instance) and whether A can miss at all (sat: the
 premise is reachable, so the proof is not vacuous). Mutants it rejects
 (`tests/smt/test_smt_retry_window.py`): V3 under D6 (the split update: the shadow's tag at
-the send is not A's; `model_checks.kernel.retry_witnesses` has the spec's runs), a variant
+the send is not A's; tests/retry_witnesses.py has the spec's runs), a variant
 that does not drop the missed identities (B references what P1 lacks), and a model without
 `KEEPS_THE_REQUEST` (a request's own insert may evict its reference, as under D8).
 """

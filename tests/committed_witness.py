@@ -1,7 +1,7 @@
 """A committed run of the spec that breaks a property: its configuration, its actions, the
 variants it breaks, and its replayable trace file (one per variant, under its folder). The
 all-instance prover's liveness witnesses (`tests/smt/parametric_witness_liveness.py`) and the
-retry theorem's breaks (`retry_witnesses`) are such runs."""
+retry theorem's breaks (`tests/retry_witnesses.py`) are such runs."""
 
 from __future__ import annotations
 

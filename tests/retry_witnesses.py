@@ -1,6 +1,6 @@
 """Runs of the spec where an undisturbed attempt misses and so does the next one: where the
 undisturbed-attempt theorem (`model_checks.kernel.retries`) does not hold, each replayed as a
-break of L3 and flagged by the theorem's monitor (`retries.undisturbed_retry_missed`) at its
+break of L3 and flagged by the theorem's monitor (`retry_monitor.undisturbed_retry_missed`) at its
 last step.
 
 Both are V3 runs with split updates (D6). The argument for the theorem needs, for every item
@@ -24,13 +24,12 @@ the retry misses with no drift event and no other request's step in its window.
   the other's window needs: a step the bound-method comparison counted as disturbing); the
   retry references a with tag 4 and misses.
 
-Each is the shortest such run of its instance (`retries.search`, breadth-first over the spec's
+Each is the shortest such run of its instance (`retry_monitor.search`, breadth-first over the spec's
 states paired with the monitor's memory, finds one of its length first).
 """
 
 from __future__ import annotations
 
-from model_checks.kernel.committed_witness import Witness
 from spec import V3, Config, environment
 from spec.state import ClientItem
 from spec.transitions import (
@@ -45,6 +44,7 @@ from spec.transitions import (
     Retry,
     Submit,
 )
+from tests.committed_witness import Witness
 
 FOLDER = "docs/results/retries"
 """Where the trace files are kept (one per witness, V3)."""
