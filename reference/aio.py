@@ -216,7 +216,7 @@ async def serve_async(
     The front end, the engine and their variants are checked before anything changes."""
     check_instance("front end", front_end, AsyncFrontEnd)
     check_pair(front_end.variant, engine)
-    engine._check_admission(front_end.sender.tags)  # admitted by deliver, once prepared
+    engine.check_admission(front_end.sender.tags)  # admitted by deliver, once prepared
     return deliver(front_end, engine, await front_end.prepare(request))
 
 

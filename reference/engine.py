@@ -39,7 +39,7 @@ class Engine:
         if self._sources.setdefault(tags.nonce, tags) is not tags:
             raise _nonce_in_use(tags)
 
-    def _check_admission(self, tags: TagSource) -> None:
+    def check_admission(self, tags: TagSource) -> None:
         """Raise as ``admit`` would, recording nothing: what ``reference.serve`` checks
         before the front end changes anything (``deliver`` admits the source later, before
         the engine receives the message)."""

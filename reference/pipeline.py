@@ -75,7 +75,7 @@ def serve(front_end: FrontEnd, engine: Engine, request: Request) -> tuple[ModelI
     """
     check_instance("front end", front_end, FrontEnd)
     check_pair(front_end.variant, engine)
-    engine._check_admission(front_end.sender.tags)  # admitted by deliver, once prepared
+    engine.check_admission(front_end.sender.tags)  # admitted by deliver, once prepared
     return deliver(front_end, engine, front_end.prepare(request))
 
 

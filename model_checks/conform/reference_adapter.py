@@ -446,8 +446,8 @@ class EngineAddress(Engine):
     def admit(self, tags: TagSource) -> None:
         self._side.engine.admit(tags)
 
-    def _check_admission(self, tags: TagSource) -> None:
-        self._side.engine._check_admission(tags)
+    def check_admission(self, tags: TagSource) -> None:
+        self._side.engine.check_admission(tags)
 
     @property
     def receiver(self) -> ReceiverCache:

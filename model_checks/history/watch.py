@@ -435,12 +435,11 @@ class Watcher:
             return
         site = self.frames.site()
         serving.released = site
-        if self.hold.by is not None:
-            pass  # the run held for a restart inside a receive (`acquiring`)
-        elif site in self.window_sites:
-            self.flight.window(serving)
-        elif serving.found:
-            self.flight.section_found()
+        if self.hold.by is None:  # else held for a restart inside a receive (`acquiring`)
+            if site in self.window_sites:
+                self.flight.window(serving)
+            elif serving.found:
+                self.flight.section_found()
         serving.found = False
 
     def acquiring(self, lock: object) -> None:
@@ -527,9 +526,7 @@ class Watcher:
         if serving is not None and serving.engine:
             self.flight.front_end(serving, self._serving.values())
             return
-        if serving is None or not serving.sections:
-            return
-        if not serving.sections[-1][0]:
+        if serving is None or not serving.sections or not serving.sections[-1][0]:
             return
         serving.released = self.frames.awaiting_site(awaiting)
         serving.sections.append((set(), []))
