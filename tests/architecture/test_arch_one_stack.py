@@ -70,7 +70,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
         "explore/agreement.py", "explore/canonical.py",
-        "explore/cell_jobs.py", "explore/command.py", "explore/distributed.py",
+        "explore/cell_tasks.py", "explore/command.py", "explore/distributed.py",
         "explore/every_instance.py", "explore/evidence.py", "explore/fingerprint.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/graph.py",
         "explore/slots.py",
