@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The LRU explorer for `--design lru` (the default), else the design-generic job;
+    """The LRU explorer for `--design lru` (the default), else the design-generic one;
     `--lattice --check` for every design with committed answers."""
     if args.check and not args.lattice:
         raise UsageError("--check re-derives the lattice's committed answers: write "

@@ -1,4 +1,4 @@
-"""The `explore` command's jobs for a design other than the LRU's (`--design NAME`), over the
+"""The `explore` command's searches for a design other than the LRU's (`--design NAME`), over the
 design-generic checkers: `explore --design NAME` searches each environment's instance
 (`--environment`, default none; `--rung`) and prints each property's verdict with its
 witness; `explore --lattice --design NAME` answers every environment of the design's sources
@@ -74,7 +74,7 @@ def add_design_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The job `args` asks of a design other than the LRU's (or `--check`)."""
+    """The search `args` asks of a design other than the LRU's (or `--check`)."""
     try:
         if args.check:
             return _check(args)
