@@ -8,7 +8,7 @@ invalidations and resends happen) are recorded, then each is checked against the
 nodes expanded per history (median and maximum: a count, the same on every machine),
 histories checked per second (the checking alone: its median CPU time per history, over the
 schedules; a rate that depends on the machine) and every verdict (all should be
-explained). A second table does the same for the asyncio tasks mode (`--tasks`).
+explained). A second table does the same for the asyncio clients (`conform --async-clients`).
 Then the same checks with no hints (the order of a search that knows only the calls'
 intervals, as for a log a server wrote): the nodes that costs.
 
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--histories", type=int, default=10)
     parser.add_argument("--threads", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--requests", type=int, nargs="+", default=[2, 4, 8])
-    parser.add_argument("--tasks", type=int, nargs="+", default=[10, 50])
+    parser.add_argument("--async-clients", type=int, nargs="+", default=[10, 50])
     args = parser.parse_args(argv)
     threads = [row(lambda s, t=t, r=r: run_threads(factory(), "V3", ENV,
                                                     ThreadRun(t, s, r)).history,
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                for t in args.threads for r in args.requests]
     print(table("threads (reference V3, environment D3; hints from the yield hook)", threads))
     tasks = [row(lambda s, n=n: run_tasks(async_factory(), "V3", ENV, n, s).history,
-                 args.histories, f"{n} tasks x 2") for n in args.tasks]
+                 args.histories, f"{n} tasks x 2") for n in args.async_clients]
     print(table("asyncio tasks (reference V3, environment D3; no hook: no hints)", tasks))
     small = [row(lambda s, t=t: run_threads(factory(), "V3", ENV, ThreadRun(t, s, 2)).history,
                  args.histories, f"{t} threads x 2", strip=True) for t in args.threads]

@@ -20,7 +20,7 @@ import time
 
 from model_checks.explore.lattice import (
     BREAKS,
-    EnvJob,
+    EnvTask,
     LatticeRequest,
     antichain_minimal,
     explore_environment,
@@ -37,7 +37,7 @@ def brute_force(variant: str, sources: tuple[str, ...]) -> tuple[dict[str, list[
     states = []
     for size in range(len(sources) + 1):
         for env in itertools.combinations(sources, size):
-            outcome = explore_environment(EnvJob(variant, env, LatticeShape(), 30_000))
+            outcome = explore_environment(EnvTask(variant, env, LatticeShape(), 30_000))
             states.append(outcome.states)
             for prop, verdict in outcome.verdicts.items():
                 breaking.setdefault(prop, [])

@@ -33,7 +33,7 @@ The products built on the kernel and the checkers:
   obligations registry they render, `docs --check`) and `doctor` (a vLLM deployment's risks
   from its facts), which import no command-line module;
 - `jobs` (the main and nightly jobs) and `executor` (one executor for every sweep of
-  independent jobs).
+  independent tasks).
 
 The modules at the top level are the command line and what reads across the checkers: `cli`
 (the command registry and parser), `conform_command` (where conform's and history's options

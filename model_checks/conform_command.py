@@ -1,6 +1,6 @@
 """The `conform` subcommand as the command line registers it: the lockstep check
 (`model_checks.conform.command`) and the history checks (`model_checks.history.command`:
-`--threads N`, `--tasks N`, `--check-log FILE`) on one parser.
+`--threads N`, `--async-clients N`, `--check-log FILE`) on one parser.
 
 This module is where the two meet, so that the dependency between the packages runs one way:
 the history checks use conform's adapter interface and codec, and conform knows nothing of
@@ -38,10 +38,10 @@ def _design_run(args: argparse.Namespace) -> int:
     from model_checks.conform.exits import EXIT_USAGE
     from model_checks.designs import conform as designs
 
-    if args.threads or args.tasks or args.check_log or args.adapter is None:
+    if args.threads or args.async_clients or args.check_log or args.adapter is None:
         import sys
 
         print(f"error: --design {args.design} needs --adapter MODULE:FACTORY; --threads, "
-              f"--tasks and --check-log apply to the LRU design only", file=sys.stderr)
+              f"--async-clients and --check-log apply to the LRU design only", file=sys.stderr)
         return EXIT_USAGE
     return designs.run(args)

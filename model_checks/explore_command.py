@@ -12,38 +12,62 @@ starts.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from model_checks.designs import command as designs
 from model_checks.explore import command as lru
 from model_checks.kernel.environment_arg import MATRIX_SOURCES
 from model_checks.kernel.exits import UsageError
+from model_checks.kernel.options import is_renamed
 from spec.drift import BadEnvironment
 
 LRU = "lru"
 """The design `model_checks.explore` searches (the key-replicated LRU of V0-V4)."""
 
-LRU_ONLY = (("--instance", "instance"), ("--property", "property"),
-            ("--forget-ended", "forget_ended"), ("--distributed", "distributed"),
-            ("--por", "por"), ("--cross-check", "cross_check"), ("--sources", "sources"),
-            ("--max-size", "max_size"), ("--evidence", "evidence"),
-            ("--parametric", "parametric"), ("--resume", "resume"),
-            ("--no-explore", "no_explore"), ("--items", "items"),
-            ("--duplicates", "duplicates"), ("--reused-bytes", "reused_bytes"),
-            ("--max-requests", "max_requests"), ("--unfinished", "unfinished"),
-            ("--retries", "retries"), ("--identities", "identities"), ("--dask", "dask"))
-"""The LRU explorer's options (flag, destination) no other design's search reads."""
 
-OTHER_ONLY = (("--rung", "rung"), ("--sizes", "sizes"))
-"""The design-generic options the LRU explorer does not read (its rungs are its bounds)."""
+
+def _options(add: Callable[[argparse.ArgumentParser], None]) -> dict[str, argparse.Action]:
+    """Option string -> its action, of the options `add` declares (a former spelling, which
+    refuses itself, aside)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add(parser)
+    return {option: action for action in parser._actions if not is_renamed(action)
+            for option in action.option_strings}
+
+
+def _only(mine: dict[str, argparse.Action], theirs: dict[str, argparse.Action]
+          ) -> tuple[tuple[str, str], ...]:
+    return tuple((option, action.dest) for option, action in mine.items()
+                 if option not in theirs)
+
+
+LRU_OPTIONS = _options(lru.add_arguments)
+OTHER_OPTIONS = _options(designs.add_arguments)
+LRU_ONLY = _only(LRU_OPTIONS, OTHER_OPTIONS)
+"""The LRU explorer's options (flag, destination) the design-generic one does not read:
+the options its parser declares that the generic explorer's does not."""
+OTHER_ONLY = _only(OTHER_OPTIONS, LRU_OPTIONS)
+"""The design-generic explorer's options the LRU explorer does not read (its rungs are its
+bounds)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Both explorers' options on one parser, `--design` and `--check` with them. An option
+    of one explorer only has no default here (None): given to the other design's, it is
+    refused; not given, `run` sets the default of the explorer that runs."""
     lru.add_arguments(parser)
     designs.add_design_arguments(parser)
+    parser.add_argument("--design", default=None, help="the design (lru, shm, encoder, ...; "
+                        "default lru; with --lattice --check: every design with committed "
+                        "answers)")
+    parser.add_argument("--check", action="store_true",
+                        help="with --lattice: re-derive the committed answers of every design "
+                        "that has them (--design: of one) and fail where one is contradicted")
+    parser.set_defaults(**{dest: None for _, dest in (*LRU_ONLY, *OTHER_ONLY)})
 
 
 def run(args: argparse.Namespace) -> int:
-    """The LRU explorer for `--design lru` (the default), else the design-generic job;
+    """The LRU explorer for `--design lru` (the default), else the design-generic one;
     `--lattice --check` for every design with committed answers."""
     if args.check and not args.lattice:
         raise UsageError("--check re-derives the lattice's committed answers: write "
@@ -51,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     design = args.design or LRU
     if design == LRU and not args.check:
         _refuse(design, OTHER_ONLY, args)
+        _default(LRU_OPTIONS, LRU_ONLY, args)
         for environment in args.environment or []:
             try:
                 environment.within(MATRIX_SOURCES)
@@ -58,13 +83,22 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"{error} (design lru)") from None
         return lru.run(args)
     _refuse(design, LRU_ONLY, args)
+    _default(OTHER_OPTIONS, OTHER_ONLY, args)
     return designs.run(args)
 
 
 def _refuse(design: str, options: tuple[tuple[str, str], ...],
             args: argparse.Namespace) -> None:
-    given = [flag for flag, dest in options if getattr(args, dest, None) not in (None, False)]
+    given = [flag for flag, dest in options if getattr(args, dest) is not None]
     if given:
         whose = "another design's options" if design == LRU else "the LRU design's options"
         raise UsageError(f"--design {design}: {whose} only: {', '.join(given)}")
 
+
+
+def _default(declared: dict[str, argparse.Action], options: tuple[tuple[str, str], ...],
+             args: argparse.Namespace) -> None:
+    """Each of `options` not given: its default as the explorer that runs declares it."""
+    for flag, dest in options:
+        if getattr(args, dest) is None:
+            setattr(args, dest, declared[flag].default)

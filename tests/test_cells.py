@@ -96,7 +96,7 @@ def test_no_checker_restates_the_label_rules() -> None:
 def test_a_planted_label_rule_is_found() -> None:
     planted = ("def cell_label(variant, env):\n"
                "    return '_'.join([variant, *env]) if env else f'{variant}_none'\n")
-    assert restated("explore/cell_jobs.py", planted) == ["explore/cell_jobs.py:1 cell_label"]
+    assert restated("explore/cell_tasks.py", planted) == ["explore/cell_tasks.py:1 cell_label"]
     assert restated("ok.py", "from model_checks.kernel.cells import cell_label\n") == []
 
 

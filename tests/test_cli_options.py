@@ -1,7 +1,8 @@
 """One meaning per option string across every subcommand: the same destination, the same kind
 (a flag, or a value of one type), and for the words that once meant two things (`--jobs`,
 `--processes`) help that starts with their one meaning (`model_checks.kernel.options`). A
-former spelling (`explore --processes N`) is refused in one line with a hint."""
+former spelling (`explore --processes N`, `conform --tasks N`) is refused in one line with a
+hint; "task" is the executor's unit of work, so no option is named after it."""
 
 from __future__ import annotations
 
@@ -96,3 +97,19 @@ def test_the_former_worker_option_is_refused_with_a_hint(name: str) -> None:
         code = main([name, "--processes", "2"])
     assert code == 2 and err.getvalue().count("\n") == 1, err.getvalue()
     assert err.getvalue().startswith("error: --processes: write --jobs N")
+
+
+def test_conforms_former_asyncio_option_is_refused_naming_the_new_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["conform", "--adapter", "no.such:factory", "--tasks", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("error: --tasks: write --async-clients N for N asyncio clients (a task is "
+                   "one unit of the executor's work)\n"), err
+
+
+def test_no_option_is_named_after_a_task() -> None:
+    named = [f"{name} {option}" for name, parser in _subparsers().items()
+             for option, action in parser._option_string_actions.items()
+             if "task" in option and not is_renamed(action)]
+    assert not named, named

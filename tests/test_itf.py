@@ -33,7 +33,9 @@ from model_checks.kernel.trace_file import (
     trace_to_json,
 )
 from spec import V2, Config, Variant, run
-from spec.designs.registry import design_named
+from spec.designs.lru_design import LRU
+from spec.designs.registry import design_named, designs
+from spec.lru import Entry, Ghost
 from spec.machine import enabled, initial
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -225,6 +227,20 @@ def test_the_schema_rejects_a_careless_writer(mutation: str) -> None:
     assert errors(data) != []
 
 
+def test_a_value_is_tagged_where_its_design_tags_its_class() -> None:
+    """The variant form is the design's choice (`Design.trace_tags`), nothing the format
+    knows: without the tags a slot is a plain record, and no other design tags anything."""
+    slots = (Entry("a", 1, 0), Ghost("b"))
+    assert itf.expression(slots, LRU.trace_tags) == [
+        {"tag": "Entry", "value": {"identity": "a", "size": {"#bigint": "1"},
+                                   "processing": {"#bigint": "0"},
+                                   "tag": {"tag": "None", "value": {}}}},
+        {"tag": "Ghost", "value": {"identity": "b"}}]
+    assert itf.expression(slots)[1] == {"identity": "b"}
+    assert {d.name: d.trace_tags for d in designs() if d.trace_tags} == {
+        "lru": (Entry, Ghost), "lru+encoder": (Entry, Ghost)}
+
+
 def test_values_map_to_itf_expressions_and_back() -> None:
     assert itf.expression(3) == {"#bigint": "3"}
     assert itf.expression(True) is True
@@ -249,10 +265,10 @@ def old_format(data: dict[str, Any]) -> dict[str, Any]:
     meta = itf.project(data)
     trace = replay_data(data).trace
     states = [{"#meta": {"index": 0}, "action": "init", "args": {},
-               "state": legacy_trace.to_json(trace.initial)}]
+               "state": legacy_trace.to_json(trace.initial, LRU.trace_tags)}]
     states += [{"#meta": {"index": n}, "action": s.action.label,
                 "args": legacy_trace.to_json(dataclasses.asdict(s.action)),
-                "state": legacy_trace.to_json(s.state)}
+                "state": legacy_trace.to_json(s.state, LRU.trace_tags)}
                for n, s in enumerate(trace.steps, start=1)]
     head = {k: meta[k] for k in ("checker", "variant", "environment", "property", "step",
                                  "reason")}

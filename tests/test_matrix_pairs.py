@@ -15,7 +15,7 @@ import pytest
 
 from model_checks import cli
 from model_checks.docs.snapshot import trace_name
-from model_checks.explore.cell_jobs import CellJob, explore_cell
+from model_checks.explore.cell_tasks import CellTask, explore_cell
 from model_checks.jobs import phases
 from model_checks.jobs import run as job_run
 from model_checks.jobs.run import PhaseRun
@@ -175,7 +175,7 @@ def test_every_union_break_is_witnessed_by_a_lifted_single_source_trace() -> Non
 
 
 def _explored(variant: str, pair: tuple[str, ...], tmp_path: Path) -> dict[str, Verdict]:
-    outcome = explore_cell(CellJob(variant_named(variant), pair, tmp_path, 30_000))
+    outcome = explore_cell(CellTask(variant_named(variant), pair, tmp_path, 30_000))
     assert outcome.complete and outcome.states > 0
     return {r.property: r.verdict for r in outcome.records}
 

@@ -310,9 +310,9 @@ class Refuses(Protocol):
     full queue) before it reads any item: `refuse(message)` returns the exception its
     `receive` raises then (the engine's own error class). Under D2 the harness makes the
     engine refuse requests: it raises that exception from `receive` inside the front end's
-    own end-to-end call (`EndToEnd.serve`, or `serve_async` with `--tasks`), so that the
+    own end-to-end call (`EndToEnd.serve`, or `serve_async` with `--async-clients`), so that the
     front end's own refusal path runs: in lockstep at each rejection step, in `--threads` and
-    `--tasks` at some first attempts (each made alone on its front end, so that the shadow
+    `--async-clients` at some first attempts (each made alone on its front end, so that the shadow
     the refusal left is compared with the spec's). The front end may keep what the attempt
     recorded in its shadow or undo it (the spec allows both; the report says which it saw),
     and must let the exception through to its client (a `serve` that returns instead hid

@@ -113,9 +113,9 @@ def lines(missing: tuple[Part, ...]) -> list[str]:
 LOCKSTEP_UNTESTED = (
     "concurrency: lockstep makes one call at a time from one thread, so a pass says the "
     "sequential protocol is right, not that the pair is thread-safe (`--threads N` and "
-    "`--tasks N` check races and split front-end sections)",
+    "`--async-clients N` check races and split front-end sections)",
     "payload dtypes other than the harness's processor's (float32, int16, uint8): "
-    "`--threads` and `--tasks` size the others first (a dtype sweep)",
+    "`--threads` and `--async-clients` size the others first (a dtype sweep)",
 )
 """What no lockstep run exercises, whatever the adapter offers: every lockstep report names
 it."""

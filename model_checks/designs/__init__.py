@@ -9,7 +9,7 @@ them with no edit here (`python -m model_checks explore --design NAME`).
   all-instance proofs and explicit witnesses), `results` (a lattice as JSON, the committed
   evidence the docs render, and its witnesses as files) and `witness_files` (one witness
   document per environment and property, which an implementation can replay); `command` is
-  the `explore` command's jobs for them (`explore --design NAME`, `explore --lattice --design
+  the `explore` command's searches for them (`explore --design NAME`, `explore --lattice --design
   NAME`, and `explore --lattice --check`, which re-derives the committed answers);
 - the encoder design and the composed path (`spec.designs.paths`): their all-instance
   answers (`encoder_proofs`: one content per identity without D7, and the processor cache's

@@ -1,4 +1,4 @@
-"""The `explore` command's jobs for a design other than the LRU's (`--design NAME`), over the
+"""The `explore` command's searches for a design other than the LRU's (`--design NAME`), over the
 design-generic checkers: `explore --design NAME` searches each environment's instance
 (`--environment`, default none; `--rung`) and prints each property's verdict with its
 witness; `explore --lattice --design NAME` answers every environment of the design's sources
@@ -21,7 +21,9 @@ from model_checks.designs.explore import explore
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.kernel import result_files
+from model_checks.kernel.environment_arg import add_environment_argument, design_sources
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from model_checks.kernel.options import add_jobs_argument
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named, designs
 from spec.designs.base import Design
@@ -40,23 +42,39 @@ def committed_answers(design: str) -> Path:
     return RESULTS / f"{design}.json.gz"
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every option the design-generic explorer and lattice read (`run` reads `--design`
+    and `--check` too, which the `explore` command declares: they choose between the
+    explorers)."""
+    parser.add_argument("--variant", action="append", default=None,
+                        help="only this variant of the design (default: its last; repeatable)")
+    add_environment_argument(parser, allowed=design_sources(), repeatable=True,
+                             default="none", help="only this environment: the design's drift "
+                             "ids joined by '+', or 'none'")
+    add_jobs_argument(parser, default=2)
+    parser.add_argument("--json", type=Path, default=None,
+                        help="where to write the searches' verdicts, or the lattice")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="with --lattice: the folder for one witness per minimal break")
+    parser.add_argument("--lattice", action="store_true",
+                        help="answer every environment of the design's sources")
+    parser.add_argument("--max-states", type=int, default=None, metavar="N",
+                        help=f"the state limit per search (default: {DEFAULT_MAX_STATES:,})")
+    add_design_arguments(parser)
+
+
 def add_design_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `explore` that choose a design and serve the design-generic jobs."""
-    parser.add_argument("--design", default=None, help="the design (lru, shm, encoder, ...; "
-                        "default lru; with --lattice --check: every design with committed "
-                        "answers)")
+    """The options of the design-generic explorer only (the LRU design's explorer reads
+    the others too)."""
     parser.add_argument("--rung", type=int, default=None,
                         help="a design other than lru: the ladder's rung (default 0)")
     parser.add_argument("--sizes", default=None,
                         help="with --lattice, a design other than lru: sources per "
                         "environment at each rung, e.g. 1,1 (default 1)")
-    parser.add_argument("--check", action="store_true",
-                        help="with --lattice: re-derive the committed answers of every design "
-                        "that has them (--design: of one) and fail where one is contradicted")
 
 
 def run(args: argparse.Namespace) -> int:
-    """The job `args` asks of a design other than the LRU's (or `--check`)."""
+    """The search `args` asks of a design other than the LRU's (or `--check`)."""
     try:
         if args.check:
             return _check(args)

@@ -61,7 +61,7 @@ class WitnessDocument:
 def document(found: WitnessDocument, instance: str | None = None, reason: str | None = None
              ) -> dict[str, Any]:
     """The ITF document of a witness (`model_checks.kernel.itf.document`): its states, rebuilt
-    on the     design's spec from its actions, and in `#meta["paired-caches"]` the design, variant,
+    on the design's spec from its actions, and in `#meta["paired-caches"]` the design, variant,
     environment, property (None: a trace that claims no property, as a disagreement's), the
     stated configuration and, where known, the instance in words and the reason it breaks."""
     design, config = found.design, found.config()
@@ -75,8 +75,9 @@ def document(found: WitnessDocument, instance: str | None = None, reason: str | 
         meta["config"] = dict(found.stated)
     if reason is not None:
         meta["reason"] = reason
-    steps = [(type(a).__name__, itf.record(a)) for a in found.actions]
-    return itf.document(_states(design, config, found.actions), steps, meta)
+    steps = [(type(a).__name__, itf.record(a, design.trace_tags)) for a in found.actions]
+    return itf.document(_states(design, config, found.actions), steps, meta,
+                        tagged=design.trace_tags)
 
 
 def _states(design: Design, config: Any, actions: Sequence[Any]) -> list[Any]:
@@ -99,7 +100,7 @@ def parse(data: Mapping[str, Any]) -> WitnessDocument:
         found = _parsed(meta, [design_named(str(meta["design"])).action_from_json(
             {"action": label, **args}) for label, args in itf.actions(data)])
         differs = itf.differing_state(data, _states(found.design, found.config(),
-                                                    found.actions))
+                                                    found.actions), found.design.trace_tags)
     except BadWitness:
         raise
     except InvalidAction as error:

@@ -97,7 +97,7 @@ def _replay(snapshot: Snapshot, name: str) -> Replayed:
 EXPLORE = EXPLORER.record
 _SCOPE = "; instance: "
 """Where an explorer record's detail names its instance, states and diameter
-(`model_checks/explore/cell_jobs.py`: "REASON; instance: INSTANCE; N states, diameter D")."""
+(`model_checks/explore/cell_tasks.py`: "REASON; instance: INSTANCE; N states, diameter D")."""
 
 
 def _explored(record: VerdictRecord) -> tuple[str, str]:

@@ -13,7 +13,7 @@
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
 - the matrix's cells: `instance` is the small instance per variant and environment,
-  `cell_jobs` one job per cell, its graph judged completely and turned into verdict records,
+  `cell_tasks` one task per cell, its graph judged completely and turned into verdict records,
   `agreement` the cross-check against Z3's and Hypothesis's records; `command` is the command
   line;
 - one instance a user names (`explore --instance`): `named_instance` reads the text into the

@@ -13,7 +13,7 @@ With `--lattice` it searches the drift lattice instead (`model_checks.explore.la
 With `--dask ADDRESS --distributed` each cell's search is spread over the cluster's workers
 (`model_checks.explore.distributed`: one breadth-first search, its frontier partitioned by
 state fingerprint, each partition of the visited set held by one worker) instead of whole
-cells going to workers as jobs; the records are the local run's.
+cells going to workers as tasks; the records are the local run's.
 
 With `--instance KEY=VALUE,...` (one `--variant`, one `--environment`) it searches that one
 instance instead, a user's, and exits 4 on a break (`model_checks.explore.instance_command`).
@@ -41,10 +41,10 @@ from pathlib import Path
 from model_checks.answers import beside
 from model_checks.executor import ClusterError, add_dask_argument
 from model_checks.explore.agreement import disagreements
-from model_checks.explore.cell_jobs import (
-    CellJob,
+from model_checks.explore.cell_tasks import (
     CellOutcome,
-    run_jobs,
+    CellTask,
+    run_tasks,
 )
 from model_checks.explore.instance import (
     CI_LARGE_SHAPES,
@@ -135,7 +135,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --dask: spread each cell's search over the cluster's "
                              "workers (one breadth-first search, its frontier partitioned by "
                              "state fingerprint; the same records as a local run) instead of "
-                             "sending whole cells as jobs")
+                             "sending whole cells as tasks")
     add_rung_arguments(parser)
     add_lattice_arguments(parser)
     parser.add_argument("--por", action="store_true",
@@ -239,17 +239,17 @@ def explore_matrix(
     shapes, large = profile.shapes, profile.large_shapes
     bounds = {k: getattr(args, k, None) for k in ("max_requests", "unfinished", "retries",
                                                   "identities")}
-    jobs = []
+    tasks = []
     for v, e in cells:
         tried, climb = cell_ladder(shapes_for(e, shapes, large), bounds["max_requests"])
-        jobs.append(CellJob(variant_named(v), e, args.out, limit, tried, climb=climb,
-                            unfinished=bounds["unfinished"], retries=bounds["retries"],
-                            identities=bounds["identities"], por=args.por))
+        tasks.append(CellTask(variant_named(v), e, args.out, limit, tried, climb=climb,
+                              unfinished=bounds["unfinished"], retries=bounds["retries"],
+                              identities=bounds["identities"], por=args.por))
     started = time.perf_counter()
     if args.distributed:
-        outcomes, where = _distributed(jobs, args.dask)
+        outcomes, where = _distributed(tasks, args.dask)
     else:
-        outcomes = run_jobs(jobs, args.jobs, args.dask)
+        outcomes = run_tasks(tasks, args.jobs, args.dask)
         where = f"with {args.jobs} process(es)"
     records = [r for o in outcomes for r in o.records]
     write_records(args.json, records)
@@ -281,7 +281,7 @@ def explore_matrix(
     return EXIT_MISMATCH if wrong or contradictions else EXIT_OK
 
 
-def _distributed(jobs: list[CellJob], address: str) -> tuple[list[CellOutcome], str]:
+def _distributed(tasks: list[CellTask], address: str) -> tuple[list[CellOutcome], str]:
     """Each cell explored here in turn, its graph built across the cluster at `address`."""
     from model_checks.executor.cluster import DaskCluster
     from model_checks.explore.distributed import explore_cells
@@ -289,7 +289,7 @@ def _distributed(jobs: list[CellJob], address: str) -> tuple[list[CellOutcome], 
     cluster = DaskCluster(address)
     try:
         where = f"spread over {cluster.where}"
-        return explore_cells(jobs, cluster), where
+        return explore_cells(tasks, cluster), where
     finally:
         cluster.close()
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import waits
-from model_checks.explore.cell_jobs import CellJob, CellOutcome, explore_cell
+from model_checks.explore.cell_tasks import CellOutcome, CellTask, explore_cell
 from model_checks.explore.distributed_common import (
     DistributedSearchFailed,
     LevelProgress,
@@ -265,14 +265,14 @@ class _Search:
 
 
 def explore_cells(
-    jobs: Sequence[CellJob], cluster: DaskCluster, progress: LevelProgress | None = None,
+    tasks: Sequence[CellTask], cluster: DaskCluster, progress: LevelProgress | None = None,
 ) -> list[CellOutcome]:
-    """`cells.explore_cell` for each job in turn, here, every graph built over `cluster`
-    (`build_distributed`): the outcomes `cells.run_jobs` gives, cell by cell."""
+    """`cells.explore_cell` for each task in turn, here, every graph built over `cluster`
+    (`build_distributed`): the outcomes `cell_tasks.run_tasks` gives, cell by cell."""
     def build_graph(config: Config, options: GraphOptions) -> Graph:
         return build_distributed(config, cluster, replace(options, progress=progress))
 
-    return [explore_cell(job, build_graph) for job in jobs]
+    return [explore_cell(task, build_graph) for task in tasks]
 
 
 def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int], None]

@@ -8,7 +8,7 @@ seconds of the search and the judging (`time.process_time`). Writes the verdict 
 
 Exit codes (`EXIT_*`): 4 a judged property breaks on the instance (its shortest
 counterexample's length printed); 3 none breaks but the state limit (`--max-states`, default
-`cell_jobs.DEFAULT_MAX_STATES`) left one undecided; 0 every judged property holds (proved
+`cell_tasks.DEFAULT_MAX_STATES`) left one undecided; 0 every judged property holds (proved
 for the instance, or vacuous on it); 1 nothing explored; 2 bad input (one line naming the
 fix).
 """
@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 
-from model_checks.explore.cell_jobs import DEFAULT_MAX_STATES, CellJob, explore_cell
+from model_checks.explore.cell_tasks import DEFAULT_MAX_STATES, CellTask, explore_cell
 from model_checks.explore.instance import Shape, describe
 from model_checks.explore.named_instance import EXAMPLE, InstanceTextError, parse
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
@@ -64,31 +64,31 @@ def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
 def run_named(args: argparse.Namespace) -> int:
     """The `--instance` run (module docstring); `args` are `explore`'s."""
     try:
-        job, wanted = _job(args)
-        config = job.config(job.shapes[0])
+        task, wanted = _task(args)
+        config = task.config(task.shapes[0])
     except (InstanceTextError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     named = parse(args.instance).text()
-    cell = f"{job.variant.name} {Environment.of(job.environment).text}"
+    cell = f"{task.variant.name} {Environment.of(task.environment).text}"
     print(f"instance {named}: {describe(config)}")
     started = time.process_time()
-    outcome = explore_cell(job)
+    outcome = explore_cell(task)
     seconds = time.process_time() - started
     records = [r for r in outcome.records if wanted is None or r.property == wanted]
     write_records(args.json, records)
     for record in records:
         print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
-    limit = "" if outcome.complete else f" (state limit {job.max_states} reached)"
+    limit = "" if outcome.complete else f" (state limit {task.max_states} reached)"
     keyed = (" (deduplicated with ended requests forgotten"
-             + (", request slots renumbered)" if job.slots else ")")) if job.forget else ""
+             + (", request slots renumbered)" if task.slots else ")")) if task.forget else ""
     print(f"{outcome.states} states{keyed}, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
           f"records in {args.json}, traces in {args.out}")
     return exit_code(records, outcome.states)
 
 
-def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
-    """The one cell's job over the named instance, and the property asked for (None: all);
+def _task(args: argparse.Namespace) -> tuple[CellTask, str | None]:
+    """The one cell's task over the named instance, and the property asked for (None: all);
     `ValueError` naming the fix for bad arguments."""
     if args.instance is None:
         given = ("--property" if args.property is not None else
@@ -119,10 +119,10 @@ def _job(args: argparse.Namespace) -> tuple[CellJob, str | None]:
     named.config(variant, env)  # refuses what the spec refuses, and sizes it does not have
     family = named.family()
     only = None if args.property is None or args.por else frozenset({args.property})
-    job = CellJob(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
+    task = CellTask(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
                   (Shape(family.max_requests),), por=args.por, family=family, only=only,
                   forget=args.forget_ended, slots=args.symmetric_requests)
-    return job, args.property
+    return task, args.property
 
 
 def verdict_text(record: VerdictRecord) -> str:

@@ -65,7 +65,7 @@ BREAKS, HOLDS, UNDECIDED = "breaks", "holds", "undecided"
 
 
 @dataclass(frozen=True)
-class EnvJob:
+class EnvTask:
     """One exploration: a variant under one environment of the lattice, climbing `rungs`
     (consecutive rungs of the ladder, the first of them numbered `first`), for the
     properties `wanted` (all of them when empty)."""
@@ -107,21 +107,21 @@ class EnvOutcome:
     cpu_seconds: float = 0.0
 
 
-def explore_environment(job: EnvJob) -> EnvOutcome:
-    """Climb the job's rungs: build each rung's graph and judge every property on it; go
+def explore_environment(task: EnvTask) -> EnvOutcome:
+    """Climb the task's rungs: build each rung's graph and judge every property on it; go
     one rung up while the graph was complete and some wanted property still holds."""
     started = time.perf_counter()
-    wanted = set(job.wanted or (p.id for p in registry()))
+    wanted = set(task.wanted or (p.id for p in registry()))
     verdicts: dict[str, str] = {}
     traces: dict[str, dict[str, Any]] = {}
     rungs: dict[str, int] = {}
     held: dict[str, int] = {}
     per_rung: list[int] = []
-    diameter, reached, cut_at = 0, job.first - 1, None
-    for number, shape in enumerate(job.climb(), start=job.first):
-        config = lattice_config(variant_named(job.variant), job.environment, shape)
+    diameter, reached, cut_at = 0, task.first - 1, None
+    for number, shape in enumerate(task.climb(), start=task.first):
+        config = lattice_config(variant_named(task.variant), task.environment, shape)
         checks = state_properties(config, with_lemmas=False)
-        graph = build(config, GraphOptions(max_states=job.max_states, checks=checks))
+        graph = build(config, GraphOptions(max_states=task.max_states, checks=checks))
         per_rung.append(len(graph.states))
         diameter = graph.diameter
         for judgement in judge_all(graph, with_lemmas=False):
@@ -150,9 +150,9 @@ def explore_environment(job: EnvJob) -> EnvOutcome:
         reached = number
         if not any(verdicts.get(p) == HOLDS for p in wanted):
             break
-    return EnvOutcome(job.variant, job.environment, sum(per_rung), diameter, cut_at is None,
+    return EnvOutcome(task.variant, task.environment, sum(per_rung), diameter, cut_at is None,
                       time.perf_counter() - started, verdicts, traces, rungs, held, reached,
-                      cut_at, job.first, tuple(per_rung))
+                      cut_at, task.first, tuple(per_rung))
 
 
 ANY_RUNG = 1 << 30
@@ -344,13 +344,13 @@ def search(request: LatticeRequest,
                      if leg.containing <= frozenset(c)]
                     for size in range(0, min(leg.max_size, len(request.sources)) + 1)]
         for batch in batches:
-            jobs = [job for v in request.variants for env in batch
-                    if (job := next_job(known[v], v, env, request, leg.top)) is not None]
-            if not jobs:
+            tasks = [task for v in request.variants for env in batch
+                    if (task := next_task(known[v], v, env, request, leg.top)) is not None]
+            if not tasks:
                 continue
             labelled = [Task(f"{j.variant}_{Environment.of(j.environment).text}",
-                            explore_environment, (j,)) for j in jobs]
-            # the batch's jobs are fixed before any of them is learnt, so running it in
+                            explore_environment, (j,)) for j in tasks]
+            # the batch's tasks are fixed before any of them is learnt, so running it in
             # chunks (to keep outcomes as they come) decides what one sweep decides
             chunk = max(1, CHUNK * request.processes)
             for start in range(0, len(labelled), chunk):
@@ -368,8 +368,8 @@ CHUNK = 4
 """Jobs per process between two checkpoints of a search."""
 
 
-def next_job(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
-             top: int) -> EnvJob | None:
+def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
+             top: int) -> EnvTask | None:
     """The climb still worth making for `env` up to rung `top`, or None: the properties not
     yet decided there at `top` by monotonicity; starting above the largest rung already
     explored completely; never at or above a rung whose graph the state limit cut, for `env`
@@ -387,7 +387,7 @@ def next_job(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
                 cap = min(cap, o.cut_at - 1)
     if start > cap:
         return None
-    return EnvJob(variant, drift_order(env), request.ladder[start:cap + 1], request.max_states,
+    return EnvTask(variant, drift_order(env), request.ladder[start:cap + 1], request.max_states,
                   start, wanted)
 
 

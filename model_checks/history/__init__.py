@@ -19,7 +19,7 @@ cannot explain.
   did not;
 - `run` and `report`: the seeded concurrent runs, and what the checks print (verdicts, drift,
   swim lanes, the `RESULT:` line and its exit code);
-- `command`: `conform --threads N`, `--tasks N` and `--check-log FILE` (on conform's parser
+- `command`: `conform --threads N`, `--async-clients N` and `--check-log FILE` (on conform's parser
   through `model_checks.conform_command`).
 
 History depends on conformance's adapter interface and codec (`model_checks.conform`), never

@@ -1,4 +1,4 @@
-"""`conform --threads N`, `conform --tasks N` and `conform --check-log FILE`: the history
+"""`conform --threads N`, `conform --async-clients N` and `conform --check-log FILE`: the history
 checks, on the conform command's parser (`model_checks.conform_command` adds `add_arguments`
 and runs `run` where `wanted` says so; conform itself does not know them).
 
@@ -36,6 +36,7 @@ from model_checks.history.report import (
     usage,
     verdict_lines,
 )
+from model_checks.kernel.options import add_renamed_argument
 from spec import ALL_DRIFT, DRIFT_IDS, BadEnvironment, Drift, Environment, environment
 
 
@@ -49,8 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="N client threads call the implementation end to end at once, "
                         "with drift events, under seeded schedules (--seed); check the "
                         "history against the spec")
-    parser.add_argument("--tasks", type=int, metavar="N", default=0,
-                        help="the same with N asyncio tasks on one event loop")
+    parser.add_argument("--async-clients", type=int, metavar="N", default=0,
+                        help="the same with N asyncio clients (each a task on one event loop)")
+    add_renamed_argument(parser, "--tasks", "write --async-clients N for N asyncio clients "
+                         "(a task is one unit of the executor's work)")
     parser.add_argument("--check-log", type=Path, metavar="FILE",
                         help="check a recorded history (JSON lines, docs/history.md): "
                         "explained by the spec, which drift it shows, what broke")
@@ -62,7 +65,7 @@ JUDGED = frozenset({"S1", "S3"})
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether the history check answers this command (or conform's own missing adapter)."""
-    return bool(args.threads or args.tasks or args.check_log or args.adapter is None)
+    return bool(args.threads or args.async_clients or args.check_log or args.adapter is None)
 
 
 def _environment(env: Environment | None) -> frozenset[Drift] | None:
@@ -81,16 +84,17 @@ def run(args: argparse.Namespace) -> int:
                      "needs byte counts; L1-L4 the client's own retry loop, which the "
                      "concurrent clients replace): run lockstep conformance for them")
     if args.check_log is not None:
-        if args.threads or args.tasks:
-            return usage("--check-log checks a log: give it without --threads or --tasks")
+        if args.threads or args.async_clients:
+            return usage("--check-log checks a log: give it without --threads or "
+                         "--async-clients")
         return check_log(args.check_log, env, args)
     if args.adapter is None:
         return usage("--adapter MODULE:FACTORY is required (except with --check-log)")
-    if args.threads < 0 or args.tasks < 0 or (args.threads and args.tasks):
-        return usage(f"got --threads {args.threads} --tasks {args.tasks}, expected one "
-                      "positive count")
+    if args.threads < 0 or args.async_clients < 0 or (args.threads and args.async_clients):
+        return usage(f"got --threads {args.threads} --async-clients {args.async_clients}, "
+                     "expected one positive count")
     if getattr(args, "processes", 1) != 1:  # the clients share the engine object they call
-        return usage("--threads and --tasks run in one process: give them without "
+        return usage("--threads and --async-clients run in one process: give them without "
                      "--processes 2")
     from model_checks.history.run import run_concurrent
 

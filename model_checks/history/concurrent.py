@@ -650,7 +650,7 @@ def run_tasks(adapter: api.Adapter, variant: str, environment: frozenset[Drift],
     rng = random.Random(seed)
     clock = itertools.count(1)
     recorder = Recorder(_header(config, checked_environment(environment),
-                                f"conform --tasks {tasks} --seed {seed}"),
+                                f"conform --async-clients {tasks} --seed {seed}"),
                         Labels(config), lambda: next(clock))
     watcher = Watcher(threads=False, flight=InFlight(split_windows=Drift.D6 not in environment))
     watcher.clients = {*(f"task-{n}" for n in range(tasks)), "drift", "window"}

@@ -1,4 +1,4 @@
-"""`conform --threads N` / `--tasks N`: seeded concurrent runs of an adapter, each history
+"""`conform --threads N` / `--async-clients N`: seeded concurrent runs of an adapter, each history
 checked against the spec; the first history with no explanation stops the run and is shown
 (swim lanes) and written (a log `--check-log` replays; the same `--seed` replays the same
 schedule where every side takes the yield hook)."""
@@ -33,7 +33,7 @@ def _runner(args: argparse.Namespace, adapter: Adapter, variant: str, env: froze
             seed: int) -> Run:
     if args.threads:
         return run_threads(adapter, variant, env, ThreadRun(args.threads, seed))
-    return run_tasks(adapter, variant, env, args.tasks, seed)
+    return run_tasks(adapter, variant, env, args.async_clients, seed)
 
 
 SMALLER = 2
@@ -47,13 +47,13 @@ def _smaller(args: argparse.Namespace, adapter: Adapter, variant: str, env: froz
     or its run found a race (reported, with the command that runs it), else a line saying
     what it showed. Its verdict is its own; the larger schedule stays undecided."""
     small = argparse.Namespace(**{**vars(args), "threads": SMALLER if args.threads else 0,
-                                  "tasks": SMALLER if args.tasks else 0})
-    if (args.threads or args.tasks) <= SMALLER:
+                                  "async_clients": SMALLER if args.async_clients else 0})
+    if (args.threads or args.async_clients) <= SMALLER:
         return "no smaller schedule to try"
     run = _runner(small, adapter, variant, env, seed)
     checked = checked_environment(env)
     verdict = explain(run.history, checked, cmd.LIMIT)
-    mode = f"{SMALLER} {'threads' if args.threads else 'tasks'}"
+    mode = f"{SMALLER} {'threads' if args.threads else 'asyncio clients'}"
     if isinstance(verdict, Unexplained):
         print(f"the search over this schedule is undecided; the same seed with {mode}:")
         _report_unexplained(small, run, checked, verdict, (variant, seed))
@@ -67,7 +67,7 @@ def _smaller(args: argparse.Namespace, adapter: Adapter, variant: str, env: froz
 
 
 def _where(args: argparse.Namespace, variant: str, seed: int) -> Path:
-    mode = f"threads{args.threads}" if args.threads else f"tasks{args.tasks}"
+    mode = f"threads{args.threads}" if args.threads else f"async-clients{args.async_clients}"
     stem = f"{mode}-{variant}-seed{seed}.unexplained.jsonl"
     if args.json:
         json_path: Path = args.json
@@ -118,7 +118,7 @@ def run_concurrent(args: argparse.Namespace, env: frozenset[Drift]) -> int:
         return loaded
     adapter, variants = loaded
     checked = checked_environment(env)
-    mode = f"{args.threads} threads" if args.threads else f"{args.tasks} asyncio tasks"
+    mode = f"{args.threads} threads" if args.threads else f"{args.async_clients} asyncio clients"
     print(f"history check of {adapter.name} ({mode}, profile {args.profile}, "
           f"{cmd.drifts_text(env)}; concurrent clients add D1: checked in "
           f"{cmd.drifts_text(checked)})")
@@ -239,10 +239,11 @@ def _report_unexplained(args: argparse.Namespace, run: Run, checked: frozenset[D
 
 def _again(args: argparse.Namespace, variant: str, seed: int) -> str:
     """The command that runs the same schedule."""
-    again = "--threads" if args.threads else "--tasks"
+    again = "--threads" if args.threads else "--async-clients"
     scoped = f" --environment {args.environment}" if args.environment else ""
     return (f"the same schedule: python -m model_checks conform --adapter {args.adapter} "
-            f"{again} {args.threads or args.tasks} --seed {seed} --variant {variant}{scoped}")
+            f"{again} {args.threads or args.async_clients} --seed {seed} --variant {variant}"
+            f"{scoped}")
 
 
 def _report_races(args: argparse.Namespace, run: Run, schedule: tuple[str, int],
@@ -312,7 +313,7 @@ def _write_summary(path: Path, tally: _Tally, stop: dict[str, object] | None = N
 def controlled_lines(args: argparse.Namespace, traced: tuple[tuple[str, int], ...],
                      locks: int, controlled: bool) -> list[str]:
     """Which code ran under the controlled schedule, and how it was preempted."""
-    if args.tasks:
+    if args.async_clients:
         return ["schedule: asyncio tasks on one loop, ordered by the seed (switches at the "
                 "implementation's own awaits)"]
     if not controlled:

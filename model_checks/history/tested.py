@@ -1,4 +1,4 @@
-"""What the concurrent runs of one `conform --threads`/`--tasks` command exercised, and what
+"""What the concurrent runs of one `conform --threads`/`--async-clients` command exercised, and what
 they did not: the report's "tested" block (text and `--json`), so that a pass says what it
 covers.
 

@@ -2,7 +2,7 @@
 with the expected matrix.
 
 A *cell* is a variant (or a mutant) under an environment (a tuple of drift ids), searched in
-some instance; a checker's job judges one cell, or one cell's property, and its *outcome* is
+some instance; a checker's task judges one cell, or one cell's property, and its *outcome* is
 the verdict records it wrote (`model_checks.kernel.verdict_records.VerdictRecord`) with whatever
 figures the checker reports besides. Three rules are stated here once:
 

@@ -6,7 +6,8 @@ ITF (Apalache's ADR-015) is a JSON object: `#meta`, `vars` (the state variables'
 `states` (one object per state with `#meta.index` and one value per variable) and, for a
 lasso, `loop` (the index of the state its cycle starts at, which the last state equals).
 Values map onto ITF's expressions, one rule per Python kind (`expression`; `plain` reads
-them back):
+them back), and one for the classes a design tags (`Design.trace_tags`, which the writer
+passes as `tagged`):
 
 | spec value | ITF expression |
 |---|---|
@@ -16,7 +17,7 @@ them back):
 | a frozenset or set | `{"#set": [...]}`, in sorted order |
 | a dict | `{"#map": [[key, value], ...]}` |
 | a frozen dataclass | a record (a JSON object of its fields) |
-| an LRU slot (`Entry`, `Ghost`) | a variant `{"tag": "Entry", "value": record}` |
+| a tagged class's value (`Entry`) | a variant `{"tag": "Entry", "value": record}` |
 | an enum member | its value, a string |
 | `None` | the variant `{"tag": "None", "value": {}}` (Quint's `Option`) |
 
@@ -44,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.kernel import result_files
-from spec.lru import Entry, Ghost
 
 ACTION_TAKEN = "mbt::actionTaken"
 NONDET_PICKS = "mbt::nondetPicks"
@@ -61,8 +61,9 @@ class BadTraceFile(ValueError):
     line saying why."""
 
 
-def expression(value: object) -> Any:
-    """`value` as an ITF expression (the table of the module's docstring)."""
+def expression(value: object, tagged: tuple[type, ...] = ()) -> Any:
+    """`value` as an ITF expression (the table of the module's docstring); a value of a class
+    in `tagged` (its design's `trace_tags`) as a variant named by its class."""
     if isinstance(value, bool | str):
         return value
     if isinstance(value, int):
@@ -71,23 +72,25 @@ def expression(value: object) -> Any:
         return {"tag": "None", "value": {}}
     if isinstance(value, enum.Enum):
         return expression(value.value)
-    if isinstance(value, Entry | Ghost):
-        return {"tag": type(value).__name__, "value": record(value)}
+    if isinstance(value, tagged):
+        return {"tag": type(value).__name__, "value": record(value, tagged)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return record(value)
+        return record(value, tagged)
     if isinstance(value, tuple | list):
-        return [expression(v) for v in value]
+        return [expression(v, tagged) for v in value]
     if isinstance(value, frozenset | set):
-        items = [expression(v) for v in value]
+        items = [expression(v, tagged) for v in value]
         return {"#set": sorted(items, key=lambda e: json.dumps(e, sort_keys=True))}
     if isinstance(value, dict):
-        return {"#map": [[expression(k), expression(v)] for k, v in value.items()]}
+        return {"#map": [[expression(k, tagged), expression(v, tagged)]
+                         for k, v in value.items()]}
     raise TypeError(f"no ITF expression for a {type(value).__name__}: {value!r}")
 
 
-def record(value: Any) -> dict[str, Any]:
-    """A dataclass as an ITF record: every field, in order."""
-    return {f.name: expression(getattr(value, f.name)) for f in dataclasses.fields(value)}
+def record(value: Any, tagged: tuple[type, ...] = ()) -> dict[str, Any]:
+    """A dataclass as an ITF record: every field, in order (`tagged`: as `expression`)."""
+    return {f.name: expression(getattr(value, f.name), tagged)
+            for f in dataclasses.fields(value)}
 
 
 def plain(found: Any) -> Any:
@@ -111,10 +114,12 @@ def plain(found: Any) -> Any:
 
 
 def document(states: Sequence[object], steps: Sequence[tuple[str, Mapping[str, Any]]],
-             project: Mapping[str, Any], loop: int | None = None) -> dict[str, Any]:
+             project: Mapping[str, Any], loop: int | None = None,
+             tagged: tuple[type, ...] = ()) -> dict[str, Any]:
     """The ITF document of a run: `states` (dataclasses, the initial one first), `steps` (each
-    action's label and its ITF record of arguments), the project's metadata, and `loop`
-    (a lasso's return state, else None)."""
+    action's label and its ITF record of arguments), the project's metadata, `loop` (a
+    lasso's return state, else None) and `tagged`, the classes its design tags
+    (`Design.trace_tags`)."""
     variables = [f.name for f in dataclasses.fields(states[0])]  # type: ignore[arg-type]
     taken = [("init", {}), *steps]
     return {
@@ -123,7 +128,7 @@ def document(states: Sequence[object], steps: Sequence[tuple[str, Mapping[str, A
         **({} if loop is None else {"loop": loop}),
         "states": [
             {"#meta": {"index": index}, ACTION_TAKEN: label, NONDET_PICKS: dict(picks),
-             **{name: expression(getattr(state, name)) for name in variables}}
+             **{name: expression(getattr(state, name), tagged) for name in variables}}
             for index, (state, (label, picks)) in enumerate(zip(states, taken, strict=True))],
     }
 
@@ -146,12 +151,13 @@ def actions(trace: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [(s[ACTION_TAKEN], plain(s[NONDET_PICKS])) for s in trace["states"][1:]]
 
 
-def differing_state(trace: Mapping[str, Any], computed: Sequence[object]) -> int | None:
-    """The first state index whose recorded variables differ from `computed`'s (or whose
-    count differs), else None."""
+def differing_state(trace: Mapping[str, Any], computed: Sequence[object],
+                    tagged: tuple[type, ...] = ()) -> int | None:
+    """The first state index whose recorded variables differ from `computed`'s written with
+    `tagged` (as `document`), or whose count differs; else None."""
     recorded = trace["states"]
     for index, (written, state) in enumerate(zip(recorded, computed, strict=False)):  # counts below
-        if any(written.get(f.name) != expression(getattr(state, f.name))
+        if any(written.get(f.name) != expression(getattr(state, f.name), tagged)
                for f in dataclasses.fields(state)):  # type: ignore[arg-type]
             return index
     return None if len(recorded) == len(computed) else min(len(recorded), len(computed))

@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spec.lru import Entry, Ghost
-
 FORMAT = "paired-caches-trace/1"
 _warned: list[str] = []
 """The deprecation line once printed (a process prints it once)."""
@@ -82,21 +80,24 @@ _OMITTED_AT_DEFAULT = frozenset({"other_receivers", "engine"})
 """The router's fields the old format left out where they held their default."""
 
 
-def to_json(value: object) -> Any:
+def to_json(value: object, tagged: tuple[type, ...] = ()) -> Any:
     """A value as the old format wrote it: dataclasses as objects (the router's fields only
-    where they differ from their default), enums by value, tuples and sets as lists."""
+    where they differ from their default; a value of a class in `tagged`, its design's
+    `trace_tags`, with its class's name as `#type`), enums by value, tuples and sets as
+    lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)
+        data = {f.name: to_json(getattr(value, f.name), tagged)
+                for f in dataclasses.fields(value)
                 if f.name not in _OMITTED_AT_DEFAULT or getattr(value, f.name) != f.default}
-        if isinstance(value, Entry | Ghost):
+        if isinstance(value, tagged):
             data["#type"] = type(value).__name__
         return data
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
+        return {str(k): to_json(v, tagged) for k, v in value.items()}
     if isinstance(value, tuple | list):
-        return [to_json(v) for v in value]
+        return [to_json(v, tagged) for v in value]
     if isinstance(value, frozenset | set):
-        return sorted(to_json(v) for v in value)
+        return sorted(to_json(v, tagged) for v in value)
     return value

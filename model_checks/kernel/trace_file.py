@@ -26,15 +26,19 @@ from model_checks.kernel.itf import BadTraceFile
 from model_checks.kernel.shipped import located
 from model_checks.kernel.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
+from spec.designs.lru_design import LRU
 from spec.drift import Environment, environment
 from spec.state import ClientItem
 from spec.transitions import ACTION_TYPES, Action
 
-__all__ = ["OPTIONAL_FIELDS", "OPTIONAL_KNOBS", "BadTraceFile", "Replayed", "actions_of",
+__all__ = ["OPTIONAL_FIELDS", "OPTIONAL_KNOBS", "TAGGED", "BadTraceFile", "Replayed", "actions_of",
            "config_from_json", "config_of",
            "config_to_json", "replay_data", "replay_file", "table", "trace_to_json", "upgraded",
            "write_trace"]
 
+
+TAGGED = LRU.trace_tags
+"""The classes the key-replicated spec's traces write as variants (its design's)."""
 
 OPTIONAL_FIELDS: dict[str, object] = {"duplicates": False}
 """Configuration fields a trace may leave out, with the value a trace without one has (the
@@ -142,8 +146,8 @@ def trace_to_json(
     }
     if fair_from is not None:
         meta["fair_from"] = fair_from
-    steps = [(s.action.label, itf.record(s.action)) for s in trace.steps]
-    return itf.document(list(trace.states()), steps, meta)
+    steps = [(s.action.label, itf.record(s.action, TAGGED)) for s in trace.steps]
+    return itf.document(list(trace.states()), steps, meta, tagged=TAGGED)
 
 
 def write_trace(path: Path, data: Mapping[str, Any]) -> None:
@@ -188,7 +192,7 @@ def replay_data(data: Mapping[str, Any]) -> Replayed:
         raise BadTraceFile(f"a witness of design {meta['design']!r}: replay it with "
                            f"`conform --design {meta['design']} --replay FILE`")
     trace = run(config_of(data), actions_of(data))
-    differs = itf.differing_state(data, list(trace.states()))
+    differs = itf.differing_state(data, list(trace.states()), TAGGED)
     if differs is not None:
         raise BadTraceFile(f"step {differs}: the recorded state differs from the one the "
                            "spec computes")
@@ -210,7 +214,7 @@ def _replay_old(old: legacy_trace.OldTrace) -> Replayed:
     trace = run(config_from_json(old.config),
                 [action_from_json(label, args) for label, args in old.steps])
     for number, (recorded, computed) in enumerate(zip(old.states, trace.states(), strict=True)):
-        if recorded != legacy_trace.to_json(computed):
+        if recorded != legacy_trace.to_json(computed, TAGGED):
             raise BadTraceFile(
                 f"step {number}: the recorded state differs from the one the spec computes")
     return rechecked(trace, old.meta["property"], old.meta["step"], old.fair_from)

@@ -18,7 +18,7 @@ class Options:
     """Budgets: Z3's two depths (steps), its per-query resource limit (z3 rlimit units, the
     same on every machine: `smt.budget`), worker processes for the
     Hypothesis and Z3 checkers, conformance's process count (1 or 2), where Hypothesis
-    writes its counterexample traces (None: nowhere), and where the Hypothesis and Z3 jobs run
+    writes its counterexample traces (None: nowhere), and where the Hypothesis and Z3 tasks run
     (None: `jobs` local processes)."""
 
     z3_depth: int = 10

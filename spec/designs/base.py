@@ -94,6 +94,14 @@ class Design(Protocol):
     def properties(self) -> tuple[DesignProperty, ...]: ...
 
     @property
+    def trace_tags(self) -> tuple[type, ...]:
+        """The classes of its state values a trace writes as ITF variants (`{"tag": the
+        class's name, "value": its record}`, `model_checks.kernel.itf.expression`), where a
+        reader must tell the kinds of one slot apart (the LRU design's `Entry` and `Ghost`);
+        every other value is written by its Python kind."""
+        ...
+
+    @property
     def rungs(self) -> tuple[str, ...]:
         """The instance ladder, smallest first, each rung in words ("2 requests"); a run of
         one rung is a run of the next."""

@@ -159,6 +159,11 @@ class ComposedDesign:
                 for k in sorted(every, key=source_order)}
 
     @property
+    def trace_tags(self) -> tuple[type, ...]:
+        """Every stage's, each once, in stage order."""
+        return tuple(dict.fromkeys(t for st in self.stages for t in st.design.trace_tags))
+
+    @property
     def properties(self) -> tuple[DesignProperty, ...]:
         staged = (stage_property(i, st, p) for i, st in enumerate(self.stages)
                   for p in st.design.properties)

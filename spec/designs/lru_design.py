@@ -17,6 +17,7 @@ from spec.designs.base import DesignProperty, DriftSource, Scope, check_environm
 from spec.drift import DRIFT_IDS, Drift, environment
 from spec.fairness import is_quiescent
 from spec.instances import Family, Grown, Items, Sized
+from spec.lru import Entry, Ghost
 from spec.machine import enabled, initial, step
 from spec.properties.declare import Kind
 from spec.properties.registry import registry
@@ -69,6 +70,7 @@ class LruDesign:
                      and p.kind in (Kind.SAFETY, Kind.DIAGNOSTIC, Kind.LIMIT))
 
     rungs: tuple[str, ...] = ("2 requests",)
+    trace_tags: tuple[type, ...] = (Entry, Ghost)
 
     def instance(self, variant: str, environment_ids: frozenset[str], rung: int = 0
                  ) -> Config:

@@ -69,9 +69,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
-        "designs/command.py", "designs/conform.py", "designs/emit.py", "designs/results.py",
-        "designs/witness_files.py", "explore/agreement.py", "explore/canonical.py",
-        "explore/cell_jobs.py", "explore/command.py", "explore/distributed.py",
+        "explore/agreement.py", "explore/canonical.py",
+        "explore/cell_tasks.py", "explore/command.py", "explore/distributed.py",
         "explore/every_instance.py", "explore/evidence.py", "explore/fingerprint.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/graph.py",
         "explore/slots.py",
@@ -93,9 +92,9 @@ SPECIFIC: dict[str, frozenset[str]] = {
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its explorer and lattice, Hypothesis machine, lockstep
 conformance, scenario suite) and what reaches it: the commands that choose between the
-stacks, and the design-generic witness files, which write through the one trace format
-(`kernel/itf.py` tags the LRU's entries and ghosts); the shared-memory design's own lockstep
-(`conform --design shm`)."""
+stacks; the shared-memory design's own lockstep (`conform --design shm`). The design-generic
+witness files are not among them: the one trace format tags the classes each design declares
+(`Design.trace_tags`), not the LRU's."""
 
 
 def _name(path: Path) -> str:

@@ -61,6 +61,7 @@ class MeterDesign:
         DesignProperty("M1", "first contents only", "no reused content's embeddings consumed",
                        Scope.EVERY_STATE, only_first_contents),)
     rungs: tuple[str, ...] = ("one",)
+    trace_tags: tuple[type, ...] = ()
 
     @property
     def refused(self) -> Mapping[str, str]:

@@ -3,17 +3,20 @@ environment's instance, `explore --lattice` every environment of the design's so
 `explore --lattice --check` re-derives the committed answers and fails where a search
 contradicts them (a planted wrong answer shows it can), `conform` reaches each design's
 lockstep or says in one line that it has none. The former `design` command is refused in one
-line naming the new spelling; an option of one design's explorer given to another's, a source
-the design has not and an unknown one are usage errors."""
+line naming the new spelling; an option of one design's explorer given to another's (each
+one, derived from the two explorers' parsers), a source the design has not and an unknown
+one are usage errors."""
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from pathlib import Path
 
 import pytest
 
-from model_checks.cli import main
+from model_checks import explore_command
+from model_checks.cli import build_parser, main
 from model_checks.designs import command
 from model_checks.kernel import result_files
 from spec.designs import designs
@@ -97,6 +100,56 @@ def test_a_bad_option_for_the_design_is_a_usage_error(
     assert main(["explore", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def _given(flag: str, action: argparse.Action) -> list[str]:
+    """`flag` as a user gives it: alone for a flag, else with a value its parser takes."""
+    if action.nargs == 0:
+        return [flag]
+    return [flag, str(next(iter(action.choices))) if action.choices else "1"]
+
+
+@pytest.mark.parametrize("flag", [flag for flag, _ in explore_command.LRU_ONLY])
+def test_every_option_of_the_lru_explorer_only_is_refused_for_another_design(
+    flag: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    given = _given(flag, explore_command.LRU_OPTIONS[flag])
+    assert main(["explore", "--design", "shm", *given]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --design shm: the LRU design's options only: {flag}\n", err
+
+
+@pytest.mark.parametrize("flag", [flag for flag, _ in explore_command.OTHER_ONLY])
+def test_every_option_of_the_generic_explorer_only_is_refused_for_lru(
+    flag: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    given = _given(flag, explore_command.OTHER_OPTIONS[flag])
+    assert main(["explore", *given]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --design lru: another design's options only: {flag}\n", err
+
+
+def test_the_one_design_options_are_what_one_explorer_declares_and_the_other_not() -> None:
+    """Derived from the two parsers: `--profile` (a default, not None, on the LRU's) is among
+    them; an option both declare means one thing (one destination); the command takes each
+    of either's options."""
+    lru, other = explore_command.LRU_OPTIONS, explore_command.OTHER_OPTIONS
+    assert ("--profile", "profile") in explore_command.LRU_ONLY
+    assert {"--variant", "--environment", "--jobs", "--lattice"} <= set(lru) & set(other)
+    assert not {f for f, _ in explore_command.LRU_ONLY} & set(other)
+    assert not {f for f, _ in explore_command.OTHER_ONLY} & set(lru)
+    assert all(lru[f].dest == other[f].dest for f in set(lru) & set(other))
+    command_options = build_parser("explore").get_default("_chosen_parser")._option_string_actions
+    assert set(lru) | set(other) <= set(command_options)
+
+
+def test_the_lru_explorer_gets_its_own_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An option of one explorer only has no default on the shared parser; the explorer
+    that runs gets the one its parser declares."""
+    seen: list[argparse.Namespace] = []
+    monkeypatch.setattr(explore_command.lru, "run", lambda args: seen.append(args) or 0)
+    assert main(["explore", "--variant", "V0"]) == 0
+    assert seen[0].profile == "ci" and seen[0].por is False and seen[0].evidence is None
 
 
 def test_check_passes_on_the_committed_answers_and_fails_on_a_planted_one(

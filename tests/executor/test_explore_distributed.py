@@ -21,7 +21,7 @@ from conftest import HANG_SECONDS, Killed, Removals, Workers, kill_a_busy_worker
 from model_checks.cli import main
 from model_checks.executor import cluster, waits
 from model_checks.explore import distributed, partitioned
-from model_checks.explore.cell_jobs import CellJob, explore_cell
+from model_checks.explore.cell_tasks import CellTask, explore_cell
 from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import build_distributed
 from model_checks.explore.distributed_common import DistributedSearchFailed
@@ -244,7 +244,7 @@ def test_explore_distributed_writes_the_local_records(
     workers(2)
     ci = PROFILES["ci"]
     limit, shapes, large = ci.max_states, ci.shapes, ci.large_shapes
-    local = explore_cell(CellJob(variant_named("V0"), ("D1",), tmp_path / "local", limit,
+    local = explore_cell(CellTask(variant_named("V0"), ("D1",), tmp_path / "local", limit,
                                  shapes_for(("D1",), shapes, large)))
     out = tmp_path / "spread"
     assert main(["explore", "--variant", "V0", "--environment", "D1", "--dask", scheduler,

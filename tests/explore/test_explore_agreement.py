@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.explore.agreement import disagreements
-from model_checks.explore.cell_jobs import CellJob, explore_cell
+from model_checks.explore.cell_tasks import CellTask, explore_cell
 from model_checks.explore.instance import CI_SHAPES
 from model_checks.kernel.trace_file import config_to_json
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord
@@ -16,7 +16,7 @@ from spec import V2
 
 
 def _h1_counterexample(tmp_path: Path) -> tuple[VerdictRecord, dict[str, object]]:
-    outcome = explore_cell(CellJob(V2, ("D1",), tmp_path, 30_000, CI_SHAPES, False))
+    outcome = explore_cell(CellTask(V2, ("D1",), tmp_path, 30_000, CI_SHAPES, False))
     record = next(r for r in outcome.records if r.property == "H1")
     assert record.verdict is Verdict.COUNTEREXAMPLE
     return record, outcome.config

@@ -85,11 +85,11 @@ def test_a_property_undecided_on_a_cut_graph_is_decided_on_the_next_instance(
     """The first instance's graph is cut by the state limit: its counterexample (H1) stands,
     with that instance on its record; every other property is decided on the next, smaller
     instance, whose record names it; nothing is left unknown."""
-    from model_checks.explore.cell_jobs import CellJob, explore_cell
+    from model_checks.explore.cell_tasks import CellTask, explore_cell
     from model_checks.explore.instance import Shape
     from spec import V1
 
-    outcome = explore_cell(CellJob(V1, ("D1",), tmp_path, 150, (Shape(2), Shape(1, 1, 1)),
+    outcome = explore_cell(CellTask(V1, ("D1",), tmp_path, 150, (Shape(2), Shape(1, 1, 1)),
                                    False))
     by_prop = {r.property: r for r in outcome.records}
     assert outcome.complete and Verdict.UNKNOWN not in {r.verdict for r in outcome.records}

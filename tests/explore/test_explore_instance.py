@@ -1,7 +1,7 @@
 """The explorer's instance of every cell is the matrix's instance cut down (`Instance.cut`):
 the matrix's first identities, each at the matrix's sizes, and bounds no larger than the
 matrix's. Nothing is resized, whichever identities, requests, unfinished requests and retries
-a job asks for."""
+a task asks for."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.explore.cell_jobs import CellJob
+from model_checks.explore.cell_tasks import CellTask
 from model_checks.explore.instance import CI_SHAPES, NIGHTLY_SHAPES, Shape, explore_config
 from model_checks.kernel.cell_sets import ALL_EXPECTED
 from model_checks.kernel.instance import config_for, matrix_drift, matrix_instance
@@ -18,7 +18,7 @@ from spec import Config, Content, variant_named
 from spec.instances import Cut
 
 IDENTITY_CHOICES = (None, 1, 2, 3)
-"""`--identities` as the explore command passes it to a job (None: the default)."""
+"""`--identities` as the explore command passes it to a task (None: the default)."""
 
 
 def cut_down_problems(matrix: Config, explored: Config) -> list[str]:
@@ -61,16 +61,16 @@ def cut_of(env: tuple[str, ...], explored: Config) -> Config:
 
 def test_every_cells_explorer_instance_is_the_cut_down_matrix_instance(tmp_path: Path) -> None:
     """Every cell of the expected matrix (pairs included), every shape of both profiles and
-    every `--identities` choice: the job's instance is the matrix's cut down."""
+    every `--identities` choice: the task's instance is the matrix's cut down."""
     shapes = tuple(dict.fromkeys((*CI_SHAPES, *NIGHTLY_SHAPES, Shape(2, 2, 3))))
     seen = 0
     for cell in ALL_EXPECTED:
         variant = variant_named(cell.variant)
         matrix = config_for(variant, cell.environment)
         for identities in IDENTITY_CHOICES:
-            job = CellJob(variant, cell.environment, tmp_path, identities=identities)
+            task = CellTask(variant, cell.environment, tmp_path, identities=identities)
             for shape in shapes:
-                explored = job.config(shape)
+                explored = task.config(shape)
                 problems = cut_down_problems(matrix, explored)
                 assert not problems, (cell.variant, cell.environment, identities, shape,
                                       problems)
@@ -82,8 +82,8 @@ def test_every_cells_explorer_instance_is_the_cut_down_matrix_instance(tmp_path:
 def test_three_identities_under_d9_keep_cs_one_sided_size(tmp_path: Path) -> None:
     """Under D9 the matrix sizes c at 1 byte on P0 and 3 on P1; three identities bring c
     back at that size (the defect this guards against left it 1/1 B)."""
-    job = CellJob(variant_named("V2"), ("D9",), tmp_path, identities=3)
-    config = job.config(Shape(2))
+    task = CellTask(variant_named("V2"), ("D9",), tmp_path, identities=3)
+    config = task.config(Shape(2))
     c = Content("c")
     assert config.identities == ("a", "b", "c")
     assert (config.shadow_bytes(c), config.receiver_bytes(c)) == (1, 3)

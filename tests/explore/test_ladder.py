@@ -17,8 +17,8 @@ from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
-    EnvJob,
     EnvOutcome,
+    EnvTask,
     LatticeContradiction,
     LatticeRequest,
     explore_environment,
@@ -116,7 +116,7 @@ def test_the_climb_reports_the_smallest_breaking_rung_and_the_rung_that_held() -
     across), breaks it with two: the outcome says both, and the answer in words reads
     'holds with 1 requests, breaks with 2'."""
     rungs = (Rung(1, 1, 2, 2), Rung(2, 2, 2, 2))
-    outcome = explore_environment(EnvJob("V1", ("D7", "D10"), rungs, 30_000))
+    outcome = explore_environment(EnvTask("V1", ("D7", "D10"), rungs, 30_000))
     assert outcome.verdicts["S1"] == BREAKS and outcome.rung["S1"] == 1
     assert outcome.held["S1"] == 0 and outcome.reached == 1
     request = LatticeRequest(("V1",), ("D7", "D10"), 2, ladder=rungs, processes=1)
@@ -183,12 +183,12 @@ def test_the_per_cell_explorer_climbs_above_what_it_proves(tmp_path: Path) -> No
     """`explore --max-requests`: a property the first instance proves is judged again one
     request higher; V1 under D7+D10 holds S1 with one request and breaks it with two, and
     the record says exactly that, with the larger instance."""
-    from model_checks.explore.cell_jobs import CellJob, explore_cell
+    from model_checks.explore.cell_tasks import CellTask, explore_cell
     from model_checks.explore.instance import Shape
     from model_checks.kernel.verdict_records import Verdict
     from spec import V1
 
-    outcome = explore_cell(CellJob(V1, ("D7", "D10"), tmp_path, 30_000, (Shape(1),),
+    outcome = explore_cell(CellTask(V1, ("D7", "D10"), tmp_path, 30_000, (Shape(1),),
                                    with_lemmas=False, climb=(Shape(2),)))
     s1 = next(r for r in outcome.records if r.property == "S1")
     assert s1.verdict is Verdict.COUNTEREXAMPLE

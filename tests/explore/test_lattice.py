@@ -19,8 +19,8 @@ from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
-    EnvJob,
     EnvOutcome,
+    EnvTask,
     LatticeContradiction,
     LatticeRequest,
     antichain_minimal,
@@ -78,7 +78,7 @@ def _brute_force(variant: str, sources: tuple[str, ...]) -> dict[str, set[frozen
     broken: dict[str, set[frozenset[str]]] = {}
     for size in range(len(sources) + 1):
         for env in itertools.combinations(sources, size):
-            outcome = explore_environment(EnvJob(variant, env, NARROW, 30_000))
+            outcome = explore_environment(EnvTask(variant, env, NARROW, 30_000))
             assert outcome.complete
             for prop, verdict in outcome.verdicts.items():
                 broken.setdefault(prop, set())

@@ -1,5 +1,5 @@
 """Pairs written without the harness's hooks, each with one planted concurrency bug the
-gate must catch at its defaults (`conform --threads 4` / `--tasks 4` at `--profile ci`):
+gate must catch at its defaults (`conform --threads 4` / `--async-clients 4` at `--profile ci`):
 
 - `hookless_pair.factory_unlocked_*`: one method's lock removed (`hookless_pair.TARGETS`);
 - `factory_check_then_act`: the sender probes under its lock and updates under a second

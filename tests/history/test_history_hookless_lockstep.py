@@ -1,4 +1,4 @@
-"""The clean hookless pair conforms in lockstep as well as under `--threads` and `--tasks`:
+"""The clean hookless pair conforms in lockstep as well as under `--threads` and `--async-clients`:
 its engine's cache (`cachetools.LRUCache`) is read least recent first, as the adapter
 contract asks (`EngineSide.receiver`), and reading it refreshes nothing."""
 

@@ -77,7 +77,7 @@ def test_a_refusal_kept_or_undone_conforms_in_lockstep(adapter: str, tmp_path: P
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("mode", ["threads", pytest.param("tasks", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("mode", ["threads", pytest.param("async-clients", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("adapter", CLEAN)
 def test_a_refusal_kept_or_undone_is_explained_at_every_seed(adapter: str, mode: str,
                                                             seed: int) -> None:

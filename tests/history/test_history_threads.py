@@ -1,4 +1,4 @@
-"""`conform --threads N` / `--tasks N`: seeded concurrent clients, their history checked
+"""`conform --threads N` / `--async-clients N`: seeded concurrent clients, their history checked
 against the spec. A user-written pair with one lock removed fails (the history shown and
 replayable) and passes with the lock; the serving mutant `invalidate-unlocked` is killed;
 the reference V3 passes with 8 threads and with 50 asyncio tasks in every environment of
@@ -116,17 +116,17 @@ def test_serves_open_across_an_engine_restart_reach_the_restarted_engine(
 def test_the_commands_pass_on_the_reference() -> None:
     code, out, _ = conform("--adapter", REFERENCE, "--threads", "8", "--variant", "V3")
     assert code == 0 and "2 histories" in out, out
-    code, out, _ = conform("--adapter", ASYNC_REFERENCE, "--tasks", "50", "--variant", "V3")
+    code, out, _ = conform("--adapter", ASYNC_REFERENCE, "--async-clients", "50", "--variant", "V3")
     assert code == 0, out
 
 
 def test_bad_options_are_usage_errors() -> None:
-    assert conform("--adapter", REFERENCE, "--threads", "2", "--tasks", "2")[0] == 2
+    assert conform("--adapter", REFERENCE, "--threads", "2", "--async-clients", "2")[0] == 2
     assert conform("--adapter", REFERENCE, "--threads", "-1")[0] == 2
     assert conform("--threads", "2")[0] == 2
     code, _, err = conform("--adapter", "nope:x", "--threads", "2")
     assert code == 2 and err.startswith("error:")
-    code, _, err = conform("--adapter", REFERENCE, "--tasks", "2", "--processes", "2")
+    code, _, err = conform("--adapter", REFERENCE, "--async-clients", "2", "--processes", "2")
     assert code == 2 and "without --processes 2" in err
 
 
@@ -145,7 +145,7 @@ def test_the_reference_passes_many_schedules(env: frozenset[Drift]) -> None:
             assert threads.watched is not None and threads.watched.restarts, seed
 
 
-@pytest.mark.parametrize("mode", [("--threads", "4"), ("--tasks", "20")],
+@pytest.mark.parametrize("mode", [("--threads", "4"), ("--async-clients", "20")],
                          ids=lambda m: "".join(m).lstrip("-"))
 @pytest.mark.parametrize("seed", [1, 3, 5])
 def test_every_variant_of_the_reference_is_explained(mode: tuple[str, str], seed: int

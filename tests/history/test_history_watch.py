@@ -37,7 +37,7 @@ SEEDS = [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytes
 
 
 def gate(adapter: str, mode: str, seed: int, *more: str) -> tuple[int, str]:
-    """`conform --adapter ADAPTER --threads 4|--tasks 4 --seed SEED` in the deployment's
+    """`conform --adapter ADAPTER --threads 4|--async-clients 4 --seed SEED` in the deployment's
     environment at the CI profile (the default)."""
     code, out, _ = conform("--adapter", adapter, f"--{mode}", "4", "--seed", str(seed),
                            "--environment", DEPLOYED, *more)
@@ -70,7 +70,7 @@ def test_a_check_then_act_in_the_sender_is_caught_at_every_seed(seed: int) -> No
                                   pytest.param(5, marks=pytest.mark.slow)])
 def test_an_unlocked_await_between_probe_and_update_is_caught_at_every_seed(seed: int
                                                                             ) -> None:
-    code, out = gate(f"{PLANTED}:async_factory_unlocked_await", "tasks", seed)
+    code, out = gate(f"{PLANTED}:async_factory_unlocked_await", "async-clients", seed)
     assert code == 1 and "RESULT: NOT EXPLAINED" in out, out
     assert "split front-end section on fe" in out and "(an await;" in out, out
     assert "serve_async" in out
@@ -138,8 +138,8 @@ def test_the_dtype_sweep_passes_the_reference_and_the_pairs() -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("pair", [("hookless_pair:factory", "threads"),
-                                  ("planted_pair:async_factory", "tasks")],
-                         ids=["threads", "tasks"])
+                                  ("planted_pair:async_factory", "async-clients")],
+                         ids=["threads", "async-clients"])
 def test_the_clean_pairs_pass_at_every_seed(pair: tuple[str, str], seed: int) -> None:
     adapter, mode = pair
     code, out = gate(f"tests.history.{adapter}", mode, seed)
@@ -169,11 +169,11 @@ def test_the_asyncio_reference_needs_d6_below_v3() -> None:
     """Its front end awaits the processor between probe and update: a clear in that window
     is a late miss, which V3 reprocesses and V1 fails with P0's assertion (D6's behaviour)."""
     asynchronous = "model_checks.conform.async_adapter:factory"
-    code, out, _ = conform("--adapter", asynchronous, "--tasks", "4", "--seed", "1",
+    code, out, _ = conform("--adapter", asynchronous, "--async-clients", "4", "--seed", "1",
                            "--environment", "D3", "--variant", "V3")
     windows = re.search(r"(\d+)\s+clears run in their\s+windows", out)
     assert code == 0 and windows and int(windows.group(1)) > 0, out
-    code, out, _ = conform("--adapter", asynchronous, "--tasks", "4", "--seed", "1",
+    code, out, _ = conform("--adapter", asynchronous, "--async-clients", "4", "--seed", "1",
                            "--environment", "D3", "--variant", "V1")
     assert code == 1 and "FAULT p0-assert  << first unexplained" in out, out
     assert "split front-end section on fe0 (an await;" in out

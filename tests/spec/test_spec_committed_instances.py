@@ -10,7 +10,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from model_checks.explore.cell_jobs import CellJob
+from model_checks.explore.cell_tasks import CellTask
 from model_checks.explore.instance import (
     CI_LARGE_SHAPES,
     CI_SHAPES,
@@ -33,8 +33,8 @@ RUNG_WORDS = re.compile(r"(\d+) requests \((\d+) unfinished\), (\d+) retries, id
 @cache
 def explorer_instances(variant: str, env: tuple[str, ...]) -> tuple[Config, ...]:
     """The explorer's instance of every shape for a cell."""
-    job = CellJob(variant_named(variant), env, out=Path())
-    return tuple(job.config(shape) for shape in SHAPES)
+    task = CellTask(variant_named(variant), env, out=Path())
+    return tuple(task.config(shape) for shape in SHAPES)
 
 
 def rung_of(words: str, reused_bytes: int) -> Rung:

@@ -12,7 +12,7 @@ from dataclasses import replace
 import frozen_instance_builders as frozen
 import pytest
 
-from model_checks.explore.cell_jobs import CellJob
+from model_checks.explore.cell_tasks import CellTask
 from model_checks.explore.instance import CI_LARGE_SHAPES, CI_SHAPES, NIGHTLY_SHAPES
 from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG
@@ -35,7 +35,7 @@ SOME = VARIANTS[:1]
 """The explorer's and lattice's instances do not depend on the variant (the matrix's and
 the designs' are checked for every one)."""
 JOB_BOUNDS = ((None, None, None), (3, 1, 0), (1, 3, 3))
-"""A job's own identities, unfinished requests and retries: none, and two sets of them (on
+"""A task's own identities, unfinished requests and retries: none, and two sets of them (on
 the environments of at most two sources)."""
 
 
@@ -55,14 +55,14 @@ def test_the_matrix_instance_is_the_frozen_one(variant: object) -> None:
 def test_every_explorer_shape_is_the_frozen_one() -> None:
     for variant, env, shape in itertools.product(SOME, MATRIX_ENVIRONMENTS, SHAPES):
         for identities, unfinished, retries in JOB_BOUNDS[: 1 if len(env) > 2 else None]:
-            job = CellJob(variant, env, out=None, shapes=(shape,),  # type: ignore[arg-type]
+            task = CellTask(variant, env, out=None, shapes=(shape,),  # type: ignore[arg-type]
                           identities=identities, unfinished=unfinished, retries=retries)
             old = frozen.explore_config(
                 variant, env, max_requests=shape.max_requests, max_items=shape.max_items,
                 max_identities=shape.max_identities or identities,
                 **({} if unfinished is None else {"max_in_flight": unfinished}))
             old = old if retries is None else replace(old, max_retries=retries)
-            assert job.config(shape) == old, (env, shape, identities)
+            assert task.config(shape) == old, (env, shape, identities)
 
 
 def test_every_lattice_rung_is_the_frozen_one() -> None:

@@ -103,6 +103,7 @@ class OneSlotDesign:
         return {"D5": "one front end owns the one slot"}
 
     rungs: tuple[str, ...] = ("3 requests", "4 requests")
+    trace_tags: tuple[type, ...] = ()
 
     def instance(self, variant: str, environment: frozenset[str], rung: int = 0
                  ) -> SlotConfig:

@@ -107,6 +107,7 @@ class ShmDesign:
         return REFUSED
 
     rungs: tuple[str, ...] = ("2 requests", "3 requests")
+    trace_tags: tuple[type, ...] = ()
 
     def instance(self, variant: str, environment: frozenset[str], rung: int = 0
                  ) -> ShmConfig:

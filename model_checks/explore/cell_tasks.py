@@ -1,8 +1,8 @@
-"""Exploring cells: one (variant, environment) per job, judged completely, as verdict records.
+"""Exploring cells: one (variant, environment) per task, judged completely, as verdict records.
 
-A job builds one graph and judges every property on it (`explore_cell`), so the graph is
+A task builds one graph and judges every property on it (`explore_cell`), so the graph is
 built once per cell. Jobs are pure functions of their arguments and return plain values, so
-they run in any process; `run_jobs` is the one place that decides where (the shared
+they run in any process; `run_tasks` is the one place that decides where (the shared
 executor: local processes, or a Dask cluster). Results come back in submission order, so a
 parallel run prints what a serial one prints.
 """
@@ -31,7 +31,7 @@ CHECKER = EXPLORE.record
 DEFAULT_MAX_STATES = 2_000_000
 
 @dataclass(frozen=True)
-class CellJob:
+class CellTask:
     variant: Variant
     environment: tuple[str, ...]
     out: Path
@@ -60,8 +60,8 @@ class CellJob:
 
     def config(self, shape: Shape) -> Config:
         """The instance of one shape: the matrix's (`instance.config_for`) cut down
-        (`explore_cut`) to the shape's bounds and the job's (`identities` the matrix's first
-        ones, each at the matrix's sizes), with the job's retries; with `family`, that
+        (`explore_cut`) to the shape's bounds and the task's (`identities` the matrix's first
+        ones, each at the matrix's sizes), with the task's retries; with `family`, that
         family's instance."""
         if self.family is not None:
             return config_for(self.variant, self.environment, family=self.family)
@@ -95,8 +95,8 @@ GraphBuilder = Callable[[Config, GraphOptions], Graph]
 cluster: `distributed.build_distributed`)."""
 
 
-def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome:
-    """Judge every property on the job's instances, largest first, and write each
+def explore_cell(task: CellTask, build_graph: GraphBuilder = build) -> CellOutcome:
+    """Judge every property on the task's instances, largest first, and write each
     counterexample trace. A property is decided on the first instance that decides it: a
     counterexample (shortest within that instance, even on a graph the state limit cut:
     breadth-first order puts it before every unexplored state) or, on a complete graph, a
@@ -105,9 +105,9 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
     started = time.perf_counter()
     decided: dict[str, tuple[Judgement, Config, str]] = {}
     states = edges = 0
-    for shape in job.shapes:
-        config = job.config(shape)
-        graph, judgements, figures, extra = _judged(job, config, build_graph)
+    for shape in task.shapes:
+        config = task.config(shape)
+        graph, judgements, figures, extra = _judged(task, config, build_graph)
         states, edges = states + len(graph.states) + extra, edges + graph.steps_taken
         for judgement in judgements:
             known = decided.get(judgement.property_id)
@@ -116,13 +116,13 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
         if all(j.status is not Status.UNDECIDED for j, _, _ in decided.values()):
             break
     below: dict[str, str] = {}
-    for shape in job.climb:
+    for shape in task.climb:
         proved = [p for p, (j, _, _) in decided.items()
                   if j.status in (Status.PROVED, Status.VACUOUS) and p not in below]
         if not proved:
             break
-        config = job.config(shape)
-        graph, judgements, figures, extra = _judged(job, config, build_graph)
+        config = task.config(shape)
+        graph, judgements, figures, extra = _judged(task, config, build_graph)
         states, edges = states + len(graph.states) + extra, edges + graph.steps_taken
         if not graph.complete:
             break  # the state limit: the proofs stand for the rung below
@@ -136,55 +136,55 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
             decided[prop] = (judgement, config, figures)
     seconds = time.perf_counter() - started
     records = tuple(
-        _record(job, j, describe(c), figures, seconds / len(decided),
+        _record(task, j, describe(c), figures, seconds / len(decided),
                 below.get(j.property_id, ""))
         for j, c, figures in decided.values()
     )
     complete = all(j.status is not Status.UNDECIDED for j, _, _ in decided.values())
-    return CellOutcome(job.variant.name, job.environment, describe(config), states, edges,
+    return CellOutcome(task.variant.name, task.environment, describe(config), states, edges,
                        graph.diameter, complete, seconds, records, config_to_json(config),
                        {p: config_to_json(c) for p, (_, c, _) in decided.items()})
 
 
-def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
+def _judged(task: CellTask, config: Config, build_graph: GraphBuilder
             ) -> tuple[Graph, list[Judgement], str, int]:
     """(the graph, every property judged on it, its figures, the states of a bounded
     unreduced search that kept counterexamples shortest: 0 without partial-order
     reduction)."""
-    if job.por:
-        return _reduced(job, config)
-    graph = build_graph(config, GraphOptions(max_states=job.max_states, forget=job.forget,
-                                             slots=job.slots))
+    if task.por:
+        return _reduced(task, config)
+    graph = build_graph(config, GraphOptions(max_states=task.max_states, forget=task.forget,
+                                             slots=task.slots))
     figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
-               + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
-    return graph, judge_all(graph, job.with_lemmas, job.only), figures, 0
+               + ("" if graph.complete else f" (state limit {task.max_states} reached)"))
+    return graph, judge_all(graph, task.with_lemmas, task.only), figures, 0
 
 
-def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str, int]:
+def _reduced(task: CellTask, config: Config) -> tuple[Graph, list[Judgement], str, int]:
     """The cell judged under partial-order reduction; its figures name the reduced graph
     (whose largest depth is not the unreduced diameter in general) and the bounded
     unreduced search that kept the counterexamples shortest."""
-    reduced = judge_reduced(config, max_states=job.max_states, with_lemmas=job.with_lemmas)
+    reduced = judge_reduced(config, max_states=task.max_states, with_lemmas=task.with_lemmas)
     graph = reduced.graph
     figures = (f"{len(graph.states)} states under partial-order reduction, largest depth "
                f"{graph.diameter}")
     if reduced.minimising_states:
         figures += (f"; shortest counterexamples from {reduced.minimising_states} unreduced "
                     f"states to depth {reduced.minimising_depth}")
-    figures += "" if graph.complete else f" (state limit {job.max_states} reached)"
+    figures += "" if graph.complete else f" (state limit {task.max_states} reached)"
     return graph, reduced.judgements, figures, reduced.minimising_states
 
 
 def _record(
-    job: CellJob, judgement: Judgement, instance: str, figures: str, seconds: float,
+    task: CellTask, judgement: Judgement, instance: str, figures: str, seconds: float,
     below: str = "",
 ) -> VerdictRecord:
-    env = tuple(job.environment)
-    base = dict(checker=CHECKER, variant=job.variant.name, environment=env,
+    env = tuple(task.environment)
+    base = dict(checker=CHECKER, variant=task.variant.name, environment=env,
                 property=judgement.property_id, seconds=round(seconds, 3))
     where = f"instance: {instance}; {figures}"
     if judgement.status is Status.COUNTEREXAMPLE:
-        path = _write(job, judgement)
+        path = _write(task, judgement)
         lasso = ("" if judgement.cycle_from is None
                  else f"; a lasso: the cycle starts after step {judgement.cycle_from}")
         return VerdictRecord(
@@ -207,9 +207,10 @@ def _record(
                          bound_unit="states", detail=f"undecided: {judgement.reason}; {where}")
 
 
-def _write(job: CellJob, judgement: Judgement) -> Path:
+def _write(task: CellTask, judgement: Judgement) -> Path:
     assert judgement.trace is not None
-    path = job.out / f"{cell_label(job.variant.name, job.environment, judgement.property_id)}.json"
+    name = cell_label(task.variant.name, task.environment, judgement.property_id)
+    path = task.out / f"{name}.json"
     data = trace_to_json(judgement.trace, property_id=judgement.property_id,
                          step=len(judgement.actions), reason=judgement.reason, checker=CHECKER)
     if judgement.cycle_from is not None:
@@ -218,8 +219,9 @@ def _write(job: CellJob, judgement: Judgement) -> Path:
     return path
 
 
-def run_jobs(jobs: Sequence[CellJob], processes: int, dask: str | None = None) -> list[CellOutcome]:
-    """`explore_cell` over `jobs` through the shared executor (local processes, or the Dask
+def run_tasks(tasks: Sequence[CellTask], processes: int, dask: str | None = None
+              ) -> list[CellOutcome]:
+    """`explore_cell` over `tasks` through the shared executor (local processes, or the Dask
     scheduler at `dask`), results in submission order; a failed task raises `TaskFailed`."""
-    labelled = [Task(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in jobs]
+    labelled = [Task(cell_label(j.variant.name, j.environment), explore_cell, (j,)) for j in tasks]
     return values(sweep(labelled, dask=dask, processes=processes))
