@@ -181,6 +181,8 @@ def _explore_row(row: int, mode: str, max_states: int, out: Path
                               env=dict(os.environ, **COMPILED_ENV), capture_output=True,
                               text=True, check=False)
         text, code = done.stdout, done.returncode
+        if code not in (0, 4):  # 4: a break, what a row may find
+            raise SystemExit(f"{text}{done.stderr}compiled run: exit {code}")
     else:
         captured = io.StringIO()
         with contextlib.redirect_stdout(captured):

@@ -106,8 +106,42 @@ def test_compiled_and_pure_spec_give_identical_records(compiled_build: Path,
                                                        tmp_path: Path) -> None:
     pure, compiled = _records(tmp_path, False), _records(tmp_path, True)
     assert pure["compiled"] == [False] * 4 and compiled["compiled"] == [True] * 4
-    assert all(cell["plain"] != cell["forget, slots"] for cell in pure["cells"].values())
+    cells = pure["cells"]
+    assert isinstance(cells, dict)
+    assert all(cell["plain"] != cell["forget, slots"] for cell in cells.values())
     assert compiled["cells"] == pure["cells"]
+
+
+EXPLORE = ("explore", "--variant", "V2", "--environment", "D1+D7", "--instance",
+           "identities=2,requests=2,unfinished=2,items=1,retries=1,budget=2",
+           "--forget-ended", "--symmetric-requests")
+"""A command whose run breaks two properties (exit 4) and holds the others."""
+
+
+def _explore(tmp_path: Path, compiled: bool) -> tuple[list[dict[str, object]], dict[str, str]]:
+    """`python -m model_checks` + `EXPLORE` on the pure or the compiled packages: its records
+    (CPU seconds left out, each trace named by its file) and its trace files, by name."""
+    out = tmp_path / ("compiled" if compiled else "pure")
+    path = [str(BUILD), str(ROOT)] if compiled else [str(ROOT)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONSAFEPATH="1")
+    done = subprocess.run([sys.executable, "-m", "model_checks", *EXPLORE, "--json",
+                           f"{out}.json", "--out", str(out)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 4, done.stdout + done.stderr
+    records = json.loads(Path(f"{out}.json").read_text())["records"]
+    for record in records:
+        del record["seconds"]
+        if record["counterexample_path"]:
+            record["counterexample_path"] = Path(record["counterexample_path"]).name
+    return records, {p.name: p.read_text() for p in sorted(out.iterdir())}
+
+
+def test_the_compiled_explore_command_gives_the_same_records_and_traces(
+        compiled_build: Path, tmp_path: Path) -> None:
+    """The command as a user runs it on the build (`PYTHONSAFEPATH`, so that `python -m`
+    does not put the current folder first), with the options whose modules compile."""
+    pure, compiled = _explore(tmp_path, False), _explore(tmp_path, True)
+    assert pure[1] and compiled == pure
 
 
 def test_the_comparison_tells_a_different_spec_apart(compiled_build: Path,
