@@ -118,7 +118,7 @@ def _statement(statement: str, prop_id: str) -> str:
     dedented, blank lines around dropped). Given to the decorator, not read from the check's
     docstring: a function compiled with mypyc has none."""
     text = inspect.cleandoc(statement)
-    if not text:
+    if not text.strip():
         raise InvalidDefinition(
             f"property {prop_id} has no statement: write what it asserts as the decorator's "
             "`statement`"
