@@ -24,6 +24,17 @@ is its graph after the search, which kept every state.
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
         [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3] [--phases]
     .venv/bin/python benchmarks/bench_explore.py --rumur [--named-rows 1,4] [--max-states N]
+    .venv/bin/python benchmarks/bench_explore.py --compiled [--repeat 3] [--cells ...]
+    .venv/bin/python benchmarks/bench_explore.py --named --compiled --named-forget slots
+        [--repeat 3] [--named-rows 1,4,6]
+
+`--compiled` runs the same cells, in the same run, on the compiled build of this tree
+(`scripts/compile-spec`: spec/ and the explorer's per-state modules compiled with mypyc, in
+build/mypyc/) in a subprocess, alternating with the pure packages here, and prints the ratios
+of the medians (`compiled / pure` for rates, `pure / compiled` for seconds); with `--named`,
+each run of a row is followed by the same command on the compiled build (`python -m
+model_checks explore ...` in a subprocess), and the table gives the ratios. A build that is
+absent or older than its sources is refused (`tests/spec/test_spec_compiled.py` says why).
 
 `--phases` prints instead where each cell's CPU goes on this tree (`phases`): the build and
 the judge, and the build's parts, each timed alone over the cell's own states and edges.
@@ -51,7 +62,8 @@ deduplication key, `model_checks.explore.forgetting`), then a table gives both r
 states and CPU seconds and the ratios (without / with); `--named-forget all` adds a third run
 with `--symmetric-requests` as well (request slots renumbered in the key,
 `model_checks.explore.slots`), `--named-forget keyed` runs only the two with forgetting (ratios
-to the first); `--named-forget off|on|slots` runs one way.
+to the first); `--named-forget off|on|slots` runs one way. `--repeat N` given with `--named`
+runs each row N times each way and reports the median CPU seconds (one run by default).
 
 `--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
 --forget-ended` as above, then Rumur (one thread; `scripts/setup-rumur` unpacks it where it
@@ -71,6 +83,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib.util
 import inspect
 import io
 import json
@@ -114,17 +127,34 @@ NAMED_RUNS = {"both": ("off", "on"), "all": ("off", "on", "slots"), "keyed": ("o
               "off": ("off",), "on": ("on",), "slots": ("slots",)}
 """`--named-forget`: which modes run, in this order."""
 
+ROOT = Path(__file__).resolve().parents[1]
+COMPILED = ROOT / "build" / "mypyc"
+"""The compiled build (`scripts/compile-spec`)."""
+COMPILED_ENV = {"PYTHONPATH": os.pathsep.join((str(COMPILED), str(ROOT))), "PYTHONSAFEPATH": "1"}
+"""What runs a process on the compiled build: the build first on the path, and neither the
+current folder nor the script's put before it (`python -m` would put the tree's own packages
+first)."""
 
-def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> None:
+
+def named_table(rows: list[int], max_states: int, out: Path, forget: str,
+                compiled: bool = False, repeat: int = 1) -> None:
     """`explore --instance` on each row of `NAMED` (1-based), its own output and exit; with
     `forget` "both" ("all"), each row without and with `--forget-ended` (and with
     `--symmetric-requests` too) in a row, then a table of every run's states and CPU seconds
     and their ratios to the first run ("keyed": with forgetting, then with slots too; "off",
-    "on", "slots": one way)."""
-    modes = NAMED_RUNS[forget]
+    "on", "slots": one way). With `compiled`, each way also on the compiled build, right
+    after it; with `repeat`, each run `repeat` times, the median CPU seconds reported."""
+    modes = tuple(m + suffix for m in NAMED_RUNS[forget]
+                  for suffix in (("", " compiled") if compiled else ("",)))
     table: list[tuple[int, dict[str, tuple[str, int, float, int]]]] = []
     for row in rows:
-        runs = {mode: _explore_row(row, mode, max_states, out)[:4] for mode in modes}
+        runs = {}
+        for mode in modes:
+            done = [_explore_row(row, mode, max_states, out)[:4] for _ in range(repeat)]
+            if len({d[:2] for d in done}) != 1:
+                raise SystemExit(f"row {row} {mode}: the runs disagree: {done}")
+            seconds = statistics.median(d[2] for d in done)
+            runs[mode] = (done[0][0], done[0][1], seconds, done[0][3])
         table.append((row, runs))
     if len(modes) > 1:
         _named_summary(table, modes)
@@ -132,27 +162,52 @@ def named_table(rows: list[int], max_states: int, out: Path, forget: str) -> Non
 
 def _explore_row(row: int, mode: str, max_states: int, out: Path
                  ) -> tuple[str, int, float, int, str]:
-    """`explore --instance` on row `row` of `NAMED` in `mode` (`NAMED_MODES`), in this
-    process, its output printed: (verdict words, states, its CPU seconds, exit code, its
-    output)."""
+    """`explore --instance` on row `row` of `NAMED` in `mode` (`NAMED_MODES`, " compiled"
+    added: in a subprocess on the compiled build), in this process, its output printed:
+    (verdict words, states, its CPU seconds, exit code, its output)."""
     from model_checks.cli import main as cli
 
+    way, compiled = mode.removesuffix(" compiled"), mode.endswith(" compiled")
     variant, env, instance, prop = NAMED[row - 1]
-    where = out / f"{row}{'' if mode == 'off' else '-' + mode}"
+    where = out / f"{row}{'' if way == 'off' else '-' + way}{'-compiled' if compiled else ''}"
     argv = ["explore", "--variant", variant, "--environment", env, "--instance",
             instance, "--max-states", str(max_states), "--json", f"{where}.json",
             "--out", str(where), *(["--property", prop] if prop else []),
-            *NAMED_MODES[mode]]
-    print(f"$ python -m model_checks {' '.join(argv)}", flush=True)
-    captured = io.StringIO()
-    with contextlib.redirect_stdout(captured):
-        code = cli(argv)
-    text = captured.getvalue()
+            *NAMED_MODES[way]]
+    print(f"$ {'(compiled) ' if compiled else ''}python -m model_checks {' '.join(argv)}",
+          flush=True)
+    if compiled:
+        done = subprocess.run([sys.executable, "-m", "model_checks", *argv], cwd=ROOT,
+                              env=dict(os.environ, **COMPILED_ENV), capture_output=True,
+                              text=True, check=False)
+        text, code = done.stdout, done.returncode
+        if code not in (0, 4):  # 4: a break, what a row may find
+            raise SystemExit(f"{text}{done.stderr}compiled run: exit {code}")
+    else:
+        captured = io.StringIO()
+        with contextlib.redirect_stdout(captured):
+            code = cli(argv)
+        text = captured.getvalue()
     print(text, end="")
     print(f"exit {code}", flush=True)
     figures = _NAMED_FIGURES.search(text)
     assert figures is not None, text
     return _verdict_words(text), int(figures[1]), float(figures[2]), code, text
+
+
+def _require_compiled_build() -> None:
+    """Stop, saying why, unless build/mypyc holds a build of this tree's sources."""
+    if not (COMPILED / "SOURCES").exists():
+        raise SystemExit("--compiled: no build in build/mypyc: run `bash scripts/compile-spec`")
+    test = ROOT / "tests" / "spec" / "test_spec_compiled.py"  # the one freshness check
+    loaded = importlib.util.spec_from_file_location("test_spec_compiled", test)
+    assert loaded is not None and loaded.loader is not None
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    stale = module.stale_sources((COMPILED / "SOURCES").read_text())
+    if stale:
+        raise SystemExit(f"--compiled: build/mypyc is stale ({'; '.join(stale)}): run "
+                         "`bash scripts/compile-spec`")
 
 
 def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
@@ -445,7 +500,8 @@ def _ratio(name: str, now: float | None, base: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--cells", default=",".join(DEFAULT_CELLS))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs per figure, medians reported (3; with --named, 1)")
     parser.add_argument("--memory", action="store_true",
                         help="also bytes per stored state (tracemalloc)")
     parser.add_argument("--baseline", type=Path,
@@ -462,10 +518,21 @@ def main() -> None:
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--named-out", type=Path, default=Path("build/bench/named"))
     parser.add_argument("--named-forget", choices=tuple(NAMED_RUNS), default="both")
+    parser.add_argument("--compiled", action="store_true",
+                        help="also on the compiled build (scripts/compile-spec), same run")
     parser.add_argument("--rumur", action="store_true",
                         help="the rows of NAMED against Rumur on the generated Murphi model "
                              "(no other table)")
     args = parser.parse_args()
+    if args.repeat is None:
+        args.repeat = 1 if args.named else 3
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    if args.compiled and (args.baseline is not None or args.rumur or args.phases):
+        parser.error("--compiled goes with the cells' table or --named, not with --baseline, "
+                     "--rumur or --phases")
+    if args.compiled:
+        _require_compiled_build()
     if args.named or args.rumur:
         rows = [int(r) for r in args.named_rows.split(",") if r]
         if not all(1 <= r <= len(NAMED) for r in rows):
@@ -473,10 +540,9 @@ def main() -> None:
         if args.rumur:
             rumur_table(rows, args.max_states, args.named_out)
         else:
-            named_table(rows, args.max_states, args.named_out, args.named_forget)
+            named_table(rows, args.max_states, args.named_out, args.named_forget,
+                        args.compiled, args.repeat)
         return
-    if args.repeat < 1:
-        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.baseline is not None and not (args.baseline / "spec" / "__init__.py").exists():
         parser.error(f"--baseline {args.baseline}: no spec/ package there; give a checkout")
     if args.phases:
@@ -499,6 +565,11 @@ def main() -> None:
             print(json.dumps(figures))
             continue
         print(_row(label, figures, columns), flush=True)
+        if args.compiled:
+            compiled = _subprocess(COMPILED_ENV, label, args.repeat, args.memory)
+            print(_row(f"{label} comp", compiled, columns), flush=True)
+            ratios = [_ratio(c, compiled.get(c), figures.get(c)) for c in columns]
+            print(f"{'compiled/pure':14s} " + ", ".join(r for r in ratios if r), flush=True)
         if args.baseline is not None:
             ratios = [_ratio(c, figures.get(c), base.get(c)) for c in columns]
             if args.memory and "B rest" not in base:  # a baseline that kept every state
@@ -514,10 +585,17 @@ def main() -> None:
 def _baseline(tree: Path, label: str, repeat: int, memory: bool) -> dict[str, float]:
     """The same measurement on another tree: this script in a subprocess whose PYTHONPATH
     puts the tree's spec and model_checks first (the script's own folder holds neither)."""
+    return _subprocess({"PYTHONPATH": str(tree.resolve())}, label, repeat, memory)
+
+
+def _subprocess(env: dict[str, str], label: str, repeat: int, memory: bool
+                ) -> dict[str, float]:
+    """The same measurement by this script in a subprocess, `env` added to its environment
+    (the path that picks which packages it imports)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--json", "--cells", label,
                "--repeat", str(repeat), *(["--memory"] if memory else [])]
-    env = dict(os.environ, PYTHONPATH=str(tree.resolve()))
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(command, env=dict(os.environ, **env), capture_output=True,
+                          text=True, check=True)
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
 

@@ -1,7 +1,7 @@
 """Declaring properties apart from checking them.
 
-Decorators turn a check function into a frozen `Property` (id, title, kind, statement taken
-from the docstring, fairness assumption for liveness) and record it;
+Decorators turn a check function into a frozen `Property` (id, title, kind, the statement the
+decorator is given, fairness assumption for liveness) and record it;
 `spec.properties.registry` imports the modules that declare and collects what they recorded.
 Docs, checkers and tests read the registry; nothing restates a property. A property without a
 statement, a liveness property without a fairness assumption, or a duplicate id fails at import
@@ -113,14 +113,17 @@ def withdraw(prop_id: str) -> None:
     raise KeyError(f"property {prop_id!r} was never declared, nothing to withdraw")
 
 
-def _statement(function: Callable[..., object], prop_id: str) -> str:
-    doc = inspect.getdoc(function)
-    if not doc:
+def _statement(statement: str, prop_id: str) -> str:
+    """The statement as a docstring reads (`inspect.cleandoc`: the lines after the first
+    dedented, blank lines around dropped). Given to the decorator, not read from the check's
+    docstring: a function compiled with mypyc has none."""
+    text = inspect.cleandoc(statement)
+    if not text.strip():
         raise InvalidDefinition(
-            f"property {prop_id} ({function.__name__}) has no statement: write what it asserts "
-            "as the function's docstring"
+            f"property {prop_id} has no statement: write what it asserts as the decorator's "
+            "`statement`"
         )
-    return doc
+    return text
 
 
 def _record(prop: Property) -> None:
@@ -131,31 +134,33 @@ def _record(prop: Property) -> None:
     _GENERATION[0] += 1
 
 
-def state_property(prop_id: str, title: str, kind: Kind, *, compares_contents: bool = False
-                   ) -> Callable[[StateCheck], StateCheck]:
-    """Declare a property checked on every state (safety, diagnostic or documented limit);
-    `compares_contents`: see `Property.compares_contents`."""
+def state_property(prop_id: str, title: str, kind: Kind, *, statement: str,
+                   compares_contents: bool = False) -> Callable[[StateCheck], StateCheck]:
+    """Declare a property checked on every state (safety, diagnostic or documented limit),
+    asserting `statement`; `compares_contents`: see `Property.compares_contents`."""
     if kind is Kind.LIVENESS:
         raise InvalidDefinition(f"{prop_id}: a liveness property is declared with trace_property")
     if (kind is Kind.LEMMA) != prop_id.startswith("I"):
         raise InvalidDefinition(f"{prop_id}: strengthening invariants, and only they, use I ids")
+    text = _statement(statement, prop_id)
 
     def declare(check: StateCheck) -> StateCheck:
-        _record(Property(prop_id, title, kind, _statement(check, prop_id), None, check, None,
-                         compares_contents))
+        _record(Property(prop_id, title, kind, text, None, check, None, compares_contents))
         return check
 
     return declare
 
 
-def trace_property(prop_id: str, title: str, fairness: str) -> Callable[[TraceCheck], TraceCheck]:
-    """Declare a liveness property checked over a trace, under the stated fairness assumption."""
+def trace_property(prop_id: str, title: str, fairness: str, *, statement: str
+                   ) -> Callable[[TraceCheck], TraceCheck]:
+    """Declare a liveness property checked over a trace, asserting `statement` under the
+    stated fairness assumption."""
     if not fairness.strip():
         raise InvalidDefinition(f"{prop_id}: state the fairness assumption the property needs")
+    text = _statement(statement, prop_id)
 
     def declare(check: TraceCheck) -> TraceCheck:
-        statement = _statement(check, prop_id)
-        _record(Property(prop_id, title, Kind.LIVENESS, statement, fairness, None, check))
+        _record(Property(prop_id, title, Kind.LIVENESS, text, fairness, None, check))
         return check
 
     return declare

@@ -42,10 +42,10 @@ def _slots(state: State) -> tuple[lru.Slot, ...]:
     return slots
 
 
-@state_property("I1", "entry tag is its processing", Kind.LEMMA)
+@state_property("I1", "entry tag is its processing", Kind.LEMMA, statement="""
+    In tagged variants, every shadow entry and every receiver entry carries as tag the id of
+    the processing it holds: tags are processing ids, and an entry is only ever written whole.""")
 def entry_tag_is_processing(config: Config, state: State) -> list[str]:
-    """In tagged variants, every shadow entry and every receiver entry carries as tag the id of
-    the processing it holds: tags are processing ids, and an entry is only ever written whole."""
     if not config.variant.tagged:
         return []
     return [
@@ -54,11 +54,11 @@ def entry_tag_is_processing(config: Config, state: State) -> list[str]:
     ]
 
 
-@state_property("I2", "wire tag is its placeholders", Kind.LEMMA)
-def wire_tag_is_placeholders(config: Config, state: State) -> list[str]:
-    """In tagged variants, every item in flight to P1 carries as tag the processing of its
+@state_property("I2", "wire tag is its placeholders", Kind.LEMMA, statement="""
+    In tagged variants, every item in flight to P1 carries as tag the processing of its
     placeholders, and a payload is that same processing: P0 sends a fresh processing whole, or
-    a reference copied, tag included, from one shadow entry."""
+    a reference copied, tag included, from one shadow entry.""")
+def wire_tag_is_placeholders(config: Config, state: State) -> list[str]:
     if not config.variant.tagged:
         return []
     return [
@@ -69,11 +69,11 @@ def wire_tag_is_placeholders(config: Config, state: State) -> list[str]:
     ]
 
 
-@state_property("I3", "served from one processing", Kind.LEMMA)
-def served_from_one_processing(config: Config, state: State) -> list[str]:
-    """In tagged variants, every item last handed to the model takes its tensor and its
+@state_property("I3", "served from one processing", Kind.LEMMA, statement="""
+    In tagged variants, every item last handed to the model takes its tensor and its
     placeholders from the same processing: a payload is used as sent, and a reference is served
-    only on a tag match, which by I1 and I2 names one processing for both. S1 follows."""
+    only on a tag match, which by I1 and I2 names one processing for both. S1 follows.""")
+def served_from_one_processing(config: Config, state: State) -> list[str]:
     if not config.variant.tagged or state.last_delivery is None:
         return []
     return [
@@ -82,10 +82,10 @@ def served_from_one_processing(config: Config, state: State) -> list[str]:
     ]
 
 
-@state_property("I4", "processings already issued", Kind.LEMMA)
+@state_property("I4", "processings already issued", Kind.LEMMA, statement="""
+    Every processing id held by an entry, a message or the last delivery names a processing
+    that has already run, so a fresh processing never collides with one already held.""")
 def pids_issued(config: Config, state: State) -> list[str]:
-    """Every processing id held by an entry, a message or the last delivery names a processing
-    that has already run, so a fresh processing never collides with one already held."""
     issued = len(state.processings)
     held = [e.processing for e in _slots(state) if isinstance(e, lru.Entry)]
     held += [p for m in state.to_engine for w in m.items for p in (w.data, w.placeholders)
@@ -96,11 +96,11 @@ def pids_issued(config: Config, state: State) -> list[str]:
             if not 0 <= pid < issued]
 
 
-@state_property("I5", "requests name known contents", Kind.LEMMA)
-def requests_name_known_contents(config: Config, state: State) -> list[str]:
-    """Every request is on one of the configuration's front ends and has between one and
+@state_property("I5", "requests name known contents", Kind.LEMMA, statement="""
+    Every request is on one of the configuration's front ends and has between one and
     max_items items, with identities of the configuration (distinct unless the configuration
-    admits duplicates) and known content versions."""
+    admits duplicates) and known content versions.""")
+def requests_name_known_contents(config: Config, state: State) -> list[str]:
     found = [
         f"request {r.rid} names {i.identity!r} version {i.version}"
         for r in state.requests for i in r.items
@@ -116,20 +116,20 @@ def requests_name_known_contents(config: Config, state: State) -> list[str]:
     return found
 
 
-@state_property("I6", "entries have positive size", Kind.LEMMA)
+@state_property("I6", "entries have positive size", Kind.LEMMA, statement="""
+    Every cached entry takes at least one byte, so dropping entries never adds bytes and
+    evicting always frees some.""")
 def entries_have_positive_size(config: Config, state: State) -> list[str]:
-    """Every cached entry takes at least one byte, so dropping entries never adds bytes and
-    evicting always frees some."""
     if all(slot.size >= 1 for slot in _slots(state) if isinstance(slot, lru.Entry)):
         return []  # the common case, decided before any reason is worded
     return [f"{where} entry {e.identity!r} has size {e.size}"
             for where, e in _all_entries(state) if e.size < 1]
 
 
-@state_property("I7", "no ghost slots", Kind.LEMMA)
+@state_property("I7", "no ghost slots", Kind.LEMMA, statement="""
+    Where both LRUs are correct (no `LruFlaw`), no cache holds a ghost slot: touching an
+    absent key changes nothing, so eviction always makes progress (S3's no-hang part).""")
 def no_ghost_slots(config: Config, state: State) -> list[str]:
-    """Where both LRUs are correct (no `LruFlaw`), no cache holds a ghost slot: touching an
-    absent key changes nothing, so eviction always makes progress (S3's no-hang part)."""
     flaws = (config.variant.shadow_lru, config.variant.receiver_lru)
     if any(flaw is not LruFlaw.NONE for flaw in flaws):
         return []

@@ -19,13 +19,13 @@ FAIR_DELIVERY = (
 )
 
 
-@trace_property("L1", "miss leads to resend", FAIR_DELIVERY)
-def miss_leads_to_resend(trace: Trace) -> Violation | None:
-    """After P0 takes a miss reply naming identity h for a request, the retry of that request
+@trace_property("L1", "miss leads to resend", FAIR_DELIVERY, statement="""
+    After P0 takes a miss reply naming identity h for a request, the retry of that request
     (the message that resends h) carries h's data; it may send h as a reference only if a
     message that front end sent after the miss, before the retry's, carried h's data (P0
     then re-recorded h with its payload). A retry that is never sent owes nothing here (L4
-    judges how it ended)."""
+    judges how it ended).""")
+def miss_leads_to_resend(trace: Trace) -> Violation | None:
     owed: dict[tuple[int, str], int] = {}  # (rid, h) -> step of the miss reply
     resent: set[tuple[int, str]] = set()  # (rid, h) whose data another message carried since
     for number, before, action, after in trace.transitions():
@@ -66,11 +66,11 @@ def _note_payloads(
             resent.add((rid, identity))
 
 
-@trace_property("L2", "a resend never misses", FAIR_DELIVERY)
-def resend_never_misses(trace: Trace) -> Violation | None:
-    """A retry carries data for every item, so it is never answered with a miss for an
+@trace_property("L2", "a resend never misses", FAIR_DELIVERY, statement="""
+    A retry carries data for every item, so it is never answered with a miss for an
     identity the miss it retries listed (judged where P0 takes the reply, as the client sees
-    it). It fails when P0 turns the resent item back into a reference that P1 cannot serve."""
+    it). It fails when P0 turns the resent item back into a reference that P1 cannot serve.""")
+def resend_never_misses(trace: Trace) -> Violation | None:
     listed: dict[int, tuple[str, ...]] = {}  # rid -> identities its last miss reply listed
     for number, before, action, _ in trace.transitions():
         reply = miss_taken(before, action)
@@ -91,15 +91,16 @@ def resend_never_misses(trace: Trace) -> Violation | None:
 @trace_property(
     "L3", "bounded recovery",
     FAIR_DELIVERY + "; no drift event happens between the miss and the retry's delivery",
-)
-def bounded_recovery(trace: Trace) -> Violation | None:
-    """If no new drift event happens after P1 reports a miss for a request, the first retry
+    statement="""
+    If no new drift event happens after P1 reports a miss for a request, the first retry
     of that request succeeds at P1. Drift events are the steps that exercise a drift source
     (a clear, a reset, a restart, a rejection, a reordered delivery, an interleaved P0 step, a
     reused identity); standing drift (a second front end, size skew, oversized items, a
     request over the budget) is no event, so under it L3 can fail without one. The watch
     starts at P1's miss, not when P0 takes the reply: an event in between is after the
-    miss."""
+    miss.""",
+)
+def bounded_recovery(trace: Trace) -> Violation | None:
     watching: dict[int, int] = {}  # rid -> step of P1's miss, while no drift has happened
     for number, _, action, after in trace.transitions():
         if action.drift_event() is not None:
@@ -122,10 +123,11 @@ def bounded_recovery(trace: Trace) -> Violation | None:
 @trace_property(
     "L4", "eventual completion",
     FAIR_DELIVERY + "; finitely many drift events; the client retries a miss up to R times",
+    statement="""
+    Once the system is quiescent, every request has ended in success or in a clear,
+    non-retryable client error: none crashed, hung, or ran out of retries.""",
 )
 def eventual_completion(trace: Trace) -> Violation | None:
-    """Once the system is quiescent, every request has ended in success or in a clear,
-    non-retryable client error: none crashed, hung, or ran out of retries."""
     final = trace.final
     if not is_quiescent(trace.config, final):
         return None

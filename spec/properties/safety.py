@@ -8,10 +8,10 @@ from spec.properties.declare import Kind, state_property
 from spec.state import Outcome, State
 
 
-@state_property("S1", "consistent pairing", Kind.SAFETY, compares_contents=True)
+@state_property("S1", "consistent pairing", Kind.SAFETY, compares_contents=True, statement="""
+    Every item P1 hands to the model pairs a tensor and placeholders that come from the
+    processing of the same content: no stale tensor is ever paired with fresh placeholders.""")
 def consistent_pairing(config: Config, state: State) -> list[str]:
-    """Every item P1 hands to the model pairs a tensor and placeholders that come from the
-    processing of the same content: no stale tensor is ever paired with fresh placeholders."""
     reasons = []
     for served in state.last_delivery.served if state.last_delivery else ():
         tensor = state.processings[served.tensor].content
@@ -24,9 +24,9 @@ def consistent_pairing(config: Config, state: State) -> list[str]:
     return reasons
 
 
-@state_property("S2", "budget", Kind.SAFETY)
+@state_property("S2", "budget", Kind.SAFETY, statement="""
+    No engine's P1 caches more bytes than the budget, and no shadow records more.""")
 def within_budget(config: Config, state: State) -> list[str]:
-    """No engine's P1 caches more bytes than the budget, and no shadow records more."""
     reasons = []
     for engine, receiver in enumerate(state.receivers()):
         used = lru.bytes_used(receiver)
@@ -40,11 +40,11 @@ def within_budget(config: Config, state: State) -> list[str]:
     return reasons
 
 
-@state_property("S3", "no crash", Kind.SAFETY)
-def no_crash(config: Config, state: State) -> list[str]:
-    """No assertion fires, no error goes unhandled and eviction always terminates: neither
+@state_property("S3", "no crash", Kind.SAFETY, statement="""
+    No assertion fires, no error goes unhandled and eviction always terminates: neither
     side crashes or hangs, and P0's assertion (a probed hit gone at update time, no data to
-    send) never fails a request."""
+    send) never fails a request.""")
+def no_crash(config: Config, state: State) -> list[str]:
     reasons = [
         f"p0-assert: request {r.rid}: a probed hit was gone at P0's update and there was no "
         "data to send"
@@ -56,11 +56,11 @@ def no_crash(config: Config, state: State) -> list[str]:
     return reasons
 
 
-@state_property("S4", "freshness", Kind.LIMIT, compares_contents=True)
-def freshness(config: Config, state: State) -> list[str]:
-    """The content served for an item equals the content the client sent for it in this
+@state_property("S4", "freshness", Kind.LIMIT, compares_contents=True, statement="""
+    The content served for an item equals the content the client sent for it in this
     request. Cannot hold under identity reuse (D7) unless identities are bound to content:
-    a reference names an identity, and the identity no longer determines the content."""
+    a reference names an identity, and the identity no longer determines the content.""")
+def freshness(config: Config, state: State) -> list[str]:
     reasons = []
     for served in state.last_delivery.served if state.last_delivery else ():
         for role, pid in (("tensor", served.tensor), ("placeholders", served.placeholders)):
@@ -73,12 +73,12 @@ def freshness(config: Config, state: State) -> list[str]:
     return reasons
 
 
-@state_property("H1", "hit coverage", Kind.DIAGNOSTIC)
-def hit_coverage(config: Config, state: State) -> list[str]:
-    """Every identity P0 sends as a reference (a shadow hit) is cached in P1, with the trusted
+@state_property("H1", "hit coverage", Kind.DIAGNOSTIC, statement="""
+    Every identity P0 sends as a reference (a shadow hit) is cached in P1, with the trusted
     tag where the variant has tags, when P1 handles that request. Expected to fail under
     drift: removing keys from P0 is always safe; adding keys P1 never sees, or removing keys
-    from P1 alone, is not."""
+    from P1 alone, is not.""")
+def hit_coverage(config: Config, state: State) -> list[str]:
     delivery = state.last_delivery
     if delivery is None or not delivery.missed:
         return []

@@ -1,8 +1,9 @@
 """The shape every transition has: a frozen action value with a guard and a pure step.
 
 An action class states, as class attributes, the drift source it represents (None for the
-protocol's own steps) and its label; `candidates` enumerates the instances worth asking about in
-a state (the guard still decides), so checkers can list every enabled action.
+protocol's own steps) and its label, set once by `describe` right after the class;
+`candidates` enumerates the instances worth asking about in a state (the guard still decides),
+so checkers can list every enabled action.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from spec.config import Config
 from spec.drift import Drift
@@ -21,9 +22,11 @@ class InvalidAction(ValueError):
     """`step` was called with an action whose guard is false in that state."""
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """Base of all actions. Subclasses are frozen dataclasses whose fields are the arguments."""
+class Described:
+    """What an action class says about itself, read on the class and on its instances; each
+    class sets its own with `describe`. Declared here, outside the dataclass, because a class
+    variable a compiled (mypyc) dataclass declares or overrides in its body becomes one of its
+    fields."""
 
     label: ClassVar[str] = "action"
     drift: ClassVar[Drift | None] = None
@@ -31,6 +34,12 @@ class Action:
     requires: ClassVar[Drift | None] = None
     # Drift sources that particular instances exercise (e.g. a reordered delivery, D1).
     exercises: ClassVar[tuple[Drift, ...]] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Action(Described):
+    """Base of all actions. Subclasses are frozen dataclasses whose fields are the arguments;
+    `describe` states each one's label and drift sources."""
 
     def guard(self, config: Config, state: State) -> bool:
         raise NotImplementedError
@@ -77,3 +86,17 @@ class Action:
     def available(self, config: Config) -> bool:
         return self.requires is None or config.enables(self.requires)
 
+
+
+_Class = TypeVar("_Class", bound=Described)
+
+
+def describe(cls: type[_Class], label: str, *, drift: Drift | None = None,
+             requires: Drift | None = None, exercises: tuple[Drift, ...] = ()) -> None:
+    """State what action class `cls` is: its label, the drift source it represents (None: a
+    protocol step), the one whose environment membership enables it at all, and those some
+    of its instances exercise. Called once, right after the class; nothing is inherited (a
+    subclass states all of its own)."""
+    if "label" in vars(cls):
+        raise TypeError(f"{cls.__name__} is described twice")
+    cls.label, cls.drift, cls.requires, cls.exercises = label, drift, requires, exercises

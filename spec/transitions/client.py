@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from spec.config import Config
 from spec.drift import Drift
 from spec.state import ClientItem, Outcome, Request, State
-from spec.transitions.base import Action
+from spec.transitions.base import Action, describe
 
 
 def request_fits_unless_d8(config: Config, items: tuple[ClientItem, ...]) -> bool:
@@ -49,8 +49,6 @@ class Submit(Action):
     version > 0 is identity reuse, D7; front end 1 exists only under D5; items over the budget
     together only under D8)."""
 
-    label = "submit"
-    exercises = (Drift.D5, Drift.D7, Drift.D8)
     items: tuple[ClientItem, ...]
     front_end: int = 0
 
@@ -89,6 +87,9 @@ class Submit(Action):
         # configuration (`_submittable`) instead of once per candidate and state.
         if _may_submit(config, state):
             yield from config.derived("submittable", _submittable)
+
+
+describe(Submit, "submit", exercises=(Drift.D5, Drift.D7, Drift.D8))
 
 
 def _may_submit(config: Config, state: State) -> bool:
@@ -139,7 +140,6 @@ class Retry(Action):
     item (recovery path, vllm#46747); at most `max_retries` times. A retry continues an
     existing request, so `max_in_flight` (a bound on new requests) does not apply to it."""
 
-    label = "retry"
     rid: int
 
     def guard(self, config: Config, state: State) -> bool:
@@ -164,3 +164,6 @@ class Retry(Action):
         # second lookup per candidate: asked in every state.
         return iter([cls(r.rid) for r in state.requests
                      if r.outcome is Outcome.MISS and r.retries < config.max_retries])
+
+
+describe(Retry, "retry")

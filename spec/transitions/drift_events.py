@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from spec.config import Config
 from spec.drift import Drift
 from spec.state import Stage, State
-from spec.transitions.base import Action
+from spec.transitions.base import Action, describe
 
 __all__ = [
     "DRIFT_EVENT_TYPES",
@@ -44,7 +44,6 @@ class ClearBoth(Action):
     """Protocol: clear every shadow and P1 together, while nothing is in flight (no message to
     P1, no attempt between probe and send). Safe: both sides end empty."""
 
-    label = "clear_both"
 
     def is_obligation(self) -> bool:
         return False
@@ -72,6 +71,9 @@ class ClearBoth(Action):
         return iter((action,) if action.guard(config, state) else ())
 
 
+describe(ClearBoth, "clear_both")
+
+
 @dataclass(frozen=True, slots=True)
 class _ReceiverWipe(Action):
     """Engine `engine`'s P1 loses its whole cache, at any time; the subclass says why (its
@@ -91,7 +93,9 @@ class _ReceiverWipe(Action):
 
     # Every candidate passes the guard (which restates what `candidates` selects, for actions
     # built elsewhere): the enabled instances are the candidates themselves.
-    enabled_instances = candidates
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        return cls.candidates(config, state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +103,8 @@ class P1Clear(_ReceiverWipe):
     """D3: P1's cache is cleared alone (sleep, pause with cache clear, reset of P1 only):
     P1 empty, P0 full. Unsafe: P0 keeps sending references."""
 
-    label = "p1_clear"
-    drift = Drift.D3
-    requires = Drift.D3
+
+describe(P1Clear, "p1_clear", drift=Drift.D3, requires=Drift.D3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +112,6 @@ class P0Clear(Action):
     """D3: one front end's shadow is cleared alone. Safe: removing keys from P0 only ever turns
     references into payloads."""
 
-    label = "p0_clear"
-    drift = Drift.D3
-    requires = Drift.D3
     front_end: int = 0
 
     def guard(self, config: Config, state: State) -> bool:
@@ -125,15 +125,15 @@ class P0Clear(Action):
         return (cls(fe) for fe in range(config.front_ends))
 
 
+describe(P0Clear, "p0_clear", drift=Drift.D3, requires=Drift.D3)
+
+
 @dataclass(frozen=True, slots=True)
 class P0ClearForReset(Action):
     """D4, first half: P0 clears its shadow and asks for P1's reset, which travels apart from
     the data messages and is applied later (`P1Reset`); requests P0 handles in between are
     cached by P1 and then wiped, while P0 still holds their keys."""
 
-    label = "p0_clear_for_reset"
-    drift = Drift.D4
-    requires = Drift.D4
     front_end: int = 0
 
     def guard(self, config: Config, state: State) -> bool:
@@ -147,14 +147,14 @@ class P0ClearForReset(Action):
         return (cls(fe) for fe in range(config.front_ends))
 
 
+describe(P0ClearForReset, "p0_clear_for_reset", drift=Drift.D4, requires=Drift.D4)
+
+
 @dataclass(frozen=True, slots=True)
 class P1Reset(Action):
     """D4, second half: the pending reset reaches P1 and wipes its cache (every engine's, in
     the router configuration: the front end's reset is broadcast to all of them)."""
 
-    label = "p1_reset"
-    drift = Drift.D4
-    requires = Drift.D4
 
     def guard(self, config: Config, state: State) -> bool:
         return state.reset_pending
@@ -167,14 +167,16 @@ class P1Reset(Action):
         yield cls()
 
 
+describe(P1Reset, "p1_reset", drift=Drift.D4, requires=Drift.D4)
+
+
 @dataclass(frozen=True, slots=True)
 class P1Restart(_ReceiverWipe):
     """D10: the engine process restarts and loses its cache (messages already queued to it
     survive). Unsafe, like a one-sided clear."""
 
-    label = "p1_restart"
-    drift = Drift.D10
-    requires = Drift.D10
+
+describe(P1Restart, "p1_restart", drift=Drift.D10, requires=Drift.D10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +184,6 @@ class P0Restart(Action):
     """D10: a front end restarts while it holds no attempt between probe and send, and loses its
     shadow. Safe: P0 then sends payloads for everything."""
 
-    label = "p0_restart"
-    drift = Drift.D10
-    requires = Drift.D10
     front_end: int = 0
 
     def guard(self, config: Config, state: State) -> bool:
@@ -197,6 +196,9 @@ class P0Restart(Action):
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
         return (cls(fe) for fe in range(config.front_ends))
+
+
+describe(P0Restart, "p0_restart", drift=Drift.D10, requires=Drift.D10)
 
 
 DRIFT_EVENT_TYPES: tuple[type[Action], ...] = (

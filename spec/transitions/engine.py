@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 from spec import lru
 from spec.config import Config
 from spec.drift import Drift
 from spec.state import Delivery, Fault, FaultKind, Message, Reply, Served, State, WireItem
-from spec.transitions.base import Action
+from spec.transitions.base import Action, describe
 
 
 def resolution_order(config: Config, message: Message) -> tuple[int, ...]:
@@ -152,9 +151,6 @@ class P1Receive(Action):
     oldest) is the protocol's FIFO delivery; any other index is reordering (D1). Engines
     other than 0 exist only in D5's router configuration."""
 
-    label = "p1_receive"
-    exercises = (Drift.D1,)
-    own_payloads: ClassVar[bool] = False  # `P1ReceiveOwnPayload`'s choice
     index: int = 0
     engine: int = 0
 
@@ -171,13 +167,18 @@ class P1Receive(Action):
         rest = state.to_engine[:at] + state.to_engine[at + 1 :]
         state = state.evolve(to_engine=rest)
         try:
-            return deliver(config, state, message, self.own_payloads)
+            return deliver(config, state, message, self.own_payloads())
         except lru.EvictionHang as hang:
             where = "P1" if config.engines == 1 else f"P1 (engine {self.engine})"
             return state.evolve(fault=Fault(FaultKind.HANG, f"{where}: {hang}"))
 
     def drift_event(self) -> Drift | None:
         return Drift.D1 if self.index > 0 else None
+
+    def own_payloads(self) -> bool:
+        """Whether a reference that misses is served from an earlier payload of the same
+        message (`P1ReceiveOwnPayload`'s choice)."""
+        return False
 
     @classmethod
     def candidates(cls, config: Config, state: State) -> Iterator[Action]:
@@ -190,6 +191,9 @@ class P1Receive(Action):
             return cls.candidates(config, state)
         # In order: each engine takes only the oldest message of its queue.
         return (cls(0, e) for e in range(config.engines) if state.queue_of(e))
+
+
+describe(P1Receive, "p1_receive", exercises=(Drift.D1,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,9 +209,8 @@ class P1ReceiveOwnPayload(P1Receive):
     a pair; both choices are in the spec, so every property is decided over both, and
     conformance accepts a receiver making either (and says which it observed)."""
 
-    label = "p1_receive_own_payload"
-    requires = Drift.D9
-    own_payloads: ClassVar[bool] = True
+    def own_payloads(self) -> bool:
+        return True
 
     def guard(self, config: Config, state: State) -> bool:
         if not P1Receive.guard(self, config, state):
@@ -219,3 +222,7 @@ class P1ReceiveOwnPayload(P1Receive):
     def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
         within = super(P1ReceiveOwnPayload, cls).enabled_instances(config, state)
         return (action for action in within if action.guard(config, state))
+
+
+describe(P1ReceiveOwnPayload, "p1_receive_own_payload", requires=Drift.D9,
+         exercises=(Drift.D1,))

@@ -37,7 +37,7 @@ from spec.state import (
     State,
     WireItem,
 )
-from spec.transitions.base import Action
+from spec.transitions.base import Action, describe
 
 
 def new_processing(state: State, content: Content) -> tuple[State, int]:
@@ -227,8 +227,6 @@ class P0Handle(Action):
     sending to engine `engine` (the router's choice, D5's router configuration; 0 with one
     engine)."""
 
-    label = "p0_handle"
-    exercises = (Drift.D5,)
     rid: int
     engine: int = 0
 
@@ -244,7 +242,12 @@ class P0Handle(Action):
 
     # Every candidate passes the guard (which restates what `candidates` selects, for actions
     # built elsewhere): the enabled instances are the candidates themselves.
-    enabled_instances = candidates
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        return cls.candidates(config, state)
+
+
+describe(P0Handle, "p0_handle", exercises=(Drift.D5,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,9 +255,6 @@ class P0HandleRejected(Action):
     """D2: P0 handles the attempt and updates its shadow, then the request is rejected (prompt
     too long, client gone) and never sent: P0 holds keys P1 never saw."""
 
-    label = "p0_handle_rejected"
-    drift = Drift.D2
-    requires = Drift.D2
     rid: int
 
     def guard(self, config: Config, state: State) -> bool:
@@ -274,7 +274,12 @@ class P0HandleRejected(Action):
 
     # Every candidate passes the guard (which restates what `candidates` selects, for actions
     # built elsewhere): the enabled instances are the candidates themselves.
-    enabled_instances = candidates
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        return cls.candidates(config, state)
+
+
+describe(P0HandleRejected, "p0_handle_rejected", drift=Drift.D2, requires=Drift.D2)
 
 
 def undo_recorded(state: State, front_end: int, message: Message) -> State:
@@ -298,7 +303,6 @@ class P0HandleRejectedUndo(P0HandleRejected):
     property is decided over both, and conformance accepts an implementation making either
     (and says which it observed)."""
 
-    label = "p0_handle_rejected_undo"
 
     def apply(self, config: Config, state: State) -> State:
         after = handle_attempt(config, state, self.rid)
@@ -311,14 +315,15 @@ class P0HandleRejectedUndo(P0HandleRejected):
         return after.with_request(request.evolve(stage=Stage.DONE, outcome=Outcome.REJECTED))
 
 
+describe(P0HandleRejectedUndo, "p0_handle_rejected_undo", drift=Drift.D2,
+         requires=Drift.D2)
+
+
 @dataclass(frozen=True, slots=True)
 class P0Process(Action):
     """D6: P0 probes and runs the processor for an attempt; its update comes later, after other
     requests may have changed the shadow."""
 
-    label = "p0_process"
-    drift = Drift.D6
-    requires = Drift.D6
     rid: int
 
     def guard(self, config: Config, state: State) -> bool:
@@ -333,7 +338,12 @@ class P0Process(Action):
 
     # Every candidate passes the guard (which restates what `candidates` selects, for actions
     # built elsewhere): the enabled instances are the candidates themselves.
-    enabled_instances = candidates
+    @classmethod
+    def enabled_instances(cls, config: Config, state: State) -> Iterator[Action]:
+        return cls.candidates(config, state)
+
+
+describe(P0Process, "p0_process", drift=Drift.D6, requires=Drift.D6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,8 +351,6 @@ class P0UpdateItem(Action):
     """D6: P0 updates the shadow for one item of a processed attempt (the first also touches all
     the request's identities; the last sends): two requests' updates interleave item by item."""
 
-    label = "p0_update_item"
-    requires = Drift.D6  # continuing an attempt is no new drift event; P0Process was
     rid: int
     engine: int = 0  # where the last update sends (the router's choice); 0 on other updates
 
@@ -367,13 +375,16 @@ class P0UpdateItem(Action):
             yield from (cls(r.rid, e) for e in engines)
 
 
+# `requires`, not `drift`: continuing an attempt is no new drift event; P0Process was.
+describe(P0UpdateItem, "p0_update_item", requires=Drift.D6)
+
+
 @dataclass(frozen=True, slots=True)
 class P0ReceiveReply(Action):
     """P0 takes the oldest reply. Success ends the attempt; a miss error ends it as retryable
     and (where the variant invalidates) drops exactly the reported identities from the shadow
     that sent it, before P0 handles anything else (vllm#46747)."""
 
-    label = "p0_receive_reply"
 
     def guard(self, config: Config, state: State) -> bool:
         return bool(state.to_front_end)
@@ -401,6 +412,9 @@ class P0ReceiveReply(Action):
         # The one candidate, guarded, without a generator per state (asked in every state).
         action = cls()
         return iter((action,) if action.guard(config, state) else ())
+
+
+describe(P0ReceiveReply, "p0_receive_reply")
 
 
 def _stage_is(state: State, rid: int, stage: Stage) -> bool:

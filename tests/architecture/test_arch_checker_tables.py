@@ -97,7 +97,8 @@ def extra_property() -> Iterator[str]:
     """Declare S9 with the spec's own decorator, as a new property would be; forget it
     afterwards."""
     registry()  # the real declarations first
-    declared.state_property(EXTRA, "at most one entry (fixture)", Kind.SAFETY)(_two_entries)
+    declared.state_property(EXTRA, "at most one entry (fixture)", Kind.SAFETY,
+                             statement=str(_two_entries.__doc__))(_two_entries)
     try:
         yield EXTRA
     finally:

@@ -116,7 +116,8 @@ def _two_entries(config: Config, state: State) -> list[str]:
 @pytest.fixture
 def planted() -> Iterator[str]:
     registry()
-    declared.state_property("S8", "at most one entry (fixture)", Kind.SAFETY)(_two_entries)
+    declared.state_property("S8", "at most one entry (fixture)", Kind.SAFETY,
+                             statement=str(_two_entries.__doc__))(_two_entries)
     try:
         yield "S8"
     finally:
@@ -140,7 +141,8 @@ def test_a_property_declared_after_the_search_is_judged_by_a_pass() -> None:
     config = explore_config(V3, (), max_requests=2)
     graph = build(config)
     registry()
-    declared.state_property("S8", "at most one entry (fixture)", Kind.SAFETY)(_two_entries)
+    declared.state_property("S8", "at most one entry (fixture)", Kind.SAFETY,
+                             statement=str(_two_entries.__doc__))(_two_entries)
     try:
         prop = by_id("S8")
         assert graph.checks is not None and not graph.checks.covers(prop)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from spec import ACTION_TYPES, Action, Drift
 from spec.transitions import drift_events
+from spec.transitions.base import describe
 
 MODULE_FILE = "spec/transitions/drift_events.py"
 
@@ -56,10 +57,7 @@ def test_spec_a_drift_event_left_out_of_the_tuple_is_named() -> None:
     class P1Nap(Action):
         """D3: a planted event."""
 
-        label = "p1_nap"
-        drift = Drift.D3
-        requires = Drift.D3
-
+    describe(P1Nap, "p1_nap", drift=Drift.D3, requires=Drift.D3)
     P1Nap.__module__ = drift_events.__name__
     namespace = {**vars(drift_events), "P1Nap": P1Nap}
     assert unlisted(namespace, drift_events.__name__, drift_events.DRIFT_EVENT_TYPES,

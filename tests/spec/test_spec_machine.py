@@ -30,6 +30,7 @@ from spec.properties.registry import registry
 from spec.state import Fault, FaultKind, Outcome
 from spec.trace import Trace
 from spec.transitions import ACTION_TYPES, P0Handle, P0ReceiveReply, P1Receive, Submit
+from spec.transitions.base import describe
 
 
 def all_drift_config(variant: spec.Variant = V3) -> Config:
@@ -125,6 +126,16 @@ def test_every_action_type_has_a_label_and_a_docstring_naming_its_role() -> None
         assert doc.strip(), action_type
         if action_type.drift is not None:
             assert action_type.drift.value in doc, action_type
+
+
+def test_every_action_type_is_described_once_and_on_its_own() -> None:
+    """Each class of `ACTION_TYPES` states its own label and drift sources (`describe`);
+    known-bad: describing one again is refused."""
+    for action_type in ACTION_TYPES:
+        assert {"label", "drift", "requires", "exercises"} <= vars(action_type).keys()
+    with pytest.raises(TypeError, match="described twice"):
+        describe(ACTION_TYPES[0], "again")
+    assert ACTION_TYPES[0].label == "submit"
 
 
 def test_pending_is_exactly_the_owed_enabled_actions() -> None:

@@ -35,20 +35,16 @@ def test_registry_lists_every_property_once_in_order() -> None:
 
 def test_a_property_without_a_statement_fails_at_declaration() -> None:
     with pytest.raises(InvalidDefinition, match="write what it asserts"):
-
-        @state_property("S99", "nothing", Kind.SAFETY)
-        def undocumented(config: Config, state: State) -> list[str]:
-            return []
+        state_property("S99", "nothing", Kind.SAFETY, statement=" \n  ")
 
 
 def test_liveness_needs_fairness_and_ids_are_unique() -> None:
     with pytest.raises(InvalidDefinition, match="fairness"):
-        trace_property("L99", "x", "  ")
+        trace_property("L99", "x", "  ", statement="Something.")
     with pytest.raises(InvalidDefinition, match="declared twice"):
 
-        @state_property("S1", "again", Kind.SAFETY)
+        @state_property("S1", "again", Kind.SAFETY, statement="A duplicate.")
         def duplicate(config: Config, state: State) -> list[str]:
-            """A duplicate."""
             return []
 
 
