@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from model_checks.executor import Task, sweep, values
+from model_checks.explore.early_stop import stoppable
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
+from model_checks.explore.state_checks import state_properties
 from model_checks.kernel.cells import cell_label
 from model_checks.kernel.instance import config_for
 from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
 from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
-from spec import Config, Variant
+from spec import Config, Variant, lemmas, registry
 from spec.instances import Family
 
 CHECKER = EXPLORE.record
@@ -57,6 +59,11 @@ class CellJob:
     partial-order reduction)."""
     slots: bool = False
     """With `forget`, the key renumbers the live requests' slots too (`slots`)."""
+    stop_at_break: bool = False
+    """With `only`, each of whose properties can stop a search at its break
+    (`early_stop.stoppable`): stop the search at the end of the level where the last of
+    them breaks (their verdicts and shortest counterexamples unchanged); only the state
+    properties among them are checked as states are numbered."""
 
     def config(self, shape: Shape) -> Config:
         """The instance of one shape: the matrix's (`instance.config_for`) cut down
@@ -88,6 +95,9 @@ class CellOutcome:
     records: tuple[VerdictRecord, ...]
     config: dict[str, Any]  # the instance, as a trace file writes a configuration
     configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stopped_at: int | None = None
+    """The depth at whose end the last graph's search stopped, every property asked broken
+    (`early_stop`); None: it did not stop at a break."""
 
 
 GraphBuilder = Callable[[Config, GraphOptions], Graph]
@@ -143,7 +153,8 @@ def explore_cell(job: CellJob, build_graph: GraphBuilder = build) -> CellOutcome
     complete = all(j.status is not Status.UNDECIDED for j, _, _ in decided.values())
     return CellOutcome(job.variant.name, job.environment, describe(config), states, edges,
                        graph.diameter, complete, seconds, records, config_to_json(config),
-                       {p: config_to_json(c) for p, (_, c, _) in decided.items()})
+                       {p: config_to_json(c) for p, (_, c, _) in decided.items()},
+                       graph.stopped_at)
 
 
 def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
@@ -153,11 +164,29 @@ def _judged(job: CellJob, config: Config, build_graph: GraphBuilder
     reduction)."""
     if job.por:
         return _reduced(job, config)
-    graph = build_graph(config, GraphOptions(max_states=job.max_states, forget=job.forget,
-                                             slots=job.slots))
-    figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
-               + ("" if graph.complete else f" (state limit {job.max_states} reached)"))
+    graph = build_graph(config, _options(job, config))
+    figures = f"{len(graph.states)} states, diameter {graph.diameter}"
+    if graph.stopped_at is not None:
+        figures = (f"{len(graph.states)} states to depth {graph.stopped_at}, where the search "
+                   "stopped: every property asked had broken")
+    elif not graph.complete:
+        figures += f" (state limit {job.max_states} reached)"
     return graph, judge_all(graph, job.with_lemmas, job.only), figures, 0
+
+
+def _options(job: CellJob, config: Config) -> GraphOptions:
+    """How the job's graph is searched: its state limit and keys; with `only`, only its
+    state properties checked as states are numbered, and with `stop_at_break` too, the
+    search stopped once they have all broken, where each of them can stop it."""
+    options = GraphOptions(max_states=job.max_states, forget=job.forget, slots=job.slots)
+    if job.only is None:
+        return options
+    asked = [p for p in (*registry(), *(lemmas() if job.with_lemmas else ()))
+             if p.id in job.only]
+    checks = [p for p in state_properties(config, job.with_lemmas) if p.id in job.only]
+    stop = (asked if job.stop_at_break and asked
+            and all(stoppable(config, p) for p in asked) else [])
+    return replace(options, checks=checks, stop_at_break=stop)
 
 
 def _reduced(job: CellJob, config: Config) -> tuple[Graph, list[Judgement], str, int]:
