@@ -58,7 +58,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from model_checks.explore import collector
 from model_checks.explore.distributed_common import LevelProgress
@@ -78,6 +78,9 @@ from model_checks.explore.symmetry import (
     rename_state,
 )
 from spec import Action, Config, Property, State, enabled
+
+if TYPE_CHECKING:
+    from model_checks.explore.product import ProductSearch
 
 
 class StateLimitExceeded(Exception):
@@ -134,6 +137,10 @@ class Graph:
     """The depth at whose end the search stopped because every property of
     `GraphOptions.stop_at_break` had broken (`early_stop`; the graph is then incomplete);
     None: it did not stop there."""
+    early_product: ProductSearch | None = field(default=None, repr=False, compare=False)
+    """The product with the monitors of `GraphOptions.stop_at_break`, searched on the fly up
+    to where the search stopped at their breaks (`early_stop`): the judge reads their
+    verdicts from it, as a search of the product of the stopped graph would give them."""
     checks: StateChecks | None = field(default=None, repr=False, compare=False)
     """The state properties checked on every state as the search numbered it (None: none;
     the judge then checks them in passes over `states`). Not part of the graph: two graphs
@@ -597,6 +604,7 @@ class _Search:
         if not self.watch.broken(self.pending):
             return False
         self.graph.stopped_at = level
+        self.graph.early_product = self.watch.product
         return True
 
     def _chosen(self, state: State, depth: int) -> list[Successor]:
