@@ -55,8 +55,8 @@ to the first); `--named-forget off|on|slots` runs one way.
 
 `--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
 --forget-ended --symmetric-requests` as above (with the row's `--property`, the search stops
-at the end of the level where it breaks), then Rumur (one thread; `scripts/setup-rumur` unpacks it where it
-is not) on the Murphi model generated from the same configuration
+at the end of the level where it breaks), then Rumur (one thread; `scripts/setup-rumur`
+unpacks it where it is not) on the Murphi model generated from the same configuration
 (`model_checks.explore.murphi`), with the row's property or every property the model
 translates as invariants; Rumur's counterexample is replayed on the spec (a disagreement
 stops the run). A table gives both sides' verdicts, states and CPU seconds, Rumur's
