@@ -66,8 +66,9 @@ to the first); `--named-forget off|on|slots` runs one way. `--repeat N` given wi
 runs each row N times each way and reports the median CPU seconds (one run by default).
 
 `--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
---forget-ended` as above, then Rumur (one thread; `scripts/setup-rumur` unpacks it where it
-is not) on the Murphi model generated from the same configuration
+--forget-ended --symmetric-requests` as above (with the row's `--property`, the search stops
+at the end of the level where it breaks), then Rumur (one thread; `scripts/setup-rumur`
+unpacks it where it is not) on the Murphi model generated from the same configuration
 (`model_checks.explore.murphi`), with the row's property or every property the model
 translates as invariants; Rumur's counterexample is replayed on the spec (a disagreement
 stops the run). A table gives both sides' verdicts, states and CPU seconds, Rumur's
@@ -115,8 +116,11 @@ NAMED = (
     ("V3", "none", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", None),
     ("V4", "D6", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", None),
     ("V2", "D11", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", None),
+    ("V4", "D6", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", "H1"),
 )
-"""(variant, environment, instance, the property compared; None: every property)."""
+"""(variant, environment, instance, the property compared; None: every property). The last
+row asks row 5's instance for H1 only, the invariant Rumur stops at there: the same work on
+both sides (`explore --property` stops at the end of the breaking level, `early_stop`)."""
 
 
 NAMED_MODES = {"off": (), "on": ("--forget-ended",),
@@ -211,7 +215,8 @@ def _require_compiled_build() -> None:
 
 
 def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
-    """Per row of `NAMED`: the explorer (`explore --instance --forget-ended`) and Rumur on
+    """Per row of `NAMED`: the explorer (`explore --instance --forget-ended
+    --symmetric-requests`, stopping at the break where the row asks one property) and Rumur on
     the Murphi model generated from the same configuration (`model_checks.explore.murphi`,
     one thread, symmetry on), each to its verdict on the properties the model translates
     (the row's, or every one of `murphi.PROPERTIES`); Rumur's counterexample replayed on
@@ -225,7 +230,7 @@ def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
     table = []
     for row in rows:
         variant, env, instance, prop = NAMED[row - 1]
-        _, states, seconds, _, text = _explore_row(row, "on", max_states, out)
+        _, states, seconds, _, text = _explore_row(row, "slots", max_states, out)
         config = parse_instance(instance).config(
             variant_named(variant), Environment.parse(env).sources)
         props = (prop,) if prop else murphi.PROPERTIES
@@ -514,7 +519,7 @@ def main() -> None:
                              "reduction; empty: none")
     parser.add_argument("--named", action="store_true",
                         help="explore --instance on the instances of NAMED (no other table)")
-    parser.add_argument("--named-rows", default="1,2,3,4,5,6")
+    parser.add_argument("--named-rows", default="1,2,3,4,5,6,7")
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--named-out", type=Path, default=Path("build/bench/named"))
     parser.add_argument("--named-forget", choices=tuple(NAMED_RUNS), default="both")

@@ -23,28 +23,8 @@ import sys
 import time
 
 from model_checks.explore.command import PROFILES
-from model_checks.explore.forgetting_agreement import Comparison, compare
-from model_checks.explore.instance import explore_config, shapes_for
-from model_checks.kernel.cells import cell_identifier
-from model_checks.kernel.matrix import EXPECTED
+from model_checks.explore.forgetting_agreement import Comparison, compare, matrix_instances
 from model_checks.mutation.spec_mutants import spec_mutants
-from spec import Config, variant_named
-
-
-def matrix_instances(wanted: set[str] | None) -> list[tuple[str, Config]]:
-    """Every matrix cell's first CI instance, labelled `V2_D2+D7` (or those `wanted`)."""
-    profile = PROFILES["ci"]
-    out = []
-    for cell in EXPECTED:
-        label = cell_identifier(cell.variant, cell.environment)
-        if wanted is not None and label not in wanted:
-            continue
-        shape = shapes_for(cell.environment, profile.shapes, profile.large_shapes)[0]
-        config = explore_config(variant_named(cell.variant), cell.environment,
-                                max_requests=shape.max_requests, max_items=shape.max_items,
-                                max_identities=shape.max_identities)
-        out.append((label, config))
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

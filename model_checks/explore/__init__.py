@@ -12,6 +12,8 @@
   names a state across processes;
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
+  `early_stop` stops a search at the end of the level where every asked property has broken
+  (the monitors' product then run on the fly);
 - the matrix's cells: `instance` is the small instance per variant and environment,
   `cell_tasks` one task per cell, its graph judged completely and turned into verdict records,
   `agreement` the cross-check against Z3's and Hypothesis's records; `command` is the command

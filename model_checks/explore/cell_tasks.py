@@ -1,7 +1,7 @@
 """Exploring cells: one (variant, environment) per task, judged completely, as verdict records.
 
 A task builds one graph and judges every property on it (`explore_cell`), so the graph is
-built once per cell. Jobs are pure functions of their arguments and return plain values, so
+built once per cell. Tasks are pure functions of their arguments and return plain values, so
 they run in any process; `run_tasks` is the one place that decides where (the shared
 executor: local processes, or a Dask cluster). Results come back in submission order, so a
 parallel run prints what a serial one prints.
@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from model_checks.executor import Task, sweep, values
+from model_checks.explore.early_stop import stoppable
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.explore.reduction.judging import judge_reduced
+from model_checks.explore.state_checks import state_properties
 from model_checks.kernel.cells import cell_label
 from model_checks.kernel.instance import config_for
 from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
 from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
-from spec import Config, Variant
+from spec import Config, Variant, lemmas, registry
 from spec.instances import Family
 
 CHECKER = EXPLORE.record
@@ -57,6 +59,11 @@ class CellTask:
     partial-order reduction)."""
     slots: bool = False
     """With `forget`, the key renumbers the live requests' slots too (`slots`)."""
+    stop_at_break: bool = False
+    """With `only`, each of whose properties can stop a search at its break
+    (`early_stop.stoppable`): stop the search at the end of the level where the last of
+    them breaks (their verdicts and shortest counterexamples unchanged); only the state
+    properties among them are checked as states are numbered."""
 
     def config(self, shape: Shape) -> Config:
         """The instance of one shape: the matrix's (`instance.config_for`) cut down
@@ -88,6 +95,9 @@ class CellOutcome:
     records: tuple[VerdictRecord, ...]
     config: dict[str, Any]  # the instance, as a trace file writes a configuration
     configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stopped_at: int | None = None
+    """The depth at whose end the last graph's search stopped, every property asked broken
+    (`early_stop`); None: it did not stop at a break."""
 
 
 GraphBuilder = Callable[[Config, GraphOptions], Graph]
@@ -143,7 +153,8 @@ def explore_cell(task: CellTask, build_graph: GraphBuilder = build) -> CellOutco
     complete = all(j.status is not Status.UNDECIDED for j, _, _ in decided.values())
     return CellOutcome(task.variant.name, task.environment, describe(config), states, edges,
                        graph.diameter, complete, seconds, records, config_to_json(config),
-                       {p: config_to_json(c) for p, (_, c, _) in decided.items()})
+                       {p: config_to_json(c) for p, (_, c, _) in decided.items()},
+                       graph.stopped_at)
 
 
 def _judged(task: CellTask, config: Config, build_graph: GraphBuilder
@@ -153,11 +164,29 @@ def _judged(task: CellTask, config: Config, build_graph: GraphBuilder
     reduction)."""
     if task.por:
         return _reduced(task, config)
-    graph = build_graph(config, GraphOptions(max_states=task.max_states, forget=task.forget,
-                                             slots=task.slots))
-    figures = (f"{len(graph.states)} states, diameter {graph.diameter}"
-               + ("" if graph.complete else f" (state limit {task.max_states} reached)"))
+    graph = build_graph(config, _options(task, config))
+    figures = f"{len(graph.states)} states, diameter {graph.diameter}"
+    if graph.stopped_at is not None:
+        figures = (f"{len(graph.states)} states to depth {graph.stopped_at}, where the search "
+                   "stopped: every property asked had broken")
+    elif not graph.complete:
+        figures += f" (state limit {task.max_states} reached)"
     return graph, judge_all(graph, task.with_lemmas, task.only), figures, 0
+
+
+def _options(task: CellTask, config: Config) -> GraphOptions:
+    """How the task's graph is searched: its state limit and keys; with `only`, only its
+    state properties checked as states are numbered, and with `stop_at_break` too, the
+    search stopped once they have all broken, where each of them can stop it."""
+    options = GraphOptions(max_states=task.max_states, forget=task.forget, slots=task.slots)
+    if task.only is None:
+        return options
+    asked = [p for p in (*registry(), *(lemmas() if task.with_lemmas else ()))
+             if p.id in task.only]
+    checks = [p for p in state_properties(config, task.with_lemmas) if p.id in task.only]
+    stop = (asked if task.stop_at_break and asked
+            and all(stoppable(config, p) for p in asked) else [])
+    return replace(options, checks=checks, stop_at_break=stop)
 
 
 def _reduced(task: CellTask, config: Config) -> tuple[Graph, list[Judgement], str, int]:

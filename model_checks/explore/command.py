@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         args.out = Path("build/explore/lattice" if args.lattice
                         else "build/explore/counterexamples")
     if (args.instance is not None or args.property is not None or args.forget_ended
-            or args.symmetric_requests):
+            or args.symmetric_requests or args.whole_graph):
         if args.json is None:
             args.json = Path("build/explore/records.json")
         return run_named(args)  # `instance_command`: one instance a user names

@@ -28,9 +28,13 @@ import argparse
 import sys
 from dataclasses import dataclass
 
+from model_checks.explore.command import PROFILES
 from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Judgement, ReplayDisagrees, Status, judge_all
-from spec import Config, TraceError
+from model_checks.kernel.cells import cell_identifier
+from model_checks.kernel.matrix import EXPECTED
+from spec import Config, TraceError, variant_named
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,23 @@ def _said(judgement: Judgement) -> str:
     if judgement.status is Status.COUNTEREXAMPLE:
         return f"breaks in {len(judgement.actions)} steps"
     return judgement.status.name.lower()
+
+
+def matrix_instances(wanted: set[str] | None) -> list[tuple[str, Config]]:
+    """Every matrix cell's first CI instance, labelled `V2_D2_D7` (or those `wanted`): the
+    instances the soundness checks of the reductions and of `early_stop` compare on."""
+    profile = PROFILES["ci"]
+    out = []
+    for cell in EXPECTED:
+        label = cell_identifier(cell.variant, cell.environment)
+        if wanted is not None and label not in wanted:
+            continue
+        shape = shapes_for(cell.environment, profile.shapes, profile.large_shapes)[0]
+        config = explore_config(variant_named(cell.variant), cell.environment,
+                                max_requests=shape.max_requests, max_items=shape.max_items,
+                                max_identities=shape.max_identities)
+        out.append((label, config))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,10 +58,11 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from model_checks.explore import collector
 from model_checks.explore.distributed_common import LevelProgress
+from model_checks.explore.early_stop import BreakWatch
 from model_checks.explore.search_core import (
     GraphWriter,
     Reductions,
@@ -77,6 +78,9 @@ from model_checks.explore.symmetry import (
     rename_state,
 )
 from spec import Action, Config, Property, State, enabled
+
+if TYPE_CHECKING:
+    from model_checks.explore.product import ProductSearch
 
 
 class StateLimitExceeded(Exception):
@@ -129,6 +133,14 @@ class Graph:
     actions: list[Action] = field(default_factory=list)
     """The interned actions: codes in `via_code` and `edge_action` index this list."""
     renamings: list[Renaming | None] = field(default_factory=lambda: [None])  # code 0: none
+    stopped_at: int | None = None
+    """The depth at whose end the search stopped because every property of
+    `GraphOptions.stop_at_break` had broken (`early_stop`; the graph is then incomplete);
+    None: it did not stop there."""
+    early_product: ProductSearch | None = field(default=None, repr=False, compare=False)
+    """The product with the monitors of `GraphOptions.stop_at_break`, searched on the fly up
+    to where the search stopped at their breaks (`early_stop`): the judge reads their
+    verdicts from it, as a search of the product of the stopped graph would give them."""
     checks: StateChecks | None = field(default=None, repr=False, compare=False)
     """The state properties checked on every state as the search numbered it (None: none;
     the judge then checks them in passes over `states`). Not part of the graph: two graphs
@@ -433,6 +445,10 @@ class GraphOptions:
     `max_depth`: states at that depth are not expanded. `checks`: the state properties
     checked on every state as the search numbers it (`graph.checks`; None:
     `state_checks.state_properties(config)`, every one the judge would check; `()`: none).
+    `stop_at_break`: stop at the end of the first level by which every one of these
+    properties (each `early_stop.stoppable`; a state property among `checks`) has broken,
+    the graph then incomplete (`Graph.stopped_at`); empty: search on. Needs `keep_states`
+    where one of them is a monitored trace property.
 
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
@@ -450,6 +466,7 @@ class GraphOptions:
     max_depth: int | None = None
     depth_proviso: bool = True
     checks: Sequence[Property] | None = None
+    stop_at_break: Sequence[Property] = ()
     partitions: int | None = None
     chunk_states: int = CHUNK_STATES
     progress: LevelProgress | None = None
@@ -470,8 +487,14 @@ def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
     props = state_properties(config) if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
     expansion = _Expansion(options.expand, options.max_depth, options.depth_proviso)
+    watch = None
+    if options.stop_at_break:
+        if not options.keep_states and any(p.state_check is None
+                                           for p in options.stop_at_break):
+            raise ValueError("a monitored property stops the search only with keep_states")
+        watch = BreakWatch(graph, options.stop_at_break)
     with collector.paused():  # the search's objects form no cycles: `collector`
-        _Search(graph, expansion, options.keep_states).run()
+        _Search(graph, expansion, options.keep_states, watch).run()
     return graph
 
 
@@ -492,8 +515,10 @@ class _Search:
     come from the shared successor function (`graph.reductions()`); which actions it expands
     is `_chosen`'s concern; `_expand` adds each edge and, if its target is new, one state."""
 
-    def __init__(self, graph: Graph, expansion: _Expansion, keep_states: bool) -> None:
+    def __init__(self, graph: Graph, expansion: _Expansion, keep_states: bool,
+                 watch: BreakWatch | None = None) -> None:
         self.graph, self.config, self.expansion = graph, graph.config, expansion
+        self.watch = watch
         self.keep_states = keep_states
         self.reductions = graph.reductions()
         self.writer = GraphWriter(graph)
@@ -509,11 +534,13 @@ class _Search:
 
     def run(self) -> None:
         """Expand states in number order until none is left or the state limit cuts the
-        search (the graph is then marked incomplete); hand the states to the graph if kept."""
+        search (the graph is then marked incomplete) or, with a `watch`, every property it
+        watches has broken by the end of a level; hand the states to the graph if kept."""
         graph, numbered, lean = self.graph, self.graph.parent, not self.keep_states
+        depth = graph.depth
         frontier = 0
-        complete = True
-        while frontier < len(numbered):
+        complete = not self._stops(0)
+        while complete and frontier < len(numbered):
             if not self._expand(frontier):
                 complete = False
                 break
@@ -522,6 +549,9 @@ class _Search:
                 self._check_upto(frontier)
             if lean:
                 self._trim(frontier)
+            if (self.watch is not None and frontier < len(numbered)
+                    and depth[frontier] != depth[frontier - 1]):
+                complete = not self._stops(depth[frontier])
         self._check_upto(graph.size)
         self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
 
@@ -562,6 +592,19 @@ class _Search:
             targets.append(target)
             codes.append(code)
         writer.end_edges()
+        return True
+
+    def _stops(self, level: int) -> bool:
+        """At the end of `level` (its every state numbered, every state above it expanded):
+        True, the search stopping there (`graph.stopped_at`), when every property the watch
+        watches has broken."""
+        if self.watch is None:
+            return False
+        self._check_upto(self.graph.size)
+        if not self.watch.broken(self.pending):
+            return False
+        self.graph.stopped_at = level
+        self.graph.early_product = self.watch.product
         return True
 
     def _chosen(self, state: State, depth: int) -> list[Successor]:

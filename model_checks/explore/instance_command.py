@@ -6,6 +6,12 @@ naming the instance it holds for, then the states explored, the depth reached an
 seconds of the search and the judging (`time.process_time`). Writes the verdict records
 (`--json`) and each counterexample as an ITF trace (`--out`), as a matrix cell does.
 
+With `--property P` the search stops at the end of the breadth-first level where P first
+breaks, where P can stop it (a state property or lemma, or L1-L3 judged by their monitors on
+the fly: `early_stop`): the same verdict and shortest counterexample as the whole graph
+gives, from the states up to that depth; it says so, and judges nothing else.
+`--whole-graph` searches on instead.
+
 Exit codes (`EXIT_*`): 4 a judged property breaks on the instance (its shortest
 counterexample's length printed); 3 none breaks but the state limit (`--max-states`, default
 `cell_tasks.DEFAULT_MAX_STATES`) left one undecided; 0 every judged property holds (proved
@@ -39,6 +45,9 @@ INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --in
 PROPERTY_HELP = "with --instance: judge and report only this property or lemma (S1..L4, I1..)"
 FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
                "verdicts and shortest counterexamples from fewer states; docs/explore.md)")
+WHOLE_HELP = ("with --instance --property: search the whole graph even where the property "
+              "breaks (by default the search stops at the end of the level where it first "
+              "breaks, with the same verdict and shortest counterexample; docs/explore.md)")
 SLOTS_HELP = ("with --forget-ended: the key also renumbers the live requests' slots (request "
               "slots interchangeable; the same verdicts and shortest counterexamples from "
               "fewer states; docs/explore.md)")
@@ -59,6 +68,7 @@ def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--property", default=None, metavar="P", help=PROPERTY_HELP)
     parser.add_argument("--forget-ended", action="store_true", help=FORGET_HELP)
     parser.add_argument("--symmetric-requests", action="store_true", help=SLOTS_HELP)
+    parser.add_argument("--whole-graph", action="store_true", help=WHOLE_HELP)
 
 
 def run_named(args: argparse.Namespace) -> int:
@@ -80,6 +90,9 @@ def run_named(args: argparse.Namespace) -> int:
     for record in records:
         print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
     limit = "" if outcome.complete else f" (state limit {task.max_states} reached)"
+    if outcome.stopped_at is not None:
+        limit = (f" (the search stopped at the end of depth {outcome.stopped_at}, where "
+                 f"{wanted} broke: states deeper not searched, no other property judged)")
     keyed = (" (deduplicated with ended requests forgotten"
              + (", request slots renumbered)" if task.slots else ")")) if task.forget else ""
     print(f"{outcome.states} states{keyed}, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
@@ -92,7 +105,8 @@ def _task(args: argparse.Namespace) -> tuple[CellTask, str | None]:
     `ValueError` naming the fix for bad arguments."""
     if args.instance is None:
         given = ("--property" if args.property is not None else
-                 "--forget-ended" if args.forget_ended else "--symmetric-requests")
+                 "--forget-ended" if args.forget_ended else
+                 "--whole-graph" if args.whole_graph else "--symmetric-requests")
         raise ValueError(f"{given} needs --instance (the matrix cells report every property, "
                          "searched as the profile says)")
     for dest, option in _NOT_WITH:
@@ -121,7 +135,8 @@ def _task(args: argparse.Namespace) -> tuple[CellTask, str | None]:
     only = None if args.property is None or args.por else frozenset({args.property})
     task = CellTask(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
                   (Shape(family.max_requests),), por=args.por, family=family, only=only,
-                  forget=args.forget_ended, slots=args.symmetric_requests)
+                  forget=args.forget_ended, slots=args.symmetric_requests,
+                  stop_at_break=not args.whole_graph)
     return task, args.property
 
 

@@ -175,7 +175,12 @@ def _monitored_all(graph: Graph, props: list[Property]) -> dict[str, Judgement]:
               and _vacuous_by_construction(graph, prop) is None]
     if not wanted:
         return {}
-    verdicts = search_product(graph, [monitor for _, monitor in wanted])
+    monitors = [monitor for _, monitor in wanted]
+    early = graph.early_product
+    if early is not None and list(early.monitors) == monitors:
+        verdicts = early.verdicts()  # the search stopped once it met every violation
+    else:
+        verdicts = search_product(graph, monitors)
     return {prop.id: _from_product(graph, prop, monitor, verdict)
             for (prop, monitor), verdict in zip(wanted, verdicts, strict=True)}
 

@@ -88,13 +88,18 @@ class _Joint:
         self.live = len(self.monitors)
         self._crossed: dict[int, list[Crossed]] = {}
 
-    def run(self) -> None:
+    def run(self, expanded_only: bool = False) -> None:
         """Expand nodes breadth-first until the queue is empty or every monitor has found
-        its violation."""
+        its violation; with `expanded_only`, pause (the queue kept, to run again) at the
+        first node whose state the graph's search has not expanded yet (`early_stop`: the
+        product run on the fly, in the order of the product of the whole graph)."""
         graph, came, queue = self.graph, self.came, self.queue
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
         states, symmetric, slots = graph.states, graph.symmetric, graph.slots
+        expanded = len(graph.edge_start) - 1 if expanded_only else graph.size
         while queue and self.live:
+            if queue[0][0] >= expanded:
+                return
             node = queue.popleft()
             index, memories = node
             before = states[index]
@@ -199,3 +204,7 @@ class _Joint:
             pairs = {(index, memories[number]) for index, memories in self.came}
             out.append(Verdict(None, "", self.premise[number], len(pairs)))
         return out
+
+
+ProductSearch = _Joint
+"""The joint product search, for a search that runs it on the fly (`early_stop`)."""

@@ -73,7 +73,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/cell_tasks.py", "explore/command.py", "explore/distributed.py",
         "explore/every_instance.py", "explore/evidence.py", "explore/fingerprint.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/graph.py",
-        "explore/slots.py",
+        "explore/slots.py", "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
         "explore/lattice.py", "explore/lattice_command.py", "explore/lattice_instance.py",
         "explore/lattice_profiles.py", "explore/lattice_report.py", "explore/liveness.py",

@@ -75,6 +75,26 @@ def test_the_verdicts_are_the_explorers_on_the_same_instance(tmp_path: Path) -> 
                 for r in alone] == [(prop, expected[prop])]
 
 
+def test_one_property_asked_stops_the_search_at_its_break_unless_told_not_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same break from the states up to its depth; the output says where the search
+    stopped and that nothing else was judged; `--whole-graph` searches every state."""
+    assert _explore(tmp_path, "V2", "D7", TINY, "--property", "S4") == 4
+    stopped = capsys.readouterr().out
+    early = read_records(tmp_path / "records.json")
+    assert _explore(tmp_path, "V2", "D7", TINY, "--property", "S4", "--whole-graph") == 4
+    whole = capsys.readouterr().out
+    assert [(r.property, r.counterexample_length) for r in early] == [
+        (r.property, r.counterexample_length) for r in read_records(tmp_path / "records.json")]
+    depth = early[0].counterexample_length
+    assert (f"depth {depth} (the search stopped at the end of depth {depth}, where S4 broke: "
+            "states deeper not searched, no other property judged)") in stopped
+    assert "stopped" not in whole
+    states = [int(out.split(" states")[0].splitlines()[-1]) for out in (stopped, whole)]
+    assert states[0] < states[1]
+
+
 def test_the_text_round_trips_and_names_the_builders_fields() -> None:
     named = parse("budget=3,identities=4,requests=3,unfinished=2,items=2,retries=0,"
                   "size=c:3/3,size=b@1:2/2")
@@ -117,6 +137,7 @@ def test_bad_text_is_refused_naming_the_fix(text: str, fix: str) -> None:
                                                   "--environment"),
     (["--property", "S1"], "--property needs --instance"),
     (["--forget-ended"], "--forget-ended needs --instance"),
+    (["--whole-graph"], "--whole-graph needs --instance"),
     (["--instance", TINY, "--forget-ended", "--por"], "--forget-ended and --por are separate "
                                                       "searches"),
 ])
