@@ -31,12 +31,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from model_checks.explore.graph import Graph
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
 from model_checks.explore.slots import SlotMap, slot_map
 from model_checks.explore.symmetry import Renaming, rename_state
 from spec import Action, State
+
+if TYPE_CHECKING:  # graph.py reaches this module (early_stop), not the other way
+    from model_checks.explore.graph import Graph
 
 DONE = "violated"
 """The memory of a monitor that has found its violation (no monitor's memory is a str)."""
