@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from model_checks.explore.graph import Graph
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
+from model_checks.explore.search_core import Reductions
 from model_checks.explore.slots import SlotMap, slot_map
 from model_checks.explore.symmetry import Renaming, rename_state
 from spec import Action
@@ -87,6 +88,7 @@ class _Joint:
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
         states, symmetric = graph.states, graph.symmetric  # the held list while judging
         slots, config, reductions = graph.slots, graph.config, graph.reductions()
+        assert isinstance(reductions, Reductions), "the LRU design's graph"
         while queue and self.live:
             node = queue.popleft()
             index, memories = node

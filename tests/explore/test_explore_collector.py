@@ -10,6 +10,7 @@ import pytest
 
 from model_checks.explore import collector, graph, judge
 from model_checks.explore.instance import explore_config
+from model_checks.explore.state_checks import state_properties
 from spec import V1
 
 
@@ -68,6 +69,6 @@ def test_the_watch_sees_a_search_that_runs_with_the_collector() -> None:
     config = explore_config(V1, (), max_requests=1)
     with _watching() as seen:  # the same search, outside `build`: the watch can fail
         g = graph.Graph(config, True)
-        g.checks = graph.StateChecks(config, graph.state_properties(config))
+        g.checks = graph.StateChecks(config, state_properties(config))
         graph._Search(g, graph._Expansion(), True).run()
     assert seen and all(seen), "a search outside `build` runs with the collector on"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
+from model_checks.designs.lattice import antichain_minimal
 from model_checks.docs.lattice_page import answer
 from model_checks.explore import lattice_command
 from model_checks.explore.graph import GraphOptions, build
@@ -23,7 +24,6 @@ from model_checks.explore.lattice import (
     EnvOutcome,
     LatticeContradiction,
     LatticeRequest,
-    antichain_minimal,
     explore_environment,
     search,
     seeded,
