@@ -22,7 +22,7 @@ from itertools import combinations
 from multiprocessing import get_context
 from typing import Any
 
-from model_checks.explore.exploration import Exploration, explore, replay
+from model_checks.explore.exploration import Exploration, antichain_minimal, explore, replay
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
 from spec.drift import Environment
@@ -111,11 +111,6 @@ class LatticeResult:
             return False
 
 
-def _set_order(environment: SourceIds) -> tuple[int, list[tuple[str, int, str]]]:
-    """Smaller sets first, then catalogue order (D3 before D10)."""
-    return len(environment), [source_order(s) for s in _ids(environment)]
-
-
 def _ids(environment: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(environment, key=source_order))
 
@@ -201,13 +196,6 @@ def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Ex
             for e in explicit if e.property_id == prop.id]
         result.minimal[prop.id] = [next(b for b in breaks if b.environment == env)
                                    for env in antichain_minimal(b.environment for b in breaks)]
-
-
-def antichain_minimal(sets: Iterable[SourceIds]) -> list[SourceIds]:
-    """The sets with no proper subset among `sets`, smallest first, then in catalogue order
-    (D3 before D10, C1 before R1): the minimal breaking sets of every lattice."""
-    pool = sorted(set(sets), key=_set_order)
-    return [s for s in pool if not any(o < s for o in pool)]
 
 
 def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> list[Break]:

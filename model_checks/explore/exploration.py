@@ -12,13 +12,13 @@ a successor equal to a state already seen can still break a property that state 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.moves import DesignMoves
-from spec.designs.base import Design, DesignProperty, Scope
+from spec.designs.base import Design, DesignProperty, Scope, source_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,3 +117,11 @@ def replay(design: Design, config: Any, actions: Sequence[Any], prop: DesignProp
     if prop.scope is Scope.QUIESCENT and not design.is_quiescent(config, state):
         return []  # the property is not asked of this state
     return prop.check(config, state)
+
+
+def antichain_minimal(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
+    """The sets with no proper subset among `sets`, smallest first, then in catalogue order
+    (D3 before D10, C1 before R1): the minimal breaking sets every lattice reports, of the
+    environments its explorations broke a property under."""
+    pool = sorted(set(sets), key=lambda s: (len(s), sorted(map(source_order, s))))
+    return [s for s in pool if not any(o < s for o in pool)]

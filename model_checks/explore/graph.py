@@ -42,8 +42,8 @@ enabled actions of a state to expand, and `build` applies the cycle proviso to i
 (`_proviso`). `max_depth` stops expanding at a depth (a bounded search, never complete).
 
 The LRU design's successors come from its reductions (`search_core.Reductions`, which also
-rebuild stored states, and which every search of its graph shares): `action.apply` on the state with its last delivery cleared,
-computed once per state, instead of `spec.step` per action: `step` is exactly "check
+rebuild stored states, and which every search of its graph shares): `action.apply` on the
+state with its last delivery cleared, computed once per state, instead of `spec.step` per action: `step` is exactly "check
 `is_enabled`, then apply to the cleared state", and `enabled` has just established
 `is_enabled` for each action it lists
 (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_step`). This module's
@@ -73,7 +73,7 @@ from model_checks.explore.moves import (
     StateChecks,
     Successor,
 )
-from model_checks.explore.search_core import moves_for
+from model_checks.explore.search_core import moves_for, stored_moves
 
 Groups = tuple[tuple[str, ...], ...]
 
@@ -154,9 +154,8 @@ class Graph:
         """The reductions the graph's search applied: the successor function that rebuilds
         its states."""
         if self._reductions is None:
-            self._reductions = moves_for(self.design, self.config, self.reduced,
-                                         forget=self.forgets, slots=self.slots,
-                                         groups=self.groups)
+            self._reductions = stored_moves(self.design, self.config, self.reduced,
+                                            self.groups, self.forgets, self.slots)
         return self._reductions
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.designs.lattice import antichain_minimal
+from model_checks.explore.exploration import antichain_minimal
 from model_checks.explore.lattice import (
     ANY_RUNG,
     HOLDS,

@@ -53,17 +53,22 @@ LRU = "lru"
 
 
 def moves_for(design: str, config: Any, reduce: bool = True, symmetry: bool | None = None,
-              forget: bool = False, slots: bool = False,
-              groups: Groups | None = None) -> Moves:
+              forget: bool = False, slots: bool = False) -> Moves:
     """The `Moves` a search of `design`'s `config` takes: the LRU design's under the
-    reductions the flags ask for (`Reductions.of`; with `groups`, exactly those identity
-    groups, as a stored graph records them), any other design's without reductions (the
-    flags ask for none it has)."""
+    reductions the flags ask for (`Reductions.of`), any other design's without reductions
+    (the flags ask for none it has)."""
     if design != LRU:
         return DesignMoves(design_named(design), config)
-    if groups is not None:
-        return Reductions(config, reduce, groups, forget, slots)
     return Reductions.of(config, reduce, symmetry, forget, slots)
+
+
+def stored_moves(design: str, config: Any, reduce: bool, groups: Groups, forget: bool,
+                 slots: bool) -> Moves:
+    """The `Moves` a stored graph was searched through, from what it records (exactly its
+    identity `groups`)."""
+    if design != LRU:
+        return DesignMoves(design_named(design), config)
+    return Reductions(config, reduce, groups, forget, slots)
 
 
 class Reductions:
