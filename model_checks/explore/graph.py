@@ -43,9 +43,9 @@ enabled actions of a state to expand, and `build` applies the cycle proviso to i
 
 The LRU design's successors come from its reductions (`search_core.Reductions`, which also
 rebuild stored states, and which every search of its graph shares): `action.apply` on the
-state with its last delivery cleared, computed once per state, instead of `spec.step` per action: `step` is exactly "check
-`is_enabled`, then apply to the cleared state", and `enabled` has just established
-`is_enabled` for each action it lists
+state with its last delivery cleared, computed once per state, instead of `spec.step` per
+action: `step` is exactly "check `is_enabled`, then apply to the cleared state", and
+`enabled` has just established `is_enabled` for each action it lists
 (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_step`). This module's
 search (`_Search`) is the one that expands in this process: it alone applies the partial-order
 reduction's choice and its proviso, and writes the graph through `moves.GraphWriter`
