@@ -433,8 +433,9 @@ class GraphOptions:
     to expand (a subset, kept only where the breadth-first cycle proviso `_proviso` holds,
     unless `depth_proviso` is false because `expand` ensures a cycle proviso itself);
     `max_depth`: states at that depth are not expanded. `checks`: the state properties
-    checked on every state as the search numbers it (`graph.checks`; None:
-    `state_checks.state_properties(config)`, every one the judge would check; `()`: none).
+    checked on every state as the search numbers it (`graph.checks`; None: the design's
+    `Moves.default_checks()`, for the LRU design every one the judge would check; `()`:
+    none). A design without reductions (`moves.DesignMoves`) ignores `reduce` and `symmetry`.
 
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
