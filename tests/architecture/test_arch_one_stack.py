@@ -9,9 +9,11 @@ drift catalogue, or `spec.designs.lru_design`), or another design's package unde
 the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay per design
 (`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
 
-The LRU design still has its own stack beside the generic one: its modules, and the
-shared-memory design's own lockstep, are listed in `SPECIFIC`, a known list that only
-shrinks. The test fails on a module that is specific and not listed (a new design-specific
+Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
+the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
+still has the rest of its own stack beside the generic one (its judge, its searches over a
+cluster, its lattice, ...): its modules, and the shared-memory design's own lockstep, are
+listed in `SPECIFIC`, a known list that only shrinks. The test fails on a module that is specific and not listed (a new design-specific
 checker) and on one listed that is no longer specific, or gone (take it off the list).
 """
 
@@ -95,7 +97,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
                       "designs/shm_views.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its explorer and lattice, Hypothesis machine, lockstep
+shrinks. The LRU design's own stack (its judge and lattice, Hypothesis machine, lockstep
 conformance, scenario suite) and what reaches it: the commands that choose between the
 stacks, and the design-generic witness files, which write through the one trace format
 (`kernel/itf.py` tags the LRU's entries and ghosts); the shared-memory design's own lockstep
