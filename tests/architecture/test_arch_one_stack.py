@@ -13,8 +13,9 @@ Every design is searched by one explorer (`explore/graph.py` through a design's 
 the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
 still has the rest of its own stack beside the generic one (its judge, its searches over a
 cluster, its lattice, ...): its modules, and the shared-memory design's own lockstep, are
-listed in `SPECIFIC`, a known list that only shrinks. The test fails on a module that is specific and not listed (a new design-specific
-checker) and on one listed that is no longer specific, or gone (take it off the list).
+listed in `SPECIFIC`, a known list that only shrinks. The test fails on a module that is
+specific and not listed (a new design-specific checker) and on one listed that is no longer
+specific, or gone (take it off the list).
 """
 
 from __future__ import annotations
