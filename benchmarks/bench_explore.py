@@ -401,7 +401,8 @@ def phases(label: str, repeat: int) -> dict[str, float]:
     without checks less those four."""
     from model_checks.explore import collector
     from model_checks.explore.canonical import canonical
-    from model_checks.explore.state_checks import StateChecks, state_properties
+    from model_checks.explore.moves import StateChecks
+    from model_checks.explore.state_checks import state_properties
     from model_checks.explore.symmetry import canonical_identities
 
     config = _config(label)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from model_checks.explore.graph import Graph
-from model_checks.explore.search_core import GraphWriter
+from model_checks.explore.moves import GraphWriter
 from spec import Action, Config, State
 
 

@@ -2,9 +2,8 @@
 key-replicated LRU, the shared-memory object store, one added by the recipe) is judged by
 them with no edit here (`python -m model_checks explore --design NAME`).
 
-- the checkers: `explore` (exhaustive breadth-first search of one instance, each broken
-  property with a shortest witness, replayable with `explore.replay`); `lattice` (every
-  environment of the design's sources, with minimal breaking sets);
+- the checkers: `lattice` (every environment of the design's sources, with minimal breaking
+  sets, each search the one explorer's, `model_checks.explore.exploration`);
 - their results: `evidence` (per design, what settles its answers beyond the explored ladder:
   all-instance proofs and explicit witnesses), `results` (a lattice as JSON, the committed
   evidence the docs render, and its witnesses as files) and `witness_files` (one witness

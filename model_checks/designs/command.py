@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
-from model_checks.designs.explore import explore
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
+from model_checks.explore.exploration import explore
 from model_checks.kernel import result_files
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError

@@ -22,7 +22,7 @@ from itertools import combinations
 from multiprocessing import get_context
 from typing import Any
 
-from model_checks.designs.explore import Exploration, explore, replay
+from model_checks.explore.exploration import Exploration, antichain_minimal, explore, replay
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
 from spec.drift import Environment
@@ -111,11 +111,6 @@ class LatticeResult:
             return False
 
 
-def _set_order(environment: SourceIds) -> tuple[int, list[tuple[str, int, str]]]:
-    """Smaller sets first, then catalogue order (D3 before D10)."""
-    return len(environment), [source_order(s) for s in _ids(environment)]
-
-
 def _ids(environment: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(environment, key=source_order))
 
@@ -199,14 +194,8 @@ def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Ex
             Break(e.environment, e.property_id, e.actions, e.instance, e.config,
                   "; ".join(replay(design, e.config, e.actions, prop)) or "explicit witness")
             for e in explicit if e.property_id == prop.id]
-        minimal: list[Break] = []
-        for found in breaks:
-            if any(o.environment < found.environment for o in breaks):
-                continue
-            if any(m.environment == found.environment for m in minimal):
-                continue
-            minimal.append(found)
-        result.minimal[prop.id] = sorted(minimal, key=lambda b: _set_order(b.environment))
+        result.minimal[prop.id] = [next(b for b in breaks if b.environment == env)
+                                   for env in antichain_minimal(b.environment for b in breaks)]
 
 
 def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> list[Break]:

@@ -2,7 +2,7 @@
 over unbounded integers, proved by a certificate (a conjunction of invariants) checked for
 initiation and consecution under every action with z3.
 
-`model_checks.designs.explore` decides one finite instance. Here nothing is bounded: the
+`model_checks.explore.exploration` decides one finite instance. Here nothing is bounded: the
 ring's size R >= 1, every chunk's size n (1 <= n <= R: header and object together; a larger
 one never fits, the allocator refuses it), the ids, addresses, epochs and contents are
 integers, and there is no limit on requests, items, readers or clears.

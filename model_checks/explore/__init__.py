@@ -1,15 +1,16 @@
-"""The exhaustive explorer: every reachable state of a small instance, over the spec itself
-(`python -m model_checks explore`).
+"""The exhaustive explorer: every reachable state of a small instance of any design, over the
+design's spec itself (`python -m model_checks explore`).
 
-- the state graph: `graph` builds it breadth-first with `spec.enabled` and the spec's step,
-  with two state reductions, each argued sound in its module (`canonical`: processing
-  renaming; `symmetry`: interchangeable identities), opt-in ended requests forgotten in the
+- the state graph: `graph` builds it breadth-first through the `Moves` of `moves` (the
+  interface every design offers the search: `DesignMoves` over `spec.designs.base.Design`,
+  the interned tables, the graph's writer, the state checks); `exploration` is one search of
+  any design with each broken property's shortest witness; `search_core` declares the LRU
+  design's reductions, each argued sound in its module (`canonical`: processing renaming;
+  `symmetry`: interchangeable identities), opt-in ended requests forgotten in the
   deduplication key (`forgetting`, checked against the search without it by
   `forgetting_agreement`), on top of it opt-in request slots renumbered (`slots`, checked
   the same way) and opt-in partial-order reduction (`reduction/`: stubborn sets);
-  `search_core` is what every search shares (the successor
-  function under the reductions, the interned tables, the graph's writer); `fingerprint`
-  names a state across processes;
+  `fingerprint` names a state across processes;
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
   `early_stop` stops a search at the end of the level where every asked property has broken

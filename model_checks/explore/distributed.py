@@ -66,7 +66,8 @@ from model_checks.explore.distributed_common import (
 )
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import Graph, GraphOptions
-from model_checks.explore.search_core import GraphWriter, Reductions
+from model_checks.explore.moves import GraphWriter
+from model_checks.explore.search_core import Reductions
 from model_checks.explore.symmetry import Renaming
 from spec import Action, Config, State
 

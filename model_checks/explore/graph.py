@@ -1,6 +1,8 @@
-"""The reachable state graph of one configuration, built breadth-first over the spec itself.
+"""The reachable state graph of one configuration of any design, built breadth-first over the
+design's spec itself.
 
-`build` calls `spec.enabled` and the spec's step and nothing else to move; states are
+`build` moves only through the design's `Moves` (`moves.py`: the design's `enabled` and step,
+under the reductions the design declares, `search_core.moves_for`); states are
 numbered in the order breadth-first search discovers them, so state i's depth is never below
 state j's for i > j, and the parent pointers give a shortest path to every state.
 
@@ -39,14 +41,14 @@ Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) c
 enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
 (`_proviso`). `max_depth` stops expanding at a depth (a bounded search, never complete).
 
-Successors come from the search core every search shares (`search_core.Reductions`, which
-also rebuilds stored states): `action.apply` on the state with its last delivery cleared,
-computed once per state, instead of `spec.step` per action: `step` is exactly "check
-`is_enabled`, then apply to the cleared state", and `enabled` has just established
-`is_enabled` for each action it lists
+The LRU design's successors come from its reductions (`search_core.Reductions`, which also
+rebuild stored states, and which every search of its graph shares): `action.apply` on the
+state with its last delivery cleared, computed once per state, instead of `spec.step` per
+action: `step` is exactly "check `is_enabled`, then apply to the cleared state", and
+`enabled` has just established `is_enabled` for each action it lists
 (`tests/explore/test_explore_symmetry.py::test_the_fast_step_is_spec_step`). This module's
 search (`_Search`) is the one that expands in this process: it alone applies the partial-order
-reduction's choice and its proviso, and writes the graph through `search_core.GraphWriter`
+reduction's choice and its proviso, and writes the graph through `moves.GraphWriter`
 with its per-edge loop's look-ups hoisted.
 """
 
@@ -58,29 +60,33 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, overload
+from typing import Any, Protocol, overload
 
 from model_checks.explore import collector
 from model_checks.explore.distributed_common import LevelProgress
-from model_checks.explore.early_stop import BreakWatch
-from model_checks.explore.search_core import (
+from model_checks.explore.moves import (
+    Action,
     GraphWriter,
-    Reductions,
-    Successor,
-    cleared,
-)
-from model_checks.explore.state_checks import StateChecks, state_properties
-from model_checks.explore.symmetry import (
-    Groups,
+    Moves,
     Renaming,
-    concrete_actions,
-    inverse,
-    rename_state,
+    State,
+    StateChecks,
+    Successor,
 )
-from spec import Action, Config, Property, State, enabled
+from model_checks.explore.search_core import break_watch, moves_for, stored_moves
 
-if TYPE_CHECKING:
-    from model_checks.explore.product import ProductSearch
+Groups = tuple[tuple[str, ...], ...]
+
+
+
+class BreakWatch(Protocol):
+    """What watches a search for the breaks of the properties it stops at
+    (`GraphOptions.stop_at_break`): `broken` says, at the end of a level, whether every one
+    has broken by then; `product` is what the judge reads their verdicts from after."""
+
+    product: Any
+
+    def broken(self, states: list[Any]) -> bool: ...
 
 
 class StateLimitExceeded(Exception):
@@ -106,7 +112,7 @@ class Graph:
     under identity symmetry, the identity renaming that maps edge k's real successor onto
     the stored target (None: none); `states[i]`: state i, rebuilt on demand."""
 
-    config: Config
+    config: Any
     reduced: bool
     complete: bool = True
     steps_taken: int = 0
@@ -137,7 +143,7 @@ class Graph:
     """The depth at whose end the search stopped because every property of
     `GraphOptions.stop_at_break` had broken (`early_stop`; the graph is then incomplete);
     None: it did not stop there."""
-    early_product: ProductSearch | None = field(default=None, repr=False, compare=False)
+    early_product: Any = field(default=None, repr=False, compare=False)
     """The product with the monitors of `GraphOptions.stop_at_break`, searched on the fly up
     to where the search stopped at their breaks (`early_stop`): the judge reads their
     verdicts from it, as a search of the product of the stopped graph would give them."""
@@ -150,23 +156,25 @@ class Graph:
     """While states are held, every state's edge list too (the judge reads each many times)."""
     _cache: dict[int, State] = field(default_factory=dict, repr=False)
     _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
-    _reductions: Reductions | None = field(default=None, repr=False, compare=False)
+    _reductions: Moves | None = field(default=None, repr=False, compare=False)
     """The successor function that rebuilds states (`reductions`)."""
+    design: str = "lru"
+    """The design whose configuration `config` is (`search_core.moves_for`)."""
 
     @classmethod
-    def empty(cls, reductions: Reductions, max_states: int) -> Graph:
+    def empty(cls, reductions: Moves, max_states: int, design: str = "lru") -> Graph:
         """The graph a search under `reductions` starts from (no state yet)."""
         return cls(reductions.config, reductions.reduce, symmetric=bool(reductions.groups),
                    max_states=max_states, groups=reductions.groups,
                    forgets=reductions.forget, slots=reductions.slots,
-                   _reductions=reductions)
+                   _reductions=reductions, design=design)
 
-    def reductions(self) -> Reductions:
+    def reductions(self) -> Moves:
         """The reductions the graph's search applied: the successor function that rebuilds
         its states."""
         if self._reductions is None:
-            self._reductions = Reductions(self.config, self.reduced, self.groups, self.forgets,
-                                          self.slots)
+            self._reductions = stored_moves(self.design, self.config, self.reduced,
+                                            self.groups, self.forgets, self.slots)
         return self._reductions
 
     @property
@@ -239,7 +247,7 @@ class Graph:
             steps.append((action, renaming))
             index = self.parent[index]
         steps.reverse()
-        return concrete_actions(steps) if self.symmetric else [a for a, _ in steps]
+        return self.reductions().concrete(steps) if self.symmetric else [a for a, _ in steps]
 
     def renaming(self, index: int, position: int) -> Renaming | None:
         """The identity renaming of edge `position` of state `index` (None: none)."""
@@ -258,7 +266,7 @@ class Graph:
         key = (target, renaming)
         real = self._undone.get(key)
         if real is None:
-            real = self._undone[key] = rename_state(self.state(target), inverse(renaming))
+            real = self._undone[key] = self.reductions().undo(self.state(target), renaming)
         return real
 
     # -- states, rebuilt from the stored paths -----------------------------------------------
@@ -328,7 +336,8 @@ class Graph:
         """State `index`, rebuilt from its parent's state along the stored tree edge."""
         action = self.via_action(index)
         assert action is not None
-        state, _ = self.reductions().successor(cleared(parent), action)
+        reductions = self.reductions()
+        state, _ = reductions.successor(reductions.ready(parent), action)
         self._check(index, state)
         return state
 
@@ -443,12 +452,14 @@ class GraphOptions:
     to expand (a subset, kept only where the breadth-first cycle proviso `_proviso` holds,
     unless `depth_proviso` is false because `expand` ensures a cycle proviso itself);
     `max_depth`: states at that depth are not expanded. `checks`: the state properties
-    checked on every state as the search numbers it (`graph.checks`; None:
-    `state_checks.state_properties(config)`, every one the judge would check; `()`: none).
+    checked on every state as the search numbers it (`graph.checks`; None: the design's
+    `Moves.default_checks()`, for the LRU design every one the judge would check; `()`:
+    none). A design without reductions (`moves.DesignMoves`) ignores `reduce` and `symmetry`.
     `stop_at_break`: stop at the end of the first level by which every one of these
     properties (each `early_stop.stoppable`; a state property among `checks`) has broken,
     the graph then incomplete (`Graph.stopped_at`); empty: search on. Needs `keep_states`
-    where one of them is a monitored trace property.
+    where one of them is a monitored trace property. The design's own watch for breaks
+    (`search_core.break_watch`) decides when they have.
 
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
@@ -465,8 +476,8 @@ class GraphOptions:
     expand: Expand | None = None
     max_depth: int | None = None
     depth_proviso: bool = True
-    checks: Sequence[Property] | None = None
-    stop_at_break: Sequence[Property] = ()
+    checks: Sequence[Any] | None = None
+    stop_at_break: Sequence[Any] = ()
     partitions: int | None = None
     chunk_states: int = CHUNK_STATES
     progress: LevelProgress | None = None
@@ -478,13 +489,17 @@ class GraphOptions:
         return self.reduce if self.symmetry is None else self.symmetry
 
 
-def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
-    """Every state reachable from `initial(config)`, breadth-first, searched as `options`
-    says (`GraphOptions`)."""
-    graph = Graph.empty(Reductions.of(config, options.reduce, options.symmetric,
-                                      options.forget, options.slots), options.max_states)
+def build(config: Any, options: GraphOptions = GraphOptions(), design: str = "lru",
+          moves: Moves | None = None) -> Graph:
+    """Every state reachable from `design`'s initial state of `config`, breadth-first,
+    searched as `options` says (`GraphOptions`), through `moves` (None: the design's own,
+    `search_core.moves_for`, under the reductions `options` asks for)."""
+    if moves is None:
+        moves = moves_for(design, config, options.reduce, options.symmetric, options.forget,
+                          options.slots)
+    graph = Graph.empty(moves, options.max_states, design)
     checks = options.checks
-    props = state_properties(config) if checks is None else tuple(checks)
+    props = moves.default_checks() if checks is None else tuple(checks)
     graph.checks = StateChecks(config, props) if props else None
     expansion = _Expansion(options.expand, options.max_depth, options.depth_proviso)
     watch = None
@@ -492,7 +507,7 @@ def build(config: Config, options: GraphOptions = GraphOptions()) -> Graph:
         if not options.keep_states and any(p.state_check is None
                                            for p in options.stop_at_break):
             raise ValueError("a monitored property stops the search only with keep_states")
-        watch = BreakWatch(graph, options.stop_at_break)
+        watch = break_watch(graph, options.stop_at_break)
     with collector.paused():  # the search's objects form no cycles: `collector`
         _Search(graph, expansion, options.keep_states, watch).run()
     return graph
@@ -611,7 +626,7 @@ class _Search:
         """The edges to expand from `state` at `depth`, with their successors: every enabled
         action; none at `max_depth` (the graph is then incomplete unless `state` has none);
         `expand`'s choice where the cycle proviso (`_proviso`) keeps it, else every action."""
-        actions = enabled(self.config, state)
+        actions = self.reductions.enabled(state)
         expansion, reductions = self.expansion, self.reductions
         if expansion.max_depth is not None and depth >= expansion.max_depth:
             self.graph.complete = self.graph.complete and not actions
@@ -626,7 +641,7 @@ class _Search:
             self.graph.partial += 1
             return made
         known = {action: (successor, renaming) for action, successor, renaming in made}
-        ready = cleared(state)
+        ready = reductions.ready(state)
         return [(action, *(known.get(action) or reductions.successor(ready, action)))
                 for action in actions]
 

@@ -395,13 +395,3 @@ def subsets(sources: Sequence[str]) -> Iterable[Env]:
     for size in range(len(sources) + 1):
         for combination in itertools.combinations(sources, size):
             yield frozenset(combination)
-
-
-def antichain_minimal(sets: Iterable[Env]) -> list[Env]:
-    """The sets with no proper subset among `sets`, smallest first, then by drift order."""
-    pool = sorted(set(sets), key=_env_key)
-    return [s for s in pool if not any(o < s for o in pool)]
-
-
-def _env_key(env: Env) -> tuple[int, tuple[int, ...]]:
-    return len(env), tuple(int(d[1:]) for d in drift_order(env))

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.explore.exploration import antichain_minimal
 from model_checks.explore.lattice import (
     ANY_RUNG,
     HOLDS,
@@ -20,7 +21,6 @@ from model_checks.explore.lattice import (
     EnvOutcome,
     Knowledge,
     LatticeRequest,
-    antichain_minimal,
     subsets,
     vacuous_reason,
 )

@@ -38,7 +38,8 @@ from model_checks.explore.distributed_common import (
     check_sources,
     dumps,
 )
-from model_checks.explore.search_core import Interned, Reductions
+from model_checks.explore.moves import Interned
+from model_checks.explore.search_core import Reductions
 from model_checks.explore.symmetry import Renaming
 from model_checks.explore.wire import PROBE, Channel, Code, Codec
 from spec import Action, Config, State, enabled

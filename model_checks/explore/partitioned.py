@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from model_checks.executor import waits
 from model_checks.explore.distributed_common import DistributedSearchFailed
 from model_checks.explore.graph import Graph, GraphOptions
+from model_checks.explore.moves import GraphWriter
 from model_checks.explore.partition import (
     KEY_BITS,
     PartitionKey,
@@ -46,7 +47,7 @@ from model_checks.explore.partition import (
     partition_of,
     release,
 )
-from model_checks.explore.search_core import GraphWriter, Reductions
+from model_checks.explore.search_core import Reductions
 from model_checks.explore.wire import PROBE, Codec
 from spec import Config, State
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
+from model_checks.explore.search_core import Reductions
 from model_checks.explore.slots import SlotMap, slot_map
 from model_checks.explore.symmetry import Renaming, rename_state
 from spec import Action, State
@@ -139,7 +140,9 @@ class _Joint:
         graph = self.graph
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
         states, symmetric, config = graph.states, graph.symmetric, graph.config
-        renamed_step, edges = graph.reductions().renamed_step, graph.edge_range(index)
+        reductions, edges = graph.reductions(), graph.edge_range(index)
+        assert isinstance(reductions, Reductions), "slots are the LRU design's reduction"
+        renamed_step = reductions.renamed_step
         crossed: list[Crossed] = []
         for k in edges:
             action = actions[codes[k]]

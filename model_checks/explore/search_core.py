@@ -1,6 +1,8 @@
-"""What every search for the state graph shares: `graph.build` (in this process),
-`distributed`'s stateless workers and `partitioned`'s partitions held by the workers
-(`partition`). They differ only in where a state is expanded and where the visited set lives.
+"""The LRU design's reductions, as the one explorer takes them: its `Moves`
+(`moves.Moves`), the successor function every search of its state graph shares (`graph.build`,
+`distributed`'s stateless workers, `partitioned`'s partitions held by the workers), and
+`moves_for`, the one table of the designs that declare reductions of their own (every other
+design is searched through `moves.DesignMoves`, without any).
 
 - `Reductions`: the successor function under the state reductions, the one place the
   searches (and `Graph`'s regeneration of a state) move. A successor is the action applied
@@ -10,11 +12,6 @@
   renaming it applied. With `forget`, its `fingerprint` is that of the state's key with
   ended requests forgotten (`forgetting`), not of the state itself; with `slots` too, that
   of the key with the live requests' slots renumbered (`slots`).
-- `Interned`: a table of distinct values named by their codes (their positions), for the
-  graph's actions and identity renamings and for a partition's local tables.
-- `GraphWriter`: the graph under construction: its tables, one row per numbered state
-  (`add_state`), each expanded state's edges (`add_edge`, `end_edges`), and the search's
-  last word (`finish`).
 
 What stays with each search, and why. Which actions of a state are expanded (every enabled
 one; the partial-order reduction's choice under the cycle proviso; none at a depth bound) is
@@ -32,22 +29,50 @@ a time with new states ranked by discovery key and every edge written at the end
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting import forgetting_key
+from model_checks.explore.moves import DesignMoves, Moves, Successor
 from model_checks.explore.slots import slots_key
-from model_checks.explore.symmetry import Groups, Renaming, canonical_identities, interchangeable
-from spec import Action, Config, State, enabled, initial
+from model_checks.explore.state_checks import state_properties
+from model_checks.explore.symmetry import (
+    Groups,
+    Renaming,
+    canonical_identities,
+    concrete_actions,
+    interchangeable,
+    inverse,
+    rename_state,
+)
+from spec import Action, Config, Property, State, enabled, initial
+from spec.designs import design_named
 
 if TYPE_CHECKING:
+    from model_checks.explore.early_stop import BreakWatch
     from model_checks.explore.graph import Graph
 
-Successor = tuple[Action, State, "Renaming | None"]
-"""One edge as expanded: the action, the canonical successor, and the identity renaming
-that maps the action's real successor onto it (None: none)."""
+LRU = "lru"
+"""The design whose reductions this module declares."""
 
-Value = TypeVar("Value")
+
+def moves_for(design: str, config: Any, reduce: bool = True, symmetry: bool | None = None,
+              forget: bool = False, slots: bool = False) -> Moves:
+    """The `Moves` a search of `design`'s `config` takes: the LRU design's under the
+    reductions the flags ask for (`Reductions.of`), any other design's without reductions
+    (the flags ask for none it has)."""
+    if design != LRU:
+        return DesignMoves(design_named(design), config)
+    return Reductions.of(config, reduce, symmetry, forget, slots)
+
+
+def stored_moves(design: str, config: Any, reduce: bool, groups: Groups, forget: bool,
+                 slots: bool) -> Moves:
+    """The `Moves` a stored graph was searched through, from what it records (exactly its
+    identity `groups`)."""
+    if design != LRU:
+        return DesignMoves(design_named(design), config)
+    return Reductions(config, reduce, groups, forget, slots)
 
 
 class Reductions:
@@ -119,6 +144,23 @@ class Reductions:
         """Every enabled action of `state` with its successor, in `enabled`'s order."""
         return self.successors(state, enabled(self.config, state))
 
+    def enabled(self, state: State) -> list[Action]:
+        return enabled(self.config, state)
+
+    def ready(self, state: State) -> State:
+        return cleared(state)
+
+    def concrete(self, steps: Sequence[tuple[Action, Renaming | None]]) -> list[Action]:
+        """The unreduced spec's actions along a path (identity renamings undone)."""
+        return concrete_actions(steps) if self.groups else [a for a, _ in steps]
+
+    def undo(self, state: State, renaming: Renaming | None) -> State:
+        return state if renaming is None else rename_state(state, inverse(renaming))
+
+    def default_checks(self) -> tuple[Property, ...]:
+        """Every state property the judge would check (`state_checks.state_properties`)."""
+        return state_properties(self.config)
+
 
 def cleared(state: State) -> State:
     """`state` with its last delivery cleared: what every action applies to (`spec.step`)."""
@@ -134,73 +176,10 @@ def _unchanged(state: State) -> State:
     return state
 
 
-class Interned(Generic[Value]):
-    """Distinct values, each named by its code: its position in `values` (a list the table
-    appends to and may share, such as a graph's `actions`). `codes` is the reverse map, for
-    a hot loop's look-up before it calls `code`."""
+def break_watch(graph: Graph, asked: Sequence[Property]) -> BreakWatch:
+    """The LRU design's watch for the breaks of `asked` as its search goes (`early_stop`:
+    state properties as they are numbered, L1-L3 by their monitors' product run on the
+    fly)."""
+    from model_checks.explore.early_stop import BreakWatch  # it reads the graph's type
 
-    __slots__ = ("codes", "values")
-
-    def __init__(self, values: list[Value]) -> None:
-        self.values = values
-        self.codes: dict[Value, int] = {value: code for code, value in enumerate(values)}
-
-    def code(self, value: Value) -> int:
-        """The code of `value` (added if new)."""
-        code = self.codes.get(value)
-        if code is None:
-            code = self.codes[value] = len(self.values)
-            self.values.append(value)
-        return code
-
-
-class GraphWriter:
-    """A graph under construction, in the order every search writes it: state 0's row, then
-    per expanded state (in number order) its edges, with a new row for each new target.
-    Actions and renamings are interned in the order their first edge (or row) is written.
-    A writer that must be fast may append to the graph's edge arrays itself, in the same
-    order: `build`'s per-edge loop, and `partitioned`, which writes each partition's edges
-    in slices."""
-
-    __slots__ = ("actions", "graph", "renamings")
-
-    def __init__(self, graph: Graph) -> None:
-        self.graph = graph
-        self.actions: Interned[Action] = Interned(graph.actions)
-        self.renamings: Interned[Renaming | None] = Interned(graph.renamings)
-
-    def add_state(self, fingerprint: int, depth: int, parent: int, via: int,
-                  via_renaming: int) -> int:
-        """Number the next state: its fingerprint, depth, parent (-1: none), and the codes
-        of its tree edge's action (-1: none) and renaming. Its number."""
-        graph = self.graph
-        number = len(graph.parent)
-        graph.fingerprints.append(fingerprint)
-        graph.depth.append(depth)
-        graph.parent.append(parent)
-        graph.via_code.append(via)
-        graph.via_renaming_code.append(via_renaming)
-        return number
-
-    def add_edge(self, target: int, action: int, renaming: int) -> None:
-        """An edge of the state being expanded: its target's number and the codes of its
-        action and renaming (the renaming kept only under identity symmetry)."""
-        graph = self.graph
-        graph.edge_target.append(target)
-        graph.edge_action.append(action)
-        if graph.symmetric:
-            graph.edge_renaming.append(renaming)
-
-    def end_edges(self) -> None:
-        """The state being expanded has no more edges (the next state's start here)."""
-        self.graph.edge_start.append(len(self.graph.edge_target))
-
-    def finish(self, steps_taken: int, complete: bool, held: list[State] | None) -> Graph:
-        """The search is over: the edges it took (`steps_taken`), whether it reached every
-        state, and the states it hands the judge (`held`: every state, in number order;
-        None: none, rebuilt on demand)."""
-        graph = self.graph
-        graph.steps_taken = steps_taken
-        graph.complete = graph.complete and complete
-        graph._held = held
-        return graph
+    return BreakWatch(graph, asked)

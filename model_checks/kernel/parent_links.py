@@ -1,6 +1,5 @@
-"""The path a breadth-first search found: the one walk back along parent links that the
-searches keeping their visited states in a dict share (the retry theorem's search in
-`retries`, the design-generic explorer in `designs.explore`).
+"""The path a breadth-first search found: the walk back along parent links of a search
+that keeps its visited states in a dict (the retry theorem's search in `retries`).
 
 A search records, for every state it visits, the state it came from and the action it took
 (`None` for the initial state). Walking those links back from a state gives the actions from

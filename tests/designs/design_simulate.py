@@ -6,7 +6,7 @@ design calls the state quiescent.
 
 The search is derandomized and budgeted in examples and steps, not seconds. A broken
 property comes back with Hypothesis's shrunk action list (replayable with
-`model_checks.designs.explore.replay`); the search then runs again without it, until no
+`model_checks.explore.exploration.replay`); the search then runs again without it, until no
 other property breaks. A run that took no step (no example, no step allowed, or no action
 enabled in the initial state) decided nothing and says so (`failed`): it is never a pass.
 """
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from model_checks.designs.explore import Witness
+from model_checks.explore.exploration import Witness
 from spec.designs.base import Design, DesignProperty, Scope
 
 Counterexample = Witness

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from model_checks.cli import main
-from model_checks.designs.explore import explore, replay
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.path_witnesses import engine_death_actions, engine_death_config
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
+from model_checks.explore.exploration import explore, replay
 from spec.config import Content
 from spec.designs import DesignProperty, DriftSource, Scope, design_named, register, withdraw
 from spec.designs.compose import ComposedDesign, Link, Stage

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.designs.explore import Exploration, explore, replay
+from model_checks.explore.exploration import Exploration, explore, replay
 from spec.designs import Design
 from spec.designs.lru_design import LRU
 from spec.designs.shm.design import SHM

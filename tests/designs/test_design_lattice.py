@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from model_checks.designs.evidence import EXPLICIT
-from model_checks.designs.explore import replay
 from model_checks.designs.lattice import (
     LatticeOptions,
     LatticeResult,
@@ -20,6 +19,7 @@ from model_checks.designs.lattice import (
 )
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
+from model_checks.explore.exploration import replay
 from spec.designs import design_named
 from spec.drift import Environment
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.designs.explore import explore, replay
+from model_checks.explore.exploration import explore, replay
 from spec.designs.shm.config import ShmKnobs
 from spec.designs.shm.design import SHM
 from tests.designs.design_mutants import MUTANTS, DesignMutant, mutant_named

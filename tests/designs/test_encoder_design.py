@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from model_checks.designs.explore import explore, replay
+from model_checks.explore.exploration import explore, replay
 from spec.config import Content, InvalidConfiguration
 from spec.designs.encoder import ENCODER
 from spec.designs.encoder.actions import Arrive, Complete, Schedule

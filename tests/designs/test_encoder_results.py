@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.designs.explore import replay
 from model_checks.designs.witness_files import read
+from model_checks.explore.exploration import replay
 from model_checks.kernel import result_files
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"

@@ -78,7 +78,7 @@ def test_the_split_read_breaks_s1_where_the_atomic_read_cannot() -> None:
     """The release's interleaving: the worker checks a's handle, P0 clears and writes b at
     a's address, the worker copies: b's object with a's placeholders, no fault. With the
     read as one step (`split_read=False`) no run of the same instance breaks S1."""
-    from model_checks.designs.explore import explore
+    from model_checks.explore.exploration import explore
 
     a, b = Content("a"), Content("b")
     trace: list[ShmAction] = [Submit((a,)), Execute(0), Check(0), ClearP0(), Submit((b,)),

@@ -8,8 +8,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from model_checks.explore import collector, graph, judge
+from model_checks.explore import collector, graph, judge, moves
 from model_checks.explore.instance import explore_config
+from model_checks.explore.state_checks import state_properties
 from spec import V1
 
 
@@ -43,17 +44,17 @@ def test_paused_leaves_a_disabled_collector_disabled() -> None:
 def _watching() -> Iterator[list[bool]]:
     """Records, at every state-property check of a search, whether the collector ran."""
     seen: list[bool] = []
-    original = graph.StateChecks.see
+    original = moves.StateChecks.see
 
-    def see(self: graph.StateChecks, index: int, state: graph.State) -> None:
+    def see(self: moves.StateChecks, index: int, state: moves.State) -> None:
         seen.append(gc.isenabled())
         original(self, index, state)
 
-    graph.StateChecks.see = see  # type: ignore[method-assign]
+    moves.StateChecks.see = see  # type: ignore[method-assign]
     try:
         yield seen
     finally:
-        graph.StateChecks.see = original  # type: ignore[method-assign]
+        moves.StateChecks.see = original  # type: ignore[method-assign]
 
 
 def test_build_and_judge_run_without_the_collector_and_restore_it() -> None:
@@ -68,6 +69,6 @@ def test_the_watch_sees_a_search_that_runs_with_the_collector() -> None:
     config = explore_config(V1, (), max_requests=1)
     with _watching() as seen:  # the same search, outside `build`: the watch can fail
         g = graph.Graph(config, True)
-        g.checks = graph.StateChecks(config, graph.state_properties(config))
+        g.checks = moves.StateChecks(config, state_properties(config))
         graph._Search(g, graph._Expansion(), True).run()
     assert seen and all(seen), "a search outside `build` runs with the collector on"

@@ -13,6 +13,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.docs.lattice_page import answer
 from model_checks.explore import lattice_command
+from model_checks.explore.exploration import antichain_minimal
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge_all
@@ -23,7 +24,6 @@ from model_checks.explore.lattice import (
     EnvTask,
     LatticeContradiction,
     LatticeRequest,
-    antichain_minimal,
     explore_environment,
     search,
     seeded,

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from model_checks.cli import main
-from model_checks.designs.explore import explore, replay
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json
+from model_checks.explore.exploration import explore, replay
 from spec.designs import (
     DesignProperty,
     DriftSource,

@@ -1,0 +1,127 @@
+"""Exhaustive breadth-first search of one instance of any design, by the one explorer
+(`graph.build` through the design's `Moves`): every transition's successor is checked against
+every property (quiescent ones on quiescent states) as the search takes it, and each broken
+property gets a shortest witness (the actions from the initial state, replayable with
+`replay`). A search that stops at its state limit says so and decides nothing it did not
+see: a property it found no break of is `unknown`, never `holds`.
+
+Properties are judged on arrival, on every transition, visited state or not: a design's
+state may leave out of its identity what only its properties read (what the step served), so
+a successor equal to a state already seen can still break a property that state did not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.moves import DesignMoves
+from spec.designs.base import Design, DesignProperty, Scope, source_order
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """Actions from the initial state to a state that breaks `property_id`, and why it
+    breaks: the explorer's is a shortest path, Hypothesis's (`designs.simulate`) its shrunk
+    run; `replay` re-runs either."""
+
+    property_id: str
+    actions: tuple[Any, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Exploration:
+    """What one search saw: `complete` when every reachable state was visited."""
+
+    design: str
+    variant: str
+    environment: frozenset[str]
+    states: int
+    transitions: int
+    depth: int
+    complete: bool
+    witnesses: tuple[Witness, ...]
+
+    def verdict(self, property_id: str) -> str:
+        """'breaks', 'holds' (every reachable state of this instance) or 'unknown'."""
+        if any(w.property_id == property_id for w in self.witnesses):
+            return "breaks"
+        return "holds" if self.complete and self.states > 0 else "unknown"
+
+    def witness(self, property_id: str) -> Witness | None:
+        return next((w for w in self.witnesses if w.property_id == property_id), None)
+
+
+def explore(design: Design, config: Any, *, max_states: int = 2_000_000,
+            variant: str = "", environment: frozenset[str] = frozenset()) -> Exploration:
+    """Search `config`'s reachable states breadth-first, at most `max_states` of them."""
+    judge = _ArrivalJudge(design, config)
+    moves = DesignMoves(design, config, judge.see)
+    graph = build(config, GraphOptions(reduce=False, max_states=max_states, keep_states=False,
+                                       checks=()), design.name, moves)
+    # what was judged past the state limit, the search did not take
+    taken = {p: arrival for p, arrival in judge.found.items() if arrival[0] <= graph.steps_taken}
+    numbers = {hash(before): -1 for _, before, _, _ in taken.values() if before is not None}
+    for number, fingerprint in enumerate(graph.fingerprints):
+        if numbers.get(fingerprint) == -1:
+            numbers[fingerprint] = number
+    witnesses = []
+    for prop in design.properties:
+        if prop.id in taken:
+            _, before, action, reason = taken[prop.id]
+            path = () if before is None else (*graph.path_to(numbers[hash(before)]), action)
+            witnesses.append(Witness(prop.id, tuple(path), reason))
+    return Exploration(design.name, variant, environment, graph.size, graph.steps_taken,
+                       graph.diameter, graph.complete, tuple(witnesses))
+
+
+class _ArrivalJudge:
+    """Every property checked on each transition's successor as the search takes it (and on
+    the initial state): `found[id]` is the first that breaks property `id`, as (its position
+    among the transitions, 0 for the initial state; the state before; the action; why)."""
+
+    def __init__(self, design: Design, config: Any) -> None:
+        self.design, self.config = design, config
+        self.taken = 0
+        self.found: dict[str, tuple[int, Any, Any, str]] = {}
+
+    def see(self, before: Any, action: Any, state: Any) -> None:
+        if before is not None:
+            self.taken += 1
+        design, config, found = self.design, self.config, self.found
+        quiescent: bool | None = None
+        for prop in design.properties:
+            if prop.id in found:
+                continue
+            if prop.scope is Scope.QUIESCENT:
+                if quiescent is None:
+                    quiescent = design.is_quiescent(config, state)
+                if not quiescent:
+                    continue
+            reasons = prop.check(config, state)
+            if reasons:
+                found[prop.id] = (self.taken, before, action, "; ".join(reasons))
+
+
+def replay(design: Design, config: Any, actions: Sequence[Any], prop: DesignProperty
+           ) -> list[str]:
+    """Run `actions` on the spec (each must be enabled: `step` raises otherwise) and return
+    the reasons the final state breaks `prop` (empty: it holds there, or the property is not
+    asked of it: a quiescent property of a state that is not)."""
+    state = design.initial(config)
+    for action in actions:
+        state = design.step(config, state, action)
+    if prop.scope is Scope.QUIESCENT and not design.is_quiescent(config, state):
+        return []  # the property is not asked of this state
+    return prop.check(config, state)
+
+
+def antichain_minimal(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
+    """The sets with no proper subset among `sets`, smallest first, then in catalogue order
+    (D3 before D10, C1 before R1): the minimal breaking sets every lattice reports, of the
+    environments its explorations broke a property under."""
+    pool = sorted(set(sets), key=lambda s: (len(s), sorted(map(source_order, s))))
+    return [s for s in pool if not any(o < s for o in pool)]
