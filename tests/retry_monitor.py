@@ -7,10 +7,10 @@ tests: `undisturbed_retry_missed` is the undisturbed-attempt theorem as a trace 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from model_checks.kernel.parent_links import path_to
 from spec import V2, Config, Content, ItemSize, Trace, Variant, enabled, environment, initial, step
 from spec.state import ClientItem, State
 from spec.transitions import (
@@ -197,3 +197,16 @@ def standing_drift_run(retries: int) -> tuple[Action, ...]:
         steps += [Submit(data), P0Handle(other), P1Receive(0), P0ReceiveReply(),
                   Retry(1), P0Handle(1), P1Receive(0), P0ReceiveReply()]
     return tuple(steps)
+
+
+def path_to(parent: Mapping[Any, tuple[Any, Any] | None], node: Any) -> tuple[Any, ...]:
+    """The actions from the initial state to `node`, walked back along the search's parent
+    links (the initial state's link is `None`): a shortest path, the search being
+    breadth-first and recording a state only on its first visit."""
+    steps: list[Any] = []
+    link = parent[node]
+    while link is not None:
+        node, step = link
+        steps.append(step)
+        link = parent[node]
+    return tuple(reversed(steps))

@@ -31,16 +31,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from model_checks.explore.monitors import Memory, Monitor, Step, observe
-from model_checks.explore.search_core import Reductions
 from model_checks.explore.slots import SlotMap, slot_map
 from model_checks.explore.symmetry import Renaming, rename_state
 from spec import Action, State
 
-if TYPE_CHECKING:  # graph.py reaches this module (early_stop), not the other way
+if TYPE_CHECKING:  # graph.py and search_core.py reach this module (early_stop)
     from model_checks.explore.graph import Graph
+    from model_checks.explore.search_core import Reductions
 
 DONE = "violated"
 """The memory of a monitor that has found its violation (no monitor's memory is a str)."""
@@ -140,8 +140,8 @@ class _Joint:
         graph = self.graph
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
         states, symmetric, config = graph.states, graph.symmetric, graph.config
-        reductions, edges = graph.reductions(), graph.edge_range(index)
-        assert isinstance(reductions, Reductions), "slots are the LRU design's reduction"
+        # slots are the LRU design's reduction: its graph's moves are its `Reductions`
+        reductions, edges = cast("Reductions", graph.reductions()), graph.edge_range(index)
         renamed_step = reductions.renamed_step
         crossed: list[Crossed] = []
         for k in edges:

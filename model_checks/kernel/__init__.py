@@ -16,6 +16,5 @@ the rest of `model_checks` is built over it.
   shared exit codes (`exits`), the repository files a command cites, as paths that open
   from a checkout or an installed package (`shipped`), and the one reader and writer of the
   results kept under docs/results/, plain or gzip-compressed (`result_files`);
-- search helpers: a breadth-first search's shortest path, walked back along its parent links
-  (`parent_links`), and L4 as a theorem about how many retries recovery needs (`retries`).
+- L4 as a theorem about how many retries recovery needs (`retries`).
 """
