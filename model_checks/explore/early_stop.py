@@ -66,10 +66,8 @@ class BreakWatch:
         checks = graph.checks
         self.graph = graph
         self.state_ids = [p.id for p in props if p.state_check is not None]
-        if checks is not None and any(not checks.covers(p) for p in props
-                                      if p.state_check is not None):
-            raise ValueError("every state property that stops the search must be checked")
-        if self.state_ids and checks is None:
+        if self.state_ids and (checks is None or any(not checks.covers(p) for p in props
+                                                     if p.state_check is not None)):
             raise ValueError("every state property that stops the search must be checked")
         monitors = [MONITORS[p.id] for p in props if p.state_check is None]
         self.product = ProductSearch(graph, monitors) if monitors else None
@@ -83,9 +81,6 @@ class BreakWatch:
             return False
         if self.product is None:
             return True
-        self.graph._held = states  # the product reads states while the search runs
-        try:
+        with self.graph.holding_states(states):  # the product reads them as the search runs
             self.product.run(expanded_only=True)
-        finally:
-            self.graph._held = None
         return self.product.live == 0

@@ -12,7 +12,7 @@ a successor equal to a state already seen can still break a property that state 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,19 +91,26 @@ class _ArrivalJudge:
     def see(self, before: Any, action: Any, state: Any) -> None:
         if before is not None:
             self.taken += 1
-        design, config, found = self.design, self.config, self.found
-        quiescent: bool | None = None
-        for prop in design.properties:
-            if prop.id in found:
+        found = self.found
+        unbroken = [p for p in self.design.properties if p.id not in found]
+        for prop, reason in breaks(self.design, self.config, state, unbroken):
+            found[prop.id] = (self.taken, before, action, reason)
+
+
+def breaks(design: Design, config: Any, state: Any, props: Iterable[DesignProperty]
+           ) -> Iterator[tuple[DesignProperty, str]]:
+    """Each of `props` that `state` breaks, in order, with why (its reasons joined): a
+    quiescent property is asked only of a state the design calls quiescent."""
+    quiescent: bool | None = None
+    for prop in props:
+        if prop.scope is Scope.QUIESCENT:
+            if quiescent is None:
+                quiescent = design.is_quiescent(config, state)
+            if not quiescent:
                 continue
-            if prop.scope is Scope.QUIESCENT:
-                if quiescent is None:
-                    quiescent = design.is_quiescent(config, state)
-                if not quiescent:
-                    continue
-            reasons = prop.check(config, state)
-            if reasons:
-                found[prop.id] = (self.taken, before, action, "; ".join(reasons))
+        reasons = prop.check(config, state)
+        if reasons:
+            yield prop, "; ".join(reasons)
 
 
 def replay(design: Design, config: Any, actions: Sequence[Any], prop: DesignProperty

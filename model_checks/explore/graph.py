@@ -279,13 +279,15 @@ class Graph:
         self._undone.clear()
 
     @contextmanager
-    def holding_states(self) -> Iterator[None]:
-        """Keep every state in memory inside the block (one regeneration pass), for a reader
-        that visits them many times (the judge); dropped on leaving unless already held."""
+    def holding_states(self, states: list[State] | None = None) -> Iterator[None]:
+        """Keep every state in memory inside the block (one regeneration pass, or `states`:
+        every state numbered so far, in number order, as a running search holds them), for a
+        reader that visits them many times (the judge, the product run on the fly); dropped
+        on leaving unless already held."""
         if self._held is not None:
             yield
             return
-        self._held = list(self.regenerate())
+        self._held = list(self.regenerate()) if states is None else states
         try:
             yield
         finally:

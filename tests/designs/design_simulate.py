@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from model_checks.explore.exploration import Witness
-from spec.designs.base import Design, DesignProperty, Scope
+from model_checks.explore.exploration import Witness, breaks
+from spec.designs.base import Design, DesignProperty
 
 Counterexample = Witness
 """The one witness type under the name the state machine's text uses: Hypothesis derives its
@@ -146,14 +146,4 @@ def machine_for(design: Design, config: Any, tally: _Tally) -> type[RuleBasedSta
 
 def _first_break(design: Design, config: Any, state: Any,
                  watched: tuple[DesignProperty, ...]) -> tuple[DesignProperty, str] | None:
-    quiescent: bool | None = None
-    for prop in watched:
-        if prop.scope is Scope.QUIESCENT:
-            if quiescent is None:
-                quiescent = design.is_quiescent(config, state)
-            if not quiescent:
-                continue
-        reasons = prop.check(config, state)
-        if reasons:
-            return prop, "; ".join(reasons)
-    return None
+    return next(breaks(design, config, state, watched), None)
