@@ -19,9 +19,9 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from multiprocessing import get_context
 from typing import Any
 
+from model_checks.executor import Done, Failed, Task, backend_for, run, values
 from model_checks.explore.exploration import Exploration, antichain_minimal, explore, replay
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
@@ -115,13 +115,33 @@ def _ids(environment: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(environment, key=source_order))
 
 
-def _explore_one(job: tuple[str, str, tuple[str, ...], int, int]) -> tuple[int, Exploration]:
-    design_name, variant, sources, rung, max_states = job
+def search_at(design_name: str, variant: str, sources: tuple[str, ...], rung: int,
+              max_states: int) -> tuple[int, Exploration]:
+    """One search of the lattice, as the executor runs it: the design's instance for
+    `variant` under the environment of `sources` at `rung`; with the rung."""
     design = design_named(design_name)
     environment = frozenset(sources)
     config = design.instance(variant, environment, rung)
     return rung, explore(design, config, max_states=max_states, variant=variant,
                          environment=environment)
+
+
+@dataclass(frozen=True)
+class _EachSearch:
+    """The executor's progress as `LatticeOptions.progress` reads it: each finished search,
+    with its rung."""
+
+    callback: Callable[[int, Exploration], None] | None
+
+    def started(self, total: int, where: str) -> None:
+        """Nothing to say before the first search ends."""
+
+    def finished(self, result: Done[Any] | Failed) -> None:
+        if self.callback is not None and isinstance(result, Done):
+            self.callback(*result.value)
+
+    def closed(self) -> None:
+        """Nothing to say after the last."""
 
 
 @dataclass(frozen=True)
@@ -151,38 +171,35 @@ def search(design: Design, variant: str, options: LatticeOptions = LatticeOption
     sources = tuple(s.id for s in design.sources)
     result = LatticeResult(design.name, variant, sources, options.max_states, tuple(sizes),
                            proofs=dict(options.proofs), restricted=list(options.restricted))
-    jobs = [(rung, frozenset(c)) for rung, size in enumerate(sizes)
-            for k in range(size + 1) for c in combinations(sources, k)]
-    _run(design, variant, jobs, result, processes, progress)
+    wanted = [(rung, frozenset(c)) for rung, size in enumerate(sizes)
+              for k in range(size + 1) for c in combinations(sources, k)]
+    _run(design, variant, wanted, result, processes, progress)
     _settle_minimal(design, result, explicit)
-    wanted = {(0, env) for prop in design.properties if prop.id not in result.proofs
-              for env in _largest_avoiding(sources, [b.environment for b in
-                                                     result.minimal[prop.id]])}
-    _run(design, variant, sorted(wanted - set(result.explorations),
+    avoiding = {(0, env) for prop in design.properties if prop.id not in result.proofs
+                for env in _largest_avoiding(sources, [b.environment for b in
+                                                       result.minimal[prop.id]])}
+    _run(design, variant, sorted(avoiding - set(result.explorations),
                                  key=lambda j: Environment.of(j[1]).text),
          result, processes, progress)
     _settle_minimal(design, result, explicit)
     return result
 
 
-def _run(design: Design, variant: str, jobs: list[tuple[int, SourceIds]],
+def _run(design: Design, variant: str, wanted: list[tuple[int, SourceIds]],
          result: LatticeResult, processes: int,
          progress: Callable[[int, Exploration], None] | None) -> None:
-    work = [(design.name, variant, tuple(sorted(env)), rung, result.max_states)
-            for rung, env in jobs]
-    if processes > 1 and len(work) > 1:
-        with get_context("fork").Pool(processes) as pool:
-            _collect(pool.imap(_explore_one, work), result, progress)
-    else:
-        _collect(map(_explore_one, work), result, progress)
-
-
-def _collect(found: Iterable[tuple[int, Exploration]], result: LatticeResult,
-             progress: Callable[[int, Exploration], None] | None) -> None:
+    """The searches `wanted` (rung, environment) on the one executor's local processes,
+    each kept in `result` (in the order asked) and given to `progress` as it ends."""
+    tasks = [Task(f"rung {rung} {Environment.of(env).text}", search_at,
+                  (design.name, variant, tuple(sorted(env)), rung, result.max_states))
+             for rung, env in wanted]
+    backend = backend_for(None, processes)
+    try:
+        found = values(run(tasks, backend, _EachSearch(progress)))
+    finally:
+        backend.close()
     for rung, exploration in found:
         result.explorations[(rung, exploration.environment)] = exploration
-        if progress is not None:
-            progress(rung, exploration)
 
 
 def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Explicit]

@@ -22,11 +22,12 @@ design's spec itself (`python -m model_checks explore`).
 - one instance a user names (`explore --instance`): `named_instance` reads the text into the
   builder's family, `instance_command` searches it and prints each verdict with its instance;
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
-  minimal environments that break it, over the instance family of `lattice_instance` and the
-  profiles of `lattice_profiles`, with every checker's replayed breaks (`evidence`), the
+  minimal environments that break it, over any design's `LatticeDesign` (the LRU design's,
+  `lattice_instance.LRU_LATTICE`: its instance family and how one environment climbs it), with
+  the profiles of `lattice_profiles`, every checker's replayed breaks (`evidence`), the
   monotonicity lemma checked on each witness (`monotone`), the environments decided for every
-  instance (`every_instance`) and the report (`lattice_report`); `lattice_command` is its
-  command line;
+  instance (`every_instance`) and the report (`lattice_report`, over any design too);
+  `lattice_command` is its command line;
 - one search over a Dask cluster: `distributed` (stateless workers) and `partitioned` with
   `partition` (partitions of the visited set held by the workers), sharing
   `distributed_common` and `wire`; `collector` pauses the garbage collector while states are

@@ -1,9 +1,12 @@
 """The drift lattice: per variant and property, the minimal environments that break it.
 
-The search is over the subsets of a set of drift sources (`sources`, default D1-D11) and the
-rungs of an instance ladder (`lattice_instance.ladder`), on the monotone instance family of
-`lattice_instance` (broken under (E, r) implies broken above E at every rung above r; holding
-under (E, r) implies holding below E at every rung below r). Per variant:
+The search is over the subsets of a design's drift sources (`sources`) and the rungs of an
+instance ladder, on a monotone instance family (broken under (E, r) implies broken above E at
+every rung above r; holding under (E, r) implies holding below E at every rung below r). What
+it reads of the design is a `LatticeDesign`: its property ids, how one environment climbs the
+ladder (`LatticeDesign.explore`, run on the shared executor) and what holds before any
+exploration (`LatticeDesign.seeds`); the LRU design's is `lattice_instance.LRU_LATTICE`, over
+its family and ladder. Per variant:
 
 1. the top (every source on) is explored first: a property that holds there, on a complete
    graph, holds everywhere at that rung;
@@ -11,7 +14,7 @@ under (E, r) implies holding below E at every rung below r). Per variant:
    environment is explored only if some property is not yet decided there at the top rung by
    monotonicity (broken because a subset breaks it at a rung at or below, or holding because
    a superset holds it at a rung at or above), or by an all-instance proof (`proofs`);
-3. each exploration climbs the ladder (`explore_environment`): it starts at the lowest rung
+3. each exploration climbs the ladder (`LatticeDesign.explore`): it starts at the lowest rung
    not yet explored for that environment and goes one rung up while some property it is
    asked about still holds, until the state limit cuts a graph or the top rung is done. A
    break is reported at the smallest rung that shows it (with the largest rung below where
@@ -32,52 +35,54 @@ exploration decides (the state limit cut its graph at the base rung, or its size
 names) or a proof for every instance, and a property's answer is `complete` only when no
 environment is undecided for it.
 
-This module is the search; `lattice_report` shapes what it established into the lattice's
-JSON (`summarise`).
+This module is the search, over any design; `lattice_report` shapes what it established into
+the lattice's JSON (`summarise`).
 """
 
 from __future__ import annotations
 
 import itertools
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from model_checks.executor import Task, sweep, values
-from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.judge import Status, judge_all
-from model_checks.explore.lattice_instance import (
-    Rung,
-    drift_order,
-    lattice_config,
-)
-from model_checks.explore.state_checks import ONE_CONTENT, state_properties
-from model_checks.kernel import itf
-from model_checks.kernel.trace_file import trace_to_json
-from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import Drift, registry, variant_named
-from spec.drift import Environment
+from spec.drift import Environment, drift_order
 
 Env = frozenset[str]
 
 BREAKS, HOLDS, UNDECIDED = "breaks", "holds", "undecided"
 
 
+class Rung(Protocol):
+    """A rung of a design's instance ladder, as the search and its report say it."""
+
+    def words(self) -> str:
+        """The rung in a few words ("3 requests (2 unfinished), 2 retries, ...")."""
+        ...
+
+    def short(self) -> str:
+        """The rung in the words of "holds with 2 requests, breaks with 3"."""
+        ...
+
+
+R = TypeVar("R", bound=Rung)
+
+
 @dataclass(frozen=True)
-class EnvTask:
+class EnvTask(Generic[R]):
     """One exploration: a variant under one environment of the lattice, climbing `rungs`
     (consecutive rungs of the ladder, the first of them numbered `first`), for the
     properties `wanted` (all of them when empty)."""
 
     variant: str
     environment: tuple[str, ...]
-    shape: Rung | tuple[Rung, ...]
+    shape: R | tuple[R, ...]
     max_states: int
     first: int = 0
     wanted: tuple[str, ...] = ()
 
-    def climb(self) -> tuple[Rung, ...]:
+    def climb(self) -> tuple[R, ...]:
         return self.shape if isinstance(self.shape, tuple) else (self.shape,)
 
 
@@ -105,54 +110,6 @@ class EnvOutcome:
     first: int = 0
     states_per_rung: tuple[int, ...] = ()
     cpu_seconds: float = 0.0
-
-
-def explore_environment(task: EnvTask) -> EnvOutcome:
-    """Climb the task's rungs: build each rung's graph and judge every property on it; go
-    one rung up while the graph was complete and some wanted property still holds."""
-    started = time.perf_counter()
-    wanted = set(task.wanted or (p.id for p in registry()))
-    verdicts: dict[str, str] = {}
-    traces: dict[str, dict[str, Any]] = {}
-    rungs: dict[str, int] = {}
-    held: dict[str, int] = {}
-    per_rung: list[int] = []
-    diameter, reached, cut_at = 0, task.first - 1, None
-    for number, shape in enumerate(task.climb(), start=task.first):
-        config = lattice_config(variant_named(task.variant), task.environment, shape)
-        checks = state_properties(config, with_lemmas=False)
-        graph = build(config, GraphOptions(max_states=task.max_states, checks=checks))
-        per_rung.append(len(graph.states))
-        diameter = graph.diameter
-        for judgement in judge_all(graph, with_lemmas=False):
-            prop = judgement.property_id
-            if verdicts.get(prop) in (BREAKS, UNDECIDED):
-                continue  # decided at a smaller rung, or undecidable above a cut one
-            if judgement.status is Status.COUNTEREXAMPLE:
-                assert judgement.trace is not None
-                if verdicts.get(prop) == HOLDS:
-                    held[prop] = rungs[prop]
-                verdicts[prop], rungs[prop] = BREAKS, number
-                data = trace_to_json(judgement.trace, property_id=prop,
-                                     step=len(judgement.actions), reason=judgement.reason,
-                                     checker=EXPLORE_LATTICE.record)
-                if judgement.cycle_from is not None:
-                    data["loop"] = judgement.cycle_from  # ITF's lasso
-                itf.project(data)["rung"] = shape.words()
-                traces[prop] = data
-            elif judgement.status in (Status.PROVED, Status.VACUOUS):
-                verdicts[prop], rungs[prop] = HOLDS, number
-            elif prop not in verdicts:
-                verdicts[prop], rungs[prop] = UNDECIDED, number
-        if not graph.complete:
-            cut_at = number
-            break
-        reached = number
-        if not any(verdicts.get(p) == HOLDS for p in wanted):
-            break
-    return EnvOutcome(task.variant, task.environment, sum(per_rung), diameter, cut_at is None,
-                      time.perf_counter() - started, verdicts, traces, rungs, held, reached,
-                      cut_at, task.first, tuple(per_rung))
 
 
 ANY_RUNG = 1 << 30
@@ -254,18 +211,51 @@ class Proof:
     detail: str
 
 
+class LatticeDesign(Protocol[R]):
+    """What the search reads of one design, declared by the design's lattice (the LRU
+    design's: `lattice_instance.LRU_LATTICE`). Picklable: the executor's workers receive it
+    with each exploration."""
+
+    def property_ids(self) -> tuple[str, ...]:
+        """The properties every exploration judges, in report order."""
+        ...
+
+    def explore(self, task: EnvTask[R]) -> EnvOutcome:
+        """Climb the task's rungs under its environment (the module docstring, step 3)."""
+        ...
+
+    def seeds(self, sources: Sequence[str], variant: str) -> Mapping[str, Env]:
+        """Property -> the largest environment of `sources` under which it holds for
+        `variant` at every rung before any exploration (each exploration still judges it: a
+        break there is a `LatticeContradiction`)."""
+        ...
+
+    def family_words(self, ladder: tuple[R, ...], sources: Sequence[str]) -> str:
+        """The instance family the ladder climbs, in words, for the report."""
+        ...
+
+    def without_exploring(self, prop: str) -> str:
+        """Where `prop` holds without exploring, whatever the variant, in words ("": none)."""
+        ...
+
+    def vacuous(self, variant: str, prop: str) -> str:
+        """Why `prop` cannot fail for `variant` under any environment ("": it can)."""
+        ...
+
+
 @dataclass(frozen=True)
-class LatticeRequest:
-    """What to search: variants, drift sources, the largest environment size searched
-    bottom-up, the instance ladder (rungs, each covering the one before), the state limit per
-    graph; optionally more legs (`legs`, after the first: up to `max_size` at the ladder's
-    top), all-instance proofs to seed the search with, and outcomes of an earlier run of the
-    same ladder and limit to start from."""
+class LatticeRequest(Generic[R]):
+    """What to search: the design's lattice (`design`), variants, drift sources, the largest
+    environment size searched bottom-up, the instance ladder (rungs, each covering the one
+    before), the state limit per graph; optionally more legs (`legs`, after the first: up to
+    `max_size` at the ladder's top), all-instance proofs to seed the search with, and
+    outcomes of an earlier run of the same ladder and limit to start from."""
 
     variants: tuple[str, ...]
     sources: tuple[str, ...]
     max_size: int
-    ladder: tuple[Rung, ...] = (Rung(),)
+    ladder: tuple[R, ...]
+    design: LatticeDesign[R]
     max_states: int = 30_000
     processes: int = 2
     dask: str | None = None
@@ -283,54 +273,29 @@ class LatticeRequest:
         return (Leg(self.max_size, top), *self.legs)
 
 
-# `ONE_CONTENT` (from the judge): decided without exploring: they hold in every environment
-# without D7, where each identity has one content (the judge calls them vacuous there).
-
-
-NO_MISS_REPLY = {
-    "L1": "the variant sends no miss reply (a miss crashes the engine), so P0 never takes one "
-          "and no retry owes a payload",
-    "L2": "the variant sends no miss reply (a miss crashes the engine), so no retry is ever "
-          "answered with a miss",
-    "L3": "a miss crashes the engine (V0's assertion; the fault is absorbing), so no retry is "
-          "ever delivered after a miss",
-}
-"""Decided without exploring, for a variant whose P1 does not report misses
-(`Variant.reports_misses` false: V0): L1-L3 are about what follows a reported miss, and
-none ever is, in any environment. Every exploration of such a variant still judges them, and
-a break there would contradict the seed (`LatticeContradiction`); the judge calls L1 and L2
-vacuous on every complete graph (`tests/explore/test_lattice.py`)."""
-
-
-def vacuous_reason(variant: str, prop: str) -> str:
-    """Why `prop` cannot fail for `variant` under any environment, or "" if it can."""
-    if not variant_named(variant).reports_misses:
-        return NO_MISS_REPLY.get(prop, "")
-    return ""
-
-
-def seeded(sources: Sequence[str], variant: str = "V3", top: int = 0) -> Knowledge:
-    """What holds before any exploration, at every rung: S1 and S4 below "every source but
-    those giving an identity a second content" (D7, `Needs.versions`); L1-L3 everywhere for
-    a variant that reports no miss."""
+def seeded(design: LatticeDesign[Any], sources: Sequence[str], variant: str,
+           top: int = 0) -> Knowledge:
+    """What holds before any exploration, at every rung: the design's seeds
+    (`LatticeDesign.seeds`)."""
     knowledge = Knowledge(top=top)
-    reusing = {d.value for d in Drift if d.needs.versions > 1}
-    for prop in ONE_CONTENT:
-        knowledge.holds[prop] = {frozenset(sources) - reusing: ANY_RUNG}
-    for prop in NO_MISS_REPLY:
-        if vacuous_reason(variant, prop):
-            knowledge.holds[prop] = {frozenset(sources): ANY_RUNG}
+    for prop, env in design.seeds(sources, variant).items():
+        knowledge.holds[prop] = {env: ANY_RUNG}
     return knowledge
 
 
-def search(request: LatticeRequest,
+def explore_task(design: LatticeDesign[R], task: EnvTask[R]) -> EnvOutcome:
+    """One exploration on a worker: `design.explore(task)`."""
+    return design.explore(task)
+
+
+def search(request: LatticeRequest[R],
            checkpoint: Callable[[dict[str, Knowledge]], None] | None = None,
            ) -> dict[str, Knowledge]:
     """Per variant, what the top-first, then bottom-up, climbing search established (seeded
     with the request's all-instance proofs and, when given, earlier outcomes); `checkpoint`
     is called after every batch."""
     top = len(request.ladder) - 1
-    known = {v: seeded(request.sources, v, top) for v in request.variants}
+    known = {v: seeded(request.design, request.sources, v, top) for v in request.variants}
     for proof in request.proofs:
         if proof.variant in known:
             known[proof.variant].holds.setdefault(proof.property, {})[
@@ -345,11 +310,11 @@ def search(request: LatticeRequest,
                     for size in range(0, min(leg.max_size, len(request.sources)) + 1)]
         for batch in batches:
             tasks = [task for v in request.variants for env in batch
-                    if (task := next_task(known[v], v, env, request, leg.top)) is not None]
+                     if (task := next_task(known[v], v, env, request, leg.top)) is not None]
             if not tasks:
                 continue
             labelled = [Task(f"{j.variant}_{Environment.of(j.environment).text}",
-                            explore_environment, (j,)) for j in tasks]
+                            explore_task, (request.design, j)) for j in tasks]
             # the batch's tasks are fixed before any of them is learnt, so running it in
             # chunks (to keep outcomes as they come) decides what one sweep decides
             chunk = max(1, CHUNK * request.processes)
@@ -368,14 +333,15 @@ CHUNK = 4
 """Jobs per process between two checkpoints of a search."""
 
 
-def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
-             top: int) -> EnvTask | None:
+def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest[R],
+              top: int) -> EnvTask[R] | None:
     """The climb still worth making for `env` up to rung `top`, or None: the properties not
     yet decided there at `top` by monotonicity; starting above the largest rung already
     explored completely; never at or above a rung whose graph the state limit cut, for `env`
     or an explored subset (its states embed into `env`'s, so that graph is cut too, and a
     break found there could not be shown minimal)."""
-    wanted = tuple(p.id for p in registry() if known.status(p.id, env, top) is None)
+    wanted = tuple(p for p in request.design.property_ids()
+                   if known.status(p, env, top) is None)
     if not wanted:
         return None
     reached, cut = known.reach(env)
@@ -387,8 +353,8 @@ def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest,
                 cap = min(cap, o.cut_at - 1)
     if start > cap:
         return None
-    return EnvTask(variant, drift_order(env), request.ladder[start:cap + 1], request.max_states,
-                  start, wanted)
+    return EnvTask(variant, drift_order(env), request.ladder[start:cap + 1],
+                   request.max_states, start, wanted)
 
 
 def subsets(sources: Sequence[str]) -> Iterable[Env]:

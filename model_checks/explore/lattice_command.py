@@ -40,7 +40,13 @@ from model_checks.explore.lattice import (
     Proof,
     search,
 )
-from model_checks.explore.lattice_instance import Rung, drift_order, ladder, lattice_config
+from model_checks.explore.lattice_instance import (
+    LRU_LATTICE,
+    Rung,
+    drift_order,
+    ladder,
+    lattice_config,
+)
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.explore.monotone import lift_failure
@@ -134,7 +140,7 @@ class LatticeUsageError(ValueError):
     """Bad arguments: one line on stderr, exit 2."""
 
 
-def lattice_request(args: argparse.Namespace) -> LatticeRequest:
+def lattice_request(args: argparse.Namespace) -> LatticeRequest[Rung]:
     """The request the arguments describe; `LatticeUsageError` (or ValueError) if bad."""
     profile = LATTICE_PROFILES[args.profile]
     size, limit = profile.max_size, profile.max_states
@@ -177,8 +183,8 @@ def lattice_request(args: argparse.Namespace) -> LatticeRequest:
     if deep > top.max_requests and set(profile.deep_with) <= set(sources):
         legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
                     frozenset(profile.deep_with)),)
-    return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, limit,
-                          args.jobs, args.dask, legs, first_top=first_top)
+    return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, LRU_LATTICE,
+                          limit, args.jobs, args.dask, legs, first_top=first_top)
 
 
 def run_lattice(args: argparse.Namespace) -> int:
@@ -249,7 +255,7 @@ class RunTiming:
     cpu_before: float
 
 
-def _run_figures(args: argparse.Namespace, request: LatticeRequest,
+def _run_figures(args: argparse.Namespace, request: LatticeRequest[Rung],
                  outcomes: list[EnvOutcome], timing: RunTiming, evidence: int
                  ) -> dict[str, Any]:
     """The run every entry records (`run`): command, profile, explorations, states, wall and
@@ -272,7 +278,7 @@ def _run_figures(args: argparse.Namespace, request: LatticeRequest,
     }
 
 
-def _figures_line(request: LatticeRequest, outcomes: list[EnvOutcome], run: dict[str, Any],
+def _figures_line(request: LatticeRequest[Rung], outcomes: list[EnvOutcome], run: dict[str, Any],
                   seconds: float) -> str:
     """The run's figures in one line (the command prints it last, with where it wrote)."""
     sizes = sorted(o.states for o in outcomes)
@@ -286,7 +292,7 @@ def _figures_line(request: LatticeRequest, outcomes: list[EnvOutcome], run: dict
             f"{run['evidence']} replayed breaks of other checkers")
 
 
-def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest) -> None:
+def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest[Rung]) -> None:
     """Per S1-S3, H1 and L1-L3 entry, which of the 2^n environments the replayed breaks and the
     all-instance proofs decide for every instance (`every_instance.decided`), in the entry's
     `every_instance` key."""
@@ -408,7 +414,7 @@ def earlier_wall(path: Path | None) -> float:
         return 0.0
 
 
-def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowledge],
+def write_outcomes(path: Path, request: LatticeRequest[Rung], known: dict[str, Knowledge],
                    wall: float = 0.0) -> None:
     """Every outcome so far, with the ladder, limit and sources they were explored with, and
     the wall time of the runs that explored them."""
@@ -429,7 +435,7 @@ def write_outcomes(path: Path, request: LatticeRequest, known: dict[str, Knowled
     result_files.write(path, data)
 
 
-def read_outcomes(path: Path, request: LatticeRequest) -> tuple[EnvOutcome, ...]:
+def read_outcomes(path: Path, request: LatticeRequest[Rung]) -> tuple[EnvOutcome, ...]:
     """The outcomes kept in `path` (none if it does not exist yet); `LatticeUsageError` if it
     was written for another ladder, state limit or set of sources."""
     if not result_files.exists(path):
@@ -461,7 +467,7 @@ class WitnessDefect(AssertionError):
 
 
 def write_witnesses(
-    request: LatticeRequest, known: dict[str, Knowledge], entries: list[dict[str, Any]],
+    request: LatticeRequest[Rung], known: dict[str, Knowledge], entries: list[dict[str, Any]],
     out: Path, evidence: list[Break] | None = None,
 ) -> None:
     """Write each entry's traces under `out`, gzip-compressed (`WITNESS_SUFFIX`), and fill
@@ -506,7 +512,7 @@ def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
     return notes
 
 
-def _check_witness(request: LatticeRequest, variant: str, prop: str, drift: list[str],
+def _check_witness(request: LatticeRequest[Rung], variant: str, prop: str, drift: list[str],
                    data: dict[str, Any]) -> None:
     replayed = replay_data(data)
     lasso = "loop" in data

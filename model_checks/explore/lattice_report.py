@@ -21,14 +21,12 @@ from model_checks.explore.lattice import (
     EnvOutcome,
     Knowledge,
     LatticeRequest,
+    R,
     subsets,
-    vacuous_reason,
 )
-from model_checks.explore.lattice_instance import describe_family, drift_order, eviction
-from model_checks.explore.state_checks import ONE_CONTENT
 from model_checks.kernel import itf
 from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import registry
+from spec.drift import drift_order
 
 
 @dataclass(frozen=True)
@@ -53,25 +51,22 @@ class Break:
 
 
 def summarise(
-    request: LatticeRequest, known: dict[str, Knowledge], evidence: Sequence[Break] = ()
+    request: LatticeRequest[R], known: dict[str, Knowledge], evidence: Sequence[Break] = ()
 ) -> list[dict[str, Any]]:
     """The lattice's JSON: one object per variant and property (see `docs/explore.md`);
     minimal sets over the explorations and every other checker's replayed breaks; trace
     paths are filled in by the caller that writes the traces (`trace` keys)."""
     entries = []
-    instance = describe_family(request.ladder[0], sources=request.sources)
-    if len(request.ladder) > 1:
-        top = request.ladder[-1]
-        instance += f"; at the top rung ({top.words()}): {eviction(top)}"
+    instance = request.design.family_words(request.ladder, request.sources)
     for variant in request.variants:
         k = known[variant]
-        for prop in (p.id for p in registry()):
+        for prop in request.design.property_ids():
             found = [b for b in evidence if (b.variant, b.property) == (variant, prop)]
             entries.append(_entry(request, k, variant, prop, instance, found))
     return entries
 
 
-def _words(request: LatticeRequest, rung: int) -> str | None:
+def _words(request: LatticeRequest[R], rung: int) -> str | None:
     if rung < 0:
         return None
     if rung >= ANY_RUNG:
@@ -80,7 +75,7 @@ def _words(request: LatticeRequest, rung: int) -> str | None:
 
 
 def _entry(
-    request: LatticeRequest, k: Knowledge, variant: str, prop: str, instance: str,
+    request: LatticeRequest[R], k: Knowledge, variant: str, prop: str, instance: str,
     evidence: Sequence[Break] = (),
 ) -> dict[str, Any]:
     found = k.breaks.get(prop, {})
@@ -131,15 +126,14 @@ def _entry(
         "undecided_smallest": [list(drift_order(e)) for e in antichain_minimal(undecided)],
         "unsettled_breaking": [list(drift_order(e)) for e in unsettled],
         "traces": witnesses,
-        "without_exploring": ("holds in every environment without D7 (one content per "
-                              "identity)" if prop in ONE_CONTENT else ""),
-        "vacuous": vacuous_reason(variant, prop),
+        "without_exploring": request.design.without_exploring(prop),
+        "vacuous": request.design.vacuous(variant, prop),
         "explored_environments": len(k.explored),
         "explored_states": sum(o.states for o in k.explored),
     }
 
 
-def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
+def _witness(request: LatticeRequest[R], k: Knowledge, prop: str, env: Env,
              outcome: EnvOutcome | None, others: Sequence[Break]) -> dict[str, Any]:
     """The shortest replayed trace for `env` over the explorer's and every other checker's,
     with the checker, the rung or instance, and where the explorer held it below."""
@@ -162,7 +156,7 @@ def _witness(request: LatticeRequest, k: Knowledge, prop: str, env: Env,
     }
 
 
-def _candidates(request: LatticeRequest, prop: str, outcome: EnvOutcome | None,
+def _candidates(request: LatticeRequest[R], prop: str, outcome: EnvOutcome | None,
                 others: Sequence[Break]) -> list[tuple[int, int, dict[str, Any]]]:
     """Every witness of one break as (steps, rank, fields): this run's explorer first (rank
     0), then the other checkers' breaks by steps, checker and source."""
@@ -185,14 +179,14 @@ def _shown_below(held: int, rung: int | None) -> bool:
     return held >= 0 and (rung is None or held < rung)
 
 
-def _held_below(request: LatticeRequest, held: int, rung: int | None) -> str | None:
+def _held_below(request: LatticeRequest[R], held: int, rung: int | None) -> str | None:
     """Where the explorer held the property below the break, in words (None: nowhere)."""
     if not _shown_below(held, rung):
         return None
     return _words(request, held)
 
 
-def _held_short(request: LatticeRequest, held: int, rung: int | None) -> str | None:
+def _held_short(request: LatticeRequest[R], held: int, rung: int | None) -> str | None:
     """`_held_below`'s rung in short (None also for a proof for every instance)."""
     if not _shown_below(held, rung) or held >= ANY_RUNG:
         return None

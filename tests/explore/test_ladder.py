@@ -21,10 +21,15 @@ from model_checks.explore.lattice import (
     EnvTask,
     LatticeContradiction,
     LatticeRequest,
-    explore_environment,
     seeded,
 )
-from model_checks.explore.lattice_instance import Rung, describe_family, ladder, lattice_config
+from model_checks.explore.lattice_instance import (
+    LRU_LATTICE,
+    Rung,
+    describe_family,
+    ladder,
+    lattice_config,
+)
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
@@ -116,11 +121,12 @@ def test_the_climb_reports_the_smallest_breaking_rung_and_the_rung_that_held() -
     across), breaks it with two: the outcome says both, and the answer in words reads
     'holds with 1 requests, breaks with 2'."""
     rungs = (Rung(1, 1, 2, 2), Rung(2, 2, 2, 2))
-    outcome = explore_environment(EnvTask("V1", ("D7", "D10"), rungs, 30_000))
+    outcome = LRU_LATTICE.explore(EnvTask("V1", ("D7", "D10"), rungs, 30_000))
     assert outcome.verdicts["S1"] == BREAKS and outcome.rung["S1"] == 1
     assert outcome.held["S1"] == 0 and outcome.reached == 1
-    request = LatticeRequest(("V1",), ("D7", "D10"), 2, ladder=rungs, processes=1)
-    knowledge = seeded(request.sources, "V1", top=1)
+    request = LatticeRequest(("V1",), ("D7", "D10"), 2, ladder=rungs, design=LRU_LATTICE,
+                             processes=1)
+    knowledge = seeded(LRU_LATTICE, request.sources, "V1", top=1)
     knowledge.learn(outcome)
     entry = next(e for e in summarise(request, {"V1": knowledge}) if e["property"] == "S1")
     witness = entry["traces"][0]
@@ -131,7 +137,7 @@ def test_the_climb_reports_the_smallest_breaking_rung_and_the_rung_that_held() -
 def test_a_break_below_a_larger_holding_rung_is_a_contradiction() -> None:
     """Monotonicity across rungs is checked on what the search learns: a hold at rung 1 of
     an environment whose subset breaks at rung 0 stops the search."""
-    knowledge = seeded(("D1", "D2"), "V1", top=1)
+    knowledge = seeded(LRU_LATTICE, ("D1", "D2"), "V1", top=1)
     knowledge.learn(EnvOutcome("V1", ("D1",), 10, 3, True, 0.0, {"H1": BREAKS}, {},
                                {"H1": 0}))
     with pytest.raises(LatticeContradiction, match="H1"):

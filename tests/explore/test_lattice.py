@@ -24,11 +24,10 @@ from model_checks.explore.lattice import (
     EnvTask,
     LatticeContradiction,
     LatticeRequest,
-    explore_environment,
     search,
     seeded,
 )
-from model_checks.explore.lattice_instance import LatticeShape, lattice_config
+from model_checks.explore.lattice_instance import LRU_LATTICE, LatticeShape, lattice_config
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
 from model_checks.kernel.trace_file import replay_file
@@ -78,7 +77,7 @@ def _brute_force(variant: str, sources: tuple[str, ...]) -> dict[str, set[frozen
     broken: dict[str, set[frozenset[str]]] = {}
     for size in range(len(sources) + 1):
         for env in itertools.combinations(sources, size):
-            outcome = explore_environment(EnvTask(variant, env, NARROW, 30_000))
+            outcome = LRU_LATTICE.explore(EnvTask(variant, env, NARROW, 30_000))
             assert outcome.complete
             for prop, verdict in outcome.verdicts.items():
                 broken.setdefault(prop, set())
@@ -94,7 +93,8 @@ def test_pruned_search_agrees_with_brute_force() -> None:
     holds-everywhere answers are those of exploring all 8 subsets, with fewer explorations;
     S1's minimal set is a pair (D7+D10: identity reuse and a restart, the cache wins)."""
     sources = ("D2", "D7", "D10")
-    request = LatticeRequest(("V1",), sources, max_size=3, ladder=(NARROW,), processes=1)
+    request = LatticeRequest(("V1",), sources, max_size=3, ladder=(NARROW,),
+                             design=LRU_LATTICE, processes=1)
     known = search(request)
     entries = {e["property"]: e for e in summarise(request, known)}
     for prop, breaking in _brute_force("V1", sources).items():
@@ -196,7 +196,8 @@ def test_v0_l1_to_l3_are_vacuous_everywhere_and_the_seed_is_checked() -> None:
     follows a miss), and nothing breaks.
     V1, which reports misses, gets no such seed."""
     sources = ("D1", "D10")
-    request = LatticeRequest(("V0", "V1"), sources, max_size=2, processes=1)
+    request = LatticeRequest(("V0", "V1"), sources, max_size=2, ladder=(LatticeShape(),),
+                             design=LRU_LATTICE, processes=1)
     known = search(request)
     entries = {(e["variant"], e["property"]): e for e in summarise(request, known)}
     for prop in ("L1", "L2", "L3"):
@@ -229,8 +230,9 @@ def test_l3_is_vacuous_only_where_no_retry_follows_a_watched_miss() -> None:
 def test_a_seed_contradicted_by_an_exploration_is_a_defect() -> None:
     """The seed can fail: an exploration that breaks L1 where V0's seed says it holds (as
     V1's D6+D10 exploration does) makes the search raise instead of answering."""
-    knowledge = seeded(("D6", "D10"), "V0")
+    knowledge = seeded(LRU_LATTICE, ("D6", "D10"), "V0")
     outcome = EnvOutcome("V0", ("D6", "D10"), 10, 3, True, 0.0, {"L1": BREAKS}, {})
     with pytest.raises(LatticeContradiction, match="L1"):
         knowledge.learn(outcome)
-    seeded(("D6", "D10"), "V1").learn(outcome)  # no seed for a variant that reports misses
+    # no seed for a variant that reports misses
+    seeded(LRU_LATTICE, ("D6", "D10"), "V1").learn(outcome)

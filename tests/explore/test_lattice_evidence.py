@@ -17,7 +17,7 @@ from model_checks.explore.lattice import (
     Proof,
     seeded,
 )
-from model_checks.explore.lattice_instance import Rung
+from model_checks.explore.lattice_instance import LRU_LATTICE, Rung
 from model_checks.explore.lattice_report import summarise
 from model_checks.kernel import itf
 
@@ -47,7 +47,8 @@ def test_a_trace_that_does_not_replay_is_not_evidence() -> None:
 
 
 def _request() -> LatticeRequest:
-    return LatticeRequest(("V2",), ("D5", "D7"), 2, ladder=(Rung(),), processes=1)
+    return LatticeRequest(("V2",), ("D5", "D7"), 2, ladder=(Rung(),), design=LRU_LATTICE,
+                          processes=1)
 
 
 def _holding(env: tuple[str, ...]) -> EnvOutcome:
@@ -60,7 +61,7 @@ def test_a_break_from_another_checker_makes_a_minimal_set() -> None:
     explorer's rung beside it; never "no breaking environment found"."""
     z3 = next(b for b in evidence.gather([SNAPSHOT])
               if (b.variant, b.property, b.environment) == ("V2", "S1", ("D5", "D7")))
-    knowledge = seeded(("D5", "D7"), "V2")
+    knowledge = seeded(LRU_LATTICE, ("D5", "D7"), "V2")
     for env in ((), ("D5",), ("D7",), ("D5", "D7")):
         knowledge.learn(_holding(env))
     entry = next(e for e in summarise(_request(), {"V2": knowledge}, [z3])
@@ -76,9 +77,10 @@ def test_a_break_from_another_checker_makes_a_minimal_set() -> None:
 
 
 def test_an_all_instance_proof_is_reported_as_one() -> None:
-    request = LatticeRequest(("V3",), ("D5", "D7"), 2, ladder=(Rung(),), processes=1,
+    request = LatticeRequest(("V3",), ("D5", "D7"), 2, ladder=(Rung(),), design=LRU_LATTICE,
+                             processes=1,
                              proofs=(Proof("V3", "S1", ("D5", "D7"), "z3-parametric", "x"),))
-    knowledge = seeded(request.sources, "V3")
+    knowledge = seeded(LRU_LATTICE, request.sources, "V3")
     knowledge.holds["S1"][frozenset(("D5", "D7"))] = 1 << 30
     entry = next(e for e in summarise(request, {"V3": knowledge}) if e["property"] == "S1")
     assert entry["proved_every_instance"]

@@ -16,7 +16,7 @@ from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import LatticeRequest
 from model_checks.explore.lattice_command import LatticeUsageError, read_outcomes
-from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
+from model_checks.explore.lattice_instance import LRU_LATTICE, REUSED_BYTES, Rung, lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
 from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import replay_file
@@ -81,7 +81,7 @@ def test_the_committed_outcomes_are_of_the_wide_family_and_refuse_a_narrow_ladde
     assert all(r.max_items == 2 and r.reused_bytes == REUSED_BYTES for r in wide)
     narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in wide)
     request = LatticeRequest(("V2",), tuple(data["sources"]), 2, ladder=wide,
-                             max_states=data["max_states"])
+                             design=LRU_LATTICE, max_states=data["max_states"])
     assert read_outcomes(kept, request)
     with pytest.raises(LatticeUsageError, match="another ladder"):
         read_outcomes(kept, replace(request, ladder=narrow))
@@ -102,7 +102,7 @@ def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder
     narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in bare)
     wide = tuple(replace(r, max_items=2, reused_bytes=REUSED_BYTES) for r in bare)
     request = LatticeRequest(("V2",), tuple(data["sources"]), 2, ladder=narrow,
-                             max_states=data["max_states"])
+                             design=LRU_LATTICE, max_states=data["max_states"])
     assert read_outcomes(old, request)
     with pytest.raises(LatticeUsageError, match="another ladder"):
         read_outcomes(old, replace(request, ladder=wide))
