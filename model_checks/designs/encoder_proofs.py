@@ -16,10 +16,10 @@ does) or on the project's committed all-instance answers.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import combinations
 
 from model_checks.answers import load
 from model_checks.answers.model import Answer, Reach, Verdict
+from model_checks.explore.exploration import subsets
 from spec.config import InvalidConfiguration
 from spec.designs.base import source_order
 from spec.designs.encoder.config import EncoderConfig
@@ -88,8 +88,8 @@ def _first_stage(sources: frozenset[str]) -> list[Restricted]:
     found: list[Restricted] = []
     carried = {p.id for p in PROCESSOR_THEN_ENCODER.properties}
     for prop in (p for p in ("S1", "S2", "S3", "S4", "H1") if f"P.{p}" in carried):
-        held = [frozenset(c) for k in range(len(lru) + 1) for c in combinations(lru, k)
-                if _holds_everywhere(store.answer("V2", tuple(sorted(c, key=source_order)),
+        held = [env for env in subsets(lru)
+                if _holds_everywhere(store.answer("V2", tuple(sorted(env, key=source_order)),
                                                   prop))]
         for env in _maximal(held):
             found.append((f"P.{prop}", env | (sources - frozenset(lru)), FIRST_STAGE))

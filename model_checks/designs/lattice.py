@@ -18,11 +18,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 from model_checks.executor import Done, Failed, Task, backend_for, run, values
-from model_checks.explore.exploration import Exploration, antichain_minimal, explore, replay
+from model_checks.explore.exploration import (
+    Exploration,
+    antichain_minimal,
+    explore,
+    replay,
+    subsets,
+)
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
 from spec.drift import Environment
@@ -171,8 +176,7 @@ def search(design: Design, variant: str, options: LatticeOptions = LatticeOption
     sources = tuple(s.id for s in design.sources)
     result = LatticeResult(design.name, variant, sources, options.max_states, tuple(sizes),
                            proofs=dict(options.proofs), restricted=list(options.restricted))
-    wanted = [(rung, frozenset(c)) for rung, size in enumerate(sizes)
-              for k in range(size + 1) for c in combinations(sources, k)]
+    wanted = [(rung, env) for rung, size in enumerate(sizes) for env in subsets(sources, size)]
     _run(design, variant, wanted, result, processes, progress)
     _settle_minimal(design, result, explicit)
     avoiding = {(0, env) for prop in design.properties if prop.id not in result.proofs

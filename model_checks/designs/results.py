@@ -5,12 +5,12 @@ adapter, on an implementation (`conform --design NAME --replay FILE`)."""
 from __future__ import annotations
 
 import dataclasses
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from model_checks.designs.lattice import LatticeResult
 from model_checks.designs.witness_files import WitnessDocument, document
+from model_checks.explore.exploration import subsets
 from model_checks.kernel import itf
 from spec.designs import design_named
 from spec.designs.compose import ComposedConfig, ComposedDesign
@@ -37,8 +37,7 @@ def _plain(value: Any) -> Any:
 
 def to_json(result: LatticeResult) -> dict[str, Any]:
     design = design_named(result.design)
-    every = [frozenset(c) for k in range(len(result.sources) + 1)
-             for c in combinations(result.sources, k)]
+    every = subsets(result.sources)
     stages = [{"design": st.design.name, "variant": st.variant, "prefix": st.prefix}
               for st in design.stages] if isinstance(design, ComposedDesign) else []
     return {

@@ -15,10 +15,10 @@ prover's nearest certificate is tried and the query it fails on
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from model_checks.explore.exploration import subsets
 from model_checks.explore.lattice import Proof
 from model_checks.smt.judged import encoded_safety
 from spec import drift_order, variant_named
@@ -40,11 +40,6 @@ def decided_properties() -> tuple[str, ...]:
 class ProofContradicted(AssertionError):
     """A proof under E, yet a replayed counterexample under a subset of E: a defect of the
     abstraction or of a replay, never reported as an answer."""
-
-
-def _subsets(sources: Sequence[str]) -> list[frozenset[str]]:
-    return [frozenset(c) for n in range(len(sources) + 1)
-            for c in itertools.combinations(sources, n)]
 
 
 def _maximal(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
@@ -70,7 +65,7 @@ def decided(entry: dict[str, Any], proofs: Sequence[Proof], sources: Sequence[st
             raise ProofContradicted(f"{entry['variant']} {entry['property']}: proved under "
                                     f"{Environment.of(env).text} ({proof.checker}), yet "
                                     "broken by a replayed counterexample below it")
-    every = _subsets(tuple(sources))
+    every = subsets(tuple(sources))
     breaking = [e for e in every if any(m <= e for m in minimal)]
     holding = [e for e in every if any(e <= p for p in proved)]
     remaining = [e for e in every if e not in set(breaking) | set(holding)]

@@ -12,6 +12,7 @@ a successor equal to a state already seen can still break a property that state 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -124,6 +125,15 @@ def replay(design: Design, config: Any, actions: Sequence[Any], prop: DesignProp
     if prop.scope is Scope.QUIESCENT and not design.is_quiescent(config, state):
         return []  # the property is not asked of this state
     return prop.check(config, state)
+
+
+def subsets(sources: Sequence[str], most: int | None = None) -> list[frozenset[str]]:
+    """Every environment of `sources` (of at most `most` of them, if given): the empty one,
+    then each source alone in the order given, then the pairs, ...: the order every lattice
+    searches and reports them in."""
+    top = len(sources) if most is None else min(most, len(sources))
+    return [frozenset(c) for size in range(top + 1)
+            for c in itertools.combinations(sources, size)]
 
 
 def antichain_minimal(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:

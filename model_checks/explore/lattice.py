@@ -41,12 +41,12 @@ the lattice's JSON (`summarise`).
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from model_checks.executor import Task, sweep, values
+from model_checks.explore.exploration import subsets
 from spec.drift import Environment, drift_order
 
 Env = frozenset[str]
@@ -305,9 +305,9 @@ def search(request: LatticeRequest[R],
             known[outcome.variant].learn(outcome)
     for number, leg in enumerate(request.plan() if request.explore else ()):
         batches: list[list[Env]] = [[frozenset(request.sources)]] if number == 0 else []
-        batches += [[frozenset(c) for c in itertools.combinations(request.sources, size)
-                     if leg.containing <= frozenset(c)]
-                    for size in range(0, min(leg.max_size, len(request.sources)) + 1)]
+        level = subsets(request.sources, leg.max_size)
+        batches += [[env for env in level if len(env) == size and leg.containing <= env]
+                    for size in range(min(leg.max_size, len(request.sources)) + 1)]
         for batch in batches:
             tasks = [task for v in request.variants for env in batch
                      if (task := next_task(known[v], v, env, request, leg.top)) is not None]
@@ -330,7 +330,7 @@ def search(request: LatticeRequest[R],
 
 
 CHUNK = 4
-"""Jobs per process between two checkpoints of a search."""
+"""Explorations per process between two checkpoints of a search."""
 
 
 def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest[R],
@@ -355,9 +355,3 @@ def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest[
         return None
     return EnvTask(variant, drift_order(env), request.ladder[start:cap + 1],
                    request.max_states, start, wanted)
-
-
-def subsets(sources: Sequence[str]) -> Iterable[Env]:
-    for size in range(len(sources) + 1):
-        for combination in itertools.combinations(sources, size):
-            yield frozenset(combination)

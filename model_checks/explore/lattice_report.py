@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.explore.exploration import antichain_minimal
+from model_checks.explore.exploration import antichain_minimal, subsets
 from model_checks.explore.lattice import (
     ANY_RUNG,
     HOLDS,
@@ -22,7 +22,6 @@ from model_checks.explore.lattice import (
     Knowledge,
     LatticeRequest,
     R,
-    subsets,
 )
 from model_checks.kernel import itf
 from model_checks.kernel.verdict_records import EXPLORE_LATTICE
