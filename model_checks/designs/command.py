@@ -153,9 +153,7 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
         sizes=sizes, max_states=args.max_states or DEFAULT_MAX_STATES, processes=args.jobs,
         proofs=proofs,
         restricted=tuple(restricted), explicit=tuple(explicit),
-        progress=lambda rung, x: print(
-            f"  rung {rung} {Environment.of(x.environment).text}: "
-            f"{x.states:,} states{'' if x.complete else ' (cut)'}", flush=True)))
+        progress=f"lattice of {design.name} {variant}"))
     data = to_json(result)
     if args.json:
         result_files.write(args.json, data, indent=1)

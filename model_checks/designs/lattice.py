@@ -16,11 +16,11 @@ all-instance proof (`proofs`) settles a property everywhere.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.executor import Done, Failed, Task, backend_for, run, values
+from model_checks.executor import Done, LineProgress, Task, backend_for, run, values
 from model_checks.explore.exploration import (
     Exploration,
     antichain_minimal,
@@ -132,30 +132,12 @@ def search_at(design_name: str, variant: str, sources: tuple[str, ...], rung: in
 
 
 @dataclass(frozen=True)
-class _EachSearch:
-    """The executor's progress as `LatticeOptions.progress` reads it: each finished search,
-    with its rung."""
-
-    callback: Callable[[int, Exploration], None] | None
-
-    def started(self, total: int, where: str) -> None:
-        """Nothing to say before the first search ends."""
-
-    def finished(self, result: Done[Any] | Failed) -> None:
-        if self.callback is not None and isinstance(result, Done):
-            self.callback(*result.value)
-
-    def closed(self) -> None:
-        """Nothing to say after the last."""
-
-
-@dataclass(frozen=True)
 class LatticeOptions:
     """How far a lattice searches and what settles answers beyond it: `sizes[r]`, the most
     sources per environment at rung r; `max_states` per search (a resource limit); the
     processes it runs on; all-instance proofs (property -> what proved it), proofs
-    restricted to the environments inside one, and explicit witnesses; a progress callback
-    given each finished search."""
+    restricted to the environments inside one, and explicit witnesses; the title of a
+    progress line per finished search (`executor.LineProgress`; None: silent)."""
 
     sizes: tuple[int, ...] = (1,)
     max_states: int = 2_000_000
@@ -163,7 +145,7 @@ class LatticeOptions:
     proofs: Mapping[str, str] = field(default_factory=dict)
     restricted: tuple[tuple[str, SourceIds, str], ...] = ()
     explicit: tuple[Explicit, ...] = ()
-    progress: Callable[[int, Exploration], None] | None = None
+    progress: str | None = None
 
 
 def search(design: Design, variant: str, options: LatticeOptions = LatticeOptions()
@@ -190,20 +172,27 @@ def search(design: Design, variant: str, options: LatticeOptions = LatticeOption
 
 
 def _run(design: Design, variant: str, wanted: list[tuple[int, SourceIds]],
-         result: LatticeResult, processes: int,
-         progress: Callable[[int, Exploration], None] | None) -> None:
+         result: LatticeResult, processes: int, progress: str | None) -> None:
     """The searches `wanted` (rung, environment) on the one executor's local processes,
-    each kept in `result` (in the order asked) and given to `progress` as it ends."""
+    each kept in `result` (in the order asked)."""
     tasks = [Task(f"rung {rung} {Environment.of(env).text}", search_at,
                   (design.name, variant, tuple(sorted(env)), rung, result.max_states))
              for rung, env in wanted]
     backend = backend_for(None, processes)
     try:
-        found = values(run(tasks, backend, _EachSearch(progress)))
+        lines = None if progress is None else LineProgress(progress, describe=_search_line)
+        found = values(run(tasks, backend, lines))
     finally:
         backend.close()
     for rung, exploration in found:
         result.explorations[(rung, exploration.environment)] = exploration
+
+
+def _search_line(done: Done[tuple[int, Exploration]]) -> str:
+    """A finished search in one line: "rung 0 D1: 1,234 states (cut)"."""
+    rung, found = done.value
+    return (f"rung {rung} {Environment.of(found.environment).text}: {found.states:,} states"
+            f"{'' if found.complete else ' (cut)'}")
 
 
 def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Explicit]

@@ -12,7 +12,7 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
 the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
 still has the rest of its own stack beside the generic one (its judge, its searches over a
-cluster, its lattice, ...): its modules, and the shared-memory design's own lockstep, are
+cluster, its lattice's command, ...): its modules, and the shared-memory design's own lockstep, are
 listed in `SPECIFIC`, a known list that only shrinks. The test fails on a module that is
 specific and not listed (a new design-specific checker) and on one listed that is no longer
 specific, or gone (take it off the list).
@@ -53,7 +53,8 @@ configuration, an action not enabled."""
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
-                        "explore/search_core.py"})
+                        "explore/search_core.py", "explore/lattice_instance.py",
+                        "explore/lattice_profiles.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
 checker (the LRU design as a Murphi model run by Rumur), its explicit witnesses, declared
@@ -61,7 +62,12 @@ per design in `designs/evidence.py`, the one table the generic lattice reads, an
 reductions: `explore/search_core.py` declares the LRU design's (processing renaming,
 identity symmetry, forgetting, slots) as the `Moves` the one explorer (`explore/graph.py`)
 searches through, and `moves_for` is the one table of them (every other design is searched
-through `explore/moves.DesignMoves`, without reductions)."""
+through `explore/moves.DesignMoves`, without reductions); and a design's lattice:
+`explore/lattice_instance.py` declares the LRU design's (its instance family and ladder, how
+one environment climbs it, what holds before exploring) as the `LatticeDesign` the one
+lattice search (`explore/lattice.py`) and its report read, and `explore/lattice_profiles.py`
+the ladders it climbs per profile, as other designs declare their instances and rungs in
+`spec/designs/`."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
@@ -83,8 +89,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
-        "explore/lattice_command.py", "explore/lattice_instance.py",
-        "explore/lattice_profiles.py", "explore/liveness.py",
+        "explore/lattice_command.py",
+        "explore/liveness.py",
         "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
         "explore/partition.py", "explore/partitioned.py", "explore/product.py",
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
@@ -98,7 +104,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
                       "designs/shm_views.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge and lattice, Hypothesis machine, lockstep
+shrinks. The LRU design's own stack (its judge, its lattice's command, Hypothesis machine, lockstep
 conformance, scenario suite) and what reaches it: the commands that choose between the
 stacks; the shared-memory design's own lockstep (`conform --design shm`). The design-generic
 witness files are not among them: the one trace format tags the classes each design declares
