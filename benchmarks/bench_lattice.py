@@ -20,7 +20,7 @@ import time
 
 from model_checks.explore.exploration import antichain_minimal
 from model_checks.explore.lattice import BREAKS, EnvTask, LatticeRequest, search
-from model_checks.explore.lattice_instance import LRU_LATTICE, LatticeShape, drift_order
+from model_checks.explore.lattice_instance import LRU_LATTICE, Rung, drift_order
 from model_checks.explore.lattice_report import summarise
 
 
@@ -31,7 +31,7 @@ def brute_force(variant: str, sources: tuple[str, ...]) -> tuple[dict[str, list[
     states = []
     for size in range(len(sources) + 1):
         for env in itertools.combinations(sources, size):
-            outcome = LRU_LATTICE.explore(EnvTask(variant, env, LatticeShape(), 30_000))
+            outcome = LRU_LATTICE.explore(EnvTask(variant, env, Rung(), 30_000))
             states.append(outcome.states)
             for prop, verdict in outcome.verdicts.items():
                 breaking.setdefault(prop, [])
@@ -54,7 +54,7 @@ def main() -> None:
         started = time.perf_counter()
         expected, brute_states = brute_force(args.variant, sources)
         brute_times.append(time.perf_counter() - started)
-        request = LatticeRequest((args.variant,), sources, len(sources), (LatticeShape(),),
+        request = LatticeRequest((args.variant,), sources, len(sources), (Rung(),),
                                  LRU_LATTICE, processes=1)
         started = time.perf_counter()
         known = search(request)

@@ -140,10 +140,6 @@ class Rung:
         return f"{self.max_requests} requests"
 
 
-LatticeShape = Rung
-"""The former name of a rung (one fixed rung for the whole lattice)."""
-
-
 def ladder(base: Rung, top: Rung) -> tuple[Rung, ...]:
     """The rungs from `base` to `top`, each covering the one before: first the base, then
     the other bounds raised to `top`'s with the base's requests, then one more request per

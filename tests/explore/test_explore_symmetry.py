@@ -17,7 +17,7 @@ from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Status, judge_all
-from model_checks.explore.lattice_instance import LatticeShape, lattice_config
+from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.explore.symmetry import (
     canonical_identities,
     concrete_actions,
@@ -43,12 +43,12 @@ def _cases() -> list[typing.Any]:
                      id=f"{v.name}_{'+'.join(env)}")
         for v, env in PER_CELL
     ]
-    cases += [pytest.param(lattice_config(v, env, LatticeShape()),
+    cases += [pytest.param(lattice_config(v, env, Rung()),
                            id=f"lattice_{v.name}_{'+'.join(env)}") for v, env in LATTICE]
-    cases += [pytest.param(lattice_config(v, env, LatticeShape()), marks=pytest.mark.slow,
+    cases += [pytest.param(lattice_config(v, env, Rung()), marks=pytest.mark.slow,
                            id=f"lattice_{v.name}_{'+'.join(env)}") for v, env in SLOW_LATTICE]
     # requests that name one identity twice: the renaming maps both items alike
-    cases += [pytest.param(lattice_config(v, env, LatticeShape(duplicates=True)),
+    cases += [pytest.param(lattice_config(v, env, Rung(duplicates=True)),
                            id=f"duplicates_{v.name}_{'+'.join(env) or 'none'}")
               for v, env in DUPLICATES]
     return cases
@@ -100,7 +100,7 @@ def test_the_representative_is_the_same_for_every_permutation() -> None:
 
 
 def test_identities_the_configuration_tells_apart_are_not_grouped() -> None:
-    skewed = lattice_config(V1, ("D9", "D11"), LatticeShape())
+    skewed = lattice_config(V1, ("D9", "D11"), Rung())
     assert interchangeable(skewed) == (("a", "b"),)
     assert interchangeable(explore_config(V1, ("D9",))) == ()  # b is skewed
     assert interchangeable(explore_config(V1, ("D11",))) == (("a", "b"),)  # c oversized
@@ -109,7 +109,7 @@ def test_identities_the_configuration_tells_apart_are_not_grouped() -> None:
 def test_grouping_a_skewed_identity_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check can fail: treating D9's skewed identity as interchangeable with a and b
     merges states that differ, and the reduced search then misses H1's counterexample."""
-    config = lattice_config(V1, ("D9",), LatticeShape())
+    config = lattice_config(V1, ("D9",), Rung())
     plain = {j.property_id: j.status for j in judge_all(build(config,
                                                               GraphOptions(symmetry=False)))}
     monkeypatch.setattr(search_core, "interchangeable", lambda c: (c.identities,))

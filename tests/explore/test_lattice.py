@@ -27,7 +27,7 @@ from model_checks.explore.lattice import (
     search,
     seeded,
 )
-from model_checks.explore.lattice_instance import LRU_LATTICE, LatticeShape, lattice_config
+from model_checks.explore.lattice_instance import LRU_LATTICE, Rung, lattice_config
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
 from model_checks.kernel.trace_file import replay_file
@@ -50,7 +50,7 @@ def test_the_lattice_family_is_monotone(variant: str, below: tuple[str, ...]) ->
     """The lemma: every run of lattice_config(E) is, embedded, a run of lattice_config(E+d)
     with the same verdicts, for every d outside E (runs: shortest paths to states all over
     E's graph)."""
-    shape = LatticeShape()
+    shape = Rung()
     small = lattice_config(variant_named(variant), below, shape)
     paths = _sampled_paths(small, 30)
     for drift in (d for d in SOURCES if d not in below):
@@ -68,7 +68,7 @@ def test_the_per_cell_family_is_not_monotone() -> None:
     assert any(f is not None for f in failures)
 
 
-NARROW = LatticeShape(max_items=1)
+NARROW = Rung(max_items=1)
 """One item per request: graphs small enough for a brute force over every subset."""
 
 
@@ -196,7 +196,7 @@ def test_v0_l1_to_l3_are_vacuous_everywhere_and_the_seed_is_checked() -> None:
     follows a miss), and nothing breaks.
     V1, which reports misses, gets no such seed."""
     sources = ("D1", "D10")
-    request = LatticeRequest(("V0", "V1"), sources, max_size=2, ladder=(LatticeShape(),),
+    request = LatticeRequest(("V0", "V1"), sources, max_size=2, ladder=(Rung(),),
                              design=LRU_LATTICE, processes=1)
     known = search(request)
     entries = {(e["variant"], e["property"]): e for e in summarise(request, known)}
@@ -208,7 +208,7 @@ def test_v0_l1_to_l3_are_vacuous_everywhere_and_the_seed_is_checked() -> None:
         assert outcome.complete
         for prop in ("L1", "L2", "L3"):
             assert outcome.verdicts[prop] == HOLDS
-    graph = build(lattice_config(variant_named("V0"), ("D1", "D10"), LatticeShape()))
+    graph = build(lattice_config(variant_named("V0"), ("D1", "D10"), Rung()))
     judged = {j.property_id: j.status for j in judge_all(graph, with_lemmas=False)}
     assert judged["L1"] is Status.VACUOUS and judged["L2"] is Status.VACUOUS
     assert judged["L3"] is Status.VACUOUS  # P1 misses under D1, but the engine crashes there
@@ -220,7 +220,7 @@ def test_l3_is_vacuous_only_where_no_retry_follows_a_watched_miss() -> None:
     proved. The vacuity check can fail: V1 under D1 retries after its misses, and L3 is
     judged there (proved, with its product's states)."""
     for variant, expected in (("V0", Status.VACUOUS), ("V1", Status.PROVED)):
-        graph = build(lattice_config(variant_named(variant), ("D1",), LatticeShape()))
+        graph = build(lattice_config(variant_named(variant), ("D1",), Rung()))
         judged = {j.property_id: j for j in judge_all(graph, with_lemmas=False)}
         assert judged["L3"].status is expected, (variant, judged["L3"].reason)
         if expected is Status.VACUOUS:
