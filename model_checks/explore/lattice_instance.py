@@ -271,13 +271,6 @@ a break there would contradict the seed (`LatticeContradiction`); the judge call
 vacuous on every complete graph (`tests/explore/test_lattice.py`)."""
 
 
-def vacuous_reason(variant: str, prop: str) -> str:
-    """Why `prop` cannot fail for `variant` under any environment, or "" if it can."""
-    if not variant_named(variant).reports_misses:
-        return NO_MISS_REPLY.get(prop, "")
-    return ""
-
-
 @dataclass(frozen=True)
 class LruLattice:
     """The LRU design's lattice (`lattice.LatticeDesign`): every property of the registry,
@@ -294,7 +287,7 @@ class LruLattice:
         reusing = {d.value for d in Drift if d.needs.versions > 1}
         found = {prop: frozenset(sources) - reusing for prop in ONE_CONTENT}
         found |= {prop: frozenset(sources) for prop in NO_MISS_REPLY
-                  if vacuous_reason(variant, prop)}
+                  if self.vacuous(variant, prop)}
         return found
 
     def family_words(self, ladder: tuple[Rung, ...], sources: Sequence[str]) -> str:
@@ -311,7 +304,8 @@ class LruLattice:
         return ""
 
     def vacuous(self, variant: str, prop: str) -> str:
-        return vacuous_reason(variant, prop)
+        """L1-L3 (`NO_MISS_REPLY`) for a variant that reports no miss."""
+        return "" if variant_named(variant).reports_misses else NO_MISS_REPLY.get(prop, "")
 
     def explore(self, task: EnvTask[Rung]) -> EnvOutcome:
         """Climb the task's rungs: build each rung's graph and judge every property on it; go
