@@ -118,8 +118,18 @@ def stale_field(path: Path, design: Design, answers: Mapping[str, Any],
         if mine != theirs:
             return Stale(path, f"states[{index + 1}]", "the action differs from the explicit "
                          "witness's (model_checks.designs.evidence)")
+    if len(found.actions) != len(actions):
+        return _differs(path, "length", len(found.actions), len(actions))
+    try:  # the reason as the writer has it: its trace's on its instance
+        reasons = replay(design, config, actions, prop)
+    except ValueError as error:
+        return Stale(path, "#meta.config", f"the trace does not replay on the instance the "
+                     f"writer names ({instance}): {error}")
+    if not reasons:
+        return Stale(path, "#meta.config", f"the last state does not break {prop.id} on the "
+                     f"instance the writer names ({instance})")
     expected = document(WitnessDocument(design, found.variant, found.environment, prop.id,
-                                        actions, config), instance, "; ".join(reasons))
+                                        actions, describe(config)), instance, "; ".join(reasons))
     differs = _first_difference(path, data, expected)
     if differs is not None:
         return differs
@@ -132,7 +142,7 @@ def stale_field(path: Path, design: Design, answers: Mapping[str, Any],
 
 def _origin(path: Path, found: WitnessDocument, instance: object,
             explicit: Sequence[Explicit]
-            ) -> tuple[str, dict[str, Any], tuple[Any, ...]] | Stale:
+            ) -> tuple[str, Any, tuple[Any, ...]] | Stale:
     """The instance words, configuration and actions the writer takes from the search for
     this trace: a rung's (its words, its configuration, the trace's actions), or an explicit
     witness's (its words, configuration and actions); a `Stale` where the file names neither."""
@@ -140,11 +150,11 @@ def _origin(path: Path, found: WitnessDocument, instance: object,
     if isinstance(instance, str) and instance in design.rungs:
         rung = design.rungs.index(instance)
         config = design.instance(found.variant, found.environment, rung)
-        return instance, describe(config), found.actions
+        return instance, config, found.actions
     for witness in explicit:
         if (witness.environment, witness.property_id, witness.instance) == (
                 found.environment, found.property_id, instance):
-            return witness.instance, describe(witness.config), witness.actions
+            return witness.instance, witness.config, witness.actions
     return Stale(path, "#meta.instance", f"{_shown(instance)} is neither a rung of "
                  f"{design.name}'s ladder ({'; '.join(design.rungs)}) nor the words of an "
                  f"explicit witness of {found.property_id} under "

@@ -6,6 +6,7 @@ name, a missing file) fails with one line naming the file and the field, through
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from model_checks.designs import command
 from model_checks.designs.evidence import EXPLICIT
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
-from model_checks.designs.witness_freshness import Freshness, check
+from model_checks.designs.witness_freshness import Freshness, check, stale_field
 from model_checks.kernel import result_files
 from spec.designs import design_named
 
@@ -127,16 +128,22 @@ def test_a_planted_stale_file_fails_naming_the_file_and_the_field(
         lines
 
 
-def test_an_explicit_witness_with_other_actions_is_stale(tmp_path: Path) -> None:
-    """A file naming an explicit witness's instance must hold that witness's actions."""
-    folder = _copy(tmp_path, "shm")
-    s1, s4 = folder / "C1_S1.json", folder / "C1_S4.json"
-    data = json.loads(s1.read_text())
-    _meta(data)["property"] = "S4"
-    s4.write_text(json.dumps(data))  # S1's trace breaks S4 too, its reason S4's
-    _reindent(s4)
-    stale = [s for s in _check("shm", tmp_path).stale if s.path == s4]
-    assert stale and stale[0].field.startswith(("states[", "#meta.reason")), stale
+def test_a_file_of_an_explicit_witness_declared_otherwise_now_is_stale() -> None:
+    """A file naming an explicit witness's instance must hold that witness's actions as
+    `designs.evidence` declares them now (here declared one step shorter)."""
+    declared = [dataclasses.replace(e, actions=e.actions[:-1])
+                if (e.environment, e.property_id) == ({"C1"}, "S1") else e
+                for e in EXPLICIT["shm"]()]
+    path = RESULTS / "shm" / "witnesses" / "C1_S1.json"
+    found = stale_field(path, design_named("shm"), result_files.read(RESULTS / "shm.json.gz"),
+                        declared)
+    assert found is not None and found.line() == f"{path}: length: 18, the writer writes 17"
+    changed = [dataclasses.replace(e, actions=(*e.actions[:-1], e.actions[0]))
+               if (e.environment, e.property_id) == ({"C1"}, "S1") else e
+               for e in EXPLICIT["shm"]()]
+    found = stale_field(path, design_named("shm"), result_files.read(RESULTS / "shm.json.gz"),
+                        changed)
+    assert found is not None and found.field == "states[18]", found
 
 
 def test_the_lattice_check_fails_on_a_stale_witness(
