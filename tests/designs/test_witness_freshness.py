@@ -34,6 +34,10 @@ def _check(name: str, results: Path = RESULTS) -> Freshness:
                  results / name / "witnesses", explicit)
 
 
+def test_the_designs_with_committed_answers_are_found() -> None:
+    assert {"shm", "encoder", "lru+encoder"} <= set(DESIGNS)
+
+
 @pytest.mark.parametrize("name", DESIGNS)
 def test_every_committed_witness_file_is_fresh(name: str) -> None:
     fresh = _check(name)
