@@ -19,9 +19,10 @@ from model_checks.explore import command as lru
 from model_checks.kernel.environment_arg import MATRIX_SOURCES
 from model_checks.kernel.exits import UsageError
 from model_checks.kernel.options import is_renamed
+from spec.designs.lru_design import LRU_NAME
 from spec.drift import BadEnvironment
 
-LRU = "lru"
+LRU = LRU_NAME
 """The design `model_checks.explore` searches (the key-replicated LRU of V0-V4)."""
 
 

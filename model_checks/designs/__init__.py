@@ -7,9 +7,11 @@ them with no edit here (`python -m model_checks explore --design NAME`).
 - their results: `evidence` (per design, what settles its answers beyond the explored ladder:
   all-instance proofs and explicit witnesses), `results` (a lattice as JSON, the committed
   evidence the docs render, and its witnesses as files) and `witness_files` (one witness
-  document per environment and property, which an implementation can replay); `command` is
-  the `explore` command's searches for them (`explore --design NAME`, `explore --lattice --design
-  NAME`, and `explore --lattice --check`, which re-derives the committed answers);
+  document per environment and property, which an implementation can replay), checked fresh
+  by `witness_freshness` (each committed file is what the writer writes for its trace now);
+  `command` is the `explore` command's searches for them (`explore --design NAME`, `explore
+  --lattice --design NAME`, and `explore --lattice --check`, which re-derives the committed
+  answers and checks the committed witness files fresh);
 - the encoder design and the composed path (`spec.designs.paths`): their all-instance
   answers (`encoder_proofs`: one content per identity without D7, and the processor cache's
   own answers for the path's first stage) and the path's explicit witnesses

@@ -5,8 +5,10 @@ witness; `explore --lattice --design NAME` answers every environment of the desi
 (`--sizes`; `--json` writes the result, `--out DIR` one witness file per minimal break);
 `explore --lattice --check` re-derives, for every design with committed answers
 (docs/results/designs/NAME.json.gz; `--design` picks one), the base rung's single-source
-explorations and the all-instance proofs, and fails (exit 1) where one contradicts the
-committed answers. Exit 2: a usage error (an unknown design, variant or source, a source the
+explorations and the all-instance proofs, and checks the committed witness files fresh
+(`witness_freshness`: each replays, breaks its property, and is what the writer would write
+for its trace now), and fails (exit 1) where one contradicts the committed answers or a
+witness file is stale. Exit 2: a usage error (an unknown design, variant or source, a source the
 design refuses, with the reason, or an option of the LRU's explorer only).
 """
 
@@ -16,6 +18,7 @@ import argparse
 import json
 from pathlib import Path
 
+from model_checks.designs import witness_freshness
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
@@ -40,6 +43,11 @@ DEFAULT_MAX_STATES = 2_000_000
 def committed_answers(design: str) -> Path:
     """The name of the design's committed answers (read in either form)."""
     return RESULTS / f"{design}.json.gz"
+
+
+def committed_witnesses(design: str) -> Path:
+    """The folder of the design's committed witness files (`--out` of its lattice)."""
+    return RESULTS / design / "witnesses"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -174,14 +182,28 @@ def _check(args: argparse.Namespace) -> int:
     missing = [d.name for d in chosen if not result_files.exists(committed_answers(d.name))]
     if missing:
         raise UsageError(f"design {missing[0]} has no committed answers under {RESULTS}")
+    stale = sum(_check_witnesses(design) for design in chosen)  # cheap: first
     wrong = 0
     for design in chosen:
         wrong += _check_one(design, args.max_states or DEFAULT_MAX_STATES)
     print(f"{len(chosen)} design(s) checked; {wrong} verdict(s) contradict the committed "
-          "answers")
+          f"answers; {stale} committed witness file(s) stale")
     if args.json:
-        args.json.write_text(json.dumps({"contradictions": wrong}) + "\n")
-    return EXIT_MISMATCH if wrong else EXIT_OK
+        args.json.write_text(json.dumps({"contradictions": wrong, "stale": stale}) + "\n")
+    return EXIT_MISMATCH if wrong or stale else EXIT_OK
+
+
+def _check_witnesses(design: Design) -> int:
+    """The design's committed witness files against what its writer would write now
+    (`witness_freshness`): each stale one printed on one line; their count."""
+    explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
+    fresh = witness_freshness.check(design, result_files.read(committed_answers(design.name)),
+                                    committed_witnesses(design.name), explicit)
+    for found in fresh.stale:
+        print(f"! {found.line(RESULTS.parents[2])}")
+    print(f"  {design.name} witnesses: {fresh.files} file(s) replayed, {len(fresh.stale)} "
+          "stale")
+    return len(fresh.stale)
 
 
 def _contradicts(mine: str, answer: dict[str, str], base_rung: str) -> bool:

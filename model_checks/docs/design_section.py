@@ -136,7 +136,8 @@ def _section(result: dict[str, Any]) -> list[str]:
               f"at most {result['max_states']:,} states per search (a resource limit). The "
               f"base instance: {_instance(result['base_instance'])}. The committed answers "
               "are re-derived in the main job (`explore --lattice --check`: the "
-              "single-source searches and the proofs).", ""]
+              "single-source searches and the proofs; each committed witness file replayed "
+              "and compared with what the writer writes for its trace).", ""]
     return lines
 
 

@@ -47,21 +47,18 @@ from model_checks.explore.symmetry import (
 )
 from spec import Action, Config, Property, State, enabled, initial
 from spec.designs import design_named
+from spec.designs.lru_design import LRU_NAME
 
 if TYPE_CHECKING:
     from model_checks.explore.early_stop import BreakWatch
     from model_checks.explore.graph import Graph
-
-LRU = "lru"
-"""The design whose reductions this module declares."""
-
 
 def moves_for(design: str, config: Any, reduce: bool = True, symmetry: bool | None = None,
               forget: bool = False, slots: bool = False) -> Moves:
     """The `Moves` a search of `design`'s `config` takes: the LRU design's under the
     reductions the flags ask for (`Reductions.of`), any other design's without reductions
     (the flags ask for none it has)."""
-    if design != LRU:
+    if design != LRU_NAME:
         return DesignMoves(design_named(design), config)
     return Reductions.of(config, reduce, symmetry, forget, slots)
 
@@ -70,7 +67,7 @@ def stored_moves(design: str, config: Any, reduce: bool, groups: Groups, forget:
                  slots: bool) -> Moves:
     """The `Moves` a stored graph was searched through, from what it records (exactly its
     identity `groups`)."""
-    if design != LRU:
+    if design != LRU_NAME:
         return DesignMoves(design_named(design), config)
     return Reductions(config, reduce, groups, forget, slots)
 

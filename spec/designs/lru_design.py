@@ -45,11 +45,16 @@ a superset's instance need not contain a subset's behaviours, as `Design.instanc
 instances in general; the design's verdicts were computed on it as it is."""
 
 
+LRU_NAME = "lru"
+"""The LRU design's name, declared once: its design's `name`, and the design the explorer's
+graph searches unless told another (`model_checks.explore.graph.build`)."""
+
+
 @dataclass(frozen=True)
 class LruDesign:
     """The key-replicated LRU design."""
 
-    name: str = "lru"
+    name: str = LRU_NAME
     title: str = "key-replicated LRU (P0's shadow mirrors P1's cache)"
 
     @property

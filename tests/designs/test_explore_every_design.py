@@ -156,6 +156,7 @@ def test_check_passes_on_the_committed_answers_and_fails_on_a_planted_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     shutil.copy(COMMITTED / "shm.json.gz", tmp_path / "shm.json.gz")
+    shutil.copytree(COMMITTED / "shm" / "witnesses", tmp_path / "shm" / "witnesses")
     monkeypatch.setattr(command, "RESULTS", tmp_path)
     assert main(["explore", "--lattice", "--check", "--design", "shm"]) == 0
     assert "0 verdict(s) contradict" in capsys.readouterr().out
