@@ -74,7 +74,7 @@ from model_checks.explore.moves import (
     Successor,
 )
 from model_checks.explore.search_core import break_watch, moves_for, stored_moves
-from spec.designs.lru_design import LRU_NAME
+from spec.designs.base import DEFAULT_DESIGN
 
 Groups = tuple[tuple[str, ...], ...]
 
@@ -159,11 +159,11 @@ class Graph:
     _undone: dict[tuple[int, Renaming], State] = field(default_factory=dict, repr=False)
     _reductions: Moves | None = field(default=None, repr=False, compare=False)
     """The successor function that rebuilds states (`reductions`)."""
-    design: str = LRU_NAME
+    design: str = DEFAULT_DESIGN
     """The design whose configuration `config` is (`search_core.moves_for`)."""
 
     @classmethod
-    def empty(cls, reductions: Moves, max_states: int, design: str = LRU_NAME) -> Graph:
+    def empty(cls, reductions: Moves, max_states: int, design: str = DEFAULT_DESIGN) -> Graph:
         """The graph a search under `reductions` starts from (no state yet)."""
         return cls(reductions.config, reductions.reduce, symmetric=bool(reductions.groups),
                    max_states=max_states, groups=reductions.groups,
@@ -492,7 +492,7 @@ class GraphOptions:
         return self.reduce if self.symmetry is None else self.symmetry
 
 
-def build(config: Any, options: GraphOptions = GraphOptions(), design: str = LRU_NAME,
+def build(config: Any, options: GraphOptions = GraphOptions(), design: str = DEFAULT_DESIGN,
           moves: Moves | None = None) -> Graph:
     """Every state reachable from `design`'s initial state of `config`, breadth-first,
     searched as `options` says (`GraphOptions`), through `moves` (None: the design's own,

@@ -27,6 +27,10 @@ from typing import Any, Protocol
 
 from spec.drift import source_order as source_order
 
+DEFAULT_DESIGN = "lru"
+"""The design a checker searches unless told another (`--design`): the key-replicated LRU
+design, whose `name` this is."""
+
 
 class UnknownDesign(ValueError):
     """A design, variant or drift source a design does not have; the message lists what it has."""

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec.config import Config, Content, ItemSize
-from spec.designs.base import DesignProperty, DriftSource, Scope, check_environment, check_variant
+from spec.designs.base import (
+    DEFAULT_DESIGN,
+    DesignProperty,
+    DriftSource,
+    Scope,
+    check_environment,
+    check_variant,
+)
 from spec.drift import DRIFT_IDS, Drift, environment
 from spec.fairness import is_quiescent
 from spec.instances import Family, Grown, Items, Sized
@@ -45,9 +52,8 @@ a superset's instance need not contain a subset's behaviours, as `Design.instanc
 instances in general; the design's verdicts were computed on it as it is."""
 
 
-LRU_NAME = "lru"
-"""The LRU design's name, declared once: its design's `name`, and the design the explorer's
-graph searches unless told another (`model_checks.explore.graph.build`)."""
+LRU_NAME = DEFAULT_DESIGN
+"""The LRU design's name: the registry's default design (`spec.designs.registry`)."""
 
 
 @dataclass(frozen=True)
