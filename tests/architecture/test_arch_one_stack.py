@@ -15,8 +15,8 @@ still has the rest of its own stack beside the generic one (its judge, its searc
 cluster, its lattice, its lockstep conformance, ...): its modules are listed in `SPECIFIC`,
 a known list that only shrinks. Every other design's implementations are checked by the one
 lockstep driver (`designs/lockstep.py`) through the design's binding. The test fails on a
-module that is specific and not listed (a new design-specific checker) and on one listed that is no longer
-specific, or gone (take it off the list).
+module that is specific and not listed (a new design-specific checker) and on one listed
+that is no longer specific, or gone (take it off the list).
 """
 
 from __future__ import annotations
