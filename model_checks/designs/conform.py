@@ -7,7 +7,8 @@ LRU's.
   `--environment` names; else none, each source alone, and every source together), then
   every committed witness (`witness_files.committed`) in lockstep. Exit 0 when every step
   agreed, 1 at the first disagreement (printed with both observations, and the trace as a
-  witness document to replay).
+  witness document to replay) and where an environment's runs took no step (NOTHING
+  CHECKED: never a pass).
 - With `--replay FILE` (a witness document): its actions in lockstep, then its property
   judged on the implementation after the last step: exit 4 REPRODUCED where it breaks
   there, 0 NOT REPRODUCED, 1 on a disagreement, 5 NOT FOLLOWED where a step cannot be
@@ -200,6 +201,11 @@ def _environment_agrees(args: argparse.Namespace, binding: Binding, adapter: Loc
                                    seed), "a lockstep run")
     label = Environment.of(env).text
     if _failed(args, design, outcome, env, f"environment {label} (seed {seed!r})"):
+        return False
+    if outcome.steps == 0:
+        print(f"  environment {label}: 0 lockstep steps (the spec enables nothing in its "
+              f"initial state); this is not a pass")
+        print(f"RESULT: NOTHING CHECKED (exit {EXIT_FAIL})")
         return False
     print(f"  environment {label}: {outcome.steps} lockstep steps, every step agreed")
     return True

@@ -2,7 +2,8 @@
 for: the encoder cache, with a binding declared here whose implementation is the design's own
 spec (`SpecSide`). It conforms; a planted side that ignores one action class disagrees at the
 first step taking it; a step the side cannot drive stops the run; and `conform --design
-encoder` runs it once the binding is in the table (`lockstep_bindings.BINDINGS`)."""
+encoder` runs it once the binding is in the table (`lockstep_bindings.BINDINGS`), and a run
+that took no step is never a pass."""
 
 from __future__ import annotations
 
@@ -116,3 +117,24 @@ def test_conform_runs_the_design_once_its_binding_is_in_the_table(
     assert main([*command, "--adapter", f"{__name__}:ignores_completion"]) == 1
     assert "RESULT: DISAGREEMENT with design encoder's spec in environment none" in (
         capsys.readouterr().out)
+
+
+class Idle:
+    """The encoder design with nothing enabled (a planted instance no run can step)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(ENCODER, name)
+
+    def enabled(self, config: Any, state: Any) -> tuple[Any, ...]:
+        return ()
+
+
+def test_a_run_of_no_step_is_nothing_checked(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    idle = Binding(Idle(), BINDING.interface, _start, BINDING.spec_view, BINDING.differences)
+    monkeypatch.setitem(lockstep_bindings.BINDINGS, "encoder", lambda: idle)
+    assert main(["conform", "--design", "encoder", "--environment", "none", "--adapter",
+                 f"{__name__}:factory"]) == 1
+    out = capsys.readouterr().out
+    assert "environment none: 0 lockstep steps" in out
+    assert out.rstrip().splitlines()[-1] == "RESULT: NOTHING CHECKED (exit 1)"
