@@ -30,6 +30,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from model_checks.conform.design_lockstep import (
+    Binding,
+    LockstepAdapter,
+    Outcome,
+    Unmappable,
+    replay,
+    walk,
+)
 from model_checks.conform.exits import (
     EXIT_FAIL,
     EXIT_HARNESS,
@@ -37,14 +45,6 @@ from model_checks.conform.exits import (
     EXIT_OK,
     EXIT_USAGE,
     EXIT_WEAKNESS,
-)
-from model_checks.designs.lockstep import (
-    Binding,
-    LockstepAdapter,
-    Outcome,
-    Unmappable,
-    replay,
-    walk,
 )
 from model_checks.designs.lockstep_bindings import BINDINGS, binding_of
 from model_checks.designs.witness_files import (

@@ -24,7 +24,7 @@ the implementation disagrees with the spec, cannot follow a step, or breaks {cla
 
 import json
 
-from model_checks.designs.lockstep import replay
+from model_checks.conform.design_lockstep import replay
 from model_checks.designs.lockstep_bindings import binding_of
 from model_checks.designs.witness_files import parse
 from {module} import {factory} as factory

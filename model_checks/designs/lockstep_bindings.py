@@ -1,13 +1,13 @@
 """The lockstep's per-design part, declared once: per design, its `lockstep.Binding` (how an
 implementation of it is driven and viewed in the design's terms), which the one lockstep
-driver (`model_checks.designs.lockstep`) and the `conform --design NAME` command read. A
+driver (`model_checks.conform.design_lockstep`) and the `conform --design NAME` command read. A
 design with no entry has no lockstep of that driver's."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from model_checks.designs.lockstep import Binding
+from model_checks.conform.design_lockstep import Binding
 
 
 def _shm() -> Binding:

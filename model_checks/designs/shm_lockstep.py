@@ -1,7 +1,7 @@
 """The shared-memory design's lockstep binding (`lockstep.Binding`): how an implementation's
 side is driven for each model action (`ShmRun`, over the adapter's `shm_views.ShmSide`), and
 how the spec's and the implementation's observations (`shm_views.Observation`) are told apart
-where they differ. The generic driver (`model_checks.designs.lockstep`) steps the spec and
+where they differ. The generic driver (`model_checks.conform.design_lockstep`) steps the spec and
 compares.
 
 The harness keeps the engine between P0 and the workers (`Engine`: the sent, the executed,
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.designs.lockstep import Binding, NotDriven
+from model_checks.conform.design_lockstep import Binding, NotDriven
 from model_checks.designs.shm_views import (
     Observation,
     RingView,

@@ -14,7 +14,7 @@ the LRU design's reductions declared per design in `explore/search_core.py`). Th
 still has the rest of its own stack beside the generic one (its judge, its searches over a
 cluster, its lattice, its lockstep conformance, ...): its modules are listed in `SPECIFIC`,
 a known list that only shrinks. Every other design's implementations are checked by the one
-lockstep driver (`designs/lockstep.py`) through the design's binding. The test fails on a
+lockstep driver (`conform/design_lockstep.py`) through the design's binding. The test fails on a
 module that is specific and not listed (a new design-specific checker) and on one listed
 that is no longer specific, or gone (take it off the list).
 """
@@ -65,7 +65,7 @@ identity symmetry, forgetting, slots) as the `Moves` the one explorer (`explore/
 searches through, and `moves_for` is the one table of them (every other design is searched
 through `explore/moves.DesignMoves`, without reductions); and a design's lockstep binding,
 declared per design in `designs/lockstep_bindings.py`, the one table the one lockstep driver
-(`designs/lockstep.py`) and `conform --design NAME` read: how an implementation of the design
+(`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of the design
 is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's

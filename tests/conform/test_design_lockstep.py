@@ -1,20 +1,22 @@
-"""The one lockstep driver (`model_checks.designs.lockstep`) over a design it was not written
+"""The one lockstep driver (`model_checks.conform.design_lockstep`) over a design it was not written
 for: the encoder cache, with a binding declared here whose implementation is the design's own
 spec (`SpecSide`). It conforms; a planted side that ignores one action class disagrees at the
 first step taking it; a step the side cannot drive stops the run; and `conform --design
 encoder` runs it once the binding is in the table (`lockstep_bindings.BINDINGS`), and a run
-that took no step is never a pass."""
+that took no step is never a pass. The one loop that follows a script (`follow`) groups it as
+the run's steps take it, skips what the run skips and stops at the first disagreement."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from model_checks.cli import main
+from model_checks.conform.design_lockstep import Binding, NotDriven, follow, replay, walk
 from model_checks.designs import lockstep_bindings
-from model_checks.designs.lockstep import Binding, NotDriven, replay, walk
 from spec.designs.registry import design_named
 
 ENCODER = design_named("encoder")
@@ -138,3 +140,27 @@ def test_a_run_of_no_step_is_nothing_checked(monkeypatch: pytest.MonkeyPatch,
     out = capsys.readouterr().out
     assert "environment none: 0 lockstep steps" in out
     assert out.rstrip().splitlines()[-1] == "RESULT: NOTHING CHECKED (exit 1)"
+
+
+class Grouping:
+    """A planted run: "pair" takes itself and the next action in one step, "skip" is
+    skipped, "bad" disagrees; every step taken is recorded."""
+
+    def __init__(self) -> None:
+        self.taken: list[tuple[str, ...]] = []
+
+    def width(self, script: Sequence[str], index: int) -> int:
+        return {"pair": 2, "skip": 0}.get(script[index], 1)
+
+    def take(self, actions: Sequence[str]) -> str | None:
+        self.taken.append(tuple(actions))
+        return "disagrees" if actions[0] == "bad" else None
+
+
+def test_follow_takes_a_script_as_the_run_groups_it_and_stops_at_a_disagreement() -> None:
+    run = Grouping()
+    assert follow(run, ["a", "pair", "b", "skip", "c"]) == (5, None)
+    assert run.taken == [("a",), ("pair", "b"), ("c",)]
+    run = Grouping()
+    assert follow(run, ["a", "bad", "c"]) == (2, "disagrees")
+    assert run.taken == [("a",), ("bad",)]

@@ -5,7 +5,10 @@ The generic part is here, written once: the spec's side (`Design.initial`, `step
 `enabled`), the comparison of the two views, the first `Disagreement` (its step, the action as
 the design writes it, and what differs, one line each), the properties judged on the
 implementation after a replay, and the two runs: `replay` (given actions) and `walk` (seeded
-random ones over `Design.enabled`, a step budget, never a time limit). What is per design is a
+random ones over `Design.enabled`, a step budget, never a time limit). A script is followed
+by one loop, `follow`, over any `Follower` (this driver's `Lockstep`, and the LRU design's
+lockstep, `model_checks.conform.lockstep`, whose implementation steps may each take several
+of the script's actions). What is per design is a
 `Binding`, declared in one table (`lockstep_bindings.BINDINGS`): how the implementation is
 driven and viewed (`Binding.start`, a `Driven` run), how the spec's state is viewed in the same
 shape (`Binding.spec_view`), and how two views that differ are told apart (`differences`).
@@ -17,9 +20,14 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from spec.designs.base import Design
+
+A = TypeVar("A", contravariant=True)
+F = TypeVar("F", covariant=True)
+S = TypeVar("S")
+D = TypeVar("D")
 
 
 class NotDriven(Exception):
@@ -92,8 +100,43 @@ class Disagreement:
         return "\n".join(self.lines)
 
 
+class Follower(Protocol[A, F]):
+    """A lockstep run following a script (`follow`), its implementation's steps as its
+    design's driver groups the script's actions; `F`, the disagreement it reports."""
+
+    def width(self, script: Sequence[A], index: int) -> int:
+        """How many of `script`'s actions from `index` the implementation's next step takes:
+        one, or several where one implementation step is several of the spec's; 0 where the
+        run skips `script[index]`. Raises `NotDriven` where the script cannot be followed
+        as written."""
+        ...
+
+    def take(self, actions: Sequence[A]) -> F | None:
+        """The implementation's next step, the `width` actions `actions` on both sides; the
+        disagreement found, if any (a run may raise it instead)."""
+        ...
+
+
+def follow(run: Follower[S, D], script: Sequence[S]) -> tuple[int, D | None]:
+    """`script` on `run`, step by step as `run.width` groups it, to its end or to the first
+    disagreement: how many of the script's actions were taken or skipped, and the
+    disagreement."""
+    index = 0
+    while index < len(script):
+        width = run.width(script, index)
+        if width == 0:
+            index += 1
+            continue
+        found = run.take(script[index:index + width])
+        index += width
+        if found is not None:
+            return index, found
+    return index, None
+
+
 class Lockstep:
-    """The spec and one implementation run, stepped together from the initial state."""
+    """The spec and one implementation run, stepped together from the initial state: a
+    `Follower` whose every step takes one action."""
 
     def __init__(self, binding: Binding, config: Any, driven: Driven) -> None:
         self.binding, self.config, self.driven = binding, config, driven
@@ -114,6 +157,12 @@ class Lockstep:
         heading = f"step {self.steps}: {json.dumps(binding.design.action_to_json(action))}"
         return Disagreement(self.steps, action, expected, actual,
                             (heading, *binding.differences(expected, actual)))
+
+    def width(self, script: Sequence[Any], index: int) -> int:
+        return 1
+
+    def take(self, actions: Sequence[Any]) -> Disagreement | None:
+        return self.step(actions[0])
 
 
 @dataclass(frozen=True)
@@ -137,14 +186,14 @@ def replay(binding: Binding, adapter: Any, config: Any, actions: Sequence[Any],
     driven = binding.start(adapter, config)
     try:
         run = Lockstep(binding, config, driven)
-        for number, action in enumerate(actions, start=1):
-            try:
-                found = run.step(action)
-            except NotDriven as error:
-                return Outcome(run.steps, tuple(actions[:number]),
-                               not_driven=f"step {number}: {error}")
-            if found is not None:
-                return Outcome(run.steps, tuple(actions[:number]), found)
+        try:
+            taken, found = follow(run, actions)
+        except NotDriven as error:
+            number = run.steps + 1
+            return Outcome(run.steps, tuple(actions[:number]),
+                           not_driven=f"step {number}: {error}")
+        if found is not None:
+            return Outcome(run.steps, tuple(actions[:taken]), found)
         return Outcome(run.steps, tuple(actions),
                        broken={p: driven.broken(p) for p in properties})
     finally:
