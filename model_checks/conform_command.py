@@ -23,9 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """A design's own lockstep where `--design` names one other than the LRU's; else the
-    history check where its options (or a missing adapter) ask for it, else the lockstep
-    check; a closed pipe ends each quietly."""
+    """The one design lockstep (`model_checks.designs.conform`, through the design's binding)
+    where `--design` names a design other than the LRU's; else the history check where its
+    options (or a missing adapter) ask for it, else the LRU design's lockstep check; a closed
+    pipe ends each quietly."""
     if getattr(args, "design", "lru") != "lru":
         return lockstep.quiet_on_closed_pipe(_design_run, args)
     if history.wanted(args):

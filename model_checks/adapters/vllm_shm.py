@@ -56,14 +56,13 @@ from typing import Any
 import torch
 
 from model_checks.adapters.vllm_release import require_supported
+from model_checks.conform.design_lockstep import NotDriven, Unmappable
 from model_checks.designs.shm_views import (
     ChunkView,
     HandleRef,
-    NotDriven,
     RingView,
     SentItem,
     ServedItem,
-    Unmappable,
     fault_kind,
 )
 from spec.config import Content

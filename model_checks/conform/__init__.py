@@ -11,7 +11,10 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
 - a run: `run` (the scripted corpus, then random lockstep walks, per variant and environment,
   within a profile's budget: `profiles`), over `corpus`, `configurations`, `cases`, `machine`
   (the spec's Hypothesis machines driving the implementation) and `witnesses` (runs from the
-  committed witnesses); `lockstep/` is the side-by-side driver, the views compared, S1-S3 and
+  committed witnesses); `design_lockstep` is the one lockstep driver over the `Design`
+  interface (its per-design bindings in `model_checks.designs`) and the one loop that
+  follows a script, which the LRU design's lockstep follows its scripts by too;
+  `lockstep/` is the LRU design's side-by-side driver, the views compared, S1-S3 and
   L1-L4 restated on the implementation's observations, and the shrinking of a disagreement;
 - what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the
   variant itself has: an inherited weakness, from the answer store), `unchecked` (what the

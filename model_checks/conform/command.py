@@ -114,8 +114,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--design", default="lru", choices=_design_names(),
                         help="the paired-cache design the implementation builds (default lru: "
                         "the key-replicated LRU, variants V0-V4); another design is checked "
-                        "by its own lockstep (model_checks.designs.conform), with its own "
-                        "adapter interface")
+                        "by the one design lockstep (model_checks.conform.design_lockstep) through "
+                        "its binding, with its own adapter interface")
     parser.add_argument("--steps", type=int, metavar="N", default=None,
                         help="with --design other than lru: lockstep steps per environment "
                         "(seeded random runs)")

@@ -20,9 +20,12 @@ them with no edit here (`python -m model_checks explore --design NAME`).
   (`shm_proofs`: an abstract model of the ring over unbounded integers, its certificates
   checked with Z3), and S3, H1 and U1 for every instance under the environments each holds
   in (`shm_restricted`);
-- an implementation of the shared-memory design in lockstep with the spec
-  (`conform --design shm`): `shm_views` (what is compared after each step, and the side an
-  adapter provides), `shm_lockstep` (the driver: a replay of given actions, seeded random
-  walks), `conform` (the runs, the replay of a witness document and their exit codes) and
-  `emit` (`--emit-pytest`: a trace as a standalone pytest file).
+- an implementation in lockstep with a design's spec (`conform --design NAME`): the one
+  driver (`model_checks.conform.design_lockstep`: the spec and the implementation stepped
+  together, their views compared, the first disagreement reported; a replay of given
+  actions, seeded random walks), each design's part of it a binding declared in
+  `lockstep_bindings` (the shared-memory design's: `shm_views`, what is compared after each
+  step and the side an adapter provides, and `shm_lockstep`, how a side is driven),
+  `conform` (the runs, the replay of a witness document and their exit codes) and `emit`
+  (`--emit-pytest`: a trace as a standalone pytest file).
 """

@@ -1,12 +1,14 @@
-"""`conform --design shm --adapter MODULE:FACTORY`: the shared-memory design's lockstep
-check of an implementation (`shm_lockstep`), as the conform command runs it for a design
-other than the LRU's.
+"""`conform --design NAME --adapter MODULE:FACTORY`: the lockstep check of an implementation
+of a design with a lockstep binding (`lockstep_bindings`; the shared-memory design's), by the
+one lockstep driver (`lockstep`), as the conform command runs it for a design other than the
+LRU's.
 
 - Without `--replay`: seeded random runs of `--steps` steps in each environment (the one
   `--environment` names; else none, each source alone, and every source together), then
   every committed witness (`witness_files.committed`) in lockstep. Exit 0 when every step
   agreed, 1 at the first disagreement (printed with both observations, and the trace as a
-  witness document to replay).
+  witness document to replay) and where an environment's runs took no step (NOTHING
+  CHECKED: never a pass).
 - With `--replay FILE` (a witness document): its actions in lockstep, then its property
   judged on the implementation after the last step: exit 4 REPRODUCED where it breaks
   there, 0 NOT REPRODUCED, 1 on a disagreement, 5 NOT FOLLOWED where a step cannot be
@@ -26,8 +28,16 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
+from model_checks.conform.design_lockstep import (
+    Binding,
+    LockstepAdapter,
+    Outcome,
+    Unmappable,
+    replay,
+    walk,
+)
 from model_checks.conform.exits import (
     EXIT_FAIL,
     EXIT_HARNESS,
@@ -36,22 +46,19 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
-from model_checks.designs.shm_lockstep import Outcome, replay, walk
-from model_checks.designs.shm_views import Unmappable
+from model_checks.designs.lockstep_bindings import BINDINGS, binding_of
 from model_checks.designs.witness_files import (
     BadWitness,
     WitnessDocument,
     committed,
     document,
     read,
+    witnesses_of,
 )
 from spec.designs.base import Design
 from spec.designs.registry import design_named
 from spec.drift import Environment
 from spec.transitions import InvalidAction
-
-if TYPE_CHECKING:
-    from model_checks.designs.shm_views import ShmAdapter
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository root (the committed witnesses are under it)."""
@@ -74,13 +81,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         design = design_named(args.design)
         _refuse_lru_options(args)
-        if design.name != "shm":
+        binding = binding_of(design.name)
+        if binding is None:
             raise Usage(f"--design {design.name}: conform has no lockstep for it (it has one "
-                        f"for shm)")
+                        f"for {', '.join(sorted(BINDINGS))})")
         if args.replay is not None:
-            return _replay(args, design, read_witness(args.replay, design))
+            return _replay(args, binding, read_witness(args.replay, design))
         envs = environments(design, args.environment)
-        return _conform(args, design, _adapter(args.adapter), envs)
+        return _conform(args, binding, _adapter(args.adapter, binding), envs)
     except Usage as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -130,7 +138,7 @@ def read_witness(path: Path, design: Design) -> WitnessDocument:
     return found
 
 
-def _adapter(path: str) -> ShmAdapter:
+def _adapter(path: str, binding: Binding) -> LockstepAdapter:
     """The adapter `MODULE:FACTORY` builds; a usage error where it does not load."""
     module, sep, factory = path.partition(":")
     if not sep or not module or not factory:
@@ -142,13 +150,13 @@ def _adapter(path: str) -> ShmAdapter:
     if found is None:
         raise Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
     try:
-        built: ShmAdapter = getattr(importlib.import_module(module), factory)()
+        built: LockstepAdapter = getattr(importlib.import_module(module), factory)()
     except Exception as error:  # a usage error: one line, no traceback
         raise Usage(f"--adapter: {type(error).__name__}: {error}") from None
     for method in ("byte_map", "start"):
         if not callable(getattr(built, method, None)):
-            raise Usage(f"--adapter: {path} has no {method}(config) (design shm needs "
-                        f"model_checks.designs.shm_views.ShmAdapter)")
+            raise Usage(f"--adapter: {path} has no {method}(config) (design "
+                        f"{binding.design.name} needs {binding.interface})")
     return built
 
 
@@ -165,45 +173,54 @@ def guarded(call: Callable[[], T], what: str) -> T:
         raise Harness(f"{what}: {type(error).__name__}: {error}") from error
 
 
-def _conform(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
+def _conform(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
              envs: list[frozenset[str]]) -> int:
+    design = binding.design
     steps = args.steps or DEFAULT_STEPS
     print(f"conformance of {adapter.name} to design {design.name} ({design.variants[0]}), "
           f"{steps} lockstep steps per environment, seed {args.seed}")
     printed: list[str] = []
     for env in envs:
-        if not _environment_agrees(args, design, adapter, env, printed):
+        if not _environment_agrees(args, binding, adapter, env, printed):
             return EXIT_FAIL
-    return _witnesses(args, design, adapter, envs)
+    return _witnesses(args, binding, adapter, envs)
 
 
-def _environment_agrees(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
+def _environment_agrees(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
                         env: frozenset[str], printed: list[str]) -> bool:
     """The seeded runs of one environment (its byte map printed where it differs from the
     one `printed` last); whether every step agreed."""
+    design = binding.design
     config = design.instance(design.variants[0], env)
     seed = f"{args.seed}:{Environment.of(env).text}"
     lines = guarded(lambda: adapter.byte_map(config), "byte_map")
     if lines != printed:
         print("\n".join(f"  {line}" for line in lines))
         printed[:] = lines
-    outcome = guarded(lambda: walk(adapter, config, args.steps or DEFAULT_STEPS, seed),
-                      "a lockstep run")
+    outcome = guarded(lambda: walk(binding, adapter, config, args.steps or DEFAULT_STEPS,
+                                   seed), "a lockstep run")
     label = Environment.of(env).text
     if _failed(args, design, outcome, env, f"environment {label} (seed {seed!r})"):
+        return False
+    if outcome.steps == 0:
+        print(f"  environment {label}: 0 lockstep steps (the spec enables nothing in its "
+              f"initial state); this is not a pass")
+        print(f"RESULT: NOTHING CHECKED (exit {EXIT_FAIL})")
         return False
     print(f"  environment {label}: {outcome.steps} lockstep steps, every step agreed")
     return True
 
 
-def _witnesses(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
+def _witnesses(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
                envs: list[frozenset[str]]) -> int:
-    """Every committed witness whose environment the run covers, in lockstep."""
+    """Every committed witness of the design whose environment the run covers, in
+    lockstep."""
+    design = binding.design
     covered = frozenset().union(*envs)
-    found = [read_witness(path, design) for path in committed(ROOT)]
+    found = [read_witness(path, design) for path in committed(ROOT, witnesses_of(design.name))]
     chosen = [w for w in found if w.environment <= covered]
     for witness in chosen:
-        if not _witness_agrees(args, adapter, witness):
+        if not _witness_agrees(args, binding, adapter, witness):
             return EXIT_FAIL
     print(f"  witnesses: {len(chosen)} committed witness(es) replayed in lockstep, every step "
           f"agreed")
@@ -211,9 +228,9 @@ def _witnesses(args: argparse.Namespace, design: Design, adapter: ShmAdapter,
     return EXIT_OK
 
 
-def _witness_agrees(args: argparse.Namespace, adapter: ShmAdapter,
+def _witness_agrees(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
                     witness: WitnessDocument) -> bool:
-    outcome = guarded(lambda: replay(adapter, witness.config(), witness.actions),
+    outcome = guarded(lambda: replay(binding, adapter, witness.config(), witness.actions),
                       witness.label())
     return not _failed(args, witness.design, outcome, witness.environment,
                        f"the witness of {witness.label()}")
@@ -238,15 +255,17 @@ def _failed(args: argparse.Namespace, design: Design, outcome: Outcome,
     return True
 
 
-def _replay(args: argparse.Namespace, design: Design, found: WitnessDocument) -> int:
-    adapter = _adapter(args.adapter)
+def _replay(args: argparse.Namespace, binding: Binding, found: WitnessDocument) -> int:
+    design = binding.design
+    adapter = _adapter(args.adapter, binding)
     config = found.config()
     print(f"replay of {args.replay} ({found.label()}, {len(found.actions)} steps) against "
           f"{adapter.name}")
     print("\n".join(f"  {line}" for line in guarded(lambda: adapter.byte_map(config),
                                                     "byte_map")))
     wanted = [found.property_id] if found.property_id else []
-    outcome = guarded(lambda: replay(adapter, config, found.actions, wanted), "the replay")
+    outcome = guarded(lambda: replay(binding, adapter, config, found.actions, wanted),
+                      "the replay")
     for number, action in enumerate(outcome.actions[:outcome.steps], start=1):
         print(f"  step {number}: {json.dumps(design.action_to_json(action))}")
     if args.emit_pytest is not None:

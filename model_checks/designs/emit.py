@@ -1,7 +1,7 @@
-"""`conform --design shm ... --emit-pytest DIR`: a trace as a pytest file that replays it on
-the implementation in lockstep with the spec (`shm_lockstep.replay`, through the user's
-adapter factory) and fails while the implementation disagrees with the spec, cannot follow
-the trace, or breaks the property the trace records.
+"""`conform --design NAME ... --emit-pytest DIR`: a trace as a pytest file that replays it on
+the implementation in lockstep with the spec (`lockstep.replay` with the design's binding,
+through the user's adapter factory) and fails while the implementation disagrees with the
+spec, cannot follow the trace, or breaks the property the trace records.
 
 The file embeds the trace (a witness document), so it needs no file beside it; it imports
 the adapter's module and this package (the spec and the lockstep), nothing else.
@@ -24,7 +24,8 @@ the implementation disagrees with the spec, cannot follow a step, or breaks {cla
 
 import json
 
-from model_checks.designs.shm_lockstep import replay
+from model_checks.conform.design_lockstep import replay
+from model_checks.designs.lockstep_bindings import binding_of
 from model_checks.designs.witness_files import parse
 from {module} import {factory} as factory
 
@@ -34,7 +35,8 @@ TRACE = json.loads({trace!r})
 def test_{name}():
     witness = parse(TRACE)
     wanted = [witness.property_id] if witness.property_id else []
-    outcome = replay(factory(), witness.config(), witness.actions, wanted)
+    outcome = replay(binding_of(witness.design.name), factory(), witness.config(),
+                     witness.actions, wanted)
     assert outcome.disagreement is None, outcome.disagreement.report()
     assert outcome.not_driven is None, outcome.not_driven
     for prop, reasons in outcome.broken.items():

@@ -1,23 +1,21 @@
-"""The shared-memory design in lockstep with an implementation: each model action is taken by
-the spec (`SHM.step`) and driven on the implementation's side (`ShmSide`), and the two
-observations (`shm_views.Observation`) must be equal after every step.
+"""The shared-memory design's lockstep binding (`lockstep.Binding`): how an implementation's
+side is driven for each model action (`ShmRun`, over the adapter's `shm_views.ShmSide`), and
+how the spec's and the implementation's observations (`shm_views.Observation`) are told apart
+where they differ. The generic driver (`model_checks.conform.design_lockstep`) steps the spec and
+compares.
 
 The harness keeps the engine between P0 and the workers (`Engine`: the sent, the executed,
 and how far each worker has read), as the spec does: the implementations under test have no
-code for it. `Lockstep.step` is one step; `replay` runs a given list of actions and `walk`
-seeded random ones (a step budget, never a time limit).
+code for it.
 """
 
 from __future__ import annotations
 
-import json
-import random
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.conform.design_lockstep import Binding, NotDriven
 from model_checks.designs.shm_views import (
-    NotDriven,
     Observation,
     RingView,
     Served,
@@ -79,29 +77,6 @@ class Engine:
         return not self.queued and not self.executed
 
 
-@dataclass(frozen=True)
-class Disagreement:
-    """The first step whose observations differ: its number (from 1), the action, and what
-    the spec and the implementation observed."""
-
-    step: int
-    action: ShmAction
-    spec: Observation
-    implementation: Observation
-
-    def report(self) -> str:
-        """The step, then each observation that differs (the ring: only what differs)."""
-        lines = [f"step {self.step}: {json.dumps(SHM.action_to_json(self.action))}"]
-        for name in self.spec.differences(self.implementation):
-            lines.append(f"  {name} differs:")
-            if name == "ring":
-                lines += ring_differences(self.spec.ring, self.implementation.ring)
-            else:
-                lines += [f"    spec:           {getattr(self.spec, name)}",
-                          f"    implementation: {getattr(self.implementation, name)}"]
-        return "\n".join(lines)
-
-
 def ring_differences(spec: RingView, implementation: RingView) -> list[str]:
     """One line per range bound, and per chunk (by id), that differs."""
     lines = [f"    {name}: spec {getattr(spec, name)}, implementation "
@@ -117,31 +92,43 @@ def ring_differences(spec: RingView, implementation: RingView) -> list[str]:
     return lines
 
 
-class Lockstep:
-    """The spec and one implementation side, stepped together from the initial state."""
+def differences(spec: object, implementation: object) -> list[str]:
+    """Each observation that differs, named, with both sides (the ring: only what
+    differs)."""
+    assert isinstance(spec, Observation) and isinstance(implementation, Observation)
+    lines = []
+    for name in spec.differences(implementation):
+        lines.append(f"  {name} differs:")
+        if name == "ring":
+            lines += ring_differences(spec.ring, implementation.ring)
+        else:
+            lines += [f"    spec:           {getattr(spec, name)}",
+                      f"    implementation: {getattr(implementation, name)}"]
+    return lines
+
+
+class ShmRun:
+    """One implementation side driven in the shared-memory design's terms, with the engine
+    between P0 and the workers the harness keeps (`Engine`): the design's `Driven`."""
 
     def __init__(self, config: ShmConfig, side: ShmSide) -> None:
         self.config, self.side = config, side
-        self.state: ShmState = SHM.initial(config)
         self.engine = Engine(config.readers)
         self.fault: str | None = None
         self.last: Observation | None = None
-        self.steps = 0
 
-    def step(self, action: ShmAction) -> Disagreement | None:
-        """Take `action` on both sides (`InvalidAction` where the spec has it disabled,
-        `NotDriven` where the side cannot drive it); the disagreement, if any."""
-        before = self.state
-        after = SHM.step(self.config, before, action)
-        expected = spec_observation(self.config, action, after)
+    def drive(self, action: Any, before: Any, after: Any) -> Observation:
+        """Take `action` on the side (`NotDriven` where it cannot); what it returned, P0's
+        ring after it, and which handles issued so far P0 would accept back."""
         returned = self._drive(action, before)
         accepted = frozenset(r for r in issued_refs(after) if self.side.accepts(r))
-        actual = Observation(returned, self.side.ring(), accepted)
-        self.state, self.last, self.steps = after, actual, self.steps + 1
+        self.last = Observation(returned, self.side.ring(), accepted)
         if isinstance(returned, Served) and returned.fault is not None:
             self.fault = returned.fault
-        return None if actual == expected else Disagreement(self.steps, action, expected,
-                                                            actual)
+        return self.last
+
+    def close(self) -> None:
+        self.side.close()
 
     def _drive(self, action: ShmAction, before: ShmState) -> object:
         if isinstance(action, Submit):
@@ -207,81 +194,17 @@ class Lockstep:
             self.side.clear()
 
     def broken(self, prop_id: str) -> list[str]:
-        """Why the implementation breaks `prop_id` after the last step (`breaks`)."""
+        """Why the side breaks `prop_id` after the last step (`breaks`)."""
         if self.last is None:
             return []
         return breaks(prop_id, self.config, self.last, self.fault, self.engine.idle())
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """A lockstep run: the steps taken, the actions, and how it stopped (a disagreement, a
-    step not driven, or neither); `broken` maps property ids to why the implementation
-    breaks them after the last step (replays only)."""
-
-    steps: int
-    actions: tuple[ShmAction, ...]
-    disagreement: Disagreement | None = None
-    not_driven: str | None = None
-    broken: dict[str, list[str]] = field(default_factory=dict)
+def _start(adapter: ShmAdapter, config: ShmConfig) -> ShmRun:
+    return ShmRun(config, adapter.start(config))
 
 
-def replay(adapter: ShmAdapter, config: ShmConfig, actions: Sequence[ShmAction],
-           properties: Sequence[str] = ()) -> Outcome:
-    """`actions` on the spec and on a fresh side, in lockstep, stopping at the first
-    disagreement or step not driven; then the `properties` judged on the implementation."""
-    side = adapter.start(config)
-    try:
-        run = Lockstep(config, side)
-        for number, action in enumerate(actions, start=1):
-            try:
-                found = run.step(action)
-            except NotDriven as error:
-                return Outcome(run.steps, tuple(actions[:number]),
-                               not_driven=f"step {number}: {error}")
-            if found is not None:
-                return Outcome(run.steps, tuple(actions[:number]), found)
-        return Outcome(run.steps, tuple(actions),
-                       broken={p: run.broken(p) for p in properties})
-    finally:
-        side.close()
-
-
-def walk(adapter: ShmAdapter, config: ShmConfig, steps: int, seed: str,
-         progress: Callable[[int], None] | None = None) -> Outcome:
-    """Seeded random runs over `SHM.enabled`, each on a fresh side, until `steps` lockstep
-    steps were taken or one disagreed; a run ends where the spec enables nothing."""
-    chooser = random.Random(seed)
-    total = 0
-    while total < steps:
-        outcome = _one_walk(adapter, config, steps - total, chooser)
-        total += outcome.steps
-        if progress is not None:
-            progress(total)
-        if outcome.disagreement is not None or outcome.not_driven is not None:
-            return Outcome(total, outcome.actions, outcome.disagreement, outcome.not_driven)
-        if outcome.steps == 0:
-            break
-    return Outcome(total, ())
-
-
-def _one_walk(adapter: ShmAdapter, config: ShmConfig, budget: int,
-              chooser: random.Random) -> Outcome:
-    side = adapter.start(config)
-    actions: list[ShmAction] = []
-    try:
-        run = Lockstep(config, side)
-        while len(actions) < budget:
-            enabled = SHM.enabled(config, run.state)
-            if not enabled:
-                break
-            actions.append(chooser.choice(enabled))
-            try:
-                found = run.step(actions[-1])
-            except NotDriven as error:
-                return Outcome(run.steps, tuple(actions), not_driven=str(error))
-            if found is not None:
-                return Outcome(run.steps, tuple(actions), found)
-        return Outcome(run.steps, tuple(actions))
-    finally:
-        side.close()
+BINDING = Binding(SHM, "model_checks.designs.shm_views.ShmAdapter", _start, spec_observation,
+                  differences)
+"""The shared-memory design's lockstep: its adapters' sides driven through `ShmRun`, the
+spec's observation of a step (`spec_observation`), the observations' differences."""

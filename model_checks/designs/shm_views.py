@@ -126,7 +126,8 @@ class ShmSide(Protocol):
     def client_handle(self, handle: HandleRef, placeholders: Content
                       ) -> tuple[Any | None, str | None]:
         """A client sends back `handle`: (the message P0 passes on, None) if P0 accepts it,
-        (None, why) if it refuses it. Raises `NotDriven` for a handle it never issued."""
+        (None, why) if it refuses it. Raises `lockstep.NotDriven` for a handle it never
+        issued."""
         ...
 
     def accepts(self, handle: HandleRef) -> bool:
@@ -158,19 +159,11 @@ class ShmAdapter(Protocol):
     def name(self) -> str: ...
 
     def byte_map(self, config: ShmConfig) -> list[str]:
-        """How model bytes map to the implementation's, one line each; raises `Unmappable`
-        for a configuration the map cannot state exactly."""
+        """How model bytes map to the implementation's, one line each; raises
+        `lockstep.Unmappable` for a configuration the map cannot state exactly."""
         ...
 
     def start(self, config: ShmConfig) -> ShmSide: ...
-
-
-class NotDriven(Exception):
-    """A step the side cannot drive (a handle it has no record of)."""
-
-
-class Unmappable(ValueError):
-    """A configuration whose model bytes the implementation cannot be given exactly."""
 
 
 def spec_observation(config: ShmConfig, action: ShmAction, after: ShmState) -> Observation:

@@ -26,7 +26,13 @@ from spec.designs.registry import design_named
 from spec.drift import Environment
 from spec.transitions import InvalidAction
 
-SHM_WITNESSES = Path("docs") / "results" / "designs" / "shm" / "witnesses"
+
+def witnesses_of(design: str) -> Path:
+    """Where a design's committed witnesses are, from the repository's root."""
+    return Path("docs") / "results" / "designs" / design / "witnesses"
+
+
+SHM_WITNESSES = witnesses_of("shm")
 """Where the shared-memory design's committed witnesses are, from the repository's root."""
 
 

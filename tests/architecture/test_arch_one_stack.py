@@ -12,10 +12,11 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
 the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
 still has the rest of its own stack beside the generic one (its judge, its searches over a
-cluster, its lattice's command, ...): its modules, and the shared-memory design's own lockstep, are
-listed in `SPECIFIC`, a known list that only shrinks. The test fails on a module that is
-specific and not listed (a new design-specific checker) and on one listed that is no longer
-specific, or gone (take it off the list).
+cluster, its lattice's command, its lockstep conformance, ...): its modules are listed in
+`SPECIFIC`, a known list that only shrinks. Every other design's implementations are checked
+by the one lockstep driver (`conform/design_lockstep.py`) through the design's binding. The
+test fails on a module that is specific and not listed (a new design-specific checker) and on
+one listed that is no longer specific, or gone (take it off the list).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
                         "explore/search_core.py", "explore/lattice_instance.py",
-                        "explore/lattice_profiles.py"})
+                        "explore/lattice_profiles.py", "designs/lockstep_bindings.py",
+                        "designs/shm_lockstep.py", "designs/shm_views.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
 checker (the LRU design as a Murphi model run by Rumur), its explicit witnesses, declared
@@ -67,7 +69,13 @@ through `explore/moves.DesignMoves`, without reductions); and a design's lattice
 one environment climbs it, what holds before exploring) as the `LatticeDesign` the one
 lattice search (`explore/lattice.py`) and its report read, and `explore/lattice_profiles.py`
 the ladders it climbs per profile, as other designs declare their instances and rungs in
-`spec/designs/`."""
+`spec/designs/`; and a design's lockstep binding, declared per design in
+`designs/lockstep_bindings.py`, the one table the one lockstep driver
+(`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
+the design is driven and its state viewed in the design's terms (the shared-memory design's: its
+adapter interface and observations in `designs/shm_views.py`, its engine harness and the
+observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
+state in Z3's terms."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
@@ -100,13 +108,11 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
         "simulate/command.py", "simulate/machine.py", "simulate/run.py",
         "simulate/witnesses.py"}),
-    "shm": frozenset({"conform_command.py", "designs/conform.py", "designs/shm_lockstep.py",
-                      "designs/shm_views.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its judge, its lattice's command, Hypothesis machine, lockstep
 conformance, scenario suite) and what reaches it: the commands that choose between the
-stacks; the shared-memory design's own lockstep (`conform --design shm`). The design-generic
+stacks. The design-generic
 witness files are not among them: the one trace format tags the classes each design declares
 (`Design.trace_tags`), not the LRU's."""
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from model_checks.conform.design_lockstep import NotDriven
 from model_checks.designs.shm_views import (
     HandleRef,
-    NotDriven,
     RingView,
     SentItem,
     ServedItem,

@@ -19,7 +19,10 @@ One module per concern:
   shadow update on a rejection; under D9, serve a reference that misses the cache from its
   own message's payload), the alternatives of a step, which the driver matches to
   the implementation's step and counts.
-- `runs`: scripts, random walks, shrinking; `disagreement`: what a run finds.
+- `runs`: scripts (followed by the one loop of `model_checks.conform.design_lockstep`,
+  `follow`: a round trip through the end-to-end call, or an atomic update's item steps, is
+  one step of several actions), random walks, shrinking; `disagreement`: what a run finds
+  (a step the run cannot drive is the one driver's `NotDriven`).
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 

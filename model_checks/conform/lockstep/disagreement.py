@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from model_checks.conform.design_lockstep import NotDriven
 from model_checks.conform.notation import observation_text, wrap
 from model_checks.kernel import render
 from spec.transitions import Action
@@ -56,9 +57,10 @@ class Disagreement(Exception):
         return "\n".join(wrap(lines))
 
 
-class NotFollowed(Exception):
+class NotFollowed(NotDriven):
     """A trace step the lockstep cannot drive on this implementation (1-based `step`, its
-    `action`, and why): a replay stops there, and nothing after it is judged."""
+    `action`, and why): a replay stops there, and nothing after it is judged (the one
+    driver's `NotDriven`, with the step and action it names)."""
 
     def __init__(self, step: int, action: Action | None, why: str) -> None:
         self.step = step

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
+from model_checks.conform.design_lockstep import follow
 from model_checks.conform.lockstep.disagreement import Disagreement, NotFollowed
 from model_checks.conform.lockstep.driver import Lockstep
 from model_checks.conform.lockstep.implementation import EngineFactory
@@ -38,34 +39,50 @@ class Driving:
 
 def run_actions(config: Config, adapter: api.Adapter, actions: Iterable[Action],
                 driving: Driving = Driving()) -> Lockstep:
-    """Run a script in lockstep, as `driving` says. Raises `Disagreement` with `actions` set
-    to the steps taken."""
-    settle, engine_factory = driving.settle, driving.engine_factory
-    served, exact = driving.served, driving.exact
-    script = list(actions)
-    with _session(config, adapter, engine_factory) as run:
-        run.served = served
-        index = 0
-        while index < len(script):
-            if served and run.served_block(script[index:]):
-                run.apply_served(script[index:index + 4])
-                index += 4
-                continue
-            action = script[index]
-            if not is_enabled(config, run.state, action):
-                if exact:
-                    raise NotFollowed(index + 1, action, "the spec does not enable it here: "
-                                      "the file is not a trace of its configuration")
-                index += 1
-                continue
-            taken = len(run.spec_steps(action))
-            if exact:
-                _check_atomic(script, index, taken)
-            run.apply(action)
-            index += taken if exact else 1
-        if settle:
+    """Run a script in lockstep, as `driving` says, by the one script loop
+    (`design_lockstep.follow`). Raises `Disagreement` with `actions` set to the steps taken."""
+    with _session(config, adapter, driving.engine_factory) as run:
+        run.served = driving.served
+        follow(_Script(config, run, driving.exact), list(actions))
+        if driving.settle:
             run.settle()
     return run
+
+
+@dataclass(frozen=True)
+class _Script:
+    """A script followed on a `Lockstep` run (`design_lockstep.Follower`): a round trip its
+    implementation's end-to-end call can take is one step of four actions (where the run is
+    `served`); an atomic update's item steps are one step, written once in a script and each
+    in a trace (`exact`); an action the spec does not enable is skipped, or, in a trace,
+    `NotFollowed`. A disagreement is raised."""
+
+    config: Config
+    run: Lockstep
+    exact: bool
+
+    def width(self, script: Sequence[Action], index: int) -> int:
+        run = self.run
+        if run.served and run.served_block(script[index:]):
+            return 4
+        action = script[index]
+        if not is_enabled(self.config, run.state, action):
+            if self.exact:
+                raise NotFollowed(index + 1, action, "the spec does not enable it here: "
+                                  "the file is not a trace of its configuration")
+            return 0
+        if not self.exact:
+            return 1
+        taken = len(run.spec_steps(action))
+        _check_atomic(script, index, taken)
+        return taken
+
+    def take(self, actions: Sequence[Action]) -> None:
+        if self.run.served and self.run.served_block(actions):
+            self.run.apply_served(actions)
+        else:
+            self.run.apply(actions[0])
+        return None
 
 
 def _check_atomic(script: Sequence[Action], index: int, taken: int) -> None:
