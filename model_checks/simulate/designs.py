@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from model_checks.explore.exploration import Witness
-from model_checks.kernel.cells import identifier
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from model_checks.simulate.profiles import PROFILES
 from spec.config import InvalidConfiguration
@@ -92,7 +91,7 @@ def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int,
     from model_checks.simulate.lru_rules import rules_for
     from model_checks.simulate.machine import PropertyViolated, machine_class
 
-    name = f"{identifier(type(design).__name__)}Machine"  # the seed (`machine_class`)
+    name = f"{type(design).__name__}Machine"  # the seed (`machine_class`)
     cls = machine_class(name, rules_for(design), config, watched, focused=True,
                         registered=False)
     budget = replace(PROFILES["ci"], steps=steps).settings(examples)

@@ -53,7 +53,7 @@ configuration, an action not enabled."""
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
-                        "explore/search_core.py"})
+                        "explore/search_core.py", "simulate/lru_rules.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
 checker (the LRU design as a Murphi model run by Rumur), its explicit witnesses, declared
@@ -61,7 +61,11 @@ per design in `designs/evidence.py`, the one table the generic lattice reads, an
 reductions: `explore/search_core.py` declares the LRU design's (processing renaming,
 identity symmetry, forgetting, slots) as the `Moves` the one explorer (`explore/graph.py`)
 searches through, and `moves_for` is the one table of them (every other design is searched
-through `explore/moves.DesignMoves`, without reductions)."""
+through `explore/moves.DesignMoves`, without reductions); likewise a design's rules for the
+one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU
+design's (one rule per action type, requests drawn whole, its trace properties and fair
+tail) and `rules_for` is the one table of them (every other design is driven through
+`simulate/machine.GenericRules`)."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
@@ -92,17 +96,16 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/state_checks.py", "explore/symmetry.py",
         "explore/wire.py", "explore_command.py", "scenarios/__init__.py",
         "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
-        "simulate/command.py", "simulate/machine.py", "simulate/run.py",
-        "simulate/witnesses.py"}),
+        "simulate/command.py", "simulate/run.py", "simulate/witnesses.py"}),
     "shm": frozenset({"conform_command.py", "designs/conform.py", "designs/shm_lockstep.py",
                       "designs/shm_views.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge and lattice, Hypothesis machine, lockstep
-conformance, scenario suite) and what reaches it: the commands that choose between the
-stacks; the shared-memory design's own lockstep (`conform --design shm`). The design-generic
-witness files are not among them: the one trace format tags the classes each design declares
-(`Design.trace_tags`), not the LRU's."""
+shrinks. The LRU design's own stack (its judge and lattice, its Hypothesis matrix of cells
+and mutants, lockstep conformance, scenario suite) and what reaches it: the commands that
+choose between the stacks; the shared-memory design's own lockstep (`conform --design shm`).
+The design-generic witness files are not among them: the one trace format tags the classes
+each design declares (`Design.trace_tags`), not the LRU's."""
 
 
 def _name(path: Path) -> str:
@@ -209,7 +212,7 @@ def test_no_checker_module_is_specific_to_a_design_but_the_known_ones() -> None:
 def test_the_one_explorer_and_the_design_generic_lattice_read_only_the_interface() -> None:
     found = specific()
     for name in ("explore/graph.py", "explore/moves.py", "explore/exploration.py",
-                 "designs/lattice.py"):
+                 "designs/lattice.py", "simulate/machine.py", "simulate/designs.py"):
         assert not any(name in modules for modules in found.values()), name
 
 
