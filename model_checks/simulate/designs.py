@@ -27,6 +27,9 @@ from spec.drift import Environment
 BREAKS, NOT_FOUND, NOT_RUN = "breaks", "not found", "not run"
 """The verdicts: a shrunk break; no break in the budget; no step taken (a failure)."""
 
+MAX_SHRINKS = 500
+"""Shrinking's bound, a count (Hypothesis's own), never seconds (`shrink_bound`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SimulationResult:
@@ -57,11 +60,10 @@ class SimulationResult:
 
 
 def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 30,
-             variant: str = "", environment: frozenset[str] = frozenset(),
-             max_shrinks: int = 500) -> SimulationResult:
+             variant: str = "", environment: frozenset[str] = frozenset()
+             ) -> SimulationResult:
     """Search `config` with at most `examples` runs of at most `steps` actions each, per
-    round; each round that breaks a property removes it from the next round's checks;
-    shrinking bounded by `max_shrinks` (a count, never seconds)."""
+    round; each round that breaks a property removes it from the next round's checks."""
     found: list[Witness] = []
     taken = 0
     while True:
@@ -69,7 +71,7 @@ def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 3
                         if p.id not in {c.property_id for c in found})
         if not watched or examples < 1 or steps < 1:
             break
-        broken, round_steps = _round(design, config, watched, examples, steps, max_shrinks)
+        broken, round_steps = _round(design, config, watched, examples, steps)
         taken += round_steps
         if broken is None:
             break
@@ -78,8 +80,8 @@ def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 3
                             tuple(p.id for p in design.properties), tuple(found))
 
 
-def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int, steps: int,
-           max_shrinks: int) -> tuple[Witness | None, int]:
+def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int, steps: int
+           ) -> tuple[Witness | None, int]:
     """One Hypothesis search over `watched`: the shrunk break (or None), and the steps it
     took."""
     from dataclasses import replace
@@ -96,7 +98,7 @@ def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int,
                         registered=False)
     budget = replace(PROFILES["ci"], steps=steps).settings(examples)
     try:
-        with shrink_bound(max_shrinks), with_reporter(lambda text: None):
+        with shrink_bound(MAX_SHRINKS), with_reporter(lambda text: None):
             run_state_machine_as_test(cls, settings=budget)
     except PropertyViolated as error:
         actions = cls.design_rules.actions(error.trace)[:error.step_number]
@@ -121,7 +123,7 @@ def run_design(args: argparse.Namespace) -> int:
                 config = design.instance(variant, chosen.ids)
                 found = simulate(design, config, examples=profile.break_examples,
                                  steps=profile.steps, variant=variant,
-                                 environment=chosen.ids, max_shrinks=profile.max_shrinks)
+                                 environment=chosen.ids)
                 codes.append(_print(design, chosen, found))
                 summaries.append({"variant": variant, "environment": chosen.text,
                                   "steps": found.steps,

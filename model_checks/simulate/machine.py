@@ -391,17 +391,16 @@ _ORDERED: dict[tuple[str, ...], type[_OrderedRules]] = {}
 
 def machine_class(
     name: str, rules: DesignRules, config: Any, checked: Sequence[str],
-    events: int | None = None, focused: bool = False, registered: bool = True,
+    focused: bool = False, registered: bool = True,
 ) -> type[SpecMachine]:
     """The machine driving `rules.design` on `config`, checking `checked`, named `name` and
     registered in this module (the same name always gives the same class, so printed traces
     replay; `registered=False`: a new class, not registered); `focused`: focused swarm
-    testing (module doc); `events`: default the design's.
+    testing (module doc); at most the design's `events` per example.
 
     The name is what a derandomized search's seed derives from (Hypothesis digests a state
     machine class it has no source for by its name), so one name always searches alike."""
-    if events is None:
-        events = rules.events(config)
+    events = rules.events(config)
     existing = _REGISTERED.get(name) if registered else None
     if existing is not None:
         same = (existing.design_rules, existing.config, existing.checked, existing.events,
