@@ -35,7 +35,7 @@ from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
 from model_checks.simulate.lru_rules import LRU_RULES
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
-from model_checks.simulate.witnesses import Witness, shortest_witness
+from model_checks.simulate.witnesses import Script, shortest_witness
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record
@@ -124,7 +124,7 @@ def search(
 
 
 def _from_witness(
-    config: Config, env: tuple[str, ...], prop: str, s: Search, extra: Sequence[Witness]
+    config: Config, env: tuple[str, ...], prop: str, s: Search, extra: Sequence[Script]
 ) -> Search:
     """The search found nothing: fall back on the explicit witnesses (see `witnesses`)."""
     found = shortest_witness(config, env, prop, extra)
@@ -191,7 +191,7 @@ class SimulatedCell:
 
 
 def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | None,
-             witnesses: Sequence[Witness] = (), witness_first: bool = False) -> CellResult:
+             witnesses: Sequence[Script] = (), witness_first: bool = False) -> CellResult:
     """Search the cell's configuration as `profile` says for a counterexample to each
     property, held or broken as expected; with `witness_first`, a property expected to break
     is first tried on `witnesses` (a verdict is enough there, not the shortest
@@ -321,7 +321,7 @@ def run_mutant(mutant: Mutant, profile: SimulateProfile, out: Path | None) -> Ce
     config = mutant.witness.config(mutant.variant)
     expectations = {p: Expectation.BREAKS for p in sorted(mutant.breaks)}
     label = identifier(f"mutant_{mutant.name}")
-    own = Witness(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
+    own = Script(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
                   mutant.witness.script)
     simulated = SimulatedCell(label, mutant.variant.name, mutant.witness.drift, config,
                               expectations)
