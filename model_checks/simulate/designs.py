@@ -27,7 +27,7 @@ from spec.drift import Environment
 BREAKS, NOT_FOUND, NOT_RUN = "breaks", "not found", "not run"
 """The verdicts: a shrunk break; no break in the budget; no step taken (a failure)."""
 
-MAX_SHRINKS = 500
+SHRINKS = 500
 """Shrinking's bound, a count (Hypothesis's own), never seconds (`shrink_bound`)."""
 
 
@@ -98,7 +98,7 @@ def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int,
                         registered=False)
     budget = replace(PROFILES["ci"], steps=steps).settings(examples)
     try:
-        with shrink_bound(MAX_SHRINKS), with_reporter(lambda text: None):
+        with shrink_bound(SHRINKS), with_reporter(lambda text: None):
             run_state_machine_as_test(cls, settings=budget)
     except PropertyViolated as error:
         actions = cls.design_rules.actions(error.trace)[:error.step_number]
