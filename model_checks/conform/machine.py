@@ -1,8 +1,8 @@
 """Generated conformance runs: the spec's own Hypothesis machines driving the implementation.
 
-The ShardStore pattern: the rule-based machine of `model_checks.simulate.machine` (one rule
-per spec action type, the spec's guard as its precondition, `submit` drawing whole
-requests) picks the actions; instead of stepping only the spec, every step goes through a
+The ShardStore pattern: the one Hypothesis machine of `model_checks.simulate.machine` with the
+LRU design's rules (`simulate.lru_rules`: one rule per spec action type, the spec's guard as
+its precondition, `submit` drawing whole requests) picks the actions; instead of stepping only the spec, every step goes through a
 `Lockstep`, which applies it to the spec and, through the adapter, to the implementation and
 compares everything observable. A `Disagreement` fails the example, and Hypothesis shrinks it
 (and, with a database, remembers it); the final, shrunk example's disagreement is what the run
@@ -34,7 +34,8 @@ from hypothesis.stateful import get_state_machine_test
 
 from model_checks.conform.adapter import Adapter, AdapterError, HarnessFailure
 from model_checks.conform.lockstep import Broken, Disagreement, EngineFactory, Lockstep
-from model_checks.simulate.machine import SpecMachine, is_event, machine_class
+from model_checks.simulate.lru_rules import LRU_RULES
+from model_checks.simulate.machine import SpecMachine, machine_class
 from spec import Config
 from spec.transitions import Action
 
@@ -111,7 +112,7 @@ class LockstepMachine(SpecMachine):
             self.steps = list(self.run.steps)
         self.stats.fired[action.label] += 1
         self.stats.steps += 1
-        if is_event(type(action)):
+        if self.is_event(action):
             self.events_left -= 1
 
     def teardown(self) -> None:
@@ -137,7 +138,7 @@ def lockstep_machine(
 ) -> type[LockstepMachine]:
     """The lockstep machine for `config` on `adapter`: the spec machine's rules (checking no
     spec property itself: the lockstep compares), with the lockstep's `take`."""
-    rules = machine_class(f"conform_{name}", config, ())
+    rules = machine_class(f"conform_{name}", LRU_RULES, config, ())
     namespace: dict[str, Any] = {
         "wiring": (adapter, engine_factory, sink), "shrinking": Shrinking(shrink_budget),
         "__module__": __name__, "__qualname__": f"Lockstep_{name}",

@@ -1,13 +1,19 @@
-"""Hypothesis state machines over the spec: random walks of the spec's actions, every
-property checked after each step, over the cells of the expected matrix and the spec mutants
-(`python -m model_checks simulate`; the top-level `replay FILE`, `model_checks.replay_command`,
-re-runs a counterexample file it writes).
+"""The one Hypothesis state machine over any design: random walks of a design's actions,
+every property checked after each step; over the cells of the LRU design's expected matrix
+and the spec mutants, or another design's instance (`python -m model_checks simulate
+[--design NAME]`; the top-level `replay FILE`, `model_checks.replay_command`, re-runs a
+counterexample file it writes).
 
-- `machine`: the state machine of one cell (rules are the spec's actions, invariants its
-  properties);
-- `run`: the searches per cell (one for every must-hold property at once, one per must-break
-  property, so that each shrinks to a minimal counterexample of that property alone) and per
-  mutant, each counterexample written as a trace and replayed on the spec;
+- `machine`: the state machine over the `Design` interface (rules are the design's actions,
+  invariants its properties), each design's rules declared (`DesignRules`; `GenericRules`
+  from the interface alone);
+- `lru_rules`: the LRU design's rules (one per action type, requests drawn whole, its trace
+  properties and fair tail) and `rules_for`, the table of every design's;
+- `run`: the LRU design's searches per cell (one for every must-hold property at once, one
+  per must-break property, so that each shrinks to a minimal counterexample of that property
+  alone) and per mutant, each counterexample written as a trace and replayed on the spec;
+- `designs`: another design's searches (`simulate --design NAME`), each break a replayable
+  `exploration.Witness`;
 - `witnesses`: hand-written traces a must-break search falls back on where the budget is too
   small for the search (records say so);
 - `profiles`: the search budgets, importable without Hypothesis; `hypothesis_private`: every

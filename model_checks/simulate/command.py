@@ -4,6 +4,10 @@ that differs from its expectation), the mutants with their counterexample length
 per-rule statistics; write the verdict records (`--json`) and one JSON trace per
 counterexample (`--out`). Exit code 0 when every verdict is as expected and every enabled
 rule fired, 1 otherwise.
+
+`--design NAME` (default lru): another design searched by the same machine with its own rules
+(`simulate.designs`, `--variant`); the LRU design's own options (`LRU_ONLY`) are refused
+there in one line.
 """
 
 from __future__ import annotations
@@ -19,8 +23,12 @@ from typing import TYPE_CHECKING
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.cell_sets import add_cells_argument, cells_named
 from model_checks.kernel.cells import cell_label, cell_matches, older_cell
-from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.environment_arg import (
+    MATRIX_SOURCES,
+    add_environment_argument,
+    design_sources,
+)
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, UsageError
 from model_checks.kernel.instance import WIDER_IN_FLIGHT
 from model_checks.kernel.matrix import PROPERTIES, Cell, Expectation
 from model_checks.kernel.options import add_jobs_argument
@@ -28,32 +36,75 @@ from model_checks.kernel.text_table import grid
 from model_checks.kernel.trace_file import table
 from model_checks.kernel.verdict_records import Verdict, write_records
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
-from spec.drift import Environment
+from spec.drift import BadEnvironment, Environment
 
 if TYPE_CHECKING:  # Hypothesis is imported when a search runs, not to parse arguments
     from model_checks.simulate.run import CellResult
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every option of `simulate`: the LRU design's with no default for those of `LRU_ONLY`
+    (None: `run_simulate` refuses one given with another design, and sets its declared
+    default for the LRU's)."""
+    _add_lru_arguments(parser)
+    parser.add_argument("--design", default=None,
+                        help="the design (lru, shm, encoder, ...; default lru)")
+    parser.add_argument("--variant", action="append", default=None,
+                        help="a design other than lru: only this variant (default: its last; "
+                        "repeatable)")
+    parser.set_defaults(**{dest: None for _, dest in LRU_ONLY})
+
+
+def _add_lru_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="search budget (default: ci, derandomized)")
-    parser.add_argument("--json", type=Path, default=Path("build/simulate/records.json"),
-                        help="where to write the verdict records")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="where to write the verdict records (default: "
+                        "build/simulate/records.json; another design: not written)")
     parser.add_argument("--out", type=Path, default=Path("build/simulate/counterexamples"),
                         help="folder for the counterexample traces")
     parser.add_argument("--only", default="",
                         help="run only cells whose label contains this text (e.g. V2_D1, "
                              "V2_D1+D7)")
     add_environment_argument(
-        parser, allowed=MATRIX_SOURCES, repeatable=True, default="the environments of the "
-        "cells --cells picks", help="only this environment: drift ids joined by '+' (or "
-        "D5-router), or 'none'")
+        parser, allowed=design_sources(), repeatable=True, default="the environments of the "
+        "cells --cells picks; another design: none", help="only this environment: drift ids "
+        "joined by '+' (or D5-router), or 'none'")
     add_cells_argument(parser)
     parser.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     parser.add_argument("--tables", action="store_true",
                         help="print the step table of every counterexample")
     add_jobs_argument(parser, default=None, default_text="the profile's, 2")
     add_dask_argument(parser)
+
+
+LRU_ONLY: tuple[tuple[str, str], ...] = (
+    ("--out", "out"), ("--only", "only"), ("--cells", "cells"),
+    ("--no-mutants", "no_mutants"), ("--tables", "tables"), ("--jobs", "jobs"),
+    ("--dask", "dask"))
+"""The LRU design's options (flag, destination) the other designs' search does not read:
+its matrix of cells, mutants, trace files and workers."""
+DESIGN_ONLY: tuple[tuple[str, str], ...] = (("--variant", "variant"),)
+"""The other designs' options the LRU's matrix does not read."""
+
+
+def _lru_defaults(args: argparse.Namespace) -> None:
+    """Each of `LRU_ONLY` not given: its default as the LRU's options declare it."""
+    declared = argparse.ArgumentParser(add_help=False)
+    _add_lru_arguments(declared)
+    for _, dest in LRU_ONLY:
+        if getattr(args, dest) is None:
+            setattr(args, dest, declared.get_default(dest))
+    if args.json is None:
+        args.json = Path("build/simulate/records.json")
+
+
+def _refuse(design: str, options: tuple[tuple[str, str], ...],
+            args: argparse.Namespace) -> None:
+    given = [flag for flag, dest in options if getattr(args, dest) not in (None, False)]
+    if given:
+        whose = "another design's options" if design == "lru" else "the LRU design's options"
+        raise UsageError(f"--design {design}: {whose} only: {', '.join(given)}")
 
 
 def matrix_table(results: Sequence[CellResult]) -> str:
@@ -105,6 +156,19 @@ def run_simulate(args: argparse.Namespace) -> int:
     """`simulate`: the chosen cells (and the mutants) through Hypothesis; the report, the
     records and the traces written; EXIT_MISMATCH on any mismatch or unfired rule, EXIT_USAGE
     (one line on stderr, nothing run) for bad arguments."""
+    design = args.design or "lru"
+    if design != "lru":
+        _refuse(design, LRU_ONLY, args)
+        from model_checks.simulate.designs import run_design
+
+        return run_design(args)
+    _refuse(design, DESIGN_ONLY, args)
+    _lru_defaults(args)
+    for environment in args.environment or []:
+        try:
+            environment.within(MATRIX_SOURCES)
+        except BadEnvironment as error:
+            raise UsageError(f"{error} (design lru)") from None
     profile = PROFILES[args.profile]
     start = time.perf_counter()
     cells = _chosen_cells(args)

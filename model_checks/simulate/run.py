@@ -32,9 +32,10 @@ from model_checks.kernel.trace_file import replay_data, trace_to_json, write_tra
 from model_checks.kernel.verdict_records import HYPOTHESIS, Verdict, VerdictRecord
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
+from model_checks.simulate.lru_rules import LRU_RULES
 from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
-from model_checks.simulate.witnesses import Witness, shortest_witness
+from model_checks.simulate.witnesses import Script, shortest_witness
 from spec import Config, Trace, variant_named
 
 CHECKER = HYPOTHESIS.record
@@ -99,7 +100,7 @@ def search(
     """One Hypothesis run of the machine for `config` checking `checked`, its class named
     after `label` made an identifier (`V2_D2+D7` gives `V2_D2_D7__S1`)."""
     name = f"{identifier(label)}__{'_'.join(checked)}"
-    cls = machine_class(name, config, checked, focused=True)
+    cls = machine_class(name, LRU_RULES, config, checked, focused=True)
     cls.stats = RuleStats()
     start = time.perf_counter()
     finding = None
@@ -123,7 +124,7 @@ def search(
 
 
 def _from_witness(
-    config: Config, env: tuple[str, ...], prop: str, s: Search, extra: Sequence[Witness]
+    config: Config, env: tuple[str, ...], prop: str, s: Search, extra: Sequence[Script]
 ) -> Search:
     """The search found nothing: fall back on the explicit witnesses (see `witnesses`)."""
     found = shortest_witness(config, env, prop, extra)
@@ -190,7 +191,7 @@ class SimulatedCell:
 
 
 def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | None,
-             witnesses: Sequence[Witness] = (), witness_first: bool = False) -> CellResult:
+             witnesses: Sequence[Script] = (), witness_first: bool = False) -> CellResult:
     """Search the cell's configuration as `profile` says for a counterexample to each
     property, held or broken as expected; with `witness_first`, a property expected to break
     is first tried on `witnesses` (a verdict is enough there, not the shortest
@@ -198,7 +199,7 @@ def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | Non
     label, variant_name, env = simulated.label, simulated.variant_name, simulated.env
     config, expectations = simulated.config, simulated.expectations
     start = time.perf_counter()
-    cell = CellResult(label, variant_name, env, expectations, rules=rule_names(config))
+    cell = CellResult(label, variant_name, env, expectations, rules=rule_names(LRU_RULES, config))
     holds = [p for p, e in expectations.items() if e is Expectation.HOLDS]
     breaks = [p for p, e in expectations.items() if e is Expectation.BREAKS]
     while holds:
@@ -320,7 +321,7 @@ def run_mutant(mutant: Mutant, profile: SimulateProfile, out: Path | None) -> Ce
     config = mutant.witness.config(mutant.variant)
     expectations = {p: Expectation.BREAKS for p in sorted(mutant.breaks)}
     label = identifier(f"mutant_{mutant.name}")
-    own = Witness(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
+    own = Script(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
                   mutant.witness.script)
     simulated = SimulatedCell(label, mutant.variant.name, mutant.witness.drift, config,
                               expectations)

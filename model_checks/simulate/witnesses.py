@@ -40,7 +40,11 @@ from spec.transitions import (
 
 
 @dataclass(frozen=True)
-class Witness:
+class Script:
+    """A hand-written run tried before (or after) a search: `script` is a witness of the
+    properties it breaks on a cell whose environment contains `drift`, found by trying it
+    (`shortest_witness`); it names no property itself."""
+
     name: str
     drift: frozenset[str]
     script: tuple[Action, ...]
@@ -74,15 +78,15 @@ def _larger_content_evicts_its_hit(then: ClientItem) -> tuple[Action, ...]:
             submit(then), P0Handle(2), P1Receive(0), P1Receive(0))
 
 
-_HAND: tuple[Witness, ...] = (
-    Witness("larger-reused-content-then-stale", frozenset({"D7"}),
+_HAND: tuple[Script, ...] = (
+    Script("larger-reused-content-then-stale", frozenset({"D7"}),
             _larger_content_evicts_its_hit(item("b"))),
-    Witness("larger-reused-content-then-unsent", frozenset({"D7"}),
+    Script("larger-reused-content-then-unsent", frozenset({"D7"}),
             _larger_content_evicts_its_hit(item("a"))),
-    Witness("p1-clears-defeat-retries", frozenset({"D3"}), _wipes_defeat_retries([P1Clear()])),
-    Witness("p1-restarts-defeat-retries", frozenset({"D10"}),
+    Script("p1-clears-defeat-retries", frozenset({"D3"}), _wipes_defeat_retries([P1Clear()])),
+    Script("p1-restarts-defeat-retries", frozenset({"D10"}),
             _wipes_defeat_retries([P1Restart()])),
-    Witness(
+    Script(
         "resets-defeat-retries", frozenset({"D4"}),
         (
             P0ClearForReset(0), *_round_trip(0), P1Reset(), *_round_trip(1),
@@ -90,7 +94,7 @@ _HAND: tuple[Witness, ...] = (
             P0ClearForReset(0), *_round_trip(3), P1Reset(), *_retry(1),
         ),
     ),
-    Witness(
+    Script(
         "rejections-defeat-retries", frozenset({"D2"}),
         (
             submit(item("a")), P0HandleRejected(0), *_round_trip(1),
@@ -98,14 +102,14 @@ _HAND: tuple[Witness, ...] = (
             submit(item("a")), P0HandleRejected(3), *_retry(1),
         ),
     ),
-    Witness(
+    Script(
         "rejection-re-records-dropped-key", frozenset({"D2"}),
         (
             submit(item("a")), P0HandleRejected(0), *_round_trip(1),
             submit(item("a")), P0HandleRejected(2), Retry(1), P0Handle(1),
         ),
     ),
-    Witness(
+    Script(
         "split-update-re-records-dropped-key", frozenset({"D6"}),
         (
             submit(item("a"), item("b")), P0Process(0),
@@ -118,7 +122,7 @@ _HAND: tuple[Witness, ...] = (
             Retry(1), P0Process(1), P0UpdateItem(1),  # the retry sends a as a reference
         ),
     ),
-    Witness(
+    Script(
         # L3 with 2 unfinished requests: request 0 is processed (the drift event) before the
         # miss and updated after it; its insert of c evicts b on P0 but a on P1, which took
         # the requests in another order, so the retry's reference to a misses again.
@@ -130,12 +134,12 @@ _HAND: tuple[Witness, ...] = (
             Retry(1), P0Handle(1),  # [b payload, a reference], sent after request 0's b, c
         ),
     ),
-    Witness(
+    Script(
         "probed-hit-evicted-before-update", frozenset({"D6"}),
         (*_round_trip(0), submit(item("a")), P0Process(1), submit(item("b"), item("c")),
          P0Handle(2), P0UpdateItem(1)),
     ),
-    Witness(
+    Script(
         "other-front-end-evicts-retry-reference", frozenset({"D5"}),
         (
             submit(item("a"), item("b")), P0Handle(0), P1Receive(0), P0ReceiveReply(),
@@ -145,7 +149,7 @@ _HAND: tuple[Witness, ...] = (
             P0ReceiveReply(), *_retry(2),
         ),
     ),
-    Witness(
+    Script(
         "skewed-insert-evicts-retry-reference", frozenset({"D9"}),
         (
             submit(item("a"), item("b")), P0Handle(0), P1Receive(0), P0ReceiveReply(),
@@ -154,7 +158,7 @@ _HAND: tuple[Witness, ...] = (
             *_retry(1),
         ),
     ),
-    Witness(
+    Script(
         "skewed-payload-evicts-retry-reference", frozenset({"D9"}),
         (
             submit(item("a"), item("b")), P0Handle(0), P1Receive(0), P0ReceiveReply(),
@@ -163,7 +167,7 @@ _HAND: tuple[Witness, ...] = (
             *_retry(1),
         ),
     ),
-    Witness(
+    Script(
         # L4 of V1 under D9, as the ci search finds it: two requests' retries
         # keep re-recording each other's items, whose skewed payloads evict the other's
         # reference from P1.
@@ -175,7 +179,7 @@ _HAND: tuple[Witness, ...] = (
             P0Handle(3), P1Receive(0), P0ReceiveReply(), P0ReceiveReply(), *_retry(3),
         ),
     ),
-    Witness(
+    Script(
         # L2: the retry's reference to a overtakes the payload of a that request 2 sent after
         # the miss.
         "reordered-retry-overtakes-re-sent-payload", frozenset({"D1"}),
@@ -187,7 +191,7 @@ _HAND: tuple[Witness, ...] = (
         ),
     ),
     *(
-        Witness(
+        Script(
             f"{name}-after-re-sent-payload", frozenset({drift}),
             (*prefix, *_round_trip(0), *wipe, *_round_trip(1), *_round_trip(2), *wipe,
              *_retry(1)),
@@ -198,7 +202,7 @@ _HAND: tuple[Witness, ...] = (
             ("reset", "D4", (P0ClearForReset(0),), (P1Reset(), P0ClearForReset(0))),
         )
     ),
-    Witness(
+    Script(
         # D8, V1/V2: P0's assertion fails request 1 and leaves b and c recorded, never sent;
         # request 2's reference to b misses; request 3 re-records b unsent and asserts; the
         # retry sends b as a reference and misses again (L1, L2, L3: no drift event).
@@ -211,7 +215,7 @@ _HAND: tuple[Witness, ...] = (
             *_retry(2),
         ),
     ),
-    Witness(
+    Script(
         # The same where c's first content is over the budget (D11) and a second one is not.
         "asserting-requests-re-record-dropped-key-second-content", frozenset({"D7", "D8"}),
         (
@@ -222,7 +226,7 @@ _HAND: tuple[Witness, ...] = (
             *_retry(2),
         ),
     ),
-    Witness(
+    Script(
         # D9 with c cached by P0 only: every reference to c misses; two other requests
         # re-record c before each retry, so request 1 misses c three times (L2, L3, L4).
         "one-sided-item-re-recorded-before-each-retry", frozenset({"D9"}),
@@ -232,7 +236,7 @@ _HAND: tuple[Witness, ...] = (
             *_round_trip(3, "c"), *_retry(1),
         ),
     ),
-    Witness(
+    Script(
         # D9: skewed payloads (b 2 bytes on P1) evict the b that request 3 re-sent after the
         # miss, so the retry's reference to b misses again (L2), in V3 too.
         "skewed-payloads-evict-re-sent-item", frozenset({"D9"}),
@@ -243,7 +247,7 @@ _HAND: tuple[Witness, ...] = (
             *_retry(2),
         ),
     ),
-    Witness(
+    Script(
         # D5's router: two requests re-send a's payload to engine 0, each before a retry
         # routed to engine 1, which references a and misses it: three misses, R = 2 (L4).
         "router-retries-routed-away-from-the-payload", frozenset({ROUTER}),
@@ -256,11 +260,11 @@ _HAND: tuple[Witness, ...] = (
             Retry(1), P0Handle(1, 1), P1Receive(0, 1), P0ReceiveReply(),
         ),
     ),
-    Witness(
+    Script(
         "front-end-cleared-then-identity-reused", frozenset({"D3", "D7"}),
         (*_round_trip(0), P0Clear(0), submit(item("a", 1)), P0Handle(1), P1Receive(0)),
     ),
-    Witness(
+    Script(
         "in-order-delivery-after-reorder-evicts-retry-reference", frozenset({"D1"}),
         (
             *_round_trip(0), ClearBoth(),
@@ -271,9 +275,9 @@ _HAND: tuple[Witness, ...] = (
     ),
 )
 
-WITNESSES: tuple[Witness, ...] = (
+WITNESSES: tuple[Script, ...] = (
     *_HAND,
-    *(Witness(f"scenario {s.name}", frozenset(s.drift), s.script) for s in SCENARIOS),
+    *(Script(f"scenario {s.name}", frozenset(s.drift), s.script) for s in SCENARIOS),
 )
 
 
@@ -302,7 +306,7 @@ def _breaks(config: Config, script: Sequence[Action], prop: str) -> tuple[Trace,
 
 
 def shortest_witness(
-    config: Config, env: Sequence[str], prop: str, extra: Sequence[Witness] = ()
+    config: Config, env: Sequence[str], prop: str, extra: Sequence[Script] = ()
 ) -> tuple[str, Trace, int, int, str] | None:
     """(name, trace, step, script length, reason) of the shortest applicable witness breaking
     `prop` on `config`, each shortened by deleting steps while it still breaks `prop`."""

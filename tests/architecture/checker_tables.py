@@ -14,7 +14,7 @@ from model_checks.conform.judged import judged as conform
 from model_checks.explore.judge import judged as explore
 from model_checks.kernel.judged import Table
 from model_checks.kernel.verdict_records import CONFORMANCE, EXPLORE, HYPOTHESIS, Z3_BMC
-from model_checks.simulate.machine import judged as simulate
+from model_checks.simulate.lru_rules import judged as simulate
 from model_checks.smt.judged import judged as z3
 
 

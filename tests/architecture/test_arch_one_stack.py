@@ -56,7 +56,8 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
                         "explore/search_core.py", "explore/lattice_instance.py",
                         "explore/lattice_profiles.py", "designs/lockstep_bindings.py",
-                        "designs/shm_lockstep.py", "designs/shm_views.py"})
+                        "designs/shm_lockstep.py", "designs/shm_views.py",
+                        "simulate/lru_rules.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
 checker (the LRU design as a Murphi model run by Rumur), its explicit witnesses, declared
@@ -75,7 +76,11 @@ the ladders it climbs per profile, as other designs declare their instances and 
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
-state in Z3's terms."""
+state in Z3's terms; likewise a design's rules for the one Hypothesis machine
+(`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
+action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
+the one table of them (every other design is driven through
+`simulate/machine.GenericRules`)."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
@@ -106,15 +111,13 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/state_checks.py", "explore/symmetry.py",
         "explore/wire.py", "explore_command.py", "scenarios/__init__.py",
         "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
-        "simulate/command.py", "simulate/machine.py", "simulate/run.py",
-        "simulate/witnesses.py"}),
+        "simulate/command.py", "simulate/run.py", "simulate/witnesses.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge, its lattice's command, Hypothesis machine, lockstep
-conformance, scenario suite) and what reaches it: the commands that choose between the
-stacks. The design-generic
-witness files are not among them: the one trace format tags the classes each design declares
-(`Design.trace_tags`), not the LRU's."""
+shrinks. The LRU design's own stack (its judge, its lattice's command, its Hypothesis matrix
+of cells and mutants, lockstep conformance, scenario suite) and what reaches it: the commands
+that choose between the stacks. The design-generic witness files are not among them: the one
+trace format tags the classes each design declares (`Design.trace_tags`), not the LRU's."""
 
 
 def _name(path: Path) -> str:
@@ -221,7 +224,8 @@ def test_no_checker_module_is_specific_to_a_design_but_the_known_ones() -> None:
 def test_the_one_explorer_and_the_design_generic_lattice_read_only_the_interface() -> None:
     found = specific()
     for name in ("explore/graph.py", "explore/moves.py", "explore/exploration.py",
-                 "explore/lattice.py", "explore/lattice_report.py", "designs/lattice.py"):
+                 "explore/lattice.py", "explore/lattice_report.py", "designs/lattice.py",
+                 "simulate/machine.py", "simulate/designs.py"):
         assert not any(name in modules for modules in found.values()), name
 
 

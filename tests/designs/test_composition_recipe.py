@@ -19,6 +19,7 @@ from model_checks.designs.path_witnesses import engine_death_actions, engine_dea
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
 from model_checks.explore.exploration import explore, replay
+from model_checks.simulate.designs import simulate
 from spec.config import Content
 from spec.designs import DesignProperty, DriftSource, Scope, design_named, register, withdraw
 from spec.designs.compose import ComposedDesign, Link, Stage
@@ -27,7 +28,6 @@ from spec.designs.encoder.actions import Schedule
 from spec.designs.encoder.config import EncoderConfig
 from spec.designs.paths import PROCESSOR_THEN_ENCODER
 from tests.designs.design_prove import BREAKS, HOLDS, ProofOptions, prove
-from tests.designs.design_simulate import simulate
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from model_checks.explore.exploration import Exploration, explore, replay
+from model_checks.simulate.designs import NOT_FOUND, simulate
 from spec.designs import Design
 from spec.designs.lru_design import LRU
 from spec.designs.shm.design import SHM
 from tests.designs.design_prove import BOUNDED, BREAKS, HOLDS, NOT_RUN, UNKNOWN, ProofOptions, prove
-from tests.designs.design_simulate import NOT_FOUND, simulate
 
 Case = tuple[Design, str, frozenset[str], dict[str, Any]]
 """A design, variant, environment, and the configuration fields replaced in its instance."""

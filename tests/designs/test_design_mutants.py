@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from model_checks.explore.exploration import explore, replay
+from model_checks.simulate.designs import simulate
 from spec.designs.shm.config import ShmKnobs
 from spec.designs.shm.design import SHM
 from tests.designs.design_mutants import MUTANTS, DesignMutant, mutant_named
-from tests.designs.design_simulate import simulate
 
 PROPERTIES = {p.id: p for p in SHM.properties}
 

@@ -9,6 +9,7 @@ from hypothesis.stateful import run_state_machine_as_test
 import spec
 from model_checks.kernel.instance import config_for
 from model_checks.simulate import machine as machines
+from model_checks.simulate.lru_rules import LRU_RULES
 from model_checks.simulate.machine import (
     PropertyViolated,
     RuleStats,
@@ -21,7 +22,7 @@ from spec import V0, V1, V2, V3
 
 
 def _find(name: str, variant: spec.Variant, env: tuple[str, ...], prop: str) -> PropertyViolated:
-    cls = machine_class(name, config_for(variant, env), [prop])
+    cls = machine_class(name, LRU_RULES, config_for(variant, env), [prop])
     profile = PROFILES["ci"]
     with pytest.raises(PropertyViolated) as caught, shrink_bound(profile.max_shrinks):
         run_state_machine_as_test(cls, settings=profile.settings(300))
@@ -43,11 +44,11 @@ def test_a_printed_trace_executed_fails() -> None:
 
 def test_the_same_name_gives_the_same_class() -> None:
     config = config_for(V2, ())
-    first = machine_class("test_same", config, ["S1"])
-    assert machine_class("test_same", config, ["S1"]) is first
+    first = machine_class("test_same", LRU_RULES, config, ["S1"])
+    assert machine_class("test_same", LRU_RULES, config, ["S1"]) is first
     assert machines.test_same is first  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="another configuration"):
-        machine_class("test_same", config, ["S2"])
+        machine_class("test_same", LRU_RULES, config, ["S2"])
     assert not hasattr(machines, "test_never_built")
 
 
@@ -62,7 +63,7 @@ def test_a_finding_is_a_real_trace_of_the_spec() -> None:
 
 def test_no_drift_v3_holds_everything_on_a_small_budget() -> None:
     props = list(spec.property_ids())
-    cls = machine_class("test_V3_none_all", config_for(V3, ()), props)
+    cls = machine_class("test_V3_none_all", LRU_RULES, config_for(V3, ()), props)
     cls.stats = RuleStats()
     run_state_machine_as_test(cls, settings=settings(PROFILES["ci"].settings(30)))
     assert cls.stats.steps > 0
@@ -70,10 +71,10 @@ def test_no_drift_v3_holds_everything_on_a_small_budget() -> None:
 
 
 def test_rules_are_the_actions_the_configuration_allows() -> None:
-    assert "p1_clear" not in rule_names(config_for(V2, ()))
-    assert "p1_clear" in rule_names(config_for(V2, ("D3",)))
+    assert "p1_clear" not in rule_names(LRU_RULES, config_for(V2, ()))
+    assert "p1_clear" in rule_names(LRU_RULES, config_for(V2, ("D3",)))
     assert {"submit", "p0_handle", "p1_receive", "p0_receive_reply", "retry"} <= set(
-        rule_names(config_for(V2, ()))
+        rule_names(LRU_RULES, config_for(V2, ()))
     )
 
 

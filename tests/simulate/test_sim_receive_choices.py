@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 from receive_choice import plant_wrong_choice, skewed_config
 
+from model_checks.simulate.lru_rules import LRU_RULES
 from model_checks.simulate.machine import RuleStats, rule_names
 from model_checks.simulate.run import PROFILES, search
 from spec import Config, environment
@@ -24,8 +25,9 @@ def _config() -> Config:
 
 
 def test_the_rule_exists_exactly_under_d9() -> None:
-    assert LABEL in rule_names(_config())
-    assert LABEL not in rule_names(replace(_config(), environment=environment(), sizes=()))
+    assert LABEL in rule_names(LRU_RULES, _config())
+    without = replace(_config(), environment=environment(), sizes=())
+    assert LABEL not in rule_names(LRU_RULES, without)
 
 
 def test_the_rule_fires_and_s1_holds_over_both_choices() -> None:

@@ -18,14 +18,8 @@ from hypothesis import strategies as st
 
 from model_checks.kernel.cells import cell_identifier
 from model_checks.kernel.instance import config_for
-from model_checks.simulate.machine import (
-    SWARMED,
-    UUID_ONLY,
-    RuleStats,
-    _items_strategy,
-    _OrderedRules,
-    machine_class,
-)
+from model_checks.simulate.lru_rules import LRU_RULES, SWARMED, UUID_ONLY, _items_strategy
+from model_checks.simulate.machine import RuleStats, machine_class
 from model_checks.simulate.profiles import PROFILES
 from model_checks.simulate.run import search
 from spec import variant_named
@@ -43,8 +37,8 @@ class _AllOff:
 
 def test_swarm_testing_never_turns_a_protocol_step_off() -> None:
     config = config_for(variant_named("V2"), ("D7", "D8"))
-    machine = machine_class("Swarm_V2_D7_D8", config, ["S1"], focused=True)()
-    strategy = _OrderedRules(machine)
+    machine = machine_class("Swarm_V2_D7_D8", LRU_RULES, config, ["S1"], focused=True)()
+    strategy = machine.ordered(machine)
     strategy._feature_flags = _AllOff()  # type: ignore[assignment]
     valid = {"submit", "clear_both"}  # the initial state's valid rules
     strategy.is_valid = lambda rule: rule.function.__name__ in valid  # type: ignore[method-assign]

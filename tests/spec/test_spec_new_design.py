@@ -22,6 +22,7 @@ from model_checks.cli import main
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json
 from model_checks.explore.exploration import explore, replay
+from model_checks.simulate.designs import NOT_FOUND, simulate
 from spec.designs import (
     DesignProperty,
     DriftSource,
@@ -36,7 +37,6 @@ from spec.designs import (
     withdraw,
 )
 from tests.designs.design_prove import BREAKS, HOLDS, ProofOptions, prove
-from tests.designs.design_simulate import NOT_FOUND, simulate
 
 
 @dataclass(frozen=True, slots=True)
