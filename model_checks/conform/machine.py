@@ -1,13 +1,13 @@
 """Generated conformance runs: the spec's own Hypothesis machines driving the implementation.
 
 The ShardStore pattern: the one Hypothesis machine of `model_checks.simulate.machine` with the
-LRU design's rules (`simulate.lru_rules`: one rule per spec action type, the spec's guard as
-its precondition, `submit` drawing whole requests) picks the actions; instead of stepping
-only the spec, every step goes through a `Lockstep`, which applies it to the spec and,
-through the adapter, to the implementation and compares everything observable. A `Disagreement` fails the example, and Hypothesis shrinks it
-(and, with a database, remembers it); the final, shrunk example's disagreement is what the run
-reports. At teardown the run is settled (driven to quiescence by the spec's fair scheduler),
-so the retry path is judged too.
+LRU design's rules (`simulate.lru_rules`: one rule per spec action type, the spec's guard as its
+precondition, `submit` drawing whole requests) picks the actions; instead of stepping only the
+spec, every step goes through a `Lockstep`, which applies it to the spec and, through the
+adapter, to the implementation and compares everything observable. A `Disagreement` fails the
+example, and Hypothesis shrinks it (and, with a database, remembers it); the final, shrunk
+example's disagreement is what the run reports. At teardown the run is settled (driven to
+quiescence by the spec's fair scheduler), so the retry path is judged too.
 
 Configuration in the class: the configuration, the adapter and the engine factory are class
 attributes of a class generated per case (`lockstep_machine`), whose constructor takes no
