@@ -153,8 +153,9 @@ def _run_phase(run: PhaseRun, parts: Path, verbose: bool, build: BuildStatus) ->
 def _in_process_of_its_own(argv: list[str], build: BuildStatus, stream: TextIO) -> int:
     """`python -m model_checks ARGV` on the compiled build, its standard output and error
     written to `stream` as they come; its exit code."""
+    env = dict(build.environment(), PYTHONUNBUFFERED="1")  # its lines as they come
     with subprocess.Popen([sys.executable, "-m", "model_checks", *argv],
-                          env=build.environment(), stdout=subprocess.PIPE,
+                          env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True) as process:
         assert process.stdout is not None
         for line in process.stdout:
@@ -258,8 +259,9 @@ def cpu_seconds() -> float:
 
 
 def with_dask(phase: Phase, dask: str | None) -> Phase:
-    """A sweep's phase sent to the cluster at `dask` (others run here)."""
-    if dask is None or phase.command not in SWEEPS:
+    """A sweep's phase sent to the cluster at `dask` (others run here, a named instance's
+    one search too)."""
+    if dask is None or phase.command not in SWEEPS or phase.output is Output.EXPECTED:
         return phase
     return Phase((*phase.argv, "--dask", dask), phase.output, phase.cross_check, phase.named)
 
