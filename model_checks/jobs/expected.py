@@ -72,10 +72,12 @@ def figures_words(figures: SearchFigures | None) -> str:
     """The search's depth, states and CPU seconds in words."""
     if figures is None:
         return "no search figures written"
-    where = (f"stopped at the end of depth {figures.stopped_at}"
-             if figures.stopped_at is not None else
-             f"depth {figures.depth}" + ("" if figures.complete else " (state limit reached)"))
-    return f"searched to {where}, {figures.states:,} states, {figures.cpu_seconds:.1f} CPU-s"
+    if figures.stopped_at is not None:
+        where = f"the search stopped at the end of depth {figures.stopped_at}"
+    else:
+        where = f"searched to depth {figures.depth}" + (
+            "" if figures.complete else " (state limit reached)")
+    return f"{where}, {figures.states:,} states, {figures.cpu_seconds:.1f} CPU-s"
 
 
 def judge(check: NamedCheck, code: int, records: list[VerdictRecord],

@@ -64,6 +64,12 @@ class Phase:
     cross_check: bool = False
     named: NamedCheck | None = None
     """With `Output.EXPECTED`: the instance, property and variant the phase searches."""
+    compiled: bool = False
+    """Whether the phase runs on the compiled build where it is fresh (`jobs.run`): only a
+    phase whose work stays in one process. A sweep's tasks and results cross processes by
+    pickle, and the compiled spec's frozen dataclasses (`Variant`, `Config`, the actions) do
+    not unpickle (their frozen `__setattr__` refuses the state), so the sweeps run
+    interpreted."""
 
     @property
     def command(self) -> str:
@@ -92,7 +98,7 @@ def expected(variant: str, environment: str, instance: str, prop: str) -> Phase:
     when it does not (`jobs.expected`). Its records stay out of the matrix's summary (they
     are of another instance than the matrix's); its verdict has a line of its own."""
     check = NamedCheck(variant, environment, instance, prop)
-    return Phase(check.argv, Output.EXPECTED, named=check)
+    return Phase(check.argv, Output.EXPECTED, named=check, compiled=True)
 
 
 SCENARIOS = Phase(("scenarios",), Output.SCENARIOS)

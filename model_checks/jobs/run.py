@@ -4,11 +4,12 @@ the named instances' verdicts against the project's answers (`jobs.expected`), t
 exit codes, which code ran and the records file, within `WIDTH` columns. Worst exit wins.
 
 Where the compiled build of spec/ and the explorer's per-state modules is fresh
-(`kernel.compiled_build`: built by `scripts/compile-spec` from the sources the job runs), every
-phase after the scenarios runs on it, in a process of its own (`python -m model_checks` with
-the build first on the path), its standard output and error in its details file; otherwise
-every phase runs in the job's process, on the interpreted packages. A stale build never
-runs: the summary says which code ran and why.
+(`kernel.compiled_build`: built by `scripts/compile-spec` from the sources the job runs), each
+phase that may (`Phase.compiled`: a named instance's one search) runs on it, in a process of
+its own (`python -m model_checks` with the build first on the path), its standard output and
+error in its details file; every other phase runs in the job's process, on the interpreted
+packages, as every phase does without a fresh build. A stale build never runs: the summary
+says which code ran and why.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def _elapsed(seconds: float) -> str:
 
 def _run_phase(run: PhaseRun, parts: Path, verbose: bool, build: BuildStatus) -> PhaseResult:
     """Run one phase with its output in its details file (and on the terminal if verbose):
-    on the compiled build in a process of its own where `build` is fresh, else here."""
+    on the compiled build in a process of its own where `build` is fresh and the phase may
+    run on it (`Phase.compiled`), else here."""
     phase = run.phase
     run.details.parent.mkdir(parents=True, exist_ok=True)
     part_json = parts / f"{run.number}-{phase.command}.json"
@@ -137,7 +139,7 @@ def _run_phase(run: PhaseRun, parts: Path, verbose: bool, build: BuildStatus) ->
             if phase.output is Output.SCENARIOS:
                 verdicts = replay_all()
                 return PhaseResult(report_scenarios(verdicts), scenario_records(verdicts))
-            if build.fresh:
+            if build.fresh and phase.compiled:
                 code = _in_process_of_its_own(argv, build, stream)
             else:
                 part = build_parser(phase.command).parse_args(argv)
@@ -226,7 +228,7 @@ def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
     build = compiled_build.status()
     _progress(f"{name}: {len(runs)} phases, each one's output in {folder}/N-NAME.txt"
               + ("" if args.verbose else " (--verbose prints it)"))
-    _progress(f"{name}: {build.words()}")
+    _progress(f"{name}: {code_run(build, phases)}")
     start, cpu_start = time.perf_counter(), cpu_seconds()
     for run in runs:
         began, cpu_began = time.perf_counter(), cpu_seconds()
@@ -242,11 +244,21 @@ def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
                   f"{_elapsed(cpu_seconds() - cpu_start)})")
     write_records(out, records)
     (folder / "summary-by-checker.txt").write_text(matrix_summary(records) + "\n")
-    print(report(records, codes, out, named, build))
+    print(report(records, codes, out, named, code_run(build, phases)))
     worst = max(code for _, code, _ in codes)
     if fail_on_contradiction and contradiction_count(records)[0]:
         worst = max(worst, EXIT_MISMATCH)
     return worst
+
+
+def code_run(build: BuildStatus, phases: Sequence[Phase]) -> str:
+    """Which code the job's phases run, in one line: the build's status, and which phases
+    run on it where it is fresh."""
+    on_build = sum(phase.compiled for phase in phases)
+    if not build.fresh or not on_build:
+        return f"every phase {build.words()}" if not build.fresh else "every phase interpreted"
+    rest = "; the others interpreted" if on_build < len(phases) else ""
+    return f"{on_build} phase(s) (named instances' searches) {build.words()}{rest}"
 
 
 def cpu_seconds() -> float:
@@ -267,8 +279,7 @@ def with_dask(phase: Phase, dask: str | None) -> Phase:
 
 
 def report(records: list[VerdictRecord], codes: list[tuple[PhaseRun, int, float]],
-           out: Path, named: Sequence[NamedVerdict] = (),
-           build: BuildStatus | None = None) -> str:
+           out: Path, named: Sequence[NamedVerdict] = (), code_words: str = "") -> str:
     """The main job's standard output: the summary and its legend first, the named
     instances' verdicts against the project's answers, then each phase's exit code (with the
     tail of its details where it failed), which code ran, then the files written."""
@@ -290,8 +301,8 @@ def report(records: list[VerdictRecord], codes: list[tuple[PhaseRun, int, float]
         lines.append(f"  exit {code}  {_elapsed(seconds):>5}  {run.label}")
         if code != 0:
             lines += [f"  the end of {run.details}:", *_tail(run.details)]
-    if build is not None:
-        lines.append(_wrapped(f"code run: {build.words()}"))
+    if code_words:
+        lines.append(_wrapped(f"code run: {code_words}"))
     lines += [
         _wrapped(f"{len(records)} verdict records in {out}; each checker's results per cell "
                  f"in {out.parent / 'summary-by-checker.txt'}; each phase's output in "

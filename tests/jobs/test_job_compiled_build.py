@@ -14,7 +14,7 @@ import pytest
 
 from model_checks import cli
 from model_checks.jobs import phases as jobs
-from model_checks.jobs.phases import checker
+from model_checks.jobs.phases import checker, expected
 from model_checks.kernel import compiled_build
 from model_checks.kernel.compiled_build import BuildStatus, status
 
@@ -68,30 +68,32 @@ def test_no_build_and_an_unreadable_one_are_said(tmp_path: Path) -> None:
 
 ONE_CELL = ("prove", "--variant", "V3", "--environment", "none", "--property", "S2",
             "--depth", "1", "--jobs", "1")
+BREAKS_HERE = "identities=1,requests=2,unfinished=1,items=1,retries=0,budget=2"
 
 
 def _job(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
          build: BuildStatus) -> tuple[int, str, str]:
-    monkeypatch.setattr(jobs, "MAIN_JOB", (checker(*ONE_CELL),))
+    monkeypatch.setattr(jobs, "MAIN_JOB", (checker(*ONE_CELL),
+                                           expected("V2", "D7", BREAKS_HERE, "S4")))
     monkeypatch.setattr(compiled_build, "status", lambda: build)
     code = cli.main(["--json", str(tmp_path / "job" / "records.json")])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
 
-def test_a_fresh_build_runs_each_phase_in_a_process_of_its_own(
+def test_a_fresh_build_runs_a_named_search_in_a_process_of_its_own(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
     """A stand-in build (empty: every module comes from the packages after it on the path)
-    that is said to be fresh: the phase runs as `python -m model_checks` with the build's
-    environment, and its records reach the summary."""
-    started: list[dict[str, str]] = []
+    that is said to be fresh: the named instance's search runs as `python -m model_checks`
+    with the build's environment, the sweep (`prove`) in the job's process."""
+    started: list[tuple[list[str], dict[str, str]]] = []
     popen = subprocess.Popen
 
     def watched(argv: list[str], **options: object) -> object:
         env = options["env"]
         assert isinstance(env, dict)
-        started.append(env)
+        started.append((argv, env))
         return popen(argv, **options)  # type: ignore[call-overload]
 
     folder = tmp_path / "build" / "mypyc"
@@ -99,11 +101,15 @@ def test_a_fresh_build_runs_each_phase_in_a_process_of_its_own(
     monkeypatch.setattr(subprocess, "Popen", watched)
     code, out, _ = _job(monkeypatch, capsys, tmp_path, BuildStatus(folder, True))
     assert code == 0, out
-    assert len(started) == 1 and started[0]["PYTHONSAFEPATH"] == "1"
-    assert started[0]["PYTHONPATH"].startswith(str(folder) + os.pathsep)
-    assert "code run: compiled: " in " ".join(out.split())
+    assert [argv[3:5] for argv, _ in started] == [["explore", "--variant"]]
+    env = started[0][1]
+    assert env["PYTHONSAFEPATH"] == "1"
+    assert env["PYTHONPATH"].startswith(str(folder) + os.pathsep)
+    assert ("code run: 1 phase(s) (named instances' searches) compiled: " in " ".join(
+        out.split())) and "the others interpreted" in out
     assert "z3-induction" in (tmp_path / "job" / "records.json").read_text()
-    assert "$ python -m model_checks prove" in (tmp_path / "job" / "2-prove.txt").read_text()
+    assert "1 named instances judged; 0 fail" in out
+    assert "$ python -m model_checks explore" in (tmp_path / "job" / "3-explore.txt").read_text()
 
 
 def test_a_stale_build_never_runs_and_the_summary_says_why(
@@ -116,6 +122,6 @@ def test_a_stale_build_never_runs_and_the_summary_says_why(
     stale = BuildStatus(tmp_path, False, "the build in x is stale (spec/a.py changed): rerun")
     code, out, err = _job(monkeypatch, capsys, tmp_path, stale)
     assert code == 0, out
-    assert "code run: interpreted: the build in x is stale (spec/a.py changed)" in " ".join(
-        out.split())
+    assert "code run: every phase interpreted: the build in x is stale (spec/a.py changed)" in (
+        " ".join(out.split()))
     assert "interpreted: the build in x is stale" in err
