@@ -74,8 +74,8 @@ class PhaseRun:
         named instance's search by its cell (the summary names its instance)."""
         named = self.phase.named
         if named is not None:
-            return (f"explore --instance (named above) --variant {named.variant} "
-                    f"--environment {named.environment} --property {named.property_id}")
+            return (f"explore --instance (named above): {named.variant} {named.environment} "
+                    f"{named.property_id}")
         text = " ".join(self.argv)
         for arguments, short in jobs.LONG_ARGUMENTS:
             text = text.replace(" ".join(arguments), short)

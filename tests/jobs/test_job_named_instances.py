@@ -18,6 +18,7 @@ from model_checks.jobs import expected as named
 from model_checks.jobs import phases as jobs
 from model_checks.jobs import run as job_run
 from model_checks.jobs.phases import DEEP_BREAKS, MAIN_JOB, NamedCheck, Output
+from model_checks.jobs.run import WIDTH
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 
 BREAKS_HERE = "identities=1,requests=2,unfinished=1,items=1,retries=0,budget=2"
@@ -59,6 +60,8 @@ def test_the_break_the_answer_names_is_found_and_passes(
     assert "1 named instances judged; 0 fail" in out
     assert "code run: " in out
     assert (tmp_path / "parts" / "2-traces" / "V2_D7_S4.json").exists()  # apart from explore's
+    assert "  exit 0 " in out and "explore --instance (named above): V2 D7 S4" in out
+    assert all(len(line) <= WIDTH for line in out.splitlines())
 
 
 def test_an_instance_where_the_break_cannot_occur_fails_the_job(
