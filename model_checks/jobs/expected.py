@@ -101,7 +101,9 @@ def judge(check: NamedCheck, code: int, records: list[VerdictRecord],
     if answer.breaks:
         if found.verdict is Verdict.COUNTEREXAMPLE:
             return NamedVerdict(check, answer.verdict, found, figures, True)
-        return failed(f"expected to break ({answer.words()}), not found on this instance")
+        where = ("within the search's state limit" if found.verdict is Verdict.UNKNOWN
+                 else "on this instance")
+        return failed(f"expected to break ({answer.words()}), not found {where}")
     if found.verdict is Verdict.COUNTEREXAMPLE:
         return failed(f"a hold breaks (the project's answer: {answer.words()})")
     if found.verdict in (Verdict.PROVED, Verdict.VACUOUS):

@@ -116,7 +116,7 @@ BREAKS_STORE = AnswerStore({("V2", "S4"): Facts(witnesses=(
     ([BREAK], None, 4, "wrote no verdict"),
     ([BREAK], FIGURES, 2, "refused its arguments"),
     ([VerdictRecord("explore", "V2", ("D7",), "S4", Verdict.UNKNOWN, 7, "depth", 0.0)],
-     SearchFigures(BREAKS_HERE, 9, 7, None, False, 0.0), 3, "not found on this instance"),
+     SearchFigures(BREAKS_HERE, 9, 7, None, False, 0.0), 3, "not found within the search's"),
 ])
 def test_the_rule_passes_only_a_found_break(records: list[VerdictRecord],
                                             figures: SearchFigures | None, code: int,
