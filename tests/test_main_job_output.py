@@ -40,8 +40,9 @@ def test_output_fits_in_100_columns_and_starts_with_the_summary(
     assert table < next(i for i, line in enumerate(lines) if line == "== phases")
     assert "Rule statistics" not in out and "Scenario suite" not in out  # details: files
     progress = err.splitlines()
-    assert [line.split("]")[0] for line in progress[1:]] == ["[1/2", "[2/2"]
-    assert all(" exit 0, " in line and "(total " in line for line in progress[1:])
+    assert progress[1].startswith("main job: every phase interpreted")  # which code ran
+    assert [line.split("]")[0] for line in progress[2:]] == ["[1/2", "[2/2"]
+    assert all(" exit 0, " in line and "(total " in line for line in progress[2:])
     assert "Rule statistics" in (tmp_path / "2-simulate.txt").read_text()
     assert "Scenario suite" in (tmp_path / "1-scenarios.txt").read_text()
     assert (tmp_path / "summary-by-checker.txt").exists()

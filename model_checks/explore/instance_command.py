@@ -4,7 +4,8 @@ of an instance a user names (`named_instance`), judged completely, in this proce
 Prints the instance, one verdict per property (or the one `--property` asks for), each
 naming the instance it holds for, then the states explored, the depth reached and the CPU
 seconds of the search and the judging (`time.process_time`). Writes the verdict records
-(`--json`) and each counterexample as an ITF trace (`--out`), as a matrix cell does.
+(`--json`, with the search's figures beside them: `named_instance.SearchFigures`) and each
+counterexample as an ITF trace (`--out`), as a matrix cell does.
 
 With `--property P` the search stops at the end of the breadth-first level where P first
 breaks, where P can stop it (a state property or lemma, or L1-L3 judged by their monitors on
@@ -27,7 +28,13 @@ import time
 
 from model_checks.explore.cell_tasks import DEFAULT_MAX_STATES, CellTask, explore_cell
 from model_checks.explore.instance import Shape, describe
-from model_checks.explore.named_instance import EXAMPLE, InstanceTextError, parse
+from model_checks.explore.named_instance import (
+    EXAMPLE,
+    FIGURES_KEY,
+    InstanceTextError,
+    SearchFigures,
+    parse,
+)
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
 from spec import lemmas, registry, variant_named
@@ -86,7 +93,9 @@ def run_named(args: argparse.Namespace) -> int:
     outcome = explore_cell(task)
     seconds = time.process_time() - started
     records = [r for r in outcome.records if wanted is None or r.property == wanted]
-    write_records(args.json, records)
+    figures = SearchFigures(named, outcome.states, outcome.diameter, outcome.stopped_at,
+                            outcome.complete, seconds)
+    write_records(args.json, records, {FIGURES_KEY: figures.to_json()})
     for record in records:
         print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
     limit = "" if outcome.complete else f" (state limit {task.max_states} reached)"

@@ -1,2 +1,3 @@
 """The main and nightly jobs: which checkers run, in which order, at which budgets (`phases`),
-and how a job runs them and reports (`run`)."""
+how a job runs them and reports (`run`), and a named instance's verdict judged against the
+project's answer (`expected`)."""

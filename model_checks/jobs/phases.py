@@ -23,6 +23,34 @@ class Output(enum.Enum):
     RECORDS = "verdict records"  # the phase writes verdict records where `--json` says
     LATTICE = "lattice JSON"  # the drift lattice's own JSON (minimal sets), no verdict records
     SCENARIOS = "scenario verdicts"  # run in the job's process, its verdicts made records
+    EXPECTED = "a named instance's verdict"  # judged against the project's answer
+
+
+@dataclass(frozen=True)
+class NamedCheck:
+    """One property searched on one instance a user could name (`explore --instance`), whose
+    verdict the job judges against the project's answer for the variant, environment and
+    property (`model_checks.answers`: what the project says, never a table of this job's):
+    `jobs.expected`."""
+
+    variant: str
+    environment: str
+    """As the command line writes it: `D2+D7`, `none`."""
+    instance: str
+    """`named_instance`'s text: every bound named."""
+    property_id: str
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The search: stopped at the end of the level where the property first breaks
+        (`early_stop`), with ended requests forgotten and request slots renumbered (the same
+        verdict and shortest counterexample from fewer states)."""
+        return ("explore", "--variant", self.variant, "--environment", self.environment,
+                "--instance", self.instance, "--property", self.property_id, "--forget-ended",
+                "--symmetric-requests")
+
+    def label(self) -> str:
+        return f"{self.variant} {self.environment} {self.property_id} on {self.instance}"
 
 
 @dataclass(frozen=True)
@@ -34,6 +62,14 @@ class Phase:
     argv: tuple[str, ...]
     output: Output = Output.RECORDS
     cross_check: bool = False
+    named: NamedCheck | None = None
+    """With `Output.EXPECTED`: the instance, property and variant the phase searches."""
+    compiled: bool = False
+    """Whether the phase runs on the compiled build where it is fresh (`jobs.run`): only a
+    phase whose work stays in one process. A sweep's tasks and results cross processes by
+    pickle, and the compiled spec's frozen dataclasses (`Variant`, `Config`, the actions) do
+    not unpickle (their frozen `__setattr__` refuses the state), so the sweeps run
+    interpreted."""
 
     @property
     def command(self) -> str:
@@ -54,6 +90,15 @@ def explore(*arguments: str) -> Phase:
 def lattice(*arguments: str) -> Phase:
     """The drift lattice (`explore --lattice`): its own JSON, no cross-check."""
     return Phase(("explore", "--lattice", *arguments), Output.LATTICE)
+
+
+def expected(variant: str, environment: str, instance: str, prop: str) -> Phase:
+    """A named instance's search for one property, judged against the project's answer: the
+    phase passes when it finds the break the answer names (or the hold it states), and fails
+    when it does not (`jobs.expected`). Its records stay out of the matrix's summary (they
+    are of another instance than the matrix's); its verdict has a line of its own."""
+    check = NamedCheck(variant, environment, instance, prop)
+    return Phase(check.argv, Output.EXPECTED, named=check, compiled=True)
 
 
 SCENARIOS = Phase(("scenarios",), Output.SCENARIOS)
@@ -78,15 +123,29 @@ PROVE_MAIN_ENVIRONMENTS: tuple[str, ...] = tuple(
 )
 """`prove`'s selection in the main job: every main-matrix environment but PROVE_NIGHTLY_ONLY."""
 
+DEEP_BREAKS: tuple[Phase, ...] = (
+    expected("V2", "D2+D7", "identities=3,requests=4,unfinished=2,items=1,retries=2,budget=2",
+             "S1"),
+    expected("V3", "D2", "identities=3,requests=4,unfinished=2,items=2,retries=2,budget=2",
+             "L3"),
+)
+"""Breaks four requests deep, on instances the user could name (`explore --instance`), that
+the matrix's own searches (two requests in the ci profile) cannot reach: S1 of V2 under D2+D7
+and L3 of V3 under D2, each found at the depth of its shortest counterexample. Each is
+expected to break because the project's answer says so (`model_checks.answers`), and its
+phase fails where the search does not find the break (`jobs.expected`)."""
+
 MAIN_JOB: tuple[Phase, ...] = (
     checker("simulate", "--profile", "ci", "--no-mutants"),
     checker("prove", *PROVE_MAIN_ENVIRONMENTS),
     explore("--profile", "ci"),
+    *DEEP_BREAKS,
     checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     lattice("--check"),
 )
 """The main job after the scenario suite: every checker at its CI budget, in this order; what a
-merge decision needs. Last, the other designs' committed answers re-derived (`explore
+merge decision needs. After the matrix's explorer, the breaks of DEEP_BREAKS on their named
+instances. Last, the other designs' committed answers re-derived (`explore
 --lattice --check`: every single-source search at the base rung and the all-instance proofs).
 Left to the nightly job (NIGHTLY) or to the test suite, where they run already: Z3's groups of
 PROVE_NIGHTLY_ONLY, the spec mutants' Hypothesis cells (`tests/simulate/test_sim_mutants.py`

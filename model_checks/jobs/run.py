@@ -1,6 +1,15 @@
 """Running a job: the scenarios, then each phase with its output in a details file (and on the
 terminal with `--verbose`) and one progress line on stderr; then the summary with its legend,
-the phases' exit codes and the records file, within `WIDTH` columns. Worst exit wins.
+the named instances' verdicts against the project's answers (`jobs.expected`), the phases'
+exit codes, which code ran and the records file, within `WIDTH` columns. Worst exit wins.
+
+Where the compiled build of spec/ and the explorer's per-state modules is fresh
+(`kernel.compiled_build`: built by `scripts/compile-spec` from the sources the job runs), each
+phase that may (`Phase.compiled`: a named instance's one search) runs on it, in a process of
+its own (`python -m model_checks` with the build first on the path), its standard output and
+error in its details file; every other phase runs in the job's process, on the interpreted
+packages, as every phase does without a fresh build. A stale build never runs: the summary
+says which code ran and why.
 """
 
 from __future__ import annotations
@@ -10,6 +19,7 @@ import contextlib
 import io
 import resource
 import shutil
+import subprocess
 import sys
 import textwrap
 import time
@@ -22,9 +32,13 @@ from model_checks.answers import load as load_answers
 from model_checks.answers.summary import LEGEND, contradiction_count, matrix_summary, summary
 from model_checks.cli import build_parser
 from model_checks.executor import add_dask_argument, backend_for
+from model_checks.explore.named_instance import read_figures
 from model_checks.jobs import phases as jobs
+from model_checks.jobs.expected import NamedVerdict, judge
 from model_checks.jobs.phases import SCENARIOS, Output, Phase
-from model_checks.kernel.exits import EXIT_MISMATCH
+from model_checks.kernel import compiled_build
+from model_checks.kernel.compiled_build import BuildStatus
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_USAGE
 from model_checks.kernel.verdict_records import VerdictRecord, read_records, write_records
 from model_checks.scenarios.run import records as scenario_records
 from model_checks.scenarios.run import replay_all, report_scenarios
@@ -56,7 +70,12 @@ class PhaseRun:
 
     @property
     def label(self) -> str:
-        """The command line with each long selection (LONG_ARGUMENTS) said in a few words."""
+        """The command line with each long selection (LONG_ARGUMENTS) said in a few words; a
+        named instance's search by its cell (the summary names its instance)."""
+        named = self.phase.named
+        if named is not None:
+            return (f"explore --instance (named above): {named.variant} {named.environment} "
+                    f"{named.property_id}")
         text = " ".join(self.argv)
         for arguments, short in jobs.LONG_ARGUMENTS:
             text = text.replace(" ".join(arguments), short)
@@ -65,6 +84,16 @@ class PhaseRun:
     @property
     def details(self) -> Path:
         return self.folder / f"{self.number}-{self.phase.command}.txt"
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    """What a phase gave the job: its exit code, the records the summary merges, and a named
+    instance's verdict against the project's answer (`Output.EXPECTED` only)."""
+
+    code: int
+    records: list[VerdictRecord]
+    named: NamedVerdict | None = None
 
 
 class _Tee(io.TextIOBase):
@@ -92,25 +121,49 @@ def _elapsed(seconds: float) -> str:
     return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-def _run_phase(run: PhaseRun, parser: argparse.ArgumentParser, parts: Path,
-               verbose: bool) -> tuple[int, list[VerdictRecord]]:
-    """Run one phase with its output in its details file (and on the terminal if verbose);
-    return its exit code and verdict records."""
+def _run_phase(run: PhaseRun, parts: Path, verbose: bool, build: BuildStatus) -> PhaseResult:
+    """Run one phase with its output in its details file (and on the terminal if verbose):
+    on the compiled build in a process of its own where `build` is fresh and the phase may
+    run on it (`Phase.compiled`), else here."""
     phase = run.phase
     run.details.parent.mkdir(parents=True, exist_ok=True)
+    part_json = parts / f"{run.number}-{phase.command}.json"
+    extra = ["--cross-check", str(parts)] if phase.cross_check else []
+    if phase.output is Output.EXPECTED:  # its traces apart from the matrix explorer's
+        extra += ["--out", str(parts / f"{run.number}-traces")]
+    argv = [*run.argv, *extra, "--json", str(part_json)]
     with run.details.open("w") as details:
         stream = cast(TextIO, _Tee(details, sys.stdout)) if verbose else details
         with contextlib.redirect_stdout(stream):
             print(f"$ {run.command}", flush=True)
             if phase.output is Output.SCENARIOS:
                 verdicts = replay_all()
-                return report_scenarios(verdicts), scenario_records(verdicts)
-            part_json = parts / f"{run.number}-{phase.command}.json"
-            extra = ["--cross-check", str(parts)] if phase.cross_check else []
-            part = parser.parse_args([*run.argv, *extra, "--json", str(part_json)])
-            code = part.run(part)
-    records = phase.output is Output.RECORDS and part_json.exists()
-    return code, read_records(part_json) if records else []
+                return PhaseResult(report_scenarios(verdicts), scenario_records(verdicts))
+            if build.fresh and phase.compiled:
+                code = _in_process_of_its_own(argv, build, stream)
+            else:
+                part = build_parser(phase.command).parse_args(argv)
+                code = part.run(part)
+    found = read_records(part_json) if part_json.exists() else []
+    if phase.output is Output.EXPECTED:
+        assert phase.named is not None, "an EXPECTED phase names its instance"
+        named = judge(phase.named, code, found, read_figures(part_json), load_answers())
+        return PhaseResult(code if code == EXIT_USAGE else named.code, [], named)
+    return PhaseResult(code, found if phase.output is Output.RECORDS else [])
+
+
+def _in_process_of_its_own(argv: list[str], build: BuildStatus, stream: TextIO) -> int:
+    """`python -m model_checks ARGV` on the compiled build, its standard output and error
+    written to `stream` as they come; its exit code."""
+    env = dict(build.environment(), PYTHONUNBUFFERED="1")  # its lines as they come
+    with subprocess.Popen([sys.executable, "-m", "model_checks", *argv],
+                          env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            stream.write(line)
+            stream.flush()
+    return process.returncode
 
 
 def _tail(path: Path, lines: int = 8) -> list[str]:
@@ -170,15 +223,19 @@ def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
     # records) must never reach this run's cross-check.
     shutil.rmtree(folder / "parts", ignore_errors=True)
     records: list[VerdictRecord] = []
+    named: list[NamedVerdict] = []
     codes: list[tuple[PhaseRun, int, float]] = []
+    build = compiled_build.status()
     _progress(f"{name}: {len(runs)} phases, each one's output in {folder}/N-NAME.txt"
               + ("" if args.verbose else " (--verbose prints it)"))
+    _progress(f"{name}: {code_run(build, phases)}")
     start, cpu_start = time.perf_counter(), cpu_seconds()
     for run in runs:
         began, cpu_began = time.perf_counter(), cpu_seconds()
-        code, found = _run_phase(run, build_parser(run.phase.command), folder / "parts",
-                                 args.verbose)
-        records += found
+        result = _run_phase(run, folder / "parts", args.verbose, build)
+        code = result.code
+        records += result.records
+        named += [result.named] if result.named is not None else []
         codes.append((run, code, time.perf_counter() - began))
         _progress(f"[{run.number}/{len(runs)}] {run.label}: exit {code}, "
                   f"{_elapsed(time.perf_counter() - began)}, CPU "
@@ -187,11 +244,21 @@ def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
                   f"{_elapsed(cpu_seconds() - cpu_start)})")
     write_records(out, records)
     (folder / "summary-by-checker.txt").write_text(matrix_summary(records) + "\n")
-    print(report(records, codes, out))
+    print(report(records, codes, out, named, code_run(build, phases)))
     worst = max(code for _, code, _ in codes)
     if fail_on_contradiction and contradiction_count(records)[0]:
         worst = max(worst, EXIT_MISMATCH)
     return worst
+
+
+def code_run(build: BuildStatus, phases: Sequence[Phase]) -> str:
+    """Which code the job's phases run, in one line: the build's status, and which phases
+    run on it where it is fresh."""
+    on_build = sum(phase.compiled for phase in phases)
+    if not build.fresh or not on_build:
+        return f"every phase {build.words()}" if not build.fresh else "every phase interpreted"
+    rest = "; the others interpreted" if on_build < len(phases) else ""
+    return f"{on_build} phase(s) (named instances' searches) {build.words()}{rest}"
 
 
 def cpu_seconds() -> float:
@@ -204,25 +271,38 @@ def cpu_seconds() -> float:
 
 
 def with_dask(phase: Phase, dask: str | None) -> Phase:
-    """A sweep's phase sent to the cluster at `dask` (others run here)."""
-    if dask is None or phase.command not in SWEEPS:
+    """A sweep's phase sent to the cluster at `dask` (others run here, a named instance's
+    one search too)."""
+    if dask is None or phase.command not in SWEEPS or phase.output is Output.EXPECTED:
         return phase
-    return Phase((*phase.argv, "--dask", dask), phase.output, phase.cross_check)
+    return Phase((*phase.argv, "--dask", dask), phase.output, phase.cross_check, phase.named)
 
 
 def report(records: list[VerdictRecord], codes: list[tuple[PhaseRun, int, float]],
-           out: Path) -> str:
-    """The main job's standard output: the summary and its legend first, then each phase's
-    exit code (with the tail of its details where it failed), then the files written."""
+           out: Path, named: Sequence[NamedVerdict] = (), code_words: str = "") -> str:
+    """The main job's standard output: the summary and its legend first, the named
+    instances' verdicts against the project's answers, then each phase's exit code (with the
+    tail of its details where it failed), which code ran, then the files written."""
     wrong, judged = contradiction_count(records)
     lines = ["== summary: the project's answer per environment, variant and property", *LEGEND,
              "", summary(records, load_answers()), "",
              f"{judged} cells judged; {wrong} contradict the expected matrix"
-             + (" (marked !)" if wrong else ""), "", "== phases"]
+             + (" (marked !)" if wrong else "")]
+    if named:
+        failed = sum(not verdict.passed for verdict in named)
+        lines += ["", "== named instances: each verdict against the project's answer "
+                  "(model_checks/answers)",
+                  *(textwrap.fill(verdict.line(), WIDTH, initial_indent="  ",
+                                  subsequent_indent="    ", break_on_hyphens=False,
+                                  break_long_words=False) for verdict in named),
+                  f"{len(named)} named instances judged; {failed} fail"]
+    lines += ["", "== phases"]
     for run, code, seconds in codes:
         lines.append(f"  exit {code}  {_elapsed(seconds):>5}  {run.label}")
         if code != 0:
             lines += [f"  the end of {run.details}:", *_tail(run.details)]
+    if code_words:
+        lines.append(_wrapped(f"code run: {code_words}"))
     lines += [
         _wrapped(f"{len(records)} verdict records in {out}; each checker's results per cell "
                  f"in {out.parent / 'summary-by-checker.txt'}; each phase's output in "

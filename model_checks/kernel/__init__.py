@@ -16,5 +16,7 @@ the rest of `model_checks` is built over it.
   shared exit codes (`exits`), the repository files a command cites, as paths that open
   from a checkout or an installed package (`shipped`), and the one reader and writer of the
   results kept under docs/results/, plain or gzip-compressed (`result_files`);
-- L4 as a theorem about how many retries recovery needs (`retries`).
+- L4 as a theorem about how many retries recovery needs (`retries`);
+- whether the optional compiled build of the spec is fresh for the sources, and what runs a
+  process on it (`compiled_build`).
 """

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from model_checks.kernel.compiled_build import stale_sources, status
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "mypyc"
 CELLS = ("V2_D3", "V0_D2_D4", "V3_D1_D5", "V2_D7_D10")
@@ -75,30 +77,13 @@ def _records(tmp_path: Path, compiled: bool, *extra: str) -> dict[str, object]:
     return records
 
 
-def stale_sources(listed: str) -> list[str]:
-    """What makes a build whose SOURCES file reads `listed` stale: each listed source whose
-    digest changed or that is gone, and each module of spec/ not listed."""
-    found, digests = [], {}
-    for line in listed.splitlines():
-        digest, path = line.split("  ", 1)
-        digests[path] = digest
-    for path, digest in sorted(digests.items()):
-        source = ROOT / path
-        if not source.exists() or hashlib.sha256(source.read_bytes()).hexdigest() != digest:
-            found.append(f"{path} changed")
-    every = {p.relative_to(ROOT).as_posix() for p in (ROOT / "spec").rglob("*.py")}
-    found += [f"{path} is not in the build" for path in sorted(every - digests.keys())]
-    return found
-
-
 @pytest.fixture(scope="module")
 def compiled_build() -> Path:
     if not (BUILD / "SOURCES").exists():
         pytest.skip("no compiled build of spec/: run `bash scripts/compile-spec` (optional; "
                     "CI's .ci/run builds it)")
-    stale = stale_sources((BUILD / "SOURCES").read_text())
-    assert not stale, (f"build/mypyc was compiled from other sources ({'; '.join(stale)}): "
-                       "rerun `bash scripts/compile-spec`")
+    found = status(BUILD)
+    assert found.fresh, found.why
     return BUILD
 
 
