@@ -73,7 +73,7 @@ from model_checks.explore.moves import (
     StateChecks,
     Successor,
 )
-from model_checks.explore.search_core import break_watch, moves_for, stored_moves
+from model_checks.explore.search_core import Reductions, break_watch, moves_for, stored_moves
 
 Groups = tuple[tuple[str, ...], ...]
 
@@ -82,11 +82,18 @@ Groups = tuple[tuple[str, ...], ...]
 class BreakWatch(Protocol):
     """What watches a search for the breaks of the properties it stops at
     (`GraphOptions.stop_at_break`): `broken` says, at the end of a level, whether every one
-    has broken by then; `product` is what the judge reads their verdicts from after."""
+    has broken by then; `product` is what the judge reads their verdicts from after.
+    While `reads_edges()`, the search hands it each state it expands with every edge's real
+    successor and stored successor (`expanded`), so that nothing steps the spec again."""
 
     product: Any
 
     def broken(self, states: list[Any]) -> bool: ...
+
+    def reads_edges(self) -> bool: ...
+
+    def expanded(self, number: int, before: State, reals: list[State],
+                 successors: list[State]) -> None: ...
 
 
 class StateLimitExceeded(Exception):
@@ -554,6 +561,16 @@ class _Search:
         search (the graph is then marked incomplete) or, with a `watch`, every property it
         watches has broken by the end of a level; hand the states to the graph if kept."""
         graph, numbered, lean = self.graph, self.graph.parent, not self.keep_states
+        if self.watch is not None and not lean:
+            # the watch's product reads the states as the search numbers them
+            with graph.holding_states(self.pending):
+                complete = self._levels(graph, numbered, lean)
+        else:
+            complete = self._levels(graph, numbered, lean)
+        self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
+
+    def _levels(self, graph: Graph, numbered: array[int], lean: bool) -> bool:
+        """Expand the states level by level (`run`); whether the search completed."""
         depth = graph.depth
         frontier = 0
         complete = not self._stops(0)
@@ -570,7 +587,7 @@ class _Search:
                     and depth[frontier] != depth[frontier - 1]):
                 complete = not self._stops(depth[frontier])
         self._check_upto(graph.size)
-        self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
+        return complete
 
     def _expand(self, number: int) -> bool:
         """Add every chosen edge of state `number` (and the new states they reach); False
@@ -582,7 +599,12 @@ class _Search:
         graph, pending, writer = self.graph, self.pending, self.writer
         state = pending[number - len(graph.parent) + len(pending)]
         depth = graph.depth[number] + 1  # the successors' depth
-        successors = self._chosen(state, depth - 1)
+        watch = self.watch
+        reals: list[State] | None = None
+        if watch is not None and watch.reads_edges():
+            successors, reals = self._chosen_and_reals(state, depth - 1)
+        else:
+            successors = self._chosen(state, depth - 1)
         seen, action_codes, intern_action = self.seen, writer.actions.codes, writer.actions.code
         parent, targets, codes = graph.parent, graph.edge_target, graph.edge_action
         symmetric, renaming_code = graph.symmetric, writer.renamings.code
@@ -609,6 +631,8 @@ class _Search:
             targets.append(target)
             codes.append(code)
         writer.end_edges()
+        if reals is not None and watch is not None:
+            watch.expanded(number, state, reals, [successor for _, successor, _ in successors])
         return True
 
     def _stops(self, level: int) -> bool:
@@ -646,6 +670,19 @@ class _Search:
         ready = reductions.ready(state)
         return [(action, *(known.get(action) or reductions.successor(ready, action)))
                 for action in actions]
+
+    def _chosen_and_reals(self, state: State, depth: int) -> tuple[list[Successor],
+                                                                   list[State]]:
+        """`_chosen`, and per edge its real successor (in `state`'s identities): from the
+        same application of each action where every enabled action is expanded, else with
+        the identity renaming undone."""
+        reductions = self.reductions
+        if (self.expansion.expand is None and self.expansion.max_depth is None
+                and isinstance(reductions, Reductions)):
+            return reductions.successors_and_reals(state, reductions.enabled(state))
+        made = self._chosen(state, depth)
+        return made, [successor if renaming is None else reductions.undo(successor, renaming)
+                      for _, successor, renaming in made]
 
     def _check_upto(self, end: int) -> None:
         """Check the state properties (`graph.checks`) on the states numbered from the first

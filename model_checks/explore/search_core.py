@@ -140,6 +140,20 @@ class Reductions:
                                                groups))
                 for action in actions]
 
+    def successors_and_reals(self, state: State, actions: Sequence[Action]
+                             ) -> tuple[list[Successor], list[State]]:
+        """`successors`, and per action its real successor (`renamed_step`: processing ids
+        renamed only, in `state`'s identities), from one application of each action: what a
+        search hands the monitors' product running on the fly (`early_stop`)."""
+        config, rename_pids, groups = self.config, self.rename_pids, self.groups
+        ready = cleared(state)
+        reals = [rename_pids(action.apply(config, ready)) for action in actions]
+        if not groups:
+            return [(action, real, None)
+                    for action, real in zip(actions, reals, strict=True)], reals
+        return [(action, *canonical_identities(real, groups))
+                for action, real in zip(actions, reals, strict=True)], reals
+
     def expand(self, state: State) -> list[Successor]:
         """Every enabled action of `state` with its successor, in `enabled`'s order."""
         return self.successors(state, enabled(self.config, state))
