@@ -56,9 +56,11 @@ def stoppable(config: Config, prop: Property) -> bool:
 class BreakWatch:
     """Whether every one of `props` (each `stoppable`) has broken in the levels a search has
     numbered so far (`broken`): the state properties from `graph.checks` (which must check
-    them), the monitored ones from one product search run on the fly."""
+    them), the monitored ones from one product search run on the fly. With `stops` false
+    (trace properties only) it runs their product on the fly and never says broken: the
+    search goes on, and the judge finishes the product on the whole graph."""
 
-    def __init__(self, graph: Graph, props: Sequence[Property]) -> None:
+    def __init__(self, graph: Graph, props: Sequence[Property], stops: bool = True) -> None:
         from model_checks.explore.product import ProductSearch  # product reads graph.py
 
         for prop in props:
@@ -70,6 +72,9 @@ class BreakWatch:
         if self.state_ids and (checks is None or any(not checks.covers(p) for p in props
                                                      if p.state_check is not None)):
             raise ValueError("every state property that stops the search must be checked")
+        if not stops and self.state_ids:
+            raise ValueError("a watch that never stops runs monitors only")
+        self.stops = stops
         monitors = [MONITORS[p.id] for p in props if p.state_check is None]
         self.product = ProductSearch(graph, monitors) if monitors else None
 
@@ -97,4 +102,4 @@ class BreakWatch:
             return True
         with self.graph.holding_states(states):  # the product reads them as the search runs
             self.product.run(expanded_only=True)
-        return self.product.live == 0
+        return self.stops and self.product.live == 0

@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
 from model_checks.explore import collector
+from model_checks.explore.defects import RegenerationDiverged
 from model_checks.explore.distributed_common import LevelProgress
 from model_checks.explore.moves import (
     Action,
@@ -98,11 +99,6 @@ class BreakWatch(Protocol):
 
 class StateLimitExceeded(Exception):
     """The graph has more states than the resource limit allows."""
-
-
-class RegenerationDiverged(AssertionError):
-    """A state rebuilt along its stored path does not have the fingerprint it was stored
-    with: a defect (the spec or a reduction is not deterministic), never a verdict."""
 
 
 _CACHED_STATES = 4096
@@ -151,9 +147,10 @@ class Graph:
     `GraphOptions.stop_at_break` had broken (`early_stop`; the graph is then incomplete);
     None: it did not stop there."""
     early_product: Any = field(default=None, repr=False, compare=False)
-    """The product with the monitors of `GraphOptions.stop_at_break`, searched on the fly up
-    to where the search stopped at their breaks (`early_stop`): the judge reads their
-    verdicts from it, as a search of the product of the stopped graph would give them."""
+    """The product with the monitors of `GraphOptions.stop_at_break` (or
+    `GraphOptions.monitored`), searched on the fly up to where the search stopped at their
+    breaks (`early_stop`) or ended: the judge finishes it (`run`) and reads their verdicts
+    from it, as a search of the product of the graph would give them."""
     checks: StateChecks | None = field(default=None, repr=False, compare=False)
     """The state properties checked on every state as the search numbered it (None: none;
     the judge then checks them in passes over `states`). Not part of the graph: two graphs
@@ -468,7 +465,11 @@ class GraphOptions:
     properties (each `early_stop.stoppable`; a state property among `checks`) has broken,
     the graph then incomplete (`Graph.stopped_at`); empty: search on. Needs `keep_states`
     where one of them is a monitored trace property. The design's own watch for breaks
-    (`search_core.break_watch`) decides when they have.
+    (`search_core.break_watch`) decides when they have. `monitored`: trace properties (each
+    `early_stop.stoppable`) whose monitors' product runs on the fly as the search goes,
+    without stopping it (`Graph.early_product`: the judge finishes it and reads their
+    verdicts there), crossing each edge from the successors the search computed; needs
+    `keep_states`; ignored with `stop_at_break`, whose product runs on the fly anyway.
 
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
@@ -487,6 +488,7 @@ class GraphOptions:
     depth_proviso: bool = True
     checks: Sequence[Any] | None = None
     stop_at_break: Sequence[Any] = ()
+    monitored: Sequence[Any] = ()
     partitions: int | None = None
     chunk_states: int = CHUNK_STATES
     progress: LevelProgress | None = None
@@ -517,6 +519,10 @@ def build(config: Any, options: GraphOptions = GraphOptions(), design: str = "lr
                                            for p in options.stop_at_break):
             raise ValueError("a monitored property stops the search only with keep_states")
         watch = break_watch(graph, options.stop_at_break)
+    elif options.monitored:
+        if not options.keep_states:
+            raise ValueError("monitors run on the fly only with keep_states")
+        watch = break_watch(graph, options.monitored, stops=False)
     with collector.paused():  # the search's objects form no cycles: `collector`
         _Search(graph, expansion, options.keep_states, watch).run()
     return graph
@@ -568,6 +574,8 @@ class _Search:
         else:
             complete = self._levels(graph, numbered, lean)
         self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
+        if self.watch is not None and graph.early_product is None:
+            graph.early_product = self.watch.product  # to finish on the whole graph
 
     def _levels(self, graph: Graph, numbered: array[int], lean: bool) -> bool:
         """Expand the states level by level (`run`); whether the search completed."""

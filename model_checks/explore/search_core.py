@@ -190,10 +190,10 @@ def _unchanged(state: State) -> State:
     return state
 
 
-def break_watch(graph: Graph, asked: Sequence[Property]) -> BreakWatch:
+def break_watch(graph: Graph, asked: Sequence[Property], stops: bool = True) -> BreakWatch:
     """The LRU design's watch for the breaks of `asked` as its search goes (`early_stop`:
     state properties as they are numbered, L1-L3 by their monitors' product run on the
-    fly)."""
+    fly); with `stops` false, it only runs their product and never stops the search."""
     from model_checks.explore.early_stop import BreakWatch  # it reads the graph's type
 
-    return BreakWatch(graph, asked)
+    return BreakWatch(graph, asked, stops)

@@ -303,3 +303,34 @@ def test_the_product_fed_by_the_search_is_the_one_that_steps_again(
     monkeypatch.setattr(early_stop.BreakWatch, "reads_edges", lambda watch: False)
     assert run() == fed
     assert all(v.steps is not None for v in fed[3])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("slots", [False, True], ids=["plain", "slots"])
+def test_monitors_run_on_the_fly_without_stopping_judge_as_after_the_search(
+        monkeypatch: pytest.MonkeyPatch, slots: bool) -> None:
+    """`GraphOptions.monitored`: the product runs as the search goes, never stops it, and
+    the judge finishes it: the same graph and every judgement as the product searched after
+    the whole graph, with each edge stepped once."""
+    config = _three_requests(V3, ("D2",))
+    monitored = [p for p in registry() if p.state_check is None and stoppable(config, p)]
+    assert monitored
+    calls = _counting_steps(monkeypatch)
+    on_the_fly = build(config, GraphOptions(max_states=LIMIT, forget=slots, slots=slots,
+                                            monitored=monitored))
+    assert on_the_fly.complete and on_the_fly.stopped_at is None
+    assert sum(calls) == on_the_fly.steps_taken
+    after = build(config, GraphOptions(max_states=LIMIT, forget=slots, slots=slots))
+    assert after.early_product is None and on_the_fly.early_product is not None
+    assert list(on_the_fly.edge_target) == list(after.edge_target)
+
+    def judged(graph: Graph) -> list[tuple[object, ...]]:
+        return [(j.property_id, j.status, j.reason, j.actions) for j in judge_all(graph)]
+
+    assert judged(on_the_fly) == judged(after)
+
+
+def test_a_watch_that_never_stops_takes_no_state_property() -> None:
+    """Bad input: a state property given to the monitors run on the fly."""
+    config = _three_requests(V3, ("D2",))
+    with pytest.raises(ValueError, match="monitors only"):
+        build(config, GraphOptions(max_states=LIMIT, monitored=[by_id("H1")]))
