@@ -24,6 +24,7 @@ is its graph after the search, which kept every state.
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
         [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3] [--phases]
     .venv/bin/python benchmarks/bench_explore.py --rumur [--named-rows 1,4] [--max-states N]
+        [--compiled]
     .venv/bin/python benchmarks/bench_explore.py --compiled [--repeat 3] [--cells ...]
     .venv/bin/python benchmarks/bench_explore.py --named --compiled --named-forget slots
         [--repeat 3] [--named-rows 1,4,6]
@@ -73,7 +74,9 @@ unpacks it where it is not) on the Murphi model generated from the same configur
 translates as invariants; Rumur's counterexample is replayed on the spec (a disagreement
 stops the run). A table gives both sides' verdicts, states and CPU seconds, Rumur's
 without and with generating and compiling its checker (children's CPU time), and the
-ratios explorer / Rumur.
+ratios explorer / Rumur; with `--compiled`, the explorer runs each row on the compiled build
+too, right after the pure run (the same verdicts and states, or the run stops), and the
+table adds its CPU seconds and ratios.
 
 Baseline: `--repeat 3 --memory --baseline DIR` (CPU seconds, steadier than wall seconds on a
 shared machine); see docs/explore.md, "Speed and memory", for the table and what limits it.
@@ -214,14 +217,15 @@ def _require_compiled_build() -> None:
                          "`bash scripts/compile-spec`")
 
 
-def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
+def rumur_table(rows: list[int], max_states: int, out: Path, compiled: bool = False) -> None:
     """Per row of `NAMED`: the explorer (`explore --instance --forget-ended
     --symmetric-requests`, stopping at the break where the row asks one property) and Rumur on
     the Murphi model generated from the same configuration (`model_checks.explore.murphi`,
     one thread, symmetry on), each to its verdict on the properties the model translates
     (the row's, or every one of `murphi.PROPERTIES`); Rumur's counterexample replayed on
     the spec. A table then gives both sides' verdicts, states, CPU seconds (Rumur's
-    without and with generating and compiling its checker) and the ratios."""
+    without and with generating and compiling its checker) and the ratios; with `compiled`,
+    the explorer also on the compiled build (right after the pure run), with its ratios."""
     from model_checks.explore import murphi, murphi_run
     from model_checks.explore.named_instance import parse as parse_instance
     from spec.drift import Environment
@@ -231,6 +235,13 @@ def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
     for row in rows:
         variant, env, instance, prop = NAMED[row - 1]
         _, states, seconds, _, text = _explore_row(row, "slots", max_states, out)
+        native = None
+        if compiled:
+            words, native_states, native, _, _ = _explore_row(row, "slots compiled",
+                                                              max_states, out)
+            if (words, native_states) != (_verdict_words(text), states):
+                raise SystemExit(f"row {row}: the compiled build disagrees: {words}, "
+                                 f"{native_states} states")
         config = parse_instance(instance).config(
             variant_named(variant), Environment.parse(env).sources)
         props = (prop,) if prop else murphi.PROPERTIES
@@ -245,11 +256,12 @@ def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
         print(f"rumur: {rumur_words} over {', '.join(props)}; {found.states} states, "
               f"{found.check_seconds:.2f} CPU-s (+{found.compile_seconds:.2f} to compile)"
               + ("; counterexample replayed on the spec" if found.broken else ""), flush=True)
-        table.append((row, explorer, states, seconds, rumur_words, found))
+        table.append((row, explorer, states, seconds, rumur_words, found, native))
     print(f"\n{'row':>3s} {'explorer verdict':18s} {'states':>9s} {'CPU-s':>8s}  "
           f"{'Rumur verdict':14s} {'states':>9s} {'CPU-s':>6s} {'+compile':>8s}  "
-          f"{'ratio excl. (incl.)':>19s}")
-    for row, explorer, states, seconds, rumur_words, found in table:
+          f"{'ratio excl. (incl.)':>19s}"
+          + (f"  {'compiled CPU-s':>14s} {'ratio excl. (incl.)':>19s}" if compiled else ""))
+    for row, explorer, states, seconds, rumur_words, found, native in table:
         undecided = explorer == "UNDECIDED"
         same = "  (explorer: no verdict within the state limit)" if undecided else (
             "" if rumur_words in explorer.split(", ") or explorer == "holds" == rumur_words
@@ -260,7 +272,9 @@ def rumur_table(rows: list[int], max_states: int, out: Path) -> None:
         print(f"{row:3d} {explorer[:18]:18s} {states:9d} {seconds:8.2f}  "
               f"{rumur_words:14s} {found.states:9d} {found.check_seconds:6.2f} "
               f"{total:8.2f}  {more}{seconds / check:.1f}x ({more}{seconds / total:.1f}x)"
-              f"{same}")
+              + ("" if native is None else f"  {native:14.2f} {more}{native / check:.1f}x "
+                 f"({more}{native / total:.1f}x)")
+              + same)
 
 
 _BREAKS = re.compile(r"^\S+ \S+ (\S+) on .*: BREAKS, shortest counterexample (\d+) steps",
@@ -534,9 +548,9 @@ def main() -> None:
         args.repeat = 1 if args.named else 3
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
-    if args.compiled and (args.baseline is not None or args.rumur or args.phases):
-        parser.error("--compiled goes with the cells' table or --named, not with --baseline, "
-                     "--rumur or --phases")
+    if args.compiled and (args.baseline is not None or args.phases):
+        parser.error("--compiled goes with the cells' table, --named or --rumur, not with "
+                     "--baseline or --phases")
     if args.compiled:
         _require_compiled_build()
     if args.named or args.rumur:
@@ -544,7 +558,7 @@ def main() -> None:
         if not all(1 <= r <= len(NAMED) for r in rows):
             parser.error(f"--named-rows: rows are 1 to {len(NAMED)}")
         if args.rumur:
-            rumur_table(rows, args.max_states, args.named_out)
+            rumur_table(rows, args.max_states, args.named_out, args.compiled)
         else:
             named_table(rows, args.max_states, args.named_out, args.named_forget,
                         args.compiled, args.repeat)

@@ -177,12 +177,18 @@ def _judged(task: CellTask, config: Config, build_graph: GraphBuilder
 def _options(task: CellTask, config: Config) -> GraphOptions:
     """How the task's graph is searched: its state limit and keys; with `only`, only its
     state properties checked as states are numbered, and with `stop_at_break` too, the
-    search stopped once they have all broken, where each of them can stop it."""
+    search stopped once they have all broken, where each of them can stop it. With request
+    slots renumbered, the monitored properties' product runs on the fly
+    (`GraphOptions.monitored`), reading each edge's successor from the search instead of
+    stepping the spec again."""
     options = GraphOptions(max_states=task.max_states, forget=task.forget, slots=task.slots)
+    asked = [p for p in (*registry(), *(lemmas() if task.with_lemmas else ()))
+             if task.only is None or p.id in task.only]
+    if task.slots:  # the monitors cross each edge from the search's successors
+        options = replace(options, monitored=[p for p in asked if p.state_check is None
+                                              and stoppable(config, p)])
     if task.only is None:
         return options
-    asked = [p for p in (*registry(), *(lemmas() if task.with_lemmas else ()))
-             if p.id in task.only]
     checks = [p for p in state_properties(config, task.with_lemmas) if p.id in task.only]
     stop = (asked if task.stop_at_break and asked
             and all(stoppable(config, p) for p in asked) else [])

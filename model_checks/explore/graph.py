@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
 from model_checks.explore import collector
+from model_checks.explore.defects import RegenerationDiverged
 from model_checks.explore.distributed_common import LevelProgress
 from model_checks.explore.moves import (
     Action,
@@ -73,7 +74,7 @@ from model_checks.explore.moves import (
     StateChecks,
     Successor,
 )
-from model_checks.explore.search_core import break_watch, moves_for, stored_moves
+from model_checks.explore.search_core import Reductions, break_watch, moves_for, stored_moves
 from spec.designs.base import DEFAULT_DESIGN
 
 Groups = tuple[tuple[str, ...], ...]
@@ -83,20 +84,22 @@ Groups = tuple[tuple[str, ...], ...]
 class BreakWatch(Protocol):
     """What watches a search for the breaks of the properties it stops at
     (`GraphOptions.stop_at_break`): `broken` says, at the end of a level, whether every one
-    has broken by then; `product` is what the judge reads their verdicts from after."""
+    has broken by then; `product` is what the judge reads their verdicts from after.
+    While `reads_edges()`, the search hands it each state it expands with every edge's real
+    successor and stored successor (`expanded`), so that nothing steps the spec again."""
 
     product: Any
 
     def broken(self, states: list[Any]) -> bool: ...
 
+    def reads_edges(self) -> bool: ...
+
+    def expanded(self, number: int, before: State, reals: list[State],
+                 successors: list[State]) -> None: ...
+
 
 class StateLimitExceeded(Exception):
     """The graph has more states than the resource limit allows."""
-
-
-class RegenerationDiverged(AssertionError):
-    """A state rebuilt along its stored path does not have the fingerprint it was stored
-    with: a defect (the spec or a reduction is not deterministic), never a verdict."""
 
 
 _CACHED_STATES = 4096
@@ -145,9 +148,10 @@ class Graph:
     `GraphOptions.stop_at_break` had broken (`early_stop`; the graph is then incomplete);
     None: it did not stop there."""
     early_product: Any = field(default=None, repr=False, compare=False)
-    """The product with the monitors of `GraphOptions.stop_at_break`, searched on the fly up
-    to where the search stopped at their breaks (`early_stop`): the judge reads their
-    verdicts from it, as a search of the product of the stopped graph would give them."""
+    """The product with the monitors of `GraphOptions.stop_at_break` (or
+    `GraphOptions.monitored`), searched on the fly up to where the search stopped at their
+    breaks (`early_stop`) or ended: the judge finishes it (`run`) and reads their verdicts
+    from it, as a search of the product of the graph would give them."""
     checks: StateChecks | None = field(default=None, repr=False, compare=False)
     """The state properties checked on every state as the search numbered it (None: none;
     the judge then checks them in passes over `states`). Not part of the graph: two graphs
@@ -462,7 +466,11 @@ class GraphOptions:
     properties (each `early_stop.stoppable`; a state property among `checks`) has broken,
     the graph then incomplete (`Graph.stopped_at`); empty: search on. Needs `keep_states`
     where one of them is a monitored trace property. The design's own watch for breaks
-    (`search_core.break_watch`) decides when they have.
+    (`search_core.break_watch`) decides when they have. `monitored`: trace properties (each
+    `early_stop.stoppable`) whose monitors' product runs on the fly as the search goes,
+    without stopping it (`Graph.early_product`: the judge finishes it and reads their
+    verdicts there), crossing each edge from the successors the search computed; needs
+    `keep_states`; ignored with `stop_at_break`, whose product runs on the fly anyway.
 
     For the searches over a cluster only: `partitions` (None: the workers at the start) and
     `chunk_states` (the most frontier states one task expands, in the search without
@@ -481,6 +489,7 @@ class GraphOptions:
     depth_proviso: bool = True
     checks: Sequence[Any] | None = None
     stop_at_break: Sequence[Any] = ()
+    monitored: Sequence[Any] = ()
     partitions: int | None = None
     chunk_states: int = CHUNK_STATES
     progress: LevelProgress | None = None
@@ -511,6 +520,10 @@ def build(config: Any, options: GraphOptions = GraphOptions(), design: str = DEF
                                            for p in options.stop_at_break):
             raise ValueError("a monitored property stops the search only with keep_states")
         watch = break_watch(graph, options.stop_at_break)
+    elif options.monitored:
+        if not options.keep_states:
+            raise ValueError("monitors run on the fly only with keep_states")
+        watch = break_watch(graph, options.monitored, stops=False)
     with collector.paused():  # the search's objects form no cycles: `collector`
         _Search(graph, expansion, options.keep_states, watch).run()
     return graph
@@ -555,6 +568,18 @@ class _Search:
         search (the graph is then marked incomplete) or, with a `watch`, every property it
         watches has broken by the end of a level; hand the states to the graph if kept."""
         graph, numbered, lean = self.graph, self.graph.parent, not self.keep_states
+        if self.watch is not None and not lean:
+            # the watch's product reads the states as the search numbers them
+            with graph.holding_states(self.pending):
+                complete = self._levels(graph, numbered, lean)
+        else:
+            complete = self._levels(graph, numbered, lean)
+        self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
+        if self.watch is not None and graph.early_product is None:
+            graph.early_product = self.watch.product  # to finish on the whole graph
+
+    def _levels(self, graph: Graph, numbered: array[int], lean: bool) -> bool:
+        """Expand the states level by level (`run`); whether the search completed."""
         depth = graph.depth
         frontier = 0
         complete = not self._stops(0)
@@ -571,7 +596,7 @@ class _Search:
                     and depth[frontier] != depth[frontier - 1]):
                 complete = not self._stops(depth[frontier])
         self._check_upto(graph.size)
-        self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
+        return complete
 
     def _expand(self, number: int) -> bool:
         """Add every chosen edge of state `number` (and the new states they reach); False
@@ -583,7 +608,12 @@ class _Search:
         graph, pending, writer = self.graph, self.pending, self.writer
         state = pending[number - len(graph.parent) + len(pending)]
         depth = graph.depth[number] + 1  # the successors' depth
-        successors = self._chosen(state, depth - 1)
+        watch = self.watch
+        reals: list[State] | None = None
+        if watch is not None and watch.reads_edges():
+            successors, reals = self._chosen_and_reals(state, depth - 1)
+        else:
+            successors = self._chosen(state, depth - 1)
         seen, action_codes, intern_action = self.seen, writer.actions.codes, writer.actions.code
         parent, targets, codes = graph.parent, graph.edge_target, graph.edge_action
         symmetric, renaming_code = graph.symmetric, writer.renamings.code
@@ -610,6 +640,8 @@ class _Search:
             targets.append(target)
             codes.append(code)
         writer.end_edges()
+        if reals is not None and watch is not None:
+            watch.expanded(number, state, reals, [successor for _, successor, _ in successors])
         return True
 
     def _stops(self, level: int) -> bool:
@@ -647,6 +679,19 @@ class _Search:
         ready = reductions.ready(state)
         return [(action, *(known.get(action) or reductions.successor(ready, action)))
                 for action in actions]
+
+    def _chosen_and_reals(self, state: State, depth: int) -> tuple[list[Successor],
+                                                                   list[State]]:
+        """`_chosen`, and per edge its real successor (in `state`'s identities): from the
+        same application of each action where every enabled action is expanded, else with
+        the identity renaming undone."""
+        reductions = self.reductions
+        if (self.expansion.expand is None and self.expansion.max_depth is None
+                and isinstance(reductions, Reductions)):
+            return reductions.successors_and_reals(state, reductions.enabled(state))
+        made = self._chosen(state, depth)
+        return made, [successor if renaming is None else reductions.undo(successor, renaming)
+                      for _, successor, renaming in made]
 
     def _check_upto(self, end: int) -> None:
         """Check the state properties (`graph.checks`) on the states numbered from the first

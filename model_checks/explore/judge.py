@@ -178,7 +178,8 @@ def _monitored_all(graph: Graph, props: list[Property]) -> dict[str, Judgement]:
     monitors = [monitor for _, monitor in wanted]
     early = graph.early_product
     if early is not None and list(early.monitors) == monitors:
-        verdicts = early.verdicts()  # the search stopped once it met every violation
+        early.run()  # run on the fly: finished on the whole graph (a stopped one is done)
+        verdicts = early.verdicts()
     else:
         verdicts = search_product(graph, monitors)
     return {prop.id: _from_product(graph, prop, monitor, verdict)

@@ -20,10 +20,18 @@ plants a monitor that flags everything).
 Across an edge with an identity renaming, each monitor reads the real successor (the
 representative with the renaming undone) and its memory is then renamed onto the
 representative, as in the lone search. Across an edge of a graph whose key renumbers request
-slots (`Graph.slots`), each monitor reads the real successor (recomputed from the state and
-the action, once per edge of a recently expanded state: `_Joint._slot_edges`) and its memory
-is then renamed onto the stored target's rids (`slots.slot_map`, `Monitor.rename_rids`); the
-path keeps each step's rid map (`Verdict.slot_maps`).
+slots (`Graph.slots`), each monitor reads the real successor and its memory is then renamed
+onto the stored target's rids (`slots.slot_map`, `Monitor.rename_rids`); the path keeps each
+step's rid map (`Verdict.slot_maps`).
+
+What each edge's crossing needs (its observed step, identity renaming and rid map: `Crossed`)
+comes, on the fly (`early_stop`), from the search itself: as it expands a state it hands its
+successors, each computed once, to `expanded`, and the product runs on at once, so each
+edge's spec step is computed once per search. A state's crossings are remembered for the
+`REMEMBERED_STATES` states expanded last; a state reached again with other memories after
+that, or a graph searched before its product (`search_product`), has them recomputed from the
+state and the action (`_slot_edges`, on a graph with request slots renumbered) or read off the
+stored target (`Graph.real_successor`).
 """
 
 from __future__ import annotations
@@ -51,8 +59,7 @@ Crossed = tuple[Step, "Renaming | None", "SlotMap | None"]
 """An edge as the monitors cross it on a graph with request slots renumbered (`_slot_edges`)."""
 
 REMEMBERED_STATES = 4096
-"""How many states' crossed edges the search remembers on a graph with request slots
-renumbered (the oldest forgotten first)."""
+"""How many states' crossed edges the product remembers (the oldest forgotten first)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,9 @@ class _Joint:
             index, memories = node
             before = states[index]
             edges = graph.edge_range(index)
-            crossed = self._slot_edges(index, before) if slots else None
+            crossed = self._crossed.get(index)
+            if crossed is None and slots:
+                crossed = self._slot_edges(index, before)
             for k in edges:
                 action, target, renaming, moved = actions[codes[k]], targets[k], None, None
                 if crossed is not None:
@@ -128,30 +137,54 @@ class _Joint:
                     came[successor] = (node, action, renaming, moved)
                     queue.append(successor)
 
+    def expanded(self, index: int, before: State, reals: Sequence[State],
+                 successors: Sequence[State]) -> None:
+        """The search has just expanded state `index` (`before`): per edge, in order, its
+        real successor (in `before`'s names) and the successor it stored or looked up (the
+        representative, before its request slots are renumbered). Its crossings are
+        remembered and the product runs on up to the first node whose state is not
+        expanded yet (`run(expanded_only=True)`)."""
+        self._remember(index, self._crossings(index, before, reals, successors))
+        self.run(expanded_only=True)
+
     def _slot_edges(self, index: int, before: State) -> list[Crossed]:
-        """Per edge of state `index` (`before`) of a graph with request slots renumbered: the
-        step to its real successor (recomputed from the state and the action, in `before`'s
-        names), the edge's identity renaming and the rid map onto the stored target's rids.
-        Remembered for the `REMEMBERED_STATES` states expanded last: a state reached with
-        other memories is expanded again, mostly soon after."""
-        known = self._crossed.get(index)
-        if known is not None:
-            return known
+        """The crossings of state `index` (`before`) of a graph with request slots renumbered,
+        its real successors recomputed from the state and each action (the search did not
+        hand them, or they are forgotten), remembered."""
         graph = self.graph
-        actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
-        states, symmetric, config = graph.states, graph.symmetric, graph.config
+        actions, codes = graph.actions, graph.edge_action
         # slots are the LRU design's reduction: its graph's moves are its `Reductions`
         reductions, edges = cast("Reductions", graph.reductions()), graph.edge_range(index)
-        renamed_step = reductions.renamed_step
-        crossed: list[Crossed] = []
+        renamed_step, symmetric = reductions.renamed_step, graph.symmetric
+        reals, named = [], []
         for k in edges:
-            action = actions[codes[k]]
-            real = renamed_step(before, action)  # in `before`'s names
+            real = renamed_step(before, actions[codes[k]])  # in `before`'s names
             renaming = graph.renaming(index, k - edges.start) if symmetric else None
-            # the slots are ordered in the stored state's names
-            named = real if renaming is None else rename_state(real, dict(renaming))
-            crossed.append((observe(before, action, real), renaming,
-                            slot_map(config, named, states[targets[k]])))
+            reals.append(real)
+            named.append(real if renaming is None else rename_state(real, dict(renaming)))
+        return self._remember(index, self._crossings(index, before, reals, named))
+
+    def _crossings(self, index: int, before: State, reals: Sequence[State],
+                   successors: Sequence[State]) -> list[Crossed]:
+        """Per edge of state `index` (`before`): the step to its real successor (`reals`),
+        the edge's identity renaming and, on a graph with request slots renumbered, the rid
+        map from the successor in the stored state's identities (`successors`) onto the
+        stored target (None where the target is that very state)."""
+        graph = self.graph
+        actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
+        states, symmetric, slots, config = graph.states, graph.symmetric, graph.slots, graph.config
+        edges, crossed = graph.edge_range(index), []
+        for k, real, named in zip(edges, reals, successors, strict=True):
+            action = actions[codes[k]]
+            renaming = graph.renaming(index, k - edges.start) if symmetric else None
+            moved = None
+            if slots:
+                stored = states[targets[k]]
+                moved = None if stored is named else slot_map(config, named, stored)
+            crossed.append((observe(before, action, real), renaming, moved))
+        return crossed
+
+    def _remember(self, index: int, crossed: list[Crossed]) -> list[Crossed]:
         if len(self._crossed) >= REMEMBERED_STATES:
             del self._crossed[next(iter(self._crossed))]  # the oldest entry
         self._crossed[index] = crossed

@@ -137,6 +137,20 @@ class Reductions:
                                                groups))
                 for action in actions]
 
+    def successors_and_reals(self, state: State, actions: Sequence[Action]
+                             ) -> tuple[list[Successor], list[State]]:
+        """`successors`, and per action its real successor (`renamed_step`: processing ids
+        renamed only, in `state`'s identities), from one application of each action: what a
+        search hands the monitors' product running on the fly (`early_stop`)."""
+        config, rename_pids, groups = self.config, self.rename_pids, self.groups
+        ready = cleared(state)
+        reals = [rename_pids(action.apply(config, ready)) for action in actions]
+        if not groups:
+            return [(action, real, None)
+                    for action, real in zip(actions, reals, strict=True)], reals
+        return [(action, *canonical_identities(real, groups))
+                for action, real in zip(actions, reals, strict=True)], reals
+
     def expand(self, state: State) -> list[Successor]:
         """Every enabled action of `state` with its successor, in `enabled`'s order."""
         return self.successors(state, enabled(self.config, state))
@@ -173,10 +187,10 @@ def _unchanged(state: State) -> State:
     return state
 
 
-def break_watch(graph: Graph, asked: Sequence[Property]) -> BreakWatch:
+def break_watch(graph: Graph, asked: Sequence[Property], stops: bool = True) -> BreakWatch:
     """The LRU design's watch for the breaks of `asked` as its search goes (`early_stop`:
     state properties as they are numbered, L1-L3 by their monitors' product run on the
-    fly)."""
+    fly); with `stops` false, it only runs their product and never stops the search."""
     from model_checks.explore.early_stop import BreakWatch  # it reads the graph's type
 
-    return BreakWatch(graph, asked)
+    return BreakWatch(graph, asked, stops)

@@ -9,11 +9,12 @@ one), a stop while one asked property is unbroken, and a stop where L4 is asked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
 
-from model_checks.explore import early_stop
+from model_checks.explore import early_stop, search_core
 from model_checks.explore.early_stop import stoppable
 from model_checks.explore.forgetting_agreement import matrix_instances
 from model_checks.explore.graph import Graph, GraphOptions, build
@@ -21,7 +22,20 @@ from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Judgement, ReplayDisagrees, Status, judge_all
 from model_checks.explore.state_checks import state_properties
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
-from spec import V0, V2, V3, Config, Property, State, TraceError, Variant, by_id, lemmas, registry
+from spec import (
+    V0,
+    V2,
+    V3,
+    Action,
+    Config,
+    Property,
+    State,
+    TraceError,
+    Variant,
+    by_id,
+    lemmas,
+    registry,
+)
 
 LIMIT = 60_000
 SAMPLE = [(V2, ("D7",)), (V3, ("D2",)), (V2, ("D3",))]
@@ -210,3 +224,113 @@ def test_stopping_at_the_break_agrees_on_every_matrix_cell(label: str) -> None:
 def test_stopping_at_the_break_agrees_on_every_spec_mutant(mutant: Mutant) -> None:
     result = compare(mutant.witness_config())
     assert result.agrees, (mutant.name, result.disagreements)
+
+
+# -- the product on the fly reads the search's successors -----------------------------------
+
+
+def _counting_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count every action the LRU design's successor function applies (one entry per call:
+    the number of actions it stepped)."""
+    calls: list[int] = []
+    reductions = search_core.Reductions
+    for name in ("successors", "successors_and_reals"):
+        real = getattr(reductions, name)
+
+        def counted(self: search_core.Reductions, state: State, actions: list[Action],
+                    real: Callable[..., object] = real) -> object:
+            calls.append(len(actions))
+            return real(self, state, actions)
+
+        monkeypatch.setattr(reductions, name, counted)
+    for name in ("successor", "renamed_step"):
+        one = getattr(reductions, name)
+
+        def counted_one(self: search_core.Reductions, state: State, action: Action,
+                        one: Callable[..., object] = one) -> object:
+            calls.append(1)
+            return one(self, state, action)
+
+        monkeypatch.setattr(reductions, name, counted_one)
+    return calls
+
+
+def _l2_early(slots: bool) -> Graph:
+    prop = by_id("L2")
+    return build(_three_requests(V3, ("D2",)),
+                 GraphOptions(max_states=LIMIT, forget=slots, slots=slots, checks=[],
+                              stop_at_break=[prop]))
+
+
+@pytest.mark.parametrize("slots", [False, True], ids=["plain", "slots"])
+def test_each_edge_is_stepped_once_per_search(monkeypatch: pytest.MonkeyPatch,
+                                              slots: bool) -> None:
+    """With the product on the fly, the spec steps each edge the search takes once: the
+    product crosses it from the successors the search computed."""
+    calls = _counting_steps(monkeypatch)
+    graph = _l2_early(slots)
+    assert graph.stopped_at is not None and graph.steps_taken > 0
+    assert sum(calls) == graph.steps_taken
+
+
+def test_a_product_that_steps_again_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Known-bad: a watch that reads no edges from the search leaves the product to step the
+    spec again on a graph with request slots renumbered, and the count says so."""
+    calls = _counting_steps(monkeypatch)
+    monkeypatch.setattr(early_stop.BreakWatch, "reads_edges", lambda watch: False)
+    graph = _l2_early(slots=True)
+    assert sum(calls) > graph.steps_taken
+
+
+@pytest.mark.parametrize("slots", [False, True], ids=["plain", "slots"])
+def test_the_product_fed_by_the_search_is_the_one_that_steps_again(
+        monkeypatch: pytest.MonkeyPatch, slots: bool) -> None:
+    """The same stop, states, product verdicts (paths, rid maps, premises) and judgements,
+    with the search's successors handed to the product and with the product recomputing
+    them; every monitored property that breaks here asked at once."""
+    config = _three_requests(V3, ("D2",))
+    asked = [p for p in registry() if p.id in ("L1", "L2")]
+
+    def run() -> tuple[object, ...]:
+        graph = build(config, GraphOptions(max_states=LIMIT, forget=slots, slots=slots,
+                                           checks=[], stop_at_break=asked))
+        verdicts = graph.early_product.verdicts()
+        judged = judge_all(graph, only=frozenset(p.id for p in asked))
+        return (graph.size, graph.stopped_at, list(graph.edge_target), verdicts,
+                [(j.property_id, j.status, j.reason, j.actions) for j in judged])
+
+    fed = run()
+    monkeypatch.setattr(early_stop.BreakWatch, "reads_edges", lambda watch: False)
+    assert run() == fed
+    assert all(v.steps is not None for v in fed[3])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("slots", [False, True], ids=["plain", "slots"])
+def test_monitors_run_on_the_fly_without_stopping_judge_as_after_the_search(
+        monkeypatch: pytest.MonkeyPatch, slots: bool) -> None:
+    """`GraphOptions.monitored`: the product runs as the search goes, never stops it, and
+    the judge finishes it: the same graph and every judgement as the product searched after
+    the whole graph, with each edge stepped once."""
+    config = _three_requests(V3, ("D2",))
+    monitored = [p for p in registry() if p.state_check is None and stoppable(config, p)]
+    assert monitored
+    calls = _counting_steps(monkeypatch)
+    on_the_fly = build(config, GraphOptions(max_states=LIMIT, forget=slots, slots=slots,
+                                            monitored=monitored))
+    assert on_the_fly.complete and on_the_fly.stopped_at is None
+    assert sum(calls) == on_the_fly.steps_taken
+    after = build(config, GraphOptions(max_states=LIMIT, forget=slots, slots=slots))
+    assert after.early_product is None and on_the_fly.early_product is not None
+    assert list(on_the_fly.edge_target) == list(after.edge_target)
+
+    def judged(graph: Graph) -> list[tuple[object, ...]]:
+        return [(j.property_id, j.status, j.reason, j.actions) for j in judge_all(graph)]
+
+    assert judged(on_the_fly) == judged(after)
+
+
+def test_a_watch_that_never_stops_takes_no_state_property() -> None:
+    """Bad input: a state property given to the monitors run on the fly."""
+    config = _three_requests(V3, ("D2",))
+    with pytest.raises(ValueError, match="monitors only"):
+        build(config, GraphOptions(max_states=LIMIT, monitored=[by_id("H1")]))

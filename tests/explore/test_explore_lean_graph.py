@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.explore.graph import Graph, GraphOptions, RegenerationDiverged, build
+from model_checks.explore.defects import RegenerationDiverged
+from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.judge import Judgement, Status, judge_all
 from model_checks.kernel.instance import REUSED
