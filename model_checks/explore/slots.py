@@ -47,7 +47,13 @@ import dataclasses
 from collections.abc import Hashable, Sequence
 
 from model_checks.explore.canonical import canonical
-from model_checks.explore.forgetting import ended, forgetting_key, outcome_class
+from model_checks.explore.forgetting import (
+    ended,
+    forgetting_key,
+    media_forgotten,
+    media_read,
+    outcome_class,
+)
 from spec import Action, Config, State
 from spec.state import Delivery, Message, Reply, Request, Served
 
@@ -65,7 +71,9 @@ def slot_order(config: Config, state: State) -> tuple[int, ...]:
 
 
 def _summary(request: Request) -> tuple[object, ...]:
-    """What orders live requests: fields that name no rid and compare as plain values."""
+    """What orders live requests: fields that name no rid and compare as plain values (the
+    media flags as the key keeps them, `forgetting.media_read`)."""
+    request = media_read(request)
     outcome = request.outcome
     return (request.stage.value, "" if outcome is None else outcome.value, request.retries,
             request.front_end, tuple((i.identity, i.version, i.has_data) for i in request.items),
@@ -77,10 +85,11 @@ def slots_key(config: Config, state: State) -> Hashable:
     live requests renumbered in `slot_order`."""
     if state.fault is not None:
         return forgetting_key(config, state)
+    state = media_forgotten(state)
     order = slot_order(config, state)
     requests = state.requests
     if len(order) == len(requests) and all(rid == n for n, rid in enumerate(order)):
-        return state  # nothing ended, nothing to move: the state itself, as forgetting's key
+        return state  # nothing ended, nothing to move: as forgetting's key
     live = {old: new for new, old in enumerate(order)}
     classes = frozenset(outcome_class(r) for r in requests if r.rid not in live)
     renamed = renumber(state, live, tuple(requests[old] for old in order))
