@@ -29,7 +29,7 @@ a time with new states ranked by discovery key and every edge written at the end
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting import forgetting_key
@@ -110,9 +110,15 @@ class Reductions:
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:
         """`state`'s representative under both reductions, and the identity renaming that
-        maps it there (None: none)."""
+        maps it there (None: none). With `forget`, the renaming is the one that puts the
+        state's key in canonical form (`key_state`), so that states whose keys differ only
+        by a permutation of interchangeable identities are deduplicated together."""
         state = self.rename_pids(state)
-        return canonical_identities(state, self.groups) if self.groups else (state, None)
+        if not self.groups:
+            return state, None
+        return canonical_identities(state, self.groups,
+                                    key_state(self.config, state, self.slots)
+                                    if self.forget else None)
 
     def start(self) -> State:
         """The initial state's representative: state 0 of every search."""
@@ -135,6 +141,9 @@ class Reductions:
         ready = cleared(state)
         if not groups:
             return [(action, rename_pids(action.apply(config, ready)), None)
+                    for action in actions]
+        if self.forget:
+            return [(action, *self.canonical(action.apply(config, ready)))
                     for action in actions]
         return [(action, *canonical_identities(rename_pids(action.apply(config, ready)),
                                                groups))
@@ -160,6 +169,14 @@ class Reductions:
     def default_checks(self) -> tuple[Property, ...]:
         """Every state property the judge would check (`state_checks.state_properties`)."""
         return state_properties(self.config)
+
+
+def key_state(config: Config, state: State, slots: bool) -> State:
+    """The state part of `state`'s deduplication key (`slots.slots_key` if `slots`, else
+    `forgetting.forgetting_key`): what identity symmetry puts in canonical form under
+    forgetting (`Reductions.canonical`)."""
+    key = slots_key(config, state) if slots else forgetting_key(config, state)
+    return key if isinstance(key, State) else cast("State", key[0])  # type: ignore[index]
 
 
 def cleared(state: State) -> State:
