@@ -39,12 +39,16 @@ from model_checks.explore.fingerprint import canonical_text
 from model_checks.explore.forgetting import (
     ended,
     media_forgotten,
-    media_read,
     outcome_class,
 )
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.search_core import Reductions
-from model_checks.explore.slots import rename_action, renumber, slot_order
+from model_checks.explore.slots import (
+    delivery_forgotten,
+    rename_action,
+    renumber,
+    slot_order,
+)
 from model_checks.explore.state_checks import state_properties
 from model_checks.explore.symmetry import Groups, rename_state
 from spec import Config, Property, State
@@ -126,10 +130,12 @@ class _Signatures:
 
 def exact_slots_key(config: Config, state: State, groups: Groups) -> str:
     """The least text of the slots key's content over every order of the live requests and
-    every permutation of the interchangeable identities: the same for every state of one
+    every permutation of the interchangeable identities (the last delivery forgotten as the
+    key forgets it, `slots.delivery_forgotten`): the same for every state of one
     class of the slots key's relation, whatever ties the key breaks by rid or name order.
     A faulted state is renumbered too (its fault's text kept as it is): the key keeps its
     rids (fewer merges), but it has no successors, so only its properties tell it apart."""
+    state, broken = delivery_forgotten(config, media_forgotten(state))
     gone = ended(config, state)
     requests = state.requests
     live = [r for r in requests if r.rid not in gone]
@@ -137,11 +143,10 @@ def exact_slots_key(config: Config, state: State, groups: Groups) -> str:
     renamings = _products(groups)
     best = None
     for order in itertools.permutations(live):
-        moved = renumber(media_forgotten(state), {r.rid: n for n, r in enumerate(order)},
-                         [media_read(r) for r in order])
+        moved = renumber(state, {r.rid: n for n, r in enumerate(order)}, order)
         for names in renamings:
             text = _text((canonical(rename_state(moved, names) if names else moved),
-                          len(requests), classes))
+                          len(requests), classes, broken))
             if best is None or text < best:
                 best = text
     assert best is not None

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, cast
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting import forgetting_key
 from model_checks.explore.moves import DesignMoves, Moves, Successor
-from model_checks.explore.slots import slots_key
+from model_checks.explore.slots import cleared, slots_key
 from model_checks.explore.state_checks import state_properties
 from model_checks.explore.symmetry import (
     Groups,
@@ -177,11 +177,6 @@ def key_state(config: Config, state: State, slots: bool) -> State:
     forgetting (`Reductions.canonical`)."""
     key = slots_key(config, state) if slots else forgetting_key(config, state)
     return key if isinstance(key, State) else cast("State", key[0])  # type: ignore[index]
-
-
-def cleared(state: State) -> State:
-    """`state` with its last delivery cleared: what every action applies to (`spec.step`)."""
-    return state if state.last_delivery is None else state.evolve(last_delivery=None)
 
 
 def pids_renaming(reduce: bool) -> Callable[[State], State]:
