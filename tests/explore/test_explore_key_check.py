@@ -6,14 +6,17 @@ two reductions their keys gained are sound:
   key;
 - identity symmetry on the key (`search_core.Reductions.canonical`): under forgetting, the
   identity renaming is read off the key's state, so keys that differ by a permutation of
-  interchangeable identities merge.
+  interchangeable identities merge;
+- the last delivery forgotten by the slots key (`slots.delivery_forgotten`), which keeps the
+  state properties it breaks.
 
 On a sample of instances and on every spec mutant's witness, the key check finds no
 conflict and the verdict comparison (`forgetting_agreement.compare`) agrees with the search
 without forgetting; `-m slow`: on every matrix cell's first CI instance, both. Planted
-unsound versions of both reductions (the media flags of a request P0 has not handled
-forgotten; the key put in canonical form without renaming the stored state and its edges)
-are caught by the key check, where the verdict comparison passes them."""
+unsound versions of the three (the media flags of a request P0 has not handled forgotten;
+the key put in canonical form without renaming the stored state and its edges; the delivery
+cleared without its breaks) are caught by the key check, where the verdict comparison
+passes the first (checked here) and, on the samples tried, the other two."""
 
 from __future__ import annotations
 
@@ -94,6 +97,15 @@ def test_the_key_put_in_canonical_form_without_renaming_the_state_is_caught(
     config = _three_requests(V3, ("D2",))
     assert check_key(config, LIMIT).conflicts
     assert check_key(config, LIMIT, slots=True).conflicts
+
+
+def test_the_last_delivery_forgotten_with_its_breaks_is_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the slots key clears the last delivery without keeping which state properties
+    it breaks (S1, S3's freshness and H1 read it)."""
+    monkeypatch.setattr(slots, "delivery_forgotten",
+                        lambda config, state: (slots.cleared(state), frozenset()))
+    assert check_key(_three_requests(V3, ("D2",)), LIMIT, slots=True).conflicts
 
 
 def test_a_check_that_merged_nothing_does_not_pass() -> None:
