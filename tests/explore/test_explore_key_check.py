@@ -108,6 +108,17 @@ def test_the_last_delivery_forgotten_with_its_breaks_is_caught(
     assert check_key(_three_requests(V3, ("D2",)), LIMIT, slots=True).conflicts
 
 
+def test_the_number_of_requests_forgotten_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: a slots key without the number of requests (`Submit`'s bound reads it), which
+    the verdict comparison passes on the sampled instances."""
+    def planted(config: Config, state: State) -> object:
+        key = slots.slots_key(config, state)
+        return key if not isinstance(key, tuple) else (key[0], 0, *key[2:])
+
+    monkeypatch.setattr(search_core, "slots_key", planted)
+    assert check_key(_three_requests(V3, ("D2",)), LIMIT, slots=True).conflicts
+
+
 def test_a_check_that_merged_nothing_does_not_pass() -> None:
     result = check_key(_three_requests(V3, ("D2",)), 1)  # the initial state alone
     assert result.merged == 0 and not result.conflicts and not result.sound
