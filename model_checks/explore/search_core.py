@@ -10,8 +10,10 @@ design is searched through `moves.DesignMoves`, without any).
   which `enabled` has just made), then the processing renaming (`canonical`), then, where
   identities are interchangeable, identity symmetry (`symmetry`), which also gives the
   renaming it applied. With `forget`, its `fingerprint` is that of the state's key with
-  ended requests forgotten (`forgetting`), not of the state itself; with `slots` too, that
-  of the key with the live requests' slots renumbered (`slots`).
+  ended requests and unread media flags forgotten (`forgetting`), not of the state itself;
+  with `slots` too, that of the key with the live requests' slots renumbered and the last
+  delivery forgotten (`slots`); and identity symmetry's renaming is read off that key's
+  state (`key_state`), so that keys differing only by a permutation merge.
 
 What stays with each search, and why. Which actions of a state are expanded (every enabled
 one; the partial-order reduction's choice under the cycle proviso; none at a depth bound) is
