@@ -25,7 +25,19 @@ What the properties and monitors read of an ended request:
   message is sent; an ended request sends nothing again, so what it owes is never judged;
 - no other property or monitor reads a request that no message, reply or delivery names.
 
-So the key (`forgetting_key`) is the state with its ended requests dropped (the unfinished
+Unread media flags forgotten too. Whether the client sent an item's media (`ClientItem.has_data`)
+is read only by P0 handling the attempt: `process_attempt` reads every item's flag (a missed
+item without media is a client error), and the update reads the flag of an item probed as a
+hit (`work.processed` None) that it has not updated yet (V3's late miss). Once P0 has
+processed an item or updated it, and for every item once the attempt is sent (`IN_FLIGHT`) or
+done, no step reads the flag again before `Retry` overwrites it (a resend carries every
+item's media), and no property or monitor reads it (L1 reads whether a *wire* item carries
+data). So the key sets such flags to True (`media_forgotten`): two states that differ only
+there enable the same actions (`Submit` names the new request's items only), step to states
+that differ only there again, and are judged alike.
+
+So the key (`forgetting_key`) is, with unread media flags forgotten, the state with its ended
+requests dropped (the unfinished
 ones keep their rids) and the processings only they held forgotten (the processing renaming
 of `canonical.py`, applied again after the drop), with the number of requests and the set of
 ended outcome classes. Two states with equal keys have the same enabled actions, the
@@ -42,10 +54,10 @@ lengths with the unforgetting search on a sample of cells and on spec mutants;
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 from model_checks.explore.canonical import canonical
-from spec import Config, Outcome, State
+from spec import ClientItem, Config, Outcome, State
 from spec.state import Request, Stage
 
 
@@ -63,9 +75,11 @@ def ended(config: Config, state: State) -> frozenset[int]:
 
 
 def forgetting_key(config: Config, state: State) -> Hashable:
-    """The key `state` is deduplicated on: `state` itself when no request has ended, else
-    (the state without its ended requests, processings renamed again; the number of
-    requests; the ended outcome classes)."""
+    """The key `state` is deduplicated on: with unread media flags forgotten
+    (`media_forgotten`), the state itself when no request has ended, else (the state without
+    its ended requests, processings renamed again; the number of requests; the ended outcome
+    classes)."""
+    state = media_forgotten(state)
     gone = ended(config, state)
     if not gone:
         return state
@@ -73,6 +87,43 @@ def forgetting_key(config: Config, state: State) -> Hashable:
     kept = tuple(r for r in requests if r.rid not in gone)
     classes = frozenset(outcome_class(requests[rid]) for rid in gone)
     return canonical(state.evolve(requests=kept)), len(requests), classes
+
+
+def media_forgotten(state: State) -> State:
+    """`state` with every media flag no step reads again set to True (module docstring);
+    `state` itself when there is none."""
+    requests = state.requests
+    kept = tuple(map(media_read, requests))
+    if all(new is old for new, old in zip(kept, requests, strict=True)):
+        return state
+    return state.evolve(requests=kept)
+
+
+def media_read(request: Request) -> Request:
+    """`request` with the media flags of its items that no step reads again set to True:
+    all of them once the attempt is sent or done; before, those of the items P0 processed
+    or updated already (`process_attempt` reads every flag while the attempt is
+    `SUBMITTED`). `request` itself when nothing changes."""
+    items = request.items
+    if all(item.has_data for item in items):
+        return request
+    stage = request.stage
+    if stage is Stage.SUBMITTED:
+        return request
+    work = request.work
+    if stage is Stage.IN_FLIGHT or stage is Stage.DONE:
+        unread: Sequence[int] = range(len(items))
+    elif work is None:
+        return request  # not a stage P0 leaves without its work: keep every flag
+    else:
+        updated = set(work.order[:work.done])
+        unread = [i for i, pid in enumerate(work.processed) if pid is not None or i in updated]
+    if all(items[i].has_data for i in unread):
+        return request
+    gone = set(unread)
+    return request.evolve(items=tuple(
+        ClientItem(item.identity, item.version, True) if i in gone else item
+        for i, item in enumerate(items)))
 
 
 def _final(config: Config, request: Request) -> bool:

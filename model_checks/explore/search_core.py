@@ -10,8 +10,10 @@ design is searched through `moves.DesignMoves`, without any).
   which `enabled` has just made), then the processing renaming (`canonical`), then, where
   identities are interchangeable, identity symmetry (`symmetry`), which also gives the
   renaming it applied. With `forget`, its `fingerprint` is that of the state's key with
-  ended requests forgotten (`forgetting`), not of the state itself; with `slots` too, that
-  of the key with the live requests' slots renumbered (`slots`).
+  ended requests and unread media flags forgotten (`forgetting`), not of the state itself;
+  with `slots` too, that of the key with the live requests' slots renumbered and the last
+  delivery forgotten (`slots`); and identity symmetry's renaming is read off that key's
+  state (`key_state`), so that keys differing only by a permutation merge.
 
 What stays with each search, and why. Which actions of a state are expanded (every enabled
 one; the partial-order reduction's choice under the cycle proviso; none at a depth bound) is
@@ -29,12 +31,12 @@ a time with new states ranked by discovery key and every edge written at the end
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting import forgetting_key
 from model_checks.explore.moves import DesignMoves, Moves, Successor
-from model_checks.explore.slots import slots_key
+from model_checks.explore.slots import cleared, slots_key
 from model_checks.explore.state_checks import state_properties
 from model_checks.explore.symmetry import (
     Groups,
@@ -107,9 +109,15 @@ class Reductions:
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:
         """`state`'s representative under both reductions, and the identity renaming that
-        maps it there (None: none)."""
+        maps it there (None: none). With `forget`, the renaming is the one that puts the
+        state's key in canonical form (`key_state`), so that states whose keys differ only
+        by a permutation of interchangeable identities are deduplicated together."""
         state = self.rename_pids(state)
-        return canonical_identities(state, self.groups) if self.groups else (state, None)
+        if not self.groups:
+            return state, None
+        return canonical_identities(state, self.groups,
+                                    key_state(self.config, state, self.slots)
+                                    if self.forget else None)
 
     def start(self) -> State:
         """The initial state's representative: state 0 of every search."""
@@ -132,6 +140,9 @@ class Reductions:
         ready = cleared(state)
         if not groups:
             return [(action, rename_pids(action.apply(config, ready)), None)
+                    for action in actions]
+        if self.forget:
+            return [(action, *self.canonical(action.apply(config, ready)))
                     for action in actions]
         return [(action, *canonical_identities(rename_pids(action.apply(config, ready)),
                                                groups))
@@ -173,9 +184,12 @@ class Reductions:
         return state_properties(self.config)
 
 
-def cleared(state: State) -> State:
-    """`state` with its last delivery cleared: what every action applies to (`spec.step`)."""
-    return state if state.last_delivery is None else state.evolve(last_delivery=None)
+def key_state(config: Config, state: State, slots: bool) -> State:
+    """The state part of `state`'s deduplication key (`slots.slots_key` if `slots`, else
+    `forgetting.forgetting_key`): what identity symmetry puts in canonical form under
+    forgetting (`Reductions.canonical`)."""
+    key = slots_key(config, state) if slots else forgetting_key(config, state)
+    return key if isinstance(key, State) else cast("State", key[0])  # type: ignore[index]
 
 
 def pids_renaming(reduce: bool) -> Callable[[State], State]:

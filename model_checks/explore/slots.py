@@ -44,11 +44,19 @@ cell.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Hashable, Sequence
 
 from model_checks.explore.canonical import canonical
-from model_checks.explore.forgetting import ended, forgetting_key, outcome_class
-from spec import Action, Config, State
+from model_checks.explore.forgetting import (
+    ended,
+    forgetting_key,
+    media_forgotten,
+    media_read,
+    outcome_class,
+)
+from model_checks.explore.state_checks import state_properties
+from spec import Action, Config, Property, State
 from spec.state import Delivery, Message, Reply, Request, Served
 
 SlotMap = tuple[tuple[int, int], ...]
@@ -57,15 +65,18 @@ its rid: the map also says which requests are live)."""
 
 
 def slot_order(config: Config, state: State) -> tuple[int, ...]:
-    """The live rids (not `ended`) in canonical order: by each record's name-free summary
+    """The live rids (not `ended` once the last delivery is cleared, as the key reads them:
+    `delivery_forgotten`) in canonical order: by each record's name-free summary
     (`_summary`), ties in rid order."""
-    gone = ended(config, state)
+    gone = ended(config, cleared(state))
     live = [r for r in state.requests if r.rid not in gone]
     return tuple(r.rid for r in sorted(live, key=_summary))
 
 
 def _summary(request: Request) -> tuple[object, ...]:
-    """What orders live requests: fields that name no rid and compare as plain values."""
+    """What orders live requests: fields that name no rid and compare as plain values (the
+    media flags as the key keeps them, `forgetting.media_read`)."""
+    request = media_read(request)
     outcome = request.outcome
     return (request.stage.value, "" if outcome is None else outcome.value, request.retries,
             request.front_end, tuple((i.identity, i.version, i.has_data) for i in request.items),
@@ -77,14 +88,41 @@ def slots_key(config: Config, state: State) -> Hashable:
     live requests renumbered in `slot_order`."""
     if state.fault is not None:
         return forgetting_key(config, state)
+    state, broken = delivery_forgotten(config, media_forgotten(state))
     order = slot_order(config, state)
     requests = state.requests
-    if len(order) == len(requests) and all(rid == n for n, rid in enumerate(order)):
-        return state  # nothing ended, nothing to move: the state itself, as forgetting's key
+    if (not broken and len(order) == len(requests)
+            and all(rid == n for n, rid in enumerate(order))):
+        return state  # nothing ended, nothing to move, nothing broken: the state
     live = {old: new for new, old in enumerate(order)}
     classes = frozenset(outcome_class(r) for r in requests if r.rid not in live)
     renamed = renumber(state, live, tuple(requests[old] for old in order))
-    return canonical(renamed), len(requests), classes
+    return canonical(renamed), len(requests), classes, broken
+
+
+def delivery_forgotten(config: Config, state: State) -> tuple[State, frozenset[str]]:
+    """`state` with its last delivery cleared, and the state properties it breaks (empty
+    without a delivery: then `state` itself). No step reads the last delivery (every step
+    clears it first); the state properties read it (S1, S3's freshness, H1, the tag lemmas),
+    so the key keeps which of them break; the L1-L3 monitors read it on the step into the
+    state, which the product search on these keys observes on the real successor it
+    recomputes (`product.py`), never on the stored state."""
+    if state.last_delivery is None:
+        return state, frozenset()
+    broken = frozenset(p.id for p in _checked(config)
+                       if p.state_check is not None and p.state_check(config, state))
+    return state.evolve(last_delivery=None), broken
+
+
+@functools.lru_cache(maxsize=8)
+def _checked(config: Config) -> tuple[Property, ...]:
+    return state_properties(config)
+
+
+def cleared(state: State) -> State:
+    """`state` with its last delivery cleared: what every action applies to (`spec.step`),
+    and what the slots key keeps of it (`delivery_forgotten`)."""
+    return state if state.last_delivery is None else state.evolve(last_delivery=None)
 
 
 def renumber(state: State, live: dict[int, int], kept: Sequence[Request]) -> State:

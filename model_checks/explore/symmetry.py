@@ -80,12 +80,18 @@ def interchangeable(config: Config) -> Groups:
     return tuple(tuple(group) for group in by_sizes.values() if len(group) > 1)
 
 
-def canonical_identities(state: State, groups: Groups) -> tuple[State, Renaming | None]:
+def canonical_identities(state: State, groups: Groups, guide: State | None = None
+                         ) -> tuple[State, Renaming | None]:
     """The representative of `state` under the groups' permutations, and the renaming that
-    maps `state` onto it (None when it is `state` itself)."""
+    maps `state` onto it (None when it is `state` itself). The renaming is the one that
+    puts `guide` (None: `state`) in canonical form: with the deduplication key of ended
+    requests forgotten, the key's state (`search_core.Reductions.canonical`), so that two
+    states whose keys differ only by a permutation get one key. Any permutation of the
+    groups gives a sound representative (the argument above holds for each); the guide only
+    decides which, and so how many classes merge."""
     if not groups or state.fault is not None:
         return state, None
-    met = _first_met(state, groups)
+    met = _first_met(state if guide is None else guide, groups)
     moved: list[tuple[str, str]] = []
     for group in groups:
         order = [i for i in met if i in group]
