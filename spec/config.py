@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from spec.drift import Drift
+from spec.values import init_values
 from spec.variants import V3, Variant
 
 _T = TypeVar("_T")
@@ -30,6 +31,10 @@ class Content:
     identity: str
     version: int = 0
 
+    def __reduce__(self) -> tuple[type[Content], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
 
 @dataclass(frozen=True, slots=True)
 class ItemSize:
@@ -38,6 +43,10 @@ class ItemSize:
     content: Content
     shadow_bytes: int
     receiver_bytes: int
+
+    def __reduce__(self) -> tuple[type[ItemSize], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,10 @@ class Config:
     _derived: dict[str, object] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
+
+    def __reduce__(self) -> tuple[type[Config], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     def __post_init__(self) -> None:
         _validate(self)

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from spec.values import init_values
+
 
 class Drift(enum.Enum):
     """One drift source (docs/drift.md). The value is its id; `effect` says what it does."""
@@ -128,6 +130,10 @@ class Needs:
     configured: str = ""
     """The `Config` fields that make the source exist, in words (empty: an event source)."""
 
+    def __reduce__(self) -> tuple[type[Needs], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
     def __or__(self, other: Needs) -> Needs:
         """What an instance with both sources needs: the larger count, either flag."""
         return Needs(
@@ -200,6 +206,10 @@ class Environment:
     `drift` gives the spec's members. Build it with `of` or `parse`, which order it."""
 
     sources: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Environment], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     @classmethod
     def of(cls, ids: Iterable[str | Drift]) -> Environment:

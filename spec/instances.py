@@ -33,6 +33,7 @@ from typing import Any
 
 from spec.config import Config, Content, ItemSize
 from spec.drift import Drift, Needs, needs_of
+from spec.values import init_values
 from spec.variants import Variant
 
 NEED_FLAGS = frozenset(f.name for f in fields(Needs) if f.type in ("bool", bool))
@@ -56,6 +57,10 @@ class Instance:
     front_ends: int = 1
     engines: int = 1
     duplicates: bool = False
+
+    def __reduce__(self) -> tuple[type[Instance], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     def config(self, variant: Variant, drift: frozenset[Drift]) -> Config:
         """This instance as the spec's configuration for `variant` under `drift` (the spec
@@ -97,6 +102,10 @@ class Cut:
     max_retries: int | None = None
     retries: int | None = None
 
+    def __reduce__(self) -> tuple[type[Cut], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
     def __post_init__(self) -> None:
         for name in ("identities", *self.bounds(), "max_retries", "retries"):
             value = getattr(self, name)
@@ -118,6 +127,10 @@ class Grown:
     identity: str
     need: str
 
+    def __reduce__(self) -> tuple[type[Grown], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
     def __post_init__(self) -> None:
         _check_need(self.need)
 
@@ -132,6 +145,10 @@ class Sized:
     receiver_bytes: int
     need: str = ""
     unless: str = ""
+
+    def __reduce__(self) -> tuple[type[Sized], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     def __post_init__(self) -> None:
         for need in (self.need, self.unless):
@@ -166,6 +183,10 @@ class Family:
     grown: tuple[Grown, ...] = ()
     sizes: tuple[Sized, ...] = ()
     duplicates: bool = False
+
+    def __reduce__(self) -> tuple[type[Family], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     def config(self, variant: Variant, drift: frozenset[Drift]) -> Config:
         """This family's configuration for `variant` under `drift`."""

@@ -9,6 +9,7 @@ from spec.config import Config
 from spec.machine import initial, step
 from spec.state import State
 from spec.transitions import Action, InvalidAction
+from spec.values import init_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,12 +17,20 @@ class Step:
     action: Action
     state: State  # the state after the action
 
+    def __reduce__(self) -> tuple[type[Step], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Trace:
     config: Config
     initial: State
     steps: tuple[Step, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Trace], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     @property
     def final(self) -> State:

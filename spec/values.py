@@ -56,3 +56,13 @@ def quick_init(cls: type[_T]) -> type[_T]:
     init.__annotations__ = dict(cls.__init__.__annotations__)  # what introspection reads
     setattr(cls, "__init__", init)  # noqa: B010  (mypy refuses assigning to a method)
     return cls
+
+
+def init_values(value: object) -> tuple[object, ...]:
+    """The values of `value`'s `__init__` fields, in order: calling its class on them rebuilds
+    an equal value. The `__reduce__` of the frozen dataclasses that cross processes by pickle
+    returns their class and these: mypyc's own unpickling of a compiled (native) frozen
+    dataclass sets each field on the object, which its frozen `__setattr__` refuses
+    (`tests/spec/test_spec_pickle.py` round-trips a sample of every such class)."""
+    return tuple(getattr(value, f.name) for f in dataclasses.fields(value)  # type: ignore[arg-type]
+                 if f.init)

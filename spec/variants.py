@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, fields, replace
 
+from spec.values import init_values
+
 
 class LruFlaw(enum.Enum):
     """How an LRU may deviate from `spec.lru`'s semantics. `NONE` is the correct LRU."""
@@ -84,6 +86,10 @@ class Variant:
     # after that payload, which is the order P0 updated them in. False is the mutant that
     # resolves every reference first: that reference then misses at every attempt.
     references_after_own_payload: bool = True
+
+    def __reduce__(self) -> tuple[type[Variant], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     def __repr__(self) -> str:
         return _REPR_BY_VALUE.get(self, _field_repr(self))

@@ -65,11 +65,11 @@ class Phase:
     named: NamedCheck | None = None
     """With `Output.EXPECTED`: the instance, property and variant the phase searches."""
     compiled: bool = False
-    """Whether the phase runs on the compiled build where it is fresh (`jobs.run`): only a
-    phase whose work stays in one process. A sweep's tasks and results cross processes by
-    pickle, and the compiled spec's frozen dataclasses (`Variant`, `Config`, the actions) do
-    not unpickle (their frozen `__setattr__` refuses the state), so the sweeps run
-    interpreted."""
+    """Whether the phase runs on the compiled build where it is fresh (`jobs.run`): a named
+    instance's search, and the main job's sweeps whose records on the build were compared
+    equal with the interpreted ones (`benchmarks/compare_records.py`). A sweep's tasks and
+    results cross processes by pickle, which the spec's values survive on the build too
+    (`tests/spec/test_spec_pickle.py`)."""
 
     @property
     def command(self) -> str:
@@ -77,14 +77,14 @@ class Phase:
         return self.argv[0]
 
 
-def checker(*argv: str) -> Phase:
+def checker(*argv: str, compiled: bool = False) -> Phase:
     """A checker that writes verdict records (`simulate`, `prove`, `conform`, `mutants`)."""
-    return Phase(argv)
+    return Phase(argv, compiled=compiled)
 
 
-def explore(*arguments: str) -> Phase:
+def explore(*arguments: str, compiled: bool = False) -> Phase:
     """The matrix explorer: verdict records, cross-checked with the phases before it."""
-    return Phase(("explore", *arguments), cross_check=True)
+    return Phase(("explore", *arguments), cross_check=True, compiled=compiled)
 
 
 def lattice(*arguments: str) -> Phase:
@@ -136,9 +136,9 @@ expected to break because the project's answer says so (`model_checks.answers`),
 phase fails where the search does not find the break (`jobs.expected`)."""
 
 MAIN_JOB: tuple[Phase, ...] = (
-    checker("simulate", "--profile", "ci", "--no-mutants"),
+    checker("simulate", "--profile", "ci", "--no-mutants", compiled=True),
     checker("prove", *PROVE_MAIN_ENVIRONMENTS),
-    explore("--profile", "ci"),
+    explore("--profile", "ci", compiled=True),
     *DEEP_BREAKS,
     checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     lattice("--check"),
@@ -153,7 +153,8 @@ at the ci profile; nightly: `simulate --profile nightly` and `mutants`) and conf
 two processes (`tests/conform/test_conform_remote.py`; nightly: `conform --processes 2`).
 `prove` keeps its default depth 6 here: at depth 4 a group with a deep counterexample can cost
 more, not less (one incremental solver asked other assumptions), while the small groups save
-under half a second each."""
+under half a second each. The matrix's explorer and Hypothesis's sweep run on the compiled
+build where it is fresh (`Phase.compiled`), as the named instances' searches do."""
 
 PAIR_ENV_ARGUMENTS: tuple[str, ...] = tuple(
     argument for env in PAIR_ENVIRONMENTS

@@ -5,9 +5,10 @@ exit codes, which code ran and the records file, within `WIDTH` columns. Worst e
 
 Where the compiled build of spec/ and the explorer's per-state modules is fresh
 (`kernel.compiled_build`: built by `scripts/compile-spec` from the sources the job runs), each
-phase that may (`Phase.compiled`: a named instance's one search) runs on it, in a process of
-its own (`python -m model_checks` with the build first on the path), its standard output and
-error in its details file; every other phase runs in the job's process, on the interpreted
+phase that may (`Phase.compiled`: a named instance's search, the main job's matrix explorer
+and Hypothesis sweep) runs on it, in a process of its own (`python -m model_checks` with the
+build first on the path), its standard output and error in its details file; every other
+phase runs in the job's process, on the interpreted
 packages, as every phase does without a fresh build. A stale build never runs: the summary
 says which code ran and why.
 """
@@ -258,7 +259,9 @@ def code_run(build: BuildStatus, phases: Sequence[Phase]) -> str:
     if not build.fresh or not on_build:
         return f"every phase {build.words()}" if not build.fresh else "every phase interpreted"
     rest = "; the others interpreted" if on_build < len(phases) else ""
-    return f"{on_build} phase(s) (named instances' searches) {build.words()}{rest}"
+    kinds = dict.fromkeys("named instances' searches" if phase.named else phase.command
+                          for phase in phases if phase.compiled)
+    return f"{on_build} phase(s) ({', '.join(kinds)}) {build.words()}{rest}"
 
 
 def cpu_seconds() -> float:

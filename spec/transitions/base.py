@@ -16,6 +16,7 @@ from typing import ClassVar, TypeVar
 from spec.config import Config
 from spec.drift import Drift
 from spec.state import State
+from spec.values import init_values
 
 
 class InvalidAction(ValueError):
@@ -40,6 +41,10 @@ class Described:
 class Action(Described):
     """Base of all actions. Subclasses are frozen dataclasses whose fields are the arguments;
     `describe` states each one's label and drift sources."""
+
+    def __reduce__(self) -> tuple[type[Action], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
 
     def guard(self, config: Config, state: State) -> bool:
         raise NotImplementedError

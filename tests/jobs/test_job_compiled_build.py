@@ -14,6 +14,7 @@ import pytest
 
 from model_checks import cli
 from model_checks.jobs import phases as jobs
+from model_checks.jobs import run
 from model_checks.jobs.phases import checker, expected
 from model_checks.kernel import compiled_build
 from model_checks.kernel.compiled_build import BuildStatus, status
@@ -125,3 +126,15 @@ def test_a_stale_build_never_runs_and_the_summary_says_why(
     assert "code run: every phase interpreted: the build in x is stale (spec/a.py changed)" in (
         " ".join(out.split()))
     assert "interpreted: the build in x is stale" in err
+
+
+def test_the_main_job_runs_its_explorer_and_hypothesis_sweep_on_a_fresh_build(
+        tmp_path: Path) -> None:
+    """The phases whose records on the build were compared equal with the interpreted ones
+    (`Phase.compiled`), named in the `code run:` line; `prove` and the rest interpreted."""
+    marked = [phase.argv[:3] for phase in jobs.MAIN_JOB if phase.compiled and not phase.named]
+    assert marked == [("simulate", "--profile", "ci"), ("explore", "--profile", "ci")]
+    assert not any(phase.compiled for phase in jobs.MAIN_JOB if phase.command == "prove")
+    line = run.code_run(BuildStatus(tmp_path, True), jobs.MAIN_JOB)
+    assert line.startswith("4 phase(s) (simulate, explore, named instances' searches) "
+                           "compiled: ") and line.endswith("; the others interpreted")
