@@ -7,6 +7,9 @@ decoded, replayed trace."""
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
 import pytest
 
 from model_checks.conform.lockstep import Disagreement, Driving, run_actions
@@ -95,7 +98,10 @@ def test_a_state_spacer_finds_reachable_comes_back_as_a_replayed_trace() -> None
     (`bmc._violation`)."""
     cell = SmtCell(CRASHES, ("D1",), "S3", Expectation.HOLDS, "mutant")
     smt_run = SmtRun(2, BMC_RLIMIT, prove=ProveOptions(chc_rlimit=60_000_000))
-    (outcome,), _ = run_group([cell], smt_run)
+    # In a fresh process, as measured: the units Spacer spends depend on the terms z3's
+    # context already holds, and a test worker's context holds what earlier tests built.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        (outcome,), _ = pool.submit(run_group, [cell], smt_run).result()
     assert isinstance(outcome.result, Violated) and outcome.result.depth == 5
     assert outcome.status == "mismatch"  # the claim was wrong, and the runner says so
     actions = [s.action for s in outcome.result.trace.steps]
