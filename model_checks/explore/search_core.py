@@ -159,7 +159,9 @@ class Reductions:
         if not groups:
             return [(action, real, None)
                     for action, real in zip(actions, reals, strict=True)], reals
-        return [(action, *canonical_identities(real, groups))
+        forget, slots = self.forget, self.slots
+        return [(action, *canonical_identities(
+                    real, groups, key_state(config, real, slots) if forget else None))
                 for action, real in zip(actions, reals, strict=True)], reals
 
     def expand(self, state: State) -> list[Successor]:

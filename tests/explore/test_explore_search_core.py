@@ -4,6 +4,8 @@ and edges a search reads back."""
 
 from __future__ import annotations
 
+import pytest
+
 from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
@@ -24,6 +26,23 @@ def test_the_successors_are_the_step_then_both_reductions() -> None:
                                                    groups))
                     for action in enabled(config, state)]
         assert reductions.expand(state) == expected
+
+
+@pytest.mark.parametrize(("forget", "slots"), [(False, False), (True, False), (True, True)])
+def test_the_successors_handed_to_the_product_are_the_search_s(forget: bool, slots: bool
+                                                               ) -> None:
+    """`successors_and_reals` (what a search hands the monitors' product) gives the same
+    successors and renamings as `successors`, under every key: a copy that drifted (the
+    identity renaming not read off the key under forgetting) would number other states."""
+    config = explore_config(V1, ("D6",), max_requests=2)
+    reductions = Reductions.of(config, True, None, forget, slots)
+    assert reductions.groups, "the instance has interchangeable identities"
+    graph = build(config, GraphOptions(max_states=300))
+    for state in graph.states:
+        actions = enabled(config, state)
+        found, reals = reductions.successors_and_reals(state, actions)
+        assert found == reductions.successors(state, actions)
+        assert reals == [reductions.renamed_step(state, action) for action in actions]
 
 
 def test_without_reductions_the_successors_are_the_steps() -> None:
