@@ -10,7 +10,8 @@ design's spec itself (`python -m model_checks explore`).
   deduplication key (`forgetting`, checked against the search without it by
   `forgetting_agreement`), on top of it opt-in request slots renumbered (`slots`, checked
   the same way) and opt-in partial-order reduction (`reduction/`: stubborn sets);
-  `fingerprint` names a state across processes;
+  `fingerprint` names a state across processes; `defects` holds the errors that mean the
+  explorer itself is wrong (interpreted, so the modules that raise them compile);
 - judging: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
   `early_stop` stops a search at the end of the level where every asked property has broken

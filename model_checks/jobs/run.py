@@ -145,12 +145,13 @@ def _run_phase(run: PhaseRun, parts: Path, verbose: bool, build: BuildStatus) ->
             else:
                 part = build_parser(phase.command).parse_args(argv)
                 code = part.run(part)
-    found = read_records(part_json) if part_json.exists() else []
+    with_records = phase.output in (Output.RECORDS, Output.EXPECTED)  # not a lattice's JSON
+    found = read_records(part_json) if with_records and part_json.exists() else []
     if phase.output is Output.EXPECTED:
         assert phase.named is not None, "an EXPECTED phase names its instance"
         named = judge(phase.named, code, found, read_figures(part_json), load_answers())
         return PhaseResult(code if code == EXIT_USAGE else named.code, [], named)
-    return PhaseResult(code, found if phase.output is Output.RECORDS else [])
+    return PhaseResult(code, found)
 
 
 def _in_process_of_its_own(argv: list[str], build: BuildStatus, stream: TextIO) -> int:

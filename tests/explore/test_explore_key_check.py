@@ -1,4 +1,4 @@
-"""The forgetting searches' keys are bisimulations (`model_checks.explore.key_check`), and the
+"""The forgetting searches' keys are bisimulations (`tests/explore/key_check.py`), and the
 two reductions their keys gained are sound:
 
 - unread media flags forgotten (`forgetting.media_read`): a flag no step reads again (once P0
@@ -28,12 +28,12 @@ from model_checks.explore.forgetting import media_forgotten, media_read
 from model_checks.explore.forgetting_agreement import compare, matrix_instances
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.key_check import check_key
 from model_checks.explore.search_core import Reductions
 from model_checks.explore.symmetry import canonical_identities
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import V1, V3, ClientItem, Config, Outcome, State, Variant
 from spec.state import P0Work, Request, Stage
+from tests.explore.key_check import check_key
 
 LIMIT = 30_000
 SAMPLE = [(V3, ("D2",)), (V1, ("D6",))]
