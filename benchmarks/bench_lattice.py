@@ -20,7 +20,8 @@ import time
 
 from model_checks.explore.exploration import antichain_minimal
 from model_checks.explore.lattice import BREAKS, EnvTask, LatticeRequest, search
-from model_checks.explore.lattice_instance import LRU_LATTICE, Rung, drift_order
+from model_checks.explore.lattice_instance import Rung, drift_order
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_report import summarise
 
 

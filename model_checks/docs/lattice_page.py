@@ -145,7 +145,7 @@ def _provers(entry: dict[str, Any]) -> str:
 
 def _argued(entry: dict[str, Any]) -> bool:
     """Every instance is settled by an argument from proofs (a prover named as an argument,
-    `lattice_command.FIRST_RESEND`), not by a solver's proof of the property itself."""
+    `lattice_lru.FIRST_RESEND`), not by a solver's proof of the property itself."""
     provers = entry.get("proved_by") or ()
     return bool(provers) and all("argument" in c for c in provers)
 

@@ -24,7 +24,8 @@ design's spec itself (`python -m model_checks explore`).
   builder's family, `instance_command` searches it and prints each verdict with its instance;
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
   minimal environments that break it, over any design's `LatticeDesign` (the LRU design's,
-  `lattice_instance.LRU_LATTICE`: its instance family and how one environment climbs it), with
+  `lattice_lru.LRU_LATTICE`: how one environment climbs its instance family,
+  `lattice_instance`, and what its command reads), with
   the profiles of `lattice_profiles`, every checker's replayed breaks (`evidence`), the
   monotonicity lemma checked on each witness (`monotone`), the environments decided for every
   instance (`every_instance`) and the report (`lattice_report`, over any design too);

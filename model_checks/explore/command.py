@@ -61,6 +61,7 @@ from model_checks.explore.lattice_command import (
     run_lattice,
     rung_bounds,
 )
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.kernel.cells import Agreement, agreement
 from model_checks.kernel.environment_arg import (
     MATRIX_SOURCES,
@@ -180,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             print("error: --distributed applies to the matrix cells, not --lattice",
                   file=sys.stderr)
             return EXIT_USAGE
-        return run_lattice(args)
+        return run_lattice(args, LRU_LATTICE)
     lattice_only = (args.sources, args.max_size, args.evidence, args.resume, args.items,
                     args.reused_bytes)
     if any(o is not None for o in lattice_only) or args.parametric or args.no_explore or (

@@ -5,7 +5,7 @@ instance ladder, on a monotone instance family (broken under (E, r) implies brok
 every rung above r; holding under (E, r) implies holding below E at every rung below r). What
 it reads of the design is a `LatticeDesign`: its property ids, how one environment climbs the
 ladder (`LatticeDesign.explore`, run on the shared executor) and what holds before any
-exploration (`LatticeDesign.seeds`); the LRU design's is `lattice_instance.LRU_LATTICE`, over
+exploration (`LatticeDesign.seeds`); the LRU design's is `lattice_lru.LRU_LATTICE`, over
 its family and ladder. Per variant:
 
 1. the top (every source on) is explored first: a property that holds there, on a complete
@@ -213,7 +213,7 @@ class Proof:
 
 class LatticeDesign(Protocol[R]):
     """What the search reads of one design, declared by the design's lattice (the LRU
-    design's: `lattice_instance.LRU_LATTICE`). Picklable: the executor's workers receive it
+    design's: `lattice_lru.LRU_LATTICE`). Picklable: the executor's workers receive it
     with each exploration."""
 
     def property_ids(self) -> tuple[str, ...]:

@@ -17,6 +17,12 @@ done in parts. FILE is written gzip-compressed when its name ends in `.gz`
 
 Exit codes: 0 the lattice was searched (undecided environments are listed, not failures);
 1 no environment was explored, or a witness does not lift (a defect); 2 usage error.
+
+The command is the same for every design that declares its lattice
+(`LatticeCommandDesign`: the LRU design's is `lattice_lru.LRU_LATTICE`): the design turns
+the options into a request (its ladder, variants and sources), reads a kept ladder's rungs
+back, gives its all-instance proofs and other checkers' breaks, and checks each witness
+before it is written.
 """
 
 from __future__ import annotations
@@ -26,36 +32,24 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from model_checks.executor import ClusterError
-from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import (
     EnvOutcome,
     Knowledge,
+    LatticeDesign,
     LatticeRequest,
-    Leg,
     Proof,
+    R,
     search,
 )
-from model_checks.explore.lattice_instance import (
-    LRU_LATTICE,
-    Rung,
-    drift_order,
-    ladder,
-    lattice_config,
-)
-from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
-from model_checks.explore.monotone import lift_failure
 from model_checks.kernel import itf, result_files
-from model_checks.kernel.cells import cell_label
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
-from model_checks.kernel.trace_file import replay_data, write_trace
-from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import ALL_DRIFT, VARIANTS, TraceError, by_id, run, variant_named
 from spec.drift import Environment
 
 EXIT_FAILED = EXIT_MISMATCH
@@ -63,7 +57,59 @@ EXIT_FAILED = EXIT_MISMATCH
 
 DEFAULT_JSON = Path("build/explore/lattice.json")
 DEFAULT_OUT = Path("build/explore/lattice")
-ALL_SOURCES = drift_order(d.value for d in ALL_DRIFT)
+
+
+
+
+class LatticeDefect(AssertionError):
+    """What the run established contradicts itself: a witness does not replay or lift
+    (`WitnessDefect`), or an all-instance proof covers a break; exit 1."""
+
+
+class WitnessDefect(LatticeDefect):
+    """A minimal set's trace does not replay, or does not lift to the top environment."""
+
+
+class LatticeCommandDesign(LatticeDesign[R], Protocol[R]):
+    """What the lattice command reads of one design, beyond what the search reads: the
+    request its options describe, a kept ladder's rungs, its all-instance proofs and other
+    checkers' breaks, and each witness checked before it is written. Declared per design
+    (the LRU design's: `lattice_lru.LRU_LATTICE`)."""
+
+    def request(self, args: argparse.Namespace) -> LatticeRequest[R]:
+        """The variants, sources, ladder and legs the options ask for (`--profile`,
+        `--variant`, `--sources`, `--max-size`, the rung bounds, `--jobs`); a
+        `LatticeUsageError` (or ValueError) if one is bad."""
+        ...
+
+    def rung(self, data: Mapping[str, Any]) -> R:
+        """A rung of a kept ladder, read back from `write_outcomes`' `asdict`."""
+        ...
+
+    def proofs(self) -> tuple[Proof, ...]:
+        """The all-instance proofs `--parametric` seeds the search with."""
+        ...
+
+    def evidence(self, paths: Sequence[Path]) -> list[Break]:
+        """Every other checker's breaks under `paths`, replayed (`--evidence`)."""
+        ...
+
+    def every_instance(self, entry: dict[str, Any], proofs: Sequence[Proof],
+                       sources: Sequence[str]) -> dict[str, Any] | None:
+        """With `--parametric`: which environments of `sources` the entry's breaks and the
+        proofs decide for every instance (None: nothing to say); `LatticeDefect` if a proof
+        covers a break."""
+        ...
+
+    def witness_stem(self, variant: str, drift: Sequence[str], prop: str) -> str:
+        """The name of a witness's file, without its suffix."""
+        ...
+
+    def check_witness(self, request: LatticeRequest[R], variant: str, prop: str,
+                      drift: Sequence[str], data: dict[str, Any]) -> list[str]:
+        """`WitnessDefect` unless the trace is a witness of `prop` under `drift` the search
+        may stand on; else its notes for the report."""
+        ...
 
 
 def add_lattice_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,68 +186,37 @@ class LatticeUsageError(ValueError):
     """Bad arguments: one line on stderr, exit 2."""
 
 
-def lattice_request(args: argparse.Namespace) -> LatticeRequest[Rung]:
-    """The request the arguments describe; `LatticeUsageError` (or ValueError) if bad."""
-    profile = LATTICE_PROFILES[args.profile]
-    size, limit = profile.max_size, profile.max_states
+def lattice_request(args: argparse.Namespace, design: LatticeCommandDesign[R]
+                    ) -> LatticeRequest[R]:
+    """The request the arguments describe (`design.request`, after the checks every design
+    shares); `LatticeUsageError` (or ValueError) if bad."""
     if args.environment is not None:
         raise LatticeUsageError("--environment picks matrix cells; with --lattice use --sources")
-    if args.cross_check is not None:
+    if getattr(args, "cross_check", None) is not None:
         raise LatticeUsageError("--cross-check judges matrix cells; it does not apply to "
                                 "--lattice")
     if args.jobs < 1:
         raise LatticeUsageError(f"--jobs must be >= 1, got {args.jobs}")
-    variants = tuple(args.variant or [v.name for v in VARIANTS])
-    for name in variants:
-        variant_named(name)
-    sources = ALL_SOURCES
-    if args.sources is not None:
-        sources = Environment.parse(args.sources).sources
-    if args.max_size is not None:
-        if args.max_size < 0:
-            raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
-        size = args.max_size
-    bounds: dict[str, Any] = dict(rung_bounds(args))
-    if getattr(args, "duplicates", False):
-        bounds["duplicates"] = True
-    for field, option, value in (("max_items", "--items", args.items),
-                                 ("reused_bytes", "--reused-bytes", args.reused_bytes)):
-        if value is not None:
-            if value < 1:
-                raise LatticeUsageError(f"{option} must be >= 1, got {value}")
-            bounds[field] = value
-    limit = args.max_states or limit
-    top = replace(profile.top, **bounds)
-    # the family's own fields (items, the second contents' size) are the same at every rung
-    base = replace(profile.base, **{k: v if k in FAMILY_FIELDS
-                                    else min(v, getattr(profile.base, k))
-                                    for k, v in bounds.items()})
-    deep = profile.deep if "max_requests" not in bounds else 0
-    rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
-    legs: tuple[Leg, ...] = ()
-    first_top = next(i for i, r in enumerate(rungs) if r.max_requests == top.max_requests)
-    if deep > top.max_requests and set(profile.deep_with) <= set(sources):
-        legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
-                    frozenset(profile.deep_with)),)
-    return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, LRU_LATTICE,
-                          limit, args.jobs, args.dask, legs, first_top=first_top)
+    if args.max_size is not None and args.max_size < 0:
+        raise LatticeUsageError(f"--max-size must be >= 0, got {args.max_size}")
+    return design.request(args)
 
 
-def run_lattice(args: argparse.Namespace) -> int:
-    """Search the lattice the arguments ask for, write its JSON and witnesses, print its
-    table and one line of figures; the exit code (module docstring)."""
+def run_lattice(args: argparse.Namespace, design: LatticeCommandDesign[R]) -> int:
+    """Search `design`'s lattice the arguments ask for, write its JSON and witnesses, print
+    its table and one line of figures; the exit code (module docstring)."""
     try:
-        request = lattice_request(args)
-        evidence = [b for b in collect_evidence(args.evidence or [])
+        request = lattice_request(args, design)
+        evidence = [b for b in design.evidence(args.evidence or [])
                     if set(b.environment) <= set(request.sources)
                     and b.variant in request.variants]
-        earlier = read_outcomes(args.resume, request) if args.resume else ()
+        earlier = read_outcomes(args.resume, request, design) if args.resume else ()
     except ValueError as error:
         return _usage(error)
     if args.no_explore and not earlier:
         return _usage("--no-explore needs --resume FILE with kept outcomes")
     request = replace(request, earlier=earlier, explore=not args.no_explore,
-                      proofs=parametric_proofs() if args.parametric else ())
+                      proofs=design.proofs() if args.parametric else ())
     started, cpu_before = time.perf_counter(), _cpu()
     before = earlier_wall(args.resume)
 
@@ -218,9 +233,9 @@ def run_lattice(args: argparse.Namespace) -> int:
     out = args.out if args.out != Path("build/explore/counterexamples") else DEFAULT_OUT
     try:
         if args.parametric:
-            _decide_every_instance(entries, request)
-        write_witnesses(request, known, entries, out, evidence)
-    except (ProofContradicted, WitnessDefect) as error:
+            _decide_every_instance(entries, request, design)
+        write_witnesses(request, design, known, entries, out, evidence)
+    except LatticeDefect as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     outcomes = [o for k in known.values() for o in k.explored]
@@ -255,7 +270,7 @@ class RunTiming:
     cpu_before: float
 
 
-def _run_figures(args: argparse.Namespace, request: LatticeRequest[Rung],
+def _run_figures(args: argparse.Namespace, request: LatticeRequest[R],
                  outcomes: list[EnvOutcome], timing: RunTiming, evidence: int
                  ) -> dict[str, Any]:
     """The run every entry records (`run`): command, profile, explorations, states, wall and
@@ -278,7 +293,7 @@ def _run_figures(args: argparse.Namespace, request: LatticeRequest[Rung],
     }
 
 
-def _figures_line(request: LatticeRequest[Rung], outcomes: list[EnvOutcome], run: dict[str, Any],
+def _figures_line(request: LatticeRequest[R], outcomes: list[EnvOutcome], run: dict[str, Any],
                   seconds: float) -> str:
     """The run's figures in one line (the command prints it last, with where it wrote)."""
     sizes = sorted(o.states for o in outcomes)
@@ -292,12 +307,13 @@ def _figures_line(request: LatticeRequest[Rung], outcomes: list[EnvOutcome], run
             f"{run['evidence']} replayed breaks of other checkers")
 
 
-def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest[Rung]) -> None:
-    """Per S1-S3, H1 and L1-L3 entry, which of the 2^n environments the replayed breaks and the
-    all-instance proofs decide for every instance (`every_instance.decided`), in the entry's
+def _decide_every_instance(entries: list[dict[str, Any]], request: LatticeRequest[R],
+                           design: LatticeCommandDesign[R]) -> None:
+    """Per entry, which of the 2^n environments the replayed breaks and the all-instance
+    proofs decide for every instance (`design.every_instance`), in the entry's
     `every_instance` key."""
     for entry in entries:
-        answer = decided(entry, request.proofs, request.sources)
+        answer = design.every_instance(entry, request.proofs, request.sources)
         if answer is not None:
             entry["every_instance"] = answer
 
@@ -333,60 +349,7 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
-def collect_evidence(paths: list[Path]) -> list[Break]:
-    """Every other checker's break, replayed (`model_checks.explore.evidence`)."""
-    if not paths:
-        return []
-    from model_checks.explore.evidence import gather
-
-    return gather(paths)
-
-
-def parametric_proofs() -> tuple[Proof, ...]:
-    """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
-    S1, S3 and H1 under their largest provable environments; `parametric_liveness`: L1-L3
-    likewise); a certificate rejected gives no proof."""
-    from model_checks.kernel.verdict_records import Verdict
-    from model_checks.smt.prove import parametric_goals, parametric_liveness
-
-    found = [*parametric_goals.records(), *parametric_liveness.records()]
-    proofs = tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
-                   for r in found if r.verdict is Verdict.PROVED)
-    return (*proofs, *first_resend_proofs(proofs))
-
-
-FIRST_RESEND = "the first-resend argument (model_checks/kernel/retries.py), with at least one retry"
-
-
-def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
-    """L4 for every instance with R >= 1, for each variant whose resends bypass the shadow,
-    under the widest environment where both S3 and L2 are proved (`retries.FIRST_RESEND`:
-    no crash, hang or P0 assertion, and no resend answered with a miss, so a request that
-    missed succeeds at its first resend unless that is rejected, a clear end)."""
-    from model_checks.kernel.retries import FIRST_RESEND as CLAIM
-    from spec import variant_named
-
-    derived = []
-    for name in sorted({p.variant for p in proofs}):
-        if not variant_named(name).resends_bypass_shadow:
-            continue
-        s3, l2 = ([frozenset(p.environment) for p in proofs
-                   if p.variant == name and p.property == prop] for prop in ("S3", "L2"))
-        common = [a & b for a in s3 for b in l2]
-        if common:
-            widest = max(common, key=len)
-            derived.append(Proof(name, "L4", drift_order(widest), FIRST_RESEND,
-                                 f"{CLAIM.statement}; from S3 and L2 proved for every instance"))
-    return tuple(derived)
-
-
 OUTCOMES_FORMAT = "lattice-outcomes/1"
-NARROW = {"max_items": 1, "reused_bytes": 1}
-"""The rung fields of a ladder kept before rungs had them: one item per request, every
-content 1 byte (what outcomes kept then were explored with; without `duplicates`, a rung's
-default: each identity once per request)."""
-FAMILY_FIELDS = frozenset({*NARROW, "duplicates"})
-"""The rung fields that are the family's, the same at every rung of a ladder."""
 
 
 def earlier_parts(path: Path | None) -> list[dict[str, Any]]:
@@ -414,7 +377,7 @@ def earlier_wall(path: Path | None) -> float:
         return 0.0
 
 
-def write_outcomes(path: Path, request: LatticeRequest[Rung], known: dict[str, Knowledge],
+def write_outcomes(path: Path, request: LatticeRequest[R], known: dict[str, Knowledge],
                    wall: float = 0.0) -> None:
     """Every outcome so far, with the ladder, limit and sources they were explored with, and
     the wall time of the runs that explored them."""
@@ -429,20 +392,29 @@ def write_outcomes(path: Path, request: LatticeRequest[Rung], known: dict[str, K
     data = {"format": OUTCOMES_FORMAT, "wall_seconds": round(wall, 1),
             "processes": request.processes, "variants": list(request.variants),
             "parts": [*others, this],
-            "ladder": [asdict(r) for r in request.ladder],
+            "ladder": [_rung_fields(r) for r in request.ladder],
             "max_states": request.max_states, "sources": list(request.sources),
             "outcomes": kept + [asdict(o) for k in known.values() for o in k.explored]}
     result_files.write(path, data)
 
 
-def read_outcomes(path: Path, request: LatticeRequest[Rung]) -> tuple[EnvOutcome, ...]:
+def _rung_fields(rung: object) -> dict[str, Any]:
+    """A rung's fields, as `LatticeCommandDesign.rung` reads them back (a rung is a frozen
+    dataclass)."""
+    if not is_dataclass(rung) or isinstance(rung, type):
+        raise TypeError(f"a rung is a dataclass instance, got {type(rung).__name__}")
+    return asdict(rung)
+
+
+def read_outcomes(path: Path, request: LatticeRequest[R], design: LatticeCommandDesign[R]
+                  ) -> tuple[EnvOutcome, ...]:
     """The outcomes kept in `path` (none if it does not exist yet); `LatticeUsageError` if it
     was written for another ladder, state limit or set of sources."""
     if not result_files.exists(path):
         return ()
     try:
         data = result_files.read(path)
-        ladder_then = tuple(Rung(**{**NARROW, **r}) for r in data["ladder"])
+        ladder_then = tuple(design.rung(r) for r in data["ladder"])
         same = (data["format"] == OUTCOMES_FORMAT and data["max_states"] == request.max_states
                 and tuple(data["sources"]) == request.sources)
         outcomes = tuple(
@@ -462,13 +434,9 @@ WITNESS_SUFFIX = ".json.gz"
 every reader take it as it is): a run writes hundreds of them, each state in full."""
 
 
-class WitnessDefect(AssertionError):
-    """A minimal set's trace does not replay, or does not lift to the top environment."""
-
-
 def write_witnesses(
-    request: LatticeRequest[Rung], known: dict[str, Knowledge], entries: list[dict[str, Any]],
-    out: Path, evidence: list[Break] | None = None,
+    request: LatticeRequest[R], design: LatticeCommandDesign[R], known: dict[str, Knowledge],
+    entries: list[dict[str, Any]], out: Path, evidence: list[Break] | None = None,
 ) -> None:
     """Write each entry's traces under `out`, gzip-compressed (`WITNESS_SUFFIX`), and fill
     in their paths (old files there, in either form, are removed first: the folder holds
@@ -482,50 +450,11 @@ def write_witnesses(
             wanted = TraceWanted(variant, prop, witness["drift"], witness["checker"],
                                  witness.get("source"))
             data = trace_data(known, wanted, evidence or [])
-            _check_witness(request, variant, prop, witness["drift"], data)
-            witness["notes"] = liveness_notes(data, prop)
-            path = out / f"{cell_label(variant, witness['drift'], prop)}{WITNESS_SUFFIX}"
-            write_trace(path, data)
+            witness["notes"] = design.check_witness(request, variant, prop, witness["drift"],
+                                                    data)
+            path = out / f"{design.witness_stem(variant, witness['drift'], prop)}{WITNESS_SUFFIX}"
+            itf.write_trace(path, data)
             witness["trace"] = path.as_posix()
-
-
-def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
-    """For a liveness witness: whether it is an S3 crash counted again (the same trace breaks
-    S3), and whether it depends on the retry bound (with one more retry allowed, the same
-    actions no longer break the property at that step)."""
-    if not prop.startswith("L") or "loop" in data:
-        return []
-    replayed = replay_data(data)
-    notes = []
-    crash = by_id("S3").check_trace(replayed.trace)
-    if crash is not None:
-        notes.append(f"an S3 crash (step {crash.step}) counted again")
-    config = replayed.trace.config
-    more = replace(config, max_retries=config.max_retries + 1)
-    try:
-        again = by_id(prop).check_trace(run(more, [s.action for s in replayed.trace.steps]))
-    except TraceError:
-        again = None
-    if again is None or again.step != replayed.step:
-        notes.append(f"depends on the retry bound ({config.max_retries} retries: with one "
-                     "more, the same run does not break it)")
-    return notes
-
-
-def _check_witness(request: LatticeRequest[Rung], variant: str, prop: str, drift: list[str],
-                   data: dict[str, Any]) -> None:
-    replayed = replay_data(data)
-    lasso = "loop" in data
-    if not lasso and replayed.step != replayed.recorded_step:
-        raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not break "
-                            "it on replay")
-    if itf.project(data).get("checker") != EXPLORE_LATTICE.record or not request.explore:
-        return  # evidence: replayed with every source added when it was gathered
-    top = lattice_config(variant_named(variant), request.sources, request.ladder[-1])
-    failure = lift_failure(replayed.trace.config, top, [s.action for s in replayed.trace.steps])
-    if failure is not None:
-        raise WitnessDefect(f"{variant} {'+'.join(drift)} {prop}: the trace does not lift to "
-                            f"the top environment ({failure}): the monotonicity lemma fails")
 
 
 def lattice_table(entries: list[dict[str, Any]]) -> str:

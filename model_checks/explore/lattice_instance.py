@@ -48,28 +48,17 @@ data for the one builder (`lattice_family`, a `spec.instances.Family`, with the 
 budget and, by default, its unfinished requests, retries and items per request:
 `instance.MATRIX`).
 
-`LRU_LATTICE` is what the one lattice search (`lattice.search`) reads of the LRU design: its
-properties, the climb of one environment up this family's rungs (every property judged by the
-explorer's judge, the trace properties too), and what holds before any exploration.
+The LRU design's lattice (`lattice_lru.LRU_LATTICE`) climbs this family's rungs.
 """
 
 from __future__ import annotations
 
 import string
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
-from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.judge import Status, judge_all
-from model_checks.explore.lattice import BREAKS, HOLDS, UNDECIDED, Env, EnvOutcome, EnvTask
-from model_checks.explore.state_checks import ONE_CONTENT, state_properties
-from model_checks.kernel import itf
 from model_checks.kernel.instance import MATRIX
-from model_checks.kernel.trace_file import trace_to_json
-from model_checks.kernel.verdict_records import EXPLORE_LATTICE
-from spec import Config, Content, Drift, State, Variant, environment, registry, variant_named
+from spec import Config, Content, State, Variant, environment
 from spec import drift_order as drift_order
 from spec.instances import Family, Grown, Sized
 
@@ -254,106 +243,3 @@ def describe_family(shape: Rung, variant: Variant | None = None,
         text += (f"; with D7{''.join(' and ' + d for d in skews)}, the sizes per content are "
                  f"{describe_sizes(both)}")
     return text
-
-
-NO_MISS_REPLY = {
-    "L1": "the variant sends no miss reply (a miss crashes the engine), so P0 never takes one "
-          "and no retry owes a payload",
-    "L2": "the variant sends no miss reply (a miss crashes the engine), so no retry is ever "
-          "answered with a miss",
-    "L3": "a miss crashes the engine (V0's assertion; the fault is absorbing), so no retry is "
-          "ever delivered after a miss",
-}
-"""Decided without exploring, for a variant whose P1 does not report misses
-(`Variant.reports_misses` false: V0): L1-L3 are about what follows a reported miss, and
-none ever is, in any environment. Every exploration of such a variant still judges them, and
-a break there would contradict the seed (`LatticeContradiction`); the judge calls L1 and L2
-vacuous on every complete graph (`tests/explore/test_lattice.py`)."""
-
-
-@dataclass(frozen=True)
-class LruLattice:
-    """The LRU design's lattice (`lattice.LatticeDesign`): every property of the registry,
-    judged by the explorer's judge (the trace properties too) on this module's family, rung
-    by rung; seeded with what holds without exploring."""
-
-    def property_ids(self) -> tuple[str, ...]:
-        return tuple(p.id for p in registry())
-
-    def seeds(self, sources: Sequence[str], variant: str) -> Mapping[str, Env]:
-        """S1 and S4 (`ONE_CONTENT`: the judge calls them vacuous where each identity has one
-        content) below "every source but those giving an identity a second content" (D7,
-        `Needs.versions`); L1-L3 everywhere for a variant that reports no miss."""
-        reusing = {d.value for d in Drift if d.needs.versions > 1}
-        found = {prop: frozenset(sources) - reusing for prop in ONE_CONTENT}
-        found |= {prop: frozenset(sources) for prop in NO_MISS_REPLY
-                  if self.vacuous(variant, prop)}
-        return found
-
-    def family_words(self, ladder: tuple[Rung, ...], sources: Sequence[str]) -> str:
-        """The base rung's family (`describe_family`) and, above it, whether the top rung
-        can evict for capacity."""
-        words = describe_family(ladder[0], sources=sources)
-        if len(ladder) > 1:
-            words += f"; at the top rung ({ladder[-1].words()}): {eviction(ladder[-1])}"
-        return words
-
-    def without_exploring(self, prop: str) -> str:
-        if prop in ONE_CONTENT:
-            return "holds in every environment without D7 (one content per identity)"
-        return ""
-
-    def vacuous(self, variant: str, prop: str) -> str:
-        """L1-L3 (`NO_MISS_REPLY`) for a variant that reports no miss."""
-        return "" if variant_named(variant).reports_misses else NO_MISS_REPLY.get(prop, "")
-
-    def explore(self, task: EnvTask[Rung]) -> EnvOutcome:
-        """Climb the task's rungs: build each rung's graph and judge every property on it; go
-        one rung up while the graph was complete and some wanted property still holds."""
-        started = time.perf_counter()
-        wanted = set(task.wanted or self.property_ids())
-        verdicts: dict[str, str] = {}
-        traces: dict[str, dict[str, Any]] = {}
-        rungs: dict[str, int] = {}
-        held: dict[str, int] = {}
-        per_rung: list[int] = []
-        diameter, reached, cut_at = 0, task.first - 1, None
-        for number, shape in enumerate(task.climb(), start=task.first):
-            config = lattice_config(variant_named(task.variant), task.environment, shape)
-            checks = state_properties(config, with_lemmas=False)
-            graph = build(config, GraphOptions(max_states=task.max_states, checks=checks))
-            per_rung.append(len(graph.states))
-            diameter = graph.diameter
-            for judgement in judge_all(graph, with_lemmas=False):
-                prop = judgement.property_id
-                if verdicts.get(prop) in (BREAKS, UNDECIDED):
-                    continue  # decided at a smaller rung, or undecidable above a cut one
-                if judgement.status is Status.COUNTEREXAMPLE:
-                    assert judgement.trace is not None
-                    if verdicts.get(prop) == HOLDS:
-                        held[prop] = rungs[prop]
-                    verdicts[prop], rungs[prop] = BREAKS, number
-                    data = trace_to_json(judgement.trace, property_id=prop,
-                                         step=len(judgement.actions), reason=judgement.reason,
-                                         checker=EXPLORE_LATTICE.record)
-                    if judgement.cycle_from is not None:
-                        data["loop"] = judgement.cycle_from  # ITF's lasso
-                    itf.project(data)["rung"] = shape.words()
-                    traces[prop] = data
-                elif judgement.status in (Status.PROVED, Status.VACUOUS):
-                    verdicts[prop], rungs[prop] = HOLDS, number
-                elif prop not in verdicts:
-                    verdicts[prop], rungs[prop] = UNDECIDED, number
-            if not graph.complete:
-                cut_at = number
-                break
-            reached = number
-            if not any(verdicts.get(p) == HOLDS for p in wanted):
-                break
-        return EnvOutcome(task.variant, task.environment, sum(per_rung), diameter,
-                          cut_at is None, time.perf_counter() - started, verdicts, traces,
-                          rungs, held, reached, cut_at, task.first, tuple(per_rung))
-
-
-LRU_LATTICE = LruLattice()
-"""The LRU design's lattice, as `lattice.search` reads it (`LatticeRequest.design`)."""

@@ -53,13 +53,13 @@ ALLOWED: dict[str, str] = {
         "the composed path's explicit witnesses: the configuration each runs on, widened "
         "from the ladder's (a third identity and more requests; the processor cache's D7 "
         "witness's own)",
-    "model_checks/explore/lattice_command.py::liveness_notes":
+    "model_checks/explore/lattice_lru.py::liveness_notes":
         "a liveness witness's configuration with one retry more: whether its break "
         "depends on the retry bound",
     "model_checks/explore/lattice_instance.py::describe_family":
         "a projection of one identity for describing it, never searched",
     "model_checks/explore/lattice_instance.py::ladder": "rungs, not configurations",
-    "model_checks/explore/lattice_command.py::lattice_request": "rungs, not configurations",
+    "model_checks/explore/lattice_lru.py::lattice_request": "rungs, not configurations",
     "model_checks/explore/lattice_profiles.py::<module>": "rungs, not configurations",
     "model_checks/explore/command.py::cell_ladder": "explorer shapes, not configurations",
     "model_checks/smt/results.py::_found_in": "Z3's bounds, not a configuration",

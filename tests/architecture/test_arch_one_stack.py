@@ -55,7 +55,7 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
                         "explore/search_core.py", "explore/lattice_instance.py",
-                        "explore/lattice_profiles.py", "designs/lockstep_bindings.py",
+                        "explore/lattice_lru.py", "explore/lattice_profiles.py", "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         "simulate/lru_rules.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
@@ -66,10 +66,13 @@ reductions: `explore/search_core.py` declares the LRU design's (processing renam
 identity symmetry, forgetting, slots) as the `Moves` the one explorer (`explore/graph.py`)
 searches through, and `moves_for` is the one table of them (every other design is searched
 through `explore/moves.DesignMoves`, without reductions); and a design's lattice:
-`explore/lattice_instance.py` declares the LRU design's (its instance family and ladder, how
-one environment climbs it, what holds before exploring) as the `LatticeDesign` the one
-lattice search (`explore/lattice.py`) and its report read, and `explore/lattice_profiles.py`
-the ladders it climbs per profile, as other designs declare their instances and rungs in
+`explore/lattice_instance.py` states the LRU design's instance family and ladder and
+`explore/lattice_lru.py` declares, over them, the `LatticeCommandDesign` the one lattice
+search (`explore/lattice.py`), its report and its command (`explore/lattice_command.py`)
+read: how one environment climbs the ladder, what holds before exploring, the request the
+options describe, the design's all-instance proofs and other checkers' breaks, and how a
+witness is checked before it is written; `explore/lattice_profiles.py` the ladders it climbs
+per profile, as other designs declare their instances and rungs in
 `spec/designs/`; and a design's lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
@@ -102,7 +105,6 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
-        "explore/lattice_command.py",
         "explore/liveness.py",
         "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
         "explore/partition.py", "explore/partitioned.py", "explore/product.py",
@@ -224,7 +226,8 @@ def test_no_checker_module_is_specific_to_a_design_but_the_known_ones() -> None:
 def test_the_one_explorer_and_the_design_generic_lattice_read_only_the_interface() -> None:
     found = specific()
     for name in ("explore/graph.py", "explore/moves.py", "explore/exploration.py",
-                 "explore/lattice.py", "explore/lattice_report.py", "designs/lattice.py",
+                 "explore/lattice.py", "explore/lattice_report.py",
+                 "explore/lattice_command.py", "designs/lattice.py",
                  "simulate/machine.py", "simulate/designs.py"):
         assert not any(name in modules for modules in found.values()), name
 

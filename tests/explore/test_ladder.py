@@ -24,12 +24,12 @@ from model_checks.explore.lattice import (
     seeded,
 )
 from model_checks.explore.lattice_instance import (
-    LRU_LATTICE,
     Rung,
     describe_family,
     ladder,
     lattice_config,
 )
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure

@@ -27,7 +27,8 @@ from model_checks.explore.lattice import (
     search,
     seeded,
 )
-from model_checks.explore.lattice_instance import LRU_LATTICE, Rung, lattice_config
+from model_checks.explore.lattice_instance import Rung, lattice_config
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_report import summarise
 from model_checks.explore.monotone import lift_failure
 from model_checks.kernel.trace_file import replay_file

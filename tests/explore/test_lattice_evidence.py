@@ -17,7 +17,8 @@ from model_checks.explore.lattice import (
     Proof,
     seeded,
 )
-from model_checks.explore.lattice_instance import LRU_LATTICE, Rung
+from model_checks.explore.lattice_instance import Rung
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_report import summarise
 from model_checks.kernel import itf
 

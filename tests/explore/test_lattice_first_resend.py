@@ -5,7 +5,7 @@ for a variant that reads the shadow on a resend, nothing is derived."""
 from __future__ import annotations
 
 from model_checks.explore.lattice import Proof
-from model_checks.explore.lattice_command import FIRST_RESEND, first_resend_proofs
+from model_checks.explore.lattice_lru import FIRST_RESEND, first_resend_proofs
 from spec import DRIFT_IDS
 
 EVERY = tuple(DRIFT_IDS)

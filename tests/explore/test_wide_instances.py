@@ -16,7 +16,8 @@ from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import LatticeRequest
 from model_checks.explore.lattice_command import LatticeUsageError, read_outcomes
-from model_checks.explore.lattice_instance import LRU_LATTICE, REUSED_BYTES, Rung, lattice_config
+from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
 from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import replay_file
@@ -82,9 +83,9 @@ def test_the_committed_outcomes_are_of_the_wide_family_and_refuse_a_narrow_ladde
     narrow = tuple(replace(r, max_items=1, reused_bytes=1) for r in wide)
     request = LatticeRequest(("V2",), tuple(data["sources"]), 2, ladder=wide,
                              design=LRU_LATTICE, max_states=data["max_states"])
-    assert read_outcomes(kept, request)
+    assert read_outcomes(kept, request, LRU_LATTICE)
     with pytest.raises(LatticeUsageError, match="another ladder"):
-        read_outcomes(kept, replace(request, ladder=narrow))
+        read_outcomes(kept, replace(request, ladder=narrow), LRU_LATTICE)
 
 
 def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder(
@@ -103,9 +104,9 @@ def test_outcomes_kept_before_the_family_was_widened_resume_only_a_narrow_ladder
     wide = tuple(replace(r, max_items=2, reused_bytes=REUSED_BYTES) for r in bare)
     request = LatticeRequest(("V2",), tuple(data["sources"]), 2, ladder=narrow,
                              design=LRU_LATTICE, max_states=data["max_states"])
-    assert read_outcomes(old, request)
+    assert read_outcomes(old, request, LRU_LATTICE)
     with pytest.raises(LatticeUsageError, match="another ladder"):
-        read_outcomes(old, replace(request, ladder=wide))
+        read_outcomes(old, replace(request, ladder=wide), LRU_LATTICE)
 
 
 WIDE_EVIDENCE = Path(__file__).resolve().parents[2] / "docs" / "results" / "wide-family"
