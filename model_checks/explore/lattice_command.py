@@ -1,28 +1,23 @@
 """`python -m model_checks explore --lattice --json PATH`: the drift lattice, written out.
 
-Runs `lattice.search` for the variants (`--variant`) over the subsets of the drift sources
-(`--sources`, default D1-D11) and the rungs of the profile's instance ladder (the top rung's
-bounds: `--max-requests`, `--unfinished`, `--retries`, `--identities`; the state limit per
-graph: `--max-states`; the same words as the per-cell `explore`), merges every other
-checker's replayed breaks (`--evidence RECORDS`, and the pair cells' witnesses) and Z3's
-all-instance proof (`--parametric`), writes one JSON object per variant and property
-(`--json`) and, per minimal breaking environment, its shortest counterexample in the
-replayable trace format (`--out`). Before an explorer trace is written it is lifted to the
-top environment at the top rung (`monotone.lift_failure`): the lemma the search stands on,
-checked on every witness; another checker's trace is replayed with every source added.
-`--resume FILE` keeps every exploration's outcome in FILE and starts from those already
-there (same ladder, state limit and sources; otherwise a usage error), so a long run can be
-done in parts. FILE is written gzip-compressed when its name ends in `.gz`
-(`kernel.result_files`; the committed ones are), and read in either form.
+One command for every design that declares its lattice (`LatticeCommandDesign`; the LRU
+design's is `lattice_lru.LRU_LATTICE`). Runs `lattice.search` on the request the design reads
+off the options (variants, `--variant`; drift sources, `--sources`; the rungs of the
+profile's instance ladder with the top rung's bounds, `--max-requests`, `--unfinished`,
+`--retries`, `--identities`; the state limit per graph, `--max-states`: the same words as
+the per-cell `explore`), merges the design's other checkers' replayed breaks (`--evidence
+RECORDS`) and all-instance proofs (`--parametric`), writes one JSON object per variant and
+property (`--json`) and, per minimal breaking environment, its shortest counterexample in
+the replayable trace format (`--out`), each checked by the design before it is written (the
+LRU design's: it replays, and an explorer's trace lifts to the top environment at the top
+rung, the lemma the search stands on). `--resume FILE` keeps every exploration's outcome in
+FILE and starts from those already there (same ladder, state limit and sources; otherwise a
+usage error), so a long run can be done in parts. FILE is written gzip-compressed when its
+name ends in `.gz` (`kernel.result_files`; the committed ones are), and read in either form.
 
 Exit codes: 0 the lattice was searched (undecided environments are listed, not failures);
-1 no environment was explored, or a witness does not lift (a defect); 2 usage error.
-
-The command is the same for every design that declares its lattice
-(`LatticeCommandDesign`: the LRU design's is `lattice_lru.LRU_LATTICE`): the design turns
-the options into a request (its ladder, variants and sources), reads a kept ladder's rungs
-back, gives its all-instance proofs and other checkers' breaks, and checks each witness
-before it is written.
+1 no environment was explored, or a witness or proof is a defect (`LatticeDefect`); 2 usage
+error.
 """
 
 from __future__ import annotations
