@@ -179,8 +179,44 @@ class LruLattice:
                           rungs, held, reached, cut_at, task.first, tuple(per_rung))
 
     def request(self, args: argparse.Namespace) -> LatticeRequest[Rung]:
-        """The request the options describe (`lattice_request`)."""
-        return lattice_request(args, self)
+        """The request the arguments describe: the profile's ladder (`LATTICE_PROFILES`) with
+        the bounds given (`--max-requests` ..., and the family's own fields, the same at every
+        rung: `--items`, `--reused-bytes`, `--duplicates`), the variants and sources, and the
+        profile's deeper leg; `LatticeUsageError` (or ValueError) if bad."""
+        profile = LATTICE_PROFILES[args.profile]
+        size, limit = profile.max_size, profile.max_states
+        variants = tuple(args.variant or [v.name for v in VARIANTS])
+        for name in variants:
+            variant_named(name)
+        sources = ALL_SOURCES
+        if args.sources is not None:
+            sources = Environment.parse(args.sources).sources
+        if args.max_size is not None:
+            size = args.max_size
+        bounds: dict[str, Any] = dict(rung_bounds(args))
+        if getattr(args, "duplicates", False):
+            bounds["duplicates"] = True
+        for field, option, value in (("max_items", "--items", args.items),
+                                     ("reused_bytes", "--reused-bytes", args.reused_bytes)):
+            if value is not None:
+                if value < 1:
+                    raise LatticeUsageError(f"{option} must be >= 1, got {value}")
+                bounds[field] = value
+        limit = args.max_states or limit
+        top = replace(profile.top, **bounds)
+        # the family's own fields (items, the second contents' size) are the same at every rung
+        base = replace(profile.base, **{k: v if k in FAMILY_FIELDS
+                                        else min(v, getattr(profile.base, k))
+                                        for k, v in bounds.items()})
+        deep = profile.deep if "max_requests" not in bounds else 0
+        rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
+        legs: tuple[Leg, ...] = ()
+        first_top = next(i for i, r in enumerate(rungs) if r.max_requests == top.max_requests)
+        if deep > top.max_requests and set(profile.deep_with) <= set(sources):
+            legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
+                        frozenset(profile.deep_with)),)
+        return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, self,
+                              limit, args.jobs, args.dask, legs, first_top=first_top)
 
     def rung(self, data: Mapping[str, Any]) -> Rung:
         """A rung of a kept ladder, as `write_outcomes` wrote it (a ladder kept before rungs
@@ -188,8 +224,16 @@ class LruLattice:
         return Rung(**{**NARROW, **data})
 
     def proofs(self) -> tuple[Proof, ...]:
-        """Z3's all-instance proofs, with L4 derived from them (`parametric_proofs`)."""
-        return parametric_proofs()
+        """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
+        S1, S3 and H1 under their largest provable environments; `parametric_liveness`: L1-L3
+        likewise); a certificate rejected gives no proof."""
+        from model_checks.kernel.verdict_records import Verdict
+        from model_checks.smt.prove import parametric_goals, parametric_liveness
+
+        found = [*parametric_goals.records(), *parametric_liveness.records()]
+        proofs = tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
+                       for r in found if r.verdict is Verdict.PROVED)
+        return (*proofs, *first_resend_proofs(proofs))
 
     def evidence(self, paths: Sequence[Path]) -> list[Break]:
         """Every other checker's break, replayed (`model_checks.explore.evidence`)."""
@@ -224,61 +268,8 @@ class LruLattice:
 
 
 LRU_LATTICE = LruLattice()
-"""The LRU design's lattice, as `lattice.search` reads it (`LatticeRequest.design`)."""
-
-
-def lattice_request(args: argparse.Namespace, design: LruLattice) -> LatticeRequest[Rung]:
-    """The request the arguments describe: the profile's ladder (`LATTICE_PROFILES`) with
-    the bounds given (`--max-requests` ..., and the family's own fields, the same at every
-    rung: `--items`, `--reused-bytes`, `--duplicates`), the variants and sources, and the
-    profile's deeper leg; `LatticeUsageError` (or ValueError) if bad."""
-    profile = LATTICE_PROFILES[args.profile]
-    size, limit = profile.max_size, profile.max_states
-    variants = tuple(args.variant or [v.name for v in VARIANTS])
-    for name in variants:
-        variant_named(name)
-    sources = ALL_SOURCES
-    if args.sources is not None:
-        sources = Environment.parse(args.sources).sources
-    if args.max_size is not None:
-        size = args.max_size
-    bounds: dict[str, Any] = dict(rung_bounds(args))
-    if getattr(args, "duplicates", False):
-        bounds["duplicates"] = True
-    for field, option, value in (("max_items", "--items", args.items),
-                                 ("reused_bytes", "--reused-bytes", args.reused_bytes)):
-        if value is not None:
-            if value < 1:
-                raise LatticeUsageError(f"{option} must be >= 1, got {value}")
-            bounds[field] = value
-    limit = args.max_states or limit
-    top = replace(profile.top, **bounds)
-    # the family's own fields (items, the second contents' size) are the same at every rung
-    base = replace(profile.base, **{k: v if k in FAMILY_FIELDS
-                                    else min(v, getattr(profile.base, k))
-                                    for k, v in bounds.items()})
-    deep = profile.deep if "max_requests" not in bounds else 0
-    rungs = ladder(base, replace(top, max_requests=max(top.max_requests, deep)))
-    legs: tuple[Leg, ...] = ()
-    first_top = next(i for i, r in enumerate(rungs) if r.max_requests == top.max_requests)
-    if deep > top.max_requests and set(profile.deep_with) <= set(sources):
-        legs = (Leg(min(profile.deep_size, size), len(rungs) - 1,
-                    frozenset(profile.deep_with)),)
-    return LatticeRequest(tuple(dict.fromkeys(variants)), sources, size, rungs, design,
-                          limit, args.jobs, args.dask, legs, first_top=first_top)
-
-
-def parametric_proofs() -> tuple[Proof, ...]:
-    """Z3's all-instance proofs (`parametric_goals`: S2 of every variant under every source,
-    S1, S3 and H1 under their largest provable environments; `parametric_liveness`: L1-L3
-    likewise); a certificate rejected gives no proof."""
-    from model_checks.kernel.verdict_records import Verdict
-    from model_checks.smt.prove import parametric_goals, parametric_liveness
-
-    found = [*parametric_goals.records(), *parametric_liveness.records()]
-    proofs = tuple(Proof(r.variant, r.property, tuple(r.environment), r.checker, r.detail)
-                   for r in found if r.verdict is Verdict.PROVED)
-    return (*proofs, *first_resend_proofs(proofs))
+"""The LRU design's lattice, as `lattice.search` (`LatticeRequest.design`) and
+`lattice_command.run_lattice` read it."""
 
 
 def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:

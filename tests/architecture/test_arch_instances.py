@@ -59,7 +59,7 @@ ALLOWED: dict[str, str] = {
     "model_checks/explore/lattice_instance.py::describe_family":
         "a projection of one identity for describing it, never searched",
     "model_checks/explore/lattice_instance.py::ladder": "rungs, not configurations",
-    "model_checks/explore/lattice_lru.py::lattice_request": "rungs, not configurations",
+    "model_checks/explore/lattice_lru.py::request": "rungs, not configurations",
     "model_checks/explore/lattice_profiles.py::<module>": "rungs, not configurations",
     "model_checks/explore/command.py::cell_ladder": "explorer shapes, not configurations",
     "model_checks/smt/results.py::_found_in": "Z3's bounds, not a configuration",
