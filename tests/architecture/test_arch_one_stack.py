@@ -55,7 +55,8 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
                         "explore/search_core.py", "explore/lattice_instance.py",
-                        "explore/lattice_lru.py", "explore/lattice_profiles.py", "designs/lockstep_bindings.py",
+                        "explore/lattice_lru.py", "explore/lattice_profiles.py",
+                        "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         "simulate/lru_rules.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
