@@ -14,8 +14,11 @@ import pytest
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import Proof
 from model_checks.kernel.verdict_records import Verdict
+from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
+    CERTIFICATE,
     KEY_CONFUSION,
+    ParametricInvariant,
     ParametricModel,
     ParametricRejected,
     prove,
@@ -26,7 +29,6 @@ from model_checks.smt.prove.parametric_goals import (
     BUDGET_CERTIFICATE,
     NO_FAULT_CERTIFICATE,
     OWNER_CERTIFICATE,
-    attempt,
     goals,
     ids,
     records,
@@ -34,6 +36,28 @@ from model_checks.smt.prove.parametric_goals import (
 from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant
 from tests.smt.parametric_abstraction import check_state
 from tests.smt.test_smt_crosscheck import _config, random_walk
+
+NEAREST: dict[str, tuple[ParametricInvariant, ...]] = {
+    "S1": tuple(p for p in CERTIFICATE if p.name == "served-from-one-processing"),
+    "S2": BUDGET_CERTIFICATE, "S3": NO_FAULT_CERTIFICATE,
+}
+"""The certificate `attempt` tries per property on `parametric`'s model."""
+
+
+def attempt(variant: Variant, prop: str, environment: frozenset[str]) -> str | None:
+    """Try `prop` under `environment` with the certificate nearest to it (S1: the served item
+    pairs one processing; S2: the budget certificate; S3: no fault; H1: the mirror); None if
+    proved, otherwise the query that failed (the abstraction step) or why the mirror does
+    not apply there."""
+    drifts = frozenset(Drift(d) for d in environment)
+    try:
+        if prop in parametric_mirror.PROPERTIES and prop not in NEAREST:
+            parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,))
+        else:
+            prove(ParametricModel(variant, environment=drifts), NEAREST[prop], (prop,))
+    except ParametricRejected as error:
+        return str(error)
+    return None
 
 
 def maximal_holding(minimal: Iterable[Iterable[str]],

@@ -30,9 +30,9 @@ from model_checks.smt.prove.parametric_liveness import (
     NOT_BROKEN,
     RESEND_CERTIFICATE,
     LivenessModel,
-    attempt,
     goals,
     l1_environment,
+    nearest,
     prove,
     records,
 )
@@ -82,6 +82,25 @@ def owed_held(trace: Trace) -> int | None:
 
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def attempt(variant: Variant, prop: str, environment: frozenset[str]) -> str | None:
+    """Try `prop` (L1-L3) under `environment` with the nearest certificate (`nearest` where
+    one covers every source; else L1: `L1_CERTIFICATE`; L2, L3: the mirror); None if
+    proved, otherwise the query that failed."""
+    drifts = frozenset(Drift(d) for d in environment)
+    liveness_model = LivenessModel(ParametricModel(variant, environment=drifts))
+    whole = nearest(variant)
+    try:
+        if whole is not None:
+            prove(liveness_model, whole, (prop,))
+        elif prop == "L1":
+            prove(liveness_model, L1_CERTIFICATE, (prop,))
+        else:
+            parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,))
+    except ParametricRejected as error:
+        return str(error)
+    return None
 
 
 def _model(variant: Variant, *without: str) -> LivenessModel:

@@ -61,7 +61,6 @@ from typing import TypeVar
 
 import z3
 
-from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.judged import encoded_safety
 from model_checks.smt.results import ProvedAllDepths
@@ -629,24 +628,3 @@ def model_name(model: ParametricModel) -> str:
 
 
 CHECKER = "z3-parametric"
-ENVIRONMENT = tuple(d.value for d in sorted(Drift, key=lambda d: int(d.value[1:])))
-"""Every drift source is in the abstract model at once."""
-
-
-def records(rlimit: int = CERTIFICATE_RLIMIT,
-            model: ParametricModel = ParametricModel()) -> list[VerdictRecord]:
-    """One record per property of V3 (or `model`): proved for all depths with instance "any",
-    or, if the certificate is rejected, unknown with the query that failed."""
-    start = time.perf_counter()
-    try:
-        proofs = prove(model, rlimit=rlimit)
-    except ParametricRejected as error:
-        seconds = round(time.perf_counter() - start, 3)
-        return [VerdictRecord(CHECKER, model.variant.name, ENVIRONMENT, prop, Verdict.UNKNOWN,
-                              0, "depth", seconds, detail=f"certificate rejected: {error}",
-                              instance="any") for prop in BAD]
-    return [VerdictRecord(CHECKER, model.variant.name, ENVIRONMENT, proof.property,
-                          Verdict.PROVED, None, "depth", round(proof.seconds, 3),
-                          detail=f"{proof.method}: {proof.certificate}; peak rlimit "
-                                 f"{proof.peak}", instance=proof.instance)
-            for proof in proofs]

@@ -42,11 +42,11 @@ one side, a front end touching late.
 One P1 stands for each engine under D5's router (`parametric`, "Engines"). A proof under E
 settles every environment below E (`explore.every_instance` says why).
 
-Where no certificate applies (S1 under D7 in V0-V2), `attempt` tries the nearest one and
-returns the query that fails: the abstraction keeps no relation between P0's shadow and P1's
-cache (entries go in any order, wire items arrive in any order), and the mirror, which keeps
-one, does not hold where those environments' answers are decided (one-sided clears,
-restarts, skew); they stay bounded.
+Where no certificate applies (S1 under D7 in V0-V2), the nearest one fails on a query
+(`tests/smt/test_smt_parametric_goals.py` names it): the abstraction keeps no relation between
+P0's shadow and P1's cache (entries go in any order, wire items arrive in any order), and the
+mirror, which keeps one, does not hold where those environments' answers are decided
+(one-sided clears, restarts, skew); they stay bounded.
 """
 
 from __future__ import annotations
@@ -236,29 +236,4 @@ def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
     return [record(goal, rlimit) for goal in goals()]
 
 
-def attempt(variant: Variant, prop: str, environment: frozenset[str],
-            rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
-    """Try `prop` under `environment` with the certificate nearest to it (S1: the served item
-    pairs one processing; S2: the budget certificate; S3: no fault; H1: the mirror); None if
-    proved, otherwise the query that failed (the abstraction step) or why the mirror does
-    not apply there."""
-    drifts = frozenset(Drift(d) for d in environment)
-    try:
-        if prop in parametric_mirror.PROPERTIES and prop not in NEAREST:
-            parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,),
-                                    rlimit)
-        else:
-            prove(ParametricModel(variant, environment=drifts), NEAREST[prop], (prop,), rlimit)
-    except ParametricRejected as error:
-        return str(error)
-    return None
-
-
-NEAREST: dict[str, tuple[ParametricInvariant, ...]] = {
-    "S1": (_part("served-from-one-processing"),), "S2": BUDGET_CERTIFICATE,
-    "S3": NO_FAULT_CERTIFICATE,
-}
-"""The certificate `attempt` tries per property on `parametric`'s model."""
-
-
-__all__ = ["ALL", "EVERY_SOURCE", "Goal", "attempt", "goals", "records"]
+__all__ = ["ALL", "EVERY_SOURCE", "Goal", "goals", "records"]

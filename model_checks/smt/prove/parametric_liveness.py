@@ -65,8 +65,9 @@ makes the proof fail on the wire part's consecution under "P0 sends a reference"
 
 Where the caches mirror (`parametric_goals.mirror_environment`), `parametric_mirror`'s
 certificate shows that no reference ever misses, which excludes L1-L3 at once
-(`parametric_mirror.LIVENESS_BAD`). Elsewhere `attempt` names the step each certificate
-fails on; `tests/smt/parametric_witness_liveness.py` holds the breaks found where it failed.
+(`parametric_mirror.LIVENESS_BAD`). Elsewhere `tests/smt/test_smt_parametric_liveness.py`
+names the step each certificate fails on; `tests/smt/parametric_witness_liveness.py` holds
+the breaks found where it failed.
 """
 
 from __future__ import annotations
@@ -90,7 +91,6 @@ from model_checks.smt.prove.parametric import (
     CertificateQueries,
     Choice,
     ParametricModel,
-    ParametricRejected,
     ParametricState,
     Params,
     background,
@@ -439,27 +439,6 @@ def nearest(variant: Variant) -> tuple[LivenessInvariant, ...] | None:
 def records(rlimit: int = CERTIFICATE_RLIMIT) -> list[VerdictRecord]:
     """One record per goal, in `goals()` order."""
     return [record(goal, rlimit) for goal in goals()]
-
-
-def attempt(variant: Variant, prop: str, environment: frozenset[str],
-            rlimit: int = CERTIFICATE_RLIMIT) -> str | None:
-    """Try `prop` (L1-L3) under `environment` with the nearest certificate (`nearest` where
-    one covers every source; else L1: `L1_CERTIFICATE`; L2, L3: the mirror); None if
-    proved, otherwise the query that failed."""
-    drifts = frozenset(Drift(d) for d in environment)
-    liveness_model = LivenessModel(ParametricModel(variant, environment=drifts))
-    whole = nearest(variant)
-    try:
-        if whole is not None:
-            prove(liveness_model, whole, (prop,), rlimit)
-        elif prop == "L1":
-            prove(liveness_model, L1_CERTIFICATE, (prop,), rlimit)
-        else:
-            parametric_mirror.prove(parametric_mirror.MirrorModel(variant, drifts), (prop,),
-                                    rlimit)
-    except ParametricRejected as error:
-        return str(error)
-    return None
 
 
 # -- the L1 certificate on concrete spec runs ---------------------------------------------------
