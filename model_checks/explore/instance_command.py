@@ -13,11 +13,11 @@ the fly: `early_stop`): the same verdict and shortest counterexample as the whol
 gives, from the states up to that depth; it says so, and judges nothing else.
 `--whole-graph` searches on instead.
 
-Exit codes (`EXIT_*`): 4 a judged property breaks on the instance (its shortest
-counterexample's length printed); 3 none breaks but the state limit (`--max-states`, default
-`cell_tasks.DEFAULT_MAX_STATES`) left one undecided; 0 every judged property holds (proved
-for the instance, or vacuous on it); 1 nothing explored; 2 bad input (one line naming the
-fix).
+Exit codes (`EXIT_*`, those of every design's one-instance search: `design_search`): 4 a
+judged property breaks on the instance (its shortest counterexample's length printed); 3
+none breaks but the state limit (`--max-states`, default `cell_tasks.DEFAULT_MAX_STATES`)
+left one undecided; 0 every judged property holds (proved for the instance, or vacuous on
+it); 1 nothing explored; 2 bad input (one line naming the fix).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import sys
 import time
 
 from model_checks.explore.cell_tasks import DEFAULT_MAX_STATES, CellTask, explore_cell
+from model_checks.explore.design_search import EXIT_BREAK, EXIT_UNDECIDED, PROPERTY_HELP
 from model_checks.explore.instance import Shape, describe
 from model_checks.explore.named_instance import (
     EXAMPLE,
@@ -40,16 +41,10 @@ from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_re
 from spec import lemmas, registry, variant_named
 from spec.drift import Environment
 
-EXIT_UNDECIDED = 3
-"""No judged property breaks, but the state limit left one undecided."""
-EXIT_BREAK = 4
-"""A judged property breaks on the instance."""
-
 INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --instance {EXAMPLE}"
                  "[,size=c:3/3]; keys: identities, requests, unfinished, items, retries, "
                  "budget (all required), size=ID[@V]:P0/P1 (repeatable); needs one --variant "
                  "and one --environment; exit 4 on a break (docs/explore.md)")
-PROPERTY_HELP = "with --instance: judge and report only this property or lemma (S1..L4, I1..)"
 FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
                "verdicts and shortest counterexamples from fewer states; docs/explore.md)")
 WHOLE_HELP = ("with --instance --property: search the whole graph even where the property "
