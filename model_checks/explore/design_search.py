@@ -36,8 +36,9 @@ EXIT_BREAK = 4
 DEFAULT_MAX_STATES = 2_000_000
 """States per search when `--max-states` is not given."""
 
-PROPERTY_HELP = ("judge and report only this property (the LRU design's matrix cells: with "
-                 "--instance; S1..L4, I1..; another design: its own ids)")
+PROPERTY_HELP = ("report only this property: of the LRU design's named instance "
+                 "(--instance) S1..L4, I1..; of a design's instance (another --design, or "
+                 "--rung) one of the design's properties")
 
 
 def run(args: argparse.Namespace) -> int:

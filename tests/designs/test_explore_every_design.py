@@ -104,7 +104,8 @@ def test_conform_reaches_every_design(name: str, capsys: pytest.CaptureFixture[s
 
 
 @pytest.mark.parametrize("argv", [
-    ["design", "--design", "shm"], ["design", "--checker", "lattice", "--design", "encoder"],
+    ["design", "--design", "shm"], ["design", "--checker", "explore", "--design", "encoder"],
+    ["design", "--checker", "lattice", "--design", "encoder"],
     ["design", "--check"],
 ])
 def test_the_former_design_command_is_refused_in_one_line(
