@@ -21,7 +21,7 @@ import argparse
 import json
 from collections.abc import Iterable
 
-from model_checks.explore.exploration import Exploration, explore
+from model_checks.explore.exploration import explore
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named
@@ -88,21 +88,16 @@ def _search(design: Design, variant: str, chosen: Environment,
     print(f"{design.name} {variant} {chosen.text} at rung {rung} "
           f"({design.rungs[rung]}): {found.states:,} states, depth {found.depth}, "
           f"{'complete' if found.complete else 'cut by the state limit'}")
-    _print_verdicts(design, found, reported)
-    summary = {"variant": variant, "environment": chosen.text, "rung": rung,
-               "states": found.states, "complete": found.complete,
-               "verdicts": {p.id: found.verdict(p.id) for p in reported}}
-    return ([found.verdict(p.id) for p in reported] if found.states > 0 else []), summary
-
-
-def _print_verdicts(design: Design, found: Exploration,
-                    reported: tuple[DesignProperty, ...]) -> None:
     for prop in reported:
         witness = found.witness(prop.id)
         print(f"  {prop.id} {found.verdict(prop.id)}"
               + (f" in {len(witness.actions)} steps: {witness.reason}" if witness else ""))
         for number, action in enumerate(witness.actions if witness else (), start=1):
             print(f"      {number}. {json.dumps(design.action_to_json(action))}")
+    summary = {"variant": variant, "environment": chosen.text, "rung": rung,
+               "states": found.states, "complete": found.complete,
+               "verdicts": {p.id: found.verdict(p.id) for p in reported}}
+    return ([found.verdict(p.id) for p in reported] if found.states > 0 else []), summary
 
 
 def exit_code(searches: Iterable[list[str]]) -> int:
