@@ -1,12 +1,15 @@
 """The `explore` command as the command line registers it, for every design (`--design`,
-default lru): the LRU design's explorer (`model_checks.explore.command`: the matrix cells,
-`--lattice`, `--instance`) and, for any other design, the design-generic explorer and
-lattice (`model_checks.designs.command`), on one parser; `--lattice --check` re-derives
-every design's committed answers.
+default lru): one search of each instance asked for, by the one explorer over the `Design`
+interface (`model_checks.explore.design_search`: `--variant`, `--environment`, `--rung`,
+`--property`, `--max-states`, exit 4 on a break), for any design but the LRU's matrix cells;
+the LRU design's matrix cells, its named instances (`--instance`) and its lattice by its own
+explorer (`model_checks.explore.command`); any other design's lattice by the design-generic
+one (`model_checks.designs.command`); all on one parser. `--lattice --check` re-derives every
+design's committed answers. Without `--rung`, `--lattice` or `--check`, `--design lru` (the
+default) searches the matrix cells; `--rung` searches its generic instance as any design's.
 
-This module is where the two meet, so that neither package imports the other. An option of
-one side given to the other is a usage error naming it (one line, exit 2), before a search
-starts.
+This module is where the explorers meet, so that none imports another. An option of one side
+given to the other is a usage error naming it (one line, exit 2), before a search starts.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ from collections.abc import Callable
 
 from model_checks.designs import command as designs
 from model_checks.explore import command as lru
+from model_checks.explore import design_search
 from model_checks.kernel.environment_arg import MATRIX_SOURCES
 from model_checks.kernel.exits import UsageError
 from model_checks.kernel.options import is_renamed
-from spec.designs.lru_design import LRU_NAME
+from spec.designs.base import DEFAULT_DESIGN
 from spec.drift import BadEnvironment
 
-LRU = LRU_NAME
-"""The design `model_checks.explore` searches (the key-replicated LRU of V0-V4)."""
+LRU = DEFAULT_DESIGN
+"""The design whose own explorer `model_checks.explore` is (the key-replicated LRU of V0-V4)."""
 
 
 
@@ -68,14 +72,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The LRU explorer for `--design lru` (the default), else the design-generic one;
-    `--lattice --check` for every design with committed answers."""
+    """The LRU explorer for `--design lru` (the default) without `--rung`, else the one
+    search of `design_search`, or the design-generic lattice; `--lattice --check` for every
+    design with committed answers."""
     if args.check and not args.lattice:
         raise UsageError("--check re-derives the lattice's committed answers: write "
                          "explore --lattice --check")
     design = args.design or LRU
-    if design == LRU and not args.check:
-        _refuse(design, OTHER_ONLY, args)
+    if design == LRU and not args.check and (args.lattice or args.rung is None):
+        _refuse(f"--design {design}", "another design's options", OTHER_ONLY, args)
         _default(LRU_OPTIONS, LRU_ONLY, args)
         for environment in args.environment or []:
             try:
@@ -83,18 +88,24 @@ def run(args: argparse.Namespace) -> int:
             except BadEnvironment as error:
                 raise UsageError(f"{error} (design lru)") from None
         return lru.run(args)
-    _refuse(design, LRU_ONLY, args)
+    _refuse(f"--design {design}" + (" --rung" if design == LRU else ""),
+            "the LRU design's matrix explorer's options" if design == LRU
+            else "the LRU design's options", LRU_ONLY, args)
     _default(OTHER_OPTIONS, OTHER_ONLY, args)
-    return designs.run(args)
+    if args.check or args.lattice:
+        if args.property is not None:
+            raise UsageError("--property reports one property of a search; --lattice "
+                             "answers every property")
+        return designs.run(args)
+    args.design = design
+    return design_search.run(args)
 
 
-def _refuse(design: str, options: tuple[tuple[str, str], ...],
+def _refuse(where: str, whose: str, options: tuple[tuple[str, str], ...],
             args: argparse.Namespace) -> None:
     given = [flag for flag, dest in options if getattr(args, dest) is not None]
     if given:
-        whose = "another design's options" if design == LRU else "the LRU design's options"
-        raise UsageError(f"--design {design}: {whose} only: {', '.join(given)}")
-
+        raise UsageError(f"{where}: {whose} only: {', '.join(given)}")
 
 
 def _default(declared: dict[str, argparse.Action], options: tuple[tuple[str, str], ...],

@@ -1,7 +1,7 @@
-"""The `explore` command's searches for a design other than the LRU's (`--design NAME`), over the
-design-generic checkers: `explore --design NAME` searches each environment's instance
-(`--environment`, default none; `--rung`) and prints each property's verdict with its
-witness; `explore --lattice --design NAME` answers every environment of the design's sources
+"""The `explore` command's lattice for a design other than the LRU's (`--design NAME`), over the
+design-generic checkers, and the options of its one-instance searches (`explore --design
+NAME`: `model_checks.explore.design_search`): `explore --lattice --design NAME` answers
+every environment of the design's sources
 (`--sizes`; `--json` writes the result, `--out DIR` one witness file per minimal break);
 `explore --lattice --check` re-derives, for every design with committed answers
 (docs/results/designs/NAME.json.gz; `--design` picks one), the base rung's single-source
@@ -22,6 +22,7 @@ from model_checks.designs import witness_freshness
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
 from model_checks.designs.lattice import LatticeOptions, search
 from model_checks.designs.results import to_json, write_witnesses
+from model_checks.explore.design_search import DEFAULT_MAX_STATES, PROPERTY_HELP
 from model_checks.explore.exploration import explore
 from model_checks.kernel import result_files
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
@@ -35,10 +36,6 @@ from spec.drift import Environment
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "designs"
 """Committed answers per design: NAME.json.gz (`kernel.result_files`), and
 NAME/witnesses/ENV_PROPERTY.json."""
-
-DEFAULT_MAX_STATES = 2_000_000
-"""States per search when `--max-states` is not given."""
-
 
 def committed_answers(design: str) -> Path:
     """The name of the design's committed answers (read in either form)."""
@@ -68,6 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="answer every environment of the design's sources")
     parser.add_argument("--max-states", type=int, default=None, metavar="N",
                         help=f"the state limit per search (default: {DEFAULT_MAX_STATES:,})")
+    parser.add_argument("--property", default=None, metavar="P", help=PROPERTY_HELP)
     add_design_arguments(parser)
 
 
@@ -75,26 +73,20 @@ def add_design_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the design-generic explorer only (the LRU design's explorer reads
     the others too)."""
     parser.add_argument("--rung", type=int, default=None,
-                        help="a design other than lru: the ladder's rung (default 0)")
+                        help="the design's rung: one search of its instance there (default 0; "
+                        "lru: its generic instance instead of the matrix cells)")
     parser.add_argument("--sizes", default=None,
                         help="with --lattice, a design other than lru: sources per "
                         "environment at each rung, e.g. 1,1 (default 1)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """The search `args` asks of a design other than the LRU's (or `--check`)."""
+    """The lattice `args` asks of a design other than the LRU's (or `--check`)."""
     try:
         if args.check:
             return _check(args)
         design = design_named(args.design)
-        if args.lattice:
-            return _lattice(design, _one_variant(design, args), args)
-        found = [_explore(design, variant, environment, args)
-                 for variant in args.variant or [design.variants[-1]]
-                 for environment in args.environment or [Environment()]]
-        if args.json:
-            args.json.write_text(json.dumps([summary for _, summary in found]) + "\n")
-        return max(code for code, _ in found)
+        return _lattice(design, _one_variant(design, args), args)
     except (UnknownDesign, RefusedDrift, InvalidConfiguration) as error:
         raise UsageError(str(error)) from None
 
@@ -109,34 +101,6 @@ def _one_variant(design: Design, args: argparse.Namespace) -> str:
     variant = str(args.variant[0]) if args.variant else design.variants[-1]
     _known_variant(design, variant)
     return variant
-
-
-def _explore(design: Design, variant: str, chosen: Environment,
-             args: argparse.Namespace) -> tuple[int, dict[str, object]]:
-    """One search, printed; its exit code and its summary for `--json`."""
-    environment = chosen.ids  # the design refuses a source it has not, with why
-    rung = args.rung or 0
-    _known_variant(design, variant)
-    if not 0 <= rung < len(design.rungs):
-        raise UsageError(f"--rung: got {rung}; design {design.name} has rungs 0-"
-                         f"{len(design.rungs) - 1}")
-    config = design.instance(variant, environment, rung)
-    found = explore(design, config, max_states=args.max_states or DEFAULT_MAX_STATES,
-                    variant=variant, environment=environment)
-    print(f"{design.name} {variant} {chosen.text} at rung {rung} "
-          f"({design.rungs[rung]}): {found.states:,} states, depth {found.depth}, "
-          f"{'complete' if found.complete else 'cut by the state limit'}")
-    for prop in design.properties:
-        verdict = found.verdict(prop.id)
-        witness = found.witness(prop.id)
-        print(f"  {prop.id} {verdict}" + (f" in {len(witness.actions)} steps: {witness.reason}"
-                                           if witness else ""))
-        for number, action in enumerate(witness.actions if witness else (), start=1):
-            print(f"      {number}. {json.dumps(design.action_to_json(action))}")
-    summary = {"variant": variant, "environment": chosen.text, "rung": rung,
-               "states": found.states, "complete": found.complete,
-               "verdicts": {p.id: found.verdict(p.id) for p in design.properties}}
-    return (EXIT_OK if found.states > 0 else EXIT_MISMATCH), summary
 
 
 def _known_variant(design: Design, variant: str) -> None:

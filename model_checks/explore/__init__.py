@@ -22,6 +22,9 @@ design's spec itself (`python -m model_checks explore`).
   line;
 - one instance a user names (`explore --instance`): `named_instance` reads the text into the
   builder's family, `instance_command` searches it and prints each verdict with its instance;
+  `design_search` is one search of each instance asked for of any design (`explore --design
+  NAME`, the LRU design's with `--rung`) over the `Design` interface, with the same exit
+  codes;
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
   minimal environments that break it, over any design's `LatticeDesign` (the LRU design's,
   `lattice_lru.LRU_LATTICE`: how one environment climbs its instance family,

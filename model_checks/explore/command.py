@@ -114,7 +114,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ci: 30k states per graph, 2 requests; nightly: 2M states, "
                              "3 requests (default: ci)")
     parser.add_argument("--variant", action="append", default=None,
-                        help="only this variant (V0..V4; another --design: its own; repeatable)")
+                        help="only this variant (V0..V4; another --design: its own; repeatable; "
+                        "default: the LRU design's matrix cells every variant, a search of "
+                        "one design's instance (--rung) the design's last)")
     add_environment_argument(
         parser, allowed=(*MATRIX_SOURCES, *design_sources()), repeatable=True,
         default="every environment of the matrix; another --design: none", help="only this "

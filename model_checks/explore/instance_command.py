@@ -13,11 +13,11 @@ the fly: `early_stop`): the same verdict and shortest counterexample as the whol
 gives, from the states up to that depth; it says so, and judges nothing else.
 `--whole-graph` searches on instead.
 
-Exit codes (`EXIT_*`): 4 a judged property breaks on the instance (its shortest
-counterexample's length printed); 3 none breaks but the state limit (`--max-states`, default
-`cell_tasks.DEFAULT_MAX_STATES`) left one undecided; 0 every judged property holds (proved
-for the instance, or vacuous on it); 1 nothing explored; 2 bad input (one line naming the
-fix).
+Exit codes (every design's one-instance search's: `design_search.EXIT_*`): 4 a
+judged property breaks on the instance (its shortest counterexample's length printed); 3
+none breaks but the state limit (`--max-states`, default `cell_tasks.DEFAULT_MAX_STATES`)
+left one undecided; 0 every judged property holds (proved for the instance, or vacuous on
+it); 1 nothing explored; 2 bad input (one line naming the fix).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ import sys
 import time
 
 from model_checks.explore.cell_tasks import DEFAULT_MAX_STATES, CellTask, explore_cell
+from model_checks.explore.design_search import PROPERTY_HELP
+from model_checks.explore.design_search import exit_code as search_exit_code
 from model_checks.explore.instance import Shape, describe
 from model_checks.explore.named_instance import (
     EXAMPLE,
@@ -35,21 +37,15 @@ from model_checks.explore.named_instance import (
     SearchFigures,
     parse,
 )
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.exits import EXIT_USAGE
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
 from spec import lemmas, registry, variant_named
 from spec.drift import Environment
-
-EXIT_UNDECIDED = 3
-"""No judged property breaks, but the state limit left one undecided."""
-EXIT_BREAK = 4
-"""A judged property breaks on the instance."""
 
 INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --instance {EXAMPLE}"
                  "[,size=c:3/3]; keys: identities, requests, unfinished, items, retries, "
                  "budget (all required), size=ID[@V]:P0/P1 (repeatable); needs one --variant "
                  "and one --environment; exit 4 on a break (docs/explore.md)")
-PROPERTY_HELP = "with --instance: judge and report only this property or lemma (S1..L4, I1..)"
 FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
                "verdicts and shortest counterexamples from fewer states; docs/explore.md)")
 WHOLE_HELP = ("with --instance --property: search the whole graph even where the property "
@@ -165,10 +161,7 @@ def verdict_text(record: VerdictRecord) -> str:
 
 def exit_code(records: list[VerdictRecord], states: int) -> int:
     """4 a break, else 3 an undecided property, else 0; 1 when nothing was explored or
-    judged."""
-    if states == 0 or not records:
-        return EXIT_MISMATCH
-    verdicts = {r.verdict for r in records}
-    if Verdict.COUNTEREXAMPLE in verdicts:
-        return EXIT_BREAK
-    return EXIT_UNDECIDED if Verdict.UNKNOWN in verdicts else EXIT_OK
+    judged (`design_search.exit_code`, every design's one-instance search's)."""
+    words = {Verdict.COUNTEREXAMPLE: "breaks", Verdict.UNKNOWN: "unknown"}
+    return search_exit_code([[words.get(r.verdict, "holds") for r in records]
+                             if states > 0 else []])

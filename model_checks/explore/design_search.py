@@ -1,0 +1,112 @@
+"""`explore --design NAME` (any design; the LRU design's with `--rung`): one search of each
+instance asked for, by the one explorer (`exploration.explore`: `graph.build` through the
+design's `Moves`) over the `Design` interface only.
+
+Each `--variant` (default: the design's last) and `--environment` (default none; the drift
+catalogue's `Environment`, refused with the reason where the design cannot have a source)
+gives one instance, the design's rung `--rung` (default 0) of its ladder
+(`Design.instance`), searched breadth-first up to `--max-states` states. Printed per search:
+the instance, its states and depth and whether the search was complete, then each
+property's verdict (`--property P`: only P's, the others not reported) with its shortest
+witness, one action a line in the design's JSON. `--json` writes one summary per search.
+
+Exit codes, the same as a named instance's search of the LRU design (`instance_command`):
+4 a reported property breaks; 3 none breaks but the state limit left one undecided; 0 every
+reported property holds on its instance; 1 a search explored nothing; 2 bad input (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable
+
+from model_checks.explore.exploration import explore
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from spec.config import InvalidConfiguration
+from spec.designs import RefusedDrift, UnknownDesign, design_named
+from spec.designs.base import Design, DesignProperty
+from spec.drift import Environment
+
+EXIT_UNDECIDED = 3
+"""No reported property breaks, but the state limit left one undecided."""
+EXIT_BREAK = 4
+"""A reported property breaks on its instance."""
+
+DEFAULT_MAX_STATES = 2_000_000
+"""States per search when `--max-states` is not given."""
+
+PROPERTY_HELP = ("report only this property: of the LRU design's named instance "
+                 "(--instance) S1..L4, I1..; of a design's instance (another --design, or "
+                 "--rung) one of the design's properties")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Every search `args` asks of `args.design` (module docstring); its exit code."""
+    try:
+        design = design_named(args.design)
+        wanted = _reported(design, args.property)
+        found = [_search(design, variant, environment, wanted, args)
+                 for variant in args.variant or [design.variants[-1]]
+                 for environment in args.environment or [Environment()]]
+    except (UnknownDesign, RefusedDrift, InvalidConfiguration) as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        args.json.write_text(json.dumps([summary for _, summary in found]) + "\n")
+    return exit_code(verdicts for verdicts, _ in found)
+
+
+def _reported(design: Design, wanted: str | None) -> tuple[DesignProperty, ...]:
+    """The properties a search reports: all of the design's, or the one `--property` names."""
+    if wanted is None:
+        return design.properties
+    chosen = tuple(p for p in design.properties if p.id == wanted.upper())
+    if not chosen:
+        raise UsageError(f"--property {wanted!r}: not a property of design {design.name}; one "
+                         f"of {', '.join(p.id for p in design.properties)}")
+    return chosen
+
+
+def _search(design: Design, variant: str, chosen: Environment,
+            reported: tuple[DesignProperty, ...], args: argparse.Namespace
+            ) -> tuple[list[str], dict[str, object]]:
+    """One search, printed; its reported verdicts (none: nothing explored) and its summary
+    for `--json`."""
+    environment = chosen.ids  # the design refuses a source it has not, with why
+    rung = args.rung or 0
+    if variant not in design.variants:
+        raise UsageError(f"--variant: got {variant!r}; design {design.name}'s variants are "
+                         f"{', '.join(design.variants)}")
+    if not 0 <= rung < len(design.rungs):
+        raise UsageError(f"--rung: got {rung}; design {design.name} has rungs 0-"
+                         f"{len(design.rungs) - 1}")
+    if args.max_states is not None and args.max_states < 1:
+        raise UsageError(f"--max-states must be >= 1, got {args.max_states}")
+    config = design.instance(variant, environment, rung)
+    found = explore(design, config, max_states=args.max_states or DEFAULT_MAX_STATES,
+                    variant=variant, environment=environment)
+    print(f"{design.name} {variant} {chosen.text} at rung {rung} "
+          f"({design.rungs[rung]}): {found.states:,} states, depth {found.depth}, "
+          f"{'complete' if found.complete else 'cut by the state limit'}")
+    for prop in reported:
+        witness = found.witness(prop.id)
+        print(f"  {prop.id} {found.verdict(prop.id)}"
+              + (f" in {len(witness.actions)} steps: {witness.reason}" if witness else ""))
+        for number, action in enumerate(witness.actions if witness else (), start=1):
+            print(f"      {number}. {json.dumps(design.action_to_json(action))}")
+    summary = {"variant": variant, "environment": chosen.text, "rung": rung,
+               "states": found.states, "complete": found.complete,
+               "verdicts": {p.id: found.verdict(p.id) for p in reported}}
+    return ([found.verdict(p.id) for p in reported] if found.states > 0 else []), summary
+
+
+def exit_code(searches: Iterable[list[str]]) -> int:
+    """1 where a search explored nothing (no verdicts), else 4 a break, else 3 an undecided
+    property, else 0."""
+    verdicts = list(searches)
+    if not verdicts or any(not v for v in verdicts):
+        return EXIT_MISMATCH
+    every = {v for one in verdicts for v in one}
+    if "breaks" in every:
+        return EXIT_BREAK
+    return EXIT_UNDECIDED if "unknown" in every else EXIT_OK
