@@ -62,6 +62,10 @@ def spec_steps(config: Config, state: State, action: Action, atomic: bool = True
     return steps
 
 
+Taken = tuple[Action, ...]
+"""The actions of one implementation step: one action (its spec steps `Lockstep.spec_steps`),
+or a round trip's four, which the implementation's end-to-end call takes at once."""
+
 Mark = tuple[State, tuple[Step, ...], tuple[Action, ...], tuple[int, ...], dict[str, Broken]]
 """The spec's side of a run at one moment (`Lockstep.mark`): its state, its steps, their
 actions and lockstep numbers, and the properties broken."""
@@ -145,7 +149,7 @@ class Lockstep:
         step agrees with (the properties broken while it ran judged against it), and
         `choices` counts what was observed."""
         before = self.state
-        action = take_step(self, action)
+        (action,) = take_step(self, (action,))
         observed = choices.choice_of(action)
         others = choices.enabled_alternatives(self.config, action, before)
         if observed is not None and any(
@@ -153,6 +157,7 @@ class Lockstep:
             self.choices[observed] = self.choices.get(observed, 0) + 1
 
     # -- the capabilities of `design_lockstep.Stepping` --------------------------------------
+    # A step's actions (`Taken`): one action, or a round trip's four (`apply_served`).
 
     def mark(self) -> Mark:
         """The spec's side now: its state, its trace so far, what was broken."""
@@ -164,36 +169,56 @@ class Lockstep:
         self.broken.clear()
         self.broken.update(broken)
 
-    def take_spec(self, action: Action) -> None:
-        """The spec's steps of the implementation's step (`spec_steps`); the state before
-        them is the step's `before`."""
+    def take_spec(self, taken: Taken) -> None:
+        """The spec's steps of the implementation's step: an action's (`spec_steps`), or a
+        round trip's four, P1's delivery the spec's receive step (`views.spec_delivery`);
+        the state before them is the step's `before`."""
         self.before = self.state
-        for taken in self.spec_steps(action):
-            self.spec.state = taken.state
-            self.steps.append(taken)
-            self.actions.append(action)
-            self.action_of_step.append(len(self.actions))
+        if len(taken) > 1:
+            for action in taken:
+                self._take(Step(action, step(self.config, self.state, action)))
+                if isinstance(action, P1Receive) and self.spec_delivery is None:
+                    self.spec_delivery = spec_delivery(
+                        self.config, self.state, self.impl.delivery is not None)
+            return
+        for spec_step in self.spec_steps(taken[0]):
+            self._take(spec_step)
 
-    def alternatives(self, action: Action) -> tuple[Action, ...]:
-        return choices.enabled_alternatives(self.config, action, self.before)
+    def _take(self, spec_step: Step) -> None:
+        self.spec.state = spec_step.state
+        self.steps.append(spec_step)
+        self.actions.append(spec_step.action)
+        self.action_of_step.append(len(self.actions))
 
-    def drive(self, action: Action, choosing: bool) -> list[tuple[str, str]]:
-        """The action's adapter calls; the observer judges the implementation's events as
-        they happen, deferring while the step is a choice (`SpecRun.deferred`)."""
-        self.impl.delivery = None
-        self.spec_delivery = None
+    def alternatives(self, taken: Taken) -> tuple[Taken, ...]:
+        if len(taken) > 1:
+            return ()
+        return tuple((other,) for other in
+                     choices.enabled_alternatives(self.config, taken[0], self.before))
+
+    def drive(self, taken: Taken, choosing: bool) -> list[tuple[str, str]]:
+        """The step's adapter calls (a round trip: the front end's own end-to-end call); the
+        observer judges the implementation's events as they happen, deferring while the step
+        is a choice (`SpecRun.deferred`)."""
+        if len(taken) == 1:
+            self.impl.delivery = None
+            self.spec_delivery = None
+        if taken[0].drift_event() is not None:
+            self.monitors.drift()
         self.processings_before = len(self.before.processings)
         self.impl.processor_calls = 0
-        if action.drift_event() is not None:
-            self.monitors.drift()
+        submit = taken[0]
+        if len(taken) > 1 and isinstance(submit, Submit):
+            self.impl.serve(submit)
+            return []
         self.spec.deferred = [] if choosing else None
         try:
-            self.impl.apply(action)
+            self.impl.apply(taken[0])
         finally:
             deferred, self.spec.deferred = self.spec.deferred or [], None
         return deferred
 
-    def judge(self, action: Action, deferred: Sequence[tuple[str, str]], again: bool) -> None:
+    def judge(self, taken: Taken, deferred: Sequence[tuple[str, str]], again: bool) -> None:
         """The properties broken during the step (`SpecRun.deferred`), then the comparison;
         a step re-taken as another choice has its shadows' tags paired again first."""
         if again:
@@ -201,7 +226,9 @@ class Lockstep:
                 self.impl.shadow_changed(front_end)
         for prop, reason in deferred:
             self.observer.fail_property(prop, reason)
-        self._compare(len(self.actions), action)
+        self._compare(len(self.actions), taken[-1])
+        if len(taken) > 1:
+            self.spec_delivery = None
 
     def served_block(self, actions: Sequence[Action]) -> bool:
         """Whether `actions` (from here) start with a round trip the implementation's own
@@ -227,28 +254,11 @@ class Lockstep:
         return state.fault is None
 
     def apply_served(self, actions: Sequence[Action]) -> None:
-        """One round trip (`served_block`) through the implementation's own end-to-end call:
-        the spec takes its four steps, the implementation one call; everything is compared
-        after it, P1's delivery against the spec's receive step."""
-        submit = actions[0]
-        assert isinstance(submit, Submit)
-        before = self.state
-        for action in actions[:4]:
-            self.actions.append(action)
-            self.spec.state = step(self.config, self.state, action)
-            self.steps.append(Step(action, self.state))
-            self.action_of_step.append(len(self.actions))
-            if isinstance(action, P1Receive) and self.spec_delivery is None:
-                self.spec_delivery = spec_delivery(
-                    self.config, self.state, self.impl.delivery is not None)
-        if submit.drift_event() is not None:
-            self.monitors.drift()
-        self.before = before
-        self.processings_before = len(before.processings)
-        self.impl.processor_calls = 0
-        self.impl.serve(submit)
-        self._compare(len(self.actions), actions[3])
-        self.spec_delivery = None
+        """One round trip (`served_block`) through the implementation's own end-to-end call,
+        by the one lockstep step: the spec takes its four steps, the implementation one
+        call; everything is compared after it, P1's delivery against the spec's receive
+        step."""
+        take_step(self, tuple(actions[:4]))
 
     # -- comparing -------------------------------------------------------------------------
 
