@@ -1,7 +1,7 @@
-"""Lockstep's deferred judgement (`observer.SpecRun.deferred`, `driver.Lockstep.judge`, by
-the one lockstep step `design_lockstep.take_step`): a
-property the implementation breaks during a step the spec offers a choice for is judged once
-the choice the implementation made is known, against that choice's spec step.
+"""Lockstep's deferred judgement (`observer.SpecRun.deferred`, `driver.Lockstep.judge`, by the
+one lockstep step `design_lockstep.take_step`): a property the implementation breaks during a
+step the spec offers a choice for is judged once the choice the implementation made is known,
+against that choice's spec step.
 
 The planted case: under size skew (D9) the reference receiver cannot cache a (1 byte at P0,
 3 at P1, over P1's 2-byte budget), so a request naming a twice misses a, and so does its
