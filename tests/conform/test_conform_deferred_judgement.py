@@ -77,9 +77,9 @@ def _judged_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def _deferred_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     judge = driver.Lockstep.judge
 
-    def dropping(self: Lockstep, action: Action, deferred: Sequence[tuple[str, str]],
+    def dropping(self: Lockstep, taken: driver.Taken, deferred: Sequence[tuple[str, str]],
                  again: bool) -> None:
-        judge(self, action, (), again)
+        judge(self, taken, (), again)
 
     monkeypatch.setattr(driver.Lockstep, "judge", dropping)
 
