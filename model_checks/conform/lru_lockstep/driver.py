@@ -140,14 +140,11 @@ class Lockstep:
     def apply(self, action: Action) -> None:
         """Apply `action` (enabled in the spec) to both sides and compare, by the one
         lockstep step (`design_lockstep.take_step`). `actions` gets one entry per spec step
-        taken (an atomic update's item steps each), so that it is always the spec's trace,
-        step for step.
-
-        Where the spec allows the implementation a choice (`choices.alternatives`: keep or
-        undo the shadow on a rejection; a reference missing the cache served from its own
-        message's payload under D9), the step takes the alternative the implementation's
-        step agrees with (the properties broken while it ran judged against it), and
-        `choices` counts what was observed."""
+        taken (an atomic update's item steps each): it is always the spec's trace. Where the
+        spec allows a choice (`choices.alternatives`: keep or undo the shadow on a rejection;
+        under D9, a reference missing the cache served from its own message's payload), the
+        step takes the alternative the implementation's step agrees with, and `choices`
+        counts what was observed."""
         before = self.state
         (action,) = take_step(self, (action,))
         observed = choices.choice_of(action)
