@@ -12,10 +12,12 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   within a profile's budget: `profiles`), over `corpus`, `configurations`, `cases`, `machine`
   (the spec's Hypothesis machines driving the implementation) and `witnesses` (runs from the
   committed witnesses); `design_lockstep` is the one lockstep driver over the `Design`
-  interface (its per-design bindings in `model_checks.designs`) and the one loop that
-  follows a script, which the LRU design's lockstep follows its scripts by too;
-  `lockstep/` is the LRU design's side-by-side driver, the views compared, S1-S3 and
-  L1-L4 restated on the implementation's observations, and the shrinking of a disagreement;
+  interface (the one step, with the optional capabilities a binding declares, the one end
+  of a run, and the one loop that follows a script; the other designs' bindings in
+  `model_checks.designs`); `lru_lockstep/` is the LRU design's binding, which declares
+  those capabilities: its adapter calls per action class, the views compared, S1-S3 and
+  L1-L4 restated on the implementation's observations, its choices, and the shrinking of a
+  disagreement;
 - what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the
   variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
   run could not exercise), `traces` (each failure written so that it replays), `replay`

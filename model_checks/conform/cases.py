@@ -18,7 +18,7 @@ from typing import ClassVar
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.configurations import configurations
 from model_checks.conform.corpus import corpus
-from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
+from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, run_actions
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.witnesses import WitnessCase, witness_cases

@@ -226,7 +226,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
              required: frozenset[str], allowed: frozenset[str] | None, remote: object) -> int:
     """Build the sides once (adapter errors before any step), then the run and its report."""
     from model_checks.conform.adapter import preflight
-    from model_checks.conform.lockstep import EngineFactory
+    from model_checks.conform.lru_lockstep import EngineFactory
     from model_checks.conform.replay import replay_trace
     from model_checks.conform.report import PropertyShrinker
     from model_checks.conform.run import ConformRun, conform

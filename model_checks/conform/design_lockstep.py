@@ -6,12 +6,23 @@ The generic part is here, written once: the spec's side (`Design.initial`, `step
 the design writes it, and what differs, one line each), the properties judged on the
 implementation after a replay, and the two runs: `replay` (given actions) and `walk` (seeded
 random ones over `Design.enabled`, a step budget, never a time limit). A script is followed
-by one loop, `follow`, over any `Follower` (this driver's `Lockstep`, and the LRU design's
-lockstep, `model_checks.conform.lockstep`, whose implementation steps may each take several
-of the script's actions). What is per design is a
-`Binding`, declared in one table (`lockstep_bindings.BINDINGS`): how the implementation is
-driven and viewed (`Binding.start`, a `Driven` run), how the spec's state is viewed in the same
-shape (`Binding.spec_view`), and how two views that differ are told apart (`differences`).
+by one loop, `follow`, over any `Follower`. What is per design is a `Binding`, declared in one
+table (`lockstep_bindings.BINDINGS`): how the implementation is driven and viewed
+(`Binding.start`, a `Driven` run), how the spec's state is viewed in the same shape
+(`Binding.spec_view`), and how two views that differ are told apart (`differences`).
+
+Every lockstep step, of any design, is taken by one function, `take_step`, over a `Stepping`
+run: the spec's steps of the implementation's step, the implementation's step, the judgement,
+and, where the spec allows a correct implementation a choice, the choice matched with the
+spec's side rewound. A run ends, where its design asks for it, by `settle` over a `Settling`
+run. This driver's `Lockstep` is the `Stepping` run of a `Binding` (one spec step per
+implementation step, no choices); a design whose implementation steps need more declares its
+run with the optional capabilities (`Stepping`'s): several spec steps per implementation step
+(`take_spec`), choices with the spec rewound and the judgement deferred (`alternatives`,
+`mark`/`rewind`, what `drive` defers while a choice is open), an observer that finds a
+disagreement in the middle of the implementation's step (`drive` raising it), and an
+end-of-run hook (`Settling.at_rest`). The LRU design's is
+`model_checks.conform.lru_lockstep.driver.Lockstep`.
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ A = TypeVar("A", contravariant=True)
 F = TypeVar("F", covariant=True)
 S = TypeVar("S")
 D = TypeVar("D")
+M = TypeVar("M")
+J = TypeVar("J")
 
 
 class NotDriven(Exception):
@@ -134,29 +147,161 @@ def follow(run: Follower[S, D], script: Sequence[S]) -> tuple[int, D | None]:
     return index, None
 
 
+class Differs(Exception):
+    """A disagreement a `Stepping` run raises from its judgement (or from its implementation's
+    step, where an observer finds it there): the spec's side and the implementation's
+    differ. A design's own report subclasses it."""
+
+
+class Stepping(Protocol[S, M, J]):
+    """A lockstep run as `take_step` drives it, step by step: the capabilities its design's
+    binding declares. `S`, the design's action; `M`, a mark of the run's spec side (its
+    state, its trace so far, what the implementation broke), to rewind to; `J`, a finding
+    whose judgement waits for the implementation's choice."""
+
+    def mark(self) -> M:
+        """The run's spec side now."""
+        ...
+
+    def rewind(self, mark: M) -> None:
+        """Back to `mark`: the spec's steps taken since undone."""
+        ...
+
+    def take_spec(self, action: S) -> None:
+        """The spec's steps of the implementation's next step, taking `action`: one, or
+        several where one implementation step is several of the spec's (e.g. an atomic
+        update's item steps). Raises where the spec has `action` disabled."""
+        ...
+
+    def alternatives(self, action: S) -> Sequence[S]:
+        """The other actions the spec allows for this step, enabled in the state before it
+        (the implementation's choice among them is matched after its step): none where the
+        step is no choice. Asked after `take_spec(action)`."""
+        ...
+
+    def drive(self, action: S, choosing: bool) -> Sequence[J]:
+        """The implementation's step of `action`. `choosing`: the spec offers alternatives,
+        so what the implementation's events break while the step runs is judged only once
+        the choice is known: returned (the deferred findings), and handed to `judge`. Raises
+        `Differs` where an observer finds a disagreement during the step."""
+        ...
+
+    def judge(self, action: S, deferred: Sequence[J], again: bool) -> None:
+        """Compare the two sides after the step the spec took as `action` (`again`: the
+        spec's step was re-taken as an alternative, after `rewind`), the `deferred`
+        findings first; raises `Differs` at the first difference."""
+        ...
+
+
+def take_step(run: Stepping[S, M, J], action: S) -> S:
+    """One lockstep step of `run`: the spec's steps (`take_spec`), the implementation's
+    step, then the judgement. Where the spec allows a choice (`alternatives`), the
+    implementation's step is judged against `action`'s spec step and, if they differ,
+    against each alternative's, the spec's side rewound and re-taken with it: the spec's
+    trace takes the first that agrees (refinement: the implementation's step is one of the
+    spec's), and returned is the action taken; if none agrees, the run is left as `action`'s
+    judgement left it and its disagreement raised."""
+    before = run.mark()
+    run.take_spec(action)
+    offered = run.alternatives(action)
+    deferred = run.drive(action, bool(offered))
+    try:
+        run.judge(action, deferred, False)
+    except Differs as first:
+        judged = run.mark()
+        for alternative in offered:
+            run.rewind(before)
+            run.take_spec(alternative)
+            try:
+                run.judge(alternative, deferred, True)
+            except Differs:
+                continue
+            return alternative
+        run.rewind(judged)
+        raise first
+    return action
+
+
+class Settling(Protocol[S]):
+    """A run its design ends by settling: driven to quiescence, then judged at rest."""
+
+    def owed(self) -> S | None:
+        """The next action the spec's fair scheduler owes the run (None: quiescent)."""
+        ...
+
+    def apply(self, action: S) -> None:
+        """One lockstep step (`take_step`)."""
+        ...
+
+    def at_rest(self) -> None:
+        """The end-of-run judgement (e.g. what every request is owed in the end); raises
+        `Differs`."""
+        ...
+
+
+def settle(run: Settling[S], max_steps: int = 200) -> None:
+    """Drive `run` by the actions it is owed, at most `max_steps`, then judge it at rest."""
+    for _ in range(max_steps):
+        action = run.owed()
+        if action is None:
+            break
+        run.apply(action)
+    run.at_rest()
+
+
+class _Differs(Differs):
+    def __init__(self, found: Disagreement) -> None:
+        super().__init__(found.report())
+        self.found = found
+
+
 class Lockstep:
-    """The spec and one implementation run, stepped together from the initial state: a
+    """The spec and one implementation run, stepped together from the initial state: the
+    `Stepping` run of a `Binding` (one spec step per implementation step, no choices), and a
     `Follower` whose every step takes one action."""
 
     def __init__(self, binding: Binding, config: Any, driven: Driven) -> None:
         self.binding, self.config, self.driven = binding, config, driven
         self.state: Any = binding.design.initial(config)
         self.steps = 0
+        self._before: Any = None
+        self._actual: object = None
 
     def step(self, action: Any) -> Disagreement | None:
         """Take `action` on both sides (`InvalidAction` where the spec has it disabled,
         `NotDriven` where the implementation cannot take it); the disagreement, if any."""
+        try:
+            take_step(self, action)
+        except _Differs as differs:
+            return differs.found
+        return None
+
+    def mark(self) -> tuple[Any, int]:
+        return self.state, self.steps
+
+    def rewind(self, mark: tuple[Any, int]) -> None:
+        self.state, self.steps = mark
+
+    def take_spec(self, action: Any) -> None:
+        self._before = self.state
+        self.state = self.binding.design.step(self.config, self.state, action)
+
+    def alternatives(self, action: Any) -> Sequence[Any]:
+        return ()
+
+    def drive(self, action: Any, choosing: bool) -> Sequence[object]:
+        self._actual = self.driven.drive(action, self._before, self.state)
+        self.steps += 1
+        return ()
+
+    def judge(self, action: Any, deferred: Sequence[object], again: bool) -> None:
         binding = self.binding
-        before = self.state
-        after = binding.design.step(self.config, before, action)
-        expected = binding.spec_view(self.config, action, after)
-        actual = self.driven.drive(action, before, after)
-        self.state, self.steps = after, self.steps + 1
-        if actual == expected:
-            return None
+        expected = binding.spec_view(self.config, action, self.state)
+        if self._actual == expected:
+            return
         heading = f"step {self.steps}: {json.dumps(binding.design.action_to_json(action))}"
-        return Disagreement(self.steps, action, expected, actual,
-                            (heading, *binding.differences(expected, actual)))
+        raise _Differs(Disagreement(self.steps, action, expected, self._actual,
+                                    (heading, *binding.differences(expected, self._actual))))
 
     def width(self, script: Sequence[Any], index: int) -> int:
         return 1

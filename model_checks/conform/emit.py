@@ -30,7 +30,7 @@ from pathlib import Path
 
 from model_checks.conform import codec
 from model_checks.conform.adapter import Adapter, ItemUpdates, Setup, build_front_end
-from model_checks.conform.lockstep import spec_trace
+from model_checks.conform.lru_lockstep import spec_trace
 from model_checks.kernel import render
 from spec import Config, Drift, Outcome, Stage, State, lru
 from spec import transitions as t

@@ -33,7 +33,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
 
 from model_checks.conform.adapter import Adapter, AdapterError, HarnessFailure
-from model_checks.conform.lockstep import Broken, Disagreement, EngineFactory, Lockstep
+from model_checks.conform.lru_lockstep import Broken, Disagreement, EngineFactory, Lockstep
 from model_checks.simulate.lru_rules import LRU_RULES
 from model_checks.simulate.machine import SpecMachine, machine_class
 from spec import Config

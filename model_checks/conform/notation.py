@@ -1,7 +1,7 @@
 """Conformance observations in the one trace notation (`model_checks.kernel.render`,
 docs/notation.md).
 
-The lockstep compares plain tuples (`model_checks.conform.lockstep.views`); this module
+The lockstep compares plain tuples (`model_checks.conform.lru_lockstep.views`); this module
 writes them as the notation writes a state, where only contents are observable: a content
 stands for a processing (`a/2:a@1`, `a=a@1`, `served a:a@1/a`), a tag is the spec's processing
 id it maps to (`#3`; `#?` for an implementation tag the bijection never learnt), a stage and

@@ -29,7 +29,7 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
-from model_checks.conform.lockstep import (
+from model_checks.conform.lru_lockstep import (
     Broken,
     Disagreement,
     Driving,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from model_checks.conform.adapter import Adapter
-from model_checks.conform.lockstep import (
+from model_checks.conform.lru_lockstep import (
     SPEC_JUDGED,
     Disagreement,
     Driving,

@@ -28,7 +28,7 @@ from model_checks.conform.cases import Case, cases
 from model_checks.conform.configurations import configurations as configurations
 from model_checks.conform.corpus import corpus as corpus
 from model_checks.conform.judged import judged
-from model_checks.conform.lockstep import (
+from model_checks.conform.lru_lockstep import (
     Broken,
     Disagreement,
     EngineFactory,

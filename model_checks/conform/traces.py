@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from model_checks.conform.lockstep import spec_trace
+from model_checks.conform.lru_lockstep import spec_trace
 from model_checks.conform.run import Outcome, PropertyBroken
 from model_checks.kernel import itf, render
 from model_checks.kernel.trace_file import trace_to_json, write_trace

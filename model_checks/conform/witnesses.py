@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from model_checks.conform.adapter import Adapter
-from model_checks.conform.lockstep import Driving, EngineFactory, Lockstep, run_actions
+from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, run_actions
 from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import BadTraceFile, replay_file
 from spec import Config, Drift, Variant, enabled, initial, step

@@ -176,7 +176,7 @@ def _refused(instance: Instance, state: State, call: Call, rid: int) -> Iterator
         if observed is None or set(observed) == _identities(shadow):
             # imported here: the lockstep package imports torch, which a usage error of the
             # command line must not wait for
-            from model_checks.conform.lockstep.choices import choice_of
+            from model_checks.conform.lru_lockstep.choices import choice_of
             yield Move((action,), after, DONE_AFTER_P0, rid,
                        choice=None if same or observed is None else choice_of(action))
 

@@ -10,13 +10,15 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 (`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
-the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
-still has the rest of its own stack beside the generic one (its judge, its searches over a
-cluster, its lattice's command, its lockstep conformance, ...): its modules are listed in
-`SPECIFIC`, a known list that only shrinks. Every other design's implementations are checked
-by the one lockstep driver (`conform/design_lockstep.py`) through the design's binding. The
-test fails on a module that is specific and not listed (a new design-specific checker) and on
-one listed that is no longer specific, or gone (take it off the list).
+the LRU design's reductions declared per design in `explore/search_core.py`), and every
+design's implementations are checked by the one lockstep driver (`conform/design_lockstep.py`)
+through the design's binding (the LRU design's, `conform/lru_lockstep/`, declares the
+driver's optional capabilities). The LRU design still has the rest of its own stack beside
+the generic one (its judge, its searches over a cluster, its
+conformance command's runs and reports, ...): its modules are listed in `SPECIFIC`, a known
+list that only shrinks. The test fails on a module that is specific and not listed (a new
+design-specific checker) and on one listed that is no longer specific, or gone (take it off
+the list).
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
+LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "monitors",
+                "observer", "properties", "runs", "views")
+"""The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
+
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
@@ -58,6 +64,7 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "explore/lattice_lru.py", "explore/lattice_profiles.py",
                         "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
+                        *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
                         "simulate/lru_rules.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
@@ -80,7 +87,14 @@ per profile, as other designs declare their instances and rungs in
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
-state in Z3's terms; likewise a design's rules for the one Hypothesis machine
+state in Z3's terms; the LRU design's binding is its run with the driver's optional
+capabilities (`design_lockstep.Stepping` and `Settling`, taken by the one `take_step` and
+`settle`; its scripts followed by the one `follow`), in `conform/lru_lockstep/`: its adapter
+interface driven action by action (`implementation`), both sides' observations and its tag
+bijection (`views`), the spec's steps of an implementation step and its choices (`driver`,
+`choices`), the properties and L1-L4 judged on the implementation's own observations
+(`observer`, `monitors`, `properties`), and its report of a disagreement (`disagreement`,
+`runs`); likewise a design's rules for the one Hypothesis machine
 (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
 action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
 the one table of them (every other design is driven through
@@ -91,11 +105,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
         "conform/cases.py", "conform/codec.py", "conform/command.py",
         "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
-        "conform/judged.py", "conform/lockstep/__init__.py", "conform/lockstep/choices.py",
-        "conform/lockstep/disagreement.py", "conform/lockstep/driver.py",
-        "conform/lockstep/implementation.py", "conform/lockstep/monitors.py",
-        "conform/lockstep/observer.py", "conform/lockstep/properties.py",
-        "conform/lockstep/runs.py", "conform/lockstep/views.py", "conform/machine.py",
+        "conform/judged.py", "conform/machine.py",
         "conform/notation.py", "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
@@ -118,7 +128,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its judge, its lattice's command, its Hypothesis matrix
-of cells and mutants, lockstep conformance, scenario suite) and what reaches it: the commands
+of cells and mutants, its conformance command's runs and reports, scenario suite) and what
+reaches it: the commands
 that choose between the stacks. The design-generic witness files are not among them: the one
 trace format tags the classes each design declares (`Design.trace_tags`), not the LRU's."""
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pytest
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import Disagreement, Driving, Lockstep, run_actions
-from model_checks.conform.lockstep.choices import NAMES, alternatives, choice_of
+from model_checks.conform.lru_lockstep import Disagreement, Driving, Lockstep, run_actions
+from model_checks.conform.lru_lockstep.choices import NAMES, alternatives, choice_of
 from model_checks.conform.reference_adapter import factory
 from spec import V3, Action, Config, Variant
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from model_checks.conform.lockstep.implementation import ACTION_CALLS
+from model_checks.conform.lru_lockstep.implementation import ACTION_CALLS
 from spec.transitions import ACTION_TYPES, P1Restart
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep.choices import alternatives, choice_of
+from model_checks.conform.lru_lockstep.choices import alternatives, choice_of
 from model_checks.conform.reference_adapter import ReferenceFrontEnd
 from spec import V2, V3, V4, Action, Config, Variant, environment
 from spec.state import ClientItem

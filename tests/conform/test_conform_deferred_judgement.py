@@ -1,6 +1,7 @@
-"""Lockstep's deferred judgement (`observer.SpecRun.deferred`, `driver.Lockstep._judge`): a
-property the implementation breaks during a step the spec offers a choice for is judged once
-the choice the implementation made is known, against that choice's spec step.
+"""Lockstep's deferred judgement (`observer.SpecRun.deferred`, `driver.Lockstep.judge`, by the
+one lockstep step `design_lockstep.take_step`): a property the implementation breaks during a
+step the spec offers a choice for is judged once the choice the implementation made is known,
+against that choice's spec step.
 
 The planted case: under size skew (D9) the reference receiver cannot cache a (1 byte at P0,
 3 at P1, over P1's 2-byte budget), so a request naming a twice misses a, and so does its
@@ -19,8 +20,8 @@ from collections.abc import Callable, Sequence
 import pytest
 from receive_choice import skewed_config
 
-from model_checks.conform.lockstep import Disagreement, Driving, Lockstep, driver, run_actions
-from model_checks.conform.lockstep.observer import SpecRun
+from model_checks.conform.lru_lockstep import Disagreement, Driving, Lockstep, driver, run_actions
+from model_checks.conform.lru_lockstep.observer import SpecRun
 from model_checks.conform.reference_adapter import factory
 from spec.state import ClientItem
 from spec.transitions import (
@@ -74,12 +75,13 @@ def _judged_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _deferred_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    judge = driver.Lockstep._judge
+    judge = driver.Lockstep.judge
 
-    def dropping(self: Lockstep, deferred: Sequence[tuple[str, str]], action: Action) -> None:
-        judge(self, (), action)
+    def dropping(self: Lockstep, taken: driver.Taken, deferred: Sequence[tuple[str, str]],
+                 again: bool) -> None:
+        judge(self, taken, (), again)
 
-    monkeypatch.setattr(driver.Lockstep, "_judge", dropping)
+    monkeypatch.setattr(driver.Lockstep, "judge", dropping)
 
 
 @pytest.mark.parametrize(("plant", "failure", "match"), [

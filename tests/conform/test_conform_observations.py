@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conform.lockstep import Disagreement, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, run_actions
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.run import PROFILES, ConformRun, configurations, conform
 from model_checks.scenarios.base import item, submit, uuid_only

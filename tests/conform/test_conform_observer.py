@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import Disagreement, Lockstep
-from model_checks.conform.lockstep.implementation import Implementation
-from model_checks.conform.lockstep.monitors import Monitors
-from model_checks.conform.lockstep.observer import RunObserver, SpecRun
-from model_checks.conform.lockstep.views import Tags
+from model_checks.conform.lru_lockstep import Disagreement, Lockstep
+from model_checks.conform.lru_lockstep.implementation import Implementation
+from model_checks.conform.lru_lockstep.monitors import Monitors
+from model_checks.conform.lru_lockstep.observer import RunObserver, SpecRun
+from model_checks.conform.lru_lockstep.views import Tags
 from model_checks.conform.reference_adapter import factory
 from model_checks.scenarios.base import item, submit
 from spec import Config, variant_named

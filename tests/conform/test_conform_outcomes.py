@@ -22,7 +22,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import Disagreement, Driving, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, tensor_bytes
 from model_checks.conform.run import ConformProfile, conform, corpus

@@ -16,7 +16,7 @@ import torch
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.lockstep import Disagreement, Driving, run_actions, shrink
+from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions, shrink
 from model_checks.conform.reference_adapter import (
     ReferenceAdapter,
     ReferenceEngine,

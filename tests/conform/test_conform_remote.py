@@ -12,7 +12,7 @@ import torch
 
 from model_checks.cli import main
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep import Disagreement, Driving, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, _pack_payload, _unpack_payload
 from model_checks.conform.run import corpus

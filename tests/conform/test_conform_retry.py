@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from model_checks.conform import codec
-from model_checks.conform.lockstep import Driving, run_actions
+from model_checks.conform.lru_lockstep import Driving, run_actions
 from model_checks.conform.reference_adapter import factory, variant_of
 from model_checks.conform.run import PROFILES, ConformRun, conform, corpus
 from model_checks.mutant_run import reference_mutants

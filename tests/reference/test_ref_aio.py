@@ -17,7 +17,7 @@ from ref_helpers import ITEM_BYTES, SerialProcessor, consistent, snapshot
 import reference.aio
 from model_checks.cli import main
 from model_checks.conform.async_adapter import AsyncAdapter, factory
-from model_checks.conform.lockstep import Disagreement, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, run_actions
 from model_checks.conform.run import corpus
 from model_checks.kernel.verdict_records import Verdict, read_records
 from reference import (

@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from model_checks.conform.lockstep import Disagreement, Driving, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions
 from model_checks.conform.reference_adapter import factory
 from model_checks.kernel.matrix import Expectation
 from model_checks.mutation.spec_mutants import spec_mutants

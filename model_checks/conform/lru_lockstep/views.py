@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.lockstep.implementation import Implementation
+from model_checks.conform.lru_lockstep.implementation import Implementation
 from spec import Config, Outcome, Stage, State
 from spec import lru as spec_lru
 from spec.state import Message, Request

@@ -21,7 +21,7 @@ import torch
 
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.lockstep.disagreement import Disagreement
+from model_checks.conform.lru_lockstep.disagreement import Disagreement
 from spec import Action, Config, Drift, Outcome, Stage
 from spec import transitions as t
 from spec.state import ClientItem

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep.disagreement import Broken, Disagreement
-from model_checks.conform.lockstep.monitors import Monitors
-from model_checks.conform.lockstep.views import Tags
+from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
+from model_checks.conform.lru_lockstep.monitors import Monitors
+from model_checks.conform.lru_lockstep.views import Tags
 from spec import Config, State, registry
 from spec.machine import initial
 from spec.trace import Step, Trace

@@ -1,9 +1,14 @@
-"""Lockstep: the spec and an implementation driven side by side, action for action.
+"""The LRU design's lockstep binding: the spec and an implementation driven side by side,
+action for action, by the one lockstep driver (`model_checks.conform.design_lockstep`).
 
-The driver owns the client and the channel between the sides: it picks spec actions, applies
-each to the spec (`spec.step`) and, through the adapter, to the implementation, then compares
-everything observable. The first difference raises `Disagreement`, labelled with the step,
-the action and both observations.
+The binding declares the driver's optional capabilities (`design_lockstep.Stepping`,
+`Settling`): an implementation step may take several spec steps (an atomic update's item
+steps), a step the spec offers a choice for is matched with the spec rewound and the
+properties broken while it ran judged once the choice is known, the run's observer finds a
+disagreement in the middle of a step, and a run ends settled, with L4. The one `take_step`
+and `settle` drive it; its scripts are followed by the one `follow`. It owns the client and
+the channel between the sides; the first difference raises `Disagreement`, labelled with the
+step, the action and both observations.
 
 One module per concern:
 
@@ -14,11 +19,12 @@ One module per concern:
 - `monitors`: L1-L4 restated as monitors over the implementation's events.
 - `observer`: the spec's run so far (`SpecRun`) and the observer that judges the
   implementation's events against it as they happen (`RunObserver`).
-- `driver`: `Lockstep`, which steps both sides and ties the above together.
+- `driver`: `Lockstep`, the binding's run (`Stepping`, `Settling`), which ties the above
+  together.
 - `choices`: where the spec allows a correct implementation a choice (keep or undo the
   shadow update on a rejection; under D9, serve a reference that misses the cache from its
-  own message's payload), the alternatives of a step, which the driver matches to
-  the implementation's step and counts.
+  own message's payload), the alternatives of a step, which the one driver matches to
+  the implementation's step, and the run counts.
 - `runs`: scripts (followed by the one loop of `model_checks.conform.design_lockstep`,
   `follow`: a round trip through the end-to-end call, or an atomic update's item steps, is
   one step of several actions), random walks, shrinking; `disagreement`: what a run finds
@@ -52,15 +58,15 @@ through it.
 This package's public names are the ones below; the modules are its parts.
 """
 
-from model_checks.conform.lockstep.disagreement import (
+from model_checks.conform.lru_lockstep.disagreement import (
     Broken,
     Disagreement,
     NotFollowed,
     steps_text,
 )
-from model_checks.conform.lockstep.driver import SPEC_JUDGED, Lockstep
-from model_checks.conform.lockstep.implementation import EngineFactory
-from model_checks.conform.lockstep.runs import (
+from model_checks.conform.lru_lockstep.driver import SPEC_JUDGED, Lockstep
+from model_checks.conform.lru_lockstep.implementation import EngineFactory
+from model_checks.conform.lru_lockstep.runs import (
     Driving,
     run_actions,
     shrink,

@@ -1,12 +1,16 @@
-"""The lockstep driver: one spec action at a time, to the spec and to the implementation.
+"""The LRU design's lockstep run: one spec action at a time, to the spec and to the
+implementation, as the one lockstep driver takes it (`design_lockstep.take_step`, `settle`).
 
-`Lockstep.apply` steps the spec (`spec.step`), has `Implementation` make the action's adapter
-calls, then compares every observation (`views`) and judges S1-S3 on the implementation
-(`properties`); the implementation's events go to the run's observer (`observer.RunObserver`,
-which feeds the L1-L3 monitors and the tag bijection as they happen), and `settle` ends a run
-with L4. The driver owns the spec's run so far (`observer.SpecRun`), the observer and the
-implementation; the implementation knows only the observer. The first difference raises
-`Disagreement`, labelled with the step, the action and both observations.
+`Lockstep` declares the driver's capabilities (`design_lockstep.Stepping`, `Settling`): the
+spec's steps of an implementation step (`spec_steps`: several for an atomic update), the
+implementation's step (`Implementation` makes the action's adapter calls), the judgement
+(every observation compared, `views`, and S1-S3 judged on the implementation,
+`properties`), the choices the spec allows (`choices`) with the spec's side marked and
+rewound, and the end of a run (`owed` under fairness, then L4 at rest). The implementation's
+events go to the run's observer (`observer.RunObserver`, which feeds the L1-L3 monitors and
+the tag bijection as they happen). The run owns the spec's run so far (`observer.SpecRun`),
+the observer and the implementation; the implementation knows only the observer. The first
+difference raises `Disagreement`, labelled with the step, the action and both observations.
 """
 
 from __future__ import annotations
@@ -14,14 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model_checks.conform import adapter as api
+from model_checks.conform.design_lockstep import settle, take_step
 from model_checks.conform.judged import on_agreed_trace
-from model_checks.conform.lockstep import choices
-from model_checks.conform.lockstep.disagreement import Broken, Disagreement
-from model_checks.conform.lockstep.implementation import EngineFactory, Implementation
-from model_checks.conform.lockstep.monitors import Monitors, unfinished
-from model_checks.conform.lockstep.observer import RunObserver, SpecRun
-from model_checks.conform.lockstep.properties import state_properties
-from model_checks.conform.lockstep.views import (
+from model_checks.conform.lru_lockstep import choices
+from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
+from model_checks.conform.lru_lockstep.implementation import EngineFactory, Implementation
+from model_checks.conform.lru_lockstep.monitors import Monitors, unfinished
+from model_checks.conform.lru_lockstep.observer import RunObserver, SpecRun
+from model_checks.conform.lru_lockstep.properties import state_properties
+from model_checks.conform.lru_lockstep.views import (
     CacheViews,
     Decoder,
     SpecStep,
@@ -57,8 +62,18 @@ def spec_steps(config: Config, state: State, action: Action, atomic: bool = True
     return steps
 
 
+Taken = tuple[Action, ...]
+"""The actions of one implementation step: one action (its spec steps `Lockstep.spec_steps`),
+or a round trip's four, which the implementation's end-to-end call takes at once."""
+
+Mark = tuple[State, tuple[Step, ...], tuple[Action, ...], tuple[int, ...], dict[str, Broken]]
+"""The spec's side of a run at one moment (`Lockstep.mark`): its state, its steps, their
+actions and lockstep numbers, and the properties broken."""
+
+
 class Lockstep:
-    """One lockstep run from the initial state. `apply` raises `Disagreement`."""
+    """One lockstep run from the initial state: the LRU design's `design_lockstep.Stepping`
+    and `Settling` run. `apply` raises `Disagreement`."""
 
     def __init__(
         self,
@@ -123,85 +138,94 @@ class Lockstep:
         return spec_steps(self.config, self.state, action, atomic)
 
     def apply(self, action: Action) -> None:
-        """Apply `action` (enabled in the spec) to both sides and compare. `actions` gets one
-        entry per spec step taken (an atomic update's item steps each), so that it is always
-        the spec's trace, step for step.
-
-        Where the spec allows the implementation a choice (`choices.alternatives`: keep or
-        undo the shadow on a rejection; a reference missing the cache served from its own
-        message's payload under D9), the implementation's step is compared with the
-        action's spec step and, if they disagree, with each alternative's: the spec's trace
-        takes the one that agrees (refinement: the implementation's step is one of the
-        spec's), `choices` counts what was observed, and only if none agrees is the first
-        disagreement raised."""
+        """Apply `action` (enabled in the spec) to both sides and compare, by the one
+        lockstep step (`design_lockstep.take_step`). `actions` gets one entry per spec step
+        taken (an atomic update's item steps each): it is always the spec's trace. Where the
+        spec allows a choice (`choices.alternatives`: keep or undo the shadow on a rejection;
+        under D9, a reference missing the cache served from its own message's payload), the
+        step takes the alternative the implementation's step agrees with, and `choices`
+        counts what was observed."""
         before = self.state
-        marks = (len(self.steps), len(self.actions), len(self.action_of_step))
-        broken = dict(self.broken)
-        self._take_spec_steps(action)
-        self.impl.delivery = None
-        self.spec_delivery = None
-        self.before = before
-        self.processings_before = len(before.processings)
-        self.impl.processor_calls = 0
-        if action.drift_event() is not None:
-            self.monitors.drift()
-        offered = choices.enabled_alternatives(self.config, action, before)
-        self.spec.deferred = [] if offered else None
-        try:
-            self.impl.apply(action)
-        finally:
-            deferred, self.spec.deferred = self.spec.deferred or [], None
-        try:
-            self._judge(deferred, action)
-        except Disagreement as first:
-            action = self._alternative_agreeing(action, before, marks, broken, first, deferred)
+        (action,) = take_step(self, (action,))
         observed = choices.choice_of(action)
         others = choices.enabled_alternatives(self.config, action, before)
         if observed is not None and any(
                 step(self.config, before, other) != self.state for other in others):
             self.choices[observed] = self.choices.get(observed, 0) + 1
 
-    def _take_spec_steps(self, action: Action) -> None:
-        for taken in self.spec_steps(action):
-            self.spec.state = taken.state
-            self.steps.append(taken)
-            self.actions.append(action)
-            self.action_of_step.append(len(self.actions))
+    # -- the capabilities of `design_lockstep.Stepping` --------------------------------------
+    # A step's actions (`Taken`): one action, or a round trip's four (`apply_served`).
 
-    def _rewind(self, before: State, marks: tuple[int, int, int],
-                broken: dict[str, Broken]) -> None:
-        steps, actions, numbers = marks
-        del self.steps[steps:], self.actions[actions:], self.action_of_step[numbers:]
-        self.spec.state = before
+    def mark(self) -> Mark:
+        """The spec's side now: its state, its trace so far, what was broken."""
+        return (self.state, tuple(self.steps), tuple(self.actions), tuple(self.action_of_step),
+                dict(self.broken))
+
+    def rewind(self, mark: Mark) -> None:
+        self.spec.state, self.steps[:], self.actions[:], self.action_of_step[:], broken = mark
         self.broken.clear()
         self.broken.update(broken)
 
-    def _judge(self, deferred: Sequence[tuple[str, str]], action: Action) -> None:
-        """The properties broken during the step (`SpecRun.deferred`), then the comparison."""
+    def take_spec(self, taken: Taken) -> None:
+        """The spec's steps of the implementation's step: an action's (`spec_steps`), or a
+        round trip's four, P1's delivery the spec's receive step (`views.spec_delivery`);
+        the state before them is the step's `before`."""
+        self.before = self.state
+        if len(taken) > 1:
+            for action in taken:
+                self._take(Step(action, step(self.config, self.state, action)))
+                if isinstance(action, P1Receive) and self.spec_delivery is None:
+                    self.spec_delivery = spec_delivery(
+                        self.config, self.state, self.impl.delivery is not None)
+            return
+        for spec_step in self.spec_steps(taken[0]):
+            self._take(spec_step)
+
+    def _take(self, spec_step: Step) -> None:
+        self.spec.state = spec_step.state
+        self.steps.append(spec_step)
+        self.actions.append(spec_step.action)
+        self.action_of_step.append(len(self.actions))
+
+    def alternatives(self, taken: Taken) -> tuple[Taken, ...]:
+        if len(taken) > 1:
+            return ()
+        return tuple((other,) for other in
+                     choices.enabled_alternatives(self.config, taken[0], self.before))
+
+    def drive(self, taken: Taken, choosing: bool) -> list[tuple[str, str]]:
+        """The step's adapter calls (a round trip: the front end's own end-to-end call); the
+        observer judges the implementation's events as they happen, deferring while the step
+        is a choice (`SpecRun.deferred`)."""
+        if len(taken) == 1:
+            self.impl.delivery = None
+            self.spec_delivery = None
+        if taken[0].drift_event() is not None:
+            self.monitors.drift()
+        self.processings_before = len(self.before.processings)
+        self.impl.processor_calls = 0
+        submit = taken[0]
+        if len(taken) > 1 and isinstance(submit, Submit):
+            self.impl.serve(submit)
+            return []
+        self.spec.deferred = [] if choosing else None
+        try:
+            self.impl.apply(taken[0])
+        finally:
+            deferred, self.spec.deferred = self.spec.deferred or [], None
+        return deferred
+
+    def judge(self, taken: Taken, deferred: Sequence[tuple[str, str]], again: bool) -> None:
+        """The properties broken during the step (`SpecRun.deferred`), then the comparison;
+        a step re-taken as another choice has its shadows' tags paired again first."""
+        if again:
+            for front_end in range(len(self.impl.front_ends)):
+                self.impl.shadow_changed(front_end)
         for prop, reason in deferred:
             self.observer.fail_property(prop, reason)
-        self._compare(len(self.actions), action)
-
-    def _alternative_agreeing(self, action: Action, before: State, marks: tuple[int, int, int],
-                              broken: dict[str, Broken], first: Disagreement,
-                              deferred: Sequence[tuple[str, str]] = ()) -> Action:
-        """The alternative of `action` whose spec step the implementation's step agrees with
-        (the spec's side rewound and re-taken with it); raises `first` if there is none,
-        with the run as `action`'s comparison left it (its broken properties too)."""
-        found = dict(self.broken)
-        for alternative in choices.enabled_alternatives(self.config, action, before):
-            self._rewind(before, marks, broken)
-            self._take_spec_steps(alternative)
-            for front_end in range(len(self.impl.front_ends)):  # its tags, against this step
-                self.impl.shadow_changed(front_end)
-            try:
-                self._judge(deferred, alternative)
-            except Disagreement:
-                continue
-            return alternative
-        self._rewind(before, marks, found)
-        self._take_spec_steps(action)
-        raise first
+        self._compare(len(self.actions), taken[-1])
+        if len(taken) > 1:
+            self.spec_delivery = None
 
     def served_block(self, actions: Sequence[Action]) -> bool:
         """Whether `actions` (from here) start with a round trip the implementation's own
@@ -227,28 +251,11 @@ class Lockstep:
         return state.fault is None
 
     def apply_served(self, actions: Sequence[Action]) -> None:
-        """One round trip (`served_block`) through the implementation's own end-to-end call:
-        the spec takes its four steps, the implementation one call; everything is compared
-        after it, P1's delivery against the spec's receive step."""
-        submit = actions[0]
-        assert isinstance(submit, Submit)
-        before = self.state
-        for action in actions[:4]:
-            self.actions.append(action)
-            self.spec.state = step(self.config, self.state, action)
-            self.steps.append(Step(action, self.state))
-            self.action_of_step.append(len(self.actions))
-            if isinstance(action, P1Receive) and self.spec_delivery is None:
-                self.spec_delivery = spec_delivery(
-                    self.config, self.state, self.impl.delivery is not None)
-        if submit.drift_event() is not None:
-            self.monitors.drift()
-        self.before = before
-        self.processings_before = len(before.processings)
-        self.impl.processor_calls = 0
-        self.impl.serve(submit)
-        self._compare(len(self.actions), actions[3])
-        self.spec_delivery = None
+        """One round trip (`served_block`) through the implementation's own end-to-end call,
+        by the one lockstep step: the spec takes its four steps, the implementation one
+        call; everything is compared after it, P1's delivery against the spec's receive
+        step."""
+        take_step(self, tuple(actions[:4]))
 
     # -- comparing -------------------------------------------------------------------------
 
@@ -277,12 +284,19 @@ class Lockstep:
     # -- the end of a run --------------------------------------------------------------------
 
     def settle(self, max_steps: int = 200) -> None:
-        """Drive both sides to quiescence under fairness, then check L4 on the implementation."""
-        for _ in range(max_steps):
-            owed = pending(self.config, self.state)
-            if self.state.fault is not None or not owed:
-                break
-            self.apply(fair_choice(owed))
+        """Drive both sides to quiescence under fairness, then check L4 on the implementation
+        (`design_lockstep.settle`)."""
+        settle(self, max_steps)
+
+    def owed(self) -> Action | None:
+        """The action the spec's fair scheduler owes the run next (None: quiescent or
+        faulted)."""
+        owed = pending(self.config, self.state)
+        return None if self.state.fault is not None or not owed else fair_choice(owed)
+
+    def at_rest(self) -> None:
+        """L4 on the implementation at quiescence (nothing judged where the spec faulted or
+        is still owed a step)."""
         if self.state.fault is not None or pending(self.config, self.state):
             return
         found = unfinished(self.state, self.impl.attempts)

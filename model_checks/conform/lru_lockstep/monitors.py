@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lockstep.implementation import Attempt
+from model_checks.conform.lru_lockstep.implementation import Attempt
 from spec import State
 
 Fail = Callable[[str, str], None]

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from model_checks.conform.design_lockstep import NotDriven
+from model_checks.conform.design_lockstep import Differs, NotDriven
 from model_checks.conform.notation import observation_text, wrap
 from model_checks.kernel import render
 from spec.transitions import Action
 
 
-class Disagreement(Exception):
+class Disagreement(Differs):
     """The spec and the implementation disagree, or the implementation broke a property the
     spec keeps. `caught_by` is the property id (S1-S3, L1-L4) or the observation's name;
     `sentence`, where set, says in one line what the difference means (e.g. a tagless

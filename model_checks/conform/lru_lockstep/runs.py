@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
 from model_checks.conform.design_lockstep import follow
-from model_checks.conform.lockstep.disagreement import Disagreement, NotFollowed
-from model_checks.conform.lockstep.driver import Lockstep
-from model_checks.conform.lockstep.implementation import EngineFactory
+from model_checks.conform.lru_lockstep.disagreement import Disagreement, NotFollowed
+from model_checks.conform.lru_lockstep.driver import Lockstep
+from model_checks.conform.lru_lockstep.implementation import EngineFactory
 from model_checks.kernel import render
 from spec import Config
 from spec.machine import initial, is_enabled, step
