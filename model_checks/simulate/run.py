@@ -123,12 +123,19 @@ def search(
     profile: SimulateProfile,
     examples: int,
     stats: RuleStats,
-    design: str = DEFAULT_DESIGN,
 ) -> Search:
-    """One Hypothesis run of `design`'s machine for `config` checking `checked`, its class
-    named after `label` made an identifier (`V2_D2+D7` gives `V2_D2_D7__S1`)."""
-    name = f"{identifier(label)}__{'_'.join(checked)}"
-    cls = machine_class(name, _rules(design), config, checked, focused=True)
+    """One Hypothesis run of the default design's machine for `config` checking `checked`,
+    its class named after `label` made an identifier (`V2_D2+D7` gives `V2_D2_D7__S1`)."""
+    cell = SimulatedCell(label, "", (), config, {})
+    return _search(cell, checked, profile, examples, stats)
+
+
+def _search(cell: SimulatedCell, checked: Sequence[str], profile: SimulateProfile,
+            examples: int, stats: RuleStats) -> Search:
+    """One Hypothesis run of the machine of `cell`'s design for its configuration, checking
+    `checked` (`search`)."""
+    name = f"{identifier(cell.label)}__{'_'.join(checked)}"
+    cls = machine_class(name, _rules(cell.design), cell.config, checked, focused=True)
     cls.stats = RuleStats()
     start = time.perf_counter()
     finding = None
@@ -236,7 +243,7 @@ def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | Non
     holds = [p for p, e in expectations.items() if e is Expectation.HOLDS]
     breaks = [p for p, e in expectations.items() if e is Expectation.BREAKS]
     while holds:
-        s = search(label, config, holds, profile, profile.holds_examples, cell.stats, design)
+        s = _search(simulated, holds, profile, profile.holds_examples, cell.stats)
         if s.finding is None:
             cell.records.extend(_record(matrix, cell, p, s, out) for p in holds)
             break
@@ -254,8 +261,7 @@ def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | Non
         if witness_first:  # a verdict is enough here, not the shortest counterexample
             s = _from_witness(matrix, config, env, prop, s, witnesses)
         if s.finding is None or s.finding.property_id != prop:
-            s = search(label, config, [prop], profile, profile.break_examples, cell.stats,
-                       design)
+            s = _search(simulated, [prop], profile, profile.break_examples, cell.stats)
         if s.finding is None or s.finding.property_id != prop:
             s = _from_witness(matrix, config, env, prop, s, witnesses)
         record = _record(matrix, cell, prop, s, out, s.finding.detail if s.finding else "")

@@ -122,8 +122,9 @@ SPECIFIC: dict[str, frozenset[str]] = {
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its judge, its lattice's command, lockstep conformance)
-and what reaches it: the commands that choose between the stacks. The design-generic witness files are not among them: the one
-trace format tags the classes each design declares (`Design.trace_tags`), not the LRU's."""
+and what reaches it: the commands that choose between the stacks. The design-generic witness
+files are not among them: the one trace format tags the classes each design declares
+(`Design.trace_tags`), not the LRU's."""
 
 
 def _name(path: Path) -> str:
