@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from model_checks.kernel.text_table import grid
 from model_checks.kernel.verdict_records import SCENARIOS as SCENARIO_CHECKER
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from model_checks.scenarios.catalog import suite_for
@@ -25,36 +26,26 @@ class SuiteScenario(Protocol):
 
     @property
     def name(self) -> str: ...
-
     @property
     def drift(self) -> tuple[str, ...]: ...
-
     @property
     def expected(self) -> Mapping[str, frozenset[str]]: ...
-
     @property
     def judges_cell(self) -> bool: ...
 
 
 class ScenarioSuite(Protocol):
-    """A design's hand-written scenario suite."""
+    """A design's hand-written scenario suite: its variants, the properties a run is judged
+    by (in the order records are written), its scenarios (each a `SuiteScenario`), and how
+    one runs on a variant (`run`: the properties it violates and the run's steps)."""
 
     @property
     def variants(self) -> tuple[str, ...]: ...
-
     @property
-    def properties(self) -> tuple[str, ...]:
-        """Every property a run is judged by, in the order records are written."""
-        ...
-
+    def properties(self) -> tuple[str, ...]: ...
     @property
-    def scenarios(self) -> Sequence[Any]:
-        """The suite's scenarios (each a `SuiteScenario`)."""
-        ...
-
-    def run(self, scenario: Any, variant: str) -> tuple[frozenset[str], int]:
-        """The properties `scenario` run on `variant` violates, and the run's steps."""
-        ...
+    def scenarios(self) -> Sequence[Any]: ...
+    def run(self, scenario: Any, variant: str) -> tuple[frozenset[str], int]: ...
 
 
 def suite_of(design: str = DEFAULT_DESIGN) -> ScenarioSuite:
@@ -152,12 +143,8 @@ def table(verdicts: list[ScenarioVerdict], design: str = DEFAULT_DESIGN) -> str:
     for verdict in verdicts:
         rows.setdefault(verdict.scenario, {})[verdict.variant] = _cell(verdict)
         drift[verdict.scenario] = Environment.of(verdict.drift).text
-    header = ["scenario", "drift", *names]
     body = [[name, drift[name], *(cells[n] for n in names)] for name, cells in rows.items()]
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [header, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return grid(["scenario", "drift", *names], body)
 
 
 def report_scenarios(verdicts: list[ScenarioVerdict]) -> int:

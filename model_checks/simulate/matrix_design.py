@@ -60,69 +60,38 @@ class MutantCase:
 
 
 class MatrixDesign(Protocol):
-    """A design's expected matrix, as the one Hypothesis matrix reads it."""
+    """A design's expected matrix, as the one Hypothesis matrix reads it: its `variants`, its
+    `properties` (in the order tables print them) and the drift `sources` its environments
+    are spelled in; the selections `--cells` names (`cell_sets`, `add_cells_argument`) among
+    `all_cells` (a task names its cell by its index there); the configuration a cell is
+    searched in (`config`: the matrix's instance, or the wider one of `wider_in_flight`
+    unfinished requests that `Cell.wider` is judged at); a counterexample's trace document,
+    the step its property breaks at when the document is replayed on the spec, and its step
+    table; the shortest explicit witness (of `extra` and the design's own) breaking a property
+    on a configuration; and the mutants of its spec, each as a cell (`mutant_case`)."""
 
     @property
     def name(self) -> str: ...
-
     @property
     def variants(self) -> Sequence[str]: ...
-
     @property
-    def properties(self) -> Sequence[str]:
-        """The properties the expectations are written for, in the order tables print them."""
-        ...
-
+    def properties(self) -> Sequence[str]: ...
     @property
-    def sources(self) -> tuple[str, ...]:
-        """The drift sources an environment of the matrix is spelled in."""
-        ...
-
+    def sources(self) -> tuple[str, ...]: ...
     @property
-    def cell_sets(self) -> Mapping[str, tuple[Cell, ...]]:
-        """The selections `--cells` names (`add_cells_argument`)."""
-        ...
-
+    def cell_sets(self) -> Mapping[str, tuple[Cell, ...]]: ...
     @property
-    def all_cells(self) -> tuple[Cell, ...]:
-        """Every cell of the matrix, each selection's among them (a task names its cell by
-        its index here)."""
-        ...
-
+    def all_cells(self) -> tuple[Cell, ...]: ...
     @property
-    def wider_in_flight(self) -> int:
-        """The unfinished requests of the wider instance `Cell.wider` is judged at."""
-        ...
-
+    def wider_in_flight(self) -> int: ...
     def add_cells_argument(self, parser: argparse.ArgumentParser) -> None: ...
-
-    def config(self, cell: Cell, wider: bool = False) -> Any:
-        """The configuration `cell` is searched in: the matrix's instance, or the wider one."""
-        ...
-
+    def config(self, cell: Cell, wider: bool = False) -> Any: ...
     def trace_document(self, trace: Any, property_id: str, step: int, reason: str,
-                       fair_from: int) -> dict[str, Any]:
-        """The trace document of a counterexample (the one trace format)."""
-        ...
-
-    def replayed_step(self, document: Mapping[str, Any]) -> int | None:
-        """The step a trace document's property breaks at when it is replayed on the spec
-        (None: it does not)."""
-        ...
-
+                       fair_from: int) -> dict[str, Any]: ...
+    def replayed_step(self, document: Mapping[str, Any]) -> int | None: ...
     def table(self, trace: Any, property_id: str, step: int | None, reason: str,
-              fair_from: int | None = None) -> str:
-        """The step table of a counterexample."""
-        ...
-
+              fair_from: int | None = None) -> str: ...
     def witness(self, config: Any, environment: Sequence[str], property_id: str,
-                extra: Sequence[Script] = ()) -> Witnessed | None:
-        """The shortest explicit witness (of `extra` and the design's own) breaking
-        `property_id` on `config`, under `environment`, if any."""
-        ...
-
-    def mutants(self) -> Sequence[Any]:
-        """The mutants of the design's spec the matrix searches beside its cells."""
-        ...
-
+                extra: Sequence[Script] = ()) -> Witnessed | None: ...
+    def mutants(self) -> Sequence[Any]: ...
     def mutant_case(self, mutant: Any) -> MutantCase: ...
