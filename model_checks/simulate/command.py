@@ -8,7 +8,7 @@ rule fired, 1 otherwise.
 `--design NAME` (default lru): a design that declares an expected matrix
 (`simulate.lru_matrix.matrix_for`: the LRU design) is searched over it; another design is
 searched by the same machine with its own rules (`simulate.designs`, `--variant`), the
-matrix's options (`LRU_ONLY`) refused there in one line.
+matrix's options (`MATRIX_ONLY`) refused there in one line.
 """
 
 from __future__ import annotations
@@ -46,18 +46,18 @@ def _default_matrix() -> MatrixDesign:
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option of `simulate`: the default design's matrix's with no default for those of
-    `LRU_ONLY` (None: `run_simulate` refuses one given with a design without a matrix, and
+    `MATRIX_ONLY` (None: `run_simulate` refuses one given with a design without a matrix, and
     sets its declared default for a design with one)."""
-    _add_lru_arguments(parser, _default_matrix())
+    _add_matrix_arguments(parser, _default_matrix())
     parser.add_argument("--design", default=None,
                         help="the design (lru, shm, encoder, ...; default lru)")
     parser.add_argument("--variant", action="append", default=None,
                         help="a design other than lru: only this variant (default: its last; "
                         "repeatable)")
-    parser.set_defaults(**{dest: None for _, dest in LRU_ONLY})
+    parser.set_defaults(**{dest: None for _, dest in MATRIX_ONLY})
 
 
-def _add_lru_arguments(parser: argparse.ArgumentParser, matrix: MatrixDesign) -> None:
+def _add_matrix_arguments(parser: argparse.ArgumentParser, matrix: MatrixDesign) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="search budget (default: ci, derandomized)")
     parser.add_argument("--json", type=Path, default=None,
@@ -80,7 +80,7 @@ def _add_lru_arguments(parser: argparse.ArgumentParser, matrix: MatrixDesign) ->
     add_dask_argument(parser)
 
 
-LRU_ONLY: tuple[tuple[str, str], ...] = (
+MATRIX_ONLY: tuple[tuple[str, str], ...] = (
     ("--out", "out"), ("--only", "only"), ("--cells", "cells"),
     ("--no-mutants", "no_mutants"), ("--tables", "tables"), ("--jobs", "jobs"),
     ("--dask", "dask"))
@@ -90,11 +90,11 @@ DESIGN_ONLY: tuple[tuple[str, str], ...] = (("--variant", "variant"),)
 """The other designs' options a matrix's search does not read."""
 
 
-def _lru_defaults(args: argparse.Namespace, matrix: MatrixDesign) -> None:
-    """Each of `LRU_ONLY` not given: its default as the matrix's options declare it."""
+def _matrix_defaults(args: argparse.Namespace, matrix: MatrixDesign) -> None:
+    """Each of `MATRIX_ONLY` not given: its default as the matrix's options declare it."""
     declared = argparse.ArgumentParser(add_help=False)
-    _add_lru_arguments(declared, matrix)
-    for _, dest in LRU_ONLY:
+    _add_matrix_arguments(declared, matrix)
+    for _, dest in MATRIX_ONLY:
         if getattr(args, dest) is None:
             setattr(args, dest, declared.get_default(dest))
     if args.json is None:
@@ -161,12 +161,12 @@ def run_simulate(args: argparse.Namespace) -> int:
     design = args.design or DEFAULT_DESIGN
     matrix = matrix_for(design)
     if matrix is None:
-        _refuse(design, LRU_ONLY, args, matrix=False)
+        _refuse(design, MATRIX_ONLY, args, matrix=False)
         from model_checks.simulate.designs import run_design
 
         return run_design(args)
     _refuse(design, DESIGN_ONLY, args, matrix=True)
-    _lru_defaults(args, matrix)
+    _matrix_defaults(args, matrix)
     for environment in args.environment or []:
         try:
             environment.within(matrix.sources)
