@@ -54,7 +54,7 @@ def parse_cell(text: str) -> tuple[str, tuple[str, ...], str | None]:
             if len(parts) == 2 or prop is not None:
                 return variants[parts[0].upper()], drift, prop
             reason = f"{parts[2]!r} is no property"
-    current = older_cell(text)
+    current = older_cell(text, VARIANT_NAMES, property_ids())
     if current is not None:
         raise BadCell(f"cell: got {text!r}, an older spelling: write {current}")
     raise BadCell(f"cell: got {text!r}, expected {_FORM} ({reason})")
@@ -156,7 +156,7 @@ OLDER = [
 
 @pytest.mark.parametrize(("text", "current"), OLDER, ids=[a for a, _ in OLDER])
 def test_an_older_cell_spelling_is_an_error_naming_the_one(text: str, current: str) -> None:
-    assert older_cell(text) == current
+    assert older_cell(text, VARIANT_NAMES, property_ids()) == current
     with pytest.raises(BadCell) as raised:
         parse_cell(text)
     assert str(raised.value) == f"cell: got {text!r}, an older spelling: write {current}"
@@ -166,7 +166,7 @@ def test_an_older_cell_spelling_is_an_error_naming_the_one(text: str, current: s
 @pytest.mark.parametrize("text", ["X9_D1", "V2", "V2_D99", "V2_none_D1", "V2_S1", "",
                                   "V2_D1+ROUTER"])
 def test_a_bad_cell_spelling_is_a_clear_error(text: str) -> None:
-    assert older_cell(text) is None
+    assert older_cell(text, VARIANT_NAMES, property_ids()) is None
     with pytest.raises(BadCell, match=r"^cell: got .*, expected <variant>_<environment>"):
         parse_cell(text)
 

@@ -2,12 +2,14 @@
 consumer of their verdicts share. It imports no checker, no product and no command line;
 the rest of `model_checks` is built over it.
 
-- the expected matrix: `matrix` (the main cells, each with its reasoning), `pair_cells` (the
-  pairs of drift sources, derived from the single-source rows and the reasoned interactions
-  of `pair_reasons`, each shown by a hand-built trace of `pair_witnesses`) and `cell_sets`
-  (the selections a sweep takes, `--cells`);
-- instances and cells: the matrix's family of instances and the checkers' entry to the one
-  builder (`instance`), cells and environments (`cells`, `environment_arg`), the options with one
+- the LRU design's expected matrix, its per-design data (a checker reads it through a
+  design's declaration, as `simulate.lru_matrix`): `matrix` (the main cells, each with its
+  reasoning), `pair_cells` (the pairs of drift sources, derived from the single-source rows
+  and the reasoned interactions of `pair_reasons`, each shown by a hand-built trace of
+  `pair_witnesses`), `cell_sets` (the selections a sweep takes, `--cells`) and `instance`
+  (the matrix's family of instances, the checkers' entry to the LRU design's builder);
+- cells: what a cell of any design's matrix is and how it is named and judged (`cells`),
+  environments (`environment_arg`), the options with one
   meaning on every command (`options`: `--jobs`, `--processes`), what each
   checker judges (`judged`) and the one profile type every checker's `--profile` names (`profiles`);
 - verdicts and traces: verdict records (`verdict_records`), the one trace format and its

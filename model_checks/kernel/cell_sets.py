@@ -1,4 +1,6 @@
-"""The selections of the expected matrix a sweep takes, and the `--cells` option naming them.
+"""The selections of the LRU design's expected matrix a sweep takes, and the `--cells` option
+naming them (per design by nature: read by the Hypothesis matrix through
+`simulate.lru_matrix`).
 
 `ALL_EXPECTED` is the whole matrix (the main cells, `matrix.EXPECTED`, then the pair cells,
 `pair_cells.PAIR_EXPECTED`); `expected_cell` finds one cell of it.

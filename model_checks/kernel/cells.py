@@ -1,10 +1,13 @@
-"""The words every checker uses for its cells: how a cell is named, and how a verdict compares
-with the expected matrix.
+"""The words every checker uses for its cells: what a cell of an expected matrix is, how it is
+named, and how a verdict compares with the matrix.
 
 A *cell* is a variant (or a mutant) under an environment (a tuple of drift ids), searched in
 some instance; a checker's task judges one cell, or one cell's property, and its *outcome* is
 the verdict records it wrote (`model_checks.kernel.verdict_records.VerdictRecord`) with whatever
-figures the checker reports besides. Three rules are stated here once:
+figures the checker reports besides. A design's expected matrix is its cells (`Cell`: per
+property an `Expectation`); the LRU design's is `model_checks.kernel.matrix`. These words read
+no design's spec: a design's variants and properties are handed to them. Three rules are
+stated here once:
 
 - an environment is spelled by `spec.Environment.text` (`D1+D7`, `none`, `D5-router`);
 - `cell_label`: the one spelling of a cell, in task labels, trace file names and progress
@@ -21,12 +24,53 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from model_checks.kernel.environment_arg import MATRIX_SOURCES
-from model_checks.kernel.matrix import Expectation
 from model_checks.kernel.verdict_records import Checker, Verdict
-from spec import ROUTER, VARIANT_NAMES, BadEnvironment, Environment, property_ids
+from spec.drift import ROUTER, BadEnvironment, Environment
+
+
+class Expectation(enum.Enum):
+    HOLDS = "holds"  # no checker may find a violation
+    BREAKS = "breaks"  # a counterexample must be found
+    NOT_JUDGED = "not judged"  # not meaningful here (say why in the cell)
+
+    def __repr__(self) -> str:
+        return f"Expectation.{self.name}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One row of an expected matrix: a variant, an environment (drift ids), and per property
+    id the expectation in the matrix's instance, with the reasoning in `why`, and the
+    expectation of the properties also judged in a wider instance (`wider`)."""
+
+    variant: str
+    environment: tuple[str, ...]
+    expectations: Mapping[str, Expectation]
+    why: str
+    wider: Mapping[str, Expectation] = field(default_factory=dict)
+    """The properties judged at the wider instance (the LRU design's: L3 and L4 at
+    `instance.WIDER_IN_FLIGHT` unfinished requests), the same as `expectations` unless the
+    verdict depends on the bound."""
+    interaction: str = ""
+    """A pair cell's hand-written reasoning where its expectation is not the union of its two
+    drift sources' (an interaction: a property broken only with both); empty otherwise."""
+    unshown: frozenset[str] = frozenset()
+    """Properties expected to break under the environment that the matrix's instance of this
+    cell need not show: they break only through a drift source whose own instance this one
+    does not contain (the LRU design's: `instance.instance_contains`, D11 makes c oversized,
+    D9 skews b and c). A search of exactly that instance (Hypothesis) judges them as not
+    judged (`at_instance`); Z3 (its own sizes) and the explorer (a proof there contradicts
+    nothing) judge `expectations`."""
+
+    @property
+    def at_instance(self) -> dict[str, Expectation]:
+        """The expectations a search of the matrix's own instance is held to."""
+        return {p: Expectation.NOT_JUDGED if p in self.unshown else e
+                for p, e in self.expectations.items()}
 
 
 def cell_label(variant: str, environment: Iterable[str], prop: str | None = None) -> str:
@@ -49,26 +93,26 @@ def cell_identifier(variant: str, environment: Iterable[str]) -> str:
     return identifier(cell_label(variant, environment))
 
 
-def older_cell(text: str) -> str | None:
-    """`cell_label`'s spelling of `text` where it is an older spelling of a cell, else None:
-    environments joined by `_` (`V2_D2_D7`, as task labels and class names once wrote them),
-    `-` between the parts (`V2-D2+D7-S1`), spaces (`V2 D2+D7 S1`), and `D5_router` or
-    `ROUTER` for `D5-router`; any case."""
+def older_cell(text: str, variants: Sequence[str], properties: Sequence[str]) -> str | None:
+    """`cell_label`'s spelling of `text` where it is an older spelling of a cell of a matrix
+    over `variants` and `properties`, else None: environments joined by `_` (`V2_D2_D7`, as
+    task labels and class names once wrote them), `-` between the parts (`V2-D2+D7-S1`),
+    spaces (`V2 D2+D7 S1`), and `D5_router` or `ROUTER` for `D5-router`; any case."""
     words = re.sub(r"d5[-_]router|(?<![a-z])router(?![a-z])", "ROUTER", text.strip(),
                    flags=re.IGNORECASE)
     tokens = [w for w in re.split(r"[\s_+-]+", words) if w]
-    variants = {v.upper(): v for v in VARIANT_NAMES}
-    if len(tokens) < 2 or tokens[0].upper() not in variants:
+    by_name = {v.upper(): v for v in variants}
+    if len(tokens) < 2 or tokens[0].upper() not in by_name:
         return None
-    properties = {p.upper(): p for p in property_ids()}
-    prop = properties.get(tokens[-1].upper()) if len(tokens) > 2 else None
+    by_id = {p.upper(): p for p in properties}
+    prop = by_id.get(tokens[-1].upper()) if len(tokens) > 2 else None
     env = [ROUTER if t.upper() == "ROUTER" else t for t in
            (tokens[1:-1] if prop is not None else tokens[1:])]
     try:
         drift = Environment.parse("+".join(env), MATRIX_SOURCES).sources
     except BadEnvironment:
         return None
-    label = cell_label(variants[tokens[0].upper()], drift, prop)
+    label = cell_label(by_name[tokens[0].upper()], drift, prop)
     return None if label.lower() == text.strip().lower() else label
 
 

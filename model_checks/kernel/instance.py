@@ -1,5 +1,6 @@
-"""The checkers' entry to the instance builder (`spec.instances`): the matrix's family, and
-`config_for`, the configuration any checker's family gives for a matrix environment.
+"""The checkers' entry to the LRU design's instance builder (`spec.instances`): the matrix's
+family, and `config_for`, the configuration any checker's family gives for a matrix
+environment. Per design by nature: the instance shapes of the LRU design's expected matrix.
 
 As TLC keeps a model's constants in its configuration, not in the specification, the spec's
 `Config` says what an instance may be and a family (`spec.instances.Family`) says which

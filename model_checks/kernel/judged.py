@@ -1,18 +1,17 @@
 """Which properties each checker judges: one table per checker, keyed by property id.
 
-Every checker answers for every property of `spec.registry()`, by name (as stateright's
-checkers do for its one `properties()` list): either it judges the property (`Judged`, with
-how), or it lists it as not judged with the reason (`NotJudged`). A checker's table is a
-function of the registry, read when asked, so a property declared later is answered for
-without an edit here; the architecture tests fail on a table that leaves one unanswered.
+Every checker answers for every property of its design (the LRU design's: `spec.registry()`),
+by name (as stateright's checkers do for its one `properties()` list): either it judges the
+property (`Judged`, with how), or it lists it as not judged with the reason (`NotJudged`). A
+checker's table is a function of the registry, read when asked, so a property declared later
+is answered for without an edit here; the architecture tests fail on a table that leaves one
+unanswered. These words read no design's spec.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-from spec import property_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +32,7 @@ Table = Mapping[str, Judged | NotJudged]
 """Per property id, how a checker answers for it."""
 
 
-def judged_ids(table: Table) -> tuple[str, ...]:
-    """The ids a table judges, in registry order."""
-    return tuple(p for p in property_ids() if isinstance(table.get(p), Judged))
+def judged_ids(table: Table, order: Sequence[str]) -> tuple[str, ...]:
+    """The ids a table judges, in the order of `order` (the design's property ids: the LRU
+    design's registry order)."""
+    return tuple(p for p in order if isinstance(table.get(p), Judged))

@@ -1,4 +1,6 @@
-"""The expected verdict matrix: for each variant and environment, what every property must do.
+"""The LRU design's expected verdict matrix: for each variant and environment, what every
+property must do. Per design by nature (its rows are reasoned from the LRU design's protocol);
+the words of a matrix (`Cell`, `Expectation`) are every design's (`model_checks.kernel.cells`).
 
 Expectations are data, reasoned out from the protocol (each cell's `why`), never copied from a
 checker's output. A checker compares its results with the cells (`EXPECTED` here, every
@@ -13,54 +15,13 @@ cell says in its `why` where a verdict depends on the bound.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
+from model_checks.kernel.cells import Cell as Cell
+from model_checks.kernel.cells import Expectation as Expectation
 from model_checks.kernel.pair_reasons import untagged
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS, Drift, Variant, property_ids, variant_named
 from spec.drift import ROUTER
-
-
-class Expectation(enum.Enum):
-    HOLDS = "holds"  # no checker may find a violation
-    BREAKS = "breaks"  # a counterexample must be found
-    NOT_JUDGED = "not judged"  # not meaningful here (say why in the cell)
-
-    def __repr__(self) -> str:
-        return f"Expectation.{self.name}"
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One row of the matrix: a variant, an environment (drift ids), and per property id the
-    expectation at 2 unfinished requests, with the reasoning in `why`, and L3/L4's expectation
-    at 3 (`wider`)."""
-
-    variant: str
-    environment: tuple[str, ...]
-    expectations: Mapping[str, Expectation]
-    why: str
-    wider: Mapping[str, Expectation] = field(default_factory=dict)
-    """L3 and L4 at `instance.WIDER_IN_FLIGHT` unfinished requests (the same as `expectations`
-    unless the verdict depends on the bound)."""
-    interaction: str = ""
-    """A pair cell's hand-written reasoning where its expectation is not the union of its two
-    drift sources' (an interaction: a property broken only with both); empty otherwise."""
-    unshown: frozenset[str] = frozenset()
-    """Properties expected to break under the environment that `config_for`'s instance for
-    this cell need not show: they break only through a drift source whose own instance this
-    one does not contain (`instance.instance_contains`: D11 makes c oversized, D9 skews b and c).
-    Hypothesis, which searches exactly that instance, judges them as not judged
-    (`at_instance`); Z3 (its own sizes) and the explorer (a proof there contradicts
-    nothing) judge `expectations`."""
-
-    @property
-    def at_instance(self) -> dict[str, Expectation]:
-        """The expectations a search of `config_for`'s instance is held to."""
-        return {p: Expectation.NOT_JUDGED if p in self.unshown else e
-                for p, e in self.expectations.items()}
-
 
 # The environments of the matrix: nothing drifting, each drift source alone, the combinations
 # docs/questions.md asks about, and everything at once.

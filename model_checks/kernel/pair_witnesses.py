@@ -1,7 +1,8 @@
-"""Hand-built witnesses of the pair cells' reasoned interactions (`pair_reasons.PAIR_REASONS`):
-per (pair, variants), an action sequence that breaks S1 on the matrix's own instance
-(`instance.config_for`) at its last step. `tests/test_matrix_pairs.py` replays each; the drift
-lattice takes them as evidence (`explore --lattice --evidence`, `evidence.pair_witnesses`).
+"""Hand-built witnesses (the LRU design's: traces of its actions) of the pair cells' reasoned
+interactions (`pair_reasons.PAIR_REASONS`): per (pair, variants), an action sequence that
+breaks S1 on the matrix's own instance (`instance.config_for`) at its last step.
+`tests/test_matrix_pairs.py` replays each; the drift lattice takes them as evidence
+(`explore --lattice --evidence`, `evidence.pair_witnesses`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""A scenario: a hand-written trace, run on every variant, with the properties it must break.
+"""A scenario of the LRU design: a hand-written trace, run on every variant, with the
+properties it must break (per design by nature: its script is the LRU design's actions, its
+configuration the LRU's; the suite is `scenarios.catalog`).
 
 A scenario's script is the same for every variant. A run stops early only when the system
 faults (V0's crash, the P0 assertion, a hang): nothing is enabled after a fault. Any other

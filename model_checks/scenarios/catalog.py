@@ -1,6 +1,8 @@
-"""The scenario suite: one or more hand-written traces per drift source, with the properties
-each variant must break. Expectations are reasoned out from the protocol (see each story), not
-copied from a run; `tests/test_scenarios.py` asserts them.
+"""The LRU design's scenario suite: one or more hand-written traces per drift source, with the
+properties each variant must break. Expectations are reasoned out from the protocol (see each
+story), not copied from a run; `tests/test_scenarios.py` asserts them. Per design by nature
+(traces of the LRU design's actions on its configurations), read by the one runner
+(`scenarios.run`) through `suite_for`.
 
 Defaults: identities a, b, c; budget 2; every item 1 byte on both sides.
 """
@@ -8,6 +10,7 @@ Defaults: identities a, b, c; budget 2; every item 1 byte on both sides.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from model_checks.scenarios.base import (
     Scenario,
@@ -16,8 +19,10 @@ from model_checks.scenarios.base import (
     per_variant,
     submit,
     uuid_only,
+    violated,
 )
-from spec import Config, Content, ItemSize, Variant, environment
+from spec import VARIANTS, Config, Content, ItemSize, Variant, environment, registry, variant_named
+from spec.designs.lru_design import LRU
 from spec.drift import ROUTER
 from spec.state import ClientItem
 from spec.transitions import (
@@ -383,3 +388,33 @@ SCENARIOS: tuple[Scenario, ...] = (
         every_variant("S4"),
     ),
 )
+
+
+@dataclass(frozen=True)
+class LruSuite:
+    """The LRU design's scenario suite as the one runner (`scenarios.run.ScenarioSuite`)
+    reads it: `SCENARIOS`, replayed on every variant of `spec.VARIANTS`, judged by every
+    property of the registry."""
+
+    scenarios: tuple[Scenario, ...] = SCENARIOS
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return tuple(v.name for v in VARIANTS)
+
+    @property
+    def properties(self) -> tuple[str, ...]:
+        return tuple(p.id for p in registry())
+
+    def run(self, scenario: Scenario, variant: str) -> tuple[frozenset[str], int]:
+        trace = scenario.run(variant_named(variant))
+        return violated(trace), len(trace.steps)
+
+
+LRU_SUITE = LruSuite()
+
+
+def suite_for(design: str) -> LruSuite | None:
+    """The one table of the designs' hand-written scenario suites: the LRU design's; None
+    for a design that declares none."""
+    return LRU_SUITE if design == LRU.name else None

@@ -9,13 +9,17 @@ counterexample file it writes).
   from the interface alone);
 - `lru_rules`: the LRU design's rules (one per action type, requests drawn whole, its trace
   properties and fair tail) and `rules_for`, the table of every design's;
-- `run`: the LRU design's searches per cell (one for every must-hold property at once, one
-  per must-break property, so that each shrinks to a minimal counterexample of that property
-  alone) and per mutant, each counterexample written as a trace and replayed on the spec;
+- `run`: the searches over a design's expected matrix, per cell (one for every must-hold
+  property at once, one per must-break property, so that each shrinks to a minimal
+  counterexample of that property alone) and per mutant, each counterexample written as a
+  trace and replayed on the spec;
+- `matrix_design`: what `run` reads of a design's expected matrix (`MatrixDesign`: its cells,
+  a cell's configuration, its trace file, explicit witnesses and mutants); `lru_matrix`: the
+  LRU design's, and `matrix_for`, the table of every design's;
 - `designs`: another design's searches (`simulate --design NAME`), each break a replayable
   `exploration.Witness`;
-- `witnesses`: hand-written traces a must-break search falls back on where the budget is too
-  small for the search (records say so);
+- `witnesses`: the LRU design's hand-written traces a must-break search falls back on where
+  the budget is too small for the search (records say so);
 - `profiles`: the search budgets, importable without Hypothesis; `hypothesis_private`: every
   use of Hypothesis's private API, in one module;
 - `command`: the `simulate` command (arguments parsed before Hypothesis is imported).

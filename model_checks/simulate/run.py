@@ -1,13 +1,17 @@
-"""Run the Hypothesis machines over the verdict matrix and the mutants.
+"""Run the Hypothesis machines over a design's expected verdict matrix and its mutants.
 
-Per cell (variant x environment of the expected matrix: `model_checks.kernel.matrix.EXPECTED`, or
-the selection `--cells` names; each held to `Cell.at_instance`): one search checks every
+The design declares its matrix (`simulate.matrix_design.MatrixDesign`, the table
+`simulate.lru_matrix.matrix_for`; the LRU design's: `model_checks.kernel.matrix.EXPECTED`)
+and its rules (`simulate.lru_rules.rules_for`); nothing here reads a design's spec.
+Per cell (variant x environment of the expected matrix, or the selection `--cells` names;
+each held to `Cell.at_instance`): one search checks every
 must-hold property at once (if one breaks, that is a mismatch; it is recorded and the search
 runs again without it), then one search per must-break property checks that property alone,
 so that Hypothesis shrinks towards a minimal counterexample of exactly that property. Every
 counterexample is written as a JSON trace and re-played on the spec before it is reported.
-Spec mutants (`model_checks.mutation.spec_mutants`) run the same way in their witness's
-configuration, with the properties their witness breaks as must-break.
+The mutants of the design's spec (the LRU design's: `model_checks.mutation.spec_mutants`) run
+the same way in their witness's configuration, with the properties their witness breaks as
+must-break.
 """
 
 from __future__ import annotations
@@ -24,19 +28,30 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from model_checks import executor
 from model_checks.executor import Backend, Done, Failed, LineProgress, LocalProcesses, Task
-from model_checks.kernel.cell_sets import ALL_EXPECTED
-from model_checks.kernel.cells import Agreement, agreement, cell_label, identifier
-from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
-from model_checks.kernel.matrix import EXPECTED, Cell, Expectation
-from model_checks.kernel.trace_file import replay_data, trace_to_json, write_trace
+from model_checks.kernel.cells import (
+    Agreement,
+    Cell,
+    Expectation,
+    agreement,
+    cell_label,
+    identifier,
+)
+from model_checks.kernel.itf import write_trace
 from model_checks.kernel.verdict_records import HYPOTHESIS, Verdict, VerdictRecord
-from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from model_checks.simulate.hypothesis_private import NO_CLOCK, shrink_bound
-from model_checks.simulate.lru_rules import LRU_RULES
-from model_checks.simulate.machine import PropertyViolated, RuleStats, machine_class, rule_names
+from model_checks.simulate.lru_matrix import matrix_for
+from model_checks.simulate.lru_rules import rules_for
+from model_checks.simulate.machine import (
+    DesignRules,
+    PropertyViolated,
+    RuleStats,
+    machine_class,
+    rule_names,
+)
+from model_checks.simulate.matrix_design import MatrixDesign, MutantCase, Script
 from model_checks.simulate.profiles import PROFILES, SimulateProfile
-from model_checks.simulate.witnesses import Script, shortest_witness
-from spec import Config, Trace, variant_named
+from spec.designs import design_named
+from spec.designs.base import DEFAULT_DESIGN, UnknownDesign
 
 CHECKER = HYPOTHESIS.record
 __all__ = ["NO_CLOCK", "PROFILES", "CellResult", "SimulateProfile", "run_cell", "run_matrix",
@@ -48,7 +63,7 @@ class Finding:
     property_id: str
     step: int  # the step the property broke at: the counterexample's length
     reason: str
-    trace: Trace
+    trace: Any  # the design's trace
     fair_from: int
     hypothesis_trace: str  # the trace as Hypothesis printed it (replayable Python)
     path: Path | None = None
@@ -89,18 +104,38 @@ class CellResult:
         return self.stats.never_fired()
 
 
+def matrix_of(design: str) -> MatrixDesign:
+    """The expected matrix `design` declares (`matrix_for`); `UnknownDesign` for none."""
+    found = matrix_for(design)
+    if found is None:
+        raise UnknownDesign(f"design {design!r} declares no expected matrix")
+    return found
+
+
+def _rules(design: str) -> DesignRules:
+    return rules_for(design_named(design))
+
+
 def search(
     label: str,
-    config: Config,
+    config: Any,
     checked: Sequence[str],
     profile: SimulateProfile,
     examples: int,
     stats: RuleStats,
 ) -> Search:
-    """One Hypothesis run of the machine for `config` checking `checked`, its class named
-    after `label` made an identifier (`V2_D2+D7` gives `V2_D2_D7__S1`)."""
-    name = f"{identifier(label)}__{'_'.join(checked)}"
-    cls = machine_class(name, LRU_RULES, config, checked, focused=True)
+    """One Hypothesis run of the default design's machine for `config` checking `checked`,
+    its class named after `label` made an identifier (`V2_D2+D7` gives `V2_D2_D7__S1`)."""
+    cell = SimulatedCell(label, "", (), config, {})
+    return _search(cell, checked, profile, examples, stats)
+
+
+def _search(cell: SimulatedCell, checked: Sequence[str], profile: SimulateProfile,
+            examples: int, stats: RuleStats) -> Search:
+    """One Hypothesis run of the machine of `cell`'s design for its configuration, checking
+    `checked` (`search`)."""
+    name = f"{identifier(cell.label)}__{'_'.join(checked)}"
+    cls = machine_class(name, _rules(cell.design), cell.config, checked, focused=True)
     cls.stats = RuleStats()
     start = time.perf_counter()
     finding = None
@@ -124,13 +159,16 @@ def search(
 
 
 def _from_witness(
-    config: Config, env: tuple[str, ...], prop: str, s: Search, extra: Sequence[Script]
+    matrix: MatrixDesign, config: Any, env: tuple[str, ...], prop: str, s: Search,
+    extra: Sequence[Script],
 ) -> Search:
-    """The search found nothing: fall back on the explicit witnesses (see `witnesses`)."""
-    found = shortest_witness(config, env, prop, extra)
+    """The search found nothing: fall back on the design's explicit witnesses
+    (`MatrixDesign.witness`)."""
+    found = matrix.witness(config, env, prop, extra)
     if found is None:
         return s
-    name, trace, step, script_length, reason = found
+    name, trace, step, script_length, reason = (found.name, found.trace, found.step,
+                                                found.script_length, found.reason)
     searched = f"none in {s.examples} examples" if s.examples else "tried before a search"
     finding = Finding(prop, step, reason, trace, script_length, "",
                       detail=f"explicit witness {name} (search: {searched}): {reason}")
@@ -144,19 +182,18 @@ def _discard(text: object) -> None:
 
 
 def _record(
-    cell: CellResult, prop: str, s: Search, out: Path | None, detail: str = ""
+    matrix: MatrixDesign, cell: CellResult, prop: str, s: Search, out: Path | None,
+    detail: str = "",
 ) -> VerdictRecord:
     finding = s.finding if s.finding and s.finding.property_id == prop else None
     path = None
     if finding is not None and out is not None:
         path = out / f"{cell.label}_{prop}.json"
-        data = trace_to_json(
-            finding.trace, property_id=prop, step=finding.step, reason=finding.reason,
-            fair_from=finding.fair_from,
-        )
-        replayed = replay_data(data)  # every counterexample is replayed before it is reported
-        if replayed.step != finding.step:
-            where = f"{replayed.step}, not {finding.step}"
+        data = matrix.trace_document(finding.trace, prop, finding.step, finding.reason,
+                                     finding.fair_from)
+        replayed = matrix.replayed_step(data)  # every counterexample is replayed first
+        if replayed != finding.step:
+            where = f"{replayed}, not {finding.step}"
             raise RuntimeError(f"{path}: replay broke {prop} at {where}")
         cell.traces[path] = data
         finding = Finding(**{**finding.__dict__, "path": path})
@@ -180,14 +217,15 @@ def _record(
 @dataclass(frozen=True)
 class SimulatedCell:
     """One cell to simulate: its `label` (file and record names), the variant's name, the
-    environment's drift sources, the configuration searched, and the expected verdict per
-    property."""
+    environment's drift sources, the configuration searched, the expected verdict per
+    property, and the design whose matrix it is of."""
 
     label: str
     variant_name: str
     env: tuple[str, ...]
-    config: Config
+    config: Any
     expectations: Mapping[str, Expectation]
+    design: str = DEFAULT_DESIGN
 
 
 def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | None,
@@ -198,33 +236,35 @@ def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | Non
     counterexample); the counterexample files go under `out`."""
     label, variant_name, env = simulated.label, simulated.variant_name, simulated.env
     config, expectations = simulated.config, simulated.expectations
+    design, matrix = simulated.design, matrix_of(simulated.design)
     start = time.perf_counter()
-    cell = CellResult(label, variant_name, env, expectations, rules=rule_names(LRU_RULES, config))
+    cell = CellResult(label, variant_name, env, expectations,
+                      rules=rule_names(_rules(design), config))
     holds = [p for p, e in expectations.items() if e is Expectation.HOLDS]
     breaks = [p for p, e in expectations.items() if e is Expectation.BREAKS]
     while holds:
-        s = search(label, config, holds, profile, profile.holds_examples, cell.stats)
+        s = _search(simulated, holds, profile, profile.holds_examples, cell.stats)
         if s.finding is None:
-            cell.records.extend(_record(cell, p, s, out) for p in holds)
+            cell.records.extend(_record(matrix, cell, p, s, out) for p in holds)
             break
         broken = s.finding.property_id
         if broken not in holds:  # a deadlock: nothing else can be judged past it
             cell.mismatches.append(f"{label}: {broken}: {s.finding.reason}")
-            cell.records.append(_record(cell, broken, s, out))
+            cell.records.append(_record(matrix, cell, broken, s, out))
             break
-        cell.records.append(_record(cell, broken, s, out))
+        cell.records.append(_record(matrix, cell, broken, s, out))
         cell.mismatches.append(f"{label}: {broken} must hold, counterexample of length "
                                f"{s.finding.length}")
         holds.remove(broken)
     for prop in breaks:
         s = Search(label, (prop,), 0, 0, 0.0, None)
         if witness_first:  # a verdict is enough here, not the shortest counterexample
-            s = _from_witness(config, env, prop, s, witnesses)
+            s = _from_witness(matrix, config, env, prop, s, witnesses)
         if s.finding is None or s.finding.property_id != prop:
-            s = search(label, config, [prop], profile, profile.break_examples, cell.stats)
+            s = _search(simulated, [prop], profile, profile.break_examples, cell.stats)
         if s.finding is None or s.finding.property_id != prop:
-            s = _from_witness(config, env, prop, s, witnesses)
-        record = _record(cell, prop, s, out, s.finding.detail if s.finding else "")
+            s = _from_witness(matrix, config, env, prop, s, witnesses)
+        record = _record(matrix, cell, prop, s, out, s.finding.detail if s.finding else "")
         cell.records.append(record)
         if agreement(HYPOTHESIS, Expectation.BREAKS, record.verdict) is Agreement.MISMATCH:
             found = s.finding.property_id if s.finding else "nothing"
@@ -234,22 +274,25 @@ def run_cell(simulated: SimulatedCell, profile: SimulateProfile, out: Path | Non
     return cell
 
 
-def _run_expected(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
-    cell = ALL_EXPECTED[index]
-    config = config_for(variant_named(cell.variant), cell.environment)
+def _run_expected(design: str, index: int, profile: SimulateProfile, out: Path | None
+                  ) -> CellResult:
+    matrix = matrix_of(design)
+    cell = matrix.all_cells[index]
     label = cell_label(cell.variant, cell.environment)
-    return run_cell(SimulatedCell(label, cell.variant, cell.environment, config,
-                                  cell.at_instance), profile, out)
+    return run_cell(SimulatedCell(label, cell.variant, cell.environment, matrix.config(cell),
+                                  cell.at_instance, design), profile, out)
 
 
 def run_matrix(
-    profile: SimulateProfile, out: Path | None, cells: Sequence[Cell] = EXPECTED,
-    progress: bool = False, backend: Backend | None = None,
+    profile: SimulateProfile, out: Path | None, cells: Sequence[Cell],
+    progress: bool = False, backend: Backend | None = None, design: str = DEFAULT_DESIGN,
 ) -> list[CellResult]:
-    """Every cell, through `backend` (default: `profile.jobs` local processes); each cell is
-    an independent, deterministic task. Results in the order of `cells`."""
+    """Every cell of `design`'s matrix, through `backend` (default: `profile.jobs` local
+    processes); each cell is an independent, deterministic task. Results in the order of
+    `cells`."""
+    every = matrix_of(design).all_cells
     tasks = [Task(cell_label(c.variant, c.environment), _run_expected,
-                (ALL_EXPECTED.index(c), profile, out)) for c in cells]
+                (design, every.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.at_instance) for c in cells]
     return _gathered(tasks, failed, profile, backend, "Hypothesis cells" if progress else None)
 
@@ -289,55 +332,69 @@ def _cell_line(done: Done[CellResult]) -> str:
             f"{' MISMATCH' if cell.mismatches else ''}")
 
 
-WIDER_CHECKER = f"hypothesis-{WIDER_IN_FLIGHT}-unfinished"
-"""The checker name of the records judging L3/L4 at the wider instance (kept apart from the
-cell's records, whose instance is `IN_FLIGHT` unfinished requests)."""
+def wider_checker(design: str = DEFAULT_DESIGN) -> str:
+    """The checker name of the records judging `Cell.wider` at the wider instance (kept apart
+    from the cell's records, whose instance is the matrix's):
+    `hypothesis-3-unfinished` for the LRU design's L3/L4."""
+    return f"hypothesis-{matrix_of(design).wider_in_flight}-unfinished"
 
 
-def _run_wider(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
-    """L3 and L4 of one cell at `WIDER_IN_FLIGHT` unfinished requests, against `Cell.wider`."""
-    cell = ALL_EXPECTED[index]
-    config = config_for(variant_named(cell.variant), cell.environment, WIDER_IN_FLIGHT)
-    label = f"{cell_label(cell.variant, cell.environment)}_{WIDER_IN_FLIGHT}_unfinished"
-    simulated = SimulatedCell(label, cell.variant, cell.environment, config, cell.wider)
+def _wider_label(cell: Cell, matrix: MatrixDesign) -> str:
+    return f"{cell_label(cell.variant, cell.environment)}_{matrix.wider_in_flight}_unfinished"
+
+
+def _run_wider(design: str, index: int, profile: SimulateProfile, out: Path | None
+               ) -> CellResult:
+    """One cell's properties judged at the wider instance, against `Cell.wider`."""
+    matrix = matrix_of(design)
+    cell = matrix.all_cells[index]
+    simulated = SimulatedCell(_wider_label(cell, matrix), cell.variant, cell.environment,
+                              matrix.config(cell, wider=True), cell.wider, design)
     result = run_cell(simulated, profile, out, witness_first=True)
-    result.records = [replace(r, checker=WIDER_CHECKER) for r in result.records]
+    result.records = [replace(r, checker=wider_checker(design)) for r in result.records]
     return result
 
 
 def run_wider(
-    profile: SimulateProfile, out: Path | None, cells: Sequence[Cell] = EXPECTED,
-    progress: bool = False, backend: Backend | None = None,
+    profile: SimulateProfile, out: Path | None, cells: Sequence[Cell],
+    progress: bool = False, backend: Backend | None = None, design: str = DEFAULT_DESIGN,
 ) -> list[CellResult]:
-    """Every cell's L3 and L4 at the wider instance, through `backend` like `run_matrix`."""
-    tasks = [Task(f"{cell_label(c.variant, c.environment)}_{WIDER_IN_FLIGHT}_unfinished",
-                _run_wider, (ALL_EXPECTED.index(c), profile, out)) for c in cells]
+    """Every cell's `Cell.wider` at the wider instance, through `backend` like `run_matrix`."""
+    matrix = matrix_of(design)
+    tasks = [Task(_wider_label(c, matrix), _run_wider,
+                  (design, matrix.all_cells.index(c), profile, out)) for c in cells]
     failed = [(c.variant, c.environment, c.wider) for c in cells]
-    title = f"L3/L4 at {WIDER_IN_FLIGHT} unfinished requests" if progress else None
+    title = (f"L3/L4 at {matrix.wider_in_flight} unfinished requests" if progress else None)
     return _gathered(tasks, failed, profile, backend, title)
 
 
-def run_mutant(mutant: Mutant, profile: SimulateProfile, out: Path | None) -> CellResult:
-    config = mutant.witness.config(mutant.variant)
-    expectations = {p: Expectation.BREAKS for p in sorted(mutant.breaks)}
-    label = identifier(f"mutant_{mutant.name}")
-    own = Script(f"mutant witness {mutant.witness.name}", frozenset(mutant.witness.drift),
-                  mutant.witness.script)
-    simulated = SimulatedCell(label, mutant.variant.name, mutant.witness.drift, config,
-                              expectations)
-    return run_cell(simulated, profile, out, (own,))
+def _mutant_expectations(case: MutantCase) -> dict[str, Expectation]:
+    return {p: Expectation.BREAKS for p in sorted(case.breaks)}
 
 
-def _run_mutant_at(index: int, profile: SimulateProfile, out: Path | None) -> CellResult:
-    return run_mutant(spec_mutants()[index], profile, out)
+def run_mutant(mutant: Any, profile: SimulateProfile, out: Path | None,
+               design: str = DEFAULT_DESIGN) -> CellResult:
+    """A mutant of `design`'s spec (one of `MatrixDesign.mutants`) searched as a cell, its
+    own witness tried when the search finds nothing."""
+    case = matrix_of(design).mutant_case(mutant)
+    simulated = SimulatedCell(identifier(f"mutant_{case.name}"), case.variant,
+                              case.environment, case.config, _mutant_expectations(case),
+                              design)
+    return run_cell(simulated, profile, out, (case.witness,))
+
+
+def _run_mutant_at(design: str, index: int, profile: SimulateProfile, out: Path | None
+                   ) -> CellResult:
+    return run_mutant(matrix_of(design).mutants()[index], profile, out, design)
 
 
 def run_mutants(
     profile: SimulateProfile, out: Path | None, progress: bool = False,
-    backend: Backend | None = None,
+    backend: Backend | None = None, design: str = DEFAULT_DESIGN,
 ) -> list[CellResult]:
-    tasks = [Task(identifier(f"mutant_{m.name}"), _run_mutant_at, (i, profile, out))
-            for i, m in enumerate(spec_mutants())]
-    cells = [(m.variant.name, m.witness.drift, {p: Expectation.BREAKS for p in sorted(m.breaks)})
-             for m in spec_mutants()]
+    matrix = matrix_of(design)
+    cases = [matrix.mutant_case(m) for m in matrix.mutants()]
+    tasks = [Task(identifier(f"mutant_{c.name}"), _run_mutant_at, (design, i, profile, out))
+             for i, c in enumerate(cases)]
+    cells = [(c.variant, c.environment, _mutant_expectations(c)) for c in cases]
     return _gathered(tasks, cells, profile, backend, "Hypothesis mutants" if progress else None)

@@ -1,4 +1,5 @@
-"""Explicit witnesses: hand-written traces a must-break search falls back on.
+"""The LRU design's explicit witnesses: hand-written traces a must-break search falls back on
+(per design by nature: traces of its actions, read through `simulate.lru_matrix`).
 
 Hypothesis finds short counterexamples quickly, but the deep liveness ones (three drift events
 defeating two retries: 27 steps) are out of reach of the ci budget. Like Hypothesis's explicit
@@ -13,10 +14,10 @@ counterexamples the search found. The scenario suite's scripts are witnesses too
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
+from model_checks.simulate.matrix_design import Script
 from spec import ClientItem, Config, Trace, by_id, initial, is_enabled, step
 from spec.drift import ROUTER
 from spec.fairness import drive_to_quiescence
@@ -37,17 +38,6 @@ from spec.transitions import (
     P1Restart,
     Retry,
 )
-
-
-@dataclass(frozen=True)
-class Script:
-    """A hand-written run tried before (or after) a search: `script` is a witness of the
-    properties it breaks on a cell whose environment contains `drift`, found by trying it
-    (`shortest_witness`); it names no property itself."""
-
-    name: str
-    drift: frozenset[str]
-    script: tuple[Action, ...]
 
 
 def _round_trip(rid: int, identity: str = "a") -> list[Action]:

@@ -20,9 +20,9 @@ from model_checks.kernel.judged import judged_ids
 from model_checks.kernel.matrix import Expectation
 from model_checks.mutation.spec_mutants import spec_mutants
 from model_checks.smt.judged import judged
-from spec import VARIANTS, Variant
+from spec import VARIANTS, Variant, property_ids
 
-SAFETY: tuple[str, ...] = judged_ids(judged())
+SAFETY: tuple[str, ...] = judged_ids(judged(), property_ids())
 """The state properties the SMT checker decides (its table, `properties.judged`: S1-S3 and
 H1; S4 is a documented limit; L1-L4 are traces)."""
 

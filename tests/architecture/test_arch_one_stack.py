@@ -65,7 +65,8 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
-                        "simulate/lru_rules.py"})
+                        "simulate/lru_rules.py", "simulate/lru_matrix.py",
+                        "simulate/witnesses.py", "scenarios/base.py", "scenarios/catalog.py"})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
 checker (the LRU design as a Murphi model run by Rumur), its explicit witnesses, declared
@@ -98,7 +99,15 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
 action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
 the one table of them (every other design is driven through
-`simulate/machine.GenericRules`)."""
+`simulate/machine.GenericRules`); likewise a design's expected matrix for the one Hypothesis
+matrix (`simulate/run.py`, `simulate/command.py`, reading `simulate/matrix_design.MatrixDesign`):
+`simulate/lru_matrix.py` declares the LRU design's (its cells, reasoned from its protocol, the
+instance a cell is searched in, its trace file, its mutants, and its explicit witnesses,
+`simulate/witnesses.py`: traces of its actions) and `matrix_for` is the one table of them;
+and a design's hand-written scenario suite for the one runner (`scenarios/run.py`, reading
+`ScenarioSuite`): `scenarios/catalog.py` declares the LRU design's (`scenarios/base.py`: an
+LRU scenario, a script of its actions on its configurations) and `suite_for` is the one table
+of them."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
@@ -122,16 +131,13 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
         "explore/reduction/rules.py", "explore/reduction/stubborn.py",
         "explore/state_checks.py", "explore/symmetry.py",
-        "explore/wire.py", "explore_command.py", "scenarios/__init__.py",
-        "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
-        "simulate/command.py", "simulate/run.py", "simulate/witnesses.py"}),
+        "explore/wire.py", "explore_command.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge, its lattice's command, its Hypothesis matrix
-of cells and mutants, its conformance command's runs and reports, scenario suite) and what
-reaches it: the commands
-that choose between the stacks. The design-generic witness files are not among them: the one
-trace format tags the classes each design declares (`Design.trace_tags`), not the LRU's."""
+shrinks. The LRU design's own stack (its judge, its searches over a cluster, its conformance
+command's runs and reports) and what reaches it: the commands that choose between the stacks.
+The design-generic witness files are not among them: the one trace format tags the classes
+each design declares (`Design.trace_tags`), not the LRU's."""
 
 
 def _name(path: Path) -> str:

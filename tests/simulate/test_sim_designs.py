@@ -23,7 +23,7 @@ GIVEN = {"--out": ["--out", "x"], "--only": ["--only", "V2"], "--cells": ["--cel
          "--dask": ["--dask", "tcp://nowhere:1"]}
 
 
-@pytest.mark.parametrize("flag", [flag for flag, _ in command.LRU_ONLY])
+@pytest.mark.parametrize("flag", [flag for flag, _ in command.MATRIX_ONLY])
 def test_every_option_of_the_lru_matrix_only_is_refused_for_another_design(
     flag: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
