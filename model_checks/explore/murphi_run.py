@@ -185,13 +185,13 @@ class EachVerdict:
 
 
 def check_each(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
-               workdir: Path, plant: Mistranslation = CORRECT) -> EachVerdict:
+               workdir: Path) -> EachVerdict:
     """Rumur on `config`'s model until each of `properties` has its verdict (module
     docstring), run `n` in `workdir`/`n`; each counterexample replayed on the spec
     (`replay`: `Mistranslated` where it disagrees)."""
     left, lengths, runs = list(properties), dict[str, int | None](), list[RumurRun]()
     while left:
-        found = check(config, tuple(left), workdir=workdir / str(len(runs)), plant=plant)
+        found = check(config, tuple(left), workdir=workdir / str(len(runs)))
         runs.append(found)
         if found.broken is None:
             lengths.update(dict.fromkeys(left))
