@@ -66,15 +66,21 @@ with `--symmetric-requests` as well (request slots renumbered in the key,
 to the first); `--named-forget off|on|slots` runs one way. `--repeat N` given with `--named`
 runs each row N times each way and reports the median CPU seconds (one run by default).
 
-`--rumur` runs instead each row of `NAMED` (`--named-rows`) twice: `explore --instance
---forget-ended --symmetric-requests` as above (with the row's `--property`, the search stops
-at the end of the level where it breaks), then Rumur (one thread; `scripts/setup-rumur`
-unpacks it where it is not) on the Murphi model generated from the same configuration
-(`model_checks.explore.murphi`), with the row's property or every property the model
-translates as invariants; Rumur's counterexample is replayed on the spec (a disagreement
-stops the run). A table gives both sides' verdicts, states and CPU seconds, Rumur's
-without and with generating and compiling its checker (children's CPU time), and the
-ratios explorer / Rumur; with `--compiled`, the explorer runs each row on the compiled build
+`--rumur` runs instead each row of `NAMED` (`--named-rows`) on both sides, the same work: each
+property the row asks given its verdict and shortest counterexample. Where the row asks one
+property: `explore --instance --forget-ended --symmetric-requests --property P` as above (the
+search stops at the end of the level where it breaks), then Rumur (one thread;
+`scripts/setup-rumur` unpacks it where it is not) on the Murphi model generated from the same
+configuration (`model_checks.explore.murphi`) with P as its invariant. Where the row asks
+every property: the explorer judging, in one search with the same keys, the properties the
+model translates (`translated_search`; L1, L4, S4 and the lemmas are not translated, so
+neither side judges them), and Rumur until each of them has its verdict
+(`murphi_run.check_each`: Rumur stops at its first failed invariant, so the model is checked
+again without each one that failed). Every Rumur counterexample is replayed on the spec (a
+disagreement stops the run). A table gives both sides' verdicts, states and CPU seconds,
+Rumur's summed over its runs, without and with generating and compiling its checkers
+(children's CPU time), the ratios explorer / Rumur, and any property whose verdict or
+shortest length differs; with `--compiled`, the explorer runs each row on the compiled build
 too, right after the pure run (the same verdicts and states, or the run stops), and the
 table adds its CPU seconds and ratios.
 
@@ -122,8 +128,8 @@ NAMED = (
     ("V4", "D6", "identities=3,requests=3,unfinished=2,items=2,retries=2,budget=2", "H1"),
 )
 """(variant, environment, instance, the property compared; None: every property). The last
-row asks row 5's instance for H1 only, the invariant Rumur stops at there: the same work on
-both sides (`explore --property` stops at the end of the breaking level, `early_stop`)."""
+row asks row 5's instance for H1 only, the one property that breaks there (`explore
+--property` stops at the end of the breaking level, `early_stop`)."""
 
 
 NAMED_MODES = {"off": (), "on": ("--forget-ended",),
@@ -218,14 +224,19 @@ def _require_compiled_build() -> None:
 
 
 def rumur_table(rows: list[int], max_states: int, out: Path, compiled: bool = False) -> None:
-    """Per row of `NAMED`: the explorer (`explore --instance --forget-ended
-    --symmetric-requests`, stopping at the break where the row asks one property) and Rumur on
-    the Murphi model generated from the same configuration (`model_checks.explore.murphi`,
-    one thread, symmetry on), each to its verdict on the properties the model translates
-    (the row's, or every one of `murphi.PROPERTIES`); Rumur's counterexample replayed on
-    the spec. A table then gives both sides' verdicts, states, CPU seconds (Rumur's
-    without and with generating and compiling its checker) and the ratios; with `compiled`,
-    the explorer also on the compiled build (right after the pure run), with its ratios."""
+    """Per row of `NAMED`, the same work on both sides, each property given its verdict and
+    shortest counterexample: where the row asks one property, the explorer (`explore
+    --instance --forget-ended --symmetric-requests --property P`, stopping at the end of the
+    level where it breaks) and Rumur on the model of that property; where it asks every
+    property, the explorer judging the properties the model translates (`murphi.PROPERTIES`)
+    in one search (`translated_search`) and Rumur until each has its verdict
+    (`murphi_run.check_each`: the model checked again without each invariant that failed).
+    Rumur on the Murphi model generated from the same configuration (one thread, symmetry
+    on), every counterexample replayed on the spec. A table then gives both sides'
+    verdicts, states, CPU seconds (Rumur's summed over its runs, without and with
+    generating and compiling its checkers) and the ratios; a property whose verdict or
+    shortest length differs is named. With `compiled`, the explorer also on the compiled
+    build (right after the pure run), with its ratios."""
     from model_checks.explore import murphi, murphi_run
     from model_checks.explore.named_instance import parse as parse_instance
     from spec.drift import Environment
@@ -234,47 +245,118 @@ def rumur_table(rows: list[int], max_states: int, out: Path, compiled: bool = Fa
     table = []
     for row in rows:
         variant, env, instance, prop = NAMED[row - 1]
-        _, states, seconds, _, text = _explore_row(row, "slots", max_states, out)
+        props = (prop,) if prop else murphi.PROPERTIES
+        if prop:
+            _, states, seconds, _, text = _explore_row(row, "slots", max_states, out)
+            breaks = dict(_BREAKS.findall(text))
+            explorer = {prop: f"breaks {breaks[prop]}" if prop in breaks else
+                        "undecided" if "UNDECIDED" in text else "holds"}
+        else:
+            explorer, states, seconds = translated_search(row, max_states, out)
         native = None
         if compiled:
-            words, native_states, native, _, _ = _explore_row(row, "slots compiled",
-                                                              max_states, out)
-            if (words, native_states) != (_verdict_words(text), states):
-                raise SystemExit(f"row {row}: the compiled build disagrees: {words}, "
-                                 f"{native_states} states")
+            native_verdicts, native_states, native = (
+                _compiled_row(row, max_states, out) if prop is None else
+                _compiled_one(row, max_states, out, prop))
+            if (native_verdicts, native_states) != (explorer, states):
+                raise SystemExit(f"row {row}: the compiled build disagrees: "
+                                 f"{native_verdicts}, {native_states} states")
         config = parse_instance(instance).config(
             variant_named(variant), Environment.parse(env).sources)
-        props = (prop,) if prop else murphi.PROPERTIES
-        found = murphi_run.check(config, props, workdir=out / f"{row}-rumur")
-        rumur_words = "holds"
-        if found.broken is not None:
-            trace = murphi_run.replay(config, found)  # raises where the spec disagrees
-            rumur_words = f"{found.broken} {len(trace.steps)}"
-        breaks = dict(_BREAKS.findall(text))
-        explorer = ", ".join(f"{p} {n}" for p, n in breaks.items() if p in props) or (
-            "UNDECIDED" if "UNDECIDED" in text else "holds")
-        print(f"rumur: {rumur_words} over {', '.join(props)}; {found.states} states, "
-              f"{found.check_seconds:.2f} CPU-s (+{found.compile_seconds:.2f} to compile)"
-              + ("; counterexample replayed on the spec" if found.broken else ""), flush=True)
-        table.append((row, explorer, states, seconds, rumur_words, found, native))
+        each = murphi_run.check_each(config, props, workdir=out / f"{row}-rumur")
+        rumur = {p: "holds" if n is None else f"breaks {n}" for p, n in each.lengths.items()}
+        print(f"rumur: {_words(rumur)} over {', '.join(props)} in {len(each.runs)} run(s); "
+              f"{each.states} states, {each.check_seconds:.2f} CPU-s "
+              f"(+{each.compile_seconds:.2f} to compile)"
+              + ("; counterexamples replayed on the spec" if any(each.lengths.values())
+                 else ""), flush=True)
+        table.append((row, explorer, states, seconds, rumur, each, native))
     print(f"\n{'row':>3s} {'explorer verdict':18s} {'states':>9s} {'CPU-s':>8s}  "
-          f"{'Rumur verdict':14s} {'states':>9s} {'CPU-s':>6s} {'+compile':>8s}  "
+          f"{'Rumur verdict':14s} {'runs':>4s} {'states':>9s} {'CPU-s':>6s} {'+compile':>8s}  "
           f"{'ratio excl. (incl.)':>19s}"
           + (f"  {'compiled CPU-s':>14s} {'ratio excl. (incl.)':>19s}" if compiled else ""))
-    for row, explorer, states, seconds, rumur_words, found, native in table:
-        undecided = explorer == "UNDECIDED"
-        same = "  (explorer: no verdict within the state limit)" if undecided else (
-            "" if rumur_words in explorer.split(", ") or explorer == "holds" == rumur_words
-            else "  DIFFERENT VERDICTS")
-        check = max(found.check_seconds, 0.01)
-        total = found.check_seconds + found.compile_seconds
+    for row, explorer, states, seconds, rumur, each, native in table:
+        undecided = "undecided" in explorer.values()
+        differ = [p for p in rumur if explorer[p] not in (rumur[p], "undecided")]
+        same = ("  (explorer: no verdict within the state limit)" if undecided else "") + (
+            f"  DIFFERENT VERDICTS: {', '.join(differ)}" if differ else "")
+        check = max(each.check_seconds, 0.01)
+        total = each.check_seconds + each.compile_seconds
         more = ">" if undecided else ""
-        print(f"{row:3d} {explorer[:18]:18s} {states:9d} {seconds:8.2f}  "
-              f"{rumur_words:14s} {found.states:9d} {found.check_seconds:6.2f} "
-              f"{total:8.2f}  {more}{seconds / check:.1f}x ({more}{seconds / total:.1f}x)"
+        print(f"{row:3d} {_words(explorer)[:18]:18s} {states:9d} {seconds:8.2f}  "
+              f"{_words(rumur)[:14]:14s} {len(each.runs):4d} {each.states:9d} "
+              f"{each.check_seconds:6.2f} {total:8.2f}  "
+              f"{more}{seconds / check:.1f}x ({more}{seconds / total:.1f}x)"
               + ("" if native is None else f"  {native:14.2f} {more}{native / check:.1f}x "
                  f"({more}{native / total:.1f}x)")
               + same)
+
+
+def translated_search(row: int, max_states: int, out: Path
+                      ) -> tuple[dict[str, str], int, float]:
+    """Row `row` of `NAMED` searched as `explore --instance --forget-ended
+    --symmetric-requests` searches it (`cell_tasks.explore_cell` on the named instance),
+    judging only the properties the Murphi model translates (`murphi.PROPERTIES`), the
+    work Rumur does on the row: per property its verdict in words ("breaks N", "holds",
+    "undecided"), the states, and the CPU seconds of the search and its judging."""
+    from model_checks.explore.cell_tasks import CellTask, explore_cell
+    from model_checks.explore.instance import Shape
+    from model_checks.explore.murphi import PROPERTIES
+    from model_checks.explore.named_instance import parse as parse_instance
+    from model_checks.kernel.verdict_records import Verdict
+    from spec.drift import Environment
+
+    variant, env, instance, _ = NAMED[row - 1]
+    family = parse_instance(instance).family()
+    task = CellTask(variant_named(variant), Environment.parse(env).sources,
+                    out / f"{row}-translated", max_states, (Shape(family.max_requests),),
+                    family=family, only=frozenset(PROPERTIES), forget=True, slots=True,
+                    stop_at_break=True)
+    started = time.process_time()
+    outcome = explore_cell(task)
+    seconds = time.process_time() - started
+    verdicts = {r.property: f"breaks {r.counterexample_length}"
+                if r.verdict is Verdict.COUNTEREXAMPLE else
+                "holds" if r.verdict in (Verdict.PROVED, Verdict.VACUOUS) else "undecided"
+                for r in outcome.records}
+    found = {p: verdicts[p] for p in PROPERTIES}
+    print(f"explorer (pure), row {row} over {', '.join(PROPERTIES)}: {_words(found)}; "
+          f"{outcome.states} states, {seconds:.2f} CPU-s", flush=True)
+    return found, outcome.states, seconds
+
+
+def _compiled_row(row: int, max_states: int, out: Path) -> tuple[dict[str, str], int, float]:
+    """`translated_search` of row `row` by this script on the compiled build."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--translated-row", str(row),
+               "--max-states", str(max_states), "--named-out", str(out / "compiled")]
+    done = subprocess.run(command, cwd=ROOT, env=dict(os.environ, **COMPILED_ENV),
+                          capture_output=True, text=True, check=True)
+    verdicts, states, seconds = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"explorer (compiled), row {row}: {_words(verdicts)}; {states} states, "
+          f"{seconds:.2f} CPU-s", flush=True)
+    return verdicts, states, seconds
+
+
+def _compiled_one(row: int, max_states: int, out: Path, prop: str
+                  ) -> tuple[dict[str, str], int, float]:
+    """`explore --instance ... --property` on row `row` on the compiled build."""
+    text = _explore_row(row, "slots compiled", max_states, out)[4]
+    breaks = dict(_BREAKS.findall(text))
+    figures = _NAMED_FIGURES.search(text)
+    assert figures is not None, text
+    return ({prop: f"breaks {breaks[prop]}" if prop in breaks else
+             "undecided" if "UNDECIDED" in text else "holds"},
+            int(figures[1]), float(figures[2]))
+
+
+def _words(verdicts: dict[str, str]) -> str:
+    """Per-property verdicts shortly: each break with its length ("H1 6"), else "holds"
+    (every one holds), with "undecided" where any is."""
+    breaks = [f"{p} {v.removeprefix('breaks ')}" for p, v in verdicts.items()
+              if v.startswith("breaks")]
+    if "undecided" in verdicts.values():
+        breaks.append("UNDECIDED")
+    return ", ".join(breaks) or "holds"
 
 
 _BREAKS = re.compile(r"^\S+ \S+ (\S+) on .*: BREAKS, shortest counterexample (\d+) steps",
@@ -543,7 +625,13 @@ def main() -> None:
     parser.add_argument("--rumur", action="store_true",
                         help="the rows of NAMED against Rumur on the generated Murphi model "
                              "(no other table)")
+    parser.add_argument("--translated-row", type=int, help=argparse.SUPPRESS)  # --compiled
     args = parser.parse_args()
+    if args.translated_row is not None:  # the compiled side of --rumur --compiled
+        with contextlib.redirect_stdout(io.StringIO()):
+            found = translated_search(args.translated_row, args.max_states, args.named_out)
+        print(json.dumps(found))
+        return
     if args.repeat is None:
         args.repeat = 1 if args.named else 3
     if args.repeat < 1:

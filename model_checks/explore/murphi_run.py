@@ -9,6 +9,13 @@ invariant holds on every reachable state), the states explored, the counterexamp
 steps as the spec's actions (`actions`), and CPU seconds to generate and compile and to
 check, measured as the children's CPU time (`resource.getrusage`).
 
+`check_each(config, properties)` gives every property its own verdict, as the explorer
+does: Rumur stops at its first failed invariant, so the model is checked again without each
+invariant that failed, until every property left holds (one run per broken property, and
+one more unless every property breaks). Rumur searches breadth-first and checks every
+invariant on every state it reaches, so the first failure it reports lies at the least depth
+of any failing state: the failed invariant's counterexample is its shortest, in each run.
+
 `replay(config, run)` runs a counterexample's actions on the spec (`spec.run`: every one
 must be enabled there) and asks the spec whether the property the model says broke is
 broken at the trace's last step (`spec.by_id(...).check_trace`): a trace that does not
@@ -152,6 +159,46 @@ def check(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
     """Rumur on `config`'s model with `properties` as invariants."""
     return check_text(model(config, properties, symmetric=symmetry, plant=plant), workdir,
                       symmetry=symmetry)
+
+
+@dataclass(frozen=True)
+class EachVerdict:
+    """Every property of a `check_each` given its verdict: per property the length of its
+    shortest counterexample, replayed on the spec (None: it holds), and Rumur's runs, each
+    but the last one broken invariant (dropped from the runs after it)."""
+
+    lengths: dict[str, int | None]
+    runs: tuple[RumurRun, ...]
+
+    @property
+    def states(self) -> int:
+        """The states the runs explored, summed."""
+        return sum(r.states for r in self.runs)
+
+    @property
+    def check_seconds(self) -> float:
+        return sum(r.check_seconds for r in self.runs)
+
+    @property
+    def compile_seconds(self) -> float:
+        return sum(r.compile_seconds for r in self.runs)
+
+
+def check_each(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
+               workdir: Path) -> EachVerdict:
+    """Rumur on `config`'s model until each of `properties` has its verdict (module
+    docstring), run `n` in `workdir`/`n`; each counterexample replayed on the spec
+    (`replay`: `Mistranslated` where it disagrees)."""
+    left, lengths, runs = list(properties), dict[str, int | None](), list[RumurRun]()
+    while left:
+        found = check(config, tuple(left), workdir=workdir / str(len(runs)))
+        runs.append(found)
+        if found.broken is None:
+            lengths.update(dict.fromkeys(left))
+            break
+        lengths[found.broken] = len(replay(config, found).steps)
+        left.remove(found.broken)
+    return EachVerdict({p: lengths[p] for p in properties}, tuple(runs))
 
 
 def follow(followed: Sequence[Followed], workdir: Path,

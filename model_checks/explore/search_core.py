@@ -31,6 +31,7 @@ a time with new states ranked by discovery key and every edge written at the end
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
 from model_checks.explore.canonical import canonical
@@ -109,14 +110,20 @@ class Reductions:
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:
         """`state`'s representative under both reductions, and the identity renaming that
-        maps it there (None: none). With `forget`, the renaming is the one that puts the
-        state's key in canonical form (`key_state`), so that states whose keys differ only
-        by a permutation of interchangeable identities are deduplicated together."""
-        state = self.rename_pids(state)
+        maps it there (None: none): `_representative` of its processing renaming."""
+        return self._representative(self.rename_pids(state))
+
+    def _representative(self, renamed: State) -> tuple[State, Renaming | None]:
+        """The representative of `renamed` (a state with processing ids renamed) under
+        identity symmetry, and the renaming that maps it there (None: none). With `forget`,
+        the renaming is the one that puts the state's key in canonical form (`key_state`),
+        so that states whose keys differ only by a permutation of interchangeable
+        identities are deduplicated together. The one place every successor, and the
+        initial state, reaches its representative."""
         if not self.groups:
-            return state, None
-        return canonical_identities(state, self.groups,
-                                    key_state(self.config, state, self.slots)
+            return renamed, None
+        return canonical_identities(renamed, self.groups,
+                                    key_state(self.config, renamed, self.slots)
                                     if self.forget else None)
 
     def start(self) -> State:
@@ -135,33 +142,24 @@ class Reductions:
         return self.rename_pids(action.apply(self.config, cleared(state)))
 
     def successors(self, state: State, actions: Sequence[Action]) -> list[Successor]:
-        """Each of `actions` (enabled in `state`) with its successor, in their order."""
-        config, rename_pids, groups = self.config, self.rename_pids, self.groups
-        ready = cleared(state)
-        if not groups:
-            return [(action, rename_pids(action.apply(config, ready)), None)
-                    for action in actions]
-        if self.forget:
-            return [(action, *self.canonical(action.apply(config, ready)))
-                    for action in actions]
-        return [(action, *canonical_identities(rename_pids(action.apply(config, ready)),
-                                               groups))
-                for action in actions]
+        """Each of `actions` (enabled in `state`) with its successor, in their order:
+        `successors_and_reals` without the real successors."""
+        return self.successors_and_reals(state, actions)[0]
 
     def successors_and_reals(self, state: State, actions: Sequence[Action]
                              ) -> tuple[list[Successor], list[State]]:
-        """`successors`, and per action its real successor (`renamed_step`: processing ids
-        renamed only, in `state`'s identities), from one application of each action: what a
-        search hands the monitors' product running on the fly (`early_stop`)."""
-        config, rename_pids, groups = self.config, self.rename_pids, self.groups
+        """Each of `actions` (enabled in `state`) with its successor (its representative,
+        `_representative`), in their order, and per action its real successor
+        (`renamed_step`: processing ids renamed only, in `state`'s identities), from one
+        application of each action: the reals are what a search hands the monitors'
+        product running on the fly (`early_stop`)."""
+        config, rename_pids = self.config, self.rename_pids
         ready = cleared(state)
         reals = [rename_pids(action.apply(config, ready)) for action in actions]
-        if not groups:
-            return [(action, real, None)
-                    for action, real in zip(actions, reals, strict=True)], reals
-        forget, slots = self.forget, self.slots
-        return [(action, *canonical_identities(
-                    real, groups, key_state(config, real, slots) if forget else None))
+        if not self.groups:  # each real successor is its own representative
+            return list(zip(actions, reals, repeat(None))), reals
+        representative = self._representative
+        return [(action, *representative(real))
                 for action, real in zip(actions, reals, strict=True)], reals
 
     def expand(self, state: State) -> list[Successor]:

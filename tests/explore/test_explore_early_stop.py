@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from model_checks.explore import early_stop, search_core
+from model_checks.explore import early_stop
 from model_checks.explore.early_stop import stoppable
 from model_checks.explore.forgetting_agreement import matrix_instances
 from model_checks.explore.graph import Graph, GraphOptions, build
@@ -230,28 +230,24 @@ def test_stopping_at_the_break_agrees_on_every_spec_mutant(mutant: Mutant) -> No
 
 
 def _counting_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count every action the LRU design's successor function applies (one entry per call:
-    the number of actions it stepped)."""
+    """Count every application of a spec action (one entry per `Action.apply` call, on
+    every action class that defines it), whoever applies it: the successor function, a
+    state's regeneration, or the product stepping the spec again."""
     calls: list[int] = []
-    reductions = search_core.Reductions
-    for name in ("successors", "successors_and_reals"):
-        real = getattr(reductions, name)
+    classes, seen = [Action], set()
+    while classes:
+        cls = classes.pop()
+        classes.extend(sub for sub in cls.__subclasses__() if sub not in seen)
+        seen.update(cls.__subclasses__())
+        if "apply" in vars(cls):
+            real = vars(cls)["apply"]
 
-        def counted(self: search_core.Reductions, state: State, actions: list[Action],
-                    real: Callable[..., object] = real) -> object:
-            calls.append(len(actions))
-            return real(self, state, actions)
+            def counted(self: Action, config: Config, state: State,
+                        real: Callable[[Action, Config, State], State] = real) -> State:
+                calls.append(1)
+                return real(self, config, state)
 
-        monkeypatch.setattr(reductions, name, counted)
-    for name in ("successor", "renamed_step"):
-        one = getattr(reductions, name)
-
-        def counted_one(self: search_core.Reductions, state: State, action: Action,
-                        one: Callable[..., object] = one) -> object:
-            calls.append(1)
-            return one(self, state, action)
-
-        monkeypatch.setattr(reductions, name, counted_one)
+            monkeypatch.setattr(cls, "apply", counted)
     return calls
 
 

@@ -3,7 +3,8 @@
 Without Rumur: what the generator refuses (one line each) and what it writes. With Rumur
 (`slow`: the tests unpack it with `scripts/setup-rumur` where it is not): a counterexample
 Rumur finds replays on the spec and breaks the same property at the same step; a hold is
-a search that explored states; committed traces replay on the model, every step's state
+a search that explored states; every translated property given its own verdict and shortest
+length, as the explorer's; committed traces replay on the model, every step's state
 compared; and each planted mistranslation is caught by the check it is planted for.
 """
 
@@ -101,6 +102,31 @@ def test_a_dropped_tag_check_is_caught_by_the_replay_on_the_spec(tmp_path: Path)
     assert planted.broken == "S1"  # V3 holds S1: only the mistranslation breaks it
     with pytest.raises(Mistranslated, match="breaks S1 nowhere on the spec"):
         replay(config, planted)
+
+
+@pytest.mark.slow
+def test_each_property_gets_the_explorers_verdict_and_shortest_length(tmp_path: Path) -> None:
+    """`check_each` against the explorer's whole graph, on an instance where three
+    translated properties break at different depths and three hold; known-bad: one run of
+    every invariant at once, which stops at the first break and says nothing of the others'
+    lengths."""
+    from model_checks.explore.graph import GraphOptions, build
+    from model_checks.explore.judge import Status, judge_all
+    from model_checks.explore.murphi_run import check, check_each
+
+    _rumur()
+    config = _config("V2", ("D1", "D7"), SMALL)
+    judged = {j.property_id: len(j.actions) if j.status is Status.COUNTEREXAMPLE else None
+              for j in judge_all(build(config, GraphOptions(max_states=100_000)),
+                                 only=frozenset(murphi.PROPERTIES))}
+    breaks = sum(length is not None for length in judged.values())
+    assert 1 < breaks < len(judged)  # breaks at several depths, and holds
+    each = check_each(config, workdir=tmp_path / "each")
+    assert each.lengths == judged
+    assert len(each.runs) == breaks + 1 and each.states > 0
+    at_once = check(config, workdir=tmp_path / "at-once")
+    assert {p: None for p in murphi.PROPERTIES if p != at_once.broken} != {
+        p: n for p, n in judged.items() if p != at_once.broken}
 
 
 def _committed() -> dict[Config, list[Followed]]:
