@@ -1,7 +1,8 @@
 """What both distributed searches share (`distributed`'s stateless workers, `partitioned`'s
-partitions held by the workers), beyond what every search shares (`search_core`): their
-error, their progress callback, the workers' check of their sources and the pickling of the
-spec's states. Their waits on the cluster are bounded, as every wait on a cluster is
+partitions held by the workers), beyond what every search shares (`moves`): what a search
+moves through (`Searched`, which each worker builds its `Moves` from), their error, their
+progress callback, the workers' check of their sources and the pickling of the spec's
+states. Their waits on the cluster are bounded, as every wait on a cluster is
 (`model_checks.executor.waits`)."""
 
 from __future__ import annotations
@@ -10,12 +11,30 @@ import io
 import operator
 import pickle
 from collections.abc import Callable
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from functools import partial
 from typing import Any
 
+from model_checks.explore.moves import Moves
+from model_checks.explore.search_core import moves_for
+
 LevelProgress = Callable[[int, int, int], None]
 """`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What a search moves through, as it crosses to the workers: `design`'s `config` under
+    the reductions `reduce` and `symmetry` ask for."""
+
+    design: str
+    config: Any
+    reduce: bool
+    symmetry: bool | None
+
+    def moves(self) -> Moves:
+        """The design's `Moves` for these (`search_core.moves_for`, the one table)."""
+        return moves_for(self.design, self.config, self.reduce, self.symmetry)
 
 
 class DistributedSearchFailed(RuntimeError):

@@ -11,8 +11,7 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
 the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
-still has the rest of its own stack beside the generic one (its judge, its searches over a
-cluster, its lattice's command, its lockstep conformance, ...): its modules are listed in
+still has the rest of its own stack beside the generic one (its judge, its lattice's command, its lockstep conformance, ...): its modules are listed in
 `SPECIFIC`, a known list that only shrinks. Every other design's implementations are checked
 by the one lockstep driver (`conform/design_lockstep.py`) through the design's binding. The
 test fails on a module that is specific and not listed (a new design-specific checker) and on
@@ -97,19 +96,18 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
         "explore/agreement.py", "explore/canonical.py",
-        "explore/cell_tasks.py", "explore/command.py", "explore/distributed.py",
-        "explore/every_instance.py", "explore/evidence.py", "explore/fingerprint.py",
+        "explore/cell_tasks.py", "explore/command.py",
+        "explore/every_instance.py", "explore/evidence.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
         "explore/lattice_command.py",
         "explore/liveness.py",
         "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
-        "explore/partition.py", "explore/partitioned.py", "explore/product.py",
+        "explore/product.py",
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
         "explore/reduction/rules.py", "explore/reduction/stubborn.py",
-        "explore/state_checks.py", "explore/symmetry.py",
-        "explore/wire.py", "explore_command.py", "scenarios/__init__.py",
+        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py", "scenarios/__init__.py",
         "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
         "simulate/command.py", "simulate/run.py", "simulate/witnesses.py"}),
 }
