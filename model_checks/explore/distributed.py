@@ -125,11 +125,10 @@ def build_distributed(config: Any, cluster: DaskCluster, options: GraphOptions =
                       design: str = DEFAULT_DESIGN) -> Graph:
     """`graph.build(config, options, design)`, its expansion done by the workers of
     `cluster`: the same `Graph` (the options `build` alone reads do not apply). With
-    `options.owned` (the
-    default) each partition of the visited set lives on one worker for the whole search
-    (`partitioned`: fast, but a worker lost mid-search fails it); without, the workers keep nothing
-    and the client merges every successor (this module: a lost worker only delays its
-    tasks). `options.chunk_states` applies to the latter."""
+    `options.owned` (the default) each partition of the visited set lives on one worker for
+    the whole search (`partitioned`: fast, but a worker lost mid-search fails it); without,
+    the workers keep nothing and the client merges every successor (this module: a lost
+    worker only delays its tasks). `options.chunk_states` applies to the latter."""
     if options.chunk_states < 1:
         raise ValueError(f"chunk_states must be >= 1, got {options.chunk_states}")
     if options.partitions is not None and options.partitions < 1:
