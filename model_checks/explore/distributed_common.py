@@ -90,11 +90,15 @@ def field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
     if (kind.__module__.split(".")[0] == "spec" and is_dataclass(kind)
             and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
             and not hasattr(kind, "__post_init__") and all(f.init for f in fields(kind))):
-        names = tuple(f.name for f in fields(kind))
-        # attrgetter of one name gives the value itself, not a 1-tuple
-        values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
+        values = values_of(tuple(f.name for f in fields(kind)))
     _VALUES[kind] = values
     return values
+
+
+def values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The function giving an object's attributes `names`, in order, as a tuple."""
+    # attrgetter of one name gives the value itself, not a 1-tuple
+    return operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
 
 
 def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:

@@ -22,13 +22,12 @@ Fingerprints are memoised per field: a bool field and an int field never share a
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from dataclasses import fields
 from functools import partial
 from typing import Any
 
-from model_checks.explore.distributed_common import field_values
+from model_checks.explore.distributed_common import field_values, values_of
 from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.moves import State
 
@@ -50,8 +49,7 @@ class Codec:
         self.values: Callable[[State], tuple[Any, ...]] = _whole
         self.make: Callable[..., State] = _whole_of
         if names is not None:
-            self.values = operator.attrgetter(*names) if len(names) > 1 else partial(
-                _one_value, names[0])
+            self.values = values_of(names)
             self.make = kind if len(names) == len(fields(kind)) else partial(
                 _built, kind, names)
         self.memo: list[dict[Any, int]] = [{} for _ in range(len(names or "s"))]
@@ -122,10 +120,6 @@ def identity_fields(kind: type) -> tuple[str, ...] | None:
     if field_values(kind) is None:
         return None
     return tuple(f.name for f in fields(kind) if f.compare)
-
-
-def _one_value(name: str, state: State) -> tuple[Any]:
-    return (getattr(state, name),)
 
 
 def _built(kind: type, names: tuple[str, ...], *values: Any) -> State:

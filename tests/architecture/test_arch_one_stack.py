@@ -10,8 +10,9 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 (`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
-the LRU design's reductions declared per design in `explore/search_core.py`). The LRU design
-still has the rest of its own stack beside the generic one (its judge, its lattice's command, its lockstep conformance, ...): its modules are listed in
+the LRU design's reductions declared per design in `explore/search_core.py`), in one process
+or over a cluster. The LRU design still has the rest of its own stack beside the generic one
+(its judge, its lattice's command, its lockstep conformance, ...): its modules are listed in
 `SPECIFIC`, a known list that only shrinks. Every other design's implementations are checked
 by the one lockstep driver (`conform/design_lockstep.py`) through the design's binding. The
 test fails on a module that is specific and not listed (a new design-specific checker) and on
@@ -107,7 +108,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/product.py",
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
         "explore/reduction/rules.py", "explore/reduction/stubborn.py",
-        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py", "scenarios/__init__.py",
+        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py",
+        "scenarios/__init__.py",
         "scenarios/base.py", "scenarios/catalog.py", "scenarios/run.py",
         "simulate/command.py", "simulate/run.py", "simulate/witnesses.py"}),
 }
