@@ -33,10 +33,10 @@ design's spec itself (`python -m model_checks explore`).
   monotonicity lemma checked on each witness (`monotone`), the environments decided for every
   instance (`every_instance`) and the report (`lattice_report`, over any design too);
   `lattice_command` is its command line;
-- one search over a Dask cluster: `distributed` (stateless workers) and `partitioned` with
-  `partition` (partitions of the visited set held by the workers), sharing
-  `distributed_common` and `wire`; `collector` pauses the garbage collector while states are
-  allocated;
+- one search of any design over a Dask cluster, through the design's `Moves`: `distributed`
+  (stateless workers) and `partitioned` with `partition` (partitions of the visited set held
+  by the workers), sharing `distributed_common` and `wire`; `collector` pauses the garbage
+  collector while states are allocated;
 - the independent anchor: `murphi` generates a Murphi model of one configuration from the
   spec, `murphi_run` has Rumur check it and replays its counterexamples on the spec
   (`benchmarks/bench_explore.py --rumur` compares the two checkers).

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import Task, sweep, values
 from model_checks.explore.early_stop import stoppable
@@ -28,6 +28,9 @@ from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_
 from model_checks.kernel.verdict_records import EXPLORE, Verdict, VerdictRecord
 from spec import Config, Variant, lemmas, registry
 from spec.instances import Family
+
+if TYPE_CHECKING:
+    from model_checks.executor.cluster import DaskCluster
 
 CHECKER = EXPLORE.record
 DEFAULT_MAX_STATES = 2_000_000
@@ -252,6 +255,17 @@ def _write(task: CellTask, judgement: Judgement) -> Path:
         data["loop"] = judgement.cycle_from  # ITF's lasso: the state the last returns to
     write_trace(path, data)
     return path
+
+
+def explore_cells(tasks: Sequence[CellTask], cluster: DaskCluster) -> list[CellOutcome]:
+    """`explore_cell` for each task in turn, here, every graph built over `cluster`
+    (`distributed.build_distributed`): the outcomes `run_tasks` gives, cell by cell."""
+    from model_checks.explore.distributed import build_distributed
+
+    def build_graph(config: Config, options: GraphOptions) -> Graph:
+        return build_distributed(config, cluster, options)
+
+    return [explore_cell(task, build_graph) for task in tasks]
 
 
 def run_tasks(tasks: Sequence[CellTask], processes: int, dask: str | None = None

@@ -287,7 +287,7 @@ def explore_matrix(
 def _distributed(tasks: list[CellTask], address: str) -> tuple[list[CellOutcome], str]:
     """Each cell explored here in turn, its graph built across the cluster at `address`."""
     from model_checks.executor.cluster import DaskCluster
-    from model_checks.explore.distributed import explore_cells
+    from model_checks.explore.cell_tasks import explore_cells
 
     cluster = DaskCluster(address)
     try:

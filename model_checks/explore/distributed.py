@@ -1,5 +1,7 @@
-"""One exploration spread over a Dask cluster: a level-synchronous breadth-first search whose
-frontier is partitioned by a stable fingerprint across the workers.
+"""One exploration of any design spread over a Dask cluster: a level-synchronous breadth-first
+search whose frontier is partitioned across the workers. Both modes move only through the
+design's `Moves` (`search_core.moves_for`, built again on each worker from the design's name
+and the configuration), as `graph.build` does.
 
 Two modes, one result (`build`'s `Graph`). By default (`owned`) each partition of the visited
 set lives on one worker for the whole search (`partitioned` the client's side, `partition` the
@@ -13,19 +15,17 @@ of this docstring describes the stateless mode.
 The design of distributed TLC and of LTSmin's distributed backend, cut to what a lost worker
 cannot break:
 
-- **Partitions.** Every state has a fingerprint, a 64-bit blake2b digest of its canonical
-  text (`stable_fingerprint`: equal in every process and run, unlike Python's salted `hash`,
-  and unlike `repr`, whose sets list their members in hash order).
+- **Partitions.** Every state has the fingerprint the search deduplicates it on
+  (`Moves.fingerprint`, computed by the client, in whose process the visited table lives).
   State s belongs to partition `fingerprint(s) % P`, P fixed when the search starts (the
   number of workers then, by default). Partition p's frontier goes to the worker that owns p
   (a preference: the scheduler moves the task elsewhere if that worker is gone).
 - **Levels.** Level d's frontier (the states first reached at depth d) is cut into tasks, one
-  or more per partition, each `expand_chunk(config, states)`: a pure function of its
-  arguments that returns, per state, its (action, successor, identity renaming) in
-  `spec.enabled`'s order, from the successor function `graph.build` calls
-  (`search_core.Reductions`), with each successor's fingerprint. A level is done when every
-  task of it has returned; the successors are then merged into the visited tables, one per
-  partition (the exchange), and the states new to them form level d + 1. Keeping levels
+  or more per partition, each `expand_chunk(searched, states)`: a pure function
+  of its arguments that returns, per state, its (action, successor, renaming) in the design's
+  `enabled` order, from the successor function `graph.build` calls (`Moves.successors`). A
+  level is done when every task of it has returned; the successors are then merged into the
+  visited table (the exchange), and the states new to it form level d + 1. Keeping levels
   synchronous keeps breadth-first depths exact, hence shortest counterexamples and the
   diameter.
 - **Where the state lives.** The visited tables and the graph are kept by the submitting
@@ -43,9 +43,9 @@ cannot break:
   (`tests/executor/test_explore_distributed.py`). How the frontier is partitioned or which
   worker ran what changes only where the work was done.
 
-What is distributed is the expansion (`enabled`, each action, processing renaming, identity
-symmetry, fingerprints): the cost of a search. The merge (one dictionary look-up per edge)
-and the judging run on the client.
+What is distributed is the expansion (`enabled`, each action, the design's reductions): the
+cost of a search. The merge (a fingerprint and one dictionary look-up per edge) and the
+judging run on the client.
 """
 
 from __future__ import annotations
@@ -53,23 +53,19 @@ from __future__ import annotations
 import pickle
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import waits
-from model_checks.explore.cell_tasks import CellOutcome, CellTask, explore_cell
 from model_checks.explore.distributed_common import (
     DistributedSearchFailed,
-    LevelProgress,
+    Searched,
     check_sources,
     dumps,
 )
-from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import Graph, GraphOptions
-from model_checks.explore.moves import GraphWriter
-from model_checks.explore.search_core import Reductions
-from model_checks.explore.symmetry import Renaming
-from spec import Action, Config, State
+from model_checks.explore.moves import Action, GraphWriter, Renaming, State
+from spec.designs.base import DEFAULT_DESIGN
 
 if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
@@ -80,107 +76,103 @@ NO_WORKER_SECONDS = 60.0
 
 POLL_SECONDS = 1.0
 
-Edge = tuple[Action, int, Renaming | None]
+Edge = tuple[Action, int, Renaming]
 """An expanded edge: the action, the successor's position in its chunk's `successors`, and
-the identity renaming applied to reach the representative (None: none)."""
-
+the renaming applied to reach the representative (None: none)."""
 
 
 @dataclass(frozen=True)
 class Expansion:
-    """One task's result. `successors[j]`: a distinct successor state and its fingerprint;
-    `edges[k]`: the k-th input state's edges, in `enabled`'s order."""
+    """One task's result. `successors[j]`: a distinct successor state; `edges[k]`: the k-th
+    input state's edges, in `enabled`'s order."""
 
-    successors: tuple[tuple[State, int], ...]
+    successors: tuple[State, ...]
     edges: tuple[tuple[Edge, ...], ...]
 
 
-def expand_chunk(
-    config: Config, reduce: bool, symmetry: bool | None, states: Sequence[State],
-    source: str | None = None,
-) -> Expansion:
-    """Every edge of every state of `states`, as `graph.build` takes them
-    (`search_core.Reductions.expand`). A pure function of its arguments (a task Dask may run
-    twice). With `source`, a worker whose sources differ from the submitter's refuses the
-    task."""
+def expand_chunk(searched: Searched, states: Sequence[State], source: str | None = None
+                 ) -> Expansion:
+    """Every edge of every state of `states`, as `graph.build` takes them (the design's
+    `Moves`). A pure function of its arguments (a task Dask may run twice). With `source`, a
+    worker whose sources differ from the submitter's refuses the task."""
     check_sources(source)
-    reductions = Reductions.of(config, reduce, symmetry)
+    moves = searched.moves()
     position: dict[State, int] = {}
-    successors: list[tuple[State, int]] = []
+    successors: list[State] = []
     edges: list[tuple[Edge, ...]] = []
     for state in states:
         out: list[Edge] = []
-        for action, successor, renaming in reductions.expand(state):
+        for action, successor, renaming in moves.successors(state, moves.enabled(state)):
             at = position.setdefault(successor, len(successors))
             if at == len(successors):
-                successors.append((successor, stable_fingerprint(successor)))
+                successors.append(successor)
             out.append((action, at, renaming))
         edges.append(tuple(out))
     return Expansion(tuple(successors), tuple(edges))
 
 
 def expand_task(payload: bytes, source: str | None = None) -> bytes:
-    """`expand_chunk` on a payload `dumps((config, reduce, symmetry, states))`, its result
-    as `dumps(expansion)`: what the client submits (bytes cross Dask untouched)."""
-    config, reduce, symmetry, states = pickle.loads(payload)
-    return dumps(expand_chunk(config, reduce, symmetry, states, source))
+    """`expand_chunk` on a payload `dumps((searched, states))`, its result as
+    `dumps(expansion)`: what the client submits (bytes cross Dask untouched)."""
+    searched, states = pickle.loads(payload)
+    return dumps(expand_chunk(searched, states, source))
 
 
 _DEFAULTS = GraphOptions()
 
 
-def build_distributed(config: Config, cluster: DaskCluster, options: GraphOptions = _DEFAULTS
-                      ) -> Graph:
-    """`graph.build(config, options)`, its expansion done by the workers of `cluster`: the
-    same `Graph` (the options `build` alone reads do not apply). With `options.owned` (the
-    default) each partition of the visited set lives on one worker for the whole search
-    (`partitioned`: fast, but a worker lost mid-search fails it); without, the workers keep nothing
-    and the client merges every successor (this module: a lost worker only delays its
-    tasks). `options.chunk_states` applies to the latter."""
+def build_distributed(config: Any, cluster: DaskCluster, options: GraphOptions = _DEFAULTS,
+                      design: str = DEFAULT_DESIGN) -> Graph:
+    """`graph.build(config, options, design)`, its expansion done by the workers of
+    `cluster`: the same `Graph` (the options `build` alone reads do not apply). With
+    `options.owned` (the default) each partition of the visited set lives on one worker for
+    the whole search (`partitioned`: fast, but a worker lost mid-search fails it); without,
+    the workers keep nothing and the client merges every successor (this module: a lost
+    worker only delays its tasks). `options.chunk_states` applies to the latter."""
     if options.chunk_states < 1:
         raise ValueError(f"chunk_states must be >= 1, got {options.chunk_states}")
     if options.partitions is not None and options.partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {options.partitions}")
+    searched = Searched(design, config, options.reduce, options.symmetry)
     if options.owned:
         from model_checks.explore.partitioned import build_owned
 
-        return build_owned(config, cluster, options)
+        return build_owned(searched, cluster, options)
     partitions = options.partitions or max(1, len(waits.workers(cluster)))
-    return _Search(config, cluster, options, partitions).run()
+    return _Search(searched, cluster, options, partitions).run()
 
 
 class _Search:
-    """The client's side: the graph (`GraphWriter`), one visited table per partition, each
-    state's partition, and the level loop."""
+    """The client's side: the graph (`GraphWriter`), the visited table (fingerprint to
+    number, as `build`'s), each state's partition, and the level loop."""
 
-    def __init__(self, config: Config, cluster: DaskCluster, options: GraphOptions,
+    def __init__(self, searched: Searched, cluster: DaskCluster, options: GraphOptions,
                  partitions: int) -> None:
         from model_checks.executor.sources import source_digest
 
-        self.config, self.cluster = config, cluster
-        reduce, symmetry, max_states = options.reduce, options.symmetry, options.max_states
-        self.reduce, self.symmetry = reduce, symmetry
-        self.max_states, self.partitions = max_states, partitions
+        self.searched, self.cluster = searched, cluster
+        self.max_states, self.partitions = options.max_states, partitions
         self.chunk_states, self.progress = options.chunk_states, options.progress
         self.source = source_digest()
         self.run_id = uuid.uuid4().hex[:8]
-        reductions = Reductions.of(config, reduce, symmetry)
-        self.graph = Graph.empty(reductions, max_states)
+        moves = searched.moves()
+        self.fingerprint = moves.fingerprint
+        self.graph = Graph.empty(moves, self.max_states, searched.design)
         self.writer = GraphWriter(self.graph)
         self.states: list[State] = []  # held by the graph when the search ends (the judge's)
-        self.visited: list[dict[State, int]] = [{} for _ in range(partitions)]
+        self.visited: dict[int, int] = {}
         self.partition: list[int] = []
-        start = reductions.start()
-        part = stable_fingerprint(start) % partitions
-        self.visited[part][start] = self._add(start, part, -1, (-1, 0), 0)
+        start = moves.start()
+        self.visited[self.fingerprint(start)] = self._add(start, self.fingerprint(start), -1,
+                                                          (-1, 0), 0)
 
-    def _add(self, state: State, part: int, parent: int, via: tuple[int, int],
+    def _add(self, state: State, fingerprint: int, parent: int, via: tuple[int, int],
              depth: int) -> int:
         """Number `state`, reached from `parent` by the action and renaming of codes `via`
-        (the caller enters it in its partition's visited table)."""
-        self.partition.append(part)
+        (the caller enters it in the visited table)."""
+        self.partition.append(fingerprint % self.partitions)
         self.states.append(state)
-        return self.writer.add_state(hash(state), depth, parent, *via)
+        return self.writer.add_state(fingerprint, depth, parent, *via)
 
     def run(self) -> Graph:
         low, high, level = 0, 1, 0
@@ -211,8 +203,7 @@ class _Search:
         owners = sorted(waits.workers(self.cluster))
         futures = []
         for n, (part, numbers) in enumerate(chunks):
-            payload = dumps((self.config, self.reduce, self.symmetry,
-                             [self.states[i] for i in numbers]))
+            payload = dumps((self.searched, [self.states[i] for i in numbers]))
             # A preference only: with no worker known at this instant (one restarting), the
             # scheduler places the task when a worker joins.
             placement: dict[str, Any] = (
@@ -238,9 +229,10 @@ class _Search:
     def _merge(self, low: int, high: int, level: int, chunks: list[tuple[int, list[int]]],
                results: list[Expansion]) -> bool:
         """The exchange: every edge of the level, in state-number order and each state's in
-        `enabled`'s order (`build`'s order), into the visited table of its successor's
-        partition. False when the state limit stops it (where `build` stops)."""
-        graph, writer = self.graph, self.writer
+        `enabled`'s order (`build`'s order), into the visited table. False when the state
+        limit stops it (where `build` stops)."""
+        graph, writer, visited = self.graph, self.writer, self.visited
+        fingerprint = self.fingerprint
         where: dict[int, tuple[Expansion, int]] = {}
         for (_, numbers), result in zip(chunks, results, strict=True):
             for k, number in enumerate(numbers):
@@ -248,32 +240,21 @@ class _Search:
         for number in self._order(low, high):
             result, k = where[number]
             for action, at, renaming in result.edges[k]:
-                successor, fingerprint = result.successors[at]
+                successor = result.successors[at]
                 graph.steps_taken += 1
-                part = fingerprint % self.partitions
+                key = fingerprint(successor)
                 fresh = graph.size
-                target = self.visited[part].setdefault(successor, fresh)  # one hash, not two
+                target = visited.setdefault(key, fresh)  # one look-up, not two
                 code = writer.actions.code(action)  # first, as `build` does
                 if target == fresh and fresh >= self.max_states:
                     writer.end_edges()  # as `build` stops
                     return False
                 rcode = writer.renamings.code(renaming) if graph.symmetric else 0
                 if target == fresh:
-                    self._add(successor, part, number, (code, rcode), level + 1)
+                    self._add(successor, key, number, (code, rcode), level + 1)
                 writer.add_edge(target, code, rcode)
             writer.end_edges()
         return True
-
-
-def explore_cells(
-    tasks: Sequence[CellTask], cluster: DaskCluster, progress: LevelProgress | None = None,
-) -> list[CellOutcome]:
-    """`cells.explore_cell` for each task in turn, here, every graph built over `cluster`
-    (`build_distributed`): the outcomes `cell_tasks.run_tasks` gives, cell by cell."""
-    def build_graph(config: Config, options: GraphOptions) -> Graph:
-        return build_distributed(config, cluster, replace(options, progress=progress))
-
-    return [explore_cell(task, build_graph) for task in tasks]
 
 
 def _collect(cluster: DaskCluster, futures: list[Any], finished: Callable[[int], None]

@@ -1,7 +1,8 @@
 """What both distributed searches share (`distributed`'s stateless workers, `partitioned`'s
-partitions held by the workers), beyond what every search shares (`search_core`): their
-error, their progress callback, the workers' check of their sources and the pickling of the
-spec's states. Their waits on the cluster are bounded, as every wait on a cluster is
+partitions held by the workers), beyond what every search shares (`moves`): what a search
+moves through (`Searched`, which each worker builds its `Moves` from), their error, their
+progress callback, the workers' check of their sources and the pickling of the spec's
+states. Their waits on the cluster are bounded, as every wait on a cluster is
 (`model_checks.executor.waits`)."""
 
 from __future__ import annotations
@@ -10,12 +11,30 @@ import io
 import operator
 import pickle
 from collections.abc import Callable
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from functools import partial
 from typing import Any
 
+from model_checks.explore.moves import Moves
+from model_checks.explore.search_core import moves_for
+
 LevelProgress = Callable[[int, int, int], None]
 """`progress(level, tasks done, tasks of the level)`, called on the client as tasks finish."""
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What a search moves through, as it crosses to the workers: `design`'s `config` under
+    the reductions `reduce` and `symmetry` ask for."""
+
+    design: str
+    config: Any
+    reduce: bool
+    symmetry: bool | None
+
+    def moves(self) -> Moves:
+        """The design's `Moves` for these (`search_core.moves_for`, the one table)."""
+        return moves_for(self.design, self.config, self.reduce, self.symmetry)
 
 
 class DistributedSearchFailed(RuntimeError):
@@ -71,11 +90,15 @@ def field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
     if (kind.__module__.split(".")[0] == "spec" and is_dataclass(kind)
             and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
             and not hasattr(kind, "__post_init__") and all(f.init for f in fields(kind))):
-        names = tuple(f.name for f in fields(kind))
-        # attrgetter of one name gives the value itself, not a 1-tuple
-        values = operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
+        values = values_of(tuple(f.name for f in fields(kind)))
     _VALUES[kind] = values
     return values
+
+
+def values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The function giving an object's attributes `names`, in order, as a tuple."""
+    # attrgetter of one name gives the value itself, not a 1-tuple
+    return operator.attrgetter(*names) if len(names) > 1 else partial(_few_values, names)
 
 
 def _few_values(names: tuple[str, ...], obj: object) -> tuple[Any, ...]:

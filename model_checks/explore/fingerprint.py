@@ -5,7 +5,7 @@ is a function of the state's value alone. Equal states get equal fingerprints in
 process, whatever its hash seed: unlike Python's `hash` (salted per process) and unlike a
 digest of `repr`, since a frozenset's `repr` lists its members in the order of their salted
 hashes (P0's probe hits, `frozenset({'a', 'b'})`, print in either order in two processes).
-The distributed search partitions its frontier by it (`distributed`); the local search keeps
+The owned-partition search names states' elements by it (`wire`); the local search keeps
 Python's `hash` as its 64-bit fingerprint, because its visited set never leaves the process
 (`graph`).
 """
@@ -15,10 +15,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import fields, is_dataclass
 
-from spec import State
 
-
-def stable_fingerprint(state: State) -> int:
+def stable_fingerprint(state: object) -> int:
     """A 64-bit blake2b digest of the state's canonical text (`canonical_text`): equal
     states have equal fingerprints in every process, whatever its hash seed."""
     return int.from_bytes(hashlib.blake2b(canonical_text(state).encode(),

@@ -1,5 +1,6 @@
 """The worker's side of the owned-partition search (`partitioned`): one partition of the visited
-set, kept in the worker process across the levels of one search.
+set, kept in the worker process across the levels of one search of any design, moving only
+through the design's `Moves` (built here from the search's `Searched`).
 
 A `Partition` holds the visited table of its partition (the codes, `wire`, of the states
 whose `partition_of` is its number), each state under a local index in the order it accepted
@@ -7,7 +8,7 @@ them, which is the order of their global numbers (`numbers`, sent by the client 
 is ranked), and the states of its frontier only. Per level:
 
 - `expand_level` expands its frontier (the states it accepted last), in number order and each
-  state's actions in `spec.enabled`'s order, as `graph.build` does. Every successor it has
+  state's actions in the design's `enabled` order, as `graph.build` does. Every successor it has
   never produced before gets a reference (`ref = item * parts + q`: the `item`-th distinct
   state it has sent to partition q) and goes, with its discovery key (`source number << 16 |
   action position`), into q's batch; a successor it has produced before keeps its reference
@@ -35,14 +36,12 @@ from typing import Any
 
 from model_checks.explore.distributed_common import (
     DistributedSearchFailed,
+    Searched,
     check_sources,
     dumps,
 )
-from model_checks.explore.moves import Interned
-from model_checks.explore.search_core import Reductions
-from model_checks.explore.symmetry import Renaming
+from model_checks.explore.moves import Action, Interned, Renaming, State
 from model_checks.explore.wire import PROBE, Channel, Code, Codec
-from spec import Action, Config, State, enabled
 
 KEY_BITS = 16
 """A discovery key is `source number << KEY_BITS | action position`: no state has 2**16
@@ -74,11 +73,10 @@ def _held(search: str, part: int) -> Partition:
 class Partition:
     """One partition's states, visited table, sent items and edges (see the module)."""
 
-    def __init__(self, config: Config, reduce: bool, symmetry: bool | None, part: int,
-                 parts: int) -> None:
-        self.config, self.part, self.parts = config, part, parts
-        self.reductions = Reductions.of(config, reduce, symmetry)
-        self.codec = Codec()
+    def __init__(self, searched: Searched, part: int, parts: int) -> None:
+        self.part, self.parts = part, parts
+        self.moves = searched.moves()
+        self.codec = Codec(type(self.moves.start()))
         self.channels = [Channel(self.codec) for _ in range(parts)]  # to each partition
         self.to_client = Channel(self.codec)
         self.size = 0  # states accepted so far
@@ -108,20 +106,20 @@ class Partition:
         """Number the frontier (`numbers`, in local order) and expand it; the batches for the
         other partitions, pickled (b"" for this one, which stays here)."""
         self.numbers.extend(numbers)
-        parts, part, config, encode = self.parts, self.part, self.config, self.codec.encode
-        reductions, known, sent = self.reductions, self.known, self.sent
-        symmetric = bool(reductions.groups)
+        parts, part, encode = self.parts, self.part, self.codec.encode
+        moves, known, sent = self.moves, self.known, self.sent
+        symmetric = bool(moves.groups)
         batches: list[Batch] = [([], [], {}) for _ in range(parts)]
         refs, actions, renamings = self.edge_ref, self.edge_action, self.edge_renaming
         action_codes, intern_action = self.actions.codes, self.actions.code
         renaming_code = self.renamings.code
         for index, state in zip(self.frontier, self.pending, strict=True):
             source = self.numbers[index] << KEY_BITS
-            moves = enabled(config, state)
-            if len(moves) >= 1 << KEY_BITS:
-                raise DistributedSearchFailed(f"a state has {len(moves)} enabled actions")
+            enabled = moves.enabled(state)
+            if len(enabled) >= 1 << KEY_BITS:
+                raise DistributedSearchFailed(f"a state has {len(enabled)} enabled actions")
             for position, (action, successor, renaming) in enumerate(
-                    reductions.successors(state, moves)):
+                    moves.successors(state, enabled)):
                 code = encode(successor)  # keys `known`: a tuple of ints hashes cheaply
                 ref = known.get(code)
                 if ref is None:
@@ -135,7 +133,7 @@ class Partition:
                 actions.append(intern_action(action) if local is None else local)
                 if symmetric:
                     renamings.append(renaming_code(renaming))
-            self.edge_count.append(len(moves))
+            self.edge_count.append(len(enabled))
         for q, (codes, _, elements) in enumerate(batches):
             if q != part:
                 elements.update(self.channels[q].elements(codes))
@@ -202,14 +200,14 @@ class PartitionKey:
     parts: int
 
 
-def open_task(key: PartitionKey, config: Config, reduce: bool, symmetry: bool | None,
-              start: State | None, source: str | None) -> int:
-    """Create partition `key.part` of `key.search` here, holding `start` (state 0) if it is
-    its own; `hash(wire.PROBE)` here. With `source`, a worker whose sources differ from the
-    submitter's refuses."""
+def open_task(key: PartitionKey, searched: Searched, start: State | None, source: str | None
+              ) -> int:
+    """Create partition `key.part` of `key.search` (of `searched`) here, holding `start`
+    (state 0) if it is its own; `hash(wire.PROBE)` here. With `source`, a worker whose
+    sources differ from the submitter's refuses."""
     search, part, parts = key.search, key.part, key.parts
     check_sources(source)
-    partition = _HELD[(search, part)] = Partition(config, reduce, symmetry, part, parts)
+    partition = _HELD[(search, part)] = Partition(searched, part, parts)
     if start is not None:
         partition.accept([partition.codec.encode(start)], [start])
     return hash(PROBE)

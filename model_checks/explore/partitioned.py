@@ -1,6 +1,6 @@
-"""The client's side of the owned-partition search: each partition of the visited set lives
-on one worker for the whole search (`partition`), and the client only ranks each level's new
-states into global numbers and writes the graph.
+"""The client's side of the owned-partition search of any design: each partition of the
+visited set lives on one worker for the whole search (`partition`), and the client only ranks
+each level's new states into global numbers and writes the graph.
 
 Per level, every partition's worker expands its frontier and sends the other partitions only
 the successors it has never sent them before (worker to worker, through Dask's data
@@ -34,9 +34,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import waits
-from model_checks.explore.distributed_common import DistributedSearchFailed
+from model_checks.explore.distributed_common import DistributedSearchFailed, Searched
 from model_checks.explore.graph import Graph, GraphOptions
-from model_checks.explore.moves import GraphWriter
+from model_checks.explore.moves import GraphWriter, State
 from model_checks.explore.partition import (
     KEY_BITS,
     PartitionKey,
@@ -47,9 +47,7 @@ from model_checks.explore.partition import (
     partition_of,
     release,
 )
-from model_checks.explore.search_core import Reductions
 from model_checks.explore.wire import PROBE, Codec
-from spec import Config, State
 
 if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
@@ -60,14 +58,14 @@ POLL_SECONDS = 1.0
 """How often a level still running makes the client look for lost workers."""
 
 
-def build_owned(config: Config, cluster: DaskCluster, options: GraphOptions) -> Graph:
-    """`graph.build(config, options)` with the visited set partitioned over the workers of
-    `cluster` (see the module): the same `Graph` (of the options, `reduce`, `symmetry`,
-    `max_states`, `partitions` and `progress` apply)."""
+def build_owned(searched: Searched, cluster: DaskCluster, options: GraphOptions) -> Graph:
+    """`graph.build` of `searched` with the visited set partitioned over the workers of
+    `cluster` (see the module): the same `Graph` (of the options, `max_states`,
+    `partitions` and `progress` apply)."""
     owners = sorted(waits.workers(cluster))
     if not owners:
         raise DistributedSearchFailed(f"no Dask worker at {cluster.address}")
-    return _OwnedSearch(config, cluster, options, options.partitions or len(owners),
+    return _OwnedSearch(searched, cluster, options, options.partitions or len(owners),
                         owners).run()
 
 
@@ -75,19 +73,18 @@ class _OwnedSearch:
     """The client's numbering (per state its partition, key, depth and the state) and the
     level loop; `_write` turns the partitions' edges into the graph."""
 
-    def __init__(self, config: Config, cluster: DaskCluster, options: GraphOptions, parts: int,
-                 owners: list[str]) -> None:
+    def __init__(self, searched: Searched, cluster: DaskCluster, options: GraphOptions,
+                 parts: int, owners: list[str]) -> None:
         from model_checks.executor.sources import source_digest
 
-        reduce, symmetry = options.reduce, options.symmetry
-        self.config, self.cluster, self.reduce, self.symmetry = config, cluster, reduce, symmetry
+        self.searched, self.cluster = searched, cluster
         self.max_states, self.parts, self.progress = options.max_states, parts, options.progress
         self.where = [owners[p % len(owners)] for p in range(parts)]
         self.search = f"owned-{uuid.uuid4().hex[:8]}"
         self.source = source_digest()
-        self.reductions = Reductions.of(config, reduce, symmetry)
-        start = self.reductions.start()
-        self.start, self.codec = start, Codec()
+        self.moves = searched.moves()
+        start = self.moves.start()
+        self.start, self.codec = start, Codec(type(start))
         self.owner = array("q", [partition_of(self.codec.encode(start), parts)])  # by number
         self.key = array("q", [-1])
         self.depth = array("i", [0])
@@ -104,8 +101,8 @@ class _OwnedSearch:
     def run(self) -> Graph:
         try:
             probes = self._wait([self._submit(
-                open_task, PartitionKey(self.search, p, self.parts), self.config, self.reduce,
-                self.symmetry, self.start if p == self.owner[0] else None, self.source, part=p,
+                open_task, PartitionKey(self.search, p, self.parts), self.searched,
+                self.start if p == self.owner[0] else None, self.source, part=p,
                 key=f"open-{p}") for p in range(self.parts)])
             if any(probe != hash(PROBE) for probe in probes):
                 raise DistributedSearchFailed(
@@ -171,7 +168,7 @@ class _OwnedSearch:
             codec.learn(elements)
             for code, number in zip(codes, part_numbers, strict=False):
                 level[number - high] = codec.decode(code)
-        self.states.extend(level)  # type: ignore[arg-type]  # every slot is filled
+        self.states.extend(level)  # every slot is filled
         self.depth.extend([depth] * len(level))
 
     def _wait(self, futures: list[Any]) -> list[Any]:
@@ -212,7 +209,7 @@ class _OwnedSearch:
         """The graph's arrays from every partition's edges (see the module): per partition
         its edges' targets as global numbers, then every source's edges in number order,
         actions and renamings interned in the order of their first edge, as `build` does."""
-        writer = GraphWriter(Graph.empty(self.reductions, self.max_states))
+        writer = GraphWriter(Graph.empty(self.moves, self.max_states, self.searched.design))
         graph, parts, cut = writer.graph, self.parts, self.cut
         counts, refs, actions, renamings = (
             [array("q", c[i]) for c in collected] for i in (2, 3, 4, 5))
@@ -283,16 +280,16 @@ class _OwnedSearch:
         return [[mapping[p][c] for c in codes[p][:len(position[p])]] for p in range(len(codes))]
 
     def _rows(self, writer: GraphWriter) -> None:
-        """Per state: its fingerprint (this process's `hash`, as `build` keeps), depth,
-        parent, and the action and renaming of its first edge (its key's), written after
-        the edges they are read from."""
-        graph, states = writer.graph, self.states
+        """Per state: its fingerprint (`Moves.fingerprint` in this process, as `build`
+        keeps), depth, parent, and the action and renaming of its first edge (its key's),
+        written after the edges they are read from."""
+        graph, states, fingerprint = writer.graph, self.states, self.moves.fingerprint
         starts, symmetric = graph.edge_start, graph.symmetric
-        writer.add_state(hash(states[0]), 0, -1, -1, 0)
+        writer.add_state(fingerprint(states[0]), 0, -1, -1, 0)
         for number in range(1, len(states)):
             key = self.key[number]
             source = key >> KEY_BITS
             edge = starts[source] + (key & _POSITION)
-            writer.add_state(hash(states[number]), self.depth[number], source,
+            writer.add_state(fingerprint(states[number]), self.depth[number], source,
                              graph.edge_action[edge],
                              graph.edge_renaming[edge] if symmetric else 0)

@@ -10,15 +10,14 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 (`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
-the LRU design's reductions declared per design in `explore/search_core.py`), and every
-design's implementations are checked by the one lockstep driver (`conform/design_lockstep.py`)
-through the design's binding (the LRU design's, `conform/lru_lockstep/`, declares the
-driver's optional capabilities). The LRU design still has the rest of its own stack beside
-the generic one (its judge, its searches over a cluster, its
-conformance command's runs and reports, ...): its modules are listed in `SPECIFIC`, a known
-list that only shrinks. The test fails on a module that is specific and not listed (a new
-design-specific checker) and on one listed that is no longer specific, or gone (take it off
-the list).
+the LRU design's reductions declared per design in `explore/search_core.py`), in one process
+or over a cluster, and every design's implementations are checked by the one lockstep driver
+(`conform/design_lockstep.py`) through the design's binding (the LRU design's,
+`conform/lru_lockstep/`, declares the driver's optional capabilities). The LRU design still
+has the rest of its own stack beside the generic one (its judge, its conformance command's
+runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
+The test fails on a module that is specific and not listed (a new design-specific checker)
+and on one listed that is no longer specific, or gone (take it off the list).
 """
 
 from __future__ import annotations
@@ -120,21 +119,20 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
         "explore/agreement.py", "explore/canonical.py",
-        "explore/cell_tasks.py", "explore/command.py", "explore/distributed.py",
-        "explore/every_instance.py", "explore/evidence.py", "explore/fingerprint.py",
+        "explore/cell_tasks.py", "explore/command.py",
+        "explore/every_instance.py", "explore/evidence.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
         "explore/liveness.py",
         "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
-        "explore/partition.py", "explore/partitioned.py", "explore/product.py",
+        "explore/product.py",
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
         "explore/reduction/rules.py", "explore/reduction/stubborn.py",
-        "explore/state_checks.py", "explore/symmetry.py",
-        "explore/wire.py", "explore_command.py"}),
+        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge, its searches over a cluster, its conformance
+shrinks. The LRU design's own stack (its judge, its cells' searches, its conformance
 command's runs and reports) and what reaches it: the commands that choose between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""

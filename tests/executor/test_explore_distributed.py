@@ -20,16 +20,19 @@ from conftest import HANG_SECONDS, Killed, Removals, Workers, kill_a_busy_worker
 
 from model_checks.cli import main
 from model_checks.executor import cluster, waits
-from model_checks.explore import distributed, partitioned
+from model_checks.explore import cell_tasks, distributed, partitioned
 from model_checks.explore.cell_tasks import CellTask, explore_cell
 from model_checks.explore.command import PROFILES
 from model_checks.explore.distributed import build_distributed
 from model_checks.explore.distributed_common import DistributedSearchFailed
+from model_checks.explore.exploration import breaks, explore
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.judge import Status, judge_all
 from model_checks.kernel.verdict_records import VerdictRecord, read_records
 from spec import Config, variant_named
+from spec.designs import design_named
+from spec.designs.base import Design
 
 
 def _config(variant: str, *env: str) -> Config:
@@ -90,6 +93,37 @@ def test_unreduced_and_cut_graphs_are_builds(dask_cluster: cluster.DaskCluster, 
     cut = build_distributed(V2_D3, dask_cluster, GraphOptions(max_states=300, owned=owned))
     assert not cut.complete and len(cut.states) == 300
     assert _verdicts(cut) == _verdicts(build(V2_D3, GraphOptions(max_states=300)))
+
+
+def _broken(design: Design, config: Any, graph: Graph) -> set[str]:
+    """The properties some transition of `graph` breaks, judged on arrival as `explore`
+    judges them (each edge's successor stepped again from its source state)."""
+    props = design.properties
+    broken = {p.id for p, _ in breaks(design, config, graph.states[0], props)}
+    for number, state in enumerate(graph.states):
+        for action, _ in graph.edges[number]:
+            after = design.step(config, state, action)
+            broken |= {p.id for p, _ in breaks(design, config, after, props)}
+    return broken
+
+
+@pytest.mark.parametrize("owned", [True, False])
+@pytest.mark.parametrize(("name", "source"), [("shm", "D2"), ("encoder", "D7")])
+def test_another_designs_distributed_graph_is_builds(
+    dask_cluster: cluster.DaskCluster, owned: bool, name: str, source: str,
+) -> None:
+    """A design searched through `moves.DesignMoves` (no reductions): the same graph, hence
+    the same states and verdicts, as the one-process search (`exploration.explore`)."""
+    design = design_named(name)
+    config = design.instance(design.variants[0], frozenset({source}))
+    local = build(config, GraphOptions(reduce=False), name)
+    remote = build_distributed(config, dask_cluster,
+                               GraphOptions(reduce=False, chunk_states=500, owned=owned), name)
+    assert remote == local and remote.design == name and remote.complete
+    explored = explore(design, config)
+    assert len(remote.states) == explored.states
+    assert _broken(design, config, remote) == {w.property_id for w in explored.witnesses}
+    assert explored.witnesses, "the instance breaks a property: the verdicts can differ"
 
 
 def test_the_equality_can_fail(
@@ -282,7 +316,7 @@ def test_a_search_the_cluster_cannot_finish_is_one_line_and_exit_1(
     def fails(*_: object) -> None:
         raise DistributedSearchFailed("task explore-x-level3-0 failed: KilledWorker: ...")
 
-    monkeypatch.setattr(distributed, "explore_cells", fails)
+    monkeypatch.setattr(cell_tasks, "explore_cells", fails)
     records = tmp_path / "records.json"
     assert main(["explore", "--variant", "V0", "--environment", "D1", "--dask", scheduler,
                  "--distributed", "--json", str(records), "--out", str(tmp_path)]) == 1

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 
-from model_checks.explore import distributed, graph
+from model_checks.explore import graph, wire
 from model_checks.explore.fingerprint import canonical_text, stable_fingerprint
 from spec.state import P0Work
 
@@ -22,13 +22,13 @@ from model_checks.explore.fingerprint import stable_fingerprint
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.wire import Codec
-from spec import variant_named
+from spec import State, variant_named
 graph = build(explore_config(variant_named("V0"), ("D6",), max_requests=2))
 two_hits = [s for s in graph.states if re.search(r"frozenset\\(\\{'[ab]', '[ab]'\\}\\)", repr(s))]
 print(json.dumps({
     "states": len(two_hits),
     "stable": [stable_fingerprint(s) for s in two_hits],
-    "code_hash": [hash(Codec().encode(s)) for s in two_hits],
+    "code_hash": [hash(Codec(State).encode(s)) for s in two_hits],
     "hash": [hash(s) for s in two_hits],
     "repr_digest": [hashlib.blake2b(repr(s).encode(), digest_size=8).hexdigest()
                     for s in two_hits],
@@ -68,6 +68,6 @@ def test_the_canonical_text_sorts_set_members_and_is_repr_otherwise() -> None:
     assert canonical_text(plain) == repr(plain)
 
 
-def test_one_stable_fingerprint_and_the_distributed_search_uses_it() -> None:
-    assert distributed.stable_fingerprint is stable_fingerprint
+def test_one_stable_fingerprint_and_the_owned_search_uses_it() -> None:
+    assert wire.stable_fingerprint is stable_fingerprint
     assert not hasattr(graph, "fingerprint"), "graph offers no second, unstable digest"
