@@ -7,9 +7,12 @@ every environment of the design's sources
 (docs/results/designs/NAME.json.gz; `--design` picks one), the base rung's single-source
 explorations and the all-instance proofs, and checks the committed witness files fresh
 (`witness_freshness`: each replays, breaks its property, and is what the writer would write
-for its trace now), and fails (exit 1) where one contradicts the committed answers or a
-witness file is stale. Exit 2: a usage error (an unknown design, variant or source, a source the
-design refuses, with the reason, or an option of the LRU's explorer only).
+for its trace now), and replays the design's explicit witnesses (`lattice.explicit_breaks`),
+and fails (exit 1) where one contradicts the committed answers, a witness file is stale or an
+explicit witness does not replay. A lattice fails (exit 1, one line, nothing written) before
+it searches when one of the design's explicit witnesses (`evidence.EXPLICIT`) does not break
+its property on the spec. Exit 2: a usage error (an unknown design, variant or source, a
+source the design refuses, with the reason, or an option of the LRU's explorer only).
 """
 
 from __future__ import annotations
@@ -20,7 +23,12 @@ from pathlib import Path
 
 from model_checks.designs import witness_freshness
 from model_checks.designs.evidence import EXPLICIT, PROOFS, RESTRICTED
-from model_checks.designs.lattice import LatticeOptions, search
+from model_checks.designs.lattice import (
+    ExplicitDoesNotReplay,
+    LatticeOptions,
+    explicit_breaks,
+    search,
+)
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.explore.design_search import DEFAULT_MAX_STATES, PROPERTY_HELP
 from model_checks.explore.exploration import explore
@@ -121,11 +129,15 @@ def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:
     proofs = PROOFS[design.name]() if design.name in PROOFS else {}
     explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
     restricted = RESTRICTED[design.name]() if design.name in RESTRICTED else []
-    result = search(design, variant, LatticeOptions(
-        sizes=sizes, max_states=args.max_states or DEFAULT_MAX_STATES, processes=args.jobs,
-        proofs=proofs,
-        restricted=tuple(restricted), explicit=tuple(explicit),
-        progress=f"lattice of {design.name} {variant}"))
+    try:
+        result = search(design, variant, LatticeOptions(
+            sizes=sizes, max_states=args.max_states or DEFAULT_MAX_STATES, processes=args.jobs,
+            proofs=proofs,
+            restricted=tuple(restricted), explicit=tuple(explicit),
+            progress=f"lattice of {design.name} {variant}"))
+    except ExplicitDoesNotReplay as error:  # before any search, and nothing written
+        print(f"! {design.name}: {error.line()}")
+        return EXIT_MISMATCH
     data = to_json(result)
     if args.json:
         result_files.write(args.json, data, indent=1)
@@ -147,14 +159,31 @@ def _check(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"design {missing[0]} has no committed answers under {RESULTS}")
     stale = sum(_check_witnesses(design) for design in chosen)  # cheap: first
+    unreplayed = sum(_check_explicit(design) for design in chosen)
     wrong = 0
     for design in chosen:
         wrong += _check_one(design, args.max_states or DEFAULT_MAX_STATES)
     print(f"{len(chosen)} design(s) checked; {wrong} verdict(s) contradict the committed "
-          f"answers; {stale} committed witness file(s) stale")
+          f"answers; {stale} committed witness file(s) stale; {unreplayed} explicit "
+          "witness(es) do not replay")
     if args.json:
-        args.json.write_text(json.dumps({"contradictions": wrong, "stale": stale}) + "\n")
-    return EXIT_MISMATCH if wrong or stale else EXIT_OK
+        args.json.write_text(json.dumps({"contradictions": wrong, "stale": stale,
+                                         "unreplayed": unreplayed}) + "\n")
+    return EXIT_MISMATCH if wrong or stale or unreplayed else EXIT_OK
+
+
+def _check_explicit(design: Design) -> int:
+    """The design's explicit witnesses replayed on the spec as its lattice does
+    (`lattice.explicit_breaks`): the first that breaks nothing printed on one line; 1 if
+    there is one, else 0."""
+    explicit = EXPLICIT[design.name]() if design.name in EXPLICIT else []
+    try:
+        explicit_breaks(design, explicit)
+    except ExplicitDoesNotReplay as error:
+        print(f"! {design.name}: {error.line()}")
+        return 1
+    print(f"  {design.name} explicit witnesses: {len(explicit)} replayed")
+    return 0
 
 
 def _check_witnesses(design: Design) -> int:

@@ -9,8 +9,10 @@ it, for that rung's instance. At each rung of the design's ladder it explores ev
 environment of at most that rung's size; at the base rung it then explores, per property,
 the largest environments that contain none of its breaking sets, where a complete search
 settles the rest. Witnesses found by hand on larger instances (`Explicit`) join the breaks
-once they replay. An environment no search settled is `unknown`, never `holds`; an
-all-instance proof (`proofs`) settles a property everywhere.
+once they replay: each must break its property at its last step on the spec, or the search
+fails before it starts (`ExplicitDoesNotReplay`, one line naming the witness). An
+environment no search settled is `unknown`, never `holds`; an all-instance proof (`proofs`)
+settles a property everywhere.
 """
 
 from __future__ import annotations
@@ -45,6 +47,23 @@ class Explicit:
     config: Any
     instance: str
     actions: tuple[Any, ...]
+
+
+class ExplicitDoesNotReplay(Exception):
+    """An explicit witness whose replay on the spec does not break its property at its last
+    step (a step not enabled, a configuration not valid, a property the design lacks, or a
+    last state that holds): it cannot join the breaks, so the lattice given it fails."""
+
+    def __init__(self, witness: Explicit, detail: str) -> None:
+        self.witness, self.detail = witness, detail
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        """One line: the witness (property, environment, instance, length) and what happened."""
+        witness = self.witness
+        return (f"explicit witness of {witness.property_id} under "
+                f"{Environment.of(witness.environment).text} ({witness.instance}, "
+                f"{len(witness.actions)} steps) does not replay: {self.detail}")
 
 
 @dataclass(frozen=True)
@@ -152,9 +171,10 @@ def search(design: Design, variant: str, options: LatticeOptions = LatticeOption
            ) -> LatticeResult:
     """The lattice of `design`'s sources for `variant`: at rung r, every environment of at
     most `options.sizes[r]` sources; at rung 0 also the largest environments avoiding each
-    property's breaks (see the module docstring)."""
+    property's breaks (see the module docstring). Raises `ExplicitDoesNotReplay`, before any
+    search, for an explicit witness of `options` that does not break its property."""
     sizes, processes, progress = options.sizes, options.processes, options.progress
-    explicit = options.explicit
+    explicit = explicit_breaks(design, options.explicit)  # before any search: fails first
     sources = tuple(s.id for s in design.sources)
     result = LatticeResult(design.name, variant, sources, options.max_states, tuple(sizes),
                            proofs=dict(options.proofs), restricted=list(options.restricted))
@@ -195,15 +215,35 @@ def _search_line(done: Done[tuple[int, Exploration]]) -> str:
             f"{'' if found.complete else ' (cut)'}")
 
 
-def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Explicit]
+def explicit_breaks(design: Design, explicit: Sequence[Explicit]) -> list[Break]:
+    """Each of `explicit` as a break of `design`, its reason the one its replay on the spec
+    (`exploration.replay`) gives at its last step; raises `ExplicitDoesNotReplay` for the
+    first that breaks nothing there."""
+    found = []
+    for witness in explicit:
+        prop = next((p for p in design.properties if p.id == witness.property_id), None)
+        if prop is None:
+            raise ExplicitDoesNotReplay(witness, f"{design.name} has no property "
+                                        f"{witness.property_id}")
+        try:
+            reasons = replay(design, witness.config, witness.actions, prop)
+        except ValueError as error:  # a step not enabled, or a configuration not valid
+            raise ExplicitDoesNotReplay(witness, str(error)) from None
+        if not reasons:
+            raise ExplicitDoesNotReplay(witness, f"its last state does not break "
+                                        f"{prop.id}")
+        found.append(Break(witness.environment, prop.id, witness.actions, witness.instance,
+                           witness.config, "; ".join(reasons)))
+    return found
+
+
+def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Break]
                     ) -> None:
     """Per property, the breaks under no smaller breaking environment, smallest set first
-    and, per set, the lowest rung's (the explicit witnesses after the ladder's)."""
+    and, per set, the lowest rung's (the explicit witnesses' after the ladder's)."""
     for prop in design.properties:
         breaks = _ladder_breaks(design, result, prop.id) + [
-            Break(e.environment, e.property_id, e.actions, e.instance, e.config,
-                  "; ".join(replay(design, e.config, e.actions, prop)) or "explicit witness")
-            for e in explicit if e.property_id == prop.id]
+            found for found in explicit if found.property_id == prop.id]
         result.minimal[prop.id] = [next(b for b in breaks if b.environment == env)
                                    for env in antichain_minimal(b.environment for b in breaks)]
 
