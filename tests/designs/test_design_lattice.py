@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from model_checks.designs.command import committed_answers
 from model_checks.designs.evidence import EXPLICIT
 from model_checks.designs.lattice import (
     LatticeOptions,
@@ -20,6 +21,7 @@ from model_checks.designs.lattice import (
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
 from model_checks.explore.exploration import replay
+from model_checks.kernel import result_files
 from spec.designs import design_named
 from spec.drift import Environment
 
@@ -85,7 +87,6 @@ def test_witness_files_round_trip(small: LatticeResult, tmp_path: Path) -> None:
     assert to_json(result)["answers"]["U1"]["D2"]["verdict"] == "breaks"
 
 
-@pytest.mark.skipif(not (COMMITTED / "shm.json").exists(), reason="no committed shm answers")
 def test_every_committed_shm_witness_replays_on_the_spec() -> None:
     folder = COMMITTED / "shm" / "witnesses"
     files = sorted(folder.glob("*.json"))
@@ -96,9 +97,8 @@ def test_every_committed_shm_witness_replays_on_the_spec() -> None:
         assert replay(SHM, witness.config(), witness.actions, prop), path.name
 
 
-@pytest.mark.skipif(not (COMMITTED / "shm.json").exists(), reason="no committed shm answers")
 def test_the_committed_shm_answers_decide_every_environment_of_s1_to_s3_h1_and_u1() -> None:
-    committed = json.loads((COMMITTED / "shm.json").read_text())
+    committed = json.loads(result_files.read_text(committed_answers("shm")))
     assert len(committed["answers"]["S1"]) == 2 ** len(committed["sources"]) == 256
     assert set(committed["proofs"]) == {"S2"}  # S1 of the split read: restricted, and breaks
     assert {r["property"] for r in committed["restricted"]} == {"S1", "S3", "H1", "U1"}
