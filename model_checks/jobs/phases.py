@@ -62,6 +62,8 @@ class Phase:
     argv: tuple[str, ...]
     output: Output = Output.RECORDS
     cross_check: bool = False
+    """Whether it reads the records of the phases before it: it starts once they have all
+    ended (`jobs.schedule`); every other phase may start at once."""
     named: NamedCheck | None = None
     """With `Output.EXPECTED`: the instance, property and variant the phase searches."""
     compiled: bool = False
@@ -143,10 +145,12 @@ MAIN_JOB: tuple[Phase, ...] = (
     checker("conform", "--adapter", REFERENCE_ADAPTER, "--processes", "1"),
     lattice("--check"),
 )
-"""The main job after the scenario suite: every checker at its CI budget, in this order; what a
-merge decision needs. After the matrix's explorer, the breaks of DEEP_BREAKS on their named
-instances. Last, the other designs' committed answers re-derived (`explore
---lattice --check`: every single-source search at the base rung and the all-instance proofs).
+"""The main job after the scenario suite: every checker at its CI budget, numbered in this order
+(the summary's), run side by side (`jobs.schedule`: the matrix's explorer after the sweeps
+it cross-checks); what a merge decision needs. After the matrix's explorer, the breaks of
+DEEP_BREAKS on their named instances. Last, the other designs' committed answers re-derived
+(`explore --lattice --check`: every single-source search at the base rung and the all-instance
+proofs).
 Left to the nightly job (NIGHTLY) or to the test suite, where they run already: Z3's groups of
 PROVE_NIGHTLY_ONLY, the spec mutants' Hypothesis cells (`tests/simulate/test_sim_mutants.py`
 at the ci profile; nightly: `simulate --profile nightly` and `mutants`) and conformance across

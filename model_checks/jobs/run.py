@@ -1,16 +1,17 @@
-"""Running a job: the scenarios, then each phase with its output in a details file (and on the
-terminal with `--verbose`) and one progress line on stderr; then the summary with its legend,
-the named instances' verdicts against the project's answers (`jobs.expected`), the phases'
-exit codes, which code ran and the records file, within `WIDTH` columns. Worst exit wins.
+"""Running a job: the scenarios, then the other phases side by side (`jobs.schedule`: as many
+at once as the machine has cores, a phase that cross-checks the phases before it after all of
+them), each in a process of its own with its output in a details file and one progress line
+on stderr as it ends; then the summary with its legend, the named instances' verdicts against
+the project's answers (`jobs.expected`), the phases' exit codes, which code ran and the records
+file, within `WIDTH` columns. The summary, the records and `--verbose`'s copy of each phase's
+output keep the phases' order, whatever order they end in. Worst exit wins.
 
 Where the compiled build of spec/ and the explorer's per-state modules is fresh
 (`kernel.compiled_build`: built by `scripts/compile-spec` from the sources the job runs), each
 phase that may (`Phase.compiled`: a named instance's search, the main job's matrix explorer
-and Hypothesis sweep) runs on it, in a process of its own (`python -m model_checks` with the
-build first on the path), its standard output and error in its details file; every other
-phase runs in the job's process, on the interpreted
-packages, as every phase does without a fresh build. A stale build never runs: the summary
-says which code ran and why.
+and Hypothesis sweep) runs on it (`python -m model_checks` with the build first on the path);
+every other phase runs on the interpreted packages, as every phase does without a fresh
+build. A stale build never runs: the summary says which code ran and why.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import resource
 import shutil
 import subprocess
@@ -31,10 +33,10 @@ from typing import TextIO, cast
 
 from model_checks.answers import load as load_answers
 from model_checks.answers.summary import LEGEND, contradiction_count, matrix_summary, summary
-from model_checks.cli import build_parser
 from model_checks.executor import add_dask_argument, backend_for
 from model_checks.explore.named_instance import read_figures
 from model_checks.jobs import phases as jobs
+from model_checks.jobs import schedule
 from model_checks.jobs.expected import NamedVerdict, judge
 from model_checks.jobs.phases import SCENARIOS, Output, Phase
 from model_checks.kernel import compiled_build
@@ -89,12 +91,15 @@ class PhaseRun:
 
 @dataclass(frozen=True)
 class PhaseResult:
-    """What a phase gave the job: its exit code, the records the summary merges, and a named
-    instance's verdict against the project's answer (`Output.EXPECTED` only)."""
+    """What a phase gave the job: its exit code, the records the summary merges, a named
+    instance's verdict against the project's answer (`Output.EXPECTED` only), and its wall
+    and CPU seconds (user + system of its process and of every process it waited for)."""
 
     code: int
     records: list[VerdictRecord]
     named: NamedVerdict | None = None
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 class _Tee(io.TextIOBase):
@@ -122,50 +127,75 @@ def _elapsed(seconds: float) -> str:
     return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-def _run_phase(run: PhaseRun, parts: Path, verbose: bool, build: BuildStatus) -> PhaseResult:
-    """Run one phase with its output in its details file (and on the terminal if verbose):
-    on the compiled build in a process of its own where `build` is fresh and the phase may
-    run on it (`Phase.compiled`), else here."""
-    phase = run.phase
+def _run_scenarios(run: PhaseRun, verbose: bool) -> PhaseResult:
+    """The scenario suite, in the job's process before any other phase starts, its output in
+    its details file (and on the terminal if verbose)."""
     run.details.parent.mkdir(parents=True, exist_ok=True)
-    part_json = parts / f"{run.number}-{phase.command}.json"
-    extra = ["--cross-check", str(parts)] if phase.cross_check else []
-    if phase.output is Output.EXPECTED:  # its traces apart from the matrix explorer's
-        extra += ["--out", str(parts / f"{run.number}-traces")]
-    argv = [*run.argv, *extra, "--json", str(part_json)]
+    began, cpu_began = time.perf_counter(), cpu_seconds()
     with run.details.open("w") as details:
         stream = cast(TextIO, _Tee(details, sys.stdout)) if verbose else details
         with contextlib.redirect_stdout(stream):
             print(f"$ {run.command}", flush=True)
-            if phase.output is Output.SCENARIOS:
-                verdicts = replay_all()
-                return PhaseResult(report_scenarios(verdicts), scenario_records(verdicts))
-            if build.fresh and phase.compiled:
-                code = _in_process_of_its_own(argv, build, stream)
-            else:
-                part = build_parser(phase.command).parse_args(argv)
-                code = part.run(part)
+            verdicts = replay_all()
+            code = report_scenarios(verdicts)
+    return PhaseResult(code, scenario_records(verdicts), None, time.perf_counter() - began,
+                       cpu_seconds() - cpu_began)
+
+
+def _run_phase(run: PhaseRun, parts: Path, build: BuildStatus) -> PhaseResult:
+    """Run one phase as `python -m model_checks` in a process of its own, its standard output
+    and error in its details file: on the compiled build where `build` is fresh and the phase
+    may run on it (`Phase.compiled`), else on this checkout's packages. A cross-checking
+    phase reads the records of the phases before it (`_records_before`)."""
+    phase = run.phase
+    run.details.parent.mkdir(parents=True, exist_ok=True)
+    part_json = parts / f"{run.number}-{phase.command}.json"
+    extra = ["--cross-check", str(_records_before(run, parts))] if phase.cross_check else []
+    if phase.output is Output.EXPECTED:  # its traces apart from the matrix explorer's
+        extra += ["--out", str(parts / f"{run.number}-traces")]
+    argv = [*run.argv, *extra, "--json", str(part_json)]
+    env = build.environment() if build.fresh and phase.compiled else _checkout_environment()
+    began = time.perf_counter()
+    with run.details.open("w") as details:
+        details.write(f"$ {run.command}\n")
+        details.flush()
+        with subprocess.Popen([sys.executable, "-m", "model_checks", *argv],
+                              env=dict(env, PYTHONUNBUFFERED="1"), stdout=details,
+                              stderr=subprocess.STDOUT) as process:
+            # wait4, not wait: the process's CPU time and its waited-for children's
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = code = os.waitstatus_to_exitcode(status)
+    seconds, cpu = time.perf_counter() - began, usage.ru_utime + usage.ru_stime
     with_records = phase.output in (Output.RECORDS, Output.EXPECTED)  # not a lattice's JSON
     found = read_records(part_json) if with_records and part_json.exists() else []
     if phase.output is Output.EXPECTED:
         assert phase.named is not None, "an EXPECTED phase names its instance"
         named = judge(phase.named, code, found, read_figures(part_json), load_answers())
-        return PhaseResult(code if code == EXIT_USAGE else named.code, [], named)
-    return PhaseResult(code, found)
+        return PhaseResult(code if code == EXIT_USAGE else named.code, [], named, seconds, cpu)
+    return PhaseResult(code, found, None, seconds, cpu)
 
 
-def _in_process_of_its_own(argv: list[str], build: BuildStatus, stream: TextIO) -> int:
-    """`python -m model_checks ARGV` on the compiled build, its standard output and error
-    written to `stream` as they come; its exit code."""
-    env = dict(build.environment(), PYTHONUNBUFFERED="1")  # its lines as they come
-    with subprocess.Popen([sys.executable, "-m", "model_checks", *argv],
-                          env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True) as process:
-        assert process.stdout is not None
-        for line in process.stdout:
-            stream.write(line)
-            stream.flush()
-    return process.returncode
+def _records_before(run: PhaseRun, parts: Path) -> Path:
+    """A folder holding a copy of every JSON file the phases before `run` wrote at the top of
+    `parts` (their names start with their numbers), and no other: what a cross-checking phase
+    reads, however far the phases after it have got (`jobs.schedule` starts it once every
+    phase before it has ended)."""
+    folder = parts / f"before-{run.number}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for found in sorted(parts.glob("*.json")):
+        number = found.name.split("-", 1)[0]
+        if found.is_file() and number.isdigit() and int(number) < run.number:
+            shutil.copyfile(found, folder / found.name)
+    return folder
+
+
+def _checkout_environment() -> dict[str, str]:
+    """This process's environment with this checkout first on the path: a phase's process
+    imports the packages the job runs."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(compiled_build.ROOT), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    return env
 
 
 def _tail(path: Path, lines: int = 8) -> list[str]:
@@ -212,8 +242,9 @@ def run_nightly(args: argparse.Namespace) -> int:
 
 def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
                fail_on_contradiction: bool = False) -> int:
-    """The scenarios, then `phases`, each run as `main_job` says; `args.dask` sends the
-    sweeps' jobs to that cluster (checked before any phase runs). Worst exit wins; with
+    """The scenarios, then `phases`, side by side as `jobs.schedule` says, each run as the
+    module docstring says; `args.dask` sends the sweeps' jobs to that cluster (checked before
+    any phase runs). Worst exit wins; with
     `fail_on_contradiction`, a contradiction of the expected matrix is at least exit 1."""
     out: Path = args.json
     folder = out.parent
@@ -224,26 +255,36 @@ def run_phases(name: str, phases: Sequence[Phase], args: argparse.Namespace,
     # A run's parts are its own: an earlier run's (conformance writes trace files beside its
     # records) must never reach this run's cross-check.
     shutil.rmtree(folder / "parts", ignore_errors=True)
-    records: list[VerdictRecord] = []
-    named: list[NamedVerdict] = []
-    codes: list[tuple[PhaseRun, int, float]] = []
     build = compiled_build.status()
-    _progress(f"{name}: {len(runs)} phases, each one's output in {folder}/N-NAME.txt"
-              + ("" if args.verbose else " (--verbose prints it)"))
+    at_once = schedule.cores()
+    _progress(f"{name}: {len(runs)} phases, up to {at_once} at once, each one's output in "
+              f"{folder}/N-NAME.txt" + ("" if args.verbose else " (--verbose prints it)"))
     _progress(f"{name}: {code_run(build, phases)}")
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    for run in runs:
-        began, cpu_began = time.perf_counter(), cpu_seconds()
-        result = _run_phase(run, folder / "parts", args.verbose, build)
-        code = result.code
-        records += result.records
-        named += [result.named] if result.named is not None else []
-        codes.append((run, code, time.perf_counter() - began))
-        _progress(f"[{run.number}/{len(runs)}] {run.label}: exit {code}, "
-                  f"{_elapsed(time.perf_counter() - began)}, CPU "
-                  f"{_elapsed(cpu_seconds() - cpu_began)} "
+    results: dict[int, PhaseResult] = {}
+
+    def ended(run: PhaseRun, result: PhaseResult) -> None:
+        results[run.number] = result
+        _progress(f"[{run.number}/{len(runs)}] {run.label}: exit {result.code}, "
+                  f"{_elapsed(result.seconds)}, CPU {_elapsed(result.cpu_seconds)} "
                   f"(total {_elapsed(time.perf_counter() - start)}, CPU "
                   f"{_elapsed(cpu_seconds() - cpu_start)})")
+
+    ended(runs[0], _run_scenarios(runs[0], args.verbose))
+    rest = runs[1:]
+    shown = 1  # with --verbose, the phases whose output is on the terminal: 1..shown
+    for index, result in schedule.side_by_side(
+            len(rest), schedule.waits_for([run.phase for run in rest]), at_once,
+            lambda index: _run_phase(rest[index], folder / "parts", build)):
+        ended(rest[index], result)
+        while args.verbose and shown < len(runs) and shown + 1 in results:
+            shown += 1
+            sys.stdout.write(runs[shown - 1].details.read_text())
+            sys.stdout.flush()
+    records = [record for run in runs for record in results[run.number].records]
+    named = [result.named for run in runs
+             if (result := results[run.number]).named is not None]
+    codes = [(run, results[run.number].code, results[run.number].seconds) for run in runs]
     write_records(out, records)
     (folder / "summary-by-checker.txt").write_text(matrix_summary(records) + "\n")
     print(report(records, codes, out, named, code_run(build, phases)))

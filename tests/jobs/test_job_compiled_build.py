@@ -1,5 +1,6 @@
-"""Which code the main job runs (`kernel.compiled_build`): a fresh compiled build runs every
-phase after the scenarios in a process of its own, with the build first on the path; an
+"""Which code the main job runs (`kernel.compiled_build`): every phase after the scenarios runs in
+a process of its own, a fresh compiled build first on the path of the phases that may run on
+it (`Phase.compiled`), this checkout's packages on the others' path; an
 absent or stale build never runs (known-bad: a source changed after the build, a module of
 spec/ missing from it), and the summary says which code ran and why."""
 
@@ -82,12 +83,12 @@ def _job(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tm
     return code, captured.out, captured.err
 
 
-def test_a_fresh_build_runs_a_named_search_in_a_process_of_its_own(
+def test_a_fresh_build_runs_a_named_search_and_the_sweep_runs_on_the_checkout(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
     """A stand-in build (empty: every module comes from the packages after it on the path)
     that is said to be fresh: the named instance's search runs as `python -m model_checks`
-    with the build's environment, the sweep (`prove`) in the job's process."""
+    with the build's environment, the sweep (`prove`) with this checkout first on its path."""
     started: list[tuple[list[str], dict[str, str]]] = []
     popen = subprocess.Popen
 
@@ -102,10 +103,13 @@ def test_a_fresh_build_runs_a_named_search_in_a_process_of_its_own(
     monkeypatch.setattr(subprocess, "Popen", watched)
     code, out, _ = _job(monkeypatch, capsys, tmp_path, BuildStatus(folder, True))
     assert code == 0, out
-    assert [argv[3:5] for argv, _ in started] == [["explore", "--variant"]]
-    env = started[0][1]
+    by_command = {argv[3]: env for argv, env in started}
+    assert sorted(by_command) == ["explore", "prove"]
+    env = by_command["explore"]
     assert env["PYTHONSAFEPATH"] == "1"
     assert env["PYTHONPATH"].startswith(str(folder) + os.pathsep)
+    assert by_command["prove"]["PYTHONPATH"].split(os.pathsep)[0] == str(compiled_build.ROOT)
+    assert str(folder) not in by_command["prove"]["PYTHONPATH"]
     assert ("code run: 1 phase(s) (named instances' searches) compiled: " in " ".join(
         out.split())) and "the others interpreted" in out
     assert "z3-induction" in (tmp_path / "job" / "records.json").read_text()
@@ -116,13 +120,20 @@ def test_a_fresh_build_runs_a_named_search_in_a_process_of_its_own(
 def test_a_stale_build_never_runs_and_the_summary_says_why(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
-    def refused(*_: object, **__: object) -> object:
-        raise AssertionError("a stale build must not run")
+    popen = subprocess.Popen
+    paths: list[str] = []
 
-    monkeypatch.setattr(subprocess, "Popen", refused)
+    def watched(argv: list[str], **options: object) -> object:
+        env = options["env"]
+        assert isinstance(env, dict)
+        paths.append(env["PYTHONPATH"])
+        return popen(argv, **options)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "Popen", watched)
     stale = BuildStatus(tmp_path, False, "the build in x is stale (spec/a.py changed): rerun")
     code, out, err = _job(monkeypatch, capsys, tmp_path, stale)
     assert code == 0, out
+    assert len(paths) == 2 and not any(str(tmp_path) in path for path in paths)
     assert "code run: every phase interpreted: the build in x is stale (spec/a.py changed)" in (
         " ".join(out.split()))
     assert "interpreted: the build in x is stale" in err
