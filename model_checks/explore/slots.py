@@ -18,11 +18,15 @@ ones), and a monitor's memory renamed by p judges the renamed run alike (`Monito
 entries of ended requests are dropped: no later step names them, as `forgetting.py` argues).
 
 The key (`slots_key`) renumbers the live requests 0..k-1 in a canonical order (`slot_order`:
-by a name-free summary of each record, ties in rid order), then applies the processing
-renaming (`canonical.py`) again. A summary that ties leaves two related states apart (fewer
-merges, never a wrong one): every key is the state renamed by a bijection, so equal keys
-mean related states. Faulted states keep their rids (`Fault.detail` is text that may name
-one): their key is the forgetting key.
+by a name-free summary of each record, requests whose summaries tie in the order that gives
+the renumbered state the least text), then applies the processing renaming (`canonical.py`)
+again; with nothing ended and no break, the key is that state alone, whether or not it was
+renumbered, so that a state already in order and one that is not get one key. Every key is
+the state renamed by a bijection, so equal keys mean related states, whatever the order
+chosen; the least text makes the choice a function of the class (related states have the
+same candidates), so that related states get one key even when their live requests tie.
+Faulted states keep their rids (`Fault.detail` is text that may name one): their key is the
+forgetting key.
 
 As with forgetting, the explorer stores the first real state it meets of each key, so every
 tree path replays on the spec as it stands. A non-tree edge leads to a stored state whose
@@ -45,9 +49,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Hashable, Sequence
 
 from model_checks.explore.canonical import canonical
+from model_checks.explore.fingerprint import canonical_text
 from model_checks.explore.forgetting import (
     ended,
     forgetting_key,
@@ -67,10 +73,39 @@ its rid: the map also says which requests are live)."""
 def slot_order(config: Config, state: State) -> tuple[int, ...]:
     """The live rids (not `ended` once the last delivery is cleared, as the key reads them:
     `delivery_forgotten`) in canonical order: by each record's name-free summary
-    (`_summary`), ties in rid order."""
-    gone = ended(config, cleared(state))
-    live = [r for r in state.requests if r.rid not in gone]
-    return tuple(r.rid for r in sorted(live, key=_summary))
+    (`_summary`); live requests whose summaries tie are ordered as the least key text puts
+    them (`_ties_broken`)."""
+    ready = cleared(state)
+    gone = ended(config, ready)
+    ranked = sorted((_summary(r), r.rid) for r in state.requests if r.rid not in gone)
+    order = tuple(rid for _, rid in ranked)
+    if all(a[0] != b[0] for a, b in itertools.pairwise(ranked)):
+        return order
+    return _ties_broken(media_forgotten(ready), ranked)
+
+
+def _ties_broken(state: State, ranked: Sequence[tuple[tuple[object, ...], int]]
+                 ) -> tuple[int, ...]:
+    """The live rids, in summary order, with each run of equal summaries permuted so that
+    the renumbered state, processings renamed (`canonical`), has the least text
+    (`fingerprint.canonical_text`): a function of the state's class under renaming rids
+    (the candidates of two related states are the same states), so that related states
+    whose live requests tie get one key; any order would be sound (the key is the state
+    renamed by a bijection, `slot_map` gives it), this one merges them. `state` is as the
+    key reads it (media flags forgotten, last delivery cleared)."""
+    runs = [[rid for _, rid in run]
+            for _, run in itertools.groupby(ranked, key=lambda pair: pair[0])]
+    requests = state.requests
+    best: tuple[str, tuple[int, ...]] | None = None
+    for choice in itertools.product(*(itertools.permutations(run) for run in runs)):
+        order = tuple(rid for run in choice for rid in run)
+        live = {old: new for new, old in enumerate(order)}
+        text = canonical_text(canonical(renumber(state, live,
+                                                 tuple(requests[old] for old in order))))
+        if best is None or text < best[0]:
+            best = (text, order)
+    assert best is not None
+    return best[1]
 
 
 def _summary(request: Request) -> tuple[object, ...]:
@@ -93,11 +128,14 @@ def slots_key(config: Config, state: State) -> Hashable:
     requests = state.requests
     if (not broken and len(order) == len(requests)
             and all(rid == n for n, rid in enumerate(order))):
-        return state  # nothing ended, nothing to move, nothing broken: the state
+        return canonical(state)  # nothing ended, moved or broken: the state (its
+        # processings renamed again: the cleared delivery may have held some)
     live = {old: new for new, old in enumerate(order)}
+    renamed = canonical(renumber(state, live, tuple(requests[old] for old in order)))
+    if not broken and len(order) == len(requests):
+        return renamed  # nothing ended or broken: the form a state already in order has
     classes = frozenset(outcome_class(r) for r in requests if r.rid not in live)
-    renamed = renumber(state, live, tuple(requests[old] for old in order))
-    return canonical(renamed), len(requests), classes, broken
+    return renamed, len(requests), classes, broken
 
 
 def delivery_forgotten(config: Config, state: State) -> tuple[State, frozenset[str]]:

@@ -119,6 +119,19 @@ def test_the_number_of_requests_forgotten_is_caught(monkeypatch: pytest.MonkeyPa
     assert check_key(_three_requests(V3, ("D2",)), LIMIT, slots=True).conflicts
 
 
+def test_the_renumbered_key_collapsed_with_requests_ended_is_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the slots key is the renumbered state alone whenever nothing broke, ended
+    requests or not (the number of requests and the ended outcome classes dropped), where
+    the sound key is that state alone only when nothing ended either."""
+    def planted(config: Config, state: State) -> object:
+        key = slots.slots_key(config, state)
+        return key[0] if isinstance(key, tuple) and len(key) == 4 and not key[3] else key
+
+    monkeypatch.setattr(search_core, "slots_key", planted)
+    assert check_key(_three_requests(V3, ("D2",)), LIMIT, slots=True).conflicts
+
+
 def test_a_check_that_merged_nothing_does_not_pass() -> None:
     result = check_key(_three_requests(V3, ("D2",)), 1)  # the initial state alone
     assert result.merged == 0 and not result.conflicts and not result.sound
