@@ -10,6 +10,9 @@ How the pinned z3 (5.4.1) counts it, as `tests/smt/test_smt_budget.py` shows:
   ids z3 gives new terms): the same query after another one may spend a few hundred more.
   So a verdict is a function of the query only when each group of queries runs in a fresh
   process (`runner.run_cells` does that), whatever the machine's load or the worker that runs it.
+  A query rebuilt in a context of its own from its SMT-LIB text (`own_context`) spends the same
+  units whatever ran before it in the process; `Term.translate` into a fresh context does not
+  do that (the translated query's units still follow the process's history).
 
 A query that runs out answers unknown; `Bounded.check` says so with the units it spent, and the
 checkers report the cell undecided with that figure.
@@ -17,6 +20,7 @@ checkers report the cell undecided with that figure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import z3
@@ -24,7 +28,7 @@ import z3
 from model_checks.smt.limits import BMC_RLIMIT, CERTIFICATE_RLIMIT, DEEP_RLIMIT, STEP_RLIMIT
 
 __all__ = ["BMC_RLIMIT", "CERTIFICATE_RLIMIT", "DEEP_RLIMIT", "STEP_RLIMIT", "Answer", "Bounded",
-           "counter"]
+           "counter", "own_context"]
 
 RLIMIT_STATISTIC = "rlimit count"
 
@@ -36,6 +40,18 @@ def counter(solver: z3.Solver) -> int:
     if RLIMIT_STATISTIC not in names:
         return 0
     return int(stats.get_key_value(RLIMIT_STATISTIC))
+
+
+def own_context(facts: Sequence[z3.BoolRef]) -> tuple[z3.Context, list[z3.BoolRef]]:
+    """`facts` rebuilt in a new z3 context from their SMT-LIB text, with that context: a query
+    over them spends units that depend on the facts only, not on what the process's context
+    built before (the text names terms, it does not carry z3's ids). `tests/smt/
+    test_smt_query_history.py` shows it, and that the process's context does not."""
+    text = z3.Solver()
+    text.add(*facts)
+    ctx = z3.Context()
+    rebuilt = z3.parse_smt2_string(text.to_smt2(), ctx=ctx)
+    return ctx, [fact for fact in rebuilt if isinstance(fact, z3.BoolRef)]
 
 
 @dataclass(frozen=True)

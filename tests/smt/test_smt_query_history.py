@@ -1,0 +1,74 @@
+"""A Spacer query spends the same units whatever the process ran before it (`budget.own_context`).
+
+The units a z3 query spends depend on the terms its context already holds, so a query on the
+process's context after other cells' queries (the other properties of its cell group, the
+tests a worker ran before) can run out where it would not alone. `chc.spacer_invariant` runs
+its query in a context of its own, rebuilt from the clauses' SMT-LIB text: the same units and
+the same answer fresh and after other cells. The planted variant (the same clauses on the
+process's context) spends different units after the other cells: the comparison can fail.
+
+Each measurement runs in a spawned process (nothing of this test process's context)."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+
+import z3
+
+from model_checks.smt.budget import Bounded
+from model_checks.smt.encode.symbols import encoding_for
+from model_checks.smt.prove.chc import chc_decide, clauses, spacer_invariant
+from model_checks.smt.prove.proved_first import ProveOptions, prove_first
+from spec import V1, V2
+
+RLIMIT = 20_000_000
+Query = Callable[[], tuple[int, str]]
+
+
+def _spacer() -> tuple[int, str]:
+    """V2 under D1, S3: Spacer's units and answer (what the runner asks for that cell)."""
+    _, used, result = spacer_invariant(encoding_for(V2, ("D1",)), "S3", RLIMIT)
+    return used, str(result)
+
+
+def _spacer_on_the_process_context() -> tuple[int, str]:
+    """The planted variant: the same clauses, checked on the process's own context."""
+    solver = Bounded(RLIMIT, z3.SolverFor("HORN"))
+    solver.add(*clauses(encoding_for(V2, ("D1",)), "S3").rules)
+    answer = solver.check()
+    return answer.used, str(answer.result)
+
+
+def _other_cells() -> None:
+    """What a process may have run before: the certificates of V2's S1 and S2 under D1 (the
+    cell's group) and Spacer on another cell (V1 under D2, S3)."""
+    prove_first(encoding_for(V2, ("D1",)), ("S1", "S2"), ("S1", "S2"),
+                ProveOptions(chc_properties=(), mirror="none"))
+    chc_decide(encoding_for(V1, ("D2",)), "S3", RLIMIT)
+
+
+def _measure(query: Query, after_others: bool) -> tuple[int, str]:
+    if after_others:
+        _other_cells()
+    return query()
+
+
+def _in_fresh_process(query: Query, after_others: bool) -> tuple[int, str]:
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(_measure, query, after_others).result()
+
+
+def test_spacer_spends_the_same_units_fresh_and_after_other_cells() -> None:
+    fresh = _in_fresh_process(_spacer, after_others=False)
+    after = _in_fresh_process(_spacer, after_others=True)
+    assert fresh[1] == "sat" and fresh[0] > 0
+    assert after == fresh
+
+
+def test_planted_spacer_on_the_process_context_depends_on_what_ran_before() -> None:
+    fresh = _in_fresh_process(_spacer_on_the_process_context, after_others=False)
+    after = _in_fresh_process(_spacer_on_the_process_context, after_others=True)
+    assert fresh[1] == after[1] == "sat"
+    assert fresh[0] != after[0]
