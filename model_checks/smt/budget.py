@@ -50,8 +50,11 @@ def own_context(facts: Sequence[z3.BoolRef]) -> tuple[z3.Context, list[z3.BoolRe
     text = z3.Solver()
     text.add(*facts)
     ctx = z3.Context()
-    rebuilt = z3.parse_smt2_string(text.to_smt2(), ctx=ctx)
-    return ctx, [fact for fact in rebuilt if isinstance(fact, z3.BoolRef)]
+    rebuilt = [fact for fact in z3.parse_smt2_string(text.to_smt2(), ctx=ctx)
+               if isinstance(fact, z3.BoolRef)]
+    if len(rebuilt) != len(facts):  # one assertion per fact, in order: callers rely on it
+        raise ValueError(f"rebuilt {len(rebuilt)} facts from {len(facts)}")
+    return ctx, rebuilt
 
 
 @dataclass(frozen=True)

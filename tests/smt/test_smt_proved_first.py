@@ -104,10 +104,10 @@ def test_a_state_spacer_finds_reachable_comes_back_as_a_replayed_trace() -> None
 
 @pytest.mark.slow
 def test_spacers_reachable_crash_of_v0_replays_on_the_reference() -> None:
-    """V0 under D1 with S3 claimed to hold: Spacer finds the crash reachable (32 million
+    """V0 under D1 with S3 claimed to hold: Spacer finds the crash reachable (39 million
     units), BMC decodes it (5 steps), and the reference implementation crashes on it too."""
     cell = SmtCell(V0, ("D1",), "S3", Expectation.HOLDS, "mutant")
-    smt_run = SmtRun(2, BMC_RLIMIT, prove=ProveOptions(chc_rlimit=40_000_000))
+    smt_run = SmtRun(2, BMC_RLIMIT, prove=ProveOptions(chc_rlimit=60_000_000))
     (outcome,), _ = run_group([cell], smt_run)
     found = outcome.result
     assert isinstance(found, Violated) and found.depth == 5

@@ -1,10 +1,11 @@
-"""A Spacer query spends the same units whatever the process ran before it (`budget.own_context`).
+"""A Spacer or certificate query spends the same units whatever the process ran before it.
 
 The units a z3 query spends depend on the terms its context already holds, so a query on the
 process's context after other cells' queries (the other properties of its cell group, the
 tests a worker ran before) can run out where it would not alone. `chc.spacer_invariant` runs
-its query in a context of its own, rebuilt from the clauses' SMT-LIB text: the same units and
-the same answer fresh and after other cells. The planted variant (the same clauses on the
+its query in a context of its own, rebuilt from the clauses' SMT-LIB text
+(`budget.own_context`), and so does every check of a certificate (`invariant.prove`): the same
+units and the same answer fresh and after other cells. The planted variant (the same clauses on the
 process's context) spends different units after the other cells: the comparison can fail.
 
 Each measurement runs in a spawned process (nothing of this test process's context)."""
@@ -17,11 +18,12 @@ from concurrent.futures import ProcessPoolExecutor
 
 import z3
 
-from model_checks.smt.budget import Bounded
+from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
 from model_checks.smt.encode.symbols import encoding_for
 from model_checks.smt.prove.chc import chc_decide, clauses, spacer_invariant
+from model_checks.smt.prove.invariant import certificates, prove
 from model_checks.smt.prove.proved_first import ProveOptions, prove_first
-from spec import V1, V2
+from spec import V1, V2, V3
 
 RLIMIT = 20_000_000
 Query = Callable[[], tuple[int, str]]
@@ -39,6 +41,16 @@ def _spacer_on_the_process_context() -> tuple[int, str]:
     solver.add(*clauses(encoding_for(V2, ("D1",)), "S3").rules)
     answer = solver.check()
     return answer.used, str(answer.result)
+
+
+def _certificates() -> tuple[int, str]:
+    """V3 under D1: the most units one check of its certificates spent, and what they prove."""
+    enc = encoding_for(V3, ("D1",))
+    peak, proved = 0, list[str]()
+    for invariants, proves in certificates(enc):
+        for proof in prove(enc, invariants, tuple(proves), CERTIFICATE_RLIMIT):
+            peak, proved = max(peak, proof.peak), [*proved, proof.property]
+    return peak, ",".join(proved)
 
 
 def _other_cells() -> None:
@@ -64,6 +76,13 @@ def test_spacer_spends_the_same_units_fresh_and_after_other_cells() -> None:
     fresh = _in_fresh_process(_spacer, after_others=False)
     after = _in_fresh_process(_spacer, after_others=True)
     assert fresh[1] == "sat" and fresh[0] > 0
+    assert after == fresh
+
+
+def test_certificates_spend_the_same_units_fresh_and_after_other_cells() -> None:
+    fresh = _in_fresh_process(_certificates, after_others=False)
+    after = _in_fresh_process(_certificates, after_others=True)
+    assert fresh[1] == "S1,S2,S3,S2" and fresh[0] > 0
     assert after == fresh
 
 
