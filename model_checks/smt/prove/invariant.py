@@ -279,10 +279,7 @@ class _Checks:
         self.background, self.rlimit, self.peak = background, rlimit, 0
 
     def must_be(self, expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
-        own, rebuilt = own_context((self.background, *facts))
-        solver = Bounded(self.rlimit, z3.Solver(ctx=own))
-        solver.add(*rebuilt)
-        answer = solver.check()
+        answer = Bounded.alone(self.rlimit, self.background, *facts).check()
         self.peak = max(self.peak, answer.used)
         if answer.result == z3.unknown:
             raise CertificateRejected(f"{what}: undecided, {answer.why_unknown()}")
