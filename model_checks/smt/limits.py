@@ -25,8 +25,9 @@ STEP_RLIMIT = 20_000_000
 
 CHC_RLIMIT = 20_000_000
 """Per Spacer (CHC) query of the main job (`chc`; the re-check of Spacer's invariant is bounded
-by `CERTIFICATE_RLIMIT` per query). Calibrated with `chc.chc_decide`
-on every holding S3 cell of V1 and V2: Spacer plus the re-check spent 2.6 to 5.3 million
-units on single drift sources and 8.7 million on V2 under D5+D7; 20 million
-leaves that one a margin of 2.3. V0's S3 (a miss crashes V0, so S3 is H1 there) runs out,
-spending the whole limit: 3 cells, 60 million units, in the main job."""
+by `CERTIFICATE_RLIMIT` per query). Calibrated with `chc.chc_decide` (its query in a z3
+context of its own: the same units whatever ran before it) on every holding S3 cell of V1 and
+V2 the main job proves: Spacer plus the re-check spent 0.5 to 2.4 million units; 20 million
+leaves the largest a margin of 8. V0's S3 (a miss crashes V0, so S3 is H1 there) runs out,
+spending the whole limit: 3 cells, 60 million units, in the main job. V2's S3 under D5+D7
+(nightly only) runs out too, even with 200 million."""

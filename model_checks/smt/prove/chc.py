@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.budget import Bounded
+from model_checks.smt.budget import Bounded, own_context
 from model_checks.smt.encode.actions import args_at, initial, transition
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.symbols import (
@@ -123,14 +123,23 @@ def spacer_invariant(enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT
                      ) -> tuple[z3.BoolRef | None, int, z3.CheckSatResult]:
     """Spacer's answer for `prop`: (its invariant over the step-0 state, or None; the units
     spent; the HORN solver's result: sat = an invariant exists, unsat = a bad state is
-    reachable, unknown = the rlimit ran out)."""
+    reachable, unknown = the rlimit ran out).
+
+    The query runs in a z3 context of its own (`budget.own_context`): the units Spacer spends,
+    and so whether it runs out, depend on the terms its context holds, and the process's
+    context holds whatever earlier queries built (the certificates of the other properties of
+    the cell group, those a test worker ran before). Its answer is then a function of the
+    clauses and `rlimit` only, whichever cells were asked with it; the model is translated
+    back to be read."""
     horn = clauses(enc, prop)
-    solver = Bounded(rlimit, z3.SolverFor("HORN"))
-    solver.add(*horn.rules)
+    own, rules = own_context(horn.rules)
+    solver = Bounded(rlimit, z3.SolverFor("HORN", ctx=own))
+    solver.add(*rules)
     answer = solver.check()
     if answer.result != z3.sat:
         return None, answer.used, answer.result
-    return _interpretation(solver.model(), horn), answer.used, answer.result
+    model = solver.model().translate(z3.main_ctx())
+    return _interpretation(model, horn), answer.used, answer.result
 
 
 def _interpretation(model: z3.ModelRef, horn: Clauses) -> z3.BoolRef:

@@ -33,14 +33,13 @@ def k_induction(
     start = time.perf_counter()
     p = params(enc)
     states = [state_at(enc, t) for t in range(k + 1)]
-    solver = Bounded(rlimit)
-    solver.add(params_constraint(enc, p))
+    facts = [params_constraint(enc, p)]
     for t in range(k):
-        solver.add(transition(enc, p, states[t], states[t + 1], args_at(t)))
-        solver.add(z3.Not(BAD[prop](enc, p, states[t])))
-    for state in states:
-        solver.add(conjunction(enc, p, state, lemmas))
-    solver.add(BAD[prop](enc, p, states[k]))
+        facts.append(transition(enc, p, states[t], states[t + 1], args_at(t)))
+        facts.append(z3.Not(BAD[prop](enc, p, states[t])))
+    facts += [conjunction(enc, p, state, lemmas) for state in states]
+    facts.append(BAD[prop](enc, p, states[k]))
+    solver = Bounded.alone(rlimit, *facts)  # its units do not depend on earlier queries
     if solver.check().result != z3.unsat:
         return None
     return ProvedAllDepths(prop, induction_method(k, lemmas, base),

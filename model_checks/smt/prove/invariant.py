@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded
+from model_checks.smt.budget import CERTIFICATE_RLIMIT, Bounded, own_context
 from model_checks.smt.encode.actions import ACTIONS, args_at, available, initial, transition
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.slots import item_exists
@@ -271,15 +271,15 @@ def conjunction(
 
 class _Checks:
     """Fresh solvers, each bounded by `rlimit` units per check; `peak` is the most units one
-    of them spent."""
+    of them spent. Each solver works in a z3 context of its own (`budget.own_context`), so
+    that the units a check spends, and so whether it runs out, do not depend on what the
+    process's context built before (the other certificates and cells of its group)."""
 
     def __init__(self, background: z3.BoolRef, rlimit: int) -> None:
         self.background, self.rlimit, self.peak = background, rlimit, 0
 
     def must_be(self, expected: z3.CheckSatResult, what: str, *facts: z3.BoolRef) -> None:
-        solver = Bounded(self.rlimit)
-        solver.add(self.background, *facts)
-        answer = solver.check()
+        answer = Bounded.alone(self.rlimit, self.background, *facts).check()
         self.peak = max(self.peak, answer.used)
         if answer.result == z3.unknown:
             raise CertificateRejected(f"{what}: undecided, {answer.why_unknown()}")
@@ -294,10 +294,12 @@ class _Checks:
         this way, the costliest consecution check of V3's certificate under every drift
         source spends about a quarter of the units it spends as one query
         (`benchmarks/bench_certificate.py`)."""
-        solver = Bounded(self.rlimit)
-        solver.add(self.background, *facts)
-        for code in codes:
-            answer = solver.check(act == code)
+        cases = [act == code for code in codes]
+        own, rebuilt = own_context((self.background, *facts, *cases))
+        solver = Bounded(self.rlimit, z3.Solver(ctx=own))
+        solver.add(*rebuilt[:len(rebuilt) - len(cases)])
+        for code, case in zip(codes, rebuilt[len(rebuilt) - len(cases):], strict=True):
+            answer = solver.check(case)
             self.peak = max(self.peak, answer.used)
             if answer.result == z3.unknown:
                 raise CertificateRejected(f"{what}, on {_action_words(code)}: undecided, "

@@ -147,8 +147,7 @@ def _one_induction(enc: Encoding, prop: str, rlimit: int) -> ProvedAllDepths | N
     `prop` is preserved by every step (`induction.k_induction`)."""
     p = params(enc)
     s = state_at(enc, 0)
-    base = Bounded(rlimit)
-    base.add(params_constraint(enc, p), initial(enc, s), BAD[prop](enc, p, s))
+    base = Bounded.alone(rlimit, params_constraint(enc, p), initial(enc, s), BAD[prop](enc, p, s))
     if base.check().result != z3.unsat:
         return None
     return k_induction(enc, prop, 1, (), 0, rlimit)
