@@ -30,7 +30,7 @@ from model_checks.designs.lattice import (
     search,
 )
 from model_checks.designs.results import to_json, write_witnesses
-from model_checks.explore.design_search import DEFAULT_MAX_STATES, PROPERTY_HELP
+from model_checks.explore.design_search import DEFAULT_MAX_STATES, PROPERTY_HELP, known_variant
 from model_checks.explore.exploration import explore
 from model_checks.kernel import result_files
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
@@ -107,14 +107,8 @@ def _one_variant(design: Design, args: argparse.Namespace) -> str:
         raise UsageError(f"--lattice --design {design.name} searches every environment of "
                          "its sources; --environment cannot apply")
     variant = str(args.variant[0]) if args.variant else design.variants[-1]
-    _known_variant(design, variant)
+    known_variant(design, variant)
     return variant
-
-
-def _known_variant(design: Design, variant: str) -> None:
-    if variant not in design.variants:
-        raise UsageError(f"--variant: got {variant!r}; design {design.name}'s variants are "
-                         f"{', '.join(design.variants)}")
 
 
 def _lattice(design: Design, variant: str, args: argparse.Namespace) -> int:

@@ -74,9 +74,7 @@ def _search(design: Design, variant: str, chosen: Environment,
     for `--json`."""
     environment = chosen.ids  # the design refuses a source it has not, with why
     rung = args.rung or 0
-    if variant not in design.variants:
-        raise UsageError(f"--variant: got {variant!r}; design {design.name}'s variants are "
-                         f"{', '.join(design.variants)}")
+    known_variant(design, variant)
     if not 0 <= rung < len(design.rungs):
         raise UsageError(f"--rung: got {rung}; design {design.name} has rungs 0-"
                          f"{len(design.rungs) - 1}")
@@ -98,6 +96,13 @@ def _search(design: Design, variant: str, chosen: Environment,
                "states": found.states, "complete": found.complete,
                "verdicts": {p.id: found.verdict(p.id) for p in reported}}
     return ([found.verdict(p.id) for p in reported] if found.states > 0 else []), summary
+
+
+def known_variant(design: Design, variant: str) -> None:
+    """Refuse, in one line naming the design's variants, a variant the design has not."""
+    if variant not in design.variants:
+        raise UsageError(f"--variant: got {variant!r}; design {design.name}'s variants are "
+                         f"{', '.join(design.variants)}")
 
 
 def exit_code(searches: Iterable[list[str]]) -> int:
