@@ -41,11 +41,13 @@ def _job(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tm
     return code, capsys.readouterr().out
 
 
-def _named_lines(out: str) -> list[str]:
+def _named_text(out: str) -> str:
+    """The summary's named-instance section, its lines joined and spaces collapsed (the
+    summary wraps them at its width)."""
     lines = out.splitlines()
     start = lines.index(next(line for line in lines if line.startswith("== named instances")))
     end = lines.index("== phases")
-    return lines[start + 1:end]
+    return " ".join(" ".join(lines[start + 1:end]).split())
 
 
 def test_the_break_the_answer_names_is_found_and_passes(
@@ -53,7 +55,7 @@ def test_the_break_the_answer_names_is_found_and_passes(
 ) -> None:
     code, out = _job(monkeypatch, capsys, tmp_path, BREAKS_HERE)
     assert code == 0, out
-    text = " ".join(" ".join(_named_lines(out)).split())
+    text = _named_text(out)
     assert f"V2 D7 S4 on {BREAKS_HERE}: breaks, shortest counterexample 7 steps" in text
     assert "as the project's answer says (breaks)" in text
     assert "stopped at the end of depth 7" in text and " states, " in text and "CPU-s" in text
@@ -69,7 +71,7 @@ def test_an_instance_where_the_break_cannot_occur_fails_the_job(
 ) -> None:
     code, out = _job(monkeypatch, capsys, tmp_path, CANNOT_BREAK)
     assert code == 1, out
-    text = " ".join(" ".join(_named_lines(out)).split())
+    text = _named_text(out)
     assert f"V2 D7 S4 on {CANNOT_BREAK}: holds: FAILS, expected to break" in text
     assert "not found on this instance" in text
     assert "1 named instances judged; 1 fail" in out
@@ -88,7 +90,7 @@ def test_a_planted_expected_hold_is_judged_against_the_search(
     where it holds, saying so on the named instance's lines."""
     exit_code, out = _job(monkeypatch, capsys, tmp_path, instance, S4_HOLDS)
     assert exit_code == code, out
-    text = " ".join(" ".join(_named_lines(out)).split())
+    text = _named_text(out)
     assert all(words in text for words in says), out
 
 
