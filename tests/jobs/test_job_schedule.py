@@ -100,21 +100,29 @@ def _record(checker_name: str) -> VerdictRecord:
 def test_the_summary_records_and_verbose_output_keep_the_phases_order(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
-    """Three stand-in phases, two at once, the first lasting until the third has ended, the
-    second failing: the records, the summary's phase lines and --verbose's copies of the
-    phases' outputs come in the phases' order, and the job's exit is the failed phase's."""
+    """Three stand-in phases, two at once, the first lasting until the third's end has been
+    reported, the second failing: the records, the summary's phase lines and --verbose's
+    copies of the phases' outputs come in the phases' order, and the job's exit is the failed
+    phase's."""
     codes = {2: 0, 3: 1, 4: 0}
-    third_ended = threading.Event()
+    third_reported = threading.Event()
+    progress = run._progress
+
+    def reported(text: str) -> None:
+        progress(text)
+        if text.startswith("[4/4]"):
+            third_reported.set()
 
     def stand_in(phase_run: run.PhaseRun, parts: Path, build: object) -> run.PhaseResult:
+        # Held until the third's end line is out, not just until it returned: two phases
+        # ending together are reported in their order, which would hide the order of ending.
         number = phase_run.number
         if number == 2:
-            assert third_ended.wait(60), "the third phase never ended"
+            assert third_reported.wait(60), "the third phase's end was never reported"
         phase_run.details.write_text(f"output of phase {number}\n")
-        if number == 4:
-            third_ended.set()
         return run.PhaseResult(codes[number], [_record(f"c{number}")], None, 0.0, 0.0)
 
+    monkeypatch.setattr(run, "_progress", reported)
     monkeypatch.setattr(run, "_run_phase", stand_in)
     monkeypatch.setattr(schedule, "cores", lambda: 2)
     monkeypatch.setattr(jobs, "MAIN_JOB", tuple(checker("prove", "--variant", name)
