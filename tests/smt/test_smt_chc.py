@@ -9,10 +9,11 @@ import pytest
 import z3
 
 from model_checks.kernel.matrix import Expectation
-from model_checks.smt.budget import CERTIFICATE_RLIMIT
+from model_checks.smt.budget import CERTIFICATE_RLIMIT, Answer
 from model_checks.smt.decided_cells import SmtCell
 from model_checks.smt.encode.symbols import Encoding
 from model_checks.smt.limits import CHC_RLIMIT
+from model_checks.smt.prove import chc
 from model_checks.smt.prove.chc import (
     METHOD,
     ChcResult,
@@ -74,8 +75,8 @@ def test_the_re_check_rejects_a_tampered_invariant() -> None:
     """The certificate check is independent of Spacer: the invariant without one of its
     clauses, or True, or False, is rejected by the fresh solvers."""
     enc = Encoding(V1, D1)
-    formula, _, result = spacer_invariant(enc, "S3")
-    assert result == z3.sat and formula is not None and z3.is_and(formula)
+    formula, answer = spacer_invariant(enc, "S3")
+    assert answer.result == z3.sat and formula is not None and z3.is_and(formula)
     prove(enc, (as_invariant(enc, "S3", formula),), ("S3",))  # the genuine one passes
     def rejected(dropped: int) -> bool:
         weaker = z3.And([c for i, c in enumerate(formula.children()) if i != dropped])
@@ -114,3 +115,19 @@ def test_the_method_of_1_induction_without_lemmas_says_so() -> None:
     assert proof.method == "1-induction without lemmas (BMC base case to depth 2)"
     assert proof.certificate == "no lemma: S1 alone is 1-inductive"
     assert "with lemmas" not in to_record(Encoding(V2, D1), proof).detail
+
+
+def test_an_undecided_spacer_says_why_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spacer giving up below its limit is not reported as the limit running out, and the
+    limit running out says so: the undecided detail is the solver answer's own reason."""
+    enc = Encoding(V1, D1)
+    gave_up = Answer(z3.unknown, 39_151, CHC_RLIMIT, "incomplete")
+    monkeypatch.setattr(chc, "spacer_invariant", lambda *_: (None, gave_up))
+    found, _ = chc_decide(enc, "S3")
+    assert isinstance(found, Undecided)
+    assert found.reason == f"Spacer: solver: incomplete (used 39151 of rlimit {CHC_RLIMIT})"
+    ran_out = Answer(z3.unknown, 500, 500)
+    monkeypatch.setattr(chc, "spacer_invariant", lambda *_: (None, ran_out))
+    found, _ = chc_decide(enc, "S3", rlimit=500)
+    assert isinstance(found, Undecided)
+    assert found.reason == "Spacer: rlimit 500 exhausted (used 500)"

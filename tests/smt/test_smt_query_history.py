@@ -35,8 +35,8 @@ Query = Callable[[], tuple[int, str]]
 
 def _spacer() -> tuple[int, str]:
     """V2 under D1, S3: Spacer's units and answer (what the runner asks for that cell)."""
-    _, used, result = spacer_invariant(encoding_for(V2, ("D1",)), "S3", RLIMIT)
-    return used, str(result)
+    _, answer = spacer_invariant(encoding_for(V2, ("D1",)), "S3", RLIMIT)
+    return answer.used, str(answer.result)
 
 
 def _spacer_on_the_process_context() -> tuple[int, str]:

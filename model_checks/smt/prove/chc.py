@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import z3
 
-from model_checks.smt.budget import Bounded, own_context
+from model_checks.smt.budget import Answer, Bounded, own_context
 from model_checks.smt.encode.actions import args_at, initial, transition
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.symbols import (
@@ -61,8 +61,8 @@ class Reachable:
 
 @dataclass(frozen=True)
 class Undecided:
-    """Spacer ran out of its rlimit (`used` units), or its invariant failed the re-check
-    (`reason` says which query)."""
+    """Spacer ran out of its rlimit or gave up below it (`used` units), or its invariant
+    failed the re-check: `reason` says which."""
 
     property: str
     used: int
@@ -120,10 +120,11 @@ def clauses(enc: Encoding, prop: str) -> Clauses:
 
 
 def spacer_invariant(enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT
-                     ) -> tuple[z3.BoolRef | None, int, z3.CheckSatResult]:
-    """Spacer's answer for `prop`: (its invariant over the step-0 state, or None; the units
-    spent; the HORN solver's result: sat = an invariant exists, unsat = a bad state is
-    reachable, unknown = the rlimit ran out).
+                     ) -> tuple[z3.BoolRef | None, Answer]:
+    """Spacer's answer for `prop`: (its invariant over the step-0 state, or None; the HORN
+    solver's answer: sat = an invariant exists, unsat = a bad state is reachable, unknown =
+    the rlimit ran out or Spacer gave up, `Answer.why_unknown` says which, with the units
+    spent).
 
     The query runs in a z3 context of its own (`budget.own_context`): the units Spacer spends,
     and so whether it runs out, depend on the terms its context holds, and the process's
@@ -137,9 +138,9 @@ def spacer_invariant(enc: Encoding, prop: str, rlimit: int = CHC_RLIMIT
     solver.add(*rules)
     answer = solver.check()
     if answer.result != z3.sat:
-        return None, answer.used, answer.result
+        return None, answer
     model = solver.model().translate(z3.main_ctx())
-    return _interpretation(model, horn), answer.used, answer.result
+    return _interpretation(model, horn), answer
 
 
 def _interpretation(model: z3.ModelRef, horn: Clauses) -> z3.BoolRef:
@@ -205,11 +206,12 @@ def chc_decide(
     re-checked invariant of a proof (None otherwise): it holds in every reachable state, so
     BMC may assert it as a lemma (`proved_first`)."""
     start = time.perf_counter()
-    formula, used, result = spacer_invariant(enc, prop, rlimit)
-    if result == z3.unsat:
+    formula, answer = spacer_invariant(enc, prop, rlimit)
+    used = answer.used
+    if answer.result == z3.unsat:
         return Reachable(prop, used), None
     if formula is None:
-        return Undecided(prop, used, f"Spacer: rlimit {rlimit} exhausted (used {used})"), None
+        return Undecided(prop, used, f"Spacer: {answer.why_unknown()}"), None
     invariant = as_invariant(enc, prop, formula)
     try:
         (proof,) = prove(enc, (invariant,), (prop,), certificate_rlimit)
