@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from model_checks.kernel import itf, legacy_trace, render
+from model_checks.kernel import itf, legacy_trace, lru_notation
 from model_checks.kernel.itf import BadTraceFile
 from model_checks.kernel.shipped import located
 from model_checks.kernel.verdict_records import HYPOTHESIS
@@ -259,11 +259,11 @@ def table(
     reason: str,
     fair_from: int | None = None,
 ) -> str:
-    """The step table in the one trace notation (`model_checks.kernel.render`, legend in
+    """The step table in the one trace notation (`model_checks.kernel.lru_notation`, legend in
     docs/notation.md), then where the property broke."""
     where = f"at step {step}" if step is not None else "NOT reproduced"
     fault = list(trace.states())[step].fault if step is not None else None
     kind = f" ({fault.kind.value})" if fault is not None else ""
-    return (render.step_text(trace, fair_from)
+    return (lru_notation.step_text(trace, fair_from)
             + f"\n{property_id}{kind} broken {where}: {reason}\n"
             f"notation: {located('docs/notation.md')}")
