@@ -246,12 +246,15 @@ class LruLattice:
     def every_instance(self, entry: dict[str, Any], proofs: Sequence[Proof],
                        sources: Sequence[str]) -> dict[str, Any] | None:
         """Which environments the breaks and the all-instance proofs decide for every
-        instance (`every_instance.decided`; None: not a property it decides); a proof that
-        covers a break is a `LatticeDefect`."""
+        instance (`every_instance.decided`, the prover tried where they leave environments
+        bounded: `nearest_failure`; None: not a property they decide, `decided_properties`);
+        a proof that covers a break is a `LatticeDefect`."""
         from model_checks.explore.every_instance import ProofContradicted, decided
 
+        if entry["property"] not in decided_properties():
+            return None
         try:
-            return decided(entry, proofs, sources)
+            return decided(entry, proofs, sources, nearest_failure)
         except ProofContradicted as error:
             raise LatticeDefect(str(error)) from None
 
@@ -270,6 +273,36 @@ class LruLattice:
 LRU_LATTICE = LruLattice()
 """The LRU design's lattice, as `lattice.search` (`LatticeRequest.design`) and
 `lattice_command.run_lattice` read it."""
+
+
+def decided_properties() -> tuple[str, ...]:
+    """The properties whose environments the all-instance proofs decide (the prover's goals
+    are about them): the safety properties, H1, which the mirror proves where the caches
+    mirror each other, and L1-L3, safety over the monitors' history
+    (`smt.prove.parametric_liveness`). A proof under E holds below E: each proof's argument
+    that its model over-approximates the spec uses only the absence of drift sources outside
+    E (the mirror: no reordering, loss, one-sided removal or skew; P0's assertion: no
+    late-miss source; L1: no record P0 does not send), and the model under E has every
+    behaviour it has below E (its environment only enables behaviour, P0's assertion, or
+    refuses a source outside the mirror's). Imported when asked: the mirror loads z3, which
+    a usage error must not wait for."""
+    from model_checks.smt.judged import encoded_safety
+    from model_checks.smt.prove.parametric_liveness import PROPERTIES as LIVENESS
+    from model_checks.smt.prove.parametric_mirror import PROPERTIES as MIRROR_PROPERTIES
+
+    safety = (*encoded_safety(), *(p for p in MIRROR_PROPERTIES if p not in encoded_safety()))
+    return (*safety, *LIVENESS)
+
+
+def nearest_failure(variant: str, prop: str, environment: frozenset[str]) -> str:
+    """The query the prover's nearest certificate fails on for `prop` of `variant` under
+    `environment` (`parametric_liveness` for its properties, else `parametric_goals`)."""
+    from model_checks.smt.prove import parametric_goals, parametric_liveness
+
+    module = (parametric_liveness if prop in parametric_liveness.PROPERTIES
+              else parametric_goals)
+    failed = module.attempt(variant_named(variant), prop, environment)
+    return failed or "proved by the nearest certificate (not among the goals)"
 
 
 def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:

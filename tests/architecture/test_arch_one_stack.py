@@ -120,7 +120,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
         "explore/agreement.py", "explore/canonical.py",
         "explore/cell_tasks.py", "explore/command.py",
-        "explore/every_instance.py", "explore/evidence.py",
+        "explore/evidence.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
