@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.instance import describe
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
@@ -54,8 +55,8 @@ from model_checks.explore.lattice_report import Break
 from model_checks.explore.state_checks import ONE_CONTENT, state_properties
 from model_checks.kernel import itf
 from model_checks.kernel.cells import cell_label
-from model_checks.kernel.trace_file import replay_data, trace_to_json
-from model_checks.kernel.verdict_records import EXPLORE_LATTICE
+from model_checks.kernel.trace_file import BadTraceFile, replay_data, trace_to_json
+from model_checks.kernel.verdict_records import EXPLORE_LATTICE, PAIR_WITNESS
 from spec import (
     ALL_DRIFT,
     VARIANTS,
@@ -236,12 +237,13 @@ class LruLattice:
         return (*proofs, *first_resend_proofs(proofs))
 
     def evidence(self, paths: Sequence[Path]) -> list[Break]:
-        """Every other checker's break, replayed (`model_checks.explore.evidence`)."""
+        """Every other checker's break and the pair cells' witnesses, replayed
+        (`model_checks.explore.evidence`, by `replayed_break`)."""
         if not paths:
             return []
         from model_checks.explore.evidence import gather
 
-        return gather(paths)
+        return gather(paths, replayed_break, pair_witnesses)
 
     def every_instance(self, entry: dict[str, Any], proofs: Sequence[Proof],
                        sources: Sequence[str]) -> dict[str, Any] | None:
@@ -324,6 +326,59 @@ def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
             derived.append(Proof(name, "L4", drift_order(widest), FIRST_RESEND,
                                  f"{CLAIM.statement}; from S3 and L2 proved for every instance"))
     return tuple(derived)
+
+
+def replayed_break(data: dict[str, Any], variant: str, prop: str, env: tuple[str, ...],
+                   checker: str, source: str) -> Break | str:
+    """A `Break` from one trace's JSON (`evidence.Replay`), or why it is not evidence: it
+    replays on the spec with its own configuration and breaks its property at the recorded
+    step (`replay_data`), and still breaks it, at the same step, with every drift source
+    added to the configuration's environment (the spec reads the environment only in guards,
+    so adding sources only enables more). The break's instance is the trace's own
+    configuration in words (`instance.describe`): Z3's, Hypothesis's or a scenario's, not a
+    rung of the lattice ladder."""
+    try:
+        replayed = replay_data(data)
+    except (BadTraceFile, TraceError, KeyError, ValueError, TypeError) as error:
+        return f"{source}: does not replay ({error})"
+    if replayed.step is None or replayed.step != replayed.recorded_step:
+        return f"{source}: replays without breaking {prop} at step {replayed.recorded_step}"
+    config = replayed.trace.config
+    actions = [s.action for s in replayed.trace.steps]
+    try:
+        above = run(replace(config, environment=ALL_DRIFT), actions)
+    except TraceError as error:
+        return f"{source}: not a run with every source added ({error})"
+    violation = by_id(prop).check_trace(above)
+    if violation is None or violation.step != replayed.step:
+        return f"{source}: does not break {prop} at the same step with every source added"
+    return Break(variant, prop, env, checker, describe(config), replayed.step, data, source)
+
+
+def pair_witnesses() -> list[Break | str]:
+    """The pair cells' hand-built S1 witnesses (`model_checks.kernel.pair_witnesses`), checker
+    `pair-witness`, each run on the matrix's instance of its pair and replayed like any other
+    trace (`replayed_break`)."""
+    from model_checks.kernel.instance import config_for
+    from model_checks.kernel.pair_witnesses import WITNESSES
+
+    made: list[Break | str] = []
+    for (pair, variants), actions in sorted(WITNESSES.items()):
+        for variant in variants.split():
+            source = f"model_checks/kernel/pair_witnesses.py: {'+'.join(pair)} {variant}"
+            try:
+                trace = run(config_for(variant_named(variant), pair), actions)
+            except TraceError as error:
+                made.append(f"{source}: does not run ({error})")
+                continue
+            violation = by_id("S1").check_trace(trace)
+            if violation is None:
+                made.append(f"{source}: does not break S1")
+                continue
+            data = trace_to_json(trace, property_id="S1", step=violation.step,
+                                 reason=violation.reason, checker=PAIR_WITNESS.record)
+            made.append(replayed_break(data, variant, "S1", pair, PAIR_WITNESS.record, source))
+    return made
 
 
 def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
