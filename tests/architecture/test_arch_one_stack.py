@@ -120,7 +120,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
-        "explore/agreement.py", "explore/canonical.py",
+        "explore/canonical.py",
         "explore/cell_tasks.py", "explore/command.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
