@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec import V2, V3, ClientItem, Config, Content, ItemSize, Trace, Variant, initial, step
 from spec.state import Message, State
 from spec.trace import Step
@@ -230,7 +230,8 @@ def report(totals: Totals, example: Example | None, command: str) -> str:
         run, differ = example
         lines += ["", f"shortest trace where they differ ({len(run.trace_v2.steps)} steps): "
                   + "; ".join(differ), "notation: docs/notation.md", "", "V2:",
-                  render.step_text(run.trace_v2), "", "V3:", render.step_text(run.trace_v3)]
+                  lru_notation.step_text(run.trace_v2), "", "V3:",
+                  lru_notation.step_text(run.trace_v3)]
     return "\n".join(lines)
 
 

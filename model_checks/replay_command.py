@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from model_checks.kernel import itf, render
+from model_checks.kernel import itf, lru_notation
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.trace_file import BadTraceFile, replay_file, table, upgraded
 
@@ -43,7 +43,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.itf is not None and not _wrote_itf(args.itf, args.file):
         return EXIT_USAGE
     if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge
-        print(render.step_text(replayed.trace))
+        print(lru_notation.step_text(replayed.trace))
         print(f"a conformance disagreement at step {replayed.recorded_step}: the spec replays "
               "every step; run it against the implementation with `python -m model_checks "
               "conform --adapter MODULE:FACTORY --replay FILE`")

@@ -10,7 +10,7 @@ import pytest
 from model_checks.cli import main
 from model_checks.docs.generate import pages
 from model_checks.docs.snapshot import TRACES, load, trace_name
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec.lru import Entry, Ghost
 from spec.state import ClientItem, Message, Reply, WireItem
 
@@ -42,7 +42,7 @@ def test_replay_prints_the_rows_of_the_counterexample_page(
 
 def test_the_legend_is_on_one_page_and_trace_pages_link_to_it() -> None:
     generated = pages(DOCS)
-    with_legend = [name for name, text in generated.items() if render.LEGEND in text]
+    with_legend = [name for name, text in generated.items() if lru_notation.LEGEND in text]
     assert with_legend == ["notation.md"]
     for name, text in generated.items():
         if "| # | action |" in text and name != "notation.md":
@@ -50,19 +50,19 @@ def test_the_legend_is_on_one_page_and_trace_pages_link_to_it() -> None:
 
 
 def test_the_notation_of_each_value() -> None:
-    assert render.entry(Entry("a", 2, 0, tag=3)) == "a/2:p0#3"
-    assert render.entry(Ghost("a")) == "ghost(a)"
-    assert render.cache((Entry("a", 1, 0), Entry("b", 2, 1))) == "[a/1:p0 b/2:p1]"
-    assert render.wire_item(WireItem("a", 0, 0)) == "a=p0"
-    assert render.wire_item(WireItem("a", None, 1, tag=1)) == "a->p1#1"
-    assert render.wire_item(WireItem("a", 0, 1)) == "a=t0/p1"
+    assert lru_notation.entry(Entry("a", 2, 0, tag=3)) == "a/2:p0#3"
+    assert lru_notation.entry(Ghost("a")) == "ghost(a)"
+    assert lru_notation.cache((Entry("a", 1, 0), Entry("b", 2, 1))) == "[a/1:p0 b/2:p1]"
+    assert lru_notation.wire_item(WireItem("a", 0, 0)) == "a=p0"
+    assert lru_notation.wire_item(WireItem("a", None, 1, tag=1)) == "a->p1#1"
+    assert lru_notation.wire_item(WireItem("a", 0, 1)) == "a=t0/p1"
     message = Message(2, 1, (WireItem("a", 0, 0), WireItem("b", None, 1)))
-    assert render.message(message) == "fe1:r2(a=p0 b->p1)"
-    assert render.reply(Reply(0, 0, ("a", "b"))) == "r0:miss a,b"
-    assert render.reply(Reply(0, 0, ())) == "r0:ok"
+    assert lru_notation.message(message) == "fe1:r2(a=p0 b->p1)"
+    assert lru_notation.reply(Reply(0, 0, ("a", "b"))) == "r0:miss a,b"
+    assert lru_notation.reply(Reply(0, 0, ())) == "r0:ok"
     items = (ClientItem("a"), ClientItem("b", 1), ClientItem("c", has_data=False))
-    assert " ".join(render.client_item(i) for i in items) == "a b@1 c?"
+    assert " ".join(lru_notation.client_item(i) for i in items) == "a b@1 c?"
     # where only contents are observable (conformance), a content stands for the processing
-    assert render.entry_text("a", 2, render.content("a", 1)) == "a/2:a@1"
-    assert render.served_text("a", render.content("a", 1), "a") == "a:a@1/a"
-    assert render.served_text("a", "p0", "p1") == "a:t0/p1"
+    assert lru_notation.entry_text("a", 2, lru_notation.content("a", 1)) == "a/2:a@1"
+    assert lru_notation.served_text("a", lru_notation.content("a", 1), "a") == "a:a@1/a"
+    assert lru_notation.served_text("a", "p0", "p1") == "a:t0/p1"

@@ -31,7 +31,7 @@ from pathlib import Path
 from model_checks.conform import codec
 from model_checks.conform.adapter import Adapter, ItemUpdates, Setup, build_front_end
 from model_checks.conform.lru_lockstep import spec_trace
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec import Config, Drift, Outcome, Stage, State, lru
 from spec import transitions as t
 from spec.state import ClientItem
@@ -342,7 +342,7 @@ class _Gen:
         elif isinstance(action, t.P1Restart):
             self.add(self.calls.restart(None), comment)
         else:
-            raise Unsupported(f"no call for {render.action(action)}")
+            raise Unsupported(f"no call for {lru_notation.action(action)}")
 
 
 # -- the check -------------------------------------------------------------------------------
@@ -403,7 +403,8 @@ def _body(config: Config, actions: Sequence[Action], item_level: bool, calls: Ca
     gen = _Gen(config, item_level, calls, [], [], [])
     for number, (before, taken) in enumerate(zip(trace.states(), trace.steps,
                                                  strict=False), start=1):
-        gen.step(taken.action, before, taken.state, f"{number}. {render.action(taken.action)}")
+        gen.step(taken.action, before, taken.state,
+                 f"{number}. {lru_notation.action(taken.action)}")
     last = gen.last_receive
     return gen.lines, last, None if last is None else gen.settle(last)
 

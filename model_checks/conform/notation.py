@@ -1,4 +1,4 @@
-"""Conformance observations in the one trace notation (`model_checks.kernel.render`,
+"""Conformance observations in the one trace notation (`model_checks.kernel.lru_notation`,
 docs/notation.md).
 
 The lockstep compares plain tuples (`model_checks.conform.lru_lockstep.views`); this module
@@ -15,7 +15,7 @@ import enum
 import textwrap
 from collections.abc import Iterable
 
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec import Content
 
 WIDTH = 100
@@ -26,7 +26,7 @@ def value_text(value: object) -> str:
     """A content as `a@1`, a garbled tensor as `garbled`, an enum by its value, a tuple as
     its parts; anything else by `str`."""
     if isinstance(value, Content):
-        return render.content(value.identity, value.version)
+        return lru_notation.content(value.identity, value.version)
     if isinstance(value, enum.Enum):
         return str(value.value)
     if isinstance(value, tuple) and value and value[0] == "garbled":
@@ -50,23 +50,23 @@ def _entries(value: object) -> str:
     slots = []
     for slot in value if isinstance(value, tuple) else ():
         if slot[0] == "ghost":
-            slots.append(render.ghost_text(slot[1]))
+            slots.append(lru_notation.ghost_text(slot[1]))
         else:
             identity, size, content, tag = slot
-            slots.append(render.entry_text(identity, size, value_text(content), _tag(tag)))
-    return render.cache_text(slots)
+            slots.append(lru_notation.entry_text(identity, size, value_text(content), _tag(tag)))
+    return lru_notation.cache_text(slots)
 
 
 def _channel(value: object) -> str:
     messages = []
     for rid, front_end, items in value if isinstance(value, tuple) else ():
         wire = [
-            render.wire_text(identity, None if payload is None else value_text(payload),
+            lru_notation.wire_text(identity, None if payload is None else value_text(payload),
                              value_text(placeholders), _tag(tag))
             + ("" if size is None else f"({size}B)")
             for identity, payload, size, placeholders, tag in items
         ]
-        messages.append(render.message_text(rid, front_end, wire))
+        messages.append(lru_notation.message_text(rid, front_end, wire))
     return " ".join(messages) or "(empty)"
 
 
@@ -81,7 +81,7 @@ def _delivery(value: object) -> str:
     if kind == "missed":
         return f"r{rid}: missed {','.join(detail)}"
     return f"r{rid}: served " + " ".join(
-        render.served_text(identity, value_text(tensor), value_text(placeholders))
+        lru_notation.served_text(identity, value_text(tensor), value_text(placeholders))
         for identity, tensor, placeholders in detail
     )
 
@@ -95,7 +95,7 @@ def _requests(value: object) -> str:
 
 
 def _replies(value: object) -> str:
-    return " ".join(render.reply_text(rid, missed) for rid, missed in (
+    return " ".join(lru_notation.reply_text(rid, missed) for rid, missed in (
         value if isinstance(value, tuple) else ())) or "(empty)"
 
 

@@ -38,7 +38,7 @@ from model_checks.conform.lru_lockstep import (
     run_actions,
 )
 from model_checks.conform.notation import wrap
-from model_checks.kernel import itf, render, result_files
+from model_checks.kernel import itf, lru_notation, result_files
 from model_checks.kernel.trace_file import BadTraceFile, Replayed, replay_file
 from spec import Config, Trace, registry, variant_named
 from spec.drift import Environment
@@ -191,13 +191,13 @@ def _result(variant: str, recorded: str, required: frozenset[str], found: dict[s
 
 def step_table(trace: Trace) -> str:
     """The spec's step table in the one notation, one step per line and its state after it
-    on the next, each within 100 columns (`render.step_rows`; legend: docs/notation.md)."""
+    on the next, each within 100 columns (`lru_notation.step_rows`; legend: docs/notation.md)."""
     lines = ["  #  action, then the state after it (shadow | P1 | to P1 | to P0 | P1 did)"]
-    for row in render.step_rows(trace):
+    for row in lru_notation.step_rows(trace):
         number, action, *columns = row
         lines.append(f"{number:>3}  {action}")
-        state = "  ".join(f"{h}: {c}" for h, c in zip(render.HEADERS[2:], columns,
+        state = "  ".join(f"{h}: {c}" for h, c in zip(lru_notation.HEADERS[2:], columns,
                                                          strict=True) if c)
         lines.append(f"       {state}")
-    line = render.processings(trace.final)
+    line = lru_notation.processings(trace.final)
     return "\n".join(wrap([*lines, *([f"  {line}"] if line else [])]))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from model_checks.conform.lru_lockstep import spec_trace
 from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.kernel import itf, render
+from model_checks.kernel import itf, lru_notation
 from model_checks.kernel.trace_file import trace_to_json, write_trace
 from model_checks.kernel.verdict_records import CONFORMANCE, Verdict, VerdictRecord, write_records
 
@@ -61,7 +61,7 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
         write_trace(path, data)
         path.with_suffix(".txt").write_text(
             f"{finding.where}\n{found.report()}\n\nthe spec's steps:\n"
-            f"{render.step_text(trace)}\nnotation: docs/notation.md\n")
+            f"{lru_notation.step_text(trace)}\nnotation: docs/notation.md\n")
         paths.findings.append(str(path))
     for prop, found_prop in sorted(broken.items()):
         b = found_prop.broken
@@ -75,7 +75,7 @@ def write_failure_traces(json_path: Path, outcome: Outcome,
         write_trace(path, data)
         path.with_suffix(".txt").write_text(
             f"{prop} broken by the implementation in {found_prop.where} at step {b.step}: "
-            f"{b.reason}\n{render.step_text(trace)}\nnotation: docs/notation.md\n")
+            f"{b.reason}\n{lru_notation.step_text(trace)}\nnotation: docs/notation.md\n")
         paths.properties[prop] = str(path)
     return paths
 

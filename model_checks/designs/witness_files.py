@@ -81,9 +81,8 @@ def document(found: WitnessDocument, instance: str | None = None, reason: str | 
         meta["config"] = dict(found.stated)
     if reason is not None:
         meta["reason"] = reason
-    steps = [(type(a).__name__, itf.record(a, design.trace_tags)) for a in found.actions]
-    return itf.document(_states(design, config, found.actions), steps, meta,
-                        tagged=design.trace_tags)
+    return itf.document(_states(design, config, found.actions),
+                        itf.design_steps(design, found.actions), meta, tagged=design.trace_tags)
 
 
 def _states(design: Design, config: Any, actions: Sequence[Any]) -> list[Any]:
@@ -103,8 +102,8 @@ def parse(data: Mapping[str, Any]) -> WitnessDocument:
             return _parsed(meta, [design_named(str(meta["design"])).action_from_json(a)
                                   for a in actions])
         meta = itf.project(data)
-        found = _parsed(meta, [design_named(str(meta["design"])).action_from_json(
-            {"action": label, **args}) for label, args in itf.actions(data)])
+        found = _parsed(meta, itf.design_actions(design_named(str(meta["design"])),
+                                                 itf.actions(data)))
         differs = itf.differing_state(data, _states(found.design, found.config(),
                                                     found.actions), found.design.trace_tags)
     except BadWitness:

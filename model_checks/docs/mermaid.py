@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec.observations import sent_message
 from spec.state import State
 from spec.trace import Trace
@@ -17,24 +17,24 @@ PARTICIPANTS = (
 
 
 def _lines(number: int, before: State, action: Action, after: State) -> list[str]:
-    label = f"{number}. {render.action(action)}"
+    label = f"{number}. {lru_notation.action(action)}"
     if action.label == "submit" or action.label == "retry":
         lines = [f"C->>P0: {label}"]
     elif action.label == "p1_receive":
         lines = [f"Ch->>P1: {label}"]
         if after.to_front_end != before.to_front_end and after.to_front_end:
-            lines.append(f"P1-->>Ch: {render.reply(after.to_front_end[-1])}")
+            lines.append(f"P1-->>Ch: {lru_notation.reply(after.to_front_end[-1])}")
     elif action.label == "p0_receive_reply":
-        lines = [f"Ch-->>P0: {label}: {render.reply(before.to_front_end[0])}"]
+        lines = [f"Ch-->>P0: {label}: {lru_notation.reply(before.to_front_end[0])}"]
     elif action.label.startswith("p0_"):
         sent = sent_message(before, after)
-        lines = [f"P0->>Ch: {label}: {render.message(sent)}" if sent is not None
+        lines = [f"P0->>Ch: {label}: {lru_notation.message(sent)}" if sent is not None
                  else f"Note over P0: {label}"]
     elif action.label.startswith("p1_"):
         lines = [f"Note over P1: {label}"]
     else:
         lines = [f"Note over P0,P1: {label}"]
-    did = render.columns(after)["P1 did"]
+    did = lru_notation.columns(after)["P1 did"]
     if did and action.label == "p1_receive":
         lines.append(f"Note over P1: {did}")
     if after.fault is not None and before.fault is None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from model_checks.docs import mermaid
 from model_checks.docs.markdown import GENERATED, table
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from model_checks.scenarios import SCENARIOS, Scenario
 from model_checks.scenarios.run import ScenarioVerdict
 from spec import ACTION_TYPES, VARIANTS, Drift, lemmas, registry, safety_ids
@@ -154,9 +154,9 @@ def drift_page(
 
 
 def step_table(trace: Trace, fair_from: int | None = None) -> str:
-    """A labelled step table in the trace notation (`render`), then the processings line."""
-    text = table(render.HEADERS, render.step_rows(trace, fair_from))
-    line = render.processings(trace.final)
+    """A labelled step table in the trace notation (`lru_notation`), then the processings line."""
+    text = table(lru_notation.HEADERS, lru_notation.step_rows(trace, fair_from))
+    line = lru_notation.processings(trace.final)
     return text + (f"\n\n{line}" if line else "")
 
 
@@ -171,8 +171,8 @@ def notation_page() -> str:
         GENERATED, "", "# Trace notation", "",
         "Every trace this project shows is written in one notation: the step tables and "
         "sequence diagrams of the generated pages, `python -m model_checks replay FILE`, and "
-        "conformance failures. It is defined once, in `model_checks/kernel/render.py`; this is its "
-        "legend.", "", render.LEGEND, "",
+        "conformance failures. It is defined once, in `model_checks/kernel/lru_notation.py`; "
+        "this is its legend.", "", lru_notation.LEGEND, "",
         "Columns of a step table: `#` the step, `action` the transition taken (its label and "
         "arguments), then the state after it: `shadow` P0's shadow (one per front end), `P1` "
         "the receiver cache, `to P1` the messages in flight to P1, `to P0` the replies in "

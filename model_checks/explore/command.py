@@ -49,6 +49,7 @@ from model_checks.explore.cell_tasks import (
 from model_checks.explore.instance import (
     CI_LARGE_SHAPES,
     CI_SHAPES,
+    LRU_REPLAY,
     NIGHTLY_SHAPES,
     Shape,
     shapes_for,
@@ -267,7 +268,7 @@ def explore_matrix(
     if others is not None:
         instances = {(o.variant, o.environment, prop): config
                      for o in outcomes for prop, config in o.configs.items()}
-        contradictions = disagreements(records, instances, others)
+        contradictions = disagreements(records, instances, others, LRU_REPLAY)
         for line in contradictions:
             print(f"DISAGREE {line}")
         checked = sum(r.checker in MATRIX_INSTANCE for r in others)

@@ -10,15 +10,23 @@ under D6, whose updates interleave item by item; three under D8, whose request m
 the budget), 2 retries. Because it is
 a restriction, every trace of this instance is a trace of the matrix's instance (a test
 replays each explorer counterexample there), so a counterexample here is one there; a proof
-here is for this instance only, and says so (`describe`).
+here is for this instance only, and says so (`describe`). How a counterexample is replayed
+on either instance, for the cross-check of the explorer's verdicts with the others':
+`LRU_REPLAY`.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from model_checks.kernel import itf
 from model_checks.kernel.instance import MATRIX, config_for, matrix_drift
-from spec import Config, Variant, needs_of
+from model_checks.kernel.trace_file import actions_of, config_from_json
+from spec import Action, Config, TraceError, Variant, by_id, needs_of, run, variant_named
 from spec.instances import Cut
 
 MAX_REQUESTS = 3
@@ -111,3 +119,43 @@ def describe(config: Config) -> str:
         + (f"; sizes P0/P1 {sizes}" if sizes else "")
         + ("; an identity may repeat in a request" if config.duplicates else "")
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _trace_actions(path: str) -> tuple[Action, ...] | None:
+    """The actions of a trace file (cached: one file is compared with many records)."""
+    try:
+        return tuple(actions_of(itf.read_trace(Path(path))))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _breaks(config: Config, actions: Sequence[Action], prop_id: str) -> bool:
+    try:
+        trace = run(config, actions)
+    except TraceError:
+        return False  # not a trace of this instance
+    return by_id(prop_id).check_trace(trace) is not None
+
+
+@dataclass(frozen=True)
+class LruReplay:
+    """The LRU design's counterexamples replayed on the spec (`agreement.Replay`): a trace
+    file's actions run on an explorer's instance (its configuration's JSON) or on the
+    matrix's instance of an environment (`config_for`), the property checked by the
+    registry."""
+
+    def actions(self, path: str) -> tuple[Action, ...] | None:
+        return _trace_actions(path)
+
+    def breaks(self, instance: Mapping[str, Any], actions: Sequence[Action], prop: str
+               ) -> bool:
+        return _breaks(config_from_json(instance), actions, prop)
+
+    def breaks_matrix(self, variant: str, environment: tuple[str, ...],
+                      actions: Sequence[Action], prop: str) -> bool:
+        return _breaks(config_for(variant_named(variant), environment), actions, prop)
+
+
+LRU_REPLAY = LruReplay()
+"""The LRU design's replay, as the explorer's cross-check reads it."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.instance import describe
 from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
@@ -54,8 +55,8 @@ from model_checks.explore.lattice_report import Break
 from model_checks.explore.state_checks import ONE_CONTENT, state_properties
 from model_checks.kernel import itf
 from model_checks.kernel.cells import cell_label
-from model_checks.kernel.trace_file import replay_data, trace_to_json
-from model_checks.kernel.verdict_records import EXPLORE_LATTICE
+from model_checks.kernel.trace_file import BadTraceFile, replay_data, trace_to_json
+from model_checks.kernel.verdict_records import EXPLORE_LATTICE, PAIR_WITNESS
 from spec import (
     ALL_DRIFT,
     VARIANTS,
@@ -236,22 +237,26 @@ class LruLattice:
         return (*proofs, *first_resend_proofs(proofs))
 
     def evidence(self, paths: Sequence[Path]) -> list[Break]:
-        """Every other checker's break, replayed (`model_checks.explore.evidence`)."""
+        """Every other checker's break and the pair cells' witnesses, replayed
+        (`model_checks.explore.evidence`, by `replayed_break`)."""
         if not paths:
             return []
         from model_checks.explore.evidence import gather
 
-        return gather(paths)
+        return gather(paths, replayed_break, pair_witnesses)
 
     def every_instance(self, entry: dict[str, Any], proofs: Sequence[Proof],
                        sources: Sequence[str]) -> dict[str, Any] | None:
         """Which environments the breaks and the all-instance proofs decide for every
-        instance (`every_instance.decided`; None: not a property it decides); a proof that
-        covers a break is a `LatticeDefect`."""
+        instance (`every_instance.decided`, the prover tried where they leave environments
+        bounded: `nearest_failure`; None: not a property they decide, `decided_properties`);
+        a proof that covers a break is a `LatticeDefect`."""
         from model_checks.explore.every_instance import ProofContradicted, decided
 
+        if entry["property"] not in decided_properties():
+            return None
         try:
-            return decided(entry, proofs, sources)
+            return decided(entry, proofs, sources, nearest_failure)
         except ProofContradicted as error:
             raise LatticeDefect(str(error)) from None
 
@@ -270,6 +275,36 @@ class LruLattice:
 LRU_LATTICE = LruLattice()
 """The LRU design's lattice, as `lattice.search` (`LatticeRequest.design`) and
 `lattice_command.run_lattice` read it."""
+
+
+def decided_properties() -> tuple[str, ...]:
+    """The properties whose environments the all-instance proofs decide (the prover's goals
+    are about them): the safety properties, H1, which the mirror proves where the caches
+    mirror each other, and L1-L3, safety over the monitors' history
+    (`smt.prove.parametric_liveness`). A proof under E holds below E: each proof's argument
+    that its model over-approximates the spec uses only the absence of drift sources outside
+    E (the mirror: no reordering, loss, one-sided removal or skew; P0's assertion: no
+    late-miss source; L1: no record P0 does not send), and the model under E has every
+    behaviour it has below E (its environment only enables behaviour, P0's assertion, or
+    refuses a source outside the mirror's). Imported when asked: the mirror loads z3, which
+    a usage error must not wait for."""
+    from model_checks.smt.judged import encoded_safety
+    from model_checks.smt.prove.parametric_liveness import PROPERTIES as LIVENESS
+    from model_checks.smt.prove.parametric_mirror import PROPERTIES as MIRROR_PROPERTIES
+
+    safety = (*encoded_safety(), *(p for p in MIRROR_PROPERTIES if p not in encoded_safety()))
+    return (*safety, *LIVENESS)
+
+
+def nearest_failure(variant: str, prop: str, environment: frozenset[str]) -> str:
+    """The query the prover's nearest certificate fails on for `prop` of `variant` under
+    `environment` (`parametric_liveness` for its properties, else `parametric_goals`)."""
+    from model_checks.smt.prove import parametric_goals, parametric_liveness
+
+    module = (parametric_liveness if prop in parametric_liveness.PROPERTIES
+              else parametric_goals)
+    failed = module.attempt(variant_named(variant), prop, environment)
+    return failed or "proved by the nearest certificate (not among the goals)"
 
 
 def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
@@ -291,6 +326,59 @@ def first_resend_proofs(proofs: tuple[Proof, ...]) -> tuple[Proof, ...]:
             derived.append(Proof(name, "L4", drift_order(widest), FIRST_RESEND,
                                  f"{CLAIM.statement}; from S3 and L2 proved for every instance"))
     return tuple(derived)
+
+
+def replayed_break(data: dict[str, Any], variant: str, prop: str, env: tuple[str, ...],
+                   checker: str, source: str) -> Break | str:
+    """A `Break` from one trace's JSON (`evidence.Replay`), or why it is not evidence: it
+    replays on the spec with its own configuration and breaks its property at the recorded
+    step (`replay_data`), and still breaks it, at the same step, with every drift source
+    added to the configuration's environment (the spec reads the environment only in guards,
+    so adding sources only enables more). The break's instance is the trace's own
+    configuration in words (`instance.describe`): Z3's, Hypothesis's or a scenario's, not a
+    rung of the lattice ladder."""
+    try:
+        replayed = replay_data(data)
+    except (BadTraceFile, TraceError, KeyError, ValueError, TypeError) as error:
+        return f"{source}: does not replay ({error})"
+    if replayed.step is None or replayed.step != replayed.recorded_step:
+        return f"{source}: replays without breaking {prop} at step {replayed.recorded_step}"
+    config = replayed.trace.config
+    actions = [s.action for s in replayed.trace.steps]
+    try:
+        above = run(replace(config, environment=ALL_DRIFT), actions)
+    except TraceError as error:
+        return f"{source}: not a run with every source added ({error})"
+    violation = by_id(prop).check_trace(above)
+    if violation is None or violation.step != replayed.step:
+        return f"{source}: does not break {prop} at the same step with every source added"
+    return Break(variant, prop, env, checker, describe(config), replayed.step, data, source)
+
+
+def pair_witnesses() -> list[Break | str]:
+    """The pair cells' hand-built S1 witnesses (`model_checks.kernel.pair_witnesses`), checker
+    `pair-witness`, each run on the matrix's instance of its pair and replayed like any other
+    trace (`replayed_break`)."""
+    from model_checks.kernel.instance import config_for
+    from model_checks.kernel.pair_witnesses import WITNESSES
+
+    made: list[Break | str] = []
+    for (pair, variants), actions in sorted(WITNESSES.items()):
+        for variant in variants.split():
+            source = f"model_checks/kernel/pair_witnesses.py: {'+'.join(pair)} {variant}"
+            try:
+                trace = run(config_for(variant_named(variant), pair), actions)
+            except TraceError as error:
+                made.append(f"{source}: does not run ({error})")
+                continue
+            violation = by_id("S1").check_trace(trace)
+            if violation is None:
+                made.append(f"{source}: does not break S1")
+                continue
+            data = trace_to_json(trace, property_id="S1", step=violation.step,
+                                 reason=violation.reason, checker=PAIR_WITNESS.record)
+            made.append(replayed_break(data, variant, "S1", pair, PAIR_WITNESS.record, source))
+    return made
 
 
 def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:

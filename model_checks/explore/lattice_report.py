@@ -33,7 +33,7 @@ class Break:
     """A break another checker found (Z3, Hypothesis, the per-cell explorer, a pair cell's
     witness, a scenario), replayed on the spec under its own configuration: evidence that
     `property` breaks under `environment` and every environment above it (the trace's actions
-    replay with every source added: `evidence.replayed_break` checks that before it makes
+    replay with every source added: `lattice_lru.replayed_break` checks that before it makes
     one), in the checker's instance, which need not be a rung of the ladder."""
 
     variant: str

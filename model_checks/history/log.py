@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec import DRIFT_IDS, VARIANT_NAMES
 
 SCHEMA = "paired-caches-history/1"
@@ -234,7 +234,7 @@ def result_text(result: Result) -> str:
     `done`;
     evictions as `evicted P0 a, P1 b`."""
     if result.kind == "served":
-        text = "served " + " ".join(render.served_text(i.identity, i.tensor, i.placeholders)
+        text = "served " + " ".join(lru_notation.served_text(i.identity, i.tensor, i.placeholders)
                                     for i in result.inputs)
     elif result.kind in ("missed", "rejected"):
         text = f"{result.kind} " + ",".join(result.identities)

@@ -28,7 +28,7 @@ from typing import Any
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.history.log import Call, Header, History, Input, Item, Result
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec import Config
 
 
@@ -71,7 +71,7 @@ class Labels:
 
     def _name(self, code: int | None) -> str:
         content = None if code is None else codec.content_of(self.config, code)
-        return "garbled" if content is None else render.content(content.identity,
+        return "garbled" if content is None else lru_notation.content(content.identity,
                                                                 content.version)
 
     def item(self, item: api.ItemIn, bytes_of: Callable[[str], int]) -> Item:

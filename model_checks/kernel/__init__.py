@@ -14,7 +14,8 @@ the rest of `model_checks` is built over it.
   checker judges (`judged`) and the one profile type every checker's `--profile` names (`profiles`);
 - verdicts and traces: verdict records (`verdict_records`), the one trace format and its
   notation (`itf`, the spec's traces in it `trace_file`, the old formats read for one release
-  `legacy_trace`, `render`), the one plain-text table (`text_table`), the command line's
+  `legacy_trace`, the step table `render` over a design's notation, the LRU design's
+  `lru_notation`), the one plain-text table (`text_table`), the command line's
   shared exit codes (`exits`), the repository files a command cites, as paths that open
   from a checkout or an installed package (`shipped`), and the one reader and writer of the
   results kept under docs/results/, plain or gzip-compressed (`result_files`);

@@ -24,7 +24,9 @@ passes as `tagged`):
 Every state carries the step that led to it as Quint's model-based-testing variables:
 `mbt::actionTaken` (the action's label, `init` for the first state) and `mbt::nondetPicks`
 (a record of the action's arguments), so a reader rebuilds the run from the actions and
-compares the states it computes with the recorded ones. `#meta["paired-caches"]` holds the
+compares the states it computes with the recorded ones. Any design's run is written and read
+back through its own codec (`design_steps`, `design_actions`: `Design.action_to_json`'s
+label and `action_from_json`). `#meta["paired-caches"]` holds the
 project's metadata: for a trace of the key-replicated spec (`model_checks.kernel.trace_file`) the
 full configuration, the checker, variant, environment, property, the step it broke at and
 why, the fair scheduler's start (`fair_from`), the rung and conformance's fields; for a
@@ -40,11 +42,14 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from model_checks.kernel import result_files
+
+if TYPE_CHECKING:
+    from spec.designs.base import Design
 
 ACTION_TAKEN = "mbt::actionTaken"
 NONDET_PICKS = "mbt::nondetPicks"
@@ -131,6 +136,21 @@ def document(states: Sequence[object], steps: Sequence[tuple[str, Mapping[str, A
              **{name: expression(getattr(state, name), tagged) for name in variables}}
             for index, (state, (label, picks)) in enumerate(zip(states, taken, strict=True))],
     }
+
+
+def design_steps(design: Design, taken: Sequence[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The actions of a run of `design` as `document` takes them: each one's label (its
+    design's codec's, `Design.action_to_json`) and its ITF record (with the classes the
+    design tags, `Design.trace_tags`)."""
+    return [(str(design.action_to_json(a)["action"]), record(a, design.trace_tags))
+            for a in taken]
+
+
+def design_actions(design: Design, steps: Iterable[tuple[str, Any]]) -> list[Any]:
+    """The actions of a run of `design` from each step's label and plain arguments (as
+    `actions` reads them), read back by the design's codec (`Design.action_from_json`:
+    `InvalidAction` for a label it has not)."""
+    return [design.action_from_json({"action": label, **args}) for label, args in steps]
 
 
 def project(trace: Mapping[str, Any]) -> dict[str, Any]:

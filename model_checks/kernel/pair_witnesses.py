@@ -2,7 +2,7 @@
 interactions (`pair_reasons.PAIR_REASONS`): per (pair, variants), an action sequence that
 breaks S1 on the matrix's own instance (`instance.config_for`) at its last step.
 `tests/test_matrix_pairs.py` replays each; the drift lattice takes them as evidence
-(`explore --lattice --evidence`, `evidence.pair_witnesses`).
+(`explore --lattice --evidence`, `lattice_lru.pair_witnesses`).
 """
 
 from __future__ import annotations

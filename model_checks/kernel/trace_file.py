@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from model_checks.kernel import itf, legacy_trace, render
+from model_checks.kernel import itf, legacy_trace, lru_notation
 from model_checks.kernel.itf import BadTraceFile
 from model_checks.kernel.shipped import located
 from model_checks.kernel.verdict_records import HYPOTHESIS
 from spec import Config, Content, ItemSize, LruFlaw, MissHandling, Trace, Variant, by_id, run
 from spec.designs.lru_design import LRU
 from spec.drift import Environment, environment
-from spec.state import ClientItem
-from spec.transitions import ACTION_TYPES, Action
+from spec.transitions import Action, InvalidAction
 
 __all__ = ["OPTIONAL_FIELDS", "OPTIONAL_KNOBS", "TAGGED", "BadTraceFile", "Replayed", "actions_of",
            "config_from_json", "config_of",
@@ -111,18 +110,13 @@ def config_from_json(data: Mapping[str, Any]) -> Config:
     )
 
 
-_ACTIONS: dict[str, type[Action]] = {t.label: t for t in ACTION_TYPES}
-
-
-def action_from_json(label: str, args: Mapping[str, Any]) -> Action:
-    """The action `label` with the arguments `args` (plain JSON values)."""
-    action_type = _ACTIONS.get(label)
-    if action_type is None:
-        raise BadTraceFile(f"unknown action {label!r}, expected one of {', '.join(_ACTIONS)}")
-    fields = dict(args)
-    if "items" in fields:
-        fields["items"] = tuple(ClientItem(**item) for item in fields["items"])
-    return action_type(**fields)
+def _actions(steps: Iterable[tuple[str, Any]]) -> list[Action]:
+    """The actions of each step's label and plain arguments, by the design's codec
+    (`itf.design_actions`); `BadTraceFile` for a label it has not."""
+    try:
+        return itf.design_actions(LRU, steps)
+    except InvalidAction as error:
+        raise BadTraceFile(str(error)) from None
 
 
 def trace_to_json(
@@ -146,7 +140,7 @@ def trace_to_json(
     }
     if fair_from is not None:
         meta["fair_from"] = fair_from
-    steps = [(s.action.label, itf.record(s.action, TAGGED)) for s in trace.steps]
+    steps = itf.design_steps(LRU, [s.action for s in trace.steps])
     return itf.document(list(trace.states()), steps, meta, tagged=TAGGED)
 
 
@@ -206,13 +200,12 @@ def config_of(data: Mapping[str, Any]) -> Config:
 
 def actions_of(data: Mapping[str, Any]) -> list[Action]:
     """The actions of a trace document, the initial state's none first."""
-    return [action_from_json(label, args) for label, args in itf.actions(data)]
+    return _actions(itf.actions(data))
 
 
 def _replay_old(old: legacy_trace.OldTrace) -> Replayed:
     """An old-format trace re-run, its states compared as the old format wrote them."""
-    trace = run(config_from_json(old.config),
-                [action_from_json(label, args) for label, args in old.steps])
+    trace = run(config_from_json(old.config), _actions(old.steps))
     for number, (recorded, computed) in enumerate(zip(old.states, trace.states(), strict=True)):
         if recorded != legacy_trace.to_json(computed, TAGGED):
             raise BadTraceFile(
@@ -259,11 +252,11 @@ def table(
     reason: str,
     fair_from: int | None = None,
 ) -> str:
-    """The step table in the one trace notation (`model_checks.kernel.render`, legend in
+    """The step table in the one trace notation (`model_checks.kernel.lru_notation`, legend in
     docs/notation.md), then where the property broke."""
     where = f"at step {step}" if step is not None else "NOT reproduced"
     fault = list(trace.states())[step].fault if step is not None else None
     kind = f" ({fault.kind.value})" if fault is not None else ""
-    return (render.step_text(trace, fair_from)
+    return (lru_notation.step_text(trace, fair_from)
             + f"\n{property_id}{kind} broken {where}: {reason}\n"
             f"notation: {located('docs/notation.md')}")

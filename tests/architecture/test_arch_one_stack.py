@@ -78,9 +78,11 @@ through `explore/moves.DesignMoves`, without reductions); and a design's lattice
 `explore/lattice_lru.py` declares, over them, the `LatticeCommandDesign` the one lattice
 search (`explore/lattice.py`), its report and its command (`explore/lattice_command.py`)
 read: how one environment climbs the ladder, what holds before exploring, the request the
-options describe, the design's all-instance proofs and other checkers' breaks, and how a
-witness is checked before it is written; `explore/lattice_profiles.py` the ladders it climbs
-per profile, as other designs declare their instances and rungs in
+options describe, the design's all-instance proofs and the properties they decide
+(`explore/every_instance.py` decides environments over any design's), other checkers'
+breaks as it replays them and its own (`explore/evidence.py` gathers them for any design),
+and how a witness is checked before it is written; `explore/lattice_profiles.py` the
+ladders it climbs per profile, as other designs declare their instances and rungs in
 `spec/designs/`; and a design's lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
@@ -118,9 +120,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
-        "explore/agreement.py", "explore/canonical.py",
+        "explore/canonical.py",
         "explore/cell_tasks.py", "explore/command.py",
-        "explore/every_instance.py", "explore/evidence.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",

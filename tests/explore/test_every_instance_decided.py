@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.explore.every_instance import decided_properties
+from model_checks.explore.lattice_lru import decided_properties
 from spec import DRIFT_IDS, VARIANT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from model_checks.explore.evidence import gather
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from spec import ALL_DRIFT, by_id, run
 from tests.smt import parametric_witness as witness
 
@@ -32,6 +32,6 @@ def test_the_break_stands_with_every_source_added() -> None:
 def test_the_committed_trace_is_the_run_and_is_taken_as_evidence() -> None:
     path = ROOT / witness.PATH
     assert path.read_text() == witness.text(), "regenerate: parametric_witness.write()"
-    mine = [b for b in gather([path]) if b.source == str(path)]
+    mine = [b for b in LRU_LATTICE.evidence([path]) if b.source == str(path)]
     assert [(b.variant, b.property, b.environment, b.steps) for b in mine] == [
         ("V2", "S1", ("D7",), len(witness.ACTIONS))]

@@ -18,7 +18,7 @@ from model_checks.explore.lattice import (
     seeded,
 )
 from model_checks.explore.lattice_instance import Rung
-from model_checks.explore.lattice_lru import LRU_LATTICE
+from model_checks.explore.lattice_lru import LRU_LATTICE, replayed_break
 from model_checks.explore.lattice_report import summarise
 from model_checks.kernel import itf
 
@@ -26,7 +26,7 @@ SNAPSHOT = Path(__file__).resolve().parents[2] / "docs" / "results" / "records.j
 
 
 def test_the_snapshot_and_the_pair_witnesses_are_replayed_evidence() -> None:
-    found = evidence.gather([SNAPSHOT])
+    found = LRU_LATTICE.evidence([SNAPSHOT])
     assert found and not evidence.rejected
     v2_s1 = {b.environment: b for b in found if (b.variant, b.property) == ("V2", "S1")}
     assert v2_s1[("D5", "D7")].checker == "z3-bmc"
@@ -36,14 +36,14 @@ def test_the_snapshot_and_the_pair_witnesses_are_replayed_evidence() -> None:
 
 
 def test_a_trace_that_does_not_replay_is_not_evidence() -> None:
-    good = next(b for b in evidence.gather([SNAPSHOT]) if b.checker == "pair-witness")
+    good = next(b for b in LRU_LATTICE.evidence([SNAPSHOT]) if b.checker == "pair-witness")
     bad = copy.deepcopy(good.trace)
     itf.project(bad)["step"] = good.steps + 1
-    made = evidence.replayed_break(bad, good.variant, "S1", good.environment, "z3-bmc", "x")
+    made = replayed_break(bad, good.variant, "S1", good.environment, "z3-bmc", "x")
     assert isinstance(made, str) and "without breaking S1" in made
     cut = copy.deepcopy(good.trace)
     cut["states"] = cut["states"][:-1]
-    made = evidence.replayed_break(cut, good.variant, "S1", good.environment, "z3-bmc", "y")
+    made = replayed_break(cut, good.variant, "S1", good.environment, "z3-bmc", "y")
     assert isinstance(made, str)
 
 
@@ -60,7 +60,7 @@ def test_a_break_from_another_checker_makes_a_minimal_set() -> None:
     """The explorer holds S1 under D5 and D7 alone and under D5+D7 at its rung; Z3's replayed
     D5+D7 break (a larger instance) is the answer, with its checker and instance, and the
     explorer's rung beside it; never "no breaking environment found"."""
-    z3 = next(b for b in evidence.gather([SNAPSHOT])
+    z3 = next(b for b in LRU_LATTICE.evidence([SNAPSHOT])
               if (b.variant, b.property, b.environment) == ("V2", "S1", ("D5", "D7")))
     knowledge = seeded(LRU_LATTICE, ("D5", "D7"), "V2")
     for env in ((), ("D5",), ("D7",), ("D5", "D7")):

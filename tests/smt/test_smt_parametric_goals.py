@@ -13,6 +13,7 @@ import pytest
 
 from model_checks.explore.every_instance import ProofContradicted, decided
 from model_checks.explore.lattice import Proof
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.kernel.verdict_records import Verdict
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
@@ -163,21 +164,21 @@ def test_an_entry_is_decided_by_breaks_above_and_proofs_below() -> None:
     """Every environment of two sources: D1 breaks, a proof under D2 holds the rest."""
     entry = {"variant": "V1", "property": "S3", "minimal_breaking": [["D1"]]}
     proof = Proof("V1", "S3", ("D2",), "z3-parametric", "m: no-fault; peak rlimit 1")
-    answer = decided(entry, (proof,), ("D1", "D2"), try_remaining=False)
+    answer = decided(entry, (proof,), ("D1", "D2"))
     assert answer is not None
     assert (answer["breaking"], answer["proved"], answer["remaining"]) == (2, 2, 0)
-    open_answer = decided(entry, (), ("D1", "D2"), try_remaining=False)
+    open_answer = decided(entry, (), ("D1", "D2"))
     assert open_answer is not None and open_answer["remaining"] == 2
     assert [r["environment"] for r in open_answer["largest_remaining"]] == [["D2"]]
     assert open_answer["smallest_remaining"] == [[]] and open_answer["remaining_is_interval"]
-    assert decided({**entry, "property": "L4"}, (proof,), ("D1", "D2")) is None
+    assert LRU_LATTICE.every_instance({**entry, "property": "L4"}, (proof,), ("D1", "D2")) is None
 
 
 def test_a_proof_above_a_break_is_a_contradiction() -> None:
     entry = {"variant": "V1", "property": "S3", "minimal_breaking": [["D1"]]}
     proof = Proof("V1", "S3", ("D1", "D2"), "z3-parametric", "m: no-fault; peak rlimit 1")
     with pytest.raises(ProofContradicted, match="proved under D1\\+D2"):
-        decided(entry, (proof,), ("D1", "D2"), try_remaining=False)
+        decided(entry, (proof,), ("D1", "D2"))
 
 
 def _below(environment: frozenset[str]) -> list[frozenset[str]]:

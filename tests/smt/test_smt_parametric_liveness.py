@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.explore.evidence import gather
+from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.kernel.verdict_records import Verdict
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.prove import parametric_mirror
@@ -304,7 +304,8 @@ def test_every_witness_is_taken_as_evidence_outside_its_proofs() -> None:
     """Each committed trace replays as a break, and no proof of its variant and property
     covers its environment (a proof there would be a contradiction)."""
     paths = [ROOT / w.path(v) for w in WITNESSES for v in w.variants]
-    found = [b for b in gather(paths) if b.checker == "scenarios"]  # no pair witnesses
+    found = [b for b in LRU_LATTICE.evidence(paths)
+             if b.checker == "scenarios"]  # no pair witnesses
     assert sorted(b.source for b in found) == sorted(str(p) for p in paths)
     proved = {(g.variant.name, g.property): g.environment for g in goals()}
     for found_break in found:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from model_checks.conform.design_lockstep import Differs, NotDriven
 from model_checks.conform.notation import observation_text, wrap
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec.transitions import Action
 
 
@@ -32,7 +32,7 @@ class Disagreement(Differs):
         self.broken: dict[str, Broken] = {}
         self.served = False  # found by a run whose round trips went through `serve`
         super().__init__(
-            sentence or f"step {step} ({render.action(action)}): {caught_by}: "
+            sentence or f"step {step} ({lru_notation.action(action)}): {caught_by}: "
             f"spec {self.spec_text} / impl {self.impl_text}"
         )
 
@@ -66,15 +66,15 @@ class NotFollowed(NotDriven):
         self.step = step
         self.action = action
         self.why = why
-        what = "" if action is None else f" ({render.action(action)})"
+        what = "" if action is None else f" ({lru_notation.action(action)})"
         super().__init__(f"step {step}{what}: {why}")
 
 
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:
-    """The actions as numbered lines in the replay notation (`model_checks.kernel.render`), the
-    step `at` marked."""
+    """The actions as numbered lines in the replay notation
+    (`model_checks.kernel.lru_notation`), the step `at` marked."""
     return [
-        f"  {number:3d}. {render.action(action)}{'  <-- here' if number == at else ''}"
+        f"  {number:3d}. {lru_notation.action(action)}{'  <-- here' if number == at else ''}"
         for number, action in enumerate(actions, start=1)
     ]
 

@@ -15,7 +15,7 @@ from model_checks.conform.design_lockstep import follow
 from model_checks.conform.lru_lockstep.disagreement import Disagreement, NotFollowed
 from model_checks.conform.lru_lockstep.driver import Lockstep
 from model_checks.conform.lru_lockstep.implementation import EngineFactory
-from model_checks.kernel import render
+from model_checks.kernel import lru_notation
 from spec import Config
 from spec.machine import initial, is_enabled, step
 from spec.trace import Step, Trace
@@ -93,7 +93,7 @@ def _check_atomic(script: Sequence[Action], index: int, taken: int) -> None:
         other = script[index + offset] if index + offset < len(script) else None
         if other != action:
             where = ("the trace ends" if other is None else
-                     f"step {index + offset + 1} is {render.action(other)}")
+                     f"step {index + offset + 1} is {lru_notation.action(other)}")
             raise NotFollowed(index + 1, action, (
                 f"the front end's update is atomic (it has no update_item, "
                 f"adapter.ItemUpdates): it takes the {taken} item steps of this update at "

@@ -40,7 +40,7 @@ one-sided clear, unequal sizes, a clear of both sides in flight, a stale tag, an
 one side, a front end touching late.
 
 One P1 stands for each engine under D5's router (`parametric`, "Engines"). A proof under E
-settles every environment below E (`explore.every_instance` says why).
+settles every environment below E (`explore.lattice_lru.decided_properties` says why).
 
 Where no certificate applies (S1 under D7 in V0-V2), the nearest one fails on a query
 (`tests/smt/test_smt_parametric_goals.py` names it): the abstraction keeps no relation between
