@@ -18,7 +18,7 @@ from typing import ClassVar
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.configurations import configurations
 from model_checks.conform.corpus import corpus
-from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, run_actions
+from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, raised, replay
 from model_checks.conform.machine import lockstep_machine, run_machine
 from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.witnesses import WitnessCase, witness_cases
@@ -53,10 +53,11 @@ class ScriptedCase:
         """Run the script in lockstep; raises its `Disagreement`."""
         s = self.scenario
         if self.served:
-            sink(run_actions(self.config, adapter, s.script, Driving(settle=s.settle, served=True)))
+            raised(replay(self.config, adapter, s.script, Driving(settle=s.settle, served=True),
+                          sink))
             return
-        sink(run_actions(self.config, adapter, s.script,
-                         Driving(settle=s.settle, engine_factory=factory)))
+        raised(replay(self.config, adapter, s.script,
+                      Driving(settle=s.settle, engine_factory=factory), sink))
 
 
 @dataclass(frozen=True)
