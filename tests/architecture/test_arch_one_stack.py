@@ -13,7 +13,10 @@ Every design is searched by one explorer (`explore/graph.py` through a design's 
 the LRU design's reductions declared per design in `explore/search_core.py`), in one process
 or over a cluster, and every design's implementations are checked by the one lockstep driver
 (`conform/design_lockstep.py`) through the design's binding (the LRU design's,
-`conform/lru_lockstep/`, declares the driver's optional capabilities). The LRU design still
+`conform/lru_lockstep/`, declares the driver's optional capabilities and its run as a
+`Session` that the one `run_script` follows scripts and replays on), its generated runs by
+the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
+design's rules). The LRU design still
 has the rest of its own stack beside the generic one (its judge, its conformance command's
 runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
@@ -113,7 +116,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
         "conform/cases.py", "conform/codec.py", "conform/command.py",
         "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
-        "conform/judged.py", "conform/machine.py",
+        "conform/judged.py",
         "conform/notation.py", "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",

@@ -65,9 +65,11 @@ from model_checks.conform.lru_lockstep.implementation import EngineFactory
 from model_checks.conform.lru_lockstep.runs import (
     Driving,
     Ran,
+    Session,
     not_followed,
     raised,
     replay,
+    session,
     shrink,
     spec_trace,
 )
@@ -80,9 +82,11 @@ __all__ = [
     "EngineFactory",
     "Lockstep",
     "Ran",
+    "Session",
     "not_followed",
     "raised",
     "replay",
+    "session",
     "shrink",
     "spec_trace",
     "steps_text",

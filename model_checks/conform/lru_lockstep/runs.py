@@ -18,7 +18,7 @@ from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lru_lockstep.driver import Lockstep
 from model_checks.conform.lru_lockstep.implementation import EngineFactory
 from model_checks.kernel import render
-from spec import Config
+from spec import Config, State
 from spec.machine import initial, is_enabled, step
 from spec.trace import Step, Trace
 from spec.transitions import Action
@@ -48,11 +48,16 @@ def replay(config: Config, adapter: api.Adapter, actions: Iterable[Action],
     """A script in lockstep, as `driving` says, by the one lockstep run
     (`design_lockstep.run_script`): its steps are spec steps, its actions the spec's trace
     taken, its disagreement carrying them. `sink` is called with the run when it agreed."""
-    session = Session(config, Lockstep(config, adapter, driving.engine_factory), driving)
-    outcome = run_script(session, list(actions))
+    run = session(config, adapter, driving)
+    outcome = run_script(run, list(actions))
     if sink is not None and outcome.disagreement is None and outcome.not_driven is None:
-        sink(session.run)
+        sink(run.run)
     return outcome
+
+
+def session(config: Config, adapter: api.Adapter, driving: Driving = Driving()) -> Session:
+    """A fresh lockstep run of `adapter` on `config`, as `driving` says."""
+    return Session(config, Lockstep(config, adapter, driving.engine_factory), driving)
 
 
 def raised(outcome: Ran) -> None:
@@ -71,7 +76,8 @@ class Session:
     `served`); an atomic update's item steps are one step, written once in a script and each
     in a trace (`exact`); an action the spec does not enable is skipped, or, in a trace,
     not followed (`not_followed`). A disagreement is raised; the run ends settled (where
-    `driving` says) and with the agreed trace judged (`Lockstep.judge_agreed_trace`)."""
+    `driving` says) and with the agreed trace judged (`Lockstep.judge_agreed_trace`). The
+    one Hypothesis machine steps it too (`conform.machine.Stepped`)."""
 
     config: Config
     run: Lockstep
@@ -95,6 +101,18 @@ class Session:
         taken = len(run.spec_steps(action))
         _check_atomic(script, index, taken)
         return taken
+
+    @property
+    def state(self) -> State:
+        return self.run.state
+
+    def records(self) -> list[Step]:
+        return list(self.run.steps)
+
+    def apply(self, action: Action) -> None:
+        """One action in lockstep (`Lockstep.apply`), as the one Hypothesis machine steps a
+        run (`conform.machine.Stepped`)."""
+        self.run.apply(action)
 
     def take(self, actions: Sequence[Action]) -> None:
         if self.run.served and self.run.served_block(actions):
