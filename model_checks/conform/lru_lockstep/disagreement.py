@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from model_checks.conform.design_lockstep import Differs
-from model_checks.conform.notation import observation_text, wrap
+from model_checks.conform.lru_lockstep.notation import observation_text
+from model_checks.conform.notation import wrap
 from model_checks.kernel import render
 from spec.transitions import Action
 
