@@ -6,7 +6,10 @@ The generic part is here, written once: the spec's side (`Design.initial`, `step
 the design writes it, and what differs, one line each), the properties judged on the
 implementation after a replay, and the two runs: `replay` (given actions) and `walk` (seeded
 random ones over `Design.enabled`, a step budget, never a time limit). A script is followed
-by one loop, `follow`, over any `Follower`. What is per design is a `Binding`, declared in one
+by one loop, `follow`, over any `Follower`, and a scripted run (a replay) by one function,
+`run_script`, over any `Session` (a follower its design ends, closes and reports on, in an
+`Outcome` of its design's own disagreement and broken-property types: the LRU design's is
+`model_checks.conform.lru_lockstep.runs.Session`). What is per design is a `Binding`, declared in one
 table (`lockstep_bindings.BINDINGS`): how the implementation is driven and viewed
 (`Binding.start`, a `Driven` run), how the spec's state is viewed in the same shape
 (`Binding.spec_view`), and how two views that differ are told apart (`differences`).
@@ -264,12 +267,17 @@ class _Differs(Differs):
 class Lockstep:
     """The spec and one implementation run, stepped together from the initial state: the
     `Stepping` run of a `Binding` (one spec step per implementation step, no choices), and a
-    `Follower` whose every step takes one action."""
+    `Session` whose every step takes one action, `properties` judged on the implementation
+    after a run that agreed."""
 
-    def __init__(self, binding: Binding, config: Any, driven: Driven) -> None:
+    def __init__(self, binding: Binding, config: Any, driven: Driven,
+                 properties: Sequence[str] = ()) -> None:
         self.binding, self.config, self.driven = binding, config, driven
+        self.properties = properties
         self.state: Any = binding.design.initial(config)
         self.steps = 0
+        self.actions: list[Any] = []
+        self.disagreed = False
         self._before: Any = None
         self._actual: object = None
 
@@ -313,7 +321,25 @@ class Lockstep:
         return 1
 
     def take(self, actions: Sequence[Any]) -> Disagreement | None:
-        return self.step(actions[0])
+        found = self.step(actions[0])
+        self.actions.append(actions[0])
+        self.disagreed = found is not None
+        return found
+
+    def taken(self) -> tuple[Any, ...]:
+        return tuple(self.actions)
+
+    def end(self) -> None:
+        return None
+
+    def finding(self, differs: Differs) -> Disagreement:
+        raise differs
+
+    def broken(self) -> dict[str, list[str]]:
+        return {} if self.disagreed else {p: self.driven.broken(p) for p in self.properties}
+
+    def close(self) -> None:
+        self.driven.close()
 
 
 class Session(Follower[A, F], Protocol[A, F, B]):
@@ -380,39 +406,6 @@ def run_script(session: Session[S, D, B], script: Sequence[S]) -> Outcome[D, B]:
         session.close()
 
 
-class _Session(Lockstep):
-    """A `Binding`'s `Lockstep` as a `Session`: `properties` judged on the implementation
-    after a run that agreed."""
-
-    def __init__(self, binding: Binding, config: Any, driven: Driven,
-                 properties: Sequence[str]) -> None:
-        super().__init__(binding, config, driven)
-        self.properties = properties
-        self.actions: list[Any] = []
-        self.disagreed = False
-
-    def take(self, actions: Sequence[Any]) -> Disagreement | None:
-        found = super().take(actions)
-        self.actions.append(actions[0])
-        self.disagreed = found is not None
-        return found
-
-    def taken(self) -> tuple[Any, ...]:
-        return tuple(self.actions)
-
-    def end(self) -> None:
-        return None
-
-    def finding(self, differs: Differs) -> Disagreement:
-        raise differs
-
-    def broken(self) -> dict[str, list[str]]:
-        return {} if self.disagreed else {p: self.driven.broken(p) for p in self.properties}
-
-    def close(self) -> None:
-        self.driven.close()
-
-
 def replay(binding: Binding, adapter: Any, config: Any, actions: Sequence[Any],
            properties: Sequence[str] = ()) -> Outcome[Disagreement, list[str]]:
     """`actions` on the spec and on a fresh implementation run, in lockstep, stopping at the
@@ -420,11 +413,11 @@ def replay(binding: Binding, adapter: Any, config: Any, actions: Sequence[Any],
     the implementation."""
     driven = binding.start(adapter, config)
     try:
-        session = _Session(binding, config, driven, properties)
+        run = Lockstep(binding, config, driven, properties)
     except BaseException:
         driven.close()
         raise
-    return run_script(session, actions)
+    return run_script(run, actions)
 
 
 def walk(binding: Binding, adapter: Any, config: Any, steps: int, seed: str,
