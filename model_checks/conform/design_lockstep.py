@@ -9,8 +9,8 @@ random ones over `Design.enabled`, a step budget, never a time limit). A script 
 by one loop, `follow`, over any `Follower`, and a scripted run (a replay) by one function,
 `run_script`, over any `Session` (a follower its design ends, closes and reports on, in an
 `Outcome` of its design's own disagreement and broken-property types: the LRU design's is
-`model_checks.conform.lru_lockstep.runs.Session`). What is per design is a `Binding`, declared in one
-table (`lockstep_bindings.BINDINGS`): how the implementation is driven and viewed
+`model_checks.conform.lru_lockstep.runs.Session`). What is per design is a `Binding`,
+declared in one table (`lockstep_bindings.BINDINGS`): how the implementation is driven and viewed
 (`Binding.start`, a `Driven` run), how the spec's state is viewed in the same shape
 (`Binding.spec_view`), and how two views that differ are told apart (`differences`).
 
