@@ -15,6 +15,8 @@ One module per concern:
 - `implementation`: spec actions -> adapter calls (`ACTION_CALLS`, one entry per action
   class), the client's attempts and the channel between the sides.
 - `views`: both sides' observations in one shape, and the tag bijection.
+- `notation`: both sides' observations written in the one trace notation (a
+  disagreement's report).
 - `properties`: S1-S3 restated on the implementation's own observations.
 - `monitors`: L1-L4 restated as monitors over the implementation's events.
 - `observer`: the spec's run so far (`SpecRun`) and the observer that judges the
