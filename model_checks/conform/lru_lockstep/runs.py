@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
-from model_checks.conform.design_lockstep import Differs, NotDriven, Outcome, run_script
+from model_checks.conform.design_lockstep import Differs, NotDriven, Outcome, run_script, settle
 from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lru_lockstep.driver import Lockstep
 from model_checks.conform.lru_lockstep.implementation import EngineFactory
@@ -130,7 +130,7 @@ class Session:
 
     def end(self) -> None:
         if self.driving.settle:
-            self.run.settle()
+            settle(self.run)  # to quiescence under fairness, then L4 (`Lockstep.at_rest`)
         self.run.judge_agreed_trace()
 
     def finding(self, differs: Differs) -> Disagreement:
