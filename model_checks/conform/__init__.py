@@ -10,19 +10,21 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   (pyzmq and msgspec, the processes extra, only when two processes are asked for);
 - a run: `run` (the scripted corpus, then random lockstep walks, per variant and environment,
   within a profile's budget: `profiles`), over `corpus`, `configurations`, `cases`, `machine`
-  (the spec's Hypothesis machines driving the implementation) and `witnesses` (runs from the
-  committed witnesses); `design_lockstep` is the one lockstep driver over the `Design`
-  interface (the one step, with the optional capabilities a binding declares, the one end
-  of a run, and the one loop that follows a script; the other designs' bindings in
+  (the one Hypothesis lockstep machine: the spec's Hypothesis machine driving a binding's
+  run) and `witnesses` (runs from the committed witnesses); `design_lockstep` is the one
+  lockstep driver over the `Design` interface (the one step, with the optional capabilities
+  a binding declares, the one end of a run, the one loop that follows a script and the one
+  scripted run with its `Outcome`; the other designs' bindings in
   `model_checks.designs`); `lru_lockstep/` is the LRU design's binding, which declares
   those capabilities: its adapter calls per action class, the views compared, S1-S3 and
-  L1-L4 restated on the implementation's observations, its choices, and the shrinking of a
+  L1-L4 restated on the implementation's observations, its choices, its run as a session
+  of the one scripted run, its observations in the notation, and the shrinking of a
   disagreement;
 - what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the
   variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
   run could not exercise), `traces` (each failure written so that it replays), `replay`
   (`--replay TRACE`), `emit` (`--emit-pytest`: each failure as a standalone pytest file),
-  `notation` (observations in the one trace notation), `judged` (what conformance judges);
+  `notation` (every report within the output's width), `judged` (what conformance judges);
   the reference's mutants, and the kill matrix that runs them, are in
   `model_checks.mutant_run` (the sets only tests run are in tests/conform/);
 - the command line: `command` (arguments checked before torch or the adapter is imported;

@@ -15,14 +15,23 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from model_checks.conform.adapter import Adapter
+from model_checks.conform.adapter import Adapter, AdapterError, HarnessFailure
 from model_checks.conform.configurations import configurations
 from model_checks.conform.corpus import corpus
-from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, run_actions
-from model_checks.conform.machine import lockstep_machine, run_machine
+from model_checks.conform.lru_lockstep import (
+    Driving,
+    EngineFactory,
+    Lockstep,
+    Session,
+    raised,
+    replay,
+    session,
+)
+from model_checks.conform.machine import Wiring, lockstep_machine, run_machine
 from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.witnesses import WitnessCase, witness_cases
 from model_checks.scenarios.base import Scenario
+from model_checks.simulate.lru_rules import LRU_RULES
 from spec import Config, Drift, Variant
 from spec.transitions import Action, P0Handle, P0ReceiveReply, P1Receive, Submit
 
@@ -53,10 +62,11 @@ class ScriptedCase:
         """Run the script in lockstep; raises its `Disagreement`."""
         s = self.scenario
         if self.served:
-            sink(run_actions(self.config, adapter, s.script, Driving(settle=s.settle, served=True)))
+            raised(replay(self.config, adapter, s.script, Driving(settle=s.settle, served=True),
+                          sink))
             return
-        sink(run_actions(self.config, adapter, s.script,
-                         Driving(settle=s.settle, engine_factory=factory)))
+        raised(replay(self.config, adapter, s.script,
+                      Driving(settle=s.settle, engine_factory=factory), sink))
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,11 @@ class GeneratedCase:
     def run(self, adapter: Adapter, factory: EngineFactory | None, sink: Sink) -> None:
         """Run the walks; raises the shrunk `Disagreement` of the first failing one."""
         ident = re.sub(r"\W", "_", f"{self.variant.name}_{self.name}")
-        machine = lockstep_machine(ident, self.config, adapter, factory, sink)
+        def start() -> Session:
+            return session(self.config, adapter, Driving(engine_factory=factory))
+
+        machine = lockstep_machine(ident, self.config, LRU_RULES, Wiring(
+            start, (HarnessFailure, AdapterError), lambda run: sink(run.run)))
         key = f"{self.seed}:{self.variant.name}:{self.name}".encode()
         run_machine(machine, self.profile.walks, self.profile.length, zlib.crc32(key),
                     database=self.profile.database)

@@ -6,8 +6,11 @@ The generic part is here, written once: the spec's side (`Design.initial`, `step
 the design writes it, and what differs, one line each), the properties judged on the
 implementation after a replay, and the two runs: `replay` (given actions) and `walk` (seeded
 random ones over `Design.enabled`, a step budget, never a time limit). A script is followed
-by one loop, `follow`, over any `Follower`. What is per design is a `Binding`, declared in one
-table (`lockstep_bindings.BINDINGS`): how the implementation is driven and viewed
+by one loop, `follow`, over any `Follower`, and a scripted run (a replay) by one function,
+`run_script`, over any `Session` (a follower its design ends, closes and reports on, in an
+`Outcome` of its design's own disagreement and broken-property types: the LRU design's is
+`model_checks.conform.lru_lockstep.runs.Session`). What is per design is a `Binding`,
+declared in one table (`lockstep_bindings.BINDINGS`): how the implementation is driven and viewed
 (`Binding.start`, a `Driven` run), how the spec's state is viewed in the same shape
 (`Binding.spec_view`), and how two views that differ are told apart (`differences`).
 
@@ -31,7 +34,7 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from spec.designs.base import Design
 
@@ -41,11 +44,17 @@ S = TypeVar("S")
 D = TypeVar("D")
 M = TypeVar("M")
 J = TypeVar("J")
+B = TypeVar("B")
+FD = TypeVar("FD")
 
 
 class NotDriven(Exception):
     """A step the implementation's side cannot drive (e.g. a handle it has no record of): a
-    run stops there, and nothing after it is judged."""
+    run stops there, and nothing after it is judged. `step`, where set, is the step (from 1)
+    its text already names, as its design's report writes it (`run_script` names it
+    otherwise)."""
+
+    step: int | None = None
 
 
 class Unmappable(ValueError):
@@ -258,12 +267,17 @@ class _Differs(Differs):
 class Lockstep:
     """The spec and one implementation run, stepped together from the initial state: the
     `Stepping` run of a `Binding` (one spec step per implementation step, no choices), and a
-    `Follower` whose every step takes one action."""
+    `Session` whose every step takes one action, `properties` judged on the implementation
+    after a run that agreed."""
 
-    def __init__(self, binding: Binding, config: Any, driven: Driven) -> None:
+    def __init__(self, binding: Binding, config: Any, driven: Driven,
+                 properties: Sequence[str] = ()) -> None:
         self.binding, self.config, self.driven = binding, config, driven
+        self.properties = properties
         self.state: Any = binding.design.initial(config)
         self.steps = 0
+        self.actions: list[Any] = []
+        self.disagreed = False
         self._before: Any = None
         self._actual: object = None
 
@@ -307,46 +321,107 @@ class Lockstep:
         return 1
 
     def take(self, actions: Sequence[Any]) -> Disagreement | None:
-        return self.step(actions[0])
+        found = self.step(actions[0])
+        self.actions.append(actions[0])
+        self.disagreed = found is not None
+        return found
+
+    def taken(self) -> tuple[Any, ...]:
+        return tuple(self.actions)
+
+    def end(self) -> None:
+        return None
+
+    def finding(self, differs: Differs) -> Disagreement:
+        raise differs
+
+    def broken(self) -> dict[str, list[str]]:
+        return {} if self.disagreed else {p: self.driven.broken(p) for p in self.properties}
+
+    def close(self) -> None:
+        self.driven.close()
+
+
+class Session(Follower[A, F], Protocol[A, F, B]):
+    """A lockstep run of one implementation that `run_script` follows a script on (its
+    `Follower` part) and then ends: `F`, the disagreement it reports; `B`, what it reports of
+    a property the implementation broke. A `take` returns its disagreement or raises it
+    (`Differs`, turned into the report by `finding`)."""
+
+    @property
+    def steps(self) -> int:
+        """The steps taken so far, as the run's reports number them."""
+        ...
+
+    def taken(self) -> tuple[Any, ...]:
+        """The actions taken so far, one per step."""
+        ...
+
+    def end(self) -> None:
+        """The end of a run that followed its whole script (e.g. settled, the trace judged);
+        raises `Differs`."""
+        ...
+
+    def finding(self, differs: Differs) -> F:
+        """The disagreement `differs` reports (re-raised if it is not the run's own)."""
+        ...
+
+    def broken(self) -> dict[str, B]:
+        """The properties the implementation broke, by id (after the run ended)."""
+        ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Generic[FD, B]):
     """A lockstep run: the steps taken, the actions, and how it stopped (a disagreement, a
-    step not driven, or neither); `broken` maps property ids to why the implementation
-    breaks them after the last step (replays only)."""
+    step not driven, or neither); `broken`, the properties the implementation broke, by id,
+    as its run reports them."""
 
     steps: int
     actions: tuple[Any, ...]
-    disagreement: Disagreement | None = None
+    disagreement: FD | None = None
     not_driven: str | None = None
-    broken: dict[str, list[str]] = field(default_factory=dict)
+    broken: dict[str, B] = field(default_factory=dict)
+
+
+def run_script(session: Session[S, D, B], script: Sequence[S]) -> Outcome[D, B]:
+    """`script` followed on `session` (`follow`) to its end, which `Session.end` ends, or to
+    the first disagreement or step not driven; the session closed. The actions are those
+    taken (to a step not driven: the script's up to it)."""
+    try:
+        try:
+            _, found = follow(session, script)
+            if found is None:
+                session.end()
+        except NotDriven as error:
+            number = error.step or session.steps + 1
+            text = str(error) if error.step else f"step {number}: {error}"
+            return Outcome(session.steps, tuple(script[:number]), not_driven=text)
+        except Differs as differs:
+            found = session.finding(differs)
+        return Outcome(session.steps, session.taken(), found, broken=session.broken())
+    finally:
+        session.close()
 
 
 def replay(binding: Binding, adapter: Any, config: Any, actions: Sequence[Any],
-           properties: Sequence[str] = ()) -> Outcome:
+           properties: Sequence[str] = ()) -> Outcome[Disagreement, list[str]]:
     """`actions` on the spec and on a fresh implementation run, in lockstep, stopping at the
-    first disagreement or step not driven; then the `properties` judged on the
-    implementation."""
+    first disagreement or step not driven (`run_script`); then the `properties` judged on
+    the implementation."""
     driven = binding.start(adapter, config)
     try:
-        run = Lockstep(binding, config, driven)
-        try:
-            taken, found = follow(run, actions)
-        except NotDriven as error:
-            number = run.steps + 1
-            return Outcome(run.steps, tuple(actions[:number]),
-                           not_driven=f"step {number}: {error}")
-        if found is not None:
-            return Outcome(run.steps, tuple(actions[:taken]), found)
-        return Outcome(run.steps, tuple(actions),
-                       broken={p: driven.broken(p) for p in properties})
-    finally:
+        run = Lockstep(binding, config, driven, properties)
+    except BaseException:
         driven.close()
+        raise
+    return run_script(run, actions)
 
 
 def walk(binding: Binding, adapter: Any, config: Any, steps: int, seed: str,
-         progress: Callable[[int], None] | None = None) -> Outcome:
+         progress: Callable[[int], None] | None = None) -> Outcome[Disagreement, list[str]]:
     """Seeded random runs over `Design.enabled`, each on a fresh implementation run, until
     `steps` lockstep steps were taken or one disagreed; a run ends where the spec enables
     nothing."""
@@ -365,7 +440,7 @@ def walk(binding: Binding, adapter: Any, config: Any, steps: int, seed: str,
 
 
 def _one_walk(binding: Binding, adapter: Any, config: Any, budget: int,
-              chooser: random.Random) -> Outcome:
+              chooser: random.Random) -> Outcome[Disagreement, list[str]]:
     driven = binding.start(adapter, config)
     actions: list[Any] = []
     try:

@@ -1,19 +1,21 @@
-"""Generated conformance runs: the spec's own Hypothesis machines driving the implementation.
+"""Generated conformance runs: the one Hypothesis machine driving a design's implementation
+through its lockstep binding.
 
-The ShardStore pattern: the one Hypothesis machine of `model_checks.simulate.machine` with the
-LRU design's rules (`simulate.lru_rules`: one rule per spec action type, the spec's guard as its
-precondition, `submit` drawing whole requests) picks the actions; instead of stepping only the
-spec, every step goes through a `Lockstep`, which applies it to the spec and, through the
-adapter, to the implementation and compares everything observable. A `Disagreement` fails the
-example, and Hypothesis shrinks it (and, with a database, remembers it); the final, shrunk
-example's disagreement is what the run reports. At teardown the run is settled (driven to
-quiescence by the spec's fair scheduler), so the retry path is judged too.
+The ShardStore pattern: the one Hypothesis machine of `model_checks.simulate.machine` with a
+design's rules (`simulate.lru_rules.rules_for`: one rule per action type, the spec's guard as
+its precondition) picks the actions; instead of stepping only the spec, every step goes
+through the design binding's lockstep run (`Stepped`), which applies it to the spec and to the
+implementation and compares everything observable. A disagreement (`design_lockstep.Differs`)
+fails the example, and Hypothesis shrinks it (and, with a database, remembers it); the final,
+shrunk example's disagreement is what the run reports. At teardown the run is ended as its
+binding ends it (the LRU design's: settled, driven to quiescence by the spec's fair
+scheduler, so the retry path is judged too).
 
-Configuration in the class: the configuration, the adapter and the engine factory are class
-attributes of a class generated per case (`lockstep_machine`), whose constructor takes no
-argument. Derandomised: `seed` fixes Hypothesis's random choices, so a run replays exactly and
-its verdict is a function of the query; the database, when given, only adds remembered
-failures first.
+Configuration in the class: the configuration, the binding's fresh run and what aborts it
+are class attributes of a class generated per case (`lockstep_machine`), whose constructor
+takes no argument. Derandomised: `seed` fixes Hypothesis's random choices, so a run replays
+exactly and its verdict is a function of the query; the database, when given, only adds
+remembered failures first.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as hypothesis_seed
@@ -32,20 +34,48 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
 
-from model_checks.conform.adapter import Adapter, AdapterError, HarnessFailure
-from model_checks.conform.lru_lockstep import Broken, Disagreement, EngineFactory, Lockstep
-from model_checks.simulate.lru_rules import LRU_RULES
-from model_checks.simulate.machine import SpecMachine, machine_class
-from spec import Config
-from spec.transitions import Action
+from model_checks.conform.design_lockstep import Differs
+from model_checks.simulate.machine import DesignRules, SpecMachine, machine_class
+
+
+class Found(Protocol):
+    """A disagreement as the machine's shrinking compares them: its step, the actions run."""
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def actions(self) -> tuple[Any, ...]: ...
+
+
+class Stepped(Protocol):
+    """A design binding's lockstep run, as the machine steps it: one action at a time
+    (`apply`, raising `Differs`), the spec's state and steps so far, the end of the run
+    (`end`, raising `Differs`), the run's report of a disagreement (`finding`, re-raising one
+    not its own), and `close`."""
+
+    @property
+    def state(self) -> Any: ...
+
+    def records(self) -> list[Any]:
+        """The spec's steps so far, as the design's rules record them."""
+        ...
+
+    def apply(self, action: Any) -> None: ...
+
+    def end(self) -> None: ...
+
+    def finding(self, differs: Differs) -> Found: ...
+
+    def close(self) -> None: ...
 
 
 class _Abort(BaseException):
-    """Carries a `HarnessFailure` (or an `AdapterError`) through Hypothesis, which would
-    otherwise shrink it as a bug of the implementation (Hypothesis lets a BaseException that
-    is not an Exception pass at once)."""
+    """Carries a failure of the harness (`LockstepMachine.wiring`'s aborts) through
+    Hypothesis, which would otherwise shrink it as a bug of the implementation (Hypothesis
+    lets a BaseException that is not an Exception pass at once)."""
 
-    def __init__(self, failure: HarnessFailure | AdapterError) -> None:
+    def __init__(self, failure: Exception) -> None:
         super().__init__(str(failure))
         self.failure = failure
 
@@ -63,54 +93,66 @@ class Shrinking:
     budget: int
     examples: int = 0
     failed_at: int | None = None
-    best: Disagreement | None = None
+    best: Differs | None = None
+    shortest: tuple[int, int] | None = None
 
     def start_example(self) -> None:
         self.examples += 1
         if self.failed_at is not None and self.examples > self.failed_at + self.budget:
             raise _ShrinkBudgetSpent
 
-    def failed(self, found: Disagreement) -> None:
+    def failed(self, differs: Differs, found: Found) -> None:
+        """An example failed with `differs`, which its run reports as `found`."""
         if self.failed_at is None:
             self.failed_at = self.examples
-        if self.best is None or (found.step, len(found.actions)) < (
-            self.best.step, len(self.best.actions)
-        ):
-            self.best = found
+        size = (found.step, len(found.actions))
+        if self.shortest is None or size < self.shortest:
+            self.best, self.shortest = differs, size
+
+
+R = TypeVar("R", bound=Stepped)
+
+
+@dataclass(frozen=True)
+class Wiring(Generic[R]):
+    """What a generated machine runs: a fresh lockstep run of the binding per example
+    (`start`), the exceptions that are the harness's failures, not the implementation's
+    (`aborts`: they stop the run), and the sink called with every finished run, failed or
+    not."""
+
+    start: Callable[[], R]
+    aborts: tuple[type[Exception], ...]
+    sink: Callable[[R], None]
 
 
 class LockstepMachine(SpecMachine):
     """A spec machine whose steps are lockstep steps (subclasses set the class attributes)."""
 
-    wiring: ClassVar[tuple[Adapter, EngineFactory | None, Callable[[Lockstep], None]]]
-    """The adapter, the engine factory (None: the adapter's), and the sink called with every
-    finished run, failed or not (a tuple: a function class attribute would become a method)."""
+    wiring: ClassVar[Wiring[Any]]
     shrinking: ClassVar[Shrinking]
 
     def __init__(self) -> None:
         super().__init__()
         self.shrinking.start_example()
         try:
-            adapter, engine_factory, _ = self.wiring
-            self.run = Lockstep(self.config, adapter, engine_factory)
-        except (HarnessFailure, AdapterError) as failure:
+            self.run = self.wiring.start()
+        except self.wiring.aborts as failure:
             raise _Abort(failure) from None
 
-    def take(self, action: Action) -> None:
+    def take(self, action: Any) -> None:
         try:
             self.run.apply(action)
-        except (HarnessFailure, AdapterError) as failure:
+        except self.wiring.aborts as failure:
             self.failed = True
             raise _Abort(failure) from None
-        except Disagreement as found:
+        except Differs as differs:
             self.failed = True
-            found.actions, found.broken = tuple(self.run.actions), dict(self.run.broken)
-            self.shrinking.failed(found)
+            self.shrinking.failed(differs, self.run.finding(differs))
             raise
         finally:
             self.state = self.run.state
-            self.steps = list(self.run.steps)
-        self.stats.fired[action.label] += 1
+            self.steps = self.run.records()
+        self.stats.fired[self.design_rules.rule_of(action)] += 1
         self.stats.steps += 1
         if self.is_event(action):
             self.events_left -= 1
@@ -119,38 +161,35 @@ class LockstepMachine(SpecMachine):
         try:
             if not self.failed:
                 try:
-                    self.run.settle()
-                    self.run.judge_agreed_trace()
-                except (HarnessFailure, AdapterError) as failure:
+                    self.run.end()
+                except self.wiring.aborts as failure:
                     raise _Abort(failure) from None
-                except Disagreement as found:
-                    found.actions, found.broken = tuple(self.run.actions), dict(self.run.broken)
-                    self.shrinking.failed(found)
+                except Differs as differs:
+                    self.shrinking.failed(differs, self.run.finding(differs))
                     raise
         finally:
-            self.wiring[2](self.run)
+            self.wiring.sink(self.run)
             self.run.close()
 
 
-def lockstep_machine(
-    name: str, config: Config, adapter: Adapter, engine_factory: EngineFactory | None,
-    sink: Callable[[Lockstep], None], shrink_budget: int = 150,
-) -> type[LockstepMachine]:
-    """The lockstep machine for `config` on `adapter`: the spec machine's rules (checking no
-    spec property itself: the lockstep compares), with the lockstep's `take`."""
-    rules = machine_class(f"conform_{name}", LRU_RULES, config, ())
+def lockstep_machine(name: str, config: Any, rules: DesignRules, wiring: Wiring[R],
+                     shrink_budget: int = 150) -> type[LockstepMachine]:
+    """The lockstep machine for `config` with the design's `rules`, run as `wiring` says:
+    the spec machine's rules (checking no spec property itself: the lockstep compares), with
+    the lockstep's `take`."""
+    rules_class = machine_class(f"conform_{name}", rules, config, ())
     namespace: dict[str, Any] = {
-        "wiring": (adapter, engine_factory, sink), "shrinking": Shrinking(shrink_budget),
+        "wiring": wiring, "shrinking": Shrinking(shrink_budget),
         "__module__": __name__, "__qualname__": f"Lockstep_{name}",
     }
-    return type(f"Lockstep_{name}", (LockstepMachine, rules), namespace)
+    return type(f"Lockstep_{name}", (LockstepMachine, rules_class), namespace)
 
 
 def run_machine(
     machine: type[LockstepMachine], examples: int, steps: int, seed: int,
     database: str | None = None,
 ) -> None:
-    """Run `examples` examples of at most `steps` steps; raises the shortest `Disagreement`
+    """Run `examples` examples of at most `steps` steps; raises the shortest disagreement
     Hypothesis's shrinking found within the machine's shrink budget.
     Health checks that depend on the machine's speed are off (a verdict must not depend on
     the machine), and so is `filter_too_much`: the spec machine's request strategy filters
@@ -198,4 +237,4 @@ def _discard(text: object) -> None:
     del text
 
 
-__all__ = ["Broken", "LockstepMachine", "lockstep_machine", "run_machine"]
+__all__ = ["LockstepMachine", "Stepped", "Wiring", "lockstep_machine", "run_machine"]

@@ -34,8 +34,8 @@ from model_checks.conform.lru_lockstep import (
     Disagreement,
     Driving,
     EngineFactory,
-    NotFollowed,
-    run_actions,
+    not_followed,
+    replay,
 )
 from model_checks.conform.notation import wrap
 from model_checks.kernel import itf, lru_notation, result_files
@@ -98,18 +98,16 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
         f"{Environment.of(config.environment).text}, {len(actions)} spec steps; it records "
         f"{recorded}) in lockstep against {adapter.name}{how}"])))
     print(step_table(trace))
-    try:
-        if config.engines != 1:
-            raise NotFollowed(1, None, f"the configuration has {config.engines} engines "
-                              "behind a router; the adapter interface drives one engine")
-        driving = Driving(settle=False, served=served, exact=True,
-                          engine_factory=None if served else engine_factory)
-        run = run_actions(config, adapter, actions, driving)
-        found, failure = run.broken, None
-    except NotFollowed as stopped:
-        return _not_followed(adapter, stopped, len(actions))
-    except Disagreement as disagreement:
-        found, failure = disagreement.broken, disagreement
+    if config.engines != 1:
+        stopped = not_followed(1, None, f"the configuration has {config.engines} engines "
+                               "behind a router; the adapter interface drives one engine")
+        return _not_followed(adapter, 1, str(stopped), len(actions))
+    driving = Driving(settle=False, served=served, exact=True,
+                      engine_factory=None if served else engine_factory)
+    outcome = replay(config, adapter, actions, driving)
+    if outcome.not_driven is not None:
+        return _not_followed(adapter, outcome.steps + 1, outcome.not_driven, len(actions))
+    found, failure = outcome.broken, outcome.disagreement
     if failure is not None:
         print(failure.report())
     else:
@@ -140,22 +138,22 @@ def replay_under(adapter: Adapter, path: Path, replayed: Replayed, variant: str,
         f"{variant} against {adapter.name}: its actions as a script ({variant} re-derives "
         "every state; an action it does not enable there is skipped), then the channel "
         "settled"])))
-    driven = 0
-    try:
-        run = run_actions(config, adapter, actions,
-                          Driving(settle=True, engine_factory=engine_factory))
-        found, failure, driven = run.broken, None, len(run.actions)
+    outcome = replay(config, adapter, actions,
+                     Driving(settle=True, engine_factory=engine_factory))
+    found, failure, driven = outcome.broken, outcome.disagreement, outcome.steps
+    if failure is None:
         print(f"followed: {driven} spec steps driven and agreed")
-    except Disagreement as disagreement:
-        found, failure = disagreement.broken, disagreement
+    else:
+        driven = 0
         print(failure.report())
     _print_broken(found)
     return _result(variant, replayed.property_id, required, found, failure, driven)
 
 
-def _not_followed(adapter: Adapter, stopped: NotFollowed, total: int) -> int:
-    print("\n".join(wrap([f"NOT FOLLOWED at step {stopped.step} of {total}: {stopped}"])))
-    print(f"RESULT: NOT FOLLOWED: step {stopped.step} of {total} cannot be driven on "
+def _not_followed(adapter: Adapter, step: int, why: str, total: int) -> int:
+    """The replay stopped at `step` (`why`, naming it): nothing after it judged."""
+    print("\n".join(wrap([f"NOT FOLLOWED at step {step} of {total}: {why}"])))
+    print(f"RESULT: NOT FOLLOWED: step {step} of {total} cannot be driven on "
           f"{adapter.name} (exit {EXIT_NOT_FOLLOWED})")
     return EXIT_NOT_FOLLOWED
 

@@ -18,10 +18,9 @@ from pathlib import Path
 from model_checks.conform.adapter import Adapter
 from model_checks.conform.lru_lockstep import (
     SPEC_JUDGED,
-    Disagreement,
     Driving,
     EngineFactory,
-    run_actions,
+    replay,
     spec_trace,
     steps_text,
 )
@@ -184,13 +183,9 @@ class PropertyShrinker:
                 served: bool) -> PropertyBroken | None:
         if spec_trace(config, actions) is None:
             return None
-        try:
-            driving = Driving(settle=False, served=served,
-                              engine_factory=None if served else self.engine_factory)
-            run = run_actions(config, self.adapter, actions, driving)
-            found = run.broken
-        except Disagreement as disagreement:
-            found = disagreement.broken
+        driving = Driving(settle=False, served=served,
+                          engine_factory=None if served else self.engine_factory)
+        found = replay(config, self.adapter, actions, driving).broken
         if prop not in found:
             return None
         return PropertyBroken("", config, found[prop])

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from model_checks.conform.adapter import Adapter
-from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, run_actions
+from model_checks.conform.lru_lockstep import Driving, EngineFactory, Lockstep, raised, replay
 from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import BadTraceFile, replay_file
 from spec import Config, Drift, Variant, enabled, initial, step
@@ -55,7 +55,7 @@ class WitnessCase:
     def run(self, adapter: Adapter, factory: EngineFactory | None,
             sink: Callable[[Lockstep], None]) -> None:
         """Drive the script in lockstep; raises its `Disagreement`."""
-        sink(run_actions(self.config, adapter, self.script, Driving(engine_factory=factory)))
+        raised(replay(self.config, adapter, self.script, Driving(engine_factory=factory), sink))
 
 
 def witness_cases(variant: Variant, environment: frozenset[Drift], seed: int,

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from model_checks.conform.design_lockstep import (
     Binding,
+    Disagreement,
     LockstepAdapter,
     Outcome,
     Unmappable,
@@ -236,7 +237,7 @@ def _witness_agrees(args: argparse.Namespace, binding: Binding, adapter: Lockste
                        f"the witness of {witness.label()}")
 
 
-def _failed(args: argparse.Namespace, design: Design, outcome: Outcome,
+def _failed(args: argparse.Namespace, design: Design, outcome: Outcome[Disagreement, list[str]],
             env: frozenset[str], where: str) -> bool:
     """Print a disagreement or a step not driven of a run (and emit it); whether it had one."""
     if outcome.disagreement is None and outcome.not_driven is None:
@@ -274,7 +275,7 @@ def _replay(args: argparse.Namespace, binding: Binding, found: WitnessDocument) 
     return _replay_verdict(found, outcome)
 
 
-def _replay_verdict(found: WitnessDocument, outcome: Outcome) -> int:
+def _replay_verdict(found: WitnessDocument, outcome: Outcome[Disagreement, list[str]]) -> int:
     if outcome.disagreement is not None:
         print(outcome.disagreement.report())
         print(f"RESULT: DISAGREEMENT with the spec at step {outcome.disagreement.step} "

@@ -13,7 +13,10 @@ Every design is searched by one explorer (`explore/graph.py` through a design's 
 the LRU design's reductions declared per design in `explore/search_core.py`), in one process
 or over a cluster, and every design's implementations are checked by the one lockstep driver
 (`conform/design_lockstep.py`) through the design's binding (the LRU design's,
-`conform/lru_lockstep/`, declares the driver's optional capabilities). The LRU design still
+`conform/lru_lockstep/`, declares the driver's optional capabilities and its run as a
+`Session` that the one `run_script` follows scripts and replays on), its generated runs by
+the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
+design's rules). The LRU design still
 has the rest of its own stack beside the generic one (its judge, its conformance command's
 runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
@@ -53,7 +56,7 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 configuration, an action not enabled."""
 
 LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "monitors",
-                "observer", "properties", "runs", "views")
+                "notation", "observer", "properties", "runs", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
@@ -95,11 +98,12 @@ capabilities (`design_lockstep.Stepping` and `Settling`, taken by the one `take_
 interface driven action by action (`implementation`), both sides' observations and its tag
 bijection (`views`), the spec's steps of an implementation step and its choices (`driver`,
 `choices`), the properties and L1-L4 judged on the implementation's own observations
-(`observer`, `monitors`, `properties`), and its report of a disagreement (`disagreement`,
-`runs`); likewise a design's rules for the one Hypothesis machine
-(`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
-action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
-the one table of them (every other design is driven through
+(`observer`, `monitors`, `properties`), its run as the one `run_script` follows it and its
+report of a disagreement (`runs`, `disagreement`), both sides' observations written in the
+trace notation (`notation`, as another binding's `differences`); likewise a design's rules
+for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
+LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
+tail) and `rules_for` is the one table of them (every other design is driven through
 `simulate/machine.GenericRules`); likewise a design's expected matrix for the one Hypothesis
 matrix (`simulate/run.py`, `simulate/command.py`, reading `simulate/matrix_design.MatrixDesign`):
 `simulate/lru_matrix.py` declares the LRU design's (its cells, reasoned from its protocol, the
@@ -115,8 +119,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
         "conform/cases.py", "conform/codec.py", "conform/command.py",
         "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
-        "conform/judged.py", "conform/machine.py",
-        "conform/notation.py", "conform/reference_adapter.py", "conform/reference_items.py",
+        "conform/judged.py",
+        "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 import pytest
 
 from model_checks.conform import adapter as api
-from model_checks.conform.lru_lockstep import Disagreement, Driving, Lockstep, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, Driving, Lockstep, raised, replay
 from model_checks.conform.lru_lockstep.choices import NAMES, alternatives, choice_of
 from model_checks.conform.reference_adapter import factory
 from spec import V3, Action, Config, Variant
+from tests.conform.finished_run import finished
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Choice:
     succeeds: int
 
     def run(self, variant: Variant, adapter: api.Adapter, named: type[Action]) -> Lockstep:
-        return run_actions(self.config(variant), adapter, self.script(named), Driving())
+        return finished(self.config(variant), adapter, self.script(named))
 
     def check_made_by(self, variant: Variant, adapter: api.Adapter,
                       named: type[Action]) -> None:
@@ -63,4 +64,4 @@ class Choice:
 def check_neither_disagrees(config: Config, adapter: api.Adapter, script: list[Action]) -> None:
     """An implementation making neither of a choice's steps is still a disagreement."""
     with pytest.raises(Disagreement):
-        run_actions(config, adapter, script, Driving())
+        raised(replay(config, adapter, script, Driving()))

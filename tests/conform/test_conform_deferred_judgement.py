@@ -20,7 +20,14 @@ from collections.abc import Callable, Sequence
 import pytest
 from receive_choice import skewed_config
 
-from model_checks.conform.lru_lockstep import Disagreement, Driving, Lockstep, driver, run_actions
+from model_checks.conform.lru_lockstep import (
+    Disagreement,
+    Driving,
+    Lockstep,
+    driver,
+    raised,
+    replay,
+)
 from model_checks.conform.lru_lockstep.observer import SpecRun
 from model_checks.conform.reference_adapter import factory
 from spec.state import ClientItem
@@ -45,8 +52,8 @@ def _script() -> list[Action]:
 
 
 def _check_l3_is_judged_against_the_choice_made() -> None:
-    run = run_actions(skewed_config(max_requests=3), factory(), _script(),
-                      Driving(settle=False))
+    run = replay(skewed_config(max_requests=3), factory(), _script(), Driving(settle=False))
+    raised(run)
     assert len(run.actions) == RETRY_RECEIVE
     assert type(run.actions[-1]) is P1Receive  # the choice the receiver made
     broken = run.broken.get("L3")

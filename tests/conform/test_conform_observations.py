@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conform.lru_lockstep import Disagreement, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, raised, replay
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.run import PROFILES, ConformRun, configurations, conform
 from model_checks.scenarios.base import item, submit, uuid_only
@@ -33,9 +33,9 @@ def _config() -> object:
 
 def test_a_rejection_naming_fewer_identities_is_caught() -> None:
     config = _config()
-    run_actions(config, factory(), _LOST)  # the reference: rejected naming a and b
+    raised(replay(config, factory(), _LOST))  # the reference: rejected naming a and b
     with pytest.raises(Disagreement) as found:
-        run_actions(config, by_name("p0-late-miss-pre-check-dropped").adapter, _LOST)
+        raised(replay(config, by_name("p0-late-miss-pre-check-dropped").adapter, _LOST))
     assert found.value.caught_by == "rejection of request 1"
     assert (found.value.spec_side, found.value.impl_side) == (("a", "b"), ("a",))
 

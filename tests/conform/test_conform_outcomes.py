@@ -22,7 +22,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.conform import adapter as api
-from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, tensor_bytes
 from model_checks.conform.run import ConformProfile, conform, corpus
@@ -113,13 +113,13 @@ def test_conform_a_stopped_engine_process_is_a_harness_failure() -> None:
     scenario = next(s for s in corpus() if s.name == "no-drift-baseline")
     remote = RemoteEngines(REFERENCE, timeout=30.0)
     try:
-        run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script[:2],
-                    Driving(engine_factory=remote))  # the child is up
+        raised(replay(scenario.config(V3), ReferenceAdapter(), scenario.script[:2],
+                      Driving(engine_factory=remote)))  # the child is up
         assert remote.process is not None
         os.kill(remote.process.pid, signal.SIGSTOP)
         with pytest.raises(api.HarnessFailure, match="stopped"):
-            run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script,
-                        Driving(engine_factory=remote))
+            replay(scenario.config(V3), ReferenceAdapter(), scenario.script,
+                   Driving(engine_factory=remote))
     finally:
         if remote.process is not None:
             os.kill(remote.process.pid, signal.SIGKILL)
@@ -157,8 +157,8 @@ def test_conform_a_fault_returned_by_clear_is_the_implementations_s3() -> None:
     config, script = _cleared_scenario()
     adapter = ReferenceAdapter("faulty-clear")
     with pytest.raises(Disagreement) as caught:
-        run_actions(config, adapter, script,
-                    Driving(engine_factory=lambda s: _FaultyClearEngine(s, adapter.engine_class)))
+        raised(replay(config, adapter, script, Driving(
+            engine_factory=lambda s: _FaultyClearEngine(s, adapter.engine_class))))
     assert caught.value.caught_by == "S3" and "inside clear" in str(caught.value.impl_side)
 
 
@@ -167,7 +167,7 @@ def test_conform_a_livelock_in_clear_across_processes_is_a_hang() -> None:
     remote = RemoteEngines(f"{HERE}:hanging_clear_factory", timeout=1.0)
     try:
         with pytest.raises(Disagreement) as caught:
-            run_actions(config, ReferenceAdapter(), script, Driving(engine_factory=remote))
+            raised(replay(config, ReferenceAdapter(), script, Driving(engine_factory=remote)))
     finally:
         remote.close()
     assert caught.value.caught_by == "S3" and "hang" in str(caught.value.impl_side)

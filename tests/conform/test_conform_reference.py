@@ -16,7 +16,7 @@ import torch
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions, shrink
+from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay, shrink
 from model_checks.conform.reference_adapter import (
     ReferenceAdapter,
     ReferenceEngine,
@@ -41,8 +41,9 @@ def _cases() -> list[tuple[Scenario, str]]:
 )
 def test_conform_scenario_runs_in_lockstep(scenario: Scenario, variant: str) -> None:
     config = scenario.config(next(v for v in scenario.variants if v.name == variant))
-    run = run_actions(config, factory(), scenario.script, Driving(settle=scenario.settle))
-    assert run.actions, "the script ran"
+    outcome = replay(config, factory(), scenario.script, Driving(settle=scenario.settle))
+    raised(outcome)
+    assert outcome.actions, "the script ran"
 
 
 def test_conform_reference_passes_the_ci_profile(tmp_path: Path) -> None:
@@ -125,8 +126,8 @@ def test_conform_s1_is_checked_on_tensor_values() -> None:
     garbling = ReferenceAdapter("garbling")
     baseline = next(s for s in corpus() if s.name == "no-drift-baseline")
     with pytest.raises(Disagreement) as caught:
-        run_actions(baseline.config(V3), garbling, baseline.script,
-                    Driving(engine_factory=lambda s: _GarblingEngine(s, garbling.engine_class)))
+        raised(replay(baseline.config(V3), garbling, baseline.script, Driving(
+            engine_factory=lambda s: _GarblingEngine(s, garbling.engine_class))))
     assert caught.value.caught_by == "S1"
     assert "paired with placeholders" in str(caught.value.impl_side)
 
@@ -140,7 +141,7 @@ def test_conform_shrink_keeps_the_check_and_shortens() -> None:
     config = Config(variant=V3, max_requests=8)
     script = next(s for s in corpus() if s.name == "no-drift-baseline").script
     with pytest.raises(Disagreement) as caught:
-        run_actions(config, garbling, (*script, *script[:4]), Driving(engine_factory=engines))
+        raised(replay(config, garbling, (*script, *script[:4]), Driving(engine_factory=engines)))
     found = caught.value
     small = shrink(config, garbling, found, engine_factory=engines)
     assert small.caught_by == found.caught_by

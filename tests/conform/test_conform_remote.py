@@ -12,7 +12,7 @@ import torch
 
 from model_checks.cli import main
 from model_checks.conform import adapter as api
-from model_checks.conform.lru_lockstep import Disagreement, Driving, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, _pack_payload, _unpack_payload
 from model_checks.conform.run import corpus
@@ -60,8 +60,8 @@ def test_conform_the_child_is_reaped_on_success_and_on_failure() -> None:
     remote = RemoteEngines("model_checks.mutant_run.reference_mutants:mutant_reports_first_miss")
     try:
         with pytest.raises(Disagreement):
-            run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script,
-                        Driving(engine_factory=remote))
+            raised(replay(scenario.config(V3), ReferenceAdapter(), scenario.script,
+                          Driving(engine_factory=remote)))
         assert remote.process is not None
         pid = remote.process.pid
     finally:
@@ -88,8 +88,8 @@ def test_conform_a_hung_engine_process_is_a_hang_and_is_killed() -> None:
     remote = RemoteEngines("tests.conform.test_conform_remote:sleepy_factory", timeout=1.0)
     try:
         with pytest.raises(Disagreement) as caught:
-            run_actions(scenario.config(V3), ReferenceAdapter(), scenario.script,
-                        Driving(engine_factory=remote))
+            raised(replay(scenario.config(V3), ReferenceAdapter(), scenario.script,
+                          Driving(engine_factory=remote)))
         assert caught.value.caught_by == "S3"
         assert "hang" in str(caught.value.impl_side)
     finally:

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from model_checks.conform import codec
-from model_checks.conform.lru_lockstep import Driving, run_actions
+from model_checks.conform.lru_lockstep import Driving
 from model_checks.conform.reference_adapter import factory, variant_of
 from model_checks.conform.run import PROFILES, ConformRun, conform, corpus
 from model_checks.mutant_run import reference_mutants
@@ -24,6 +24,7 @@ from reference import (
     serve,
 )
 from spec import V3, Content, Drift
+from tests.conform.finished_run import finished
 
 
 def _processor(media: object) -> ProcessedItem:
@@ -35,7 +36,7 @@ def _processor(media: object) -> ProcessedItem:
 def test_conform_retry_helper_recovers_as_the_lockstep_does() -> None:
     scenario = next(s for s in corpus() if s.name == "engine-cleared-alone")
     config = scenario.config(V3)
-    run = run_actions(config, factory(), scenario.script, Driving(settle=True))
+    run = finished(config, factory(), scenario.script, Driving(settle=True))
     spec_retries = run.state.requests[1].retries
     assert run.state.requests[1].outcome is not None
     assert run.state.requests[1].outcome.value == "success"

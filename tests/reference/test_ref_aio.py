@@ -17,7 +17,7 @@ from ref_helpers import ITEM_BYTES, SerialProcessor, consistent, snapshot
 import reference.aio
 from model_checks.cli import main
 from model_checks.conform.async_adapter import AsyncAdapter, factory
-from model_checks.conform.lru_lockstep import Disagreement, run_actions
+from model_checks.conform.lru_lockstep import Disagreement, raised, replay
 from model_checks.conform.run import corpus
 from model_checks.kernel.verdict_records import Verdict, read_records
 from reference import (
@@ -178,8 +178,8 @@ def test_conformance_catches_an_asyncio_front_end_mutant() -> None:
     mutant = AsyncAdapter("reference-asyncio-reprocessing-everywhere",
                           front_end_class=ReprocessingEverywhere)
     with pytest.raises(Disagreement):
-        run_actions(scenario.config(SPEC_V2), mutant, scenario.script)
-    run_actions(scenario.config(SPEC_V2), factory(), scenario.script)  # the real one agrees
+        raised(replay(scenario.config(SPEC_V2), mutant, scenario.script))
+    raised(replay(scenario.config(SPEC_V2), factory(), scenario.script))  # the real one agrees
 
 
 def test_async_front_end_variant_is_the_one_given() -> None:

@@ -15,6 +15,8 @@ One module per concern:
 - `implementation`: spec actions -> adapter calls (`ACTION_CALLS`, one entry per action
   class), the client's attempts and the channel between the sides.
 - `views`: both sides' observations in one shape, and the tag bijection.
+- `notation`: both sides' observations written in the one trace notation (a
+  disagreement's report).
 - `properties`: S1-S3 restated on the implementation's own observations.
 - `monitors`: L1-L4 restated as monitors over the implementation's events.
 - `observer`: the spec's run so far (`SpecRun`) and the observer that judges the
@@ -25,10 +27,11 @@ One module per concern:
   shadow update on a rejection; under D9, serve a reference that misses the cache from its
   own message's payload), the alternatives of a step, which the one driver matches to
   the implementation's step, and the run counts.
-- `runs`: scripts (followed by the one loop of `model_checks.conform.design_lockstep`,
-  `follow`: a round trip through the end-to-end call, or an atomic update's item steps, is
-  one step of several actions), random walks, shrinking; `disagreement`: what a run finds
-  (a step the run cannot drive is the one driver's `NotDriven`).
+- `runs`: scripts, the binding's `Session` followed by the one lockstep run of
+  `model_checks.conform.design_lockstep`, `run_script` (a round trip through the end-to-end
+  call, or an atomic update's item steps, is one step of several actions), into its
+  `Outcome`; shrinking; `disagreement`: what a run reports (a step the run cannot drive is
+  the one driver's `NotDriven`).
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 
@@ -39,7 +42,7 @@ Mapping of spec actions onto the implementation (docs/conformance.md has the ful
 - P0Process -> probe (D6); P0UpdateItem -> one item's update (`update_item`, where the front
   end offers `adapter.ItemUpdates`). A front end whose update is atomic takes all of an
   update's item steps in one `update`; a replay that interleaves another step between them
-  stops there (`NotFollowed`).
+  stops there (`not_followed`).
 - P1Receive(i) -> the engine receives the i-th message of the channel (i > 0: D1);
   P1ReceiveOwnPayload(i) (D9) -> the same: whether the receiver serves a reference that
   misses from its own message's payload is its choice, which the driver matches.
@@ -58,17 +61,17 @@ through it.
 This package's public names are the ones below; the modules are its parts.
 """
 
-from model_checks.conform.lru_lockstep.disagreement import (
-    Broken,
-    Disagreement,
-    NotFollowed,
-    steps_text,
-)
+from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement, steps_text
 from model_checks.conform.lru_lockstep.driver import SPEC_JUDGED, Lockstep
 from model_checks.conform.lru_lockstep.implementation import EngineFactory
 from model_checks.conform.lru_lockstep.runs import (
     Driving,
-    run_actions,
+    Ran,
+    Session,
+    not_followed,
+    raised,
+    replay,
+    session,
     shrink,
     spec_trace,
 )
@@ -80,8 +83,12 @@ __all__ = [
     "Driving",
     "EngineFactory",
     "Lockstep",
-    "NotFollowed",
-    "run_actions",
+    "Ran",
+    "Session",
+    "not_followed",
+    "raised",
+    "replay",
+    "session",
     "shrink",
     "spec_trace",
     "steps_text",

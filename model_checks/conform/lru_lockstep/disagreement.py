@@ -1,13 +1,18 @@
-"""What a lockstep run finds: a `Disagreement` (the first difference, which ends the run) and
-the properties the implementation `Broken` on its own observations."""
+"""What a lockstep run of the LRU design reports, beyond the one driver's `Outcome`: its
+`Disagreement` (the first difference, which ends the run: the observation or property that
+caught it, both sides in the trace notation, the step table) and the properties the
+implementation `Broken` on its own observations (when, why, and whether the spec breaks
+them too). A step the run cannot drive is the one driver's `NotDriven`
+(`runs.not_followed`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from model_checks.conform.design_lockstep import Differs, NotDriven
-from model_checks.conform.notation import observation_text, wrap
+from model_checks.conform.design_lockstep import Differs
+from model_checks.conform.lru_lockstep.notation import observation_text
+from model_checks.conform.notation import wrap
 from model_checks.kernel import lru_notation
 from spec.transitions import Action
 
@@ -55,19 +60,6 @@ class Disagreement(Differs):
             lines.append(f"  spec: {self.spec_text}")
             lines.append(f"  impl: {self.impl_text}")
         return "\n".join(wrap(lines))
-
-
-class NotFollowed(NotDriven):
-    """A trace step the lockstep cannot drive on this implementation (1-based `step`, its
-    `action`, and why): a replay stops there, and nothing after it is judged (the one
-    driver's `NotDriven`, with the step and action it names)."""
-
-    def __init__(self, step: int, action: Action | None, why: str) -> None:
-        self.step = step
-        self.action = action
-        self.why = why
-        what = "" if action is None else f" ({lru_notation.action(action)})"
-        super().__init__(f"step {step}{what}: {why}")
 
 
 def steps_text(actions: Sequence[Action], at: int) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model_checks.conform import adapter as api
-from model_checks.conform.design_lockstep import settle, take_step
+from model_checks.conform.design_lockstep import take_step
 from model_checks.conform.judged import on_agreed_trace
 from model_checks.conform.lru_lockstep import choices
 from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
@@ -282,11 +282,6 @@ class Lockstep:
                 raise Disagreement(number, action, label, spec_side, impl_side)
 
     # -- the end of a run --------------------------------------------------------------------
-
-    def settle(self, max_steps: int = 200) -> None:
-        """Drive both sides to quiescence under fairness, then check L4 on the implementation
-        (`design_lockstep.settle`)."""
-        settle(self, max_steps)
 
     def owed(self) -> Action | None:
         """The action the spec's fair scheduler owes the run next (None: quiescent or

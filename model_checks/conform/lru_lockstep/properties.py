@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.lru_lockstep.implementation import Implementation
+from model_checks.conform.lru_lockstep.notation import value_text
 from model_checks.conform.lru_lockstep.views import CacheViews, Decoder
-from model_checks.conform.notation import value_text
 from spec import Config, Outcome
 
 

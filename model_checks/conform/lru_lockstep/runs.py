@@ -1,35 +1,40 @@
-"""Lockstep runs: a script, and shrinking a disagreement to a shorter script.
+"""Lockstep runs of the LRU design: a script followed by the one lockstep run
+(`design_lockstep.run_script`) on the binding's `Session`, and shrinking a disagreement to a
+shorter script.
 
-Each run is a `Lockstep` that is always closed, and whose `Disagreement` carries the steps
-taken and the properties broken so far.
+Each run is a `Lockstep` that is always closed; its `Outcome` reports the binding's
+`Disagreement` (carrying the steps taken and the properties broken so far) and its `Broken`
+properties.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from model_checks.conform import adapter as api
-from model_checks.conform.design_lockstep import follow
-from model_checks.conform.lru_lockstep.disagreement import Disagreement, NotFollowed
+from model_checks.conform.design_lockstep import Differs, NotDriven, Outcome, run_script, settle
+from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lru_lockstep.driver import Lockstep
 from model_checks.conform.lru_lockstep.implementation import EngineFactory
 from model_checks.kernel import lru_notation
-from spec import Config
+from spec import Config, State
 from spec.machine import initial, is_enabled, step
 from spec.trace import Step, Trace
 from spec.transitions import Action
 
+Ran = Outcome[Disagreement, Broken]
+"""A lockstep run of the LRU design, as `replay` reports it."""
+
 
 @dataclass(frozen=True)
 class Driving:
-    """How `run_actions` drives a script: `settle`, settle the run at the end; the
+    """How `replay` drives a script: `settle`, settle the run at the end; the
     `engine_factory` (None: the adapter's engine); `served`: every round trip the
     implementation's own end-to-end call can take (`Lockstep.served_block`) goes through it;
-    `exact` (a replay): every action is one spec step, followed as written, or `NotFollowed`
-    names the first one that cannot be driven; otherwise (shrinking, scripts) an action the
-    spec does not enable is skipped."""
+    `exact` (a trace file's replay): every action is one spec step, followed as written, or
+    the run stops at the first one that cannot be driven (`not_followed`); otherwise
+    (shrinking, scripts) an action the spec does not enable is skipped."""
 
     settle: bool = True
     engine_factory: EngineFactory | None = None
@@ -37,29 +42,49 @@ class Driving:
     exact: bool = False
 
 
-def run_actions(config: Config, adapter: api.Adapter, actions: Iterable[Action],
-                driving: Driving = Driving()) -> Lockstep:
-    """Run a script in lockstep, as `driving` says, by the one script loop
-    (`design_lockstep.follow`). Raises `Disagreement` with `actions` set to the steps taken."""
-    with _session(config, adapter, driving.engine_factory) as run:
-        run.served = driving.served
-        follow(_Script(config, run, driving.exact), list(actions))
-        if driving.settle:
-            run.settle()
-    return run
+def replay(config: Config, adapter: api.Adapter, actions: Iterable[Action],
+           driving: Driving = Driving(),
+           sink: Callable[[Lockstep], None] | None = None) -> Ran:
+    """A script in lockstep, as `driving` says, by the one lockstep run
+    (`design_lockstep.run_script`): its steps are spec steps, its actions the spec's trace
+    taken, its disagreement carrying them. `sink` is called with the run when it agreed."""
+    run = session(config, adapter, driving)
+    outcome = run_script(run, list(actions))
+    if sink is not None and outcome.disagreement is None and outcome.not_driven is None:
+        sink(run.run)
+    return outcome
 
 
-@dataclass(frozen=True)
-class _Script:
-    """A script followed on a `Lockstep` run (`design_lockstep.Follower`): a round trip its
+def session(config: Config, adapter: api.Adapter, driving: Driving = Driving()) -> Session:
+    """A fresh lockstep run of `adapter` on `config`, as `driving` says."""
+    return Session(config, Lockstep(config, adapter, driving.engine_factory), driving)
+
+
+def raised(outcome: Ran) -> None:
+    """Raise the run's `Disagreement`, if any (the conformance run's cases report it so);
+    a step not driven is a `NotDriven`."""
+    if outcome.disagreement is not None:
+        raise outcome.disagreement
+    if outcome.not_driven is not None:
+        raise NotDriven(outcome.not_driven)
+
+
+@dataclass
+class Session:
+    """A script followed on a `Lockstep` run (`design_lockstep.Session`): a round trip its
     implementation's end-to-end call can take is one step of four actions (where the run is
     `served`); an atomic update's item steps are one step, written once in a script and each
     in a trace (`exact`); an action the spec does not enable is skipped, or, in a trace,
-    `NotFollowed`. A disagreement is raised."""
+    not followed (`not_followed`). A disagreement is raised; the run ends settled (where
+    `driving` says) and with the agreed trace judged (`Lockstep.judge_agreed_trace`). The
+    one Hypothesis machine steps it too (`conform.machine.Stepped`)."""
 
     config: Config
     run: Lockstep
-    exact: bool
+    driving: Driving
+
+    def __post_init__(self) -> None:
+        self.run.served = self.driving.served
 
     def width(self, script: Sequence[Action], index: int) -> int:
         run = self.run
@@ -67,15 +92,27 @@ class _Script:
             return 4
         action = script[index]
         if not is_enabled(self.config, run.state, action):
-            if self.exact:
-                raise NotFollowed(index + 1, action, "the spec does not enable it here: "
-                                  "the file is not a trace of its configuration")
+            if self.driving.exact:
+                raise not_followed(index + 1, action, "the spec does not enable it here: "
+                                   "the file is not a trace of its configuration")
             return 0
-        if not self.exact:
+        if not self.driving.exact:
             return 1
         taken = len(run.spec_steps(action))
         _check_atomic(script, index, taken)
         return taken
+
+    @property
+    def state(self) -> State:
+        return self.run.state
+
+    def records(self) -> list[Step]:
+        return list(self.run.steps)
+
+    def apply(self, action: Action) -> None:
+        """One action in lockstep (`Lockstep.apply`), as the one Hypothesis machine steps a
+        run (`conform.machine.Stepped`)."""
+        self.run.apply(action)
 
     def take(self, actions: Sequence[Action]) -> None:
         if self.run.served and self.run.served_block(actions):
@@ -83,6 +120,41 @@ class _Script:
         else:
             self.run.apply(actions[0])
         return None
+
+    @property
+    def steps(self) -> int:
+        return len(self.run.actions)
+
+    def taken(self) -> tuple[Action, ...]:
+        return tuple(self.run.actions)
+
+    def end(self) -> None:
+        if self.driving.settle:
+            settle(self.run)  # to quiescence under fairness, then L4 (`Lockstep.at_rest`)
+        self.run.judge_agreed_trace()
+
+    def finding(self, differs: Differs) -> Disagreement:
+        if not isinstance(differs, Disagreement):
+            raise differs
+        differs.actions = tuple(self.run.actions)
+        differs.broken = dict(self.run.broken)
+        differs.served = self.run.served
+        return differs
+
+    def broken(self) -> dict[str, Broken]:
+        return dict(self.run.broken)
+
+    def close(self) -> None:
+        self.run.close()
+
+
+def not_followed(step: int, action: Action | None, why: str) -> NotDriven:
+    """A trace step the lockstep cannot drive on this implementation (`step` from 1, its
+    `action`, and why): a replay stops there, and nothing after it is judged."""
+    what = "" if action is None else f" ({lru_notation.action(action)})"
+    stopped = NotDriven(f"step {step}{what}: {why}")
+    stopped.step = step
+    return stopped
 
 
 def _check_atomic(script: Sequence[Action], index: int, taken: int) -> None:
@@ -94,28 +166,10 @@ def _check_atomic(script: Sequence[Action], index: int, taken: int) -> None:
         if other != action:
             where = ("the trace ends" if other is None else
                      f"step {index + offset + 1} is {lru_notation.action(other)}")
-            raise NotFollowed(index + 1, action, (
+            raise not_followed(index + 1, action, (
                 f"the front end's update is atomic (it has no update_item, "
                 f"adapter.ItemUpdates): it takes the {taken} item steps of this update at "
                 f"once, but {where} before its item {offset + 1}"))
-
-
-@contextlib.contextmanager
-def _session(
-    config: Config, adapter: api.Adapter, engine_factory: EngineFactory | None
-) -> Iterator[Lockstep]:
-    """A lockstep run that is always closed, and whose `Disagreement` carries its steps."""
-    run = Lockstep(config, adapter, engine_factory)
-    try:
-        yield run
-        run.judge_agreed_trace()
-    except Disagreement as found:
-        found.actions = tuple(run.actions)
-        found.broken = dict(run.broken)
-        found.served = run.served
-        raise
-    finally:
-        run.close()
 
 
 def shrink(
@@ -170,9 +224,5 @@ def _replay(
 ) -> Disagreement | None:
     if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
         return None
-    try:
-        run_actions(config, adapter, actions,
-                    Driving(engine_factory=None if served else engine_factory, served=served))
-    except Disagreement as found:
-        return found
-    return None
+    return replay(config, adapter, actions, Driving(
+        engine_factory=None if served else engine_factory, served=served)).disagreement
