@@ -11,11 +11,13 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
 the LRU design's reductions declared per design in `explore/search_core.py`), in one process
-or over a cluster, and every design's implementations are checked by the one lockstep driver
-(`conform/design_lockstep.py`) through the design's binding (the LRU design's,
-`conform/lru_lockstep/`, declares the driver's optional capabilities). The LRU design still
-has the rest of its own stack beside the generic one (its judge, its conformance command's
-runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
+or over a cluster, and judged through one interface (`explore/judging.py`: the LRU design's
+judge declared per design in `explore/lru_judging/`); every design's implementations are
+checked by the one lockstep driver (`conform/design_lockstep.py`) through the design's
+binding (the LRU design's, `conform/lru_lockstep/`, declares the driver's optional
+capabilities). The LRU design still has the rest of its own stack beside the generic one (its
+cells' searches, its conformance command's runs and reports, ...): its modules are listed in
+`SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
 """
@@ -150,8 +152,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/symmetry.py", "explore_command.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge, its cells' searches, its conformance
-command's runs and reports) and what reaches it: the commands that choose between the stacks.
+shrinks. The LRU design's own stack (its cells' searches, its conformance command's runs
+and reports) and what reaches it: the commands that choose between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 
