@@ -110,7 +110,7 @@ from pathlib import Path
 
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import judge_all
+from model_checks.explore.lru_judging.judge import judge_all
 from spec import Config, State, enabled, initial, step, variant_named
 
 DEFAULT_CELLS = ("V2_D3", "V3_D7", "V1_D6", "V2_D7_D10", "V1_D8",
@@ -425,7 +425,7 @@ def _config(label: str, requests: int = 2) -> Config:
 def por_table(cells: list[str], repeat: int) -> None:
     """Deciding whole cells with and without partial-order reduction, CPU seconds."""
     # Imported here: a `--baseline` tree without the reduction still runs the other tables.
-    from model_checks.explore.reduction.judging import judge_reduced
+    from model_checks.explore.lru_judging.reduction.judging import judge_reduced
 
     print(f"{'cell':16s} {'states':>7s} {'cpu s':>7s} {'por st':>7s} {'+minim':>7s} "
           f"{'por cpu s':>9s} {'ratio':>6s}")
@@ -497,8 +497,8 @@ def phases(label: str, repeat: int) -> dict[str, float]:
     without checks less those four."""
     from model_checks.explore import collector
     from model_checks.explore.canonical import canonical
+    from model_checks.explore.lru_judging.state_checks import state_properties
     from model_checks.explore.moves import StateChecks
-    from model_checks.explore.state_checks import state_properties
     from model_checks.explore.symmetry import canonical_identities
 
     config = _config(label)

@@ -9,11 +9,14 @@ design's spec itself (`python -m model_checks explore`).
   `symmetry`: interchangeable identities), opt-in ended requests forgotten in the
   deduplication key (`forgetting`, checked against the search without it by
   `forgetting_agreement`), on top of it opt-in request slots renumbered (`slots`, checked
-  the same way) and opt-in partial-order reduction (`reduction/`: stubborn sets);
+  the same way) and opt-in partial-order reduction (`lru_judging/reduction/`: stubborn sets);
   `fingerprint` names a state across processes; `defects` holds the errors that mean the
   explorer itself is wrong (interpreted, so the modules that raise them compile);
-- judging: `judge` decides every property and lemma on a complete graph (`monitors` and
-  `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state);
+- judging: `judging` is the one interface a design's instance is judged through
+  (`Judging`, its outcomes, and `judging_for`, the one table of them: any design's
+  properties checked on every transition, `DesignJudging`); `lru_judging/` declares the LRU
+  design's: `judge` decides every property and lemma on a complete graph (`monitors` and
+  `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state),
   `early_stop` stops a search at the end of the level where every asked property has broken
   (the monitors' product then run on the fly);
 - the matrix's cells: `instance` is the small instance per variant and environment,
@@ -23,15 +26,15 @@ design's spec itself (`python -m model_checks explore`).
 - one instance a user names (`explore --instance`): `named_instance` reads the text into the
   builder's family, `instance_command` searches it and prints each verdict with its instance;
   `design_search` is one search of each instance asked for of any design (`explore --design
-  NAME`, the LRU design's with `--rung`) over the `Design` interface, with the same exit
+  NAME`, the LRU design's with `--rung`), judged through `judging_for`, with the same exit
   codes;
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
   minimal environments that break it, over any design's `LatticeDesign` (the LRU design's,
   `lattice_lru.LRU_LATTICE`: how one environment climbs its instance family,
-  `lattice_instance`, and what its command reads), with
-  the profiles of `lattice_profiles`, every checker's replayed breaks (`evidence`), the
-  monotonicity lemma checked on each witness (`monotone`), the environments decided for every
-  instance (`every_instance`) and the report (`lattice_report`, over any design too);
+  `lattice_instance`, and what its command reads), with the profiles of `lattice_profiles`,
+  every checker's replayed breaks (`evidence`), the monotonicity lemma checked on each
+  witness (`lru_judging/monotone`), the environments decided for every instance
+  (`every_instance`) and the report (`lattice_report`, over any design too);
   `lattice_command` is its command line;
 - one search of any design over a Dask cluster, through the design's `Moves`: `distributed`
   (stateless workers) and `partitioned` with `partition` (partitions of the visited set held

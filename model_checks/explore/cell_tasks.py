@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import Task, sweep, values
-from model_checks.explore.early_stop import stoppable
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
-from model_checks.explore.judge import Judgement, Status, judge_all
-from model_checks.explore.reduction.judging import judge_reduced
-from model_checks.explore.state_checks import state_properties
+from model_checks.explore.judging import Judgement, Status
+from model_checks.explore.lru_judging.early_stop import stoppable
+from model_checks.explore.lru_judging.judge import judge_all
+from model_checks.explore.lru_judging.reduction.judging import judge_reduced
+from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.kernel.cells import cell_label
 from model_checks.kernel.instance import config_for
 from model_checks.kernel.trace_file import config_to_json, trace_to_json, write_trace
@@ -43,7 +44,7 @@ class CellTask:
     max_states: int = DEFAULT_MAX_STATES
     shapes: tuple[Shape, ...] = CI_SHAPES
     with_lemmas: bool = True
-    por: bool = False  # partial-order reduction (`model_checks.explore.reduction`)
+    por: bool = False  # partial-order reduction (`model_checks.explore.lru_judging.reduction`)
     climb: tuple[Shape, ...] = ()
     """Rungs above the first shape, each covering the one before: climbed, one at a time,
     while a property the first shape proved still holds and the state limit is not

@@ -1,6 +1,7 @@
 """`explore --design NAME` (any design; the LRU design's with `--rung`): one search of each
-instance asked for, by the one explorer (`exploration.explore`: `graph.build` through the
-design's `Moves`) over the `Design` interface only.
+instance asked for, by the one explorer (`graph.build` through the design's `Moves`), judged
+by the design's judging (`judging.judging_for`: the LRU design's own judge, any other
+design's properties checked on every transition), over the `Design` interface only.
 
 Each `--variant` (default: the design's last) and `--environment` (default none; the drift
 catalogue's `Environment`, refused with the reason where the design cannot have a source)
@@ -21,7 +22,7 @@ import argparse
 import json
 from collections.abc import Iterable
 
-from model_checks.explore.exploration import explore
+from model_checks.explore.judging import Status, judging_for
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named
@@ -81,13 +82,14 @@ def _search(design: Design, variant: str, chosen: Environment,
     if args.max_states is not None and args.max_states < 1:
         raise UsageError(f"--max-states must be >= 1, got {args.max_states}")
     config = design.instance(variant, environment, rung)
-    found = explore(design, config, max_states=args.max_states or DEFAULT_MAX_STATES,
-                    variant=variant, environment=environment)
+    found = judging_for(design.name).judge(config,
+                                           max_states=args.max_states or DEFAULT_MAX_STATES)
     print(f"{design.name} {variant} {chosen.text} at rung {rung} "
           f"({design.rungs[rung]}): {found.states:,} states, depth {found.depth}, "
           f"{'complete' if found.complete else 'cut by the state limit'}")
     for prop in reported:
-        witness = found.witness(prop.id)
+        judgement = found.judgement(prop.id)
+        witness = judgement if judgement and judgement.status is Status.COUNTEREXAMPLE else None
         print(f"  {prop.id} {found.verdict(prop.id)}"
               + (f" in {len(witness.actions)} steps: {witness.reason}" if witness else ""))
         for number, action in enumerate(witness.actions if witness else (), start=1):

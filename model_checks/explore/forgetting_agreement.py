@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from model_checks.explore.command import PROFILES
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config, shapes_for
-from model_checks.explore.judge import Judgement, ReplayDisagrees, Status, judge_all
+from model_checks.explore.lru_judging.judge import Judgement, ReplayDisagrees, Status, judge_all
 from model_checks.kernel.cells import cell_identifier
 from model_checks.kernel.matrix import EXPECTED
 from spec import Config, TraceError, variant_named

@@ -37,7 +37,7 @@ identities, which actions name, so the graph keeps per edge the renaming it appl
 requests forgotten (`forgetting.py`), and on top of it (`GraphOptions.slots`) the live
 requests' slots renumbered (`slots.py`); the stored states stay real ones.
 
-Partial-order reduction is opt-in: `expand` (`model_checks.explore.reduction`) chooses which
+Partial-order reduction is opt-in: `expand` (`lru_judging.reduction`) chooses which
 enabled actions of a state to expand, and `build` applies the cycle proviso to its choice
 (`_proviso`). `max_depth` stops expanding at a depth (a bounded search, never complete).
 

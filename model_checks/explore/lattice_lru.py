@@ -24,7 +24,6 @@ from typing import Any
 
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import describe
-from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
@@ -52,7 +51,8 @@ from model_checks.explore.lattice_instance import (
 )
 from model_checks.explore.lattice_profiles import LATTICE_PROFILES
 from model_checks.explore.lattice_report import Break
-from model_checks.explore.state_checks import ONE_CONTENT, state_properties
+from model_checks.explore.lru_judging.judge import Status, judge_all
+from model_checks.explore.lru_judging.state_checks import ONE_CONTENT, state_properties
 from model_checks.kernel import itf
 from model_checks.kernel.cells import cell_label
 from model_checks.kernel.trace_file import BadTraceFile, replay_data, trace_to_json
@@ -406,7 +406,7 @@ def liveness_notes(data: dict[str, Any], prop: str) -> list[str]:
 
 def _check_witness(request: LatticeRequest[Rung], variant: str, prop: str,
                    drift: Sequence[str], data: dict[str, Any]) -> None:
-    from model_checks.explore.monotone import lift_failure
+    from model_checks.explore.lru_judging.monotone import lift_failure
 
     replayed = replay_data(data)
     lasso = "loop" in data

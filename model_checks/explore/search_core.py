@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting import forgetting_key
+from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.explore.moves import DesignMoves, Moves, Successor
 from model_checks.explore.slots import cleared, slots_key
-from model_checks.explore.state_checks import state_properties
 from model_checks.explore.symmetry import (
     Groups,
     Renaming,
@@ -53,8 +53,8 @@ from spec.designs import design_named
 from spec.designs.lru_design import LRU_NAME
 
 if TYPE_CHECKING:
-    from model_checks.explore.early_stop import BreakWatch
     from model_checks.explore.graph import Graph
+    from model_checks.explore.lru_judging.early_stop import BreakWatch
 
 def moves_for(design: str, config: Any, reduce: bool = True, symmetry: bool | None = None,
               forget: bool = False, slots: bool = False) -> Moves:
@@ -205,6 +205,6 @@ def break_watch(graph: Graph, asked: Sequence[Property], stops: bool = True) -> 
     """The LRU design's watch for the breaks of `asked` as its search goes (`early_stop`:
     state properties as they are numbered, L1-L3 by their monitors' product run on the
     fly); with `stops` false, it only runs their product and never stops the search."""
-    from model_checks.explore.early_stop import BreakWatch  # it reads the graph's type
+    from model_checks.explore.lru_judging.early_stop import BreakWatch  # it reads the graph's type
 
     return BreakWatch(graph, asked, stops)

@@ -61,7 +61,7 @@ from model_checks.explore.forgetting import (
     media_read,
     outcome_class,
 )
-from model_checks.explore.state_checks import state_properties
+from model_checks.explore.lru_judging.state_checks import state_properties
 from spec import Action, Config, Property, State
 from spec.state import Delivery, Message, Reply, Request, Served
 

@@ -15,13 +15,13 @@ from tests.architecture.action_tables import entry, uncovered
 
 
 def consumer_tables() -> dict[str, Mapping[type[Action], object]]:
-    from model_checks.explore.reduction import rules
+    from model_checks.explore.lru_judging.reduction import rules
     from model_checks.smt.encode import actions, relations
 
     del actions  # imported for its relation modules' registrations
     return {
         "smt.encode.relations.RELATIONS": relations.RELATIONS,
-        "RULES in model_checks/explore/reduction/rules.py": rules.RULES,
+        "RULES in model_checks/explore/lru_judging/reduction/rules.py": rules.RULES,
     }
 
 
@@ -68,7 +68,7 @@ def test_arch_a_class_without_reduction_rules_names_the_class_and_the_file(
     """Known-bad input: a planted action class the explorer's one table (`RULES`) lacks is
     named, with the file to edit, by the coverage check and when the explorer builds its
     universe of actions."""
-    from model_checks.explore.reduction import rules
+    from model_checks.explore.lru_judging.reduction import rules
     from spec import V2, Config
     from tests.architecture import action_tables
 
@@ -78,9 +78,9 @@ def test_arch_a_class_without_reduction_rules_names_the_class_and_the_file(
     monkeypatch.setattr(action_tables, "ACTION_TYPES", (*ACTION_TYPES, P1Nap))
     monkeypatch.setattr(rules, "ACTION_TYPES", (*ACTION_TYPES, P1Nap))
     tables = consumer_tables()
-    name = "RULES in model_checks/explore/reduction/rules.py"
+    name = "RULES in model_checks/explore/lru_judging/reduction/rules.py"
     assert uncovered(tables[name]) == ["P1Nap: no entry"]
     with pytest.raises(KeyError, match=re.escape(
             "P1Nap has no entry in RULES: add its instances, footprint, groups and enabling "
-            "set to model_checks/explore/reduction/rules.py")):
+            "set to model_checks/explore/lru_judging/reduction/rules.py")):
         rules.universe(Config(variant=V2))

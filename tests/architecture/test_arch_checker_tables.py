@@ -110,7 +110,7 @@ def test_arch_a_new_property_is_taken_up_with_no_other_edit(extra_property: str)
     from model_checks.conform.run import Outcome
     from model_checks.explore.graph import build
     from model_checks.explore.instance import explore_config
-    from model_checks.explore.judge import Status, judge
+    from model_checks.explore.lru_judging.judge import Status, judge
     from model_checks.simulate.profiles import PROFILES
     from model_checks.simulate.run import RuleStats, search
     from spec import by_id

@@ -114,7 +114,7 @@ print("simulate ok")
 # explore: its smallest instance under D7, S4 broken and S1 kept
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Status, judge
+from model_checks.explore.lru_judging.judge import Status, judge
 from spec import by_id
 graph = build(explore_config(new, ("D7",)))
 assert judge(graph, by_id("S4")).status is Status.COUNTEREXAMPLE

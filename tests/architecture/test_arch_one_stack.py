@@ -11,14 +11,15 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
 the LRU design's reductions declared per design in `explore/search_core.py`), in one process
-or over a cluster, and every design's implementations are checked by the one lockstep driver
-(`conform/design_lockstep.py`) through the design's binding (the LRU design's,
-`conform/lru_lockstep/`, declares the driver's optional capabilities and its run as a
-`Session` that the one `run_script` follows scripts and replays on), its generated runs by
-the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
-design's rules). The LRU design still
-has the rest of its own stack beside the generic one (its judge, its conformance command's
-runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
+or over a cluster, and judged through one interface (`explore/judging.py`: the LRU design's
+judge declared per design in `explore/lru_judging/`); every design's implementations are
+checked by the one lockstep driver (`conform/design_lockstep.py`) through the design's
+binding (the LRU design's, `conform/lru_lockstep/`, declares the driver's optional
+capabilities and its run as a `Session` that the one `run_script` follows scripts and
+replays on), its generated runs by the one Hypothesis lockstep machine (`conform/machine.py`,
+over a binding's run and the design's rules). The LRU design still has the rest of its own
+stack beside the generic one (its cells' searches, its conformance command's runs and
+reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
 """
@@ -59,6 +60,12 @@ LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation
                 "notation", "observer", "properties", "runs", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
+LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
+               "monotone", "product", "state_checks", "reduction/__init__",
+               "reduction/footprint", "reduction/judging", "reduction/rules",
+               "reduction/stubborn")
+"""The modules of the LRU design's judging (`explore/lru_judging/`)."""
+
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
@@ -68,7 +75,8 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
                         "simulate/lru_rules.py", "simulate/lru_matrix.py",
-                        "simulate/witnesses.py", "scenarios/base.py", "scenarios/catalog.py"})
+                        "simulate/witnesses.py", "scenarios/base.py", "scenarios/catalog.py",
+                        *(f"explore/lru_judging/{m}.py" for m in LRU_JUDGING)})
 """Per design by nature, as Z3 encodings are: a design's all-instance proofs (its state
 encoded for Z3, or its answers derived from another design's), its translation for another
 checker (the LRU design as a Murphi model run by Rumur), its explicit witnesses, declared
@@ -112,7 +120,24 @@ instance a cell is searched in, its trace file, its mutants, and its explicit wi
 and a design's hand-written scenario suite for the one runner (`scenarios/run.py`, reading
 `ScenarioSuite`): `scenarios/catalog.py` declares the LRU design's (`scenarios/base.py`: an
 LRU scenario, a script of its actions on its configurations) and `suite_for` is the one table
-of them."""
+of them; and a design's judging of a searched instance (`explore/judging.Judging`, read by
+the one-instance search of any design, `explore/design_search.py`): `explore/lru_judging/`
+declares the LRU design's (`declaration`; its judge of the registry's properties and lemmas
+on a graph, `judge`, with the state properties checked as the search numbers states,
+`state_checks`, L1-L3 by monitors in product with the graph, `monitors` and `product`, L4 by
+stuck states and fair lassos, `liveness`, the properties that can stop a search at their
+break, `early_stop`, the lattice's monotonicity lemma on a run, `monotone`, and its
+partial-order reduction with the judging on the reduced graph, `reduction/`) and
+`judging.judging_for` is the one table of them (every other design is judged through
+`judging.DesignJudging`, its properties checked on every transition).
+
+A per-design module is behind its interface: of the generic modules, only its table reads
+it (`TABLES`); the other modules that import it are per design too, or specific to the same
+design and listed in `SPECIFIC` (the rest of that design's own stack, which only shrinks)."""
+
+TABLES = {"explore/lru_judging/": ("explore/judging.py", "lru")}
+"""A per-design package -> the one generic module that may import it (its table), and the
+design it declares."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
@@ -127,18 +152,12 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/canonical.py",
         "explore/cell_tasks.py", "explore/command.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
-        "explore/early_stop.py",
-        "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
-        "explore/liveness.py",
-        "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
-        "explore/product.py",
-        "explore/reduction/__init__.py", "explore/reduction/judging.py",
-        "explore/reduction/rules.py", "explore/reduction/stubborn.py",
-        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py"}),
+        "explore/instance.py", "explore/instance_command.py", "explore/named_instance.py",
+        "explore/symmetry.py", "explore_command.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its judge, its cells' searches, its conformance
-command's runs and reports) and what reaches it: the commands that choose between the stacks.
+shrinks. The LRU design's own stack (its cells' searches, its conformance command's runs
+and reports) and what reaches it: the commands that choose between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 
@@ -247,10 +266,47 @@ def test_no_checker_module_is_specific_to_a_design_but_the_known_ones() -> None:
 def test_the_one_explorer_and_the_design_generic_lattice_read_only_the_interface() -> None:
     found = specific()
     for name in ("explore/graph.py", "explore/moves.py", "explore/exploration.py",
+                 "explore/judging.py", "explore/design_search.py",
                  "explore/lattice.py", "explore/lattice_report.py",
                  "explore/lattice_command.py", "designs/lattice.py",
                  "simulate/machine.py", "simulate/designs.py"):
         assert not any(name in modules for modules in found.values()), name
+
+
+def breaches(sources: list[tuple[str, str]]) -> list[str]:
+    """Each import of a per-design package's module (`TABLES`) by a module of `sources`
+    ((name under model_checks/, source)) that may not read it: neither its table, nor per
+    design, nor specific to the design the package declares."""
+    found = []
+    for name, source in sources:
+        if name in PER_DESIGN:
+            continue
+        for module, _ in imports(source):
+            target = _module_path(module) if module.startswith("model_checks.") else None
+            imported = "" if target is None else _name(target)
+            for package, (table, design) in TABLES.items():
+                if (imported.startswith(package) and name != table
+                        and name not in SPECIFIC.get(design, frozenset())):
+                    found.append(f"{name} imports {imported}")
+    return found
+
+
+def test_a_per_design_package_is_read_by_generic_code_only_through_its_table() -> None:
+    sources = [(_name(p), p.read_text()) for p in sorted(PACKAGE.rglob("*.py"))]
+    assert not breaches(sources), (
+        "generic code reads a design's declaration through its table (TABLES)")
+
+
+@pytest.mark.parametrize(("name", "broken"), [
+    ("explore/graph.py", True), ("designs/lattice.py", True), ("explore/judging.py", False),
+    ("explore/cell_tasks.py", False), ("explore/search_core.py", False),
+])
+def test_the_table_check_sees_a_generic_module_reading_a_declaration(
+        name: str, broken: bool) -> None:
+    """Planted: the LRU design's judge imported by a generic module (a breach), by the
+    table, by a module specific to the LRU design and by a per-design one (none)."""
+    source = "def f():\n    from model_checks.explore.lru_judging.judge import judge_all"
+    assert bool(breaches([(name, source)])) is broken, name
 
 
 @pytest.mark.parametrize(("source", "expected"), [

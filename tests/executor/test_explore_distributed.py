@@ -28,7 +28,7 @@ from model_checks.explore.distributed_common import DistributedSearchFailed
 from model_checks.explore.exploration import breaks, explore
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config, shapes_for
-from model_checks.explore.judge import Status, judge_all
+from model_checks.explore.lru_judging.judge import Status, judge_all
 from model_checks.kernel.verdict_records import VerdictRecord, read_records
 from spec import Config, variant_named
 from spec.designs import design_named

@@ -42,6 +42,7 @@ from model_checks.explore.forgetting import (
     outcome_class,
 )
 from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.explore.search_core import Reductions
 from model_checks.explore.slots import (
     delivery_forgotten,
@@ -49,7 +50,6 @@ from model_checks.explore.slots import (
     renumber,
     slot_order,
 )
-from model_checks.explore.state_checks import state_properties
 from model_checks.explore.symmetry import Groups, rename_state
 from spec import Config, Property, State
 

@@ -8,9 +8,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from model_checks.explore import collector, graph, judge, moves
+from model_checks.explore import collector, graph, moves
 from model_checks.explore.instance import explore_config
-from model_checks.explore.state_checks import state_properties
+from model_checks.explore.lru_judging import judge
+from model_checks.explore.lru_judging.state_checks import state_properties
 from spec import V1
 
 

@@ -72,7 +72,7 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], tmp_path: Path,
 def test_state_limit_leaves_proofs_undecided() -> None:
     from model_checks.explore.graph import build
     from model_checks.explore.instance import explore_config
-    from model_checks.explore.judge import Status, judge
+    from model_checks.explore.lru_judging.judge import Status, judge
 
     graph = build(explore_config(variant_named("V3"), ("D3",)), GraphOptions(max_states=50))
     assert not graph.complete

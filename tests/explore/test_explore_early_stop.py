@@ -1,5 +1,5 @@
 """A search stopped at the end of the level where every asked property has broken
-(`model_checks.explore.early_stop`) gives each of them the verdict and shortest counterexample
+(`explore.lru_judging.early_stop`) gives each of them the verdict and shortest counterexample
 length of the whole search, from no more states: on a sample of matrix cells (every
 stoppable property that breaks there, all asked at once, and each monitored one alone, with
 and without request slots renumbered; a property that holds never stops it), and (`-m slow`)
@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from model_checks.explore import early_stop
-from model_checks.explore.early_stop import stoppable
 from model_checks.explore.forgetting_agreement import matrix_instances
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Judgement, ReplayDisagrees, Status, judge_all
-from model_checks.explore.state_checks import state_properties
+from model_checks.explore.lru_judging import early_stop
+from model_checks.explore.lru_judging.early_stop import stoppable
+from model_checks.explore.lru_judging.judge import Judgement, ReplayDisagrees, Status, judge_all
+from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import (
     V0,

@@ -12,7 +12,7 @@ import pytest
 from model_checks.explore.defects import RegenerationDiverged
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Judgement, Status, judge_all
+from model_checks.explore.lru_judging.judge import Judgement, Status, judge_all
 from model_checks.kernel.instance import REUSED
 from spec import Config, variant_named
 

@@ -11,8 +11,8 @@ from given_graph import given_graph
 
 from model_checks.explore.graph import Graph, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Status, judge
-from model_checks.explore.liveness import fair_lasso, strongly_connected
+from model_checks.explore.lru_judging.judge import Status, judge
+from model_checks.explore.lru_judging.liveness import fair_lasso, strongly_connected
 from spec import V2, by_id, initial, run, step
 from spec.transitions import ClearBoth, P0Handle, Submit
 

@@ -9,7 +9,7 @@ import random
 from walks import random_walk
 
 from model_checks.explore.instance import explore_config
-from model_checks.explore.monitors import MONITORS
+from model_checks.explore.lru_judging.monitors import MONITORS
 from model_checks.mutation.spec_mutants import spec_mutants
 from spec import VARIANTS, Config, Trace, Variant, by_id
 

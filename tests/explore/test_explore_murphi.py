@@ -111,7 +111,7 @@ def test_each_property_gets_the_explorers_verdict_and_shortest_length(tmp_path: 
     every invariant at once, which stops at the first break and says nothing of the others'
     lengths."""
     from model_checks.explore.graph import GraphOptions, build
-    from model_checks.explore.judge import Status, judge_all
+    from model_checks.explore.lru_judging.judge import Status, judge_all
     from model_checks.explore.murphi_run import check, check_each
 
     _rumur()

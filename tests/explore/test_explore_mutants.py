@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from model_checks.explore.graph import build
-from model_checks.explore.judge import Status, judge
+from model_checks.explore.lru_judging.judge import Status, judge
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import by_id
 

@@ -11,7 +11,7 @@ import pytest
 
 from model_checks.cli import main
 from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.judge import Status, judge_all
+from model_checks.explore.lru_judging.judge import Status, judge_all
 from model_checks.explore.named_instance import InstanceTextError, parse
 from model_checks.kernel.trace_file import replay_file
 from model_checks.kernel.verdict_records import Verdict, read_records

@@ -1,4 +1,4 @@
-"""Partial-order reduction (`model_checks.explore.reduction`) keeps every verdict: on small
+"""Partial-order reduction (`explore.lru_judging.reduction`) keeps every verdict: on small
 instances the reduced search, with its counterexamples minimised by the unreduced search,
 judges every property and lemma as the unreduced search does (same status, same shortest
 counterexample length) with no more states; the reduced graph alone gives the same
@@ -15,12 +15,17 @@ from given_graph import given_graph
 
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import judge_all
-from model_checks.explore.reduction import Reducer, build_reduced
-from model_checks.explore.reduction.footprint import conflict
-from model_checks.explore.reduction.judging import judge_reduced
-from model_checks.explore.reduction.rules import footprint, groups, necessary_enabling, universe
-from model_checks.explore.reduction.stubborn import ProgressBroken, check_progress
+from model_checks.explore.lru_judging.judge import judge_all
+from model_checks.explore.lru_judging.reduction import Reducer, build_reduced
+from model_checks.explore.lru_judging.reduction.footprint import conflict
+from model_checks.explore.lru_judging.reduction.judging import judge_reduced
+from model_checks.explore.lru_judging.reduction.rules import (
+    footprint,
+    groups,
+    necessary_enabling,
+    universe,
+)
+from model_checks.explore.lru_judging.reduction.stubborn import ProgressBroken, check_progress
 from spec import (
     V0,
     V1,

@@ -11,11 +11,11 @@ import pytest
 
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Status, judge, judge_all
 from model_checks.explore.lattice_instance import lattice_config
 from model_checks.explore.lattice_profiles import BASE_RUNG
-from model_checks.explore.monitors import MONITORS, Monitor, Step
-from model_checks.explore.product import Verdict, search_product
+from model_checks.explore.lru_judging.judge import Status, judge, judge_all
+from model_checks.explore.lru_judging.monitors import MONITORS, Monitor, Step
+from model_checks.explore.lru_judging.product import Verdict, search_product
 from spec import V1, V2, V3, Config, Kind, State, by_id, registry, variant_named
 from spec.properties import declare as declared
 
@@ -64,7 +64,7 @@ def _alone(graph: Graph, monitor: Monitor) -> Verdict:
 
 
 def monitor_step(graph: Graph, index: int, position: int) -> Step:
-    from model_checks.explore.monitors import observe
+    from model_checks.explore.lru_judging.monitors import observe
 
     action = graph.edges[index][position][0]
     return observe(graph.states[index], action, graph.real_successor(index, position))

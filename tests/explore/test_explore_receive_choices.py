@@ -9,8 +9,8 @@ import pytest
 from receive_choice import plant_wrong_choice, skewed_config
 
 from model_checks.explore.graph import build
-from model_checks.explore.judge import Status, judge
-from model_checks.explore.reduction import build_reduced
+from model_checks.explore.lru_judging.judge import Status, judge
+from model_checks.explore.lru_judging.reduction import build_reduced
 from spec import Config, by_id
 from spec.transitions import P1ReceiveOwnPayload
 

@@ -11,7 +11,7 @@ import pytest
 from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import judge_all
+from model_checks.explore.lru_judging.judge import judge_all
 from spec import V0, V1, V2, V3, Variant, enabled, initial, step
 
 CASES = [

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.explore import product
 from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting_agreement import compare
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.monitors import MONITORS
+from model_checks.explore.lru_judging import product
+from model_checks.explore.lru_judging.monitors import MONITORS
 from model_checks.explore.search_core import Reductions
 from model_checks.explore.slots import (
     SlotMap,

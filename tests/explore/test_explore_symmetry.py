@@ -16,8 +16,8 @@ from model_checks.explore import search_core
 from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice_instance import Rung, lattice_config
+from model_checks.explore.lru_judging.judge import Status, judge_all
 from model_checks.explore.symmetry import (
     canonical_identities,
     concrete_actions,

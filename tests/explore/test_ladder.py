@@ -13,7 +13,6 @@ import pytest
 from model_checks.cli import main
 from model_checks.docs.lattice_page import answer
 from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
@@ -32,7 +31,8 @@ from model_checks.explore.lattice_instance import (
 from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
 from model_checks.explore.lattice_report import summarise
-from model_checks.explore.monotone import lift_failure
+from model_checks.explore.lru_judging.judge import Status, judge_all
+from model_checks.explore.lru_judging.monotone import lift_failure
 from spec import Config, variant_named
 
 SMALL = Rung(max_requests=2, max_in_flight=2, max_retries=2, identities=2)

@@ -16,7 +16,6 @@ from model_checks.explore import lattice_command
 from model_checks.explore.exploration import antichain_minimal
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import (
     BREAKS,
     HOLDS,
@@ -30,7 +29,8 @@ from model_checks.explore.lattice import (
 from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_report import summarise
-from model_checks.explore.monotone import lift_failure
+from model_checks.explore.lru_judging.judge import Status, judge_all
+from model_checks.explore.lru_judging.monotone import lift_failure
 from model_checks.kernel.trace_file import replay_file
 from spec import ALL_DRIFT, Config, variant_named
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.judge import Status, judge_all
 from model_checks.explore.lattice import LatticeRequest
 from model_checks.explore.lattice_command import LatticeUsageError, read_outcomes
 from model_checks.explore.lattice_instance import REUSED_BYTES, Rung, lattice_config
 from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.lattice_profiles import BASE_RUNG, LATTICE_PROFILES
+from model_checks.explore.lru_judging.judge import Status, judge_all
 from model_checks.kernel import result_files
 from model_checks.kernel.trace_file import replay_file
 from spec import Content, by_id, environment, lru, run, variant_named

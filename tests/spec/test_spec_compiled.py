@@ -33,7 +33,7 @@ import spec, spec.state, spec.transitions.front_end, spec.properties.safety
 import model_checks.explore.search_core
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import judge_all
+from model_checks.explore.lru_judging.judge import judge_all
 from spec import enabled, initial, step, variant_named
 compiled = (spec.state, spec.transitions.front_end, spec.properties.safety,
             model_checks.explore.search_core)

@@ -14,7 +14,7 @@ import pytest
 
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
-from model_checks.explore.judge import Status, judge
+from model_checks.explore.lru_judging.judge import Status, judge
 from model_checks.kernel.cell_sets import expected_cell
 from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS

@@ -222,4 +222,4 @@ MONITORS: dict[str, Monitor] = {
                   "is judged", obligation=_watched_retry_delivered, rename_rids=_rids_l3),
 }
 """The trace properties judged by a monitor, by id. L4 is judged by graph analysis
-(`model_checks.explore.liveness`)."""
+(`model_checks.explore.lru_judging.liveness`)."""

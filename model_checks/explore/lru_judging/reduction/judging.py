@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from model_checks.explore.graph import Graph, GraphOptions, build
-from model_checks.explore.judge import Judgement, Status, judge, judge_all
-from model_checks.explore.reduction import build_reduced
+from model_checks.explore.lru_judging.judge import Judgement, Status, judge, judge_all
+from model_checks.explore.lru_judging.reduction import build_reduced
 from spec import Config, by_id
 
 

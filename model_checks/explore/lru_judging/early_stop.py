@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from model_checks.explore.monitors import MONITORS
-from model_checks.explore.state_checks import vacuous_reason
+from model_checks.explore.lru_judging.monitors import MONITORS
+from model_checks.explore.lru_judging.state_checks import vacuous_reason
 from spec import Config, Property, State
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class BreakWatch:
     search goes on, and the judge finishes the product on the whole graph."""
 
     def __init__(self, graph: Graph, props: Sequence[Property], stops: bool = True) -> None:
-        from model_checks.explore.product import ProductSearch  # product reads graph.py
+        from model_checks.explore.lru_judging.product import ProductSearch  # product reads graph.py
 
         for prop in props:
             if not stoppable(graph.config, prop):

@@ -9,39 +9,20 @@ or undecided (the state limit cut the graph, or no monitor exists for the proper
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
-
 from model_checks.explore import collector
 from model_checks.explore.graph import Graph, GraphOptions, build
-from model_checks.explore.liveness import fair_lasso, stuck_state
-from model_checks.explore.monitors import MONITORS, Monitor, observe
-from model_checks.explore.product import Verdict, search_product
+from model_checks.explore.judging import Judgement, Status
+from model_checks.explore.lru_judging.liveness import fair_lasso, stuck_state
+from model_checks.explore.lru_judging.monitors import MONITORS, Monitor, observe
+from model_checks.explore.lru_judging.product import Verdict, search_product
+from model_checks.explore.lru_judging.state_checks import vacuous_reason
 from model_checks.explore.slots import concrete_rids
-from model_checks.explore.state_checks import vacuous_reason
 from model_checks.explore.symmetry import concrete_actions
 from model_checks.kernel.judged import Judged, NotJudged, Table
 from spec import Action, Property, Trace, lemmas, registry, run
 
-
-class Status(enum.Enum):
-    COUNTEREXAMPLE = "counterexample"
-    PROVED = "proved"
-    VACUOUS = "vacuous"
-    UNDECIDED = "undecided"
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """One property's outcome on one graph. `actions`: the counterexample's steps (for a
-    lasso, the prefix followed by the cycle; `cycle_from` is where the cycle starts)."""
-
-    property_id: str
-    status: Status
-    reason: str
-    actions: tuple[Action, ...] = ()
-    cycle_from: int | None = None
-    trace: Trace | None = None
+__all__ = ["EVENTUAL_COMPLETION", "Judgement", "ReplayDisagrees", "Status", "judge", "judge_all",
+           "judged"]
 
 
 class ReplayDisagrees(AssertionError):

@@ -7,7 +7,7 @@ the reduced graph while keeping the unreduced search's shortest counterexamples
 from __future__ import annotations
 
 from model_checks.explore.graph import Graph, GraphOptions, build
-from model_checks.explore.reduction.stubborn import Reducer, check_progress
+from model_checks.explore.lru_judging.reduction.stubborn import Reducer, check_progress
 from spec import Config
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from model_checks.explore.reduction.footprint import Footprint, Location, Mode
+from model_checks.explore.lru_judging.reduction.footprint import Footprint, Location, Mode
 from spec import ACTION_TYPES, Action, Config, Drift, LruFlaw, Stage, State
 from spec import transitions as t
 from spec.transitions.client import all_requests, request_fits_unless_d8, well_formed
@@ -68,7 +68,8 @@ def rules_of(kind: type[Action]) -> Rules:
         return RULES[kind]
     except KeyError:
         raise KeyError(f"{kind.__name__} has no entry in RULES: add its instances, footprint, "
-                       "groups and enabling set to model_checks/explore/reduction/rules.py"
+                       "groups and enabling set to "
+                       "model_checks/explore/lru_judging/reduction/rules.py"
                        ) from None
 
 

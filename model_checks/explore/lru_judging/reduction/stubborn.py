@@ -35,8 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from model_checks.explore.graph import Graph
-from model_checks.explore.reduction.footprint import Footprint, conflict
-from model_checks.explore.reduction.rules import (
+from model_checks.explore.lru_judging.reduction.footprint import Footprint, conflict
+from model_checks.explore.lru_judging.reduction.rules import (
     RULES,
     Group,
     footprint,
