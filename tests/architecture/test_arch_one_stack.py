@@ -61,6 +61,7 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
                         "explore/search_core.py", "explore/lattice_instance.py",
                         "explore/lattice_lru.py", "explore/lattice_profiles.py",
+                        "explore/lru_explore.py", "explore/named_instance.py",
                         "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
@@ -81,7 +82,14 @@ read: how one environment climbs the ladder, what holds before exploring, the re
 options describe, the design's all-instance proofs and other checkers' breaks, and how a
 witness is checked before it is written; `explore/lattice_profiles.py` the ladders it climbs
 per profile, as other designs declare their instances and rungs in
-`spec/designs/`; and a design's lockstep binding, declared per design in
+`spec/designs/`; and a design's searches of its own beside the one search of its instances,
+for the one `explore` command (`explore_command`, reading
+`explore/design_explorer.DesignExplorer`): `explore/lru_explore.py` declares the LRU
+design's (its matrix cells searched and judged, the instance a user names searched as one
+cell, its lattice) and `explorer_for` is the one table of them, and
+`explore/named_instance.py` states the instances a user names in the LRU design's keys (its
+family's bounds and sizes), as `lattice_instance.py` states its ladder; and a design's
+lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
@@ -123,17 +131,18 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/every_instance.py", "explore/evidence.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
         "explore/early_stop.py",
-        "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
+        "explore/instance.py", "explore/judge.py",
         "explore/liveness.py",
-        "explore/monitors.py", "explore/monotone.py", "explore/named_instance.py",
+        "explore/monitors.py", "explore/monotone.py",
         "explore/product.py",
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
         "explore/reduction/rules.py", "explore/reduction/stubborn.py",
-        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py"}),
+        "explore/state_checks.py", "explore/symmetry.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its judge, its cells' searches, its conformance
-command's runs and reports) and what reaches it: the commands that choose between the stacks.
+command's runs and reports) and what reaches it: the conformance command that chooses between
+the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 
