@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 
 from model_checks.explore import command
-from model_checks.explore.cell_tasks import DEFAULT_MAX_STATES, CellTask, explore_cell
+from model_checks.explore.cell_tasks import CellTask, explore_cell
 from model_checks.explore.design_explorer import DesignExplorer, NamedOutcome, NamedSearch
+from model_checks.explore.design_search import DEFAULT_MAX_STATES
 from model_checks.explore.instance import Shape, describe
 from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.named_instance import parse
