@@ -19,15 +19,18 @@ design's spec itself (`python -m model_checks explore`).
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state),
   `early_stop` stops a search at the end of the level where every asked property has broken
   (the monitors' product then run on the fly);
-- the matrix's cells: `instance` is the small instance per variant and environment,
-  `cell_tasks` one task per cell, its graph judged completely and turned into verdict records,
-  `agreement` the cross-check against Z3's and Hypothesis's records; `command` is the command
-  line;
-- one instance a user names (`explore --instance`): `named_instance` reads the text into the
-  builder's family, `instance_command` searches it and prints each verdict with its instance;
-  `design_search` is one search of each instance asked for of any design (`explore --design
-  NAME`, the LRU design's with `--rung`), judged through `judging_for`, with the same exit
-  codes;
+- the LRU design's matrix cells: `instance` is the small instance per variant and
+  environment, `cell_tasks` one task per cell, its graph judged completely and turned into
+  verdict records, `agreement` the cross-check against Z3's and Hypothesis's records;
+  `command` searches the cells `explore` asks for;
+- one search per instance: `design_search` is one search of each instance asked for of any
+  design (`explore --design NAME`, the LRU design's with `--rung`), judged through
+  `judging_for`, summed up as one `InstanceSearch` read by one exit rule; `instance_command`
+  prints and judges the one instance a user names (`explore --instance`) with the same
+  summary and exit rule, the search the design's: a design's searches of its own
+  (`design_explorer.DesignExplorer`: its cells, its named instances, its lattice) are
+  declared in one table, `lru_explore.explorer_for` (the LRU design's: `named_instance` reads
+  its keys into the builder's family, searched as one cell);
 - the drift lattice (`explore --lattice`): `lattice` searches, per variant and property, the
   minimal environments that break it, over any design's `LatticeDesign` (the LRU design's,
   `lattice_lru.LRU_LATTICE`: how one environment climbs its instance family,

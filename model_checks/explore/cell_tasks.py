@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from model_checks.executor import Task, sweep, values
+from model_checks.explore.design_search import DEFAULT_MAX_STATES
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
 from model_checks.explore.judging import Judgement, Status
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from model_checks.executor.cluster import DaskCluster
 
 CHECKER = EXPLORE.record
-DEFAULT_MAX_STATES = 2_000_000
 
 @dataclass(frozen=True)
 class CellTask:

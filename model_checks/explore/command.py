@@ -1,4 +1,6 @@
-"""`python -m model_checks explore`: the exhaustive explicit-state checker of the spec.
+"""The LRU design's matrix cells, as `python -m model_checks explore` searches them (its
+default for the LRU design; the LRU design's `design_explorer.DesignExplorer.cells`, declared
+in `lru_explore`).
 
 Explores every reachable state of the small instance (`model_checks.explore.instance`) for
 each cell of the expected matrix (or the cells `--variant`/`--environment` pick) and judges every
@@ -7,16 +9,10 @@ replayed on the spec before it is reported), proved for the instance at all dept
 number of states and the diameter), vacuous (with the reason), or undecided (the state limit
 cut the graph). Prints one line per cell and property verdicts; writes the verdict records.
 
-With `--lattice` it searches the drift lattice instead (`model_checks.explore.lattice`,
-`lattice_command`: per variant and property, the minimal sets of drift sources that break it).
-
 With `--dask ADDRESS --distributed` each cell's search is spread over the cluster's workers
 (`model_checks.explore.distributed`: one breadth-first search, its frontier partitioned by
 state fingerprint, each partition of the visited set held by one worker) instead of whole
 cells going to workers as tasks; the records are the local run's.
-
-With `--instance KEY=VALUE,...` (one `--variant`, one `--environment`) it searches that one
-instance instead, a user's, and exits 4 on a break (`model_checks.explore.instance_command`).
 
 With `--cross-check RECORDS` (the main job passes its Hypothesis and Z3 records) it also
 fails where another checker's verdict contradicts its own within one instance
@@ -54,15 +50,14 @@ from model_checks.explore.instance import (
     Shape,
     shapes_for,
 )
-from model_checks.explore.instance_command import add_instance_arguments, run_named
+from model_checks.explore.instance_command import add_instance_arguments
 from model_checks.explore.lattice_command import (
     LatticeUsageError,
     add_lattice_arguments,
     add_rung_arguments,
-    run_lattice,
     rung_bounds,
 )
-from model_checks.explore.lattice_lru import LRU_LATTICE
+from model_checks.explore.named_instance import INSTANCE_HELP
 from model_checks.kernel.cells import Agreement, agreement
 from model_checks.kernel.environment_arg import (
     MATRIX_SOURCES,
@@ -149,7 +144,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cross-check", type=Path, default=None, metavar="RECORDS",
                         help="a records file (or a folder of them) of Hypothesis and Z3: fail "
                              "where a verdict contradicts the explorer's within one instance")
-    add_instance_arguments(parser)
+    add_instance_arguments(parser, INSTANCE_HELP)
 
 
 class ExploreUsageError(ValueError):
@@ -167,31 +162,9 @@ def _cells(args: argparse.Namespace) -> list[tuple[str, tuple[str, ...]]]:
     return [(v, e) for e in envs for v in variants]
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.out is None:
-        args.out = Path("build/explore/lattice" if args.lattice
-                        else "build/explore/counterexamples")
-    if (args.instance is not None or args.property is not None or args.forget_ended
-            or args.symmetric_requests or args.whole_graph):
-        if args.json is None:
-            args.json = Path("build/explore/records.json")
-        return run_named(args)  # `instance_command`: one instance a user names
-    if args.lattice and args.por:
-        print("error: --por applies to matrix cells, not to --lattice", file=sys.stderr)
-        return EXIT_USAGE
-    if args.lattice:
-        if args.distributed:
-            print("error: --distributed applies to the matrix cells, not --lattice",
-                  file=sys.stderr)
-            return EXIT_USAGE
-        return run_lattice(args, LRU_LATTICE)
-    lattice_only = (args.sources, args.max_size, args.evidence, args.resume, args.items,
-                    args.reused_bytes)
-    if any(o is not None for o in lattice_only) or args.parametric or args.no_explore or (
-            args.duplicates):
-        print("error: --sources, --max-size, --evidence, --parametric, --resume, --items, "
-              "--reused-bytes, --duplicates and --no-explore need --lattice", file=sys.stderr)
-        return EXIT_USAGE
+def run_cells(args: argparse.Namespace) -> int:
+    """The matrix cells `args` pick, searched and judged (module docstring); the exit code.
+    `explore_command` has refused the options of other searches and set `args.out`."""
     if args.distributed and args.dask is None:
         print("error: --distributed needs --dask ADDRESS (the cluster to spread the search "
               "over)", file=sys.stderr)

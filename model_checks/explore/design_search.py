@@ -11,16 +11,19 @@ the instance, its states and depth and whether the search was complete, then eac
 property's verdict (`--property P`: only P's, the others not reported) with its shortest
 witness, one action a line in the design's JSON. `--json` writes one summary per search.
 
-Exit codes, the same as a named instance's search of the LRU design (`instance_command`):
-4 a reported property breaks; 3 none breaks but the state limit left one undecided; 0 every
-reported property holds on its instance; 1 a search explored nothing; 2 bad input (one line).
+Every search is summed up as one `InstanceSearch`, as a named instance's search of a design
+that declares named instances is (`instance_command`), and one exit rule reads them
+(`exit_code`): 4 a reported property breaks; 3 none breaks but the state limit left one
+undecided; 0 every reported property holds on its instance; 1 a search explored nothing;
+2 bad input (one line).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from model_checks.explore.judging import Status, judging_for
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
@@ -42,6 +45,19 @@ PROPERTY_HELP = ("report only this property: of the LRU design's named instance 
                  "--rung) one of the design's properties")
 
 
+@dataclass(frozen=True)
+class InstanceSearch:
+    """One search of one instance, summed up: the instance (as its search names it), the
+    states numbered, the depth reached, whether the search was complete, and each reported
+    property's verdict ("holds", "breaks" or "unknown"; vacuous and proved hold)."""
+
+    instance: str
+    states: int
+    depth: int
+    complete: bool
+    verdicts: Mapping[str, str]
+
+
 def run(args: argparse.Namespace) -> int:
     """Every search `args` asks of `args.design` (module docstring); its exit code."""
     try:
@@ -54,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if args.json:
         args.json.write_text(json.dumps([summary for _, summary in found]) + "\n")
-    return exit_code(verdicts for verdicts, _ in found)
+    return exit_code(search for search, _ in found)
 
 
 def _reported(design: Design, wanted: str | None) -> tuple[DesignProperty, ...]:
@@ -70,9 +86,8 @@ def _reported(design: Design, wanted: str | None) -> tuple[DesignProperty, ...]:
 
 def _search(design: Design, variant: str, chosen: Environment,
             reported: tuple[DesignProperty, ...], args: argparse.Namespace
-            ) -> tuple[list[str], dict[str, object]]:
-    """One search, printed; its reported verdicts (none: nothing explored) and its summary
-    for `--json`."""
+            ) -> tuple[InstanceSearch, dict[str, object]]:
+    """One search, printed; its summary, and its summary for `--json`."""
     environment = chosen.ids  # the design refuses a source it has not, with why
     rung = args.rung or 0
     known_variant(design, variant)
@@ -84,8 +99,8 @@ def _search(design: Design, variant: str, chosen: Environment,
     config = design.instance(variant, environment, rung)
     found = judging_for(design.name).judge(config,
                                            max_states=args.max_states or DEFAULT_MAX_STATES)
-    print(f"{design.name} {variant} {chosen.text} at rung {rung} "
-          f"({design.rungs[rung]}): {found.states:,} states, depth {found.depth}, "
+    instance = f"{design.name} {variant} {chosen.text} at rung {rung} ({design.rungs[rung]})"
+    print(f"{instance}: {found.states:,} states, depth {found.depth}, "
           f"{'complete' if found.complete else 'cut by the state limit'}")
     for prop in reported:
         judgement = found.judgement(prop.id)
@@ -94,10 +109,10 @@ def _search(design: Design, variant: str, chosen: Environment,
               + (f" in {len(witness.actions)} steps: {witness.reason}" if witness else ""))
         for number, action in enumerate(witness.actions if witness else (), start=1):
             print(f"      {number}. {json.dumps(design.action_to_json(action))}")
+    verdicts = {p.id: found.verdict(p.id) for p in reported}
     summary = {"variant": variant, "environment": chosen.text, "rung": rung,
-               "states": found.states, "complete": found.complete,
-               "verdicts": {p.id: found.verdict(p.id) for p in reported}}
-    return ([found.verdict(p.id) for p in reported] if found.states > 0 else []), summary
+               "states": found.states, "complete": found.complete, "verdicts": verdicts}
+    return InstanceSearch(instance, found.states, found.depth, found.complete, verdicts), summary
 
 
 def known_variant(design: Design, variant: str) -> None:
@@ -107,13 +122,13 @@ def known_variant(design: Design, variant: str) -> None:
                          f"{', '.join(design.variants)}")
 
 
-def exit_code(searches: Iterable[list[str]]) -> int:
-    """1 where a search explored nothing (no verdicts), else 4 a break, else 3 an undecided
-    property, else 0."""
-    verdicts = list(searches)
-    if not verdicts or any(not v for v in verdicts):
+def exit_code(searches: Iterable[InstanceSearch]) -> int:
+    """1 where there is no search or one explored or judged nothing, else 4 a break, else 3
+    an undecided property, else 0."""
+    found = list(searches)
+    if not found or any(search.states == 0 or not search.verdicts for search in found):
         return EXIT_MISMATCH
-    every = {v for one in verdicts for v in one}
+    every = {verdict for search in found for verdict in search.verdicts.values()}
     if "breaks" in every:
         return EXIT_BREAK
     return EXIT_UNDECIDED if "unknown" in every else EXIT_OK

@@ -1,11 +1,13 @@
 """`explore --variant V --environment E --instance KEY=VALUE,... [--property P]`: one search
-of an instance a user names (`named_instance`), judged completely, in this process.
+of an instance a user names, judged completely, in this process, for a design that declares
+its named instances (`design_explorer.DesignExplorer.named`: the LRU design's keys are
+`named_instance`'s, declared in `lru_explore`).
 
 Prints the instance, one verdict per property (or the one `--property` asks for), each
 naming the instance it holds for, then the states explored, the depth reached and the CPU
 seconds of the search and the judging (`time.process_time`). Writes the verdict records
-(`--json`, with the search's figures beside them: `named_instance.SearchFigures`) and each
-counterexample as an ITF trace (`--out`), as a matrix cell does.
+(`--json`, with the search's figures beside them: `SearchFigures`) and each counterexample
+as an ITF trace (`--out`), as a matrix cell does.
 
 With `--property P` the search stops at the end of the breadth-first level where P first
 breaks, where P can stop it (a state property or lemma, or L1-L3 judged by their monitors on
@@ -13,9 +15,9 @@ the fly: `early_stop`): the same verdict and shortest counterexample as the whol
 gives, from the states up to that depth; it says so, and judges nothing else.
 `--whole-graph` searches on instead.
 
-Exit codes (every design's one-instance search's: `design_search.EXIT_*`): 4 a
+Exit codes (every design's one-instance search's: `design_search.exit_code`): 4 a
 judged property breaks on the instance (its shortest counterexample's length printed); 3
-none breaks but the state limit (`--max-states`, default `cell_tasks.DEFAULT_MAX_STATES`)
+none breaks but the state limit (`--max-states`, default `design_search.DEFAULT_MAX_STATES`)
 left one undecided; 0 every judged property holds (proved for the instance, or vacuous on
 it); 1 nothing explored; 2 bad input (one line naming the fix).
 """
@@ -25,27 +27,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
-from model_checks.explore.cell_tasks import DEFAULT_MAX_STATES, CellTask, explore_cell
-from model_checks.explore.design_search import PROPERTY_HELP
-from model_checks.explore.design_search import exit_code as search_exit_code
-from model_checks.explore.instance import Shape, describe
-from model_checks.explore.named_instance import (
-    EXAMPLE,
-    FIGURES_KEY,
-    InstanceTextError,
-    SearchFigures,
-    parse,
-)
+from model_checks.explore.design_explorer import NamedSearch
+from model_checks.explore.design_search import PROPERTY_HELP, InstanceSearch, exit_code
+from model_checks.kernel import result_files
 from model_checks.kernel.exits import EXIT_USAGE
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
-from spec import lemmas, registry, variant_named
-from spec.drift import Environment
 
-INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --instance {EXAMPLE}"
-                 "[,size=c:3/3]; keys: identities, requests, unfinished, items, retries, "
-                 "budget (all required), size=ID[@V]:P0/P1 (repeatable); needs one --variant "
-                 "and one --environment; exit 4 on a break (docs/explore.md)")
 FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
                "verdicts and shortest counterexamples from fewer states; docs/explore.md)")
 WHOLE_HELP = ("with --instance --property: search the whole graph even where the property "
@@ -66,48 +57,50 @@ _NOT_WITH = (("lattice", "--lattice"), ("distributed", "--distributed"),
 """Options that pick or change the instances some other way (or where to search)."""
 
 
-def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--instance", default=None, metavar="KEY=VALUE,...", help=INSTANCE_HELP)
+def add_instance_arguments(parser: argparse.ArgumentParser, instance_help: str) -> None:
+    """The options of a named instance's search; `instance_help` says the design's keys."""
+    parser.add_argument("--instance", default=None, metavar="KEY=VALUE,...", help=instance_help)
     parser.add_argument("--property", default=None, metavar="P", help=PROPERTY_HELP)
     parser.add_argument("--forget-ended", action="store_true", help=FORGET_HELP)
     parser.add_argument("--symmetric-requests", action="store_true", help=SLOTS_HELP)
     parser.add_argument("--whole-graph", action="store_true", help=WHOLE_HELP)
 
 
-def run_named(args: argparse.Namespace) -> int:
-    """The `--instance` run (module docstring); `args` are `explore`'s."""
+def run_named(args: argparse.Namespace,
+              named: Callable[[argparse.Namespace], NamedSearch]) -> int:
+    """The `--instance` run (module docstring); `args` are `explore`'s, `named` the design's
+    named instances (`DesignExplorer.named`)."""
     try:
-        task, wanted = _task(args)
-        config = task.config(task.shapes[0])
-    except (InstanceTextError, ValueError) as error:
+        _usable(args)
+        search = named(args)
+    except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    named = parse(args.instance).text()
-    cell = f"{task.variant.name} {Environment.of(task.environment).text}"
-    print(f"instance {named}: {describe(config)}")
+    print(f"instance {search.text}: {search.description}")
     started = time.process_time()
-    outcome = explore_cell(task)
+    outcome = search.search()
     seconds = time.process_time() - started
-    records = [r for r in outcome.records if wanted is None or r.property == wanted]
-    figures = SearchFigures(named, outcome.states, outcome.diameter, outcome.stopped_at,
+    records = outcome.records
+    figures = SearchFigures(search.text, outcome.states, outcome.depth, outcome.stopped_at,
                             outcome.complete, seconds)
-    write_records(args.json, records, {FIGURES_KEY: figures.to_json()})
+    write_records(args.json, list(records), {FIGURES_KEY: figures.to_json()})
     for record in records:
-        print(f"{cell} {record.property} on {named}: {verdict_text(record)}")
-    limit = "" if outcome.complete else f" (state limit {task.max_states} reached)"
+        print(f"{search.cell} {record.property} on {search.text}: {verdict_text(record)}")
+    limit = "" if outcome.complete else f" (state limit {search.max_states} reached)"
     if outcome.stopped_at is not None:
         limit = (f" (the search stopped at the end of depth {outcome.stopped_at}, where "
-                 f"{wanted} broke: states deeper not searched, no other property judged)")
-    keyed = (" (deduplicated with ended requests forgotten"
-             + (", request slots renumbered)" if task.slots else ")")) if task.forget else ""
-    print(f"{outcome.states} states{keyed}, depth {outcome.diameter}{limit}, {seconds:.2f} CPU-s; "
-          f"records in {args.json}, traces in {args.out}")
-    return exit_code(records, outcome.states)
+                 f"{args.property} broke: states deeper not searched, no other property "
+                 "judged)")
+    print(f"{outcome.states} states{search.keyed}, depth {outcome.depth}{limit}, "
+          f"{seconds:.2f} CPU-s; records in {args.json}, traces in {args.out}")
+    return exit_code([summary(search.text, outcome.states, outcome.depth, outcome.complete,
+                              records)])
 
 
-def _task(args: argparse.Namespace) -> tuple[CellTask, str | None]:
-    """The one cell's task over the named instance, and the property asked for (None: all);
-    `ValueError` naming the fix for bad arguments."""
+def _usable(args: argparse.Namespace) -> None:
+    """`ValueError` naming the fix where the options cannot name one instance: no
+    `--instance`, an option that picks instances another way, not one variant and one
+    environment."""
     if args.instance is None:
         given = ("--property" if args.property is not None else
                  "--forget-ended" if args.forget_ended else
@@ -121,28 +114,13 @@ def _task(args: argparse.Namespace) -> tuple[CellTask, str | None]:
             or len(args.environment) != 1):
         raise ValueError("--instance needs exactly one --variant and one --environment "
                          "(e.g. --variant V2 --environment D1+D7)")
-    known = [p.id for p in (*registry(), *lemmas())]
-    if args.property is not None and args.property not in known:
-        raise ValueError(f"--property {args.property!r}: not a property or lemma; one of "
-                         f"{', '.join(known)}")
-    if args.symmetric_requests and not args.forget_ended:
-        raise ValueError("--symmetric-requests needs --forget-ended (it renumbers the slots "
-                         "of the requests that key keeps)")
-    if args.forget_ended and args.por:
-        raise ValueError("--forget-ended and --por are separate searches; drop one")
-    if args.max_states is not None and args.max_states < 1:
-        raise ValueError(f"--max-states must be >= 1, got {args.max_states}")
-    named = parse(args.instance)
-    variant = variant_named(args.variant[0])
-    env = args.environment[0].sources
-    named.config(variant, env)  # refuses what the spec refuses, and sizes it does not have
-    family = named.family()
-    only = None if args.property is None or args.por else frozenset({args.property})
-    task = CellTask(variant, env, args.out, args.max_states or DEFAULT_MAX_STATES,
-                  (Shape(family.max_requests),), por=args.por, family=family, only=only,
-                  forget=args.forget_ended, slots=args.symmetric_requests,
-                  stop_at_break=not args.whole_graph)
-    return task, args.property
+
+
+def asked(args: argparse.Namespace) -> bool:
+    """Whether `args` ask for a named instance's search (`--instance`, or an option only it
+    reads, which it then refuses without `--instance`)."""
+    return (args.instance is not None or args.property is not None or args.forget_ended
+            or args.symmetric_requests or args.whole_graph)
 
 
 def verdict_text(record: VerdictRecord) -> str:
@@ -159,9 +137,50 @@ def verdict_text(record: VerdictRecord) -> str:
     return f"UNDECIDED ({reason.removeprefix('undecided: ')})"
 
 
-def exit_code(records: list[VerdictRecord], states: int) -> int:
-    """4 a break, else 3 an undecided property, else 0; 1 when nothing was explored or
-    judged (`design_search.exit_code`, every design's one-instance search's)."""
-    words = {Verdict.COUNTEREXAMPLE: "breaks", Verdict.UNKNOWN: "unknown"}
-    return search_exit_code([[words.get(r.verdict, "holds") for r in records]
-                             if states > 0 else []])
+WORDS = {Verdict.COUNTEREXAMPLE: "breaks", Verdict.UNKNOWN: "unknown"}
+"""A record's verdict as `design_search.InstanceSearch` words it (any other: "holds")."""
+
+
+def summary(instance: str, states: int, depth: int, complete: bool,
+            records: tuple[VerdictRecord, ...]) -> InstanceSearch:
+    """The search as every design's one-instance search is summed up (`InstanceSearch`)."""
+    return InstanceSearch(instance, states, depth, complete,
+                          {r.property: WORDS.get(r.verdict, "holds") for r in records})
+
+
+FIGURES_KEY = "search"
+"""The key of `SearchFigures` in an `explore --instance` records file."""
+
+
+@dataclass(frozen=True)
+class SearchFigures:
+    """One search of a named instance: the instance's canonical text, the states it numbered,
+    the depth it reached, the level a break stopped it at (None: not stopped early),
+    whether every state was explored or the stop was at a break (not the state limit), and
+    the CPU seconds of the search and the judging."""
+
+    instance: str
+    states: int
+    depth: int
+    stopped_at: int | None
+    complete: bool
+    cpu_seconds: float
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> SearchFigures:
+        stopped = data["stopped_at"]
+        return cls(str(data["instance"]), int(str(data["states"])), int(str(data["depth"])),
+                   None if stopped is None else int(str(stopped)), bool(data["complete"]),
+                   float(str(data["cpu_seconds"])))
+
+
+def read_figures(path: Path) -> SearchFigures | None:
+    """The figures an `explore --instance` records file holds (None: none, e.g. the run
+    stopped at a usage error before writing it)."""
+    if not path.exists():
+        return None
+    data = result_files.read(path).get(FIGURES_KEY)
+    return None if data is None else SearchFigures.from_json(data)

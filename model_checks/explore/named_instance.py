@@ -18,19 +18,16 @@ what the environment adds is the builder's, as for the matrix's family
 engines, and the matrix's sizes per drift source for the contents `size=` does not name. Bad
 text is an `InstanceTextError` whose message says how to fix it.
 
-What one search of a named instance did (`SearchFigures`) is written beside its verdict
-records (`--json`, under `FIGURES_KEY`), so that a job reads it typed, not from the printout.
+The LRU design's declaration of the instances a user names, read through its
+`design_explorer.DesignExplorer` (`lru_explore`).
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 
-from model_checks.kernel import result_files
 from model_checks.kernel.instance import MATRIX_FAMILY, config_for
 from spec import Config, Content, ItemSize, Variant
 from spec.instances import Family, Items, Sized
@@ -43,6 +40,10 @@ SIZE = "size"
 NAMES = string.ascii_lowercase
 """Identity names, in order: the matrix's a, b, c, then on."""
 EXAMPLE = "identities=3,requests=3,unfinished=2,items=1,retries=2,budget=2"
+INSTANCE_HELP = (f"explore this one instance instead of the profile's, e.g. --instance {EXAMPLE}"
+                 "[,size=c:3/3]; keys: identities, requests, unfinished, items, retries, "
+                 "budget (all required), size=ID[@V]:P0/P1 (repeatable); needs one --variant "
+                 "and one --environment; exit 4 on a break (docs/explore.md)")
 _SIZE_VALUE = re.compile(r"^([a-z])(?:@(\d+))?:(\d+)/(\d+)$")
 
 
@@ -151,41 +152,3 @@ def _content_text(content: Content) -> str:
 
 def _size_text(size: ItemSize) -> str:
     return f"{_content_text(size.content)}:{size.shadow_bytes}/{size.receiver_bytes}"
-
-
-FIGURES_KEY = "search"
-"""The key of `SearchFigures` in an `explore --instance` records file."""
-
-
-@dataclass(frozen=True)
-class SearchFigures:
-    """One search of a named instance: the instance's canonical text, the states it numbered,
-    the depth it reached, the level a break stopped it at (None: not stopped early),
-    whether every state was explored or the stop was at a break (not the state limit), and
-    the CPU seconds of the search and the judging."""
-
-    instance: str
-    states: int
-    depth: int
-    stopped_at: int | None
-    complete: bool
-    cpu_seconds: float
-
-    def to_json(self) -> dict[str, object]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> SearchFigures:
-        stopped = data["stopped_at"]
-        return cls(str(data["instance"]), int(str(data["states"])), int(str(data["depth"])),
-                   None if stopped is None else int(str(stopped)), bool(data["complete"]),
-                   float(str(data["cpu_seconds"])))
-
-
-def read_figures(path: Path) -> SearchFigures | None:
-    """The figures an `explore --instance` records file holds (None: none, e.g. the run
-    stopped at a usage error before writing it)."""
-    if not path.exists():
-        return None
-    data = result_files.read(path).get(FIGURES_KEY)
-    return None if data is None else SearchFigures.from_json(data)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from model_checks.answers import AnswerStore
 from model_checks.answers import Verdict as Answer
-from model_checks.explore.named_instance import SearchFigures
+from model_checks.explore.instance_command import SearchFigures
 from model_checks.jobs.phases import NamedCheck
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord

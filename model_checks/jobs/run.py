@@ -34,7 +34,7 @@ from typing import TextIO, cast
 from model_checks.answers import load as load_answers
 from model_checks.answers.summary import LEGEND, contradiction_count, matrix_summary, summary
 from model_checks.executor import add_dask_argument, backend_for
-from model_checks.explore.named_instance import read_figures
+from model_checks.explore.instance_command import read_figures
 from model_checks.jobs import phases as jobs
 from model_checks.jobs import schedule
 from model_checks.jobs.expected import NamedVerdict, judge

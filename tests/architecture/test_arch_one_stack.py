@@ -71,6 +71,7 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
                         "explore/search_core.py", "explore/lattice_instance.py",
                         "explore/lattice_lru.py", "explore/lattice_profiles.py",
+                        "explore/lru_explore.py", "explore/named_instance.py",
                         "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
@@ -94,7 +95,14 @@ options describe, the design's all-instance proofs and the properties they decid
 breaks as it replays them and its own (`explore/evidence.py` gathers them for any design),
 and how a witness is checked before it is written; `explore/lattice_profiles.py` the
 ladders it climbs per profile, as other designs declare their instances and rungs in
-`spec/designs/`; and a design's lockstep binding, declared per design in
+`spec/designs/`; and a design's searches of its own beside the one search of its instances,
+for the one `explore` command (`explore_command`, reading
+`explore/design_explorer.DesignExplorer`): `explore/lru_explore.py` declares the LRU
+design's (its matrix cells searched and judged, the instance a user names searched as one
+cell, its lattice) and `explorer_for` is the one table of them, and
+`explore/named_instance.py` states the instances a user names in the LRU design's keys (its
+family's bounds and sizes), as `lattice_instance.py` states its ladder; and a design's
+lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
@@ -152,12 +160,11 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/canonical.py",
         "explore/cell_tasks.py", "explore/command.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
-        "explore/instance.py", "explore/instance_command.py", "explore/named_instance.py",
-        "explore/symmetry.py", "explore_command.py"}),
+        "explore/instance.py", "explore/symmetry.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its cells' searches, its conformance command's runs
-and reports) and what reaches it: the commands that choose between the stacks.
+and reports) and what reaches it: the conformance command that chooses between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ import pytest
 from model_checks import explore_command
 from model_checks.cli import build_parser, main
 from model_checks.designs import command
+from model_checks.explore import lru_explore
 from model_checks.explore.design_search import EXIT_BREAK, EXIT_UNDECIDED
 from model_checks.kernel import result_files
 from model_checks.kernel.exits import EXIT_OK
@@ -192,7 +194,8 @@ def test_the_lru_explorer_gets_its_own_defaults(monkeypatch: pytest.MonkeyPatch)
     """An option of one explorer only has no default on the shared parser; the explorer
     that runs gets the one its parser declares."""
     seen: list[argparse.Namespace] = []
-    monkeypatch.setattr(explore_command.lru, "run", lambda args: seen.append(args) or 0)
+    declared = replace(lru_explore.LRU_EXPLORER, cells=lambda args: seen.append(args) or 0)
+    monkeypatch.setitem(lru_explore._EXPLORERS, "lru", declared)
     assert main(["explore", "--variant", "V0"]) == 0
     assert seen[0].profile == "ci" and seen[0].por is False and seen[0].evidence is None
 

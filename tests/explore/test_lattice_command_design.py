@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from model_checks.cli import main
-from model_checks.explore import command
+from model_checks.explore import lru_explore
 from model_checks.explore.lattice import LatticeRequest, Proof
 from model_checks.explore.lattice_command import LatticeDefect, WitnessDefect
 from model_checks.explore.lattice_instance import Rung
@@ -62,7 +62,8 @@ def test_a_defect_a_design_declares_fails_the_run(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     target = tmp_path / "lattice.json"
-    monkeypatch.setattr(command, "LRU_LATTICE", planted)
+    monkeypatch.setitem(lru_explore._EXPLORERS, "lru",
+                        replace(lru_explore.LRU_EXPLORER, lattice=planted))
     code = main([*ARGV, *extra, "--json", str(target), "--out", str(tmp_path / "t")])
     err = capsys.readouterr().err
     assert code == 1 and said in err and err.count("\n") == 1
@@ -72,7 +73,8 @@ def test_a_defect_a_design_declares_fails_the_run(
 def test_the_same_run_passes_on_the_design_as_declared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr(command, "LRU_LATTICE", Planted())
+    monkeypatch.setitem(lru_explore._EXPLORERS, "lru",
+                        replace(lru_explore.LRU_EXPLORER, lattice=Planted()))
     target = tmp_path / "lattice.json"
     code = main([*ARGV, "--parametric", "--json", str(target), "--out", str(tmp_path / "t")])
     assert code == 0, capsys.readouterr()

@@ -13,7 +13,7 @@ import pytest
 from model_checks import cli
 from model_checks.answers import AnswerStore, Facts, Hold, Reach, Witness
 from model_checks.answers import Verdict as Answer
-from model_checks.explore.named_instance import SearchFigures
+from model_checks.explore.instance_command import SearchFigures
 from model_checks.jobs import expected as named
 from model_checks.jobs import phases as jobs
 from model_checks.jobs import run as job_run
