@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from model_checks.explore import collector
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.liveness import fair_lasso, stuck_state
+from model_checks.explore.lru_reductions.slots import concrete_rids
+from model_checks.explore.lru_reductions.symmetry import concrete_actions
 from model_checks.explore.monitors import MONITORS, Monitor, observe
 from model_checks.explore.product import Verdict, search_product
-from model_checks.explore.slots import concrete_rids
 from model_checks.explore.state_checks import vacuous_reason
-from model_checks.explore.symmetry import concrete_actions
 from model_checks.kernel.judged import Judged, NotJudged, Table
 from spec import Action, Property, Trace, lemmas, registry, run
 

@@ -10,7 +10,9 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 (`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
-the LRU design's reductions declared per design in `explore/search_core.py`), in one process
+the LRU design's reductions declared per design in `explore/search_core.py` over its package
+`explore/lru_reductions/`, which only that table and the LRU design's own modules import),
+in one process
 or over a cluster, and every design's implementations are checked by the one lockstep driver
 (`conform/design_lockstep.py`) through the design's binding (the LRU design's,
 `conform/lru_lockstep/`, declares the driver's optional capabilities). The LRU design still
@@ -56,10 +58,15 @@ LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation
                 "observer", "properties", "runs", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
+LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "slots", "symmetry")
+"""The modules of the LRU design's state reductions (`explore/lru_reductions/`)."""
+
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
-                        "explore/search_core.py", "explore/lattice_instance.py",
+                        "explore/search_core.py",
+                        *(f"explore/lru_reductions/{m}.py" for m in LRU_REDUCTIONS),
+                        "explore/lattice_instance.py",
                         "explore/lattice_lru.py", "explore/lattice_profiles.py",
                         "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
@@ -73,7 +80,13 @@ per design in `designs/evidence.py`, the one table the generic lattice reads, an
 reductions: `explore/search_core.py` declares the LRU design's (processing renaming,
 identity symmetry, forgetting, slots) as the `Moves` the one explorer (`explore/graph.py`)
 searches through, and `moves_for` is the one table of them (every other design is searched
-through `explore/moves.DesignMoves`, without reductions); and a design's lattice:
+through `explore/moves.DesignMoves`, without reductions), its reductions themselves in
+`explore/lru_reductions/` (`canonical`: processing renaming; `symmetry`: identity symmetry and
+its renamings undone along a path; `forgetting`: the key with ended requests forgotten;
+`slots`: that key with the live requests' slots renumbered, and the rid maps that undo it),
+each a statement about the LRU design's own state, as a Z3 encoding is, which a search reaches
+only through `moves_for` (`test_the_lru_reductions_are_reached_only_through_their_table`);
+and a design's lattice:
 `explore/lattice_instance.py` states the LRU design's instance family and ladder and
 `explore/lattice_lru.py` declares, over them, the `LatticeCommandDesign` the one lattice
 search (`explore/lattice.py`), its report and its command (`explore/lattice_command.py`)
@@ -118,10 +131,10 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
-        "explore/agreement.py", "explore/canonical.py",
+        "explore/agreement.py",
         "explore/cell_tasks.py", "explore/command.py",
         "explore/every_instance.py", "explore/evidence.py",
-        "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
+        "explore/forgetting_agreement.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
         "explore/liveness.py",
@@ -129,7 +142,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/product.py",
         "explore/reduction/__init__.py", "explore/reduction/judging.py",
         "explore/reduction/rules.py", "explore/reduction/stubborn.py",
-        "explore/state_checks.py", "explore/symmetry.py", "explore_command.py"}),
+        "explore/state_checks.py", "explore_command.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its judge, its cells' searches, its conformance
@@ -267,3 +280,54 @@ def test_the_check_sees_a_design_specific_import(source: str, expected: set[str]
     for module, names in imports(source):
         found |= spec_owners(module, names)
     assert found == expected, source
+
+
+REDUCTIONS = "model_checks.explore.lru_reductions"
+"""The LRU design's reductions, declared behind `Moves` (`PER_DESIGN`)."""
+REDUCTIONS_TABLE = "explore/search_core.py"
+"""Their table: `moves_for` and the `Moves` that composes them."""
+
+
+def reductions_importers(sources: dict[str, str]) -> list[str]:
+    """Of `sources` (a module's name -> its text), the modules that import the LRU design's
+    reductions but may not: every one but their table, the modules of the LRU design's own
+    (its other per-design modules, `PER_DESIGN`, the package itself among them, and the rest
+    of its own stack still listed in `SPECIFIC`: its judge undoes their renamings to replay a
+    path on the spec). A design-generic module moves through `Moves`; since `owners` does not
+    follow an import into a per-design module, this is what keeps it from reaching them."""
+    allowed = {REDUCTIONS_TABLE} | PER_DESIGN | SPECIFIC["lru"]
+    return sorted(name for name, source in sources.items() if name not in allowed
+                  and any(m == REDUCTIONS or m.startswith(f"{REDUCTIONS}.")
+                          for m, _ in imports(source)))
+
+
+def test_the_lru_reductions_are_reached_only_through_their_table() -> None:
+    """Every module of `model_checks/` and every benchmark (tests of the reductions aside)."""
+    paths = [*PACKAGE.rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]
+    sources = {_name(p) if p.is_relative_to(PACKAGE) else str(p.relative_to(ROOT)):
+               p.read_text() for p in paths}
+    assert REDUCTIONS_TABLE in sources and reductions_importers(
+        {REDUCTIONS_TABLE: sources[REDUCTIONS_TABLE]}) == [], "the table imports them"
+    assert any(REDUCTIONS in source for source in sources.values()), "no importer seen"
+    found = reductions_importers(sources)
+    assert not found, (f"{found} import the LRU design's reductions: a search reaches them "
+                       "through `search_core.moves_for` (the `Moves` protocol)")
+
+
+@pytest.mark.parametrize(("name", "source", "refused"), [
+    ("explore/graph.py", "from model_checks.explore.lru_reductions.canonical import canonical",
+     True),
+    ("explore/design_search.py", "def f():\n    from model_checks.explore.lru_reductions "
+     "import slots", True),
+    ("benchmarks/bench_explore.py", "import model_checks.explore.lru_reductions.symmetry", True),
+    ("explore/search_core.py", "from model_checks.explore.lru_reductions.canonical import "
+     "canonical", False),
+    ("explore/lru_reductions/slots.py", "from model_checks.explore.lru_reductions.forgetting "
+     "import ended", False),
+    ("explore/graph.py", "from model_checks.explore.search_core import moves_for", False),
+])
+def test_the_importers_check_refuses_a_planted_generic_importer(name: str, source: str,
+                                                                 refused: bool) -> None:
+    """Planted: a generic module (or benchmark) importing a reduction is refused; the table,
+    the package itself and a module going through `moves_for` are not."""
+    assert reductions_importers({name: source}) == ([name] if refused else [])

@@ -52,9 +52,9 @@ import functools
 import itertools
 from collections.abc import Hashable, Sequence
 
-from model_checks.explore.canonical import canonical
 from model_checks.explore.fingerprint import canonical_text
-from model_checks.explore.forgetting import (
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.forgetting import (
     ended,
     forgetting_key,
     media_forgotten,
