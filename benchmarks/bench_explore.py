@@ -59,12 +59,13 @@ the six instances an independent Murphi model was compared on (identities, reque
 unfinished, items, retries, budget), each with the property its comparison judged;
 `--named-rows 1,4` picks rows, `--max-states N` is the command's state limit. Each row runs
 twice in a row, without and with `--forget-ended` (ended requests forgotten in the
-deduplication key, `model_checks.explore.forgetting`), then a table gives both runs' verdicts,
-states and CPU seconds and the ratios (without / with); `--named-forget all` adds a third run
-with `--symmetric-requests` as well (request slots renumbered in the key,
-`model_checks.explore.slots`), `--named-forget keyed` runs only the two with forgetting (ratios
-to the first); `--named-forget off|on|slots` runs one way. `--repeat N` given with `--named`
-runs each row N times each way and reports the median CPU seconds (one run by default).
+deduplication key, `model_checks.explore.lru_reductions.forgetting`), then a table gives both
+runs' verdicts, states and CPU seconds and the ratios (without / with); `--named-forget all`
+adds a third run with `--symmetric-requests` as well (request slots renumbered in the key,
+`model_checks.explore.lru_reductions.slots`), `--named-forget keyed` runs only the two with
+forgetting (ratios to the first); `--named-forget off|on|slots` runs one way. `--repeat N`
+given with `--named` runs each row N times each way and reports the median CPU seconds (one run
+by default).
 
 `--rumur` runs instead each row of `NAMED` (`--named-rows`) on both sides, the same work: each
 property the row asks given its verdict and shortest counterexample. Where the row asks one
@@ -135,7 +136,7 @@ row asks row 5's instance for H1 only, the one property that breaks there (`expl
 NAMED_MODES = {"off": (), "on": ("--forget-ended",),
                "slots": ("--forget-ended", "--symmetric-requests")}
 """The ways a named row runs: without forgetting, with ended requests forgotten, and with
-request slots renumbered too (`model_checks.explore.slots`)."""
+request slots renumbered too (`model_checks.explore.lru_reductions.slots`)."""
 NAMED_RUNS = {"both": ("off", "on"), "all": ("off", "on", "slots"), "keyed": ("on", "slots"),
               "off": ("off",), "on": ("on",), "slots": ("slots",)}
 """`--named-forget`: which modes run, in this order."""
@@ -496,10 +497,9 @@ def phases(label: str, repeat: int) -> dict[str, float]:
     checks; the search's own bookkeeping (visited set, arrays, frontier) is the build
     without checks less those four."""
     from model_checks.explore import collector
-    from model_checks.explore.canonical import canonical
     from model_checks.explore.lru_judging.state_checks import state_properties
     from model_checks.explore.moves import StateChecks
-    from model_checks.explore.symmetry import canonical_identities
+    from model_checks.explore.search_core import Reductions
 
     config = _config(label)
 
@@ -519,7 +519,8 @@ def phases(label: str, repeat: int) -> dict[str, float]:
         steps = [(a, c) for s, c in zip(states, cleared, strict=True)
                  for a in enabled(config, s)]
         made = [a.apply(config, c) for a, c in steps]
-        renamed = [canonical_identities(canonical(s), groups)[0] for s in made]
+        represent = Reductions(config, True, groups).canonical  # both renamings, as searched
+        renamed = [represent(s)[0] for s in made]
         checks = StateChecks(config, state_properties(config))
 
         def check_every_state() -> None:
@@ -530,8 +531,7 @@ def phases(label: str, repeat: int) -> dict[str, float]:
             "build": least(lambda: build(config)), "judge": least(lambda: judge_all(graph)),
             "enabled": least(lambda: [enabled(config, s) for s in states]),
             "steps": least(lambda: [a.apply(config, c) for a, c in steps]),
-            "renaming": least(lambda: [canonical_identities(canonical(s), groups)
-                                       for s in made]),
+            "renaming": least(lambda: [represent(s) for s in made]),
             "fingerprints": least(lambda: [hash(s) for s in renamed]),
             "checks": least(check_every_state),
             "unchecked build": least(lambda: build(config, GraphOptions(checks=()))),

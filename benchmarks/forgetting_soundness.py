@@ -1,5 +1,5 @@
-"""Ended requests forgotten (`model_checks.explore.forgetting`) against the search without it,
-on every matrix cell of the explorer's CI profile and on every spec mutant.
+"""Ended requests forgotten (`model_checks.explore.lru_reductions.forgetting`) against the search
+without it, on every matrix cell of the explorer's CI profile and on every spec mutant.
 
 Per matrix cell: the first instance the CI profile tries for its environment (`CI_SHAPES`,
 `CI_LARGE_SHAPES` for the largest environments) at the profile's state limit; per spec
@@ -13,7 +13,7 @@ disagreement or an instance where nothing was compared.
         [--max-states N] [--slots]
 
 With `--slots` the search compared is the one whose key also renumbers the live requests'
-slots (`model_checks.explore.slots`), against the same search without any forgetting.
+slots (`model_checks.explore.lru_reductions.slots`), against the same search without any forgetting.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ design's spec itself (`python -m model_checks explore`).
   interface every design offers the search: `DesignMoves` over `spec.designs.base.Design`,
   the interned tables, the graph's writer, the state checks); `exploration` is one search of
   any design with each broken property's shortest witness; `search_core` declares the LRU
-  design's reductions, each argued sound in its module (`canonical`: processing renaming;
-  `symmetry`: interchangeable identities), opt-in ended requests forgotten in the
+  design's reductions, its package `lru_reductions/` reached only through that table, each
+  argued sound in its module (`canonical`: processing renaming; `symmetry`: interchangeable
+  identities), opt-in ended requests forgotten in the
   deduplication key (`forgetting`, checked against the search without it by
   `forgetting_agreement`), on top of it opt-in request slots renumbered (`slots`, checked
   the same way) and opt-in partial-order reduction (`lru_judging/reduction/`: stubborn sets);

@@ -1,5 +1,7 @@
-"""The soundness check of ended requests forgotten (`forgetting`): one instance searched
-with and without it, every property and lemma judged on both, the verdicts compared.
+"""The soundness check of ended requests forgotten (`lru_reductions/forgetting.py`): one
+instance searched with and without it, every property and lemma judged on both, the verdicts
+compared. Both searches are `graph.build`'s through the LRU design's `Moves`
+(`search_core.moves_for`), the first without forgetting, the second with it.
 
 Where both searches are complete, every property's status and shortest counterexample length
 must be equal. Where the state limit cut a search, a counterexample found by both must have
@@ -18,7 +20,8 @@ by `python -m model_checks.explore.forgetting_agreement --variant V --environmen
 nothing compared, 2 bad input).
 
 With `slots` (`--slots`) the search compared is the one whose key also renumbers the live
-requests' slots (`slots.py`), its monitors' violations replayed through their rid maps:
+requests' slots (`lru_reductions/slots.py`), its monitors' violations replayed through their
+rid maps:
 `tests/explore/test_explore_slots.py` and `benchmarks/forgetting_soundness.py --slots`.
 """
 

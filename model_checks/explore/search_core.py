@@ -2,7 +2,8 @@
 (`moves.Moves`), the successor function every search of its state graph shares (`graph.build`,
 `distributed`'s stateless workers, `partitioned`'s partitions held by the workers), and
 `moves_for`, the one table of the designs that declare reductions of their own (every other
-design is searched through `moves.DesignMoves`, without any).
+design is searched through `moves.DesignMoves`, without any). The reductions themselves are
+the LRU design's package `lru_reductions/`, reached by a search only through this table.
 
 - `Reductions`: the successor function under the state reductions, the one place the
   searches (and `Graph`'s regeneration of a state) move. A successor is the action applied
@@ -34,12 +35,11 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
-from model_checks.explore.canonical import canonical
-from model_checks.explore.forgetting import forgetting_key
 from model_checks.explore.lru_judging.state_checks import state_properties
-from model_checks.explore.moves import DesignMoves, Moves, Successor
-from model_checks.explore.slots import cleared, slots_key
-from model_checks.explore.symmetry import (
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.forgetting import forgetting_key
+from model_checks.explore.lru_reductions.slots import cleared, slots_key
+from model_checks.explore.lru_reductions.symmetry import (
     Groups,
     Renaming,
     canonical_identities,
@@ -48,6 +48,7 @@ from model_checks.explore.symmetry import (
     inverse,
     rename_state,
 )
+from model_checks.explore.moves import DesignMoves, Moves, Successor
 from spec import Action, Config, Property, State, enabled, initial
 from spec.designs import design_named
 from spec.designs.lru_design import LRU_NAME

@@ -10,16 +10,17 @@ the drift catalogue (`spec.drift`) and what composes designs. Z3 encodings stay 
 (`Z3_ENCODINGS`). Found on the modules' syntax trees, imports inside functions included.
 
 Every design is searched by one explorer (`explore/graph.py` through a design's `Moves`,
-the LRU design's reductions declared per design in `explore/search_core.py`), in one process
-or over a cluster, and judged through one interface (`explore/judging.py`: the LRU design's
-judge declared per design in `explore/lru_judging/`); every design's implementations are
-checked by the one lockstep driver (`conform/design_lockstep.py`) through the design's
-binding (the LRU design's, `conform/lru_lockstep/`, declares the driver's optional
-capabilities and its run as a `Session` that the one `run_script` follows scripts and
-replays on), its generated runs by the one Hypothesis lockstep machine (`conform/machine.py`,
-over a binding's run and the design's rules). The LRU design still has the rest of its own
-stack beside the generic one (its cells' searches, its conformance command's runs and
-reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
+the LRU design's reductions declared per design in `explore/search_core.py` over its package
+`explore/lru_reductions/`), in one process or over a cluster, and judged through one
+interface (`explore/judging.py`: the LRU design's judge declared per design in
+`explore/lru_judging/`); every design's implementations are checked by the one lockstep
+driver (`conform/design_lockstep.py`) through the design's binding (the LRU design's,
+`conform/lru_lockstep/`, declares the driver's optional capabilities and its run as a
+`Session` that the one `run_script` follows scripts and replays on), its generated runs by
+the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
+design's rules). The LRU design still has the rest of its own stack beside the generic one
+(its cells' searches, its conformance command's runs and reports, ...): its modules are
+listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
 """
@@ -66,10 +67,15 @@ LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "mo
                "reduction/stubborn")
 """The modules of the LRU design's judging (`explore/lru_judging/`)."""
 
+LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "slots", "symmetry")
+"""The modules of the LRU design's state reductions (`explore/lru_reductions/`)."""
+
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
                         "designs/evidence.py", "explore/murphi.py", "explore/murphi_run.py",
-                        "explore/search_core.py", "explore/lattice_instance.py",
+                        "explore/search_core.py",
+                        *(f"explore/lru_reductions/{m}.py" for m in LRU_REDUCTIONS),
+                        "explore/lattice_instance.py",
                         "explore/lattice_lru.py", "explore/lattice_profiles.py",
                         "explore/lru_explore.py", "explore/named_instance.py",
                         "designs/lockstep_bindings.py",
@@ -85,7 +91,13 @@ per design in `designs/evidence.py`, the one table the generic lattice reads, an
 reductions: `explore/search_core.py` declares the LRU design's (processing renaming,
 identity symmetry, forgetting, slots) as the `Moves` the one explorer (`explore/graph.py`)
 searches through, and `moves_for` is the one table of them (every other design is searched
-through `explore/moves.DesignMoves`, without reductions); and a design's lattice:
+through `explore/moves.DesignMoves`, without reductions), its reductions themselves in
+`explore/lru_reductions/` (`canonical`: processing renaming; `symmetry`: identity symmetry and
+its renamings undone along a path; `forgetting`: the key with ended requests forgotten;
+`slots`: that key with the live requests' slots renumbered, and the rid maps that undo it),
+each a statement about the LRU design's own state, as a Z3 encoding is, which a search reaches
+only through `moves_for` (its table in `TABLES`);
+and a design's lattice:
 `explore/lattice_instance.py` states the LRU design's instance family and ladder and
 `explore/lattice_lru.py` declares, over them, the `LatticeCommandDesign` the one lattice
 search (`explore/lattice.py`), its report and its command (`explore/lattice_command.py`)
@@ -143,7 +155,8 @@ A per-design module is behind its interface: of the generic modules, only its ta
 it (`TABLES`); the other modules that import it are per design too, or specific to the same
 design and listed in `SPECIFIC` (the rest of that design's own stack, which only shrinks)."""
 
-TABLES = {"explore/lru_judging/": ("explore/judging.py", "lru")}
+TABLES = {"explore/lru_judging/": ("explore/judging.py", "lru"),
+          "explore/lru_reductions/": ("explore/search_core.py", "lru")}
 """A per-design package -> the one generic module that may import it (its table), and the
 design it declares."""
 
@@ -157,10 +170,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
         "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
-        "explore/canonical.py",
-        "explore/cell_tasks.py", "explore/command.py",
-        "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
-        "explore/instance.py", "explore/symmetry.py"}),
+        "explore/cell_tasks.py", "explore/command.py", "explore/forgetting_agreement.py",
+        "explore/instance.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its cells' searches, its conformance command's runs
@@ -304,15 +315,24 @@ def test_a_per_design_package_is_read_by_generic_code_only_through_its_table() -
         "generic code reads a design's declaration through its table (TABLES)")
 
 
-@pytest.mark.parametrize(("name", "broken"), [
-    ("explore/graph.py", True), ("designs/lattice.py", True), ("explore/judging.py", False),
-    ("explore/cell_tasks.py", False), ("explore/search_core.py", False),
+JUDGE = "def f():\n    from model_checks.explore.lru_judging.judge import judge_all"
+CANONICAL = "from model_checks.explore.lru_reductions.canonical import canonical"
+
+
+@pytest.mark.parametrize(("name", "source", "broken"), [
+    ("explore/graph.py", JUDGE, True), ("designs/lattice.py", JUDGE, True),
+    ("explore/judging.py", JUDGE, False), ("explore/cell_tasks.py", JUDGE, False),
+    ("explore/search_core.py", JUDGE, False),
+    ("explore/graph.py", CANONICAL, True), ("explore/design_search.py", CANONICAL, True),
+    ("explore/search_core.py", CANONICAL, False),
+    ("explore/lru_reductions/slots.py", CANONICAL, False),
+    ("explore/graph.py", "from model_checks.explore.search_core import moves_for", False),
 ])
 def test_the_table_check_sees_a_generic_module_reading_a_declaration(
-        name: str, broken: bool) -> None:
-    """Planted: the LRU design's judge imported by a generic module (a breach), by the
-    table, by a module specific to the LRU design and by a per-design one (none)."""
-    source = "def f():\n    from model_checks.explore.lru_judging.judge import judge_all"
+        name: str, source: str, broken: bool) -> None:
+    """Planted: the LRU design's judge or one of its reductions imported by a generic module
+    (a breach), by its table, by a module specific to the LRU design or by a per-design one
+    (none); a generic module going through the table is no breach."""
     assert bool(breaches([(name, source)])) is broken, name
 
 

@@ -34,23 +34,23 @@ import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from model_checks.explore.canonical import canonical
 from model_checks.explore.fingerprint import canonical_text
-from model_checks.explore.forgetting import (
+from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.lru_judging.state_checks import state_properties
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.forgetting import (
     ended,
     media_forgotten,
     outcome_class,
 )
-from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.lru_judging.state_checks import state_properties
-from model_checks.explore.search_core import Reductions
-from model_checks.explore.slots import (
+from model_checks.explore.lru_reductions.slots import (
     delivery_forgotten,
     rename_action,
     renumber,
     slot_order,
 )
-from model_checks.explore.symmetry import Groups, rename_state
+from model_checks.explore.lru_reductions.symmetry import Groups, rename_state
+from model_checks.explore.search_core import Reductions
 from spec import Config, Property, State
 
 Signature = tuple[frozenset[str], frozenset[tuple[str, int | str]]]

@@ -1,20 +1,20 @@
-"""Ended requests forgotten (`model_checks.explore.forgetting`) is sound: on a sample of
-instances where requests end (three requests, of which two at once) and on every spec mutant's
-witness instance, the search that deduplicates on the forgetting key gives every property
-and lemma the verdict and shortest counterexample length of the search without it, from
-fewer states, and its counterexamples replay on the spec. A planted unsound key (a miss the
-client may still retry forgotten) makes the comparison fail.
-`benchmarks/forgetting_soundness.py` runs the same comparison on every matrix cell."""
+"""Ended requests forgotten (`model_checks.explore.lru_reductions.forgetting`) is sound: on a sample
+of instances where requests end (three requests, of which two at once) and on every spec mutant's
+witness instance, the search that deduplicates on the forgetting key gives every property and lemma
+the verdict and shortest counterexample length of the search without it, from fewer states, and its
+counterexamples replay on the spec. A planted unsound key (a miss the client may still retry
+forgotten) makes the comparison fail. `benchmarks/forgetting_soundness.py` runs the same comparison
+on every matrix cell."""
 
 from __future__ import annotations
 
 import pytest
 
-from model_checks.explore import forgetting
-from model_checks.explore.forgetting import ended, forgetting_key
 from model_checks.explore.forgetting_agreement import compare
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.lru_reductions import forgetting
+from model_checks.explore.lru_reductions.forgetting import ended, forgetting_key
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import V0, V1, V2, V3, ClientItem, Config, Outcome, Variant, run
 from spec.state import Message, Request, Stage

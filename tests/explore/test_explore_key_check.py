@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.explore import forgetting, search_core, slots
+from model_checks.explore import search_core
 from model_checks.explore.command import PROFILES
-from model_checks.explore.forgetting import media_forgotten, media_read
 from model_checks.explore.forgetting_agreement import compare, matrix_instances
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.lru_reductions import forgetting, slots
+from model_checks.explore.lru_reductions.forgetting import media_forgotten, media_read
+from model_checks.explore.lru_reductions.symmetry import canonical_identities
 from model_checks.explore.search_core import Reductions
-from model_checks.explore.symmetry import canonical_identities
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import V1, V3, ClientItem, Config, Outcome, State, Variant
 from spec.state import P0Work, Request, Stage

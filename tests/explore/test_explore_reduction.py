@@ -1,6 +1,6 @@
-"""The processing renaming (`model_checks.explore.canonical`) is sound: on small instances the
-reduced and the unreduced graphs give the same verdict for every property and lemma, the
-same shortest counterexample lengths, and no more states."""
+"""The processing renaming (`model_checks.explore.lru_reductions.canonical`) is sound: on small
+instances the reduced and the unreduced graphs give the same verdict for every property and lemma,
+the same shortest counterexample lengths, and no more states."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.lru_judging.judge import judge_all
+from model_checks.explore.lru_reductions.canonical import canonical
 from spec import V0, V1, V2, V3, Variant, enabled, initial, step
 
 CASES = [

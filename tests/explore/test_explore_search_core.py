@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.symmetry import canonical_identities, interchangeable
 from model_checks.explore.moves import GraphWriter, Interned
 from model_checks.explore.search_core import Reductions
-from model_checks.explore.symmetry import canonical_identities, interchangeable
 from spec import V1, enabled, step
 
 

@@ -1,11 +1,11 @@
-"""Request slots renumbered (`model_checks.explore.slots`) is sound: on a sample of instances
-where requests end and slots move (three requests, of which two at once) and on every spec
+"""Request slots renumbered (`model_checks.explore.lru_reductions.slots`) is sound: on a sample of
+instances where requests end and slots move (three requests, of which two at once) and on every spec
 mutant's witness instance, the search whose key renumbers the live requests' slots gives every
 property and lemma the verdict and shortest counterexample length of the search without any
-forgetting, from fewer states than forgetting alone, and its counterexamples (the monitors'
-through their rid maps) replay on the spec. Planted unsound rid maps across edges (pairs in
-the wrong order; none at all) make the comparison fail.
-`benchmarks/forgetting_soundness.py --slots` runs the same comparison on every matrix cell."""
+forgetting, from fewer states than forgetting alone, and its counterexamples (the monitors' through
+their rid maps) replay on the spec. Planted unsound rid maps across edges (pairs in the wrong order;
+none at all) make the comparison fail. `benchmarks/forgetting_soundness.py --slots` runs the same
+comparison on every matrix cell."""
 
 from __future__ import annotations
 
@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.explore.canonical import canonical
 from model_checks.explore.forgetting_agreement import compare
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.lru_judging import product
 from model_checks.explore.lru_judging.monitors import MONITORS
-from model_checks.explore.search_core import Reductions
-from model_checks.explore.slots import (
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.slots import (
     SlotMap,
     _summary,
     concrete_rids,
@@ -29,6 +28,7 @@ from model_checks.explore.slots import (
     slot_order,
     slots_key,
 )
+from model_checks.explore.search_core import Reductions
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import V0, V1, V2, V3, Action, ClientItem, Config, Outcome, State, Variant, run
 from spec.state import Message, Request, Stage

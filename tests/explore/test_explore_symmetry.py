@@ -1,8 +1,8 @@
-"""Identity symmetry (`model_checks.explore.symmetry`) is sound: on small instances the graph
-reduced by it and the one without it give the same verdict for every property and lemma, the
-same diameter and the same shortest counterexample lengths, with no more states; every
-counterexample found on the reduced graph replays on the unreduced spec (the judge replays
-each one); and grouping identities the configuration tells apart makes the check fail."""
+"""Identity symmetry (`model_checks.explore.lru_reductions.symmetry`) is sound: on small instances
+the graph reduced by it and the one without it give the same verdict for every property and lemma,
+the same diameter and the same shortest counterexample lengths, with no more states; every
+counterexample found on the reduced graph replays on the unreduced spec (the judge replays each
+one); and grouping identities the configuration tells apart makes the check fail."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import typing
 import pytest
 
 from model_checks.explore import search_core
-from model_checks.explore.canonical import canonical
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.lattice_instance import Rung, lattice_config
 from model_checks.explore.lru_judging.judge import Status, judge_all
-from model_checks.explore.symmetry import (
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.symmetry import (
     canonical_identities,
     concrete_actions,
     interchangeable,

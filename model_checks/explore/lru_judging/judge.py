@@ -16,8 +16,8 @@ from model_checks.explore.lru_judging.liveness import fair_lasso, stuck_state
 from model_checks.explore.lru_judging.monitors import MONITORS, Monitor, observe
 from model_checks.explore.lru_judging.product import Verdict, search_product
 from model_checks.explore.lru_judging.state_checks import vacuous_reason
-from model_checks.explore.slots import concrete_rids
-from model_checks.explore.symmetry import concrete_actions
+from model_checks.explore.lru_reductions.slots import concrete_rids
+from model_checks.explore.lru_reductions.symmetry import concrete_actions
 from model_checks.kernel.judged import Judged, NotJudged, Table
 from spec import Action, Property, Trace, lemmas, registry, run
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from model_checks.explore.lru_judging.monitors import Memory, Monitor, Step, observe
-from model_checks.explore.slots import SlotMap, slot_map
-from model_checks.explore.symmetry import Renaming, rename_state
+from model_checks.explore.lru_reductions.slots import SlotMap, slot_map
+from model_checks.explore.lru_reductions.symmetry import Renaming, rename_state
 from spec import Action, State
 
 if TYPE_CHECKING:  # graph.py and search_core.py reach this module (early_stop)

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from model_checks.explore.canonical import canonical
+from model_checks.explore.lru_reductions.canonical import canonical
 from spec import ClientItem, Config, Outcome, State
 from spec.state import Request, Stage
 

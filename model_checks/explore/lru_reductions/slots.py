@@ -52,16 +52,16 @@ import functools
 import itertools
 from collections.abc import Hashable, Sequence
 
-from model_checks.explore.canonical import canonical
 from model_checks.explore.fingerprint import canonical_text
-from model_checks.explore.forgetting import (
+from model_checks.explore.lru_judging.state_checks import state_properties
+from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.forgetting import (
     ended,
     forgetting_key,
     media_forgotten,
     media_read,
     outcome_class,
 )
-from model_checks.explore.lru_judging.state_checks import state_properties
 from spec import Action, Config, Property, State
 from spec.state import Delivery, Message, Reply, Request, Served
 
