@@ -1,4 +1,7 @@
-"""`python -m model_checks conform --adapter module:factory`: the conformance command.
+"""`python -m model_checks conform --adapter module:factory` for the LRU design: its runs, as
+its entry in the one table (`designs.lockstep_bindings`) declares them, which the one conform
+command (`model_checks.conform_command`) runs once its options are parsed and those the runs do
+not read refused.
 
 Exit codes (documented in docs/conformance.md and the README), one final line each:
 
@@ -22,7 +25,7 @@ Exit codes (documented in docs/conformance.md and the README), one final line ea
 - 5 `RESULT: NOT FOLLOWED` (`--replay` only): a step of the trace cannot be driven on the
   implementation; the step and why are printed, nothing from it on is judged.
 
-Arguments are parsed and checked here before torch, Hypothesis or the adapter is imported.
+Arguments are checked here before torch, Hypothesis or the adapter is imported.
 """
 
 from __future__ import annotations
@@ -36,8 +39,6 @@ from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.kernel import result_files
-from model_checks.kernel.environment_arg import add_environment_argument, design_sources
-from model_checks.kernel.options import add_processes_argument
 from spec import DRIFT_IDS, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
 if TYPE_CHECKING:
@@ -69,79 +70,12 @@ class _Usage(Exception):
     """A usage error: one line on stderr, exit 2."""
 
 
-USAGE = "python -m model_checks conform --adapter MODULE:FACTORY [options] (every option: --help)"
-"""The one-line usage a usage error of argparse prints (its own lists every option)."""
+def check(args: argparse.Namespace) -> int:
+    """The LRU design's runs, as its entry in the one table declares them: the history check
+    where its options (or a missing adapter) ask for it, else the lockstep check."""
+    from model_checks.history import command as history
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.usage = USAGE
-    parser.add_argument("--adapter", required=True, metavar="MODULE:FACTORY",
-                        help="a callable returning a model_checks.conform.adapter.Adapter, e.g. "
-                        "model_checks.conform.reference_adapter:factory")
-    parser.add_argument("--json", type=Path, metavar="PATH",
-                        help="write the verdict records here, and every failing trace beside "
-                        "it (PATH's stem + .<id>.trace.json and .trace.txt)")
-    add_processes_argument(parser, detail="1, the engine in this process; 2, the engine in a "
-                           "child process over zmq")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
-                        help="budget: ci (small), dev, nightly (large)")
-    parser.add_argument("--variant", action="append", type=_spec_spelling, choices=VARIANT_NAMES,
-                        help="check only these variants (repeatable; default: every variant "
-                        "the adapter supports; one it does not support is a usage error); with "
-                        "--replay, one variant: the trace's actions as a script under it")
-    add_environment_argument(
-        parser, allowed=(*DRIFT_IDS, *design_sources()), default="every source of the design",
-        help="the deployment's drift sources, ids joined by '+' (e.g. D1+D2+D9), or 'none': "
-        "drive the implementation only through them, checking no drift, each source alone "
-        "and all of them together, and judge each property in this deployment")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated runs")
-    parser.add_argument("--require", default=None, metavar="IDS",
-                        help="comma-separated property ids (e.g. S1,S2,S3; any case): exit 1 "
-                        "if the implementation breaks one where the spec keeps it, exit 4 "
-                        "if it breaks one as its variant does (an inherited weakness)")
-    parser.add_argument("--keep-going", action="store_true",
-                        help="collect one shrunk disagreement per case instead of stopping at "
-                        "the first")
-    parser.add_argument("--emit-pytest", type=Path, metavar="DIR",
-                        help="write each failure (a disagreement, a broken property; also of "
-                        "--replay) as a standalone pytest file in the implementation's own "
-                        "calls, shrunk, into DIR")
-    parser.add_argument("--replay", type=Path, metavar="TRACE",
-                        help="run one trace file (as written beside --json, or by simulate) "
-                        "in lockstep against the implementation, print its step table, exit "
-                        "non-zero if it reproduces a disagreement or the property it records; "
-                        "with --design other than lru, a witness document of that design")
-    parser.add_argument("--design", default="lru", choices=_design_names(),
-                        help="the paired-cache design the implementation builds (default lru: "
-                        "the key-replicated LRU, variants V0-V4); another design is checked "
-                        "by the one design lockstep (model_checks.conform.design_lockstep) through "
-                        "its binding, with its own adapter interface")
-    parser.add_argument("--steps", type=int, metavar="N", default=None,
-                        help="with --design other than lru: lockstep steps per environment "
-                        "(seeded random runs)")
-
-
-def _design_names() -> list[str]:
-    from spec.designs.registry import designs
-
-    return [design.name for design in designs()]
-
-
-def run(args: argparse.Namespace) -> int:
-    """The command; output cut short by a closed pipe (`| head`) ends it quietly."""
-    return quiet_on_closed_pipe(_run, args)
-
-
-def quiet_on_closed_pipe(command: Callable[[argparse.Namespace], int],
-                         args: argparse.Namespace) -> int:
-    """`command(args)`; output cut short by a closed pipe (`| head`) ends it quietly, with
-    `EXIT_FAIL`."""
-    try:
-        return command(args)
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
-        return EXIT_FAIL
+    return history.run(args) if history.wanted(args) else _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -186,8 +120,6 @@ def _check_cheaply(args: argparse.Namespace) -> None:
         found = None
     if found is None:
         raise _Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
-    if getattr(args, "steps", None) is not None:
-        raise _Usage("--steps applies to a design other than lru (--design)")
     if args.replay is not None:
         ignored = [flag for flag, given in (("--environment", args.environment is not None),
                                            ("--keep-going", args.keep_going)) if given]
@@ -294,11 +226,6 @@ def _environment(env: Environment | None) -> frozenset[str] | None:
         return env.within(DRIFT_IDS).ids
     except BadEnvironment as error:
         raise _Usage(str(error)) from None
-
-
-def _spec_spelling(text: str) -> str:
-    """A variant name in any case, spelled as the spec spells it (unchanged if none)."""
-    return next((name for name in VARIANT_NAMES if name.upper() == text.upper()), text)
 
 
 def _why_not(adapter: Adapter, variants: list[str]) -> list[str]:

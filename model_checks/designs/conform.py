@@ -1,7 +1,7 @@
-"""`conform --design NAME --adapter MODULE:FACTORY`: the lockstep check of an implementation
-of a design with a lockstep binding (`lockstep_bindings`; the shared-memory design's), by the
-one lockstep driver (`lockstep`), as the conform command runs it for a design other than the
-LRU's.
+"""`conform --design NAME --adapter MODULE:FACTORY`: the one driver's runs, for a design whose
+entry in the one table (`lockstep_bindings`) is a `design_lockstep.Binding` (the
+shared-memory design's), as the one conform command (`model_checks.conform_command`) runs them
+once it has refused the options they do not read (`conform.conformance.refused`).
 
 - Without `--replay`: seeded random runs of `--steps` steps in each environment (the one
   `--environment` names; else none, each source alone, and every source together), then
@@ -46,7 +46,7 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
-from model_checks.designs.lockstep_bindings import BINDINGS, binding_of
+from model_checks.designs.lockstep_bindings import binding_of
 from model_checks.designs.witness_files import (
     BadWitness,
     WitnessDocument,
@@ -77,14 +77,14 @@ class Harness(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    """The command for `args.design` (not the LRU's): its exit code."""
+    """The one driver's runs for `args.design` (its entry a `Binding`): the exit code."""
     try:
         design = design_named(args.design)
-        _refuse_lru_options(args)
+        _refuse(args)
         binding = binding_of(design.name)
         if binding is None:
-            raise Usage(f"--design {design.name}: conform has no lockstep for it (it has one "
-                        f"for {', '.join(sorted(BINDINGS))})")
+            raise Usage(f"--design {design.name}: its entry in the table is not a binding of "
+                        f"the one driver")
         if args.replay is not None:
             return _replay(args, binding, read_witness(args.replay, design))
         envs = environments(design, args.environment)
@@ -98,13 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_HARNESS
 
 
-def _refuse_lru_options(args: argparse.Namespace) -> None:
-    given = [flag for flag, value in (("--json", args.json), ("--require", args.require),
-                                      ("--variant", args.variant),
-                                      ("--keep-going", args.keep_going),
-                                      ("--processes 2", args.processes == 2)) if value]
-    if given:
-        raise Usage(f"--design {args.design}: {', '.join(given)} apply to the LRU design only")
+def _refuse(args: argparse.Namespace) -> None:
     if args.steps is not None and args.steps < 1:
         raise Usage(f"--steps: got {args.steps}, expected a number of steps >= 1")
     if args.replay is not None and (args.environment is not None or args.steps is not None):

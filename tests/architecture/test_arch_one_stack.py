@@ -13,9 +13,10 @@ Every design is searched by one explorer (`explore/graph.py` through a design's 
 the LRU design's reductions declared per design in `explore/search_core.py`), in one process
 or over a cluster, and every design's implementations are checked by the one lockstep driver
 (`conform/design_lockstep.py`) through the design's binding (the LRU design's,
-`conform/lru_lockstep/`, declares the driver's optional capabilities). The LRU design still
-has the rest of its own stack beside the generic one (its judge, its conformance command's
-runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
+`conform/lru_lockstep/`, declares the driver's optional capabilities). Every design is checked by one
+`conform` command, its runs those the design's entry in that table declares. The LRU design
+still has the rest of its own stack beside the generic one (its judge, its conformance runs
+and reports, ...): its modules are listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
 """
@@ -83,7 +84,10 @@ witness is checked before it is written; `explore/lattice_profiles.py` the ladde
 per profile, as other designs declare their instances and rungs in
 `spec/designs/`; and a design's lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
-(`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
+(`conform/design_lockstep.py`) and the one conform command (`conform_command.py`,
+`--design NAME`, default lru) read: the design's runs and the options they read (the LRU
+design's entry, runs of its own: its cases, profiles and report, `conform/command.py`,
+reached only through the table), how an implementation of
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
@@ -117,7 +121,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/notation.py", "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
-        "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
+        "conform/weakness.py", "conform/witnesses.py",
         "explore/agreement.py", "explore/canonical.py",
         "explore/cell_tasks.py", "explore/command.py",
         "explore/every_instance.py", "explore/evidence.py",
@@ -133,7 +137,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
 }
 """The checker modules still specific to one design, by design: a known list that only
 shrinks. The LRU design's own stack (its judge, its cells' searches, its conformance
-command's runs and reports) and what reaches it: the commands that choose between the stacks.
+runs and reports) and what reaches it: the commands that choose between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 

@@ -1,0 +1,69 @@
+"""A design's conformance as the one `conform` command runs it: what its entry in the one
+table (`designs.lockstep_bindings.BINDINGS`) declares.
+
+An entry is either a `design_lockstep.Binding`, whose runs are the one driver's seeded walks
+and committed witnesses (`designs.conform`, reading `--steps`), or `OwnRuns`: a binding that
+declares its own runs, profiles, cases and report, and the options they read (the LRU
+design's: its cases and configurations per profile, its weakness judgement and its history
+checks, `conform.command.check`). The command (`conform_command`) parses one set of options
+for every design and refuses, in one line, an option the chosen design's runs do not read
+(`refused`): an option has one meaning, and a design either reads it or refuses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from model_checks.conform.design_lockstep import Binding
+
+COMMON = frozenset({"adapter", "design", "environment", "seed", "emit_pytest", "replay"})
+"""The options every design's runs read: the implementation, the design, the deployment, the
+seed, where failures are written as pytest files, and a trace to replay."""
+DRIVER_OPTIONS = frozenset({"steps"})
+"""What the one driver's runs (`designs.conform`) read beyond `COMMON`: the steps per
+environment."""
+
+
+@dataclass(frozen=True)
+class OwnRuns:
+    """A binding that declares its own runs: the command's `check(args) -> exit code` (its
+    runs, profiles, cases and report), the options it reads beyond `COMMON`, and whether it
+    runs without `--adapter` (a check of a recorded log)."""
+
+    check: Callable[[argparse.Namespace], int]
+    options: frozenset[str]
+    without_adapter: bool = False
+
+
+Entry = Binding | OwnRuns
+"""What the table holds per design."""
+
+
+def runs_of(entry: Entry) -> OwnRuns:
+    """The runs an entry declares: its own, or the one driver's over its binding."""
+    if isinstance(entry, OwnRuns):
+        return entry
+    from model_checks.designs.conform import run
+
+    return OwnRuns(run, DRIVER_OPTIONS)
+
+
+def refused(args: argparse.Namespace, name: str, runs: OwnRuns,
+            defaults: Mapping[str, object],
+            readers: Callable[[str], list[str]]) -> str | None:
+    """The one-line usage error for the options given (different from their `defaults`) that
+    the runs of design `name` do not read, naming the designs that read them (`readers`);
+    None where every option given applies."""
+    given = sorted(dest for dest, default in defaults.items()
+                   if dest not in COMMON | runs.options and getattr(args, dest, default)
+                   != default)
+    if given:
+        flags = ", ".join(f"--{dest.replace('_', '-')}" for dest in given)
+        by = sorted({d for dest in given for d in readers(dest)})
+        return (f"--design {name}: {flags} apply to design {', '.join(by) or 'none'} "
+                f"only")
+    if args.adapter is None and not runs.without_adapter:
+        return f"--design {name} needs --adapter MODULE:FACTORY"
+    return None
