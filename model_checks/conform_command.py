@@ -3,11 +3,12 @@ command, for every design.
 
 One parser (`add_arguments`: every design's options, each with one meaning), one path: the
 design's entry in the one table (`designs.lockstep_bindings.BINDINGS`, a
-`conform.conformance.Entry`) gives its runs; an option given that they do not read is a usage
+`designs.conformance.Entry`) gives its runs; an option given that they do not read is a usage
 error in one line naming the designs that read it (`conformance.refused`), then the runs answer
 with the one set of exit codes (`conform.exits`), and output cut short by a closed pipe
 (`| head`) ends quietly. The LRU design's runs (the default, `--design lru`) are its own
-(`conform.command.check`: its cases per profile, its report, its history checks); every other
+(`conform.command`: its cases per profile, its report; `history.command`: its history
+checks); every other
 design's are the one lockstep driver's (`designs.conform`).
 
 Importing this module imports no spec of a design, torch, Hypothesis or an adapter: the
@@ -23,9 +24,9 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from model_checks.conform.conformance import refused, runs_of
 from model_checks.conform.exits import EXIT_FAIL, EXIT_USAGE
 from model_checks.conform.profiles import PROFILES
+from model_checks.designs.conformance import DRIVER_OPTIONS, Entry, OwnRuns, refused
 from model_checks.designs.lockstep_bindings import BINDINGS, entry_of
 from model_checks.history import options as history
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
@@ -134,6 +135,16 @@ def _run(args: argparse.Namespace) -> int:
     if error is not None:
         return _usage(error)
     return runs.check(args)
+
+
+def runs_of(entry: Entry) -> OwnRuns:
+    """The runs an entry declares: its own, or the one driver's over its binding
+    (`designs.conform`)."""
+    if isinstance(entry, OwnRuns):
+        return entry
+    from model_checks.designs.conform import run
+
+    return OwnRuns(run, DRIVER_OPTIONS)
 
 
 def _readers(dest: str) -> list[str]:

@@ -25,12 +25,10 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   `notation` (observations in the one trace notation), `judged` (what conformance judges);
   the reference's mutants, and the kill matrix that runs them, are in
   `model_checks.mutant_run` (the sets only tests run are in tests/conform/);
-- the command line: `conformance` (what a design's entry in the one table,
-  `designs.lockstep_bindings`, declares to the one conform command,
-  `model_checks.conform_command`: a binding of the one driver, or runs of its own and the
-  options they read), `command` (the LRU design's runs, as its entry declares them:
-  arguments checked before torch or the adapter is imported; exit codes in `exits`), and
-  `api_page` (the adapter interface as docs/conformance.md lists it). The history checks
-  (`model_checks.history`) use the adapter interface and codec; the LRU design's runs run
-  them where their options ask for it.
+- the command line: `command` (the LRU design's lockstep runs, as its entry in the one table,
+  `model_checks.designs.lockstep_bindings`, declares them to the one conform command,
+  `model_checks.conform_command`: arguments checked before torch or the adapter is
+  imported; exit codes in `exits`), and `api_page` (the adapter interface as
+  docs/conformance.md lists it). The history checks (`model_checks.history`) use the adapter
+  interface and codec; nothing here imports them.
 """

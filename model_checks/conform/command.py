@@ -70,15 +70,8 @@ class _Usage(Exception):
     """A usage error: one line on stderr, exit 2."""
 
 
-def check(args: argparse.Namespace) -> int:
-    """The LRU design's runs, as its entry in the one table declares them: the history check
-    where its options (or a missing adapter) ask for it, else the lockstep check."""
-    from model_checks.history import command as history
-
-    return history.run(args) if history.wanted(args) else _run(args)
-
-
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """The LRU design's lockstep check: its exit code."""
     try:
         required = _required(args.require)
         allowed = _environment(args.environment)

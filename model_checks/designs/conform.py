@@ -1,7 +1,7 @@
 """`conform --design NAME --adapter MODULE:FACTORY`: the one driver's runs, for a design whose
 entry in the one table (`lockstep_bindings`) is a `design_lockstep.Binding` (the
 shared-memory design's), as the one conform command (`model_checks.conform_command`) runs them
-once it has refused the options they do not read (`conform.conformance.refused`).
+once it has refused the options they do not read (`designs.conformance.refused`).
 
 - Without `--replay`: seeded random runs of `--steps` steps in each environment (the one
   `--environment` names; else none, each source alone, and every source together), then

@@ -1,19 +1,20 @@
 """The conformance's per-design part, declared once: per design, its binding, which the one
 `conform` command (`model_checks.conform_command`, `--design NAME`) and the one lockstep driver
-(`model_checks.conform.design_lockstep`) read. An entry (`conform.conformance.Entry`) is a
+(`model_checks.conform.design_lockstep`) read. An entry (`designs.conformance.Entry`) is a
 `design_lockstep.Binding` (how an implementation of the design is driven and viewed in the
 design's terms; its runs are the one driver's, `designs.conform`), or `OwnRuns`: a binding
 that declares its own runs (the LRU design's: its cases, configurations and profiles, its
-report and weakness judgement, and its history checks, `conform.command.check`; its steps are
-taken by the same driver through `conform.lru_lockstep`). A design with no entry has no
-conformance check."""
+report and weakness judgement, `conform.command`, and its history checks, `history.command`;
+its steps are taken by the same driver through `conform.lru_lockstep`). A design with no
+entry has no conformance check."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 
-from model_checks.conform.conformance import Entry, OwnRuns
 from model_checks.conform.design_lockstep import Binding
+from model_checks.designs.conformance import Entry, OwnRuns
 
 LRU_OPTIONS = frozenset({"json", "processes", "profile", "variant", "require", "keep_going",
                          "threads", "async_clients", "check_log"})
@@ -23,9 +24,16 @@ disagreement, and its history checks' options."""
 
 
 def _lru() -> Entry:
-    from model_checks.conform.command import check
+    return OwnRuns(_lru_runs, LRU_OPTIONS, without_adapter=True)
 
-    return OwnRuns(check, LRU_OPTIONS, without_adapter=True)
+
+def _lru_runs(args: argparse.Namespace) -> int:
+    """The LRU design's runs: its history checks where their options (or a missing adapter)
+    ask for them, else its lockstep check (`conform.command`)."""
+    from model_checks.conform import command as lockstep
+    from model_checks.history import command as history
+
+    return history.run(args) if history.wanted(args) else lockstep.run(args)
 
 
 def _shm() -> Entry:

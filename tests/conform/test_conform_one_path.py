@@ -1,15 +1,15 @@
 """One `conform` command for every design: each design's entry in the one table
 (`designs.lockstep_bindings.BINDINGS`) declares its runs and the options they read, and an
 option a design's runs do not read is refused by one rule, in one line, naming the designs
-that read it (`conform.conformance.refused`), before any adapter loads."""
+that read it (`designs.conformance.refused`), before any adapter loads."""
 
 from __future__ import annotations
 
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.conformance import COMMON, OwnRuns, runs_of
-from model_checks.conform_command import _defaults
+from model_checks.conform_command import _defaults, runs_of
+from model_checks.designs.conformance import COMMON, OwnRuns
 from model_checks.designs.lockstep_bindings import BINDINGS, binding_of, entry_of
 
 ADAPTER = "no.such:factory"

@@ -4,10 +4,11 @@ table (`designs.lockstep_bindings.BINDINGS`) declares.
 An entry is either a `design_lockstep.Binding`, whose runs are the one driver's seeded walks
 and committed witnesses (`designs.conform`, reading `--steps`), or `OwnRuns`: a binding that
 declares its own runs, profiles, cases and report, and the options they read (the LRU
-design's: its cases and configurations per profile, its weakness judgement and its history
-checks, `conform.command.check`). The command (`conform_command`) parses one set of options
-for every design and refuses, in one line, an option the chosen design's runs do not read
-(`refused`): an option has one meaning, and a design either reads it or refuses it.
+design's: its cases and configurations per profile, its report and weakness judgement,
+`conform.command`, and its history checks, `history.command`). The command
+(`conform_command`) parses one set of options for every design and refuses, in one line, an
+option the chosen design's runs do not read (`refused`): an option has one meaning, and a
+design either reads it or refuses it.
 """
 
 from __future__ import annotations
@@ -39,15 +40,6 @@ class OwnRuns:
 
 Entry = Binding | OwnRuns
 """What the table holds per design."""
-
-
-def runs_of(entry: Entry) -> OwnRuns:
-    """The runs an entry declares: its own, or the one driver's over its binding."""
-    if isinstance(entry, OwnRuns):
-        return entry
-    from model_checks.designs.conform import run
-
-    return OwnRuns(run, DRIVER_OPTIONS)
 
 
 def refused(args: argparse.Namespace, name: str, runs: OwnRuns,
