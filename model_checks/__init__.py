@@ -37,7 +37,8 @@ The products built on the kernel and the checkers:
 
 The modules at the top level are the command line and what reads across the checkers: `cli`
 (the command registry and parser), `conform_command` (the one conform command: every design's
-options, and the runs the design's entry in `designs.lockstep_bindings` declares), `explore_command` (where the LRU design's explorer and the design-generic one meet,
+options, and the runs the design's entry in `designs.lockstep_bindings` declares),
+`explore_command` (where the LRU design's explorer and the design-generic one meet,
 `--design` choosing), `replay_command` (any checker's trace file re-run on the spec),
 `vllm_snapshot` (the real vLLM run behind docs/vllm.md) and `vllm_fix` (the patched copy's
 check), which drive the command line.
