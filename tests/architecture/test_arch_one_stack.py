@@ -17,8 +17,9 @@ or over a cluster, and every design's implementations are checked by the one loc
 checked by one `conform` command, its runs those the design's entry in that table declares.
 The LRU design still has the rest of its own stack beside the generic one (its judge, its
 conformance runs and reports, ...): its modules are listed in `SPECIFIC`, a known list that
-only shrinks. The test fails on a module that is specific and not listed (a new design-specific checker)
-and on one listed that is no longer specific, or gone (take it off the list).
+only shrinks. The test fails on a module that is specific and not listed (a new
+design-specific checker) and on one listed that is no longer specific, or gone (take it off
+the list).
 """
 
 from __future__ import annotations
