@@ -31,7 +31,6 @@ Arguments are checked here before torch, Hypothesis or the adapter is imported.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -101,18 +100,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_cheaply(args: argparse.Namespace) -> None:
-    """What can be checked before torch or the adapter is imported: the adapter's module
-    exists, options that `--replay` would ignore are not given, the replay file is JSON, and
-    the output paths can be written (so a run never ends on an unwritable `--json`)."""
-    module, sep, factory = args.adapter.partition(":")
-    if not sep or not module or not factory:
-        raise _Usage(f"--adapter: got {args.adapter!r}, expected module:factory")
-    try:
-        found = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        found = None
-    if found is None:
-        raise _Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
+    """What can be checked before torch or the adapter is imported (the adapter's module
+    exists: the command checked it): options that `--replay` would ignore are not given, the
+    replay file is JSON, and the output paths can be written (so a run never ends on an
+    unwritable `--json`)."""
     if args.replay is not None:
         ignored = [flag for flag, given in (("--environment", args.environment is not None),
                                            ("--keep-going", args.keep_going)) if given]

@@ -14,6 +14,7 @@ design either reads it or refuses it.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -46,8 +47,8 @@ def refused(args: argparse.Namespace, name: str, runs: OwnRuns,
             defaults: Mapping[str, object],
             readers: Callable[[str], list[str]]) -> str | None:
     """The one-line usage error for the options given (different from their `defaults`) that
-    the runs of design `name` do not read, naming the designs that read them (`readers`);
-    None where every option given applies."""
+    the runs of design `name` do not read, naming the designs that read them (`readers`), or
+    for a missing or bad `--adapter`; None where the runs can start."""
     given = sorted(dest for dest, default in defaults.items()
                    if dest not in COMMON | runs.options and getattr(args, dest, default)
                    != default)
@@ -56,6 +57,19 @@ def refused(args: argparse.Namespace, name: str, runs: OwnRuns,
         by = sorted({d for dest in given for d in readers(dest)})
         return (f"--design {name}: {flags} apply to design {', '.join(by) or 'none'} "
                 f"only")
-    if args.adapter is None and not runs.without_adapter:
-        return f"--design {name} needs --adapter MODULE:FACTORY"
-    return None
+    if args.adapter is None:
+        return None if runs.without_adapter else f"--design {name} needs --adapter MODULE:FACTORY"
+    return adapter_error(args.adapter)
+
+
+def adapter_error(path: str) -> str | None:
+    """Why `--adapter path` cannot name a factory (not `module:factory`, or no such module:
+    found before the module is imported), or None."""
+    module, sep, factory = path.partition(":")
+    if not sep or not module or not factory:
+        return f"--adapter: got {path!r}, expected module:factory"
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        found = None
+    return None if found else f"--adapter: cannot import {module!r}: no module named {module!r}"
