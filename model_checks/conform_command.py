@@ -3,13 +3,14 @@ command, for every design.
 
 One parser (`add_arguments`: every design's options, each with one meaning), one path: the
 design's entry in the one table (`designs.lockstep_bindings.BINDINGS`, a
-`designs.conformance.Entry`) gives its runs; an option given that they do not read is a usage
-error in one line naming the designs that read it (`conformance.refused`), then the runs answer
-with the one set of exit codes (`conform.exits`), and output cut short by a closed pipe
-(`| head`) ends quietly. The LRU design's runs (the default, `--design lru`) are its own
-(`conform.command`: its cases per profile, its report; `history.command`: its history
-checks); every other
-design's are the one lockstep driver's (`designs.conform`).
+`designs.conformance.Entry`) gives its runs; an option given that they do not read, or a
+missing or bad `--adapter`, is a usage error in one line (`conformance.refused`), then the
+runs answer with the one set of exit codes (`conform.exits`): a usage error they raise
+(`UsageError`) is one line on stderr, exit 2, a `HarnessFailure` the `RESULT: HARNESS
+FAILURE` line, exit 3; output cut short by a closed pipe (`| head`) ends quietly. The LRU
+design's runs (the default, `--design lru`) are its own (`conform.command`: its cases per
+profile, its report; `history.command`: its history checks); every other design's are the
+one lockstep driver's (`designs.conform`).
 
 Importing this module imports no spec of a design, torch, Hypothesis or an adapter: the
 options are parsed before any of them load.
@@ -24,12 +25,13 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from model_checks.conform.exits import EXIT_FAIL, EXIT_USAGE
+from model_checks.conform.exits import EXIT_FAIL, EXIT_HARNESS, EXIT_USAGE, HarnessFailure
 from model_checks.conform.profiles import PROFILES
 from model_checks.designs.conformance import DRIVER_OPTIONS, Entry, OwnRuns, refused
 from model_checks.designs.lockstep_bindings import BINDINGS, entry_of
 from model_checks.history import options as history
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
+from model_checks.kernel.exits import UsageError
 from model_checks.kernel.options import add_processes_argument
 from spec.drift import DRIFT_IDS
 
@@ -134,7 +136,13 @@ def _run(args: argparse.Namespace) -> int:
     error = refused(args, args.design, runs, _defaults(), _readers)
     if error is not None:
         return _usage(error)
-    return runs.check(args)
+    try:
+        return runs.check(args)
+    except UsageError as error:  # one line, whatever the message held
+        return _usage(" ".join(str(error).split()))
+    except HarnessFailure as error:
+        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit {EXIT_HARNESS})")
+        return EXIT_HARNESS
 
 
 def runs_of(entry: Entry) -> OwnRuns:

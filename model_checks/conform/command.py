@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.kernel import result_files
+from model_checks.kernel.exits import UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
 if TYPE_CHECKING:
@@ -56,7 +56,6 @@ from model_checks.conform.exits import (
     EXIT_FAIL,
     EXIT_HARNESS,
     EXIT_OK,
-    EXIT_USAGE,
     EXIT_WEAKNESS,
 )
 
@@ -65,20 +64,13 @@ PROPERTY_IDS = property_ids()
 reading it here imports nothing heavy)."""
 
 
-class _Usage(Exception):
-    """A usage error: one line on stderr, exit 2."""
-
-
 def run(args: argparse.Namespace) -> int:
-    """The LRU design's lockstep check: its exit code."""
-    try:
-        required = _required(args.require)
-        allowed = _environment(args.environment)
-        _check_cheaply(args)
-    except _Usage as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    from model_checks.conform.adapter import AdapterError, HarnessFailure
+    """The LRU design's lockstep check: its exit code; a usage error raises `UsageError`, a
+    harness failure `HarnessFailure` (the command reports them)."""
+    required = _required(args.require)
+    allowed = _environment(args.environment)
+    _check_cheaply(args)
+    from model_checks.conform.adapter import AdapterError
     from model_checks.conform.two_processes import ExtraMissing, remote_engines
 
     remote = None
@@ -88,12 +80,8 @@ def run(args: argparse.Namespace) -> int:
         if args.processes == 2:
             remote = remote_engines(args.adapter)  # pyzmq and msgspec only when used
         return _checked(args, adapter, variants, required, allowed, remote)
-    except (_Usage, AdapterError, ExtraMissing) as error:
-        print(f"error: {_one_line(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except HarnessFailure as error:
-        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit {EXIT_HARNESS})")
-        return EXIT_HARNESS
+    except (AdapterError, ExtraMissing) as error:
+        raise UsageError(str(error)) from None
     finally:
         if remote is not None:
             remote.close()
@@ -108,17 +96,17 @@ def _check_cheaply(args: argparse.Namespace) -> None:
         ignored = [flag for flag, given in (("--environment", args.environment is not None),
                                            ("--keep-going", args.keep_going)) if given]
         if args.variant and len(args.variant) > 1:
-            raise _Usage("--replay runs under one variant: its own, or the one --variant "
+            raise UsageError("--replay runs under one variant: its own, or the one --variant "
                          "names")
         if ignored:
-            raise _Usage(f"--replay runs the trace's own configuration as written; "
+            raise UsageError(f"--replay runs the trace's own configuration as written; "
                          f"{' and '.join(ignored)} cannot apply to it")
         try:
             result_files.read(args.replay)  # plain or compressed
         except OSError as error:
-            raise _Usage(f"--replay: cannot read {args.replay}: {error.strerror}") from None
+            raise UsageError(f"--replay: cannot read {args.replay}: {error.strerror}") from None
         except ValueError as error:
-            raise _Usage(f"--replay: {args.replay} is not JSON: {error}") from None
+            raise UsageError(f"--replay: {args.replay} is not JSON: {error}") from None
     for flag, directory in (("--json", args.json.parent if args.json else None),
                             ("--emit-pytest", args.emit_pytest)):
         if directory is not None:
@@ -129,13 +117,9 @@ def _writable(flag: str, directory: Path) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise _Usage(f"{flag}: cannot write into {directory}: {error.strerror}") from None
+        raise UsageError(f"{flag}: cannot write into {directory}: {error.strerror}") from None
     if not os.access(directory, os.W_OK):
-        raise _Usage(f"{flag}: cannot write into {directory}: permission denied")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+        raise UsageError(f"{flag}: cannot write into {directory}: permission denied")
 
 
 def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ...] | None,
@@ -175,7 +159,7 @@ def _missing(adapter: Adapter, variants: tuple[str, ...] | None, required: froze
     missing = absent(adapter, variants or VARIANT_NAMES)
     error = needing(required, missing)
     if error is not None:
-        raise _Usage(error)
+        raise UsageError(error)
     return missing
 
 
@@ -187,7 +171,7 @@ def _adapter(path: str) -> Adapter:
     except AdapterError:
         raise
     except Exception as error:  # a usage error: one line, no traceback
-        raise _Usage(f"--adapter: {type(error).__name__}: {error}") from None
+        raise UsageError(f"--adapter: {type(error).__name__}: {error}") from None
 
 
 def _required(text: str | None) -> frozenset[str]:
@@ -195,10 +179,10 @@ def _required(text: str | None) -> frozenset[str]:
         return frozenset()
     ids = [part.strip().upper() for part in text.split(",") if part.strip()]
     if not ids:
-        raise _Usage(f"--require: got {text!r}, expected property ids, e.g. S1,S2,S3")
+        raise UsageError(f"--require: got {text!r}, expected property ids, e.g. S1,S2,S3")
     unknown = [i for i in ids if i not in PROPERTY_IDS]
     if unknown:
-        raise _Usage(f"--require: got {', '.join(unknown)}, expected ids among "
+        raise UsageError(f"--require: got {', '.join(unknown)}, expected ids among "
                      f"{', '.join(PROPERTY_IDS)}")
     return frozenset(ids)
 
@@ -209,7 +193,7 @@ def _environment(env: Environment | None) -> frozenset[str] | None:
     try:
         return env.within(DRIFT_IDS).ids
     except BadEnvironment as error:
-        raise _Usage(str(error)) from None
+        raise UsageError(str(error)) from None
 
 
 def _why_not(adapter: Adapter, variants: list[str]) -> list[str]:
@@ -229,7 +213,7 @@ def _variants(adapter: Adapter, asked: list[str] | None) -> tuple[str, ...] | No
     missing = [v for v in asked if not supports(adapter, v)]
     if missing:
         has = [v for v in VARIANT_NAMES if supports(adapter, v)]
-        raise _Usage(f"--variant: adapter {adapter.name} does not support "
+        raise UsageError(f"--variant: adapter {adapter.name} does not support "
                      f"{', '.join(missing)} (it supports {', '.join(has) or 'none'})"
                      + "".join(f";{why.removeprefix(' ')}" for why in _why_not(adapter, missing)))
     return tuple(asked)

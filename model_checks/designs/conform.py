@@ -25,7 +25,6 @@ import argparse
 import importlib
 import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,11 +39,10 @@ from model_checks.conform.design_lockstep import (
 )
 from model_checks.conform.exits import (
     EXIT_FAIL,
-    EXIT_HARNESS,
     EXIT_NOT_FOLLOWED,
     EXIT_OK,
-    EXIT_USAGE,
     EXIT_WEAKNESS,
+    HarnessFailure,
 )
 from model_checks.designs.lockstep_bindings import binding_of
 from model_checks.designs.witness_files import (
@@ -55,6 +53,7 @@ from model_checks.designs.witness_files import (
     read,
     witnesses_of,
 )
+from model_checks.kernel.exits import UsageError
 from spec.designs.base import Design
 from spec.designs.registry import design_named
 from spec.drift import Environment
@@ -68,41 +67,27 @@ DEFAULT_STEPS = 400
 T = TypeVar("T")
 
 
-class Usage(Exception):
-    """A usage error: one line on stderr, exit 2."""
-
-
-class Harness(Exception):
-    """The harness could not do its work: exit 3."""
-
-
 def run(args: argparse.Namespace) -> int:
-    """The one driver's runs for `args.design` (its entry a `Binding`): the exit code."""
-    try:
-        design = design_named(args.design)
-        _refuse(args)
-        binding = binding_of(design.name)
-        if binding is None:
-            raise Usage(f"--design {design.name}: its entry in the table is not a binding of "
-                        f"the one driver")
-        if args.replay is not None:
-            return _replay(args, binding, read_witness(args.replay, design))
-        envs = environments(design, args.environment)
-        return _conform(args, binding, _adapter(args.adapter, binding), envs)
-    except Usage as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except Harness as error:
-        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit "
-              f"{EXIT_HARNESS})")
-        return EXIT_HARNESS
+    """The one driver's runs for `args.design` (its entry a `Binding`): the exit code; a
+    usage error raises `UsageError`, a harness failure `HarnessFailure` (the command reports
+    them)."""
+    design = design_named(args.design)
+    _refuse(args)
+    binding = binding_of(design.name)
+    if binding is None:
+        raise UsageError(f"--design {design.name}: its entry in the table is not a binding of the "
+                    f"one driver")
+    if args.replay is not None:
+        return _replay(args, binding, read_witness(args.replay, design))
+    envs = environments(design, args.environment)
+    return _conform(args, binding, _adapter(args.adapter, binding), envs)
 
 
 def _refuse(args: argparse.Namespace) -> None:
     if args.steps is not None and args.steps < 1:
-        raise Usage(f"--steps: got {args.steps}, expected a number of steps >= 1")
+        raise UsageError(f"--steps: got {args.steps}, expected a number of steps >= 1")
     if args.replay is not None and (args.environment is not None or args.steps is not None):
-        raise Usage("--replay runs the witness's own instance as written; --environment and "
+        raise UsageError("--replay runs the witness's own instance as written; --environment and "
                     "--steps cannot apply to it")
 
 
@@ -114,7 +99,7 @@ def environments(design: Design, chosen: Environment | None) -> list[frozenset[s
     try:  # a source the design has not is refused with the design's reason
         design.instance(design.variants[0], env.ids)
     except ValueError as error:
-        raise Usage(f"--environment: {error}") from None
+        raise UsageError(f"--environment: {error}") from None
     together = [env.ids] if len(env) > 1 else []
     return [frozenset(), *(frozenset({s}) for s in env), *together]
 
@@ -123,11 +108,11 @@ def read_witness(path: Path, design: Design) -> WitnessDocument:
     try:
         found = read(path)
     except OSError as error:
-        raise Usage(f"--replay: cannot read {path}: {error.strerror}") from None
+        raise UsageError(f"--replay: cannot read {path}: {error.strerror}") from None
     except BadWitness as error:
-        raise Usage(f"--replay: {error}") from None
+        raise UsageError(f"--replay: {error}") from None
     if found.design.name != design.name:
-        raise Usage(f"--replay: {path} is a witness of design {found.design.name!r}, not "
+        raise UsageError(f"--replay: {path} is a witness of design {found.design.name!r}, not "
                     f"{design.name!r}")
     return found
 
@@ -139,10 +124,10 @@ def _adapter(path: str, binding: Binding) -> LockstepAdapter:
     try:
         built: LockstepAdapter = getattr(importlib.import_module(module), factory)()
     except Exception as error:  # a usage error: one line, no traceback
-        raise Usage(f"--adapter: {type(error).__name__}: {error}") from None
+        raise UsageError(f"--adapter: {type(error).__name__}: {error}") from None
     for method in ("byte_map", "start"):
         if not callable(getattr(built, method, None)):
-            raise Usage(f"--adapter: {path} has no {method}(config) (design "
+            raise UsageError(f"--adapter: {path} has no {method}(config) (design "
                         f"{binding.design.name} needs {binding.interface})")
     return built
 
@@ -153,11 +138,11 @@ def guarded(call: Callable[[], T], what: str) -> T:
     try:
         return call()
     except Unmappable as error:
-        raise Usage(f"the adapter cannot state this instance in its bytes: {error}") from None
+        raise UsageError(f"the adapter cannot state this instance in its bytes: {error}") from None
     except InvalidAction as error:
-        raise Usage(f"the trace does not replay on the spec: {error}") from None
+        raise UsageError(f"the trace does not replay on the spec: {error}") from None
     except Exception as error:
-        raise Harness(f"{what}: {type(error).__name__}: {error}") from error
+        raise HarnessFailure(f"{what}: {type(error).__name__}: {error}") from error
 
 
 def _conform(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
