@@ -22,7 +22,7 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
   run could not exercise), `traces` (each failure written so that it replays), `replay`
   (`--replay TRACE`), `emit` (`--emit-pytest`: each failure as a standalone pytest file),
-  `notation` (observations in the one trace notation), `judged` (what conformance judges);
+  `notation` (observations in the one trace notation);
   the reference's mutants, and the kill matrix that runs them, are in
   `model_checks.mutant_run` (the sets only tests run are in tests/conform/);
 - the command line: `command` (the LRU design's lockstep runs, as its entry in the one table,

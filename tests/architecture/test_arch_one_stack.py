@@ -54,8 +54,8 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "monitors",
-                "observer", "properties", "runs", "views")
+LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "judged",
+                "monitors", "observer", "properties", "runs", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
@@ -98,8 +98,9 @@ capabilities (`design_lockstep.Stepping` and `Settling`, taken by the one `take_
 interface driven action by action (`implementation`), both sides' observations and its tag
 bijection (`views`), the spec's steps of an implementation step and its choices (`driver`,
 `choices`), the properties and L1-L4 judged on the implementation's own observations
-(`observer`, `monitors`, `properties`), and its report of a disagreement (`disagreement`,
-`runs`); likewise a design's rules for the one Hypothesis machine
+(`observer`, `monitors`, `properties`) and how it judges each property of the design
+(`judged`: on those observations, or on the spec's trace the implementation matched), and
+its report of a disagreement (`disagreement`, `runs`); likewise a design's rules for the one Hypothesis machine
 (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
 action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
 the one table of them (every other design is driven through
@@ -118,7 +119,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
         "conform/cases.py", "conform/codec.py", "conform/command.py",
         "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
-        "conform/judged.py", "conform/machine.py",
+        "conform/machine.py",
         "conform/notation.py", "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
