@@ -100,8 +100,8 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 `choices`), the properties and L1-L4 judged on the implementation's own observations
 (`observer`, `monitors`, `properties`) and how it judges each property of the design
 (`judged`: on those observations, or on the spec's trace the implementation matched), and
-its report of a disagreement (`disagreement`, `runs`); likewise a design's rules for the one Hypothesis machine
-(`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
+its report of a disagreement (`disagreement`, `runs`); likewise a design's rules for the one
+Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
 action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
 the one table of them (every other design is driven through
 `simulate/machine.GenericRules`); likewise a design's expected matrix for the one Hypothesis
