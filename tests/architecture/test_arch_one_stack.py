@@ -101,8 +101,8 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`observer`, `monitors`, `properties`) and how it judges each property of the design
 (`judged`: on those observations, or on the spec's trace the implementation matched), and
 its report of a disagreement (`disagreement`, `runs`); likewise a design's rules for the one
-Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per
-action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
+Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU
+design's (one rule per action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
 the one table of them (every other design is driven through
 `simulate/machine.GenericRules`); likewise a design's expected matrix for the one Hypothesis
 matrix (`simulate/run.py`, `simulate/command.py`, reading `simulate/matrix_design.MatrixDesign`):
