@@ -101,18 +101,18 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`observer`, `monitors`, `properties`) and how it judges each property of the design
 (`judged`: on those observations, or on the spec's trace the implementation matched), and
 its report of a disagreement (`disagreement`, `runs`); likewise a design's rules for the one
-Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU
-design's (one rule per action type, requests drawn whole, its trace properties and fair tail) and `rules_for` is
-the one table of them (every other design is driven through
+Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's
+(one rule per action type, requests drawn whole, its trace properties and fair tail) and
+`rules_for` is the one table of them (every other design is driven through
 `simulate/machine.GenericRules`); likewise a design's expected matrix for the one Hypothesis
-matrix (`simulate/run.py`, `simulate/command.py`, reading `simulate/matrix_design.MatrixDesign`):
-`simulate/lru_matrix.py` declares the LRU design's (its cells, reasoned from its protocol, the
-instance a cell is searched in, its trace file, its mutants, and its explicit witnesses,
-`simulate/witnesses.py`: traces of its actions) and `matrix_for` is the one table of them;
-and a design's hand-written scenario suite for the one runner (`scenarios/run.py`, reading
-`ScenarioSuite`): `scenarios/catalog.py` declares the LRU design's (`scenarios/base.py`: an
-LRU scenario, a script of its actions on its configurations) and `suite_for` is the one table
-of them."""
+matrix (`simulate/run.py`, `simulate/command.py`, reading
+`simulate/matrix_design.MatrixDesign`): `simulate/lru_matrix.py` declares the LRU design's (its
+cells, reasoned from its protocol, the instance a cell is searched in, its trace file, its
+mutants, and its explicit witnesses, `simulate/witnesses.py`: traces of its actions) and
+`matrix_for` is the one table of them; and a design's hand-written scenario suite for the one
+runner (`scenarios/run.py`, reading `ScenarioSuite`): `scenarios/catalog.py` declares the LRU
+design's (`scenarios/base.py`: an LRU scenario, a script of its actions on its configurations)
+and `suite_for` is the one table of them."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
