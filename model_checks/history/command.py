@@ -1,6 +1,6 @@
 """`conform --threads N`, `conform --async-clients N` and `conform --check-log FILE`: the history
 checks, on the conform command's parser (`model_checks.conform_command` adds their options,
-`history.options`); the LRU design's conformance (`conform.command.check`) runs `run` where
+`history.options`); the LRU design's entry in `designs.lockstep_bindings` runs `run` where
 `wanted` says so.
 
 Exit codes, one final `RESULT:` line each (as conform's):
