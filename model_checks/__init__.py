@@ -36,9 +36,10 @@ The products built on the kernel and the checkers:
   independent tasks).
 
 The modules at the top level are the command line and what reads across the checkers: `cli`
-(the command registry and parser), `conform_command` (where conform's and history's options
-meet), `explore_command` (the `explore` command's one parser and dispatch: a design's
-searches of its own, found in one table, or the design-generic ones, `--design` choosing),
+(the command registry and parser), `conform_command` (the one conform command: every design's
+options, and the runs the design's entry in `designs.lockstep_bindings` declares),
+`explore_command` (the `explore` command's one parser and dispatch: a design's searches of
+its own, found in one table, or the design-generic ones, `--design` choosing),
 `replay_command` (any checker's trace file re-run on the spec), `vllm_snapshot` (the real
 vLLM run behind docs/vllm.md) and `vllm_fix` (the patched copy's check), which drive the
 command line.

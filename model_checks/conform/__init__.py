@@ -24,12 +24,13 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
   run could not exercise), `traces` (each failure written so that it replays), `replay`
   (`--replay TRACE`), `emit` (`--emit-pytest`: each failure as a standalone pytest file),
-  `notation` (every report within the output's width), `judged` (what conformance judges);
+  `notation` (every report within the output's width);
   the reference's mutants, and the kill matrix that runs them, are in
   `model_checks.mutant_run` (the sets only tests run are in tests/conform/);
-- the command line: `command` (arguments checked before torch or the adapter is imported;
-  exit codes in `exits`), and `api_page` (the adapter interface as docs/conformance.md lists
-  it). The history checks (`model_checks.history`) use the adapter interface and codec and
-  share this command's parser through `model_checks.conform_command`; nothing here imports
-  them.
+- the command line: `command` (the LRU design's lockstep runs, as its entry in the one table,
+  `model_checks.designs.lockstep_bindings`, declares them to the one conform command,
+  `model_checks.conform_command`: arguments checked before torch or the adapter is
+  imported; exit codes in `exits`), and `api_page` (the adapter interface as
+  docs/conformance.md lists it). The history checks (`model_checks.history`) use the adapter
+  interface and codec; nothing here imports them.
 """

@@ -36,6 +36,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 import torch
 
+from model_checks.conform.exits import HarnessFailure as HarnessFailure
 from model_checks.conform.payload import Payload as Payload
 from model_checks.conform.payload import Process as Process
 
@@ -64,11 +65,6 @@ def raised(call: str, error: BaseException) -> AdapterError:
     message = " ".join(str(error).split())
     return AdapterError(f"{call} raised {type(error).__name__}" + (f": {message}" if message
                                                                    else ""))
-
-
-class HarnessFailure(RuntimeError):
-    """The harness could not run the check (not the implementation's fault): a dead, stopped
-    or never-started engine process, or a broken wire protocol between the processes."""
 
 
 class SideFault(Exception):

@@ -1,4 +1,7 @@
-"""`python -m model_checks conform --adapter module:factory`: the conformance command.
+"""`python -m model_checks conform --adapter module:factory` for the LRU design: its runs, as
+its entry in the one table (`designs.lockstep_bindings`) declares them, which the one conform
+command (`model_checks.conform_command`) runs once its options are parsed and those the runs do
+not read refused.
 
 Exit codes (documented in docs/conformance.md and the README), one final line each:
 
@@ -22,22 +25,19 @@ Exit codes (documented in docs/conformance.md and the README), one final line ea
 - 5 `RESULT: NOT FOLLOWED` (`--replay` only): a step of the trace cannot be driven on the
   implementation; the step and why are printed, nothing from it on is judged.
 
-Arguments are parsed and checked here before torch, Hypothesis or the adapter is imported.
+Arguments are checked here before torch, Hypothesis or the adapter is imported.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_checks.conform.profiles import PROFILES
 from model_checks.kernel import result_files
-from model_checks.kernel.environment_arg import add_environment_argument, design_sources
-from model_checks.kernel.options import add_processes_argument
+from model_checks.kernel.exits import UsageError
 from spec import DRIFT_IDS, VARIANT_NAMES, BadEnvironment, Environment, property_ids
 
 if TYPE_CHECKING:
@@ -56,7 +56,6 @@ from model_checks.conform.exits import (
     EXIT_FAIL,
     EXIT_HARNESS,
     EXIT_OK,
-    EXIT_USAGE,
     EXIT_WEAKNESS,
 )
 
@@ -65,94 +64,13 @@ PROPERTY_IDS = property_ids()
 reading it here imports nothing heavy)."""
 
 
-class _Usage(Exception):
-    """A usage error: one line on stderr, exit 2."""
-
-
-USAGE = "python -m model_checks conform --adapter MODULE:FACTORY [options] (every option: --help)"
-"""The one-line usage a usage error of argparse prints (its own lists every option)."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.usage = USAGE
-    parser.add_argument("--adapter", required=True, metavar="MODULE:FACTORY",
-                        help="a callable returning a model_checks.conform.adapter.Adapter, e.g. "
-                        "model_checks.conform.reference_adapter:factory")
-    parser.add_argument("--json", type=Path, metavar="PATH",
-                        help="write the verdict records here, and every failing trace beside "
-                        "it (PATH's stem + .<id>.trace.json and .trace.txt)")
-    add_processes_argument(parser, detail="1, the engine in this process; 2, the engine in a "
-                           "child process over zmq")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
-                        help="budget: ci (small), dev, nightly (large)")
-    parser.add_argument("--variant", action="append", type=_spec_spelling, choices=VARIANT_NAMES,
-                        help="check only these variants (repeatable; default: every variant "
-                        "the adapter supports; one it does not support is a usage error); with "
-                        "--replay, one variant: the trace's actions as a script under it")
-    add_environment_argument(
-        parser, allowed=(*DRIFT_IDS, *design_sources()), default="every source of the design",
-        help="the deployment's drift sources, ids joined by '+' (e.g. D1+D2+D9), or 'none': "
-        "drive the implementation only through them, checking no drift, each source alone "
-        "and all of them together, and judge each property in this deployment")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated runs")
-    parser.add_argument("--require", default=None, metavar="IDS",
-                        help="comma-separated property ids (e.g. S1,S2,S3; any case): exit 1 "
-                        "if the implementation breaks one where the spec keeps it, exit 4 "
-                        "if it breaks one as its variant does (an inherited weakness)")
-    parser.add_argument("--keep-going", action="store_true",
-                        help="collect one shrunk disagreement per case instead of stopping at "
-                        "the first")
-    parser.add_argument("--emit-pytest", type=Path, metavar="DIR",
-                        help="write each failure (a disagreement, a broken property; also of "
-                        "--replay) as a standalone pytest file in the implementation's own "
-                        "calls, shrunk, into DIR")
-    parser.add_argument("--replay", type=Path, metavar="TRACE",
-                        help="run one trace file (as written beside --json, or by simulate) "
-                        "in lockstep against the implementation, print its step table, exit "
-                        "non-zero if it reproduces a disagreement or the property it records; "
-                        "with --design other than lru, a witness document of that design")
-    parser.add_argument("--design", default="lru", choices=_design_names(),
-                        help="the paired-cache design the implementation builds (default lru: "
-                        "the key-replicated LRU, variants V0-V4); another design is checked "
-                        "by the one design lockstep (model_checks.conform.design_lockstep) through "
-                        "its binding, with its own adapter interface")
-    parser.add_argument("--steps", type=int, metavar="N", default=None,
-                        help="with --design other than lru: lockstep steps per environment "
-                        "(seeded random runs)")
-
-
-def _design_names() -> list[str]:
-    from spec.designs.registry import designs
-
-    return [design.name for design in designs()]
-
-
 def run(args: argparse.Namespace) -> int:
-    """The command; output cut short by a closed pipe (`| head`) ends it quietly."""
-    return quiet_on_closed_pipe(_run, args)
-
-
-def quiet_on_closed_pipe(command: Callable[[argparse.Namespace], int],
-                         args: argparse.Namespace) -> int:
-    """`command(args)`; output cut short by a closed pipe (`| head`) ends it quietly, with
-    `EXIT_FAIL`."""
-    try:
-        return command(args)
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
-        return EXIT_FAIL
-
-
-def _run(args: argparse.Namespace) -> int:
-    try:
-        required = _required(args.require)
-        allowed = _environment(args.environment)
-        _check_cheaply(args)
-    except _Usage as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    from model_checks.conform.adapter import AdapterError, HarnessFailure
+    """The LRU design's lockstep check: its exit code; a usage error raises `UsageError`, a
+    harness failure `HarnessFailure` (the command reports them)."""
+    required = _required(args.require)
+    allowed = _environment(args.environment)
+    _check_cheaply(args)
+    from model_checks.conform.adapter import AdapterError
     from model_checks.conform.two_processes import ExtraMissing, remote_engines
 
     remote = None
@@ -162,47 +80,33 @@ def _run(args: argparse.Namespace) -> int:
         if args.processes == 2:
             remote = remote_engines(args.adapter)  # pyzmq and msgspec only when used
         return _checked(args, adapter, variants, required, allowed, remote)
-    except (_Usage, AdapterError, ExtraMissing) as error:
-        print(f"error: {_one_line(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except HarnessFailure as error:
-        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit {EXIT_HARNESS})")
-        return EXIT_HARNESS
+    except (AdapterError, ExtraMissing) as error:
+        raise UsageError(str(error)) from None
     finally:
         if remote is not None:
             remote.close()
 
 
 def _check_cheaply(args: argparse.Namespace) -> None:
-    """What can be checked before torch or the adapter is imported: the adapter's module
-    exists, options that `--replay` would ignore are not given, the replay file is JSON, and
-    the output paths can be written (so a run never ends on an unwritable `--json`)."""
-    module, sep, factory = args.adapter.partition(":")
-    if not sep or not module or not factory:
-        raise _Usage(f"--adapter: got {args.adapter!r}, expected module:factory")
-    try:
-        found = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        found = None
-    if found is None:
-        raise _Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
-    if getattr(args, "steps", None) is not None:
-        raise _Usage("--steps applies to a design other than lru (--design)")
+    """What can be checked before torch or the adapter is imported (the adapter's module
+    exists: the command checked it): options that `--replay` would ignore are not given, the
+    replay file is JSON, and the output paths can be written (so a run never ends on an
+    unwritable `--json`)."""
     if args.replay is not None:
         ignored = [flag for flag, given in (("--environment", args.environment is not None),
                                            ("--keep-going", args.keep_going)) if given]
         if args.variant and len(args.variant) > 1:
-            raise _Usage("--replay runs under one variant: its own, or the one --variant "
+            raise UsageError("--replay runs under one variant: its own, or the one --variant "
                          "names")
         if ignored:
-            raise _Usage(f"--replay runs the trace's own configuration as written; "
+            raise UsageError(f"--replay runs the trace's own configuration as written; "
                          f"{' and '.join(ignored)} cannot apply to it")
         try:
             result_files.read(args.replay)  # plain or compressed
         except OSError as error:
-            raise _Usage(f"--replay: cannot read {args.replay}: {error.strerror}") from None
+            raise UsageError(f"--replay: cannot read {args.replay}: {error.strerror}") from None
         except ValueError as error:
-            raise _Usage(f"--replay: {args.replay} is not JSON: {error}") from None
+            raise UsageError(f"--replay: {args.replay} is not JSON: {error}") from None
     for flag, directory in (("--json", args.json.parent if args.json else None),
                             ("--emit-pytest", args.emit_pytest)):
         if directory is not None:
@@ -213,13 +117,9 @@ def _writable(flag: str, directory: Path) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise _Usage(f"{flag}: cannot write into {directory}: {error.strerror}") from None
+        raise UsageError(f"{flag}: cannot write into {directory}: {error.strerror}") from None
     if not os.access(directory, os.W_OK):
-        raise _Usage(f"{flag}: cannot write into {directory}: permission denied")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+        raise UsageError(f"{flag}: cannot write into {directory}: permission denied")
 
 
 def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ...] | None,
@@ -259,7 +159,7 @@ def _missing(adapter: Adapter, variants: tuple[str, ...] | None, required: froze
     missing = absent(adapter, variants or VARIANT_NAMES)
     error = needing(required, missing)
     if error is not None:
-        raise _Usage(error)
+        raise UsageError(error)
     return missing
 
 
@@ -271,7 +171,7 @@ def _adapter(path: str) -> Adapter:
     except AdapterError:
         raise
     except Exception as error:  # a usage error: one line, no traceback
-        raise _Usage(f"--adapter: {type(error).__name__}: {error}") from None
+        raise UsageError(f"--adapter: {type(error).__name__}: {error}") from None
 
 
 def _required(text: str | None) -> frozenset[str]:
@@ -279,10 +179,10 @@ def _required(text: str | None) -> frozenset[str]:
         return frozenset()
     ids = [part.strip().upper() for part in text.split(",") if part.strip()]
     if not ids:
-        raise _Usage(f"--require: got {text!r}, expected property ids, e.g. S1,S2,S3")
+        raise UsageError(f"--require: got {text!r}, expected property ids, e.g. S1,S2,S3")
     unknown = [i for i in ids if i not in PROPERTY_IDS]
     if unknown:
-        raise _Usage(f"--require: got {', '.join(unknown)}, expected ids among "
+        raise UsageError(f"--require: got {', '.join(unknown)}, expected ids among "
                      f"{', '.join(PROPERTY_IDS)}")
     return frozenset(ids)
 
@@ -293,12 +193,7 @@ def _environment(env: Environment | None) -> frozenset[str] | None:
     try:
         return env.within(DRIFT_IDS).ids
     except BadEnvironment as error:
-        raise _Usage(str(error)) from None
-
-
-def _spec_spelling(text: str) -> str:
-    """A variant name in any case, spelled as the spec spells it (unchanged if none)."""
-    return next((name for name in VARIANT_NAMES if name.upper() == text.upper()), text)
+        raise UsageError(str(error)) from None
 
 
 def _why_not(adapter: Adapter, variants: list[str]) -> list[str]:
@@ -318,7 +213,7 @@ def _variants(adapter: Adapter, asked: list[str] | None) -> tuple[str, ...] | No
     missing = [v for v in asked if not supports(adapter, v)]
     if missing:
         has = [v for v in VARIANT_NAMES if supports(adapter, v)]
-        raise _Usage(f"--variant: adapter {adapter.name} does not support "
+        raise UsageError(f"--variant: adapter {adapter.name} does not support "
                      f"{', '.join(missing)} (it supports {', '.join(has) or 'none'})"
                      + "".join(f";{why.removeprefix(' ')}" for why in _why_not(adapter, missing)))
     return tuple(asked)

@@ -13,3 +13,10 @@ EXIT_WEAKNESS = 4
 EXIT_NOT_FOLLOWED = 5
 """A replay that could not drive a step of its trace on the implementation: NOT FOLLOWED,
 nothing after that step judged."""
+
+
+class HarnessFailure(RuntimeError):
+    """The harness could not do its work (not the implementation's fault: a dead, stopped or
+    never-started engine process, a broken wire protocol, an adapter call that raised where it
+    should have answered): the one conform command prints `RESULT: HARNESS FAILURE` and exits
+    with `EXIT_HARNESS`."""

@@ -27,7 +27,6 @@ from model_checks.conform.adapter import (
 from model_checks.conform.cases import Case, cases
 from model_checks.conform.configurations import configurations as configurations
 from model_checks.conform.corpus import corpus as corpus
-from model_checks.conform.judged import judged
 from model_checks.conform.lru_lockstep import (
     Broken,
     Disagreement,
@@ -35,6 +34,7 @@ from model_checks.conform.lru_lockstep import (
     Lockstep,
     shrink,
 )
+from model_checks.conform.lru_lockstep.judged import judged
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import ConformProfile as ConformProfile
 from model_checks.kernel.judged import NotJudged
@@ -145,8 +145,8 @@ class Outcome:
     def safety_records(self, seconds: float) -> list[VerdictRecord]:
         """Checker `conformance-safety`: per variant checked and property, whether the
         implementation broke it (its own observations; S4 and H1 through the agreed trace).
-        A property conformance does not judge (`conform.judged`) is recorded as unknown,
-        with the reason, never as holding."""
+        A property conformance does not judge (`lru_lockstep.judged`) is recorded as
+        unknown, with the reason, never as holding."""
         records = []
         table = judged()
         for variant in self.checked:

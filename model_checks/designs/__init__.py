@@ -23,9 +23,11 @@ them with no edit here (`python -m model_checks explore --design NAME`).
 - an implementation in lockstep with a design's spec (`conform --design NAME`): the one
   driver (`model_checks.conform.design_lockstep`: the spec and the implementation stepped
   together, their views compared, the first disagreement reported; a replay of given
-  actions, seeded random walks), each design's part of it a binding declared in
-  `lockstep_bindings` (the shared-memory design's: `shm_views`, what is compared after each
-  step and the side an adapter provides, and `shm_lockstep`, how a side is driven),
-  `conform` (the runs, the replay of a witness document and their exit codes) and `emit`
-  (`--emit-pytest`: a trace as a standalone pytest file).
+  actions, seeded random walks), each design's part of it an entry in the one table
+  `lockstep_bindings` (the LRU design's, runs of its own; the shared-memory design's a
+  binding: `shm_views`, what is compared after each step and the side an adapter provides,
+  and `shm_lockstep`, how a side is driven), `conformance` (what an entry declares to the
+  one conform command: the runs and the options they read, the others refused by one
+  rule), `conform` (the one driver's runs, the replay of a witness document and their exit
+  codes) and `emit` (`--emit-pytest`: a trace as a standalone pytest file).
 """

@@ -1,7 +1,7 @@
-"""`conform --design NAME --adapter MODULE:FACTORY`: the lockstep check of an implementation
-of a design with a lockstep binding (`lockstep_bindings`; the shared-memory design's), by the
-one lockstep driver (`lockstep`), as the conform command runs it for a design other than the
-LRU's.
+"""`conform --design NAME --adapter MODULE:FACTORY`: the one driver's runs, for a design whose
+entry in the one table (`lockstep_bindings`) is a `design_lockstep.Binding` (the
+shared-memory design's), as the one conform command (`model_checks.conform_command`) runs them
+once it has refused the options they do not read (`designs.conformance.refused`).
 
 - Without `--replay`: seeded random runs of `--steps` steps in each environment (the one
   `--environment` names; else none, each source alone, and every source together), then
@@ -25,7 +25,6 @@ import argparse
 import importlib
 import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,13 +40,12 @@ from model_checks.conform.design_lockstep import (
 )
 from model_checks.conform.exits import (
     EXIT_FAIL,
-    EXIT_HARNESS,
     EXIT_NOT_FOLLOWED,
     EXIT_OK,
-    EXIT_USAGE,
     EXIT_WEAKNESS,
+    HarnessFailure,
 )
-from model_checks.designs.lockstep_bindings import BINDINGS, binding_of
+from model_checks.designs.lockstep_bindings import binding_of
 from model_checks.designs.witness_files import (
     BadWitness,
     WitnessDocument,
@@ -56,6 +54,7 @@ from model_checks.designs.witness_files import (
     read,
     witnesses_of,
 )
+from model_checks.kernel.exits import UsageError
 from spec.designs.base import Design
 from spec.designs.registry import design_named
 from spec.drift import Environment
@@ -69,47 +68,27 @@ DEFAULT_STEPS = 400
 T = TypeVar("T")
 
 
-class Usage(Exception):
-    """A usage error: one line on stderr, exit 2."""
-
-
-class Harness(Exception):
-    """The harness could not do its work: exit 3."""
-
-
 def run(args: argparse.Namespace) -> int:
-    """The command for `args.design` (not the LRU's): its exit code."""
-    try:
-        design = design_named(args.design)
-        _refuse_lru_options(args)
-        binding = binding_of(design.name)
-        if binding is None:
-            raise Usage(f"--design {design.name}: conform has no lockstep for it (it has one "
-                        f"for {', '.join(sorted(BINDINGS))})")
-        if args.replay is not None:
-            return _replay(args, binding, read_witness(args.replay, design))
-        envs = environments(design, args.environment)
-        return _conform(args, binding, _adapter(args.adapter, binding), envs)
-    except Usage as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except Harness as error:
-        print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit "
-              f"{EXIT_HARNESS})")
-        return EXIT_HARNESS
+    """The one driver's runs for `args.design` (its entry a `Binding`): the exit code; a
+    usage error raises `UsageError`, a harness failure `HarnessFailure` (the command reports
+    them)."""
+    design = design_named(args.design)
+    _refuse(args)
+    binding = binding_of(design.name)
+    if binding is None:
+        raise UsageError(f"--design {design.name}: its entry in the table is not a binding of the "
+                    f"one driver")
+    if args.replay is not None:
+        return _replay(args, binding, read_witness(args.replay, design))
+    envs = environments(design, args.environment)
+    return _conform(args, binding, _adapter(args.adapter, binding), envs)
 
 
-def _refuse_lru_options(args: argparse.Namespace) -> None:
-    given = [flag for flag, value in (("--json", args.json), ("--require", args.require),
-                                      ("--variant", args.variant),
-                                      ("--keep-going", args.keep_going),
-                                      ("--processes 2", args.processes == 2)) if value]
-    if given:
-        raise Usage(f"--design {args.design}: {', '.join(given)} apply to the LRU design only")
+def _refuse(args: argparse.Namespace) -> None:
     if args.steps is not None and args.steps < 1:
-        raise Usage(f"--steps: got {args.steps}, expected a number of steps >= 1")
+        raise UsageError(f"--steps: got {args.steps}, expected a number of steps >= 1")
     if args.replay is not None and (args.environment is not None or args.steps is not None):
-        raise Usage("--replay runs the witness's own instance as written; --environment and "
+        raise UsageError("--replay runs the witness's own instance as written; --environment and "
                     "--steps cannot apply to it")
 
 
@@ -121,7 +100,7 @@ def environments(design: Design, chosen: Environment | None) -> list[frozenset[s
     try:  # a source the design has not is refused with the design's reason
         design.instance(design.variants[0], env.ids)
     except ValueError as error:
-        raise Usage(f"--environment: {error}") from None
+        raise UsageError(f"--environment: {error}") from None
     together = [env.ids] if len(env) > 1 else []
     return [frozenset(), *(frozenset({s}) for s in env), *together]
 
@@ -130,33 +109,26 @@ def read_witness(path: Path, design: Design) -> WitnessDocument:
     try:
         found = read(path)
     except OSError as error:
-        raise Usage(f"--replay: cannot read {path}: {error.strerror}") from None
+        raise UsageError(f"--replay: cannot read {path}: {error.strerror}") from None
     except BadWitness as error:
-        raise Usage(f"--replay: {error}") from None
+        raise UsageError(f"--replay: {error}") from None
     if found.design.name != design.name:
-        raise Usage(f"--replay: {path} is a witness of design {found.design.name!r}, not "
+        raise UsageError(f"--replay: {path} is a witness of design {found.design.name!r}, not "
                     f"{design.name!r}")
     return found
 
 
 def _adapter(path: str, binding: Binding) -> LockstepAdapter:
-    """The adapter `MODULE:FACTORY` builds; a usage error where it does not load."""
-    module, sep, factory = path.partition(":")
-    if not sep or not module or not factory:
-        raise Usage(f"--adapter: got {path!r}, expected module:factory")
-    try:
-        found = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        found = None
-    if found is None:
-        raise Usage(f"--adapter: cannot import {module!r}: no module named {module!r}")
+    """The adapter `MODULE:FACTORY` builds (its module exists: the command checked it); a
+    usage error where it does not load."""
+    module, _, factory = path.partition(":")
     try:
         built: LockstepAdapter = getattr(importlib.import_module(module), factory)()
     except Exception as error:  # a usage error: one line, no traceback
-        raise Usage(f"--adapter: {type(error).__name__}: {error}") from None
+        raise UsageError(f"--adapter: {type(error).__name__}: {error}") from None
     for method in ("byte_map", "start"):
         if not callable(getattr(built, method, None)):
-            raise Usage(f"--adapter: {path} has no {method}(config) (design "
+            raise UsageError(f"--adapter: {path} has no {method}(config) (design "
                         f"{binding.design.name} needs {binding.interface})")
     return built
 
@@ -167,11 +139,11 @@ def guarded(call: Callable[[], T], what: str) -> T:
     try:
         return call()
     except Unmappable as error:
-        raise Usage(f"the adapter cannot state this instance in its bytes: {error}") from None
+        raise UsageError(f"the adapter cannot state this instance in its bytes: {error}") from None
     except InvalidAction as error:
-        raise Usage(f"the trace does not replay on the spec: {error}") from None
+        raise UsageError(f"the trace does not replay on the spec: {error}") from None
     except Exception as error:
-        raise Harness(f"{what}: {type(error).__name__}: {error}") from error
+        raise HarnessFailure(f"{what}: {type(error).__name__}: {error}") from error
 
 
 def _conform(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,

@@ -1,26 +1,60 @@
-"""The lockstep's per-design part, declared once: per design, its `lockstep.Binding` (how an
-implementation of it is driven and viewed in the design's terms), which the one lockstep
-driver (`model_checks.conform.design_lockstep`) and the `conform --design NAME` command read. A
-design with no entry has no lockstep of that driver's."""
+"""The conformance's per-design part, declared once: per design, its binding, which the one
+`conform` command (`model_checks.conform_command`, `--design NAME`) and the one lockstep driver
+(`model_checks.conform.design_lockstep`) read. An entry (`designs.conformance.Entry`) is a
+`design_lockstep.Binding` (how an implementation of the design is driven and viewed in the
+design's terms; its runs are the one driver's, `designs.conform`), or `OwnRuns`: a binding
+that declares its own runs (the LRU design's: its cases, configurations and profiles, its
+report and weakness judgement, `conform.command`, and its history checks, `history.command`;
+its steps are taken by the same driver through `conform.lru_lockstep`). A design with no
+entry has no conformance check."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 
 from model_checks.conform.design_lockstep import Binding
+from model_checks.designs.conformance import Entry, OwnRuns
+
+LRU_OPTIONS = frozenset({"json", "processes", "profile", "variant", "require", "keep_going",
+                         "threads", "async_clients", "check_log"})
+"""What the LRU design's runs read beyond the common options: where records go, the engine's
+process, the budget, the variants, the required properties, whether to stop at the first
+disagreement, and its history checks' options."""
 
 
-def _shm() -> Binding:
+def _lru() -> Entry:
+    return OwnRuns(_lru_runs, LRU_OPTIONS, without_adapter=True)
+
+
+def _lru_runs(args: argparse.Namespace) -> int:
+    """The LRU design's runs: its history checks where their options (or a missing adapter)
+    ask for them, else its lockstep check (`conform.command`)."""
+    from model_checks.conform import command as lockstep
+    from model_checks.history import command as history
+
+    return history.run(args) if history.wanted(args) else lockstep.run(args)
+
+
+def _shm() -> Entry:
     from model_checks.designs.shm_lockstep import BINDING
 
     return BINDING
 
 
-BINDINGS: dict[str, Callable[[], Binding]] = {"shm": _shm}
-"""Per design name, its binding (imported when asked for)."""
+BINDINGS: dict[str, Callable[[], Entry]] = {"lru": _lru, "shm": _shm}
+"""Per design name, its entry (imported when asked for)."""
 
 
 def binding_of(design: str) -> Binding | None:
-    """The lockstep binding of the design named `design`, or None if it has none."""
+    """The one driver's binding of the design named `design`, or None if it has none (no
+    entry, or an entry with runs of its own)."""
+    found = BINDINGS.get(design)
+    entry = None if found is None else found()
+    return entry if isinstance(entry, Binding) else None
+
+
+def entry_of(design: str) -> Entry | None:
+    """The entry of the design named `design`, or None if it has none."""
     found = BINDINGS.get(design)
     return None if found is None else found()

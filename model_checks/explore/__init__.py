@@ -14,7 +14,7 @@ design's spec itself (`python -m model_checks explore`).
   `fingerprint` names a state across processes; `defects` holds the errors that mean the
   explorer itself is wrong (interpreted, so the modules that raise them compile);
 - judging: `judging` is the one interface a design's instance is judged through
-  (`Judging`, its outcomes, and `judging_for`, the one table of them: any design's
+  (`Judging`, its outcomes in `judgement`, and `judging_for`, the one table of them: any design's
   properties checked on every transition, `DesignJudging`); `lru_judging/` declares the LRU
   design's: `judge` decides every property and lemma on a complete graph (`monitors` and
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state),

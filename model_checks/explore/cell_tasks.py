@@ -19,7 +19,7 @@ from model_checks.executor import Task, sweep, values
 from model_checks.explore.design_search import DEFAULT_MAX_STATES
 from model_checks.explore.graph import Graph, GraphOptions, build
 from model_checks.explore.instance import CI_SHAPES, Shape, describe, explore_cut
-from model_checks.explore.judging import Judgement, Status
+from model_checks.explore.judgement import Judgement, Status
 from model_checks.explore.lru_judging.early_stop import stoppable
 from model_checks.explore.lru_judging.judge import judge_all
 from model_checks.explore.lru_judging.reduction.judging import judge_reduced

@@ -25,7 +25,8 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from model_checks.explore.judging import Status, judging_for
+from model_checks.explore.judgement import Status
+from model_checks.explore.judging import judging_for
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named

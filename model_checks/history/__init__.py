@@ -19,8 +19,9 @@ cannot explain.
   did not;
 - `run` and `report`: the seeded concurrent runs, and what the checks print (verdicts, drift,
   swim lanes, the `RESULT:` line and its exit code);
-- `command`: `conform --threads N`, `--async-clients N` and `--check-log FILE` (on conform's parser
-  through `model_checks.conform_command`).
+- `command`: `conform --threads N`, `--async-clients N` and `--check-log FILE` (run by the LRU
+  design's conformance, its entry in `model_checks.designs.lockstep_bindings`); `options`:
+  those options, on the one conform command's parser (`model_checks.conform_command`).
 
 History depends on conformance's adapter interface and codec (`model_checks.conform`), never
 the other way.

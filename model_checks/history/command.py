@@ -1,6 +1,7 @@
 """`conform --threads N`, `conform --async-clients N` and `conform --check-log FILE`: the history
-checks, on the conform command's parser (`model_checks.conform_command` adds `add_arguments`
-and runs `run` where `wanted` says so; conform itself does not know them).
+checks, on the conform command's parser (`model_checks.conform_command` adds their options,
+`history.options`); the LRU design's entry in `designs.lockstep_bindings` runs `run` where
+`wanted` says so.
 
 Exit codes, one final `RESULT:` line each (as conform's):
 
@@ -36,28 +37,7 @@ from model_checks.history.report import (
     usage,
     verdict_lines,
 )
-from model_checks.kernel.options import add_renamed_argument
 from spec import ALL_DRIFT, DRIFT_IDS, BadEnvironment, Drift, Environment, environment
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The history options, on conform's parser (`--adapter` becomes optional: a log needs
-    none)."""
-    for action in parser._actions:  # argparse offers no public way to relax a required flag
-        if action.dest == "adapter":
-            action.required = False
-    parser.add_argument("--threads", type=int, metavar="N", default=0,
-                        help="N client threads call the implementation end to end at once, "
-                        "with drift events, under seeded schedules (--seed); check the "
-                        "history against the spec")
-    parser.add_argument("--async-clients", type=int, metavar="N", default=0,
-                        help="the same with N asyncio clients (each a task on one event loop)")
-    add_renamed_argument(parser, "--tasks", "write --async-clients N for N asyncio clients "
-                         "(a task is one unit of the executor's work)")
-    parser.add_argument("--check-log", type=Path, metavar="FILE",
-                        help="check a recorded history (JSON lines, docs/history.md): "
-                        "explained by the spec, which drift it shows, what broke")
-
 
 JUDGED = frozenset({"S1", "S3"})
 """The properties a history judges (`report.observed_breaks`)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from model_checks.conform.judged import judged as conform
+from model_checks.conform.lru_lockstep.judged import judged as conform
 from model_checks.explore.lru_judging.judge import judged as explore
 from model_checks.kernel.judged import Table
 from model_checks.kernel.verdict_records import CONFORMANCE, EXPLORE, HYPOTHESIS, Z3_BMC

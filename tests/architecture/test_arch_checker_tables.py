@@ -74,7 +74,7 @@ def test_arch_checker_tables_match_the_checkers_code() -> None:
     properties it runs are its judged ones; conformance's agreed-trace properties are those
     lockstep judges on the agreed trace."""
     from model_checks.conform import lru_lockstep as lockstep
-    from model_checks.conform.judged import on_agreed_trace
+    from model_checks.conform.lru_lockstep.judged import on_agreed_trace
     from model_checks.smt.decided_cells import SAFETY
     from model_checks.smt.encode.properties import BAD
     from model_checks.smt.judged import ENCODED

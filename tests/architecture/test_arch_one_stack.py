@@ -18,7 +18,8 @@ driver (`conform/design_lockstep.py`) through the design's binding (the LRU desi
 `conform/lru_lockstep/`, declares the driver's optional capabilities and its run as a
 `Session` that the one `run_script` follows scripts and replays on), its generated runs by
 the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
-design's rules). The LRU design still has the rest of its own stack beside the generic one
+design's rules), every design by one `conform` command, its runs those the design's entry
+in that table declares. The LRU design still has the rest of its own stack beside the generic one
 (its cells' searches, its conformance command's runs and reports, ...): its modules are
 listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
@@ -57,8 +58,8 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "monitors",
-                "notation", "observer", "properties", "runs", "views")
+LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "judged",
+                "monitors", "notation", "observer", "properties", "runs", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
@@ -116,7 +117,10 @@ cell, its lattice) and `explorer_for` is the one table of them, and
 family's bounds and sizes), as `lattice_instance.py` states its ladder; and a design's
 lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
-(`conform/design_lockstep.py`) and `conform --design NAME` read: how an implementation of
+(`conform/design_lockstep.py`) and the one conform command (`conform_command.py`,
+`--design NAME`, default lru) read: the design's runs and the options they read (the LRU
+design's entry, runs of its own: its cases, profiles and report, `conform/command.py`,
+reached only through the table), how an implementation of
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
@@ -126,9 +130,11 @@ capabilities (`design_lockstep.Stepping` and `Settling`, taken by the one `take_
 interface driven action by action (`implementation`), both sides' observations and its tag
 bijection (`views`), the spec's steps of an implementation step and its choices (`driver`,
 `choices`), the properties and L1-L4 judged on the implementation's own observations
-(`observer`, `monitors`, `properties`), its run as the one `run_script` follows it and its
-report of a disagreement (`runs`, `disagreement`), both sides' observations written in the
-trace notation (`notation`, as another binding's `differences`); likewise a design's rules
+(`observer`, `monitors`, `properties`) and how it judges each property of the design
+(`judged`: on those observations, or on the spec's trace the implementation matched), its run
+as the one `run_script` follows it and its report of a disagreement (`runs`,
+`disagreement`), both sides' observations written in the trace notation (`notation`, as another
+binding's `differences`); likewise a design's rules
 for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
 LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
 tail) and `rules_for` is the one table of them (every other design is driven through
@@ -165,11 +171,10 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
         "conform/cases.py", "conform/codec.py", "conform/command.py",
         "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
-        "conform/judged.py",
         "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
-        "conform/weakness.py", "conform/witnesses.py", "conform_command.py",
+        "conform/weakness.py", "conform/witnesses.py",
         "explore/cell_tasks.py", "explore/command.py", "explore/forgetting_agreement.py",
         "explore/instance.py"}),
 }

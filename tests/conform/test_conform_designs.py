@@ -77,7 +77,7 @@ def test_a_step_the_side_cannot_drive_is_not_followed(tmp_path: Path,
 @pytest.mark.parametrize(("extra", "message"), [
     (["--environment", "D4"], "D4 cannot occur in design 'shm'"),
     (["--environment", "D99"], "got 'D99', expected ids among C1, D1-D11, R1"),
-    (["--variant", "V2"], "--variant apply to the LRU design only"),
+    (["--variant", "V2"], "--design shm: --variant apply to design lru only"),
     (["--steps", "0"], "--steps: got 0"),
 ])
 def test_usage_errors_exit_2_with_one_line(extra: list[str], message: str,
@@ -117,7 +117,7 @@ def test_a_witness_the_spec_cannot_take_is_a_usage_error(
 def test_steps_is_refused_for_the_lru_design(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conform", "--adapter", "model_checks.conform.reference_adapter:factory",
                  "--steps", "5"]) == 2
-    assert "--steps applies to a design other than lru" in capsys.readouterr().err
+    assert "--design lru: --steps apply to design shm only" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("environment", [frozenset({"D2"}), frozenset({"D3", "R1"}),

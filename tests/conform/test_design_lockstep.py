@@ -111,7 +111,7 @@ def test_conform_runs_the_design_once_its_binding_is_in_the_table(
 ) -> None:
     command = ["conform", "--design", "encoder", "--environment", "none", "--steps", "60"]
     assert main([*command, "--adapter", f"{__name__}:factory"]) == 2
-    assert "conform has no lockstep for it (it has one for shm)" in capsys.readouterr().err
+    assert "conform has no lockstep for it (it has one for lru, shm)" in capsys.readouterr().err
     monkeypatch.setitem(lockstep_bindings.BINDINGS, "encoder", lambda: BINDING)
     assert main([*command, "--adapter", f"{__name__}:factory"]) == 0
     out = capsys.readouterr().out

@@ -13,13 +13,8 @@ from typing import Any
 import pytest
 
 from model_checks.explore.exploration import replay
-from model_checks.explore.judging import (
-    DesignJudging,
-    JudgedInstance,
-    Judgement,
-    Status,
-    judging_for,
-)
+from model_checks.explore.judgement import JudgedInstance, Judgement, Status
+from model_checks.explore.judging import DesignJudging, judging_for
 from model_checks.explore.lru_judging.declaration import LRU_JUDGING
 from spec.designs.encoder.design import ENCODER
 from spec.designs.lru_design import LRU

@@ -19,6 +19,8 @@ One module per concern:
   disagreement's report).
 - `properties`: S1-S3 restated on the implementation's own observations.
 - `monitors`: L1-L4 restated as monitors over the implementation's events.
+- `judged`: how the binding judges each property (on the implementation's own observations,
+  or on the spec's trace it matched), conformance's table of the properties it judges.
 - `observer`: the spec's run so far (`SpecRun`) and the observer that judges the
   implementation's events against it as they happen (`RunObserver`).
 - `driver`: `Lockstep`, the binding's run (`Stepping`, `Settling`), which ties the above

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 from model_checks.conform import adapter as api
 from model_checks.conform.design_lockstep import take_step
-from model_checks.conform.judged import on_agreed_trace
 from model_checks.conform.lru_lockstep import choices
 from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lru_lockstep.implementation import EngineFactory, Implementation
+from model_checks.conform.lru_lockstep.judged import on_agreed_trace
 from model_checks.conform.lru_lockstep.monitors import Monitors, unfinished
 from model_checks.conform.lru_lockstep.observer import RunObserver, SpecRun
 from model_checks.conform.lru_lockstep.properties import state_properties
@@ -44,8 +44,8 @@ from spec.transitions import Action, P0Handle, P0ReceiveReply, P0UpdateItem, P1R
 
 SPEC_JUDGED = on_agreed_trace()
 """Properties judged on the agreed lockstep trace (`Lockstep.judge_agreed_trace`), as
-conformance's table (`conform.judged`) says; every other property it judges has a monitor on
-the implementation's own observations."""
+conformance's table (`judged`) says; every other property it judges has a monitor on the
+implementation's own observations."""
 
 def spec_steps(config: Config, state: State, action: Action, atomic: bool = True) -> list[Step]:
     """The spec's steps for one implementation step: one, except P0UpdateItem on a front end

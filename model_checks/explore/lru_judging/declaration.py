@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model_checks.explore.graph import GraphOptions, build
-from model_checks.explore.judging import JudgedInstance
+from model_checks.explore.judgement import JudgedInstance
 from model_checks.explore.lru_judging.judge import judge_all
 from model_checks.explore.lru_judging.state_checks import state_properties
 from spec import Config

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from model_checks.explore import collector
 from model_checks.explore.graph import Graph, GraphOptions, build
-from model_checks.explore.judging import Judgement, Status
+from model_checks.explore.judgement import Judgement, Status
 from model_checks.explore.lru_judging.liveness import fair_lasso, stuck_state
 from model_checks.explore.lru_judging.monitors import MONITORS, Monitor, observe
 from model_checks.explore.lru_judging.product import Verdict, search_product
