@@ -252,7 +252,7 @@ class Graph:
             steps.append((action, renaming))
             index = self.parent[index]
         steps.reverse()
-        return self.reductions().concrete(steps) if self.symmetric else [a for a, _ in steps]
+        return self.reductions().concrete(steps)
 
     def renaming(self, index: int, position: int) -> Renaming | None:
         """The identity renaming of edge `position` of state `index` (None: none)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from model_checks.explore import collector
 from model_checks.explore.graph import Graph, GraphOptions, build
+from model_checks.explore.lazy_media import submits_decided
 from model_checks.explore.liveness import fair_lasso, stuck_state
 from model_checks.explore.monitors import MONITORS, Monitor, observe
 from model_checks.explore.product import Verdict, search_product
@@ -202,7 +203,7 @@ def _from_product(graph: Graph, prop: Property, monitor: Monitor, verdict: Verdi
     if verdict.steps is not None:
         actions = concrete_actions(list(verdict.steps))
         if graph.slots:
-            actions = concrete_rids(actions, verdict.slot_maps)
+            actions = submits_decided(concrete_rids(actions, verdict.slot_maps))
         return _replayed(graph, prop, actions)
     if not verdict.premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)
