@@ -91,7 +91,8 @@ def test_moves_that_never_choose_a_flag_are_caught(monkeypatch: pytest.MonkeyPat
 
 
 def test_flags_merged_after_the_first_handling_too_are_caught() -> None:
-    """V3 under D6: P0's update reads the flag of an item probed as a hit (the late miss),
+    """V3 under D6: P0's update reads the flag of an item probed as a hit and evicted
+    since (the late miss: four one-item requests over three identities, two in the shadow),
     after `P0Process`: a relation merging those flags too is not one the moves respect."""
     def after_handling_too(state: State) -> State:
         return state.evolve(requests=tuple(
@@ -99,8 +100,9 @@ def test_flags_merged_after_the_first_handling_too_are_caught() -> None:
             if r.stage in (Stage.SUBMITTED, Stage.PROCESSED, Stage.UPDATING) else r
             for r in state.requests))
 
-    result = check_key(_config(V3, ("D6",), 2, 2), LIMIT, slots=True,
-                       merged=after_handling_too)
+    config = explore_config(V3, ("D6",), max_requests=4, max_items=1, max_identities=3)
+    result = check_key(config, 40_000, slots=True, merged=after_handling_too)
+    assert result.complete
     assert not result.sound
 
 
