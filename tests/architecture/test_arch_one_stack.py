@@ -122,6 +122,7 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/cell_tasks.py", "explore/command.py",
         "explore/every_instance.py", "explore/evidence.py",
         "explore/forgetting.py", "explore/forgetting_agreement.py", "explore/slots.py",
+        "explore/lazy_media.py",
         "explore/early_stop.py",
         "explore/instance.py", "explore/instance_command.py", "explore/judge.py",
         "explore/liveness.py",
