@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,7 +116,7 @@ def test_witnesses_need_the_choice_given_to_their_submits(monkeypatch: pytest.Mo
     assert any(isinstance(a, Decided) and not all(a.flags) for a in graph.actions)
     judge_all(graph)  # replays every counterexample (`ReplayDisagrees` otherwise)
 
-    def dropped(actions: list[Action]) -> list[Action]:
+    def dropped(actions: list[Any]) -> list[Any]:
         return [a.action if isinstance(a, Decided) else a for a in actions]
 
     path = _path_through_a_client_error(config)
@@ -123,7 +124,8 @@ def test_witnesses_need_the_choice_given_to_their_submits(monkeypatch: pytest.Mo
     assert run(config, dropped(path)).final.requests[0].stage is not Stage.DONE
 
 
-def _path_through_a_client_error(config: Config) -> list[Action]:
+def _path_through_a_client_error(config: Config) -> list[Any]:
+    """A `Submit` with media, then P0 handling it with none: a path of the lazy search."""
     submit = next(a for a in lazy_enabled(initial(config), enabled(config, initial(config)))
                   if isinstance(a, Submit))
     after = submit.apply(config, initial(config))
