@@ -13,7 +13,9 @@ disagreement or an instance where nothing was compared.
         [--max-states N] [--slots]
 
 With `--slots` the search compared is the one whose key also renumbers the live requests'
-slots (`model_checks.explore.lru_reductions.slots`), against the same search without any forgetting.
+slots (`model_checks.explore.lru_reductions.slots`), with the media flags chosen where P0
+reads them (`model_checks.explore.lru_reductions.lazy_media`), against the same search without
+any forgetting.
 """
 
 from __future__ import annotations

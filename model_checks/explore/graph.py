@@ -243,7 +243,8 @@ class Graph:
 
     def path_to(self, index: int) -> list[Action]:
         """The actions of a shortest path from the initial state to state `index`, as the
-        unreduced spec takes them (identity renamings undone)."""
+        unreduced spec takes them (`Moves.concrete`: identity renamings undone, media flags
+        chosen at P0's handling given to their `Submit`s)."""
         steps: list[tuple[Action, Renaming | None]] = []
         while index > 0:
             action = self.via_action(index)
@@ -252,7 +253,7 @@ class Graph:
             steps.append((action, renaming))
             index = self.parent[index]
         steps.reverse()
-        return self.reductions().concrete(steps) if self.symmetric else [a for a, _ in steps]
+        return self.reductions().concrete(steps)
 
     def renaming(self, index: int, position: int) -> Renaming | None:
         """The identity renaming of edge `position` of state `index` (None: none)."""

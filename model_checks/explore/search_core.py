@@ -14,7 +14,10 @@ the LRU design's package `lru_reductions/`, reached by a search only through thi
   ended requests and unread media flags forgotten (`forgetting`), not of the state itself;
   with `slots` too, that of the key with the live requests' slots renumbered and the last
   delivery forgotten (`slots`); and identity symmetry's renaming is read off that key's
-  state (`key_state`), so that keys differing only by a permutation merge.
+  state (`key_state`), so that keys differing only by a permutation merge. With `slots`,
+  the client's media flags are chosen where P0 first reads them (`lazy`: `lazy_media`):
+  new requests are submitted with media on every item and a fresh request's first handling
+  is taken once per flag choice (`lazy_media.Decided`).
 
 What stays with each search, and why. Which actions of a state are expanded (every enabled
 one; the partial-order reduction's choice under the cycle proviso; none at a depth bound) is
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING, Any, cast
 from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.explore.lru_reductions.canonical import canonical
 from model_checks.explore.lru_reductions.forgetting import forgetting_key
+from model_checks.explore.lru_reductions.lazy_media import lazy_enabled, submits_decided
 from model_checks.explore.lru_reductions.slots import cleared, slots_key
 from model_checks.explore.lru_reductions.symmetry import (
     Groups,
@@ -81,14 +85,16 @@ class Reductions:
     processing renaming if `reduce` (`rename_pids`: it or the identity) and identity
     symmetry over the interchangeable identity `groups` (empty: none); with `forget`, states
     deduplicated on their key with ended requests forgotten (`fingerprint`), and with
-    `slots` (which needs `forget`) with the live requests' slots renumbered as well."""
+    `slots` (which needs `forget`) with the live requests' slots renumbered as well, and
+    `lazy` (None: as `slots`) the media flags chosen where P0 reads them (`lazy_media`)."""
 
-    __slots__ = ("config", "forget", "groups", "reduce", "rename_pids", "slots")
+    __slots__ = ("config", "forget", "groups", "lazy", "reduce", "rename_pids", "slots")
 
     def __init__(self, config: Config, reduce: bool, groups: Groups,
-                 forget: bool = False, slots: bool = False) -> None:
+                 forget: bool = False, slots: bool = False, lazy: bool | None = None) -> None:
         self.config, self.reduce, self.groups, self.forget = config, reduce, groups, forget
         self.slots = slots and forget
+        self.lazy = self.slots if lazy is None else lazy
         self.rename_pids = pids_renaming(reduce)
 
     @classmethod
@@ -164,18 +170,23 @@ class Reductions:
                 for action, real in zip(actions, reals, strict=True)], reals
 
     def expand(self, state: State) -> list[Successor]:
-        """Every enabled action of `state` with its successor, in `enabled`'s order."""
-        return self.successors(state, enabled(self.config, state))
+        """Every action of `state` (`enabled`) with its successor, in their order."""
+        return self.successors(state, self.enabled(state))
 
     def enabled(self, state: State) -> list[Action]:
-        return enabled(self.config, state)
+        """The spec's enabled actions of `state`, in its order; with `lazy`, as
+        `lazy_media.lazy_enabled` takes them (each `Decided` applies like an action)."""
+        actions = enabled(self.config, state)
+        return lazy_enabled(state, actions) if self.lazy else actions
 
     def ready(self, state: State) -> State:
         return cleared(state)
 
     def concrete(self, steps: Sequence[tuple[Action, Renaming | None]]) -> list[Action]:
-        """The unreduced spec's actions along a path (identity renamings undone)."""
-        return concrete_actions(steps) if self.groups else [a for a, _ in steps]
+        """The unreduced spec's actions along a path (identity renamings undone, media flags
+        given to their `Submit`s: `lazy_media.submits_decided`)."""
+        actions = concrete_actions(steps) if self.groups else [a for a, _ in steps]
+        return submits_decided(actions) if self.lazy else actions
 
     def undo(self, state: State, renaming: Renaming | None) -> State:
         return state if renaming is None else rename_state(state, inverse(renaming))

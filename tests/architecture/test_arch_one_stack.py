@@ -68,7 +68,7 @@ LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "mo
                "reduction/stubborn")
 """The modules of the LRU design's judging (`explore/lru_judging/`)."""
 
-LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "slots", "symmetry")
+LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "lazy_media", "slots", "symmetry")
 """The modules of the LRU design's state reductions (`explore/lru_reductions/`)."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
@@ -95,7 +95,8 @@ searches through, and `moves_for` is the one table of them (every other design i
 through `explore/moves.DesignMoves`, without reductions), its reductions themselves in
 `explore/lru_reductions/` (`canonical`: processing renaming; `symmetry`: identity symmetry and
 its renamings undone along a path; `forgetting`: the key with ended requests forgotten;
-`slots`: that key with the live requests' slots renumbered, and the rid maps that undo it),
+`slots`: that key with the live requests' slots renumbered, and the rid maps that undo it;
+`lazy_media`: a request's media flags chosen where P0 first reads them),
 each a statement about the LRU design's own state, as a Z3 encoding is, which a search reaches
 only through `moves_for` (its table in `TABLES`);
 and a design's lattice:

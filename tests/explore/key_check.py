@@ -31,7 +31,7 @@ catches where the verdict comparison does not.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from model_checks.explore.fingerprint import canonical_text
@@ -49,10 +49,12 @@ from model_checks.explore.lru_reductions.slots import (
     renumber,
     slot_order,
 )
-from model_checks.explore.lru_reductions.symmetry import Groups, rename_state
+from model_checks.explore.lru_reductions.symmetry import Groups, interchangeable, rename_state
 from model_checks.explore.search_core import Reductions
 from spec import Config, Property, State
 
+Normal = Callable[[State], State]
+"""A relation's normal form: two states with one normal form are related."""
 Signature = tuple[frozenset[str], frozenset[tuple[str, int | str]]]
 """What a key must fix: the state properties broken, and (action, successor key) per edge."""
 
@@ -75,25 +77,46 @@ class KeyCheck:
         return self.merged > 0 and not self.conflicts
 
 
-def check_key(config: Config, max_states: int, slots: bool = False) -> KeyCheck:
+def check_key(config: Config, max_states: int, slots: bool = False,
+              merged: Normal | None = None, lazy: bool | None = None) -> KeyCheck:
     """Check the forgetting key (with `slots`, the slots key) on `config`'s states, up to
-    `max_states` of them (module docstring)."""
+    `max_states` of them (module docstring). With `merged`, states are grouped, and
+    successors named, by the key of their `merged` form (a relation the search's moves
+    merge, such as `lazy_media.fresh_media_set`), each state's signature read on the state
+    itself in the names of that form; `lazy` (None: as `slots`) says whether the moves are
+    those of `lazy_media`."""
     plain = build(config, GraphOptions(max_states=max_states, checks=()))
-    reductions = Reductions.of(config, True, None, forget=True, slots=slots)
-    signature = _Signatures(config, reductions, state_properties(config), slots)
+    groups = interchangeable(config)
+    reductions = Reductions(config, True, groups, forget=True, slots=slots, lazy=lazy)
+    normal = merged or _itself
+    signature = _Signatures(config, reductions, state_properties(config), slots, normal)
     seen: dict[int, tuple[Signature, State]] = {}
     members: dict[int, int] = {}
     conflicts: list[str] = []
     for state in plain.states:
-        rep, _ = reductions.canonical(state)
-        key = reductions.fingerprint(rep)
+        rep = _representative(reductions, state, normal)
+        key = reductions.fingerprint(normal(rep))
         mine = signature(rep)
         members[key] = members.get(key, 0) + 1
         first = seen.setdefault(key, (mine, rep))
         if first[0] != mine:
             conflicts.append(_conflict(first, (mine, rep)))
-    merged = sum(n for n in members.values() if n > 1)
-    return KeyCheck(len(plain.states), len(members), merged, plain.complete, tuple(conflicts))
+    shared = sum(n for n in members.values() if n > 1)
+    return KeyCheck(len(plain.states), len(members), shared, plain.complete, tuple(conflicts))
+
+
+def _itself(state: State) -> State:
+    return state
+
+
+def _representative(reductions: Reductions, state: State, normal: Normal) -> State:
+    """`state` renamed as the search would rename its `normal` form (so that two states
+    with one normal form get one identity renaming)."""
+    if normal is _itself:
+        return reductions.canonical(state)[0]
+    renamed = reductions.rename_pids(state)
+    _, renaming = reductions.canonical(normal(renamed))
+    return renamed if renaming is None else rename_state(renamed, dict(renaming))
 
 
 class _Signatures:
@@ -103,21 +126,23 @@ class _Signatures:
     never a wrong one), which a comparison of keys would report as a conflict."""
 
     def __init__(self, config: Config, reductions: Reductions, props: Sequence[Property],
-                 slots: bool) -> None:
+                 slots: bool, normal: Normal) -> None:
         self.config, self.reductions, self.props, self.slots = config, reductions, props, slots
+        self.normal = normal
         self.exact: dict[int, str] = {}
 
     def __call__(self, state: State) -> Signature:
         config = self.config
         broken = frozenset(p.id for p in self.props
                            if p.state_check is not None and p.state_check(config, state))
-        names = ({old: new for new, old in enumerate(slot_order(config, state))}
+        names = ({old: new for new, old in enumerate(slot_order(config, self.normal(state)))}
                  if self.slots and state.fault is None else {})
         edges = frozenset((repr(rename_action(action, names)), self._name(successor))
                           for action, successor, _ in self.reductions.expand(state))
         return broken, edges
 
     def _name(self, state: State) -> int | str:
+        state = self.normal(state)
         key = self.reductions.fingerprint(state)
         if not self.slots:
             return key

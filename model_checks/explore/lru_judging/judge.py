@@ -16,6 +16,7 @@ from model_checks.explore.lru_judging.liveness import fair_lasso, stuck_state
 from model_checks.explore.lru_judging.monitors import MONITORS, Monitor, observe
 from model_checks.explore.lru_judging.product import Verdict, search_product
 from model_checks.explore.lru_judging.state_checks import vacuous_reason
+from model_checks.explore.lru_reductions.lazy_media import submits_decided
 from model_checks.explore.lru_reductions.slots import concrete_rids
 from model_checks.explore.lru_reductions.symmetry import concrete_actions
 from model_checks.kernel.judged import Judged, NotJudged, Table
@@ -183,7 +184,7 @@ def _from_product(graph: Graph, prop: Property, monitor: Monitor, verdict: Verdi
     if verdict.steps is not None:
         actions = concrete_actions(list(verdict.steps))
         if graph.slots:
-            actions = concrete_rids(actions, verdict.slot_maps)
+            actions = submits_decided(concrete_rids(actions, verdict.slot_maps))
         return _replayed(graph, prop, actions)
     if not verdict.premise_met and graph.complete:
         return Judgement(prop.id, Status.VACUOUS, monitor.premise_reason)

@@ -51,6 +51,7 @@ import dataclasses
 import functools
 import itertools
 from collections.abc import Hashable, Sequence
+from typing import cast
 
 from model_checks.explore.fingerprint import canonical_text
 from model_checks.explore.lru_judging.state_checks import state_properties
@@ -62,6 +63,7 @@ from model_checks.explore.lru_reductions.forgetting import (
     media_read,
     outcome_class,
 )
+from model_checks.explore.lru_reductions.lazy_media import Decided
 from spec import Action, Config, Property, State
 from spec.state import Delivery, Message, Reply, Request, Served
 
@@ -199,6 +201,8 @@ def rename_action(action: Action, names: dict[int, int]) -> Action:
     rid = getattr(action, "rid", None)
     if rid is None or rid not in names or names[rid] == rid:
         return action
+    if isinstance(action, Decided):  # a handling whose flags `lazy_media` chose
+        return cast("Action", action.renamed(names[rid]))
     return dataclasses.replace(action, rid=names[rid])  # type: ignore[call-arg]
 
 

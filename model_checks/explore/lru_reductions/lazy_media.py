@@ -1,0 +1,148 @@
+"""Media flags chosen where P0 reads them: the client's choice of which items of a new
+request carry media (`ClientItem.has_data`) made when P0 first handles the request, not when
+the client submits it. Opt-in (`Reductions.lazy`, on with `GraphOptions.slots`).
+
+`Submit` offers every flag choice for every item tuple (`spec.transitions.client
+.all_requests`), yet no step reads a flag of a request until P0 handles its first attempt
+(`P0Handle`, `P0HandleRejected`, `P0HandleRejectedUndo`, `P0Process`: each starts with
+`process_attempt`, which reads every flag): no engine, drift or client step reads a request's
+items, `Retry` applies to a missed attempt only (after P0 handled it) and sends every item's
+media, and no property or monitor reads a client flag (L1 reads whether a *wire* item carries
+data; I5 reads identities). So a search that has the client submit every new request with
+media on every item (`lazy_enabled` keeps only those `Submit`s) and has P0 handle a fresh
+request (never retried, still `SUBMITTED`) once per flag choice (`Decided`: the handling with
+the request's flags set first) reaches, step for step, the spec's states with the flags of
+fresh unhandled requests set to True, and nothing else:
+
+- every spec path maps to a path of this search of the same length, through states equal
+  but for those flags (its `Submit`s with their flags set, its first handlings `Decided` on
+  the flags the `Submit` chose), which every property and monitor judges alike;
+- every path of this search maps back (`submits_decided`): each `Decided` handling's flags
+  go to the `Submit` that issued its rid (the k-th `Submit` issues rid k: rids are
+  `len(requests)` and no record is ever dropped), and every state on the way differs from
+  the spec's only in the flags of that fresh request, read by no step before the handling.
+
+Verdicts and shortest lengths are therefore those of the search without it, and every
+witness replays on the spec after `submits_decided`. The two funnels from graph paths to
+spec actions apply it (`Graph.path_to`, the judge's product violations).
+`tests/explore/test_explore_lazy_media.py` compares verdicts and shortest lengths with the
+search without forgetting and plants an unsound variant (the flags never chosen) that the
+comparison catches; `benchmarks/forgetting_soundness.py --slots` on every matrix cell and
+spec mutant.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from spec import Action, ClientItem, Config, State
+from spec.drift import Drift
+from spec.state import Request, Stage
+from spec.transitions import P0Handle, P0HandleRejected, P0Process, Submit
+
+HANDLINGS = (P0Handle, P0HandleRejected, P0Process)
+"""The actions whose step starts with P0 reading every flag of the attempt
+(`process_attempt`; `P0HandleRejectedUndo` is a `P0HandleRejected`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decided(Action):
+    """P0's handling `action` of a fresh request, taken with the request's media flags set
+    to `flags` (one per item, in item order) first: the step the spec takes from the same
+    state had the client's `Submit` chosen `flags`. An `Action` to the search (the compiled
+    explorer checks the type of every action it applies); never one of the spec's own, which
+    `submits_decided` gives back."""
+
+    action: Action
+    flags: tuple[bool, ...]
+
+    @property
+    def rid(self) -> int:
+        rid: int = self.action.rid  # type: ignore[attr-defined]
+        return rid
+
+    def guard(self, config: Config, state: State) -> bool:
+        return self.action.guard(config, state)
+
+    def apply(self, config: Config, state: State) -> State:
+        return self.action.apply(config, with_flags(state, self.rid, self.flags))
+
+    def drift_event(self) -> Drift | None:
+        return self.action.drift_event()
+
+    def is_obligation(self) -> bool:
+        return self.action.is_obligation()
+
+    def renamed(self, rid: int) -> Decided:
+        """The same choice for the handling of request `rid`."""
+        return Decided(self.action.__class__(**{**self.action.arguments(), "rid": rid}),
+                       self.flags)
+
+
+def with_flags(state: State, rid: int, flags: tuple[bool, ...]) -> State:
+    """`state` with request `rid`'s items' media flags set to `flags`."""
+    request = state.requests[rid]
+    items = tuple(ClientItem(i.identity, i.version, flag)
+                  for i, flag in zip(request.items, flags, strict=True))
+    return state.with_request(request.evolve(items=items))
+
+
+def fresh(request: Request) -> bool:
+    """True for a request P0 has not handled yet and the client has not retried: the one
+    whose flags are still the client's `Submit` choice, read by no step so far."""
+    return request.stage is Stage.SUBMITTED and request.retries == 0
+
+
+def lazy_enabled(state: State, actions: Sequence[Any]) -> list[Any]:
+    """The actions this search takes for `actions` (the spec's enabled ones, in order):
+    `Submit`s with media on every item only, and each first handling of a fresh request
+    once per flag choice (all media first, as `all_requests` orders them)."""
+    out: list[Any] = []
+    for action in actions:
+        if isinstance(action, Submit):
+            if all(item.has_data for item in action.items):
+                out.append(action)
+        elif isinstance(action, HANDLINGS) and fresh(state.requests[action.rid]):
+            count = len(state.requests[action.rid].items)
+            out.extend(Decided(action, flags)
+                       for flags in itertools.product((True, False), repeat=count))
+        else:
+            out.append(action)
+    return out
+
+
+def submits_decided(actions: Sequence[Any]) -> list[Any]:
+    """The spec's actions for a path of this search (rids already the spec's own): each
+    `Decided` handling's flags given to the `Submit` that issued its rid, and the handling
+    itself. A path without `Decided` steps is returned as it is."""
+    chosen = {a.rid: a.flags for a in actions if isinstance(a, Decided)}
+    if not chosen:
+        return list(actions)
+    out: list[Any] = []
+    issued = 0
+    for action in actions:
+        if isinstance(action, Submit):
+            flags = chosen.get(issued)
+            issued += 1
+            if flags is not None:
+                action = Submit(tuple(ClientItem(i.identity, i.version, flag) for i, flag
+                                      in zip(action.items, flags, strict=True)),
+                                action.front_end)
+        elif isinstance(action, Decided):
+            action = action.action
+        out.append(action)
+    return out
+
+
+def fresh_media_set(state: State) -> State:
+    """`state` with every fresh request's media flags set to True (`fresh`): the one state of
+    its class this search reaches (module docstring); `state` itself when none is unset."""
+    requests = state.requests
+    if all(not fresh(r) or all(i.has_data for i in r.items) for r in requests):
+        return state
+    return state.evolve(requests=tuple(
+        r.evolve(items=tuple(ClientItem(i.identity, i.version, True) for i in r.items))
+        if fresh(r) else r for r in requests))
