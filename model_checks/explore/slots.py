@@ -132,8 +132,10 @@ def slots_key(config: Config, state: State) -> Hashable:
     live requests renumbered in `slot_order`."""
     if state.fault is not None:
         return forgetting_key(config, state)
+    real = state
     state, broken = delivery_forgotten(config, media_forgotten(state))
     order, renamed = _ordered(config, state)
+    _KEYED.put(config, real, order)
     requests = state.requests
     if (not broken and len(order) == len(requests)
             and all(rid == n for n, rid in enumerate(order))):
@@ -199,32 +201,49 @@ def slot_map(config: Config, real: State, stored: State) -> SlotMap | None:
     moves none."""
     if real.fault is not None or real == stored:  # equal states: every rid kept
         return None
-    order = _ORDERS.order
-    pairs = tuple(zip(order(config, real), order(config, stored), strict=True))
+    pairs = tuple(zip(_known_order(config, real), _known_order(config, stored), strict=True))
     return None if all(old == new for old, new in pairs) else pairs
 
 
-class _OrderCache:
-    """`slot_order` of the states `slot_map` meets, by value, for one configuration at a
-    time and at most `LIMIT` states (then forgotten at once): the stored target of a
-    product edge is the target of many. A pure function's memo: the same orders."""
+class _Orders:
+    """`slot_order` of states by object (each entry holds its state, so its `id` stays its
+    own), for one configuration at a time and at most `limit` states (then all forgotten at
+    once): a pure function's memo, so the same orders."""
 
-    LIMIT = 1 << 15
-
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self.config: Config | None = None
-        self.orders: dict[State, tuple[int, ...]] = {}
+        self.orders: dict[int, tuple[State, tuple[int, ...]]] = {}
 
-    def order(self, config: Config, state: State) -> tuple[int, ...]:
-        if config is not self.config or len(self.orders) >= self.LIMIT:
+    def get(self, config: Config, state: State) -> tuple[int, ...] | None:
+        known = self.orders.get(id(state)) if config is self.config else None
+        return known[1] if known is not None and known[0] is state else None
+
+    def put(self, config: Config, state: State, order: tuple[int, ...]) -> None:
+        if config is not self.config or len(self.orders) >= self.limit:
             self.config, self.orders = config, {}
-        order = self.orders.get(state)
-        if order is None:
-            order = self.orders[state] = slot_order(config, state)
-        return order
+        self.orders[id(state)] = (state, order)
 
 
-_ORDERS = _OrderCache()
+_KEYED = _Orders(1 << 10)
+"""The orders `slots_key` computed last: those of the successors of the state a search has
+just expanded, which `slot_map` reads next (the product crosses its edges)."""
+_STORED = _Orders(1 << 15)
+"""The orders `slot_map` computed: the stored target of a product edge is the target of
+many."""
+
+
+def _known_order(config: Config, state: State) -> tuple[int, ...]:
+    """`slot_order(config, state)`, from the memos where they hold it (`_KEYED`, `_STORED`;
+    `slots_key` reads the order of the state with its media flags forgotten and its last
+    delivery cleared, which is `slot_order`'s)."""
+    order = _KEYED.get(config, state)
+    if order is None:
+        order = _STORED.get(config, state)
+    if order is None:
+        order = slot_order(config, state)
+        _STORED.put(config, state, order)
+    return order
 
 
 def rename_action(action: Action, names: dict[int, int]) -> Action:
