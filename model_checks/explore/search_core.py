@@ -34,7 +34,7 @@ a time with new states ranked by discovery key and every edge written at the end
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
@@ -88,7 +88,7 @@ class Reductions:
     `slots` (which needs `forget`) with the live requests' slots renumbered as well, and
     `lazy` (None: as `slots`) the media flags chosen where P0 reads them (`lazy_media`)."""
 
-    __slots__ = ("config", "forget", "groups", "lazy", "reduce", "rename_pids", "slots")
+    __slots__ = ("config", "forget", "groups", "keys", "lazy", "reduce", "rename_pids", "slots")
 
     def __init__(self, config: Config, reduce: bool, groups: Groups,
                  forget: bool = False, slots: bool = False, lazy: bool | None = None) -> None:
@@ -96,6 +96,10 @@ class Reductions:
         self.slots = slots and forget
         self.lazy = self.slots if lazy is None else lazy
         self.rename_pids = pids_renaming(reduce)
+        self.keys: dict[int, tuple[State, Hashable]] = {}
+        """The keys `_keyed_representative` computed of the successors of the last expansion
+        that are their own representatives, by `id` (each entry holds its state, so the id
+        stays its own): `fingerprint` reads them instead of computing them again."""
 
     @classmethod
     def of(cls, config: Config, reduce: bool, symmetry: bool | None,
@@ -111,9 +115,12 @@ class Reductions:
         """The 64-bit fingerprint a search deduplicates `state` (a representative) on: its
         hash, or with `forget` the hash of its key (`forgetting.forgetting_key`, or with
         `slots` `slots.slots_key`)."""
-        if self.slots:
-            return hash(slots_key(self.config, state))
-        return hash(forgetting_key(self.config, state)) if self.forget else hash(state)
+        if not self.forget:
+            return hash(state)
+        known = self.keys.get(id(state))
+        if known is not None and known[0] is state:
+            return hash(known[1])
+        return hash(dedup_key(self.config, state, self.slots))
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:
         """`state`'s representative under both reductions, and the identity renaming that
@@ -129,9 +136,21 @@ class Reductions:
         initial state, reaches its representative."""
         if not self.groups:
             return renamed, None
+        if not self.forget:
+            return canonical_identities(renamed, self.groups)
         return canonical_identities(renamed, self.groups,
-                                    key_state(self.config, renamed, self.slots)
-                                    if self.forget else None)
+                                    _key_state(dedup_key(self.config, renamed, self.slots)))
+
+    def _keyed_representative(self, renamed: State) -> tuple[State, Renaming | None]:
+        """`_representative`, remembering the key it computed where `renamed` is its own
+        representative (`keys`: `fingerprint` then reads it)."""
+        if not self.groups or not self.forget:
+            return self._representative(renamed)
+        key = dedup_key(self.config, renamed, self.slots)
+        representative, renaming = canonical_identities(renamed, self.groups, _key_state(key))
+        if representative is renamed:
+            self.keys[id(renamed)] = (renamed, key)
+        return representative, renaming
 
     def start(self) -> State:
         """The initial state's representative: state 0 of every search."""
@@ -161,11 +180,12 @@ class Reductions:
         application of each action: the reals are what a search hands the monitors'
         product running on the fly (`early_stop`)."""
         config, rename_pids = self.config, self.rename_pids
+        self.keys.clear()
         ready = cleared(state)
         reals = [rename_pids(action.apply(config, ready)) for action in actions]
         if not self.groups:  # each real successor is its own representative
             return list(zip(actions, reals, repeat(None))), reals
-        representative = self._representative
+        representative = self._keyed_representative
         return [(action, *representative(real))
                 for action, real in zip(actions, reals, strict=True)], reals
 
@@ -200,7 +220,17 @@ def key_state(config: Config, state: State, slots: bool) -> State:
     """The state part of `state`'s deduplication key (`slots.slots_key` if `slots`, else
     `forgetting.forgetting_key`): what identity symmetry puts in canonical form under
     forgetting (`Reductions.canonical`)."""
-    key = slots_key(config, state) if slots else forgetting_key(config, state)
+    return _key_state(dedup_key(config, state, slots))
+
+
+def dedup_key(config: Config, state: State, slots: bool) -> Hashable:
+    """`state`'s deduplication key under forgetting: `slots.slots_key` if `slots`, else
+    `forgetting.forgetting_key`."""
+    return slots_key(config, state) if slots else forgetting_key(config, state)
+
+
+def _key_state(key: Hashable) -> State:
+    """The state part of a deduplication key (`dedup_key`)."""
     return key if isinstance(key, State) else cast("State", key[0])  # type: ignore[index]
 
 

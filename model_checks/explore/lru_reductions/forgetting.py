@@ -104,11 +104,14 @@ def media_read(request: Request) -> Request:
     all of them once the attempt is sent or done; before, those of the items P0 processed
     or updated already (`process_attempt` reads every flag while the attempt is
     `SUBMITTED`). `request` itself when nothing changes."""
-    items = request.items
-    if all(item.has_data for item in items):
-        return request
     stage = request.stage
     if stage is Stage.SUBMITTED:
+        return request
+    items = request.items
+    for item in items:
+        if not item.has_data:
+            break
+    else:  # every flag set already
         return request
     work = request.work
     if stage is Stage.IN_FLIGHT or stage is Stage.DONE:

@@ -77,43 +77,52 @@ def slot_order(config: Config, state: State) -> tuple[int, ...]:
     `delivery_forgotten`) in canonical order: by each record's name-free summary
     (`_summary`); live requests whose summaries tie are ordered as the least key text puts
     them (`_ties_broken`)."""
-    ready = cleared(state)
+    return _ordered(config, media_forgotten(cleared(state)))[0]
+
+
+def _ordered(config: Config, ready: State) -> tuple[tuple[int, ...], State | None]:
+    """`slot_order` of a state as the key reads it (`ready`: media flags forgotten, last
+    delivery cleared), and where live requests tied, the state the order gives the key
+    (`_ties_broken`), else None."""
     gone = ended(config, ready)
-    ranked = sorted((_summary(r), r.rid) for r in state.requests if r.rid not in gone)
-    order = tuple(rid for _, rid in ranked)
+    ranked = sorted((_read_summary(r), r.rid) for r in ready.requests if r.rid not in gone)
     if all(a[0] != b[0] for a, b in itertools.pairwise(ranked)):
-        return order
-    return _ties_broken(media_forgotten(ready), ranked)
+        return tuple(rid for _, rid in ranked), None
+    return _ties_broken(ready, ranked)
 
 
 def _ties_broken(state: State, ranked: Sequence[tuple[tuple[object, ...], int]]
-                 ) -> tuple[int, ...]:
+                 ) -> tuple[tuple[int, ...], State]:
     """The live rids, in summary order, with each run of equal summaries permuted so that
     the renumbered state, processings renamed (`canonical`), has the least text
-    (`fingerprint.canonical_text`): a function of the state's class under renaming rids
-    (the candidates of two related states are the same states), so that related states
-    whose live requests tie get one key; any order would be sound (the key is the state
-    renamed by a bijection, `slot_map` gives it), this one merges them. `state` is as the
-    key reads it (media flags forgotten, last delivery cleared)."""
+    (`fingerprint.canonical_text`), and that renumbered state: a function of the state's
+    class under renaming rids (the candidates of two related states are the same states),
+    so that related states whose live requests tie get one key; any order would be sound
+    (the key is the state renamed by a bijection, `slot_map` gives it), this one merges
+    them. `state` is as the key reads it (media flags forgotten, last delivery cleared)."""
     runs = [[rid for _, rid in run]
             for _, run in itertools.groupby(ranked, key=lambda pair: pair[0])]
     requests = state.requests
-    best: tuple[str, tuple[int, ...]] | None = None
+    best: tuple[str, tuple[int, ...], State] | None = None
     for choice in itertools.product(*(itertools.permutations(run) for run in runs)):
         order = tuple(rid for run in choice for rid in run)
         live = {old: new for new, old in enumerate(order)}
-        text = canonical_text(canonical(renumber(state, live,
-                                                 tuple(requests[old] for old in order))))
+        renamed = canonical(renumber(state, live, tuple(requests[old] for old in order)))
+        text = canonical_text(renamed)
         if best is None or text < best[0]:
-            best = (text, order)
+            best = (text, order, renamed)
     assert best is not None
-    return best[1]
+    return best[1], best[2]
 
 
 def _summary(request: Request) -> tuple[object, ...]:
     """What orders live requests: fields that name no rid and compare as plain values (the
     media flags as the key keeps them, `forgetting.media_read`)."""
-    request = media_read(request)
+    return _read_summary(media_read(request))
+
+
+def _read_summary(request: Request) -> tuple[object, ...]:
+    """`_summary` of a request whose media flags are as the key keeps them already."""
     outcome = request.outcome
     return (request.stage.value, "" if outcome is None else outcome.value, request.retries,
             request.front_end, tuple((i.identity, i.version, i.has_data) for i in request.items),
@@ -125,15 +134,18 @@ def slots_key(config: Config, state: State) -> Hashable:
     live requests renumbered in `slot_order`."""
     if state.fault is not None:
         return forgetting_key(config, state)
+    real = state
     state, broken = delivery_forgotten(config, media_forgotten(state))
-    order = slot_order(config, state)
+    order, renamed = _ordered(config, state)
+    _KEYED.put(config, real, order)
     requests = state.requests
     if (not broken and len(order) == len(requests)
             and all(rid == n for n, rid in enumerate(order))):
         return canonical(state)  # nothing ended, moved or broken: the state (its
         # processings renamed again: the cleared delivery may have held some)
     live = {old: new for new, old in enumerate(order)}
-    renamed = canonical(renumber(state, live, tuple(requests[old] for old in order)))
+    if renamed is None:  # else the tie-break renamed it already
+        renamed = canonical(renumber(state, live, tuple(requests[old] for old in order)))
     if not broken and len(order) == len(requests):
         return renamed  # nothing ended or broken: the form a state already in order has
     classes = frozenset(outcome_class(r) for r in requests if r.rid not in live)
@@ -189,10 +201,51 @@ def renumber(state: State, live: dict[int, int], kept: Sequence[Request]) -> Sta
 def slot_map(config: Config, real: State, stored: State) -> SlotMap | None:
     """The renaming of `real`'s live rids onto those of `stored` (equal keys), None when it
     moves none."""
-    if real.fault is not None:
+    if real.fault is not None or real == stored:  # equal states: every rid kept
         return None
-    pairs = tuple(zip(slot_order(config, real), slot_order(config, stored), strict=True))
+    pairs = tuple(zip(_known_order(config, real), _known_order(config, stored), strict=True))
     return None if all(old == new for old, new in pairs) else pairs
+
+
+class _Orders:
+    """`slot_order` of states by object (each entry holds its state, so its `id` stays its
+    own), for one configuration at a time and at most `limit` states (then all forgotten at
+    once): a pure function's memo, so the same orders."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.config: Config | None = None
+        self.orders: dict[int, tuple[State, tuple[int, ...]]] = {}
+
+    def get(self, config: Config, state: State) -> tuple[int, ...] | None:
+        known = self.orders.get(id(state)) if config is self.config else None
+        return known[1] if known is not None and known[0] is state else None
+
+    def put(self, config: Config, state: State, order: tuple[int, ...]) -> None:
+        if config is not self.config or len(self.orders) >= self.limit:
+            self.config, self.orders = config, {}
+        self.orders[id(state)] = (state, order)
+
+
+_KEYED = _Orders(1 << 10)
+"""The orders `slots_key` computed last: those of the successors of the state a search has
+just expanded, which `slot_map` reads next (the product crosses its edges)."""
+_STORED = _Orders(1 << 15)
+"""The orders `slot_map` computed: the stored target of a product edge is the target of
+many."""
+
+
+def _known_order(config: Config, state: State) -> tuple[int, ...]:
+    """`slot_order(config, state)`, from the memos where they hold it (`_KEYED`, `_STORED`;
+    `slots_key` reads the order of the state with its media flags forgotten and its last
+    delivery cleared, which is `slot_order`'s)."""
+    order = _KEYED.get(config, state)
+    if order is None:
+        order = _STORED.get(config, state)
+    if order is None:
+        order = slot_order(config, state)
+        _STORED.put(config, state, order)
+    return order
 
 
 def rename_action(action: Action, names: dict[int, int]) -> Action:
