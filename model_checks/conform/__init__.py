@@ -17,7 +17,7 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   scripted run with its `Outcome`; the other designs' bindings in
   `model_checks.designs`); `lru_lockstep/` is the LRU design's binding, which declares
   those capabilities: its adapter calls per action class, the views compared, S1-S3 and
-  L1-L4 restated on the implementation's observations, its choices, its run as a session
+  L1-L4 restated on the implementation's observations, its choices, its run as a `Session`
   of the one scripted run, its observations in the notation, and the shrinking of a
   disagreement;
 - what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the

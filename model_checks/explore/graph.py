@@ -242,9 +242,8 @@ class Graph:
         return None if code < 0 else self.actions[code]
 
     def path_to(self, index: int) -> list[Action]:
-        """The actions of a shortest path from the initial state to state `index`, as the
-        unreduced spec takes them (`Moves.concrete`: identity renamings undone, media flags
-        chosen at P0's handling given to their `Submit`s)."""
+        """A shortest path's actions from the initial state to state `index`, as the spec
+        takes them (`concrete`: renamings undone, flags chosen late given to `Submit`s)."""
         steps: list[tuple[Action, Renaming | None]] = []
         while index > 0:
             action = self.via_action(index)

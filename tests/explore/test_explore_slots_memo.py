@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
+from model_checks.explore.lru_reductions.slots import SlotMap, slot_map, slot_order, slots_key
 from model_checks.explore.search_core import Reductions
-from model_checks.explore.slots import SlotMap, slot_map, slot_order, slots_key
 from spec import V3, Config, State
 
 STATES = 1500
