@@ -4,8 +4,9 @@ Every search for the state graph (`graph.build`, `distributed`'s stateless worke
 `partition`'s owned partitions) and the regeneration of a stored state take a step as
 `search_core.Reductions` does: the action applied to the cleared state, then both
 reductions. So no module of `model_checks/explore/` but `search_core` applies an action
-(`.apply(`) or canonicalises identities (a call of `canonical_identities`): a second copy of
-the successor function could drift from the first, and the searches' graphs with it.
+(`.apply(`, an action's own `apply` aside) or canonicalises identities (a call of
+`canonical_identities`): a second copy of the successor function could drift from the
+first, and the searches' graphs with it.
 Checked on the modules' syntax trees.
 """
 
@@ -23,10 +24,17 @@ the function `canonical_identities(...)`."""
 
 
 def step_calls(source: str) -> list[tuple[int, str]]:
-    """Each call of one of `STEPS` in `source`: its line and the name called."""
+    """Each call of one of `STEPS` in `source`: its line and the name called; not those in
+    the body of an action's own `apply` (an action the search takes that is a spec action
+    with something set first, `lru_reductions.lazy_media.Decided`, states its step as that
+    spec action's: the search core still applies it)."""
+    tree = ast.parse(source)
+    own_steps = {id(node) for function in ast.walk(tree)
+                 if isinstance(function, ast.FunctionDef) and function.name == "apply"
+                 for node in ast.walk(function)}
     calls = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and id(node) not in own_steps:
             function = node.func
             name = (function.attr if isinstance(function, ast.Attribute)
                     else function.id if isinstance(function, ast.Name) else None)
@@ -56,3 +64,14 @@ def test_arch_a_planted_second_successor_function_is_found() -> None:
     )
     assert step_calls(planted) == [(3, "apply"), (4, "canonical_identities")]
     assert step_calls("def f(action):\n    return action.applies\n") == []
+
+
+def test_arch_an_actions_own_step_is_not_a_second_successor_function() -> None:
+    """An action's `apply` delegating to the spec action it wraps is its step; the same call
+    anywhere else is a step taken outside the core."""
+    wrapper = ("class Decided:\n"
+               "    def apply(self, config, state):\n"
+               "        return self.action.apply(config, state)\n"
+               "    def other(self, config, state):\n"
+               "        return self.action.apply(config, state)\n")
+    assert step_calls(wrapper) == [(5, "apply")]
