@@ -25,10 +25,13 @@ fresh unhandled requests set to True, and nothing else:
 Verdicts and shortest lengths are therefore those of the search without it, and every
 witness replays on the spec after `submits_decided`. The two funnels from graph paths to
 spec actions apply it (`Graph.path_to`, the judge's product violations).
-`tests/explore/test_explore_lazy_media.py` compares verdicts and shortest lengths with the
-search without forgetting and plants an unsound variant (the flags never chosen) that the
-comparison catches; `benchmarks/forgetting_soundness.py --slots` on every matrix cell and
-spec mutant.
+`tests/explore/test_explore_lazy_media.py` checks the merged relation step for step (the key
+check, `key_check.check_key` with `merged`), compares verdicts and shortest lengths with the
+search without forgetting, and plants three unsound variants the key check catches (the
+flags merged under the spec's moves, moves that never choose a flag, flags merged after the
+first handling too; the second agrees with every verdict on the sample, which is why the
+key check is the test); `benchmarks/forgetting_soundness.py --slots` compares verdicts on
+every matrix cell and spec mutant.
 """
 
 from __future__ import annotations
