@@ -208,7 +208,7 @@ def _check_one(design: Design, max_states: int) -> int:
     wrong = 0
     singles: list[frozenset[str]] = [frozenset({s.id}) for s in design.sources]
     for environment in [frozenset[str](), *singles]:
-        found = explore(design, design.instance(variant, environment), variant=variant,
+        found = explore(design, design.instance(variant, environment),
                         environment=environment, max_states=max_states)
         label = Environment.of(environment).text
         for prop in design.properties:
@@ -219,7 +219,7 @@ def _check_one(design: Design, max_states: int) -> int:
                       f"({answer['basis']})")
                 wrong += 1
         print(f"  {design.name} {label}: {found.states:,} states, "
-              f"{sum(1 for w in found.witnesses)} break(s)")
+              f"{len(found.witnesses)} break(s)")
     if design.name in PROOFS:
         proved = PROOFS[design.name]()
         for prop, _basis in committed["proofs"].items():

@@ -23,13 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.executor import Done, LineProgress, Task, backend_for, run, values
-from model_checks.explore.exploration import (
-    Exploration,
-    antichain_minimal,
-    explore,
-    replay,
-    subsets,
-)
+from model_checks.explore.exploration import antichain_minimal, explore, replay, subsets
+from model_checks.explore.judgement import JudgedInstance
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
 from spec.drift import Environment
@@ -95,7 +90,7 @@ class LatticeResult:
     sources: tuple[str, ...]
     max_states: int
     sizes: tuple[int, ...]
-    explorations: dict[tuple[int, SourceIds], Exploration] = field(default_factory=dict)
+    explorations: dict[tuple[int, SourceIds], JudgedInstance] = field(default_factory=dict)
     minimal: dict[str, list[Break]] = field(default_factory=dict)
     proofs: dict[str, str] = field(default_factory=dict)
     restricted: list[tuple[str, SourceIds, str]] = field(default_factory=list)
@@ -140,14 +135,13 @@ def _ids(environment: Iterable[str]) -> tuple[str, ...]:
 
 
 def search_at(design_name: str, variant: str, sources: tuple[str, ...], rung: int,
-              max_states: int) -> tuple[int, Exploration]:
+              max_states: int) -> tuple[int, JudgedInstance]:
     """One search of the lattice, as the executor runs it: the design's instance for
     `variant` under the environment of `sources` at `rung`; with the rung."""
     design = design_named(design_name)
     environment = frozenset(sources)
     config = design.instance(variant, environment, rung)
-    return rung, explore(design, config, max_states=max_states, variant=variant,
-                         environment=environment)
+    return rung, explore(design, config, max_states=max_states, environment=environment)
 
 
 @dataclass(frozen=True)
@@ -208,7 +202,7 @@ def _run(design: Design, variant: str, wanted: list[tuple[int, SourceIds]],
         result.explorations[(rung, exploration.environment)] = exploration
 
 
-def _search_line(done: Done[tuple[int, Exploration]]) -> str:
+def _search_line(done: Done[tuple[int, JudgedInstance]]) -> str:
     """A finished search in one line: "rung 0 D1: 1,234 states (cut)"."""
     rung, found = done.value
     return (f"rung {rung} {Environment.of(found.environment).text}: {found.states:,} states"

@@ -4,7 +4,8 @@ design's spec itself (`python -m model_checks explore`).
 - the state graph: `graph` builds it breadth-first through the `Moves` of `moves` (the
   interface every design offers the search: `DesignMoves` over `spec.designs.base.Design`,
   the interned tables, the graph's writer, the state checks); `exploration` is one search of
-  any design with each broken property's shortest witness; `search_core` declares the LRU
+  any design with each broken property's shortest witness, judged as the one result type of
+  a search (`judgement.JudgedInstance`); `search_core` declares the LRU
   design's reductions, its package `lru_reductions/` reached only through that table, each
   argued sound in its module (`canonical`: processing renaming; `symmetry`: interchangeable
   identities), opt-in ended requests forgotten in the
@@ -20,10 +21,11 @@ design's spec itself (`python -m model_checks explore`).
   `product` for L1-L3, `liveness` for L4, `state_checks` as the search meets each state),
   `early_stop` stops a search at the end of the level where every asked property has broken
   (the monitors' product then run on the fly);
-- the LRU design's matrix cells: `instance` is the small instance per variant and
-  environment, `cell_tasks` one task per cell, its graph judged completely and turned into
-  verdict records, `agreement` the cross-check against Z3's and Hypothesis's records;
-  `command` searches the cells `explore` asks for;
+- the LRU design's matrix cells, its searches of its own declared per design for
+  `lru_explore`: `instance` is the small instance per variant and environment, `cell_tasks`
+  one task per cell, its graph judged completely and turned into verdict records,
+  `agreement` the cross-check against Z3's and Hypothesis's records; `command` searches the
+  cells `explore` asks for;
 - one search per instance: `design_search` is one search of each instance asked for of any
   design (`explore --design NAME`, the LRU design's with `--rung`), judged through
   `judging_for`, summed up as one `InstanceSearch` read by one exit rule; `instance_command`

@@ -2,8 +2,9 @@
 (`graph.build` through the design's `Moves`): every transition's successor is checked against
 every property (quiescent ones on quiescent states) as the search takes it, and each broken
 property gets a shortest witness (the actions from the initial state, replayable with
-`replay`). A search that stops at its state limit says so and decides nothing it did not
-see: a property it found no break of is `unknown`, never `holds`.
+`replay`), judged as the one result type of a search (`judgement.JudgedInstance`). A search
+that stops at its state limit says so and decides nothing it did not see: a property it
+found no break of is undecided (`unknown`), never proved.
 
 Properties are judged on arrival, on every transition, visited state or not: a design's
 state may leave out of its identity what only its properties read (what the step served), so
@@ -14,51 +15,20 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from model_checks.explore.graph import GraphOptions, build
+from model_checks.explore.judgement import JudgedInstance, Judgement, Status
 from model_checks.explore.moves import DesignMoves
 from spec.designs.base import Design, DesignProperty, Scope, source_order
 
 
-@dataclass(frozen=True, slots=True)
-class Witness:
-    """Actions from the initial state to a state that breaks `property_id`, and why it
-    breaks: the explorer's is a shortest path, Hypothesis's (`designs.simulate`) its shrunk
-    run; `replay` re-runs either."""
-
-    property_id: str
-    actions: tuple[Any, ...]
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Exploration:
-    """What one search saw: `complete` when every reachable state was visited."""
-
-    design: str
-    variant: str
-    environment: frozenset[str]
-    states: int
-    transitions: int
-    depth: int
-    complete: bool
-    witnesses: tuple[Witness, ...]
-
-    def verdict(self, property_id: str) -> str:
-        """'breaks', 'holds' (every reachable state of this instance) or 'unknown'."""
-        if any(w.property_id == property_id for w in self.witnesses):
-            return "breaks"
-        return "holds" if self.complete and self.states > 0 else "unknown"
-
-    def witness(self, property_id: str) -> Witness | None:
-        return next((w for w in self.witnesses if w.property_id == property_id), None)
-
-
 def explore(design: Design, config: Any, *, max_states: int = 2_000_000,
-            variant: str = "", environment: frozenset[str] = frozenset()) -> Exploration:
-    """Search `config`'s reachable states breadth-first, at most `max_states` of them."""
+            environment: frozenset[str] = frozenset()) -> JudgedInstance:
+    """Search `config`'s reachable states breadth-first, at most `max_states` of them, and
+    judge every property of `design` on them: a break's shortest witness, else proved where
+    the search was complete, else undecided (`environment`: the instance's, as the caller
+    names it)."""
     judge = _ArrivalJudge(design, config)
     moves = DesignMoves(design, config, judge.see)
     graph = build(config, GraphOptions(reduce=False, max_states=max_states, keep_states=False,
@@ -69,14 +39,18 @@ def explore(design: Design, config: Any, *, max_states: int = 2_000_000,
     for number, fingerprint in enumerate(graph.fingerprints):
         if numbers.get(fingerprint) == -1:
             numbers[fingerprint] = number
-    witnesses = []
+    proved = graph.complete and graph.size > 0
+    judgements = []
     for prop in design.properties:
         if prop.id in taken:
             _, before, action, reason = taken[prop.id]
             path = () if before is None else (*graph.path_to(numbers[hash(before)]), action)
-            witnesses.append(Witness(prop.id, tuple(path), reason))
-    return Exploration(design.name, variant, environment, graph.size, graph.steps_taken,
-                       graph.diameter, graph.complete, tuple(witnesses))
+            judgements.append(Judgement(prop.id, Status.COUNTEREXAMPLE, reason, tuple(path)))
+        else:
+            judgements.append(Judgement(prop.id, Status.PROVED, "") if proved else
+                              Judgement(prop.id, Status.UNDECIDED, "state limit reached"))
+    return JudgedInstance(graph.size, graph.steps_taken, graph.diameter, graph.complete,
+                          tuple(judgements), environment)
 
 
 class _ArrivalJudge:

@@ -1,7 +1,8 @@
 """The typed outcomes of judging one instance of a design (`judging`): each property's
-`Judgement` with its `Status`, and the `JudgedInstance` of one search. A module of its own so
-that a design's judging (`lru_judging`) returns them without importing the table that
-finds it (`judging.judging_for`).
+`Judgement` with its `Status`, and the `JudgedInstance` of one search, the one result type of
+a search whatever judged it (a design's own judging, `lru_judging`, or every property checked
+on arrival, `exploration.explore`). A module of its own so that a design's judging returns
+them without importing the table that finds it (`judging.judging_for`).
 
 A counterexample is a shortest path of the design's own actions that breaks the property;
 proved means for this instance at all depths (the search was complete); undecided that the
@@ -45,16 +46,29 @@ of the instance (a vacuous property too), or not decided."""
 @dataclass(frozen=True)
 class JudgedInstance:
     """One instance searched and judged: the search's figures (`complete`: every reachable
-    state visited) and each property's judgement, in the design's order."""
+    state visited), each property's judgement, in the design's order, and the environment
+    the instance is of, as its caller names it (empty: not named)."""
 
     states: int
     transitions: int
     depth: int
     complete: bool
     judgements: tuple[Judgement, ...]
+    environment: frozenset[str] = frozenset()
 
     def judgement(self, property_id: str) -> Judgement | None:
         return next((j for j in self.judgements if j.property_id == property_id), None)
+
+    def witness(self, property_id: str) -> Judgement | None:
+        """The property's counterexample (None: the search found no break of it)."""
+        judgement = self.judgement(property_id)
+        return (judgement if judgement is not None
+                and judgement.status is Status.COUNTEREXAMPLE else None)
+
+    @property
+    def witnesses(self) -> tuple[Judgement, ...]:
+        """Every counterexample found, in the design's order."""
+        return tuple(j for j in self.judgements if j.status is Status.COUNTEREXAMPLE)
 
     def verdict(self, property_id: str) -> str:
         """'breaks', 'holds' (every reachable state of the instance) or 'unknown'."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from model_checks.explore.judgement import JudgedInstance, Judgement, Status
+from model_checks.explore.judgement import JudgedInstance
 from spec.designs import design_named
 from spec.designs.base import Design
 
@@ -39,18 +39,7 @@ class DesignJudging:
     def judge(self, config: Any, *, max_states: int) -> JudgedInstance:
         from model_checks.explore.exploration import explore  # it reads this module
 
-        found = explore(self.design, config, max_states=max_states)
-        proved = found.complete and found.states > 0
-        judgements = []
-        for prop in self.design.properties:
-            witness = found.witness(prop.id)
-            judgements.append(
-                Judgement(prop.id, Status.UNDECIDED, "state limit reached")
-                if witness is None and not proved else
-                Judgement(prop.id, Status.PROVED, "") if witness is None else
-                Judgement(prop.id, Status.COUNTEREXAMPLE, witness.reason, witness.actions))
-        return JudgedInstance(found.states, found.transitions, found.depth, found.complete,
-                      tuple(judgements))
+        return explore(self.design, config, max_states=max_states)
 
 
 def judging_for(design: str) -> Judging:

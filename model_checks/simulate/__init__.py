@@ -17,7 +17,7 @@ counterexample file it writes).
   a cell's configuration, its trace file, explicit witnesses and mutants); `lru_matrix`: the
   LRU design's, and `matrix_for`, the table of every design's;
 - `designs`: another design's searches (`simulate --design NAME`), each break a replayable
-  `exploration.Witness`;
+  counterexample `judgement.Judgement`;
 - `witnesses`: the LRU design's hand-written traces a must-break search falls back on where
   the budget is too small for the search (records say so);
 - `profiles`: the search budgets, importable without Hypothesis; `hypothesis_private`: every

@@ -3,7 +3,7 @@ design's rules from `lru_rules.rules_for`): `simulate --design NAME` for a desig
 the LRU's (whose matrix `simulate.run` searches).
 
 A search watches every property of the design at once; a broken one comes back with
-Hypothesis's shrunk run as a `Witness` (replayable with `exploration.replay`), and the search
+Hypothesis's shrunk run as a counterexample `Judgement` (replayable with `exploration.replay`), and the search
 runs again without it, until no other property breaks. Derandomized and budgeted in examples
 and steps, never seconds. A search that took no step (no example, no step allowed, or nothing
 enabled in the initial state) decided nothing and says so (`failed`): it is never a pass.
@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.explore.exploration import Witness
+from model_checks.explore.judgement import Judgement, Status
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
 from model_checks.simulate.profiles import PROFILES
 from spec.config import InvalidConfiguration
@@ -43,7 +43,7 @@ class SimulationResult:
     steps_per_example: int
     steps: int
     property_ids: tuple[str, ...]
-    counterexamples: tuple[Witness, ...]
+    counterexamples: tuple[Judgement, ...]
 
     @property
     def failed(self) -> bool:
@@ -55,7 +55,7 @@ class SimulationResult:
             return BREAKS
         return NOT_RUN if self.failed else NOT_FOUND
 
-    def counterexample(self, property_id: str) -> Witness | None:
+    def counterexample(self, property_id: str) -> Judgement | None:
         return next((c for c in self.counterexamples if c.property_id == property_id), None)
 
 
@@ -64,7 +64,7 @@ def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 3
              ) -> SimulationResult:
     """Search `config` with at most `examples` runs of at most `steps` actions each, per
     round; each round that breaks a property removes it from the next round's checks."""
-    found: list[Witness] = []
+    found: list[Judgement] = []
     taken = 0
     while True:
         watched = tuple(p.id for p in design.properties
@@ -81,7 +81,7 @@ def simulate(design: Design, config: Any, *, examples: int = 100, steps: int = 3
 
 
 def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int, steps: int
-           ) -> tuple[Witness | None, int]:
+           ) -> tuple[Judgement | None, int]:
     """One Hypothesis search over `watched`: the shrunk break (or None), and the steps it
     took."""
     from dataclasses import replace
@@ -102,7 +102,8 @@ def _round(design: Design, config: Any, watched: tuple[str, ...], examples: int,
             run_state_machine_as_test(cls, settings=budget)
     except PropertyViolated as error:
         actions = cls.design_rules.actions(error.trace)[:error.step_number]
-        return Witness(error.property_id, actions, error.reason), cls.stats.steps
+        return (Judgement(error.property_id, Status.COUNTEREXAMPLE, error.reason, actions),
+                cls.stats.steps)
     return None, cls.stats.steps
 
 

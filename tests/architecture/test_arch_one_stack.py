@@ -20,7 +20,7 @@ driver (`conform/design_lockstep.py`) through the design's binding (the LRU desi
 the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
 design's rules), every design by one `conform` command, its runs those the design's entry
 in that table declares. The LRU design still has the rest of its own stack beside the generic one
-(its cells' searches, its conformance command's runs and reports, ...): its modules are
+(its conformance command's runs and reports, ...): its modules are
 listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
@@ -79,6 +79,8 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "explore/lattice_instance.py",
                         "explore/lattice_lru.py", "explore/lattice_profiles.py",
                         "explore/lru_explore.py", "explore/named_instance.py",
+                        "explore/command.py", "explore/cell_tasks.py", "explore/instance.py",
+                        "explore/forgetting_agreement.py",
                         "designs/lockstep_bindings.py",
                         "designs/shm_lockstep.py", "designs/shm_views.py",
                         *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
@@ -113,9 +115,17 @@ ladders it climbs per profile, as other designs declare their instances and rung
 for the one `explore` command (`explore_command`, reading
 `explore/design_explorer.DesignExplorer`): `explore/lru_explore.py` declares the LRU
 design's (its matrix cells searched and judged, the instance a user names searched as one
-cell, its lattice) and `explorer_for` is the one table of them, and
-`explore/named_instance.py` states the instances a user names in the LRU design's keys (its
-family's bounds and sizes), as `lattice_instance.py` states its ladder; and a design's
+cell, its lattice) and `explorer_for` is the one table of them, over its cells' search
+(`explore/command.py`: its options, profiles, cells' table and their comparison with its
+expected matrix; `explore/cell_tasks.py`: a cell's instances decided largest first by its
+judge, its verdict records and traces), and `explore/named_instance.py` states the
+instances a user names in the LRU design's keys (its family's bounds and sizes), as
+`lattice_instance.py` states its ladder and `explore/instance.py` the instances its cells are
+searched in (the matrix's cut per cell, described as its records quote them) and how its
+counterexamples are replayed for the cross-check; and `explore/forgetting_agreement.py`
+checks the LRU design's forgetting reductions sound (one instance searched with and without
+them, both judged by its judge, the verdicts compared), a statement about its reductions as
+they are; and a design's
 lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and the one conform command (`conform_command.py`,
@@ -175,13 +185,10 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/reference_adapter.py", "conform/reference_items.py",
         "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
-        "conform/weakness.py", "conform/witnesses.py",
-        "explore/cell_tasks.py", "explore/command.py", "explore/forgetting_agreement.py",
-        "explore/instance.py"}),
+        "conform/weakness.py", "conform/witnesses.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its cells' searches, its conformance command's runs
-and reports) and what reaches it: the conformance command that chooses between the stacks.
+shrinks. The LRU design's own stack (its conformance command's runs and reports) and what reaches it: the conformance command that chooses between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 

@@ -131,7 +131,7 @@ def test_every_design_generic_checker_judges_the_composition(metered: ComposedDe
     d7 = frozenset({"D7"})
     config = metered.instance("EC+M1", d7)
     assert isinstance(config.configs[0], EncoderConfig)
-    found = explore(metered, config, variant="EC+M1", environment=d7)
+    found = explore(metered, config, environment=d7)
     properties = {p.id: p for p in metered.properties}
     assert set(properties) == {"Z1", "E.S1", "E.S2", "E.S3", "E.S4", "E.U1", "M.M1"}
     witness = found.witness("M.M1")

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from model_checks.explore.exploration import Exploration, explore, replay
+from model_checks.explore.exploration import explore, replay
+from model_checks.explore.judgement import JudgedInstance
 from model_checks.simulate.designs import NOT_FOUND, simulate
 from spec.designs import Design
 from spec.designs.lru_design import LRU
@@ -41,7 +42,7 @@ def _config(design: Design, variant: str, environment: frozenset[str],
 
 
 @functools.cache
-def _explored(case_id: str) -> Exploration:
+def _explored(case_id: str) -> JudgedInstance:
     """The explorer's verdicts on one case, searched once for every test that reads them."""
     case = next(c for c in CASES if _case_id(c) == case_id)
     return explore(case[0], _config(*case))

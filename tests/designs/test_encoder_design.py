@@ -28,7 +28,7 @@ def _item(identity: str, version: int = 0) -> Item:
 def test_alone_a_reused_identity_serves_the_old_output_and_nothing_kills_the_engine() -> None:
     for environment in (frozenset(), frozenset({"D1"}), frozenset({"R1"}), frozenset({"D7"})):
         config = ENCODER.instance("EC", environment)
-        found = explore(ENCODER, config, variant="EC", environment=environment)
+        found = explore(ENCODER, config, environment=environment)
         assert found.complete and found.states > 0
         assert found.verdict("S3") == "holds" and found.verdict("S2") == "holds"
         assert found.verdict("U1") == "holds"

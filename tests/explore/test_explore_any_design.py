@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from model_checks.explore.exploration import Exploration, Witness, explore
+from model_checks.explore.exploration import explore
+from model_checks.explore.judgement import JudgedInstance, Judgement, Status
 from model_checks.explore.moves import DesignMoves
 from model_checks.explore.search_core import Reductions, moves_for
 from spec.designs import Design
@@ -22,9 +23,10 @@ from spec.designs.lru_design import LRU
 from spec.designs.shm.design import SHM
 
 
-def plain_search(design: Design, config: Any, max_states: int) -> Exploration:
+def plain_search(design: Design, config: Any, max_states: int) -> JudgedInstance:
     """Breadth-first over `initial`, `enabled` and `step` with a dict of parent links, every
-    property checked on every transition's successor until the state limit cuts it."""
+    property checked on every transition's successor until the state limit cuts it; a
+    property it found no break of is proved where it was complete, else undecided."""
     start = design.initial(config)
     parent: dict[Any, tuple[Any, Any] | None] = {start: None}
     depth = {start: 0}
@@ -45,7 +47,8 @@ def plain_search(design: Design, config: Any, max_states: int) -> Exploration:
                 continue
             reasons = prop.check(config, state)
             if reasons:
-                found[prop.id] = Witness(prop.id, actions, "; ".join(reasons))
+                found[prop.id] = Judgement(prop.id, Status.COUNTEREXAMPLE, "; ".join(reasons),
+                                           actions)
 
     judge(start, ())
     while frontier and complete:
@@ -61,10 +64,11 @@ def plain_search(design: Design, config: Any, max_states: int) -> Exploration:
                 break
             parent[after], depth[after] = (state, action), depth[state] + 1
             frontier.append(after)
-    order = [p.id for p in design.properties]
-    return Exploration(design.name, "", frozenset(), len(parent), transitions,
-                       max(depth.values()), complete,
-                       tuple(sorted(found.values(), key=lambda w: order.index(w.property_id))))
+    unbroken = (Judgement("", Status.PROVED, "") if complete
+                else Judgement("", Status.UNDECIDED, "state limit reached"))
+    return JudgedInstance(len(parent), transitions, max(depth.values()), complete,
+                          tuple(found.get(p.id, dataclasses.replace(unbroken, property_id=p.id))
+                                for p in design.properties))
 
 
 CASES = [

@@ -166,7 +166,7 @@ def test_the_registry_lists_it_after_the_built_in_designs(registered: OneSlotDes
 
 def test_the_explorer_judges_it(registered: OneSlotDesign) -> None:
     config = registered.instance("W1", frozenset({"D3"}))
-    explored = explore(registered, config, variant="W1", environment=frozenset({"D3"}))
+    explored = explore(registered, config, environment=frozenset({"D3"}))
     witness = explored.witness("S3")
     assert witness is not None and replay(registered, config, witness.actions, PROPERTIES["S3"])
     assert explored.verdict("Q1") == "holds"
