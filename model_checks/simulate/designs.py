@@ -3,8 +3,9 @@ design's rules from `lru_rules.rules_for`): `simulate --design NAME` for a desig
 the LRU's (whose matrix `simulate.run` searches).
 
 A search watches every property of the design at once; a broken one comes back with
-Hypothesis's shrunk run as a counterexample `Judgement` (replayable with `exploration.replay`), and the search
-runs again without it, until no other property breaks. Derandomized and budgeted in examples
+Hypothesis's shrunk run as a counterexample `Judgement` (replayable with
+`exploration.replay`), and the search runs again without it, until no other property
+breaks. Derandomized and budgeted in examples
 and steps, never seconds. A search that took no step (no example, no step allowed, or nothing
 enabled in the initial state) decided nothing and says so (`failed`): it is never a pass.
 """

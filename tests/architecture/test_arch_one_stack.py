@@ -188,7 +188,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "conform/weakness.py", "conform/witnesses.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its conformance command's runs and reports) and what reaches it: the conformance command that chooses between the stacks.
+shrinks. The LRU design's own stack (its conformance command's runs and reports) and what
+reaches it: the conformance command that chooses between the stacks.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 
