@@ -233,17 +233,14 @@ def _record(
             detail=f"shortest counterexample: {judgement.reason}{lasso}"
                    + (f" ({below})" if below else "") + f"; {where}",
         )
-    if judgement.status is Status.PROVED:
-        return VerdictRecord(**base, verdict=Verdict.PROVED, bound=None,  # type: ignore[arg-type]
-                             bound_unit="depth",
-                             detail=f"proved for this instance (every reachable state "
-                                    f"judged); {where}")
-    if judgement.status is Status.VACUOUS:
-        return VerdictRecord(**base, verdict=Verdict.VACUOUS, bound=None,  # type: ignore[arg-type]
-                             bound_unit="depth",
-                             detail=f"vacuous: {judgement.reason}; {where}")
-    return VerdictRecord(**base, verdict=Verdict.UNKNOWN, bound=None,  # type: ignore[arg-type]
-                         bound_unit="states", detail=f"undecided: {judgement.reason}; {where}")
+    verdict, unit, said = {
+        Status.PROVED: (Verdict.PROVED, "depth",
+                        "proved for this instance (every reachable state judged)"),
+        Status.VACUOUS: (Verdict.VACUOUS, "depth", f"vacuous: {judgement.reason}"),
+        Status.UNDECIDED: (Verdict.UNKNOWN, "states", f"undecided: {judgement.reason}"),
+    }[judgement.status]
+    return VerdictRecord(**base, verdict=verdict, bound=None,  # type: ignore[arg-type]
+                         bound_unit=unit, detail=f"{said}; {where}")
 
 
 def _write(task: CellTask, judgement: Judgement) -> Path:
