@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,19 +123,18 @@ def fails(text: str, name: str) -> bool:
     return False
 
 
-def shrunk(lines: Sequence[Line], source: Callable[[Sequence[Line]], str], name: str
-           ) -> Emitted:
-    """The file `source` makes of `lines` with single calls deleted, last first, while its
-    test `test_<name>` still fails; no file if the whole one does not fail."""
-    text = source(lines)
-    if not fails(text, name):
+def shrunk(head: str, lines: Sequence[Line], tail: str, name: str) -> Emitted:
+    """The file of `head`, one line per `Line` of the test body and `tail`, with single calls
+    deleted, last first, while its test `test_<name>` still fails; no file if the whole one
+    does not fail."""
+    def text(kept: Sequence[Line]) -> str:
+        return head + "".join(f"    {line.text}\n" for line in kept) + tail
+
+    if not fails(text(lines), name):
         return Emitted(None, 0, "its calls do not reproduce the failure in one process")
     kept = list(lines)
     for index in range(len(kept) - 1, -1, -1):
-        if not kept[index].call:
-            continue
         shorter = kept[:index] + kept[index + 1:]
-        candidate = source(shorter)
-        if fails(candidate, name):
-            kept, text = shorter, candidate
-    return Emitted(text, sum(line.call for line in kept))
+        if kept[index].call and fails(text(shorter), name):
+            kept = shorter
+    return Emitted(text(kept), sum(line.call for line in kept))

@@ -9,12 +9,9 @@ recorded sizes, S3 on a returned fault, a shadow, the receiver, a delivery or th
 calls as the spec has them at that step. It imports torch, the adapter's module and
 `model_checks.conform.adapter` (its value types; no spec, no Hypothesis), and embeds the
 harness's processor (`codec`'s layout), so it runs under plain pytest and can be pasted into
-the implementation's suite.
-
-The trace is the shrunk one; then single calls are deleted while the check still fails
-(`emit.shrunk`). D9's re-encoding on the channel is a line of its own (`on_the_wire`, not a
-call). What it cannot express (the client's own retry loop, two engines, another
-observation) gets no file, and the reason is printed.
+the implementation's suite. D9's re-encoding on the channel is a line of its own
+(`on_the_wire`, not a call). What it cannot express (the client's own retry loop, two
+engines, another observation) is `emit.Unsupported`.
 
 An adapter may write the file in its implementation's own calls instead: an adapter object
 with a `pytest_calls` attribute (a `Calls`) renders the header, each call and each check
@@ -397,71 +394,38 @@ def _body(config: Config, actions: Sequence[Action], item_level: bool, calls: Ca
     return gen.lines, last, None if last is None else gen.settle(last)
 
 
-@dataclass(frozen=True)
-class Heading:
-    """What a file's head says: the adapter (`module:factory`), the configuration, the title,
-    where the failure was found, how it fails (its docstring), and the test's name."""
-
-    adapter_path: str
-    config: Config
-    title: str
-    where: str
-    how: str
-    name: str
+Found = tuple[str, str, Config, Sequence[Action], str, object]
+"""A failure to write a file for: the test's name, where it was found, the configuration and
+actions it was found on, the property or field that caught it, and the spec's side of the
+disagreement."""
 
 
-def source(heading: Heading, lines: Sequence[Line], check: Sequence[str],
-           calls: Calls = ADAPTER_CALLS) -> str:
-    head = calls.header(heading.adapter_path, heading.config, heading.title, heading.where,
-                        heading.how, heading.name)
-    body = "".join(f"    {line.text}\n" for line in lines)
-    return head + body + "".join(f"    {line}\n" for line in check)
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A failure to write a file for: the test's `name`, `where` it was found, the
-    configuration and `actions` it was found on, the property or field that `caught_by`
-    it, and the spec's side of the disagreement (`spec_side`)."""
-
-    name: str
-    where: str
-    config: Config
-    actions: Sequence[Action]
-    caught_by: str
-    spec_side: object
-
-
-def emit(adapter: Adapter, adapter_path: str, failure: Failure, title: str) -> Emitted:
-    """The shrunk pytest file for a failure of `failure.caught_by` at the last of its
-    actions, headed by `title`."""
-    config, actions, caught_by = failure.config, failure.actions, failure.caught_by
-    name = failure.name
+def emitted(adapter: Adapter, adapter_path: str, found: Found) -> Emitted:
+    """The shrunk pytest file for a failure of what caught it at the last of its actions."""
+    name, where, config, actions, caught_by, spec_side = found
     setup = Setup(config.budget, config.variant.name, config.front_ends, codec.process_media)
     item_level = isinstance(build_front_end(adapter, setup, 0), ItemUpdates)
     how = f"breaks {caught_by}" if caught_by[:1] in "SLH" else f"differs in {caught_by}"
+    title = f"{caught_by} on {adapter.name}, as conform found it in {where}"
     calls = calls_of(adapter)
     try:
         lines, last, settle = _body(config, actions, item_level, calls)
-        check = check_lines(config, caught_by, failure.spec_side, last, calls, settle)
-        heading = Heading(adapter_path, config, title, failure.where, how, name)
-        return shrunk(lines, lambda kept: source(heading, kept, check, calls), name)
+        check = check_lines(config, caught_by, spec_side, last, calls, settle)
+        head = calls.header(adapter_path, config, title, where, how, name)
+        return shrunk(head, lines, "".join(f"    {line}\n" for line in check), name)
     except Unsupported as why:
         return Emitted(None, 0, str(why))
 
 
-def emit_all(directory: Path, adapter: Adapter, adapter_path: str,
-             failures: Sequence[tuple[str, str, Config, Sequence[Action], str, object]]
+def emit_all(directory: Path, adapter: Adapter, adapter_path: str, failures: Sequence[Found]
              ) -> list[str]:
-    """One file per failure (name, where, configuration, actions, caught by, spec side);
-    the lines that say what was written, or why nothing was."""
+    """One file per failure; the lines that say what was written, or why nothing was."""
     said = []
-    for name, where, config, actions, caught_by, spec_side in failures:
-        failure = Failure(name, where, config, actions, caught_by, spec_side)
-        emitted = emit(adapter, adapter_path, failure,
-                       f"{caught_by} on {adapter.name}, as conform found it in {where}")
-        path = None if emitted.text is None else write(directory, name, emitted.text)
-        said.append(f"pytest file for {caught_by} ({where}): {path} ({emitted.calls} "
+    for found in failures:
+        name, where, caught_by = found[0], found[1], found[4]
+        done = emitted(adapter, adapter_path, found)
+        path = None if done.text is None else write(directory, name, done.text)
+        said.append(f"pytest file for {caught_by} ({where}): {path} ({done.calls} "
                     "implementation calls)" if path is not None else
-                    f"no pytest file for {caught_by} ({where}): {emitted.why}")
+                    f"no pytest file for {caught_by} ({where}): {done.why}")
     return said
