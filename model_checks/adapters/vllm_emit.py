@@ -22,7 +22,8 @@ on the shadow's or the receiver's contents (the adapter's views read cachetools'
 
 from __future__ import annotations
 
-from model_checks.conform.emit import Calls, Settle, Unsupported
+from model_checks.conform.emit import Unsupported
+from model_checks.conform.lru_lockstep.calls import Calls, Settle
 from spec import Config
 
 HEADER = '''"""{title}

@@ -23,7 +23,8 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
 - what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the
   variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
   run could not exercise), `traces` (each failure written so that it replays), `replay`
-  (`--replay TRACE`), `emit` (`--emit-pytest`: each failure as a standalone pytest file),
+  (`--replay TRACE`), `emit` (`--emit-pytest`: a trace as a pytest file, for every design;
+  the LRU design's in its adapter's calls, `lru_lockstep.calls`),
   `notation` (every report within the output's width);
   the reference's mutants, and the kill matrix that runs them, are in
   `model_checks.mutant_run` (the sets only tests run are in tests/conform/);

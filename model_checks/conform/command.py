@@ -291,7 +291,7 @@ def _emitter(args: argparse.Namespace, adapter: Adapter) -> Emit | None:
     """`--emit-pytest DIR`: a function writing the failures it gets as pytest files."""
     if args.emit_pytest is None:
         return None
-    from model_checks.conform.emit import emit_all
+    from model_checks.conform.lru_lockstep.calls import emit_all
 
     def emitter(failures: Sequence[Failure]) -> None:
         for line in emit_all(args.emit_pytest, adapter, args.adapter, failures):
@@ -301,7 +301,7 @@ def _emitter(args: argparse.Namespace, adapter: Adapter) -> Emit | None:
 
 
 def _failures(outcome: Outcome, broken: dict[str, PropertyBroken]) -> list[Failure]:
-    """Every disagreement and every broken property, as `emit.emit_all` takes them."""
+    """Every disagreement and every broken property, as `calls.emit_all` takes them."""
     found: list[Failure] = []
     for number, finding in enumerate(outcome.findings, start=1):
         d = finding.disagreement

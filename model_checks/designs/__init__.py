@@ -29,5 +29,5 @@ them with no edit here (`python -m model_checks explore --design NAME`).
   and `shm_lockstep`, how a side is driven), `conformance` (what an entry declares to the
   one conform command: the runs and the options they read, the others refused by one
   rule), `conform` (the one driver's runs, the replay of a witness document and their exit
-  codes) and `emit` (`--emit-pytest`: a trace as a standalone pytest file).
+  codes; `--emit-pytest` writes a trace as a pytest file, `model_checks.conform.emit`).
 """

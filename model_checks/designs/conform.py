@@ -272,7 +272,7 @@ def _replay_verdict(found: WitnessDocument, outcome: Outcome[Disagreement, list[
 
 def emit(directory: Path, adapter_path: str, trace: dict[str, Any], where: str) -> str:
     """Write `trace` as a pytest file into `directory`; the line saying where."""
-    from model_checks.designs.emit import write_pytest
+    from model_checks.conform.emit import write_pytest
 
     path = write_pytest(directory, adapter_path, trace, where)
     return f"  pytest file: {path}"

@@ -58,8 +58,8 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "judged",
-                "monitors", "notation", "observer", "properties", "runs", "views")
+LRU_LOCKSTEP = ("__init__", "calls", "choices", "disagreement", "driver", "implementation",
+                "judged", "monitors", "notation", "observer", "properties", "runs", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
@@ -70,6 +70,16 @@ LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "mo
 
 LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "lazy_media", "slots", "symmetry")
 """The modules of the LRU design's state reductions (`explore/lru_reductions/`)."""
+
+LRU_BINDING = ("conform/adapter.py", "conform/codec.py", "conform/unchecked.py",
+               "conform/api_page.py", "conform/reference_adapter.py",
+               "conform/reference_items.py", "conform/async_adapter.py", "conform/remote.py",
+               "conform/two_processes.py")
+"""The LRU design's implementation interface and what binds an implementation to it, under
+the public names adapters are written against (`model_checks.conform.adapter`,
+`model_checks.conform.reference_adapter:factory`): read by its own stack (`SPECIFIC`), by
+per-design modules and outside the checkers (its history checks, its mutants, the vLLM
+adapters, the docs), never by a design-generic checker (`generic_readers`)."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
@@ -82,7 +92,7 @@ PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "explore/command.py", "explore/cell_tasks.py", "explore/instance.py",
                         "explore/forgetting_agreement.py",
                         "designs/lockstep_bindings.py",
-                        "designs/shm_lockstep.py", "designs/shm_views.py",
+                        "designs/shm_lockstep.py", "designs/shm_views.py", *LRU_BINDING,
                         *(f"conform/lru_lockstep/{m}.py" for m in LRU_LOCKSTEP),
                         "simulate/lru_rules.py", "simulate/lru_matrix.py",
                         "simulate/witnesses.py", "scenarios/base.py", "scenarios/catalog.py",
@@ -145,7 +155,16 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`judged`: on those observations, or on the spec's trace the implementation matched), its run
 as the one `run_script` follows it and its report of a disagreement (`runs`,
 `disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`); likewise a design's rules
+binding's `differences`), a trace in its adapter's calls for the one emitter (`calls`, as any
+other design's trace is embedded whole); and the LRU design's implementation interface itself
+(`LRU_BINDING`), as `designs/shm_views.py` is the shared-memory design's: the adapter
+interface (`conform/adapter.py`), the optional parts of it an adapter may lack and what stays
+unverified without them (`conform/unchecked.py`), its page in the docs, generated from it
+(`conform/api_page.py`), the wire format of its calls (`conform/codec.py`: a spec content as
+media, payload tensors and placeholders), an adapter's engine in a second process and the way
+into it (`conform/remote.py`, `conform/two_processes.py`), and the reference implementation
+bound to it (`conform/reference_adapter.py`, its item-level updates `reference_items.py`, its
+asyncio front end `async_adapter.py`); likewise a design's rules
 for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
 LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
 tail) and `rules_for` is the one table of them (every other design is driven through
@@ -179,12 +198,10 @@ design it declares."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
-        "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
-        "conform/cases.py", "conform/codec.py", "conform/command.py",
-        "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
-        "conform/reference_adapter.py", "conform/reference_items.py",
-        "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
-        "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
+        "conform/cases.py", "conform/command.py",
+        "conform/configurations.py", "conform/corpus.py",
+        "conform/replay.py", "conform/report.py", "conform/run.py",
+        "conform/traces.py",
         "conform/weakness.py", "conform/witnesses.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
@@ -369,3 +386,35 @@ def test_the_check_sees_a_design_specific_import(source: str, expected: set[str]
     for module, names in imports(source):
         found |= spec_owners(module, names)
     assert found == expected, source
+
+
+def generic_readers(sources: list[tuple[str, str]]) -> list[str]:
+    """Each import of the LRU design's binding (`LRU_BINDING`) by a checker module of
+    `sources` ((name under model_checks/, source)) that is neither per design nor specific
+    to the LRU design: a design-generic checker reading one design's interface."""
+    found = []
+    for name, source in sources:
+        if name in PER_DESIGN or name in SPECIFIC["lru"]:
+            continue
+        for module, _ in imports(source):
+            target = _module_path(module) if module.startswith("model_checks.") else None
+            if target is not None and _name(target) in LRU_BINDING:
+                found.append(f"{name} imports {_name(target)}")
+    return found
+
+
+def test_no_design_generic_checker_reads_the_lru_designs_binding() -> None:
+    sources = [(name, (PACKAGE / name).read_text()) for name in checker_modules()]
+    assert not generic_readers(sources), (
+        "a design-generic checker reads the LRU design's binding (LRU_BINDING)")
+
+
+@pytest.mark.parametrize(("name", "broken"), [
+    ("conform/design_lockstep.py", True), ("conform/emit.py", True),
+    ("conform/replay.py", False), ("conform/lru_lockstep/views.py", False),
+])
+def test_the_binding_check_sees_a_generic_checker_reading_it(name: str, broken: bool) -> None:
+    """Planted: the LRU design's codec imported by a generic checker (a breach), by its own
+    stack or by its binding (none)."""
+    source = "def f():\n    from model_checks.conform import codec"
+    assert bool(generic_readers([(name, source)])) is broken, name

@@ -15,6 +15,7 @@ One module per concern:
 - `implementation`: spec actions -> adapter calls (`ACTION_CALLS`, one entry per action
   class), the client's attempts and the channel between the sides.
 - `views`: both sides' observations in one shape, and the tag bijection.
+- `calls`: a trace in the adapter's calls, a standalone pytest file (`--emit-pytest`).
 - `notation`: both sides' observations written in the one trace notation (a
   disagreement's report).
 - `properties`: S1-S3 restated on the implementation's own observations.
