@@ -30,7 +30,7 @@ def _lru() -> Entry:
 def _lru_runs(args: argparse.Namespace) -> int:
     """The LRU design's runs: its history checks where their options (or a missing adapter)
     ask for them, else its lockstep check (`conform.command`)."""
-    from model_checks.conform import command as lockstep
+    from model_checks.conform.lru_lockstep import command as lockstep
     from model_checks.history import command as history
 
     return history.run(args) if history.wanted(args) else lockstep.run(args)

@@ -58,8 +58,9 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "judged",
-                "monitors", "notation", "observer", "properties", "runs", "views")
+LRU_LOCKSTEP = ("__init__", "cases", "choices", "command", "disagreement", "driver",
+                "implementation", "judged", "monitors", "notation", "observer", "properties",
+                "report", "run", "runs", "views", "weakness")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
@@ -135,7 +136,10 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`judged`: on those observations, or on the spec's trace the implementation matched), its run
 as the one `run_script` follows it and its report of a disagreement (`runs`,
 `disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`); likewise a design's rules
+binding's `differences`), and what its runs are and how they are judged, as the one run
+loop and report read them: its cases per variant, the scenario corpus, witnesses and
+generated walks on the configurations it chooses per deployment (`cases`), and its inherited
+weaknesses, read from the project's answers for its variants (`weakness`); likewise a design's rules
 for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
 LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
 tail) and `rules_for` is the one table of them (every other design is driven through
@@ -170,12 +174,11 @@ design it declares."""
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
-        "conform/cases.py", "conform/codec.py", "conform/command.py",
-        "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
+        "conform/codec.py", "conform/corpus.py", "conform/emit.py",
         "conform/reference_adapter.py", "conform/reference_items.py",
-        "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
+        "conform/remote.py", "conform/replay.py",
         "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
-        "conform/weakness.py", "conform/witnesses.py",
+        "conform/witnesses.py",
         "explore/cell_tasks.py", "explore/command.py", "explore/forgetting_agreement.py",
         "explore/instance.py"}),
 }

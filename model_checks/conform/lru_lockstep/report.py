@@ -24,9 +24,9 @@ from model_checks.conform.lru_lockstep import (
     spec_trace,
     steps_text,
 )
+from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
+from model_checks.conform.lru_lockstep.weakness import answer_in, trace_sources, vacuous, weakness
 from model_checks.conform.notation import wrap
-from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.conform.weakness import answer_in, trace_sources, vacuous, weakness
 from spec import VARIANT_NAMES, Config, registry
 from spec.drift import Environment
 from spec.transitions import Action
