@@ -3,9 +3,10 @@
 (`model_checks.conform.design_lockstep`) read. An entry (`designs.conformance.Entry`) is a
 `design_lockstep.Binding` (how an implementation of the design is driven and viewed in the
 design's terms; its runs are the one driver's, `designs.conform`), or `OwnRuns`: a binding
-that declares its own runs (the LRU design's: its cases, configurations and profiles, its
-report and weakness judgement, `conform.command`, and its history checks, `history.command`;
-its steps are taken by the same driver through `conform.lru_lockstep`). A design with no
+that declares its own cases and report (the LRU design's: its cases, configurations and
+profiles, its report and weakness judgement, `conform.lru_lockstep.command`, and its history
+checks, `history.command`), taken by the same run loop (`conform.run`), its steps by the same
+driver. A design with no
 entry has no conformance check."""
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _lru() -> Entry:
 
 def _lru_runs(args: argparse.Namespace) -> int:
     """The LRU design's runs: its history checks where their options (or a missing adapter)
-    ask for them, else its lockstep check (`conform.command`)."""
+    ask for them, else its lockstep check (`conform.lru_lockstep.command`)."""
     from model_checks.conform.lru_lockstep import command as lockstep
     from model_checks.history import command as history
 

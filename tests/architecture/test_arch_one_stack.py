@@ -19,8 +19,9 @@ driver (`conform/design_lockstep.py`) through the design's binding (the LRU desi
 `Session` that the one `run_script` follows scripts and replays on), its generated runs by
 the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
 design's rules), every design by one `conform` command, its runs those the design's entry
-in that table declares. The LRU design still has the rest of its own stack beside the generic one
-(its cells' searches, its conformance command's runs and reports, ...): its modules are
+in that table declares, its cases taken by the one run loop (`conform/run.py`). The LRU
+design still has the rest of its own stack beside the generic one (its cells' searches, its
+adapters, trace files and corpus, ...): its modules are
 listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
@@ -121,8 +122,9 @@ lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and the one conform command (`conform_command.py`,
 `--design NAME`, default lru) read: the design's runs and the options they read (the LRU
-design's entry, runs of its own: its cases, profiles and report, `conform/command.py`,
-reached only through the table), how an implementation of
+design's entry, its cases and report, taken by the one run loop, `conform/run.py`, as
+`conform/lru_lockstep/command.py` declares them, reached only through the table), how an
+implementation of
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
@@ -136,10 +138,13 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`judged`: on those observations, or on the spec's trace the implementation matched), its run
 as the one `run_script` follows it and its report of a disagreement (`runs`,
 `disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`), and what its runs are and how they are judged, as the one run
-loop and report read them: its cases per variant, the scenario corpus, witnesses and
-generated walks on the configurations it chooses per deployment (`cases`), and its inherited
-weaknesses, read from the project's answers for its variants (`weakness`); likewise a design's rules
+binding's `differences`), and its runs as the one run loop (`conform/run.py`) takes them:
+its cases per variant, the scenario corpus, witnesses and generated walks on the
+configurations it chooses per deployment (`cases`), what they showed on its state and
+actions and their verdict records (`run`), its safety verdicts per property and its
+inherited weaknesses, read from the project's answers for its variants (`report`,
+`weakness`), and its options read as the one command runs its entry (`command`), as another
+binding's runs are the one driver's walks of its instances; likewise a design's rules
 for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
 LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
 tail) and `rules_for` is the one table of them (every other design is driven through
@@ -183,8 +188,8 @@ SPECIFIC: dict[str, frozenset[str]] = {
         "explore/instance.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its cells' searches, its conformance command's runs
-and reports) and what reaches it: the conformance command that chooses between the stacks.
+shrinks. The LRU design's own stack (its cells' searches, its adapters, trace files and
+corpus) and what reaches it.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 

@@ -34,6 +34,12 @@ One module per concern:
   call, or an atomic update's item steps, is one step of several actions), into its
   `Outcome`; shrinking; `disagreement`: what a run reports (a step the run cannot drive is
   the one driver's `NotDriven`).
+- `cases`: the binding's conformance cases per variant (the scenario corpus, the committed
+  witnesses, generated walks on the configurations it chooses per deployment); `run`: what
+  its cases showed, taken by the one run loop (`conform.run`), and their verdict records;
+  `report` and `weakness`: its safety verdicts per property, judged against the project's
+  answers (an inherited weakness and what removes it); `command`: its runs as the one
+  `conform` command runs them (`designs.lockstep_bindings`).
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 

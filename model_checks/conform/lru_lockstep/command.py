@@ -123,7 +123,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     """Build the sides once (adapter errors before any step), then the run and its report."""
     from model_checks.conform.adapter import preflight
     from model_checks.conform.lru_lockstep import EngineFactory
-    from model_checks.conform.lru_lockstep.report import PropertyShrinker
+    from model_checks.conform.lru_lockstep.report import shrink_broken
     from model_checks.conform.lru_lockstep.run import ConformRun, conform
     from model_checks.conform.replay import replay_trace
     from spec import environment
@@ -141,7 +141,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     outcome = conform(adapter, PROFILES[args.profile], run)
     broken = outcome.broken_properties()
     for prop in sorted(required.intersection(broken)):
-        broken[prop] = PropertyShrinker(adapter, factory).shrink(prop, broken[prop])
+        broken[prop] = shrink_broken(adapter, factory, prop, broken[prop])
     mode = "two processes (zmq)" if remote else "one process"
     return _report(args, adapter, outcome, broken, required, (allowed, mode, missing))
 

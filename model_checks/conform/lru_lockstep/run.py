@@ -257,22 +257,13 @@ def guards_held(config: Config, actions: Sequence[Action]) -> Counter[str]:
 def _run_case(outcome: Outcome, wiring: Wiring, case: Case) -> bool:
     """Run one case into `outcome` (its steps, findings and records); False if a harness
     failure stopped it."""
-    variant, config = case.variant, case.config
     t0 = time.perf_counter()
-    tally = _Tally(f"{variant.name} {case.label}", config, outcome)
+    tally = _Tally(f"{case.variant.name} {case.label}", case.config, outcome)
     failure = _drive(wiring, case, tally)
     outcome.steps += tally.steps
-    seconds = time.perf_counter() - t0
-    adapter = wiring.adapter
-    if outcome.harness is not None:
-        outcome.records.append(VerdictRecord(
-            CONFORMANCE.record, variant.name, _environment(config), "lockstep",
-            Verdict.UNKNOWN, tally.steps, "steps", seconds,
-            detail=f"{adapter.name}, {case.label}: harness failure: {outcome.harness}",
-        ))
-        return False
-    outcome.records += _records(adapter, case, tally, seconds, failure)
-    return True
+    outcome.records += _records(wiring.adapter.name, case, tally, time.perf_counter() - t0,
+                                failure, outcome.harness)
+    return outcome.harness is None
 
 
 def _drive(wiring: Wiring, case: Case, tally: _Tally) -> Disagreement | None:
@@ -311,28 +302,23 @@ def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:
             verdicts[prop.id] = len(trace.steps)
 
 
-def _records(adapter: Adapter, case: Case, tally: _Tally, seconds: float,
-             failure: Disagreement | None) -> list[VerdictRecord]:
-    """The case's records: the lockstep run's, and (without a disagreement) one per property
-    with the first length at which the spec's traces broke it."""
-    variant, verdicts, steps = case.variant, tally.verdicts, tally.steps
+def _records(adapter: str, case: Case, tally: _Tally, seconds: float,
+             failure: Disagreement | None, harness: str | None) -> list[VerdictRecord]:
+    """The case's records: the lockstep run's (unknown where a harness failure stopped it),
+    and (without a disagreement) one per property with the first length at which the spec's
+    traces broke it."""
     env = _environment(case.config)
-    detail = f"{adapter.name}, {case.label}"
-    records = [
-        VerdictRecord(
-            CONFORMANCE.record, variant.name, env, "lockstep",
-            Verdict.COUNTEREXAMPLE if failure else Verdict.HOLDS, steps, "steps", seconds,
-            counterexample_length=len(failure.actions) if failure else None,
-            detail=detail + (f": {failure}" if failure else ""),
-        )
-    ]
-    if failure is None:
-        for prop_id, length in verdicts.items():
-            records.append(VerdictRecord(
-                CONFORMANCE.record, variant.name, env, prop_id,
-                Verdict.HOLDS if length is None else Verdict.COUNTEREXAMPLE, steps, "steps",
-                seconds, counterexample_length=length,
-                detail=detail + "; the implementation agreed at every step",
-            ))
-    return records
 
+    def record(prop: str, verdict: Verdict, length: int | None, said: str) -> VerdictRecord:
+        return VerdictRecord(CONFORMANCE.record, case.variant.name, env, prop, verdict,
+                             tally.steps, "steps", seconds, counterexample_length=length,
+                             detail=f"{adapter}, {case.label}{said}")
+
+    if harness is not None:
+        return [record("lockstep", Verdict.UNKNOWN, None, f": harness failure: {harness}")]
+    if failure is not None:
+        return [record("lockstep", Verdict.COUNTEREXAMPLE, len(failure.actions), f": {failure}")]
+    agreed = "; the implementation agreed at every step"
+    return [record("lockstep", Verdict.HOLDS, None, ""), *(
+        record(prop, Verdict.HOLDS if length is None else Verdict.COUNTEREXAMPLE, length, agreed)
+        for prop, length in tally.verdicts.items())]
