@@ -50,8 +50,7 @@ BINDINGS: dict[str, Callable[[], Entry]] = {"lru": _lru, "shm": _shm}
 def binding_of(design: str) -> Binding | None:
     """The one driver's binding of the design named `design`, or None if it has none (no
     entry, or an entry with runs of its own)."""
-    found = BINDINGS.get(design)
-    entry = None if found is None else found()
+    entry = entry_of(design)
     return entry if isinstance(entry, Binding) else None
 
 

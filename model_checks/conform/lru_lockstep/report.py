@@ -85,7 +85,7 @@ def safety_lines(
     environments that break it for the variant and what removes it), or a regression; the
     shortest trace where broken. `allowed`: the deployment's drift sources (None: all)."""
     where = "every drift source" if allowed is None else (
-        "the environment " + (Environment.of(_ordered(allowed)).text))
+        "the environment " + (Environment.of(allowed).text))
     lines = [f"safety of the implementation per property, over "
              f"{' '.join(outcome.checked) or 'no variant'} under {where} (its own "
              f"observations; {' and '.join(SPEC_JUDGED)} on the agreed trace):"]
@@ -140,10 +140,6 @@ def _shown(status: str, outcome: Outcome) -> str:
 def _where(trace: str) -> str:
     """Nothing where the trace file is here; else where to find it."""
     return "" if Path(trace).is_file() else " (a file of the project's repository)"
-
-
-def _ordered(ids: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted(ids, key=lambda d: int(d[1:])))
 
 
 def shrink_broken(adapter: Adapter, engine_factory: EngineFactory | None, prop: str,
