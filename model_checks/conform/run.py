@@ -23,10 +23,9 @@ from model_checks.kernel.verdict_records import VerdictRecord
 
 
 class Found(Protocol):
-    """A disagreement a run found, and the case it was found in."""
-
     @property
-    def where(self) -> str: ...
+    def where(self) -> str:
+        """The case a disagreement was found in."""
 
 
 F = TypeVar("F", bound=Found)

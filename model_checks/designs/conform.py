@@ -155,13 +155,12 @@ def _conform(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapte
     """The one run loop (`conform.run.run_cases`) over the design's cases: a seeded walk per
     environment, then every committed witness whose environment the run covers."""
     design = binding.design
-    steps = args.steps or DEFAULT_STEPS
     print(f"conformance of {adapter.name} to design {design.name} ({design.variants[0]}), "
-          f"{steps} lockstep steps per environment, seed {args.seed}")
+          f"{args.steps or DEFAULT_STEPS} lockstep steps per environment, seed {args.seed}")
     runs = _Runs(args, binding, adapter)
     outcome: Outcome[_Found] = Outcome(adapter.name)
-    if not run_cases(outcome, design.variants[:1], lambda _: True,
-                     lambda _: _cases(design, envs), runs.case):
+    if not run_cases(outcome, design.variants[:1], lambda _: True, lambda _: runs.cases(envs),
+                     runs.case):
         return EXIT_FAIL
     print(f"  witnesses: {runs.witnesses} committed witness(es) replayed in lockstep, every "
           f"step agreed")
@@ -177,16 +176,6 @@ class _Found:
     where: str
 
 
-def _cases(design: Design, envs: list[frozenset[str]]
-           ) -> Iterator[frozenset[str] | WitnessDocument]:
-    """The environments' walks, then every committed witness of the design whose
-    environment the run covers."""
-    yield from envs
-    covered = frozenset().union(*envs)
-    found = [read_witness(path, design) for path in committed(ROOT, witnesses_of(design.name))]
-    yield from (w for w in found if w.environment <= covered)
-
-
 @dataclass
 class _Runs:
     """The design's cases, each run in lockstep (a byte map printed where it differs from
@@ -198,27 +187,30 @@ class _Runs:
     printed: list[str] = field(default_factory=list)
     witnesses: int = 0
 
+    def cases(self, envs: list[frozenset[str]]) -> Iterator[frozenset[str] | WitnessDocument]:
+        """The environments' walks, then every committed witness of the design whose
+        environment the run covers."""
+        design = self.binding.design
+        yield from envs
+        found = [read_witness(path, design) for path in committed(ROOT, witnesses_of(design.name))]
+        yield from (w for w in found if w.environment <= frozenset().union(*envs))
+
     def case(self, outcome: Outcome[_Found], case: frozenset[str] | WitnessDocument) -> bool:
         """One case into `outcome`; whether the run goes on."""
         if isinstance(case, WitnessDocument):
+            self.witnesses += 1
             ran = guarded(lambda: replay(self.binding, self.adapter, case.config(),
                                          case.actions), case.label())
-            self.witnesses += 1
             return self._agrees(outcome, ran, case.environment, f"the witness of {case.label()}")
-        return self._environment(outcome, case)
-
-    def _environment(self, outcome: Outcome[_Found], env: frozenset[str]) -> bool:
-        design, adapter = self.binding.design, self.adapter
-        config = design.instance(design.variants[0], env)
-        seed = f"{self.args.seed}:{Environment.of(env).text}"
+        design, adapter, label = self.binding.design, self.adapter, Environment.of(case).text
+        config, seed = design.instance(design.variants[0], case), f"{self.args.seed}:{label}"
         lines = guarded(lambda: adapter.byte_map(config), "byte_map")
         if lines != self.printed:
             print("\n".join(f"  {line}" for line in lines))
             self.printed[:] = lines
         ran = guarded(lambda: walk(self.binding, adapter, config,
                                    self.args.steps or DEFAULT_STEPS, seed), "a lockstep run")
-        label = Environment.of(env).text
-        if not self._agrees(outcome, ran, env, f"environment {label} (seed {seed!r})"):
+        if not self._agrees(outcome, ran, case, f"environment {label} (seed {seed!r})"):
             return False
         if ran.steps == 0:
             print(f"  environment {label}: 0 lockstep steps (the spec enables nothing in its "

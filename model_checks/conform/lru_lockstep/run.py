@@ -154,16 +154,6 @@ class Outcome(RunOutcome[Finding]):
 
 
 @dataclass(frozen=True)
-class Wiring:
-    """How a run drives its cases: the adapter, the engine factory (None: the adapter's) and
-    whether a generated case's disagreement gets a deletion pass after Hypothesis's shrinking."""
-
-    adapter: Adapter
-    engine_factory: EngineFactory | None = None
-    shrink_failure: bool = True
-
-
-@dataclass(frozen=True)
 class ConformRun:
     """What a conformance run checks and how: `variants` (None: every one the adapter
     supports); `engine_factory` (None: the adapter's engine); `seed` of the generated runs;
@@ -188,7 +178,6 @@ def conform(adapter: Adapter, profile: ConformProfile, run: ConformRun = Conform
     deployment's drift events and configurations: scenarios whose environment lies inside
     it, and the generated runs of `configurations(..., environment)`."""
     outcome = Outcome(adapter.name)
-    wiring = Wiring(adapter, run.engine_factory, run.shrink_failure)
     by_name = {variant.name: variant for variant in VARIANTS}
 
     def variant_cases(name: str) -> Iterator[Case]:
@@ -197,7 +186,7 @@ def conform(adapter: Adapter, profile: ConformProfile, run: ConformRun = Conform
 
     chosen = [v for v in by_name if run.variants is None or v in run.variants]
     run_cases(outcome, chosen, lambda name: supports(adapter, name), variant_cases,
-              lambda found, case: _run_case(found, wiring, case), run.keep_going)
+              lambda found, case: _run_case(found, adapter, run, case), run.keep_going)
     return outcome
 
 
@@ -254,33 +243,32 @@ def guards_held(config: Config, actions: Sequence[Action]) -> Counter[str]:
     return held
 
 
-def _run_case(outcome: Outcome, wiring: Wiring, case: Case) -> bool:
+def _run_case(outcome: Outcome, adapter: Adapter, run: ConformRun, case: Case) -> bool:
     """Run one case into `outcome` (its steps, findings and records); False if a harness
     failure stopped it."""
     t0 = time.perf_counter()
     tally = _Tally(f"{case.variant.name} {case.label}", case.config, outcome)
-    failure = _drive(wiring, case, tally)
+    failure = _drive(adapter, run, case, tally)
     outcome.steps += tally.steps
-    outcome.records += _records(wiring.adapter.name, case, tally, time.perf_counter() - t0,
+    outcome.records += _records(adapter.name, case, tally, time.perf_counter() - t0,
                                 failure, outcome.harness)
     return outcome.harness is None
 
 
-def _drive(wiring: Wiring, case: Case, tally: _Tally) -> Disagreement | None:
+def _drive(adapter: Adapter, run: ConformRun, case: Case, tally: _Tally) -> Disagreement | None:
     """Run `case`, its finished runs into `tally`; its disagreement (shrunk, for a scripted
     case with `shrink_failure`) is returned and added to the outcome's findings; a harness
     failure is noted in the outcome."""
     outcome, where, config = tally.outcome, tally.where, tally.config
     try:
-        case.run(wiring.adapter, wiring.engine_factory, tally.take)
+        case.run(adapter, run.engine_factory, tally.take)
     except Disagreement as found:
         if case.scripted:
             tally.steps += len(found.actions)
         outcome.note_broken(where, config, found.broken)
         try:
-            if wiring.shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
-                found = shrink(config, wiring.adapter, found,
-                               engine_factory=wiring.engine_factory)
+            if run.shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
+                found = shrink(config, adapter, found, engine_factory=run.engine_factory)
                 outcome.note_broken(where, config, found.broken)
         except HarnessFailure as error:
             outcome.harness = f"{where}: {error}"
