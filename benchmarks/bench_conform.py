@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, as a script
 
+from model_checks.conform.lru_lockstep.run import ConformProfile, ConformRun, conform
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.remote import Command, RemoteEngines, SetupMsg
-from model_checks.conform.run import ConformProfile, ConformRun, conform
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"
 

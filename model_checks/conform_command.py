@@ -7,10 +7,11 @@ design's entry in the one table (`designs.lockstep_bindings.BINDINGS`, a
 missing or bad `--adapter`, is a usage error in one line (`conformance.refused`), then the
 runs answer with the one set of exit codes (`conform.exits`): a usage error they raise
 (`UsageError`) is one line on stderr, exit 2, a `HarnessFailure` the `RESULT: HARNESS
-FAILURE` line, exit 3; output cut short by a closed pipe (`| head`) ends quietly. The LRU
-design's runs (the default, `--design lru`) are its own (`conform.command`: its cases per
-profile, its report; `history.command`: its history checks); every other design's are the
-one lockstep driver's (`designs.conform`).
+FAILURE` line, exit 3; output cut short by a closed pipe (`| head`) ends quietly. Every
+design's cases are taken by the one run loop and end on its one final line (`conform.run`):
+the LRU design's (the default, `--design lru`) as its binding declares them
+(`conform.lru_lockstep.command`: its cases per profile, its report; `history.command`: its
+history checks), every other design's as the one lockstep driver's (`designs.conform`).
 
 Importing this module imports no spec of a design, torch, Hypothesis or an adapter: the
 options are parsed before any of them load.

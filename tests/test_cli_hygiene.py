@@ -103,7 +103,7 @@ def test_cli_an_older_spelling_is_one_line_naming_the_one() -> None:
 
 
 def test_cli_ids_are_case_insensitive() -> None:
-    from model_checks.conform.command import _required
+    from model_checks.conform.lru_lockstep.command import _required
     from spec import Environment
 
     assert _required("s1, h1") == frozenset({"S1", "H1"})
@@ -112,7 +112,7 @@ def test_cli_ids_are_case_insensitive() -> None:
 
 
 def test_cli_property_ids_known_to_the_command_line_are_the_registry() -> None:
-    from model_checks.conform.command import PROPERTY_IDS
+    from model_checks.conform.lru_lockstep.command import PROPERTY_IDS
     from spec import DRIFT_IDS, Drift, registry
 
     assert tuple(p.id for p in registry()) == PROPERTY_IDS

@@ -8,8 +8,8 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   `reference_items`; `async_adapter` for its asyncio front end); `remote` runs an adapter's
   engine side in a child process behind a socket, imported only through `two_processes`
   (pyzmq and msgspec, the processes extra, only when two processes are asked for);
-- a run: `run` (the scripted corpus, then random lockstep walks, per variant and environment,
-  within a profile's budget: `profiles`), over `corpus`, `configurations`, `cases`, `machine`
+- a run: `run` (the one run loop: a design's cases per variant, into one `Outcome`, and
+  the one final line), within a profile's budget (`profiles`), over `corpus`, `machine`
   (the one Hypothesis lockstep machine: the spec's Hypothesis machine driving a binding's
   run) and `witnesses` (runs from the committed witnesses); `design_lockstep` is the one
   lockstep driver over the `Design` interface (the one step, with the optional capabilities
@@ -19,19 +19,19 @@ properties judged on them (`python -m model_checks conform --adapter MODULE:FACT
   those capabilities: its adapter calls per action class, the views compared, S1-S3 and
   L1-L4 restated on the implementation's observations, its choices, its run as a `Session`
   of the one scripted run, its observations in the notation, and the shrinking of a
-  disagreement;
-- what a run says: `report` (the verdicts and their summary lines), `weakness` (a break the
-  variant itself has: an inherited weakness, from the answer store), `unchecked` (what the
+  disagreement; its cases, its run's records, its report and inherited weaknesses, and its
+  runs as the one conform command runs them (`lru_lockstep.cases`, `run`, `report`,
+  `weakness`, `command`);
+- what a run says: `unchecked` (what the
   run could not exercise), `traces` (each failure written so that it replays), `replay`
   (`--replay TRACE`), `emit` (`--emit-pytest`: a trace as a pytest file, for every design;
   the LRU design's in its adapter's calls, `lru_lockstep.calls`),
   `notation` (every report within the output's width);
   the reference's mutants, and the kill matrix that runs them, are in
   `model_checks.mutant_run` (the sets only tests run are in tests/conform/);
-- the command line: `command` (the LRU design's lockstep runs, as its entry in the one table,
-  `model_checks.designs.lockstep_bindings`, declares them to the one conform command,
-  `model_checks.conform_command`: arguments checked before torch or the adapter is
-  imported; exit codes in `exits`), and `api_page` (the adapter interface as
+- the command line: the one conform command, `model_checks.conform_command`, runs the
+  design's entry in the one table, `model_checks.designs.lockstep_bindings` (exit codes in
+  `exits`), and `api_page` (the adapter interface as
   docs/conformance.md lists it). The history checks (`model_checks.history`) use the adapter
   interface and codec; nothing here imports them.
 """

@@ -1,115 +1,53 @@
-"""A conformance run: the scenario corpus, then random lockstep walks, per variant and
-environment, within a profile's budget; typed results and verdict records.
+"""The one run loop of conformance, for every design, and the one final line of a run.
 
-Order of work, per variant the adapter supports (`cases`): (1) every script of the corpus
-(`corpus`: the hand-written scenarios of `model_checks.scenarios`, every witness of the spec
-mutants of `model_checks.mutation` and conformance's own), in lockstep, settled; (2) `walks`
-random walks of `length` steps on each configuration of `configurations`, each settled. The first
-disagreement stops the run; it is shrunk and reported with its trace.
+A run takes its design's cases, per variant, in turn, into one `Outcome` (`run_cases`): a
+variant the implementation does not support is listed as not checked; a case that stops the
+run (a harness failure, a step the implementation could not take) or a disagreement (unless
+the run keeps going, each case then stopping only itself) ends it. What a case is and how it
+runs are its design's (the LRU design's: its corpus, witnesses and generated walks per
+configuration, `lru_lockstep.cases`, recorded by `lru_lockstep.run`; the one driver's: a
+seeded walk per environment, then the committed witnesses, `designs.conform`). The run ends
+on one line (`final`): HARNESS FAILURE, DISAGREEMENT, NOTHING CHECKED (0 steps is never a
+pass) or CONFORMS, with the exit code it says.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
-from model_checks.conform import codec
-from model_checks.conform.adapter import (
-    Adapter,
-    EndToEnd,
-    HarnessFailure,
-    Setup,
-    build_front_end,
-    supports,
-)
-from model_checks.conform.cases import Case, cases
-from model_checks.conform.configurations import configurations as configurations
-from model_checks.conform.corpus import corpus as corpus
-from model_checks.conform.lru_lockstep import (
-    Broken,
-    Disagreement,
-    EngineFactory,
-    Lockstep,
-    shrink,
-)
-from model_checks.conform.lru_lockstep.judged import judged
-from model_checks.conform.profiles import PROFILES as PROFILES
-from model_checks.conform.profiles import ConformProfile as ConformProfile
-from model_checks.kernel.judged import NotJudged
-from model_checks.kernel.verdict_records import (
-    CONFORMANCE,
-    CONFORMANCE_SAFETY,
-    Verdict,
-    VerdictRecord,
-)
-from spec import (
-    VARIANTS,
-    Config,
-    Drift,
-    Environment,
-    TraceError,
-    enabled,
-    registry,
-)
-from spec import run as run_spec
-from spec.transitions import Action, Submit
+from model_checks.conform.exits import EXIT_FAIL, EXIT_HARNESS, EXIT_OK
+from model_checks.kernel.verdict_records import VerdictRecord
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One disagreement, shrunk, and the case it was found in (e.g. "V3 walks D7")."""
-
-    where: str
-    disagreement: Disagreement
-    config: Config
+class Found(Protocol):
+    @property
+    def where(self) -> str:
+        """The case a disagreement was found in."""
 
 
-@dataclass(frozen=True)
-class PropertyBroken:
-    """A property the implementation broke (its first and shortest trace over the run): the
-    case, its configuration, and the lockstep evidence (`Broken`)."""
-
-    where: str
-    config: Config
-    broken: Broken
+F = TypeVar("F", bound=Found)
+C = TypeVar("C")
+R = TypeVar("R", bound="Outcome[Any]")
 
 
 @dataclass
-class Outcome:
+class Outcome(Generic[F]):
     """What a run found: steps taken, seconds, the variants checked and not checked (the
-    adapter does not support them), the disagreements (one per case with `keep_going`, else
-    the first), a harness failure if one stopped the run, the properties the implementation
-    broke, and the verdict records."""
+    implementation does not support them), the disagreements (one per case when the run
+    keeps going, else the first), a harness failure if one stopped the run ("where: what"),
+    and the verdict records."""
 
     adapter: str
     steps: int = 0
     seconds: float = 0.0
     checked: list[str] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    harness: str | None = None  # "where: what" of a harness failure
-    broken: dict[tuple[str, str], PropertyBroken] = field(default_factory=dict)
-    """(variant, property) -> the shortest trace on which the implementation broke it."""
+    findings: list[F] = field(default_factory=list)
+    harness: str | None = None
     records: list[VerdictRecord] = field(default_factory=list)
-    actions: Counter[str] = field(default_factory=Counter)
-    """Spec action name -> how many lockstep steps took it (the runs' coverage)."""
-    guards: Counter[str] = field(default_factory=Counter)
-    """Spec action name -> in how many of the runs' spec states its guard held (some
-    instance of it was enabled): the guards the runs reached, taken or not."""
-    choices: Counter[str] = field(default_factory=Counter)
-    """Implementation choice the spec allows (`lockstep.choices.NAMES`) -> in how many steps
-    the implementation was seen making it (steps where the choices differed)."""
-    repeated: int = 0
-    """How many submitted requests named one identity twice (`Config.duplicates`)."""
-    refusals: int = 0
-    """How many rejections (D2) ran through the front end's own end-to-end call with the
-    engine refusing (`adapter.Refuses`), not through `abandon`."""
-
-    @property
-    def failure(self) -> Disagreement | None:
-        return self.findings[0].disagreement if self.findings else None
 
     @property
     def where(self) -> str:
@@ -124,250 +62,47 @@ class Outcome:
     def steps_per_second(self) -> float:
         return self.steps / self.seconds if self.seconds else 0.0
 
-    def note_broken(self, where: str, config: Config, found: dict[str, Broken]) -> None:
-        """Keep, per variant and property, the shortest trace on which the implementation
-        broke it."""
-        for prop, broken in found.items():
-            key = (config.variant.name, prop)
-            known = self.broken.get(key)
-            if known is None or broken.step < known.broken.step:
-                self.broken[key] = PropertyBroken(where, config, broken)
 
-    def broken_properties(self) -> dict[str, PropertyBroken]:
-        """Per property, the shortest trace over every variant checked."""
-        shortest: dict[str, PropertyBroken] = {}
-        for (_, prop), found in sorted(self.broken.items()):
-            known = shortest.get(prop)
-            if known is None or found.broken.step < known.broken.step:
-                shortest[prop] = found
-        return shortest
-
-    def safety_records(self, seconds: float) -> list[VerdictRecord]:
-        """Checker `conformance-safety`: per variant checked and property, whether the
-        implementation broke it (its own observations; S4 and H1 through the agreed trace).
-        A property conformance does not judge (`lru_lockstep.judged`) is recorded as
-        unknown, with the reason, never as holding."""
-        records = []
-        table = judged()
-        for variant in self.checked:
-            for prop in registry():
-                answer = table[prop.id]
-                if isinstance(answer, NotJudged):
-                    records.append(VerdictRecord(
-                        CONFORMANCE_SAFETY.record, variant, (), prop.id, Verdict.UNKNOWN,
-                        self.steps, "steps", seconds, detail=f"not judged: {answer.reason}"))
-                    continue
-                found = self.broken.get((variant, prop.id))
-                records.append(VerdictRecord(
-                    CONFORMANCE_SAFETY.record, variant, () if found is None else _environment(
-                        found.config), prop.id,
-                    Verdict.HOLDS if found is None else Verdict.COUNTEREXAMPLE,
-                    self.steps, "steps", seconds,
-                    counterexample_length=None if found is None else found.broken.step,
-                    detail=f"{self.adapter}" + ("" if found is None else
-                                                f", {found.where}: {found.broken.reason}"),
-                ))
-        return records
-
-
-@dataclass(frozen=True)
-class Wiring:
-    """How a run drives its cases: the adapter, the engine factory (None: the adapter's) and
-    whether a generated case's disagreement gets a deletion pass after Hypothesis's shrinking."""
-
-    adapter: Adapter
-    engine_factory: EngineFactory | None = None
-    shrink_failure: bool = True
-
-
-@dataclass(frozen=True)
-class ConformRun:
-    """What a conformance run checks and how: `variants` (None: every one the adapter
-    supports); `engine_factory` (None: the adapter's engine); `seed` of the generated runs;
-    `shrink_failure`: a generated case's disagreement gets a deletion pass after Hypothesis's
-    shrinking; `keep_going`: a disagreement stops only its case, not the run; `environment`
-    (None: every drift source): the deployment whose drift events and configurations drive
-    the implementation."""
-
-    variants: tuple[str, ...] | None = None
-    engine_factory: EngineFactory | None = None
-    seed: int = 0
-    shrink_failure: bool = True
-    keep_going: bool = False
-    environment: frozenset[Drift] | None = None
-
-
-def conform(adapter: Adapter, profile: ConformProfile, run: ConformRun = ConformRun()) -> Outcome:
-    """Run the profile's checks on `adapter`, as `run` says. A variant the adapter does not
-    support is listed as not checked. The first disagreement stops the run (`keep_going`:
-    the case, and the run goes on with the next case); a `HarnessFailure` always stops it.
-    `environment` (None: every drift source) drives the implementation only through that
-    deployment's drift events and configurations: scenarios whose environment lies inside
-    it, and the generated runs of `configurations(..., environment)`."""
-    variants, seed, environment = run.variants, run.seed, run.environment
-    keep_going = run.keep_going
-    outcome = Outcome(adapter.name)
-    wiring = Wiring(adapter, run.engine_factory, run.shrink_failure)
+def run_cases(outcome: R, variants: Iterable[str], supports: Callable[[str], bool],
+              cases: Callable[[str], Iterable[C]], run_case: Callable[[R, C], bool],
+              keep_going: bool = False) -> bool:
+    """Each variant's `cases` (listed once the variant is checked), each by `run_case` into
+    `outcome`, in turn; whether every case ran: a case whose `run_case` is False, or a
+    disagreement without `keep_going`, stops the run. Its seconds go to `outcome`."""
     start = time.perf_counter()
-    for variant in VARIANTS:
-        if variants is not None and variant.name not in variants:
-            continue
-        if not supports(adapter, variant.name):
-            outcome.not_checked.append(variant.name)
-            continue
-        outcome.checked.append(variant.name)
-        served = _offers_serve(adapter, variant.name)
-        if not _run_cases(outcome, wiring, cases(variant, profile, seed, environment, served),
-                         keep_going):
-            break
-    outcome.seconds = time.perf_counter() - start
-    return outcome
-
-
-def _run_cases(outcome: Outcome, wiring: Wiring, chosen: Iterator[Case],
-              keep_going: bool) -> bool:
-    """Run `chosen` into `outcome` in turn; False once the run must stop (a harness failure,
-    or a disagreement without `keep_going`)."""
-    for case in chosen:
-        if not _run_case(outcome, wiring, case):
-            return False
-        if outcome.findings and not keep_going:
-            return False
-    return True
-
-
-def _offers_serve(adapter: Adapter, variant: str) -> bool:
-    """Whether the adapter's front end offers its own end-to-end call (`EndToEnd`)."""
-    setup = Setup(2, variant, 1, codec.process_media)
-    return isinstance(build_front_end(adapter, setup, 0), EndToEnd)
-
-
-@dataclass
-class _Tally:
-    """What one case's finished lockstep runs showed: the steps they took, and per property
-    the length of the first spec trace that breaks it (None: none did); each run's broken
-    properties go to `outcome` as they come (`Outcome.note_broken`)."""
-
-    where: str
-    config: Config
-    outcome: Outcome
-    steps: int = 0
-    verdicts: dict[str, int | None] = field(
-        default_factory=lambda: {p.id: None for p in registry()})
-
-    def take(self, run: Lockstep) -> None:
-        """The case's sink: one finished run."""
-        self.steps += len(run.actions)
-        self.outcome.actions.update(type(a).__name__ for a in run.actions)
-        self.outcome.repeated += sum(1 for a in run.actions if names_an_identity_twice(a))
-        self.outcome.guards.update(guards_held(self.config, run.actions))
-        self.outcome.choices.update(run.choices)
-        self.outcome.refusals += run.impl.refusals
-        _spec_verdicts(run, self.verdicts)
-        self.outcome.note_broken(self.where, self.config, run.broken)
-
-
-def names_an_identity_twice(action: Action) -> bool:
-    """A submitted request that names one identity twice."""
-    if not isinstance(action, Submit):
-        return False
-    identities = [item.identity for item in action.items]
-    return len(set(identities)) < len(identities)
-
-
-def guards_held(config: Config, actions: Sequence[Action]) -> Counter[str]:
-    """Per spec action name, the states of the spec's run of `actions` in which its guard
-    held (an instance of it was enabled); a prefix the spec cannot take counts as far as it
-    goes."""
-    held: Counter[str] = Counter()
     try:
-        trace = run_spec(config, actions)
-    except TraceError:
-        return held
-    for state in trace.states():
-        held.update({type(a).__name__ for a in enabled(config, state)})
-    return held
+        for variant in variants:
+            if not supports(variant):
+                outcome.not_checked.append(variant)
+                continue
+            outcome.checked.append(variant)
+            for case in cases(variant):
+                if not run_case(outcome, case) or (outcome.findings and not keep_going):
+                    return False
+        return True
+    finally:
+        outcome.seconds += time.perf_counter() - start
 
 
-def _run_case(outcome: Outcome, wiring: Wiring, case: Case) -> bool:
-    """Run one case into `outcome` (its steps, findings and records); False if a harness
-    failure stopped it."""
-    variant, config = case.variant, case.config
-    t0 = time.perf_counter()
-    tally = _Tally(f"{variant.name} {case.label}", config, outcome)
-    failure = _drive(wiring, case, tally)
-    outcome.steps += tally.steps
-    seconds = time.perf_counter() - t0
-    adapter = wiring.adapter
+def first(items: Sequence[str], what: str = "of them") -> str:
+    """One item, or the count and the first (the RESULT line stays one short line; every
+    finding is listed above it)."""
+    if len(items) == 1:
+        return items[0]
+    return f"{len(items)} {what}, first {items[0]}" if what == "cases" else (
+        f"{items[0]} and {len(items) - 1} more")
+
+
+def final(outcome: Outcome[Any], spec: str = "the spec", kept: str = "") -> tuple[int, str]:
+    """The exit code of a run its design finds nothing more to say on (no regression, no
+    inherited weakness), and the one final line that says it; `spec`, the spec the
+    implementation is compared with, as the line names it; `kept`, what the line adds to a
+    run that conforms."""
     if outcome.harness is not None:
-        outcome.records.append(VerdictRecord(
-            CONFORMANCE.record, variant.name, _environment(config), "lockstep",
-            Verdict.UNKNOWN, tally.steps, "steps", seconds,
-            detail=f"{adapter.name}, {case.label}: harness failure: {outcome.harness}",
-        ))
-        return False
-    outcome.records += _records(adapter, case, tally, seconds, failure)
-    return True
-
-
-def _drive(wiring: Wiring, case: Case, tally: _Tally) -> Disagreement | None:
-    """Run `case`, its finished runs into `tally`; its disagreement (shrunk, for a scripted
-    case with `shrink_failure`) is returned and added to the outcome's findings; a harness
-    failure is noted in the outcome."""
-    outcome, where, config = tally.outcome, tally.where, tally.config
-    try:
-        case.run(wiring.adapter, wiring.engine_factory, tally.take)
-    except Disagreement as found:
-        if case.scripted:
-            tally.steps += len(found.actions)
-        outcome.note_broken(where, config, found.broken)
-        try:
-            if wiring.shrink_failure:  # generated: after Hypothesis's shrinking, a deletion pass
-                found = shrink(config, wiring.adapter, found,
-                               engine_factory=wiring.engine_factory)
-                outcome.note_broken(where, config, found.broken)
-        except HarnessFailure as error:
-            outcome.harness = f"{where}: {error}"
-        outcome.findings.append(Finding(where, found, config))
-        return found
-    except HarnessFailure as error:
-        outcome.harness = f"{where}: {error}"
-    return None
-
-
-def _environment(config: Config) -> tuple[str, ...]:
-    return Environment.of(config.environment).sources
-
-
-def _spec_verdicts(run: Lockstep, verdicts: dict[str, int | None]) -> None:
-    trace = run.trace()
-    for prop in registry():
-        if verdicts[prop.id] is None and prop.check_trace(trace) is not None:
-            verdicts[prop.id] = len(trace.steps)
-
-
-def _records(adapter: Adapter, case: Case, tally: _Tally, seconds: float,
-             failure: Disagreement | None) -> list[VerdictRecord]:
-    """The case's records: the lockstep run's, and (without a disagreement) one per property
-    with the first length at which the spec's traces broke it."""
-    variant, verdicts, steps = case.variant, tally.verdicts, tally.steps
-    env = _environment(case.config)
-    detail = f"{adapter.name}, {case.label}"
-    records = [
-        VerdictRecord(
-            CONFORMANCE.record, variant.name, env, "lockstep",
-            Verdict.COUNTEREXAMPLE if failure else Verdict.HOLDS, steps, "steps", seconds,
-            counterexample_length=len(failure.actions) if failure else None,
-            detail=detail + (f": {failure}" if failure else ""),
-        )
-    ]
-    if failure is None:
-        for prop_id, length in verdicts.items():
-            records.append(VerdictRecord(
-                CONFORMANCE.record, variant.name, env, prop_id,
-                Verdict.HOLDS if length is None else Verdict.COUNTEREXAMPLE, steps, "steps",
-                seconds, counterexample_length=length,
-                detail=detail + "; the implementation agreed at every step",
-            ))
-    return records
-
+        return EXIT_HARNESS, f"RESULT: HARNESS FAILURE (exit {EXIT_HARNESS})"
+    if outcome.findings:
+        where = first([f.where for f in outcome.findings], "cases")
+        return EXIT_FAIL, f"RESULT: DISAGREEMENT with {spec} in {where} (exit {EXIT_FAIL})"
+    if outcome.steps == 0:
+        return EXIT_FAIL, f"RESULT: NOTHING CHECKED (exit {EXIT_FAIL})"
+    return EXIT_OK, f"RESULT: CONFORMS: every step agreed{kept} (exit {EXIT_OK})"

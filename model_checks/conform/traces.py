@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from model_checks.conform.lru_lockstep import spec_trace
-from model_checks.conform.run import Outcome, PropertyBroken
+from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
 from model_checks.kernel import itf, lru_notation
 from model_checks.kernel.trace_file import trace_to_json, write_trace
 from model_checks.kernel.verdict_records import CONFORMANCE, Verdict, VerdictRecord, write_records

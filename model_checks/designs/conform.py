@@ -25,7 +25,8 @@ import argparse
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,11 +34,11 @@ from model_checks.conform.design_lockstep import (
     Binding,
     Disagreement,
     LockstepAdapter,
-    Outcome,
     Unmappable,
     replay,
     walk,
 )
+from model_checks.conform.design_lockstep import Outcome as Walked
 from model_checks.conform.exits import (
     EXIT_FAIL,
     EXIT_NOT_FOLLOWED,
@@ -45,6 +46,7 @@ from model_checks.conform.exits import (
     EXIT_WEAKNESS,
     HarnessFailure,
 )
+from model_checks.conform.run import Outcome, final, run_cases
 from model_checks.designs.lockstep_bindings import binding_of
 from model_checks.designs.witness_files import (
     BadWitness,
@@ -66,6 +68,8 @@ DEFAULT_STEPS = 400
 """Lockstep steps per environment when `--steps` is not given."""
 
 T = TypeVar("T")
+Ran = Walked[Disagreement, list[str]]
+"""A lockstep run of the design, as the one driver reports it."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +97,7 @@ def _refuse(args: argparse.Namespace) -> None:
 
 
 def environments(design: Design, chosen: Environment | None) -> list[frozenset[str]]:
-    """The environments to check, as LRU conformance does (`conform.configurations`): no
+    """The environments to check, as LRU conformance does (`lru_lockstep.cases.configurations`): no
     drift, each source of the deployment alone, and all of them together; the deployment is
     `chosen` (`--environment`), else every source of the design."""
     env = Environment.of(s.id for s in design.sources) if chosen is None else chosen
@@ -148,84 +152,96 @@ def guarded(call: Callable[[], T], what: str) -> T:
 
 def _conform(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
              envs: list[frozenset[str]]) -> int:
+    """The one run loop (`conform.run.run_cases`) over the design's cases: a seeded walk per
+    environment, then every committed witness whose environment the run covers."""
     design = binding.design
-    steps = args.steps or DEFAULT_STEPS
     print(f"conformance of {adapter.name} to design {design.name} ({design.variants[0]}), "
-          f"{steps} lockstep steps per environment, seed {args.seed}")
-    printed: list[str] = []
-    for env in envs:
-        if not _environment_agrees(args, binding, adapter, env, printed):
-            return EXIT_FAIL
-    return _witnesses(args, binding, adapter, envs)
+          f"{args.steps or DEFAULT_STEPS} lockstep steps per environment, seed {args.seed}")
+    runs = _Runs(args, binding, adapter)
+    outcome: Outcome[_Found] = Outcome(adapter.name)
+    if not run_cases(outcome, design.variants[:1], lambda _: True, lambda _: runs.cases(envs),
+                     runs.case):
+        return EXIT_FAIL
+    print(f"  witnesses: {runs.witnesses} committed witness(es) replayed in lockstep, every "
+          f"step agreed")
+    code, line = final(outcome)
+    print(line)
+    return code
 
 
-def _environment_agrees(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
-                        env: frozenset[str], printed: list[str]) -> bool:
-    """The seeded runs of one environment (its byte map printed where it differs from the
-    one `printed` last); whether every step agreed."""
-    design = binding.design
-    config = design.instance(design.variants[0], env)
-    seed = f"{args.seed}:{Environment.of(env).text}"
-    lines = guarded(lambda: adapter.byte_map(config), "byte_map")
-    if lines != printed:
-        print("\n".join(f"  {line}" for line in lines))
-        printed[:] = lines
-    outcome = guarded(lambda: walk(binding, adapter, config, args.steps or DEFAULT_STEPS,
-                                   seed), "a lockstep run")
-    label = Environment.of(env).text
-    if _failed(args, design, outcome, env, f"environment {label} (seed {seed!r})"):
+@dataclass(frozen=True)
+class _Found:
+    """Where a run of the design disagreed."""
+
+    where: str
+
+
+@dataclass
+class _Runs:
+    """The design's cases, each run in lockstep (a byte map printed where it differs from
+    the one printed last), and how many witnesses agreed."""
+
+    args: argparse.Namespace
+    binding: Binding
+    adapter: LockstepAdapter
+    printed: list[str] = field(default_factory=list)
+    witnesses: int = 0
+
+    def cases(self, envs: list[frozenset[str]]) -> Iterator[frozenset[str] | WitnessDocument]:
+        """The environments' walks, then every committed witness of the design whose
+        environment the run covers."""
+        design = self.binding.design
+        yield from envs
+        found = [read_witness(path, design) for path in committed(ROOT, witnesses_of(design.name))]
+        yield from (w for w in found if w.environment <= frozenset().union(*envs))
+
+    def case(self, outcome: Outcome[_Found], case: frozenset[str] | WitnessDocument) -> bool:
+        """One case into `outcome`; whether the run goes on."""
+        if isinstance(case, WitnessDocument):
+            self.witnesses += 1
+            ran = guarded(lambda: replay(self.binding, self.adapter, case.config(),
+                                         case.actions), case.label())
+            return self._agrees(outcome, ran, case.environment, f"the witness of {case.label()}")
+        design, adapter, label = self.binding.design, self.adapter, Environment.of(case).text
+        config, seed = design.instance(design.variants[0], case), f"{self.args.seed}:{label}"
+        lines = guarded(lambda: adapter.byte_map(config), "byte_map")
+        if lines != self.printed:
+            print("\n".join(f"  {line}" for line in lines))
+            self.printed[:] = lines
+        ran = guarded(lambda: walk(self.binding, adapter, config,
+                                   self.args.steps or DEFAULT_STEPS, seed), "a lockstep run")
+        if not self._agrees(outcome, ran, case, f"environment {label} (seed {seed!r})"):
+            return False
+        if ran.steps == 0:
+            print(f"  environment {label}: 0 lockstep steps (the spec enables nothing in its "
+                  f"initial state); this is not a pass")
+            print(f"RESULT: NOTHING CHECKED (exit {EXIT_FAIL})")
+            return False
+        print(f"  environment {label}: {ran.steps} lockstep steps, every step agreed")
+        return True
+
+    def _agrees(self, outcome: Outcome[_Found], ran: Ran, env: frozenset[str],
+                where: str) -> bool:
+        """`ran`'s steps into `outcome`; a disagreement or a step not driven printed (and
+        emitted), and False."""
+        outcome.steps += ran.steps
+        if ran.disagreement is None and ran.not_driven is None:
+            return True
+        design = self.binding.design
+        trace = document(WitnessDocument(design, design.variants[0], env, None,
+                                         tuple(ran.actions)))
+        if ran.disagreement is not None:
+            print(f"DISAGREEMENT in {where}, at step {ran.disagreement.step}:")
+            print(ran.disagreement.report())
+        else:
+            print(f"NOT FOLLOWED in {where}: {ran.not_driven}")
+        print(f"  the trace, to replay with --replay FILE:\n  {json.dumps(trace)}")
+        if self.args.emit_pytest is not None:
+            print(emit(self.args.emit_pytest, self.args.adapter, trace,
+                       f"a lockstep run in {where}"))
+        outcome.findings.append(_Found(where))
+        print(final(outcome, spec=f"design {design.name}'s spec")[1])
         return False
-    if outcome.steps == 0:
-        print(f"  environment {label}: 0 lockstep steps (the spec enables nothing in its "
-              f"initial state); this is not a pass")
-        print(f"RESULT: NOTHING CHECKED (exit {EXIT_FAIL})")
-        return False
-    print(f"  environment {label}: {outcome.steps} lockstep steps, every step agreed")
-    return True
-
-
-def _witnesses(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
-               envs: list[frozenset[str]]) -> int:
-    """Every committed witness of the design whose environment the run covers, in
-    lockstep."""
-    design = binding.design
-    covered = frozenset().union(*envs)
-    found = [read_witness(path, design) for path in committed(ROOT, witnesses_of(design.name))]
-    chosen = [w for w in found if w.environment <= covered]
-    for witness in chosen:
-        if not _witness_agrees(args, binding, adapter, witness):
-            return EXIT_FAIL
-    print(f"  witnesses: {len(chosen)} committed witness(es) replayed in lockstep, every step "
-          f"agreed")
-    print(f"RESULT: CONFORMS: every step agreed (exit {EXIT_OK})")
-    return EXIT_OK
-
-
-def _witness_agrees(args: argparse.Namespace, binding: Binding, adapter: LockstepAdapter,
-                    witness: WitnessDocument) -> bool:
-    outcome = guarded(lambda: replay(binding, adapter, witness.config(), witness.actions),
-                      witness.label())
-    return not _failed(args, witness.design, outcome, witness.environment,
-                       f"the witness of {witness.label()}")
-
-
-def _failed(args: argparse.Namespace, design: Design, outcome: Outcome[Disagreement, list[str]],
-            env: frozenset[str], where: str) -> bool:
-    """Print a disagreement or a step not driven of a run (and emit it); whether it had one."""
-    if outcome.disagreement is None and outcome.not_driven is None:
-        return False
-    trace = document(WitnessDocument(design, design.variants[0], env, None,
-                                     tuple(outcome.actions)))
-    if outcome.disagreement is not None:
-        print(f"DISAGREEMENT in {where}, at step {outcome.disagreement.step}:")
-        print(outcome.disagreement.report())
-    else:
-        print(f"NOT FOLLOWED in {where}: {outcome.not_driven}")
-    print(f"  the trace, to replay with --replay FILE:\n  {json.dumps(trace)}")
-    if args.emit_pytest is not None:
-        print(emit(args.emit_pytest, args.adapter, trace, f"a lockstep run in {where}"))
-    print(f"RESULT: DISAGREEMENT with design {design.name}'s spec in {where} (exit {EXIT_FAIL})")
-    return True
 
 
 def _replay(args: argparse.Namespace, binding: Binding, found: WitnessDocument) -> int:
@@ -247,7 +263,7 @@ def _replay(args: argparse.Namespace, binding: Binding, found: WitnessDocument) 
     return _replay_verdict(found, outcome)
 
 
-def _replay_verdict(found: WitnessDocument, outcome: Outcome[Disagreement, list[str]]) -> int:
+def _replay_verdict(found: WitnessDocument, outcome: Ran) -> int:
     if outcome.disagreement is not None:
         print(outcome.disagreement.report())
         print(f"RESULT: DISAGREEMENT with the spec at step {outcome.disagreement.step} "

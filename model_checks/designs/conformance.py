@@ -3,9 +3,10 @@ table (`designs.lockstep_bindings.BINDINGS`) declares.
 
 An entry is either a `design_lockstep.Binding`, whose runs are the one driver's seeded walks
 and committed witnesses (`designs.conform`, reading `--steps`), or `OwnRuns`: a binding that
-declares its own runs, profiles, cases and report, and the options they read (the LRU
-design's: its cases and configurations per profile, its report and weakness judgement,
-`conform.command`, and its history checks, `history.command`). The command
+declares its own cases, profiles and report, and the options they read (the LRU design's:
+its cases and configurations per profile, its report and weakness judgement,
+`conform.lru_lockstep.command`, and its history checks, `history.command`); both kinds of
+runs take their cases by the one run loop (`conform.run`). The command
 (`conform_command`) parses one set of options for every design and refuses, in one line, an
 option the chosen design's runs do not read (`refused`): an option has one meaning, and a
 design either reads it or refuses it.

@@ -3,9 +3,10 @@
 (`model_checks.conform.design_lockstep`) read. An entry (`designs.conformance.Entry`) is a
 `design_lockstep.Binding` (how an implementation of the design is driven and viewed in the
 design's terms; its runs are the one driver's, `designs.conform`), or `OwnRuns`: a binding
-that declares its own runs (the LRU design's: its cases, configurations and profiles, its
-report and weakness judgement, `conform.command`, and its history checks, `history.command`;
-its steps are taken by the same driver through `conform.lru_lockstep`). A design with no
+that declares its own cases and report (the LRU design's: its cases, configurations and
+profiles, its report and weakness judgement, `conform.lru_lockstep.command`, and its history
+checks, `history.command`), taken by the same run loop (`conform.run`), its steps by the same
+driver. A design with no
 entry has no conformance check."""
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ def _lru() -> Entry:
 
 def _lru_runs(args: argparse.Namespace) -> int:
     """The LRU design's runs: its history checks where their options (or a missing adapter)
-    ask for them, else its lockstep check (`conform.command`)."""
-    from model_checks.conform import command as lockstep
+    ask for them, else its lockstep check (`conform.lru_lockstep.command`)."""
+    from model_checks.conform.lru_lockstep import command as lockstep
     from model_checks.history import command as history
 
     return history.run(args) if history.wanted(args) else lockstep.run(args)
@@ -49,8 +50,7 @@ BINDINGS: dict[str, Callable[[], Entry]] = {"lru": _lru, "shm": _shm}
 def binding_of(design: str) -> Binding | None:
     """The one driver's binding of the design named `design`, or None if it has none (no
     entry, or an entry with runs of its own)."""
-    found = BINDINGS.get(design)
-    entry = None if found is None else found()
+    entry = entry_of(design)
     return entry if isinstance(entry, Binding) else None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model_checks.answers import Answer as StoredAnswer
-from model_checks.conform.weakness import answers, weakness
+from model_checks.conform.lru_lockstep.weakness import answers, weakness
 from model_checks.kernel.shipped import located
 from spec import registry
 

@@ -16,7 +16,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.conform.weakness import answers
+from model_checks.conform.lru_lockstep.weakness import answers
 from model_checks.doctor.answer import Answer
 from model_checks.doctor.facts import (
     NO_CACHE,

@@ -107,7 +107,7 @@ def extra_property() -> Iterator[str]:
 
 def test_arch_a_new_property_is_taken_up_with_no_other_edit(extra_property: str) -> None:
     from model_checks.answers.summary import matrix_summary, summary
-    from model_checks.conform.run import Outcome
+    from model_checks.conform.lru_lockstep.run import Outcome
     from model_checks.explore.graph import build
     from model_checks.explore.instance import explore_config
     from model_checks.explore.lru_judging.judge import Status, judge

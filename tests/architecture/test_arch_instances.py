@@ -30,7 +30,7 @@ ALLOWED: dict[str, str] = {
         "decoder: the configuration a Z3 model chose (its budget and sizes are symbolic)",
     "model_checks/history/instance.py::instance_of":
         "decoder: the configuration a recorded history's contents are coded in",
-    "model_checks/conform/configurations.py":
+    "model_checks/conform/lru_lockstep/cases.py":
         "the conformance catalogue: configurations chosen to drive an implementation, "
         "not a checker's instances",
     "model_checks/scenarios/catalog.py":

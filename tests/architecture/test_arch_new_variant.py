@@ -135,7 +135,7 @@ print("prove ok")
 # the reference adapter: not supported, with a reason, instead of `unknown variant`
 from model_checks.conform.reference_adapter import ReferenceAdapter, factory
 from model_checks.conform.profiles import PROFILES as CONFORM
-from model_checks.conform.run import ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
 adapter = factory()
 assert not adapter.supports(NEW)
 assert NEW in adapter.unsupported_reason(NEW)

@@ -19,8 +19,9 @@ driver (`conform/design_lockstep.py`) through the design's binding (the LRU desi
 `Session` that the one `run_script` follows scripts and replays on), its generated runs by
 the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
 design's rules), every design by one `conform` command, its runs those the design's entry
-in that table declares. The LRU design still has the rest of its own stack beside the generic one
-(its conformance command's runs and reports, ...): its modules are
+in that table declares, its cases taken by the one run loop (`conform/run.py`). The LRU
+design still has the rest of its own stack beside the generic one (its trace files and
+corpus, ...): its modules are
 listed in `SPECIFIC`, a known list that only shrinks.
 The test fails on a module that is specific and not listed (a new design-specific checker)
 and on one listed that is no longer specific, or gone (take it off the list).
@@ -58,8 +59,9 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "calls", "choices", "disagreement", "driver", "implementation",
-                "judged", "monitors", "notation", "observer", "properties", "runs", "views")
+LRU_LOCKSTEP = ("__init__", "calls", "cases", "choices", "command", "disagreement",
+                "driver", "implementation", "judged", "monitors", "notation", "observer",
+                "properties", "report", "run", "runs", "views", "weakness")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
@@ -140,8 +142,9 @@ lockstep binding, declared per design in
 `designs/lockstep_bindings.py`, the one table the one lockstep driver
 (`conform/design_lockstep.py`) and the one conform command (`conform_command.py`,
 `--design NAME`, default lru) read: the design's runs and the options they read (the LRU
-design's entry, runs of its own: its cases, profiles and report, `conform/command.py`,
-reached only through the table), how an implementation of
+design's entry, its cases and report, taken by the one run loop, `conform/run.py`, as
+`conform/lru_lockstep/command.py` declares them, reached only through the table), how an
+implementation of
 the design is driven and its state viewed in the design's terms (the shared-memory design's: its
 adapter interface and observations in `designs/shm_views.py`, its engine harness and the
 observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
@@ -155,8 +158,14 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`judged`: on those observations, or on the spec's trace the implementation matched), its run
 as the one `run_script` follows it and its report of a disagreement (`runs`,
 `disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`), a trace in its adapter's calls for the one emitter (`calls`, as any
-other design's trace is embedded whole); and the LRU design's implementation interface itself
+binding's `differences`), and its runs as the one run loop (`conform/run.py`) takes them:
+its cases per variant, the scenario corpus, witnesses and generated walks on the
+configurations it chooses per deployment (`cases`), what they showed on its state and
+actions and their verdict records (`run`), its safety verdicts per property and its
+inherited weaknesses, read from the project's answers for its variants (`report`,
+`weakness`), and its options read as the one command runs its entry (`command`), as another
+binding's runs are the one driver's walks of its instances, a trace in its adapter's calls
+for the one emitter (`calls`, as any other design's trace is embedded whole); and the LRU design's implementation interface itself
 (`LRU_BINDING`), as `designs/shm_views.py` is the shared-memory design's: the adapter
 interface (`conform/adapter.py`), the optional parts of it an adapter may lack and what stays
 unverified without them (`conform/unchecked.py`), its page in the docs, generated from it
@@ -198,15 +207,11 @@ design it declares."""
 
 SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
-        "conform/cases.py", "conform/command.py",
-        "conform/configurations.py", "conform/corpus.py",
-        "conform/replay.py", "conform/report.py", "conform/run.py",
-        "conform/traces.py",
-        "conform/weakness.py", "conform/witnesses.py"}),
+        "conform/corpus.py", "conform/replay.py", "conform/traces.py",
+        "conform/witnesses.py"}),
 }
 """The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its conformance command's runs and reports) and what
-reaches it: the conformance command that chooses between the stacks.
+shrinks. The LRU design's own stack (its trace files and corpus) and what reaches it.
 The design-generic witness files are not among them: the one trace format tags the classes
 each design declares (`Design.trace_tags`), not the LRU's."""
 

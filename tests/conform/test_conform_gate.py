@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.weakness import weakness
+from model_checks.conform.lru_lockstep.weakness import weakness
 from spec import DRIFT_IDS, VARIANT_NAMES, VARIANTS
 from spec.drift import Environment
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from model_checks.conform.profiles import PROFILES
-from model_checks.conform.reference_adapter import factory
-from model_checks.conform.report import coverage_line
-from model_checks.conform.run import (
+from model_checks.conform.lru_lockstep.report import coverage_line
+from model_checks.conform.lru_lockstep.run import (
     ConformRun,
     Outcome,
     conform,
     guards_held,
     names_an_identity_twice,
 )
+from model_checks.conform.profiles import PROFILES
+from model_checks.conform.reference_adapter import factory
 from spec import ClientItem, Config
 from spec.transitions import Submit
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from model_checks.conform.lru_lockstep import Disagreement, raised, replay
+from model_checks.conform.lru_lockstep.run import PROFILES, ConformRun, configurations, conform
 from model_checks.conform.reference_adapter import factory
-from model_checks.conform.run import PROFILES, ConformRun, configurations, conform
 from model_checks.scenarios.base import item, submit, uuid_only
 from model_checks.scenarios.catalog import configured, round_trip
 from spec import V2, V3, Content, ItemSize

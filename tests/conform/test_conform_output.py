@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.run import PROFILES, ConformProfile, ConformRun, conform
-from model_checks.conform.weakness import vacuous, weakness
+from model_checks.conform.lru_lockstep.run import PROFILES, ConformProfile, ConformRun, conform
+from model_checks.conform.lru_lockstep.weakness import vacuous, weakness
 from model_checks.mutant_run.reference_mutants import by_name
 from spec import VARIANT_NAMES
 

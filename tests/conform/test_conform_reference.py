@@ -17,13 +17,13 @@ from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay, shrink
+from model_checks.conform.lru_lockstep.run import corpus
 from model_checks.conform.reference_adapter import (
     ReferenceAdapter,
     ReferenceEngine,
     ReferenceFrontEnd,
     factory,
 )
-from model_checks.conform.run import corpus
 from model_checks.kernel.verdict_records import Verdict, read_records
 from model_checks.scenarios.base import Scenario
 from reference import Engine, FrontEnd, Message, Request

@@ -9,8 +9,8 @@ import torch
 
 from model_checks.conform import codec
 from model_checks.conform.lru_lockstep import Driving
+from model_checks.conform.lru_lockstep.run import PROFILES, ConformRun, conform, corpus
 from model_checks.conform.reference_adapter import factory, variant_of
-from model_checks.conform.run import PROFILES, ConformRun, conform, corpus
 from model_checks.mutant_run import reference_mutants
 from reference import (
     Engine,

@@ -19,7 +19,7 @@ import pytest
 from drift_page import page_minimal
 
 from model_checks.cli import main
-from model_checks.conform.weakness import weakness
+from model_checks.conform.lru_lockstep.weakness import weakness
 from spec.drift import Environment
 
 ADAPTER = "model_checks.adapters.vllm:factory"

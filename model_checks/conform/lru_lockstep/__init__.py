@@ -35,6 +35,12 @@ One module per concern:
   call, or an atomic update's item steps, is one step of several actions), into its
   `Outcome`; shrinking; `disagreement`: what a run reports (a step the run cannot drive is
   the one driver's `NotDriven`).
+- `cases`: the binding's conformance cases per variant (the scenario corpus, the committed
+  witnesses, generated walks on the configurations it chooses per deployment); `run`: what
+  its cases showed, taken by the one run loop (`conform.run`), and their verdict records;
+  `report` and `weakness`: its safety verdicts per property, judged against the project's
+  answers (an inherited weakness and what removes it); `command`: its runs as the one
+  `conform` command runs them (`designs.lockstep_bindings`).
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 
@@ -61,38 +67,46 @@ Tags: the spec's tags are processing ids, the implementation's are its own value
 is learnt whenever both sides create a payload for the same item, and every tag is compared
 through it.
 
-This package's public names are the ones below; the modules are its parts.
+This package's public names are the ones below; the modules are its parts. They are
+imported when first asked for, so that a module of the package (its `command`, whose
+arguments are checked before torch or the adapter loads) imports nothing heavy.
 """
 
-from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement, steps_text
-from model_checks.conform.lru_lockstep.driver import SPEC_JUDGED, Lockstep
-from model_checks.conform.lru_lockstep.implementation import EngineFactory
-from model_checks.conform.lru_lockstep.runs import (
-    Driving,
-    Ran,
-    Session,
-    not_followed,
-    raised,
-    replay,
-    session,
-    shrink,
-    spec_trace,
-)
+from __future__ import annotations
 
-__all__ = [
-    "SPEC_JUDGED",
-    "Broken",
-    "Disagreement",
-    "Driving",
-    "EngineFactory",
-    "Lockstep",
-    "Ran",
-    "Session",
-    "not_followed",
-    "raised",
-    "replay",
-    "session",
-    "shrink",
-    "spec_trace",
-    "steps_text",
-]
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement, steps_text
+    from model_checks.conform.lru_lockstep.driver import SPEC_JUDGED, Lockstep
+    from model_checks.conform.lru_lockstep.implementation import EngineFactory
+    from model_checks.conform.lru_lockstep.runs import (
+        Driving,
+        Ran,
+        Session,
+        not_followed,
+        raised,
+        replay,
+        session,
+        shrink,
+        spec_trace,
+    )
+
+_MODULE = {"Broken": "disagreement", "Disagreement": "disagreement",
+           "steps_text": "disagreement", "SPEC_JUDGED": "driver", "Lockstep": "driver",
+           "EngineFactory": "implementation",
+           **dict.fromkeys(("Driving", "Ran", "Session", "not_followed", "raised", "replay",
+                            "session", "shrink", "spec_trace"), "runs")}
+"""Each public name -> the module of the package that declares it."""
+
+__all__ = ["SPEC_JUDGED", "Broken", "Disagreement", "Driving", "EngineFactory", "Lockstep", "Ran",
+           "Session", "not_followed", "raised", "replay", "session", "shrink", "spec_trace",
+           "steps_text"]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, from its module (imported now, once)."""
+    if name not in _MODULE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)

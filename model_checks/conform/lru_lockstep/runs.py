@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from model_checks.conform import adapter as api
 from model_checks.conform.design_lockstep import Differs, NotDriven, Outcome, run_script, settle
@@ -180,25 +181,38 @@ def shrink(
     engine_factory: EngineFactory | None = None,
     budget: int = 300,
 ) -> Disagreement:
-    """A shorter script with a disagreement caught by the same check: greedy deletion of
-    single actions, then blocks of 2, then of 4 (a round trip), until nothing goes."""
-    best = found
-    actions = list(found.actions[: found.step])
-    tries = 0
-    changed = True
+    """A shorter script with a disagreement caught by the same check (`deleted`)."""
+
+    def again(candidate: list[Action]) -> Disagreement | None:
+        ran = replayed(config, adapter, candidate, Driving(
+            engine_factory=None if found.served else engine_factory, served=found.served))
+        return None if ran is None or ran.disagreement is None or (
+            ran.disagreement.caught_by != found.caught_by) else ran.disagreement
+
+    return deleted(found, list(found.actions[: found.step]), again,
+                   lambda d: (d.step, list(d.actions[: d.step])), budget)
+
+
+T = TypeVar("T")
+
+
+def deleted(found: T, actions: list[Action], again: Callable[[list[Action]], T | None],
+            measure: Callable[[T], tuple[int, list[Action]]], budget: int) -> T:
+    """Greedy deletion of `found`'s `actions`: single actions, then blocks of 2, then of 4
+    (a round trip), until nothing goes or `budget` candidates were tried, keeping a
+    candidate only where `again` finds it again, earlier (`measure`: the step it is found
+    at, and the actions to delete from next)."""
+    best, tries, changed = found, 0, True
     while changed and tries < budget:
         changed = False
         for width in (1, 2, 4):
             for index in range(len(actions) - width, -1, -1):
                 if tries >= budget or index + width > len(actions):
                     continue
-                candidate = actions[:index] + actions[index + width :]
                 tries += 1
-                again = _replay(config, adapter, candidate, engine_factory, found.served)
-                if again is not None and again.caught_by == best.caught_by and (
-                    again.step < best.step
-                ):
-                    best, actions, changed = again, list(again.actions[: again.step]), True
+                candidate = again(actions[:index] + actions[index + width:])
+                if candidate is not None and measure(candidate)[0] < measure(best)[0]:
+                    best, actions, changed = candidate, measure(candidate)[1], True
     return best
 
 
@@ -215,14 +229,9 @@ def spec_trace(config: Config, actions: Sequence[Action]) -> Trace | None:
     return Trace(config, initial(config), tuple(steps))
 
 
-def _replay(
-    config: Config,
-    adapter: api.Adapter,
-    actions: Sequence[Action],
-    engine_factory: EngineFactory | None,
-    served: bool,
-) -> Disagreement | None:
-    if spec_trace(config, actions) is None:  # a candidate must be a valid spec trace
-        return None
-    return replay(config, adapter, actions, Driving(
-        engine_factory=None if served else engine_factory, served=served)).disagreement
+def replayed(config: Config, adapter: api.Adapter, actions: Sequence[Action],
+            driving: Driving) -> Ran | None:
+    """A shrinking candidate in lockstep, as `driving` says; None where it is not a valid
+    spec trace."""
+    return None if spec_trace(config, actions) is None else replay(
+        config, adapter, actions, driving)

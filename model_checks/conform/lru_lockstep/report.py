@@ -1,5 +1,5 @@
 """The implementation's safety verdicts: the summary lines, the replayable trace files, the
-shrinking of a required property's trace, and `--replay` of one trace file.
+shrinking of a required property's trace (`shrink_broken`), and `--replay` of one trace file.
 
 A property is *broken by the implementation* when its monitor on the implementation's own
 observations fires (S1 on tensor values, S2 on byte counts, S3 on faults, L1-L4 on the
@@ -11,8 +11,6 @@ maintainer asking "is my cache safe" needs to hear).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from model_checks.conform.adapter import Adapter
@@ -20,14 +18,13 @@ from model_checks.conform.lru_lockstep import (
     SPEC_JUDGED,
     Driving,
     EngineFactory,
-    replay,
-    spec_trace,
     steps_text,
 )
+from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
+from model_checks.conform.lru_lockstep.runs import deleted, replayed
+from model_checks.conform.lru_lockstep.weakness import answer_in, trace_sources, vacuous, weakness
 from model_checks.conform.notation import wrap
-from model_checks.conform.run import Outcome, PropertyBroken
-from model_checks.conform.weakness import answer_in, trace_sources, vacuous, weakness
-from spec import VARIANT_NAMES, Config, registry
+from spec import VARIANT_NAMES, registry
 from spec.drift import Environment
 from spec.transitions import Action
 
@@ -88,7 +85,7 @@ def safety_lines(
     environments that break it for the variant and what removes it), or a regression; the
     shortest trace where broken. `allowed`: the deployment's drift sources (None: all)."""
     where = "every drift source" if allowed is None else (
-        "the environment " + (Environment.of(_ordered(allowed)).text))
+        "the environment " + (Environment.of(allowed).text))
     lines = [f"safety of the implementation per property, over "
              f"{' '.join(outcome.checked) or 'no variant'} under {where} (its own "
              f"observations; {' and '.join(SPEC_JUDGED)} on the agreed trace):"]
@@ -145,50 +142,21 @@ def _where(trace: str) -> str:
     return "" if Path(trace).is_file() else " (a file of the project's repository)"
 
 
-def _ordered(ids: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted(ids, key=lambda d: int(d[1:])))
+def shrink_broken(adapter: Adapter, engine_factory: EngineFactory | None, prop: str,
+                  found: PropertyBroken, budget: int = 200) -> PropertyBroken:
+    """A shorter trace on which the implementation still breaks `prop`, earlier: greedy
+    deletion (`lru_lockstep.deleted`) of valid spec traces, replayed unsettled."""
+    served = found.broken.served
+    driving = Driving(settle=False, served=served,
+                      engine_factory=None if served else engine_factory)
 
+    def again(candidate: list[Action]) -> PropertyBroken | None:
+        ran = replayed(found.config, adapter, candidate, driving)
+        broken = None if ran is None else ran.broken.get(prop)
+        return None if broken is None else PropertyBroken(found.where, found.config, broken)
 
-class PropertyShrinker:
-    """Greedy deletion of actions (single, then pairs, then blocks of four), keeping a
-    candidate only if it is a valid spec trace on which the implementation still breaks the
-    property, earlier."""
-
-    def __init__(self, adapter: Adapter, engine_factory: EngineFactory | None,
-                 budget: int = 200) -> None:
-        self.adapter = adapter
-        self.engine_factory = engine_factory
-        self.budget = budget
-
-    def shrink(self, prop: str, found: PropertyBroken) -> PropertyBroken:
-        best = found
-        actions = list(found.broken.actions)
-        tries, changed = 0, True
-        while changed and tries < self.budget:
-            changed = False
-            for width in (1, 2, 4):
-                for index in range(len(actions) - width, -1, -1):
-                    if tries >= self.budget or index + width > len(actions):
-                        continue
-                    tries += 1
-                    candidate = actions[:index] + actions[index + width:]
-                    again = self._broken(found.config, prop, candidate,
-                                         found.broken.served)
-                    if again is not None and again.broken.step < best.broken.step:
-                        best = replace(again, where=found.where)
-                        actions, changed = list(again.broken.actions), True
-        return best
-
-    def _broken(self, config: Config, prop: str, actions: Sequence[Action],
-                served: bool) -> PropertyBroken | None:
-        if spec_trace(config, actions) is None:
-            return None
-        driving = Driving(settle=False, served=served,
-                          engine_factory=None if served else self.engine_factory)
-        found = replay(config, self.adapter, actions, driving).broken
-        if prop not in found:
-            return None
-        return PropertyBroken("", config, found[prop])
+    return deleted(found, list(found.broken.actions), again,
+                   lambda b: (b.broken.step, list(b.broken.actions)), budget)
 
 
 def coverage_line(outcome: Outcome, allowed: frozenset[str] | None) -> str:

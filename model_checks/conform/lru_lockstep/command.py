@@ -49,15 +49,11 @@ if TYPE_CHECKING:
 
     Failure = tuple[str, str, Config, Sequence[Action], str, object]
     Emit = Callable[[Sequence[Failure]], None]
-    from model_checks.conform.run import Outcome, PropertyBroken
+    from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
     from model_checks.conform.unchecked import Part
 
-from model_checks.conform.exits import (
-    EXIT_FAIL,
-    EXIT_HARNESS,
-    EXIT_OK,
-    EXIT_WEAKNESS,
-)
+from model_checks.conform.exits import EXIT_FAIL, EXIT_WEAKNESS
+from model_checks.conform.run import final, first
 
 PROPERTY_IDS = property_ids()
 """The registry's ids when the command loads (`spec.registry()`; the spec is pure Python, so
@@ -127,9 +123,9 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     """Build the sides once (adapter errors before any step), then the run and its report."""
     from model_checks.conform.adapter import preflight
     from model_checks.conform.lru_lockstep import EngineFactory
+    from model_checks.conform.lru_lockstep.report import shrink_broken
+    from model_checks.conform.lru_lockstep.run import ConformRun, conform
     from model_checks.conform.replay import replay_trace
-    from model_checks.conform.report import PropertyShrinker
-    from model_checks.conform.run import ConformRun, conform
     from spec import environment
 
     factory: EngineFactory | None = remote  # type: ignore[assignment]
@@ -145,7 +141,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     outcome = conform(adapter, PROFILES[args.profile], run)
     broken = outcome.broken_properties()
     for prop in sorted(required.intersection(broken)):
-        broken[prop] = PropertyShrinker(adapter, factory).shrink(prop, broken[prop])
+        broken[prop] = shrink_broken(adapter, factory, prop, broken[prop])
     mode = "two processes (zmq)" if remote else "one process"
     return _report(args, adapter, outcome, broken, required, (allowed, mode, missing))
 
@@ -229,13 +225,13 @@ def _report(
 ) -> int:
     """The report of a lockstep run; `run` is (the environment allowed, the process mode,
     the optional parts the adapter lacks)."""
-    from model_checks.conform.notation import wrap
-    from model_checks.conform.report import (
+    from model_checks.conform.lru_lockstep.report import (
         choices_line,
         coverage_line,
         safety_lines,
         statuses,
     )
+    from model_checks.conform.notation import wrap
     from model_checks.conform.traces import write_failure_traces
     from model_checks.conform.unchecked import lines as unchecked_lines
     from model_checks.conform.unchecked import lockstep_untested_lines
@@ -312,31 +308,18 @@ def _failures(outcome: Outcome, broken: dict[str, PropertyBroken]) -> list[Failu
     return found
 
 
-def _first(items: Sequence[str], what: str = "of them") -> str:
-    """One item, or the count and the first (the RESULT line stays one short line; every
-    finding is listed above it)."""
-    if len(items) == 1:
-        return items[0]
-    return f"{len(items)} {what}, first {items[0]}" if what == "cases" else (
-        f"{items[0]} and {len(items) - 1} more")
-
-
 def _final(outcome: Outcome, required: frozenset[str],
            status: dict[tuple[str, str], str]) -> tuple[int, str]:
     """The exit code and the one final line that says it."""
-    from model_checks.conform.report import INHERITED, KEPT, KNOWN, REGRESSION, VACUOUS
+    from model_checks.conform.lru_lockstep.report import INHERITED, KEPT, KNOWN, REGRESSION, VACUOUS
 
-    if outcome.harness is not None:
-        return EXIT_HARNESS, f"RESULT: HARNESS FAILURE (exit {EXIT_HARNESS})"
-    if outcome.findings:
+    if outcome.harness is None and outcome.findings:
         regressions = sorted(f"{p} on {v}" for (v, p), s in status.items() if s == REGRESSION)
         if regressions:
             return EXIT_FAIL, (f"RESULT: REGRESSION: the implementation breaks "
-                               f"{_first(regressions)} where the spec keeps it (exit 1)")
-        where = _first([f.where for f in outcome.findings], "cases")
-        return EXIT_FAIL, f"RESULT: DISAGREEMENT with the spec in {where} (exit 1)"
-    if outcome.steps == 0:
-        return EXIT_FAIL, "RESULT: NOTHING CHECKED (exit 1)"
+                               f"{first(regressions)} where the spec keeps it (exit 1)")
+    if outcome.harness is not None or outcome.findings or outcome.steps == 0:
+        return final(outcome)
     weak: dict[str, list[str]] = {}
     for (v, p), s in sorted(status.items()):
         if s in (INHERITED, KNOWN) and p in required:
@@ -347,6 +330,5 @@ def _final(outcome: Outcome, required: frozenset[str],
                                f"required {said} (exit {EXIT_WEAKNESS})")
     kept = sorted(p for p in required if all(
         status[(v, p)] in (KEPT, VACUOUS) for v in outcome.checked))
-    said = (f"; required properties kept in {outcome.steps} sampled steps: {', '.join(kept)}"
-            if required else "")
-    return EXIT_OK, f"RESULT: CONFORMS: every step agreed{said} (exit {EXIT_OK})"
+    return final(outcome, kept=f"; required properties kept in {outcome.steps} sampled "
+                 f"steps: {', '.join(kept)}" if required else "")

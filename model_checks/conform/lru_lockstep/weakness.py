@@ -38,10 +38,6 @@ SOURCE = "the project's answers (model_checks/answers/answers.json)"
 SourceIds = tuple[str, ...]
 
 
-def _order(env: Iterable[str]) -> SourceIds:
-    return tuple(sorted(set(env), key=lambda d: int(d[1:])))
-
-
 def answers() -> AnswerStore:
     """The committed answer store (read once per process)."""
     return load_answers()
@@ -61,7 +57,7 @@ def vacuous(variant: str, prop: str) -> str:
 
 def _hitting_set(sets: Sequence[SourceIds]) -> SourceIds:
     """The smallest set of drift sources meeting every set (first in numeric order)."""
-    sources = _order(d for s in sets for d in s)
+    sources = Environment.of(d for s in sets for d in s).sources
     for size in range(1, len(sources) + 1):
         for chosen in combinations(sources, size):
             if all(set(chosen) & set(s) for s in sets):
@@ -121,7 +117,7 @@ def weakness(variant: str, prop: str) -> Weakness:
     """The answer store's evidence on `variant`'s `prop`: its minimal breaking environments,
     the variants that keep it under every drift source, and its shortest witness."""
     store = answers()
-    minimal = tuple(_order(e) for e in store.minimal_breaking(variant, prop)
+    minimal = tuple(Environment.of(e).sources for e in store.minimal_breaking(variant, prop)
                     if all(d in DRIFT_IDS for d in e))
     kept_by = tuple(v for v in VARIANT_NAMES
                     if answer_in(v, prop, None).verdict.value == "holds")
@@ -175,4 +171,4 @@ def trace_sources(config: Config, actions: Iterable[Action]) -> SourceIds:
                 used.add("D9")
             if max(config.shadow_bytes(c), config.receiver_bytes(c)) > config.budget:
                 used.add("D11")
-    return _order(used)
+    return Environment.of(used).sources
