@@ -26,7 +26,6 @@ from model_checks.conform.adapter import (
 )
 from model_checks.conform.cases import Case, cases
 from model_checks.conform.configurations import configurations as configurations
-from model_checks.conform.corpus import corpus as corpus
 from model_checks.conform.lru_lockstep import (
     Broken,
     Disagreement,
@@ -34,6 +33,7 @@ from model_checks.conform.lru_lockstep import (
     Lockstep,
     shrink,
 )
+from model_checks.conform.lru_lockstep.corpus import corpus as corpus
 from model_checks.conform.lru_lockstep.judged import judged
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import ConformProfile as ConformProfile

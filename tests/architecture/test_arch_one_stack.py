@@ -58,8 +58,9 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "choices", "disagreement", "driver", "implementation", "judged",
-                "monitors", "notation", "observer", "properties", "runs", "views")
+LRU_LOCKSTEP = ("__init__", "choices", "corpus", "disagreement", "driver", "implementation",
+                "judged", "monitors", "notation", "observer", "properties", "runs",
+                "trace_files", "unchecked", "views")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
@@ -135,7 +136,14 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`judged`: on those observations, or on the spec's trace the implementation matched), its run
 as the one `run_script` follows it and its report of a disagreement (`runs`,
 `disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`); likewise a design's rules
+binding's `differences`), its runs' scripts (`corpus`: its scenarios, the spec mutants'
+witnesses, conformance's own scripts and its committed witnesses continued and mutated: the
+design's data, as its scenario suite is), its trace files (`trace_files`: a failure of its runs
+written in the key-replicated spec's trace format, with its full configuration, and `conform
+--replay` of one, a trace's spec steps grouped into the binding's implementation steps, as
+another binding's witness documents are replayed by `designs/conform.py`) and the optional
+parts of its adapter interface, with what each leaves unverified where an adapter lacks it
+(`unchecked`); likewise a design's rules
 for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
 LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
 tail) and `rules_for` is the one table of them (every other design is driven through
@@ -171,11 +179,11 @@ SPECIFIC: dict[str, frozenset[str]] = {
     "lru": frozenset({
         "conform/adapter.py", "conform/api_page.py", "conform/async_adapter.py",
         "conform/cases.py", "conform/codec.py", "conform/command.py",
-        "conform/configurations.py", "conform/corpus.py", "conform/emit.py",
+        "conform/configurations.py", "conform/emit.py",
         "conform/reference_adapter.py", "conform/reference_items.py",
-        "conform/remote.py", "conform/replay.py", "conform/report.py", "conform/run.py",
-        "conform/traces.py", "conform/two_processes.py", "conform/unchecked.py",
-        "conform/weakness.py", "conform/witnesses.py",
+        "conform/remote.py", "conform/report.py", "conform/run.py",
+        "conform/two_processes.py",
+        "conform/weakness.py",
         "explore/cell_tasks.py", "explore/command.py", "explore/forgetting_agreement.py",
         "explore/instance.py"}),
 }

@@ -34,6 +34,11 @@ One module per concern:
   call, or an atomic update's item steps, is one step of several actions), into its
   `Outcome`; shrinking; `disagreement`: what a run reports (a step the run cannot drive is
   the one driver's `NotDriven`).
+- `corpus`: its scripted corpus (scenarios, spec mutants' witnesses, conformance's own
+  scripts) and its committed witnesses as runs, continued and mutated.
+- `trace_files`: a run's failures written as trace files, and `conform --replay` of one.
+- `unchecked`: the optional parts of its adapter interface, and what each leaves unverified
+  where an adapter lacks it.
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 
