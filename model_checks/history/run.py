@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from model_checks.conform.adapter import Adapter, AdapterError, load_adapter, supports
+from model_checks.conform.lru_lockstep.unchecked import (
+    CLIENT_RESENDS,
+    END_TO_END,
+    YIELD_HOOK,
+    Part,
+    absent,
+)
+from model_checks.conform.lru_lockstep.unchecked import lines as unchecked_lines
 from model_checks.conform.notation import wrap
-from model_checks.conform.unchecked import CLIENT_RESENDS, END_TO_END, YIELD_HOOK, Part, absent
-from model_checks.conform.unchecked import lines as unchecked_lines
 from model_checks.history import report as cmd
 from model_checks.history.concurrent import (
     Run,

@@ -19,12 +19,13 @@ driver (`conform/design_lockstep.py`) through the design's binding (the LRU desi
 `Session` that the one `run_script` follows scripts and replays on), its generated runs by
 the one Hypothesis lockstep machine (`conform/machine.py`, over a binding's run and the
 design's rules), every design by one `conform` command, its runs those the design's entry
-in that table declares, its cases taken by the one run loop (`conform/run.py`). The LRU
-design still has the rest of its own stack beside the generic one (its trace files and
-corpus, ...): its modules are
-listed in `SPECIFIC`, a known list that only shrinks.
-The test fails on a module that is specific and not listed (a new design-specific checker)
-and on one listed that is no longer specific, or gone (take it off the list).
+in that table declares, its cases taken by the one run loop (`conform/run.py`). What is
+one design's own (its matrix cells' searches, its conformance cases, corpus, reports and
+trace files, its adapter interface) is a declaration in `PER_DESIGN`, with its reason, read
+through the tables above. `SPECIFIC` lists the checker modules still specific to one design
+beside those: none. The test fails on a module that is specific and not listed (a new
+design-specific checker) and on one listed that is no longer specific, or gone (take it off
+the list).
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ SHARED_NAMES = {"spec.config": frozenset({"Content", "InvalidConfiguration"}),
 """The spec's words every design uses (its designs import them too): a content, a refused
 configuration, an action not enabled."""
 
-LRU_LOCKSTEP = ("__init__", "calls", "cases", "choices", "command", "disagreement",
-                "driver", "implementation", "judged", "monitors", "notation", "observer",
-                "properties", "report", "run", "runs", "views", "weakness")
+LRU_LOCKSTEP = ("__init__", "calls", "cases", "choices", "command", "corpus",
+                "disagreement", "driver", "implementation", "judged", "monitors",
+                "notation", "observer", "properties", "report", "run", "runs",
+                "trace_files", "unchecked", "views", "weakness")
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
@@ -73,14 +75,12 @@ LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "mo
 LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "lazy_media", "slots", "symmetry")
 """The modules of the LRU design's state reductions (`explore/lru_reductions/`)."""
 
-LRU_BINDING = ("conform/adapter.py", "conform/codec.py", "conform/unchecked.py",
-               "conform/api_page.py", "conform/reference_adapter.py",
-               "conform/reference_items.py", "conform/async_adapter.py", "conform/remote.py",
+LRU_BINDING = ("conform/adapter.py", "conform/codec.py", "conform/api_page.py",
+               "conform/reference_adapter.py", "conform/reference_items.py", "conform/async_adapter.py", "conform/remote.py",
                "conform/two_processes.py")
 """The LRU design's implementation interface and what binds an implementation to it, under
 the public names adapters are written against (`model_checks.conform.adapter`,
-`model_checks.conform.reference_adapter:factory`): read by its own stack (`SPECIFIC`), by
-per-design modules and outside the checkers (its history checks, its mutants, the vLLM
+`model_checks.conform.reference_adapter:factory`): read by per-design modules and outside the checkers (its history checks, its mutants, the vLLM
 adapters, the docs), never by a design-generic checker (`generic_readers`)."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
@@ -158,17 +158,23 @@ bijection (`views`), the spec's steps of an implementation step and its choices 
 (`judged`: on those observations, or on the spec's trace the implementation matched), its run
 as the one `run_script` follows it and its report of a disagreement (`runs`,
 `disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`), and its runs as the one run loop (`conform/run.py`) takes them:
+binding's `differences`), its runs as the one run loop (`conform/run.py`) takes them:
 its cases per variant, the scenario corpus, witnesses and generated walks on the
 configurations it chooses per deployment (`cases`), what they showed on its state and
 actions and their verdict records (`run`), its safety verdicts per property and its
 inherited weaknesses, read from the project's answers for its variants (`report`,
 `weakness`), and its options read as the one command runs its entry (`command`), as another
-binding's runs are the one driver's walks of its instances, a trace in its adapter's calls
+binding's runs are the one driver's walks of its instances; its runs' scripts (`corpus`: its scenarios, the spec mutants'
+witnesses, conformance's own scripts and its committed witnesses continued and mutated: the
+design's data, as its scenario suite is), its trace files (`trace_files`: a failure of its runs
+written in the key-replicated spec's trace format, with its full configuration, and `conform
+--replay` of one, a trace's spec steps grouped into the binding's implementation steps, as
+another binding's witness documents are replayed by `designs/conform.py`) and the optional
+parts of its adapter interface, with what each leaves unverified where an adapter lacks it
+(`unchecked`), a trace in its adapter's calls
 for the one emitter (`calls`, as any other design's trace is embedded whole); and the LRU design's implementation interface itself
 (`LRU_BINDING`), as `designs/shm_views.py` is the shared-memory design's: the adapter
-interface (`conform/adapter.py`), the optional parts of it an adapter may lack and what stays
-unverified without them (`conform/unchecked.py`), its page in the docs, generated from it
+interface (`conform/adapter.py`), its page in the docs, generated from it
 (`conform/api_page.py`), the wire format of its calls (`conform/codec.py`: a spec content as
 media, payload tensors and placeholders), an adapter's engine in a second process and the way
 into it (`conform/remote.py`, `conform/two_processes.py`), and the reference implementation
@@ -205,15 +211,13 @@ TABLES = {"explore/lru_judging/": ("explore/judging.py", "lru"),
 """A per-design package -> the one generic module that may import it (its table), and the
 design it declares."""
 
-SPECIFIC: dict[str, frozenset[str]] = {
-    "lru": frozenset({
-        "conform/corpus.py", "conform/replay.py", "conform/traces.py",
-        "conform/witnesses.py"}),
-}
-"""The checker modules still specific to one design, by design: a known list that only
-shrinks. The LRU design's own stack (its trace files and corpus) and what reaches it.
-The design-generic witness files are not among them: the one trace format tags the classes
-each design declares (`Design.trace_tags`), not the LRU's."""
+SPECIFIC: dict[str, frozenset[str]] = {"lru": frozenset()}
+"""The checker modules still specific to one design: none. A design's own modules are
+declarations in `PER_DESIGN`, each with its reason above, reached through the tables the
+generic checkers read; a new module that reads one design's spec and is not declared fails
+`test_no_checker_module_is_specific_to_a_design_but_the_known_ones`. The design-generic
+witness files are not among them: the one trace format tags the classes each design
+declares (`Design.trace_tags`), not the LRU's."""
 
 
 def _name(path: Path) -> str:

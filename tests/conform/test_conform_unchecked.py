@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from model_checks.cli import main
+from model_checks.conform.lru_lockstep.unchecked import LOCKSTEP_PARTS, absent
 from model_checks.conform.reference_adapter import factory
-from model_checks.conform.unchecked import LOCKSTEP_PARTS, absent
 from tests.conform.seed_pair import factory as seed_factory
 
 SEED_PAIR = "tests.conform.seed_pair:factory"  # no retry_loop, no retry_items, no serve

@@ -1,6 +1,6 @@
 """Runs that start from the committed witnesses: with `--environment`, every committed
 witness of the variant inside the deployment is driven in lockstep on the implementation,
-continued and mutated (`model_checks.conform.witnesses`), so each minimal breaking set of
+continued and mutated (`model_checks.conform.lru_lockstep.corpus`), so each minimal breaking set of
 V2's S1 and S3 is reached by the reference's own run (exit 4 with `--require`, the trace
 written from that run)."""
 
@@ -12,7 +12,7 @@ import io
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.witnesses import MUTANTS, witness_cases
+from model_checks.conform.lru_lockstep.corpus import MUTANTS, witness_cases
 from spec import environment, variant_named
 
 REFERENCE = "model_checks.conform.reference_adapter:factory"

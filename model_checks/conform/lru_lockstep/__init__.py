@@ -41,6 +41,11 @@ One module per concern:
   `report` and `weakness`: its safety verdicts per property, judged against the project's
   answers (an inherited weakness and what removes it); `command`: its runs as the one
   `conform` command runs them (`designs.lockstep_bindings`).
+- `corpus`: its scripted corpus (scenarios, spec mutants' witnesses, conformance's own
+  scripts) and its committed witnesses as runs, continued and mutated.
+- `trace_files`: a run's failures written as trace files, and `conform --replay` of one.
+- `unchecked`: the optional parts of its adapter interface, and what each leaves unverified
+  where an adapter lacks it.
 
 Mapping of spec actions onto the implementation (docs/conformance.md has the full table):
 

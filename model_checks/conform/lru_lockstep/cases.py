@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from model_checks.conform.adapter import Adapter, AdapterError, HarnessFailure
-from model_checks.conform.corpus import corpus
 from model_checks.conform.lru_lockstep import (
     Driving,
     EngineFactory,
@@ -34,9 +33,9 @@ from model_checks.conform.lru_lockstep import (
     replay,
     session,
 )
+from model_checks.conform.lru_lockstep.corpus import WitnessCase, corpus, witness_cases
 from model_checks.conform.machine import Wiring, lockstep_machine, run_machine
 from model_checks.conform.profiles import ConformProfile
-from model_checks.conform.witnesses import WitnessCase, witness_cases
 from model_checks.scenarios.base import Scenario
 from model_checks.simulate.lru_rules import LRU_RULES
 from spec import ALL_DRIFT, Config, Content, Drift, Environment, ItemSize, Variant, needs_of
@@ -116,7 +115,7 @@ def cases(
 ) -> Iterator[Case]:
     """The corpus (scripted), then one generated case per configuration; with `environment`,
     only what lies inside it, and the committed witnesses inside it, each continued and
-    mutated (`witnesses.witness_cases`), before the generated cases. `served` (an adapter
+    mutated (`lru_lockstep.corpus.witness_cases`), before the generated cases. `served` (an adapter
     whose front end offers `EndToEnd`): each scenario with a plain round trip is run a
     second time with those round trips through the implementation's own end-to-end call."""
     if profile.corpus:

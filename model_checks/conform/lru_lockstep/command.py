@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     Failure = tuple[str, str, Config, Sequence[Action], str, object]
     Emit = Callable[[Sequence[Failure]], None]
     from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
-    from model_checks.conform.unchecked import Part
+    from model_checks.conform.lru_lockstep.unchecked import Part
 
 from model_checks.conform.exits import EXIT_FAIL, EXIT_WEAKNESS
 from model_checks.conform.run import final, first
@@ -125,7 +125,7 @@ def _checked(args: argparse.Namespace, adapter: Adapter, variants: tuple[str, ..
     from model_checks.conform.lru_lockstep import EngineFactory
     from model_checks.conform.lru_lockstep.report import shrink_broken
     from model_checks.conform.lru_lockstep.run import ConformRun, conform
-    from model_checks.conform.replay import replay_trace
+    from model_checks.conform.lru_lockstep.trace_files import replay_trace
     from spec import environment
 
     factory: EngineFactory | None = remote  # type: ignore[assignment]
@@ -150,7 +150,7 @@ def _missing(adapter: Adapter, variants: tuple[str, ...] | None, required: froze
              ) -> tuple[Part, ...]:
     """The optional parts the adapter lacks; a usage error if a required property's check
     needs one of them."""
-    from model_checks.conform.unchecked import absent, needing
+    from model_checks.conform.lru_lockstep.unchecked import absent, needing
 
     missing = absent(adapter, variants or VARIANT_NAMES)
     error = needing(required, missing)
@@ -231,10 +231,10 @@ def _report(
         safety_lines,
         statuses,
     )
+    from model_checks.conform.lru_lockstep.trace_files import write_failure_traces
+    from model_checks.conform.lru_lockstep.unchecked import lines as unchecked_lines
+    from model_checks.conform.lru_lockstep.unchecked import lockstep_untested_lines
     from model_checks.conform.notation import wrap
-    from model_checks.conform.traces import write_failure_traces
-    from model_checks.conform.unchecked import lines as unchecked_lines
-    from model_checks.conform.unchecked import lockstep_untested_lines
 
     allowed, mode, missing = run
 
@@ -271,7 +271,7 @@ def _report(
                            *unchecked_lines(missing),
                            *lockstep_untested_lines(outcome.refusals)])))
     if args.json:
-        from model_checks.conform.traces import write_run_records
+        from model_checks.conform.lru_lockstep.trace_files import write_run_records
 
         write_run_records(args.json, outcome, paths, [p.to_json() for p in missing])
     emitter = _emitter(args, adapter)

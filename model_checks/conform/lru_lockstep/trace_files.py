@@ -1,16 +1,25 @@
-"""`conform --replay TRACE`: one trace file followed step for step against an implementation.
+"""The LRU binding's conformance trace files (the key-replicated spec's ITF traces,
+`model_checks.kernel.trace_file`): every failure of a run written so that it replays, and
+`conform --replay TRACE`, one trace file followed step for step against an implementation.
+
+With `--json PATH` (say `build/conform/records.json`), beside the records:
+`records.disagreement-N.trace.json`, the N-th disagreement (a regression included) as the
+spec's trace of its shrunk script (its metadata's `property` is `disagreement`, its
+`conformance` names the case and the observation that differed), and
+`records.<ID>.trace.json`, the shortest trace on which the implementation broke property ID;
+each with its `.trace.txt` (the report and the step table in the one trace notation).
+`conform --adapter ... --replay FILE` runs any of them (or a lattice witness) against the
+implementation, `python -m model_checks replay FILE` on the spec alone.
 
 The replay is exact: every spec step of the file is one implementation step (an atomic
 update's item steps, consecutive in the file, are its one `update`; a round trip the file's
 case drove through the implementation's end-to-end call is that call again). A step it cannot
 drive stops the replay there, named with the reason, with its own result and exit code
 (`exits.EXIT_NOT_FOLLOWED`): a trace that was not followed is never reported as kept.
-
-Under another variant (`--replay TRACE --variant V`): the file's actions are a script for V,
-as the trace's clients, drift and scheduling would drive V (the spec re-derives every state
-under V; an action V does not enable there is skipped), and the channel is settled at the end
-(every message delivered, every reply taken), so a witness of one variant is asked of an
-implementation of another: 0 when nothing it records or requires breaks.
+Under another variant (`--replay TRACE --variant V`): the file's actions are a script for V
+(the spec re-derives every state under V; an action V does not enable there is skipped), and
+the channel is settled at the end, so a witness of one variant is asked of an implementation
+of another: 0 when nothing it records or requires breaks.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +39,20 @@ from model_checks.conform.exits import (
     EXIT_USAGE,
     EXIT_WEAKNESS,
 )
-from model_checks.conform.lru_lockstep import (
-    Broken,
-    Disagreement,
-    Driving,
-    EngineFactory,
-    not_followed,
-    replay,
-)
+from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
+from model_checks.conform.lru_lockstep.implementation import EngineFactory
+from model_checks.conform.lru_lockstep.runs import Driving, not_followed, replay, spec_trace
 from model_checks.conform.notation import wrap
+from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
 from model_checks.kernel import itf, lru_notation, result_files
-from model_checks.kernel.trace_file import BadTraceFile, Replayed, replay_file
+from model_checks.kernel.trace_file import (
+    BadTraceFile,
+    Replayed,
+    replay_file,
+    trace_to_json,
+    write_trace,
+)
+from model_checks.kernel.verdict_records import CONFORMANCE, Verdict, VerdictRecord, write_records
 from spec import Config, Trace, registry, variant_named
 from spec.drift import Environment
 from spec.transitions import Action
@@ -199,3 +212,83 @@ def step_table(trace: Trace) -> str:
         lines.append(f"       {state}")
     line = lru_notation.processings(trace.final)
     return "\n".join(wrap([*lines, *([f"  {line}"] if line else [])]))
+
+
+DISAGREEMENT = "disagreement"
+"""`#meta.property` of a disagreement trace (no property of the registry is re-checked on
+replay; the lockstep against the implementation is)."""
+
+
+@dataclass
+class TracePaths:
+    """The files written: per finding (in order) and per broken property."""
+
+    findings: list[str] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+def write_failure_traces(json_path: Path, outcome: Outcome,
+                         broken: dict[str, PropertyBroken]) -> TracePaths:
+    """The JSON trace and its text form for every disagreement and broken property."""
+    paths = TracePaths()
+    for number, finding in enumerate(outcome.findings, start=1):
+        found = finding.disagreement
+        trace = spec_trace(finding.config, found.actions[: found.step])
+        if trace is not None:
+            paths.findings.append(_write(
+                json_path, f"{DISAGREEMENT}-{number}", trace,
+                trace_to_json(trace, property_id=DISAGREEMENT, step=found.step,
+                              reason=str(found), checker=CONFORMANCE.record),
+                {"where": finding.where, "caught_by": found.caught_by, "served": found.served},
+                f"{finding.where}\n{found.report()}\n\nthe spec's steps:"))
+    for prop, found_prop in sorted(broken.items()):
+        b = found_prop.broken
+        trace = spec_trace(found_prop.config, b.actions)
+        if trace is not None:
+            paths.properties[prop] = _write(
+                json_path, prop, trace,
+                trace_to_json(trace, property_id=prop, step=len(trace.steps), reason=b.reason,
+                              checker=CONFORMANCE.record),
+                {"where": found_prop.where, "served": b.served},
+                f"{prop} broken by the implementation in {found_prop.where} at step {b.step}: "
+                f"{b.reason}")
+    return paths
+
+
+def _write(json_path: Path, name: str, trace: Trace, data: dict[str, Any],
+           conformance: dict[str, object], heading: str) -> str:
+    """`data` with its `conformance` metadata as `records.<name>.trace.json` beside
+    `json_path`, and its text (`heading`, then `trace`'s step table) as its `.txt`."""
+    path = json_path.with_name(f"{json_path.stem}.{name}.trace.json")
+    itf.project(data)["conformance"] = conformance
+    write_trace(path, data)
+    path.with_suffix(".txt").write_text(
+        f"{heading}\n{lru_notation.step_text(trace)}\nnotation: docs/notation.md\n")
+    return str(path)
+
+
+def write_run_records(path: Path, outcome: Outcome, paths: TracePaths | None,
+                      unchecked: list[dict[str, object]] | None = None) -> None:
+    """The run's verdict records, each failing one pointing at its trace file; beside them
+    `refusals` (the rejections run through the front end's own refusal path), `choices`
+    (the choices the spec allows that the implementation was seen making) and `unchecked`
+    (the optional parts the adapter lacks, `unchecked.Part.to_json`)."""
+    records = list(outcome.records)
+    if paths is not None and paths.findings:
+        first = paths.findings[0]
+        records = [replace(r, counterexample_path=first)
+                   if r.property == "lockstep" and r.counterexample_length else r
+                   for r in records]
+    properties = paths.properties if paths is not None else {}
+    safety = [replace(r, counterexample_path=properties.get(r.property))
+              if r.verdict is Verdict.COUNTEREXAMPLE else r
+              for r in outcome.safety_records(outcome.seconds)]
+    if outcome.steps == 0 and outcome.harness is None:
+        records.append(VerdictRecord(CONFORMANCE.record, "none", (), "lockstep", Verdict.UNKNOWN, 0,
+                                     "steps", outcome.seconds,
+                                     detail=f"{outcome.adapter}: nothing checked (0 steps)"))
+    extra: dict[str, object] = {"refusals": outcome.refusals,
+                                "choices": dict(outcome.choices)}
+    if unchecked is not None:
+        extra["unchecked"] = unchecked
+    write_records(path, records + safety, extra)

@@ -1,4 +1,5 @@
-"""Every part of an implementation a run could not exercise, and what that leaves unverified.
+"""Every part of an implementation a run could not exercise, and what that leaves unverified:
+the LRU binding's declaration of its adapter interface's optional parts.
 
 Each optional interface of an adapter (`adapter.ClientLoop`, `ClientRetry`, `ItemUpdates`,
 `EndToEnd`; in the concurrent modes, the yield hook's `attach`) lets the harness run one more
