@@ -76,12 +76,14 @@ LRU_REDUCTIONS = ("__init__", "canonical", "forgetting", "lazy_media", "slots", 
 """The modules of the LRU design's state reductions (`explore/lru_reductions/`)."""
 
 LRU_BINDING = ("conform/adapter.py", "conform/codec.py", "conform/api_page.py",
-               "conform/reference_adapter.py", "conform/reference_items.py", "conform/async_adapter.py", "conform/remote.py",
+               "conform/reference_adapter.py", "conform/reference_items.py",
+               "conform/async_adapter.py", "conform/remote.py",
                "conform/two_processes.py")
-"""The LRU design's implementation interface and what binds an implementation to it, under
-the public names adapters are written against (`model_checks.conform.adapter`,
-`model_checks.conform.reference_adapter:factory`): read by per-design modules and outside the checkers (its history checks, its mutants, the vLLM
-adapters, the docs), never by a design-generic checker (`generic_readers`)."""
+"""The LRU design's implementation interface and what binds an implementation to it, under the
+public names adapters are written against (`model_checks.conform.adapter`,
+`model_checks.conform.reference_adapter:factory`): read by per-design modules and outside the
+checkers (its history checks, its mutants, the vLLM adapters, the docs), never by a
+design-generic checker (`generic_readers`)."""
 
 PER_DESIGN = frozenset({"designs/shm_proofs.py", "designs/shm_restricted.py",
                         "designs/encoder_proofs.py", "designs/path_witnesses.py",
@@ -119,88 +121,82 @@ and a design's lattice:
 search (`explore/lattice.py`), its report and its command (`explore/lattice_command.py`)
 read: how one environment climbs the ladder, what holds before exploring, the request the
 options describe, the design's all-instance proofs and the properties they decide
-(`explore/every_instance.py` decides environments over any design's), other checkers'
-breaks as it replays them and its own (`explore/evidence.py` gathers them for any design),
-and how a witness is checked before it is written; `explore/lattice_profiles.py` the
-ladders it climbs per profile, as other designs declare their instances and rungs in
-`spec/designs/`; and a design's searches of its own beside the one search of its instances,
-for the one `explore` command (`explore_command`, reading
-`explore/design_explorer.DesignExplorer`): `explore/lru_explore.py` declares the LRU
-design's (its matrix cells searched and judged, the instance a user names searched as one
-cell, its lattice) and `explorer_for` is the one table of them, over its cells' search
-(`explore/command.py`: its options, profiles, cells' table and their comparison with its
-expected matrix; `explore/cell_tasks.py`: a cell's instances decided largest first by its
-judge, its verdict records and traces), and `explore/named_instance.py` states the
-instances a user names in the LRU design's keys (its family's bounds and sizes), as
-`lattice_instance.py` states its ladder and `explore/instance.py` the instances its cells are
-searched in (the matrix's cut per cell, described as its records quote them) and how its
-counterexamples are replayed for the cross-check; and `explore/forgetting_agreement.py`
-checks the LRU design's forgetting reductions sound (one instance searched with and without
-them, both judged by its judge, the verdicts compared), a statement about its reductions as
-they are; and a design's
-lockstep binding, declared per design in
-`designs/lockstep_bindings.py`, the one table the one lockstep driver
-(`conform/design_lockstep.py`) and the one conform command (`conform_command.py`,
-`--design NAME`, default lru) read: the design's runs and the options they read (the LRU
-design's entry, its cases and report, taken by the one run loop, `conform/run.py`, as
+(`explore/every_instance.py` decides environments over any design's), other checkers' breaks as
+it replays them and its own (`explore/evidence.py` gathers them for any design), and how a
+witness is checked before it is written; `explore/lattice_profiles.py` the ladders it climbs per
+profile, as other designs declare their instances and rungs in `spec/designs/`; and a design's
+searches of its own beside the one search of its instances, for the one `explore` command
+(`explore_command`, reading `explore/design_explorer.DesignExplorer`): `explore/lru_explore.py`
+declares the LRU design's (its matrix cells searched and judged, the instance a user names
+searched as one cell, its lattice) and `explorer_for` is the one table of them, over its cells'
+search (`explore/command.py`: its options, profiles, cells' table and their comparison with its
+expected matrix; `explore/cell_tasks.py`: a cell's instances decided largest first by its judge,
+its verdict records and traces), and `explore/named_instance.py` states the instances a user
+names in the LRU design's keys (its family's bounds and sizes), as `lattice_instance.py` states
+its ladder and `explore/instance.py` the instances its cells are searched in (the matrix's cut
+per cell, described as its records quote them) and how its counterexamples are replayed for the
+cross-check; and `explore/forgetting_agreement.py` checks the LRU design's forgetting reductions
+sound (one instance searched with and without them, both judged by its judge, the verdicts
+compared), a statement about its reductions as they are; and a design's lockstep binding,
+declared per design in `designs/lockstep_bindings.py`, the one table the one lockstep driver
+(`conform/design_lockstep.py`) and the one conform command (`conform_command.py`, `--design
+NAME`, default lru) read: the design's runs and the options they read (the LRU design's entry,
+its cases and report, taken by the one run loop, `conform/run.py`, as
 `conform/lru_lockstep/command.py` declares them, reached only through the table), how an
-implementation of
-the design is driven and its state viewed in the design's terms (the shared-memory design's: its
-adapter interface and observations in `designs/shm_views.py`, its engine harness and the
-observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding states a design's
-state in Z3's terms; the LRU design's binding is its run with the driver's optional
-capabilities (`design_lockstep.Stepping` and `Settling`, taken by the one `take_step` and
-`settle`; its scripts followed by the one `follow`), in `conform/lru_lockstep/`: its adapter
+implementation of the design is driven and its state viewed in the design's terms (the
+shared-memory design's: its adapter interface and observations in `designs/shm_views.py`, its
+engine harness and the observations' differences in `designs/shm_lockstep.py`), as a Z3 encoding
+states a design's state in Z3's terms; the LRU design's binding is its run with the driver's
+optional capabilities (`design_lockstep.Stepping` and `Settling`, taken by the one `take_step`
+and `settle`; its scripts followed by the one `follow`), in `conform/lru_lockstep/`: its adapter
 interface driven action by action (`implementation`), both sides' observations and its tag
 bijection (`views`), the spec's steps of an implementation step and its choices (`driver`,
 `choices`), the properties and L1-L4 judged on the implementation's own observations
-(`observer`, `monitors`, `properties`) and how it judges each property of the design
-(`judged`: on those observations, or on the spec's trace the implementation matched), its run
-as the one `run_script` follows it and its report of a disagreement (`runs`,
-`disagreement`), both sides' observations written in the trace notation (`notation`, as another
-binding's `differences`), its runs as the one run loop (`conform/run.py`) takes them:
-its cases per variant, the scenario corpus, witnesses and generated walks on the
-configurations it chooses per deployment (`cases`), what they showed on its state and
-actions and their verdict records (`run`), its safety verdicts per property and its
-inherited weaknesses, read from the project's answers for its variants (`report`,
-`weakness`), and its options read as the one command runs its entry (`command`), as another
-binding's runs are the one driver's walks of its instances; its runs' scripts (`corpus`: its scenarios, the spec mutants'
-witnesses, conformance's own scripts and its committed witnesses continued and mutated: the
-design's data, as its scenario suite is), its trace files (`trace_files`: a failure of its runs
-written in the key-replicated spec's trace format, with its full configuration, and `conform
---replay` of one, a trace's spec steps grouped into the binding's implementation steps, as
-another binding's witness documents are replayed by `designs/conform.py`) and the optional
-parts of its adapter interface, with what each leaves unverified where an adapter lacks it
-(`unchecked`), a trace in its adapter's calls
-for the one emitter (`calls`, as any other design's trace is embedded whole); and the LRU design's implementation interface itself
-(`LRU_BINDING`), as `designs/shm_views.py` is the shared-memory design's: the adapter
-interface (`conform/adapter.py`), its page in the docs, generated from it
+(`observer`, `monitors`, `properties`) and how it judges each property of the design (`judged`:
+on those observations, or on the spec's trace the implementation matched), its run as the one
+`run_script` follows it and its report of a disagreement (`runs`, `disagreement`), both sides'
+observations written in the trace notation (`notation`, as another binding's `differences`), its
+runs as the one run loop (`conform/run.py`) takes them: its cases per variant, the scenario
+corpus, witnesses and generated walks on the configurations it chooses per deployment (`cases`),
+what they showed on its state and actions and their verdict records (`run`), its safety verdicts
+per property and its inherited weaknesses, read from the project's answers for its variants
+(`report`, `weakness`), and its options read as the one command runs its entry (`command`), as
+another binding's runs are the one driver's walks of its instances; its runs' scripts (`corpus`:
+its scenarios, the spec mutants' witnesses, conformance's own scripts and its committed
+witnesses continued and mutated: the design's data, as its scenario suite is), its trace files
+(`trace_files`: a failure of its runs written in the key-replicated spec's trace format, with
+its full configuration, and `conform --replay` of one, a trace's spec steps grouped into the
+binding's implementation steps, as another binding's witness documents are replayed by
+`designs/conform.py`) and the optional parts of its adapter interface, with what each leaves
+unverified where an adapter lacks it (`unchecked`), a trace in its adapter's calls for the one
+emitter (`calls`, as any other design's trace is embedded whole); and the LRU design's
+implementation interface itself (`LRU_BINDING`), as `designs/shm_views.py` is the shared-memory
+design's: the adapter interface (`conform/adapter.py`), its page in the docs, generated from it
 (`conform/api_page.py`), the wire format of its calls (`conform/codec.py`: a spec content as
 media, payload tensors and placeholders), an adapter's engine in a second process and the way
 into it (`conform/remote.py`, `conform/two_processes.py`), and the reference implementation
 bound to it (`conform/reference_adapter.py`, its item-level updates `reference_items.py`, its
-asyncio front end `async_adapter.py`); likewise a design's rules
-for the one Hypothesis machine (`simulate/machine.py`): `simulate/lru_rules.py` declares the
-LRU design's (one rule per action type, requests drawn whole, its trace properties and fair
-tail) and `rules_for` is the one table of them (every other design is driven through
-`simulate/machine.GenericRules`); likewise a design's expected matrix for the one Hypothesis
-matrix (`simulate/run.py`, `simulate/command.py`, reading `simulate/matrix_design.MatrixDesign`):
-`simulate/lru_matrix.py` declares the LRU design's (its cells, reasoned from its protocol, the
-instance a cell is searched in, its trace file, its mutants, and its explicit witnesses,
-`simulate/witnesses.py`: traces of its actions) and `matrix_for` is the one table of them;
-and a design's hand-written scenario suite for the one runner (`scenarios/run.py`, reading
-`ScenarioSuite`): `scenarios/catalog.py` declares the LRU design's (`scenarios/base.py`: an
-LRU scenario, a script of its actions on its configurations) and `suite_for` is the one table
-of them; and a design's judging of a searched instance (`explore/judging.Judging`, read by
-the one-instance search of any design, `explore/design_search.py`): `explore/lru_judging/`
-declares the LRU design's (`declaration`; its judge of the registry's properties and lemmas
-on a graph, `judge`, with the state properties checked as the search numbers states,
-`state_checks`, L1-L3 by monitors in product with the graph, `monitors` and `product`, L4 by
-stuck states and fair lassos, `liveness`, the properties that can stop a search at their
-break, `early_stop`, the lattice's monotonicity lemma on a run, `monotone`, and its
-partial-order reduction with the judging on the reduced graph, `reduction/`) and
-`judging.judging_for` is the one table of them (every other design is judged through
-`judging.DesignJudging`, its properties checked on every transition).
+asyncio front end `async_adapter.py`); likewise a design's rules for the one Hypothesis machine
+(`simulate/machine.py`): `simulate/lru_rules.py` declares the LRU design's (one rule per action
+type, requests drawn whole, its trace properties and fair tail) and `rules_for` is the one table
+of them (every other design is driven through `simulate/machine.GenericRules`); likewise a
+design's expected matrix for the one Hypothesis matrix (`simulate/run.py`,
+`simulate/command.py`, reading `simulate/matrix_design.MatrixDesign`): `simulate/lru_matrix.py`
+declares the LRU design's (its cells, reasoned from its protocol, the instance a cell is
+searched in, its trace file, its mutants, and its explicit witnesses, `simulate/witnesses.py`:
+traces of its actions) and `matrix_for` is the one table of them; and a design's hand-written
+scenario suite for the one runner (`scenarios/run.py`, reading `ScenarioSuite`):
+`scenarios/catalog.py` declares the LRU design's (`scenarios/base.py`: an LRU scenario, a script
+of its actions on its configurations) and `suite_for` is the one table of them; and a design's
+judging of a searched instance (`explore/judging.Judging`, read by the one-instance search of
+any design, `explore/design_search.py`): `explore/lru_judging/` declares the LRU design's
+(`declaration`; its judge of the registry's properties and lemmas on a graph, `judge`, with the
+state properties checked as the search numbers states, `state_checks`, L1-L3 by monitors in
+product with the graph, `monitors` and `product`, L4 by stuck states and fair lassos,
+`liveness`, the properties that can stop a search at their break, `early_stop`, the lattice's
+monotonicity lemma on a run, `monotone`, and its partial-order reduction with the judging on the
+reduced graph, `reduction/`) and `judging.judging_for` is the one table of them (every other
+design is judged through `judging.DesignJudging`, its properties checked on every transition).
 
 A per-design module is behind its interface: of the generic modules, only its table reads
 it (`TABLES`); the other modules that import it are per design too, or specific to the same

@@ -26,7 +26,6 @@ from model_checks.conform.adapter import (
     build_front_end,
     supports,
 )
-from model_checks.conform.corpus import corpus as corpus
 from model_checks.conform.lru_lockstep import (
     Broken,
     Disagreement,
@@ -36,6 +35,7 @@ from model_checks.conform.lru_lockstep import (
 )
 from model_checks.conform.lru_lockstep.cases import Case, cases
 from model_checks.conform.lru_lockstep.cases import configurations as configurations
+from model_checks.conform.lru_lockstep.corpus import corpus as corpus
 from model_checks.conform.lru_lockstep.judged import judged
 from model_checks.conform.profiles import PROFILES as PROFILES
 from model_checks.conform.profiles import ConformProfile as ConformProfile

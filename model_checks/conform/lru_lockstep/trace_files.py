@@ -41,9 +41,9 @@ from model_checks.conform.exits import (
 )
 from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
 from model_checks.conform.lru_lockstep.implementation import EngineFactory
+from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
 from model_checks.conform.lru_lockstep.runs import Driving, not_followed, replay, spec_trace
 from model_checks.conform.notation import wrap
-from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
 from model_checks.kernel import itf, lru_notation, result_files
 from model_checks.kernel.trace_file import (
     BadTraceFile,
