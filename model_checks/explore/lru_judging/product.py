@@ -85,7 +85,7 @@ class _Crossing:
         return self.map
 
 
-REMEMBERED_STATES = 4096
+REMEMBERED_STATES = 1 << 14
 """How many states' crossed edges the product remembers (the oldest forgotten first)."""
 
 
