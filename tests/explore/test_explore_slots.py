@@ -9,6 +9,7 @@ comparison on every matrix cell."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,27 @@ def test_related_states_get_one_key_even_when_their_live_requests_tie() -> None:
         tied += len(set(summaries)) < len(summaries)
         assert slots_key(config, _live_reversed(config, state)) == slots_key(config, state)
     assert compared and tied  # states with ties were compared
+
+
+def test_only_memories_that_name_no_request_skip_the_rid_map() -> None:
+    """The product skips an edge's rid map only where every memory is one that the empty
+    map keeps (each monitor's start): a start that names a request is not taken for one."""
+    graph = build(_three_requests(V3, ("D2",)),
+                  GraphOptions(max_states=100, forget=True, slots=True, checks=()))
+    monitors = [m for m in MONITORS.values() if not m.state_local]
+    joint = product.ProductSearch(graph, monitors)
+    assert joint._names_no_request(tuple(m.start for m in monitors))
+    assert not joint._names_no_request(tuple(
+        frozenset({0}) if m.property_id == "L3" else m.start for m in monitors))
+    named = dataclasses.replace(MONITORS["L3"], start=frozenset({0}))
+    assert not product.ProductSearch(graph, [named])._names_no_request((frozenset({0}),))
+
+
+def test_rid_maps_skipped_where_a_memory_names_a_request_are_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check can fail: a product that took every memory for one naming no request
+    (so crossed every edge without its rid map) disagrees with the search without
+    forgetting."""
+    monkeypatch.setattr(product.ProductSearch, "_names_no_request", lambda self, m: True)
+    result = compare(_three_requests(V3, ("D2",)), LIMIT, slots=True)
+    assert not result.agrees

@@ -24,7 +24,7 @@ slots (`Graph.slots`), each monitor reads the real successor and its memory is t
 onto the stored target's rids (`slots.slot_map`, `Monitor.rename_rids`); the path keeps each
 step's rid map (`Verdict.slot_maps`).
 
-What each edge's crossing needs (its observed step, identity renaming and rid map: `Crossed`)
+What each edge's crossing needs (its observed step, identity renaming and rid map: `_Crossing`)
 comes, on the fly (`early_stop`), from the search itself: as it expands a state it hands its
 successors, each computed once, to `expanded`, and the product runs on at once, so each
 edge's spec step is computed once per search. A state's crossings are remembered for the
@@ -32,6 +32,11 @@ edge's spec step is computed once per search. A state's crossings are remembered
 that, or a graph searched before its product (`search_product`), has them recomputed from the
 state and the action (`_slot_edges`, on a graph with request slots renumbered) or read off the
 stored target (`Graph.real_successor`).
+
+An edge's rid map is computed only where something reads it (`_Crossing.rid_map`): where a
+memory after the step names a request (a memory that the empty map keeps, as every
+monitor's start memory is kept, names none: renaming it keeps it), and along a violation's
+path, whose maps are recomputed from its states when the violation is met (`_path`).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from typing import TYPE_CHECKING, cast
 from model_checks.explore.lru_judging.monitors import Memory, Monitor, Step, observe
 from model_checks.explore.lru_reductions.slots import SlotMap, slot_map
 from model_checks.explore.lru_reductions.symmetry import Renaming, rename_state
-from spec import Action, State
+from spec import Action, Config, State
 
 if TYPE_CHECKING:  # graph.py and search_core.py reach this module (early_stop)
     from model_checks.explore.graph import Graph
@@ -54,11 +59,33 @@ DONE = "violated"
 """The memory of a monitor that has found its violation (no monitor's memory is a str)."""
 
 Node = tuple[int, tuple[Memory, ...]]
-Link = tuple[Node, Action, "Renaming | None", "SlotMap | None"]
-Crossed = tuple[Step, "Renaming | None", "SlotMap | None"]
-"""An edge as the monitors cross it on a graph with request slots renumbered (`_slot_edges`)."""
+Link = tuple[Node, Action, "Renaming | None", int]
+"""A product edge: the node it leaves, its action and identity renaming, and its position
+among the edges of the node's state (its rid map is recomputed from it: `_path`)."""
 
-REMEMBERED_STATES = 4096
+
+class _Crossing:
+    """An edge as the monitors cross it: the observed step, the identity renaming, and on a
+    graph with request slots renumbered its rid map (`slots.slot_map` from the successor in
+    the stored state's identities onto the stored target), computed at the first read."""
+
+    def __init__(self, step: Step, renaming: Renaming | None, named: State | None,
+                 stored: State | None) -> None:
+        self.step, self.renaming = step, renaming
+        self.named, self.stored = named, stored
+        self.known = named is None or stored is named  # the target is that very state
+        self.map: SlotMap | None = None
+
+    def rid_map(self, config: Config) -> SlotMap | None:
+        """The edge's rid map (None: it moves no rid)."""
+        if not self.known:
+            assert self.named is not None and self.stored is not None
+            self.map = slot_map(config, self.named, self.stored)
+            self.known, self.named, self.stored = True, None, None
+        return self.map
+
+
+REMEMBERED_STATES = 1 << 14
 """How many states' crossed edges the product remembers (the oldest forgotten first)."""
 
 
@@ -97,7 +124,13 @@ class _Joint:
         self.found: list[tuple[list[tuple[Action, Renaming | None, SlotMap | None]], str]
                          | None] = [None] * len(self.monitors)
         self.live = len(self.monitors)
-        self._crossed: dict[int, list[Crossed]] = {}
+        self._crossed: dict[int, list[_Crossing]] = {}
+        self._remembered: deque[int] = deque()  # the keys of `_crossed`, oldest first
+        self._unnamed = tuple(m.start if m.rename_rids(m.start, {}) == m.start else object()
+                              for m in self.monitors)
+        """Per monitor, a memory that names no request (its start, where dropping every rid
+        keeps it), which every rid map keeps: a successor whose memories are all such (or
+        `DONE`) needs no rid map."""
 
     def run(self, expanded_only: bool = False) -> None:
         """Expand nodes breadth-first until the queue is empty or every monitor has found
@@ -119,23 +152,38 @@ class _Joint:
             if crossed is None and slots:
                 crossed = self._slot_edges(index, before)
             for k in edges:
-                action, target, renaming, moved = actions[codes[k]], targets[k], None, None
+                action, target, renaming = actions[codes[k]], targets[k], None
+                position = k - edges.start
                 if crossed is not None:
-                    step, renaming, moved = crossed[k - edges.start]
-                elif symmetric:
-                    renaming = graph.renaming(index, k - edges.start)
-                    step = observe(before, action, graph.real_successor(index, k - edges.start))
+                    crossing = crossed[position]
+                    step, renaming = crossing.step, crossing.renaming
+                    after = memories if step.quiet else self._moved(node, step, action)
+                    if slots and not self._names_no_request(after):
+                        moved = crossing.rid_map(graph.config)
+                        if moved is not None:
+                            after = self._slots_moved(after, dict(moved))
                 else:
-                    step = observe(before, action, states[target])
-                after = memories if step.quiet else self._moved(node, step, action)
-                if moved is not None:
-                    after = self._slots_moved(after, dict(moved))
+                    if symmetric:
+                        renaming = graph.renaming(index, position)
+                        real = graph.real_successor(index, position)
+                    else:
+                        real = states[target]
+                    step = observe(before, action, real)
+                    after = memories if step.quiet else self._moved(node, step, action)
                 if renaming is not None:
                     after = self._renamed(after, renaming)
                 successor = (target, after)
                 if successor not in came:
-                    came[successor] = (node, action, renaming, moved)
+                    came[successor] = (node, action, renaming, position)
                     queue.append(successor)
+
+    def _names_no_request(self, memories: tuple[Memory, ...]) -> bool:
+        """True when every memory is `DONE` or one that names no request (`_unnamed`): every
+        rid map keeps them."""
+        for memory, unnamed in zip(memories, self._unnamed, strict=True):
+            if memory is not DONE and memory != unnamed:
+                return False
+        return True
 
     def expanded(self, index: int, before: State, reals: Sequence[State],
                  successors: Sequence[State]) -> None:
@@ -147,7 +195,7 @@ class _Joint:
         self._remember(index, self._crossings(index, before, reals, successors))
         self.run(expanded_only=True)
 
-    def _slot_edges(self, index: int, before: State) -> list[Crossed]:
+    def _slot_edges(self, index: int, before: State) -> list[_Crossing]:
         """The crossings of state `index` (`before`) of a graph with request slots renumbered,
         its real successors recomputed from the state and each action (the search did not
         hand them, or they are forgotten), remembered."""
@@ -165,28 +213,28 @@ class _Joint:
         return self._remember(index, self._crossings(index, before, reals, named))
 
     def _crossings(self, index: int, before: State, reals: Sequence[State],
-                   successors: Sequence[State]) -> list[Crossed]:
+                   successors: Sequence[State]) -> list[_Crossing]:
         """Per edge of state `index` (`before`): the step to its real successor (`reals`),
-        the edge's identity renaming and, on a graph with request slots renumbered, the rid
-        map from the successor in the stored state's identities (`successors`) onto the
-        stored target (None where the target is that very state)."""
+        the edge's identity renaming and, on a graph with request slots renumbered, what its
+        rid map is computed from: the successor in the stored state's identities
+        (`successors`) and the stored target."""
         graph = self.graph
         actions, codes, targets = graph.actions, graph.edge_action, graph.edge_target
-        states, symmetric, slots, config = graph.states, graph.symmetric, graph.slots, graph.config
+        states, symmetric, slots = graph.states, graph.symmetric, graph.slots
         edges, crossed = graph.edge_range(index), []
         for k, real, named in zip(edges, reals, successors, strict=True):
             action = actions[codes[k]]
             renaming = graph.renaming(index, k - edges.start) if symmetric else None
-            moved = None
-            if slots:
-                stored = states[targets[k]]
-                moved = None if stored is named else slot_map(config, named, stored)
-            crossed.append((observe(before, action, real), renaming, moved))
+            step = observe(before, action, real)
+            crossed.append(_Crossing(step, renaming, named, states[targets[k]]) if slots
+                           else _Crossing(step, renaming, None, None))
         return crossed
 
-    def _remember(self, index: int, crossed: list[Crossed]) -> list[Crossed]:
-        if len(self._crossed) >= REMEMBERED_STATES:
-            del self._crossed[next(iter(self._crossed))]  # the oldest entry
+    def _remember(self, index: int, crossed: list[_Crossing]) -> list[_Crossing]:
+        if index not in self._crossed:
+            if len(self._remembered) >= REMEMBERED_STATES:
+                del self._crossed[self._remembered.popleft()]  # the oldest entry
+            self._remembered.append(index)
         self._crossed[index] = crossed
         return crossed
 
@@ -221,14 +269,24 @@ class _Joint:
                      for monitor, memory in zip(self.monitors, memories, strict=True))
 
     def _path(self, node: Node) -> list[tuple[Action, Renaming | None, SlotMap | None]]:
-        """The (action, renaming, rid map) steps of the breadth-first path to `node`."""
+        """The (action, renaming, rid map) steps of the breadth-first path to `node` (each
+        rid map as the edge's crossing gives it, recomputed where forgotten)."""
         steps: list[tuple[Action, Renaming | None, SlotMap | None]] = []
         link = self.came[node]
         while link is not None:
-            node, action, renaming, moved = link
-            steps.append((action, renaming, moved))
+            node, action, renaming, position = link
+            steps.append((action, renaming, self._rid_map(node[0], position)))
             link = self.came[node]
         return steps[::-1]
+
+    def _rid_map(self, index: int, position: int) -> SlotMap | None:
+        """The rid map of edge `position` of state `index` (None off a slots graph)."""
+        if not self.graph.slots:
+            return None
+        crossed = self._crossed.get(index)
+        if crossed is None:
+            crossed = self._slot_edges(index, self.graph.states[index])
+        return crossed[position].rid_map(self.graph.config)
 
     def verdicts(self) -> list[Verdict]:
         """Per monitor: its violation or none, its premise, its product states."""
