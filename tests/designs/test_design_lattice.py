@@ -12,15 +12,11 @@ import pytest
 
 from model_checks.designs.command import committed_answers
 from model_checks.designs.evidence import EXPLICIT
-from model_checks.designs.lattice import (
-    LatticeOptions,
-    LatticeResult,
-    _largest_avoiding,
-    search,
-)
+from model_checks.designs.lattice import LatticeOptions, LatticeResult, search
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
 from model_checks.explore.exploration import replay
+from model_checks.explore.lattice import largest_avoiding
 from model_checks.kernel import result_files
 from spec.designs import design_named
 from spec.drift import Environment
@@ -37,9 +33,9 @@ def small() -> LatticeResult:
 
 
 def test_largest_environments_avoiding_the_breaks() -> None:
-    got = _largest_avoiding(("A", "B", "C"), [frozenset({"A"}), frozenset({"B", "C"})])
+    got = largest_avoiding(("A", "B", "C"), [frozenset({"A"}), frozenset({"B", "C"})])
     assert sorted(map(sorted, got)) == [["B"], ["C"]]
-    assert _largest_avoiding(("A", "B"), []) == [frozenset({"A", "B"})]
+    assert largest_avoiding(("A", "B"), []) == [frozenset({"A", "B"})]
 
 
 def test_a_small_lattice_finds_the_single_source_breaks_and_nothing_else(
