@@ -7,7 +7,7 @@ it reads of the design is a `LatticeDesign`: its property ids, its plan (which e
 in which order), how one environment climbs the ladder (`LatticeDesign.explore`, run on the
 shared executor) and what holds before any exploration (`LatticeDesign.seeds`). Two plans:
 `EverySize` (the designs' of spec/designs, `designs.lattice`: every environment up to a size
-per rung, then the largest environments avoiding each property's breaks) and `Climb` (the LRU
+per rung, then the largest environments avoiding each property's breaks) and `climb` (the LRU
 design's, `lattice_lru.LRU_LATTICE`, over its family and ladder), per variant:
 
 1. the top (every source on) is explored first: a property that holds there, on a complete
@@ -227,7 +227,7 @@ class LatticeDesign(Protocol[R]):
         ...
 
     def plan(self) -> Plan[R]:
-        """Which explorations the search makes, in which order (`Climb`, `EverySize`)."""
+        """Which explorations the search makes, in which order (`Plan`)."""
         ...
 
     def seeds(self, sources: Sequence[str], variant: str) -> Mapping[str, Env]:
@@ -237,18 +237,15 @@ class LatticeDesign(Protocol[R]):
         return {}
 
     def family_words(self, ladder: tuple[R, ...], sources: Sequence[str]) -> str:
-        """The instance family the ladder climbs, in words, for the report (by default its
-        base rung's words)."""
+        """The instance family the ladder climbs, in words (default: the base rung's)."""
         return ladder[0].words()
 
     def without_exploring(self, prop: str) -> str:
-        """Where `prop` holds without exploring, whatever the variant, in words ("": none,
-        the default)."""
+        """Where `prop` holds without exploring, whatever the variant ("": none, the default)."""
         return ""
 
     def vacuous(self, variant: str, prop: str) -> str:
-        """Why `prop` cannot fail for `variant` under any environment ("": it can, the
-        default)."""
+        """Why `prop` cannot fail for `variant` in any environment ("": it can, the default)."""
         return ""
 
 
@@ -284,6 +281,12 @@ class LatticeRequest(Generic[R]):
         return (Leg(self.max_size, top), *self.legs)
 
 
+Plan = Callable[[LatticeRequest[R], dict[str, Knowledge]], Iterator[list[EnvTask[R]]]]
+"""Which explorations a search makes, in which order (a design's choice, `LatticeDesign.plan`:
+`climb` or `EverySize`): batches of explorations independent of one another, each asked for
+once every batch before it is learnt into the knowledge given."""
+
+
 def seeded(design: LatticeDesign[Any], sources: Sequence[str], variant: str,
            top: int = 0) -> Knowledge:
     """What holds before any exploration, at every rung: the design's seeds
@@ -316,7 +319,7 @@ def search(request: LatticeRequest[R],
     for outcome in request.earlier:
         if outcome.variant in known:
             known[outcome.variant].learn(outcome)
-    for tasks in request.design.plan().batches(request, known) if request.explore else ():
+    for tasks in request.design.plan()(request, known) if request.explore else ():
         labelled = [Task(f"{j.variant} rung {j.first} {Environment.of(j.environment).text}",
                          explore_task, (request.design, j)) for j in tasks]
         chunk = max(1, CHUNK * request.processes) if checkpoint else max(1, len(labelled))
@@ -342,35 +345,21 @@ CHUNK = 4
 """Explorations per process between two checkpoints of a search."""
 
 
-class Plan(Protocol[R]):
-    """Which explorations a search makes, in which order: a design's choice
-    (`LatticeDesign.plan`), read by the one search loop (`search`)."""
-
-    def batches(self, request: LatticeRequest[R], known: dict[str, Knowledge]
-                ) -> Iterator[list[EnvTask[R]]]:
-        """The batches of explorations, each asked for once every batch before it is learnt
-        into `known` (the batch's explorations are independent of one another)."""
-        ...
-
-
-@dataclass(frozen=True)
-class Climb:
+def climb(request: LatticeRequest[R], known: dict[str, Knowledge]
+          ) -> Iterator[list[EnvTask[R]]]:
     """The climbing plan (the module docstring, steps 1-3): the top first, then the levels
     bottom-up, each environment climbing the ladder while a property it is asked about is
     undecided, leg by leg (`LatticeRequest.legs_in_order`)."""
-
-    def batches(self, request: LatticeRequest[R], known: dict[str, Knowledge]
-                ) -> Iterator[list[EnvTask[R]]]:
-        for number, leg in enumerate(request.legs_in_order()):
-            batches: list[list[Env]] = [[frozenset(request.sources)]] if number == 0 else []
-            level = subsets(request.sources, leg.max_size)
-            batches += [[env for env in level if len(env) == size and leg.containing <= env]
-                        for size in range(min(leg.max_size, len(request.sources)) + 1)]
-            for batch in batches:
-                tasks = [task for v in request.variants for env in batch
-                         if (task := next_task(known[v], v, env, request, leg.top)) is not None]
-                if tasks:
-                    yield tasks
+    for number, leg in enumerate(request.legs_in_order()):
+        batches: list[list[Env]] = [[frozenset(request.sources)]] if number == 0 else []
+        level = subsets(request.sources, leg.max_size)
+        batches += [[env for env in level if len(env) == size and leg.containing <= env]
+                    for size in range(min(leg.max_size, len(request.sources)) + 1)]
+        for batch in batches:
+            tasks = [task for v in request.variants for env in batch
+                     if (task := next_task(known[v], v, env, request, leg.top)) is not None]
+            if tasks:
+                yield tasks
 
 
 @dataclass(frozen=True)
@@ -383,8 +372,8 @@ class EverySize:
     sizes: tuple[int, ...]
     given: tuple[tuple[str, Env], ...] = ()
 
-    def batches(self, request: LatticeRequest[R], known: dict[str, Knowledge]
-                ) -> Iterator[list[EnvTask[R]]]:
+    def __call__(self, request: LatticeRequest[R], known: dict[str, Knowledge]
+                 ) -> Iterator[list[EnvTask[R]]]:
         yield [self.task(request, v, env, rung) for v in request.variants
                for rung, size in enumerate(self.sizes) for env in subsets(request.sources, size)]
         top = frozenset(request.sources)
@@ -416,10 +405,6 @@ def largest_avoiding(sources: Sequence[str], breaking: Sequence[Env]) -> list[En
             grown += [env - {source} for source in blocked]
         candidates = [e for e in set(grown) if not any(e < o for o in grown)]
     return sorted(set(candidates), key=lambda e: Environment.of(e).text)
-
-
-CLIMB = Climb()
-"""The climbing plan, the LRU design's (`lattice_lru.LruLattice.plan`)."""
 
 def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest[R],
               top: int) -> EnvTask[R] | None:

@@ -26,16 +26,16 @@ from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import describe
 from model_checks.explore.lattice import (
     BREAKS,
-    CLIMB,
     HOLDS,
     UNDECIDED,
-    Climb,
     Env,
     EnvOutcome,
     EnvTask,
     LatticeRequest,
     Leg,
+    Plan,
     Proof,
+    climb,
 )
 from model_checks.explore.lattice_command import (
     LatticeDefect,
@@ -107,9 +107,9 @@ class LruLattice:
     def property_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in registry())
 
-    def plan(self) -> Climb:
-        """The climbing plan (`lattice.Climb`)."""
-        return CLIMB
+    def plan(self) -> Plan[Rung]:
+        """The climbing plan (`lattice.climb`)."""
+        return climb
 
     def seeds(self, sources: Sequence[str], variant: str) -> Mapping[str, Env]:
         """S1 and S4 (`ONE_CONTENT`: the judge calls them vacuous where each identity has one
