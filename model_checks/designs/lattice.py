@@ -5,12 +5,11 @@ The search rests on monotonicity: a design's instance for an environment has eve
 behaviour of its subsets' instances (`Design.instance`'s contract), so a break stands under
 every environment containing its set (its witness is replayed there to confirm it), and a
 complete search that finds no break under an environment settles every environment inside
-it, for that rung's instance. At each rung of the design's ladder it explores every
-environment of at most that rung's size; at the base rung it then explores, per property,
-the largest environments that contain none of its breaking sets, where a complete search
-settles the rest. Witnesses found by hand on larger instances (`Explicit`) join the breaks
-once they replay: each must break its property at its last step on the spec, or the search
-fails before it starts (`ExplicitDoesNotReplay`, one line naming the witness). An
+it, for that rung's instance. The searches are the one lattice search's
+(`explore.lattice.search`, what it reads of a design: `DesignLattice`) on the plan by sizes
+(`explore.lattice.EverySize`). Witnesses found by hand on larger instances (`Explicit`) join
+the breaks once they replay: each must break its property at its last step on the spec, or
+the search fails before it starts (`ExplicitDoesNotReplay`, one line naming the witness). An
 environment no search settled is `unknown`, never `holds`; an all-instance proof (`proofs`)
 settles a property everywhere.
 """
@@ -18,13 +17,25 @@ settles a property everywhere.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.executor import Done, LineProgress, Task, backend_for, run, values
-from model_checks.explore.exploration import antichain_minimal, explore, replay, subsets
+from model_checks.explore import lattice
+from model_checks.explore.exploration import antichain_minimal, explore, replay
 from model_checks.explore.judgement import JudgedInstance
+from model_checks.explore.lattice import (
+    BREAKS,
+    HOLDS,
+    UNDECIDED,
+    EnvOutcome,
+    EnvTask,
+    EverySize,
+    LatticeDesign,
+    LatticeRequest,
+    Proof,
+)
 from spec.designs import design_named
 from spec.designs.base import Design, source_order
 from spec.drift import Environment
@@ -105,8 +116,8 @@ class LatticeResult:
                 return Answer("holds", basis)
         for found in self.minimal.get(property_id, []):
             if found.environment <= environment and self.replays(found, environment):
-                return Answer("breaks", found.instance, _ids(found.environment),
-                              len(found.actions))
+                return Answer("breaks", found.instance, tuple(sorted(
+                    found.environment, key=source_order)), len(found.actions))
         for rung in reversed(range(len(self.sizes))):
             for (at, explored), search in self.explorations.items():
                 if at == rung and environment <= explored and search.complete \
@@ -130,18 +141,56 @@ class LatticeResult:
             return False
 
 
-def _ids(environment: Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted(environment, key=source_order))
+@dataclass(frozen=True)
+class DesignRung:
+    """A rung of a design's ladder (`Design.rungs`), in its words."""
+
+    text: str
+
+    def words(self) -> str:
+        return self.text
+
+    def short(self) -> str:
+        return self.text
 
 
-def search_at(design_name: str, variant: str, sources: tuple[str, ...], rung: int,
-              max_states: int) -> tuple[int, JudgedInstance]:
-    """One search of the lattice, as the executor runs it: the design's instance for
-    `variant` under the environment of `sources` at `rung`; with the rung."""
-    design = design_named(design_name)
-    environment = frozenset(sources)
-    config = design.instance(variant, environment, rung)
-    return rung, explore(design, config, max_states=max_states, environment=environment)
+@dataclass(frozen=True)
+class DesignOutcome(EnvOutcome):
+    """One search of a design's instance at one rung, with what it saw (`exploration`)."""
+
+    exploration: JudgedInstance | None = None
+
+
+VERDICTS = {"breaks": BREAKS, "holds": HOLDS, "unknown": UNDECIDED}
+
+
+@dataclass(frozen=True)
+class DesignLattice(LatticeDesign[DesignRung]):
+    """A design's lattice, as the one lattice search (`explore.lattice.search`) reads it:
+    its properties, one search of its instance per environment and rung, and its plan."""
+
+    design: str
+    sizes: EverySize
+
+    def property_ids(self) -> tuple[str, ...]:
+        return tuple(p.id for p in design_named(self.design).properties)
+
+    def plan(self) -> EverySize:
+        return self.sizes
+
+    def explore(self, task: EnvTask[DesignRung]) -> EnvOutcome:
+        """One search of the design's instance for the task's variant, environment and
+        (first) rung."""
+        started, rung = time.perf_counter(), task.first
+        design, environment = design_named(self.design), frozenset(task.environment)
+        found = explore(design, design.instance(task.variant, environment, rung),
+                        max_states=task.max_states, environment=environment)
+        verdicts = {p.id: VERDICTS[found.verdict(p.id)] for p in design.properties}
+        return DesignOutcome(
+            task.variant, task.environment, found.states, found.depth, found.complete,
+            time.perf_counter() - started, verdicts, {}, dict.fromkeys(verdicts, rung), {},
+            rung if found.complete else rung - 1, None if found.complete else rung, rung,
+            (found.states,), exploration=found)
 
 
 @dataclass(frozen=True)
@@ -163,50 +212,37 @@ class LatticeOptions:
 
 def search(design: Design, variant: str, options: LatticeOptions = LatticeOptions()
            ) -> LatticeResult:
-    """The lattice of `design`'s sources for `variant`: at rung r, every environment of at
-    most `options.sizes[r]` sources; at rung 0 also the largest environments avoiding each
-    property's breaks (see the module docstring). Raises `ExplicitDoesNotReplay`, before any
+    """The lattice of `design`'s sources for `variant`: the one lattice search on the plan by
+    sizes (`explore.lattice.EverySize`, given the explicit witnesses' breaks), seeded with
+    the proofs (see the module docstring). Raises `ExplicitDoesNotReplay`, before any
     search, for an explicit witness of `options` that does not break its property."""
-    sizes, processes, progress = options.sizes, options.processes, options.progress
     explicit = explicit_breaks(design, options.explicit)  # before any search: fails first
     sources = tuple(s.id for s in design.sources)
-    result = LatticeResult(design.name, variant, sources, options.max_states, tuple(sizes),
-                           proofs=dict(options.proofs), restricted=list(options.restricted))
-    wanted = [(rung, env) for rung, size in enumerate(sizes) for env in subsets(sources, size)]
-    _run(design, variant, wanted, result, processes, progress)
-    _settle_minimal(design, result, explicit)
-    avoiding = {(0, env) for prop in design.properties if prop.id not in result.proofs
-                for env in _largest_avoiding(sources, [b.environment for b in
-                                                       result.minimal[prop.id]])}
-    _run(design, variant, sorted(avoiding - set(result.explorations),
-                                 key=lambda j: Environment.of(j[1]).text),
-         result, processes, progress)
-    _settle_minimal(design, result, explicit)
+    proofs = [Proof(variant, prop, sources, basis, "") for prop, basis in options.proofs.items()]
+    proofs += [Proof(variant, prop, tuple(sorted(env)), basis, "")
+               for prop, env, basis in options.restricted]
+    plan = EverySize(options.sizes, tuple((b.property_id, b.environment) for b in explicit))
+    known = lattice.search(LatticeRequest(
+        (variant,), sources, max(options.sizes), tuple(map(DesignRung, design.rungs)),
+        DesignLattice(design.name, plan), options.max_states, options.processes,
+        proofs=tuple(proofs), progress=options.progress))
+    result = LatticeResult(design.name, variant, sources, options.max_states,
+                           tuple(options.sizes), proofs=dict(options.proofs),
+                           restricted=list(options.restricted))
+    breaks: dict[str, dict[SourceIds, Break]] = {p.id: {} for p in design.properties}
+    for outcome in sorted(known[variant].explored, key=lambda o: o.first):  # stable
+        assert isinstance(outcome, DesignOutcome) and outcome.exploration is not None
+        env, rung = frozenset(outcome.environment), outcome.first
+        result.explorations[(rung, env)] = outcome.exploration
+        for witness in outcome.exploration.witnesses:  # the lowest rung's per environment
+            breaks[witness.property_id].setdefault(env, Break(
+                env, witness.property_id, witness.actions, design.rungs[rung],
+                design.instance(variant, env, rung), witness.reason))
+    for found in explicit:  # after the ladder's
+        breaks[found.property_id].setdefault(found.environment, found)
+    result.minimal = {prop: [found[env] for env in antichain_minimal(found)]
+                      for prop, found in breaks.items()}
     return result
-
-
-def _run(design: Design, variant: str, wanted: list[tuple[int, SourceIds]],
-         result: LatticeResult, processes: int, progress: str | None) -> None:
-    """The searches `wanted` (rung, environment) on the one executor's local processes,
-    each kept in `result` (in the order asked)."""
-    tasks = [Task(f"rung {rung} {Environment.of(env).text}", search_at,
-                  (design.name, variant, tuple(sorted(env)), rung, result.max_states))
-             for rung, env in wanted]
-    backend = backend_for(None, processes)
-    try:
-        lines = None if progress is None else LineProgress(progress, describe=_search_line)
-        found = values(run(tasks, backend, lines))
-    finally:
-        backend.close()
-    for rung, exploration in found:
-        result.explorations[(rung, exploration.environment)] = exploration
-
-
-def _search_line(done: Done[tuple[int, JudgedInstance]]) -> str:
-    """A finished search in one line: "rung 0 D1: 1,234 states (cut)"."""
-    rung, found = done.value
-    return (f"rung {rung} {Environment.of(found.environment).text}: {found.states:,} states"
-            f"{'' if found.complete else ' (cut)'}")
 
 
 def explicit_breaks(design: Design, explicit: Sequence[Explicit]) -> list[Break]:
@@ -230,41 +266,3 @@ def explicit_breaks(design: Design, explicit: Sequence[Explicit]) -> list[Break]
                            witness.config, "; ".join(reasons)))
     return found
 
-
-def _settle_minimal(design: Design, result: LatticeResult, explicit: Sequence[Break]
-                    ) -> None:
-    """Per property, the breaks under no smaller breaking environment, smallest set first
-    and, per set, the lowest rung's (the explicit witnesses' after the ladder's)."""
-    for prop in design.properties:
-        breaks = _ladder_breaks(design, result, prop.id) + [
-            found for found in explicit if found.property_id == prop.id]
-        result.minimal[prop.id] = [next(b for b in breaks if b.environment == env)
-                                   for env in antichain_minimal(b.environment for b in breaks)]
-
-
-def _ladder_breaks(design: Design, result: LatticeResult, property_id: str) -> list[Break]:
-    found = []
-    for (rung, env), search in sorted(result.explorations.items(),
-                                      key=lambda item: (item[0][0],
-                                                        Environment.of(item[0][1]).text)):
-        witness = search.witness(property_id)
-        if witness is not None:
-            config = design.instance(result.variant, env, rung)
-            found.append(Break(env, property_id, witness.actions,
-                               design.rungs[rung], config, witness.reason))
-    return found
-
-
-def _largest_avoiding(sources: tuple[str, ...], breaking: list[SourceIds]
-                      ) -> list[SourceIds]:
-    """The largest environments of `sources` that contain none of `breaking`."""
-    candidates = [frozenset(sources)]
-    for blocked in breaking:
-        grown: list[SourceIds] = []
-        for env in candidates:
-            if not blocked <= env:
-                grown.append(env)
-                continue
-            grown += [env - {source} for source in blocked]
-        candidates = [e for e in set(grown) if not any(e < o for o in grown)]
-    return sorted(set(candidates), key=lambda e: Environment.of(e).text)

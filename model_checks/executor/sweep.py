@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar, cast
 
 from model_checks.executor.backends import Backend
@@ -35,16 +35,17 @@ def run(
 
 def sweep(
     tasks: Sequence[Task[T]], *, dask: str | None = None, processes: int = 2,
-    title: str | None = None,
+    title: str | None = None, describe: Callable[[Done[T]], str] | None = None,
 ) -> list[Done[T] | Failed]:
     """The one-call form: `tasks` on the Dask scheduler at `dask` (a `ClusterError` if it cannot
     be used) or on `processes` local processes, with a progress line per task under `title`
-    (None: silent); results in submission order, as `run`."""
+    (None: silent), `describe(done)` its text (`LineProgress`); results in submission order,
+    as `run`."""
     from model_checks.executor.backends import backend_for
     from model_checks.executor.progress import LineProgress
 
     backend = backend_for(dask, processes)
     try:
-        return run(tasks, backend, LineProgress(title) if title is not None else None)
+        return run(tasks, backend, LineProgress(title, describe) if title is not None else None)
     finally:
         backend.close()

@@ -3,10 +3,12 @@
 The search is over the subsets of a design's drift sources (`sources`) and the rungs of an
 instance ladder, on a monotone instance family (broken under (E, r) implies broken above E at
 every rung above r; holding under (E, r) implies holding below E at every rung below r). What
-it reads of the design is a `LatticeDesign`: its property ids, how one environment climbs the
-ladder (`LatticeDesign.explore`, run on the shared executor) and what holds before any
-exploration (`LatticeDesign.seeds`); the LRU design's is `lattice_lru.LRU_LATTICE`, over
-its family and ladder. Per variant:
+it reads of the design is a `LatticeDesign`: its property ids, its plan (which explorations,
+in which order), how one environment climbs the ladder (`LatticeDesign.explore`, run on the
+shared executor) and what holds before any exploration (`LatticeDesign.seeds`). Two plans:
+`EverySize` (the designs' of spec/designs, `designs.lattice`: every environment up to a size
+per rung, then the largest environments avoiding each property's breaks) and `climb` (the LRU
+design's, `lattice_lru.LRU_LATTICE`, over its family and ladder), per variant:
 
 1. the top (every source on) is explored first: a property that holds there, on a complete
    graph, holds everywhere at that rung;
@@ -41,11 +43,11 @@ the lattice's JSON (`summarise`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from model_checks.executor import Task, sweep, values
+from model_checks.executor import Done, Task, sweep, values
 from model_checks.explore.exploration import subsets
 from spec.drift import Environment, drift_order
 
@@ -224,23 +226,27 @@ class LatticeDesign(Protocol[R]):
         """Climb the task's rungs under its environment (the module docstring, step 3)."""
         ...
 
+    def plan(self) -> Plan[R]:
+        """Which explorations the search makes, in which order (`Plan`)."""
+        ...
+
     def seeds(self, sources: Sequence[str], variant: str) -> Mapping[str, Env]:
         """Property -> the largest environment of `sources` under which it holds for
         `variant` at every rung before any exploration (each exploration still judges it: a
-        break there is a `LatticeContradiction`)."""
-        ...
+        break there is a `LatticeContradiction`); by default none."""
+        return {}
 
     def family_words(self, ladder: tuple[R, ...], sources: Sequence[str]) -> str:
-        """The instance family the ladder climbs, in words, for the report."""
-        ...
+        """The instance family the ladder climbs, in words (default: the base rung's)."""
+        return ladder[0].words()
 
     def without_exploring(self, prop: str) -> str:
-        """Where `prop` holds without exploring, whatever the variant, in words ("": none)."""
-        ...
+        """Where `prop` holds without exploring, whatever the variant ("": none, the default)."""
+        return ""
 
     def vacuous(self, variant: str, prop: str) -> str:
-        """Why `prop` cannot fail for `variant` under any environment ("": it can)."""
-        ...
+        """Why `prop` cannot fail for `variant` in any environment ("": it can, the default)."""
+        return ""
 
 
 @dataclass(frozen=True)
@@ -265,12 +271,20 @@ class LatticeRequest(Generic[R]):
     first_top: int | None = None
     explore: bool = True
     """False: only what the seeds, the proofs and `earlier` establish (no exploration)."""
+    progress: str | None = None
+    """The title of a line per finished exploration (`executor.LineProgress`; None: silent)."""
 
-    def plan(self) -> tuple[Leg, ...]:
+    def legs_in_order(self) -> tuple[Leg, ...]:
         """The first leg (every environment up to `max_size`, up to rung `first_top`, by
         default the ladder's top), then `legs`."""
         top = len(self.ladder) - 1 if self.first_top is None else self.first_top
         return (Leg(self.max_size, top), *self.legs)
+
+
+Plan = Callable[[LatticeRequest[R], dict[str, Knowledge]], Iterator[list[EnvTask[R]]]]
+"""Which explorations a search makes, in which order (a design's choice, `LatticeDesign.plan`:
+`climb` or `EverySize`): batches of explorations independent of one another, each asked for
+once every batch before it is learnt into the knowledge given."""
 
 
 def seeded(design: LatticeDesign[Any], sources: Sequence[str], variant: str,
@@ -291,11 +305,13 @@ def explore_task(design: LatticeDesign[R], task: EnvTask[R]) -> EnvOutcome:
 def search(request: LatticeRequest[R],
            checkpoint: Callable[[dict[str, Knowledge]], None] | None = None,
            ) -> dict[str, Knowledge]:
-    """Per variant, what the top-first, then bottom-up, climbing search established (seeded
-    with the request's all-instance proofs and, when given, earlier outcomes); `checkpoint`
-    is called after every batch."""
-    top = len(request.ladder) - 1
-    known = {v: seeded(request.design, request.sources, v, top) for v in request.variants}
+    """Per variant, what the design's plan (`LatticeDesign.plan`) established, seeded with the
+    design's seeds, the request's all-instance proofs and, when given, earlier outcomes; each
+    batch the plan asks for is learnt before it asks for the next. `checkpoint` is called
+    after every chunk of a batch (it is run in chunks then, which decides what one run
+    decides: the batch is fixed before any of it is learnt)."""
+    known = {v: seeded(request.design, request.sources, v, len(request.ladder) - 1)
+             for v in request.variants}
     for proof in request.proofs:
         if proof.variant in known:
             known[proof.variant].holds.setdefault(proof.property, {})[
@@ -303,7 +319,38 @@ def search(request: LatticeRequest[R],
     for outcome in request.earlier:
         if outcome.variant in known:
             known[outcome.variant].learn(outcome)
-    for number, leg in enumerate(request.plan() if request.explore else ()):
+    for tasks in request.design.plan()(request, known) if request.explore else ():
+        labelled = [Task(f"{j.variant} rung {j.first} {Environment.of(j.environment).text}",
+                         explore_task, (request.design, j)) for j in tasks]
+        chunk = max(1, CHUNK * request.processes) if checkpoint else max(1, len(labelled))
+        for start in range(0, max(1, len(labelled)), chunk):  # an empty batch said too
+            results = sweep(labelled[start:start + chunk], dask=request.dask,
+                            processes=request.processes, title=request.progress,
+                            describe=_outcome_line)
+            for done, outcome in zip(results, values(results), strict=True):
+                known[outcome.variant].learn(replace(outcome, cpu_seconds=done.cpu_seconds))
+            if checkpoint is not None:
+                checkpoint(known)
+    return known
+
+
+def _outcome_line(done: Done[EnvOutcome]) -> str:
+    """A finished exploration in one line: "rung 0 D1: 1,234 states (cut)"."""
+    found = done.value
+    return (f"rung {found.first} {Environment.of(found.environment).text}: "
+            f"{found.states:,} states{'' if found.complete else ' (cut)'}")
+
+
+CHUNK = 4
+"""Explorations per process between two checkpoints of a search."""
+
+
+def climb(request: LatticeRequest[R], known: dict[str, Knowledge]
+          ) -> Iterator[list[EnvTask[R]]]:
+    """The climbing plan (the module docstring, steps 1-3): the top first, then the levels
+    bottom-up, each environment climbing the ladder while a property it is asked about is
+    undecided, leg by leg (`LatticeRequest.legs_in_order`)."""
+    for number, leg in enumerate(request.legs_in_order()):
         batches: list[list[Env]] = [[frozenset(request.sources)]] if number == 0 else []
         level = subsets(request.sources, leg.max_size)
         batches += [[env for env in level if len(env) == size and leg.containing <= env]
@@ -311,27 +358,53 @@ def search(request: LatticeRequest[R],
         for batch in batches:
             tasks = [task for v in request.variants for env in batch
                      if (task := next_task(known[v], v, env, request, leg.top)) is not None]
-            if not tasks:
+            if tasks:
+                yield tasks
+
+
+@dataclass(frozen=True)
+class EverySize:
+    """The plan by sizes: at rung r, every environment of at most `sizes[r]` sources; then at
+    rung 0, per property not proved under every source, the largest environments not yet
+    explored there containing none of its breaks (explored, or `given`: (property,
+    environment)), where a complete search settles every environment inside."""
+
+    sizes: tuple[int, ...]
+    given: tuple[tuple[str, Env], ...] = ()
+
+    def __call__(self, request: LatticeRequest[R], known: dict[str, Knowledge]
+                 ) -> Iterator[list[EnvTask[R]]]:
+        yield [self.task(request, v, env, rung) for v in request.variants
+               for rung, size in enumerate(self.sizes) for env in subsets(request.sources, size)]
+        top = frozenset(request.sources)
+        for v, k in known.items():
+            done = {frozenset(o.environment) for o in k.explored if o.first == 0}
+            avoiding = {env for prop in request.design.property_ids()
+                        if k.holds.get(prop, {}).get(top, -1) < ANY_RUNG
+                        for env in largest_avoiding(request.sources, [
+                            *k.breaks.get(prop, {}),
+                            *(e for p, e in self.given if p == prop)])}
+            yield [self.task(request, v, env, 0) for env in
+                   sorted(avoiding - done, key=lambda e: Environment.of(e).text)]
+
+    @staticmethod
+    def task(request: LatticeRequest[R], variant: str, env: Env, rung: int) -> EnvTask[R]:
+        return EnvTask(variant, tuple(sorted(env)), request.ladder[rung], request.max_states,
+                       rung)
+
+
+def largest_avoiding(sources: Sequence[str], breaking: Sequence[Env]) -> list[Env]:
+    """The largest environments of `sources` that contain none of `breaking`."""
+    candidates = [frozenset(sources)]
+    for blocked in breaking:
+        grown: list[Env] = []
+        for env in candidates:
+            if not blocked <= env:
+                grown.append(env)
                 continue
-            labelled = [Task(f"{j.variant}_{Environment.of(j.environment).text}",
-                            explore_task, (request.design, j)) for j in tasks]
-            # the batch's tasks are fixed before any of them is learnt, so running it in
-            # chunks (to keep outcomes as they come) decides what one sweep decides
-            chunk = max(1, CHUNK * request.processes)
-            for start in range(0, len(labelled), chunk):
-                results = sweep(labelled[start:start + chunk], dask=request.dask,
-                                processes=request.processes)
-                for done, outcome in zip(results, values(results), strict=True):
-                    cpu = getattr(done, "cpu_seconds", 0.0)
-                    known[outcome.variant].learn(replace(outcome, cpu_seconds=cpu))
-                if checkpoint is not None:
-                    checkpoint(known)
-    return known
-
-
-CHUNK = 4
-"""Explorations per process between two checkpoints of a search."""
-
+            grown += [env - {source} for source in blocked]
+        candidates = [e for e in set(grown) if not any(e < o for o in grown)]
+    return sorted(set(candidates), key=lambda e: Environment.of(e).text)
 
 def next_task(known: Knowledge, variant: str, env: Env, request: LatticeRequest[R],
               top: int) -> EnvTask[R] | None:

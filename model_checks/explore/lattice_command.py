@@ -54,8 +54,6 @@ DEFAULT_JSON = Path("build/explore/lattice.json")
 DEFAULT_OUT = Path("build/explore/lattice")
 
 
-
-
 class LatticeDefect(AssertionError):
     """What the run established contradicts itself: a witness does not replay or lift
     (`WitnessDefect`), or an all-instance proof covers a break; exit 1."""

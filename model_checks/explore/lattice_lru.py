@@ -33,7 +33,9 @@ from model_checks.explore.lattice import (
     EnvTask,
     LatticeRequest,
     Leg,
+    Plan,
     Proof,
+    climb,
 )
 from model_checks.explore.lattice_command import (
     LatticeDefect,
@@ -104,6 +106,10 @@ class LruLattice:
 
     def property_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in registry())
+
+    def plan(self) -> Plan[Rung]:
+        """The climbing plan (`lattice.climb`)."""
+        return climb
 
     def seeds(self, sources: Sequence[str], variant: str) -> Mapping[str, Env]:
         """S1 and S4 (`ONE_CONTENT`: the judge calls them vacuous where each identity has one

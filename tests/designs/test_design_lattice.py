@@ -5,22 +5,41 @@ committed answers and witnesses of the shm design replaying on the spec."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from model_checks.designs.command import committed_answers
 from model_checks.designs.evidence import EXPLICIT
 from model_checks.designs.lattice import (
+    DesignLattice,
+    DesignRung,
     LatticeOptions,
     LatticeResult,
-    _largest_avoiding,
+    explicit_breaks,
     search,
 )
 from model_checks.designs.results import to_json, write_witnesses
 from model_checks.designs.witness_files import read
 from model_checks.explore.exploration import replay
+from model_checks.explore.lattice import (
+    ANY_RUNG,
+    BREAKS,
+    HOLDS,
+    UNDECIDED,
+    EnvOutcome,
+    EnvTask,
+    EverySize,
+    Knowledge,
+    LatticeContradiction,
+    LatticeRequest,
+    Proof,
+    largest_avoiding,
+    seeded,
+)
 from model_checks.kernel import result_files
 from spec.designs import design_named
 from spec.drift import Environment
@@ -37,9 +56,76 @@ def small() -> LatticeResult:
 
 
 def test_largest_environments_avoiding_the_breaks() -> None:
-    got = _largest_avoiding(("A", "B", "C"), [frozenset({"A"}), frozenset({"B", "C"})])
+    got = largest_avoiding(("A", "B", "C"), [frozenset({"A"}), frozenset({"B", "C"})])
     assert sorted(map(sorted, got)) == [["B"], ["C"]]
-    assert _largest_avoiding(("A", "B"), []) == [frozenset({"A", "B"})]
+    assert largest_avoiding(("A", "B"), []) == [frozenset({"A", "B"})]
+
+
+def test_a_proof_a_search_breaks_fails_the_lattice() -> None:
+    """Planted: a proof of U1 under every source, which D2's search breaks: the one lattice
+    search refuses it (`LatticeContradiction`) instead of answering from it."""
+    with pytest.raises(LatticeContradiction, match="U1"):
+        search(SHM, "O1", LatticeOptions(max_states=4_000, proofs={"U1": "planted"}))
+
+
+@pytest.mark.parametrize("name", ["shm", "encoder", "lru+encoder"])
+def test_the_plan_by_sizes_asks_for_the_committed_searches(name: str) -> None:
+    """The plan (`EverySize`), each search it asks for answered by the committed answers'
+    exploration of it, asks for exactly the committed explorations, each once; planted: the
+    plan without its second batch (the largest environments avoiding the breaks) misses
+    some."""
+    committed = result_files.read(committed_answers(name))
+    design = design_named(name)
+    explicit = explicit_breaks(design, EXPLICIT[name]() if name in EXPLICIT else [])
+    plan = EverySize(tuple(committed["sizes"]),
+                     tuple((b.property_id, b.environment) for b in explicit))
+    assert _asked(name, committed, plan) == _committed(committed)
+    first_only = itertools.islice(plan(*_fed(name, committed)), 1)
+    assert {key for batch in first_only for key in _keys(batch)} < _committed(committed)
+
+
+def _committed(committed: dict[str, Any]) -> set[tuple[int, str]]:
+    return {(x["rung"], x["environment"]) for x in committed["explorations"]}
+
+
+def _keys(batch: list[EnvTask[DesignRung]]) -> list[tuple[int, str]]:
+    return [(t.first, Environment.of(t.environment).text) for t in batch]
+
+
+def _fed(name: str, committed: dict[str, Any]
+         ) -> tuple[LatticeRequest[DesignRung], dict[str, Knowledge]]:
+    """The request of `name`'s lattice and its knowledge, seeded with its proofs."""
+    design = design_named(name)
+    sources = tuple(s.id for s in design.sources)
+    variant = committed["variant"]
+    proofs = [Proof(variant, p, sources, "", "") for p in committed["proofs"]]
+    proofs += [Proof(variant, r["property"], tuple(r["environment"].split("+")), "", "")
+               for r in committed["restricted"]]
+    request = LatticeRequest((variant,), sources, 1, tuple(map(DesignRung, design.rungs)),
+                             DesignLattice(name, EverySize(())), proofs=tuple(proofs))
+    known = seeded(request.design, sources, variant)
+    for proof in proofs:
+        known.holds.setdefault(proof.property, {})[frozenset(proof.environment)] = ANY_RUNG
+    return request, {variant: known}
+
+
+def _asked(name: str, committed: dict[str, Any], plan: EverySize) -> set[tuple[int, str]]:
+    """Every search `plan` asks for, each learnt from its committed exploration."""
+    request, known = _fed(name, committed)
+    found = {(x["rung"], x["environment"]): x for x in committed["explorations"]}
+    asked: list[tuple[int, str]] = []
+    for batch in plan(request, known):
+        for task, key in zip(batch, _keys(batch), strict=True):
+            asked.append(key)
+            x = found[key]
+            verdicts = {p: BREAKS if x["verdicts"].get(p) == "breaks" else
+                        HOLDS if x["complete"] and x["states"] else UNDECIDED
+                        for p in request.design.property_ids()}
+            known[task.variant].learn(EnvOutcome(
+                task.variant, task.environment, x["states"], x["depth"], x["complete"], 0.0,
+                verdicts, {}, dict.fromkeys(verdicts, task.first), {}, first=task.first))
+    assert len(asked) == len(set(asked))
+    return set(asked)
 
 
 def test_a_small_lattice_finds_the_single_source_breaks_and_nothing_else(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.designs import command, evidence, lattice
+from model_checks.designs import command, evidence
 from model_checks.designs.evidence import EXPLICIT
 from model_checks.designs.lattice import (
     Explicit,
@@ -22,6 +22,7 @@ from model_checks.designs.lattice import (
     explicit_breaks,
     search,
 )
+from model_checks.explore import lattice as one_search
 from model_checks.explore.exploration import replay
 from spec.designs import design_named
 
@@ -70,7 +71,7 @@ def test_a_witness_whose_last_state_holds_fails_the_search_before_it_searches(
     def no_search(*args: object) -> None:
         raise AssertionError("the lattice searched")
 
-    monkeypatch.setattr(lattice, "_run", no_search)
+    monkeypatch.setattr(one_search, "search", no_search)
     with pytest.raises(ExplicitDoesNotReplay) as raised:
         search(SHM, "O1", LatticeOptions(max_states=10, explicit=(
             *EXPLICIT["shm"](), _holds())))
