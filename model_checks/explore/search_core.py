@@ -108,7 +108,8 @@ class Reductions:
         expansion's successors, by `id` (each entry holds its state, so the id stays its
         own): `fingerprint` reads them instead of computing their keys again."""
         self.known: dict[State, tuple[State, Renaming | None, int, SlotOrder | None]] = {}
-        """`_keyed_representative`'s memo: per real successor (processing ids renamed), its
+        """`_keyed_representative`'s memo under `slots` (whose key costs more than looking a
+        state up): per real successor (processing ids renamed), its
         representative, the renaming onto it, the representative's fingerprint and, with
         `slots`, its slot order (`slots.remembered_order`). A state
         is reached from many parents (every order of commuting steps), and its key and
@@ -161,8 +162,8 @@ class Reductions:
         `renamed` is in it. The key of the state guides the renaming; the fingerprint is that
         of the representative's own key, which is the state's key where the renaming moves
         nothing."""
-        if not self.groups or not self.forget:
-            return self._representative(renamed)
+        if not self.groups or not self.slots:  # the forgetting key is cheaper than the memo
+            return self._keyed_once(renamed)
         known = self.known.get(renamed)
         if known is None:
             config, slots = self.config, self.slots
@@ -179,6 +180,16 @@ class Reductions:
             remember_order(self.config, known[0], known[3])
         self.keys[id(known[0])] = (known[0], known[2])
         return known[0], known[1]
+
+    def _keyed_once(self, renamed: State) -> tuple[State, Renaming | None]:
+        """`_keyed_representative` without the memo of real successors."""
+        if not self.groups or not self.forget:
+            return self._representative(renamed)
+        key = dedup_key(self.config, renamed, self.slots)
+        representative, renaming = canonical_identities(renamed, self.groups, _key_state(key))
+        if representative is renamed:
+            self.keys[id(renamed)] = (renamed, hash(key))
+        return representative, renaming
 
     def release(self) -> None:
         """Drop the memo of real successors (`known`): the search that filled it has ended."""
