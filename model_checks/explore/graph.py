@@ -575,6 +575,8 @@ class _Search:
         else:
             complete = self._levels(graph, numbered, lean)
         self.writer.finish(self.taken, complete, self.pending if self.keep_states else None)
+        if isinstance(self.reductions, Reductions):
+            self.reductions.release()  # its memo of successors served this search only
         if self.watch is not None and graph.early_product is None:
             graph.early_product = self.watch.product  # to finish on the whole graph
 

@@ -42,7 +42,13 @@ from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.explore.lru_reductions.canonical import canonical
 from model_checks.explore.lru_reductions.forgetting import forgetting_key
 from model_checks.explore.lru_reductions.lazy_media import lazy_enabled, submits_decided
-from model_checks.explore.lru_reductions.slots import cleared, slots_key
+from model_checks.explore.lru_reductions.slots import (
+    SlotOrder,
+    cleared,
+    remember_order,
+    remembered_order,
+    slots_key,
+)
 from model_checks.explore.lru_reductions.symmetry import (
     Groups,
     Renaming,
@@ -88,7 +94,8 @@ class Reductions:
     `slots` (which needs `forget`) with the live requests' slots renumbered as well, and
     `lazy` (None: as `slots`) the media flags chosen where P0 reads them (`lazy_media`)."""
 
-    __slots__ = ("config", "forget", "groups", "keys", "lazy", "reduce", "rename_pids", "slots")
+    __slots__ = ("config", "forget", "groups", "keys", "known", "lazy", "reduce", "rename_pids",
+                 "slots")
 
     def __init__(self, config: Config, reduce: bool, groups: Groups,
                  forget: bool = False, slots: bool = False, lazy: bool | None = None) -> None:
@@ -96,10 +103,18 @@ class Reductions:
         self.slots = slots and forget
         self.lazy = self.slots if lazy is None else lazy
         self.rename_pids = pids_renaming(reduce)
-        self.keys: dict[int, tuple[State, Hashable]] = {}
-        """The keys `_keyed_representative` computed of the successors of the last expansion
-        that are their own representatives, by `id` (each entry holds its state, so the id
-        stays its own): `fingerprint` reads them instead of computing them again."""
+        self.keys: dict[int, tuple[State, int]] = {}
+        """The fingerprints `_keyed_representative` gave the representatives of the last
+        expansion's successors, by `id` (each entry holds its state, so the id stays its
+        own): `fingerprint` reads them instead of computing their keys again."""
+        self.known: dict[State, tuple[State, Renaming | None, int, SlotOrder | None]] = {}
+        """`_keyed_representative`'s memo under `slots` (whose key costs more than looking a
+        state up): per real successor (processing ids renamed), its
+        representative, the renaming onto it, the representative's fingerprint and, with
+        `slots`, its slot order (`slots.remembered_order`). A state
+        is reached from many parents (every order of commuting steps), and its key and
+        representative are functions of its value alone; at most `KNOWN_STATES` entries,
+        then all forgotten at once, and dropped when a search ends (`release`)."""
 
     @classmethod
     def of(cls, config: Config, reduce: bool, symmetry: bool | None,
@@ -119,7 +134,7 @@ class Reductions:
             return hash(state)
         known = self.keys.get(id(state))
         if known is not None and known[0] is state:
-            return hash(known[1])
+            return known[1]
         return hash(dedup_key(self.config, state, self.slots))
 
     def canonical(self, state: State) -> tuple[State, Renaming | None]:
@@ -142,15 +157,44 @@ class Reductions:
                                     _key_state(dedup_key(self.config, renamed, self.slots)))
 
     def _keyed_representative(self, renamed: State) -> tuple[State, Renaming | None]:
-        """`_representative`, remembering the key it computed where `renamed` is its own
-        representative (`keys`: `fingerprint` then reads it)."""
+        """`_representative`, with the fingerprint of the representative remembered (`keys`:
+        `fingerprint` then reads it), both from the memo of real successors (`known`) where
+        `renamed` is in it. The key of the state guides the renaming; the fingerprint is that
+        of the representative's own key, which is the state's key where the renaming moves
+        nothing."""
+        if not self.groups or not self.slots:  # the forgetting key is cheaper than the memo
+            return self._keyed_once(renamed)
+        known = self.known.get(renamed)
+        if known is None:
+            config, slots = self.config, self.slots
+            key = dedup_key(config, renamed, slots)
+            representative, renaming = canonical_identities(renamed, self.groups,
+                                                            _key_state(key))
+            if representative is not renamed:
+                key = dedup_key(config, representative, slots)
+            order = remembered_order(config, representative) if slots else None
+            if len(self.known) >= KNOWN_STATES:
+                self.known.clear()
+            known = self.known[renamed] = (representative, renaming, hash(key), order)
+        elif known[3] is not None:  # the product reads the representative's slot order next
+            remember_order(self.config, known[0], known[3])
+        self.keys[id(known[0])] = (known[0], known[2])
+        return known[0], known[1]
+
+    def _keyed_once(self, renamed: State) -> tuple[State, Renaming | None]:
+        """`_keyed_representative` without the memo of real successors."""
         if not self.groups or not self.forget:
             return self._representative(renamed)
         key = dedup_key(self.config, renamed, self.slots)
         representative, renaming = canonical_identities(renamed, self.groups, _key_state(key))
         if representative is renamed:
-            self.keys[id(renamed)] = (renamed, key)
+            self.keys[id(renamed)] = (renamed, hash(key))
         return representative, renaming
+
+    def release(self) -> None:
+        """Drop the memo of real successors (`known`): the search that filled it has ended."""
+        self.known.clear()
+        self.keys.clear()
 
     def start(self) -> State:
         """The initial state's representative: state 0 of every search."""
@@ -214,6 +258,10 @@ class Reductions:
     def default_checks(self) -> tuple[Property, ...]:
         """Every state property the judge would check (`state_checks.state_properties`)."""
         return state_properties(self.config)
+
+
+KNOWN_STATES = 1 << 16
+"""The most real successors `Reductions.known` remembers."""
 
 
 def key_state(config: Config, state: State, slots: bool) -> State:

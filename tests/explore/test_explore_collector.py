@@ -1,4 +1,5 @@
-"""The cyclic collector is paused while the explorer builds and judges, and restored after."""
+"""The cyclic collector is paused while the explorer builds and judges, and restored after,
+with what the block allocated counted as old."""
 
 from __future__ import annotations
 
@@ -29,6 +30,29 @@ def test_paused_restores_the_collector_after_an_exception() -> None:
     with pytest.raises(KeyError), collector.paused():
         raise KeyError("x")
     assert gc.isenabled()
+
+
+def test_the_block_s_objects_leave_it_as_old_ones() -> None:
+    """The first collection after the block does not traverse what the block allocated:
+    those objects leave it in the oldest generation."""
+    assert gc.isenabled()
+    with collector.paused():
+        held = [[number] for number in range(2000)]
+    assert gc.get_count()[0] < len(held)
+    assert any(o is held[0] for o in gc.get_objects(generation=2))
+
+
+def test_the_oldness_check_sees_young_objects() -> None:
+    """The same block without moving its objects (a planted variant of `paused`): they are
+    young, and the check above fails."""
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        held = [[number] for number in range(2000)]
+    finally:
+        gc.enable()
+    assert gc.get_count()[0] >= len(held)
+    assert not any(o is held[0] for o in gc.get_objects(generation=2))
 
 
 def test_paused_leaves_a_disabled_collector_disabled() -> None:

@@ -1,9 +1,9 @@
 """The slots search's memos give what their functions compute afresh: each successor's
-fingerprint read off the key its representative step computed (`Reductions.keys`) is the hash
-of its slots key, and each product edge's rid map built from remembered orders
-(`slots.slot_map`) is the pairing of the two states' `slot_order`s, on an instance where
-requests end, slots move and identities are renamed. A planted wrong memo entry is read (the
-comparison can fail)."""
+fingerprint read off its representative step (`Reductions.keys`, filled from the memo of real
+successors `Reductions.known`) is the hash of its slots key, and each product edge's rid map
+built from remembered orders (`slots.slot_map`) is the pairing of the two states'
+`slot_order`s, on an instance where requests end, slots move and identities are renamed. A
+planted wrong entry in either memo of keys is read (the comparison can fail)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,19 @@ def test_a_wrong_remembered_key_is_read() -> None:
     start = moves.start()
     _, successor, _ = moves.successors(start, moves.enabled(start))[0]
     assert id(successor) in moves.keys
-    moves.keys[id(successor)] = (successor, "planted")
+    moves.keys[id(successor)] = (successor, hash("planted"))
     assert moves.fingerprint(successor) == hash("planted")
     assert moves.fingerprint(successor) != hash(slots_key(config, successor))
+
+
+def test_a_wrong_remembered_successor_is_read() -> None:
+    config = _config()
+    moves = Reductions.of(config, True, None, forget=True, slots=True)
+    start = moves.start()
+    action = moves.enabled(start)[0]
+    real = moves.renamed_step(start, action)
+    (_, successor, renaming), = moves.successors(start, [action])
+    assert moves.known[real][:3] == (successor, renaming, hash(slots_key(config, successor)))
+    moves.known[real] = (start, None, hash("planted"), None)
+    (_, again, _), = moves.successors(start, [action])
+    assert again is start and moves.fingerprint(again) == hash("planted")

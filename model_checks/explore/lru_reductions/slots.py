@@ -67,6 +67,8 @@ from model_checks.explore.lru_reductions.lazy_media import Decided
 from spec import Action, Config, Property, State
 from spec.state import Delivery, Message, Reply, Request, Served
 
+SlotOrder = tuple[int, ...]
+"""The live rids of a state in canonical order (`slot_order`)."""
 SlotMap = tuple[tuple[int, int], ...]
 """A renaming of live rids, as every (old, new) pair of the live requests (a pair may keep
 its rid: the map also says which requests are live)."""
@@ -179,9 +181,20 @@ def cleared(state: State) -> State:
 
 def renumber(state: State, live: dict[int, int], kept: Sequence[Request]) -> State:
     """`state` with the requests `kept` (in their new order) renumbered by `live` and every
-    message, reply and delivery renamed alike."""
+    message, reply and delivery renamed alike (a record whose rid keeps its number is kept
+    as it is: the same value, fewer objects built)."""
     def message(m: Message) -> Message:
-        return Message(live[m.rid], m.front_end, m.items, m.engine)
+        rid = live[m.rid]
+        return m if rid == m.rid else Message(rid, m.front_end, m.items, m.engine)
+
+    def reply(r: Reply) -> Reply:
+        rid = live[r.rid]
+        return r if rid == r.rid else Reply(rid, r.front_end, r.missed)
+
+    def request(r: Request) -> Request:
+        rid = live[r.rid]
+        return r if rid == r.rid else Request(rid, r.front_end, r.items, r.retries, r.stage,
+                                              r.outcome, r.missed, r.work)
 
     delivery = state.last_delivery
     if delivery is not None:
@@ -190,10 +203,9 @@ def renumber(state: State, live: dict[int, int], kept: Sequence[Request]) -> Sta
                                          s.sent_version) for s in delivery.served),
                             delivery.missed)
     return state.evolve(
-        requests=tuple(Request(live[r.rid], r.front_end, r.items, r.retries, r.stage, r.outcome,
-                               r.missed, r.work) for r in kept),
-        to_engine=tuple(message(m) for m in state.to_engine),
-        to_front_end=tuple(Reply(live[r.rid], r.front_end, r.missed) for r in state.to_front_end),
+        requests=tuple(map(request, kept)),
+        to_engine=tuple(map(message, state.to_engine)),
+        to_front_end=tuple(map(reply, state.to_front_end)),
         last_delivery=delivery,
     )
 
@@ -246,6 +258,19 @@ def _known_order(config: Config, state: State) -> tuple[int, ...]:
         order = slot_order(config, state)
         _STORED.put(config, state, order)
     return order
+
+
+def remembered_order(config: Config, state: State) -> SlotOrder | None:
+    """The slot order `slots_key` computed of `state` last, where it is still remembered
+    (`_KEYED`), else None."""
+    return _KEYED.get(config, state)
+
+
+def remember_order(config: Config, state: State, order: SlotOrder) -> None:
+    """Remember `order`, `slot_order(config, state)` as `slots_key` computed it, beside the
+    orders `slots_key` computed last (`_KEYED`): a memo of keys that skips `slots_key`
+    hands on its order this way."""
+    _KEYED.put(config, state, order)
 
 
 def rename_action(action: Action, names: dict[int, int]) -> Action:
