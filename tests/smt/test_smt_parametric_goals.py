@@ -18,7 +18,7 @@ from model_checks.kernel.verdict_records import Verdict
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
-    KEY_CONFUSION,
+    Flaw,
     ParametricInvariant,
     ParametricModel,
     ParametricRejected,
@@ -106,6 +106,10 @@ def test_an_lru_that_ignores_the_new_size_breaks_the_budget_certificate(variant:
     mutant = replace(variant, name="ignores-new-size", **flawed)  # type: ignore[arg-type]
     with pytest.raises(ParametricRejected, match="consecution of within-budget"):
         prove(ParametricModel(mutant), BUDGET_CERTIFICATE, ("S2",))
+
+
+KEY_CONFUSION = Flaw("P1 serves a reference from another identity's entry",
+                     serves_another_identity=True)
 
 
 def test_serving_another_identity_breaks_the_owner_certificate() -> None:

@@ -90,8 +90,6 @@ class Flaw:
 NO_FLAW = Flaw("none")
 UNCHECKED_LATER_ITEMS = Flaw("tag checked on a message's first item only",
                              tag_checked_on_first_item_only=True)
-KEY_CONFUSION = Flaw("P1 serves a reference from another identity's entry",
-                     serves_another_identity=True)
 RESEND_REFERENCES = Flaw("a resend that reads the shadow (V3's resends)",
                          resend_sends_references=True)
 
