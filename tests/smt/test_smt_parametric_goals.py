@@ -31,10 +31,9 @@ from model_checks.smt.prove.parametric_goals import (
     NO_FAULT_CERTIFICATE,
     OWNER_CERTIFICATE,
     goals,
-    ids,
     records,
 )
-from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant
+from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant, drift_order
 from tests.smt.parametric_abstraction import check_state
 from tests.smt.test_smt_crosscheck import _config, random_walk
 
@@ -66,7 +65,7 @@ def maximal_holding(minimal: Iterable[Iterable[str]],
     """The maximal environments over `sources` above no minimal breaking set: the complement
     of the breaking sets' upward closure, by its maximal elements (every subset is visited:
     2^11 for the eleven sources)."""
-    pool, breaking = tuple(ids(sources)), [frozenset(m) for m in minimal]
+    pool, breaking = drift_order(sources), [frozenset(m) for m in minimal]
     holding = [frozenset(c) for n in range(len(pool) + 1)
                for c in itertools.combinations(pool, n)
                if not any(b <= frozenset(c) for b in breaking)]
