@@ -68,7 +68,7 @@ def test_its_last_state_breaks_s1_in_the_encoding_and_an_earlier_one_does_not() 
 
 
 def test_so_the_matrix_does_not_judge_the_cell() -> None:
-    from model_checks.kernel.cell_sets import expected_cell
+    from tests.expected_cells import expected_cell
 
     assert "S1" in beyond_the_bounds("V2", ("D7",), set())
     assert expected_cell("V2", ("D7",)).expectations["S1"] is Expectation.NOT_JUDGED
