@@ -2,7 +2,8 @@
 tests: `undisturbed_retry_missed` is the undisturbed-attempt theorem as a trace monitor
 (`advance` its step) and `search` runs it over every reachable state of an instance;
 `resend_missed` is the first-resend claim's core (a resend P1 answers with a miss) and
-`search_resends` runs it likewise; `standing_drift_run` is the standing-drift family's run."""
+`search_resends` runs it likewise; `standing_drift_run` is the standing-drift family's run;
+`claimed_environment` is the environment a claim allows for one variant."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.kernel.retries import Claim
 from spec import V2, Config, Content, ItemSize, Trace, Variant, enabled, environment, initial, step
 from spec.state import ClientItem, State
 from spec.transitions import (
@@ -37,6 +39,12 @@ def _own(action: Action, rid: int, before: State) -> bool:
     if isinstance(action, P0ReceiveReply):
         return before.to_front_end[0].rid == rid
     return False
+
+
+def claimed_environment(claim: Claim, variant: str) -> tuple[str, ...]:
+    """The environment `claim` allows for `variant` (one of its `variants`): its narrower one
+    for that variant, else the claim's."""
+    return dict(claim.narrower).get(variant, claim.environment)
 
 
 def disturbed(action: Action, rid: int, before: State, after: State) -> bool:

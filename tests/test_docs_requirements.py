@@ -11,8 +11,9 @@ import pytest
 
 from model_checks.docs.requirements import OBLIGATIONS, InvalidObligation, Obligation
 from model_checks.docs.requirements_page import omitted_by, spec_mutant
+from model_checks.mutant_run.factory import mutant_named
 from model_checks.mutant_run.killmatrix import kill_matrix
-from model_checks.mutant_run.reference_mutants import by_name, history_mutants
+from model_checks.mutant_run.reference_mutants import history_mutants
 from model_checks.scenarios import SCENARIOS, violated
 from model_checks.scenarios.run import replay_all
 from spec import V2, V3, V4
@@ -33,7 +34,7 @@ def test_the_spec_mutant_breaks_a_protected_property_its_base_keeps(
 
 
 def test_the_implementation_mutants_exist_and_conformance_catches_them() -> None:
-    mutants = [by_name(o.impl_mutant or "", history_mutants()) for o in WITH_IMPL]
+    mutants = [mutant_named(history_mutants(), o.impl_mutant or "") for o in WITH_IMPL]
     rows = kill_matrix(processes=False, mutants=mutants)
     for obligation, row in zip(WITH_IMPL, rows, strict=True):
         assert row.in_process.harness is None, obligation.id

@@ -24,7 +24,6 @@ from model_checks.kernel.cell_sets import (
     CELL_SETS,
     add_cells_argument,
     cells_named,
-    expected_cell,
 )
 from model_checks.kernel.instance import config_for, instance_contains
 from model_checks.kernel.matrix import (
@@ -41,6 +40,7 @@ from model_checks.kernel.pair_witnesses import WITNESSES
 from model_checks.kernel.trace_file import actions_of, config_of
 from model_checks.kernel.verdict_records import Verdict
 from spec import DRIFT_IDS, VARIANTS, by_id, environment, run, variant_named
+from tests.expected_cells import expected_cell
 
 VARIANT_NAMES = [v.name for v in VARIANTS]
 

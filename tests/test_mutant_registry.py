@@ -14,8 +14,8 @@ import pytest
 from model_checks.conform.reference_adapter import ReferenceAdapter
 from model_checks.mutant_run import checkers, killmatrix
 from model_checks.mutant_run import reference_mutants as reference_module
+from model_checks.mutant_run.factory import mutant_named
 from model_checks.mutant_run.reference_mutants import (
-    by_name,
     history_mutants,
     reference_mutants,
     slip_mutants,
@@ -85,7 +85,7 @@ def test_every_reference_entry_is_a_subclass_of_the_part_it_replaces() -> None:
         assert isinstance(mutant.adapter, ReferenceAdapter)
         assert (mutant.base, mutant.story) == (entry.base, entry.story)
         assert mutant.adapter.name == f"reference-{entry.name}"
-        assert by_name(entry.name) is mutant  # built once
+        assert mutant_named(reference_mutants(), entry.name) is mutant  # built once
 
 
 def test_an_entry_of_the_wrong_target_is_refused() -> None:

@@ -39,6 +39,7 @@ from spec.fairness import fair_choice, pending
 from spec.state import ClientItem
 from spec.transitions import P0Handle, P0ReceiveReply, P1Receive, Retry, Submit
 from tests.retry_monitor import (
+    claimed_environment,
     recoveries,
     search,
     search_resends,
@@ -93,7 +94,7 @@ def test_no_undisturbed_attempt_is_followed_by_a_miss(variant: Variant,
     the premise is reached, so the check can fail (it does under D9, below). The whole
     environment is the theorem's for the variant (V3: without D6)."""
     if drift == ENVIRONMENT:
-        drift = THEOREM.environment_for(variant.name)
+        drift = claimed_environment(THEOREM, variant.name)
     assert _premises(variant, drift) > 0
 
 
@@ -120,7 +121,7 @@ def _small(variant: Variant, drift: tuple[str, ...], retries: int = 2) -> Config
 
 
 @pytest.mark.parametrize(("variant", "source"), [
-    (v, s) for v in (V1, V2, V3) for s in THEOREM.environment_for(v.name)])
+    (v, s) for v in (V1, V2, V3) for s in claimed_environment(THEOREM, v.name)])
 def test_the_theorem_holds_in_every_run_of_a_small_instance(variant: Variant,
                                                             source: str) -> None:
     """Exhaustively, for each source the theorem allows (every reachable state paired with

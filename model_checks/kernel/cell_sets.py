@@ -3,7 +3,7 @@ naming them (per design by nature: read by the Hypothesis matrix through
 `simulate.lru_matrix`).
 
 `ALL_EXPECTED` is the whole matrix (the main cells, `matrix.EXPECTED`, then the pair cells,
-`pair_cells.PAIR_EXPECTED`); `expected_cell` finds one cell of it.
+`pair_cells.PAIR_EXPECTED`).
 """
 
 from __future__ import annotations
@@ -40,11 +40,3 @@ def cells_named(name: str) -> tuple[Cell, ...]:
     except KeyError:
         raise KeyError(f"unknown cell set {name!r}; expected one of "
                        f"{', '.join(sorted(CELL_SETS))}") from None
-
-
-def expected_cell(variant: str, env: tuple[str, ...]) -> Cell:
-    """The cell for a variant and environment (drift ids in numeric order), pairs included."""
-    for cell in ALL_EXPECTED:
-        if cell.variant == variant and cell.environment == env:
-            return cell
-    raise KeyError(f"no expected cell for {variant} under {'+'.join(env) or 'no drift'}")

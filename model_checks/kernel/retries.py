@@ -105,10 +105,6 @@ class Claim:
     """Variants for which the claim holds only under a smaller environment: (variant, its
     environment)."""
 
-    def environment_for(self, variant: str) -> tuple[str, ...]:
-        """The environment the claim allows for `variant` (one of `variants`)."""
-        return dict(self.narrower).get(variant, self.environment)
-
 
 THEOREM = Claim(
     "undisturbed attempt", "an undisturbed attempt that misses is followed by one that does "

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from model_checks.conform.reference_adapter import ReferenceAdapter
-from model_checks.mutant_run.factory import PARTS, ImplMutant, adapter_factories, mutant_named
+from model_checks.mutant_run.factory import PARTS, ImplMutant, adapter_factories
 from model_checks.mutation.registry import Entry, MutantSet, Target, entries
 
 FACTORY_PREFIX = "mutant_"
@@ -42,12 +42,6 @@ def history_mutants() -> tuple[ImplMutant, ...]:
 def slip_mutants() -> tuple[ImplMutant, ...]:
     """The independent set of single-change slips."""
     return reference_mutants(MutantSet.SLIP)
-
-
-def by_name(name: str, mutants: Iterable[ImplMutant] | None = None) -> ImplMutant:
-    """The reference mutant called `name` among `mutants` (default: every reference mutant);
-    a `KeyError` lists the names there are."""
-    return mutant_named(reference_mutants() if mutants is None else mutants, name)
 
 
 def adapter_path(mutant: ImplMutant) -> str:

@@ -79,17 +79,18 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 CHECKS = '''
 import sys
-from model_checks.kernel.cell_sets import ALL_EXPECTED, expected_cell
+from model_checks.kernel.cell_sets import ALL_EXPECTED
 from model_checks.kernel.instance import config_for
 from spec import VARIANT_NAMES, variant_named
 NEW = sys.argv[1]
+CELLS = {(c.variant, c.environment): c for c in ALL_EXPECTED}
 assert NEW in VARIANT_NAMES, VARIANT_NAMES
 new = variant_named(NEW)
 
 # the expected matrix, pairs included: V2b's cells are V2's (same knobs, same reasoning)
 for cell in ALL_EXPECTED:
     if cell.variant == "V2":
-        twin = expected_cell(NEW, cell.environment)
+        twin = CELLS[NEW, cell.environment]
         assert twin.expectations == cell.expectations, (cell.environment, twin.expectations)
         assert twin.unshown == cell.unshown, cell.environment
 print("matrix ok")
@@ -104,7 +105,7 @@ print("scenarios ok", len(verdicts))
 from model_checks.kernel.matrix import Expectation
 from model_checks.simulate.profiles import PROFILES
 from model_checks.simulate.run import SimulatedCell, run_cell
-cell = expected_cell(NEW, ("D7",))
+cell = CELLS[NEW, ("D7",)]
 result = run_cell(SimulatedCell("new", NEW, ("D7",), config_for(new, ("D7",)),
                                 {p: cell.expectations[p] for p in ("S2", "S4")}),
                   PROFILES["ci"], None)

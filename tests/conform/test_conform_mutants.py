@@ -18,12 +18,12 @@ from model_checks.mutant_run.killmatrix import (
 )
 from model_checks.mutant_run.reference_mutants import (
     adapter_path,
-    by_name,
     history_mutants,
     reference_mutants,
     slip_mutants,
 )
 from model_checks.mutation.registry import Target, entries
+from tests.conform.reference_named import by_name
 
 HISTORY = history_mutants()
 SLIPS = slip_mutants()

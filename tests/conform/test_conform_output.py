@@ -17,8 +17,8 @@ import pytest
 from model_checks.cli import main
 from model_checks.conform.lru_lockstep.run import PROFILES, ConformProfile, ConformRun, conform
 from model_checks.conform.lru_lockstep.weakness import vacuous, weakness
-from model_checks.mutant_run.reference_mutants import by_name
 from spec import VARIANT_NAMES
+from tests.conform.reference_named import by_name
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "model_checks.conform.reference_adapter:factory"

@@ -11,7 +11,6 @@ from model_checks.conform import codec
 from model_checks.conform.lru_lockstep import Driving
 from model_checks.conform.lru_lockstep.run import PROFILES, ConformRun, conform, corpus
 from model_checks.conform.reference_adapter import factory, variant_of
-from model_checks.mutant_run import reference_mutants
 from reference import (
     Engine,
     FrontEnd,
@@ -25,6 +24,7 @@ from reference import (
 )
 from spec import V3, Content, Drift
 from tests.conform.finished_run import finished
+from tests.conform.reference_named import by_name
 
 
 def _processor(media: object) -> ProcessedItem:
@@ -96,7 +96,7 @@ def test_conform_v4_resends_conform_under_a_rejected_request() -> None:
 def test_conform_catches_a_v4_resend_that_reads_the_shadow() -> None:
     """The mutant whose resend still sends references for what the shadow holds disagrees
     with V4's spec at the resend's handling step, under D2 alone."""
-    mutant = reference_mutants.by_name("p0-resend-reads-shadow")
+    mutant = by_name("p0-resend-reads-shadow")
     assert mutant.base == "V4"
     outcome = conform(mutant.adapter, PROFILES["ci"], ConformRun(environment=frozenset({Drift.D2})))
     assert not outcome.conforms and outcome.failure is not None

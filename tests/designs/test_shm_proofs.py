@@ -14,6 +14,7 @@ from spec.designs.shm import SHM, ShmConfig, ShmState
 from spec.designs.shm.actions import Check, ClearP0, Copy, Execute, ShmAction, Submit
 from spec.designs.shm.config import ShmKnobs
 from spec.designs.shm.properties import consistent_pairing, within_ring
+from tests.designs import shm_abstraction as sa
 from tests.designs.shm_states import explored, sized, walked
 from tests.designs.shm_states import steps as walk_steps
 
@@ -34,7 +35,7 @@ def test_s1_and_s2_hold_for_every_instance() -> None:
 
 
 def test_every_source_of_the_design_is_covered() -> None:
-    assert {s.id for s in SHM.sources} == set(sp.SOURCES) == set(sp.sources_covered())
+    assert {s.id for s in SHM.sources} == set(sp.SOURCES) == set(sa.sources_covered())
 
 
 def _failed(prop: str, knobs: sp.RingKnobs) -> sp.ProofVerdict:
@@ -45,13 +46,13 @@ def _failed(prop: str, knobs: sp.RingKnobs) -> sp.ProofVerdict:
 
 
 def test_without_the_id_check_s1_fails_where_a_read_passes() -> None:
-    verdict = _failed("S1", sp.NO_ID_CHECK)
+    verdict = _failed("S1", sa.NO_ID_CHECK)
     assert verdict.failures[0].obligation == "the certificate implies S1"
     assert "handle: physical" in verdict.failures[0].model
 
 
 def test_without_the_space_check_s2_fails_at_a_put() -> None:
-    verdict = _failed("S2", sp.NO_SPACE_CHECK)
+    verdict = _failed("S2", sa.NO_SPACE_CHECK)
     assert verdict.failures[0].obligation.endswith("under put")
 
 
@@ -93,7 +94,7 @@ def test_the_split_read_breaks_s1_where_the_atomic_read_cannot() -> None:
 
 def _check(config: ShmConfig, states: list[ShmState]) -> None:
     for state in states:
-        assert sp.check_state(config, state) == [], state
+        assert sa.check_state(config, state) == [], state
         assert not within_ring(config, state)
 
 
@@ -102,7 +103,7 @@ def test_the_certificate_holds_on_an_explored_instance() -> None:
     _check(config, explored(config, 1_500))
     without_c1 = SHM.instance("O1", frozenset({"D1", "D2", "D3"}))
     states = explored(without_c1, 1_000)
-    assert any(sp.known_handles(s) and not s.issued for s in states)  # in flight only
+    assert any(sa.known_handles(s) and not s.issued for s in states)  # in flight only
     _check(without_c1, states)
 
 
@@ -126,14 +127,14 @@ def test_every_spec_step_is_a_sequence_of_abstract_actions() -> None:
     for config, found in ((laps, steps), (every, walk_steps(every, seed=1, walks=20, length=60))):
         kinds = set()
         for before, action, after in found:
-            assert sp.simulates(config, before, action, after) is None, (before, action)
+            assert sa.simulates(config, before, action, after) is None, (before, action)
             kinds.add(type(action).__name__)
         assert {"Submit", "Check", "Copy"} <= kinds
     before, action, after = next((b, a, t) for b, a, t in steps if t.memory != b.memory)
     moved = after.evolve(ring=replace(after.ring, data_end=after.ring.data_end + 1))
-    assert sp.simulates(laps, before, action, moved) is not None
+    assert sa.simulates(laps, before, action, moved) is not None
     torn = after.evolve(memory=tuple(replace(m, content=Content("z")) for m in after.memory))
-    assert sp.simulates(laps, before, action, torn) is not None
+    assert sa.simulates(laps, before, action, torn) is not None
 
 
 def test_the_evaluator_sees_a_broken_state() -> None:
@@ -142,7 +143,7 @@ def test_the_evaluator_sees_a_broken_state() -> None:
     config = SHM.instance("O1", frozenset())
     state = _run(config, [Submit((Content("a"),))])
     torn = state.evolve(memory=tuple(replace(s, intact=False) for s in state.memory))
-    assert any("slot_intact" in r for r in sp.check_state(config, torn))
+    assert any("slot_intact" in r for r in sa.check_state(config, torn))
     chunk = replace(state.ring.chunks[0], nbytes=config.ring_bytes + 1)
     wide = state.evolve(ring=replace(state.ring, chunks=(chunk,)))
-    assert any("chunk_fits" in r for r in sp.check_state(config, wide))
+    assert any("chunk_fits" in r for r in sa.check_state(config, wide))

@@ -13,6 +13,7 @@ import pytest
 from model_checks.designs import shm_proofs as sp
 from model_checks.designs import shm_restricted as sr
 from spec.designs.shm import SHM
+from tests.designs import shm_restricted_abstraction as sra
 from tests.designs.shm_states import explored, sized, walked
 from tests.designs.shm_states import steps as walk_steps
 
@@ -83,14 +84,14 @@ def test_the_certificate_holds_on_explored_states(prop: str, small: frozenset[st
     environment = sr.ENVIRONMENTS[prop]
     config = replace(SHM.instance("O1", small, 1), readers=1)  # one reader: shallower reads
     states = explored(config, 2_000)
-    assert any(sr.pending_of(config, s) for s in states)
+    assert any(sra.pending_of(config, s) for s in states)
     assert any(SHM.is_quiescent(config, s) and s.ring.chunks for s in states)
     whole = sized(environment, ring=9, readers=2, items=2)
     laps = sized(environment - {"D3"}, ring=12, readers=1, items=1)
     for cfg, found in ((config, states), (whole, walked(whole, 1, 20, 60)),
                        (laps, walked(laps, 3, 4, 150))):
         for state in found:
-            assert sr.check_restricted(cfg, state, prop) == [], state
+            assert sra.check_restricted(cfg, state, prop) == [], state
             if prop in ("S1", "S3"):
                 assert state.fault is None
 
@@ -102,7 +103,7 @@ def test_the_certificate_fails_on_states_outside_the_environment(prop: str, sour
                                                                   part: str) -> None:
     config = SHM.instance("O1", sr.ENVIRONMENTS[prop] | {source}, 1)
     broken = {r.split(" ")[0] for s in explored(config, 1_500)
-              for r in sr.check_restricted(config, s, prop)}
+              for r in sra.check_restricted(config, s, prop)}
     assert part in broken
 
 
@@ -114,7 +115,7 @@ def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
     kinds: set[str] = set()
     for config, seed, walks, length in ((every, 1, 20, 60), (laps, 3, 4, 150)):
         for before, action, after in walk_steps(config, seed, walks, length):
-            assert sr.restricted_simulates(config, before, action, after) is None, (before, action)
+            assert sra.restricted_simulates(config, before, action, after) is None, (before, action)
             kinds.add(type(action).__name__)
             if after.ring.id_start > before.ring.id_start:
                 kinds.add("free")
@@ -122,4 +123,4 @@ def test_every_spec_step_is_a_sequence_of_restricted_actions() -> None:
     before, action, after = next(s for s in walk_steps(laps, 3, 1, 50)
                                  if type(s[1]).__name__ == "Copy" and s[2].memory)
     tampered = after.evolve(memory=tuple(replace(m, reads=m.reads + 1) for m in after.memory))
-    assert "reads" in (sr.restricted_simulates(laps, before, action, tampered) or "")
+    assert "reads" in (sra.restricted_simulates(laps, before, action, tampered) or "")

@@ -3,7 +3,6 @@ of reasoning (a checker that always says "safe" or always says "broken" fails he
 
 from __future__ import annotations
 
-from model_checks.kernel.cell_sets import expected_cell
 from model_checks.kernel.instance import WIDER_IN_FLIGHT, config_for
 from model_checks.kernel.matrix import (
     ENVIRONMENTS,
@@ -14,6 +13,7 @@ from model_checks.kernel.matrix import (
     Expectation,
 )
 from spec import DRIFT_IDS, V3, VARIANT_NAMES, VARIANTS, registry, variant_named
+from tests.expected_cells import expected_cell
 
 
 def test_every_variant_and_environment_has_one_cell_judging_every_property() -> None:

@@ -13,7 +13,7 @@ from model_checks.cli import main
 from model_checks.kernel.verdict_records import Verdict, read_records
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
-    UNCHECKED_LATER_ITEMS,
+    Flaw,
     ParametricInvariant,
     ParametricModel,
     ParametricRejected,
@@ -28,6 +28,10 @@ def test_v3_is_proved_for_any_instance() -> None:
     proofs = prove()
     assert [p.property for p in proofs] == ["S1", "S2", "S3"]
     assert all(p.instance == "any" for p in proofs)
+
+
+UNCHECKED_LATER_ITEMS = Flaw("tag checked on a message's first item only",
+                             tag_checked_on_first_item_only=True)
 
 
 def test_a_tag_not_checked_on_one_path_makes_the_proof_fail() -> None:

@@ -18,7 +18,7 @@ from model_checks.kernel.verdict_records import Verdict
 from model_checks.smt.prove import parametric_mirror
 from model_checks.smt.prove.parametric import (
     CERTIFICATE,
-    KEY_CONFUSION,
+    Flaw,
     ParametricInvariant,
     ParametricModel,
     ParametricRejected,
@@ -31,10 +31,9 @@ from model_checks.smt.prove.parametric_goals import (
     NO_FAULT_CERTIFICATE,
     OWNER_CERTIFICATE,
     goals,
-    ids,
     records,
 )
-from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant
+from spec import V0, V1, V2, Drift, LruFlaw, MissHandling, Variant, drift_order
 from tests.smt.parametric_abstraction import check_state
 from tests.smt.test_smt_crosscheck import _config, random_walk
 
@@ -66,7 +65,7 @@ def maximal_holding(minimal: Iterable[Iterable[str]],
     """The maximal environments over `sources` above no minimal breaking set: the complement
     of the breaking sets' upward closure, by its maximal elements (every subset is visited:
     2^11 for the eleven sources)."""
-    pool, breaking = tuple(ids(sources)), [frozenset(m) for m in minimal]
+    pool, breaking = drift_order(sources), [frozenset(m) for m in minimal]
     holding = [frozenset(c) for n in range(len(pool) + 1)
                for c in itertools.combinations(pool, n)
                if not any(b <= frozenset(c) for b in breaking)]
@@ -106,6 +105,10 @@ def test_an_lru_that_ignores_the_new_size_breaks_the_budget_certificate(variant:
     mutant = replace(variant, name="ignores-new-size", **flawed)  # type: ignore[arg-type]
     with pytest.raises(ParametricRejected, match="consecution of within-budget"):
         prove(ParametricModel(mutant), BUDGET_CERTIFICATE, ("S2",))
+
+
+KEY_CONFUSION = Flaw("P1 serves a reference from another identity's entry",
+                     serves_another_identity=True)
 
 
 def test_serving_another_identity_breaks_the_owner_certificate() -> None:

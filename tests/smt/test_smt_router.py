@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.kernel.cell_sets import expected_cell
 from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS
 from model_checks.smt.decode.crosscheck import first_disagreement
@@ -21,6 +20,7 @@ from model_checks.smt.search.bmc import bmc_many
 from spec import V0, V1, V2, V3, Config, Variant, environment
 from spec.drift import ROUTER, Environment
 from spec.transitions import P0Handle, P1Receive
+from tests.expected_cells import expected_cell
 from tests.smt.test_smt_both_directions import both_directions
 from tests.smt.test_smt_crosscheck import random_walk
 

@@ -12,10 +12,10 @@ from dataclasses import replace
 import z3
 
 from model_checks.kernel.matrix import Expectation, beyond_the_bounds
+from model_checks.smt.budget import Bounded
 from model_checks.smt.decode.crosscheck import first_disagreement, matches
 from model_checks.smt.encode.properties import BAD
 from model_checks.smt.encode.symbols import encoding_for, params, params_constraint, state_at
-from model_checks.smt.search.bmc import new_solver
 from spec import ClientItem, Config, Content, ItemSize, Trace, by_id, run
 from spec.transitions import Action, Submit
 from tests.smt import parametric_witness as witness
@@ -42,7 +42,7 @@ def _renamed() -> Trace:
 def _breaks_s1_in_the_encoding(trace: Trace) -> z3.CheckSatResult:
     enc = encoding_for(witness.CONFIG.variant, ("D7",))
     p, s = params(enc), state_at(enc, 0)
-    solver = new_solver(200_000_000)
+    solver = Bounded(200_000_000)
     last = list(trace.states())[-1]
     solver.add(params_constraint(enc, p), p.budget == trace.config.budget, matches(enc, s, last),
                BAD["S1"](enc, p, s))
@@ -68,7 +68,7 @@ def test_its_last_state_breaks_s1_in_the_encoding_and_an_earlier_one_does_not() 
 
 
 def test_so_the_matrix_does_not_judge_the_cell() -> None:
-    from model_checks.kernel.cell_sets import expected_cell
+    from tests.expected_cells import expected_cell
 
     assert "S1" in beyond_the_bounds("V2", ("D7",), set())
     assert expected_cell("V2", ("D7",)).expectations["S1"] is Expectation.NOT_JUDGED

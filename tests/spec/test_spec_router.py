@@ -15,7 +15,6 @@ import pytest
 from model_checks.explore.graph import build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.lru_judging.judge import Status, judge
-from model_checks.kernel.cell_sets import expected_cell
 from model_checks.kernel.instance import config_for
 from model_checks.scenarios import SCENARIOS
 from model_checks.scenarios.base import item, submit
@@ -25,6 +24,7 @@ from spec.lru import Entry
 from spec.state import State
 from spec.trace import TraceError
 from spec.transitions import InvalidAction, P0Handle, P0ReceiveReply, P1Clear, P1Receive
+from tests.expected_cells import expected_cell
 
 ROUTED = Config(variant=V3, environment=environment("D5"), engines=2)
 

@@ -48,8 +48,9 @@ checks it with fresh solvers: init => I, I and each action => I', I => each prop
 rejects an I that is unsatisfiable. The tests evaluate I on the abstraction of sampled reachable
 spec states (`tests/smt/parametric_abstraction.py`).
 
-A mutant of V3 (`UNCHECKED_LATER_ITEMS`: P1 checks the tag of a message's first item only) makes
-the proof fail: S1's consecution breaks on the path of a later reference.
+A mutant of V3 (a `Flaw`: P1 checks the tag of a message's first item only,
+`tests/smt/test_smt_parametric.py`) makes the proof fail: S1's consecution breaks on the path
+of a later reference.
 """
 
 from __future__ import annotations
@@ -88,10 +89,6 @@ class Flaw:
 
 
 NO_FLAW = Flaw("none")
-UNCHECKED_LATER_ITEMS = Flaw("tag checked on a message's first item only",
-                             tag_checked_on_first_item_only=True)
-KEY_CONFUSION = Flaw("P1 serves a reference from another identity's entry",
-                     serves_another_identity=True)
 RESEND_REFERENCES = Flaw("a resend that reads the shadow (V3's resends)",
                          resend_sends_references=True)
 

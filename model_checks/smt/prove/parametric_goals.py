@@ -51,7 +51,7 @@ mirror, which keeps one, does not hold where those environments' answers are dec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -195,10 +195,6 @@ def _mirror_goals(variant: Variant, found: list[Goal]) -> list[Goal]:
     return mine
 
 
-def ids(environment: Iterable[str]) -> tuple[str, ...]:
-    return drift_order(environment)
-
-
 class ProvableGoal(Protocol):
     """What a record needs of a goal (this module's `Goal`, `parametric_liveness`'s
     `LivenessGoal`): which cell it settles, and its proof."""
@@ -218,7 +214,7 @@ class ProvableGoal(Protocol):
 def record(goal: ProvableGoal, rlimit: int = CERTIFICATE_RLIMIT) -> VerdictRecord:
     """The goal's verdict: proved for all depths and instance "any", or unknown naming the
     query that failed."""
-    env = ids(goal.environment)
+    env = drift_order(goal.environment)
     try:
         proof = goal.prove(rlimit)
     except ParametricRejected as error:

@@ -41,14 +41,6 @@ class ReplayMismatch(AssertionError):
     """A Z3 counterexample that the spec does not reproduce: the encoding is wrong."""
 
 
-def new_solver(rlimit: int) -> Bounded:
-    """An incremental solver with z3's default configuration, each check bounded by `rlimit`
-    resource units (`budget`). On these queries z3's default solver is 1.5 to 4 times faster
-    than the solver for the QF_LIA logic, which this module used while every query had one
-    front end and one item per request."""
-    return Bounded(rlimit)
-
-
 def bmc(
     enc: Encoding,
     prop: str,
@@ -82,7 +74,9 @@ class _Unrolled:
         facts = [params_constraint(enc, p), initial(enc, states[0])]
         if lemmas:
             facts.append(conjunction(enc, p, states[0], lemmas))
-        solver = new_solver(rlimit)
+        # z3's default solver: faster on these queries than the QF_LIA logic's solver
+        # (`benchmarks/bench_smt.py` compares the configurations, `SOLVERS`)
+        solver = Bounded(rlimit)
         solver.add(*facts)
         return cls(enc, p, rlimit, incremental, lemmas, solver, states, facts)
 
@@ -98,7 +92,7 @@ class _Unrolled:
         if self.incremental:
             self.solver.add(*new)
         else:
-            self.solver = new_solver(self.rlimit)
+            self.solver = Bounded(self.rlimit)
             self.solver.add(*self.facts)
 
     def ask(self, props: tuple[str, ...]) -> list[tuple[str, z3.BoolRef]]:
