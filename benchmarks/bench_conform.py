@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, as a script
 
-from model_checks.conform.lru_lockstep.run import ConformProfile, ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
+from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.reference_adapter import factory
 from model_checks.conform.remote import Command, RemoteEngines, SetupMsg
 

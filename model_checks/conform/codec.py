@@ -46,7 +46,6 @@ def media_for(config: Config, content: Content) -> torch.Tensor:
 
 
 _FLOAT, _SHORT, _BYTE = "pixel_values", "patch_ids", "image_grid"
-NAMES = (_FLOAT, _SHORT, _BYTE)
 
 
 def layout(nbytes: int) -> list[tuple[str, torch.dtype, tuple[int, ...]]]:

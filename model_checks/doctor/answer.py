@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model_checks.answers import Answer as StoredAnswer
-from model_checks.conform.lru_lockstep.weakness import answers, weakness
+from model_checks.answers import load as load_answers
+from model_checks.conform.lru_lockstep.weakness import weakness
 from model_checks.kernel.shipped import located
 from spec import registry
 
@@ -47,7 +48,7 @@ class Answer:
 def instance_text(variant: str) -> str:
     """What the answers for `variant` rest on (the store's evidence files)."""
     del variant  # one store answers every variant
-    return "the answer store: " + ", ".join(answers().sources)
+    return "the answer store: " + ", ".join(load_answers().sources)
 
 
 def _trace(stored: StoredAnswer) -> str:
@@ -61,7 +62,7 @@ def answer(variant: str, env: tuple[str, ...]) -> tuple[Answer, ...]:
     """Per judged property, the project's answer for `variant` under `env`."""
     found = []
     for prop, title in judged_properties():
-        stored = answers().answer(variant, env, prop)
+        stored = load_answers().answer(variant, env, prop)
         weak = weakness(variant, prop)
         inside = weak.within(env) if stored.breaks else ()
         found.append(Answer(prop, title, inside, _trace(stored),

@@ -16,7 +16,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.conform.lru_lockstep.weakness import answers
+from model_checks.answers import load as load_answers
 from model_checks.doctor.answer import Answer
 from model_checks.doctor.facts import (
     NO_CACHE,
@@ -99,7 +99,7 @@ def because(envs: tuple[tuple[str, ...], ...], found: dict[str, Status],
 def patch_keeps(env: tuple[str, ...], prop: str) -> str:
     """How far the patched release's variant is known to keep `prop` under `env`, "" when it
     does not."""
-    stored = answers().answer(PATCHED_VARIANT, env, prop)
+    stored = load_answers().answer(PATCHED_VARIANT, env, prop)
     return stored.scope() if stored.kept else ""
 
 

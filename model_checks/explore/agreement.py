@@ -29,8 +29,6 @@ from typing import Any, Protocol
 from model_checks.kernel.verdict_records import MATRIX_INSTANCE, Verdict, VerdictRecord
 from spec.drift import Environment
 
-Cell = tuple[str, tuple[str, ...]]
-
 
 class Replay(Protocol):
     """A design's counterexamples read and replayed: whether a trace file's actions break a

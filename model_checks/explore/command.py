@@ -83,8 +83,6 @@ from model_checks.kernel.verdict_records import (
 from spec import VARIANTS, variant_named
 from spec.drift import Environment
 
-HELP = ("explore every reachable state of a small instance per matrix cell: shortest "
-        "counterexamples, proofs for the instance at all depths, vacuous properties")
 
 @dataclass(frozen=True)
 class ExploreProfile(Profile):

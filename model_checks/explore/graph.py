@@ -98,10 +98,6 @@ class BreakWatch(Protocol):
                  successors: list[State]) -> None: ...
 
 
-class StateLimitExceeded(Exception):
-    """The graph has more states than the resource limit allows."""
-
-
 _CACHED_STATES = 4096
 """How many states random access (`states[i]`) remembers, to replay from near ancestors."""
 

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from model_checks.conform.lru_lockstep.run import PROFILES, ConformProfile, ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
+from model_checks.conform.profiles import PROFILES, ConformProfile
 from model_checks.conform.two_processes import remote_engines
 from model_checks.executor import file_cache
 from model_checks.mutant_run.factory import ImplMutant

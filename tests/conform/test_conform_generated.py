@@ -4,7 +4,8 @@ their seed; `keep_going` collects one shrunk disagreement per job."""
 
 from __future__ import annotations
 
-from model_checks.conform.lru_lockstep.run import ConformProfile, ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
+from model_checks.conform.profiles import ConformProfile
 from tests.conform.reference_named import by_name
 
 GENERATED_ONLY = ConformProfile("generated-only", walks=6, length=20, corpus=False)

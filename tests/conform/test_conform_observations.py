@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from model_checks.conform.lru_lockstep import Disagreement, raised, replay
-from model_checks.conform.lru_lockstep.run import PROFILES, ConformRun, configurations, conform
+from model_checks.conform.lru_lockstep.cases import configurations
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
+from model_checks.conform.profiles import PROFILES
 from model_checks.conform.reference_adapter import factory
 from model_checks.scenarios.base import item, submit, uuid_only
 from model_checks.scenarios.catalog import configured, round_trip

@@ -16,7 +16,8 @@ from cachetools import LRUCache
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
-from model_checks.conform.lru_lockstep.run import ConformProfile, ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
+from model_checks.conform.profiles import ConformProfile
 from model_checks.kernel.verdict_records import Verdict, read_records
 from tests.conform.replies import answer, invalidate
 

@@ -23,7 +23,9 @@ import pytest
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay
-from model_checks.conform.lru_lockstep.run import ConformProfile, conform, corpus
+from model_checks.conform.lru_lockstep.corpus import corpus
+from model_checks.conform.lru_lockstep.run import conform
+from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, tensor_bytes
 from model_checks.kernel.verdict_records import Verdict, read_records

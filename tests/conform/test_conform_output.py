@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from model_checks.cli import main
-from model_checks.conform.lru_lockstep.run import PROFILES, ConformProfile, ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
 from model_checks.conform.lru_lockstep.weakness import vacuous, weakness
+from model_checks.conform.profiles import PROFILES, ConformProfile
 from spec import VARIANT_NAMES
 from tests.conform.reference_named import by_name
 

@@ -17,7 +17,7 @@ from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
 from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay, shrink
-from model_checks.conform.lru_lockstep.run import corpus
+from model_checks.conform.lru_lockstep.corpus import corpus
 from model_checks.conform.reference_adapter import (
     ReferenceAdapter,
     ReferenceEngine,

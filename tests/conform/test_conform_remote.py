@@ -13,7 +13,7 @@ import torch
 from model_checks.cli import main
 from model_checks.conform import adapter as api
 from model_checks.conform.lru_lockstep import Disagreement, Driving, raised, replay
-from model_checks.conform.lru_lockstep.run import corpus
+from model_checks.conform.lru_lockstep.corpus import corpus
 from model_checks.conform.reference_adapter import ReferenceAdapter, ReferenceEngine
 from model_checks.conform.remote import RemoteEngines, _pack_payload, _unpack_payload
 from spec import V3

@@ -19,8 +19,9 @@ import pytest
 
 from model_checks.conform.adapter import Adapter, load_adapter
 from model_checks.conform.exits import EXIT_FAIL, EXIT_NOT_FOLLOWED, EXIT_WEAKNESS
-from model_checks.conform.lru_lockstep.run import PROFILES, ConformRun, conform
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
 from model_checks.conform.lru_lockstep.trace_files import replay_trace, write_failure_traces
+from model_checks.conform.profiles import PROFILES
 from model_checks.conform.remote import RemoteEngines
 from model_checks.kernel import itf
 from tests.conform.client_mutants import CLIENT_MUTANTS

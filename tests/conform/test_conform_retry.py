@@ -9,7 +9,9 @@ import torch
 
 from model_checks.conform import codec
 from model_checks.conform.lru_lockstep import Driving
-from model_checks.conform.lru_lockstep.run import PROFILES, ConformRun, conform, corpus
+from model_checks.conform.lru_lockstep.corpus import corpus
+from model_checks.conform.lru_lockstep.run import ConformRun, conform
+from model_checks.conform.profiles import PROFILES
 from model_checks.conform.reference_adapter import factory, variant_of
 from reference import (
     Engine,

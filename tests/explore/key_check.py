@@ -82,8 +82,8 @@ def check_key(config: Config, max_states: int, slots: bool = False,
     """Check the forgetting key (with `slots`, the slots key) on `config`'s states, up to
     `max_states` of them (module docstring). With `merged`, states are grouped, and
     successors named, by the key of their `merged` form (a relation the search's moves
-    merge, such as `lazy_media.fresh_media_set`), each state's signature read on the state
-    itself in the names of that form; `lazy` (None: as `slots`) says whether the moves are
+    merge, such as `test_explore_lazy_media.fresh_media_set`), each state's signature read on
+    the state itself in the names of that form; `lazy` (None: as `slots`) says whether the moves are
     those of `lazy_media`."""
     plain = build(config, GraphOptions(max_states=max_states, checks=()))
     groups = interchangeable(config)

@@ -23,7 +23,7 @@ from model_checks.explore.instance import explore_config
 from model_checks.explore.lru_judging.judge import judge_all
 from model_checks.explore.lru_reductions.lazy_media import (
     Decided,
-    fresh_media_set,
+    fresh,
     lazy_enabled,
     submits_decided,
 )
@@ -37,6 +37,17 @@ from key_check import check_key
 
 LIMIT = 30_000
 SAMPLE = [(V3, ("D2",), 3, 1), (V3, ("D6",), 2, 2), (V2, ("D7",), 2, 2)]
+
+
+def fresh_media_set(state: State) -> State:
+    """`state` with every fresh request's media flags set to True (`lazy_media.fresh`): the
+    one state of its class the lazy search reaches; `state` itself when none is unset."""
+    requests = state.requests
+    if all(not fresh(r) or all(i.has_data for i in r.items) for r in requests):
+        return state
+    return state.evolve(requests=tuple(
+        r.evolve(items=tuple(ClientItem(i.identity, i.version, True) for i in r.items))
+        if fresh(r) else r for r in requests))
 
 
 def _config(variant: Variant, env: tuple[str, ...], requests: int, items: int) -> Config:

@@ -21,9 +21,10 @@ from model_checks.explore.instance import explore_config
 from model_checks.explore.lru_judging import product
 from model_checks.explore.lru_judging.monitors import MONITORS
 from model_checks.explore.lru_reductions.canonical import canonical
+from model_checks.explore.lru_reductions.forgetting import media_read
 from model_checks.explore.lru_reductions.slots import (
     SlotMap,
-    _summary,
+    _read_summary,
     concrete_rids,
     renumber,
     slot_order,
@@ -37,6 +38,11 @@ from spec.transitions import Retry, Submit
 
 LIMIT = 30_000
 SAMPLE = [(V3, ("D2",)), (V0, ("D2",)), (V1, ("D6",)), (V2, ("D7",))]
+
+
+def _summary(request: Request) -> tuple[object, ...]:
+    """What the slots key orders live requests by, read on `request` as the key keeps it."""
+    return _read_summary(media_read(request))
 
 
 def _three_requests(variant: Variant, env: tuple[str, ...]) -> Config:

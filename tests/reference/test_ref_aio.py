@@ -18,7 +18,7 @@ import reference.aio
 from model_checks.cli import main
 from model_checks.conform.async_adapter import AsyncAdapter, factory
 from model_checks.conform.lru_lockstep import Disagreement, raised, replay
-from model_checks.conform.lru_lockstep.run import corpus
+from model_checks.conform.lru_lockstep.corpus import corpus
 from model_checks.kernel.verdict_records import Verdict, read_records
 from reference import (
     V2,

@@ -193,7 +193,7 @@ class Implementation:
             attempt.missed = result.identities if isinstance(result, api.Missed) else ()
             self.delivery = (rid, result)
         if self.fault is None:
-            self.guarded(lambda: self._shadow_changed(submit.front_end))
+            self.guarded(lambda: self.shadow_changed(submit.front_end))
 
     # -- P0 ----------------------------------------------------------------------------------
 
@@ -222,7 +222,7 @@ class Implementation:
         result = front_end.update_item(attempt.probed)
         if result is None:
             attempt.stage = Stage.UPDATING
-            self._shadow_changed(attempt.front_end)
+            self.shadow_changed(attempt.front_end)
             return
         self._updated(rid, result, rejected=False)
 
@@ -242,7 +242,7 @@ class Implementation:
             # P0's assertion fails this request only; the front end goes on (as in the spec).
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.P0_ASSERT
             attempt.failure = f"{result.kind}: {result.detail}"
-            self._shadow_changed(attempt.front_end)
+            self.shadow_changed(attempt.front_end)
             return
         if isinstance(result, api.Fault):
             self.fault = result
@@ -250,17 +250,17 @@ class Implementation:
         if isinstance(result, api.ClientRejected):
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.CLIENT_ERROR
             attempt.rejected = tuple(result.identities)
-            self._shadow_changed(attempt.front_end)
+            self.shadow_changed(attempt.front_end)
             return
         attempt.request_id = result.request_id
         if rejected:
-            self._shadow_changed(attempt.front_end)
+            self.shadow_changed(attempt.front_end)
             front_end.abandon(result.request_id)
             attempt.stage, attempt.outcome = Stage.DONE, Outcome.REJECTED
             return
         attempt.stage = Stage.IN_FLIGHT
         self._send(rid, attempt.front_end, result)
-        self._shadow_changed(attempt.front_end)
+        self.shadow_changed(attempt.front_end)
 
     def _send(self, rid: int, front_end: int, message: api.WireMessage) -> None:
         """A message enters the channel, its sizes re-encoded as P1 will see them (D9)."""
@@ -277,14 +277,11 @@ class Implementation:
         """The front end request `rid` was submitted to."""
         return self.attempts[rid].front_end
 
-    def _shadow_changed(self, front_end: int) -> None:
-        """Tell the observer front end `front_end`'s shadow as it is now."""
-        self.observer.shadow_changed(front_end, self.front_ends[front_end].shadow())
-
     def shadow_changed(self, front_end: int) -> None:
-        """`_shadow_changed`, for the driver: the spec's step was re-taken as another
-        allowed choice, and its shadow's tags are paired again against it."""
-        self._shadow_changed(front_end)
+        """Tell the observer front end `front_end`'s shadow as it is now (also for the driver:
+        the spec's step was re-taken as another allowed choice, and its shadow's tags are
+        paired again against it)."""
+        self.observer.shadow_changed(front_end, self.front_ends[front_end].shadow())
 
     def _reencode(self, item: api.WireItem) -> api.Payload:
         assert item.payload is not None
@@ -352,7 +349,7 @@ def refuse(impl: Implementation, rid: int) -> None:
         else:
             attempt.outcome = (Outcome.MISS if isinstance(result, api.Missed)
                                else Outcome.SUCCESS)
-    impl._shadow_changed(attempt.front_end)
+    impl.shadow_changed(attempt.front_end)
 
 
 def loop_resend(front_end: api.ClientLoop, config: Config, original: tuple[ClientItem, ...],

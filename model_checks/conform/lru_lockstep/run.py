@@ -34,11 +34,8 @@ from model_checks.conform.lru_lockstep import (
     shrink,
 )
 from model_checks.conform.lru_lockstep.cases import Case, cases
-from model_checks.conform.lru_lockstep.cases import configurations as configurations
-from model_checks.conform.lru_lockstep.corpus import corpus as corpus
 from model_checks.conform.lru_lockstep.judged import judged
-from model_checks.conform.profiles import PROFILES as PROFILES
-from model_checks.conform.profiles import ConformProfile as ConformProfile
+from model_checks.conform.profiles import ConformProfile
 from model_checks.conform.run import Outcome as RunOutcome
 from model_checks.conform.run import run_cases
 from model_checks.kernel.judged import NotJudged

@@ -23,7 +23,7 @@ from functools import cache
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from model_checks.answers import Answer, AnswerStore
+from model_checks.answers import Answer
 from model_checks.answers import load as load_answers
 from spec import DRIFT_IDS, VARIANT_NAMES
 from spec.drift import Environment
@@ -38,21 +38,16 @@ SOURCE = "the project's answers (model_checks/answers/answers.json)"
 SourceIds = tuple[str, ...]
 
 
-def answers() -> AnswerStore:
-    """The committed answer store (read once per process)."""
-    return load_answers()
-
-
 def answer_in(variant: str, prop: str, allowed: Iterable[str] | None) -> Answer:
     """The project's answer for `variant`'s `prop` in a deployment's environment (None:
     every drift source)."""
     env = DRIFT_IDS if allowed is None else tuple(allowed)
-    return answers().answer(variant, env, prop)
+    return load_answers().answer(variant, env, prop)
 
 
 def vacuous(variant: str, prop: str) -> str:
     """Why `prop` cannot fail under `variant` (the answer store's reason), or ""."""
-    return answers().of(variant, prop).vacuous
+    return load_answers().of(variant, prop).vacuous
 
 
 def _hitting_set(sets: Sequence[SourceIds]) -> SourceIds:
@@ -116,7 +111,7 @@ class Weakness:
 def weakness(variant: str, prop: str) -> Weakness:
     """The answer store's evidence on `variant`'s `prop`: its minimal breaking environments,
     the variants that keep it under every drift source, and its shortest witness."""
-    store = answers()
+    store = load_answers()
     minimal = tuple(Environment.of(e).sources for e in store.minimal_breaking(variant, prop)
                     if all(d in DRIFT_IDS for d in e))
     kept_by = tuple(v for v in VARIANT_NAMES

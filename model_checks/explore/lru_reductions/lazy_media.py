@@ -138,14 +138,3 @@ def submits_decided(actions: Sequence[Any]) -> list[Any]:
             action = action.action
         out.append(action)
     return out
-
-
-def fresh_media_set(state: State) -> State:
-    """`state` with every fresh request's media flags set to True (`fresh`): the one state of
-    its class this search reaches (module docstring); `state` itself when none is unset."""
-    requests = state.requests
-    if all(not fresh(r) or all(i.has_data for i in r.items) for r in requests):
-        return state
-    return state.evolve(requests=tuple(
-        r.evolve(items=tuple(ClientItem(i.identity, i.version, True) for i in r.items))
-        if fresh(r) else r for r in requests))

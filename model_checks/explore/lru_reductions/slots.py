@@ -60,7 +60,6 @@ from model_checks.explore.lru_reductions.forgetting import (
     ended,
     forgetting_key,
     media_forgotten,
-    media_read,
     outcome_class,
 )
 from model_checks.explore.lru_reductions.lazy_media import Decided
@@ -77,7 +76,7 @@ its rid: the map also says which requests are live)."""
 def slot_order(config: Config, state: State) -> tuple[int, ...]:
     """The live rids (not `ended` once the last delivery is cleared, as the key reads them:
     `delivery_forgotten`) in canonical order: by each record's name-free summary
-    (`_summary`); live requests whose summaries tie are ordered as the least key text puts
+    (`_read_summary`); live requests whose summaries tie are ordered as the least key text puts
     them (`_ties_broken`)."""
     return _ordered(config, media_forgotten(cleared(state)))[0]
 
@@ -117,14 +116,9 @@ def _ties_broken(state: State, ranked: Sequence[tuple[tuple[object, ...], int]]
     return best[1], best[2]
 
 
-def _summary(request: Request) -> tuple[object, ...]:
-    """What orders live requests: fields that name no rid and compare as plain values (the
-    media flags as the key keeps them, `forgetting.media_read`)."""
-    return _read_summary(media_read(request))
-
-
 def _read_summary(request: Request) -> tuple[object, ...]:
-    """`_summary` of a request whose media flags are as the key keeps them already."""
+    """What orders live requests: fields that name no rid and compare as plain values, read
+    on a request whose media flags are as the key keeps them (`forgetting.media_read`)."""
     outcome = request.outcome
     return (request.stage.value, "" if outcome is None else outcome.value, request.retries,
             request.front_end, tuple((i.identity, i.version, i.has_data) for i in request.items),
