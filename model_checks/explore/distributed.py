@@ -222,6 +222,10 @@ class _Search:
         if self.progress is not None:
             self.progress(level, done, total)
 
+    def _order(self, low: int, high: int) -> range:
+        """The order the level's states are merged in: their numbers' (`build`'s)."""
+        return range(low, high)
+
     def _merge(self, low: int, high: int, level: int, chunks: list[tuple[int, list[int]]],
                results: list[Expansion]) -> bool:
         """The exchange: every edge of the level, in state-number order and each state's in
@@ -233,7 +237,7 @@ class _Search:
         for (_, numbers), result in zip(chunks, results, strict=True):
             for k, number in enumerate(numbers):
                 where[number] = (result, k)
-        for number in range(low, high):
+        for number in self._order(low, high):
             result, k = where[number]
             for action, at, renaming in result.edges[k]:
                 successor = result.successors[at]

@@ -70,7 +70,6 @@ def _forget_unhandled_media(monkeypatch: pytest.MonkeyPatch) -> None:
         return media_read(request)
 
     monkeypatch.setattr(forgetting, "media_read", planted)
-    monkeypatch.setattr(slots, "media_read", planted)
 
 
 def test_media_flags_of_an_unhandled_request_forgotten_are_caught(
