@@ -84,13 +84,10 @@ def run_cases(outcome: R, variants: Iterable[str], supports: Callable[[str], boo
         outcome.seconds += time.perf_counter() - start
 
 
-def first(items: Sequence[str], what: str = "of them") -> str:
-    """One item, or the count and the first (the RESULT line stays one short line; every
-    finding is listed above it)."""
-    if len(items) == 1:
-        return items[0]
-    return f"{len(items)} {what}, first {items[0]}" if what == "cases" else (
-        f"{items[0]} and {len(items) - 1} more")
+def first(items: Sequence[str]) -> str:
+    """One item, or the first and how many more (the RESULT line stays one short line; every
+    item is listed above it)."""
+    return items[0] if len(items) == 1 else f"{items[0]} and {len(items) - 1} more"
 
 
 def final(outcome: Outcome[Any], spec: str = "the spec", kept: str = "") -> tuple[int, str]:
@@ -101,7 +98,8 @@ def final(outcome: Outcome[Any], spec: str = "the spec", kept: str = "") -> tupl
     if outcome.harness is not None:
         return EXIT_HARNESS, f"RESULT: HARNESS FAILURE (exit {EXIT_HARNESS})"
     if outcome.findings:
-        where = first([f.where for f in outcome.findings], "cases")
+        wheres = [f.where for f in outcome.findings]
+        where = wheres[0] if len(wheres) == 1 else f"{len(wheres)} cases, first {wheres[0]}"
         return EXIT_FAIL, f"RESULT: DISAGREEMENT with {spec} in {where} (exit {EXIT_FAIL})"
     if outcome.steps == 0:
         return EXIT_FAIL, f"RESULT: NOTHING CHECKED (exit {EXIT_FAIL})"
