@@ -19,21 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.explore.design_search import InstanceSearch
 from model_checks.explore.lattice_command import LatticeCommandDesign
-from model_checks.kernel.verdict_records import VerdictRecord
-
-
-@dataclass(frozen=True)
-class NamedOutcome:
-    """One search of a named instance, judged: the verdict records of the properties asked
-    for, the states numbered, the depth reached, the level a break stopped it at (None: not
-    stopped early) and whether it was complete (every state explored, or stopped at a break)."""
-
-    records: tuple[VerdictRecord, ...]
-    states: int
-    depth: int
-    stopped_at: int | None
-    complete: bool
 
 
 @dataclass(frozen=True)
@@ -41,14 +28,15 @@ class NamedSearch:
     """The instance a user names, ready to search: its canonical text, the instance in one
     line, its cell (variant and environment as a verdict line names them), its state limit,
     how its states are keyed (words after the states' count: empty for plain states), and
-    the search (`search()`)."""
+    the search (`search()`, its records and figures as `design_search.judged` sums them
+    up)."""
 
     text: str
     description: str
     cell: str
     max_states: int
     keyed: str
-    search: Callable[[], NamedOutcome]
+    search: Callable[[], InstanceSearch]
 
 
 @dataclass(frozen=True)

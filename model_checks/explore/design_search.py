@@ -12,7 +12,8 @@ property's verdict (`--property P`: only P's, the others not reported) with its 
 witness, one action a line in the design's JSON. `--json` writes one summary per search.
 
 Every search is summed up as one `InstanceSearch`, as a named instance's search of a design
-that declares named instances is (`instance_command`), and one exit rule reads them
+that declares named instances is (`instance_command`, its records `judged`), and one exit
+rule reads them
 (`exit_code`): 4 a reported property breaks; 3 none breaks but the state limit left one
 undecided; 0 every reported property holds on its instance; 1 a search explored nothing;
 2 bad input (one line).
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from model_checks.explore.judgement import Status
 from model_checks.explore.judging import judging_for
 from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, UsageError
+from model_checks.kernel.verdict_records import Verdict, VerdictRecord
 from spec.config import InvalidConfiguration
 from spec.designs import RefusedDrift, UnknownDesign, design_named
 from spec.designs.base import Design, DesignProperty
@@ -49,14 +51,30 @@ PROPERTY_HELP = ("report only this property: of the LRU design's named instance 
 @dataclass(frozen=True)
 class InstanceSearch:
     """One search of one instance, summed up: the instance (as its search names it), the
-    states numbered, the depth reached, whether the search was complete, and each reported
-    property's verdict ("holds", "breaks" or "unknown"; vacuous and proved hold)."""
+    states numbered, the depth reached, whether the search was complete (every state
+    explored, or stopped at a break), each reported property's verdict ("holds", "breaks" or
+    "unknown"; vacuous and proved hold), the level a break stopped it at (None: not stopped
+    early) and, of a search that judges into verdict records, the records (`judged`)."""
 
     instance: str
     states: int
     depth: int
     complete: bool
     verdicts: Mapping[str, str]
+    stopped_at: int | None = None
+    records: tuple[VerdictRecord, ...] = ()
+
+
+WORDS = {Verdict.COUNTEREXAMPLE: "breaks", Verdict.UNKNOWN: "unknown"}
+"""A record's verdict as `InstanceSearch` words it (any other: "holds")."""
+
+
+def judged(instance: str, records: tuple[VerdictRecord, ...], states: int, depth: int,
+           complete: bool, stopped_at: int | None) -> InstanceSearch:
+    """A search judged into verdict records, summed up: each record's verdict in words."""
+    return InstanceSearch(instance, states, depth, complete,
+                          {r.property: WORDS.get(r.verdict, "holds") for r in records},
+                          stopped_at, records)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from model_checks.explore.design_explorer import NamedSearch
-from model_checks.explore.design_search import PROPERTY_HELP, InstanceSearch, exit_code
+from model_checks.explore.design_search import PROPERTY_HELP, exit_code
 from model_checks.kernel import result_files
 from model_checks.kernel.exits import EXIT_USAGE
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
@@ -93,8 +93,7 @@ def run_named(args: argparse.Namespace,
                  "judged)")
     print(f"{outcome.states} states{search.keyed}, depth {outcome.depth}{limit}, "
           f"{seconds:.2f} CPU-s; records in {args.json}, traces in {args.out}")
-    return exit_code([summary(search.text, outcome.states, outcome.depth, outcome.complete,
-                              records)])
+    return exit_code([outcome])
 
 
 def _usable(args: argparse.Namespace) -> None:
@@ -135,17 +134,6 @@ def verdict_text(record: VerdictRecord) -> str:
     if record.verdict is Verdict.VACUOUS:
         return f"holds vacuously ({reason.removeprefix('vacuous: ')})"
     return f"UNDECIDED ({reason.removeprefix('undecided: ')})"
-
-
-WORDS = {Verdict.COUNTEREXAMPLE: "breaks", Verdict.UNKNOWN: "unknown"}
-"""A record's verdict as `design_search.InstanceSearch` words it (any other: "holds")."""
-
-
-def summary(instance: str, states: int, depth: int, complete: bool,
-            records: tuple[VerdictRecord, ...]) -> InstanceSearch:
-    """The search as every design's one-instance search is summed up (`InstanceSearch`)."""
-    return InstanceSearch(instance, states, depth, complete,
-                          {r.property: WORDS.get(r.verdict, "holds") for r in records})
 
 
 FIGURES_KEY = "search"

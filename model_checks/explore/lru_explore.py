@@ -15,8 +15,8 @@ import argparse
 
 from model_checks.explore import command
 from model_checks.explore.cell_tasks import CellTask, explore_cell
-from model_checks.explore.design_explorer import DesignExplorer, NamedOutcome, NamedSearch
-from model_checks.explore.design_search import DEFAULT_MAX_STATES
+from model_checks.explore.design_explorer import DesignExplorer, NamedSearch
+from model_checks.explore.design_search import DEFAULT_MAX_STATES, InstanceSearch, judged
 from model_checks.explore.instance import Shape, describe
 from model_checks.explore.lattice_lru import LRU_LATTICE
 from model_checks.explore.named_instance import parse
@@ -54,13 +54,15 @@ def named(args: argparse.Namespace) -> NamedSearch:
     keyed = (" (deduplicated with ended requests forgotten"
              + (", request slots renumbered)" if task.slots else ")")) if task.forget else ""
 
-    def search() -> NamedOutcome:
-        outcome = explore_cell(task)
-        return NamedOutcome(
-            tuple(r for r in outcome.records if args.property in (None, r.property)),
-            outcome.states, outcome.diameter, outcome.stopped_at, outcome.complete)
+    text = instance.text()
 
-    return NamedSearch(instance.text(), describe(task.config(task.shapes[0])),
+    def search() -> InstanceSearch:
+        outcome = explore_cell(task)
+        return judged(text,
+                      tuple(r for r in outcome.records if args.property in (None, r.property)),
+                      outcome.states, outcome.diameter, outcome.complete, outcome.stopped_at)
+
+    return NamedSearch(text, describe(task.config(task.shapes[0])),
                        f"{variant.name} {Environment.of(env).text}", task.max_states, keyed,
                        search)
 
