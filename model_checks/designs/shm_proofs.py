@@ -50,9 +50,10 @@ it is owed (a P0 clear, a client's handle, a re-sent request). S2 fails when the
 spans more than R, or a live chunk ends past the buffer, or two live chunks overlap
 physically (`spec.designs.shm.properties.within_ring`).
 
-The actions and the invariants are written once over a logic (`Z3Logic` for the proof,
-`PyLogic` for values); the tests evaluate the certificates on spec states' abstractions and
-check that every spec step is a sequence of abstract actions (`tests/designs/shm_abstraction.py`).
+The actions and the invariants are written once over a logic (`Logic`: `Z3Logic` for the
+proof; the tests' Python evaluator, `tests/designs/shm_python_logic.py`, for values); the
+tests evaluate the certificates on spec states' abstractions and check that every spec step
+is a sequence of abstract actions (`tests/designs/shm_abstraction.py`).
 
 **The certificates** (`S1_CERTIFICATE`, `S2_CERTIFICATE`): each part is universal over a slot
 offset, a chunk id or a pair of ids. Each obligation negates one part at fresh points and
@@ -75,10 +76,10 @@ confirm it on spec states, `tests/designs/shm_abstraction.py`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import z3
 
@@ -97,6 +98,19 @@ actions cover each)."""
 
 
 # -- one logic, two evaluators -----------------------------------------------------------------
+
+
+class Logic(Protocol):
+    """The connectives the actions and the invariants are written over: over z3 terms for the
+    proof (`Z3Logic`), over Python values for a spec state's abstraction (the tests')."""
+
+    def all(self, *xs: Any) -> Any: ...
+    def any(self, *xs: Any) -> Any: ...
+    def not_(self, x: Any) -> Any: ...
+    def implies(self, a: Any, b: Any) -> Any: ...
+    def ite(self, c: Any, a: Any, b: Any) -> Any: ...
+    def store(self, array: Any, index: Any, value: Any) -> Any: ...
+    def lam(self, body: Callable[[Any], Any]) -> Any: ...
 
 
 class Z3Logic:
@@ -131,72 +145,6 @@ class Z3Logic:
         x = z3.Int("x")
         term = body(x)
         return z3.Lambda([x], z3.BoolVal(term) if isinstance(term, bool) else term)
-
-
-class PyLogic:
-    """The same connectives over Python values (a spec state's abstraction)."""
-
-    @staticmethod
-    def all(*xs: Any) -> Any:
-        return all(xs)
-
-    @staticmethod
-    def any(*xs: Any) -> Any:
-        return any(xs)
-
-    @staticmethod
-    def not_(x: Any) -> Any:
-        return not x
-
-    @staticmethod
-    def implies(a: Any, b: Any) -> Any:
-        return (not a) or b
-
-    @staticmethod
-    def ite(c: Any, a: Any, b: Any) -> Any:
-        return a if c else b
-
-    @staticmethod
-    def store(array: Any, index: Any, value: Any) -> Any:
-        return Stored(array, index, value)
-
-    @staticmethod
-    def lam(body: Callable[[Any], Any]) -> Any:
-        return Lazy(body)
-
-
-Logic = type[Z3Logic] | type[PyLogic]
-
-
-class Table(dict[int, Any]):
-    """A Python stand-in for a z3 array: a default for every index not listed."""
-
-    def __init__(self, default: Any, items: Iterable[tuple[int, Any]] = ()) -> None:
-        super().__init__(items)
-        self.default = default
-
-    def __missing__(self, key: int) -> Any:
-        return self.default
-
-
-class Stored:
-    """A Python array after one store (z3.Store's reading)."""
-
-    def __init__(self, base: Any, index: int, value: Any) -> None:
-        self.base, self.index, self.value = base, index, value
-
-    def __getitem__(self, key: int) -> Any:
-        return self.value if key == self.index else self.base[key]
-
-
-class Lazy:
-    """A Python array given by a function (z3.Lambda's reading)."""
-
-    def __init__(self, body: Callable[[Any], Any]) -> None:
-        self.body = body
-
-    def __getitem__(self, key: int) -> Any:
-        return self.body(key)
 
 
 @dataclass(frozen=True)

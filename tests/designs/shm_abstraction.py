@@ -24,9 +24,7 @@ from model_checks.designs.shm_proofs import (
     S2_CERTIFICATE,
     SLOT,
     Choice,
-    PyLogic,
     RingKnobs,
-    Table,
     View,
     free,
     hit,
@@ -37,6 +35,7 @@ from model_checks.designs.shm_proofs import (
 )
 from spec.designs.shm.config import ShmConfig, ShmKnobs
 from spec.designs.shm.state import Handle, ShmState
+from tests.designs.shm_python_logic import PyLogic, Table
 
 NO_ID_CHECK = RingKnobs(shm=ShmKnobs(reader_checks_id=False))
 NO_SPACE_CHECK = RingKnobs(allocator_checks_space=False)

@@ -16,8 +16,6 @@ from model_checks.designs.shm_proofs import (
     PAIR,
     SLOT,
     Choice,
-    PyLogic,
-    Table,
 )
 from model_checks.designs.shm_restricted import (
     ACTIONS,
@@ -30,6 +28,7 @@ from spec.designs.shm.config import ShmConfig
 from spec.designs.shm.readers import next_item
 from spec.designs.shm.state import Handle, ShmState
 from tests.designs import shm_abstraction as sa
+from tests.designs.shm_python_logic import PyLogic, Table
 
 
 def pending_of(config: ShmConfig, state: ShmState) -> dict[int, int]:
