@@ -9,8 +9,8 @@
   its workers' receivers over one ring, in model bytes through a byte map;
 - `vllm_encoder`: vLLM's encoder cache (`EncoderCacheManager` and the workers' outputs) under
   the encoder design and the composed path's witnesses (`python -m
-  model_checks.adapters.vllm_encoder --replay FILE`), and `encoder_code`, the design's
-  action-to-code table pinned to the release's source;
+  model_checks.adapters.vllm_encoder --replay FILE`; the design's action-to-code table,
+  pinned to the release's source, is `tests/designs/encoder_code.py`);
 - beside them: `vllm_release` (which release is installed and which variant each of its cache
   designs implements, read without importing vLLM; the doctor reads it too), `vllm_pins` (the
   vLLM functions the glue stands for, pinned to their source), `vllm_code_map` (per design,

@@ -6,7 +6,7 @@ The manager is the release's own `EncoderCacheManager` (`vllm/v1/core/encoder_ca
 the glue does what the scheduler's `_try_schedule_encoder_inputs`, `_allocate_encoder_inputs`
 and `_free_encoder_inputs` do with it, and what the workers do (drop the freed identities,
 run the encoder, merge its output into the placeholders, raising on another number), as
-`model_checks/adapters/encoder_code.py` pins them. The processor cache's stage of a composed
+`tests/designs/encoder_code.py` pins them. The processor cache's stage of a composed
 witness runs on the spec (its own conformance is `conform`'s): what it hands the engine is
 what the release's manager is driven with.
 

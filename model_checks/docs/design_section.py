@@ -34,7 +34,7 @@ NOTES: dict[str, list[str]] = {
         "equal (S1, S4: a silently wrong answer), and the scheduler's guard fails that "
         "request when they differ, while the entry is cached; once it is evicted, the new "
         "content is encoded. Its actions are vLLM 0.33.0's functions listed, with their "
-        "pins, in `model_checks/adapters/encoder_code.py` (checked against the installed "
+        "pins, in `tests/designs/encoder_code.py` (checked against the installed "
         "release by `tests/designs/test_encoder_code.py`).", ""],
     "lru+encoder": [
         "Two explicit witnesses (`model_checks/designs/path_witnesses.py`), each replayed "
@@ -56,7 +56,7 @@ NOTES: dict[str, list[str]] = {
         "**The prefix cache.** Can a reused identity with new content reuse KV blocks "
         "computed from the old content? Yes, from the code: a block that holds placeholders "
         "is keyed by `(\"mm\", identifier, offset)` besides its token ids "
-        "(`_gen_mm_extra_hash_keys`, pinned in `model_checks/adapters/encoder_code.py`; "
+        "(`_gen_mm_extra_hash_keys`, pinned in `tests/designs/encoder_code.py`; "
         "`tests/designs/test_encoder_code.py` checks that the key names the identity and "
         "nothing of the content). A reused identity whose new content has as many "
         "placeholders, in an otherwise equal prompt, has the same block hashes: its blocks "

@@ -1,8 +1,8 @@
 """Where each action of the encoder-cache design (`spec.designs.encoder`) and of the
 composed path's link (`spec.designs.paths`) is in vLLM 0.33.0: the function, its pin (the
 first 16 hex digits of the SHA-256 of its source, `vllm_pins.pin`), and what the design takes
-from it. A release that changes one fails a test naming it
-(`tests/designs/test_encoder_code.py`); it must be read again before the design claims it.
+from it. A release that changes one fails a test naming it (`test_encoder_code`); it must be
+read again before the design claims it.
 
 `BLOCK_HASH_KEY` is the prefix cache's part: the extra keys of a KV block that holds
 placeholders are built from the item's identity and offset, never from its content.

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.adapters.encoder_code import BLOCK_HASH_KEY, CODE
 from model_checks.adapters.vllm_pins import changed, source
+from tests.designs.encoder_code import BLOCK_HASH_KEY, CODE
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("vllm") is None,
                                 reason="vLLM is not installed (scripts/setup-vllm)")
