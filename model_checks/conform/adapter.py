@@ -32,13 +32,14 @@ import importlib
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias, runtime_checkable
-
-import torch
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from model_checks.conform.exits import HarnessFailure as HarnessFailure
 from model_checks.conform.payload import Payload as Payload
 from model_checks.conform.payload import Process as Process
+
+if TYPE_CHECKING:
+    import torch
 
 
 class EvictionHang(RuntimeError):

@@ -49,8 +49,9 @@ def _methods(protocol: type) -> list[str]:
 
 
 def _aliases() -> list[str]:
-    """The type aliases of `payload.py` (`Payload`, `Process`), each with its value and the
-    docstring under it in the source (aliases keep no docstring at run time)."""
+    """The type aliases of `payload.py` (`Payload`, `Process`), each with its value (written
+    as a string there, for the type checker alone) and the docstring under it in the source
+    (aliases keep no docstring at run time)."""
     from model_checks.conform import payload
 
     body = ast.parse(inspect.getsource(payload)).body
@@ -58,7 +59,8 @@ def _aliases() -> list[str]:
     for node, after in itertools.pairwise(body):
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
                 and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
-            value = ast.unparse(node.value) if node.value is not None else ""
+            value = ("" if node.value is None else node.value.value
+                     if isinstance(node.value, ast.Constant) else ast.unparse(node.value))
             lines.append(f"- `{node.target.id}` = `{_cell(value)}`: "
                          f"{' '.join(str(after.value.value).split())}")
     return lines

@@ -14,14 +14,21 @@ which content they come from: S1 is checked on tensor values, not on bookkeeping
 Size skew (D9) is a real event on the channel: `resize_payload` re-encodes a payload to the
 spec's P1 size (the layout of that byte count, values unchanged), as a serialisation that
 changes the size would; P1 then measures what it received.
+
+Torch is imported where a tensor or a dtype is made (`media_for`, `layout`, `encode`), the one
+place of the lockstep driver's modules that needs it, so that loading them (as the `conform`
+command does before it checks its arguments) loads no torch.
 """
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
 from model_checks.conform.payload import Payload
 from spec import Config, Content
+
+if TYPE_CHECKING:
+    import torch
 
 _IDENTITY_STRIDE = 16
 
@@ -42,6 +49,8 @@ def content_of(config: Config, code: int) -> Content | None:
 
 def media_for(config: Config, content: Content) -> torch.Tensor:
     """The raw media a client sends for `content`."""
+    import torch
+
     return torch.tensor([code_of(config, content), config.shadow_bytes(content)], dtype=torch.int64)
 
 
@@ -51,6 +60,8 @@ _FLOAT, _SHORT, _BYTE = "pixel_values", "patch_ids", "image_grid"
 def layout(nbytes: int) -> list[tuple[str, torch.dtype, tuple[int, ...]]]:
     """The tensors of a payload of `nbytes` bytes: float32 rows of one element, then int16,
     then uint8 (1 byte: one uint8; 3 bytes: int16 + uint8; 7 bytes: all three)."""
+    import torch
+
     floats, rest = divmod(nbytes, 4)
     shorts, single = divmod(rest, 2)
     parts: list[tuple[str, torch.dtype, tuple[int, ...]]] = []
@@ -70,6 +81,8 @@ def placeholder_length(nbytes: int) -> int:
 
 def encode(code: int, nbytes: int) -> dict[str, torch.Tensor]:
     """The payload of `nbytes` bytes whose every element is `code`."""
+    import torch
+
     return {name: torch.full(shape, code, dtype=dtype) for name, dtype, shape in layout(nbytes)}
 
 

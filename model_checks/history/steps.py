@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from model_checks.conform.lru_lockstep.choices import choice_of
 from model_checks.history.instance import Instance
 from model_checks.history.log import Call, Result
 from spec import Drift, State, initial, step
@@ -174,9 +175,6 @@ def _refused(instance: Instance, state: State, call: Call, rid: int) -> Iterator
                                 shadow, exempt):
             continue
         if observed is None or set(observed) == _identities(shadow):
-            # imported here: the lockstep package imports torch, which a usage error of the
-            # command line must not wait for
-            from model_checks.conform.lru_lockstep.choices import choice_of
             yield Move((action,), after, DONE_AFTER_P0, rid,
                        choice=None if same or observed is None else choice_of(action))
 

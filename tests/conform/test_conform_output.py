@@ -26,9 +26,11 @@ REFERENCE = "model_checks.conform.reference_adapter:factory"
 TRACE = str(ROOT / "docs" / "results" / "conform-traces" / "V2_D6+D7_S1.json")
 
 
-def _fresh(*argv: str) -> tuple[int, str, str, bool]:
-    """conform in a fresh interpreter: exit code, stdout, stderr, whether torch was imported."""
-    code = ("import sys\nfrom model_checks.cli import main\nc = main(sys.argv[1:])\n"
+def _fresh(*argv: str, planted: str = "") -> tuple[int, str, str, bool]:
+    """conform in a fresh interpreter (after the code `planted`): exit code, stdout, stderr,
+    whether torch was imported."""
+    code = (f"import sys\n{planted}\nfrom model_checks.cli import main\n"
+            "c = main(sys.argv[1:])\n"
             "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH', file=sys.stderr)\n"
             "sys.exit(c)")
     done = subprocess.run([sys.executable, "-c", code, "conform", *argv], cwd=ROOT,
@@ -49,6 +51,16 @@ def test_usage_errors_are_one_line_before_torch(argv: tuple[str, ...], says: str
     code, out, err, torch = _fresh(*argv)
     assert code == 2 and out == "" and not torch, (code, out, err)
     assert err.startswith("error: ") and says in err and err.count("\n") == 0, err
+
+
+def test_the_check_sees_a_usage_error_that_loads_torch() -> None:
+    """Planted: torch loaded before the command answers, as a module the command loads would
+    load it by importing it at its top (`conform.codec` imports it where it makes tensors):
+    the same usage error, seen loading torch."""
+    code, out, err, torch = _fresh("--adapter", REFERENCE, "--require", "",
+                                   planted="import torch")
+    assert code == 2 and out == "" and "--require: got ''" in err
+    assert torch
 
 
 def test_a_factory_that_exits_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,46 +72,26 @@ Tags: the spec's tags are processing ids, the implementation's are its own value
 is learnt whenever both sides create a payload for the same item, and every tag is compared
 through it.
 
-This package's public names are the ones below; the modules are its parts. They are
-imported when first asked for, so that a module of the package (its `command`, whose
-arguments are checked before torch or the adapter loads) imports nothing heavy.
+This package's public names are the ones below; the modules are its parts. Loading them loads
+no torch (`conform.codec` imports it where it makes tensors), so that the `conform` command
+checks its arguments before torch or the adapter loads.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement, steps_text
-    from model_checks.conform.lru_lockstep.driver import SPEC_JUDGED, Lockstep
-    from model_checks.conform.lru_lockstep.implementation import EngineFactory
-    from model_checks.conform.lru_lockstep.runs import (
-        Driving,
-        Ran,
-        Session,
-        not_followed,
-        raised,
-        replay,
-        session,
-        shrink,
-        spec_trace,
-    )
-
-_MODULE = {"Broken": "disagreement", "Disagreement": "disagreement",
-           "steps_text": "disagreement", "SPEC_JUDGED": "driver", "Lockstep": "driver",
-           "EngineFactory": "implementation",
-           **dict.fromkeys(("Driving", "Ran", "Session", "not_followed", "raised", "replay",
-                            "session", "shrink", "spec_trace"), "runs")}
-"""Each public name -> the module of the package that declares it."""
+from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement, steps_text
+from model_checks.conform.lru_lockstep.driver import SPEC_JUDGED, Lockstep
+from model_checks.conform.lru_lockstep.implementation import EngineFactory
+from model_checks.conform.lru_lockstep.runs import (
+    Driving,
+    Ran,
+    Session,
+    not_followed,
+    raised,
+    replay,
+    session,
+    shrink,
+    spec_trace,
+)
 
 __all__ = ["SPEC_JUDGED", "Broken", "Disagreement", "Driving", "EngineFactory", "Lockstep", "Ran",
            "Session", "not_followed", "raised", "replay", "session", "shrink", "spec_trace",
            "steps_text"]
-
-
-def __getattr__(name: str) -> object:
-    """A public name, from its module (imported now, once)."""
-    if name not in _MODULE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, cast
-
-import torch
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from model_checks.conform import adapter as api
 from model_checks.conform import codec
@@ -25,6 +23,9 @@ from model_checks.conform.lru_lockstep.disagreement import Disagreement
 from spec import Action, Config, Drift, Outcome, Stage
 from spec import transitions as t
 from spec.state import ClientItem
+
+if TYPE_CHECKING:
+    import torch
 
 EngineFactory = Callable[[api.Setup], api.EngineSide]
 
