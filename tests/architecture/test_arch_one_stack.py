@@ -200,12 +200,29 @@ design is judged through `judging.DesignJudging`, its properties checked on ever
 
 A per-design module is behind its interface: of the generic modules, only its table reads
 it (`TABLES`); the other modules that import it are per design too, or specific to the same
-design and listed in `SPECIFIC` (the rest of that design's own stack, which only shrinks)."""
+design and listed in `SPECIFIC` (the rest of that design's own stack, which only shrinks), or
+the design's own tools outside the checkers (`OWN_TOOLS`, with why)."""
 
 TABLES = {"explore/lru_judging/": ("explore/judging.py", "lru"),
-          "explore/lru_reductions/": ("explore/search_core.py", "lru")}
+          "explore/lru_reductions/": ("explore/search_core.py", "lru"),
+          "conform/lru_lockstep/": ("designs/lockstep_bindings.py", "lru")}
 """A per-design package -> the one generic module that may import it (its table), and the
 design it declares."""
+
+OWN_TOOLS = {"conform/lru_lockstep/": frozenset({
+    "history/run.py", "history/steps.py", "doctor/answer.py", "mutant_run/killmatrix.py",
+    "adapters/vllm_emit.py"})}
+"""A per-design package -> the modules outside the checkers (`CHECKERS`) that read it directly:
+the design's own tools, not the one stack's. The LRU design's lockstep binding is read so by
+its history checks (`history/`: the choices a step of a history may take, the optional parts
+of its adapter interface an adapter lacks), the doctor's answers for its variants
+(`doctor/answer.py`: its inherited weaknesses), the kill matrix of its reference's mutants
+(`mutant_run/killmatrix.py`: its conformance runs) and the vLLM adapter's emitter
+(`adapters/vllm_emit.py`: a trace in its adapter's calls). Each reads the binding's own API,
+which its table (`designs/lockstep_bindings.py`: a design's entry, the runs the one `conform`
+command takes) does not declare and no other design has: reaching it through the table would
+put one design's API into every design's entry. A checker module is never among them
+(`test_a_designs_own_tools_are_outside_the_checkers`)."""
 
 SPECIFIC: dict[str, frozenset[str]] = {"lru": frozenset()}
 """The checker modules still specific to one design: none. A design's own modules are
@@ -330,7 +347,8 @@ def test_the_one_explorer_and_the_design_generic_lattice_read_only_the_interface
 def breaches(sources: list[tuple[str, str]]) -> list[str]:
     """Each import of a per-design package's module (`TABLES`) by a module of `sources`
     ((name under model_checks/, source)) that may not read it: neither its table, nor per
-    design, nor specific to the design the package declares."""
+    design, nor specific to the design the package declares, nor one of the design's own
+    tools outside the checkers (`OWN_TOOLS`)."""
     found = []
     for name, source in sources:
         if name in PER_DESIGN:
@@ -340,7 +358,8 @@ def breaches(sources: list[tuple[str, str]]) -> list[str]:
             imported = "" if target is None else _name(target)
             for package, (table, design) in TABLES.items():
                 if (imported.startswith(package) and name != table
-                        and name not in SPECIFIC.get(design, frozenset())):
+                        and name not in SPECIFIC.get(design, frozenset())
+                        and name not in OWN_TOOLS.get(package, frozenset())):
                     found.append(f"{name} imports {imported}")
     return found
 
@@ -349,6 +368,42 @@ def test_a_per_design_package_is_read_by_generic_code_only_through_its_table() -
     sources = [(_name(p), p.read_text()) for p in sorted(PACKAGE.rglob("*.py"))]
     assert not breaches(sources), (
         "generic code reads a design's declaration through its table (TABLES)")
+
+
+RUNS = "from model_checks.conform.lru_lockstep.run import ConformRun, conform"
+"""The LRU design's lockstep runs imported (planted below)."""
+
+
+def tool_faults(tools: dict[str, frozenset[str]], sources: dict[str, str]) -> list[str]:
+    """Each module `tools` lists as a design's own tool (`OWN_TOOLS`) that is a checker
+    module (a checker reads the package through its table) or no longer reads the package
+    (take it off); `sources`: name under model_checks/ -> source."""
+    checkers = set(checker_modules())
+    found = []
+    for package, names in tools.items():
+        for name in sorted(names):
+            imported = [_name(t) for m, _ in imports(sources[name])
+                        if m.startswith("model_checks.") and (t := _module_path(m)) is not None]
+            if name in checkers:
+                found.append(f"{name} is a checker module")
+            elif not any(i.startswith(package) for i in imported):
+                found.append(f"{name} no longer reads {package}")
+    return found
+
+
+def test_a_designs_own_tools_are_outside_the_checkers_and_read_its_package() -> None:
+    sources = {name: (PACKAGE / name).read_text() for names in OWN_TOOLS.values()
+               for name in names}
+    assert not tool_faults(OWN_TOOLS, sources)
+
+
+def test_the_tools_check_sees_a_checker_and_a_tool_that_reads_no_more() -> None:
+    """Planted: a checker module listed as the design's own tool, and a listed tool that no
+    longer imports the package."""
+    tools = {"conform/lru_lockstep/": frozenset({"conform/emit.py", "doctor/answer.py"})}
+    sources = {"conform/emit.py": RUNS, "doctor/answer.py": "from spec import registry\n"}
+    assert tool_faults(tools, sources) == ["conform/emit.py is a checker module",
+                                           "doctor/answer.py no longer reads conform/lru_lockstep/"]
 
 
 JUDGE = "def f():\n    from model_checks.explore.lru_judging.judge import judge_all"
@@ -363,12 +418,16 @@ CANONICAL = "from model_checks.explore.lru_reductions.canonical import canonical
     ("explore/search_core.py", CANONICAL, False),
     ("explore/lru_reductions/slots.py", CANONICAL, False),
     ("explore/graph.py", "from model_checks.explore.search_core import moves_for", False),
+    ("conform/design_lockstep.py", RUNS, True), ("conform_command.py", RUNS, True),
+    ("doctor/findings.py", RUNS, True), ("designs/lockstep_bindings.py", RUNS, False),
+    ("conform/lru_lockstep/cases.py", RUNS, False), ("mutant_run/killmatrix.py", RUNS, False),
 ])
 def test_the_table_check_sees_a_generic_module_reading_a_declaration(
         name: str, source: str, broken: bool) -> None:
-    """Planted: the LRU design's judge or one of its reductions imported by a generic module
-    (a breach), by its table, by a module specific to the LRU design or by a per-design one
-    (none); a generic module going through the table is no breach."""
+    """Planted: the LRU design's judge, one of its reductions or its lockstep runs imported by
+    a generic module or by a module outside the checkers that is not one of its own tools (a
+    breach), by its table, by a module specific to the LRU design, by a per-design one or by
+    one of its own tools (none); a generic module going through the table is no breach."""
     assert bool(breaches([(name, source)])) is broken, name
 
 
