@@ -59,7 +59,7 @@ def _aliases() -> list[str]:
     for node, after in itertools.pairwise(body):
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
                 and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
-            value = ("" if node.value is None else node.value.value
+            value = ("" if node.value is None else str(node.value.value)
                      if isinstance(node.value, ast.Constant) else ast.unparse(node.value))
             lines.append(f"- `{node.target.id}` = `{_cell(value)}`: "
                          f"{' '.join(str(after.value.value).split())}")
