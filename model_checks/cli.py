@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.executor import DASK_HELP, ClusterError
-from model_checks.kernel.exits import EXIT_USAGE, UsageError
+from model_checks.kernel.exits import UsageError, usage_exit
 from model_checks.mutant_run.command import HELP as MUTANTS_HELP
 
 
@@ -192,14 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     retired = next((RETIRED[a] for a in arguments if not a.startswith("-")
                     and a in RETIRED), None)
     if retired is not None and chosen(arguments) is None:
-        print(f"error: {retired}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(retired)
     parser = build_parser(chosen(arguments))
     try:
         args, extra = parser.parse_known_args(arguments)
     except UsageError as error:  # a typed option's bad value (`environment_arg`): one line
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)
     if extra:  # the subcommand's own usage, not the top level's (argparse's default)
         owner: argparse.ArgumentParser = getattr(args, "_chosen_parser", None) or parser
         owner.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -207,5 +205,4 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except (UsageError, ClusterError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)

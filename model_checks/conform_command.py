@@ -26,13 +26,13 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from model_checks.conform.exits import EXIT_FAIL, EXIT_HARNESS, EXIT_USAGE, HarnessFailure
+from model_checks.conform.exits import EXIT_FAIL, EXIT_HARNESS, HarnessFailure
 from model_checks.conform.profiles import PROFILES
 from model_checks.designs.conformance import DRIVER_OPTIONS, Entry, OwnRuns, refused
 from model_checks.designs.lockstep_bindings import BINDINGS, entry_of
 from model_checks.history import options as history
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
-from model_checks.kernel.exits import UsageError
+from model_checks.kernel.exits import UsageError, usage_exit
 from model_checks.kernel.options import add_processes_argument
 from spec.drift import DRIFT_IDS
 
@@ -131,16 +131,16 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     entry = entry_of(args.design)
     if entry is None:
-        return _usage(f"--design {args.design}: conform has no lockstep for it (it has one "
-                      f"for {', '.join(sorted(BINDINGS))})")
+        return usage_exit(f"--design {args.design}: conform has no lockstep for it (it has "
+                          f"one for {', '.join(sorted(BINDINGS))})")
     runs = runs_of(entry)
     error = refused(args, args.design, runs, _defaults(), _readers)
     if error is not None:
-        return _usage(error)
+        return usage_exit(error)
     try:
         return runs.check(args)
     except UsageError as error:  # one line, whatever the message held
-        return _usage(" ".join(str(error).split()))
+        return usage_exit(" ".join(str(error).split()))
     except HarnessFailure as error:
         print(f"RESULT: HARNESS FAILURE: {error} (not the implementation's; exit {EXIT_HARNESS})")
         return EXIT_HARNESS
@@ -159,11 +159,6 @@ def runs_of(entry: Entry) -> OwnRuns:
 def _readers(dest: str) -> list[str]:
     """The designs whose runs read the option stored as `dest`."""
     return [name for name, entry in BINDINGS.items() if dest in runs_of(entry()).options]
-
-
-def _usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def quiet_on_closed_pipe(command: Callable[[argparse.Namespace], int],

@@ -17,7 +17,6 @@ a search starts.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from model_checks.explore.design_explorer import DesignExplorer
 from model_checks.explore.instance_command import asked, run_named
 from model_checks.explore.lattice_command import run_lattice
 from model_checks.explore.lru_explore import LRU_EXPLORER, explorer_for
-from model_checks.kernel.exits import EXIT_USAGE, UsageError
+from model_checks.kernel.exits import UsageError, usage_exit
 from model_checks.kernel.options import is_renamed
 from spec.designs.base import DEFAULT_DESIGN
 from spec.drift import BadEnvironment
@@ -119,23 +118,19 @@ def _own(own: DesignExplorer, args: argparse.Namespace) -> int:
             args.json = Path("build/explore/records.json")
         return run_named(args, own.named)
     if args.lattice and args.por:
-        return _usage("--por applies to matrix cells, not to --lattice")
+        return usage_exit("--por applies to matrix cells, not to --lattice")
     if args.lattice:
         if args.distributed:
-            return _usage("--distributed applies to the matrix cells, not --lattice")
+            return usage_exit("--distributed applies to the matrix cells, not --lattice")
         return run_lattice(args, own.lattice)
     lattice_only = (args.sources, args.max_size, args.evidence, args.resume, args.items,
                     args.reused_bytes)
     if any(o is not None for o in lattice_only) or args.parametric or args.no_explore or (
             args.duplicates):
-        return _usage("--sources, --max-size, --evidence, --parametric, --resume, --items, "
+        return usage_exit("--sources, --max-size, --evidence, --parametric, --resume, --items, "
                       "--reused-bytes, --duplicates and --no-explore need --lattice")
     return own.cells(args)
 
-
-def _usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def _refuse(where: str, whose: str, options: tuple[tuple[str, str], ...],

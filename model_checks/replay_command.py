@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from model_checks.kernel import itf, lru_notation
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, usage_exit
 from model_checks.kernel.trace_file import BadTraceFile, replay_file, table, upgraded
 
 
@@ -38,8 +38,7 @@ def run_replay(args: argparse.Namespace) -> int:
     try:
         replayed = replay_file(args.file)
     except BadTraceFile as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)
     if args.itf is not None and not _wrote_itf(args.itf, args.file):
         return EXIT_USAGE
     if replayed.property_id == "disagreement":  # conformance's: the spec alone cannot judge

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from importlib import resources
 from pathlib import Path
+
+from model_checks.kernel.exits import usage_exit
 
 RELEASE = "0.33.0"
 LIST = f"vllm-{RELEASE}-options.txt"
@@ -81,8 +82,7 @@ def main() -> int:
 
     version = getattr(vllm, "__version__", "")
     if version != RELEASE:
-        print(f"error: got vllm {version}, expected vllm {RELEASE}", file=sys.stderr)
-        return 2
+        return usage_exit(f"got vllm {version}, expected vllm {RELEASE}")
     target = Path(__file__).with_name(LIST)
     target.write_text("\n".join(scan(Path(vllm.__file__).parent)) + "\n")
     print(f"wrote {target}")

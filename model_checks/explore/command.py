@@ -64,7 +64,7 @@ from model_checks.kernel.environment_arg import (
     add_environment_argument,
     design_sources,
 )
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, usage_exit
 from model_checks.kernel.matrix import EXPECTED, PROPERTIES
 from model_checks.kernel.options import (
     WORKERS_ARE_JOBS,
@@ -164,9 +164,8 @@ def run_cells(args: argparse.Namespace) -> int:
     """The matrix cells `args` pick, searched and judged (module docstring); the exit code.
     `explore_command` has refused the options of other searches and set `args.out`."""
     if args.distributed and args.dask is None:
-        print("error: --distributed needs --dask ADDRESS (the cluster to spread the search "
-              "over)", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit("--distributed needs --dask ADDRESS (the cluster to spread the "
+                          "search over)")
     if args.json is None:
         args.json = Path("build/explore/records.json")
     try:
@@ -176,15 +175,13 @@ def run_cells(args: argparse.Namespace) -> int:
         others = _other_records(args.cross_check)
         rung_bounds(args)
     except (ValueError, LatticeUsageError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)
     from model_checks.explore.distributed_common import DistributedSearchFailed
 
     try:
         return explore_matrix(cells, args, others)
     except ClusterError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)
     except DistributedSearchFailed as error:
         print(f"error: the distributed search failed: {error}", file=sys.stderr)
         return EXIT_MISMATCH

@@ -36,6 +36,7 @@ from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config, shapes_for
 from model_checks.explore.lru_judging.judge import Judgement, ReplayDisagrees, Status, judge_all
 from model_checks.kernel.cells import cell_identifier
+from model_checks.kernel.exits import usage_exit
 from model_checks.kernel.matrix import EXPECTED
 from spec import Config, TraceError, variant_named
 
@@ -142,8 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         config = parse(args.instance).config(variant_named(args.variant),
                                              tuple(environment.sources))
     except (BadEnvironment, InstanceTextError, KeyError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return usage_exit(error)
     result = compare(config, args.max_states, f"{args.variant} {environment.text}",
                      args.slots)
     for why in result.disagreements:

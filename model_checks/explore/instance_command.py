@@ -25,7 +25,6 @@ it); 1 nothing explored; 2 bad input (one line naming the fix).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -34,7 +33,7 @@ from pathlib import Path
 from model_checks.explore.design_explorer import NamedSearch
 from model_checks.explore.design_search import PROPERTY_HELP, exit_code
 from model_checks.kernel import result_files
-from model_checks.kernel.exits import EXIT_USAGE
+from model_checks.kernel.exits import usage_exit
 from model_checks.kernel.verdict_records import Verdict, VerdictRecord, write_records
 
 FORGET_HELP = ("with --instance: deduplicate states with ended requests forgotten (the same "
@@ -74,8 +73,7 @@ def run_named(args: argparse.Namespace,
         _usable(args)
         search = named(args)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)
     print(f"instance {search.text}: {search.description}")
     started = time.process_time()
     outcome = search.search()

@@ -44,7 +44,7 @@ from model_checks.explore.lattice import (
 )
 from model_checks.explore.lattice_report import Break, TraceWanted, summarise, trace_data
 from model_checks.kernel import itf, result_files
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, usage_exit
 from spec.drift import Environment
 
 EXIT_FAILED = EXIT_MISMATCH
@@ -205,9 +205,9 @@ def run_lattice(args: argparse.Namespace, design: LatticeCommandDesign[R]) -> in
                     and b.variant in request.variants]
         earlier = read_outcomes(args.resume, request, design) if args.resume else ()
     except ValueError as error:
-        return _usage(error)
+        return usage_exit(error)
     if args.no_explore and not earlier:
-        return _usage("--no-explore needs --resume FILE with kept outcomes")
+        return usage_exit("--no-explore needs --resume FILE with kept outcomes")
     request = replace(request, earlier=earlier, explore=not args.no_explore,
                       proofs=design.proofs() if args.parametric else ())
     started, cpu_before = time.perf_counter(), _cpu()
@@ -220,7 +220,7 @@ def run_lattice(args: argparse.Namespace, design: LatticeCommandDesign[R]) -> in
     try:
         known = search(request, checkpoint=keep if args.resume and not args.no_explore else None)
     except ClusterError as error:
-        return _usage(error)
+        return usage_exit(error)
     seconds = time.perf_counter() - started
     entries = summarise(request, known, evidence)
     out = args.out if args.out != Path("build/explore/counterexamples") else DEFAULT_OUT
@@ -246,11 +246,6 @@ def run_lattice(args: argparse.Namespace, design: LatticeCommandDesign[R]) -> in
         return EXIT_FAILED
     return EXIT_OK
 
-
-def _usage(error: Exception | str) -> int:
-    """A usage error: its one line on stderr, and the exit code."""
-    print(f"error: {error}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 @dataclass(frozen=True)

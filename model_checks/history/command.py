@@ -34,9 +34,9 @@ from model_checks.history.report import (
     observed_breaks,
     report_unexplained,
     required_of,
-    usage,
     verdict_lines,
 )
+from model_checks.kernel.exits import usage_exit
 from spec import ALL_DRIFT, DRIFT_IDS, BadEnvironment, Drift, Environment, environment
 
 JUDGED = frozenset({"S1", "S3"})
@@ -57,24 +57,24 @@ def run(args: argparse.Namespace) -> int:
     try:
         env = _environment(args.environment)
     except BadEnvironment as error:
-        return usage(str(error))
+        return usage_exit(str(error))
     unjudged = sorted(required_of(args) - JUDGED)
     if unjudged:
-        return usage(f"--require {','.join(unjudged)}: a history judges S1 and S3 only (S2 "
+        return usage_exit(f"--require {','.join(unjudged)}: a history judges S1 and S3 only (S2 "
                      "needs byte counts; L1-L4 the client's own retry loop, which the "
                      "concurrent clients replace): run lockstep conformance for them")
     if args.check_log is not None:
         if args.threads or args.async_clients:
-            return usage("--check-log checks a log: give it without --threads or "
+            return usage_exit("--check-log checks a log: give it without --threads or "
                          "--async-clients")
         return check_log(args.check_log, env, args)
     if args.adapter is None:
-        return usage("--adapter MODULE:FACTORY is required (except with --check-log)")
+        return usage_exit("--adapter MODULE:FACTORY is required (except with --check-log)")
     if args.threads < 0 or args.async_clients < 0 or (args.threads and args.async_clients):
-        return usage(f"got --threads {args.threads} --async-clients {args.async_clients}, "
+        return usage_exit(f"got --threads {args.threads} --async-clients {args.async_clients}, "
                      "expected one positive count")
     if getattr(args, "processes", 1) != 1:  # the clients share the engine object they call
-        return usage("--threads and --async-clients run in one process: give them without "
+        return usage_exit("--threads and --async-clients run in one process: give them without "
                      "--processes 2")
     from model_checks.history.run import run_concurrent
 
@@ -94,7 +94,7 @@ def check_log(path: Path, env: frozenset[Drift] | None, args: argparse.Namespace
     try:
         history = read_log(path)
     except LogError as error:
-        return usage(f"--check-log {path}: {error}")
+        return usage_exit(f"--check-log {path}: {error}")
     checked = _log_environment(history, env)
     if not history.calls:
         print(f"history check of {path}: the log holds no call")

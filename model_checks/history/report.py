@@ -5,7 +5,6 @@ codes)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -28,10 +27,6 @@ SCHEDULES = {"ci": 2, "dev": 10, "nightly": 50}
 LIMIT = Limit()
 """The search's limit per history (expanded nodes)."""
 
-
-def usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def drifts_text(env: frozenset[Drift]) -> str:

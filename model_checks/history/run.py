@@ -32,6 +32,7 @@ from model_checks.history.concurrent import (
 from model_checks.history.dtypes import sweep
 from model_checks.history.explain import Explained, Undecided, Unexplained, explain
 from model_checks.history.tested import Tested
+from model_checks.kernel.exits import usage_exit
 from spec import Drift
 
 
@@ -163,10 +164,10 @@ def _adapter_and_variants(args: argparse.Namespace) -> tuple[Adapter, tuple[str,
         variants = cmd.variants_of(adapter, args.variant)
         missing = [v for v in variants if not supports(adapter, v)]
         if missing:
-            return cmd.usage(f"--variant: adapter {adapter.name} does not support "
+            return usage_exit(f"--variant: adapter {adapter.name} does not support "
                               f"{', '.join(missing)}")
     except AdapterError as error:
-        return cmd.usage(" ".join(str(error).split()))
+        return usage_exit(" ".join(str(error).split()))
     return adapter, variants
 
 

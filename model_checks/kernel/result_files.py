@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from model_checks.kernel.exits import usage_exit
+
 COMPRESSED = ".gz"
 LEVEL = 9
 
@@ -161,8 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             _plain_text(path)
         except ResultFileError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+            return usage_exit(error)
     for path in paths:
         print(convert(path))
     return 0

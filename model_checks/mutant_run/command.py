@@ -10,14 +10,13 @@ mutant it must catch; 1 some mutant survived one; 2 usage error (one line on std
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from model_checks.executor import ClusterError, add_dask_argument, backend_from
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, usage_exit
 from model_checks.kernel.options import add_jobs_argument, add_processes_argument
 from model_checks.kernel.text_table import grid
 from model_checks.kernel.verdict_records import write_records
@@ -198,5 +197,4 @@ def run_checked(args: argparse.Namespace) -> int:
     try:
         return run(args)
     except MutantsUsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from model_checks.executor import Backend, ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.cells import Cell, Expectation, cell_label, cell_matches, older_cell
 from model_checks.kernel.environment_arg import add_environment_argument, design_sources
-from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, UsageError
+from model_checks.kernel.exits import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, UsageError, usage_exit
 from model_checks.kernel.options import add_jobs_argument
 from model_checks.kernel.text_table import grid
 from model_checks.kernel.verdict_records import Verdict, write_records
@@ -178,13 +178,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     if cells is None:
         return EXIT_USAGE
     if args.jobs is not None and args.jobs < 1:
-        print(f"error: --jobs {args.jobs}: expected at least 1", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(f"--jobs {args.jobs}: expected at least 1")
     try:
         backend = backend_from(args, args.jobs or profile.jobs)
     except ClusterError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(error)
     results, wider, mutants = _simulate(args, profile, cells, backend, design)
     seconds = time.perf_counter() - start
     print(f"Hypothesis simulation, profile {profile.name}: {len(results)} cells, "

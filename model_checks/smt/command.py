@@ -22,6 +22,7 @@ from model_checks.executor import ClusterError, add_dask_argument, backend_from
 from model_checks.kernel.cell_sets import add_cells_argument
 from model_checks.kernel.cells import cell_label
 from model_checks.kernel.environment_arg import MATRIX_SOURCES, add_environment_argument
+from model_checks.kernel.exits import usage_exit
 from model_checks.kernel.matrix import Expectation
 from model_checks.kernel.options import add_jobs_argument
 from model_checks.kernel.trace_file import trace_to_json, write_trace
@@ -316,13 +317,11 @@ def _weaker(outcome: CellOutcome) -> bool:
 
 def run_checked(args: argparse.Namespace) -> int:
     """`run`, with a usage error printed as one line and exit code 2."""
-    import sys
 
     try:
         return run(args)
     except ProveUsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return usage_exit(error)
 
 
 def _print(line: str) -> None:

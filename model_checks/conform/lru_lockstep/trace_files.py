@@ -25,7 +25,6 @@ of another: 0 when nothing it records or requires breaks.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,7 +35,6 @@ from model_checks.conform.exits import (
     EXIT_FAIL,
     EXIT_NOT_FOLLOWED,
     EXIT_OK,
-    EXIT_USAGE,
     EXIT_WEAKNESS,
 )
 from model_checks.conform.lru_lockstep.disagreement import Broken, Disagreement
@@ -45,6 +43,7 @@ from model_checks.conform.lru_lockstep.run import Outcome, PropertyBroken
 from model_checks.conform.lru_lockstep.runs import Driving, not_followed, replay, spec_trace
 from model_checks.conform.notation import wrap
 from model_checks.kernel import itf, lru_notation, result_files
+from model_checks.kernel.exits import usage_exit
 from model_checks.kernel.trace_file import (
     BadTraceFile,
     Replayed,
@@ -96,8 +95,7 @@ def replay_trace(adapter: Adapter, path: Path, engine_factory: EngineFactory | N
     actions as a script under it (`replay_under`)."""
     loaded = _load(adapter, path, variant)
     if isinstance(loaded, str):
-        print(f"error: {loaded}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_exit(loaded)
     replayed, served = loaded
     if variant is not None and variant != replayed.trace.config.variant.name:
         return replay_under(adapter, path, replayed, variant, engine_factory, required)

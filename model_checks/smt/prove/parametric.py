@@ -56,9 +56,9 @@ of a later reference.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 import z3
 
@@ -437,13 +437,22 @@ def background(p: Params) -> z3.BoolRef:
 # -- the certificate and the properties ------------------------------------------------------
 
 
+H = TypeVar("H")
+
+
 @dataclass(frozen=True)
-class ParametricInvariant:
-    """One part of a certificate: its name, what it states, and its formula on a state."""
+class CertificatePart(Generic[H]):
+    """One part of a certificate: its name, what it states, and its formula (`holds`) on a
+    state of the model it is checked on (this module's, `parametric_liveness`'s with the
+    history, `parametric_mirror`'s)."""
 
     name: str
     statement: str
-    holds: Callable[[ParametricState, Params], z3.BoolRef]
+    holds: H
+
+
+ParametricInvariant = CertificatePart[Callable[[ParametricState, Params], z3.BoolRef]]
+"""A part of a certificate on this module's model: its formula on a state and parameters."""
 
 
 def _any_identity() -> z3.ExprRef:
@@ -560,14 +569,17 @@ class CertificateQueries:
     inv: z3.BoolRef
     init: z3.BoolRef
     consecutions: Iterable[tuple[str, z3.BoolRef, z3.BoolRef]]
-    violations: Iterable[tuple[str, z3.BoolRef]]
+    violations: Sequence[tuple[str, z3.BoolRef]]
 
 
-def check_certificate(queries: CertificateQueries, rlimit: int) -> int:
+def check_certificate(queries: CertificateQueries, certificate: Sequence[CertificatePart[Any]],
+                      method: str, rlimit: int, start: float) -> list[ProvedAllDepths]:
     """The three-step certificate check, each query on a fresh solver under `rlimit` with
     the `facts` every query assumes: I satisfiable with init (non-vacuity), init => I, I and
-    each step => each part of I', I => each property. Returns the peak units one query
-    spent; raises ParametricRejected naming `queries.name` and the query that failed."""
+    each step => each part of I', I => each property. Returns per property its proof by
+    `certificate` and `method`, instance "any", timed from `start` (`time.perf_counter`), with
+    the peak units one query spent; raises ParametricRejected naming `queries.name` and the
+    query that failed."""
     name, facts, inv, init = queries.name, queries.facts, queries.inv, queries.init
     consecutions, violations = queries.consecutions, queries.violations
     peak = 0
@@ -586,7 +598,10 @@ def check_certificate(queries: CertificateQueries, rlimit: int) -> int:
         must(z3.unsat, f"consecution of {what}", inv, moved, broken)
     for prop, bad in violations:
         must(z3.unsat, f"the invariant implies {prop}", inv, bad)
-    return peak
+    elapsed = time.perf_counter() - start
+    names = " & ".join(part.name for part in certificate)
+    return [ProvedAllDepths(prop, method, names, elapsed, instance="any", peak=peak)
+            for prop, _ in queries.violations]
 
 
 def prove(
@@ -608,12 +623,8 @@ def prove(
     violations = [(prop, (bad or BAD)[prop](s, p)) for prop in properties]
     queries = CertificateQueries(model_name(model), background(p), inv, initial(s),
                                  consecutions, violations)
-    peak = check_certificate(queries, rlimit)
-    elapsed = time.perf_counter() - start
-    names = " & ".join(part.name for part in certificate)
-    return [ProvedAllDepths(prop, "quantified inductive invariant over uninterpreted sorts "
-                            "(MBQI, 3-step check)", names, elapsed, instance="any", peak=peak)
-            for prop in properties]
+    return check_certificate(queries, certificate, "quantified inductive invariant over "
+                             "uninterpreted sorts (MBQI, 3-step check)", rlimit, start)
 
 
 def model_name(model: ParametricModel) -> str:

@@ -88,6 +88,7 @@ from model_checks.smt.prove.parametric import (
     LATE_MISS_SOURCES,
     RESEND_PAYLOADS,
     Action,
+    CertificatePart,
     CertificateQueries,
     Choice,
     ParametricModel,
@@ -263,14 +264,8 @@ def liveness_initial(s: LivenessState) -> z3.BoolRef:
 # -- certificates and properties ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LivenessInvariant:
-    """One part of a certificate: its name, what it states, and its formula on a state with
-    the history."""
-
-    name: str
-    statement: str
-    holds: Callable[[LivenessState, Params], z3.BoolRef]
+LivenessInvariant = CertificatePart[Callable[[LivenessState, Params], z3.BoolRef]]
+"""A part of a certificate on this module's model: its formula on a state with the history."""
 
 
 def _owed_not_held(s: LivenessState, p: Params) -> z3.BoolRef:
@@ -353,11 +348,7 @@ def prove(model: LivenessModel, certificate: tuple[LivenessInvariant, ...],
     violations = [(prop, bad_for(model.base.variant)[prop](s, p)) for prop in properties]
     queries = CertificateQueries(model_name(model.base), background(p), inv, liveness_initial(s),
                                  consecutions, violations)
-    peak = check_certificate(queries, rlimit)
-    elapsed = time.perf_counter() - start
-    names = " & ".join(part.name for part in certificate)
-    return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)
-            for prop in properties]
+    return check_certificate(queries, certificate, METHOD, rlimit, start)
 
 
 METHOD = ("quantified inductive invariant over uninterpreted sorts with the monitor's history "

@@ -86,6 +86,7 @@ from model_checks.smt.prove.parametric import (
     IDENTITY,
     LATE_MISS_SOURCES,
     PROCESSING,
+    CertificatePart,
     CertificateQueries,
     ParametricRejected,
     check_certificate,
@@ -353,13 +354,8 @@ def initial(fn: LruFunctions, s: MirrorState) -> z3.BoolRef:
 # -- the certificate ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MirrorInvariant:
-    """One part of the mirror's certificate: its name, what it states, and its formula."""
-
-    name: str
-    statement: str
-    holds: Callable[[MirrorModel, LruFunctions, MirrorState], z3.BoolRef]
+MirrorInvariant = CertificatePart[Callable[[MirrorModel, LruFunctions, MirrorState], z3.BoolRef]]
+"""A part of the mirror's certificate: its formula on the model, its functions and a state."""
 
 
 def _replays(m: MirrorModel, fn: LruFunctions, s: MirrorState) -> z3.BoolRef:
@@ -422,11 +418,7 @@ def prove(model: MirrorModel, properties: tuple[str, ...] = PROPERTIES,
     violations = [(prop, {**BAD, **LIVENESS_BAD}[prop](s)) for prop in properties]
     queries = CertificateQueries(name(model), axioms(fn), inv, initial(fn, s), consecutions,
                                  violations)
-    peak = check_certificate(queries, rlimit)
-    elapsed = time.perf_counter() - start
-    names = " & ".join(part.name for part in certificate)
-    return [ProvedAllDepths(prop, METHOD, names, elapsed, instance="any", peak=peak)
-            for prop in properties]
+    return check_certificate(queries, certificate, METHOD, rlimit, start)
 
 
 def _applies(model: MirrorModel) -> None:
