@@ -130,7 +130,7 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
         # keys too), or with every such component ruled out by what it owes and never takes
         # (`slot_fairness`), L4 holds; else it is judged on the keys with ended requests
         # forgotten only, whose edges keep every label.
-        if fair_lasso(graph, fairness=False) is None or every_candidate_ruled_out(graph):
+        if every_candidate_ruled_out(graph):
             return Judgement(prop.id, Status.PROVED, "")
         keyed = build(graph.config, GraphOptions(forget=True, max_states=graph.max_states,
                                                  checks=()))

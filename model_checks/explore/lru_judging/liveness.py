@@ -99,12 +99,11 @@ def strongly_connected(successors: Sequence[Sequence[int]]) -> list[list[int]]:
     return components
 
 
-def fair_lasso(graph: Graph, fairness: bool = True) -> Lasso | None:
-    """A fair, drift-free cycle holding an unfinished request, reached by a shortest path
-    (without `fairness`: any such cycle, fair or not; none then means no fair one either)."""
+def fair_lasso(graph: Graph) -> Lasso | None:
+    """A fair, drift-free cycle holding an unfinished request, reached by a shortest path."""
     drift, owes = graph.action_flags(is_drift), graph.action_flags(is_owed)
     for members in candidates(graph):
-        if fairness and not _fair(graph, members, owes, drift):
+        if not _fair(graph, members, owes, drift):
             continue
         entry = min(members)
         return Lasso(tuple(graph.path_to(entry)), _closed_walk(graph, members, entry),

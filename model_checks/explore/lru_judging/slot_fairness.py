@@ -88,12 +88,16 @@ Members = set[int]
 
 def every_candidate_ruled_out(graph: Graph) -> bool:
     """True when no fair component of the graph on the forgetting keys can lie in any of this
-    slots graph's candidates (module docstring): L4's fair cycles are then settled."""
+    complete slots graph's candidates (module docstring): L4's fair cycles are then settled.
+    Without any candidate that holds on any graph (a fair cycle's keys would form one)."""
+    found = list(candidates(graph))
+    if not found:
+        return True
     if graph.partial or not graph.complete or not graph.slots:
         return False
     labels = _Labels(graph)
     return all(labels.owes_untaken(members) or _tracking_unfair(graph, labels, members)
-               for members in candidates(graph))
+               for members in found)
 
 
 class _Labels:
@@ -123,9 +127,9 @@ class _Labels:
                       if targets[k] in members and not self.drift[codes[k]]}
         return bool(everywhere and everywhere - taken)
 
-    def at_slot(self, code: int, slot: int) -> int | None:
-        """The shape of action `code` read at live slot `slot`: its shape where it names no
-        request or that one, else None (it concerns another request)."""
+    def at_slot(self, code: int, slot: int | None) -> int | None:
+        """The shape of action `code` read at live slot `slot` (None: no live request): its
+        shape where it names no request or that one, else None (it concerns another)."""
         rid = self.rid[code]
         return self.shape[code] if rid is None or rid == slot else None
 
