@@ -168,6 +168,8 @@ def _tracking_unfair(graph: Graph, labels: _Labels, members: Members) -> bool:
 
 def _owes_untaken_at_a_slot(graph: Graph, labels: _Labels, nodes: list[TrackingNode],
                             moves: Moves, component: list[int]) -> bool:
+    """Some request i of the component's placings, and a shape owed at i's slot at every
+    node of the component that none of its edges inside it takes at i's slot."""
     codes, inside = graph.edge_action, set(component)
     for i in range(len(nodes[component[0]][1])):
         everywhere: set[int] | None = None
@@ -180,8 +182,9 @@ def _owes_untaken_at_a_slot(graph: Graph, labels: _Labels, nodes: list[TrackingN
                 break
         if not everywhere:
             continue
-        taken = {labels.at_slot(code, nodes[n][1][i])
-                 for n in component for target, code in moves[n] if target in inside}
+        taken = {shape for n in component for target, code in moves[n]
+                 if target in inside and (shape := labels.at_slot(code, nodes[n][1][i]))
+                 is not None}
         if everywhere - taken:
             return True
     return False
@@ -221,8 +224,8 @@ def _rid_maps(graph: Graph, labels: _Labels, members: Members, state: int
     rid map over the live slots (`slots.slot_map` from the real successor in the target's
     identities onto the stored target, as the monitors' product computes it)."""
     reductions = cast("Reductions", graph.reductions())  # slots are the LRU design's
-    config, states, codes, targets = graph.config, graph.states, graph.edge_action, \
-        graph.edge_target
+    config, states = graph.config, graph.states
+    codes, targets = graph.edge_action, graph.edge_target
     before, edges, out = states[state], graph.edge_range(state), []
     live = slot_order(config, before)
     for position, k in enumerate(edges):
