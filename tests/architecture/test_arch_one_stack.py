@@ -67,7 +67,7 @@ LRU_LOCKSTEP = ("__init__", "calls", "cases", "choices", "command", "corpus",
 """The modules of the LRU design's lockstep binding (`conform/lru_lockstep/`)."""
 
 LRU_JUDGING = ("__init__", "declaration", "early_stop", "judge", "liveness", "monitors",
-               "monotone", "product", "state_checks", "reduction/__init__",
+               "monotone", "product", "slot_fairness", "state_checks", "reduction/__init__",
                "reduction/footprint", "reduction/judging", "reduction/rules",
                "reduction/stubborn")
 """The modules of the LRU design's judging (`explore/lru_judging/`)."""

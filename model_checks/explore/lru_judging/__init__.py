@@ -4,7 +4,8 @@
 - `judge`: every property of the registry and every lemma judged on one graph: the state
   properties from what the search checked as it numbered states (`state_checks`), L1-L3 by
   their monitors (`monitors`) in product with the graph (`product`), L4 by stuck states and
-  fair lassos (`liveness`); each counterexample replayed on the spec.
+  fair lassos (`liveness`), on the keys with request slots renumbered first ruling its fair
+  cycles out where that is sound (`slot_fairness`); each counterexample replayed on the spec.
 - `early_stop`: which properties can stop a search at the end of the level where they broke.
 - `monotone`: the lattice's monotonicity lemma checked on one run.
 - `reduction`: partial-order reduction (stubborn sets over the spec's actions) and judging

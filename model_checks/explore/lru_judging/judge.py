@@ -15,6 +15,7 @@ from model_checks.explore.judgement import Judgement, Status
 from model_checks.explore.lru_judging.liveness import fair_lasso, stuck_state
 from model_checks.explore.lru_judging.monitors import MONITORS, Monitor, observe
 from model_checks.explore.lru_judging.product import Verdict, search_product
+from model_checks.explore.lru_judging.slot_fairness import every_candidate_ruled_out
 from model_checks.explore.lru_judging.state_checks import vacuous_reason
 from model_checks.explore.lru_reductions.lazy_media import submits_decided
 from model_checks.explore.lru_reductions.slots import concrete_rids
@@ -126,9 +127,10 @@ def _eventual_completion(graph: Graph, prop: Property) -> Judgement:
         # Fairness compares owed steps by their labels, which name rids: a component of the
         # keys with slots renumbered may look unfair where the real cycle is fair. Without
         # any drift-free cycle holding an unfinished request (a real one would be one of the
-        # keys too) L4 holds; else it is judged on the keys with ended requests forgotten
-        # only, whose edges keep every label.
-        if fair_lasso(graph, fairness=False) is None:
+        # keys too), or with every such component ruled out by what it owes and never takes
+        # (`slot_fairness`), L4 holds; else it is judged on the keys with ended requests
+        # forgotten only, whose edges keep every label.
+        if every_candidate_ruled_out(graph):
             return Judgement(prop.id, Status.PROVED, "")
         keyed = build(graph.config, GraphOptions(forget=True, max_states=graph.max_states,
                                                  checks=()))

@@ -21,7 +21,7 @@ no fewer states' worth of obligations, so a component that is unfair has no fair
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from model_checks.explore.graph import Graph
@@ -41,7 +41,7 @@ def stuck_state(graph: Graph) -> tuple[int, str] | None:
     """The first (so shallowest) state the spec's L4 check fails on its own: quiescent, and a
     fault or a request that did not end as L4 requires."""
     l4 = by_id("L4")
-    owed, codes = graph.action_flags(_is_owed), graph.edge_action
+    owed, codes = graph.action_flags(is_owed), graph.edge_action
     for index, state in enumerate(graph.states):
         if any(owed[codes[k]] for k in graph.edge_range(index)):
             continue  # an owed step is enabled (it is an edge): not quiescent, L4 holds here
@@ -99,19 +99,11 @@ def strongly_connected(successors: Sequence[Sequence[int]]) -> list[list[int]]:
     return components
 
 
-def fair_lasso(graph: Graph, fairness: bool = True) -> Lasso | None:
-    """A fair, drift-free cycle holding an unfinished request, reached by a shortest path
-    (without `fairness`: any such cycle, fair or not; none then means no fair one either)."""
-    drift, owes = graph.action_flags(_is_drift), graph.action_flags(_is_owed)
-    codes, targets = graph.edge_action, graph.edge_target
-    drift_free = [[targets[k] for k in graph.edge_range(index) if not drift[codes[k]]]
-                  for index in range(graph.size)]
-    for component in sorted(strongly_connected(drift_free), key=lambda c: min(c)):
-        members = set(component)
-        if len(component) == 1 and component[0] not in drift_free[component[0]]:
-            continue  # a single state with no self-loop: no cycle
-        if (fairness and not _fair(graph, members, owes, drift)) or not _unfinished(
-                graph, members):
+def fair_lasso(graph: Graph) -> Lasso | None:
+    """A fair, drift-free cycle holding an unfinished request, reached by a shortest path."""
+    drift, owes = graph.action_flags(is_drift), graph.action_flags(is_owed)
+    for members in candidates(graph):
+        if not _fair(graph, members, owes, drift):
             continue
         entry = min(members)
         return Lasso(tuple(graph.path_to(entry)), _closed_walk(graph, members, entry),
@@ -119,11 +111,26 @@ def fair_lasso(graph: Graph, fairness: bool = True) -> Lasso | None:
     return None
 
 
-def _is_drift(action: Action) -> bool:
+def candidates(graph: Graph) -> Iterator[set[int]]:
+    """The drift-free strongly connected components with a cycle and an unfinished request
+    (where a fair lasso may lie), by least member."""
+    drift = graph.action_flags(is_drift)
+    codes, targets = graph.edge_action, graph.edge_target
+    drift_free = [[targets[k] for k in graph.edge_range(index) if not drift[codes[k]]]
+                  for index in range(graph.size)]
+    for component in sorted(strongly_connected(drift_free), key=lambda c: min(c)):
+        if len(component) == 1 and component[0] not in drift_free[component[0]]:
+            continue  # a single state with no self-loop: no cycle
+        members = set(component)
+        if _unfinished(graph, members):
+            yield members
+
+
+def is_drift(action: Action) -> bool:
     return action.drift_event() is not None
 
 
-def _is_owed(action: Action) -> bool:
+def is_owed(action: Action) -> bool:
     return action.is_obligation()  # the action's own class's, never the base class's
 
 
