@@ -81,8 +81,11 @@ class Decided(Action):
 
     def apply(self, config: Config, state: State) -> State:
         """The spec's step `action` from `state` with the flags set, its parts shared with
-        the other handlings of `state` (`SHARED`)."""
-        return SHARED.step(config, state, self)
+        the other handlings of `state` (`SHARED`) where it has them."""
+        made = SHARED.step(config, state, self)
+        if made is None:
+            return self.action.apply(config, with_flags(state, self.rid, self.flags))
+        return made
 
     def drift_event(self) -> Drift | None:
         return self.action.drift_event()
@@ -113,9 +116,10 @@ class SharedSteps:
         self.state: State | None = None
         self.parts: dict[tuple[int, tuple[bool, ...], int], State] = {}
 
-    def step(self, config: Config, state: State, decided: Decided) -> State:
+    def step(self, config: Config, state: State, decided: Decided) -> State | None:
         """`decided`'s handling from `state` with its flags set: the spec's step
-        (`action.apply` on `with_flags`), from the parts shared with `state`'s others."""
+        (`action.apply` on `with_flags`), from the parts shared with `state`'s others; None
+        for a handling not made of these parts."""
         if state is not self.state or config is not self.config:
             self.config, self.state, self.parts = config, state, {}
         action, rid, flags = decided.action, decided.rid, decided.flags
@@ -125,7 +129,7 @@ class SharedSteps:
             return self.part(config, state, rid, flags, action.engine)
         if isinstance(action, P0HandleRejected):  # and its undo: `rejected` tells them apart
             return action.rejected(self.part(config, state, rid, flags, 0))
-        return action.apply(config, with_flags(state, rid, flags))
+        return None
 
     def part(self, config: Config, state: State, rid: int, flags: tuple[bool, ...],
              engine: int) -> State:
