@@ -197,7 +197,12 @@ def _record_and_send(
 
 def handle_attempt(config: Config, state: State, rid: int, engine: int = 0) -> State:
     """The whole pipeline for one attempt, as one step, sending to engine `engine`."""
-    state = process_attempt(config, state, rid)
+    return update_every_item(config, process_attempt(config, state, rid), rid, engine)
+
+
+def update_every_item(config: Config, state: State, rid: int, engine: int = 0) -> State:
+    """Every update of request rid's processed attempt, one after the other, until it is sent
+    to engine `engine` or ends (a processed attempt that ended already is left as it is)."""
     while state.fault is None and state.requests[rid].stage in (Stage.PROCESSED, Stage.UPDATING):
         state = update_next_item(config, state, rid, engine)
     return state
@@ -261,11 +266,16 @@ class P0HandleRejected(Action):
         return _stage_is(state, self.rid, Stage.SUBMITTED)
 
     def apply(self, config: Config, state: State) -> State:
-        after = handle_attempt(config, state, self.rid)
-        request = after.requests[self.rid]
-        if after.fault is not None or request.stage is not Stage.IN_FLIGHT:
-            return after
-        after = after.evolve(to_engine=after.to_engine[:-1])
+        return self.rejected(handle_attempt(config, state, self.rid))
+
+    def rejected(self, handled: State) -> State:
+        """`handled` (P0's whole pipeline for the attempt, `handle_attempt`) with the request
+        rejected: the message it sent withdrawn, the request done. An attempt that did not
+        reach the send (a fault, a client error) is left as it ended."""
+        request = handled.requests[self.rid]
+        if handled.fault is not None or request.stage is not Stage.IN_FLIGHT:
+            return handled
+        after = handled.evolve(to_engine=handled.to_engine[:-1])
         return after.with_request(request.evolve(stage=Stage.DONE, outcome=Outcome.REJECTED))
 
     @classmethod
@@ -304,13 +314,12 @@ class P0HandleRejectedUndo(P0HandleRejected):
     (and says which it observed)."""
 
 
-    def apply(self, config: Config, state: State) -> State:
-        after = handle_attempt(config, state, self.rid)
-        request = after.requests[self.rid]
-        if after.fault is not None or request.stage is not Stage.IN_FLIGHT:
-            return after
-        message = after.to_engine[-1]
-        after = undo_recorded(after.evolve(to_engine=after.to_engine[:-1]),
+    def rejected(self, handled: State) -> State:
+        request = handled.requests[self.rid]
+        if handled.fault is not None or request.stage is not Stage.IN_FLIGHT:
+            return handled
+        message = handled.to_engine[-1]
+        after = undo_recorded(handled.evolve(to_engine=handled.to_engine[:-1]),
                               request.front_end, message)
         return after.with_request(request.evolve(stage=Stage.DONE, outcome=Outcome.REJECTED))
 

@@ -4,12 +4,15 @@ the same steps to related successors under its moves and break the same state pr
 check on the relation, `key_check.check_key` with `merged`), verdicts and shortest lengths
 are those of the search without forgetting (`test_explore_slots.py` compares the slots
 search, which takes these moves, on a sample and every spec mutant), and every witness
-replays on the spec. Planted unsound forms are caught: the key alone merging the flags (the
-spec's own moves), the moves never choosing a flag, the relation merging flags P0 still
-reads after the first handling, a witness whose `Submit`s keep the flags they had."""
+replays on the spec; each `Decided` step, made from the parts its state's handlings share,
+is the spec's step from the state with the flags set. Planted unsound forms are caught: the
+key alone merging the flags (the spec's own moves), the moves never choosing a flag, the
+relation merging flags P0 still reads after the first handling, a witness whose `Submit`s
+keep the flags they had, parts shared across flag choices or engines."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,14 +24,17 @@ from model_checks.explore.forgetting_agreement import compare
 from model_checks.explore.graph import GraphOptions, build
 from model_checks.explore.instance import explore_config
 from model_checks.explore.lru_judging.judge import judge_all
+from model_checks.explore.lru_reductions import lazy_media
 from model_checks.explore.lru_reductions.lazy_media import (
     Decided,
+    SharedSteps,
     fresh,
     lazy_enabled,
     submits_decided,
+    with_flags,
 )
 from model_checks.explore.search_core import Reductions
-from spec import V2, V3, Action, ClientItem, Config, State, Variant, enabled, initial, run
+from spec import V2, V3, V4, Action, ClientItem, Config, State, Variant, enabled, initial, run
 from spec.state import Stage
 from spec.transitions import P0Handle, P0Process, Submit
 
@@ -159,3 +165,60 @@ def test_only_fresh_requests_have_their_flags_chosen() -> None:
     processed = P0Process(0).apply(config, state)
     assert not any(isinstance(a, Decided)
                    for a in lazy_enabled(processed, enabled(config, processed)))
+
+
+SHARED_SAMPLE = [(V3, ("D2",)), (V4, ("D6",)), (V2, ("D5",))]
+"""Every handling a `Decided` step shares parts between: both rejections (D2), the processing
+alone (D6), two engines (D5, one front end's router)."""
+
+
+def _shared_steps_differing(variant: Variant, env: tuple[str, ...], limit: int = 2_000
+                            ) -> list[tuple[State, Decided]]:
+    """The `Decided` steps, taken in `lazy_enabled` order from every state of a breadth-first
+    search of up to `limit` states (two requests of two items; D5 as two engines behind one
+    front end), whose successor is not the spec's step from the state with the flags set."""
+    config = _config(variant, env, 2, 2)
+    if "D5" in env:
+        config = dataclasses.replace(config, front_ends=1, engines=2)
+    seen, frontier, wrong = {initial(config)}, [initial(config)], []
+    while frontier and len(seen) < limit:
+        state = frontier.pop(0)
+        for action in lazy_enabled(state, enabled(config, state)):
+            after = action.apply(config, state)
+            if isinstance(action, Decided):
+                flagged = with_flags(state, action.rid, action.flags)
+                if after != action.action.apply(config, flagged):
+                    wrong.append((state, action))
+            if after not in seen:
+                seen.add(after)
+                frontier.append(after)
+    return wrong
+
+
+@pytest.mark.parametrize(("variant", "env"), SHARED_SAMPLE,
+                         ids=[f"{v.name}_{'+'.join(e)}" for v, e in SHARED_SAMPLE])
+def test_shared_handlings_are_the_specs_steps(variant: Variant, env: tuple[str, ...]) -> None:
+    assert not _shared_steps_differing(variant, env)
+
+
+class _FlagsShared(SharedSteps):
+    def key(self, rid: int, flags: tuple[bool, ...], engine: int
+            ) -> tuple[int, tuple[bool, ...], int]:
+        return rid, (), engine
+
+
+class _EnginesShared(SharedSteps):
+    def key(self, rid: int, flags: tuple[bool, ...], engine: int
+            ) -> tuple[int, tuple[bool, ...], int]:
+        return rid, flags, min(engine, 0)
+
+
+@pytest.mark.parametrize(("wrong", "variant", "env"),
+                         [(_FlagsShared, V3, ("D2",)), (_FlagsShared, V4, ("D6",)),
+                          (_EnginesShared, V2, ("D5",))],
+                         ids=["flags_D2", "flags_D6", "engines_D5"])
+def test_parts_shared_across_flags_or_engines_are_caught(
+        monkeypatch: pytest.MonkeyPatch, wrong: type[SharedSteps], variant: Variant,
+        env: tuple[str, ...]) -> None:
+    monkeypatch.setattr(lazy_media, "SHARED", wrong())
+    assert _shared_steps_differing(variant, env)

@@ -22,6 +22,14 @@ fresh unhandled requests set to True, and nothing else:
   `len(requests)` and no record is ever dropped), and every state on the way differs from
   the spec's only in the flags of that fresh request, read by no step before the handling.
 
+The handlings of one state share their work (`SharedSteps`): per flag choice, the flags are
+set and the attempt processed (`process_attempt`) once for `P0Process` and every handling
+that goes on to update, and updated to the send (`update_every_item`) once for `P0Handle` and
+both rejections (`P0HandleRejected.rejected` takes the handled attempt): each `Decided` step
+is the spec's own step from the state with the flags set, computed from shared parts
+(`tests/explore/test_explore_lazy_media.py` compares them on every state of a sample, and
+catches parts shared across flag choices or engines).
+
 Verdicts and shortest lengths are therefore those of the search without it, and every
 witness replays on the spec after `submits_decided`. The two funnels from graph paths to
 spec actions apply it (`Graph.path_to`, the judge's product violations).
@@ -45,6 +53,7 @@ from spec import Action, ClientItem, Config, State
 from spec.drift import Drift
 from spec.state import Request, Stage
 from spec.transitions import P0Handle, P0HandleRejected, P0Process, Submit
+from spec.transitions.front_end import process_attempt, update_every_item
 
 HANDLINGS = (P0Handle, P0HandleRejected, P0Process)
 """The actions whose step starts with P0 reading every flag of the attempt
@@ -71,7 +80,12 @@ class Decided(Action):
         return self.action.guard(config, state)
 
     def apply(self, config: Config, state: State) -> State:
-        return self.action.apply(config, with_flags(state, self.rid, self.flags))
+        """The spec's step `action` from `state` with the flags set, its parts shared with
+        the other handlings of `state` (`SHARED`) where it has them."""
+        made = SHARED.step(config, state, self)
+        if made is None:
+            return self.action.apply(config, with_flags(state, self.rid, self.flags))
+        return made
 
     def drift_event(self) -> Drift | None:
         return self.action.drift_event()
@@ -83,6 +97,63 @@ class Decided(Action):
         """The same choice for the handling of request `rid`."""
         return Decided(self.action.__class__(**{**self.action.arguments(), "rid": rid}),
                        self.flags)
+
+
+class SharedSteps:
+    """The parts the handlings of a fresh request share, for the last state they were
+    taken from: per flag choice, the state with the flags set and its processed attempt
+    (`PROCESSED`: the key's engine), and per engine the attempt updated to the send. The
+    spec's handlings are these parts composed: `P0Process` the processed attempt,
+    `P0Handle` it updated (`handle_attempt`), `P0HandleRejected` and its undo that with
+    their rejection (`rejected`). Holds the state it was filled from (compared by identity,
+    so never confused with a later state at the same address) and its configuration."""
+
+    PROCESSED = -1
+    """The engine of a key naming the processed attempt (no engine chosen yet)."""
+
+    def __init__(self) -> None:
+        self.config: Config | None = None
+        self.state: State | None = None
+        self.parts: dict[tuple[int, tuple[bool, ...], int], State] = {}
+
+    def step(self, config: Config, state: State, decided: Decided) -> State | None:
+        """`decided`'s handling from `state` with its flags set: the spec's step
+        (`action.apply` on `with_flags`), from the parts shared with `state`'s others; None
+        for a handling not made of these parts."""
+        if state is not self.state or config is not self.config:
+            self.config, self.state, self.parts = config, state, {}
+        action, rid, flags = decided.action, decided.rid, decided.flags
+        if isinstance(action, P0Process):
+            return self.part(config, state, rid, flags, self.PROCESSED)
+        if isinstance(action, P0Handle):
+            return self.part(config, state, rid, flags, action.engine)
+        if isinstance(action, P0HandleRejected):  # and its undo: `rejected` tells them apart
+            return action.rejected(self.part(config, state, rid, flags, 0))
+        return None
+
+    def part(self, config: Config, state: State, rid: int, flags: tuple[bool, ...],
+             engine: int) -> State:
+        """The processed attempt (`engine` `PROCESSED`) or the attempt updated to the send
+        to `engine`, of request `rid` with its flags set to `flags`, each made once."""
+        key = self.key(rid, flags, engine)
+        made = self.parts.get(key)
+        if made is None:
+            if engine == self.PROCESSED:
+                made = process_attempt(config, with_flags(state, rid, flags), rid)
+            else:
+                processed = self.part(config, state, rid, flags, self.PROCESSED)
+                made = update_every_item(config, processed, rid, engine)
+            self.parts[key] = made
+        return made
+
+    def key(self, rid: int, flags: tuple[bool, ...], engine: int
+            ) -> tuple[int, tuple[bool, ...], int]:
+        """What tells two parts of one state apart: the request, its flags, the engine."""
+        return rid, flags, engine
+
+
+SHARED = SharedSteps()
+"""The shared parts of the state whose handlings the search takes now (`Decided.apply`)."""
 
 
 def with_flags(state: State, rid: int, flags: tuple[bool, ...]) -> State:
