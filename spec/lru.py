@@ -43,6 +43,15 @@ class Entry:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Entry:
+            return NotImplemented
+        return (self.identity, self.size, self.processing, self.tag) == (other.identity, other.size,
+                other.processing, other.tag)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.size, self.processing, self.tag))
+
 
 @dataclass(frozen=True, slots=True)
 class Ghost:
@@ -56,6 +65,14 @@ class Ghost:
     def __reduce__(self) -> tuple[type[Ghost], tuple[object, ...]]:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Ghost:
+            return NotImplemented
+        return self.identity == other.identity
+
+    def __hash__(self) -> int:
+        return hash((self.identity,))
 
 
 # Called here, not as a class decorator: mypyc compiles a class with any decorator but

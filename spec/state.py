@@ -91,6 +91,14 @@ class Fault:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Fault:
+            return NotImplemented
+        return (self.kind, self.detail) == (other.kind, other.detail)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.detail))
+
 
 @dataclass(frozen=True, slots=True)
 class ClientItem:
@@ -109,6 +117,15 @@ class ClientItem:
     def __reduce__(self) -> tuple[type[ClientItem], tuple[object, ...]]:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ClientItem:
+            return NotImplemented
+        return (self.identity, self.version, self.has_data) == (other.identity, other.version,
+                other.has_data)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.version, self.has_data))
 
     @property
     def content(self) -> Content:
@@ -135,6 +152,15 @@ class WireItem:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not WireItem:
+            return NotImplemented
+        return (self.identity, self.data, self.placeholders, self.tag) == (other.identity,
+                other.data, other.placeholders, other.tag)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.data, self.placeholders, self.tag))
+
 
 @dataclass(frozen=True, slots=True)
 class Message:
@@ -157,6 +183,15 @@ class Message:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Message:
+            return NotImplemented
+        return (self.rid, self.front_end, self.items, self.engine) == (other.rid, other.front_end,
+                other.items, other.engine)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.front_end, self.items, self.engine))
+
 
 @dataclass(frozen=True, slots=True)
 class Reply:
@@ -174,6 +209,14 @@ class Reply:
     def __reduce__(self) -> tuple[type[Reply], tuple[object, ...]]:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Reply:
+            return NotImplemented
+        return (self.rid, self.front_end, self.missed) == (other.rid, other.front_end, other.missed)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.front_end, self.missed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +249,15 @@ class P0Work:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not P0Work:
+            return NotImplemented
+        return (self.hits, self.processed, self.order, self.done, self.wire) == (other.hits,
+                other.processed, other.order, other.done, other.wire)
+
+    def __hash__(self) -> int:
+        return hash((self.hits, self.processed, self.order, self.done, self.wire))
+
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -233,6 +285,17 @@ class Request:
     def __reduce__(self) -> tuple[type[Request], tuple[object, ...]]:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Request:
+            return NotImplemented
+        return (self.rid, self.front_end, self.items, self.retries, self.stage, self.outcome,
+                self.missed, self.work) == (other.rid, other.front_end, other.items, other.retries,
+                other.stage, other.outcome, other.missed, other.work)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.front_end, self.items, self.retries, self.stage, self.outcome,
+                     self.missed, self.work))
 
     def evolve(
         self,
@@ -272,6 +335,14 @@ class Processing:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Processing:
+            return NotImplemented
+        return (self.identity, self.version) == (other.identity, other.version)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.version))
+
     @property
     def content(self) -> Content:
         return Content(self.identity, self.version)
@@ -300,6 +371,15 @@ class Served:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Served:
+            return NotImplemented
+        return (self.rid, self.identity, self.tensor, self.placeholders, self.sent_version) == (
+                other.rid, other.identity, other.tensor, other.placeholders, other.sent_version)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.identity, self.tensor, self.placeholders, self.sent_version))
+
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
@@ -319,6 +399,15 @@ class Delivery:
     def __reduce__(self) -> tuple[type[Delivery], tuple[object, ...]]:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Delivery:
+            return NotImplemented
+        return (self.message, self.served, self.missed) == (other.message, other.served,
+                other.missed)
+
+    def __hash__(self) -> int:
+        return hash((self.message, self.served, self.missed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +447,20 @@ class State:
     def __reduce__(self) -> tuple[type[State], tuple[object, ...]]:
         """Pickled as its class called on its fields (`spec.values.init_values`)."""
         return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not State:
+            return NotImplemented
+        return (self.shadows, self.receiver, self.processings, self.requests, self.to_engine,
+                self.to_front_end, self.reset_pending, self.last_delivery, self.fault,
+                self.other_receivers) == (other.shadows, other.receiver, other.processings,
+                other.requests, other.to_engine, other.to_front_end, other.reset_pending,
+                other.last_delivery, other.fault, other.other_receivers)
+
+    def __hash__(self) -> int:
+        return hash((self.shadows, self.receiver, self.processings, self.requests, self.to_engine,
+                     self.to_front_end, self.reset_pending, self.last_delivery, self.fault,
+                     self.other_receivers))
 
     def evolve(
         self,
