@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spec.values import quick_init
+from spec.values import init_values, quick_init
 from spec.variants import LruFlaw
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A cached item: on P0 the placeholders of `processing`, on P1 its tensor."""
@@ -34,13 +33,52 @@ class Entry:
     processing: int
     tag: int | None = None
 
+    def __init__(self, identity: str, size: int, processing: int, tag: int | None = None) -> None:
+        object.__setattr__(self, "identity", identity)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "processing", processing)
+        object.__setattr__(self, "tag", tag)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[Entry], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Entry:
+            return NotImplemented
+        return (self.identity, self.size, self.processing, self.tag) == (other.identity, other.size,
+                other.processing, other.tag)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.size, self.processing, self.tag))
+
+
 @dataclass(frozen=True, slots=True)
 class Ghost:
     """An identity recorded in the order with no entry (only under `LruFlaw.GHOST_TOUCH`)."""
 
     identity: str
+
+    def __init__(self, identity: str) -> None:
+        object.__setattr__(self, "identity", identity)
+
+    def __reduce__(self) -> tuple[type[Ghost], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Ghost:
+            return NotImplemented
+        return self.identity == other.identity
+
+    def __hash__(self) -> int:
+        return hash((self.identity,))
+
+
+# Called here, not as a class decorator: mypyc compiles a class with any decorator but
+# `dataclass` as a non-native one (see `spec.values`).
+for _value in (Entry, Ghost):
+    quick_init(_value)
 
 
 Slot = Entry | Ghost

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from spec.config import Content
 from spec.lru import Lru
-from spec.values import quick_init
+from spec.values import init_values, quick_init
 
 
 class _Keep(enum.Enum):
@@ -78,14 +78,28 @@ class FaultKind(enum.Enum):
     __hash__ = object.__hash__  # members are singletons: see `spec.state.Stage`
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Fault:
     kind: FaultKind
     detail: str
 
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "detail", detail)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[Fault], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Fault:
+            return NotImplemented
+        return (self.kind, self.detail) == (other.kind, other.detail)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.detail))
+
+
 @dataclass(frozen=True, slots=True)
 class ClientItem:
     """One item as the client sends it: identity, which content, and whether media is attached
@@ -95,12 +109,29 @@ class ClientItem:
     version: int = 0
     has_data: bool = True
 
+    def __init__(self, identity: str, version: int = 0, has_data: bool = True) -> None:
+        object.__setattr__(self, "identity", identity)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "has_data", has_data)
+
+    def __reduce__(self) -> tuple[type[ClientItem], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ClientItem:
+            return NotImplemented
+        return (self.identity, self.version, self.has_data) == (other.identity, other.version,
+                other.has_data)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.version, self.has_data))
+
     @property
     def content(self) -> Content:
         return Content(self.identity, self.version)
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class WireItem:
     """One item of a message P0 -> P1: the payload's pid or None, the placeholders' pid, tag."""
@@ -110,8 +141,27 @@ class WireItem:
     placeholders: int
     tag: int | None = None
 
+    def __init__(self, identity: str, data: int | None, placeholders: int,
+                 tag: int | None = None) -> None:
+        object.__setattr__(self, "identity", identity)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "placeholders", placeholders)
+        object.__setattr__(self, "tag", tag)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[WireItem], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not WireItem:
+            return NotImplemented
+        return (self.identity, self.data, self.placeholders, self.tag) == (other.identity,
+                other.data, other.placeholders, other.tag)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.data, self.placeholders, self.tag))
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     """One message P0 -> P1. `engine` is the router's choice (the engine whose receiver
@@ -122,8 +172,27 @@ class Message:
     items: tuple[WireItem, ...]
     engine: int = 0
 
+    def __init__(self, rid: int, front_end: int, items: tuple[WireItem, ...],
+                 engine: int = 0) -> None:
+        object.__setattr__(self, "rid", rid)
+        object.__setattr__(self, "front_end", front_end)
+        object.__setattr__(self, "items", items)
+        object.__setattr__(self, "engine", engine)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[Message], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Message:
+            return NotImplemented
+        return (self.rid, self.front_end, self.items, self.engine) == (other.rid, other.front_end,
+                other.items, other.engine)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.front_end, self.items, self.engine))
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     """P1 -> P0: empty `missed` is success; otherwise the retryable miss error's identities."""
@@ -132,8 +201,24 @@ class Reply:
     front_end: int
     missed: tuple[str, ...]
 
+    def __init__(self, rid: int, front_end: int, missed: tuple[str, ...]) -> None:
+        object.__setattr__(self, "rid", rid)
+        object.__setattr__(self, "front_end", front_end)
+        object.__setattr__(self, "missed", missed)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[Reply], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Reply:
+            return NotImplemented
+        return (self.rid, self.front_end, self.missed) == (other.rid, other.front_end, other.missed)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.front_end, self.missed))
+
+
 @dataclass(frozen=True, slots=True)
 class P0Work:
     """P0's working record for a request attempt between probe and send.
@@ -151,8 +236,29 @@ class P0Work:
     done: int = 0
     wire: tuple[tuple[int, WireItem], ...] = ()
 
+    def __init__(self, hits: frozenset[str], processed: tuple[int | None, ...],
+                 order: tuple[int, ...], done: int = 0,
+                 wire: tuple[tuple[int, WireItem], ...] = ()) -> None:
+        object.__setattr__(self, "hits", hits)
+        object.__setattr__(self, "processed", processed)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "done", done)
+        object.__setattr__(self, "wire", wire)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[P0Work], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not P0Work:
+            return NotImplemented
+        return (self.hits, self.processed, self.order, self.done, self.wire) == (other.hits,
+                other.processed, other.order, other.done, other.wire)
+
+    def __hash__(self) -> int:
+        return hash((self.hits, self.processed, self.order, self.done, self.wire))
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     rid: int
@@ -163,6 +269,33 @@ class Request:
     outcome: Outcome | None = None
     missed: tuple[str, ...] = ()
     work: P0Work | None = None
+
+    def __init__(self, rid: int, front_end: int, items: tuple[ClientItem, ...], retries: int = 0,
+                 stage: Stage = Stage.SUBMITTED, outcome: Outcome | None = None,
+                 missed: tuple[str, ...] = (), work: P0Work | None = None) -> None:
+        object.__setattr__(self, "rid", rid)
+        object.__setattr__(self, "front_end", front_end)
+        object.__setattr__(self, "items", items)
+        object.__setattr__(self, "retries", retries)
+        object.__setattr__(self, "stage", stage)
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "missed", missed)
+        object.__setattr__(self, "work", work)
+
+    def __reduce__(self) -> tuple[type[Request], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Request:
+            return NotImplemented
+        return (self.rid, self.front_end, self.items, self.retries, self.stage, self.outcome,
+                self.missed, self.work) == (other.rid, other.front_end, other.items, other.retries,
+                other.stage, other.outcome, other.missed, other.work)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.front_end, self.items, self.retries, self.stage, self.outcome,
+                     self.missed, self.work))
 
     def evolve(
         self,
@@ -187,7 +320,6 @@ class Request:
         )
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Processing:
     """One run of P0's processor: identity, content version, and the pid is its index."""
@@ -195,12 +327,27 @@ class Processing:
     identity: str
     version: int
 
+    def __init__(self, identity: str, version: int) -> None:
+        object.__setattr__(self, "identity", identity)
+        object.__setattr__(self, "version", version)
+
+    def __reduce__(self) -> tuple[type[Processing], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Processing:
+            return NotImplemented
+        return (self.identity, self.version) == (other.identity, other.version)
+
+    def __hash__(self) -> int:
+        return hash((self.identity, self.version))
+
     @property
     def content(self) -> Content:
         return Content(self.identity, self.version)
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Served:
     """One item P1 handed to the model: tensor of pid `tensor`, placeholders of pid
@@ -212,8 +359,28 @@ class Served:
     placeholders: int
     sent_version: int
 
+    def __init__(self, rid: int, identity: str, tensor: int, placeholders: int,
+                 sent_version: int) -> None:
+        object.__setattr__(self, "rid", rid)
+        object.__setattr__(self, "identity", identity)
+        object.__setattr__(self, "tensor", tensor)
+        object.__setattr__(self, "placeholders", placeholders)
+        object.__setattr__(self, "sent_version", sent_version)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[Served], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Served:
+            return NotImplemented
+        return (self.rid, self.identity, self.tensor, self.placeholders, self.sent_version) == (
+                other.rid, other.identity, other.tensor, other.placeholders, other.sent_version)
+
+    def __hash__(self) -> int:
+        return hash((self.rid, self.identity, self.tensor, self.placeholders, self.sent_version))
+
+
 @dataclass(frozen=True, slots=True)
 class Delivery:
     """What the last P1 step did with one message: served items, or the identities that missed
@@ -223,8 +390,26 @@ class Delivery:
     served: tuple[Served, ...]
     missed: tuple[str, ...]
 
+    def __init__(self, message: Message, served: tuple[Served, ...],
+                 missed: tuple[str, ...]) -> None:
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "served", served)
+        object.__setattr__(self, "missed", missed)
 
-@quick_init
+    def __reduce__(self) -> tuple[type[Delivery], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Delivery:
+            return NotImplemented
+        return (self.message, self.served, self.missed) == (other.message, other.served,
+                other.missed)
+
+    def __hash__(self) -> int:
+        return hash((self.message, self.served, self.missed))
+
+
 @dataclass(frozen=True, slots=True)
 class State:
     """The whole system. `receiver` is engine 0's receiver cache; `other_receivers` holds the
@@ -242,6 +427,40 @@ class State:
     last_delivery: Delivery | None = None
     fault: Fault | None = None
     other_receivers: tuple[Lru, ...] = ()
+
+    def __init__(self, shadows: tuple[Lru, ...], receiver: Lru = (),
+                 processings: tuple[Processing, ...] = (), requests: tuple[Request, ...] = (),
+                 to_engine: tuple[Message, ...] = (), to_front_end: tuple[Reply, ...] = (),
+                 reset_pending: bool = False, last_delivery: Delivery | None = None,
+                 fault: Fault | None = None, other_receivers: tuple[Lru, ...] = ()) -> None:
+        object.__setattr__(self, "shadows", shadows)
+        object.__setattr__(self, "receiver", receiver)
+        object.__setattr__(self, "processings", processings)
+        object.__setattr__(self, "requests", requests)
+        object.__setattr__(self, "to_engine", to_engine)
+        object.__setattr__(self, "to_front_end", to_front_end)
+        object.__setattr__(self, "reset_pending", reset_pending)
+        object.__setattr__(self, "last_delivery", last_delivery)
+        object.__setattr__(self, "fault", fault)
+        object.__setattr__(self, "other_receivers", other_receivers)
+
+    def __reduce__(self) -> tuple[type[State], tuple[object, ...]]:
+        """Pickled as its class called on its fields (`spec.values.init_values`)."""
+        return type(self), init_values(self)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not State:
+            return NotImplemented
+        return (self.shadows, self.receiver, self.processings, self.requests, self.to_engine,
+                self.to_front_end, self.reset_pending, self.last_delivery, self.fault,
+                self.other_receivers) == (other.shadows, other.receiver, other.processings,
+                other.requests, other.to_engine, other.to_front_end, other.reset_pending,
+                other.last_delivery, other.fault, other.other_receivers)
+
+    def __hash__(self) -> int:
+        return hash((self.shadows, self.receiver, self.processings, self.requests, self.to_engine,
+                     self.to_front_end, self.reset_pending, self.last_delivery, self.fault,
+                     self.other_receivers))
 
     def evolve(
         self,
@@ -309,3 +528,10 @@ class State:
 
 def initial_state(front_ends: int, engines: int = 1) -> State:
     return State(shadows=((),) * front_ends, other_receivers=((),) * (engines - 1))
+
+
+# Called here, not as a class decorator: mypyc compiles a class with any decorator but
+# `dataclass` as a non-native one (see `spec.values`).
+for _value in (Fault, ClientItem, WireItem, Message, Reply, P0Work, Request, Processing, Served,
+               Delivery, State):
+    quick_init(_value)

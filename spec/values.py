@@ -7,14 +7,22 @@ class stores each field in a slot whose descriptor sets it directly: `quick_init
 class an `__init__` that calls those descriptors, with the dataclass's very signature (the
 same parameters in the same order, the same defaults), so that `Class(...)` builds the same
 value, and the class stays frozen (assignment still raises `FrozenInstanceError`).
-`tests/spec/test_spec_values.py` compares every decorated class's constructor with the
+`tests/spec/test_spec_values.py` compares the constructor of every class given to it with the
 dataclass's own.
 
 Where the class is not a slotted dataclass with plain fields (a field with a default factory,
 not in `__init__` or keyword-only; or a native class compiled by mypyc, whose attributes are
-no slots), the class is returned unchanged: its dataclass `__init__` stays. (mypyc compiles a
-class this decorator decorates as a non-native one, slotted, so the compiled build
-(`scripts/compile-spec`) has the quick constructors too.)
+no slots), the class is returned unchanged: its own `__init__` stays.
+
+The compiled build (`scripts/compile-spec`): mypyc compiles a class decorated by anything
+but `dataclass` as a non-native one, whose every attribute read, construction, comparison and
+hash runs as plain Python; so the state's classes are not decorated with `quick_init` but
+passed to it after their definition, and stay native. There, `quick_init` leaves them as
+they are, and what the dataclass would generate interpreted, each class writes itself, for
+mypyc to compile: `__init__` (`object.__setattr__(self, "name", value)`, which mypyc compiles
+to a direct store on a native class), `__eq__` and `__hash__` (the fields' tuple, as the
+dataclass's), and `__reduce__` (`init_values`, below). `tests/spec/test_spec_values.py`
+checks them on both builds.
 """
 
 from __future__ import annotations
