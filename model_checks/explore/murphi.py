@@ -17,10 +17,31 @@ submitted requests kept (nothing reads an ended request again but the S3 flag, s
 ends by P0's assertion, and L4, which is not translated); request slots are a Murphi
 scalarset where `symmetric` (a slot is no request id: the spec's behaviour never compares
 two rids, so any renaming of slots is a bisimulation), a plain range otherwise (traces
-that name slots, `following`); identities stay a plain range (their sizes differ under
-D7, D11: no interchangeable identities); processings are renumbered by first appearance
-after every rule and forgotten where nothing holds them (the spec compares pids only for
-equality: a tag, `undo_recorded`, S1 by content), their contents kept beside them.
+that name slots, `following`); processings are renumbered by first appearance after every
+rule and forgotten where nothing holds them (the spec compares pids only for equality: a
+tag, `undo_recorded`, S1 by content), their contents kept beside them.
+
+Identities are a scalarset too where `symmetric` and the configuration makes them
+interchangeable (`identities_interchangeable`: every identity has the same sizes at every
+version, and the Submit actions are every shape, `submit_shapes`, with every tuple of
+distinct identities), a plain range otherwise (sizes differ, as under D7 or D11 here, or
+traces are followed). Soundness: the spec reads of an identity name only equality
+(LRU lookups, a cache's one entry per identity, the miss list, `well_formed`'s distinct
+names, S1's contents) and its sizes (`Config.shadow_bytes`, `receiver_bytes`); it never
+orders names (the miss list keeps the message's item order, the resolution order sorts by
+the media flag, P0's hits are a set). So renaming identities maps every enabled action to
+an enabled action and every property's verdict to itself where the sizes and Submit
+actions are invariant under the renaming: a bisimulation, Rumur's symmetry reduction
+sound. The model names no identity by a constant there (Rumur refuses a scalarset compared
+with a number): Submit takes its identities as rule parameters (a1, a2, ... of shape k),
+`psize` reads the version alone, and a place no identity fills (past an LRU's entries, a
+request's unused items, a free processing) is undefined rather than cleared to a value.
+Where sizes differ only within groups (rows of D7 and D11: two alike, one apart) the
+identities stay a plain range: a scalarset per group would need Murphi's union types,
+which Rumur does not support. A counterexample names identities as the scalarset's values
+(`ident_0`, ...), consistent along the trace (Rumur tracks the permutations its reduction
+applies, `--scalarset-schedules`, on by default), and `murphi_run.actions` maps value n to
+the n-th identity: any naming of interchangeable identities is one.
 
 The translation covers the variants whose knobs it translates (`TRANSLATED_VARIANTS`: a
 correct LRU, the payload wins and drops the old entry first, misses reported in full,
@@ -36,10 +57,11 @@ report every failed invariant, then names each trace that replays on the model).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spec import Config, Drift, LruFlaw, MissHandling, State, Trace, enabled, initial
+from spec import Config, Content, Drift, LruFlaw, MissHandling, State, Trace, enabled, initial
 from spec.state import Outcome, Stage
 from spec.transitions import (
     Action,
@@ -73,10 +95,14 @@ class NotTranslated(ValueError):
 class Mistranslation:
     """A planted mistranslation, for the checks that must catch one: `drop_tag_check` drops
     the tag comparison from P1's reference rule (a reference to a stale entry is served);
-    `keep_missed` leaves the identities a miss reply lists in P0's shadow (no invalidation)."""
+    `keep_missed` leaves the identities a miss reply lists in P0's shadow (no invalidation);
+    `all_interchangeable` declares every identity interchangeable (a scalarset, each content
+    sized as the identity with the largest sizes) where their sizes differ: an unsound
+    symmetry."""
 
     drop_tag_check: bool = False
     keep_missed: bool = False
+    all_interchangeable: bool = False
 
 
 CORRECT = Mistranslation()
@@ -125,6 +151,38 @@ def submit_table(config: Config) -> tuple[Submit, ...]:
     """The Submit actions the configuration admits, in the spec's order: rule parameter k
     of "Submit" is the k-th (from 1). Read from `spec.enabled` in the initial state."""
     return tuple(a for a in enabled(config, initial(config)) if isinstance(a, Submit))
+
+
+Shape = tuple[tuple[int, bool], ...]
+"""A request's items without their identities: per item its version and media flag."""
+
+
+def submit_shapes(config: Config) -> tuple[Shape, ...]:
+    """The shapes of the Submit actions the configuration admits, each once, in the order of
+    `submit_table`: rule parameter k of "Submit" is the k-th (from 1) where identities are a
+    scalarset, its identities the rule's parameters a1, a2, ... (module docstring)."""
+    return tuple(dict.fromkeys(_shape(s) for s in submit_table(config)))
+
+
+def _shape(submit: Submit) -> Shape:
+    return tuple((i.version, i.has_data) for i in submit.items)
+
+
+def _profile(config: Config, identity: str) -> tuple[tuple[int, int], ...]:
+    """An identity's sizes (shadow, receiver) at each version."""
+    contents = (Content(identity, v) for v in range(config.versions))
+    return tuple((config.shadow_bytes(c), config.receiver_bytes(c)) for c in contents)
+
+
+def identities_interchangeable(config: Config) -> bool:
+    """True when any renaming of the identities maps the configuration onto itself: every
+    identity has the same sizes (shadow and receiver) at every version, and the Submit
+    actions are every shape with every tuple of distinct identities (the guard's fit to the
+    budget reads only sizes)."""
+    if len({_profile(config, i) for i in config.identities}) != 1:
+        return False
+    every = sum(math.perm(len(config.identities), len(s)) for s in submit_shapes(config))
+    return len(submit_table(config)) == every
 
 
 def rule_of(action: Action, config: Config, slot: int) -> tuple[str, int, int]:
@@ -203,6 +261,8 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
         raise NotTranslated("a followed trace is of another configuration than the model's")
     table = submit_table(config)
     ids = {name: n for n, name in enumerate(config.identities, start=1)}
+    shaped = symmetric and not following and (plant.all_interchangeable
+                                              or identities_interchangeable(config))
     v = config.variant
     nslot = config.max_requests
     npid = 2 * config.budget + 2 * nslot * config.max_items + config.max_items + 1
@@ -211,7 +271,8 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
     consts = {
         "NID": len(ids), "NVER": config.versions, "BUDGET": config.budget,
         "NI": config.max_items, "NR": config.max_requests, "NF": config.max_in_flight,
-        "RMAX": config.max_retries, "NP": npid, "NK": len(table), "MAXSIZE": max(sizes),
+        "RMAX": config.max_retries, "NP": npid,
+        "NK": len(submit_shapes(config)) if shaped else len(table), "MAXSIZE": max(sizes),
     }
     flags = {
         "TAGGED": v.tagged and not plant.drop_tag_check, "REFS_FIRST": v.references_first,
@@ -224,12 +285,14 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
     out += [f"  {name}: {value};\n" for name, value in consts.items()]
     out += [f"  {name}: {'true' if value else 'false'};\n" for name, value in flags.items()]
     slot_type = "scalarset(NR)" if symmetric and not following else "1..NR"
-    out.append(_TYPES.replace("SLOT_TYPE", slot_type))
+    out.append(_TYPES.replace("SLOT_TYPE", slot_type).replace(
+        "IDENT_TYPE", "scalarset(NID)" if shaped else "1..NID"))
     if following:
         longest = max(len(f.trace.steps) for f in following)
         out.append(f"var tn: 1..{len(following)};\n    tstep: 0..{longest};\n")
-    out.append(_sizes(config, ids))
-    out.append(_submits(table, ids))
+    out.append(_sizes(config, ids, by_identity=not shaped))
+    out.append(_EMPTY_REQUEST)
+    out.append(_shaped_submits(config) if shaped else _submits(table, ids))
     needed = {*properties, *broken}
     procedures = _monitors(_PROCEDURES, needed)
     if plant.keep_missed:
@@ -241,7 +304,7 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
         out += [procedures, _follows(following, config)]
     else:
         out.append(procedures.replace("TSTEP_INIT\n", ""))
-    out.append(_rules(bool(following)))
+    out.append(_rules(bool(following), config.max_items if shaped else 0))
     if following:
         for number, f in enumerate(following, start=1):
             flag = "true" if f.broken is None else _BROKEN[f.broken]
@@ -270,12 +333,17 @@ def _monitors(text: str, needed: set[str]) -> str:
     return text
 
 
-def _sizes(config: Config, ids: dict[str, int]) -> str:
+def _sizes(config: Config, ids: dict[str, int], by_identity: bool) -> str:
+    """`psize`: a content's bytes per side; not `by_identity` (identities a scalarset, no
+    identity constant to name), by version alone, as the contents of the identity with the
+    largest sizes (every identity's, where they are interchangeable)."""
+    largest = max(config.identities, key=lambda i: _profile(config, i))
     lines = ["function psize(x: ident; w: ver; receiver: boolean): size;\nbegin\n"]
     for c in config.contents():
         p0, p1 = config.shadow_bytes(c), config.receiver_bytes(c)
-        if (p0, p1) != (1, 1):
-            lines.append(f"  if x = {ids[c.identity]} & w = {c.version} then\n"
+        if (p0, p1) != (1, 1) and (by_identity or c.identity == largest):
+            which = f"x = {ids[c.identity]} & " if by_identity else ""
+            lines.append(f"  if {which}w = {c.version} then\n"
                          f"    if receiver then return {p1}; else return {p0}; endif;\n"
                          "  endif;\n")
     lines.append("  return 1;\nend;\n\n")
@@ -283,7 +351,7 @@ def _sizes(config: Config, ids: dict[str, int]) -> str:
 
 
 def _submits(table: Sequence[Submit], ids: dict[str, int]) -> str:
-    lines = ["procedure load_request(s: slot; k: 1..NK);\nbegin\n  clear req[s];\n"
+    lines = ["procedure load_request(s: slot; k: 1..NK);\nbegin\n  empty_request(s);\n"
              "  req[s].st := S_SUBMITTED;\n  switch k\n"]
     drifting = []
     for k, action in enumerate(table, start=1):
@@ -295,6 +363,38 @@ def _submits(table: Sequence[Submit], ids: dict[str, int]) -> str:
         if action.drift_event() is not None:
             drifting.append(str(k))
     lines.append("  endswitch;\nend;\n\n")
+    lines.append("function submit_drifts(k: 1..NK): boolean;\nbegin\n")
+    lines += [f"  if k = {k} then return true; endif;\n" for k in drifting]
+    lines.append("  return false;\nend;\n\n")
+    return "".join(lines)
+
+
+def _shaped_submits(config: Config) -> str:
+    """`load_request(s, k, a1, ..)`: the request of shape k (`submit_shapes`) naming
+    identities a1, a2, ... in item order; `shape_fits(k, a1, ..)`: those are distinct, and
+    the parameters past its items equal a1 (one rule firing per request)."""
+    shapes = submit_shapes(config)
+    names = [f"a{j}" for j in range(1, config.max_items + 1)]
+    params = "; ".join(f"{a}: ident" for a in names)
+    lines = [f"procedure load_request(s: slot; k: 1..NK; {params});\nbegin\n"
+             "  empty_request(s);\n  req[s].st := S_SUBMITTED;\n  switch k\n"]
+    drifts = {_shape(s) for s in submit_table(config) if s.drift_event() is not None}
+    fits = [f"function shape_fits(k: 1..NK; {params}): boolean;\nbegin\n  switch k\n"]
+    drifting = []
+    for k, shape in enumerate(shapes, start=1):
+        lines.append(f"  case {k}:\n    req[s].n := {len(shape)};\n")
+        for i, (version, data) in enumerate(shape, start=1):
+            lines.append(f"    req[s].it[{i}].id := a{i}; req[s].it[{i}].v := {version}; "
+                         f"req[s].it[{i}].data := {'true' if data else 'false'};\n")
+        used = names[:len(shape)]
+        same = [f"{a} != {b}" for n, a in enumerate(used) for b in used[n + 1:]]
+        same += [f"{a} = a1" for a in names[len(shape):]]
+        fits.append(f"  case {k}: return {' & '.join(same) or 'true'};\n")
+        if shape in drifts:
+            drifting.append(str(k))
+    lines.append("  endswitch;\nend;\n\n")
+    fits.append("  endswitch;\n  return false;\nend;\n\n")
+    lines += fits
     lines.append("function submit_drifts(k: 1..NK): boolean;\nbegin\n")
     lines += [f"  if k = {k} then return true; endif;\n" for k in drifting]
     lines.append("  return false;\nend;\n\n")
@@ -327,8 +427,19 @@ def _follows(following: Sequence[Followed], config: Config) -> str:
     return "".join(rules) + end + "".join(states) + end
 
 
-def _rules(following: bool) -> str:
+def _rules(following: bool, shaped_items: int) -> str:
+    """The rules; `shaped_items` > 0: Submit takes that many identity parameters
+    (`_shaped_submits`)."""
     text = _RULES
+    if shaped_items:
+        names = ", ".join(f"a{j}" for j in range(1, shaped_items + 1))
+        for old, new in (("ruleset s: slot; k: 1..NK do",
+                          "ruleset s: slot; k: 1..NK; "
+                          + "; ".join(f"{a}: ident" for a in names.split(", ")) + " do"),
+                         ("unfinished() < NF", f"unfinished() < NF & shape_fits(k, {names})"),
+                         ("load_request(s, k)", f"load_request(s, k, {names})")):
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
     for number, name in enumerate(RULES):
         guard = f"follows({number}, A, B) & " if following else ""
         text = text.replace(f"@{name}@", guard)
@@ -356,9 +467,19 @@ _INVARIANTS = {
     "L3": 'invariant "L3" !l3_bad;\n',
 }
 
+_EMPTY_REQUEST = """
+-- a free slot; the identities of its unused items undefined (none named there)
+procedure empty_request(s: slot);
+begin
+  clear req[s];
+  for i: idx do undefine req[s].it[i].id; undefine req[s].w[i].id; endfor;
+end;
+
+"""
+
 _TYPES = """
 type
-  ident: 0..NID;
+  ident: IDENT_TYPE;
   ver: 0..NVER - 1;
   pid: 0..NP;
   size: 0..MAXSIZE;
@@ -375,7 +496,7 @@ type
     proc: array [idx] of pid; ord: array [idx] of idx; done: nidx; w: array [idx] of witem;
   end;
   message: record s: slot; n: nidx; w: array [idx] of witem; end;
-  idset: array [1..NID] of boolean;
+  idset: array [ident] of boolean;
   reply: record s: slot; missed: idset; end;
   content: record id: ident; v: ver; end;
   pidmap: array [1..NP] of pid;
@@ -432,8 +553,15 @@ begin
   for i := 1 to BUDGET do
     if i >= k & i < l.n then l.e[i] := l.e[i + 1]; endif;
   endfor;
-  clear l.e[l.n];
+  undefine l.e[l.n];
   l.n := l.n - 1;
+end;
+
+-- no entry; the places past l.n undefined (no identity named there)
+procedure empty(var l: lru);
+begin
+  l.n := 0;
+  undefine l.e;
 end;
 
 procedure lru_append(var l: lru; e: entry);
@@ -471,7 +599,7 @@ procedure new_pid(x: ident; w: ver; var p: pid);
 begin
   p := 0;
   for q := 1 to NP do
-    if p = 0 & pc[q].id = 0 then p := q; endif;
+    if p = 0 & isundefined(pc[q].id) then p := q; endif;
   endfor;
   assert p != 0 "the processing table is full: raise NP";
   pc[p].id := x;
@@ -490,7 +618,7 @@ end;
 procedure canon();
 var map: pidmap; old: contents; next: pid;
 begin
-  for q := 1 to NP do map[q] := 0; old[q] := pc[q]; clear pc[q]; endfor;
+  for q := 1 to NP do map[q] := 0; old[q] := pc[q]; undefine pc[q]; endfor;
   next := 0;
   for i := 1 to BUDGET do
     if i <= shadow.n then visit(shadow.e[i].p, map, next, old); endif;
@@ -515,9 +643,9 @@ end;
 
 procedure forget(s: slot);
 begin
-  clear req[s];
+  empty_request(s);
   watching[s] := false;
-  for x := 1 to NID do listed[s][x] := false; endfor;
+  for x: ident do listed[s][x] := false; endfor;
 end;
 
 function bypass(s: slot): boolean;
@@ -638,7 +766,8 @@ begin
     msg[nmsg].n := req[s].n;
     for i: idx do msg[nmsg].w[i] := req[s].w[i]; endfor;
     req[s].st := S_IN_FLIGHT;
-    for i: idx do clear req[s].proc[i]; clear req[s].ord[i]; clear req[s].w[i]; endfor;
+    for i: idx do clear req[s].proc[i]; clear req[s].ord[i]; clear req[s].w[i];
+      undefine req[s].w[i].id; endfor;
     req[s].done := 0;
   endif;
 end;
@@ -707,7 +836,7 @@ begin
     for j: idx do if j <= m.n & m.w[j].d != 0 then resolve(m, j, tensor); endif; endfor;
   endif;
   any := false;
-  for x := 1 to NID do missed[x] := false; endfor;
+  for x: ident do missed[x] := false; endfor;
   for j: idx do
     if j <= m.n & tensor[j] = 0 then any := true; missed[m.w[j].id] := true; endif;
   endfor;
@@ -738,9 +867,9 @@ begin
   nrep := nrep - 1;
   s := r.s;
   any := false;
-  for x := 1 to NID do if r.missed[x] then any := true; endif; endfor;
+  for x: ident do if r.missed[x] then any := true; endif; endfor;
   if !any then forget(s); return; endif;
-  for x := 1 to NID do
+  for x: ident do
     if r.missed[x] then
       lru_pop(shadow, x);
       if listed[s][x] then l2_bad := true; endif;
@@ -759,8 +888,8 @@ end;
 
 startstate
 begin
-  clear shadow; clear receiver; clear pc;
-  for s: slot do clear req[s]; watching[s] := false; clear listed[s]; endfor;
+  empty(shadow); empty(receiver); undefine pc;
+  for s: slot do empty_request(s); watching[s] := false; clear listed[s]; endfor;
   nmsg := 0; nrep := 0;
   for m := 1 to NR do undefine msg[m]; undefine rep[m]; endfor;
   submitted := 0;
@@ -804,7 +933,7 @@ _RULES = (
             "if i > 1 then drift_event(); endif;\ndeliver(i);")
     + "endruleset;\n\n"
     + _rule("P0ReceiveReply", "nrep > 0", "take_reply();", indent="") + "\n"
-    + _rule("ClearBoth", "nmsg = 0 & !mid_pipeline()", "clear shadow; clear receiver;",
+    + _rule("ClearBoth", "nmsg = 0 & !mid_pipeline()", "empty(shadow); empty(receiver);",
             indent="") + "\n"
 )
 """Every rule of the model, with `@name@` where `_rules` puts each one's follow guard."""

@@ -38,9 +38,10 @@ from model_checks.explore.murphi import (
     Followed,
     Mistranslation,
     model,
+    submit_shapes,
     submit_table,
 )
-from spec import Config, Trace, TraceError, by_id, run
+from spec import ClientItem, Config, Trace, TraceError, by_id, run
 from spec.transitions import (
     Action,
     ClearBoth,
@@ -52,6 +53,7 @@ from spec.transitions import (
     P0UpdateItem,
     P1Receive,
     Retry,
+    Submit,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +137,7 @@ def check_text(text: str, workdir: Path, *, symmetry: bool = True, errors: int =
 _STATES = re.compile(r"^\s*(\d+) states, \d+ rules fired", re.MULTILINE)
 _BROKEN = re.compile(r'^\s*invariant "([^"]+)" failed', re.MULTILINE)
 _RULE = re.compile(r'^Rule "(\w+)"(.*) fired\.$', re.MULTILINE)
-_PARAM = re.compile(r"(\w+): (?:slot_)?(\d+)")
+_PARAM = re.compile(r"(\w+): (?:slot_|ident_)?(\d+)")
 
 
 def parse_output(text: str, compile_seconds: float, check_seconds: float) -> RumurRun:
@@ -185,13 +187,15 @@ class EachVerdict:
 
 
 def check_each(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
-               workdir: Path) -> EachVerdict:
+               workdir: Path, symmetry: bool = True,
+               plant: Mistranslation = CORRECT) -> EachVerdict:
     """Rumur on `config`'s model until each of `properties` has its verdict (module
     docstring), run `n` in `workdir`/`n`; each counterexample replayed on the spec
     (`replay`: `Mistranslated` where it disagrees)."""
     left, lengths, runs = list(properties), dict[str, int | None](), list[RumurRun]()
     while left:
-        found = check(config, tuple(left), workdir=workdir / str(len(runs)))
+        found = check(config, tuple(left), workdir=workdir / str(len(runs)),
+                      symmetry=symmetry, plant=plant)
         runs.append(found)
         if found.broken is None:
             lengths.update(dict.fromkeys(left))
@@ -216,7 +220,10 @@ def follow(followed: Sequence[Followed], workdir: Path,
 
 def actions(config: Config, run_: RumurRun) -> list[Action]:
     """The counterexample's rules as the spec's actions: a slot names the request that
-    Submit put there last (rids count submissions from 0, as the spec's do)."""
+    Submit put there last (rids count submissions from 0, as the spec's do); a Submit with
+    identity parameters (identities a scalarset) is its shape's request naming them, the
+    scalarset's value n (Rumur tracks their permutations along the trace) the n-th identity
+    (from 0): any naming of interchangeable identities is one."""
     table = submit_table(config)
     rid_of: dict[int, int] = {}
     found: list[Action] = []
@@ -229,7 +236,7 @@ def actions(config: Config, run_: RumurRun) -> list[Action]:
         if name == "Submit":
             rid_of[params["s"]] = submitted
             submitted += 1
-            found.append(table[params["k"] - 1])
+            found.append(_submit(config, params) if "a1" in params else table[params["k"] - 1])
         elif name in simple:
             found.append(simple[name](rid_of[params["s"]]))  # type: ignore[call-arg]
         elif name == "P1Receive":
@@ -241,6 +248,13 @@ def actions(config: Config, run_: RumurRun) -> list[Action]:
         else:
             raise Mistranslated(f"Rumur's trace names an unknown rule {name!r}")
     return found
+
+
+def _submit(config: Config, params: dict[str, int]) -> Submit:
+    """Submit of shape k (`submit_shapes`) naming the rule's identity parameters."""
+    shape = submit_shapes(config)[params["k"] - 1]
+    return Submit(tuple(ClientItem(config.identities[params[f"a{n}"]], version, data)
+                        for n, (version, data) in enumerate(shape, start=1)))
 
 
 def replay(config: Config, run_: RumurRun) -> Trace:
