@@ -43,6 +43,17 @@ which Rumur does not support. A counterexample names identities as the scalarset
 applies, `--scalarset-schedules`, on by default), and `murphi_run.actions` maps value n to
 the n-th identity: any naming of interchangeable identities is one.
 
+Media flags are decided at a request's first handling where `symmetric` (and no trace is
+followed) and the configuration admits every choice of them (`media_decided`: `Submit`'s
+guard reads no flag), as the explorer does (docs/explore.md, "Media flags chosen where P0
+reads them"): Submit sends media on every item, and each of P0's handlings (`HANDLINGS`)
+of a fresh request (submitted, never handled: never retried) takes a choice f of flags
+and sets them first. Soundness: nothing reads a fresh request's flags before its first
+handling (the first read is `process_attempt`'s probe; a retry sets every flag), and no
+property or monitor reads a flag, so every path of the spec maps to a path of the model of
+the same length through states equal but for fresh flags, and back: `murphi_run.actions`
+gives each choice to the Submit of its request, and the trace replays on the spec.
+
 The translation covers the variants whose knobs it translates (`TRANSLATED_VARIANTS`: a
 correct LRU, the payload wins and drops the old entry first, misses reported in full,
 touches first) and environments of `TRANSLATED_DRIFT` with one front end, one engine and
@@ -57,11 +68,24 @@ report every failed invariant, then names each trace that replays on the model).
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spec import Config, Content, Drift, LruFlaw, MissHandling, State, Trace, enabled, initial
+from spec import (
+    ClientItem,
+    Config,
+    Content,
+    Drift,
+    LruFlaw,
+    MissHandling,
+    State,
+    Trace,
+    enabled,
+    initial,
+)
 from spec.state import Outcome, Stage
 from spec.transitions import (
     Action,
@@ -185,6 +209,22 @@ def identities_interchangeable(config: Config) -> bool:
     return len(submit_table(config)) == every
 
 
+HANDLINGS = ("P0Handle", "P0HandleRejected", "P0HandleRejectedUndo", "P0Process")
+"""The rules of P0's handlings: a request's first one decides its media flags, where
+`media_decided` (module docstring)."""
+
+
+def media_decided(config: Config) -> bool:
+    """True when the Submit actions come in every choice of media flags: every Submit's
+    items with any flags is a Submit too (`Submit.guard` reads no flag)."""
+    table = set(submit_table(config))
+    return all(
+        Submit(tuple(ClientItem(i.identity, i.version, d) for i, d in zip(s.items, flags,
+                                                                          strict=True)),
+               s.front_end) in table
+        for s in table for flags in itertools.product((True, False), repeat=len(s.items)))
+
+
 def rule_of(action: Action, config: Config, slot: int) -> tuple[str, int, int]:
     """(rule name, first parameter, second parameter) of the rule that takes `action`:
     the request's slot (from 1) and Submit's table index, or P1Receive's queue index
@@ -263,6 +303,7 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
     ids = {name: n for n, name in enumerate(config.identities, start=1)}
     shaped = symmetric and not following and (plant.all_interchangeable
                                               or identities_interchangeable(config))
+    lazy = symmetric and not following and media_decided(config)
     v = config.variant
     nslot = config.max_requests
     npid = 2 * config.budget + 2 * nslot * config.max_items + config.max_items + 1
@@ -293,10 +334,16 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
     out.append(_sizes(config, ids, by_identity=not shaped))
     out.append(_EMPTY_REQUEST)
     out.append(_shaped_submits(config) if shaped else _submits(table, ids))
+    if lazy:
+        out.append(_decisions(config, shaped))
     needed = {*properties, *broken}
     procedures = _monitors(_PROCEDURES, needed)
     if plant.keep_missed:
         procedures = procedures.replace("      lru_pop(shadow, x);\n", "")
+    if lazy:  # flags nothing reads again before a retry sets them: as a retry sets them
+        sent = "    req[s].st := S_IN_FLIGHT;\n"
+        assert procedures.count(sent) == 1
+        procedures = procedures.replace(sent, sent + "    " + _RETRY_FLAGS)
     if following:
         procedures = procedures.replace("startstate\n", f"ruleset t: 1..{len(following)} do "
                                         "startstate\n").replace(
@@ -304,7 +351,8 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
         out += [procedures, _follows(following, config)]
     else:
         out.append(procedures.replace("TSTEP_INIT\n", ""))
-    out.append(_rules(bool(following), config.max_items if shaped else 0))
+    text = _rules(bool(following), config.max_items if shaped else 0)
+    out.append(_lazy_rules(text, config.max_items) if lazy else text)
     if following:
         for number, f in enumerate(following, start=1):
             flag = "true" if f.broken is None else _BROKEN[f.broken]
@@ -399,6 +447,51 @@ def _shaped_submits(config: Config) -> str:
     lines += [f"  if k = {k} then return true; endif;\n" for k in drifting]
     lines.append("  return false;\nend;\n\n")
     return "".join(lines)
+
+
+def _decisions(config: Config, shaped: bool) -> str:
+    """`with_media(k)`: Submit k sends media on every item (the only ones submitted, where
+    media flags are decided at the first handling); `decidable(s, f)`: f is a choice of
+    flags for slot s (bit i-1 set: item i without media), only 0 unless the request is
+    fresh (submitted, never handled: never retried); `decide(s, f)` sets them."""
+    rows = submit_shapes(config) if shaped else tuple(_shape(s) for s in submit_table(config))
+    full = [str(k) for k, shape in enumerate(rows, start=1) if all(d for _, d in shape)]
+    top = 2 ** config.max_items - 1
+    bits = [(i, 2 ** (i - 1)) for i in range(1, config.max_items + 1)]
+    return "".join([
+        "function with_media(k: 1..NK): boolean;\nbegin\n",
+        *(f"  if k = {k} then return true; endif;\n" for k in full),
+        "  return false;\nend;\n\n",
+        "function fresh(s: slot): boolean;\nbegin\n"
+        "  return req[s].st = S_SUBMITTED & req[s].retries = 0;\nend;\n\n",
+        f"function decidable(s: slot; f: 0..{top}): boolean;\nbegin\n"
+        "  if !fresh(s) then return f = 0; endif;\n",
+        *(f"  if req[s].n < {i} & (f / {b}) % 2 = 1 then return false; endif;\n"
+          for i, b in bits),
+        "  return true;\nend;\n\n",
+        f"procedure decide(s: slot; f: 0..{top});\nbegin\n  if fresh(s) then\n",
+        *(f"    if (f / {b}) % 2 = 1 then req[s].it[{i}].data := false; endif;\n"
+          for i, b in bits),
+        "  endif;\nend;\n\n"])
+
+
+def _lazy_rules(text: str, items: int) -> str:
+    """The rules with media flags decided at a request's first handling: Submit only with
+    media on every item; each handling rule takes the choice f (`_decisions`), the other
+    rules of a slot only f = 0 (one firing each)."""
+    def guarded(match: re.Match[str]) -> str:
+        name, head, begin = match[1], match[0][:match.start(2) - match.start(0)], match[2]
+        if name in HANDLINGS:
+            return f"{head} & decidable(s, f){begin}    decide(s, f);\n"
+        return f"{head} & f = 0{begin}"
+
+    for old, new in (("ruleset s: slot do", f"ruleset s: slot; f: 0..{2 ** items - 1} do"),
+                     ("unfinished() < NF", "unfinished() < NF & with_media(k)")):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    slot_rules = "|".join(name for name, _, _ in _SLOT_RULES)
+    return re.sub(rf'rule "({slot_rules})" .*?( ==>\n\s*begin\n\s*s1_bad := false; '
+                  r"h1_bad := false;\n)", guarded, text)
 
 
 def _follows(following: Sequence[Followed], config: Config) -> str:
@@ -908,6 +1001,9 @@ def _rule(name: str, guard: str, body: str, indent: str = "  ") -> str:
             f"{indent}  s1_bad := false; h1_bad := false;\n{lines}  canon();\n{indent}end;\n")
 
 
+_RETRY_FLAGS = "for i: idx do req[s].it[i].data := i <= req[s].n; endfor;\n"
+"""A retry's media flags: every item sends media."""
+
 _SLOT_RULES = (
     ("P0Handle", "req[s].st = S_SUBMITTED", "handle_attempt(s);"),
     ("P0HandleRejected", "D2 & req[s].st = S_SUBMITTED", "drift_event();\nreject(s, false);"),
@@ -917,7 +1013,7 @@ _SLOT_RULES = (
      "update_next_item(s);"),
     ("Retry", "req[s].st = S_DONE & req[s].miss & req[s].retries < RMAX",
      "req[s].st := S_SUBMITTED;\nreq[s].miss := false;\nreq[s].retries := req[s].retries + 1;\n"
-     "for i: idx do req[s].it[i].data := i <= req[s].n; endfor;"),
+     + _RETRY_FLAGS.rstrip("\n")),
 )
 """The rules of one request slot `s`: (name, guard, body)."""
 

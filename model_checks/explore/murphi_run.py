@@ -34,6 +34,7 @@ from pathlib import Path
 
 from model_checks.explore.murphi import (
     CORRECT,
+    HANDLINGS,
     PROPERTIES,
     Followed,
     Mistranslation,
@@ -223,9 +224,11 @@ def actions(config: Config, run_: RumurRun) -> list[Action]:
     Submit put there last (rids count submissions from 0, as the spec's do); a Submit with
     identity parameters (identities a scalarset) is its shape's request naming them, the
     scalarset's value n (Rumur tracks their permutations along the trace) the n-th identity
-    (from 0): any naming of interchangeable identities is one."""
+    (from 0): any naming of interchangeable identities is one; a handling's media choice f
+    (bit i-1 set: item i without media) is given to the Submit of its request."""
     table = submit_table(config)
     rid_of: dict[int, int] = {}
+    submitted_at: dict[int, int] = {}
     found: list[Action] = []
     submitted = 0
     simple: dict[str, type[Action]] = {
@@ -235,10 +238,20 @@ def actions(config: Config, run_: RumurRun) -> list[Action]:
     for name, params in run_.steps:
         if name == "Submit":
             rid_of[params["s"]] = submitted
+            submitted_at[submitted] = len(found)
             submitted += 1
             found.append(_submit(config, params) if "a1" in params else table[params["k"] - 1])
         elif name in simple:
-            found.append(simple[name](rid_of[params["s"]]))  # type: ignore[call-arg]
+            rid = rid_of[params["s"]]
+            if params.get("f", 0):
+                at = submitted_at.pop(rid, None)
+                if at is None:
+                    raise Mistranslated(f"Rumur's trace decides media flags at a handling "
+                                        f"of request {rid} that is not its first")
+                found[at] = _decided(found[at], params["f"])
+            if name in HANDLINGS:
+                submitted_at.pop(rid, None)
+            found.append(simple[name](rid))  # type: ignore[call-arg]
         elif name == "P1Receive":
             found.append(P1Receive(params["i"] - 1))
         elif name == "P0ReceiveReply":
@@ -255,6 +268,13 @@ def _submit(config: Config, params: dict[str, int]) -> Submit:
     shape = submit_shapes(config)[params["k"] - 1]
     return Submit(tuple(ClientItem(config.identities[params[f"a{n}"]], version, data)
                         for n, (version, data) in enumerate(shape, start=1)))
+
+
+def _decided(submit: Action, choice: int) -> Submit:
+    """`submit` with the media flags of `choice` (bit i-1 set: item i without media)."""
+    assert isinstance(submit, Submit)
+    return Submit(tuple(ClientItem(i.identity, i.version, not ((choice >> n) & 1))
+                        for n, i in enumerate(submit.items)), submit.front_end)
 
 
 def replay(config: Config, run_: RumurRun) -> Trace:

@@ -5,7 +5,9 @@ Without Rumur: what the generator refuses (one line each) and what it writes. Wi
 Rumur finds replays on the spec and breaks the same property at the same step; a hold is
 a search that explored states; every translated property given its own verdict and shortest
 length, as the explorer's; committed traces replay on the model, every step's state
-compared; and each planted mistranslation is caught by the check it is planted for.
+compared; the reduced model (identities and slots scalarsets, media flags decided at the
+first handling) gives the plain one's verdicts and lengths; and each planted
+mistranslation (an unsound symmetry among them) is caught by the check it is planted for.
 """
 
 from __future__ import annotations
