@@ -52,7 +52,9 @@ and sets them first. Soundness: nothing reads a fresh request's flags before its
 handling (the first read is `process_attempt`'s probe; a retry sets every flag), and no
 property or monitor reads a flag, so every path of the spec maps to a path of the model of
 the same length through states equal but for fresh flags, and back: `murphi_run.actions`
-gives each choice to the Submit of its request, and the trace replays on the spec.
+gives each choice to the Submit of its request, and the trace replays on the spec. There
+too, a request's flags are set as a retry sets them once it is sent: nothing reads them
+again before a retry sets every one (`update_next_item` reads them only mid-handling).
 
 The translation covers the variants whose knobs it translates (`TRANSLATED_VARIANTS`: a
 correct LRU, the payload wins and drops the old entry first, misses reported in full,
