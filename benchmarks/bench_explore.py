@@ -24,7 +24,7 @@ is its graph after the search, which kept every state.
     .venv/bin/python benchmarks/bench_explore.py [--cells V2_D3,V3_D7,V2_D7@3] [--repeat 3]
         [--memory] [--baseline DIR] [--por-cells V2_D1_D7@3,V3_D1_D7@3] [--phases]
     .venv/bin/python benchmarks/bench_explore.py --rumur [--named-rows 1,4] [--max-states N]
-        [--compiled]
+        [--compiled | --rumur-alone]
     .venv/bin/python benchmarks/bench_explore.py --compiled [--repeat 3] [--cells ...]
     .venv/bin/python benchmarks/bench_explore.py --named --compiled --named-forget slots
         [--repeat 3] [--named-rows 1,4,6]
@@ -291,6 +291,27 @@ def rumur_table(rows: list[int], max_states: int, out: Path, compiled: bool = Fa
               + ("" if native is None else f"  {native:14.2f} {more}{native / check:.1f}x "
                  f"({more}{native / total:.1f}x)")
               + same)
+
+
+def rumur_alone(rows: list[int], out: Path) -> None:
+    """Rumur's side of `rumur_table` alone: per row of `NAMED`, each property it asks given
+    its verdict (`murphi_run.check_each`, counterexamples replayed on the spec), the runs,
+    the states and CPU seconds to check (and to generate and compile)."""
+    from model_checks.explore import murphi, murphi_run
+    from model_checks.explore.named_instance import parse as parse_instance
+    from spec.drift import Environment
+
+    murphi_run.ensure_rumur()
+    for row in rows:
+        variant, env, instance, prop = NAMED[row - 1]
+        config = parse_instance(instance).config(
+            variant_named(variant), Environment.parse(env).sources)
+        each = murphi_run.check_each(config, (prop,) if prop else murphi.PROPERTIES,
+                                     workdir=out / f"{row}-rumur")
+        rumur = {p: "holds" if n is None else f"breaks {n}" for p, n in each.lengths.items()}
+        print(f"{row:3d} {_words(rumur)}; {len(each.runs)} run(s); {each.states} states; "
+              f"{each.check_seconds:.2f} CPU-s (+{each.compile_seconds:.2f} to compile)",
+              flush=True)
 
 
 def translated_search(row: int, max_states: int, out: Path
@@ -625,6 +646,8 @@ def main() -> None:
     parser.add_argument("--rumur", action="store_true",
                         help="the rows of NAMED against Rumur on the generated Murphi model "
                              "(no other table)")
+    parser.add_argument("--rumur-alone", action="store_true",
+                        help="with --rumur: Rumur's side alone (no explorer)")
     parser.add_argument("--translated-row", type=int, help=argparse.SUPPRESS)  # --compiled
     args = parser.parse_args()
     if args.translated_row is not None:  # the compiled side of --rumur --compiled
@@ -645,7 +668,9 @@ def main() -> None:
         rows = [int(r) for r in args.named_rows.split(",") if r]
         if not all(1 <= r <= len(NAMED) for r in rows):
             parser.error(f"--named-rows: rows are 1 to {len(NAMED)}")
-        if args.rumur:
+        if args.rumur and args.rumur_alone:
+            rumur_alone(rows, args.named_out)
+        elif args.rumur:
             rumur_table(rows, args.max_states, args.named_out, args.compiled)
         else:
             named_table(rows, args.max_states, args.named_out, args.named_forget,

@@ -17,10 +17,44 @@ submitted requests kept (nothing reads an ended request again but the S3 flag, s
 ends by P0's assertion, and L4, which is not translated); request slots are a Murphi
 scalarset where `symmetric` (a slot is no request id: the spec's behaviour never compares
 two rids, so any renaming of slots is a bisimulation), a plain range otherwise (traces
-that name slots, `following`); identities stay a plain range (their sizes differ under
-D7, D11: no interchangeable identities); processings are renumbered by first appearance
-after every rule and forgotten where nothing holds them (the spec compares pids only for
-equality: a tag, `undo_recorded`, S1 by content), their contents kept beside them.
+that name slots, `following`); processings are renumbered by first appearance after every
+rule and forgotten where nothing holds them (the spec compares pids only for equality: a
+tag, `undo_recorded`, S1 by content), their contents kept beside them.
+
+Identities are a scalarset too where `symmetric` and the configuration makes them
+interchangeable (`identities_interchangeable`: every identity has the same sizes at every
+version, and the Submit actions are every shape, `submit_shapes`, with every tuple of
+distinct identities), a plain range otherwise (sizes differ, as under D7 or D11 here, or
+traces are followed). Soundness: the spec reads of an identity name only equality
+(LRU lookups, a cache's one entry per identity, the miss list, `well_formed`'s distinct
+names, S1's contents) and its sizes (`Config.shadow_bytes`, `receiver_bytes`); it never
+orders names (the miss list keeps the message's item order, the resolution order sorts by
+the media flag, P0's hits are a set). So renaming identities maps every enabled action to
+an enabled action and every property's verdict to itself where the sizes and Submit
+actions are invariant under the renaming: a bisimulation, Rumur's symmetry reduction
+sound. The model names no identity by a constant there (Rumur refuses a scalarset compared
+with a number): Submit takes its identities as rule parameters (a1, a2, ... of shape k),
+`psize` reads the version alone, and a place no identity fills (past an LRU's entries, a
+request's unused items, a free processing) is undefined rather than cleared to a value.
+Where sizes differ only within groups (rows of D7 and D11: two alike, one apart) the
+identities stay a plain range: a scalarset per group would need Murphi's union types,
+which Rumur does not support. A counterexample names identities as the scalarset's values
+(`ident_0`, ...), consistent along the trace (Rumur tracks the permutations its reduction
+applies, `--scalarset-schedules`, on by default), and `murphi_run.actions` maps value n to
+the n-th identity: any naming of interchangeable identities is one.
+
+Media flags are decided at a request's first handling where `symmetric` (and no trace is
+followed) and the configuration admits every choice of them (`media_decided`: `Submit`'s
+guard reads no flag), as the explorer does (docs/explore.md, "Media flags chosen where P0
+reads them"): Submit sends media on every item, and each of P0's handlings (`HANDLINGS`)
+of a fresh request (submitted, never handled: never retried) takes a choice f of flags
+and sets them first. Soundness: nothing reads a fresh request's flags before its first
+handling (the first read is `process_attempt`'s probe; a retry sets every flag), and no
+property or monitor reads a flag, so every path of the spec maps to a path of the model of
+the same length through states equal but for fresh flags, and back: `murphi_run.actions`
+gives each choice to the Submit of its request, and the trace replays on the spec. There
+too, a request's flags are set as a retry sets them once it is sent: nothing reads them
+again before a retry sets every one (`update_next_item` reads them only mid-handling).
 
 The translation covers the variants whose knobs it translates (`TRANSLATED_VARIANTS`: a
 correct LRU, the payload wins and drops the old entry first, misses reported in full,
@@ -36,10 +70,24 @@ report every failed invariant, then names each trace that replays on the model).
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spec import Config, Drift, LruFlaw, MissHandling, State, Trace, enabled, initial
+from spec import (
+    ClientItem,
+    Config,
+    Content,
+    Drift,
+    LruFlaw,
+    MissHandling,
+    State,
+    Trace,
+    enabled,
+    initial,
+)
 from spec.state import Outcome, Stage
 from spec.transitions import (
     Action,
@@ -73,10 +121,14 @@ class NotTranslated(ValueError):
 class Mistranslation:
     """A planted mistranslation, for the checks that must catch one: `drop_tag_check` drops
     the tag comparison from P1's reference rule (a reference to a stale entry is served);
-    `keep_missed` leaves the identities a miss reply lists in P0's shadow (no invalidation)."""
+    `keep_missed` leaves the identities a miss reply lists in P0's shadow (no invalidation);
+    `all_interchangeable` declares every identity interchangeable (a scalarset, each content
+    sized as the identity with the largest sizes) where their sizes differ: an unsound
+    symmetry."""
 
     drop_tag_check: bool = False
     keep_missed: bool = False
+    all_interchangeable: bool = False
 
 
 CORRECT = Mistranslation()
@@ -125,6 +177,54 @@ def submit_table(config: Config) -> tuple[Submit, ...]:
     """The Submit actions the configuration admits, in the spec's order: rule parameter k
     of "Submit" is the k-th (from 1). Read from `spec.enabled` in the initial state."""
     return tuple(a for a in enabled(config, initial(config)) if isinstance(a, Submit))
+
+
+Shape = tuple[tuple[int, bool], ...]
+"""A request's items without their identities: per item its version and media flag."""
+
+
+def submit_shapes(config: Config) -> tuple[Shape, ...]:
+    """The shapes of the Submit actions the configuration admits, each once, in the order of
+    `submit_table`: rule parameter k of "Submit" is the k-th (from 1) where identities are a
+    scalarset, its identities the rule's parameters a1, a2, ... (module docstring)."""
+    return tuple(dict.fromkeys(_shape(s) for s in submit_table(config)))
+
+
+def _shape(submit: Submit) -> Shape:
+    return tuple((i.version, i.has_data) for i in submit.items)
+
+
+def _profile(config: Config, identity: str) -> tuple[tuple[int, int], ...]:
+    """An identity's sizes (shadow, receiver) at each version."""
+    contents = (Content(identity, v) for v in range(config.versions))
+    return tuple((config.shadow_bytes(c), config.receiver_bytes(c)) for c in contents)
+
+
+def identities_interchangeable(config: Config) -> bool:
+    """True when any renaming of the identities maps the configuration onto itself: every
+    identity has the same sizes (shadow and receiver) at every version, and the Submit
+    actions are every shape with every tuple of distinct identities (the guard's fit to the
+    budget reads only sizes)."""
+    if len({_profile(config, i) for i in config.identities}) != 1:
+        return False
+    every = sum(math.perm(len(config.identities), len(s)) for s in submit_shapes(config))
+    return len(submit_table(config)) == every
+
+
+HANDLINGS = ("P0Handle", "P0HandleRejected", "P0HandleRejectedUndo", "P0Process")
+"""The rules of P0's handlings: a request's first one decides its media flags, where
+`media_decided` (module docstring)."""
+
+
+def media_decided(config: Config) -> bool:
+    """True when the Submit actions come in every choice of media flags: every Submit's
+    items with any flags is a Submit too (`Submit.guard` reads no flag)."""
+    table = set(submit_table(config))
+    return all(
+        Submit(tuple(ClientItem(i.identity, i.version, d) for i, d in zip(s.items, flags,
+                                                                          strict=True)),
+               s.front_end) in table
+        for s in table for flags in itertools.product((True, False), repeat=len(s.items)))
 
 
 def rule_of(action: Action, config: Config, slot: int) -> tuple[str, int, int]:
@@ -203,6 +303,9 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
         raise NotTranslated("a followed trace is of another configuration than the model's")
     table = submit_table(config)
     ids = {name: n for n, name in enumerate(config.identities, start=1)}
+    shaped = symmetric and not following and (plant.all_interchangeable
+                                              or identities_interchangeable(config))
+    lazy = symmetric and not following and media_decided(config)
     v = config.variant
     nslot = config.max_requests
     npid = 2 * config.budget + 2 * nslot * config.max_items + config.max_items + 1
@@ -211,7 +314,8 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
     consts = {
         "NID": len(ids), "NVER": config.versions, "BUDGET": config.budget,
         "NI": config.max_items, "NR": config.max_requests, "NF": config.max_in_flight,
-        "RMAX": config.max_retries, "NP": npid, "NK": len(table), "MAXSIZE": max(sizes),
+        "RMAX": config.max_retries, "NP": npid,
+        "NK": len(submit_shapes(config)) if shaped else len(table), "MAXSIZE": max(sizes),
     }
     flags = {
         "TAGGED": v.tagged and not plant.drop_tag_check, "REFS_FIRST": v.references_first,
@@ -224,16 +328,24 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
     out += [f"  {name}: {value};\n" for name, value in consts.items()]
     out += [f"  {name}: {'true' if value else 'false'};\n" for name, value in flags.items()]
     slot_type = "scalarset(NR)" if symmetric and not following else "1..NR"
-    out.append(_TYPES.replace("SLOT_TYPE", slot_type))
+    out.append(_TYPES.replace("SLOT_TYPE", slot_type).replace(
+        "IDENT_TYPE", "scalarset(NID)" if shaped else "1..NID"))
     if following:
         longest = max(len(f.trace.steps) for f in following)
         out.append(f"var tn: 1..{len(following)};\n    tstep: 0..{longest};\n")
-    out.append(_sizes(config, ids))
-    out.append(_submits(table, ids))
+    out.append(_sizes(config, ids, by_identity=not shaped))
+    out.append(_EMPTY_REQUEST)
+    out.append(_shaped_submits(config) if shaped else _submits(table, ids))
+    if lazy:
+        out.append(_decisions(config, shaped))
     needed = {*properties, *broken}
     procedures = _monitors(_PROCEDURES, needed)
     if plant.keep_missed:
         procedures = procedures.replace("      lru_pop(shadow, x);\n", "")
+    if lazy:  # flags nothing reads again before a retry sets them: as a retry sets them
+        sent = "    req[s].st := S_IN_FLIGHT;\n"
+        assert procedures.count(sent) == 1
+        procedures = procedures.replace(sent, sent + "    " + _RETRY_FLAGS)
     if following:
         procedures = procedures.replace("startstate\n", f"ruleset t: 1..{len(following)} do "
                                         "startstate\n").replace(
@@ -241,7 +353,8 @@ def model(config: Config, properties: Sequence[str] = PROPERTIES, *,
         out += [procedures, _follows(following, config)]
     else:
         out.append(procedures.replace("TSTEP_INIT\n", ""))
-    out.append(_rules(bool(following)))
+    text = _rules(bool(following), config.max_items if shaped else 0)
+    out.append(_lazy_rules(text, config.max_items) if lazy else text)
     if following:
         for number, f in enumerate(following, start=1):
             flag = "true" if f.broken is None else _BROKEN[f.broken]
@@ -270,12 +383,17 @@ def _monitors(text: str, needed: set[str]) -> str:
     return text
 
 
-def _sizes(config: Config, ids: dict[str, int]) -> str:
+def _sizes(config: Config, ids: dict[str, int], by_identity: bool) -> str:
+    """`psize`: a content's bytes per side; not `by_identity` (identities a scalarset, no
+    identity constant to name), by version alone, as the contents of the identity with the
+    largest sizes (every identity's, where they are interchangeable)."""
+    largest = max(config.identities, key=lambda i: _profile(config, i))
     lines = ["function psize(x: ident; w: ver; receiver: boolean): size;\nbegin\n"]
     for c in config.contents():
         p0, p1 = config.shadow_bytes(c), config.receiver_bytes(c)
-        if (p0, p1) != (1, 1):
-            lines.append(f"  if x = {ids[c.identity]} & w = {c.version} then\n"
+        if (p0, p1) != (1, 1) and (by_identity or c.identity == largest):
+            which = f"x = {ids[c.identity]} & " if by_identity else ""
+            lines.append(f"  if {which}w = {c.version} then\n"
                          f"    if receiver then return {p1}; else return {p0}; endif;\n"
                          "  endif;\n")
     lines.append("  return 1;\nend;\n\n")
@@ -283,7 +401,7 @@ def _sizes(config: Config, ids: dict[str, int]) -> str:
 
 
 def _submits(table: Sequence[Submit], ids: dict[str, int]) -> str:
-    lines = ["procedure load_request(s: slot; k: 1..NK);\nbegin\n  clear req[s];\n"
+    lines = ["procedure load_request(s: slot; k: 1..NK);\nbegin\n  empty_request(s);\n"
              "  req[s].st := S_SUBMITTED;\n  switch k\n"]
     drifting = []
     for k, action in enumerate(table, start=1):
@@ -299,6 +417,83 @@ def _submits(table: Sequence[Submit], ids: dict[str, int]) -> str:
     lines += [f"  if k = {k} then return true; endif;\n" for k in drifting]
     lines.append("  return false;\nend;\n\n")
     return "".join(lines)
+
+
+def _shaped_submits(config: Config) -> str:
+    """`load_request(s, k, a1, ..)`: the request of shape k (`submit_shapes`) naming
+    identities a1, a2, ... in item order; `shape_fits(k, a1, ..)`: those are distinct, and
+    the parameters past its items equal a1 (one rule firing per request)."""
+    shapes = submit_shapes(config)
+    names = [f"a{j}" for j in range(1, config.max_items + 1)]
+    params = "; ".join(f"{a}: ident" for a in names)
+    lines = [f"procedure load_request(s: slot; k: 1..NK; {params});\nbegin\n"
+             "  empty_request(s);\n  req[s].st := S_SUBMITTED;\n  switch k\n"]
+    drifts = {_shape(s) for s in submit_table(config) if s.drift_event() is not None}
+    fits = [f"function shape_fits(k: 1..NK; {params}): boolean;\nbegin\n  switch k\n"]
+    drifting = []
+    for k, shape in enumerate(shapes, start=1):
+        lines.append(f"  case {k}:\n    req[s].n := {len(shape)};\n")
+        for i, (version, data) in enumerate(shape, start=1):
+            lines.append(f"    req[s].it[{i}].id := a{i}; req[s].it[{i}].v := {version}; "
+                         f"req[s].it[{i}].data := {'true' if data else 'false'};\n")
+        used = names[:len(shape)]
+        same = [f"{a} != {b}" for n, a in enumerate(used) for b in used[n + 1:]]
+        same += [f"{a} = a1" for a in names[len(shape):]]
+        fits.append(f"  case {k}: return {' & '.join(same) or 'true'};\n")
+        if shape in drifts:
+            drifting.append(str(k))
+    lines.append("  endswitch;\nend;\n\n")
+    fits.append("  endswitch;\n  return false;\nend;\n\n")
+    lines += fits
+    lines.append("function submit_drifts(k: 1..NK): boolean;\nbegin\n")
+    lines += [f"  if k = {k} then return true; endif;\n" for k in drifting]
+    lines.append("  return false;\nend;\n\n")
+    return "".join(lines)
+
+
+def _decisions(config: Config, shaped: bool) -> str:
+    """`with_media(k)`: Submit k sends media on every item (the only ones submitted, where
+    media flags are decided at the first handling); `decidable(s, f)`: f is a choice of
+    flags for slot s (bit i-1 set: item i without media), only 0 unless the request is
+    fresh (submitted, never handled: never retried); `decide(s, f)` sets them."""
+    rows = submit_shapes(config) if shaped else tuple(_shape(s) for s in submit_table(config))
+    full = [str(k) for k, shape in enumerate(rows, start=1) if all(d for _, d in shape)]
+    top = 2 ** config.max_items - 1
+    bits = [(i, 2 ** (i - 1)) for i in range(1, config.max_items + 1)]
+    return "".join([
+        "function with_media(k: 1..NK): boolean;\nbegin\n",
+        *(f"  if k = {k} then return true; endif;\n" for k in full),
+        "  return false;\nend;\n\n",
+        "function fresh(s: slot): boolean;\nbegin\n"
+        "  return req[s].st = S_SUBMITTED & req[s].retries = 0;\nend;\n\n",
+        f"function decidable(s: slot; f: 0..{top}): boolean;\nbegin\n"
+        "  if !fresh(s) then return f = 0; endif;\n",
+        *(f"  if req[s].n < {i} & (f / {b}) % 2 = 1 then return false; endif;\n"
+          for i, b in bits),
+        "  return true;\nend;\n\n",
+        f"procedure decide(s: slot; f: 0..{top});\nbegin\n  if fresh(s) then\n",
+        *(f"    if (f / {b}) % 2 = 1 then req[s].it[{i}].data := false; endif;\n"
+          for i, b in bits),
+        "  endif;\nend;\n\n"])
+
+
+def _lazy_rules(text: str, items: int) -> str:
+    """The rules with media flags decided at a request's first handling: Submit only with
+    media on every item; each handling rule takes the choice f (`_decisions`), the other
+    rules of a slot only f = 0 (one firing each)."""
+    def guarded(match: re.Match[str]) -> str:
+        name, head, begin = match[1], match[0][:match.start(2) - match.start(0)], match[2]
+        if name in HANDLINGS:
+            return f"{head} & decidable(s, f){begin}    decide(s, f);\n"
+        return f"{head} & f = 0{begin}"
+
+    for old, new in (("ruleset s: slot do", f"ruleset s: slot; f: 0..{2 ** items - 1} do"),
+                     ("unfinished() < NF", "unfinished() < NF & with_media(k)")):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    slot_rules = "|".join(name for name, _, _ in _SLOT_RULES)
+    return re.sub(rf'rule "({slot_rules})" .*?( ==>\n\s*begin\n\s*s1_bad := false; '
+                  r"h1_bad := false;\n)", guarded, text)
 
 
 def _follows(following: Sequence[Followed], config: Config) -> str:
@@ -327,8 +522,19 @@ def _follows(following: Sequence[Followed], config: Config) -> str:
     return "".join(rules) + end + "".join(states) + end
 
 
-def _rules(following: bool) -> str:
+def _rules(following: bool, shaped_items: int) -> str:
+    """The rules; `shaped_items` > 0: Submit takes that many identity parameters
+    (`_shaped_submits`)."""
     text = _RULES
+    if shaped_items:
+        names = ", ".join(f"a{j}" for j in range(1, shaped_items + 1))
+        for old, new in (("ruleset s: slot; k: 1..NK do",
+                          "ruleset s: slot; k: 1..NK; "
+                          + "; ".join(f"{a}: ident" for a in names.split(", ")) + " do"),
+                         ("unfinished() < NF", f"unfinished() < NF & shape_fits(k, {names})"),
+                         ("load_request(s, k)", f"load_request(s, k, {names})")):
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
     for number, name in enumerate(RULES):
         guard = f"follows({number}, A, B) & " if following else ""
         text = text.replace(f"@{name}@", guard)
@@ -356,9 +562,19 @@ _INVARIANTS = {
     "L3": 'invariant "L3" !l3_bad;\n',
 }
 
+_EMPTY_REQUEST = """
+-- a free slot; the identities of its unused items undefined (none named there)
+procedure empty_request(s: slot);
+begin
+  clear req[s];
+  for i: idx do undefine req[s].it[i].id; undefine req[s].w[i].id; endfor;
+end;
+
+"""
+
 _TYPES = """
 type
-  ident: 0..NID;
+  ident: IDENT_TYPE;
   ver: 0..NVER - 1;
   pid: 0..NP;
   size: 0..MAXSIZE;
@@ -375,7 +591,7 @@ type
     proc: array [idx] of pid; ord: array [idx] of idx; done: nidx; w: array [idx] of witem;
   end;
   message: record s: slot; n: nidx; w: array [idx] of witem; end;
-  idset: array [1..NID] of boolean;
+  idset: array [ident] of boolean;
   reply: record s: slot; missed: idset; end;
   content: record id: ident; v: ver; end;
   pidmap: array [1..NP] of pid;
@@ -432,8 +648,15 @@ begin
   for i := 1 to BUDGET do
     if i >= k & i < l.n then l.e[i] := l.e[i + 1]; endif;
   endfor;
-  clear l.e[l.n];
+  undefine l.e[l.n];
   l.n := l.n - 1;
+end;
+
+-- no entry; the places past l.n undefined (no identity named there)
+procedure empty(var l: lru);
+begin
+  l.n := 0;
+  undefine l.e;
 end;
 
 procedure lru_append(var l: lru; e: entry);
@@ -471,7 +694,7 @@ procedure new_pid(x: ident; w: ver; var p: pid);
 begin
   p := 0;
   for q := 1 to NP do
-    if p = 0 & pc[q].id = 0 then p := q; endif;
+    if p = 0 & isundefined(pc[q].id) then p := q; endif;
   endfor;
   assert p != 0 "the processing table is full: raise NP";
   pc[p].id := x;
@@ -490,7 +713,7 @@ end;
 procedure canon();
 var map: pidmap; old: contents; next: pid;
 begin
-  for q := 1 to NP do map[q] := 0; old[q] := pc[q]; clear pc[q]; endfor;
+  for q := 1 to NP do map[q] := 0; old[q] := pc[q]; undefine pc[q]; endfor;
   next := 0;
   for i := 1 to BUDGET do
     if i <= shadow.n then visit(shadow.e[i].p, map, next, old); endif;
@@ -515,9 +738,9 @@ end;
 
 procedure forget(s: slot);
 begin
-  clear req[s];
+  empty_request(s);
   watching[s] := false;
-  for x := 1 to NID do listed[s][x] := false; endfor;
+  for x: ident do listed[s][x] := false; endfor;
 end;
 
 function bypass(s: slot): boolean;
@@ -638,7 +861,8 @@ begin
     msg[nmsg].n := req[s].n;
     for i: idx do msg[nmsg].w[i] := req[s].w[i]; endfor;
     req[s].st := S_IN_FLIGHT;
-    for i: idx do clear req[s].proc[i]; clear req[s].ord[i]; clear req[s].w[i]; endfor;
+    for i: idx do clear req[s].proc[i]; clear req[s].ord[i]; clear req[s].w[i];
+      undefine req[s].w[i].id; endfor;
     req[s].done := 0;
   endif;
 end;
@@ -707,7 +931,7 @@ begin
     for j: idx do if j <= m.n & m.w[j].d != 0 then resolve(m, j, tensor); endif; endfor;
   endif;
   any := false;
-  for x := 1 to NID do missed[x] := false; endfor;
+  for x: ident do missed[x] := false; endfor;
   for j: idx do
     if j <= m.n & tensor[j] = 0 then any := true; missed[m.w[j].id] := true; endif;
   endfor;
@@ -738,9 +962,9 @@ begin
   nrep := nrep - 1;
   s := r.s;
   any := false;
-  for x := 1 to NID do if r.missed[x] then any := true; endif; endfor;
+  for x: ident do if r.missed[x] then any := true; endif; endfor;
   if !any then forget(s); return; endif;
-  for x := 1 to NID do
+  for x: ident do
     if r.missed[x] then
       lru_pop(shadow, x);
       if listed[s][x] then l2_bad := true; endif;
@@ -759,8 +983,8 @@ end;
 
 startstate
 begin
-  clear shadow; clear receiver; clear pc;
-  for s: slot do clear req[s]; watching[s] := false; clear listed[s]; endfor;
+  empty(shadow); empty(receiver); undefine pc;
+  for s: slot do empty_request(s); watching[s] := false; clear listed[s]; endfor;
   nmsg := 0; nrep := 0;
   for m := 1 to NR do undefine msg[m]; undefine rep[m]; endfor;
   submitted := 0;
@@ -779,6 +1003,9 @@ def _rule(name: str, guard: str, body: str, indent: str = "  ") -> str:
             f"{indent}  s1_bad := false; h1_bad := false;\n{lines}  canon();\n{indent}end;\n")
 
 
+_RETRY_FLAGS = "for i: idx do req[s].it[i].data := i <= req[s].n; endfor;\n"
+"""A retry's media flags: every item sends media."""
+
 _SLOT_RULES = (
     ("P0Handle", "req[s].st = S_SUBMITTED", "handle_attempt(s);"),
     ("P0HandleRejected", "D2 & req[s].st = S_SUBMITTED", "drift_event();\nreject(s, false);"),
@@ -788,7 +1015,7 @@ _SLOT_RULES = (
      "update_next_item(s);"),
     ("Retry", "req[s].st = S_DONE & req[s].miss & req[s].retries < RMAX",
      "req[s].st := S_SUBMITTED;\nreq[s].miss := false;\nreq[s].retries := req[s].retries + 1;\n"
-     "for i: idx do req[s].it[i].data := i <= req[s].n; endfor;"),
+     + _RETRY_FLAGS.rstrip("\n")),
 )
 """The rules of one request slot `s`: (name, guard, body)."""
 
@@ -804,7 +1031,7 @@ _RULES = (
             "if i > 1 then drift_event(); endif;\ndeliver(i);")
     + "endruleset;\n\n"
     + _rule("P0ReceiveReply", "nrep > 0", "take_reply();", indent="") + "\n"
-    + _rule("ClearBoth", "nmsg = 0 & !mid_pipeline()", "clear shadow; clear receiver;",
+    + _rule("ClearBoth", "nmsg = 0 & !mid_pipeline()", "empty(shadow); empty(receiver);",
             indent="") + "\n"
 )
 """Every rule of the model, with `@name@` where `_rules` puts each one's follow guard."""

@@ -34,13 +34,15 @@ from pathlib import Path
 
 from model_checks.explore.murphi import (
     CORRECT,
+    HANDLINGS,
     PROPERTIES,
     Followed,
     Mistranslation,
     model,
+    submit_shapes,
     submit_table,
 )
-from spec import Config, Trace, TraceError, by_id, run
+from spec import ClientItem, Config, Trace, TraceError, by_id, run
 from spec.transitions import (
     Action,
     ClearBoth,
@@ -52,6 +54,7 @@ from spec.transitions import (
     P0UpdateItem,
     P1Receive,
     Retry,
+    Submit,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +138,7 @@ def check_text(text: str, workdir: Path, *, symmetry: bool = True, errors: int =
 _STATES = re.compile(r"^\s*(\d+) states, \d+ rules fired", re.MULTILINE)
 _BROKEN = re.compile(r'^\s*invariant "([^"]+)" failed', re.MULTILINE)
 _RULE = re.compile(r'^Rule "(\w+)"(.*) fired\.$', re.MULTILINE)
-_PARAM = re.compile(r"(\w+): (?:slot_)?(\d+)")
+_PARAM = re.compile(r"(\w+): (?:slot_|ident_)?(\d+)")
 
 
 def parse_output(text: str, compile_seconds: float, check_seconds: float) -> RumurRun:
@@ -185,13 +188,15 @@ class EachVerdict:
 
 
 def check_each(config: Config, properties: tuple[str, ...] = PROPERTIES, *,
-               workdir: Path) -> EachVerdict:
+               workdir: Path, symmetry: bool = True,
+               plant: Mistranslation = CORRECT) -> EachVerdict:
     """Rumur on `config`'s model until each of `properties` has its verdict (module
     docstring), run `n` in `workdir`/`n`; each counterexample replayed on the spec
     (`replay`: `Mistranslated` where it disagrees)."""
     left, lengths, runs = list(properties), dict[str, int | None](), list[RumurRun]()
     while left:
-        found = check(config, tuple(left), workdir=workdir / str(len(runs)))
+        found = check(config, tuple(left), workdir=workdir / str(len(runs)),
+                      symmetry=symmetry, plant=plant)
         runs.append(found)
         if found.broken is None:
             lengths.update(dict.fromkeys(left))
@@ -216,9 +221,14 @@ def follow(followed: Sequence[Followed], workdir: Path,
 
 def actions(config: Config, run_: RumurRun) -> list[Action]:
     """The counterexample's rules as the spec's actions: a slot names the request that
-    Submit put there last (rids count submissions from 0, as the spec's do)."""
+    Submit put there last (rids count submissions from 0, as the spec's do); a Submit with
+    identity parameters (identities a scalarset) is its shape's request naming them, the
+    scalarset's value n (Rumur tracks their permutations along the trace) the n-th identity
+    (from 0): any naming of interchangeable identities is one; a handling's media choice f
+    (bit i-1 set: item i without media) is given to the Submit of its request."""
     table = submit_table(config)
     rid_of: dict[int, int] = {}
+    submitted_at: dict[int, int] = {}
     found: list[Action] = []
     submitted = 0
     simple: dict[str, type[Action]] = {
@@ -228,10 +238,20 @@ def actions(config: Config, run_: RumurRun) -> list[Action]:
     for name, params in run_.steps:
         if name == "Submit":
             rid_of[params["s"]] = submitted
+            submitted_at[submitted] = len(found)
             submitted += 1
-            found.append(table[params["k"] - 1])
+            found.append(_submit(config, params) if "a1" in params else table[params["k"] - 1])
         elif name in simple:
-            found.append(simple[name](rid_of[params["s"]]))  # type: ignore[call-arg]
+            rid = rid_of[params["s"]]
+            if params.get("f", 0):
+                at = submitted_at.pop(rid, None)
+                if at is None:
+                    raise Mistranslated(f"Rumur's trace decides media flags at a handling "
+                                        f"of request {rid} that is not its first")
+                found[at] = _decided(found[at], params["f"])
+            if name in HANDLINGS:
+                submitted_at.pop(rid, None)
+            found.append(simple[name](rid))  # type: ignore[call-arg]
         elif name == "P1Receive":
             found.append(P1Receive(params["i"] - 1))
         elif name == "P0ReceiveReply":
@@ -241,6 +261,20 @@ def actions(config: Config, run_: RumurRun) -> list[Action]:
         else:
             raise Mistranslated(f"Rumur's trace names an unknown rule {name!r}")
     return found
+
+
+def _submit(config: Config, params: dict[str, int]) -> Submit:
+    """Submit of shape k (`submit_shapes`) naming the rule's identity parameters."""
+    shape = submit_shapes(config)[params["k"] - 1]
+    return Submit(tuple(ClientItem(config.identities[params[f"a{n}"]], version, data)
+                        for n, (version, data) in enumerate(shape, start=1)))
+
+
+def _decided(submit: Action, choice: int) -> Submit:
+    """`submit` with the media flags of `choice` (bit i-1 set: item i without media)."""
+    assert isinstance(submit, Submit)
+    return Submit(tuple(ClientItem(i.identity, i.version, not ((choice >> n) & 1))
+                        for n, i in enumerate(submit.items)), submit.front_end)
 
 
 def replay(config: Config, run_: RumurRun) -> Trace:

@@ -5,7 +5,9 @@ Without Rumur: what the generator refuses (one line each) and what it writes. Wi
 Rumur finds replays on the spec and breaks the same property at the same step; a hold is
 a search that explored states; every translated property given its own verdict and shortest
 length, as the explorer's; committed traces replay on the model, every step's state
-compared; and each planted mistranslation is caught by the check it is planted for.
+compared; the reduced model (identities and slots scalarsets, media flags decided at the
+first handling) gives the plain one's verdicts and lengths; and each planted
+mistranslation (an unsound symmetry among them) is caught by the check it is planted for.
 """
 
 from __future__ import annotations
@@ -59,6 +61,23 @@ def test_the_model_states_the_asked_properties_and_every_submit_of_the_spec() ->
     assert f"NK: {len(murphi.submit_table(config))};" in text
     assert "scalarset(NR)" in text
     assert model(config, ("S1", "L3")) == text  # generated deterministically
+
+
+def test_identities_are_a_scalarset_only_where_the_configuration_makes_them_interchangeable(
+        ) -> None:
+    """Sizes alike: a scalarset, no identity named by a constant, Submit's identities its
+    parameters; one identity sized apart (D7's reused content): a plain range, as in a
+    model that follows traces."""
+    alike = _config("V3", ("D2",), SMALL)
+    assert murphi.identities_interchangeable(alike)
+    text = model(alike)
+    assert "ident: scalarset(NID);" in text and "x = 1" not in text
+    assert f"NK: {len(murphi.submit_shapes(alike))};" in text
+    assert "ruleset s: slot; k: 1..NK; a1: ident; a2: ident do" in text
+    apart = _config("V2", ("D1", "D7"))
+    assert not murphi.identities_interchangeable(apart)
+    assert "ident: 1..NID;" in model(apart)
+    assert "ident: 1..NID;" in model(alike, symmetric=False)
 
 
 def _rumur() -> None:
@@ -127,6 +146,40 @@ def test_each_property_gets_the_explorers_verdict_and_shortest_length(tmp_path: 
     at_once = check(config, workdir=tmp_path / "at-once")
     assert {p: None for p in murphi.PROPERTIES if p != at_once.broken} != {
         p: n for p, n in judged.items() if p != at_once.broken}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "env"), [("V3", ("D2",)), ("V2", ("D1", "D6"))])
+def test_the_symmetric_model_gives_the_plain_models_verdicts_and_lengths(
+        variant: str, env: tuple[str, ...], tmp_path: Path) -> None:
+    """Identities and slots as scalarsets (Rumur's symmetry reduction) against both as
+    plain ranges, every translated property: the same verdicts and shortest lengths (each
+    counterexample replayed on the spec), on fewer states."""
+    from model_checks.explore.murphi_run import check_each
+
+    _rumur()
+    config = _config(variant, env, SMALL)
+    assert murphi.identities_interchangeable(config)
+    symmetric = check_each(config, workdir=tmp_path / "symmetric")
+    plain = check_each(config, workdir=tmp_path / "plain", symmetry=False)
+    assert symmetric.lengths == plain.lengths
+    assert any(n is not None for n in plain.lengths.values())  # breaks compared too
+    assert symmetric.states < plain.states
+
+
+@pytest.mark.slow
+def test_identities_declared_interchangeable_where_sizes_differ_are_caught(
+        tmp_path: Path) -> None:
+    """The planted unsound symmetry: every identity a scalarset sized as the largest one
+    where D7 reuses one identity with a larger content; a counterexample of that model
+    does not break its property on the spec."""
+    from model_checks.explore.murphi_run import Mistranslated, check_each
+
+    _rumur()
+    config = _config("V2", ("D1", "D7"), SMALL)
+    assert not murphi.identities_interchangeable(config)
+    with pytest.raises(Mistranslated, match="breaks S3 nowhere on the spec"):
+        check_each(config, workdir=tmp_path, plant=Mistranslation(all_interchangeable=True))
 
 
 def _committed() -> dict[Config, list[Followed]]:
