@@ -10,7 +10,7 @@ catches."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -66,6 +66,8 @@ def test_the_search_keys_the_guided_representative(slots: bool) -> None:
     for moves, state, action, real in itertools.islice(_reals(config, slots), 0, None, 7):
         guided, renaming = canonical_identities(
             real, moves.groups, key_state(dedup_key(config, real, slots)))
+        assert symmetry._head_met(real, moves.groups) == symmetry._met(
+            symmetry._head_runs(real), moves.groups)  # the head walked as it runs
         (_, representative, given), = moves.successors(state, [action])
         assert (representative, given) == (guided, renaming)
         assert moves.fingerprint(representative) == hash(dedup_key(config, guided, slots))
@@ -77,14 +79,12 @@ def test_the_search_keys_the_guided_representative(slots: bool) -> None:
 def _requests_in_the_head(monkeypatch: pytest.MonkeyPatch) -> None:
     """Plant: the head reads the requests in their slots too (the slots key renumbers them,
     so the key's state may meet their identities in another order)."""
-    head = symmetry._head_runs
+    def planted(state: State, groups: symmetry.Groups) -> list[str]:
+        runs = itertools.chain(symmetry._head_runs(state),
+                               ([item.identity for item in r.items] for r in state.requests))
+        return symmetry._met(runs, groups)
 
-    def planted(state: State) -> Iterable[Iterable[str]]:
-        yield from head(state)
-        for request in state.requests:
-            yield [item.identity for item in request.items]
-
-    monkeypatch.setattr(symmetry, "_head_runs", planted)
+    monkeypatch.setattr(symmetry, "_head_met", planted)
 
 
 def _two_unmet_settle(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,7 +93,7 @@ def _two_unmet_settle(monkeypatch: pytest.MonkeyPatch) -> None:
     def planted(state: State, groups: symmetry.Groups) -> tuple[bool, symmetry.Renaming | None]:
         if state.fault is not None:
             return True, None
-        met = symmetry._met(symmetry._head_runs(state), groups)
+        met = symmetry._head_met(state, groups)
         if any(sum(i not in met for i in group) > 2 for group in groups):
             return False, None
         return True, symmetry._renaming(met, groups)

@@ -114,11 +114,38 @@ def settled_renaming(state: State, groups: Groups) -> tuple[bool, Renaming | Non
     the guided renaming. A faulted state is kept as it is (decided: no renaming)."""
     if not groups or state.fault is not None:
         return True, None
-    met = _met(_head_runs(state), groups)
+    met = _head_met(state, groups)
     for group in groups:
-        if sum(1 for identity in group if identity not in met) > 1:
+        unmet = 0
+        for identity in group:
+            if identity not in met:
+                unmet += 1
+        if unmet > 1:
             return False, None
     return True, _renaming(met, groups)
+
+
+def _head_met(state: State, groups: Groups) -> list[str]:
+    """The grouped identities in the order the head of the traversal first meets them
+    (`_head_runs`' order, walked without building its runs: it runs once per successor)."""
+    wanted = {i for group in groups for i in group}
+    met: list[str] = []
+    for cache in (*state.shadows, *state.receivers()):
+        for slot in cache:
+            name = slot.identity
+            if name in wanted and name not in met:
+                met.append(name)
+    if len(met) < len(wanted):
+        for message in state.to_engine:
+            for wire in message.items:
+                name = wire.identity
+                if name in wanted and name not in met:
+                    met.append(name)
+        for reply in state.to_front_end:
+            for name in reply.missed:
+                if name in wanted and name not in met:
+                    met.append(name)
+    return met
 
 
 def _renaming(met: list[str], groups: Groups) -> Renaming | None:
@@ -169,7 +196,8 @@ def _identities_in_order(state: State) -> Iterable[Iterable[str]]:
 
 def _head_runs(state: State) -> Iterable[Iterable[str]]:
     """The head of the traversal: every cache, message to the engine and reply, in order
-    (what the deduplication keys keep as the state has it: `settled_renaming`)."""
+    (what the deduplication keys keep as the state has it: `settled_renaming`, which walks
+    it as `_head_met`)."""
     for cache in (*state.shadows, *state.receivers()):
         yield [slot.identity for slot in cache]
     for message in state.to_engine:
