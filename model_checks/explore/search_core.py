@@ -14,10 +14,12 @@ the LRU design's package `lru_reductions/`, reached by a search only through thi
   ended requests and unread media flags forgotten (`forgetting`), not of the state itself;
   with `slots` too, that of the key with the live requests' slots renumbered and the last
   delivery forgotten (`slots`); and identity symmetry's renaming is read off that key's
-  state (`key_state`), so that keys differing only by a permutation merge. With `slots`,
-  the client's media flags are chosen where P0 first reads them (`lazy`: `lazy_media`):
-  new requests are submitted with media on every item and a fresh request's first handling
-  is taken once per flag choice (`lazy_media.Decided`).
+  state (`key_state`), so that keys differing only by a permutation merge (without
+  computing the key where the caches, messages and replies decide it:
+  `symmetry.settled_renaming`). With `slots`, the client's media flags are chosen where P0
+  first reads them (`lazy`: `lazy_media`): new requests are submitted with media on every
+  item and a fresh request's first handling is taken once per flag choice
+  (`lazy_media.Decided`).
 
 What stays with each search, and why. Which actions of a state are expanded (every enabled
 one; the partial-order reduction's choice under the cycle proviso; none at a depth bound) is
@@ -42,13 +44,7 @@ from model_checks.explore.lru_judging.state_checks import state_properties
 from model_checks.explore.lru_reductions.canonical import canonical
 from model_checks.explore.lru_reductions.forgetting import forgetting_key
 from model_checks.explore.lru_reductions.lazy_media import lazy_enabled, submits_decided
-from model_checks.explore.lru_reductions.slots import (
-    SlotOrder,
-    cleared,
-    remember_order,
-    remembered_order,
-    slots_key,
-)
+from model_checks.explore.lru_reductions.slots import KEYED_ORDERS, SlotOrder, cleared, slots_key
 from model_checks.explore.lru_reductions.symmetry import (
     Groups,
     Renaming,
@@ -57,6 +53,7 @@ from model_checks.explore.lru_reductions.symmetry import (
     interchangeable,
     inverse,
     rename_state,
+    settled_renaming,
 )
 from model_checks.explore.moves import DesignMoves, Moves, Successor
 from spec import Action, Config, Property, State, enabled, initial
@@ -107,14 +104,15 @@ class Reductions:
         """The fingerprints `_keyed_representative` gave the representatives of the last
         expansion's successors, by `id` (each entry holds its state, so the id stays its
         own): `fingerprint` reads them instead of computing their keys again."""
-        self.known: dict[State, tuple[State, Renaming | None, int, SlotOrder | None]] = {}
+        self.known: dict[int, tuple[State, State, Renaming | None, int, SlotOrder | None]] = {}
         """`_keyed_representative`'s memo under `slots` (whose key costs more than looking a
-        state up): per real successor (processing ids renamed), its
-        representative, the renaming onto it, the representative's fingerprint and, with
-        `slots`, its slot order (`slots.remembered_order`). A state
-        is reached from many parents (every order of commuting steps), and its key and
-        representative are functions of its value alone; at most `KNOWN_STATES` entries,
-        then all forgotten at once, and dropped when a search ends (`release`)."""
+        state up), by the hash of each real successor (processing ids renamed): that
+        successor (a hash two states share keeps the later), its representative, the
+        renaming onto it, the representative's fingerprint and its slot order as
+        `slots_key` computed it (`slots.KEYED_ORDERS`). A state is reached from many parents
+        (every order of commuting steps), and its key and representative are functions of
+        its value alone; at most `KNOWN_STATES` entries, then all forgotten at once, and
+        dropped when a search ends (`release`)."""
 
     @classmethod
     def of(cls, config: Config, reduce: bool, symmetry: bool | None,
@@ -145,51 +143,64 @@ class Reductions:
     def _representative(self, renamed: State) -> tuple[State, Renaming | None]:
         """The representative of `renamed` (a state with processing ids renamed) under
         identity symmetry, and the renaming that maps it there (None: none). With `forget`,
-        the renaming is the one that puts the state's key in canonical form (`key_state`),
-        so that states whose keys differ only by a permutation of interchangeable
-        identities are deduplicated together. The one place every successor, and the
-        initial state, reaches its representative."""
+        the renaming is the one that puts the state's key in canonical form (the state part
+        of `dedup_key`), so that states whose keys differ only by a permutation of
+        interchangeable identities are deduplicated together; where the caches, messages
+        and replies decide it (`symmetry.settled_renaming`), without computing the key. The
+        one place every successor, and the initial state, reaches its representative
+        outside an expansion (`_keyed` in one)."""
         if not self.groups:
             return renamed, None
         if not self.forget:
             return canonical_identities(renamed, self.groups)
+        settled, renaming = settled_renaming(renamed, self.groups)
+        if settled:
+            return (renamed if renaming is None else rename_state(renamed, dict(renaming)),
+                    renaming)
         return canonical_identities(renamed, self.groups,
-                                    _key_state(dedup_key(self.config, renamed, self.slots)))
+                                    key_state(dedup_key(self.config, renamed, self.slots)))
+
+    def _keyed(self, renamed: State) -> tuple[State, Renaming | None, Hashable]:
+        """`_representative` under `forget` with identity symmetry, and the representative's
+        deduplication key (`dedup_key`), computed once where the renaming is settled before
+        it (`symmetry.settled_renaming`), else read off the key of `renamed` and computed
+        again for the representative where the renaming moves it."""
+        config, slots, groups = self.config, self.slots, self.groups
+        settled, renaming = settled_renaming(renamed, groups)
+        if settled:
+            if renaming is not None:
+                renamed = rename_state(renamed, dict(renaming))
+            return renamed, renaming, dedup_key(config, renamed, slots)
+        key = dedup_key(config, renamed, slots)
+        representative, renaming = canonical_identities(renamed, groups, key_state(key))
+        if representative is not renamed:
+            key = dedup_key(config, representative, slots)
+        return representative, renaming, key
 
     def _keyed_representative(self, renamed: State) -> tuple[State, Renaming | None]:
         """`_representative`, with the fingerprint of the representative remembered (`keys`:
-        `fingerprint` then reads it), both from the memo of real successors (`known`) where
-        `renamed` is in it. The key of the state guides the renaming; the fingerprint is that
-        of the representative's own key, which is the state's key where the renaming moves
-        nothing."""
-        if not self.groups or not self.slots:  # the forgetting key is cheaper than the memo
-            return self._keyed_once(renamed)
-        known = self.known.get(renamed)
-        if known is None:
-            config, slots = self.config, self.slots
-            key = dedup_key(config, renamed, slots)
-            representative, renaming = canonical_identities(renamed, self.groups,
-                                                            _key_state(key))
-            if representative is not renamed:
-                key = dedup_key(config, representative, slots)
-            order = remembered_order(config, representative) if slots else None
+        `fingerprint` then reads it), under `slots` from the memo of real successors
+        (`known`: one hash of `renamed` looks it up and stores it) where `renamed` is in
+        it."""
+        if not self.forget:
+            return self._representative(renamed)
+        if not self.slots:  # the forgetting key is cheaper than the memo
+            representative, renaming, key = self._keyed(renamed)
+            self.keys[id(representative)] = (representative, hash(key))
+            return representative, renaming
+        code = hash(renamed)
+        known = self.known.get(code)
+        if known is None or known[0] != renamed:  # new (of two states sharing a hash, the later
+            # is kept)
+            representative, renaming, key = self._keyed(renamed)
+            order = KEYED_ORDERS.get(self.config, representative)
             if len(self.known) >= KNOWN_STATES:
                 self.known.clear()
-            known = self.known[renamed] = (representative, renaming, hash(key), order)
-        elif known[3] is not None:  # the product reads the representative's slot order next
-            remember_order(self.config, known[0], known[3])
-        self.keys[id(known[0])] = (known[0], known[2])
-        return known[0], known[1]
-
-    def _keyed_once(self, renamed: State) -> tuple[State, Renaming | None]:
-        """`_keyed_representative` without the memo of real successors."""
-        if not self.groups or not self.forget:
-            return self._representative(renamed)
-        key = dedup_key(self.config, renamed, self.slots)
-        representative, renaming = canonical_identities(renamed, self.groups, _key_state(key))
-        if representative is renamed:
-            self.keys[id(renamed)] = (renamed, hash(key))
-        return representative, renaming
+            known = self.known[code] = (renamed, representative, renaming, hash(key), order)
+        elif known[4] is not None:  # the product reads the representative's slot order next
+            KEYED_ORDERS.put(self.config, known[1], known[4])
+        self.keys[id(known[1])] = (known[1], known[3])
+        return known[1], known[2]
 
     def release(self) -> None:
         """Drop the memo of real successors (`known`): the search that filled it has ended."""
@@ -264,21 +275,15 @@ KNOWN_STATES = 1 << 16
 """The most real successors `Reductions.known` remembers."""
 
 
-def key_state(config: Config, state: State, slots: bool) -> State:
-    """The state part of `state`'s deduplication key (`slots.slots_key` if `slots`, else
-    `forgetting.forgetting_key`): what identity symmetry puts in canonical form under
-    forgetting (`Reductions.canonical`)."""
-    return _key_state(dedup_key(config, state, slots))
-
-
 def dedup_key(config: Config, state: State, slots: bool) -> Hashable:
     """`state`'s deduplication key under forgetting: `slots.slots_key` if `slots`, else
     `forgetting.forgetting_key`."""
     return slots_key(config, state) if slots else forgetting_key(config, state)
 
 
-def _key_state(key: Hashable) -> State:
-    """The state part of a deduplication key (`dedup_key`)."""
+def key_state(key: Hashable) -> State:
+    """The state part of a deduplication key (`dedup_key`): what identity symmetry puts in
+    canonical form under forgetting (`Reductions.canonical`)."""
     return key if isinstance(key, State) else cast("State", key[0])  # type: ignore[index]
 
 

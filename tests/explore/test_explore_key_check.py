@@ -90,7 +90,7 @@ def test_the_key_put_in_canonical_form_without_renaming_the_state_is_caught(
     fingerprint = Reductions.fingerprint
 
     def unrecorded(self: Reductions, state: State) -> int:
-        guide = search_core.key_state(self.config, state, self.slots)
+        guide = search_core.key_state(search_core.dedup_key(self.config, state, self.slots))
         return fingerprint(self, canonical_identities(state, self.groups, guide)[0])
 
     monkeypatch.setattr(Reductions, "fingerprint", unrecorded)

@@ -65,7 +65,8 @@ def test_a_wrong_remembered_successor_is_read() -> None:
     action = moves.enabled(start)[0]
     real = moves.renamed_step(start, action)
     (_, successor, renaming), = moves.successors(start, [action])
-    assert moves.known[real][:3] == (successor, renaming, hash(slots_key(config, successor)))
-    moves.known[real] = (start, None, hash("planted"), None)
+    assert moves.known[hash(real)][:4] == (real, successor, renaming,
+                                           hash(slots_key(config, successor)))
+    moves.known[hash(real)] = (real, start, None, hash("planted"), None)
     (_, again, _), = moves.successors(start, [action])
     assert again is start and moves.fingerprint(again) == hash("planted")

@@ -133,7 +133,7 @@ def slots_key(config: Config, state: State) -> Hashable:
     real = state
     state, broken = delivery_forgotten(config, media_forgotten(state))
     order, renamed = _ordered(config, state)
-    _KEYED.put(config, real, order)
+    KEYED_ORDERS.put(config, real, order)
     requests = state.requests
     if (not broken and len(order) == len(requests)
             and all(rid == n for n, rid in enumerate(order))):
@@ -233,38 +233,27 @@ class _Orders:
         self.orders[id(state)] = (state, order)
 
 
-_KEYED = _Orders(1 << 10)
+KEYED_ORDERS = _Orders(1 << 10)
 """The orders `slots_key` computed last: those of the successors of the state a search has
-just expanded, which `slot_map` reads next (the product crosses its edges)."""
+just expanded, which `slot_map` reads next (the product crosses its edges); a memo of keys
+that skips `slots_key` (`search_core.Reductions.known`) reads the order here when it
+computes the key, and puts it back when it hands the key on."""
 _STORED = _Orders(1 << 15)
 """The orders `slot_map` computed: the stored target of a product edge is the target of
 many."""
 
 
 def _known_order(config: Config, state: State) -> tuple[int, ...]:
-    """`slot_order(config, state)`, from the memos where they hold it (`_KEYED`, `_STORED`;
+    """`slot_order(config, state)`, from the memos where they hold it (`KEYED_ORDERS`, `_STORED`;
     `slots_key` reads the order of the state with its media flags forgotten and its last
     delivery cleared, which is `slot_order`'s)."""
-    order = _KEYED.get(config, state)
+    order = KEYED_ORDERS.get(config, state)
     if order is None:
         order = _STORED.get(config, state)
     if order is None:
         order = slot_order(config, state)
         _STORED.put(config, state, order)
     return order
-
-
-def remembered_order(config: Config, state: State) -> SlotOrder | None:
-    """The slot order `slots_key` computed of `state` last, where it is still remembered
-    (`_KEYED`), else None."""
-    return _KEYED.get(config, state)
-
-
-def remember_order(config: Config, state: State, order: SlotOrder) -> None:
-    """Remember `order`, `slot_order(config, state)` as `slots_key` computed it, beside the
-    orders `slots_key` computed last (`_KEYED`): a memo of keys that skips `slots_key`
-    hands on its order this way."""
-    _KEYED.put(config, state, order)
 
 
 def rename_action(action: Action, names: dict[int, int]) -> Action:

@@ -91,23 +91,85 @@ def canonical_identities(state: State, groups: Groups, guide: State | None = Non
     decides which, and so how many classes merge."""
     if not groups or state.fault is not None:
         return state, None
-    met = _first_met(state if guide is None else guide, groups)
+    renaming = _renaming(_first_met(state if guide is None else guide, groups), groups)
+    return (state, None) if renaming is None else (rename_state(state, dict(renaming)), renaming)
+
+
+def settled_renaming(state: State, groups: Groups) -> tuple[bool, Renaming | None]:
+    """Whether the caches, the messages to the engine and the replies of `state` (the head
+    of the traversal, `_head_runs`) decide `canonical_identities`' renaming of `state` for
+    every guide that has them as `state` has, and if so that renaming (None: none).
+
+    They decide it when they meet every identity of each group but at most one: the
+    renaming orders a group's identities as the traversal first meets them, and an identity
+    the head does not meet comes after every one it meets, whether the rest of the traversal
+    meets it or not (`_renaming` puts the unmet ones last in configuration order: with one
+    unmet, its place is fixed). The deduplication keys' states (`forgetting.forgetting_key`,
+    `slots.slots_key`) keep that head as `state` has it, in the same order: they forget media
+    flags, ended requests, the last delivery and processings nobody holds, and rename
+    processings and rids, none of which an identity in a cache, message or reply is read
+    from (`rename_state` never moves one either). So where the head decides, the renaming
+    the key's state guides is this one, and the search (`search_core.Reductions`) renames
+    first and computes one key, of the representative; the states and keys are those of
+    the guided renaming. A faulted state is kept as it is (decided: no renaming)."""
+    if not groups or state.fault is not None:
+        return True, None
+    met = _head_met(state, groups)
+    for group in groups:
+        unmet = 0
+        for identity in group:
+            if identity not in met:
+                unmet += 1
+        if unmet > 1:
+            return False, None
+    return True, _renaming(met, groups)
+
+
+def _head_met(state: State, groups: Groups) -> list[str]:
+    """The grouped identities in the order the head of the traversal first meets them
+    (`_head_runs`' order, walked without building its runs: it runs once per successor)."""
+    wanted = {i for group in groups for i in group}
+    met: list[str] = []
+    for cache in (*state.shadows, *state.receivers()):
+        for slot in cache:
+            name = slot.identity
+            if name in wanted and name not in met:
+                met.append(name)
+    if len(met) < len(wanted):
+        for message in state.to_engine:
+            for wire in message.items:
+                name = wire.identity
+                if name in wanted and name not in met:
+                    met.append(name)
+        for reply in state.to_front_end:
+            for name in reply.missed:
+                if name in wanted and name not in met:
+                    met.append(name)
+    return met
+
+
+def _renaming(met: list[str], groups: Groups) -> Renaming | None:
+    """The renaming that maps each group's identities, in the order `met` gives them (those
+    not in it last, in configuration order), onto the group in configuration order."""
     moved: list[tuple[str, str]] = []
     for group in groups:
         order = [i for i in met if i in group]
         order += [i for i in group if i not in order]
         moved += [(old, new) for old, new in zip(order, group, strict=True) if old != new]
-    if not moved:
-        return state, None
-    renaming = tuple(moved)
-    return rename_state(state, dict(renaming)), renaming
+    return tuple(moved) if moved else None
 
 
 def _first_met(state: State, groups: Groups) -> list[str]:
     """The grouped identities in the order a name-independent traversal meets them."""
+    return _met(_identities_in_order(state), groups)
+
+
+def _met(runs: Iterable[Iterable[str]], groups: Groups) -> list[str]:
+    """The grouped identities in the order `runs` first meet them (up to the first run that
+    meets them all)."""
     wanted = {i for group in groups for i in group}
     met: dict[str, None] = {}
-    for names in _identities_in_order(state):
+    for names in runs:
         for name in names:
             if name in wanted and name not in met:
                 met[name] = None
@@ -118,13 +180,9 @@ def _first_met(state: State, groups: Groups) -> list[str]:
 
 def _identities_in_order(state: State) -> Iterable[Iterable[str]]:
     """The state's identities in traversal order, in runs (one per cache, message, reply,
-    request and delivery), so that the walk stops at the first run that completes it."""
-    for cache in (*state.shadows, *state.receivers()):
-        yield [slot.identity for slot in cache]
-    for message in state.to_engine:
-        yield [wire.identity for wire in message.items]
-    for reply in state.to_front_end:
-        yield reply.missed
+    request and delivery), so that the walk stops at the first run that completes it: the
+    head (`_head_runs`), then the requests, the delivery and the processings."""
+    yield from _head_runs(state)
     for request in state.requests:
         yield [item.identity for item in request.items]
         yield request.missed  # work.hits is a set: its members are among the items
@@ -134,6 +192,18 @@ def _identities_in_order(state: State) -> Iterable[Iterable[str]]:
         yield delivery.missed
     # pid order: structural once pids are canonical
     yield [processing.identity for processing in state.processings]
+
+
+def _head_runs(state: State) -> Iterable[Iterable[str]]:
+    """The head of the traversal: every cache, message to the engine and reply, in order
+    (what the deduplication keys keep as the state has it: `settled_renaming`, which walks
+    it as `_head_met`)."""
+    for cache in (*state.shadows, *state.receivers()):
+        yield [slot.identity for slot in cache]
+    for message in state.to_engine:
+        yield [wire.identity for wire in message.items]
+    for reply in state.to_front_end:
+        yield reply.missed
 
 
 def rename_state(state: State, names: dict[str, str]) -> State:
