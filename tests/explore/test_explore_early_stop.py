@@ -21,6 +21,7 @@ from model_checks.explore.lru_judging import early_stop
 from model_checks.explore.lru_judging.early_stop import stoppable
 from model_checks.explore.lru_judging.judge import Judgement, ReplayDisagrees, Status, judge_all
 from model_checks.explore.lru_judging.state_checks import state_properties
+from model_checks.explore.lru_reductions import lazy_media
 from model_checks.mutation.spec_mutants import Mutant, spec_mutants
 from spec import (
     V0,
@@ -234,7 +235,11 @@ def _counting_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     every action class of the spec that defines it), whoever applies it: the successor
     function, a state's regeneration, or the product stepping the spec again. A search's own
     wrapper of a spec action (`lazy_media.Decided`) is not counted: its step is the spec
-    action's, counted there."""
+    action's, counted there. The handlings a fresh request shares (`lazy_media.SharedSteps`)
+    are turned off here, so that every `Decided` step runs the spec action's `apply` and is
+    counted (`test_explore_lazy_media` checks that the shared parts compose that very step)."""
+    monkeypatch.setattr(lazy_media.SharedSteps, "step",
+                        lambda self, config, state, decided: None)
     calls: list[int] = []
     classes, seen = [Action], set()
     while classes:
